@@ -1,0 +1,89 @@
+"""The hook specifications every evalkit plugin implements.
+
+A plugin is a module or object with functions decorated by :data:`hookimpl` whose names
+are among the hookspecs below. Each hook takes no arguments and returns a list of records
+from :mod:`evalkit.specs`. Returning a record of the wrong type, or a hook name not listed
+here, is refused when the plugin is loaded (``check_pending``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pluggy
+
+if TYPE_CHECKING:
+    from evalkit.specs import (
+        AggregateSpec,
+        LoaderSpec,
+        MetricFamily,
+        MetricSpec,
+        ReporterSpec,
+        TargetSpec,
+    )
+
+PROJECT = "evalkit"
+hookspec = pluggy.HookspecMarker(PROJECT)
+hookimpl = pluggy.HookimplMarker(PROJECT)
+
+
+@hookspec
+def evalkit_register_metrics() -> list[MetricSpec | MetricFamily]:  # type: ignore[empty-body]
+    """Return the per-case metrics this plugin provides.
+
+    Returns:
+        A list of :class:`~evalkit.specs.MetricSpec` (one name, ``fn(response, case) ->
+        float``) and :class:`~evalkit.specs.MetricFamily` (a parametric ``name@k`` family).
+        Every record declares ``higher_is_better``.
+
+    Errors:
+        A name that another plugin also provides is blocked: discovery continues, and
+        using the name raises :class:`~evalkit.registry.RegistryError` naming both
+        providers. Metrics and aggregates share one namespace.
+    """
+
+
+@hookspec
+def evalkit_register_aggregates() -> list[AggregateSpec]:  # type: ignore[empty-body]
+    """Return the whole-run aggregates this plugin provides.
+
+    Returns:
+        A list of :class:`~evalkit.specs.AggregateSpec`: ``fn(rows) -> float`` over the
+        run's ``CaseResult`` rows, with a declared ``higher_is_better``.
+
+    Errors:
+        As for metrics: a name shared with another provider (metric or aggregate) is
+        blocked and reported.
+    """
+
+
+@hookspec
+def evalkit_register_loaders() -> list[LoaderSpec]:  # type: ignore[empty-body]
+    """Return the file loaders this plugin provides.
+
+    Returns:
+        A list of :class:`~evalkit.specs.LoaderSpec`, each with a ``kind`` among
+        goldens, run, qrels, queries, corpus. Each kind is its own namespace.
+        ``fn(path, **options)`` must raise with the file and line on malformed input
+        and on an empty file.
+    """
+
+
+@hookspec
+def evalkit_register_targets() -> list[TargetSpec]:  # type: ignore[empty-body]
+    """Return the target factories this plugin provides.
+
+    Returns:
+        A list of :class:`~evalkit.specs.TargetSpec`: ``factory(**kwargs)`` builds an
+        object with ``name`` and ``invoke(case) -> TargetResponse``.
+    """
+
+
+@hookspec
+def evalkit_register_reporters() -> list[ReporterSpec]:  # type: ignore[empty-body]
+    """Return the reporters this plugin provides.
+
+    Returns:
+        A list of :class:`~evalkit.specs.ReporterSpec`: ``render(report) -> str`` turns a
+        gate report or a comparison into text (console, JSON, Markdown, JUnit XML, ...).
+    """

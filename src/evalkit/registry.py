@@ -1,0 +1,575 @@
+"""One registry for every extension kind, with provenance and conflict rules.
+
+Namespaces:
+
+* per-case metrics, metric families (``name@k``) and whole-run aggregates share one;
+* loaders have one namespace per kind (goldens, run, qrels, queries, corpus);
+* targets and reporters have one each.
+
+Rules:
+
+* registering the same function with the same polarity under the same name again is a
+  no-op;
+* any other second registration from client code raises :class:`RegistryError` naming
+  both providers;
+* two plugins that provide one name do not stop discovery: the name is *blocked*, and
+  resolving it raises :class:`RegistryError` naming both.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from evalkit.specs import (
+    LOADER_KINDS,
+    AggregateSpec,
+    AnySpec,
+    LoaderSpec,
+    MetricFamily,
+    MetricSpec,
+    ReporterSpec,
+    TargetSpec,
+)
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+_FAMILY_RE = re.compile(r"^(?P<prefix>[^@]+)@(?P<k>[^@]+)$")
+
+
+class RegistryError(LookupError):
+    """A registration or lookup the registry refuses (unknown, blocked or duplicate name)."""
+
+
+@dataclass(frozen=True)
+class Provider:
+    """Where a registered record came from.
+
+    ``distribution`` and ``version`` are set for plugins found through entry points (and
+    for the kernel's built-ins); client code is identified by its ``module``.
+    """
+
+    module: str
+    distribution: str | None = None
+    version: str | None = None
+    plugin: str | None = None
+
+    @property
+    def is_client(self) -> bool:
+        return self.distribution is None
+
+    def __str__(self) -> str:
+        if self.distribution:
+            return f"{self.distribution} {self.version or '?'} ({self.module})"
+        return f"module {self.module}"
+
+
+@dataclass
+class Entry:
+    """A registered record and its provider."""
+
+    spec: AnySpec
+    provider: Provider
+
+
+@dataclass
+class Conflict:
+    """Two or more providers of one name; the name is blocked."""
+
+    namespace: str
+    name: str
+    entries: list[Entry] = field(default_factory=list)
+
+    def message(self) -> str:
+        who = " and ".join(str(e.provider) for e in self.entries)
+        return (
+            f"{self.namespace} name {self.name!r} is provided by {who}; it is blocked until "
+            "one of them is disabled or uninstalled (see `evalkit plugins list`)"
+        )
+
+
+def _client_provider(obj: object) -> Provider:
+    module = getattr(obj, "__module__", None)
+    if not module:
+        frame = inspect.currentframe()
+        module = "<unknown>"
+        if frame is not None and frame.f_back is not None and frame.f_back.f_back is not None:
+            module = str(frame.f_back.f_back.f_globals.get("__name__", "<unknown>"))
+    return Provider(module=str(module))
+
+
+def _family_key(prefix: str) -> str:
+    return f"{prefix}@k"
+
+
+def _same(a: AnySpec, b: AnySpec) -> bool:
+    """Whether two records describe the same definition (a re-registration no-op)."""
+    if type(a) is not type(b) or a.name != b.name:
+        return False
+    if isinstance(a, MetricSpec) and isinstance(b, MetricSpec):
+        return a.fn is b.fn and a.higher_is_better == b.higher_is_better and a.kind == b.kind
+    if isinstance(a, MetricFamily) and isinstance(b, MetricFamily):
+        same_fn = a.factory is b.factory or (a.core is not None and a.core is b.core)
+        return same_fn and a.higher_is_better == b.higher_is_better
+    if isinstance(a, AggregateSpec) and isinstance(b, AggregateSpec):
+        return a.fn is b.fn and a.higher_is_better == b.higher_is_better
+    if isinstance(a, LoaderSpec) and isinstance(b, LoaderSpec):
+        return a.fn is b.fn and a.kind == b.kind
+    if isinstance(a, TargetSpec) and isinstance(b, TargetSpec):
+        return a.factory is b.factory
+    if isinstance(a, ReporterSpec) and isinstance(b, ReporterSpec):
+        return a.render is b.render
+    return False
+
+
+class Registry:
+    """The table of every registered metric, aggregate, loader, target and reporter."""
+
+    def __init__(self) -> None:
+        self._lock = threading.RLock()
+        # namespace -> key -> Entry. Namespaces: "metric" (metrics, families as
+        # "prefix@k", aggregates), "loader:<kind>", "target", "reporter".
+        self._tables: dict[str, dict[str, Entry]] = {}
+        self._aliases: dict[str, str] = {}
+        self._conflicts: dict[tuple[str, str], Conflict] = {}
+        self._family_cache: dict[str, MetricSpec] = {}
+        #: filled by :func:`evalkit.plugins.load_plugins`
+        self.plugins: list[Any] = []
+        self.entry_point_conflicts: list[str] = []
+
+    # ------------------------------------------------------------------ adding
+    @staticmethod
+    def _namespace(spec: AnySpec) -> tuple[str, str]:
+        if isinstance(spec, MetricFamily):
+            return "metric", _family_key(spec.name)
+        if isinstance(spec, MetricSpec | AggregateSpec):
+            return "metric", spec.name
+        if isinstance(spec, LoaderSpec):
+            if spec.kind not in LOADER_KINDS:
+                raise RegistryError(
+                    f"loader {spec.name!r} has kind {spec.kind!r}; use one of {LOADER_KINDS}"
+                )
+            return f"loader:{spec.kind}", spec.name
+        if isinstance(spec, TargetSpec):
+            return "target", spec.name
+        if isinstance(spec, ReporterSpec):
+            return "reporter", spec.name
+        raise RegistryError(f"cannot register {spec!r}: not an evalkit.specs record")
+
+    def add(self, spec: AnySpec, provider: Provider, *, from_plugin: bool = False) -> None:
+        """Register ``spec`` from ``provider``.
+
+        Raises:
+            RegistryError: a client registration of a name someone else provides, or a
+                record without a declared polarity where one is required.
+        """
+        if isinstance(spec, AggregateSpec) and not isinstance(spec.higher_is_better, bool):
+            raise RegistryError(f"aggregate {spec.name!r}: higher_is_better must be True or False")
+        if not spec.name or spec.name != spec.name.strip():
+            raise RegistryError(f"invalid name {spec.name!r}")
+        ns, key = self._namespace(spec)
+        with self._lock:
+            table = self._tables.setdefault(ns, {})
+            conflict = self._conflicts.get((ns, key))
+            if conflict is not None:
+                if not any(_same(e.spec, spec) for e in conflict.entries):
+                    conflict.entries.append(Entry(spec, provider))
+                if not from_plugin:
+                    raise RegistryError(conflict.message())
+                return
+            existing = table.get(key)
+            if existing is not None:
+                if _same(existing.spec, spec):
+                    return
+                if from_plugin:
+                    del table[key]
+                    self._conflicts[(ns, key)] = Conflict(
+                        ns, key, [existing, Entry(spec, provider)]
+                    )
+                    return
+                raise RegistryError(
+                    f"{ns} name {key!r} is already provided by {existing.provider}; "
+                    f"a second registration from {provider} was refused. Pick another name."
+                )
+            table[key] = Entry(spec, provider)
+            self._family_cache.clear()
+            self._add_aliases(ns, key, spec, provider, from_plugin)
+
+    def _add_aliases(
+        self, ns: str, key: str, spec: AnySpec, provider: Provider, from_plugin: bool
+    ) -> None:
+        if ns != "metric":
+            return
+        aliases: tuple[str, ...] = getattr(spec, "aliases", ())
+        for alias in aliases:
+            akey = _family_key(alias) if isinstance(spec, MetricFamily) else alias
+            if akey == key:
+                continue
+            current = self._aliases.get(akey)
+            if current is not None and current != key:
+                msg = f"alias {alias!r} of {key!r} already names {current!r}; alias ignored"
+                if not from_plugin:
+                    raise RegistryError(msg)
+                continue
+            self._aliases[akey] = key
+
+    def remove(self, namespace: str, name: str) -> None:
+        """Remove a registration (used by tests and by ``METRICS`` deletion)."""
+        with self._lock:
+            self._tables.get(namespace, {}).pop(name, None)
+            self._aliases = {a: k for a, k in self._aliases.items() if k != name}
+            self._family_cache.clear()
+
+    # ---------------------------------------------------------------- decorators
+    def register_metric(
+        self,
+        name: str,
+        *,
+        higher_is_better: bool,
+        description: str = "",
+        version: str = "1",
+        aliases: Sequence[str] = (),
+    ) -> Callable[[F], F]:
+        """Decorator: register ``fn(response, case) -> float`` as per-case metric ``name``.
+
+        ``higher_is_better`` is required: it decides which direction a gate treats as a
+        regression. Raises :class:`RegistryError` if ``name`` is provided elsewhere.
+        """
+        _require_polarity("register_metric", name, higher_is_better)
+
+        def deco(fn: F) -> F:
+            spec = MetricSpec(
+                name=name, fn=fn, higher_is_better=higher_is_better,
+                description=description or (fn.__doc__ or "").strip().split("\n")[0],
+                version=version, aliases=tuple(aliases),
+            )
+            self.add(spec, _client_provider(fn))
+            return fn
+
+        return deco
+
+    def register_aggregate(
+        self,
+        name: str,
+        *,
+        higher_is_better: bool,
+        description: str = "",
+        version: str = "1",
+    ) -> Callable[[F], F]:
+        """Decorator: register ``fn(rows) -> float`` as whole-run aggregate ``name``."""
+        _require_polarity("register_aggregate", name, higher_is_better)
+
+        def deco(fn: F) -> F:
+            spec = AggregateSpec(
+                name=name, fn=fn, higher_is_better=higher_is_better,
+                description=description or (fn.__doc__ or "").strip().split("\n")[0],
+                version=version,
+            )
+            self.add(spec, _client_provider(fn))
+            return fn
+
+        return deco
+
+    def register_loader(
+        self,
+        name: str,
+        *,
+        kind: str = "goldens",
+        suffixes: Sequence[str] = (),
+        description: str = "",
+    ) -> Callable[[F], F]:
+        """Decorator: register ``fn(path) -> object`` as a loader of ``kind``.
+
+        ``kind`` defaults to ``"goldens"`` (the seed's ``@register_loader("parquet")``);
+        ``suffixes`` default to ``(f".{name}",)``.
+        """
+        if kind not in LOADER_KINDS:
+            raise RegistryError(f"loader kind {kind!r} is not one of {LOADER_KINDS}")
+
+        def deco(fn: F) -> F:
+            spec = LoaderSpec(
+                name=name, kind=kind,  # type: ignore[arg-type]
+                fn=fn, suffixes=tuple(suffixes) or (f".{name}",),
+                description=description or (fn.__doc__ or "").strip().split("\n")[0],
+            )
+            self.add(spec, _client_provider(fn))
+            return fn
+
+        return deco
+
+    # ------------------------------------------------------------------ lookup
+    def _canonical(self, name: str) -> str | None:
+        table = self._tables.get("metric", {})
+        if name in table or ("metric", name) in self._conflicts:
+            return name
+        if name in self._aliases:
+            return self._aliases[name]
+        low = name.lower()
+        for key in list(table) + [k for (ns, k) in self._conflicts if ns == "metric"]:
+            if key.lower() == low:
+                return key
+        for alias, key in self._aliases.items():
+            if alias.lower() == low:
+                return key
+        return None
+
+    def _raise_if_blocked(self, key: str) -> None:
+        conflict = self._conflicts.get(("metric", key))
+        if conflict is not None:
+            raise RegistryError(conflict.message())
+
+    def resolve(self, name: str) -> MetricSpec | AggregateSpec:
+        """The metric or aggregate a spec string names (``"recall@10"``, ``"nDCG@10"``).
+
+        Exact names and aliases come first, then ``prefix@k`` families. Matching is
+        case-insensitive when there is no exact match.
+
+        Raises:
+            RegistryError: unknown name, blocked name, or a bad ``@k`` suffix.
+        """
+        with self._lock:
+            key = self._canonical(name)
+            if key is not None:
+                self._raise_if_blocked(key)
+                spec = self._tables["metric"][key].spec
+                if isinstance(spec, MetricSpec | AggregateSpec):
+                    return spec
+            m = _FAMILY_RE.match(name)
+            if m is not None:
+                fkey = self._canonical(_family_key(m["prefix"]))
+                if fkey is not None:
+                    self._raise_if_blocked(fkey)
+                    family = self._tables["metric"][fkey].spec
+                    assert isinstance(family, MetricFamily)
+                    k_text = m["k"]
+                    if not k_text.isdigit() or int(k_text) < 1:
+                        raise RegistryError(
+                            f"{name!r}: the cut-off after '@' must be a positive integer"
+                        )
+                    k = int(k_text)
+                    cache_key = f"{fkey}#{k}"
+                    cached = self._family_cache.get(cache_key)
+                    if cached is None:
+                        cached = family.factory(k)
+                        self._family_cache[cache_key] = cached
+                    return cached
+            raise RegistryError(
+                f"unknown metric {name!r}. Registered: {', '.join(self.registered()) or 'none'}"
+                ". Register it with @register_metric(name, higher_is_better=...)"
+            )
+
+    def provider_of(self, name: str) -> Provider:
+        """The provider of the metric, family or aggregate that ``name`` resolves to."""
+        spec = self.resolve(name)
+        key = self._canonical(spec.name)
+        if key is None and isinstance(spec, MetricSpec) and spec.family:
+            key = self._canonical(_family_key(spec.family))
+        if key is None:
+            m = _FAMILY_RE.match(spec.name)
+            key = self._canonical(_family_key(m["prefix"])) if m else None
+        if key is None:
+            raise RegistryError(f"no provider recorded for {name!r}")
+        return self._tables["metric"][key].provider
+
+    def polarity(self, name: str) -> bool:
+        """``higher_is_better`` of a metric or aggregate.
+
+        Raises:
+            RegistryError: the name is unknown, blocked, or was added through the legacy
+                ``METRICS[name] = fn`` table, which declares no polarity.
+        """
+        spec = self.resolve(name)
+        if spec.higher_is_better is None:
+            raise RegistryError(
+                f"metric {name!r} has no declared polarity (it was added with "
+                f"METRICS[...] = fn). Declare one with register_metric({name!r}, "
+                "higher_is_better=True or False) or register_retrieval_metric(..., "
+                "higher_is_better=...)"
+            )
+        return bool(spec.higher_is_better)
+
+    def registered(self) -> list[str]:
+        """Every metric, family (``prefix@k``) and aggregate name, sorted."""
+        with self._lock:
+            names = set(self._tables.get("metric", {}))
+        return sorted(names)
+
+    def entries(self, namespace: str | None = None) -> Iterator[tuple[str, str, Entry]]:
+        """``(namespace, key, entry)`` for every live registration."""
+        with self._lock:
+            for ns, table in sorted(self._tables.items()):
+                if namespace is None or ns == namespace:
+                    for key, entry in sorted(table.items()):
+                        yield ns, key, entry
+
+    def conflicts(self) -> list[Conflict]:
+        """Every blocked name with its providers."""
+        return list(self._conflicts.values())
+
+    def family(self, prefix: str) -> MetricFamily:
+        """The ``prefix@k`` family (aliases accepted)."""
+        key = self._canonical(_family_key(prefix))
+        if key is None:
+            raise RegistryError(f"no metric family {prefix!r}@k is registered")
+        self._raise_if_blocked(key)
+        spec = self._tables["metric"][key].spec
+        assert isinstance(spec, MetricFamily)
+        return spec
+
+    def loader(
+        self, kind: str, name: str | None = None, path: str | None = None
+    ) -> LoaderSpec:
+        """The loader of ``kind`` by name, or else by the suffix of ``path``.
+
+        Raises:
+            RegistryError: no loader matches (the message lists the known ones).
+        """
+        ns = f"loader:{kind}"
+        table = self._tables.get(ns, {})
+        if name is not None:
+            if (ns, name) in self._conflicts:
+                raise RegistryError(self._conflicts[(ns, name)].message())
+            if name in table:
+                spec = table[name].spec
+                assert isinstance(spec, LoaderSpec)
+                return spec
+        elif path is not None:
+            lowered = str(path).lower()
+            best: LoaderSpec | None = None
+            for entry in table.values():
+                spec = entry.spec
+                assert isinstance(spec, LoaderSpec)
+                for suffix in spec.suffixes:
+                    if lowered.endswith(suffix.lower()) and (
+                        best is None or len(suffix) > max(len(s) for s in best.suffixes)
+                    ):
+                        best = spec
+            if best is not None:
+                return best
+            if len(table) == 1:
+                only = next(iter(table.values())).spec
+                assert isinstance(only, LoaderSpec)
+                return only
+        known = ", ".join(sorted(table)) or "none"
+        what = name if name is not None else f"the suffix of {path}"
+        raise RegistryError(f"no {kind} loader for {what}; known {kind} loaders: {known}")
+
+    def get(self, namespace: str, name: str) -> AnySpec:
+        """A target or reporter (or any record) by namespace and name."""
+        if (namespace, name) in self._conflicts:
+            raise RegistryError(self._conflicts[(namespace, name)].message())
+        table = self._tables.get(namespace, {})
+        if name not in table:
+            known = ", ".join(sorted(table)) or "none"
+            raise RegistryError(f"unknown {namespace} {name!r}; known: {known}")
+        return table[name].spec
+
+
+def _require_polarity(fn_name: str, name: str, value: object) -> None:
+    if not isinstance(value, bool):
+        raise RegistryError(
+            f"{fn_name}({name!r}): higher_is_better must be True or False; it decides which "
+            "direction a gate treats as a regression, so it has no default"
+        )
+
+
+# ------------------------------------------------------------ the default registry
+_default: Registry | None = None
+_default_lock = threading.Lock()
+
+
+def default_registry() -> Registry:
+    """The process-wide registry, with installed plugins discovered on first use."""
+    global _default
+    if _default is None:
+        with _default_lock:
+            if _default is None:
+                from evalkit.plugins import load_plugins
+
+                reg = Registry()
+                load_plugins(reg)
+                _default = reg
+    return _default
+
+
+def set_default_registry(registry: Registry | None) -> None:
+    """Replace the process-wide registry (``None`` rediscovers on next use)."""
+    global _default
+    with _default_lock:
+        _default = registry
+
+
+@contextmanager
+def use_registry(registry: Registry | None = None, *, plugins: bool = True) -> Iterator[Registry]:
+    """Use a fresh (or the given) registry for the duration of a ``with`` block.
+
+    With ``plugins=True`` a fresh registry discovers the installed plugins first.
+    """
+    global _default
+    if registry is None:
+        registry = Registry()
+        if plugins:
+            from evalkit.plugins import load_plugins
+
+            load_plugins(registry)
+    with _default_lock:
+        previous = _default
+        _default = registry
+    try:
+        yield registry
+    finally:
+        with _default_lock:
+            _default = previous
+
+
+# ------------------------------------------------------- module-level client API
+def register_metric(
+    name: str, *, higher_is_better: bool, description: str = "", version: str = "1",
+    aliases: Sequence[str] = (),
+) -> Callable[[F], F]:
+    """Register a per-case metric ``fn(response, case) -> float`` in the default registry.
+
+    See :meth:`Registry.register_metric`.
+    """
+    return default_registry().register_metric(
+        name, higher_is_better=higher_is_better, description=description, version=version,
+        aliases=aliases,
+    )
+
+
+def register_aggregate(
+    name: str, *, higher_is_better: bool, description: str = "", version: str = "1"
+) -> Callable[[F], F]:
+    """Register a whole-run aggregate ``fn(rows) -> float`` in the default registry."""
+    return default_registry().register_aggregate(
+        name, higher_is_better=higher_is_better, description=description, version=version
+    )
+
+
+def register_loader(
+    name: str, *, kind: str = "goldens", suffixes: Sequence[str] = (), description: str = ""
+) -> Callable[[F], F]:
+    """Register a loader ``fn(path) -> object`` of ``kind`` in the default registry."""
+    return default_registry().register_loader(
+        name, kind=kind, suffixes=suffixes, description=description
+    )
+
+
+def polarity(name: str) -> bool:
+    """``higher_is_better`` of a registered metric or aggregate; raises if unknown."""
+    return default_registry().polarity(name)
+
+
+def registered() -> list[str]:
+    """The live list of metric, family and aggregate names."""
+    return default_registry().registered()
+
+
+def resolve(name: str) -> MetricSpec | AggregateSpec:
+    """The metric or aggregate ``name`` resolves to in the default registry."""
+    return default_registry().resolve(name)

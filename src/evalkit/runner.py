@@ -1,0 +1,166 @@
+"""``run()``: evaluate a retriever callable over queries with qrels, keeping every row.
+
+``METRICS`` is the seed's metric table of ``(retrieved, relevant, k) -> float`` families;
+it is a view of the one registry, so ``METRICS["precision"] = fn`` adds a family
+``precision@k`` with no declared polarity (``run()`` and ``compare`` use it; gates refuse it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Mapping, MutableMapping, Sequence
+from typing import Any
+
+from evalkit.cases import GoldenCase
+from evalkit.registry import RegistryError, _client_provider, default_registry
+from evalkit.results import QueryResult, RunResult
+from evalkit.scoring import resolve_metrics, score_cases
+from evalkit.specs import MetricFamily
+from evalkit.targets import TargetResponse
+
+Qrels = Mapping[str, set[str]] | Mapping[str, Mapping[str, int]]
+
+
+class _MetricsTable(MutableMapping[str, Callable[..., float]]):
+    """Dict-like view of the registry's ``name@k`` families with a core function."""
+
+    def _families(self) -> dict[str, MetricFamily]:
+        out: dict[str, MetricFamily] = {}
+        for _, _key, entry in default_registry().entries("metric"):
+            spec = entry.spec
+            if isinstance(spec, MetricFamily) and spec.core is not None:
+                out[spec.name] = spec
+        return out
+
+    def __getitem__(self, name: str) -> Callable[..., float]:
+        fam = self._families().get(name)
+        if fam is None or fam.core is None:
+            raise KeyError(name)
+        return fam.core
+
+    def __setitem__(self, name: str, fn: Callable[..., float]) -> None:
+        from evalkit.metrics.retrieval import core_family
+
+        existing = self._families().get(name)
+        if existing is not None and existing.core is fn:
+            return
+        default_registry().add(core_family(name, fn, None), _client_provider(fn))
+
+    def __delitem__(self, name: str) -> None:
+        reg = default_registry()
+        key = f"{name}@k"
+        for _, k, entry in reg.entries("metric"):
+            if k == key:
+                if not entry.provider.is_client:
+                    raise RegistryError(
+                        f"{name!r} is provided by {entry.provider}; only client entries can be "
+                        "deleted"
+                    )
+                reg.remove("metric", key)
+                return
+        raise KeyError(name)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._families())
+
+    def __len__(self) -> int:
+        return len(self._families())
+
+
+METRICS: MutableMapping[str, Callable[..., float]] = _MetricsTable()
+
+
+def judgments_for(qrels: Qrels, qid: str) -> Mapping[str, int] | set[str]:
+    """The judgments of one query (raises KeyError when the query is not in qrels)."""
+    value: Any = qrels[qid]
+    return value  # type: ignore[no-any-return]
+
+
+def run(
+    name: str,
+    retriever: Callable[[Any], Sequence[str]],
+    queries: Iterable[Any],
+    qrels: Qrels,
+    metrics: Sequence[str],
+    *,
+    relevance_level: int = 1,
+) -> RunResult:
+    """Evaluate ``retriever`` on every query and keep one row per query.
+
+    Args:
+        name: the run's name.
+        retriever: ``(query) -> list[str]`` of ids, best first.
+        queries: objects with an ``.id`` (any type; ids are compared as text).
+        qrels: ``{query id: set of relevant ids}`` or graded ``{query id: {doc: label}}``.
+        metrics: spec strings (``"recall@10"``, ``"ndcg@10"``) resolved in the registry.
+        relevance_level: smallest label binary measures count as relevant (trec_eval -l).
+
+    Returns:
+        A :class:`RunResult` whose rows keep the retrieved ids and every metric.
+
+    Raises:
+        KeyError: a query has no entry in ``qrels`` (an unjudged query is never scored 0).
+        ValueError: the retriever returned a duplicate id for a query.
+        RegistryError: an unknown metric name.
+    """
+    specs = resolve_metrics(metrics)
+    qrels_by_text = {str(k): v for k, v in qrels.items()}
+    responses: list[TargetResponse] = []
+    cases: list[GoldenCase] = []
+    retrieved_lists: list[list[str]] = []
+    seen: set[str] = set()
+    for query in queries:
+        qid = str(query.id)
+        if qid in seen:
+            raise ValueError(f"query id {qid!r} appears twice in queries")
+        seen.add(qid)
+        if qid not in qrels_by_text:
+            raise KeyError(
+                f"query {qid!r} has no entry in qrels; an unjudged query cannot be scored "
+                "(add its judgments or drop it from the queries)"
+            )
+        retrieved = [str(x) for x in retriever(query)]
+        dup = _first_duplicate(retrieved)
+        if dup is not None:
+            raise ValueError(
+                f"run {name!r}: the retriever returned doc {dup!r} twice for query {qid!r}"
+            )
+        retrieved_lists.append(retrieved)
+        responses.append(TargetResponse(ranked_ids=retrieved))
+        judg = qrels_by_text[qid]
+        cases.append(
+            GoldenCase.from_judgments(qid, judg, relevance_level=relevance_level,
+                                      query=str(getattr(query, "text", "") or ""))
+        )
+    values = score_cases(responses, cases, specs)
+    rows = [
+        QueryResult(query_id=c.id, retrieved=r, metrics=v)
+        for c, r, v in zip(cases, retrieved_lists, values, strict=True)
+    ]
+    header = {
+        "relevance_level": relevance_level,
+        "metrics": metric_provenance([s.name for s in specs]),
+    }
+    return RunResult(name=name, per_query=rows, header=header)
+
+
+def metric_provenance(names: Sequence[str]) -> dict[str, dict[str, str]]:
+    """``{metric: {"provider": ..., "version": ...}}`` for a run header."""
+    reg = default_registry()
+    out: dict[str, dict[str, str]] = {}
+    for n in names:
+        spec = reg.resolve(n)
+        prov = reg.provider_of(n)
+        out[spec.name] = {
+            "provider": prov.distribution or prov.module,
+            "version": getattr(spec, "version", "1"),
+        }
+    return out
+
+
+def _first_duplicate(ids: Sequence[str]) -> str | None:
+    seen: set[str] = set()
+    for d in ids:
+        if d in seen:
+            return d
+        seen.add(d)
+    return None

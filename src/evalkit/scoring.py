@@ -1,0 +1,96 @@
+"""Score (response, case) pairs with registered metrics: the one path every runner uses.
+
+``run()``, ``evaluate_run()`` and the target runner all call :func:`score_cases`, so a
+metric registered once scores every kind of run.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from evalkit.registry import Registry, RegistryError, default_registry
+from evalkit.specs import AggregateSpec, MetricSpec
+
+if TYPE_CHECKING:
+    from evalkit.cases import GoldenCase
+    from evalkit.targets import TargetResponse
+
+
+class MetricError(ValueError):
+    """A metric could not be computed for a case (the message names metric and case)."""
+
+
+def resolve_metrics(
+    names: Sequence[str], registry: Registry | None = None
+) -> list[MetricSpec]:
+    """Resolve spec strings to per-case metric specs, keeping order and dropping repeats.
+
+    Raises:
+        RegistryError: an unknown or blocked name, or an aggregate where a per-case metric
+            is needed.
+    """
+    reg = registry or default_registry()
+    out: list[MetricSpec] = []
+    seen: set[str] = set()
+    for name in names:
+        spec = reg.resolve(name)
+        if isinstance(spec, AggregateSpec):
+            raise RegistryError(
+                f"{name!r} is a whole-run aggregate, not a per-case metric; "
+                "pass it as an aggregate"
+            )
+        if spec.name not in seen:
+            seen.add(spec.name)
+            out.append(spec)
+    return out
+
+
+def score_cases(
+    responses: Sequence[TargetResponse],
+    cases: Sequence[GoldenCase],
+    specs: Sequence[MetricSpec],
+) -> list[dict[str, float]]:
+    """One ``{metric name: value}`` per case, in input order.
+
+    Metrics with the same ``prepare`` function share its prepared state; others are
+    called per case. Count-kind specs are included under their names too.
+
+    Raises:
+        MetricError: a metric raised or returned a non-finite value (names the case).
+    """
+    if len(responses) != len(cases):
+        raise ValueError("responses and cases must have the same length")
+    out: list[dict[str, float]] = [{} for _ in cases]
+    prepared: dict[int, Any] = {}
+    for spec in specs:
+        if spec.prepare is not None and spec.batch is not None:
+            key = id(spec.prepare)
+            if key not in prepared:
+                prepared[key] = spec.prepare(responses, cases)
+            values = spec.batch(prepared[key])
+            for i, v in enumerate(values):
+                out[i][spec.name] = _check(spec, cases[i], v)
+        else:
+            for i, (resp, case) in enumerate(zip(responses, cases, strict=True)):
+                try:
+                    v = spec.fn(resp, case)
+                except Exception as exc:
+                    raise MetricError(
+                        f"metric {spec.name!r} failed on case {case.id!r}: {exc}"
+                    ) from exc
+                out[i][spec.name] = _check(spec, case, v)
+    return out
+
+
+def _check(spec: MetricSpec, case: GoldenCase, value: Any) -> float:
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise MetricError(
+            f"metric {spec.name!r} returned {value!r} for case {case.id!r}; expected a float"
+        ) from None
+    if not math.isfinite(v):
+        raise MetricError(f"metric {spec.name!r} returned {v} for case {case.id!r}")
+    return v

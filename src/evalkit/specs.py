@@ -1,0 +1,135 @@
+"""The frozen records that plugins return from their ``evalkit_register_*`` hooks.
+
+Each record carries a stable ``name``; the registry adds provenance (which distribution
+or module provided it). Records know nothing about the registry.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from evalkit.cases import GoldenCase
+    from evalkit.targets import TargetResponse
+
+#: ``(response, case) -> float``: the shape of every per-case metric.
+CaseMetricFn = Callable[["TargetResponse", "GoldenCase"], float]
+#: Prepares shared state once for a batch of (response, case) pairs.
+PrepareFn = Callable[[Sequence["TargetResponse"], Sequence["GoldenCase"]], Any]
+#: Computes one value per case from prepared state, in the order of the batch.
+BatchFn = Callable[[Any], Sequence[float]]
+
+MetricKind = Literal["metric", "count"]
+LoaderKind = Literal["goldens", "run", "qrels", "queries", "corpus"]
+LOADER_KINDS: tuple[LoaderKind, ...] = ("goldens", "run", "qrels", "queries", "corpus")
+
+
+@dataclass(frozen=True)
+class MetricSpec:
+    """A per-case metric: ``fn(response, case) -> float``.
+
+    Attributes:
+        name: the canonical name stored on rows (``"ndcg@10"``).
+        fn: the per-case function.
+        higher_is_better: the polarity; ``None`` only for legacy ``METRICS[...] = fn``
+            entries, which ``polarity()`` and gates refuse.
+        kind: ``"metric"`` (gateable) or ``"count"`` (reported per query, e.g. num_rel;
+            never gated or compared).
+        description: one line for listings; name the formula's source.
+        version: the definition version; bump it whenever values could change, so stored
+            baselines are known to be incomparable.
+        aliases: other accepted spellings (``"nDCG@10"``).
+        prepare, batch: an optional vectorised path. ``prepare(responses, cases)`` builds
+            shared state once per evaluation (metrics whose ``prepare`` is the same
+            function share it); ``batch(state)`` returns one value per case. When given,
+            they must agree with ``fn``.
+    """
+
+    name: str
+    fn: CaseMetricFn
+    higher_is_better: bool | None
+    kind: MetricKind = "metric"
+    description: str = ""
+    version: str = "1"
+    aliases: tuple[str, ...] = ()
+    prepare: PrepareFn | None = None
+    batch: BatchFn | None = None
+    family: str | None = None
+
+
+@dataclass(frozen=True)
+class MetricFamily:
+    """A parametric family of metrics, ``name@k`` for any positive integer ``k``.
+
+    ``factory(k)`` returns the :class:`MetricSpec` named ``f"{name}@{k}"``. ``aliases`` are
+    alternative family prefixes (``"P"`` for ``"precision"``). ``core`` is the underlying
+    ``(retrieved, relevant, k) -> float`` function when there is one.
+    """
+
+    name: str
+    factory: Callable[[int], MetricSpec]
+    higher_is_better: bool | None
+    kind: MetricKind = "metric"
+    description: str = ""
+    version: str = "1"
+    aliases: tuple[str, ...] = ()
+    core: Callable[..., float] | None = None
+
+
+@dataclass(frozen=True)
+class AggregateSpec:
+    """A whole-run aggregate: ``fn(rows) -> float`` over ``Sequence[CaseResult]``.
+
+    Shares one namespace with per-case metrics. ``fn`` must raise (not return 0) when it
+    cannot be computed, for example on an empty run.
+    """
+
+    name: str
+    fn: Callable[[Sequence[Any]], float]
+    higher_is_better: bool
+    description: str = ""
+    version: str = "1"
+    aliases: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class LoaderSpec:
+    """A loader of one ``kind`` (goldens, run, qrels, queries, corpus).
+
+    ``fn(path, **options)`` reads a file and returns the kind's object. ``suffixes`` pick
+    the loader by file suffix (``(".jsonl",)``); each kind is its own namespace.
+    """
+
+    name: str
+    kind: LoaderKind
+    fn: Callable[..., Any]
+    suffixes: tuple[str, ...] = ()
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class TargetSpec:
+    """A named target factory: ``factory(**kwargs) -> Target``."""
+
+    name: str
+    factory: Callable[..., Any]
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class ReporterSpec:
+    """A reporter: ``render(report) -> str`` for a gate report or a comparison.
+
+    ``suffix`` is the usual file suffix of its output (``".xml"`` for JUnit).
+    """
+
+    name: str
+    render: Callable[[Any], str]
+    suffix: str = ".txt"
+    description: str = ""
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+AnySpec = MetricSpec | MetricFamily | AggregateSpec | LoaderSpec | TargetSpec | ReporterSpec

@@ -1,0 +1,80 @@
+"""What a target returns, and the protocol every target follows."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    from evalkit.cases import GoldenCase
+
+
+@dataclass(frozen=True)
+class TargetResponse:
+    """A target's answer to one case.
+
+    Attributes:
+        ranked_ids: ids best first (retrieval targets); empty for text targets.
+        text: the generated text (LLM targets); ``None`` for pure retrieval.
+        latency_ms: wall time of the call in milliseconds, retries included.
+        raw: the decoded raw body, kept for rescoring.
+        meta: selected extra fields (cost_usd, tokens, ...).
+    """
+
+    ranked_ids: Sequence[str] = ()
+    text: str | None = None
+    latency_ms: float = 0.0
+    raw: Any = None
+    meta: Mapping[str, Any] = field(default_factory=dict)
+
+
+class TargetError(RuntimeError):
+    """A target failed on a case; the message names the target and the case."""
+
+
+@runtime_checkable
+class Target(Protocol):
+    """Anything with a ``name`` and ``invoke(case) -> TargetResponse``."""
+
+    name: str
+
+    def invoke(self, case: GoldenCase) -> TargetResponse: ...
+
+
+class CallableTarget:
+    """Wrap a Python callable as a target.
+
+    The callable receives the :class:`~evalkit.cases.GoldenCase` and returns either a
+    :class:`TargetResponse`, a list of ids (best first), or a string (generated text).
+    Latency is measured around the call in milliseconds. Any exception becomes a
+    :class:`TargetError` naming the target and the case.
+    """
+
+    def __init__(self, fn: Callable[[GoldenCase], Any], name: str | None = None) -> None:
+        self.fn = fn
+        self.name = name or getattr(fn, "__name__", "callable")
+
+    def invoke(self, case: GoldenCase) -> TargetResponse:
+        start = time.perf_counter()
+        try:
+            out = self.fn(case)
+        except Exception as exc:  # noqa: BLE001 - re-raised with context
+            raise TargetError(f"target {self.name!r} failed on case {case.id!r}: {exc}") from exc
+        elapsed = (time.perf_counter() - start) * 1000.0
+        if isinstance(out, TargetResponse):
+            if out.latency_ms:
+                return out
+            return TargetResponse(
+                ranked_ids=out.ranked_ids, text=out.text, latency_ms=elapsed,
+                raw=out.raw, meta=out.meta,
+            )
+        if isinstance(out, str):
+            return TargetResponse(text=out, latency_ms=elapsed, raw=out)
+        if isinstance(out, Sequence):
+            return TargetResponse(ranked_ids=[str(x) for x in out], latency_ms=elapsed, raw=out)
+        raise TargetError(
+            f"target {self.name!r} returned {type(out).__name__} for case {case.id!r}; "
+            "return a TargetResponse, a list of ids, or a string"
+        )
