@@ -30,6 +30,10 @@ _EXPORTS: dict[str, str] = {
     "Target": "evalkit.targets",
     "TargetError": "evalkit.targets",
     "CallableTarget": "evalkit.targets",
+    "GoldenSet": "evalkit.goldens",
+    "load_goldens": "evalkit.goldens",
+    "CaseResult": "evalkit.rows",
+    "rescore": "evalkit.evaluation",
     "RankedRun": "evalkit.ranking",
     "paired_bootstrap": "evalkit.stats",
     "BootstrapResult": "evalkit.stats",
@@ -40,6 +44,11 @@ _EXPORTS: dict[str, str] = {
     "LoaderSpec": "evalkit.specs",
     "TargetSpec": "evalkit.specs",
     "ReporterSpec": "evalkit.specs",
+    "load_checks": "evalkit.checks",
+    "CheckSpec": "evalkit.checks",
+    "CheckError": "evalkit.checks",
+    "evaluate_gate": "evalkit.gate",
+    "GateReport": "evalkit.gate",
 }
 
 # Provided by optional plugin distributions: (module, distribution).
@@ -69,7 +78,15 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:
     from evalkit.cases import GoldenCase as GoldenCase
+    from evalkit.checks import CheckError as CheckError
+    from evalkit.checks import CheckSpec as CheckSpec
+    from evalkit.checks import load_checks as load_checks
     from evalkit.evaluate import evaluate_run as evaluate_run
+    from evalkit.evaluation import rescore as rescore
+    from evalkit.gate import GateReport as GateReport
+    from evalkit.gate import evaluate_gate as evaluate_gate
+    from evalkit.goldens import GoldenSet as GoldenSet
+    from evalkit.goldens import load_goldens as load_goldens
     from evalkit.hookspecs import hookimpl as hookimpl
     from evalkit.ranking import RankedRun as RankedRun
     from evalkit.registry import Registry as Registry
@@ -82,6 +99,7 @@ if TYPE_CHECKING:
     from evalkit.registry import resolve as resolve
     from evalkit.results import QueryResult as QueryResult
     from evalkit.results import RunResult as RunResult
+    from evalkit.rows import CaseResult as CaseResult
     from evalkit.runner import METRICS as METRICS
     from evalkit.runner import run as run
     from evalkit.specs import AggregateSpec as AggregateSpec

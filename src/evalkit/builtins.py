@@ -16,12 +16,23 @@ def evalkit_register_metrics() -> list[MetricSpec]:
 
 @hookimpl
 def evalkit_register_aggregates() -> list[AggregateSpec]:
-    return []
+    from evalkit.aggregates import builtin_aggregates
+
+    return builtin_aggregates()
 
 
 @hookimpl
 def evalkit_register_loaders() -> list[LoaderSpec]:
-    return []
+    from evalkit import beir, goldens
+
+    return [
+        LoaderSpec("jsonl", "goldens", goldens.load_jsonl, (".jsonl",)),
+        LoaderSpec("yaml", "goldens", goldens.load_yaml, (".yaml", ".yml")),
+        LoaderSpec("csv", "goldens", goldens.load_csv, (".csv",)),
+        LoaderSpec("beir", "corpus", beir.load_corpus, (".jsonl", ".jsonl.gz")),
+        LoaderSpec("beir", "queries", beir.load_queries, (".jsonl", ".tsv", ".tsv.gz")),
+        LoaderSpec("beir", "qrels", beir.load_qrels, (".tsv",)),
+    ]
 
 
 @hookimpl
@@ -31,4 +42,6 @@ def evalkit_register_targets() -> list[TargetSpec]:
 
 @hookimpl
 def evalkit_register_reporters() -> list[ReporterSpec]:
-    return []
+    from evalkit.reporters import builtin_reporters
+
+    return builtin_reporters()

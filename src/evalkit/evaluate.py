@@ -4,22 +4,27 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping, Sequence
+import math
+import operator
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from itertools import compress
 from pathlib import Path
 from typing import Any, Literal
 
 from evalkit.cases import GoldenCase
 from evalkit.ranking import RankedRun, rank_run
-from evalkit.registry import default_registry
+from evalkit.registry import RegistryError, default_registry
 from evalkit.results import QueryResult, RunResult
 from evalkit.runner import metric_provenance
 from evalkit.scoring import resolve_metrics, score_cases
+from evalkit.specs import LoaderSpec, MetricSpec
 from evalkit.targets import TargetResponse
 
 RunInput = str | Path | RankedRun | Mapping[str, Mapping[str, float]]
-QrelsInput = str | Path | Mapping[str, Mapping[str, int]] | Mapping[str, set[str]]
+#: a TREC qrels path, or ``{qid: {doc: label}}``, or ``{qid: relevant ids}`` (a set or list)
+QrelsInput = str | Path | Mapping[str, Mapping[str, int] | Collection[str]]
 
 
 @dataclass(frozen=True)
@@ -32,28 +37,81 @@ class LoadedQrels:
 
 
 def load_qrels_input(qrels: QrelsInput) -> LoadedQrels:
-    """Qrels from a path (through the registered ``qrels`` loader) or a mapping."""
+    """Qrels from a path (through the registered ``qrels`` loader) or a mapping.
+
+    A mapping may give ``{doc: label}`` (integer labels; numpy integers, integral floats
+    and integer text are accepted) or a set or list of relevant ids (label 1 each).
+
+    Returns:
+        ``judgments`` as ``{qid: {doc: label}}`` with text ids; ``sha256`` of the file's
+        bytes, or of the judgments as canonical JSON for a mapping.
+
+    Raises:
+        FileNotFoundError: no such file. TrecFormatError (ValueError): a malformed file.
+        ValueError: a label that is not an integer, a relevant id listed twice.
+        TypeError: a query's judgments are neither a mapping nor a collection of ids.
+    """
     if isinstance(qrels, str | Path):
-        loader = default_registry().loader("qrels", path=str(qrels))
+        loader = _loader("qrels", qrels)
         judg = loader.fn(Path(qrels))
         digest = hashlib.sha256(Path(qrels).read_bytes()).hexdigest()
         return LoadedQrels(judgments=judg, path=str(qrels), sha256=digest)
     graded: dict[str, dict[str, int]] = {}
     for q, j in qrels.items():
-        if isinstance(j, set | frozenset):
-            graded[str(q)] = {str(d): 1 for d in j}
+        qid = str(q)
+        if isinstance(j, Mapping):
+            graded[qid] = {str(d): _label(qid, d, g) for d, g in j.items()}
+        elif isinstance(j, str | bytes) or not isinstance(j, Collection):
+            raise TypeError(
+                f"qrels of query {qid!r}: expected {{doc id: label}} or a set of relevant "
+                f"ids, got {type(j).__name__}"
+            )
         else:
-            graded[str(q)] = {str(d): int(g) for d, g in j.items()}
+            ids = [str(d) for d in j]
+            if len(set(ids)) != len(ids):
+                dup = next(d for i, d in enumerate(ids) if d in ids[:i])
+                raise ValueError(f"qrels of query {qid!r} list document {dup!r} twice")
+            graded[qid] = dict.fromkeys(ids, 1)
     canon = json.dumps(graded, sort_keys=True).encode()
     return LoadedQrels(judgments=graded, path=None, sha256=hashlib.sha256(canon).hexdigest())
 
 
+def _label(qid: str, doc: object, value: object) -> int:
+    """An integer label (ints, numpy ints, integral floats, integer text)."""
+    if type(value) is int:
+        return value
+    if not isinstance(value, bool):
+        try:
+            return operator.index(value)  # type: ignore[arg-type]
+        except TypeError:
+            pass
+        try:
+            number = float(value) if isinstance(value, float | str) else math.nan
+        except ValueError:
+            number = math.nan
+        if number.is_integer():
+            return int(number)
+    raise ValueError(
+        f"qrels of query {qid!r}: the label of document {doc!r} is {value!r}; labels are "
+        "integers (0 = not relevant)"
+    )
+
+
 def load_run_input(run: RunInput, name: str | None = None) -> RankedRun:
-    """A ranked run from a path (through the registered ``run`` loader) or a mapping."""
+    """A ranked run from a path (through the registered ``run`` loader) or a mapping.
+
+    A :class:`RankedRun` is returned as given; ``{qid: {doc: score}}`` is ranked with
+    :func:`evalkit.ranking.rank_run`. ``name`` replaces the run tag of a file.
+
+    Raises:
+        FileNotFoundError: no such file. TrecFormatError (ValueError): a malformed file.
+        ValueError: a score that is NaN or not a number.
+        RegistryError: no run loader is installed.
+    """
     if isinstance(run, RankedRun):
         return run
     if isinstance(run, str | Path):
-        loader = default_registry().loader("run", path=str(run))
+        loader = _loader("run", run)
         loaded = loader.fn(Path(run))
         if not isinstance(loaded, RankedRun):
             raise TypeError(f"run loader {loader.name!r} returned {type(loaded).__name__}")
@@ -61,6 +119,19 @@ def load_run_input(run: RunInput, name: str | None = None) -> RankedRun:
             loaded.name = name
         return loaded
     return rank_run(run, name=name or "run")
+
+
+def _loader(kind: str, path: str | Path) -> LoaderSpec:
+    """The loader of ``kind`` for ``path``: by suffix, else the one named ``trec``."""
+    reg = default_registry()
+    try:
+        return reg.loader(kind, path=str(path))
+    except RegistryError:
+        try:
+            return reg.loader(kind, name="trec")
+        except RegistryError:
+            pass
+        raise
 
 
 def evaluate_run(
@@ -73,64 +144,94 @@ def evaluate_run(
     depth: int | None = None,
     name: str | None = None,
 ) -> RunResult:
-    """Score a precomputed run against qrels, one row per evaluated query.
+    """Score a precomputed run against qrels: one row per evaluated query.
+
+    Queries are those of the qrels (as trec_eval evaluates them): run topics without
+    judgments are ignored, and judged topics missing from the run are scored as an empty
+    ranking (``missing="zero"``, trec_eval ``-c``) or left out (``"skip"``, trec_eval
+    without ``-c``). A judged query with no relevant document stays in and scores 0.
 
     Args:
         run: a TREC run file path, a :class:`~evalkit.ranking.RankedRun`, or
-            ``{qid: {doc: score}}`` (ranked by score desc, ties by doc id desc).
-        qrels: a TREC qrels path, or ``{qid: {doc: label}}`` / ``{qid: set(doc ids)}``.
-        metrics: spec strings (``"ap"``, ``"ndcg@10"``, ``"P@10"``...).
-        relevance_level: trec_eval ``-l``: smallest label binary measures count as relevant.
-        missing: ``"zero"`` scores judged queries absent from the run as an empty ranking
-            (trec_eval ``-c``); ``"skip"`` leaves them out. Both are counted in the header.
-        depth: trec_eval ``-M``: only the first ``depth`` ranked documents count.
+            ``{qid: {doc: score}}`` (ranked by score descending, ties by doc id
+            descending, as trec_eval ranks).
+        qrels: a TREC qrels path, or ``{qid: {doc: label}}`` / ``{qid: set of relevant
+            ids}``.
+        metrics: spec strings (``"ap"``, ``"ndcg@10"``, ``"P@10"``, ...). Every registered
+            count (``num_ret``, ``num_rel``, ``num_rel_ret``) is added to each row's
+            ``counts``.
+        relevance_level: trec_eval ``-l``: the smallest label binary measures count as
+            relevant (an integer >= 1; nDCG always uses the labels themselves).
+        missing: ``"zero"`` or ``"skip"``, see above. Both counts go in the header.
+        depth: trec_eval ``-M``: only the first ``depth`` documents of each ranking (after
+            ranking by score) are evaluated.
         name: the run's name (defaults to the run tag).
 
     Returns:
-        A :class:`RunResult` whose header records ``unjudged_ignored`` (run topics with
-        no judgments, ignored as trec_eval does), ``missing_scored_zero`` or
-        ``missing_skipped``, the qrels hash, the settings and metric provenance.
+        A :class:`RunResult` with rows in query-id order (text order, as trec_eval prints
+        them). ``header["notes"]`` holds ``num_queries``, ``unjudged_ignored`` (and up to
+        20 ``unjudged_ignored_ids``), ``missing_scored_zero`` or ``missing_skipped`` (and
+        ``missing_ids``); the header also records the run and qrels hashes, the settings
+        and every metric's provider and definition version.
 
     Raises:
-        ValueError: bad ``missing`` or ``depth``; RegistryError: unknown metric.
+        ValueError: a bad ``missing``, ``depth`` or ``relevance_level``; qrels with no
+            query; a ranking that lists a document twice.
+        RegistryError: an unknown metric name.
+        TrecFormatError (a ValueError, from the retrieval plugin): a malformed file.
     """
     if missing not in ("zero", "skip"):
         raise ValueError(f"missing must be 'zero' or 'skip', got {missing!r}")
-    if depth is not None and depth < 1:
-        raise ValueError(f"depth must be a positive integer, got {depth!r}")
+    if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int)
+                              or depth < 1):
+        raise ValueError(f"depth must be a positive integer (trec_eval -M), got {depth!r}")
+    if isinstance(relevance_level, bool) or not isinstance(relevance_level, int) \
+            or relevance_level < 1:
+        raise ValueError(
+            f"relevance_level must be an integer >= 1 (trec_eval -l), got {relevance_level!r};"
+            " labels <= 0 never count as relevant"
+        )
     specs = resolve_metrics(metrics)
-    count_specs = [
+    counts = [
         e.spec for _, _, e in default_registry().entries("metric")
-        if getattr(e.spec, "kind", "metric") == "count" and hasattr(e.spec, "fn")
+        if isinstance(e.spec, MetricSpec) and e.spec.kind == "count"
     ]
     ranked = load_run_input(run, name)
     q = load_qrels_input(qrels)
-    unjudged = sorted(set(ranked.rankings) - set(q.judgments))
-    missing_ids = sorted(set(q.judgments) - set(ranked.rankings))
+    if not q.judgments:
+        raise ValueError("the qrels hold no judged query; nothing can be evaluated")
+    rankings = ranked.rankings
+    unjudged = sorted(set(rankings).difference(q.judgments))
+    missing_ids = sorted(set(q.judgments).difference(rankings))
     qids = sorted(q.judgments)
     if missing == "skip":
-        qids = [x for x in qids if x in ranked.rankings]
+        qids = [x for x in qids if x in rankings]
+
+    level = relevance_level
     responses: list[TargetResponse] = []
     cases: list[GoldenCase] = []
     retrieved: list[list[str]] = []
     for qid in qids:
-        docs = ranked.rankings.get(qid, [])
-        if depth is not None:
+        docs = rankings.get(qid, [])
+        if depth is not None and len(docs) > depth:
             docs = docs[:depth]
         retrieved.append(docs)
         responses.append(TargetResponse(ranked_ids=docs))
-        cases.append(GoldenCase.from_judgments(qid, q.judgments[qid],
-                                               relevance_level=relevance_level))
-    all_specs = list(specs) + [s for s in count_specs if s not in specs]  # type: ignore[misc]
-    values = score_cases(responses, cases, all_specs)  # type: ignore[arg-type]
-    count_names = {s.name for s in count_specs}
-    rows = []
-    for c, r, v in zip(cases, retrieved, values, strict=True):
-        rows.append(QueryResult(
+        judged = q.judgments[qid]
+        relevant = frozenset(compress(judged, map(level.__le__, judged.values())))
+        cases.append(GoldenCase(id=qid, relevance=judged, relevant=relevant))
+
+    wanted = list(specs) + [c for c in counts if c.name not in {s.name for s in specs}]
+    values = score_cases(responses, cases, wanted)
+    count_names = {c.name for c in counts}
+    rows = [
+        QueryResult(
             query_id=c.id, retrieved=r,
             metrics={k: x for k, x in v.items() if k not in count_names},
             counts={k: int(x) for k, x in v.items() if k in count_names},
-        ))
+        )
+        for c, r, v in zip(cases, retrieved, values, strict=True)
+    ]
     header: dict[str, Any] = {
         "evalkit_version": _version(),
         "plugins": _plugin_versions(),
@@ -142,12 +243,12 @@ def evaluate_run(
         "depth": depth,
         "created": datetime.now(UTC).isoformat(timespec="seconds"),
         "notes": {
+            "num_queries": len(rows),
             "unjudged_ignored": len(unjudged),
             "unjudged_ignored_ids": unjudged[:20],
             ("missing_scored_zero" if missing == "zero" else "missing_skipped"):
                 len(missing_ids),
             "missing_ids": missing_ids[:20],
-            "num_queries": len(rows),
         },
     }
     return RunResult(name=name or ranked.name, per_query=rows, header=header)

@@ -1,26 +1,69 @@
-"""How scores become rankings: trec_eval's convention, in one place.
+"""How scores become rankings: trec_eval's convention, implemented once.
 
-Documents are ordered by score descending, and ties by document id descending (byte
-order, as ``strcmp`` in trec_eval's ``form_res_rels.c``). The rank column of a TREC run is
-ignored. Every loader and every API that accepts ``{doc: score}`` uses these functions.
+Within a query, documents are ordered by score descending; documents with equal scores are
+ordered by document id descending, comparing the UTF-8 bytes as ``strcmp`` does in
+trec_eval's ``form_res_rels.c`` (for UTF-8 text that is the same as comparing code
+points, which is what Python's ``str`` comparison does). The rank column of a TREC run file
+and the order of its lines play no part.
+
+:func:`rank_arrays` is the single implementation of that order. :func:`rank_mapping` and
+:func:`rank_run` (``{qid: {doc: score}}`` input) and the TREC run loader of the
+``evalkit-retrieval`` plugin all call it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # numpy is imported on first use: `import evalkit` stays light
+    import numpy as np
+    import numpy.typing as npt
+
+__all__ = [
+    "DuplicateDocumentError",
+    "RankedRun",
+    "rank_arrays",
+    "rank_mapping",
+    "rank_run",
+]
+
+#: Above this many queries per document a single ``lexsort`` beats one argsort per query.
+_MANY_SMALL_QUERIES = 20
+
+
+class DuplicateDocumentError(ValueError):
+    """A query lists the same document twice (trec_eval stops with ``duplicate docs``).
+
+    Attributes:
+        qid: the query id.
+        docid: the repeated document id.
+    """
+
+    def __init__(self, qid: str, docid: str) -> None:
+        self.qid = qid
+        self.docid = docid
+        super().__init__(
+            f"query {qid!r} lists document {docid!r} more than once; a ranking may hold "
+            "each document once (trec_eval refuses this as 'duplicate docs'). Keep one "
+            "entry per (query, document)"
+        )
 
 
 @dataclass
 class RankedRun:
-    """A run whose per-query rankings are already ordered by the convention above.
+    """A run whose per-query rankings are already in trec_eval's order.
 
     Attributes:
-        name: the run tag (TREC column 6) or a caller-given name.
-        rankings: ``{query id: [doc id, ...]}`` best first.
+        name: the run tag (column 6 of the last line of a TREC run, as trec_eval reports
+            it as ``runid``) or a caller-given name.
+        rankings: ``{query id: [doc id, ...]}``, best first. A query may map to ``[]``
+            (it was listed with no documents).
         path: the source file, when loaded from one.
-        sha256: the source file's hash, when loaded from one.
+        sha256: hex SHA-256 of the source file's bytes (as stored, so of the compressed
+            bytes for ``.gz``), when loaded from one.
+        meta: loader details (line counts, parse path, ...).
     """
 
     name: str
@@ -31,40 +74,177 @@ class RankedRun:
 
 
 def rank_mapping(scores: Mapping[str, float]) -> list[str]:
-    """Doc ids of one query ordered by score descending, ties by doc id descending."""
-    return [d for d, _ in sorted(scores.items(), key=lambda kv: (kv[1], kv[0]), reverse=True)]
+    """Doc ids of one query, ordered by score descending, ties by doc id descending.
+
+    Raises:
+        ValueError: a score is NaN or not a number.
+    """
+    return rank_run({"": scores}).rankings[""]
 
 
 def rank_run(run: Mapping[str, Mapping[str, float]], name: str = "run") -> RankedRun:
-    """Rank every query of ``{qid: {doc: score}}``."""
-    return RankedRun(
-        name=name, rankings={str(q): rank_mapping(docs) for q, docs in run.items()}
-    )
+    """Rank every query of ``{qid: {doc: score}}`` (a query with ``{}`` keeps ``[]``).
+
+    Raises:
+        ValueError: a score is NaN or not a number, or a query's value is not a mapping.
+    """
+    qids: list[str] = []
+    docids: list[str] = []
+    scores: list[float] = []
+    order: list[str] = []
+    for q, docs in run.items():
+        qid = str(q)
+        if not isinstance(docs, Mapping):
+            raise ValueError(
+                f"run query {qid!r}: expected a mapping {{doc id: score}}, got "
+                f"{type(docs).__name__}"
+            )
+        order.append(qid)
+        for d, s in docs.items():
+            qids.append(qid)
+            docids.append(str(d))
+            scores.append(_score(qid, str(d), s))
+    ranked = rank_arrays(qids, docids, scores)
+    return RankedRun(name=name, rankings={q: ranked.get(q, []) for q in order})
 
 
 def rank_arrays(
-    qids: Sequence[str], docids: Sequence[str], scores: Sequence[float]
+    qids: Sequence[str] | npt.NDArray[Any],
+    docids: Sequence[str] | npt.NDArray[Any],
+    scores: Sequence[float] | npt.NDArray[np.float64],
 ) -> dict[str, list[str]]:
-    """Vectorised ranking of parallel arrays (one entry per run line).
+    """Rank parallel arrays (one entry per run line) in trec_eval's order.
 
-    Duplicate (qid, docid) pairs must have been rejected by the caller.
+    Args:
+        qids: query id of each entry: a sequence of ``str`` or a numpy array of ``str``
+            or ASCII ``bytes`` (dtype ``U``, ``S`` or ``object``).
+        docids: document id of each entry, same forms as ``qids``.
+        scores: score of each entry (converted to float64).
+
+    Returns:
+        ``{query id: [doc id, ...]}`` best first, queries in order of first appearance.
+
+    Raises:
+        ValueError: the arrays differ in length, or a score is NaN.
+        DuplicateDocumentError: a query lists one document twice.
     """
     import numpy as np
 
-    if len(qids) == 0:
-        return {}
-    q = np.asarray(qids)
-    d = np.asarray(docids)
+    q = _text_array(qids)
+    d = _text_array(docids)
     s = np.asarray(scores, dtype=np.float64)
-    q_uniq, q_code = np.unique(q, return_inverse=True)
-    _, d_code = np.unique(d, return_inverse=True)
-    order = np.lexsort((-d_code, -s, q_code))
-    q_sorted = q_code[order]
-    bounds = np.flatnonzero(np.diff(q_sorted)) + 1
-    starts = np.concatenate(([0], bounds))
-    ends = np.concatenate((bounds, [len(order)]))
-    d_sorted = d[order].tolist()
+    n = len(s)
+    if len(q) != n or len(d) != n:
+        raise ValueError(
+            f"rank_arrays: qids, docids and scores differ in length ({len(q)}, {len(d)}, {n})"
+        )
+    if n == 0:
+        return {}
+    nan = np.flatnonzero(np.isnan(s))
+    if len(nan):
+        i = int(nan[0])
+        raise ValueError(
+            f"query {_text(q[i])!r}, document {_text(d[i])!r}: score is NaN; "
+            "every score must be a number"
+        )
+
+    # Contiguous blocks of one query id; regroup (stably) when a query comes back later.
+    starts, ends, block_qids = _blocks(q)
+    if len(set(block_qids)) != len(block_qids):
+        code: dict[str, int] = {}
+        block_code = np.fromiter(
+            (code.setdefault(b, len(code)) for b in block_qids), np.int64, len(block_qids)
+        )
+        line_code = np.repeat(block_code, ends - starts)
+        regroup = np.argsort(line_code, kind="stable")
+        q, d, s = q[regroup], d[regroup], s[regroup]
+        starts, ends, block_qids = _blocks(q)
+
+    # Score descending within each query (most run files already are: then no reordering).
+    # Equal scores are put in doc id order below.
+    in_order = s[1:] <= s[:-1]
+    in_order[ends[:-1] - 1] = True  # a new query may start with any score
+    if in_order.all():
+        s_sorted = s
+        docs = _str_list(d)
+    else:
+        if len(starts) * _MANY_SMALL_QUERIES > n:
+            block_of = np.repeat(np.arange(len(starts)), ends - starts)
+            perm = np.lexsort((-s, block_of))
+        else:
+            neg = -s
+            perm = np.empty(n, dtype=np.int64)
+            for st, en in zip(starts.tolist(), ends.tolist(), strict=True):
+                perm[st:en] = st + np.argsort(neg[st:en], kind="stable")
+        s_sorted = s[perm]
+        docs = _str_list(d[perm])
+
+    tied = s_sorted[1:] == s_sorted[:-1]
+    tied[ends[:-1] - 1] = False  # never across two queries
+    if tied.any():
+        edges = np.diff(np.concatenate(([0], tied.view(np.int8), [0])))
+        for a, b in zip(np.flatnonzero(edges == 1).tolist(),
+                        np.flatnonzero(edges == -1).tolist(), strict=True):
+            docs[a:b + 1] = sorted(docs[a:b + 1], reverse=True)
+
     out: dict[str, list[str]] = {}
-    for st, en in zip(starts.tolist(), ends.tolist(), strict=True):
-        out[str(q_uniq[q_sorted[st]])] = d_sorted[st:en]
+    for qid, st, en in zip(block_qids, starts.tolist(), ends.tolist(), strict=True):
+        ranked = docs[st:en]
+        if len(set(ranked)) != len(ranked):
+            raise DuplicateDocumentError(qid, _first_repeat(ranked))
+        out[qid] = ranked
     return out
+
+
+# --------------------------------------------------------------------------- helpers
+def _text_array(values: Sequence[str] | npt.NDArray[Any]) -> npt.NDArray[Any]:
+    import numpy as np
+
+    if isinstance(values, np.ndarray):
+        if values.dtype.kind not in "SUO":
+            raise TypeError(f"expected an array of text, got dtype {values.dtype}")
+        return values
+    arr = np.empty(len(values), dtype=object)
+    arr[:] = [str(v) for v in values]
+    return arr
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, bytes):  # numpy.bytes_ is a bytes subclass
+        return bytes(value).decode("utf-8")
+    return str(value)
+
+
+def _str_list(arr: npt.NDArray[Any]) -> list[str]:
+    items = arr.tolist()
+    if arr.dtype.kind == "S":
+        return list(map(bytes.decode, items))
+    return [str(x) for x in items] if arr.dtype.kind == "O" else list(items)
+
+
+def _blocks(q: npt.NDArray[Any]) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], list[str]]:
+    import numpy as np
+
+    change = np.flatnonzero(q[1:] != q[:-1]) + 1
+    starts = np.concatenate(([0], change)).astype(np.int64)
+    ends = np.concatenate((change, [len(q)])).astype(np.int64)
+    return starts, ends, [_text(x) for x in q[starts]]
+
+
+def _first_repeat(ids: Sequence[str]) -> str:
+    seen: set[str] = set()
+    for x in ids:
+        if x in seen:
+            return x
+        seen.add(x)
+    raise AssertionError("no repeated id")  # pragma: no cover - callers checked
+
+
+def _score(qid: str, doc: str, value: object) -> float:
+    try:
+        s = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"query {qid!r}, document {doc!r}: score {value!r} is not a number"
+        ) from None
+    return s

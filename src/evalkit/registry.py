@@ -29,6 +29,7 @@ from typing import Any, TypeVar
 from evalkit.specs import (
     LOADER_KINDS,
     AggregateSpec,
+    LoaderKind,
     AnySpec,
     LoaderSpec,
     MetricFamily,
@@ -196,9 +197,59 @@ class Registry:
                     f"{ns} name {key!r} is already provided by {existing.provider}; "
                     f"a second registration from {provider} was refused. Pick another name."
                 )
-            table[key] = Entry(spec, provider)
+            clashes = self._spelling_clashes(ns, key, spec)
+            if clashes and not from_plugin:
+                spelling, other = clashes[0]
+                raise RegistryError(
+                    f"{ns} name {spelling!r} already names {other!r} (provided by "
+                    f"{table[other].provider}); a second registration from {provider} "
+                    "was refused. Pick another name or alias."
+                )
+            entry = Entry(spec, provider)
             self._family_cache.clear()
+            if any(spelling == key for spelling, _ in clashes):
+                # the new name is another record's alias: block that spelling
+                self._block_spelling(ns, key, dict(clashes)[key], entry)
+                return
+            table[key] = entry
+            for spelling, other in clashes:
+                self._block_spelling(ns, spelling, other, entry)
             self._add_aliases(ns, key, spec, provider, from_plugin)
+
+    def _spellings(self, ns: str, key: str, spec: AnySpec) -> list[str]:
+        aliases: tuple[str, ...] = getattr(spec, "aliases", ())
+        if isinstance(spec, MetricFamily):
+            return [_family_key(a) for a in aliases]
+        return list(aliases)
+
+    def _spelling_clashes(self, ns: str, key: str, spec: AnySpec) -> list[tuple[str, str]]:
+        """``(spelling, other key)`` where the new name or an alias of ``spec`` already
+        names a different record (as its name or as an alias)."""
+        if ns != "metric":
+            return []
+        table = self._tables.get(ns, {})
+        out: list[tuple[str, str]] = []
+        other = self._aliases.get(key)
+        if other is not None and other != key and other in table:
+            out.append((key, other))
+        for spelling in self._spellings(ns, key, spec):
+            if spelling == key or (ns, spelling) in self._conflicts:
+                continue
+            if spelling in table:
+                out.append((spelling, spelling))
+            elif self._aliases.get(spelling, key) != key and self._aliases[spelling] in table:
+                out.append((spelling, self._aliases[spelling]))
+        return out
+
+    def _block_spelling(self, ns: str, spelling: str, other_key: str, entry: Entry) -> None:
+        """Two providers claim ``spelling`` (a name or an alias): block it, naming both."""
+        table = self._tables.setdefault(ns, {})
+        other = table.get(other_key)
+        entries = [other, entry] if other is not None else [entry]
+        self._conflicts[(ns, spelling)] = Conflict(ns, spelling, entries)
+        self._aliases.pop(spelling, None)
+        if spelling == other_key:
+            del table[spelling]
 
     def _add_aliases(
         self, ns: str, key: str, spec: AnySpec, provider: Provider, from_plugin: bool
@@ -290,10 +341,11 @@ class Registry:
         """
         if kind not in LOADER_KINDS:
             raise RegistryError(f"loader kind {kind!r} is not one of {LOADER_KINDS}")
+        loader_kind: LoaderKind = kind
 
         def deco(fn: F) -> F:
             spec = LoaderSpec(
-                name=name, kind=kind,  # type: ignore[arg-type]
+                name=name, kind=loader_kind,
                 fn=fn, suffixes=tuple(suffixes) or (f".{name}",),
                 description=description or (fn.__doc__ or "").strip().split("\n")[0],
             )
@@ -310,13 +362,16 @@ class Registry:
         if name in self._aliases:
             return self._aliases[name]
         low = name.lower()
-        for key in list(table) + [k for (ns, k) in self._conflicts if ns == "metric"]:
-            if key.lower() == low:
-                return key
-        for alias, key in self._aliases.items():
-            if alias.lower() == low:
-                return key
-        return None
+        found = {key for key in list(table) + [k for (ns, k) in self._conflicts if ns == "metric"]
+                 if key.lower() == low}
+        if not found:
+            found = {key for alias, key in self._aliases.items() if alias.lower() == low}
+        if len(found) > 1:
+            raise RegistryError(
+                f"{name!r} matches {', '.join(repr(k) for k in sorted(found))}, which differ "
+                "only in case; use the exact spelling"
+            )
+        return found.pop() if found else None
 
     def _raise_if_blocked(self, key: str) -> None:
         conflict = self._conflicts.get(("metric", key))

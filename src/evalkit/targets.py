@@ -60,7 +60,7 @@ class CallableTarget:
         start = time.perf_counter()
         try:
             out = self.fn(case)
-        except Exception as exc:  # noqa: BLE001 - re-raised with context
+        except Exception as exc:
             raise TargetError(f"target {self.name!r} failed on case {case.id!r}: {exc}") from exc
         elapsed = (time.perf_counter() - start) * 1000.0
         if isinstance(out, TargetResponse):

@@ -1,16 +1,55 @@
-"""Hook implementations of the retrieval plugin."""
+"""Hook implementations of the retrieval plugin (entry point ``retrieval`` in the
+``evalkit.plugins`` group)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import TYPE_CHECKING
+
 from evalkit.hookspecs import hookimpl
 from evalkit.specs import LoaderSpec, MetricFamily, MetricSpec
+from evalkit_retrieval.measures import metric_records
+
+if TYPE_CHECKING:
+    from evalkit.ranking import RankedRun
+
+RUN_SUFFIXES = (".run", ".txt", ".trec", ".res", ".run.gz", ".txt.gz", ".trec.gz", ".res.gz")
+QRELS_SUFFIXES = ("qrels", ".qrels", ".txt", ".trec", "qrels.gz", ".qrels.gz", ".txt.gz",
+                  ".trec.gz")
+
+
+def load_run(path: str | Path, *, name: str | None = None) -> RankedRun:
+    """Read a TREC run file; see :func:`evalkit_retrieval.trec.load_run` (imported on use,
+    so that discovering the plugin does not import numpy)."""
+    from evalkit_retrieval import trec
+
+    return trec.load_run(path, name=name)
+
+
+def load_qrels(path: str | Path) -> dict[str, dict[str, int]]:
+    """Read TREC qrels; see :func:`evalkit_retrieval.trec.load_qrels`."""
+    from evalkit_retrieval import trec
+
+    return trec.load_qrels(path)
 
 
 @hookimpl
 def evalkit_register_metrics() -> list[MetricSpec | MetricFamily]:
-    return []
+    """Precision, recall, nDCG, RR, AP, success, R-precision and the trec_eval counts."""
+    return metric_records()
 
 
 @hookimpl
 def evalkit_register_loaders() -> list[LoaderSpec]:
-    return []
+    """TREC run files (kind ``run``) and TREC qrels (kind ``qrels``), plain or gzip."""
+    return [
+        LoaderSpec(
+            name="trec", kind="run", fn=load_run, suffixes=RUN_SUFFIXES,
+            description="TREC run file `qid Q0 docno rank score tag` (plain or .gz), "
+                        "ranked as trec_eval ranks it",
+        ),
+        LoaderSpec(
+            name="trec", kind="qrels", fn=load_qrels, suffixes=QRELS_SUFFIXES,
+            description="TREC qrels `qid 0 docno label` (plain or .gz)",
+        ),
+    ]

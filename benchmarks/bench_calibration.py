@@ -1,0 +1,212 @@
+"""Calibration of every paired method: type I error under realistic nulls, and power.
+
+Per-query differences come from the Vaswani collection (examples/vaswani): BM25 and
+TF-IDF are run with the example's retrievers and scored with ``evaluate_run``; a third
+run is the Terrier BM25 run bundled in examples/vaswani/data/runs.
+
+Nulls (each simulated comparison draws ``n`` differences with replacement from a pool):
+
+* ``AP sign-exchange``: AP(bm25) - AP(tfidf), each drawn difference given a random sign
+  (H0: the two systems are exchangeable per query);
+* ``nDCG@10 close pair``: nDCG@10(terrier bm25) - nDCG@10(example bm25), sign exchange;
+* ``P@1 (0/1 metric)``: P@1(bm25) - P@1(tfidf) in {-1, 0, 1}, sign exchange;
+* ``RR centred (skewed)``: RR(bm25) - RR(tfidf) minus its mean: mean 0 but asymmetric,
+  so no test is exact;
+* ``exponential(1) - 1``: a heavily skewed synthetic null (skewness 2).
+
+Power: the AP pool under sign exchange plus a true effect of 0.3 sd.
+
+Every method sees the same simulated data in each trial; the first ``--trials`` trials
+run every method, the default method and the t-test continue to ``--default-trials``.
+Rates are rejections at alpha = 0.05 (two-sided); "+-" is the binomial standard error.
+
+    .venv/bin/python benchmarks/bench_calibration.py [--trials 2000] [--default-trials 10000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+ALPHA = 0.05
+NS = (25, 50, 100, 300)
+METHODS = ("randomization", "t-test", "bootstrap-t", "bootstrap (p)", "bootstrap (CI)", "BCa CI")
+
+
+def vaswani_pools() -> dict[str, np.ndarray]:
+    sys.path.insert(0, str(ROOT / "examples" / "vaswani"))
+    import retrieval  # type: ignore[import-not-found]
+
+    from evalkit import evaluate_run
+
+    data = retrieval.DATA_DIR
+    qrels = data / "qrels"
+    docs = retrieval.load_documents()
+    queries = retrieval.load_queries()
+    bm25, tfidf = retrieval.build(docs)
+    metrics = ["AP", "nDCG@10", "P@1", "RR"]
+    runs = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for system in (bm25, tfidf):
+            f = retrieval.write_trec_run(Path(tmp) / f"{system.name}.txt",
+                                         system.score_all(queries), tag=system.name)
+            runs[system.name] = evaluate_run(f, qrels, metrics)
+    runs["terrier"] = evaluate_run(data / "runs" / "run.vaswani.bm25.txt", qrels, metrics)
+
+    def diff(x: str, y: str, metric: str) -> np.ndarray:
+        canon = runs[x].metric_names()[metrics.index(metric)]
+        sx, sy = runs[x].scores(canon), runs[y].scores(canon)
+        return np.array([sx[q] - sy[q] for q in sorted(sx)])
+
+    rr = diff("bm25", "tfidf", "RR")
+    return {
+        "AP sign-exchange": diff("bm25", "tfidf", "AP"),
+        "nDCG@10 close pair": diff("terrier", "bm25", "nDCG@10"),
+        "P@1 (0/1 metric)": diff("bm25", "tfidf", "P@1"),
+        "RR centred (skewed)": rr - rr.mean(),
+    }
+
+
+def decide(d: np.ndarray, seed: int, full: bool, B: int) -> dict[str, bool]:
+    """Each method's two-sided decision at ALPHA on differences ``d`` (library code)."""
+    from evalkit.stats._kernels import bootstrap_sums, signflip_sums
+    from evalkit.stats.bootstrap import mean_and_centred, tie_tolerance
+    from evalkit.stats.degenerate import constant_outcome
+    from evalkit.stats.intervals import (
+        bca_ci,
+        percentile_ci,
+        studentized_p,
+        studentized_stats,
+    )
+    from evalkit.stats.randomization import signflip_p
+    from evalkit.stats.ttest import t_test
+
+    n = d.size
+    mean, centred, const = mean_and_centred(d)
+    out: dict[str, bool] = {}
+    if const:
+        for m, key in (("randomization", "randomization"), ("t-test", "t-test"),
+                       ("bootstrap-t", "bootstrap-t"), ("bootstrap", "bootstrap (p)")):
+            out[key] = constant_outcome(mean, n, B, m, ALPHA, "two-sided")[0] < ALPHA
+        out["bootstrap (CI)"] = mean != 0
+        out["BCa CI"] = mean != 0
+        return out
+    tol = tie_tolerance(d)
+    var = math.fsum((centred * centred).tolist()) / (n - 1)
+    se = math.sqrt(var / n)
+    flips, signs = signflip_sums(d, B, seed, backend="numba")
+    out["randomization"] = signflip_p(flips[:, 0], signs, n, mean, 0.0, "two-sided", False,
+                                      tol) < ALPHA
+    out["t-test"] = t_test(mean, se, n, ALPHA, "two-sided")[0] < ALPHA
+    if not full:
+        return out
+    sums, sq = bootstrap_sums(centred, B, seed, want_squares=True, backend="numba")
+    assert sq is not None
+    dev = sums[:, 0] / n
+    extreme = int(np.count_nonzero(np.abs(dev) >= abs(mean) - tol))
+    out["bootstrap (p)"] = (extreme + 1) / (B + 1) < ALPHA
+    lo, hi = percentile_ci(mean, dev, ALPHA, "two-sided")
+    out["bootstrap (CI)"] = bool(lo > 0 or hi < 0)
+    lo, hi = bca_ci(mean, dev, centred, ALPHA, "two-sided", tol)
+    out["BCa CI"] = bool(lo > 0 or hi < 0)
+    tstar = studentized_stats(dev, sq[:, 0], n, var, tol)
+    t_obs = mean / se
+    out["bootstrap-t"] = studentized_p(t_obs, tstar, "two-sided",
+                                       1e-10 * max(1.0, abs(t_obs))) < ALPHA
+    return out
+
+
+def simulate(pool: np.ndarray, n: int, trials: int, default_trials: int, B: int,
+             sign_exchange: bool, shift: float, seed: int) -> dict[str, tuple[int, int]]:
+    """Rejections and trials per method; key "discordant" holds (randomization only,
+    t-test only) over the trials both ran."""
+    rng = np.random.default_rng(seed)
+    counts = {m: [0, 0] for m in METHODS}
+    only_r = only_t = 0
+    for t in range(max(trials, default_trials)):
+        d = pool[rng.integers(0, pool.size, size=n)]
+        if sign_exchange:
+            d = d * rng.choice((-1.0, 1.0), size=n)
+        d = d + shift
+        res = decide(d, 1_000_003 * seed + t, t < trials, B)
+        for m, rej in res.items():
+            counts[m][0] += int(rej)
+            counts[m][1] += 1
+        only_r += int(res["randomization"] and not res["t-test"])
+        only_t += int(res["t-test"] and not res["randomization"])
+    out = {m: (c[0], c[1]) for m, c in counts.items()}
+    out["discordant"] = (only_r, only_t)
+    return out
+
+
+def rate(c: tuple[int, int]) -> str:
+    k, total = c
+    if total == 0:
+        return "-"
+    p = k / total
+    return f"{100 * p:5.2f} +- {100 * math.sqrt(p * (1 - p) / total):4.2f}"
+
+
+def skew(x: np.ndarray) -> float:
+    e = x - x.mean()
+    return float(np.mean(e**3) / np.mean(e**2) ** 1.5)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--trials", type=int, default=2000)
+    parser.add_argument("--default-trials", type=int, default=10_000)
+    parser.add_argument("--resamples", type=int, default=10_000)
+    parser.add_argument("--ns", type=int, nargs="*", default=list(NS))
+    parser.add_argument("--power-only", action="store_true", help="skip the type I tables")
+    args = parser.parse_args()
+    from evalkit.stats import DEFAULT_METHOD
+
+    t_start = time.perf_counter()
+    pools = vaswani_pools()
+    rng = np.random.default_rng(0)
+    expo = rng.exponential(1.0, size=100_000)
+    pools["exponential(1) - 1"] = expo - expo.mean()  # centred exactly: mean 0
+    print(f"alpha = {ALPHA}, B = {args.resamples:,}; every method {args.trials:,} trials, "
+          f"{DEFAULT_METHOD} and t-test {args.default_trials:,}; rates in %, +- one SE")
+    for name, pool in pools.items():
+        print(f"  pool {name}: {pool.size} values, mean {pool.mean():+.4f}, "
+              f"sd {pool.std(ddof=1):.4f}, skewness {skew(pool):+.2f}")
+    header = f"{'null':<22}{'n':>5}  " + "".join(f"{m:>17}" for m in METHODS)
+    print("\nType I error (%)\n" + header)
+    for k, (name, pool) in enumerate(pools.items()):
+        if args.power_only:
+            break
+        sign = "centred" not in name and not name.startswith("exponential")
+        for n in args.ns:
+            c = simulate(pool, n, args.trials, args.default_trials, args.resamples, sign, 0.0,
+                         seed=100 * k + n)
+            print(f"{name:<22}{n:>5}  " + "".join(f"{rate(c[m]):>17}" for m in METHODS),
+                  flush=True)
+    ap = pools["AP sign-exchange"]
+    effect = 0.3 * float(ap.std(ddof=1))
+    print(f"\nPower (%) at a true effect of 0.3 sd = {effect:+.4f} AP (AP pool, sign exchange)")
+    print(header)
+    for n in args.ns:
+        c = simulate(ap, n, args.trials, args.default_trials, args.resamples, True, effect,
+                     seed=7_000 + n)
+        only_r, only_t = c["discordant"]
+        total = c["t-test"][1]
+        diff = (only_r - only_t) / total
+        se = math.sqrt(max(only_r + only_t - total * diff * diff, 0.0)) / total
+        print(f"{'AP + 0.3 sd':<22}{n:>5}  " + "".join(f"{rate(c[m]):>17}" for m in METHODS)
+              + f"   randomization - t-test: {100 * diff:+.2f} +- {100 * se:.2f} points",
+              flush=True)
+    print(f"\ntotal {time.perf_counter() - t_start:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

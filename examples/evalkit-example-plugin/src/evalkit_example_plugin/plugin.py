@@ -1,0 +1,122 @@
+"""The plugin module named by the ``evalkit.plugins`` entry point.
+
+It provides, through evalkit's hooks:
+
+* ``keyword_recall`` (per-case metric, higher is better): the share of a case's keywords
+  that occur as words in the response text. Keywords come from the case's
+  ``context["keywords"]``, else from the words of ``expected`` when it is a string. A case
+  with no keyword, or an empty response, scores 0.0.
+* ``answered_share`` (whole-run aggregate, higher is better): the share of rows whose
+  response has non-blank text. Raises on an empty run and on an errored row.
+* ``tsv-summary`` (reporter): one tab-separated line per check or metric of a gate report
+  or a comparison.
+
+Keep this module cheap to import: ``evalkit plugins list`` imports it to see its hooks.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from evalkit import hookimpl
+from evalkit.specs import AggregateSpec, MetricSpec, ReporterSpec
+
+if TYPE_CHECKING:
+    from evalkit import GoldenCase, TargetResponse
+
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def _words(text: str) -> list[str]:
+    return _WORD.findall(text.lower())
+
+
+def keywords_of(case: GoldenCase) -> list[str]:
+    """The distinct lower-case keywords of ``case``, in first-seen order."""
+    given = case.context.get("keywords")
+    if given is None:
+        given = _words(case.expected) if isinstance(case.expected, str) else []
+    elif isinstance(given, str) or not all(isinstance(k, str) for k in given):
+        raise ValueError(f"case {case.id!r}: context['keywords'] must be a list of strings")
+    return list(dict.fromkeys(k.lower() for k in given))
+
+
+def keyword_recall(response: TargetResponse, case: GoldenCase) -> float:
+    """Share of the case's keywords found as words in the response text."""
+    keywords = keywords_of(case)
+    if not keywords:
+        return 0.0
+    found = set(_words(response.text or ""))
+    return sum(1 for k in keywords if k in found) / len(keywords)
+
+
+class AnsweredShareError(ValueError):
+    """``answered_share`` is undefined for these rows (empty run or errored row)."""
+
+
+def answered_share(rows: Sequence[Any]) -> float:
+    """Share of rows whose response has non-blank text."""
+    if not rows:
+        raise AnsweredShareError("answered_share: the run has no rows")
+    answered = 0
+    for row in rows:
+        if getattr(row, "error", None) is not None:
+            raise AnsweredShareError(
+                f"answered_share: case {row.id!r} errored; the run is incomplete"
+            )
+        response = getattr(row, "response", None)
+        text = getattr(response, "text", None)
+        answered += bool(text and text.strip())
+    return answered / len(rows)
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    return str(value).replace("\t", " ").replace("\n", " ")
+
+
+def render_tsv(report: Any) -> str:
+    """A gate report or comparison as TSV: a header, then one line per row."""
+    from evalkit.reporters import as_report
+
+    rep = as_report(report)
+    header = ["name", "status", "metric", "value", "reference_value", "difference", "p_value"]
+    lines = ["\t".join(header)]
+    for row in rep.rows:
+        lines.append("\t".join(_cell(getattr(row, col)) for col in header))
+    return "\n".join(lines) + "\n"
+
+
+@hookimpl
+def evalkit_register_metrics() -> list[MetricSpec]:
+    return [
+        MetricSpec(
+            name="keyword_recall", fn=keyword_recall, higher_is_better=True,
+            description="share of the case's keywords found in the response text",
+        )
+    ]
+
+
+@hookimpl
+def evalkit_register_aggregates() -> list[AggregateSpec]:
+    return [
+        AggregateSpec(
+            name="answered_share", fn=answered_share, higher_is_better=True,
+            description="share of cases whose response has non-blank text",
+        )
+    ]
+
+
+@hookimpl
+def evalkit_register_reporters() -> list[ReporterSpec]:
+    return [
+        ReporterSpec(
+            name="tsv-summary", render=render_tsv, suffix=".tsv",
+            description="one tab-separated line per check or metric",
+        )
+    ]

@@ -1,0 +1,89 @@
+"""Tests of the example plugin, written as a plugin author would write them."""
+
+from __future__ import annotations
+
+import pytest
+from evalkit_example_plugin import plugin
+
+from evalkit import GoldenCase, TargetResponse
+from evalkit.registry import RegistryError, default_registry
+from evalkit.reporters import Report, ReportRow
+from evalkit.rows import CaseResult
+from evalkit.testing import conformance_checks, registered_plugin
+
+
+@pytest.mark.parametrize("check", conformance_checks(plugin), ids=str)
+def test_conformance(check):
+    check()
+
+
+def test_registers_its_three_names_for_one_test_only():
+    before = default_registry()
+    with registered_plugin(plugin) as registry:
+        assert default_registry() is registry
+        assert registry.polarity("keyword_recall") is True
+        assert registry.polarity("answered_share") is True
+        assert registry.get("reporter", "tsv-summary").suffix == ".tsv"
+    assert default_registry() is before
+
+
+def test_keyword_recall_counts_keywords_found_as_words():
+    case = GoldenCase(id="q1", context={"keywords": ["Hydrogen", "proton", "electron"]})
+    # "hydrogen" and "proton" occur as words; "electrons" is not the word "electron".
+    response = TargetResponse(text="Hydrogen: one proton, one of the electrons.")
+    assert plugin.keyword_recall(response, case) == pytest.approx(2 / 3)
+
+
+def test_keyword_recall_falls_back_to_the_expected_text():
+    case = GoldenCase(id="q2", expected="Paris is the capital")
+    assert plugin.keyword_recall(TargetResponse(text="paris, the capital"), case) == 0.75
+    assert plugin.keyword_recall(TargetResponse(), case) == 0.0
+
+
+def test_keyword_recall_refuses_malformed_keywords():
+    case = GoldenCase(id="q3", context={"keywords": "hydrogen"})
+    with pytest.raises(ValueError, match="q3"):
+        plugin.keyword_recall(TargetResponse(text="hydrogen"), case)
+
+
+def test_answered_share():
+    rows = [
+        CaseResult("a", TargetResponse(text="yes")),
+        CaseResult("b", TargetResponse(text="   ")),
+        CaseResult("c", TargetResponse(text=None)),
+        CaseResult("d", TargetResponse(text="no")),
+    ]
+    assert plugin.answered_share(rows) == 0.5
+    with pytest.raises(ValueError, match="no rows"):
+        plugin.answered_share([])
+    with pytest.raises(ValueError, match="'e' errored"):
+        plugin.answered_share([CaseResult("e", None, error="timeout")])
+
+
+def test_tsv_reporter_renders_one_line_per_row():
+    report = Report(
+        kind="gate", title="evalkit gate", subject="run.jsonl", status="failed",
+        summary="1 of 2 checks failed",
+        rows=(
+            ReportRow("floor", "pass", "ndcg@10", value=0.5, rule=">= 0.4"),
+            ReportRow("no_regress", "fail", "rr", value=0.25, reference_value=0.5,
+                      difference=-0.25, p_value=0.01),
+        ),
+    )
+    with registered_plugin(plugin) as registry:
+        render = registry.get("reporter", "tsv-summary").render
+        assert render(report) == (
+            "name\tstatus\tmetric\tvalue\treference_value\tdifference\tp_value\n"
+            "floor\tpass\tndcg@10\t0.5\t\t\t\n"
+            "no_regress\tfail\trr\t0.25\t0.5\t-0.25\t0.01\n"
+        )
+
+
+def test_a_name_taken_elsewhere_is_refused_naming_both():
+    with (
+        registered_plugin(plugin) as registry,
+        pytest.raises(RegistryError, match=r"keyword_recall.*evalkit_example_plugin"),
+    ):
+        registry.register_metric("keyword_recall", higher_is_better=True)(
+            lambda response, case: 0.0
+        )

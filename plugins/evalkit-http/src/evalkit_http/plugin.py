@@ -1,0 +1,31 @@
+"""Hook implementations of the evalkit-http plugin: the ``http`` target factory.
+
+Registering imports nothing heavy; httpx is imported when a target is built.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from evalkit.hookspecs import hookimpl
+from evalkit.specs import TargetSpec
+
+if TYPE_CHECKING:
+    from evalkit_http.target import HttpTarget
+
+
+def http_target(**kwargs: Any) -> HttpTarget:
+    """The ``http`` target factory (see :func:`evalkit_http.target.make_http_target`)."""
+    from evalkit_http.target import make_http_target
+
+    return make_http_target(**kwargs)
+
+
+@hookimpl
+def evalkit_register_targets() -> list[TargetSpec]:
+    return [
+        TargetSpec(
+            "http", http_target,
+            "POST each case as JSON to a URL (one retry on 5xx or transport failure)",
+        )
+    ]

@@ -1,0 +1,206 @@
+"""A scripted HTTP server on 127.0.0.1 for testing HTTP targets without a network.
+
+Each request gets the next :class:`Reply` of the script (the last one repeats), or the
+answer of a handler function. Replies can delay, answer any status and body, send a body
+that is not JSON, or reset the connection without answering. Every request is recorded
+(method, path, headers, body), so tests can count attempts and compare retried bodies.
+
+    with ScriptedServer([Reply(503), Reply(200, {"ranked_ids": ["d1"]})]) as server:
+        target = HttpTarget(server.url)
+        ...
+        assert len(server.requests) == 2
+
+Run ``python -m evalkit_http.testing --delay-ms 50`` to serve ``{"ranked_ids": [...]}``
+after a fixed delay from a separate process; it prints its URL on the first line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import socket
+import struct
+import sys
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Reply:
+    """One scripted answer.
+
+    Attributes:
+        status: the HTTP status code.
+        body: bytes sent as is, or any other value sent as JSON.
+        delay_s: seconds to wait before answering (a timeout test sets it above the
+            client's ``timeout_s``).
+        reset: close the connection with a TCP reset instead of answering.
+    """
+
+    status: int = 200
+    body: Any = field(default_factory=lambda: {"ranked_ids": []})
+    delay_s: float = 0.0
+    reset: bool = False
+
+
+@dataclass(frozen=True)
+class RecordedRequest:
+    """A request as the server saw it (``headers`` with lower-case names;
+    ``client_port`` tells connections apart)."""
+
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: bytes
+    client_port: int = 0
+
+    def json(self) -> Any:
+        return json.loads(self.body)
+
+
+Handler = Callable[[RecordedRequest, int], Reply]
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+    request_queue_size = 128
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        pass  # resets and client timeouts are expected here
+
+
+class ScriptedServer:
+    """A threaded HTTP/1.1 server on ``127.0.0.1`` and a free port.
+
+    Args:
+        script: replies in order; the last one repeats. Ignored when ``handler`` is set.
+        handler: ``(request, index) -> Reply`` (index counts from 0 across all requests).
+    """
+
+    def __init__(self, script: Sequence[Reply] = (), handler: Handler | None = None) -> None:
+        if handler is None and not script:
+            script = [Reply()]
+        self.script = list(script)
+        self.handler = handler
+        self.requests: list[RecordedRequest] = []
+        self._lock = threading.Lock()
+        self._server: _Server | None = None
+        self._thread: threading.Thread | None = None
+
+    @property
+    def port(self) -> int:
+        if self._server is None:
+            raise RuntimeError("the server is not started")
+        return int(self._server.server_address[1])
+
+    @property
+    def url(self) -> str:
+        """``http://127.0.0.1:<port>/`` (append a path if the target needs one)."""
+        return f"http://127.0.0.1:{self.port}/"
+
+    def _reply_for(self, request: RecordedRequest) -> Reply:
+        with self._lock:
+            index = len(self.requests)
+            self.requests.append(request)
+        if self.handler is not None:
+            return self.handler(request, index)
+        return self.script[min(index, len(self.script) - 1)]
+
+    def start(self) -> ScriptedServer:
+        owner = self
+
+        class _Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True  # headers and body go out as two writes
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+            def _serve(self) -> None:
+                length = int(self.headers.get("content-length") or 0)
+                body = self.rfile.read(length) if length else b""
+                request = RecordedRequest(
+                    self.command, self.path,
+                    {k.lower(): v for k, v in self.headers.items()}, body,
+                    int(self.client_address[1]),
+                )
+                reply = owner._reply_for(request)
+                if reply.delay_s:
+                    time.sleep(reply.delay_s)
+                if reply.reset:
+                    self.connection.setsockopt(
+                        socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0)
+                    )
+                    self.connection.close()
+                    self.close_connection = True
+                    return
+                data = reply.body if isinstance(reply.body, bytes) else json.dumps(
+                    reply.body).encode("utf-8")
+                try:
+                    self.send_response(reply.status)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                except OSError:
+                    self.close_connection = True
+
+            do_POST = _serve
+            do_GET = _serve
+            do_PUT = _serve
+
+        self._server = _Server(("127.0.0.1", 0), _Handler)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving and close the socket (idempotent)."""
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+            self._thread = None
+
+    def __enter__(self) -> ScriptedServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def _echo_ranking(delay_s: float) -> Handler:
+    def handler(request: RecordedRequest, index: int) -> Reply:
+        try:
+            case_id = str(request.json().get("id", index))
+        except ValueError:
+            case_id = str(index)
+        return Reply(200, {"ranked_ids": [f"{case_id}-a", f"{case_id}-b"]}, delay_s=delay_s)
+
+    return handler
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Serve ``{"ranked_ids": ["<id>-a", "<id>-b"]}`` after ``--delay-ms`` until stdin closes."""
+    parser = argparse.ArgumentParser(prog="python -m evalkit_http.testing")
+    parser.add_argument("--delay-ms", type=float, default=0.0)
+    args = parser.parse_args(argv)
+    server = ScriptedServer(handler=_echo_ranking(args.delay_ms / 1000.0)).start()
+    print(server.url, flush=True)
+    try:
+        sys.stdin.read()
+    finally:
+        server.stop()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,277 @@
+"""HttpTarget against a real local server on 127.0.0.1: the retry policy (C29) and faults.
+
+Each test counts the requests the server received.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+import time
+
+import pytest
+from evalkit_http import HttpTarget
+from evalkit_http.testing import Reply, ScriptedServer
+
+from evalkit.cases import GoldenCase
+from evalkit.targets import TargetError
+
+CASE = GoldenCase("q1", "what is alpha")
+OK = Reply(200, {"ranked_ids": ["d1", "d2"], "cost_usd": 0.25, "other": 1})
+
+
+def target(server: ScriptedServer, **kw: object) -> HttpTarget:
+    kw.setdefault("retry_backoff_s", 0.0)
+    return HttpTarget(server.url + "search", name="svc", **kw)  # type: ignore[arg-type]
+
+
+# ------------------------------------------------------------------ C29
+def test_c29_a_503_then_200_retries_once_with_the_same_body() -> None:
+    with ScriptedServer([Reply(503), OK]) as server, target(server) as t:
+        response = t.invoke(CASE)
+    assert len(server.requests) == 2
+    assert server.requests[0].body == server.requests[1].body
+    assert server.requests[0].json() == {"id": "q1", "query": "what is alpha"}
+    assert list(response.ranked_ids) == ["d1", "d2"]
+
+
+def test_c29_b_500_then_502_fails_after_two_requests() -> None:
+    with ScriptedServer([Reply(500), Reply(502), OK]) as server, target(server) as t, \
+            pytest.raises(TargetError) as info:
+        t.invoke(CASE)
+    assert len(server.requests) == 2
+    message = str(info.value)
+    assert "target 'svc' failed on case 'q1'" in message
+    assert "HTTP 502" in message and "2 requests" in message
+
+
+def test_c29_c_404_is_not_retried() -> None:
+    with ScriptedServer([Reply(404), OK]) as server, target(server) as t, \
+            pytest.raises(TargetError, match=r"case 'q1': HTTP 404 .*1 request\b"):
+        t.invoke(CASE)
+    assert len(server.requests) == 1
+
+
+def test_c29_d_429_is_not_retried() -> None:
+    with ScriptedServer([Reply(429), OK]) as server, target(server) as t, \
+            pytest.raises(TargetError, match=r"HTTP 429 .*not retried.*1 request\b"):
+        t.invoke(CASE)
+    assert len(server.requests) == 1
+
+
+def test_c29_e_200_is_one_request() -> None:
+    with ScriptedServer([OK]) as server, target(server) as t:
+        assert list(t.invoke(CASE).ranked_ids) == ["d1", "d2"]
+    assert len(server.requests) == 1
+
+
+def test_c29_f_a_timeout_is_retried_once_then_reported() -> None:
+    slow = Reply(200, {"ranked_ids": []}, delay_s=1.0)
+    with ScriptedServer([slow]) as server, target(server, timeout_s=0.2) as t:
+        start = time.monotonic()
+        with pytest.raises(TargetError, match=r"timed out after 0.2 s.*2 requests"):
+            t.invoke(CASE)
+        elapsed = time.monotonic() - start
+    assert len(server.requests) == 2
+    assert elapsed < 1.5  # bounded: two attempts of 0.2 s, never a hang
+
+
+def test_a_timeout_then_success() -> None:
+    with ScriptedServer([Reply(200, {"ranked_ids": []}, delay_s=1.0), OK]) as server, \
+            target(server, timeout_s=0.2) as t:
+        assert list(t.invoke(CASE).ranked_ids) == ["d1", "d2"]
+    assert len(server.requests) == 2
+
+
+# ------------------------------------------------------------------ other faults
+def test_connection_reset_then_success() -> None:
+    with ScriptedServer([Reply(reset=True), OK]) as server, target(server) as t:
+        assert list(t.invoke(CASE).ranked_ids) == ["d1", "d2"]
+    assert len(server.requests) == 2
+    assert server.requests[0].body == server.requests[1].body
+
+
+def test_connection_reset_twice_is_a_transport_failure() -> None:
+    with ScriptedServer([Reply(reset=True)]) as server, target(server) as t, \
+            pytest.raises(TargetError, match=r"transport failure: .*2 requests"):
+        t.invoke(CASE)
+    assert len(server.requests) == 2
+
+
+def test_non_json_body_is_an_error_without_retry() -> None:
+    with ScriptedServer([Reply(200, b"<html>busy</html>"), OK]) as server, target(server) as t, \
+            pytest.raises(TargetError, match=r"case 'q1': the response body is not JSON "
+                          r"\(starts '<html>busy</html>'\)"):
+        t.invoke(CASE)
+    assert len(server.requests) == 1
+
+
+def test_json_array_body_is_an_error_without_retry() -> None:
+    with ScriptedServer([Reply(200, ["d1", "d2"]), OK]) as server, target(server) as t, \
+            pytest.raises(TargetError, match=r"the response body is a JSON array, not an obj"):
+        t.invoke(CASE)
+    assert len(server.requests) == 1
+
+
+def test_connection_refused_is_retried_once() -> None:
+    server = ScriptedServer([OK]).start()
+    url = server.url
+    server.stop()  # nothing listens on the port any more
+    with HttpTarget(url, name="gone", retry_backoff_s=0.0, timeout_s=2) as t, \
+            pytest.raises(TargetError, match=r"'gone' failed on case 'q1': transport failure.*"
+                          r"2 requests"):
+        t.invoke(CASE)
+
+
+# ------------------------------------------------------------------ contract
+def test_latency_spans_both_attempts_and_the_pause() -> None:
+    script = [Reply(503, delay_s=0.1), Reply(200, {"ranked_ids": ["d"]}, delay_s=0.1)]
+    with ScriptedServer(script) as server, target(server, retry_backoff_s=0.05) as t:
+        response = t.invoke(CASE)
+    assert response.latency_ms >= 250.0
+
+
+def test_build_payload_extract_and_meta_keys() -> None:
+    body = {"results": [{"id": "b"}, {"id": "a"}], "cost_usd": 0.25, "tokens": 7}
+    with ScriptedServer([Reply(200, body)]) as server, target(
+        server,
+        build_payload=lambda c: {"q": c.query, "k": 2},
+        extract=lambda b: [r["id"] for r in b["results"]],
+        meta_keys=("cost_usd", "missing"),
+    ) as t:
+        response = t.invoke(CASE)
+    assert server.requests[0].json() == {"q": "what is alpha", "k": 2}
+    assert server.requests[0].headers["content-type"] == "application/json"
+    assert list(response.ranked_ids) == ["b", "a"]
+    assert dict(response.meta) == {"cost_usd": 0.25}
+    assert response.raw == body
+
+
+def test_text_answers_and_bad_extract_results() -> None:
+    with ScriptedServer([Reply(200, {"text": "an answer"})]) as server, target(server) as t:
+        response = t.invoke(CASE)
+        assert response.text == "an answer" and list(response.ranked_ids) == []
+    with ScriptedServer([Reply(200, {"nothing": 1})]) as server, target(server) as t, \
+            pytest.raises(TargetError, match=r"'svc' failed on case 'q1': extract failed: "
+                          r"KeyError.*neither 'ranked_ids' nor 'text'"):
+        t.invoke(CASE)
+    with ScriptedServer([Reply(200, {"x": 1})]) as server, \
+            target(server, extract=lambda b: 3.5) as t, \
+            pytest.raises(TargetError, match="extract returned float"):
+        t.invoke(CASE)
+    with ScriptedServer([Reply(200, {"x": 1})]) as server, \
+            target(server, extract=lambda b: [{"id": 1}]) as t, \
+            pytest.raises(TargetError, match="ids must be strings"):
+        t.invoke(CASE)
+
+
+def test_payload_that_cannot_be_encoded() -> None:
+    with ScriptedServer([OK]) as server, target(server, build_payload=lambda c: {1, 2}) as t, \
+            pytest.raises(TargetError, match="cannot build the request body"):
+        t.invoke(CASE)
+    assert server.requests == []
+
+
+def test_one_connection_pool_reused_across_calls() -> None:
+    with ScriptedServer([OK]) as server, target(server) as t:
+        for i in range(5):
+            t.invoke(GoldenCase(f"q{i}", "x"))
+    assert len(server.requests) == 5
+    assert len({r.client_port for r in server.requests}) == 1  # one kept-alive connection
+
+
+def test_closed_target_fails_as_target_error() -> None:
+    with ScriptedServer([OK]) as server:
+        t = target(server)
+        with t:
+            t.invoke(CASE)
+        with pytest.raises(TargetError, match="'svc' failed on case 'q1': RuntimeError"):
+            t.invoke(CASE)
+    assert len(server.requests) == 1
+
+
+def test_header_values_never_reach_messages_repr_describe_or_logs(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    secret = "Bearer sk-very-secret-token-123"
+    caplog.set_level(logging.DEBUG)
+    with ScriptedServer([Reply(503), Reply(404)]) as server, \
+            target(server, headers={"Authorization": secret}) as t:
+        with pytest.raises(TargetError) as info:
+            t.invoke(CASE)
+        assert server.requests[0].headers["authorization"] == secret  # it was sent
+        shown = " ".join([str(info.value), repr(t), str(t.describe()), caplog.text])
+    assert "sk-very-secret" not in shown
+    assert t.describe()["header_names"] == ["Authorization"]
+    assert "retrying once" in caplog.text
+
+
+def test_query_string_and_userinfo_are_not_shown() -> None:
+    t = HttpTarget("http://user:pw@127.0.0.1:9/x?api_key=s3cr3t", name="n")
+    try:
+        assert "s3cr3t" not in repr(t) and "pw" not in str(t.describe())
+        assert t.describe()["url"] == "http://127.0.0.1:9/x"
+    finally:
+        t.close()
+
+
+def test_bad_arguments() -> None:
+    with pytest.raises(ValueError, match="must start with http"):
+        HttpTarget("127.0.0.1:80/x")
+    with pytest.raises(ValueError, match="timeout_s must be positive"):
+        HttpTarget("http://127.0.0.1/", timeout_s=0)
+
+
+# ------------------------------------------------------------------ plugin wiring
+def test_registered_http_target_factory(monkeypatch: pytest.MonkeyPatch) -> None:
+    from evalkit.registry import default_registry
+    from evalkit.specs import TargetSpec
+
+    spec = default_registry().get("target", "http")
+    assert isinstance(spec, TargetSpec)
+    monkeypatch.setenv("EVALKIT_TEST_TOKEN", "tok-42")
+    with ScriptedServer([OK]) as server:
+        t = spec.factory(url=server.url, name="cfg",
+                         extract="evalkit_http.target:default_extract",
+                         headers={"Authorization": "Bearer ${EVALKIT_TEST_TOKEN}"})
+        with t:
+            assert list(t.invoke(CASE).ranked_ids) == ["d1", "d2"]
+        assert server.requests[0].headers["authorization"] == "Bearer tok-42"
+    monkeypatch.delenv("EVALKIT_TEST_TOKEN")
+    with pytest.raises(KeyError, match=r"refers to \$\{EVALKIT_TEST_TOKEN\}, which is not set"):
+        spec.factory(url="http://127.0.0.1/", headers={"X": "${EVALKIT_TEST_TOKEN}"})
+    with pytest.raises(ValueError, match="import string"):
+        spec.factory(url="http://127.0.0.1/", extract="no_colon")
+
+
+def test_from_evalkit_import_http_target_and_missing_plugin_message(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import evalkit
+
+    assert evalkit.HttpTarget is HttpTarget
+    monkeypatch.setitem(sys.modules, "evalkit_http", None)
+    with pytest.raises(ImportError, match=r"HttpTarget is provided by the 'evalkit-http' "
+                       r"plugin.*pip install evalkit-http"):
+        evalkit.__getattr__("HttpTarget")
+
+
+def test_errors_become_rows_of_an_incomplete_run(tmp_path: object) -> None:
+    from evalkit.evaluation import evaluate
+    from evalkit.goldens import GoldenSet
+
+    def handler(request: object, index: int) -> Reply:
+        case_id = request.json()["id"]  # type: ignore[attr-defined]
+        return {"ok": OK, "missing": Reply(404), "broken": Reply(500)}[case_id]
+
+    gs = GoldenSet([GoldenCase("ok", "a"), GoldenCase("missing", "b"),
+                    GoldenCase("broken", "c")])
+    with ScriptedServer(handler=handler) as server, target(server) as t:
+        run = evaluate(t, gs, aggregates=["latency_p50"], max_concurrency=3, progress=False)
+    by_id = {r.query_id: r for r in run.per_query}
+    assert run.header["status"] == "incomplete" and run.header["errors"] == 2
+    assert by_id["ok"].error is None
+    assert "HTTP 404" in by_id["missing"].error and "1 request " in by_id["missing"].error
+    assert "HTTP 500" in by_id["broken"].error and "2 requests" in by_id["broken"].error
+    assert run.header["aggregates"] == {}
+    assert len(server.requests) == 4  # ok 1 + missing 1 + broken 2

@@ -1,0 +1,350 @@
+"""Prices, token usage, and the spend limits shared by every judge call of a run.
+
+A :class:`Budget` is consulted before each API request. It counts requests, reserves
+the worst-case cost of a request before it is sent (estimated input plus ``max_tokens``
+of output), and settles the reservation with the real cost when the reply arrives. When
+the next request could go past ``max_calls`` or ``max_cost`` it raises
+:class:`BudgetExhausted`, which derives from :class:`BaseException` so that per-case
+``except Exception`` handlers (metric errors, target errors) let it through and the run
+stops as a whole, keeping every grade already stored.
+
+In a dry run no request is sent: the budget counts the grades found in the cache and the
+ones that would be requested, with their estimated cost when prices are known.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import threading
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+
+class JudgeError(RuntimeError):
+    """A grade could not be produced; the message names the case (and the model).
+
+    The runner records it as the case's error: a failed grade is never a score.
+    """
+
+
+class GradeNotRequested(JudgeError):
+    """Dry run: the grade is not in the cache, and no request was sent for it."""
+
+
+class BudgetExhausted(BaseException):
+    """Raised before a request that would exceed ``max_calls`` or ``max_cost``.
+
+    It derives from :class:`BaseException` (as :class:`KeyboardInterrupt` does) so that
+    ``except Exception`` clauses around single cases do not turn it into a case error:
+    the run stops cleanly, and every grade already received stays in the cache.
+
+    Attributes:
+        reason: one line saying which limit stopped the run.
+    """
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class Usage:
+    """Token counts of one Messages API reply (the API's ``usage`` object)."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_creation_input_tokens: int = 0
+    cache_read_input_tokens: int = 0
+
+    @classmethod
+    def from_reply(cls, usage: Any) -> Usage:
+        """Read the ``usage`` object of a reply (a dict, or ``None`` for no usage)."""
+        if not isinstance(usage, Mapping):
+            return cls()
+
+        def count(name: str) -> int:
+            value = usage.get(name)
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                return 0
+            return max(0, int(value))
+
+        return cls(
+            input_tokens=count("input_tokens"),
+            output_tokens=count("output_tokens"),
+            cache_creation_input_tokens=count("cache_creation_input_tokens"),
+            cache_read_input_tokens=count("cache_read_input_tokens"),
+        )
+
+
+@dataclass(frozen=True)
+class ModelPrice:
+    """Prices of one model in US dollars per million tokens.
+
+    Cache-write and cache-read input tokens are priced at ``input_per_mtok`` unless their
+    own price is given.
+    """
+
+    input_per_mtok: float
+    output_per_mtok: float
+    cache_write_per_mtok: float | None = None
+    cache_read_per_mtok: float | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("input_per_mtok", "output_per_mtok", "cache_write_per_mtok",
+                     "cache_read_per_mtok"):
+            value = getattr(self, name)
+            if value is None and name.startswith("cache"):
+                continue
+            if isinstance(value, bool) or not isinstance(value, int | float) \
+                    or not math.isfinite(value) or value < 0:
+                raise ValueError(f"price {name} must be a finite number >= 0, got {value!r}")
+
+    def cost(self, usage: Usage) -> float:
+        """The cost in US dollars of a reply with this ``usage``."""
+        write = self.input_per_mtok if self.cache_write_per_mtok is None \
+            else self.cache_write_per_mtok
+        read = self.input_per_mtok if self.cache_read_per_mtok is None \
+            else self.cache_read_per_mtok
+        total = (usage.input_tokens * self.input_per_mtok
+                 + usage.output_tokens * self.output_per_mtok
+                 + usage.cache_creation_input_tokens * write
+                 + usage.cache_read_input_tokens * read)
+        return total / 1_000_000.0
+
+
+PriceTable = Mapping[str, ModelPrice]
+PricesLike = Mapping[str, Any] | str | Path
+
+
+def price_table(prices: PricesLike | None) -> dict[str, ModelPrice]:
+    """Normalise a price table.
+
+    Accepts ``{model: ModelPrice}``, ``{model: (input, output)}``,
+    ``{model: {"input": ..., "output": ..., "cache_write": ..., "cache_read": ...}}``
+    (US dollars per million tokens), or the path of a JSON file holding the last form.
+
+    Raises:
+        ValueError: an entry of another shape, or a negative or non-finite price (the
+            message names the model).
+    """
+    if prices is None:
+        return {}
+    if isinstance(prices, str | Path):
+        path = Path(prices)
+        try:
+            loaded = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError) as exc:
+            raise ValueError(f"price table {path}: cannot read it ({exc})") from exc
+        if not isinstance(loaded, Mapping):
+            raise ValueError(f"price table {path}: expected a JSON object of models")
+        prices = loaded
+    out: dict[str, ModelPrice] = {}
+    for model, entry in prices.items():
+        try:
+            if isinstance(entry, ModelPrice):
+                out[str(model)] = entry
+            elif isinstance(entry, tuple | list) and len(entry) == 2:
+                out[str(model)] = ModelPrice(entry[0], entry[1])
+            elif isinstance(entry, Mapping):
+                unknown = set(entry) - {"input", "output", "cache_write", "cache_read"}
+                if unknown or "input" not in entry or "output" not in entry:
+                    raise ValueError(
+                        "expected keys input and output (optionally cache_write, cache_read)"
+                    )
+                out[str(model)] = ModelPrice(entry["input"], entry["output"],
+                                             entry.get("cache_write"), entry.get("cache_read"))
+            else:
+                raise ValueError("expected (input, output) or {'input': .., 'output': ..}")
+        except ValueError as exc:
+            raise ValueError(f"price of model {model!r}: {exc}") from None
+    return out
+
+
+@dataclass
+class Reservation:
+    """The part of a budget held for one request in flight."""
+
+    worst_usd: float
+
+
+class Budget:
+    """Spend limits and counters shared by the judge calls of one run (thread-safe).
+
+    Args:
+        max_calls: the most API requests the run may send (``None``: no limit). A request
+            counts when it is sent, whatever its outcome.
+        max_cost: the most the run may spend, in US dollars (``None``: no limit). A request
+            is sent only if the money already spent, plus the worst case of the requests
+            in flight, plus this request's worst case stays within it; judges need a
+            price for their model, else the run stops before the first request.
+        dry_run: send nothing; count cached grades and the grades that would be requested.
+
+    Raises:
+        ValueError: a negative limit.
+    """
+
+    def __init__(self, *, max_calls: int | None = None, max_cost: float | None = None,
+                 dry_run: bool = False) -> None:
+        if max_calls is not None and (isinstance(max_calls, bool) or not isinstance(
+                max_calls, int) or max_calls < 0):
+            raise ValueError(f"max_calls must be an integer >= 0, got {max_calls!r}")
+        if max_cost is not None and (isinstance(max_cost, bool) or not isinstance(
+                max_cost, int | float) or not math.isfinite(max_cost) or max_cost < 0):
+            raise ValueError(f"max_cost must be a finite number >= 0, got {max_cost!r}")
+        self.max_calls = max_calls
+        self.max_cost = None if max_cost is None else float(max_cost)
+        self.dry_run = dry_run
+        self._lock = threading.Lock()
+        self.calls = 0
+        self.failed_calls = 0
+        self.spent_usd = 0.0
+        self.unpriced_calls = 0
+        self.reserved_usd = 0.0
+        self.cached = 0
+        self.planned_keys: set[str] = set()
+        self.estimated_usd = 0.0
+        self.worst_usd = 0.0
+        self.unpriced_planned = 0
+        self.stopped: str | None = None
+
+    # ------------------------------------------------------------------ live runs
+    def reserve(self, worst_usd: float | None, *, model: str) -> Reservation:
+        """Count one request about to be sent and hold its worst-case cost.
+
+        Raises:
+            BudgetExhausted: the request would pass ``max_calls`` or ``max_cost``, or
+                ``max_cost`` is set and ``worst_usd`` is ``None`` (no price for ``model``).
+                Once raised, every later call raises too.
+        """
+        with self._lock:
+            if self.stopped is not None:
+                raise BudgetExhausted(self.stopped)
+            if self.max_calls is not None and self.calls >= self.max_calls:
+                self.stopped = (f"--max-calls {self.max_calls} reached: {self.calls} judge "
+                                "request(s) sent; the run stops here")
+                raise BudgetExhausted(self.stopped)
+            if self.max_cost is not None:
+                if worst_usd is None:
+                    self.stopped = (f"--max-cost is set but there is no price for judge model "
+                                    f"{model!r}; configure prices= on the judge")
+                    raise BudgetExhausted(self.stopped)
+                if self.spent_usd + self.reserved_usd + worst_usd > self.max_cost + 1e-12:
+                    self.stopped = (
+                        f"--max-cost ${self.max_cost:.6f} reached: ${self.spent_usd:.6f} spent, "
+                        f"${self.reserved_usd:.6f} in flight, the next request may cost up to "
+                        f"${worst_usd:.6f}; the run stops here"
+                    )
+                    raise BudgetExhausted(self.stopped)
+            held = worst_usd or 0.0
+            self.calls += 1
+            self.reserved_usd += held
+            return Reservation(held)
+
+    def settle(self, reservation: Reservation, cost_usd: float | None) -> None:
+        """Replace a reservation by the real cost of the reply (``None``: no price)."""
+        with self._lock:
+            self.reserved_usd = max(0.0, self.reserved_usd - reservation.worst_usd)
+            if cost_usd is None:
+                self.unpriced_calls += 1
+            else:
+                self.spent_usd += cost_usd
+
+    def release(self, reservation: Reservation) -> None:
+        """Drop a reservation whose request failed (no reply, nothing billed)."""
+        with self._lock:
+            self.reserved_usd = max(0.0, self.reserved_usd - reservation.worst_usd)
+            self.failed_calls += 1
+
+    # ------------------------------------------------------------------ counting
+    def note_cached(self) -> None:
+        """Count one grade served from the cache."""
+        with self._lock:
+            self.cached += 1
+
+    def note_planned(self, key: str, estimated_usd: float | None,
+                     worst_usd: float | None) -> None:
+        """Dry run: count one grade that would be requested (a key is counted once)."""
+        with self._lock:
+            if key in self.planned_keys:
+                self.cached += 1  # the first request would have stored it
+                return
+            self.planned_keys.add(key)
+            if estimated_usd is None or worst_usd is None:
+                self.unpriced_planned += 1
+            else:
+                self.estimated_usd += estimated_usd
+                self.worst_usd += worst_usd
+
+    def report(self) -> dict[str, Any]:
+        """The counters as a JSON-ready dict (money in US dollars)."""
+        with self._lock:
+            out: dict[str, Any] = {
+                "dry_run": self.dry_run,
+                "cached": self.cached,
+                "max_calls": self.max_calls,
+                "max_cost_usd": self.max_cost,
+                "stopped": self.stopped,
+            }
+            if self.dry_run:
+                out["would_request"] = len(self.planned_keys)
+                out["estimated_cost_usd"] = None if self.unpriced_planned else self.estimated_usd
+                out["max_estimated_cost_usd"] = None if self.unpriced_planned \
+                    else self.worst_usd
+                out["unpriced"] = self.unpriced_planned
+            else:
+                out["requests"] = self.calls
+                out["failed_requests"] = self.failed_calls
+                out["spent_usd"] = self.spent_usd
+                out["unpriced_replies"] = self.unpriced_calls
+            return out
+
+    def describe(self) -> str:
+        """A short human-readable summary (one line per fact)."""
+        r = self.report()
+        if self.dry_run:
+            lines = [f"judge dry run: {r['cached']} grade(s) cached, "
+                     f"{r['would_request']} would be requested"]
+            if r["would_request"]:
+                if r["estimated_cost_usd"] is None:
+                    lines.append(f"estimated cost unknown: {r['unpriced']} grade(s) have no "
+                                 "price for their model")
+                else:
+                    lines.append(f"estimated cost ${r['estimated_cost_usd']:.4f} "
+                                 f"(at most ${r['max_estimated_cost_usd']:.4f})")
+            return "\n".join(lines)
+        lines = [f"judge: {r['requests']} request(s) sent ({r['failed_requests']} failed), "
+                 f"{r['cached']} grade(s) from the cache, ${r['spent_usd']:.4f} spent"]
+        if r["unpriced_replies"]:
+            lines.append(f"{r['unpriced_replies']} reply(ies) had no price for their model")
+        if r["stopped"]:
+            lines.append(f"stopped: {r['stopped']}")
+        return "\n".join(lines)
+
+
+_active: list[Budget] = []
+_active_lock = threading.Lock()
+
+
+def active_budget() -> Budget | None:
+    """The budget installed by the innermost :func:`use_budget` block, if any.
+
+    It is process-wide (not per thread), so worker threads of a run share it.
+    """
+    with _active_lock:
+        return _active[-1] if _active else None
+
+
+@contextmanager
+def use_budget(budget: Budget) -> Iterator[Budget]:
+    """Make ``budget`` the one every judge without its own ``budget=`` consults."""
+    with _active_lock:
+        _active.append(budget)
+    try:
+        yield budget
+    finally:
+        with _active_lock:
+            _active.remove(budget)

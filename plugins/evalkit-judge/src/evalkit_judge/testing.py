@@ -1,0 +1,196 @@
+"""Offline stand-ins for the Anthropic API, for tests and benchmarks.
+
+* :class:`FakeAnthropic`: an in-process client whose ``messages.create(**request)``
+  answers from a function and records every request;
+* :class:`MessagesAPIServer`: a local HTTP server on 127.0.0.1 that imitates
+  ``POST /v1/messages``, so the real ``anthropic`` SDK can be pointed at it with
+  ``base_url`` (retries, status errors and malformed bodies included).
+
+Neither touches the network beyond 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import threading
+from collections.abc import Callable, Iterable, Mapping
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from evalkit_judge.judge import TOOL_NAME
+
+Reply = dict[str, Any]
+#: ``(status, body, headers)``; a ``str`` or ``bytes`` body is sent as is.
+HTTPAnswer = tuple[int, Any, Mapping[str, str]]
+
+_ids = itertools.count(1)
+
+
+def tool_reply(score: Any, reason: Any = "graded by a test double", *, model: str = "fake",
+               input_tokens: int = 100, output_tokens: int = 20,
+               name: str = TOOL_NAME) -> Reply:
+    """A Messages API reply holding one ``tool_use`` block with ``{score, reason}``."""
+    n = next(_ids)
+    return {
+        "id": f"msg_{n:08d}", "type": "message", "role": "assistant", "model": model,
+        "content": [{"type": "tool_use", "id": f"toolu_{n:08d}", "name": name,
+                     "input": {"score": score, "reason": reason}}],
+        "stop_reason": "tool_use", "stop_sequence": None,
+        "usage": {"input_tokens": input_tokens, "output_tokens": output_tokens},
+    }
+
+
+def text_reply(text: str = "I would rather not grade this.", *, model: str = "fake",
+               input_tokens: int = 100, output_tokens: int = 10) -> Reply:
+    """A Messages API reply with text only (no tool call)."""
+    n = next(_ids)
+    return {
+        "id": f"msg_{n:08d}", "type": "message", "role": "assistant", "model": model,
+        "content": [{"type": "text", "text": text}], "stop_reason": "end_turn",
+        "stop_sequence": None,
+        "usage": {"input_tokens": input_tokens, "output_tokens": output_tokens},
+    }
+
+
+def error_body(kind: str, message: str) -> Reply:
+    """The body of an API error reply (``rate_limit_error``, ``overloaded_error``, ...)."""
+    return {"type": "error", "error": {"type": kind, "message": message}}
+
+
+def _default_answer(request: Mapping[str, Any]) -> Reply:
+    return tool_reply(3, model=str(request.get("model", "fake")))
+
+
+class _FakeMessages:
+    def __init__(self, owner: FakeAnthropic) -> None:
+        self._owner = owner
+
+    def create(self, **kwargs: Any) -> Any:
+        return self._owner._answer_call(kwargs)
+
+
+class FakeAnthropic:
+    """An in-process client: ``messages.create(**request)`` returns ``answer(request)``.
+
+    ``answer`` receives the request (keyword arguments, ``extra_body`` merged in) and
+    returns a reply dict, or an exception instance to raise. The default answers score 3.
+    ``calls`` lists every request in arrival order (thread-safe).
+    """
+
+    def __init__(self, answer: Callable[[dict[str, Any]], Any] | None = None) -> None:
+        self.answer = answer or _default_answer
+        self.calls: list[dict[str, Any]] = []
+        self._lock = threading.Lock()
+        self.messages = _FakeMessages(self)
+
+    def _answer_call(self, kwargs: dict[str, Any]) -> Any:
+        request = {k: v for k, v in kwargs.items() if k != "extra_body"}
+        request.update(kwargs.get("extra_body") or {})
+        with self._lock:
+            self.calls.append(request)
+        out = self.answer(request)
+        if isinstance(out, BaseException):
+            raise out
+        return out
+
+    @property
+    def call_count(self) -> int:
+        with self._lock:
+            return len(self.calls)
+
+
+class MessagesAPIServer:
+    """A local imitation of the Messages API on ``127.0.0.1`` (a free port).
+
+    Each ``POST /v1/messages`` takes the next answer of ``script`` if any is left, else
+    asks ``answer(request_json)``; an answer is a reply dict (sent with status 200) or an
+    ``(status, body, headers)`` tuple. ``requests`` lists the decoded request bodies,
+    ``headers`` their HTTP headers. Use it as a context manager (it stops its thread on
+    exit) and point the SDK at :attr:`base_url`.
+    """
+
+    def __init__(self, answer: Callable[[dict[str, Any]], Any] | None = None, *,
+                 script: Iterable[Any] = ()) -> None:
+        self.answer = answer or _default_answer
+        self.script: list[Any] = list(script)
+        self.requests: list[dict[str, Any]] = []
+        self.headers: list[dict[str, str]] = []
+        self._lock = threading.Lock()
+        self._server: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    @property
+    def base_url(self) -> str:
+        """``http://127.0.0.1:<port>`` (the server must be started)."""
+        if self._server is None:
+            raise RuntimeError("the server is not started")
+        host, port = self._server.server_address[:2]
+        return f"http://{host!s}:{port}"
+
+    def _next(self, request: dict[str, Any]) -> HTTPAnswer:
+        with self._lock:
+            self.requests.append(request)
+            item = self.script.pop(0) if self.script else None
+        if item is None:
+            item = self.answer(request)
+        if isinstance(item, tuple):
+            status, body, headers = item
+            return int(status), body, dict(headers)
+        return 200, item, {}
+
+    def start(self) -> MessagesAPIServer:
+        """Start serving in a daemon thread."""
+        owner = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("content-length") or 0)
+                raw = self.rfile.read(length)
+                try:
+                    request = json.loads(raw or b"{}")
+                except json.JSONDecodeError:
+                    request = {"_undecodable": raw.decode("utf-8", "replace")}
+                with owner._lock:
+                    owner.headers.append({k.lower(): v for k, v in self.headers.items()})
+                headers: Mapping[str, str] = {}
+                if self.path.split("?")[0] != "/v1/messages":
+                    status, body = 404, error_body("not_found_error", self.path)
+                else:
+                    status, body, headers = owner._next(request)
+                data = body if isinstance(body, bytes) else (
+                    body.encode() if isinstance(body, str) else json.dumps(body).encode())
+                self.send_response(status)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(data)))
+                for name, value in headers.items():
+                    self.send_header(name, value)
+                self.end_headers()
+                self.wfile.write(data)
+
+        server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        server.daemon_threads = True
+        self._server = server
+        self._thread = threading.Thread(target=server.serve_forever,
+                                        kwargs={"poll_interval": 0.05}, daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving and close the socket (waits at most 5 seconds for the thread)."""
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+        self._server = None
+        self._thread = None
+
+    def __enter__(self) -> MessagesAPIServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()

@@ -1,0 +1,137 @@
+"""``evalkit run`` with a judged metric: --dry-run, --max-calls, --max-cost, --resume.
+
+The judge uses the real ``anthropic`` SDK against a local imitation of the Messages API
+on 127.0.0.1; the CLI runs in a subprocess, as a user would run it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from evalkit_judge import GradeCache
+from evalkit_judge.testing import MessagesAPIServer, tool_reply
+
+N_CASES = 6
+# each reply: 100 input and 20 output tokens at $1 / $5 per million = $0.0002
+COST_PER_GRADE = (100 * 1.0 + 20 * 5.0) / 1e6
+
+PLUGIN = '''
+import os
+from evalkit.hookspecs import hookimpl
+from evalkit.specs import MetricSpec
+from evalkit.targets import CallableTarget
+from evalkit_judge import LLMJudge
+
+judge = LLMJudge(
+    "Does the answer address the query?", model="claude-test", max_tokens=100,
+    base_url=os.environ["JUDGE_URL"], max_retries=0, timeout=5.0,
+    cache_path=os.environ["JUDGE_CACHE"], prices={"claude-test": (1.0, 5.0)},
+)
+
+
+@hookimpl
+def evalkit_register_metrics():
+    return [MetricSpec("helpfulness", judge, higher_is_better=True)]
+
+
+def make_target():
+    return CallableTarget(lambda case: "an answer to " + case.query, name="echo")
+'''
+
+PYPROJECT = '''
+[tool.evalkit]
+local_plugins = ["judged_project"]
+goldens = "cases.jsonl"
+target = {factory = "judged_project:make_target"}
+metrics = ["helpfulness"]
+output = "runs/judged.jsonl"
+max_concurrency = 3
+'''
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Iterator[tuple[Path, MessagesAPIServer, dict[str, str]]]:
+    (tmp_path / "judged_project.py").write_text(textwrap.dedent(PLUGIN))
+    (tmp_path / "pyproject.toml").write_text(textwrap.dedent(PYPROJECT))
+    (tmp_path / "cases.jsonl").write_text("".join(
+        json.dumps({"id": f"c{i}", "query": f"question {i}"}) + "\n" for i in range(N_CASES)))
+    with MessagesAPIServer(lambda req: tool_reply(3, model="claude-test")) as server:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
+        env.update({"JUDGE_URL": server.base_url, "ANTHROPIC_API_KEY": "test-key",
+                    "JUDGE_CACHE": str(tmp_path / "judge.sqlite"),
+                    "PYTHONPATH": str(tmp_path), "COLUMNS": "200"})
+        yield tmp_path, server, env
+
+
+def evalkit(cwd: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-c", "from evalkit.cli import main; main()",
+                           "run", *args], cwd=cwd, env=env, capture_output=True, text=True,
+                          timeout=120)
+
+
+def test_dry_run_limits_and_resume_through_evalkit_run(
+        project: tuple[Path, MessagesAPIServer, dict[str, str]]) -> None:
+    root, server, env = project
+    artifact = root / "runs" / "judged.jsonl"
+
+    dry = evalkit(root, env, "--dry-run", "--no-progress")
+    assert dry.returncode == 0, dry.stderr
+    assert f"0 grade(s) cached, {N_CASES} would be requested" in dry.stdout
+    assert "estimated cost $" in dry.stdout
+    assert server.requests == [] and not artifact.exists()
+
+    stopped = evalkit(root, env, "--max-calls", "4", "--no-progress")
+    assert stopped.returncode == 3, stopped.stderr
+    assert "--max-calls 4 reached" in stopped.stderr and "--resume" in stopped.stderr
+    assert len(server.requests) == 4
+    assert len(GradeCache(root / "judge.sqlite")) == 4  # every grade received is kept
+    kept = artifact.read_text().splitlines()[1:]  # and so is every row graded before the stop
+    assert len(kept) == 4 and all(json.loads(x)["metrics"] == {"helpfulness": 3.0}
+                                  for x in kept)
+
+    resumed = evalkit(root, env, "--resume", "--no-progress")
+    assert resumed.returncode == 0, resumed.stderr
+    assert len(server.requests) == N_CASES  # the 4 paid grades were not bought again
+    lines = [json.loads(x) for x in artifact.read_text().splitlines()]
+    header, rows = lines[0], lines[1:]
+    assert header["status"] == "complete" and len(rows) == N_CASES
+    for row in rows:
+        assert row["metrics"] == {"helpfulness": 3.0}
+        details = row["details"]["helpfulness"]
+        assert (details["score"], details["model"]) == (3, "claude-test")
+        assert (details["input_tokens"], details["output_tokens"]) == (100, 20)
+        assert details["cost_usd"] == pytest.approx(COST_PER_GRADE)
+    totals = header["details"]["helpfulness"]
+    assert totals["grades"] == N_CASES
+    # the 4 rows graded before the stop were kept, so only 2 grades were requested later
+    assert (totals["requested"], totals["cached"]) == (N_CASES, 0)
+    assert sum(r["details"]["helpfulness"]["cached"] for r in rows) == 0
+    assert totals["input_tokens"] == 100 * N_CASES and totals["output_tokens"] == 20 * N_CASES
+    assert totals["cost_usd"] == pytest.approx(N_CASES * COST_PER_GRADE)
+
+    again = evalkit(root, env, "--dry-run", "--json", "--no-progress")
+    assert again.returncode == 0, again.stderr
+    report = json.loads(again.stdout)
+    assert (report["cached"], report["would_request"]) == (N_CASES, 0)
+
+    # with every grade cached, even a zero budget completes a new run
+    free = evalkit(root, env, "--max-cost", "0", "--overwrite", "--no-progress")
+    assert free.returncode == 0, free.stderr
+    assert len(server.requests) == N_CASES
+
+
+def test_max_cost_stops_before_the_first_unaffordable_request(
+        project: tuple[Path, MessagesAPIServer, dict[str, str]]) -> None:
+    root, server, env = project
+    # a request's worst case is at least its 100 output tokens: $0.0005
+    out = evalkit(root, env, "--max-cost", "0.0004", "--no-progress")
+    assert out.returncode == 3, out.stderr
+    assert "--max-cost $0.000400 reached" in out.stderr
+    assert server.requests == []

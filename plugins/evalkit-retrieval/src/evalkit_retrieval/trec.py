@@ -1,0 +1,445 @@
+"""TREC run and qrels files, read with trec_eval's tolerance and its refusals.
+
+Formats (fields separated by any run of ASCII whitespace):
+
+* run: ``qid iter docno rank score tag [anything else...]``: six fields or more; ``iter``
+  (usually ``Q0``) and ``rank`` are ignored, fields after ``tag`` are ignored, and the
+  ranking comes from the scores (:func:`evalkit.ranking.rank_arrays`);
+* qrels: ``qid iter docno label``: exactly four fields; ``iter`` (``0`` or ``Q0``) is
+  ignored; ``label`` is an integer, labels <= 0 are judged non-relevant.
+
+Accepted as trec_eval accepts them: comment lines (first non-blank character ``#``; a
+``#`` anywhere else belongs to the field, as in MS MARCO v2.1 segment ids), blank lines,
+tabs and runs of spaces, CRLF line endings, a missing final newline, gzip compression
+(``.gz`` or gzip magic bytes). Accepted beyond trec_eval: a UTF-8 byte-order mark (trec_eval
+would read it as part of the first query id).
+
+Refused with :class:`TrecFormatError` (file, line and fix in the message): a document
+listed twice for one query, in a run or in qrels (trec_eval: ``duplicate docs``); a line
+with too few fields (or a qrels line with too many); a score that is not a number or is
+NaN; a label that is not an integer; text that is not UTF-8; NUL bytes; a file with no
+data lines.
+
+Speed: a well-formed file is parsed in bulk (``numpy.loadtxt`` into byte-string columns,
+then vectorised grouping and ranking). Anything unusual (non-ASCII bytes, very long ids,
+a malformed line, a duplicate) sends the file through a careful line-by-line reader, which
+gives the same result or the precise error.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import io
+import re
+import warnings
+import zlib
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from evalkit.ranking import DuplicateDocumentError, RankedRun, rank_arrays
+
+__all__ = ["TrecFormatError", "load_qrels", "load_run", "parse_qrels", "parse_run"]
+
+_BOM = b"\xef\xbb\xbf"
+_COMMENT_LINE = re.compile(rb"^[ \t\r\x0b\x0c]*#[^\n]*(?:\n|\Z)", re.MULTILINE)
+_SCORE = re.compile(
+    rb"[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf|infinity)\Z", re.IGNORECASE
+)
+_LABEL = re.compile(rb"[+-]?\d+\Z")
+#: every byte but the control characters that Python or numpy might take as line breaks or
+#: separators where trec_eval does not (and NUL): files holding one go to the careful reader
+_PLAIN_BYTES = bytes(b for b in range(256) if not (b <= 0x08 or 0x0E <= b <= 0x1F or b == 0x7F))
+_RUN_FIELDS = "qid iter docno rank score tag"
+_QRELS_FIELDS = "qid iter docno label"
+#: bytes of the file inspected to size the fixed-width id columns of the bulk reader
+_SAMPLE = 1 << 16
+#: widest id column the bulk reader allocates (bytes per row); longer ids go the careful way
+_MAX_WIDTH = 512
+
+
+class TrecFormatError(ValueError):
+    """A TREC run or qrels file that cannot be read as such.
+
+    Attributes:
+        path: the file.
+        line: the 1-based line number, or ``None`` for whole-file problems.
+    """
+
+    def __init__(self, path: str | Path, line: int | None, problem: str, fix: str) -> None:
+        self.path = str(path)
+        self.line = line
+        where = f"{path}:{line}" if line is not None else str(path)
+        super().__init__(f"{where}: {problem}. {fix}")
+
+
+@dataclass(frozen=True)
+class _RunColumns:
+    qids: npt.NDArray[Any] | list[str]
+    docids: npt.NDArray[Any] | list[str]
+    scores: npt.NDArray[np.float64]
+    tag: str
+    path: str  # "bulk" or "careful"
+
+
+# --------------------------------------------------------------------------- public API
+def load_run(path: str | Path, *, name: str | None = None) -> RankedRun:
+    """Read a TREC run file (plain or gzip) into a :class:`~evalkit.ranking.RankedRun`.
+
+    Args:
+        path: the run file.
+        name: the run's name; defaults to the tag of the file's last line (as trec_eval's
+            ``runid``).
+
+    Returns:
+        The rankings in trec_eval's order, with ``path`` and ``sha256`` (of the file's
+        bytes) set; ``meta`` holds ``lines`` (result lines read) and ``parser``.
+
+    Raises:
+        FileNotFoundError: no such file.
+        TrecFormatError: see the module docstring.
+    """
+    p = Path(path)
+    raw = p.read_bytes()
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        # hashlib releases the GIL on large buffers: hash while parsing
+        digest = pool.submit(lambda: hashlib.sha256(raw).hexdigest())
+        run = parse_run(raw, source=p)
+        run.sha256 = digest.result()
+    run.path = str(p)
+    if name:
+        run.name = name
+    return run
+
+
+def load_qrels(path: str | Path) -> dict[str, dict[str, int]]:
+    """Read a TREC qrels file (plain or gzip): ``{qid: {docno: label}}``.
+
+    Queries and documents keep the file's order. Labels are kept as given (negative
+    labels included; every label <= 0 is non-relevant).
+
+    Raises:
+        FileNotFoundError: no such file.
+        TrecFormatError: see the module docstring.
+    """
+    p = Path(path)
+    return parse_qrels(p.read_bytes(), source=p)
+
+
+def parse_run(raw: bytes, *, source: str | Path = "<run>") -> RankedRun:
+    """Parse the bytes of a TREC run file (``source`` names it in errors).
+
+    Raises:
+        TrecFormatError: see the module docstring.
+    """
+    data = _text_bytes(raw, source)
+    cols = _bulk_run(data)
+    if cols is None:
+        cols = _careful_run(data, source)
+    try:
+        rankings = rank_arrays(cols.qids, cols.docids, cols.scores)
+    except DuplicateDocumentError:
+        _careful_run(data, source)  # raises with the two line numbers
+        raise  # pragma: no cover - the careful reader always finds it
+    return RankedRun(
+        name=cols.tag, rankings=rankings,
+        meta={"lines": len(cols.scores), "parser": cols.path},
+    )
+
+
+def parse_qrels(raw: bytes, *, source: str | Path = "<qrels>") -> dict[str, dict[str, int]]:
+    """Parse the bytes of a TREC qrels file (``source`` names it in errors).
+
+    Raises:
+        TrecFormatError: see the module docstring.
+    """
+    data = _text_bytes(raw, source)
+    out = _bulk_qrels(data)
+    if out is None:
+        out = _careful_qrels(data, source)
+    return out
+
+
+# --------------------------------------------------------------------------- shared
+def _text_bytes(raw: bytes, source: str | Path) -> bytes:
+    data = raw
+    if data[:2] == b"\x1f\x8b":
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError, zlib.error) as exc:
+            raise TrecFormatError(
+                source, None, f"looks gzip-compressed but cannot be decompressed ({exc})",
+                "Check that the file was copied completely",
+            ) from None
+    if data.startswith(_BOM):
+        data = data[len(_BOM):]
+    return data
+
+
+def _bulk_ready(data: bytes) -> bytes | None:
+    """``data`` prepared for the bulk reader, or None when only the careful one will do."""
+    if not data.isascii() or data.translate(None, _PLAIN_BYTES):
+        return None
+    if b"\r" in data:
+        data = data.replace(b"\r\n", b"\n")
+        if b"\r" in data:
+            return None  # a lone CR is whitespace to trec_eval, a line break to io
+    if b"#" in data and _COMMENT_LINE.search(data):
+        data = _COMMENT_LINE.sub(b"", data)
+    return data
+
+
+def _column_widths(data: bytes, columns: tuple[int, ...]) -> list[int]:
+    """Fixed widths for the id columns, from the longest ids of the file's first bytes."""
+    widest = [1] * len(columns)
+    for line in data[:_SAMPLE].split(b"\n")[:-1] or [data[:_SAMPLE]]:
+        fields = line.split()
+        for j, c in enumerate(columns):
+            if c < len(fields):
+                widest[j] = max(widest[j], len(fields[c]))
+    return [max(16, 2 * w) for w in widest]
+
+
+def _width_attempts(data: bytes) -> list[tuple[int, int]]:
+    """Widths to try for the query and document id columns: twice the longest sampled id,
+    then eight times that, never beyond ``_MAX_WIDTH`` (the careful reader takes over)."""
+    wq, wd = _column_widths(data, (0, 2))
+    return [(q, d) for q, d in ((wq, wd), (wq * 8, wd * 8))
+            if q <= _MAX_WIDTH and d <= _MAX_WIDTH]
+
+
+def _fits(table: npt.NDArray[Any], *names: str) -> bool:
+    """No entry of the named fixed-width byte-string fields fills its field (none was cut)."""
+    if len(table) == 0:
+        return True
+    raw = table.view(np.uint8).reshape(len(table), table.dtype.itemsize)
+    fields = table.dtype.fields
+    assert fields is not None
+    for name in names:
+        sub, offset = fields[name][:2]
+        if raw[:, offset + sub.itemsize - 1].any():
+            return False
+    return True
+
+
+def _loadtxt(data: bytes, dtype: list[tuple[str, str]], usecols: tuple[int, ...] | None
+             ) -> npt.NDArray[Any] | None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # "input contained no data"
+        try:
+            return np.loadtxt(
+                io.BytesIO(data), dtype=dtype, usecols=usecols, comments=None, ndmin=1,
+                encoding="latin-1",
+            )
+        except (ValueError, OverflowError):
+            return None
+
+
+def _fields(line: bytes) -> list[bytes]:
+    return line.split()  # bytes.split() splits on ASCII whitespace only, like isspace()
+
+
+def _decode(field: bytes, source: str | Path, lineno: int, what: str) -> str:
+    try:
+        return field.decode("utf-8")
+    except UnicodeDecodeError:
+        raise TrecFormatError(
+            source, lineno, f"the {what} {field!r} is not valid UTF-8",
+            "Save the file as UTF-8",
+        ) from None
+
+
+def _lines(data: bytes, source: str | Path) -> list[tuple[int, list[bytes]]]:
+    """``(line number, fields)`` of every data line (blank and comment lines skipped)."""
+    out: list[tuple[int, list[bytes]]] = []
+    for lineno, line in enumerate(data.split(b"\n"), start=1):
+        fields = _fields(line)
+        if not fields or fields[0].startswith(b"#"):
+            continue
+        if b"\x00" in line:
+            raise TrecFormatError(
+                source, lineno, "the line contains a NUL byte",
+                "The file may be binary or in UTF-16; save it as UTF-8 text",
+            )
+        out.append((lineno, fields))
+    return out
+
+
+def _empty(source: str | Path, kind: str, fields: str) -> TrecFormatError:
+    return TrecFormatError(
+        source, None,
+        f"the {kind} file has no data lines (it is empty or holds only blank and "
+        "comment lines)",
+        f"Pass a TREC {kind} file with lines `{fields}`",
+    )
+
+
+# --------------------------------------------------------------------------- runs
+def _bulk_run(text: bytes) -> _RunColumns | None:
+    data = _bulk_ready(text)
+    if data is None:
+        return None
+    table = None
+    for wq, wd in _width_attempts(data):
+        table = _loadtxt(
+            data, [("q", f"S{wq}"), ("d", f"S{wd}"), ("s", "f8"), ("t", "S1")], (0, 2, 4, 5)
+        )
+        if table is None or len(table) == 0:
+            return None
+        if _fits(table, "q", "d"):
+            break
+        table = None
+    if table is None:
+        return None
+    scores = table["s"]
+    if np.isnan(scores).any():
+        return None
+    return _RunColumns(
+        qids=table["q"], docids=table["d"], scores=scores,
+        tag=_last_line(data).split()[5].decode("ascii"), path="bulk",
+    )
+
+
+def _last_line(data: bytes) -> bytes:
+    end = len(data)
+    while end and data[end - 1] in b" \t\r\n\x0b\x0c":
+        end -= 1
+    return data[data.rfind(b"\n", 0, end) + 1:end]
+
+
+def _careful_run(data: bytes, source: str | Path) -> _RunColumns:
+    qids: list[str] = []
+    docids: list[str] = []
+    scores: list[float] = []
+    first_line: dict[tuple[str, str], int] = {}
+    tag = ""
+    for lineno, fields in _lines(data, source):
+        if len(fields) < 6:
+            raise TrecFormatError(
+                source, lineno,
+                f"expected at least 6 fields `{_RUN_FIELDS}`, found {len(fields)}",
+                "Each run line needs a query id, an iteration (Q0), a document id, a rank, "
+                "a score and a run tag, separated by whitespace",
+            )
+        qid = _decode(fields[0], source, lineno, "query id")
+        doc = _decode(fields[2], source, lineno, "document id")
+        token = fields[4]
+        if token.lower() in (b"nan", b"+nan", b"-nan"):
+            raise TrecFormatError(
+                source, lineno, f"the score of document {doc!r} is NaN",
+                "Write a number in the score column (field 5)",
+            )
+        if not _SCORE.match(token):
+            raise TrecFormatError(
+                source, lineno, f"the score {token.decode('utf-8', 'replace')!r} is not a number",
+                "Field 5 of a run line is the score, a decimal number",
+            )
+        key = (qid, doc)
+        if key in first_line:
+            raise TrecFormatError(
+                source, lineno,
+                f"document {doc!r} is listed again for query {qid!r} (first on line "
+                f"{first_line[key]})",
+                "A run may rank each document once per query; trec_eval stops on this "
+                "file with 'duplicate docs'. Keep one line per (query, document)",
+            )
+        first_line[key] = lineno
+        qids.append(qid)
+        docids.append(doc)
+        scores.append(float(token))
+        tag = _decode(fields[5], source, lineno, "run tag")
+    if not qids:
+        raise _empty(source, "run", _RUN_FIELDS)
+    return _RunColumns(
+        qids=qids, docids=docids, scores=np.asarray(scores, dtype=np.float64), tag=tag,
+        path="careful",
+    )
+
+
+# --------------------------------------------------------------------------- qrels
+def _bulk_qrels(text: bytes) -> dict[str, dict[str, int]] | None:
+    data = _bulk_ready(text)
+    if data is None:
+        return None
+    table = None
+    for wq, wd in _width_attempts(data):
+        table = _loadtxt(data, [("q", f"S{wq}"), ("i", "S1"), ("d", f"S{wd}"), ("r", "i8")],
+                         None)
+        if table is None or len(table) == 0:
+            return None
+        if _fits(table, "q", "d"):
+            break
+        table = None
+    if table is None:
+        return None
+    q = table["q"]
+    docs = list(map(bytes.decode, table["d"].tolist()))
+    labels: list[int] = table["r"].tolist()
+    change = (np.flatnonzero(q[1:] != q[:-1]) + 1).tolist()
+    starts = [0, *change]
+    ends = [*change, len(q)]
+    out: dict[str, dict[str, int]] = {}
+    for st, en in zip(starts, ends, strict=True):
+        qid = bytes(q[st]).decode("ascii")
+        block = dict(zip(docs[st:en], labels[st:en], strict=True))
+        if len(block) != en - st:
+            return None  # a duplicate: the careful reader names its lines
+        seen = out.get(qid)
+        if seen is None:
+            out[qid] = block
+        elif seen.keys() & block.keys():
+            return None
+        else:
+            seen.update(block)
+    return out
+
+
+def _careful_qrels(data: bytes, source: str | Path) -> dict[str, dict[str, int]]:
+    out: dict[str, dict[str, int]] = {}
+    first_line: dict[tuple[str, str], tuple[int, int]] = {}
+    for lineno, fields in _lines(data, source):
+        if len(fields) != 4:
+            hint = (
+                "A qrels line has exactly 4 fields; a fifth field suggests another format "
+                "(qrels_jg or prefs), which this loader does not read"
+                if len(fields) > 4 else
+                "Each qrels line needs a query id, an iteration (0), a document id and an "
+                "integer relevance label"
+            )
+            raise TrecFormatError(
+                source, lineno, f"expected 4 fields `{_QRELS_FIELDS}`, found {len(fields)}",
+                hint,
+            )
+        qid = _decode(fields[0], source, lineno, "query id")
+        doc = _decode(fields[2], source, lineno, "document id")
+        if not _LABEL.match(fields[3]):
+            raise TrecFormatError(
+                source, lineno,
+                f"the relevance label {fields[3].decode('utf-8', 'replace')!r} is not an "
+                "integer",
+                "Field 4 of a qrels line is an integer label (0 = not relevant)",
+            )
+        label = int(fields[3])
+        key = (qid, doc)
+        if key in first_line:
+            prev_line, prev_label = first_line[key]
+            detail = (
+                f"with another label ({prev_label} on line {prev_line}, {label} here)"
+                if prev_label != label else f"again (first on line {prev_line})"
+            )
+            raise TrecFormatError(
+                source, lineno,
+                f"document {doc!r} is judged {detail} for query {qid!r}",
+                "Qrels may judge each document once per query; trec_eval stops on this "
+                "file with 'duplicate docs'. Keep one line per (query, document)",
+            )
+        first_line[key] = (lineno, label)
+        out.setdefault(qid, {})[doc] = label
+    if not out:
+        raise _empty(source, "qrels", _QRELS_FIELDS)
+    return out

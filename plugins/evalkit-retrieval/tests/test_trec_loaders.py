@@ -1,0 +1,220 @@
+"""TREC run and qrels loading: trec_eval's tolerance, its refusals, and both readers."""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+from evalkit_retrieval import trec
+from evalkit_retrieval.trec import TrecFormatError, load_qrels, load_run, parse_qrels, parse_run
+
+from evalkit.ranking import rank_arrays
+from evalkit.registry import default_registry
+
+DATA = Path(__file__).parent / "data"
+RUNS = ["results.test", "results.trunc", "results.comment.test"]
+QRELS = ["qrels.test", "qrels.test.with-comments", "qrels.rel_level", "qrels.comment.test"]
+
+
+def careful_rankings(data: bytes) -> dict[str, list[str]]:
+    cols = trec._careful_run(trec._text_bytes(data, "x"), "x")
+    return rank_arrays(cols.qids, cols.docids, cols.scores)
+
+
+@pytest.mark.parametrize("name", RUNS)
+def test_bulk_and_careful_readers_agree_on_runs(name: str) -> None:
+    data = (DATA / name).read_bytes()
+    bulk = parse_run(data)
+    assert bulk.meta["parser"] == "bulk"
+    assert bulk.rankings == careful_rankings(data)
+
+
+@pytest.mark.parametrize("name", QRELS)
+def test_bulk_and_careful_readers_agree_on_qrels(name: str) -> None:
+    data = (DATA / name).read_bytes()
+    bulk = trec._bulk_qrels(trec._text_bytes(data, "x"))
+    assert bulk is not None
+    assert bulk == trec._careful_qrels(trec._text_bytes(data, "x"), "x")
+
+
+def test_comment_lines_are_skipped_and_hash_inside_an_id_is_kept() -> None:
+    # the file adds three comment lines and spells one docno CR#93E-1860 for CR93E-1860
+    with_comments = load_qrels(DATA / "qrels.test.with-comments")
+    plain = load_qrels(DATA / "qrels.test")
+    assert with_comments["301"].pop("CR#93E-1860") == plain["301"].pop("CR93E-1860")
+    assert with_comments == plain
+
+
+def test_run_facts_of_trec_eval_test_files() -> None:
+    run = load_run(DATA / "results.test")
+    assert run.name == "STANDARD"
+    assert sorted(run.rankings) == ["301", "302", "303"]
+    assert all(len(docs) == 500 for docs in run.rankings.values())
+    assert run.path == str(DATA / "results.test")
+    assert run.sha256 == hashlib.sha256((DATA / "results.test").read_bytes()).hexdigest()
+    trunc = load_run(DATA / "results.trunc")  # extra columns after the tag are ignored
+    assert trunc.name == "STANDARD"
+    assert {q: len(d) for q, d in trunc.rankings.items()} == {"301": 500, "303": 84}
+    comment = load_run(DATA / "results.comment.test")
+    assert any("#" in doc for doc in comment.rankings[next(iter(comment.rankings))])
+
+
+def test_gzip_files_read_the_same(tmp_path: Path) -> None:
+    for name in ("results.test", "qrels.test"):
+        with (DATA / name).open("rb") as src, gzip.open(tmp_path / f"{name}.gz", "wb") as dst:
+            shutil.copyfileobj(src, dst)
+    gz_run = load_run(tmp_path / "results.test.gz")
+    assert gz_run.rankings == load_run(DATA / "results.test").rankings
+    assert gz_run.sha256 == hashlib.sha256((tmp_path / "results.test.gz").read_bytes()).hexdigest()
+    assert load_qrels(tmp_path / "qrels.test.gz") == load_qrels(DATA / "qrels.test")
+    (tmp_path / "broken.gz").write_bytes(b"\x1f\x8b\x08\x00garbage")
+    with pytest.raises(TrecFormatError, match="cannot be decompressed"):
+        load_run(tmp_path / "broken.gz")
+
+
+def test_registered_loaders_are_found_by_kind() -> None:
+    from evalkit_retrieval import plugin
+
+    reg = default_registry()
+    assert reg.loader("run", path="runs/bm25.txt").fn is plugin.load_run
+    assert reg.loader("run", path="x.run.gz").fn is plugin.load_run
+    assert reg.loader("qrels", path="data/qrels").fn is plugin.load_qrels
+    assert reg.loader("qrels", name="trec").fn is plugin.load_qrels
+    assert plugin.load_run(DATA / "results.trunc", name="x").rankings == load_run(
+        DATA / "results.trunc").rankings
+    assert plugin.load_qrels(DATA / "qrels.test") == load_qrels(DATA / "qrels.test")
+
+
+def test_discovering_the_plugin_does_not_import_numpy() -> None:
+    import os
+    import subprocess
+    import sys
+
+    code = ("import sys; from evalkit.registry import Registry; from evalkit.plugins import "
+            "load_plugins; load_plugins(Registry()); print('numpy' in sys.modules)")
+    env = {**os.environ, "EVALKIT_PLUGINS": "evalkit-retrieval"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "False"
+
+
+def test_rank_column_and_line_order_are_ignored() -> None:
+    text = b"q1 Q0 a 1 0.1 t\nq1 Q0 b 2 0.9 t\nq2 Q0 c 1 3 t\nq1 Q0 c 3 0.5 t\n"
+    assert parse_run(text).rankings == {"q1": ["b", "c", "a"], "q2": ["c"]}
+
+
+def test_whitespace_tolerance() -> None:
+    text = (b"  q1\tQ0   a 1  0.5 t   extra junk \r\n\n \t \nq1 Q0 b 2 0.7 t2\x0b\n"
+            b"# a comment\n   # an indented comment\nq1 Q0 x#1 3 0.1 t3")
+    parsed = parse_run(text)
+    assert parsed.rankings == {"q1": ["b", "a", "x#1"]}
+    assert parsed.name == "t3"  # the last line's tag, as trec_eval reports runid
+
+
+def test_lone_carriage_return_is_whitespace_as_in_trec_eval() -> None:
+    # trec_eval splits lines on \n only: this is one line whose extra fields are ignored
+    parsed = parse_run(b"q1 Q0 a 1 0.5 t\rq1 Q0 b 2 0.9 t\n")
+    assert parsed.rankings == {"q1": ["a"]}
+    assert parsed.meta["parser"] == "careful"
+
+
+def test_ids_longer_than_the_sampled_ones(tmp_path: Path) -> None:
+    lines = [f"q1 Q0 d{i} {i} {1000 - i} t\n" for i in range(3000)]
+    long_id = "L" * 500
+    lines.append(f"q1 Q0 {long_id} 0 5000 t\n")
+    lines.append(f"{'Q' * 300} Q0 d1 1 1.0 t\n")
+    parsed = parse_run("".join(lines).encode())
+    assert parsed.rankings["q1"][0] == long_id
+    assert parsed.rankings["Q" * 300] == ["d1"]
+
+
+def test_non_ascii_ids(tmp_path: Path) -> None:
+    path = tmp_path / "run.txt"
+    path.write_text("q\u00e9 Q0 z 1 1 t\nq\u00e9 Q0 \u00e9 2 1 t\nq\u00e9 Q0 a 3 2 t\n",
+                    encoding="utf-8")
+    # equal scores: doc ids descending by bytes (UTF-8) = by code point
+    assert load_run(path).rankings == {"q\u00e9": ["a", "\u00e9", "z"]}
+
+
+@pytest.mark.parametrize("token", [b"1e5", b"+.5", b"-2.", b"7", b"-inf", b"INF", b"1E-3",
+                                   b"0.000001"])
+def test_score_forms_agree_between_readers(token: bytes) -> None:
+    text = b"q1 Q0 a 1 " + token + b" t\nq1 Q0 b 2 0.25 t\n"
+    assert parse_run(text).rankings == careful_rankings(text)
+
+
+# ------------------------------------------------------------------------ refusals
+def refusal(tmp_path: Path, text: bytes, loader: object = load_run) -> str:
+    path = tmp_path / "input.txt"
+    path.write_bytes(text)
+    with pytest.raises(TrecFormatError) as err:
+        loader(path)  # type: ignore[operator]
+    assert str(path) in str(err.value)
+    return str(err.value)
+
+
+def test_run_line_with_too_few_fields(tmp_path: Path) -> None:
+    message = refusal(tmp_path, b"q1 Q0 a 1 0.5 t\n# c\nq1 Q0 b 2 0.4\n")
+    assert ":3: expected at least 6 fields" in message and "found 5" in message
+
+
+@pytest.mark.parametrize(("token", "what"), [(b"abc", "is not a number"), (b"nan", "NaN"),
+                                              (b"1_0", "is not a number"),
+                                              (b"0x10", "is not a number")])
+def test_run_score_that_is_not_a_number(tmp_path: Path, token: bytes, what: str) -> None:
+    message = refusal(tmp_path, b"q1 Q0 a 1 0.5 t\nq1 Q0 b 2 " + token + b" t\n")
+    assert ":2: " in message and what in message
+
+
+def test_run_duplicate_across_separate_blocks(tmp_path: Path) -> None:
+    message = refusal(tmp_path, b"q1 Q0 a 1 0.5 t\nq2 Q0 a 1 0.5 t\nq1 Q0 a 2 0.4 t\n")
+    assert ":3: document 'a' is listed again for query 'q1' (first on line 1)" in message
+
+
+def test_run_not_utf8_and_nul(tmp_path: Path) -> None:
+    assert "not valid UTF-8" in refusal(tmp_path, b"q1 Q0 \xff\xfe 1 0.5 t\n")
+    assert "NUL byte" in refusal(tmp_path, b"q1 Q0 a\x00 1 0.5 t\n")
+
+
+def test_empty_files(tmp_path: Path) -> None:
+    assert "the run file has no data lines" in refusal(tmp_path, b"")
+    assert "the qrels file has no data lines" in refusal(tmp_path, b"\n# only\n", load_qrels)
+
+
+@pytest.mark.parametrize(("line", "what"), [
+    (b"q1 0 d1\n", "expected 4 fields `qid iter docno label`, found 3"),
+    (b"q1 0 d1 1 x\n", "found 5"),
+    (b"q1 0 d1 1.5\n", "label '1.5' is not an integer"),
+    (b"q1 0 d1 yes\n", "label 'yes' is not an integer"),
+])
+def test_qrels_malformed_lines(tmp_path: Path, line: bytes, what: str) -> None:
+    message = refusal(tmp_path, b"q1 0 d0 1\n" + line, load_qrels)
+    assert ":2: " in message and what in message
+
+
+def test_qrels_iteration_column_may_be_q0_and_order_is_kept() -> None:
+    qrels = parse_qrels(b"q2 Q0 b 2\nq1 0 a 0\nq2 Q0 a -1\n")
+    assert qrels == {"q2": {"b": 2, "a": -1}, "q1": {"a": 0}}
+    assert list(qrels) == ["q2", "q1"]
+
+
+def test_missing_file_raises_file_not_found(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError):
+        load_run(tmp_path / "nope.txt")
+
+
+def test_name_override() -> None:
+    assert load_run(DATA / "results.test", name="mine").name == "mine"
+
+
+def test_bulk_reader_declines_rather_than_guesses() -> None:
+    # the bulk reader hands anything odd to the careful one (None), never a wrong table
+    assert trec._bulk_run(b"q1 Q0 a 1 0.5\n") is None
+    assert trec._bulk_run(b"q1 Q0 a 1 nan t\n") is None
+    assert trec._bulk_qrels(b"q1 0 a 1 extra\n") is None
+    cols = trec._bulk_run(b"q1 Q0 a 1 0.5 t\n")
+    assert cols is not None and np.asarray(cols.scores).tolist() == [0.5]

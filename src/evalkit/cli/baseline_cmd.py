@@ -1,0 +1,97 @@
+"""``evalkit baseline``: store a run as the baseline gates compare against, and show one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from evalkit.cli.errors import CliError
+
+app = typer.Typer(
+    help="Store and inspect baselines (the reference runs of `evalkit gate`).",
+    no_args_is_help=True,
+    add_completion=False,
+)
+
+DEFAULT_TO = Path(".evalkit") / "baseline.jsonl"
+
+
+@app.command("promote")
+def promote(
+    run: Annotated[Path, typer.Argument(
+        metavar="RUN", help="A run artifact (evalkit eval --save, evalkit run).",
+        show_default=False,
+    )],
+    to: Annotated[Path, typer.Option(
+        "--to", help="Where to write the baseline.",
+    )] = DEFAULT_TO,
+    drop_rankings: Annotated[bool, typer.Option(
+        "--drop-rankings",
+        help="Store retrieval rows without their ranked ids (metrics only): a baseline small "
+        "enough to commit. Gates read only the metrics of retrieval rows.",
+    )] = False,
+) -> None:
+    """Store RUN as a baseline, with a fingerprint of its golden set and metric definitions.
+
+    A later `evalkit gate --baseline` refuses to compare against it (exit 2, saying what
+    changed) when the qrels or golden set, the case ids, the evaluation settings or a
+    metric's definition differ.
+    """
+    from evalkit.baseline import load_baseline
+    from evalkit.baseline import promote as do_promote
+    from evalkit.results import is_artifact
+
+    if not run.is_file():
+        raise CliError(f"run {run}: no such file")
+    if not is_artifact(run):
+        raise CliError(
+            f"run {run} is not an evalkit run artifact; score it first with "
+            f"evalkit eval RUN --qrels QRELS --save {run.stem}.jsonl"
+        )
+    path = do_promote(run, to, drop_rankings=drop_rankings)
+    stored = load_baseline(path)
+    typer.echo(f"promoted {run} (run {stored.name!r}) to {path}")
+    for line in describe(stored.fingerprint):
+        typer.echo(f"  {line}")
+
+
+@app.command("show")
+def show(
+    path: Annotated[Path, typer.Argument(
+        metavar="BASELINE", help="A baseline file.", show_default=False,
+    )] = DEFAULT_TO,
+) -> None:
+    """Print a baseline's fingerprint: cases, expected values, settings, metric definitions."""
+    from evalkit.baseline import load_baseline
+
+    if not path.is_file():
+        raise CliError(f"baseline {path}: no such file")
+    stored = load_baseline(path)
+    state = f"promoted {stored.promoted_at}" if stored.promoted else "a plain run, not promoted"
+    typer.echo(f"{path}: run {stored.name!r}, {state}")
+    for line in describe(stored.fingerprint):
+        typer.echo(f"  {line}")
+
+
+def describe(fp: object) -> list[str]:
+    """Lines describing a :class:`~evalkit.baseline.Fingerprint`."""
+    from evalkit.baseline import Fingerprint
+
+    assert isinstance(fp, Fingerprint)
+    lines = [f"cases: {fp.n_cases} (ids sha256 {fp.ids_sha256[:12]})"]
+    if fp.expected_source:
+        lines.append(f"expected values: {fp.expected_source} sha256 "
+                     f"{(fp.expected_sha256 or '')[:12]}")
+    else:
+        lines.append("expected values: not recorded by the run")
+    if fp.settings:
+        lines.append("settings: " + ", ".join(f"{k}={v!r}" for k, v in fp.settings.items()))
+    for name, d in sorted(fp.metrics.items()):
+        lines.append(f"metric {name}: {d.get('provider')} definition v{d.get('version')}")
+    if fp.aggregates:
+        lines.append("aggregates: " + ", ".join(
+            f"{n} ({d.get('provider')} v{d.get('version')})" for n, d in sorted(
+                fp.aggregates.items())))
+    return lines

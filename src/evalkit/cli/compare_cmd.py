@@ -1,0 +1,562 @@
+"""``evalkit compare``: is each candidate's difference from the baseline real?
+
+Per metric and candidate: both means, the difference (candidate - baseline), its 95% CI, p,
+the verdict, wins/ties/losses, and with ``--top N`` the queries that moved most each way.
+Queries are paired by id. Library imports happen inside functions.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from evalkit.cli.errors import CliError
+from evalkit.cli.eval_cmd import (
+    DEFAULT_METRICS,
+    Missing,
+    canonical_metric,
+    check_artifact,
+    fmt,
+    higher_is_better,
+    is_artifact,
+    load_or_evaluate,
+    progress,
+    require_file,
+    split_metrics,
+)
+
+if TYPE_CHECKING:
+    from evalkit.results import RunResult
+
+#: Two per-query values closer than this are a tie.
+TIE_TOLERANCE = 1e-12
+
+
+class Method(StrEnum):
+    """The paired test (mirrors ``evalkit.stats.METHODS``; a test keeps them equal)."""
+
+    randomization = "randomization"
+    t_test = "t-test"
+    bootstrap_t = "bootstrap-t"
+    bootstrap = "bootstrap"
+
+
+class Correction(StrEnum):
+    """Multiple-comparison adjustment (mirrors ``evalkit.stats.multiple.CORRECTIONS``)."""
+
+    holm = "holm"
+    bh = "bh"
+    westfall_young = "westfall-young"
+    none = "none"
+
+
+class CIMethod(StrEnum):
+    """Interval method (mirrors ``evalkit.stats.CI_METHODS``)."""
+
+    percentile = "percentile"
+    bca = "bca"
+    bootstrap_t = "bootstrap-t"
+    inversion = "inversion"
+    t = "t"
+
+
+class Alternative(StrEnum):
+    """Which difference the test looks for."""
+
+    two_sided = "two-sided"
+    greater = "greater"
+    less = "less"
+
+
+#: The default test; equal to ``evalkit.stats.DEFAULT_METHOD`` (a test checks it), chosen
+#: by the stats calibration benchmark (docs/statistics.md). Kept literal so that
+#: ``evalkit --help`` does not import numpy.
+DEFAULT_METHOD = Method.randomization
+
+METHOD_LABELS: dict[str, str] = {
+    "randomization": "sign-flip randomization test",
+    "t-test": "paired t-test",
+    "bootstrap-t": "studentized bootstrap (bootstrap-t)",
+    "bootstrap": "paired bootstrap (the seed's: percentile CI, p from the centred null)",
+}
+CORRECTION_LABELS: dict[str, str] = {
+    "holm": "Holm", "bh": "Benjamini-Hochberg", "westfall-young": "Westfall-Young max-T",
+    "none": "none",
+}
+CI_LABELS: dict[str, str] = {
+    "percentile": "percentile", "bca": "BCa", "bootstrap-t": "bootstrap-t",
+    "inversion": "test-inversion", "t": "t",
+}
+
+
+@dataclass
+class Moved:
+    """One query's values in the two runs."""
+
+    id: str
+    baseline: float
+    candidate: float
+    diff: float
+
+
+@dataclass
+class Comparison:
+    """One (metric, candidate) row of the comparison.
+
+    ``significant`` is the verdict: the adjusted p (or the raw p when nothing is
+    adjusted) below alpha; the seed's bootstrap decides by its interval instead.
+    """
+
+    metric: str
+    baseline: str
+    candidate: str
+    n_queries: int
+    baseline_mean: float
+    candidate_mean: float
+    diff: float
+    ci_low: float | None
+    ci_high: float | None
+    p_value: float
+    p_adjusted: float | None
+    significant: bool
+    significant_unadjusted: bool
+    wins: int
+    ties: int
+    losses: int
+    higher_is_better: bool
+    standardized_effect: float | None = None
+    warnings: list[str] = field(default_factory=list)
+    top_gains: list[Moved] = field(default_factory=list)
+    top_losses: list[Moved] = field(default_factory=list)
+
+
+@dataclass
+class Settings:
+    """How the comparison was tested."""
+
+    method: str = DEFAULT_METHOD.value
+    ci_method: str | None = None
+    alpha: float = 0.05
+    alternative: str = "two-sided"
+    correction: str = "holm"
+    n_resamples: int = 10_000
+    seed: int = 42
+    all_pairs: bool = False
+    family_size: int = 0
+    generator: str | None = None
+
+
+# ----------------------------------------------------------------------- inputs
+def _settings_defaults(
+    paths: Sequence[Path],
+    relevance_level: int | None,
+    missing: str | None,
+    depth: int | None,
+) -> tuple[int, str, int | None, RunResult | None]:
+    """Settings for scoring TREC runs: the options given, else the first artifact's."""
+    from evalkit.results import RunResult
+
+    first: RunResult | None = None
+    for p in paths:
+        require_file(p, "run")
+        if first is None and is_artifact(p):
+            first = RunResult.load(p)
+    header = first.header if first is not None else {}
+    level = relevance_level if relevance_level is not None else header.get("relevance_level", 1)
+    miss = missing if missing is not None else header.get("missing", "zero")
+    dep = depth if depth is not None else header.get("depth")
+    return int(level or 1), str(miss or "zero"), dep, first
+
+
+def load_runs(
+    paths: Sequence[Path],
+    *,
+    qrels: Path | None,
+    requested: Sequence[str],
+    relevance_level: int | None,
+    missing: str | None,
+    depth: int | None,
+) -> tuple[list[RunResult], list[str]]:
+    """Every input as a :class:`RunResult` (TREC runs scored alike), and the metrics."""
+    from evalkit.results import RunResult, settings_differences
+
+    level, miss, dep, _first = _settings_defaults(paths, relevance_level, missing, depth)
+    artifacts = {p: RunResult.load(p) for p in paths if is_artifact(p)}
+    if requested:
+        metrics = [canonical_metric(m) for m in requested]
+    elif artifacts:
+        common = [
+            m for m in next(iter(artifacts.values())).metric_names()
+            if all(m in a.metric_names() for a in artifacts.values())
+        ]
+        if not common:
+            raise CliError("the run artifacts share no metric; name one with -m")
+        metrics = common
+    else:
+        metrics = list(DEFAULT_METRICS)
+    metrics = list(dict.fromkeys(metrics))
+    runs: list[RunResult] = []
+    for p in paths:
+        if p in artifacts:
+            result = artifacts[p]
+            check_artifact(result, p, qrels=qrels, relevance_level=relevance_level,
+                           missing=missing, depth=depth)
+        else:
+            result = load_or_evaluate(p, qrels=qrels, metrics=metrics, relevance_level=level,
+                                      missing=miss, depth=dep)
+        runs.append(result)
+    metrics = [canonical_metric(m) for m in metrics]
+    for p, r in zip(paths, runs, strict=True):
+        have = r.metric_names()
+        lacking = [m for m in metrics if m not in have]
+        if lacking:
+            raise CliError(
+                f"{p}: run {r.name!r} has no {', '.join(lacking)} (it has: "
+                f"{', '.join(have) or 'none'})"
+            )
+    _unique_names(runs, paths)
+    base = runs[0]
+    for p, r in zip(paths[1:], runs[1:], strict=True):
+        diffs = settings_differences(base, r)
+        if diffs:
+            raise CliError(
+                f"{paths[0]} and {p} were not evaluated alike: {'; '.join(diffs)}. "
+                "Compare runs scored against the same qrels with the same settings"
+            )
+        _check_same_queries(base, r, paths[0], p)
+    return runs, metrics
+
+
+def _unique_names(runs: Sequence[RunResult], paths: Sequence[Path]) -> None:
+    """Give runs distinct names (a file stem, then a position, when tags collide)."""
+    seen: set[str] = set()
+    for i, (r, p) in enumerate(zip(runs, paths, strict=True)):
+        if r.name in seen:
+            r.name = p.stem if p.stem not in seen else f"{p.stem}#{i + 1}"
+        seen.add(r.name)
+
+
+def _check_same_queries(a: RunResult, b: RunResult, pa: Path, pb: Path) -> None:
+    ia, ib = set(a.ids()), set(b.ids())
+    if ia == ib:
+        return
+    only_a, only_b = sorted(ia - ib), sorted(ib - ia)
+    parts = []
+    if only_a:
+        parts.append(f"{len(only_a)} only in {pa} (e.g. {', '.join(only_a[:5])})")
+    if only_b:
+        parts.append(f"{len(only_b)} only in {pb} (e.g. {', '.join(only_b[:5])})")
+    raise CliError(
+        f"the runs cover different queries: {'; '.join(parts)}. A paired comparison needs "
+        "the same queries in both (score TREC runs with --missing zero)"
+    )
+
+
+# ----------------------------------------------------------------------- statistics
+def wins_ties_losses(
+    base: dict[str, float], cand: dict[str, float], higher_better: bool
+) -> tuple[int, int, int]:
+    """Queries where the candidate is better, equal (within 1e-12), worse."""
+    wins = ties = losses = 0
+    for qid, b in base.items():
+        d = cand[qid] - b
+        if abs(d) <= TIE_TOLERANCE:
+            ties += 1
+        elif (d > 0) == higher_better:
+            wins += 1
+        else:
+            losses += 1
+    return wins, ties, losses
+
+
+def moved(
+    base: dict[str, float], cand: dict[str, float], top: int
+) -> tuple[list[Moved], list[Moved]]:
+    """The ``top`` queries whose value rose most and fell most (ties by query id)."""
+    rows = [Moved(q, base[q], cand[q], cand[q] - base[q]) for q in base]
+    ups = sorted((m for m in rows if m.diff > TIE_TOLERANCE), key=lambda m: (-m.diff, m.id))
+    downs = sorted((m for m in rows if m.diff < -TIE_TOLERANCE), key=lambda m: (m.diff, m.id))
+    return ups[:top], downs[:top]
+
+
+def _finite(x: float) -> float | None:
+    return float(x) if math.isfinite(x) else None
+
+
+def compare_runs(
+    runs: Sequence[RunResult],
+    metrics: Sequence[str],
+    settings: Settings,
+    *,
+    top: int = 0,
+) -> list[Comparison]:
+    """Every candidate (``runs[1:]``) against the baseline (``runs[0]``) on every metric,
+    or every pair with ``settings.all_pairs``; one family of adjusted p-values.
+
+    Fills in ``settings.ci_method``, ``settings.family_size`` and ``settings.generator``.
+    """
+    from evalkit.stats import compare_runs as stats_compare
+
+    family = stats_compare(
+        runs[0], list(runs[1:]), list(metrics), all_pairs=settings.all_pairs,
+        method=settings.method, alpha=settings.alpha, alternative=settings.alternative,
+        ci=settings.ci_method, correction=settings.correction,
+        n_resamples=settings.n_resamples, seed=settings.seed,
+    )
+    by_name = {r.name: r for r in runs}
+    out: list[Comparison] = []
+    for res in family.results:
+        cand, base, metric = by_name[res.name_a], by_name[res.name_b], res.metric
+        b_scores, c_scores = base.scores(metric), cand.scores(metric)
+        hib = higher_is_better(metric)
+        w, t, lo = wins_ties_losses(b_scores, c_scores, hib)
+        gains, losses = moved(b_scores, c_scores, top) if top > 0 else ([], [])
+        p_adj = res.p_adjusted if settings.correction != "none" else None
+        if settings.method == "bootstrap" and settings.correction == "none":
+            verdict = bool(res.ci_low > 0.0 or res.ci_high < 0.0)  # the seed's rule
+        else:
+            verdict = (p_adj if p_adj is not None else res.p_value) < settings.alpha
+        effect = res.effect
+        out.append(Comparison(
+            metric=metric, baseline=base.name, candidate=cand.name,
+            n_queries=int(res.n_queries),
+            baseline_mean=base.mean(metric), candidate_mean=cand.mean(metric),
+            diff=float(res.observed), ci_low=_finite(res.ci_low), ci_high=_finite(res.ci_high),
+            p_value=float(res.p_value), p_adjusted=p_adj, significant=bool(verdict),
+            significant_unadjusted=bool(res.p_value < settings.alpha),
+            wins=w, ties=t, losses=lo, higher_is_better=hib,
+            standardized_effect=_finite(effect.standardized) if effect is not None else None,
+            warnings=list(res.warnings), top_gains=gains, top_losses=losses,
+        ))
+        settings.ci_method = res.ci_method
+        settings.generator = settings.generator or res.generator
+    settings.family_size = family.family_size
+    return out
+
+
+# ----------------------------------------------------------------------- output
+def _p(p: float | None) -> str:
+    if p is None:
+        return ""
+    return "<0.0001" if p < 0.0001 else f"{p:.4f}"
+
+
+def _signed(x: float | None, open_end: str) -> str:
+    return open_end if x is None else f"{x:+.4f}"
+
+
+def _ci(c: Comparison) -> str:
+    return f"[{_signed(c.ci_low, '-inf')}, {_signed(c.ci_high, '+inf')}]"
+
+
+def describe(settings: Settings) -> str:
+    """One line saying how the comparison was tested."""
+    parts = [METHOD_LABELS[settings.method]]
+    if settings.ci_method:
+        parts.append(f"{CI_LABELS.get(settings.ci_method, settings.ci_method)} CI")
+    if settings.alternative != "two-sided":
+        parts.append(f"one-sided ({settings.alternative})")
+    if settings.method != "t-test":
+        parts.append(f"{settings.n_resamples:,} resamples, seed {settings.seed}")
+    if settings.correction != "none":
+        parts.append(f"p adjusted by {CORRECTION_LABELS[settings.correction]} over "
+                     f"{settings.family_size} tests")
+    parts.append(f"alpha {settings.alpha:g}")
+    return "; ".join(parts)
+
+
+def as_json(
+    runs: Sequence[RunResult],
+    paths: Sequence[Path],
+    rows: Sequence[Comparison],
+    settings: Settings,
+) -> dict[str, Any]:
+    return {
+        "baseline": {"name": runs[0].name, "source": str(paths[0])},
+        "candidates": [
+            {"name": r.name, "source": str(p)} for r, p in zip(runs[1:], paths[1:], strict=True)
+        ],
+        "difference": "candidate - baseline",
+        "confidence": 1.0 - settings.alpha,
+        **asdict(settings),
+        "comparisons": [asdict(c) for c in rows],
+    }
+
+
+def print_table(
+    runs: Sequence[RunResult],
+    paths: Sequence[Path],
+    rows: Sequence[Comparison],
+    settings: Settings,
+    *,
+    top: int,
+) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console(highlight=False)
+    if not console.is_terminal:
+        console.width = max(console.width, 160)
+    several = len(runs) > 2
+    adjusted = settings.correction != "none"
+    console.print(f"baseline [bold]{runs[0].name}[/bold] ({paths[0]})", soft_wrap=True)
+    for r, p in zip(runs[1:], paths[1:], strict=True):
+        console.print(f"candidate [bold]{r.name}[/bold] ({p})", soft_wrap=True)
+    n = rows[0].n_queries if rows else 0
+    console.print(f"{n} queries paired by id; diff = candidate - baseline", soft_wrap=True)
+    console.print(describe(settings), soft_wrap=True)
+    conf = f"{100 * (1 - settings.alpha):g}% CI"
+    if several:
+        headers = ["metric", "candidate", "baseline", "baseline mean", "candidate mean"]
+        left = {"metric", "candidate", "baseline", "significant"}
+    else:
+        headers = ["metric", "baseline", "candidate"]
+        left = {"metric", "significant"}
+    headers += ["diff", conf, "p"]
+    if adjusted:
+        headers.append(f"p ({CORRECTION_LABELS[settings.correction]})")
+    headers += ["significant", "W/T/L"]
+    table = Table(*headers, box=None, pad_edge=False)
+    for col in table.columns:
+        col.no_wrap = True
+        col.justify = "left" if col.header in left else "right"
+    for c in rows:
+        cells = [c.metric]
+        if several:
+            cells += [c.candidate, c.baseline, fmt(c.baseline_mean), fmt(c.candidate_mean)]
+        else:
+            cells += [fmt(c.baseline_mean), fmt(c.candidate_mean)]
+        cells += [_signed(c.diff, ""), _ci(c), _p(c.p_value)]
+        if adjusted:
+            cells.append(_p(c.p_adjusted))
+        cells += ["yes" if c.significant else "no", f"{c.wins}/{c.ties}/{c.losses}"]
+        table.add_row(*cells, style="bold" if c.significant else None)
+    console.print(table)
+    rule = "adjusted p" if adjusted else "p"
+    if settings.method == "bootstrap" and not adjusted:
+        rule = "the CI excluding 0 (the seed's rule)"
+        console.print(f"significant: {rule}. W/T/L: queries where the candidate is better "
+                      "/ equal / worse.", soft_wrap=True)
+    else:
+        console.print(f"significant: {rule} < {settings.alpha:g}. W/T/L: queries where the "
+                      "candidate is better / equal / worse.", soft_wrap=True)
+    warnings = sorted({w for c in rows for w in c.warnings})
+    for w in warnings:
+        console.print(f"note: {w}", soft_wrap=True)
+    if top > 0:
+        for c in rows:
+            title = c.metric + (f", {c.candidate} vs {c.baseline}" if several else "")
+            t = Table("", "query", "baseline", "candidate", "diff", box=None, pad_edge=False,
+                      title=f"queries that moved most ({title})", title_justify="left")
+            for col in t.columns[2:]:
+                col.justify = "right"
+            for label, items in (("up", c.top_gains), ("down", c.top_losses)):
+                for m in items:
+                    t.add_row(label, m.id, fmt(m.baseline), fmt(m.candidate),
+                              _signed(m.diff, ""))
+            if not c.top_gains and not c.top_losses:
+                t.add_row("", "(no query moved)", "", "", "")
+            console.print(t)
+
+
+# ----------------------------------------------------------------------- command
+def command(
+    runs: Annotated[list[Path], typer.Argument(
+        metavar="BASELINE CANDIDATE",
+        help="The baseline, then one or more candidates: TREC run files (scored with --qrels) "
+        "or run artifacts saved by `evalkit eval --save`.",
+        show_default=False,
+    )],
+    qrels: Annotated[Path | None, typer.Option(
+        "--qrels", help="TREC qrels; required when an input is a TREC run file.",
+        show_default=False,
+    )] = None,
+    metric: Annotated[list[str] | None, typer.Option(
+        "--metric", "-m",
+        help="Metric to compare, repeatable or comma-separated. Default: ap, ndcg@10, "
+        "precision@10, recall@100, rr; for artifacts, the metrics they all hold.",
+        show_default=False,
+    )] = None,
+    as_json_flag: Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")] = False,
+    top: Annotated[int, typer.Option(
+        "--top", min=0, help="Also list the N queries that moved most up and down."
+    )] = 0,
+    test: Annotated[Method, typer.Option(
+        "--test",
+        help="The paired test: randomization (sign-flip; the default, chosen by the "
+        "calibration study in docs/statistics.md), t-test, bootstrap-t, or bootstrap "
+        "(the seed's paired bootstrap).",
+    )] = DEFAULT_METHOD,
+    correction: Annotated[Correction, typer.Option(
+        "--correction",
+        help="Adjust p over every metric and candidate tested: holm, bh "
+        "(Benjamini-Hochberg), westfall-young (max-T on the shared resamples) or none.",
+    )] = Correction.holm,
+    alpha: Annotated[float, typer.Option(
+        "--alpha",
+        help="Significance level; the interval has confidence 1 - alpha.",
+    )] = 0.05,
+    ci: Annotated[CIMethod | None, typer.Option(
+        "--ci", help="Interval method (default: the test's own, which agrees with its p).",
+        show_default=False,
+    )] = None,
+    alternative: Annotated[Alternative, typer.Option(
+        "--alternative", help="two-sided, greater (candidate better) or less.",
+    )] = Alternative.two_sided,
+    all_pairs: Annotated[bool, typer.Option(
+        "--all-pairs", help="Compare every pair of runs, not only each with the baseline.",
+    )] = False,
+    resamples: Annotated[int, typer.Option(
+        "--resamples", "-B", min=1, help="Resamples of the randomization or bootstrap test."
+    )] = 10_000,
+    seed: Annotated[int, typer.Option("--seed", min=0, help="Seed of the resampling.")] = 42,
+    relevance_level: Annotated[int | None, typer.Option(
+        "--relevance-level", "-l", min=1,
+        help="Relevance level for scoring TREC runs (trec_eval -l). (default: 1, or the "
+        "artifacts' setting)",
+        show_default=False,
+    )] = None,
+    depth: Annotated[int | None, typer.Option(
+        "--depth", "-M", min=1, help="Depth limit for scoring TREC runs (trec_eval -M).",
+        show_default=False,
+    )] = None,
+    missing: Annotated[Missing | None, typer.Option(
+        "--missing",
+        help="Judged queries a TREC run lacks: 'zero' or 'skip'. (default: zero, or the "
+        "artifacts' setting)",
+        show_default=False,
+    )] = None,
+) -> None:
+    """Compare candidates with a baseline on the same queries, metric by metric.
+
+    For each metric and candidate: both means, the difference (candidate - baseline) with
+    its confidence interval, the p-value (raw, and adjusted over all the tests), the
+    verdict, and how many queries the candidate wins, ties and loses. Runs scored against
+    different qrels or with different settings are refused.
+    """
+    if len(runs) < 2:
+        raise CliError("compare needs a baseline and at least one candidate run")
+    results, metrics = load_runs(
+        runs, qrels=qrels, requested=split_metrics(metric), relevance_level=relevance_level,
+        missing=missing.value if missing is not None else None, depth=depth,
+    )
+    if any(not r.per_query for r in results):
+        raise CliError("a run has no evaluated query; nothing to compare")
+    settings = Settings(
+        method=test.value, ci_method=ci.value if ci is not None else None, alpha=alpha,
+        alternative=alternative.value, correction=correction.value, n_resamples=resamples,
+        seed=seed, all_pairs=all_pairs,
+    )
+    with progress(f"testing {len(metrics)} metric(s) x {len(results) - 1} candidate(s)"):
+        rows = compare_runs(results, metrics, settings, top=top)
+    if as_json_flag:
+        typer.echo(json.dumps(as_json(results, runs, rows, settings), indent=2))
+        return
+    print_table(results, runs, rows, settings, top=top)

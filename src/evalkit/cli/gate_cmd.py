@@ -1,0 +1,88 @@
+"""``evalkit gate``: judge a run against a checks file and exit 0, 1 or 2.
+
+Exit codes: 0 every blocking check passed; 1 a blocking check failed; 2 a blocking check
+could not be judged (NaN, missing metric, errored cases, incomparable baseline...) or the
+input is unusable (2 wins over 1). Warn-level checks are printed and never change the exit
+code. Library imports happen inside the function.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from evalkit.cli.errors import CliError
+
+
+def _require_artifact(path: Path, what: str) -> None:
+    from evalkit.results import is_artifact
+
+    if not path.exists():
+        raise CliError(f"{what} {path}: no such file")
+    if not path.is_file():
+        raise CliError(f"{what} {path}: not a file")
+    if not is_artifact(path):
+        raise CliError(
+            f"{what} {path} is not an evalkit run artifact (no header line). Score a TREC run "
+            f"first: evalkit eval RUN --qrels QRELS --save {path.stem}.jsonl"
+        )
+
+
+def command(
+    checks: Annotated[Path, typer.Option(
+        "--checks", "-c", help="The checks file (YAML, a 'checks:' list).", show_default=False,
+    )],
+    run: Annotated[Path, typer.Option(
+        "--run", "-r", help="The run to gate: a run artifact (evalkit eval --save, evalkit run).",
+        show_default=False,
+    )],
+    baseline: Annotated[Path | None, typer.Option(
+        "--baseline", "-b",
+        help="The baseline for vs_baseline checks: a file from `evalkit baseline promote` "
+        "(or a plain run artifact).",
+        show_default=False,
+    )] = None,
+    report: Annotated[list[str] | None, typer.Option(
+        "--report",
+        help="Also write a report, FORMAT:PATH (console, json, markdown, junit; PATH - is "
+        "standard output). Repeatable.",
+        show_default=False,
+    )] = None,
+    resamples: Annotated[int, typer.Option(
+        "--resamples", "-B", min=100, help="Resamples of the bootstrap tests."
+    )] = 10_000,
+    seed: Annotated[int, typer.Option("--seed", min=0, help="Seed of the resampling.")] = 42,
+) -> None:
+    """Judge a run against checks (thresholds, and no-regression tests against a baseline).
+
+    Prints one line per check, `id: verdict (k/n cases)`, with its numbers underneath.
+    Exit 0 when every blocking check passes, 1 when one fails, 2 when one cannot be judged
+    or the input is wrong. Warn-level checks never change the exit code.
+    """
+    from evalkit.gate import gate_from_files
+    from evalkit.reporters import get_reporter, parse_report_target, write_reports
+
+    targets = list(report or [])
+    for t in targets:  # refuse a bad --report before any work
+        get_reporter(parse_report_target(t)[0])
+    if not checks.is_file():
+        raise CliError(f"checks {checks}: no such file")
+    _require_artifact(run, "run")
+    if baseline is not None:
+        _require_artifact(baseline, "baseline")
+    try:
+        gate = gate_from_files(checks, run, baseline, n_resamples=resamples, seed=seed)
+    except (ValueError, LookupError, OSError, ImportError):
+        raise  # user errors: reported by the CLI's handler, exit 2
+    except Exception as exc:
+        if os.environ.get("EVALKIT_DEBUG"):
+            raise
+        # anything else must not exit 1, which means "a check failed"
+        raise CliError(f"the gate could not run: {type(exc).__name__}: {exc}") from exc
+    for line in gate.lines():
+        typer.echo(line)
+    write_reports(gate, targets)
+    raise typer.Exit(gate.exit_code)

@@ -1,0 +1,64 @@
+"""``evalkit rescore``: recompute metrics and aggregates from a run's stored responses.
+
+The target is not called. The golden set is the file the run header records, or
+``--goldens``. The artifact is replaced atomically unless ``--output`` names another file.
+Exit status: 0 complete, 1 incomplete (rows whose call failed stay errored), 2 usage error.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+
+def _names(values: list[str] | None) -> list[str]:
+    out: list[str] = []
+    for value in values or ():
+        for part in value.split(","):
+            name = part.strip()
+            if name and name not in out:
+                out.append(name)
+    return out
+
+
+def command(
+    run: Annotated[Path, typer.Argument(
+        metavar="RUN", help="A run artifact written by `evalkit run`.", show_default=False,
+    )],
+    metrics: Annotated[list[str], typer.Option(
+        "--metrics", "-m", help="Metrics to compute, repeatable or comma-separated.",
+        show_default=False,
+    )],
+    aggregates: Annotated[list[str] | None, typer.Option(
+        "--aggregates", "-a",
+        help="Aggregates to compute (default: those the run recorded).", show_default=False,
+    )] = None,
+    goldens: Annotated[Path | None, typer.Option(
+        "--goldens", help="Golden file (default: the one the run header records).",
+        show_default=False,
+    )] = None,
+    output: Annotated[Path | None, typer.Option(
+        "--output", "-o", help="Write here instead of replacing RUN.", show_default=False,
+    )] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+) -> None:
+    """Recompute metrics and aggregates of RUN from its stored responses."""
+    from evalkit.cli.run_cmd import INCOMPLETE, summary_json, summary_lines
+    from evalkit.evaluation import rescore
+
+    names = _names(metrics)
+    if not names:
+        raise typer.BadParameter("name at least one metric", param_hint="--metrics")
+    agg = None if aggregates is None else _names(aggregates)
+    result = rescore(run, names, agg, goldens=goldens, output=output)
+    path = output if output is not None else run
+    if as_json:
+        typer.echo(summary_json(result, path))
+    else:
+        for line in summary_lines(result):
+            typer.echo(line)
+        typer.echo(f"artifact: {path}")
+    if result.header.get("status") != "complete" or result.header.get("aggregate_errors"):
+        raise typer.Exit(INCOMPLETE)

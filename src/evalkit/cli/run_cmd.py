@@ -1,0 +1,163 @@
+"""``evalkit run``: evaluate a target over a golden set as the eval config says.
+
+Reads ``evalkit.yaml`` or ``[tool.evalkit]`` (see :mod:`evalkit.evalconfig`), calls the
+target on every case with a bounded thread pool, appends each row to the run artifact as
+it completes, and prints the metric means and aggregates. Exit status: 0 when every case
+succeeded, 1 when the run is incomplete (some case errored; nothing is scored as if
+complete), 2 for a config or usage error, 3 when a judge spending limit (``--max-calls``,
+``--max-cost``) stopped the run (``--resume`` continues), 130 on Ctrl-C (``--resume``
+continues). ``--dry-run`` calls the target but sends no LLM-judge request and writes no
+artifact; it reports the grades found in the judge cache and those that would be
+requested (the spending options come from the ``evalkit-judge`` plugin).
+"""
+
+from __future__ import annotations
+
+import json
+from contextlib import nullcontext
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+if TYPE_CHECKING:
+    from evalkit.results import RunResult
+
+INCOMPLETE = 1
+STOPPED = 3
+
+
+def summary_lines(run: RunResult) -> list[str]:
+    """Metric means, aggregates and the status line of a target run, for people."""
+    from evalkit.evaluation import status_line
+
+    lines: list[str] = []
+    complete = run.header.get("status") == "complete"
+    names = list((run.header.get("config") or {}).get("metrics") or [])
+    if complete and names:
+        width = max(len(n) for n in names)
+        lines.append(f"{'metric':<{width}}  {'mean':>8}")
+        for n in names:
+            lines.append(f"{n:<{width}}  {run.mean(n):>8.4f}")
+    aggs: dict[str, float] = run.header.get("aggregates") or {}
+    for n, v in aggs.items():
+        lines.append(f"{n}: {v:.4f}")
+    for n, problem in (run.header.get("aggregate_errors") or {}).items():
+        lines.append(f"{n}: not computed ({problem})")
+    lines.append(status_line(run))
+    return lines
+
+
+def summary_json(run: RunResult, path: Path | None) -> str:
+    """The same summary as JSON (means only when the run is complete)."""
+    complete = run.header.get("status") == "complete"
+    names = list((run.header.get("config") or {}).get("metrics") or [])
+    out: dict[str, Any] = {
+        "name": run.name,
+        "artifact": None if path is None else str(path),
+        "status": run.header.get("status"),
+        "cases": len(run.per_query),
+        "errors": run.header.get("errors", 0),
+        "error_ids": run.header.get("error_ids", []),
+        "means": {n: run.mean(n) for n in names} if complete else {},
+        "aggregates": run.header.get("aggregates") or {},
+        "aggregate_errors": run.header.get("aggregate_errors") or {},
+    }
+    return json.dumps(out, indent=2)
+
+
+def command(
+    config: Annotated[Path | None, typer.Argument(
+        metavar="[CONFIG]",
+        help="evalkit.yaml or pyproject.toml (default: evalkit.yaml, else pyproject.toml "
+        "[tool.evalkit], in the working directory).",
+        show_default=False,
+    )] = None,
+    resume: Annotated[bool, typer.Option(
+        "--resume", help="Continue the run in the output artifact: completed cases are not "
+        "called again; errored ones are.",
+    )] = False,
+    overwrite: Annotated[bool, typer.Option(
+        "--overwrite", help="Replace an existing output artifact.",
+    )] = False,
+    output: Annotated[Path | None, typer.Option(
+        "--output", "-o", help="Artifact path (overrides the config's output).",
+        show_default=False,
+    )] = None,
+    max_concurrency: Annotated[int | None, typer.Option(
+        "--max-concurrency", "-j", min=1,
+        help="Most target calls in flight (overrides the config).", show_default=False,
+    )] = None,
+    progress: Annotated[bool | None, typer.Option(
+        "--progress/--no-progress", help="Progress bar (default: on a terminal only).",
+        show_default=False,
+    )] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+    dry_run: Annotated[bool, typer.Option(
+        "--dry-run", help="Call the target but send no LLM-judge request and write no "
+        "artifact; report how many grades are cached and how many would be requested "
+        "(with their estimated cost when the judge has prices).",
+    )] = False,
+    max_calls: Annotated[int | None, typer.Option(
+        "--max-calls", min=0, help="Stop the run cleanly before the LLM judge sends more "
+        "than N requests; grades received are kept and --resume continues.",
+        show_default=False,
+    )] = None,
+    max_cost: Annotated[float | None, typer.Option(
+        "--max-cost", min=0.0, help="Stop the run cleanly before LLM-judge spending could "
+        "pass this many US dollars (the judge needs prices); --resume continues.",
+        show_default=False,
+    )] = None,
+) -> None:
+    """Run the target of the eval config on every golden case and write the run artifact."""
+    from evalkit.evalconfig import check_names, load_eval_config
+    from evalkit.evaluation import evaluate
+    from evalkit.goldens import load_goldens
+
+    cfg = load_eval_config(config)
+    if cfg.notice:
+        typer.echo(cfg.notice, err=True)
+    check_names(cfg)
+    goldens = load_goldens(cfg.goldens, cfg.goldens_loader)
+    target = cfg.build_target()
+    path = output.resolve() if output is not None else cfg.output
+    judge: Any = None
+    budget: Any = None
+    if dry_run or max_calls is not None or max_cost is not None:
+        from evalkit.plugins import import_optional
+
+        judge = import_optional("evalkit_judge", "evalkit-judge",
+                                "--dry-run, --max-calls and --max-cost")
+        budget = judge.Budget(max_calls=max_calls, max_cost=max_cost, dry_run=dry_run)
+    try:
+        with judge.use_budget(budget) if budget is not None else nullcontext():
+            run = evaluate(
+                target, goldens, cfg.metrics, cfg.aggregates,
+                max_concurrency=max_concurrency or cfg.max_concurrency,
+                artifact=None if dry_run else path, resume=resume and not dry_run,
+                overwrite=overwrite, name=cfg.name, progress=progress, config=cfg.recorded(),
+            )
+    except BaseException as exc:
+        if judge is None or not isinstance(exc, judge.BudgetExhausted):
+            raise
+        typer.echo(budget.describe(), err=True)
+        typer.echo(f"the rows completed so far are kept in {path}; continue with --resume",
+                   err=True)
+        raise typer.Exit(STOPPED) from None
+    finally:
+        close = getattr(target, "close", None)
+        if callable(close):
+            close()
+    if dry_run:
+        typer.echo(json.dumps(budget.report(), indent=2) if as_json else budget.describe())
+        return
+    if budget is not None:
+        typer.echo(budget.describe(), err=True)
+    if as_json:
+        typer.echo(summary_json(run, path))
+    else:
+        for line in summary_lines(run):
+            typer.echo(line)
+        typer.echo(f"artifact: {path}")
+    if run.header.get("status") != "complete" or run.header.get("aggregate_errors"):
+        raise typer.Exit(INCOMPLETE)

@@ -1,0 +1,344 @@
+"""The eval config that ``evalkit run`` reads: one schema, two places to write it.
+
+The same keys are read from ``evalkit.yaml`` (or ``evalkit.yml``) or from the
+``[tool.evalkit]`` table of ``pyproject.toml``::
+
+    # evalkit.yaml
+    name: search-v2                      # optional; default: the target's name
+    goldens: goldens/cases.jsonl         # required; relative to this file
+    goldens_loader: jsonl                # optional; default: chosen by suffix
+    target:
+      factory: myproject.targets:make    # required: "package.module:callable", or the
+                                         # name of a registered target factory ("http")
+      kwargs: {url: "http://127.0.0.1:8080/search"}   # optional keyword arguments
+    metrics: [recall@10, ndcg@10]        # per-case metrics
+    aggregates: [latency_p95]            # optional whole-run aggregates
+    output: runs/search-v2.jsonl         # required; relative to this file
+    max_concurrency: 8                   # optional; default 8
+
+At least one metric or aggregate is required. The factory is called as
+``factory(**kwargs)`` and must return a target (``name`` and ``invoke(case)``); the
+config file's folder is put first on ``sys.path`` while it is imported, so a project
+module next to the config is found. Keys owned by other features (``plugins``,
+``local_plugins``, ``checks``, ``baseline``, ``gate``, ``reporters``) are left to them;
+any other unknown key is an error, so a typo never passes silently.
+
+Which file: an explicit path wins. Otherwise the search walks up from the working
+directory to the first folder with ``evalkit.yaml`` or ``pyproject.toml``; there
+``evalkit.yaml`` wins over ``pyproject.toml``: it is the file written for evalkit alone,
+while ``pyproject.toml`` is shared with every other tool. When both hold run settings,
+the choice is reported (see :attr:`EvalConfig.notice`).
+
+Every error is a :class:`ConfigError` naming the file and the key.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+from evalkit.evaluation import DEFAULT_MAX_CONCURRENCY
+
+YAML_NAMES = ("evalkit.yaml", "evalkit.yml")
+RUN_KEYS = frozenset({
+    "name", "goldens", "goldens_loader", "target", "metrics", "aggregates", "output",
+    "max_concurrency",
+})
+#: keys of the same table that other features read; the run config ignores them
+OTHER_KEYS = frozenset({"plugins", "local_plugins", "checks", "baseline", "gate", "reporters"})
+TARGET_KEYS = frozenset({"factory", "kwargs"})
+_SECRET_RE = re.compile(r"token|secret|passw|api[-_]?key|auth|credential|cookie", re.I)
+
+
+class ConfigError(ValueError):
+    """An eval config that cannot be used; the message names the file and the key."""
+
+
+@dataclass(frozen=True)
+class EvalConfig:
+    """A validated eval config.
+
+    Attributes:
+        path: the file it was read from.
+        source: ``"<path>"`` or ``"<path> [tool.evalkit]"``.
+        goldens: the golden file (absolute).
+        goldens_loader: a loader name, or ``None`` to choose by suffix.
+        target_factory: the import string or registered target name.
+        target_kwargs: keyword arguments of the factory.
+        metrics, aggregates: names, in the order given.
+        output: the artifact path (absolute).
+        max_concurrency: the pool size.
+        name: the run name, or ``None`` for the target's name.
+        notice: a message about which config file was chosen, or ``""``.
+    """
+
+    path: Path
+    source: str
+    goldens: Path
+    goldens_loader: str | None
+    target_factory: str
+    target_kwargs: dict[str, Any]
+    metrics: tuple[str, ...]
+    aggregates: tuple[str, ...]
+    output: Path
+    max_concurrency: int = DEFAULT_MAX_CONCURRENCY
+    name: str | None = None
+    notice: str = field(default="", compare=False)
+
+    def recorded(self) -> dict[str, Any]:
+        """The settings stored in the run header and compared on resume; secret-looking
+        keyword arguments and every header value are replaced by ``"<redacted>"``."""
+        return {
+            "target_factory": self.target_factory,
+            "target_kwargs": redact(self.target_kwargs),
+            "goldens_loader": self.goldens_loader,
+        }
+
+    def build_target(self) -> Any:
+        """Import and call the target factory.
+
+        Raises:
+            ConfigError: the factory cannot be imported, raises, or returns something
+                without ``invoke``.
+        """
+        where = f"{self.source}: target.factory"
+        factory = _resolve_factory(self.target_factory, self.path.parent, where)
+        try:
+            target = factory(**self.target_kwargs)
+        except Exception as exc:
+            raise ConfigError(
+                f"{where}: {self.target_factory}(**kwargs) raised {type(exc).__name__}: {exc}"
+            ) from exc
+        if not callable(getattr(target, "invoke", None)):
+            raise ConfigError(
+                f"{where}: {self.target_factory} returned {type(target).__name__}, which has "
+                "no invoke(case) method"
+            )
+        return target
+
+
+def redact(value: Any, key: str = "") -> Any:
+    """``value`` with every header value, secret-looking key's value, URL query string and
+    URL user-info replaced."""
+    if isinstance(value, Mapping):
+        if key.lower() == "headers":
+            return {str(k): "<redacted>" for k in value}
+        return {str(k): redact(v, str(k)) for k, v in value.items()}
+    if key and _SECRET_RE.search(key):
+        return "<redacted>"
+    if isinstance(value, list | tuple):
+        return [redact(v) for v in value]
+    if isinstance(value, str) and value.startswith(("http://", "https://")):
+        parts = urlsplit(value)
+        query = "<redacted>" if parts.query else ""
+        return urlunsplit((parts.scheme, parts.netloc.rsplit("@", 1)[-1], parts.path, query, ""))
+    return value
+
+
+def _resolve_factory(spec: str, folder: Path, where: str) -> Any:
+    if ":" not in spec:
+        from evalkit.registry import RegistryError, default_registry
+        from evalkit.specs import TargetSpec
+
+        try:
+            record = default_registry().get("target", spec)
+        except RegistryError as exc:
+            raise ConfigError(f"{where}: {exc} (or use 'package.module:callable')") from None
+        assert isinstance(record, TargetSpec)
+        return record.factory
+    module_name, _, attr = spec.partition(":")
+    added = str(folder) not in sys.path
+    if added:
+        sys.path.insert(0, str(folder))
+    try:
+        obj: Any = importlib.import_module(module_name)
+        for part in attr.split("."):
+            obj = getattr(obj, part)
+    except (ImportError, AttributeError) as exc:
+        raise ConfigError(f"{where}: cannot import {spec!r} ({exc})") from None
+    finally:
+        if added and str(folder) in sys.path:
+            sys.path.remove(str(folder))
+    if not callable(obj):
+        raise ConfigError(f"{where}: {spec!r} is not callable")
+    return obj
+
+
+# ------------------------------------------------------------------ finding and reading
+def find_config(start: str | Path | None = None) -> tuple[Path, str, str]:
+    """``(file, kind, notice)`` of the eval config for ``start`` (default: the working
+    folder). ``kind`` is ``"yaml"`` or ``"pyproject"``.
+
+    The search walks up from ``start`` and stops at the first folder holding
+    ``evalkit.yaml`` or ``pyproject.toml`` (the folder whose ``pyproject.toml`` also
+    selects the plugins). There ``evalkit.yaml`` wins; the notice says so when the
+    ``pyproject.toml`` next to it also has run settings.
+
+    Raises:
+        ConfigError: that folder has neither ``evalkit.yaml`` nor run settings in
+            ``pyproject.toml`` (or no such folder exists).
+    """
+    here = (Path(start) if start is not None else Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        yaml_file = next((folder / n for n in YAML_NAMES if (folder / n).is_file()), None)
+        pyproject = folder / "pyproject.toml"
+        if yaml_file is None and not pyproject.is_file():
+            continue
+        py_table = _pyproject_table(pyproject) if pyproject.is_file() else None
+        py_has_run = py_table is not None and bool(RUN_KEYS & set(py_table))
+        if yaml_file is not None:
+            notice = ""
+            if py_has_run:
+                notice = (
+                    f"using {yaml_file}; the run settings in {pyproject} [tool.evalkit] "
+                    f"are ignored ({yaml_file.name} is evalkit's own file, so it wins)"
+                )
+            return yaml_file, "yaml", notice
+        if py_has_run:
+            return pyproject, "pyproject", ""
+        raise ConfigError(
+            f"{pyproject}: no eval config: its [tool.evalkit] has no run settings "
+            "(goldens, target, metrics, output); add them, write evalkit.yaml next to it, "
+            "or pass the config file"
+        )
+    raise ConfigError(
+        f"{here}: no eval config: write evalkit.yaml, or goldens/target/metrics/output "
+        "under [tool.evalkit] in pyproject.toml, or pass the config file"
+    )
+
+
+def _pyproject_table(path: Path) -> Mapping[str, Any] | None:
+    from evalkit.pyproject_config import ConfigError as TomlError
+    from evalkit.pyproject_config import read_tool_config
+
+    try:
+        return read_tool_config(path).table
+    except TomlError as exc:
+        raise ConfigError(str(exc)) from None
+
+
+def load_eval_config(path: str | Path | None = None) -> EvalConfig:
+    """Read and validate the eval config.
+
+    Args:
+        path: ``evalkit.yaml``/``.yml``, a ``pyproject.toml``, or a folder; default: the
+            working directory (see :func:`find_config`).
+
+    Raises:
+        ConfigError: no config, unreadable file, or a bad key (file and key named).
+    """
+    notice = ""
+    if path is None or Path(path).is_dir():
+        file, kind, notice = find_config(path)
+    else:
+        file = Path(path)
+        if not file.is_file():
+            raise ConfigError(f"{file}: no such config file")
+        kind = "pyproject" if file.name == "pyproject.toml" or file.suffix == ".toml" \
+            else "yaml"
+    file = file.resolve()
+    if kind == "pyproject":
+        table = _pyproject_table(file)
+        if table is None:
+            raise ConfigError(f"{file}: no [tool.evalkit] table")
+        source = f"{file} [tool.evalkit]"
+    else:
+        table = _read_yaml(file)
+        source = str(file)
+    cfg = _validate(table, file, source)
+    return EvalConfig(**{**cfg.__dict__, "notice": notice})
+
+
+def _read_yaml(file: Path) -> Mapping[str, Any]:
+    import yaml
+
+    try:
+        data = yaml.safe_load(file.read_text(encoding="utf-8-sig"))
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{file}: invalid YAML ({exc})") from None
+    if data is None:
+        raise ConfigError(f"{file}: empty config")
+    if not isinstance(data, dict):
+        raise ConfigError(f"{file}: the config must be a mapping of keys")
+    return data
+
+
+def _validate(table: Mapping[str, Any], file: Path, source: str) -> EvalConfig:
+    def err(key: str, problem: str) -> ConfigError:
+        return ConfigError(f"{source}: key {key!r}: {problem}")
+
+    unknown = sorted(str(k) for k in table if k not in RUN_KEYS | OTHER_KEYS)
+    if unknown:
+        raise err(unknown[0], f"unknown key; the run config keys are {', '.join(sorted(RUN_KEYS))}")
+    for required in ("goldens", "target", "output"):
+        if required not in table:
+            raise err(required, "missing (required)")
+    base = file.parent
+
+    def text(key: str, value: Any) -> str:
+        if not isinstance(value, str) or not value.strip():
+            raise err(key, f"must be a non-empty string, got {value!r}")
+        return value
+
+    def names(key: str) -> tuple[str, ...]:
+        value = table.get(key, [])
+        if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+            raise err(key, f"must be a list of names, got {value!r}")
+        return tuple(value)
+
+    target = table["target"]
+    if not isinstance(target, Mapping):
+        raise err("target", "must be a table with 'factory' (and optional 'kwargs')")
+    extra = sorted(str(k) for k in target if k not in TARGET_KEYS)
+    if extra:
+        raise err(f"target.{extra[0]}", "unknown key; target takes 'factory' and 'kwargs'")
+    if "factory" not in target:
+        raise err("target.factory", "missing (required): 'package.module:callable'")
+    factory = text("target.factory", target["factory"])
+    if ":" in factory and not re.fullmatch(r"[\w.]+:[\w.]+", factory):
+        raise err("target.factory", f"{factory!r} is not 'package.module:callable'")
+    kwargs = target.get("kwargs", {})
+    if not isinstance(kwargs, Mapping):
+        raise err("target.kwargs", f"must be a table, got {type(kwargs).__name__}")
+    metrics, aggregates = names("metrics"), names("aggregates")
+    if not metrics and not aggregates:
+        raise err("metrics", "name at least one metric or aggregate")
+    mc = table.get("max_concurrency", DEFAULT_MAX_CONCURRENCY)
+    if isinstance(mc, bool) or not isinstance(mc, int) or mc < 1:
+        raise err("max_concurrency", f"must be a positive integer, got {mc!r}")
+    loader = table.get("goldens_loader")
+    name = table.get("name")
+    return EvalConfig(
+        path=file, source=source,
+        goldens=(base / text("goldens", table["goldens"])).resolve(),
+        goldens_loader=None if loader is None else text("goldens_loader", loader),
+        target_factory=factory, target_kwargs=dict(kwargs),
+        metrics=metrics, aggregates=aggregates,
+        output=(base / text("output", table["output"])).resolve(),
+        max_concurrency=mc, name=None if name is None else text("name", name),
+    )
+
+
+def check_names(cfg: EvalConfig) -> None:
+    """Resolve every metric and aggregate name of ``cfg`` before any target call.
+
+    Raises:
+        ConfigError: an unknown name, or a metric listed as an aggregate (or the reverse),
+            naming the file and key.
+    """
+    from evalkit.evaluation import resolve_aggregates
+    from evalkit.registry import RegistryError
+    from evalkit.scoring import resolve_metrics
+
+    for key, resolver in (("metrics", resolve_metrics), ("aggregates", resolve_aggregates)):
+        for n in getattr(cfg, key):
+            try:
+                resolver([n])
+            except RegistryError as exc:
+                raise ConfigError(f"{cfg.source}: key {key!r}: {exc}") from None

@@ -1,0 +1,514 @@
+"""Golden sets: hand-written cases read from jsonl, yaml or csv, failing loudly.
+
+A golden file holds one record per case. The recognised fields are:
+
+``id`` (required)
+    The case id, always kept as text. YAML ids keep the exact characters written in the
+    file (``010``, ``10`` and ``12:30`` are three ids, never 8, 10 and 750); JSON integer
+    ids become their digits; CSV cells are text already. A null, empty or non-scalar id is
+    refused.
+``query`` (required)
+    The text the target is asked (a string, possibly empty).
+``expected`` (optional)
+    A list of ids (retrieval: they become the case's relevant set), a text (generation),
+    or null.
+``relevant`` (optional)
+    A list of relevant ids, when it differs from ``expected``.
+``relevance`` (optional)
+    Graded judgments ``{id: integer label}`` as in TREC qrels.
+
+Every other field is kept, unchanged, in :attr:`GoldenCase.context`.
+
+Refused with the file and line: a missing, null or duplicate id, a missing query, a
+file with zero cases, a CSV row with more (or fewer) cells than the header, a duplicate
+CSV column or YAML key, an ``expected`` that is neither ids, text nor null, and a repeated
+id inside ``expected``/``relevant``. A UTF-8 byte order mark and CRLF line ends are
+accepted in every format.
+
+CSV cells: ``expected`` is null when empty, a list of ids when it is a JSON array
+(``["d1", "d2"]``), and text otherwise; ``relevant`` is a JSON array or ids separated by
+whitespace; ``relevance`` is a JSON object.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from evalkit.cases import GoldenCase
+from evalkit.registry import default_registry
+
+if TYPE_CHECKING:
+    import yaml
+
+KNOWN_FIELDS = ("id", "query", "expected", "relevant", "relevance")
+_NULL_TAG = "tag:yaml.org,2002:null"
+
+
+class GoldenError(ValueError):
+    """A golden file or record that cannot be used; the message names the file and line."""
+
+
+class GoldenSet:
+    """An ordered set of :class:`GoldenCase` with unique text ids.
+
+    Iterating yields the cases in file order; ``len()`` is the number of cases.
+
+    Raises:
+        GoldenError: on construction, when there are no cases or an id repeats.
+    """
+
+    def __init__(self, cases: Iterable[GoldenCase], path: str | Path | None = None) -> None:
+        self.path: str | None = None if path is None else str(path)
+        self._cases: list[GoldenCase] = []
+        self._index: dict[str, GoldenCase] = {}
+        self._digests: dict[str, str] | None = None
+        where = self.path or "golden set"
+        for case in cases:
+            if not isinstance(case, GoldenCase):
+                raise GoldenError(f"{where}: {case!r} is not a GoldenCase")
+            if not isinstance(case.id, str) or case.id == "":
+                raise GoldenError(f"{where}: case id {case.id!r} must be non-empty text")
+            if case.id in self._index:
+                raise GoldenError(f"{where}: duplicate case id {case.id!r}")
+            self._index[case.id] = case
+            self._cases.append(case)
+        if not self._cases:
+            raise GoldenError(
+                f"{where}: zero cases; a golden set must hold at least one case"
+            )
+
+    def ids(self) -> list[str]:
+        """The case ids in file order."""
+        return [c.id for c in self._cases]
+
+    def get(self, case_id: str) -> GoldenCase:
+        """The case with id ``case_id`` (compared as text).
+
+        Raises:
+            KeyError: no such case (the message names the set and the id).
+        """
+        try:
+            return self._index[str(case_id)]
+        except KeyError:
+            raise KeyError(
+                f"{self.path or 'golden set'} has no case {str(case_id)!r}"
+            ) from None
+
+    def __iter__(self) -> Iterator[GoldenCase]:
+        return iter(self._cases)
+
+    def __len__(self) -> int:
+        return len(self._cases)
+
+    def __contains__(self, case_id: object) -> bool:
+        return str(case_id) in self._index
+
+    def __repr__(self) -> str:
+        return f"GoldenSet({len(self)} cases, path={self.path!r})"
+
+    def case_digests(self) -> dict[str, str]:
+        """``{case id: 16 hex digits}``: a digest of each case's content (for resume)."""
+        if self._digests is None:
+            self._digests = {c.id: case_digest(c) for c in self._cases}
+        return dict(self._digests)
+
+    def digest(self) -> str:
+        """sha256 (hex) of every case's content, in order."""
+        h = hashlib.sha256()
+        for d in self.case_digests().values():
+            h.update(d.encode())
+            h.update(b"\n")
+        return h.hexdigest()
+
+
+def case_digest(case: GoldenCase) -> str:
+    """16 hex digits identifying a case's id, query, expectations and context."""
+    doc = {
+        "id": case.id,
+        "query": case.query,
+        "expected": case.expected,
+        "relevance": dict(sorted(case.relevance.items())),
+        "relevant": sorted(case.relevant),
+        "context": case.context,
+    }
+    text = json.dumps(doc, sort_keys=True, default=str, ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+# ----------------------------------------------------------------------- records
+def case_from_record(record: Mapping[str, Any], where: str) -> GoldenCase:
+    """Build a :class:`GoldenCase` from one record, applying the rules of this module.
+
+    ``where`` (``"cases.jsonl:3"``) prefixes every error. Custom loaders may call this.
+
+    Raises:
+        GoldenError: a missing or non-text id, a missing query, or a malformed
+            ``expected``/``relevant``/``relevance``.
+    """
+    if not isinstance(record, Mapping):
+        raise GoldenError(f"{where}: a case must be a mapping, got {type(record).__name__}")
+    if "id" not in record:
+        raise GoldenError(f"{where}: the case has no 'id'")
+    case_id = _id_text(record["id"], where, "id")
+    if "query" not in record:
+        raise GoldenError(f"{where}: case {case_id!r} has no 'query'")
+    query = record["query"]
+    if query is None:
+        query = ""
+    if not isinstance(query, str):
+        raise GoldenError(
+            f"{where}: case {case_id!r}: 'query' must be text, got {type(query).__name__}"
+        )
+    expected = record.get("expected")
+    if isinstance(expected, list | tuple):
+        expected = _id_list(expected, where, case_id, "expected")
+    elif expected is not None and not isinstance(expected, str):
+        raise GoldenError(
+            f"{where}: case {case_id!r}: 'expected' must be a list of ids, a text or null; "
+            f"got {type(expected).__name__} {expected!r}"
+        )
+    relevant: list[str] | None = None
+    if record.get("relevant") is not None:
+        raw = record["relevant"]
+        if not isinstance(raw, list | tuple):
+            raise GoldenError(f"{where}: case {case_id!r}: 'relevant' must be a list of ids")
+        relevant = _id_list(raw, where, case_id, "relevant")
+    relevance: dict[str, int] | None = None
+    if record.get("relevance") is not None:
+        relevance = _grades(record["relevance"], where, case_id)
+    if relevance is None:
+        ids = relevant if relevant is not None else (
+            expected if isinstance(expected, list) else []
+        )
+        relevance = {d: 1 for d in ids}
+    if relevant is None:
+        relevant = [d for d, g in relevance.items() if g >= 1]
+    context = {str(k): v for k, v in record.items() if k not in KNOWN_FIELDS}
+    return GoldenCase(
+        id=case_id, query=query, expected=expected, relevance=relevance,
+        relevant=frozenset(relevant), context=context,
+    )
+
+
+def _id_text(value: Any, where: str, what: str) -> str:
+    if isinstance(value, bool) or value is None:
+        raise GoldenError(f"{where}: {what} {value!r} is not an id; write ids as text")
+    if isinstance(value, int):
+        return str(value)
+    if not isinstance(value, str):
+        raise GoldenError(
+            f"{where}: {what} {value!r} is a {type(value).__name__}; ids must be text "
+            f"(quote it: \"{value}\")"
+        )
+    if value == "":
+        raise GoldenError(f"{where}: empty {what}")
+    return value
+
+
+def _id_list(values: Sequence[Any], where: str, case_id: str, key: str) -> list[str]:
+    out: list[str] = []
+    seen: set[str] = set()
+    for v in values:
+        text = _id_text(v, where, f"case {case_id!r}: {key!r} item")
+        if text in seen:
+            raise GoldenError(f"{where}: case {case_id!r}: {key!r} lists {text!r} twice")
+        seen.add(text)
+        out.append(text)
+    return out
+
+
+def _grades(value: Any, where: str, case_id: str) -> dict[str, int]:
+    if not isinstance(value, Mapping):
+        raise GoldenError(
+            f"{where}: case {case_id!r}: 'relevance' must map ids to integer labels"
+        )
+    out: dict[str, int] = {}
+    for k, g in value.items():
+        doc = _id_text(k, where, f"case {case_id!r}: 'relevance' key")
+        if isinstance(g, bool) or not isinstance(g, int):
+            raise GoldenError(
+                f"{where}: case {case_id!r}: relevance label of {doc!r} must be an integer, "
+                f"got {g!r}"
+            )
+        out[doc] = g
+    return out
+
+
+# ----------------------------------------------------------------------- loaders
+def _read_text(path: Path) -> str:
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise GoldenError(f"{path}: no such golden file") from None
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise GoldenError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+
+
+def load_jsonl(path: str | Path) -> GoldenSet:
+    """Read a JSON Lines golden file: one JSON object per non-blank line.
+
+    Raises:
+        GoldenError: invalid JSON, a non-object line, a rule of this module broken, or
+            zero cases (file and line named).
+    """
+    p = Path(path)
+    text = _read_text(p)
+    cases: list[GoldenCase] = []
+    lines_of: dict[str, int] = {}
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        where = f"{p}:{lineno}"
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise GoldenError(f"{where}: not valid JSON ({exc.msg})") from None
+        if not isinstance(obj, dict):
+            raise GoldenError(f"{where}: expected a JSON object, got {type(obj).__name__}")
+        case = case_from_record(obj, where)
+        _check_unique(case.id, lineno, lines_of, p)
+        cases.append(case)
+    return GoldenSet(cases, path=p)
+
+
+def load_csv(path: str | Path) -> GoldenSet:
+    """Read a CSV golden file with a header row (``id`` and ``query`` columns required).
+
+    Raises:
+        GoldenError: a missing/duplicate/empty column name, a row with more or fewer cells
+            than the header, a rule of this module broken, or zero cases.
+    """
+    p = Path(path)
+    text = _read_text(p)
+    reader = csv.reader(text.splitlines(), strict=True)
+    header: list[str] | None = None
+    cases: list[GoldenCase] = []
+    lines_of: dict[str, int] = {}
+    try:
+        for cells in reader:
+            lineno = reader.line_num
+            if not cells or (all(not c.strip() for c in cells) and len(cells) <= 1):
+                continue
+            if header is None:
+                header = _csv_header(cells, p, lineno)
+                continue
+            where = f"{p}:{lineno}"
+            if len(cells) != len(header):
+                more = "more" if len(cells) > len(header) else "fewer"
+                raise GoldenError(
+                    f"{where}: {len(cells)} cells but the header has {len(header)} columns "
+                    f"({more} cells than columns)"
+                )
+            record = _csv_record(dict(zip(header, cells, strict=True)), where)
+            case = case_from_record(record, where)
+            _check_unique(case.id, lineno, lines_of, p)
+            cases.append(case)
+    except csv.Error as exc:
+        raise GoldenError(f"{p}:{reader.line_num}: malformed CSV ({exc})") from None
+    if header is None:
+        raise GoldenError(f"{p}: empty file; zero cases")
+    return GoldenSet(cases, path=p)
+
+
+def _csv_header(cells: list[str], p: Path, lineno: int) -> list[str]:
+    names = [c.strip() for c in cells]
+    for i, n in enumerate(names, start=1):
+        if not n:
+            raise GoldenError(f"{p}:{lineno}: column {i} of the header has no name")
+    dup = next((n for i, n in enumerate(names) if n in names[:i]), None)
+    if dup is not None:
+        raise GoldenError(f"{p}:{lineno}: column {dup!r} appears twice in the header")
+    for required in ("id", "query"):
+        if required not in names:
+            raise GoldenError(f"{p}:{lineno}: the header has no {required!r} column")
+    return names
+
+
+def _csv_record(row: dict[str, str], where: str) -> dict[str, Any]:
+    out: dict[str, Any] = dict(row)
+    exp = row.get("expected")
+    if exp is not None:
+        out["expected"] = None if exp == "" else (
+            _json_cell(exp, where, "expected", list) if exp.lstrip().startswith("[") else exp
+        )
+    rel = row.get("relevant")
+    if rel is not None:
+        out["relevant"] = (
+            None if not rel.strip() else
+            _json_cell(rel, where, "relevant", list) if rel.lstrip().startswith("[")
+            else rel.split()
+        )
+    grades = row.get("relevance")
+    if grades is not None:
+        out["relevance"] = None if not grades.strip() else _json_cell(
+            grades, where, "relevance", dict
+        )
+    return out
+
+
+def _json_cell(text: str, where: str, column: str, kind: type) -> Any:
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise GoldenError(f"{where}: column {column!r} is not valid JSON ({exc.msg})") from None
+    if not isinstance(value, kind):
+        raise GoldenError(f"{where}: column {column!r} must be a JSON {kind.__name__}")
+    return value
+
+
+def load_yaml(path: str | Path) -> GoldenSet:
+    """Read a YAML golden file: a list of mappings, or a mapping with a ``cases`` list.
+
+    Ids (``id``, the items of ``expected``/``relevant``, the keys of ``relevance``) keep
+    the exact text written in the file; YAML 1.1's octal (``010``) and sexagesimal
+    (``12:30``) readings never apply to them. A scalar ``expected`` is kept as written.
+
+    Raises:
+        GoldenError: invalid YAML, a wrong structure, a duplicate key, a rule of this
+            module broken, or zero cases (file and line named).
+    """
+    import yaml
+
+    p = Path(path)
+    text = _read_text(p)
+    loader = yaml.SafeLoader(text)
+    records: list[tuple[int, dict[str, Any]]] = []
+    try:
+        root = loader.get_single_node()
+        if root is None:
+            raise GoldenError(f"{p}: empty file; zero cases")
+        for node in _yaml_items(root, p):
+            lineno = node.start_mark.line + 1
+            where = f"{p}:{lineno}"
+            record: dict[str, Any] = {}
+            for key_node, value_node in node.value:
+                key = str(key_node.value)
+                if key == "id":
+                    record[key] = _yaml_id(value_node, where)
+                elif key in ("expected", "relevant"):
+                    record[key] = _yaml_ids_or_text(loader, value_node, where)
+                elif key == "relevance" and isinstance(value_node, yaml.MappingNode):
+                    record[key] = {
+                        _yaml_id(k, where): loader.construct_object(v, deep=True)
+                        for k, v in value_node.value
+                    }
+                else:
+                    record[key] = loader.construct_object(value_node, deep=True)
+            records.append((lineno, record))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = f":{mark.line + 1}" if mark is not None else ""
+        raise GoldenError(f"{p}{line}: invalid YAML ({exc})") from None
+    finally:
+        loader.dispose()
+    cases: list[GoldenCase] = []
+    lines_of: dict[str, int] = {}
+    for lineno, record in records:
+        case = case_from_record(record, f"{p}:{lineno}")
+        _check_unique(case.id, lineno, lines_of, p)
+        cases.append(case)
+    return GoldenSet(cases, path=p)
+
+
+def _yaml_items(root: yaml.Node, p: Path) -> list[yaml.MappingNode]:
+    import yaml
+
+    seq = root
+    if isinstance(root, yaml.MappingNode):
+        seq = next((v for k, v in root.value if k.value == "cases"), None)  # type: ignore[assignment]
+        if seq is None:
+            raise GoldenError(
+                f"{p}:{root.start_mark.line + 1}: expected a list of cases or a mapping "
+                "with a 'cases' list"
+            )
+    if not isinstance(seq, yaml.SequenceNode):
+        raise GoldenError(f"{p}:{seq.start_mark.line + 1}: expected a list of cases")
+    items: list[yaml.MappingNode] = []
+    for node in seq.value:
+        if not isinstance(node, yaml.MappingNode):
+            raise GoldenError(f"{p}:{node.start_mark.line + 1}: a case must be a mapping")
+        keys: set[str] = set()
+        for k, _ in node.value:
+            if not isinstance(k, yaml.ScalarNode):
+                raise GoldenError(f"{p}:{k.start_mark.line + 1}: keys must be plain names")
+            if k.value in keys:
+                raise GoldenError(f"{p}:{k.start_mark.line + 1}: key {k.value!r} appears twice")
+            keys.add(k.value)
+        items.append(node)
+    return items
+
+
+def _yaml_id(node: yaml.Node, where: str) -> str:
+    import yaml
+
+    if not isinstance(node, yaml.ScalarNode):
+        raise GoldenError(f"{where}: an id must be a single value, not a list or mapping")
+    if node.tag == _NULL_TAG and node.style is None:
+        raise GoldenError(f"{where}: missing id (null or empty)")
+    text = str(node.value)
+    if text == "":
+        raise GoldenError(f"{where}: empty id")
+    return text
+
+
+def _yaml_ids_or_text(loader: yaml.SafeLoader, node: yaml.Node, where: str) -> Any:
+    import yaml
+
+    if isinstance(node, yaml.SequenceNode):
+        return [_yaml_id(item, where) for item in node.value]
+    if isinstance(node, yaml.ScalarNode):
+        if node.tag == _NULL_TAG and node.style is None:
+            return None
+        return str(node.value)
+    return loader.construct_object(node, deep=True)
+
+
+def _check_unique(case_id: str, lineno: int, lines_of: dict[str, int], p: Path) -> None:
+    if case_id in lines_of:
+        raise GoldenError(
+            f"{p}:{lineno}: duplicate case id {case_id!r} (first on line {lines_of[case_id]})"
+        )
+    lines_of[case_id] = lineno
+
+
+# ----------------------------------------------------------------------- entry point
+def load_goldens(path: str | Path, loader: str | None = None, **options: Any) -> GoldenSet:
+    """Load a golden set with a registered ``goldens`` loader.
+
+    Args:
+        path: the golden file.
+        loader: a loader name (``"jsonl"``, ``"yaml"``, ``"csv"`` or one added with
+            ``register_loader``); by default the loader whose suffix ends ``path``.
+        options: passed to the loader function.
+
+    Returns:
+        A :class:`GoldenSet`. A custom loader may return a GoldenSet, or an iterable of
+        :class:`GoldenCase` or of mappings (checked with :func:`case_from_record`).
+
+    Raises:
+        RegistryError: no loader of that name or suffix.
+        GoldenError: the file breaks a rule (file and line named) or has zero cases.
+    """
+    spec = default_registry().loader("goldens", name=loader, path=str(path))
+    result = spec.fn(Path(path), **options)
+    if isinstance(result, GoldenSet):
+        return result
+    if isinstance(result, Iterable) and not isinstance(result, str | bytes | Mapping):
+        cases = []
+        for i, item in enumerate(result, start=1):
+            if isinstance(item, GoldenCase):
+                cases.append(item)
+            else:
+                cases.append(case_from_record(item, f"{path} (record {i})"))
+        return GoldenSet(cases, path=path)
+    raise GoldenError(
+        f"goldens loader {spec.name!r} returned {type(result).__name__} for {path}; "
+        "it must return a GoldenSet or an iterable of cases"
+    )

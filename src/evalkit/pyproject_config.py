@@ -1,0 +1,293 @@
+"""The ``[tool.evalkit]`` table of a project's ``pyproject.toml``, and plugin selection.
+
+The table is found in the nearest ``pyproject.toml`` at or above the working directory
+(the search stops at the first ``pyproject.toml``, whether or not it has the table), or
+in the file given with ``--config``. :func:`read_tool_config` returns the table and the
+path it came from; the plugin keys are interpreted here, other keys (the eval config) by
+their own modules.
+
+Plugin keys::
+
+    [tool.evalkit]
+    plugins = ["evalkit-retrieval", "evalkit-judge>=0.3"]   # distributions to load
+    local_plugins = ["myproject.eval_plugins"]              # the project's own modules
+
+``EVALKIT_PLUGINS`` (comma-separated, same syntax; empty means none) overrides both lists.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+PYPROJECT = "pyproject.toml"
+TABLE = "tool.evalkit"
+ENV_PLUGINS = "EVALKIT_PLUGINS"
+
+_NAME_RE = re.compile(r"^\s*([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)\s*(.*?)\s*$")
+_MODULE_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
+_OPERATOR_START = ("<", ">", "=", "!", "~")
+
+
+class ConfigError(ValueError):
+    """The ``[tool.evalkit]`` table (or ``EVALKIT_PLUGINS``) cannot be used.
+
+    The message names the file (or the variable) and the key.
+    """
+
+
+def canonical_name(name: str) -> str:
+    """A distribution name normalised as in PEP 503 (``Evalkit_Judge`` -> ``evalkit-judge``)."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+@dataclass(frozen=True)
+class ToolConfig:
+    """The ``[tool.evalkit]`` table and where it came from.
+
+    Attributes:
+        path: the ``pyproject.toml`` that was read, or ``None`` when none was found.
+        table: the table's contents; ``None`` when the file has no ``[tool.evalkit]``.
+    """
+
+    path: Path | None
+    table: Mapping[str, Any] | None
+
+    def describe(self) -> str:
+        """One line for listings: which file and whether it has the table."""
+        if self.path is None:
+            return "no pyproject.toml found"
+        if self.table is None:
+            return f"{self.path} (no [tool.evalkit] table)"
+        return f"{self.path} [tool.evalkit]"
+
+
+def find_pyproject(start: str | os.PathLike[str] | None = None) -> Path | None:
+    """The nearest ``pyproject.toml`` at or above ``start`` (default: the working directory)."""
+    here = Path(start if start is not None else os.getcwd()).resolve()
+    for folder in (here, *here.parents):
+        candidate = folder / PYPROJECT
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def read_tool_config(
+    config: str | os.PathLike[str] | None = None,
+    *,
+    start: str | os.PathLike[str] | None = None,
+) -> ToolConfig:
+    """Read ``[tool.evalkit]`` from ``config``, or from the nearest ``pyproject.toml``.
+
+    Args:
+        config: an explicit file (or a folder holding ``pyproject.toml``); it must exist.
+        start: where the upward search begins when ``config`` is not given.
+
+    Raises:
+        ConfigError: ``config`` does not exist, the file is not valid TOML, or
+            ``tool.evalkit`` is not a table.
+    """
+    if config is not None:
+        path = Path(config)
+        if path.is_dir():
+            path = path / PYPROJECT
+        if not path.is_file():
+            raise ConfigError(f"config file {path} does not exist")
+    else:
+        found = find_pyproject(start)
+        if found is None:
+            return ToolConfig(None, None)
+        path = found
+    try:
+        with path.open("rb") as fh:
+            data = tomllib.load(fh)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot be read: {exc}") from None
+    tool = data.get("tool", {})
+    table = tool.get("evalkit") if isinstance(tool, dict) else None
+    if table is not None and not isinstance(table, dict):
+        raise ConfigError(f"{path}: tool.evalkit must be a table, not {type(table).__name__}")
+    return ToolConfig(path.resolve(), table)
+
+
+# ------------------------------------------------------------------ plugin selection
+@dataclass(frozen=True)
+class PluginRequirement:
+    """One entry of ``plugins``: a distribution name with optional version specifiers.
+
+    Attributes:
+        text: the entry as written (``"evalkit-judge>=0.3"``).
+        name: the canonical distribution name (``"evalkit-judge"``).
+        specifier: the specifiers (``">=0.3"``), empty for any version.
+    """
+
+    text: str
+    name: str
+    specifier: str = ""
+
+    def accepts(self, version: str | None) -> bool:
+        """Whether an installed ``version`` satisfies the specifiers (pre-releases count)."""
+        if not self.specifier:
+            return True
+        if version is None:
+            return False
+        from packaging.specifiers import SpecifierSet
+        from packaging.version import InvalidVersion
+
+        try:
+            return SpecifierSet(self.specifier).contains(version, prereleases=True)
+        except InvalidVersion:
+            return False
+
+
+def parse_requirement(text: str, where: str) -> PluginRequirement:
+    """Parse ``"name"`` or ``"name<specifiers>"``.
+
+    Raises:
+        ConfigError: not a distribution name, or extras, markers or URLs (``where`` names
+            the file and key, or the variable, in the message).
+    """
+    if not isinstance(text, str):
+        raise ConfigError(f"{where}: entries must be strings, got {text!r}")
+    m = _NAME_RE.match(text)
+    if m is None or not text.strip():
+        raise ConfigError(f"{where}: {text!r} is not a distribution name")
+    name, rest = m.group(1), m.group(2)
+    if rest and (rest[0] in "[;@" or ";" in rest):
+        raise ConfigError(
+            f"{where}: {text!r}: only a distribution name and version specifiers are "
+            "accepted (no extras, markers or URLs)"
+        )
+    if rest:
+        from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+        try:
+            rest = str(SpecifierSet(rest))
+        except InvalidSpecifier as exc:
+            raise ConfigError(f"{where}: {text!r}: invalid version specifier ({exc})") from None
+    return PluginRequirement(text=text.strip(), name=canonical_name(name), specifier=rest)
+
+
+def split_env_list(value: str) -> list[str]:
+    """Split ``EVALKIT_PLUGINS`` on commas, keeping ``"a>=1,<2"`` as one entry."""
+    items: list[str] = []
+    for piece in value.split(","):
+        part = piece.strip()
+        if not part:
+            continue
+        if items and part.startswith(_OPERATOR_START):
+            items[-1] = f"{items[-1]},{part}"
+        else:
+            items.append(part)
+    return items
+
+
+@dataclass(frozen=True)
+class PluginSelection:
+    """Which plugins to load.
+
+    Attributes:
+        requirements: the distributions to load; ``None`` loads every installed plugin.
+        local_plugins: the project's own plugin modules, imported by name.
+        source: where the choice came from, for listings and error messages.
+        config: the ``[tool.evalkit]`` table that was read (its path may be ``None``).
+    """
+
+    requirements: tuple[PluginRequirement, ...] | None
+    local_plugins: tuple[str, ...] = ()
+    source: str = "every installed plugin (no [tool.evalkit] plugins list)"
+    config: ToolConfig = ToolConfig(None, None)
+
+    @classmethod
+    def everything(cls) -> PluginSelection:
+        """Every installed plugin and no local one."""
+        return cls(requirements=None)
+
+    def requirement_for(self, distribution: str | None) -> PluginRequirement | None:
+        """The requirement naming ``distribution`` (``None`` if it is not listed)."""
+        if self.requirements is None or distribution is None:
+            return None
+        key = canonical_name(distribution)
+        for req in self.requirements:
+            if req.name == key:
+                return req
+        return None
+
+    def allows(self, distribution: str | None) -> bool:
+        """Whether a plugin of ``distribution`` is enabled (version not checked here)."""
+        if self.requirements is None:
+            return True
+        return self.requirement_for(distribution) is not None
+
+
+def _check_unique(reqs: tuple[PluginRequirement, ...], where: str) -> None:
+    seen: dict[str, str] = {}
+    for req in reqs:
+        if req.name in seen:
+            raise ConfigError(f"{where}: {req.name!r} is listed twice ({seen[req.name]!r}, "
+                              f"{req.text!r}); merge the specifiers into one entry")
+        seen[req.name] = req.text
+
+
+def _string_list(table: Mapping[str, Any], key: str, where: str) -> list[str] | None:
+    value = table.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"{where}: {key} must be a list of strings, got {value!r}")
+    return list(value)
+
+
+def plugin_selection(
+    config: str | os.PathLike[str] | ToolConfig | None = None,
+    *,
+    environ: Mapping[str, str] | None = None,
+    start: str | os.PathLike[str] | None = None,
+) -> PluginSelection:
+    """The plugin selection from ``[tool.evalkit]`` and ``EVALKIT_PLUGINS``.
+
+    ``EVALKIT_PLUGINS``, when set, replaces both lists: each entry is a distribution
+    requirement, or the name of a module from ``local_plugins``; an empty value loads no
+    plugin. Without the variable, ``plugins`` (if present) names the distributions, and
+    ``local_plugins`` the project's modules; with neither, every installed plugin loads.
+
+    Raises:
+        ConfigError: a malformed table, key or entry (the message names the file and key).
+    """
+    env = os.environ if environ is None else environ
+    tool = config if isinstance(config, ToolConfig) else read_tool_config(config, start=start)
+    table: Mapping[str, Any] = tool.table or {}
+    where = f"{tool.path} [tool.evalkit]"
+    plugins = _string_list(table, "plugins", where)
+    local = _string_list(table, "local_plugins", where) or []
+    for module in local:
+        if not _MODULE_RE.match(module):
+            raise ConfigError(f"{where}: local_plugins entry {module!r} is not a module name")
+    if ENV_PLUGINS in env:
+        raw = split_env_list(env[ENV_PLUGINS])
+        chosen_local = tuple(m for m in local if m in raw)
+        reqs = tuple(
+            parse_requirement(item, ENV_PLUGINS) for item in raw if item not in chosen_local
+        )
+        _check_unique(reqs, ENV_PLUGINS)
+        return PluginSelection(
+            requirements=reqs, local_plugins=chosen_local,
+            source=f"{ENV_PLUGINS}={env[ENV_PLUGINS]!r}", config=tool,
+        )
+    if plugins is None:
+        return PluginSelection(
+            requirements=None, local_plugins=tuple(local),
+            source="every installed plugin (no [tool.evalkit] plugins list)", config=tool,
+        )
+    reqs = tuple(parse_requirement(item, f"{where} plugins") for item in plugins)
+    _check_unique(reqs, f"{where} plugins")
+    return PluginSelection(
+        requirements=reqs, local_plugins=tuple(local), source=f"{where} plugins", config=tool
+    )

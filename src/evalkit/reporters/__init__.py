@@ -1,0 +1,137 @@
+"""Reporters: render a gate result or a comparison as console text, JSON, Markdown or
+JUnit XML.
+
+Reporters are plugins: each is a :class:`~evalkit.specs.ReporterSpec` whose
+``render(report) -> str`` takes a :class:`Report` (or anything with ``to_report()``, such
+as :class:`evalkit.gate.GateReport`). The four built-ins are registered by the kernel's
+own plugin (:mod:`evalkit.builtins`); a plugin adds more through the
+``evalkit_register_reporters`` hook. Renderers import rich only when called.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from evalkit.reporters.model import (
+    Report,
+    ReportRow,
+    as_report,
+    report_from_comparison,
+    report_from_gate,
+)
+from evalkit.specs import ReporterSpec
+
+
+def _console(obj: Any) -> str:
+    from evalkit.reporters.console import render_console
+
+    return render_console(obj)
+
+
+def _json(obj: Any) -> str:
+    from evalkit.reporters.json_report import render_json
+
+    return render_json(obj)
+
+
+def _markdown(obj: Any) -> str:
+    from evalkit.reporters.markdown import render_markdown
+
+    return render_markdown(obj)
+
+
+def _junit(obj: Any) -> str:
+    from evalkit.reporters.junit import render_junit
+
+    return render_junit(obj)
+
+
+def builtin_reporters() -> list[ReporterSpec]:
+    """The kernel's reporters: ``console``, ``json``, ``markdown``, ``junit``."""
+    return [
+        ReporterSpec("console", _console, ".txt", "a plain-text table (rich)"),
+        ReporterSpec("json", _json, ".json", "one JSON document, NaN written as null"),
+        ReporterSpec("markdown", _markdown, ".md",
+                     "a table for a pull-request comment or a CI step summary"),
+        ReporterSpec("junit", _junit, ".xml", "JUnit XML, one test case per check"),
+    ]
+
+
+class ReportTargetError(ValueError):
+    """A ``--report FORMAT:PATH`` value that cannot be used."""
+
+
+def get_reporter(name: str) -> ReporterSpec:
+    """The reporter registered as ``name`` in the default registry.
+
+    Raises:
+        RegistryError: no such reporter (the message lists the known ones), or two
+            plugins provide it.
+    """
+    from evalkit.registry import default_registry
+
+    spec = default_registry().get("reporter", name)
+    assert isinstance(spec, ReporterSpec)
+    return spec
+
+
+def parse_report_target(text: str) -> tuple[str, str]:
+    """``"junit:gate.xml"`` -> ``("junit", "gate.xml")``; a path ``-`` means stdout.
+
+    The format is what precedes the first ``:``.
+
+    Raises:
+        ReportTargetError: no ``:``, or an empty format or path.
+    """
+    fmt, sep, path = text.partition(":")
+    if not sep or not fmt.strip() or not path.strip():
+        raise ReportTargetError(
+            f"--report {text!r}: expected FORMAT:PATH, for example junit:gate.xml or "
+            "markdown:- (a path of - writes to standard output)"
+        )
+    return fmt.strip(), path.strip()
+
+
+def write_reports(obj: Any, targets: Sequence[str]) -> list[str]:
+    """Render ``obj`` once per ``FORMAT:PATH`` target and write each (``-`` = stdout).
+
+    Every target is parsed and its reporter looked up before anything is written.
+
+    Returns:
+        The paths written (``"-"`` for stdout).
+
+    Raises:
+        ReportTargetError: a malformed target.
+        RegistryError: an unknown format.
+        OSError: a file cannot be written.
+    """
+    report = as_report(obj)
+    plan = [(get_reporter(fmt), path) for fmt, path in map(parse_report_target, targets)]
+    written: list[str] = []
+    for spec, path in plan:
+        text = spec.render(report)
+        if path == "-":
+            sys.stdout.write(text if text.endswith("\n") else text + "\n")
+        else:
+            p = Path(path)
+            p.parent.mkdir(parents=True, exist_ok=True)
+            p.write_text(text, encoding="utf-8")
+        written.append(path)
+    return written
+
+
+__all__ = [
+    "Report",
+    "ReportRow",
+    "ReportTargetError",
+    "as_report",
+    "builtin_reporters",
+    "get_reporter",
+    "parse_report_target",
+    "report_from_comparison",
+    "report_from_gate",
+    "write_reports",
+]

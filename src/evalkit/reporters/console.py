@@ -1,0 +1,45 @@
+"""Console reporter: a rich table, rendered to plain text (no colour codes)."""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+from evalkit.reporters._table import columns
+from evalkit.reporters.model import as_report
+
+STYLES = {"pass": "green", "fail": "bold red", "warn": "yellow", "error": "bold magenta"}
+
+
+def render_console(obj: Any, *, width: int = 200, color: bool = False) -> str:
+    """The report as a rich table with a title and a summary line.
+
+    Args:
+        obj: a :class:`~evalkit.reporters.Report` or an object with ``to_report()``.
+        width: the table width in characters.
+        color: keep ANSI colour codes (off for files).
+    """
+    from rich.console import Console
+    from rich.table import Table
+
+    report = as_report(obj)
+    headers, cells = columns(report)
+    title = report.title + (f": {report.subject}" if report.subject else "")
+    if report.reference:
+        title += f" vs {report.reference}"
+    table = Table(title=title, show_lines=False)
+    for h in headers:
+        table.add_column(h, overflow="fold")
+    for row, line in zip(report.rows, cells, strict=True):
+        table.add_row(*line, style=STYLES.get(row.status) if color else None)
+    buf = io.StringIO()
+    console = Console(file=buf, width=width, force_terminal=color, color_system=(
+        "standard" if color else None), highlight=False, soft_wrap=False)
+    console.print(table)
+    for row in report.rows:
+        if row.status not in ("pass", "no significant difference") and row.detail:
+            console.print(f"{row.name}: {row.detail}", markup=False)
+    for note in report.notes:
+        console.print(f"note: {note}", markup=False)
+    console.print(report.summary, markup=False)
+    return buf.getvalue()

@@ -1,0 +1,72 @@
+"""JUnit XML reporter: one ``<testcase>`` per check (or metric), so CI systems list gate
+results natively.
+
+Blocking checks that fail get ``<failure>``, blocking checks that could not be judged get
+``<error>``; warn-level checks never fail the suite (their verdict and reason go to
+``<system-out>``, prefixed ``warning:``). Comparisons produce passing test cases whose
+``<system-out>`` holds the numbers.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from typing import Any
+
+from evalkit.reporters.model import Report, ReportRow, as_report
+
+# characters XML 1.0 cannot hold, even escaped
+_INVALID_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+
+
+def _text(s: str) -> str:
+    return _INVALID_XML.sub("?", s)
+
+
+def _case(suite: ET.Element, report: Report, row: ReportRow) -> None:
+    classname = f"evalkit.{report.kind}.{report.subject}"
+    tc = ET.SubElement(suite, "testcase", name=_text(row.name), classname=_text(classname),
+                       time="0")
+    props = ET.SubElement(tc, "properties")
+    for key, value in (("metric", row.metric), ("status", row.status), ("level", row.level),
+                       ("coverage", row.coverage), ("rule", row.rule)):
+        if value:
+            ET.SubElement(props, "property", name=key, value=_text(value))
+    first = row.detail.split("; ")[0] if row.detail else row.status
+    if row.failed:
+        el = ET.SubElement(tc, "failure", message=_text(first), type=row.status)
+        el.text = _text(row.detail)
+    elif row.errored:
+        el = ET.SubElement(tc, "error", message=_text(first), type=row.status)
+        el.text = _text(row.detail)
+    out = f"{row.name}: {row.status}" + (f" ({row.coverage})" if row.coverage else "")
+    if row.detail:
+        out += f"\n{row.detail}"
+    if row.level == "warn" and row.status != "pass":
+        out = "warning: " + out
+    ET.SubElement(tc, "system-out").text = _text(out)
+
+
+def render_junit(obj: Any) -> str:
+    """The report as JUnit XML (``<testsuites>`` with one ``<testsuite>``)."""
+    report = as_report(obj)
+    failures = sum(1 for r in report.rows if r.failed)
+    errors = sum(1 for r in report.rows if r.errored)
+    name = f"{report.title}: {report.subject}" + (
+        f" vs {report.reference}" if report.reference else "")
+    attrs = {"name": _text(name), "tests": str(len(report.rows)), "failures": str(failures),
+             "errors": str(errors), "skipped": "0", "time": "0"}
+    root = ET.Element("testsuites", attrs)
+    suite = ET.SubElement(root, "testsuite", attrs)
+    props = ET.SubElement(suite, "properties")
+    ET.SubElement(props, "property", name="status", value=report.status)
+    if report.exit_code is not None:
+        ET.SubElement(props, "property", name="exit_code", value=str(report.exit_code))
+    ET.SubElement(props, "property", name="summary", value=_text(report.summary))
+    for row in report.rows:
+        _case(suite, report, row)
+    if report.notes:
+        ET.SubElement(suite, "system-out").text = _text("\n".join(report.notes))
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(
+        root, encoding="unicode") + "\n"

@@ -1,0 +1,49 @@
+"""Markdown reporter: a heading, a table and the reasons, sized for a pull-request comment
+or a CI step summary (``$GITHUB_STEP_SUMMARY``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from evalkit.reporters._table import columns
+from evalkit.reporters.model import as_report
+
+ICONS = {"pass": "✅", "fail": "❌", "warn": "⚠️", "error": "🛑"}
+STATUS_ICONS = {"passed": "✅", "failed": "❌", "error": "🛑"}
+
+
+def _cell(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ").strip()
+
+
+def render_markdown(obj: Any) -> str:
+    """The report as GitHub-flavoured Markdown."""
+    report = as_report(obj)
+    headers, cells = columns(report)
+    out: list[str] = []
+    if report.kind == "gate":
+        icon = STATUS_ICONS.get(report.status, "")
+        out.append(f"### {icon} {report.title}: {report.status} (exit {report.exit_code})")
+    else:
+        out.append(f"### {report.title}")
+    what = f"`{_cell(report.subject)}`"
+    if report.reference:
+        what += (" against baseline " if report.kind == "gate" else " vs ") + (
+            f"`{_cell(report.reference)}`")
+    out += ["", what, ""]
+    out.append("| " + " | ".join(_cell(h) for h in headers) + " |")
+    out.append("|" + "|".join("---" for _ in headers) + "|")
+    for row, line in zip(report.rows, cells, strict=True):
+        line = list(line)
+        if report.kind == "gate":
+            line[1] = f"{ICONS.get(row.status, '')} {row.status}".strip()
+        out.append("| " + " | ".join(_cell(c) for c in line) + " |")
+    reasons = [r for r in report.rows if r.status not in ("pass", "no significant difference")]
+    if reasons:
+        out += ["", "**Details**", ""]
+        out += [f"- `{_cell(r.name)}`: {_cell(r.detail)}" for r in reasons]
+    if report.notes:
+        out.append("")
+        out += [f"> {_cell(n)}" for n in report.notes]
+    out += ["", _cell(report.summary), ""]
+    return "\n".join(out)

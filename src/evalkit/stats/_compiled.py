@@ -1,0 +1,163 @@
+"""Compiled (numba) resampling kernels, imported only for large problems.
+
+Same generator, same per-resample summation order as the numpy kernels in
+:mod:`._kernels`, hence bit-identical results. ``parallel=True`` spreads resamples over
+threads; each resample is computed by one thread start to finish, so the thread count
+never changes a value. ``cache=True`` stores the machine code beside this file (or in
+``NUMBA_CACHE_DIR``) so only the very first large comparison on a machine compiles.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numba
+import numpy as np
+from numpy.typing import NDArray
+
+from evalkit.stats._rng import GAMMA, MASK64, MIX1, MIX2, SIGN_STREAM_OFFSET
+
+_GAMMA = np.uint64(GAMMA)
+_MIX1 = np.uint64(MIX1)
+_MIX2 = np.uint64(MIX2)
+
+
+@numba.njit(inline="always", cache=True)
+def _mix(z: Any) -> Any:
+    z = (z ^ (z >> np.uint64(30))) * _MIX1
+    z = (z ^ (z >> np.uint64(27))) * _MIX2
+    return z ^ (z >> np.uint64(31))
+
+
+@numba.njit(inline="always", cache=True)
+def _bounded(z: Any, un: Any) -> Any:
+    lo = ((z & np.uint64(0xFFFFFFFF)) * un) >> np.uint64(32)
+    return ((z >> np.uint64(32)) * un + lo) >> np.uint64(32)
+
+
+@numba.njit(parallel=True, cache=True, nogil=True)
+def _boot_kernel(
+    mat: Any, n_resamples: Any, base0: Any, stride: Any, want_sq: Any, sums: Any, squares: Any
+) -> None:  # pragma: no cover - compiled
+    n, m = mat.shape
+    un = np.uint64(n)
+    for b in numba.prange(n_resamples):
+        row = np.uint64(b) * stride + base0
+        for i in range(n):
+            z = _mix(row + np.uint64(i) * _GAMMA)
+            k = np.int64(_bounded(z, un))
+            for j in range(m):
+                x = mat[k, j]
+                sums[b, j] += x
+                if want_sq:
+                    squares[b, j] += x * x
+
+
+@numba.njit(parallel=True, cache=True, nogil=True)
+def _sign_kernel(
+    mat: Any, n_resamples: Any, base0: Any, stride: Any, sums: Any, signs: Any
+) -> None:  # pragma: no cover - compiled
+    n, m = mat.shape
+    words = (n + 63) // 64
+    for b in numba.prange(n_resamples):
+        row = np.uint64(b) * stride + base0
+        s_acc = 0.0
+        for w in range(words):
+            z = _mix(row + np.uint64(w) * _GAMMA)
+            top = min(64, n - 64 * w)
+            for t in range(top):
+                i = 64 * w + t
+                bit = (z >> np.uint64(t)) & np.uint64(1)
+                if bit:
+                    s_acc += 1.0
+                    for j in range(m):
+                        sums[b, j] += mat[i, j]
+                else:
+                    s_acc -= 1.0
+                    for j in range(m):
+                        sums[b, j] += -mat[i, j]
+        signs[b] = s_acc
+
+
+def bootstrap_sums(
+    mat: NDArray[np.float64], n_resamples: int, seed: int, want_squares: bool
+) -> tuple[NDArray[np.float64], NDArray[np.float64] | None]:
+    """See :func:`evalkit.stats._kernels.bootstrap_sums`."""
+    n, m = mat.shape
+    sums = np.zeros((n_resamples, m))
+    squares = np.zeros((n_resamples, m) if want_squares else (1, 1))
+    stride = np.uint64((n * GAMMA) & MASK64)
+    base0 = np.uint64((seed + GAMMA) & MASK64)
+    if m == 1:
+        s1 = np.zeros(n_resamples)
+        q1 = np.zeros(n_resamples if want_squares else 1)
+        _boot_kernel_1d(np.ascontiguousarray(mat[:, 0]), n_resamples, base0, stride,
+                        want_squares, s1, q1)
+        return s1[:, None], (q1[:, None] if want_squares else None)
+    _boot_kernel(mat, n_resamples, base0, stride, want_squares, sums, squares)
+    return sums, (squares if want_squares else None)
+
+
+def signflip_sums(
+    mat: NDArray[np.float64], n_resamples: int, seed: int
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """See :func:`evalkit.stats._kernels.signflip_sums`."""
+    n, m = mat.shape
+    words = (n + 63) // 64
+    sums = np.zeros((n_resamples, m))
+    signs = np.zeros(n_resamples)
+    stride = np.uint64((words * GAMMA) & MASK64)
+    base0 = np.uint64((seed + SIGN_STREAM_OFFSET + GAMMA) & MASK64)
+    if m == 1:
+        s1 = np.zeros(n_resamples)
+        _sign_kernel_1d(np.ascontiguousarray(mat[:, 0]), n_resamples, base0, stride, s1, signs)
+        return s1[:, None], signs
+    _sign_kernel(mat, n_resamples, base0, stride, sums, signs)
+    return sums, signs
+
+
+@numba.njit(parallel=True, cache=True, nogil=True)
+def _boot_kernel_1d(
+    vec: Any, n_resamples: Any, base0: Any, stride: Any, want_sq: Any, sums: Any, squares: Any
+) -> None:  # pragma: no cover - compiled
+    n = vec.shape[0]
+    un = np.uint64(n)
+    for b in numba.prange(n_resamples):
+        row = np.uint64(b) * stride + base0
+        s = 0.0
+        q = 0.0
+        if want_sq:
+            for i in range(n):
+                x = vec[np.int64(_bounded(_mix(row + np.uint64(i) * _GAMMA), un))]
+                s += x
+                q += x * x
+            squares[b] = q
+        else:
+            for i in range(n):
+                s += vec[np.int64(_bounded(_mix(row + np.uint64(i) * _GAMMA), un))]
+        sums[b] = s
+
+
+@numba.njit(parallel=True, cache=True, nogil=True)
+def _sign_kernel_1d(
+    vec: Any, n_resamples: Any, base0: Any, stride: Any, sums: Any, signs: Any
+) -> None:  # pragma: no cover - compiled
+    n = vec.shape[0]
+    words = (n + 63) // 64
+    for b in numba.prange(n_resamples):
+        row = np.uint64(b) * stride + base0
+        s = 0.0
+        ones = 0
+        for w in range(words):
+            z = _mix(row + np.uint64(w) * _GAMMA)
+            top = min(64, n - 64 * w)
+            base = 64 * w
+            for t in range(top):
+                x = vec[base + t]
+                if (z >> np.uint64(t)) & np.uint64(1):
+                    s += x
+                    ones += 1
+                else:
+                    s += -x
+        sums[b] = s
+        signs[b] = float(2 * ones - n)

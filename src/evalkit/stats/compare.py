@@ -1,0 +1,167 @@
+"""Many metrics, many systems: one call, shared resamples, adjusted p-values."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from evalkit.stats._kernels import Backend
+from evalkit.stats._rng import check_seed
+from evalkit.stats.bootstrap import check_resamples
+from evalkit.stats.effects import effect_sizes
+from evalkit.stats.engine import analyse, check_options
+from evalkit.stats.multiple import CORRECTIONS, benjamini_hochberg, holm, westfall_young
+from evalkit.stats.paired import DEFAULT_METHOD, make_result
+from evalkit.stats.pairing import RunLike, align
+from evalkit.stats.results import PairedTestResult
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """A family of paired tests run together.
+
+    Attributes:
+        results: one :class:`PairedTestResult` per (pair, metric), pairs in call order,
+            metrics in the given order; each carries ``p_adjusted`` and ``correction``.
+        correction: the adjustment used ("holm", "bh", "westfall-young" or "none").
+        method: the test.
+        family_size: number of hypotheses adjusted together.
+    """
+
+    results: tuple[PairedTestResult, ...]
+    correction: str
+    method: str
+    family_size: int
+
+    def table(self) -> list[dict[str, Any]]:
+        """One JSON-ready dict per result (see :meth:`PairedTestResult.to_dict`)."""
+        return [r.to_dict() for r in self.results]
+
+    def get(self, name_a: str, name_b: str, metric: str) -> PairedTestResult:
+        """The result for ``name_a - name_b`` on ``metric``. Raises KeyError."""
+        for r in self.results:
+            if (r.name_a, r.name_b, r.metric) == (name_a, name_b, metric):
+                return r
+        raise KeyError(f"no comparison {name_a!r} - {name_b!r} on {metric!r}")
+
+
+def compare_runs(
+    baseline: RunLike,
+    candidates: Sequence[RunLike],
+    metrics: str | Sequence[str],
+    *,
+    all_pairs: bool = False,
+    method: str = DEFAULT_METHOD,
+    alpha: float = 0.05,
+    alternative: str = "two-sided",
+    ci: str | None = None,
+    correction: str = "holm",
+    n_resamples: int = 10_000,
+    seed: int | None = 42,
+    backend: Backend = "auto",
+) -> Comparison:
+    """Compare candidates with a baseline (or all pairs) on several metrics at once.
+
+    Every comparison is ``candidate - baseline`` (with ``all_pairs``, for runs
+    ``[baseline, *candidates]`` each later run minus each earlier one). All metrics and
+    pairs share the same resamples, and p-values are adjusted over the whole family.
+
+    Args:
+        baseline: the reference run.
+        candidates: one or more runs over the same query ids. Inputs without a name
+            (plain mappings) are called ``run0`` (the baseline), ``run1``, ...
+        metrics: a metric name or several.
+        all_pairs: compare every pair instead of each candidate with the baseline.
+        method, alpha, alternative, ci, n_resamples, seed, backend: as in
+            :func:`evalkit.stats.paired_test`.
+        correction: "holm" (default), "bh" (Benjamini-Hochberg), "westfall-young"
+            (step-down max-T on the shared resamples) or "none". With one hypothesis
+            the adjusted p equals the raw one.
+
+    Returns:
+        :class:`Comparison`.
+
+    Raises:
+        ValueError: bad options, no candidates, runs over different query ids, a
+            metric missing from a run.
+    """
+    ci_method = check_options(method, ci, alpha, alternative)
+    if correction not in CORRECTIONS:
+        raise ValueError(f"unknown correction {correction!r}; choose one of {CORRECTIONS}")
+    B = check_resamples(n_resamples)
+    s = check_seed(seed)
+    if not isinstance(candidates, Sequence) or isinstance(candidates, str | bytes):
+        raise ValueError("candidates must be a sequence of runs")
+    if len(candidates) == 0:
+        raise ValueError("compare_runs needs at least one candidate run")
+    metric_list = [metrics] if isinstance(metrics, str) else list(metrics)
+    if not metric_list:
+        raise ValueError("compare_runs needs at least one metric")
+    runs: list[RunLike] = [baseline, *candidates]
+    if all_pairs:
+        pairs = [(j, i) for j in range(1, len(runs)) for i in range(j)]
+    else:
+        pairs = [(j, 0) for j in range(1, len(runs))]
+
+    columns: list[np.ndarray[Any, np.dtype[np.float64]]] = []
+    labels: list[tuple[str, str, str]] = []
+    ids_ref: tuple[str, ...] | None = None
+    for metric in metric_list:
+        for ja, jb in pairs:
+            pair = align(runs[ja], runs[jb], metric, (f"run{ja}", f"run{jb}"))
+            if ids_ref is None:
+                ids_ref = pair.ids
+            elif pair.ids != ids_ref:
+                raise ValueError(
+                    f"runs {pair.name_a!r} and {pair.name_b!r} cover other query ids than "
+                    "the rest of the family; every run must cover the same queries"
+                )
+            columns.append(pair.diffs)
+            labels.append((pair.name_a, pair.name_b, metric))
+    D = np.column_stack(columns)
+    n = D.shape[0]
+    analysis = analyse(
+        D,
+        method=method,
+        ci_method=ci_method,
+        alpha=float(alpha),
+        alternative=alternative,  # type: ignore[arg-type]
+        n_resamples=B,
+        seed=s,
+        want_null=correction == "westfall-young" and D.shape[1] > 1,
+        backend=backend,
+    )
+    raw = [o.p_value for o in analysis.outcomes]
+    if correction == "holm":
+        adj = holm(raw)
+    elif correction == "bh":
+        adj = benjamini_hochberg(raw)
+    elif correction == "westfall-young" and analysis.null_t is not None:
+        wy = westfall_young(analysis.t_obs, analysis.null_t, alternative, analysis.null_exact)
+        adj = [max(w, p) for w, p in zip(wy, raw, strict=True)]
+    else:
+        adj = list(raw)
+    results = []
+    for j, (outcome, (name_a, name_b, metric)) in enumerate(
+        zip(analysis.outcomes, labels, strict=True)
+    ):
+        r = make_result(
+            outcome,
+            analysis,
+            effect=effect_sizes(D[:, j]),
+            n=n,
+            metric=metric,
+            name_a=name_a,
+            name_b=name_b,
+            method=method,
+            ci_method=ci_method,
+            alpha=float(alpha),
+            alternative=alternative,
+            seed=s,
+        )
+        results.append(dataclasses.replace(r, p_adjusted=adj[j], correction=correction))
+    return Comparison(tuple(results), correction, method, len(results))

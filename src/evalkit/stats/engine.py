@@ -1,0 +1,262 @@
+"""One pass of a paired method over many columns of differences sharing resamples.
+
+Column ``j`` of ``D`` (shape ``(n, m)``) holds one comparison's per-query differences
+(one metric of one run pair). Every column sees the same bootstrap index draws and the
+same sign patterns, because both are functions of ``(seed, resample, position)`` only;
+so all metrics and all systems of one comparison share resamples, and the resampled
+studentized statistics feed Westfall-Young's max-T.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+from numpy.typing import NDArray
+
+from evalkit.stats._kernels import (
+    EXACT_MAX_N,
+    Backend,
+    bootstrap_sums,
+    exact_signflip_sums,
+    signflip_sums,
+)
+from evalkit.stats.bootstrap import tie_tolerance
+from evalkit.stats.degenerate import constant_outcome
+from evalkit.stats.intervals import (
+    Alternative,
+    bca_ci,
+    percentile_ci,
+    safe_ratio,
+    studentized_ci,
+    studentized_p,
+    studentized_stats,
+)
+from evalkit.stats.randomization import inversion_ci, signflip_p
+from evalkit.stats.ttest import t_test
+
+Method = Literal["bootstrap-t", "bootstrap", "randomization", "t-test"]
+CIMethod = Literal["percentile", "bca", "bootstrap-t", "inversion", "t"]
+FloatArray = NDArray[np.float64]
+
+METHODS: tuple[str, ...] = ("bootstrap-t", "bootstrap", "randomization", "t-test")
+CI_METHODS: tuple[str, ...] = ("percentile", "bca", "bootstrap-t", "inversion", "t")
+ALTERNATIVES: tuple[str, ...] = ("two-sided", "greater", "less")
+#: The interval each method reports unless ``ci=`` says otherwise; with these the
+#: interval excludes 0 exactly when ``p < alpha`` (the seed's bootstrap excepted).
+DEFAULT_CI: dict[str, str] = {
+    "bootstrap-t": "bootstrap-t",
+    "bootstrap": "percentile",
+    "randomization": "inversion",
+    "t-test": "t",
+}
+
+
+@dataclass(frozen=True)
+class ColumnOutcome:
+    """What one column's test found (see :class:`evalkit.stats.PairedTestResult`)."""
+
+    observed: float
+    ci_low: float
+    ci_high: float
+    p_value: float
+    exact: bool
+    degenerate: str | None
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """Outcomes per column, plus what max-T needs.
+
+    Attributes:
+        outcomes: one per column.
+        t_obs: observed studentized statistics, shape ``(m,)`` (``+-inf`` / 0 for
+            constant columns).
+        null_t: resampled studentized statistics under H0, ``(R, m)``, or None.
+        null_exact: ``null_t`` enumerates every sign pattern (no ``+1`` rule).
+        n_resamples: resamples (or sign patterns) behind the p-values; 0 if none.
+        used_generator: any random draw was made.
+    """
+
+    outcomes: list[ColumnOutcome]
+    t_obs: FloatArray
+    null_t: FloatArray | None
+    null_exact: bool
+    n_resamples: int
+    used_generator: bool
+
+
+def check_options(method: str, ci: str | None, alpha: float, alternative: str) -> str:
+    """Validate the options; return the interval method. Raises ValueError."""
+    if method not in METHODS:
+        raise ValueError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
+    ci_method = DEFAULT_CI[method] if ci is None else ci
+    if ci_method not in CI_METHODS:
+        raise ValueError(f"unknown ci {ci!r}; choose one of {', '.join(CI_METHODS)}")
+    if not (isinstance(alpha, float | int) and 0.0 < float(alpha) < 1.0):
+        raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
+    if alternative not in ALTERNATIVES:
+        raise ValueError(
+            f"unknown alternative {alternative!r}; choose one of {', '.join(ALTERNATIVES)}"
+        )
+    return ci_method
+
+
+def _fsum_cols(x: FloatArray) -> FloatArray:
+    return np.array([math.fsum(x[:, j].tolist()) for j in range(x.shape[1])])
+
+
+def analyse(
+    D: FloatArray,
+    *,
+    method: str,
+    ci_method: str,
+    alpha: float,
+    alternative: Alternative,
+    n_resamples: int,
+    seed: int,
+    want_null: bool = False,
+    backend: Backend = "auto",
+) -> Analysis:
+    """Run ``method`` (with interval ``ci_method``) on every column of ``D``.
+
+    Args:
+        D: differences, shape ``(n, m)``, finite.
+        method, ci_method, alpha, alternative: as in :func:`evalkit.stats.paired_test`.
+        n_resamples: ``B``.
+        seed: generator seed.
+        want_null: also return resampled studentized statistics for max-T.
+        backend: kernel backend.
+    """
+    n, m = D.shape
+    constant = np.all(D[0:1, :] == D, axis=0)
+    means = np.where(constant, D[0, :], _fsum_cols(D) / n)
+    centred = np.where(constant[None, :], 0.0, D - means[None, :])
+    sq = _fsum_cols(centred * centred)
+    var = sq / (n - 1) if n > 1 else np.zeros(m)
+    var = np.where(constant, 0.0, var)
+    se = np.sqrt(var / n)
+    t_obs = safe_ratio(means, se, 0.0)
+    tols = np.array([tie_tolerance(D[:, j]) for j in range(m)])
+    live = not bool(np.all(constant))
+
+    boot_family = method in ("bootstrap", "bootstrap-t")
+    need_boot = live and (boot_family or ci_method in ("percentile", "bca", "bootstrap-t"))
+    need_sq = live and (
+        method == "bootstrap-t" or ci_method == "bootstrap-t" or (want_null and boot_family)
+    )
+    need_flip = live and (
+        method == "randomization"
+        or ci_method == "inversion"
+        or (want_null and not boot_family)
+    )
+    exact = n <= EXACT_MAX_N
+
+    dev: FloatArray | None = None
+    sqdev: FloatArray | None = None
+    if need_boot or need_sq:
+        sums, squares = bootstrap_sums(
+            centred, n_resamples, seed, want_squares=need_sq, backend=backend
+        )
+        dev = sums / n
+        sqdev = squares
+    flips: FloatArray | None = None
+    signs: FloatArray | None = None
+    if need_flip:
+        if exact:
+            flips, signs = exact_signflip_sums(D)
+        else:
+            flips, signs = signflip_sums(D, n_resamples, seed, backend=backend)
+
+    tstar: FloatArray | None = None
+    wants_t = method == "bootstrap-t" or ci_method == "bootstrap-t" or want_null
+    if wants_t and dev is not None and sqdev is not None:
+        tstar = np.empty_like(dev)
+        for j in range(m):
+            tstar[:, j] = studentized_stats(
+                dev[:, j], sqdev[:, j], n, float(var[j]), float(tols[j])
+            )
+
+    outcomes: list[ColumnOutcome] = []
+    for j in range(m):
+        mean = float(means[j])
+        if constant[j]:
+            p, lo, hi = constant_outcome(mean, n, n_resamples, method, alpha, alternative)
+            outcomes.append(
+                ColumnOutcome(mean, lo, hi, p, method != "bootstrap" and exact, "constant")
+            )
+            continue
+        tol = float(tols[j])
+        sej = float(se[j])
+        t_j = float(t_obs[j])
+        t_tol = 1e-10 * max(1.0, abs(t_j))
+        col_exact = False
+        if method == "t-test":
+            p, _, _ = t_test(mean, sej, n, alpha, alternative)
+        elif method == "bootstrap":
+            assert dev is not None
+            dj = dev[:, j]
+            if alternative == "two-sided":
+                count = np.count_nonzero(np.abs(dj) >= abs(mean) - tol)
+            elif alternative == "greater":
+                count = np.count_nonzero(dj >= mean - tol)
+            else:
+                count = np.count_nonzero(dj <= mean + tol)
+            p = (int(count) + 1) / (n_resamples + 1)
+        elif method == "bootstrap-t":
+            assert tstar is not None
+            p = studentized_p(t_j, tstar[:, j], alternative, t_tol)
+        else:
+            assert flips is not None and signs is not None
+            p = signflip_p(flips[:, j], signs, n, mean, 0.0, alternative, exact, tol)
+            col_exact = exact
+
+        if ci_method == "t":
+            _, lo, hi = t_test(mean, sej, n, alpha, alternative)
+        elif ci_method == "percentile":
+            assert dev is not None
+            lo, hi = percentile_ci(mean, dev[:, j], alpha, alternative)
+        elif ci_method == "bca":
+            assert dev is not None
+            lo, hi = bca_ci(mean, dev[:, j], centred[:, j], alpha, alternative, tol)
+        elif ci_method == "bootstrap-t":
+            assert tstar is not None
+            lo, hi = studentized_ci(mean, sej, tstar[:, j], alpha, alternative)
+        else:
+            assert flips is not None and signs is not None
+            scale = max(sej, tol, 1e-300)
+            lo, hi = inversion_ci(
+                flips[:, j], signs, n, mean, scale, alpha, alternative, exact, tol
+            )
+        outcomes.append(ColumnOutcome(mean, lo, hi, p, col_exact, None))
+
+    null_t: FloatArray | None = None
+    null_exact = False
+    if want_null:
+        if boot_family:
+            null_t = tstar if tstar is not None else np.zeros((n_resamples, m))
+        elif flips is not None and signs is not None:
+            fm = flips / n
+            sumsq = _fsum_cols(D * D)
+            if n > 1:
+                v = (sumsq[None, :] - n * fm * fm) / (n - 1)
+                v[v < 1e-14 * np.maximum(var, 1e-300)[None, :]] = 0.0
+                null_t = np.empty_like(fm)
+                for j in range(m):
+                    null_t[:, j] = safe_ratio(fm[:, j], np.sqrt(v[:, j] / n), float(tols[j]))
+            else:
+                null_t = np.zeros_like(fm)
+            null_exact = exact
+        else:
+            null_t = np.zeros((n_resamples, m))
+
+    used = need_boot or need_sq or (need_flip and not exact)
+    if method == "randomization" and exact and live:
+        reported = 1 << n
+    elif method == "t-test" and not (need_boot or need_sq):
+        reported = 0
+    else:
+        reported = n_resamples
+    return Analysis(outcomes, t_obs, null_t, null_exact, reported, used)

@@ -1,0 +1,155 @@
+"""Pairing two runs by query id.
+
+Every paired method works on the per-query differences ``d_i = a_i - b_i`` over the
+query ids both runs share; rows are matched by id, never by position.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+from numpy.typing import NDArray
+
+
+@runtime_checkable
+class ScoredRun(Protocol):
+    """Anything with a name and per-query scores (e.g. :class:`evalkit.RunResult`)."""
+
+    name: str
+
+    def scores(self, metric: str) -> dict[str, float]: ...
+
+
+#: A run, or a plain ``{query id: score}`` mapping of one metric.
+RunLike = ScoredRun | Mapping[str, float]
+
+
+@dataclass(frozen=True)
+class Paired:
+    """Two runs' values of one metric, aligned by id (sorted ids).
+
+    Attributes:
+        ids: the shared query ids, sorted.
+        a, b: values, shape ``(n,)``, in ``ids`` order.
+        name_a, name_b: run names.
+        metric: the metric.
+    """
+
+    ids: tuple[str, ...]
+    a: NDArray[np.float64]
+    b: NDArray[np.float64]
+    name_a: str
+    name_b: str
+    metric: str
+
+    @property
+    def diffs(self) -> NDArray[np.float64]:
+        """``a - b`` per query, shape ``(n,)``."""
+        return self.a - self.b
+
+
+def run_name(run: Any, default: str) -> str:
+    name = getattr(run, "name", None)
+    return str(name) if name else default
+
+
+def scores_of(run: Any, metric: str, default_name: str) -> tuple[str, dict[str, float]]:
+    """``(name, {id: score})`` of ``run`` for ``metric``.
+
+    Raises:
+        ValueError: the run lacks the metric on some row, has no rows, or holds a
+            non-finite score.
+        TypeError: ``run`` is neither a run nor a mapping.
+    """
+    name = run_name(run, default_name)
+    if isinstance(run, Mapping):
+        raw = {str(k): v for k, v in run.items()}
+    elif hasattr(run, "scores"):
+        rows = getattr(run, "per_query", None)
+        if rows is not None and len(rows) == 0:
+            raise ValueError(f"run {name!r} is empty (no per-query rows); nothing to compare")
+        try:
+            raw = dict(run.scores(metric))
+        except KeyError as exc:
+            msg = exc.args[0] if exc.args else str(exc)
+            if "errored" in str(msg):
+                raise ValueError(f"run {name!r} cannot be compared on {metric!r}: {msg}") from None
+            raise ValueError(f"run {name!r} lacks metric {metric!r}: {msg}") from None
+        if rows is not None and len(raw) != len(rows):
+            raise ValueError(
+                f"run {name!r} holds {len(rows)} rows but {len(raw)} distinct ids; "
+                "duplicate row ids cannot be paired"
+            )
+    else:
+        raise TypeError(
+            f"expected a RunResult or a mapping of query id to score, got {type(run).__name__}"
+        )
+    if not raw:
+        raise ValueError(f"run {name!r} is empty (no per-query scores); nothing to compare")
+    out: dict[str, float] = {}
+    for qid, v in raw.items():
+        try:
+            f = float(v)
+        except (TypeError, ValueError):
+            raise ValueError(
+                f"run {name!r}: query {qid!r} has a non-numeric {metric!r} value {v!r}"
+            ) from None
+        if not math.isfinite(f):
+            raise ValueError(f"run {name!r}: query {qid!r} has a non-finite {metric!r} ({f})")
+        out[qid] = f
+    return name, out
+
+
+def _id_list(ids: Sequence[str], limit: int = 5) -> str:
+    shown = ", ".join(repr(i) for i in ids[:limit])
+    more = len(ids) - limit
+    return shown + (f" and {more} more" if more > 0 else "")
+
+
+def check_same_ids(name_a: str, ids_a: set[str], name_b: str, ids_b: set[str]) -> None:
+    """Raise ValueError naming the ids that only one run holds."""
+    if ids_a == ids_b:
+        return
+    only_a = sorted(ids_a - ids_b)
+    only_b = sorted(ids_b - ids_a)
+    parts = []
+    if only_a:
+        parts.append(f"{len(only_a)} only in {name_a!r} ({_id_list(only_a)})")
+    if only_b:
+        parts.append(f"{len(only_b)} only in {name_b!r} ({_id_list(only_b)})")
+    raise ValueError(
+        f"runs {name_a!r} and {name_b!r} cover different query ids: "
+        + "; ".join(parts)
+        + ". Evaluate both on the same queries (or filter them) before comparing"
+    )
+
+
+def align(
+    a: RunLike, b: RunLike, metric: str, default_names: tuple[str, str] = ("a", "b")
+) -> Paired:
+    """Pair two runs' ``metric`` values by query id.
+
+    Args:
+        a, b: :class:`evalkit.RunResult` (or any object with ``name`` and
+            ``scores(metric)``), or a ``{query id: score}`` mapping.
+        metric: the metric name.
+        default_names: names for inputs that carry none (plain mappings).
+
+    Returns:
+        :class:`Paired` over the sorted shared ids.
+
+    Raises:
+        ValueError: a run is empty, lacks the metric, holds a non-finite value, or the
+            two runs cover different ids (the message lists them).
+    """
+    name_a, sa = scores_of(a, metric, default_names[0])
+    name_b, sb = scores_of(b, metric, default_names[1])
+    check_same_ids(name_a, set(sa), name_b, set(sb))
+    ids = tuple(sorted(sa))
+    va = np.fromiter((sa[i] for i in ids), dtype=np.float64, count=len(ids))
+    vb = np.fromiter((sb[i] for i in ids), dtype=np.float64, count=len(ids))
+    return Paired(ids=ids, a=va, b=vb, name_a=name_a, name_b=name_b, metric=metric)

@@ -1,0 +1,326 @@
+"""Power and planning for paired comparisons.
+
+Analytic: the paired t-test's power is a noncentral t probability (Cohen, *Statistical
+Power Analysis for the Behavioral Sciences*, 2nd ed., 1988, ch. 2; Lehmann and Romano
+2005, sec. 5.2): with ``delta = effect / sd`` and ``T ~ t'(n - 1, delta * sqrt(n))``,
+two-sided power is ``P(T > t_c) + P(T < -t_c)``, ``t_c = t_{1 - alpha/2, n - 1}``
+(``scipy.special.nctdtr``). The minimum detectable effect solves power = target for the
+effect (Brent's method); the sample size is the smallest n reaching the target.
+
+Simulation: when the pilot differences are skewed the noncentral t is only an
+approximation, so :func:`simulate_power` resamples the pilot's centred differences,
+shifted by the effect, at the planned n and counts rejections of the chosen test
+(Efron and Tibshirani 1993, sec. 25.3).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from evalkit.stats._rng import bootstrap_indices, check_seed
+from evalkit.stats.effects import effect_sizes
+from evalkit.stats.pairing import RunLike, align
+
+
+def _check(alpha: float, alternative: str) -> None:
+    if not 0.0 < alpha < 1.0:
+        raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
+    if alternative not in ("two-sided", "greater", "less"):
+        raise ValueError(f"unknown alternative {alternative!r}")
+
+
+def t_power(
+    effect: float, sd: float, n: int, alpha: float = 0.05, alternative: str = "two-sided"
+) -> float:
+    """Power of the paired t-test to detect a true mean difference ``effect``.
+
+    Args:
+        effect: true mean difference (metric units; sign matters for one-sided).
+        sd: standard deviation of the per-query differences (> 0).
+        n: number of queries (>= 2).
+        alpha, alternative: the test's.
+
+    Raises:
+        ValueError: ``sd <= 0``, ``n < 2``, bad ``alpha``/``alternative``.
+    """
+    from scipy.special import nctdtr, stdtrit
+
+    _check(alpha, alternative)
+    if sd <= 0 or not math.isfinite(sd):
+        raise ValueError(f"sd must be positive and finite, got {sd!r}")
+    if n < 2:
+        raise ValueError(f"n must be >= 2, got {n}")
+    df = n - 1
+    nc = effect / sd * math.sqrt(n)
+    if alternative == "two-sided":
+        tc = float(stdtrit(df, 1 - alpha / 2))
+        return float(1.0 - nctdtr(df, nc, tc) + nctdtr(df, nc, -tc))
+    tc = float(stdtrit(df, 1 - alpha))
+    if alternative == "greater":
+        return float(1.0 - nctdtr(df, nc, tc))
+    return float(nctdtr(df, nc, -tc))
+
+
+def minimum_detectable_effect(
+    n: int, sd: float, alpha: float = 0.05, power: float = 0.8, alternative: str = "two-sided"
+) -> float:
+    """Smallest true mean difference (>= 0, metric units) the paired t-test detects
+    with probability ``power`` at ``n`` queries. For "less" the effect is negative:
+    its magnitude is returned.
+
+    Raises:
+        ValueError: bad arguments, or ``power <= alpha`` (nothing to solve).
+    """
+    from scipy.optimize import brentq
+
+    if not alpha < power < 1.0:
+        raise ValueError(f"power must be in (alpha, 1), got {power!r}")
+    sign = -1.0 if alternative == "less" else 1.0
+    t_power(sd, sd, max(n, 2), alpha, alternative)  # validates the arguments
+
+    def gap(e: float) -> float:
+        return t_power(sign * e, sd, n, alpha, alternative) - power
+
+    hi = sd
+    while gap(hi) < 0:
+        hi *= 2.0
+    return float(brentq(gap, 0.0, hi, xtol=1e-12 * sd, rtol=1e-12))
+
+
+def required_n(
+    effect: float,
+    sd: float,
+    alpha: float = 0.05,
+    power: float = 0.8,
+    alternative: str = "two-sided",
+    n_max: int = 10_000_000,
+) -> int:
+    """Smallest n at which the paired t-test reaches ``power`` for ``effect``.
+
+    Raises:
+        ValueError: bad arguments, ``effect`` pointing against a one-sided
+            alternative or 0, or more than ``n_max`` queries needed.
+    """
+    if not alpha < power < 1.0:
+        raise ValueError(f"power must be in (alpha, 1), got {power!r}")
+    t_power(effect, sd, 2, alpha, alternative)
+    if effect == 0 or (alternative == "greater" and effect < 0) or (
+        alternative == "less" and effect > 0
+    ):
+        raise ValueError("effect must be non-zero and point the way of the alternative")
+    if t_power(effect, sd, 2, alpha, alternative) >= power:
+        return 2
+    lo, hi = 2, 4
+    while t_power(effect, sd, hi, alpha, alternative) < power:
+        lo, hi = hi, hi * 2
+        if hi > 2 * n_max:
+            raise ValueError(f"more than {n_max} queries would be needed")
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if t_power(effect, sd, mid, alpha, alternative) >= power:
+            hi = mid
+        else:
+            lo = mid
+    if hi > n_max:
+        raise ValueError(f"more than {n_max} queries would be needed")
+    return hi
+
+
+@dataclass(frozen=True)
+class SimulatedPower:
+    """Empirical power: ``power`` is the rejection share over ``n_trials``; ``se`` its
+    binomial standard error."""
+
+    power: float
+    se: float
+    n_trials: int
+    n: int
+    effect: float
+    method: str
+
+
+def simulate_power(
+    pilot_diffs: NDArray[np.float64] | list[float],
+    effect: float,
+    n: int,
+    *,
+    alpha: float = 0.05,
+    alternative: str = "two-sided",
+    method: str = "t-test",
+    n_trials: int = 2000,
+    n_resamples: int = 1000,
+    seed: int | None = 42,
+) -> SimulatedPower:
+    """Power at ``n`` when the true differences look like the pilot's, shifted to mean
+    ``effect``.
+
+    Each trial draws ``n`` differences with replacement from ``pilot - mean(pilot) +
+    effect`` and runs ``method`` ("t-test" is vectorised; any other method of
+    :func:`evalkit.stats.paired_test` runs per trial with ``n_resamples``).
+
+    Raises:
+        ValueError: fewer than 2 pilot differences, ``n < 2``, bad options.
+    """
+    _check(alpha, alternative)
+    pilot = np.asarray(pilot_diffs, dtype=np.float64)
+    if pilot.ndim != 1 or pilot.size < 2:
+        raise ValueError("need at least 2 pilot differences")
+    if n < 2 or n_trials < 1:
+        raise ValueError("need n >= 2 and n_trials >= 1")
+    s = check_seed(seed)
+    pop = pilot - pilot.mean() + effect
+    rejections = 0
+    chunk = max(1, 2_000_000 // n)
+    for c0 in range(0, n_trials, chunk):
+        c1 = min(n_trials, c0 + chunk)
+        x = _draw(pop, n, s, c0, c1)
+        if method == "t-test":
+            rejections += _t_rejections(x, alpha, alternative)
+        else:
+            from evalkit.stats.paired import paired_test
+
+            for row in x:
+                keys = [str(i) for i in range(n)]
+                r = paired_test(
+                    dict(zip(keys, row.tolist(), strict=True)),
+                    dict.fromkeys(keys, 0.0),
+                    "diff",
+                    method=method,
+                    alpha=alpha,
+                    alternative=alternative,
+                    n_resamples=n_resamples,
+                    seed=s + 1,
+                )
+                rejections += int(r.significant)
+    pw = rejections / n_trials
+    return SimulatedPower(pw, math.sqrt(pw * (1 - pw) / n_trials), n_trials, n, effect, method)
+
+
+def _draw(pop: NDArray[np.float64], n: int, seed: int, t0: int, t1: int) -> NDArray[np.float64]:
+    """Trials ``t0 .. t1-1``, shape ``(t1 - t0, n)``: ``n`` i.i.d. uniform draws each
+    from ``pop``, taken from consecutive bootstrap resamples of ``range(pop.size)``."""
+    rows = []
+    m = pop.size
+    per = -(-n // m)
+    for t in range(t0, t1):
+        idx = bootstrap_indices(seed, m, t * per, (t + 1) * per).reshape(-1)[:n]
+        rows.append(pop[idx])
+    return np.vstack(rows)
+
+
+def _t_rejections(x: NDArray[np.float64], alpha: float, alternative: str) -> int:
+    from scipy.special import stdtr
+
+    n = x.shape[1]
+    mean = x.mean(axis=1)
+    sd = x.std(axis=1, ddof=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = np.where(
+            sd > 0, mean / (sd / math.sqrt(n)), np.where(mean == 0, 0.0, np.inf * np.sign(mean))
+        )
+    if alternative == "two-sided":
+        p = 2 * stdtr(n - 1, -np.abs(t))
+    elif alternative == "greater":
+        p = stdtr(n - 1, -t)
+    else:
+        p = stdtr(n - 1, t)
+    return int(np.count_nonzero(p < alpha))
+
+
+@dataclass(frozen=True)
+class PowerPlan:
+    """Planning figures from a pilot run pair (see :func:`plan_from_pilot`).
+
+    Attributes:
+        metric, n_pilot: what the pilot measured.
+        mean_diff, sd_diff, skewness: of the pilot's per-query differences.
+        n: planned number of queries; alpha, power: targets.
+        mde: minimum detectable effect at ``n`` (noncentral t).
+        effect: effect asked about (or None); n_required: queries needed for it.
+        simulated: simulated power at (``n``, ``effect`` or ``mde``) from the pilot.
+        skewness_warning: note when the pilot is small for a skewness estimate.
+    """
+
+    metric: str
+    n_pilot: int
+    mean_diff: float
+    sd_diff: float
+    skewness: float
+    n: int
+    alpha: float
+    power: float
+    mde: float
+    effect: float | None
+    n_required: int | None
+    simulated: SimulatedPower | None
+    skewness_warning: str | None
+
+
+def plan_from_pilot(
+    a: RunLike,
+    b: RunLike,
+    metric: str,
+    *,
+    n: int | None = None,
+    effect: float | None = None,
+    alpha: float = 0.05,
+    power: float = 0.8,
+    alternative: str = "two-sided",
+    simulate: bool = True,
+    n_trials: int = 2000,
+    seed: int | None = 42,
+) -> PowerPlan:
+    """Plan a comparison from a pilot pair of runs (what ``evalkit power`` prints).
+
+    Args:
+        a, b: pilot runs paired by query id (differences ``a - b``).
+        metric: metric to plan for.
+        n: planned queries (default: the pilot's n).
+        effect: a true difference of interest; gives ``n_required`` (default: none).
+        alpha, power, alternative: targets.
+        simulate: also simulate the power at ``(n, effect or mde)`` from the pilot's
+            differences (recommended when they are skewed).
+        n_trials, seed: of the simulation.
+
+    Raises:
+        ValueError: the pilot's differences have no spread (sd = 0), or as
+            :func:`paired_test` for the runs.
+    """
+    pair = align(a, b, metric)
+    d = pair.diffs
+    eff = effect_sizes(d)
+    if eff.sd_diff <= 0:
+        raise ValueError(
+            "the pilot's per-query differences have no spread (sd = 0); power cannot be "
+            "planned from it. Use a pilot with more queries or give sd directly"
+        )
+    n_plan = int(n) if n is not None else d.size
+    mde = minimum_detectable_effect(n_plan, eff.sd_diff, alpha, power, alternative)
+    n_req = (
+        required_n(effect, eff.sd_diff, alpha, power, alternative) if effect is not None else None
+    )
+    sim = None
+    if simulate:
+        target = effect if effect is not None else (-mde if alternative == "less" else mde)
+        sim = simulate_power(
+            d, target, n_plan, alpha=alpha, alternative=alternative, n_trials=n_trials, seed=seed
+        )
+    return PowerPlan(
+        metric=metric,
+        n_pilot=int(d.size),
+        mean_diff=eff.mean_diff,
+        sd_diff=eff.sd_diff,
+        skewness=eff.skewness,
+        n=n_plan,
+        alpha=alpha,
+        power=power,
+        mde=mde,
+        effect=effect,
+        n_required=n_req,
+        simulated=sim,
+        skewness_warning=eff.skewness_warning,
+    )

@@ -1,0 +1,149 @@
+"""Result types of the paired statistics.
+
+:class:`BootstrapResult` is the seed's result (issue #2) with the generator's name and
+seed added as provenance; :class:`PairedTestResult` extends it for every method of
+:func:`evalkit.stats.paired_test`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+
+def format_p_value(p: float, n_resamples: int | None = None, digits: int = 4) -> str:
+    """Human-readable p-value: ``"p = 0.0123"`` or, at or below the resolution of a
+    resampling test, ``"p < 0.001"`` — never ``"p = 0.0000"``.
+
+    Args:
+        p: the p-value, in ``(0, 1]``.
+        n_resamples: ``B`` of a resampling test (its smallest reportable p is
+            ``1 / (B + 1)``), or None.
+        digits: decimals shown.
+    """
+    floor = 1.0 / (n_resamples + 1) if n_resamples else 0.0
+    shown = 10.0**-digits
+    if n_resamples and p <= floor * (1 + 1e-9):
+        # the smallest power of ten strictly above the floor
+        bound = 10.0 ** math.ceil(math.log10(floor))
+        if bound <= floor:
+            bound *= 10
+        return f"p < {bound:g}"
+    if p < shown:
+        return f"p < {shown:g}"
+    return f"p = {p:.{digits}f}"
+
+
+def _json_ready(v: Any) -> Any:
+    if isinstance(v, dict):
+        return {k: _json_ready(x) for k, x in v.items()}
+    if isinstance(v, list | tuple):
+        return [_json_ready(x) for x in v]
+    if isinstance(v, float) and not math.isfinite(v):
+        return None
+    return v
+
+
+@dataclass(frozen=True, kw_only=True)
+class BootstrapResult:
+    """Outcome of :func:`evalkit.stats.paired_bootstrap` (the contract of issue #2).
+
+    Attributes:
+        observed: mean over queries of ``a - b`` (equal to ``mean(a) - mean(b)``), in
+            the metric's units.
+        ci_low, ci_high: the percentile 95% confidence interval of the mean difference.
+        p_value: two-sided p of the centred null, in ``[1/(B+1), 1]``.
+        significant: whether the interval excludes 0.
+        metric, name_a, name_b: what was compared.
+        n_queries: number of paired queries.
+        n_resamples: ``B``.
+        seed: the generator's seed (the drawn one when None was passed).
+        generator: the generator's name (see :mod:`evalkit.stats._rng`).
+    """
+
+    observed: float
+    ci_low: float
+    ci_high: float
+    p_value: float
+    significant: bool
+    metric: str
+    name_a: str
+    name_b: str
+    n_queries: int
+    n_resamples: int
+    seed: int | None = None
+    generator: str | None = None
+
+    def p_display(self) -> str:
+        """The p-value as text (see :func:`format_p_value`)."""
+        return format_p_value(self.p_value, self.n_resamples or None)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict: nested values included, tuples as lists, and infinite
+        values (unbounded interval ends, d_z of constant differences) as None."""
+        return _json_ready(asdict(self))  # type: ignore[no-any-return]
+
+
+@dataclass(frozen=True)
+class EffectSizes:
+    """Descriptive effect sizes of the per-query differences ``d = a - b``.
+
+    Attributes:
+        mean_diff: mean of ``d`` (metric units).
+        sd_diff: sample standard deviation of ``d`` (``n - 1`` denominator; 0 for n = 1).
+        standardized: ``mean_diff / sd_diff`` (Cohen's d_z); 0 when every difference is
+            0, ``+-inf`` when the differences are equal and non-zero.
+        wins, ties, losses: queries with ``d > 0``, ``d == 0`` (within 1e-12), ``d < 0``.
+        skewness: adjusted Fisher-Pearson sample skewness G1 of ``d`` (Joanes and Gill,
+            1998); 0 when ``sd_diff`` is 0 or n < 3.
+        skewness_warning: why the skewness should not be trusted, or None.
+    """
+
+    mean_diff: float
+    sd_diff: float
+    standardized: float
+    wins: int
+    ties: int
+    losses: int
+    skewness: float
+    skewness_warning: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class PairedTestResult(BootstrapResult):
+    """Outcome of :func:`evalkit.stats.paired_test`: the seed's fields plus the method.
+
+    ``significant`` means ``p_value < alpha``. For one-sided alternatives the interval
+    is one-sided (the open end is ``+-inf``). ``p_adjusted`` and ``correction`` are set
+    when the result is part of a family (:func:`evalkit.stats.compare_runs`).
+
+    Attributes:
+        method: "bootstrap-t", "bootstrap", "randomization" or "t-test".
+        ci_method: "bootstrap-t", "percentile", "bca", "inversion" or "t".
+        alpha: significance level; the interval has confidence ``1 - alpha``.
+        alternative: "two-sided", "greater" (a > b) or "less".
+        exact: the p-value comes from complete enumeration (randomization, n <= 16).
+        degenerate: which degenerate-input rule applied ("constant", "n=1"), or None.
+        effect: :class:`EffectSizes`.
+        warnings: notes for the reader (small n, skewness, degenerate input).
+        p_adjusted: multiplicity-adjusted p, or None.
+        correction: "holm", "bh", "westfall-young" or None.
+    """
+
+    method: str
+    ci_method: str
+    alpha: float = 0.05
+    alternative: str = "two-sided"
+    exact: bool = False
+    degenerate: str | None = None
+    effect: EffectSizes | None = None
+    warnings: tuple[str, ...] = field(default_factory=tuple)
+    p_adjusted: float | None = None
+    correction: str | None = None
+
+    @property
+    def significant_adjusted(self) -> bool:
+        """``p_adjusted < alpha`` (falls back to the raw p when not adjusted)."""
+        p = self.p_value if self.p_adjusted is None else self.p_adjusted
+        return p < self.alpha

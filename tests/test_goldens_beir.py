@@ -1,0 +1,142 @@
+"""BEIR readers on the SciFact test fixture (CC BY-NC, tests only) and small hand files."""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import pytest
+
+from evalkit.beir import (
+    BeirError,
+    goldens_from_qrels,
+    load_beir,
+    load_corpus,
+    load_qrels,
+    load_queries,
+)
+from evalkit.registry import default_registry
+
+SCIFACT = Path(__file__).parent / "data" / "scifact"
+TOPICS = "topics.beir-v1.0.0-scifact.test.tsv.gz"
+
+
+def trec_qrels_by_hand(path: Path) -> dict[str, dict[str, int]]:
+    out: dict[str, dict[str, int]] = {}
+    for line in path.read_text().splitlines():
+        qid, _, doc, label = line.split()
+        out.setdefault(qid, {})[doc] = int(label)
+    return out
+
+
+def test_scifact_qrels_match_the_trec_copy() -> None:
+    qrels = load_qrels(SCIFACT / "qrels" / "test.tsv")  # CRLF, with header
+    assert len(qrels) == 300
+    assert sum(len(v) for v in qrels.values()) == 339
+    assert qrels["1"] == {"31715818": 1}
+    assert qrels == trec_qrels_by_hand(SCIFACT / "qrels.beir-v1.0.0-scifact.test.txt")
+    assert all(k == k.strip() for q in qrels.values() for k in q)  # no '\r' left
+
+
+def test_scifact_queries_from_gzip_tsv() -> None:
+    queries = load_queries(SCIFACT / TOPICS)
+    assert len(queries) == 300
+    assert queries["1"] == "0-dimensional biomaterials show inductive properties."
+    assert queries["5"] == "1/2000 in UK have abnormal PrP positivity."
+
+
+def test_load_beir_from_a_root_the_caller_chooses() -> None:
+    ds = load_beir(SCIFACT, "test", corpus=False, queries_path=TOPICS)
+    assert ds.root == SCIFACT
+    assert len(ds.queries) == 300 and len(ds.qrels) == 300
+    gs = ds.goldens()
+    assert len(gs) == 300
+    case = gs.get("3")
+    assert case.query.startswith("1,000 genomes project enables mapping")
+    assert case.relevant == frozenset({"14717500"})
+    assert dict(case.relevance) == {"14717500": 1}
+
+
+def test_train_split_queries_have_no_text_in_the_test_topics() -> None:
+    with pytest.raises(BeirError, match=r"train.tsv: \d+ judged queries have no text"):
+        load_beir(SCIFACT, "train", corpus=False, queries_path=TOPICS)
+
+
+def test_missing_pieces_are_named() -> None:
+    with pytest.raises(BeirError, match=r"no queries\.jsonl"):
+        load_beir(SCIFACT, "test", corpus=False)
+    with pytest.raises(BeirError, match=r"no qrels/dev\.tsv"):
+        load_beir(SCIFACT, "dev", corpus=False, queries_path=TOPICS)
+    with pytest.raises(BeirError, match=r"no corpus\.jsonl"):
+        load_beir(SCIFACT, "test", queries_path=TOPICS)
+
+
+def test_full_layout_with_corpus_bom_crlf(tmp_path: Path) -> None:
+    (tmp_path / "qrels").mkdir()
+    (tmp_path / "corpus.jsonl").write_bytes(
+        b'\xef\xbb\xbf{"_id": "d1", "title": "T1", "text": "one"}\r\n'
+        b'{"_id": 2, "title": "", "text": "two", "metadata": {"y": 1}}\r\n\r\n'
+    )
+    (tmp_path / "queries.jsonl").write_text(
+        '{"_id": "007", "text": "first"}\n{"_id": "7", "text": "second"}\n'
+    )
+    (tmp_path / "qrels" / "test.tsv").write_text(
+        "query-id\tcorpus-id\tscore\n007\td1\t2\n7\t2\t0\n"
+    )
+    ds = load_beir(tmp_path)
+    assert ds.corpus == {"d1": {"title": "T1", "text": "one"},
+                         "2": {"title": "", "text": "two", "metadata": {"y": 1}}}
+    assert ds.queries == {"007": "first", "7": "second"}
+    assert ds.qrels == {"007": {"d1": 2}, "7": {"2": 0}}
+    gs = ds.goldens()
+    assert gs.ids() == ["007", "7"]
+    assert gs.get("7").relevant == frozenset()
+    assert gs.get("007").relevant == frozenset({"d1"})
+
+
+@pytest.mark.parametrize(
+    ("text", "pattern"),
+    [
+        ("q1\t0\td1\t1\n", r"q.tsv:1: expected the BEIR header"),
+        ("query-id\tcorpus-id\tscore\nq1\td1\n", r"q.tsv:2: expected 3 fields, got 2"),
+        ("query-id\tcorpus-id\tscore\nq1\td1\tx\n", r"q.tsv:2: score 'x' is not an integer"),
+        ("query-id\tcorpus-id\tscore\nq1\td1\t1\nq1\td1\t0\n",
+         r"q.tsv:3: query 'q1' judges document 'd1' twice"),
+        ("query-id\tcorpus-id\tscore\n", r"q.tsv: no judgments"),
+    ],
+)
+def test_qrels_errors(tmp_path: Path, text: str, pattern: str) -> None:
+    p = tmp_path / "q.tsv"
+    p.write_text(text)
+    with pytest.raises(BeirError, match=pattern):
+        load_qrels(p)
+
+
+def test_queries_and_corpus_errors(tmp_path: Path) -> None:
+    p = tmp_path / "queries.jsonl"
+    p.write_text('{"_id": "a", "text": "x"}\n{"_id": "a", "text": "y"}\n')
+    with pytest.raises(BeirError, match=r"queries.jsonl:2: duplicate query id 'a'"):
+        load_queries(p)
+    t = tmp_path / "topics.tsv"
+    t.write_text("query-id\ttext\n1\tone\nbroken line\n")
+    with pytest.raises(BeirError, match=r"topics.tsv:3: expected '<query id><TAB><text>'"):
+        load_queries(t)
+    z = tmp_path / "topics.tsv.gz"
+    z.write_bytes(gzip.compress(b"query-id\ttext\r\n1\tone\r\n"))
+    assert load_queries(z) == {"1": "one"}
+    c = tmp_path / "corpus.jsonl"
+    c.write_text('{"title": "no id"}\n')
+    with pytest.raises(BeirError, match=r"corpus.jsonl:1: missing '_id'"):
+        load_corpus(c)
+    c.write_text("")
+    with pytest.raises(BeirError, match=r"corpus.jsonl: empty file"):
+        load_corpus(c)
+    with pytest.raises(BeirError, match="has no text"):
+        goldens_from_qrels({"1": "x"}, {"2": {"d": 1}})
+
+
+def test_beir_readers_are_registered_loaders() -> None:
+    reg = default_registry()
+    assert reg.loader("qrels", path="qrels/test.tsv").fn is load_qrels
+    assert reg.loader("queries", name="beir").fn is load_queries
+    assert reg.loader("corpus", path="corpus.jsonl").fn is load_corpus

@@ -1,0 +1,112 @@
+"""Kernel rows, artifacts and run(): values checked by hand."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from evalkit.registry import RegistryError, use_registry
+from evalkit.results import ArtifactError, QueryResult, RunResult, is_artifact
+
+
+@dataclass
+class Q:
+    id: str
+
+
+def hits_at_k(retrieved: list[str], relevant: set[str], k: int) -> float:
+    return float(sum(1 for d in retrieved[:k] if d in relevant))
+
+
+def test_mean_is_derived_from_rows() -> None:
+    run = RunResult("r", [QueryResult("a", [], {"m": 1.0}), QueryResult("b", [], {"m": 0.0}),
+                          QueryResult("c", [], {"m": 0.5})])
+    assert run.mean("m") == pytest.approx(0.5)
+    assert run.scores("m") == {"a": 1.0, "b": 0.0, "c": 0.5}
+
+
+def test_mean_of_missing_metric_names_the_run_and_row() -> None:
+    run = RunResult("sysA", [QueryResult("q1", [], {"m": 1.0})])
+    with pytest.raises(KeyError, match="sysA.*'x'.*q1"):
+        run.mean("x")
+
+
+def test_mean_of_empty_run_raises() -> None:
+    with pytest.raises(ValueError, match="no rows"):
+        RunResult("e", []).mean("m")
+
+
+def test_artifact_round_trip(tmp_path: Path) -> None:
+    run = RunResult("sys", [QueryResult("010", ["d1", "d2"], {"m": 0.25}, {"num_rel": 2}),
+                            QueryResult("10", [], {"m": 1.0})], header={"relevance_level": 2})
+    path = run.save(tmp_path / "run.jsonl")
+    assert is_artifact(path)
+    first = json.loads(path.read_text().splitlines()[0])
+    assert first["type"] == "header" and first["schema_version"] == 1
+    back = RunResult.load(path)
+    assert back.name == "sys"
+    assert back.ids() == ["010", "10"]
+    assert back.scores("m") == {"010": 0.25, "10": 1.0}
+    assert back.per_query[0].counts == {"num_rel": 2}
+    assert back.header["relevance_level"] == 2
+
+
+def test_artifact_errors_name_file_and_line(tmp_path: Path) -> None:
+    p = tmp_path / "bad.jsonl"
+    p.write_text('{"type": "header", "schema_version": 1}\n{"type": "row", "id": "a"}\nnot json\n')
+    with pytest.raises(ArtifactError, match=r"bad.jsonl:3"):
+        RunResult.load(p)
+    p.write_text("q1 Q0 d1 1 1.0 tag\n")
+    assert not is_artifact(p)
+    with pytest.raises(ArtifactError, match="bad.jsonl:1"):
+        RunResult.load(p)
+    p.write_text('{"type": "header", "schema_version": 1}\n{"type": "row", "id": "a"}\n'
+                 '{"type": "row", "id": "a"}\n')
+    with pytest.raises(ArtifactError, match="duplicate row id 'a'"):
+        RunResult.load(p)
+
+
+def test_run_keeps_rows_and_refuses_unjudged_queries() -> None:
+    from evalkit.runner import METRICS, run
+
+    with use_registry(plugins=False):
+        METRICS["hits"] = hits_at_k
+        qrels = {"1": {"a", "b"}, "2": {"c"}}
+        result = run("sys", lambda q: ["a", "x", "b"], [Q("1"), Q("2")], qrels, ["hits@2"])
+        assert [r.metrics["hits@2"] for r in result.per_query] == [1.0, 0.0]
+        assert result.per_query[0].retrieved == ["a", "x", "b"]
+        with pytest.raises(KeyError, match="'3'.*no entry in qrels"):
+            run("sys", lambda q: [], [Q("3")], qrels, ["hits@2"])
+        with pytest.raises(ValueError, match="doc 'a' twice for query '1'"):
+            run("sys", lambda q: ["a", "a"], [Q("1")], qrels, ["hits@2"])
+
+
+def test_run_accepts_graded_qrels_with_relevance_level() -> None:
+    from evalkit.runner import METRICS, run
+
+    with use_registry(plugins=False):
+        METRICS["hits"] = hits_at_k
+        graded = {"1": {"a": 1, "b": 2, "c": 0, "d": -1}}
+        r1 = run("s", lambda q: ["a", "b", "c", "d"], [Q("1")], graded, ["hits@4"])
+        r2 = run("s", lambda q: ["a", "b", "c", "d"], [Q("1")], graded, ["hits@4"],
+                 relevance_level=2)
+        assert r1.per_query[0].metrics["hits@4"] == 2.0
+        assert r2.per_query[0].metrics["hits@4"] == 1.0
+
+
+def test_legacy_metric_has_no_polarity_but_runs() -> None:
+    from evalkit.runner import METRICS
+
+    with use_registry(plugins=False) as reg:
+        METRICS["hits"] = hits_at_k
+        METRICS["hits"] = hits_at_k  # same function again: a no-op
+        assert reg.resolve("hits@3").higher_is_better is None
+        with pytest.raises(RegistryError, match="no declared polarity.*higher_is_better"):
+            reg.polarity("hits@3")
+        assert METRICS["hits"] is hits_at_k
+        del METRICS["hits"]
+        with pytest.raises(RegistryError, match="unknown metric"):
+            reg.resolve("hits@3")

@@ -1,0 +1,52 @@
+"""Start-up: `evalkit --help` and `evalkit plugins list` import only what they need.
+
+Each command runs in a fresh interpreter (as the console script does) and reports which
+modules it imported.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+PROBE = """
+import json, sys
+sys.argv = {argv!r}
+code = 0
+try:
+    from evalkit.cli import main
+    main()
+except SystemExit as exc:
+    code = exc.code or 0
+print(json.dumps({{"code": code, "modules": sorted(sys.modules)}}), file=sys.stderr)
+"""
+
+
+def imported_by(*args: str) -> tuple[int, set[str], str]:
+    result = subprocess.run(
+        [sys.executable, "-c", PROBE.format(argv=["evalkit", *args])],
+        capture_output=True, text=True, timeout=120,
+    )
+    report = json.loads(result.stderr.strip().splitlines()[-1])
+    return report["code"], set(report["modules"]), result.stdout
+
+
+def top_level(modules: set[str]) -> set[str]:
+    return {m.split(".")[0] for m in modules}
+
+
+def test_help_imports_no_library_dependency_and_no_plugin() -> None:
+    code, modules, out = imported_by("--help")
+    assert code == 0 and "plugins" in out
+    heavy = {"numpy", "scipy", "pydantic", "yaml", "anthropic", "httpx", "pluggy"}
+    assert top_level(modules) & heavy == set()
+    assert {m for m in top_level(modules) if m.startswith("evalkit_")} == set()
+    assert "evalkit.registry" not in modules and "evalkit.plugins" not in modules
+
+
+def test_plugins_list_imports_no_http_or_llm_client() -> None:
+    code, modules, out = imported_by("plugins", "list")
+    assert code == 0, out
+    assert "retrieval" in out
+    assert top_level(modules) & {"anthropic", "httpx", "scipy"} == set()

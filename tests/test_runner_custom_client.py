@@ -1,0 +1,81 @@
+"""examples/custom_client: an HTTP-style client over a hand-written golden set, offline.
+
+Expected means are recomputed here from the two search functions directly (no evalkit,
+no HTTP), with recall and binary nDCG written out by hand.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+import socket
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from evalkit.registry import use_registry
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "custom_client"
+GOLDEN = {  # goldens.yaml, by hand
+    "001": ("books about sailing", {"bk-001", "bk-002"}),
+    "002": ("baking bread at home", {"bk-003", "bk-004"}),
+    "003": ("pasta", {"bk-005", "bk-006"}),
+    "004": ("watching birds by the sea", {"bk-007"}),
+    "005": ("growing vegetables", {"bk-009", "bk-010"}),
+    "006": ("astronomy for beginners", {"bk-011", "bk-012"}),
+    "007": ("marathon training", {"bk-013"}),
+    "008": ("running in the hills", {"bk-014"}),
+    "009": ("navigation on the hills", {"bk-016"}),
+    "010": ("italian cooking", {"bk-005", "bk-006"}),
+}
+
+
+def load_example() -> ModuleType:
+    sys.path.insert(0, str(EXAMPLE))
+    spec = importlib.util.spec_from_file_location("custom_client_evaluate",
+                                                  EXAMPLE / "evaluate.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def recall(ranked: list[str], rel: set[str], k: int) -> float:
+    return len(set(ranked[:k]) & rel) / len(rel)
+
+
+def ndcg10(ranked: list[str], rel: set[str]) -> float:
+    dcg = sum(1 / math.log2(i + 2) for i, d in enumerate(ranked[:10]) if d in rel)
+    ideal = sum(1 / math.log2(i + 2) for i in range(min(len(rel), 10)))
+    return dcg / ideal
+
+
+def test_custom_client_example(monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_network(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the example must not open a socket")
+
+    monkeypatch.setattr(socket.socket, "connect", no_network)
+    ex = load_example()
+    import bookshop
+
+    with use_registry():
+        ex._register_cost_aggregate()
+        baseline = ex.run_version("baseline", bookshop.search_v1)
+        candidate = ex.run_version("candidate", bookshop.search_v2)
+        text = ex.report(baseline, candidate, n_resamples=2000)
+    assert baseline.ids() == list(GOLDEN)  # ids kept as written: "001", not 1
+    for run, search in ((baseline, bookshop.search_v1), (candidate, bookshop.search_v2)):
+        ranked = {q: search(text_, 10) for q, (text_, _) in GOLDEN.items()}
+        for metric, fn in (("recall@1", lambda r, g: recall(r, g, 1)),
+                           ("recall@5", lambda r, g: recall(r, g, 5)),
+                           ("ndcg@10", ndcg10)):
+            by_hand = {q: fn(ranked[q], rel) for q, (_, rel) in GOLDEN.items()}
+            assert run.scores(metric) == pytest.approx(by_hand, abs=1e-12), metric
+        assert run.header["aggregates"]["cost_per_case"] == pytest.approx(0.0004)
+        assert run.header["status"] == "complete"
+    assert baseline.mean("recall@5") == 0.5 and candidate.mean("recall@5") == 0.95
+    assert "recall@5        0.5000     0.9500  +0.4500" in text
+    assert "Paired bootstrap (2,000 resamples, candidate - baseline):" in text
+    assert "  recall@5   +0.4500  95% CI [" in text
