@@ -22,7 +22,7 @@ _EXPORTS: dict[str, str] = {
     "Registry": "evalkit.registry",
     "run": "evalkit.runner",
     "METRICS": "evalkit.runner",
-    "evaluate_run": "evalkit.evaluate",
+    "evaluate_run": "evalkit.precomputed",
     "QueryResult": "evalkit.results",
     "RunResult": "evalkit.results",
     "GoldenCase": "evalkit.cases",
@@ -34,6 +34,7 @@ _EXPORTS: dict[str, str] = {
     "load_goldens": "evalkit.goldens",
     "CaseResult": "evalkit.rows",
     "rescore": "evalkit.evaluation",
+    "evaluate": "evalkit.evaluation",
     "RankedRun": "evalkit.ranking",
     "paired_bootstrap": "evalkit.stats",
     "BootstrapResult": "evalkit.stats",
@@ -81,7 +82,8 @@ if TYPE_CHECKING:
     from evalkit.checks import CheckError as CheckError
     from evalkit.checks import CheckSpec as CheckSpec
     from evalkit.checks import load_checks as load_checks
-    from evalkit.evaluate import evaluate_run as evaluate_run
+    from evalkit.precomputed import evaluate_run as evaluate_run
+    from evalkit.evaluation import evaluate as evaluate
     from evalkit.evaluation import rescore as rescore
     from evalkit.gate import GateReport as GateReport
     from evalkit.gate import evaluate_gate as evaluate_gate

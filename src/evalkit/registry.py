@@ -29,8 +29,8 @@ from typing import Any, TypeVar
 from evalkit.specs import (
     LOADER_KINDS,
     AggregateSpec,
-    LoaderKind,
     AnySpec,
+    LoaderKind,
     LoaderSpec,
     MetricFamily,
     MetricSpec,
@@ -139,6 +139,8 @@ class Registry:
         self._aliases: dict[str, str] = {}
         self._conflicts: dict[tuple[str, str], Conflict] = {}
         self._family_cache: dict[str, MetricSpec] = {}
+        # lower-cased keys and aliases -> canonical keys; rebuilt after any change
+        self._lower: tuple[dict[str, set[str]], dict[str, set[str]]] | None = None
         #: filled by :func:`evalkit.plugins.load_plugins`
         self.plugins: list[Any] = []
         self.entry_point_conflicts: list[str] = []
@@ -175,6 +177,7 @@ class Registry:
             raise RegistryError(f"invalid name {spec.name!r}")
         ns, key = self._namespace(spec)
         with self._lock:
+            self._lower = None
             table = self._tables.setdefault(ns, {})
             conflict = self._conflicts.get((ns, key))
             if conflict is not None:
@@ -207,6 +210,7 @@ class Registry:
                 )
             entry = Entry(spec, provider)
             self._family_cache.clear()
+            self._lower = None
             if any(spelling == key for spelling, _ in clashes):
                 # the new name is another record's alias: block that spelling
                 self._block_spelling(ns, key, dict(clashes)[key], entry)
@@ -275,6 +279,7 @@ class Registry:
             self._tables.get(namespace, {}).pop(name, None)
             self._aliases = {a: k for a, k in self._aliases.items() if k != name}
             self._family_cache.clear()
+            self._lower = None
 
     # ---------------------------------------------------------------- decorators
     def register_metric(
@@ -361,11 +366,16 @@ class Registry:
             return name
         if name in self._aliases:
             return self._aliases[name]
+        if self._lower is None:
+            keys: dict[str, set[str]] = {}
+            aliases: dict[str, set[str]] = {}
+            for key in list(table) + [k for (ns, k) in self._conflicts if ns == "metric"]:
+                keys.setdefault(key.lower(), set()).add(key)
+            for alias, key in self._aliases.items():
+                aliases.setdefault(alias.lower(), set()).add(key)
+            self._lower = (keys, aliases)
         low = name.lower()
-        found = {key for key in list(table) + [k for (ns, k) in self._conflicts if ns == "metric"]
-                 if key.lower() == low}
-        if not found:
-            found = {key for alias, key in self._aliases.items() if alias.lower() == low}
+        found = set(self._lower[0].get(low, ())) or set(self._lower[1].get(low, ()))
         if len(found) > 1:
             raise RegistryError(
                 f"{name!r} matches {', '.join(repr(k) for k in sorted(found))}, which differ "

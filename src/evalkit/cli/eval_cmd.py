@@ -155,7 +155,7 @@ def load_or_evaluate(
     name: str | None = None,
 ) -> RunResult:
     """A run artifact as saved, or a TREC run file scored against ``qrels``."""
-    from evalkit.evaluate import evaluate_run
+    from evalkit.precomputed import evaluate_run
     from evalkit.results import RunResult
 
     require_file(path, "run")
