@@ -14,7 +14,9 @@ Nulls (each simulated comparison draws ``n`` differences with replacement from a
   so no test is exact;
 * ``exponential(1) - 1``: a heavily skewed synthetic null (skewness 2).
 
-Power: the AP pool under sign exchange plus a true effect of 0.3 sd.
+Power: the AP pool under sign exchange plus a true effect of 0.3 sd; and the P@1 pool's
+magnitudes with a sign that is + with probability 0.65 (a 0/1 metric where one system
+wins 65% of the queries on which the two disagree).
 
 Every method sees the same simulated data in each trial; the first ``--trials`` trials
 run every method, the default method and the t-test continue to ``--default-trials``.
@@ -124,7 +126,8 @@ def decide(d: np.ndarray, seed: int, full: bool, B: int) -> dict[str, bool]:
 
 
 def simulate(pool: np.ndarray, n: int, trials: int, default_trials: int, B: int,
-             sign_exchange: bool, shift: float, seed: int) -> dict[str, tuple[int, int]]:
+             sign_exchange: bool, shift: float, seed: int,
+             p_plus: float = 0.5) -> dict[str, tuple[int, int]]:
     """Rejections and trials per method; key "discordant" holds (randomization only,
     t-test only) over the trials both ran."""
     rng = np.random.default_rng(seed)
@@ -133,7 +136,7 @@ def simulate(pool: np.ndarray, n: int, trials: int, default_trials: int, B: int,
     for t in range(max(trials, default_trials)):
         d = pool[rng.integers(0, pool.size, size=n)]
         if sign_exchange:
-            d = d * rng.choice((-1.0, 1.0), size=n)
+            d = d * np.where(rng.random(size=n) < p_plus, 1.0, -1.0)
         d = d + shift
         res = decide(d, 1_000_003 * seed + t, t < trials, B)
         for m, rej in res.items():
@@ -202,6 +205,20 @@ def main() -> int:
         diff = (only_r - only_t) / total
         se = math.sqrt(max(only_r + only_t - total * diff * diff, 0.0)) / total
         print(f"{'AP + 0.3 sd':<22}{n:>5}  " + "".join(f"{rate(c[m]):>17}" for m in METHODS)
+              + f"   randomization - t-test: {100 * diff:+.2f} +- {100 * se:.2f} points",
+              flush=True)
+    p1 = np.abs(pools["P@1 (0/1 metric)"])
+    print(f"\nPower (%): P@1 magnitudes, sign + with probability 0.65 "
+          f"(true mean {0.3 * p1.mean():+.4f})")
+    print(header)
+    for n in args.ns:
+        c = simulate(p1, n, args.trials, args.default_trials, args.resamples, True, 0.0,
+                     seed=9_000 + n, p_plus=0.65)
+        only_r, only_t = c["discordant"]
+        total = c["t-test"][1]
+        diff = (only_r - only_t) / total
+        se = math.sqrt(max(only_r + only_t - total * diff * diff, 0.0)) / total
+        print(f"{'P@1, 65% of wins':<22}{n:>5}  " + "".join(f"{rate(c[m]):>17}" for m in METHODS)
               + f"   randomization - t-test: {100 * diff:+.2f} +- {100 * se:.2f} points",
               flush=True)
     print(f"\ntotal {time.perf_counter() - t_start:.0f} s")
