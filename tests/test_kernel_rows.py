@@ -110,3 +110,45 @@ def test_legacy_metric_has_no_polarity_but_runs() -> None:
         del METRICS["hits"]
         with pytest.raises(RegistryError, match="unknown metric"):
             reg.resolve("hits@3")
+
+
+def test_golden_case_expected_ids_become_relevant() -> None:
+    from evalkit.cases import GoldenCase
+
+    case = GoldenCase(id="a", query="x", expected=["d1", "d2"])
+    assert case.relevant == frozenset({"d1", "d2"})
+    assert dict(case.relevance) == {"d1": 1, "d2": 1}
+    graded = GoldenCase(id="b", relevance={"d1": 2, "d2": 0, "d3": -1})
+    assert graded.relevant == frozenset({"d1"})
+    text = GoldenCase(id="c", expected="an answer")
+    assert text.relevant == frozenset()
+
+
+@pytest.mark.parametrize("bad", ["d1", [("d", 1.0)], None, [None], 5])
+def test_run_refuses_a_retriever_that_does_not_return_ids(bad: object) -> None:
+    from evalkit.runner import METRICS, run
+
+    with use_registry(plugins=False):
+        METRICS["hits"] = hits_at_k
+        with pytest.raises(TypeError, match="query '1'"):
+            run("sys", lambda q: bad, [Q("1")], {"1": {"d"}}, ["hits@2"])
+
+
+def test_unknown_metric_suggests_a_close_name() -> None:
+    from evalkit.runner import METRICS
+
+    with use_registry(plugins=False) as reg:
+        METRICS["hits"] = hits_at_k
+        with pytest.raises(RegistryError, match=r"did you mean 'hits@10'"):
+            reg.resolve("hitz@10")
+
+
+def test_mean_accepts_an_alias_of_the_stored_name() -> None:
+    with use_registry(plugins=False) as reg:
+        reg.register_metric("hits", higher_is_better=True, aliases=("HITS", "h"))(
+            lambda response, case: 1.0
+        )
+        run = RunResult("r", [QueryResult("a", [], {"hits": 1.0}),
+                              QueryResult("b", [], {"hits": 0.0})])
+        assert run.mean("h") == 0.5
+        assert run.scores("HITS") == {"a": 1.0, "b": 0.0}

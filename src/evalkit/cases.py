@@ -12,6 +12,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 
+class _NotGiven(frozenset[str]):
+    """Marks ``GoldenCase.relevant`` as not given (derived from ``relevance``)."""
+
+
+_NOT_GIVEN = _NotGiven()
+
+
 @dataclass(frozen=True)
 class GoldenCase:
     """One case of an evaluation.
@@ -32,8 +39,23 @@ class GoldenCase:
     query: str = ""
     expected: Any = None
     relevance: Mapping[str, int] = field(default_factory=dict)
-    relevant: frozenset[str] = frozenset()
+    relevant: frozenset[str] = field(default_factory=lambda: _NOT_GIVEN)
     context: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.id, str):
+            object.__setattr__(self, "id", str(self.id))
+        relevance, relevant = self.relevance, self.relevant
+        # ``expected`` given as a list of ids and no judgments: those ids are the relevant
+        # set (label 1), so retrieval metrics score hand-built cases as they do loaded ones.
+        if not relevance and not relevant and isinstance(self.expected, list | tuple):
+            relevance = {str(x): 1 for x in self.expected}
+        if relevant and not relevance:
+            relevance = {d: 1 for d in relevant}
+        if isinstance(relevant, _NotGiven):
+            relevant = frozenset(d for d, g in relevance.items() if g >= 1)
+        object.__setattr__(self, "relevance", relevance)
+        object.__setattr__(self, "relevant", frozenset(relevant))
 
     @classmethod
     def from_judgments(

@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import Any, Literal
 
 from evalkit.cases import GoldenCase
+from evalkit.provenance import metric_provenance
 from evalkit.ranking import RankedRun, rank_run
 from evalkit.registry import RegistryError, default_registry
 from evalkit.results import QueryResult, RunResult
-from evalkit.runner import metric_provenance
 from evalkit.scoring import resolve_metrics, score_cases
 from evalkit.specs import LoaderSpec, MetricSpec
 from evalkit.targets import TargetResponse

@@ -423,10 +423,35 @@ class Registry:
                         cached = family.factory(k)
                         self._family_cache[cache_key] = cached
                     return cached
-            raise RegistryError(
-                f"unknown metric {name!r}. Registered: {', '.join(self.registered()) or 'none'}"
-                ". Register it with @register_metric(name, higher_is_better=...)"
-            )
+            raise RegistryError(self._unknown_message(name))
+
+    def _unknown_message(self, name: str) -> str:
+        import difflib
+
+        spellings = set(self._tables.get("metric", {})) | set(self._aliases)
+        m = _FAMILY_RE.match(name)
+        if m is not None:  # suggest "ndcg@10" for "ndgc@10", not the family "ndcg@k"
+            spellings = {
+                s[:-2] + "@" + m["k"] if s.endswith("@k") else s for s in spellings
+            }
+        close = difflib.get_close_matches(name, sorted(spellings), n=3, cutoff=0.6)
+        if not close:
+            low = {s.lower(): s for s in spellings}
+            close = [low[m] for m in difflib.get_close_matches(name.lower(), sorted(low), n=3)]
+        msg = f"unknown metric {name!r}"
+        if close:
+            msg += f"; did you mean {' or '.join(repr(c) for c in close)}?"
+        msg += f" Known: {', '.join(self.registered()) or 'none'}."
+        missing = [p for p in self.plugins if getattr(p, "status", "loaded") != "loaded"]
+        if missing:
+            msg += " Not loaded: " + ", ".join(
+                f"{p.distribution or p.name} ({p.status})" for p in missing
+            ) + " (see `evalkit plugins list`)."
+        msg += (
+            " A metric comes from a plugin (e.g. evalkit-retrieval) or from "
+            "register_metric(name, higher_is_better=...) in Python."
+        )
+        return msg
 
     def provider_of(self, name: str) -> Provider:
         """The provider of the metric, family or aggregate that ``name`` resolves to."""

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -93,6 +94,7 @@ class RunResult:
         Raises:
             KeyError: some row lacks the metric (the message names the run and a row).
         """
+        metric = self._stored_name(metric)
         out: dict[str, float] = {}
         for r in self.per_query:
             if r.error is not None:
@@ -105,6 +107,19 @@ class RunResult:
                 )
             out[r.query_id] = float(r.metrics[metric])
         return out
+
+    def _stored_name(self, metric: str) -> str:
+        """The name rows store for ``metric``: itself, or its canonical registry name
+        (so ``"AP"``, ``"map"`` and ``"nDCG@10"`` find ``ap`` and ``ndcg@10``)."""
+        if not self.per_query or metric in self.per_query[0].metrics:
+            return metric
+        from evalkit.registry import RegistryError, default_registry
+
+        try:
+            canonical = default_registry().resolve(metric).name
+        except RegistryError:
+            return metric
+        return canonical if canonical in self.per_query[0].metrics else metric
 
     def mean(self, metric: str) -> float:
         """Mean of ``metric`` over all rows (each query weighs the same).
@@ -124,15 +139,33 @@ class RunResult:
 
     # -- artifact --------------------------------------------------------------
     def save(self, path: str | Path) -> Path:
-        """Write the run artifact (header line, then one line per row)."""
+        """Write the run artifact (header line, then one line per row), atomically.
+
+        The file is written beside ``path`` and renamed over it, so a crash never leaves
+        a half-written artifact.
+
+        Non-finite values (only possible in hand-built rows: scoring refuses them) are
+        written as ``NaN``/``Infinity``, which Python's json reads back, so nothing is lost
+        and a gate can report them as errors.
+
+        Raises:
+            OSError: the file cannot be written (the message names it).
+        """
         p = Path(path)
         p.parent.mkdir(parents=True, exist_ok=True)
         header = {"type": "header", "schema_version": SCHEMA_VERSION, "name": self.name}
         header.update({k: v for k, v in self.header.items() if k not in header})
-        with p.open("w", encoding="utf-8") as fh:
-            fh.write(json.dumps(header, sort_keys=False) + "\n")
-            for row in self.per_query:
-                fh.write(json.dumps(row.to_json(), allow_nan=True) + "\n")
+        tmp = p.with_name(f".{p.name}.{os.getpid()}.tmp")
+        try:
+            with tmp.open("w", encoding="utf-8") as fh:
+                fh.write(json.dumps(header, sort_keys=False) + "\n")
+                for row in self.per_query:
+                    fh.write(json.dumps(row.to_json()) + "\n")
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, p)
+        finally:
+            tmp.unlink(missing_ok=True)
         return p
 
     @classmethod
@@ -225,6 +258,13 @@ def settings_differences(a: RunResult, b: RunResult) -> list[str]:
     qb = (b.header.get("qrels") or {}).get("sha256")
     if qa and qb and qa != qb:
         diffs.append(f"qrels differ (sha256 {qa[:12]} vs {qb[:12]})")
+    elif bool(qa) != bool(qb):
+        which = a.name if qa else b.name
+        other = b.name if qa else a.name
+        diffs.append(
+            f"run {which!r} records the qrels it was scored against but {other!r} does not; "
+            "re-score both with the same qrels"
+        )
     for key in ("relevance_level", "missing", "depth"):
         if key in a.header and key in b.header and a.header[key] != b.header[key]:
             diffs.append(f"{key} differs ({a.header[key]!r} vs {b.header[key]!r})")

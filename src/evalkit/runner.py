@@ -11,10 +11,11 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, MutableMappin
 from typing import Any
 
 from evalkit.cases import GoldenCase
+from evalkit.provenance import base_header
 from evalkit.registry import RegistryError, _client_provider, default_registry
 from evalkit.results import QueryResult, RunResult
 from evalkit.scoring import resolve_metrics, score_cases
-from evalkit.specs import MetricFamily
+from evalkit.specs import MetricFamily, MetricSpec
 from evalkit.targets import TargetResponse
 
 Qrels = Mapping[str, set[str]] | Mapping[str, Mapping[str, int]]
@@ -102,8 +103,12 @@ def run(
         ValueError: the retriever returned a duplicate id for a query.
         RegistryError: an unknown metric name.
     """
+    from evalkit.precomputed import load_qrels_input
+
     specs = resolve_metrics(metrics)
-    qrels_by_text = {str(k): v for k, v in qrels.items()}
+    count_specs = _count_specs(specs)
+    loaded = load_qrels_input(qrels)
+    qrels_by_text = loaded.judgments
     responses: list[TargetResponse] = []
     cases: list[GoldenCase] = []
     retrieved_lists: list[list[str]] = []
@@ -118,7 +123,7 @@ def run(
                 f"query {qid!r} has no entry in qrels; an unjudged query cannot be scored "
                 "(add its judgments or drop it from the queries)"
             )
-        retrieved = [str(x) for x in retriever(query)]
+        retrieved = _ids_from(retriever(query), name, qid)
         dup = _first_duplicate(retrieved)
         if dup is not None:
             raise ValueError(
@@ -131,30 +136,50 @@ def run(
             GoldenCase.from_judgments(qid, judg, relevance_level=relevance_level,
                                       query=str(getattr(query, "text", "") or ""))
         )
-    values = score_cases(responses, cases, specs)
+    values = score_cases(responses, cases, [*specs, *count_specs])
+    count_names = {c.name for c in count_specs}
     rows = [
-        QueryResult(query_id=c.id, retrieved=r, metrics=v)
+        QueryResult(
+            query_id=c.id, retrieved=r,
+            metrics={k: x for k, x in v.items() if k not in count_names},
+            counts={k: int(x) for k, x in v.items() if k in count_names},
+        )
         for c, r, v in zip(cases, retrieved_lists, values, strict=True)
     ]
-    header = {
-        "relevance_level": relevance_level,
-        "metrics": metric_provenance([s.name for s in specs]),
-    }
+    header = base_header(
+        [s.name for s in specs], qrels_path=None, qrels_sha256=loaded.sha256,
+        relevance_level=relevance_level, missing="error",
+    )
+    header["notes"] = {"num_queries": len(rows)}
     return RunResult(name=name, per_query=rows, header=header)
 
 
-def metric_provenance(names: Sequence[str]) -> dict[str, dict[str, str]]:
-    """``{metric: {"provider": ..., "version": ...}}`` for a run header."""
-    reg = default_registry()
-    out: dict[str, dict[str, str]] = {}
-    for n in names:
-        spec = reg.resolve(n)
-        prov = reg.provider_of(n)
-        out[spec.name] = {
-            "provider": prov.distribution or prov.module,
-            "version": getattr(spec, "version", "1"),
-        }
-    return out
+def _count_specs(requested: Sequence[MetricSpec]) -> list[MetricSpec]:
+    """Every registered count (num_rel, ...) not already requested."""
+    names = {s.name for s in requested}
+    return [
+        e.spec for _, _, e in default_registry().entries("metric")
+        if isinstance(e.spec, MetricSpec) and e.spec.kind == "count" and e.spec.name not in names
+    ]
+
+
+def _ids_from(out: Any, name: str, qid: str) -> list[str]:
+    """The retriever's ranked ids as text; refuses anything but a sequence of ids."""
+    if isinstance(out, str | bytes) or not isinstance(out, Sequence | Iterable):
+        raise TypeError(
+            f"run {name!r}: the retriever returned {type(out).__name__} for query {qid!r}; "
+            "it must return a list of document ids (str), best first"
+        )
+    ids: list[str] = []
+    for item in out:
+        if isinstance(item, bool) or not isinstance(item, str | int):
+            raise TypeError(
+                f"run {name!r}: the retriever returned {item!r} ({type(item).__name__}) in the "
+                f"ranking of query {qid!r}; each item must be a document id (str). "
+                "To rank {doc: score} pairs, use evaluate_run()"
+            )
+        ids.append(str(item))
+    return ids
 
 
 def _first_duplicate(ids: Sequence[str]) -> str | None:
