@@ -30,7 +30,7 @@ def test_mean_is_derived_from_rows() -> None:
 
 def test_mean_of_missing_metric_names_the_run_and_row() -> None:
     run = RunResult("sysA", [QueryResult("q1", [], {"m": 1.0})])
-    with pytest.raises(KeyError, match="sysA.*'x'.*q1"):
+    with pytest.raises(KeyError, match=r"sysA.*'x'.*q1"):
         run.mean("x")
 
 
@@ -61,7 +61,7 @@ def test_artifact_errors_name_file_and_line(tmp_path: Path) -> None:
         RunResult.load(p)
     p.write_text("q1 Q0 d1 1 1.0 tag\n")
     assert not is_artifact(p)
-    with pytest.raises(ArtifactError, match="bad.jsonl:1"):
+    with pytest.raises(ArtifactError, match=r"bad.jsonl:1"):
         RunResult.load(p)
     p.write_text('{"type": "header", "schema_version": 1}\n{"type": "row", "id": "a"}\n'
                  '{"type": "row", "id": "a"}\n')
@@ -78,7 +78,7 @@ def test_run_keeps_rows_and_refuses_unjudged_queries() -> None:
         result = run("sys", lambda q: ["a", "x", "b"], [Q("1"), Q("2")], qrels, ["hits@2"])
         assert [r.metrics["hits@2"] for r in result.per_query] == [1.0, 0.0]
         assert result.per_query[0].retrieved == ["a", "x", "b"]
-        with pytest.raises(KeyError, match="'3'.*no entry in qrels"):
+        with pytest.raises(KeyError, match=r"'3'.*no entry in qrels"):
             run("sys", lambda q: [], [Q("3")], qrels, ["hits@2"])
         with pytest.raises(ValueError, match="doc 'a' twice for query '1'"):
             run("sys", lambda q: ["a", "a"], [Q("1")], qrels, ["hits@2"])
@@ -104,7 +104,7 @@ def test_legacy_metric_has_no_polarity_but_runs() -> None:
         METRICS["hits"] = hits_at_k
         METRICS["hits"] = hits_at_k  # same function again: a no-op
         assert reg.resolve("hits@3").higher_is_better is None
-        with pytest.raises(RegistryError, match="no declared polarity.*higher_is_better"):
+        with pytest.raises(RegistryError, match=r"no declared polarity.*higher_is_better"):
             reg.polarity("hits@3")
         assert METRICS["hits"] is hits_at_k
         del METRICS["hits"]

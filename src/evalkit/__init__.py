@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from evalkit._version import __version__
+from evalkit._version import __version__ as __version__
 
 _EXPORTS: dict[str, str] = {
     "register_metric": "evalkit.registry",
@@ -82,7 +82,6 @@ if TYPE_CHECKING:
     from evalkit.checks import CheckError as CheckError
     from evalkit.checks import CheckSpec as CheckSpec
     from evalkit.checks import load_checks as load_checks
-    from evalkit.precomputed import evaluate_run as evaluate_run
     from evalkit.evaluation import evaluate as evaluate
     from evalkit.evaluation import rescore as rescore
     from evalkit.gate import GateReport as GateReport
@@ -90,6 +89,7 @@ if TYPE_CHECKING:
     from evalkit.goldens import GoldenSet as GoldenSet
     from evalkit.goldens import load_goldens as load_goldens
     from evalkit.hookspecs import hookimpl as hookimpl
+    from evalkit.precomputed import evaluate_run as evaluate_run
     from evalkit.ranking import RankedRun as RankedRun
     from evalkit.registry import Registry as Registry
     from evalkit.registry import RegistryError as RegistryError

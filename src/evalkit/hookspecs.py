@@ -76,6 +76,11 @@ def evalkit_register_targets() -> list[TargetSpec]:  # type: ignore[empty-body]
     Returns:
         A list of :class:`~evalkit.specs.TargetSpec`: ``factory(**kwargs)`` builds an
         object with ``name`` and ``invoke(case) -> TargetResponse``.
+
+    Errors:
+        A target name another plugin also provides is blocked and reported by
+        ``evalkit plugins list``; ``invoke`` must raise ``TargetError`` (naming the
+        target and the case) on any failure, never return an empty response.
     """
 
 
@@ -86,4 +91,9 @@ def evalkit_register_reporters() -> list[ReporterSpec]:  # type: ignore[empty-bo
     Returns:
         A list of :class:`~evalkit.specs.ReporterSpec`: ``render(report) -> str`` turns a
         gate report or a comparison into text (console, JSON, Markdown, JUnit XML, ...).
+
+    Errors:
+        A reporter name another plugin also provides is blocked and reported;
+        ``render`` should raise ``ValueError`` for a report it cannot render rather
+        than write partial output.
     """

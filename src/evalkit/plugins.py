@@ -517,7 +517,9 @@ def import_optional(module: str, distribution: str, what: str) -> Any:
     except ImportError as exc:
         raise ImportError(
             f"{what} is provided by the {distribution!r} plugin, which is not installed "
-            f"({exc}). Install it with: pip install {distribution}"
+            f"({exc}). It ships in the paired-evalkit repository: from a clone, run "
+            f"`pip install -e plugins/{distribution}` (or `pip install -r requirements.txt` "
+            "for every in-repo plugin)"
         ) from exc
 
 
@@ -566,7 +568,12 @@ def describe_entry(namespace: str, key: str, spec: AnySpec, provider: Provider) 
         "aliases": tuple(getattr(spec, "aliases", ())),
     }
     if isinstance(spec, MetricFamily | MetricSpec):
-        return NameInfo(key, spec.kind, _polarity(spec.higher_is_better),
+        # counts (num_rel, ...) are reported, never compared or gated: no polarity shown
+        polarity = None if spec.kind == "count" else _polarity(spec.higher_is_better)
+        aliases = tuple(getattr(spec, "aliases", ()))
+        if isinstance(spec, MetricFamily):
+            common["aliases"] = tuple(f"{a}@k" for a in aliases)
+        return NameInfo(key, spec.kind, polarity,
                         definition_version=spec.version, **common)
     if isinstance(spec, AggregateSpec):
         return NameInfo(key, "aggregate", _polarity(spec.higher_is_better),

@@ -200,6 +200,8 @@ class Registry:
                     f"{ns} name {key!r} is already provided by {existing.provider}; "
                     f"a second registration from {provider} was refused. Pick another name."
                 )
+            if ns == "metric" and not from_plugin:
+                self._refuse_family_shadow(key, spec, provider)
             clashes = self._spelling_clashes(ns, key, spec)
             if clashes and not from_plugin:
                 spelling, other = clashes[0]
@@ -219,6 +221,24 @@ class Registry:
             for spelling, other in clashes:
                 self._block_spelling(ns, spelling, other, entry)
             self._add_aliases(ns, key, spec, provider, from_plugin)
+
+    def _refuse_family_shadow(self, key: str, spec: AnySpec, provider: Provider) -> None:
+        """A client's exact ``prefix@k`` name may not hide another provider's family,
+        unless it is that family's own core function at that ``k``."""
+        m = _FAMILY_RE.match(key)
+        if m is None or isinstance(spec, MetricFamily):
+            return
+        fkey = self._canonical(_family_key(m["prefix"]))
+        entry = self._tables.get("metric", {}).get(fkey or "")
+        if entry is None or not isinstance(entry.spec, MetricFamily):
+            return
+        core = getattr(getattr(spec, "fn", None), "__evalkit_core__", None)
+        if entry.spec.core is not None and core is entry.spec.core:
+            return
+        raise RegistryError(
+            f"metric {key!r} would hide the {entry.spec.name}@k family provided by "
+            f"{entry.provider}; a registration from {provider} was refused. Pick another name."
+        )
 
     def _spellings(self, ns: str, key: str, spec: AnySpec) -> list[str]:
         aliases: tuple[str, ...] = getattr(spec, "aliases", ())

@@ -252,7 +252,7 @@ def test_from_evalkit_import_http_target_and_missing_plugin_message(
     assert evalkit.HttpTarget is HttpTarget
     monkeypatch.setitem(sys.modules, "evalkit_http", None)
     with pytest.raises(ImportError, match=r"HttpTarget is provided by the 'evalkit-http' "
-                       r"plugin.*pip install evalkit-http"):
+                       r"plugin.*pip install -e plugins/evalkit-http"):
         evalkit.__getattr__("HttpTarget")
 
 

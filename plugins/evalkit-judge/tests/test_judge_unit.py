@@ -264,3 +264,18 @@ def test_plugin_is_discovered_through_its_entry_point() -> None:
         infos = [p for p in reg.plugins if p.distribution == "evalkit-judge"]
     assert len(infos) == 1
     assert infos[0].status == "loaded" and infos[0].version == "0.3.0"
+
+
+def test_llmjudge_import_path_and_missing_plugin_message(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import sys
+
+    import evalkit.metrics
+    from evalkit_judge import LLMJudge as Direct
+
+    assert evalkit.metrics.LLMJudge is Direct
+    monkeypatch.setitem(sys.modules, "evalkit_judge", None)
+    with pytest.raises(ImportError, match=r"LLMJudge is provided by the 'evalkit-judge' "
+                       r"plugin.*pip install -e plugins/evalkit-judge"):
+        evalkit.metrics.__getattr__("LLMJudge")

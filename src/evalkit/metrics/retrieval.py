@@ -21,6 +21,7 @@ def adapt_core(core: CoreFn, k: int) -> Callable[[TargetResponse, GoldenCase], f
     def metric(response: TargetResponse, case: GoldenCase) -> float:
         return float(core(list(response.ranked_ids), set(case.relevant), k))
 
+    metric.__evalkit_core__ = core  # type: ignore[attr-defined]
     metric.__name__ = f"{getattr(core, '__name__', 'metric')}_at_{k}"
     metric.__qualname__ = metric.__name__
     return metric
@@ -74,12 +75,12 @@ def register_retrieval_metric(
     return spec
 
 
-_ADAPTERS: dict[tuple[int, int], Callable[[TargetResponse, GoldenCase], float]] = {}
+_ADAPTERS: dict[tuple[CoreFn, int], Callable[[TargetResponse, GoldenCase], float]] = {}
 
 
 def _cached_adapter(fn: CoreFn, k: int) -> Callable[[TargetResponse, GoldenCase], float]:
     # The same (fn, k) always yields the same adapter object, so re-registration is a no-op.
-    key = (id(fn), k)
+    key = (fn, k)
     if key not in _ADAPTERS:
         _ADAPTERS[key] = adapt_core(fn, k)
     return _ADAPTERS[key]
