@@ -19,7 +19,8 @@ magnitudes with a sign that is + with probability 0.65 (a 0/1 metric where one s
 wins 65% of the queries on which the two disagree).
 
 Every method sees the same simulated data in each trial; the first ``--trials`` trials
-run every method, the default method and the t-test continue to ``--default-trials``.
+run every method, the default ("auto": the randomization test, or the t-test for binary
+differences), the randomization test and the t-test continue to ``--default-trials``.
 Rates are rejections at alpha = 0.05 (two-sided); "+-" is the binomial standard error.
 
     .venv/bin/python benchmarks/bench_calibration.py [--trials 2000] [--default-trials 10000]
@@ -39,7 +40,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 ALPHA = 0.05
 NS = (25, 50, 100, 300)
-METHODS = ("randomization", "t-test", "bootstrap-t", "bootstrap (p)", "bootstrap (CI)", "BCa CI")
+METHODS = ("auto (default)", "randomization", "t-test", "bootstrap-t", "bootstrap (p)",
+           "bootstrap (CI)", "BCa CI")
 
 
 def vaswani_pools() -> dict[str, np.ndarray]:
@@ -81,6 +83,7 @@ def decide(d: np.ndarray, seed: int, full: bool, B: int) -> dict[str, bool]:
     from evalkit.stats._kernels import bootstrap_sums, signflip_sums
     from evalkit.stats.bootstrap import mean_and_centred, tie_tolerance
     from evalkit.stats.degenerate import constant_outcome
+    from evalkit.stats.engine import is_binary
     from evalkit.stats.intervals import (
         bca_ci,
         percentile_ci,
@@ -99,6 +102,7 @@ def decide(d: np.ndarray, seed: int, full: bool, B: int) -> dict[str, bool]:
             out[key] = constant_outcome(mean, n, B, m, ALPHA, "two-sided")[0] < ALPHA
         out["bootstrap (CI)"] = mean != 0
         out["BCa CI"] = mean != 0
+        out["auto (default)"] = out["randomization"]
         return out
     tol = tie_tolerance(d)
     var = math.fsum((centred * centred).tolist()) / (n - 1)
@@ -107,6 +111,7 @@ def decide(d: np.ndarray, seed: int, full: bool, B: int) -> dict[str, bool]:
     out["randomization"] = signflip_p(flips[:, 0], signs, n, mean, 0.0, "two-sided", False,
                                       tol) < ALPHA
     out["t-test"] = t_test(mean, se, n, ALPHA, "two-sided")[0] < ALPHA
+    out["auto (default)"] = out["t-test"] if is_binary(d) else out["randomization"]
     if not full:
         return out
     sums, sq = bootstrap_sums(centred, B, seed, want_squares=True, backend="numba")
@@ -128,7 +133,7 @@ def decide(d: np.ndarray, seed: int, full: bool, B: int) -> dict[str, bool]:
 def simulate(pool: np.ndarray, n: int, trials: int, default_trials: int, B: int,
              sign_exchange: bool, shift: float, seed: int,
              p_plus: float = 0.5) -> dict[str, tuple[int, int]]:
-    """Rejections and trials per method; key "discordant" holds (randomization only,
+    """Rejections and trials per method; key "discordant" holds (default only,
     t-test only) over the trials both ran."""
     rng = np.random.default_rng(seed)
     counts = {m: [0, 0] for m in METHODS}
@@ -142,11 +147,41 @@ def simulate(pool: np.ndarray, n: int, trials: int, default_trials: int, B: int,
         for m, rej in res.items():
             counts[m][0] += int(rej)
             counts[m][1] += 1
-        only_r += int(res["randomization"] and not res["t-test"])
-        only_t += int(res["t-test"] and not res["randomization"])
+        only_r += int(res["auto (default)"] and not res["t-test"])
+        only_t += int(res["t-test"] and not res["auto (default)"])
     out = {m: (c[0], c[1]) for m, c in counts.items()}
     out["discordant"] = (only_r, only_t)
     return out
+
+
+def binary_conditional_size(n: int = 100) -> None:
+    """Exact size of the t-test and the sign-flip test on 0/1-metric differences, given
+    k discordant queries (under H0 each discordant query favours either system with
+    probability 1/2): enumerated, no simulation."""
+    from scipy.special import comb
+
+    from evalkit.stats.ttest import t_test
+
+    def p_t(b: int, c: int) -> float:
+        d = np.array([1.0] * b + [-1.0] * c + [0.0] * (n - b - c))
+        if b + c == 0 or (c == 0 and b == n) or (b == 0 and c == n):
+            return 1.0
+        mean = d.mean()
+        se = d.std(ddof=1) / math.sqrt(n)
+        return t_test(float(mean), float(se), n, ALPHA, "two-sided")[0]
+
+    def p_exact(b: int, k: int) -> float:
+        hi = sum(comb(k, j, exact=True) for j in range(b, k + 1))
+        lo = sum(comb(k, j, exact=True) for j in range(0, b + 1))
+        return float(min(1.0, 2.0 * min(hi, lo) / 2**k))
+
+    print(f"\n0/1 metric, n = {n}: exact size (%) given k discordant queries")
+    print(f"{'k':>5}{'t-test':>10}{'sign-flip':>11}")
+    for k in (4, 6, 8, 10, 20, 30, 50, 100):
+        w = [comb(k, b, exact=True) / 2**k for b in range(k + 1)]
+        size_t = sum(wb for b, wb in enumerate(w) if p_t(b, k - b) < ALPHA)
+        size_r = sum(wb for b, wb in enumerate(w) if p_exact(b, k) < ALPHA)
+        print(f"{k:>5}{100 * size_t:>10.1f}{100 * size_r:>11.1f}")
 
 
 def rate(c: tuple[int, int]) -> str:
@@ -178,11 +213,12 @@ def main() -> int:
     expo = rng.exponential(1.0, size=100_000)
     pools["exponential(1) - 1"] = expo - expo.mean()  # centred exactly: mean 0
     print(f"alpha = {ALPHA}, B = {args.resamples:,}; every method {args.trials:,} trials, "
-          f"{DEFAULT_METHOD} and t-test {args.default_trials:,}; rates in %, +- one SE")
+          f"default ({DEFAULT_METHOD}), randomization and t-test {args.default_trials:,}; "
+          "rates in %, +- one SE")
     for name, pool in pools.items():
         print(f"  pool {name}: {pool.size} values, mean {pool.mean():+.4f}, "
               f"sd {pool.std(ddof=1):.4f}, skewness {skew(pool):+.2f}")
-    header = f"{'null':<22}{'n':>5}  " + "".join(f"{m:>17}" for m in METHODS)
+    header = f"{'null':<22}{'n':>5}  " + "".join(f"{m:>16}" for m in METHODS)
     print("\nType I error (%)\n" + header)
     for k, (name, pool) in enumerate(pools.items()):
         if args.power_only:
@@ -191,7 +227,7 @@ def main() -> int:
         for n in args.ns:
             c = simulate(pool, n, args.trials, args.default_trials, args.resamples, sign, 0.0,
                          seed=100 * k + n)
-            print(f"{name:<22}{n:>5}  " + "".join(f"{rate(c[m]):>17}" for m in METHODS),
+            print(f"{name:<22}{n:>5}  " + "".join(f"{rate(c[m]):>16}" for m in METHODS),
                   flush=True)
     ap = pools["AP sign-exchange"]
     effect = 0.3 * float(ap.std(ddof=1))
@@ -204,8 +240,8 @@ def main() -> int:
         total = c["t-test"][1]
         diff = (only_r - only_t) / total
         se = math.sqrt(max(only_r + only_t - total * diff * diff, 0.0)) / total
-        print(f"{'AP + 0.3 sd':<22}{n:>5}  " + "".join(f"{rate(c[m]):>17}" for m in METHODS)
-              + f"   randomization - t-test: {100 * diff:+.2f} +- {100 * se:.2f} points",
+        print(f"{'AP + 0.3 sd':<22}{n:>5}  " + "".join(f"{rate(c[m]):>16}" for m in METHODS)
+              + f"   default - t-test: {100 * diff:+.2f} +- {100 * se:.2f} points",
               flush=True)
     p1 = np.abs(pools["P@1 (0/1 metric)"])
     print(f"\nPower (%): P@1 magnitudes, sign + with probability 0.65 "
@@ -218,9 +254,10 @@ def main() -> int:
         total = c["t-test"][1]
         diff = (only_r - only_t) / total
         se = math.sqrt(max(only_r + only_t - total * diff * diff, 0.0)) / total
-        print(f"{'P@1, 65% of wins':<22}{n:>5}  " + "".join(f"{rate(c[m]):>17}" for m in METHODS)
-              + f"   randomization - t-test: {100 * diff:+.2f} +- {100 * se:.2f} points",
+        print(f"{'P@1, 65% of wins':<22}{n:>5}  " + "".join(f"{rate(c[m]):>16}" for m in METHODS)
+              + f"   default - t-test: {100 * diff:+.2f} +- {100 * se:.2f} points",
               flush=True)
+    binary_conditional_size()
     print(f"\ntotal {time.perf_counter() - t_start:.0f} s")
     return 0
 

@@ -72,7 +72,7 @@ def test_main_job_table_agrees_with_pytrec_eval(job: tuple[Path, str, float]) ->
         means[system] = {m: statistics.fmean(res[q][t] for q in res) for m, t in TREC.items()}
     rows = {}
     for line in stdout.splitlines():
-        parts = line.split()
+        parts = line.replace("< ", "<").split()  # "< 0.001" is one cell
         if parts and parts[0] in TREC:
             rows[parts[0]] = parts
     assert set(rows) == set(TREC)
@@ -84,8 +84,14 @@ def test_main_job_table_agrees_with_pytrec_eval(job: tuple[Path, str, float]) ->
         low, high = float(parts[4].strip("[,")), float(parts[5].strip("]"))
         assert low <= diff <= high
         assert parts[7] == ("yes" if low > 0 or high < 0 else "no")
+        # at B = 2000 the smallest bootstrap p is 1/2001 = 0.0004998: it prints as "< 0.001",
+        # never as a value such as 0.0005
+        assert parts[6] == "<0.001" or 0.001 <= float(parts[6]) <= 1
         wins, ties, losses = (int(x) for x in parts[8].split("/"))
         assert wins + ties + losses == 93
+    # AP's difference lies about 7 standard errors from 0 (pytrec_eval's per-query values
+    # give the spread), so no resample of the centred null reaches it: p is at the floor
+    assert rows["ap"][6] == "<0.001"
 
 
 def test_readme_opens_with_the_two_commands() -> None:

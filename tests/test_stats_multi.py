@@ -99,6 +99,27 @@ def test_westfall_young_in_compare(method: str) -> None:
         assert h >= x.p_value
 
 
+def test_auto_resolves_per_metric_in_one_family() -> None:
+    rng = np.random.default_rng(31)
+    n = 50
+    base_ap = rng.uniform(0.2, 0.6, size=n)
+    rows_b = [QueryResult(f"q{i}", [], {"ap": float(base_ap[i]),
+                                        "hit": float(rng.uniform() < 0.5)}) for i in range(n)]
+    rows_c = [QueryResult(f"q{i}", [], {"ap": float(base_ap[i] + rng.normal(0.02, 0.05)),
+                                        "hit": float(rng.uniform() < 0.6)}) for i in range(n)]
+    b, c = RunResult("b", rows_b), RunResult("c", rows_c)
+    cmp = compare_runs(b, [c], ["ap", "hit"], correction="westfall-young", n_resamples=2000)
+    assert cmp.method == "auto"
+    assert cmp.get("c", "b", "ap").method == "randomization"
+    assert cmp.get("c", "b", "hit").method == "t-test"
+    for metric in ("ap", "hit"):
+        single = paired_test(c, b, metric, n_resamples=2000)
+        got = cmp.get("c", "b", metric)
+        assert (got.p_value, got.ci_low, got.ci_high) == (
+            single.p_value, single.ci_low, single.ci_high)
+        assert got.p_adjusted is not None and got.p_value <= got.p_adjusted <= 1
+
+
 def test_compare_runs_names_unnamed_mappings() -> None:
     base = {"q1": 0.1, "q2": 0.4, "q3": 0.3}
     c1 = {"q1": 0.2, "q2": 0.5, "q3": 0.3}
@@ -177,6 +198,20 @@ def test_sample_size_and_mde_textbook_values() -> None:
     mde = minimum_detectable_effect(34, 1.0)
     assert t_power(mde, 1.0, 34) == pytest.approx(0.8, abs=1e-9)
     assert mde < 0.5 < minimum_detectable_effect(33, 1.0) * 1.02
+
+
+@pytest.mark.parametrize("n", [10, 80, 100, 200, 1000, 100_000])
+def test_mde_at_common_sizes(n: int) -> None:
+    # scipy's nctdtr is NaN far in a tail at some of these n; the MDE must still solve.
+    # Reference: the normal approximation (z_{0.975} + z_{0.8}) / sqrt(n), which the
+    # noncentral t approaches from above as n grows.
+    mde = minimum_detectable_effect(n, 1.0)
+    approx = (stats.norm.ppf(0.975) + stats.norm.ppf(0.8)) / math.sqrt(n)
+    assert approx <= mde <= approx * (1.02 if n >= 80 else 1.15)
+    assert t_power(mde, 1.0, n) == pytest.approx(0.8, abs=1e-9)
+    assert 0.0 <= t_power(50.0, 1.0, n) <= 1.0
+    assert t_power(-mde, 1.0, n, alternative="less") == pytest.approx(
+        t_power(mde, 1.0, n, alternative="greater"), abs=1e-12)
 
 
 def test_simulated_power_from_normal_pilot_matches_prediction() -> None:

@@ -16,7 +16,7 @@ from evalkit.stats import DEFAULT_METHOD, paired_bootstrap, paired_test
 from evalkit.stats._kernels import bootstrap_sums, signflip_sums
 from evalkit.stats.effects import effect_sizes
 
-METHODS = ["randomization", "t-test", "bootstrap-t", "bootstrap"]
+METHODS = ["auto", "randomization", "t-test", "bootstrap-t", "bootstrap"]
 ALTS = ["two-sided", "greater", "less"]
 
 
@@ -164,7 +164,7 @@ def test_bootstrap_method_is_the_seeds_paired_bootstrap() -> None:
         s.observed, s.ci_low, s.ci_high, s.p_value)
 
 
-@pytest.mark.parametrize("method", ["randomization", "t-test", "bootstrap-t"])
+@pytest.mark.parametrize("method", ["auto", "randomization", "t-test", "bootstrap-t"])
 @pytest.mark.parametrize("alt", ALTS)
 def test_interval_and_p_make_the_same_decision(method: str, alt: str) -> None:
     for seed in range(12):
@@ -233,7 +233,7 @@ def test_result_fields_and_default_method() -> None:
     a = RunResult("cand", [QueryResult(f"q{i}", [], {"ap": 0.5 + 0.01 * i}) for i in range(30)])
     b = RunResult("base", [QueryResult(f"q{i}", [], {"ap": 0.5}) for i in range(30)])
     r = paired_test(a, b, "ap")
-    assert r.method == DEFAULT_METHOD
+    assert DEFAULT_METHOD == "auto" and r.method == "randomization"
     assert (r.name_a, r.name_b, r.metric, r.n_queries, r.alpha, r.alternative) == (
         "cand", "base", "ap", 30, 0.05, "two-sided")
     assert r.seed == 42 and r.generator == "splitmix64-counter"
@@ -287,4 +287,24 @@ def test_to_dict_is_json_ready() -> None:
     r = paired_test(*pair([0.125] * 5), "m", alternative="greater")
     out = json.loads(json.dumps(r.to_dict(), allow_nan=False))
     assert out["ci_high"] is None and out["effect"]["standardized"] is None
-    assert out["method"] == DEFAULT_METHOD and isinstance(out["warnings"], list)
+    assert out["method"] == "randomization" and isinstance(out["warnings"], list)
+
+
+def test_auto_uses_t_test_for_binary_differences_only() -> None:
+    rng = np.random.default_rng(21)
+    a_vals = (rng.uniform(size=60) < 0.6).astype(float)
+    b_vals = (rng.uniform(size=60) < 0.45).astype(float)
+    a = {f"q{i}": float(v) for i, v in enumerate(a_vals)}
+    b = {f"q{i}": float(v) for i, v in enumerate(b_vals)}
+    r = paired_test(a, b, "acc")
+    assert r.method == "t-test" and r.ci_method == "t"
+    ref = stats.ttest_rel(a_vals, b_vals)
+    assert r.p_value == pytest.approx(ref.pvalue, rel=1e-9)
+    assert any("binary" in w for w in r.warnings)
+    cont = paired_test(*pair(data(22, 30, 0.02)), "m")
+    assert cont.method == "randomization" and cont.ci_method == "inversion"
+    assert not any("binary" in w for w in cont.warnings)
+    # pass/fail on another scale is binary too
+    scaled = paired_test({k: 5.0 * v for k, v in a.items()}, {k: 5.0 * v for k, v in b.items()},
+                         "x")
+    assert scaled.method == "t-test"

@@ -21,6 +21,7 @@ import bookshop  # noqa: E402  (this example's pretend search API)
 
 from evalkit import HttpTarget, RunResult, load_goldens, paired_bootstrap  # noqa: E402
 from evalkit.evaluation import evaluate  # noqa: E402
+from evalkit.formatting import signed  # noqa: E402
 
 METRICS = ["recall@1", "recall@5", "ndcg@10"]
 AGGREGATES = ["max_item_share@1", "cost_per_case"]
@@ -33,7 +34,7 @@ def _register_cost_aggregate() -> None:
     from evalkit.registry import RegistryError, register_aggregate
 
     def cost_per_case(rows: list) -> float:  # type: ignore[type-arg]
-        return sum(r.response.meta.get("cost_usd", 0.0) for r in rows) / len(rows)
+        return float(sum(r.response.meta.get("cost_usd", 0.0) for r in rows)) / len(rows)
 
     with contextlib.suppress(RegistryError):  # already registered in this process
         register_aggregate("cost_per_case", higher_is_better=False)(cost_per_case)
@@ -68,8 +69,8 @@ def report(baseline: RunResult, candidate: RunResult, n_resamples: int = 10_000)
         v = paired_bootstrap(candidate, baseline, m, n_resamples=n_resamples, seed=42)
         verdict = "REAL" if v.significant else "not significant"
         lines.append(
-            f"  {m:<10} {v.observed:+.4f}  95% CI [{v.ci_low:+.4f}, {v.ci_high:+.4f}]  "
-            f"p={v.p_value:.4f}  {verdict}"
+            f"  {m:<10} {signed(v.observed)}  95% CI [{signed(v.ci_low)}, {signed(v.ci_high)}]  "
+            f"{v.p_display()}  {verdict}"
         )
     return "\n".join(lines)
 

@@ -27,15 +27,19 @@ sys.path.insert(0, str(HERE))
 import retrieval  # noqa: E402  (the example's own module, next to this file)
 
 from evalkit import RunResult, evaluate_run, paired_bootstrap  # noqa: E402
+from evalkit.formatting import p_cell, signed  # noqa: E402
 
 METRICS = ["AP", "nDCG@10", "P@10", "R@100", "RR"]
 
 
 def compare_table(baseline: RunResult, candidate: RunResult, n_resamples: int) -> str:
-    """Both means, the difference, its 95% CI, p and wins/ties/losses for every metric."""
+    """Both means, the difference, its 95% CI, p and wins/ties/losses for every metric.
+
+    A p at the bootstrap's floor, 1/(B+1), prints as ``< 0.0001`` (B = 10,000).
+    """
     head = (
         f"{'metric':<14}{baseline.name:>9}{candidate.name:>9}{'diff':>9}"
-        f"{'95% CI':>21}{'p':>9}  {'significant':<12}{'W/T/L':>9}"
+        f"{'95% CI':>21}{'p':>10}  {'significant':<12}{'W/T/L':>9}"
     )
     lines = [head, "-" * len(head)]
     for metric in baseline.metric_names():
@@ -44,10 +48,10 @@ def compare_table(baseline: RunResult, candidate: RunResult, n_resamples: int) -
         wins = sum(c[q] > b[q] for q in b)
         losses = sum(c[q] < b[q] for q in b)
         ties = len(b) - wins - losses
-        ci = f"[{v.ci_low:+.4f}, {v.ci_high:+.4f}]"
+        ci = f"[{signed(v.ci_low)}, {signed(v.ci_high)}]"
         lines.append(
             f"{metric:<14}{baseline.mean(metric):>9.4f}{candidate.mean(metric):>9.4f}"
-            f"{v.observed:>+9.4f}{ci:>21}{v.p_value:>9.4f}  "
+            f"{signed(v.observed):>9}{ci:>21}{p_cell(v.p_value, v.n_resamples):>10}  "
             f"{'yes' if v.significant else 'no':<12}{f'{wins}/{ties}/{losses}':>9}"
         )
     return "\n".join(lines)

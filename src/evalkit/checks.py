@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import difflib
 import math
+import re
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,6 +50,9 @@ CHECK_KEYS: tuple[str, ...] = (
     "id", "metric", "op", "threshold", "vs_baseline", "alpha", "level", "scope",
 )
 TOP_LEVEL_KEYS: tuple[str, ...] = ("checks",)
+
+#: a line whose ``op`` value starts unquoted with ``>`` or ``|`` (YAML block scalars)
+_UNQUOTED_OP = re.compile(r"^\s*(?:-\s+)?op\s*:\s*[>|]")
 
 
 class CheckError(ValueError):
@@ -195,8 +199,10 @@ class CheckSpec:
         what = f"scoped to {total} case(s)" if self.scope is not None else (
             f"covering all {total} case(s) of the run"
         )
+        lacking = len(missing) + len(errored)
         raise CheckError(
-            f"check {self.id!r}: {what}, but {len(missing) + len(errored)} have no result "
+            f"check {self.id!r}: {what}, but {lacking} {'has' if lacking == 1 else 'have'} "
+            "no result "
             f"({'; '.join(parts)}). The check is not evaluated on a subset: a result "
             "that skips the cases that fell over would look like a full pass."
         )
@@ -259,7 +265,7 @@ def _check_problems(spec: CheckSpec) -> list[str]:
         if spec.op is None:
             problems.append("has 'threshold' but no 'op'; add op: \"<=\", \">=\" or \"==\"")
         elif spec.op not in OPS:
-            problems.append(f"'op' is {spec.op!r}; use one of {', '.join(repr(o) for o in OPS)}")
+            problems.append(_op_problem(spec.op))
         if spec.threshold is None:
             problems.append("has 'op' but no 'threshold'")
         elif not _is_number(spec.threshold):
@@ -286,6 +292,24 @@ def _check_problems(spec: CheckSpec) -> list[str]:
     if spec.scope is not None:
         problems.extend(_scope_problems(spec.scope))
     return problems
+
+
+_QUOTE_OP = ("quote the operator: op: \">=\" (or \"<=\", \"==\"); unquoted, YAML reads > "
+             "as the start of a folded block of text")
+
+
+def _op_problem(op: object) -> str:
+    """What is wrong with an ``op`` outside :data:`OPS` and how to write it."""
+    if isinstance(op, str) and (not op.strip() or "\n" in op):
+        # `op: >` is a YAML folded scalar: its (empty) text becomes the value
+        return f"'op' is {op!r}, which is what YAML makes of an unquoted >; {_QUOTE_OP}"
+    if isinstance(op, str) and op.strip() in OPS:
+        return f"'op' is {op!r}; remove the spaces around the operator"
+    known = ", ".join(repr(o) for o in OPS)
+    if isinstance(op, str) and op.strip() in ("<", ">", "=", "=>", "=<"):
+        return (f"'op' is {op!r}; use one of {known} (strict < and > are not supported, "
+                "and >= is written in that order)")
+    return f"'op' is {op!r}; use one of {known}"
 
 
 def _scope_problems(scope: Sequence[Any]) -> list[str]:
@@ -443,15 +467,25 @@ def load_checks(
         text = p.read_text(encoding="utf-8-sig")
     except FileNotFoundError:
         raise CheckError(f"{p}: no such checks file") from None
+    except IsADirectoryError:
+        raise CheckError(f"{p}: is a directory; pass the checks file (YAML) itself") from None
     except OSError as exc:
         raise CheckError(f"{p}: cannot read the checks file ({exc.strerror})") from None
+    except UnicodeDecodeError as exc:
+        raise CheckError(
+            f"{p}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset {exc.start}); "
+            "a checks file is YAML text. Is this the right file?"
+        ) from None
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f":{mark.line + 1}" if mark is not None else ""
         problem = getattr(exc, "problem", None) or str(exc)
-        raise CheckError(f"{p}{where}: not valid YAML ({problem})") from None
+        line = text.splitlines()[mark.line] if mark is not None and mark.line < len(
+            text.splitlines()) else ""
+        hint = f"; {_QUOTE_OP}" if _UNQUOTED_OP.match(line) else ""
+        raise CheckError(f"{p}{where}: not valid YAML ({problem}){hint}") from None
     return parse_checks(data, str(p), known_case_ids)
 
 

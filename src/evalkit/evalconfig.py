@@ -262,6 +262,14 @@ def _read_yaml(file: Path) -> Mapping[str, Any]:
         data = yaml.safe_load(file.read_text(encoding="utf-8-sig"))
     except yaml.YAMLError as exc:
         raise ConfigError(f"{file}: invalid YAML ({exc})") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(
+            f"{file}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset "
+            f"{exc.start}); an eval config is evalkit.yaml or pyproject.toml. Is this the "
+            "right file?"
+        ) from None
+    except OSError as exc:
+        raise ConfigError(f"{file}: cannot be read ({exc.strerror or exc})") from None
     if data is None:
         raise ConfigError(f"{file}: empty config")
     if not isinstance(data, dict):

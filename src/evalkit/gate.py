@@ -42,6 +42,7 @@ from evalkit.baseline import (
     fingerprint_differences,
 )
 from evalkit.checks import CheckError, CheckSpec, row_error, row_id
+from evalkit.formatting import p_phrase, signed
 from evalkit.registry import Registry, RegistryError, default_registry
 from evalkit.results import RunResult
 from evalkit.specs import AggregateSpec, MetricSpec
@@ -124,7 +125,8 @@ class CheckResult:
         verdict: ``"pass"``, ``"fail"``, ``"warn"`` or ``"error"``.
         observed: the run's value (mean over the covered cases, or the aggregate), or
             ``None`` when it could not be computed; may be NaN on an error verdict.
-        evaluated, covered: cases with a usable row over cases the check covers.
+        evaluated, covered: cases with a usable value of the check's metric (for an
+            aggregate: the rows it is computed over) over cases the check covers.
         message: one sentence saying why (the failure, or the error).
         metric_kind: ``"metric"`` (per-case, mean) or ``"aggregate"``, when resolved.
         comparison: the statistics of a baseline check that reached its test.
@@ -165,12 +167,13 @@ class CheckResult:
                 f"{self.check.op} {self.check.threshold:g})"))
         elif c is not None:
             padj = "" if c.p_adjusted is None else (
-                f", Holm-adjusted p {_p_text(c.p_adjusted)}")
+                f", Holm-adjusted p {_p_text(c.p_adjusted, c.n_resamples)}")
             direction = "higher" if c.higher_is_better else "lower"
             parts.append(
                 f"{word}{self.check.metric} {_fmt(self.observed)} vs baseline "
-                f"{_fmt(c.baseline_value)}: difference {c.difference:+.4f}, "
-                f"{1 - c.alpha:.0%} CI [{c.ci_low:+.4f}, {c.ci_high:+.4f}], p {_p_text(c.p_value)}"
+                f"{_fmt(c.baseline_value)}: difference {signed(c.difference)}, "
+                f"{1 - c.alpha:.0%} CI [{signed(c.ci_low)}, {signed(c.ci_high)}], "
+                f"p {_p_text(c.p_value, c.n_resamples)}"
                 f"{padj} (alpha {c.alpha:g}, {direction} is better): {c.outcome}"
             )
         elif self.message:
@@ -249,9 +252,10 @@ class GateReport:
         blocking_err = sum(1 for r in self.results if r.blocking and r.verdict == "error")
         warn_err = c["error"] - blocking_err
         parts = [f"{c['pass']} passed", f"{c['fail']} failed", f"{c['warn']} warned",
-                 f"{blocking_err} errors"]
+                 f"{blocking_err} {'error' if blocking_err == 1 else 'errors'}"]
         if warn_err:
-            parts.append(f"{warn_err} errors on warn-level checks")
+            parts.append(f"{warn_err} {'error' if warn_err == 1 else 'errors'} on warn-level "
+                         "checks")
         return f"gate {self.status}: {', '.join(parts)} (exit {self.exit_code})"
 
     def lines(self) -> list[str]:
@@ -301,14 +305,10 @@ def _fmt(x: float | None) -> str:
     return f"{x:.4f}" if abs(x) < 1000 else f"{x:.1f}"
 
 
-def _p_text(p: float) -> str:
-    """``"= 0.0123"`` or ``"< 0.0001"``, to follow the letter p."""
-    text = _fmt_p(p)
-    return text if text.startswith("<") else f"= {text}"
-
-
-def _fmt_p(p: float) -> str:
-    return f"{p:.4f}" if p >= 1e-4 else "< 0.0001"
+def _p_text(p: float, n_resamples: int | None = None) -> str:
+    """``"= 0.0123"`` or ``"< 0.0001"`` (at the floor ``1/(B+1)`` of ``n_resamples``), to
+    follow the letter p (:func:`evalkit.formatting.p_phrase`)."""
+    return p_phrase(p, n_resamples).removeprefix("p ")
 
 
 def holm(p_values: Sequence[float]) -> list[float]:
@@ -376,6 +376,40 @@ def _values(rows: Sequence[Any], metric: str, run_name: str) -> dict[str, float]
             f"{shown}"
         )
     return out
+
+
+def _coverage(check: CheckSpec, rows: Sequence[Any], reg: Registry) -> tuple[int, int]:
+    """``(k, n)``: of the ``n`` cases ``check`` covers, the ``k`` with a usable value.
+
+    A case has a usable value when its row is present, not errored and, for a per-case
+    metric, holds a finite value of the metric (an unresolved name is looked up on the
+    rows as written). For an aggregate, k is the number of rows it is computed over: the
+    present, non-errored covered rows when it yields a finite value on them, else 0.
+    """
+    n = check.coverage_counts(rows)[1]
+    if check.scope is None:
+        covered = list(rows)
+    else:
+        by_id = {row_id(r): r for r in rows}
+        covered = [by_id[i] for i in check.scope if i in by_id]
+    usable = [r for r in covered if row_error(r) is None]
+    try:
+        res = _resolve(check, reg, usable)
+    except Exception:  # unknown, a count, a failing plugin: the check says why
+        res = _Resolved(check.metric, "metric", None)
+    if isinstance(res.spec, AggregateSpec):
+        try:
+            return (len(usable) if usable and math.isfinite(float(res.spec.fn(usable)))
+                    else 0), n
+        except Exception:
+            return 0, n
+    k = 0
+    for r in usable:
+        value = getattr(r, "metrics", {}).get(res.name)
+        if isinstance(value, int | float) and not isinstance(value, bool) \
+                and math.isfinite(value):
+            k += 1
+    return k, n
 
 
 def _require_complete(rows: Sequence[Any], label: str) -> None:
@@ -572,9 +606,9 @@ def _decide(result: CheckResult, p_adjusted: float | None) -> CheckResult:
         return replace(result, verdict="pass", comparison=comp, message="")
     direction = "higher" if comp.higher_is_better else "lower"
     which = "Holm-adjusted p" if p_adjusted is not None else "p"
-    msg = (f"{result.check.metric} moved {comp.difference:+.4f} against the baseline "
-           f"({direction} is better), {which} {_p_text(comp.p_decision)} < alpha "
-           f"{comp.alpha:g}")
+    msg = (f"{result.check.metric} moved {signed(comp.difference)} against the baseline "
+           f"({direction} is better), {which} {_p_text(comp.p_decision, comp.n_resamples)} "
+           f"< alpha {comp.alpha:g}")
     verdict: Verdict = "fail" if result.blocking else "warn"
     return replace(result, verdict=verdict, comparison=comp, message=msg)
 
@@ -628,7 +662,7 @@ def evaluate_gate(
             notes.append(case_set_difference(base.run.ids(), run.ids()))
     results: list[CheckResult] = []
     for check in checks:
-        cov = check.coverage_counts(run.per_query)
+        cov = _coverage(check, run.per_query, reg)
         try:
             if check.kind == "threshold":
                 results.append(_threshold_result(check, run, reg, cov))

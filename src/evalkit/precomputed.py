@@ -159,7 +159,8 @@ def evaluate_run(
             ids}``.
         metrics: spec strings (``"ap"``, ``"ndcg@10"``, ``"P@10"``, ...). Every registered
             count (``num_ret``, ``num_rel``, ``num_rel_ret``) is added to each row's
-            ``counts``.
+            ``counts``; a count named here goes there too (never to ``metrics``) and is
+            listed in ``header["counts"]``. An unknown name raises.
         relevance_level: trec_eval ``-l``: the smallest label binary measures count as
             relevant (an integer >= 1; nDCG always uses the labels themselves).
         missing: ``"zero"`` or ``"skip"``, see above. Both counts go in the header.
@@ -236,6 +237,7 @@ def evaluate_run(
         "evalkit_version": _version(),
         "plugins": _plugin_versions(),
         "metrics": metric_provenance([s.name for s in specs]),
+        "counts": [s.name for s in specs if s.name in count_names],
         "run": {"path": ranked.path, "sha256": ranked.sha256, "tag": ranked.name},
         "qrels": {"path": q.path, "sha256": q.sha256},
         "relevance_level": relevance_level,

@@ -108,6 +108,11 @@ def read_tool_config(
             data = tomllib.load(fh)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(
+            f"{path}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset "
+            f"{exc.start}); --config takes a pyproject.toml. Is this the right file?"
+        ) from None
     except OSError as exc:
         raise ConfigError(f"{path}: cannot be read: {exc}") from None
     tool = data.get("tool", {})

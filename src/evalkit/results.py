@@ -223,8 +223,20 @@ def _read_lines(p: Path) -> Iterator[tuple[int, dict[str, Any]]]:
         fh = p.open("r", encoding="utf-8-sig")
     except FileNotFoundError:
         raise ArtifactError(f"{p}: no such file") from None
+    except IsADirectoryError:
+        raise ArtifactError(f"{p}: is a directory, not a run artifact") from None
     with fh:
-        for lineno, line in enumerate(fh, start=1):
+        lines = enumerate(fh, start=1)
+        while True:
+            try:
+                lineno, line = next(lines)
+            except StopIteration:
+                return
+            except UnicodeDecodeError as exc:
+                raise ArtifactError(
+                    f"{p}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x}: {exc.reason}); "
+                    "a run artifact is JSON Lines in UTF-8. Is this the right file?"
+                ) from None
             if not line.strip():
                 continue
             try:

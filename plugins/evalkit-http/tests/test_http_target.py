@@ -206,6 +206,45 @@ def test_header_values_never_reach_messages_repr_describe_or_logs(
     assert "retrying once" in caplog.text
 
 
+@pytest.mark.parametrize("level", [logging.DEBUG, logging.INFO])
+def test_query_string_and_header_secrets_never_reach_any_log(
+    caplog: pytest.LogCaptureFixture, level: int,
+) -> None:
+    # httpx logs "HTTP Request: POST <full url>" at INFO and httpcore traces the response
+    # headers at DEBUG; the server here also echoes the token in a response header
+    caplog.set_level(level)
+    echo = {"X-Echo": "SECRET-header-echo"}
+    with ScriptedServer([Reply(503, headers=echo), Reply(200, OK.body, headers=echo)]) \
+            as server, HttpTarget(server.url + "search?token=SECRET-query&k=2", name="svc",
+                                  headers={"X-Api-Key": "SECRET-header"},
+                                  retry_backoff_s=0.0) as t:
+        url = server.url
+        response = t.invoke(CASE)
+        dead = HttpTarget("http://u:SECRET-pw@127.0.0.1:9/x?token=SECRET-query",
+                          name="dead", retry_backoff_s=0.0, timeout_s=2)
+        with dead, pytest.raises(TargetError) as info:
+            dead.invoke(CASE)
+    assert list(response.ranked_ids) == ["d1", "d2"]
+    assert server.requests[0].path == "/search?token=SECRET-query&k=2"  # it was sent
+    assert server.requests[0].headers["x-api-key"] == "SECRET-header"
+    logged = caplog.text
+    assert "SECRET" not in logged and "SECRET" not in str(info.value)
+    assert f'POST {url}search?<redacted> "HTTP/1.1 200 OK"' in logged
+    assert "retrying once" in logged
+    if level == logging.DEBUG:
+        assert "receive_response_headers.complete" in logged  # traced, values redacted
+
+
+def test_redact_keeps_host_and_path_and_drops_the_rest() -> None:
+    from evalkit_http.target import redact
+
+    assert redact("GET https://u:p@h.example:8443/a/b?x=1&t=2#frag done") == \
+        "GET https://<redacted>@h.example:8443/a/b?<redacted>#<redacted> done"
+    assert redact("return_value=(b'HTTP/1.1', 200, b'OK', [(b'A', b'x])y'), (b'B', b'z')])") \
+        == "return_value=(b'HTTP/1.1', 200, b'OK', [<headers redacted>])"
+    assert redact("no url here") == "no url here"
+
+
 def test_query_string_and_userinfo_are_not_shown() -> None:
     t = HttpTarget("http://user:pw@127.0.0.1:9/x?api_key=s3cr3t", name="n")
     try:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -63,20 +64,124 @@ def test_max_calls_keeps_what_was_graded(tmp_path: Path) -> None:
     assert fake.call_count == 10
 
 
-def test_max_cost_reserves_the_worst_case_before_each_request(tmp_path: Path) -> None:
-    # worst case of a request: max_tokens=10 output tokens = $10; each reply uses 2 = $2.
+def test_max_cost_admits_a_request_on_its_expected_cost(tmp_path: Path) -> None:
+    # input free, $1 per output token; max_tokens=10: a request costs at most $10; each
+    # reply uses 2 output tokens = $2. No token counting: the first request is expected to
+    # cost its input only ($0), later ones the most output seen so far (2 tokens = $2).
     fake = FakeAnthropic(lambda req: tool_reply(3, input_tokens=50, output_tokens=2))
     budget = Budget(max_cost=25.0)
     judge = LLMJudge("r", model="m", client=fake, max_tokens=10,
                      prices=DOLLAR_PER_OUTPUT_TOKEN, budget=budget)
     with pytest.raises(BudgetExhausted, match=r"--max-cost \$25"):
         grade_all(judge, 20)
-    # request n is sent while 2*(n-1) + 10 <= 25, i.e. n <= 8
-    assert fake.call_count == 8
+    # request n is sent while 2*(n-1) + 2 <= 25, i.e. n <= 12
+    assert fake.call_count == 12
     report = budget.report()
-    assert report["spent_usd"] == pytest.approx(16.0)
-    assert report["requests"] == 8 and report["stopped"].startswith("--max-cost")
+    assert report["spent_usd"] == pytest.approx(24.0)
+    assert report["requests"] == 12 and report["stopped"].startswith("--max-cost")
     assert "stopped: --max-cost" in budget.describe()
+
+
+# $1 per input token and $1 per output token: a reply of 100 input and 20 output tokens
+# costs exactly $120; its worst case at max_tokens=1024 is 100 + 1024 = $1124.
+DOLLAR_PER_TOKEN = {"m": (1_000_000.0, 1_000_000.0)}
+GRADE_USD = 120.0
+
+
+def counting_judge(budget: Budget, **kw: Any) -> tuple[LLMJudge, FakeAnthropic]:
+    fake = FakeAnthropic(lambda req: tool_reply(4, input_tokens=100, output_tokens=20),
+                         **kw)
+    judge = LLMJudge("r", model="m", client=fake, max_tokens=1024, prices=DOLLAR_PER_TOKEN,
+                     budget=budget)
+    return judge, fake
+
+
+@pytest.mark.parametrize("n", [1, 2, 5])
+def test_a_budget_that_fits_exactly_n_grades_yields_n_grades(n: int) -> None:
+    for max_cost in (n * GRADE_USD, n * GRADE_USD + 119.0):
+        budget = Budget(max_cost=max_cost)
+        judge, fake = counting_judge(budget, count=100)
+        with pytest.raises(BudgetExhausted, match="--max-cost"):
+            grade_all(judge, n + 5)
+        assert fake.call_count == n  # the worst case alone ($1124) would have sent none
+        assert budget.report()["spent_usd"] == n * GRADE_USD <= max_cost
+        assert len(fake.count_calls) == n + 1  # the refused request was counted too
+    # the counted request is the one sent, without max_tokens
+    assert set(fake.count_calls[0]) == {"model", "messages", "tools", "tool_choice"}
+    assert fake.count_calls[0]["messages"] == fake.calls[0]["messages"]
+
+
+def test_the_worst_case_is_held_while_a_request_is_in_flight() -> None:
+    budget = Budget(max_cost=10_000.0)
+    held: list[float] = []
+
+    def answer(req: dict[str, Any]) -> Any:
+        held.append(budget.reserved_usd)
+        return tool_reply(4, input_tokens=100, output_tokens=20)
+
+    judge = LLMJudge("r", model="m", client=FakeAnthropic(answer, count=100),
+                     max_tokens=1024, prices=DOLLAR_PER_TOKEN, budget=budget)
+    grade_all(judge, 2)
+    assert held == [1124.0, 1124.0]  # 100 counted input + 1024 output tokens, at $1 each
+    assert budget.reserved_usd == 0.0 and budget.in_flight == 0
+
+
+def test_without_token_counting_input_is_calibrated_from_earlier_replies() -> None:
+    # The first request is estimated at len(request)/3 + 500 input tokens (about $800 at
+    # these prices), then at the 100 tokens per same-length request its reply reported.
+    n = 8
+    budget = Budget(max_cost=n * GRADE_USD)
+    judge, fake = counting_judge(budget)
+    first, _ = judge._plan(judge.request(answer(0), case(0)), budget)()
+    assert first is not None and GRADE_USD < first <= n * GRADE_USD
+    with pytest.raises(BudgetExhausted, match="--max-cost"):
+        grade_all(judge, n + 5)  # ids 0..9 render requests of the same length
+    assert fake.call_count == n
+    assert budget.report()["spent_usd"] == n * GRADE_USD
+
+
+def test_a_failing_count_endpoint_falls_back_to_estimates_and_is_not_asked_again(
+        caplog: pytest.LogCaptureFixture) -> None:
+    budget = Budget(max_cost=8 * GRADE_USD)
+    judge, fake = counting_judge(budget, count=lambda req: ConnectionError("no endpoint"))
+    with pytest.raises(BudgetExhausted):
+        grade_all(judge, 12)
+    assert fake.call_count == 8  # as with no counting at all
+    assert len(fake.count_calls) == 1
+    assert "counting input tokens failed (ConnectionError: no endpoint)" in caplog.text
+
+
+def test_concurrent_requests_wait_for_the_worst_case_in_flight_and_fit_exactly() -> None:
+    n = 6
+    budget = Budget(max_cost=n * GRADE_USD)
+    judge, fake = counting_judge(budget, count=100)
+    stopped = 0
+
+    def one(i: int) -> None:
+        nonlocal stopped
+        try:
+            judge(answer(i), case(i))
+        except BudgetExhausted:
+            stopped += 1
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        list(pool.map(one, range(20)))
+    assert fake.call_count == n and stopped == 20 - n
+    assert budget.report()["spent_usd"] == n * GRADE_USD
+
+
+def test_spending_passes_the_limit_by_less_than_the_last_request() -> None:
+    # the second reply is far longer than the first: it was expected to cost $120 but
+    # costs 100 + 400 = $500, so the run ends $220 over a $300 limit, less than $500
+    outputs = [20, 400, 20, 20]
+    budget = Budget(max_cost=300.0)
+    judge, fake = counting_judge(budget, count=100)
+    fake.answer = lambda req: tool_reply(4, input_tokens=100, output_tokens=outputs.pop(0))
+    with pytest.raises(BudgetExhausted, match="expected to cost"):
+        grade_all(judge, 4)
+    assert fake.call_count == 2
+    spent = budget.report()["spent_usd"]
+    assert spent == 620.0 and spent - 300.0 < 500.0
 
 
 def test_max_cost_without_a_price_stops_before_any_request() -> None:
@@ -174,3 +279,11 @@ def test_price_tables_and_limits_are_validated(tmp_path: Path) -> None:
         Budget(max_calls=-1)
     with pytest.raises(ValueError, match="max_cost"):
         Budget(max_cost=float("nan"))
+
+
+def test_tokens_are_counted_only_under_max_cost() -> None:
+    for budget in (Budget(max_calls=10), None):
+        judge, fake = counting_judge(budget or Budget(), count=100)
+        judge.budget = budget
+        grade_all(judge, 3)
+        assert fake.call_count == 3 and fake.count_calls == []

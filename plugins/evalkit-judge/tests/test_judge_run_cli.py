@@ -127,11 +127,30 @@ def test_dry_run_limits_and_resume_through_evalkit_run(
     assert len(server.requests) == N_CASES
 
 
+def test_max_cost_sends_exactly_the_grades_that_fit(
+        project: tuple[Path, MessagesAPIServer, dict[str, str]]) -> None:
+    root, server, env = project
+    # Each grade costs $0.0002 and $0.0005 fits two. The judge counts each request's input
+    # (100 tokens, $0.0001) with the token counting endpoint, and expects the output of
+    # its longest grade so far; its worst case (100 output tokens more) is held while it
+    # is in flight, so the 3 workers cannot overspend together.
+    out = evalkit(root, env, "--max-cost", "0.0005", "--no-progress")
+    assert out.returncode == 3, out.stderr
+    assert "--max-cost $0.000500 reached: $0.000400 spent" in out.stderr
+    assert len(server.requests) == 2 and len(GradeCache(root / "judge.sqlite")) == 2
+    # every request sent was counted first (the refused ones too), without max_tokens
+    sent = [r["messages"] for r in server.requests]
+    counted = [r["messages"] for r in server.count_requests]
+    assert all(m in counted for m in sent) and len(counted) >= 3
+    assert all(set(r) == {"model", "messages", "tools", "tool_choice"}
+               for r in server.count_requests)
+
+
 def test_max_cost_stops_before_the_first_unaffordable_request(
         project: tuple[Path, MessagesAPIServer, dict[str, str]]) -> None:
     root, server, env = project
-    # a request's worst case is at least its 100 output tokens: $0.0005
-    out = evalkit(root, env, "--max-cost", "0.0004", "--no-progress")
+    # the input of a request alone, 100 counted tokens, costs $0.0001
+    out = evalkit(root, env, "--max-cost", "0.00005", "--no-progress")
     assert out.returncode == 3, out.stderr
-    assert "--max-cost $0.000400 reached" in out.stderr
+    assert "--max-cost $0.000050 reached" in out.stderr
     assert server.requests == []

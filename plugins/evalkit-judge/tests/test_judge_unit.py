@@ -271,8 +271,9 @@ def test_llmjudge_import_path_and_missing_plugin_message(
 ) -> None:
     import sys
 
-    import evalkit.metrics
     from evalkit_judge import LLMJudge as Direct
+
+    import evalkit.metrics
 
     assert evalkit.metrics.LLMJudge is Direct
     monkeypatch.setitem(sys.modules, "evalkit_judge", None)

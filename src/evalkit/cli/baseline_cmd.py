@@ -32,6 +32,9 @@ def promote(
         help="Store retrieval rows without their ranked ids (metrics only): a baseline small "
         "enough to commit. Gates read only the metrics of retrieval rows.",
     )] = False,
+    force: Annotated[bool, typer.Option(
+        "--force", help="Replace an existing baseline at --to.",
+    )] = False,
 ) -> None:
     """Store RUN as a baseline, with a fingerprint of its golden set and metric definitions.
 
@@ -41,14 +44,23 @@ def promote(
     """
     from evalkit.baseline import load_baseline
     from evalkit.baseline import promote as do_promote
+    from evalkit.cli.inputs import (
+        not_artifact_message,
+        require_artifact_rows,
+        require_file,
+        require_writable,
+    )
     from evalkit.results import is_artifact
 
-    if not run.is_file():
-        raise CliError(f"run {run}: no such file")
+    require_file(run, "run")
     if not is_artifact(run):
+        raise CliError(not_artifact_message(run, "run"))
+    require_artifact_rows(run, "run")
+    require_writable(to, "--to", "baseline.jsonl")
+    if to.exists() and not force:
         raise CliError(
-            f"run {run} is not an evalkit run artifact; score it first with "
-            f"evalkit eval RUN --qrels QRELS --save {run.stem}.jsonl"
+            f"--to {to} already exists{_what_is(to)}; pass --force to replace it, or choose "
+            "another --to"
         )
     path = do_promote(run, to, drop_rankings=drop_rankings)
     stored = load_baseline(path)
@@ -73,6 +85,18 @@ def show(
     typer.echo(f"{path}: run {stored.name!r}, {state}")
     for line in describe(stored.fingerprint):
         typer.echo(f"  {line}")
+
+
+def _what_is(path: Path) -> str:
+    """`` (the baseline of run 'x', promoted ...)`` when ``path`` is a baseline, else ``""``."""
+    from evalkit.baseline import load_baseline
+
+    try:
+        stored = load_baseline(path)
+    except Exception:  # whatever it is, it is not replaced without --force
+        return ""
+    when = f", promoted {stored.promoted_at}" if stored.promoted else ""
+    return f" (the baseline of run {stored.name!r}{when})"
 
 
 def describe(fp: object) -> list[str]:

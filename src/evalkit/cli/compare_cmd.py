@@ -26,11 +26,15 @@ from evalkit.cli.eval_cmd import (
     fmt,
     higher_is_better,
     is_artifact,
+    is_count,
     load_or_evaluate,
+    note,
+    notes_of,
     progress,
-    require_file,
+    require_rows,
     split_metrics,
 )
+from evalkit.cli.inputs import require_file
 
 if TYPE_CHECKING:
     from evalkit.results import RunResult
@@ -38,10 +42,18 @@ if TYPE_CHECKING:
 #: Two per-query values closer than this are a tie.
 TIE_TOLERANCE = 1e-12
 
+#: Fewest resamples accepted: with fewer, a resampling p cannot go below 1/(B+1) ~ 0.01 and
+#: the tails of a 95% interval rest on a handful of resamples (the gate asks the same).
+MIN_RESAMPLES = 100
+
+#: Interval methods that only one test defines (others may go with any test).
+CI_OF_TEST: dict[str, str] = {"inversion": "randomization"}
+
 
 class Method(StrEnum):
     """The paired test (mirrors ``evalkit.stats.METHODS``; a test keeps them equal)."""
 
+    auto = "auto"
     randomization = "randomization"
     t_test = "t-test"
     bootstrap_t = "bootstrap-t"
@@ -78,9 +90,10 @@ class Alternative(StrEnum):
 #: The default test; equal to ``evalkit.stats.DEFAULT_METHOD`` (a test checks it), chosen
 #: by the stats calibration benchmark (docs/statistics.md). Kept literal so that
 #: ``evalkit --help`` does not import numpy.
-DEFAULT_METHOD = Method.randomization
+DEFAULT_METHOD = Method.auto
 
 METHOD_LABELS: dict[str, str] = {
+    "auto": "auto (sign-flip randomization test; paired t-test on 0/1 metrics)",
     "randomization": "sign-flip randomization test",
     "t-test": "paired t-test",
     "bootstrap-t": "studentized bootstrap (bootstrap-t)",
@@ -135,6 +148,7 @@ class Comparison:
     warnings: list[str] = field(default_factory=list)
     top_gains: list[Moved] = field(default_factory=list)
     top_losses: list[Moved] = field(default_factory=list)
+    p_resamples: int | None = None
 
 
 @dataclass
@@ -151,6 +165,8 @@ class Settings:
     all_pairs: bool = False
     family_size: int = 0
     generator: str | None = None
+    methods_used: list[str] = field(default_factory=list)
+    ci_methods_used: list[str] = field(default_factory=list)
 
 
 # ----------------------------------------------------------------------- inputs
@@ -188,7 +204,16 @@ def load_runs(
     from evalkit.results import RunResult, settings_differences
 
     level, miss, dep, _first = _settings_defaults(paths, relevance_level, missing, depth)
-    artifacts = {p: RunResult.load(p) for p in paths if is_artifact(p)}
+    # keyed by position: the same file given twice is two runs, renamed independently
+    artifacts = {i: RunResult.load(p) for i, p in enumerate(paths) if is_artifact(p)}
+    for i, a in artifacts.items():
+        require_rows(a, paths[i])
+    counts = [m for m in requested if is_count(canonical_metric(m))]
+    if counts:
+        raise CliError(
+            f"{', '.join(counts)}: a per-query count is reported by `evalkit eval`, not "
+            "compared; compare a metric (ap, ndcg@10, ...)"
+        )
     if requested:
         metrics = [canonical_metric(m) for m in requested]
     elif artifacts:
@@ -203,9 +228,9 @@ def load_runs(
         metrics = list(DEFAULT_METRICS)
     metrics = list(dict.fromkeys(metrics))
     runs: list[RunResult] = []
-    for p in paths:
-        if p in artifacts:
-            result = artifacts[p]
+    for i, p in enumerate(paths):
+        if i in artifacts:
+            result = artifacts[i]
             check_artifact(result, p, qrels=qrels, relevance_level=relevance_level,
                            missing=missing, depth=depth)
         else:
@@ -235,12 +260,43 @@ def load_runs(
 
 
 def _unique_names(runs: Sequence[RunResult], paths: Sequence[Path]) -> None:
-    """Give runs distinct names (a file stem, then a position, when tags collide)."""
+    """Give runs distinct names: the first keeps its name; a later run whose name is taken
+    gets its file stem, or the name with its position (``tfidf#2``)."""
     seen: set[str] = set()
     for i, (r, p) in enumerate(zip(runs, paths, strict=True)):
         if r.name in seen:
-            r.name = p.stem if p.stem not in seen else f"{p.stem}#{i + 1}"
+            r.name = p.stem if p.stem not in seen else f"{r.name}#{i + 1}"
         seen.add(r.name)
+
+
+def input_warnings(runs: Sequence[RunResult], paths: Sequence[Path]) -> list[str]:
+    """What each run's evaluation notes say about queries the comparison does not see as
+    the file has them: judged queries the run lacks (scored 0 or skipped) and run topics
+    without judgments (ignored), as ``evalkit eval`` reports them."""
+    out: list[str] = []
+    for r, p in zip(runs, paths, strict=True):
+        n = notes_of(r)
+        missing_count = n["missing_count"] or 0
+        if missing_count:
+            ids = ", ".join(str(x) for x in n["missing_ids"][:5])
+            more = ", ..." if missing_count > len(n["missing_ids"][:5]) else ""
+            how = ("scored 0 (--missing zero, trec_eval -c)" if n["missing"] == "zero"
+                   else "left out (--missing skip)")
+            judged = len(r.per_query) if n["missing"] == "zero" else (
+                len(r.per_query) + missing_count)
+            out.append(
+                f"{p}: run {r.name!r} lacks {missing_count} of the {judged} judged "
+                f"queries ({ids}{more}); they are {how}"
+            )
+        unjudged = n["unjudged_ignored"] or 0
+        if unjudged:
+            ids = ", ".join(str(x) for x in n["unjudged_ignored_ids"][:5])
+            more = ", ..." if unjudged > len(n["unjudged_ignored_ids"][:5]) else ""
+            out.append(
+                f"{p}: {unjudged} topic(s) of run {r.name!r} have no judgments in the qrels "
+                f"({ids}{more}) and are ignored"
+            )
+    return out
 
 
 def _check_same_queries(a: RunResult, b: RunResult, pa: Path, pb: Path) -> None:
@@ -300,7 +356,8 @@ def compare_runs(
     """Every candidate (``runs[1:]``) against the baseline (``runs[0]``) on every metric,
     or every pair with ``settings.all_pairs``; one family of adjusted p-values.
 
-    Fills in ``settings.ci_method``, ``settings.family_size`` and ``settings.generator``.
+    Fills in ``settings.ci_method``, ``settings.family_size``, ``settings.generator`` and
+    the tests and intervals each metric actually used (``--test auto`` picks per metric).
     """
     from evalkit.stats import compare_runs as stats_compare
 
@@ -334,22 +391,24 @@ def compare_runs(
             wins=w, ties=t, losses=lo, higher_is_better=hib,
             standardized_effect=_finite(effect.standardized) if effect is not None else None,
             warnings=list(res.warnings), top_gains=gains, top_losses=losses,
+            p_resamples=None if res.method == "t-test" or getattr(res, "exact", False)
+            else int(res.n_resamples) or None,
         ))
         settings.ci_method = res.ci_method
+        for used, seen in ((res.method, settings.methods_used),
+                           (res.ci_method, settings.ci_methods_used)):
+            if used not in seen:
+                seen.append(used)
         settings.generator = settings.generator or res.generator
     settings.family_size = family.family_size
     return out
 
 
 # ----------------------------------------------------------------------- output
-def _p(p: float | None) -> str:
-    if p is None:
-        return ""
-    return "<0.0001" if p < 0.0001 else f"{p:.4f}"
-
-
 def _signed(x: float | None, open_end: str) -> str:
-    return open_end if x is None else f"{x:+.4f}"
+    from evalkit.formatting import signed
+
+    return open_end if x is None else signed(x)
 
 
 def _ci(c: Comparison) -> str:
@@ -358,16 +417,22 @@ def _ci(c: Comparison) -> str:
 
 def describe(settings: Settings) -> str:
     """One line saying how the comparison was tested."""
-    parts = [METHOD_LABELS[settings.method]]
-    if settings.ci_method:
-        parts.append(f"{CI_LABELS.get(settings.ci_method, settings.ci_method)} CI")
+    methods = settings.methods_used or [settings.method]
+    label = " and ".join(METHOD_LABELS.get(m, m) for m in methods)
+    if settings.method == "auto" and settings.methods_used:
+        label += " (--test auto)"
+    parts = [label]
+    cis = settings.ci_methods_used or ([settings.ci_method] if settings.ci_method else [])
+    if cis:
+        parts.append(" and ".join(CI_LABELS.get(c, c) for c in cis) + " CI")
     if settings.alternative != "two-sided":
         parts.append(f"one-sided ({settings.alternative})")
-    if settings.method != "t-test":
+    if any(m != "t-test" for m in methods) or any(c != "t" for c in cis):
         parts.append(f"{settings.n_resamples:,} resamples, seed {settings.seed}")
     if settings.correction != "none":
+        tests = "test" if settings.family_size == 1 else "tests"
         parts.append(f"p adjusted by {CORRECTION_LABELS[settings.correction]} over "
-                     f"{settings.family_size} tests")
+                     f"{settings.family_size} {tests}")
     parts.append(f"alpha {settings.alpha:g}")
     return "; ".join(parts)
 
@@ -377,7 +442,10 @@ def as_json(
     paths: Sequence[Path],
     rows: Sequence[Comparison],
     settings: Settings,
+    warnings: Sequence[str] = (),
 ) -> dict[str, Any]:
+    """The machine-readable comparison; ``warnings`` are the notes on the inputs (each
+    comparison's own ``warnings`` repeat those of its two runs)."""
     return {
         "baseline": {"name": runs[0].name, "source": str(paths[0])},
         "candidates": [
@@ -386,6 +454,7 @@ def as_json(
         "difference": "candidate - baseline",
         "confidence": 1.0 - settings.alpha,
         **asdict(settings),
+        "warnings": list(warnings),
         "comparisons": [asdict(c) for c in rows],
     }
 
@@ -397,9 +466,12 @@ def print_table(
     settings: Settings,
     *,
     top: int,
+    input_notes: Sequence[str] = (),
 ) -> None:
     from rich.console import Console
     from rich.table import Table
+
+    from evalkit.formatting import p_cell
 
     console = Console(highlight=False)
     if not console.is_terminal:
@@ -433,9 +505,9 @@ def print_table(
             cells += [c.candidate, c.baseline, fmt(c.baseline_mean), fmt(c.candidate_mean)]
         else:
             cells += [fmt(c.baseline_mean), fmt(c.candidate_mean)]
-        cells += [_signed(c.diff, ""), _ci(c), _p(c.p_value)]
+        cells += [_signed(c.diff, ""), _ci(c), p_cell(c.p_value, c.p_resamples)]
         if adjusted:
-            cells.append(_p(c.p_adjusted))
+            cells.append(p_cell(c.p_adjusted, c.p_resamples))
         cells += ["yes" if c.significant else "no", f"{c.wins}/{c.ties}/{c.losses}"]
         table.add_row(*cells, style="bold" if c.significant else None)
     console.print(table)
@@ -447,14 +519,17 @@ def print_table(
     else:
         console.print(f"significant: {rule} < {settings.alpha:g}. W/T/L: queries where the "
                       "candidate is better / equal / worse.", soft_wrap=True)
-    warnings = sorted({w for c in rows for w in c.warnings})
+    on_inputs = set(input_notes)
+    warnings = sorted({w for c in rows for w in c.warnings} - on_inputs)
     for w in warnings:
         console.print(f"note: {w}", soft_wrap=True)
     if top > 0:
         for c in rows:
             title = c.metric + (f", {c.candidate} vs {c.baseline}" if several else "")
-            t = Table("", "query", "baseline", "candidate", "diff", box=None, pad_edge=False,
-                      title=f"queries that moved most ({title})", title_justify="left")
+            # the title is a line of its own: as a table title it would wrap at the
+            # table's (narrow) width
+            console.print(f"queries that moved most ({title})", soft_wrap=True)
+            t = Table("", "query", "baseline", "candidate", "diff", box=None, pad_edge=False)
             for col in t.columns[2:]:
                 col.justify = "right"
             for label, items in (("up", c.top_gains), ("down", c.top_losses)):
@@ -490,9 +565,10 @@ def command(
     )] = 0,
     test: Annotated[Method, typer.Option(
         "--test",
-        help="The paired test: randomization (sign-flip; the default, chosen by the "
-        "calibration study in docs/statistics.md), t-test, bootstrap-t, or bootstrap "
-        "(the seed's paired bootstrap).",
+        help="The paired test: auto (the default, chosen by the calibration study in "
+        "docs/statistics.md: the sign-flip randomization test, or the paired t-test on a "
+        "0/1 metric), randomization, t-test, bootstrap-t, or bootstrap (the seed's paired "
+        "bootstrap).",
     )] = DEFAULT_METHOD,
     correction: Annotated[Correction, typer.Option(
         "--correction",
@@ -504,7 +580,9 @@ def command(
         help="Significance level; the interval has confidence 1 - alpha.",
     )] = 0.05,
     ci: Annotated[CIMethod | None, typer.Option(
-        "--ci", help="Interval method (default: the test's own, which agrees with its p).",
+        "--ci", help="Interval method (default: the test's own, which agrees with its p): "
+        "percentile, bca, bootstrap-t, t, or inversion (inverts the randomization test, so "
+        "only with --test randomization).",
         show_default=False,
     )] = None,
     alternative: Annotated[Alternative, typer.Option(
@@ -514,7 +592,8 @@ def command(
         "--all-pairs", help="Compare every pair of runs, not only each with the baseline.",
     )] = False,
     resamples: Annotated[int, typer.Option(
-        "--resamples", "-B", min=1, help="Resamples of the randomization or bootstrap test."
+        "--resamples", "-B",
+        help=f"Resamples of the randomization or bootstrap test (at least {MIN_RESAMPLES}).",
     )] = 10_000,
     seed: Annotated[int, typer.Option("--seed", min=0, help="Seed of the resampling.")] = 42,
     relevance_level: Annotated[int | None, typer.Option(
@@ -543,6 +622,7 @@ def command(
     """
     if len(runs) < 2:
         raise CliError("compare needs a baseline and at least one candidate run")
+    check_test_options(test.value, ci.value if ci is not None else None, resamples)
     results, metrics = load_runs(
         runs, qrels=qrels, requested=split_metrics(metric), relevance_level=relevance_level,
         missing=missing.value if missing is not None else None, depth=depth,
@@ -556,7 +636,32 @@ def command(
     )
     with progress(f"testing {len(metrics)} metric(s) x {len(results) - 1} candidate(s)"):
         rows = compare_runs(results, metrics, settings, top=top)
+    per_run = [input_warnings([r], [p]) for r, p in zip(results, runs, strict=True)]
+    warnings = [w for ws in per_run for w in ws]
+    by_name = dict(zip((r.name for r in results), per_run, strict=True))
+    for c in rows:
+        c.warnings = by_name[c.baseline] + by_name[c.candidate] + c.warnings
+    for w in warnings:
+        note(f"warning: {w}")
     if as_json_flag:
-        typer.echo(json.dumps(as_json(results, runs, rows, settings), indent=2))
+        typer.echo(json.dumps(as_json(results, runs, rows, settings, warnings), indent=2))
         return
-    print_table(results, runs, rows, settings, top=top)
+    print_table(results, runs, rows, settings, top=top, input_notes=warnings)
+
+
+def check_test_options(method: str, ci: str | None, resamples: int) -> None:
+    """Refuse a resample count too small to test with, and an interval that belongs to
+    another test."""
+    if resamples < MIN_RESAMPLES:
+        raise CliError(
+            f"--resamples {resamples} is too few: with B resamples no p-value can go below "
+            f"1/(B+1) and the interval's tails rest on a handful of draws (B = 1 gives "
+            f"[-inf, +inf]). Use at least {MIN_RESAMPLES}; the default is 10,000"
+        )
+    owner = CI_OF_TEST.get(ci or "")
+    if owner is not None and method != owner:
+        raise CliError(
+            f"--ci {ci} inverts the {owner} test and goes only with --test {owner} (where "
+            f"it is the default). With --test {method}, leave --ci out to get the test's own "
+            "interval, or pick percentile, bca, bootstrap-t or t"
+        )

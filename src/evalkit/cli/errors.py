@@ -10,10 +10,12 @@ Exit codes: 0 success; 1 is left to commands whose verdict is "no" (a failed gat
 
 from __future__ import annotations
 
+import codecs
 import functools
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
 from typing import Any, TypeVar
 
 import typer
@@ -38,27 +40,82 @@ def _user_error_types() -> tuple[type[BaseException], ...]:
     from evalkit.registry import RegistryError
 
     # ArtifactError, MetricError, UnicodeDecodeError and json errors are ValueErrors;
-    # KeyError covers a metric a run lacks; OSError a missing or unreadable file;
+    # KeyError covers a metric a run lacks; OSError a missing, unreadable or unwritable
+    # file or a directory where a file belongs (message_of names the path);
     # ImportError a missing optional plugin (evalkit names what to install).
     return (CliError, RegistryError, ValueError, KeyError, OSError, ImportError)
 
 
-def message_of(exc: BaseException) -> str:
-    """The text to show for ``exc`` (a KeyError's repr quotes are removed)."""
+def _path_args(values: Iterable[Any]) -> list[Path]:
+    """The paths among a command's arguments (lists of paths included), in order."""
+    out: list[Path] = []
+    for value in values:
+        items = value if isinstance(value, list | tuple) else [value]
+        out.extend(v for v in items if isinstance(v, Path))
+    return out
+
+
+def _not_utf8(path: Path) -> bool:
+    """Whether ``path`` is a readable file whose first 16 MiB are not UTF-8 text."""
+    try:
+        if not path.is_file():
+            return False
+        with path.open("rb") as fh:
+            head = fh.read(1 << 24)
+        codecs.getincrementaldecoder("utf-8-sig")().decode(head, final=False)
+    except UnicodeDecodeError:
+        return True
+    except OSError:
+        return False
+    return False
+
+
+def _undecodable(exc: UnicodeDecodeError, paths: Sequence[Path]) -> str:
+    bad = exc.object[exc.start:exc.start + 1] if isinstance(exc.object, bytes) else b""
+    what = f"byte 0x{bad[0]:02x}" if bad else "a byte"
+    culprit = next((p for p in paths if _not_utf8(p)), None)
+    where = f"{culprit}: " if culprit is not None else "an input file "
+    return (f"{where}is not UTF-8 text ({what} cannot be decoded); is it a binary file or "
+            "the wrong file? evalkit reads text files as UTF-8: pass the intended file, or "
+            "convert it to UTF-8")
+
+
+def message_of(exc: BaseException, paths: Sequence[Path] = ()) -> str:
+    """The text to show for ``exc`` (a KeyError's repr quotes are removed).
+
+    File-system errors are named by their path and say what is wrong in words;
+    ``paths`` (the command's path arguments) name the file that failed to decode when a
+    :class:`UnicodeDecodeError` does not.
+    """
+    if isinstance(exc, UnicodeDecodeError):
+        return _undecodable(exc, paths)
     if isinstance(exc, KeyError) and len(exc.args) == 1 and isinstance(exc.args[0], str):
         text = exc.args[0]
     else:
         text = str(exc)
-    if isinstance(exc, OSError) and exc.filename is not None and str(exc.filename) not in text:
-        text = f"{exc.filename}: {text}"
-    if isinstance(exc, FileNotFoundError) and exc.filename is not None:
-        text = f"{exc.filename}: no such file"
+    if isinstance(exc, BrokenPipeError):
+        return "standard output was closed before everything was written (broken pipe)"
+    if isinstance(exc, OSError) and exc.filename is not None:
+        name = exc.filename
+        if isinstance(exc, FileNotFoundError):
+            return f"{name}: no such file"
+        if isinstance(exc, IsADirectoryError):
+            return f"{name}: is a directory; give the path of a file (for example {name}/NAME)"
+        if isinstance(exc, NotADirectoryError):
+            return f"{name}: a parent of this path is a file, not a directory"
+        if isinstance(exc, PermissionError):
+            return (f"{name}: permission denied; check the file's permissions or choose "
+                    "another path")
+        if exc.strerror:
+            return f"{name}: {exc.strerror}"
+        if str(name) not in text:
+            text = f"{name}: {text}"
     return text or type(exc).__name__
 
 
-def report(exc: BaseException) -> None:
+def report(exc: BaseException, paths: Sequence[Path] = ()) -> None:
     """Print ``exc`` as one user-facing line on stderr."""
-    lines = message_of(exc).strip().splitlines() or [type(exc).__name__]
+    lines = message_of(exc, paths).strip().splitlines() or [type(exc).__name__]
     typer.echo(f"error: {lines[0]}", err=True)
     for line in lines[1:]:
         typer.echo(f"       {line}", err=True)
@@ -79,7 +136,7 @@ def handle_errors(fn: F) -> F:
         except Exception as exc:
             if os.environ.get("EVALKIT_DEBUG") or not isinstance(exc, _user_error_types()):
                 raise
-            report(exc)
+            report(exc, _path_args([*args, *kwargs.values()]))
             code = exc.exit_code if isinstance(exc, CliError) else USER_ERROR
             sys.stderr.flush()
             raise typer.Exit(code) from None

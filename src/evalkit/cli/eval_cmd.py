@@ -18,6 +18,14 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from evalkit.cli.errors import CliError
+from evalkit.cli.inputs import (
+    no_rows_message,
+    not_a_run_message,
+    not_qrels_message,
+    require_file,
+    require_writable,
+    sniff,
+)
 
 if TYPE_CHECKING:
     from evalkit.results import RunResult
@@ -118,14 +126,6 @@ def is_artifact(path: Path) -> bool:
     return _is_artifact(path)
 
 
-def require_file(path: Path, what: str) -> None:
-    """Refuse a path that is missing or not a file, naming what it should have been."""
-    if not path.exists():
-        raise CliError(f"{what} {path}: no such file")
-    if not path.is_file():
-        raise CliError(f"{what} {path}: not a file")
-
-
 @contextmanager
 def progress(message: str) -> Iterator[None]:
     """A spinner on stderr while long work runs (only when stderr is a terminal)."""
@@ -161,21 +161,29 @@ def load_or_evaluate(
     require_file(path, "run")
     if is_artifact(path):
         result = RunResult.load(path)
+        require_rows(result, path)
         if name:
             result.name = name
         return result
-    if qrels is None:
-        raise CliError(
-            f"{path} is a TREC run file; pass --qrels QRELS to score it (run artifacts saved "
-            "with --save need no qrels)"
-        )
+    found = sniff(path)
+    if qrels is None or found.kind not in ("run", "text"):
+        raise CliError(not_a_run_message(path, found, qrels_given=qrels is not None))
     require_file(qrels, "qrels")
+    wrong = not_qrels_message(qrels, sniff(qrels))
+    if wrong:
+        raise CliError(wrong)
     with progress(f"evaluating {path.name}"):
         return evaluate_run(
             path, qrels, list(metrics), relevance_level=relevance_level,
             missing=missing,  # type: ignore[arg-type]
             depth=depth, name=name,
         )
+
+
+def require_rows(result: RunResult, path: Path) -> None:
+    """Refuse a run artifact that holds a header and no row."""
+    if not result.per_query:
+        raise CliError(no_rows_message(path))
 
 
 def qrels_sha256(path: Path) -> str:
@@ -212,25 +220,68 @@ def check_artifact(
         )
 
 
-def select_metrics(result: RunResult, requested: Sequence[str], path: Path) -> list[str]:
-    """The metrics to show: the requested ones (resolved), or all the run has."""
+def is_count(name: str) -> bool:
+    """Whether ``name`` is a per-query count (num_ret, num_rel, num_rel_ret, ...)."""
+    from evalkit.registry import RegistryError, default_registry
+    from evalkit.specs import MetricSpec
+
+    if name in COUNT_NAMES:
+        return True
+    try:
+        spec = default_registry().resolve(name)
+    except RegistryError:
+        return False
+    return isinstance(spec, MetricSpec) and spec.kind == "count"
+
+
+def count_names(result: RunResult) -> list[str]:
+    """Counts present on every row, in first-row order."""
+    if not result.per_query:
+        return []
+    first = list(getattr(result.per_query[0], "counts", {}) or {})
+    return [c for c in first
+            if all(c in (getattr(r, "counts", {}) or {}) for r in result.per_query)]
+
+
+def select_metrics(
+    result: RunResult, requested: Sequence[str], path: Path
+) -> tuple[list[str], list[str]]:
+    """The metrics and the counts to show: the requested ones (resolved), or every
+    metric the run has (and no count)."""
     have = result.metric_names()
+    counts_have = count_names(result)
     if not requested:
         if not have:
-            raise CliError(f"{path}: the run has no metric present on every row")
-        return have
+            raise CliError(
+                f"{path}: the run has no metric present on every row"
+                + (f" (it has the counts {', '.join(counts_have)}; name one with -m)"
+                   if counts_have else "")
+            )
+        return have, []
     out: list[str] = []
+    counts: list[str] = []
     for name in requested:
         canon = canonical_metric(name)
         if canon not in have and name in have:
             canon = name
-        if canon not in have:
-            raise CliError(
-                f"{path}: no metric {name!r} in this run (it has: {', '.join(have) or 'none'})"
-            )
-        if canon not in out:
-            out.append(canon)
-    return out
+        if canon in have:
+            if canon not in out:
+                out.append(canon)
+            continue
+        if is_count(canon) or canon in counts_have:
+            if canon not in counts_have:
+                raise CliError(
+                    f"{path}: {name!r} is a per-query count, and this run stores no "
+                    f"{canon} (it has: {', '.join(counts_have) or 'no counts'})"
+                )
+            if canon not in counts:
+                counts.append(canon)
+            continue
+        known = have + counts_have
+        raise CliError(
+            f"{path}: no metric {name!r} in this run (it has: {', '.join(known) or 'none'})"
+        )
+    return out, counts
 
 
 def notes_of(result: RunResult) -> dict[str, Any]:
@@ -291,16 +342,23 @@ def trec_lines(result: RunResult, metrics: Sequence[str], per_query: bool) -> li
     return lines
 
 
+def count_total(result: RunResult, name: str) -> int:
+    """A count summed over the queries (trec_eval's ``all`` line)."""
+    return sum(int(r.counts[name]) for r in result.per_query)
+
+
 def as_json(
-    result: RunResult, metrics: Sequence[str], per_query: bool, source: Path
+    result: RunResult, metrics: Sequence[str], per_query: bool, source: Path,
+    counts: Sequence[str] = (),
 ) -> dict[str, Any]:
-    """The machine-readable form of an evaluation."""
+    """The machine-readable form of an evaluation (``counts``: totals over queries)."""
     header = result.header
     out: dict[str, Any] = {
         "run": result.name,
         "source": str(source),
         "metrics": list(metrics),
         "means": {m: result.mean(m) for m in metrics},
+        "counts": {c: count_total(result, c) for c in counts},
         "num_queries": len(result.per_query),
         **notes_of(result),
         "relevance_level": header.get("relevance_level"),
@@ -319,7 +377,12 @@ def as_json(
     return out
 
 
-def print_table(result: RunResult, metrics: Sequence[str], per_query: bool, source: Path) -> None:
+def print_table(
+    result: RunResult, metrics: Sequence[str], per_query: bool, source: Path,
+    counts: Sequence[str] = (),
+) -> None:
+    """Means (and with ``per_query`` every query's values); counts as integers, summed
+    over the queries in the total line."""
     from rich.console import Console
     from rich.table import Table
 
@@ -327,20 +390,32 @@ def print_table(result: RunResult, metrics: Sequence[str], per_query: bool, sour
     console.print(f"run [bold]{result.name}[/bold] ({source})")
     console.print(summary_line(result), soft_wrap=True)
     if per_query:
-        table = Table("query", *metrics, box=None, pad_edge=False)
+        table = Table("query", *metrics, *counts, box=None, pad_edge=False)
         for col in table.columns[1:]:
             col.justify = "right"
         for r in result.per_query:
-            table.add_row(str(r.query_id), *(fmt(float(r.metrics[m])) for m in metrics))
+            table.add_row(str(r.query_id), *(fmt(float(r.metrics[m])) for m in metrics),
+                          *(str(int(r.counts[c])) for c in counts))
         table.add_section()
-        table.add_row("mean", *(fmt(result.mean(m)) for m in metrics), style="bold")
+        label = "mean" if not counts else ("total" if not metrics else "mean / total")
+        table.add_row(label, *(fmt(result.mean(m)) for m in metrics),
+                      *(str(count_total(result, c)) for c in counts), style="bold")
         console.print(table)
         return
-    table = Table("metric", "mean", box=None, pad_edge=False)
-    table.columns[1].justify = "right"
-    for m in metrics:
-        table.add_row(m, fmt(result.mean(m)))
-    console.print(table)
+    if metrics:
+        table = Table("metric", "mean", box=None, pad_edge=False)
+        table.columns[1].justify = "right"
+        for m in metrics:
+            table.add_row(m, fmt(result.mean(m)))
+        console.print(table)
+    if counts:
+        table = Table("count", "total", "per query", box=None, pad_edge=False)
+        table.columns[1].justify = table.columns[2].justify = "right"
+        n = len(result.per_query)
+        for c in counts:
+            total = count_total(result, c)
+            table.add_row(c, str(total), f"{total / n:.2f}")
+        console.print(table)
 
 
 # ----------------------------------------------------------------------- command
@@ -359,8 +434,9 @@ def command(
     metric: Annotated[list[str] | None, typer.Option(
         "--metric", "-m",
         help="Metric to compute, repeatable or comma-separated (ap, ndcg@10, P@10, R@100, "
-        "rr, ...). Default: ap, ndcg@10, precision@10, recall@100, rr; for an artifact, "
-        "every metric it holds.",
+        "rr, ...), or a per-query count (num_ret, num_rel, num_rel_ret; printed as "
+        "integers and summed). Default: ap, ndcg@10, precision@10, recall@100, rr; for an "
+        "artifact, every metric it holds.",
         show_default=False,
     )] = None,
     per_query: Annotated[bool, typer.Option(
@@ -410,6 +486,8 @@ def command(
         fmt_out = OutputFormat.json
     requested = split_metrics(metric)
     missing_value = missing.value if missing is not None else None
+    if save is not None:
+        require_writable(save, "--save", f"{run.stem}.jsonl")
     result = load_or_evaluate(
         run, qrels=qrels, metrics=requested or DEFAULT_METRICS,
         relevance_level=relevance_level or 1, missing=missing_value or "zero", depth=depth,
@@ -418,12 +496,12 @@ def command(
     if is_artifact(run):
         check_artifact(result, run, qrels=qrels, relevance_level=relevance_level,
                        missing=missing_value, depth=depth)
-    metrics = select_metrics(result, requested, run)
     if not result.per_query:
         raise CliError(
             f"{run}: no query was evaluated (none of the run's topics is judged in the qrels, "
             "and --missing skip drops the judged ones the run lacks)"
         )
+    metrics, counts = select_metrics(result, requested, run)
     judged_overlap = len(result.per_query) - (notes_of(result)["missing_count"] or 0)
     if notes_of(result)["missing"] == "zero" and judged_overlap == 0:
         note(f"warning: none of the run's topics appears in {qrels}; every query scores 0. "
@@ -432,11 +510,11 @@ def command(
         saved = result.save(save)
         note(f"saved run artifact {saved}")
     if fmt_out is OutputFormat.json:
-        typer.echo(json.dumps(as_json(result, metrics, per_query, run), indent=2))
+        typer.echo(json.dumps(as_json(result, metrics, per_query, run, counts), indent=2))
     elif fmt_out is OutputFormat.trec:
         n = notes_of(result)
         if n["unjudged_ignored"] or n["missing_count"]:
             note(summary_line(result))
         typer.echo("\n".join(trec_lines(result, metrics, per_query)))
     else:
-        print_table(result, metrics, per_query, run)
+        print_table(result, metrics, per_query, run, counts)

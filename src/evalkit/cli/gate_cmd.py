@@ -18,22 +18,40 @@ from evalkit.cli.errors import CliError
 
 
 def _require_artifact(path: Path, what: str) -> None:
+    from evalkit.cli.inputs import not_artifact_message, require_artifact_rows, require_file
     from evalkit.results import is_artifact
 
-    if not path.exists():
-        raise CliError(f"{what} {path}: no such file")
-    if not path.is_file():
-        raise CliError(f"{what} {path}: not a file")
+    require_file(path, what)
     if not is_artifact(path):
+        raise CliError(not_artifact_message(path, what))
+    require_artifact_rows(path, what)
+
+
+def _checks_path(path: Path) -> Path:
+    """The checks file to read: any non-directory path (``/dev/stdin`` and pipes too);
+    ``-`` is standard input."""
+    if str(path) == "-":
+        stdin = Path("/dev/stdin")
+        if not stdin.exists():
+            raise CliError("-c -: this system has no /dev/stdin to read the checks from; "
+                           "write them to a file and pass its path")
+        return stdin
+    if path.is_dir():
+        found = sorted(p.name for p in path.glob("*.y*ml"))
+        hint = f" (it holds {', '.join(found[:5])})" if found else ""
         raise CliError(
-            f"{what} {path} is not an evalkit run artifact (no header line). Score a TREC run "
-            f"first: evalkit eval RUN --qrels QRELS --save {path.stem}.jsonl"
+            f"checks {path}: is a directory{hint}; pass the checks file itself, e.g. "
+            f"-c {path / (found[0] if found else 'checks.yaml')}"
         )
+    if not path.exists():
+        raise CliError(f"checks {path}: no such file")
+    return path
 
 
 def command(
     checks: Annotated[Path, typer.Option(
-        "--checks", "-c", help="The checks file (YAML, a 'checks:' list).", show_default=False,
+        "--checks", "-c", help="The checks file (YAML, a 'checks:' list); - or /dev/stdin "
+        "reads it from standard input.", show_default=False,
     )],
     run: Annotated[Path, typer.Option(
         "--run", "-r", help="The run to gate: a run artifact (evalkit eval --save, evalkit run).",
@@ -48,7 +66,7 @@ def command(
     report: Annotated[list[str] | None, typer.Option(
         "--report",
         help="Also write a report, FORMAT:PATH (console, json, markdown, junit; PATH - is "
-        "standard output). Repeatable.",
+        "standard output, and then the verdict lines go to standard error). Repeatable.",
         show_default=False,
     )] = None,
     resamples: Annotated[int, typer.Option(
@@ -68,8 +86,13 @@ def command(
     targets = list(report or [])
     for t in targets:  # refuse a bad --report before any work
         get_reporter(parse_report_target(t)[0])
-    if not checks.is_file():
-        raise CliError(f"checks {checks}: no such file")
+    to_stdout = [t for t in targets if parse_report_target(t)[1] == "-"]
+    if len(to_stdout) > 1:
+        raise CliError(
+            f"--report {' and '.join(to_stdout)} both write to standard output, where they "
+            "would run together; send all but one to a file"
+        )
+    checks = _checks_path(checks)
     _require_artifact(run, "run")
     if baseline is not None:
         _require_artifact(baseline, "baseline")
@@ -82,7 +105,8 @@ def command(
             raise
         # anything else must not exit 1, which means "a check failed"
         raise CliError(f"the gate could not run: {type(exc).__name__}: {exc}") from exc
+    # a report on stdout must be the only thing there (json:- is parsed by scripts)
     for line in gate.lines():
-        typer.echo(line)
+        typer.echo(line, err=bool(to_stdout))
     write_reports(gate, targets)
     raise typer.Exit(gate.exit_code)

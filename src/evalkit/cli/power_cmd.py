@@ -17,9 +17,9 @@ from typing import Annotated, Any
 
 import typer
 
-from evalkit.cli.compare_cmd import Alternative, load_runs
+from evalkit.cli.compare_cmd import Alternative, input_warnings, load_runs
 from evalkit.cli.errors import CliError
-from evalkit.cli.eval_cmd import Missing, progress, split_metrics
+from evalkit.cli.eval_cmd import Missing, note, progress, split_metrics
 
 
 @dataclass
@@ -142,8 +142,11 @@ def print_plans(plans: list[Plan], *, alpha: float, power: float, alternative: s
     if not console.is_terminal:
         console.width = max(console.width, 140)
     console.print(header, soft_wrap=True)
+    simulated = any(d.simulated_se is not None for p in plans for d in p.detectable) or any(
+        x.simulated_se is not None for p in plans for x in p.needed)
     console.print(f"paired t-test, alpha {alpha:g}, {alternative}, target power "
-                  f"{100 * power:g}%; ± is the simulation's standard error", soft_wrap=True)
+                  f"{100 * power:g}%" + ("; ± is the simulation's standard error"
+                                         if simulated else ""), soft_wrap=True)
     with_metric = any(p.metric for p in plans)
     pilot = any(p.n_pilot for p in plans)
     if pilot:
@@ -183,9 +186,9 @@ def print_plans(plans: list[Plan], *, alpha: float, power: float, alternative: s
                 t.add_row(*cells)
         _right(t, 1 if with_metric else 0)
         console.print(t)
-    for note in sorted({x.error for p in plans for x in p.needed if x.error}
-                       | {p.skewness_warning for p in plans if p.skewness_warning}):
-        console.print(f"note: {note}", soft_wrap=True)
+    for remark in sorted({x.error for p in plans for x in p.needed if x.error}
+                         | {p.skewness_warning for p in plans if p.skewness_warning}):
+        console.print(f"note: {remark}", soft_wrap=True)
     skewed = [p.metric for p in plans if p.skewness is not None and abs(p.skewness) > 1]
     if skewed:
         console.print(f"note: the differences of {', '.join(str(m) for m in skewed)} are "
@@ -278,6 +281,8 @@ def command(
             relevance_level=relevance_level,
             missing=missing.value if missing is not None else None, depth=depth,
         )
+        for w in input_warnings(results, paths):
+            note(f"warning: {w}")
         with progress("planning" + (" (simulating)" if simulate else "")):
             plans = plans_from_pilot(results[0], results[1], metrics, ns, effects,
                                      alpha=alpha, power=power, alternative=alt,

@@ -45,9 +45,19 @@ def command(
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
 ) -> None:
     """Recompute metrics and aggregates of RUN from its stored responses."""
+    from evalkit.cli.errors import CliError
+    from evalkit.cli.inputs import not_artifact_message, require_file, require_writable
     from evalkit.cli.run_cmd import INCOMPLETE, summary_json, summary_lines
     from evalkit.evaluation import rescore
+    from evalkit.results import is_artifact
 
+    require_file(run, "run")
+    if not is_artifact(run):
+        raise CliError(not_artifact_message(
+            run, "run", "rescore reads a target run written by `evalkit run` (a TREC run is "
+            "scored again with `evalkit eval`)"))
+    if output is not None:
+        require_writable(output, "--output", run.name)
     names = _names(metrics)
     if not names:
         raise typer.BadParameter("name at least one metric", param_hint="--metrics")

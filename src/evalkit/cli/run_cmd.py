@@ -26,6 +26,49 @@ if TYPE_CHECKING:
 INCOMPLETE = 1
 STOPPED = 3
 
+#: kinds of error printed under an incomplete run's status line (all go in --json)
+SHOWN_ERROR_KINDS = 3
+
+
+def error_groups(run: RunResult) -> list[dict[str, Any]]:
+    """The errored rows grouped by message, most frequent first.
+
+    Messages that differ only in the case id they name (``target 'x' failed on case
+    '001': ...``) are one group. Each group: ``message`` (the first case's own text),
+    ``cases`` (how many) and ``ids`` (up to 20).
+    """
+    groups: dict[str, dict[str, Any]] = {}
+    for r in run.per_query:
+        err = getattr(r, "error", None)
+        if err is None:
+            continue
+        rid = str(r.query_id)
+        key = str(err)
+        for quoted in (repr(rid), f'"{rid}"'):
+            key = key.replace(quoted, "<case>")
+        g = groups.setdefault(key, {"message": str(err), "cases": 0, "ids": []})
+        g["cases"] += 1
+        if len(g["ids"]) < 20:
+            g["ids"].append(rid)
+    return sorted(groups.values(), key=lambda g: -int(g["cases"]))
+
+
+def error_lines(run: RunResult) -> list[str]:
+    """Why cases errored, for people: the first message of each kind, with its cases."""
+    groups = error_groups(run)
+    lines: list[str] = []
+    for g in groups[:SHOWN_ERROR_KINDS]:
+        n = int(g["cases"])
+        ids = ", ".join(repr(i) for i in g["ids"][:3]) + (", ..." if n > 3 else "")
+        which = f"{n} case{'' if n == 1 else 's'} ({ids})"
+        lines.append(f"  {which}: {g['message']}")
+    rest = groups[SHOWN_ERROR_KINDS:]
+    if rest:
+        n = sum(int(g["cases"]) for g in rest)
+        lines.append(f"  and {n} more case{'' if n == 1 else 's'} with {len(rest)} other "
+                     "error message(s); --json lists them all")
+    return lines
+
 
 def summary_lines(run: RunResult) -> list[str]:
     """Metric means, aggregates and the status line of a target run, for people."""
@@ -45,6 +88,7 @@ def summary_lines(run: RunResult) -> list[str]:
     for n, problem in (run.header.get("aggregate_errors") or {}).items():
         lines.append(f"{n}: not computed ({problem})")
     lines.append(status_line(run))
+    lines.extend(error_lines(run))
     return lines
 
 
@@ -59,6 +103,7 @@ def summary_json(run: RunResult, path: Path | None) -> str:
         "cases": len(run.per_query),
         "errors": run.header.get("errors", 0),
         "error_ids": run.header.get("error_ids", []),
+        "error_messages": error_groups(run),
         "means": {n: run.mean(n) for n in names} if complete else {},
         "aggregates": run.header.get("aggregates") or {},
         "aggregate_errors": run.header.get("aggregate_errors") or {},

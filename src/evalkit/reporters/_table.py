@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 
+from evalkit.formatting import p_cell
+from evalkit.formatting import signed as signed_text
 from evalkit.reporters.model import Report, ReportRow
 
 
@@ -18,13 +20,12 @@ def num(x: float | None, signed: bool = False) -> str:
         return ("+" if x > 0 and signed else "") + ("inf" if x > 0 else "-inf")
     if not signed and x == int(x) and abs(x) >= 10:
         return f"{x:g}"
-    return f"{x:+.4f}" if signed else f"{x:.4f}"
+    return signed_text(x) if signed else f"{x:.4f}"
 
 
-def pval(x: float | None) -> str:
-    if x is None:
-        return ""
-    return f"{x:.4f}" if x >= 1e-4 else "<0.0001"
+def pval(x: float | None, n_resamples: int | None = None) -> str:
+    """A p-value cell: ``0.0123``, or ``< 0.0001`` at the floor of ``n_resamples``."""
+    return p_cell(x, n_resamples)
 
 
 def ci(row: ReportRow) -> str:
@@ -49,9 +50,10 @@ def columns(report: Report) -> tuple[list[str], list[list[str]]]:
         for r in report.rows:
             line = [r.name, r.status, r.level, r.metric, num(r.value), r.rule]
             if stats:
-                line += [num(r.reference_value), num(r.difference, True), ci(r), pval(r.p_value)]
+                line += [num(r.reference_value), num(r.difference, True), ci(r),
+                         pval(r.p_value, r.n_resamples)]
                 if adjusted:
-                    line.append(pval(r.p_adjusted))
+                    line.append(pval(r.p_adjusted, r.n_resamples))
             line.append(r.coverage)
             cells.append(line)
         return headers, cells
@@ -64,9 +66,9 @@ def columns(report: Report) -> tuple[list[str], list[list[str]]]:
     cells = []
     for r in report.rows:
         line = [r.name, num(r.value), num(r.reference_value), num(r.difference, True), ci(r),
-                pval(r.p_value)]
+                pval(r.p_value, r.n_resamples)]
         if adjusted:
-            line.append(pval(r.p_adjusted))
+            line.append(pval(r.p_adjusted, r.n_resamples))
         line += [r.status, r.coverage]
         cells.append(line)
     return headers, cells

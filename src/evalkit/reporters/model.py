@@ -15,6 +15,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from evalkit.formatting import p_phrase, signed
+
 if TYPE_CHECKING:
     from evalkit.gate import GateReport
 
@@ -42,6 +44,8 @@ class ReportRow:
         difference: subject minus reference, metric units.
         ci_low, ci_high: interval of ``difference``; ``confidence`` its level (0.95).
         p_value, p_adjusted: raw and multiplicity-adjusted p.
+        n_resamples: ``B`` of the resampling test that gave the p-values (its floor is
+            ``1/(B+1)``, printed as ``< 0.0001`` for B = 10,000), or None.
         coverage: ``"k/n cases"`` (gate) or ``"n queries"`` (compare).
         detail: one human-readable sentence with the numbers and the reason.
         failed: counts as a failure (a blocking check that failed).
@@ -65,6 +69,7 @@ class ReportRow:
     detail: str = ""
     failed: bool = False
     errored: bool = False
+    n_resamples: int | None = None
 
     @property
     def has_comparison(self) -> bool:
@@ -169,6 +174,7 @@ def report_from_gate(gate: GateReport) -> Report:
             confidence=None if c is None else 1 - c.alpha,
             p_value=None if c is None else c.p_value,
             p_adjusted=None if c is None else c.p_adjusted,
+            n_resamples=None if c is None else c.n_resamples,
             coverage=r.coverage, detail=r.detail(),
             failed=r.blocking and r.verdict == "fail",
             errored=r.blocking and r.verdict == "error",
@@ -270,13 +276,17 @@ def report_from_comparison(
         lo, hi = _get(it, "ci_low"), _get(it, "ci_high")
         ci_low = None if lo is None else float(lo)
         ci_high = None if hi is None else float(hi)
-        detail = f"{metric}: {a} minus {b} = {diff:+.4f}"
-        if ci_low is not None and ci_high is not None:
-            detail += f", {1 - alpha:.0%} CI [{ci_low:+.4f}, {ci_high:+.4f}]"
-        detail += f", p = {p_raw:.4f}"
-        if p_adj is not None:
-            detail += f", adjusted p = {float(p_adj):.4f}"
         method = _get(it, "method")
+        b_res = _first(it, "p_resamples", "n_resamples")
+        if method == "t-test" or _get(it, "exact"):
+            b_res = None  # an analytic or exact p has no resampling floor
+        b_res = None if b_res is None else int(b_res)
+        detail = f"{metric}: {a} minus {b} = {signed(diff)}"
+        if ci_low is not None and ci_high is not None:
+            detail += f", {1 - alpha:.0%} CI [{signed(ci_low)}, {signed(ci_high)}]"
+        detail += f", {p_phrase(p_raw, b_res)}"
+        if p_adj is not None:
+            detail += f", adjusted {p_phrase(float(p_adj), b_res)}"
         if method:
             detail += f" ({method})"
         rows.append(ReportRow(
@@ -284,7 +294,7 @@ def report_from_comparison(
             level="info", value=None if ma is None else float(ma),
             reference_value=None if mb is None else float(mb), difference=diff,
             ci_low=ci_low, ci_high=ci_high, confidence=1 - alpha, p_value=p_raw,
-            p_adjusted=None if p_adj is None else float(p_adj),
+            p_adjusted=None if p_adj is None else float(p_adj), n_resamples=b_res,
             coverage="" if n is None else f"{n} queries", detail=detail,
         ))
     subject = ", ".join(cands) if several else a_default

@@ -3,8 +3,9 @@
 Entry points:
 
 * :func:`paired_bootstrap` — the seed's paired bootstrap (issue #2 contract).
-* :func:`paired_test` — every paired test of a mean difference (default: the
-  sign-flip randomization test, :data:`DEFAULT_METHOD`).
+* :func:`paired_test` — every paired test of a mean difference (default
+  :data:`DEFAULT_METHOD` = "auto": the sign-flip randomization test, or the paired
+  t-test for binary differences).
 * :func:`compare_runs` — many metrics and systems in one call, shared resamples,
   Holm / Benjamini-Hochberg / Westfall-Young adjusted p-values.
 * :func:`aggregate_bootstrap` — paired bootstrap of a whole-run aggregate.

@@ -13,7 +13,7 @@ from evalkit.stats._kernels import Backend
 from evalkit.stats._rng import check_seed
 from evalkit.stats.bootstrap import check_resamples
 from evalkit.stats.effects import effect_sizes
-from evalkit.stats.engine import analyse, check_options
+from evalkit.stats.engine import analyse_family, check_options
 from evalkit.stats.multiple import CORRECTIONS, benjamini_hochberg, holm, westfall_young
 from evalkit.stats.paired import DEFAULT_METHOD, make_result
 from evalkit.stats.pairing import RunLike, align
@@ -28,7 +28,8 @@ class Comparison:
         results: one :class:`PairedTestResult` per (pair, metric), pairs in call order,
             metrics in the given order; each carries ``p_adjusted`` and ``correction``.
         correction: the adjustment used ("holm", "bh", "westfall-young" or "none").
-        method: the test.
+        method: the test requested ("auto" resolves per metric; each result names the
+            test it ran).
         family_size: number of hypotheses adjusted together.
     """
 
@@ -89,7 +90,7 @@ def compare_runs(
         ValueError: bad options, no candidates, runs over different query ids, a
             metric missing from a run.
     """
-    ci_method = check_options(method, ci, alpha, alternative)
+    ci_checked = check_options(method, ci, alpha, alternative)
     if correction not in CORRECTIONS:
         raise ValueError(f"unknown correction {correction!r}; choose one of {CORRECTIONS}")
     B = check_resamples(n_resamples)
@@ -124,10 +125,10 @@ def compare_runs(
             labels.append((pair.name_a, pair.name_b, metric))
     D = np.column_stack(columns)
     n = D.shape[0]
-    analysis = analyse(
+    analysis = analyse_family(
         D,
         method=method,
-        ci_method=ci_method,
+        ci=ci_checked,
         alpha=float(alpha),
         alternative=alternative,  # type: ignore[arg-type]
         n_resamples=B,
@@ -152,13 +153,13 @@ def compare_runs(
         r = make_result(
             outcome,
             analysis,
+            j,
             effect=effect_sizes(D[:, j]),
             n=n,
             metric=metric,
             name_a=name_a,
             name_b=name_b,
-            method=method,
-            ci_method=ci_method,
+            requested=method,
             alpha=float(alpha),
             alternative=alternative,
             seed=s,

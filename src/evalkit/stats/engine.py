@@ -37,11 +37,11 @@ from evalkit.stats.intervals import (
 from evalkit.stats.randomization import inversion_ci, signflip_p
 from evalkit.stats.ttest import t_test
 
-Method = Literal["bootstrap-t", "bootstrap", "randomization", "t-test"]
+Method = Literal["auto", "bootstrap-t", "bootstrap", "randomization", "t-test"]
 CIMethod = Literal["percentile", "bca", "bootstrap-t", "inversion", "t"]
 FloatArray = NDArray[np.float64]
 
-METHODS: tuple[str, ...] = ("bootstrap-t", "bootstrap", "randomization", "t-test")
+METHODS: tuple[str, ...] = ("auto", "randomization", "t-test", "bootstrap-t", "bootstrap")
 CI_METHODS: tuple[str, ...] = ("percentile", "bca", "bootstrap-t", "inversion", "t")
 ALTERNATIVES: tuple[str, ...] = ("two-sided", "greater", "less")
 #: The interval each method reports unless ``ci=`` says otherwise; with these the
@@ -88,12 +88,11 @@ class Analysis:
     used_generator: bool
 
 
-def check_options(method: str, ci: str | None, alpha: float, alternative: str) -> str:
-    """Validate the options; return the interval method. Raises ValueError."""
+def check_options(method: str, ci: str | None, alpha: float, alternative: str) -> str | None:
+    """Validate the options; return ``ci`` (None: each method's own). Raises ValueError."""
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
-    ci_method = DEFAULT_CI[method] if ci is None else ci
-    if ci_method not in CI_METHODS:
+    if ci is not None and ci not in CI_METHODS:
         raise ValueError(f"unknown ci {ci!r}; choose one of {', '.join(CI_METHODS)}")
     if not (isinstance(alpha, float | int) and 0.0 < float(alpha) < 1.0):
         raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
@@ -101,7 +100,22 @@ def check_options(method: str, ci: str | None, alpha: float, alternative: str) -
         raise ValueError(
             f"unknown alternative {alternative!r}; choose one of {', '.join(ALTERNATIVES)}"
         )
-    return ci_method
+    return ci
+
+
+def is_binary(d: FloatArray) -> bool:
+    """Whether the non-zero differences all have one magnitude (a 0/1 metric, pass/fail),
+    not all differences being equal."""
+    nz = np.abs(d[d != 0.0])
+    return bool(nz.size > 0 and np.all(nz == nz[0]) and not np.all(d == d[0]))
+
+
+def resolve_method(method: str, d: FloatArray) -> str:
+    """The test ``method`` runs on differences ``d``: "auto" is the sign-flip
+    randomization test, or the paired t-test when ``d`` is binary (:func:`is_binary`)."""
+    if method != "auto":
+        return method
+    return "t-test" if is_binary(d) else "randomization"
 
 
 def _fsum_cols(x: FloatArray) -> FloatArray:
@@ -260,3 +274,80 @@ def analyse(
     else:
         reported = n_resamples
     return Analysis(outcomes, t_obs, null_t, null_exact, reported, used)
+
+
+@dataclass(frozen=True)
+class Family:
+    """:func:`analyse_family`'s answer: per column the outcome, the test and interval
+    actually used and the resamples behind it, plus what max-T needs."""
+
+    outcomes: list[ColumnOutcome]
+    methods: list[str]
+    ci_methods: list[str]
+    n_resamples: list[int]
+    used_generator: list[bool]
+    t_obs: FloatArray
+    null_t: FloatArray | None
+    null_exact: bool
+
+
+def analyse_family(
+    D: FloatArray,
+    *,
+    method: str,
+    ci: str | None,
+    alpha: float,
+    alternative: Alternative,
+    n_resamples: int,
+    seed: int,
+    want_null: bool = False,
+    backend: Backend = "auto",
+) -> Family:
+    """:func:`analyse` with "auto" resolved per column (:func:`resolve_method`).
+
+    Columns resolved to the same test run together; all groups draw from the same
+    generator streams, so the sign patterns (and bootstrap indices) are shared across
+    groups and the max-T null rows line up.
+    """
+    m = D.shape[1]
+    resolved = [resolve_method(method, D[:, j]) for j in range(m)]
+    groups: dict[str, list[int]] = {}
+    for j, r in enumerate(resolved):
+        groups.setdefault(r, []).append(j)
+    outcomes: list[ColumnOutcome | None] = [None] * m
+    ci_methods = [""] * m
+    reported = [0] * m
+    used = [False] * m
+    t_obs = np.zeros(m)
+    parts: list[tuple[list[int], Analysis]] = []
+    for g, cols in groups.items():
+        ci_g = ci if ci is not None else DEFAULT_CI[g]
+        an = analyse(
+            D[:, cols],
+            method=g,
+            ci_method=ci_g,
+            alpha=alpha,
+            alternative=alternative,
+            n_resamples=n_resamples,
+            seed=seed,
+            want_null=want_null,
+            backend=backend,
+        )
+        parts.append((cols, an))
+        for k, j in enumerate(cols):
+            outcomes[j] = an.outcomes[k]
+            ci_methods[j] = ci_g
+            reported[j] = an.n_resamples
+            used[j] = an.used_generator
+            t_obs[j] = an.t_obs[k]
+    null_t: FloatArray | None = None
+    null_exact = False
+    if want_null:
+        rows = max(an.null_t.shape[0] for _, an in parts if an.null_t is not None)
+        null_t = np.zeros((rows, m))
+        for cols, an in parts:
+            if an.null_t is not None and an.null_t.shape[0] == rows:
+                null_t[:, cols] = an.null_t
+                null_exact = null_exact or an.null_exact
+    final = [o for o in outcomes if o is not None]
+    return Family(final, resolved, ci_methods, reported, used, t_obs, null_t, null_exact)

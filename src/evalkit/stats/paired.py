@@ -8,25 +8,31 @@ from evalkit.stats._kernels import Backend
 from evalkit.stats._rng import GENERATOR_NAME, check_seed
 from evalkit.stats.bootstrap import check_resamples
 from evalkit.stats.effects import effect_sizes
-from evalkit.stats.engine import Analysis, ColumnOutcome, analyse, check_options
+from evalkit.stats.engine import ColumnOutcome, Family, analyse_family, check_options
 from evalkit.stats.pairing import RunLike, align
 from evalkit.stats.results import EffectSizes, PairedTestResult
 
 #: The method ``paired_test``, ``compare_runs``, ``evalkit compare`` and the gate use
-#: unless told otherwise; chosen from the calibration benchmark
-#: (benchmarks/bench_calibration.py, docs/statistics.md): exact under the symmetric
-#: null, 4-6% type I error at n >= 25 on every null measured, and the power of the
-#: t-test.
-DEFAULT_METHOD = "randomization"
+#: unless told otherwise, chosen from the calibration benchmark
+#: (benchmarks/bench_calibration.py, docs/statistics.md): "auto" is the sign-flip
+#: randomization test, and the paired t-test when the differences are binary (a 0/1
+#: metric), where the exact sign-flip test rejects far less than alpha. It keeps 4-6%
+#: type I error at n >= 25 on every Vaswani null measured, with the t-test's power.
+DEFAULT_METHOD = "auto"
 
 #: Fewer queries than this add a warning to the result.
 SMALL_N = 20
 
 
 def build_warnings(
-    n: int, effect: EffectSizes, outcome: ColumnOutcome, method: str
+    n: int, effect: EffectSizes, outcome: ColumnOutcome, method: str, requested: str
 ) -> tuple[str, ...]:
     notes: list[str] = []
+    if requested == "auto" and method == "t-test":
+        notes.append(
+            "method 'auto': the differences are binary (0/1 metric), so the paired t-test "
+            "was used; the exact sign-flip test is very conservative there"
+        )
     if outcome.degenerate == "constant":
         notes.append(
             "every per-query difference is equal; the answer follows the documented "
@@ -46,19 +52,21 @@ def build_warnings(
 
 def make_result(
     outcome: ColumnOutcome,
-    analysis: Analysis,
+    family: Family,
+    j: int,
     *,
     effect: EffectSizes,
     n: int,
     metric: str,
     name_a: str,
     name_b: str,
-    method: str,
-    ci_method: str,
+    requested: str,
     alpha: float,
     alternative: str,
     seed: int,
 ) -> PairedTestResult:
+    method = family.methods[j]
+    used = family.used_generator[j]
     return PairedTestResult(
         observed=outcome.observed,
         ci_low=outcome.ci_low,
@@ -69,17 +77,17 @@ def make_result(
         name_a=name_a,
         name_b=name_b,
         n_queries=n,
-        n_resamples=analysis.n_resamples,
-        seed=seed if analysis.used_generator else None,
-        generator=GENERATOR_NAME if analysis.used_generator else None,
+        n_resamples=family.n_resamples[j],
+        seed=seed if used else None,
+        generator=GENERATOR_NAME if used else None,
         method=method,
-        ci_method=ci_method,
+        ci_method=family.ci_methods[j],
         alpha=float(alpha),
         alternative=alternative,
         exact=outcome.exact,
         degenerate=outcome.degenerate,
         effect=effect,
-        warnings=build_warnings(n, effect, outcome, method),
+        warnings=build_warnings(n, effect, outcome, method, requested),
     )
 
 
@@ -102,9 +110,12 @@ def paired_test(
         a, b: runs (:class:`evalkit.RunResult`) or ``{query id: score}`` mappings over
             the same ids. Differences are always ``a - b``.
         metric: metric name.
-        method: "randomization" (the default: the sign-flip test, exact for n <= 16),
-            "t-test" (paired Student t), "bootstrap-t" (studentized bootstrap) or
-            "bootstrap" (the seed's paired bootstrap, as :func:`paired_bootstrap`).
+        method: "auto" (the default: "randomization", or "t-test" when the
+            differences are binary, as from a 0/1 metric), "randomization" (the
+            sign-flip test, exact for n <= 16), "t-test" (paired Student t),
+            "bootstrap-t" (studentized bootstrap) or "bootstrap" (the seed's paired
+            bootstrap, as :func:`paired_bootstrap`). The result's ``method`` names the
+            test actually run.
         alpha: significance level; ``significant`` is ``p_value < alpha`` and the
             interval has confidence ``1 - alpha``.
         alternative: "two-sided", "greater" (mean of a exceeds b's) or "less".
@@ -124,16 +135,16 @@ def paired_test(
     Raises:
         ValueError: bad options, empty runs, different query ids, a missing metric.
     """
-    ci_method = check_options(method, ci, alpha, alternative)
+    ci_checked = check_options(method, ci, alpha, alternative)
     B = check_resamples(n_resamples)
     s = check_seed(seed)
     pair = align(a, b, metric)
     d = pair.diffs
     n = d.shape[0]
-    analysis = analyse(
+    family = analyse_family(
         d[:, None],
         method=method,
-        ci_method=ci_method,
+        ci=ci_checked,
         alpha=float(alpha),
         alternative=alternative,  # type: ignore[arg-type]
         n_resamples=B,
@@ -141,15 +152,15 @@ def paired_test(
         backend=backend,
     )
     return make_result(
-        analysis.outcomes[0],
-        analysis,
+        family.outcomes[0],
+        family,
+        0,
         effect=effect_sizes(np.asarray(d)),
         n=n,
         metric=metric,
         name_a=pair.name_a,
         name_b=pair.name_b,
-        method=method,
-        ci_method=ci_method,
+        requested=method,
         alpha=float(alpha),
         alternative=alternative,
         seed=s,

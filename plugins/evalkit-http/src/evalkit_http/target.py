@@ -13,6 +13,11 @@ Every failure raises :class:`evalkit.targets.TargetError` whose message names th
 the case, what went wrong and how many requests were made. Header values (API tokens)
 appear in no message, ``repr``, ``describe()`` or log line; only header names do. The URL
 is shown without its query string, which may also hold a key.
+
+That includes the log lines of ``httpx`` itself (``HTTP Request: POST <url> ...`` at
+INFO) and of ``httpcore`` (connection and header traces at DEBUG): the first
+``HttpTarget`` of a process attaches :class:`RedactingFilter` to those loggers, which
+rewrites their records before any handler sees them.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ import json
 import logging
 import os
 import re
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -60,6 +66,75 @@ def _public_url(url: str) -> str:
     return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
 
 
+# ------------------------------------------------------------------ log redaction
+#: A URL in free text: scheme, optional ``user:password@``, host and path, then an optional
+#: query string and fragment (which may hold keys).
+_URL_IN_TEXT = re.compile(
+    r"(?P<head>\b[A-Za-z][A-Za-z0-9+.-]*://)(?P<userinfo>[^/\s@'\"<>]*@)?"
+    r"(?P<rest>[^\s?#'\"<>]*)(?P<query>\?[^\s#'\"<>]*)?(?P<fragment>#[^\s'\"<>]*)?"
+)
+#: A header list as httpcore traces it at DEBUG: ``[(b'Name', b'value'), ...]``.
+_HEADER_LIST_START = "[(b"
+
+#: The loggers whose records can carry a URL or headers of an ``HttpTarget`` request.
+REDACTED_LOGGERS: tuple[str, ...] = (
+    "httpx", "httpcore", "httpcore.connection", "httpcore.http11", "httpcore.http2",
+    "httpcore.proxy", "httpcore.socks",
+)
+
+
+def redact(text: str) -> str:
+    """``text`` with every URL's user info and query string (and fragment) replaced by
+    ``<redacted>``, and every httpcore-style header list by ``[<headers redacted>]``."""
+    if "://" in text:
+        def sub(m: re.Match[str]) -> str:
+            userinfo = "<redacted>@" if m.group("userinfo") else ""
+            query = "?<redacted>" if m.group("query") else ""
+            fragment = "#<redacted>" if m.group("fragment") else ""
+            return f"{m.group('head')}{userinfo}{m.group('rest')}{query}{fragment}"
+
+        text = _URL_IN_TEXT.sub(sub, text)
+    start = text.find(_HEADER_LIST_START)
+    if start >= 0:
+        end = text.rfind("])")
+        end = len(text) if end < start else end + 1
+        text = text[:start] + "[<headers redacted>]" + text[end:]
+    return text
+
+
+class RedactingFilter(logging.Filter):
+    """A logging filter that passes every record after :func:`redact`-ing its message.
+
+    A filter on a logger applies to the records logged on that very logger, so it is
+    attached to each name of :data:`REDACTED_LOGGERS`. It costs nothing when the logger
+    is not enabled for the record's level: the record is never built then.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        try:
+            message = record.getMessage()
+        except Exception:  # a broken record: let logging report it as it would
+            return True
+        clean = redact(message)
+        if clean != message:
+            record.msg, record.args = clean, ()
+        return True
+
+
+_redaction_lock = threading.Lock()
+
+
+def install_log_redaction() -> None:
+    """Attach one :class:`RedactingFilter` to every logger of :data:`REDACTED_LOGGERS`
+    (idempotent; :class:`HttpTarget` calls it). It applies to every httpx client of the
+    process, not only to those of ``HttpTarget``."""
+    with _redaction_lock:
+        for name in REDACTED_LOGGERS:
+            logger = logging.getLogger(name)
+            if not any(isinstance(f, RedactingFilter) for f in logger.filters):
+                logger.addFilter(RedactingFilter())
+
+
 class HttpTarget:
     """A target behind an HTTP JSON API.
 
@@ -71,7 +146,8 @@ class HttpTarget:
             JSON object into ranked ids (best first) or a generated text (default
             :func:`default_extract`).
         headers: sent with every request (e.g. ``Authorization``); values are never
-            stored, shown or logged.
+            stored, shown or logged (``httpx``/``httpcore`` log lines included: see
+            :func:`install_log_redaction`).
         timeout_s: per-attempt timeout in seconds (connect, read, write and pool wait).
         meta_keys: top-level body fields copied into ``TargetResponse.meta`` when present
             (``"cost_usd"``...).
@@ -112,6 +188,7 @@ class HttpTarget:
         self.meta_keys = tuple(meta_keys)
         self.retry_backoff_s = float(retry_backoff_s)
         self._header_names = tuple(sorted(headers or {}))
+        install_log_redaction()
         self._client = httpx.Client(
             headers=dict(headers or {}),
             timeout=httpx.Timeout(self.timeout_s),
@@ -154,7 +231,9 @@ class HttpTarget:
         tail = "" if attempts is None else (
             f" ({attempts} request{'s' if attempts != 1 else ''} to {_public_url(self.url)})"
         )
-        return TargetError(f"target {self.name!r} failed on case {case.id!r}: {what}{tail}")
+        # an exception's text (a transport failure, extract) may quote a URL
+        return TargetError(
+            f"target {self.name!r} failed on case {case.id!r}: {redact(what)}{tail}")
 
     def invoke(self, case: GoldenCase) -> TargetResponse:
         """POST the case and return the extracted response.
@@ -197,7 +276,8 @@ class HttpTarget:
                 problem = f"HTTP {status} {response.reason_phrase}".rstrip()
             if attempts >= 2:
                 raise self._fail(case, problem, attempts) from cause
-            log.info("target %r case %r: %s; retrying once", self.name, case.id, problem)
+            log.info("target %r case %r: %s; retrying once", self.name, case.id,
+                     redact(problem))
             if self.retry_backoff_s > 0:
                 time.sleep(self.retry_backoff_s)
         latency_ms = (time.perf_counter() - start) * 1000.0

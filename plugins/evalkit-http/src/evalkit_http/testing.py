@@ -23,7 +23,7 @@ import struct
 import sys
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -39,12 +39,14 @@ class Reply:
         delay_s: seconds to wait before answering (a timeout test sets it above the
             client's ``timeout_s``).
         reset: close the connection with a TCP reset instead of answering.
+        headers: extra response headers.
     """
 
     status: int = 200
     body: Any = field(default_factory=lambda: {"ranked_ids": []})
     delay_s: float = 0.0
     reset: bool = False
+    headers: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -145,6 +147,8 @@ class ScriptedServer:
                     self.send_response(reply.status)
                     self.send_header("Content-Type", "application/json")
                     self.send_header("Content-Length", str(len(data)))
+                    for name, value in reply.headers.items():
+                        self.send_header(name, value)
                     self.end_headers()
                     self.wfile.write(data)
                 except OSError:

@@ -1,12 +1,19 @@
 """Prices, token usage, and the spend limits shared by every judge call of a run.
 
-A :class:`Budget` is consulted before each API request. It counts requests, reserves
-the worst-case cost of a request before it is sent (estimated input plus ``max_tokens``
-of output), and settles the reservation with the real cost when the reply arrives. When
-the next request could go past ``max_calls`` or ``max_cost`` it raises
-:class:`BudgetExhausted`, which derives from :class:`BaseException` so that per-case
-``except Exception`` handlers (metric errors, target errors) let it through and the run
-stops as a whole, keeping every grade already stored.
+A :class:`Budget` is consulted before each API request. It counts requests and, under
+``max_cost``, admits a request only when the money already spent, plus the worst case
+held for every request in flight, plus this request's expected cost fits the limit; the
+request then holds its own worst case (input plus ``max_tokens`` of output) until its
+reply settles it at the real cost. When the next request would pass ``max_calls`` or
+``max_cost`` it raises :class:`BudgetExhausted`, which derives from :class:`BaseException`
+so that per-case ``except Exception`` handlers (metric errors, target errors) let it
+through and the run stops as a whole, keeping every grade already stored.
+
+What ``max_cost`` guarantees: the money spent never passes ``max_cost`` by more than the
+amount by which the last request sent exceeded its expected cost, so by less than that
+one request's actual cost, whatever the concurrency (provided each request's worst case
+covers it, which :class:`~evalkit_judge.judge.LLMJudge` ensures by counting input tokens
+with the API; see ``docs/judge.md``).
 
 In a dry run no request is sent: the budget counts the grades found in the cache and the
 ones that would be requested, with their estimated cost when prices are known.
@@ -17,11 +24,11 @@ from __future__ import annotations
 import json
 import math
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 
 class JudgeError(RuntimeError):
@@ -117,6 +124,8 @@ class ModelPrice:
 
 
 PriceTable = Mapping[str, ModelPrice]
+#: ``() -> (expected, worst)`` cost in US dollars of a request (``None``: no price).
+CostPlan = Callable[[], tuple[float | None, float | None]]
 PricesLike = Mapping[str, Any] | str | Path
 
 
@@ -164,9 +173,13 @@ def price_table(prices: PricesLike | None) -> dict[str, ModelPrice]:
     return out
 
 
+#: Slack for the float sums of prices compared with ``max_cost`` (US dollars).
+_EPSILON_USD = 1e-12
+
+
 @dataclass
 class Reservation:
-    """The part of a budget held for one request in flight."""
+    """The part of a budget held for one request in flight (its worst case)."""
 
     worst_usd: float
 
@@ -179,8 +192,11 @@ class Budget:
             counts when it is sent, whatever its outcome.
         max_cost: the most the run may spend, in US dollars (``None``: no limit). A request
             is sent only if the money already spent, plus the worst case of the requests
-            in flight, plus this request's worst case stays within it; judges need a
-            price for their model, else the run stops before the first request.
+            in flight, plus this request's expected cost stays within it (when only the
+            worst cases of requests in flight are in the way, it waits for them to
+            settle). Spending can pass the limit only by what the last request sent cost
+            beyond its expected cost. Judges need a price for their model, else the run
+            stops before the first request.
         dry_run: send nothing; count cached grades and the grades that would be requested.
 
     Raises:
@@ -199,7 +215,9 @@ class Budget:
         self.max_cost = None if max_cost is None else float(max_cost)
         self.dry_run = dry_run
         self._lock = threading.Lock()
+        self._settled = threading.Condition(self._lock)
         self.calls = 0
+        self.in_flight = 0
         self.failed_calls = 0
         self.spent_usd = 0.0
         self.unpriced_calls = 0
@@ -212,52 +230,88 @@ class Budget:
         self.stopped: str | None = None
 
     # ------------------------------------------------------------------ live runs
-    def reserve(self, worst_usd: float | None, *, model: str) -> Reservation:
+    def reserve(self, worst_usd: float | None, *, model: str,
+                expected_usd: float | None = None,
+                plan: CostPlan | None = None) -> Reservation:
         """Count one request about to be sent and hold its worst-case cost.
+
+        Args:
+            worst_usd: the most the request can cost (its input plus ``max_tokens`` of
+                output), held until :meth:`settle` or :meth:`release`; ``None`` when the
+                model has no price.
+            model: the judge model (named in the message when it has no price).
+            expected_usd: what the request is expected to cost (default ``worst_usd``);
+                under ``max_cost`` the request is sent only if the money spent, plus the
+                worst case of the requests in flight, plus this fits. When it would fit
+                but for requests still in flight, the call waits for them to settle.
+            plan: ``() -> (expected_usd, worst_usd)``, asked again at every check instead
+                of the two fixed figures (a judge learns from the replies that settle while
+                a request waits). It runs under the budget's lock: quick, no budget calls.
 
         Raises:
             BudgetExhausted: the request would pass ``max_calls`` or ``max_cost``, or
                 ``max_cost`` is set and ``worst_usd`` is ``None`` (no price for ``model``).
                 Once raised, every later call raises too.
         """
-        with self._lock:
-            if self.stopped is not None:
-                raise BudgetExhausted(self.stopped)
-            if self.max_calls is not None and self.calls >= self.max_calls:
-                self.stopped = (f"--max-calls {self.max_calls} reached: {self.calls} judge "
-                                "request(s) sent; the run stops here")
-                raise BudgetExhausted(self.stopped)
-            if self.max_cost is not None:
+        with self._settled:
+            while True:
+                if self.stopped is not None:
+                    raise BudgetExhausted(self.stopped)
+                if self.max_calls is not None and self.calls >= self.max_calls:
+                    self._stop(f"--max-calls {self.max_calls} reached: {self.calls} judge "
+                               "request(s) sent; the run stops here")
+                if plan is not None:
+                    expected_usd, worst_usd = plan()
+                if self.max_cost is None:
+                    break
                 if worst_usd is None:
-                    self.stopped = (f"--max-cost is set but there is no price for judge model "
-                                    f"{model!r}; configure prices= on the judge")
-                    raise BudgetExhausted(self.stopped)
-                if self.spent_usd + self.reserved_usd + worst_usd > self.max_cost + 1e-12:
-                    self.stopped = (
+                    self._stop(f"--max-cost is set but there is no price for judge model "
+                               f"{model!r}; configure prices= on the judge")
+                expected = worst_usd if expected_usd is None else min(expected_usd, worst_usd)
+                limit = self.max_cost + _EPSILON_USD
+                if self.spent_usd + expected > limit:
+                    # settling the requests in flight can only add to what is spent
+                    self._stop(
                         f"--max-cost ${self.max_cost:.6f} reached: ${self.spent_usd:.6f} spent, "
-                        f"${self.reserved_usd:.6f} in flight, the next request may cost up to "
-                        f"${worst_usd:.6f}; the run stops here"
+                        f"{self.in_flight} request(s) in flight, the next request is expected "
+                        f"to cost ${expected:.6f}; the run stops here"
                     )
-                    raise BudgetExhausted(self.stopped)
+                if self.in_flight == 0 or self.spent_usd + self.reserved_usd + expected <= limit:
+                    break
+                # it fits unless the requests in flight cost their worst case: wait for them
+                self._settled.wait(timeout=0.5)
             held = worst_usd or 0.0
             self.calls += 1
+            self.in_flight += 1
             self.reserved_usd += held
             return Reservation(held)
 
+    def _stop(self, reason: str) -> NoReturn:
+        """Record why the run stops, wake every waiting request and raise (lock held)."""
+        self.stopped = reason
+        self._settled.notify_all()
+        raise BudgetExhausted(reason)
+
+    def _unhold(self, reservation: Reservation) -> None:
+        self.in_flight = max(0, self.in_flight - 1)
+        self.reserved_usd = 0.0 if self.in_flight == 0 \
+            else max(0.0, self.reserved_usd - reservation.worst_usd)
+        self._settled.notify_all()
+
     def settle(self, reservation: Reservation, cost_usd: float | None) -> None:
         """Replace a reservation by the real cost of the reply (``None``: no price)."""
-        with self._lock:
-            self.reserved_usd = max(0.0, self.reserved_usd - reservation.worst_usd)
+        with self._settled:
             if cost_usd is None:
                 self.unpriced_calls += 1
             else:
                 self.spent_usd += cost_usd
+            self._unhold(reservation)
 
     def release(self, reservation: Reservation) -> None:
         """Drop a reservation whose request failed (no reply, nothing billed)."""
-        with self._lock:
-            self.reserved_usd = max(0.0, self.reserved_usd - reservation.worst_usd)
+        with self._settled:
             self.failed_calls += 1
+            self._unhold(reservation)
 
     # ------------------------------------------------------------------ counting
     def note_cached(self) -> None:

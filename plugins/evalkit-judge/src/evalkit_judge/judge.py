@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import math
 import sys
 import threading
@@ -21,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from evalkit_judge.budget import (
     Budget,
+    CostPlan,
     GradeNotRequested,
     JudgeError,
     ModelPrice,
@@ -39,9 +41,11 @@ if TYPE_CHECKING:
 TOOL_NAME = "record_grade"
 #: Folded into every key: bump it when the rendering of requests changes.
 KEY_VERSION = "evalkit-judge/1"
-#: Characters per token assumed by cost estimates (a conservative figure for English).
+#: Characters per token assumed when nothing better is known: dry-run estimates, and the
+#: first request of a judge whose client cannot count tokens (conservative for English).
 CHARS_PER_TOKEN = 3.0
-#: Tokens the API adds to a request for the tool definition and tool-use instructions.
+#: Tokens the API adds to a request for the tool definition and tool-use instructions
+#: (part of the same fallback estimate).
 TOOL_OVERHEAD_TOKENS = 500
 #: Output tokens assumed for a typical grade in dry-run estimates.
 TYPICAL_OUTPUT_TOKENS = 150
@@ -49,12 +53,19 @@ TYPICAL_OUTPUT_TOKENS = 150
 DEFAULT_MAX_RETRIES = 4
 
 
+log = logging.getLogger("evalkit_judge")
+
+
 class _Messages(Protocol):
     def create(self, **kwargs: Any) -> Any: ...
 
 
 class AnthropicLike(Protocol):
-    """What the judge needs of a client: ``client.messages.create(**request)``."""
+    """What the judge needs of a client: ``client.messages.create(**request)``.
+
+    ``client.messages.count_tokens(...)`` (the token counting endpoint, which the
+    ``anthropic`` SDK has) is used under ``max_cost`` when present.
+    """
 
     @property
     def messages(self) -> _Messages: ...
@@ -247,6 +258,12 @@ class LLMJudge:
         self._details: dict[str, dict[str, Any]] = {}
         self._inflight: dict[str, threading.Event] = {}
         self._lock = threading.Lock()
+        # cost calibration from this judge's replies (see _plan): the request length and
+        # input tokens of the reply with the most input tokens per character, and the
+        # most output tokens of any reply
+        self._calibration: tuple[int, int] | None = None
+        self._most_output: int | None = None
+        self._count_tokens = True  # until the client lacks the endpoint or it fails
         self.definition = _sha256(_canonical_json(self._definition()))[:16]
         # Registered metrics take their description and provider from the function.
         self.__doc__ = f"LLM judge {model}, scale 1-{scale}"
@@ -370,6 +387,84 @@ class LLMJudge:
         typical = price.cost(Usage(tokens_in, min(self.max_tokens, TYPICAL_OUTPUT_TOKENS)))
         worst = price.cost(Usage(tokens_in, self.max_tokens))
         return typical, worst
+
+    def _plan(self, body: Mapping[str, Any], budget: Budget) -> CostPlan:
+        """``() -> (expected, worst)`` cost in US dollars of sending ``body`` now, from
+        what this judge knows when it is called; ``(None, None)`` without a price. See
+        docs/judge.md, "Spending".
+
+        Input tokens: counted once, here, by the API's token counting endpoint when the
+        spending is limited and the client has ``messages.count_tokens``; else scaled from
+        the reply of this judge with the most input tokens per character of request; else
+        (no reply yet) the conservative :data:`CHARS_PER_TOKEN` estimate. Output tokens:
+        ``max_tokens`` in the worst case; expected, the most any earlier reply of this
+        judge used (none before the first reply).
+        """
+        price = self.price()
+        if price is None:
+            return lambda: (None, None)
+        chars = len(_canonical_json(body))
+        counted = None
+        if budget.max_cost is not None and budget.stopped is None:
+            counted = self._counted_input_tokens(body)
+
+        def plan() -> tuple[float | None, float | None]:
+            with self._lock:
+                calibration, most_output = self._calibration, self._most_output
+            tokens_in = counted
+            if tokens_in is None and calibration is not None:
+                seen_chars, seen_tokens = calibration
+                tokens_in = -(-seen_tokens * chars // seen_chars)  # ceil, in integers
+            if tokens_in is None:
+                tokens_in = math.ceil(chars / CHARS_PER_TOKEN) + TOOL_OVERHEAD_TOKENS
+            expected_out = 0 if most_output is None else min(most_output, self.max_tokens)
+            return (price.cost(Usage(tokens_in, expected_out)),
+                    price.cost(Usage(tokens_in, self.max_tokens)))
+
+        return plan
+
+    def _counted_input_tokens(self, body: Mapping[str, Any]) -> int | None:
+        """The input tokens of ``body`` by ``client.messages.count_tokens``, or ``None``
+        (no such endpoint on the client, or it failed: then it is not asked again)."""
+        if not self._count_tokens:
+            return None
+        try:
+            count = getattr(self._resolve_client().messages, "count_tokens", None)
+        except Exception:  # the request itself will report it
+            return None
+        if not callable(count):
+            self._count_tokens = False
+            return None
+        request = {k: body[k] for k in ("model", "messages", "tools", "tool_choice", "system")
+                   if k in body}
+        try:
+            counted = count(**request)
+        except Exception as exc:
+            self._count_tokens = False
+            log.warning("judge %r: counting input tokens failed (%s: %s); estimating them "
+                        "from earlier replies from now on", self.model,
+                        type(exc).__name__, exc)
+            return None
+        tokens = counted.get("input_tokens") if isinstance(counted, Mapping) \
+            else getattr(counted, "input_tokens", None)
+        if isinstance(tokens, bool) or not isinstance(tokens, int) or tokens < 0:
+            self._count_tokens = False
+            log.warning("judge %r: the token count %r is not a count; estimating input "
+                        "tokens from earlier replies from now on", self.model, tokens)
+            return None
+        return tokens
+
+    def _calibrate(self, body: Mapping[str, Any], usage: Usage) -> None:
+        """Learn input tokens per character and output tokens from one reply."""
+        tokens_in = (usage.input_tokens + usage.cache_creation_input_tokens
+                     + usage.cache_read_input_tokens)
+        chars = len(_canonical_json(body))
+        with self._lock:
+            if tokens_in > 0 and chars > 0:
+                old = self._calibration
+                if old is None or tokens_in * old[0] > old[1] * chars:
+                    self._calibration = (chars, tokens_in)
+            self._most_output = max(self._most_output or 0, usage.output_tokens)
 
     # ------------------------------------------------------------------ the metric
     def __call__(self, response: TargetResponse, case: GoldenCase) -> float:
@@ -504,14 +599,15 @@ class LLMJudge:
 
     def _request(self, key: str, body: dict[str, Any], case: GoldenCase,
                  budget: Budget | None) -> Grade:
-        typical, worst = self.estimate(body)
         if budget is not None and budget.dry_run:
-            budget.note_planned(key, typical, worst)
+            typical, most = self.estimate(body)
+            budget.note_planned(key, typical, most)
             raise GradeNotRequested(f"{self._what(case)}: dry run, grade not cached and "
                                     "not requested")
         reservation: Reservation | None = None
         if budget is not None:
-            reservation = budget.reserve(worst, model=self.model)
+            reservation = budget.reserve(None, model=self.model,
+                                         plan=self._plan(body, budget))
         kwargs = dict(body)
         temperature = kwargs.pop("temperature", None)
         if temperature is not None:
@@ -526,6 +622,7 @@ class LLMJudge:
                              f"({type(exc).__name__}: {exc})") from exc
         reply = _reply_dict(message)
         usage = Usage.from_reply(reply.get("usage"))
+        self._calibrate(body, usage)
         served = reply.get("model") if isinstance(reply.get("model"), str) else None
         cost = self.cost(usage, served)
         if budget is not None and reservation is not None:

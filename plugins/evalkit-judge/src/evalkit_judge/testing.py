@@ -1,10 +1,12 @@
 """Offline stand-ins for the Anthropic API, for tests and benchmarks.
 
 * :class:`FakeAnthropic`: an in-process client whose ``messages.create(**request)``
-  answers from a function and records every request;
+  answers from a function and records every request (and, when given ``count=``, whose
+  ``messages.count_tokens(**request)`` answers like the token counting endpoint);
 * :class:`MessagesAPIServer`: a local HTTP server on 127.0.0.1 that imitates
-  ``POST /v1/messages``, so the real ``anthropic`` SDK can be pointed at it with
-  ``base_url`` (retries, status errors and malformed bodies included).
+  ``POST /v1/messages`` and ``POST /v1/messages/count_tokens``, so the real ``anthropic``
+  SDK can be pointed at it with ``base_url`` (retries, status errors and malformed bodies
+  included).
 
 Neither touches the network beyond 127.0.0.1.
 """
@@ -24,11 +26,14 @@ Reply = dict[str, Any]
 #: ``(status, body, headers)``; a ``str`` or ``bytes`` body is sent as is.
 HTTPAnswer = tuple[int, Any, Mapping[str, str]]
 
+#: Input tokens a reply reports by default, and what the fakes count for any request.
+DEFAULT_INPUT_TOKENS = 100
+
 _ids = itertools.count(1)
 
 
 def tool_reply(score: Any, reason: Any = "graded by a test double", *, model: str = "fake",
-               input_tokens: int = 100, output_tokens: int = 20,
+               input_tokens: int = DEFAULT_INPUT_TOKENS, output_tokens: int = 20,
                name: str = TOOL_NAME) -> Reply:
     """A Messages API reply holding one ``tool_use`` block with ``{score, reason}``."""
     n = next(_ids)
@@ -70,19 +75,44 @@ class _FakeMessages:
         return self._owner._answer_call(kwargs)
 
 
+class _FakeCountingMessages(_FakeMessages):
+    def count_tokens(self, **kwargs: Any) -> Any:
+        return self._owner._count_call(kwargs)
+
+
+CountFn = Callable[[dict[str, Any]], Any]
+
+
 class FakeAnthropic:
     """An in-process client: ``messages.create(**request)`` returns ``answer(request)``.
 
     ``answer`` receives the request (keyword arguments, ``extra_body`` merged in) and
     returns a reply dict, or an exception instance to raise. The default answers score 3.
     ``calls`` lists every request in arrival order (thread-safe).
+
+    ``count``: when given, the client also has ``messages.count_tokens(**request)``, which
+    returns ``{"input_tokens": n}`` for ``n = count(request)`` (or ``count`` itself when it
+    is an int), or raises ``count(request)`` when that is an exception; ``count_calls``
+    lists those requests. Without it the client has no ``count_tokens``.
     """
 
-    def __init__(self, answer: Callable[[dict[str, Any]], Any] | None = None) -> None:
+    def __init__(self, answer: Callable[[dict[str, Any]], Any] | None = None, *,
+                 count: CountFn | int | None = None) -> None:
         self.answer = answer or _default_answer
+        self.count = count
         self.calls: list[dict[str, Any]] = []
+        self.count_calls: list[dict[str, Any]] = []
         self._lock = threading.Lock()
-        self.messages = _FakeMessages(self)
+        self.messages = _FakeMessages(self) if count is None else _FakeCountingMessages(self)
+
+    def _count_call(self, kwargs: dict[str, Any]) -> Any:
+        with self._lock:
+            self.count_calls.append(dict(kwargs))
+        count = self.count
+        out = count(dict(kwargs)) if callable(count) else count
+        if isinstance(out, BaseException):
+            raise out
+        return {"input_tokens": out}
 
     def _answer_call(self, kwargs: dict[str, Any]) -> Any:
         request = {k: v for k, v in kwargs.items() if k != "extra_body"}
@@ -108,13 +138,21 @@ class MessagesAPIServer:
     ``(status, body, headers)`` tuple. ``requests`` lists the decoded request bodies,
     ``headers`` their HTTP headers. Use it as a context manager (it stops its thread on
     exit) and point the SDK at :attr:`base_url`.
+
+    ``POST /v1/messages/count_tokens`` (the token counting endpoint) answers
+    ``{"input_tokens": count(request_json)}``; ``count`` may also return an ``(status,
+    body, headers)`` tuple. By default every request counts :data:`DEFAULT_INPUT_TOKENS`,
+    what :func:`tool_reply` reports. ``count_requests`` lists those requests (they are
+    not in ``requests``).
     """
 
     def __init__(self, answer: Callable[[dict[str, Any]], Any] | None = None, *,
-                 script: Iterable[Any] = ()) -> None:
+                 script: Iterable[Any] = (), count: CountFn | None = None) -> None:
         self.answer = answer or _default_answer
+        self.count: CountFn = count or (lambda request: DEFAULT_INPUT_TOKENS)
         self.script: list[Any] = list(script)
         self.requests: list[dict[str, Any]] = []
+        self.count_requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
         self._lock = threading.Lock()
         self._server: ThreadingHTTPServer | None = None
@@ -139,6 +177,15 @@ class MessagesAPIServer:
             return int(status), body, dict(headers)
         return 200, item, {}
 
+    def _count(self, request: dict[str, Any]) -> HTTPAnswer:
+        with self._lock:
+            self.count_requests.append(request)
+        out = self.count(request)
+        if isinstance(out, tuple):
+            status, body, headers = out
+            return int(status), body, dict(headers)
+        return 200, {"input_tokens": out}, {}
+
     def start(self) -> MessagesAPIServer:
         """Start serving in a daemon thread."""
         owner = self
@@ -157,10 +204,13 @@ class MessagesAPIServer:
                 with owner._lock:
                     owner.headers.append({k.lower(): v for k, v in self.headers.items()})
                 headers: Mapping[str, str] = {}
-                if self.path.split("?")[0] != "/v1/messages":
-                    status, body = 404, error_body("not_found_error", self.path)
-                else:
+                path = self.path.split("?")[0]
+                if path == "/v1/messages":
                     status, body, headers = owner._next(request)
+                elif path == "/v1/messages/count_tokens":
+                    status, body, headers = owner._count(request)
+                else:
+                    status, body = 404, error_body("not_found_error", self.path)
                 data = body if isinstance(body, bytes) else (
                     body.encode() if isinstance(body, str) else json.dumps(body).encode())
                 self.send_response(status)

@@ -320,9 +320,13 @@ def _careful_run(data: bytes, source: str | Path) -> _RunColumns:
     tag = ""
     for lineno, fields in _lines(data, source):
         if len(fields) < 6:
+            qrels_like = len(fields) == 4 and _LABEL.match(fields[3]) is not None
             raise TrecFormatError(
                 source, lineno,
                 f"expected at least 6 fields `{_RUN_FIELDS}`, found {len(fields)}",
+                f"This looks like a qrels line (`{_QRELS_FIELDS}`): were the run and the "
+                "qrels swapped? Pass the ranked run as the run and this file as the qrels"
+                if qrels_like else
                 "Each run line needs a query id, an iteration (Q0), a document id, a rank, "
                 "a score and a run tag, separated by whitespace",
             )
@@ -404,7 +408,11 @@ def _careful_qrels(data: bytes, source: str | Path) -> dict[str, dict[str, int]]
     first_line: dict[tuple[str, str], tuple[int, int]] = {}
     for lineno, fields in _lines(data, source):
         if len(fields) != 4:
+            run_like = len(fields) >= 6 and _SCORE.match(fields[4]) is not None
             hint = (
+                f"This looks like a run line (`{_RUN_FIELDS}`): were the run and the qrels "
+                "swapped? Pass the judgments (4 fields) as the qrels and this file as the run"
+                if run_like else
                 "A qrels line has exactly 4 fields; a fifth field suggests another format "
                 "(qrels_jg or prefs), which this loader does not read"
                 if len(fields) > 4 else

@@ -1,0 +1,47 @@
+"""Numbers as people read them, written one way by every command, reporter and example.
+
+* p-values go through :func:`evalkit.stats.format_p_value`: at or below the floor of a
+  resampling test, ``1/(B+1)``, they print as ``p < 0.0001`` (B = 10,000) or ``p < 0.001``
+  (B = 1,000), never as ``0.0001`` or ``0.0000``; :func:`p_cell` is the same text for a
+  table cell (``0.0123`` or ``< 0.0001``) and :func:`p_phrase` for a sentence
+  (``p = 0.0123``, ``p < 0.0001``).
+* :func:`signed` writes a difference or an interval bound with its sign, and never prints a
+  value that rounds to zero as ``-0.0000``.
+
+The statistics are imported only when a p-value is formatted.
+"""
+
+from __future__ import annotations
+
+import math
+
+
+def p_phrase(p: float, n_resamples: int | None = None) -> str:
+    """``"p = 0.0123"``, or ``"p < 0.0001"`` at the floor of a test of ``n_resamples``
+    resamples (pass None for an analytic or exact p)."""
+    from evalkit.stats.results import format_p_value
+
+    return format_p_value(p, n_resamples or None)
+
+
+def p_cell(p: float | None, n_resamples: int | None = None) -> str:
+    """The p-value for a table cell: ``"0.0123"`` or ``"< 0.0001"``; empty for None."""
+    if p is None:
+        return ""
+    if math.isnan(p):
+        return "NaN"
+    return p_phrase(p, n_resamples).removeprefix("p = ").removeprefix("p ")
+
+
+def signed(x: float, digits: int = 4) -> str:
+    """``x`` with its sign, ``digits`` decimals: ``+0.0590``, ``-0.1278``, ``+inf``; a value
+    that rounds to zero is ``+0.0000``, never ``-0.0000``."""
+    if math.isnan(x):
+        return "NaN"
+    if math.isinf(x):
+        return "+inf" if x > 0 else "-inf"
+    text = f"{x:+.{digits}f}"
+    return f"{0.0:+.{digits}f}" if float(text) == 0.0 else text
+
+
+__all__ = ["p_cell", "p_phrase", "signed"]
