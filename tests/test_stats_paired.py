@@ -257,8 +257,13 @@ def test_bad_options_raise() -> None:
 # determinism across chunking, threads and backends
 
 
-def test_backends_chunks_and_threads_agree() -> None:
+@pytest.mark.parametrize("parallel", [False, True])
+def test_backends_chunks_and_threads_agree(parallel: bool, monkeypatch: pytest.MonkeyPatch) -> None:
     numba = pytest.importorskip("numba")
+    from evalkit.stats import _compiled
+
+    # force the multi-threaded or the serial compiled loops
+    monkeypatch.setattr(_compiled, "PARALLEL_MIN_WORK", 0 if parallel else 10**18)
     d = np.random.default_rng(12).normal(size=(300, 3))
     ref, refq = bootstrap_sums(d, 2500, 17, want_squares=True, backend="numpy", chunk=100)
     got, gotq = bootstrap_sums(d, 2500, 17, want_squares=True, backend="numba")

@@ -17,14 +17,16 @@ The artifact (``artifact=path``), in the JSON Lines format of :mod:`evalkit.resu
 
 * the header line is written first with ``"status": "running"`` (on resume, the header
   and the kept rows are rewritten atomically: temporary file, fsync, rename);
-* each row is appended as its case completes, and the file is flushed after every row,
-  so a killed process (Ctrl-C, a crash, ``kill -9``) loses no completed row. ``os.fsync``
-  runs at most every ``fsync_interval_s`` seconds (default 1 s) and at the end, so an
-  operating-system crash or power loss can lose at most that last interval of rows, which
-  resume then runs again;
-* at the end the file is rewritten atomically (temporary file, fsync, rename) with the
-  rows in golden-set order and the final header: ``status`` (``"complete"`` or
-  ``"incomplete"``), ``errors``, ``aggregates`` and ``finished``.
+* each row is appended as its case completes: the rows that completed together are
+  written with one write and flushed before the runner waits for the next completion, so
+  a killed process (Ctrl-C, a crash, ``kill -9``) loses no row it has received.
+  ``os.fsync`` runs at most every ``fsync_interval_s`` seconds (default 1 s) and at the
+  end, so an operating-system crash or power loss can lose at most that last interval of
+  rows, which resume then runs again;
+* at the end the file is rewritten atomically (temporary file, fsync, rename, fsync of
+  the folder) with the rows in golden-set order and the final header: ``status``
+  (``"complete"`` or ``"incomplete"``), ``errors``, ``aggregates`` and ``finished``. Each
+  row is encoded to JSON once, when it is appended; the rewrite reuses those lines.
 
 Resume (``resume=True``) reads the artifact, drops a truncated last line (the one place
 a malformed line is tolerated: a plain :meth:`RunResult.load` refuses it), keeps every
@@ -43,7 +45,6 @@ import sys
 import threading
 import time
 from collections.abc import Generator, Iterable, Mapping, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import closing
 from datetime import UTC, datetime
 from pathlib import Path
@@ -62,6 +63,9 @@ if TYPE_CHECKING:
     from rich.progress import Progress, TaskID
 
 DEFAULT_MAX_CONCURRENCY = 8
+#: The progress bar's counters are pushed to it at most this often (seconds); it redraws
+#: itself at its own rate.
+PROGRESS_INTERVAL_S = 0.1
 GoldensInput = GoldenSet | Iterable[GoldenCase] | str | Path
 
 
@@ -159,11 +163,12 @@ def evaluate(
     try:
         with _ProgressBar(header["name"], len(gset), len(kept), show) as bar, \
                 closing(_execute(target, target_name, pending, specs, max_concurrency)) as done:
-            for row in done:
-                results[row.case_id] = row
+            for batch in done:
+                for row in batch:
+                    results[row.case_id] = row
                 if writer is not None:
-                    writer.append(row)
-                bar.advance(row.error is not None)
+                    writer.append_many(batch)
+                bar.advance(len(batch), sum(1 for row in batch if row.error is not None))
     except BaseException:
         if writer is not None:
             writer.close()
@@ -172,8 +177,8 @@ def evaluate(
     _finish_header(header, rows, agg_specs, specs)
     run = RunResult(name=header["name"], per_query=list(rows), header=header)
     if writer is not None:
-        writer.close()
-        _atomic_save(run, writer.path)
+        writer.close(sync=False)  # the rewrite below is synced before it replaces the file
+        writer.rewrite(run)
     return run
 
 
@@ -306,54 +311,79 @@ def status_line(run: RunResult) -> str:
 
 
 # ------------------------------------------------------------------ execution
+_WORKER_DONE = object()  # what a worker thread queues when it stops
+
+
 def _execute(
     target: Target, target_name: str, cases: Sequence[GoldenCase],
     specs: Sequence[MetricSpec], max_concurrency: int,
-) -> Generator[CaseResult, None, None]:
-    """Yield one scored row per case as calls complete (calls in a bounded pool)."""
+) -> Generator[list[CaseResult], None, None]:
+    """Yield the scored rows in batches, in completion order, as calls complete.
+
+    ``min(max_concurrency, len(cases))`` worker threads each take the next case, call and
+    score it, and queue the row; this generator yields every row queued since the last
+    batch (those that completed together), so that the caller writes them at once.
+
+    A worker whose call raises a :class:`BaseException` that is not an ``Exception`` (an
+    LLM judge's spending limit) or an unexpected error stops the run: no worker takes a
+    new case, the rows of the cases already running are still yielded, then the first
+    such exception is raised. When the caller stops iterating (Ctrl-C), the workers take
+    no new case and finish the calls they are in.
+    """
     if not cases:
         return
-    workers = min(max_concurrency, len(cases))
-    window = 2 * workers  # queued + running calls; keeps workers busy, cancels fast
     todo = iter(cases)
-    in_flight: dict[Future[CaseResult], GoldenCase] = {}
-    # completed futures arrive here in completion order: O(1) per case, unlike wait()
-    finished: queue.SimpleQueue[Future[CaseResult]] = queue.SimpleQueue()
-    executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="evalkit-target")
+    todo_lock = threading.Lock()
+    stop = threading.Event()
+    done: queue.SimpleQueue[Any] = queue.SimpleQueue()
 
-    def submit_next() -> None:
-        case = next(todo, None)
-        if case is not None:
-            fut = executor.submit(_call_and_score, target, target_name, case, specs)
-            in_flight[fut] = case
-            fut.add_done_callback(finished.put)
+    def work() -> None:
+        try:
+            while not stop.is_set():
+                with todo_lock:
+                    case = next(todo, None)
+                if case is None:
+                    return
+                try:
+                    row = _call_and_score(target, target_name, case, specs)
+                except BaseException as exc:  # a stop signal, or a bug: the run stops
+                    stop.set()
+                    done.put(exc)
+                    return
+                done.put(row)
+        finally:
+            done.put(_WORKER_DONE)
 
+    workers = [threading.Thread(target=work, name=f"evalkit-target-{i}")
+               for i in range(min(max_concurrency, len(cases)))]
+    for thread in workers:
+        thread.start()
+    running = len(workers)
+    failure: BaseException | None = None
     try:
-        for _ in range(window):
-            submit_next()
-        while in_flight:
+        while running:
             try:
-                fut = finished.get(timeout=0.5)  # a bounded wait keeps Ctrl-C prompt
+                item = done.get(timeout=0.5)  # a bounded wait keeps Ctrl-C prompt
             except queue.Empty:
                 continue
-            if in_flight.pop(fut, None) is None:
-                continue
-            stop = fut.exception()
-            if stop is not None and not isinstance(stop, Exception):
-                # a stop signal raised as a BaseException (an LLM judge's spending
-                # limit): start no new case, keep the rows of those already running
-                running = [f for f in in_flight if not f.cancel()]
-                in_flight.clear()
-                for other in running:
-                    if other.exception() is None:
-                        yield other.result()
-                raise stop
-            submit_next()
-            yield fut.result()
+            batch: list[CaseResult] = []
+            while True:
+                if item is _WORKER_DONE:
+                    running -= 1
+                elif isinstance(item, BaseException):
+                    failure = failure or item
+                else:
+                    batch.append(item)
+                try:
+                    item = done.get_nowait()
+                except queue.Empty:
+                    break
+            if batch:
+                yield batch
+        if failure is not None:
+            raise failure
     finally:
-        for fut in in_flight:
-            fut.cancel()
-        executor.shutdown(wait=not in_flight, cancel_futures=True)
+        stop.set()
 
 
 def _call_and_score(
@@ -622,7 +652,8 @@ def _ids(ids: Sequence[str]) -> str:
 
 # ------------------------------------------------------------------ artifact file
 class _ArtifactWriter:
-    """Appends rows with a flush per row and an fsync at most every ``interval`` s."""
+    """Appends rows, one write and one flush per batch, with an fsync at most every
+    ``interval`` s; keeps each row's JSON line for the final :meth:`rewrite`."""
 
     def __init__(self, path: Path, interval: float) -> None:
         self.path = path
@@ -630,6 +661,7 @@ class _ArtifactWriter:
         self._fh: IO[str] | None = None
         self._last_sync = 0.0
         self._lock = threading.Lock()
+        self._lines: dict[str, str] = {}
 
     def start(self, header: Mapping[str, Any], rows: Sequence[CaseResult]) -> None:
         """Write the header and the kept ``rows``, then open for appending.
@@ -647,8 +679,7 @@ class _ArtifactWriter:
         tmp = self.path.with_name(self.path.name + ".tmp")
         with tmp.open("w", encoding="utf-8") as fh:
             fh.write(json.dumps(dict(header)) + "\n")
-            for r in rows:
-                fh.write(json.dumps(r.to_json()) + "\n")
+            fh.write("".join(self._encode(r) for r in rows))
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, self.path)
@@ -656,24 +687,56 @@ class _ArtifactWriter:
         self._fh = self.path.open("a", encoding="utf-8")
         self._last_sync = time.monotonic()
 
+    def _encode(self, row: CaseResult) -> str:
+        line = json.dumps(row.to_json()) + "\n"
+        self._lines[row.case_id] = line
+        return line
+
     def append(self, row: CaseResult) -> None:
+        self.append_many([row])
+
+    def append_many(self, rows: Sequence[CaseResult]) -> None:
+        """Append ``rows`` with one write, flush, and fsync if ``interval`` has passed."""
         if self._fh is None:
             raise RuntimeError("artifact writer is closed")
         with self._lock:
-            self._fh.write(json.dumps(row.to_json()) + "\n")
+            self._fh.write("".join(self._encode(r) for r in rows))
             self._fh.flush()
             now = time.monotonic()
             if now - self._last_sync >= self.interval:
                 os.fsync(self._fh.fileno())
                 self._last_sync = now
 
-    def close(self) -> None:
+    def close(self, *, sync: bool = True) -> None:
+        """Flush and close; ``sync=False`` skips the fsync (a :meth:`rewrite` follows)."""
         with self._lock:
             if self._fh is not None:
                 self._fh.flush()
-                os.fsync(self._fh.fileno())
+                if sync:
+                    os.fsync(self._fh.fileno())
                 self._fh.close()
                 self._fh = None
+
+    def rewrite(self, run: RunResult) -> None:
+        """Replace the file atomically by ``run``: the header line, then the rows in
+        ``run`` order, from the lines kept when they were appended (the same bytes as
+        :meth:`RunResult.save`)."""
+        header = {"type": "header", "schema_version": SCHEMA_VERSION, "name": run.name}
+        header.update({k: v for k, v in run.header.items() if k not in header})
+        lines = [json.dumps(header, sort_keys=False) + "\n"]
+        for row in run.per_query:
+            line = self._lines.get(row.query_id)
+            lines.append(line if line is not None else json.dumps(row.to_json()) + "\n")
+        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
+        try:
+            with tmp.open("w", encoding="utf-8") as fh:
+                fh.write("".join(lines))
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, self.path)
+        finally:
+            tmp.unlink(missing_ok=True)
+        _sync_dir(self.path.parent)
 
 
 def _sync_dir(folder: Path) -> None:
@@ -690,12 +753,9 @@ def _sync_dir(folder: Path) -> None:
 
 
 def _atomic_save(run: RunResult, path: Path) -> None:
-    """Write ``run`` to a temporary file, fsync it and rename it over ``path``."""
-    tmp = path.with_name(path.name + ".tmp")
-    run.save(tmp)
-    with tmp.open("rb+") as fh:
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
+    """Write ``run`` over ``path`` atomically (:meth:`RunResult.save` writes a temporary
+    file, fsyncs it and renames it), then fsync the folder so the rename is durable."""
+    run.save(path)
     _sync_dir(path.parent)
 
 
@@ -706,6 +766,8 @@ class _ProgressBar:
     def __init__(self, name: str, total: int, done: int, enabled: bool) -> None:
         self.enabled = enabled
         self.errors = 0
+        self._pending = 0  # cases counted but not yet shown
+        self._last_update = 0.0
         self._progress: Progress | None = None
         self._task: TaskID | None = None
         if not enabled:
@@ -742,14 +804,27 @@ class _ProgressBar:
 
     def __exit__(self, *exc: object) -> None:
         if self._progress is not None:
+            self._flush(time.monotonic())
             self._progress.stop()
 
-    def advance(self, errored: bool) -> None:
+    def advance(self, done: int = 1, errored: int = 0) -> None:
+        """Count ``done`` more cases, ``errored`` of them with an error. The bar is
+        updated at most every :data:`PROGRESS_INTERVAL_S` (and on exit)."""
         if self._progress is None or self._task is None:
             return
-        if errored:
-            self.errors += 1
-        self._progress.advance(self._task)
+        self.errors += errored
+        self._pending += done
+        now = time.monotonic()
+        if now - self._last_update >= PROGRESS_INTERVAL_S:
+            self._flush(now)
+
+    def _flush(self, now: float) -> None:
+        if self._progress is None or self._task is None:
+            return
+        self._last_update = now
+        if self._pending:
+            self._progress.advance(self._task, self._pending)
+            self._pending = 0
         speed = self._progress.tasks[self._task].speed
         self._progress.update(
             self._task,

@@ -254,7 +254,19 @@ def test_query_string_and_userinfo_are_not_shown() -> None:
         t.close()
 
 
+def test_the_body_is_sent_as_json_once_whatever_content_type_the_caller_set() -> None:
+    with ScriptedServer([OK]) as server, \
+            target(server, headers={"Content-Type": "text/plain", "X-Key": "k"}) as t:
+        t.invoke(CASE)
+    sent = server.requests[0]
+    assert sent.headers["content-type"] == "application/json"
+    assert sent.headers["x-key"] == "k"
+    assert sent.path == "/search" and sent.json() == {"id": "q1", "query": "what is alpha"}
+
+
 def test_bad_arguments() -> None:
+    with pytest.raises(ValueError, match=r"'http://127.0.0.1:port/x' is not a valid URL"):
+        HttpTarget("http://127.0.0.1:port/x?key=s3cr3t")
     with pytest.raises(ValueError, match="must start with http"):
         HttpTarget("127.0.0.1:80/x")
     with pytest.raises(ValueError, match="timeout_s must be positive"):

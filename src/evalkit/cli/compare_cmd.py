@@ -2,7 +2,8 @@
 
 Per metric and candidate: both means, the difference (candidate - baseline), its 95% CI, p,
 the verdict, wins/ties/losses, and with ``--top N`` the queries that moved most each way.
-Queries are paired by id. Library imports happen inside functions.
+``--report FORMAT:PATH`` renders the same rows with the gate's reporters (console, json,
+markdown, junit). Queries are paired by id. Library imports happen inside functions.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from evalkit.cli.eval_cmd import (
 from evalkit.cli.inputs import require_file
 
 if TYPE_CHECKING:
+    from evalkit.reporters import Report
     from evalkit.results import RunResult
 
 #: Two per-query values closer than this are a tie.
@@ -149,6 +151,7 @@ class Comparison:
     top_gains: list[Moved] = field(default_factory=list)
     top_losses: list[Moved] = field(default_factory=list)
     p_resamples: int | None = None
+    method: str | None = None
 
 
 @dataclass
@@ -393,6 +396,7 @@ def compare_runs(
             warnings=list(res.warnings), top_gains=gains, top_losses=losses,
             p_resamples=None if res.method == "t-test" or getattr(res, "exact", False)
             else int(res.n_resamples) or None,
+            method=res.method,
         ))
         settings.ci_method = res.ci_method
         for used, seen in ((res.method, settings.methods_used),
@@ -459,6 +463,55 @@ def as_json(
     }
 
 
+def to_report(
+    runs: Sequence[RunResult],
+    paths: Sequence[Path],
+    rows: Sequence[Comparison],
+    settings: Settings,
+    warnings: Sequence[str] = (),
+) -> Report:
+    """The comparison as the reporters' :class:`~evalkit.reporters.Report` (what
+    ``--report`` renders): one row per metric and candidate, the candidate as system A and
+    the baseline as B, the notes on the inputs, and :func:`as_json` as its ``data``.
+
+    With ``--all-pairs`` the rows do not share one baseline: each is named
+    ``metric (candidate vs baseline)``, the subject lists every run and there is no
+    ``reference``.
+    """
+    from dataclasses import replace
+
+    from evalkit.reporters import Report, report_from_comparison
+
+    def items(group: Sequence[Comparison]) -> list[dict[str, Any]]:
+        # alpha travels with each row: the report states the interval's confidence and
+        # decides nothing itself (``significant`` is the comparison's verdict)
+        return [{**asdict(c), "alpha": settings.alpha} for c in group]
+
+    title = "evalkit compare"
+    data = as_json(runs, paths, rows, settings, warnings)
+    pairs = list(dict.fromkeys((c.candidate, c.baseline) for c in rows))
+    if not settings.all_pairs or len({b for _, b in pairs}) <= 1:
+        report = report_from_comparison(items(rows), name_b=runs[0].name, title=title,
+                                        notes=warnings)
+        return replace(report, data=data)
+    report_rows = []
+    for cand, base in pairs:
+        part = report_from_comparison(
+            items([c for c in rows if (c.candidate, c.baseline) == (cand, base)]),
+            name_a=cand, name_b=base, title=title)
+        report_rows += [replace(r, name=f"{r.metric} ({cand} vs {base})") for r in part.rows]
+    n_sig = sum(1 for r in report_rows if r.status != "no significant difference")
+    names = [r.name for r in runs]
+    # no one reference: the table's second value column is each row's baseline
+    return Report(
+        kind="compare", title=title, subject=", ".join(names), reference=None,
+        rows=tuple(report_rows), status="done",
+        summary=f"every pair of {', '.join(names)}: {n_sig} of {len(report_rows)} "
+        "comparison(s) differ significantly",
+        notes=tuple(warnings), data=data,
+    )
+
+
 def print_table(
     runs: Sequence[RunResult],
     paths: Sequence[Path],
@@ -467,13 +520,16 @@ def print_table(
     *,
     top: int,
     input_notes: Sequence[str] = (),
+    stderr: bool = False,
 ) -> None:
+    """The human-readable comparison, on stdout (on stderr with ``stderr``, when a report
+    holds stdout)."""
     from rich.console import Console
     from rich.table import Table
 
     from evalkit.formatting import p_cell
 
-    console = Console(highlight=False)
+    console = Console(highlight=False, stderr=stderr)
     if not console.is_terminal:
         console.width = max(console.width, 160)
     several = len(runs) > 2
@@ -612,6 +668,12 @@ def command(
         "artifacts' setting)",
         show_default=False,
     )] = None,
+    report: Annotated[list[str] | None, typer.Option(
+        "--report",
+        help="Also write a report, FORMAT:PATH (console, json, markdown, junit; PATH - is "
+        "standard output, and then the table goes to standard error). Repeatable.",
+        show_default=False,
+    )] = None,
 ) -> None:
     """Compare candidates with a baseline on the same queries, metric by metric.
 
@@ -623,6 +685,8 @@ def command(
     if len(runs) < 2:
         raise CliError("compare needs a baseline and at least one candidate run")
     check_test_options(test.value, ci.value if ci is not None else None, resamples)
+    targets = list(report or [])
+    to_stdout = check_report_targets(targets, as_json=as_json_flag)
     results, metrics = load_runs(
         runs, qrels=qrels, requested=split_metrics(metric), relevance_level=relevance_level,
         missing=missing.value if missing is not None else None, depth=depth,
@@ -645,8 +709,40 @@ def command(
         note(f"warning: {w}")
     if as_json_flag:
         typer.echo(json.dumps(as_json(results, runs, rows, settings, warnings), indent=2))
-        return
-    print_table(results, runs, rows, settings, top=top, input_notes=warnings)
+    else:
+        # a report on stdout must be the only thing there (json:- is parsed by scripts)
+        print_table(results, runs, rows, settings, top=top, input_notes=warnings,
+                    stderr=to_stdout)
+    if targets:
+        from evalkit.reporters import write_reports
+
+        write_reports(to_report(results, runs, rows, settings, warnings), targets)
+
+
+def check_report_targets(targets: Sequence[str], *, as_json: bool) -> bool:
+    """Refuse, before any work, a ``--report`` value that is malformed, names an unknown
+    format, or would share standard output with another report or with ``--json``.
+
+    Returns:
+        Whether a report goes to standard output (the table then goes to stderr).
+    """
+    from evalkit.reporters import get_reporter, parse_report_target
+
+    parsed = [parse_report_target(t) for t in targets]
+    for fmt_name, _ in parsed:
+        get_reporter(fmt_name)
+    to_stdout = [t for t, (_, path) in zip(targets, parsed, strict=True) if path == "-"]
+    if len(to_stdout) > 1:
+        raise CliError(
+            f"--report {' and '.join(to_stdout)} both write to standard output, where they "
+            "would run together; send all but one to a file"
+        )
+    if to_stdout and as_json:
+        raise CliError(
+            f"--json and --report {to_stdout[0]} both write to standard output, where they "
+            "would run together; send the report to a file, or use --report json:- alone"
+        )
+    return bool(to_stdout)
 
 
 def check_test_options(method: str, ci: str | None, resamples: int) -> None:

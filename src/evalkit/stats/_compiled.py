@@ -79,43 +79,6 @@ def _sign_kernel(
         signs[b] = s_acc
 
 
-def bootstrap_sums(
-    mat: NDArray[np.float64], n_resamples: int, seed: int, want_squares: bool
-) -> tuple[NDArray[np.float64], NDArray[np.float64] | None]:
-    """See :func:`evalkit.stats._kernels.bootstrap_sums`."""
-    n, m = mat.shape
-    sums = np.zeros((n_resamples, m))
-    squares = np.zeros((n_resamples, m) if want_squares else (1, 1))
-    stride = np.uint64((n * GAMMA) & MASK64)
-    base0 = np.uint64((seed + GAMMA) & MASK64)
-    if m == 1:
-        s1 = np.zeros(n_resamples)
-        q1 = np.zeros(n_resamples if want_squares else 1)
-        _boot_kernel_1d(np.ascontiguousarray(mat[:, 0]), n_resamples, base0, stride,
-                        want_squares, s1, q1)
-        return s1[:, None], (q1[:, None] if want_squares else None)
-    _boot_kernel(mat, n_resamples, base0, stride, want_squares, sums, squares)
-    return sums, (squares if want_squares else None)
-
-
-def signflip_sums(
-    mat: NDArray[np.float64], n_resamples: int, seed: int
-) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """See :func:`evalkit.stats._kernels.signflip_sums`."""
-    n, m = mat.shape
-    words = (n + 63) // 64
-    sums = np.zeros((n_resamples, m))
-    signs = np.zeros(n_resamples)
-    stride = np.uint64((words * GAMMA) & MASK64)
-    base0 = np.uint64((seed + SIGN_STREAM_OFFSET + GAMMA) & MASK64)
-    if m == 1:
-        s1 = np.zeros(n_resamples)
-        _sign_kernel_1d(np.ascontiguousarray(mat[:, 0]), n_resamples, base0, stride, s1, signs)
-        return s1[:, None], signs
-    _sign_kernel(mat, n_resamples, base0, stride, sums, signs)
-    return sums, signs
-
-
 @numba.njit(parallel=True, cache=True, nogil=True)
 def _boot_kernel_1d(
     vec: Any, n_resamples: Any, base0: Any, stride: Any, want_sq: Any, sums: Any, squares: Any
@@ -161,3 +124,58 @@ def _sign_kernel_1d(
                     s += -x
         sums[b] = s
         signs[b] = float(2 * ones - n)
+
+
+# Serial builds of the same loops (``prange`` runs as ``range``): below
+# ``PARALLEL_MIN_WORK`` the cost of waking and joining threads, which grows sharply when
+# the cores are busy with other work, exceeds the loop itself. Same values either way.
+_boot_kernel_serial = numba.njit(cache=True, nogil=True)(_boot_kernel.py_func)
+_boot_kernel_1d_serial = numba.njit(cache=True, nogil=True)(_boot_kernel_1d.py_func)
+_sign_kernel_serial = numba.njit(cache=True, nogil=True)(_sign_kernel.py_func)
+_sign_kernel_1d_serial = numba.njit(cache=True, nogil=True)(_sign_kernel_1d.py_func)
+
+#: Work (n * B * columns) from which the multi-threaded loops are used.
+PARALLEL_MIN_WORK = 20_000_000
+
+
+def bootstrap_sums(
+    mat: NDArray[np.float64], n_resamples: int, seed: int, want_squares: bool
+) -> tuple[NDArray[np.float64], NDArray[np.float64] | None]:
+    """See :func:`evalkit.stats._kernels.bootstrap_sums`."""
+    n, m = mat.shape
+    sums = np.zeros((n_resamples, m))
+    squares = np.zeros((n_resamples, m) if want_squares else (1, 1))
+    stride = np.uint64((n * GAMMA) & MASK64)
+    base0 = np.uint64((seed + GAMMA) & MASK64)
+    parallel = n * n_resamples * m >= PARALLEL_MIN_WORK
+    if m == 1:
+        s1 = np.zeros(n_resamples)
+        q1 = np.zeros(n_resamples if want_squares else 1)
+        k1 = _boot_kernel_1d if parallel else _boot_kernel_1d_serial
+        k1(np.ascontiguousarray(mat[:, 0]), n_resamples, base0, stride, want_squares, s1, q1)
+        return s1[:, None], (q1[:, None] if want_squares else None)
+    k = _boot_kernel if parallel else _boot_kernel_serial
+    k(mat, n_resamples, base0, stride, want_squares, sums, squares)
+    return sums, (squares if want_squares else None)
+
+
+def signflip_sums(
+    mat: NDArray[np.float64], n_resamples: int, seed: int
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """See :func:`evalkit.stats._kernels.signflip_sums`."""
+    n, m = mat.shape
+    words = (n + 63) // 64
+    sums = np.zeros((n_resamples, m))
+    signs = np.zeros(n_resamples)
+    stride = np.uint64((words * GAMMA) & MASK64)
+    base0 = np.uint64((seed + SIGN_STREAM_OFFSET + GAMMA) & MASK64)
+    parallel = n * n_resamples * m >= PARALLEL_MIN_WORK
+    if m == 1:
+        s1 = np.zeros(n_resamples)
+        k1 = _sign_kernel_1d if parallel else _sign_kernel_1d_serial
+        k1(np.ascontiguousarray(mat[:, 0]), n_resamples, base0, stride, s1, signs)
+        return s1[:, None], signs
+    k = _sign_kernel if parallel else _sign_kernel_serial
+    k(mat, n_resamples, base0, stride, sums, signs)
+    return sums, signs
+

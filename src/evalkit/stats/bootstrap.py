@@ -95,6 +95,10 @@ def paired_bootstrap(
     lo, hi = np.quantile(means, [0.025, 0.975])
     ci_low, ci_high = (observed, observed) if constant else (float(lo), float(hi))
     tol = 0.0 if constant else tie_tolerance(d)
+    # A bound that is zero up to rounding (resampled means are sums of n floats) is zero:
+    # otherwise a 1e-17 lower bound would make "the interval excludes 0" true by accident.
+    ci_low = 0.0 if abs(ci_low) <= tol else ci_low
+    ci_high = 0.0 if abs(ci_high) <= tol else ci_high
     extreme = int(np.count_nonzero(np.abs(dev) >= abs(observed) - tol))
     p = (extreme + 1) / (B + 1)
     return BootstrapResult(

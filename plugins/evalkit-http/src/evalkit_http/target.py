@@ -180,6 +180,12 @@ class HttpTarget:
         if isinstance(meta_keys, str):
             raise TypeError("meta_keys must be a sequence of field names, not one string")
         self.url = url
+        try:
+            # parsed once: httpx would parse the text again on every request
+            self._url = httpx.URL(url)
+        except httpx.InvalidURL as exc:
+            raise ValueError(f"HttpTarget url {_public_url(url)!r} is not a valid URL: "
+                             f"{redact(str(exc))}") from None
         parts = urlsplit(url)
         self.name = name or f"{parts.hostname}{parts.path}"
         self.build_payload: PayloadFn = build_payload or default_payload
@@ -189,8 +195,12 @@ class HttpTarget:
         self.retry_backoff_s = float(retry_backoff_s)
         self._header_names = tuple(sorted(headers or {}))
         install_log_redaction()
+        # the JSON content type replaces any the caller gave (as a per-request header
+        # would), set once on the client rather than merged into every request
+        sent = {k: v for k, v in (headers or {}).items() if k.lower() != "content-type"}
+        sent["content-type"] = "application/json"
         self._client = httpx.Client(
-            headers=dict(headers or {}),
+            headers=sent,
             timeout=httpx.Timeout(self.timeout_s),
             limits=httpx.Limits(
                 max_connections=max_connections, max_keepalive_connections=max_connections
@@ -260,9 +270,7 @@ class HttpTarget:
             problem: str
             cause: BaseException | None = None
             try:
-                response = self._client.post(
-                    self.url, content=body, headers={"content-type": "application/json"}
-                )
+                response = self._client.post(self._url, content=body)
             except httpx.TimeoutException as exc:
                 problem, cause = f"timed out after {self.timeout_s:g} s ({type(exc).__name__})", exc
             except httpx.TransportError as exc:
