@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, cast
 
 import pytest
 
@@ -131,7 +133,9 @@ def test_run_refuses_a_retriever_that_does_not_return_ids(bad: object) -> None:
     with use_registry(plugins=False):
         METRICS["hits"] = hits_at_k
         with pytest.raises(TypeError, match="query '1'"):
-            run("sys", lambda q: bad, [Q("1")], {"1": {"d"}}, ["hits@2"])
+            # deliberately breaks run()'s contract: the retriever returns no list of ids
+            retriever = cast("Callable[[Any], Sequence[str]]", lambda q: bad)
+            run("sys", retriever, [Q("1")], {"1": {"d"}}, ["hits@2"])
 
 
 def test_unknown_metric_suggests_a_close_name() -> None:

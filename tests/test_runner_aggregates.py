@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import pytest
 
 from evalkit.aggregates import AggregateError, nearest_rank
 from evalkit.registry import default_registry
 from evalkit.rows import CaseResult
+from evalkit.specs import AggregateSpec
 from evalkit.targets import TargetResponse
 
 
@@ -23,8 +26,11 @@ def rows_with_ids(rankings: list[list[str]]) -> list[CaseResult]:
             for i, r in enumerate(rankings)]
 
 
-def agg(name: str) -> object:
-    return default_registry().resolve(name)
+def agg(name: str) -> Callable[[Sequence[Any]], float]:
+    """The function of the aggregate registered as ``name`` (not a per-case metric)."""
+    spec = default_registry().resolve(name)
+    assert isinstance(spec, AggregateSpec), f"{name} resolves to {spec!r}, not an aggregate"
+    return spec.fn
 
 
 # ------------------------------------------------------------------ C23
@@ -53,16 +59,16 @@ def test_c23_ten_values_single_and_empty() -> None:
 def test_c23_registered_latency_aggregates_over_rows() -> None:
     rows = rows_with_latencies([float(v) for v in range(100, 0, -1)])
     reg = default_registry()
-    assert reg.resolve("latency_p50").fn(rows) == 50.0  # type: ignore[union-attr]
-    assert reg.resolve("latency_p95").fn(rows) == 95.0  # type: ignore[union-attr]
-    assert reg.resolve("latency_p99").fn(rows) == 99.0  # type: ignore[union-attr]
-    assert reg.resolve("latency_mean").fn(rows) == 50.5  # type: ignore[union-attr]
+    assert agg("latency_p50")(rows) == 50.0
+    assert agg("latency_p95")(rows) == 95.0
+    assert agg("latency_p99")(rows) == 99.0
+    assert agg("latency_mean")(rows) == 50.5
     ten = rows_with_latencies([70, 10, 100, 40, 90, 20, 60, 30, 80, 50])
-    assert reg.resolve("latency_p95").fn(ten) == 100.0  # type: ignore[union-attr]
+    assert agg("latency_p95")(ten) == 100.0
     for name in ("latency_p50", "latency_p95", "latency_p99", "latency_mean"):
         assert reg.polarity(name) is False
         with pytest.raises(AggregateError, match="no rows"):
-            reg.resolve(name).fn([])  # type: ignore[union-attr]
+            agg(name)([])
 
 
 def test_percentile_argument_is_checked() -> None:
@@ -77,7 +83,7 @@ def test_an_errored_row_makes_every_aggregate_undefined() -> None:
     rows.append(CaseResult("bad", None, {}, "target 't' failed on case 'bad': boom", 3.0))
     for name in ("latency_p50", "latency_mean", "max_item_share", "entropy"):
         with pytest.raises(AggregateError, match="case 'bad' errored"):
-            default_registry().resolve(name).fn(rows)  # type: ignore[union-attr]
+            agg(name)(rows)
 
 
 # ------------------------------------------------------------------ diversity
@@ -86,13 +92,13 @@ def test_max_item_share_counts_queries_not_slots() -> None:
     rankings = [["hot", f"a{i}", f"b{i}"] if i < 40 else [f"c{i}", f"a{i}", f"b{i}"]
                 for i in range(100)]
     rows = rows_with_ids(rankings)
-    assert default_registry().resolve("max_item_share").fn(rows) == 0.4  # type: ignore[union-attr]
+    assert agg("max_item_share")(rows) == 0.4
 
 
 def test_max_item_share_dedupes_within_a_response_and_cuts_at_k() -> None:
     rows = rows_with_ids([["x", "x", "x", "y"], ["y", "z"], ["z", "w"], ["w", "x"]])
     reg = default_registry()
-    share = {n: reg.resolve(n).fn(rows)  # type: ignore[union-attr]
+    share = {n: agg(n)(rows)
              for n in ("max_item_share", "max_item_share@1", "max_item_share@3",
                        "max_item_share@10")}
     # all ids: x in q0,q3; y in q0,q1; z in q1,q2; w in q2,q3 -> 2/4
@@ -106,7 +112,7 @@ def test_max_item_share_dedupes_within_a_response_and_cuts_at_k() -> None:
 
 
 def test_entropy_normalised_to_unit_interval() -> None:
-    ent = default_registry().resolve("entropy").fn  # type: ignore[union-attr]
+    ent = agg("entropy")
     assert default_registry().polarity("entropy") is True
     # four items, each in exactly one response: uniform -> 1.0
     assert ent(rows_with_ids([["a"], ["b"], ["c"], ["d"]])) == pytest.approx(1.0)

@@ -7,6 +7,7 @@ map 0.2177, ndcg_cut_10 0.3645, P_10 0.2849, recall_100 0.4668, recip_rank 0.665
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -27,9 +28,9 @@ TREC_EVAL = {"ap": 0.2177, "ndcg@10": 0.3645, "precision@10": 0.2849, "recall@10
 
 
 @pytest.fixture(scope="module")
-def service() -> SearchService:
+def service() -> Iterator[SearchService]:
     svc = SearchService().start()
-    yield svc  # type: ignore[misc]
+    yield svc
     svc.stop()
 
 
@@ -45,7 +46,7 @@ def test_service_evaluated_end_to_end_over_http(service: SearchService, tmp_path
     assert aggs["latency_p50"] <= aggs["latency_p95"]
     back = RunResult.load(tmp_path / "run.jsonl")
     assert back.scores("ndcg@10") == run.scores("ndcg@10")
-    assert back.per_query[0].response.meta.keys() == {"took_ms"}  # type: ignore[union-attr]
+    assert back.per_query[0].response.meta.keys() == {"took_ms"}
 
 
 def test_same_rankings_through_trec_eval(service: SearchService) -> None:

@@ -151,5 +151,8 @@ def main() -> None:
             pass
 
 
+__all__ = ["SearchService", "main", "retrieval"]  # retrieval: reused by evaluate_service.py
+
+
 if __name__ == "__main__":
     main()

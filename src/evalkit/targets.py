@@ -60,7 +60,7 @@ class CallableTarget:
 
     def __init__(self, fn: Callable[[GoldenCase], Any], name: str | None = None) -> None:
         self.fn = fn
-        self.name = name or getattr(fn, "__name__", "callable")
+        self.name: str = name or str(getattr(fn, "__name__", "callable"))
 
     def invoke(self, case: GoldenCase) -> TargetResponse:
         """Call the wrapped function on ``case``; latency in ms is measured around it.

@@ -9,44 +9,46 @@ from evalkit import GoldenCase, TargetResponse
 from evalkit.registry import RegistryError, default_registry
 from evalkit.reporters import Report, ReportRow
 from evalkit.rows import CaseResult
-from evalkit.testing import conformance_checks, registered_plugin
+from evalkit.specs import ReporterSpec
+from evalkit.testing import ConformanceCheck, conformance_checks, registered_plugin
 
 
 @pytest.mark.parametrize("check", conformance_checks(plugin), ids=str)
-def test_conformance(check):
+def test_conformance(check: ConformanceCheck) -> None:
     check()
 
 
-def test_registers_its_three_names_for_one_test_only():
+def test_registers_its_three_names_for_one_test_only() -> None:
     before = default_registry()
     with registered_plugin(plugin) as registry:
         assert default_registry() is registry
         assert registry.polarity("keyword_recall") is True
         assert registry.polarity("answered_share") is True
-        assert registry.get("reporter", "tsv-summary").suffix == ".tsv"
+        reporter = registry.get("reporter", "tsv-summary")
+        assert isinstance(reporter, ReporterSpec) and reporter.suffix == ".tsv"
     assert default_registry() is before
 
 
-def test_keyword_recall_counts_keywords_found_as_words():
+def test_keyword_recall_counts_keywords_found_as_words() -> None:
     case = GoldenCase(id="q1", context={"keywords": ["Hydrogen", "proton", "electron"]})
     # "hydrogen" and "proton" occur as words; "electrons" is not the word "electron".
     response = TargetResponse(text="Hydrogen: one proton, one of the electrons.")
     assert plugin.keyword_recall(response, case) == pytest.approx(2 / 3)
 
 
-def test_keyword_recall_falls_back_to_the_expected_text():
+def test_keyword_recall_falls_back_to_the_expected_text() -> None:
     case = GoldenCase(id="q2", expected="Paris is the capital")
     assert plugin.keyword_recall(TargetResponse(text="paris, the capital"), case) == 0.75
     assert plugin.keyword_recall(TargetResponse(), case) == 0.0
 
 
-def test_keyword_recall_refuses_malformed_keywords():
+def test_keyword_recall_refuses_malformed_keywords() -> None:
     case = GoldenCase(id="q3", context={"keywords": "hydrogen"})
     with pytest.raises(ValueError, match="q3"):
         plugin.keyword_recall(TargetResponse(text="hydrogen"), case)
 
 
-def test_answered_share():
+def test_answered_share() -> None:
     rows = [
         CaseResult("a", TargetResponse(text="yes")),
         CaseResult("b", TargetResponse(text="   ")),
@@ -60,7 +62,7 @@ def test_answered_share():
         plugin.answered_share([CaseResult("e", None, error="timeout")])
 
 
-def test_tsv_reporter_renders_one_line_per_row():
+def test_tsv_reporter_renders_one_line_per_row() -> None:
     report = Report(
         kind="gate", title="evalkit gate", subject="run.jsonl", status="failed",
         summary="1 of 2 checks failed",
@@ -71,15 +73,16 @@ def test_tsv_reporter_renders_one_line_per_row():
         ),
     )
     with registered_plugin(plugin) as registry:
-        render = registry.get("reporter", "tsv-summary").render
-        assert render(report) == (
+        reporter = registry.get("reporter", "tsv-summary")
+        assert isinstance(reporter, ReporterSpec)
+        assert reporter.render(report) == (
             "name\tstatus\tmetric\tvalue\treference_value\tdifference\tp_value\n"
             "floor\tpass\tndcg@10\t0.5\t\t\t\n"
             "no_regress\tfail\trr\t0.25\t0.5\t-0.25\t0.01\n"
         )
 
 
-def test_a_name_taken_elsewhere_is_refused_naming_both():
+def test_a_name_taken_elsewhere_is_refused_naming_both() -> None:
     with (
         registered_plugin(plugin) as registry,
         pytest.raises(RegistryError, match=r"keyword_recall.*evalkit_example_plugin"),
