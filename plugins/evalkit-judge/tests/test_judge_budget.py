@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import math
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -112,7 +114,7 @@ def test_a_budget_that_fits_exactly_n_grades_yields_n_grades(n: int) -> None:
 
 
 def test_the_worst_case_is_held_while_a_request_is_in_flight() -> None:
-    budget = Budget(max_cost=10_000.0)
+    budget = Budget(max_cost=1_500.0)  # small enough for the input to be counted
     held: list[float] = []
 
     def answer(req: dict[str, Any]) -> Any:
@@ -124,6 +126,27 @@ def test_the_worst_case_is_held_while_a_request_is_in_flight() -> None:
     grade_all(judge, 2)
     assert held == [1124.0, 1124.0]  # 100 counted input + 1024 output tokens, at $1 each
     assert budget.reserved_usd == 0.0 and budget.in_flight == 0
+
+
+def test_tokens_are_counted_only_once_the_worst_case_might_not_fit() -> None:
+    # far from the limit, even the conservative worst case (request length / 3 + 500
+    # input tokens, 1024 output tokens) fits: no count is needed to admit the request
+    budget = Budget(max_cost=10_000.0)
+    judge, fake = counting_judge(budget, count=100)
+    def text(i: int) -> TargetResponse:  # requests of one length
+        return TargetResponse(text=f"answer {i:03d}")
+
+    body = judge.request(text(0), case(0))
+    conservative_worst = math.ceil(len(json.dumps(
+        body, sort_keys=True, ensure_ascii=False, separators=(",", ":"))) / 3) + 500 + 1024
+    with pytest.raises(BudgetExhausted):
+        for i in range(200):
+            judge(text(i), case(0))
+    assert fake.call_count == 83  # 83 * $120 = $9960; an 84th would pass $10,000
+    assert budget.report()["spent_usd"] == 83 * GRADE_USD
+    uncounted = len(fake.calls) + 1 - len(fake.count_calls)  # the refused one included
+    # requests were counted from the first whose conservative worst case did not fit
+    assert uncounted == math.floor((10_000 - conservative_worst) / GRADE_USD) + 1
 
 
 def test_without_token_counting_input_is_calibrated_from_earlier_replies() -> None:

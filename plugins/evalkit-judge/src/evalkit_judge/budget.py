@@ -11,9 +11,9 @@ through and the run stops as a whole, keeping every grade already stored.
 
 What ``max_cost`` guarantees: the money spent never passes ``max_cost`` by more than the
 amount by which the last request sent exceeded its expected cost, so by less than that
-one request's actual cost, whatever the concurrency (provided each request's worst case
-covers it, which :class:`~evalkit_judge.judge.LLMJudge` ensures by counting input tokens
-with the API; see ``docs/judge.md``).
+one request's actual cost, whatever the concurrency, provided no request in flight costs
+more than the worst case it holds (certain when :class:`~evalkit_judge.judge.LLMJudge`
+counted its input tokens with the API; see ``docs/judge.md``, "How --max-cost decides").
 
 In a dry run no request is sent: the budget counts the grades found in the cache and the
 ones that would be requested, with their estimated cost when prices are known.
@@ -285,6 +285,14 @@ class Budget:
             self.in_flight += 1
             self.reserved_usd += held
             return Reservation(held)
+
+    def headroom(self) -> float | None:
+        """What ``max_cost`` leaves after the money spent and the worst cases held for the
+        requests in flight, in US dollars (``None``: no ``max_cost``)."""
+        with self._lock:
+            if self.max_cost is None:
+                return None
+            return self.max_cost - self.spent_usd - self.reserved_usd
 
     def _stop(self, reason: str) -> NoReturn:
         """Record why the run stops, wake every waiting request and raise (lock held)."""

@@ -391,35 +391,46 @@ class LLMJudge:
     def _plan(self, body: Mapping[str, Any], budget: Budget) -> CostPlan:
         """``() -> (expected, worst)`` cost in US dollars of sending ``body`` now, from
         what this judge knows when it is called; ``(None, None)`` without a price. See
-        docs/judge.md, "Spending".
+        docs/judge.md, "How --max-cost decides".
 
-        Input tokens: counted once, here, by the API's token counting endpoint when the
-        spending is limited and the client has ``messages.count_tokens``; else scaled from
-        the reply of this judge with the most input tokens per character of request; else
-        (no reply yet) the conservative :data:`CHARS_PER_TOKEN` estimate. Output tokens:
-        ``max_tokens`` in the worst case; expected, the most any earlier reply of this
-        judge used (none before the first reply).
+        Input tokens, when the spending is limited and the worst case might not fit in
+        what the budget has left: counted once, here, by the API's token counting endpoint
+        (when the client has ``messages.count_tokens``). Otherwise estimated: expected, from
+        the reply of this judge with the most input tokens per character of request (before
+        any reply, the conservative :data:`CHARS_PER_TOKEN` estimate); worst, the larger
+        of that and the conservative estimate. Output tokens: ``max_tokens`` in the worst
+        case; expected, the most any earlier reply of this judge used (none before the
+        first reply).
         """
         price = self.price()
         if price is None:
             return lambda: (None, None)
         chars = len(_canonical_json(body))
+        conservative = math.ceil(chars / CHARS_PER_TOKEN) + TOOL_OVERHEAD_TOKENS
+
+        def estimated_input() -> tuple[int, int]:
+            with self._lock:
+                calibration = self._calibration
+            if calibration is None:
+                return conservative, conservative
+            seen_chars, seen_tokens = calibration
+            scaled = -(-seen_tokens * chars // seen_chars)  # ceil, in integers
+            return scaled, max(scaled, conservative)
+
         counted = None
-        if budget.max_cost is not None and budget.stopped is None:
+        headroom = budget.headroom()
+        if headroom is not None and budget.stopped is None \
+                and price.cost(Usage(estimated_input()[1], self.max_tokens)) > headroom:
             counted = self._counted_input_tokens(body)
 
         def plan() -> tuple[float | None, float | None]:
+            expected_in, worst_in = (counted, counted) if counted is not None \
+                else estimated_input()
             with self._lock:
-                calibration, most_output = self._calibration, self._most_output
-            tokens_in = counted
-            if tokens_in is None and calibration is not None:
-                seen_chars, seen_tokens = calibration
-                tokens_in = -(-seen_tokens * chars // seen_chars)  # ceil, in integers
-            if tokens_in is None:
-                tokens_in = math.ceil(chars / CHARS_PER_TOKEN) + TOOL_OVERHEAD_TOKENS
+                most_output = self._most_output
             expected_out = 0 if most_output is None else min(most_output, self.max_tokens)
-            return (price.cost(Usage(tokens_in, expected_out)),
-                    price.cost(Usage(tokens_in, self.max_tokens)))
+            return (price.cost(Usage(expected_in, expected_out)),
+                    price.cost(Usage(worst_in, self.max_tokens)))
 
         return plan
 
