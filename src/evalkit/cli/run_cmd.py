@@ -149,8 +149,9 @@ def command(
         show_default=False,
     )] = None,
     max_cost: Annotated[float | None, typer.Option(
-        "--max-cost", min=0.0, help="Stop the run cleanly before LLM-judge spending could "
-        "pass this many US dollars (the judge needs prices); --resume continues.",
+        "--max-cost", min=0.0, help="Stop the run cleanly once the next LLM-judge request "
+        "would not fit this many US dollars (the judge needs prices); spending passes it by "
+        "less than one request's cost (docs/judge.md). --resume continues.",
         show_default=False,
     )] = None,
 ) -> None:
