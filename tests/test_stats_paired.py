@@ -313,3 +313,27 @@ def test_auto_uses_t_test_for_binary_differences_only() -> None:
     scaled = paired_test({k: 5.0 * v for k, v in a.items()}, {k: 5.0 * v for k, v in b.items()},
                          "x")
     assert scaled.method == "t-test"
+
+
+@pytest.mark.parametrize("method", ["auto", "randomization", "t-test", "bootstrap-t",
+                                    "bootstrap"])
+def test_rounding_noise_is_no_difference(method: str) -> None:
+    # 30 queries whose scores differ only by 5e-17 (an nDCG summed in another order):
+    # every test must see zero differences, p = 1, not significant.
+    base = {f"q{i}": (i * 7 % 30) / 31 + 0.1 for i in range(30)}
+    cand = {k: v + (5e-17 if i % 2 else 0.0) for i, (k, v) in enumerate(base.items())}
+    r = paired_test(cand, base, "ndcg@10", method=method)
+    assert r.p_value == 1.0
+    assert r.significant is False
+    assert r.effect.ties == 30
+
+
+def test_equal_differences_up_to_rounding_are_degenerate() -> None:
+    # 0.7 - 0.5 and 0.4 - 0.2 differ in float64 (0.19999999999999996 vs
+    # 0.20000000000000004); docs/statistics.md: n = 2 constant differences give the
+    # t-test p = 0.5 and an unbounded interval.
+    r = paired_test({"a": 0.7, "b": 0.4}, {"a": 0.5, "b": 0.2}, "x", method="t-test")
+    assert r.degenerate == "constant"
+    assert r.p_value == 0.5
+    assert r.significant is False
+    assert abs(r.observed - 0.2) < 1e-15
