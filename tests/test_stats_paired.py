@@ -325,7 +325,7 @@ def test_rounding_noise_is_no_difference(method: str) -> None:
     r = paired_test(cand, base, "ndcg@10", method=method)
     assert r.p_value == 1.0
     assert r.significant is False
-    assert r.effect.ties == 30
+    assert r.effect is not None and r.effect.ties == 30
 
 
 def test_equal_differences_up_to_rounding_are_degenerate() -> None:
