@@ -522,6 +522,51 @@ def test_power_at_common_sizes(n: str) -> None:
     assert mde == pytest.approx(2.8 / math.sqrt(int(n)), rel=0.02)
 
 
+@pytest.mark.parametrize(("args", "message"), [
+    (["--sd", "0.1", "-e", "0"], "error: --effect 0: a difference of 0 cannot be detected at "
+     "any number of queries; give the smallest true difference worth detecting, e.g. -e 0.02"),
+    (["--sd", "0.1", "-e", "0.02", "-e", "0"], "error: --effect 0: a difference of 0 cannot"),
+    (["--sd", "0.1", "-e", "-0.01", "--alternative", "greater"],
+     "error: --effect -0.01 points against --alternative greater, which tests for a positive "
+     "difference (candidate - baseline); give a positive effect, or use --alternative "
+     "two-sided"),
+    (["--sd", "0.1", "-e", "0.01", "--alternative", "less"],
+     "error: --effect 0.01 points against --alternative less, which tests for a negative "
+     "difference"),
+    ([str(RUN), str(RUN), "--qrels", str(QRELS), "-e", "0"], "error: --effect 0: a difference"),
+])
+def test_power_refuses_an_effect_it_cannot_plan_for(args: list[str], message: str) -> None:
+    res = invoke("power", *args)
+    assert res.exit_code == 2 and res.stdout == ""
+    assert res.stderr.startswith(message) and res.stderr.count("\n") == 1, res.stderr
+
+
+def test_power_shows_small_figures_with_their_digits() -> None:
+    res = ok("power", "--sd", "0.1", "-n", "100000000", "-e", "1e-5")
+    rows = {line.split()[0]: line.split() for line in res.stdout.splitlines()}
+    # at n = 1e8 the noncentral t is the normal: mde = (z_0.975 + z_0.8) sd / sqrt(n)
+    z = statistics.NormalDist()
+    mde = (z.inv_cdf(0.975) + z.inv_cdf(0.8)) * 0.1 / 1e4
+    assert rows["100000000"] == ["100000000", f"{mde:.4g}"] and "e-05" in f"{mde:.4g}"
+    power = z.cdf(1e-5 / 1e-5 - z.inv_cdf(0.975)) + z.cdf(-1 - z.inv_cdf(0.975))
+    assert rows["+1e-05"] == ["+1e-05", "n/a", f"{100 * power:.1f}%"]
+    assert "0.0000" not in res.stdout
+    # figures from 0.001 up keep four decimals
+    usual = ok("power", "--sd", "0.1", "-n", "50", "-e", "0.02").stdout
+    assert any(line.split()[:1] == ["+0.0200"] for line in usual.splitlines())
+
+
+@pytest.mark.parametrize(("x", "signed", "text"), [
+    (0.0404, False, "0.0404"), (0.02, True, "+0.0200"), (0.001, False, "0.0010"),
+    (2.8016e-05, False, "2.802e-05"), (-4e-07, True, "-4e-07"), (1e-05, True, "+1e-05"),
+    (0.0, True, "+0.0000"), (float("nan"), False, "NaN"), (float("inf"), True, "+inf"),
+])
+def test_planning_figures_keep_small_values(x: float, signed: bool, text: str) -> None:
+    from evalkit.formatting import figure
+
+    assert figure(x, signed=signed) == text
+
+
 def test_power_usage_errors() -> None:
     _fails_cleanly(invoke("power"), "--sd")
     _fails_cleanly(invoke("power", "--sd", "1"), "-n")

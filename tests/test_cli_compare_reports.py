@@ -163,12 +163,18 @@ def test_compare_writes_junit_markdown_and_json_reports(runs: Runs, tmp_path: Pa
         assert props["status"] == status(e) and props["coverage"] == f"{e.n} queries"
 
     md = md_path.read_text()
-    assert "| metric | bm25 | tfidf | difference | CI | p | p (adjusted) | result | n |" in md
+    # the adjusted p's column names the correction (Holm is compare's default)
+    assert "| metric | bm25 | tfidf | difference | CI | p | p (Holm) | result | n |" in md
     for m, e in want.items():
         line = (f"| {m} | {e.cand_mean:.4f} | {e.base_mean:.4f} | {e.diff:+.4f} | "
                 f"[{e.ci_low:+.4f}, {e.ci_high:+.4f}] | {p_text(e.p)} | {p_text(e.p_holm)} | "
                 f"{status(e)} | {e.n} queries |")
         assert line in md, md
+        # each detail is named once by its metric, and says which correction adjusted p
+        detail = (f"- `{m}`: bm25 minus tfidf = {e.diff:+.4f}, 95% CI [{e.ci_low:+.4f}, "
+                  f"{e.ci_high:+.4f}], p {'< 0.0001' if e.p < 1e-4 else f'= {e.p:.4f}'}, "
+                  "adjusted by Holm: p ")
+        assert detail in md, md
 
 
 def test_a_report_on_stdout_sends_the_table_to_stderr(runs: Runs) -> None:
@@ -229,3 +235,67 @@ def test_json_and_a_report_on_stdout_are_refused(runs: Runs) -> None:
                  "--report", "markdown:-")
     assert res.exit_code == 2
     assert "--json and --report markdown:-" in res.stderr
+
+
+def skewed_notes(base: Path, cand: Path, metrics: list[str]) -> dict[str, str]:
+    """``{metric: note}`` for the metrics whose differences are skewed enough (|G1| > 1 at
+    n < 100) for the t-test note, G1 (adjusted Fisher-Pearson) from scipy."""
+    scipy_stats = pytest.importorskip("scipy.stats")
+    out: dict[str, str] = {}
+    for m in metrics:
+        b, c = per_query(base, m), per_query(cand, m)
+        g1 = float(scipy_stats.skew([c[q] - b[q] for q in b], bias=False))
+        if abs(g1) > 1 and len(b) < 100:
+            out[m] = (f"differences are skewed (G1 = {g1:.2f}); at this n the t-test's error "
+                      "rate can drift from alpha")
+    return out
+
+
+def test_each_note_names_its_metric_and_pair_once(runs: Runs, tmp_path: Path) -> None:
+    metrics = ["ap", "ndcg@10", "rr"]
+    md_path = tmp_path / "compare.md"
+    # the TREC file scores exactly like bm25.jsonl: its notes repeat word for word
+    res = invoke("compare", runs.tfidf, runs.bm25, runs.trec_bm25, "--qrels", QRELS,
+                 "-m", ",".join(metrics), "--test", "t-test", "--report", f"markdown:{md_path}")
+    assert res.exit_code == 0, res.output
+    want = skewed_notes(runs.tfidf, runs.bm25, metrics)
+    assert want  # the data hold at least one skewed metric, or the test tests nothing
+    notes = [line for line in res.stdout.splitlines() if line.startswith("note: ")]
+    assert notes == [f"note: {m} (bm25 vs tfidf); {m} (run.bm25 vs tfidf): {text}"
+                     for m, text in want.items()]
+    # the report carries the same labelled notes
+    md = md_path.read_text()
+    for m, text in want.items():
+        assert f"> {m} (bm25 vs tfidf); {m} (run.bm25 vs tfidf): {text}" in md
+
+
+def test_the_adjusted_p_column_names_the_correction(runs: Runs) -> None:
+    for correction, label in (("holm", "Holm"), ("bh", "Benjamini-Hochberg")):
+        res = invoke("compare", runs.tfidf, runs.bm25, "-m", "ap,rr", "--test", "t-test",
+                     "--correction", correction, "--report", "markdown:-")
+        assert res.exit_code == 0, res.output
+        assert "| metric | bm25 | tfidf | difference | CI | p | p (" + label + ") |" in res.stdout
+        assert "p (adjusted)" not in res.stdout
+        for m in ("ap", "rr"):
+            e = t_test(runs.tfidf, runs.bm25, m)
+            assert f"- `{m}`: bm25 minus tfidf = {e.diff:+.4f}, 95% CI" in res.stdout
+            assert f"adjusted by {label}: p" in res.stdout
+            assert f"`{m}`: {m}:" not in res.stdout  # the metric is named once
+    plain = invoke("compare", runs.tfidf, runs.bm25, "-m", "ap", "--test", "t-test",
+                   "--correction", "none", "--report", "json:-")
+    doc = json.loads(plain.stdout)
+    assert doc["correction"] is None and doc["rows"][0]["p_adjusted"] is None
+    assert "adjusted" not in doc["rows"][0]["detail"]
+
+
+def test_a_report_of_stats_results_names_their_correction(runs: Runs) -> None:
+    from evalkit.reporters import report_from_comparison
+    from evalkit.reporters.markdown import render_markdown
+    from evalkit.results import RunResult
+    from evalkit.stats import compare_runs
+
+    base, cand = RunResult.load(runs.tfidf), RunResult.load(runs.bm25)
+    family = compare_runs(base, [cand], ["ap", "rr"], method="t-test", correction="bh")
+    report = report_from_comparison(family.results)
+    assert report.correction == "Benjamini-Hochberg"
+    assert "| p (Benjamini-Hochberg) |" in render_markdown(report)

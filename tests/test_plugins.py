@@ -45,6 +45,10 @@ from evalkit.registry import (
 )
 
 REPO = Path(__file__).resolve().parents[1]
+
+# These tests load broken plugins on purpose and read their status from the registry; the
+# warning each failed plugin also raises is tested in test_plugins_messages.py.
+pytestmark = pytest.mark.filterwarnings("ignore::evalkit.plugins.PluginLoadWarning")
 EXAMPLE = REPO / "examples" / "evalkit-example-plugin"
 
 PLUGIN_SOURCE = """

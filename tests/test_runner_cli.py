@@ -141,6 +141,56 @@ def test_incomplete_run_exits_1_and_resume_completes_it(tmp_path: Path,
     assert "config target_kwargs.prefix: 'd' -> 'x'" in res.stderr
 
 
+def test_resume_says_how_many_rows_were_kept_and_cases_called(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    module = f"evalkit_test_targets_{next(_ids)}"
+    (tmp_path / "goldens.jsonl").write_text(GOLDENS)
+    calls = tmp_path / "calls.log"  # every call the target receives, one id per line
+    (tmp_path / f"{module}.py").write_text(
+        "from pathlib import Path\n"
+        "from evalkit.targets import CallableTarget\n"
+        "HERE = Path(__file__).parent\n"
+        "def make(prefix='d', name='mine'):\n"
+        "    def rank(case):\n"
+        "        with open(HERE / 'calls.log', 'a') as fh:\n"
+        "            fh.write(case.id + '\\n')\n"
+        "        if (HERE / f'fail-{case.id}').exists():\n"
+        "            raise RuntimeError('flaky ' + case.id)\n"
+        "        return [prefix + case.id[1:], 'other']\n"
+        "    return CallableTarget(rank, name=name)\n"
+    )
+    (tmp_path / "evalkit.yaml").write_text(yaml_config(module))
+    (tmp_path / "fail-q2").write_text("")
+    monkeypatch.chdir(tmp_path)
+    assert runner.invoke(app, ["run", "--no-progress"]).exit_code == 1
+    (tmp_path / "fail-q2").unlink()
+    calls.write_text("")
+    res = runner.invoke(app, ["run", "--no-progress", "--resume"])
+    assert res.exit_code == 0, res.output
+    assert calls.read_text().split() == ["q2"]  # only the errored case was called again
+    assert ("resume: 2 row(s) kept from the earlier run, 1 case(s) called now (1 of them "
+            "had errored before)") in res.stdout.splitlines()
+    # a run cut short: its last row never reached the file
+    artifact = tmp_path / "runs" / "mine.jsonl"
+    lines = artifact.read_text().splitlines(keepends=True)
+    artifact.write_text("".join(lines[:-1]))
+    calls.write_text("")
+    res = runner.invoke(app, ["run", "--no-progress", "--resume", "--json"])
+    assert res.exit_code == 0, res.output
+    assert calls.read_text().split() == ["q3"]
+    assert json.loads(res.stdout)["resume"] == {"kept": 2, "called": 1, "retried": 0}
+    # nothing to resume: a new run, and it says so
+    calls.write_text("")
+    res = runner.invoke(app, ["run", "--no-progress", "--resume", "-o", "runs/other.jsonl"])
+    assert res.exit_code == 0, res.output
+    assert sorted(calls.read_text().split()) == ["q1", "q2", "q3"]
+    assert "resume: no earlier run in the artifact; all 3 case(s) were called" in res.stdout
+    # without --resume nothing is said about resuming
+    res = runner.invoke(app, ["run", "--no-progress", "--overwrite"])
+    assert res.exit_code == 0 and "resume:" not in res.stdout
+
+
 def test_rescore_command(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     module = project(tmp_path)
     (tmp_path / "evalkit.yaml").write_text(yaml_config(module))

@@ -7,6 +7,7 @@ no HTTP), with recall and binary nDCG written out by hand.
 from __future__ import annotations
 
 import importlib.util
+import itertools
 import math
 import socket
 import sys
@@ -76,6 +77,45 @@ def test_custom_client_example(monkeypatch: pytest.MonkeyPatch) -> None:
         assert run.header["aggregates"]["cost_per_case"] == pytest.approx(0.0004)
         assert run.header["status"] == "complete"
     assert baseline.mean("recall@5") == 0.5 and candidate.mean("recall@5") == 0.95
-    assert "recall@5        0.5000     0.9500  +0.4500" in text
+    lines = text.splitlines()
+    # the table's column is as wide as its longest name, so every row lines up
+    table = lines[:lines.index("")]
+    assert table[0].split() == ["metric", "baseline", "candidate", "delta"]
+    assert set(table[1]) == {"-"}
+    width = len("max_item_share@1")
+    for line in table[2:]:
+        assert line[width:width + 2] == "  " and line[:width].strip() == line.split()[0]
+        assert len(line) == len(table[0])
+    assert "recall@5             0.5000     0.9500   +0.4500" in lines
+    assert "max_item_share@1     0.2000     0.2000   +0.0000" in lines
+    assert "cost_per_case        0.0004     0.0004   +0.0000" in lines
+
+    # the default test, recomputed here: recall@1's differences are 0/1, so the paired
+    # t-test; the others by exact enumeration of the 2^10 sign patterns
+    by_version = {v: {q: s(t, 10) for q, (t, _) in GOLDEN.items()}
+                  for v, s in (("b", bookshop.search_v1), ("c", bookshop.search_v2))}
+    diffs = {m: [fn(by_version["c"][q], rel) - fn(by_version["b"][q], rel)
+                 for q, (_, rel) in GOLDEN.items()]
+             for m, fn in (("recall@1", lambda r, g: recall(r, g, 1)),
+                           ("recall@5", lambda r, g: recall(r, g, 5)),
+                           ("ndcg@10", ndcg10))}
+    stats = pytest.importorskip("scipy.stats")
+    p_t = float(stats.ttest_1samp(diffs["recall@1"], 0.0).pvalue)
+    assert "  recall@1  +0.1000  95% CI [" in text
+    assert f"p = {p_t:.4f}  not significant (t-test)" in text
+    for m in ("recall@5", "ndcg@10"):
+        d = diffs[m]
+        observed = abs(sum(d))
+        hits = sum(1 for signs in itertools.product((1, -1), repeat=len(d))
+                   if abs(sum(s * x for s, x in zip(signs, d, strict=True)))
+                   >= observed - 1e-12)
+        mean = sum(d) / len(d)
+        assert (f"  {m:<8}  {mean:+.4f}  95% CI [" in text
+                and f"p = {hits / 2 ** len(d):.4f}  REAL (randomization, exact)" in text), m
     assert "Paired bootstrap (2,000 resamples, candidate - baseline):" in text
-    assert "  recall@5   +0.4500  95% CI [" in text
+    assert "  recall@5  +0.4500  95% CI [" in text
+    # ten cases: the bootstrap is labelled as not to be trusted at this n
+    note = " ".join(line.strip() for line in lines[lines.index("") + 1:]
+                    if line.startswith(("note:", "      ")))
+    assert note.startswith("note: only 10 cases.")
+    assert "docs/statistics.md" in note and "take the verdict from paired_test" in note

@@ -15,6 +15,7 @@ from evalkit.evaluation import evaluate
 from evalkit.goldens import GoldenSet
 from evalkit.registry import use_registry
 from evalkit.results import RunResult
+from evalkit.scoring import RunAborted, resolve_metrics, score_cases
 from evalkit.targets import CallableTarget, TargetResponse
 
 
@@ -98,6 +99,44 @@ def test_a_stop_signal_keeps_running_cases_and_starts_no_new_one(tmp_path: Path)
     assert sorted(started) == ["c0", "c1", "c2"]
     kept = [json.loads(x)["id"] for x in art.read_text().splitlines()[1:]]
     assert sorted(kept) == ["c0", "c1"]
+
+
+class NoCredentials(ValueError):
+    pass
+
+
+def test_a_run_aborted_by_a_metric_raises_its_error_once_and_stays_resumable(
+        tmp_path: Path) -> None:
+    # A metric that can score no case (a judge without credentials) raises RunAborted:
+    # the per-case handlers let it through, so the run stops at the first case instead
+    # of recording the same error on all 12, and evaluate raises the error it carries.
+    calls: list[str] = []
+    broken = [True]
+
+    def metric(response: TargetResponse, case: GoldenCase) -> float:
+        calls.append(case.id)
+        if broken[0]:
+            raise RunAborted(NoCredentials("set THE_KEY"))
+        return 1.0
+
+    art = tmp_path / "run.jsonl"
+    with use_registry(plugins=False) as reg:
+        reg.register_metric("m", higher_is_better=True)(metric)
+        with pytest.raises(NoCredentials, match="set THE_KEY") as info:
+            evaluate(CallableTarget(lambda case: ["a"]), cases(12), ["m"],
+                     max_concurrency=1, artifact=art, progress=False)
+        assert isinstance(info.value.__cause__, RunAborted)
+        assert calls == ["c0"]
+        assert art.read_text().splitlines()[1:] == []  # no errored row was written
+        # score_cases, the path of every runner, raises the error too, not a MetricError
+        with pytest.raises(NoCredentials):
+            score_cases([TargetResponse(ranked_ids=["a"])], [cases(1).get("c0")],
+                        resolve_metrics(["m"]))
+        broken[0] = False  # the cause is fixed: resuming scores every case
+        run = evaluate(CallableTarget(lambda case: ["a"]), cases(12), ["m"],
+                       max_concurrency=1, artifact=art, resume=True, progress=False)
+    assert run.header["status"] == "complete"
+    assert run.scores("m") == {f"c{i}": 1.0 for i in range(12)}
 
 
 def test_an_unexpected_error_in_a_worker_propagates() -> None:

@@ -12,7 +12,13 @@ import pytest
 from scipy import stats
 
 from evalkit.results import QueryResult, RunResult
-from evalkit.stats import DEFAULT_METHOD, paired_bootstrap, paired_test
+from evalkit.stats import (
+    CI_OF_METHOD,
+    DEFAULT_METHOD,
+    compare_runs,
+    paired_bootstrap,
+    paired_test,
+)
 from evalkit.stats._kernels import bootstrap_sums, signflip_sums
 from evalkit.stats.effects import effect_sizes
 
@@ -251,6 +257,34 @@ def test_bad_options_raise() -> None:
         paired_test(a, b, "m", alpha=1.5)
     with pytest.raises(ValueError, match="alternative"):
         paired_test(a, b, "m", alternative="both")
+
+
+@pytest.mark.parametrize("method", ["t-test", "bootstrap", "bootstrap-t", "auto"])
+def test_inversion_interval_goes_only_with_the_randomization_test(method: str) -> None:
+    # the inversion interval is the set of means the sign-flip test does not reject: it
+    # is no interval of another test (and "auto" may run the t-test), so it is refused
+    # whatever the data, naming the combinations that are allowed
+    a, b = pair([0.3, -0.1, 0.2, 0.5, -0.4, 0.1, 0.25])
+    with pytest.raises(ValueError) as err:
+        paired_test(a, b, "m", method=method, ci="inversion")
+    message = str(err.value)
+    assert "ci='inversion' inverts the randomization test" in message
+    assert f"not method={method!r}" in message
+    assert "Allowed combinations: method='randomization'" in message
+    assert "'percentile', 'bca', 'bootstrap-t', 't'" in message
+    with pytest.raises(ValueError, match="goes only with method='randomization'"):
+        compare_runs(a, [b], "m", method=method, ci="inversion")
+    # every other interval still goes with this method, and inversion with randomization
+    for ci in ("percentile", "bca", "bootstrap-t", "t"):
+        assert paired_test(a, b, "m", method=method, ci=ci, n_resamples=200).ci_method == ci
+    r = paired_test(a, b, "m", method="randomization", ci="inversion")
+    assert (r.method, r.ci_method) == ("randomization", "inversion")
+
+
+def test_the_command_line_refuses_the_same_combinations() -> None:
+    from evalkit.cli.compare_cmd import CI_OF_TEST
+
+    assert CI_OF_TEST == CI_OF_METHOD
 
 
 # ---------------------------------------------------------------------------

@@ -38,6 +38,7 @@ their definition versions, aggregates) or the golden set differs from the curren
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import queue
@@ -52,6 +53,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 from evalkit.cases import GoldenCase
 from evalkit.goldens import GoldenSet, load_goldens
+from evalkit.outputs import writing
 from evalkit.registry import RegistryError, default_registry
 from evalkit.results import SCHEMA_VERSION, ArtifactError, RunResult
 from evalkit.rows import CaseResult, case_result_from_json
@@ -115,7 +117,9 @@ def evaluate(
         A :class:`RunResult` of :class:`CaseResult` rows in golden-set order. Its header
         has ``status`` (``"complete"``/``"incomplete"``), ``errors`` (count),
         ``error_ids``, ``aggregates`` (``{name: value}``, empty when incomplete) and
-        ``aggregate_errors``.
+        ``aggregate_errors``; a resumed run also has ``resumed`` (how many times) and
+        ``resume``, what the last resume did: ``{"kept": rows kept from the earlier run,
+        "called": cases called, "retried": how many of those had errored}``.
 
     Raises:
         RegistryError: an unknown metric or aggregate name (before any call is made).
@@ -124,6 +128,9 @@ def evaluate(
         ResumeError: ``resume`` and the config or golden set changed (says what).
         ArtifactError: ``resume`` and the artifact is not a readable target run.
         KeyboardInterrupt: re-raised after the artifact is synced; resume continues it.
+        Exception: the error of a metric's :class:`~evalkit.scoring.RunAborted` (a
+            failure that is not a case's, such as an LLM judge without credentials),
+            raised once after the artifact is synced; resume continues the run.
     """
     if isinstance(max_concurrency, bool) or not isinstance(max_concurrency, int) \
             or max_concurrency < 1:
@@ -149,6 +156,11 @@ def evaluate(
             header["created"] = old_header.get("created", header["created"])
             header["resumed"] = int(old_header.get("resumed", 0)) + 1
             kept = {r.case_id: r for r in old_rows if r.error is None and r.case_id in gset}
+            errored = {r.case_id for r in old_rows if r.error is not None}
+            header["resume"] = {
+                "kept": len(kept), "called": sum(1 for c in gset if c.id not in kept),
+                "retried": sum(1 for c in gset if c.id in errored and c.id not in kept),
+            }
             writer.start(header, [kept[c.id] for c in gset if c.id in kept])
         else:
             if path.exists() and not resume and not overwrite:
@@ -325,7 +337,8 @@ def _execute(
     batch (those that completed together), so that the caller writes them at once.
 
     A worker whose call raises a :class:`BaseException` that is not an ``Exception`` (an
-    LLM judge's spending limit) or an unexpected error stops the run: no worker takes a
+    LLM judge's spending limit) or an unexpected error (such as the error of a metric's
+    :class:`~evalkit.scoring.RunAborted`) stops the run: no worker takes a
     new case, the rows of the cases already running are still yielded, then the first
     such exception is raised. When the caller stops iterating (Ctrl-C), the workers take
     no new case and finish the calls they are in.
@@ -668,24 +681,28 @@ class _ArtifactWriter:
 
         Kept rows (a resume) are rewritten atomically (temporary file, fsync, rename), so
         a crash never loses them; a new run just writes its header line.
+
+        Raises:
+            evalkit.outputs.UnwritableError: the artifact cannot be written (names it).
         """
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        if not rows:
-            self._fh = self.path.open("w", encoding="utf-8")
-            self._fh.write(json.dumps(dict(header)) + "\n")
-            self._fh.flush()
-            self._last_sync = time.monotonic()  # synced with the rows, by the same clock
-            return
-        tmp = self.path.with_name(self.path.name + ".tmp")
-        with tmp.open("w", encoding="utf-8") as fh:
-            fh.write(json.dumps(dict(header)) + "\n")
-            fh.write("".join(self._encode(r) for r in rows))
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, self.path)
-        _sync_dir(self.path.parent)
-        self._fh = self.path.open("a", encoding="utf-8")
-        self._last_sync = time.monotonic()
+        with writing(self.path):
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            if not rows:
+                self._fh = self.path.open("w", encoding="utf-8")
+                self._fh.write(json.dumps(dict(header)) + "\n")
+                self._fh.flush()
+                self._last_sync = time.monotonic()  # synced with the rows, by the same clock
+                return
+            tmp = self.path.with_name(self.path.name + ".tmp")
+            with tmp.open("w", encoding="utf-8") as fh:
+                fh.write(json.dumps(dict(header)) + "\n")
+                fh.write("".join(self._encode(r) for r in rows))
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, self.path)
+            _sync_dir(self.path.parent)
+            self._fh = self.path.open("a", encoding="utf-8")
+            self._last_sync = time.monotonic()
 
     def _encode(self, row: CaseResult) -> str:
         line = json.dumps(row.to_json()) + "\n"
@@ -699,7 +716,7 @@ class _ArtifactWriter:
         """Append ``rows`` with one write, flush, and fsync if ``interval`` has passed."""
         if self._fh is None:
             raise RuntimeError("artifact writer is closed")
-        with self._lock:
+        with self._lock, writing(self.path):
             self._fh.write("".join(self._encode(r) for r in rows))
             self._fh.flush()
             now = time.monotonic()
@@ -728,14 +745,16 @@ class _ArtifactWriter:
             line = self._lines.get(row.query_id)
             lines.append(line if line is not None else json.dumps(row.to_json()) + "\n")
         tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
-        try:
-            with tmp.open("w", encoding="utf-8") as fh:
-                fh.write("".join(lines))
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, self.path)
-        finally:
-            tmp.unlink(missing_ok=True)
+        with writing(self.path):
+            try:
+                with tmp.open("w", encoding="utf-8") as fh:
+                    fh.write("".join(lines))
+                    fh.flush()
+                    os.fsync(fh.fileno())
+                os.replace(tmp, self.path)
+            finally:
+                with contextlib.suppress(OSError):  # never hides the error being raised
+                    tmp.unlink(missing_ok=True)
         _sync_dir(self.path.parent)
 
 

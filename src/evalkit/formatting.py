@@ -7,6 +7,8 @@
   (``p = 0.0123``, ``p < 0.0001``).
 * :func:`signed` writes a difference or an interval bound with its sign, and never prints a
   value that rounds to zero as ``-0.0000``.
+* :func:`figure` writes a planning figure with 4 decimals, or 4 significant digits below
+  1e-3, so that a small effect is never shown as ``0.0000``.
 
 The statistics are imported only when a p-value is formatted.
 """
@@ -44,4 +46,24 @@ def signed(x: float, digits: int = 4) -> str:
     return f"{0.0:+.{digits}f}" if float(text) == 0.0 else text
 
 
-__all__ = ["p_cell", "p_phrase", "signed"]
+_with_sign = signed  # ``figure``'s argument ``signed`` hides the function
+
+
+def figure(x: float, signed: bool = False, digits: int = 4) -> str:
+    """A planning figure (an effect, a detectable difference, a spread) for a table:
+    ``digits`` decimals (``0.0404``, ``+0.0200``), or ``digits`` significant digits when
+    it is below ``1e-3`` in size, so that a small value is never shown as ``0.0000``
+    (``1.26e-05``, ``+1e-05``). Zero, infinities and NaN are written as by :func:`signed`.
+    """
+    if math.isfinite(x) and x != 0 and abs(x) < 1e-3:
+        return f"{x:+.{digits}g}" if signed else f"{x:.{digits}g}"
+    if signed:
+        return _with_sign(x, digits)
+    if math.isnan(x):
+        return "NaN"
+    if math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    return f"{x:.{digits}f}"
+
+
+__all__ = ["figure", "p_cell", "p_phrase", "signed"]

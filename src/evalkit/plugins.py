@@ -20,6 +20,7 @@ import os
 import re
 import sys
 import traceback
+import warnings
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from importlib import metadata
@@ -77,6 +78,14 @@ class PluginError(Exception):
     """A plugin object cannot be registered (raised by :func:`collect_records`)."""
 
 
+class PluginLoadWarning(UserWarning):
+    """A plugin failed to load (import, hooks or records); evalkit carries on without it.
+
+    :func:`load_plugins` issues one per failed plugin, naming it and the error; the command
+    line prints each as one ``warning:`` line on stderr.
+    """
+
+
 @dataclass
 class PluginInfo:
     """What discovery learned about one plugin.
@@ -124,6 +133,11 @@ def new_plugin_manager() -> pluggy.PluginManager:
 
 
 def _short_error(exc: BaseException) -> str:
+    """One line for ``exc``: ``ValueError: ...``; a syntax error names its file and line
+    (``/proj/myplug.py:3: invalid syntax``), which its last line alone would lose."""
+    if isinstance(exc, SyntaxError) and exc.filename:
+        where = f"{exc.filename}:{exc.lineno}" if exc.lineno else exc.filename
+        return f"{where}: {exc.msg}"
     return traceback.format_exception_only(type(exc), exc)[-1].strip()
 
 
@@ -419,6 +433,7 @@ def load_plugins(
     entry_points: Iterable[metadata.EntryPoint] | None = None,
     selection: PluginSelection | None = None,
     strict: bool = True,
+    warn: bool = True,
 ) -> list[PluginInfo]:
     """Discover and register the kernel built-ins, the enabled plugins and local plugins.
 
@@ -431,6 +446,8 @@ def load_plugins(
             ``EVALKIT_PLUGINS`` (see :func:`evalkit.pyproject_config.plugin_selection`).
         strict: raise on a listed plugin that is missing or at the wrong version;
             otherwise record it as a failed plugin (the listing does this).
+        warn: issue a :class:`PluginLoadWarning` per failed plugin (the listing, which
+            shows them, passes False).
 
     Returns:
         One :class:`PluginInfo` per plugin, also kept on ``registry.plugins``.
@@ -475,7 +492,24 @@ def load_plugins(
         register_plugin_object(registry, plugin, provider, info=info)
     registry.plugins.extend(info for info, _ in problems)
     _load_local_plugins(registry, selection)
+    if warn:
+        for info in registry.plugins:
+            if info.status == "failed":
+                # stacklevel 1: the warning is issued by this module, which is how the
+                # command line recognises it without importing this module (and pluggy)
+                warnings.warn(failure_message(info), PluginLoadWarning, stacklevel=1)
     return list(registry.plugins)
+
+
+def failure_message(info: PluginInfo) -> str:
+    """One line saying which plugin failed and why (the text of its warning)."""
+    if info.origin == "local":
+        who = f"local plugin module {info.module!r}"
+    else:
+        version = f" {info.version}" if info.version else ""
+        who = f"plugin {info.name!r} ({info.distribution or info.module}{version})"
+    return (f"{who} failed to load: {info.error}; commands run without it "
+            "(see `evalkit plugins list`)")
 
 
 def _note_entry_point_conflicts(registry: Registry, enabled: list[Candidate]) -> None:
@@ -653,7 +687,8 @@ def plugin_report(
     """
     selection = plugin_selection(config, environ=environ)
     registry = Registry()
-    load_plugins(registry, selection=selection, entry_points=entry_points, strict=False)
+    load_plugins(registry, selection=selection, entry_points=entry_points, strict=False,
+                 warn=False)
     for info in registry.plugins:
         if info.origin == "kernel" and info.location is None:
             with contextlib.suppress(metadata.PackageNotFoundError):
@@ -785,7 +820,11 @@ def sync_hook_reference(path: str | os.PathLike[str], *, write: bool = False) ->
     if current == fresh:
         return True
     if write:
-        p.write_text(text[:start] + fresh + text[end + len(REFERENCE_END):], encoding="utf-8")
+        from evalkit.outputs import writing
+
+        with writing(p):
+            p.write_text(text[:start] + fresh + text[end + len(REFERENCE_END):],
+                         encoding="utf-8")
         return True
     return False
 

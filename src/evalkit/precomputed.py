@@ -105,7 +105,7 @@ def load_run_input(run: RunInput, name: str | None = None) -> RankedRun:
 
     Raises:
         FileNotFoundError: no such file. TrecFormatError (ValueError): a malformed file.
-        ValueError: a score that is NaN or not a number.
+        ValueError: a score that is not a finite number (NaN, inf, -inf) or not a number.
         RegistryError: no run loader is installed.
     """
     if isinstance(run, RankedRun):

@@ -272,9 +272,12 @@ def plugin_selection(
     where = f"{tool.path} [tool.evalkit]"
     plugins = _string_list(table, "plugins", where)
     local = _string_list(table, "local_plugins", where) or []
-    for module in local:
+    for i, module in enumerate(local):
         if not _MODULE_RE.match(module):
             raise ConfigError(f"{where}: local_plugins entry {module!r} is not a module name")
+        if module in local[:i]:
+            raise ConfigError(f"{where} local_plugins: {module!r} is listed twice; list each "
+                              "module once")
     if ENV_PLUGINS in env:
         raw = split_env_list(env[ENV_PLUGINS])
         chosen_local = tuple(m for m in local if m in raw)

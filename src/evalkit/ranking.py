@@ -6,6 +6,11 @@ trec_eval's ``form_res_rels.c`` (for UTF-8 text that is the same as comparing co
 points, which is what Python's ``str`` comparison does). The rank column of a TREC run file
 and the order of its lines play no part.
 
+Every score must be a finite number. NaN has no place in the order, and trec_eval (which
+reads scores with ``atof``) would put an infinite score above, or below, every finite one:
+a ranking that says "first whatever the model scored" belongs in a finite score, so
+``inf``, ``-inf`` and ``nan`` are refused alike, naming the query, document and value.
+
 :func:`rank_arrays` is the single implementation of that order. :func:`rank_mapping` and
 :func:`rank_run` (``{qid: {doc: score}}`` input) and the TREC run loader of the
 ``evalkit-retrieval`` plugin all call it.
@@ -13,6 +18,7 @@ and the order of its lines play no part.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -77,7 +83,7 @@ def rank_mapping(scores: Mapping[str, float]) -> list[str]:
     """Doc ids of one query, ordered by score descending, ties by doc id descending.
 
     Raises:
-        ValueError: a score is NaN or not a number.
+        ValueError: a score is not a finite number (NaN, inf, -inf) or not a number.
     """
     return rank_run({"": scores}).rankings[""]
 
@@ -86,7 +92,8 @@ def rank_run(run: Mapping[str, Mapping[str, float]], name: str = "run") -> Ranke
     """Rank every query of ``{qid: {doc: score}}`` (a query with ``{}`` keeps ``[]``).
 
     Raises:
-        ValueError: a score is NaN or not a number, or a query's value is not a mapping.
+        ValueError: a score is not a finite number (NaN, inf, -inf) or not a number, or a
+            query's value is not a mapping.
     """
     qids: list[str] = []
     docids: list[str] = []
@@ -125,7 +132,8 @@ def rank_arrays(
         ``{query id: [doc id, ...]}`` best first, queries in order of first appearance.
 
     Raises:
-        ValueError: the arrays differ in length, or a score is NaN.
+        ValueError: the arrays differ in length, or a score is not finite (NaN, inf,
+            -inf).
         DuplicateDocumentError: a query lists one document twice.
     """
     import numpy as np
@@ -140,13 +148,10 @@ def rank_arrays(
         )
     if n == 0:
         return {}
-    nan = np.flatnonzero(np.isnan(s))
-    if len(nan):
-        i = int(nan[0])
-        raise ValueError(
-            f"query {_text(q[i])!r}, document {_text(d[i])!r}: score is NaN; "
-            "every score must be a number"
-        )
+    bad = np.flatnonzero(~np.isfinite(s))
+    if len(bad):
+        i = int(bad[0])
+        raise ValueError(_not_finite(_text(q[i]), _text(d[i]), _shown(float(s[i]))))
 
     # Contiguous blocks of one query id; regroup (stably) when a query comes back later.
     starts, ends, block_qids = _blocks(q)
@@ -240,11 +245,29 @@ def _first_repeat(ids: Sequence[str]) -> str:
     raise AssertionError("no repeated id")  # pragma: no cover - callers checked
 
 
+def _shown(value: float) -> str:
+    return "NaN" if math.isnan(value) else repr(value)
+
+
+def _not_finite(qid: str, doc: str, shown: str) -> str:
+    return (
+        f"query {qid!r}, document {doc!r}: the score {shown} is not a finite number; give "
+        "the document a finite score that puts it where it belongs (NaN has no place in a "
+        "ranking, and trec_eval would put an infinite score above or below every other "
+        "document)"
+    )
+
+
 def _score(qid: str, doc: str, value: object) -> float:
     try:
         s = float(value)  # type: ignore[arg-type]
+    except OverflowError:  # an integer beyond the range of a float
+        raise ValueError(_not_finite(qid, doc, repr(value))) from None
     except (TypeError, ValueError):
         raise ValueError(
             f"query {qid!r}, document {doc!r}: score {value!r} is not a number"
         ) from None
+    if not math.isfinite(s):
+        shown = _shown(s) if isinstance(value, float) else repr(value)
+        raise ValueError(_not_finite(qid, doc, shown))
     return s

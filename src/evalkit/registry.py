@@ -87,11 +87,39 @@ class Conflict:
     entries: list[Entry] = field(default_factory=list)
 
     def message(self) -> str:
-        who = " and ".join(str(e.provider) for e in self.entries)
-        return (
-            f"{self.namespace} name {self.name!r} is provided by {who}; it is blocked until "
-            "one of them is disabled or uninstalled (see `evalkit plugins list`)"
-        )
+        kinds = [_kind_of(e.spec) for e in self.entries]
+        if len(set(kinds)) == 1:
+            what = f"{kinds[0]} name {self.name!r} is provided by " + " and ".join(
+                str(e.provider) for e in self.entries)
+        else:  # say what each one provides (a metric here, an aggregate there)
+            what = f"name {self.name!r} is provided by " + " and ".join(
+                f"{e.provider} (as {'an' if kind[0] in 'aeiou' else 'a'} {kind})"
+                for e, kind in zip(self.entries, kinds, strict=True))
+        others = [e for e in self.entries if e.provider.module != _KERNEL_BUILTINS]
+        if len(others) == len(self.entries):
+            return (f"{what}; it is blocked until one of them is disabled or uninstalled "
+                    "(see `evalkit plugins list`)")
+        # the kernel's built-ins cannot be disabled: the other provider must rename its record
+        who = " and ".join(f"{e.provider} must rename its {_kind_of(e.spec)}" for e in others)
+        return (f"{what}; the kernel's built-ins cannot be disabled, so {who} (the name is "
+                "blocked until then; see `evalkit plugins list`)")
+
+
+#: The module of the kernel's built-in plugin, which cannot be disabled.
+_KERNEL_BUILTINS = "evalkit.builtins"
+
+
+def _kind_of(spec: AnySpec) -> str:
+    """What a record is, in words: ``aggregate``, ``metric``, ``metric family``..."""
+    if isinstance(spec, AggregateSpec):
+        return "aggregate"
+    if isinstance(spec, MetricFamily):
+        return "metric family"
+    if isinstance(spec, MetricSpec):
+        return "count" if spec.kind == "count" else "metric"
+    if isinstance(spec, LoaderSpec):
+        return f"{spec.kind} loader"
+    return "target" if isinstance(spec, TargetSpec) else "reporter"
 
 
 def _client_provider(obj: object) -> Provider:
@@ -459,8 +487,7 @@ class Registry:
             low = {s.lower(): s for s in spellings}
             close = [low[m] for m in difflib.get_close_matches(name.lower(), sorted(low), n=3)]
         msg = f"unknown metric {name!r}"
-        if close:
-            msg += f"; did you mean {' or '.join(repr(c) for c in close)}?"
+        msg += f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else "."
         msg += f" Known: {', '.join(self.registered()) or 'none'}."
         missing = [p for p in self.plugins if getattr(p, "status", "loaded") != "loaded"]
         if missing:

@@ -16,6 +16,7 @@ Artifact format (``schema_version`` 1), one JSON object per line, UTF-8:
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -149,23 +150,28 @@ class RunResult:
         and a gate can report them as errors.
 
         Raises:
-            OSError: the file cannot be written (the message names it).
+            evalkit.outputs.UnwritableError: an :class:`OSError` naming ``path`` (not the
+                temporary file) and why it cannot be written.
         """
+        from evalkit.outputs import writing
+
         p = Path(path)
-        p.parent.mkdir(parents=True, exist_ok=True)
         header = {"type": "header", "schema_version": SCHEMA_VERSION, "name": self.name}
         header.update({k: v for k, v in self.header.items() if k not in header})
         tmp = p.with_name(f".{p.name}.{os.getpid()}.tmp")
-        try:
-            with tmp.open("w", encoding="utf-8") as fh:
-                fh.write(json.dumps(header, sort_keys=False) + "\n")
-                for row in self.per_query:
-                    fh.write(json.dumps(row.to_json()) + "\n")
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, p)
-        finally:
-            tmp.unlink(missing_ok=True)
+        with writing(p):
+            p.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                with tmp.open("w", encoding="utf-8") as fh:
+                    fh.write(json.dumps(header, sort_keys=False) + "\n")
+                    for row in self.per_query:
+                        fh.write(json.dumps(row.to_json()) + "\n")
+                    fh.flush()
+                    os.fsync(fh.fileno())
+                os.replace(tmp, p)
+            finally:
+                with contextlib.suppress(OSError):  # never hides the error being raised
+                    tmp.unlink(missing_ok=True)
         return p
 
     @classmethod

@@ -22,6 +22,27 @@ class MetricError(ValueError):
     """A metric could not be computed for a case (the message names metric and case)."""
 
 
+class RunAborted(BaseException):
+    """Raised by a metric when no case can be scored, for a reason that is not the case's
+    (an LLM judge without credentials, or whose credentials the API refused).
+
+    It derives from :class:`BaseException`, as ``KeyboardInterrupt`` does, so that the
+    per-case ``except Exception`` handlers (the metric's own, and :func:`score_cases`'s,
+    which turn a failure into that case's :class:`MetricError`) let it through instead of
+    recording the same error on every case. :func:`score_cases` raises :attr:`error` in
+    its place, once: an ordinary exception that says what to fix. The target runner then
+    stops (no new case is started, the rows already written are kept, so a resume
+    continues once the cause is fixed) and :func:`~evalkit.evaluation.evaluate` raises it.
+
+    Attributes:
+        error: the exception to report (its message names the metric and the remedy).
+    """
+
+    def __init__(self, error: Exception) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
 def resolve_metrics(
     names: Sequence[str], registry: Registry | None = None
 ) -> list[MetricSpec]:
@@ -59,9 +80,22 @@ def score_cases(
 
     Raises:
         MetricError: a metric raised or returned a non-finite value (names the case).
+        Exception: the :attr:`RunAborted.error` of a metric that raised
+            :class:`RunAborted` (no case can be scored; not a case's error).
     """
     if len(responses) != len(cases):
         raise ValueError("responses and cases must have the same length")
+    try:
+        return _score(responses, cases, specs)
+    except RunAborted as exc:
+        raise exc.error from exc
+
+
+def _score(
+    responses: Sequence[TargetResponse],
+    cases: Sequence[GoldenCase],
+    specs: Sequence[MetricSpec],
+) -> list[dict[str, float]]:
     out: list[dict[str, float]] = [{} for _ in cases]
     prepared: dict[int, Any] = {}
     for spec in specs:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from evalkit_judge import GradeCache
-from evalkit_judge.testing import MessagesAPIServer, tool_reply
+from evalkit_judge.testing import MessagesAPIServer, error_body, tool_reply
 
 N_CASES = 6
 # each reply: 100 input and 20 output tokens at $1 / $5 per million = $0.0002
@@ -154,3 +154,49 @@ def test_max_cost_stops_before_the_first_unaffordable_request(
     assert out.returncode == 3, out.stderr
     assert "--max-cost $0.000050 reached" in out.stderr
     assert server.requests == []
+
+
+def without_credentials(root: Path, env: dict[str, str]) -> dict[str, str]:
+    """``env`` with no Anthropic credential: no ``ANTHROPIC_*`` variable, and an empty
+    ``HOME`` (so no credentials profile under ``~/.config/anthropic`` either)."""
+    home = root / "home"
+    home.mkdir(exist_ok=True)
+    return {**{k: v for k, v in env.items() if not k.startswith("ANTHROPIC_")},
+            "HOME": str(home)}
+
+
+@pytest.mark.parametrize("limits", [["--max-calls", "2"], ["--max-cost", "0.001"], []])
+def test_without_credentials_evalkit_run_stops_once_before_any_request(
+        project: tuple[Path, MessagesAPIServer, dict[str, str]], limits: list[str]) -> None:
+    root, server, env = project
+    bare = without_credentials(root, env)
+    out = evalkit(root, bare, *limits, "--no-progress")
+    assert out.returncode == 2, out.stderr
+    errors = [line for line in out.stderr.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and "no Anthropic API credentials" in errors[0]
+    assert "set ANTHROPIC_API_KEY" in errors[0] and "client=" in errors[0]
+    # one message for the run, not one per case, and no request reported as sent
+    assert "failed on case" not in out.stdout + out.stderr
+    assert "request(s) sent" not in out.stderr
+    assert server.requests == [] and server.count_requests == []
+    # a dry run needs no credentials
+    dry = evalkit(root, bare, "--dry-run", "--no-progress")
+    assert dry.returncode == 0, dry.stderr
+    assert f"0 grade(s) cached, {N_CASES} would be requested" in dry.stdout
+    # the stopped run resumes once a key is set
+    resumed = evalkit(root, env, "--resume", "--no-progress")
+    assert resumed.returncode == 0, resumed.stderr
+    assert len(server.requests) == N_CASES
+
+
+def test_a_refused_api_key_stops_evalkit_run_after_one_request(
+        project: tuple[Path, MessagesAPIServer, dict[str, str]]) -> None:
+    root, server, env = project
+    server.answer = lambda req: (401, error_body("authentication_error", "invalid x-api-key"),
+                                 {})
+    out = evalkit(root, env, "--max-calls", "4", "-j", "1", "--no-progress")
+    assert out.returncode == 2, out.stderr
+    errors = [line for line in out.stderr.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and "refused the credentials (401" in errors[0]
+    assert "failed on case" not in out.stdout + out.stderr
+    assert len(server.requests) == 1

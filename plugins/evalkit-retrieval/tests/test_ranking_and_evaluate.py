@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import random
+import re
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -67,8 +69,20 @@ def test_rank_arrays_refusals() -> None:
     assert rank_mapping({}) == []
 
 
-def test_infinite_scores_rank_at_the_ends() -> None:
-    assert rank_mapping({"a": float("-inf"), "b": 0.0, "c": float("inf")}) == ["c", "b", "a"]
+@pytest.mark.parametrize(("value", "shown"), [
+    (float("inf"), "inf"), (float("-inf"), "-inf"), (float("nan"), "NaN"),
+    ("1e999", "'1e999'"), (10**400, "1" + "0" * 400),
+])
+def test_scores_that_are_not_finite_are_refused(value: Any, shown: str) -> None:
+    expected = (f"query 'q1', document 'c': the score {shown} is not a finite number; give "
+                "the document a finite score")
+    with pytest.raises(ValueError, match=re.escape(expected)):
+        rank_run({"q1": {"a": 1.0, "c": value}})
+    with pytest.raises(ValueError, match=re.escape(expected)):
+        evaluate_run({"q1": {"a": 1.0, "c": value}}, {"q1": {"a": 1}}, ["ndcg"])
+    if isinstance(value, float):
+        with pytest.raises(ValueError, match=re.escape(expected)):
+            rank_arrays(["q1", "q1"], ["a", "c"], [1.0, value])
 
 
 # --------------------------------------------------------------------------- evaluate

@@ -140,8 +140,8 @@ def test_non_ascii_ids(tmp_path: Path) -> None:
     assert load_run(path).rankings == {"q\u00e9": ["a", "\u00e9", "z"]}
 
 
-@pytest.mark.parametrize("token", [b"1e5", b"+.5", b"-2.", b"7", b"-inf", b"INF", b"1E-3",
-                                   b"0.000001"])
+@pytest.mark.parametrize("token", [b"1e5", b"+.5", b"-2.", b"7", b"1E-3", b"0.000001",
+                                   b"1.7976931348623157e308", b"-1e-400"])
 def test_score_forms_agree_between_readers(token: bytes) -> None:
     text = b"q1 Q0 a 1 " + token + b" t\nq1 Q0 b 2 0.25 t\n"
     assert parse_run(text).rankings == careful_rankings(text)
@@ -168,6 +168,27 @@ def test_run_line_with_too_few_fields(tmp_path: Path) -> None:
 def test_run_score_that_is_not_a_number(tmp_path: Path, token: bytes, what: str) -> None:
     message = refusal(tmp_path, b"q1 Q0 a 1 0.5 t\nq1 Q0 b 2 " + token + b" t\n")
     assert ":2: " in message and what in message
+
+
+@pytest.mark.parametrize(("token", "kind"), [
+    (b"inf", "infinite"), (b"-inf", "infinite"), (b"+INF", "infinite"),
+    (b"Infinity", "infinite"), (b"-infinity", "infinite"), (b"nan", "NaN"), (b"-NaN", "NaN"),
+    (b"1e999", "beyond the range of a double"), (b"-1e400", "beyond the range of a double"),
+])
+@pytest.mark.parametrize("first_line", [b"", "q\u00e9 Q0 z 1 1 t\n".encode()],
+                         ids=["bulk", "careful"])
+def test_run_score_that_is_not_finite(tmp_path: Path, token: bytes, kind: str,
+                                      first_line: bytes) -> None:
+    # refused alike whichever reader starts (a non-ASCII id sends the file to the careful
+    # one at once), with the line, the value and the fix
+    text = first_line + b"q1 Q0 a 1 0.5 t\nq1 Q0 b 2 " + token + b" t\n"
+    lineno = 3 if first_line else 2
+    message = refusal(tmp_path, text)
+    assert f":{lineno}: the score {token.decode()!r} of document 'b' is not a finite " \
+        f"number ({kind})" in message
+    assert "finite number in the score column (field 5)" in message
+    if not first_line:
+        assert trec._bulk_run(text) is None  # the bulk reader declines, never ranks it
 
 
 def test_run_duplicate_across_separate_blocks(tmp_path: Path) -> None:
@@ -215,6 +236,7 @@ def test_bulk_reader_declines_rather_than_guesses() -> None:
     # the bulk reader hands anything odd to the careful one (None), never a wrong table
     assert trec._bulk_run(b"q1 Q0 a 1 0.5\n") is None
     assert trec._bulk_run(b"q1 Q0 a 1 nan t\n") is None
+    assert trec._bulk_run(b"q1 Q0 a 1 inf t\n") is None
     assert trec._bulk_qrels(b"q1 0 a 1 extra\n") is None
     cols = trec._bulk_run(b"q1 Q0 a 1 0.5 t\n")
     assert cols is not None and np.asarray(cols.scores).tolist() == [0.5]

@@ -35,7 +35,7 @@ from evalkit.cli.eval_cmd import (
     require_rows,
     split_metrics,
 )
-from evalkit.cli.inputs import require_file
+from evalkit.cli.inputs import check_report_targets, file_targets, require_file
 
 if TYPE_CHECKING:
     from evalkit.reporters import Report
@@ -441,6 +441,30 @@ def describe(settings: Settings) -> str:
     return "; ".join(parts)
 
 
+def result_notes(
+    rows: Sequence[Comparison], input_notes: Sequence[str] = ()
+) -> list[tuple[str, str]]:
+    """The statistics' notes on the comparisons (skewed differences, few queries...) as
+    ``(label, note)``: each note once, in row order, labelled with the metric and pair it
+    belongs to (``"ap (tfidf vs bm25)"``; ``"ap, rr (tfidf vs bm25); ap (run2 vs bm25)"``
+    when several share it word for word). Notes on the inputs (``input_notes``, printed
+    as warnings already) are left out."""
+    on_inputs = set(input_notes)
+    where: dict[str, dict[tuple[str, str], list[str]]] = {}
+    for c in rows:
+        for text in c.warnings:
+            if text in on_inputs:
+                continue
+            metrics = where.setdefault(text, {}).setdefault((c.candidate, c.baseline), [])
+            if c.metric not in metrics:
+                metrics.append(c.metric)
+    return [
+        ("; ".join(f"{', '.join(metrics)} ({cand} vs {base})"
+                   for (cand, base), metrics in pairs.items()), text)
+        for text, pairs in where.items()
+    ]
+
+
 def as_json(
     runs: Sequence[RunResult],
     paths: Sequence[Path],
@@ -489,16 +513,20 @@ def to_report(
 
     title = "evalkit compare"
     data = as_json(runs, paths, rows, settings, warnings)
+    notes = [*warnings, *(f"{label}: {text}" for label, text in result_notes(rows, warnings))]
+    # the column and the details name the correction ("p (Holm)")
+    correction = (CORRECTION_LABELS[settings.correction] if settings.correction != "none"
+                  else None)
     pairs = list(dict.fromkeys((c.candidate, c.baseline) for c in rows))
     if not settings.all_pairs or len({b for _, b in pairs}) <= 1:
         report = report_from_comparison(items(rows), name_b=runs[0].name, title=title,
-                                        notes=warnings)
+                                        notes=notes, correction=correction)
         return replace(report, data=data)
     report_rows = []
     for cand, base in pairs:
         part = report_from_comparison(
             items([c for c in rows if (c.candidate, c.baseline) == (cand, base)]),
-            name_a=cand, name_b=base, title=title)
+            name_a=cand, name_b=base, title=title, correction=correction)
         report_rows += [replace(r, name=f"{r.metric} ({cand} vs {base})") for r in part.rows]
     n_sig = sum(1 for r in report_rows if r.status != "no significant difference")
     names = [r.name for r in runs]
@@ -508,7 +536,7 @@ def to_report(
         rows=tuple(report_rows), status="done",
         summary=f"every pair of {', '.join(names)}: {n_sig} of {len(report_rows)} "
         "comparison(s) differ significantly",
-        notes=tuple(warnings), data=data,
+        notes=tuple(notes), data=data, correction=correction,
     )
 
 
@@ -575,10 +603,8 @@ def print_table(
     else:
         console.print(f"significant: {rule} < {settings.alpha:g}. W/T/L: queries where the "
                       "candidate is better / equal / worse.", soft_wrap=True)
-    on_inputs = set(input_notes)
-    warnings = sorted({w for c in rows for w in c.warnings} - on_inputs)
-    for w in warnings:
-        console.print(f"note: {w}", soft_wrap=True)
+    for label, text in result_notes(rows, input_notes):
+        console.print(f"note: {label}: {text}", soft_wrap=True)
     if top > 0:
         for c in rows:
             title = c.metric + (f", {c.candidate} vs {c.baseline}" if several else "")
@@ -707,42 +733,21 @@ def command(
         c.warnings = by_name[c.baseline] + by_name[c.candidate] + c.warnings
     for w in warnings:
         note(f"warning: {w}")
+    from evalkit.reporters import write_reports
+
+    # files first: a report that cannot be written stops the command before any result
+    # is printed, so nothing printed is contradicted by the exit code
+    to_files, to_std = file_targets(targets)
+    rendered = to_report(results, runs, rows, settings, warnings) if targets else None
+    write_reports(rendered, to_files)
     if as_json_flag:
         typer.echo(json.dumps(as_json(results, runs, rows, settings, warnings), indent=2))
     else:
         # a report on stdout must be the only thing there (json:- is parsed by scripts)
         print_table(results, runs, rows, settings, top=top, input_notes=warnings,
                     stderr=to_stdout)
-    if targets:
-        from evalkit.reporters import write_reports
-
-        write_reports(to_report(results, runs, rows, settings, warnings), targets)
-
-
-def check_report_targets(targets: Sequence[str], *, as_json: bool) -> bool:
-    """Refuse, before any work, a ``--report`` value that is malformed, names an unknown
-    format, or would share standard output with another report or with ``--json``.
-
-    Returns:
-        Whether a report goes to standard output (the table then goes to stderr).
-    """
-    from evalkit.reporters import get_reporter, parse_report_target
-
-    parsed = [parse_report_target(t) for t in targets]
-    for fmt_name, _ in parsed:
-        get_reporter(fmt_name)
-    to_stdout = [t for t, (_, path) in zip(targets, parsed, strict=True) if path == "-"]
-    if len(to_stdout) > 1:
-        raise CliError(
-            f"--report {' and '.join(to_stdout)} both write to standard output, where they "
-            "would run together; send all but one to a file"
-        )
-    if to_stdout and as_json:
-        raise CliError(
-            f"--json and --report {to_stdout[0]} both write to standard output, where they "
-            "would run together; send the report to a file, or use --report json:- alone"
-        )
-    return bool(to_stdout)
+    if to_std:
+        write_reports(rendered, to_std)
 
 
 def check_test_options(method: str, ci: str | None, resamples: int) -> None:

@@ -80,18 +80,13 @@ def command(
     Exit 0 when every blocking check passes, 1 when one fails, 2 when one cannot be judged
     or the input is wrong. Warn-level checks never change the exit code.
     """
+    from evalkit.cli.inputs import check_report_targets, file_targets
     from evalkit.gate import gate_from_files
-    from evalkit.reporters import get_reporter, parse_report_target, write_reports
+    from evalkit.reporters import write_reports
 
     targets = list(report or [])
-    for t in targets:  # refuse a bad --report before any work
-        get_reporter(parse_report_target(t)[0])
-    to_stdout = [t for t in targets if parse_report_target(t)[1] == "-"]
-    if len(to_stdout) > 1:
-        raise CliError(
-            f"--report {' and '.join(to_stdout)} both write to standard output, where they "
-            "would run together; send all but one to a file"
-        )
+    # refuse a malformed, unknown or unwritable --report before any work
+    to_stdout = check_report_targets(targets)
     checks = _checks_path(checks)
     _require_artifact(run, "run")
     if baseline is not None:
@@ -105,8 +100,12 @@ def command(
             raise
         # anything else must not exit 1, which means "a check failed"
         raise CliError(f"the gate could not run: {type(exc).__name__}: {exc}") from exc
+    # report files first: one that cannot be written ends the command (exit 2) before a
+    # verdict line is printed, so no printed verdict is contradicted by the exit code
+    to_files, to_std = file_targets(targets)
+    write_reports(gate, to_files)
     # a report on stdout must be the only thing there (json:- is parsed by scripts)
     for line in gate.lines():
-        typer.echo(line, err=bool(to_stdout))
-    write_reports(gate, targets)
+        typer.echo(line, err=to_stdout)
+    write_reports(gate, to_std)
     raise typer.Exit(gate.exit_code)

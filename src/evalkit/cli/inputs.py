@@ -12,6 +12,7 @@ from __future__ import annotations
 import codecs
 import json
 import zlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -146,13 +147,68 @@ def require_file(path: Path, what: str) -> None:
         raise CliError(f"{what} {path}: is a directory; pass the {what} file itself")
 
 
-def require_writable(path: Path, option: str, example: str) -> None:
-    """Refuse an output path that is a directory (``example`` is a file name to suggest)."""
+def require_writable(path: Path, option: str, example: str, *, in_place: bool = False) -> None:
+    """Refuse, before any work, an output path that cannot be written: a directory
+    (``example`` is a file name to suggest), or a file whose folder does not let it be
+    created (permission, read-only file system, a folder that is a file...). See
+    :func:`evalkit.outputs.check_writable` (``in_place``: the file is written into, not
+    replaced)."""
+    from evalkit.outputs import UnwritableError, check_writable
+
     if path.is_dir():
         raise CliError(
             f"{option} {path}: is a directory; name the file to write, e.g. "
             f"{option} {path / example}"
         )
+    try:
+        check_writable(path, in_place=in_place)
+    except UnwritableError as exc:
+        raise CliError(f"{option} {path}: cannot be written: {exc.reason}") from None
+
+
+def check_report_targets(targets: Sequence[str], *, as_json: bool = False) -> bool:
+    """Refuse, before any work, a ``--report FORMAT:PATH`` value that is malformed, names an
+    unknown format, names a file that cannot be written, or would share standard output
+    with another report or with ``--json``.
+
+    Returns:
+        Whether a report goes to standard output (the command's own output then goes to
+        standard error).
+    """
+    from evalkit.outputs import UnwritableError, check_writable
+    from evalkit.reporters import get_reporter, parse_report_target
+
+    parsed = [parse_report_target(t) for t in targets]
+    for fmt_name, _ in parsed:
+        get_reporter(fmt_name)
+    for text, (_, path) in zip(targets, parsed, strict=True):
+        if path == "-":
+            continue
+        try:
+            check_writable(Path(path), in_place=True)
+        except UnwritableError as exc:
+            raise CliError(f"--report {text}: cannot be written: {exc.reason}") from None
+    to_stdout = [t for t, (_, path) in zip(targets, parsed, strict=True) if path == "-"]
+    if len(to_stdout) > 1:
+        raise CliError(
+            f"--report {' and '.join(to_stdout)} both write to standard output, where they "
+            "would run together; send all but one to a file"
+        )
+    if to_stdout and as_json:
+        raise CliError(
+            f"--json and --report {to_stdout[0]} both write to standard output, where they "
+            "would run together; send the report to a file, or use --report json:- alone"
+        )
+    return bool(to_stdout)
+
+
+def file_targets(targets: Sequence[str]) -> tuple[list[str], list[str]]:
+    """``(targets written to files, targets written to standard output)``: a command
+    writes its files first, so that a write failure is reported before any verdict."""
+    from evalkit.reporters import parse_report_target
+
+    to_files = [t for t in targets if parse_report_target(t)[1] != "-"]
+    return to_files, [t for t in targets if t not in to_files]
 
 
 def not_a_run_message(path: Path, found: Sniffed, *, qrels_given: bool) -> str:

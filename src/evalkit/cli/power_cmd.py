@@ -138,6 +138,8 @@ def print_plans(plans: list[Plan], *, alpha: float, power: float, alternative: s
     from rich.console import Console
     from rich.table import Table
 
+    from evalkit.formatting import figure
+
     console = Console(highlight=False)
     if not console.is_terminal:
         console.width = max(console.width, 140)
@@ -153,8 +155,8 @@ def print_plans(plans: list[Plan], *, alpha: float, power: float, alternative: s
         t = Table("metric", "pilot n", "mean diff", "sd of diffs", "skewness",
                   box=None, pad_edge=False, title="pilot", title_justify="left")
         for p in plans:
-            t.add_row(p.metric or "", str(p.n_pilot), f"{p.mean_diff:+.4f}",
-                      f"{p.sd_diff:.4f}", f"{p.skewness:+.2f}")
+            t.add_row(p.metric or "", str(p.n_pilot), figure(p.mean_diff or 0.0, signed=True),
+                      figure(p.sd_diff), f"{p.skewness:+.2f}")
         _right(t, 1)
         console.print(t)
     t = Table(*(["metric"] if with_metric else []), "queries", "smallest detectable diff",
@@ -162,7 +164,7 @@ def print_plans(plans: list[Plan], *, alpha: float, power: float, alternative: s
               title="minimum detectable effect", title_justify="left")
     for p in plans:
         for d in p.detectable:
-            cells = ([p.metric or ""] if with_metric else []) + [str(d.n), f"{d.mde:.4f}"]
+            cells = ([p.metric or ""] if with_metric else []) + [str(d.n), figure(d.mde)]
             if pilot:
                 cells.append(_pct(d.simulated_power, d.simulated_se))
             t.add_row(*cells)
@@ -177,7 +179,7 @@ def print_plans(plans: list[Plan], *, alpha: float, power: float, alternative: s
         for p in plans:
             for x in p.needed:
                 cells = ([p.metric or ""] if with_metric else []) + [
-                    f"{x.effect:+.4f}",
+                    figure(x.effect, signed=True),
                     str(x.n_required) if x.n_required is not None else "n/a",
                     _pct(x.power_at_n),
                 ]
@@ -186,9 +188,17 @@ def print_plans(plans: list[Plan], *, alpha: float, power: float, alternative: s
                 t.add_row(*cells)
         _right(t, 1 if with_metric else 0)
         console.print(t)
-    for remark in sorted({x.error for p in plans for x in p.needed if x.error}
-                         | {p.skewness_warning for p in plans if p.skewness_warning}):
-        console.print(f"note: {remark}", soft_wrap=True)
+    # each note once, labelled with the metric(s) it is about when there is a pilot
+    remarks: dict[str, list[str]] = {}
+    for p in plans:
+        texts = [x.error for x in p.needed if x.error] + [p.skewness_warning or ""]
+        for text in filter(None, texts):
+            metrics = remarks.setdefault(text, [])
+            if p.metric and p.metric not in metrics:
+                metrics.append(p.metric)
+    for text, metrics in remarks.items():
+        label = f"{', '.join(metrics)}: " if metrics else ""
+        console.print(f"note: {label}{text}", soft_wrap=True)
     skewed = [p.metric for p in plans if p.skewness is not None and abs(p.skewness) > 1]
     if skewed:
         console.print(f"note: the differences of {', '.join(str(m) for m in skewed)} are "
@@ -199,6 +209,27 @@ def print_plans(plans: list[Plan], *, alpha: float, power: float, alternative: s
 def _right(table: Any, first: int) -> None:
     for col in table.columns[first:]:
         col.justify = "right"
+
+
+def check_effects(effects: list[float], alternative: str) -> None:
+    """Refuse an effect no test can be planned for: 0 (no sample size detects it), not a
+    number, or one pointing against a one-sided alternative."""
+    for e in effects:
+        if not math.isfinite(e):
+            raise CliError(f"--effect {e:g}: give a finite difference in metric units")
+        if e == 0:
+            raise CliError(
+                "--effect 0: a difference of 0 cannot be detected at any number of queries; "
+                "give the smallest true difference worth detecting, e.g. -e 0.02"
+            )
+        if (alternative == "greater" and e < 0) or (alternative == "less" and e > 0):
+            sign, side = ("positive", "greater") if alternative == "greater" else (
+                "negative", "less")
+            raise CliError(
+                f"--effect {e:g} points against --alternative {side}, which tests for a "
+                f"{sign} difference (candidate - baseline); give a {sign} effect, or use "
+                "--alternative two-sided"
+            )
 
 
 # ----------------------------------------------------------------------- command
@@ -276,6 +307,7 @@ def command(
     if paths:
         if len(paths) != 2:
             raise CliError("a pilot is two runs: BASELINE CANDIDATE")
+        check_effects(effects, alt)
         results, metrics = load_runs(
             paths, qrels=qrels, requested=split_metrics(metric),
             relevance_level=relevance_level,
@@ -292,6 +324,7 @@ def command(
     elif sd is not None:
         if not (sd > 0 and math.isfinite(sd)):
             raise CliError(f"--sd must be a positive number, got {sd:g}")
+        check_effects(effects, alt)
         if not ns and not effects:
             raise CliError("with --sd, give the planned queries (-n) or an effect (-e)")
         plans = [plan_from_sd(sd, ns, effects, alpha=alpha, power=power, alternative=alt)]

@@ -58,6 +58,11 @@ def command(
             "scored again with `evalkit eval`)"))
     if output is not None:
         require_writable(output, "--output", run.name)
+    else:  # RUN itself is replaced
+        try:
+            require_writable(run, "run", run.name)
+        except CliError as exc:
+            raise CliError(f"{exc}; pass --output to write the rescored run elsewhere") from None
     names = _names(metrics)
     if not names:
         raise typer.BadParameter("name at least one metric", param_hint="--metrics")

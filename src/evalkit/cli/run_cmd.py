@@ -92,8 +92,23 @@ def summary_lines(run: RunResult) -> list[str]:
     return lines
 
 
-def summary_json(run: RunResult, path: Path | None) -> str:
-    """The same summary as JSON (means only when the run is complete)."""
+def resume_line(run: RunResult) -> str:
+    """What ``--resume`` did: rows kept from the earlier run and cases called now (or that
+    there was no earlier run to resume)."""
+    rec = run.header.get("resume")
+    if not isinstance(rec, dict):  # the artifact did not exist: a new run
+        n = len(run.per_query)
+        return f"resume: no earlier run in the artifact; all {n} case(s) were called"
+    kept, called, retried = int(rec["kept"]), int(rec["called"]), int(rec.get("retried", 0))
+    again = f" ({retried} of them had errored before)" if retried else ""
+    return (f"resume: {kept} row(s) kept from the earlier run, {called} case(s) called "
+            f"now{again}")
+
+
+def summary_json(run: RunResult, path: Path | None, *, resumed: bool = False) -> str:
+    """The same summary as JSON (means only when the run is complete); with ``resumed``
+    (``evalkit run --resume``), also ``resume``: ``{"kept", "called", "retried"}``, or
+    null when there was no earlier run."""
     complete = run.header.get("status") == "complete"
     names = list((run.header.get("config") or {}).get("metrics") or [])
     out: dict[str, Any] = {
@@ -108,6 +123,8 @@ def summary_json(run: RunResult, path: Path | None) -> str:
         "aggregates": run.header.get("aggregates") or {},
         "aggregate_errors": run.header.get("aggregate_errors") or {},
     }
+    if resumed:
+        out["resume"] = run.header.get("resume")
     return json.dumps(out, indent=2)
 
 
@@ -167,6 +184,19 @@ def command(
     goldens = load_goldens(cfg.goldens, cfg.goldens_loader)
     target = cfg.build_target()
     path = output.resolve() if output is not None else cfg.output
+    if not dry_run:  # refused before any case is called
+        from evalkit.cli.errors import CliError
+        from evalkit.cli.inputs import require_writable
+
+        try:
+            # a resumed artifact is replaced (rewritten beside it); a new one written into
+            require_writable(path, "--output" if output is not None else "output",
+                             "run.jsonl", in_place=not resume)
+        except CliError as exc:
+            if output is not None:
+                raise
+            raise CliError(f"{exc}; the output is set in {cfg.source} (or pass --output)"
+                           ) from None
     judge: Any = None
     budget: Any = None
     if dry_run or max_calls is not None or max_cost is not None:
@@ -199,11 +229,14 @@ def command(
         return
     if budget is not None:
         typer.echo(budget.describe(), err=True)
+    resumed = resume_line(run) if resume else None
     if as_json:
-        typer.echo(summary_json(run, path))
+        typer.echo(summary_json(run, path, resumed=resume))
     else:
         for line in summary_lines(run):
             typer.echo(line)
+        if resumed:
+            typer.echo(resumed)
         typer.echo(f"artifact: {path}")
     if run.header.get("status") != "complete" or run.header.get("aggregate_errors"):
         raise typer.Exit(INCOMPLETE)

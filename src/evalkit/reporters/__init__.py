@@ -106,8 +106,13 @@ def write_reports(obj: Any, targets: Sequence[str]) -> list[str]:
     Raises:
         ReportTargetError: a malformed target.
         RegistryError: an unknown format.
-        OSError: a file cannot be written.
+        evalkit.outputs.UnwritableError: an :class:`OSError` naming the file that cannot
+            be written and why.
     """
+    from evalkit.outputs import writing
+
+    if not targets:
+        return []
     report = as_report(obj)
     plan = [(get_reporter(fmt), path) for fmt, path in map(parse_report_target, targets)]
     written: list[str] = []
@@ -117,8 +122,9 @@ def write_reports(obj: Any, targets: Sequence[str]) -> list[str]:
             sys.stdout.write(text if text.endswith("\n") else text + "\n")
         else:
             p = Path(path)
-            p.parent.mkdir(parents=True, exist_ok=True)
-            p.write_text(text, encoding="utf-8")
+            with writing(p):
+                p.parent.mkdir(parents=True, exist_ok=True)
+                p.write_text(text, encoding="utf-8")
         written.append(path)
     return written
 

@@ -44,7 +44,7 @@ def columns(report: Report) -> tuple[list[str], list[list[str]]]:
         if stats:
             headers += ["baseline", "difference", "CI", "p"]
             if adjusted:
-                headers.append("p (Holm)")
+                headers.append(f"p ({report.correction or 'Holm'})")
         headers.append("coverage")
         cells: list[list[str]] = []
         for r in report.rows:
@@ -61,7 +61,8 @@ def columns(report: Report) -> tuple[list[str], list[list[str]]]:
     headers = ["metric", "candidate" if several else report.subject,
                report.reference or "reference", "difference", "CI", "p"]
     if adjusted:
-        headers.append("p (adjusted)")
+        # name the correction: "p (Holm)", "p (Benjamini-Hochberg)"
+        headers.append(f"p ({report.correction})" if report.correction else "p (adjusted)")
     headers += ["result", "n"]
     cells = []
     for r in report.rows:

@@ -103,6 +103,9 @@ class Report:
         exit_code: the gate's exit code; ``None`` for comparisons.
         notes: remarks that apply to the whole report.
         data: the source object's own ``to_dict()`` (the JSON reporter embeds it).
+        correction: the name of the multiple-comparison correction behind ``p_adjusted``
+            (``"Holm"``), for the column heading; ``None`` when nothing is adjusted or it
+            is unknown.
     """
 
     kind: ReportKind
@@ -115,6 +118,7 @@ class Report:
     exit_code: int | None = None
     notes: tuple[str, ...] = ()
     data: Mapping[str, Any] = field(default_factory=dict)
+    correction: str | None = None
 
     def counts(self) -> dict[str, int]:
         """``{status: number of rows}``."""
@@ -129,6 +133,7 @@ class Report:
             "reference": self.reference, "status": self.status, "summary": self.summary,
             "exit_code": self.exit_code, "counts": self.counts(),
             "rows": [r.to_dict() for r in self.rows], "notes": list(self.notes),
+            "correction": self.correction,
         }
         if self.data:
             out["data"] = dict(self.data)
@@ -184,7 +189,15 @@ def report_from_gate(gate: GateReport) -> Report:
         reference=gate.baseline_name, rows=tuple(rows), status=gate.status,
         summary=gate.summary(), exit_code=gate.exit_code, notes=gate.notes,
         data=gate.to_dict(),
+        correction="Holm" if any(r.p_adjusted is not None for r in rows) else None,
     )
+
+
+#: How a correction named by :mod:`evalkit.stats` (``PairedTestResult.correction``) is
+#: written in a report.
+CORRECTION_LABELS: dict[str, str] = {
+    "holm": "Holm", "bh": "Benjamini-Hochberg", "westfall-young": "Westfall-Young max-T",
+}
 
 
 def _get(obj: Any, name: str, default: Any = None) -> Any:
@@ -210,6 +223,7 @@ def report_from_comparison(
     polarity: Mapping[str, bool] | None = None,
     title: str = "evalkit compare",
     notes: Iterable[str] = (),
+    correction: str | None = None,
 ) -> Report:
     """The :class:`Report` of a paired comparison, one row per (metric, candidate).
 
@@ -230,6 +244,9 @@ def report_from_comparison(
             a polarity the status says which system is better, without it which is higher.
         title: the heading.
         notes: remarks shown under the table.
+        correction: the name of the correction behind ``p_adjusted``, as printed
+            (``"Holm"``); default: the results' own ``correction`` (``"holm"``, ``"bh"``,
+            ``"westfall-young"``, as :mod:`evalkit.stats` names them).
 
     Returns:
         A ``kind="compare"`` report; ``exit_code`` is ``None``. With several candidates the
@@ -243,6 +260,11 @@ def report_from_comparison(
         name_b = name_b or _first(items[0], "name_b", "baseline")
     several = len(cands) > 1
     a_default, b = str(name_a or "A"), str(name_b or "B")
+    if correction is None:
+        named = {str(c) for c in (_get(it, "correction") for it in items) if c}
+        if len(named) == 1:
+            only = named.pop()
+            correction = CORRECTION_LABELS.get(only, only)
     rows: list[ReportRow] = []
     n_sig = 0
     for it in items:
@@ -281,12 +303,14 @@ def report_from_comparison(
         if method == "t-test" or _get(it, "exact"):
             b_res = None  # an analytic or exact p has no resampling floor
         b_res = None if b_res is None else int(b_res)
-        detail = f"{metric}: {a} minus {b} = {signed(diff)}"
+        # the row's name (the metric) heads the detail wherever a reporter shows it
+        detail = f"{a} minus {b} = {signed(diff)}"
         if ci_low is not None and ci_high is not None:
             detail += f", {1 - alpha:.0%} CI [{signed(ci_low)}, {signed(ci_high)}]"
         detail += f", {p_phrase(p_raw, b_res)}"
         if p_adj is not None:
-            detail += f", adjusted {p_phrase(float(p_adj), b_res)}"
+            by = f" by {correction}" if correction else ""
+            detail += f", adjusted{by}: {p_phrase(float(p_adj), b_res)}"
         if method:
             detail += f" ({method})"
         rows.append(ReportRow(
@@ -300,10 +324,15 @@ def report_from_comparison(
     subject = ", ".join(cands) if several else a_default
     summary = (f"{subject} vs {b}: {n_sig} of {len(rows)} comparison(s) differ "
                "significantly" if rows else f"{subject} vs {b}: nothing compared")
+    adjusted = any(r.p_adjusted is not None for r in rows)
     return Report(
         kind="compare", title=title, subject=subject, reference=b, rows=tuple(rows),
         status="done", summary=summary, exit_code=None, notes=tuple(notes),
+        correction=correction if adjusted else None,
     )
 
 
-__all__ = ["Report", "ReportRow", "as_report", "report_from_comparison", "report_from_gate"]
+__all__ = [
+    "CORRECTION_LABELS", "Report", "ReportRow", "as_report", "report_from_comparison",
+    "report_from_gate",
+]

@@ -45,6 +45,7 @@ _LAZY: dict[str, str] = {
     "SimulatedPower": "evalkit.stats.power",
     "METHODS": "evalkit.stats.engine",
     "CI_METHODS": "evalkit.stats.engine",
+    "CI_OF_METHOD": "evalkit.stats.engine",
     "GENERATOR_NAME": "evalkit.stats._rng",
 }
 
@@ -66,6 +67,7 @@ if TYPE_CHECKING:
     from evalkit.stats.compare import compare_runs as compare_runs
     from evalkit.stats.effects import effect_sizes as effect_sizes
     from evalkit.stats.engine import CI_METHODS as CI_METHODS
+    from evalkit.stats.engine import CI_OF_METHOD as CI_OF_METHOD
     from evalkit.stats.engine import METHODS as METHODS
     from evalkit.stats.multiple import benjamini_hochberg as benjamini_hochberg
     from evalkit.stats.multiple import holm as holm

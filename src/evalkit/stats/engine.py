@@ -52,6 +52,11 @@ DEFAULT_CI: dict[str, str] = {
     "randomization": "inversion",
     "t-test": "t",
 }
+#: Interval methods that belong to one test: ``inversion`` is the set of means the
+#: sign-flip randomization test does not reject, so it goes only with
+#: ``method="randomization"`` (whose default it is; not with "auto", which may run the
+#: t-test). Every other interval goes with every method.
+CI_OF_METHOD: dict[str, str] = {"inversion": "randomization"}
 
 
 @dataclass(frozen=True)
@@ -89,11 +94,22 @@ class Analysis:
 
 
 def check_options(method: str, ci: str | None, alpha: float, alternative: str) -> str | None:
-    """Validate the options; return ``ci`` (None: each method's own). Raises ValueError."""
+    """Validate the options; return ``ci`` (None: each method's own). Raises ValueError,
+    for an unknown name and for an interval that belongs to another test
+    (:data:`CI_OF_METHOD`)."""
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
     if ci is not None and ci not in CI_METHODS:
         raise ValueError(f"unknown ci {ci!r}; choose one of {', '.join(CI_METHODS)}")
+    owner = CI_OF_METHOD.get(ci or "")
+    if owner is not None and method != owner:
+        shared = ", ".join(repr(c) for c in CI_METHODS if c not in CI_OF_METHOD)
+        raise ValueError(
+            f"ci={ci!r} inverts the {owner} test, so it goes only with method={owner!r}, "
+            f"not method={method!r}. Allowed combinations: method={owner!r} with ci=None "
+            f"(its own interval, {ci!r}) or any ci; every other method with ci=None (the "
+            f"test's own interval) or one of {shared}"
+        )
     if not (isinstance(alpha, float | int) and 0.0 < float(alpha) < 1.0):
         raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
     if alternative not in ALTERNATIVES:

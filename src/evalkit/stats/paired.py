@@ -121,8 +121,10 @@ def paired_test(
         alternative: "two-sided", "greater" (mean of a exceeds b's) or "less".
         ci: interval method; None picks the method's own ("inversion" for
             randomization, "t", "bootstrap-t", "percentile"), whose interval excludes
-            0 exactly when ``p < alpha`` (except the seed's bootstrap). Any of
-            "percentile", "bca", "bootstrap-t", "t", or "inversion" may be asked for.
+            0 exactly when ``p < alpha`` (except the seed's bootstrap). Any method may
+            ask for "percentile", "bca", "bootstrap-t" or "t"; "inversion" inverts the
+            randomization test and goes only with ``method="randomization"`` (not
+            "auto", which may run the t-test): :data:`evalkit.stats.CI_OF_METHOD`.
         n_resamples: ``B`` for resampling methods (ignored by an exact enumeration).
         seed: generator seed (None draws one; it is recorded in the result).
         backend: "auto", "numpy" or "numba" (results are identical).
@@ -133,7 +135,9 @@ def paired_test(
         follow :mod:`evalkit.stats.degenerate`: never NaN, never p = 0.
 
     Raises:
-        ValueError: bad options, empty runs, different query ids, a missing metric.
+        ValueError: bad options (an unknown name, or ``ci="inversion"`` with a method
+            other than "randomization"; the message lists the allowed combinations),
+            empty runs, different query ids, a missing metric.
     """
     ci_checked = check_options(method, ci, alpha, alternative)
     B = check_resamples(n_resamples)

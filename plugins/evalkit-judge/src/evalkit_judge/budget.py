@@ -42,6 +42,17 @@ class GradeNotRequested(JudgeError):
     """Dry run: the grade is not in the cache, and no request was sent for it."""
 
 
+class JudgeUnavailable(JudgeError, ValueError):
+    """The judge can grade no case: it has no credentials for the Anthropic API, the API
+    refused them (401), or its client cannot be built. The message says what to fix.
+
+    The judge raises it wrapped in :class:`evalkit.scoring.RunAborted` (a
+    ``BaseException``), so that it stops the run once instead of becoming every case's
+    error; the runner then raises this exception. It is a ``ValueError`` too, like other
+    configuration errors, so ``evalkit run`` prints it on one line and exits 2.
+    """
+
+
 class BudgetExhausted(BaseException):
     """Raised before a request that would exceed ``max_calls`` or ``max_cost``.
 
@@ -189,7 +200,8 @@ class Budget:
 
     Args:
         max_calls: the most API requests the run may send (``None``: no limit). A request
-            counts when it is sent, whatever its outcome.
+            counts when it is sent, whatever its outcome, except one the API refused for
+            its credentials (401), which the API did no work for (the run stops then).
         max_cost: the most the run may spend, in US dollars (``None``: no limit). A request
             is sent only if the money already spent, plus the worst case of the requests
             in flight, plus this request's expected cost stays within it (when only the
@@ -219,6 +231,7 @@ class Budget:
         self.calls = 0
         self.in_flight = 0
         self.failed_calls = 0
+        self.refused_calls = 0
         self.spent_usd = 0.0
         self.unpriced_calls = 0
         self.reserved_usd = 0.0
@@ -315,10 +328,22 @@ class Budget:
                 self.spent_usd += cost_usd
             self._unhold(reservation)
 
-    def release(self, reservation: Reservation) -> None:
-        """Drop a reservation whose request failed (no reply, nothing billed)."""
+    def release(self, reservation: Reservation, *, sent: bool = True,
+                refused: bool = False) -> None:
+        """Drop a reservation whose request failed (no reply, nothing billed).
+
+        ``sent=False``: the request failed on this machine before it was sent; it is not
+        counted at all. ``refused``: the API refused the request's credentials (401)
+        without doing any work; it is counted as refused, not as sent. Neither counts
+        against ``max_calls``.
+        """
         with self._settled:
-            self.failed_calls += 1
+            if not sent or refused:
+                self.calls = max(0, self.calls - 1)
+            if refused and sent:
+                self.refused_calls += 1
+            elif sent:
+                self.failed_calls += 1
             self._unhold(reservation)
 
     # ------------------------------------------------------------------ counting
@@ -360,6 +385,7 @@ class Budget:
             else:
                 out["requests"] = self.calls
                 out["failed_requests"] = self.failed_calls
+                out["refused_requests"] = self.refused_calls
                 out["spent_usd"] = self.spent_usd
                 out["unpriced_replies"] = self.unpriced_calls
             return out
@@ -380,6 +406,9 @@ class Budget:
             return "\n".join(lines)
         lines = [f"judge: {r['requests']} request(s) sent ({r['failed_requests']} failed), "
                  f"{r['cached']} grade(s) from the cache, ${r['spent_usd']:.4f} spent"]
+        if r["refused_requests"]:
+            lines.append(f"{r['refused_requests']} request(s) refused by the API for their "
+                         "credentials (401): not billed, not counted as sent")
         if r["unpriced_replies"]:
             lines.append(f"{r['unpriced_replies']} reply(ies) had no price for their model")
         if r["stopped"]:

@@ -20,11 +20,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
+from evalkit.scoring import RunAborted
 from evalkit_judge.budget import (
     Budget,
     CostPlan,
     GradeNotRequested,
     JudgeError,
+    JudgeUnavailable,
     ModelPrice,
     PricesLike,
     Reservation,
@@ -169,7 +171,10 @@ class LLMJudge:
         scale: the top score (an integer >= 2); scores run from 1 to ``scale``.
         client: an ``anthropic.Anthropic`` client, or any object with
             ``messages.create(**request)`` returning a Message (or its dict). By default
-            one is built on first use (``ANTHROPIC_API_KEY`` from the environment).
+            one is built on first use, with the credentials the SDK finds
+            (``ANTHROPIC_API_KEY``, ``ANTHROPIC_AUTH_TOKEN``, a credentials profile). An
+            SDK client without credentials stops the run before its first request (see
+            :class:`~evalkit_judge.budget.JudgeUnavailable`); a dry run needs none.
         cache_path: the SQLite grade cache (created if missing; a 0.2 JSON cache at this
             path is imported). ``None``: no cache, every grade is requested.
         max_tokens: the output token cap of a request (also the worst case that
@@ -253,6 +258,7 @@ class LLMJudge:
         if client is not None and max_retries is not None and hasattr(client, "with_options"):
             client = client.with_options(max_retries=max_retries)
         self._client = client
+        self._builds_client = client is None
         self._client_lock = threading.Lock()
         self.cache: GradeCache | None = None if cache_path is None else GradeCache(cache_path)
         self._details: dict[str, dict[str, Any]] = {}
@@ -264,6 +270,8 @@ class LLMJudge:
         self._calibration: tuple[int, int] | None = None
         self._most_output: int | None = None
         self._count_tokens = True  # until the client lacks the endpoint or it fails
+        # why the API refused this judge's credentials (401): no request is sent after it
+        self._refused: str | None = None
         self.definition = _sha256(_canonical_json(self._definition()))[:16]
         # Registered metrics take their description and provider from the function.
         self.__doc__ = f"LLM judge {model}, scale 1-{scale}"
@@ -439,10 +447,7 @@ class LLMJudge:
         (no such endpoint on the client, or it failed: then it is not asked again)."""
         if not self._count_tokens:
             return None
-        try:
-            count = getattr(self._resolve_client().messages, "count_tokens", None)
-        except Exception:  # the request itself will report it
-            return None
+        count = getattr(self._resolve_client().messages, "count_tokens", None)
         if not callable(count):
             self._count_tokens = False
             return None
@@ -451,6 +456,10 @@ class LLMJudge:
         try:
             counted = count(**request)
         except Exception as exc:
+            if _is_credentials_failure(exc):
+                raise self._unusable(exc) from exc
+            if _is_refusal(exc):
+                raise self._refuse(exc) from exc
             self._count_tokens = False
             log.warning("judge %r: counting input tokens failed (%s: %s); estimating them "
                         "from earlier replies from now on", self.model,
@@ -486,6 +495,10 @@ class LLMJudge:
                 grade tool call or a score outside the scale (names the case).
             GradeNotRequested: dry run and the grade is not cached.
             BudgetExhausted: a limit of the budget would be passed (stops the run).
+            RunAborted: no grade can be requested: the client has no credentials (checked
+                before any request), the API refused them (401), or the client cannot be
+                built. Its ``error`` is a :class:`JudgeUnavailable` saying what to fix;
+                it stops the run once instead of erroring every case.
         """
         return float(self.grade(response, case).score)
 
@@ -590,10 +603,15 @@ class LLMJudge:
             # the other request failed, or there is no cache: try ourselves
 
     def _resolve_client(self) -> AnthropicLike:
+        """The client, built on first use; raises :class:`RunAborted` when no request can
+        be sent: the API refused this judge's credentials earlier, the client cannot be
+        built, or it has no credentials (a client built without them is not kept, so the
+        environment is read again next time)."""
+        if self._refused is not None:
+            raise RunAborted(JudgeUnavailable(self._refused))
         with self._client_lock:
-            if self._client is None:
-                import anthropic
-
+            client = self._client
+            if client is None:
                 kwargs: dict[str, Any] = {
                     "max_retries": DEFAULT_MAX_RETRIES if self.max_retries is None
                     else self.max_retries,
@@ -602,8 +620,48 @@ class LLMJudge:
                     kwargs["timeout"] = self.timeout
                 if self.base_url is not None:
                     kwargs["base_url"] = self.base_url
-                self._client = anthropic.Anthropic(**kwargs)
-            return cast(AnthropicLike, self._client)
+                try:
+                    import anthropic
+
+                    client = anthropic.Anthropic(**kwargs)
+                except Exception as exc:
+                    raise RunAborted(JudgeUnavailable(
+                        f"judge {self.model!r}: cannot build the Anthropic client "
+                        f"({type(exc).__name__}: {exc}); no request was sent"
+                    )) from exc
+            if _lacks_credentials(client):
+                raise RunAborted(JudgeUnavailable(
+                    f"judge {self.model!r}: no Anthropic API credentials, so no grade can "
+                    "be requested: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN), or pass "
+                    "client=... to LLMJudge; no request was sent (a --dry-run needs no "
+                    "credentials)"
+                ))
+            self._client = client
+            return cast(AnthropicLike, client)
+
+    def _unusable(self, exc: Exception) -> RunAborted:
+        """The client could not resolve its credentials when it came to send a request (a
+        missing or broken credentials profile, an identity token that cannot be read or
+        exchanged): nothing was sent, and the run stops. A client the judge built is
+        dropped, so that the next use reads the environment again."""
+        if self._builds_client:
+            with self._client_lock:
+                self._client = None
+        return RunAborted(JudgeUnavailable(
+            f"judge {self.model!r}: the Anthropic client's credentials cannot be used "
+            f"({type(exc).__name__}: {exc}); fix them, set ANTHROPIC_API_KEY (or "
+            "ANTHROPIC_AUTH_TOKEN), or pass client=... to LLMJudge; no request was sent"
+        ))
+
+    def _refuse(self, exc: Exception) -> RunAborted:
+        """Remember that the API refused this judge's credentials (401): the run stops,
+        and this judge sends no request from now on."""
+        self._refused = (
+            f"judge {self.model!r}: the Anthropic API refused the credentials (401: "
+            f"{exc}); check ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN, or the client "
+            "passed to LLMJudge); the run stops here, and no more requests are sent"
+        )
+        return RunAborted(JudgeUnavailable(self._refused))
 
     def _what(self, case: GoldenCase) -> str:
         return f"judge {self.model!r}, case {str(case.id)!r}"
@@ -615,6 +673,8 @@ class LLMJudge:
             budget.note_planned(key, typical, most)
             raise GradeNotRequested(f"{self._what(case)}: dry run, grade not cached and "
                                     "not requested")
+        # before the budget counts a request: a client that cannot send one stops the run
+        client = self._resolve_client()
         reservation: Reservation | None = None
         if budget is not None:
             reservation = budget.reserve(None, model=self.model,
@@ -624,11 +684,16 @@ class LLMJudge:
         if temperature is not None:
             kwargs["extra_body"] = {"temperature": temperature}
         try:
-            client = self._resolve_client()
             message = client.messages.create(**kwargs)
         except Exception as exc:
+            unsent = _is_credentials_failure(exc)
+            refused = _is_refusal(exc)
             if budget is not None and reservation is not None:
-                budget.release(reservation)
+                budget.release(reservation, sent=not unsent, refused=refused)
+            if unsent:
+                raise self._unusable(exc) from exc
+            if refused:
+                raise self._refuse(exc) from exc
             raise JudgeError(f"{self._what(case)}: the request failed "
                              f"({type(exc).__name__}: {exc})") from exc
         reply = _reply_dict(message)
@@ -687,6 +752,41 @@ class LLMJudge:
         if not isinstance(reason, str):
             raise JudgeError(f"the reason {reason!r} is not text")
         return score, reason
+
+
+def _lacks_credentials(client: Any) -> bool:
+    """Whether ``client`` is an ``anthropic`` SDK client that cannot authenticate.
+
+    The SDK refuses, before sending anything, a request with no credential: no API key or
+    auth token (they become its ``Authorization`` header), no credentials provider (a
+    profile, workload identity federation), and no ``Authorization`` or ``X-Api-Key``
+    header of its own (or one it was told to omit). Other clients (no ``api_key``
+    attribute) are not judged here.
+    """
+    if not hasattr(client, "api_key") or not hasattr(client, "auth_token"):
+        return False
+    if getattr(client, "credentials", None) is not None:
+        return False
+    try:
+        headers = client.default_headers
+        names = {str(name).lower() for name in headers}
+    except Exception:  # not the SDK's shape: let the request decide
+        return False
+    return not names & {"authorization", "x-api-key"}
+
+
+def _is_credentials_failure(exc: BaseException) -> bool:
+    """Whether ``exc`` is the SDK failing to resolve its credentials on this machine, before
+    the request is sent (``anthropic.CredentialsError``: a missing or broken credentials
+    profile, an identity token that cannot be read or exchanged)."""
+    sdk = sys.modules.get("anthropic")
+    kind = getattr(sdk, "CredentialsError", None)
+    return isinstance(kind, type) and isinstance(exc, kind)
+
+
+def _is_refusal(exc: BaseException) -> bool:
+    """Whether ``exc`` is the API refusing the request's credentials (HTTP 401)."""
+    return getattr(exc, "status_code", None) == 401
 
 
 def _reply_dict(message: Any) -> dict[str, Any]:

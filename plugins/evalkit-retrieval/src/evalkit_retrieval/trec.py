@@ -16,9 +16,11 @@ would read it as part of the first query id).
 
 Refused with :class:`TrecFormatError` (file, line and fix in the message): a document
 listed twice for one query, in a run or in qrels (trec_eval: ``duplicate docs``); a line
-with too few fields (or a qrels line with too many); a score that is not a number or is
-NaN; a label that is not an integer; text that is not UTF-8; NUL bytes; a file with no
-data lines.
+with too few fields (or a qrels line with too many); a score that is not a number, or not
+a finite one (``nan``, ``inf``, ``-inf``, or beyond the range of a double, such as
+``1e999``: trec_eval's ``atof`` would rank an infinite score above or below every other
+document); a label that is not an integer; text that is not UTF-8; NUL bytes; a file with
+no data lines.
 
 Speed: a well-formed file is parsed in bulk (``numpy.loadtxt`` into byte-string columns,
 then vectorised grouping and ranking). Anything unusual (non-ASCII bytes, very long ids,
@@ -31,6 +33,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import io
+import math
 import re
 import warnings
 import zlib
@@ -297,8 +300,8 @@ def _bulk_run(text: bytes) -> _RunColumns | None:
     if table is None:
         return None
     scores = table["s"]
-    if np.isnan(scores).any():
-        return None
+    if not np.isfinite(scores).all():
+        return None  # the careful reader names the line
     return _RunColumns(
         qids=table["q"], docids=table["d"], scores=scores,
         tag=_last_line(data).split()[5].decode("ascii"), path="bulk",
@@ -333,15 +336,24 @@ def _careful_run(data: bytes, source: str | Path) -> _RunColumns:
         qid = _decode(fields[0], source, lineno, "query id")
         doc = _decode(fields[2], source, lineno, "document id")
         token = fields[4]
-        if token.lower() in (b"nan", b"+nan", b"-nan"):
+        shown = token.decode("utf-8", "replace")
+        is_nan = token.lower() in (b"nan", b"+nan", b"-nan")
+        if not is_nan and not _SCORE.match(token):
             raise TrecFormatError(
-                source, lineno, f"the score of document {doc!r} is NaN",
-                "Write a number in the score column (field 5)",
-            )
-        if not _SCORE.match(token):
-            raise TrecFormatError(
-                source, lineno, f"the score {token.decode('utf-8', 'replace')!r} is not a number",
+                source, lineno, f"the score {shown!r} is not a number",
                 "Field 5 of a run line is the score, a decimal number",
+            )
+        score = float(token)
+        if not math.isfinite(score):
+            what = "NaN" if is_nan else (
+                "infinite" if token.lstrip(b"+-").isalpha() else "beyond the range of a double")
+            raise TrecFormatError(
+                source, lineno,
+                f"the score {shown!r} of document {doc!r} is not a finite number ({what})",
+                "Write a finite number in the score column (field 5): NaN has no place in a "
+                "ranking, and trec_eval, which reads scores with atof, would put an infinite "
+                "score above or below every other document; to keep this document first "
+                "(or last), give it a finite score above (or below) the others of its query",
             )
         key = (qid, doc)
         if key in first_line:
@@ -355,7 +367,7 @@ def _careful_run(data: bytes, source: str | Path) -> _RunColumns:
         first_line[key] = lineno
         qids.append(qid)
         docids.append(doc)
-        scores.append(float(token))
+        scores.append(score)
         tag = _decode(fields[5], source, lineno, "run tag")
     if not qids:
         raise _empty(source, "run", _RUN_FIELDS)

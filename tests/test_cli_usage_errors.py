@@ -1,0 +1,114 @@
+"""Usage errors (an option value not accepted, a missing or unknown option, an unknown
+command) print one ``error:`` line, naming the option, the value given and what is
+accepted, and exit 2, like every other user error; help is printed exactly as typer
+prints it."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import typer
+from typer.core import TyperGroup
+from typer.testing import CliRunner
+
+from evalkit.cli.app import app
+
+REPO = Path(__file__).resolve().parents[1]
+ART = REPO / "examples" / "vaswani" / "data" / "runs" / "run.vaswani.bm25.txt"
+
+runner = CliRunner()
+
+
+@pytest.mark.parametrize(("args", "line"), [
+    (["compare", "a", "b", "--test", "foo"],
+     "error: --test foo: expected one of auto, randomization, t-test, bootstrap-t, bootstrap"),
+    (["compare", "a", "b", "--correction", "bonferroni"],
+     "error: --correction bonferroni: expected one of holm, bh, westfall-young, none"),
+    (["compare", "a", "b", "--missing=x"], "error: --missing x: expected one of zero, skip"),
+    (["compare", "a", "b", "-B", "abc"], "error: --resamples/-B abc: expected an integer"),
+    (["compare", "a", "b", "--alpha", "x"], "error: --alpha x: expected a number"),
+    (["power", "-n", "1"], "error: --queries/-n 1: expected an integer >= 2"),
+    # a repeated option: the value at fault is named, not the last one
+    (["power", "-n", "1", "-n", "50"], "error: --queries/-n 1: expected an integer >= 2"),
+    (["power", "-n1"], "error: --queries/-n 1: expected an integer >= 2"),
+    (["run", "-j", "0"], "error: --max-concurrency/-j 0: expected an integer >= 1"),
+    (["eval", "x", "--format", "nope"],
+     "error: --format/-f nope: expected one of table, json, trec"),
+    (["gate"], "error: evalkit gate: missing option --checks/-c (see `evalkit gate --help`)"),
+    (["baseline", "promote"], "error: evalkit baseline promote: missing argument RUN (see "
+     "`evalkit baseline promote --help`)"),
+    (["power", "--sd"],
+     "error: evalkit power: option --sd needs a value (see `evalkit power --help`)"),
+    (["eval", "x", "--qrel", "q"], "error: evalkit eval: no such option --qrel; did you mean "
+     "--qrels? (see `evalkit eval --help`)"),
+    (["eval", "x", "--bogus"],
+     "error: evalkit eval: no such option --bogus (see `evalkit eval --help`)"),
+    (["compar"], "error: no such command 'compar'; did you mean 'compare'? (see `evalkit "
+     "--help`)"),
+    (["plugins", "lst"], "error: no such command 'lst'; did you mean 'list'? (see `evalkit "
+     "plugins --help`)"),
+    (["eval", "x", "y"],
+     "error: got unexpected extra argument(s) (y) (see `evalkit eval --help`)"),
+])
+def test_a_usage_error_is_one_line_and_exit_2(args: list[str], line: str) -> None:
+    res = runner.invoke(app, args)
+    assert res.exit_code == 2, res.output
+    assert res.stderr == line + "\n"
+    assert res.stdout == ""
+
+
+def test_a_bad_parameter_raised_by_a_command_is_one_line(tmp_path: Path) -> None:
+    # `evalkit rescore -m ,` raises typer.BadParameter itself, with a param_hint
+    art = tmp_path / "run.jsonl"
+    art.write_text('{"type": "header", "schema_version": 1, "name": "x", "kind": "target"}\n'
+                   '{"type": "row", "id": "q1", "metrics": {}, "response": null, '
+                   '"error": null}\n')
+    res = runner.invoke(app, ["rescore", str(art), "-m", ","])
+    assert res.exit_code == 2, res.output
+    assert res.stderr == ("error: --metrics: name at least one metric (see `evalkit rescore "
+                          "--help`)\n")
+
+
+def typer_own(args: list[str]) -> tuple[int, str, str]:
+    """``args`` run through typer's own ``TyperGroup.main`` on the same commands."""
+    command = typer.main.get_command(app)
+    assert isinstance(command, TyperGroup)
+    with runner.isolation() as (out, err, _):
+        code: int | str | None = 0
+        try:
+            TyperGroup.main(command, args=args, prog_name="evalkit")
+        except SystemExit as exc:
+            code = exc.code
+        return int(code or 0), out.getvalue().decode(), err.getvalue().decode()
+
+
+@pytest.mark.parametrize("args", [
+    [], ["--help"], ["-h"], ["compare", "--help"], ["power", "-h"], ["baseline"],
+    ["plugins"], ["baseline", "promote", "--help"], ["plugins", "list", "--help"],
+    ["--version"],
+])
+def test_help_is_printed_as_typer_prints_it(args: list[str]) -> None:
+    res = runner.invoke(app, args)
+    assert (res.exit_code, res.stdout, res.stderr) == typer_own(args)
+    assert "Usage: evalkit" in res.output or res.stdout.startswith("evalkit ")
+
+
+def test_typer_alone_would_draw_a_box() -> None:
+    """What the one-line messages replace: typer's framed panel over several lines."""
+    code, _, err = typer_own(["power", "-n", "1"])
+    assert code == 2 and "╭─ Error" in err and len(err.splitlines()) > 3
+
+
+def test_through_the_installed_script() -> None:
+    exe = Path(sys.executable).with_name("evalkit")
+    if not exe.exists():
+        pytest.skip("the evalkit script is not installed next to this interpreter")
+    proc = subprocess.run([str(exe), "compare", str(ART), str(ART), "--test", "foo"],
+                          capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert proc.stderr == ("error: --test foo: expected one of auto, randomization, t-test, "
+                           "bootstrap-t, bootstrap\n")
+    assert proc.stdout == ""

@@ -1,0 +1,197 @@
+"""What evalkit says about local plugins: one that fails to load is reported on stderr by
+every command that loads plugins (with file and line for a syntax error), a module listed
+twice is refused, and a clash with a built-in name says what each provides and who must
+rename.
+"""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+import evalkit
+from evalkit import registry as registry_module
+from evalkit.cli.app import app
+from evalkit.plugins import PluginLoadWarning, load_plugins
+from evalkit.pyproject_config import ConfigError, plugin_selection
+from evalkit.registry import Registry, RegistryError
+from evalkit.results import QueryResult, RunResult
+
+runner = CliRunner()
+BUILTINS = f"paired-evalkit {evalkit.__version__} (evalkit.builtins)"
+
+BROKEN = "import evalkit\n\ndef broken(:\n    pass\n"  # line 3 is not Python
+
+ENTROPY_AGGREGATE = """
+from evalkit.hookspecs import hookimpl
+from evalkit.specs import AggregateSpec
+
+
+@hookimpl
+def evalkit_register_aggregates():
+    return [AggregateSpec("entropy", lambda rows: 0.0, higher_is_better=True)]
+"""
+
+ENTROPY_METRIC = """
+from evalkit.hookspecs import hookimpl
+from evalkit.specs import MetricSpec
+
+
+@hookimpl
+def evalkit_register_metrics():
+    return [MetricSpec("entropy", lambda r, c: 0.0, higher_is_better=True)]
+"""
+
+
+def project(tmp_path: Path, modules: dict[str, str], listed: list[str] | None = None) -> Path:
+    """A project folder whose pyproject lists ``modules`` (written beside it)."""
+    folder = tmp_path / "proj"
+    folder.mkdir()
+    for name, source in modules.items():
+        (folder / f"{name}.py").write_text(source, encoding="utf-8")
+    names = ", ".join(f'"{n}"' for n in (listed if listed is not None else modules))
+    (folder / "pyproject.toml").write_text(f"[tool.evalkit]\nlocal_plugins = [{names}]\n")
+    return folder
+
+
+@pytest.fixture
+def isolated(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
+    """sys.path restored, and a default registry discovered afresh (then put back)."""
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    monkeypatch.setattr(registry_module, "_default", None)
+    monkeypatch.delenv("EVALKIT_PLUGINS", raising=False)
+    return monkeypatch
+
+
+def load(folder: Path) -> Registry:
+    reg = Registry()
+    load_plugins(reg, selection=plugin_selection(folder / "pyproject.toml", environ={}),
+                 entry_points=[], warn=False)
+    return reg
+
+
+# ------------------------------------------------------------------ failed plugins
+def test_a_syntax_error_names_file_and_line(tmp_path: Path, isolated: pytest.MonkeyPatch
+                                            ) -> None:
+    folder = project(tmp_path, {"evalkit_msg_broken_a": BROKEN})
+    reg = load(folder)
+    (info,) = [p for p in reg.plugins if p.name == "evalkit_msg_broken_a"]
+    assert info.status == "failed"
+    assert info.error == f"{folder / 'evalkit_msg_broken_a.py'}:3: invalid syntax"
+
+
+def test_loading_warns_once_per_failed_plugin(tmp_path: Path, isolated: pytest.MonkeyPatch
+                                              ) -> None:
+    folder = project(tmp_path, {"evalkit_msg_broken_b": BROKEN},
+                     listed=["evalkit_msg_broken_b", "evalkit_msg_not_there"])
+    with pytest.warns(PluginLoadWarning) as caught:
+        load_plugins(Registry(), entry_points=[],
+                     selection=plugin_selection(folder / "pyproject.toml", environ={}))
+    assert [str(w.message) for w in caught] == [
+        f"local plugin module 'evalkit_msg_broken_b' failed to load: "
+        f"{folder / 'evalkit_msg_broken_b.py'}:3: invalid syntax; commands run without it "
+        "(see `evalkit plugins list`)",
+        "local plugin module 'evalkit_msg_not_there' failed to load: ModuleNotFoundError: No "
+        "module named 'evalkit_msg_not_there'; commands run without it (see `evalkit plugins "
+        "list`)",
+    ]
+
+
+def test_a_command_prints_one_warning_line_per_failed_plugin(
+    tmp_path: Path, isolated: pytest.MonkeyPatch
+) -> None:
+    folder = project(tmp_path, {"evalkit_msg_broken_c": BROKEN},
+                     listed=["evalkit_msg_broken_c", "evalkit_msg_missing_c"])
+    art = RunResult("r", [QueryResult("q1", ["d1"], {"ap": 0.25})]).save(tmp_path / "r.jsonl")
+    isolated.chdir(folder)
+    res = runner.invoke(app, ["eval", str(art), "-m", "ap"])
+    assert res.exit_code == 0, res.output
+    warnings = [line for line in res.stderr.splitlines() if line.startswith("warning: ")]
+    assert warnings == [
+        f"warning: local plugin module 'evalkit_msg_broken_c' failed to load: "
+        f"{folder / 'evalkit_msg_broken_c.py'}:3: invalid syntax; commands run without it "
+        "(see `evalkit plugins list`)",
+        "warning: local plugin module 'evalkit_msg_missing_c' failed to load: "
+        "ModuleNotFoundError: No module named 'evalkit_msg_missing_c'; commands run without "
+        "it (see `evalkit plugins list`)",
+    ]
+    assert "0.2500" in res.stdout  # the command itself went on
+    # the listing shows the failure in its table and prints no warning line
+    isolated.setattr(registry_module, "_default", None)
+    listing = runner.invoke(app, ["plugins", "list"])
+    assert "warning:" not in listing.output
+    assert (f"! evalkit_msg_broken_c (evalkit_msg_broken_c): "
+            f"{folder / 'evalkit_msg_broken_c.py'}:3: invalid syntax") in listing.stdout
+
+
+@pytest.mark.parametrize("listed", [["evalkit_msg_twice", "evalkit_msg_twice"],
+                                    ["evalkit_msg_twice", "other", "evalkit_msg_twice"]])
+def test_a_local_plugin_listed_twice_is_refused(tmp_path: Path, listed: list[str]) -> None:
+    folder = project(tmp_path, {}, listed=listed)
+    cfg = folder / "pyproject.toml"
+    with pytest.raises(ConfigError) as err:
+        plugin_selection(cfg, environ={})
+    assert str(err.value) == (f"{cfg.resolve()} [tool.evalkit] local_plugins: "
+                              "'evalkit_msg_twice' is listed twice; list each module once")
+
+
+# ------------------------------------------------------------------ clashes with built-ins
+def test_an_aggregate_clashing_with_a_builtin_must_be_renamed(
+    tmp_path: Path, isolated: pytest.MonkeyPatch
+) -> None:
+    reg = load(project(tmp_path, {"evalkit_msg_entropy_agg": ENTROPY_AGGREGATE}))
+    with pytest.raises(RegistryError) as err:
+        reg.resolve("entropy")
+    assert str(err.value) == (
+        f"aggregate name 'entropy' is provided by {BUILTINS} and module "
+        "evalkit_msg_entropy_agg; the kernel's built-ins cannot be disabled, so module "
+        "evalkit_msg_entropy_agg must rename its aggregate (the name is blocked until then; "
+        "see `evalkit plugins list`)")
+
+
+def test_a_metric_clashing_with_a_builtin_aggregate_says_which_is_which(
+    tmp_path: Path, isolated: pytest.MonkeyPatch
+) -> None:
+    reg = load(project(tmp_path, {"evalkit_msg_entropy_metric": ENTROPY_METRIC}))
+    (conflict,) = [c for c in reg.conflicts() if c.name == "entropy"]
+    assert conflict.message() == (
+        f"name 'entropy' is provided by {BUILTINS} (as an aggregate) and module "
+        "evalkit_msg_entropy_metric (as a metric); the kernel's built-ins cannot be "
+        "disabled, so module evalkit_msg_entropy_metric must rename its metric (the name is "
+        "blocked until then; see `evalkit plugins list`)")
+
+
+def test_a_clash_between_two_plugins_can_be_solved_by_disabling_one(
+    tmp_path: Path, isolated: pytest.MonkeyPatch
+) -> None:
+    source = textwrap.dedent("""
+        from evalkit.hookspecs import hookimpl
+        from evalkit.specs import AggregateSpec
+
+
+        @hookimpl
+        def evalkit_register_aggregates():
+            return [AggregateSpec("team_cost", lambda rows: 1.0, higher_is_better=False)]
+        """)
+    reg = load(project(tmp_path, {"evalkit_msg_one": source, "evalkit_msg_two": source}))
+    (conflict,) = [c for c in reg.conflicts() if c.name == "team_cost"]
+    assert conflict.message() == (
+        "aggregate name 'team_cost' is provided by module evalkit_msg_one and module "
+        "evalkit_msg_two; it is blocked until one of them is disabled or uninstalled (see "
+        "`evalkit plugins list`)")
+
+
+def test_an_unknown_metric_message_is_punctuated() -> None:
+    reg = Registry()
+    reg.register_metric("precision_at_one", higher_is_better=True)(lambda r, c: 1.0)
+    with pytest.raises(RegistryError) as err:
+        reg.resolve("zzz")
+    assert str(err.value).startswith("unknown metric 'zzz'. Known: precision_at_one. ")
+    with pytest.raises(RegistryError) as err:
+        reg.resolve("precision_at_on")
+    assert str(err.value).startswith("unknown metric 'precision_at_on'; did you mean "
+                                     "'precision_at_one'? Known: precision_at_one. ")
