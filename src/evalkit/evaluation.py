@@ -54,6 +54,7 @@ from typing import IO, TYPE_CHECKING, Any
 from evalkit.cases import GoldenCase
 from evalkit.goldens import GoldenSet, load_goldens
 from evalkit.outputs import writing
+from evalkit.provenance import metric_provenance, plugin_versions
 from evalkit.registry import RegistryError, default_registry
 from evalkit.results import SCHEMA_VERSION, ArtifactError, RunResult
 from evalkit.rows import CaseResult, case_result_from_json
@@ -266,8 +267,8 @@ def rescore(
     changed = sorted(c for c in new_digests if c in old_digests
                      and old_digests[c] != new_digests[c])
     previous_metrics = list(old_config.get("metrics") or [])
-    header["metrics"] = _provenance([s.name for s in specs])
-    header["aggregate_definitions"] = _provenance([s.name for s in agg_specs])
+    header["metrics"] = metric_provenance([s.name for s in specs])
+    header["aggregate_definitions"] = metric_provenance([s.name for s in agg_specs])
     header["config"] = {**old_config, "metrics": [s.name for s in specs],
                         "aggregates": [s.name for s in agg_specs]}
     header["goldens"] = {**(header.get("goldens") or {}), **_goldens_record(gset)}
@@ -462,27 +463,6 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
-def _provenance(names: Sequence[str]) -> dict[str, dict[str, str]]:
-    reg = default_registry()
-    out: dict[str, dict[str, str]] = {}
-    for n in names:
-        spec = reg.resolve(n)
-        prov = reg.provider_of(n)
-        out[spec.name] = {
-            "provider": prov.distribution or prov.module,
-            "version": getattr(spec, "version", "1"),
-        }
-    return out
-
-
-def _plugin_versions() -> dict[str, str]:
-    return {
-        p.distribution: p.version or "?"
-        for p in default_registry().plugins
-        if p.distribution and p.status == "loaded"
-    }
-
-
 def describe_target(target: Any) -> dict[str, Any]:
     """What identifies a target in a header: its ``describe()`` if it has one, else its
     type, name and (for a CallableTarget) function. Never header values or secrets."""
@@ -528,9 +508,9 @@ def _new_header(
         "name": name,
         "kind": "target",
         "evalkit_version": __version__,
-        "plugins": _plugin_versions(),
-        "metrics": _provenance([s.name for s in specs]),
-        "aggregate_definitions": _provenance([s.name for s in agg_specs]),
+        "plugins": plugin_versions(),
+        "metrics": metric_provenance([s.name for s in specs]),
+        "aggregate_definitions": metric_provenance([s.name for s in agg_specs]),
         "target": config["target"],
         "goldens": _goldens_record(gset),
         "config": config,

@@ -13,13 +13,14 @@ from itertools import compress
 from pathlib import Path
 from typing import Any, Literal
 
+from evalkit._version import __version__
 from evalkit.cases import GoldenCase
-from evalkit.provenance import metric_provenance
+from evalkit.provenance import metric_provenance, plugin_versions
 from evalkit.ranking import RankedRun, rank_run
 from evalkit.registry import RegistryError, default_registry
-from evalkit.results import QueryResult, RunResult
-from evalkit.scoring import resolve_metrics, score_cases
-from evalkit.specs import LoaderSpec, MetricSpec
+from evalkit.results import RunResult
+from evalkit.scoring import registered_counts, resolve_metrics, score_rankings
+from evalkit.specs import LoaderSpec
 from evalkit.targets import TargetResponse
 
 RunInput = str | Path | RankedRun | Mapping[str, Mapping[str, float]]
@@ -193,10 +194,6 @@ def evaluate_run(
             " labels <= 0 never count as relevant"
         )
     specs = resolve_metrics(metrics)
-    counts = [
-        e.spec for _, _, e in default_registry().entries("metric")
-        if isinstance(e.spec, MetricSpec) and e.spec.kind == "count"
-    ]
     ranked = load_run_input(run, name)
     q = load_qrels_input(qrels)
     if not q.judgments:
@@ -211,31 +208,20 @@ def evaluate_run(
     level = relevance_level
     responses: list[TargetResponse] = []
     cases: list[GoldenCase] = []
-    retrieved: list[list[str]] = []
     for qid in qids:
         docs = rankings.get(qid, [])
         if depth is not None and len(docs) > depth:
             docs = docs[:depth]
-        retrieved.append(docs)
         responses.append(TargetResponse(ranked_ids=docs))
         judged = q.judgments[qid]
         relevant = frozenset(compress(judged, map(level.__le__, judged.values())))
         cases.append(GoldenCase(id=qid, relevance=judged, relevant=relevant))
 
-    wanted = list(specs) + [c for c in counts if c.name not in {s.name for s in specs}]
-    values = score_cases(responses, cases, wanted)
-    count_names = {c.name for c in counts}
-    rows = [
-        QueryResult(
-            query_id=c.id, retrieved=r,
-            metrics={k: x for k, x in v.items() if k not in count_names},
-            counts={k: int(x) for k, x in v.items() if k in count_names},
-        )
-        for c, r, v in zip(cases, retrieved, values, strict=True)
-    ]
+    rows = score_rankings(responses, cases, specs)
+    count_names = {c.name for c in registered_counts()}
     header: dict[str, Any] = {
-        "evalkit_version": _version(),
-        "plugins": _plugin_versions(),
+        "evalkit_version": __version__,
+        "plugins": plugin_versions(),
         "metrics": metric_provenance([s.name for s in specs]),
         "counts": [s.name for s in specs if s.name in count_names],
         "run": {"path": ranked.path, "sha256": ranked.sha256, "tag": ranked.name},
@@ -254,17 +240,3 @@ def evaluate_run(
         },
     }
     return RunResult(name=name or ranked.name, per_query=rows, header=header)
-
-
-def _version() -> str:
-    from evalkit._version import __version__
-
-    return __version__
-
-
-def _plugin_versions() -> dict[str, str]:
-    out: dict[str, str] = {}
-    for info in default_registry().plugins:
-        if info.distribution and info.status == "loaded":
-            out[info.distribution] = info.version or "?"
-    return out

@@ -13,9 +13,9 @@ from typing import Any
 from evalkit.cases import GoldenCase
 from evalkit.provenance import base_header
 from evalkit.registry import RegistryError, _client_provider, default_registry
-from evalkit.results import QueryResult, RunResult
-from evalkit.scoring import resolve_metrics, score_cases
-from evalkit.specs import MetricFamily, MetricSpec
+from evalkit.results import RunResult
+from evalkit.scoring import resolve_metrics, score_rankings
+from evalkit.specs import MetricFamily
 from evalkit.targets import TargetResponse
 
 Qrels = Mapping[str, set[str]] | Mapping[str, Mapping[str, int]]
@@ -106,12 +106,10 @@ def run(
     from evalkit.precomputed import load_qrels_input
 
     specs = resolve_metrics(metrics)
-    count_specs = _count_specs(specs)
     loaded = load_qrels_input(qrels)
     qrels_by_text = loaded.judgments
     responses: list[TargetResponse] = []
     cases: list[GoldenCase] = []
-    retrieved_lists: list[list[str]] = []
     seen: set[str] = set()
     for query in queries:
         qid = str(query.id)
@@ -129,38 +127,19 @@ def run(
             raise ValueError(
                 f"run {name!r}: the retriever returned doc {dup!r} twice for query {qid!r}"
             )
-        retrieved_lists.append(retrieved)
         responses.append(TargetResponse(ranked_ids=retrieved))
         judg = qrels_by_text[qid]
         cases.append(
             GoldenCase.from_judgments(qid, judg, relevance_level=relevance_level,
                                       query=str(getattr(query, "text", "") or ""))
         )
-    values = score_cases(responses, cases, [*specs, *count_specs])
-    count_names = {c.name for c in count_specs}
-    rows = [
-        QueryResult(
-            query_id=c.id, retrieved=r,
-            metrics={k: x for k, x in v.items() if k not in count_names},
-            counts={k: int(x) for k, x in v.items() if k in count_names},
-        )
-        for c, r, v in zip(cases, retrieved_lists, values, strict=True)
-    ]
+    rows = score_rankings(responses, cases, specs)
     header = base_header(
         [s.name for s in specs], qrels_path=None, qrels_sha256=loaded.sha256,
         relevance_level=relevance_level, missing="error",
     )
     header["notes"] = {"num_queries": len(rows)}
     return RunResult(name=name, per_query=rows, header=header)
-
-
-def _count_specs(requested: Sequence[MetricSpec]) -> list[MetricSpec]:
-    """Every registered count (num_rel, ...) not already requested."""
-    names = {s.name for s in requested}
-    return [
-        e.spec for _, _, e in default_registry().entries("metric")
-        if isinstance(e.spec, MetricSpec) and e.spec.kind == "count" and e.spec.name not in names
-    ]
 
 
 def _ids_from(out: Any, name: str, qid: str) -> list[str]:

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from evalkit.registry import Registry, RegistryError, default_registry
+from evalkit.results import QueryResult
 from evalkit.specs import AggregateSpec, MetricSpec
 
 if TYPE_CHECKING:
@@ -128,3 +129,38 @@ def _check(spec: MetricSpec, case: GoldenCase, value: Any) -> float:
     if not math.isfinite(v):
         raise MetricError(f"metric {spec.name!r} returned {v} for case {case.id!r}")
     return v
+
+
+def registered_counts(registry: Registry | None = None) -> list[MetricSpec]:
+    """Every registered count-kind spec (num_rel, num_ret, num_rel_ret, ...)."""
+    reg = registry or default_registry()
+    return [
+        e.spec for _, _, e in reg.entries("metric")
+        if isinstance(e.spec, MetricSpec) and e.spec.kind == "count"
+    ]
+
+
+def score_rankings(
+    responses: Sequence[TargetResponse],
+    cases: Sequence[GoldenCase],
+    specs: Sequence[MetricSpec],
+) -> list[QueryResult]:
+    """One :class:`~evalkit.results.QueryResult` per ranked case: ``specs`` on
+    ``metrics`` and every registered count on ``counts`` (a count that was asked for
+    explicitly is kept on ``counts`` too, never on ``metrics``).
+
+    Raises:
+        MetricError: as :func:`score_cases`.
+    """
+    counts = registered_counts()
+    count_names = {c.name for c in counts} | {s.name for s in specs if s.kind == "count"}
+    wanted = [*specs, *(c for c in counts if c.name not in {s.name for s in specs})]
+    values = score_cases(responses, cases, wanted)
+    return [
+        QueryResult(
+            query_id=c.id, retrieved=[str(x) for x in r.ranked_ids],
+            metrics={k: x for k, x in v.items() if k not in count_names},
+            counts={k: int(x) for k, x in v.items() if k in count_names},
+        )
+        for c, r, v in zip(cases, responses, values, strict=True)
+    ]
