@@ -60,16 +60,15 @@ def test_a_usage_error_is_one_line_and_exit_2(args: list[str], line: str) -> Non
     assert res.stdout == ""
 
 
-def test_a_bad_parameter_raised_by_a_command_is_one_line(tmp_path: Path) -> None:
-    # `evalkit rescore -m ,` raises typer.BadParameter itself, with a param_hint
+def test_an_empty_metric_list_in_rescore_is_one_line(tmp_path: Path) -> None:
     art = tmp_path / "run.jsonl"
     art.write_text('{"type": "header", "schema_version": 1, "name": "x", "kind": "target"}\n'
                    '{"type": "row", "id": "q1", "metrics": {}, "response": null, '
                    '"error": null}\n')
     res = runner.invoke(app, ["rescore", str(art), "-m", ","])
     assert res.exit_code == 2, res.output
-    assert res.stderr == ("error: --metrics: name at least one metric (see `evalkit rescore "
-                          "--help`)\n")
+    assert res.stderr == ("error: -m ',' names no metric; give one or more names "
+                          "(-m ap -m ndcg@10 or -m ap,ndcg@10)\n")
 
 
 def typer_own(args: list[str]) -> tuple[int, str, str]:
@@ -112,3 +111,17 @@ def test_through_the_installed_script() -> None:
     assert proc.stderr == ("error: --test foo: expected one of auto, randomization, t-test, "
                            "bootstrap-t, bootstrap\n")
     assert proc.stdout == ""
+
+
+@pytest.mark.parametrize("value", ["", ",", " , "])
+def test_an_empty_metric_list_is_refused(value: str) -> None:
+    res = runner.invoke(app, ["eval", str(ART), "--qrels", str(ART), "-m", value])
+    assert res.exit_code == 2
+    assert "names no metric" in res.output
+
+
+def test_baseline_show_on_a_qrels_file_says_what_it_is() -> None:
+    qrels = REPO / "examples" / "vaswani" / "data" / "qrels"
+    res = runner.invoke(app, ["baseline", "show", str(qrels)])
+    assert res.exit_code == 2
+    assert "looks like a TREC qrels file" in res.output

@@ -247,7 +247,7 @@ def test_more_config_errors(tmp_path: Path) -> None:
         with pytest.raises(ConfigError) as info:
             load_eval_config(cfg)
         assert str(cfg) in str(info.value) and needle in str(info.value)
-    with pytest.raises(ConfigError, match=r"goldens.jsonl: invalid YAML"):
+    with pytest.raises(ConfigError, match=r"goldens.jsonl:2: not valid YAML"):
         load_eval_config(tmp_path / "goldens.jsonl")  # any other file is read as YAML
     empty = tmp_path / "empty"
     empty.mkdir()
@@ -339,3 +339,47 @@ def test_run_with_the_http_factory_keeps_tokens_out_of_the_artifact(
     assert header["target"]["header_names"] == ["Authorization"]
     assert header["config"]["target_kwargs"]["headers"] == {"Authorization": "<redacted>"}
     assert header["config"]["target_kwargs"]["url"] == f"{url}search?<redacted>"
+
+
+def test_resume_and_overwrite_together_are_refused(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    module = project(tmp_path)
+    (tmp_path / "evalkit.yaml").write_text(yaml_config(module))
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    res = runner.invoke(app, ["run", "--resume", "--overwrite"])
+    assert res.exit_code == 2
+    assert "--resume and --overwrite contradict each other" in res.output
+    assert not (tmp_path / "runs" / "mine.jsonl").exists()
+
+
+def test_a_factory_returning_a_plain_function_is_wrapped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    module = f"evalkit_test_plain_{next(_ids)}"
+    (tmp_path / "goldens.jsonl").write_text(GOLDENS)
+    (tmp_path / f"{module}.py").write_text(
+        "def make():\n"
+        "    return lambda case: ['d' + case.id[1:]]\n"
+    )
+    (tmp_path / "evalkit.yaml").write_text(
+        f"goldens: goldens.jsonl\ntarget:\n  factory: {module}:make\n"
+        "metrics: [recall@1]\noutput: runs/plain.jsonl\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    res = runner.invoke(app, ["run"])
+    assert res.exit_code == 0, res.output
+    run = RunResult.load(tmp_path / "runs" / "plain.jsonl")
+    # q1 -> d1 and q2 -> d2 are relevant; q3 expects d9 but gets d3
+    assert run.scores("recall@1") == {"q1": 1.0, "q2": 1.0, "q3": 0.0}
+
+
+def test_invalid_yaml_config_is_one_line_with_file_and_line(tmp_path: Path) -> None:
+    cfg = tmp_path / "evalkit.yaml"
+    cfg.write_text("goldens: goldens.jsonl\ntarget: [unclosed\nmetrics: [a]\n")
+    with pytest.raises(ConfigError) as info:
+        load_eval_config(cfg)
+    message = str(info.value)
+    assert "\n" not in message
+    assert message.startswith(f"{cfg}:") and "not valid YAML" in message

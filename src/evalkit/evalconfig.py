@@ -116,9 +116,15 @@ class EvalConfig:
                 f"{where}: {self.target_factory}(**kwargs) raised {type(exc).__name__}: {exc}"
             ) from exc
         if not callable(getattr(target, "invoke", None)):
+            if callable(target):
+                # a plain function (case -> ids or text) is a target too
+                from evalkit.targets import CallableTarget
+
+                return CallableTarget(target, name=self.target_factory.rsplit(":", 1)[-1])
             raise ConfigError(
-                f"{where}: {self.target_factory} returned {type(target).__name__}, which has "
-                "no invoke(case) method"
+                f"{where}: {self.target_factory} returned {type(target).__name__}, which is "
+                "neither a target (no invoke(case) method) nor a callable; return a "
+                "Target, or a function case -> list of ids or text"
             )
         return target
 
@@ -261,7 +267,10 @@ def _read_yaml(file: Path) -> Mapping[str, Any]:
     try:
         data = yaml.safe_load(file.read_text(encoding="utf-8-sig"))
     except yaml.YAMLError as exc:
-        raise ConfigError(f"{file}: invalid YAML ({exc})") from None
+        mark = getattr(exc, "problem_mark", None)
+        where = f":{mark.line + 1}" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise ConfigError(f"{file}{where}: not valid YAML ({problem})") from None
     except UnicodeDecodeError as exc:
         raise ConfigError(
             f"{file}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset "

@@ -137,7 +137,10 @@ def evaluate(
             or max_concurrency < 1:
         raise ValueError(f"max_concurrency must be a positive integer, got {max_concurrency!r}")
     if not callable(getattr(target, "invoke", None)):
-        raise TypeError(f"{target!r} is not a target: it has no invoke(case) method")
+        raise TypeError(
+            f"{target!r} is not a target: it has no invoke(case) method; wrap a function in "
+            "evalkit.CallableTarget(fn)"
+        )
     gset = as_golden_set(goldens)
     specs = resolve_metrics(list(metrics))
     agg_specs = resolve_aggregates(list(aggregates))

@@ -77,9 +77,14 @@ def show(
 ) -> None:
     """Print a baseline's fingerprint: cases, expected values, settings, metric definitions."""
     from evalkit.baseline import load_baseline
+    from evalkit.cli.inputs import not_artifact_message, require_file
+    from evalkit.results import is_artifact
 
-    if not path.is_file():
-        raise CliError(f"baseline {path}: no such file")
+    require_file(path, "baseline")
+    if not is_artifact(path):
+        raise CliError(not_artifact_message(
+            path, "baseline", "pass a file written by `evalkit baseline promote`"
+        ))
     stored = load_baseline(path)
     state = f"promoted {stored.promoted_at}" if stored.promoted else "a plain run, not promoted"
     typer.echo(f"{path}: run {stored.name!r}, {state}")

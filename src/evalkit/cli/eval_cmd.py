@@ -69,12 +69,21 @@ class Missing(StrEnum):
 
 # ----------------------------------------------------------------------- helpers
 def split_metrics(values: Sequence[str] | None) -> list[str]:
-    """``-m a -m b,c`` -> ``["a", "b", "c"]`` (order kept, repeats dropped)."""
+    """``-m a -m b,c`` -> ``["a", "b", "c"]`` (order kept, repeats dropped).
+
+    Raises:
+        CliError: a ``-m`` value names no metric (``-m ""`` or ``-m ,``).
+    """
     out: list[str] = []
     for value in values or ():
-        for part in value.split(","):
-            name = part.strip()
-            if name and name not in out:
+        names = [part.strip() for part in value.split(",") if part.strip()]
+        if not names:
+            raise CliError(
+                f"-m {value!r} names no metric; give one or more names (-m ap -m ndcg@10 or "
+                "-m ap,ndcg@10)"
+            )
+        for name in names:
+            if name not in out:
                 out.append(name)
     return out
 

@@ -12,15 +12,7 @@ from typing import Annotated
 
 import typer
 
-
-def _names(values: list[str] | None) -> list[str]:
-    out: list[str] = []
-    for value in values or ():
-        for part in value.split(","):
-            name = part.strip()
-            if name and name not in out:
-                out.append(name)
-    return out
+from evalkit.cli.eval_cmd import split_metrics
 
 
 def command(
@@ -63,10 +55,10 @@ def command(
             require_writable(run, "run", run.name)
         except CliError as exc:
             raise CliError(f"{exc}; pass --output to write the rescored run elsewhere") from None
-    names = _names(metrics)
+    names = split_metrics(metrics)
     if not names:
         raise typer.BadParameter("name at least one metric", param_hint="--metrics")
-    agg = None if aggregates is None else _names(aggregates)
+    agg = None if aggregates is None else split_metrics(aggregates)
     result = rescore(run, names, agg, goldens=goldens, output=output)
     path = output if output is not None else run
     if as_json:

@@ -173,10 +173,16 @@ def command(
     )] = None,
 ) -> None:
     """Run the target of the eval config on every golden case and write the run artifact."""
+    from evalkit.cli.errors import CliError
     from evalkit.evalconfig import check_names, load_eval_config
     from evalkit.evaluation import evaluate
     from evalkit.goldens import load_goldens
 
+    if resume and overwrite:
+        raise CliError(
+            "--resume and --overwrite contradict each other: --resume continues the existing "
+            "artifact, --overwrite replaces it; pass one of them"
+        )
     cfg = load_eval_config(config)
     if cfg.notice:
         typer.echo(cfg.notice, err=True)
