@@ -135,7 +135,7 @@ _sign_kernel_serial = numba.njit(cache=True, nogil=True)(_sign_kernel.py_func)
 _sign_kernel_1d_serial = numba.njit(cache=True, nogil=True)(_sign_kernel_1d.py_func)
 
 #: Work (n * B * columns) from which the multi-threaded loops are used.
-PARALLEL_MIN_WORK = 20_000_000
+PARALLEL_MIN_WORK = 1_000_000
 
 
 def bootstrap_sums(

@@ -36,7 +36,8 @@ FloatArray = NDArray[np.float64]
 #: process that has not loaded it yet (importing numba and the cached machine code costs
 #: about 0.35 s, more than numpy needs below this).
 NUMBA_THRESHOLD = 50_000_000
-#: The same once the compiled kernels are loaded in this process (nothing left to wait for).
+#: The same once the compiled kernels are loaded in this process, or numba is imported and
+#: its cache holds them (nothing left to wait for but a cache read).
 NUMBA_WARM_THRESHOLD = 1_000_000
 #: Largest n for which the sign-flip test enumerates all 2**n sign patterns.
 EXACT_MAX_N = 16
@@ -54,6 +55,17 @@ def _numba_available() -> bool:
         else:
             _numba_state["ok"] = True
     return bool(_numba_state["ok"])
+
+
+def _compiled_cache_ready() -> bool:
+    """Whether numba's on-disk cache holds the compiled kernels (so loading them costs a
+    cache read, never a compile). Only consulted once numba itself is imported."""
+    if "cache" not in _numba_state:
+        from pathlib import Path
+
+        folder = Path(__file__).with_name("__pycache__")
+        _numba_state["cache"] = any(folder.glob("_compiled.*.nbi")) if folder.is_dir() else False
+    return bool(_numba_state["cache"])
 
 
 def choose_backend(work: int, backend: Backend = "auto") -> Literal["numpy", "numba"]:
@@ -76,7 +88,9 @@ def choose_backend(work: int, backend: Backend = "auto") -> Literal["numpy", "nu
         raise ValueError(f"unknown backend {backend!r}; use 'auto', 'numpy' or 'numba'")
     import sys
 
-    warm = "evalkit.stats._compiled" in sys.modules
+    warm = "evalkit.stats._compiled" in sys.modules or (
+        "numba" in sys.modules and _compiled_cache_ready()
+    )
     threshold = NUMBA_WARM_THRESHOLD if warm else NUMBA_THRESHOLD
     return "numba" if work >= threshold and _numba_available() else "numpy"
 

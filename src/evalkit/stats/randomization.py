@@ -112,6 +112,61 @@ def inversion_ci(
                 outside = mid
         return inside
 
+    closed = _closed_form_ci(flipped_sums, sign_sums, n, mean, alpha, alternative, exact)
+    if closed is not None:
+        return closed
     lo = -math.inf if alternative == "less" else edge(-1.0)
     hi = math.inf if alternative == "greater" else edge(1.0)
+    return lo, hi
+
+
+def _closed_form_ci(
+    flipped_sums: FloatArray,
+    sign_sums: FloatArray,
+    n: int,
+    mean: float,
+    alpha: float,
+    alternative: Alternative,
+    exact: bool,
+) -> tuple[float, float] | None:
+    """The inversion interval in one pass over the patterns (no bisection).
+
+    For pattern ``b`` the two-sided condition ``|A_b - theta*S_b| >= |T - n*theta|``
+    (``T = n*mean``) is a concave quadratic in ``theta`` when ``|S_b| < n``, so it holds
+    exactly on ``[l_b, u_b]`` between its roots ``(T - A_b)/(n - S_b)`` and
+    ``(A_b + T)/(S_b + n)``, an interval that contains the mean; the constant patterns
+    (``|S_b| = n``) hold for every ``theta``. ``p(theta) >= alpha`` needs at least ``k``
+    patterns to hold, so the upper end is the ``k``-th largest ``u_b`` and the lower end
+    the ``k``-th smallest ``l_b``. One-sided tests have one root each. Returns ``None``
+    when the sums are not integral sign sums (the caller then bisects).
+    """
+    A = np.asarray(flipped_sums, dtype=np.float64)
+    S = np.asarray(sign_sums, dtype=np.float64)
+    B = int(A.shape[0])
+    if B == 0 or not np.all(np.abs(S - np.round(S)) < 1e-6):
+        return None
+    need = alpha * B if exact else alpha * (B + 1) - 1.0
+    k = max(1, math.ceil(need - 1e-9))
+    if k > B:
+        return None
+    T = n * mean
+    identity = n - 0.5 < S
+    with np.errstate(divide="ignore", invalid="ignore"):
+        root = np.where(identity, 0.0, (T - A) / (n - S))  # one-sided boundary, S_b < n
+    if alternative == "two-sided":
+        free = np.abs(S) > n - 0.5  # the identity and the all-flipped pattern
+        with np.errstate(divide="ignore", invalid="ignore"):
+            other = np.where(free, 0.0, (A + T) / (S + n))
+        lower = np.where(free, -math.inf, np.minimum(root, other))
+        upper = np.where(free, math.inf, np.maximum(root, other))
+    elif alternative == "greater":  # holds for theta >= (T - A_b) / (n - S_b)
+        lower = np.where(identity, -math.inf, root)
+        upper = np.full(B, math.inf)
+    else:  # "less": holds for theta <= (T - A_b) / (n - S_b)
+        upper = np.where(identity, math.inf, root)
+        lower = np.full(B, -math.inf)
+    if np.isnan(lower).any() or np.isnan(upper).any():
+        return None
+    lo = -math.inf if alternative == "less" else float(np.partition(lower, k - 1)[k - 1])
+    hi = math.inf if alternative == "greater" else float(-np.partition(-upper, k - 1)[k - 1])
     return lo, hi
