@@ -371,3 +371,27 @@ def test_equal_differences_up_to_rounding_are_degenerate() -> None:
     assert r.p_value == 0.5
     assert r.significant is False
     assert abs(r.observed - 0.2) < 1e-15
+
+
+def test_inversion_interval_ends_are_where_the_exact_test_starts_rejecting() -> None:
+    # n = 9 differences: the sign-flip test enumerates all 512 patterns. The interval must
+    # be exactly the means the test accepts: a brute-force p (itertools, two-sided,
+    # |mean of s*(d - theta)| >= |mean(d) - theta|) is >= alpha at each end and < alpha
+    # just outside.
+    d = [0.31, -0.12, 0.45, 0.08, 0.27, -0.05, 0.19, 0.36, 0.02]
+    a = {f"q{i}": x + 1.0 for i, x in enumerate(d)}
+    b = {f"q{i}": 1.0 for i in range(len(d))}
+    r = paired_test(a, b, "m", method="randomization", ci="inversion")
+    assert r.exact is True
+
+    def brute_p(theta: float) -> float:
+        obs = abs(sum(d) / len(d) - theta)
+        hits = 0
+        for signs in itertools.product((1.0, -1.0), repeat=len(d)):
+            stat = abs(sum(s * (x - theta) for s, x in zip(signs, d, strict=True)) / len(d))
+            hits += stat >= obs - 1e-12
+        return hits / 2 ** len(d)
+
+    eps = 1e-7
+    assert brute_p(r.ci_low) >= 0.05 > brute_p(r.ci_low - eps)
+    assert brute_p(r.ci_high) >= 0.05 > brute_p(r.ci_high + eps)
