@@ -390,7 +390,7 @@ def test_inversion_interval_ends_are_where_the_exact_test_starts_rejecting() -> 
         for signs in itertools.product((1.0, -1.0), repeat=len(d)):
             stat = abs(sum(s * (x - theta) for s, x in zip(signs, d, strict=True)) / len(d))
             hits += int(stat >= obs - 1e-12)
-        return float(hits) / 2 ** len(d)
+        return hits / float(1 << len(d))
 
     eps = 1e-7
     assert brute_p(r.ci_low) >= 0.05 > brute_p(r.ci_low - eps)
