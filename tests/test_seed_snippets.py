@@ -25,7 +25,10 @@ from typing import Any
 
 import pytest
 
+from evalkit.cases import GoldenCase
+from evalkit.goldens import GoldenSet as RealGoldenSet
 from evalkit.registry import RegistryError, use_registry
+from evalkit.targets import TargetResponse
 
 REPO = Path(__file__).resolve().parents[1]
 VASWANI = REPO / "examples" / "vaswani"
@@ -99,9 +102,25 @@ from evalkit.metrics.core import recall_at_k
 register_retrieval_metric("recall", recall_at_k, 50, higher_is_better=True)
 '''
 
+SNIPPET_TARGETS = '''from evalkit import CallableTarget, HttpTarget, load_goldens
+
+goldens = load_goldens("goldens/cases.jsonl")  # jsonl | yaml | csv
+
+local = CallableTarget(my_ranker, name="local")
+
+with HttpTarget(
+    url="http://localhost:3001/api/search",
+    name="prod",
+    build_payload=lambda case: {"q": case.query},
+    extract=lambda body: [r["id"] for r in body["results"]],
+    meta_keys=("cost_usd", "my_custom_field"),
+) as remote:
+    response = remote.invoke(goldens.get("q1"))
+'''
+
 ALL_SNIPPETS = [
     SNIPPET_QUICKSTART, SNIPPET_IMPORT, SNIPPET_ROWS, SNIPPET_METRICS_TABLE,
-    SNIPPET_EXTENSIONS, SNIPPET_RETRIEVAL_METRIC,
+    SNIPPET_EXTENSIONS, SNIPPET_RETRIEVAL_METRIC, SNIPPET_TARGETS,
 ]
 
 
@@ -352,3 +371,62 @@ def test_paired_bootstrap_signature_and_fields() -> None:
     # pairing is by query id: shuffling one run's rows changes nothing
     shuffled = RunResult("a", list(reversed(a.per_query)))
     assert paired_bootstrap(shuffled, b, "m") == v
+
+
+# ------------------------------------------------------------------ targets and goldens
+
+
+def test_extension_points_snippet_registers_and_scores() -> None:
+    from evalkit.evaluation import evaluate
+    from evalkit.targets import CallableTarget
+
+    with use_registry() as reg:
+        ns: dict[str, Any] = {"count_unsupported": count_unsupported, "GoldenSet": GoldenSet}
+        exec(compile(SNIPPET_EXTENSIONS, "seed-extension-points", "exec"), ns)
+        assert reg.polarity("precision") is True
+        assert reg.polarity("unsupported_claims") is False
+        assert reg.polarity("cost_per_query") is False
+        assert reg.loader("goldens", path="cases.parquet").fn is ns["load_parquet"]
+
+        answers = {
+            "a": TargetResponse(ranked_ids=["d1", "d2", "x"], text="fine [unsupported]",
+                                meta={"cost_usd": 0.5}),
+            "b": TargetResponse(ranked_ids=["y", "z", "d3"], text="[unsupported] [unsupported]",
+                                meta={"cost_usd": 1.5}),
+        }
+        cases = RealGoldenSet([GoldenCase("a", "qa", relevant=frozenset({"d1", "d2"})),
+                           GoldenCase("b", "qb", relevant=frozenset({"d3"}))])
+        run = evaluate(CallableTarget(lambda c: answers[c.id], name="sys"), cases,
+                       ["precision", "unsupported_claims"], ["cost_per_query"],
+                       progress=False)
+        assert run.scores("precision") == {"a": 2 / 3, "b": 1 / 3}
+        assert run.scores("unsupported_claims") == {"a": 1.0, "b": 2.0}
+        assert run.header["aggregates"] == {"cost_per_query": 1.0}
+        # a second, different registration of a taken name raises
+        with pytest.raises(RegistryError, match="'precision' is already provided"):
+            exec(compile(SNIPPET_EXTENSIONS.replace("hits / 3", "hits / 4"), "again", "exec"),
+                 dict(ns))
+
+
+def test_targets_and_goldens_snippet(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from evalkit_http.testing import Reply, ScriptedServer
+
+    (tmp_path / "goldens").mkdir()
+    (tmp_path / "goldens" / "cases.jsonl").write_text(
+        '{"id": "q1", "query": "pubs near surry hills", "expected": ["p7"]}\n'
+    )
+    monkeypatch.chdir(tmp_path)
+    body = {"results": [{"id": "p7"}, {"id": "p2"}], "cost_usd": 0.002,
+            "my_custom_field": "v2", "ignored": 1}
+    with ScriptedServer([Reply(200, body)]) as server:
+        code = SNIPPET_TARGETS.replace("http://localhost:3001/", server.url)
+        ns: dict[str, Any] = {"my_ranker": lambda case: ["p7"]}
+        exec(compile(code, "seed-targets", "exec"), ns)
+    assert server.requests[0].json() == {"q": "pubs near surry hills"}
+    assert server.requests[0].path == "/api/search"
+    response = ns["response"]
+    assert list(response.ranked_ids) == ["p7", "p2"]
+    assert dict(response.meta) == {"cost_usd": 0.002, "my_custom_field": "v2"}
+    assert response.latency_ms > 0
+    assert ns["goldens"].ids() == ["q1"]
+    assert list(ns["local"].invoke(ns["goldens"].get("q1")).ranked_ids) == ["p7"]
