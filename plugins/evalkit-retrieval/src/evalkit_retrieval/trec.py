@@ -37,6 +37,7 @@ import math
 import re
 import warnings
 import zlib
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -282,21 +283,34 @@ def _empty(source: str | Path, kind: str, fields: str) -> TrecFormatError:
     )
 
 
+def _bulk_table(
+    data: bytes,
+    dtype: Callable[[int, int], list[tuple[str, str]]],
+    usecols: tuple[int, ...] | None,
+) -> npt.NDArray[Any] | None:
+    """Parse ``data`` with fixed-width id columns, widening them until no id is cut.
+
+    ``dtype(query_width, doc_width)`` gives the record layout. ``None`` when the bulk
+    parse cannot read the text (the careful per-line reader then names the line).
+    """
+    for wq, wd in _width_attempts(data):
+        table = _loadtxt(data, dtype(wq, wd), usecols)
+        if table is None or len(table) == 0:
+            return None
+        if _fits(table, "q", "d"):
+            return table
+    return None
+
+
 # --------------------------------------------------------------------------- runs
 def _bulk_run(text: bytes) -> _RunColumns | None:
     data = _bulk_ready(text)
     if data is None:
         return None
-    table = None
-    for wq, wd in _width_attempts(data):
-        table = _loadtxt(
-            data, [("q", f"S{wq}"), ("d", f"S{wd}"), ("s", "f8"), ("t", "S1")], (0, 2, 4, 5)
-        )
-        if table is None or len(table) == 0:
-            return None
-        if _fits(table, "q", "d"):
-            break
-        table = None
+    table = _bulk_table(
+        data, lambda wq, wd: [("q", f"S{wq}"), ("d", f"S{wd}"), ("s", "f8"), ("t", "S1")],
+        (0, 2, 4, 5),
+    )
     if table is None:
         return None
     scores = table["s"]
@@ -382,15 +396,10 @@ def _bulk_qrels(text: bytes) -> dict[str, dict[str, int]] | None:
     data = _bulk_ready(text)
     if data is None:
         return None
-    table = None
-    for wq, wd in _width_attempts(data):
-        table = _loadtxt(data, [("q", f"S{wq}"), ("i", "S1"), ("d", f"S{wd}"), ("r", "i8")],
-                         None)
-        if table is None or len(table) == 0:
-            return None
-        if _fits(table, "q", "d"):
-            break
-        table = None
+    table = _bulk_table(
+        data, lambda wq, wd: [("q", f"S{wq}"), ("i", "S1"), ("d", f"S{wd}"), ("r", "i8")],
+        None,
+    )
     if table is None:
         return None
     q = table["q"]
