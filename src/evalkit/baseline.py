@@ -347,22 +347,15 @@ def fingerprint_differences(
         ):
             out.append(f"setting {key} changed: {baseline.settings[key]!r} in the baseline, "
                        f"{current.settings[key]!r} in the run")
-    for name in metrics:
-        b = baseline.metrics.get(name)
-        c = current.metrics.get(name)
-        if b is None and c is None:
-            continue
-        if b is None or c is None or dict(b) != dict(c):
-            out.append(f"metric {name} is defined differently: {_definition(b)} in the "
-                       f"baseline, {_definition(c)} in the run")
-    for name in aggregates:
-        b = baseline.aggregates.get(name)
-        c = current.aggregates.get(name)
-        if b is None and c is None:
-            continue
-        if b is None or c is None or dict(b) != dict(c):
-            out.append(f"aggregate {name} is defined differently: {_definition(b)} in the "
-                       f"baseline, {_definition(c)} now")
+    for kind, names, base_defs, cur_defs, where in (
+        ("metric", metrics, baseline.metrics, current.metrics, "in the run"),
+        ("aggregate", aggregates, baseline.aggregates, current.aggregates, "now"),
+    ):
+        for name in names:
+            b, c = base_defs.get(name), cur_defs.get(name)
+            if (b is None) != (c is None) or (b is not None and dict(b) != dict(c or {})):
+                out.append(f"{kind} {name} is defined differently: {_definition(b)} in the "
+                           f"baseline, {_definition(c)} {where}")
     return out
 
 
