@@ -95,10 +95,10 @@ def test_help_is_printed_as_typer_prints_it(args: list[str]) -> None:
     assert "Usage: evalkit" in res.output or res.stdout.startswith("evalkit ")
 
 
-def test_typer_alone_would_draw_a_box() -> None:
-    """What the one-line messages replace: typer's framed panel over several lines."""
+def test_typer_alone_would_print_several_lines() -> None:
+    """What the one-line messages replace: click's usage, hint and error over four lines."""
     code, _, err = typer_own(["power", "-n", "1"])
-    assert code == 2 and "╭─ Error" in err and len(err.splitlines()) > 3
+    assert code == 2 and "Error: Invalid value" in err and len(err.splitlines()) > 3
 
 
 def test_through_the_installed_script() -> None:
@@ -125,3 +125,20 @@ def test_baseline_show_on_a_qrels_file_says_what_it_is() -> None:
     res = runner.invoke(app, ["baseline", "show", str(qrels)])
     assert res.exit_code == 2
     assert "looks like a TREC qrels file" in res.output
+
+
+def test_the_root_help_lists_every_command_with_its_own_summary() -> None:
+    """`evalkit --help` lists the command table without importing the commands; each
+    summary is also the loaded command's short help, and each command's help works."""
+    from evalkit.cli.app import COMMANDS
+
+    listing = runner.invoke(app, ["--help"]).stdout.split("Commands:\n", 1)[1].splitlines()
+    assert [line.split()[0] for line in listing] == [c.name for c in COMMANDS]
+    group = typer.main.get_command(app)
+    assert isinstance(group, TyperGroup)
+    for entry, line in zip(COMMANDS, listing, strict=True):
+        assert line.split(None, 1)[1] == entry.summary
+        command = group.get_command(None, entry.name)  # type: ignore[arg-type]
+        assert command is not None and command.get_short_help_str(200) == entry.summary
+        res = runner.invoke(app, [entry.name, "--help"])
+        assert res.exit_code == 0 and f"Usage: evalkit {entry.name}" in res.stdout

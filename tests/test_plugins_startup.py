@@ -43,10 +43,15 @@ def test_help_imports_no_library_dependency_and_no_plugin() -> None:
     assert top_level(modules) & heavy == set()
     assert {m for m in top_level(modules) if m.startswith("evalkit_")} == set()
     assert "evalkit.registry" not in modules and "evalkit.plugins" not in modules
+    # the command list comes from the command table: no command module is imported
+    assert {m for m in modules if m.endswith("_cmd")} == set()
+    # typer's rich help layout would import markdown-it and pygments
+    assert top_level(modules) & {"markdown_it", "pygments"} == set()
 
 
 def test_plugins_list_imports_no_http_or_llm_client() -> None:
     code, modules, out = imported_by("plugins", "list")
     assert code == 0, out
     assert "retrieval" in out
-    assert top_level(modules) & {"anthropic", "httpx", "scipy"} == set()
+    assert top_level(modules) & {"anthropic", "httpx", "scipy", "pydantic"} == set()
+    assert {m for m in modules if m.endswith("_cmd")} == {"evalkit.cli.plugins_cmd"}

@@ -140,8 +140,14 @@ def _choices(param: Any) -> list[str] | None:
     return [str(getattr(c, "value", c)) for c in found]
 
 
+#: click's parameter types by name (typer < 0.29 converts values with click's types)
+_CLICK_TYPES = {"int": int, "int range": int, "float": float, "float range": float}
+
+
 def _annotation(param: Any) -> Any:
     desc = getattr(param, "type_descriptor", None)
+    if desc is None:  # typer < 0.29: the click type says it
+        return _CLICK_TYPES.get(getattr(getattr(param, "type", None), "name", ""))
     ann = getattr(desc, "annotation", None)
     args = getattr(ann, "__args__", None)
     if args and getattr(ann, "__origin__", None) is list:
@@ -150,7 +156,9 @@ def _annotation(param: Any) -> Any:
 
 
 def _bounds(param: Any) -> tuple[Any, Any]:
-    info = getattr(getattr(param, "type_descriptor", None), "parameter_info", None) or param
+    desc = getattr(param, "type_descriptor", None)
+    info = getattr(desc, "parameter_info", None) if desc is not None else getattr(
+        param, "type", None)
     return getattr(info, "min", None), getattr(info, "max", None)
 
 
