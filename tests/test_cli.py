@@ -572,3 +572,22 @@ def test_power_usage_errors() -> None:
     _fails_cleanly(invoke("power", "--sd", "1"), "-n")
     _fails_cleanly(invoke("power", "--sd", "1", "-n", "10", "--power", "0.01"), "--power")
     _fails_cleanly(invoke("power", RUN, "--qrels", QRELS), "two runs")
+
+
+def test_the_installed_script_leaves_complete_output_and_artifact(tmp_path: Path) -> None:
+    """The script skips the interpreter's final garbage collection (``gc.freeze()``):
+    what it printed to a pipe and the artifact it saved are still complete."""
+    exe = Path(sys.executable).with_name("evalkit")
+    if not exe.exists():
+        pytest.skip("the evalkit script is not installed next to this interpreter")
+    saved = tmp_path / "bm25.jsonl"
+    proc = subprocess.run([str(exe), "eval", str(RUN), "--qrels", str(QRELS), "--json",
+                           "-m", "ap", "--per-query", "--save", str(saved)],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    printed = json.loads(proc.stdout)
+    lines = saved.read_text(encoding="utf-8").splitlines()
+    rows = [json.loads(line) for line in lines[1:]]
+    assert json.loads(lines[0])["type"] == "header"
+    assert len(rows) == 93  # the Vaswani queries judged in the qrels (see examples/vaswani)
+    assert printed  # the whole JSON document arrived

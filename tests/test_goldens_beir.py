@@ -135,8 +135,14 @@ def test_queries_and_corpus_errors(tmp_path: Path) -> None:
         goldens_from_qrels({"1": "x"}, {"2": {"d": 1}})
 
 
-def test_beir_readers_are_registered_loaders() -> None:
+def test_beir_readers_are_registered_loaders(tmp_path: Path) -> None:
+    """The registered loaders are the BEIR readers, imported when first called."""
     reg = default_registry()
-    assert reg.loader("qrels", path="qrels/test.tsv").fn is load_qrels
-    assert reg.loader("queries", name="beir").fn is load_queries
-    assert reg.loader("corpus", path="corpus.jsonl").fn is load_corpus
+    for kind, spec in [("qrels", reg.loader("qrels", path="qrels/test.tsv")),
+                       ("queries", reg.loader("queries", name="beir")),
+                       ("corpus", reg.loader("corpus", path="corpus.jsonl"))]:
+        assert (spec.fn.__module__, spec.fn.__name__) == ("evalkit.beir", f"load_{kind}")
+    qrels = tmp_path / "test.tsv"
+    qrels.write_text("query-id\tcorpus-id\tscore\nq1\td1\t2\n")
+    assert reg.loader("qrels", path="qrels/test.tsv").fn(qrels) == load_qrels(qrels) == {
+        "q1": {"d1": 2}}

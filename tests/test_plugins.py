@@ -221,6 +221,26 @@ def test_a_failing_hook_registers_none_of_the_plugins_names(fakes: Fakes) -> Non
     assert "half_metric" not in reg.registered()
 
 
+def test_a_hook_returning_a_bare_record_is_told_to_return_a_list(fakes: Fakes) -> None:
+    """Records are named tuples, so a bare record is iterable: it must still be refused
+    as a whole, not walked field by field."""
+    fakes.dist("fake-bare", "1.0", {"bare": "fake_bare"}, {"fake_bare": """
+        from evalkit.hookspecs import hookimpl
+        from evalkit.specs import MetricSpec
+
+        @hookimpl
+        def evalkit_register_metrics():
+            return MetricSpec("bare_metric", lambda r, c: 1.0, higher_is_better=True)
+        """})
+    reg = Registry()
+    load_plugins(reg, selection=EVERYTHING, entry_points=fakes.entry_points())
+    info = by_name(reg)["bare"]
+    assert info.status == "failed"
+    assert info.error == ("evalkit_register_metrics returned MetricSpec; expected a list of "
+                          "MetricSpec or MetricFamily")
+    assert "bare_metric" not in reg.registered()
+
+
 def test_a_plugin_metric_without_polarity_is_refused(fakes: Fakes) -> None:
     fakes.dist("fake-nopol", "1.0", {"nopol": "fake_nopol"}, {"fake_nopol": """
         from evalkit.hookspecs import hookimpl

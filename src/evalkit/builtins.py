@@ -5,6 +5,10 @@ Later releases add the golden-set loaders, latency/diversity aggregates and repo
 
 from __future__ import annotations
 
+import importlib
+from collections.abc import Callable
+from typing import Any
+
 from evalkit.hookspecs import hookimpl
 from evalkit.specs import AggregateSpec, LoaderSpec, MetricSpec, ReporterSpec, TargetSpec
 
@@ -21,18 +25,35 @@ def evalkit_register_aggregates() -> list[AggregateSpec]:
     return builtin_aggregates()
 
 
+def _on_call(module: str, name: str) -> Callable[..., Any]:
+    """``module.name``, imported when first called, so that registering the built-in
+    loaders (every command, ``evalkit plugins list``) imports no loader module."""
+
+    def load(*args: Any, **kwargs: Any) -> Any:
+        return getattr(importlib.import_module(module), name)(*args, **kwargs)
+
+    load.__name__ = load.__qualname__ = name
+    load.__module__ = module
+    load.__doc__ = f"{module}.{name}, imported on first call."
+    return load
+
+
+_GOLDENS, _BEIR = "evalkit.goldens", "evalkit.beir"
+#: Built once, so that registering the built-ins twice is recognised as the same loaders.
+_LOADERS = (
+    LoaderSpec("jsonl", "goldens", _on_call(_GOLDENS, "load_jsonl"), (".jsonl",)),
+    LoaderSpec("yaml", "goldens", _on_call(_GOLDENS, "load_yaml"), (".yaml", ".yml")),
+    LoaderSpec("csv", "goldens", _on_call(_GOLDENS, "load_csv"), (".csv",)),
+    LoaderSpec("beir", "corpus", _on_call(_BEIR, "load_corpus"), (".jsonl", ".jsonl.gz")),
+    LoaderSpec("beir", "queries", _on_call(_BEIR, "load_queries"),
+               (".jsonl", ".tsv", ".tsv.gz")),
+    LoaderSpec("beir", "qrels", _on_call(_BEIR, "load_qrels"), (".tsv",)),
+)
+
+
 @hookimpl
 def evalkit_register_loaders() -> list[LoaderSpec]:
-    from evalkit import beir, goldens
-
-    return [
-        LoaderSpec("jsonl", "goldens", goldens.load_jsonl, (".jsonl",)),
-        LoaderSpec("yaml", "goldens", goldens.load_yaml, (".yaml", ".yml")),
-        LoaderSpec("csv", "goldens", goldens.load_csv, (".csv",)),
-        LoaderSpec("beir", "corpus", beir.load_corpus, (".jsonl", ".jsonl.gz")),
-        LoaderSpec("beir", "queries", beir.load_queries, (".jsonl", ".tsv", ".tsv.gz")),
-        LoaderSpec("beir", "qrels", beir.load_qrels, (".tsv",)),
-    ]
+    return list(_LOADERS)
 
 
 @hookimpl

@@ -15,17 +15,15 @@ from __future__ import annotations
 import contextlib
 import importlib
 import inspect
-import json
 import os
 import re
 import sys
 import traceback
 import warnings
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
 
 import pluggy
 
@@ -46,6 +44,7 @@ from evalkit.registry import (
     set_default_registry,
 )
 from evalkit.specs import (
+    SPEC_TYPES,
     AggregateSpec,
     AnySpec,
     LoaderSpec,
@@ -86,9 +85,8 @@ class PluginLoadWarning(UserWarning):
     """
 
 
-@dataclass
 class PluginInfo:
-    """What discovery learned about one plugin.
+    """What discovery learned about one plugin (filled in as loading proceeds).
 
     Attributes:
         name: the entry-point name (``"retrieval"``), or the module of a local plugin.
@@ -104,18 +102,33 @@ class PluginInfo:
         enabled: whether the plugin selection enables it.
     """
 
-    name: str
-    distribution: str | None
-    version: str | None
-    module: str
-    status: str = "loaded"  # loaded | failed | disabled
-    error: str | None = None
-    hooks: list[str] = field(default_factory=list)
-    names: list[str] = field(default_factory=list)
-    origin: str = "third-party"
-    location: str | None = None
-    editable: bool = False
-    enabled: bool = True
+    _FIELDS = ("name", "distribution", "version", "module", "status", "error", "hooks",
+               "names", "origin", "location", "editable", "enabled")
+    __slots__ = _FIELDS
+
+    def __init__(self, name: str, distribution: str | None, version: str | None, module: str,
+                 status: str = "loaded", error: str | None = None,
+                 hooks: list[str] | None = None, names: list[str] | None = None,
+                 origin: str = "third-party", location: str | None = None,
+                 editable: bool = False, enabled: bool = True) -> None:
+        self.name, self.distribution, self.version, self.module = (
+            name, distribution, version, module)
+        self.status = status  # loaded | failed | disabled
+        self.error = error
+        self.hooks: list[str] = [] if hooks is None else hooks
+        self.names: list[str] = [] if names is None else names
+        self.origin, self.location, self.editable, self.enabled = (
+            origin, location, editable, enabled)
+
+    def __repr__(self) -> str:
+        return f"PluginInfo({', '.join(f'{k}={getattr(self, k)!r}' for k in self._FIELDS)})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, PluginInfo):
+            return NotImplemented
+        return all(getattr(self, k) == getattr(other, k) for k in self._FIELDS)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -177,7 +190,9 @@ def collect_records(plugin: object, name: str = "plugin") -> dict[str, list[AnyS
                 raise PluginError(f"{hook_name}: {_short_error(exc)}") from exc
             if result is None:
                 result = []
-            if isinstance(result, str | bytes | Mapping) or not isinstance(result, Iterable):
+            # records are named tuples: a bare record is iterable but is not a list of them
+            if (isinstance(result, (str, bytes, Mapping, *SPEC_TYPES))
+                    or not isinstance(result, Iterable)):
                 raise PluginError(
                     f"{hook_name} returned {type(result).__name__}; expected a list of "
                     + " or ".join(t.__name__ for t in allowed)
@@ -252,8 +267,7 @@ def register_plugin_object(
 
 
 # ---------------------------------------------------------------- discovery (metadata)
-@dataclass(frozen=True)
-class Candidate:
+class Candidate(NamedTuple):
     """An entry point of the ``evalkit.plugins`` group, known from metadata only."""
 
     entry_point: metadata.EntryPoint
@@ -300,6 +314,8 @@ def _location(dist: metadata.Distribution | None) -> tuple[str | None, bool]:
         direct = None
     if direct:
         try:
+            import json  # only for a distribution installed from a path or URL
+
             data = json.loads(direct)
         except ValueError:
             data = {}
@@ -558,8 +574,7 @@ def import_optional(module: str, distribution: str, what: str) -> Any:
 
 
 # ---------------------------------------------------------------------- the listing
-@dataclass
-class NameInfo:
+class NameInfo(NamedTuple):
     """One registered name, as listed by ``evalkit plugins list``.
 
     ``kind`` is ``metric``, ``count``, ``aggregate``, ``loader`` (with ``loader_kind``),
@@ -630,8 +645,7 @@ def _listing_order(n: NameInfo) -> tuple[Any, ...]:
     return kind, n.loader_kind or "", parts
 
 
-@dataclass
-class PluginReport:
+class PluginReport(NamedTuple):
     """Everything ``evalkit plugins list`` shows."""
 
     config: ToolConfig
@@ -708,7 +722,7 @@ def plugin_report(
 # ------------------------------------------------------------- hook reference (docs)
 REFERENCE_START = "<!-- hook-reference:start (generated by `python -m evalkit.plugins`) -->"
 REFERENCE_END = "<!-- hook-reference:end -->"
-_ROLE_RE = re.compile(r":(?:class|func|meth|data|mod|exc|attr):`(~?)([\w.]+)`")
+_ROLE = r":(?:class|func|meth|data|mod|exc|attr):`(~?)([\w.]+)`"
 _SECTIONS = ("Returns", "Errors", "Raises", "Args", "Attributes")
 
 
@@ -746,7 +760,7 @@ def _markdown(doc: str) -> str:
         target = m.group(2)
         return f"`{target.rsplit('.', 1)[-1] if m.group(1) else target}`"
 
-    text = _ROLE_RE.sub(role, doc).replace("``", "`")
+    text = re.sub(_ROLE, role, doc).replace("``", "`")
     out: list[str] = []
     section: str | None = None
     for line in text.splitlines():
@@ -781,8 +795,6 @@ def _record_types() -> list[type]:
 def render_hook_reference(module: Any = hookspecs) -> str:
     """The hook reference in Markdown, generated from the hookspecs' docstrings and
     the docstrings and fields of the records they return."""
-    import dataclasses
-
     parts = [REFERENCE_START, "", "### Hooks", ""]
     for fn in hookspec_functions(module):
         returns = fn.__annotations__.get("return", "")
@@ -791,13 +803,14 @@ def render_hook_reference(module: Any = hookspecs) -> str:
     parts += ["### Records (`evalkit.specs`)", ""]
     for cls in _record_types():
         fields = []
-        for f in dataclasses.fields(cls):
-            if f.default is not dataclasses.MISSING:
-                fields.append(f"{f.name}={f.default!r}")
-            elif f.default_factory is not dataclasses.MISSING:
-                fields.append(f"{f.name}={f.default_factory()!r}")
+        defaults: dict[str, Any] = getattr(cls, "_field_defaults", {})
+        for name in getattr(cls, "_fields", ()):
+            if name in defaults:
+                default = defaults[name]
+                shown = dict(default) if isinstance(default, Mapping) else default
+                fields.append(f"{name}={shown!r}")
             else:
-                fields.append(f.name)
+                fields.append(name)
         parts += [f"#### `{cls.__name__}({', '.join(fields)})`", "",
                   _markdown(inspect.getdoc(cls) or ""), ""]
     parts.append(REFERENCE_END)

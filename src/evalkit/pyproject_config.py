@@ -21,9 +21,8 @@ import os
 import re
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 PYPROJECT = "pyproject.toml"
 TABLE = "tool.evalkit"
@@ -46,8 +45,7 @@ def canonical_name(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
-@dataclass(frozen=True)
-class ToolConfig:
+class ToolConfig(NamedTuple):
     """The ``[tool.evalkit]`` table and where it came from.
 
     Attributes:
@@ -123,8 +121,7 @@ def read_tool_config(
 
 
 # ------------------------------------------------------------------ plugin selection
-@dataclass(frozen=True)
-class PluginRequirement:
+class PluginRequirement(NamedTuple):
     """One entry of ``plugins``: a distribution name with optional version specifiers.
 
     Attributes:
@@ -194,8 +191,7 @@ def split_env_list(value: str) -> list[str]:
     return items
 
 
-@dataclass(frozen=True)
-class PluginSelection:
+class PluginSelection(NamedTuple):
     """Which plugins to load.
 
     Attributes:

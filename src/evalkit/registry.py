@@ -23,8 +23,7 @@ import re
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 from evalkit.specs import (
     LOADER_KINDS,
@@ -47,8 +46,7 @@ class RegistryError(LookupError):
     """A registration or lookup the registry refuses (unknown, blocked or duplicate name)."""
 
 
-@dataclass(frozen=True)
-class Provider:
+class Provider(NamedTuple):
     """Where a registered record came from.
 
     ``distribution`` and ``version`` are set for plugins found through entry points (and
@@ -70,21 +68,19 @@ class Provider:
         return f"module {self.module}"
 
 
-@dataclass
-class Entry:
+class Entry(NamedTuple):
     """A registered record and its provider."""
 
     spec: AnySpec
     provider: Provider
 
 
-@dataclass
-class Conflict:
+class Conflict(NamedTuple):
     """Two or more providers of one name; the name is blocked."""
 
     namespace: str
     name: str
-    entries: list[Entry] = field(default_factory=list)
+    entries: list[Entry]
 
     def message(self) -> str:
         kinds = [_kind_of(e.spec) for e in self.entries]

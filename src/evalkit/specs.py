@@ -1,14 +1,20 @@
-"""The frozen records that plugins return from their ``evalkit_register_*`` hooks.
+"""The immutable records that plugins return from their ``evalkit_register_*`` hooks.
 
 Each record carries a stable ``name``; the registry adds provenance (which distribution
 or module provided it). Records know nothing about the registry.
+
+Records are :class:`typing.NamedTuple` classes: immutable, compared by value, built with
+keywords (``MetricSpec("mrr", fn, higher_is_better=True)``) and copied with changes by
+``spec._replace(version="2")``. A hook returns a *list* of records, never a bare record.
+(NamedTuple rather than a frozen dataclass: defining one costs a sixth of the time, which
+matters because every command defines them at start-up; see docs/performance.md.)
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from collections.abc import Callable, Mapping, Sequence
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 if TYPE_CHECKING:
     from evalkit.cases import GoldenCase
@@ -26,8 +32,7 @@ LoaderKind = Literal["goldens", "run", "qrels", "queries", "corpus"]
 LOADER_KINDS: tuple[LoaderKind, ...] = ("goldens", "run", "qrels", "queries", "corpus")
 
 
-@dataclass(frozen=True)
-class MetricSpec:
+class MetricSpec(NamedTuple):
     """A per-case metric: ``fn(response, case) -> float``.
 
     Attributes:
@@ -59,8 +64,7 @@ class MetricSpec:
     family: str | None = None
 
 
-@dataclass(frozen=True)
-class MetricFamily:
+class MetricFamily(NamedTuple):
     """A parametric family of metrics, ``name@k`` for any positive integer ``k``.
 
     ``factory(k)`` returns the :class:`MetricSpec` named ``f"{name}@{k}"``. ``aliases`` are
@@ -78,8 +82,7 @@ class MetricFamily:
     core: Callable[..., float] | None = None
 
 
-@dataclass(frozen=True)
-class AggregateSpec:
+class AggregateSpec(NamedTuple):
     """A whole-run aggregate: ``fn(rows) -> float`` over ``Sequence[CaseResult]``.
 
     Shares one namespace with per-case metrics. ``fn`` must raise (not return 0) when it
@@ -94,8 +97,7 @@ class AggregateSpec:
     aliases: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
-class LoaderSpec:
+class LoaderSpec(NamedTuple):
     """A loader of one ``kind`` (goldens, run, qrels, queries, corpus).
 
     ``fn(path, **options)`` reads a file and returns the kind's object. ``suffixes`` pick
@@ -109,8 +111,7 @@ class LoaderSpec:
     description: str = ""
 
 
-@dataclass(frozen=True)
-class TargetSpec:
+class TargetSpec(NamedTuple):
     """A named target factory: ``factory(**kwargs) -> Target``."""
 
     name: str
@@ -118,8 +119,7 @@ class TargetSpec:
     description: str = ""
 
 
-@dataclass(frozen=True)
-class ReporterSpec:
+class ReporterSpec(NamedTuple):
     """A reporter: ``render(report) -> str`` for a gate report or a comparison.
 
     ``suffix`` is the usual file suffix of its output (``".xml"`` for JUnit).
@@ -129,7 +129,10 @@ class ReporterSpec:
     render: Callable[[Any], str]
     suffix: str = ".txt"
     description: str = ""
-    options: dict[str, Any] = field(default_factory=dict)
+    options: Mapping[str, Any] = MappingProxyType({})
 
 
 AnySpec = MetricSpec | MetricFamily | AggregateSpec | LoaderSpec | TargetSpec | ReporterSpec
+#: Every record type, for ``isinstance`` checks.
+SPEC_TYPES: tuple[type, ...] = (MetricSpec, MetricFamily, AggregateSpec, LoaderSpec, TargetSpec,
+                                ReporterSpec)

@@ -7,7 +7,6 @@ is imported at module level.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -49,6 +48,8 @@ def list_plugins(
 
     report = plugin_report(config)
     if as_json:
+        import json
+
         typer.echo(json.dumps(report.as_dict(), indent=2))
     else:
         typer.echo(render_text(report))

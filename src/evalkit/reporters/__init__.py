@@ -5,7 +5,9 @@ Reporters are plugins: each is a :class:`~evalkit.specs.ReporterSpec` whose
 ``render(report) -> str`` takes a :class:`Report` (or anything with ``to_report()``, such
 as :class:`evalkit.gate.GateReport`). The four built-ins are registered by the kernel's
 own plugin (:mod:`evalkit.builtins`); a plugin adds more through the
-``evalkit_register_reporters`` hook. Renderers import rich only when called.
+``evalkit_register_reporters`` hook. Renderers import rich only when called, and the
+report model (:mod:`evalkit.reporters.model`) is imported on first use, so registering the
+reporters (``evalkit plugins list``) imports neither.
 """
 
 from __future__ import annotations
@@ -13,16 +15,27 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from evalkit.reporters.model import (
-    Report,
-    ReportRow,
-    as_report,
-    report_from_comparison,
-    report_from_gate,
-)
 from evalkit.specs import ReporterSpec
+
+if TYPE_CHECKING:
+    from evalkit.reporters.model import Report as Report
+    from evalkit.reporters.model import ReportRow as ReportRow
+    from evalkit.reporters.model import as_report as as_report
+    from evalkit.reporters.model import report_from_comparison as report_from_comparison
+    from evalkit.reporters.model import report_from_gate as report_from_gate
+
+_MODEL = frozenset({"Report", "ReportRow", "as_report", "report_from_comparison",
+                    "report_from_gate"})
+
+
+def __getattr__(name: str) -> Any:
+    if name in _MODEL:
+        from evalkit.reporters import model
+
+        return getattr(model, name)
+    raise AttributeError(f"module 'evalkit.reporters' has no attribute {name!r}")
 
 
 def _console(obj: Any) -> str:
@@ -113,6 +126,8 @@ def write_reports(obj: Any, targets: Sequence[str]) -> list[str]:
 
     if not targets:
         return []
+    from evalkit.reporters.model import as_report
+
     report = as_report(obj)
     plan = [(get_reporter(fmt), path) for fmt, path in map(parse_report_target, targets)]
     written: list[str] = []

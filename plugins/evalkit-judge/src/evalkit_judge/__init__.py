@@ -3,44 +3,68 @@
 ``LLMJudge(rubric, model, scale)`` grades ``(response, case)`` with one forced, strict
 tool call and caches every grade in SQLite (:class:`GradeCache`); a :class:`Budget`
 bounds the requests and money of a run, or counts them in a dry run.
+
+Names are imported on first use, so discovering the plugin (``evalkit plugins list``)
+imports neither sqlite3 nor the judge.
 """
 
 from __future__ import annotations
 
-from evalkit_judge.budget import (
-    Budget,
-    BudgetExhausted,
-    GradeNotRequested,
-    JudgeError,
-    JudgeUnavailable,
-    ModelPrice,
-    Usage,
-    active_budget,
-    price_table,
-    use_budget,
-)
-from evalkit_judge.cache import CacheError, GradeCache, JudgeCacheWarning
-from evalkit_judge.judge import TOOL_NAME, Grade, LLMJudge, summarize
+import importlib
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.3.0"
 
-__all__ = [
-    "TOOL_NAME",
-    "Budget",
-    "BudgetExhausted",
-    "CacheError",
-    "Grade",
-    "GradeCache",
-    "GradeNotRequested",
-    "JudgeCacheWarning",
-    "JudgeError",
-    "JudgeUnavailable",
-    "LLMJudge",
-    "ModelPrice",
-    "Usage",
-    "__version__",
-    "active_budget",
-    "price_table",
-    "summarize",
-    "use_budget",
-]
+_EXPORTS: dict[str, str] = {
+    "Budget": "evalkit_judge.budget",
+    "BudgetExhausted": "evalkit_judge.budget",
+    "GradeNotRequested": "evalkit_judge.budget",
+    "JudgeError": "evalkit_judge.budget",
+    "JudgeUnavailable": "evalkit_judge.budget",
+    "ModelPrice": "evalkit_judge.budget",
+    "Usage": "evalkit_judge.budget",
+    "active_budget": "evalkit_judge.budget",
+    "price_table": "evalkit_judge.budget",
+    "use_budget": "evalkit_judge.budget",
+    "CacheError": "evalkit_judge.cache",
+    "GradeCache": "evalkit_judge.cache",
+    "JudgeCacheWarning": "evalkit_judge.cache",
+    "TOOL_NAME": "evalkit_judge.judge",
+    "Grade": "evalkit_judge.judge",
+    "LLMJudge": "evalkit_judge.judge",
+    "summarize": "evalkit_judge.judge",
+}
+
+__all__ = sorted([*_EXPORTS, "__version__"])
+
+
+def __getattr__(name: str) -> Any:
+    if name in _EXPORTS:
+        value = getattr(importlib.import_module(_EXPORTS[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'evalkit_judge' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return __all__
+
+
+if TYPE_CHECKING:
+    from evalkit_judge.budget import Budget as Budget
+    from evalkit_judge.budget import BudgetExhausted as BudgetExhausted
+    from evalkit_judge.budget import GradeNotRequested as GradeNotRequested
+    from evalkit_judge.budget import JudgeError as JudgeError
+    from evalkit_judge.budget import JudgeUnavailable as JudgeUnavailable
+    from evalkit_judge.budget import ModelPrice as ModelPrice
+    from evalkit_judge.budget import Usage as Usage
+    from evalkit_judge.budget import active_budget as active_budget
+    from evalkit_judge.budget import price_table as price_table
+    from evalkit_judge.budget import use_budget as use_budget
+    from evalkit_judge.cache import CacheError as CacheError
+    from evalkit_judge.cache import GradeCache as GradeCache
+    from evalkit_judge.cache import JudgeCacheWarning as JudgeCacheWarning
+    from evalkit_judge.judge import TOOL_NAME as TOOL_NAME
+    from evalkit_judge.judge import Grade as Grade
+    from evalkit_judge.judge import LLMJudge as LLMJudge
+    from evalkit_judge.judge import summarize as summarize
