@@ -141,7 +141,8 @@ def _choices(param: Any) -> list[str] | None:
 
 
 #: click's parameter types by name (typer < 0.29 converts values with click's types)
-_CLICK_TYPES = {"int": int, "int range": int, "float": float, "float range": float}
+_CLICK_TYPES = {"int": int, "integer": int, "int range": int, "integer range": int,
+                "float": float, "float range": float}
 
 
 def _annotation(param: Any) -> Any:
