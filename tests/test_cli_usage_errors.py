@@ -142,3 +142,23 @@ def test_the_root_help_lists_every_command_with_its_own_summary() -> None:
         assert command is not None and command.get_short_help_str(200) == entry.summary
         res = runner.invoke(app, [entry.name, "--help"])
         assert res.exit_code == 0 and f"Usage: evalkit {entry.name}" in res.stdout
+
+
+@pytest.mark.parametrize("args", [
+    ["--help"], ["plugins", "list"], ["power", "-n", "50", "--sd", "0.1"],
+    ["eval", str(ART), "--qrels", str(REPO / "examples" / "vaswani" / "data" / "qrels")],
+    ["baseline", "show", str(REPO / "examples" / "gate" / "baseline.jsonl")],
+])
+def test_a_reader_that_goes_away_ends_every_command_alike(args: list[str]) -> None:
+    """`evalkit ... | head`: when nobody reads the output any more, every command (help,
+    rich tables, plain text) stops silently with 141, as `yes | head` does in a shell,
+    never with a gate's 1 or an error's 2, and never with a traceback."""
+    exe = Path(sys.executable).with_name("evalkit")
+    if not exe.exists():
+        pytest.skip("the evalkit script is not installed next to this interpreter")
+    proc = subprocess.Popen([str(exe), *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()  # before the command has written anything
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 141, err
+    assert err == ""

@@ -195,7 +195,8 @@ def test_check_pending_refuses_an_unknown_hook_implementation(fakes: Fakes) -> N
     load_plugins(reg, selection=EVERYTHING, entry_points=fakes.entry_points())
     typo, unmarked = by_name(reg)["typo"], by_name(reg)["unmarked"]
     assert typo.status == "failed"
-    assert "evalkit_register_metric" in typo.error and "unknown hook" in typo.error
+    assert typo.error == ("evalkit_register_metric is not an evalkit hook; did you mean "
+                          "evalkit_register_metrics?")
     assert unmarked.status == "failed"
     assert unmarked.error == "evalkit_register_metrics is not decorated with @evalkit.hookimpl"
 
@@ -239,6 +240,77 @@ def test_a_hook_returning_a_bare_record_is_told_to_return_a_list(fakes: Fakes) -
     assert info.error == ("evalkit_register_metrics returned MetricSpec; expected a list of "
                           "MetricSpec or MetricFamily")
     assert "bare_metric" not in reg.registered()
+
+
+@pytest.mark.parametrize(("body", "error"), [
+    ("return [MetricSpec(f, 'swapped', True)]",
+     "evalkit_register_metrics: MetricSpec: name must be a non-empty string, got <function"),
+    ("return [MetricSpec('v', f, True, version=2)]",
+     "evalkit_register_metrics: MetricSpec 'v': version must be a string, got 2"),
+    ("return [MetricSpec(b'b', f, True)]",
+     "evalkit_register_metrics: MetricSpec: name must be a non-empty string, got b'b'"),
+    ("return [MetricSpec('al', f, True, aliases='alen')]",
+     "evalkit_register_metrics: MetricSpec 'al': aliases must be a tuple of strings, got the "
+     "string 'alen'; write aliases=('alen',)"),
+    ("return [MetricSpec('hib', f, 1)]",
+     "evalkit_register_metrics: MetricSpec 'hib': higher_is_better must be True or False, "
+     "got 1"),
+    ("return [MetricSpec('k', f, True, kind='gauge')]",
+     "evalkit_register_metrics: MetricSpec 'k': kind must be one of metric, count, got 'gauge'"),
+    ("pass", "evalkit_register_metrics returned None; return a list of records ([] to "
+     "register nothing)"),
+    ("return [MetricSpec('nopol', f)]", "evalkit_register_metrics: TypeError: MetricSpec() "
+     "missing 1 required positional argument: 'higher_is_better'"),
+])
+def test_a_record_with_a_wrong_field_fails_its_plugin_by_name(
+    fakes: Fakes, body: str, error: str
+) -> None:
+    """Every field is checked before anything is registered: the plugin is listed as
+    failed with the record and field named, and no command crashes."""
+    fakes.dist("fake-fields", "1.0", {"fields": "fake_fields"}, {"fake_fields": f"""
+        from evalkit.hookspecs import hookimpl
+        from evalkit.specs import MetricSpec
+
+        def f(response, case):
+            return 1.0
+
+        @hookimpl
+        def evalkit_register_metrics():
+            {body}
+        """})
+    reg = Registry()
+    load_plugins(reg, selection=EVERYTHING, entry_points=fakes.entry_points())
+    info = by_name(reg)["fields"]
+    assert info.status == "failed"
+    assert info.error is not None and info.error.startswith(error), info.error
+    assert info.names == []
+    assert "a" not in reg.registered() and "al" not in reg.registered()
+
+
+def test_a_hook_with_a_wrong_signature_is_reported_on_one_line(fakes: Fakes) -> None:
+    fakes.dist("fake-sig", "1.0", {"sig": "fake_sig"}, {"fake_sig": """
+        from evalkit.hookspecs import hookimpl
+
+        @hookimpl
+        def evalkit_register_metrics(config):
+            return []
+        """})
+    reg = Registry()
+    load_plugins(reg, selection=EVERYTHING, entry_points=fakes.entry_points())
+    info = by_name(reg)["sig"]
+    assert info.status == "failed" and info.error is not None
+    assert "\n" not in info.error and "evalkit_register_metrics" in info.error
+    assert "config" in info.error
+
+
+def test_a_client_registration_refuses_a_string_for_a_tuple_of_names() -> None:
+    reg = Registry()
+    with pytest.raises(RegistryError, match=r"'mine': aliases must be a tuple of strings, got "
+                       r"the string 'mn'; write aliases=\('mn',\)"):
+        reg.register_metric("mine", higher_is_better=True, aliases="mn")(lambda r, c: 1.0)
+    with pytest.raises(RegistryError, match="suffixes must be a tuple of strings"):
+        reg.register_loader("pq", kind="goldens", suffixes=".pq")(lambda p: None)
+    assert "m" not in reg.registered() and "mine" not in reg.registered()
 
 
 def test_a_plugin_metric_without_polarity_is_refused(fakes: Fakes) -> None:
@@ -519,6 +591,11 @@ def test_the_table_is_found_upward_from_the_working_directory(
     ("[tool.evalkit]\nplugins = ['evalkit-judge[extra]']\n", "no extras, markers or URLs"),
     ("[tool.evalkit]\nplugins = ['a', 'A>=1']\n", "'a' is listed twice"),
     ("[tool.evalkit]\nlocal_plugins = ['my-project.x']\n", "is not a module name"),
+    # a misspelt key must not quietly load every installed plugin
+    ("[tool.evalkit]\nplugin = ['evalkit-nosuch']\n",
+     "unknown key 'plugin'; did you mean 'plugins'? (the keys are aggregates, baseline,"),
+    ("[tool.evalkit]\nlocal_plugin = ['x']\n",
+     "unknown key 'local_plugin'; did you mean 'local_plugins'?"),
 ])
 def test_a_malformed_table_names_the_file_and_key(tmp_path: Path, body: str,
                                                   message: str) -> None:

@@ -44,14 +44,9 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from evalkit.evaluation import DEFAULT_MAX_CONCURRENCY
+from evalkit.pyproject_config import OTHER_KEYS, RUN_KEYS
 
 YAML_NAMES = ("evalkit.yaml", "evalkit.yml")
-RUN_KEYS = frozenset({
-    "name", "goldens", "goldens_loader", "target", "metrics", "aggregates", "output",
-    "max_concurrency",
-})
-#: keys of the same table that other features read; the run config ignores them
-OTHER_KEYS = frozenset({"plugins", "local_plugins", "checks", "baseline", "gate", "reporters"})
 TARGET_KEYS = frozenset({"factory", "kwargs"})
 _SECRET_RE = re.compile(r"token|secret|passw|api[-_]?key|auth|credential|cookie", re.I)
 

@@ -13,6 +13,7 @@ hooks and the same conflict rules.
 from __future__ import annotations
 
 import contextlib
+import difflib
 import importlib
 import inspect
 import os
@@ -52,6 +53,7 @@ from evalkit.specs import (
     MetricSpec,
     ReporterSpec,
     TargetSpec,
+    record_problem,
 )
 
 ENTRY_POINT_GROUP = "evalkit.plugins"
@@ -151,7 +153,18 @@ def _short_error(exc: BaseException) -> str:
     if isinstance(exc, SyntaxError) and exc.filename:
         where = f"{exc.filename}:{exc.lineno}" if exc.lineno else exc.filename
         return f"{where}: {exc.msg}"
-    return traceback.format_exception_only(type(exc), exc)[-1].strip()
+    if isinstance(exc, pluggy.PluginValidationError):
+        text = str(exc)
+        hook = re.search(r"unknown hook '(\w+)'", text)
+        if hook:  # a misspelt hook: name the plugin's function and the likely hook
+            maybe = difflib.get_close_matches(hook.group(1), list(HOOKS), n=1)
+            hint = f"; did you mean {maybe[0]}?" if maybe else f"; known hooks: {', '.join(HOOKS)}"
+            return f"{hook.group(1)} is not an evalkit hook{hint}"
+    else:
+        text = traceback.format_exception_only(type(exc), exc)[-1].strip()
+    # one line, whatever the message holds (the listing and the warnings are one line each)
+    text = text.replace(".__new__()", "()")  # MetricSpec.__new__() missing ... -> MetricSpec()
+    return " ".join(text.split())
 
 
 def collect_records(plugin: object, name: str = "plugin") -> dict[str, list[AnySpec]]:
@@ -189,7 +202,9 @@ def collect_records(plugin: object, name: str = "plugin") -> dict[str, list[AnyS
             except Exception as exc:
                 raise PluginError(f"{hook_name}: {_short_error(exc)}") from exc
             if result is None:
-                result = []
+                raise PluginError(
+                    f"{hook_name} returned None; return a list of records ([] to register "
+                    "nothing)")
             # records are named tuples: a bare record is iterable but is not a list of them
             if (isinstance(result, (str, bytes, Mapping, *SPEC_TYPES))
                     or not isinstance(result, Iterable)):
@@ -203,6 +218,9 @@ def collect_records(plugin: object, name: str = "plugin") -> dict[str, list[AnyS
                         f"{hook_name} returned {type(rec).__name__}; expected "
                         + " or ".join(t.__name__ for t in allowed)
                     )
+                problem = record_problem(rec)
+                if problem is not None:
+                    raise PluginError(f"{hook_name}: {problem}")
                 if (
                     isinstance(rec, MetricSpec | MetricFamily | AggregateSpec)
                     and getattr(rec, "kind", "metric") == "metric"

@@ -28,8 +28,18 @@ PYPROJECT = "pyproject.toml"
 TABLE = "tool.evalkit"
 ENV_PLUGINS = "EVALKIT_PLUGINS"
 
-_NAME_RE = re.compile(r"^\s*([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)\s*(.*?)\s*$")
-_MODULE_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
+#: The keys of the table: the eval config of ``evalkit run`` (:mod:`evalkit.evalconfig`),
+#: and the keys other features read (the plugin selection among them). Any other key is
+#: an error, so that a typo (``plugin = [...]``) never passes silently.
+RUN_KEYS = frozenset({
+    "name", "goldens", "goldens_loader", "target", "metrics", "aggregates", "output",
+    "max_concurrency",
+})
+OTHER_KEYS = frozenset({"plugins", "local_plugins", "checks", "baseline", "gate", "reporters"})
+
+# patterns, compiled (and cached by re) on first use: most commands never need them
+_NAME = r"^\s*([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)\s*(.*?)\s*$"
+_MODULE = r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$"
 _OPERATOR_START = ("<", ">", "=", "!", "~")
 
 
@@ -158,7 +168,7 @@ def parse_requirement(text: str, where: str) -> PluginRequirement:
     """
     if not isinstance(text, str):
         raise ConfigError(f"{where}: entries must be strings, got {text!r}")
-    m = _NAME_RE.match(text)
+    m = re.match(_NAME, text)
     if m is None or not text.strip():
         raise ConfigError(f"{where}: {text!r} is not a distribution name")
     name, rest = m.group(1), m.group(2)
@@ -246,6 +256,18 @@ def _string_list(table: Mapping[str, Any], key: str, where: str) -> list[str] | 
     return list(value)
 
 
+def _refuse_unknown_keys(table: Mapping[str, Any], where: str) -> None:
+    known = RUN_KEYS | OTHER_KEYS
+    unknown = sorted(str(k) for k in table if k not in known)
+    if unknown:
+        import difflib
+
+        maybe = difflib.get_close_matches(unknown[0], sorted(known), n=1)
+        hint = f"did you mean {maybe[0]!r}? " if maybe else ""
+        raise ConfigError(f"{where}: unknown key {unknown[0]!r}; {hint}(the keys are "
+                          f"{', '.join(sorted(known))})")
+
+
 def plugin_selection(
     config: str | os.PathLike[str] | ToolConfig | None = None,
     *,
@@ -266,10 +288,11 @@ def plugin_selection(
     tool = config if isinstance(config, ToolConfig) else read_tool_config(config, start=start)
     table: Mapping[str, Any] = tool.table or {}
     where = f"{tool.path} [tool.evalkit]"
+    _refuse_unknown_keys(table, where)
     plugins = _string_list(table, "plugins", where)
     local = _string_list(table, "local_plugins", where) or []
     for i, module in enumerate(local):
-        if not _MODULE_RE.match(module):
+        if not re.match(_MODULE, module):
             raise ConfigError(f"{where}: local_plugins entry {module!r} is not a module name")
         if module in local[:i]:
             raise ConfigError(f"{where} local_plugins: {module!r} is listed twice; list each "

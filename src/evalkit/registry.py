@@ -27,6 +27,7 @@ from typing import Any, NamedTuple, TypeVar
 
 from evalkit.specs import (
     LOADER_KINDS,
+    SPEC_TYPES,
     AggregateSpec,
     AnySpec,
     LoaderKind,
@@ -35,6 +36,7 @@ from evalkit.specs import (
     MetricSpec,
     ReporterSpec,
     TargetSpec,
+    record_problem,
 )
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -99,6 +101,14 @@ class Conflict(NamedTuple):
         who = " and ".join(f"{e.provider} must rename its {_kind_of(e.spec)}" for e in others)
         return (f"{what}; the kernel's built-ins cannot be disabled, so {who} (the name is "
                 "blocked until then; see `evalkit plugins list`)")
+
+
+def _names(value: Sequence[str], field: str, name: str) -> tuple[str, ...]:
+    """``value`` as a tuple; a bare string (``aliases="mrr"``) is refused, not split."""
+    if isinstance(value, str):
+        raise RegistryError(f"{name!r}: {field} must be a tuple of strings, got the string "
+                            f"{value!r}; write {field}=({value!r},)")
+    return tuple(value)
 
 
 #: The module of the kernel's built-in plugin, which cannot be disabled.
@@ -195,6 +205,11 @@ class Registry:
             RegistryError: a client registration of a name someone else provides, or a
                 record without a declared polarity where one is required.
         """
+        # records from a plugin were checked with the rest of its records (collect_records)
+        problem = record_problem(spec) if isinstance(spec, SPEC_TYPES) and not from_plugin \
+            else None
+        if problem is not None:
+            raise RegistryError(problem)
         if isinstance(spec, AggregateSpec) and not isinstance(spec.higher_is_better, bool):
             raise RegistryError(f"aggregate {spec.name!r}: higher_is_better must be True or False")
         if not spec.name or spec.name != spec.name.strip():
@@ -346,7 +361,7 @@ class Registry:
             spec = MetricSpec(
                 name=name, fn=fn, higher_is_better=higher_is_better,
                 description=description or (fn.__doc__ or "").strip().split("\n")[0],
-                version=version, aliases=tuple(aliases),
+                version=version, aliases=_names(aliases, "aliases", name),
             )
             self.add(spec, _client_provider(fn))
             return fn
@@ -395,7 +410,7 @@ class Registry:
         def deco(fn: F) -> F:
             spec = LoaderSpec(
                 name=name, kind=loader_kind,
-                fn=fn, suffixes=tuple(suffixes) or (f".{name}",),
+                fn=fn, suffixes=_names(suffixes, "suffixes", name) or (f".{name}",),
                 description=description or (fn.__doc__ or "").strip().split("\n")[0],
             )
             self.add(spec, _client_provider(fn))

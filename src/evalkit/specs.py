@@ -13,7 +13,6 @@ matters because every command defines them at start-up; see docs/performance.md.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 if TYPE_CHECKING:
@@ -129,10 +128,65 @@ class ReporterSpec(NamedTuple):
     render: Callable[[Any], str]
     suffix: str = ".txt"
     description: str = ""
-    options: Mapping[str, Any] = MappingProxyType({})
+    options: Mapping[str, Any] | None = None
 
 
 AnySpec = MetricSpec | MetricFamily | AggregateSpec | LoaderSpec | TargetSpec | ReporterSpec
 #: Every record type, for ``isinstance`` checks.
 SPEC_TYPES: tuple[type, ...] = (MetricSpec, MetricFamily, AggregateSpec, LoaderSpec, TargetSpec,
                                 ReporterSpec)
+
+#: The fields of each record type that must be callable, and those that may also be None.
+_CALLABLE_FIELDS: dict[type, tuple[str, ...]] = {
+    MetricSpec: ("fn",), MetricFamily: ("factory",), AggregateSpec: ("fn",),
+    LoaderSpec: ("fn",), TargetSpec: ("factory",), ReporterSpec: ("render",),
+}
+_OPTIONAL_CALLABLES: dict[type, tuple[str, ...]] = {
+    MetricSpec: ("prepare", "batch"), MetricFamily: ("core",),
+}
+_STRING_FIELDS = ("description", "version", "suffix")
+_NAME_TUPLES = ("aliases", "suffixes")
+
+
+def record_problem(rec: Any) -> str | None:
+    """What is wrong with the fields of record ``rec``, in one line naming the record and
+    the field, or ``None`` when every field has the type it must have. Catches the
+    mistakes a type checker would: arguments in the wrong order, a bare string where a
+    tuple of names is expected (``aliases="mrr"`` would register ``m``, ``r``), a number
+    for ``version``, bytes for ``name``."""
+    cls = type(rec)
+    what = f"{cls.__name__} {rec.name!r}" if isinstance(rec.name, str) else cls.__name__
+    if not isinstance(rec.name, str) or not rec.name.strip():
+        return f"{what}: name must be a non-empty string, got {rec.name!r}"
+    for attr in _CALLABLE_FIELDS.get(cls, ()):
+        if not callable(getattr(rec, attr)):
+            return f"{what}: {attr} must be callable, got {getattr(rec, attr)!r}"
+    for attr in _OPTIONAL_CALLABLES.get(cls, ()):
+        value = getattr(rec, attr)
+        if value is not None and not callable(value):
+            return f"{what}: {attr} must be callable or None, got {value!r}"
+    for attr in _STRING_FIELDS:
+        value = getattr(rec, attr, "")
+        if not isinstance(value, str):
+            return f"{what}: {attr} must be a string, got {value!r}"
+    for attr in _NAME_TUPLES:
+        value = getattr(rec, attr, ())
+        if isinstance(value, str):
+            return (f"{what}: {attr} must be a tuple of strings, got the string {value!r}; "
+                    f"write {attr}=({value!r},)")
+        if not isinstance(value, tuple | list) or not all(isinstance(v, str) for v in value):
+            return f"{what}: {attr} must be a tuple of strings, got {value!r}"
+    hib = getattr(rec, "higher_is_better", None)
+    if hib is not None and not isinstance(hib, bool):
+        return f"{what}: higher_is_better must be True or False, got {hib!r}"
+    kind = getattr(rec, "kind", "metric")
+    allowed: tuple[str, ...] = LOADER_KINDS if cls is LoaderSpec else ("metric", "count")
+    if kind not in allowed:
+        return f"{what}: kind must be one of {', '.join(allowed)}, got {kind!r}"
+    family = getattr(rec, "family", None)
+    if family is not None and not isinstance(family, str):
+        return f"{what}: family must be a string or None, got {family!r}"
+    options = getattr(rec, "options", None)
+    if options is not None and not isinstance(options, Mapping):
+        return f"{what}: options must be a mapping or None, got {options!r}"
+    return None

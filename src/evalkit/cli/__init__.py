@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import sys
+from typing import Any
 
 
 def main() -> None:
@@ -16,15 +17,27 @@ def main() -> None:
     to start (benchmarks/bench_startup.py). Objects are still released by reference
     counting as modules are torn down; only garbage held in reference cycles is left to
     the operating system. Commands close their files and databases themselves, and the
-    output streams are flushed first.
+    output streams are flushed first; if the reader of standard output has gone away by
+    then, the exit code is 141, as for every closed pipe (:mod:`evalkit.cli.errors`).
     """
     from evalkit.cli.app import app
+    from evalkit.cli.errors import PIPE_CLOSED, quiet_closed_stdout
 
+    closed = False
     try:
         app()
-    finally:
-        for stream in (sys.stdout, sys.stderr):
-            # a closed pipe (`evalkit ... | head`): nothing more can be written
-            with contextlib.suppress(OSError, ValueError):
-                stream.flush()
+        code: Any = 0
+    except SystemExit as exc:
+        code = exc.code
+    finally:  # also before the traceback of an unexpected error
+        try:
+            sys.stdout.flush()
+        except BrokenPipeError:
+            quiet_closed_stdout()
+            closed = True
+        except (OSError, ValueError):
+            pass
+        with contextlib.suppress(OSError, ValueError):
+            sys.stderr.flush()
         gc.freeze()
+    sys.exit(PIPE_CLOSED if closed else code)

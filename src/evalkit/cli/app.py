@@ -26,7 +26,14 @@ import typer
 from typer.core import TyperGroup
 
 from evalkit._version import __version__
-from evalkit.cli.errors import USER_ERROR, handle_errors, plugin_warnings_as_lines, usage_message
+from evalkit.cli.errors import (
+    PIPE_CLOSED,
+    USER_ERROR,
+    handle_errors,
+    plugin_warnings_as_lines,
+    quiet_closed_stdout,
+    usage_message,
+)
 
 #: click's exceptions, from wherever this typer takes click (its own copy, or click itself)
 _click_errors: Any = importlib.import_module(typer.BadParameter.__module__)
@@ -146,6 +153,13 @@ class EvalkitGroup(TyperGroup):
             try:
                 rv = super().main(args, prog_name, complete_var, False, windows_expand_args,
                                   **extra)
+            except SystemExit:
+                # typer's own answer to a closed pipe (while printing help): exit 1 after
+                # wrapping the streams; the command line answers every closed pipe alike
+                if type(sys.stdout).__name__ == "PacifyFlushWrapper":
+                    quiet_closed_stdout()
+                    sys.exit(PIPE_CLOSED)
+                raise
             except _click_errors.ClickException as exc:
                 if type(exc).__name__ == "NoArgsIsHelpError":  # help, shown as typer does
                     self._show_as_typer(exc)

@@ -552,12 +552,12 @@ def print_table(
 ) -> None:
     """The human-readable comparison, on stdout (on stderr with ``stderr``, when a report
     holds stdout)."""
-    from rich.console import Console
     from rich.table import Table
 
+    from evalkit.cli.errors import output_console
     from evalkit.formatting import p_cell
 
-    console = Console(highlight=False, stderr=stderr)
+    console = output_console(highlight=False, stderr=stderr)
     if not console.is_terminal:
         console.width = max(console.width, 160)
     several = len(runs) > 2

@@ -5,7 +5,10 @@ command body simply lets library errors propagate. A command that finds a proble
 raises :class:`CliError`. Set ``EVALKIT_DEBUG=1`` to get the traceback back.
 
 Exit codes: 0 success; 1 is left to commands whose verdict is "no" (a failed gate);
-:data:`USER_ERROR` (2, as for a bad option) for anything the user can fix; 130 on Ctrl-C.
+:data:`USER_ERROR` (2, as for a bad option) for anything the user can fix; 130 on Ctrl-C;
+:data:`PIPE_CLOSED` (141, what a shell reports for ``yes | head``) when the reader of the
+output went away early (``evalkit ... | head``): the command stops without a message, so
+that a gate piped into ``head`` is never read as passed, failed or broken.
 """
 
 from __future__ import annotations
@@ -26,6 +29,20 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 USER_ERROR = 2
 INTERRUPTED = 130
+PIPE_CLOSED = 141  # 128 + SIGPIPE
+
+
+def quiet_closed_stdout() -> None:
+    """After the reader of standard output went away: send whatever is still buffered,
+    and anything written later, to the null device, so that neither a later write nor
+    the interpreter's last flush reports the broken pipe."""
+    try:
+        fd = sys.__stdout__.fileno() if sys.__stdout__ is not None else 1
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, fd)
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):  # no real descriptor (a test runner)
+        pass
 
 
 class CliError(Exception):
@@ -82,6 +99,19 @@ def _undecodable(exc: UnicodeDecodeError, paths: Sequence[Path]) -> str:
             "convert it to UTF-8")
 
 
+def output_console(**kwargs: Any) -> Any:
+    """A :class:`rich.console.Console` for a command's output that raises
+    :class:`BrokenPipeError` when the reader goes away (rich's own answer is exit 1), so
+    that :func:`handle_errors` answers it like every closed pipe (:data:`PIPE_CLOSED`)."""
+    from rich.console import Console
+
+    class _OutputConsole(Console):
+        def on_broken_pipe(self) -> None:
+            raise BrokenPipeError("standard output was closed")
+
+    return _OutputConsole(**kwargs)
+
+
 def message_of(exc: BaseException, paths: Sequence[Path] = ()) -> str:
     """The text to show for ``exc`` (a KeyError's repr quotes are removed).
 
@@ -95,8 +125,6 @@ def message_of(exc: BaseException, paths: Sequence[Path] = ()) -> str:
         text = exc.args[0]
     else:
         text = str(exc)
-    if isinstance(exc, BrokenPipeError):
-        return "standard output was closed before everything was written (broken pipe)"
     if isinstance(exc, OSError) and exc.filename is not None:
         name = exc.filename
         if isinstance(exc, FileNotFoundError):
@@ -305,6 +333,9 @@ def handle_errors(fn: F) -> F:
         except KeyboardInterrupt:
             typer.echo("interrupted", err=True)
             raise typer.Exit(INTERRUPTED) from None
+        except BrokenPipeError:
+            quiet_closed_stdout()
+            raise typer.Exit(PIPE_CLOSED) from None
         except Exception as exc:
             if os.environ.get("EVALKIT_DEBUG") or not isinstance(exc, _user_error_types()):
                 raise

@@ -392,10 +392,11 @@ def print_table(
 ) -> None:
     """Means (and with ``per_query`` every query's values); counts as integers, summed
     over the queries in the total line."""
-    from rich.console import Console
     from rich.table import Table
 
-    console = Console(highlight=False)
+    from evalkit.cli.errors import output_console
+
+    console = output_console(highlight=False)
     console.print(f"run [bold]{result.name}[/bold] ({source})")
     console.print(summary_line(result), soft_wrap=True)
     if per_query:

@@ -135,12 +135,12 @@ def _pct(x: float | None, se: float | None = None) -> str:
 
 def print_plans(plans: list[Plan], *, alpha: float, power: float, alternative: str,
                 header: str) -> None:
-    from rich.console import Console
     from rich.table import Table
 
+    from evalkit.cli.errors import output_console
     from evalkit.formatting import figure
 
-    console = Console(highlight=False)
+    console = output_console(highlight=False)
     if not console.is_terminal:
         console.width = max(console.width, 140)
     console.print(header, soft_wrap=True)

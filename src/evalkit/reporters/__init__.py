@@ -38,6 +38,10 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module 'evalkit.reporters' has no attribute {name!r}")
 
 
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_MODEL})
+
+
 def _console(obj: Any) -> str:
     from evalkit.reporters.console import render_console
 
