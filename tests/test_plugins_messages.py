@@ -181,8 +181,8 @@ def test_a_clash_between_two_plugins_can_be_solved_by_disabling_one(
     (conflict,) = [c for c in reg.conflicts() if c.name == "team_cost"]
     assert conflict.message() == (
         "aggregate name 'team_cost' is provided by module evalkit_msg_one and module "
-        "evalkit_msg_two; it is blocked until one of them is disabled or uninstalled (see "
-        "`evalkit plugins list`)")
+        "evalkit_msg_two; it is blocked until one of them renames its aggregate, or is "
+        "disabled or uninstalled (see `evalkit plugins list`)")
 
 
 def test_an_unknown_metric_message_is_punctuated() -> None:
@@ -195,3 +195,23 @@ def test_an_unknown_metric_message_is_punctuated() -> None:
         reg.resolve("precision_at_on")
     assert str(err.value).startswith("unknown metric 'precision_at_on'; did you mean "
                                      "'precision_at_one'? Known: precision_at_one. ")
+
+
+def test_one_plugin_registering_a_name_twice_is_told_so(
+    tmp_path: Path, isolated: pytest.MonkeyPatch
+) -> None:
+    source = textwrap.dedent("""
+        from evalkit.hookspecs import hookimpl
+        from evalkit.specs import AggregateSpec
+
+
+        @hookimpl
+        def evalkit_register_aggregates():
+            return [AggregateSpec("twice", lambda rows: 1.0, higher_is_better=False),
+                    AggregateSpec("twice", lambda rows: 2.0, higher_is_better=False)]
+        """)
+    reg = load(project(tmp_path, {"evalkit_msg_twice": source}))
+    (conflict,) = [c for c in reg.conflicts() if c.name == "twice"]
+    assert conflict.message() == (
+        "module evalkit_msg_twice registers aggregate name 'twice' more than once; give each "
+        "record its own name (the name is blocked until then; see `evalkit plugins list`)")

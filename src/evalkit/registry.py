@@ -86,6 +86,10 @@ class Conflict(NamedTuple):
 
     def message(self) -> str:
         kinds = [_kind_of(e.spec) for e in self.entries]
+        if len({e.provider for e in self.entries}) == 1:
+            return (f"{self.entries[0].provider} registers {kinds[0]} name {self.name!r} "
+                    "more than once; give each record its own name (the name is blocked "
+                    "until then; see `evalkit plugins list`)")
         if len(set(kinds)) == 1:
             what = f"{kinds[0]} name {self.name!r} is provided by " + " and ".join(
                 str(e.provider) for e in self.entries)
@@ -95,7 +99,12 @@ class Conflict(NamedTuple):
                 for e, kind in zip(self.entries, kinds, strict=True))
         others = [e for e in self.entries if e.provider.module != _KERNEL_BUILTINS]
         if len(others) == len(self.entries):
-            return (f"{what}; it is blocked until one of them is disabled or uninstalled "
+            if any(e.provider.is_client for e in self.entries):  # a project's own module
+                record = kinds[0] if len(set(kinds)) == 1 else "record"
+                fix = f"renames its {record}, or is disabled or uninstalled"
+            else:
+                fix = "is disabled or uninstalled"
+            return (f"{what}; it is blocked until one of them {fix} "
                     "(see `evalkit plugins list`)")
         # the kernel's built-ins cannot be disabled: the other provider must rename its record
         who = " and ".join(f"{e.provider} must rename its {_kind_of(e.spec)}" for e in others)

@@ -18,7 +18,7 @@ app = typer.Typer(
 DEFAULT_TO = Path(".evalkit") / "baseline.jsonl"
 
 
-@app.command("promote")
+@app.command("promote", short_help="Store a run as a baseline, fingerprinted.")
 def promote(
     run: Annotated[Path, typer.Argument(
         metavar="RUN", help="A run artifact (evalkit eval --save, evalkit run).",
@@ -69,7 +69,7 @@ def promote(
         typer.echo(f"  {line}")
 
 
-@app.command("show")
+@app.command("show", short_help="Print what a baseline holds and its fingerprint.")
 def show(
     path: Annotated[Path, typer.Argument(
         metavar="BASELINE", help="A baseline file.", show_default=False,

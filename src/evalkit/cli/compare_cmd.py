@@ -626,7 +626,7 @@ def print_table(
 # ----------------------------------------------------------------------- command
 def command(
     runs: Annotated[list[Path], typer.Argument(
-        metavar="BASELINE CANDIDATE",
+        metavar="BASELINE CANDIDATE...",
         help="The baseline, then one or more candidates: TREC run files (scored with --qrels) "
         "or run artifacts saved by `evalkit eval --save`.",
         show_default=False,

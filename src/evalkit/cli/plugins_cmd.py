@@ -22,7 +22,7 @@ app = typer.Typer(
 )
 
 
-@app.command("list")
+@app.command("list", short_help="List plugins, their status and the names they register.")
 def list_plugins(
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the listing as one JSON object.")
