@@ -60,6 +60,15 @@ def test_a_usage_error_is_one_line_and_exit_2(args: list[str], line: str) -> Non
     assert res.stdout == ""
 
 
+@pytest.mark.parametrize("args", [["compare", str(ART), str(ART), "--alpha", "2"],
+                                  ["power", "--sd", "0.1", "--alpha", "0"]])
+def test_alpha_out_of_range_reads_alike_in_every_command(args: list[str]) -> None:
+    res = runner.invoke(app, args)
+    assert res.exit_code == 2, res.output
+    value = args[-1]
+    assert res.stderr == f"error: --alpha {value}: expected a number between 0 and 1 (exclusive)\n"
+
+
 def test_an_empty_metric_list_in_rescore_is_one_line(tmp_path: Path) -> None:
     art = tmp_path / "run.jsonl"
     art.write_text('{"type": "header", "schema_version": 1, "name": "x", "kind": "target"}\n'

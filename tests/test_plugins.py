@@ -651,6 +651,12 @@ def test_local_plugins_go_through_the_same_hooks_and_conflict_checks(
     # EVALKIT_PLUGINS="" loads none, not even local ones; naming the module enables it
     none = plugin_selection(cfg, environ={"EVALKIT_PLUGINS": ""})
     assert none.local_plugins == () and none.requirements == ()
+    # ... and lists it as disabled, as it lists a distribution it leaves out
+    reg_none = Registry()
+    load_plugins(reg_none, selection=none, entry_points=two_plugins.entry_points())
+    left_out = by_name(reg_none)["fake_local_plugins"]
+    assert (left_out.status, left_out.origin, left_out.enabled) == ("disabled", "local", False)
+    assert "local_metric" not in reg_none.registered()
     only_local = plugin_selection(cfg, environ={"EVALKIT_PLUGINS": "fake_local_plugins"})
     assert only_local.local_plugins == ("fake_local_plugins",)
     assert only_local.requirements == ()

@@ -559,9 +559,15 @@ def _note_entry_point_conflicts(registry: Registry, enabled: list[Candidate]) ->
 
 
 def _load_local_plugins(registry: Registry, selection: PluginSelection) -> None:
+    path = selection.config.path
+    listed = (selection.config.table or {}).get("local_plugins") or []
+    for module_name in listed:  # listed in the table, left out by EVALKIT_PLUGINS
+        if isinstance(module_name, str) and module_name not in selection.local_plugins:
+            registry.plugins.append(PluginInfo(
+                module_name, None, None, module_name, status="disabled", origin="local",
+                enabled=False, location=str(path.parent) if path else None))
     if not selection.local_plugins:
         return
-    path = selection.config.path
     if path is not None and str(path.parent) not in sys.path:
         sys.path.insert(0, str(path.parent))
     for module_name in selection.local_plugins:

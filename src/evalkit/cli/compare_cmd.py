@@ -35,7 +35,7 @@ from evalkit.cli.eval_cmd import (
     require_rows,
     split_metrics,
 )
-from evalkit.cli.inputs import check_report_targets, file_targets, require_file
+from evalkit.cli.inputs import check_report_targets, file_targets, require_alpha, require_file
 
 if TYPE_CHECKING:
     from evalkit.reporters import Report
@@ -710,6 +710,7 @@ def command(
     """
     if len(runs) < 2:
         raise CliError("compare needs a baseline and at least one candidate run")
+    require_alpha(alpha)
     check_test_options(test.value, ci.value if ci is not None else None, resamples)
     targets = list(report or [])
     to_stdout = check_report_targets(targets, as_json=as_json_flag)

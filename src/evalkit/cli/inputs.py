@@ -136,6 +136,12 @@ def _sniff_json(line: str, lineno: int) -> Sniffed:
 
 
 # ------------------------------------------------------------------ checks and messages
+def require_alpha(alpha: float) -> None:
+    """Refuse a significance level outside (0, 1), in the words of every usage error."""
+    if not 0.0 < alpha < 1.0:
+        raise CliError(f"--alpha {alpha:g}: expected a number between 0 and 1 (exclusive)")
+
+
 def require_file(path: Path, what: str) -> None:
     """Refuse a path that is missing or a directory, naming what it should have been.
 

@@ -298,8 +298,9 @@ def command(
     ns = list(dict.fromkeys(n or []))
     effects = list(dict.fromkeys(effect or []))
     alt = alternative.value
-    if not 0.0 < alpha < 1.0:
-        raise CliError(f"--alpha must be between 0 and 1, got {alpha:g}")
+    from evalkit.cli.inputs import require_alpha
+
+    require_alpha(alpha)
     if not alpha < power < 1.0:
         raise CliError(f"--power must be between alpha ({alpha:g}) and 1, got {power:g}")
     if paths and sd is not None:
