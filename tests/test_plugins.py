@@ -843,3 +843,12 @@ def test_names_differing_only_in_case_are_not_resolved_by_guessing() -> None:
     assert reg.resolve("ndcg").fn is _m1 and reg.resolve("NDCG").fn is _m2
     with pytest.raises(RegistryError, match="'Ndcg' matches 'NDCG', 'ndcg'"):
         reg.resolve("Ndcg")
+
+
+def test_registered_names_list_cut_offs_in_numeric_order() -> None:
+    """The built-in aggregates max_item_share@1, @3 and @10 (plain text order would put
+    @10 before @3)."""
+    from evalkit.registry import default_registry
+
+    names = [n for n in default_registry().registered() if n.startswith("max_item_share@")]
+    assert names == ["max_item_share@1", "max_item_share@3", "max_item_share@10"]

@@ -112,6 +112,12 @@ class Conflict(NamedTuple):
                 "blocked until then; see `evalkit plugins list`)")
 
 
+def _name_order(name: str) -> tuple[str, int, str]:
+    """Sort key: ``prefix@k`` by prefix, then ``k`` as a number (``@k`` itself first)."""
+    prefix, at, k = name.partition("@")
+    return (prefix, int(k) if k.isdigit() else -1, k) if at else (prefix, -2, "")
+
+
 def _names(value: Sequence[str], field: str, name: str) -> tuple[str, ...]:
     """``value`` as a tuple; a bare string (``aliases="mrr"``) is refused, not split."""
     if isinstance(value, str):
@@ -551,10 +557,11 @@ class Registry:
         return bool(spec.higher_is_better)
 
     def registered(self) -> list[str]:
-        """Every metric, family (``prefix@k``) and aggregate name, sorted."""
+        """Every metric, family (``prefix@k``) and aggregate name, sorted with cut-offs in
+        numeric order (``p@5`` before ``p@10``)."""
         with self._lock:
             names = set(self._tables.get("metric", {}))
-        return sorted(names)
+        return sorted(names, key=_name_order)
 
     def entries(self, namespace: str | None = None) -> Iterator[tuple[str, str, Entry]]:
         """``(namespace, key, entry)`` for every live registration."""
