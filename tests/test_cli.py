@@ -190,7 +190,7 @@ def test_eval_reports_unjudged_topics_and_missing_queries(
 
     table = ok("eval", run, "--qrels", QRELS, "-m", "ap").stdout
     assert "2 run topics without judgments ignored" in table
-    assert "1 judged queries missing from the run (scored 0)" in table
+    assert "1 judged query missing from the run (scored 0)" in table
 
 
 def test_eval_depth_limit_and_relevance_level(expected: dict[str, dict[str, str]]) -> None:
@@ -591,3 +591,30 @@ def test_the_installed_script_leaves_complete_output_and_artifact(tmp_path: Path
     assert json.loads(lines[0])["type"] == "header"
     assert len(rows) == 93  # the Vaswani queries judged in the qrels (see examples/vaswani)
     assert printed  # the whole JSON document arrived
+
+
+def test_an_output_that_is_also_an_input_is_refused_before_any_work(tmp_path: Path) -> None:
+    """--save, --report and --to never overwrite a file the command reads (the qrels, a
+    run, the checks), however the path is spelt; the input is left as it was."""
+    import shutil
+
+    gate = Path(__file__).resolve().parents[1] / "examples" / "gate"
+    run, qrels = tmp_path / "run.txt", tmp_path / "qrels"
+    checks, base = tmp_path / "checks.yaml", tmp_path / "base.jsonl"
+    for src, dst in [(RUN, run), (QRELS, qrels), (gate / "checks.yaml", checks),
+                     (gate / "baseline.jsonl", base)]:
+        shutil.copyfile(src, dst)
+    (tmp_path / "link").symlink_to(qrels)
+    before = {p: p.read_bytes() for p in (run, qrels, checks, base)}
+    attempts = [
+        (("eval", run, "--qrels", qrels, "--save", qrels), "--save"),
+        (("eval", run, "--qrels", qrels, "--save", tmp_path / "link"), "--save"),
+        (("eval", run, "--qrels", qrels, "--save", tmp_path / "." / "run.txt"), "--save"),
+        (("compare", run, run, "--qrels", qrels, "--report", f"markdown:{run}"), "--report"),
+        (("gate", "-c", checks, "--run", base, "--report", f"json:{checks}"), "--report"),
+        (("baseline", "promote", base, "--to", base, "--force"), "--to"),
+    ]
+    for args, option in attempts:
+        _fails_cleanly(invoke(*args), option, "is also an input of this command",
+                       "Choose another path")
+    assert {p: p.read_bytes() for p in before} == before

@@ -146,3 +146,22 @@ def test_beir_readers_are_registered_loaders(tmp_path: Path) -> None:
     qrels.write_text("query-id\tcorpus-id\tscore\nq1\td1\t2\n")
     assert reg.loader("qrels", path="qrels/test.tsv").fn(qrels) == load_qrels(qrels) == {
         "q1": {"d1": 2}}
+
+
+def test_a_tsv_qrels_file_goes_by_its_first_line(tmp_path: Path) -> None:
+    """MS MARCO's qrels.dev.small.tsv is TREC's four columns in a .tsv file: read by the
+    TREC loader; a .tsv with BEIR's header line still goes to the BEIR loader."""
+    from evalkit.precomputed import evaluate_run
+
+    trec_tsv = tmp_path / "qrels.dev.small.tsv"
+    trec_tsv.write_text("q1\t0\td2\t1\nq2\t0\td5\t1\n")
+    beir_tsv = tmp_path / "test.tsv"
+    beir_tsv.write_text("query-id\tcorpus-id\tscore\nq1\td2\t1\nq2\td5\t1\n")
+    reg = default_registry()
+    assert reg.loader("qrels", path=str(trec_tsv)).name == "trec"
+    assert reg.loader("qrels", path=str(beir_tsv)).name == "beir"
+    run = {"q1": {"d1": 2.0, "d2": 1.0}, "q2": {"d5": 3.0, "d6": 1.0}}
+    for qrels in (trec_tsv, beir_tsv):
+        result = evaluate_run(run, qrels, ["ap"])
+        # q1: the relevant document at rank 2 (AP 1/2); q2: at rank 1 (AP 1)
+        assert result.mean("ap") == pytest.approx(0.75)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from evalkit.hookspecs import hookimpl
@@ -38,6 +39,16 @@ def _on_call(module: str, name: str) -> Callable[..., Any]:
     return load
 
 
+def _beir_qrels_header(path: Path) -> bool:
+    """Whether the first non-blank line is BEIR's ``query-id corpus-id score`` header (a
+    ``.tsv`` qrels file without it is TREC's four columns, as MS MARCO's are)."""
+    with open(path, encoding="utf-8-sig", errors="replace") as fh:
+        for line in fh:
+            if line.strip():
+                return line.lstrip().lower().startswith("query-id")
+    return True  # empty: the BEIR loader says so
+
+
 _GOLDENS, _BEIR = "evalkit.goldens", "evalkit.beir"
 #: Built once, so that registering the built-ins twice is recognised as the same loaders.
 _LOADERS = (
@@ -47,7 +58,8 @@ _LOADERS = (
     LoaderSpec("beir", "corpus", _on_call(_BEIR, "load_corpus"), (".jsonl", ".jsonl.gz")),
     LoaderSpec("beir", "queries", _on_call(_BEIR, "load_queries"),
                (".jsonl", ".tsv", ".tsv.gz")),
-    LoaderSpec("beir", "qrels", _on_call(_BEIR, "load_qrels"), (".tsv",)),
+    LoaderSpec("beir", "qrels", _on_call(_BEIR, "load_qrels"), (".tsv",),
+               accepts=_beir_qrels_header),
 )
 
 

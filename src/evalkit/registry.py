@@ -23,6 +23,7 @@ import re
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
 
 from evalkit.specs import (
@@ -110,6 +111,15 @@ class Conflict(NamedTuple):
         who = " and ".join(f"{e.provider} must rename its {_kind_of(e.spec)}" for e in others)
         return (f"{what}; the kernel's built-ins cannot be disabled, so {who} (the name is "
                 "blocked until then; see `evalkit plugins list`)")
+
+
+def _accepts(spec: LoaderSpec, path: str) -> bool:
+    """``spec.accepts(path)``; an error counts as accepting (the loader reports it)."""
+    assert spec.accepts is not None
+    try:
+        return bool(spec.accepts(Path(path)))
+    except Exception:
+        return True
 
 
 def _name_order(name: str) -> tuple[str, int, str]:
@@ -604,17 +614,19 @@ class Registry:
                 return spec
         elif path is not None:
             lowered = str(path).lower()
-            best: LoaderSpec | None = None
-            for entry in table.values():
+            # the longest matching suffix first; on a tie, a loader that looks at the
+            # content before one that takes any file
+            matches: list[tuple[int, bool, str, LoaderSpec]] = []
+            for key, entry in table.items():
                 spec = entry.spec
                 assert isinstance(spec, LoaderSpec)
-                for suffix in spec.suffixes:
-                    if lowered.endswith(suffix.lower()) and (
-                        best is None or len(suffix) > max(len(s) for s in best.suffixes)
-                    ):
-                        best = spec
-            if best is not None:
-                return best
+                longest = max((len(s) for s in spec.suffixes if lowered.endswith(s.lower())),
+                              default=0)
+                if longest:
+                    matches.append((-longest, spec.accepts is None, key, spec))
+            for *_, spec in sorted(matches, key=lambda m: m[:3]):
+                if spec.accepts is None or _accepts(spec, path):
+                    return spec
             if len(table) == 1:
                 only = next(iter(table.values())).spec
                 assert isinstance(only, LoaderSpec)

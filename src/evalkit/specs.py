@@ -101,6 +101,11 @@ class LoaderSpec(NamedTuple):
 
     ``fn(path, **options)`` reads a file and returns the kind's object. ``suffixes`` pick
     the loader by file suffix (``(".jsonl",)``); each kind is its own namespace.
+    ``accepts(path) -> bool``, when given, is a quick look at the file (its first line)
+    for loaders whose suffix other formats share: a loader it rejects is passed over for
+    the next one matching the suffix (a ``.tsv`` qrels file without the BEIR header goes
+    to the TREC loader). It should not raise; an error counts as accepting, so that the
+    loader itself reports it.
     """
 
     name: str
@@ -108,6 +113,7 @@ class LoaderSpec(NamedTuple):
     fn: Callable[..., Any]
     suffixes: tuple[str, ...] = ()
     description: str = ""
+    accepts: Callable[[Any], bool] | None = None
 
 
 class TargetSpec(NamedTuple):
@@ -142,7 +148,7 @@ _CALLABLE_FIELDS: dict[type, tuple[str, ...]] = {
     LoaderSpec: ("fn",), TargetSpec: ("factory",), ReporterSpec: ("render",),
 }
 _OPTIONAL_CALLABLES: dict[type, tuple[str, ...]] = {
-    MetricSpec: ("prepare", "batch"), MetricFamily: ("core",),
+    MetricSpec: ("prepare", "batch"), MetricFamily: ("core",), LoaderSpec: ("accepts",),
 }
 _STRING_FIELDS = ("description", "version", "suffix")
 _NAME_TUPLES = ("aliases", "suffixes")

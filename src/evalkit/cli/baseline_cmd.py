@@ -56,7 +56,7 @@ def promote(
     if not is_artifact(run):
         raise CliError(not_artifact_message(run, "run"))
     require_artifact_rows(run, "run")
-    require_writable(to, "--to", "baseline.jsonl")
+    require_writable(to, "--to", "baseline.jsonl", inputs=[run])
     if to.exists() and not force:
         raise CliError(
             f"--to {to} already exists{_what_is(to)}; pass --force to replace it, or choose "

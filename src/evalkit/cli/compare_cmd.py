@@ -713,7 +713,7 @@ def command(
     require_alpha(alpha)
     check_test_options(test.value, ci.value if ci is not None else None, resamples)
     targets = list(report or [])
-    to_stdout = check_report_targets(targets, as_json=as_json_flag)
+    to_stdout = check_report_targets(targets, as_json=as_json_flag, inputs=[*runs, qrels])
     results, metrics = load_runs(
         runs, qrels=qrels, requested=split_metrics(metric), relevance_level=relevance_level,
         missing=missing.value if missing is not None else None, depth=depth,

@@ -313,13 +313,19 @@ def notes_of(result: RunResult) -> dict[str, Any]:
 def summary_line(result: RunResult) -> str:
     """One sentence: queries evaluated, unjudged topics ignored, judged queries missing."""
     n = notes_of(result)
-    parts = [f"{len(result.per_query)} queries evaluated"]
+    parts = [f"{_count(len(result.per_query), 'query', 'queries')} evaluated"]
     if n["unjudged_ignored"] is not None:
-        parts.append(f"{n['unjudged_ignored']} run topics without judgments ignored")
+        parts.append(f"{_count(n['unjudged_ignored'], 'run topic', 'run topics')} without "
+                     "judgments ignored")
     if n["missing_count"] is not None:
         how = "scored 0" if n["missing"] == "zero" else "skipped"
-        parts.append(f"{n['missing_count']} judged queries missing from the run ({how})")
+        parts.append(f"{_count(n['missing_count'], 'judged query', 'judged queries')} "
+                     f"missing from the run ({how})")
     return "; ".join(parts)
+
+
+def _count(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
 
 
 def fmt(value: float) -> str:
@@ -497,7 +503,7 @@ def command(
     requested = split_metrics(metric)
     missing_value = missing.value if missing is not None else None
     if save is not None:
-        require_writable(save, "--save", f"{run.stem}.jsonl")
+        require_writable(save, "--save", f"{run.stem}.jsonl", inputs=[run, qrels])
     result = load_or_evaluate(
         run, qrels=qrels, metrics=requested or DEFAULT_METRICS,
         relevance_level=relevance_level or 1, missing=missing_value or "zero", depth=depth,

@@ -86,7 +86,7 @@ def command(
 
     targets = list(report or [])
     # refuse a malformed, unknown or unwritable --report before any work
-    to_stdout = check_report_targets(targets)
+    to_stdout = check_report_targets(targets, inputs=[run, _checks_path(checks), baseline])
     checks = _checks_path(checks)
     _require_artifact(run, "run")
     if baseline is not None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import codecs
 import json
+import os
 import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -153,14 +154,35 @@ def require_file(path: Path, what: str) -> None:
         raise CliError(f"{what} {path}: is a directory; pass the {what} file itself")
 
 
-def require_writable(path: Path, option: str, example: str, *, in_place: bool = False) -> None:
-    """Refuse, before any work, an output path that cannot be written: a directory
-    (``example`` is a file name to suggest), or a file whose folder does not let it be
-    created (permission, read-only file system, a folder that is a file...). See
-    :func:`evalkit.outputs.check_writable` (``in_place``: the file is written into, not
-    replaced)."""
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return a.exists() and b.exists() and os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def refuse_overwriting_inputs(path: Path, option: str, inputs: Sequence[Path | None]) -> None:
+    """Refuse an output that is one of the command's own input files (by identity, so a
+    relative path, a symlink or a hard link to the input is caught too): writing it would
+    destroy the input before, or while, it is read."""
+    for given in inputs:
+        if given is not None and _same_file(path, Path(given)):
+            raise CliError(
+                f"{option} {path}: is also an input of this command ({given}); writing it "
+                "would destroy that file. Choose another path"
+            )
+
+
+def require_writable(path: Path, option: str, example: str, *, in_place: bool = False,
+                     inputs: Sequence[Path | None] = ()) -> None:
+    """Refuse, before any work, an output path that cannot be written: one of the
+    command's ``inputs``, a directory (``example`` is a file name to suggest), or a file
+    whose folder does not let it be created (permission, read-only file system, a folder
+    that is a file...). See :func:`evalkit.outputs.check_writable` (``in_place``: the file
+    is written into, not replaced)."""
     from evalkit.outputs import UnwritableError, check_writable
 
+    refuse_overwriting_inputs(path, option, inputs)
     if path.is_dir():
         raise CliError(
             f"{option} {path}: is a directory; name the file to write, e.g. "
@@ -172,10 +194,11 @@ def require_writable(path: Path, option: str, example: str, *, in_place: bool = 
         raise CliError(f"{option} {path}: cannot be written: {exc.reason}") from None
 
 
-def check_report_targets(targets: Sequence[str], *, as_json: bool = False) -> bool:
+def check_report_targets(targets: Sequence[str], *, as_json: bool = False,
+                         inputs: Sequence[Path | None] = ()) -> bool:
     """Refuse, before any work, a ``--report FORMAT:PATH`` value that is malformed, names an
-    unknown format, names a file that cannot be written, or would share standard output
-    with another report or with ``--json``.
+    unknown format, names one of the command's ``inputs`` or a file that cannot be
+    written, or would share standard output with another report or with ``--json``.
 
     Returns:
         Whether a report goes to standard output (the command's own output then goes to
@@ -190,6 +213,7 @@ def check_report_targets(targets: Sequence[str], *, as_json: bool = False) -> bo
     for text, (_, path) in zip(targets, parsed, strict=True):
         if path == "-":
             continue
+        refuse_overwriting_inputs(Path(path), "--report", inputs)
         try:
             check_writable(Path(path), in_place=True)
         except UnwritableError as exc:

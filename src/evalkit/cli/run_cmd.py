@@ -197,7 +197,7 @@ def command(
         try:
             # a resumed artifact is replaced (rewritten beside it); a new one written into
             require_writable(path, "--output" if output is not None else "output",
-                             "run.jsonl", in_place=not resume)
+                             "run.jsonl", in_place=not resume, inputs=[Path(cfg.goldens)])
         except CliError as exc:
             if output is not None:
                 raise

@@ -39,7 +39,8 @@ def build_warnings(
             "degenerate-input rule (docs/statistics.md)"
         )
     if n < SMALL_N:
-        notes.append(f"only {n} queries: power is low and intervals are wide or unbounded")
+        queries = "query" if n == 1 else "queries"
+        notes.append(f"only {n} {queries}: power is low and intervals are wide or unbounded")
     if effect.skewness_warning is not None and n >= 3:
         notes.append(effect.skewness_warning)
     if abs(effect.skewness) > 1.0 and n < 100 and method in ("t-test", "bootstrap"):

@@ -14,8 +14,10 @@ if TYPE_CHECKING:
     from evalkit.ranking import RankedRun
 
 RUN_SUFFIXES = (".run", ".txt", ".trec", ".res", ".run.gz", ".txt.gz", ".trec.gz", ".res.gz")
-QRELS_SUFFIXES = ("qrels", ".qrels", ".txt", ".trec", "qrels.gz", ".qrels.gz", ".txt.gz",
-                  ".trec.gz")
+# ".tsv" too: MS MARCO's qrels are TREC's four columns in a .tsv file (a .tsv with BEIR's
+# header line goes to the kernel's BEIR loader, which looks at the first line first)
+QRELS_SUFFIXES = ("qrels", ".qrels", ".txt", ".trec", ".tsv", "qrels.gz", ".qrels.gz",
+                  ".txt.gz", ".trec.gz", ".tsv.gz")
 
 
 def load_run(path: str | Path, *, name: str | None = None) -> RankedRun:
