@@ -156,3 +156,23 @@ def test_mean_accepts_an_alias_of_the_stored_name() -> None:
                               QueryResult("b", [], {"hits": 0.0})])
         assert run.mean("h") == 0.5
         assert run.scores("HITS") == {"a": 1.0, "b": 0.0}
+
+
+def test_a_bad_value_in_an_artifact_row_names_the_file_line_row_and_metric(
+    tmp_path: Path,
+) -> None:
+    from evalkit.results import ArtifactError, RunResult
+
+    art = tmp_path / "run.jsonl"
+    art.write_text('{"type": "header", "schema_version": 1, "name": "x", "kind": "run"}\n'
+                   '{"type": "row", "id": "q1", "metrics": {"ap": 0.5}}\n'
+                   '{"type": "row", "id": "q2", "metrics": {"ap": "high"}}\n')
+    with pytest.raises(ArtifactError) as err:
+        RunResult.load(art)
+    assert str(err.value) == f"{art}:3: row 'q2': metric 'ap' is 'high', not a number"
+    art.write_text('{"type": "header", "schema_version": 1, "name": "x", "kind": "run"}\n'
+                   '{"type": "row", "id": "q1", "metrics": {"ap": 0.5}, "counts": '
+                   '{"num_rel": 2.5}}\n')
+    with pytest.raises(ArtifactError, match=r":2: row 'q1': count 'num_rel' is 2.5, not an "
+                       "integer"):
+        RunResult.load(art)

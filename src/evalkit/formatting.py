@@ -9,6 +9,8 @@
   value that rounds to zero as ``-0.0000``.
 * :func:`figure` writes a planning figure with 4 decimals, or 4 significant digits below
   1e-3, so that a small effect is never shown as ``0.0000``.
+* :func:`json_ready` turns NaN and infinities into ``null`` for JSON output, which has no
+  token for them (Python would write a bare ``NaN`` that JSON parsers refuse).
 
 The statistics are imported only when a p-value is formatted.
 """
@@ -16,6 +18,7 @@ The statistics are imported only when a p-value is formatted.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 
 def p_phrase(p: float, n_resamples: int | None = None) -> str:
@@ -67,3 +70,14 @@ def figure(x: float, signed: bool = False, digits: int = 4) -> str:
 
 
 __all__ = ["figure", "p_cell", "p_phrase", "signed"]
+
+
+def json_ready(value: Any) -> Any:
+    """``value`` (nested dicts, lists, tuples) with every non-finite float as ``None``."""
+    if isinstance(value, dict):
+        return {k: json_ready(x) for k, x in value.items()}
+    if isinstance(value, list | tuple):
+        return [json_ready(x) for x in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value

@@ -206,7 +206,10 @@ class RunResult:
             if rid in seen:
                 raise ArtifactError(f"{p}:{lineno}: duplicate row id {rid!r}")
             seen.add(rid)
-            rows.append(_row_from_json(obj))
+            try:
+                rows.append(_row_from_json(obj))
+            except (ValueError, TypeError, AttributeError) as exc:
+                raise ArtifactError(f"{p}:{lineno}: row {rid!r}: {exc}") from None
         name = str(header.get("name") or p.stem)
         return cls(name=name, per_query=rows, header=dict(header))
 
@@ -219,9 +222,18 @@ def _row_from_json(obj: Mapping[str, Any]) -> Any:
     return QueryResult(
         query_id=str(obj["id"]),
         retrieved=[str(x) for x in obj.get("retrieved", [])],
-        metrics={str(k): float(v) for k, v in obj.get("metrics", {}).items()},
-        counts={str(k): int(v) for k, v in obj.get("counts", {}).items()},
+        metrics={str(k): _value(v, "metric", k, float) for k, v in obj.get("metrics", {}).items()},
+        counts={str(k): _value(v, "count", k, int) for k, v in obj.get("counts", {}).items()},
     )
+
+
+def _value(value: Any, what: str, name: str, kind: type[float] | type[int]) -> Any:
+    """A stored number; text or a structure is refused naming the metric."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or (
+            kind is int and isinstance(value, float) and not value.is_integer()):
+        noun = "an integer" if kind is int else "a number"
+        raise ValueError(f"{what} {name!r} is {value!r}, not {noun}")
+    return kind(value)
 
 
 def _read_lines(p: Path) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -248,7 +260,8 @@ def _read_lines(p: Path) -> Iterator[tuple[int, dict[str, Any]]]:
             try:
                 obj = json.loads(line)
             except json.JSONDecodeError as exc:
-                raise ArtifactError(f"{p}:{lineno}: not valid JSON ({exc.msg})") from None
+                raise ArtifactError(f"{p}:{lineno}: not valid JSON ({exc.msg} at column "
+                                    f"{exc.colno})") from None
             if not isinstance(obj, dict):
                 raise ArtifactError(f"{p}:{lineno}: expected a JSON object")
             yield lineno, obj

@@ -742,7 +742,10 @@ def command(
     rendered = to_report(results, runs, rows, settings, warnings) if targets else None
     write_reports(rendered, to_files)
     if as_json_flag:
-        typer.echo(json.dumps(as_json(results, runs, rows, settings, warnings), indent=2))
+        from evalkit.formatting import json_ready
+
+        typer.echo(json.dumps(json_ready(as_json(results, runs, rows, settings, warnings)),
+                              indent=2, allow_nan=False))
     else:
         # a report on stdout must be the only thing there (json:- is parsed by scripts)
         print_table(results, runs, rows, settings, top=top, input_notes=warnings,

@@ -526,7 +526,10 @@ def command(
         saved = result.save(save)
         note(f"saved run artifact {saved}")
     if fmt_out is OutputFormat.json:
-        typer.echo(json.dumps(as_json(result, metrics, per_query, run, counts), indent=2))
+        from evalkit.formatting import json_ready
+
+        typer.echo(json.dumps(json_ready(as_json(result, metrics, per_query, run, counts)),
+                              indent=2, allow_nan=False))
     elif fmt_out is OutputFormat.trec:
         n = notes_of(result)
         if n["unjudged_ignored"] or n["missing_count"]:

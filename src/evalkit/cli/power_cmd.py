@@ -336,6 +336,8 @@ def command(
         doc = {"alpha": alpha, "power": power, "alternative": alt, "test": "t-test",
                "pilot": [str(p) for p in paths] or None, "seed": seed if paths else None,
                "plans": [asdict(p) for p in plans]}
-        typer.echo(json.dumps(doc, indent=2))
+        from evalkit.formatting import json_ready
+
+        typer.echo(json.dumps(json_ready(doc), indent=2, allow_nan=False))
         return
     print_plans(plans, alpha=alpha, power=power, alternative=alt, header=header)

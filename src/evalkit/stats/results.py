@@ -11,6 +11,8 @@ import math
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from evalkit.formatting import json_ready
+
 
 def format_p_value(p: float, n_resamples: int | None = None, digits: int = 4) -> str:
     """Human-readable p-value: ``"p = 0.0123"`` or, at or below the resolution of a
@@ -33,16 +35,6 @@ def format_p_value(p: float, n_resamples: int | None = None, digits: int = 4) ->
     if p < shown:
         return f"p < {shown:g}"
     return f"p = {p:.{digits}f}"
-
-
-def _json_ready(v: Any) -> Any:
-    if isinstance(v, dict):
-        return {k: _json_ready(x) for k, x in v.items()}
-    if isinstance(v, list | tuple):
-        return [_json_ready(x) for x in v]
-    if isinstance(v, float) and not math.isfinite(v):
-        return None
-    return v
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -82,7 +74,7 @@ class BootstrapResult:
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict: nested values included, tuples as lists, and infinite
         values (unbounded interval ends, d_z of constant differences) as None."""
-        return _json_ready(asdict(self))  # type: ignore[no-any-return]
+        return json_ready(asdict(self))  # type: ignore[no-any-return]
 
 
 @dataclass(frozen=True)
