@@ -35,6 +35,8 @@ runner = CliRunner()
     (["power", "-n", "1", "-n", "50"], "error: --queries/-n 1: expected an integer >= 2"),
     (["power", "-n1"], "error: --queries/-n 1: expected an integer >= 2"),
     (["run", "-j", "0"], "error: --max-concurrency/-j 0: expected an integer >= 1"),
+    (["power", "--sd", "0.1", "-n", "10", "--trials", "1"],
+     "error: --trials 1: expected an integer >= 100"),
     (["eval", "x", "--format", "nope"],
      "error: --format/-f nope: expected one of table, json, trec"),
     (["gate"], "error: evalkit gate: missing option --checks/-c (see `evalkit gate --help`)"),

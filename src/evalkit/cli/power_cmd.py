@@ -169,11 +169,13 @@ def print_plans(plans: list[Plan], *, alpha: float, power: float, alternative: s
                 cells.append(_pct(d.simulated_power, d.simulated_se))
             t.add_row(*cells)
     _right(t, 1 if with_metric else 0)
-    console.print(t)
+    if t.row_count:  # no -n and no pilot: only the queries-needed table has rows
+        console.print(t)
     if any(p.needed for p in plans):
         n_label = next((f"power at {x.n} queries" for p in plans for x in p.needed if x.n),
-                       "power")
-        t = Table(*(["metric"] if with_metric else []), "diff", "queries needed", n_label,
+                       None)
+        t = Table(*(["metric"] if with_metric else []), "diff", "queries needed",
+                  *([n_label] if n_label else []),
                   *(["simulated"] if pilot else []), box=None, pad_edge=False,
                   title="queries needed", title_justify="left")
         for p in plans:
@@ -181,7 +183,7 @@ def print_plans(plans: list[Plan], *, alpha: float, power: float, alternative: s
                 cells = ([p.metric or ""] if with_metric else []) + [
                     figure(x.effect, signed=True),
                     str(x.n_required) if x.n_required is not None else "n/a",
-                    _pct(x.power_at_n),
+                    *([_pct(x.power_at_n)] if n_label else []),
                 ]
                 if pilot:
                     cells.append(_pct(x.simulated_power, x.simulated_se))
@@ -273,7 +275,8 @@ def command(
         help="With a pilot, also simulate the power from its own differences.",
     )] = True,
     trials: Annotated[int, typer.Option(
-        "--trials", min=1, help="Simulated comparisons per figure."
+        "--trials", min=100, help="Simulated comparisons per figure (at least 100: the "
+        "simulated power's standard error is up to 0.5/sqrt(trials))."
     )] = 2000,
     seed: Annotated[int, typer.Option("--seed", min=0, help="Seed of the simulation.")] = 42,
     relevance_level: Annotated[int | None, typer.Option(
