@@ -176,3 +176,17 @@ def test_a_bad_value_in_an_artifact_row_names_the_file_line_row_and_metric(
     with pytest.raises(ArtifactError, match=r":2: row 'q1': count 'num_rel' is 2.5, not an "
                        "integer"):
         RunResult.load(art)
+
+
+def test_a_single_metric_name_is_one_metric_and_an_empty_list_is_refused() -> None:
+    """``"ap"`` means ``["ap"]`` (it once resolved as the metrics 'a' and 'p'); an empty
+    list would score nothing and is refused."""
+    from evalkit.precomputed import evaluate_run
+
+    run = {"q1": {"d1": 2.0, "d2": 1.0}}
+    qrels = {"q1": {"d2": 1}}
+    one = evaluate_run(run, qrels, "ap")
+    assert [m for m in one.per_query[0].metrics] == ["ap"]
+    assert one.mean("ap") == pytest.approx(0.5)  # the relevant document at rank 2
+    with pytest.raises(ValueError, match="no metric given"):
+        evaluate_run(run, qrels, [])

@@ -58,7 +58,7 @@ from evalkit.provenance import metric_provenance, plugin_versions
 from evalkit.registry import RegistryError, default_registry
 from evalkit.results import SCHEMA_VERSION, ArtifactError, RunResult
 from evalkit.rows import CaseResult, case_result_from_json
-from evalkit.scoring import MetricError, resolve_metrics, score_cases
+from evalkit.scoring import MetricError, name_list, resolve_metrics, score_cases
 from evalkit.specs import AggregateSpec, MetricSpec
 from evalkit.targets import Target, TargetError, TargetResponse
 
@@ -142,8 +142,8 @@ def evaluate(
             "evalkit.CallableTarget(fn)"
         )
     gset = as_golden_set(goldens)
-    specs = resolve_metrics(list(metrics))
-    agg_specs = resolve_aggregates(list(aggregates))
+    specs = resolve_metrics(metrics)
+    agg_specs = resolve_aggregates(aggregates)
     target_name = str(getattr(target, "name", "") or type(target).__name__)
     header = _new_header(
         name or target_name, target, gset, specs, agg_specs, config or {},
@@ -237,8 +237,8 @@ def rescore(
     old_config = dict(header.get("config") or {})
     if aggregates is None:
         aggregates = list(old_config.get("aggregates") or [])
-    specs = resolve_metrics(list(metrics))
-    agg_specs = resolve_aggregates(list(aggregates))
+    specs = resolve_metrics(metrics)
+    agg_specs = resolve_aggregates(aggregates)
     if goldens is None:
         recorded = (header.get("goldens") or {}).get("path")
         if not recorded:
@@ -296,15 +296,16 @@ def as_golden_set(goldens: GoldensInput) -> GoldenSet:
     return GoldenSet(list(goldens))
 
 
-def resolve_aggregates(names: Sequence[str]) -> list[AggregateSpec]:
-    """Resolve aggregate names, keeping order and dropping repeats.
+def resolve_aggregates(names: str | Sequence[str]) -> list[AggregateSpec]:
+    """Resolve aggregate names (a list, or a single name), keeping order and dropping
+    repeats.
 
     Raises:
         RegistryError: unknown name, or a per-case metric where an aggregate is needed.
     """
     reg = default_registry()
     out: list[AggregateSpec] = []
-    for n in names:
+    for n in name_list(names):
         spec = reg.resolve(n)
         if not isinstance(spec, AggregateSpec):
             raise RegistryError(

@@ -19,7 +19,7 @@ from evalkit.provenance import metric_provenance, plugin_versions
 from evalkit.ranking import RankedRun, rank_run
 from evalkit.registry import RegistryError, default_registry
 from evalkit.results import RunResult
-from evalkit.scoring import registered_counts, resolve_metrics, score_rankings
+from evalkit.scoring import registered_counts, require_metrics, resolve_metrics, score_rankings
 from evalkit.specs import LoaderSpec
 from evalkit.targets import TargetResponse
 
@@ -158,7 +158,8 @@ def evaluate_run(
             descending, as trec_eval ranks).
         qrels: a TREC qrels path, or ``{qid: {doc: label}}`` / ``{qid: set of relevant
             ids}``.
-        metrics: spec strings (``"ap"``, ``"ndcg@10"``, ``"P@10"``, ...). Every registered
+        metrics: spec strings (``"ap"``, ``"ndcg@10"``, ``"P@10"``, ...), or one on its own;
+            an empty list raises ValueError. Every registered
             count (``num_ret``, ``num_rel``, ``num_rel_ret``) is added to each row's
             ``counts``; a count named here goes there too (never to ``metrics``) and is
             listed in ``header["counts"]``. An unknown name raises.
@@ -193,6 +194,7 @@ def evaluate_run(
             f"relevance_level must be an integer >= 1 (trec_eval -l), got {relevance_level!r};"
             " labels <= 0 never count as relevant"
         )
+    require_metrics(metrics)
     specs = resolve_metrics(metrics)
     ranked = load_run_input(run, name)
     q = load_qrels_input(qrels)

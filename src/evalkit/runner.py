@@ -14,7 +14,7 @@ from evalkit.cases import GoldenCase
 from evalkit.provenance import base_header
 from evalkit.registry import RegistryError, _client_provider, default_registry
 from evalkit.results import RunResult
-from evalkit.scoring import resolve_metrics, score_rankings
+from evalkit.scoring import require_metrics, resolve_metrics, score_rankings
 from evalkit.specs import MetricFamily
 from evalkit.targets import TargetResponse
 
@@ -105,6 +105,7 @@ def run(
     """
     from evalkit.precomputed import load_qrels_input
 
+    require_metrics(metrics)
     specs = resolve_metrics(metrics)
     loaded = load_qrels_input(qrels)
     qrels_by_text = loaded.judgments

@@ -44,10 +44,24 @@ class RunAborted(BaseException):
         self.error = error
 
 
+def name_list(names: str | Sequence[str]) -> list[str]:
+    """The names a caller gave: a list or tuple of names, or one name on its own (``"ap"``
+    is ``["ap"]``, never ``["a", "p"]``)."""
+    return [names] if isinstance(names, str) else list(names)
+
+
+def require_metrics(names: str | Sequence[str]) -> None:
+    """Refuse an empty metric list where scoring is the point (``evaluate_run``, ``run``);
+    a target run may be measured by aggregates alone."""
+    if not name_list(names):
+        raise ValueError("no metric given; name one or more, e.g. ['ap', 'ndcg@10']")
+
+
 def resolve_metrics(
-    names: Sequence[str], registry: Registry | None = None
+    names: str | Sequence[str], registry: Registry | None = None
 ) -> list[MetricSpec]:
     """Resolve spec strings to per-case metric specs, keeping order and dropping repeats.
+    ``names`` is a list of names, or a single name.
 
     Raises:
         RegistryError: an unknown or blocked name, or an aggregate where a per-case metric
@@ -56,7 +70,7 @@ def resolve_metrics(
     reg = registry or default_registry()
     out: list[MetricSpec] = []
     seen: set[str] = set()
-    for name in names:
+    for name in name_list(names):
         spec = reg.resolve(name)
         if isinstance(spec, AggregateSpec):
             raise RegistryError(
