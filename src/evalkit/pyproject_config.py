@@ -105,7 +105,7 @@ def read_tool_config(
         if path.is_dir():
             path = path / PYPROJECT
         if not path.is_file():
-            raise ConfigError(f"config file {path} does not exist")
+            raise ConfigError(f"config file {path.absolute()} does not exist")
     else:
         found = find_pyproject(start)
         if found is None:

@@ -513,15 +513,19 @@ class Registry:
         import difflib
 
         spellings = set(self._tables.get("metric", {})) | set(self._aliases)
-        m = _FAMILY_RE.match(name)
+        probe = name
+        cut = re.match(r"^(.+?)[_.](\d+)$", name)  # trec_eval's ndcg_cut_10 (-m ndcg_cut.10)
+        if cut is not None and _FAMILY_RE.match(name) is None:
+            probe = f"{cut[1]}@{cut[2]}"
+        m = _FAMILY_RE.match(probe)
         if m is not None:  # suggest "ndcg@10" for "ndgc@10", not the family "ndcg@k"
             spellings = {
                 s[:-2] + "@" + m["k"] if s.endswith("@k") else s for s in spellings
             }
-        close = difflib.get_close_matches(name, sorted(spellings), n=3, cutoff=0.6)
+        close = difflib.get_close_matches(probe, sorted(spellings), n=3, cutoff=0.6)
         if not close:
             low = {s.lower(): s for s in spellings}
-            close = [low[m] for m in difflib.get_close_matches(name.lower(), sorted(low), n=3)]
+            close = [low[m] for m in difflib.get_close_matches(probe.lower(), sorted(low), n=3)]
         msg = f"unknown metric {name!r}"
         msg += f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else "."
         msg += f" Known: {', '.join(self.registered()) or 'none'}."
