@@ -157,11 +157,17 @@ def test_a_tsv_qrels_file_goes_by_its_first_line(tmp_path: Path) -> None:
     trec_tsv.write_text("q1\t0\td2\t1\nq2\t0\td5\t1\n")
     beir_tsv = tmp_path / "test.tsv"
     beir_tsv.write_text("query-id\tcorpus-id\tscore\nq1\td2\t1\nq2\td5\t1\n")
+    beir_gz = tmp_path / "test.tsv.gz"
+    beir_gz.write_bytes(gzip.compress(beir_tsv.read_bytes()))
+    trec_gz = tmp_path / "qrels.tsv.gz"
+    trec_gz.write_bytes(gzip.compress(trec_tsv.read_bytes()))
     reg = default_registry()
     assert reg.loader("qrels", path=str(trec_tsv)).name == "trec"
     assert reg.loader("qrels", path=str(beir_tsv)).name == "beir"
+    assert reg.loader("qrels", path=str(beir_gz)).name == "beir"
+    assert reg.loader("qrels", path=str(trec_gz)).name == "trec"
     run = {"q1": {"d1": 2.0, "d2": 1.0}, "q2": {"d5": 3.0, "d6": 1.0}}
-    for qrels in (trec_tsv, beir_tsv):
+    for qrels in (trec_tsv, beir_tsv, beir_gz, trec_gz):
         result = evaluate_run(run, qrels, ["ap"])
         # q1: the relevant document at rank 2 (AP 1/2); q2: at rank 1 (AP 1)
         assert result.mean("ap") == pytest.approx(0.75)

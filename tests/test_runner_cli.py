@@ -383,3 +383,24 @@ def test_invalid_yaml_config_is_one_line_with_file_and_line(tmp_path: Path) -> N
     message = str(info.value)
     assert "\n" not in message
     assert message.startswith(f"{cfg}:") and "not valid YAML" in message
+
+
+def test_run_and_rescore_never_write_over_their_own_inputs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The output of `run` may be neither its config nor its goldens, and the output of
+    `rescore` not the golden set it reads; refused before the target is even built."""
+    module = project(tmp_path)
+    cfg = tmp_path / "evalkit.yaml"
+    cfg.write_text(yaml_config(module))
+    monkeypatch.chdir(tmp_path)
+    assert runner.invoke(app, ["run", "--no-progress"]).exit_code == 0
+    before = {p: p.read_bytes() for p in (cfg, tmp_path / "goldens.jsonl")}
+    (tmp_path / f"{module}.py").write_text("raise SystemExit('the target must not be built')\n")
+    for args in (["run", "-o", "evalkit.yaml", "--overwrite"],
+                 ["run", "-o", "./goldens.jsonl", "--overwrite"],
+                 ["rescore", "runs/mine.jsonl", "-m", "recall@1", "-o", "goldens.jsonl"]):
+        res = runner.invoke(app, args)
+        assert res.exit_code == 2, res.output
+        assert "is also an input of this command" in res.stderr, res.stderr
+    assert {p: p.read_bytes() for p in before} == before

@@ -42,10 +42,13 @@ def _on_call(module: str, name: str) -> Callable[..., Any]:
 def _beir_qrels_header(path: Path) -> bool:
     """Whether the first non-blank line is BEIR's ``query-id corpus-id score`` header (a
     ``.tsv`` qrels file without it is TREC's four columns, as MS MARCO's are)."""
-    with open(path, encoding="utf-8-sig", errors="replace") as fh:
+    import gzip
+
+    opener: Any = gzip.open if str(path).lower().endswith(".gz") else open
+    with opener(path, "rt", encoding="utf-8-sig", errors="replace") as fh:
         for line in fh:
             if line.strip():
-                return line.lstrip().lower().startswith("query-id")
+                return bool(line.lstrip().lower().startswith("query-id"))
     return True  # empty: the BEIR loader says so
 
 
@@ -58,7 +61,7 @@ _LOADERS = (
     LoaderSpec("beir", "corpus", _on_call(_BEIR, "load_corpus"), (".jsonl", ".jsonl.gz")),
     LoaderSpec("beir", "queries", _on_call(_BEIR, "load_queries"),
                (".jsonl", ".tsv", ".tsv.gz")),
-    LoaderSpec("beir", "qrels", _on_call(_BEIR, "load_qrels"), (".tsv",),
+    LoaderSpec("beir", "qrels", _on_call(_BEIR, "load_qrels"), (".tsv", ".tsv.gz"),
                accepts=_beir_qrels_header),
 )
 

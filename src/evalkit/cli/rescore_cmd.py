@@ -49,7 +49,8 @@ def command(
             run, "run", "rescore reads a target run written by `evalkit run` (a TREC run is "
             "scored again with `evalkit eval`)"))
     if output is not None:
-        require_writable(output, "--output", run.name)
+        require_writable(output, "--output", run.name,
+                         inputs=[goldens, _recorded_goldens(run)])
     else:  # RUN itself is replaced
         try:
             require_writable(run, "run", run.name)
@@ -69,3 +70,17 @@ def command(
         typer.echo(f"artifact: {path}")
     if result.header.get("status") != "complete" or result.header.get("aggregate_errors"):
         raise typer.Exit(INCOMPLETE)
+
+
+def _recorded_goldens(run: Path) -> Path | None:
+    """The golden file the run header records (rescore reads it when --goldens is not
+    given), or None."""
+    import json
+
+    try:
+        with run.open(encoding="utf-8-sig") as fh:
+            header = json.loads(fh.readline())
+        recorded = (header.get("goldens") or {}).get("path")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return Path(recorded) if isinstance(recorded, str) else None

@@ -188,7 +188,6 @@ def command(
         typer.echo(cfg.notice, err=True)
     check_names(cfg)
     goldens = load_goldens(cfg.goldens, cfg.goldens_loader)
-    target = cfg.build_target()
     path = output.resolve() if output is not None else cfg.output
     if not dry_run:  # refused before any case is called
         from evalkit.cli.errors import CliError
@@ -197,12 +196,14 @@ def command(
         try:
             # a resumed artifact is replaced (rewritten beside it); a new one written into
             require_writable(path, "--output" if output is not None else "output",
-                             "run.jsonl", in_place=not resume, inputs=[Path(cfg.goldens)])
+                             "run.jsonl", in_place=not resume,
+                             inputs=[Path(cfg.goldens), cfg.path])
         except CliError as exc:
             if output is not None:
                 raise
             raise CliError(f"{exc}; the output is set in {cfg.source} (or pass --output)"
                            ) from None
+    target = cfg.build_target()  # after the checks: building it may start work
     judge: Any = None
     budget: Any = None
     if dry_run or max_calls is not None or max_cost is not None:
