@@ -614,6 +614,10 @@ def test_an_output_that_is_also_an_input_is_refused_before_any_work(tmp_path: Pa
         (("gate", "-c", checks, "--run", base, "--report", f"json:{checks}"), "--report"),
         (("baseline", "promote", base, "--to", base, "--force"), "--to"),
     ]
+    same = invoke("compare", run, run, "--qrels", qrels, "--report", f"junit:{tmp_path / 'r'}",
+                  "--report", f"json:{tmp_path / '.' / 'r'}")
+    _fails_cleanly(same, "write the same file")
+    assert not (tmp_path / "r").exists()
     for args, option in attempts:
         _fails_cleanly(invoke(*args), option, "is also an input of this command",
                        "Choose another path")

@@ -218,6 +218,15 @@ def check_report_targets(targets: Sequence[str], *, as_json: bool = False,
             check_writable(Path(path), in_place=True)
         except UnwritableError as exc:
             raise CliError(f"--report {text}: cannot be written: {exc.reason}") from None
+    files: dict[str, str] = {}
+    for text, (_, path) in zip(targets, parsed, strict=True):
+        if path == "-":
+            continue
+        key = os.path.realpath(path)
+        if key in files:
+            raise CliError(f"--report {files[key]} and --report {text} write the same file, "
+                           "where the second would replace the first; give each its own path")
+        files[key] = text
     to_stdout = [t for t, (_, path) in zip(targets, parsed, strict=True) if path == "-"]
     if len(to_stdout) > 1:
         raise CliError(
