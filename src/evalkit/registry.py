@@ -113,6 +113,13 @@ class Conflict(NamedTuple):
                 "blocked until then; see `evalkit plugins list`)")
 
 
+def _as_tuple(value: Sequence[str]) -> Any:
+    """``value`` as a tuple, but a bare string (``aliases="mrr"``) as it is, so that the
+    record check refuses it by name (:func:`evalkit.specs.record_problem`) instead of
+    registering each letter."""
+    return value if isinstance(value, str) else tuple(value)
+
+
 def _accepts(spec: LoaderSpec, path: str) -> bool:
     """``spec.accepts(path)``; an error counts as accepting (the loader reports it)."""
     assert spec.accepts is not None
@@ -126,14 +133,6 @@ def _name_order(name: str) -> tuple[str, int, str]:
     """Sort key: ``prefix@k`` by prefix, then ``k`` as a number (``@k`` itself first)."""
     prefix, at, k = name.partition("@")
     return (prefix, int(k) if k.isdigit() else -1, k) if at else (prefix, -2, "")
-
-
-def _names(value: Sequence[str], field: str, name: str) -> tuple[str, ...]:
-    """``value`` as a tuple; a bare string (``aliases="mrr"``) is refused, not split."""
-    if isinstance(value, str):
-        raise RegistryError(f"{name!r}: {field} must be a tuple of strings, got the string "
-                            f"{value!r}; write {field}=({value!r},)")
-    return tuple(value)
 
 
 #: The module of the kernel's built-in plugin, which cannot be disabled.
@@ -386,7 +385,7 @@ class Registry:
             spec = MetricSpec(
                 name=name, fn=fn, higher_is_better=higher_is_better,
                 description=description or (fn.__doc__ or "").strip().split("\n")[0],
-                version=version, aliases=_names(aliases, "aliases", name),
+                version=version, aliases=_as_tuple(aliases),
             )
             self.add(spec, _client_provider(fn))
             return fn
@@ -435,7 +434,7 @@ class Registry:
         def deco(fn: F) -> F:
             spec = LoaderSpec(
                 name=name, kind=loader_kind,
-                fn=fn, suffixes=_names(suffixes, "suffixes", name) or (f".{name}",),
+                fn=fn, suffixes=_as_tuple(suffixes) or (f".{name}",),
                 description=description or (fn.__doc__ or "").strip().split("\n")[0],
             )
             self.add(spec, _client_provider(fn))
