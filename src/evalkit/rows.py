@@ -10,8 +10,11 @@ as a ``"row"`` line extended with ``response``, ``latency_ms`` and ``error``::
      "latency_ms": 12.5, "error": null}
 
 A row whose target call failed has ``"response": null``, empty ``metrics`` and the error
-message. A row whose response arrived but whose metric failed keeps the response (so
-``evalkit rescore`` can recompute it) and carries the error.
+message in ``error``. Errors of metrics are per metric: a metric that failed on a case
+(an LLM judge call that failed) has no value in ``metrics`` and its message in
+``"metric_errors": {metric: message}``; the row keeps its response and its other
+metrics, and ``error`` stays null (so ``evalkit rescore`` can recompute the metric).
+A row of a run with repeated samples carries ``"sample": n``.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from evalkit.artifact import metric_errors_of, sample_of
 from evalkit.targets import TargetResponse
 
 
@@ -33,14 +37,18 @@ class CaseResult:
         case_id: the golden case id (text).
         response: what the target returned, or ``None`` when the call failed.
         metrics: ``{canonical metric name: value}``; empty on an errored row.
-        error: ``None`` on success; otherwise the message (names target or metric, and
-            the case). An errored row is never scored: :meth:`RunResult.scores` and every
-            built-in aggregate raise on it instead of reading it as 0.
+        error: ``None`` when the target answered; otherwise the message of the failed
+            call (names the target and the case). An errored row is never scored:
+            :meth:`RunResult.scores` and every built-in aggregate raise on it instead of
+            reading it as 0.
         latency_ms: wall time of the target call in milliseconds (retries included), also
             for a failed call; ``None`` if unknown.
         details: ``{metric name: JSON-ready dict}`` that a metric published for this case
             through its ``details(case_id)`` method (an LLM judge: grade, reason, model,
             tokens, cost); stored as ``"details"`` only when not empty.
+        metric_errors: ``{metric name: message}`` for each metric that failed on this
+            case (it has no value in ``metrics``; the others keep theirs).
+        sample: the sample number in a run with repeated samples, else ``None``.
     """
 
     case_id: str
@@ -49,6 +57,8 @@ class CaseResult:
     error: str | None = None
     latency_ms: float | None = None
     details: dict[str, Any] = field(default_factory=dict)
+    metric_errors: dict[str, str] = field(default_factory=dict)
+    sample: int | None = None
 
     @property
     def query_id(self) -> str:
@@ -66,8 +76,9 @@ class CaseResult:
 
     @property
     def ok(self) -> bool:
-        """Whether the case has a response and every metric (no error)."""
-        return self.error is None
+        """Whether the case has a response and every metric (no error of the call or of
+        a metric)."""
+        return self.error is None and not self.metric_errors
 
     @property
     def retrieved(self) -> list[str]:
@@ -80,15 +91,18 @@ class CaseResult:
 
     def to_json(self) -> dict[str, Any]:
         """The artifact line of this row (a JSON-ready dict)."""
-        out: dict[str, Any] = {
-            "type": "row",
-            "id": self.case_id,
-            "metrics": dict(self.metrics),
+        out: dict[str, Any] = {"type": "row", "id": self.case_id}
+        if self.sample is not None:
+            out["sample"] = self.sample
+        out["metrics"] = dict(self.metrics)
+        if self.metric_errors:
+            out["metric_errors"] = dict(self.metric_errors)
+        out.update({
             "retrieved": self.retrieved,
             "response": None if self.response is None else response_to_json(self.response),
             "latency_ms": self.latency_ms,
             "error": self.error,
-        }
+        })
         if self.details:
             out["details"] = _jsonable(self.details)
         return out
@@ -138,6 +152,8 @@ def case_result_from_json(obj: Mapping[str, Any]) -> CaseResult:
         error=None if error is None else str(error),
         latency_ms=None if latency is None else float(latency),
         details={str(k): v for k, v in details.items()},
+        metric_errors=metric_errors_of(obj),
+        sample=sample_of(obj),
     )
 
 

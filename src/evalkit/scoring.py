@@ -133,6 +133,83 @@ def _score(
     return out
 
 
+def score_case(
+    response: TargetResponse, case: GoldenCase, specs: Sequence[MetricSpec]
+) -> tuple[dict[str, float], dict[str, str]]:
+    """Score one case with each metric on its own: ``(values, errors)``, where a metric
+    that fails leaves the others' values and ``errors[name]`` holds its message.
+
+    Metrics with the same ``prepare`` share its state; a ``prepare`` that fails fails
+    every metric that shares it. The target runner scores with this function, so a judge
+    call that fails on a case costs that case its judge metric only.
+
+    Raises:
+        Exception: the :attr:`RunAborted.error` of a metric that raised
+            :class:`RunAborted`, or an unexpected error of a vectorised metric (a bug).
+    """
+    values: dict[str, float] = {}
+    errors: dict[str, str] = {}
+    prepared: dict[int, Any] = {}
+    broken: dict[int, str] = {}
+    try:
+        for spec in specs:
+            try:
+                if spec.prepare is not None and spec.batch is not None:
+                    key = id(spec.prepare)
+                    if key in broken:
+                        errors[spec.name] = broken[key]
+                        continue
+                    if key not in prepared:
+                        try:
+                            prepared[key] = spec.prepare([response], [case])
+                        except MetricError as exc:
+                            broken[key] = errors[spec.name] = str(exc)
+                            continue
+                    value = spec.batch(prepared[key])[0]
+                else:
+                    try:
+                        value = spec.fn(response, case)
+                    except Exception as exc:
+                        raise MetricError(
+                            f"metric {spec.name!r} failed on case {case.id!r}: {exc}"
+                        ) from exc
+                values[spec.name] = _check(spec, case, value)
+            except MetricError as exc:
+                errors[spec.name] = str(exc)
+    except RunAborted as exc:
+        raise exc.error from exc
+    return values, errors
+
+
+class UnjudgedCasesError(ValueError):
+    """Metrics that need judgments were asked for on cases that have none (the message
+    lists the metrics and the cases)."""
+
+
+def require_judgments(specs: Sequence[MetricSpec], cases: Sequence[GoldenCase]) -> None:
+    """Refuse, before any call, a golden case with no expected ids (no relevance
+    judgments) scored by a metric that needs them (``MetricSpec.needs_judgments``): it
+    would score 0 and be averaged in, as ``run()`` refuses a query without qrels.
+
+    Raises:
+        UnjudgedCasesError: lists the metrics and the cases.
+    """
+    needing = [s.name for s in specs if s.needs_judgments]
+    if not needing:
+        return
+    bare = [c.id for c in cases if not c.relevance and not c.relevant]
+    if not bare:
+        return
+    shown = ", ".join(repr(i) for i in bare[:10]) + (
+        f" and {len(bare) - 10} more" if len(bare) > 10 else "")
+    raise UnjudgedCasesError(
+        f"{', '.join(needing)} need{'s' if len(needing) == 1 else ''} relevance judgments, "
+        f"but {len(bare)} case(s) of the golden set have no expected ids: {shown}. An "
+        "unjudged case would score 0 and be averaged in; give these cases expected ids "
+        "(or relevance labels), or leave them out or drop these metrics"
+    )
+
+
 def _check(spec: MetricSpec, case: GoldenCase, value: Any) -> float:
     try:
         v = float(value)

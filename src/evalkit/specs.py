@@ -49,6 +49,10 @@ class MetricSpec(NamedTuple):
             shared state once per evaluation (metrics whose ``prepare`` is the same
             function share it); ``batch(state)`` returns one value per case. When given,
             they must agree with ``fn``.
+        family: the ``@k`` family the spec belongs to, if any.
+        needs_judgments: the metric reads the case's relevance judgments (its expected
+            ids): the target runner refuses, before any call, a golden case without
+            them, instead of scoring it 0 (retrieval measures set it).
     """
 
     name: str
@@ -61,6 +65,7 @@ class MetricSpec(NamedTuple):
     prepare: PrepareFn | None = None
     batch: BatchFn | None = None
     family: str | None = None
+    needs_judgments: bool = False
 
 
 class MetricFamily(NamedTuple):
@@ -189,6 +194,9 @@ def record_problem(rec: Any) -> str | None:
     allowed: tuple[str, ...] = LOADER_KINDS if cls is LoaderSpec else ("metric", "count")
     if kind not in allowed:
         return f"{what}: kind must be one of {', '.join(allowed)}, got {kind!r}"
+    needs = getattr(rec, "needs_judgments", False)
+    if not isinstance(needs, bool):
+        return f"{what}: needs_judgments must be True or False, got {needs!r}"
     family = getattr(rec, "family", None)
     if family is not None and not isinstance(family, str):
         return f"{what}: family must be a string or None, got {family!r}"
