@@ -83,6 +83,26 @@ def resolve_metrics(
     return out
 
 
+def resolve_aggregates(names: str | Sequence[str]) -> list[AggregateSpec]:
+    """Resolve aggregate names (a list, or a single name), keeping order and dropping
+    repeats.
+
+    Raises:
+        RegistryError: unknown name, or a per-case metric where an aggregate is needed.
+    """
+    reg = default_registry()
+    out: list[AggregateSpec] = []
+    for n in name_list(names):
+        spec = reg.resolve(n)
+        if not isinstance(spec, AggregateSpec):
+            raise RegistryError(
+                f"{n!r} is a per-case metric, not a whole-run aggregate; pass it as a metric"
+            )
+        if spec not in out:
+            out.append(spec)
+    return out
+
+
 def score_cases(
     responses: Sequence[TargetResponse],
     cases: Sequence[GoldenCase],
