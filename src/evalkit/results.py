@@ -264,8 +264,10 @@ class RunResult:
         """
         p = Path(path)
         header, lines, integrity = read_artifact(p)
-        rows: list[Any] = []
-        seen: set[tuple[str, int | None]] = set()
+        # an unfinished file (schema 2, no trailer) is a log in completion order: a case
+        # a resume scored again has two rows there, and the later one counts
+        unfinished = integrity.schema_version >= 2 and not integrity.has_trailer
+        by_key: dict[tuple[str, int | None], Any] = {}
         for lineno, obj in lines:
             rid = str(obj["id"])
             try:
@@ -273,11 +275,12 @@ class RunResult:
             except (ValueError, TypeError, AttributeError) as exc:
                 raise ArtifactError(f"{p}:{lineno}: row {rid!r}: {exc}") from None
             key = (rid, row.sample)
-            if key in seen:
+            if key in by_key and not unfinished:
                 what = "" if row.sample is None else f" sample {row.sample}"
                 raise ArtifactError(f"{p}:{lineno}: duplicate row id {rid!r}{what}")
-            seen.add(key)
-            rows.append(row)
+            by_key.pop(key, None)
+            by_key[key] = row
+        rows = list(by_key.values())
         if integrity.schema_version < 2:
             _upgrade_rows(rows, header)
         name = str(header.get("name") or p.stem)
