@@ -29,7 +29,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from evalkit.results import RunResult
 
-__all__ = ["Coverage", "IncompleteRunError", "coverage_of", "require_complete"]
+__all__ = ["Coverage", "IncompleteRunError", "completeness_lines", "coverage_of",
+           "require_complete"]
 
 #: Case ids shown in a message before "and N more".
 SHOWN_IDS = 10
@@ -230,3 +231,18 @@ def require_complete(run: RunResult, role: str = "run", *,
     raise IncompleteRunError(
         f"{role} {run.name!r}{where} is incomplete: " + "; ".join(cov.problems)
         + ". No verdict rests on evidence it did not fully see", cov)
+
+
+def completeness_lines(run: RunResult) -> list[str]:
+    """What a command that shows a run's figures says about its completeness: one
+    ``warning:`` line when it fails coverage, one per metric that failed on some case,
+    and one ``note:`` per thing the file cannot prove (a schema 1 file has no trailer)."""
+    cov = coverage_of(run)
+    out = [] if cov.complete else [f"warning: {cov.message()}; the figures cover only the "
+                                   "rows present"]
+    for metric, cases in run.metric_failures().items():
+        out.append(f"warning: metric {metric} failed on {len(cases)} case(s) "
+                   f"({show_ids(list(cases), 5)}); its mean is not defined "
+                   "(`evalkit rescore` scores it again)")
+    out.extend(f"note: {n}" for n in cov.notes)
+    return out

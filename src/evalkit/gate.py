@@ -42,6 +42,7 @@ from evalkit.baseline import (
     fingerprint_differences,
 )
 from evalkit.checks import CheckError, CheckSpec, row_error, row_id
+from evalkit.coverage import Coverage, coverage_of
 from evalkit.formatting import signed
 from evalkit.gate_report import (
     BaselineComparison,
@@ -107,7 +108,17 @@ def _resolve(check: CheckSpec, reg: Registry, rows: Sequence[Any]) -> _Resolved:
 
 
 def _values(rows: Sequence[Any], metric: str, run_name: str) -> dict[str, float]:
-    """``{case id: value}``; raises _CheckFailure on a missing or NaN value."""
+    """``{case id: value}``; raises _CheckFailure on a failed, missing or NaN value."""
+    failed = [(row_id(r), r.metric_errors[metric]) for r in rows
+              if metric not in r.metrics and metric in getattr(r, "metric_errors", {})]
+    if failed:
+        shown = "; ".join(f"{i} ({e})" for i, e in failed[:10])
+        more = f"; and {len(failed) - 10} more" if len(failed) > 10 else ""
+        raise _CheckFailure(
+            f"metric {metric!r} failed in {run_name} on {len(failed)} of {len(rows)} "
+            f"case(s) this check covers: {shown}{more}. The check is not judged without "
+            "them; the other metrics of these cases keep their values"
+        )
     missing = [row_id(r) for r in rows if metric not in r.metrics]
     if missing:
         have = sorted({k for r in rows for k in r.metrics})
@@ -127,15 +138,21 @@ def _values(rows: Sequence[Any], metric: str, run_name: str) -> dict[str, float]
     return out
 
 
-def _coverage(check: CheckSpec, rows: Sequence[Any], reg: Registry) -> tuple[int, int]:
+def _coverage(check: CheckSpec, rows: Sequence[Any], reg: Registry,
+              expected: int | None = None) -> tuple[int, int]:
     """``(k, n)``: of the ``n`` cases ``check`` covers, the ``k`` with a usable value.
 
-    A case has a usable value when its row is present, not errored and, for a per-case
-    metric, holds a finite value of the metric (an unresolved name is looked up on the
-    rows as written). For an aggregate, k is the number of rows it is computed over: the
-    present, non-errored covered rows when it yields a finite value on them, else 0.
+    An unscoped check covers every case of the run: its rows, or the ``expected`` number
+    of cases its header records when more (a run cut short covers 107 of its 240 cases,
+    not 107 of 107). A case has a usable value when its row is present, not errored and,
+    for a per-case metric, holds a finite value of the metric (an unresolved name is
+    looked up on the rows as written). For an aggregate, k is the number of rows it is
+    computed over: the present, non-errored covered rows when it yields a finite value on
+    them, else 0.
     """
     n = check.coverage_counts(rows)[1]
+    if check.scope is None and expected is not None:
+        n = max(n, expected)
     if check.scope is None:
         covered = list(rows)
     else:
@@ -404,6 +421,19 @@ def evaluate_gate(
     else:
         base = Baseline.from_run(_as_run(baseline))
     notes: list[str] = []
+    incomplete: list[str] = []
+    lacking: list[str] = []
+    run_cov = coverage_of(run)
+    if not run_cov.complete:
+        incomplete.append(_incomplete(run, run_cov, "run"))
+        lacking.append("the run")
+    notes.extend(run_cov.notes)
+    if base is not None:
+        base_cov = coverage_of(base.run)
+        if not base_cov.complete:
+            incomplete.append(_incomplete(base.run, base_cov, "baseline"))
+            lacking.append("the baseline")
+        notes.extend(base_cov.notes)
     run_fp: Fingerprint | None = None
     if base is not None and any(c.kind == "baseline" for c in checks):
         run_fp = fingerprint(run, aggregates=False)
@@ -411,7 +441,7 @@ def evaluate_gate(
             notes.append(case_set_difference(base.run.ids(), run.ids()))
     results: list[CheckResult] = []
     for check in checks:
-        cov = _coverage(check, run.per_query, reg)
+        cov = _coverage(check, run.per_query, reg, run_cov.expected)
         try:
             if check.kind == "threshold":
                 results.append(_threshold_result(check, run, reg, cov))
@@ -427,10 +457,22 @@ def evaluate_gate(
     for i, r in enumerate(results):
         if r.comparison is not None and r.verdict != "error":
             results[i] = _decide(r, adj_by_index.get(i))
+    if incomplete:  # no verdict rests on evidence the gate did not fully see
+        which = " and ".join(lacking)
+        results = [r if r.verdict == "error" else replace(
+            r, verdict="error", observed=None, comparison=None,
+            message=f"not judged: {which} {'are' if len(lacking) > 1 else 'is'} "
+                    "incomplete (see below)") for r in results]
     return GateReport(
         results=tuple(results), run_name=run.name,
         baseline_name=None if base is None else base.name, notes=tuple(notes),
+        incomplete=tuple(incomplete),
     )
+
+
+def _incomplete(run: RunResult, cov: Coverage, role: str) -> str:
+    where = f" ({run.integrity.path})" if run.integrity is not None else ""
+    return f"{role} {run.name!r}{where} is incomplete: " + "; ".join(cov.problems)
 
 
 def gate_from_files(

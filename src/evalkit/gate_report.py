@@ -172,16 +172,23 @@ class GateReport:
         baseline_name: the baseline run, if one was given.
         notes: remarks that apply to the whole gate (for example what changed between
             the baseline's fingerprint and the run's).
+        incomplete: why the run or the baseline fails coverage (:mod:`evalkit.coverage`),
+            one paragraph each; when not empty no check is judged and the exit code is 2,
+            warn-level checks or not.
     """
 
     results: tuple[CheckResult, ...]
     run_name: str
     baseline_name: str | None = None
     notes: tuple[str, ...] = field(default_factory=tuple)
+    incomplete: tuple[str, ...] = field(default_factory=tuple)
 
     @property
     def exit_code(self) -> int:
-        """2 if a blocking check is an error, else 1 if one failed, else 0."""
+        """2 if the evidence is incomplete or a blocking check is an error, else 1 if one
+        failed, else 0."""
+        if self.incomplete:
+            return 2
         blocking = [r for r in self.results if r.blocking]
         if any(r.verdict == "error" for r in blocking):
             return 2
@@ -208,6 +215,9 @@ class GateReport:
 
     def summary(self) -> str:
         """One sentence: the outcome, the counts and the exit code."""
+        if self.incomplete:
+            return (f"gate error: the evidence is incomplete, so none of the "
+                    f"{len(self.results)} check(s) was judged (exit {self.exit_code})")
         c = self.counts()
         blocking_err = sum(1 for r in self.results if r.blocking and r.verdict == "error")
         warn_err = c["error"] - blocking_err
@@ -227,6 +237,7 @@ class GateReport:
             detail = r.detail()
             if detail:
                 out.append(f"    {detail}")
+        out.extend(f"incomplete: {n}" for n in self.incomplete)
         out.extend(f"note: {n}" for n in self.notes)
         out.append(self.summary())
         return out
@@ -239,6 +250,7 @@ class GateReport:
             "status": self.status,
             "exit_code": self.exit_code,
             "counts": self.counts(),
+            "incomplete": list(self.incomplete),
             "checks": [r.to_dict() for r in self.results],
             "notes": list(self.notes),
         }

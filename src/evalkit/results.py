@@ -171,6 +171,14 @@ class RunResult:
                 out[r.query_id] = f"case {r.query_id!r} failed: {r.metric_errors[metric]}"
         return out
 
+    def available_scores(self, metric: str) -> dict[str, float]:
+        """``{query id: value}`` of the cases that have a value of ``metric``: rows whose
+        call or whose metric failed are left out (:meth:`scores` refuses them). For
+        comparisons that pair what two incomplete runs share (``allow_incomplete``)."""
+        metric = self._stored_name(metric)
+        return {r.query_id: float(r.metrics[metric]) for r in self.per_query
+                if r.error is None and metric in r.metrics}
+
     def metric_failures(self) -> dict[str, dict[str, str]]:
         """``{metric: {case id: message}}`` of every metric that failed on some case
         (rows whose target call failed are not included: see :meth:`coverage`)."""

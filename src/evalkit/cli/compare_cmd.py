@@ -170,6 +170,8 @@ class Settings:
     generator: str | None = None
     methods_used: list[str] = field(default_factory=list)
     ci_methods_used: list[str] = field(default_factory=list)
+    allow_incomplete: bool = False
+    notes: list[str] = field(default_factory=list)
 
 
 # ----------------------------------------------------------------------- inputs
@@ -202,8 +204,12 @@ def load_runs(
     relevance_level: int | None,
     missing: str | None,
     depth: int | None,
+    allow_incomplete: bool = False,
 ) -> tuple[list[RunResult], list[str]]:
-    """Every input as a :class:`RunResult` (TREC runs scored alike), and the metrics."""
+    """Every input as a :class:`RunResult` (TREC runs scored alike), and the metrics.
+
+    An artifact that fails coverage (:meth:`RunResult.require_complete`) is refused
+    unless ``allow_incomplete``; then the runs are paired on the cases they share."""
     from evalkit.results import RunResult, settings_differences
 
     level, miss, dep, _first = _settings_defaults(paths, relevance_level, missing, depth)
@@ -211,6 +217,10 @@ def load_runs(
     artifacts = {i: RunResult.load(p) for i, p in enumerate(paths) if is_artifact(p)}
     for i, a in artifacts.items():
         require_rows(a, paths[i])
+        cov = a.require_complete("baseline" if i == 0 else "candidate",
+                                 allow_incomplete=allow_incomplete)
+        if not cov.complete:
+            note(f"warning: {paths[i]}: {cov.message()}")
     counts = [m for m in requested if is_count(canonical_metric(m))]
     if counts:
         raise CliError(
@@ -243,6 +253,8 @@ def load_runs(
     metrics = [canonical_metric(m) for m in metrics]
     for p, r in zip(paths, runs, strict=True):
         have = r.metric_names()
+        if allow_incomplete:  # a metric that failed on some case is paired where present
+            have = [*have, *r.metric_failures()]
         lacking = [m for m in metrics if m not in have]
         if lacking:
             raise CliError(
@@ -258,7 +270,8 @@ def load_runs(
                 f"{paths[0]} and {p} were not evaluated alike: {'; '.join(diffs)}. "
                 "Compare runs scored against the same qrels with the same settings"
             )
-        _check_same_queries(base, r, paths[0], p)
+        if not allow_incomplete:
+            _check_same_queries(base, r, paths[0], p)
     return runs, metrics
 
 
@@ -369,12 +382,14 @@ def compare_runs(
         method=settings.method, alpha=settings.alpha, alternative=settings.alternative,
         ci=settings.ci_method, correction=settings.correction,
         n_resamples=settings.n_resamples, seed=settings.seed,
+        allow_incomplete=settings.allow_incomplete,
     )
+    settings.notes = list(family.notes)
     by_name = {r.name: r for r in runs}
     out: list[Comparison] = []
     for res in family.results:
         cand, base, metric = by_name[res.name_a], by_name[res.name_b], res.metric
-        b_scores, c_scores = base.scores(metric), cand.scores(metric)
+        b_scores, c_scores = _paired_scores(base, cand, metric, settings.allow_incomplete)
         hib = higher_is_better(metric)
         w, t, lo = wins_ties_losses(b_scores, c_scores, hib)
         gains, losses = moved(b_scores, c_scores, top) if top > 0 else ([], [])
@@ -387,7 +402,8 @@ def compare_runs(
         out.append(Comparison(
             metric=metric, baseline=base.name, candidate=cand.name,
             n_queries=int(res.n_queries),
-            baseline_mean=base.mean(metric), candidate_mean=cand.mean(metric),
+            baseline_mean=math.fsum(b_scores.values()) / len(b_scores),
+            candidate_mean=math.fsum(c_scores.values()) / len(c_scores),
             diff=float(res.observed), ci_low=_finite(res.ci_low), ci_high=_finite(res.ci_high),
             p_value=float(res.p_value), p_adjusted=p_adj, significant=bool(verdict),
             significant_unadjusted=bool(res.p_value < settings.alpha),
@@ -406,6 +422,18 @@ def compare_runs(
         settings.generator = settings.generator or res.generator
     settings.family_size = family.family_size
     return out
+
+
+def _paired_scores(base: RunResult, cand: RunResult, metric: str, allow_incomplete: bool
+                   ) -> tuple[dict[str, float], dict[str, float]]:
+    """Both runs' values of ``metric``: all of them, or with ``allow_incomplete`` those of
+    the cases both have (what the test paired)."""
+    if not allow_incomplete:
+        return base.scores(metric), cand.scores(metric)
+    b, c = base.available_scores(metric), cand.available_scores(metric)
+    shared = b.keys() & c.keys()
+    return ({k: v for k, v in b.items() if k in shared},
+            {k: v for k, v in c.items() if k in shared})
 
 
 # ----------------------------------------------------------------------- output
@@ -700,6 +728,12 @@ def command(
         "standard output, and then the table goes to standard error). Repeatable.",
         show_default=False,
     )] = None,
+    allow_incomplete: Annotated[bool, typer.Option(
+        "--allow-incomplete",
+        help="Compare run artifacts that are incomplete (cases without a row, a file cut "
+        "short, a metric that failed on some case) on the cases every run has; without "
+        "it they are refused.",
+    )] = False,
 ) -> None:
     """Compare candidates with a baseline on the same queries, metric by metric.
 
@@ -717,18 +751,19 @@ def command(
     results, metrics = load_runs(
         runs, qrels=qrels, requested=split_metrics(metric), relevance_level=relevance_level,
         missing=missing.value if missing is not None else None, depth=depth,
+        allow_incomplete=allow_incomplete,
     )
     if any(not r.per_query for r in results):
         raise CliError("a run has no evaluated query; nothing to compare")
     settings = Settings(
         method=test.value, ci_method=ci.value if ci is not None else None, alpha=alpha,
         alternative=alternative.value, correction=correction.value, n_resamples=resamples,
-        seed=seed, all_pairs=all_pairs,
+        seed=seed, all_pairs=all_pairs, allow_incomplete=allow_incomplete,
     )
     with progress(f"testing {len(metrics)} metric(s) x {len(results) - 1} candidate(s)"):
         rows = compare_runs(results, metrics, settings, top=top)
     per_run = [input_warnings([r], [p]) for r, p in zip(results, runs, strict=True)]
-    warnings = [w for ws in per_run for w in ws]
+    warnings = [w for ws in per_run for w in ws] + settings.notes
     by_name = dict(zip((r.name for r in results), per_run, strict=True))
     for c in rows:
         c.warnings = by_name[c.baseline] + by_name[c.candidate] + c.warnings

@@ -286,6 +286,11 @@ def select_metrics(
             if canon not in counts:
                 counts.append(canon)
             continue
+        failed = result.metric_failures().get(canon)
+        if failed:
+            raise CliError(f"{path}: metric {canon} failed on {len(failed)} case(s) "
+                           f"({', '.join(list(failed)[:5])}); its mean is not defined. "
+                           f"First failure: {next(iter(failed.values()))}")
         known = have + counts_have
         raise CliError(
             f"{path}: no metric {name!r} in this run (it has: {', '.join(known) or 'none'})"
@@ -512,6 +517,10 @@ def command(
     if is_artifact(run):
         check_artifact(result, run, qrels=qrels, relevance_level=relevance_level,
                        missing=missing_value, depth=depth)
+        from evalkit.coverage import completeness_lines
+
+        for line in completeness_lines(result):
+            note(line)
     if not result.per_query:
         raise CliError(
             f"{run}: no query was evaluated (none of the run's topics is judged in the qrels, "

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,12 +31,15 @@ class Comparison:
         method: the test requested ("auto" resolves per metric; each result names the
             test it ran).
         family_size: number of hypotheses adjusted together.
+        notes: what the family was computed on when it is not every case of every run
+            (``allow_incomplete``: how many cases were paired and which were left out).
     """
 
     results: tuple[PairedTestResult, ...]
     correction: str
     method: str
     family_size: int
+    notes: tuple[str, ...] = ()
 
     def table(self) -> list[dict[str, Any]]:
         """One JSON-ready dict per result (see :meth:`PairedTestResult.to_dict`)."""
@@ -64,6 +67,7 @@ def compare_runs(
     n_resamples: int = 10_000,
     seed: int | None = 42,
     backend: Backend = "auto",
+    allow_incomplete: bool = False,
 ) -> Comparison:
     """Compare candidates with a baseline (or all pairs) on several metrics at once.
 
@@ -82,13 +86,20 @@ def compare_runs(
         correction: "holm" (default), "bh" (Benjamini-Hochberg), "westfall-young"
             (step-down max-T on the shared resamples) or "none". With one hypothesis
             the adjusted p equals the raw one.
+        allow_incomplete: compare runs that fail coverage (:meth:`RunResult.coverage`:
+            cases without a row, a file cut short) or lack a metric on some case, on the
+            cases every run has a value for, and say so in :attr:`Comparison.notes`.
+            Without it such a run is refused.
 
     Returns:
         :class:`Comparison`.
 
     Raises:
+        evalkit.coverage.IncompleteRunError: (a ``ValueError``) a run fails coverage and
+            ``allow_incomplete`` is false.
         ValueError: bad options, no candidates, runs over different query ids, a
-            metric missing from a run.
+            metric missing from a run (unless ``allow_incomplete``), no case shared by
+            every run.
     """
     ci_checked = check_options(method, ci, alpha, alternative)
     if correction not in CORRECTIONS:
@@ -103,6 +114,14 @@ def compare_runs(
     if not metric_list:
         raise ValueError("compare_runs needs at least one metric")
     runs: list[RunLike] = [baseline, *candidates]
+    notes: tuple[str, ...] = ()
+    for i, run in enumerate(runs):
+        require = getattr(run, "require_complete", None)  # a RunResult (not a mapping)
+        if callable(require):
+            require("baseline" if i == 0 else "candidate", allow_incomplete=allow_incomplete)
+    subsets: list[_Subset] | None = None
+    if allow_incomplete:
+        subsets, notes = paired_subset(runs, metric_list)
     if all_pairs:
         pairs = [(j, i) for j in range(1, len(runs)) for i in range(j)]
     else:
@@ -113,7 +132,11 @@ def compare_runs(
     ids_ref: tuple[str, ...] | None = None
     for metric in metric_list:
         for ja, jb in pairs:
-            pair = align(runs[ja], runs[jb], metric, (f"run{ja}", f"run{jb}"))
+            if subsets is not None:
+                a, b = subsets[ja], subsets[jb]
+                pair = align(a.scores[metric], b.scores[metric], metric, (a.name, b.name))
+            else:
+                pair = align(runs[ja], runs[jb], metric, (f"run{ja}", f"run{jb}"))
             if ids_ref is None:
                 ids_ref = pair.ids
             elif pair.ids != ids_ref:
@@ -165,4 +188,50 @@ def compare_runs(
             seed=s,
         )
         results.append(dataclasses.replace(r, p_adjusted=adj[j], correction=correction))
-    return Comparison(tuple(results), correction, method, len(results))
+    return Comparison(tuple(results), correction, method, len(results), notes)
+
+
+@dataclass(frozen=True)
+class _Subset:
+    """One run's values restricted to the cases every run of the family has."""
+
+    name: str
+    scores: dict[str, dict[str, float]]
+
+
+def paired_subset(runs: Sequence[RunLike], metrics: Sequence[str]
+                  ) -> tuple[list[_Subset], tuple[str, ...]]:
+    """Each run restricted to the cases that have a value of every metric in every run,
+    and a note saying how many were paired and which were left out.
+
+    Raises:
+        ValueError: no case has every value in every run.
+    """
+    names: list[str] = []
+    tables: list[dict[str, dict[str, float]]] = []
+    for i, run in enumerate(runs):
+        available = getattr(run, "available_scores", None)
+        names.append(str(getattr(run, "name", "") or f"run{i}"))
+        if callable(available):
+            tables.append({m: dict(available(m)) for m in metrics})
+        elif isinstance(run, Mapping):
+            tables.append({m: {str(k): float(v) for k, v in run.items()} for m in metrics})
+        else:
+            raise TypeError(f"expected a RunResult or a mapping, got {type(run).__name__}")
+    every = [set(t[m]) for t in tables for m in metrics]
+    common = set.intersection(*every)
+    union = set.union(*every)
+    if not common:
+        raise ValueError(f"runs {', '.join(repr(n) for n in names)} share no case with a "
+                         f"value of {', '.join(metrics)}; there is nothing to pair")
+    notes: tuple[str, ...] = ()
+    if common != union:
+        left = sorted(union - common)
+        shown = ", ".join(repr(x) for x in left[:10]) + (
+            f" and {len(left) - 10} more" if len(left) > 10 else "")
+        notes = (f"incomplete runs allowed: paired on the {len(common)} case(s) every run "
+                 f"has a value for; {len(left)} left out ({shown})",)
+    subsets = [
+        _Subset(name, {m: {k: v for k, v in t[m].items() if k in common} for m in metrics})
+        for name, t in zip(names, tables, strict=True)]
+    return subsets, notes
