@@ -34,10 +34,11 @@ Every error is a :class:`ConfigError` naming the file and the key.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import re
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -103,9 +104,15 @@ class EvalConfig:
                 without ``invoke``.
         """
         where = f"{self.source}: target.factory"
-        factory = _resolve_factory(self.target_factory, self.path.parent, where)
         try:
-            target = factory(**self.target_kwargs)
+            # the config's folder is on the path while the factory is imported and called,
+            # so the import strings a factory resolves itself (factory: http's
+            # build_payload / extract) find a module next to the config too
+            with _on_path(self.path.parent):
+                factory = _resolve_factory(self.target_factory, where)
+                target = factory(**self.target_kwargs)
+        except ConfigError:
+            raise
         except Exception as exc:
             raise ConfigError(
                 f"{where}: {self.target_factory}(**kwargs) raised {type(exc).__name__}: {exc}"
@@ -142,7 +149,20 @@ def redact(value: Any, key: str = "") -> Any:
     return value
 
 
-def _resolve_factory(spec: str, folder: Path, where: str) -> Any:
+@contextlib.contextmanager
+def _on_path(folder: Path) -> Iterator[None]:
+    """``folder`` first on ``sys.path`` for the block (removed after, if it was added)."""
+    added = str(folder) not in sys.path
+    if added:
+        sys.path.insert(0, str(folder))
+    try:
+        yield
+    finally:
+        if added and str(folder) in sys.path:
+            sys.path.remove(str(folder))
+
+
+def _resolve_factory(spec: str, where: str) -> Any:
     if ":" not in spec:
         from evalkit.registry import RegistryError, default_registry
         from evalkit.specs import TargetSpec
@@ -154,18 +174,12 @@ def _resolve_factory(spec: str, folder: Path, where: str) -> Any:
         assert isinstance(record, TargetSpec)
         return record.factory
     module_name, _, attr = spec.partition(":")
-    added = str(folder) not in sys.path
-    if added:
-        sys.path.insert(0, str(folder))
     try:
         obj: Any = importlib.import_module(module_name)
         for part in attr.split("."):
             obj = getattr(obj, part)
     except (ImportError, AttributeError) as exc:
         raise ConfigError(f"{where}: cannot import {spec!r} ({exc})") from None
-    finally:
-        if added and str(folder) in sys.path:
-            sys.path.remove(str(folder))
     if not callable(obj):
         raise ConfigError(f"{where}: {spec!r} is not callable")
     return obj

@@ -740,6 +740,12 @@ class LLMJudge:
             raise JudgeError(f"the reply called {names}, not {TOOL_NAME}")
         if len(ours) > 1:
             raise JudgeError(f"the reply called {TOOL_NAME} {len(ours)} times")
+        stop = reply.get("stop_reason")
+        if stop != "tool_use":  # only a completed tool call is a grade
+            why = (" (it hit max_tokens: the tool call, and its reason, may be cut "
+                   "mid-word; raise max_tokens)" if stop == "max_tokens" else "")
+            raise JudgeError(f"the reply stopped with stop_reason={stop!r}, not a completed "
+                             f"{TOOL_NAME} tool call ('tool_use'){why}")
         data = ours[0].get("input")
         if not isinstance(data, Mapping):
             raise JudgeError(f"the {TOOL_NAME} input is not an object: {data!r}")

@@ -69,7 +69,7 @@ def _spec(
     return MetricSpec(
         name=name, fn=fn, higher_is_better=True, kind=kind, description=description,
         version=VERSION, aliases=aliases, prepare=prepare, batch=_as_list(batch),
-        family=family,
+        family=family, needs_judgments=kind == "metric",
     )
 
 
