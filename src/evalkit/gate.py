@@ -53,6 +53,7 @@ from evalkit.gate_report import (
     fmt_value,
     p_text,
 )
+from evalkit.numeric import exact_mean
 from evalkit.registry import Registry, RegistryError, default_registry
 from evalkit.results import RunResult
 from evalkit.specs import AggregateSpec, MetricSpec
@@ -192,7 +193,7 @@ def _require_complete(rows: Sequence[Any], label: str) -> None:
 
 
 def _mean(values: Mapping[str, float]) -> float:
-    return math.fsum(values.values()) / len(values)
+    return exact_mean(list(values.values()))
 
 
 def _aggregate(spec: AggregateSpec, rows: Sequence[Any], run_name: str) -> float:

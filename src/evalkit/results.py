@@ -22,7 +22,6 @@ Schema 1 files (no trailer, no ``metric_errors``) are read too.
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,6 +38,7 @@ from evalkit.artifact import (
     sample_of,
     write_atomic,
 )
+from evalkit.numeric import exact_mean
 
 if TYPE_CHECKING:
     from evalkit.coverage import Coverage
@@ -230,8 +230,8 @@ class RunResult:
         """
         if not self.per_query:
             raise ValueError(f"run {self.name!r} has no rows; its mean is undefined")
-        values = self.scores(metric).values()
-        return math.fsum(values) / len(self.per_query)
+        values = list(self.scores(metric).values())
+        return exact_mean(values)  # fsum / n, without fsum's overflow at +-1e308
 
     def means(self) -> dict[str, float]:
         """``{metric: mean}`` for every metric present on all rows."""

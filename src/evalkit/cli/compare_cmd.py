@@ -375,6 +375,7 @@ def compare_runs(
     Fills in ``settings.ci_method``, ``settings.family_size``, ``settings.generator`` and
     the tests and intervals each metric actually used (``--test auto`` picks per metric).
     """
+    from evalkit.numeric import exact_mean
     from evalkit.stats import compare_runs as stats_compare
 
     family = stats_compare(
@@ -398,12 +399,14 @@ def compare_runs(
             verdict = bool(res.ci_low > 0.0 or res.ci_high < 0.0)  # the seed's rule
         else:
             verdict = (p_adj if p_adj is not None else res.p_value) < settings.alpha
+        if res.degenerate and res.method == "bootstrap":  # constant: the sign-flip rule
+            verdict = verdict and res.significant
         effect = res.effect
         out.append(Comparison(
             metric=metric, baseline=base.name, candidate=cand.name,
             n_queries=int(res.n_queries),
-            baseline_mean=math.fsum(b_scores.values()) / len(b_scores),
-            candidate_mean=math.fsum(c_scores.values()) / len(c_scores),
+            baseline_mean=exact_mean(list(b_scores.values())),
+            candidate_mean=exact_mean(list(c_scores.values())),
             diff=float(res.observed), ci_low=_finite(res.ci_low), ci_high=_finite(res.ci_high),
             p_value=float(res.p_value), p_adjusted=p_adj, significant=bool(verdict),
             significant_unadjusted=bool(res.p_value < settings.alpha),

@@ -16,6 +16,7 @@ from typing import Literal
 import numpy as np
 from numpy.typing import NDArray
 
+from evalkit.numeric import pow2_above
 from evalkit.stats._kernels import (
     EXACT_MAX_N,
     Backend,
@@ -57,6 +58,9 @@ DEFAULT_CI: dict[str, str] = {
 #: ``method="randomization"`` (whose default it is; not with "auto", which may run the
 #: t-test). Every other interval goes with every method.
 CI_OF_METHOD: dict[str, str] = {"inversion": "randomization"}
+#: Intervals whose ends within rounding of 0 (:func:`evalkit.stats.bootstrap.tie_tolerance`)
+#: are set to 0: those read off resampled sums, whose rounding can put an end at 1e-17.
+SNAPPED_CI: frozenset[str] = frozenset({"inversion", "bootstrap-t", "percentile", "bca"})
 
 
 @dataclass(frozen=True)
@@ -260,6 +264,11 @@ def analyse(
             lo, hi = inversion_ci(
                 flips[:, j], signs, n, mean, scale, alpha, alternative, exact, tol
             )
+        if ci_method in SNAPPED_CI:
+            # an end within rounding of 0 is 0, so the interval agrees with the test's own
+            # p, which counts ties within the same tolerance
+            lo = 0.0 if abs(lo) <= tol else lo
+            hi = 0.0 if abs(hi) <= tol else hi
         outcomes.append(ColumnOutcome(mean, lo, hi, p, col_exact, None))
 
     null_t: FloatArray | None = None
@@ -324,8 +333,15 @@ def analyse_family(
     Columns resolved to the same test run together; all groups draw from the same
     generator streams, so the sign patterns (and bootstrap indices) are shared across
     groups and the max-T null rows line up.
+
+    Each column is divided by a power of two that brings its largest magnitude into
+    ``[0.5, 1)`` (exact: :mod:`evalkit.numeric`) and the means and intervals are scaled
+    back, so differences of any magnitude a float holds (1e-300 to 1e300) give the same
+    answer as the same differences near 1: no sum overflows, no square vanishes.
     """
     m = D.shape[1]
+    scales = np.array([pow2_above(float(x)) for x in np.max(np.abs(D), axis=0)])
+    D = D / scales[None, :]
     resolved = [resolve_method(method, D[:, j]) for j in range(m)]
     groups: dict[str, list[int]] = {}
     for j, r in enumerate(resolved):
@@ -365,5 +381,7 @@ def analyse_family(
             if an.null_t is not None and an.null_t.shape[0] == rows:
                 null_t[:, cols] = an.null_t
                 null_exact = null_exact or an.null_exact
-    final = [o for o in outcomes if o is not None]
+    final = [ColumnOutcome(o.observed * sc, o.ci_low * sc, o.ci_high * sc, o.p_value,
+                           o.exact, o.degenerate)
+             for o, sc in zip(outcomes, scales.tolist(), strict=True) if o is not None]
     return Family(final, resolved, ci_methods, reported, used, t_obs, null_t, null_exact)
