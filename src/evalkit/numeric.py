@@ -18,15 +18,15 @@ __all__ = ["exact_mean", "pow2_above", "pow2_scale"]
 
 
 def pow2_above(top: float) -> float:
-    """The power of two ``s`` with ``top / s`` in ``[0.5, 1)`` (``top`` > 0 and finite);
-    1.0 for 0 or a non-finite ``top``."""
+    """The power of two ``s`` with ``|top| / s`` in ``[1, 2)`` (``top`` non-zero and
+    finite; so ``s`` itself is always a finite float); 1.0 for 0 or a non-finite ``top``."""
     if top == 0.0 or not math.isfinite(top):
         return 1.0
-    return math.ldexp(1.0, math.frexp(abs(top))[1])
+    return math.ldexp(1.0, math.frexp(abs(top))[1] - 1)
 
 
 def pow2_scale(values: Sequence[float]) -> float:
-    """The power of two ``s`` with ``max |v| / s`` in ``[0.5, 1)``; 1.0 when every value
+    """The power of two ``s`` with ``max |v| / s`` in ``[1, 2)``; 1.0 when every value
     is 0 (or there are none). Non-finite values are ignored."""
     top = 0.0
     for v in values:

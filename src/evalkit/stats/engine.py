@@ -335,7 +335,7 @@ def analyse_family(
     groups and the max-T null rows line up.
 
     Each column is divided by a power of two that brings its largest magnitude into
-    ``[0.5, 1)`` (exact: :mod:`evalkit.numeric`) and the means and intervals are scaled
+    ``[1, 2)`` (exact: :mod:`evalkit.numeric`) and the means and intervals are scaled
     back, so differences of any magnitude a float holds (1e-300 to 1e300) give the same
     answer as the same differences near 1: no sum overflows, no square vanishes.
     """
