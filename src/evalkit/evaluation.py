@@ -270,7 +270,8 @@ class _Plan:
                      "flight to finish and be written (Ctrl-C again to stop now)")
         again = False
         try:
-            for batch in executor.batches(interrupts, time.monotonic() + self.grace):
+            for batch in executor.batches(interrupts, time.monotonic() + self.grace,
+                                          until=2):
                 take(batch)
         except KeyboardInterrupt:
             again = True

@@ -189,15 +189,14 @@ class Executor:
             except queue.Empty:
                 return batch
 
-    def batches(self, interrupts: Interrupts | None = None,
-                deadline: float | None = None) -> Iterator[list[CaseResult]]:
+    def batches(self, interrupts: Interrupts | None = None, deadline: float | None = None,
+                until: int = 1) -> Iterator[list[CaseResult]]:
         """Yield the rows queued since the last batch, until every worker is done, the
-        ``deadline`` (``time.monotonic()``) passes, or ``interrupts`` counts one more
-        Ctrl-C than when it started. Raises the first failure of a worker once every
-        worker has stopped."""
-        seen = interrupts.count if interrupts is not None else 0
+        ``deadline`` (``time.monotonic()``) passes, or ``interrupts`` has counted
+        ``until`` Ctrl-C. Raises the first failure of a worker once every worker has
+        stopped."""
         while self._running:
-            if interrupts is not None and interrupts.count > seen:
+            if interrupts is not None and interrupts.count >= until:
                 return
             wait = POLL_S
             if deadline is not None:
