@@ -110,8 +110,11 @@ def resume_line(run: RunResult) -> str:
         return f"resume: no earlier run in the artifact; all {n} case(s) were called"
     kept, called, retried = int(rec["kept"]), int(rec["called"]), int(rec.get("retried", 0))
     again = f" ({retried} of them had errored before)" if retried else ""
+    rescored = int(rec.get("rescored", 0))
+    scored = (f"; {rescored} kept row(s) had a failed metric, scored again from the stored "
+              "response" if rescored else "")
     return (f"resume: {kept} row(s) kept from the earlier run, {called} case(s) called "
-            f"now{again}")
+            f"now{again}{scored}")
 
 
 def summary_json(run: RunResult, path: Path | None, *, resumed: bool = False) -> str:
@@ -196,6 +199,7 @@ def command(
     from evalkit.evalconfig import check_names, load_eval_config
     from evalkit.evaluation import RunInterrupted, evaluate
     from evalkit.goldens import load_goldens
+    from evalkit.scoring import require_judgments, resolve_metrics
 
     if resume and overwrite:
         raise CliError(
@@ -207,6 +211,8 @@ def command(
         typer.echo(cfg.notice, err=True)
     check_names(cfg)
     goldens = load_goldens(cfg.goldens, cfg.goldens_loader)
+    # before the target is built (building it may start work) and before any call
+    require_judgments(resolve_metrics(cfg.metrics), list(goldens))
     path = output.resolve() if output is not None else cfg.output
     if not dry_run:  # refused before any case is called
         from evalkit.cli.errors import CliError
