@@ -60,7 +60,7 @@ def test_a_case_without_expected_ids_is_refused_before_any_call() -> None:
         run = evaluate(target, cases(), ["has_text"], progress=False)
         assert run.scores("has_text") == dict.fromkeys(["judged", "no-ids", "text-only",
                                                         "empty"], 1.0)
-        with pytest.raises(UnjudgedCasesError, match="^needs needs relevance judgments"):
+        with pytest.raises(UnjudgedCasesError, match=r"^needs needs relevance judgments"):
             evaluate(target, cases(), ["needs"], progress=False)
 
 

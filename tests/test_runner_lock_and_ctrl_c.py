@@ -111,7 +111,7 @@ def test_a_second_writer_is_refused_at_once_naming_path_and_pid(
         assert f"is being written by another run (pid {proc.pid} holds {lock})" in res.output
         assert proc.poll() is None  # the first writer was not disturbed
     finally:
-        out, err_text = proc.communicate(timeout=30)
+        _, err_text = proc.communicate(timeout=30)
     assert proc.returncode == 0, err_text
     assert len(rows_of(artifact)) == 24
     assert sorted(p.name for p in artifact.parent.iterdir()) == ["run.jsonl"]  # lock gone
@@ -150,7 +150,7 @@ def test_ctrl_c_writes_the_calls_in_flight_that_finish_within_the_grace_period(
     in_flight = set(started(tmp_path)) - {str(r["id"]) for r in rows_of(artifact)}
     assert in_flight
     proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=20)
+    _, err = proc.communicate(timeout=20)
     assert proc.returncode == 130, err
     kept = {str(r["id"]) for r in rows_of(artifact)}
     calls = set(started(tmp_path))
@@ -173,7 +173,7 @@ def test_a_second_ctrl_c_ends_at_once_with_one_line(tmp_path: Path) -> None:
     time.sleep(0.3)  # the runner is now waiting for the calls in flight
     t0 = time.monotonic()
     proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=10)
+    _, err = proc.communicate(timeout=10)
     assert time.monotonic() - t0 < 3.0  # not the 10 s grace period, nor the 30 s calls
     assert proc.returncode == 130
     assert "Traceback" not in err
@@ -192,7 +192,7 @@ def test_the_grace_period_is_bounded_and_set_by_grace_s(tmp_path: Path) -> None:
     wait_until(lambda: len(started(tmp_path)) >= 4, proc, "no call started")
     t0 = time.monotonic()
     proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=10)
+    _, err = proc.communicate(timeout=10)
     waited = time.monotonic() - t0
     assert 0.4 <= waited < 3.0 and proc.returncode == 130
     assert "waiting up to 0.5 s for 4 call(s)" in err
