@@ -140,9 +140,9 @@ def test_a_cut_mid_line_is_refused_in_schema_1(tmp_path: Path) -> None:
 
 
 def test_metric_errors_and_samples_round_trip(tmp_path: Path) -> None:
-    rows = [CaseResult("a", TargetResponse(ranked_ids=["x"]), {"recall@1": 1.0},
-                       metric_errors={"judge": "judge failed on case 'a': 529"}),
-            CaseResult("b", TargetResponse(text="t"), {"recall@1": 0.0, "judge": 3.0}),
+    first = CaseResult("a", TargetResponse(ranked_ids=["x"]), {"recall@1": 1.0},
+                       metric_errors={"judge": "judge failed on case 'a': 529"})
+    rows = [first, CaseResult("b", TargetResponse(text="t"), {"recall@1": 0.0, "judge": 3.0}),
             QueryResult("c", [], {"m": 1.0}, sample=0),
             QueryResult("c", [], {"m": 0.5}, sample=1)]
     path = RunResult("r", rows).save(tmp_path / "r.jsonl")
@@ -151,7 +151,7 @@ def test_metric_errors_and_samples_round_trip(tmp_path: Path) -> None:
     assert "metric_errors" not in objs[1] and "sample" not in objs[1]
     assert [o.get("sample") for o in objs[2:]] == [0, 1]
     back = RunResult.load(path)
-    assert back.per_query[0].metric_errors == rows[0].metric_errors
+    assert back.per_query[0].metric_errors == first.metric_errors
     assert [r.sample for r in back.per_query] == [None, None, 0, 1]
     bad = path.read_text().replace('"sample": 1', '"sample": -1')
     (tmp_path / "bad.jsonl").write_text(bad)
