@@ -113,12 +113,10 @@ def _values(rows: Sequence[Any], metric: str, run_name: str) -> dict[str, float]
     failed = [(row_id(r), r.metric_errors[metric]) for r in rows
               if metric not in r.metrics and metric in getattr(r, "metric_errors", {})]
     if failed:
-        shown = "; ".join(f"{i} ({e})" for i, e in failed[:10])
-        more = f"; and {len(failed) - 10} more" if len(failed) > 10 else ""
         raise _CheckFailure(
             f"metric {metric!r} failed in {run_name} on {len(failed)} of {len(rows)} "
-            f"case(s) this check covers: {shown}{more}. The check is not judged without "
-            "them; the other metrics of these cases keep their values"
+            f"case(s) this check covers: {_cases_and_why(failed, 10)}. The check is not "
+            "judged without them; the other metrics of these cases keep their values"
         )
     missing = [row_id(r) for r in rows if metric not in r.metrics]
     if missing:
@@ -181,15 +179,19 @@ def _coverage(check: CheckSpec, rows: Sequence[Any], reg: Registry,
 
 def _require_complete(rows: Sequence[Any], label: str) -> None:
     """Raise _CheckFailure when any row of the run errored, covered by the check or not."""
-    errored = [(row_id(r), row_error(r)) for r in rows if row_error(r) is not None]
+    errored = [(row_id(r), str(row_error(r))) for r in rows if row_error(r) is not None]
     if errored:
-        shown = "; ".join(f"{i} ({e})" for i, e in errored[:5])
-        more = f"; and {len(errored) - 5} more" if len(errored) > 5 else ""
         raise _CheckFailure(
             f"{label} has {len(errored)} errored case(s) outside this check's cases: "
-            f"{shown}{more}. A run with errored cases is incomplete, and no check passes on "
-            "an incomplete run"
+            f"{_cases_and_why(errored, 5)}. A run with errored cases is incomplete, and no "
+            "check passes on an incomplete run"
         )
+
+
+def _cases_and_why(cases: Sequence[tuple[str, str]], limit: int) -> str:
+    """``a (why); b (why); and 3 more``."""
+    shown = "; ".join(f"{i} ({e})" for i, e in cases[:limit])
+    return shown + (f"; and {len(cases) - limit} more" if len(cases) > limit else "")
 
 
 def _mean(values: Mapping[str, float]) -> float:

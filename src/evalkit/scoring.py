@@ -143,13 +143,7 @@ def _score(
                 out[i][spec.name] = _check(spec, cases[i], v)
         else:
             for i, (resp, case) in enumerate(zip(responses, cases, strict=True)):
-                try:
-                    v = spec.fn(resp, case)
-                except Exception as exc:
-                    raise MetricError(
-                        f"metric {spec.name!r} failed on case {case.id!r}: {exc}"
-                    ) from exc
-                out[i][spec.name] = _check(spec, case, v)
+                out[i][spec.name] = _check(spec, case, _call_fn(spec, resp, case))
     return out
 
 
@@ -187,12 +181,7 @@ def score_case(
                             continue
                     value = spec.batch(prepared[key])[0]
                 else:
-                    try:
-                        value = spec.fn(response, case)
-                    except Exception as exc:
-                        raise MetricError(
-                            f"metric {spec.name!r} failed on case {case.id!r}: {exc}"
-                        ) from exc
+                    value = _call_fn(spec, response, case)
                 values[spec.name] = _check(spec, case, value)
             except MetricError as exc:
                 errors[spec.name] = str(exc)
@@ -228,6 +217,15 @@ def require_judgments(specs: Sequence[MetricSpec], cases: Sequence[GoldenCase]) 
         "unjudged case would score 0 and be averaged in; give these cases expected ids "
         "(or relevance labels), or leave them out or drop these metrics"
     )
+
+
+def _call_fn(spec: MetricSpec, response: TargetResponse, case: GoldenCase) -> Any:
+    """``spec.fn(response, case)``; an exception becomes the case's :class:`MetricError`
+    (a :class:`RunAborted`, a ``BaseException``, passes through)."""
+    try:
+        return spec.fn(response, case)
+    except Exception as exc:
+        raise MetricError(f"metric {spec.name!r} failed on case {case.id!r}: {exc}") from exc
 
 
 def _check(spec: MetricSpec, case: GoldenCase, value: Any) -> float:
