@@ -205,3 +205,19 @@ def test_shutil_copy_keeps_a_finished_file_verifiable(tmp_path: Path) -> None:
     path = small_run().save(tmp_path / "r.jsonl")
     copy = Path(shutil.copy(path, tmp_path / "copy.jsonl"))
     assert RunResult.load(copy).coverage().complete
+
+
+def test_promote_refuses_a_failed_metric_and_an_incomplete_run(tmp_path: Path) -> None:
+    from evalkit.baseline import BaselineError, promote
+
+    rows = [CaseResult("a", TargetResponse(), {"recall@1": 1.0},
+                       metric_errors={"judge": "judge call failed: 529"}),
+            CaseResult("b", TargetResponse(), {"recall@1": 0.5, "judge": 4.0})]
+    with pytest.raises(BaselineError, match=r"metric judge failed on 1 case\(s\) \('a'\).*"
+                                            r"A baseline must hold every metric"):
+        promote(RunResult("r", rows), tmp_path / "b.jsonl")
+    lines = small_run().save(tmp_path / "r.jsonl").read_bytes().splitlines(keepends=True)
+    (tmp_path / "cut.jsonl").write_bytes(b"".join(lines[:-1]))  # only the trailer lost
+    with pytest.raises(BaselineError, match=r"ends without its trailer line after 4 row"):
+        promote(tmp_path / "cut.jsonl", tmp_path / "b.jsonl")
+    assert not (tmp_path / "b.jsonl").exists()

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from evalkit.checks import row_error, row_id
-from evalkit.coverage import coverage_of
+from evalkit.coverage import completeness_lines
 from evalkit.results import QueryResult, RunResult
 
 if TYPE_CHECKING:
@@ -267,19 +267,11 @@ def promote(
             f"run {run.name!r} has {len(errored)} errored case(s) ({shown}); a baseline must "
             "have a result for every case. Fix or re-run them, then promote"
         )
-    cov = coverage_of(run)
-    if not cov.complete:
-        raise BaselineError(
-            cov.message("run") + ". A baseline must have a result for every case; resume "
-            "or re-run it, then promote")
-    failed = run.metric_failures()
-    if failed:
-        parts = [f"{m} on {len(cases)} case(s) ({', '.join(list(cases)[:5])}"
-                 f"{' ...' if len(cases) > 5 else ''})" for m, cases in failed.items()]
-        raise BaselineError(
-            f"run {run.name!r} has metrics that failed: {'; '.join(parts)}; a baseline "
-            "must hold every metric on every case. Score them again (`evalkit rescore`), "
-            "then promote")
+    gaps = [line.removeprefix("warning: ") for line in completeness_lines(run)
+            if line.startswith("warning:")]  # incomplete, or a metric failed on a case
+    if gaps:
+        raise BaselineError("; ".join(gaps) + ". A baseline must hold every metric on every "
+                            "case: resume or re-run the run (or rescore it), then promote")
     for r in run.per_query:
         bad = [k for k, v in r.metrics.items() if not math.isfinite(float(v))]
         if bad:

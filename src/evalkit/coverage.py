@@ -238,8 +238,7 @@ def completeness_lines(run: RunResult) -> list[str]:
     ``warning:`` line when it fails coverage, one per metric that failed on some case,
     and one ``note:`` per thing the file cannot prove (a schema 1 file has no trailer)."""
     cov = coverage_of(run)
-    out = [] if cov.complete else [f"warning: {cov.message()}; the figures cover only the "
-                                   "rows present"]
+    out = [] if cov.complete else [f"warning: {cov.message()}"]
     for metric, cases in run.metric_failures().items():
         out.append(f"warning: metric {metric} failed on {len(cases)} case(s) "
                    f"({show_ids(list(cases), 5)}); its mean is not defined "
