@@ -221,3 +221,21 @@ def test_promote_refuses_a_failed_metric_and_an_incomplete_run(tmp_path: Path) -
     with pytest.raises(BaselineError, match=r"ends without its trailer line after 4 row"):
         promote(tmp_path / "cut.jsonl", tmp_path / "b.jsonl")
     assert not (tmp_path / "b.jsonl").exists()
+
+
+def test_every_reporter_says_why_an_incomplete_gate_judged_nothing(tmp_path: Path) -> None:
+    from evalkit.checks import CheckSpec
+    from evalkit.gate import evaluate_gate
+    from evalkit.reporters import write_reports
+
+    lines = small_run().save(tmp_path / "r.jsonl").read_bytes().splitlines(keepends=True)
+    (tmp_path / "cut.jsonl").write_bytes(b"".join(lines[:3]))
+    run = RunResult.load(tmp_path / "cut.jsonl")
+    report = evaluate_gate([CheckSpec("floor", "m", op=">=", threshold=0.0)], run)
+    assert report.exit_code == 2 and report.status == "error"
+    assert [r.verdict for r in report.results] == ["error"]
+    assert report.to_dict()["incomplete"] == list(report.incomplete)
+    write_reports(report, [f"{fmt}:{tmp_path / fmt}" for fmt in ("json", "markdown", "junit")])
+    for fmt in ("json", "markdown", "junit"):
+        text = (tmp_path / fmt).read_text()
+        assert "it holds 2 of the 4 queries its header records" in text, fmt

@@ -187,7 +187,8 @@ def report_from_gate(gate: GateReport) -> Report:
     return Report(
         kind="gate", title="evalkit gate", subject=gate.run_name,
         reference=gate.baseline_name, rows=tuple(rows), status=gate.status,
-        summary=gate.summary(), exit_code=gate.exit_code, notes=gate.notes,
+        summary=gate.summary(), exit_code=gate.exit_code,
+        notes=(*(f"incomplete: {m}" for m in gate.incomplete), *gate.notes),
         data=gate.to_dict(),
         correction="Holm" if any(r.p_adjusted is not None for r in rows) else None,
     )
