@@ -169,8 +169,10 @@ def sync_dir(folder: Path) -> None:
 
 def metric_errors_of(obj: Mapping[str, Any]) -> dict[str, str]:
     """A row's ``metric_errors`` (``{metric: message}``). Raises ValueError."""
-    errors = obj.get("metric_errors") or {}
-    if not isinstance(errors, Mapping) or not all(isinstance(v, str) for v in errors.values()):
+    errors = obj.get("metric_errors")
+    if not errors:  # the usual row: no key at all
+        return {}
+    if not isinstance(errors, dict) or not all(isinstance(v, str) for v in errors.values()):
         raise ValueError("'metric_errors' must be an object of metric name to message")
     return {str(k): v for k, v in errors.items()}
 
@@ -197,14 +199,12 @@ def _open(p: Path) -> Any:
 def _parse(p: Path, raw: bytes, lineno: int) -> Any:
     """One line's JSON value. Raises ArtifactError (not UTF-8, or not JSON)."""
     try:
-        text = raw.decode("utf-8")
+        return json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError as exc:
         raise ArtifactError(
             f"{p}: not UTF-8 text (line {lineno}, byte 0x{raw[exc.start]:02x}: {exc.reason}); "
             "a run artifact is JSON Lines in UTF-8. Is this the right file?"
         ) from None
-    try:
-        return json.loads(text)
     except json.JSONDecodeError as exc:
         raise ArtifactError(f"{p}:{lineno}: not valid JSON ({exc.msg} at column "
                             f"{exc.colno})") from None
@@ -239,11 +239,11 @@ def read_artifact(path: str | Path) -> tuple[dict[str, Any], list[tuple[int, dic
     with _open(p) as fh:
         for lineno, raw in _lines(fh):
             if trailer is not None:
-                if raw.strip():
+                if raw and not raw.isspace():
                     raise ArtifactError(f"{p}:{lineno}: content after the trailer line; "
                                         "an artifact ends with its trailer")
                 continue
-            if not raw.strip():
+            if not raw or raw.isspace():
                 digest.update(raw)
                 continue
             try:
