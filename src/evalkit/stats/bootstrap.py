@@ -87,8 +87,9 @@ def paired_bootstrap(
     pair = align(a, b, metric)
     # every computation runs on d / 2**k (exact), so no sum overflows and no square
     # vanishes at extreme magnitudes; the figures are scaled back (bit for bit the same)
-    scale = pow2_above(float(np.max(np.abs(pair.diffs))))
-    d = pair.diffs / scale
+    raw = pair.diffs
+    scale = pow2_above(float(np.max(np.abs(raw))))
+    d = raw / scale
     n = d.shape[0]
     observed, centred, constant = mean_and_centred(d)
     if constant:
