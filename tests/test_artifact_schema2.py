@@ -239,3 +239,20 @@ def test_every_reporter_says_why_an_incomplete_gate_judged_nothing(tmp_path: Pat
     for fmt in ("json", "markdown", "junit"):
         text = (tmp_path / fmt).read_text()
         assert "it holds 2 of the 4 queries its header records" in text, fmt
+
+
+def test_rescoring_an_altered_file_keeps_it_incomplete(tmp_path: Path) -> None:
+    from evalkit.cases import GoldenCase
+    from evalkit.evaluation import evaluate, rescore
+    from evalkit.targets import CallableTarget
+
+    cases = [GoldenCase(c, "q", expected=[c]) for c in ("a", "b")]
+    art = tmp_path / "run.jsonl"
+    evaluate(CallableTarget(lambda c: [c.id]), cases, ["recall@1"], artifact=art,
+             progress=False)
+    art.write_text(art.read_text().replace('"ranked_ids": ["b"]', '"ranked_ids": ["x"]'))
+    out = rescore(art, ["recall@1"], goldens=cases, output=tmp_path / "again.jsonl")
+    assert out.header["status"] == "incomplete"
+    cov = RunResult.load(tmp_path / "again.jsonl").coverage()
+    assert not cov.complete and "its header marks it incomplete (rescored from a file that " \
+        "was altered" in cov.message() and "sha256 does not match" in cov.message()

@@ -128,6 +128,14 @@ def coverage_of(run: RunResult) -> Coverage:
         expected, found = _retrieval(header, ids)
         problems.extend(found)
         unfinished = False
+    if header.get("kind") == "target" and header.get("status") == "incomplete" \
+            and not failed and not missing and not problems \
+            and (integrity is None or integrity.schema_version >= 2):
+        # schema 1 wrote "incomplete" for metric failures; schema 2 only for a reason
+        why = (header.get("rescored") or {}).get("input_problems") or []
+        problems.append("its header marks it incomplete" + (
+            f" (rescored from a file that was altered: {'; '.join(map(str, why))})"
+            if why else ""))
     if failed:
         of = f" of {expected}" if expected is not None else f" of {len(rows)}"
         problems.append(f"{len(failed)}{of} case(s) have no response: the target call "
