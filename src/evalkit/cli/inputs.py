@@ -319,6 +319,17 @@ def require_artifact_rows(path: Path, what: str) -> None:
     the first row)."""
     with path.open("r", encoding="utf-8-sig", errors="replace") as fh:
         fh.readline()
-        if any(line.strip() for line in fh):
-            return
+        for line in fh:
+            if line.strip():
+                if '"trailer"' in line and _is_trailer(line):
+                    break  # a finished file of no row: header and trailer only
+                return
     raise CliError(no_rows_message(path, what))
+
+
+def _is_trailer(line: str) -> bool:
+    try:
+        obj = json.loads(line)
+    except ValueError:
+        return False
+    return isinstance(obj, dict) and obj.get("type") == "trailer"
