@@ -19,7 +19,7 @@ from evalkit.provenance import metric_provenance, plugin_versions
 from evalkit.ranking import RankedRun, rank_run
 from evalkit.registry import RegistryError, default_registry
 from evalkit.results import RunResult
-from evalkit.scoring import registered_counts, require_metrics, resolve_metrics, score_rankings
+from evalkit.scoring import require_metrics, resolve_metrics, score_rankings
 from evalkit.specs import LoaderSpec
 from evalkit.targets import TargetResponse
 
@@ -220,12 +220,11 @@ def evaluate_run(
         cases.append(GoldenCase(id=qid, relevance=judged, relevant=relevant))
 
     rows = score_rankings(responses, cases, specs)
-    count_names = {c.name for c in registered_counts()}
     header: dict[str, Any] = {
         "evalkit_version": __version__,
         "plugins": plugin_versions(),
         "metrics": metric_provenance([s.name for s in specs]),
-        "counts": [s.name for s in specs if s.name in count_names],
+        "counts": [s.name for s in specs if s.kind == "count"],
         "run": {"path": ranked.path, "sha256": ranked.sha256, "tag": ranked.name},
         "qrels": {"path": q.path, "sha256": q.sha256},
         "relevance_level": relevance_level,

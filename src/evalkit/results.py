@@ -40,14 +40,14 @@ class QueryResult:
         query_id: the query id (text).
         retrieved: ids best first, as scored (after any depth limit).
         metrics: ``{canonical metric name: value}``.
-        counts: per-query counts that are reported but not gated (num_rel, num_ret,
-            num_rel_ret).
+        counts: per-query values that are reported but never gated or compared: counts
+            (num_rel, num_ret, num_rel_ret; integers) and residuals (rbp_resid).
     """
 
     query_id: str
     retrieved: list[str]
     metrics: dict[str, float]
-    counts: dict[str, int] = field(default_factory=dict)
+    counts: dict[str, float] = field(default_factory=dict)
 
     @property
     def id(self) -> str:
@@ -223,7 +223,7 @@ def _row_from_json(obj: Mapping[str, Any]) -> Any:
         query_id=str(obj["id"]),
         retrieved=[str(x) for x in obj.get("retrieved", [])],
         metrics={str(k): _value(v, "metric", k, float) for k, v in obj.get("metrics", {}).items()},
-        counts={str(k): _value(v, "count", k, int) for k, v in obj.get("counts", {}).items()},
+        counts={str(k): _count(v, k) for k, v in obj.get("counts", {}).items()},
     )
 
 
@@ -234,6 +234,24 @@ def _value(value: Any, what: str, name: str, kind: type[float] | type[int]) -> A
         noun = "an integer" if kind is int else "a number"
         raise ValueError(f"{what} {name!r} is {value!r}, not {noun}")
     return kind(value)
+
+
+def _count(value: Any, name: str) -> float:
+    """A stored count (an integer) or, for a count-kind measure whose summary is a mean
+    (a residual such as rbp_resid), a number."""
+    if isinstance(value, float) and not value.is_integer() and _is_residual(name):
+        return value
+    count: int = _value(value, "count", name, int)
+    return count
+
+
+def _is_residual(name: str) -> bool:
+    from evalkit.registry import RegistryError, default_registry
+
+    try:
+        return getattr(default_registry().resolve(name), "summary", None) == "mean"
+    except RegistryError:
+        return False
 
 
 def _read_lines(p: Path) -> Iterator[tuple[int, dict[str, Any]]]:
