@@ -27,7 +27,7 @@ runner = CliRunner()
      "error: --test foo: expected one of auto, randomization, t-test, bootstrap-t, bootstrap"),
     (["compare", "a", "b", "--correction", "bonferroni"],
      "error: --correction bonferroni: expected one of holm, bh, westfall-young, none"),
-    (["compare", "a", "b", "--missing=x"], "error: --missing x: expected one of zero, skip"),
+    (["compare", "a", "b", "--missing=x"], "error: --missing x: expected one of zero, skip, refuse"),
     (["compare", "a", "b", "-B", "abc"], "error: --resamples/-B abc: expected an integer"),
     (["compare", "a", "b", "--alpha", "x"], "error: --alpha x: expected a number"),
     (["power", "-n", "1"], "error: --queries/-n 1: expected an integer >= 2"),

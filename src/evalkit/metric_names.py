@@ -235,3 +235,4 @@ def split_measure_args(values: Sequence[str] | None) -> list[str]:
             if name not in out:
                 out.append(name)
     return out
+

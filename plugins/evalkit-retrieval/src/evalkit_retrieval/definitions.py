@@ -83,7 +83,7 @@ class Measure:
         """Every parameter, checked, with defaults for those not given."""
         out: dict[str, Any] = {}
         for p in self.params:
-            value = given[p.name] if p.name in given else p.default
+            value = given.get(p.name, p.default)
             out[p.name] = p.check(value) if value is not None else None
         return out
 

@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from evalkit_retrieval.gains import Gains
     from evalkit_retrieval.state import Floats, RankingState
 
-__all__ = ["VERSION", "MEASURES", "case_gains", "metric_records", "prepare", "trec_eval_name"]
+__all__ = ["MEASURES", "VERSION", "case_gains", "metric_records", "prepare", "trec_eval_name"]
 
 
 def case_gains(case: GoldenCase) -> Mapping[str, int] | frozenset[str]:
@@ -103,7 +103,10 @@ def _g(name: str) -> Callable[[RankingState, Any, Mapping[str, Any]], Floats]:
     return compute
 
 
-def _c(fn: Callable[..., Floats], *extra: str) -> Callable[[RankingState, Any, Mapping[str, Any]], Floats]:
+Compute = Callable[['RankingState', Any, Mapping[str, Any]], 'Floats']
+
+
+def _c(fn: Callable[..., Floats], *extra: str) -> Compute:
     """A measure of :mod:`.graded` without gains: ``fn(state, [k,] *extra)``."""
     def compute(s: RankingState, k: Any, v: Mapping[str, Any]) -> Floats:
         args = [v[e] for e in extra]
