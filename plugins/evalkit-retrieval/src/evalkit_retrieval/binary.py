@@ -89,7 +89,8 @@ def _before(s: RankingState, mask: np.ndarray, at: np.ndarray) -> Ints:
     count = np.bincount(s.j_case, minlength=s.n)
     start = np.cumsum(count) - count
     running = np.cumsum(mask) - mask
-    return (running[at] - running[start[s.j_case[at]]]).astype(np.int64)
+    out: Ints = (running[at] - running[start[s.j_case[at]]]).astype(np.int64)
+    return out
 
 
 def _rel_index(s: RankingState, level: Level) -> np.ndarray:

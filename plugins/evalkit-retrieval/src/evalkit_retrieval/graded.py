@@ -19,7 +19,8 @@ def _segment_cumsum(values: Floats, case: Ints, n: int) -> Floats:
     count = np.bincount(case, minlength=n)
     start = np.cumsum(count) - count
     before = np.concatenate(([0.0], total))[start]
-    return total - before[case]
+    out: Floats = total - before[case]
+    return out
 
 
 class _Graded:

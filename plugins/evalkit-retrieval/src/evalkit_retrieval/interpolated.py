@@ -20,7 +20,8 @@ def lround(values: Floats) -> Ints:
     a = np.abs(values)
     whole = np.floor(a)
     up = (a - whole) >= 0.5
-    return (np.sign(values) * (whole + up)).astype(np.int64)
+    out: Ints = (np.sign(values) * (whole + up)).astype(np.int64)
+    return out
 
 
 def _best_from(s: RankingState, level: Level, threshold: Ints) -> Floats:
