@@ -382,3 +382,33 @@ def test_power_planning_is_the_librarys_too(runs: Runs) -> None:
                  "--no-simulate", "--json")
     assert res.exit_code == 0, res.output
     assert json.loads(res.stdout) == json.loads(json.dumps(plan.to_json()))
+
+
+def _block_after(text: str, code: str) -> str:
+    """The fenced block that follows the block holding ``code``."""
+    rest = text[text.index(code) + len(code) + len("```"):]  # after the closing fence
+    match = re.search(r"```\n(.*?)```", rest, re.S)
+    assert match is not None
+    return match.group(1)
+
+
+def test_the_python_examples_of_the_docs_run_and_print_what_they_show(
+    runs: Runs, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    out = runs.tfidf.parent
+    readme = README.read_text(encoding="utf-8")
+    docs = (REPO / "docs" / "comparison.md").read_text(encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    for text, name in ((readme, "README"), (docs, "docs/comparison.md")):
+        code = next(b for b in re.findall(r"```python\n(.*?)```", text, re.S)
+                    if "evalkit.compare(" in b)
+        capsys.readouterr()
+        exec(compile(code.replace("examples/vaswani/out/", f"{out}/"), name, "exec"), {})
+        printed = capsys.readouterr().out
+        if name == "README":
+            assert printed == _block_after(text, code), printed
+        else:  # the comments show what it prints
+            shown = [ln.removeprefix("# ") for ln in code.splitlines() if ln.startswith("# ")]
+            assert printed.splitlines()[0] == shown[0]
+            assert (tmp_path / "compare.md").is_file() and (tmp_path / "compare.xml").is_file()
