@@ -27,7 +27,7 @@ from evalkit.input_files import (
 __all__ = [
     "QRELS_LINE", "RUN_LINE", "Sniffed", "check_report_targets", "file_targets",
     "no_rows_message", "not_a_run_message", "not_artifact_message", "not_qrels_message",
-    "require_alpha", "require_artifact_rows", "require_file", "require_writable", "sniff",
+    "require_artifact_rows", "require_file", "require_writable", "sniff",
 ]
 
 
@@ -57,9 +57,3 @@ def file_targets(targets: Sequence[str]) -> tuple[list[str], list[str]]:
 
     return split(targets)
 
-
-def require_alpha(alpha: float) -> None:
-    """:func:`evalkit.comparison.options.check_alpha`."""
-    from evalkit.comparison.options import check_alpha
-
-    check_alpha(alpha)

@@ -317,6 +317,13 @@ def report_from_gate(gate: GateReport) -> Report:
             coverage=r.coverage, detail=r.detail(),
             failed=r.blocking and r.verdict == "fail",
             errored=r.blocking and r.verdict == "error",
+            # a baseline check's comparison, in the fields a comparison report fills
+            candidate=None if c is None else gate.run_name,
+            baseline=None if c is None else gate.baseline_name,
+            n_queries=None if c is None else c.n_cases,
+            significant=None if c is None else c.p_decision < c.alpha,
+            method=None if c is None else c.method,
+            higher_is_better=None if c is None else c.higher_is_better,
         ))
     return Report(
         kind="gate", title="evalkit gate", subject=gate.run_name,
