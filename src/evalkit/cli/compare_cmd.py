@@ -153,20 +153,20 @@ def command(
     verdict, and how many queries the candidate wins, ties and loses. Runs scored against
     different qrels or with different settings are refused.
     """
-    from evalkit.comparison import ComparisonError, compare
-    from evalkit.comparison.options import check_alpha, check_test_options
+    from evalkit.comparison import compare
+    from evalkit.comparison.options import check_request
 
-    if len(runs) < 2:  # before the report targets are looked at, as every usage error
-        raise ComparisonError("compare needs a baseline and at least one candidate run")
-    check_alpha(alpha)
-    check_test_options(test.value, ci.value if ci is not None else None, resamples)
+    ci_method = ci.value if ci is not None else None
+    # the options first, then the report targets, then the work
+    check_request(len(runs), alpha=alpha, method=test.value, ci=ci_method,
+                  n_resamples=resamples, top=top)
     targets = list(report or [])
     to_stdout = check_report_targets(targets, as_json=as_json_flag, inputs=[*runs, qrels])
     with progress(f"comparing {len(runs)} runs"):
         result = compare(
             *runs, metrics=split_metrics(metric) or None, qrels=qrels, method=test.value,
             correction=correction.value, alpha=alpha, alternative=alternative.value,
-            ci=ci.value if ci is not None else None, n_resamples=resamples, seed=seed,
+            ci=ci_method, n_resamples=resamples, seed=seed,
             all_pairs=all_pairs, top=top, relevance_level=relevance_level,
             missing=missing.value if missing is not None else None, depth=depth,
             allow_incomplete=allow_incomplete,

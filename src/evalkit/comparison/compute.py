@@ -18,7 +18,7 @@ from typing import Any
 
 from evalkit.comparison.inputs import Loaded, RunInput, load_inputs, query_texts
 from evalkit.comparison.model import Comparison
-from evalkit.comparison.options import check_alpha, check_test_options, check_top
+from evalkit.comparison.options import check_request
 from evalkit.comparison.records import (
     ComparisonError,
     MetricComparison,
@@ -106,11 +106,8 @@ def compare(
         RegistryError: an unknown metric for a TREC run file.
     """
     inputs = [baseline, *candidates]
-    if len(inputs) < 2:
-        raise ComparisonError("compare needs a baseline and at least one candidate run")
-    check_alpha(alpha)
-    check_test_options(method, ci, n_resamples)
-    check_top(top)
+    check_request(len(inputs), alpha=alpha, method=method, ci=ci, n_resamples=n_resamples,
+                  top=top)
     loaded = load_inputs(inputs, qrels=qrels, metrics=metrics,
                          relevance_level=relevance_level, missing=missing, depth=depth,
                          allow_incomplete=allow_incomplete)

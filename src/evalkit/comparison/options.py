@@ -70,4 +70,21 @@ def check_top(top: int) -> None:
                               "list that moved most each way)")
 
 
-__all__ = ["CI_OF_TEST", "MIN_RESAMPLES", "check_alpha", "check_test_options", "check_top"]
+def check_request(n_runs: int, *, alpha: float, method: str, ci: str | None,
+                  n_resamples: int, top: int = 0) -> None:
+    """Everything :func:`evalkit.compare` refuses before it reads a file: fewer than two
+    runs, then :func:`check_alpha`, :func:`check_test_options` and :func:`check_top` (the
+    command line calls it first, so that these come before any check of its outputs).
+
+    Raises:
+        ComparisonError: the first problem found.
+    """
+    if n_runs < 2:
+        raise ComparisonError("compare needs a baseline and at least one candidate run")
+    check_alpha(alpha)
+    check_test_options(method, ci, n_resamples)
+    check_top(top)
+
+
+__all__ = ["CI_OF_TEST", "MIN_RESAMPLES", "check_alpha", "check_request",
+           "check_test_options", "check_top"]
