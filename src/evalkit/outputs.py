@@ -10,7 +10,9 @@ folder that is a file, a full disk.
 :func:`check_writable` asks the same question before any work is done, so that a command
 refuses a destination it could not write instead of evaluating first and failing at the
 end. Missing folders are not an error: writers create them, and the check asks whether
-the nearest existing folder lets them be created.
+the nearest existing folder lets them be created. :func:`require_writable` adds the
+refusals a command (or :func:`evalkit.reporters.check_report_targets`) makes of an output
+option: one of its own inputs, a directory.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import contextlib
 import errno
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 
@@ -143,4 +145,56 @@ def check_writable(path: str | os.PathLike[str], *, in_place: bool = False) -> N
         raise UnwritableError(p, _why(errno.EACCES, None, folder, p), errno.EACCES)
 
 
-__all__ = ["UnwritableError", "check_writable", "reason_for", "unwritable", "writing"]
+class DestinationError(ValueError):
+    """An output path refused before any work; the message names the option and the path
+    (``--save out/: is a directory; ...``)."""
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return a.exists() and b.exists() and os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def refuse_overwriting_inputs(path: Path, option: str, inputs: Sequence[Path | None]) -> None:
+    """Refuse an output that is one of the command's own input files (by identity, so a
+    relative path, a symlink or a hard link to the input is caught too): writing it would
+    destroy the input before, or while, it is read.
+
+    Raises:
+        DestinationError: naming ``option``, ``path`` and the input it is.
+    """
+    for given in inputs:
+        if given is not None and _same_file(path, Path(given)):
+            raise DestinationError(
+                f"{option} {path}: is also an input of this command ({given}); writing it "
+                "would destroy that file. Choose another path"
+            )
+
+
+def require_writable(path: Path, option: str, example: str, *, in_place: bool = False,
+                     inputs: Sequence[Path | None] = ()) -> None:
+    """Refuse, before any work, an output path that cannot be written: one of the
+    command's ``inputs``, a directory (``example`` is a file name to suggest), or a file
+    whose folder does not let it be created (permission, read-only file system, a folder
+    that is a file...). See :func:`check_writable` (``in_place``: the file is written
+    into, not replaced).
+
+    Raises:
+        DestinationError: the message begins with ``option`` and ``path``.
+    """
+    refuse_overwriting_inputs(path, option, inputs)
+    if path.is_dir():
+        raise DestinationError(
+            f"{option} {path}: is a directory; name the file to write, e.g. "
+            f"{option} {path / example}"
+        )
+    try:
+        check_writable(path, in_place=in_place)
+    except UnwritableError as exc:
+        raise DestinationError(f"{option} {path}: cannot be written: {exc.reason}") from None
+
+
+__all__ = ["DestinationError", "UnwritableError", "check_writable", "reason_for",
+           "refuse_overwriting_inputs", "require_writable", "unwritable", "writing"]

@@ -25,6 +25,7 @@ from evalkit.stats._kernels import (
 )
 from evalkit.stats.bootstrap import tie_tolerance
 from evalkit.stats.degenerate import constant_outcome
+from evalkit.stats.histogram import Histogram, distribution
 from evalkit.stats.intervals import (
     Alternative,
     bca_ci,
@@ -83,6 +84,9 @@ class Analysis:
         null_exact: ``null_t`` enumerates every sign pattern (no ``+1`` rule).
         n_resamples: resamples (or sign patterns) behind the p-values; 0 if none.
         used_generator: any random draw was made.
+        histograms: per column, the binned distribution of the test's statistic
+            (:func:`evalkit.stats.histogram.distribution`) when ``bins`` was asked for;
+            else empty.
     """
 
     outcomes: list[ColumnOutcome]
@@ -91,6 +95,7 @@ class Analysis:
     null_exact: bool
     n_resamples: int
     used_generator: bool
+    histograms: tuple[Histogram | None, ...] = ()
 
 
 def check_options(method: str, ci: str | None, alpha: float, alternative: str) -> str | None:
@@ -149,6 +154,7 @@ def analyse(
     seed: int,
     want_null: bool = False,
     backend: Backend = "auto",
+    bins: int = 0,
 ) -> Analysis:
     """Run ``method`` (with interval ``ci_method``) on every column of ``D``.
 
@@ -159,6 +165,7 @@ def analyse(
         seed: generator seed.
         want_null: also return resampled studentized statistics for max-T.
         backend: kernel backend.
+        bins: also bin each column's resampled statistic into this many bins (0: no).
     """
     n, m = D.shape
     constant = np.all(D[0:1, :] == D, axis=0)
@@ -282,6 +289,13 @@ def analyse(
         else:
             null_t = np.zeros((n_resamples, m))
 
+    hists: tuple[Histogram | None, ...] = ()
+    if bins:
+        hists = tuple(
+            None if constant[j] else distribution(
+                method, j, n, float(means[j]), float(t_obs[j]), flips, dev, tstar, exact, bins)
+            for j in range(m)
+        )
     used = need_boot or need_sq or (need_flip and not exact)
     if method == "randomization" and exact and live:
         reported = 1 << n
@@ -289,7 +303,7 @@ def analyse(
         reported = 0
     else:
         reported = n_resamples
-    return Analysis(outcomes, t_obs, null_t, null_exact, reported, used)
+    return Analysis(outcomes, t_obs, null_t, null_exact, reported, used, hists)
 
 
 @dataclass(frozen=True)
@@ -305,6 +319,7 @@ class Family:
     t_obs: FloatArray
     null_t: FloatArray | None
     null_exact: bool
+    histograms: tuple[Histogram | None, ...] = ()
 
 
 def analyse_family(
@@ -318,6 +333,7 @@ def analyse_family(
     seed: int,
     want_null: bool = False,
     backend: Backend = "auto",
+    bins: int = 0,
 ) -> Family:
     """:func:`analyse` with "auto" resolved per column (:func:`resolve_method`).
 
@@ -335,6 +351,7 @@ def analyse_family(
     reported = [0] * m
     used = [False] * m
     t_obs = np.zeros(m)
+    hists: list[Histogram | None] = [None] * m
     parts: list[tuple[list[int], Analysis]] = []
     for g, cols in groups.items():
         ci_g = ci if ci is not None else DEFAULT_CI[g]
@@ -348,6 +365,7 @@ def analyse_family(
             seed=seed,
             want_null=want_null,
             backend=backend,
+            bins=bins,
         )
         parts.append((cols, an))
         for k, j in enumerate(cols):
@@ -356,6 +374,8 @@ def analyse_family(
             reported[j] = an.n_resamples
             used[j] = an.used_generator
             t_obs[j] = an.t_obs[k]
+            if an.histograms:
+                hists[j] = an.histograms[k]
     null_t: FloatArray | None = None
     null_exact = False
     if want_null:
@@ -366,4 +386,5 @@ def analyse_family(
                 null_t[:, cols] = an.null_t
                 null_exact = null_exact or an.null_exact
     final = [o for o in outcomes if o is not None]
-    return Family(final, resolved, ci_methods, reported, used, t_obs, null_t, null_exact)
+    return Family(final, resolved, ci_methods, reported, used, t_obs, null_t, null_exact,
+                  tuple(hists) if bins else ())
