@@ -44,10 +44,10 @@ class BoundedSafeLoader(yaml.SafeLoader):
         self._sizes: dict[int, int] = {}
 
     def _line(self) -> int | None:
-        mark = getattr(self.peek_event(), "start_mark", None)
+        mark = getattr(self.peek_event(), "start_mark", None)  # type: ignore[no-untyped-call]
         return None if mark is None else int(mark.line) + 1
 
-    def compose_node(self, parent: Node | None, index: Any) -> Node | None:  # type: ignore[override]
+    def compose_node(self, parent: Node | None, index: Any) -> Node | None:
         alias = self.check_event(yaml.AliasEvent)
         nested = self.check_event(*_COLLECTION_START)
         line = self._line()

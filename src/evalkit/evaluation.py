@@ -46,6 +46,7 @@ import threading
 import time
 from collections.abc import Generator, Iterable, Mapping, Sequence
 from contextlib import closing
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
@@ -55,9 +56,17 @@ from evalkit.goldens import GoldenSet, load_goldens
 from evalkit.limits import MAX_ARTIFACT_DEPTH, LimitError, loads_json
 from evalkit.outputs import destination, write_output, writing
 from evalkit.provenance import metric_provenance, plugin_versions
+from evalkit.redaction import error_text, mask, scrub_exception
 from evalkit.registry import RegistryError, default_registry
 from evalkit.results import SCHEMA_VERSION, ArtifactError, RunResult, artifact_line
-from evalkit.rows import CaseResult, case_result_from_json
+from evalkit.rows import (
+    DEFAULT_MAX_RAW_BYTES,
+    CaseResult,
+    CutRaw,
+    RawCutError,
+    bounded_response,
+    case_result_from_json,
+)
 from evalkit.scoring import MetricError, name_list, resolve_metrics, score_cases
 from evalkit.specs import AggregateSpec, MetricSpec
 from evalkit.targets import Target, TargetError, TargetResponse
@@ -269,7 +278,8 @@ def rescore(
         if old.response is None:
             rows.append(CaseResult(old.case_id, None, {}, old.error, old.latency_ms))
             continue
-        rows.append(_scored(gset.get(old.case_id), old.response, old.latency_ms, specs))
+        rows.append(_rescored(gset.get(old.case_id), old.response, old.latency_ms, specs,
+                              source or run.name))
     changed = sorted(c for c in new_digests if c in old_digests
                      and old_digests[c] != new_digests[c])
     previous_metrics = list(old_config.get("metrics") or [])
@@ -288,6 +298,28 @@ def rescore(
     if target_path is not None:
         _atomic_save(out, target_path)
     return out
+
+
+def _rescored(case: GoldenCase, response: TargetResponse, latency: float | None,
+              specs: Sequence[MetricSpec], source: object) -> CaseResult:
+    """A stored response scored again. When its row did not keep the raw body, metrics
+    see a :class:`~evalkit.rows.CutRaw` there, and one that uses it is refused by name."""
+    if response.raw_cut is None:
+        return _scored(case, response, latency, specs)
+    probe = replace(response, raw=CutRaw(case.id, response.raw_cut))
+    for spec in specs:
+        try:
+            score_cases([probe], [case], [spec])
+        except (MetricError, RawCutError) as exc:
+            cut = exc if isinstance(exc, RawCutError) else exc.__cause__
+            if isinstance(cut, RawCutError):
+                raise ArtifactError(
+                    f"{source}: cannot rescore metric {spec.name!r}: it reads "
+                    f"response.raw, but {cut}; run the target again with a larger "
+                    "max_raw_bytes (None keeps raw bodies in full)") from None
+    row = _scored(case, probe, latency, specs)
+    row.response = response
+    return row
 
 
 def as_golden_set(goldens: GoldensInput) -> GoldenSet:
@@ -415,7 +447,10 @@ def _call_and_score(
     response, error, latency = _call(target, target_name, case)
     if response is None:
         return CaseResult(case.id, None, {}, error, latency)
-    return _scored(case, response, latency, specs)
+    row = _scored(case, response, latency, specs)  # metrics see the whole raw body
+    row.response = bounded_response(
+        response, getattr(target, "max_raw_bytes", DEFAULT_MAX_RAW_BYTES))
+    return row
 
 
 def _call(
@@ -426,10 +461,11 @@ def _call(
         response = target.invoke(case)
     except Exception as exc:
         elapsed = (time.perf_counter() - start) * 1000.0
+        scrub_exception(exc)
         if isinstance(exc, TargetError):
-            return None, str(exc), elapsed
+            return None, mask(str(exc)), elapsed
         return None, (
-            f"target {target_name!r} failed on case {case.id!r}: {type(exc).__name__}: {exc}"
+            f"target {target_name!r} failed on case {case.id!r}: {error_text(exc)}"
         ), elapsed
     elapsed = (time.perf_counter() - start) * 1000.0
     if not isinstance(response, TargetResponse):
@@ -448,7 +484,7 @@ def _scored(
     try:
         values = score_cases([response], [case], specs)[0]
     except MetricError as exc:
-        return CaseResult(case.id, response, {}, str(exc), latency)
+        return CaseResult(case.id, response, {}, mask(str(exc)), latency)
     return CaseResult(case.id, response, values, None, latency, _details(case, specs))
 
 

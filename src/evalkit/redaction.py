@@ -287,8 +287,7 @@ def scrub_record(record: logging.LogRecord) -> None:
 
 
 def _clean(text: str, urls: bool) -> str:
-    text = mask(text)
-    return redact_urls(text) if urls else text
+    return mask(redact_urls(text) if urls else text)
 
 
 class RedactingFilter(logging.Filter):

@@ -629,6 +629,7 @@ class LLMJudge:
                         f"judge {self.model!r}: cannot build the Anthropic client "
                         f"({type(exc).__name__}: {exc}); no request was sent"
                     )) from exc
+            _check_credentials(client, self.model)
             if _lacks_credentials(client):
                 raise RunAborted(JudgeUnavailable(
                     f"judge {self.model!r}: no Anthropic API credentials, so no grade can "
@@ -752,6 +753,45 @@ class LLMJudge:
         if not isinstance(reason, str):
             raise JudgeError(f"the reason {reason!r} is not text")
         return score, reason
+
+
+#: The client attributes and default headers that carry a credential.
+_CREDENTIAL_ATTRIBUTES = (("api_key", "ANTHROPIC_API_KEY"), ("auth_token", "ANTHROPIC_AUTH_TOKEN"))
+_CREDENTIAL_HEADERS = ("x-api-key", "authorization")
+
+
+def _check_credentials(client: Any, model: str) -> None:
+    """Register the client's credentials as secrets (:mod:`evalkit.redaction`: masked in
+    every message, exception chain and log record, the SDK's own HTTP loggers included),
+    and refuse, before any request, one that HTTP cannot send: a key read with its line
+    end (``\n``, ``\r``) would be refused by the HTTP library on every request and
+    retry, in an error that quotes the whole key.
+
+    Raises:
+        RunAborted: with a :class:`JudgeUnavailable` naming the setting, never its value.
+    """
+    from evalkit.headers import header_problem
+    from evalkit.redaction import register_header_secrets, register_secret
+
+    found: list[tuple[str, str]] = []
+    for attribute, variable in _CREDENTIAL_ATTRIBUTES:
+        value = getattr(client, attribute, None)
+        if isinstance(value, str):
+            register_secret(value)
+            found.append((f"the {attribute} ({variable} unless passed to the client)", value))
+    try:
+        headers = {str(k): str(v) for k, v in dict(client.default_headers).items()}
+    except Exception:  # not the SDK's shape
+        headers = {}
+    auth = {k: v for k, v in headers.items() if k.lower() in _CREDENTIAL_HEADERS}
+    register_header_secrets(auth)
+    found.extend((f"the client's {k} header", v) for k, v in auth.items())
+    for what, value in found:
+        problem = header_problem(value)
+        if problem is not None:
+            raise RunAborted(JudgeUnavailable(
+                f"judge {model!r}: {what} cannot be sent: {problem.replace('its value', 'it')}"
+                "; no request was sent"))
 
 
 def _lacks_credentials(client: Any) -> bool:
