@@ -28,6 +28,7 @@ mapping (headers, tokens, passwords, URL query strings) for run headers.
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import json
 import logging
@@ -115,7 +116,9 @@ def register_url_secrets(url: str) -> None:
     except ValueError:
         return
     if password:
-        register_secrets([password, f"{parts.username}:{password}"])
+        pair = f"{parts.username or ''}:{password}"
+        # httpx sends URL credentials as Basic authentication: base64 of the pair
+        register_secrets([password, pair, base64.b64encode(pair.encode()).decode()])
     register_secrets(v for _, v in query)
 
 
