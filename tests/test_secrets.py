@@ -71,7 +71,7 @@ def shown_forms(secret: str) -> set[str]:
 
 
 def leaks(texts: Iterable[tuple[str, str]], secrets: Iterable[str]) -> list[str]:
-    found = []
+    found: list[str] = []
     for where, text in texts:
         for secret in secrets:
             found.extend(f"{where}: {form!r}" for form in shown_forms(secret) if form in text)

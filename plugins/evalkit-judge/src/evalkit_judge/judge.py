@@ -35,6 +35,12 @@ from evalkit_judge.budget import (
     price_table,
 )
 from evalkit_judge.cache import CacheError, GradeCache
+from evalkit_judge.credentials import (
+    check_credentials,
+    is_credentials_failure,
+    is_refusal,
+    lacks_credentials,
+)
 
 if TYPE_CHECKING:
     from evalkit.cases import GoldenCase
@@ -456,9 +462,9 @@ class LLMJudge:
         try:
             counted = count(**request)
         except Exception as exc:
-            if _is_credentials_failure(exc):
+            if is_credentials_failure(exc):
                 raise self._unusable(exc) from exc
-            if _is_refusal(exc):
+            if is_refusal(exc):
                 raise self._refuse(exc) from exc
             self._count_tokens = False
             log.warning("judge %r: counting input tokens failed (%s: %s); estimating them "
@@ -629,8 +635,8 @@ class LLMJudge:
                         f"judge {self.model!r}: cannot build the Anthropic client "
                         f"({type(exc).__name__}: {exc}); no request was sent"
                     )) from exc
-            _check_credentials(client, self.model)
-            if _lacks_credentials(client):
+            check_credentials(client, self.model)
+            if lacks_credentials(client):
                 raise RunAborted(JudgeUnavailable(
                     f"judge {self.model!r}: no Anthropic API credentials, so no grade can "
                     "be requested: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN), or pass "
@@ -687,8 +693,8 @@ class LLMJudge:
         try:
             message = client.messages.create(**kwargs)
         except Exception as exc:
-            unsent = _is_credentials_failure(exc)
-            refused = _is_refusal(exc)
+            unsent = is_credentials_failure(exc)
+            refused = is_refusal(exc)
             if budget is not None and reservation is not None:
                 budget.release(reservation, sent=not unsent, refused=refused)
             if unsent:
@@ -753,80 +759,6 @@ class LLMJudge:
         if not isinstance(reason, str):
             raise JudgeError(f"the reason {reason!r} is not text")
         return score, reason
-
-
-#: The client attributes and default headers that carry a credential.
-_CREDENTIAL_ATTRIBUTES = (("api_key", "ANTHROPIC_API_KEY"), ("auth_token", "ANTHROPIC_AUTH_TOKEN"))
-_CREDENTIAL_HEADERS = ("x-api-key", "authorization")
-
-
-def _check_credentials(client: Any, model: str) -> None:
-    """Register the client's credentials as secrets (:mod:`evalkit.redaction`: masked in
-    every message, exception chain and log record, the SDK's own HTTP loggers included),
-    and refuse, before any request, one that HTTP cannot send: a key read with its line
-    end (``\n``, ``\r``) would be refused by the HTTP library on every request and
-    retry, in an error that quotes the whole key.
-
-    Raises:
-        RunAborted: with a :class:`JudgeUnavailable` naming the setting, never its value.
-    """
-    from evalkit.headers import header_problem
-    from evalkit.redaction import register_header_secrets, register_secret
-
-    found: list[tuple[str, str]] = []
-    for attribute, variable in _CREDENTIAL_ATTRIBUTES:
-        value = getattr(client, attribute, None)
-        if isinstance(value, str):
-            register_secret(value)
-            found.append((f"the {attribute} ({variable} unless passed to the client)", value))
-    try:
-        headers = {str(k): str(v) for k, v in dict(client.default_headers).items()}
-    except Exception:  # not the SDK's shape
-        headers = {}
-    auth = {k: v for k, v in headers.items() if k.lower() in _CREDENTIAL_HEADERS}
-    register_header_secrets(auth)
-    found.extend((f"the client's {k} header", v) for k, v in auth.items())
-    for what, value in found:
-        problem = header_problem(value)
-        if problem is not None:
-            raise RunAborted(JudgeUnavailable(
-                f"judge {model!r}: {what} cannot be sent: {problem.replace('its value', 'it')}"
-                "; no request was sent"))
-
-
-def _lacks_credentials(client: Any) -> bool:
-    """Whether ``client`` is an ``anthropic`` SDK client that cannot authenticate.
-
-    The SDK refuses, before sending anything, a request with no credential: no API key or
-    auth token (they become its ``Authorization`` header), no credentials provider (a
-    profile, workload identity federation), and no ``Authorization`` or ``X-Api-Key``
-    header of its own (or one it was told to omit). Other clients (no ``api_key``
-    attribute) are not judged here.
-    """
-    if not hasattr(client, "api_key") or not hasattr(client, "auth_token"):
-        return False
-    if getattr(client, "credentials", None) is not None:
-        return False
-    try:
-        headers = client.default_headers
-        names = {str(name).lower() for name in headers}
-    except Exception:  # not the SDK's shape: let the request decide
-        return False
-    return not names & {"authorization", "x-api-key"}
-
-
-def _is_credentials_failure(exc: BaseException) -> bool:
-    """Whether ``exc`` is the SDK failing to resolve its credentials on this machine, before
-    the request is sent (``anthropic.CredentialsError``: a missing or broken credentials
-    profile, an identity token that cannot be read or exchanged)."""
-    sdk = sys.modules.get("anthropic")
-    kind = getattr(sdk, "CredentialsError", None)
-    return isinstance(kind, type) and isinstance(exc, kind)
-
-
-def _is_refusal(exc: BaseException) -> bool:
-    """Whether ``exc`` is the API refusing the request's credentials (HTTP 401)."""
-    return getattr(exc, "status_code", None) == 401
 
 
 def _reply_dict(message: Any) -> dict[str, Any]:
