@@ -239,3 +239,21 @@ def test_an_overlong_run_name_in_an_artifact_or_config_is_refused(tmp_path: Path
                       "target: {factory: 'm:f'}\n")
     with pytest.raises(ConfigError, match="key 'name': the run name is 300 characters"):
         load_eval_config(config)
+
+
+def test_a_deep_line_in_an_artifact_being_resumed_names_file_and_line(tmp_path: Path) -> None:
+    from evalkit.evaluation import evaluate
+    from evalkit.goldens import GoldenSet
+    from evalkit.cases import GoldenCase
+    from evalkit.targets import CallableTarget
+
+    path = tmp_path / "run.jsonl"
+    gs = GoldenSet([GoldenCase("q1", "a"), GoldenCase("q2", "b")])
+    target = CallableTarget(lambda case: ["d1"], name="t")
+    evaluate(target, gs, aggregates=["latency_p50"], artifact=path, progress=False)
+    lines = path.read_text().splitlines()
+    lines[2] = '{"type": "row", "id": "q2", "x": ' + "[" * DEEP + "]" * DEEP + "}"
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(ArtifactError, match=rf"^{path}:3: nested more than 105 levels"):
+        evaluate(target, gs, aggregates=["latency_p50"], artifact=path, resume=True,
+                 progress=False)

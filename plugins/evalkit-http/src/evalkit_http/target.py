@@ -188,15 +188,20 @@ class HttpTarget:
         sent = {k: v for k, v in headers.items() if k.lower() not in _OWN_HEADERS}
         sent["content-type"] = "application/json"
         sent["accept-encoding"] = ACCEPT_ENCODING
-        limits = httpx.Limits(max_connections=max_connections,
-                              max_keepalive_connections=max_connections)
-        if transport is None:
-            transport = httpx.HTTPTransport(limits=limits)
-        self.deadline_in_transport = install_deadline(transport)
         self._client = httpx.Client(
-            headers=sent, timeout=httpx.Timeout(self.timeout_s), limits=limits,
+            headers=sent, timeout=httpx.Timeout(self.timeout_s),
+            limits=httpx.Limits(max_connections=max_connections,
+                                max_keepalive_connections=max_connections),
             follow_redirects=False, transport=transport,
         )
+        # httpx builds its transports (and one per proxy from the environment, which a
+        # transport passed to it would disable); each gets the deadline backend
+        built = transport if transport is not None else getattr(self._client, "_transport",
+                                                                None)
+        self.deadline_in_transport = built is not None and install_deadline(built)
+        for mounted in getattr(self._client, "_mounts", {}).values():
+            if mounted is not None:
+                install_deadline(mounted)
 
     # ------------------------------------------------------------------ lifecycle
     def __enter__(self) -> HttpTarget:
