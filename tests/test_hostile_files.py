@@ -242,9 +242,9 @@ def test_an_overlong_run_name_in_an_artifact_or_config_is_refused(tmp_path: Path
 
 
 def test_a_deep_line_in_an_artifact_being_resumed_names_file_and_line(tmp_path: Path) -> None:
+    from evalkit.cases import GoldenCase
     from evalkit.evaluation import evaluate
     from evalkit.goldens import GoldenSet
-    from evalkit.cases import GoldenCase
     from evalkit.targets import CallableTarget
 
     path = tmp_path / "run.jsonl"
