@@ -202,7 +202,8 @@ def write_reports(obj: Any, targets: Sequence[str]) -> list[str]:
         evalkit.outputs.UnwritableError: an :class:`OSError` naming the file that cannot
             be written and why.
     """
-    from evalkit.outputs import writing
+    from evalkit.outputs import write_output
+    from evalkit.redaction import mask
 
     if not targets:
         return []
@@ -212,14 +213,11 @@ def write_reports(obj: Any, targets: Sequence[str]) -> list[str]:
     plan = [(get_reporter(fmt), path) for fmt, path in map(parse_report_target, targets)]
     written: list[str] = []
     for spec, path in plan:
-        text = spec.render(report)
+        text = mask(spec.render(report))
         if path == "-":
             sys.stdout.write(text if text.endswith("\n") else text + "\n")
         else:
-            p = Path(path)
-            with writing(p):
-                p.parent.mkdir(parents=True, exist_ok=True)
-                p.write_text(text, encoding="utf-8")
+            write_output(Path(path), text)
         written.append(path)
     return written
 
