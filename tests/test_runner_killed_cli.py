@@ -137,5 +137,9 @@ def test_compare_refuses_an_incomplete_run_unless_allowed(
     data = json.loads(res.stdout)
     assert data["allow_incomplete"] is True
     assert data["comparisons"][0]["n_queries"] == k
-    assert any(f"paired on the {k} case(s) every run has a value for; {N - k} left out"
-               in w for w in data["warnings"])
+    warnings = data["warnings"]
+    assert any(f"candidate 'slow' is incomplete: {N - k} of {N} cases have no row" in w
+               for w in warnings)  # said, not hidden
+    assert any(f"has {N - k} queries that another run lacks" in w
+               and f"left out (allow_incomplete), so {k} queries are paired" in w
+               for w in warnings)

@@ -282,7 +282,7 @@ def test_inversion_interval_goes_only_with_the_randomization_test(method: str) -
 
 
 def test_the_command_line_refuses_the_same_combinations() -> None:
-    from evalkit.cli.compare_cmd import CI_OF_TEST
+    from evalkit.comparison.options import CI_OF_TEST
 
     assert CI_OF_TEST == CI_OF_METHOD
 

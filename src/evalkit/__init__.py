@@ -36,6 +36,8 @@ _EXPORTS: dict[str, str] = {
     "rescore": "evalkit.evaluation",
     "evaluate": "evalkit.evaluation",
     "RankedRun": "evalkit.ranking",
+    "compare": "evalkit.comparison",
+    "Comparison": "evalkit.comparison",
     "paired_bootstrap": "evalkit.stats",
     "BootstrapResult": "evalkit.stats",
     "hookimpl": "evalkit.hookspecs",
@@ -82,6 +84,8 @@ if TYPE_CHECKING:
     from evalkit.checks import CheckError as CheckError
     from evalkit.checks import CheckSpec as CheckSpec
     from evalkit.checks import load_checks as load_checks
+    from evalkit.comparison import Comparison as Comparison
+    from evalkit.comparison import compare as compare
     from evalkit.evaluation import evaluate as evaluate
     from evalkit.evaluation import rescore as rescore
     from evalkit.gate import GateReport as GateReport

@@ -22,14 +22,15 @@ Schema 1 files (no trailer) are read as before; what they cannot prove is listed
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
-import os
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from evalkit.limits import MAX_ARTIFACT_DEPTH, LimitError, loads_json
+from evalkit.redaction import mask
 
 #: The schema this evalkit writes.
 SCHEMA_VERSION = 2
@@ -112,59 +113,26 @@ def trailer_line(body: bytes, n_rows: int) -> str:
     return json.dumps({"type": "trailer", "rows": n_rows, "sha256": digest}) + "\n"
 
 
+def artifact_line(obj: Mapping[str, Any]) -> str:
+    """One artifact line: ``obj`` as JSON, registered secrets masked
+    (:func:`evalkit.redaction.mask`), and a newline."""
+    return mask(json.dumps(obj)) + "\n"
+
+
 def header_line(name: str, header: Mapping[str, Any]) -> str:
     """The header line: ``type``, ``schema_version`` (always this evalkit's) and ``name``
     first, then the other header fields in their order."""
     out: dict[str, Any] = {"type": "header", "schema_version": SCHEMA_VERSION, "name": name}
     out.update({k: v for k, v in header.items() if k not in out})
-    return json.dumps(out, sort_keys=False) + "\n"
+    return artifact_line(out)
 
 
-def artifact_bytes(head: str, row_lines: Sequence[str]) -> bytes:
-    """A finished artifact: the header line, the row lines (each ending in a newline) and
-    the trailer. The one encoding every writer of a finished file uses."""
+def finished_lines(head: str, row_lines: Sequence[str]) -> list[str]:
+    """A finished artifact's lines: the header line, the row lines (each ending in a
+    newline) and the trailer over their UTF-8 bytes. The one encoding every writer of a
+    finished file uses (:func:`evalkit.outputs.write_output` writes them)."""
     body = (head + "".join(row_lines)).encode("utf-8")
-    return body + trailer_line(body, len(row_lines)).encode("utf-8")
-
-
-def write_atomic(path: Path, data: bytes, *, sync_folder: bool = False) -> None:
-    """Write ``data`` beside ``path``, fsync it and rename it over ``path``, so a crash
-    leaves the old file or the new one; ``sync_folder`` also fsyncs the folder so that
-    the rename itself is durable.
-
-    Raises:
-        evalkit.outputs.UnwritableError: names ``path`` (never the temporary file).
-    """
-    from evalkit.outputs import writing
-
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with writing(path):
-        path.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            with tmp.open("wb") as fh:
-                fh.write(data)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, path)
-        finally:
-            with contextlib.suppress(OSError):  # never hides the error being raised
-                tmp.unlink(missing_ok=True)
-    if sync_folder:
-        sync_dir(path.parent)
-
-
-def sync_dir(folder: Path) -> None:
-    """fsync a folder (so a rename in it is durable); errors are ignored."""
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
+    return [head, *row_lines, trailer_line(body, len(row_lines))]
 
 
 def metric_errors_of(obj: Mapping[str, Any]) -> dict[str, str]:
@@ -197,9 +165,10 @@ def _open(p: Path) -> Any:
 
 
 def _parse(p: Path, raw: bytes, lineno: int) -> Any:
-    """One line's JSON value. Raises ArtifactError (not UTF-8, or not JSON)."""
+    """One line's JSON value. Raises ArtifactError (not UTF-8, not JSON, or nested deeper
+    than :data:`evalkit.limits.MAX_ARTIFACT_DEPTH`)."""
     try:
-        return json.loads(raw.decode("utf-8"))
+        return loads_json(raw.decode("utf-8"), MAX_ARTIFACT_DEPTH)
     except UnicodeDecodeError as exc:
         raise ArtifactError(
             f"{p}: not UTF-8 text (line {lineno}, byte 0x{raw[exc.start]:02x}: {exc.reason}); "
@@ -208,6 +177,8 @@ def _parse(p: Path, raw: bytes, lineno: int) -> Any:
     except json.JSONDecodeError as exc:
         raise ArtifactError(f"{p}:{lineno}: not valid JSON ({exc.msg} at column "
                             f"{exc.colno})") from None
+    except LimitError as exc:
+        raise ArtifactError(f"{p}:{lineno}: {exc}") from None
 
 
 def _lines(fh: Any) -> Iterator[tuple[int, bytes]]:

@@ -7,7 +7,12 @@ are written with one write and flushed before the runner waits again, so a kille
 process loses no row it received; ``os.fsync`` runs at most every ``interval`` seconds
 and at the end. At the end the file is replaced (temporary file, fsync, rename, fsync of
 the folder) by the finished artifact: final header, rows in golden-set order, trailer,
-the bytes :meth:`evalkit.results.RunResult.save` writes.
+the bytes :meth:`evalkit.results.RunResult.save` writes. Registered secrets are masked
+in every line (:func:`evalkit.artifact.artifact_line`).
+
+A character device or FIFO (``/dev/null``, a named pipe) cannot be rewritten, so nothing
+is written to it until the end, when the finished artifact is written to it once
+(:func:`evalkit.outputs.write_output`); resuming one is refused.
 """
 
 from __future__ import annotations
@@ -20,14 +25,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
 
-from evalkit.artifact import (
-    ArtifactError,
-    artifact_bytes,
-    header_line,
-    sync_dir,
-    write_atomic,
-)
-from evalkit.outputs import writing
+from evalkit.artifact import ArtifactError, artifact_line, finished_lines, header_line
+from evalkit.limits import MAX_ARTIFACT_DEPTH, LimitError, loads_json
+from evalkit.outputs import destination, write_output, writing
 from evalkit.results import RunResult
 from evalkit.rows import CaseResult, case_result_from_json
 
@@ -43,6 +43,8 @@ class ArtifactWriter:
         self._last_sync = 0.0
         self._lock = threading.Lock()
         self._lines: dict[str, str] = {}
+        with writing(path):  # a socket or a block device is refused before any call
+            self.stream = destination(path) == "stream"
 
     def start(self, header: Mapping[str, Any], rows: Sequence[CaseResult]) -> None:
         """Write the header and the kept ``rows``, then open for appending.
@@ -53,10 +55,11 @@ class ArtifactWriter:
         Raises:
             evalkit.outputs.UnwritableError: the artifact cannot be written (names it).
         """
-        head = json.dumps(dict(header)) + "\n"
+        if self.stream:
+            return
+        head = artifact_line(header)
         if rows:
-            data = (head + "".join(self._encode(r) for r in rows)).encode("utf-8")
-            write_atomic(self.path, data, sync_folder=True)
+            write_output(self.path, [head, *(self._encode(r) for r in rows)])
         with writing(self.path):
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._fh = self.path.open("a" if rows else "w", encoding="utf-8")
@@ -66,12 +69,16 @@ class ArtifactWriter:
         self._last_sync = time.monotonic()  # synced with the rows, by the same clock
 
     def _encode(self, row: CaseResult) -> str:
-        line = json.dumps(row.to_json()) + "\n"
+        line = artifact_line(row.to_json())
         self._lines[row.case_id] = line
         return line
 
     def append_many(self, rows: Sequence[CaseResult]) -> None:
         """Append ``rows`` with one write, flush, and fsync if ``interval`` has passed."""
+        if self.stream:
+            for r in rows:
+                self._encode(r)
+            return
         if self._fh is None:
             raise RuntimeError("artifact writer is closed")
         with self._lock, writing(self.path):
@@ -82,33 +89,43 @@ class ArtifactWriter:
                 os.fsync(self._fh.fileno())
                 self._last_sync = now
 
-    def close(self, *, sync: bool = True) -> None:
-        """Flush and close; ``sync=False`` skips the fsync (a :meth:`rewrite` follows)."""
+    def close(self, *, sync: bool = True, failed: bool = False) -> None:
+        """Flush and close; ``sync=False`` skips the fsync (a :meth:`rewrite` follows).
+        ``failed``: the run is failing (a full disk...): an error here would hide that
+        one, so it is not raised; what was written stays for ``--resume``."""
         with self._lock:
-            if self._fh is not None:
-                self._fh.flush()
-                if sync:
-                    os.fsync(self._fh.fileno())
-                self._fh.close()
-                self._fh = None
+            fh, self._fh = self._fh, None
+            if fh is None:
+                return
+            try:
+                with writing(self.path):
+                    try:
+                        fh.flush()
+                        if sync:
+                            os.fsync(fh.fileno())
+                    finally:
+                        fh.close()
+            except OSError:
+                if not failed:
+                    raise
 
     def rewrite(self, run: RunResult) -> None:
         """Replace the file atomically by the finished artifact of ``run``: header, rows
         in ``run`` order from the lines kept when they were appended, trailer (the bytes
-        of :meth:`RunResult.save`); then fsync the folder."""
+        of :meth:`RunResult.save`; temporary file, fsync, rename, folder fsync). If that
+        fails (a full disk), the appended file is left as it was, so ``--resume``
+        continues it."""
         lines = []
         for row in run.per_query:
             line = self._lines.get(row.query_id)
-            lines.append(line if line is not None else json.dumps(row.to_json()) + "\n")
-        write_atomic(self.path, artifact_bytes(header_line(run.name, run.header), lines),
-                     sync_folder=True)
+            lines.append(line if line is not None else artifact_line(row.to_json()))
+        write_output(self.path, finished_lines(header_line(run.name, run.header), lines))
 
 
 def save_finished(run: RunResult, path: Path) -> None:
-    """Write ``run`` over ``path`` atomically (:meth:`RunResult.save`), then fsync the
-    folder so the rename is durable."""
+    """Write ``run`` over ``path`` (:meth:`RunResult.save`: a temporary file, fsync,
+    rename and folder fsync for a regular file; directly to a device or pipe)."""
     run.save(path)
-    sync_dir(path.parent)
 
 
 def read_partial(path: Path) -> tuple[dict[str, Any], list[CaseResult]] | None:
@@ -134,12 +151,14 @@ def read_partial(path: Path) -> tuple[dict[str, Any], list[CaseResult]] | None:
         if not raw.strip():
             continue
         try:
-            obj = json.loads(raw)
+            obj = loads_json(raw, MAX_ARTIFACT_DEPTH)
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise ArtifactError(
                 f"{path}:{lineno}: not valid JSON ({exc}); only a truncated last line is "
                 "tolerated on resume"
             ) from None
+        except LimitError as exc:
+            raise ArtifactError(f"{path}:{lineno}: {exc}") from None
         if not isinstance(obj, dict):
             raise ArtifactError(f"{path}:{lineno}: expected a JSON object")
         if header is None:

@@ -34,6 +34,8 @@ import math
 import sys
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from contextlib import nullcontext
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -41,10 +43,11 @@ from evalkit.artifact_writer import ArtifactWriter, read_partial, save_finished
 from evalkit.cases import GoldenCase
 from evalkit.execution import Executor, Interrupts, Job, RunInterrupted, default_grace_s, scored
 from evalkit.goldens import GoldenSet, load_goldens
+from evalkit.outputs import destination
 from evalkit.progress import ProgressBar
 from evalkit.provenance import metric_provenance
 from evalkit.results import ArtifactError, RunResult
-from evalkit.rows import CaseResult
+from evalkit.rows import CaseResult, CutRaw, RawCutError
 from evalkit.run_header import (
     ResumeError,
     check_resumable,
@@ -56,9 +59,15 @@ from evalkit.run_header import (
     status_line,
 )
 from evalkit.runlock import run_lock
-from evalkit.scoring import require_judgments, resolve_aggregates, resolve_metrics
+from evalkit.scoring import (
+    MetricError,
+    require_judgments,
+    resolve_aggregates,
+    resolve_metrics,
+    score_cases,
+)
 from evalkit.specs import AggregateSpec, MetricSpec
-from evalkit.targets import Target
+from evalkit.targets import Target, TargetResponse
 
 __all__ = ["DEFAULT_MAX_CONCURRENCY", "ResumeError", "RunInterrupted", "as_golden_set",
            "describe_target", "evaluate", "rescore", "resolve_aggregates", "status_line"]
@@ -159,8 +168,12 @@ def evaluate(
     if artifact is None:
         return plan.run(None, {}, {})
     path = Path(artifact)
-    with run_lock(path):
-        writer = ArtifactWriter(path, fsync_interval_s)
+    writer = ArtifactWriter(path, fsync_interval_s)
+    # a device or a pipe is written once, at the end: there is no file to replace or lock
+    with nullcontext(path) if writer.stream else run_lock(path):
+        if resume and writer.stream:
+            raise ArtifactError(f"{path}: not a regular file (a device or a pipe), so there "
+                                "is no earlier run to resume; drop --resume")
         previous = read_partial(path) if resume and path.exists() else None
         kept: dict[str, CaseResult] = {}
         redo: dict[str, CaseResult] = {}
@@ -182,7 +195,7 @@ def evaluate(
             }
             writer.start(header, [r for c in gset if (r := answered.get(c.id)) is not None])
         else:
-            if path.exists() and not resume and not overwrite:
+            if path.exists() and not writer.stream and not resume and not overwrite:
                 raise FileExistsError(
                     f"{path} already exists; resume it (--resume), overwrite it "
                     "(--overwrite) or choose another output"
@@ -244,7 +257,7 @@ class _Plan:
         except BaseException:
             executor.stop()
             if writer is not None:
-                writer.close()
+                writer.close(failed=True)
             raise
         if stopped is not None:
             if writer is not None:
@@ -348,7 +361,8 @@ def rescore(
         if old.response is None:
             rows.append(CaseResult(old.case_id, None, {}, old.error, old.latency_ms))
         else:
-            rows.append(scored(case, old.response, old.latency_ms, specs))
+            rows.append(_rescored(case, old.response, old.latency_ms, specs,
+                                  source or run.name))
     present = {r.case_id for r in rows}
     missing = [c.id for c in gset if c.id not in present]
     # a file cut short or still unfinished keeps its rows; one altered after it was
@@ -372,9 +386,33 @@ def rescore(
     out = RunResult(name=run.name, per_query=list(rows), header=header)
     target_path = Path(output) if output is not None else source
     if target_path is not None:
-        with run_lock(target_path):
+        with nullcontext(target_path) if destination(target_path) == "stream" \
+                else run_lock(target_path):
             save_finished(out, target_path)
     return out
+
+
+def _rescored(case: GoldenCase, response: TargetResponse, latency: float | None,
+              specs: Sequence[MetricSpec], source: object) -> CaseResult:
+    """A stored response scored again. When its row did not keep the raw body, metrics
+    see a :class:`~evalkit.rows.CutRaw` there, and one that uses it is refused by name
+    (before anything is written), never recorded as that case's failure."""
+    if response.raw_cut is None:
+        return scored(case, response, latency, specs)
+    probe = replace(response, raw=CutRaw(case.id, response.raw_cut))
+    for spec in specs:
+        try:
+            score_cases([probe], [case], [spec])
+        except (MetricError, RawCutError) as exc:
+            cut = exc if isinstance(exc, RawCutError) else exc.__cause__
+            if isinstance(cut, RawCutError):
+                raise ArtifactError(
+                    f"{source}: cannot rescore metric {spec.name!r}: it reads "
+                    f"response.raw, but {cut}; run the target again with a larger "
+                    "max_raw_bytes (None keeps raw bodies in full)") from None
+    row = scored(case, probe, latency, specs)
+    row.response = response
+    return row
 
 
 def _rescore_goldens(header: Mapping[str, Any], old_config: Mapping[str, Any],

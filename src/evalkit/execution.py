@@ -25,7 +25,8 @@ from types import FrameType
 from typing import Any, NamedTuple
 
 from evalkit.cases import GoldenCase
-from evalkit.rows import CaseResult
+from evalkit.redaction import error_text, mask, scrub_exception
+from evalkit.rows import DEFAULT_MAX_RAW_BYTES, CaseResult, bounded_response
 from evalkit.scoring import score_case
 from evalkit.specs import MetricSpec
 from evalkit.targets import Target, TargetError, TargetResponse
@@ -223,7 +224,10 @@ def run_job(target: Target, target_name: str, job: Job,
     response, error, latency = call(target, target_name, job.case)
     if response is None:
         return CaseResult(job.case.id, None, {}, error, latency)
-    return scored(job.case, response, latency, specs)
+    row = scored(job.case, response, latency, specs)  # metrics see the whole raw body
+    row.response = bounded_response(
+        response, getattr(target, "max_raw_bytes", DEFAULT_MAX_RAW_BYTES))
+    return row
 
 
 def call(target: Target, target_name: str, case: GoldenCase
@@ -234,10 +238,11 @@ def call(target: Target, target_name: str, case: GoldenCase
         response = target.invoke(case)
     except Exception as exc:
         elapsed = (time.perf_counter() - start) * 1000.0
+        scrub_exception(exc)
         if isinstance(exc, TargetError):
-            return None, str(exc), elapsed
+            return None, mask(str(exc)), elapsed
         return None, (
-            f"target {target_name!r} failed on case {case.id!r}: {type(exc).__name__}: {exc}"
+            f"target {target_name!r} failed on case {case.id!r}: {error_text(exc)}"
         ), elapsed
     elapsed = (time.perf_counter() - start) * 1000.0
     if not isinstance(response, TargetResponse):
@@ -255,7 +260,7 @@ def scored(case: GoldenCase, response: TargetResponse, latency: float | None,
     each that failed (:func:`evalkit.scoring.score_case`)."""
     values, errors = score_case(response, case, specs)
     return CaseResult(case.id, response, values, None, latency, details(case, specs),
-                      metric_errors=errors)
+                      metric_errors={m: mask(e) for m, e in errors.items()})
 
 
 def details(case: GoldenCase, specs: Sequence[MetricSpec]) -> dict[str, Any]:

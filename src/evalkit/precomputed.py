@@ -19,7 +19,7 @@ from evalkit.provenance import metric_provenance, plugin_versions
 from evalkit.ranking import RankedRun, rank_run
 from evalkit.registry import RegistryError, default_registry
 from evalkit.results import RunResult
-from evalkit.scoring import registered_counts, require_metrics, resolve_metrics, score_rankings
+from evalkit.scoring import require_metrics, resolve_metrics, score_rankings
 from evalkit.specs import LoaderSpec
 from evalkit.targets import TargetResponse
 
@@ -140,7 +140,7 @@ def evaluate_run(
     qrels: QrelsInput,
     metrics: Sequence[str],
     relevance_level: int = 1,
-    missing: Literal["zero", "skip"] = "zero",
+    missing: Literal["zero", "skip", "refuse"] = "zero",
     *,
     depth: int | None = None,
     name: str | None = None,
@@ -149,8 +149,10 @@ def evaluate_run(
 
     Queries are those of the qrels (as trec_eval evaluates them): run topics without
     judgments are ignored, and judged topics missing from the run are scored as an empty
-    ranking (``missing="zero"``, trec_eval ``-c``) or left out (``"skip"``, trec_eval
-    without ``-c``). A judged query with no relevant document stays in and scores 0.
+    ranking (``missing="zero"``, trec_eval ``-c``), left out (``"skip"``, as trec_eval
+    9.0.8 did without ``-c``) or refused (``"refuse"``: ValueError naming them, as
+    trec_eval 10.0 exits with an error without ``-c``). A judged query with no relevant
+    document stays in and scores 0.
 
     Args:
         run: a TREC run file path, a :class:`~evalkit.ranking.RankedRun`, or
@@ -165,7 +167,9 @@ def evaluate_run(
             listed in ``header["counts"]``. An unknown name raises.
         relevance_level: trec_eval ``-l``: the smallest label binary measures count as
             relevant (an integer >= 1; nDCG always uses the labels themselves).
-        missing: ``"zero"`` or ``"skip"``, see above. Both counts go in the header.
+        missing: ``"zero"``, ``"skip"`` or ``"refuse"``, see above. The counts of unjudged
+            and missing queries go in the header (``"refuse"`` records them like
+            ``"skip"``).
         depth: trec_eval ``-M``: only the first ``depth`` documents of each ranking (after
             ranking by score) are evaluated.
         name: the run's name (defaults to the run tag).
@@ -183,8 +187,8 @@ def evaluate_run(
         RegistryError: an unknown metric name.
         TrecFormatError (a ValueError, from the retrieval plugin): a malformed file.
     """
-    if missing not in ("zero", "skip"):
-        raise ValueError(f"missing must be 'zero' or 'skip', got {missing!r}")
+    if missing not in ("zero", "skip", "refuse"):
+        raise ValueError(f"missing must be 'zero', 'skip' or 'refuse', got {missing!r}")
     if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int)
                               or depth < 1):
         raise ValueError(f"depth must be a positive integer (trec_eval -M), got {depth!r}")
@@ -204,6 +208,14 @@ def evaluate_run(
     unjudged = sorted(set(rankings).difference(q.judgments))
     missing_ids = sorted(set(q.judgments).difference(rankings))
     qids = sorted(q.judgments)
+    if missing == "refuse" and missing_ids:
+        shown = ", ".join(repr(x) for x in missing_ids[:5])
+        raise ValueError(
+            f"{len(missing_ids)} judged quer{'y is' if len(missing_ids) == 1 else 'ies are'} "
+            f"missing from the run ({shown}{', ...' if len(missing_ids) > 5 else ''}); "
+            "trec_eval 10.0 without -c stops here too. Score them 0 (missing='zero', -c) or "
+            "leave them out (missing='skip', as trec_eval 9.0.8 did)"
+        )
     if missing == "skip":
         qids = [x for x in qids if x in rankings]
 
@@ -220,12 +232,11 @@ def evaluate_run(
         cases.append(GoldenCase(id=qid, relevance=judged, relevant=relevant))
 
     rows = score_rankings(responses, cases, specs)
-    count_names = {c.name for c in registered_counts()}
     header: dict[str, Any] = {
         "evalkit_version": __version__,
         "plugins": plugin_versions(),
         "metrics": metric_provenance([s.name for s in specs]),
-        "counts": [s.name for s in specs if s.name in count_names],
+        "counts": [s.name for s in specs if s.kind == "count"],
         "run": {"path": ranked.path, "sha256": ranked.sha256, "tag": ranked.name},
         "qrels": {"path": q.path, "sha256": q.sha256},
         "relevance_level": relevance_level,

@@ -475,62 +475,31 @@ class Registry:
         if conflict is not None:
             raise RegistryError(conflict.message())
 
-    def resolve(self, name: str) -> MetricSpec | AggregateSpec:
-        """The metric or aggregate a spec string names (``"recall@10"``, ``"nDCG@10"``).
+    def _metric_record(self, key: str) -> AnySpec:
+        return self._tables["metric"][key].spec
 
-        Exact names and aliases come first, then ``prefix@k`` families. Matching is
-        case-insensitive when there is no exact match.
+    def resolve(self, name: str) -> MetricSpec | AggregateSpec:
+        """The metric or aggregate a spec string names (``"recall@10"``, ``"nDCG@10"``,
+        ``"P(rel=2)@5"``, ``"ndcg_cut_10"``); see :mod:`evalkit.metric_lookup`.
+
+        Exact names and aliases come first (case-insensitively when nothing matches
+        exactly), then ir_measures' ``Base(params)@k``, then trec_eval's ``base_k``.
 
         Raises:
-            RegistryError: unknown name, blocked name, or a bad ``@k`` suffix.
+            RegistryError: unknown name, blocked name, a bad ``@k`` cut-off or parameter.
         """
+        from evalkit.metric_lookup import LookupFailure, lookup
+
         with self._lock:
-            key = self._canonical(name)
-            if key is not None:
-                self._raise_if_blocked(key)
-                spec = self._tables["metric"][key].spec
-                if isinstance(spec, MetricSpec | AggregateSpec):
-                    return spec
-            m = _FAMILY_RE.match(name)
-            if m is not None:
-                fkey = self._canonical(_family_key(m["prefix"]))
-                if fkey is not None:
-                    self._raise_if_blocked(fkey)
-                    family = self._tables["metric"][fkey].spec
-                    assert isinstance(family, MetricFamily)
-                    k_text = m["k"]
-                    if not k_text.isdigit() or int(k_text) < 1:
-                        raise RegistryError(
-                            f"{name!r}: the cut-off after '@' must be a positive integer"
-                        )
-                    k = int(k_text)
-                    cache_key = f"{fkey}#{k}"
-                    cached = self._family_cache.get(cache_key)
-                    if cached is None:
-                        cached = family.factory(k)
-                        self._family_cache[cache_key] = cached
-                    return cached
-            raise RegistryError(self._unknown_message(name))
+            try:
+                return lookup(self, name)
+            except LookupFailure as exc:
+                raise RegistryError(str(exc)) from None
 
     def _unknown_message(self, name: str) -> str:
-        import difflib
+        from evalkit.metric_lookup import unknown_message
 
-        spellings = set(self._tables.get("metric", {})) | set(self._aliases)
-        probe = name
-        cut = re.match(r"^(.+?)[_.](\d+)$", name)  # trec_eval's ndcg_cut_10 (-m ndcg_cut.10)
-        if cut is not None and _FAMILY_RE.match(name) is None:
-            probe = f"{cut[1]}@{cut[2]}"
-        m = _FAMILY_RE.match(probe)
-        if m is not None:  # suggest "ndcg@10" for "ndgc@10", not the family "ndcg@k"
-            spellings = {
-                s[:-2] + "@" + m["k"] if s.endswith("@k") else s for s in spellings
-            }
-        close = difflib.get_close_matches(probe, sorted(spellings), n=3, cutoff=0.6)
-        if not close:
-            low = {s.lower(): s for s in spellings}
-            close = [low[m] for m in difflib.get_close_matches(probe.lower(), sorted(low), n=3)]
-        msg = f"unknown metric {name!r}"
-        msg += f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else "."
+        msg = unknown_message(set(self._tables.get("metric", {})) | set(self._aliases), name)
         msg += f" Known: {', '.join(self.registered()) or 'none'}."
         missing = [p for p in self.plugins if getattr(p, "status", "loaded") != "loaded"]
         if missing:
@@ -545,10 +514,17 @@ class Registry:
 
     def provider_of(self, name: str) -> Provider:
         """The provider of the metric, family or aggregate that ``name`` resolves to."""
+        from evalkit.metric_lookup import record_base
+
         spec = self.resolve(name)
         key = self._canonical(spec.name)
         if key is None and isinstance(spec, MetricSpec) and spec.family:
             key = self._canonical(_family_key(spec.family))
+        if key is None:
+            base = record_base(spec.name)
+            if base is not None:
+                key = self._canonical(base) if "@" not in spec.name else \
+                    self._canonical(_family_key(base))
         if key is None:
             m = _FAMILY_RE.match(spec.name)
             key = self._canonical(_family_key(m["prefix"])) if m else None

@@ -22,7 +22,7 @@ Schema 1 files (no trailer, no ``metric_errors``) are read too.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -31,20 +31,21 @@ from evalkit.artifact import (
     SCHEMA_VERSION,
     ArtifactError,
     Integrity,
-    artifact_bytes,
+    artifact_line,
+    finished_lines,
     header_line,
     metric_errors_of,
     read_artifact,
     sample_of,
-    write_atomic,
 )
+from evalkit.limits import LimitError, check_id, check_name
 from evalkit.numeric import exact_mean
 
 if TYPE_CHECKING:
     from evalkit.coverage import Coverage
 
 __all__ = ["SCHEMA_VERSION", "ArtifactError", "Integrity", "MetricFailedError", "QueryResult",
-           "RunResult", "is_artifact", "iter_rows", "settings_differences"]
+           "RunResult", "artifact_line", "is_artifact", "iter_rows", "settings_differences"]
 
 
 class MetricFailedError(KeyError):
@@ -69,8 +70,8 @@ class QueryResult:
         query_id: the query id (text).
         retrieved: ids best first, as scored (after any depth limit).
         metrics: ``{canonical metric name: value}``.
-        counts: per-query counts that are reported but not gated (num_rel, num_ret,
-            num_rel_ret).
+        counts: per-query values that are reported but never gated or compared: counts
+            (num_rel, num_ret, num_rel_ret; integers) and residuals (rbp_resid).
         metric_errors: ``{metric: message}`` for metrics that failed on this query (they
             have no value in ``metrics``).
         sample: the sample number of a run with repeated samples; ``None`` (the usual
@@ -80,7 +81,7 @@ class QueryResult:
     query_id: str
     retrieved: list[str]
     metrics: dict[str, float]
-    counts: dict[str, int] = field(default_factory=dict)
+    counts: dict[str, float] = field(default_factory=dict)
     metric_errors: dict[str, str] = field(default_factory=dict)
     sample: int | None = None
 
@@ -241,8 +242,10 @@ class RunResult:
     def save(self, path: str | Path) -> Path:
         """Write the run artifact (header line, one line per row, the trailer), atomically.
 
-        The file is written beside ``path`` and renamed over it, so a crash never leaves
-        a half-written artifact. The header is written with this evalkit's
+        A regular file is written beside ``path`` and renamed over it, so a crash never
+        leaves a half-written artifact; a character device or FIFO (``/dev/stdout``) is
+        written to directly (:func:`evalkit.outputs.write_output`). Registered secrets
+        are masked (:func:`artifact_line`). The header is written with this evalkit's
         ``schema_version`` (a loaded schema 1 run is saved as schema 2).
 
         Non-finite values (only possible in hand-built rows: scoring refuses them) are
@@ -253,9 +256,11 @@ class RunResult:
             evalkit.outputs.UnwritableError: an :class:`OSError` naming ``path`` (not the
                 temporary file) and why it cannot be written.
         """
+        from evalkit.outputs import write_output
+
         p = Path(path)
-        rows = [json.dumps(row.to_json()) + "\n" for row in self.per_query]
-        write_atomic(p, artifact_bytes(header_line(self.name, self.header), rows))
+        rows = [artifact_line(row.to_json()) for row in self.per_query]
+        write_output(p, finished_lines(header_line(self.name, self.header), rows))
         return p
 
     @classmethod
@@ -277,7 +282,7 @@ class RunResult:
         unfinished = integrity.schema_version >= 2 and not integrity.has_trailer
         by_key: dict[tuple[str, int | None], Any] = {}
         for lineno, obj in lines:
-            rid = str(obj["id"])
+            rid = _bounded(p, lineno, check_id, str(obj["id"]), "row id")
             try:
                 row = _row_from_json(obj)
             except (ValueError, TypeError, AttributeError) as exc:
@@ -291,8 +296,16 @@ class RunResult:
         rows = list(by_key.values())
         if integrity.schema_version < 2:
             _upgrade_rows(rows, header)
-        name = str(header.get("name") or p.stem)
+        name = _bounded(p, 1, check_name, str(header.get("name") or p.stem), "run name")
         return cls(name=name, per_query=rows, header=dict(header), integrity=integrity)
+
+
+def _bounded(p: Path, lineno: int, check: Callable[[str, str], str], text: str,
+             what: str) -> str:
+    try:
+        return check(text, what)
+    except LimitError as exc:
+        raise ArtifactError(f"{p}:{lineno}: {exc}") from None
 
 
 def _upgrade_rows(rows: list[Any], header: Mapping[str, Any]) -> None:
@@ -317,7 +330,7 @@ def _row_from_json(obj: Mapping[str, Any]) -> Any:
         query_id=str(obj["id"]),
         retrieved=[str(x) for x in obj.get("retrieved", [])],
         metrics={str(k): _value(v, "metric", k, float) for k, v in obj.get("metrics", {}).items()},
-        counts={str(k): _value(v, "count", k, int) for k, v in obj.get("counts", {}).items()},
+        counts={str(k): _count(v, k) for k, v in obj.get("counts", {}).items()},
         metric_errors=metric_errors_of(obj),
         sample=sample_of(obj),
     )
@@ -332,6 +345,24 @@ def _value(value: Any, what: str, name: str, kind: type[float] | type[int]) -> A
     return kind(value)
 
 
+def _count(value: Any, name: str) -> float:
+    """A stored count (an integer) or, for a count-kind measure whose summary is a mean
+    (a residual such as rbp_resid), a number."""
+    if isinstance(value, float) and not value.is_integer() and _is_residual(name):
+        return value
+    count: int = _value(value, "count", name, int)
+    return count
+
+
+def _is_residual(name: str) -> bool:
+    from evalkit.registry import RegistryError, default_registry
+
+    try:
+        return getattr(default_registry().resolve(name), "summary", None) == "mean"
+    except RegistryError:
+        return False
+
+
 def is_artifact(path: str | Path) -> bool:
     """Whether ``path`` starts with an evalkit run header line."""
     try:
@@ -341,7 +372,7 @@ def is_artifact(path: str | Path) -> bool:
         return False
     try:
         obj = json.loads(first)
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):  # not JSON, or nested too deeply to be a header
         return False
     return isinstance(obj, dict) and obj.get("type") == "header"
 

@@ -100,13 +100,15 @@ def run(
 
     Raises:
         KeyError: a query has no entry in ``qrels`` (an unjudged query is never scored 0).
-        ValueError: the retriever returned a duplicate id for a query.
+        ValueError: the retriever returned a duplicate id for a query, or a metric names
+            ``rel=`` above 1 (run() takes binary qrels).
         RegistryError: an unknown metric name.
     """
     from evalkit.precomputed import load_qrels_input
 
     require_metrics(metrics)
     specs = resolve_metrics(metrics)
+    _refuse_graded_levels(specs)
     loaded = load_qrels_input(qrels)
     qrels_by_text = loaded.judgments
     responses: list[TargetResponse] = []
@@ -141,6 +143,25 @@ def run(
     )
     header["notes"] = {"num_queries": len(rows)}
     return RunResult(name=name, per_query=rows, header=header)
+
+
+def _refuse_graded_levels(specs: Sequence[Any]) -> None:
+    """run() takes binary qrels (sets of relevant ids): a measure's ``rel=`` above 1 would
+    find nothing relevant, so it is refused."""
+    from evalkit.metric_names import MetricNameError, parse_name
+
+    for spec in specs:
+        try:
+            parsed = parse_name(spec.name)
+        except MetricNameError:
+            continue
+        level = parsed.params.get("rel") if parsed is not None else None
+        if isinstance(level, int) and level > 1:
+            raise ValueError(
+                f"{spec.name!r}: run() takes binary qrels (sets of relevant ids), so "
+                f"rel={level} would count nothing as relevant; score graded qrels "
+                "({doc: label}) with evaluate_run(), or drop rel="
+            )
 
 
 def _ids_from(out: Any, name: str, qid: str) -> list[str]:

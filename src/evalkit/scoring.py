@@ -255,13 +255,14 @@ def score_rankings(
     specs: Sequence[MetricSpec],
 ) -> list[QueryResult]:
     """One :class:`~evalkit.results.QueryResult` per ranked case: ``specs`` on
-    ``metrics`` and every registered count on ``counts`` (a count that was asked for
-    explicitly is kept on ``counts`` too, never on ``metrics``).
+    ``metrics`` and every registered count with ``always`` set on ``counts`` (a count that
+    was asked for explicitly is kept on ``counts`` too, never on ``metrics``; integral
+    values as integers, a residual such as rbp_resid as a float).
 
     Raises:
         MetricError: as :func:`score_cases`.
     """
-    counts = registered_counts()
+    counts = [c for c in registered_counts() if c.always]
     count_names = {c.name for c in counts} | {s.name for s in specs if s.kind == "count"}
     wanted = [*specs, *(c for c in counts if c.name not in {s.name for s in specs})]
     values = score_cases(responses, cases, wanted)
@@ -269,7 +270,8 @@ def score_rankings(
         QueryResult(
             query_id=c.id, retrieved=[str(x) for x in r.ranked_ids],
             metrics={k: x for k, x in v.items() if k not in count_names},
-            counts={k: int(x) for k, x in v.items() if k in count_names},
+            counts={k: int(x) if x.is_integer() else x for k, x in v.items()
+                    if k in count_names},
         )
         for c, r, v in zip(cases, responses, values, strict=True)
     ]

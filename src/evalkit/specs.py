@@ -27,6 +27,11 @@ PrepareFn = Callable[[Sequence["TargetResponse"], Sequence["GoldenCase"]], Any]
 BatchFn = Callable[[Any], Sequence[float]]
 
 MetricKind = Literal["metric", "count"]
+#: How a summary line combines the per-query values of a metric: their ``mean``, their
+#: ``sum`` (counts), or ``exp_mean``, the exponential of their mean (trec_eval's geometric
+#: means, whose per-query values are logarithms).
+SummaryKind = Literal["mean", "sum", "exp_mean"]
+SUMMARY_KINDS: tuple[SummaryKind, ...] = ("mean", "sum", "exp_mean")
 LoaderKind = Literal["goldens", "run", "qrels", "queries", "corpus"]
 LOADER_KINDS: tuple[LoaderKind, ...] = ("goldens", "run", "qrels", "queries", "corpus")
 
@@ -49,7 +54,19 @@ class MetricSpec(NamedTuple):
             shared state once per evaluation (metrics whose ``prepare`` is the same
             function share it); ``batch(state)`` returns one value per case. When given,
             they must agree with ``fn``.
-        family: the ``@k`` family the spec belongs to, if any.
+        family: the family (``"precision"``) a ``name@k`` spec was made by.
+        params: the named parameters ``variant`` accepts (``("rel",)``): ``"ap(rel=2)"``
+            resolves to ``variant(rel=2)``.
+        variant: ``variant(**params) -> MetricSpec``, the measure with those parameters
+            (its ``name`` is the canonical spelling, :func:`evalkit.metric_names.canonical`);
+            raises ``ValueError`` for a bad value.
+        presets: parameters implied by an alias (``{"RBP": {"p": 0.8}}``: ir_measures'
+            ``RBP`` is ``rbp(p=0.8)``).
+        summary: how a summary line combines the per-query values (``None``: ``"mean"``
+            for a metric, ``"sum"`` for a count); statistics always use the per-query
+            values themselves.
+        always: for a count, whether retrieval evaluations record it on every row even
+            when it was not asked for (num_ret, num_rel, num_rel_ret).
         needs_judgments: the metric reads the case's relevance judgments (its expected
             ids): the target runner refuses, before any call, a golden case without
             them, instead of scoring it 0 (retrieval measures set it).
@@ -65,25 +82,39 @@ class MetricSpec(NamedTuple):
     prepare: PrepareFn | None = None
     batch: BatchFn | None = None
     family: str | None = None
+    params: tuple[str, ...] = ()
+    variant: Callable[..., MetricSpec] | None = None
+    presets: Mapping[str, Mapping[str, Any]] | None = None
+    summary: SummaryKind | None = None
+    always: bool = True
     needs_judgments: bool = False
 
 
 class MetricFamily(NamedTuple):
-    """A parametric family of metrics, ``name@k`` for any positive integer ``k``.
+    """A parametric family of metrics, ``name@k``.
 
-    ``factory(k)`` returns the :class:`MetricSpec` named ``f"{name}@{k}"``. ``aliases`` are
-    alternative family prefixes (``"P"`` for ``"precision"``). ``core`` is the underlying
-    ``(retrieved, relevant, k) -> float`` function when there is one.
+    ``factory(k)`` returns the :class:`MetricSpec` named ``f"{name}@{k}"``, ``k`` a
+    positive integer (``cutoff="int"``, the default) or a number (``cutoff="float"``, as
+    ``iprec@0.5``). A family that declares ``params`` also takes them as keywords:
+    ``"precision(rel=2)@5"`` calls ``factory(5, rel=2)``, which names the spec canonically
+    (:func:`evalkit.metric_names.canonical`) and raises ``ValueError`` for a bad value; a
+    family without ``params`` (the seed's ``METRICS[name] = fn``) is only ever called as
+    ``factory(k)``. ``aliases`` are alternative family prefixes (``"P"`` for
+    ``"precision"``); ``presets`` the parameters an alias implies. ``core`` is the
+    underlying ``(retrieved, relevant, k) -> float`` function when there is one.
     """
 
     name: str
-    factory: Callable[[int], MetricSpec]
+    factory: Callable[..., MetricSpec]
     higher_is_better: bool | None
     kind: MetricKind = "metric"
     description: str = ""
     version: str = "1"
     aliases: tuple[str, ...] = ()
     core: Callable[..., float] | None = None
+    params: tuple[str, ...] = ()
+    cutoff: Literal["int", "float"] = "int"
+    presets: Mapping[str, Mapping[str, Any]] | None = None
 
 
 class AggregateSpec(NamedTuple):
@@ -153,10 +184,11 @@ _CALLABLE_FIELDS: dict[type, tuple[str, ...]] = {
     LoaderSpec: ("fn",), TargetSpec: ("factory",), ReporterSpec: ("render",),
 }
 _OPTIONAL_CALLABLES: dict[type, tuple[str, ...]] = {
-    MetricSpec: ("prepare", "batch"), MetricFamily: ("core",), LoaderSpec: ("accepts",),
+    MetricSpec: ("prepare", "batch", "variant"), MetricFamily: ("core",),
+    LoaderSpec: ("accepts",),
 }
 _STRING_FIELDS = ("description", "version", "suffix")
-_NAME_TUPLES = ("aliases", "suffixes")
+_NAME_TUPLES = ("aliases", "suffixes", "params")
 
 
 def record_problem(rec: Any) -> str | None:
@@ -200,7 +232,15 @@ def record_problem(rec: Any) -> str | None:
     family = getattr(rec, "family", None)
     if family is not None and not isinstance(family, str):
         return f"{what}: family must be a string or None, got {family!r}"
-    options = getattr(rec, "options", None)
-    if options is not None and not isinstance(options, Mapping):
-        return f"{what}: options must be a mapping or None, got {options!r}"
+    for attr in ("options", "presets"):
+        value = getattr(rec, attr, None)
+        if value is not None and not isinstance(value, Mapping):
+            return f"{what}: {attr} must be a mapping or None, got {value!r}"
+    summary = getattr(rec, "summary", None)
+    if summary is not None and summary not in SUMMARY_KINDS:
+        return f"{what}: summary must be one of {', '.join(SUMMARY_KINDS)}, got {summary!r}"
+    if getattr(rec, "cutoff", "int") not in ("int", "float"):
+        return f"{what}: cutoff must be 'int' or 'float', got {rec.cutoff!r}"
+    if not isinstance(getattr(rec, "always", True), bool):
+        return f"{what}: always must be True or False, got {rec.always!r}"
     return None

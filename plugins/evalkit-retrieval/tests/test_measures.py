@@ -45,13 +45,22 @@ def test_every_record_declares_polarity_description_and_version() -> None:
     records = metric_records()
     assert {r.name for r in records} == {
         "precision", "recall", "ndcg", "rr", "ap", "success", "r_precision",
-        "num_ret", "num_rel", "num_rel_ret"}
+        "num_ret", "num_rel", "num_rel_ret",
+        "gm_map", "bpref", "iprec", "infap", "gm_bpref", "rprec_mult", "utility",
+        "11pt_avg", "bin_g", "g", "ndcg_rel", "rndcg", "relative_precision", "set_p",
+        "set_relative_p", "set_recall", "set_ap", "set_f", "num_nonrel_judged_ret", "rbp",
+        "rbp_resid", "unj", "judged", "err"}
+    lower_is_better = {"unj"}
     for record in records:
-        assert record.higher_is_better is True
-        assert "trec_eval" in record.description
+        assert record.higher_is_better is (record.name not in lower_is_better)
+        assert "trec_eval" in record.description or record.name in ("judged", "err")
         assert record.version == "1"
     counts = {r.name for r in records if isinstance(r, MetricSpec) and r.kind == "count"}
-    assert counts == {"num_ret", "num_rel", "num_rel_ret"}
+    assert counts == {"num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret",
+                      "rbp_resid"}
+    always = {r.name for r in records if isinstance(r, MetricSpec) and r.kind == "count"
+              and r.always}
+    assert always == {"num_ret", "num_rel", "num_rel_ret"}
     families = {r.name: r for r in records if isinstance(r, MetricFamily)}
     assert families["recall"].core is core.recall_at_k
     spec = families["precision"].factory(10)

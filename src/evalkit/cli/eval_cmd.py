@@ -1,14 +1,14 @@
 """``evalkit eval``: score one run against qrels and print means and per-query values.
 
-Also holds the input helpers that ``evalkit compare`` shares: reading a TREC run or a run
-artifact, metric-name resolution, the trec_eval names and layout. Library imports happen
-inside functions so that ``evalkit --help`` stays light.
+Reading a TREC run or a run artifact and metric-name resolution come from the library
+(:mod:`evalkit.run_files`, :mod:`evalkit.metric_info`); the trec_eval layout of
+``--format trec`` comes from the retrieval plugin. Library imports that pull in numpy
+happen inside functions so that ``evalkit --help`` stays light.
 """
 
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from enum import StrEnum
@@ -18,38 +18,13 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from evalkit.cli.errors import CliError
-from evalkit.cli.inputs import (
-    no_rows_message,
-    not_a_run_message,
-    not_qrels_message,
-    require_file,
-    require_writable,
-    sniff,
-)
+from evalkit.cli.inputs import require_writable
+from evalkit.metric_info import COUNT_NAMES, canonical_metric, is_count
+from evalkit.run_files import DEFAULT_METRICS, check_artifact, is_artifact, notes_of
 
 if TYPE_CHECKING:
+    from evalkit.measure_args import MeasureRequest
     from evalkit.results import RunResult
-
-#: Metrics used when none is named: the usual trec_eval summary of a ranked run.
-DEFAULT_METRICS: tuple[str, ...] = ("ap", "ndcg@10", "precision@10", "recall@100", "rr")
-
-#: Per-query counts trec_eval prints before the measures (summed in the ``all`` block).
-COUNT_NAMES: tuple[str, ...] = ("num_ret", "num_rel", "num_rel_ret")
-
-# canonical evalkit family -> (trec_eval name, position in trec_eval's all_trec order)
-_TREC_FAMILIES: dict[str, tuple[str, int]] = {
-    "ap": ("map", 0),
-    "r_precision": ("Rprec", 2),
-    "rr": ("recip_rank", 4),
-    "precision": ("P", 10),
-    "recall": ("recall", 11),
-    "ndcg": ("ndcg", 20),
-    "ndcg_cut": ("ndcg_cut", 21),
-    "map_cut": ("map_cut", 22),
-    "success": ("success", 24),
-}
-_TREC_CUTOFF_FAMILIES = frozenset({"precision", "recall", "ndcg_cut", "map_cut", "success"})
-_AT_K = re.compile(r"^(?P<name>[^@]+)@(?P<k>\d+)$")
 
 
 class OutputFormat(StrEnum):
@@ -65,74 +40,36 @@ class Missing(StrEnum):
 
     zero = "zero"
     skip = "skip"
+    refuse = "refuse"
 
 
 # ----------------------------------------------------------------------- helpers
 def split_metrics(values: Sequence[str] | None) -> list[str]:
-    """``-m a -m b,c`` -> ``["a", "b", "c"]`` (order kept, repeats dropped).
+    """``-m a -m b,c`` -> ``["a", "b", "c"]`` (order kept, repeats dropped), with
+    trec_eval's nicknames and parameter lists expanded (:mod:`evalkit.measure_args`).
 
     Raises:
-        CliError: a ``-m`` value names no metric (``-m ""`` or ``-m ,``).
+        CliError: a ``-m`` value names no metric (``-m ""`` or ``-m ,``) or holds a bad
+            trec_eval parameter list.
     """
-    out: list[str] = []
-    for value in values or ():
-        names = [part.strip() for part in value.split(",") if part.strip()]
-        if not names:
-            raise CliError(
-                f"-m {value!r} names no metric; give one or more names (-m ap -m ndcg@10 or "
-                "-m ap,ndcg@10)"
-            )
-        for name in names:
-            if name not in out:
-                out.append(name)
-    return out
+    return read_metrics(values).names
 
 
-def canonical_metric(name: str) -> str:
-    """The name rows store for ``name`` (aliases resolved); ``name`` if unknown here."""
-    from evalkit.registry import RegistryError, default_registry
+def read_metrics(values: Sequence[str] | None) -> MeasureRequest:
+    """What ``-m`` values ask for (see :func:`evalkit.measure_args.read_measure_args`).
+
+    Raises:
+        CliError: as :func:`split_metrics`.
+    """
+    from evalkit.measure_args import read_measure_args
+    from evalkit.metric_names import MetricNameError
 
     try:
-        return default_registry().resolve(name).name
-    except RegistryError:
-        return name
+        return read_measure_args(values)
+    except MetricNameError as exc:
+        raise CliError(str(exc)) from None
 
 
-def higher_is_better(metric: str) -> bool:
-    """A metric's declared polarity; higher is better when it is unknown or undeclared."""
-    from evalkit.registry import RegistryError, default_registry
-
-    try:
-        return default_registry().polarity(metric)
-    except RegistryError:
-        return True
-
-
-def trec_name(metric: str) -> tuple[str, tuple[int, float, str]]:
-    """trec_eval's name of a canonical metric, and a key ordering it as trec_eval prints.
-
-    ``ap`` -> ``map``, ``ap@k`` -> ``map_cut_k``, ``ndcg@k`` -> ``ndcg_cut_k``,
-    ``precision@k`` -> ``P_k``, ``recall@k`` -> ``recall_k``, ``rr`` -> ``recip_rank``,
-    ``success@k`` -> ``success_k``, ``r_precision`` -> ``Rprec``. Other names are kept and
-    printed after these.
-    """
-    m = _AT_K.match(metric)
-    family, k = (m.group("name"), int(m.group("k"))) if m else (metric, -1)
-    if k >= 0 and family in ("ap", "ndcg"):
-        family = {"ap": "map_cut", "ndcg": "ndcg_cut"}[family]
-    with_k = family in _TREC_CUTOFF_FAMILIES
-    if family in _TREC_FAMILIES and with_k == (k >= 0):
-        base, pos = _TREC_FAMILIES[family]
-        if with_k:
-            return f"{base}_{k}", (pos, float(k), "")
-        return base, (pos, -1.0, "")
-    return metric, (1000, 0.0, metric)
-
-
-def is_artifact(path: Path) -> bool:
-    from evalkit.results import is_artifact as _is_artifact
-
-    return _is_artifact(path)
 
 
 @contextmanager
@@ -153,94 +90,12 @@ def note(message: str) -> None:
     typer.echo(message, err=True)
 
 
-def load_or_evaluate(
-    path: Path,
-    *,
-    qrels: Path | None,
-    metrics: Sequence[str],
-    relevance_level: int,
-    missing: str,
-    depth: int | None,
-    name: str | None = None,
-) -> RunResult:
-    """A run artifact as saved, or a TREC run file scored against ``qrels``."""
-    from evalkit.precomputed import evaluate_run
-    from evalkit.results import RunResult
+def load_or_evaluate(path: Path, **options: Any) -> RunResult:
+    """:func:`evalkit.run_files.load_or_evaluate`, with a spinner while it works."""
+    from evalkit.run_files import load_or_evaluate as load
 
-    require_file(path, "run")
-    if is_artifact(path):
-        result = RunResult.load(path)
-        require_rows(result, path)
-        if name:
-            result.name = name
-        return result
-    found = sniff(path)
-    if qrels is None or found.kind not in ("run", "text"):
-        raise CliError(not_a_run_message(path, found, qrels_given=qrels is not None))
-    require_file(qrels, "qrels")
-    wrong = not_qrels_message(qrels, sniff(qrels))
-    if wrong:
-        raise CliError(wrong)
     with progress(f"evaluating {path.name}"):
-        return evaluate_run(
-            path, qrels, list(metrics), relevance_level=relevance_level,
-            missing=missing,  # type: ignore[arg-type]
-            depth=depth, name=name,
-        )
-
-
-def require_rows(result: RunResult, path: Path) -> None:
-    """Refuse a run artifact that holds a header and no row."""
-    if not result.per_query:
-        raise CliError(no_rows_message(path))
-
-
-def qrels_sha256(path: Path) -> str:
-    import hashlib
-
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
-def check_artifact(
-    result: RunResult,
-    path: Path,
-    *,
-    qrels: Path | None,
-    relevance_level: int | None,
-    missing: str | None,
-    depth: int | None,
-) -> None:
-    """Refuse options that contradict how an artifact was evaluated (it is not re-scored)."""
-    header = result.header
-    problems: list[str] = []
-    stored = (header.get("qrels") or {}).get("sha256")
-    if qrels is not None and stored:
-        require_file(qrels, "qrels")
-        if qrels_sha256(qrels) != stored:
-            problems.append(f"it was scored against other qrels (sha256 {stored[:12]})")
-    wanted = {"relevance_level": relevance_level, "missing": missing, "depth": depth}
-    for key, value in wanted.items():
-        if value is not None and key in header and header[key] != value:
-            problems.append(f"it was scored with {key}={header[key]!r}, not {value!r}")
-    if problems:
-        raise CliError(
-            f"{path}: {'; '.join(problems)}. An artifact keeps the values it was saved with; "
-            "evaluate the TREC run file again to change them"
-        )
-
-
-def is_count(name: str) -> bool:
-    """Whether ``name`` is a per-query count (num_ret, num_rel, num_rel_ret, ...)."""
-    from evalkit.registry import RegistryError, default_registry
-    from evalkit.specs import MetricSpec
-
-    if name in COUNT_NAMES:
-        return True
-    try:
-        spec = default_registry().resolve(name)
-    except RegistryError:
-        return False
-    return isinstance(spec, MetricSpec) and spec.kind == "count"
+        return load(path, **options)
 
 
 def count_names(result: RunResult) -> list[str]:
@@ -298,23 +153,6 @@ def select_metrics(
     return out, counts
 
 
-def notes_of(result: RunResult) -> dict[str, Any]:
-    """The evaluation notes of a run header, with the counts the CLI reports."""
-    notes: dict[str, Any] = dict(result.header.get("notes") or {})
-    missing_policy = result.header.get("missing")
-    if "missing_scored_zero" in notes:
-        missing_count = notes["missing_scored_zero"]
-    else:
-        missing_count = notes.get("missing_skipped")
-    return {
-        "unjudged_ignored": notes.get("unjudged_ignored"),
-        "unjudged_ignored_ids": notes.get("unjudged_ignored_ids", []),
-        "missing": missing_policy,
-        "missing_count": missing_count,
-        "missing_ids": notes.get("missing_ids", []),
-    }
-
-
 def summary_line(result: RunResult) -> str:
     """One sentence: queries evaluated, unjudged topics ignored, judged queries missing."""
     n = notes_of(result)
@@ -338,28 +176,37 @@ def fmt(value: float) -> str:
 
 
 # ----------------------------------------------------------------------- output
-def trec_lines(result: RunResult, metrics: Sequence[str], per_query: bool) -> list[str]:
-    """trec_eval's output (``-q`` when ``per_query``): ``%-22s\\t%s\\t%6.4f`` lines."""
-    ordered = sorted(metrics, key=lambda m: trec_name(m)[1])
-    names = {m: trec_name(m)[0] for m in ordered}
-    rows = sorted(result.per_query, key=lambda r: str(r.query_id).encode())
-    lines: list[str] = []
-    if per_query:
-        for row in rows:
-            counts = getattr(row, "counts", {}) or {}
-            lines.extend(
-                f"{c:<22}\t{row.query_id}\t{int(counts[c])}" for c in COUNT_NAMES if c in counts
-            )
-            lines.extend(
-                f"{names[m]:<22}\t{row.query_id}\t{float(row.metrics[m]):6.4f}" for m in ordered
-            )
-    lines.append(f"{'runid':<22}\tall\t{result.name}")
-    lines.append(f"{'num_q':<22}\tall\t{len(rows)}")
-    for c in COUNT_NAMES:
-        if rows and all(c in (getattr(r, "counts", {}) or {}) for r in rows):
-            lines.append(f"{c:<22}\tall\t{sum(int(r.counts[c]) for r in rows)}")
-    lines.extend(f"{names[m]:<22}\tall\t{result.mean(m):6.4f}" for m in ordered)
-    return lines
+def print_trec(result: RunResult, request: MeasureRequest, metrics: Sequence[str],
+               counts: Sequence[str], per_query: bool, qrels: Path | None) -> None:
+    """trec_eval's layout, from the retrieval plugin (:mod:`evalkit_retrieval.trec_output`)."""
+    from evalkit.plugins import import_optional
+
+    trec = import_optional("evalkit_retrieval.trec_output", "evalkit-retrieval",
+                           "--format trec")
+    judgments = None
+    if qrels is not None:
+        from evalkit.precomputed import load_qrels_input
+
+        judgments = load_qrels_input(qrels).judgments
+    wanted = list(metrics) + [c for c in counts if c not in metrics]
+    if request.header:  # evalkit's names: trec_eval's counts are printed, as it prints them
+        wanted = [c for c in COUNT_NAMES if c in count_names(result) and c not in wanted] + wanted
+    labels = {canonical_metric(k): v for k, v in request.labels.items()}
+    lines = trec.trec_lines(
+        result, wanted, per_query=per_query, labels=labels,
+        relstring_len=request.relstring, judgments=judgments,
+        complete=result.header.get("missing") == "zero", header=request.header,
+    )
+    typer.echo("\n".join(lines))
+
+
+def _count_cell(value: float) -> str:
+    return str(int(value)) if value.is_integer() else fmt(value)
+
+
+def _count_text(result: RunResult, name: str) -> str:
+    total = summary_value(result, name, count=True)
+    return str(int(total)) if summary_kind(name, count=True) == "sum" else fmt(total)
 
 
 def count_total(result: RunResult, name: str) -> int:
@@ -377,8 +224,8 @@ def as_json(
         "run": result.name,
         "source": str(source),
         "metrics": list(metrics),
-        "means": {m: result.mean(m) for m in metrics},
-        "counts": {c: count_total(result, c) for c in counts},
+        "means": {m: summary_value(result, m) for m in metrics},
+        "counts": {c: summary_value(result, c, count=True) for c in counts},
         "num_queries": len(result.per_query),
         **notes_of(result),
         "relevance_level": header.get("relevance_level"),
@@ -395,6 +242,18 @@ def as_json(
             for r in result.per_query
         ]
     return out
+
+
+def summary_value(result: RunResult, name: str, *, count: bool = False) -> float:
+    from evalkit import summaries
+
+    return summaries.summary_value(result, name, count=count)
+
+
+def summary_kind(name: str, *, count: bool) -> str:
+    from evalkit import summaries
+
+    return summaries.summary_kind(name, count=count)
 
 
 def print_table(
@@ -416,26 +275,29 @@ def print_table(
             col.justify = "right"
         for r in result.per_query:
             table.add_row(str(r.query_id), *(fmt(float(r.metrics[m])) for m in metrics),
-                          *(str(int(r.counts[c])) for c in counts))
+                          *(_count_cell(float(r.counts[c])) for c in counts))
         table.add_section()
         label = "mean" if not counts else ("total" if not metrics else "mean / total")
-        table.add_row(label, *(fmt(result.mean(m)) for m in metrics),
-                      *(str(count_total(result, c)) for c in counts), style="bold")
+        table.add_row(label, *(fmt(summary_value(result, m)) for m in metrics),
+                      *(_count_text(result, c) for c in counts), style="bold")
         console.print(table)
         return
     if metrics:
         table = Table("metric", "mean", box=None, pad_edge=False)
         table.columns[1].justify = "right"
         for m in metrics:
-            table.add_row(m, fmt(result.mean(m)))
+            table.add_row(m, fmt(summary_value(result, m)))
         console.print(table)
     if counts:
         table = Table("count", "total", "per query", box=None, pad_edge=False)
         table.columns[1].justify = table.columns[2].justify = "right"
         n = len(result.per_query)
         for c in counts:
-            total = count_total(result, c)
-            table.add_row(c, str(total), f"{total / n:.2f}")
+            total = summary_value(result, c, count=True)
+            if summary_kind(c, count=True) == "sum":
+                table.add_row(c, str(int(total)), f"{total / n:.2f}")
+            else:
+                table.add_row(c, fmt(total) + " (mean)", fmt(total))
         console.print(table)
 
 
@@ -483,9 +345,13 @@ def command(
     missing: Annotated[Missing | None, typer.Option(
         "--missing",
         help="A judged query absent from the run: 'zero' scores it 0 (trec_eval -c), "
-        "'skip' leaves it out. (default: zero)",
+        "'skip' leaves it out (trec_eval 9.0.8 without -c), 'refuse' stops with an error "
+        "(trec_eval 10.0 without -c). (default: zero)",
         show_default=False,
     )] = None,
+    complete: Annotated[bool, typer.Option(
+        "-c", help="Same as --missing zero (trec_eval -c), the default.",
+    )] = False,
     save: Annotated[Path | None, typer.Option(
         "--save", help="Write the per-query rows to this run artifact (JSON Lines).",
         show_default=False,
@@ -505,8 +371,11 @@ def command(
         if output not in (OutputFormat.table, OutputFormat.json):
             raise CliError("--json and --format trec exclude each other; pick one")
         fmt_out = OutputFormat.json
-    requested = split_metrics(metric)
-    missing_value = missing.value if missing is not None else None
+    request = read_metrics(metric)
+    requested = request.names
+    if complete and missing not in (None, Missing.zero):
+        raise CliError(f"-c is --missing zero; it contradicts --missing {missing.value}")
+    missing_value = missing.value if missing is not None else ("zero" if complete else None)
     if save is not None:
         require_writable(save, "--save", f"{run.stem}.jsonl", inputs=[run, qrels])
     result = load_or_evaluate(
@@ -543,6 +412,6 @@ def command(
         n = notes_of(result)
         if n["unjudged_ignored"] or n["missing_count"]:
             note(summary_line(result))
-        typer.echo("\n".join(trec_lines(result, metrics, per_query)))
+        print_trec(result, request, metrics, counts, per_query, qrels)
     else:
         print_table(result, metrics, per_query, run, counts)

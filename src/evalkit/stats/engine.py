@@ -9,6 +9,7 @@ studentized statistics feed Westfall-Young's max-T.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from typing import Literal
@@ -26,6 +27,7 @@ from evalkit.stats._kernels import (
 )
 from evalkit.stats.bootstrap import tie_tolerance
 from evalkit.stats.degenerate import constant_outcome
+from evalkit.stats.histogram import Histogram, distribution
 from evalkit.stats.intervals import (
     Alternative,
     bca_ci,
@@ -87,6 +89,9 @@ class Analysis:
         null_exact: ``null_t`` enumerates every sign pattern (no ``+1`` rule).
         n_resamples: resamples (or sign patterns) behind the p-values; 0 if none.
         used_generator: any random draw was made.
+        histograms: per column, the binned distribution of the test's statistic
+            (:func:`evalkit.stats.histogram.distribution`) when ``bins`` was asked for;
+            else empty.
     """
 
     outcomes: list[ColumnOutcome]
@@ -95,6 +100,7 @@ class Analysis:
     null_exact: bool
     n_resamples: int
     used_generator: bool
+    histograms: tuple[Histogram | None, ...] = ()
 
 
 def check_options(method: str, ci: str | None, alpha: float, alternative: str) -> str | None:
@@ -153,6 +159,7 @@ def analyse(
     seed: int,
     want_null: bool = False,
     backend: Backend = "auto",
+    bins: int = 0,
 ) -> Analysis:
     """Run ``method`` (with interval ``ci_method``) on every column of ``D``.
 
@@ -163,6 +170,7 @@ def analyse(
         seed: generator seed.
         want_null: also return resampled studentized statistics for max-T.
         backend: kernel backend.
+        bins: also bin each column's resampled statistic into this many bins (0: no).
     """
     n, m = D.shape
     constant = np.all(D[0:1, :] == D, axis=0)
@@ -291,6 +299,13 @@ def analyse(
         else:
             null_t = np.zeros((n_resamples, m))
 
+    hists: tuple[Histogram | None, ...] = ()
+    if bins:
+        hists = tuple(
+            None if constant[j] else distribution(
+                method, j, n, float(means[j]), float(t_obs[j]), flips, dev, tstar, exact, bins)
+            for j in range(m)
+        )
     used = need_boot or need_sq or (need_flip and not exact)
     if method == "randomization" and exact and live:
         reported = 1 << n
@@ -298,7 +313,7 @@ def analyse(
         reported = 0
     else:
         reported = n_resamples
-    return Analysis(outcomes, t_obs, null_t, null_exact, reported, used)
+    return Analysis(outcomes, t_obs, null_t, null_exact, reported, used, hists)
 
 
 @dataclass(frozen=True)
@@ -314,6 +329,7 @@ class Family:
     t_obs: FloatArray
     null_t: FloatArray | None
     null_exact: bool
+    histograms: tuple[Histogram | None, ...] = ()
 
 
 def analyse_family(
@@ -327,6 +343,7 @@ def analyse_family(
     seed: int,
     want_null: bool = False,
     backend: Backend = "auto",
+    bins: int = 0,
 ) -> Family:
     """:func:`analyse` with "auto" resolved per column (:func:`resolve_method`).
 
@@ -351,6 +368,7 @@ def analyse_family(
     reported = [0] * m
     used = [False] * m
     t_obs = np.zeros(m)
+    hists: list[Histogram | None] = [None] * m
     parts: list[tuple[list[int], Analysis]] = []
     for g, cols in groups.items():
         ci_g = ci if ci is not None else DEFAULT_CI[g]
@@ -364,6 +382,7 @@ def analyse_family(
             seed=seed,
             want_null=want_null,
             backend=backend,
+            bins=bins,
         )
         parts.append((cols, an))
         for k, j in enumerate(cols):
@@ -372,6 +391,8 @@ def analyse_family(
             reported[j] = an.n_resamples
             used[j] = an.used_generator
             t_obs[j] = an.t_obs[k]
+            if an.histograms:
+                hists[j] = an.histograms[k]
     null_t: FloatArray | None = None
     null_exact = False
     if want_null:
@@ -384,4 +405,15 @@ def analyse_family(
     final = [ColumnOutcome(o.observed * sc, o.ci_low * sc, o.ci_high * sc, o.p_value,
                            o.exact, o.degenerate)
              for o, sc in zip(outcomes, scales.tolist(), strict=True) if o is not None]
-    return Family(final, resolved, ci_methods, reported, used, t_obs, null_t, null_exact)
+    return Family(final, resolved, ci_methods, reported, used, t_obs, null_t, null_exact,
+                  tuple(_rescaled(h, sc) for h, sc in zip(hists, scales.tolist(), strict=True))
+                  if bins else ())
+
+
+def _rescaled(hist: Histogram | None, scale: float) -> Histogram | None:
+    """A histogram of a column divided by ``scale`` (a power of two), back in the metric's
+    units; a studentized statistic has none and stays as it is."""
+    if hist is None or scale == 1.0 or hist.statistic != "mean difference":
+        return hist
+    return dataclasses.replace(hist, edges=tuple(e * scale for e in hist.edges),
+                               observed=hist.observed * scale)

@@ -98,6 +98,7 @@ def make_result(
         degenerate=outcome.degenerate,
         effect=effect,
         warnings=build_warnings(n, effect, outcome, method, requested),
+        distribution=family.histograms[j] if family.histograms else None,
     )
 
 

@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from evalkit.formatting import json_ready
+
+if TYPE_CHECKING:
+    from evalkit.stats.histogram import Histogram
 
 
 def format_p_value(p: float, n_resamples: int | None = None, digits: int = 4) -> str:
@@ -128,6 +131,10 @@ class PairedTestResult(BootstrapResult):
         warnings: notes for the reader (small n, skewness, degenerate input).
         p_adjusted: multiplicity-adjusted p, or None.
         correction: "holm", "bh", "westfall-young" or None.
+        distribution: the binned null or resampling distribution of the test's statistic
+            (:class:`evalkit.stats.histogram.Histogram`), when
+            :func:`evalkit.stats.compare_runs` was asked for it (``distribution_bins``);
+            None otherwise and for the t-test.
     """
 
     method: str
@@ -139,6 +146,7 @@ class PairedTestResult(BootstrapResult):
     warnings: tuple[str, ...] = field(default_factory=tuple)
     p_adjusted: float | None = None
     correction: str | None = None
+    distribution: Histogram | None = None
 
     @property
     def significant_adjusted(self) -> bool:

@@ -1,4 +1,10 @@
-"""Many metrics, many systems: one call, shared resamples, adjusted p-values."""
+"""Many metrics, many systems: one call, shared resamples, adjusted p-values.
+
+:func:`compare_runs` is the statistics core of :func:`evalkit.compare`; its answer is a
+:class:`PairedTestFamily` (called ``Comparison`` before 0.4, a name that now belongs to
+:class:`evalkit.comparison.Comparison`; ``evalkit.stats.Comparison`` still resolves to
+this class with a :class:`DeprecationWarning`).
+"""
 
 from __future__ import annotations
 
@@ -8,12 +14,14 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from evalkit.stats._kernels import Backend
 from evalkit.stats._rng import check_seed
 from evalkit.stats.bootstrap import check_resamples
 from evalkit.stats.effects import effect_sizes
 from evalkit.stats.engine import analyse_family, check_options
+from evalkit.stats.histogram import MAX_BINS
 from evalkit.stats.multiple import CORRECTIONS, benjamini_hochberg, holm, westfall_young
 from evalkit.stats.paired import DEFAULT_METHOD, make_result
 from evalkit.stats.pairing import RunLike, align
@@ -21,16 +29,22 @@ from evalkit.stats.results import PairedTestResult
 
 
 @dataclass(frozen=True)
-class Comparison:
-    """A family of paired tests run together.
+class PairedTestFamily:
+    """A family of paired tests run together (the answer of :func:`compare_runs`).
 
     Attributes:
-        results: one :class:`PairedTestResult` per (pair, metric), pairs in call order,
-            metrics in the given order; each carries ``p_adjusted`` and ``correction``.
+        results: one :class:`PairedTestResult` per (pair, metric), metrics in the given
+            order and, within a metric, pairs in call order; each carries ``p_adjusted``
+            and ``correction``.
         correction: the adjustment used ("holm", "bh", "westfall-young" or "none").
         method: the test requested ("auto" resolves per metric; each result names the
             test it ran).
         family_size: number of hypotheses adjusted together.
+        query_ids: the paired query ids, sorted (the same for every result).
+        differences: the per-query differences the tests ran on, shape
+            ``(len(query_ids), len(results))``: column ``j`` is ``results[j]``'s
+            ``a - b`` in ``query_ids`` order, after rounding noise is removed
+            (:func:`evalkit.stats.pairing.snap_differences`).
         notes: what the family was computed on when it is not every case of every run
             (``allow_incomplete``: how many cases were paired and which were left out).
     """
@@ -39,6 +53,8 @@ class Comparison:
     correction: str
     method: str
     family_size: int
+    query_ids: tuple[str, ...] = ()
+    differences: NDArray[np.float64] | None = None
     notes: tuple[str, ...] = ()
 
     def table(self) -> list[dict[str, Any]]:
@@ -67,8 +83,9 @@ def compare_runs(
     n_resamples: int = 10_000,
     seed: int | None = 42,
     backend: Backend = "auto",
+    distribution_bins: int = 0,
     allow_incomplete: bool = False,
-) -> Comparison:
+) -> PairedTestFamily:
     """Compare candidates with a baseline (or all pairs) on several metrics at once.
 
     Every comparison is ``candidate - baseline`` (with ``all_pairs``, for runs
@@ -86,13 +103,16 @@ def compare_runs(
         correction: "holm" (default), "bh" (Benjamini-Hochberg), "westfall-young"
             (step-down max-T on the shared resamples) or "none". With one hypothesis
             the adjusted p equals the raw one.
+        distribution_bins: give each result the binned distribution of its test's
+            statistic in this many bins (at most 200; see
+            :class:`evalkit.stats.histogram.Histogram`); 0 (the default) gives none.
         allow_incomplete: compare runs that fail coverage (:meth:`RunResult.coverage`:
             cases without a row, a file cut short) or lack a metric on some case, on the
-            cases every run has a value for, and say so in :attr:`Comparison.notes`.
+            cases every run has a value for, and say so in :attr:`PairedTestFamily.notes`.
             Without it such a run is refused.
 
     Returns:
-        :class:`Comparison`.
+        :class:`PairedTestFamily`.
 
     Raises:
         evalkit.coverage.IncompleteRunError: (a ``ValueError``) a run fails coverage and
@@ -106,6 +126,10 @@ def compare_runs(
         raise ValueError(f"unknown correction {correction!r}; choose one of {CORRECTIONS}")
     B = check_resamples(n_resamples)
     s = check_seed(seed)
+    if isinstance(distribution_bins, bool) or not isinstance(distribution_bins, int) or \
+            not 0 <= distribution_bins <= MAX_BINS:
+        raise ValueError(f"distribution_bins must be an integer from 0 to {MAX_BINS}, got "
+                         f"{distribution_bins!r}")
     if not isinstance(candidates, Sequence) or isinstance(candidates, str | bytes):
         raise ValueError("candidates must be a sequence of runs")
     if len(candidates) == 0:
@@ -158,6 +182,7 @@ def compare_runs(
         seed=s,
         want_null=correction == "westfall-young" and D.shape[1] > 1,
         backend=backend,
+        bins=distribution_bins,
     )
     raw = [o.p_value for o in analysis.outcomes]
     if correction == "holm":
@@ -188,7 +213,8 @@ def compare_runs(
             seed=s,
         )
         results.append(dataclasses.replace(r, p_adjusted=adj[j], correction=correction))
-    return Comparison(tuple(results), correction, method, len(results), notes)
+    return PairedTestFamily(tuple(results), correction, method, len(results),
+                            ids_ref or (), D, notes)
 
 
 @dataclass(frozen=True)
@@ -235,3 +261,4 @@ def paired_subset(runs: Sequence[RunLike], metrics: Sequence[str]
         _Subset(name, {m: {k: v for k, v in t[m].items() if k in common} for m in metrics})
         for name, t in zip(names, tables, strict=True)]
     return subsets, notes
+

@@ -1,0 +1,130 @@
+"""trec_eval's output layout, line for line, for an evaluated run.
+
+:func:`trec_lines` prints what ``trec_eval [-q] [-c] -m ...`` prints for the same run:
+``%-22s\\t%s\\t%6.4f`` lines (counts as integers), per query in query-id byte order when
+asked (``-q``), then the ``all`` block: ``runid``, ``num_q``, then each measure in
+trec_eval's order (:data:`~.trec_names.ORDER`, cut-offs ascending). Its summary-line rules,
+reproduced here:
+
+* counts (num_ret, num_rel, num_rel_ret, num_nonrel_judged_ret) are summed, not averaged;
+* under ``-c`` (evalkit's ``--missing zero``) ``num_rel`` on the ``all`` line is recounted
+  from every qrels line with a label above 0, whatever the relevance level (``-l 2``
+  prints more relevant documents there than the queries' own num_rel lines add up to);
+* the geometric means (gm_map, gm_bpref) are printed only on the ``all`` line, as the
+  exponential of the mean of the per-query logarithms;
+* ``relstring`` (the first N relevance labels: ``-`` not in the qrels, ``.`` labelled below
+  0, ``>`` above 9) is printed only per query, ``''`` for a query missing from the run;
+* means add the per-query values in query order, then divide, as trec_eval does.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from evalkit_retrieval.trec_names import order_key, trec_label
+
+
+def relstring(retrieved: Sequence[str], judgments: Mapping[str, int], n: int) -> str:
+    """trec_eval's relstring of a ranking: one character per document of the top ``n``."""
+    chars = []
+    for doc in retrieved[:max(n, 0)]:
+        label = judgments.get(doc)
+        if label is None:
+            chars.append("-")
+        elif label < 0:
+            chars.append(".")
+        else:
+            chars.append(">" if label > 9 else str(label))
+    return "".join(chars)
+
+
+def _value(row: Any, name: str) -> float:
+    metrics = row.metrics
+    return float(metrics[name] if name in metrics else row.counts[name])
+
+
+def trec_lines(
+    result: Any,
+    names: Sequence[str],
+    *,
+    per_query: bool,
+    labels: Mapping[str, str] | None = None,
+    relstring_len: int | None = None,
+    judgments: Mapping[str, Mapping[str, int]] | None = None,
+    complete: bool = False,
+    header: bool = True,
+) -> list[str]:
+    """The lines trec_eval prints for ``result`` (a :class:`~evalkit.results.RunResult`).
+
+    Args:
+        names: canonical measure names to print (those without a trec_eval name print
+            under their own name, after trec_eval's).
+        per_query: also print every query's block (trec_eval ``-q``).
+        labels: line names that differ from :func:`~.trec_names.trec_label`'s
+            (a parameter list as typed: ``utility_2,-1,0,0``).
+        relstring_len: print ``relstring`` with that many characters (per query only).
+        judgments: the qrels, for relstring and ``num_rel`` under ``complete``.
+        complete: the run was scored as trec_eval ``-c`` (missing judged queries as 0).
+        header: print the ``runid`` and ``num_q`` lines.
+
+    Raises:
+        KeyError: a row lacks one of ``names``.
+    """
+    from evalkit.registry import RegistryError, default_registry
+
+    reg = default_registry()
+    shown = {n: (labels or {}).get(n) or trec_label(n) or n for n in names}
+    entries: list[tuple[tuple[int, float], str, str]] = [
+        (order_key(label), label, name) for name, label in shown.items()]
+    if relstring_len is not None:
+        label = "relstring" if relstring_len == 10 else f"relstring_{relstring_len}"
+        entries.append((order_key("relstring"), label, ""))
+    entries.sort(key=lambda e: e[0])
+    summary: dict[str, str | None] = {}
+    for _, _, name in entries:
+        try:
+            spec = reg.resolve(name) if name else None
+        except RegistryError:
+            spec = None
+        kind = getattr(spec, "kind", "metric")
+        summary[name] = getattr(spec, "summary", None) or ("sum" if kind == "count" else "mean")
+    rows = sorted(result.per_query, key=lambda r: str(r.query_id).encode())
+    lines: list[str] = []
+    if per_query:
+        for row in rows:
+            for _, label, name in entries:
+                if not name:
+                    judged = (judgments or {}).get(str(row.query_id), {})
+                    text = relstring(row.retrieved, judged, relstring_len or 10)
+                    lines.append(f"{label:<22}\t{row.query_id}\t'{text}'")
+                elif summary[name] == "sum":
+                    lines.append(f"{label:<22}\t{row.query_id}\t{int(_value(row, name))}")
+                elif summary[name] != "exp_mean":
+                    lines.append(f"{label:<22}\t{row.query_id}\t{_value(row, name):6.4f}")
+    if header:
+        lines.append(f"{'runid':<22}\tall\t{result.name}")
+        lines.append(f"{'num_q':<22}\tall\t{len(rows)}")
+    for _, label, name in entries:
+        if not name:
+            continue
+        values = [_value(row, name) for row in rows]
+        if summary[name] == "sum":
+            total = sum(int(v) for v in values)
+            if name == "num_rel" and complete and judgments is not None:
+                total = sum(1 for judged in judgments.values() for g in judged.values() if g > 0)
+            lines.append(f"{label:<22}\tall\t{total}")
+            continue
+        mean = _sequential_sum(values) / len(rows) if rows else 0.0
+        if summary[name] == "exp_mean":
+            mean = math.exp(mean)
+        lines.append(f"{label:<22}\tall\t{mean:6.4f}")
+    return lines
+
+
+def _sequential_sum(values: Sequence[float]) -> float:
+    total = 0.0
+    for v in values:
+        total += v
+    return total

@@ -1,0 +1,80 @@
+"""ir_measures' and trec_eval's names resolve to stable canonical names, which round-trip
+through artifacts; rel= overrides the run's level; run() refuses rel= above 1."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from evalkit import RunResult, evaluate_run
+from evalkit.registry import RegistryError, resolve
+from evalkit.runner import run
+
+DATA = Path(__file__).parent / "data"
+NAMES = {
+    "AP": "ap", "P@5": "precision@5", "P(rel=2)@5": "precision(rel=2)@5",
+    "AP(rel=2)": "ap(rel=2)", "R@1000": "recall@1000", "nDCG@10": "ndcg@10",
+    "nDCG(dcg=exp-log2)@10": "ndcg(dcg=exp-log2)@10",
+    "nDCG(dcg='exp-log2')@10": "ndcg(dcg=exp-log2)@10", "RR": "rr", "RR(rel=2)": "rr(rel=2)",
+    "Judged@10": "judged@10", "ERR@20": "err@20", "RBP(p=0.8)": "rbp(p=0.8)",
+    "RBP": "rbp(p=0.8)", "rbp": "rbp", "Bpref": "bpref", "infAP": "infap",
+    "IPrec@0.5": "iprec@0.5", "SetP": "set_p", "SetR": "set_recall", "SetF": "set_f",
+    "Rprec": "r_precision", "NumRet": "num_ret", "NumRel": "num_rel",
+    "NumRelRet": "num_rel_ret", "NumRet(rel=2)": "num_rel_ret(rel=2)",
+    "SetP(relative=True)": "set_relative_p",
+    "P_10": "precision@10", "P.10": "precision@10", "ndcg_cut_10": "ndcg@10",
+    "ndcg_cut.10": "ndcg@10", "recip_rank": "rr", "map_cut_100": "ap@100",
+    "iprec_at_recall_0.50": "iprec@0.5", "recall_1000": "recall@1000",
+    "Rprec_mult_0.20": "rprec_mult@0.2", "unj_5": "unj@5", "gm_map": "gm_map",
+    "nDCG(gains={1:3,2:9})": "ndcg(gains={1:3,2:9})",
+}
+
+
+@pytest.mark.parametrize(("given", "canonical"), sorted(NAMES.items()))
+def test_names_resolve_to_canonical_names(given: str, canonical: str) -> None:
+    spec = resolve(given)
+    assert spec.name == canonical
+    assert resolve(canonical).name == canonical  # canonical names resolve to themselves
+
+
+def test_counts_stay_counts() -> None:
+    for name in ("NumRet", "NumRel", "NumRelRet", "rbp_resid", "num_nonrel_judged_ret"):
+        assert getattr(resolve(name), "kind", None) == "count"
+
+
+@pytest.mark.parametrize("bad", ["P(rel=0)@5", "P(foo=1)@5", "AP(rel=x)", "P", "RBP(p=2)",
+                                 "ap(", "nDCG(dcg=cube)@10"])
+def test_bad_names_are_refused_with_a_reason(bad: str) -> None:
+    with pytest.raises(RegistryError):
+        resolve(bad)
+
+
+def test_rel_overrides_the_run_level_and_round_trips(tmp_path: Path) -> None:
+    result = evaluate_run(DATA / "results.test", DATA / "qrels.rel_level",
+                          ["P(rel=2)@10", "P@10"], relevance_level=1)
+    level2 = evaluate_run(DATA / "results.test", DATA / "qrels.rel_level", ["P@10"],
+                          relevance_level=2)
+    assert result.scores("P(rel=2)@10") == level2.scores("P@10")
+    assert result.scores("precision@10") != level2.scores("P@10")
+    saved = result.save(tmp_path / "run.jsonl")
+    back = RunResult.load(saved)
+    assert back.metric_names() == ["precision(rel=2)@10", "precision@10"]
+    assert back.scores("P(rel=2)@10") == result.scores("precision(rel=2)@10")
+
+
+class _Q:
+    def __init__(self, qid: str) -> None:
+        self.id = qid
+
+
+def test_seed_run_refuses_rel_above_one() -> None:
+    with pytest.raises(ValueError, match="rel=2 would count nothing as relevant"):
+        run("x", lambda q: ["a"], [_Q("1")], {"1": {"a"}}, ["P(rel=2)@5"])
+    assert run("x", lambda q: ["a"], [_Q("1")], {"1": {"a"}}, ["P(rel=1)@1"]).mean(
+        "P(rel=1)@1") == 1.0
+
+
+def test_missing_refuse_stops_like_trec_eval_10() -> None:
+    with pytest.raises(ValueError, match="'302'"):
+        evaluate_run(DATA / "results.trunc", DATA / "qrels.test", ["ap"], missing="refuse")

@@ -1,0 +1,50 @@
+"""What ``-m`` values ask for, read as the command line reads them.
+
+:func:`read_measure_args` splits them (:func:`evalkit.metric_names.split_measure_args`)
+and lets the retrieval plugin, when it is installed, expand trec_eval's nicknames and
+parameter lists; every other name is left for the registry to resolve.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import NamedTuple
+
+from evalkit.metric_names import MetricNameError, split_measure_args
+
+
+class MeasureRequest(NamedTuple):
+    """What ``-m`` values ask for: measure names, plus what trec_eval's layout needs.
+
+    ``labels`` maps a canonical name to the line name trec_eval prints for it (a
+    parameter list as typed), ``relstring`` the length of trec_eval's ``relstring``
+    line, ``header`` whether the ``runid`` / ``num_q`` lines are printed.
+    """
+
+    names: list[str]
+    labels: dict[str, str]
+    relstring: int | None
+    header: bool
+
+
+def read_measure_args(values: Sequence[str] | None) -> MeasureRequest:
+    """``-m`` values as the command line reads them: split by :func:`split_measure_args`,
+    then trec_eval's nicknames and parameter lists (``all_trec``, ``P.5,10``,
+    ``ndcg.1=3,2=9``) expanded by the retrieval plugin when it is installed
+    (``evalkit_retrieval.trec_names.expand``); other names are kept for the registry.
+
+    Raises:
+        MetricNameError: a value names no measure, or a trec_eval parameter list is bad.
+    """
+    pieces = split_measure_args(values)
+    try:
+        from evalkit_retrieval.trec_names import expand
+    except ImportError:
+        return MeasureRequest(pieces, {}, None, True)
+    try:
+        req = expand(pieces)
+    except ValueError as exc:
+        raise MetricNameError(str(exc)) from None
+    except LookupError as exc:  # a measure the registry does not know (or blocked)
+        raise MetricNameError(str(exc.args[0]) if exc.args else str(exc)) from None
+    return MeasureRequest(req.names, req.labels, req.relstring, req.header)

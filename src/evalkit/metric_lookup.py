@@ -1,0 +1,180 @@
+"""How the registry finds the metric a name means.
+
+In order: an exact name or alias (matched case-insensitively when nothing matches
+exactly), with the parameters the alias implies (``RBP`` is ``rbp(p=0.8)``); then
+ir_measures' syntax, ``Base(params)@cutoff``, against a family (with a cut-off) or a
+measure that takes parameters (without one); then trec_eval's one-cut-off spellings
+``P_10``, ``P.10``, ``ndcg_cut_10``, ``iprec_at_recall_0.50``. Anything else gets a
+did-you-mean (:func:`unknown_message`).
+
+The registry calls :func:`lookup` with itself; this module only reads it, through the
+small :class:`Table` interface, and raises :class:`LookupFailure`, which the registry turns
+into its ``RegistryError``.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Protocol
+
+from evalkit.metric_names import MetricNameError, parse_name, trec_spelling
+from evalkit.specs import AggregateSpec, MetricFamily, MetricSpec
+
+if TYPE_CHECKING:
+    from evalkit.specs import AnySpec
+
+
+class LookupFailure(LookupError):
+    """A name the registry cannot resolve (the message says why and what would)."""
+
+
+class Table(Protocol):
+    """What :func:`lookup` reads of a registry."""
+
+    _family_cache: dict[str, MetricSpec]
+
+    def _canonical(self, name: str) -> str | None: ...
+
+    def _raise_if_blocked(self, key: str) -> None: ...
+
+    def _metric_record(self, key: str) -> AnySpec: ...
+
+    def _unknown_message(self, name: str) -> str: ...
+
+
+def lookup(table: Table, name: str) -> MetricSpec | AggregateSpec:
+    """The metric or aggregate ``name`` means (see the module docstring).
+
+    Raises:
+        LookupFailure: unknown name, unknown or bad parameter, bad cut-off.
+        RegistryError: the name is blocked (raised by the registry itself).
+    """
+    cached = table._family_cache.get(name)
+    if cached is not None:
+        return cached
+    key = table._canonical(name)
+    if key is not None:
+        table._raise_if_blocked(key)
+        spec = table._metric_record(key)
+        if isinstance(spec, AggregateSpec):
+            return spec
+        if isinstance(spec, MetricSpec):
+            preset = (spec.presets or {}).get(name)
+            return _remember(table, name, _variant(spec, dict(preset), name) if preset else spec)
+    try:
+        parsed = parse_name(name)
+    except MetricNameError as exc:
+        raise LookupFailure(str(exc)) from None
+    if parsed is not None and (parsed.cutoff is not None or parsed.params):
+        if parsed.cutoff is not None:
+            family = _family(table, parsed.base)
+            if family is not None:
+                return _remember(table, name, _member(family, parsed.base, parsed.cutoff,
+                                                      parsed.params, name))
+        else:
+            skey = table._canonical(parsed.base)
+            if skey is not None:
+                table._raise_if_blocked(skey)
+                spec = table._metric_record(skey)
+                if isinstance(spec, MetricSpec):
+                    params = {**(spec.presets or {}).get(parsed.base, {}), **parsed.params}
+                    return _remember(table, name, _variant(spec, params, name))
+            if _family(table, parsed.base) is not None:
+                raise LookupFailure(
+                    f"{name!r} needs a cut-off: write {name}@k (e.g. {name}@10)")
+    trec = trec_spelling(name)
+    if trec is not None:
+        family = _family(table, trec[0])
+        if family is not None:
+            return _remember(table, name, _member(family, trec[0], trec[1], {}, name))
+    raise LookupFailure(table._unknown_message(name))
+
+
+def _remember(table: Table, name: str, spec: MetricSpec) -> MetricSpec:
+    table._family_cache[name] = spec
+    return spec
+
+
+def _family(table: Table, base: str) -> MetricFamily | None:
+    key = table._canonical(f"{base}@k")
+    if key is None:
+        return None
+    table._raise_if_blocked(key)
+    record = table._metric_record(key)
+    return record if isinstance(record, MetricFamily) else None
+
+
+def _check_params(accepted: tuple[str, ...], params: Mapping[str, Any], what: str,
+                  name: str) -> None:
+    unknown = sorted(set(params) - set(accepted))
+    if unknown:
+        takes = (f"takes the parameters {', '.join(accepted)}" if accepted
+                 else "takes no parameters")
+        raise LookupFailure(
+            f"{name!r}: {what} {takes}; {', '.join(repr(u) for u in unknown)} "
+            f"{'is' if len(unknown) == 1 else 'are'} not among them"
+        )
+
+
+def _member(family: MetricFamily, base: str, cutoff: str, params: Mapping[str, Any],
+            name: str) -> MetricSpec:
+    merged = {**(family.presets or {}).get(base, {}), **params}
+    _check_params(family.params, merged, f"the {family.name}@k family", name)
+    k: int | float
+    if family.cutoff == "int":
+        if not cutoff.isdigit() or int(cutoff) < 1:
+            raise LookupFailure(f"{name!r}: the cut-off after '@' must be a positive integer")
+        k = int(cutoff)
+    else:
+        try:
+            k = float(cutoff)
+        except ValueError:
+            k = math.nan
+        if not math.isfinite(k):
+            raise LookupFailure(f"{name!r}: the cut-off after '@' must be a number")
+    try:
+        return family.factory(k, **merged) if merged else family.factory(k)
+    except (ValueError, TypeError) as exc:
+        raise LookupFailure(f"{name!r}: {exc}") from None
+
+
+def _variant(spec: MetricSpec, params: dict[str, Any], name: str) -> MetricSpec:
+    if spec.variant is None:
+        raise LookupFailure(f"{name!r}: {spec.name} takes no parameters")
+    _check_params(spec.params, params, spec.name, name)
+    try:
+        return spec.variant(**params)
+    except (ValueError, TypeError) as exc:
+        raise LookupFailure(f"{name!r}: {exc}") from None
+
+
+def unknown_message(spellings: set[str], name: str) -> str:
+    """``unknown metric 'x'; did you mean ...?`` from the known ``spellings`` (names,
+    aliases and ``prefix@k`` families)."""
+    import difflib
+
+    probe = name
+    cut = re.match(r"^(.+?)[_.](\d+)$", name)  # trec_eval's ndcg_cut_10 (-m ndcg_cut.10)
+    if cut is not None and "@" not in name:
+        probe = f"{cut[1]}@{cut[2]}"
+    m = re.match(r"^(?P<prefix>[^@]+)@(?P<k>[^@]+)$", probe)
+    if m is not None:  # suggest "ndcg@10" for "ndgc@10", not the family "ndcg@k"
+        spellings = {s[:-2] + "@" + m["k"] if s.endswith("@k") else s for s in spellings}
+    close = difflib.get_close_matches(probe, sorted(spellings), n=3, cutoff=0.6)
+    if not close:
+        low = {s.lower(): s for s in spellings}
+        close = [low[c] for c in difflib.get_close_matches(probe.lower(), sorted(low), n=3)]
+    msg = f"unknown metric {name!r}"
+    return msg + (f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ".")
+
+
+def record_base(name: str) -> str | None:
+    """The base of a parameterised canonical name (``"ap(rel=2)"`` -> ``"ap"``), else
+    ``None``."""
+    try:
+        parsed = parse_name(name)
+    except MetricNameError:
+        return None
+    return parsed.base if parsed is not None else None
