@@ -155,6 +155,19 @@ def sample_of(obj: Mapping[str, Any]) -> int | None:
     return sample
 
 
+def upgrade_schema1_rows(rows: list[Any], header: Mapping[str, Any]) -> None:
+    """Schema 1 target rows recorded a metric failure as the row's ``error`` beside a
+    response; schema 2 records it per metric. Such an error moves to ``metric_errors``
+    for every metric the run computed (schema 1 does not say which one failed)."""
+    names = [str(m) for m in (header.get("config") or {}).get("metrics") or []]
+    for r in rows:
+        if getattr(r, "response", None) is None or r.error is None:
+            continue
+        failed = {m: r.error for m in names if m not in r.metrics}
+        if failed:  # without the metric names the row stays errored as schema 1 wrote it
+            r.metric_errors, r.error = failed, None
+
+
 def _open(p: Path) -> Any:
     try:
         return p.open("rb")

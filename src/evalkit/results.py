@@ -37,6 +37,7 @@ from evalkit.artifact import (
     metric_errors_of,
     read_artifact,
     sample_of,
+    upgrade_schema1_rows,
 )
 from evalkit.limits import LimitError, check_id, check_name
 from evalkit.numeric import exact_mean
@@ -295,7 +296,7 @@ class RunResult:
             by_key[key] = row
         rows = list(by_key.values())
         if integrity.schema_version < 2:
-            _upgrade_rows(rows, header)
+            upgrade_schema1_rows(rows, header)
         name = _bounded(p, 1, check_name, str(header.get("name") or p.stem), "run name")
         return cls(name=name, per_query=rows, header=dict(header), integrity=integrity)
 
@@ -306,19 +307,6 @@ def _bounded(p: Path, lineno: int, check: Callable[[str, str], str], text: str,
         return check(text, what)
     except LimitError as exc:
         raise ArtifactError(f"{p}:{lineno}: {exc}") from None
-
-
-def _upgrade_rows(rows: list[Any], header: Mapping[str, Any]) -> None:
-    """Schema 1 target rows recorded a metric failure as the row's ``error`` beside a
-    response; schema 2 records it per metric. Such an error moves to ``metric_errors``
-    for every metric the run computed (schema 1 does not say which one failed)."""
-    names = [str(m) for m in (header.get("config") or {}).get("metrics") or []]
-    for r in rows:
-        if getattr(r, "response", None) is None or r.error is None:
-            continue
-        failed = {m: r.error for m in names if m not in r.metrics}
-        if failed:  # without the metric names the row stays errored as schema 1 wrote it
-            r.metric_errors, r.error = failed, None
 
 
 def _row_from_json(obj: Mapping[str, Any]) -> Any:

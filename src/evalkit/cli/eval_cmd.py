@@ -141,11 +141,8 @@ def select_metrics(
             if canon not in counts:
                 counts.append(canon)
             continue
-        failed = result.metric_failures().get(canon)
-        if failed:
-            raise CliError(f"{path}: metric {canon} failed on {len(failed)} case(s) "
-                           f"({', '.join(list(failed)[:5])}); its mean is not defined. "
-                           f"First failure: {next(iter(failed.values()))}")
+        if canon in result.metric_failures():
+            result.mean(canon)  # MetricFailedError: names the run, the metric, the cases
         known = have + counts_have
         raise CliError(
             f"{path}: no metric {name!r} in this run (it has: {', '.join(known) or 'none'})"

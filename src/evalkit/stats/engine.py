@@ -9,7 +9,6 @@ studentized statistics feed Westfall-Young's max-T.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from dataclasses import dataclass
 from typing import Literal
@@ -406,14 +405,6 @@ def analyse_family(
                            o.exact, o.degenerate)
              for o, sc in zip(outcomes, scales.tolist(), strict=True) if o is not None]
     return Family(final, resolved, ci_methods, reported, used, t_obs, null_t, null_exact,
-                  tuple(_rescaled(h, sc) for h, sc in zip(hists, scales.tolist(), strict=True))
+                  tuple(None if h is None else h.scaled(sc)
+                        for h, sc in zip(hists, scales.tolist(), strict=True))
                   if bins else ())
-
-
-def _rescaled(hist: Histogram | None, scale: float) -> Histogram | None:
-    """A histogram of a column divided by ``scale`` (a power of two), back in the metric's
-    units; a studentized statistic has none and stays as it is."""
-    if hist is None or scale == 1.0 or hist.statistic != "mean difference":
-        return hist
-    return dataclasses.replace(hist, edges=tuple(e * scale for e in hist.edges),
-                               observed=hist.observed * scale)

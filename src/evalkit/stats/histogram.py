@@ -10,7 +10,7 @@ resample. The paired t-test has no resampling distribution and gets none.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 import numpy as np
@@ -79,6 +79,15 @@ class Histogram:
                    statistic=str(data["statistic"]), edges=edges, counts=counts,
                    observed=float(data["observed"]), n_resamples=int(data["n_resamples"]),
                    exact=bool(data.get("exact", False)))
+
+    def scaled(self, factor: float) -> Histogram:
+        """The histogram of the statistic multiplied by ``factor`` (a power of two, so
+        exactly): edges and observed value of a mean difference, in the metric's units;
+        a studentized statistic has no units and is returned as it is."""
+        if factor == 1.0 or self.statistic != "mean difference":
+            return self
+        return replace(self, edges=tuple(e * factor for e in self.edges),
+                       observed=self.observed * factor)
 
 
 def histogram(
