@@ -212,12 +212,15 @@ class GateReport:
         baseline_name: the baseline run, if one was given.
         notes: remarks that apply to the whole gate (for example what changed between
             the baseline's fingerprint and the run's).
+        run: the gated run, whose cases (errors, a judge's grades and reasons) the
+            reports list; ``None`` when not kept. Not part of equality or ``to_dict``.
     """
 
     results: tuple[CheckResult, ...]
     run_name: str
     baseline_name: str | None = None
     notes: tuple[str, ...] = field(default_factory=tuple)
+    run: RunResult | None = field(default=None, compare=False, repr=False)
 
     @property
     def exit_code(self) -> int:
@@ -288,6 +291,19 @@ class GateReport:
         from evalkit.reporters.model import report_from_gate
 
         return report_from_gate(self)
+
+    def to_html(self, path: str | Path) -> Path:
+        """Write the interactive HTML report of the gate to ``path`` with the ``html``
+        reporter of the registry (the ``evalkit-report-html`` plugin), as ``evalkit gate
+        --report html:PATH`` does.
+
+        Raises:
+            RegistryError: the plugin is not installed or not enabled (the message says
+                what to install).
+        """
+        from evalkit.reporters import write_report
+
+        return write_report(self, "html", path)
 
 
 # ------------------------------------------------------------------- helpers
@@ -680,7 +696,7 @@ def evaluate_gate(
             results[i] = _decide(r, adj_by_index.get(i))
     return GateReport(
         results=tuple(results), run_name=run.name,
-        baseline_name=None if base is None else base.name, notes=tuple(notes),
+        baseline_name=None if base is None else base.name, notes=tuple(notes), run=run,
     )
 
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 import zlib
+from os import PathLike
 from pathlib import Path
 
 #: Text read from one topic file at most (after decompression), in bytes; a topic file is
@@ -140,7 +141,7 @@ def parse_trec_topics(text: str, source: str = "<text>") -> dict[str, dict[str, 
     return topics
 
 
-def load_topics(path: str | Path, field: str = "title") -> dict[str, str]:
+def load_topics(path: str | PathLike[str], field: str = "title") -> dict[str, str]:
     """``{query id: text}`` from a topic file (see the module docstring for the formats).
 
     Args:

@@ -216,8 +216,8 @@ def _metric_comparison(
     else:
         verdict = (p_adj if p_adj is not None else res.p_value) < alpha
     details = _details(base, cand, metric)
-    gains, falls = _movers(ids, diffs, base.scores(metric), cand.scores(metric), texts,
-                           details, top)
+    b_scores, c_scores = base.scores(metric), cand.scores(metric)
+    gains, falls = _movers(ids, diffs, b_scores, c_scores, texts, details, top)
     return MetricComparison(
         metric=metric, baseline=base.name, candidate=cand.name, n_queries=int(res.n_queries),
         baseline_mean=base.mean(metric), candidate_mean=cand.mean(metric),
@@ -231,6 +231,8 @@ def _metric_comparison(
         else int(res.n_resamples) or None,
         method=res.method, ci_method=res.ci_method, effect=effect, query_ids=ids,
         differences=diffs, distribution=res.distribution, details=details,
+        baseline_values=tuple(float(b_scores[q]) for q in ids),
+        candidate_values=tuple(float(c_scores[q]) for q in ids),
     )
 
 
