@@ -24,8 +24,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from evalkit_report_html.vega import VEGA_LITE_SCHEMA
-
 #: The most marks a per-query plot draws: past this many queries the sorted differences
 #: are downsampled and the scatter becomes a 2-D histogram (the tables stay complete).
 MAX_MARKS = 2000
@@ -80,8 +78,8 @@ def _short(text: str | None) -> str:
 
 
 def _base(title: str, height: int = 220) -> dict[str, Any]:
-    return {"$schema": VEGA_LITE_SCHEMA, "title": {"text": title, "anchor": "start",
-                                                   "fontSize": 13},
+    # no "$schema": the page names the mode (vega-lite) itself, so it holds no URL
+    return {"title": {"text": title, "anchor": "start", "fontSize": 13},
             "width": "container", "height": height,
             "config": {"view": {"stroke": None}, "axis": {"labelFontSize": 11}}}
 

@@ -15,9 +15,6 @@ import os
 import tempfile
 from pathlib import Path
 
-#: The Vega-Lite version of the specifications (``$schema``); the bundle compiles them.
-VEGA_LITE_SCHEMA = "https://vega.github.io/schema/vega-lite/v6.json"
-
 
 def cache_dir() -> Path:
     """Where the bundle is kept between processes."""
@@ -72,4 +69,4 @@ def javascript() -> str:
 _END = "/* end of the vega bundle (vl-convert) */"
 
 
-__all__ = ["VEGA_LITE_SCHEMA", "cache_dir", "javascript", "versions"]
+__all__ = ["cache_dir", "javascript", "versions"]

@@ -5,7 +5,8 @@
 (function () {
   "use strict";
   var charts = JSON.parse(document.getElementById("evalkit-charts").textContent);
-  var options = { renderer: "svg", actions: false, tooltip: { theme: "light" } };
+  var options = { mode: "vega-lite", renderer: "svg", actions: false,
+                  tooltip: { theme: "light" } };
   window.evalkitRendered = false;
   var jobs = charts.map(function (c) {
     var el = document.getElementById(c.id);
