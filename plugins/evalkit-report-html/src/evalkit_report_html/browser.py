@@ -62,6 +62,7 @@ class PageResult:
         marks: ``{chart id: data marks drawn in its SVG}`` (bars, points, cells).
         expected: ``{chart id: data-marks}``, the marks the page says it drew.
         kinds: ``{chart id: kind}``.
+        requests: every URL the page asked for (the file itself included).
     """
 
     seconds: float
@@ -69,6 +70,14 @@ class PageResult:
     marks: dict[str, int] = field(default_factory=dict)
     expected: dict[str, int] = field(default_factory=dict)
     kinds: dict[str, str] = field(default_factory=dict)
+    requests: list[str] = field(default_factory=list)
+
+    @property
+    def network(self) -> list[str]:
+        """The requests that left the file: anything but ``file:``, ``data:``, ``blob:``
+        and ``about:`` URLs."""
+        return [u for u in self.requests if not u.startswith(("file:", "data:", "blob:",
+                                                               "about:"))]
 
 
 #: Counts the data marks of each chart: the SVG paths of Vega's mark groups named for
@@ -101,6 +110,8 @@ class Browser:
         is closed unless ``keep``)."""
         page = self._context.new_page()
         errors: list[str] = []
+        requests: list[str] = []
+        page.on("request", lambda r: requests.append(r.url))
         page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
         page.on("pageerror", lambda exc: errors.append(f"uncaught: {exc}"))
         start = time.perf_counter()
@@ -117,7 +128,7 @@ class Browser:
         result = PageResult(seconds=seconds, console_errors=errors,
                             marks=dict(page.evaluate(_COUNT_MARKS)),
                             expected={i: n for i, _, n in info if n >= 0},
-                            kinds={i: k for i, k, _ in info})
+                            kinds={i: k for i, k, _ in info}, requests=requests)
         if not keep:
             page.close()
         return result, page
@@ -161,5 +172,25 @@ def browser() -> Iterator[Browser]:
             context.close()
 
 
+def main(argv: list[str] | None = None) -> int:
+    """``python -m evalkit_report_html.browser REPORT.html SHOT.png [WIDTH HEIGHT]``: the
+    top of a report as a PNG (the README's screenshot)."""
+    import sys
+
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) not in (2, 4):
+        print(main.__doc__, file=sys.stderr)
+        return 2
+    width, height = (int(args[2]), int(args[3])) if len(args) == 4 else (1100, 1300)
+    with browser() as b:
+        b.screenshot(Path(args[0]), Path(args[1]), width=width, height=height)
+    print(f"wrote {args[1]}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
+
+
 __all__ = ["CHROMIUM_ARGS", "INSTALL_HINT", "Browser", "PageResult", "browser",
-           "chromium_path", "unavailable"]
+           "chromium_path", "main", "unavailable"]
