@@ -17,9 +17,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from evalkit_report_html.browser import browser, unavailable
 
 import evalkit
-from evalkit_report_html.browser import browser, unavailable
 
 REPO = Path(__file__).resolve().parents[3]
 VASWANI = REPO / "examples" / "vaswani"

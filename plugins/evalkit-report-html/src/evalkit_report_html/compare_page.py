@@ -126,24 +126,22 @@ def _query_table(rows: tuple[Any, ...], texts: Mapping[str, str]) -> dict[str, A
         if cols:
             groups.append({"metric": metric, "span": len(cols)})
             columns += cols
-    lookup: dict[tuple[int, str], dict[str, int]] = {}
-    body: list[list[tuple[str, str, str]]] = []
-    for q in ids:
-        cells: list[tuple[str, str, str]] = []
-        for r, what, _ in columns:
-            index = lookup.setdefault((id(r), what), {x: i for i, x in enumerate(r.query_ids)})
-            i = index.get(q)
-            if i is None:
-                cells.append(("", "", ""))
-            elif what == "baseline":
-                v = r.baseline_values[i]
-                cells.append((num(v), sort_key(v), ""))
-            else:
-                d = r.differences[i]
-                better = (d > 0) == (r.higher_is_better is not False)
-                cls = "tie" if abs(d) <= charts.TIE_ATOL else ("win" if better else "loss")
-                cells.append((num(d, True), sort_key(d), cls))
-        body.append(cells)
+    # one column at a time: (text, class) per query id
+    filled: list[dict[str, tuple[str, str]]] = []
+    for r, what, _ in columns:
+        col: dict[str, tuple[str, str]] = {}
+        if what == "baseline":
+            for q, v in zip(r.query_ids, r.baseline_values, strict=True):
+                col[q] = (num(v), "")
+        else:
+            up = r.higher_is_better is not False
+            for q, d in zip(r.query_ids, r.differences, strict=True):
+                cls = "tie" if abs(d) <= charts.TIE_ATOL else ("win" if (d > 0) == up
+                                                               else "loss")
+                col[q] = (num(d, True), cls)
+        filled.append(col)
+    empty = ("", "")
+    body = [[col.get(q, empty) for col in filled] for q in ids]
     return {"groups": groups, "headers": [h for _, _, h in columns], "ids": ids,
             "texts": [texts.get(q, "") for q in ids], "rows": body,
             "has_text": any(texts.get(q) for q in ids)}

@@ -25,6 +25,12 @@ def cache_dir() -> Path:
     return (Path(xdg) if xdg else Path.home() / ".cache") / "evalkit"
 
 
+def _vl_convert_version() -> str:
+    from importlib.metadata import version
+
+    return version("vl-convert-python")
+
+
 def versions() -> dict[str, str]:
     """The versions of the inlined libraries: ``vega``, ``vega-lite``, ``vega-embed``
     and ``vl-convert``."""
@@ -33,7 +39,7 @@ def versions() -> dict[str, str]:
     return {"vega": str(vlc.get_vega_version()),
             "vega-lite": str(vlc.get_vegalite_versions()[-1]),
             "vega-embed": str(vlc.get_vega_embed_version()),
-            "vl-convert": str(vlc.__version__)}
+            "vl-convert": _vl_convert_version()}
 
 
 @functools.lru_cache(maxsize=1)
@@ -46,14 +52,16 @@ def javascript() -> str:
     """
     import vl_convert as vlc
 
-    path = cache_dir() / f"vega-bundle-{vlc.__version__}.js"
+    path = cache_dir() / f"vega-bundle-{_vl_convert_version()}.js"
     try:
         text = path.read_text(encoding="utf-8")
         if text.rstrip().endswith(_END):
             return text
     except OSError:
         pass
-    text = vlc.javascript_bundle() + "\n" + _END + "\n"
+    # the default snippet puts vegaEmbed, vegaLite and vega on window (the type stub
+    # leaves out that the argument has a default)
+    text = vlc.javascript_bundle() + "\n" + _END + "\n"  # type: ignore[call-arg]
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".vega-bundle-", suffix=".tmp")

@@ -32,7 +32,8 @@
     if (!cell) { return numeric ? Infinity : ""; }
     if (numeric) {
       var key = cell.getAttribute("data-sort");
-      return key === null || key === "" ? Infinity : parseFloat(key);
+      var value = parseFloat(key === null ? cell.textContent : key);
+      return isNaN(value) ? Infinity : value;
     }
     return cell.textContent;
   }
