@@ -111,8 +111,9 @@ def write_report(out: Path, topics: Path, n_resamples: int) -> str:
     """Compare the two saved artifacts (TF-IDF the baseline) and write ``report.html``;
     the line to print."""
     try:
-        comparison = compare(out / "tfidf.jsonl", out / "bm25.jsonl", topics=topics,
-                             n_resamples=n_resamples, top=10)
+        # the runs by the paths printed above (relative to the current folder when under it)
+        comparison = compare(_show(out / "tfidf.jsonl"), _show(out / "bm25.jsonl"),
+                             topics=topics, n_resamples=n_resamples, top=10)
         report = comparison.to_html(out / "report.html")
     except RegistryError as exc:  # the html plugin is not installed
         return f"report: not written ({exc})"

@@ -24,6 +24,9 @@ import evalkit
 REPO = Path(__file__).resolve().parents[3]
 VASWANI = REPO / "examples" / "vaswani"
 README = REPO / "README.md"
+#: The viewport of the README's screenshot: ``python -m evalkit_report_html.browser
+#: examples/vaswani/out/report.html docs/images/report.png 1100 1250``.
+SHOT = (1100, 1250)
 
 pytestmark = pytest.mark.skipif(unavailable() is not None,
                                 reason=f"browser test skipped: {unavailable()}")
@@ -93,7 +96,9 @@ def test_report_in_headless_chromium(tmp_path: Path) -> None:
             assert top_id in text and c.queries[top_id] in text
             assert f"{ap.baseline_values[top]:.4f}" in text
             assert f"{ap.candidate_values[top]:.4f}" in text
-            page.screenshot(path=str(tmp_path / "report.png"))
         finally:
             page.close()
+        # the code that made the README's screenshot (docs/images/report.png)
+        b.screenshot(report, tmp_path / "report.png", width=SHOT[0], height=SHOT[1])
+    assert (tmp_path / "report.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert (tmp_path / "report.png").stat().st_size > 10_000

@@ -4,7 +4,8 @@ Each function returns one JSON-ready Vega-Lite specification; vega-embed renders
 SVG in the page. Nothing here draws: the marks, scales, axes and tooltips are Vega-Lite's.
 
 * :func:`forest`: every difference with its interval against zero, significant ones
-  filled, one panel per metric (or gate check) with its own scale;
+  coloured; one panel when every interval lies within [-1, 1] (metrics on a 0-1 scale),
+  else one panel per metric (or gate check) with its own scale;
 * :func:`per_query`: the per-query differences sorted, wins and losses coloured by the
   metric's polarity, a tooltip per bar (query id, text, both scores, difference);
 * :func:`scatter`: baseline against candidate, one point per query, and the diagonal;
@@ -271,6 +272,14 @@ def forest(items: Sequence[Mapping[str, Any]], title: str) -> dict[str, Any]:
     rows = len({v["l"] for v in values})
     spec = _base(title)
     del spec["height"]
+    ends = [x for v in values for x in (v["lo"], v["hi"]) if x is not None]
+    if all(abs(x) <= 1 for x in ends):
+        # one panel on one scale: differences of metrics in [0, 1] compare directly
+        for v in values:
+            v["l"] = f"{v['g']} · {v['l']}" if v["l"] != v["g"] else v["g"]
+        spec.update({"data": {"values": values}, "width": 560,
+                     "height": max(40, 26 * len(values)), "layer": layer})
+        return spec
     spec.update({
         "data": {"values": values},
         "facet": {"row": {"field": "g", "type": "nominal", "title": None, "sort": None,
