@@ -259,3 +259,44 @@ def test_nan_free_json_for_reports_without_per_query_values() -> None:
     assert [s["kind"] for s in specs] == ["forest"]
     assert "carries no per-query values" in html
     assert not math.isnan(specs[0]["spec"]["data"]["values"][0]["d"])
+
+
+# ---------------------------------------------------------------- the command line
+REPO = Path(__file__).resolve().parents[3]
+
+
+def test_cli_compare_and_gate_write_html_reports(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from evalkit.cli.app import app
+
+    vaswani = REPO / "examples" / "vaswani"
+    run = evalkit.evaluate_run(vaswani / "data" / "runs" / "run.vaswani.bm25.txt",
+                               vaswani / "data" / "qrels",
+                               ["ap", "ndcg@10", "rr", "recall@100", "precision@10"])
+    run.name = "bm25"
+    artifact = run.save(tmp_path / "bm25.jsonl")
+    cli = CliRunner()
+    gate_html = tmp_path / "reports" / "gate.html"
+    res = cli.invoke(app, ["gate", "--checks", str(REPO / "examples" / "gate" / "checks.yaml"),
+                           "--run", str(artifact), "--baseline",
+                           str(REPO / "examples" / "gate" / "baseline.jsonl"),
+                           "--report", f"html:{gate_html}", "-B", "200"])
+    assert res.exit_code in (0, 1), res.output
+    html = gate_html.read_text(encoding="utf-8")
+    for check in ("controls_hold", "no_ndcg_regression", "no_ap_regression", "recall_floor"):
+        assert f'data-check="{check}"' in html
+    assert "5/5 cases" in html and "93/93 cases" in html
+    compare_html = tmp_path / "compare.html"
+    res = cli.invoke(app, ["compare", str(REPO / "examples" / "gate" / "baseline.jsonl"),
+                           str(artifact), "-m", "ap", "-B", "200", "--topics",
+                           str(vaswani / "data" / "query-text.trec"), "--report",
+                           f"html:{compare_html}"])
+    assert res.exit_code == 0, res.output
+    html = compare_html.read_text(encoding="utf-8")
+    assert 'id="summary-table"' in html and "DIELECTRIC CONSTANT" in html
+    # a missing reporter is refused before any work, naming the distribution
+    with use_registry(plugins=False):
+        res = cli.invoke(app, ["compare", str(artifact), str(artifact), "--report",
+                               f"html:{tmp_path / 'x.html'}"])
+    assert res.exit_code == 2 and "evalkit-report-html" in res.output
