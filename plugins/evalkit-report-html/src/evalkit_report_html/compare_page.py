@@ -155,7 +155,8 @@ def compare_context(report: Any, limit: int = charts.MAX_MARKS) -> dict[str, Any
     several_baselines = len({r.baseline for r in rows}) > 1
     one_pair = len({(r.candidate, r.baseline) for r in rows}) == 1
     forest_items = [{"group": r.metric,
-                     "label": r.metric if one_pair else _label(r, several_baselines), "diff": r.difference,
+                     "label": r.metric if one_pair else _label(r, several_baselines),
+                     "diff": r.difference,
                      "lo": r.ci_low, "hi": r.ci_high, "significant": bool(r.significant),
                      "p": p_text(r.p_adjusted if r.p_adjusted is not None else r.p_value,
                                  r.n_resamples)}
