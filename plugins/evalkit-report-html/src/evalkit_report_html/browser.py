@@ -27,9 +27,10 @@ CHROMIUM_ARGS = (
     "--disable-default-apps", "--disable-extensions",
 )
 
-INSTALL_HINT = ("install Debian's chromium (`apt-get install -y chromium`) and Playwright for "
-                "Python (`pip install -e 'plugins/evalkit-report-html[browser]'`, which "
-                "requirements-dev.txt does)")
+INSTALL_HINT = ("install Debian's chromium (`apt-get install -y chromium`, which .ci/run does "
+                "when it is missing) and Playwright for Python (`pip install playwright`; "
+                "requirements-dev.txt installs it), or set EVALKIT_CHROMIUM to a chromium "
+                "executable")
 
 
 def chromium_path() -> str | None:
