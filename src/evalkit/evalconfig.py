@@ -37,18 +37,23 @@ from __future__ import annotations
 import importlib
 import re
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 from evalkit.evaluation import DEFAULT_MAX_CONCURRENCY
+from evalkit.limits import LimitError, check_name
 from evalkit.pyproject_config import OTHER_KEYS, RUN_KEYS
+from evalkit.redaction import (
+    error_text,
+    redact_structure,
+    register_structure_secrets,
+    scrub_exception,
+)
 
 YAML_NAMES = ("evalkit.yaml", "evalkit.yml")
 TARGET_KEYS = frozenset({"factory", "kwargs"})
-_SECRET_RE = re.compile(r"token|secret|passw|api[-_]?key|auth|credential|cookie", re.I)
 
 
 class ConfigError(ValueError):
@@ -98,17 +103,23 @@ class EvalConfig:
     def build_target(self) -> Any:
         """Import and call the target factory.
 
+        The secrets of the keyword arguments (header values, secret-looking keys, URL
+        credentials and query values) are registered for masking first
+        (:mod:`evalkit.redaction`), so no message below can show them.
+
         Raises:
             ConfigError: the factory cannot be imported, raises, or returns something
                 without ``invoke``.
         """
         where = f"{self.source}: target.factory"
+        register_structure_secrets(self.target_kwargs)
         factory = _resolve_factory(self.target_factory, self.path.parent, where)
         try:
             target = factory(**self.target_kwargs)
         except Exception as exc:
+            scrub_exception(exc)
             raise ConfigError(
-                f"{where}: {self.target_factory}(**kwargs) raised {type(exc).__name__}: {exc}"
+                f"{where}: {self.target_factory}(**kwargs) raised {error_text(exc)}"
             ) from exc
         if not callable(getattr(target, "invoke", None)):
             if callable(target):
@@ -124,22 +135,9 @@ class EvalConfig:
         return target
 
 
-def redact(value: Any, key: str = "") -> Any:
-    """``value`` with every header value, secret-looking key's value, URL query string and
-    URL user-info replaced."""
-    if isinstance(value, Mapping):
-        if key.lower() == "headers":
-            return {str(k): "<redacted>" for k in value}
-        return {str(k): redact(v, str(k)) for k, v in value.items()}
-    if key and _SECRET_RE.search(key):
-        return "<redacted>"
-    if isinstance(value, list | tuple):
-        return [redact(v) for v in value]
-    if isinstance(value, str) and value.startswith(("http://", "https://")):
-        parts = urlsplit(value)
-        query = "<redacted>" if parts.query else ""
-        return urlunsplit((parts.scheme, parts.netloc.rsplit("@", 1)[-1], parts.path, query, ""))
-    return value
+#: ``value`` with every header value, secret-looking key's value, URL query string and
+#: URL user-info replaced (:func:`evalkit.redaction.redact_structure`).
+redact = redact_structure
 
 
 def _resolve_factory(spec: str, folder: Path, where: str) -> Any:
@@ -259,8 +257,14 @@ def load_eval_config(path: str | Path | None = None) -> EvalConfig:
 def _read_yaml(file: Path) -> Mapping[str, Any]:
     import yaml
 
+    from evalkit.bounded_yaml import load_yaml
+    from evalkit.limits import LimitError
+
     try:
-        data = yaml.safe_load(file.read_text(encoding="utf-8-sig"))
+        data = load_yaml(file.read_text(encoding="utf-8-sig"))
+    except LimitError as exc:
+        line = "" if exc.line is None else f":{exc.line}"
+        raise ConfigError(f"{file}{line}: {exc}") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f":{mark.line + 1}" if mark is not None else ""
@@ -333,8 +337,15 @@ def _validate(table: Mapping[str, Any], file: Path, source: str) -> EvalConfig:
         target_factory=factory, target_kwargs=dict(kwargs),
         metrics=metrics, aggregates=aggregates,
         output=(base / text("output", table["output"])).resolve(),
-        max_concurrency=mc, name=None if name is None else text("name", name),
+        max_concurrency=mc, name=None if name is None else _run_name(text("name", name), err),
     )
+
+
+def _run_name(name: str, err: Callable[[str, str], ConfigError]) -> str:
+    try:
+        return check_name(name)
+    except LimitError as exc:
+        raise err("name", str(exc)) from None
 
 
 def check_names(cfg: EvalConfig) -> None:

@@ -38,7 +38,6 @@ their definition versions, aggregates) or the golden set differs from the curren
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import queue
@@ -47,17 +46,27 @@ import threading
 import time
 from collections.abc import Generator, Iterable, Mapping, Sequence
 from contextlib import closing
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from evalkit.cases import GoldenCase
 from evalkit.goldens import GoldenSet, load_goldens
-from evalkit.outputs import writing
+from evalkit.limits import MAX_ARTIFACT_DEPTH, LimitError, loads_json
+from evalkit.outputs import destination, write_output, writing
 from evalkit.provenance import metric_provenance, plugin_versions
+from evalkit.redaction import error_text, mask, scrub_exception
 from evalkit.registry import RegistryError, default_registry
-from evalkit.results import SCHEMA_VERSION, ArtifactError, RunResult
-from evalkit.rows import CaseResult, case_result_from_json
+from evalkit.results import SCHEMA_VERSION, ArtifactError, RunResult, artifact_line
+from evalkit.rows import (
+    DEFAULT_MAX_RAW_BYTES,
+    CaseResult,
+    CutRaw,
+    RawCutError,
+    bounded_response,
+    case_result_from_json,
+)
 from evalkit.scoring import MetricError, name_list, resolve_metrics, score_cases
 from evalkit.specs import AggregateSpec, MetricSpec
 from evalkit.targets import Target, TargetError, TargetResponse
@@ -153,6 +162,9 @@ def evaluate(
     if artifact is not None:
         path = Path(artifact)
         writer = _ArtifactWriter(path, fsync_interval_s)
+        if resume and writer.stream:
+            raise ArtifactError(f"{path}: not a regular file (a device or a pipe), so there "
+                                "is no earlier run to resume; drop --resume")
         previous = _read_partial(path) if resume and path.exists() else None
         if previous is not None:
             old_header, old_rows = previous
@@ -167,7 +179,7 @@ def evaluate(
             }
             writer.start(header, [kept[c.id] for c in gset if c.id in kept])
         else:
-            if path.exists() and not resume and not overwrite:
+            if path.exists() and not writer.stream and not resume and not overwrite:
                 raise FileExistsError(
                     f"{path} already exists; resume it (--resume), overwrite it "
                     "(--overwrite) or choose another output"
@@ -187,7 +199,7 @@ def evaluate(
                 bar.advance(len(batch), sum(1 for row in batch if row.error is not None))
     except BaseException:
         if writer is not None:
-            writer.close()
+            writer.close(failed=True)
         raise
     rows = [results[c.id] for c in gset]
     _finish_header(header, rows, agg_specs, specs)
@@ -266,7 +278,8 @@ def rescore(
         if old.response is None:
             rows.append(CaseResult(old.case_id, None, {}, old.error, old.latency_ms))
             continue
-        rows.append(_scored(gset.get(old.case_id), old.response, old.latency_ms, specs))
+        rows.append(_rescored(gset.get(old.case_id), old.response, old.latency_ms, specs,
+                              source or run.name))
     changed = sorted(c for c in new_digests if c in old_digests
                      and old_digests[c] != new_digests[c])
     previous_metrics = list(old_config.get("metrics") or [])
@@ -285,6 +298,28 @@ def rescore(
     if target_path is not None:
         _atomic_save(out, target_path)
     return out
+
+
+def _rescored(case: GoldenCase, response: TargetResponse, latency: float | None,
+              specs: Sequence[MetricSpec], source: object) -> CaseResult:
+    """A stored response scored again. When its row did not keep the raw body, metrics
+    see a :class:`~evalkit.rows.CutRaw` there, and one that uses it is refused by name."""
+    if response.raw_cut is None:
+        return _scored(case, response, latency, specs)
+    probe = replace(response, raw=CutRaw(case.id, response.raw_cut))
+    for spec in specs:
+        try:
+            score_cases([probe], [case], [spec])
+        except (MetricError, RawCutError) as exc:
+            cut = exc if isinstance(exc, RawCutError) else exc.__cause__
+            if isinstance(cut, RawCutError):
+                raise ArtifactError(
+                    f"{source}: cannot rescore metric {spec.name!r}: it reads "
+                    f"response.raw, but {cut}; run the target again with a larger "
+                    "max_raw_bytes (None keeps raw bodies in full)") from None
+    row = _scored(case, probe, latency, specs)
+    row.response = response
+    return row
 
 
 def as_golden_set(goldens: GoldensInput) -> GoldenSet:
@@ -412,7 +447,10 @@ def _call_and_score(
     response, error, latency = _call(target, target_name, case)
     if response is None:
         return CaseResult(case.id, None, {}, error, latency)
-    return _scored(case, response, latency, specs)
+    row = _scored(case, response, latency, specs)  # metrics see the whole raw body
+    row.response = bounded_response(
+        response, getattr(target, "max_raw_bytes", DEFAULT_MAX_RAW_BYTES))
+    return row
 
 
 def _call(
@@ -423,10 +461,11 @@ def _call(
         response = target.invoke(case)
     except Exception as exc:
         elapsed = (time.perf_counter() - start) * 1000.0
+        scrub_exception(exc)
         if isinstance(exc, TargetError):
-            return None, str(exc), elapsed
+            return None, mask(str(exc)), elapsed
         return None, (
-            f"target {target_name!r} failed on case {case.id!r}: {type(exc).__name__}: {exc}"
+            f"target {target_name!r} failed on case {case.id!r}: {error_text(exc)}"
         ), elapsed
     elapsed = (time.perf_counter() - start) * 1000.0
     if not isinstance(response, TargetResponse):
@@ -445,7 +484,7 @@ def _scored(
     try:
         values = score_cases([response], [case], specs)[0]
     except MetricError as exc:
-        return CaseResult(case.id, response, {}, str(exc), latency)
+        return CaseResult(case.id, response, {}, mask(str(exc)), latency)
     return CaseResult(case.id, response, values, None, latency, _details(case, specs))
 
 
@@ -570,12 +609,14 @@ def _read_partial(path: Path) -> tuple[dict[str, Any], list[CaseResult]] | None:
         if not raw.strip():
             continue
         try:
-            obj = json.loads(raw)
+            obj = loads_json(raw, MAX_ARTIFACT_DEPTH)
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise ArtifactError(
                 f"{path}:{lineno}: not valid JSON ({exc}); only a truncated last line is "
                 "tolerated on resume"
             ) from None
+        except LimitError as exc:
+            raise ArtifactError(f"{path}:{lineno}: {exc}") from None
         if not isinstance(obj, dict):
             raise ArtifactError(f"{path}:{lineno}: expected a JSON object")
         if header is None:
@@ -650,7 +691,11 @@ def _ids(ids: Sequence[str]) -> str:
 # ------------------------------------------------------------------ artifact file
 class _ArtifactWriter:
     """Appends rows, one write and one flush per batch, with an fsync at most every
-    ``interval`` s; keeps each row's JSON line for the final :meth:`rewrite`."""
+    ``interval`` s; keeps each row's JSON line for the final :meth:`rewrite`.
+
+    A character device or FIFO (``stream``: ``/dev/null``, a named pipe) cannot be
+    rewritten, so nothing is written to it until the end, when the final artifact is
+    written to it once (:func:`evalkit.outputs.write_output`)."""
 
     def __init__(self, path: Path, interval: float) -> None:
         self.path = path
@@ -659,6 +704,8 @@ class _ArtifactWriter:
         self._last_sync = 0.0
         self._lock = threading.Lock()
         self._lines: dict[str, str] = {}
+        with writing(path):  # a socket or a block device is refused before any call
+            self.stream = destination(path) == "stream"
 
     def start(self, header: Mapping[str, Any], rows: Sequence[CaseResult]) -> None:
         """Write the header and the kept ``rows``, then open for appending.
@@ -669,27 +716,23 @@ class _ArtifactWriter:
         Raises:
             evalkit.outputs.UnwritableError: the artifact cannot be written (names it).
         """
+        if self.stream:
+            return
         with writing(self.path):
             self.path.parent.mkdir(parents=True, exist_ok=True)
             if not rows:
                 self._fh = self.path.open("w", encoding="utf-8")
-                self._fh.write(json.dumps(dict(header)) + "\n")
+                self._fh.write(artifact_line(header))
                 self._fh.flush()
                 self._last_sync = time.monotonic()  # synced with the rows, by the same clock
                 return
-            tmp = self.path.with_name(self.path.name + ".tmp")
-            with tmp.open("w", encoding="utf-8") as fh:
-                fh.write(json.dumps(dict(header)) + "\n")
-                fh.write("".join(self._encode(r) for r in rows))
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, self.path)
-            _sync_dir(self.path.parent)
+        write_output(self.path, [artifact_line(header), *(self._encode(r) for r in rows)])
+        with writing(self.path):
             self._fh = self.path.open("a", encoding="utf-8")
-            self._last_sync = time.monotonic()
+        self._last_sync = time.monotonic()
 
     def _encode(self, row: CaseResult) -> str:
-        line = json.dumps(row.to_json()) + "\n"
+        line = artifact_line(row.to_json())
         self._lines[row.case_id] = line
         return line
 
@@ -698,6 +741,10 @@ class _ArtifactWriter:
 
     def append_many(self, rows: Sequence[CaseResult]) -> None:
         """Append ``rows`` with one write, flush, and fsync if ``interval`` has passed."""
+        if self.stream:
+            for r in rows:
+                self._encode(r)
+            return
         if self._fh is None:
             raise RuntimeError("artifact writer is closed")
         with self._lock, writing(self.path):
@@ -708,58 +755,44 @@ class _ArtifactWriter:
                 os.fsync(self._fh.fileno())
                 self._last_sync = now
 
-    def close(self, *, sync: bool = True) -> None:
-        """Flush and close; ``sync=False`` skips the fsync (a :meth:`rewrite` follows)."""
+    def close(self, *, sync: bool = True, failed: bool = False) -> None:
+        """Flush and close; ``sync=False`` skips the fsync (a :meth:`rewrite` follows).
+        ``failed``: the run is failing (a full disk...): an error here would hide that
+        one, so it is not raised; what was written stays for ``--resume``."""
         with self._lock:
-            if self._fh is not None:
-                self._fh.flush()
-                if sync:
-                    os.fsync(self._fh.fileno())
-                self._fh.close()
-                self._fh = None
+            fh, self._fh = self._fh, None
+            if fh is None:
+                return
+            try:
+                with writing(self.path):
+                    try:
+                        fh.flush()
+                        if sync:
+                            os.fsync(fh.fileno())
+                    finally:
+                        fh.close()
+            except OSError:
+                if not failed:
+                    raise
 
     def rewrite(self, run: RunResult) -> None:
         """Replace the file atomically by ``run``: the header line, then the rows in
         ``run`` order, from the lines kept when they were appended (the same bytes as
-        :meth:`RunResult.save`)."""
+        :meth:`RunResult.save`). If that fails (a full disk), the appended file is left
+        as it was, so ``--resume`` continues it."""
         header = {"type": "header", "schema_version": SCHEMA_VERSION, "name": run.name}
         header.update({k: v for k, v in run.header.items() if k not in header})
-        lines = [json.dumps(header, sort_keys=False) + "\n"]
+        lines = [artifact_line(header)]
         for row in run.per_query:
             line = self._lines.get(row.query_id)
-            lines.append(line if line is not None else json.dumps(row.to_json()) + "\n")
-        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
-        with writing(self.path):
-            try:
-                with tmp.open("w", encoding="utf-8") as fh:
-                    fh.write("".join(lines))
-                    fh.flush()
-                    os.fsync(fh.fileno())
-                os.replace(tmp, self.path)
-            finally:
-                with contextlib.suppress(OSError):  # never hides the error being raised
-                    tmp.unlink(missing_ok=True)
-        _sync_dir(self.path.parent)
-
-
-def _sync_dir(folder: Path) -> None:
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
+            lines.append(line if line is not None else artifact_line(row.to_json()))
+        write_output(self.path, lines)
 
 
 def _atomic_save(run: RunResult, path: Path) -> None:
-    """Write ``run`` over ``path`` atomically (:meth:`RunResult.save` writes a temporary
-    file, fsyncs it and renames it), then fsync the folder so the rename is durable."""
+    """Write ``run`` over ``path`` (:meth:`RunResult.save`: a temporary file, fsync,
+    rename and folder fsync for a regular file; directly to a device or pipe)."""
     run.save(path)
-    _sync_dir(path.parent)
 
 
 # ------------------------------------------------------------------ progress

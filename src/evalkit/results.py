@@ -16,14 +16,15 @@ Artifact format (``schema_version`` 1), one JSON object per line, UTF-8:
 
 from __future__ import annotations
 
-import contextlib
 import json
 import math
-import os
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from evalkit.limits import MAX_ARTIFACT_DEPTH, LimitError, check_id, check_name, loads_json
+from evalkit.redaction import mask
 
 SCHEMA_VERSION = 1
 
@@ -142,8 +143,10 @@ class RunResult:
     def save(self, path: str | Path) -> Path:
         """Write the run artifact (header line, then one line per row), atomically.
 
-        The file is written beside ``path`` and renamed over it, so a crash never leaves
-        a half-written artifact.
+        A regular file is written beside ``path`` and renamed over it, so a crash never
+        leaves a half-written artifact; a character device or FIFO (``/dev/stdout``) is
+        written to directly (:func:`evalkit.outputs.write_output`). Registered secrets
+        are masked (:func:`artifact_line`).
 
         Non-finite values (only possible in hand-built rows: scoring refuses them) are
         written as ``NaN``/``Infinity``, which Python's json reads back, so nothing is lost
@@ -153,25 +156,14 @@ class RunResult:
             evalkit.outputs.UnwritableError: an :class:`OSError` naming ``path`` (not the
                 temporary file) and why it cannot be written.
         """
-        from evalkit.outputs import writing
+        from evalkit.outputs import write_output
 
         p = Path(path)
         header = {"type": "header", "schema_version": SCHEMA_VERSION, "name": self.name}
         header.update({k: v for k, v in self.header.items() if k not in header})
-        tmp = p.with_name(f".{p.name}.{os.getpid()}.tmp")
-        with writing(p):
-            p.parent.mkdir(parents=True, exist_ok=True)
-            try:
-                with tmp.open("w", encoding="utf-8") as fh:
-                    fh.write(json.dumps(header, sort_keys=False) + "\n")
-                    for row in self.per_query:
-                        fh.write(json.dumps(row.to_json()) + "\n")
-                    fh.flush()
-                    os.fsync(fh.fileno())
-                os.replace(tmp, p)
-            finally:
-                with contextlib.suppress(OSError):  # never hides the error being raised
-                    tmp.unlink(missing_ok=True)
+        lines = [artifact_line(header)]
+        lines.extend(artifact_line(row.to_json()) for row in self.per_query)
+        write_output(p, lines)
         return p
 
     @classmethod
@@ -202,7 +194,7 @@ class RunResult:
         for lineno, obj in lines[1:]:
             if obj.get("type") != "row" or "id" not in obj:
                 raise ArtifactError(f"{p}:{lineno}: expected a row object with an 'id'")
-            rid = str(obj["id"])
+            rid = _bounded(p, lineno, check_id, str(obj["id"]), "row id")
             if rid in seen:
                 raise ArtifactError(f"{p}:{lineno}: duplicate row id {rid!r}")
             seen.add(rid)
@@ -210,8 +202,23 @@ class RunResult:
                 rows.append(_row_from_json(obj))
             except (ValueError, TypeError, AttributeError) as exc:
                 raise ArtifactError(f"{p}:{lineno}: row {rid!r}: {exc}") from None
-        name = str(header.get("name") or p.stem)
+        name = _bounded(p, lines[0][0], check_name, str(header.get("name") or p.stem),
+                        "run name")
         return cls(name=name, per_query=rows, header=dict(header))
+
+
+def _bounded(p: Path, lineno: int, check: Callable[[str, str], str], text: str,
+             what: str) -> str:
+    try:
+        return check(text, what)
+    except LimitError as exc:
+        raise ArtifactError(f"{p}:{lineno}: {exc}") from None
+
+
+def artifact_line(obj: Mapping[str, Any]) -> str:
+    """One artifact line: ``obj`` as JSON, registered secrets masked
+    (:func:`evalkit.redaction.mask`), and a newline."""
+    return mask(json.dumps(obj)) + "\n"
 
 
 def _row_from_json(obj: Mapping[str, Any]) -> Any:
@@ -276,10 +283,12 @@ def _read_lines(p: Path) -> Iterator[tuple[int, dict[str, Any]]]:
             if not line.strip():
                 continue
             try:
-                obj = json.loads(line)
+                obj = loads_json(line, MAX_ARTIFACT_DEPTH)
             except json.JSONDecodeError as exc:
                 raise ArtifactError(f"{p}:{lineno}: not valid JSON ({exc.msg} at column "
                                     f"{exc.colno})") from None
+            except LimitError as exc:
+                raise ArtifactError(f"{p}:{lineno}: {exc}") from None
             if not isinstance(obj, dict):
                 raise ArtifactError(f"{p}:{lineno}: expected a JSON object")
             yield lineno, obj
@@ -294,7 +303,7 @@ def is_artifact(path: str | Path) -> bool:
         return False
     try:
         obj = json.loads(first)
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):  # not JSON, or nested too deeply to be a header
         return False
     return isinstance(obj, dict) and obj.get("type") == "header"
 

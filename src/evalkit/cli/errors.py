@@ -95,8 +95,11 @@ def output_console(**kwargs: Any) -> Any:
 
 
 def report(exc: BaseException, paths: Sequence[Path] = ()) -> None:
-    """Print ``exc`` as one user-facing line on stderr."""
-    lines = message_of(exc, paths).strip().splitlines() or [type(exc).__name__]
+    """Print ``exc`` as one user-facing line on stderr (registered secrets masked:
+    :mod:`evalkit.redaction`)."""
+    from evalkit.redaction import mask
+
+    lines = mask(message_of(exc, paths)).strip().splitlines() or [type(exc).__name__]
     typer.echo(f"error: {lines[0]}", err=True)
     for line in lines[1:]:
         typer.echo(f"       {line}", err=True)
@@ -288,6 +291,9 @@ def handle_errors(fn: F) -> F:
             quiet_closed_stdout()
             raise typer.Exit(PIPE_CLOSED) from None
         except Exception as exc:
+            from evalkit.redaction import scrub_exception
+
+            scrub_exception(exc)  # a traceback shown below must not show a secret either
             if os.environ.get("EVALKIT_DEBUG") or not isinstance(exc, _user_error_types()):
                 raise
             report(exc, _path_args([*args, *kwargs.values()]))

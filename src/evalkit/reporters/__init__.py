@@ -224,6 +224,9 @@ def write_reports(obj: Any, targets: Sequence[str]) -> list[str]:
         evalkit.outputs.UnwritableError: an :class:`OSError` naming the file that cannot
             be written and why.
     """
+    from evalkit.outputs import write_output
+    from evalkit.redaction import mask
+
     if not targets:
         return []
     from evalkit.reporters.model import as_report
@@ -232,27 +235,20 @@ def write_reports(obj: Any, targets: Sequence[str]) -> list[str]:
     plan = [(get_reporter(fmt), path) for fmt, path in map(parse_report_target, targets)]
     written: list[str] = []
     for spec, path in plan:
-        text = spec.render(report)
+        text = mask(spec.render(report))
         if path == "-":
             sys.stdout.write(text if text.endswith("\n") else text + "\n")
         else:
-            _write_file(Path(path), text)
+            write_output(Path(path), text)
         written.append(path)
     return written
-
-
-def _write_file(path: Path, text: str) -> None:
-    from evalkit.outputs import writing
-
-    with writing(path):
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
 
 
 def write_report(obj: Any, fmt: str, path: str | os.PathLike[str]) -> Path:
     """Render ``obj`` (a :class:`Report`, a ``Comparison``, a ``GateReport``) with the
     reporter registered as ``fmt``, looked up in the registry, and write it to the file
-    ``path`` (its folder is made when missing). ``Comparison.to_html(path)`` is
+    ``path`` (its folder is made when missing; secrets masked and the file replaced
+    atomically, as :func:`write_reports` does). ``Comparison.to_html(path)`` is
     ``write_report(comparison, "html", path)``.
 
     Returns:
@@ -264,12 +260,12 @@ def write_report(obj: Any, fmt: str, path: str | os.PathLike[str]) -> Path:
         evalkit.outputs.UnwritableError: the file cannot be written (the message says
             why).
     """
+    from evalkit.outputs import write_output
+    from evalkit.redaction import mask
     from evalkit.reporters.model import as_report
 
     spec = get_reporter(fmt)
-    out = Path(path)
-    _write_file(out, spec.render(as_report(obj)))
-    return out
+    return write_output(Path(path), mask(spec.render(as_report(obj))))
 
 
 __all__ = [
