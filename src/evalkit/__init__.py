@@ -32,6 +32,7 @@ _EXPORTS: dict[str, str] = {
     "CallableTarget": "evalkit.targets",
     "GoldenSet": "evalkit.goldens",
     "load_goldens": "evalkit.goldens",
+    "load_topics": "evalkit.topics",
     "CaseResult": "evalkit.rows",
     "rescore": "evalkit.evaluation",
     "evaluate": "evalkit.evaluation",
@@ -120,3 +121,4 @@ if TYPE_CHECKING:
     from evalkit.targets import Target as Target
     from evalkit.targets import TargetError as TargetError
     from evalkit.targets import TargetResponse as TargetResponse
+    from evalkit.topics import load_topics as load_topics

@@ -469,7 +469,7 @@ def evaluate_gate(
     return GateReport(
         results=tuple(results), run_name=run.name,
         baseline_name=None if base is None else base.name, notes=tuple(notes),
-        incomplete=tuple(incomplete),
+        incomplete=tuple(incomplete), run=run,
     )
 
 

@@ -12,7 +12,10 @@ from evalkit.checks import CheckSpec
 from evalkit.formatting import p_phrase, signed
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from evalkit.reporters.model import Report
+    from evalkit.results import RunResult
 
 Verdict = Literal["pass", "fail", "warn", "error"]
 MetricKind = Literal["metric", "aggregate"]
@@ -175,6 +178,8 @@ class GateReport:
         incomplete: why the run or the baseline fails coverage (:mod:`evalkit.coverage`),
             one paragraph each; when not empty no check is judged and the exit code is 2,
             warn-level checks or not.
+        run: the gated run, whose cases (errors, a judge's grades and reasons) the
+            reports list; ``None`` when not kept. Not part of equality or ``to_dict``.
     """
 
     results: tuple[CheckResult, ...]
@@ -182,6 +187,7 @@ class GateReport:
     baseline_name: str | None = None
     notes: tuple[str, ...] = field(default_factory=tuple)
     incomplete: tuple[str, ...] = field(default_factory=tuple)
+    run: RunResult | None = field(default=None, compare=False, repr=False)
 
     @property
     def exit_code(self) -> int:
@@ -260,6 +266,19 @@ class GateReport:
         from evalkit.reporters.model import report_from_gate
 
         return report_from_gate(self)
+
+    def to_html(self, path: str | Path) -> Path:
+        """Write the interactive HTML report of the gate to ``path`` with the ``html``
+        reporter of the registry (the ``evalkit-report-html`` plugin), as ``evalkit gate
+        --report html:PATH`` does.
+
+        Raises:
+            RegistryError: the plugin is not installed or not enabled (the message says
+                what to install).
+        """
+        from evalkit.reporters import write_report
+
+        return write_report(self, "html", path)
 
 
 # ------------------------------------------------------------------- helpers

@@ -136,8 +136,15 @@ def command(
     )] = None,
     report: Annotated[list[str] | None, typer.Option(
         "--report",
-        help="Also write a report, FORMAT:PATH (console, json, markdown, junit; PATH - is "
-        "standard output, and then the table goes to standard error). Repeatable.",
+        help="Also write a report, FORMAT:PATH (console, json, markdown, junit, and html "
+        "from the evalkit-report-html plugin; PATH - is standard output, and then the "
+        "table goes to standard error). Repeatable.",
+        show_default=False,
+    )] = None,
+    topics: Annotated[Path | None, typer.Option(
+        "--topics",
+        help="Query text for the reports (the movers, the HTML report's hover): a TREC "
+        "topic file (<top> <num> <title>), plain or gzipped, or qid<TAB>text TSV.",
         show_default=False,
     )] = None,
     allow_incomplete: Annotated[bool, typer.Option(
@@ -161,7 +168,8 @@ def command(
     check_request(len(runs), alpha=alpha, method=test.value, ci=ci_method,
                   n_resamples=resamples, top=top)
     targets = list(report or [])
-    to_stdout = check_report_targets(targets, as_json=as_json_flag, inputs=[*runs, qrels])
+    to_stdout = check_report_targets(targets, as_json=as_json_flag,
+                                     inputs=[*runs, qrels, topics])
     with progress(f"comparing {len(runs)} runs"):
         result = compare(
             *runs, metrics=split_metrics(metric) or None, qrels=qrels, method=test.value,
@@ -169,7 +177,7 @@ def command(
             ci=ci_method, n_resamples=resamples, seed=seed,
             all_pairs=all_pairs, top=top, relevance_level=relevance_level,
             missing=missing.value if missing is not None else None, depth=depth,
-            allow_incomplete=allow_incomplete,
+            topics=topics, allow_incomplete=allow_incomplete,
         )
     for w in result.warnings:
         note(f"warning: {w}")

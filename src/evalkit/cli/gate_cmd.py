@@ -67,8 +67,9 @@ def command(
     )] = None,
     report: Annotated[list[str] | None, typer.Option(
         "--report",
-        help="Also write a report, FORMAT:PATH (console, json, markdown, junit; PATH - is "
-        "standard output, and then the verdict lines go to standard error). Repeatable.",
+        help="Also write a report, FORMAT:PATH (console, json, markdown, junit, and html "
+        "from the evalkit-report-html plugin; PATH - is standard output, and then the "
+        "verdict lines go to standard error). Repeatable.",
         show_default=False,
     )] = None,
     resamples: Annotated[int, typer.Option(

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from os import PathLike
 from typing import Any
 
 from evalkit.comparison.inputs import Loaded, RunInput, load_inputs, query_texts
@@ -48,7 +49,7 @@ def compare(
     relevance_level: int | None = None,
     missing: str | None = None,
     depth: int | None = None,
-    topics: Mapping[str, str] | None = None,
+    topics: Mapping[str, str] | str | PathLike[str] | None = None,
     allow_incomplete: bool = False,
 ) -> Comparison:
     """Compare each candidate with the baseline on the same queries, metric by metric.
@@ -84,8 +85,10 @@ def compare(
             ``-l``, ``-c`` / ``"skip"``, ``-M``). None (the default) takes the setting the
             artifacts among the inputs were scored with, else trec_eval's: 1, ``"zero"``,
             no depth limit. A value given must agree with every artifact's.
-        topics: ``{query id: text}``; without it the text comes from the golden set the
-            runs were made from, when its file is still there and unchanged.
+        topics: ``{query id: text}``, or the path of a topic file (TREC ``<top>`` topics,
+            plain or gzipped, or ``qid<TAB>text`` TSV; :func:`evalkit.load_topics`);
+            without it the text comes from the golden set the runs were made from, when
+            its file is still there and unchanged.
         allow_incomplete: pair only the queries every run has, and say so in
             ``warnings``, instead of refusing runs over different queries.
 
@@ -101,6 +104,7 @@ def compare(
             compare`` prints.
         InputError: a path that is missing, a directory, or not a run (the message
             says what it looks like); a TREC run without ``qrels``.
+        TopicsError: a ``topics`` file that cannot be read (file and line named).
         ValueError: an unknown ``method``, ``correction`` or ``alternative`` (from
             :func:`evalkit.stats.compare_runs`).
         RegistryError: an unknown metric for a TREC run file.
@@ -108,6 +112,10 @@ def compare(
     inputs = [baseline, *candidates]
     check_request(len(inputs), alpha=alpha, method=method, ci=ci, n_resamples=n_resamples,
                   top=top)
+    if isinstance(topics, str | PathLike):  # read first: a bad file stops before any work
+        from evalkit.topics import load_topics
+
+        topics = load_topics(topics)
     loaded = load_inputs(inputs, qrels=qrels, metrics=metrics,
                          relevance_level=relevance_level, missing=missing, depth=depth,
                          allow_incomplete=allow_incomplete)
@@ -211,8 +219,8 @@ def _metric_comparison(
     if res.degenerate and res.method == "bootstrap":  # constant: the sign-flip rule
         verdict = verdict and bool(res.significant)
     details = _details(base, cand, metric)
-    gains, falls = _movers(ids, diffs, base.scores(metric), cand.scores(metric), texts,
-                           details, top)
+    b_scores, c_scores = base.scores(metric), cand.scores(metric)
+    gains, falls = _movers(ids, diffs, b_scores, c_scores, texts, details, top)
     return MetricComparison(
         metric=metric, baseline=base.name, candidate=cand.name, n_queries=int(res.n_queries),
         baseline_mean=base.mean(metric), candidate_mean=cand.mean(metric),
@@ -226,6 +234,8 @@ def _metric_comparison(
         else int(res.n_resamples) or None,
         method=res.method, ci_method=res.ci_method, effect=effect, query_ids=ids,
         differences=diffs, distribution=res.distribution, details=details,
+        baseline_values=tuple(float(b_scores[q]) for q in ids),
+        candidate_values=tuple(float(c_scores[q]) for q in ids),
     )
 
 

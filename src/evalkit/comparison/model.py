@@ -4,13 +4,16 @@ A :class:`Comparison` holds one :class:`MetricComparison` per (candidate, metric
 the runs (:class:`RunInfo`), the :class:`Settings`, the one-line description of the test,
 the warnings on the inputs, the query ids and texts, and provenance. It is immutable,
 reads back from its JSON (:meth:`Comparison.from_json`) and becomes a reporters'
-:class:`~evalkit.reporters.Report` with :meth:`Comparison.to_report`.
+:class:`~evalkit.reporters.Report` with :meth:`Comparison.to_report`; :meth:`Comparison.to_html`
+writes the HTML report.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from os import PathLike
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from evalkit.comparison.records import (
@@ -114,6 +117,23 @@ class Comparison:
         from evalkit.comparison.report import to_report
 
         return to_report(self)
+
+    def to_html(self, path: str | PathLike[str]) -> Path:
+        """Write the interactive HTML report (one self-contained file) to ``path``, with
+        the ``html`` reporter looked up in the registry (the ``evalkit-report-html``
+        plugin); the same file as ``evalkit compare --report html:PATH``.
+
+        Returns:
+            The path written.
+
+        Raises:
+            RegistryError: the plugin is not installed or not enabled (the message says
+                what to install).
+            evalkit.outputs.UnwritableError: the file cannot be written.
+        """
+        from evalkit.reporters import write_report
+
+        return write_report(self, "html", path)
 
 
 __all__ = ["Comparison", "ComparisonError", "MetricComparison", "QueryDelta", "RunInfo",

@@ -121,6 +121,8 @@ class MetricComparison:
         effect: the full :class:`evalkit.stats.EffectSizes` (sd, skewness...).
         query_ids, differences: every paired query id (sorted) and its difference
             ``candidate - baseline``, as the test saw it.
+        baseline_values, candidate_values: each paired query's value in the two runs, in
+            the order of ``query_ids``.
         distribution: the binned null (randomization) or resampling (bootstrap)
             distribution of the test's statistic, at most 200 bins; None for the t-test
             and for constant differences.
@@ -157,6 +159,8 @@ class MetricComparison:
     differences: tuple[float, ...] = ()
     distribution: Histogram | None = None
     details: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    baseline_values: tuple[float, ...] = ()
+    candidate_values: tuple[float, ...] = ()
 
     def per_query(self) -> dict[str, float]:
         """``{query id: candidate - baseline}`` over the paired queries."""

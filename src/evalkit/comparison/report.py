@@ -48,7 +48,8 @@ def to_report(c: Comparison) -> Report:
             losses=r.losses, effect_size=r.standardized_effect, ci_method=r.ci_method,
             warnings=r.warnings, top_gains=r.top_gains, top_losses=r.top_losses,
             query_ids=r.query_ids, differences=r.differences, distribution=r.distribution,
-            details=r.details,
+            details=r.details, baseline_values=r.baseline_values,
+            candidate_values=r.candidate_values,
         ))
     n_sig = sum(1 for r in rows if r.status != NO_DIFFERENCE)
     names = [run.name for run in c.runs]

@@ -2,9 +2,10 @@
 
 Version 1 (``"type": "comparison", "schema_version": 1``) keeps every key the 0.3 output
 had and adds the description, the query ids and texts, provenance, and per comparison
-the interval method, the effect sizes, the per-query differences (aligned with the
-top-level ``query_ids``), the binned distribution and per-case details. Non-finite
-numbers (an open interval end) are ``null``. docs/comparison.md lists every field.
+the interval method, the effect sizes, the per-query differences and both runs'
+per-query values (aligned with the top-level ``query_ids``), the binned distribution and
+per-case details. Non-finite numbers (an open interval end) are ``null``.
+docs/comparison.md lists every field.
 """
 
 from __future__ import annotations
@@ -47,6 +48,8 @@ def _row(c: MetricComparison) -> dict[str, Any]:
             "wins": e.wins, "ties": e.ties, "losses": e.losses, "skewness": e.skewness,
             "skewness_warning": e.skewness_warning},
         "differences": list(c.differences),
+        "baseline_values": list(c.baseline_values),
+        "candidate_values": list(c.candidate_values),
         "distribution": None if c.distribution is None else c.distribution.to_dict(),
         "details": {q: dict(d) for q, d in c.details.items()},
     }
@@ -108,6 +111,13 @@ def _row_from(d: Mapping[str, Any], ids: tuple[str, ...], texts: Mapping[str, st
     if diffs and len(diffs) != len(ids):
         raise ValueError(f"comparison {d.get('metric')!r}: {len(diffs)} differences for "
                          f"{len(ids)} query ids")
+    values = {}
+    for key in ("baseline_values", "candidate_values"):
+        # aligned with the query ids: without them (a 0.3 document) they cannot be read
+        values[key] = tuple(float(x) for x in d.get(key) or ()) if ids else ()
+        if values[key] and len(values[key]) != len(ids):
+            raise ValueError(f"comparison {d.get('metric')!r}: {len(values[key])} {key} for "
+                             f"{len(ids)} query ids")
     dist = d.get("distribution")
     p_res = d.get("p_resamples")
     return MetricComparison(
@@ -128,6 +138,7 @@ def _row_from(d: Mapping[str, Any], ids: tuple[str, ...], texts: Mapping[str, st
         query_ids=ids if diffs else (), differences=diffs,
         distribution=None if dist is None else Histogram.from_dict(dist),
         details={str(q): dict(v) for q, v in (d.get("details") or {}).items()},
+        **values,
     )
 
 

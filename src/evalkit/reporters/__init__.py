@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     )
     from evalkit.reporters.model import QueryDelta as QueryDelta
     from evalkit.reporters.model import Report as Report
+    from evalkit.reporters.model import ReportCase as ReportCase
     from evalkit.reporters.model import ReportRow as ReportRow
     from evalkit.reporters.model import ReportRun as ReportRun
     from evalkit.reporters.model import as_report as as_report
@@ -33,6 +34,7 @@ if TYPE_CHECKING:
 
 _LAZY: dict[str, str] = {
     "QueryDelta": "evalkit.reporters.model", "Report": "evalkit.reporters.model",
+    "ReportCase": "evalkit.reporters.model",
     "ReportRow": "evalkit.reporters.model", "ReportRun": "evalkit.reporters.model",
     "as_report": "evalkit.reporters.model", "report_from_gate": "evalkit.reporters.model",
     "report_from_comparison": "evalkit.reporters.comparison_rows",
@@ -90,16 +92,36 @@ class ReportTargetError(ValueError):
     """A ``--report FORMAT:PATH`` value that cannot be used."""
 
 
+#: Reporters that a plugin distribution of this repository provides: ``{name:
+#: distribution}``, so that asking for one that is not installed says what to install.
+PLUGIN_REPORTERS: dict[str, str] = {"html": "evalkit-report-html"}
+
+
 def get_reporter(name: str) -> ReporterSpec:
     """The reporter registered as ``name`` in the default registry.
 
     Raises:
-        RegistryError: no such reporter (the message lists the known ones), or two
-            plugins provide it.
+        RegistryError: no such reporter (the message lists the known ones and, for a
+            reporter of :data:`PLUGIN_REPORTERS`, names the distribution to install), or
+            two plugins provide it.
     """
-    from evalkit.registry import default_registry
+    from evalkit.registry import RegistryError, default_registry
 
-    spec = default_registry().get("reporter", name)
+    registry = default_registry()
+    try:
+        spec = registry.get("reporter", name)
+    except RegistryError as exc:
+        dist = PLUGIN_REPORTERS.get(name)
+        blocked = any(c.namespace == "reporter" and c.name == name
+                      for c in registry.conflicts())
+        if dist is None or blocked:
+            raise  # not a plugin's reporter, or a conflict: the registry's message
+        raise RegistryError(
+            f"{exc}. The {name!r} reporter comes from the {dist} plugin, which is not "
+            f"installed or not enabled: install it with `pip install {dist}` (from a clone of "
+            f"paired-evalkit: `pip install -e plugins/{dist}`, or `pip install -r "
+            "requirements.txt` for every in-repo plugin), and list it in [tool.evalkit] "
+            "plugins if the project selects its plugins") from None
     assert isinstance(spec, ReporterSpec)
     return spec
 
@@ -222,9 +244,35 @@ def write_reports(obj: Any, targets: Sequence[str]) -> list[str]:
     return written
 
 
+def write_report(obj: Any, fmt: str, path: str | os.PathLike[str]) -> Path:
+    """Render ``obj`` (a :class:`Report`, a ``Comparison``, a ``GateReport``) with the
+    reporter registered as ``fmt``, looked up in the registry, and write it to the file
+    ``path`` (its folder is made when missing; secrets masked and the file replaced
+    atomically, as :func:`write_reports` does). ``Comparison.to_html(path)`` is
+    ``write_report(comparison, "html", path)``.
+
+    Returns:
+        The path written.
+
+    Raises:
+        RegistryError: no reporter ``fmt``; for ``html`` the message names the
+            distribution to install.
+        evalkit.outputs.UnwritableError: the file cannot be written (the message says
+            why).
+    """
+    from evalkit.outputs import write_output
+    from evalkit.redaction import mask
+    from evalkit.reporters.model import as_report
+
+    spec = get_reporter(fmt)
+    return write_output(Path(path), mask(spec.render(as_report(obj))))
+
+
 __all__ = [
+    "PLUGIN_REPORTERS",
     "QueryDelta",
     "Report",
+    "ReportCase",
     "ReportRow",
     "ReportRun",
     "ReportTargetError",
@@ -236,5 +284,6 @@ __all__ = [
     "parse_report_target",
     "report_from_comparison",
     "report_from_gate",
+    "write_report",
     "write_reports",
 ]

@@ -126,6 +126,8 @@ class ReportRow:
         top_gains, top_losses: the queries that moved most up and down
             (:class:`QueryDelta`).
         query_ids, differences: every paired query and its difference, in one order.
+        baseline_values, candidate_values: each paired query's value in the baseline and
+            in the candidate, in the order of ``query_ids`` (empty when not known).
         distribution: the binned null or resampling distribution of the test's
             statistic (:class:`evalkit.stats.histogram.Histogram`), or None.
         details: per-case details, ``{query id: {"baseline": ..., "candidate": ...}}``.
@@ -167,6 +169,8 @@ class ReportRow:
     differences: tuple[float, ...] = ()
     distribution: Histogram | None = None
     details: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    baseline_values: tuple[float, ...] = ()
+    candidate_values: tuple[float, ...] = ()
 
     @property
     def has_comparison(self) -> bool:
@@ -201,7 +205,35 @@ class ReportRow:
             "distribution": None if self.distribution is None else
             self.distribution.to_dict(),
             "details": {k: dict(v) for k, v in self.details.items()},
+            "baseline_values": [_clean(x) for x in self.baseline_values],
+            "candidate_values": [_clean(x) for x in self.candidate_values],
         }
+
+
+@dataclass(frozen=True)
+class ReportCase:
+    """One case of a gated run, for the reports that list cases (the HTML report's
+    errored cases and a judge's grades).
+
+    Attributes:
+        id: the case id.
+        error: the message of a failed target call, or None.
+        metric_errors: ``{metric: message}`` of the metrics that failed on this case.
+        values: ``{metric: value}`` the case has.
+        details: ``{metric: {...}}`` a metric published for the case (an LLM judge:
+            ``score``, ``reason``, ``model``, tokens, cost).
+    """
+
+    id: str
+    error: str | None = None
+    metric_errors: Mapping[str, str] = field(default_factory=dict)
+    values: Mapping[str, float] = field(default_factory=dict)
+    details: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "error": self.error, "metric_errors": dict(self.metric_errors),
+                "values": {k: _clean(v) for k, v in self.values.items()},
+                "details": dict(self.details)}
 
 
 @dataclass(frozen=True)
@@ -230,6 +262,8 @@ class Report:
         runs: the runs compared, baseline first (:class:`ReportRun`).
         warnings: notes on the inputs (they open ``notes`` too).
         queries: ``{query id: text}`` where the text is known.
+        cases: a gate's cases (:class:`ReportCase`), when the gate kept its run; empty
+            for comparisons.
     """
 
     kind: ReportKind
@@ -249,6 +283,7 @@ class Report:
     runs: tuple[ReportRun, ...] = ()
     warnings: tuple[str, ...] = ()
     queries: Mapping[str, str] = field(default_factory=dict)
+    cases: tuple[ReportCase, ...] = ()
 
     def counts(self) -> dict[str, int]:
         """``{status: number of rows}``."""
@@ -268,6 +303,7 @@ class Report:
             "runs": [{"name": r.name, "source": r.source, "role": r.role}
                      for r in self.runs],
             "warnings": list(self.warnings), "queries": dict(self.queries),
+            "cases": [c.to_dict() for c in self.cases],
         }
         if self.data:
             out["data"] = dict(self.data)
@@ -299,8 +335,26 @@ def _rule(check: Any) -> str:
     return f"no regression (alpha {check.alpha:g})"
 
 
+def _cases(run: Any) -> tuple[ReportCase, ...]:
+    """The :class:`ReportCase` of each row of ``run`` (a RunResult), in row order."""
+    out: list[ReportCase] = []
+    for row in getattr(run, "per_query", None) or ():
+        case_id = next((str(v) for a in ("case_id", "query_id", "id")
+                        if (v := getattr(row, a, None)) is not None), "")
+        error = getattr(row, "error", None)
+        out.append(ReportCase(
+            id=case_id, error=None if error is None else str(error),
+            metric_errors=dict(getattr(row, "metric_errors", None) or {}),
+            values={str(k): float(v) for k, v in (getattr(row, "metrics", None) or {}
+                                                  ).items()},
+            details=dict(getattr(row, "details", None) or {}),
+        ))
+    return tuple(out)
+
+
 def report_from_gate(gate: GateReport) -> Report:
-    """The :class:`Report` of a gate: one row per check, in check order."""
+    """The :class:`Report` of a gate: one row per check, in check order, and the cases
+    of the gated run when the gate kept it (``GateReport.run``)."""
     rows: list[ReportRow] = []
     for r in gate.results:
         c = r.comparison
@@ -332,8 +386,9 @@ def report_from_gate(gate: GateReport) -> Report:
         notes=(*(f"incomplete: {m}" for m in gate.incomplete), *gate.notes),
         data=gate.to_dict(),
         correction="Holm" if any(r.p_adjusted is not None for r in rows) else None,
+        cases=_cases(getattr(gate, "run", None)),
     )
 
 
-
-__all__ = ["QueryDelta", "Report", "ReportRow", "ReportRun", "as_report", "report_from_gate"]
+__all__ = ["QueryDelta", "Report", "ReportCase", "ReportRow", "ReportRun", "as_report",
+           "report_from_gate"]
