@@ -9,7 +9,10 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from evalkit import _moved
 from evalkit._version import __version__ as __version__
+
+_moved.install()  # the module paths of the flat layout keep working (evalkit._moved)
 
 _EXPORTS: dict[str, str] = {
     "register_metric": "evalkit.registry",
