@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-import evalkit.gate as gate_mod
+import evalkit.gate.evaluate as gate_mod
 from evalkit.checks import CheckError, CheckSpec, load_checks
 from evalkit.gate import evaluate_gate, holm
 from evalkit.registry import Registry, use_registry

@@ -1,0 +1,40 @@
+"""The gate: checks read from YAML, judged against a run and a baseline, and the verdict.
+
+Holds the checks file (:mod:`.checks`), the judging of every check and the exit code
+(:mod:`.evaluate`), what a gate decided (:mod:`.verdicts`), and the stored baselines a
+check compares against with their fingerprints (:mod:`.baseline`, :mod:`.fingerprint`).
+
+May import: io, stats, core, plugins, data, report (the :class:`~evalkit.report.Report`
+model a :class:`GateReport` becomes). Never the comparison's command or the command line;
+a reporter is reached through the registry by name, never imported.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from evalkit._lazy import lazy_exports
+
+_LAZY: dict[str, str] = {
+    "evaluate_gate": "evalkit.gate.evaluate",
+    "gate_from_files": "evalkit.gate.evaluate",
+    "holm": "evalkit.gate.evaluate",
+    "DEFAULT_RESAMPLES": "evalkit.gate.evaluate",
+    "DEFAULT_SEED": "evalkit.gate.evaluate",
+    "GateReport": "evalkit.gate.evaluate",
+    "CheckResult": "evalkit.gate.evaluate",
+    "BaselineComparison": "evalkit.gate.evaluate",
+}
+__all__ = sorted(_LAZY)
+# the checks and the baselines are read by commands that never judge (numpy stays out)
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)
+
+if TYPE_CHECKING:
+    from evalkit.gate.evaluate import DEFAULT_RESAMPLES as DEFAULT_RESAMPLES
+    from evalkit.gate.evaluate import DEFAULT_SEED as DEFAULT_SEED
+    from evalkit.gate.evaluate import BaselineComparison as BaselineComparison
+    from evalkit.gate.evaluate import CheckResult as CheckResult
+    from evalkit.gate.evaluate import GateReport as GateReport
+    from evalkit.gate.evaluate import evaluate_gate as evaluate_gate
+    from evalkit.gate.evaluate import gate_from_files as gate_from_files
+    from evalkit.gate.evaluate import holm as holm
