@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from evalkit.checks import CheckError, CheckSpec, compare_threshold, load_checks
+from evalkit.gate.checks import CheckError, CheckSpec, compare_threshold, load_checks
 
 
 def write(tmp_path: Path, text: str, name: str = "checks.yaml") -> Path:

@@ -375,7 +375,7 @@ def test_promote_refuses_to_overwrite_without_force(runs: Runs, tmp_path: Path) 
 
 
 def test_singular_and_plural(runs: Runs) -> None:
-    from evalkit.checks import CheckError, CheckSpec
+    from evalkit.gate.checks import CheckError, CheckSpec
 
     res = invoke("compare", runs.tfidf, runs.bm25, "-m", "ap", "-B", "200")
     assert "p adjusted by Holm over 1 test;" in res.stdout

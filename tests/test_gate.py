@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 
 import evalkit.gate.evaluate as gate_mod
-from evalkit.checks import CheckError, CheckSpec, load_checks
 from evalkit.gate import evaluate_gate, holm
+from evalkit.gate.checks import CheckError, CheckSpec, load_checks
 from evalkit.registry import Registry, use_registry
 from evalkit.results import QueryResult, RunResult
 from evalkit.rows import CaseResult

@@ -6,8 +6,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from evalkit.checks import CheckSpec
 from evalkit.gate import evaluate_gate
+from evalkit.gate.checks import CheckSpec
 from evalkit.results import RunResult
 from evalkit.rows import CaseResult
 from evalkit.targets import TargetResponse

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from evalkit.checks import CheckSpec
 from evalkit.gate import evaluate_gate
+from evalkit.gate.checks import CheckSpec
 from evalkit.registry import Registry, use_registry
 from evalkit.reporters import (
     ReportTargetError,

@@ -175,7 +175,7 @@ def test_zero_tolerance_count(reg: Registry, tmp_path: Path) -> None:
 def test_public_names() -> None:
     from evalkit import CheckError, CheckSpec, GateReport, evaluate_gate, load_checks
 
-    assert load_checks.__module__ == "evalkit.checks"
+    assert load_checks.__module__ == "evalkit.gate.checks"
     assert evaluate_gate.__module__ == "evalkit.gate.evaluate"
     assert {CheckError.__name__, CheckSpec.__name__, GateReport.__name__} == {
         "CheckError", "CheckSpec", "GateReport"}

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from evalkit.cases import GoldenCase
-from evalkit.goldens import GoldenError, GoldenSet, case_from_record, load_goldens
+from evalkit.data.goldens import GoldenError, GoldenSet, case_from_record, load_goldens
 from evalkit.registry import RegistryError, use_registry
 
 C13_YAML = (

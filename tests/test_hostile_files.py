@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner, Result
 
-from evalkit.checks import CheckError, load_checks
 from evalkit.cli.app import app
-from evalkit.evalconfig import ConfigError, load_eval_config
-from evalkit.goldens import GoldenError, load_goldens
+from evalkit.data.goldens import GoldenError, load_goldens
+from evalkit.execute.evalconfig import ConfigError, load_eval_config
+from evalkit.gate.checks import CheckError, load_checks
 from evalkit.limits import MAX_ALIAS_NODES, MAX_DEPTH, MAX_ID_CHARS, MAX_NAME_CHARS
 from evalkit.results import ArtifactError, RunResult
 
@@ -243,8 +243,8 @@ def test_an_overlong_run_name_in_an_artifact_or_config_is_refused(tmp_path: Path
 
 def test_a_deep_line_in_an_artifact_being_resumed_names_file_and_line(tmp_path: Path) -> None:
     from evalkit.cases import GoldenCase
+    from evalkit.data.goldens import GoldenSet
     from evalkit.evaluation import evaluate
-    from evalkit.goldens import GoldenSet
     from evalkit.targets import CallableTarget
 
     path = tmp_path / "run.jsonl"

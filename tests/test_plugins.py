@@ -22,19 +22,19 @@ import pytest
 from typer.testing import CliRunner
 
 from evalkit.cli.app import app
+from evalkit.core.pyproject_config import (
+    ConfigError,
+    PluginSelection,
+    plugin_selection,
+    read_tool_config,
+    split_env_list,
+)
 from evalkit.plugins import (
     ENTRY_POINT_GROUP,
     PluginSelectionError,
     load_plugins,
     plugin_report,
     set_config,
-)
-from evalkit.pyproject_config import (
-    ConfigError,
-    PluginSelection,
-    plugin_selection,
-    read_tool_config,
-    split_env_list,
 )
 from evalkit.registry import (
     Provider,

@@ -16,8 +16,8 @@ from typer.testing import CliRunner
 import evalkit
 from evalkit import registry as registry_module
 from evalkit.cli.app import app
+from evalkit.core.pyproject_config import ConfigError, plugin_selection
 from evalkit.plugins import PluginLoadWarning, load_plugins
-from evalkit.pyproject_config import ConfigError, plugin_selection
 from evalkit.registry import Registry, RegistryError
 from evalkit.results import QueryResult, RunResult
 

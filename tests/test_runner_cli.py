@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from evalkit.cli.app import app
-from evalkit.evalconfig import ConfigError, load_eval_config, redact
+from evalkit.execute.evalconfig import ConfigError, load_eval_config, redact
 from evalkit.results import RunResult
 
 runner = CliRunner()

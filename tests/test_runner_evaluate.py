@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from evalkit.cases import GoldenCase
+from evalkit.data.goldens import GoldenSet
 from evalkit.evaluation import ResumeError, evaluate, rescore
-from evalkit.goldens import GoldenSet
 from evalkit.registry import RegistryError, use_registry
 from evalkit.results import ArtifactError, RunResult
 from evalkit.rows import CaseResult

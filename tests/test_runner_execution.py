@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from evalkit.cases import GoldenCase
+from evalkit.data.goldens import GoldenSet
 from evalkit.evaluation import evaluate
-from evalkit.goldens import GoldenSet
 from evalkit.registry import use_registry
 from evalkit.results import RunResult
 from evalkit.scoring import RunAborted, resolve_metrics, score_cases

@@ -19,9 +19,9 @@ from typer.testing import CliRunner
 
 from evalkit.cases import GoldenCase
 from evalkit.cli.app import app
+from evalkit.data.goldens import GoldenSet
 from evalkit.evaluation import evaluate, rescore
 from evalkit.execution import default_grace_s
-from evalkit.goldens import GoldenSet
 from evalkit.runlock import ArtifactBusyError, lock_path
 from evalkit.targets import CallableTarget
 

@@ -21,7 +21,7 @@ SCRIPT = f'''
 import sys, time
 from evalkit.cases import GoldenCase
 from evalkit.evaluation import evaluate
-from evalkit.goldens import GoldenSet
+from evalkit.data.goldens import GoldenSet
 from evalkit.targets import CallableTarget
 
 log_path, artifact, delay = sys.argv[1], sys.argv[2], float(sys.argv[3])

@@ -26,7 +26,7 @@ from typing import Any
 import pytest
 
 from evalkit.cases import GoldenCase
-from evalkit.goldens import GoldenSet as RealGoldenSet
+from evalkit.data.goldens import GoldenSet as RealGoldenSet
 from evalkit.registry import RegistryError, use_registry
 from evalkit.targets import TargetResponse
 

@@ -33,8 +33,8 @@ _EXPORTS: dict[str, str] = {
     "Target": "evalkit.targets",
     "TargetError": "evalkit.targets",
     "CallableTarget": "evalkit.targets",
-    "GoldenSet": "evalkit.goldens",
-    "load_goldens": "evalkit.goldens",
+    "GoldenSet": "evalkit.data.goldens",
+    "load_goldens": "evalkit.data.goldens",
     "load_topics": "evalkit.topics",
     "CaseResult": "evalkit.rows",
     "rescore": "evalkit.evaluation",
@@ -51,9 +51,9 @@ _EXPORTS: dict[str, str] = {
     "LoaderSpec": "evalkit.specs",
     "TargetSpec": "evalkit.specs",
     "ReporterSpec": "evalkit.specs",
-    "load_checks": "evalkit.checks",
-    "CheckSpec": "evalkit.checks",
-    "CheckError": "evalkit.checks",
+    "load_checks": "evalkit.gate.checks",
+    "CheckSpec": "evalkit.gate.checks",
+    "CheckError": "evalkit.gate.checks",
     "evaluate_gate": "evalkit.gate",
     "GateReport": "evalkit.gate",
 }
@@ -85,17 +85,17 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:
     from evalkit.cases import GoldenCase as GoldenCase
-    from evalkit.checks import CheckError as CheckError
-    from evalkit.checks import CheckSpec as CheckSpec
-    from evalkit.checks import load_checks as load_checks
     from evalkit.comparison import Comparison as Comparison
     from evalkit.comparison import compare as compare
+    from evalkit.data.goldens import GoldenSet as GoldenSet
+    from evalkit.data.goldens import load_goldens as load_goldens
     from evalkit.evaluation import evaluate as evaluate
     from evalkit.evaluation import rescore as rescore
     from evalkit.gate import GateReport as GateReport
     from evalkit.gate import evaluate_gate as evaluate_gate
-    from evalkit.goldens import GoldenSet as GoldenSet
-    from evalkit.goldens import load_goldens as load_goldens
+    from evalkit.gate.checks import CheckError as CheckError
+    from evalkit.gate.checks import CheckSpec as CheckSpec
+    from evalkit.gate.checks import load_checks as load_checks
     from evalkit.hookspecs import hookimpl as hookimpl
     from evalkit.precomputed import evaluate_run as evaluate_run
     from evalkit.ranking import RankedRun as RankedRun

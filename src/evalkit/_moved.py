@@ -27,7 +27,12 @@ from types import ModuleType
 from typing import Any
 
 #: old module path -> the new module(s) holding its names, first match wins
-MOVED: dict[str, tuple[str, ...]] = {}
+MOVED: dict[str, tuple[str, ...]] = {
+    "evalkit.checks": ("evalkit.gate.checks",),
+    "evalkit.goldens": ("evalkit.data.goldens",),
+    "evalkit.evalconfig": ("evalkit.execute.evalconfig",),
+    "evalkit.pyproject_config": ("evalkit.core.pyproject_config",),
+}
 
 #: old package -> new package; every submodule follows (``old.x`` is ``new.x``)
 MOVED_PACKAGES: dict[str, str] = {}

@@ -32,8 +32,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from evalkit.checks import row_error, row_id
 from evalkit.coverage import completeness_lines
+from evalkit.gate.checks import row_error, row_id
 from evalkit.results import QueryResult, RunResult
 
 if TYPE_CHECKING:

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from evalkit.cases import GoldenCase
-from evalkit.goldens import GoldenSet
+from evalkit.data.goldens import GoldenSet
 
 QRELS_HEADER = ("query-id", "corpus-id", "score")
 

@@ -41,8 +41,8 @@ from typing import Any
 
 from evalkit.artifact_writer import ArtifactWriter, read_partial, save_finished
 from evalkit.cases import GoldenCase
+from evalkit.data.goldens import GoldenSet, load_goldens
 from evalkit.execution import Executor, Interrupts, Job, RunInterrupted, default_grace_s, scored
-from evalkit.goldens import GoldenSet, load_goldens
 from evalkit.outputs import destination
 from evalkit.progress import ProgressBar
 from evalkit.provenance import metric_provenance
@@ -100,7 +100,7 @@ def evaluate(
             (:class:`~evalkit.targets.CallableTarget`, ``HttpTarget``...). It is called
             from several threads at once when ``max_concurrency > 1``.
         goldens: a :class:`GoldenSet`, an iterable of :class:`GoldenCase`, or a golden
-            file path (read with :func:`~evalkit.goldens.load_goldens`).
+            file path (read with :func:`~evalkit.data.goldens.load_goldens`).
         metrics: per-case metric names (``"recall@10"``, ``"ndcg@10"``, your own).
         aggregates: whole-run aggregate names (``"latency_p95"``, ``"entropy"``...),
             computed when every case has a response (whatever metric failed); values

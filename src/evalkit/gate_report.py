@@ -8,8 +8,8 @@ import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from evalkit.checks import CheckSpec
 from evalkit.formatting import p_phrase, signed
+from evalkit.gate.checks import CheckSpec
 
 if TYPE_CHECKING:
     from pathlib import Path

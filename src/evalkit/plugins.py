@@ -2,7 +2,7 @@
 
 Discovery runs in two phases. First only distribution metadata is read: every entry
 point of the group, its distribution, version and location, and which ones the
-``[tool.evalkit]`` selection enables (:mod:`evalkit.pyproject_config`). Then each
+``[tool.evalkit]`` selection enables (:mod:`evalkit.core.pyproject_config`). Then each
 enabled plugin is imported on its own: one that fails to import (or whose hooks fail, or
 that implements a hook name evalkit does not define) is recorded as failed with its
 distribution, version and error, and the others still load. The kernel's own built-ins
@@ -30,7 +30,7 @@ import pluggy
 
 from evalkit import hookspecs
 from evalkit._version import __version__
-from evalkit.pyproject_config import (
+from evalkit.core.pyproject_config import (
     PluginRequirement,
     PluginSelection,
     ToolConfig,
@@ -477,7 +477,7 @@ def load_plugins(
             *before* import; a plugin it rejects is listed as disabled.
         entry_points: override discovery (tests).
         selection: which plugins to load; by default read from ``[tool.evalkit]`` and
-            ``EVALKIT_PLUGINS`` (see :func:`evalkit.pyproject_config.plugin_selection`).
+            ``EVALKIT_PLUGINS`` (see :func:`evalkit.core.pyproject_config.plugin_selection`).
         strict: raise on a listed plugin that is missing or at the wrong version;
             otherwise record it as a failed plugin (the listing does this).
         warn: issue a :class:`PluginLoadWarning` per failed plugin (the listing, which
@@ -489,7 +489,7 @@ def load_plugins(
     Raises:
         PluginSelectionError: with ``strict``, a listed plugin is missing or at a version
             its specifiers refuse. Nothing has been imported or registered.
-        evalkit.pyproject_config.ConfigError: a malformed ``[tool.evalkit]`` table.
+        evalkit.core.pyproject_config.ConfigError: a malformed ``[tool.evalkit]`` table.
     """
     if selection is None:
         selection = plugin_selection(_config_override)
@@ -721,7 +721,7 @@ def plugin_report(
     broken or missing plugin: those are listed as failed).
 
     Raises:
-        evalkit.pyproject_config.ConfigError: the config file is missing or malformed.
+        evalkit.core.pyproject_config.ConfigError: the config file is missing or malformed.
     """
     selection = plugin_selection(config, environ=environ)
     registry = Registry()

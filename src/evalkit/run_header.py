@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from evalkit.artifact import READABLE_VERSIONS, SCHEMA_VERSION
-from evalkit.goldens import GoldenSet
+from evalkit.data.goldens import GoldenSet
 from evalkit.provenance import metric_provenance, plugin_versions
 from evalkit.results import ArtifactError, RunResult
 from evalkit.rows import CaseResult

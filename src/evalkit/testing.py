@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from evalkit.cases import GoldenCase
+from evalkit.core.pyproject_config import PluginSelection
 from evalkit.plugins import (
     PluginError,
     collect_records,
@@ -42,7 +43,6 @@ from evalkit.plugins import (
     load_plugins,
     register_plugin_object,
 )
-from evalkit.pyproject_config import PluginSelection
 from evalkit.registry import Provider, Registry, use_registry
 from evalkit.specs import (
     AggregateSpec,

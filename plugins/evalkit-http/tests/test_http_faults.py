@@ -25,8 +25,8 @@ from evalkit_http.target import DEFAULT_MAX_RESPONSE_BYTES
 from evalkit_http.testing import Reply, ScriptedServer
 
 from evalkit.cases import GoldenCase
+from evalkit.data.goldens import GoldenSet
 from evalkit.evaluation import evaluate
-from evalkit.goldens import GoldenSet
 from evalkit.targets import TargetError
 
 CASE = GoldenCase("q1", "what is alpha")

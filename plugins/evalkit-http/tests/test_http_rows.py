@@ -17,8 +17,8 @@ from evalkit_http import HttpTarget
 from evalkit_http.testing import Reply, ScriptedServer
 
 from evalkit.cases import GoldenCase
+from evalkit.data.goldens import GoldenSet
 from evalkit.evaluation import evaluate, rescore
-from evalkit.goldens import GoldenSet
 from evalkit.registry import use_registry
 from evalkit.results import ArtifactError, RunResult
 from evalkit.rows import DEFAULT_MAX_RAW_BYTES

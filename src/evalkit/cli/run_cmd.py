@@ -1,6 +1,6 @@
 """``evalkit run``: evaluate a target over a golden set as the eval config says.
 
-Reads ``evalkit.yaml`` or ``[tool.evalkit]`` (see :mod:`evalkit.evalconfig`), calls the
+Reads ``evalkit.yaml`` or ``[tool.evalkit]`` (see :mod:`evalkit.execute.evalconfig`), calls the
 target on every case with a bounded thread pool, appends each row to the run artifact as
 it completes, and prints the metric means and aggregates. Exit status: 0 when every case
 succeeded, 1 when the run is incomplete (some case errored; nothing is scored as if
@@ -196,9 +196,9 @@ def command(
 ) -> None:
     """Run the target of the eval config on every golden case and write the run artifact."""
     from evalkit.cli.errors import INTERRUPTED, CliError
-    from evalkit.evalconfig import check_names, load_eval_config
+    from evalkit.data.goldens import load_goldens
     from evalkit.evaluation import RunInterrupted, evaluate
-    from evalkit.goldens import load_goldens
+    from evalkit.execute.evalconfig import check_names, load_eval_config
     from evalkit.scoring import require_judgments, resolve_metrics
 
     if resume and overwrite:

@@ -282,7 +282,7 @@ def query_texts(runs: Sequence[RunResult], topics: Mapping[str, str] | None
         if not path or path in seen or not Path(path).is_file():
             continue
         seen.add(path)
-        from evalkit.goldens import load_goldens
+        from evalkit.data.goldens import load_goldens
 
         try:
             gset = load_goldens(path, loader=record.get("loader"))

@@ -41,9 +41,9 @@ from evalkit.baseline import (
     fingerprint,
     fingerprint_differences,
 )
-from evalkit.checks import CheckError, CheckSpec, row_error, row_id
 from evalkit.coverage import Coverage, coverage_of
 from evalkit.formatting import signed
+from evalkit.gate.checks import CheckError, CheckSpec, row_error, row_id
 from evalkit.gate_report import (
     BaselineComparison,
     CheckResult,
@@ -490,7 +490,7 @@ def gate_from_files(
         CheckError, ArtifactError, BaselineError: unusable input (file named).
     """
     from evalkit.baseline import load_baseline
-    from evalkit.checks import load_checks
+    from evalkit.gate.checks import load_checks
 
     run = RunResult.load(run_path)
     base = load_baseline(baseline_path) if baseline_path else None

@@ -43,9 +43,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from evalkit.core.pyproject_config import OTHER_KEYS, RUN_KEYS
 from evalkit.evaluation import DEFAULT_MAX_CONCURRENCY
 from evalkit.limits import LimitError, check_name
-from evalkit.pyproject_config import OTHER_KEYS, RUN_KEYS
 from evalkit.redaction import (
     error_text,
     redact_structure,
@@ -227,8 +227,8 @@ def find_config(start: str | Path | None = None) -> tuple[Path, str, str]:
 
 
 def _pyproject_table(path: Path) -> Mapping[str, Any] | None:
-    from evalkit.pyproject_config import ConfigError as TomlError
-    from evalkit.pyproject_config import read_tool_config
+    from evalkit.core.pyproject_config import ConfigError as TomlError
+    from evalkit.core.pyproject_config import read_tool_config
 
     try:
         return read_tool_config(path).table

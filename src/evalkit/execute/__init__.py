@@ -1,0 +1,16 @@
+"""Making rows: targets called on golden cases, rankings scored, metrics computed.
+
+Holds the three ways to get a run: the seed's :func:`~evalkit.execute.run_retriever.run`
+(a retriever callable over queries and qrels, :mod:`.run_retriever`), :func:`evalkit.evaluate_run`
+(a precomputed TREC run or ``{qid: {doc: score}}``, :mod:`.precomputed`), and the target
+runner (:mod:`.target_runner`: concurrent, resumable, with :mod:`.executor` calling the
+target, :mod:`.artifact_writer` and :mod:`.run_header` keeping the artifact, and
+:mod:`.rescore` computing a saved run's metrics again). Scoring with the registered
+metrics is one path for all of them (:mod:`.scoring`, :mod:`.ranking`), as are the kernel's
+aggregates (:mod:`.aggregates`), the eval config of ``evalkit run`` (:mod:`.evalconfig`),
+runs named by a path (:mod:`.run_files`) and the ``-m`` values of the commands
+(:mod:`.measure_args`).
+
+May import: io, stats, core, plugins, data, metrics. Facade: :mod:`.measure_args` asks the
+retrieval plugin, when it is installed, to read trec_eval's ``-m`` spellings.
+"""
