@@ -20,7 +20,7 @@ from evalkit.cli.app import app
 from evalkit.data.goldens import GoldenError, load_goldens
 from evalkit.execute.evalconfig import ConfigError, load_eval_config
 from evalkit.gate.checks import CheckError, load_checks
-from evalkit.limits import MAX_ALIAS_NODES, MAX_DEPTH, MAX_ID_CHARS, MAX_NAME_CHARS
+from evalkit.io.limits import MAX_ALIAS_NODES, MAX_DEPTH, MAX_ID_CHARS, MAX_NAME_CHARS
 from evalkit.results import ArtifactError, RunResult
 
 runner = CliRunner()

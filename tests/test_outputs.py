@@ -19,7 +19,7 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from evalkit.cli.app import app
-from evalkit.outputs import UnwritableError, check_writable, writing
+from evalkit.io.outputs import UnwritableError, check_writable, writing
 from evalkit.results import QueryResult, RunResult
 
 REPO = Path(__file__).resolve().parents[1]

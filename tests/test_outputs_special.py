@@ -27,7 +27,7 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from evalkit.cli.app import app
-from evalkit.outputs import UnwritableError, destination, write_output
+from evalkit.io.outputs import UnwritableError, destination, write_output
 from evalkit.results import RunResult
 
 REPO = Path(__file__).resolve().parents[1]

@@ -1,4 +1,4 @@
-"""The one masking of secrets (evalkit.redaction): by value, in every shown form, above a
+"""The one masking of secrets (evalkit.io.redaction): by value, in every shown form, above a
 minimum length, in exception chains and in the records of any logger.
 
 Each test registers values of its own (the registry lasts for the process), written so
@@ -12,7 +12,7 @@ import json
 import logging
 import traceback
 
-from evalkit.redaction import (
+from evalkit.io.redaction import (
     MIN_SECRET_CHARS,
     REDACTED,
     mask,

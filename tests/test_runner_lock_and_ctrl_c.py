@@ -22,7 +22,7 @@ from evalkit.cli.app import app
 from evalkit.data.goldens import GoldenSet
 from evalkit.evaluation import evaluate, rescore
 from evalkit.execution import default_grace_s
-from evalkit.runlock import ArtifactBusyError, lock_path
+from evalkit.io.runlock import ArtifactBusyError, lock_path
 from evalkit.targets import CallableTarget
 
 EVALKIT = [sys.executable, "-c", "from evalkit.cli import main; main()"]

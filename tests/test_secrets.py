@@ -215,7 +215,7 @@ def test_the_sdk_own_loggers_and_exception_chain_are_masked() -> None:
     error with its traceback at DEBUG; once the key is registered, neither shows it."""
     import anthropic
 
-    from evalkit.redaction import register_secret, scrub_exception
+    from evalkit.io.redaction import register_secret, scrub_exception
 
     key = "sk-ant-SDK-SECRET-4242\n"
     register_secret(key)

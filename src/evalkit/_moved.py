@@ -28,10 +28,18 @@ from typing import Any
 
 #: old module path -> the new module(s) holding its names, first match wins
 MOVED: dict[str, tuple[str, ...]] = {
-    "evalkit.checks": ("evalkit.gate.checks",),
+    "evalkit.pyproject_config": ("evalkit.core.pyproject_config",),
     "evalkit.goldens": ("evalkit.data.goldens",),
     "evalkit.evalconfig": ("evalkit.execute.evalconfig",),
-    "evalkit.pyproject_config": ("evalkit.core.pyproject_config",),
+    "evalkit.checks": ("evalkit.gate.checks",),
+    "evalkit.bounded_yaml": ("evalkit.io.bounded_yaml",),
+    "evalkit.error_messages": ("evalkit.io.error_messages",),
+    "evalkit.headers": ("evalkit.io.headers",),
+    "evalkit.input_files": ("evalkit.io.input_files",),
+    "evalkit.limits": ("evalkit.io.limits",),
+    "evalkit.outputs": ("evalkit.io.outputs",),
+    "evalkit.redaction": ("evalkit.io.redaction",),
+    "evalkit.runlock": ("evalkit.io.runlock",),
 }
 
 #: old package -> new package; every submodule follows (``old.x`` is ``new.x``)

@@ -29,8 +29,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from evalkit.limits import MAX_ARTIFACT_DEPTH, LimitError, loads_json
-from evalkit.redaction import mask
+from evalkit.io.limits import MAX_ARTIFACT_DEPTH, LimitError, loads_json
+from evalkit.io.redaction import mask
 
 #: The schema this evalkit writes.
 SCHEMA_VERSION = 2
@@ -115,7 +115,7 @@ def trailer_line(body: bytes, n_rows: int) -> str:
 
 def artifact_line(obj: Mapping[str, Any]) -> str:
     """One artifact line: ``obj`` as JSON, registered secrets masked
-    (:func:`evalkit.redaction.mask`), and a newline."""
+    (:func:`evalkit.io.redaction.mask`), and a newline."""
     return mask(json.dumps(obj)) + "\n"
 
 
@@ -130,7 +130,7 @@ def header_line(name: str, header: Mapping[str, Any]) -> str:
 def finished_lines(head: str, row_lines: Sequence[str]) -> list[str]:
     """A finished artifact's lines: the header line, the row lines (each ending in a
     newline) and the trailer over their UTF-8 bytes. The one encoding every writer of a
-    finished file uses (:func:`evalkit.outputs.write_output` writes them)."""
+    finished file uses (:func:`evalkit.io.outputs.write_output` writes them)."""
     body = (head + "".join(row_lines)).encode("utf-8")
     return [head, *row_lines, trailer_line(body, len(row_lines))]
 
@@ -179,7 +179,7 @@ def _open(p: Path) -> Any:
 
 def _parse(p: Path, raw: bytes, lineno: int) -> Any:
     """One line's JSON value. Raises ArtifactError (not UTF-8, not JSON, or nested deeper
-    than :data:`evalkit.limits.MAX_ARTIFACT_DEPTH`)."""
+    than :data:`evalkit.io.limits.MAX_ARTIFACT_DEPTH`)."""
     try:
         return loads_json(raw.decode("utf-8"), MAX_ARTIFACT_DEPTH)
     except UnicodeDecodeError as exc:

@@ -12,7 +12,7 @@ in every line (:func:`evalkit.artifact.artifact_line`).
 
 A character device or FIFO (``/dev/null``, a named pipe) cannot be rewritten, so nothing
 is written to it until the end, when the finished artifact is written to it once
-(:func:`evalkit.outputs.write_output`); resuming one is refused.
+(:func:`evalkit.io.outputs.write_output`); resuming one is refused.
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ from pathlib import Path
 from typing import IO, Any
 
 from evalkit.artifact import ArtifactError, artifact_line, finished_lines, header_line
-from evalkit.limits import MAX_ARTIFACT_DEPTH, LimitError, loads_json
-from evalkit.outputs import destination, write_output, writing
+from evalkit.io.limits import MAX_ARTIFACT_DEPTH, LimitError, loads_json
+from evalkit.io.outputs import destination, write_output, writing
 from evalkit.results import RunResult
 from evalkit.rows import CaseResult, case_result_from_json
 
@@ -53,7 +53,7 @@ class ArtifactWriter:
         a crash never loses them; a new run just writes its header line.
 
         Raises:
-            evalkit.outputs.UnwritableError: the artifact cannot be written (names it).
+            evalkit.io.outputs.UnwritableError: the artifact cannot be written (names it).
         """
         if self.stream:
             return

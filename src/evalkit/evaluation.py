@@ -14,7 +14,7 @@ error as 0. A metric that raises on a case is recorded on that metric
 stays complete (:mod:`evalkit.coverage`); ``RunResult.mean`` of that metric raises.
 
 The artifact (``artifact=path``, :mod:`evalkit.artifact_writer`) is locked for the whole
-run (:mod:`evalkit.runlock`: a second writer is refused at once); the header line is
+run (:mod:`evalkit.io.runlock`: a second writer is refused at once); the header line is
 written first with ``"status": "running"``, each row is appended and flushed as its case
 completes, and at the end the file is replaced atomically by the finished artifact (rows
 in golden-set order, final header, trailer). Ctrl-C keeps the rows of the calls in
@@ -43,7 +43,8 @@ from evalkit.artifact_writer import ArtifactWriter, read_partial, save_finished
 from evalkit.cases import GoldenCase
 from evalkit.data.goldens import GoldenSet, load_goldens
 from evalkit.execution import Executor, Interrupts, Job, RunInterrupted, default_grace_s, scored
-from evalkit.outputs import destination
+from evalkit.io.outputs import destination
+from evalkit.io.runlock import run_lock
 from evalkit.progress import ProgressBar
 from evalkit.provenance import metric_provenance
 from evalkit.results import ArtifactError, RunResult
@@ -58,7 +59,6 @@ from evalkit.run_header import (
     now,
     status_line,
 )
-from evalkit.runlock import run_lock
 from evalkit.scoring import (
     MetricError,
     require_judgments,

@@ -857,7 +857,7 @@ def sync_hook_reference(path: str | os.PathLike[str], *, write: bool = False) ->
     if current == fresh:
         return True
     if write:
-        from evalkit.outputs import writing
+        from evalkit.io.outputs import writing
 
         with writing(p):
             p.write_text(text[:start] + fresh + text[end + len(REFERENCE_END):],

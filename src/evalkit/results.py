@@ -39,7 +39,7 @@ from evalkit.artifact import (
     sample_of,
     upgrade_schema1_rows,
 )
-from evalkit.limits import LimitError, check_id, check_name
+from evalkit.io.limits import LimitError, check_id, check_name
 from evalkit.numeric import exact_mean
 
 if TYPE_CHECKING:
@@ -245,7 +245,7 @@ class RunResult:
 
         A regular file is written beside ``path`` and renamed over it, so a crash never
         leaves a half-written artifact; a character device or FIFO (``/dev/stdout``) is
-        written to directly (:func:`evalkit.outputs.write_output`). Registered secrets
+        written to directly (:func:`evalkit.io.outputs.write_output`). Registered secrets
         are masked (:func:`artifact_line`). The header is written with this evalkit's
         ``schema_version`` (a loaded schema 1 run is saved as schema 2).
 
@@ -254,10 +254,10 @@ class RunResult:
         and a gate can report them as errors.
 
         Raises:
-            evalkit.outputs.UnwritableError: an :class:`OSError` naming ``path`` (not the
+            evalkit.io.outputs.UnwritableError: an :class:`OSError` naming ``path`` (not the
                 temporary file) and why it cannot be written.
         """
-        from evalkit.outputs import write_output
+        from evalkit.io.outputs import write_output
 
         p = Path(path)
         rows = [artifact_line(row.to_json()) for row in self.per_query]

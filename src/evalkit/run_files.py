@@ -4,7 +4,7 @@
 :func:`evalkit.compare` do with a path: read the artifact, or score the TREC run with
 :func:`evalkit.evaluate_run`; :func:`check_artifact` refuses settings that contradict how
 an artifact was scored (it is never re-scored); :func:`notes_of` reads what the scoring
-noted about unjudged and missing queries. Refusals are :class:`~evalkit.input_files.
+noted about unjudged and missing queries. Refusals are :class:`~evalkit.io.input_files.
 InputError` (a ValueError) naming the file.
 """
 
@@ -16,7 +16,7 @@ from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from evalkit.input_files import (
+from evalkit.io.input_files import (
     InputError,
     no_rows_message,
     not_a_run_message,

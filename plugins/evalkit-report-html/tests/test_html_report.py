@@ -112,7 +112,7 @@ def test_one_self_contained_file_that_fetches_nothing(comparison: evalkit.Compar
                                           * 2]
     # write_reports and to_html write the same page (with any registered secret masked,
     # as every report is: other tests of this process register some)
-    from evalkit.redaction import mask
+    from evalkit.io.redaction import mask
 
     out = comparison.to_html(tmp_path / "deep" / "c.html")
     assert out.read_text(encoding="utf-8") == mask(html)

@@ -50,7 +50,7 @@ def promote(
         require_file,
         require_writable,
     )
-    from evalkit.outputs import destination
+    from evalkit.io.outputs import destination
     from evalkit.results import RunResult, is_artifact
 
     require_file(run, "run")

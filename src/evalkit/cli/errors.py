@@ -24,7 +24,7 @@ from typing import Any, TextIO, TypeVar
 
 import typer
 
-from evalkit.error_messages import message_of as message_of
+from evalkit.io.error_messages import message_of as message_of
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -96,8 +96,8 @@ def output_console(**kwargs: Any) -> Any:
 
 def report(exc: BaseException, paths: Sequence[Path] = ()) -> None:
     """Print ``exc`` as one user-facing line on stderr (registered secrets masked:
-    :mod:`evalkit.redaction`)."""
-    from evalkit.redaction import mask
+    :mod:`evalkit.io.redaction`)."""
+    from evalkit.io.redaction import mask
 
     lines = mask(message_of(exc, paths)).strip().splitlines() or [type(exc).__name__]
     typer.echo(f"error: {lines[0]}", err=True)
@@ -291,7 +291,7 @@ def handle_errors(fn: F) -> F:
             quiet_closed_stdout()
             raise typer.Exit(PIPE_CLOSED) from None
         except Exception as exc:
-            from evalkit.redaction import scrub_exception
+            from evalkit.io.redaction import scrub_exception
 
             scrub_exception(exc)  # a traceback shown below must not show a secret either
             if os.environ.get("EVALKIT_DEBUG") or not isinstance(exc, _user_error_types()):

@@ -1,7 +1,7 @@
 """The commands' checks of the files they are given, from the library.
 
 What a file is and what to say when it is not what a command takes lives in
-:mod:`evalkit.input_files`; output paths in :mod:`evalkit.outputs`; ``--report`` targets
+:mod:`evalkit.io.input_files`; output paths in :mod:`evalkit.io.outputs`; ``--report`` targets
 in :mod:`evalkit.reporters`. This module keeps the names the commands import.
 """
 
@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from evalkit.cli.errors import CliError
-from evalkit.input_files import (
+from evalkit.io.input_files import (
     QRELS_LINE,
     RUN_LINE,
     Sniffed,
@@ -33,9 +33,9 @@ __all__ = [
 
 def require_writable(path: Path, option: str, example: str, *, in_place: bool = False,
                      inputs: Sequence[Path | None] = ()) -> None:
-    """:func:`evalkit.outputs.require_writable`, its refusal as a :class:`CliError`."""
-    from evalkit.outputs import DestinationError
-    from evalkit.outputs import require_writable as check
+    """:func:`evalkit.io.outputs.require_writable`, its refusal as a :class:`CliError`."""
+    from evalkit.io.outputs import DestinationError
+    from evalkit.io.outputs import require_writable as check
 
     try:
         check(path, option, example, in_place=in_place, inputs=inputs)

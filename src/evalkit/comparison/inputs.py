@@ -20,7 +20,7 @@ from typing import Any
 
 from evalkit.comparison.records import ComparisonError
 from evalkit.coverage import IncompleteRunError
-from evalkit.input_files import require_file
+from evalkit.io.input_files import require_file
 from evalkit.metric_info import canonical_metric, is_count
 from evalkit.results import RunResult, settings_differences
 from evalkit.run_files import (

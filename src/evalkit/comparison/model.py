@@ -129,7 +129,7 @@ class Comparison:
         Raises:
             RegistryError: the plugin is not installed or not enabled (the message says
                 what to install).
-            evalkit.outputs.UnwritableError: the file cannot be written.
+            evalkit.io.outputs.UnwritableError: the file cannot be written.
         """
         from evalkit.reporters import write_report
 

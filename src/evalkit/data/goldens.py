@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from evalkit.cases import GoldenCase
-from evalkit.limits import LimitError, check_id, loads_json
+from evalkit.io.limits import LimitError, check_id, loads_json
 from evalkit.registry import default_registry
 
 if TYPE_CHECKING:
@@ -396,7 +396,7 @@ def load_yaml(path: str | Path) -> GoldenSet:
     """
     import yaml
 
-    from evalkit.bounded_yaml import BoundedSafeLoader
+    from evalkit.io.bounded_yaml import BoundedSafeLoader
 
     p = Path(path)
     text = _read_text(p)

@@ -45,8 +45,8 @@ from typing import Any
 
 from evalkit.core.pyproject_config import OTHER_KEYS, RUN_KEYS
 from evalkit.evaluation import DEFAULT_MAX_CONCURRENCY
-from evalkit.limits import LimitError, check_name
-from evalkit.redaction import (
+from evalkit.io.limits import LimitError, check_name
+from evalkit.io.redaction import (
     error_text,
     redact_structure,
     register_structure_secrets,
@@ -271,8 +271,8 @@ def load_eval_config(path: str | Path | None = None) -> EvalConfig:
 def _read_yaml(file: Path) -> Mapping[str, Any]:
     import yaml
 
-    from evalkit.bounded_yaml import load_yaml
-    from evalkit.limits import LimitError
+    from evalkit.io.bounded_yaml import load_yaml
+    from evalkit.io.limits import LimitError
 
     try:
         data = load_yaml(file.read_text(encoding="utf-8-sig"))

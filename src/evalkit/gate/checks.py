@@ -476,8 +476,8 @@ def load_checks(
             f"{p}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset {exc.start}); "
             "a checks file is YAML text. Is this the right file?"
         ) from None
-    from evalkit.bounded_yaml import load_yaml
-    from evalkit.limits import LimitError
+    from evalkit.io.bounded_yaml import load_yaml
+    from evalkit.io.limits import LimitError
 
     try:
         data = load_yaml(text)

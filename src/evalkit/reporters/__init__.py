@@ -158,9 +158,9 @@ def check_report_targets(targets: Sequence[str], *, as_json: bool = False,
         ReportTargetError: a malformed target, two reports on one file or on standard
             output.
         RegistryError: an unknown format.
-        evalkit.outputs.DestinationError: an input, or a file that cannot be written.
+        evalkit.io.outputs.DestinationError: an input, or a file that cannot be written.
     """
-    from evalkit.outputs import (
+    from evalkit.io.outputs import (
         DestinationError,
         UnwritableError,
         check_writable,
@@ -221,11 +221,11 @@ def write_reports(obj: Any, targets: Sequence[str]) -> list[str]:
     Raises:
         ReportTargetError: a malformed target.
         RegistryError: an unknown format.
-        evalkit.outputs.UnwritableError: an :class:`OSError` naming the file that cannot
+        evalkit.io.outputs.UnwritableError: an :class:`OSError` naming the file that cannot
             be written and why.
     """
-    from evalkit.outputs import write_output
-    from evalkit.redaction import mask
+    from evalkit.io.outputs import write_output
+    from evalkit.io.redaction import mask
 
     if not targets:
         return []
@@ -257,11 +257,11 @@ def write_report(obj: Any, fmt: str, path: str | os.PathLike[str]) -> Path:
     Raises:
         RegistryError: no reporter ``fmt``; for ``html`` the message names the
             distribution to install.
-        evalkit.outputs.UnwritableError: the file cannot be written (the message says
+        evalkit.io.outputs.UnwritableError: the file cannot be written (the message says
             why).
     """
-    from evalkit.outputs import write_output
-    from evalkit.redaction import mask
+    from evalkit.io.outputs import write_output
+    from evalkit.io.redaction import mask
     from evalkit.reporters.model import as_report
 
     spec = get_reporter(fmt)

@@ -5,7 +5,7 @@
 ``build_payload`` and ``extract`` may be import strings (``"pkg.mod:fn"``), and a header
 value may refer to environment variables as ``${NAME}``, so that tokens stay out of
 config files. The values ``${NAME}`` expands to are registered as secrets
-(:mod:`evalkit.redaction`), so they are masked wherever they could be shown.
+(:mod:`evalkit.io.redaction`), so they are masked wherever they could be shown.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from evalkit.redaction import register_secret
+from evalkit.io.redaction import register_secret
 from evalkit.rows import DEFAULT_MAX_RAW_BYTES
 from evalkit_http.target import (
     DEFAULT_MAX_RESPONSE_BYTES,
@@ -71,7 +71,7 @@ def make_http_target(
     ``build_payload`` and ``extract`` may be import strings (``"pkg.mod:fn"``). Header
     values may refer to environment variables as ``${NAME}``, so that tokens stay out of
     config files; the values they expand to are registered as secrets
-    (:mod:`evalkit.redaction`).
+    (:mod:`evalkit.io.redaction`).
 
     Raises:
         ValueError, TypeError, ImportError: a bad import string or argument, or a URL or

@@ -17,13 +17,13 @@ Bounds (:mod:`evalkit_http.bounds`): ``timeout_s`` is the deadline of each whole
 decoded bytes, gzip and deflate included, without ever being decoded whole.
 
 Settings that cannot work are refused when the target is built, before any call
-(:mod:`evalkit_http.validation`, :mod:`evalkit.headers`): a header name or value HTTP
+(:mod:`evalkit_http.validation`, :mod:`evalkit.io.headers`): a header name or value HTTP
 forbids (a token ending in a carriage return), a URL without a valid host or port.
 
 Every failure raises :class:`evalkit.targets.TargetError` whose message names the target,
 the case, what went wrong and how many requests were made. Header values (API tokens),
 URL credentials and query values are registered as secrets with
-:mod:`evalkit.redaction`, which masks them by value in every message, exception chain,
+:mod:`evalkit.io.redaction`, which masks them by value in every message, exception chain,
 log record (httpx's and httpcore's included), artifact and report; only header names are
 shown, and URLs without user info or query string.
 """
@@ -39,9 +39,9 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from evalkit.headers import check_headers
-from evalkit.limits import LimitError, loads_json
-from evalkit.redaction import (
+from evalkit.io.headers import check_headers
+from evalkit.io.limits import LimitError, loads_json
+from evalkit.io.redaction import (
     RedactingFilter,
     install_log_redaction,
     mask,
@@ -92,7 +92,7 @@ def default_extract(body: dict[str, Any]) -> Any:
 
 
 #: ``text`` with URL user info, query strings and httpcore header lists hidden (kept
-#: under this name; the one implementation is :func:`evalkit.redaction.redact_urls`).
+#: under this name; the one implementation is :func:`evalkit.io.redaction.redact_urls`).
 redact = redact_urls
 
 
@@ -107,7 +107,7 @@ class HttpTarget:
             JSON object into ranked ids (best first) or a generated text (default
             :func:`default_extract`).
         headers: sent with every request (e.g. ``Authorization``); values are never
-            stored, shown or logged (they are registered with :mod:`evalkit.redaction`).
+            stored, shown or logged (they are registered with :mod:`evalkit.io.redaction`).
             ``Content-Type`` and ``Accept-Encoding`` are the target's own.
         timeout_s: the deadline of each whole attempt in seconds: connecting, waiting for
             a pooled connection, sending, the headers and the complete body.

@@ -3,7 +3,7 @@
 A URL without a host, with an invalid host or port, fails the same way on every call and
 on every retry, so it is refused at once with a ``ValueError`` saying what is wrong (the
 URL shown without user info or query string). Headers are checked by the kernel's
-:func:`evalkit.headers.check_headers`.
+:func:`evalkit.io.headers.check_headers`.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from urllib.parse import urlsplit
 
-from evalkit.redaction import public_url
+from evalkit.io.redaction import public_url
 
 _HOST = re.compile(r"[A-Za-z0-9._~-]+|\[[0-9A-Fa-f:.]+\]")
 

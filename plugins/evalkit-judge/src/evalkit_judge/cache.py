@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from evalkit.redaction import mask
+from evalkit.io.redaction import mask
 from evalkit_judge.budget import Usage
 
 try:  # POSIX advisory locks; elsewhere the open check runs unlocked

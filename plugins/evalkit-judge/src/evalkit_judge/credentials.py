@@ -3,7 +3,7 @@
 The ``anthropic`` SDK takes its credential from the client's ``api_key`` or
 ``auth_token`` (``ANTHROPIC_API_KEY``, ``ANTHROPIC_AUTH_TOKEN``), a credentials profile,
 or a header of its own. :func:`check_credentials` registers every one it can see as a
-secret (:mod:`evalkit.redaction`), so that it is masked in every message, exception
+secret (:mod:`evalkit.io.redaction`), so that it is masked in every message, exception
 chain and log record (the SDK's own ``httpx2``/``httpcore2`` traces included), and
 refuses, before any request, one that HTTP cannot send. :func:`lacks_credentials` tells
 a client that has none; :func:`is_credentials_failure` and :func:`is_refusal` classify
@@ -24,7 +24,7 @@ _CREDENTIAL_HEADERS = ("x-api-key", "authorization")
 
 
 def check_credentials(client: Any, model: str) -> None:
-    """Register the client's credentials as secrets (:mod:`evalkit.redaction`: masked in
+    """Register the client's credentials as secrets (:mod:`evalkit.io.redaction`: masked in
     every message, exception chain and log record, the SDK's own HTTP loggers included),
     and refuse, before any request, one that HTTP cannot send: a key read with its line
     end (``\\n``, ``\\r``) would be refused by the HTTP library on every request and
@@ -33,8 +33,8 @@ def check_credentials(client: Any, model: str) -> None:
     Raises:
         RunAborted: with a :class:`JudgeUnavailable` naming the setting, never its value.
     """
-    from evalkit.headers import header_problem
-    from evalkit.redaction import register_header_secrets, register_secret
+    from evalkit.io.headers import header_problem
+    from evalkit.io.redaction import register_header_secrets, register_secret
 
     found: list[tuple[str, str]] = []
     for attribute, variable in _CREDENTIAL_ATTRIBUTES:

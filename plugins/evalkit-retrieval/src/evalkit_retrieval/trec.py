@@ -20,8 +20,8 @@ with too few fields (or a qrels line with too many); a score that is not a numbe
 a finite one (``nan``, ``inf``, ``-inf``, or beyond the range of a double, such as
 ``1e999``: trec_eval's ``atof`` would rank an infinite score above or below every other
 document); a label that is not an integer; text that is not UTF-8; NUL bytes; a file with
-no data lines; a query or document id longer than :data:`evalkit.limits.MAX_ID_CHARS`
-(1024) bytes, or a run tag longer than :data:`evalkit.limits.MAX_NAME_CHARS` (256).
+no data lines; a query or document id longer than :data:`evalkit.io.limits.MAX_ID_CHARS`
+(1024) bytes, or a run tag longer than :data:`evalkit.io.limits.MAX_NAME_CHARS` (256).
 
 Speed: a well-formed file is parsed in bulk (``numpy.loadtxt`` into byte-string columns,
 then vectorised grouping and ranking). Anything unusual (non-ASCII bytes, very long ids,
@@ -47,7 +47,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from evalkit.limits import MAX_ID_CHARS, MAX_NAME_CHARS
+from evalkit.io.limits import MAX_ID_CHARS, MAX_NAME_CHARS
 from evalkit.ranking import DuplicateDocumentError, RankedRun, rank_arrays
 
 __all__ = ["TrecFormatError", "load_qrels", "load_run", "parse_qrels", "parse_run"]

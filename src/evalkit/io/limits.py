@@ -12,7 +12,7 @@ its own error naming the file and line; it never becomes a ``RecursionError``, a
 * YAML: at most :data:`MAX_YAML_NODES` nodes are composed, and aliases may add at most
   :data:`MAX_ALIAS_NODES` nodes in total when expanded (an alias counts as a copy of the
   whole node it names), so that a 600-byte "billion laughs" is refused in milliseconds
-  instead of expanding to gigabytes. :mod:`evalkit.bounded_yaml` applies them with
+  instead of expanding to gigabytes. :mod:`evalkit.io.bounded_yaml` applies them with
   pyyaml's own ``SafeLoader`` and a composer that counts.
 * :data:`MAX_ID_CHARS`: the longest case, query or document id; :data:`MAX_NAME_CHARS`:
   the longest run name or TREC run tag. Longer ones are refused (not printed back).

@@ -1,13 +1,13 @@
 """YAML read within bounds: pyyaml's ``SafeLoader`` with a composer that counts.
 
 Every YAML file evalkit reads (golden sets, checks, eval configs) goes through
-:class:`BoundedSafeLoader`, which refuses, with :class:`evalkit.limits.LimitError` naming
+:class:`BoundedSafeLoader`, which refuses, with :class:`evalkit.io.limits.LimitError` naming
 the line:
 
-* lists and mappings nested more than :data:`~evalkit.limits.MAX_DEPTH` levels (pyyaml's
+* lists and mappings nested more than :data:`~evalkit.io.limits.MAX_DEPTH` levels (pyyaml's
   composer is recursive: 100,000 levels would be a ``RecursionError``);
-* more than :data:`~evalkit.limits.MAX_YAML_NODES` nodes;
-* aliases whose expansion adds more than :data:`~evalkit.limits.MAX_ALIAS_NODES` nodes. An
+* more than :data:`~evalkit.io.limits.MAX_YAML_NODES` nodes;
+* aliases whose expansion adds more than :data:`~evalkit.io.limits.MAX_ALIAS_NODES` nodes. An
   alias counts as a copy of the node it names, because that is what it becomes for every
   consumer that walks or serialises the data (a 603-byte "billion laughs" names a node of
   387 million nodes). Each node's expanded size is computed once, when it is composed,
@@ -23,7 +23,7 @@ from typing import Any
 import yaml
 from yaml.nodes import Node
 
-from evalkit.limits import MAX_ALIAS_NODES, MAX_DEPTH, MAX_YAML_NODES, LimitError
+from evalkit.io.limits import MAX_ALIAS_NODES, MAX_DEPTH, MAX_YAML_NODES, LimitError
 
 _COLLECTION_START = (yaml.SequenceStartEvent, yaml.MappingStartEvent)
 
@@ -94,7 +94,7 @@ def load_yaml(text: str) -> Any:
 
     Raises:
         yaml.YAMLError: not YAML (as ``yaml.safe_load``).
-        evalkit.limits.LimitError: beyond a bound (its ``line`` set).
+        evalkit.io.limits.LimitError: beyond a bound (its ``line`` set).
     """
     loader = BoundedSafeLoader(text)
     try:

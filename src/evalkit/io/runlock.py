@@ -84,9 +84,9 @@ def run_lock(artifact: str | Path) -> Iterator[Path]:
 
     Raises:
         ArtifactBusyError: (an ``OSError``) another process holds it; raised at once.
-        evalkit.outputs.UnwritableError: the lock file cannot be created.
+        evalkit.io.outputs.UnwritableError: the lock file cannot be created.
     """
-    from evalkit.outputs import writing
+    from evalkit.io.outputs import writing
 
     art = Path(artifact)
     lock = lock_path(art)

@@ -1,0 +1,13 @@
+"""What crosses the process boundary, guarded: bounded readers, safe writes, masked secrets.
+
+Holds the bounds on what evalkit reads and the readers that enforce them (:mod:`.limits`,
+:mod:`.bounded_yaml`), what an input file is, to say what to pass instead
+(:mod:`.input_files`), how output files are checked and written (:mod:`.outputs`) and
+locked while a run writes them (:mod:`.runlock`), secrets masked by value wherever they
+could be shown (:mod:`.redaction`), HTTP header names and values checked before anything is
+sent (:mod:`.headers`), and an exception as one message a person can act on
+(:mod:`.error_messages`).
+
+May import: nothing of evalkit (the standard library and pyyaml only), so every floor
+above can use it.
+"""
