@@ -242,7 +242,7 @@ def test_counts_are_selectable_and_printed_as_counts(runs: Runs) -> None:
 
 def test_evaluate_run_puts_requested_counts_in_counts(runs: Runs) -> None:
     from evalkit import evaluate_run
-    from evalkit.registry import RegistryError
+    from evalkit.core.registry import RegistryError
 
     judged = judged_queries()
     result = evaluate_run(runs.trec, QRELS, ["num_rel"])

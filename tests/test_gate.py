@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 
 import evalkit.gate.evaluate as gate_mod
+from evalkit.core.registry import Registry, use_registry
 from evalkit.gate import evaluate_gate, holm
 from evalkit.gate.checks import CheckError, CheckSpec, load_checks
-from evalkit.registry import Registry, use_registry
 from evalkit.results import QueryResult, RunResult
 from evalkit.rows import CaseResult
 from evalkit.targets import TargetResponse

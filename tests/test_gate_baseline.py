@@ -17,9 +17,9 @@ from evalkit.baseline import (
     load_baseline,
     promote,
 )
+from evalkit.core.registry import Registry, use_registry
 from evalkit.gate import evaluate_gate
 from evalkit.gate.checks import CheckSpec
-from evalkit.registry import Registry, use_registry
 from evalkit.results import QueryResult, RunResult
 from evalkit.rows import CaseResult
 from evalkit.targets import TargetResponse

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from evalkit.registry import Provider, Registry, use_registry
+from evalkit.core.registry import Provider, Registry, use_registry
 from evalkit.reporters import builtin_reporters
 from evalkit.results import QueryResult, RunResult
 

@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
+from evalkit.core.registry import Registry, use_registry
 from evalkit.gate import evaluate_gate
 from evalkit.gate.checks import CheckSpec
-from evalkit.registry import Registry, use_registry
 from evalkit.reporters import (
     ReportTargetError,
     builtin_reporters,

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 import evalkit
-from evalkit.registry import Provider, Registry, use_registry
+from evalkit.core.registry import Provider, Registry, use_registry
 from evalkit.results import RunResult
 from evalkit.rows import CaseResult
 from evalkit.targets import TargetResponse

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from evalkit.cases import GoldenCase
+from evalkit.core.registry import RegistryError, use_registry
 from evalkit.data.goldens import GoldenError, GoldenSet, case_from_record, load_goldens
-from evalkit.registry import RegistryError, use_registry
 
 C13_YAML = (
     "- id: 010\n  query: alpha\n  relevant: [d1]\n"

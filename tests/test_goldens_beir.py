@@ -15,7 +15,7 @@ from evalkit.beir import (
     load_qrels,
     load_queries,
 )
-from evalkit.registry import default_registry
+from evalkit.core.registry import default_registry
 
 SCIFACT = Path(__file__).parent / "data" / "scifact"
 TOPICS = "topics.beir-v1.0.0-scifact.test.tsv.gz"

@@ -10,7 +10,7 @@ from typing import Any, cast
 
 import pytest
 
-from evalkit.registry import RegistryError, use_registry
+from evalkit.core.registry import RegistryError, use_registry
 from evalkit.results import ArtifactError, QueryResult, RunResult, is_artifact
 
 

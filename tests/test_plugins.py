@@ -29,19 +29,13 @@ from evalkit.core.pyproject_config import (
     read_tool_config,
     split_env_list,
 )
+from evalkit.core.registry import Provider, Registry, RegistryError, default_registry, use_registry
 from evalkit.plugins import (
     ENTRY_POINT_GROUP,
     PluginSelectionError,
     load_plugins,
     plugin_report,
     set_config,
-)
-from evalkit.registry import (
-    Provider,
-    Registry,
-    RegistryError,
-    default_registry,
-    use_registry,
 )
 
 REPO = Path(__file__).resolve().parents[1]
@@ -52,8 +46,8 @@ pytestmark = pytest.mark.filterwarnings("ignore::evalkit.plugins.PluginLoadWarni
 EXAMPLE = REPO / "examples" / "evalkit-example-plugin"
 
 PLUGIN_SOURCE = """
-from evalkit.hookspecs import hookimpl
-from evalkit.specs import MetricSpec
+from evalkit.core.hookspecs import hookimpl
+from evalkit.core.specs import MetricSpec
 
 
 def shared(response, case):
@@ -181,7 +175,7 @@ def test_a_broken_plugin_does_not_break_the_listing_command(fakes: Fakes) -> Non
 
 def test_check_pending_refuses_an_unknown_hook_implementation(fakes: Fakes) -> None:
     fakes.dist("fake-typo", "1.0", {"typo": "fake_typo"}, {"fake_typo": """
-        from evalkit.hookspecs import hookimpl
+        from evalkit.core.hookspecs import hookimpl
 
         @hookimpl
         def evalkit_register_metric():
@@ -203,8 +197,8 @@ def test_check_pending_refuses_an_unknown_hook_implementation(fakes: Fakes) -> N
 
 def test_a_failing_hook_registers_none_of_the_plugins_names(fakes: Fakes) -> None:
     fakes.dist("fake-half", "1.0", {"half": "fake_half"}, {"fake_half": """
-        from evalkit.hookspecs import hookimpl
-        from evalkit.specs import MetricSpec
+        from evalkit.core.hookspecs import hookimpl
+        from evalkit.core.specs import MetricSpec
 
         @hookimpl
         def evalkit_register_metrics():
@@ -226,8 +220,8 @@ def test_a_hook_returning_a_bare_record_is_told_to_return_a_list(fakes: Fakes) -
     """Records are named tuples, so a bare record is iterable: it must still be refused
     as a whole, not walked field by field."""
     fakes.dist("fake-bare", "1.0", {"bare": "fake_bare"}, {"fake_bare": """
-        from evalkit.hookspecs import hookimpl
-        from evalkit.specs import MetricSpec
+        from evalkit.core.hookspecs import hookimpl
+        from evalkit.core.specs import MetricSpec
 
         @hookimpl
         def evalkit_register_metrics():
@@ -268,8 +262,8 @@ def test_a_record_with_a_wrong_field_fails_its_plugin_by_name(
     """Every field is checked before anything is registered: the plugin is listed as
     failed with the record and field named, and no command crashes."""
     fakes.dist("fake-fields", "1.0", {"fields": "fake_fields"}, {"fake_fields": f"""
-        from evalkit.hookspecs import hookimpl
-        from evalkit.specs import MetricSpec
+        from evalkit.core.hookspecs import hookimpl
+        from evalkit.core.specs import MetricSpec
 
         def f(response, case):
             return 1.0
@@ -289,7 +283,7 @@ def test_a_record_with_a_wrong_field_fails_its_plugin_by_name(
 
 def test_a_hook_with_a_wrong_signature_is_reported_on_one_line(fakes: Fakes) -> None:
     fakes.dist("fake-sig", "1.0", {"sig": "fake_sig"}, {"fake_sig": """
-        from evalkit.hookspecs import hookimpl
+        from evalkit.core.hookspecs import hookimpl
 
         @hookimpl
         def evalkit_register_metrics(config):
@@ -315,8 +309,8 @@ def test_a_client_registration_refuses_a_string_for_a_tuple_of_names() -> None:
 
 def test_a_plugin_metric_without_polarity_is_refused(fakes: Fakes) -> None:
     fakes.dist("fake-nopol", "1.0", {"nopol": "fake_nopol"}, {"fake_nopol": """
-        from evalkit.hookspecs import hookimpl
-        from evalkit.specs import MetricSpec
+        from evalkit.core.hookspecs import hookimpl
+        from evalkit.core.specs import MetricSpec
 
         @hookimpl
         def evalkit_register_metrics():
@@ -613,8 +607,8 @@ def test_a_missing_config_file_is_a_clear_cli_error(tmp_path: Path) -> None:
 
 
 LOCAL_SOURCE = """
-from evalkit.hookspecs import hookimpl
-from evalkit.specs import MetricSpec
+from evalkit.core.hookspecs import hookimpl
+from evalkit.core.specs import MetricSpec
 
 
 @hookimpl
@@ -733,8 +727,8 @@ def test_the_listing_describes_plugins_and_names(two_plugins: Fakes, tmp_path: P
 
 def test_a_family_is_listed_once(fakes: Fakes) -> None:
     fakes.dist("fake-fam", "1.0", {"fam": "fake_fam"}, {"fake_fam": """
-        from evalkit.hookspecs import hookimpl
-        from evalkit.specs import MetricFamily, MetricSpec
+        from evalkit.core.hookspecs import hookimpl
+        from evalkit.core.specs import MetricFamily, MetricSpec
 
         def factory(k):
             return MetricSpec(f"hits@{k}", lambda r, c: 0.0, higher_is_better=True)
@@ -754,7 +748,7 @@ def test_a_family_is_listed_once(fakes: Fakes) -> None:
 def test_an_editable_install_shows_its_project_folder(fakes: Fakes, tmp_path: Path) -> None:
     project = tmp_path / "checkout" / "evalkit-judge"
     fakes.dist("evalkit-judge", "0.0.1.dev0", {"fake_judge": "fake_judge_mod"},
-               {"fake_judge_mod": "from evalkit.hookspecs import hookimpl\n"},
+               {"fake_judge_mod": "from evalkit.core.hookspecs import hookimpl\n"},
                folder="devsite", editable=project)
     report = plugin_report(environ={}, entry_points=fakes.entry_points("devsite"))
     [info] = [p for p in report.plugins if p.name == "fake_judge"]
@@ -795,7 +789,7 @@ def test_the_example_plugin_appears_in_the_listing_once_installed(fakes: Fakes) 
 
 # ------------------------------------------------- aliases and spellings: no shadowing
 def _spec(name: str, fn: Any = _m1, aliases: tuple[str, ...] = ()) -> Any:
-    from evalkit.specs import MetricSpec
+    from evalkit.core.specs import MetricSpec
 
     return MetricSpec(name, fn, higher_is_better=True, aliases=aliases)
 
@@ -848,7 +842,7 @@ def test_names_differing_only_in_case_are_not_resolved_by_guessing() -> None:
 def test_registered_names_list_cut_offs_in_numeric_order() -> None:
     """The built-in aggregates max_item_share@1, @3 and @10 (plain text order would put
     @10 before @3)."""
-    from evalkit.registry import default_registry
+    from evalkit.core.registry import default_registry
 
     names = [n for n in default_registry().registered() if n.startswith("max_item_share@")]
     assert names == ["max_item_share@1", "max_item_share@3", "max_item_share@10"]

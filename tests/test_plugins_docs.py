@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from evalkit import hookspecs
+from evalkit.core import hookspecs
 from evalkit.plugins import (
     HOOKS,
     hookspec_doc_problems,
@@ -26,7 +26,7 @@ def test_every_hookspec_is_documented() -> None:
 
 def test_the_hook_reference_in_docs_is_current() -> None:
     assert sync_hook_reference(DOC), (
-        "docs/plugins.md's hook reference is out of date with evalkit.hookspecs/specs; "
+        "docs/plugins.md's hook reference is out of date with evalkit.core.hookspecs/specs; "
         "run: python -m evalkit.plugins docs/plugins.md"
     )
     text = DOC.read_text(encoding="utf-8")

@@ -14,11 +14,11 @@ import pytest
 from typer.testing import CliRunner
 
 import evalkit
-from evalkit import registry as registry_module
 from evalkit.cli.app import app
+from evalkit.core import registry as registry_module
 from evalkit.core.pyproject_config import ConfigError, plugin_selection
+from evalkit.core.registry import Registry, RegistryError
 from evalkit.plugins import PluginLoadWarning, load_plugins
-from evalkit.registry import Registry, RegistryError
 from evalkit.results import QueryResult, RunResult
 
 runner = CliRunner()
@@ -27,8 +27,8 @@ BUILTINS = f"paired-evalkit {evalkit.__version__} (evalkit.builtins)"
 BROKEN = "import evalkit\n\ndef broken(:\n    pass\n"  # line 3 is not Python
 
 ENTROPY_AGGREGATE = """
-from evalkit.hookspecs import hookimpl
-from evalkit.specs import AggregateSpec
+from evalkit.core.hookspecs import hookimpl
+from evalkit.core.specs import AggregateSpec
 
 
 @hookimpl
@@ -37,8 +37,8 @@ def evalkit_register_aggregates():
 """
 
 ENTROPY_METRIC = """
-from evalkit.hookspecs import hookimpl
-from evalkit.specs import MetricSpec
+from evalkit.core.hookspecs import hookimpl
+from evalkit.core.specs import MetricSpec
 
 
 @hookimpl
@@ -169,8 +169,8 @@ def test_a_clash_between_two_plugins_can_be_solved_by_disabling_one(
     tmp_path: Path, isolated: pytest.MonkeyPatch
 ) -> None:
     source = textwrap.dedent("""
-        from evalkit.hookspecs import hookimpl
-        from evalkit.specs import AggregateSpec
+        from evalkit.core.hookspecs import hookimpl
+        from evalkit.core.specs import AggregateSpec
 
 
         @hookimpl
@@ -201,8 +201,8 @@ def test_one_plugin_registering_a_name_twice_is_told_so(
     tmp_path: Path, isolated: pytest.MonkeyPatch
 ) -> None:
     source = textwrap.dedent("""
-        from evalkit.hookspecs import hookimpl
-        from evalkit.specs import AggregateSpec
+        from evalkit.core.hookspecs import hookimpl
+        from evalkit.core.specs import AggregateSpec
 
 
         @hookimpl
@@ -221,7 +221,7 @@ def test_a_trec_eval_measure_name_resolves_to_its_evalkit_metric() -> None:
     """trec_eval prints ndcg_cut_10 and P_5 (and takes -m ndcg_cut.10): each is an alias of
     the evalkit metric; a misspelt one is still answered with the name and its cut-off, not
     the family template."""
-    from evalkit.registry import default_registry
+    from evalkit.core.registry import default_registry
 
     reg = default_registry()
     for given, canonical in [("ndcg_cut_10", "ndcg@10"), ("P_5", "precision@5"),

@@ -43,7 +43,7 @@ def test_help_imports_no_library_dependency_and_no_plugin() -> None:
              "markupsafe", "vl_convert", "playwright"}
     assert top_level(modules) & heavy == set()
     assert {m for m in top_level(modules) if m.startswith("evalkit_")} == set()
-    assert "evalkit.registry" not in modules and "evalkit.plugins" not in modules
+    assert "evalkit.core.registry" not in modules and "evalkit.plugins" not in modules
     # the command list comes from the command table: no command module is imported
     assert {m for m in modules if m.endswith("_cmd")} == set()
     # typer's rich help layout would import markdown-it and pygments

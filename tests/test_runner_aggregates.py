@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from evalkit.aggregates import AggregateError, nearest_rank
-from evalkit.registry import default_registry
+from evalkit.core.registry import default_registry
+from evalkit.core.specs import AggregateSpec
 from evalkit.rows import CaseResult
-from evalkit.specs import AggregateSpec
 from evalkit.targets import TargetResponse
 
 

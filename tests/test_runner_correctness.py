@@ -15,8 +15,8 @@ from typer.testing import CliRunner
 
 from evalkit.cases import GoldenCase
 from evalkit.cli.app import app
+from evalkit.core.registry import use_registry
 from evalkit.evaluation import evaluate, rescore
-from evalkit.registry import use_registry
 from evalkit.scoring import UnjudgedCasesError, resolve_metrics
 from evalkit.targets import CallableTarget, TargetResponse
 

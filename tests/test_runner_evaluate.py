@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 
 from evalkit.cases import GoldenCase
+from evalkit.core.registry import RegistryError, use_registry
 from evalkit.data.goldens import GoldenSet
 from evalkit.evaluation import ResumeError, evaluate, rescore
-from evalkit.registry import RegistryError, use_registry
 from evalkit.results import ArtifactError, RunResult
 from evalkit.rows import CaseResult
 from evalkit.targets import CallableTarget, TargetResponse

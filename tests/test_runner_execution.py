@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from evalkit.cases import GoldenCase
+from evalkit.core.registry import use_registry
 from evalkit.data.goldens import GoldenSet
 from evalkit.evaluation import evaluate
-from evalkit.registry import use_registry
 from evalkit.results import RunResult
 from evalkit.scoring import RunAborted, resolve_metrics, score_cases
 from evalkit.targets import CallableTarget, TargetResponse

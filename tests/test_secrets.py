@@ -43,8 +43,8 @@ JUDGE_KEY = "sk-ant-JUDGE-SECRET-4242"
 
 PLUGIN = '''
 import os
-from evalkit.hookspecs import hookimpl
-from evalkit.specs import MetricSpec
+from evalkit.core.hookspecs import hookimpl
+from evalkit.core.specs import MetricSpec
 from evalkit_judge import LLMJudge
 
 judge = LLMJudge(

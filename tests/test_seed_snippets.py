@@ -26,8 +26,8 @@ from typing import Any
 import pytest
 
 from evalkit.cases import GoldenCase
+from evalkit.core.registry import RegistryError, use_registry
 from evalkit.data.goldens import GoldenSet as RealGoldenSet
-from evalkit.registry import RegistryError, use_registry
 from evalkit.targets import TargetResponse
 
 REPO = Path(__file__).resolve().parents[1]
@@ -301,7 +301,7 @@ def count_unsupported(text: str | None) -> int:
 
 def test_extension_points_register_with_polarity() -> None:
     from evalkit import polarity, registered, run
-    from evalkit.registry import default_registry
+    from evalkit.core.registry import default_registry
 
     with fresh():
         glb, _ = run_snippet(SNIPPET_EXTENSIONS,

@@ -15,14 +15,14 @@ from evalkit._version import __version__ as __version__
 _moved.install()  # the module paths of the flat layout keep working (evalkit._moved)
 
 _EXPORTS: dict[str, str] = {
-    "register_metric": "evalkit.registry",
-    "register_aggregate": "evalkit.registry",
-    "register_loader": "evalkit.registry",
-    "polarity": "evalkit.registry",
-    "registered": "evalkit.registry",
-    "resolve": "evalkit.registry",
-    "RegistryError": "evalkit.registry",
-    "Registry": "evalkit.registry",
+    "register_metric": "evalkit.core.registry",
+    "register_aggregate": "evalkit.core.registry",
+    "register_loader": "evalkit.core.registry",
+    "polarity": "evalkit.core.registry",
+    "registered": "evalkit.core.registry",
+    "resolve": "evalkit.core.registry",
+    "RegistryError": "evalkit.core.registry",
+    "Registry": "evalkit.core.registry",
     "run": "evalkit.runner",
     "METRICS": "evalkit.runner",
     "evaluate_run": "evalkit.precomputed",
@@ -44,13 +44,13 @@ _EXPORTS: dict[str, str] = {
     "Comparison": "evalkit.comparison",
     "paired_bootstrap": "evalkit.stats",
     "BootstrapResult": "evalkit.stats",
-    "hookimpl": "evalkit.hookspecs",
-    "MetricSpec": "evalkit.specs",
-    "MetricFamily": "evalkit.specs",
-    "AggregateSpec": "evalkit.specs",
-    "LoaderSpec": "evalkit.specs",
-    "TargetSpec": "evalkit.specs",
-    "ReporterSpec": "evalkit.specs",
+    "hookimpl": "evalkit.core.hookspecs",
+    "MetricSpec": "evalkit.core.specs",
+    "MetricFamily": "evalkit.core.specs",
+    "AggregateSpec": "evalkit.core.specs",
+    "LoaderSpec": "evalkit.core.specs",
+    "TargetSpec": "evalkit.core.specs",
+    "ReporterSpec": "evalkit.core.specs",
     "load_checks": "evalkit.gate.checks",
     "CheckSpec": "evalkit.gate.checks",
     "CheckError": "evalkit.gate.checks",
@@ -87,6 +87,21 @@ if TYPE_CHECKING:
     from evalkit.cases import GoldenCase as GoldenCase
     from evalkit.comparison import Comparison as Comparison
     from evalkit.comparison import compare as compare
+    from evalkit.core.hookspecs import hookimpl as hookimpl
+    from evalkit.core.registry import Registry as Registry
+    from evalkit.core.registry import RegistryError as RegistryError
+    from evalkit.core.registry import polarity as polarity
+    from evalkit.core.registry import register_aggregate as register_aggregate
+    from evalkit.core.registry import register_loader as register_loader
+    from evalkit.core.registry import register_metric as register_metric
+    from evalkit.core.registry import registered as registered
+    from evalkit.core.registry import resolve as resolve
+    from evalkit.core.specs import AggregateSpec as AggregateSpec
+    from evalkit.core.specs import LoaderSpec as LoaderSpec
+    from evalkit.core.specs import MetricFamily as MetricFamily
+    from evalkit.core.specs import MetricSpec as MetricSpec
+    from evalkit.core.specs import ReporterSpec as ReporterSpec
+    from evalkit.core.specs import TargetSpec as TargetSpec
     from evalkit.data.goldens import GoldenSet as GoldenSet
     from evalkit.data.goldens import load_goldens as load_goldens
     from evalkit.evaluation import evaluate as evaluate
@@ -96,28 +111,13 @@ if TYPE_CHECKING:
     from evalkit.gate.checks import CheckError as CheckError
     from evalkit.gate.checks import CheckSpec as CheckSpec
     from evalkit.gate.checks import load_checks as load_checks
-    from evalkit.hookspecs import hookimpl as hookimpl
     from evalkit.precomputed import evaluate_run as evaluate_run
     from evalkit.ranking import RankedRun as RankedRun
-    from evalkit.registry import Registry as Registry
-    from evalkit.registry import RegistryError as RegistryError
-    from evalkit.registry import polarity as polarity
-    from evalkit.registry import register_aggregate as register_aggregate
-    from evalkit.registry import register_loader as register_loader
-    from evalkit.registry import register_metric as register_metric
-    from evalkit.registry import registered as registered
-    from evalkit.registry import resolve as resolve
     from evalkit.results import QueryResult as QueryResult
     from evalkit.results import RunResult as RunResult
     from evalkit.rows import CaseResult as CaseResult
     from evalkit.runner import METRICS as METRICS
     from evalkit.runner import run as run
-    from evalkit.specs import AggregateSpec as AggregateSpec
-    from evalkit.specs import LoaderSpec as LoaderSpec
-    from evalkit.specs import MetricFamily as MetricFamily
-    from evalkit.specs import MetricSpec as MetricSpec
-    from evalkit.specs import ReporterSpec as ReporterSpec
-    from evalkit.specs import TargetSpec as TargetSpec
     from evalkit.stats import BootstrapResult as BootstrapResult
     from evalkit.stats import paired_bootstrap as paired_bootstrap
     from evalkit.targets import CallableTarget as CallableTarget

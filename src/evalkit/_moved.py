@@ -28,7 +28,12 @@ from typing import Any
 
 #: old module path -> the new module(s) holding its names, first match wins
 MOVED: dict[str, tuple[str, ...]] = {
+    "evalkit.hookspecs": ("evalkit.core.hookspecs",),
+    "evalkit.metric_lookup": ("evalkit.core.metric_lookup",),
+    "evalkit.metric_names": ("evalkit.core.metric_names",),
     "evalkit.pyproject_config": ("evalkit.core.pyproject_config",),
+    "evalkit.registry": ("evalkit.core.registry",),
+    "evalkit.specs": ("evalkit.core.specs",),
     "evalkit.goldens": ("evalkit.data.goldens",),
     "evalkit.evalconfig": ("evalkit.execute.evalconfig",),
     "evalkit.checks": ("evalkit.gate.checks",),
@@ -40,6 +45,7 @@ MOVED: dict[str, tuple[str, ...]] = {
     "evalkit.outputs": ("evalkit.io.outputs",),
     "evalkit.redaction": ("evalkit.io.redaction",),
     "evalkit.runlock": ("evalkit.io.runlock",),
+    "evalkit.numeric": ("evalkit.stats.numeric",),
 }
 
 #: old package -> new package; every submodule follows (``old.x`` is ``new.x``)

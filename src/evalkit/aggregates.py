@@ -23,7 +23,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from evalkit.specs import AggregateSpec
+from evalkit.core.specs import AggregateSpec
 
 
 class AggregateError(ValueError):

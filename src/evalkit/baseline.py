@@ -37,7 +37,7 @@ from evalkit.gate.checks import row_error, row_id
 from evalkit.results import QueryResult, RunResult
 
 if TYPE_CHECKING:
-    from evalkit.registry import Registry
+    from evalkit.core.registry import Registry
 
 DEFAULT_BASELINE_PATH = Path(".evalkit") / "baseline.jsonl"
 FINGERPRINT_VERSION = 1
@@ -141,8 +141,8 @@ def aggregate_definitions(
     """``{aggregate name: {"provider", "version"}}`` from ``registry`` (default: the
     process registry), for the given names (unknown ones skipped) or for every registered
     aggregate."""
-    from evalkit.registry import RegistryError, default_registry
-    from evalkit.specs import AggregateSpec
+    from evalkit.core.registry import RegistryError, default_registry
+    from evalkit.core.specs import AggregateSpec
 
     reg = registry or default_registry()
     out: dict[str, dict[str, str]] = {}

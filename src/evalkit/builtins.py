@@ -10,8 +10,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from evalkit.hookspecs import hookimpl
-from evalkit.specs import AggregateSpec, LoaderSpec, MetricSpec, ReporterSpec, TargetSpec
+from evalkit.core.hookspecs import hookimpl
+from evalkit.core.specs import AggregateSpec, LoaderSpec, MetricSpec, ReporterSpec, TargetSpec
 
 
 @hookimpl

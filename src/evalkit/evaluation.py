@@ -41,6 +41,7 @@ from typing import Any
 
 from evalkit.artifact_writer import ArtifactWriter, read_partial, save_finished
 from evalkit.cases import GoldenCase
+from evalkit.core.specs import AggregateSpec, MetricSpec
 from evalkit.data.goldens import GoldenSet, load_goldens
 from evalkit.execution import Executor, Interrupts, Job, RunInterrupted, default_grace_s, scored
 from evalkit.io.outputs import destination
@@ -66,7 +67,6 @@ from evalkit.scoring import (
     resolve_metrics,
     score_cases,
 )
-from evalkit.specs import AggregateSpec, MetricSpec
 from evalkit.targets import Target, TargetResponse
 
 __all__ = ["DEFAULT_MAX_CONCURRENCY", "ResumeError", "RunInterrupted", "as_golden_set",

@@ -1,6 +1,6 @@
 """What ``-m`` values ask for, read as the command line reads them.
 
-:func:`read_measure_args` splits them (:func:`evalkit.metric_names.split_measure_args`)
+:func:`read_measure_args` splits them (:func:`evalkit.core.metric_names.split_measure_args`)
 and lets the retrieval plugin, when it is installed, expand trec_eval's nicknames and
 parameter lists; every other name is left for the registry to resolve.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from evalkit.metric_names import MetricNameError, split_measure_args
+from evalkit.core.metric_names import MetricNameError, split_measure_args
 
 
 class MeasureRequest(NamedTuple):

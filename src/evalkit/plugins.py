@@ -28,8 +28,8 @@ from typing import Any, NamedTuple, cast
 
 import pluggy
 
-from evalkit import hookspecs
 from evalkit._version import __version__
+from evalkit.core import hookspecs
 from evalkit.core.pyproject_config import (
     PluginRequirement,
     PluginSelection,
@@ -37,14 +37,8 @@ from evalkit.core.pyproject_config import (
     canonical_name,
     plugin_selection,
 )
-from evalkit.registry import (
-    Conflict,
-    Provider,
-    Registry,
-    RegistryError,
-    set_default_registry,
-)
-from evalkit.specs import (
+from evalkit.core.registry import Conflict, Provider, Registry, RegistryError, set_default_registry
+from evalkit.core.specs import (
     SPEC_TYPES,
     AggregateSpec,
     AnySpec,
@@ -249,7 +243,7 @@ def register_plugin_object(
     All of the plugin's hooks are called and checked first; if any fails, the plugin is
     recorded as failed and none of its records is registered. Records are then added
     with ``provider``; with ``from_plugin`` a name someone else provides is blocked
-    (a conflict), otherwise :class:`~evalkit.registry.RegistryError` is raised.
+    (a conflict), otherwise :class:`~evalkit.core.registry.RegistryError` is raised.
 
     Returns:
         The :class:`PluginInfo`, also appended to ``registry.plugins``.
@@ -824,7 +818,7 @@ def render_hook_reference(module: Any = hookspecs) -> str:
         returns = fn.__annotations__.get("return", "")
         parts += [f"#### `{fn.__name__}() -> {returns}`", "", _markdown(inspect.getdoc(fn) or ""),
                   ""]
-    parts += ["### Records (`evalkit.specs`)", ""]
+    parts += ["### Records (`evalkit.core.specs`)", ""]
     for cls in _record_types():
         fields = []
         defaults: dict[str, Any] = getattr(cls, "_field_defaults", {})

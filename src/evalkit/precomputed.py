@@ -15,12 +15,12 @@ from typing import Any, Literal
 
 from evalkit._version import __version__
 from evalkit.cases import GoldenCase
+from evalkit.core.registry import RegistryError, default_registry
+from evalkit.core.specs import LoaderSpec
 from evalkit.provenance import metric_provenance, plugin_versions
 from evalkit.ranking import RankedRun, rank_run
-from evalkit.registry import RegistryError, default_registry
 from evalkit.results import RunResult
 from evalkit.scoring import require_metrics, resolve_metrics, score_rankings
-from evalkit.specs import LoaderSpec
 from evalkit.targets import TargetResponse
 
 RunInput = str | Path | RankedRun | Mapping[str, Mapping[str, float]]

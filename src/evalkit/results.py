@@ -40,7 +40,7 @@ from evalkit.artifact import (
     upgrade_schema1_rows,
 )
 from evalkit.io.limits import LimitError, check_id, check_name
-from evalkit.numeric import exact_mean
+from evalkit.stats.numeric import exact_mean
 
 if TYPE_CHECKING:
     from evalkit.coverage import Coverage
@@ -213,7 +213,7 @@ class RunResult:
         (so ``"AP"``, ``"map"`` and ``"nDCG@10"`` find ``ap`` and ``ndcg@10``)."""
         if not self.per_query or metric in self.per_query[0].metrics:
             return metric
-        from evalkit.registry import RegistryError, default_registry
+        from evalkit.core.registry import RegistryError, default_registry
 
         try:
             canonical = default_registry().resolve(metric).name
@@ -343,7 +343,7 @@ def _count(value: Any, name: str) -> float:
 
 
 def _is_residual(name: str) -> bool:
-    from evalkit.registry import RegistryError, default_registry
+    from evalkit.core.registry import RegistryError, default_registry
 
     try:
         return getattr(default_registry().resolve(name), "summary", None) == "mean"

@@ -11,11 +11,11 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, MutableMappin
 from typing import Any
 
 from evalkit.cases import GoldenCase
+from evalkit.core.registry import RegistryError, _client_provider, default_registry
+from evalkit.core.specs import MetricFamily
 from evalkit.provenance import base_header
-from evalkit.registry import RegistryError, _client_provider, default_registry
 from evalkit.results import RunResult
 from evalkit.scoring import require_metrics, resolve_metrics, score_rankings
-from evalkit.specs import MetricFamily
 from evalkit.targets import TargetResponse
 
 Qrels = Mapping[str, set[str]] | Mapping[str, Mapping[str, int]]
@@ -148,7 +148,7 @@ def run(
 def _refuse_graded_levels(specs: Sequence[Any]) -> None:
     """run() takes binary qrels (sets of relevant ids): a measure's ``rel=`` above 1 would
     find nothing relevant, so it is refused."""
-    from evalkit.metric_names import MetricNameError, parse_name
+    from evalkit.core.metric_names import MetricNameError, parse_name
 
     for spec in specs:
         try:

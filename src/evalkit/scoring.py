@@ -10,9 +10,9 @@ import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from evalkit.registry import Registry, RegistryError, default_registry
+from evalkit.core.registry import Registry, RegistryError, default_registry
+from evalkit.core.specs import AggregateSpec, MetricSpec
 from evalkit.results import QueryResult
-from evalkit.specs import AggregateSpec, MetricSpec
 
 if TYPE_CHECKING:
     from evalkit.cases import GoldenCase

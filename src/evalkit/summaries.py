@@ -1,7 +1,7 @@
 """The summary of a measure over a run's rows, as its record declares it.
 
 A metric's summary is the mean of its per-query values, a count's is their sum, and a
-measure may declare otherwise (:attr:`evalkit.specs.MetricSpec.summary`): ``exp_mean``
+measure may declare otherwise (:attr:`evalkit.core.specs.MetricSpec.summary`): ``exp_mean``
 for trec_eval's geometric means (gm_map, gm_bpref, whose per-query values are
 logarithms), ``mean`` for a residual such as rbp_resid. Statistics and gates always work
 on the per-query values; this is what a summary line shows.
@@ -16,7 +16,7 @@ from typing import Any
 def summary_kind(name: str, *, count: bool) -> str:
     """``"mean"``, ``"sum"`` or ``"exp_mean"`` for measure ``name`` (a count sums unless
     its record says otherwise; an unknown name is summarised by its kind)."""
-    from evalkit.registry import RegistryError, default_registry
+    from evalkit.core.registry import RegistryError, default_registry
 
     try:
         declared = getattr(default_registry().resolve(name), "summary", None)

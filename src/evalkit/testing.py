@@ -36,15 +36,8 @@ from typing import TYPE_CHECKING, Any
 
 from evalkit.cases import GoldenCase
 from evalkit.core.pyproject_config import PluginSelection
-from evalkit.plugins import (
-    PluginError,
-    collect_records,
-    load_builtins,
-    load_plugins,
-    register_plugin_object,
-)
-from evalkit.registry import Provider, Registry, use_registry
-from evalkit.specs import (
+from evalkit.core.registry import Provider, Registry, use_registry
+from evalkit.core.specs import (
     AggregateSpec,
     AnySpec,
     LoaderSpec,
@@ -52,6 +45,13 @@ from evalkit.specs import (
     MetricSpec,
     ReporterSpec,
     TargetSpec,
+)
+from evalkit.plugins import (
+    PluginError,
+    collect_records,
+    load_builtins,
+    load_plugins,
+    register_plugin_object,
 )
 from evalkit.targets import TargetResponse
 

@@ -6,10 +6,10 @@ import pytest
 from evalkit_example_plugin import plugin
 
 from evalkit import GoldenCase, TargetResponse
-from evalkit.registry import RegistryError, default_registry
+from evalkit.core.registry import RegistryError, default_registry
+from evalkit.core.specs import ReporterSpec
 from evalkit.reporters import Report, ReportRow
 from evalkit.rows import CaseResult
-from evalkit.specs import ReporterSpec
 from evalkit.testing import ConformanceCheck, conformance_checks, registered_plugin
 
 

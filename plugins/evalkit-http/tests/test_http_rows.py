@@ -17,9 +17,9 @@ from evalkit_http import HttpTarget
 from evalkit_http.testing import Reply, ScriptedServer
 
 from evalkit.cases import GoldenCase
+from evalkit.core.registry import use_registry
 from evalkit.data.goldens import GoldenSet
 from evalkit.evaluation import evaluate, rescore
-from evalkit.registry import use_registry
 from evalkit.results import ArtifactError, RunResult
 from evalkit.rows import DEFAULT_MAX_RAW_BYTES
 

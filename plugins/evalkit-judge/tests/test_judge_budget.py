@@ -21,7 +21,7 @@ from evalkit_judge import (
 from evalkit_judge.testing import FakeAnthropic, tool_reply
 
 from evalkit.cases import GoldenCase
-from evalkit.registry import use_registry
+from evalkit.core.registry import use_registry
 from evalkit.scoring import MetricError, resolve_metrics, score_cases
 from evalkit.targets import TargetResponse
 

@@ -28,8 +28,8 @@ from evalkit_judge import (
 from evalkit_judge.testing import FakeAnthropic, MessagesAPIServer, error_body, tool_reply
 
 from evalkit.cases import GoldenCase
+from evalkit.core.registry import use_registry
 from evalkit.evaluation import evaluate
-from evalkit.registry import use_registry
 from evalkit.scoring import MetricError, RunAborted, resolve_metrics, score_cases
 from evalkit.targets import CallableTarget, TargetResponse
 

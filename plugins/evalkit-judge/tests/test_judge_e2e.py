@@ -16,7 +16,7 @@ from evalkit_judge import TOOL_NAME, Budget, BudgetExhausted, JudgeError, LLMJud
 from evalkit_judge.testing import MessagesAPIServer, error_body, text_reply, tool_reply
 
 from evalkit.cases import GoldenCase
-from evalkit.registry import use_registry
+from evalkit.core.registry import use_registry
 from evalkit.scoring import MetricError, resolve_metrics, score_cases
 from evalkit.targets import TargetResponse
 

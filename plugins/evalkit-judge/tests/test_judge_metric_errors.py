@@ -16,10 +16,10 @@ from evalkit_judge.cache import GradeCache
 from evalkit_judge.testing import FakeAnthropic, tool_reply
 
 from evalkit.cases import GoldenCase
+from evalkit.core.registry import use_registry
 from evalkit.evaluation import evaluate
 from evalkit.gate import evaluate_gate
 from evalkit.gate.checks import CheckSpec
-from evalkit.registry import use_registry
 from evalkit.results import MetricFailedError, RunResult
 from evalkit.targets import TargetResponse
 

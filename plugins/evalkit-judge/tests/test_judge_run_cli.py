@@ -24,8 +24,8 @@ COST_PER_GRADE = (100 * 1.0 + 20 * 5.0) / 1e6
 
 PLUGIN = '''
 import os
-from evalkit.hookspecs import hookimpl
-from evalkit.specs import MetricSpec
+from evalkit.core.hookspecs import hookimpl
+from evalkit.core.specs import MetricSpec
 from evalkit.targets import CallableTarget
 from evalkit_judge import LLMJudge
 

@@ -12,8 +12,8 @@ from evalkit_judge import Budget, BudgetExhausted, LLMJudge, use_budget
 from evalkit_judge.testing import FakeAnthropic, tool_reply
 
 from evalkit.cases import GoldenCase
+from evalkit.core.registry import use_registry
 from evalkit.evaluation import evaluate
-from evalkit.registry import use_registry
 from evalkit.results import RunResult
 from evalkit.targets import TargetResponse
 

@@ -12,7 +12,7 @@ from evalkit_judge import TOOL_NAME, JudgeError, LLMJudge, summarize
 from evalkit_judge.testing import FakeAnthropic, text_reply, tool_reply
 
 from evalkit.cases import GoldenCase
-from evalkit.registry import use_registry
+from evalkit.core.registry import use_registry
 from evalkit.scoring import MetricError, resolve_metrics, score_cases
 from evalkit.targets import TargetResponse
 

@@ -21,9 +21,9 @@ from evalkit_report_html import charts
 from evalkit_report_html.render import render_html, script_json
 
 import evalkit
+from evalkit.core.registry import Registry, RegistryError, use_registry
 from evalkit.gate import evaluate_gate
 from evalkit.gate.checks import CheckSpec
-from evalkit.registry import Registry, RegistryError, use_registry
 from evalkit.reporters import get_reporter, write_reports
 from evalkit.results import QueryResult, RunResult
 from evalkit.rows import CaseResult

@@ -15,7 +15,7 @@ from types import ModuleType
 import pytest
 
 from evalkit import evaluate_run
-from evalkit.registry import resolve
+from evalkit.core.registry import resolve
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from evalkit import RunResult, evaluate_run
-from evalkit.registry import RegistryError, resolve
+from evalkit.core.registry import RegistryError, resolve
 from evalkit.runner import run
 
 DATA = Path(__file__).parent / "data"

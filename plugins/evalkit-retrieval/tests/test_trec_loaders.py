@@ -12,8 +12,8 @@ import pytest
 from evalkit_retrieval import trec
 from evalkit_retrieval.trec import TrecFormatError, load_qrels, load_run, parse_qrels, parse_run
 
+from evalkit.core.registry import default_registry
 from evalkit.ranking import rank_arrays
-from evalkit.registry import default_registry
 
 DATA = Path(__file__).parent / "data"
 RUNS = ["results.test", "results.trunc", "results.comment.test"]
@@ -94,7 +94,7 @@ def test_discovering_the_plugin_does_not_import_numpy() -> None:
     import subprocess
     import sys
 
-    code = ("import sys; from evalkit.registry import Registry; from evalkit.plugins import "
+    code = ("import sys; from evalkit.core.registry import Registry; from evalkit.plugins import "
             "load_plugins; load_plugins(Registry()); print('numpy' in sys.modules)")
     env = {**os.environ, "EVALKIT_PLUGINS": "evalkit-retrieval"}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)

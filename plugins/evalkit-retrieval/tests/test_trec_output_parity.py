@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 
 from evalkit import evaluate_run
 from evalkit.cli.app import app
-from evalkit.metric_names import split_measure_args
+from evalkit.core.metric_names import split_measure_args
 
 DATA = Path(__file__).parent / "data"
 VASWANI = Path(__file__).resolve().parents[3] / "examples" / "vaswani" / "data"

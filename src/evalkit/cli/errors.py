@@ -57,7 +57,7 @@ class CliError(Exception):
 def _user_error_types() -> tuple[type[BaseException], ...]:
     # Imported here, not at module import: the registry module is light, but keeping the
     # CLI's import graph explicit makes `evalkit --help` cheap to audit.
-    from evalkit.registry import RegistryError
+    from evalkit.core.registry import RegistryError
 
     # ArtifactError, MetricError, UnicodeDecodeError and json errors are ValueErrors;
     # KeyError covers a metric a run lacks; OSError a missing, unreadable or unwritable

@@ -61,8 +61,8 @@ def read_metrics(values: Sequence[str] | None) -> MeasureRequest:
     Raises:
         CliError: as :func:`split_metrics`.
     """
+    from evalkit.core.metric_names import MetricNameError
     from evalkit.measure_args import read_measure_args
-    from evalkit.metric_names import MetricNameError
 
     try:
         return read_measure_args(values)

@@ -40,8 +40,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from evalkit.cases import GoldenCase
+from evalkit.core.registry import default_registry
 from evalkit.io.limits import LimitError, check_id, loads_json
-from evalkit.registry import default_registry
 
 if TYPE_CHECKING:
     import yaml

@@ -162,8 +162,8 @@ def _on_path(folder: Path) -> Iterator[None]:
 
 def _resolve_factory(spec: str, where: str) -> Any:
     if ":" not in spec:
-        from evalkit.registry import RegistryError, default_registry
-        from evalkit.specs import TargetSpec
+        from evalkit.core.registry import RegistryError, default_registry
+        from evalkit.core.specs import TargetSpec
 
         try:
             record = default_registry().get("target", spec)
@@ -369,8 +369,8 @@ def check_names(cfg: EvalConfig) -> None:
         ConfigError: an unknown name, or a metric listed as an aggregate (or the reverse),
             naming the file and key.
     """
+    from evalkit.core.registry import RegistryError
     from evalkit.evaluation import resolve_aggregates
-    from evalkit.registry import RegistryError
     from evalkit.scoring import resolve_metrics
 
     for key, resolver in (("metrics", resolve_metrics), ("aggregates", resolve_aggregates)):

@@ -41,6 +41,8 @@ from evalkit.baseline import (
     fingerprint,
     fingerprint_differences,
 )
+from evalkit.core.registry import Registry, RegistryError, default_registry
+from evalkit.core.specs import AggregateSpec, MetricSpec
 from evalkit.coverage import Coverage, coverage_of
 from evalkit.formatting import signed
 from evalkit.gate.checks import CheckError, CheckSpec, row_error, row_id
@@ -53,10 +55,8 @@ from evalkit.gate_report import (
     fmt_value,
     p_text,
 )
-from evalkit.numeric import exact_mean
-from evalkit.registry import Registry, RegistryError, default_registry
 from evalkit.results import RunResult
-from evalkit.specs import AggregateSpec, MetricSpec
+from evalkit.stats.numeric import exact_mean
 
 DEFAULT_RESAMPLES = 10_000
 DEFAULT_SEED = 42

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from evalkit.registry import Provider, Registry, _client_provider, default_registry
-from evalkit.specs import MetricFamily, MetricSpec
+from evalkit.core.registry import Provider, Registry, _client_provider, default_registry
+from evalkit.core.specs import MetricFamily, MetricSpec
 
 if TYPE_CHECKING:
     from evalkit.cases import GoldenCase
@@ -60,7 +60,7 @@ def register_retrieval_metric(
     Raises:
         RegistryError: the name is provided by something else.
     """
-    from evalkit.registry import _require_polarity
+    from evalkit.core.registry import _require_polarity
 
     _require_polarity("register_retrieval_metric", f"{name}@{k}", higher_is_better)
     if not isinstance(k, int) or k < 1:

@@ -1,7 +1,7 @@
 """Reporters: render a gate result or a comparison as console text, JSON, Markdown or
 JUnit XML.
 
-Reporters are plugins: each is a :class:`~evalkit.specs.ReporterSpec` whose
+Reporters are plugins: each is a :class:`~evalkit.core.specs.ReporterSpec` whose
 ``render(report) -> str`` takes a :class:`Report` (or anything with ``to_report()``, such
 as :class:`evalkit.gate.GateReport`). The four built-ins are registered by the kernel's
 own plugin (:mod:`evalkit.builtins`); a plugin adds more through the
@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from evalkit.specs import ReporterSpec
+from evalkit.core.specs import ReporterSpec
 
 if TYPE_CHECKING:
     from evalkit.reporters.comparison_rows import (
@@ -105,7 +105,7 @@ def get_reporter(name: str) -> ReporterSpec:
             reporter of :data:`PLUGIN_REPORTERS`, names the distribution to install), or
             two plugins provide it.
     """
-    from evalkit.registry import RegistryError, default_registry
+    from evalkit.core.registry import RegistryError, default_registry
 
     registry = default_registry()
     try:

@@ -15,10 +15,10 @@ import math
 import numpy as np
 from numpy.typing import NDArray
 
-from evalkit.numeric import pow2_above
 from evalkit.stats._kernels import bootstrap_sums
 from evalkit.stats._rng import GENERATOR_NAME, check_seed
 from evalkit.stats.degenerate import constant_p_floor
+from evalkit.stats.numeric import pow2_above
 from evalkit.stats.pairing import RunLike, align
 from evalkit.stats.results import BootstrapResult
 

@@ -7,7 +7,7 @@ import math
 import numpy as np
 from numpy.typing import NDArray
 
-from evalkit.numeric import pow2_above
+from evalkit.stats.numeric import pow2_above
 from evalkit.stats.results import EffectSizes
 
 #: |d| at or below this counts as a tie in wins/ties/losses.

@@ -16,7 +16,6 @@ from typing import Literal
 import numpy as np
 from numpy.typing import NDArray
 
-from evalkit.numeric import pow2_above
 from evalkit.stats._kernels import (
     EXACT_MAX_N,
     Backend,
@@ -36,6 +35,7 @@ from evalkit.stats.intervals import (
     studentized_p,
     studentized_stats,
 )
+from evalkit.stats.numeric import pow2_above
 from evalkit.stats.randomization import inversion_ci, signflip_p
 from evalkit.stats.ttest import t_test
 
@@ -351,7 +351,7 @@ def analyse_family(
     groups and the max-T null rows line up.
 
     Each column is divided by a power of two that brings its largest magnitude into
-    ``[1, 2)`` (exact: :mod:`evalkit.numeric`) and the means and intervals are scaled
+    ``[1, 2)`` (exact: :mod:`evalkit.stats.numeric`) and the means and intervals are scaled
     back, so differences of any magnitude a float holds (1e-300 to 1e300) give the same
     answer as the same differences near 1: no sum overflows, no square vanishes.
     """

@@ -21,10 +21,10 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from evalkit.numeric import pow2_above
 from evalkit.stats._rng import bootstrap_indices, check_seed
 from evalkit.stats.degenerate import constant_outcome
 from evalkit.stats.effects import effect_sizes
+from evalkit.stats.numeric import pow2_above
 from evalkit.stats.pairing import SNAP_BITS, RunLike, align, snap_differences
 
 

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from evalkit import hookimpl
-from evalkit.specs import AggregateSpec, MetricSpec, ReporterSpec
+from evalkit.core.specs import AggregateSpec, MetricSpec, ReporterSpec
 
 if TYPE_CHECKING:
     from evalkit import GoldenCase, TargetResponse

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from evalkit.hookspecs import hookimpl
-from evalkit.specs import TargetSpec
+from evalkit.core.hookspecs import hookimpl
+from evalkit.core.specs import TargetSpec
 
 if TYPE_CHECKING:
     from evalkit_http.target import HttpTarget

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from evalkit.hookspecs import hookimpl
-from evalkit.specs import ReporterSpec
+from evalkit.core.hookspecs import hookimpl
+from evalkit.core.specs import ReporterSpec
 
 
 def render(report: Any) -> str:

@@ -3,10 +3,10 @@
 A :class:`Measure` is a compute function over a :class:`~.state.RankingState` plus the
 parameters it takes (:class:`Param`: a default and a check that normalises a value or
 raises ``ValueError``). :meth:`Measure.record` turns it into a
-:class:`~evalkit.specs.MetricSpec` (``variant`` builds it with parameters) or, when it has
-a cut-off, a :class:`~evalkit.specs.MetricFamily`. Every spec shares one ``prepare``
+:class:`~evalkit.core.specs.MetricSpec` (``variant`` builds it with parameters) or, when it has
+a cut-off, a :class:`~evalkit.core.specs.MetricFamily`. Every spec shares one ``prepare``
 (:func:`prepare`), so one evaluation builds the ranking state once for all measures;
-its canonical name is :func:`evalkit.metric_names.canonical` of the base, the parameters
+its canonical name is :func:`evalkit.core.metric_names.canonical` of the base, the parameters
 that differ from their defaults, and the cut-off.
 """
 
@@ -17,8 +17,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from evalkit.metric_names import canonical
-from evalkit.specs import MetricFamily, MetricKind, MetricSpec, SummaryKind
+from evalkit.core.metric_names import canonical
+from evalkit.core.specs import MetricFamily, MetricKind, MetricSpec, SummaryKind
 
 if TYPE_CHECKING:
     from evalkit.cases import GoldenCase

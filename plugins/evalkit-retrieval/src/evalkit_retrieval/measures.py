@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from evalkit.specs import MetricFamily, MetricSpec
+from evalkit.core.specs import MetricFamily, MetricSpec
 from evalkit_retrieval import core
 from evalkit_retrieval.definitions import (
     REL,

@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from evalkit.hookspecs import hookimpl
-from evalkit.specs import LoaderSpec, MetricFamily, MetricSpec
+from evalkit.core.hookspecs import hookimpl
+from evalkit.core.specs import LoaderSpec, MetricFamily, MetricSpec
 from evalkit_retrieval.measures import metric_records
 
 if TYPE_CHECKING:

@@ -17,7 +17,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from evalkit.metric_names import MetricNameError, canonical, parse_name
+from evalkit.core.metric_names import MetricNameError, canonical, parse_name
 
 #: trec_eval's measures in the order it prints them (measures.c), with their defaults
 DEFAULT_CUTOFFS: dict[str, tuple[float, ...]] = {
@@ -124,7 +124,7 @@ class TrecRequest:
 
 
 def expand(pieces: Sequence[str]) -> TrecRequest:
-    """Read ``-m`` pieces (already split by :func:`evalkit.metric_names.split_measure_args`)
+    """Read ``-m`` pieces (already split by :func:`evalkit.core.metric_names.split_measure_args`)
     as trec_eval does; see the module docstring.
 
     Raises:
@@ -151,7 +151,7 @@ def expand(pieces: Sequence[str]) -> TrecRequest:
         else:
             header = True
             slots.append("=" + piece)
-    from evalkit.registry import default_registry
+    from evalkit.core.registry import default_registry
 
     out = TrecRequest(header=header)
     for slot in slots:

@@ -72,7 +72,7 @@ def trec_lines(
     Raises:
         KeyError: a row lacks one of ``names``.
     """
-    from evalkit.registry import RegistryError, default_registry
+    from evalkit.core.registry import RegistryError, default_registry
 
     reg = default_registry()
     shown = {n: (labels or {}).get(n) or trec_label(n) or n for n in names}

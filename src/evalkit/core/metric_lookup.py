@@ -19,11 +19,11 @@ import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
-from evalkit.metric_names import MetricNameError, parse_name, trec_spelling
-from evalkit.specs import AggregateSpec, MetricFamily, MetricSpec
+from evalkit.core.metric_names import MetricNameError, parse_name, trec_spelling
+from evalkit.core.specs import AggregateSpec, MetricFamily, MetricSpec
 
 if TYPE_CHECKING:
-    from evalkit.specs import AnySpec
+    from evalkit.core.specs import AnySpec
 
 
 class LookupFailure(LookupError):

@@ -26,7 +26,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
 
-from evalkit.specs import (
+from evalkit.core.specs import (
     LOADER_KINDS,
     SPEC_TYPES,
     AggregateSpec,
@@ -115,7 +115,7 @@ class Conflict(NamedTuple):
 
 def _as_tuple(value: Sequence[str]) -> Any:
     """``value`` as a tuple, but a bare string (``aliases="mrr"``) as it is, so that the
-    record check refuses it by name (:func:`evalkit.specs.record_problem`) instead of
+    record check refuses it by name (:func:`evalkit.core.specs.record_problem`) instead of
     registering each letter."""
     return value if isinstance(value, str) else tuple(value)
 
@@ -220,7 +220,7 @@ class Registry:
             return "target", spec.name
         if isinstance(spec, ReporterSpec):
             return "reporter", spec.name
-        raise RegistryError(f"cannot register {spec!r}: not an evalkit.specs record")
+        raise RegistryError(f"cannot register {spec!r}: not an evalkit.core.specs record")
 
     def add(self, spec: AnySpec, provider: Provider, *, from_plugin: bool = False) -> None:
         """Register ``spec`` from ``provider``.
@@ -480,7 +480,7 @@ class Registry:
 
     def resolve(self, name: str) -> MetricSpec | AggregateSpec:
         """The metric or aggregate a spec string names (``"recall@10"``, ``"nDCG@10"``,
-        ``"P(rel=2)@5"``, ``"ndcg_cut_10"``); see :mod:`evalkit.metric_lookup`.
+        ``"P(rel=2)@5"``, ``"ndcg_cut_10"``); see :mod:`evalkit.core.metric_lookup`.
 
         Exact names and aliases come first (case-insensitively when nothing matches
         exactly), then ir_measures' ``Base(params)@k``, then trec_eval's ``base_k``.
@@ -488,7 +488,7 @@ class Registry:
         Raises:
             RegistryError: unknown name, blocked name, a bad ``@k`` cut-off or parameter.
         """
-        from evalkit.metric_lookup import LookupFailure, lookup
+        from evalkit.core.metric_lookup import LookupFailure, lookup
 
         with self._lock:
             try:
@@ -497,7 +497,7 @@ class Registry:
                 raise RegistryError(str(exc)) from None
 
     def _unknown_message(self, name: str) -> str:
-        from evalkit.metric_lookup import unknown_message
+        from evalkit.core.metric_lookup import unknown_message
 
         msg = unknown_message(set(self._tables.get("metric", {})) | set(self._aliases), name)
         msg += f" Known: {', '.join(self.registered()) or 'none'}."
@@ -514,7 +514,7 @@ class Registry:
 
     def provider_of(self, name: str) -> Provider:
         """The provider of the metric, family or aggregate that ``name`` resolves to."""
-        from evalkit.metric_lookup import record_base
+        from evalkit.core.metric_lookup import record_base
 
         spec = self.resolve(name)
         key = self._canonical(spec.name)

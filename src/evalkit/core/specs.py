@@ -58,7 +58,7 @@ class MetricSpec(NamedTuple):
         params: the named parameters ``variant`` accepts (``("rel",)``): ``"ap(rel=2)"``
             resolves to ``variant(rel=2)``.
         variant: ``variant(**params) -> MetricSpec``, the measure with those parameters
-            (its ``name`` is the canonical spelling, :func:`evalkit.metric_names.canonical`);
+            (its ``name`` is the canonical spelling, :func:`evalkit.core.metric_names.canonical`);
             raises ``ValueError`` for a bad value.
         presets: parameters implied by an alias (``{"RBP": {"p": 0.8}}``: ir_measures'
             ``RBP`` is ``rbp(p=0.8)``).
@@ -97,7 +97,7 @@ class MetricFamily(NamedTuple):
     positive integer (``cutoff="int"``, the default) or a number (``cutoff="float"``, as
     ``iprec@0.5``). A family that declares ``params`` also takes them as keywords:
     ``"precision(rel=2)@5"`` calls ``factory(5, rel=2)``, which names the spec canonically
-    (:func:`evalkit.metric_names.canonical`) and raises ``ValueError`` for a bad value; a
+    (:func:`evalkit.core.metric_names.canonical`) and raises ``ValueError`` for a bad value; a
     family without ``params`` (the seed's ``METRICS[name] = fn``) is only ever called as
     ``factory(k)``. ``aliases`` are alternative family prefixes (``"P"`` for
     ``"precision"``); ``presets`` the parameters an alias implies. ``core`` is the

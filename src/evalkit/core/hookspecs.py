@@ -2,7 +2,7 @@
 
 A plugin is a module or object with functions decorated by :data:`hookimpl` whose names
 are among the hookspecs below. Each hook takes no arguments and returns a list of records
-from :mod:`evalkit.specs`. Returning a record of the wrong type, or a hook name not listed
+from :mod:`evalkit.core.specs`. Returning a record of the wrong type, or a hook name not listed
 here, is refused when the plugin is loaded (``check_pending``).
 """
 
@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import pluggy
 
 if TYPE_CHECKING:
-    from evalkit.specs import (
+    from evalkit.core.specs import (
         AggregateSpec,
         LoaderSpec,
         MetricFamily,
@@ -32,13 +32,13 @@ def evalkit_register_metrics() -> list[MetricSpec | MetricFamily]:  # type: igno
     """Return the per-case metrics this plugin provides.
 
     Returns:
-        A list of :class:`~evalkit.specs.MetricSpec` (one name, ``fn(response, case) ->
-        float``) and :class:`~evalkit.specs.MetricFamily` (a parametric ``name@k`` family).
+        A list of :class:`~evalkit.core.specs.MetricSpec` (one name, ``fn(response, case) ->
+        float``) and :class:`~evalkit.core.specs.MetricFamily` (a parametric ``name@k`` family).
         Every record declares ``higher_is_better``.
 
     Errors:
         A name that another plugin also provides is blocked: discovery continues, and
-        using the name raises :class:`~evalkit.registry.RegistryError` naming both
+        using the name raises :class:`~evalkit.core.registry.RegistryError` naming both
         providers. Metrics and aggregates share one namespace.
     """
 
@@ -48,7 +48,7 @@ def evalkit_register_aggregates() -> list[AggregateSpec]:  # type: ignore[empty-
     """Return the whole-run aggregates this plugin provides.
 
     Returns:
-        A list of :class:`~evalkit.specs.AggregateSpec`: ``fn(rows) -> float`` over the
+        A list of :class:`~evalkit.core.specs.AggregateSpec`: ``fn(rows) -> float`` over the
         run's ``CaseResult`` rows, with a declared ``higher_is_better``.
 
     Errors:
@@ -62,7 +62,7 @@ def evalkit_register_loaders() -> list[LoaderSpec]:  # type: ignore[empty-body]
     """Return the file loaders this plugin provides.
 
     Returns:
-        A list of :class:`~evalkit.specs.LoaderSpec`, each with a ``kind`` among
+        A list of :class:`~evalkit.core.specs.LoaderSpec`, each with a ``kind`` among
         goldens, run, qrels, queries, corpus. Each kind is its own namespace.
         ``fn(path, **options)`` must raise with the file and line on malformed input
         and on an empty file.
@@ -74,7 +74,7 @@ def evalkit_register_targets() -> list[TargetSpec]:  # type: ignore[empty-body]
     """Return the target factories this plugin provides.
 
     Returns:
-        A list of :class:`~evalkit.specs.TargetSpec`: ``factory(**kwargs)`` builds an
+        A list of :class:`~evalkit.core.specs.TargetSpec`: ``factory(**kwargs)`` builds an
         object with ``name`` and ``invoke(case) -> TargetResponse``.
 
     Errors:
@@ -89,7 +89,7 @@ def evalkit_register_reporters() -> list[ReporterSpec]:  # type: ignore[empty-bo
     """Return the reporters this plugin provides.
 
     Returns:
-        A list of :class:`~evalkit.specs.ReporterSpec`: ``render(report) -> str`` turns a
+        A list of :class:`~evalkit.core.specs.ReporterSpec`: ``render(report) -> str`` turns a
         gate report or a comparison into text (console, JSON, Markdown, JUnit XML, ...).
 
     Errors:
