@@ -68,7 +68,7 @@ def large(n: int = 10_000, candidates: int = 3) -> Any:
     import numpy as np
 
     import evalkit
-    from evalkit.results import QueryResult, RunResult
+    from evalkit.data.results import QueryResult, RunResult
 
     rng = np.random.default_rng(12)
     ids = [f"q{i:05d}" for i in range(n)]

@@ -27,8 +27,8 @@ from typing import Any
 from evalkit_judge import GradeCache, LLMJudge, Usage
 from evalkit_judge.testing import FakeAnthropic, tool_reply
 
-from evalkit.cases import GoldenCase
-from evalkit.targets import TargetResponse
+from evalkit.data.cases import GoldenCase
+from evalkit.data.targets import TargetResponse
 
 REASON = "The answer names the right entity and cites the passage it comes from."
 

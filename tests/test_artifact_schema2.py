@@ -13,12 +13,12 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from evalkit.artifact import ArtifactError
 from evalkit.cli.app import app
-from evalkit.coverage import IncompleteRunError, coverage_of
-from evalkit.results import MetricFailedError, QueryResult, RunResult
-from evalkit.rows import CaseResult
-from evalkit.targets import TargetResponse
+from evalkit.data.artifact import ArtifactError
+from evalkit.data.coverage import IncompleteRunError, coverage_of
+from evalkit.data.results import MetricFailedError, QueryResult, RunResult
+from evalkit.data.rows import CaseResult
+from evalkit.data.targets import TargetResponse
 
 ROOT = Path(__file__).resolve().parents[1]
 VASWANI = ROOT / "examples" / "vaswani" / "data"
@@ -242,9 +242,9 @@ def test_every_reporter_says_why_an_incomplete_gate_judged_nothing(tmp_path: Pat
 
 
 def test_rescoring_an_altered_file_keeps_it_incomplete(tmp_path: Path) -> None:
-    from evalkit.cases import GoldenCase
+    from evalkit.data.cases import GoldenCase
+    from evalkit.data.targets import CallableTarget
     from evalkit.evaluation import evaluate, rescore
-    from evalkit.targets import CallableTarget
 
     cases = [GoldenCase(c, "q", expected=[c]) for c in ("a", "b")]
     art = tmp_path / "run.jsonl"

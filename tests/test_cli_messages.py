@@ -146,7 +146,7 @@ def test_run_prints_why_cases_errored(tmp_path: Path, monkeypatch: pytest.Monkey
         json.dumps({"id": f"00{i}", "query": f"q{i}", "relevant": ["d1"]}) + "\n"
         for i in range(1, 5)))
     (tmp_path / f"{module}.py").write_text(
-        "from evalkit.targets import CallableTarget\n"
+        "from evalkit.data.targets import CallableTarget\n"
         "def make():\n"
         "    def rank(case):\n"
         "        raise ConnectionError('connection refused by localhost:9')\n"
@@ -382,7 +382,7 @@ def test_singular_and_plural(runs: Runs) -> None:
     res = invoke("compare", runs.tfidf, runs.bm25, "-m", "ap,rr", "-B", "200")
     assert "p adjusted by Holm over 2 tests;" in res.stdout
     spec = CheckSpec(id="c", metric="ap", op=">=", threshold=0.1, scope=("1", "nope"))
-    from evalkit.results import RunResult
+    from evalkit.data.results import RunResult
 
     with pytest.raises(CheckError, match=r"but 1 has no result"):
         spec.select(RunResult.load(runs.tfidf).per_query)

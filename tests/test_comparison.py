@@ -25,7 +25,7 @@ from typer.testing import CliRunner, Result
 import evalkit
 from evalkit.cli.app import app
 from evalkit.comparison import Comparison, ComparisonError, compare
-from evalkit.results import QueryResult, RunResult
+from evalkit.data.results import QueryResult, RunResult
 
 REPO = Path(__file__).resolve().parents[1]
 VASWANI = REPO / "examples" / "vaswani"
@@ -265,7 +265,7 @@ def test_per_query_differences_movers_and_query_text(runs: Runs) -> None:
 
 
 def _judged_run(name: str, grades: dict[str, float]) -> RunResult:
-    from evalkit.rows import CaseResult
+    from evalkit.data.rows import CaseResult
 
     rows = [CaseResult(q, None, {"helpful": g}, details={"helpful": {
         "score": g, "reason": f"{name} on {q}: {'good' if g > 0.5 else 'weak'}"}})

@@ -16,11 +16,11 @@ import pytest
 
 import evalkit.gate.evaluate as gate_mod
 from evalkit.core.registry import Registry, use_registry
+from evalkit.data.results import QueryResult, RunResult
+from evalkit.data.rows import CaseResult
+from evalkit.data.targets import TargetResponse
 from evalkit.gate import evaluate_gate, holm
 from evalkit.gate.checks import CheckError, CheckSpec, load_checks
-from evalkit.results import QueryResult, RunResult
-from evalkit.rows import CaseResult
-from evalkit.targets import TargetResponse
 
 B = 999  # resamples in these tests: a degenerate bootstrap then has p = 1 / 1000
 

@@ -18,11 +18,11 @@ from evalkit.baseline import (
     promote,
 )
 from evalkit.core.registry import Registry, use_registry
+from evalkit.data.results import QueryResult, RunResult
+from evalkit.data.rows import CaseResult
+from evalkit.data.targets import TargetResponse
 from evalkit.gate import evaluate_gate
 from evalkit.gate.checks import CheckSpec
-from evalkit.results import QueryResult, RunResult
-from evalkit.rows import CaseResult
-from evalkit.targets import TargetResponse
 
 B = 999
 IDS = [f"q{i}" for i in range(12)]

@@ -12,8 +12,8 @@ import pytest
 from typer.testing import CliRunner
 
 from evalkit.core.registry import Provider, Registry, use_registry
+from evalkit.data.results import QueryResult, RunResult
 from evalkit.reporters import builtin_reporters
-from evalkit.results import QueryResult, RunResult
 
 runner = CliRunner()
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from evalkit.data.results import RunResult
+from evalkit.data.rows import CaseResult
+from evalkit.data.targets import TargetResponse
 from evalkit.gate import evaluate_gate
 from evalkit.gate.checks import CheckSpec
-from evalkit.results import RunResult
-from evalkit.rows import CaseResult
-from evalkit.targets import TargetResponse
 
 N = 40
 

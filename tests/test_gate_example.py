@@ -55,7 +55,7 @@ def test_bm25_passes_and_tfidf_fails(example: ModuleType, tmp_path: Path) -> Non
     assert [r.verdict for r in tfidf.results] == ["fail", "fail", "fail", "fail", "warn"]
     assert tfidf.exit_code == 1
     # controls_hold on TF-IDF is the mean rr of the five scoped queries, from the rows
-    from evalkit.results import RunResult
+    from evalkit.data.results import RunResult
 
     rr = RunResult.load(runs["tfidf"]).scores("rr")
     scoped = ["2", "4", "9", "12", "13"]

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from evalkit.core.registry import Registry, use_registry
+from evalkit.data.results import QueryResult, RunResult
 from evalkit.gate import evaluate_gate
 from evalkit.gate.checks import CheckSpec
 from evalkit.reporters import (
@@ -23,7 +24,6 @@ from evalkit.reporters.console import render_console
 from evalkit.reporters.json_report import render_json
 from evalkit.reporters.junit import render_junit
 from evalkit.reporters.markdown import render_markdown
-from evalkit.results import QueryResult, RunResult
 
 
 def _never(response: Any, case: Any) -> float:

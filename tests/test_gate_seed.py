@@ -10,9 +10,9 @@ import pytest
 
 import evalkit
 from evalkit.core.registry import Provider, Registry, use_registry
-from evalkit.results import RunResult
-from evalkit.rows import CaseResult
-from evalkit.targets import TargetResponse
+from evalkit.data.results import RunResult
+from evalkit.data.rows import CaseResult
+from evalkit.data.targets import TargetResponse
 
 B = 999
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from evalkit.cases import GoldenCase
 from evalkit.core.registry import RegistryError, use_registry
+from evalkit.data.cases import GoldenCase
 from evalkit.data.goldens import GoldenError, GoldenSet, case_from_record, load_goldens
 
 C13_YAML = (
@@ -45,8 +45,8 @@ def test_c13_csv_ids_keep_leading_zeros(tmp_path: Path) -> None:
 
 
 def test_c13_recall_at_1_against_the_trec_run(tmp_path: Path) -> None:
+    from evalkit.data.targets import CallableTarget
     from evalkit.evaluation import evaluate
-    from evalkit.targets import CallableTarget
 
     ranking: dict[str, list[str]] = {}
     for line in C13_RUN:

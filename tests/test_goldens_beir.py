@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from evalkit.beir import (
+from evalkit.core.registry import default_registry
+from evalkit.data.beir import (
     BeirError,
     goldens_from_qrels,
     load_beir,
@@ -15,7 +16,6 @@ from evalkit.beir import (
     load_qrels,
     load_queries,
 )
-from evalkit.core.registry import default_registry
 
 SCIFACT = Path(__file__).parent / "data" / "scifact"
 TOPICS = "topics.beir-v1.0.0-scifact.test.tsv.gz"
@@ -141,7 +141,7 @@ def test_beir_readers_are_registered_loaders(tmp_path: Path) -> None:
     for kind, spec in [("qrels", reg.loader("qrels", path="qrels/test.tsv")),
                        ("queries", reg.loader("queries", name="beir")),
                        ("corpus", reg.loader("corpus", path="corpus.jsonl"))]:
-        assert (spec.fn.__module__, spec.fn.__name__) == ("evalkit.beir", f"load_{kind}")
+        assert (spec.fn.__module__, spec.fn.__name__) == ("evalkit.data.beir", f"load_{kind}")
     qrels = tmp_path / "test.tsv"
     qrels.write_text("query-id\tcorpus-id\tscore\nq1\td1\t2\n")
     assert reg.loader("qrels", path="qrels/test.tsv").fn(qrels) == load_qrels(qrels) == {

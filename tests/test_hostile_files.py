@@ -18,10 +18,10 @@ from typer.testing import CliRunner, Result
 
 from evalkit.cli.app import app
 from evalkit.data.goldens import GoldenError, load_goldens
+from evalkit.data.results import ArtifactError, RunResult
 from evalkit.execute.evalconfig import ConfigError, load_eval_config
 from evalkit.gate.checks import CheckError, load_checks
 from evalkit.io.limits import MAX_ALIAS_NODES, MAX_DEPTH, MAX_ID_CHARS, MAX_NAME_CHARS
-from evalkit.results import ArtifactError, RunResult
 
 runner = CliRunner()
 DEEP = 100_000
@@ -242,10 +242,10 @@ def test_an_overlong_run_name_in_an_artifact_or_config_is_refused(tmp_path: Path
 
 
 def test_a_deep_line_in_an_artifact_being_resumed_names_file_and_line(tmp_path: Path) -> None:
-    from evalkit.cases import GoldenCase
+    from evalkit.data.cases import GoldenCase
     from evalkit.data.goldens import GoldenSet
+    from evalkit.data.targets import CallableTarget
     from evalkit.evaluation import evaluate
-    from evalkit.targets import CallableTarget
 
     path = tmp_path / "run.jsonl"
     gs = GoldenSet([GoldenCase("q1", "a"), GoldenCase("q2", "b")])

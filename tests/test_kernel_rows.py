@@ -11,7 +11,7 @@ from typing import Any, cast
 import pytest
 
 from evalkit.core.registry import RegistryError, use_registry
-from evalkit.results import ArtifactError, QueryResult, RunResult, is_artifact
+from evalkit.data.results import ArtifactError, QueryResult, RunResult, is_artifact
 
 
 @dataclass
@@ -115,7 +115,7 @@ def test_legacy_metric_has_no_polarity_but_runs() -> None:
 
 
 def test_golden_case_expected_ids_become_relevant() -> None:
-    from evalkit.cases import GoldenCase
+    from evalkit.data.cases import GoldenCase
 
     case = GoldenCase(id="a", query="x", expected=["d1", "d2"])
     assert case.relevant == frozenset({"d1", "d2"})
@@ -161,7 +161,7 @@ def test_mean_accepts_an_alias_of_the_stored_name() -> None:
 def test_a_bad_value_in_an_artifact_row_names_the_file_line_row_and_metric(
     tmp_path: Path,
 ) -> None:
-    from evalkit.results import ArtifactError, RunResult
+    from evalkit.data.results import ArtifactError, RunResult
 
     art = tmp_path / "run.jsonl"
     art.write_text('{"type": "header", "schema_version": 1, "name": "x", "kind": "run"}\n'

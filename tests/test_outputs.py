@@ -19,8 +19,8 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from evalkit.cli.app import app
+from evalkit.data.results import QueryResult, RunResult
 from evalkit.io.outputs import UnwritableError, check_writable, writing
-from evalkit.results import QueryResult, RunResult
 
 REPO = Path(__file__).resolve().parents[1]
 QRELS = REPO / "examples" / "vaswani" / "data" / "qrels"
@@ -245,7 +245,7 @@ def test_run_refuses_its_output_before_calling_the_target(
     (tmp_path / "goldens.jsonl").write_text('{"id": "q1", "query": "a", "expected": ["d1"]}\n')
     (tmp_path / "evalkit_output_target.py").write_text(
         "from pathlib import Path\n"
-        "from evalkit.targets import CallableTarget\n"
+        "from evalkit.data.targets import CallableTarget\n"
         "def make():\n"
         f"    def rank(case):\n        Path({str(called)!r}).write_text('yes')\n"
         "        return ['d1']\n"
@@ -274,9 +274,9 @@ def test_run_refuses_its_output_before_calling_the_target(
 
 @needs_proc
 def test_rescore_refuses_an_unwritable_output(tmp_path: Path) -> None:
-    from evalkit.cases import GoldenCase
+    from evalkit.data.cases import GoldenCase
+    from evalkit.data.targets import CallableTarget
     from evalkit.evaluation import evaluate
-    from evalkit.targets import CallableTarget
 
     goldens = tmp_path / "goldens.jsonl"
     goldens.write_text('{"id": "q1", "query": "a", "expected": ["d1"]}\n')

@@ -27,8 +27,8 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from evalkit.cli.app import app
+from evalkit.data.results import RunResult
 from evalkit.io.outputs import UnwritableError, destination, write_output
-from evalkit.results import RunResult
 
 REPO = Path(__file__).resolve().parents[1]
 QRELS = REPO / "examples" / "vaswani" / "data" / "qrels"
@@ -88,7 +88,7 @@ def target_project(tmp_path: Path, n: int = 5, text_bytes: int = 10) -> Path:
     module = f"echo_target_{next(_modules)}"  # a fresh module: each project its own
     (tmp_path / f"{module}.py").write_text(
         "import os\n"
-        "from evalkit.targets import TargetResponse\n"
+        "from evalkit.data.targets import TargetResponse\n"
         f"LOG = {str(tmp_path / 'calls.log')!r}\n"
         "def make():\n"
         "    def answer(case):\n"

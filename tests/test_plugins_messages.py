@@ -18,8 +18,8 @@ from evalkit.cli.app import app
 from evalkit.core import registry as registry_module
 from evalkit.core.pyproject_config import ConfigError, plugin_selection
 from evalkit.core.registry import Registry, RegistryError
+from evalkit.data.results import QueryResult, RunResult
 from evalkit.plugins import PluginLoadWarning, load_plugins
-from evalkit.results import QueryResult, RunResult
 
 runner = CliRunner()
 BUILTINS = f"paired-evalkit {evalkit.__version__} (evalkit.builtins)"

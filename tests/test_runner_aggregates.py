@@ -12,8 +12,8 @@ import pytest
 from evalkit.aggregates import AggregateError, nearest_rank
 from evalkit.core.registry import default_registry
 from evalkit.core.specs import AggregateSpec
-from evalkit.rows import CaseResult
-from evalkit.targets import TargetResponse
+from evalkit.data.rows import CaseResult
+from evalkit.data.targets import TargetResponse
 
 
 def rows_with_latencies(values: list[float]) -> list[CaseResult]:

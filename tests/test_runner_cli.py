@@ -11,8 +11,8 @@ import pytest
 from typer.testing import CliRunner
 
 from evalkit.cli.app import app
+from evalkit.data.results import RunResult
 from evalkit.execute.evalconfig import ConfigError, load_eval_config, redact
-from evalkit.results import RunResult
 
 runner = CliRunner()
 _ids = itertools.count()
@@ -30,7 +30,7 @@ def project(tmp_path: Path, fail_file: bool = False) -> str:
     (tmp_path / "goldens.jsonl").write_text(GOLDENS)
     (tmp_path / f"{module}.py").write_text(
         "from pathlib import Path\n"
-        "from evalkit.targets import CallableTarget\n"
+        "from evalkit.data.targets import CallableTarget\n"
         "HERE = Path(__file__).parent\n"
         "def make(prefix='d', name='mine'):\n"
         "    def rank(case):\n"
@@ -149,7 +149,7 @@ def test_resume_says_how_many_rows_were_kept_and_cases_called(
     calls = tmp_path / "calls.log"  # every call the target receives, one id per line
     (tmp_path / f"{module}.py").write_text(
         "from pathlib import Path\n"
-        "from evalkit.targets import CallableTarget\n"
+        "from evalkit.data.targets import CallableTarget\n"
         "HERE = Path(__file__).parent\n"
         "def make(prefix='d', name='mine'):\n"
         "    def rank(case):\n"

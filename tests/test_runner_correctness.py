@@ -13,12 +13,12 @@ import pytest
 from evalkit_http.testing import Reply, ScriptedServer
 from typer.testing import CliRunner
 
-from evalkit.cases import GoldenCase
 from evalkit.cli.app import app
 from evalkit.core.registry import use_registry
+from evalkit.data.cases import GoldenCase
+from evalkit.data.targets import CallableTarget, TargetResponse
 from evalkit.evaluation import evaluate, rescore
 from evalkit.scoring import UnjudgedCasesError, resolve_metrics
-from evalkit.targets import CallableTarget, TargetResponse
 
 EVALKIT = [sys.executable, "-c", "from evalkit.cli import main; main()"]
 runner = CliRunner()

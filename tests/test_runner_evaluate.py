@@ -11,13 +11,13 @@ from typing import Any
 
 import pytest
 
-from evalkit.cases import GoldenCase
 from evalkit.core.registry import RegistryError, use_registry
+from evalkit.data.cases import GoldenCase
 from evalkit.data.goldens import GoldenSet
+from evalkit.data.results import ArtifactError, RunResult
+from evalkit.data.rows import CaseResult
+from evalkit.data.targets import CallableTarget, TargetResponse
 from evalkit.evaluation import ResumeError, evaluate, rescore
-from evalkit.results import ArtifactError, RunResult
-from evalkit.rows import CaseResult
-from evalkit.targets import CallableTarget, TargetResponse
 
 RANKING = {"q1": ["d1", "x", "d2"], "q2": ["y", "d3"], "q3": ["z"], "q4": ["d4"]}
 EXPECTED = {"q1": ["d1", "d2"], "q2": ["d3"], "q3": ["d5"], "q4": ["d4"]}
@@ -343,7 +343,7 @@ def test_rescore_in_place_with_changed_expectations(tmp_path: Path) -> None:
 
 
 def test_rescore_refuses_precomputed_runs_and_unknown_cases(tmp_path: Path) -> None:
-    from evalkit.results import QueryResult
+    from evalkit.data.results import QueryResult
 
     plain = RunResult("p", [QueryResult("q1", ["d1"], {"m": 1.0})], header={})
     with pytest.raises(ArtifactError, match="not a target run"):

@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from evalkit.cases import GoldenCase
 from evalkit.core.registry import use_registry
+from evalkit.data.cases import GoldenCase
 from evalkit.data.goldens import GoldenSet
+from evalkit.data.results import RunResult
+from evalkit.data.targets import CallableTarget, TargetResponse
 from evalkit.evaluation import evaluate
-from evalkit.results import RunResult
 from evalkit.scoring import RunAborted, resolve_metrics, score_cases
-from evalkit.targets import CallableTarget, TargetResponse
 
 
 def cases(n: int) -> GoldenSet:

@@ -17,7 +17,7 @@ import pytest
 from typer.testing import CliRunner
 
 from evalkit.cli.app import app
-from evalkit.results import RunResult
+from evalkit.data.results import RunResult
 
 N = 240
 EVALKIT = [sys.executable, "-c", "from evalkit.cli import main; main()"]
@@ -25,7 +25,7 @@ runner = CliRunner()
 
 TARGET = '''
 import time
-from evalkit.targets import CallableTarget
+from evalkit.data.targets import CallableTarget
 
 def make():
     def rank(case):

@@ -17,13 +17,13 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from evalkit.cases import GoldenCase
 from evalkit.cli.app import app
+from evalkit.data.cases import GoldenCase
 from evalkit.data.goldens import GoldenSet
+from evalkit.data.targets import CallableTarget
 from evalkit.evaluation import evaluate, rescore
 from evalkit.execution import default_grace_s
 from evalkit.io.runlock import ArtifactBusyError, lock_path
-from evalkit.targets import CallableTarget
 
 EVALKIT = [sys.executable, "-c", "from evalkit.cli import main; main()"]
 runner = CliRunner()
@@ -31,7 +31,7 @@ runner = CliRunner()
 TARGET = '''
 import os, time
 from pathlib import Path
-from evalkit.targets import CallableTarget
+from evalkit.data.targets import CallableTarget
 
 LOG = Path(__file__).with_name("started.log")
 

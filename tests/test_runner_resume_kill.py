@@ -13,16 +13,16 @@ from pathlib import Path
 
 import pytest
 
-from evalkit.results import RunResult
+from evalkit.data.results import RunResult
 
 N_CASES = 60
 
 SCRIPT = f'''
 import sys, time
-from evalkit.cases import GoldenCase
+from evalkit.data.cases import GoldenCase
 from evalkit.evaluation import evaluate
 from evalkit.data.goldens import GoldenSet
-from evalkit.targets import CallableTarget
+from evalkit.data.targets import CallableTarget
 
 log_path, artifact, delay = sys.argv[1], sys.argv[2], float(sys.argv[3])
 

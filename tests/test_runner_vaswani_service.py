@@ -13,9 +13,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from evalkit.cases import GoldenCase
-from evalkit.results import RunResult
-from evalkit.targets import TargetError
+from evalkit.data.cases import GoldenCase
+from evalkit.data.results import RunResult
+from evalkit.data.targets import TargetError
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "vaswani_service"
 sys.path.insert(0, str(EXAMPLE))

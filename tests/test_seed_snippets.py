@@ -25,10 +25,10 @@ from typing import Any
 
 import pytest
 
-from evalkit.cases import GoldenCase
 from evalkit.core.registry import RegistryError, use_registry
+from evalkit.data.cases import GoldenCase
 from evalkit.data.goldens import GoldenSet as RealGoldenSet
-from evalkit.targets import TargetResponse
+from evalkit.data.targets import TargetResponse
 
 REPO = Path(__file__).resolve().parents[1]
 VASWANI = REPO / "examples" / "vaswani"
@@ -377,8 +377,8 @@ def test_paired_bootstrap_signature_and_fields() -> None:
 
 
 def test_extension_points_snippet_registers_and_scores() -> None:
+    from evalkit.data.targets import CallableTarget
     from evalkit.evaluation import evaluate
-    from evalkit.targets import CallableTarget
 
     with use_registry() as reg:
         ns: dict[str, Any] = {"count_unsupported": count_unsupported, "GoldenSet": GoldenSet}

@@ -11,7 +11,7 @@ import tracemalloc
 import numpy as np
 import pytest
 
-from evalkit.results import QueryResult, RunResult
+from evalkit.data.results import QueryResult, RunResult
 from evalkit.stats import BootstrapResult, paired_bootstrap
 from evalkit.stats._kernels import bootstrap_sums
 from evalkit.stats._rng import bootstrap_indices, splitmix64_draw

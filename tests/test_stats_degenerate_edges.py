@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from scipy.special import ndtr, ndtri
 
-from evalkit.results import QueryResult, RunResult
+from evalkit.data.results import QueryResult, RunResult
 from evalkit.stats import paired_bootstrap, paired_test, simulate_power
 from evalkit.stats._rng import bootstrap_indices
 from evalkit.stats.pairing import SNAP_BITS, snap_differences

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from evalkit.results import QueryResult, RunResult
+from evalkit.data.results import QueryResult, RunResult
 from evalkit.stats import (
     aggregate_bootstrap,
     benjamini_hochberg,

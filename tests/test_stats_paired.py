@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from evalkit.results import QueryResult, RunResult
+from evalkit.data.results import QueryResult, RunResult
 from evalkit.stats import (
     CI_OF_METHOD,
     DEFAULT_METHOD,

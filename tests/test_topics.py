@@ -18,9 +18,9 @@ import pytest
 from typer.testing import CliRunner
 
 import evalkit
-from evalkit.beir import BeirError
 from evalkit.cli.app import app
-from evalkit.topics import TopicsError, load_topics, parse_trec_topics
+from evalkit.data.beir import BeirError
+from evalkit.data.topics import TopicsError, load_topics, parse_trec_topics
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO / "tests" / "data"
@@ -108,7 +108,7 @@ def test_unreadable_topic_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     with pytest.raises(TopicsError, match="field 'body'"):
         load_topics(DATA / "topics" / "robust-style.trec", field="body")
     # a compression bomb is cut off at the limit, not decompressed whole
-    import evalkit.topics as topics_module
+    import evalkit.data.topics as topics_module
 
     monkeypatch.setattr(topics_module, "MAX_BYTES", 1000)
     bomb = tmp_path / "bomb.gz"

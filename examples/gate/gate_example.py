@@ -26,9 +26,9 @@ from pathlib import Path
 
 from evalkit import evaluate_gate, evaluate_run, load_checks
 from evalkit.baseline import load_baseline, promote
+from evalkit.data.results import RunResult
 from evalkit.gate import GateReport
 from evalkit.reporters import write_reports
-from evalkit.results import RunResult
 
 HERE = Path(__file__).resolve().parent
 VASWANI = HERE.parent / "vaswani"

@@ -26,17 +26,17 @@ _EXPORTS: dict[str, str] = {
     "run": "evalkit.runner",
     "METRICS": "evalkit.runner",
     "evaluate_run": "evalkit.precomputed",
-    "QueryResult": "evalkit.results",
-    "RunResult": "evalkit.results",
-    "GoldenCase": "evalkit.cases",
-    "TargetResponse": "evalkit.targets",
-    "Target": "evalkit.targets",
-    "TargetError": "evalkit.targets",
-    "CallableTarget": "evalkit.targets",
+    "QueryResult": "evalkit.data.results",
+    "RunResult": "evalkit.data.results",
+    "GoldenCase": "evalkit.data.cases",
+    "TargetResponse": "evalkit.data.targets",
+    "Target": "evalkit.data.targets",
+    "TargetError": "evalkit.data.targets",
+    "CallableTarget": "evalkit.data.targets",
     "GoldenSet": "evalkit.data.goldens",
     "load_goldens": "evalkit.data.goldens",
-    "load_topics": "evalkit.topics",
-    "CaseResult": "evalkit.rows",
+    "load_topics": "evalkit.data.topics",
+    "CaseResult": "evalkit.data.rows",
     "rescore": "evalkit.evaluation",
     "evaluate": "evalkit.evaluation",
     "RankedRun": "evalkit.ranking",
@@ -84,7 +84,6 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:
-    from evalkit.cases import GoldenCase as GoldenCase
     from evalkit.comparison import Comparison as Comparison
     from evalkit.comparison import compare as compare
     from evalkit.core.hookspecs import hookimpl as hookimpl
@@ -102,8 +101,17 @@ if TYPE_CHECKING:
     from evalkit.core.specs import MetricSpec as MetricSpec
     from evalkit.core.specs import ReporterSpec as ReporterSpec
     from evalkit.core.specs import TargetSpec as TargetSpec
+    from evalkit.data.cases import GoldenCase as GoldenCase
     from evalkit.data.goldens import GoldenSet as GoldenSet
     from evalkit.data.goldens import load_goldens as load_goldens
+    from evalkit.data.results import QueryResult as QueryResult
+    from evalkit.data.results import RunResult as RunResult
+    from evalkit.data.rows import CaseResult as CaseResult
+    from evalkit.data.targets import CallableTarget as CallableTarget
+    from evalkit.data.targets import Target as Target
+    from evalkit.data.targets import TargetError as TargetError
+    from evalkit.data.targets import TargetResponse as TargetResponse
+    from evalkit.data.topics import load_topics as load_topics
     from evalkit.evaluation import evaluate as evaluate
     from evalkit.evaluation import rescore as rescore
     from evalkit.gate import GateReport as GateReport
@@ -113,15 +121,7 @@ if TYPE_CHECKING:
     from evalkit.gate.checks import load_checks as load_checks
     from evalkit.precomputed import evaluate_run as evaluate_run
     from evalkit.ranking import RankedRun as RankedRun
-    from evalkit.results import QueryResult as QueryResult
-    from evalkit.results import RunResult as RunResult
-    from evalkit.rows import CaseResult as CaseResult
     from evalkit.runner import METRICS as METRICS
     from evalkit.runner import run as run
     from evalkit.stats import BootstrapResult as BootstrapResult
     from evalkit.stats import paired_bootstrap as paired_bootstrap
-    from evalkit.targets import CallableTarget as CallableTarget
-    from evalkit.targets import Target as Target
-    from evalkit.targets import TargetError as TargetError
-    from evalkit.targets import TargetResponse as TargetResponse
-    from evalkit.topics import load_topics as load_topics

@@ -1,4 +1,4 @@
-"""The kernel's whole-run aggregates over :class:`~evalkit.rows.CaseResult` rows.
+"""The kernel's whole-run aggregates over :class:`~evalkit.data.rows.CaseResult` rows.
 
 Each ``fn(rows) -> float`` raises :class:`AggregateError` instead of returning 0 when the
 value is undefined: an empty run, an errored row (a run with errors is incomplete), or no

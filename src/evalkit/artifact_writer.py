@@ -7,8 +7,8 @@ are written with one write and flushed before the runner waits again, so a kille
 process loses no row it received; ``os.fsync`` runs at most every ``interval`` seconds
 and at the end. At the end the file is replaced (temporary file, fsync, rename, fsync of
 the folder) by the finished artifact: final header, rows in golden-set order, trailer,
-the bytes :meth:`evalkit.results.RunResult.save` writes. Registered secrets are masked
-in every line (:func:`evalkit.artifact.artifact_line`).
+the bytes :meth:`evalkit.data.results.RunResult.save` writes. Registered secrets are masked
+in every line (:func:`evalkit.data.artifact.artifact_line`).
 
 A character device or FIFO (``/dev/null``, a named pipe) cannot be rewritten, so nothing
 is written to it until the end, when the finished artifact is written to it once
@@ -25,11 +25,11 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
 
-from evalkit.artifact import ArtifactError, artifact_line, finished_lines, header_line
+from evalkit.data.artifact import ArtifactError, artifact_line, finished_lines, header_line
+from evalkit.data.results import RunResult
+from evalkit.data.rows import CaseResult, case_result_from_json
 from evalkit.io.limits import MAX_ARTIFACT_DEPTH, LimitError, loads_json
 from evalkit.io.outputs import destination, write_output, writing
-from evalkit.results import RunResult
-from evalkit.rows import CaseResult, case_result_from_json
 
 
 class ArtifactWriter:

@@ -32,9 +32,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from evalkit.coverage import completeness_lines
+from evalkit.data.coverage import completeness_lines
+from evalkit.data.results import QueryResult, RunResult
 from evalkit.gate.checks import row_error, row_id
-from evalkit.results import QueryResult, RunResult
 
 if TYPE_CHECKING:
     from evalkit.core.registry import Registry
@@ -249,7 +249,7 @@ def promote(
 
     Raises:
         BaselineError: the run has no rows, has errored cases, fails coverage (cases
-            without a row, a file cut short or never finished: :mod:`evalkit.coverage`),
+            without a row, a file cut short or never finished: :mod:`evalkit.data.coverage`),
             has a metric that failed on some case, or has a non-finite metric value; a
             baseline with holes would make every later comparison an error.
         ArtifactError: ``run`` is a path that is not a run artifact.

@@ -52,7 +52,7 @@ def _beir_qrels_header(path: Path) -> bool:
     return True  # empty: the BEIR loader says so
 
 
-_GOLDENS, _BEIR = "evalkit.data.goldens", "evalkit.beir"
+_GOLDENS, _BEIR = "evalkit.data.goldens", "evalkit.data.beir"
 #: Built once, so that registering the built-ins twice is recognised as the same loaders.
 _LOADERS = (
     LoaderSpec("jsonl", "goldens", _on_call(_GOLDENS, "load_jsonl"), (".jsonl",)),

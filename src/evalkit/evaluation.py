@@ -3,7 +3,7 @@
 :func:`evaluate` invokes ``target.invoke(case)`` from at most ``max_concurrency`` worker
 threads (:mod:`evalkit.execution`), scores each response in the same thread with the
 registered metrics (:func:`evalkit.scoring.score_case`), and returns a
-:class:`~evalkit.results.RunResult` of :class:`~evalkit.rows.CaseResult` rows in
+:class:`~evalkit.data.results.RunResult` of :class:`~evalkit.data.rows.CaseResult` rows in
 golden-set order. Rows are keyed by case id; completion order never matters.
 
 Errors. A case whose call raises has a row with the error and no response or metrics;
@@ -11,7 +11,7 @@ the run is then ``"incomplete"``: its aggregates are not computed, and
 ``RunResult.scores``/``mean`` and every built-in aggregate raise instead of reading an
 error as 0. A metric that raises on a case is recorded on that metric
 (``row.metric_errors``): the case keeps its response and its other metrics, and the run
-stays complete (:mod:`evalkit.coverage`); ``RunResult.mean`` of that metric raises.
+stays complete (:mod:`evalkit.data.coverage`); ``RunResult.mean`` of that metric raises.
 
 The artifact (``artifact=path``, :mod:`evalkit.artifact_writer`) is locked for the whole
 run (:mod:`evalkit.io.runlock`: a second writer is refused at once); the header line is
@@ -40,16 +40,17 @@ from pathlib import Path
 from typing import Any
 
 from evalkit.artifact_writer import ArtifactWriter, read_partial, save_finished
-from evalkit.cases import GoldenCase
 from evalkit.core.specs import AggregateSpec, MetricSpec
+from evalkit.data.cases import GoldenCase
 from evalkit.data.goldens import GoldenSet, load_goldens
+from evalkit.data.provenance import metric_provenance
+from evalkit.data.results import ArtifactError, RunResult
+from evalkit.data.rows import CaseResult, CutRaw, RawCutError
+from evalkit.data.targets import Target, TargetResponse
 from evalkit.execution import Executor, Interrupts, Job, RunInterrupted, default_grace_s, scored
 from evalkit.io.outputs import destination
 from evalkit.io.runlock import run_lock
 from evalkit.progress import ProgressBar
-from evalkit.provenance import metric_provenance
-from evalkit.results import ArtifactError, RunResult
-from evalkit.rows import CaseResult, CutRaw, RawCutError
 from evalkit.run_header import (
     ResumeError,
     check_resumable,
@@ -67,7 +68,6 @@ from evalkit.scoring import (
     resolve_metrics,
     score_cases,
 )
-from evalkit.targets import Target, TargetResponse
 
 __all__ = ["DEFAULT_MAX_CONCURRENCY", "ResumeError", "RunInterrupted", "as_golden_set",
            "describe_target", "evaluate", "rescore", "resolve_aggregates", "status_line"]
@@ -97,7 +97,7 @@ def evaluate(
 
     Args:
         target: an object with ``name`` and ``invoke(case) -> TargetResponse``
-            (:class:`~evalkit.targets.CallableTarget`, ``HttpTarget``...). It is called
+            (:class:`~evalkit.data.targets.CallableTarget`, ``HttpTarget``...). It is called
             from several threads at once when ``max_concurrency > 1``.
         goldens: a :class:`GoldenSet`, an iterable of :class:`GoldenCase`, or a golden
             file path (read with :func:`~evalkit.data.goldens.load_goldens`).
@@ -395,7 +395,7 @@ def rescore(
 def _rescored(case: GoldenCase, response: TargetResponse, latency: float | None,
               specs: Sequence[MetricSpec], source: object) -> CaseResult:
     """A stored response scored again. When its row did not keep the raw body, metrics
-    see a :class:`~evalkit.rows.CutRaw` there, and one that uses it is refused by name
+    see a :class:`~evalkit.data.rows.CutRaw` there, and one that uses it is refused by name
     (before anything is written), never recorded as that case's failure."""
     if response.raw_cut is None:
         return scored(case, response, latency, specs)

@@ -24,12 +24,12 @@ from collections.abc import Iterator, Sequence
 from types import FrameType
 from typing import Any, NamedTuple
 
-from evalkit.cases import GoldenCase
 from evalkit.core.specs import MetricSpec
+from evalkit.data.cases import GoldenCase
+from evalkit.data.rows import DEFAULT_MAX_RAW_BYTES, CaseResult, bounded_response
+from evalkit.data.targets import Target, TargetError, TargetResponse
 from evalkit.io.redaction import error_text, mask, scrub_exception
-from evalkit.rows import DEFAULT_MAX_RAW_BYTES, CaseResult, bounded_response
 from evalkit.scoring import score_case
-from evalkit.targets import Target, TargetError, TargetResponse
 
 #: The longest the grace period lasts unless told otherwise (seconds).
 MAX_DEFAULT_GRACE_S = 10.0

@@ -14,8 +14,8 @@ from evalkit.gate.checks import CheckSpec
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from evalkit.data.results import RunResult
     from evalkit.reporters.model import Report
-    from evalkit.results import RunResult
 
 Verdict = Literal["pass", "fail", "warn", "error"]
 MetricKind = Literal["metric", "aggregate"]
@@ -175,7 +175,7 @@ class GateReport:
         baseline_name: the baseline run, if one was given.
         notes: remarks that apply to the whole gate (for example what changed between
             the baseline's fingerprint and the run's).
-        incomplete: why the run or the baseline fails coverage (:mod:`evalkit.coverage`),
+        incomplete: why the run or the baseline fails coverage (:mod:`evalkit.data.coverage`),
             one paragraph each; when not empty no check is judged and the exit code is 2,
             warn-level checks or not.
         run: the gated run, whose cases (errors, a judge's grades and reasons) the

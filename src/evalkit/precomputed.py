@@ -14,14 +14,14 @@ from pathlib import Path
 from typing import Any, Literal
 
 from evalkit._version import __version__
-from evalkit.cases import GoldenCase
 from evalkit.core.registry import RegistryError, default_registry
 from evalkit.core.specs import LoaderSpec
-from evalkit.provenance import metric_provenance, plugin_versions
+from evalkit.data.cases import GoldenCase
+from evalkit.data.provenance import metric_provenance, plugin_versions
+from evalkit.data.results import RunResult
+from evalkit.data.targets import TargetResponse
 from evalkit.ranking import RankedRun, rank_run
-from evalkit.results import RunResult
 from evalkit.scoring import require_metrics, resolve_metrics, score_rankings
-from evalkit.targets import TargetResponse
 
 RunInput = str | Path | RankedRun | Mapping[str, Mapping[str, float]]
 #: a TREC qrels path, or ``{qid: {doc: label}}``, or ``{qid: relevant ids}`` (a set or list)

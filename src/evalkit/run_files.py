@@ -26,7 +26,7 @@ from evalkit.io.input_files import (
 )
 
 if TYPE_CHECKING:
-    from evalkit.results import RunResult
+    from evalkit.data.results import RunResult
 
 #: Metrics used when none is named: the usual trec_eval summary of a ranked run.
 DEFAULT_METRICS: tuple[str, ...] = ("ap", "ndcg@10", "precision@10", "recall@100", "rr")
@@ -38,7 +38,7 @@ QrelsArg = str | os.PathLike[str] | Mapping[str, Mapping[str, int] | Collection[
 
 def is_artifact(path: str | os.PathLike[str]) -> bool:
     """Whether ``path`` starts with an evalkit run header line."""
-    from evalkit.results import is_artifact as _is_artifact
+    from evalkit.data.results import is_artifact as _is_artifact
 
     return _is_artifact(Path(path))
 
@@ -65,8 +65,8 @@ def load_or_evaluate(
             ``qrels`` that were not given; the qrels file looks like something else.
         ValueError, RegistryError: from :func:`evalkit.evaluate_run`.
     """
+    from evalkit.data.results import RunResult
     from evalkit.precomputed import evaluate_run
-    from evalkit.results import RunResult
 
     p = Path(path)
     require_file(p, "run")

@@ -18,13 +18,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from evalkit.artifact import READABLE_VERSIONS, SCHEMA_VERSION
 from evalkit.core.specs import AggregateSpec, MetricSpec
+from evalkit.data.artifact import READABLE_VERSIONS, SCHEMA_VERSION
 from evalkit.data.goldens import GoldenSet
-from evalkit.provenance import metric_provenance, plugin_versions
-from evalkit.results import ArtifactError, RunResult
-from evalkit.rows import CaseResult
-from evalkit.targets import Target
+from evalkit.data.provenance import metric_provenance, plugin_versions
+from evalkit.data.results import ArtifactError, RunResult
+from evalkit.data.rows import CaseResult
+from evalkit.data.targets import Target
 
 #: Case ids listed in a header (``error_ids``, ``metric_error_ids``, ``missing_ids``).
 HEADER_IDS = 50

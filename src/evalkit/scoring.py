@@ -12,11 +12,11 @@ from typing import TYPE_CHECKING, Any
 
 from evalkit.core.registry import Registry, RegistryError, default_registry
 from evalkit.core.specs import AggregateSpec, MetricSpec
-from evalkit.results import QueryResult
+from evalkit.data.results import QueryResult
 
 if TYPE_CHECKING:
-    from evalkit.cases import GoldenCase
-    from evalkit.targets import TargetResponse
+    from evalkit.data.cases import GoldenCase
+    from evalkit.data.targets import TargetResponse
 
 
 class MetricError(ValueError):
@@ -254,7 +254,7 @@ def score_rankings(
     cases: Sequence[GoldenCase],
     specs: Sequence[MetricSpec],
 ) -> list[QueryResult]:
-    """One :class:`~evalkit.results.QueryResult` per ranked case: ``specs`` on
+    """One :class:`~evalkit.data.results.QueryResult` per ranked case: ``specs`` on
     ``metrics`` and every registered count with ``always`` set on ``counts`` (a count that
     was asked for explicitly is kept on ``counts`` too, never on ``metrics``; integral
     values as integers, a residual such as rbp_resid as a float).

@@ -34,7 +34,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from evalkit.cases import GoldenCase
 from evalkit.core.pyproject_config import PluginSelection
 from evalkit.core.registry import Provider, Registry, use_registry
 from evalkit.core.specs import (
@@ -46,6 +45,8 @@ from evalkit.core.specs import (
     ReporterSpec,
     TargetSpec,
 )
+from evalkit.data.cases import GoldenCase
+from evalkit.data.targets import TargetResponse
 from evalkit.plugins import (
     PluginError,
     collect_records,
@@ -53,10 +54,9 @@ from evalkit.plugins import (
     load_plugins,
     register_plugin_object,
 )
-from evalkit.targets import TargetResponse
 
 if TYPE_CHECKING:
-    from evalkit.rows import CaseResult
+    from evalkit.data.rows import CaseResult
 
 __all__ = [
     "ConformanceCheck",
@@ -174,7 +174,7 @@ def sample_pairs() -> list[Pair]:
 
 def sample_rows(pairs: Sequence[Pair] | None = None) -> list[CaseResult]:
     """``CaseResult`` rows built from ``pairs`` (default :func:`sample_pairs`)."""
-    from evalkit.rows import CaseResult
+    from evalkit.data.rows import CaseResult
 
     return [
         CaseResult(case_id=case.id, response=resp, metrics={"score": float(i) / 2},

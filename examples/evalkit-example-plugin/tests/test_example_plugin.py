@@ -8,8 +8,8 @@ from evalkit_example_plugin import plugin
 from evalkit import GoldenCase, TargetResponse
 from evalkit.core.registry import RegistryError, default_registry
 from evalkit.core.specs import ReporterSpec
+from evalkit.data.rows import CaseResult
 from evalkit.reporters import Report, ReportRow
-from evalkit.rows import CaseResult
 from evalkit.testing import ConformanceCheck, conformance_checks, registered_plugin
 
 

@@ -24,10 +24,10 @@ from evalkit_http.bounds import DeadlineBackend
 from evalkit_http.target import DEFAULT_MAX_RESPONSE_BYTES
 from evalkit_http.testing import Reply, ScriptedServer
 
-from evalkit.cases import GoldenCase
+from evalkit.data.cases import GoldenCase
 from evalkit.data.goldens import GoldenSet
+from evalkit.data.targets import TargetError
 from evalkit.evaluation import evaluate
-from evalkit.targets import TargetError
 
 CASE = GoldenCase("q1", "what is alpha")
 OK_BODY = {"ranked_ids": ["d1", "d2"]}

@@ -13,8 +13,8 @@ import pytest
 from evalkit_http import HttpTarget
 from evalkit_http.testing import Reply, ScriptedServer
 
-from evalkit.cases import GoldenCase
-from evalkit.targets import TargetError
+from evalkit.data.cases import GoldenCase
+from evalkit.data.targets import TargetError
 
 CASE = GoldenCase("q1", "what is alpha")
 OK = Reply(200, {"ranked_ids": ["d1", "d2"], "cost_usd": 0.25, "other": 1})

@@ -17,8 +17,8 @@ import pytest
 from evalkit_judge import CacheError, GradeCache, JudgeCacheWarning, LLMJudge
 from evalkit_judge.testing import FakeAnthropic, tool_reply
 
-from evalkit.cases import GoldenCase
-from evalkit.targets import TargetResponse
+from evalkit.data.cases import GoldenCase
+from evalkit.data.targets import TargetResponse
 
 
 def case(cid: str, query: str = "q") -> GoldenCase:
@@ -213,8 +213,8 @@ def test_every_delivered_reply_is_stored_before_the_process_dies(tmp_path: Path)
     path = tmp_path / "judge.sqlite"
     script = textwrap.dedent(f"""
         import os, signal
-        from evalkit.cases import GoldenCase
-        from evalkit.targets import TargetResponse
+        from evalkit.data.cases import GoldenCase
+        from evalkit.data.targets import TargetResponse
         from evalkit_judge import LLMJudge
         from evalkit_judge.testing import FakeAnthropic, tool_reply
         def answer(req):
@@ -264,8 +264,8 @@ def test_threads_share_one_judge_without_losing_or_duplicating_grades(tmp_path: 
 
 _WORKER = """
 import sys
-from evalkit.cases import GoldenCase
-from evalkit.targets import TargetResponse
+from evalkit.data.cases import GoldenCase
+from evalkit.data.targets import TargetResponse
 from evalkit_judge import LLMJudge
 from evalkit_judge.testing import FakeAnthropic, tool_reply
 path, worker = sys.argv[1], int(sys.argv[2])

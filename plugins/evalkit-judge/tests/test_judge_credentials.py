@@ -27,11 +27,11 @@ from evalkit_judge import (
 )
 from evalkit_judge.testing import FakeAnthropic, MessagesAPIServer, error_body, tool_reply
 
-from evalkit.cases import GoldenCase
 from evalkit.core.registry import use_registry
+from evalkit.data.cases import GoldenCase
+from evalkit.data.targets import CallableTarget, TargetResponse
 from evalkit.evaluation import evaluate
 from evalkit.scoring import MetricError, RunAborted, resolve_metrics, score_cases
-from evalkit.targets import CallableTarget, TargetResponse
 
 ANSWER = TargetResponse(text="Paris")
 PRICES = {"claude-test": (1.0, 5.0)}

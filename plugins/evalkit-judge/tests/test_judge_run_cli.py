@@ -26,7 +26,7 @@ PLUGIN = '''
 import os
 from evalkit.core.hookspecs import hookimpl
 from evalkit.core.specs import MetricSpec
-from evalkit.targets import CallableTarget
+from evalkit.data.targets import CallableTarget
 from evalkit_judge import LLMJudge
 
 judge = LLMJudge(

@@ -11,11 +11,11 @@ import pytest
 from evalkit_judge import Budget, BudgetExhausted, LLMJudge, use_budget
 from evalkit_judge.testing import FakeAnthropic, tool_reply
 
-from evalkit.cases import GoldenCase
 from evalkit.core.registry import use_registry
+from evalkit.data.cases import GoldenCase
+from evalkit.data.results import RunResult
+from evalkit.data.targets import TargetResponse
 from evalkit.evaluation import evaluate
-from evalkit.results import RunResult
-from evalkit.targets import TargetResponse
 
 CASES = [GoldenCase(id=f"c{i}", query=f"question {i}") for i in range(8)]
 

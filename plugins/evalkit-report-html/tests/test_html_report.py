@@ -22,11 +22,11 @@ from evalkit_report_html.render import render_html, script_json
 
 import evalkit
 from evalkit.core.registry import Registry, RegistryError, use_registry
+from evalkit.data.results import QueryResult, RunResult
+from evalkit.data.rows import CaseResult
 from evalkit.gate import evaluate_gate
 from evalkit.gate.checks import CheckSpec
 from evalkit.reporters import get_reporter, write_reports
-from evalkit.results import QueryResult, RunResult
-from evalkit.rows import CaseResult
 
 
 def _never(response: Any, case: Any) -> float:

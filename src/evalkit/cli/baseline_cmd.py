@@ -50,8 +50,8 @@ def promote(
         require_file,
         require_writable,
     )
+    from evalkit.data.results import RunResult, is_artifact
     from evalkit.io.outputs import destination
-    from evalkit.results import RunResult, is_artifact
 
     require_file(run, "run")
     if not is_artifact(run):
@@ -85,7 +85,7 @@ def show(
     """Print a baseline's fingerprint: cases, expected values, settings, metric definitions."""
     from evalkit.baseline import load_baseline
     from evalkit.cli.inputs import not_artifact_message, require_file
-    from evalkit.results import is_artifact
+    from evalkit.data.results import is_artifact
 
     require_file(path, "baseline")
     if not is_artifact(path):

@@ -1,7 +1,7 @@
 """``evalkit eval``: score one run against qrels and print means and per-query values.
 
 Reading a TREC run or a run artifact and metric-name resolution come from the library
-(:mod:`evalkit.run_files`, :mod:`evalkit.metric_info`); the trec_eval layout of
+(:mod:`evalkit.run_files`, :mod:`evalkit.data.metric_info`); the trec_eval layout of
 ``--format trec`` comes from the retrieval plugin. Library imports that pull in numpy
 happen inside functions so that ``evalkit --help`` stays light.
 """
@@ -19,12 +19,12 @@ import typer
 
 from evalkit.cli.errors import CliError
 from evalkit.cli.inputs import require_writable
-from evalkit.metric_info import COUNT_NAMES, canonical_metric, is_count
+from evalkit.data.metric_info import COUNT_NAMES, canonical_metric, is_count
 from evalkit.run_files import DEFAULT_METRICS, check_artifact, is_artifact, notes_of
 
 if TYPE_CHECKING:
+    from evalkit.data.results import RunResult
     from evalkit.measure_args import MeasureRequest
-    from evalkit.results import RunResult
 
 
 class OutputFormat(StrEnum):
@@ -242,13 +242,13 @@ def as_json(
 
 
 def summary_value(result: RunResult, name: str, *, count: bool = False) -> float:
-    from evalkit import summaries
+    from evalkit.data import summaries
 
     return summaries.summary_value(result, name, count=count)
 
 
 def summary_kind(name: str, *, count: bool) -> str:
-    from evalkit import summaries
+    from evalkit.data import summaries
 
     return summaries.summary_kind(name, count=count)
 
@@ -383,7 +383,7 @@ def command(
     if is_artifact(run):
         check_artifact(result, run, qrels=qrels, relevance_level=relevance_level,
                        missing=missing_value, depth=depth)
-        from evalkit.coverage import completeness_lines
+        from evalkit.data.coverage import completeness_lines
 
         for line in completeness_lines(result):
             note(line)

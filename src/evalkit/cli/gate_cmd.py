@@ -21,7 +21,7 @@ from evalkit.cli.errors import CliError
 
 def _require_artifact(path: Path, what: str) -> None:
     from evalkit.cli.inputs import not_artifact_message, require_artifact_rows, require_file
-    from evalkit.results import is_artifact
+    from evalkit.data.results import is_artifact
 
     require_file(path, what)
     if not is_artifact(path):

@@ -41,8 +41,8 @@ def command(
     from evalkit.cli.errors import CliError
     from evalkit.cli.inputs import not_artifact_message, require_file, require_writable
     from evalkit.cli.run_cmd import INCOMPLETE, summary_json, summary_lines
+    from evalkit.data.results import is_artifact
     from evalkit.evaluation import rescore
-    from evalkit.results import is_artifact
 
     require_file(run, "run")
     if not is_artifact(run):

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 if TYPE_CHECKING:
-    from evalkit.results import RunResult
+    from evalkit.data.results import RunResult
 
 INCOMPLETE = 1
 STOPPED = 3

@@ -27,8 +27,8 @@ from evalkit.comparison.records import (
     RunInfo,
     Settings,
 )
-from evalkit.metric_info import higher_is_better
-from evalkit.results import RunResult
+from evalkit.data.metric_info import higher_is_better
+from evalkit.data.results import RunResult
 from evalkit.run_files import QrelsArg
 
 
@@ -113,7 +113,7 @@ def compare(
     check_request(len(inputs), alpha=alpha, method=method, ci=ci, n_resamples=n_resamples,
                   top=top)
     if isinstance(topics, str | PathLike):  # read first: a bad file stops before any work
-        from evalkit.topics import load_topics
+        from evalkit.data.topics import load_topics
 
         topics = load_topics(topics)
     loaded = load_inputs(inputs, qrels=qrels, metrics=metrics,

@@ -19,10 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from evalkit.comparison.records import ComparisonError
-from evalkit.coverage import IncompleteRunError
+from evalkit.data.coverage import IncompleteRunError
+from evalkit.data.metric_info import canonical_metric, is_count
+from evalkit.data.results import RunResult, settings_differences
 from evalkit.io.input_files import require_file
-from evalkit.metric_info import canonical_metric, is_count
-from evalkit.results import RunResult, settings_differences
 from evalkit.run_files import (
     DEFAULT_METRICS,
     QrelsArg,

@@ -16,8 +16,8 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 if TYPE_CHECKING:
-    from evalkit.cases import GoldenCase
-    from evalkit.targets import TargetResponse
+    from evalkit.data.cases import GoldenCase
+    from evalkit.data.targets import TargetResponse
 
 #: ``(response, case) -> float``: the shape of every per-case metric.
 CaseMetricFn = Callable[["TargetResponse", "GoldenCase"], float]

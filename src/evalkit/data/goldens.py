@@ -39,8 +39,8 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from evalkit.cases import GoldenCase
 from evalkit.core.registry import default_registry
+from evalkit.data.cases import GoldenCase
 from evalkit.io.limits import LimitError, check_id, loads_json
 
 if TYPE_CHECKING:

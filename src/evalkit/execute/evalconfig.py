@@ -131,7 +131,7 @@ class EvalConfig:
         if not callable(getattr(target, "invoke", None)):
             if callable(target):
                 # a plain function (case -> ids or text) is a target too
-                from evalkit.targets import CallableTarget
+                from evalkit.data.targets import CallableTarget
 
                 return CallableTarget(target, name=self.target_factory.rsplit(":", 1)[-1])
             raise ConfigError(

@@ -9,8 +9,8 @@ from evalkit.core.registry import Provider, Registry, _client_provider, default_
 from evalkit.core.specs import MetricFamily, MetricSpec
 
 if TYPE_CHECKING:
-    from evalkit.cases import GoldenCase
-    from evalkit.targets import TargetResponse
+    from evalkit.data.cases import GoldenCase
+    from evalkit.data.targets import TargetResponse
 
 CoreFn = Callable[[list[str], set[str], int], float]
 

@@ -115,7 +115,7 @@ def compare_runs(
         :class:`PairedTestFamily`.
 
     Raises:
-        evalkit.coverage.IncompleteRunError: (a ``ValueError``) a run fails coverage and
+        evalkit.data.coverage.IncompleteRunError: (a ``ValueError``) a run fails coverage and
             ``allow_incomplete`` is false.
         ValueError: bad options, no candidates, runs over different query ids, a
             metric missing from a run (unless ``allow_incomplete``), no case shared by

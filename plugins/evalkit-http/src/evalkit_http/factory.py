@@ -16,8 +16,8 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from evalkit.data.rows import DEFAULT_MAX_RAW_BYTES
 from evalkit.io.redaction import register_secret
-from evalkit.rows import DEFAULT_MAX_RAW_BYTES
 from evalkit_http.target import (
     DEFAULT_MAX_RESPONSE_BYTES,
     ExtractFn,

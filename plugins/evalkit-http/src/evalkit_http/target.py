@@ -20,7 +20,7 @@ Settings that cannot work are refused when the target is built, before any call
 (:mod:`evalkit_http.validation`, :mod:`evalkit.io.headers`): a header name or value HTTP
 forbids (a token ending in a carriage return), a URL without a valid host or port.
 
-Every failure raises :class:`evalkit.targets.TargetError` whose message names the target,
+Every failure raises :class:`evalkit.data.targets.TargetError` whose message names the target,
 the case, what went wrong and how many requests were made. Header values (API tokens),
 URL credentials and query values are registered as secrets with
 :mod:`evalkit.io.redaction`, which masks them by value in every message, exception chain,
@@ -39,6 +39,8 @@ from urllib.parse import urlsplit
 
 import httpx
 
+from evalkit.data.rows import DEFAULT_MAX_RAW_BYTES
+from evalkit.data.targets import TargetError, TargetResponse
 from evalkit.io.headers import check_headers
 from evalkit.io.limits import LimitError, loads_json
 from evalkit.io.redaction import (
@@ -51,8 +53,6 @@ from evalkit.io.redaction import (
     register_url_secrets,
     scrub_exception,
 )
-from evalkit.rows import DEFAULT_MAX_RAW_BYTES
-from evalkit.targets import TargetError, TargetResponse
 from evalkit_http.bounds import (
     ACCEPT_ENCODING,
     ResponseTooLarge,
@@ -64,7 +64,7 @@ from evalkit_http.bounds import (
 from evalkit_http.validation import check_url
 
 if TYPE_CHECKING:
-    from evalkit.cases import GoldenCase
+    from evalkit.data.cases import GoldenCase
 
 log = logging.getLogger("evalkit.http")
 

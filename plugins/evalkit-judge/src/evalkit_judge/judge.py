@@ -43,8 +43,8 @@ from evalkit_judge.credentials import (
 )
 
 if TYPE_CHECKING:
-    from evalkit.cases import GoldenCase
-    from evalkit.targets import TargetResponse
+    from evalkit.data.cases import GoldenCase
+    from evalkit.data.targets import TargetResponse
 
 TOOL_NAME = "record_grade"
 #: Folded into every key: bump it when the rendering of requests changes.

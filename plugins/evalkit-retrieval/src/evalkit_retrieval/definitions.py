@@ -21,8 +21,8 @@ from evalkit.core.metric_names import canonical
 from evalkit.core.specs import MetricFamily, MetricKind, MetricSpec, SummaryKind
 
 if TYPE_CHECKING:
-    from evalkit.cases import GoldenCase
-    from evalkit.targets import TargetResponse
+    from evalkit.data.cases import GoldenCase
+    from evalkit.data.targets import TargetResponse
     from evalkit_retrieval.state import Floats, RankingState
 
 #: Definition version of every measure here; bump it when a value could change.

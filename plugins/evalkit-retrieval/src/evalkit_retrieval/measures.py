@@ -9,7 +9,7 @@ a record). Today's measures keep their reference per-case functions (:mod:`.core
 Names: canonical names (``precision@10``, ``ap``, ``ndcg(dcg=exp-log2)@10``), with
 ir_measures' and trec_eval's spellings as aliases; ``rel=`` on any binary measure
 overrides the run's relevance level. Judgments come from the
-:class:`~evalkit.cases.GoldenCase`: ``case.relevant`` for binary measures at the run's
+:class:`~evalkit.data.cases.GoldenCase`: ``case.relevant`` for binary measures at the run's
 level, ``case.relevance`` (graded labels) for graded ones and for ``rel=``.
 """
 
@@ -36,8 +36,8 @@ from evalkit_retrieval.definitions import (
 )
 
 if TYPE_CHECKING:
-    from evalkit.cases import GoldenCase
-    from evalkit.targets import TargetResponse
+    from evalkit.data.cases import GoldenCase
+    from evalkit.data.targets import TargetResponse
     from evalkit_retrieval.gains import Gains
     from evalkit_retrieval.state import Floats, RankingState
 

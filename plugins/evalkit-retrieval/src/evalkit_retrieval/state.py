@@ -26,8 +26,8 @@ import numpy.typing as npt
 from evalkit.scoring import MetricError
 
 if TYPE_CHECKING:
-    from evalkit.cases import GoldenCase
-    from evalkit.targets import TargetResponse
+    from evalkit.data.cases import GoldenCase
+    from evalkit.data.targets import TargetResponse
 
 Floats = npt.NDArray[np.float64]
 Ints = npt.NDArray[np.int64]

@@ -56,7 +56,7 @@ def trec_lines(
     complete: bool = False,
     header: bool = True,
 ) -> list[str]:
-    """The lines trec_eval prints for ``result`` (a :class:`~evalkit.results.RunResult`).
+    """The lines trec_eval prints for ``result`` (a :class:`~evalkit.data.results.RunResult`).
 
     Args:
         names: canonical measure names to print (those without a trec_eval name print

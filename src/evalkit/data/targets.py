@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
-    from evalkit.cases import GoldenCase
+    from evalkit.data.cases import GoldenCase
 
 
 @dataclass(frozen=True)
@@ -20,7 +20,7 @@ class TargetResponse:
         text: the generated text (LLM targets); ``None`` for pure retrieval.
         latency_ms: wall time of the call in milliseconds, retries included.
         raw: the decoded raw body, kept for rescoring (rows keep it up to a size: see
-            :func:`evalkit.rows.bounded_response`).
+            :func:`evalkit.data.rows.bounded_response`).
         meta: selected extra fields (cost_usd, tokens, ...).
         raw_cut: ``None`` while ``raw`` is whole; on a row whose raw body was too large
             to keep, the size in bytes of its JSON (0 when it could not be measured), and
@@ -57,7 +57,7 @@ class Target(Protocol):
 class CallableTarget:
     """Wrap a Python callable as a target.
 
-    The callable receives the :class:`~evalkit.cases.GoldenCase` and returns either a
+    The callable receives the :class:`~evalkit.data.cases.GoldenCase` and returns either a
     :class:`TargetResponse`, a list of ids (best first), or a string (generated text).
     Latency is measured around the call in milliseconds. Any exception becomes a
     :class:`TargetError` naming the target and the case.

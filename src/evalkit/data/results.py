@@ -2,7 +2,7 @@
 
 Every aggregate is derived from the rows; nothing else is stored as truth.
 
-Artifact format (``schema_version`` 2; :mod:`evalkit.artifact`), one JSON object per
+Artifact format (``schema_version`` 2; :mod:`evalkit.data.artifact`), one JSON object per
 line, UTF-8:
 
 * line 1, the header: ``{"type": "header", "schema_version": 2, "name": ...,
@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from evalkit.artifact import (
+from evalkit.data.artifact import (
     SCHEMA_VERSION,
     ArtifactError,
     Integrity,
@@ -43,7 +43,7 @@ from evalkit.io.limits import LimitError, check_id, check_name
 from evalkit.stats.numeric import exact_mean
 
 if TYPE_CHECKING:
-    from evalkit.coverage import Coverage
+    from evalkit.data.coverage import Coverage
 
 __all__ = ["SCHEMA_VERSION", "ArtifactError", "Integrity", "MetricFailedError", "QueryResult",
            "RunResult", "artifact_line", "is_artifact", "iter_rows", "settings_differences"]
@@ -191,8 +191,8 @@ class RunResult:
         return out
 
     def coverage(self) -> Coverage:
-        """Whether the run saw every case it should have (:mod:`evalkit.coverage`)."""
-        from evalkit.coverage import coverage_of
+        """Whether the run saw every case it should have (:mod:`evalkit.data.coverage`)."""
+        from evalkit.data.coverage import coverage_of
 
         return coverage_of(self)
 
@@ -200,11 +200,11 @@ class RunResult:
         """:meth:`coverage`, raising when it fails.
 
         Raises:
-            evalkit.coverage.IncompleteRunError: (a ``ValueError``) the run fails coverage
+            evalkit.data.coverage.IncompleteRunError: (a ``ValueError``) the run fails coverage
                 and ``allow_incomplete`` is false; the message says how many and which
                 cases are missing, and why.
         """
-        from evalkit.coverage import require_complete
+        from evalkit.data.coverage import require_complete
 
         return require_complete(self, role, allow_incomplete=allow_incomplete)
 
@@ -311,7 +311,7 @@ def _bounded(p: Path, lineno: int, check: Callable[[str, str], str], text: str,
 
 def _row_from_json(obj: Mapping[str, Any]) -> Any:
     if "response" in obj or "error" in obj:
-        from evalkit.rows import case_result_from_json
+        from evalkit.data.rows import case_result_from_json
 
         return case_result_from_json(obj)
     return QueryResult(

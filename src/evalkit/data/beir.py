@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from evalkit.cases import GoldenCase
+from evalkit.data.cases import GoldenCase
 from evalkit.data.goldens import GoldenSet
 
 QRELS_HEADER = ("query-id", "corpus-id", "score")

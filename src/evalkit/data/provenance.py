@@ -52,7 +52,7 @@ def base_header(
     missing: str,
     depth: int | None = None,
 ) -> dict[str, Any]:
-    """The header fields every scored run carries (see :mod:`evalkit.results`)."""
+    """The header fields every scored run carries (see :mod:`evalkit.data.results`)."""
     from evalkit._version import __version__
 
     return {

@@ -12,7 +12,7 @@ A run artifact is UTF-8 JSON Lines: a header line, one line per row, and (schema
 trailer line (the header and row lines, newlines included), so a reader detects a file
 cut anywhere, exactly at a line boundary included (the trailer is gone, or the count and
 digest disagree), and a file edited after it was written. Every writer that produces a
-finished file writes it (:meth:`evalkit.results.RunResult.save`, the runner's final
+finished file writes it (:meth:`evalkit.data.results.RunResult.save`, the runner's final
 rewrite, ``rescore``, ``baseline promote``); a file without one is still being written,
 or was cut short. The runner appends rows to a file that has none yet while it runs.
 

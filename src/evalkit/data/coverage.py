@@ -5,7 +5,7 @@ A verdict rests on two levels of completeness (docs/artifacts.md):
 * **coverage**, for the whole run (this module). A target run is complete when its
   status is ``complete``, it has a row with a response for every case of the golden set
   its header records (``goldens.n_cases`` and ``goldens.case_digests``), and its file is
-  neither cut short nor still being written (:class:`evalkit.artifact.Integrity`). A
+  neither cut short nor still being written (:class:`evalkit.data.artifact.Integrity`). A
   retrieval run is complete when its rows match the counts its header records
   (``notes.num_queries``; for a baseline also the promoted fingerprint's case count and
   ids). A failed metric leaves coverage alone: only a missing row or a failed target call
@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from evalkit.results import RunResult
+    from evalkit.data.results import RunResult
 
 __all__ = ["Coverage", "IncompleteRunError", "completeness_lines", "coverage_of",
            "require_complete"]

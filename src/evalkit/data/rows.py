@@ -1,7 +1,7 @@
 """One row per golden case of a target run: the response, its metrics, or its error.
 
 A :class:`CaseResult` is what :func:`evalkit.evaluation.evaluate` produces for every case
-and what aggregates receive. It is stored in the run artifact of :mod:`evalkit.results`
+and what aggregates receive. It is stored in the run artifact of :mod:`evalkit.data.results`
 as a ``"row"`` line extended with ``response``, ``latency_ms`` and ``error``::
 
     {"type": "row", "id": "q1", "metrics": {"ndcg@10": 0.5}, "retrieved": ["d3", "d1"],
@@ -30,8 +30,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from evalkit.artifact import metric_errors_of, sample_of
-from evalkit.targets import TargetResponse
+from evalkit.data.artifact import metric_errors_of, sample_of
+from evalkit.data.targets import TargetResponse
 
 #: How much of a response's raw body (bytes of its JSON) a row keeps by default.
 DEFAULT_MAX_RAW_BYTES = 64 * 1024
@@ -70,7 +70,7 @@ class CaseResult:
 
     @property
     def query_id(self) -> str:
-        """The case id under the name :class:`~evalkit.results.RunResult` pairs rows by."""
+        """The case id under the name :class:`~evalkit.data.results.RunResult` pairs rows by."""
         return self.case_id
 
     @property
