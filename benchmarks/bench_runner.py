@@ -28,7 +28,7 @@ import time
 from pathlib import Path
 
 from evalkit import GoldenCase, GoldenSet, HttpTarget
-from evalkit.evaluation import evaluate
+from evalkit.execute.target_runner import evaluate
 
 
 def main() -> int:

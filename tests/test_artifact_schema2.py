@@ -244,7 +244,7 @@ def test_every_reporter_says_why_an_incomplete_gate_judged_nothing(tmp_path: Pat
 def test_rescoring_an_altered_file_keeps_it_incomplete(tmp_path: Path) -> None:
     from evalkit.data.cases import GoldenCase
     from evalkit.data.targets import CallableTarget
-    from evalkit.evaluation import evaluate, rescore
+    from evalkit.execute.target_runner import evaluate, rescore
 
     cases = [GoldenCase(c, "q", expected=[c]) for c in ("a", "b")]
     art = tmp_path / "run.jsonl"

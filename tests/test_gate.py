@@ -30,7 +30,7 @@ def _never(response: Any, case: Any) -> float:
 
 
 def _p95(rows: Sequence[Any]) -> float:
-    # nearest rank, written out independently of evalkit.aggregates
+    # nearest rank, written out independently of evalkit.execute.aggregates
     values = sorted(float(r.latency_ms) for r in rows)
     return values[math.ceil(0.95 * len(values)) - 1]
 
@@ -362,7 +362,7 @@ def test_baseline_over_different_cases_is_an_error(reg: Registry) -> None:
 def test_legacy_metric_without_polarity_is_refused_with_how_to_declare(
     reg: Registry,
 ) -> None:
-    from evalkit.runner import METRICS
+    from evalkit.execute.run_retriever import METRICS
 
     METRICS["hits"] = lambda retrieved, relevant, k: 0.0
     base = qrun("base", {q: {"hits@3": 1.0} for q in IDS[:4]})

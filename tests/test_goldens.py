@@ -46,7 +46,7 @@ def test_c13_csv_ids_keep_leading_zeros(tmp_path: Path) -> None:
 
 def test_c13_recall_at_1_against_the_trec_run(tmp_path: Path) -> None:
     from evalkit.data.targets import CallableTarget
-    from evalkit.evaluation import evaluate
+    from evalkit.execute.target_runner import evaluate
 
     ranking: dict[str, list[str]] = {}
     for line in C13_RUN:

@@ -151,7 +151,7 @@ def test_beir_readers_are_registered_loaders(tmp_path: Path) -> None:
 def test_a_tsv_qrels_file_goes_by_its_first_line(tmp_path: Path) -> None:
     """MS MARCO's qrels.dev.small.tsv is TREC's four columns in a .tsv file: read by the
     TREC loader; a .tsv with BEIR's header line still goes to the BEIR loader."""
-    from evalkit.precomputed import evaluate_run
+    from evalkit.execute.precomputed import evaluate_run
 
     trec_tsv = tmp_path / "qrels.dev.small.tsv"
     trec_tsv.write_text("q1\t0\td2\t1\nq2\t0\td5\t1\n")

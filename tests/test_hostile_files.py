@@ -245,7 +245,7 @@ def test_a_deep_line_in_an_artifact_being_resumed_names_file_and_line(tmp_path: 
     from evalkit.data.cases import GoldenCase
     from evalkit.data.goldens import GoldenSet
     from evalkit.data.targets import CallableTarget
-    from evalkit.evaluation import evaluate
+    from evalkit.execute.target_runner import evaluate
 
     path = tmp_path / "run.jsonl"
     gs = GoldenSet([GoldenCase("q1", "a"), GoldenCase("q2", "b")])

@@ -72,7 +72,7 @@ def test_artifact_errors_name_file_and_line(tmp_path: Path) -> None:
 
 
 def test_run_keeps_rows_and_refuses_unjudged_queries() -> None:
-    from evalkit.runner import METRICS, run
+    from evalkit.execute.run_retriever import METRICS, run
 
     with use_registry(plugins=False):
         METRICS["hits"] = hits_at_k
@@ -87,7 +87,7 @@ def test_run_keeps_rows_and_refuses_unjudged_queries() -> None:
 
 
 def test_run_accepts_graded_qrels_with_relevance_level() -> None:
-    from evalkit.runner import METRICS, run
+    from evalkit.execute.run_retriever import METRICS, run
 
     with use_registry(plugins=False):
         METRICS["hits"] = hits_at_k
@@ -100,7 +100,7 @@ def test_run_accepts_graded_qrels_with_relevance_level() -> None:
 
 
 def test_legacy_metric_has_no_polarity_but_runs() -> None:
-    from evalkit.runner import METRICS
+    from evalkit.execute.run_retriever import METRICS
 
     with use_registry(plugins=False) as reg:
         METRICS["hits"] = hits_at_k
@@ -128,7 +128,7 @@ def test_golden_case_expected_ids_become_relevant() -> None:
 
 @pytest.mark.parametrize("bad", ["d1", [("d", 1.0)], None, [None], 5])
 def test_run_refuses_a_retriever_that_does_not_return_ids(bad: object) -> None:
-    from evalkit.runner import METRICS, run
+    from evalkit.execute.run_retriever import METRICS, run
 
     with use_registry(plugins=False):
         METRICS["hits"] = hits_at_k
@@ -139,7 +139,7 @@ def test_run_refuses_a_retriever_that_does_not_return_ids(bad: object) -> None:
 
 
 def test_unknown_metric_suggests_a_close_name() -> None:
-    from evalkit.runner import METRICS
+    from evalkit.execute.run_retriever import METRICS
 
     with use_registry(plugins=False) as reg:
         METRICS["hits"] = hits_at_k
@@ -181,7 +181,7 @@ def test_a_bad_value_in_an_artifact_row_names_the_file_line_row_and_metric(
 def test_a_single_metric_name_is_one_metric_and_an_empty_list_is_refused() -> None:
     """``"ap"`` means ``["ap"]`` (it once resolved as the metrics 'a' and 'p'); an empty
     list would score nothing and is refused."""
-    from evalkit.precomputed import evaluate_run
+    from evalkit.execute.precomputed import evaluate_run
 
     run = {"q1": {"d1": 2.0, "d2": 1.0}}
     qrels = {"q1": {"d2": 1}}

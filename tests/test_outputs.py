@@ -276,7 +276,7 @@ def test_run_refuses_its_output_before_calling_the_target(
 def test_rescore_refuses_an_unwritable_output(tmp_path: Path) -> None:
     from evalkit.data.cases import GoldenCase
     from evalkit.data.targets import CallableTarget
-    from evalkit.evaluation import evaluate
+    from evalkit.execute.target_runner import evaluate
 
     goldens = tmp_path / "goldens.jsonl"
     goldens.write_text('{"id": "q1", "query": "a", "expected": ["d1"]}\n')

@@ -17,8 +17,8 @@ from evalkit.cli.app import app
 from evalkit.core.registry import use_registry
 from evalkit.data.cases import GoldenCase
 from evalkit.data.targets import CallableTarget, TargetResponse
-from evalkit.evaluation import evaluate, rescore
-from evalkit.scoring import UnjudgedCasesError, resolve_metrics
+from evalkit.execute.scoring import UnjudgedCasesError, resolve_metrics
+from evalkit.execute.target_runner import evaluate, rescore
 
 EVALKIT = [sys.executable, "-c", "from evalkit.cli import main; main()"]
 runner = CliRunner()

@@ -17,7 +17,7 @@ from evalkit.data.goldens import GoldenSet
 from evalkit.data.results import ArtifactError, RunResult
 from evalkit.data.rows import CaseResult
 from evalkit.data.targets import CallableTarget, TargetResponse
-from evalkit.evaluation import ResumeError, evaluate, rescore
+from evalkit.execute.target_runner import ResumeError, evaluate, rescore
 
 RANKING = {"q1": ["d1", "x", "d2"], "q2": ["y", "d3"], "q3": ["z"], "q4": ["d4"]}
 EXPECTED = {"q1": ["d1", "d2"], "q2": ["d3"], "q3": ["d5"], "q4": ["d4"]}

@@ -15,8 +15,8 @@ from evalkit.data.cases import GoldenCase
 from evalkit.data.goldens import GoldenSet
 from evalkit.data.results import RunResult
 from evalkit.data.targets import CallableTarget, TargetResponse
-from evalkit.evaluation import evaluate
-from evalkit.scoring import RunAborted, resolve_metrics, score_cases
+from evalkit.execute.scoring import RunAborted, resolve_metrics, score_cases
+from evalkit.execute.target_runner import evaluate
 
 
 def cases(n: int) -> GoldenSet:

@@ -21,8 +21,8 @@ from evalkit.cli.app import app
 from evalkit.data.cases import GoldenCase
 from evalkit.data.goldens import GoldenSet
 from evalkit.data.targets import CallableTarget
-from evalkit.evaluation import evaluate, rescore
-from evalkit.execution import default_grace_s
+from evalkit.execute.executor import default_grace_s
+from evalkit.execute.target_runner import evaluate, rescore
 from evalkit.io.runlock import ArtifactBusyError, lock_path
 
 EVALKIT = [sys.executable, "-c", "from evalkit.cli import main; main()"]

@@ -20,7 +20,7 @@ N_CASES = 60
 SCRIPT = f'''
 import sys, time
 from evalkit.data.cases import GoldenCase
-from evalkit.evaluation import evaluate
+from evalkit.execute.target_runner import evaluate
 from evalkit.data.goldens import GoldenSet
 from evalkit.data.targets import CallableTarget
 

@@ -267,7 +267,7 @@ def precision_at_k(retrieved: list[str], relevant: set[str], k: int) -> float:
 
 def test_metrics_table_assignment_adds_a_family() -> None:
     from evalkit import polarity, run
-    from evalkit.runner import METRICS
+    from evalkit.execute.run_retriever import METRICS
 
     with fresh(plugins=False):
         run_snippet(SNIPPET_METRICS_TABLE, {"METRICS": METRICS, "precision_at_k": precision_at_k})
@@ -279,7 +279,7 @@ def test_metrics_table_assignment_adds_a_family() -> None:
 
 
 def test_metrics_table_assignment_refuses_to_shadow_a_plugin_family() -> None:
-    from evalkit.runner import METRICS
+    from evalkit.execute.run_retriever import METRICS
 
     with fresh():
         if "precision" not in METRICS:
@@ -378,7 +378,7 @@ def test_paired_bootstrap_signature_and_fields() -> None:
 
 def test_extension_points_snippet_registers_and_scores() -> None:
     from evalkit.data.targets import CallableTarget
-    from evalkit.evaluation import evaluate
+    from evalkit.execute.target_runner import evaluate
 
     with use_registry() as reg:
         ns: dict[str, Any] = {"count_unsupported": count_unsupported, "GoldenSet": GoldenSet}

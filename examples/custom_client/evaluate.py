@@ -23,7 +23,7 @@ if str(HERE) not in sys.path:
 import bookshop  # noqa: E402  (this example's pretend search API)
 
 from evalkit import HttpTarget, RunResult, load_goldens, paired_bootstrap  # noqa: E402
-from evalkit.evaluation import evaluate  # noqa: E402
+from evalkit.execute.target_runner import evaluate  # noqa: E402
 from evalkit.formatting import signed  # noqa: E402
 from evalkit.stats import DEFAULT_METHOD, paired_test  # noqa: E402
 

@@ -21,7 +21,7 @@ if str(HERE) not in sys.path:
 from service import SearchService, retrieval  # noqa: E402  (both example modules)
 
 from evalkit import GoldenCase, GoldenSet, HttpTarget, RunResult  # noqa: E402
-from evalkit.evaluation import evaluate  # noqa: E402
+from evalkit.execute.target_runner import evaluate  # noqa: E402
 
 METRICS = ["ap", "ndcg@10", "precision@10", "recall@100", "rr"]
 AGGREGATES = ["latency_p50", "latency_p95", "max_item_share@10", "entropy"]

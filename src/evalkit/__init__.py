@@ -23,9 +23,9 @@ _EXPORTS: dict[str, str] = {
     "resolve": "evalkit.core.registry",
     "RegistryError": "evalkit.core.registry",
     "Registry": "evalkit.core.registry",
-    "run": "evalkit.runner",
-    "METRICS": "evalkit.runner",
-    "evaluate_run": "evalkit.precomputed",
+    "run": "evalkit.execute.run_retriever",
+    "METRICS": "evalkit.execute.run_retriever",
+    "evaluate_run": "evalkit.execute.precomputed",
     "QueryResult": "evalkit.data.results",
     "RunResult": "evalkit.data.results",
     "GoldenCase": "evalkit.data.cases",
@@ -37,9 +37,9 @@ _EXPORTS: dict[str, str] = {
     "load_goldens": "evalkit.data.goldens",
     "load_topics": "evalkit.data.topics",
     "CaseResult": "evalkit.data.rows",
-    "rescore": "evalkit.evaluation",
-    "evaluate": "evalkit.evaluation",
-    "RankedRun": "evalkit.ranking",
+    "rescore": "evalkit.execute.target_runner",
+    "evaluate": "evalkit.execute.target_runner",
+    "RankedRun": "evalkit.execute.ranking",
     "compare": "evalkit.comparison",
     "Comparison": "evalkit.comparison",
     "paired_bootstrap": "evalkit.stats",
@@ -112,16 +112,16 @@ if TYPE_CHECKING:
     from evalkit.data.targets import TargetError as TargetError
     from evalkit.data.targets import TargetResponse as TargetResponse
     from evalkit.data.topics import load_topics as load_topics
-    from evalkit.evaluation import evaluate as evaluate
-    from evalkit.evaluation import rescore as rescore
+    from evalkit.execute.precomputed import evaluate_run as evaluate_run
+    from evalkit.execute.ranking import RankedRun as RankedRun
+    from evalkit.execute.run_retriever import METRICS as METRICS
+    from evalkit.execute.run_retriever import run as run
+    from evalkit.execute.target_runner import evaluate as evaluate
+    from evalkit.execute.target_runner import rescore as rescore
     from evalkit.gate import GateReport as GateReport
     from evalkit.gate import evaluate_gate as evaluate_gate
     from evalkit.gate.checks import CheckError as CheckError
     from evalkit.gate.checks import CheckSpec as CheckSpec
     from evalkit.gate.checks import load_checks as load_checks
-    from evalkit.precomputed import evaluate_run as evaluate_run
-    from evalkit.ranking import RankedRun as RankedRun
-    from evalkit.runner import METRICS as METRICS
-    from evalkit.runner import run as run
     from evalkit.stats import BootstrapResult as BootstrapResult
     from evalkit.stats import paired_bootstrap as paired_bootstrap

@@ -21,7 +21,7 @@ def evalkit_register_metrics() -> list[MetricSpec]:
 
 @hookimpl
 def evalkit_register_aggregates() -> list[AggregateSpec]:
-    from evalkit.aggregates import builtin_aggregates
+    from evalkit.execute.aggregates import builtin_aggregates
 
     return builtin_aggregates()
 

@@ -27,7 +27,7 @@ from evalkit_http.testing import Reply, ScriptedServer
 from evalkit.data.cases import GoldenCase
 from evalkit.data.goldens import GoldenSet
 from evalkit.data.targets import TargetError
-from evalkit.evaluation import evaluate
+from evalkit.execute.target_runner import evaluate
 
 CASE = GoldenCase("q1", "what is alpha")
 OK_BODY = {"ranked_ids": ["d1", "d2"]}

@@ -21,7 +21,7 @@ from evalkit.data.cases import GoldenCase
 from evalkit.data.goldens import GoldenSet
 from evalkit.data.results import ArtifactError, RunResult
 from evalkit.data.rows import DEFAULT_MAX_RAW_BYTES
-from evalkit.evaluation import evaluate, rescore
+from evalkit.execute.target_runner import evaluate, rescore
 
 SMALL = {"ranked_ids": ["d1"], "cost_usd": 0.5}
 LARGE = {"ranked_ids": ["d1"], "cost_usd": 0.5, "pad": "x" * 100_000}

@@ -309,7 +309,7 @@ def test_from_evalkit_import_http_target_and_missing_plugin_message(
 
 def test_errors_become_rows_of_an_incomplete_run(tmp_path: object) -> None:
     from evalkit.data.goldens import GoldenSet
-    from evalkit.evaluation import evaluate
+    from evalkit.execute.target_runner import evaluate
 
     def handler(request: object, index: int) -> Reply:
         case_id = request.json()["id"]  # type: ignore[attr-defined]

@@ -30,8 +30,8 @@ from evalkit_judge.testing import FakeAnthropic, MessagesAPIServer, error_body, 
 from evalkit.core.registry import use_registry
 from evalkit.data.cases import GoldenCase
 from evalkit.data.targets import CallableTarget, TargetResponse
-from evalkit.evaluation import evaluate
-from evalkit.scoring import MetricError, RunAborted, resolve_metrics, score_cases
+from evalkit.execute.scoring import MetricError, RunAborted, resolve_metrics, score_cases
+from evalkit.execute.target_runner import evaluate
 
 ANSWER = TargetResponse(text="Paris")
 PRICES = {"claude-test": (1.0, 5.0)}

@@ -18,7 +18,7 @@ from evalkit_judge.testing import MessagesAPIServer, error_body, text_reply, too
 from evalkit.core.registry import use_registry
 from evalkit.data.cases import GoldenCase
 from evalkit.data.targets import TargetResponse
-from evalkit.scoring import MetricError, resolve_metrics, score_cases
+from evalkit.execute.scoring import MetricError, resolve_metrics, score_cases
 
 FAST = {"retry-after-ms": "1"}
 

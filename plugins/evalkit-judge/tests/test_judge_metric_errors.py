@@ -19,7 +19,7 @@ from evalkit.core.registry import use_registry
 from evalkit.data.cases import GoldenCase
 from evalkit.data.results import MetricFailedError, RunResult
 from evalkit.data.targets import TargetResponse
-from evalkit.evaluation import evaluate
+from evalkit.execute.target_runner import evaluate
 from evalkit.gate import evaluate_gate
 from evalkit.gate.checks import CheckSpec
 

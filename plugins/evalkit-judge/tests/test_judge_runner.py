@@ -15,7 +15,7 @@ from evalkit.core.registry import use_registry
 from evalkit.data.cases import GoldenCase
 from evalkit.data.results import RunResult
 from evalkit.data.targets import TargetResponse
-from evalkit.evaluation import evaluate
+from evalkit.execute.target_runner import evaluate
 
 CASES = [GoldenCase(id=f"c{i}", query=f"question {i}") for i in range(8)]
 

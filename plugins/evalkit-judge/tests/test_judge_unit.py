@@ -14,7 +14,7 @@ from evalkit_judge.testing import FakeAnthropic, text_reply, tool_reply
 from evalkit.core.registry import use_registry
 from evalkit.data.cases import GoldenCase
 from evalkit.data.targets import TargetResponse
-from evalkit.scoring import MetricError, resolve_metrics, score_cases
+from evalkit.execute.scoring import MetricError, resolve_metrics, score_cases
 
 
 def case(cid: str = "c1", query: str = "What is 2+2?", **kw: Any) -> GoldenCase:

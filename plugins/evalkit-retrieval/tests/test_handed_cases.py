@@ -16,8 +16,8 @@ from evalkit_retrieval.trec import TrecFormatError, load_qrels, load_run, parse_
 from evalkit import GoldenCase, RankedRun, TargetResponse, evaluate_run, run
 from evalkit.core.registry import resolve
 from evalkit.core.specs import MetricSpec
-from evalkit.ranking import rank_mapping
-from evalkit.scoring import MetricError, score_cases
+from evalkit.execute.ranking import rank_mapping
+from evalkit.execute.scoring import MetricError, score_cases
 
 TOL = 1e-6  # the cases print six decimals
 TOL4 = 0.5e-4  # where a case gives four decimals (trec_eval's print precision)

@@ -9,7 +9,7 @@ import pytest
 
 from evalkit import RunResult, evaluate_run
 from evalkit.core.registry import RegistryError, resolve
-from evalkit.runner import run
+from evalkit.execute.run_retriever import run
 
 DATA = Path(__file__).parent / "data"
 NAMES = {

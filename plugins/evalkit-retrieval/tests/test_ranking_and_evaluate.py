@@ -1,4 +1,4 @@
-"""evalkit.ranking (trec_eval's order) and evalkit.evaluate_run (queries, -c, -M, -l)."""
+"""evalkit.execute.ranking (trec_eval's order) and evalkit.evaluate_run (queries, -c, -M, -l)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from evalkit import RankedRun, evaluate_run
-from evalkit.ranking import DuplicateDocumentError, rank_arrays, rank_mapping, rank_run
+from evalkit.execute.ranking import DuplicateDocumentError, rank_arrays, rank_mapping, rank_run
 
 DATA = Path(__file__).parent / "data"
 

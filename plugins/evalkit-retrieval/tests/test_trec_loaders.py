@@ -13,7 +13,7 @@ from evalkit_retrieval import trec
 from evalkit_retrieval.trec import TrecFormatError, load_qrels, load_run, parse_qrels, parse_run
 
 from evalkit.core.registry import default_registry
-from evalkit.ranking import rank_arrays
+from evalkit.execute.ranking import rank_arrays
 
 DATA = Path(__file__).parent / "data"
 RUNS = ["results.test", "results.trunc", "results.comment.test"]

@@ -1,7 +1,7 @@
 """``evalkit eval``: score one run against qrels and print means and per-query values.
 
 Reading a TREC run or a run artifact and metric-name resolution come from the library
-(:mod:`evalkit.run_files`, :mod:`evalkit.data.metric_info`); the trec_eval layout of
+(:mod:`evalkit.execute.run_files`, :mod:`evalkit.data.metric_info`); the trec_eval layout of
 ``--format trec`` comes from the retrieval plugin. Library imports that pull in numpy
 happen inside functions so that ``evalkit --help`` stays light.
 """
@@ -20,11 +20,11 @@ import typer
 from evalkit.cli.errors import CliError
 from evalkit.cli.inputs import require_writable
 from evalkit.data.metric_info import COUNT_NAMES, canonical_metric, is_count
-from evalkit.run_files import DEFAULT_METRICS, check_artifact, is_artifact, notes_of
+from evalkit.execute.run_files import DEFAULT_METRICS, check_artifact, is_artifact, notes_of
 
 if TYPE_CHECKING:
     from evalkit.data.results import RunResult
-    from evalkit.measure_args import MeasureRequest
+    from evalkit.execute.measure_args import MeasureRequest
 
 
 class OutputFormat(StrEnum):
@@ -46,7 +46,7 @@ class Missing(StrEnum):
 # ----------------------------------------------------------------------- helpers
 def split_metrics(values: Sequence[str] | None) -> list[str]:
     """``-m a -m b,c`` -> ``["a", "b", "c"]`` (order kept, repeats dropped), with
-    trec_eval's nicknames and parameter lists expanded (:mod:`evalkit.measure_args`).
+    trec_eval's nicknames and parameter lists expanded (:mod:`evalkit.execute.measure_args`).
 
     Raises:
         CliError: a ``-m`` value names no metric (``-m ""`` or ``-m ,``) or holds a bad
@@ -56,13 +56,13 @@ def split_metrics(values: Sequence[str] | None) -> list[str]:
 
 
 def read_metrics(values: Sequence[str] | None) -> MeasureRequest:
-    """What ``-m`` values ask for (see :func:`evalkit.measure_args.read_measure_args`).
+    """What ``-m`` values ask for (see :func:`evalkit.execute.measure_args.read_measure_args`).
 
     Raises:
         CliError: as :func:`split_metrics`.
     """
     from evalkit.core.metric_names import MetricNameError
-    from evalkit.measure_args import read_measure_args
+    from evalkit.execute.measure_args import read_measure_args
 
     try:
         return read_measure_args(values)
@@ -91,8 +91,8 @@ def note(message: str) -> None:
 
 
 def load_or_evaluate(path: Path, **options: Any) -> RunResult:
-    """:func:`evalkit.run_files.load_or_evaluate`, with a spinner while it works."""
-    from evalkit.run_files import load_or_evaluate as load
+    """:func:`evalkit.execute.run_files.load_or_evaluate`, with a spinner while it works."""
+    from evalkit.execute.run_files import load_or_evaluate as load
 
     with progress(f"evaluating {path.name}"):
         return load(path, **options)
@@ -182,7 +182,7 @@ def print_trec(result: RunResult, request: MeasureRequest, metrics: Sequence[str
                            "--format trec")
     judgments = None
     if qrels is not None:
-        from evalkit.precomputed import load_qrels_input
+        from evalkit.execute.precomputed import load_qrels_input
 
         judgments = load_qrels_input(qrels).judgments
     wanted = list(metrics) + [c for c in counts if c not in metrics]

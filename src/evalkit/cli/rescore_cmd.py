@@ -42,7 +42,7 @@ def command(
     from evalkit.cli.inputs import not_artifact_message, require_file, require_writable
     from evalkit.cli.run_cmd import INCOMPLETE, summary_json, summary_lines
     from evalkit.data.results import is_artifact
-    from evalkit.evaluation import rescore
+    from evalkit.execute.target_runner import rescore
 
     require_file(run, "run")
     if not is_artifact(run):

@@ -75,7 +75,7 @@ def error_lines(run: RunResult) -> list[str]:
 
 def summary_lines(run: RunResult) -> list[str]:
     """Metric means, aggregates and the status line of a target run, for people."""
-    from evalkit.evaluation import status_line
+    from evalkit.execute.target_runner import status_line
 
     lines: list[str] = []
     complete = run.header.get("status") == "complete"
@@ -197,9 +197,9 @@ def command(
     """Run the target of the eval config on every golden case and write the run artifact."""
     from evalkit.cli.errors import INTERRUPTED, CliError
     from evalkit.data.goldens import load_goldens
-    from evalkit.evaluation import RunInterrupted, evaluate
     from evalkit.execute.evalconfig import check_names, load_eval_config
-    from evalkit.scoring import require_judgments, resolve_metrics
+    from evalkit.execute.scoring import require_judgments, resolve_metrics
+    from evalkit.execute.target_runner import RunInterrupted, evaluate
 
     if resume and overwrite:
         raise CliError(

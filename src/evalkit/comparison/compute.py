@@ -29,7 +29,7 @@ from evalkit.comparison.records import (
 )
 from evalkit.data.metric_info import higher_is_better
 from evalkit.data.results import RunResult
-from evalkit.run_files import QrelsArg
+from evalkit.execute.run_files import QrelsArg
 
 
 def compare(

@@ -22,8 +22,7 @@ from evalkit.comparison.records import ComparisonError
 from evalkit.data.coverage import IncompleteRunError
 from evalkit.data.metric_info import canonical_metric, is_count
 from evalkit.data.results import RunResult, settings_differences
-from evalkit.io.input_files import require_file
-from evalkit.run_files import (
+from evalkit.execute.run_files import (
     DEFAULT_METRICS,
     QrelsArg,
     check_artifact,
@@ -32,6 +31,7 @@ from evalkit.run_files import (
     notes_of,
     require_rows,
 )
+from evalkit.io.input_files import require_file
 
 #: What may be compared: a run artifact or TREC run file by path, or a run in memory.
 RunInput = RunResult | str | os.PathLike[str]

@@ -18,7 +18,7 @@ from typing import Any
 from evalkit.comparison.inputs import RunInput, load_inputs
 from evalkit.comparison.options import check_alpha
 from evalkit.comparison.records import ComparisonError
-from evalkit.run_files import QrelsArg
+from evalkit.execute.run_files import QrelsArg
 
 
 @dataclass

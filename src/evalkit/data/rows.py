@@ -1,6 +1,6 @@
 """One row per golden case of a target run: the response, its metrics, or its error.
 
-A :class:`CaseResult` is what :func:`evalkit.evaluation.evaluate` produces for every case
+A :class:`CaseResult` is what :func:`evalkit.execute.target_runner.evaluate` produces for every case
 and what aggregates receive. It is stored in the run artifact of :mod:`evalkit.data.results`
 as a ``"row"`` line extended with ``response``, ``latency_ms`` and ``error``::
 

@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from evalkit.core.pyproject_config import OTHER_KEYS, RUN_KEYS
-from evalkit.evaluation import DEFAULT_MAX_CONCURRENCY
+from evalkit.execute.target_runner import DEFAULT_MAX_CONCURRENCY
 from evalkit.io.limits import LimitError, check_name
 from evalkit.io.redaction import (
     error_text,
@@ -370,8 +370,8 @@ def check_names(cfg: EvalConfig) -> None:
             naming the file and key.
     """
     from evalkit.core.registry import RegistryError
-    from evalkit.evaluation import resolve_aggregates
-    from evalkit.scoring import resolve_metrics
+    from evalkit.execute.scoring import resolve_metrics
+    from evalkit.execute.target_runner import resolve_aggregates
 
     for key, resolver in (("metrics", resolve_metrics), ("aggregates", resolve_aggregates)):
         for n in getattr(cfg, key):

@@ -46,7 +46,7 @@ class JudgeUnavailable(JudgeError, ValueError):
     """The judge can grade no case: it has no credentials for the Anthropic API, the API
     refused them (401), or its client cannot be built. The message says what to fix.
 
-    The judge raises it wrapped in :class:`evalkit.scoring.RunAborted` (a
+    The judge raises it wrapped in :class:`evalkit.execute.scoring.RunAborted` (a
     ``BaseException``), so that it stops the run once instead of becoming every case's
     error; the runner then raises this exception. It is a ``ValueError`` too, like other
     configuration errors, so ``evalkit run`` prints it on one line and exits 2.

@@ -15,7 +15,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from evalkit.scoring import RunAborted
+from evalkit.execute.scoring import RunAborted
 from evalkit_judge.budget import JudgeUnavailable
 
 #: The client attributes and default headers that carry a credential.

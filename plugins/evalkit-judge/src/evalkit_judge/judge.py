@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
-from evalkit.scoring import RunAborted
+from evalkit.execute.scoring import RunAborted
 from evalkit_judge.budget import (
     Budget,
     CostPlan,

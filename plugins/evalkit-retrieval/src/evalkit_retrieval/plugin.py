@@ -11,7 +11,7 @@ from evalkit.core.specs import LoaderSpec, MetricFamily, MetricSpec
 from evalkit_retrieval.measures import metric_records
 
 if TYPE_CHECKING:
-    from evalkit.ranking import RankedRun
+    from evalkit.execute.ranking import RankedRun
 
 RUN_SUFFIXES = (".run", ".txt", ".trec", ".res", ".run.gz", ".txt.gz", ".trec.gz", ".res.gz")
 # ".tsv" too: MS MARCO's qrels are TREC's four columns in a .tsv file (a .tsv with BEIR's

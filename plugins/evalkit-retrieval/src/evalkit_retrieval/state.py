@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from evalkit.scoring import MetricError
+from evalkit.execute.scoring import MetricError
 
 if TYPE_CHECKING:
     from evalkit.data.cases import GoldenCase

@@ -4,7 +4,7 @@ Formats (fields separated by any run of ASCII whitespace):
 
 * run: ``qid iter docno rank score tag [anything else...]``: six fields or more; ``iter``
   (usually ``Q0``) and ``rank`` are ignored, fields after ``tag`` are ignored, and the
-  ranking comes from the scores (:func:`evalkit.ranking.rank_arrays`);
+  ranking comes from the scores (:func:`evalkit.execute.ranking.rank_arrays`);
 * qrels: ``qid iter docno label``: exactly four fields; ``iter`` (``0`` or ``Q0``) is
   ignored; ``label`` is an integer, labels <= 0 are judged non-relevant.
 
@@ -47,8 +47,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from evalkit.execute.ranking import DuplicateDocumentError, RankedRun, rank_arrays
 from evalkit.io.limits import MAX_ID_CHARS, MAX_NAME_CHARS
-from evalkit.ranking import DuplicateDocumentError, RankedRun, rank_arrays
 
 __all__ = ["TrecFormatError", "load_qrels", "load_run", "parse_qrels", "parse_run"]
 
@@ -95,7 +95,7 @@ class _RunColumns:
 
 # --------------------------------------------------------------------------- public API
 def load_run(path: str | Path, *, name: str | None = None) -> RankedRun:
-    """Read a TREC run file (plain or gzip) into a :class:`~evalkit.ranking.RankedRun`.
+    """Read a TREC run file (plain or gzip) into a :class:`~evalkit.execute.ranking.RankedRun`.
 
     Args:
         path: the run file.

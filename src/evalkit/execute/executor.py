@@ -28,8 +28,8 @@ from evalkit.core.specs import MetricSpec
 from evalkit.data.cases import GoldenCase
 from evalkit.data.rows import DEFAULT_MAX_RAW_BYTES, CaseResult, bounded_response
 from evalkit.data.targets import Target, TargetError, TargetResponse
+from evalkit.execute.scoring import score_case
 from evalkit.io.redaction import error_text, mask, scrub_exception
-from evalkit.scoring import score_case
 
 #: The longest the grace period lasts unless told otherwise (seconds).
 MAX_DEFAULT_GRACE_S = 10.0
@@ -48,7 +48,7 @@ class Job(NamedTuple):
 
 
 class RunInterrupted(KeyboardInterrupt):
-    """Ctrl-C stopped a run; raised by :func:`evalkit.evaluation.evaluate` once the rows
+    """Ctrl-C stopped a run; raised by :func:`evalkit.execute.target_runner.evaluate` once the rows
     that arrived are written and the artifact is synced.
 
     Attributes:
@@ -117,7 +117,7 @@ class Executor:
 
     A worker whose job raises a :class:`BaseException` that is not an ``Exception`` (an
     LLM judge's spending limit) or an unexpected error (a bug, or the error of a metric's
-    :class:`~evalkit.scoring.RunAborted`) stops the run: no worker takes a new job, the
+    :class:`~evalkit.execute.scoring.RunAborted`) stops the run: no worker takes a new job, the
     rows of the jobs already running are still handed over, then :meth:`batches` raises
     the first such exception.
     """
@@ -257,7 +257,7 @@ def call(target: Target, target_name: str, case: GoldenCase
 def scored(case: GoldenCase, response: TargetResponse, latency: float | None,
            specs: Sequence[MetricSpec]) -> CaseResult:
     """The row of ``response``: every metric that could be computed, and the message of
-    each that failed (:func:`evalkit.scoring.score_case`)."""
+    each that failed (:func:`evalkit.execute.scoring.score_case`)."""
     values, errors = score_case(response, case, specs)
     return CaseResult(case.id, response, values, None, latency, details(case, specs),
                       metric_errors={m: mask(e) for m, e in errors.items()})

@@ -66,7 +66,7 @@ def load_or_evaluate(
         ValueError, RegistryError: from :func:`evalkit.evaluate_run`.
     """
     from evalkit.data.results import RunResult
-    from evalkit.precomputed import evaluate_run
+    from evalkit.execute.precomputed import evaluate_run
 
     p = Path(path)
     require_file(p, "run")

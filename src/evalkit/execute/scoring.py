@@ -33,7 +33,8 @@ class RunAborted(BaseException):
     recording the same error on every case. :func:`score_cases` raises :attr:`error` in
     its place, once: an ordinary exception that says what to fix. The target runner then
     stops (no new case is started, the rows already written are kept, so a resume
-    continues once the cause is fixed) and :func:`~evalkit.evaluation.evaluate` raises it.
+    continues once the cause is fixed) and
+    :func:`~evalkit.execute.target_runner.evaluate` raises it.
 
     Attributes:
         error: the exception to report (its message names the metric and the remedy).

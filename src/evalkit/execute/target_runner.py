@@ -1,8 +1,8 @@
 """The target runner: call a target on every golden case, concurrently and resumably.
 
 :func:`evaluate` invokes ``target.invoke(case)`` from at most ``max_concurrency`` worker
-threads (:mod:`evalkit.execution`), scores each response in the same thread with the
-registered metrics (:func:`evalkit.scoring.score_case`), and returns a
+threads (:mod:`evalkit.execute.executor`), scores each response in the same thread with the
+registered metrics (:func:`evalkit.execute.scoring.score_case`), and returns a
 :class:`~evalkit.data.results.RunResult` of :class:`~evalkit.data.rows.CaseResult` rows in
 golden-set order. Rows are keyed by case id; completion order never matters.
 
@@ -13,7 +13,7 @@ error as 0. A metric that raises on a case is recorded on that metric
 (``row.metric_errors``): the case keeps its response and its other metrics, and the run
 stays complete (:mod:`evalkit.data.coverage`); ``RunResult.mean`` of that metric raises.
 
-The artifact (``artifact=path``, :mod:`evalkit.artifact_writer`) is locked for the whole
+The artifact (``artifact=path``, :mod:`evalkit.execute.artifact_writer`) is locked for the whole
 run (:mod:`evalkit.io.runlock`: a second writer is refused at once); the header line is
 written first with ``"status": "running"``, each row is appended and flushed as its case
 completes, and at the end the file is replaced atomically by the finished artifact (rows
@@ -39,7 +39,6 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from evalkit.artifact_writer import ArtifactWriter, read_partial, save_finished
 from evalkit.core.specs import AggregateSpec, MetricSpec
 from evalkit.data.cases import GoldenCase
 from evalkit.data.goldens import GoldenSet, load_goldens
@@ -47,11 +46,17 @@ from evalkit.data.provenance import metric_provenance
 from evalkit.data.results import ArtifactError, RunResult
 from evalkit.data.rows import CaseResult, CutRaw, RawCutError
 from evalkit.data.targets import Target, TargetResponse
-from evalkit.execution import Executor, Interrupts, Job, RunInterrupted, default_grace_s, scored
-from evalkit.io.outputs import destination
-from evalkit.io.runlock import run_lock
-from evalkit.progress import ProgressBar
-from evalkit.run_header import (
+from evalkit.execute.artifact_writer import ArtifactWriter, read_partial, save_finished
+from evalkit.execute.executor import (
+    Executor,
+    Interrupts,
+    Job,
+    RunInterrupted,
+    default_grace_s,
+    scored,
+)
+from evalkit.execute.progress import ProgressBar
+from evalkit.execute.run_header import (
     ResumeError,
     check_resumable,
     describe_target,
@@ -61,13 +66,15 @@ from evalkit.run_header import (
     now,
     status_line,
 )
-from evalkit.scoring import (
+from evalkit.execute.scoring import (
     MetricError,
     require_judgments,
     resolve_aggregates,
     resolve_metrics,
     score_cases,
 )
+from evalkit.io.outputs import destination
+from evalkit.io.runlock import run_lock
 
 __all__ = ["DEFAULT_MAX_CONCURRENCY", "ResumeError", "RunInterrupted", "as_golden_set",
            "describe_target", "evaluate", "rescore", "resolve_aggregates", "status_line"]
@@ -142,7 +149,7 @@ def evaluate(
         RunInterrupted: (a ``KeyboardInterrupt``) Ctrl-C, raised once the rows that
             arrived within the grace period are written and the artifact is synced;
             resume continues it.
-        Exception: the error of a metric's :class:`~evalkit.scoring.RunAborted` (a
+        Exception: the error of a metric's :class:`~evalkit.execute.scoring.RunAborted` (a
             failure that is not a case's, such as an LLM judge without credentials),
             raised once after the artifact is synced; resume continues the run.
     """

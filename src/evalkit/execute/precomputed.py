@@ -20,8 +20,8 @@ from evalkit.data.cases import GoldenCase
 from evalkit.data.provenance import metric_provenance, plugin_versions
 from evalkit.data.results import RunResult
 from evalkit.data.targets import TargetResponse
-from evalkit.ranking import RankedRun, rank_run
-from evalkit.scoring import require_metrics, resolve_metrics, score_rankings
+from evalkit.execute.ranking import RankedRun, rank_run
+from evalkit.execute.scoring import require_metrics, resolve_metrics, score_rankings
 
 RunInput = str | Path | RankedRun | Mapping[str, Mapping[str, float]]
 #: a TREC qrels path, or ``{qid: {doc: label}}``, or ``{qid: relevant ids}`` (a set or list)
@@ -102,7 +102,7 @@ def load_run_input(run: RunInput, name: str | None = None) -> RankedRun:
     """A ranked run from a path (through the registered ``run`` loader) or a mapping.
 
     A :class:`RankedRun` is returned as given; ``{qid: {doc: score}}`` is ranked with
-    :func:`evalkit.ranking.rank_run`. ``name`` replaces the run tag of a file.
+    :func:`evalkit.execute.ranking.rank_run`. ``name`` replaces the run tag of a file.
 
     Raises:
         FileNotFoundError: no such file. TrecFormatError (ValueError): a malformed file.
@@ -155,7 +155,7 @@ def evaluate_run(
     document stays in and scores 0.
 
     Args:
-        run: a TREC run file path, a :class:`~evalkit.ranking.RankedRun`, or
+        run: a TREC run file path, a :class:`~evalkit.execute.ranking.RankedRun`, or
             ``{qid: {doc: score}}`` (ranked by score descending, ties by doc id
             descending, as trec_eval ranks).
         qrels: a TREC qrels path, or ``{qid: {doc: label}}`` / ``{qid: set of relevant

@@ -16,7 +16,7 @@ from evalkit.data.cases import GoldenCase
 from evalkit.data.provenance import base_header
 from evalkit.data.results import RunResult
 from evalkit.data.targets import TargetResponse
-from evalkit.scoring import require_metrics, resolve_metrics, score_rankings
+from evalkit.execute.scoring import require_metrics, resolve_metrics, score_rankings
 
 Qrels = Mapping[str, set[str]] | Mapping[str, Mapping[str, int]]
 
@@ -104,7 +104,7 @@ def run(
             ``rel=`` above 1 (run() takes binary qrels).
         RegistryError: an unknown metric name.
     """
-    from evalkit.precomputed import load_qrels_input
+    from evalkit.execute.precomputed import load_qrels_input
 
     require_metrics(metrics)
     specs = resolve_metrics(metrics)
