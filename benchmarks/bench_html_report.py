@@ -47,7 +47,7 @@ start = time.perf_counter()
 if sys.argv[3] == "html":
     comparison.to_html(sys.argv[2])
 else:
-    from evalkit.reporters import write_report
+    from evalkit.report import write_report
     write_report(comparison, sys.argv[3], sys.argv[2])
 print(time.perf_counter() - start)
 """

@@ -226,7 +226,7 @@ def test_promote_refuses_a_failed_metric_and_an_incomplete_run(tmp_path: Path) -
 def test_every_reporter_says_why_an_incomplete_gate_judged_nothing(tmp_path: Path) -> None:
     from evalkit.gate import evaluate_gate
     from evalkit.gate.checks import CheckSpec
-    from evalkit.reporters import write_reports
+    from evalkit.report import write_reports
 
     lines = small_run().save(tmp_path / "r.jsonl").read_bytes().splitlines(keepends=True)
     (tmp_path / "cut.jsonl").write_bytes(b"".join(lines[:3]))

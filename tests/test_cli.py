@@ -562,7 +562,7 @@ def test_power_shows_small_figures_with_their_digits() -> None:
     (0.0, True, "+0.0000"), (float("nan"), False, "NaN"), (float("inf"), True, "+inf"),
 ])
 def test_planning_figures_keep_small_values(x: float, signed: bool, text: str) -> None:
-    from evalkit.formatting import figure
+    from evalkit.report.formatting import figure
 
     assert figure(x, signed=signed) == text
 

@@ -291,8 +291,8 @@ def test_the_adjusted_p_column_names_the_correction(runs: Runs) -> None:
 
 def test_a_report_of_stats_results_names_their_correction(runs: Runs) -> None:
     from evalkit.data.results import RunResult
-    from evalkit.reporters import report_from_comparison
-    from evalkit.reporters.markdown import render_markdown
+    from evalkit.report import report_from_comparison
+    from evalkit.report.markdown import render_markdown
     from evalkit.stats import compare_runs
 
     base, cand = RunResult.load(runs.tfidf), RunResult.load(runs.bm25)

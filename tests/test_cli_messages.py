@@ -389,7 +389,7 @@ def test_singular_and_plural(runs: Runs) -> None:
 
 
 def test_number_formatting() -> None:
-    from evalkit.formatting import p_cell, p_phrase, signed
+    from evalkit.report.formatting import p_cell, p_phrase, signed
 
     assert signed(-0.00004) == "+0.0000" and signed(-0.00005001) == "-0.0001"
     assert signed(0.059) == "+0.0590" and signed(-math.inf) == "-inf"
@@ -403,7 +403,7 @@ def test_number_formatting() -> None:
 
 def test_compare_prints_a_bound_near_zero_as_plus_zero() -> None:
     from evalkit.comparison import MetricComparison as Comparison
-    from evalkit.formatting import interval
+    from evalkit.report.formatting import interval
 
     def _ci(c: Comparison) -> str:
         return interval(c.ci_low, c.ci_high)

@@ -283,7 +283,7 @@ def test_per_case_details_ride_along_to_the_reports() -> None:
     assert m.reason("baseline") == "old on c0: weak"
     assert r.details["c24"]["candidate"] == {"score": 0.2, "reason": "new on c24: weak"}
     assert (base.name, cand.name) == ("old", "new")  # the caller's runs are not renamed
-    from evalkit.reporters.markdown import render_markdown
+    from evalkit.report.markdown import render_markdown
 
     md = render_markdown(c.to_report())
     assert "| up | c0 | 0.2000 | 0.8000 | +0.6000 | old on c0: weak | new on c0: good |" in md

@@ -14,16 +14,16 @@ from evalkit.core.registry import Registry, use_registry
 from evalkit.data.results import QueryResult, RunResult
 from evalkit.gate import evaluate_gate
 from evalkit.gate.checks import CheckSpec
-from evalkit.reporters import (
+from evalkit.report import (
     ReportTargetError,
     builtin_reporters,
     parse_report_target,
     report_from_comparison,
 )
-from evalkit.reporters.console import render_console
-from evalkit.reporters.json_report import render_json
-from evalkit.reporters.junit import render_junit
-from evalkit.reporters.markdown import render_markdown
+from evalkit.report.console import render_console
+from evalkit.report.json_report import render_json
+from evalkit.report.junit import render_junit
+from evalkit.report.markdown import render_markdown
 
 
 def _never(response: Any, case: Any) -> float:

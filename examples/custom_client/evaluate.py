@@ -24,7 +24,7 @@ import bookshop  # noqa: E402  (this example's pretend search API)
 
 from evalkit import HttpTarget, RunResult, load_goldens, paired_bootstrap  # noqa: E402
 from evalkit.execute.target_runner import evaluate  # noqa: E402
-from evalkit.formatting import signed  # noqa: E402
+from evalkit.report.formatting import signed  # noqa: E402
 from evalkit.stats import DEFAULT_METHOD, paired_test  # noqa: E402
 
 METRICS = ["recall@1", "recall@5", "ndcg@10"]

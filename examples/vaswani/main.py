@@ -30,7 +30,7 @@ sys.path.insert(0, str(HERE))
 import retrieval  # noqa: E402  (the example's own module, next to this file)
 
 from evalkit import RegistryError, RunResult, compare, evaluate_run, paired_bootstrap  # noqa: E402
-from evalkit.formatting import p_cell, signed  # noqa: E402
+from evalkit.report.formatting import p_cell, signed  # noqa: E402
 
 METRICS = ["AP", "nDCG@10", "P@10", "R@100", "RR"]
 

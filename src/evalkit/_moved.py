@@ -68,11 +68,14 @@ MOVED: dict[str, tuple[str, ...]] = {
     "evalkit.outputs": ("evalkit.io.outputs",),
     "evalkit.redaction": ("evalkit.io.redaction",),
     "evalkit.runlock": ("evalkit.io.runlock",),
+    "evalkit.formatting": ("evalkit.report.formatting",),
     "evalkit.numeric": ("evalkit.stats.numeric",),
 }
 
 #: old package -> new package; every submodule follows (``old.x`` is ``new.x``)
-MOVED_PACKAGES: dict[str, str] = {}
+MOVED_PACKAGES: dict[str, str] = {
+    "evalkit.reporters": "evalkit.report",
+}
 
 
 def new_homes(name: str) -> tuple[str, ...] | None:

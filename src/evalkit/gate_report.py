@@ -8,14 +8,14 @@ import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from evalkit.formatting import p_phrase, signed
 from evalkit.gate.checks import CheckSpec
+from evalkit.report.formatting import p_phrase, signed
 
 if TYPE_CHECKING:
     from pathlib import Path
 
     from evalkit.data.results import RunResult
-    from evalkit.reporters.model import Report
+    from evalkit.report.model import Report
 
 Verdict = Literal["pass", "fail", "warn", "error"]
 MetricKind = Literal["metric", "aggregate"]
@@ -263,7 +263,7 @@ class GateReport:
 
     def to_report(self) -> Report:
         """The neutral report model every reporter renders."""
-        from evalkit.reporters.model import report_from_gate
+        from evalkit.report.model import report_from_gate
 
         return report_from_gate(self)
 
@@ -276,7 +276,7 @@ class GateReport:
             RegistryError: the plugin is not installed or not enabled (the message says
                 what to install).
         """
-        from evalkit.reporters import write_report
+        from evalkit.report import write_report
 
         return write_report(self, "html", path)
 
@@ -298,7 +298,7 @@ def fmt_value(x: float | None) -> str:
 
 def p_text(p: float, n_resamples: int | None = None) -> str:
     """``"= 0.0123"`` or ``"< 0.0001"`` (at the floor ``1/(B+1)`` of ``n_resamples``), to
-    follow the letter p (:func:`evalkit.formatting.p_phrase`)."""
+    follow the letter p (:func:`evalkit.report.formatting.p_phrase`)."""
     return p_phrase(p, n_resamples).removeprefix("p ")
 
 

@@ -9,7 +9,7 @@ from evalkit import GoldenCase, TargetResponse
 from evalkit.core.registry import RegistryError, default_registry
 from evalkit.core.specs import ReporterSpec
 from evalkit.data.rows import CaseResult
-from evalkit.reporters import Report, ReportRow
+from evalkit.report import Report, ReportRow
 from evalkit.testing import ConformanceCheck, conformance_checks, registered_plugin
 
 

@@ -2,7 +2,7 @@
 
 The command parses its options, calls :func:`evalkit.compare` and hands the
 :class:`~evalkit.comparison.Comparison` to the reporters: the table
-(:func:`evalkit.reporters.compare_table.print_compare_table`), ``--json``
+(:func:`evalkit.report.compare_table.print_compare_table`), ``--json``
 (:meth:`~evalkit.comparison.Comparison.to_json`) and ``--report FORMAT:PATH``. Every
 refusal is the library's. Only typer is imported at module level.
 """
@@ -182,8 +182,8 @@ def command(
     for w in result.warnings:
         note(f"warning: {w}")
     from evalkit.cli.errors import output_console
-    from evalkit.reporters import write_reports
-    from evalkit.reporters.compare_table import print_compare_table
+    from evalkit.report import write_reports
+    from evalkit.report.compare_table import print_compare_table
 
     rendered = result.to_report()
     # files first: a report that cannot be written stops the command before any result

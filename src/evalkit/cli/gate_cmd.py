@@ -86,7 +86,7 @@ def command(
     """
     from evalkit.cli.inputs import check_report_targets, file_targets
     from evalkit.gate import gate_from_files
-    from evalkit.reporters import write_reports
+    from evalkit.report import write_reports
 
     targets = list(report or [])
     # refuse a malformed, unknown or unwritable --report before any work

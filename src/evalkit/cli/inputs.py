@@ -2,7 +2,7 @@
 
 What a file is and what to say when it is not what a command takes lives in
 :mod:`evalkit.io.input_files`; output paths in :mod:`evalkit.io.outputs`; ``--report`` targets
-in :mod:`evalkit.reporters`. This module keeps the names the commands import.
+in :mod:`evalkit.report`. This module keeps the names the commands import.
 """
 
 from __future__ import annotations
@@ -45,15 +45,15 @@ def require_writable(path: Path, option: str, example: str, *, in_place: bool = 
 
 def check_report_targets(targets: Sequence[str], *, as_json: bool = False,
                          inputs: Sequence[Path | None] = ()) -> bool:
-    """:func:`evalkit.reporters.check_report_targets` (imported when called)."""
-    from evalkit.reporters import check_report_targets as check
+    """:func:`evalkit.report.check_report_targets` (imported when called)."""
+    from evalkit.report import check_report_targets as check
 
     return check(targets, as_json=as_json, inputs=inputs)
 
 
 def file_targets(targets: Sequence[str]) -> tuple[list[str], list[str]]:
-    """:func:`evalkit.reporters.file_targets` (imported when called)."""
-    from evalkit.reporters import file_targets as split
+    """:func:`evalkit.report.file_targets` (imported when called)."""
+    from evalkit.report import file_targets as split
 
     return split(targets)
 

@@ -3,7 +3,7 @@
 Distribution metadata is read first and plugins are imported after, each on its own, so a
 plugin that fails to import is listed as failed and the command still works
 (:func:`evalkit.plugins.plugin_report`); the listing is
-:func:`evalkit.reporters.plugin_listing.render_plugin_listing`. Only typer is imported at
+:func:`evalkit.report.plugin_listing.render_plugin_listing`. Only typer is imported at
 module level.
 """
 
@@ -44,7 +44,7 @@ def list_plugins(
     """List each plugin (distribution, version, origin, location, status, hooks) and each
     registered name (kind, polarity, provider, definition version), with conflicts."""
     from evalkit.plugins import plugin_report
-    from evalkit.reporters.plugin_listing import render_plugin_listing
+    from evalkit.report.plugin_listing import render_plugin_listing
 
     report = plugin_report(config)
     if as_json:

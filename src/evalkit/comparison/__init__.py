@@ -8,8 +8,8 @@ shadow the function), the object (:mod:`.model`) and its parts (:mod:`.records`)
 
 It may import the data layer (runs, artifacts, goldens, the registry), the statistics
 (:mod:`evalkit.stats`, whose :func:`~evalkit.stats.compare_runs` is the core it calls) and
-the reporters' model and row builder (:mod:`evalkit.reporters.model`,
-:mod:`evalkit.reporters.comparison_rows`), never the command line. Names are loaded on first use, so
+the reporters' model and row builder (:mod:`evalkit.report.model`,
+:mod:`evalkit.report.comparison_rows`), never the command line. Names are loaded on first use, so
 ``import evalkit.comparison`` imports no numpy.
 """
 

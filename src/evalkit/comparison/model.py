@@ -4,7 +4,7 @@ A :class:`Comparison` holds one :class:`MetricComparison` per (candidate, metric
 the runs (:class:`RunInfo`), the :class:`Settings`, the one-line description of the test,
 the warnings on the inputs, the query ids and texts, and provenance. It is immutable,
 reads back from its JSON (:meth:`Comparison.from_json`) and becomes a reporters'
-:class:`~evalkit.reporters.Report` with :meth:`Comparison.to_report`; :meth:`Comparison.to_html`
+:class:`~evalkit.report.Report` with :meth:`Comparison.to_report`; :meth:`Comparison.to_html`
 writes the HTML report.
 """
 
@@ -25,7 +25,7 @@ from evalkit.comparison.records import (
 )
 
 if TYPE_CHECKING:
-    from evalkit.reporters.model import Report
+    from evalkit.report.model import Report
 
 
 @dataclass(frozen=True)
@@ -113,7 +113,7 @@ class Comparison:
         return from_json(doc, cls)
 
     def to_report(self) -> Report:
-        """The reporters' :class:`~evalkit.reporters.Report`, carrying every field."""
+        """The reporters' :class:`~evalkit.report.Report`, carrying every field."""
         from evalkit.comparison.report import to_report
 
         return to_report(self)
@@ -131,7 +131,7 @@ class Comparison:
                 what to install).
             evalkit.io.outputs.UnwritableError: the file cannot be written.
         """
-        from evalkit.reporters import write_report
+        from evalkit.report import write_report
 
         return write_report(self, "html", path)
 

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from evalkit.reporters.model import QueryDelta
+from evalkit.report.model import QueryDelta
 
 if TYPE_CHECKING:
     from evalkit.stats.histogram import Histogram

@@ -1,4 +1,4 @@
-"""A :class:`~evalkit.comparison.Comparison` as the reporters' :class:`~evalkit.reporters.
+"""A :class:`~evalkit.comparison.Comparison` as the reporters' :class:`~evalkit.report.
 Report`: one row per (metric, candidate) carrying every field of the comparison, so the
 console, JSON, Markdown and JUnit reports (and any plugin's) show the same facts."""
 
@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from evalkit.formatting import CORRECTION_LABELS
-from evalkit.reporters.comparison_rows import NO_DIFFERENCE, comparison_row
-from evalkit.reporters.model import Report, ReportRow, ReportRun
+from evalkit.report.comparison_rows import NO_DIFFERENCE, comparison_row
+from evalkit.report.formatting import CORRECTION_LABELS
+from evalkit.report.model import Report, ReportRow, ReportRun
 
 if TYPE_CHECKING:
     from evalkit.comparison.model import Comparison

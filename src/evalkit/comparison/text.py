@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from evalkit.comparison.records import MetricComparison, Settings
-from evalkit.formatting import CI_LABELS, CORRECTION_LABELS, METHOD_LABELS
+from evalkit.report.formatting import CI_LABELS, CORRECTION_LABELS, METHOD_LABELS
 
 
 def describe(settings: Settings) -> str:

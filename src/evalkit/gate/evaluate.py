@@ -45,7 +45,6 @@ from evalkit.core.registry import Registry, RegistryError, default_registry
 from evalkit.core.specs import AggregateSpec, MetricSpec
 from evalkit.data.coverage import Coverage, coverage_of
 from evalkit.data.results import RunResult
-from evalkit.formatting import signed
 from evalkit.gate.checks import CheckError, CheckSpec, row_error, row_id
 from evalkit.gate_report import (
     BaselineComparison,
@@ -56,6 +55,7 @@ from evalkit.gate_report import (
     fmt_value,
     p_text,
 )
+from evalkit.report.formatting import signed
 from evalkit.stats.numeric import exact_mean
 
 DEFAULT_RESAMPLES = 10_000

@@ -11,7 +11,7 @@ folder that is a file, a full disk.
 refuses a destination it could not write instead of evaluating first and failing at the
 end. Missing folders are not an error: writers create them, and the check asks whether
 the nearest existing folder lets them be created. :func:`require_writable` adds the
-refusals a command (or :func:`evalkit.reporters.check_report_targets`) makes of an output
+refusals a command (or :func:`evalkit.report.check_report_targets`) makes of an output
 option: one of its own inputs, a directory.
 
 What a destination is decides how it is written (:func:`destination`, :func:`write_output`):

@@ -11,7 +11,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from evalkit.formatting import CORRECTION_LABELS, METHOD_LABELS
+from evalkit.report.formatting import CORRECTION_LABELS, METHOD_LABELS
 from evalkit_report_html import charts
 from evalkit_report_html.page import Charts, ci_cell, movers, num, p_text, sort_key
 

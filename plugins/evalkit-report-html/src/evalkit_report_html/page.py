@@ -1,7 +1,7 @@
 """What the comparison and gate pages share: the list of charts a page embeds, the cells
 of its tables, and the queries that moved most.
 
-Numbers are written as the other reporters write them (:mod:`evalkit.formatting`): four
+Numbers are written as the other reporters write them (:mod:`evalkit.report.formatting`): four
 decimals, a sign on differences, ``< 0.0001`` for a p-value at the resampling floor.
 """
 
@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from evalkit.formatting import interval, p_cell, signed
+from evalkit.report.formatting import interval, p_cell, signed
 
 #: Queries that moved most, each way, when the report carries none of its own.
 MOVERS = 10
@@ -63,7 +63,7 @@ def _reason(details: Any, side: str) -> str:
 
 
 def mover_cells(items: Any, texts: Mapping[str, str]) -> list[dict[str, str]]:
-    """Rows of a movers table from :class:`~evalkit.reporters.QueryDelta` items."""
+    """Rows of a movers table from :class:`~evalkit.report.QueryDelta` items."""
     return [{"id": m.id, "text": m.text or texts.get(m.id, ""), "baseline": num(m.baseline),
              "candidate": num(m.candidate), "diff": num(m.diff, True),
              "baseline_reason": _reason(m.details, "baseline"),

@@ -55,7 +55,7 @@ def render_html(obj: Any, *, max_marks: int | None = None) -> str:
     """The HTML page of a report.
 
     Args:
-        obj: an :class:`evalkit.reporters.Report`, or anything with ``to_report()`` (a
+        obj: an :class:`evalkit.report.Report`, or anything with ``to_report()`` (a
             ``Comparison``, a ``GateReport``).
         max_marks: the most queries a per-query plot draws before it is downsampled
             (default :data:`evalkit_report_html.charts.MAX_MARKS`).
@@ -69,7 +69,7 @@ def render_html(obj: Any, *, max_marks: int | None = None) -> str:
     from markupsafe import Markup
 
     from evalkit import __version__ as evalkit_version
-    from evalkit.reporters import as_report
+    from evalkit.report import as_report
     from evalkit_report_html import __version__ as plugin_version
     from evalkit_report_html.charts import MAX_MARKS
     from evalkit_report_html.vega import javascript, versions

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from evalkit.formatting import figure
+from evalkit.report.formatting import figure
 
 if TYPE_CHECKING:
     from evalkit.comparison.planning import PowerPlan

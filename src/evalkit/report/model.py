@@ -8,7 +8,7 @@ metric, an overall status and summary, and an exit code for gates. Gate reports 
 (wins/ties/losses, the queries that moved most with their text and per-case details, the
 per-query differences, the binned null or resampling distribution, the settings, the
 test's description, warnings and provenance), or from
-:func:`evalkit.reporters.report_from_comparison` for bare statistics results. Reporters
+:func:`evalkit.report.report_from_comparison` for bare statistics results. Reporters
 take a :class:`Report` or anything with a ``to_report()`` method (:func:`as_report`).
 This module sits below the gate and the comparison: it imports neither.
 """
@@ -324,7 +324,7 @@ def as_report(obj: Any) -> Report:
         if isinstance(rep, Report):
             return rep
     raise TypeError(
-        f"cannot render {type(obj).__name__}: expected evalkit.reporters.Report or an "
+        f"cannot render {type(obj).__name__}: expected evalkit.report.Report or an "
         "object with to_report()"
     )
 

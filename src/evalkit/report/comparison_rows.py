@@ -1,7 +1,7 @@
 """Report rows of a paired comparison: the verdict in words and the one-line detail.
 
 :func:`comparison_row` is the one place that turns a difference, its interval and its
-p-values into a :class:`~evalkit.reporters.model.ReportRow` (``"bm25 better"``, ``"bm25
+p-values into a :class:`~evalkit.report.model.ReportRow` (``"bm25 better"``, ``"bm25
 minus tfidf = +0.0590, 95% CI [...], p < 0.0001, adjusted by Holm: p = 0.0002
 (randomization)"``); :meth:`evalkit.comparison.Comparison.to_report` and
 :func:`report_from_comparison` (for bare statistics results or row mappings) both build
@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from evalkit.formatting import CORRECTION_LABELS, p_phrase, signed
-from evalkit.reporters.model import Report, ReportRow
+from evalkit.report.formatting import CORRECTION_LABELS, p_phrase, signed
+from evalkit.report.model import Report, ReportRow
 
 NO_DIFFERENCE = "no significant difference"
 

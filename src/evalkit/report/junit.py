@@ -13,8 +13,8 @@ import re
 import xml.etree.ElementTree as ET
 from typing import Any
 
-from evalkit.formatting import signed
-from evalkit.reporters.model import Report, ReportRow, as_report
+from evalkit.report.formatting import signed
+from evalkit.report.model import Report, ReportRow, as_report
 
 # characters XML 1.0 cannot hold, even escaped
 _INVALID_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")

@@ -5,8 +5,8 @@ from __future__ import annotations
 import io
 from typing import Any
 
-from evalkit.reporters._table import columns, movers
-from evalkit.reporters.model import as_report
+from evalkit.report._table import columns, movers
+from evalkit.report.model import as_report
 
 STYLES = {"pass": "green", "fail": "bold red", "warn": "yellow", "error": "bold magenta"}
 
@@ -15,7 +15,7 @@ def render_console(obj: Any, *, width: int = 200, color: bool = False) -> str:
     """The report as a rich table with a title and a summary line.
 
     Args:
-        obj: a :class:`~evalkit.reporters.Report` or an object with ``to_report()``.
+        obj: a :class:`~evalkit.report.Report` or an object with ``to_report()``.
         width: the table width in characters.
         color: keep ANSI colour codes (off for files).
     """

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from evalkit.reporters._table import columns, movers
-from evalkit.reporters.model import as_report
+from evalkit.report._table import columns, movers
+from evalkit.report.model import as_report
 
 ICONS = {"pass": "✅", "fail": "❌", "warn": "⚠️", "error": "🛑"}
 STATUS_ICONS = {"passed": "✅", "failed": "❌", "error": "🛑"}

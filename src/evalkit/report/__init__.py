@@ -6,7 +6,7 @@ Reporters are plugins: each is a :class:`~evalkit.core.specs.ReporterSpec` whose
 as :class:`evalkit.gate.GateReport`). The four built-ins are registered by the kernel's
 own plugin (:mod:`evalkit.builtins`); a plugin adds more through the
 ``evalkit_register_reporters`` hook. Renderers import rich only when called, and the
-report model (:mod:`evalkit.reporters.model`) is imported on first use, so registering the
+report model (:mod:`evalkit.report.model`) is imported on first use, so registering the
 reporters (``evalkit plugins list``) imports neither.
 """
 
@@ -21,23 +21,23 @@ from typing import TYPE_CHECKING, Any
 from evalkit.core.specs import ReporterSpec
 
 if TYPE_CHECKING:
-    from evalkit.reporters.comparison_rows import (
+    from evalkit.report.comparison_rows import (
         report_from_comparison as report_from_comparison,
     )
-    from evalkit.reporters.model import QueryDelta as QueryDelta
-    from evalkit.reporters.model import Report as Report
-    from evalkit.reporters.model import ReportCase as ReportCase
-    from evalkit.reporters.model import ReportRow as ReportRow
-    from evalkit.reporters.model import ReportRun as ReportRun
-    from evalkit.reporters.model import as_report as as_report
-    from evalkit.reporters.model import report_from_gate as report_from_gate
+    from evalkit.report.model import QueryDelta as QueryDelta
+    from evalkit.report.model import Report as Report
+    from evalkit.report.model import ReportCase as ReportCase
+    from evalkit.report.model import ReportRow as ReportRow
+    from evalkit.report.model import ReportRun as ReportRun
+    from evalkit.report.model import as_report as as_report
+    from evalkit.report.model import report_from_gate as report_from_gate
 
 _LAZY: dict[str, str] = {
-    "QueryDelta": "evalkit.reporters.model", "Report": "evalkit.reporters.model",
-    "ReportCase": "evalkit.reporters.model",
-    "ReportRow": "evalkit.reporters.model", "ReportRun": "evalkit.reporters.model",
-    "as_report": "evalkit.reporters.model", "report_from_gate": "evalkit.reporters.model",
-    "report_from_comparison": "evalkit.reporters.comparison_rows",
+    "QueryDelta": "evalkit.report.model", "Report": "evalkit.report.model",
+    "ReportCase": "evalkit.report.model",
+    "ReportRow": "evalkit.report.model", "ReportRun": "evalkit.report.model",
+    "as_report": "evalkit.report.model", "report_from_gate": "evalkit.report.model",
+    "report_from_comparison": "evalkit.report.comparison_rows",
 }
 
 
@@ -46,7 +46,7 @@ def __getattr__(name: str) -> Any:
         import importlib
 
         return getattr(importlib.import_module(_LAZY[name]), name)
-    raise AttributeError(f"module 'evalkit.reporters' has no attribute {name!r}")
+    raise AttributeError(f"module 'evalkit.report' has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
@@ -54,25 +54,25 @@ def __dir__() -> list[str]:
 
 
 def _console(obj: Any) -> str:
-    from evalkit.reporters.console import render_console
+    from evalkit.report.console import render_console
 
     return render_console(obj)
 
 
 def _json(obj: Any) -> str:
-    from evalkit.reporters.json_report import render_json
+    from evalkit.report.json_report import render_json
 
     return render_json(obj)
 
 
 def _markdown(obj: Any) -> str:
-    from evalkit.reporters.markdown import render_markdown
+    from evalkit.report.markdown import render_markdown
 
     return render_markdown(obj)
 
 
 def _junit(obj: Any) -> str:
-    from evalkit.reporters.junit import render_junit
+    from evalkit.report.junit import render_junit
 
     return render_junit(obj)
 
@@ -229,7 +229,7 @@ def write_reports(obj: Any, targets: Sequence[str]) -> list[str]:
 
     if not targets:
         return []
-    from evalkit.reporters.model import as_report
+    from evalkit.report.model import as_report
 
     report = as_report(obj)
     plan = [(get_reporter(fmt), path) for fmt, path in map(parse_report_target, targets)]
@@ -262,7 +262,7 @@ def write_report(obj: Any, fmt: str, path: str | os.PathLike[str]) -> Path:
     """
     from evalkit.io.outputs import write_output
     from evalkit.io.redaction import mask
-    from evalkit.reporters.model import as_report
+    from evalkit.report.model import as_report
 
     spec = get_reporter(fmt)
     return write_output(Path(path), mask(spec.render(as_report(obj))))

@@ -6,7 +6,7 @@ import json
 import math
 from typing import Any
 
-from evalkit.reporters.model import as_report
+from evalkit.report.model import as_report
 
 
 def _finite(obj: Any) -> Any:

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import math
 
-from evalkit.formatting import p_cell
-from evalkit.formatting import signed as signed_text
-from evalkit.reporters.model import Report, ReportRow
+from evalkit.report.formatting import p_cell
+from evalkit.report.formatting import signed as signed_text
+from evalkit.report.model import Report, ReportRow
 
 
 def num(x: float | None, signed: bool = False) -> str:

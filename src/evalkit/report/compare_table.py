@@ -1,6 +1,6 @@
 """The table ``evalkit compare`` prints: a comparison's report as a reader scans it.
 
-:func:`print_compare_table` writes a :class:`~evalkit.reporters.Report` of kind
+:func:`print_compare_table` writes a :class:`~evalkit.report.Report` of kind
 ``compare`` (from :meth:`evalkit.comparison.Comparison.to_report`) to a rich console: the
 runs, how the queries were paired and how they were tested, one line per (metric,
 candidate) with both means, the difference, its interval, p and adjusted p, the verdict
@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from evalkit.formatting import interval, p_cell, signed
-from evalkit.reporters.model import Report, ReportRow
+from evalkit.report.formatting import interval, p_cell, signed
+from evalkit.report.model import Report, ReportRow
 
 
 def _mean(x: float | None) -> str:
