@@ -208,7 +208,7 @@ def test_shutil_copy_keeps_a_finished_file_verifiable(tmp_path: Path) -> None:
 
 
 def test_promote_refuses_a_failed_metric_and_an_incomplete_run(tmp_path: Path) -> None:
-    from evalkit.baseline import BaselineError, promote
+    from evalkit.gate.baseline import BaselineError, promote
 
     rows = [CaseResult("a", TargetResponse(), {"recall@1": 1.0},
                        metric_errors={"judge": "judge call failed: 529"}),

@@ -10,18 +10,18 @@ from typing import Any
 
 import pytest
 
-from evalkit.baseline import (
+from evalkit.core.registry import Registry, use_registry
+from evalkit.data.results import QueryResult, RunResult
+from evalkit.data.rows import CaseResult
+from evalkit.data.targets import TargetResponse
+from evalkit.gate import evaluate_gate
+from evalkit.gate.baseline import (
     BaselineError,
     fingerprint,
     fingerprint_differences,
     load_baseline,
     promote,
 )
-from evalkit.core.registry import Registry, use_registry
-from evalkit.data.results import QueryResult, RunResult
-from evalkit.data.rows import CaseResult
-from evalkit.data.targets import TargetResponse
-from evalkit.gate import evaluate_gate
 from evalkit.gate.checks import CheckSpec
 
 B = 999

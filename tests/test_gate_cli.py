@@ -198,7 +198,7 @@ def test_gate_prints_baseline_fingerprint_errors(reg: Registry, tmp_path: Path) 
                      header={"metrics": {"ndcg@10": {"provider": "p", "version": "1"}}})
     cand = RunResult("cand", base.per_query,
                      header={"metrics": {"ndcg@10": {"provider": "p", "version": "2"}}})
-    from evalkit.baseline import promote
+    from evalkit.gate.baseline import promote
 
     stored = promote(base, tmp_path / "b.jsonl")
     cand_path = cand.save(tmp_path / "cand.jsonl")

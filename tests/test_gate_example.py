@@ -27,7 +27,7 @@ def example() -> ModuleType:
 
 
 def test_stored_baseline_matches_the_reference_run(example: ModuleType, tmp_path: Path) -> None:
-    from evalkit.baseline import load_baseline
+    from evalkit.gate.baseline import load_baseline
 
     stored = load_baseline(EXAMPLE / "baseline.jsonl")
     fresh = load_baseline(example.promote_baseline(tmp_path / "fresh.jsonl"))

@@ -2,7 +2,7 @@
 
 1. The baseline is the reference BM25 run shipped with the data
    (``examples/vaswani/data/runs/run.vaswani.bm25.txt``), scored with
-   :func:`evalkit.evaluate_run` and stored by :func:`evalkit.baseline.promote` in
+   :func:`evalkit.evaluate_run` and stored by :func:`evalkit.gate.baseline.promote` in
    ``baseline.jsonl`` next to this file (regenerate it with ``--promote``).
 2. The candidates are the two systems of ``examples/vaswani`` (our own BM25 and TF-IDF),
    built and scored by ``examples/vaswani/main.py``.
@@ -25,9 +25,9 @@ import importlib.util
 from pathlib import Path
 
 from evalkit import evaluate_gate, evaluate_run, load_checks
-from evalkit.baseline import load_baseline, promote
 from evalkit.data.results import RunResult
 from evalkit.gate import GateReport
+from evalkit.gate.baseline import load_baseline, promote
 from evalkit.report import write_reports
 
 HERE = Path(__file__).resolve().parent

@@ -42,8 +42,6 @@ def promote(
     changed) when the qrels or golden set, the case ids, the evaluation settings or a
     metric's definition differ.
     """
-    from evalkit.baseline import fingerprint, load_baseline
-    from evalkit.baseline import promote as do_promote
     from evalkit.cli.inputs import (
         not_artifact_message,
         require_artifact_rows,
@@ -51,6 +49,8 @@ def promote(
         require_writable,
     )
     from evalkit.data.results import RunResult, is_artifact
+    from evalkit.gate.baseline import fingerprint, load_baseline
+    from evalkit.gate.baseline import promote as do_promote
     from evalkit.io.outputs import destination
 
     require_file(run, "run")
@@ -83,9 +83,9 @@ def show(
     )] = DEFAULT_TO,
 ) -> None:
     """Print a baseline's fingerprint: cases, expected values, settings, metric definitions."""
-    from evalkit.baseline import load_baseline
     from evalkit.cli.inputs import not_artifact_message, require_file
     from evalkit.data.results import is_artifact
+    from evalkit.gate.baseline import load_baseline
 
     require_file(path, "baseline")
     if not is_artifact(path):
@@ -101,7 +101,7 @@ def show(
 
 def _what_is(path: Path) -> str:
     """`` (the baseline of run 'x', promoted ...)`` when ``path`` is a baseline, else ``""``."""
-    from evalkit.baseline import load_baseline
+    from evalkit.gate.baseline import load_baseline
 
     try:
         stored = load_baseline(path)
@@ -112,8 +112,8 @@ def _what_is(path: Path) -> str:
 
 
 def describe(fp: object) -> list[str]:
-    """Lines describing a :class:`~evalkit.baseline.Fingerprint`."""
-    from evalkit.baseline import Fingerprint
+    """Lines describing a :class:`~evalkit.gate.baseline.Fingerprint`."""
+    from evalkit.gate.baseline import Fingerprint
 
     assert isinstance(fp, Fingerprint)
     lines = [f"cases: {fp.n_cases} (ids sha256 {fp.ids_sha256[:12]})"]

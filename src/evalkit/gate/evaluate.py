@@ -33,7 +33,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from evalkit.baseline import (
+from evalkit.core.registry import Registry, RegistryError, default_registry
+from evalkit.core.specs import AggregateSpec, MetricSpec
+from evalkit.data.coverage import Coverage, coverage_of
+from evalkit.data.results import RunResult
+from evalkit.gate.baseline import (
     Baseline,
     Fingerprint,
     aggregate_definitions,
@@ -41,12 +45,8 @@ from evalkit.baseline import (
     fingerprint,
     fingerprint_differences,
 )
-from evalkit.core.registry import Registry, RegistryError, default_registry
-from evalkit.core.specs import AggregateSpec, MetricSpec
-from evalkit.data.coverage import Coverage, coverage_of
-from evalkit.data.results import RunResult
 from evalkit.gate.checks import CheckError, CheckSpec, row_error, row_id
-from evalkit.gate_report import (
+from evalkit.gate.verdicts import (
     BaselineComparison,
     CheckResult,
     GateReport,
@@ -396,7 +396,7 @@ def evaluate_gate(
     Args:
         checks: from :func:`evalkit.load_checks`; ids must be unique.
         run: the candidate run (rows of ``QueryResult`` or ``CaseResult``).
-        baseline: a :class:`~evalkit.baseline.Baseline` (from ``load_baseline``), or a
+        baseline: a :class:`~evalkit.gate.baseline.Baseline` (from ``load_baseline``), or a
             plain run used as one (its fingerprint is computed from its header).
         registry: where metric names are resolved (default: the process registry).
         n_resamples: resamples of the bootstrap tests.
@@ -489,7 +489,7 @@ def gate_from_files(
     Raises:
         CheckError, ArtifactError, BaselineError: unusable input (file named).
     """
-    from evalkit.baseline import load_baseline
+    from evalkit.gate.baseline import load_baseline
     from evalkit.gate.checks import load_checks
 
     run = RunResult.load(run_path)
