@@ -119,7 +119,7 @@ def breakdown(run_path: Path, qrels_path: Path) -> dict[str, float]:
 
 
 def _canonical(name: str) -> str:
-    from evalkit.core.registry import resolve
+    from evalkit.plugins.default import resolve
 
     return resolve(name).name
 
@@ -160,7 +160,7 @@ def main(argv: list[str] | None = None) -> int:
     # imports and plugin discovery outside the timings
     import pytrec_eval  # noqa: F401
 
-    from evalkit.core.registry import default_registry
+    from evalkit.plugins.default import default_registry
 
     default_registry()
     for name in MEASURES:

@@ -15,12 +15,13 @@ from typing import Any
 import pytest
 
 import evalkit.gate.evaluate as gate_mod
-from evalkit.core.registry import Registry, use_registry
+from evalkit.core.registry import Registry
 from evalkit.data.results import QueryResult, RunResult
 from evalkit.data.rows import CaseResult
 from evalkit.data.targets import TargetResponse
 from evalkit.gate import evaluate_gate, holm
 from evalkit.gate.checks import CheckError, CheckSpec, load_checks
+from evalkit.plugins.default import use_registry
 
 B = 999  # resamples in these tests: a degenerate bootstrap then has p = 1 / 1000
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from evalkit.core.registry import Registry, use_registry
+from evalkit.core.registry import Registry
 from evalkit.data.results import QueryResult, RunResult
 from evalkit.data.rows import CaseResult
 from evalkit.data.targets import TargetResponse
@@ -23,6 +23,7 @@ from evalkit.gate.baseline import (
     promote,
 )
 from evalkit.gate.checks import CheckSpec
+from evalkit.plugins.default import use_registry
 
 B = 999
 IDS = [f"q{i}" for i in range(12)]

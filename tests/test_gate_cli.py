@@ -11,8 +11,9 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from evalkit.core.registry import Provider, Registry, use_registry
+from evalkit.core.registry import Provider, Registry
 from evalkit.data.results import QueryResult, RunResult
+from evalkit.plugins.default import use_registry
 from evalkit.report import builtin_reporters
 
 runner = CliRunner()

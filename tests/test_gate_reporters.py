@@ -10,10 +10,11 @@ from typing import Any
 
 import pytest
 
-from evalkit.core.registry import Registry, use_registry
+from evalkit.core.registry import Registry
 from evalkit.data.results import QueryResult, RunResult
 from evalkit.gate import evaluate_gate
 from evalkit.gate.checks import CheckSpec
+from evalkit.plugins.default import use_registry
 from evalkit.report import (
     ReportTargetError,
     builtin_reporters,

@@ -9,10 +9,11 @@ from typing import Any
 import pytest
 
 import evalkit
-from evalkit.core.registry import Provider, Registry, use_registry
+from evalkit.core.registry import Provider, Registry
 from evalkit.data.results import RunResult
 from evalkit.data.rows import CaseResult
 from evalkit.data.targets import TargetResponse
+from evalkit.plugins.default import use_registry
 
 B = 999
 
@@ -64,7 +65,7 @@ def _never(response: Any, case: Any) -> float:
 @pytest.fixture
 def reg() -> Iterator[Registry]:
     import evalkit.builtins
-    from evalkit.plugins import register_plugin_object
+    from evalkit.plugins.loading import register_plugin_object
 
     with use_registry(plugins=False) as r:
         # the kernel's own aggregates (latency_p95 ...) and reporters

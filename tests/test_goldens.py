@@ -6,9 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from evalkit.core.registry import RegistryError, use_registry
+from evalkit.core.registry import RegistryError
 from evalkit.data.cases import GoldenCase
 from evalkit.data.goldens import GoldenError, GoldenSet, case_from_record, load_goldens
+from evalkit.plugins.default import use_registry
 
 C13_YAML = (
     "- id: 010\n  query: alpha\n  relevant: [d1]\n"

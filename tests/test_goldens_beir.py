@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from evalkit.core.registry import default_registry
 from evalkit.data.beir import (
     BeirError,
     goldens_from_qrels,
@@ -16,6 +15,7 @@ from evalkit.data.beir import (
     load_qrels,
     load_queries,
 )
+from evalkit.plugins.default import default_registry
 
 SCIFACT = Path(__file__).parent / "data" / "scifact"
 TOPICS = "topics.beir-v1.0.0-scifact.test.tsv.gz"

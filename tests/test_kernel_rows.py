@@ -10,8 +10,9 @@ from typing import Any, cast
 
 import pytest
 
-from evalkit.core.registry import RegistryError, use_registry
+from evalkit.core.registry import RegistryError
 from evalkit.data.results import ArtifactError, QueryResult, RunResult, is_artifact
+from evalkit.plugins.default import use_registry
 
 
 @dataclass

@@ -29,14 +29,11 @@ from evalkit.core.pyproject_config import (
     read_tool_config,
     split_env_list,
 )
-from evalkit.core.registry import Provider, Registry, RegistryError, default_registry, use_registry
-from evalkit.plugins import (
-    ENTRY_POINT_GROUP,
-    PluginSelectionError,
-    load_plugins,
-    plugin_report,
-    set_config,
-)
+from evalkit.core.registry import Provider, Registry, RegistryError
+from evalkit.plugins.default import default_registry, set_config, use_registry
+from evalkit.plugins.discovery import ENTRY_POINT_GROUP, PluginSelectionError
+from evalkit.plugins.listing import plugin_report
+from evalkit.plugins.loading import load_plugins
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -842,7 +839,7 @@ def test_names_differing_only_in_case_are_not_resolved_by_guessing() -> None:
 def test_registered_names_list_cut_offs_in_numeric_order() -> None:
     """The built-in aggregates max_item_share@1, @3 and @10 (plain text order would put
     @10 before @3)."""
-    from evalkit.core.registry import default_registry
+    from evalkit.plugins.default import default_registry
 
     names = [n for n in default_registry().registered() if n.startswith("max_item_share@")]
     assert names == ["max_item_share@1", "max_item_share@3", "max_item_share@10"]

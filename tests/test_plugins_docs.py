@@ -8,13 +8,13 @@ from pathlib import Path
 import pytest
 
 from evalkit.core import hookspecs
-from evalkit.plugins import (
-    HOOKS,
+from evalkit.plugins.hookdocs import (
     hookspec_doc_problems,
     hookspec_functions,
     render_hook_reference,
     sync_hook_reference,
 )
+from evalkit.plugins.hooks import HOOKS
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "plugins.md"
 

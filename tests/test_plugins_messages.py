@@ -15,11 +15,11 @@ from typer.testing import CliRunner
 
 import evalkit
 from evalkit.cli.app import app
-from evalkit.core import registry as registry_module
 from evalkit.core.pyproject_config import ConfigError, plugin_selection
 from evalkit.core.registry import Registry, RegistryError
 from evalkit.data.results import QueryResult, RunResult
-from evalkit.plugins import PluginLoadWarning, load_plugins
+from evalkit.plugins import default as registry_module
+from evalkit.plugins.loading import PluginLoadWarning, load_plugins
 
 runner = CliRunner()
 BUILTINS = f"paired-evalkit {evalkit.__version__} (evalkit.builtins)"
@@ -221,7 +221,7 @@ def test_a_trec_eval_measure_name_resolves_to_its_evalkit_metric() -> None:
     """trec_eval prints ndcg_cut_10 and P_5 (and takes -m ndcg_cut.10): each is an alias of
     the evalkit metric; a misspelt one is still answered with the name and its cut-off, not
     the family template."""
-    from evalkit.core.registry import default_registry
+    from evalkit.plugins.default import default_registry
 
     reg = default_registry()
     for given, canonical in [("ndcg_cut_10", "ndcg@10"), ("P_5", "precision@5"),

@@ -15,8 +15,9 @@ from typing import Any
 import pytest
 
 from evalkit import hookimpl
-from evalkit.core.registry import RegistryError, default_registry
+from evalkit.core.registry import RegistryError
 from evalkit.core.specs import AggregateSpec, LoaderSpec, MetricFamily, MetricSpec
+from evalkit.plugins.default import default_registry
 from evalkit.testing import (
     PluginLoadError,
     check_conformance,
@@ -131,7 +132,7 @@ def test_the_fixture_gives_a_fresh_default_registry(tmp_path: Path) -> None:
     (tmp_path / "conftest.py").write_text(
         "from evalkit.testing import evalkit_registry  # noqa: F401\n", encoding="utf-8")
     (tmp_path / "test_fx.py").write_text(textwrap.dedent("""
-        from evalkit.core.registry import default_registry
+        from evalkit.plugins.default import default_registry
 
         def test_one(evalkit_registry):
             assert default_registry() is evalkit_registry

@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 
-from evalkit.core.registry import default_registry
 from evalkit.core.specs import AggregateSpec
 from evalkit.data.rows import CaseResult
 from evalkit.data.targets import TargetResponse
 from evalkit.execute.aggregates import AggregateError, nearest_rank
+from evalkit.plugins.default import default_registry
 
 
 def rows_with_latencies(values: list[float]) -> list[CaseResult]:

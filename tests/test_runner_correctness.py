@@ -14,11 +14,11 @@ from evalkit_http.testing import Reply, ScriptedServer
 from typer.testing import CliRunner
 
 from evalkit.cli.app import app
-from evalkit.core.registry import use_registry
 from evalkit.data.cases import GoldenCase
 from evalkit.data.targets import CallableTarget, TargetResponse
 from evalkit.execute.scoring import UnjudgedCasesError, resolve_metrics
 from evalkit.execute.target_runner import evaluate, rescore
+from evalkit.plugins.default import use_registry
 
 EVALKIT = [sys.executable, "-c", "from evalkit.cli import main; main()"]
 runner = CliRunner()

@@ -16,7 +16,7 @@ from types import ModuleType
 
 import pytest
 
-from evalkit.core.registry import use_registry
+from evalkit.plugins.default import use_registry
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "custom_client"
 GOLDEN = {  # goldens.yaml, by hand

@@ -11,13 +11,14 @@ from typing import Any
 
 import pytest
 
-from evalkit.core.registry import RegistryError, use_registry
+from evalkit.core.registry import RegistryError
 from evalkit.data.cases import GoldenCase
 from evalkit.data.goldens import GoldenSet
 from evalkit.data.results import ArtifactError, RunResult
 from evalkit.data.rows import CaseResult
 from evalkit.data.targets import CallableTarget, TargetResponse
 from evalkit.execute.target_runner import ResumeError, evaluate, rescore
+from evalkit.plugins.default import use_registry
 
 RANKING = {"q1": ["d1", "x", "d2"], "q2": ["y", "d3"], "q3": ["z"], "q4": ["d4"]}
 EXPECTED = {"q1": ["d1", "d2"], "q2": ["d3"], "q3": ["d5"], "q4": ["d4"]}

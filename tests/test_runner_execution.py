@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from evalkit.core.registry import use_registry
 from evalkit.data.cases import GoldenCase
 from evalkit.data.goldens import GoldenSet
 from evalkit.data.results import RunResult
 from evalkit.data.targets import CallableTarget, TargetResponse
 from evalkit.execute.scoring import RunAborted, resolve_metrics, score_cases
 from evalkit.execute.target_runner import evaluate
+from evalkit.plugins.default import use_registry
 
 
 def cases(n: int) -> GoldenSet:

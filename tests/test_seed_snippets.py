@@ -25,10 +25,11 @@ from typing import Any
 
 import pytest
 
-from evalkit.core.registry import RegistryError, use_registry
+from evalkit.core.registry import RegistryError
 from evalkit.data.cases import GoldenCase
 from evalkit.data.goldens import GoldenSet as RealGoldenSet
 from evalkit.data.targets import TargetResponse
+from evalkit.plugins.default import use_registry
 
 REPO = Path(__file__).resolve().parents[1]
 VASWANI = REPO / "examples" / "vaswani"
@@ -301,7 +302,7 @@ def count_unsupported(text: str | None) -> int:
 
 def test_extension_points_register_with_polarity() -> None:
     from evalkit import polarity, registered, run
-    from evalkit.core.registry import default_registry
+    from evalkit.plugins.default import default_registry
 
     with fresh():
         glb, _ = run_snippet(SNIPPET_EXTENSIONS,

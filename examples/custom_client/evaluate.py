@@ -35,7 +35,8 @@ def _register_cost_aggregate() -> None:
     """A client-side aggregate: mean of the ``cost_usd`` the API reports per call."""
     import contextlib
 
-    from evalkit.core.registry import RegistryError, register_aggregate
+    from evalkit.core.registry import RegistryError
+    from evalkit.plugins.default import register_aggregate
 
     def cost_per_case(rows: list) -> float:  # type: ignore[type-arg]
         return float(sum(r.response.meta.get("cost_usd", 0.0) for r in rows)) / len(rows)

@@ -15,12 +15,12 @@ from evalkit._version import __version__ as __version__
 _moved.install()  # the module paths of the flat layout keep working (evalkit._moved)
 
 _EXPORTS: dict[str, str] = {
-    "register_metric": "evalkit.core.registry",
-    "register_aggregate": "evalkit.core.registry",
-    "register_loader": "evalkit.core.registry",
-    "polarity": "evalkit.core.registry",
-    "registered": "evalkit.core.registry",
-    "resolve": "evalkit.core.registry",
+    "register_metric": "evalkit.plugins.default",
+    "register_aggregate": "evalkit.plugins.default",
+    "register_loader": "evalkit.plugins.default",
+    "polarity": "evalkit.plugins.default",
+    "registered": "evalkit.plugins.default",
+    "resolve": "evalkit.plugins.default",
     "RegistryError": "evalkit.core.registry",
     "Registry": "evalkit.core.registry",
     "run": "evalkit.execute.run_retriever",
@@ -72,7 +72,7 @@ def __getattr__(name: str) -> Any:
         globals()[name] = value
         return value
     if name in _PLUGIN_EXPORTS:
-        from evalkit.plugins import import_optional
+        from evalkit.plugins.loading import import_optional
 
         module, dist = _PLUGIN_EXPORTS[name]
         return getattr(import_optional(module, dist, name), name)
@@ -89,12 +89,6 @@ if TYPE_CHECKING:
     from evalkit.core.hookspecs import hookimpl as hookimpl
     from evalkit.core.registry import Registry as Registry
     from evalkit.core.registry import RegistryError as RegistryError
-    from evalkit.core.registry import polarity as polarity
-    from evalkit.core.registry import register_aggregate as register_aggregate
-    from evalkit.core.registry import register_loader as register_loader
-    from evalkit.core.registry import register_metric as register_metric
-    from evalkit.core.registry import registered as registered
-    from evalkit.core.registry import resolve as resolve
     from evalkit.core.specs import AggregateSpec as AggregateSpec
     from evalkit.core.specs import LoaderSpec as LoaderSpec
     from evalkit.core.specs import MetricFamily as MetricFamily
@@ -123,5 +117,11 @@ if TYPE_CHECKING:
     from evalkit.gate.checks import CheckError as CheckError
     from evalkit.gate.checks import CheckSpec as CheckSpec
     from evalkit.gate.checks import load_checks as load_checks
+    from evalkit.plugins.default import polarity as polarity
+    from evalkit.plugins.default import register_aggregate as register_aggregate
+    from evalkit.plugins.default import register_loader as register_loader
+    from evalkit.plugins.default import register_metric as register_metric
+    from evalkit.plugins.default import registered as registered
+    from evalkit.plugins.default import resolve as resolve
     from evalkit.stats import BootstrapResult as BootstrapResult
     from evalkit.stats import paired_bootstrap as paired_bootstrap

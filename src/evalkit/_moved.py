@@ -32,7 +32,7 @@ MOVED: dict[str, tuple[str, ...]] = {
     "evalkit.metric_lookup": ("evalkit.core.metric_lookup",),
     "evalkit.metric_names": ("evalkit.core.metric_names",),
     "evalkit.pyproject_config": ("evalkit.core.pyproject_config",),
-    "evalkit.registry": ("evalkit.core.registry",),
+    "evalkit.registry": ("evalkit.core.registry", "evalkit.plugins.default"),
     "evalkit.specs": ("evalkit.core.specs",),
     "evalkit.artifact": ("evalkit.data.artifact",),
     "evalkit.beir": ("evalkit.data.beir",),

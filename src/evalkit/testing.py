@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from evalkit.core.pyproject_config import PluginSelection
-from evalkit.core.registry import Provider, Registry, use_registry
+from evalkit.core.registry import Provider, Registry
 from evalkit.core.specs import (
     AggregateSpec,
     AnySpec,
@@ -47,13 +47,9 @@ from evalkit.core.specs import (
 )
 from evalkit.data.cases import GoldenCase
 from evalkit.data.targets import TargetResponse
-from evalkit.plugins import (
-    PluginError,
-    collect_records,
-    load_builtins,
-    load_plugins,
-    register_plugin_object,
-)
+from evalkit.plugins.default import use_registry
+from evalkit.plugins.hooks import PluginError, collect_records
+from evalkit.plugins.loading import load_builtins, load_plugins, register_plugin_object
 
 if TYPE_CHECKING:
     from evalkit.data.rows import CaseResult

@@ -6,9 +6,10 @@ import pytest
 from evalkit_example_plugin import plugin
 
 from evalkit import GoldenCase, TargetResponse
-from evalkit.core.registry import RegistryError, default_registry
+from evalkit.core.registry import RegistryError
 from evalkit.core.specs import ReporterSpec
 from evalkit.data.rows import CaseResult
+from evalkit.plugins.default import default_registry
 from evalkit.report import Report, ReportRow
 from evalkit.testing import ConformanceCheck, conformance_checks, registered_plugin
 

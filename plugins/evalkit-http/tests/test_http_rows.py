@@ -16,12 +16,12 @@ import pytest
 from evalkit_http import HttpTarget
 from evalkit_http.testing import Reply, ScriptedServer
 
-from evalkit.core.registry import use_registry
 from evalkit.data.cases import GoldenCase
 from evalkit.data.goldens import GoldenSet
 from evalkit.data.results import ArtifactError, RunResult
 from evalkit.data.rows import DEFAULT_MAX_RAW_BYTES
 from evalkit.execute.target_runner import evaluate, rescore
+from evalkit.plugins.default import use_registry
 
 SMALL = {"ranked_ids": ["d1"], "cost_usd": 0.5}
 LARGE = {"ranked_ids": ["d1"], "cost_usd": 0.5, "pad": "x" * 100_000}

@@ -275,8 +275,8 @@ def test_bad_arguments() -> None:
 
 # ------------------------------------------------------------------ plugin wiring
 def test_registered_http_target_factory(monkeypatch: pytest.MonkeyPatch) -> None:
-    from evalkit.core.registry import default_registry
     from evalkit.core.specs import TargetSpec
+    from evalkit.plugins.default import default_registry
 
     spec = default_registry().get("target", "http")
     assert isinstance(spec, TargetSpec)

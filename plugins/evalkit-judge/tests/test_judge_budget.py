@@ -20,10 +20,10 @@ from evalkit_judge import (
 )
 from evalkit_judge.testing import FakeAnthropic, tool_reply
 
-from evalkit.core.registry import use_registry
 from evalkit.data.cases import GoldenCase
 from evalkit.data.targets import TargetResponse
 from evalkit.execute.scoring import MetricError, resolve_metrics, score_cases
+from evalkit.plugins.default import use_registry
 
 # $1 per output token, input free: a request's worst case is exactly max_tokens dollars.
 DOLLAR_PER_OUTPUT_TOKEN = {"m": (0.0, 1_000_000.0)}

@@ -27,11 +27,11 @@ from evalkit_judge import (
 )
 from evalkit_judge.testing import FakeAnthropic, MessagesAPIServer, error_body, tool_reply
 
-from evalkit.core.registry import use_registry
 from evalkit.data.cases import GoldenCase
 from evalkit.data.targets import CallableTarget, TargetResponse
 from evalkit.execute.scoring import MetricError, RunAborted, resolve_metrics, score_cases
 from evalkit.execute.target_runner import evaluate
+from evalkit.plugins.default import use_registry
 
 ANSWER = TargetResponse(text="Paris")
 PRICES = {"claude-test": (1.0, 5.0)}

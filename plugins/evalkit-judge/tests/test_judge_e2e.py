@@ -15,10 +15,10 @@ import pytest
 from evalkit_judge import TOOL_NAME, Budget, BudgetExhausted, JudgeError, LLMJudge
 from evalkit_judge.testing import MessagesAPIServer, error_body, text_reply, tool_reply
 
-from evalkit.core.registry import use_registry
 from evalkit.data.cases import GoldenCase
 from evalkit.data.targets import TargetResponse
 from evalkit.execute.scoring import MetricError, resolve_metrics, score_cases
+from evalkit.plugins.default import use_registry
 
 FAST = {"retry-after-ms": "1"}
 

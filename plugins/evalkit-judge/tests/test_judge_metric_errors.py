@@ -15,13 +15,13 @@ from evalkit_judge import JudgeError, LLMJudge
 from evalkit_judge.cache import GradeCache
 from evalkit_judge.testing import FakeAnthropic, tool_reply
 
-from evalkit.core.registry import use_registry
 from evalkit.data.cases import GoldenCase
 from evalkit.data.results import MetricFailedError, RunResult
 from evalkit.data.targets import TargetResponse
 from evalkit.execute.target_runner import evaluate
 from evalkit.gate import evaluate_gate
 from evalkit.gate.checks import CheckSpec
+from evalkit.plugins.default import use_registry
 
 CASES = [GoldenCase(f"c{i}", f"question {i}", expected=[f"d{i}"]) for i in range(6)]
 

@@ -11,11 +11,11 @@ import pytest
 from evalkit_judge import Budget, BudgetExhausted, LLMJudge, use_budget
 from evalkit_judge.testing import FakeAnthropic, tool_reply
 
-from evalkit.core.registry import use_registry
 from evalkit.data.cases import GoldenCase
 from evalkit.data.results import RunResult
 from evalkit.data.targets import TargetResponse
 from evalkit.execute.target_runner import evaluate
+from evalkit.plugins.default import use_registry
 
 CASES = [GoldenCase(id=f"c{i}", query=f"question {i}") for i in range(8)]
 

@@ -11,10 +11,10 @@ import pytest
 from evalkit_judge import TOOL_NAME, JudgeError, LLMJudge, summarize
 from evalkit_judge.testing import FakeAnthropic, text_reply, tool_reply
 
-from evalkit.core.registry import use_registry
 from evalkit.data.cases import GoldenCase
 from evalkit.data.targets import TargetResponse
 from evalkit.execute.scoring import MetricError, resolve_metrics, score_cases
+from evalkit.plugins.default import use_registry
 
 
 def case(cid: str = "c1", query: str = "What is 2+2?", **kw: Any) -> GoldenCase:

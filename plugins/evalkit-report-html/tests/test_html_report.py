@@ -21,11 +21,12 @@ from evalkit_report_html import charts
 from evalkit_report_html.render import render_html, script_json
 
 import evalkit
-from evalkit.core.registry import Registry, RegistryError, use_registry
+from evalkit.core.registry import Registry, RegistryError
 from evalkit.data.results import QueryResult, RunResult
 from evalkit.data.rows import CaseResult
 from evalkit.gate import evaluate_gate
 from evalkit.gate.checks import CheckSpec
+from evalkit.plugins.default import use_registry
 from evalkit.report import get_reporter, write_reports
 
 
@@ -90,7 +91,7 @@ def comparison() -> evalkit.Comparison:
 def test_the_plugin_registers_the_html_reporter_through_its_entry_point() -> None:
     spec = get_reporter("html")
     assert spec.suffix == ".html" and spec.render.__module__ == "evalkit_report_html.plugin"
-    from evalkit.plugins import discover
+    from evalkit.plugins.discovery import discover
 
     assert any(p.name == "html" and p.distribution == "evalkit-report-html"
                for p in discover())

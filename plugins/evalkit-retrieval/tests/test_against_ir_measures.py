@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from evalkit import evaluate_run
-from evalkit.core.registry import resolve
+from evalkit.plugins.default import resolve
 
 ir_measures = pytest.importorskip("ir_measures")
 

@@ -15,7 +15,7 @@ from types import ModuleType
 import pytest
 
 from evalkit import evaluate_run
-from evalkit.core.registry import resolve
+from evalkit.plugins.default import resolve
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
 

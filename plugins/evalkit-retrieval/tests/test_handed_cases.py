@@ -14,10 +14,10 @@ import pytest
 from evalkit_retrieval.trec import TrecFormatError, load_qrels, load_run, parse_qrels, parse_run
 
 from evalkit import GoldenCase, RankedRun, TargetResponse, evaluate_run, run
-from evalkit.core.registry import resolve
 from evalkit.core.specs import MetricSpec
 from evalkit.execute.ranking import rank_mapping
 from evalkit.execute.scoring import MetricError, score_cases
+from evalkit.plugins.default import resolve
 
 TOL = 1e-6  # the cases print six decimals
 TOL4 = 0.5e-4  # where a case gives four decimals (trec_eval's print precision)

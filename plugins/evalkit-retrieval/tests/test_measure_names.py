@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from evalkit import RunResult, evaluate_run
-from evalkit.core.registry import RegistryError, resolve
+from evalkit.core.registry import RegistryError
 from evalkit.execute.run_retriever import run
+from evalkit.plugins.default import resolve
 
 DATA = Path(__file__).parent / "data"
 NAMES = {

@@ -9,10 +9,11 @@ from evalkit_retrieval import core
 from evalkit_retrieval.measures import metric_records, trec_eval_name
 
 from evalkit import GoldenCase, TargetResponse
-from evalkit.core.registry import Registry, default_registry, resolve, use_registry
+from evalkit.core.registry import Registry
 from evalkit.core.specs import MetricFamily, MetricSpec
 from evalkit.execute.run_retriever import METRICS
 from evalkit.execute.scoring import score_cases
+from evalkit.plugins.default import default_registry, resolve, use_registry
 
 ALIASES = {
     "recall@10": "recall@10", "R@10": "recall@10",

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from evalkit import RunResult, evaluate_run
-from evalkit.core.registry import resolve
+from evalkit.plugins.default import resolve
 
 DATA = Path(__file__).parent / "data"
 VASWANI = Path(__file__).resolve().parents[3] / "examples" / "vaswani" / "data"

@@ -12,8 +12,8 @@ import pytest
 from evalkit_retrieval import trec
 from evalkit_retrieval.trec import TrecFormatError, load_qrels, load_run, parse_qrels, parse_run
 
-from evalkit.core.registry import default_registry
 from evalkit.execute.ranking import rank_arrays
+from evalkit.plugins.default import default_registry
 
 DATA = Path(__file__).parent / "data"
 RUNS = ["results.test", "results.trunc", "results.comment.test"]

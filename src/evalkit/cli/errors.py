@@ -272,7 +272,7 @@ def plugin_warnings_as_lines() -> Iterator[None]:
         yield
 
 
-_PLUGINS_MODULE = "evalkit.plugins"
+_PLUGINS_MODULE = "evalkit.plugins.loading"
 
 
 def handle_errors(fn: F) -> F:

@@ -176,7 +176,7 @@ def fmt(value: float) -> str:
 def print_trec(result: RunResult, request: MeasureRequest, metrics: Sequence[str],
                counts: Sequence[str], per_query: bool, qrels: Path | None) -> None:
     """trec_eval's layout, from the retrieval plugin (:mod:`evalkit_retrieval.trec_output`)."""
-    from evalkit.plugins import import_optional
+    from evalkit.plugins.loading import import_optional
 
     trec = import_optional("evalkit_retrieval.trec_output", "evalkit-retrieval",
                            "--format trec")

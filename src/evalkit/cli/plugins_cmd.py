@@ -43,7 +43,7 @@ def list_plugins(
 ) -> None:
     """List each plugin (distribution, version, origin, location, status, hooks) and each
     registered name (kind, polarity, provider, definition version), with conflicts."""
-    from evalkit.plugins import plugin_report
+    from evalkit.plugins.listing import plugin_report
     from evalkit.report.plugin_listing import render_plugin_listing
 
     report = plugin_report(config)

@@ -232,7 +232,7 @@ def command(
     judge: Any = None
     budget: Any = None
     if dry_run or max_calls is not None or max_cost is not None:
-        from evalkit.plugins import import_optional
+        from evalkit.plugins.loading import import_optional
 
         judge = import_optional("evalkit_judge", "evalkit-judge",
                                 "--dry-run, --max-calls and --max-cost")

@@ -22,7 +22,6 @@ import inspect
 import re
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
 
@@ -635,100 +634,3 @@ def _require_polarity(fn_name: str, name: str, value: object) -> None:
             f"{fn_name}({name!r}): higher_is_better must be True or False; it decides which "
             "direction a gate treats as a regression, so it has no default"
         )
-
-
-# ------------------------------------------------------------ the default registry
-_default: Registry | None = None
-_default_lock = threading.Lock()
-
-
-def default_registry() -> Registry:
-    """The process-wide registry, with installed plugins discovered on first use."""
-    global _default
-    if _default is None:
-        with _default_lock:
-            if _default is None:
-                from evalkit.plugins import load_plugins
-
-                reg = Registry()
-                load_plugins(reg)
-                _default = reg
-    return _default
-
-
-def set_default_registry(registry: Registry | None) -> None:
-    """Replace the process-wide registry (``None`` rediscovers on next use)."""
-    global _default
-    with _default_lock:
-        _default = registry
-
-
-@contextmanager
-def use_registry(registry: Registry | None = None, *, plugins: bool = True) -> Iterator[Registry]:
-    """Use a fresh (or the given) registry for the duration of a ``with`` block.
-
-    With ``plugins=True`` a fresh registry discovers the installed plugins first.
-    """
-    global _default
-    if registry is None:
-        registry = Registry()
-        if plugins:
-            from evalkit.plugins import load_plugins
-
-            load_plugins(registry)
-    with _default_lock:
-        previous = _default
-        _default = registry
-    try:
-        yield registry
-    finally:
-        with _default_lock:
-            _default = previous
-
-
-# ------------------------------------------------------- module-level client API
-def register_metric(
-    name: str, *, higher_is_better: bool, description: str = "", version: str = "1",
-    aliases: Sequence[str] = (), needs_judgments: bool = False,
-) -> Callable[[F], F]:
-    """Register a per-case metric ``fn(response, case) -> float`` in the default registry.
-
-    See :meth:`Registry.register_metric`.
-    """
-    return default_registry().register_metric(
-        name, higher_is_better=higher_is_better, description=description, version=version,
-        aliases=aliases, needs_judgments=needs_judgments,
-    )
-
-
-def register_aggregate(
-    name: str, *, higher_is_better: bool, description: str = "", version: str = "1"
-) -> Callable[[F], F]:
-    """Register a whole-run aggregate ``fn(rows) -> float`` in the default registry."""
-    return default_registry().register_aggregate(
-        name, higher_is_better=higher_is_better, description=description, version=version
-    )
-
-
-def register_loader(
-    name: str, *, kind: str = "goldens", suffixes: Sequence[str] = (), description: str = ""
-) -> Callable[[F], F]:
-    """Register a loader ``fn(path) -> object`` of ``kind`` in the default registry."""
-    return default_registry().register_loader(
-        name, kind=kind, suffixes=suffixes, description=description
-    )
-
-
-def polarity(name: str) -> bool:
-    """``higher_is_better`` of a registered metric or aggregate; raises if unknown."""
-    return default_registry().polarity(name)
-
-
-def registered() -> list[str]:
-    """The live list of metric, family and aggregate names."""
-    return default_registry().registered()
-
-
-def resolve(name: str) -> MetricSpec | AggregateSpec:
-    """The metric or aggregate ``name`` resolves to in the default registry."""
-    return default_registry().resolve(name)

@@ -39,9 +39,9 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from evalkit.core.registry import default_registry
 from evalkit.data.cases import GoldenCase
 from evalkit.io.limits import LimitError, check_id, loads_json
+from evalkit.plugins.default import default_registry
 
 if TYPE_CHECKING:
     import yaml

@@ -14,7 +14,8 @@ COUNT_NAMES: tuple[str, ...] = ("num_ret", "num_rel", "num_rel_ret")
 def canonical_metric(name: str) -> str:
     """The name rows store for ``name`` (aliases resolved: ``"AP"`` -> ``"ap"``); ``name``
     itself when the registry does not know it."""
-    from evalkit.core.registry import RegistryError, default_registry
+    from evalkit.core.registry import RegistryError
+    from evalkit.plugins.default import default_registry
 
     try:
         return default_registry().resolve(name).name
@@ -24,7 +25,8 @@ def canonical_metric(name: str) -> str:
 
 def higher_is_better(metric: str) -> bool:
     """A metric's declared polarity; higher is better when it is unknown or undeclared."""
-    from evalkit.core.registry import RegistryError, default_registry
+    from evalkit.core.registry import RegistryError
+    from evalkit.plugins.default import default_registry
 
     try:
         return default_registry().polarity(metric)
@@ -35,8 +37,9 @@ def higher_is_better(metric: str) -> bool:
 def is_count(name: str) -> bool:
     """Whether ``name`` is a per-query count (num_ret, num_rel, num_rel_ret, or a metric
     registered with kind ``"count"``)."""
-    from evalkit.core.registry import RegistryError, default_registry
+    from evalkit.core.registry import RegistryError
     from evalkit.core.specs import MetricSpec
+    from evalkit.plugins.default import default_registry
 
     if name in COUNT_NAMES:
         return True

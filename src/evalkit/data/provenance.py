@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from evalkit.core.registry import default_registry
+from evalkit.plugins.default import default_registry
 
 
 def metric_provenance(names: Sequence[str]) -> dict[str, dict[str, str]]:

@@ -213,7 +213,8 @@ class RunResult:
         (so ``"AP"``, ``"map"`` and ``"nDCG@10"`` find ``ap`` and ``ndcg@10``)."""
         if not self.per_query or metric in self.per_query[0].metrics:
             return metric
-        from evalkit.core.registry import RegistryError, default_registry
+        from evalkit.core.registry import RegistryError
+        from evalkit.plugins.default import default_registry
 
         try:
             canonical = default_registry().resolve(metric).name
@@ -343,7 +344,8 @@ def _count(value: Any, name: str) -> float:
 
 
 def _is_residual(name: str) -> bool:
-    from evalkit.core.registry import RegistryError, default_registry
+    from evalkit.core.registry import RegistryError
+    from evalkit.plugins.default import default_registry
 
     try:
         return getattr(default_registry().resolve(name), "summary", None) == "mean"

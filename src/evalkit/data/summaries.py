@@ -16,7 +16,8 @@ from typing import Any
 def summary_kind(name: str, *, count: bool) -> str:
     """``"mean"``, ``"sum"`` or ``"exp_mean"`` for measure ``name`` (a count sums unless
     its record says otherwise; an unknown name is summarised by its kind)."""
-    from evalkit.core.registry import RegistryError, default_registry
+    from evalkit.core.registry import RegistryError
+    from evalkit.plugins.default import default_registry
 
     try:
         declared = getattr(default_registry().resolve(name), "summary", None)

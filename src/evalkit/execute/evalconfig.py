@@ -162,8 +162,9 @@ def _on_path(folder: Path) -> Iterator[None]:
 
 def _resolve_factory(spec: str, where: str) -> Any:
     if ":" not in spec:
-        from evalkit.core.registry import RegistryError, default_registry
+        from evalkit.core.registry import RegistryError
         from evalkit.core.specs import TargetSpec
+        from evalkit.plugins.default import default_registry
 
         try:
             record = default_registry().get("target", spec)

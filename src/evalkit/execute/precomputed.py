@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from evalkit._version import __version__
-from evalkit.core.registry import RegistryError, default_registry
+from evalkit.core.registry import RegistryError
 from evalkit.core.specs import LoaderSpec
 from evalkit.data.cases import GoldenCase
 from evalkit.data.provenance import metric_provenance, plugin_versions
@@ -22,6 +22,7 @@ from evalkit.data.results import RunResult
 from evalkit.data.targets import TargetResponse
 from evalkit.execute.ranking import RankedRun, rank_run
 from evalkit.execute.scoring import require_metrics, resolve_metrics, score_rankings
+from evalkit.plugins.default import default_registry
 
 RunInput = str | Path | RankedRun | Mapping[str, Mapping[str, float]]
 #: a TREC qrels path, or ``{qid: {doc: label}}``, or ``{qid: relevant ids}`` (a set or list)

@@ -10,13 +10,14 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Mapping, MutableMapping, Sequence
 from typing import Any
 
-from evalkit.core.registry import RegistryError, _client_provider, default_registry
+from evalkit.core.registry import RegistryError, _client_provider
 from evalkit.core.specs import MetricFamily
 from evalkit.data.cases import GoldenCase
 from evalkit.data.provenance import base_header
 from evalkit.data.results import RunResult
 from evalkit.data.targets import TargetResponse
 from evalkit.execute.scoring import require_metrics, resolve_metrics, score_rankings
+from evalkit.plugins.default import default_registry
 
 Qrels = Mapping[str, set[str]] | Mapping[str, Mapping[str, int]]
 

@@ -10,9 +10,10 @@ import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from evalkit.core.registry import Registry, RegistryError, default_registry
+from evalkit.core.registry import Registry, RegistryError
 from evalkit.core.specs import AggregateSpec, MetricSpec
 from evalkit.data.results import QueryResult
+from evalkit.plugins.default import default_registry
 
 if TYPE_CHECKING:
     from evalkit.data.cases import GoldenCase

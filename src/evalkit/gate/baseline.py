@@ -141,8 +141,9 @@ def aggregate_definitions(
     """``{aggregate name: {"provider", "version"}}`` from ``registry`` (default: the
     process registry), for the given names (unknown ones skipped) or for every registered
     aggregate."""
-    from evalkit.core.registry import RegistryError, default_registry
+    from evalkit.core.registry import RegistryError
     from evalkit.core.specs import AggregateSpec
+    from evalkit.plugins.default import default_registry
 
     reg = registry or default_registry()
     out: dict[str, dict[str, str]] = {}

@@ -33,7 +33,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from evalkit.core.registry import Registry, RegistryError, default_registry
+from evalkit.core.registry import Registry, RegistryError
 from evalkit.core.specs import AggregateSpec, MetricSpec
 from evalkit.data.coverage import Coverage, coverage_of
 from evalkit.data.results import RunResult
@@ -55,6 +55,7 @@ from evalkit.gate.verdicts import (
     fmt_value,
     p_text,
 )
+from evalkit.plugins.default import default_registry
 from evalkit.report.formatting import signed
 from evalkit.stats.numeric import exact_mean
 

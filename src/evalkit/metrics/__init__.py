@@ -7,7 +7,7 @@ from typing import Any
 
 def __getattr__(name: str) -> Any:
     if name == "LLMJudge":
-        from evalkit.plugins import import_optional
+        from evalkit.plugins.loading import import_optional
 
         mod = import_optional("evalkit_judge", "evalkit-judge", "LLMJudge")
         return mod.LLMJudge

@@ -10,7 +10,7 @@ from typing import Any
 
 
 def __getattr__(name: str) -> Any:
-    from evalkit.plugins import import_optional
+    from evalkit.plugins.loading import import_optional
 
     mod = import_optional("evalkit_retrieval.core", "evalkit-retrieval", "evalkit.metrics.core")
     try:

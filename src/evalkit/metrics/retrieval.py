@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from evalkit.core.registry import Provider, Registry, _client_provider, default_registry
+from evalkit.core.registry import Provider, Registry, _client_provider
 from evalkit.core.specs import MetricFamily, MetricSpec
+from evalkit.plugins.default import default_registry
 
 if TYPE_CHECKING:
     from evalkit.data.cases import GoldenCase

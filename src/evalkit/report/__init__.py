@@ -105,7 +105,8 @@ def get_reporter(name: str) -> ReporterSpec:
             reporter of :data:`PLUGIN_REPORTERS`, names the distribution to install), or
             two plugins provide it.
     """
-    from evalkit.core.registry import RegistryError, default_registry
+    from evalkit.core.registry import RegistryError
+    from evalkit.plugins.default import default_registry
 
     registry = default_registry()
     try:

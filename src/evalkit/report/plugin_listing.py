@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from evalkit.plugins import PluginReport
+    from evalkit.plugins.listing import PluginReport
 
 
 def _table(headers: list[str], rows: list[list[str]]) -> list[str]:

@@ -151,7 +151,7 @@ def expand(pieces: Sequence[str]) -> TrecRequest:
         else:
             header = True
             slots.append("=" + piece)
-    from evalkit.core.registry import default_registry
+    from evalkit.plugins.default import default_registry
 
     out = TrecRequest(header=header)
     for slot in slots:

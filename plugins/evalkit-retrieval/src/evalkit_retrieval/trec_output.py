@@ -72,7 +72,8 @@ def trec_lines(
     Raises:
         KeyError: a row lacks one of ``names``.
     """
-    from evalkit.core.registry import RegistryError, default_registry
+    from evalkit.core.registry import RegistryError
+    from evalkit.plugins.default import default_registry
 
     reg = default_registry()
     shown = {n: (labels or {}).get(n) or trec_label(n) or n for n in names}

@@ -1,0 +1,129 @@
+"""The default registry: the process-wide one, filled by plugin discovery on first use.
+
+Whatever first needs it (scoring a run, resolving a name, ``evalkit.registered()`` right
+after ``import evalkit``) triggers discovery through :func:`default_registry`; the
+:class:`~evalkit.core.registry.Registry` itself never imports a plugin. The module-level
+client API of the seed (:func:`register_metric`, :func:`polarity`, :func:`registered`...)
+works on it, and :func:`use_registry` swaps in another for the length of a ``with`` block.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any, TypeVar
+
+from evalkit.core.pyproject_config import plugin_selection
+from evalkit.core.registry import Registry
+from evalkit.core.specs import AggregateSpec, MetricSpec
+from evalkit.plugins.loading import load_plugins
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+_config_override: str | None = None
+
+
+def set_config(config: str | os.PathLike[str] | None) -> None:
+    """Use ``config``'s ``[tool.evalkit]`` for the default registry (the CLI's ``--config``).
+
+    The default registry is rediscovered on its next use; ``None`` returns to the upward
+    search from the working directory.
+    """
+    global _config_override
+    _config_override = None if config is None else os.fspath(config)
+    set_default_registry(None)
+
+
+def _discovered(registry: Registry) -> Registry:
+    load_plugins(registry, selection=plugin_selection(_config_override))
+    return registry
+
+
+_default: Registry | None = None
+_default_lock = threading.Lock()
+
+
+def default_registry() -> Registry:
+    """The process-wide registry, with installed plugins discovered on first use."""
+    global _default
+    if _default is None:
+        with _default_lock:
+            if _default is None:
+                _default = _discovered(Registry())
+    return _default
+
+
+def set_default_registry(registry: Registry | None) -> None:
+    """Replace the process-wide registry (``None`` rediscovers on next use)."""
+    global _default
+    with _default_lock:
+        _default = registry
+
+
+@contextmanager
+def use_registry(registry: Registry | None = None, *, plugins: bool = True) -> Iterator[Registry]:
+    """Use a fresh (or the given) registry for the duration of a ``with`` block.
+
+    With ``plugins=True`` a fresh registry discovers the installed plugins first.
+    """
+    global _default
+    if registry is None:
+        registry = _discovered(Registry()) if plugins else Registry()
+    with _default_lock:
+        previous = _default
+        _default = registry
+    try:
+        yield registry
+    finally:
+        with _default_lock:
+            _default = previous
+
+
+# ------------------------------------------------------- module-level client API
+def register_metric(
+    name: str, *, higher_is_better: bool, description: str = "", version: str = "1",
+    aliases: Sequence[str] = (), needs_judgments: bool = False,
+) -> Callable[[F], F]:
+    """Register a per-case metric ``fn(response, case) -> float`` in the default registry.
+
+    See :meth:`Registry.register_metric`.
+    """
+    return default_registry().register_metric(
+        name, higher_is_better=higher_is_better, description=description, version=version,
+        aliases=aliases, needs_judgments=needs_judgments,
+    )
+
+
+def register_aggregate(
+    name: str, *, higher_is_better: bool, description: str = "", version: str = "1"
+) -> Callable[[F], F]:
+    """Register a whole-run aggregate ``fn(rows) -> float`` in the default registry."""
+    return default_registry().register_aggregate(
+        name, higher_is_better=higher_is_better, description=description, version=version
+    )
+
+
+def register_loader(
+    name: str, *, kind: str = "goldens", suffixes: Sequence[str] = (), description: str = ""
+) -> Callable[[F], F]:
+    """Register a loader ``fn(path) -> object`` of ``kind`` in the default registry."""
+    return default_registry().register_loader(
+        name, kind=kind, suffixes=suffixes, description=description
+    )
+
+
+def polarity(name: str) -> bool:
+    """``higher_is_better`` of a registered metric or aggregate; raises if unknown."""
+    return default_registry().polarity(name)
+
+
+def registered() -> list[str]:
+    """The live list of metric, family and aggregate names."""
+    return default_registry().registered()
+
+
+def resolve(name: str) -> MetricSpec | AggregateSpec:
+    """The metric or aggregate ``name`` resolves to in the default registry."""
+    return default_registry().resolve(name)

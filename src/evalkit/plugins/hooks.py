@@ -1,0 +1,140 @@
+"""A plugin's hooks called and checked: what each hook may return, and the records it did.
+
+:func:`collect_records` registers a plugin object with a fresh :mod:`pluggy` manager,
+refuses a hook name evalkit does not define (``check_pending``) or an undecorated
+``evalkit_register_*`` function, calls every hook and checks each record
+(:func:`evalkit.core.specs.record_problem`). Nothing is registered here.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import traceback
+from collections.abc import Iterable, Mapping
+from typing import cast
+
+import pluggy
+
+from evalkit.core import hookspecs
+from evalkit.core.specs import (
+    SPEC_TYPES,
+    AggregateSpec,
+    AnySpec,
+    LoaderSpec,
+    MetricFamily,
+    MetricSpec,
+    ReporterSpec,
+    TargetSpec,
+    record_problem,
+)
+
+HOOKS: dict[str, tuple[type, ...]] = {
+    "evalkit_register_metrics": (MetricSpec, MetricFamily),
+    "evalkit_register_aggregates": (AggregateSpec,),
+    "evalkit_register_loaders": (LoaderSpec,),
+    "evalkit_register_targets": (TargetSpec,),
+    "evalkit_register_reporters": (ReporterSpec,),
+}
+
+
+
+
+class PluginError(Exception):
+    """A plugin object cannot be registered (raised by :func:`collect_records`)."""
+
+
+
+
+def new_plugin_manager() -> pluggy.PluginManager:
+    pm = pluggy.PluginManager(hookspecs.PROJECT)
+    pm.add_hookspecs(hookspecs)
+    return pm
+
+
+def short_error(exc: BaseException) -> str:
+    """One line for ``exc``: ``ValueError: ...``; a syntax error names its file and line
+    (``/proj/myplug.py:3: invalid syntax``), which its last line alone would lose."""
+    if isinstance(exc, SyntaxError) and exc.filename:
+        where = f"{exc.filename}:{exc.lineno}" if exc.lineno else exc.filename
+        return f"{where}: {exc.msg}"
+    if isinstance(exc, pluggy.PluginValidationError):
+        text = str(exc)
+        hook = re.search(r"unknown hook '(\w+)'", text)
+        if hook:  # a misspelt hook: name the plugin's function and the likely hook
+            maybe = difflib.get_close_matches(hook.group(1), list(HOOKS), n=1)
+            hint = f"; did you mean {maybe[0]}?" if maybe else f"; known hooks: {', '.join(HOOKS)}"
+            return f"{hook.group(1)} is not an evalkit hook{hint}"
+    else:
+        text = traceback.format_exception_only(type(exc), exc)[-1].strip()
+    # one line, whatever the message holds (the listing and the warnings are one line each)
+    text = text.replace(".__new__()", "()")  # MetricSpec.__new__() missing ... -> MetricSpec()
+    return " ".join(text.split())
+
+
+def collect_records(plugin: object, name: str = "plugin") -> dict[str, list[AnySpec]]:
+    """Call every hook ``plugin`` implements and return ``{hook name: records}``.
+
+    Nothing is registered. Raises :class:`PluginError` when the plugin implements a hook
+    evalkit does not define (``check_pending``), defines an ``evalkit_register_*``
+    function without ``@hookimpl``, or a hook raises or returns something other than a
+    list of the hook's records.
+    """
+    pm = new_plugin_manager()
+    try:
+        pm.register(plugin, name=name)
+        pm.check_pending()
+    except Exception as exc:
+        raise PluginError(short_error(exc)) from exc
+    for attr in dir(plugin):
+        if not attr.startswith("evalkit_register"):
+            continue
+        if callable(getattr(plugin, attr, None)) and pm.parse_hookimpl_opts(plugin, attr) is None:
+            if attr in HOOKS:
+                raise PluginError(f"{attr} is not decorated with @evalkit.hookimpl")
+            raise PluginError(
+                f"{attr} is not an evalkit hook; known hooks: {', '.join(HOOKS)}"
+            )
+    out: dict[str, list[AnySpec]] = {}
+    for hook_name, allowed in HOOKS.items():
+        impls = getattr(pm.hook, hook_name).get_hookimpls()
+        if not impls:
+            continue
+        records: list[AnySpec] = []
+        for impl in impls:
+            try:
+                result = impl.function()
+            except Exception as exc:
+                raise PluginError(f"{hook_name}: {short_error(exc)}") from exc
+            if result is None:
+                raise PluginError(
+                    f"{hook_name} returned None; return a list of records ([] to register "
+                    "nothing)")
+            # records are named tuples: a bare record is iterable but is not a list of them
+            if (isinstance(result, (str, bytes, Mapping, *SPEC_TYPES))
+                    or not isinstance(result, Iterable)):
+                raise PluginError(
+                    f"{hook_name} returned {type(result).__name__}; expected a list of "
+                    + " or ".join(t.__name__ for t in allowed)
+                )
+            for rec in result:
+                if not isinstance(rec, allowed):
+                    raise PluginError(
+                        f"{hook_name} returned {type(rec).__name__}; expected "
+                        + " or ".join(t.__name__ for t in allowed)
+                    )
+                problem = record_problem(rec)
+                if problem is not None:
+                    raise PluginError(f"{hook_name}: {problem}")
+                if (
+                    isinstance(rec, MetricSpec | MetricFamily | AggregateSpec)
+                    and getattr(rec, "kind", "metric") == "metric"
+                    and not isinstance(rec.higher_is_better, bool)
+                ):
+                    raise PluginError(
+                        f"{hook_name}: {rec.name!r} declares no polarity "
+                        f"(higher_is_better={rec.higher_is_better!r}); set True or False"
+                    )
+                records.append(cast(AnySpec, rec))
+        out[hook_name] = records
+    return out

@@ -1,0 +1,178 @@
+"""What ``evalkit plugins list`` shows: every plugin and every name it registered.
+
+:func:`plugin_report` discovers the plugins into a fresh registry (a broken or missing
+plugin is listed as failed, never raised) and describes each registry entry
+(:class:`NameInfo`); the text layout is :mod:`evalkit.report.plugin_listing`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+from collections.abc import Iterable, Mapping
+from importlib import metadata
+from typing import Any, NamedTuple
+
+from evalkit.core.pyproject_config import (
+    ToolConfig,
+    plugin_selection,
+)
+from evalkit.core.registry import Conflict, Provider, Registry
+from evalkit.core.specs import (
+    AggregateSpec,
+    AnySpec,
+    LoaderSpec,
+    MetricFamily,
+    MetricSpec,
+    TargetSpec,
+)
+from evalkit.plugins.discovery import location_of
+from evalkit.plugins.info import KERNEL_DISTRIBUTION, PluginInfo
+from evalkit.plugins.loading import load_plugins
+
+
+# ---------------------------------------------------------------------- the listing
+class NameInfo(NamedTuple):
+    """One registered name, as listed by ``evalkit plugins list``.
+
+    ``kind`` is ``metric``, ``count``, ``aggregate``, ``loader`` (with ``loader_kind``),
+    ``target`` or ``reporter``; a ``name@k`` family is one entry named ``name@k``.
+    ``polarity`` is ``"higher"``, ``"lower"``, ``"undeclared"`` or ``None`` (not a metric).
+    """
+
+    name: str
+    kind: str
+    polarity: str | None
+    provider: str
+    distribution: str | None
+    version: str | None
+    definition_version: str | None
+    description: str = ""
+    aliases: tuple[str, ...] = ()
+    loader_kind: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name, "kind": self.kind, "loader_kind": self.loader_kind,
+            "polarity": self.polarity, "provider": self.provider,
+            "distribution": self.distribution, "version": self.version,
+            "definition_version": self.definition_version, "description": self.description,
+            "aliases": list(self.aliases),
+        }
+
+
+def _polarity(value: bool | None) -> str:
+    if value is None:
+        return "undeclared"
+    return "higher" if value else "lower"
+
+
+def describe_entry(namespace: str, key: str, spec: AnySpec, provider: Provider) -> NameInfo:
+    """The listing row of one registry entry."""
+    common: dict[str, Any] = {
+        "provider": str(provider), "distribution": provider.distribution,
+        "version": provider.version, "description": getattr(spec, "description", ""),
+        "aliases": tuple(getattr(spec, "aliases", ())),
+    }
+    if isinstance(spec, MetricFamily | MetricSpec):
+        # counts (num_rel, ...) are reported, never compared or gated: no polarity shown
+        polarity = None if spec.kind == "count" else _polarity(spec.higher_is_better)
+        aliases = tuple(getattr(spec, "aliases", ()))
+        if isinstance(spec, MetricFamily):
+            common["aliases"] = tuple(f"{a}@k" for a in aliases)
+        return NameInfo(key, spec.kind, polarity,
+                        definition_version=spec.version, **common)
+    if isinstance(spec, AggregateSpec):
+        return NameInfo(key, "aggregate", _polarity(spec.higher_is_better),
+                        definition_version=spec.version, **common)
+    if isinstance(spec, LoaderSpec):
+        return NameInfo(key, "loader", None, definition_version=None,
+                        loader_kind=spec.kind, **common)
+    kind = "target" if isinstance(spec, TargetSpec) else "reporter"
+    return NameInfo(key, kind, None, definition_version=None, **common)
+
+
+_KIND_ORDER = ("metric", "count", "aggregate", "loader", "target", "reporter")
+
+
+def _listing_order(n: NameInfo) -> tuple[Any, ...]:
+    """Kinds in a fixed order, then names with their numbers compared as numbers."""
+    kind = _KIND_ORDER.index(n.kind) if n.kind in _KIND_ORDER else len(_KIND_ORDER)
+    parts = tuple((0, int(p), "") if p.isdigit() else (1, 0, p.lower())
+                  for p in re.split(r"(\d+)", n.name) if p)
+    return kind, n.loader_kind or "", parts
+
+
+class PluginReport(NamedTuple):
+    """Everything ``evalkit plugins list`` shows."""
+
+    config: ToolConfig
+    selection: str
+    plugins: list[PluginInfo]
+    names: list[NameInfo]
+    conflicts: list[Conflict]
+    entry_point_conflicts: list[str]
+
+    @property
+    def failed(self) -> list[PluginInfo]:
+        return [p for p in self.plugins if p.status == "failed"]
+
+    @property
+    def ok(self) -> bool:
+        """No failed plugin and no conflict (what ``--check`` requires)."""
+        return not (self.failed or self.conflicts or self.entry_point_conflicts)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "config": str(self.config.path) if self.config.path else None,
+            "config_has_table": self.config.table is not None,
+            "selection": self.selection,
+            "plugins": [p.as_dict() for p in self.plugins],
+            "names": [n.as_dict() for n in self.names],
+            "conflicts": [
+                {
+                    "namespace": c.namespace, "name": c.name, "message": c.message(),
+                    "providers": [
+                        {"distribution": e.provider.distribution,
+                         "version": e.provider.version, "module": e.provider.module}
+                        for e in c.entries
+                    ],
+                }
+                for c in self.conflicts
+            ],
+            "entry_point_conflicts": list(self.entry_point_conflicts),
+            "ok": self.ok,
+        }
+
+
+def plugin_report(
+    config: str | os.PathLike[str] | None = None,
+    *,
+    environ: Mapping[str, str] | None = None,
+    entry_points: Iterable[metadata.EntryPoint] | None = None,
+) -> PluginReport:
+    """Discover plugins into a fresh registry and describe them (never raises for a
+    broken or missing plugin: those are listed as failed).
+
+    Raises:
+        evalkit.core.pyproject_config.ConfigError: the config file is missing or malformed.
+    """
+    selection = plugin_selection(config, environ=environ)
+    registry = Registry()
+    load_plugins(registry, selection=selection, entry_points=entry_points, strict=False,
+                 warn=False)
+    for info in registry.plugins:
+        if info.origin == "kernel" and info.location is None:
+            with contextlib.suppress(metadata.PackageNotFoundError):
+                kernel = metadata.distribution(KERNEL_DISTRIBUTION)
+                info.location, info.editable = location_of(kernel)
+    names = sorted(
+        (describe_entry(ns, key, e.spec, e.provider) for ns, key, e in registry.entries()),
+        key=_listing_order,
+    )
+    return PluginReport(
+        config=selection.config, selection=selection.source, plugins=list(registry.plugins),
+        names=names, conflicts=registry.conflicts(),
+        entry_point_conflicts=list(registry.entry_point_conflicts),
+    )

@@ -1,0 +1,253 @@
+"""Plugin discovery through the ``evalkit.plugins`` entry-point group.
+
+Discovery runs in two phases. First only distribution metadata is read: every entry
+point of the group, its distribution, version and location, and which ones the
+``[tool.evalkit]`` selection enables (:mod:`evalkit.core.pyproject_config`). Then each
+enabled plugin is imported on its own: one that fails to import (or whose hooks fail, or
+that implements a hook name evalkit does not define) is recorded as failed with its
+distribution, version and error, and the others still load. The kernel's own built-ins
+(:mod:`evalkit.builtins`) and the project's ``local_plugins`` register through the same
+hooks and the same conflict rules.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import warnings
+from collections.abc import Callable, Iterable
+from importlib import metadata
+from typing import Any
+
+from evalkit._version import __version__
+from evalkit.core.pyproject_config import (
+    PluginSelection,
+    plugin_selection,
+)
+from evalkit.core.registry import Provider, Registry, RegistryError
+from evalkit.core.specs import (
+    MetricFamily,
+)
+from evalkit.plugins.discovery import (
+    ENTRY_POINT_GROUP,
+    Candidate,
+    PluginSelectionError,
+    discover,
+    selection_problems,
+)
+from evalkit.plugins.hooks import PluginError, collect_records, short_error
+from evalkit.plugins.info import KERNEL_DISTRIBUTION, PluginInfo, origin_of
+
+
+class PluginLoadWarning(UserWarning):
+    """A plugin failed to load (import, hooks or records); evalkit carries on without it.
+
+    :func:`load_plugins` issues one per failed plugin, naming it and the error; the command
+    line prints each as one ``warning:`` line on stderr.
+    """
+
+
+
+
+def register_plugin_object(
+    registry: Registry,
+    plugin: object,
+    provider: Provider,
+    *,
+    name: str | None = None,
+    from_plugin: bool = True,
+    info: PluginInfo | None = None,
+) -> PluginInfo:
+    """Register one plugin object (module or instance) into ``registry``.
+
+    All of the plugin's hooks are called and checked first; if any fails, the plugin is
+    recorded as failed and none of its records is registered. Records are then added
+    with ``provider``; with ``from_plugin`` a name someone else provides is blocked
+    (a conflict), otherwise :class:`~evalkit.core.registry.RegistryError` is raised.
+
+    Returns:
+        The :class:`PluginInfo`, also appended to ``registry.plugins``.
+    """
+    if info is None:
+        info = PluginInfo(
+            name=name or provider.plugin or provider.module,
+            distribution=provider.distribution,
+            version=provider.version,
+            module=provider.module,
+            origin=origin_of(provider.distribution),
+        )
+    registry.plugins.append(info)
+    try:
+        collected = collect_records(plugin, info.name)
+    except PluginError as exc:
+        info.status = "failed"
+        info.error = str(exc)
+        return info
+    info.hooks = list(collected)
+    for records in collected.values():
+        for rec in records:
+            try:
+                registry.add(rec, provider, from_plugin=from_plugin)
+            except RegistryError as exc:
+                info.status = "failed"
+                info.error = str(exc)
+                if not from_plugin:
+                    raise
+                continue
+            info.names.append(f"{rec.name}@k" if isinstance(rec, MetricFamily) else rec.name)
+    return info
+
+
+
+
+# -------------------------------------------------------------------- loading
+#: The kernel's own plugin. It registers loaders, aggregates and reporters from the floors
+#: above this one, so it is imported by name, as an entry point is, never by an import.
+KERNEL_PLUGIN = "evalkit.builtins"
+
+
+def load_builtins(registry: Registry) -> PluginInfo:
+    """Register the kernel's built-in plugin (:mod:`evalkit.builtins`)."""
+    builtins = importlib.import_module(KERNEL_PLUGIN)
+    provider = Provider(module=builtins.__name__, distribution=KERNEL_DISTRIBUTION,
+                        version=__version__, plugin="builtins")
+    return register_plugin_object(registry, builtins, provider, name="builtins")
+
+
+
+
+def load_plugins(
+    registry: Registry,
+    *,
+    enabled: Callable[[str | None, str], bool] | None = None,
+    entry_points: Iterable[metadata.EntryPoint] | None = None,
+    selection: PluginSelection | None = None,
+    strict: bool = True,
+    warn: bool = True,
+) -> list[PluginInfo]:
+    """Discover and register the kernel built-ins, the enabled plugins and local plugins.
+
+    Args:
+        registry: the registry to fill.
+        enabled: an extra filter ``(distribution, entry_point_name) -> bool`` applied
+            *before* import; a plugin it rejects is listed as disabled.
+        entry_points: override discovery (tests).
+        selection: which plugins to load; by default read from ``[tool.evalkit]`` and
+            ``EVALKIT_PLUGINS`` (see :func:`evalkit.core.pyproject_config.plugin_selection`).
+        strict: raise on a listed plugin that is missing or at the wrong version;
+            otherwise record it as a failed plugin (the listing does this).
+        warn: issue a :class:`PluginLoadWarning` per failed plugin (the listing, which
+            shows them, passes False).
+
+    Returns:
+        One :class:`PluginInfo` per plugin, also kept on ``registry.plugins``.
+
+    Raises:
+        PluginSelectionError: with ``strict``, a listed plugin is missing or at a version
+            its specifiers refuse. Nothing has been imported or registered.
+        evalkit.core.pyproject_config.ConfigError: a malformed ``[tool.evalkit]`` table.
+    """
+    if selection is None:
+        selection = plugin_selection()
+    candidates = discover(entry_points)
+    problems = selection_problems(selection, candidates)
+    if problems and strict:
+        raise PluginSelectionError("; ".join(msg for _, msg in problems))
+
+    load_builtins(registry)
+    plan: list[tuple[Candidate, bool]] = []
+    for cand in candidates:
+        req = selection.requirement_for(cand.distribution)
+        if req is not None and not req.accepts(cand.version):
+            continue  # listed among the selection problems
+        on = selection.allows(cand.distribution) and (
+            enabled is None or enabled(cand.distribution, cand.name)
+        )
+        plan.append((cand, on))
+    _note_entry_point_conflicts(registry, [c for c, on in plan if on])
+
+    for cand, on in plan:
+        if not on:
+            registry.plugins.append(cand.info(status="disabled", enabled=False))
+            continue
+        info = cand.info()
+        try:
+            plugin = cand.entry_point.load()
+        except Exception as exc:  # one broken plugin must not break the others
+            info.status, info.error = "failed", short_error(exc)
+            registry.plugins.append(info)
+            continue
+        provider = Provider(module=cand.value, distribution=cand.distribution,
+                            version=cand.version, plugin=cand.name)
+        register_plugin_object(registry, plugin, provider, info=info)
+    registry.plugins.extend(info for info, _ in problems)
+    _load_local_plugins(registry, selection)
+    if warn:
+        for info in registry.plugins:
+            if info.status == "failed":
+                # stacklevel 1: the warning is issued by this module, which is how the
+                # command line recognises it without importing this module (and pluggy)
+                warnings.warn(failure_message(info), PluginLoadWarning, stacklevel=1)
+    return list(registry.plugins)
+
+
+def failure_message(info: PluginInfo) -> str:
+    """One line saying which plugin failed and why (the text of its warning)."""
+    if info.origin == "local":
+        who = f"local plugin module {info.module!r}"
+    else:
+        version = f" {info.version}" if info.version else ""
+        who = f"plugin {info.name!r} ({info.distribution or info.module}{version})"
+    return (f"{who} failed to load: {info.error}; commands run without it "
+            "(see `evalkit plugins list`)")
+
+
+def _note_entry_point_conflicts(registry: Registry, enabled: list[Candidate]) -> None:
+    by_name: dict[str, list[Candidate]] = {}
+    for cand in enabled:
+        by_name.setdefault(cand.name, []).append(cand)
+    for ep_name, cands in by_name.items():
+        if len({c.distribution for c in cands}) > 1:
+            who = " and ".join(f"{c.distribution} {c.version}" for c in cands)
+            registry.entry_point_conflicts.append(
+                f"entry point {ep_name!r} of group {ENTRY_POINT_GROUP!r} is declared by {who}"
+            )
+
+
+def _load_local_plugins(registry: Registry, selection: PluginSelection) -> None:
+    path = selection.config.path
+    listed = (selection.config.table or {}).get("local_plugins") or []
+    for module_name in listed:  # listed in the table, left out by EVALKIT_PLUGINS
+        if isinstance(module_name, str) and module_name not in selection.local_plugins:
+            registry.plugins.append(PluginInfo(
+                module_name, None, None, module_name, status="disabled", origin="local",
+                enabled=False, location=str(path.parent) if path else None))
+    if not selection.local_plugins:
+        return
+    if path is not None and str(path.parent) not in sys.path:
+        sys.path.insert(0, str(path.parent))
+    for module_name in selection.local_plugins:
+        info = PluginInfo(module_name, None, None, module_name, origin="local",
+                          location=str(path.parent) if path else None)
+        try:
+            module = importlib.import_module(module_name)
+        except Exception as exc:
+            info.status, info.error = "failed", short_error(exc)
+            registry.plugins.append(info)
+            continue
+        info.location = getattr(module, "__file__", None) or info.location
+        provider = Provider(module=module_name, plugin=module_name)
+        register_plugin_object(registry, module, provider, info=info)
+
+
+def import_optional(module: str, distribution: str, what: str) -> Any:
+    """Import ``module`` from an optional plugin, or raise ImportError saying what to install."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        raise ImportError(
+            f"{what} is provided by the {distribution!r} plugin, which is not installed "
+            f"({exc}). It ships in the paired-evalkit repository: from a clone, run "
+            f"`pip install -e plugins/{distribution}` (or `pip install -r requirements.txt` "
+            "for every in-repo plugin)"
+        ) from exc
