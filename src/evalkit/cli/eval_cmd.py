@@ -401,7 +401,7 @@ def command(
         saved = result.save(save)
         note(f"saved run artifact {saved}")
     if fmt_out is OutputFormat.json:
-        from evalkit.report.formatting import json_ready
+        from evalkit.stats.numeric import json_ready
 
         typer.echo(json.dumps(json_ready(as_json(result, metrics, per_query, run, counts)),
                               indent=2, allow_nan=False))

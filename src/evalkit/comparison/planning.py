@@ -85,7 +85,7 @@ class PowerPlan:
 
     def to_json(self) -> dict[str, Any]:
         """The document ``evalkit power --json`` prints (non-finite numbers as None)."""
-        from evalkit.report.formatting import json_ready
+        from evalkit.stats.numeric import json_ready
 
         doc = {"alpha": self.alpha, "power": self.power, "alternative": self.alternative,
                "test": "t-test", "pilot": self.pilot, "seed": self.seed,

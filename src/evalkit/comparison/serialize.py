@@ -57,7 +57,7 @@ def _row(c: MetricComparison) -> dict[str, Any]:
 
 def to_json(c: Comparison) -> dict[str, Any]:
     """``c`` as the JSON-ready document (see the module docstring)."""
-    from evalkit.report.formatting import json_ready
+    from evalkit.stats.numeric import json_ready
 
     s = c.settings
     doc: dict[str, Any] = {

@@ -11,8 +11,9 @@
   1e-3, so that a small effect is never shown as ``0.0000``.
 * :func:`interval` writes a confidence interval, ``[+0.0434, +0.0747]``, its open ends as
   ``-inf``/``+inf``.
-* :func:`json_ready` turns NaN and infinities into ``null`` for JSON output, which has no
-  token for them (Python would write a bare ``NaN`` that JSON parsers refuse).
+* :func:`~evalkit.stats.numeric.json_ready` (re-exported here) turns NaN and infinities
+  into ``null`` for JSON output, which has no token for them (Python would write a bare
+  ``NaN`` that JSON parsers refuse).
 * :data:`METHOD_LABELS`, :data:`CI_LABELS` and :data:`CORRECTION_LABELS` are the names of
   the tests, intervals and corrections of :mod:`evalkit.stats` as reports print them.
 
@@ -22,7 +23,8 @@ The statistics are imported only when a p-value is formatted.
 from __future__ import annotations
 
 import math
-from typing import Any
+
+from evalkit.stats.numeric import json_ready as json_ready
 
 
 def p_phrase(p: float, n_resamples: int | None = None) -> str:
@@ -102,14 +104,3 @@ CI_LABELS: dict[str, str] = {
 
 __all__ = ["CI_LABELS", "CORRECTION_LABELS", "METHOD_LABELS", "figure", "interval",
            "json_ready", "p_cell", "p_phrase", "signed"]
-
-
-def json_ready(value: Any) -> Any:
-    """``value`` (nested dicts, lists, tuples) with every non-finite float as ``None``."""
-    if isinstance(value, dict):
-        return {k: json_ready(x) for k, x in value.items()}
-    if isinstance(value, list | tuple):
-        return [json_ready(x) for x in value]
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    return value

@@ -18,13 +18,13 @@ Submodules are imported on first use, so ``import evalkit.stats`` stays cheap.
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING, Any
 
-from evalkit.stats.bootstrap import BootstrapResult as BootstrapResult
-from evalkit.stats.bootstrap import paired_bootstrap as paired_bootstrap
+from evalkit._lazy import lazy_exports
 
 _LAZY: dict[str, str] = {
+    "paired_bootstrap": "evalkit.stats.bootstrap",
+    "BootstrapResult": "evalkit.stats.bootstrap",
     "paired_test": "evalkit.stats.paired",
     "DEFAULT_METHOD": "evalkit.stats.paired",
     "PairedTestResult": "evalkit.stats.results",
@@ -51,7 +51,9 @@ _LAZY: dict[str, str] = {
     "GENERATOR_NAME": "evalkit.stats._rng",
 }
 
-__all__ = sorted(["BootstrapResult", "paired_bootstrap", *_LAZY])
+__all__ = sorted(_LAZY)
+# numpy loads with the first test, not with the exact sums or the formatting of a p-value
+_lazy_getattr, __dir__ = lazy_exports(__name__, _LAZY)
 
 
 def __getattr__(name: str) -> Any:
@@ -67,16 +69,14 @@ def __getattr__(name: str) -> Any:
         from evalkit.stats.family import PairedTestFamily
 
         return PairedTestFamily
-    if name in _LAZY:
-        value = getattr(importlib.import_module(_LAZY[name]), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'evalkit.stats' has no attribute {name!r}")
+    return _lazy_getattr(name)
 
 
 if TYPE_CHECKING:
     from evalkit.stats._rng import GENERATOR_NAME as GENERATOR_NAME
     from evalkit.stats.aggregate import aggregate_bootstrap as aggregate_bootstrap
+    from evalkit.stats.bootstrap import BootstrapResult as BootstrapResult
+    from evalkit.stats.bootstrap import paired_bootstrap as paired_bootstrap
     from evalkit.stats.effects import effect_sizes as effect_sizes
     from evalkit.stats.engine import CI_METHODS as CI_METHODS
     from evalkit.stats.engine import CI_OF_METHOD as CI_OF_METHOD

@@ -1,4 +1,5 @@
-"""Sums and means that stay exact at every magnitude a float64 can hold.
+"""Floats at their edges: sums and means exact at every magnitude a float64 can hold, and
+non-finite values made ready for JSON (:func:`json_ready`).
 
 ``math.fsum`` is correctly rounded but raises ``OverflowError`` when a partial sum leaves
 the float range (``fsum([1e308, 1e308])``), and squares of differences above 1e154
@@ -13,8 +14,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Any
 
-__all__ = ["exact_mean", "pow2_above", "pow2_scale"]
+__all__ = ["exact_mean", "json_ready", "pow2_above", "pow2_scale"]
 
 
 def pow2_above(top: float) -> float:
@@ -48,3 +50,15 @@ def exact_mean(values: Sequence[float]) -> float:
         raise ValueError("the mean of no values is undefined")
     s = pow2_scale(values)
     return math.fsum(v / s for v in values) / n * s
+
+
+def json_ready(value: Any) -> Any:
+    """``value`` (nested dicts, lists, tuples) with every non-finite float as ``None``: JSON
+    has no token for NaN or infinity (Python would write a bare ``NaN`` that parsers refuse)."""
+    if isinstance(value, dict):
+        return {k: json_ready(x) for k, x in value.items()}
+    if isinstance(value, list | tuple):
+        return [json_ready(x) for x in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value

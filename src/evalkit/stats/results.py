@@ -11,7 +11,7 @@ import math
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from evalkit.report.formatting import json_ready
+from evalkit.stats.numeric import json_ready
 
 if TYPE_CHECKING:
     from evalkit.stats.histogram import Histogram
