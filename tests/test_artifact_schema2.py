@@ -208,7 +208,8 @@ def test_shutil_copy_keeps_a_finished_file_verifiable(tmp_path: Path) -> None:
 
 
 def test_promote_refuses_a_failed_metric_and_an_incomplete_run(tmp_path: Path) -> None:
-    from evalkit.gate.baseline import BaselineError, promote
+    from evalkit.gate.baseline import promote
+    from evalkit.gate.fingerprint import BaselineError
 
     rows = [CaseResult("a", TargetResponse(), {"recall@1": 1.0},
                        metric_errors={"judge": "judge call failed: 529"}),
@@ -226,7 +227,7 @@ def test_promote_refuses_a_failed_metric_and_an_incomplete_run(tmp_path: Path) -
 def test_every_reporter_says_why_an_incomplete_gate_judged_nothing(tmp_path: Path) -> None:
     from evalkit.gate import evaluate_gate
     from evalkit.gate.checks import CheckSpec
-    from evalkit.report import write_reports
+    from evalkit.report.writing import write_reports
 
     lines = small_run().save(tmp_path / "r.jsonl").read_bytes().splitlines(keepends=True)
     (tmp_path / "cut.jsonl").write_bytes(b"".join(lines[:3]))
@@ -244,7 +245,8 @@ def test_every_reporter_says_why_an_incomplete_gate_judged_nothing(tmp_path: Pat
 def test_rescoring_an_altered_file_keeps_it_incomplete(tmp_path: Path) -> None:
     from evalkit.data.cases import GoldenCase
     from evalkit.data.targets import CallableTarget
-    from evalkit.execute.target_runner import evaluate, rescore
+    from evalkit.execute.rescore import rescore
+    from evalkit.execute.target_runner import evaluate
 
     cases = [GoldenCase(c, "q", expected=[c]) for c in ("a", "b")]
     art = tmp_path / "run.jsonl"

@@ -291,7 +291,7 @@ def test_the_adjusted_p_column_names_the_correction(runs: Runs) -> None:
 
 def test_a_report_of_stats_results_names_their_correction(runs: Runs) -> None:
     from evalkit.data.results import RunResult
-    from evalkit.report import report_from_comparison
+    from evalkit.report.comparison_rows import report_from_comparison
     from evalkit.report.markdown import render_markdown
     from evalkit.stats import compare_runs
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-import evalkit.gate.evaluate as gate_mod
+import evalkit.gate.baseline_checks as gate_mod
 from evalkit.core.registry import Registry
 from evalkit.data.results import QueryResult, RunResult
 from evalkit.data.rows import CaseResult

@@ -15,14 +15,9 @@ from evalkit.data.results import QueryResult, RunResult
 from evalkit.data.rows import CaseResult
 from evalkit.data.targets import TargetResponse
 from evalkit.gate import evaluate_gate
-from evalkit.gate.baseline import (
-    BaselineError,
-    fingerprint,
-    fingerprint_differences,
-    load_baseline,
-    promote,
-)
+from evalkit.gate.baseline import load_baseline, promote
 from evalkit.gate.checks import CheckSpec
+from evalkit.gate.fingerprint import BaselineError, fingerprint, fingerprint_differences
 from evalkit.plugins.default import use_registry
 
 B = 999

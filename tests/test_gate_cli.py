@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from evalkit.core.registry import Provider, Registry
 from evalkit.data.results import QueryResult, RunResult
 from evalkit.plugins.default import use_registry
-from evalkit.report import builtin_reporters
+from evalkit.report.builtin import builtin_reporters
 
 runner = CliRunner()
 

@@ -15,16 +15,13 @@ from evalkit.data.results import QueryResult, RunResult
 from evalkit.gate import evaluate_gate
 from evalkit.gate.checks import CheckSpec
 from evalkit.plugins.default import use_registry
-from evalkit.report import (
-    ReportTargetError,
-    builtin_reporters,
-    parse_report_target,
-    report_from_comparison,
-)
+from evalkit.report.builtin import builtin_reporters
+from evalkit.report.comparison_rows import report_from_comparison
 from evalkit.report.console import render_console
 from evalkit.report.json_report import render_json
 from evalkit.report.junit import render_junit
 from evalkit.report.markdown import render_markdown
+from evalkit.report.writing import ReportTargetError, parse_report_target
 
 
 def _never(response: Any, case: Any) -> float:

@@ -16,8 +16,9 @@ from typer.testing import CliRunner
 from evalkit.cli.app import app
 from evalkit.data.cases import GoldenCase
 from evalkit.data.targets import CallableTarget, TargetResponse
+from evalkit.execute.rescore import rescore
 from evalkit.execute.scoring import UnjudgedCasesError, resolve_metrics
-from evalkit.execute.target_runner import evaluate, rescore
+from evalkit.execute.target_runner import evaluate
 from evalkit.plugins.default import use_registry
 
 EVALKIT = [sys.executable, "-c", "from evalkit.cli import main; main()"]

@@ -17,7 +17,8 @@ from evalkit.data.goldens import GoldenSet
 from evalkit.data.results import ArtifactError, RunResult
 from evalkit.data.rows import CaseResult
 from evalkit.data.targets import CallableTarget, TargetResponse
-from evalkit.execute.target_runner import ResumeError, evaluate, rescore
+from evalkit.execute.rescore import rescore
+from evalkit.execute.target_runner import ResumeError, evaluate
 from evalkit.plugins.default import use_registry
 
 RANKING = {"q1": ["d1", "x", "d2"], "q2": ["y", "d3"], "q3": ["z"], "q4": ["d4"]}

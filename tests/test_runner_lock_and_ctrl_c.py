@@ -22,7 +22,8 @@ from evalkit.data.cases import GoldenCase
 from evalkit.data.goldens import GoldenSet
 from evalkit.data.targets import CallableTarget
 from evalkit.execute.executor import default_grace_s
-from evalkit.execute.target_runner import evaluate, rescore
+from evalkit.execute.rescore import rescore
+from evalkit.execute.target_runner import evaluate
 from evalkit.io.runlock import ArtifactBusyError, lock_path
 
 EVALKIT = [sys.executable, "-c", "from evalkit.cli import main; main()"]

@@ -28,7 +28,7 @@ from evalkit import evaluate_gate, evaluate_run, load_checks
 from evalkit.data.results import RunResult
 from evalkit.gate import GateReport
 from evalkit.gate.baseline import load_baseline, promote
-from evalkit.report import write_reports
+from evalkit.report.writing import write_reports
 
 HERE = Path(__file__).resolve().parent
 VASWANI = HERE.parent / "vaswani"

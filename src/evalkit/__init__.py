@@ -37,7 +37,7 @@ _EXPORTS: dict[str, str] = {
     "load_goldens": "evalkit.data.goldens",
     "load_topics": "evalkit.data.topics",
     "CaseResult": "evalkit.data.rows",
-    "rescore": "evalkit.execute.target_runner",
+    "rescore": "evalkit.execute.rescore",
     "evaluate": "evalkit.execute.target_runner",
     "RankedRun": "evalkit.execute.ranking",
     "compare": "evalkit.comparison",
@@ -58,12 +58,7 @@ _EXPORTS: dict[str, str] = {
     "GateReport": "evalkit.gate",
 }
 
-# Provided by optional plugin distributions: (module, distribution).
-_PLUGIN_EXPORTS: dict[str, tuple[str, str]] = {
-    "HttpTarget": ("evalkit_http", "evalkit-http"),
-}
-
-__all__ = sorted([*_EXPORTS, *_PLUGIN_EXPORTS, "__version__"])
+__all__ = sorted([*_EXPORTS, "HttpTarget", "__version__"])
 
 
 def __getattr__(name: str) -> Any:
@@ -71,11 +66,14 @@ def __getattr__(name: str) -> Any:
         value = getattr(importlib.import_module(_EXPORTS[name]), name)
         globals()[name] = value
         return value
-    if name in _PLUGIN_EXPORTS:
-        from evalkit.plugins.loading import import_optional
+    if name == "HttpTarget":  # a facade: the HTTP target is the evalkit-http plugin's
+        try:
+            from evalkit_http import HttpTarget
+        except ImportError as exc:
+            from evalkit.plugins.loading import missing_plugin
 
-        module, dist = _PLUGIN_EXPORTS[name]
-        return getattr(import_optional(module, dist, name), name)
+            raise missing_plugin("evalkit-http", name, exc) from exc
+        return HttpTarget
     raise AttributeError(f"module 'evalkit' has no attribute {name!r}")
 
 
@@ -108,10 +106,10 @@ if TYPE_CHECKING:
     from evalkit.data.topics import load_topics as load_topics
     from evalkit.execute.precomputed import evaluate_run as evaluate_run
     from evalkit.execute.ranking import RankedRun as RankedRun
+    from evalkit.execute.rescore import rescore as rescore
     from evalkit.execute.run_retriever import METRICS as METRICS
     from evalkit.execute.run_retriever import run as run
     from evalkit.execute.target_runner import evaluate as evaluate
-    from evalkit.execute.target_runner import rescore as rescore
     from evalkit.gate import GateReport as GateReport
     from evalkit.gate import evaluate_gate as evaluate_gate
     from evalkit.gate.checks import CheckError as CheckError

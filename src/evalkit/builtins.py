@@ -78,6 +78,6 @@ def evalkit_register_targets() -> list[TargetSpec]:
 
 @hookimpl
 def evalkit_register_reporters() -> list[ReporterSpec]:
-    from evalkit.report import builtin_reporters
+    from evalkit.report.builtin import builtin_reporters
 
     return builtin_reporters()

@@ -10,7 +10,7 @@ from evalkit.core.registry import RegistryError
 from evalkit.core.specs import ReporterSpec
 from evalkit.data.rows import CaseResult
 from evalkit.plugins.default import default_registry
-from evalkit.report import Report, ReportRow
+from evalkit.report.model import Report, ReportRow
 from evalkit.testing import ConformanceCheck, conformance_checks, registered_plugin
 
 

@@ -20,7 +20,8 @@ from evalkit.data.cases import GoldenCase
 from evalkit.data.goldens import GoldenSet
 from evalkit.data.results import ArtifactError, RunResult
 from evalkit.data.rows import DEFAULT_MAX_RAW_BYTES
-from evalkit.execute.target_runner import evaluate, rescore
+from evalkit.execute.rescore import rescore
+from evalkit.execute.target_runner import evaluate
 from evalkit.plugins.default import use_registry
 
 SMALL = {"ranked_ids": ["d1"], "cost_usd": 0.5}

@@ -27,7 +27,7 @@ from evalkit.data.rows import CaseResult
 from evalkit.gate import evaluate_gate
 from evalkit.gate.checks import CheckSpec
 from evalkit.plugins.default import use_registry
-from evalkit.report import get_reporter, write_reports
+from evalkit.report.writing import get_reporter, write_reports
 
 
 def _never(response: Any, case: Any) -> float:
@@ -252,7 +252,7 @@ def test_a_missing_plugin_names_the_distribution(tmp_path: Path) -> None:
 
 
 def test_nan_free_json_for_reports_without_per_query_values() -> None:
-    from evalkit.report import report_from_comparison
+    from evalkit.report.comparison_rows import report_from_comparison
 
     report = report_from_comparison([{"metric": "ap", "candidate": "a", "baseline": "b",
                                       "diff": 0.1, "ci_low": 0.0, "ci_high": 0.2,

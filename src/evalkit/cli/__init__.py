@@ -1,4 +1,17 @@
-"""The ``evalkit`` command line (typer). Commands import heavy modules lazily."""
+"""The ``evalkit`` command line (typer): thin commands over the library.
+
+Holds the application and its table of commands (:mod:`.app`, :mod:`.group`), one module
+per command (``*_cmd``: parse the options, call one library function, hand the result to a
+reporter or print its lines), how a user error becomes one line and an exit code
+(:mod:`.errors`, :mod:`.usage`), and :func:`main`, the console script. No statistics,
+pairing, validation or formatting lives here: a command's checks and output are the
+library's.
+
+May import: io, stats, core, plugins, data, execute, report, comparison, gate. Facade:
+``evalkit run``'s spending options set the judge plugin's budget. A command module imports
+typer at module level and the library inside its function, so ``evalkit --help`` imports
+no command module, no numpy and no plugin.
+"""
 
 from __future__ import annotations
 

@@ -10,60 +10,24 @@ refusal is the library's. Only typer is imported at module level.
 from __future__ import annotations
 
 import json
-from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from evalkit.cli.eval_cmd import Missing, note, progress, split_metrics
-from evalkit.cli.inputs import check_report_targets, file_targets
+from evalkit.cli.output import note, progress
+from evalkit.comparison.options import (
+    DEFAULT_METHOD,
+    Alternative,
+    CIMethod,
+    Correction,
+    Method,
+)
+from evalkit.execute.run_files import Missing
+
+__all__ = ["DEFAULT_METHOD", "Alternative", "CIMethod", "Correction", "Method", "command"]
 
 
-class Method(StrEnum):
-    """The paired test (mirrors ``evalkit.stats.METHODS``; a test keeps them equal)."""
-
-    auto = "auto"
-    randomization = "randomization"
-    t_test = "t-test"
-    bootstrap_t = "bootstrap-t"
-    bootstrap = "bootstrap"
-
-
-class Correction(StrEnum):
-    """Multiple-comparison adjustment (mirrors ``evalkit.stats.multiple.CORRECTIONS``)."""
-
-    holm = "holm"
-    bh = "bh"
-    westfall_young = "westfall-young"
-    none = "none"
-
-
-class CIMethod(StrEnum):
-    """Interval method (mirrors ``evalkit.stats.CI_METHODS``)."""
-
-    percentile = "percentile"
-    bca = "bca"
-    bootstrap_t = "bootstrap-t"
-    inversion = "inversion"
-    t = "t"
-
-
-class Alternative(StrEnum):
-    """Which difference the test looks for."""
-
-    two_sided = "two-sided"
-    greater = "greater"
-    less = "less"
-
-
-#: The default test; equal to ``evalkit.stats.DEFAULT_METHOD`` (a test checks it), chosen
-#: by the stats calibration benchmark (docs/statistics.md). Kept literal so that
-#: ``evalkit --help`` does not import numpy.
-DEFAULT_METHOD = Method.auto
-
-
-# ----------------------------------------------------------------------- command
 def command(
     runs: Annotated[list[Path], typer.Argument(
         metavar="BASELINE CANDIDATE...",
@@ -162,6 +126,8 @@ def command(
     """
     from evalkit.comparison import compare
     from evalkit.comparison.options import check_request
+    from evalkit.execute.measure_args import measure_names
+    from evalkit.report.writing import check_report_targets, file_targets, write_reports
 
     ci_method = ci.value if ci is not None else None
     # the options first, then the report targets, then the work
@@ -172,7 +138,7 @@ def command(
                                      inputs=[*runs, qrels, topics])
     with progress(f"comparing {len(runs)} runs"):
         result = compare(
-            *runs, metrics=split_metrics(metric) or None, qrels=qrels, method=test.value,
+            *runs, metrics=measure_names(metric) or None, qrels=qrels, method=test.value,
             correction=correction.value, alpha=alpha, alternative=alternative.value,
             ci=ci_method, n_resamples=resamples, seed=seed,
             all_pairs=all_pairs, top=top, relevance_level=relevance_level,
@@ -181,8 +147,7 @@ def command(
         )
     for w in result.warnings:
         note(f"warning: {w}")
-    from evalkit.cli.errors import output_console
-    from evalkit.report import write_reports
+    from evalkit.cli.output import output_console
     from evalkit.report.compare_table import print_compare_table
 
     rendered = result.to_report()

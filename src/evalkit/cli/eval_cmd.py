@@ -1,30 +1,23 @@
 """``evalkit eval``: score one run against qrels and print means and per-query values.
 
-Reading a TREC run or a run artifact and metric-name resolution come from the library
-(:mod:`evalkit.execute.run_files`, :mod:`evalkit.data.metric_info`); the trec_eval layout of
-``--format trec`` comes from the retrieval plugin. Library imports that pull in numpy
-happen inside functions so that ``evalkit --help`` stays light.
+The command parses its options, reads the run (:func:`evalkit.execute.run_files.load_or_evaluate`:
+an artifact as saved, or a TREC run scored against the qrels) and prints it as
+:mod:`evalkit.report.run_scores` lays it out: a table, JSON, or trec_eval's layout. Library
+imports that pull in numpy happen inside the function, so ``evalkit --help`` stays light.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated
 
 import typer
 
 from evalkit.cli.errors import CliError
-from evalkit.cli.inputs import require_writable
-from evalkit.data.metric_info import COUNT_NAMES, canonical_metric, is_count
-from evalkit.execute.run_files import DEFAULT_METRICS, check_artifact, is_artifact, notes_of
-
-if TYPE_CHECKING:
-    from evalkit.data.results import RunResult
-    from evalkit.execute.measure_args import MeasureRequest
+from evalkit.cli.output import note, progress
+from evalkit.execute.run_files import Missing
 
 
 class OutputFormat(StrEnum):
@@ -35,270 +28,6 @@ class OutputFormat(StrEnum):
     trec = "trec"
 
 
-class Missing(StrEnum):
-    """What a judged query absent from the run counts as."""
-
-    zero = "zero"
-    skip = "skip"
-    refuse = "refuse"
-
-
-# ----------------------------------------------------------------------- helpers
-def split_metrics(values: Sequence[str] | None) -> list[str]:
-    """``-m a -m b,c`` -> ``["a", "b", "c"]`` (order kept, repeats dropped), with
-    trec_eval's nicknames and parameter lists expanded (:mod:`evalkit.execute.measure_args`).
-
-    Raises:
-        CliError: a ``-m`` value names no metric (``-m ""`` or ``-m ,``) or holds a bad
-            trec_eval parameter list.
-    """
-    return read_metrics(values).names
-
-
-def read_metrics(values: Sequence[str] | None) -> MeasureRequest:
-    """What ``-m`` values ask for (see :func:`evalkit.execute.measure_args.read_measure_args`).
-
-    Raises:
-        CliError: as :func:`split_metrics`.
-    """
-    from evalkit.core.metric_names import MetricNameError
-    from evalkit.execute.measure_args import read_measure_args
-
-    try:
-        return read_measure_args(values)
-    except MetricNameError as exc:
-        raise CliError(str(exc)) from None
-
-
-
-
-@contextmanager
-def progress(message: str) -> Iterator[None]:
-    """A spinner on stderr while long work runs (only when stderr is a terminal)."""
-    from rich.console import Console
-
-    console = Console(stderr=True)
-    if not console.is_terminal:
-        yield
-        return
-    with console.status(message):
-        yield
-
-
-def note(message: str) -> None:
-    """A remark for the reader on stderr (keeps stdout clean for machine formats)."""
-    typer.echo(message, err=True)
-
-
-def load_or_evaluate(path: Path, **options: Any) -> RunResult:
-    """:func:`evalkit.execute.run_files.load_or_evaluate`, with a spinner while it works."""
-    from evalkit.execute.run_files import load_or_evaluate as load
-
-    with progress(f"evaluating {path.name}"):
-        return load(path, **options)
-
-
-def count_names(result: RunResult) -> list[str]:
-    """Counts present on every row, in first-row order."""
-    if not result.per_query:
-        return []
-    first = list(getattr(result.per_query[0], "counts", {}) or {})
-    return [c for c in first
-            if all(c in (getattr(r, "counts", {}) or {}) for r in result.per_query)]
-
-
-def select_metrics(
-    result: RunResult, requested: Sequence[str], path: Path
-) -> tuple[list[str], list[str]]:
-    """The metrics and the counts to show: the requested ones (resolved), or every
-    metric the run has (and no count)."""
-    have = result.metric_names()
-    counts_have = count_names(result)
-    if not requested:
-        if not have:
-            raise CliError(
-                f"{path}: the run has no metric present on every row"
-                + (f" (it has the counts {', '.join(counts_have)}; name one with -m)"
-                   if counts_have else "")
-            )
-        return have, []
-    out: list[str] = []
-    counts: list[str] = []
-    for name in requested:
-        canon = canonical_metric(name)
-        if canon not in have and name in have:
-            canon = name
-        if canon in have:
-            if canon not in out:
-                out.append(canon)
-            continue
-        if is_count(canon) or canon in counts_have:
-            if canon not in counts_have:
-                raise CliError(
-                    f"{path}: {name!r} is a per-query count, and this run stores no "
-                    f"{canon} (it has: {', '.join(counts_have) or 'no counts'})"
-                )
-            if canon not in counts:
-                counts.append(canon)
-            continue
-        if canon in result.metric_failures():
-            result.mean(canon)  # MetricFailedError: names the run, the metric, the cases
-        known = have + counts_have
-        raise CliError(
-            f"{path}: no metric {name!r} in this run (it has: {', '.join(known) or 'none'})"
-        )
-    return out, counts
-
-
-def summary_line(result: RunResult) -> str:
-    """One sentence: queries evaluated, unjudged topics ignored, judged queries missing."""
-    n = notes_of(result)
-    parts = [f"{_count(len(result.per_query), 'query', 'queries')} evaluated"]
-    if n["unjudged_ignored"] is not None:
-        parts.append(f"{_count(n['unjudged_ignored'], 'run topic', 'run topics')} without "
-                     "judgments ignored")
-    if n["missing_count"] is not None:
-        how = "scored 0" if n["missing"] == "zero" else "skipped"
-        parts.append(f"{_count(n['missing_count'], 'judged query', 'judged queries')} "
-                     f"missing from the run ({how})")
-    return "; ".join(parts)
-
-
-def _count(n: int, one: str, many: str) -> str:
-    return f"{n} {one if n == 1 else many}"
-
-
-def fmt(value: float) -> str:
-    return f"{value:.4f}"
-
-
-# ----------------------------------------------------------------------- output
-def print_trec(result: RunResult, request: MeasureRequest, metrics: Sequence[str],
-               counts: Sequence[str], per_query: bool, qrels: Path | None) -> None:
-    """trec_eval's layout, from the retrieval plugin (:mod:`evalkit_retrieval.trec_output`)."""
-    from evalkit.plugins.loading import import_optional
-
-    trec = import_optional("evalkit_retrieval.trec_output", "evalkit-retrieval",
-                           "--format trec")
-    judgments = None
-    if qrels is not None:
-        from evalkit.execute.precomputed import load_qrels_input
-
-        judgments = load_qrels_input(qrels).judgments
-    wanted = list(metrics) + [c for c in counts if c not in metrics]
-    if request.header:  # evalkit's names: trec_eval's counts are printed, as it prints them
-        wanted = [c for c in COUNT_NAMES if c in count_names(result) and c not in wanted] + wanted
-    labels = {canonical_metric(k): v for k, v in request.labels.items()}
-    lines = trec.trec_lines(
-        result, wanted, per_query=per_query, labels=labels,
-        relstring_len=request.relstring, judgments=judgments,
-        complete=result.header.get("missing") == "zero", header=request.header,
-    )
-    typer.echo("\n".join(lines))
-
-
-def _count_cell(value: float) -> str:
-    return str(int(value)) if value.is_integer() else fmt(value)
-
-
-def _count_text(result: RunResult, name: str) -> str:
-    total = summary_value(result, name, count=True)
-    return str(int(total)) if summary_kind(name, count=True) == "sum" else fmt(total)
-
-
-def count_total(result: RunResult, name: str) -> int:
-    """A count summed over the queries (trec_eval's ``all`` line)."""
-    return sum(int(r.counts[name]) for r in result.per_query)
-
-
-def as_json(
-    result: RunResult, metrics: Sequence[str], per_query: bool, source: Path,
-    counts: Sequence[str] = (),
-) -> dict[str, Any]:
-    """The machine-readable form of an evaluation (``counts``: totals over queries)."""
-    header = result.header
-    out: dict[str, Any] = {
-        "run": result.name,
-        "source": str(source),
-        "metrics": list(metrics),
-        "means": {m: summary_value(result, m) for m in metrics},
-        "counts": {c: summary_value(result, c, count=True) for c in counts},
-        "num_queries": len(result.per_query),
-        **notes_of(result),
-        "relevance_level": header.get("relevance_level"),
-        "depth": header.get("depth"),
-        "qrels": header.get("qrels"),
-    }
-    if per_query:
-        out["per_query"] = [
-            {
-                "id": r.query_id,
-                "metrics": {m: float(r.metrics[m]) for m in metrics},
-                "counts": dict(getattr(r, "counts", {}) or {}),
-            }
-            for r in result.per_query
-        ]
-    return out
-
-
-def summary_value(result: RunResult, name: str, *, count: bool = False) -> float:
-    from evalkit.data import summaries
-
-    return summaries.summary_value(result, name, count=count)
-
-
-def summary_kind(name: str, *, count: bool) -> str:
-    from evalkit.data import summaries
-
-    return summaries.summary_kind(name, count=count)
-
-
-def print_table(
-    result: RunResult, metrics: Sequence[str], per_query: bool, source: Path,
-    counts: Sequence[str] = (),
-) -> None:
-    """Means (and with ``per_query`` every query's values); counts as integers, summed
-    over the queries in the total line."""
-    from rich.table import Table
-
-    from evalkit.cli.errors import output_console
-
-    console = output_console(highlight=False)
-    console.print(f"run [bold]{result.name}[/bold] ({source})")
-    console.print(summary_line(result), soft_wrap=True)
-    if per_query:
-        table = Table("query", *metrics, *counts, box=None, pad_edge=False)
-        for col in table.columns[1:]:
-            col.justify = "right"
-        for r in result.per_query:
-            table.add_row(str(r.query_id), *(fmt(float(r.metrics[m])) for m in metrics),
-                          *(_count_cell(float(r.counts[c])) for c in counts))
-        table.add_section()
-        label = "mean" if not counts else ("total" if not metrics else "mean / total")
-        table.add_row(label, *(fmt(summary_value(result, m)) for m in metrics),
-                      *(_count_text(result, c) for c in counts), style="bold")
-        console.print(table)
-        return
-    if metrics:
-        table = Table("metric", "mean", box=None, pad_edge=False)
-        table.columns[1].justify = "right"
-        for m in metrics:
-            table.add_row(m, fmt(summary_value(result, m)))
-        console.print(table)
-    if counts:
-        table = Table("count", "total", "per query", box=None, pad_edge=False)
-        table.columns[1].justify = table.columns[2].justify = "right"
-        n = len(result.per_query)
-        for c in counts:
-            total = summary_value(result, c, count=True)
-            if summary_kind(c, count=True) == "sum":
-                table.add_row(c, str(int(total)), f"{total / n:.2f}")
-            else:
-                table.add_row(c, fmt(total) + " (mean)", fmt(total))
-        console.print(table)
-
-
-# ----------------------------------------------------------------------- command
 RUN_HELP = (
     "A TREC run file (qid Q0 docno rank score tag; ranked by score, ties by docno "
     "descending, as trec_eval) or a run artifact saved with --save."
@@ -363,52 +92,61 @@ def command(
     Reports how many run topics had no judgments (ignored, as trec_eval does) and how many
     judged queries the run lacks (scored 0 unless --missing skip).
     """
+    from evalkit.data.coverage import completeness_lines
+    from evalkit.execute.measure_args import read_measure_args
+    from evalkit.execute.run_files import (
+        DEFAULT_METRICS,
+        check_artifact,
+        check_scored,
+        is_artifact,
+        load_or_evaluate,
+    )
+    from evalkit.io.outputs import require_writable
+    from evalkit.report import run_scores
+
     fmt_out = output
     if as_json_flag:
         if output not in (OutputFormat.table, OutputFormat.json):
             raise CliError("--json and --format trec exclude each other; pick one")
         fmt_out = OutputFormat.json
-    request = read_metrics(metric)
-    requested = request.names
+    request = read_measure_args(metric)
     if complete and missing not in (None, Missing.zero):
         raise CliError(f"-c is --missing zero; it contradicts --missing {missing.value}")
     missing_value = missing.value if missing is not None else ("zero" if complete else None)
     if save is not None:
         require_writable(save, "--save", f"{run.stem}.jsonl", inputs=[run, qrels])
-    result = load_or_evaluate(
-        run, qrels=qrels, metrics=requested or DEFAULT_METRICS,
-        relevance_level=relevance_level or 1, missing=missing_value or "zero", depth=depth,
-        name=name,
-    )
+    with progress(f"evaluating {run.name}"):
+        result = load_or_evaluate(
+            run, qrels=qrels, metrics=request.names or DEFAULT_METRICS,
+            relevance_level=relevance_level or 1, missing=missing_value or "zero",
+            depth=depth, name=name)
     if is_artifact(run):
         check_artifact(result, run, qrels=qrels, relevance_level=relevance_level,
                        missing=missing_value, depth=depth)
-        from evalkit.data.coverage import completeness_lines
-
         for line in completeness_lines(result):
             note(line)
-    if not result.per_query:
-        raise CliError(
-            f"{run}: no query was evaluated (none of the run's topics is judged in the qrels, "
-            "and --missing skip drops the judged ones the run lacks)"
-        )
-    metrics, counts = select_metrics(result, requested, run)
-    judged_overlap = len(result.per_query) - (notes_of(result)["missing_count"] or 0)
-    if notes_of(result)["missing"] == "zero" and judged_overlap == 0:
-        note(f"warning: none of the run's topics appears in {qrels}; every query scores 0. "
-             "Are these the right files?")
+    warnings = check_scored(result, run, qrels)
+    metrics, counts = run_scores.select_measures(result, request.names, run)
+    for line in warnings:
+        note(line)
     if save is not None:
-        saved = result.save(save)
-        note(f"saved run artifact {saved}")
+        note(f"saved run artifact {result.save(save)}")
     if fmt_out is OutputFormat.json:
         from evalkit.stats.numeric import json_ready
 
-        typer.echo(json.dumps(json_ready(as_json(result, metrics, per_query, run, counts)),
-                              indent=2, allow_nan=False))
+        typer.echo(json.dumps(json_ready(run_scores.as_json(result, metrics, per_query, run,
+                                                            counts)), indent=2, allow_nan=False))
     elif fmt_out is OutputFormat.trec:
-        n = notes_of(result)
-        if n["unjudged_ignored"] or n["missing_count"]:
-            note(summary_line(result))
-        print_trec(result, request, metrics, counts, per_query, qrels)
+        from evalkit.data.coverage import notes_of
+        from evalkit.execute.precomputed import load_qrels_input
+
+        if notes_of(result)["unjudged_ignored"] or notes_of(result)["missing_count"]:
+            note(run_scores.summary_line(result))
+        judgments = None if qrels is None else load_qrels_input(qrels).judgments
+        typer.echo("\n".join(run_scores.trec_lines(result, request, metrics, counts,
+                                                   per_query, judgments)))
     else:
-        print_table(result, metrics, per_query, run, counts)
+        from evalkit.cli.output import output_console
+
+        run_scores.print_table(output_console(highlight=False), result, metrics, per_query,
+                               run, counts)

@@ -19,37 +19,6 @@ import typer
 from evalkit.cli.errors import CliError
 
 
-def _require_artifact(path: Path, what: str) -> None:
-    from evalkit.cli.inputs import not_artifact_message, require_artifact_rows, require_file
-    from evalkit.data.results import is_artifact
-
-    require_file(path, what)
-    if not is_artifact(path):
-        raise CliError(not_artifact_message(path, what))
-    require_artifact_rows(path, what)
-
-
-def _checks_path(path: Path) -> Path:
-    """The checks file to read: any non-directory path (``/dev/stdin`` and pipes too);
-    ``-`` is standard input."""
-    if str(path) == "-":
-        stdin = Path("/dev/stdin")
-        if not stdin.exists():
-            raise CliError("-c -: this system has no /dev/stdin to read the checks from; "
-                           "write them to a file and pass its path")
-        return stdin
-    if path.is_dir():
-        found = sorted(p.name for p in path.glob("*.y*ml"))
-        hint = f" (it holds {', '.join(found[:5])})" if found else ""
-        raise CliError(
-            f"checks {path}: is a directory{hint}; pass the checks file itself, e.g. "
-            f"-c {path / (found[0] if found else 'checks.yaml')}"
-        )
-    if not path.exists():
-        raise CliError(f"checks {path}: no such file")
-    return path
-
-
 def command(
     checks: Annotated[Path, typer.Option(
         "--checks", "-c", help="The checks file (YAML, a 'checks:' list); - or /dev/stdin "
@@ -84,17 +53,17 @@ def command(
     the run or baseline is incomplete (then no check is judged), or the input is wrong.
     Warn-level checks never change the exit code.
     """
-    from evalkit.cli.inputs import check_report_targets, file_targets
-    from evalkit.gate import gate_from_files
-    from evalkit.report import write_reports
+    from evalkit.execute.run_files import require_artifact
+    from evalkit.gate.evaluate import checks_source, gate_from_files
+    from evalkit.report.writing import check_report_targets, file_targets, write_reports
 
     targets = list(report or [])
     # refuse a malformed, unknown or unwritable --report before any work
-    to_stdout = check_report_targets(targets, inputs=[run, _checks_path(checks), baseline])
-    checks = _checks_path(checks)
-    _require_artifact(run, "run")
+    to_stdout = check_report_targets(targets, inputs=[run, checks_source(checks), baseline])
+    checks = checks_source(checks)
+    require_artifact(run, "run")
     if baseline is not None:
-        _require_artifact(baseline, "baseline")
+        require_artifact(baseline, "baseline")
     try:
         gate = gate_from_files(checks, run, baseline, n_resamples=resamples, seed=seed)
     except (ValueError, LookupError, OSError, ImportError):

@@ -15,11 +15,11 @@ from typing import Annotated
 
 import typer
 
-from evalkit.cli.compare_cmd import Alternative
-from evalkit.cli.eval_cmd import Missing, note, progress, split_metrics
+from evalkit.cli.output import note, progress
+from evalkit.comparison.options import Alternative
+from evalkit.execute.run_files import Missing
 
 
-# ----------------------------------------------------------------------- command
 def command(
     runs: Annotated[list[Path] | None, typer.Argument(
         metavar="[BASELINE CANDIDATE]",
@@ -83,11 +83,12 @@ def command(
     -e 0.02`; `evalkit power --sd 0.15 -n 100 -e 0.03`.
     """
     from evalkit.comparison import plan_power
+    from evalkit.execute.measure_args import measure_names
 
     pilot = list(runs or [])
     with progress("planning" + (" (simulating)" if simulate and pilot else "")):
         result = plan_power(
-            *pilot, sd=sd, n=n or [], effects=effect or [], metrics=split_metrics(metric) or None,
+            *pilot, sd=sd, n=n or [], effects=effect or [], metrics=measure_names(metric) or None,
             qrels=qrels, alpha=alpha, power=power, alternative=alternative.value,
             simulate=simulate, trials=trials, seed=seed, relevance_level=relevance_level,
             missing=missing.value if missing is not None else None, depth=depth,
@@ -97,7 +98,7 @@ def command(
     if as_json_flag:
         typer.echo(json.dumps(result.to_json(), indent=2, allow_nan=False))
         return
-    from evalkit.cli.errors import output_console
+    from evalkit.cli.output import output_console
     from evalkit.report.power_table import print_power_plans
 
     print_power_plans(result, output_console(highlight=False))

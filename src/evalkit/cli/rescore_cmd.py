@@ -13,8 +13,6 @@ from typing import Annotated
 
 import typer
 
-from evalkit.cli.eval_cmd import split_metrics
-
 
 def command(
     run: Annotated[Path, typer.Argument(
@@ -38,29 +36,16 @@ def command(
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
 ) -> None:
     """Recompute metrics and aggregates of RUN from its stored responses."""
-    from evalkit.cli.errors import CliError
-    from evalkit.cli.inputs import not_artifact_message, require_file, require_writable
-    from evalkit.cli.run_cmd import INCOMPLETE, summary_json, summary_lines
-    from evalkit.data.results import is_artifact
-    from evalkit.execute.target_runner import rescore
+    from evalkit.cli.run_cmd import INCOMPLETE
+    from evalkit.execute.measure_args import measure_names
+    from evalkit.execute.rescore import check_rescore_paths, rescore
+    from evalkit.report.target_run import summary_json, summary_lines
 
-    require_file(run, "run")
-    if not is_artifact(run):
-        raise CliError(not_artifact_message(
-            run, "run", "rescore reads a target run written by `evalkit run` (a TREC run is "
-            "scored again with `evalkit eval`)"))
-    if output is not None:
-        require_writable(output, "--output", run.name,
-                         inputs=[goldens, _recorded_goldens(run)])
-    else:  # RUN itself is replaced
-        try:
-            require_writable(run, "run", run.name)
-        except CliError as exc:
-            raise CliError(f"{exc}; pass --output to write the rescored run elsewhere") from None
-    names = split_metrics(metrics)
+    check_rescore_paths(run, output, goldens)
+    names = measure_names(metrics)
     if not names:
         raise typer.BadParameter("name at least one metric", param_hint="--metrics")
-    agg = None if aggregates is None else split_metrics(aggregates)
+    agg = None if aggregates is None else measure_names(aggregates)
     result = rescore(run, names, agg, goldens=goldens, output=output)
     path = output if output is not None else run
     if as_json:
@@ -71,17 +56,3 @@ def command(
         typer.echo(f"artifact: {path}")
     if result.header.get("status") != "complete" or result.header.get("aggregate_errors"):
         raise typer.Exit(INCOMPLETE)
-
-
-def _recorded_goldens(run: Path) -> Path | None:
-    """The golden file the run header records (rescore reads it when --goldens is not
-    given), or None."""
-    import json
-
-    try:
-        with run.open(encoding="utf-8-sig") as fh:
-            header = json.loads(fh.readline())
-        recorded = (header.get("goldens") or {}).get("path")
-    except (OSError, ValueError, AttributeError):
-        return None
-    return Path(recorded) if isinstance(recorded, str) else None

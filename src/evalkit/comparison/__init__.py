@@ -6,11 +6,11 @@ shadow the function), the object (:mod:`.model`) and its parts (:mod:`.records`)
 (:mod:`.text`), the checks of its options (:mod:`.options`), the reading of its inputs
 (:mod:`.inputs`) and power planning from a pilot pair (:mod:`.planning`).
 
-It may import the data layer (runs, artifacts, goldens, the registry), the statistics
-(:mod:`evalkit.stats`, whose :func:`~evalkit.stats.compare_runs` is the core it calls) and
-the reporters' model and row builder (:mod:`evalkit.report.model`,
-:mod:`evalkit.report.comparison_rows`), never the command line. Names are loaded on first use, so
-``import evalkit.comparison`` imports no numpy.
+May import: io, stats, core, plugins, data, execute, report. The execute floor scores a
+TREC run given by path; the report floor holds the model a :class:`Comparison` becomes.
+Never the gate or the command line; a reporter is found in the registry by name
+(:meth:`Comparison.to_html`). Names are loaded on first use, so ``import
+evalkit.comparison`` imports no numpy.
 """
 
 from __future__ import annotations

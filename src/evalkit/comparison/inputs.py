@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from evalkit.comparison.records import ComparisonError
-from evalkit.data.coverage import IncompleteRunError
+from evalkit.data.coverage import IncompleteRunError, notes_of
 from evalkit.data.metric_info import canonical_metric, is_count
 from evalkit.data.results import RunResult, settings_differences
 from evalkit.execute.run_files import (
@@ -28,7 +28,6 @@ from evalkit.execute.run_files import (
     check_artifact,
     is_artifact,
     load_or_evaluate,
-    notes_of,
     require_rows,
 )
 from evalkit.io.input_files import require_file

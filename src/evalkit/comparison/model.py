@@ -131,7 +131,7 @@ class Comparison:
                 what to install).
             evalkit.io.outputs.UnwritableError: the file cannot be written.
         """
-        from evalkit.report import write_report
+        from evalkit.report.writing import write_report
 
         return write_report(self, "html", path)
 

@@ -2,14 +2,60 @@
 
 The messages name the command line's options (``--alpha``, ``--resamples``, ``--ci``),
 which :func:`evalkit.compare` takes as ``alpha``, ``n_resamples`` and ``ci``: the command
-line prints the library's message as it is. Only the standard library is imported.
+line prints the library's message as it is. The choices of the options are here too
+(:class:`Method`, :class:`Correction`, :class:`CIMethod`, :class:`Alternative`), as the
+command line offers them. Only the standard library is imported.
 """
 
 from __future__ import annotations
 
 import math
+from enum import StrEnum
 
 from evalkit.comparison.records import ComparisonError
+
+
+class Method(StrEnum):
+    """The paired test (mirrors ``evalkit.stats.METHODS``; a test keeps them equal)."""
+
+    auto = "auto"
+    randomization = "randomization"
+    t_test = "t-test"
+    bootstrap_t = "bootstrap-t"
+    bootstrap = "bootstrap"
+
+
+class Correction(StrEnum):
+    """Multiple-comparison adjustment (mirrors ``evalkit.stats.multiple.CORRECTIONS``)."""
+
+    holm = "holm"
+    bh = "bh"
+    westfall_young = "westfall-young"
+    none = "none"
+
+
+class CIMethod(StrEnum):
+    """Interval method (mirrors ``evalkit.stats.CI_METHODS``)."""
+
+    percentile = "percentile"
+    bca = "bca"
+    bootstrap_t = "bootstrap-t"
+    inversion = "inversion"
+    t = "t"
+
+
+class Alternative(StrEnum):
+    """Which difference the test looks for."""
+
+    two_sided = "two-sided"
+    greater = "greater"
+    less = "less"
+
+
+#: The default test; equal to ``evalkit.stats.DEFAULT_METHOD`` (a test checks it), chosen
+#: by the stats calibration benchmark (docs/statistics.md). Kept literal so that
+#: ``evalkit compare --help`` does not import numpy.
+DEFAULT_METHOD = Method.auto
 
 #: Fewest resamples accepted: with fewer, a resampling p cannot go below 1/(B+1) ~ 0.01 and
 #: the tails of a 95% interval rest on a handful of resamples (the gate asks the same).

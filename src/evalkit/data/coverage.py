@@ -15,7 +15,9 @@ A verdict rests on two levels of completeness (docs/artifacts.md):
 
 :func:`coverage_of` computes it; :func:`require_complete` raises
 :class:`IncompleteRunError` for commands that refuse incomplete input (``evalkit gate``,
-``baseline promote``, ``compare`` without ``--allow-incomplete``).
+``baseline promote``, ``compare`` without ``--allow-incomplete``). :func:`notes_of` reads
+what the scoring of a TREC run noted about the judged queries: run topics without
+judgments (ignored) and judged queries the run lacks (scored 0 or skipped).
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ if TYPE_CHECKING:
     from evalkit.data.results import RunResult
 
 __all__ = ["Coverage", "IncompleteRunError", "completeness_lines", "coverage_of",
-           "require_complete"]
+           "notes_of", "require_complete"]
 
 #: Case ids shown in a message before "and N more".
 SHOWN_IDS = 10
@@ -252,3 +254,23 @@ def completeness_lines(run: RunResult) -> list[str]:
                    "(`evalkit rescore` scores it again)")
     out.extend(f"note: {n}" for n in cov.notes)
     return out
+
+
+def notes_of(result: RunResult) -> dict[str, Any]:
+    """The evaluation notes of a run header: ``unjudged_ignored`` (run topics without
+    judgments, ignored) and their ids, ``missing`` (the policy), ``missing_count``
+    (judged queries the run lacks, scored 0 or skipped) and their ids. Counts are None
+    when the header does not record them (a run scored elsewhere)."""
+    notes: dict[str, Any] = dict(result.header.get("notes") or {})
+    missing_policy = result.header.get("missing")
+    if "missing_scored_zero" in notes:
+        missing_count = notes["missing_scored_zero"]
+    else:
+        missing_count = notes.get("missing_skipped")
+    return {
+        "unjudged_ignored": notes.get("unjudged_ignored"),
+        "unjudged_ignored_ids": notes.get("unjudged_ignored_ids", []),
+        "missing": missing_policy,
+        "missing_count": missing_count,
+        "missing_ids": notes.get("missing_ids", []),
+    }

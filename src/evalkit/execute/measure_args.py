@@ -48,3 +48,14 @@ def read_measure_args(values: Sequence[str] | None) -> MeasureRequest:
     except LookupError as exc:  # a measure the registry does not know (or blocked)
         raise MetricNameError(str(exc.args[0]) if exc.args else str(exc)) from None
     return MeasureRequest(req.names, req.labels, req.relstring, req.header)
+
+
+def measure_names(values: Sequence[str] | None) -> list[str]:
+    """``-m a -m b,c`` -> ``["a", "b", "c"]`` (order kept, repeats dropped), trec_eval's
+    nicknames and parameter lists expanded: the names of :func:`read_measure_args`.
+
+    Raises:
+        MetricNameError: as :func:`read_measure_args` (``-m ""``, ``-m ,``, a bad
+            trec_eval parameter list).
+    """
+    return read_measure_args(values).names

@@ -13,14 +13,18 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Collection, Mapping, Sequence
+from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from evalkit.data.coverage import notes_of as notes_of
 from evalkit.io.input_files import (
     InputError,
     no_rows_message,
     not_a_run_message,
+    not_artifact_message,
     not_qrels_message,
+    require_artifact_rows,
     require_file,
     sniff,
 )
@@ -33,6 +37,14 @@ DEFAULT_METRICS: tuple[str, ...] = ("ap", "ndcg@10", "precision@10", "recall@100
 
 #: A qrels argument: a TREC qrels path, or judgments ``{qid: {doc: label}}`` (or ``{qid:
 #: set of relevant ids}``), as :func:`evalkit.evaluate_run` takes them.
+class Missing(StrEnum):
+    """What a judged query absent from a TREC run counts as (``--missing``)."""
+
+    zero = "zero"
+    skip = "skip"
+    refuse = "refuse"
+
+
 QrelsArg = str | os.PathLike[str] | Mapping[str, Mapping[str, int] | Collection[str]]
 
 
@@ -146,25 +158,54 @@ def check_artifact(
         )
 
 
-def notes_of(result: RunResult) -> dict[str, Any]:
-    """The evaluation notes of a run header: ``unjudged_ignored`` (run topics without
-    judgments, ignored) and their ids, ``missing`` (the policy), ``missing_count``
-    (judged queries the run lacks, scored 0 or skipped) and their ids. Counts are None
-    when the header does not record them (a run scored elsewhere)."""
-    notes: dict[str, Any] = dict(result.header.get("notes") or {})
-    missing_policy = result.header.get("missing")
-    if "missing_scored_zero" in notes:
-        missing_count = notes["missing_scored_zero"]
-    else:
-        missing_count = notes.get("missing_skipped")
-    return {
-        "unjudged_ignored": notes.get("unjudged_ignored"),
-        "unjudged_ignored_ids": notes.get("unjudged_ignored_ids", []),
-        "missing": missing_policy,
-        "missing_count": missing_count,
-        "missing_ids": notes.get("missing_ids", []),
-    }
+def require_artifact(path: Path, what: str, fix: str | None = None, *,
+                     rows: bool = True) -> None:
+    """Refuse ``path`` (the command's ``what``: "run", "baseline") unless it is a run
+    artifact file (with at least one row when ``rows``); the message says what the file
+    looks like and ``fix`` (default: how to make an artifact from a TREC run).
+
+    Raises:
+        InputError: missing, a directory, not an artifact, or an artifact of no row.
+    """
+    require_file(path, what)
+    if not is_artifact(path):
+        raise InputError(not_artifact_message(path, what, fix))
+    if rows:
+        require_artifact_rows(path, what)
 
 
-__all__ = ["DEFAULT_METRICS", "QrelsArg", "check_artifact", "is_artifact",
-           "load_or_evaluate", "notes_of", "qrels_sha256", "require_rows"]
+def check_scored(result: RunResult, run: Path, qrels: Path | None) -> list[str]:
+    """Refuse a scored run with no query, and say when no topic of the run is judged.
+
+    Returns:
+        Warnings for the reader (none of the run's topics in the qrels: every query
+        scores 0).
+
+    Raises:
+        InputError: no query was evaluated (no topic judged, and ``missing=skip``).
+    """
+    if not result.per_query:
+        raise InputError(
+            f"{run}: no query was evaluated (none of the run's topics is judged in the qrels, "
+            "and --missing skip drops the judged ones the run lacks)")
+    notes = notes_of(result)
+    judged_overlap = len(result.per_query) - (notes["missing_count"] or 0)
+    if notes["missing"] == "zero" and judged_overlap == 0:
+        return [f"warning: none of the run's topics appears in {qrels}; every query scores 0. "
+                "Are these the right files?"]
+    return []
+
+
+__all__ = [
+    "DEFAULT_METRICS",
+    "Missing",
+    "QrelsArg",
+    "check_artifact",
+    "check_scored",
+    "is_artifact",
+    "load_or_evaluate",
+    "notes_of",
+    "qrels_sha256",
+    "require_artifact",
+    "require_rows",
+]

@@ -22,7 +22,7 @@ from evalkit.core.specs import AggregateSpec, MetricSpec
 from evalkit.data.artifact import READABLE_VERSIONS, SCHEMA_VERSION
 from evalkit.data.goldens import GoldenSet
 from evalkit.data.provenance import metric_provenance, plugin_versions
-from evalkit.data.results import ArtifactError, RunResult
+from evalkit.data.results import ArtifactError
 from evalkit.data.rows import CaseResult
 from evalkit.data.targets import Target
 
@@ -32,34 +32,6 @@ HEADER_IDS = 50
 
 class ResumeError(ValueError):
     """A resume refused because the run's config or golden set changed (says what)."""
-
-
-def status_line(run: RunResult) -> str:
-    """One line: ``"complete: 50 cases"``, or ``"INCOMPLETE: ..."`` naming the cases whose
-    call failed or that have no row, and the metrics that failed on some case."""
-    n = len(run.per_query)
-    errors = [r for r in run.per_query if getattr(r, "error", None) is not None]
-    missing = list(run.header.get("missing_ids") or [])
-    n_missing = int(run.header.get("missing_cases") or len(missing))
-    failed = run.metric_failures()
-    metric_note = ""
-    if failed:
-        metric_note = "; metric failures (the other metrics keep their values): " + ", ".join(
-            f"{m} on {len(ids)} case(s)" for m, ids in failed.items())
-    if not errors and not n_missing and run.header.get("status", "complete") == "complete":
-        return f"complete: {n} cases{metric_note}"
-    parts = []
-    if errors:
-        shown = ", ".join(repr(r.query_id) for r in errors[:5])
-        parts.append(f"{len(errors)} of {n} cases errored ({shown}"
-                     f"{', ...' if len(errors) > 5 else ''})")
-    if n_missing:
-        shown = ", ".join(repr(i) for i in missing[:5])
-        parts.append(f"{n_missing} case(s) have no row ({shown}"
-                     f"{', ...' if n_missing > 5 else ''})")
-    if not parts:
-        parts.append(f"marked {run.header.get('status')!r}")
-    return f"INCOMPLETE: {'; '.join(parts)}; not scored{metric_note}"
 
 
 def now() -> str:

@@ -20,6 +20,8 @@ completes, and at the end the file is replaced atomically by the finished artifa
 in golden-set order, final header, trailer). Ctrl-C keeps the rows of the calls in
 flight that finish within ``grace_s``.
 
+Rescoring a saved run without calling the target is :mod:`evalkit.execute.rescore`.
+
 Resume (``resume=True``) reads the artifact, drops a truncated last line, keeps every
 row with a response, and calls only the cases without one (missing, or whose call
 failed); a kept row whose metric failed is scored again from its stored response,
@@ -35,25 +37,22 @@ import sys
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import nullcontext
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from evalkit.core.specs import AggregateSpec, MetricSpec
 from evalkit.data.cases import GoldenCase
 from evalkit.data.goldens import GoldenSet, load_goldens
-from evalkit.data.provenance import metric_provenance
 from evalkit.data.results import ArtifactError, RunResult
-from evalkit.data.rows import CaseResult, CutRaw, RawCutError
-from evalkit.data.targets import Target, TargetResponse
-from evalkit.execute.artifact_writer import ArtifactWriter, read_partial, save_finished
+from evalkit.data.rows import CaseResult
+from evalkit.data.targets import Target
+from evalkit.execute.artifact_writer import ArtifactWriter, read_partial
 from evalkit.execute.executor import (
     Executor,
     Interrupts,
     Job,
     RunInterrupted,
     default_grace_s,
-    scored,
 )
 from evalkit.execute.progress import ProgressBar
 from evalkit.execute.run_header import (
@@ -61,23 +60,17 @@ from evalkit.execute.run_header import (
     check_resumable,
     describe_target,
     finish_header,
-    goldens_record,
     new_header,
-    now,
-    status_line,
 )
 from evalkit.execute.scoring import (
-    MetricError,
     require_judgments,
     resolve_aggregates,
     resolve_metrics,
-    score_cases,
 )
-from evalkit.io.outputs import destination
 from evalkit.io.runlock import run_lock
 
 __all__ = ["DEFAULT_MAX_CONCURRENCY", "ResumeError", "RunInterrupted", "as_golden_set",
-           "describe_target", "evaluate", "rescore", "resolve_aggregates", "status_line"]
+           "describe_target", "evaluate", "resolve_aggregates"]
 
 DEFAULT_MAX_CONCURRENCY = 8
 GoldensInput = GoldenSet | Iterable[GoldenCase] | str | Path
@@ -300,143 +293,6 @@ class _Plan:
         again = again or interrupts.count > 1
         return RunInterrupted(len(results), len(self.gset), executor.in_flight, self.grace,
                               again)
-
-
-def rescore(
-    run: RunResult | str | Path,
-    metrics: Sequence[str],
-    aggregates: Sequence[str] | None = None,
-    *,
-    goldens: GoldensInput | None = None,
-    output: str | Path | None = None,
-) -> RunResult:
-    """Recompute metrics and aggregates of a target run from its stored responses.
-
-    The target is never called. Rows whose call failed (no stored response) stay errored;
-    every other row is scored again, each metric on its own. The input's coverage is
-    kept: cases without a row stay missing (``header["missing_cases"]`` and
-    ``missing_ids``) and a run with missing cases or failed calls stays ``"incomplete"``,
-    however it is rescored.
-
-    Args:
-        run: a run artifact path (written by :func:`evaluate`) or a loaded run.
-        metrics: the per-case metrics to compute (they replace the stored ones).
-        aggregates: the aggregates to compute (default: those the run recorded).
-        goldens: the golden set (default: the file recorded in the header). Cases whose
-            content changed since the run are listed in ``header["rescored"]``.
-        output: where to write the rescored artifact (default: ``run`` itself, replaced
-            atomically, when it is a path; nothing is written for a loaded run). The
-            file written is locked while it is replaced, as :func:`evaluate` locks it.
-
-    Raises:
-        ArtifactError: not a target run, or a row's case is missing from the goldens.
-        RegistryError: unknown metric or aggregate name.
-        UnjudgedCasesError: a metric that needs judgments and a case without them.
-        ArtifactBusyError: a run is writing the file to be replaced.
-    """
-    source: Path | None = None
-    if isinstance(run, str | Path):
-        source = Path(run)
-        run = RunResult.load(source)
-    header = dict(run.header)
-    if header.get("kind") != "target":
-        raise ArtifactError(
-            f"{source or run.name}: not a target run (written by evalkit run/evaluate); "
-            "precomputed runs are rescored with `evalkit eval`"
-        )
-    old_config = dict(header.get("config") or {})
-    if aggregates is None:
-        aggregates = list(old_config.get("aggregates") or [])
-    specs = resolve_metrics(metrics)
-    agg_specs = resolve_aggregates(aggregates)
-    gset = _rescore_goldens(header, old_config, source, run, goldens)
-    old_digests: Mapping[str, str] = (header.get("goldens") or {}).get("case_digests") or {}
-    new_digests = gset.case_digests()
-    cases: list[GoldenCase] = []
-    for old in run.per_query:
-        if not isinstance(old, CaseResult):
-            raise ArtifactError(f"{source or run.name}: row {old.query_id!r} is not a case row")
-        if old.case_id not in gset:
-            raise ArtifactError(
-                f"case {old.case_id!r} of run {run.name!r} is not in the golden set "
-                f"{gset.path or ''}".rstrip()
-            )
-        cases.append(gset.get(old.case_id))
-    require_judgments(specs, cases)
-    rows: list[CaseResult] = []
-    for old, case in zip(run.per_query, cases, strict=True):
-        if old.response is None:
-            rows.append(CaseResult(old.case_id, None, {}, old.error, old.latency_ms))
-        else:
-            rows.append(_rescored(case, old.response, old.latency_ms, specs,
-                                  source or run.name))
-    present = {r.case_id for r in rows}
-    missing = [c.id for c in gset if c.id not in present]
-    # a file cut short or still unfinished keeps its rows; one altered after it was
-    # finished (its trailer disagrees) cannot vouch for them
-    damaged = list(run.integrity.problems) if run.integrity is not None \
-        and run.integrity.has_trailer else []
-    changed = sorted(c for c in new_digests if c in old_digests
-                     and old_digests[c] != new_digests[c])
-    previous_metrics = list(old_config.get("metrics") or [])
-    header["metrics"] = metric_provenance([s.name for s in specs])
-    header["aggregate_definitions"] = metric_provenance([s.name for s in agg_specs])
-    header["config"] = {**old_config, "metrics": [s.name for s in specs],
-                        "aggregates": [s.name for s in agg_specs]}
-    header["goldens"] = {**(header.get("goldens") or {}), **goldens_record(gset)}
-    header["rescored"] = {
-        "at": now(), "previous_metrics": previous_metrics,
-        "goldens_changed": changed, "input_status": run.header.get("status"),
-        "input_problems": damaged,
-    }
-    finish_header(header, rows, agg_specs, specs, missing=missing, damaged=damaged)
-    out = RunResult(name=run.name, per_query=list(rows), header=header)
-    target_path = Path(output) if output is not None else source
-    if target_path is not None:
-        with nullcontext(target_path) if destination(target_path) == "stream" \
-                else run_lock(target_path):
-            save_finished(out, target_path)
-    return out
-
-
-def _rescored(case: GoldenCase, response: TargetResponse, latency: float | None,
-              specs: Sequence[MetricSpec], source: object) -> CaseResult:
-    """A stored response scored again. When its row did not keep the raw body, metrics
-    see a :class:`~evalkit.data.rows.CutRaw` there, and one that uses it is refused by name
-    (before anything is written), never recorded as that case's failure."""
-    if response.raw_cut is None:
-        return scored(case, response, latency, specs)
-    probe = replace(response, raw=CutRaw(case.id, response.raw_cut))
-    for spec in specs:
-        try:
-            score_cases([probe], [case], [spec])
-        except (MetricError, RawCutError) as exc:
-            cut = exc if isinstance(exc, RawCutError) else exc.__cause__
-            if isinstance(cut, RawCutError):
-                raise ArtifactError(
-                    f"{source}: cannot rescore metric {spec.name!r}: it reads "
-                    f"response.raw, but {cut}; run the target again with a larger "
-                    "max_raw_bytes (None keeps raw bodies in full)") from None
-    row = scored(case, probe, latency, specs)
-    row.response = response
-    return row
-
-
-def _rescore_goldens(header: Mapping[str, Any], old_config: Mapping[str, Any],
-                     source: Path | None, run: RunResult,
-                     goldens: GoldensInput | None) -> GoldenSet:
-    if goldens is not None:
-        return as_golden_set(goldens)
-    recorded = (header.get("goldens") or {}).get("path")
-    if not recorded:
-        raise ArtifactError(
-            f"{source or run.name}: the header records no golden file; pass goldens="
-        )
-    gpath = Path(recorded)
-    if not gpath.is_absolute() and source is not None:
-        gpath = source.parent / gpath
-    loader = (header.get("goldens") or {}).get("loader") or old_config.get("goldens_loader")
-    return load_goldens(gpath, loader)
 
 
 def as_golden_set(goldens: GoldensInput) -> GoldenSet:

@@ -276,7 +276,7 @@ class GateReport:
             RegistryError: the plugin is not installed or not enabled (the message says
                 what to install).
         """
-        from evalkit.report import write_report
+        from evalkit.report.writing import write_report
 
         return write_report(self, "html", path)
 

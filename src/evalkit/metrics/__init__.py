@@ -1,4 +1,12 @@
-"""Metric helpers. ``LLMJudge`` comes from the ``evalkit-judge`` plugin when installed."""
+"""The seed's metric helpers, kept at its import paths.
+
+Holds the adapters from ``(retrieved, relevant, k) -> float`` functions to per-case
+metrics and ``register_retrieval_metric`` (:mod:`.retrieval`), and two facades:
+:mod:`.core` re-exports the retrieval plugin's core functions and ``LLMJudge`` is the judge
+plugin's, each imported on first use and naming what to install when missing.
+
+May import: core, plugins, data.
+"""
 
 from __future__ import annotations
 
@@ -6,9 +14,12 @@ from typing import Any
 
 
 def __getattr__(name: str) -> Any:
-    if name == "LLMJudge":
-        from evalkit.plugins.loading import import_optional
+    if name == "LLMJudge":  # a facade: the judge is the evalkit-judge plugin's
+        try:
+            from evalkit_judge import LLMJudge
+        except ImportError as exc:
+            from evalkit.plugins.loading import missing_plugin
 
-        mod = import_optional("evalkit_judge", "evalkit-judge", "LLMJudge")
-        return mod.LLMJudge
+            raise missing_plugin("evalkit-judge", name, exc) from exc
+        return LLMJudge
     raise AttributeError(f"module 'evalkit.metrics' has no attribute {name!r}")

@@ -10,9 +10,12 @@ from typing import Any
 
 
 def __getattr__(name: str) -> Any:
-    from evalkit.plugins.loading import import_optional
+    try:  # a facade: the functions are the evalkit-retrieval plugin's
+        from evalkit_retrieval import core as mod
+    except ImportError as exc:
+        from evalkit.plugins.loading import missing_plugin
 
-    mod = import_optional("evalkit_retrieval.core", "evalkit-retrieval", "evalkit.metrics.core")
+        raise missing_plugin("evalkit-retrieval", "evalkit.metrics.core", exc) from exc
     try:
         return getattr(mod, name)
     except AttributeError:

@@ -240,14 +240,21 @@ def _load_local_plugins(registry: Registry, selection: PluginSelection) -> None:
         register_plugin_object(registry, module, provider, info=info)
 
 
+def missing_plugin(distribution: str, what: str, exc: ImportError) -> ImportError:
+    """The error for ``what`` when the optional plugin ``distribution`` that provides it
+    failed to import with ``exc``: it says what to install."""
+    return ImportError(
+        f"{what} is provided by the {distribution!r} plugin, which is not installed "
+        f"({exc}). It ships in the paired-evalkit repository: from a clone, run "
+        f"`pip install -e plugins/{distribution}` (or `pip install -r requirements.txt` "
+        "for every in-repo plugin)"
+    )
+
+
 def import_optional(module: str, distribution: str, what: str) -> Any:
-    """Import ``module`` from an optional plugin, or raise ImportError saying what to install."""
+    """Import ``module`` from an optional plugin, or raise ImportError saying what to install
+    (:func:`missing_plugin`)."""
     try:
         return importlib.import_module(module)
     except ImportError as exc:
-        raise ImportError(
-            f"{what} is provided by the {distribution!r} plugin, which is not installed "
-            f"({exc}). It ships in the paired-evalkit repository: from a clone, run "
-            f"`pip install -e plugins/{distribution}` (or `pip install -r requirements.txt` "
-            "for every in-repo plugin)"
-        ) from exc
+        raise missing_plugin(distribution, what, exc) from exc

@@ -1,29 +1,52 @@
-"""Reporters: render a gate result or a comparison as console text, JSON, Markdown or
-JUnit XML.
+"""Reports: the :class:`Report` model every reporter renders, the renderers, and numbers
+written the way people read them.
 
-Reporters are plugins: each is a :class:`~evalkit.core.specs.ReporterSpec` whose
-``render(report) -> str`` takes a :class:`Report` (or anything with ``to_report()``, such
-as :class:`evalkit.gate.GateReport`). The four built-ins are registered by the kernel's
-own plugin (:mod:`evalkit.builtins`); a plugin adds more through the
-``evalkit_register_reporters`` hook. Renderers import rich only when called, and the
-report model (:mod:`evalkit.report.model`) is imported on first use, so registering the
-reporters (``evalkit plugins list``) imports neither.
+Holds the model (:mod:`.model`: :class:`Report`, :class:`ReportRow` and their parts, built
+from a ``GateReport`` or a ``Comparison`` by their ``to_report()``, and the rows of a
+comparison, :mod:`.comparison_rows`), the kernel's renderers (console, json, markdown,
+junit; :mod:`.builtin` makes their records), the tables the commands print
+(:mod:`.compare_table`, :mod:`.power_table`, :mod:`.plugin_listing`, :mod:`.run_scores`,
+:mod:`.target_run`), reports written to ``--report FORMAT:PATH`` targets
+(:mod:`.writing`) and number formatting (:mod:`.formatting`).
+
+May import: io, stats, core, plugins, data. The model sits below the gate and the
+comparison, which build it; a reporter is found in the registry by name, never imported,
+so a plugin's reporter (``html``) works like the built-in ones. Facade: ``--format trec``
+asks the retrieval plugin for trec_eval's layout (:mod:`.run_scores`).
 """
 
 from __future__ import annotations
 
-import os
-import sys
-from collections.abc import Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from evalkit.core.specs import ReporterSpec
+from evalkit._lazy import lazy_exports
+
+_LAZY: dict[str, str] = {
+    "QueryDelta": "evalkit.report.model",
+    "Report": "evalkit.report.model",
+    "ReportCase": "evalkit.report.model",
+    "ReportRow": "evalkit.report.model",
+    "ReportRun": "evalkit.report.model",
+    "as_report": "evalkit.report.model",
+    "report_from_gate": "evalkit.report.model",
+    "report_from_comparison": "evalkit.report.comparison_rows",
+    "builtin_reporters": "evalkit.report.builtin",
+    "PLUGIN_REPORTERS": "evalkit.report.writing",
+    "ReportTargetError": "evalkit.report.writing",
+    "check_report_targets": "evalkit.report.writing",
+    "file_targets": "evalkit.report.writing",
+    "get_reporter": "evalkit.report.writing",
+    "parse_report_target": "evalkit.report.writing",
+    "write_report": "evalkit.report.writing",
+    "write_reports": "evalkit.report.writing",
+}
+__all__ = sorted(_LAZY)
+# registering the reporters (every command) imports neither rich nor the model
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)
 
 if TYPE_CHECKING:
-    from evalkit.report.comparison_rows import (
-        report_from_comparison as report_from_comparison,
-    )
+    from evalkit.report.builtin import builtin_reporters as builtin_reporters
+    from evalkit.report.comparison_rows import report_from_comparison as report_from_comparison
     from evalkit.report.model import QueryDelta as QueryDelta
     from evalkit.report.model import Report as Report
     from evalkit.report.model import ReportCase as ReportCase
@@ -31,260 +54,11 @@ if TYPE_CHECKING:
     from evalkit.report.model import ReportRun as ReportRun
     from evalkit.report.model import as_report as as_report
     from evalkit.report.model import report_from_gate as report_from_gate
-
-_LAZY: dict[str, str] = {
-    "QueryDelta": "evalkit.report.model", "Report": "evalkit.report.model",
-    "ReportCase": "evalkit.report.model",
-    "ReportRow": "evalkit.report.model", "ReportRun": "evalkit.report.model",
-    "as_report": "evalkit.report.model", "report_from_gate": "evalkit.report.model",
-    "report_from_comparison": "evalkit.report.comparison_rows",
-}
-
-
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        import importlib
-
-        return getattr(importlib.import_module(_LAZY[name]), name)
-    raise AttributeError(f"module 'evalkit.report' has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_LAZY})
-
-
-def _console(obj: Any) -> str:
-    from evalkit.report.console import render_console
-
-    return render_console(obj)
-
-
-def _json(obj: Any) -> str:
-    from evalkit.report.json_report import render_json
-
-    return render_json(obj)
-
-
-def _markdown(obj: Any) -> str:
-    from evalkit.report.markdown import render_markdown
-
-    return render_markdown(obj)
-
-
-def _junit(obj: Any) -> str:
-    from evalkit.report.junit import render_junit
-
-    return render_junit(obj)
-
-
-def builtin_reporters() -> list[ReporterSpec]:
-    """The kernel's reporters: ``console``, ``json``, ``markdown``, ``junit``."""
-    return [
-        ReporterSpec("console", _console, ".txt", "a plain-text table (rich)"),
-        ReporterSpec("json", _json, ".json", "one JSON document, NaN written as null"),
-        ReporterSpec("markdown", _markdown, ".md",
-                     "a table for a pull-request comment or a CI step summary"),
-        ReporterSpec("junit", _junit, ".xml", "JUnit XML, one test case per check"),
-    ]
-
-
-class ReportTargetError(ValueError):
-    """A ``--report FORMAT:PATH`` value that cannot be used."""
-
-
-#: Reporters that a plugin distribution of this repository provides: ``{name:
-#: distribution}``, so that asking for one that is not installed says what to install.
-PLUGIN_REPORTERS: dict[str, str] = {"html": "evalkit-report-html"}
-
-
-def get_reporter(name: str) -> ReporterSpec:
-    """The reporter registered as ``name`` in the default registry.
-
-    Raises:
-        RegistryError: no such reporter (the message lists the known ones and, for a
-            reporter of :data:`PLUGIN_REPORTERS`, names the distribution to install), or
-            two plugins provide it.
-    """
-    from evalkit.core.registry import RegistryError
-    from evalkit.plugins.default import default_registry
-
-    registry = default_registry()
-    try:
-        spec = registry.get("reporter", name)
-    except RegistryError as exc:
-        dist = PLUGIN_REPORTERS.get(name)
-        blocked = any(c.namespace == "reporter" and c.name == name
-                      for c in registry.conflicts())
-        if dist is None or blocked:
-            raise  # not a plugin's reporter, or a conflict: the registry's message
-        raise RegistryError(
-            f"{exc}. The {name!r} reporter comes from the {dist} plugin, which is not "
-            f"installed or not enabled: install it with `pip install {dist}` (from a clone of "
-            f"paired-evalkit: `pip install -e plugins/{dist}`, or `pip install -r "
-            "requirements.txt` for every in-repo plugin), and list it in [tool.evalkit] "
-            "plugins if the project selects its plugins") from None
-    assert isinstance(spec, ReporterSpec)
-    return spec
-
-
-def parse_report_target(text: str) -> tuple[str, str]:
-    """``"junit:gate.xml"`` -> ``("junit", "gate.xml")``; a path ``-`` means stdout.
-
-    The format is what precedes the first ``:``.
-
-    Raises:
-        ReportTargetError: no ``:``, or an empty format or path.
-    """
-    fmt, sep, path = text.partition(":")
-    if not sep or not fmt.strip() or not path.strip():
-        raise ReportTargetError(
-            f"--report {text!r}: expected FORMAT:PATH, for example junit:gate.xml or "
-            "markdown:- (a path of - writes to standard output)"
-        )
-    return fmt.strip(), path.strip()
-
-
-def check_report_targets(targets: Sequence[str], *, as_json: bool = False,
-                         inputs: Sequence[Path | None] = ()) -> bool:
-    """Refuse, before any work, a ``--report FORMAT:PATH`` value that is malformed, names an
-    unknown format, names one of the command's ``inputs`` or a file that cannot be
-    written, or would share standard output with another report or with ``--json``
-    (``as_json``).
-
-    Returns:
-        Whether a report goes to standard output (the command's own output then goes to
-        standard error).
-
-    Raises:
-        ReportTargetError: a malformed target, two reports on one file or on standard
-            output.
-        RegistryError: an unknown format.
-        evalkit.io.outputs.DestinationError: an input, or a file that cannot be written.
-    """
-    from evalkit.io.outputs import (
-        DestinationError,
-        UnwritableError,
-        check_writable,
-        refuse_overwriting_inputs,
-    )
-
-    parsed = [parse_report_target(t) for t in targets]
-    for fmt_name, _ in parsed:
-        get_reporter(fmt_name)
-    for text, (_, path) in zip(targets, parsed, strict=True):
-        if path == "-":
-            continue
-        refuse_overwriting_inputs(Path(path), "--report", inputs)
-        try:
-            check_writable(Path(path), in_place=True)
-        except UnwritableError as exc:
-            raise DestinationError(f"--report {text}: cannot be written: {exc.reason}"
-                                   ) from None
-    files: dict[str, str] = {}
-    for text, (_, path) in zip(targets, parsed, strict=True):
-        if path == "-":
-            continue
-        key = os.path.realpath(path)
-        if key in files:
-            raise ReportTargetError(
-                f"--report {files[key]} and --report {text} write the same file, where the "
-                "second would replace the first; give each its own path")
-        files[key] = text
-    to_stdout = [t for t, (_, path) in zip(targets, parsed, strict=True) if path == "-"]
-    if len(to_stdout) > 1:
-        raise ReportTargetError(
-            f"--report {' and '.join(to_stdout)} both write to standard output, where they "
-            "would run together; send all but one to a file"
-        )
-    if to_stdout and as_json:
-        raise ReportTargetError(
-            f"--json and --report {to_stdout[0]} both write to standard output, where they "
-            "would run together; send the report to a file, or use --report json:- alone"
-        )
-    return bool(to_stdout)
-
-
-def file_targets(targets: Sequence[str]) -> tuple[list[str], list[str]]:
-    """``(targets written to files, targets written to standard output)``: a command
-    writes its files first, so that a write failure is reported before any verdict."""
-    to_files = [t for t in targets if parse_report_target(t)[1] != "-"]
-    return to_files, [t for t in targets if t not in to_files]
-
-
-def write_reports(obj: Any, targets: Sequence[str]) -> list[str]:
-    """Render ``obj`` once per ``FORMAT:PATH`` target and write each (``-`` = stdout).
-
-    Every target is parsed and its reporter looked up before anything is written.
-
-    Returns:
-        The paths written (``"-"`` for stdout).
-
-    Raises:
-        ReportTargetError: a malformed target.
-        RegistryError: an unknown format.
-        evalkit.io.outputs.UnwritableError: an :class:`OSError` naming the file that cannot
-            be written and why.
-    """
-    from evalkit.io.outputs import write_output
-    from evalkit.io.redaction import mask
-
-    if not targets:
-        return []
-    from evalkit.report.model import as_report
-
-    report = as_report(obj)
-    plan = [(get_reporter(fmt), path) for fmt, path in map(parse_report_target, targets)]
-    written: list[str] = []
-    for spec, path in plan:
-        text = mask(spec.render(report))
-        if path == "-":
-            sys.stdout.write(text if text.endswith("\n") else text + "\n")
-        else:
-            write_output(Path(path), text)
-        written.append(path)
-    return written
-
-
-def write_report(obj: Any, fmt: str, path: str | os.PathLike[str]) -> Path:
-    """Render ``obj`` (a :class:`Report`, a ``Comparison``, a ``GateReport``) with the
-    reporter registered as ``fmt``, looked up in the registry, and write it to the file
-    ``path`` (its folder is made when missing; secrets masked and the file replaced
-    atomically, as :func:`write_reports` does). ``Comparison.to_html(path)`` is
-    ``write_report(comparison, "html", path)``.
-
-    Returns:
-        The path written.
-
-    Raises:
-        RegistryError: no reporter ``fmt``; for ``html`` the message names the
-            distribution to install.
-        evalkit.io.outputs.UnwritableError: the file cannot be written (the message says
-            why).
-    """
-    from evalkit.io.outputs import write_output
-    from evalkit.io.redaction import mask
-    from evalkit.report.model import as_report
-
-    spec = get_reporter(fmt)
-    return write_output(Path(path), mask(spec.render(as_report(obj))))
-
-
-__all__ = [
-    "PLUGIN_REPORTERS",
-    "QueryDelta",
-    "Report",
-    "ReportCase",
-    "ReportRow",
-    "ReportRun",
-    "ReportTargetError",
-    "as_report",
-    "builtin_reporters",
-    "check_report_targets",
-    "file_targets",
-    "get_reporter",
-    "parse_report_target",
-    "report_from_comparison",
-    "report_from_gate",
-    "write_report",
-    "write_reports",
-]
+    from evalkit.report.writing import PLUGIN_REPORTERS as PLUGIN_REPORTERS
+    from evalkit.report.writing import ReportTargetError as ReportTargetError
+    from evalkit.report.writing import check_report_targets as check_report_targets
+    from evalkit.report.writing import file_targets as file_targets
+    from evalkit.report.writing import get_reporter as get_reporter
+    from evalkit.report.writing import parse_report_target as parse_report_target
+    from evalkit.report.writing import write_report as write_report
+    from evalkit.report.writing import write_reports as write_reports

@@ -13,7 +13,12 @@ Entry points:
 * power: :func:`t_power`, :func:`minimum_detectable_effect`, :func:`required_n`,
   :func:`simulate_power`, :func:`plan_from_pilot`.
 
-Submodules are imported on first use, so ``import evalkit.stats`` stays cheap.
+Also the exact sums and means of :mod:`.numeric`, and the intervals, kernels and random
+streams the tests share. Submodules are imported on first use, so ``import evalkit.stats``
+stays cheap.
+
+May import: nothing of evalkit (numpy, scipy and numba only): pure functions over arrays
+of per-query values, usable on their own.
 """
 
 from __future__ import annotations

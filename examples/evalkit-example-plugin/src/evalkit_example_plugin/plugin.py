@@ -82,7 +82,7 @@ def _cell(value: Any) -> str:
 
 def render_tsv(report: Any) -> str:
     """A gate report or comparison as TSV: a header, then one line per row."""
-    from evalkit.report import as_report
+    from evalkit.report.model import as_report
 
     rep = as_report(report)
     header = ["name", "status", "metric", "value", "reference_value", "difference", "p_value"]

@@ -69,7 +69,7 @@ def render_html(obj: Any, *, max_marks: int | None = None) -> str:
     from markupsafe import Markup
 
     from evalkit import __version__ as evalkit_version
-    from evalkit.report import as_report
+    from evalkit.report.model import as_report
     from evalkit_report_html import __version__ as plugin_version
     from evalkit_report_html.charts import MAX_MARKS
     from evalkit_report_html.vega import javascript, versions

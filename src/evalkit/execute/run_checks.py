@@ -1,0 +1,42 @@
+"""What ``evalkit run`` refuses before the target is built or called: names the registry
+does not know, a golden set that cannot be read, cases without the judgments a metric
+needs, and an output artifact that cannot be written."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from evalkit.data.goldens import GoldenSet, load_goldens
+from evalkit.execute.evalconfig import EvalConfig, check_names
+from evalkit.execute.scoring import require_judgments, resolve_metrics
+from evalkit.io.outputs import DestinationError, require_writable
+
+
+def prepare_run(cfg: EvalConfig, output: Path | None, *, resume: bool, dry_run: bool
+                ) -> tuple[GoldenSet, Path]:
+    """``(golden set, artifact path)`` of the run ``cfg`` describes, every check passed;
+    ``output`` (``--output``) replaces the config's output.
+
+    Raises:
+        RegistryError: an unknown metric, aggregate, loader or target name.
+        ValueError: a golden set that cannot be read, a case without the judgments a
+            metric needs (:func:`~evalkit.execute.scoring.require_judgments`).
+        DestinationError: the artifact cannot be written (a dry run writes none); when
+            the config sets it, the message says where.
+    """
+    check_names(cfg)
+    goldens = load_goldens(cfg.goldens, cfg.goldens_loader)
+    # before the target is built (building it may start work) and before any call
+    require_judgments(resolve_metrics(cfg.metrics), list(goldens))
+    path = output.resolve() if output is not None else cfg.output
+    if not dry_run:
+        try:  # a resumed artifact is replaced (rewritten beside it); a new one written into
+            require_writable(path, "--output" if output is not None else "output",
+                             "run.jsonl", in_place=not resume,
+                             inputs=[Path(cfg.goldens), cfg.path])
+        except DestinationError as exc:
+            if output is not None:
+                raise
+            raise DestinationError(f"{exc}; the output is set in {cfg.source} (or pass "
+                                   "--output)") from None
+    return goldens, path

@@ -1,0 +1,174 @@
+"""Baseline checks: the paired test of a run against its baseline, and the verdict after
+the Holm adjustment.
+
+Per-case metrics are tested with :func:`evalkit.stats.paired_test` (its default method,
+two-sided) on the covered cases' values; whole-run aggregates with a paired bootstrap over
+case ids (:func:`evalkit.stats.aggregate_bootstrap`). A baseline over other cases or with a
+different fingerprint is refused before any test, naming the difference.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from evalkit.core.registry import Registry, RegistryError
+from evalkit.core.specs import AggregateSpec
+from evalkit.data.results import RunResult
+from evalkit.gate.baseline import Baseline
+from evalkit.gate.checks import CheckError, CheckSpec, row_id
+from evalkit.gate.fingerprint import (
+    Fingerprint,
+    aggregate_definitions,
+    case_set_difference,
+    fingerprint,
+    fingerprint_differences,
+)
+from evalkit.gate.observed import (
+    CheckFailure,
+    aggregate_value,
+    case_values,
+    error_result,
+    mean_of,
+    require_no_errors,
+    resolve_check_metric,
+)
+from evalkit.gate.verdicts import (
+    BaselineComparison,
+    CheckResult,
+    MetricKind,
+    Verdict,
+    p_text,
+)
+from evalkit.report.formatting import signed
+
+
+# ---------------------------------------------------------------- statistics
+@dataclass(frozen=True)
+class _TestOutcome:
+    difference: float
+    ci_low: float
+    ci_high: float
+    p_value: float
+    method: str
+    n_resamples: int | None
+
+
+def _per_case_test(
+    cand: Mapping[str, float], base: Mapping[str, float], metric: str, alpha: float,
+    n_resamples: int, seed: int,
+) -> _TestOutcome:
+    """:func:`evalkit.stats.paired_test` with its default method on ``{case id: value}``
+    maps: run minus baseline, two-sided, interval of confidence ``1 - alpha``."""
+    from evalkit.stats import paired_test
+
+    r = paired_test(dict(cand), dict(base), metric, alpha=alpha, alternative="two-sided",
+                    n_resamples=n_resamples, seed=seed)
+    return _TestOutcome(float(r.observed), float(r.ci_low), float(r.ci_high),
+                        float(r.p_value), str(r.method), r.n_resamples)
+
+
+def _aggregate_test(
+    spec: AggregateSpec, cand_rows: Sequence[Any], base_rows: Sequence[Any], alpha: float,
+    n_resamples: int, seed: int,
+) -> _TestOutcome:
+    """:func:`evalkit.stats.aggregate_bootstrap`: paired bootstrap over case ids of
+    ``spec(run rows) - spec(baseline rows)``, percentile interval of confidence
+    ``1 - alpha``, two-sided p of the centred null."""
+    from evalkit.stats import aggregate_bootstrap
+
+    r = aggregate_bootstrap(
+        RunResult("run", list(cand_rows)), RunResult("baseline", list(base_rows)), spec.fn,
+        name=spec.name, alpha=alpha, n_resamples=n_resamples, seed=seed,
+    )
+    return _TestOutcome(float(r.observed), float(r.ci_low), float(r.ci_high),
+                        float(r.p_value), "bootstrap over case ids", r.n_resamples)
+
+
+def baseline_result(
+    check: CheckSpec, run: RunResult, baseline: Baseline | None, reg: Registry,
+    cov: tuple[int, int], n_resamples: int, seed: int, run_fp: Fingerprint | None,
+) -> CheckResult:
+    if baseline is None:
+        return error_result(check, cov, "this check compares against a baseline, but none was "
+                                  "given (pass --baseline, or baseline= to evaluate_gate)")
+    kind: MetricKind | None = None
+    try:
+        rows = check.select(run.per_query)
+        try:
+            base_rows = check.select(baseline.run.per_query)
+        except CheckError as exc:
+            raise CheckFailure(f"in the baseline: {exc}") from None
+        require_no_errors(run.per_query, f"run {run.name!r}")
+        require_no_errors(baseline.run.per_query, f"baseline {baseline.name!r}")
+        res = resolve_check_metric(check, reg, rows)
+        kind = res.kind
+        try:
+            higher = reg.polarity(check.metric)
+        except RegistryError as exc:
+            raise CheckFailure(str(exc)) from None
+        ids = [row_id(r) for r in rows]
+        base_ids = [row_id(r) for r in base_rows]
+        if set(ids) != set(base_ids):
+            raise CheckFailure(case_set_difference(base_ids, ids))
+        current = replace(run_fp or fingerprint(run, aggregates=False),
+                          aggregates=aggregate_definitions([check.metric], reg))
+        diffs = fingerprint_differences(
+            baseline.fingerprint, current,
+            metrics=[res.name] if res.kind == "metric" else [],
+            aggregates=[res.name] if res.kind == "aggregate" else [],
+            baseline_ids=baseline.run.ids(), current_ids=run.ids(), compare_ids=False,
+        )
+        if diffs:
+            raise CheckFailure(
+                "the baseline is not comparable with this run: " + "; ".join(diffs)
+                + ". Promote a new baseline from a run made with the current definitions"
+            )
+        alpha = float(check.alpha if check.alpha is not None else 0.05)
+        if res.kind == "aggregate":
+            assert isinstance(res.spec, AggregateSpec)
+            observed = aggregate_value(res.spec, rows, f"run {run.name!r}")
+            base_value = aggregate_value(res.spec, base_rows, f"baseline {baseline.name!r}")
+            by_id = {row_id(r): r for r in base_rows}
+            aligned = [by_id[i] for i in ids]
+            t = _aggregate_test(res.spec, rows, aligned, alpha, n_resamples, seed)
+        else:
+            cand = case_values(rows, res.name, f"run {run.name!r}")
+            base = case_values(base_rows, res.name, f"baseline {baseline.name!r}")
+            observed, base_value = mean_of(cand), mean_of(base)
+            t = _per_case_test(cand, base, res.name, alpha, n_resamples, seed)
+    except (CheckError, CheckFailure) as exc:
+        return error_result(check, cov, str(exc), kind=kind)
+    except (ValueError, TypeError) as exc:
+        return error_result(check, cov, f"the comparison failed: {exc}", kind=kind)
+    comp = BaselineComparison(
+        baseline_value=base_value, difference=t.difference, ci_low=t.ci_low,
+        ci_high=t.ci_high, p_value=t.p_value, alpha=alpha, method=t.method,
+        n_cases=len(ids), higher_is_better=higher, n_resamples=t.n_resamples,
+    )
+    # verdict decided after Holm; "pass" is a placeholder
+    return CheckResult(check, "pass", observed, cov[0], cov[1], "", kind, comp)
+
+
+def decide(result: CheckResult, p_adjusted: float | None) -> CheckResult:
+    comp = result.comparison
+    assert comp is not None
+    comp = replace(comp, p_adjusted=p_adjusted)
+    significant = comp.p_decision < comp.alpha
+    if significant and comp.worse:
+        outcome = "regressed"
+    elif significant and comp.difference != 0:
+        outcome = "improved"
+    else:
+        outcome = "no significant change"
+    comp = replace(comp, outcome=outcome)
+    if outcome != "regressed":
+        return replace(result, verdict="pass", comparison=comp, message="")
+    direction = "higher" if comp.higher_is_better else "lower"
+    which = "Holm-adjusted p" if p_adjusted is not None else "p"
+    msg = (f"{result.check.metric} moved {signed(comp.difference)} against the baseline "
+           f"({direction} is better), {which} {p_text(comp.p_decision, comp.n_resamples)} "
+           f"< alpha {comp.alpha:g}")
+    verdict: Verdict = "fail" if result.blocking else "warn"
+    return replace(result, verdict=verdict, comparison=comp, message=msg)

@@ -1,0 +1,175 @@
+"""What a check observes on a run's rows: the metric it names, the values of the cases
+it covers, their mean or the aggregate over them, and why a value cannot be used.
+
+A value that cannot be used (a metric that failed or is missing on a covered case, NaN, an
+errored case anywhere in the run, a count, an unknown name) raises :class:`CheckFailure`,
+which the gate turns into an ``error`` verdict: an error is never a pass.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from evalkit.core.registry import Registry, RegistryError
+from evalkit.core.specs import AggregateSpec, MetricSpec
+from evalkit.gate.checks import CheckSpec, row_error, row_id
+from evalkit.gate.verdicts import (
+    CheckResult,
+    MetricKind,
+)
+from evalkit.stats.numeric import exact_mean
+
+
+@dataclass(frozen=True)
+class Resolved:
+    name: str
+    kind: MetricKind
+    spec: MetricSpec | AggregateSpec | None
+
+
+class CheckFailure(Exception):
+    """Internal: the check cannot be judged; becomes an error verdict."""
+
+
+def resolve_check_metric(check: CheckSpec, reg: Registry, rows: Sequence[Any]) -> Resolved:
+    try:
+        spec = reg.resolve(check.metric)
+    except RegistryError as exc:
+        on_rows = any(check.metric in getattr(r, "metrics", {}) for r in rows)
+        if check.kind == "threshold" and on_rows:
+            # not registered in this process, but the run carries the values
+            return Resolved(check.metric, "metric", None)
+        raise CheckFailure(str(exc)) from None
+    if isinstance(spec, AggregateSpec):
+        return Resolved(spec.name, "aggregate", spec)
+    if spec.kind == "count":
+        raise CheckFailure(
+            f"{check.metric!r} is a per-query count, reported but never gated; gate a "
+            "metric instead"
+        )
+    name = spec.name
+    if not any(name in getattr(r, "metrics", {}) for r in rows) and any(
+        check.metric in getattr(r, "metrics", {}) for r in rows
+    ):
+        name = check.metric
+    return Resolved(name, "metric", spec)
+
+
+def case_values(rows: Sequence[Any], metric: str, run_name: str) -> dict[str, float]:
+    """``{case id: value}``; raises CheckFailure on a failed, missing or NaN value."""
+    failed = [(row_id(r), r.metric_errors[metric]) for r in rows
+              if metric not in r.metrics and metric in getattr(r, "metric_errors", {})]
+    if failed:
+        raise CheckFailure(
+            f"metric {metric!r} failed in {run_name} on {len(failed)} of {len(rows)} "
+            f"case(s) this check covers: {_cases_and_why(failed, 10)}. The check is not "
+            "judged without them; the other metrics of these cases keep their values"
+        )
+    missing = [row_id(r) for r in rows if metric not in r.metrics]
+    if missing:
+        have = sorted({k for r in rows for k in r.metrics})
+        shown = ", ".join(missing[:10]) + (" ..." if len(missing) > 10 else "")
+        raise CheckFailure(
+            f"metric {metric!r} is missing from {run_name} on {len(missing)} of {len(rows)} "
+            f"case(s) ({shown}); the rows have: {', '.join(have) or 'no metrics'}"
+        )
+    out = {row_id(r): float(r.metrics[metric]) for r in rows}
+    bad = [i for i, v in out.items() if not math.isfinite(v)]
+    if bad:
+        shown = ", ".join(f"{i} ({out[i]})" for i in bad[:10])
+        raise CheckFailure(
+            f"metric {metric!r} is not a finite number in {run_name} on {len(bad)} case(s): "
+            f"{shown}"
+        )
+    return out
+
+
+def check_coverage(check: CheckSpec, rows: Sequence[Any], reg: Registry,
+              expected: int | None = None) -> tuple[int, int]:
+    """``(k, n)``: of the ``n`` cases ``check`` covers, the ``k`` with a usable value.
+
+    An unscoped check covers every case of the run: its rows, or the ``expected`` number
+    of cases its header records when more (a run cut short covers 107 of its 240 cases,
+    not 107 of 107). A case has a usable value when its row is present, not errored and,
+    for a per-case metric, holds a finite value of the metric (an unresolved name is
+    looked up on the rows as written). For an aggregate, k is the number of rows it is
+    computed over: the present, non-errored covered rows when it yields a finite value on
+    them, else 0.
+    """
+    n = check.coverage_counts(rows)[1]
+    if check.scope is None and expected is not None:
+        n = max(n, expected)
+    if check.scope is None:
+        covered = list(rows)
+    else:
+        by_id = {row_id(r): r for r in rows}
+        covered = [by_id[i] for i in check.scope if i in by_id]
+    usable = [r for r in covered if row_error(r) is None]
+    try:
+        res = resolve_check_metric(check, reg, usable)
+    except Exception:  # unknown, a count, a failing plugin: the check says why
+        res = Resolved(check.metric, "metric", None)
+    if isinstance(res.spec, AggregateSpec):
+        try:
+            return (len(usable) if usable and math.isfinite(float(res.spec.fn(usable)))
+                    else 0), n
+        except Exception:
+            return 0, n
+    k = 0
+    for r in usable:
+        value = getattr(r, "metrics", {}).get(res.name)
+        if isinstance(value, int | float) and not isinstance(value, bool) \
+                and math.isfinite(value):
+            k += 1
+    return k, n
+
+
+def require_no_errors(rows: Sequence[Any], label: str) -> None:
+    """Raise CheckFailure when any row of the run errored, covered by the check or not."""
+    errored = [(row_id(r), str(row_error(r))) for r in rows if row_error(r) is not None]
+    if errored:
+        raise CheckFailure(
+            f"{label} has {len(errored)} errored case(s) outside this check's cases: "
+            f"{_cases_and_why(errored, 5)}. A run with errored cases is incomplete, and no "
+            "check passes on an incomplete run"
+        )
+
+
+def _cases_and_why(cases: Sequence[tuple[str, str]], limit: int) -> str:
+    """``a (why); b (why); and 3 more``."""
+    shown = "; ".join(f"{i} ({e})" for i, e in cases[:limit])
+    return shown + (f"; and {len(cases) - limit} more" if len(cases) > limit else "")
+
+
+def mean_of(values: Mapping[str, float]) -> float:
+    return exact_mean(list(values.values()))
+
+
+def aggregate_value(spec: AggregateSpec, rows: Sequence[Any], run_name: str) -> float:
+    try:
+        value = float(spec.fn(list(rows)))
+    except Exception as exc:
+        raise CheckFailure(
+            f"aggregate {spec.name!r} could not be computed on {run_name}: "
+            f"{type(exc).__name__}: {exc}"
+        ) from None
+    if not math.isfinite(value):
+        raise CheckFailure(f"aggregate {spec.name!r} is {value} on {run_name}")
+    return value
+
+
+def observed_value(res: Resolved, rows: Sequence[Any], run_name: str) -> float:
+    if not rows:
+        raise CheckFailure(f"{run_name} has no case this check covers")
+    if res.kind == "aggregate":
+        assert isinstance(res.spec, AggregateSpec)
+        return aggregate_value(res.spec, rows, run_name)
+    return mean_of(case_values(rows, res.name, run_name))
+
+
+def error_result(check: CheckSpec, cov: tuple[int, int], message: str,
+           observed: float | None = None, kind: MetricKind | None = None) -> CheckResult:
+    return CheckResult(check, "error", observed, cov[0], cov[1], message, kind)

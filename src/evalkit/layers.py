@@ -1,0 +1,83 @@
+"""The floors of the house: which package may import which, in one table.
+
+Rows flow up the floors: records and the registry (core) and the plugins that fill it,
+then cases and runs (data), their making (execute), then what is concluded from them
+(report, comparison, gate), then the command line. A package may import its own modules,
+the ground (:data:`GROUND`), and the packages :data:`LAYERS` lists for it; nothing else.
+Imports inside functions count; those under ``if TYPE_CHECKING:`` do not (they are never
+run). The few deliberate exceptions are :data:`FACADES`, each with its reason.
+
+tests/test_layers.py reads this table, walks every import of ``src/`` and
+``plugins/*/src`` with :mod:`ast`, and fails on an import the table refuses, on an import
+circle between modules, on a facade no longer used, and on a package whose ``__init__``
+docstring names other floors than the table in its ``May import:`` line.
+"""
+
+from __future__ import annotations
+
+#: Modules every floor may import: the version and the lazy-export helper.
+GROUND: frozenset[str] = frozenset({"evalkit._version", "evalkit._lazy"})
+
+#: floor (a module or package of ``evalkit``, or ``evalkit_*`` for every plugin
+#: distribution) -> the floors it may import besides itself and the ground
+LAYERS: dict[str, tuple[str, ...]] = {
+    "evalkit._version": (),
+    "evalkit._lazy": (),
+    "evalkit._moved": (),
+    "evalkit.layers": (),
+    "evalkit.io": (),
+    "evalkit.stats": (),
+    "evalkit.core": ("evalkit.io",),
+    "evalkit.plugins": ("evalkit.io", "evalkit.core"),
+    "evalkit.data": ("evalkit.io", "evalkit.stats", "evalkit.core", "evalkit.plugins"),
+    "evalkit.metrics": ("evalkit.core", "evalkit.plugins", "evalkit.data"),
+    "evalkit.execute": ("evalkit.io", "evalkit.stats", "evalkit.core", "evalkit.plugins",
+                        "evalkit.data", "evalkit.metrics"),
+    "evalkit.report": ("evalkit.io", "evalkit.stats", "evalkit.core", "evalkit.plugins",
+                       "evalkit.data"),
+    "evalkit.comparison": ("evalkit.io", "evalkit.stats", "evalkit.core", "evalkit.plugins",
+                           "evalkit.data", "evalkit.execute", "evalkit.report"),
+    "evalkit.gate": ("evalkit.io", "evalkit.stats", "evalkit.core", "evalkit.plugins",
+                     "evalkit.data", "evalkit.report"),
+    "evalkit.builtins": ("evalkit.core", "evalkit.data", "evalkit.execute", "evalkit.report"),
+    "evalkit.testing": ("evalkit.io", "evalkit.core", "evalkit.plugins", "evalkit.data",
+                        "evalkit.execute"),
+    "evalkit.cli": ("evalkit.io", "evalkit.stats", "evalkit.core", "evalkit.plugins",
+                    "evalkit.data", "evalkit.execute", "evalkit.report", "evalkit.comparison",
+                    "evalkit.gate"),
+    # the package itself: the seed's names, each imported on first use from its floor
+    "evalkit": ("evalkit._moved", "evalkit.stats", "evalkit.core", "evalkit.plugins",
+                "evalkit.data", "evalkit.execute", "evalkit.comparison", "evalkit.gate"),
+    # an in-repo plugin talks to the kernel through its hooks and public records
+    "evalkit_*": ("evalkit", "evalkit.io", "evalkit.stats", "evalkit.core", "evalkit.plugins",
+                  "evalkit.data", "evalkit.execute", "evalkit.report"),
+}
+
+#: (importing module or package, imported plugin) -> why the kernel reaches into a plugin
+FACADES: dict[tuple[str, str], str] = {
+    ("evalkit", "evalkit_http"):
+        "the seed's `from evalkit import HttpTarget`, resolved on first use",
+    ("evalkit.metrics", "evalkit_judge"):
+        "the seed's `evalkit.metrics.LLMJudge`, resolved on first use",
+    ("evalkit.metrics.core", "evalkit_retrieval"):
+        "the seed's `evalkit.metrics.core` functions are the retrieval plugin's",
+    ("evalkit.execute.measure_args", "evalkit_retrieval"):
+        "trec_eval's -m spellings (`P.5,10`, `official`) are read by the retrieval plugin",
+    ("evalkit.report.run_scores", "evalkit_retrieval"):
+        "`evalkit eval --format trec` prints trec_eval's layout, which the plugin owns",
+    ("evalkit.cli.run_cmd", "evalkit_judge"):
+        "`evalkit run --dry-run/--max-calls/--max-cost` set the judge plugin's budget",
+}
+
+
+def floor_of(module: str) -> str | None:
+    """The floor of ``module``: the longest key of :data:`LAYERS` it is or lies in
+    (``evalkit_*`` for a plugin distribution), or None when the table lacks it."""
+    if module.startswith("evalkit_"):
+        return "evalkit_*"
+    parts = module.split(".")
+    for i in range(len(parts), 1, -1):
+        key = ".".join(parts[:i])
+        if key in LAYERS:
+            return key
+    return "evalkit" if module == "evalkit" else None

@@ -1,0 +1,210 @@
+"""A scored run as ``evalkit eval`` shows it: which measures, one summary sentence, the
+table for people, the JSON for scripts, and trec_eval's own layout.
+
+Means and totals are each measure's summary as its record declares it
+(:mod:`evalkit.data.summaries`: a mean, a count's sum, trec_eval's geometric means);
+per-query values are printed with 4 decimals, counts as integers. The trec_eval layout is
+the retrieval plugin's (:mod:`evalkit_retrieval.trec_output`), asked for by name of the
+module when ``--format trec`` is given.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from evalkit.data import summaries
+from evalkit.data.coverage import notes_of
+from evalkit.data.metric_info import COUNT_NAMES, canonical_metric, is_count
+
+if TYPE_CHECKING:
+    from evalkit.data.results import RunResult
+
+
+class MeasureSelectionError(ValueError):
+    """A measure asked for that the run does not hold (the message lists what it has)."""
+
+
+def count_names(result: RunResult) -> list[str]:
+    """Counts present on every row, in first-row order."""
+    if not result.per_query:
+        return []
+    first = list(getattr(result.per_query[0], "counts", {}) or {})
+    return [c for c in first
+            if all(c in (getattr(r, "counts", {}) or {}) for r in result.per_query)]
+
+
+def select_measures(
+    result: RunResult, requested: Sequence[str], path: Path
+) -> tuple[list[str], list[str]]:
+    """``(metrics, counts)`` to show: the requested ones (resolved to the run's stored
+    names), or every metric the run has (and no count).
+
+    Raises:
+        MeasureSelectionError: a requested measure the run lacks, or a run with no metric
+            present on every row.
+        evalkit.data.results.MetricFailedError: a requested metric that failed on some
+            case (names the run, the metric and the cases).
+    """
+    have = result.metric_names()
+    counts_have = count_names(result)
+    if not requested:
+        if not have:
+            raise MeasureSelectionError(
+                f"{path}: the run has no metric present on every row"
+                + (f" (it has the counts {', '.join(counts_have)}; name one with -m)"
+                   if counts_have else ""))
+        return have, []
+    metrics: list[str] = []
+    counts: list[str] = []
+    for name in requested:
+        canon = canonical_metric(name)
+        if canon not in have and name in have:
+            canon = name
+        if canon in have:
+            if canon not in metrics:
+                metrics.append(canon)
+            continue
+        if is_count(canon) or canon in counts_have:
+            if canon not in counts_have:
+                raise MeasureSelectionError(
+                    f"{path}: {name!r} is a per-query count, and this run stores no "
+                    f"{canon} (it has: {', '.join(counts_have) or 'no counts'})")
+            if canon not in counts:
+                counts.append(canon)
+            continue
+        if canon in result.metric_failures():
+            result.mean(canon)  # MetricFailedError: names the run, the metric, the cases
+        known = have + counts_have
+        raise MeasureSelectionError(
+            f"{path}: no metric {name!r} in this run (it has: {', '.join(known) or 'none'})")
+    return metrics, counts
+
+
+def _count(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
+
+
+def summary_line(result: RunResult) -> str:
+    """One sentence: queries evaluated, unjudged topics ignored, judged queries missing."""
+    n = notes_of(result)
+    parts = [f"{_count(len(result.per_query), 'query', 'queries')} evaluated"]
+    if n["unjudged_ignored"] is not None:
+        parts.append(f"{_count(n['unjudged_ignored'], 'run topic', 'run topics')} without "
+                     "judgments ignored")
+    if n["missing_count"] is not None:
+        how = "scored 0" if n["missing"] == "zero" else "skipped"
+        parts.append(f"{_count(n['missing_count'], 'judged query', 'judged queries')} "
+                     f"missing from the run ({how})")
+    return "; ".join(parts)
+
+
+def fmt(value: float) -> str:
+    return f"{value:.4f}"
+
+
+def _count_cell(value: float) -> str:
+    return str(int(value)) if value.is_integer() else fmt(value)
+
+
+def _summary(result: RunResult, name: str, *, count: bool = False) -> float:
+    return summaries.summary_value(result, name, count=count)
+
+
+def _count_total(result: RunResult, name: str) -> str:
+    total = _summary(result, name, count=True)
+    return str(int(total)) if summaries.summary_kind(name, count=True) == "sum" else fmt(total)
+
+
+def as_json(result: RunResult, metrics: Sequence[str], per_query: bool, source: Path,
+            counts: Sequence[str] = ()) -> dict[str, Any]:
+    """The machine-readable form of an evaluation (``counts``: totals over queries)."""
+    header = result.header
+    out: dict[str, Any] = {
+        "run": result.name,
+        "source": str(source),
+        "metrics": list(metrics),
+        "means": {m: _summary(result, m) for m in metrics},
+        "counts": {c: _summary(result, c, count=True) for c in counts},
+        "num_queries": len(result.per_query),
+        **notes_of(result),
+        "relevance_level": header.get("relevance_level"),
+        "depth": header.get("depth"),
+        "qrels": header.get("qrels"),
+    }
+    if per_query:
+        out["per_query"] = [
+            {"id": r.query_id, "metrics": {m: float(r.metrics[m]) for m in metrics},
+             "counts": dict(getattr(r, "counts", {}) or {})}
+            for r in result.per_query
+        ]
+    return out
+
+
+def print_table(console: Any, result: RunResult, metrics: Sequence[str], per_query: bool,
+                source: Path, counts: Sequence[str] = ()) -> None:
+    """Means (and with ``per_query`` every query's values) on a rich ``console``; counts
+    as integers, summed over the queries in the total line."""
+    from rich.table import Table
+
+    console.print(f"run [bold]{result.name}[/bold] ({source})")
+    console.print(summary_line(result), soft_wrap=True)
+    if per_query:
+        table = Table("query", *metrics, *counts, box=None, pad_edge=False)
+        for col in table.columns[1:]:
+            col.justify = "right"
+        for r in result.per_query:
+            table.add_row(str(r.query_id), *(fmt(float(r.metrics[m])) for m in metrics),
+                          *(_count_cell(float(r.counts[c])) for c in counts))
+        table.add_section()
+        label = "mean" if not counts else ("total" if not metrics else "mean / total")
+        table.add_row(label, *(fmt(_summary(result, m)) for m in metrics),
+                      *(_count_total(result, c) for c in counts), style="bold")
+        console.print(table)
+        return
+    if metrics:
+        table = Table("metric", "mean", box=None, pad_edge=False)
+        table.columns[1].justify = "right"
+        for m in metrics:
+            table.add_row(m, fmt(_summary(result, m)))
+        console.print(table)
+    if counts:
+        table = Table("count", "total", "per query", box=None, pad_edge=False)
+        table.columns[1].justify = table.columns[2].justify = "right"
+        n = len(result.per_query)
+        for c in counts:
+            total = _summary(result, c, count=True)
+            if summaries.summary_kind(c, count=True) == "sum":
+                table.add_row(c, str(int(total)), f"{total / n:.2f}")
+            else:
+                table.add_row(c, fmt(total) + " (mean)", fmt(total))
+        console.print(table)
+
+
+def trec_lines(result: RunResult, request: Any, metrics: Sequence[str], counts: Sequence[str],
+               per_query: bool, judgments: Mapping[str, Mapping[str, int]] | None
+               ) -> list[str]:
+    """trec_eval's layout of the run, from the retrieval plugin; ``request`` is the
+    :class:`~evalkit.execute.measure_args.MeasureRequest` the ``-m`` values made and
+    ``judgments`` the qrels, when given (``{qid: {doc: label}}``).
+
+    Raises:
+        ImportError: the retrieval plugin is not installed (the message says what to
+            install).
+    """
+    try:  # a facade: trec_eval's layout is the evalkit-retrieval plugin's
+        from evalkit_retrieval import trec_output
+    except ImportError as exc:
+        from evalkit.plugins.loading import missing_plugin
+
+        raise missing_plugin("evalkit-retrieval", "--format trec", exc) from exc
+    wanted = list(metrics) + [c for c in counts if c not in metrics]
+    if request.header:  # evalkit's names: trec_eval's counts are printed, as it prints them
+        wanted = [c for c in COUNT_NAMES if c in count_names(result) and c not in wanted] + wanted
+    labels = {canonical_metric(k): v for k, v in request.labels.items()}
+    return trec_output.trec_lines(
+        result, wanted, per_query=per_query, labels=labels,
+        relstring_len=request.relstring, judgments=judgments,
+        complete=result.header.get("missing") == "zero", header=request.header,
+    )

@@ -1,0 +1,155 @@
+"""A target run as ``evalkit run`` and ``evalkit rescore`` report it: the metric means and
+aggregates, the one-line status, why cases errored, what ``--resume`` did, and the same
+summary as JSON.
+
+Only the run's header and rows are read (:class:`~evalkit.data.results.RunResult`); a run
+that is not complete shows no means (nothing is scored as if complete).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from evalkit.data.results import RunResult
+
+#: kinds of error printed under an incomplete run's status line (all go in --json)
+SHOWN_ERROR_KINDS = 3
+
+
+def error_groups(run: RunResult) -> list[dict[str, Any]]:
+    """The errored rows grouped by message, most frequent first.
+
+    Messages that differ only in the case id they name (``target 'x' failed on case
+    '001': ...``) are one group. Each group: ``message`` (the first case's own text),
+    ``cases`` (how many) and ``ids`` (up to 20).
+    """
+    groups: dict[str, dict[str, Any]] = {}
+    for r in run.per_query:
+        err = getattr(r, "error", None)
+        if err is None:
+            continue
+        rid = str(r.query_id)
+        key = str(err)
+        for quoted in (repr(rid), f'"{rid}"'):
+            key = key.replace(quoted, "<case>")
+        g = groups.setdefault(key, {"message": str(err), "cases": 0, "ids": []})
+        g["cases"] += 1
+        if len(g["ids"]) < 20:
+            g["ids"].append(rid)
+    return sorted(groups.values(), key=lambda g: -int(g["cases"]))
+
+
+def error_lines(run: RunResult) -> list[str]:
+    """Why cases errored, for people: the first message of each kind, with its cases."""
+    groups = error_groups(run)
+    lines: list[str] = []
+    for g in groups[:SHOWN_ERROR_KINDS]:
+        n = int(g["cases"])
+        ids = ", ".join(repr(i) for i in g["ids"][:3]) + (", ..." if n > 3 else "")
+        which = f"{n} case{'' if n == 1 else 's'} ({ids})"
+        lines.append(f"  {which}: {g['message']}")
+    rest = groups[SHOWN_ERROR_KINDS:]
+    if rest:
+        n = sum(int(g["cases"]) for g in rest)
+        lines.append(f"  and {n} more case{'' if n == 1 else 's'} with {len(rest)} other "
+                     "error message(s); --json lists them all")
+    return lines
+
+
+def summary_lines(run: RunResult) -> list[str]:
+    """Metric means, aggregates and the status line of a target run, for people."""
+    lines: list[str] = []
+    complete = run.header.get("status") == "complete"
+    names = list((run.header.get("config") or {}).get("metrics") or [])
+    if complete and names:
+        failed = run.metric_failures()
+        width = max(len(n) for n in names)
+        lines.append(f"{'metric':<{width}}  {'mean':>8}")
+        for n in names:
+            if n in failed:  # its mean is undefined; the other metrics keep theirs
+                lines.append(f"{n:<{width}}  {'n/a':>8}  (failed on {len(failed[n])} "
+                             f"case(s): {', '.join(repr(c) for c in list(failed[n])[:3])}"
+                             f"{', ...' if len(failed[n]) > 3 else ''})")
+            else:
+                lines.append(f"{n:<{width}}  {run.mean(n):>8.4f}")
+    aggs: dict[str, float] = run.header.get("aggregates") or {}
+    for n, v in aggs.items():
+        lines.append(f"{n}: {v:.4f}")
+    for n, problem in (run.header.get("aggregate_errors") or {}).items():
+        lines.append(f"{n}: not computed ({problem})")
+    lines.append(status_line(run))
+    lines.extend(error_lines(run))
+    return lines
+
+
+def resume_line(run: RunResult) -> str:
+    """What ``--resume`` did: rows kept from the earlier run and cases called now (or that
+    there was no earlier run to resume)."""
+    rec = run.header.get("resume")
+    if not isinstance(rec, dict):  # the artifact did not exist: a new run
+        n = len(run.per_query)
+        return f"resume: no earlier run in the artifact; all {n} case(s) were called"
+    kept, called, retried = int(rec["kept"]), int(rec["called"]), int(rec.get("retried", 0))
+    again = f" ({retried} of them had errored before)" if retried else ""
+    rescored = int(rec.get("rescored", 0))
+    scored = (f"; {rescored} kept row(s) had a failed metric, scored again from the stored "
+              "response" if rescored else "")
+    return (f"resume: {kept} row(s) kept from the earlier run, {called} case(s) called "
+            f"now{again}{scored}")
+
+
+def summary_json(run: RunResult, path: Path | None, *, resumed: bool = False) -> str:
+    """The same summary as JSON (means only when the run is complete); with ``resumed``
+    (``evalkit run --resume``), also ``resume``: ``{"kept", "called", "retried"}``, or
+    null when there was no earlier run."""
+    complete = run.header.get("status") == "complete"
+    names = list((run.header.get("config") or {}).get("metrics") or [])
+    failed = run.metric_failures()
+    out: dict[str, Any] = {
+        "name": run.name,
+        "artifact": None if path is None else str(path),
+        "status": run.header.get("status"),
+        "cases": len(run.per_query),
+        "errors": run.header.get("errors", 0),
+        "error_ids": run.header.get("error_ids", []),
+        "error_messages": error_groups(run),
+        "means": {n: None if n in failed else run.mean(n) for n in names} if complete else {},
+        "metric_errors": {m: {"cases": len(c), "ids": list(c)[:20], "first": next(iter(
+            c.values()))} for m, c in failed.items()},
+        "aggregates": run.header.get("aggregates") or {},
+        "aggregate_errors": run.header.get("aggregate_errors") or {},
+    }
+    if resumed:
+        out["resume"] = run.header.get("resume")
+    return json.dumps(out, indent=2)
+
+
+def status_line(run: RunResult) -> str:
+    """One line: ``"complete: 50 cases"``, or ``"INCOMPLETE: ..."`` naming the cases whose
+    call failed or that have no row, and the metrics that failed on some case."""
+    n = len(run.per_query)
+    errors = [r for r in run.per_query if getattr(r, "error", None) is not None]
+    missing = list(run.header.get("missing_ids") or [])
+    n_missing = int(run.header.get("missing_cases") or len(missing))
+    failed = run.metric_failures()
+    metric_note = ""
+    if failed:
+        metric_note = "; metric failures (the other metrics keep their values): " + ", ".join(
+            f"{m} on {len(ids)} case(s)" for m, ids in failed.items())
+    if not errors and not n_missing and run.header.get("status", "complete") == "complete":
+        return f"complete: {n} cases{metric_note}"
+    parts = []
+    if errors:
+        shown = ", ".join(repr(r.query_id) for r in errors[:5])
+        parts.append(f"{len(errors)} of {n} cases errored ({shown}"
+                     f"{', ...' if len(errors) > 5 else ''})")
+    if n_missing:
+        shown = ", ".join(repr(i) for i in missing[:5])
+        parts.append(f"{n_missing} case(s) have no row ({shown}"
+                     f"{', ...' if n_missing > 5 else ''})")
+    if not parts:
+        parts.append(f"marked {run.header.get('status')!r}")
+    return f"INCOMPLETE: {'; '.join(parts)}; not scored{metric_note}"
