@@ -14,17 +14,27 @@ Rules:
   both providers;
 * two plugins that provide one name do not stop discovery: the name is *blocked*, and
   resolving it raises :class:`RegistryError` naming both.
+
+Who provides a name and the conflict messages are :mod:`evalkit.core.providers`; how a
+name finds its metric is :mod:`evalkit.core.metric_lookup`; the process-wide registry that
+discovery fills is :mod:`evalkit.plugins.default`. This module stays one (about 500
+lines): the :class:`Registry`'s rules for adding a record (duplicates, aliases, family
+shadows, case-insensitive spellings) and its lookups read and write the same four tables
+under one lock, and read best side by side.
 """
 
 from __future__ import annotations
 
-import inspect
 import re
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from pathlib import Path
-from typing import Any, NamedTuple, TypeVar
+from typing import Any, TypeVar
 
+from evalkit.core.providers import Conflict as Conflict
+from evalkit.core.providers import Entry as Entry
+from evalkit.core.providers import Provider as Provider
+from evalkit.core.providers import RegistryError as RegistryError
+from evalkit.core.providers import client_provider, same_definition
 from evalkit.core.specs import (
     LOADER_KINDS,
     SPEC_TYPES,
@@ -36,80 +46,13 @@ from evalkit.core.specs import (
     MetricSpec,
     ReporterSpec,
     TargetSpec,
+    loader_for_path,
     record_problem,
 )
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 _FAMILY_RE = re.compile(r"^(?P<prefix>[^@]+)@(?P<k>[^@]+)$")
-
-
-class RegistryError(LookupError):
-    """A registration or lookup the registry refuses (unknown, blocked or duplicate name)."""
-
-
-class Provider(NamedTuple):
-    """Where a registered record came from.
-
-    ``distribution`` and ``version`` are set for plugins found through entry points (and
-    for the kernel's built-ins); client code is identified by its ``module``.
-    """
-
-    module: str
-    distribution: str | None = None
-    version: str | None = None
-    plugin: str | None = None
-
-    @property
-    def is_client(self) -> bool:
-        return self.distribution is None
-
-    def __str__(self) -> str:
-        if self.distribution:
-            return f"{self.distribution} {self.version or '?'} ({self.module})"
-        return f"module {self.module}"
-
-
-class Entry(NamedTuple):
-    """A registered record and its provider."""
-
-    spec: AnySpec
-    provider: Provider
-
-
-class Conflict(NamedTuple):
-    """Two or more providers of one name; the name is blocked."""
-
-    namespace: str
-    name: str
-    entries: list[Entry]
-
-    def message(self) -> str:
-        kinds = [_kind_of(e.spec) for e in self.entries]
-        if len({e.provider for e in self.entries}) == 1:
-            return (f"{self.entries[0].provider} registers {kinds[0]} name {self.name!r} "
-                    "more than once; give each record its own name (the name is blocked "
-                    "until then; see `evalkit plugins list`)")
-        if len(set(kinds)) == 1:
-            what = f"{kinds[0]} name {self.name!r} is provided by " + " and ".join(
-                str(e.provider) for e in self.entries)
-        else:  # say what each one provides (a metric here, an aggregate there)
-            what = f"name {self.name!r} is provided by " + " and ".join(
-                f"{e.provider} (as {'an' if kind[0] in 'aeiou' else 'a'} {kind})"
-                for e, kind in zip(self.entries, kinds, strict=True))
-        others = [e for e in self.entries if e.provider.module != _KERNEL_BUILTINS]
-        if len(others) == len(self.entries):
-            if any(e.provider.is_client for e in self.entries):  # a project's own module
-                record = kinds[0] if len(set(kinds)) == 1 else "record"
-                fix = f"renames its {record}, or is disabled or uninstalled"
-            else:
-                fix = "is disabled or uninstalled"
-            return (f"{what}; it is blocked until one of them {fix} "
-                    "(see `evalkit plugins list`)")
-        # the kernel's built-ins cannot be disabled: the other provider must rename its record
-        who = " and ".join(f"{e.provider} must rename its {_kind_of(e.spec)}" for e in others)
-        return (f"{what}; the kernel's built-ins cannot be disabled, so {who} (the name is "
-                "blocked until then; see `evalkit plugins list`)")
 
 
 def _as_tuple(value: Sequence[str]) -> Any:
@@ -119,70 +62,14 @@ def _as_tuple(value: Sequence[str]) -> Any:
     return value if isinstance(value, str) else tuple(value)
 
 
-def _accepts(spec: LoaderSpec, path: str) -> bool:
-    """``spec.accepts(path)``; an error counts as accepting (the loader reports it)."""
-    assert spec.accepts is not None
-    try:
-        return bool(spec.accepts(Path(path)))
-    except Exception:
-        return True
-
-
 def _name_order(name: str) -> tuple[str, int, str]:
     """Sort key: ``prefix@k`` by prefix, then ``k`` as a number (``@k`` itself first)."""
     prefix, at, k = name.partition("@")
     return (prefix, int(k) if k.isdigit() else -1, k) if at else (prefix, -2, "")
 
 
-#: The module of the kernel's built-in plugin, which cannot be disabled.
-_KERNEL_BUILTINS = "evalkit.builtins"
-
-
-def _kind_of(spec: AnySpec) -> str:
-    """What a record is, in words: ``aggregate``, ``metric``, ``metric family``..."""
-    if isinstance(spec, AggregateSpec):
-        return "aggregate"
-    if isinstance(spec, MetricFamily):
-        return "metric family"
-    if isinstance(spec, MetricSpec):
-        return "count" if spec.kind == "count" else "metric"
-    if isinstance(spec, LoaderSpec):
-        return f"{spec.kind} loader"
-    return "target" if isinstance(spec, TargetSpec) else "reporter"
-
-
-def _client_provider(obj: object) -> Provider:
-    module = getattr(obj, "__module__", None)
-    if not module:
-        frame = inspect.currentframe()
-        module = "<unknown>"
-        if frame is not None and frame.f_back is not None and frame.f_back.f_back is not None:
-            module = str(frame.f_back.f_back.f_globals.get("__name__", "<unknown>"))
-    return Provider(module=str(module))
-
-
 def _family_key(prefix: str) -> str:
     return f"{prefix}@k"
-
-
-def _same(a: AnySpec, b: AnySpec) -> bool:
-    """Whether two records describe the same definition (a re-registration no-op)."""
-    if type(a) is not type(b) or a.name != b.name:
-        return False
-    if isinstance(a, MetricSpec) and isinstance(b, MetricSpec):
-        return a.fn is b.fn and a.higher_is_better == b.higher_is_better and a.kind == b.kind
-    if isinstance(a, MetricFamily) and isinstance(b, MetricFamily):
-        same_fn = a.factory is b.factory or (a.core is not None and a.core is b.core)
-        return same_fn and a.higher_is_better == b.higher_is_better
-    if isinstance(a, AggregateSpec) and isinstance(b, AggregateSpec):
-        return a.fn is b.fn and a.higher_is_better == b.higher_is_better
-    if isinstance(a, LoaderSpec) and isinstance(b, LoaderSpec):
-        return a.fn is b.fn and a.kind == b.kind
-    if isinstance(a, TargetSpec) and isinstance(b, TargetSpec):
-        return a.factory is b.factory
-    if isinstance(a, ReporterSpec) and isinstance(b, ReporterSpec):
-        return a.render is b.render
-    return False
 
 
 class Registry:
@@ -243,14 +130,14 @@ class Registry:
             table = self._tables.setdefault(ns, {})
             conflict = self._conflicts.get((ns, key))
             if conflict is not None:
-                if not any(_same(e.spec, spec) for e in conflict.entries):
+                if not any(same_definition(e.spec, spec) for e in conflict.entries):
                     conflict.entries.append(Entry(spec, provider))
                 if not from_plugin:
                     raise RegistryError(conflict.message())
                 return
             existing = table.get(key)
             if existing is not None:
-                if _same(existing.spec, spec):
+                if same_definition(existing.spec, spec):
                     return
                 if from_plugin:
                     del table[key]
@@ -381,7 +268,7 @@ class Registry:
         judgments, so a golden case without expected ids is refused before a run starts.
         Raises :class:`RegistryError` if ``name`` is provided elsewhere.
         """
-        _require_polarity("register_metric", name, higher_is_better)
+        require_polarity("register_metric", name, higher_is_better)
 
         def deco(fn: F) -> F:
             spec = MetricSpec(
@@ -390,7 +277,7 @@ class Registry:
                 version=version, aliases=_as_tuple(aliases),
                 needs_judgments=bool(needs_judgments),
             )
-            self.add(spec, _client_provider(fn))
+            self.add(spec, client_provider(fn))
             return fn
 
         return deco
@@ -404,7 +291,7 @@ class Registry:
         version: str = "1",
     ) -> Callable[[F], F]:
         """Decorator: register ``fn(rows) -> float`` as whole-run aggregate ``name``."""
-        _require_polarity("register_aggregate", name, higher_is_better)
+        require_polarity("register_aggregate", name, higher_is_better)
 
         def deco(fn: F) -> F:
             spec = AggregateSpec(
@@ -412,7 +299,7 @@ class Registry:
                 description=description or (fn.__doc__ or "").strip().split("\n")[0],
                 version=version,
             )
-            self.add(spec, _client_provider(fn))
+            self.add(spec, client_provider(fn))
             return fn
 
         return deco
@@ -440,7 +327,7 @@ class Registry:
                 fn=fn, suffixes=_as_tuple(suffixes) or (f".{name}",),
                 description=description or (fn.__doc__ or "").strip().split("\n")[0],
             )
-            self.add(spec, _client_provider(fn))
+            self.add(spec, client_provider(fn))
             return fn
 
         return deco
@@ -595,24 +482,10 @@ class Registry:
                 assert isinstance(spec, LoaderSpec)
                 return spec
         elif path is not None:
-            lowered = str(path).lower()
-            # the longest matching suffix first; on a tie, a loader that looks at the
-            # content before one that takes any file
-            matches: list[tuple[int, bool, str, LoaderSpec]] = []
-            for key, entry in table.items():
-                spec = entry.spec
-                assert isinstance(spec, LoaderSpec)
-                longest = max((len(s) for s in spec.suffixes if lowered.endswith(s.lower())),
-                              default=0)
-                if longest:
-                    matches.append((-longest, spec.accepts is None, key, spec))
-            for *_, spec in sorted(matches, key=lambda m: m[:3]):
-                if spec.accepts is None or _accepts(spec, path):
-                    return spec
-            if len(table) == 1:
-                only = next(iter(table.values())).spec
-                assert isinstance(only, LoaderSpec)
-                return only
+            chosen = loader_for_path({key: entry.spec for key, entry in table.items()
+                                      if isinstance(entry.spec, LoaderSpec)}, path)
+            if chosen is not None:
+                return chosen
         known = ", ".join(sorted(table)) or "none"
         what = name if name is not None else f"the suffix of {path}"
         raise RegistryError(f"no {kind} loader for {what}; known {kind} loaders: {known}")
@@ -628,7 +501,7 @@ class Registry:
         return table[name].spec
 
 
-def _require_polarity(fn_name: str, name: str, value: object) -> None:
+def require_polarity(fn_name: str, name: str, value: object) -> None:
     if not isinstance(value, bool):
         raise RegistryError(
             f"{fn_name}({name!r}): higher_is_better must be True or False; it decides which "

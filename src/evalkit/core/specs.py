@@ -13,6 +13,7 @@ matters because every command defines them at start-up; see docs/performance.md.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 if TYPE_CHECKING:
@@ -244,3 +245,29 @@ def record_problem(rec: Any) -> str | None:
     if not isinstance(getattr(rec, "always", True), bool):
         return f"{what}: always must be True or False, got {rec.always!r}"
     return None
+
+
+def _accepts(spec: LoaderSpec, path: str) -> bool:
+    """``spec.accepts(path)``; an error counts as accepting (the loader reports it)."""
+    assert spec.accepts is not None
+    try:
+        return bool(spec.accepts(Path(path)))
+    except Exception:
+        return True
+
+
+def loader_for_path(loaders: Mapping[str, LoaderSpec], path: str) -> LoaderSpec | None:
+    """The loader of ``loaders`` (``{name: record}``, one kind) that reads ``path``: the
+    longest matching suffix first; on a tie, one whose ``accepts`` looks at the content
+    before one that takes any file; the only loader of the kind when none matches; else
+    None."""
+    lowered = str(path).lower()
+    matches: list[tuple[int, bool, str, LoaderSpec]] = []
+    for key, spec in loaders.items():
+        longest = max((len(s) for s in spec.suffixes if lowered.endswith(s.lower())), default=0)
+        if longest:
+            matches.append((-longest, spec.accepts is None, key, spec))
+    for *_, spec in sorted(matches, key=lambda m: m[:3]):
+        if spec.accepts is None or _accepts(spec, path):
+            return spec
+    return next(iter(loaders.values())) if len(loaders) == 1 else None

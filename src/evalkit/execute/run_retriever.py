@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Mapping, MutableMapping, Sequence
 from typing import Any
 
-from evalkit.core.registry import RegistryError, _client_provider
+from evalkit.core.providers import RegistryError, client_provider
 from evalkit.core.specs import MetricFamily
 from evalkit.data.cases import GoldenCase
 from evalkit.data.provenance import base_header
@@ -45,7 +45,7 @@ class _MetricsTable(MutableMapping[str, Callable[..., float]]):
         existing = self._families().get(name)
         if existing is not None and existing.core is fn:
             return
-        default_registry().add(core_family(name, fn, None), _client_provider(fn))
+        default_registry().add(core_family(name, fn, None), client_provider(fn))
 
     def __delitem__(self, name: str) -> None:
         reg = default_registry()

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from evalkit.core.registry import Provider, Registry, _client_provider
+from evalkit.core.providers import Provider, client_provider
+from evalkit.core.registry import Registry
 from evalkit.core.specs import MetricFamily, MetricSpec
 from evalkit.plugins.default import default_registry
 
@@ -61,9 +62,9 @@ def register_retrieval_metric(
     Raises:
         RegistryError: the name is provided by something else.
     """
-    from evalkit.core.registry import _require_polarity
+    from evalkit.core.registry import require_polarity
 
-    _require_polarity("register_retrieval_metric", f"{name}@{k}", higher_is_better)
+    require_polarity("register_retrieval_metric", f"{name}@{k}", higher_is_better)
     if not isinstance(k, int) or k < 1:
         raise ValueError(f"k must be a positive integer, got {k!r}")
     reg = registry or default_registry()
@@ -71,7 +72,7 @@ def register_retrieval_metric(
         name=f"{name}@{k}", fn=_cached_adapter(fn, k), higher_is_better=higher_is_better,
         description=f"{getattr(fn, '__name__', name)} at k={k}", needs_judgments=True,
     )
-    provider: Provider = _client_provider(fn)
+    provider: Provider = client_provider(fn)
     reg.add(spec, provider)
     return spec
 

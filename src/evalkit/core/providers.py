@@ -1,0 +1,138 @@
+"""Who provides a registered name, and what happens when two providers claim one.
+
+A :class:`Provider` is where a record came from (a distribution and its version, or a
+client module); an :class:`Entry` is a record with its provider; a :class:`Conflict` is a
+name two or more providers claim, blocked until one of them renames, is disabled or is
+uninstalled, with the message that says so. :func:`same_definition` decides when a second
+registration is the first one again (a no-op).
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import NamedTuple
+
+from evalkit.core.specs import (
+    AggregateSpec,
+    AnySpec,
+    LoaderSpec,
+    MetricFamily,
+    MetricSpec,
+    ReporterSpec,
+    TargetSpec,
+)
+
+
+class RegistryError(LookupError):
+    """A registration or lookup the registry refuses (unknown, blocked or duplicate name)."""
+
+
+class Provider(NamedTuple):
+    """Where a registered record came from.
+
+    ``distribution`` and ``version`` are set for plugins found through entry points (and
+    for the kernel's built-ins); client code is identified by its ``module``.
+    """
+
+    module: str
+    distribution: str | None = None
+    version: str | None = None
+    plugin: str | None = None
+
+    @property
+    def is_client(self) -> bool:
+        return self.distribution is None
+
+    def __str__(self) -> str:
+        if self.distribution:
+            return f"{self.distribution} {self.version or '?'} ({self.module})"
+        return f"module {self.module}"
+
+
+class Entry(NamedTuple):
+    """A registered record and its provider."""
+
+    spec: AnySpec
+    provider: Provider
+
+
+class Conflict(NamedTuple):
+    """Two or more providers of one name; the name is blocked."""
+
+    namespace: str
+    name: str
+    entries: list[Entry]
+
+    def message(self) -> str:
+        kinds = [_kind_of(e.spec) for e in self.entries]
+        if len({e.provider for e in self.entries}) == 1:
+            return (f"{self.entries[0].provider} registers {kinds[0]} name {self.name!r} "
+                    "more than once; give each record its own name (the name is blocked "
+                    "until then; see `evalkit plugins list`)")
+        if len(set(kinds)) == 1:
+            what = f"{kinds[0]} name {self.name!r} is provided by " + " and ".join(
+                str(e.provider) for e in self.entries)
+        else:  # say what each one provides (a metric here, an aggregate there)
+            what = f"name {self.name!r} is provided by " + " and ".join(
+                f"{e.provider} (as {'an' if kind[0] in 'aeiou' else 'a'} {kind})"
+                for e, kind in zip(self.entries, kinds, strict=True))
+        others = [e for e in self.entries if e.provider.module != _KERNEL_BUILTINS]
+        if len(others) == len(self.entries):
+            if any(e.provider.is_client for e in self.entries):  # a project's own module
+                record = kinds[0] if len(set(kinds)) == 1 else "record"
+                fix = f"renames its {record}, or is disabled or uninstalled"
+            else:
+                fix = "is disabled or uninstalled"
+            return (f"{what}; it is blocked until one of them {fix} "
+                    "(see `evalkit plugins list`)")
+        # the kernel's built-ins cannot be disabled: the other provider must rename its record
+        who = " and ".join(f"{e.provider} must rename its {_kind_of(e.spec)}" for e in others)
+        return (f"{what}; the kernel's built-ins cannot be disabled, so {who} (the name is "
+                "blocked until then; see `evalkit plugins list`)")
+
+
+#: The module of the kernel's built-in plugin, which cannot be disabled.
+_KERNEL_BUILTINS = "evalkit.builtins"
+
+
+def _kind_of(spec: AnySpec) -> str:
+    """What a record is, in words: ``aggregate``, ``metric``, ``metric family``..."""
+    if isinstance(spec, AggregateSpec):
+        return "aggregate"
+    if isinstance(spec, MetricFamily):
+        return "metric family"
+    if isinstance(spec, MetricSpec):
+        return "count" if spec.kind == "count" else "metric"
+    if isinstance(spec, LoaderSpec):
+        return f"{spec.kind} loader"
+    return "target" if isinstance(spec, TargetSpec) else "reporter"
+
+
+def client_provider(obj: object) -> Provider:
+    module = getattr(obj, "__module__", None)
+    if not module:
+        frame = inspect.currentframe()
+        module = "<unknown>"
+        if frame is not None and frame.f_back is not None and frame.f_back.f_back is not None:
+            module = str(frame.f_back.f_back.f_globals.get("__name__", "<unknown>"))
+    return Provider(module=str(module))
+
+
+def same_definition(a: AnySpec, b: AnySpec) -> bool:
+    """Whether two records describe the same definition (a re-registration no-op)."""
+    if type(a) is not type(b) or a.name != b.name:
+        return False
+    if isinstance(a, MetricSpec) and isinstance(b, MetricSpec):
+        return a.fn is b.fn and a.higher_is_better == b.higher_is_better and a.kind == b.kind
+    if isinstance(a, MetricFamily) and isinstance(b, MetricFamily):
+        same_fn = a.factory is b.factory or (a.core is not None and a.core is b.core)
+        return same_fn and a.higher_is_better == b.higher_is_better
+    if isinstance(a, AggregateSpec) and isinstance(b, AggregateSpec):
+        return a.fn is b.fn and a.higher_is_better == b.higher_is_better
+    if isinstance(a, LoaderSpec) and isinstance(b, LoaderSpec):
+        return a.fn is b.fn and a.kind == b.kind
+    if isinstance(a, TargetSpec) and isinstance(b, TargetSpec):
+        return a.factory is b.factory
+    if isinstance(a, ReporterSpec) and isinstance(b, ReporterSpec):
+        return a.render is b.render
+    return False
