@@ -1,26 +1,11 @@
-"""Helpers for testing evalkit plugins: a throwaway registry and a conformance suite.
+"""The conformance suite: one check per record a plugin registers, each a callable that
+raises ``AssertionError`` on failure.
 
-Register a plugin for the duration of one test (the process-wide registry is restored
-afterwards, so nothing leaks into other tests)::
-
-    from evalkit.testing import registered_plugin
-
-    def test_my_metric():
-        with registered_plugin(my_package.plugin) as registry:
-            assert registry.polarity("my_metric") is True
-
-Run the conformance suite from a plugin's own tests, one pytest test per check::
-
-    import pytest
-    from evalkit.testing import conformance_checks
-
-    @pytest.mark.parametrize("check", conformance_checks(my_package.plugin), ids=str)
-    def test_conformance(check):
-        check()
-
-pytest users may also import the :func:`evalkit_registry` fixture into a ``conftest.py``
-(``from evalkit.testing import evalkit_registry``): a fresh registry holding the kernel
-built-ins, made the default for one test. pytest is imported only when that fixture is.
+Metrics must return finite numbers, the same number twice, and survive an empty response;
+families must build members at several cut-offs; aggregates must refuse an empty run (or
+return a number) and be deterministic; loaders must refuse an empty file clearly; targets
+and reporters must be callable. :func:`conformance_checks` lists them,
+:func:`check_conformance` runs them and :func:`assert_conforms` fails on the first problem.
 """
 
 from __future__ import annotations
@@ -28,13 +13,11 @@ from __future__ import annotations
 import math
 import numbers
 import tempfile
-from collections.abc import Callable, Collection, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from evalkit.core.pyproject_config import PluginSelection
 from evalkit.core.registry import Provider, Registry
 from evalkit.core.specs import (
     AggregateSpec,
@@ -45,141 +28,17 @@ from evalkit.core.specs import (
     ReporterSpec,
     TargetSpec,
 )
-from evalkit.data.cases import GoldenCase
 from evalkit.data.targets import TargetResponse
-from evalkit.plugins.default import use_registry
 from evalkit.plugins.hooks import PluginError, collect_records
-from evalkit.plugins.loading import load_builtins, load_plugins, register_plugin_object
+from evalkit.plugins.loading import register_plugin_object
 
 if TYPE_CHECKING:
-    from evalkit.data.rows import CaseResult
+    pass
 
-__all__ = [
-    "ConformanceCheck",
-    "PluginLoadError",
-    "assert_conforms",
-    "check_conformance",
-    "conformance_checks",
-    "registered_plugin",
-    "sample_pairs",
-    "sample_rows",
-]
-
-Pair = tuple[TargetResponse, GoldenCase]
+from evalkit.testing.registry import module_of
+from evalkit.testing.samples import Pair, sample_pairs, sample_rows
 
 
-class PluginLoadError(AssertionError):
-    """The plugin under test could not be registered (the message says why)."""
-
-
-def _module_of(plugin: object) -> str:
-    name = getattr(plugin, "__name__", None)
-    if isinstance(name, str) and hasattr(plugin, "__file__"):
-        return name
-    return type(plugin).__module__
-
-
-@contextmanager
-def registered_plugin(
-    plugin: object,
-    *,
-    name: str | None = None,
-    distribution: str | None = None,
-    version: str | None = None,
-    installed: bool = False,
-) -> Iterator[Registry]:
-    """Register ``plugin`` in a fresh registry that is the default one inside the block.
-
-    Args:
-        plugin: a module or object with ``@hookimpl`` functions.
-        name, distribution, version: the provenance to record (default: the module).
-        installed: also load every installed plugin first (default: only the kernel
-            built-ins), to test how the plugin coexists with them.
-
-    Yields:
-        The registry; on exit the previous default registry is restored.
-
-    Raises:
-        PluginLoadError: the plugin fails to load, or one of its names is already provided
-            (the message names both providers).
-    """
-    registry = Registry()
-    if installed:
-        load_plugins(registry, selection=PluginSelection.everything())
-    else:
-        load_builtins(registry)
-    provider = Provider(module=_module_of(plugin), distribution=distribution, version=version,
-                        plugin=name)
-    try:
-        info = register_plugin_object(registry, plugin, provider, name=name, from_plugin=False)
-    except Exception as exc:
-        raise PluginLoadError(f"{provider}: {exc}") from exc
-    if info.status != "loaded":
-        raise PluginLoadError(f"{provider}: {info.error}")
-    with use_registry(registry):
-        yield registry
-
-
-def _make_fixture() -> Any:
-    import pytest
-
-    @pytest.fixture
-    def evalkit_registry() -> Iterator[Registry]:
-        """A fresh registry with the kernel built-ins, the default one for this test."""
-        registry = Registry()
-        load_builtins(registry)
-        with use_registry(registry):
-            yield registry
-
-    return evalkit_registry
-
-
-def __getattr__(name: str) -> Any:
-    if name == "evalkit_registry":
-        fixture = _make_fixture()
-        globals()[name] = fixture
-        return fixture
-    raise AttributeError(f"module 'evalkit.testing' has no attribute {name!r}")
-
-
-# ------------------------------------------------------------------ sample inputs
-def sample_pairs() -> list[Pair]:
-    """A few ``(response, case)`` pairs covering retrieval and text metrics.
-
-    Graded judgments with a zero and a negative label, a case with no relevant document,
-    an expected list of ids, text answers and responses with latency and cost metadata.
-    """
-    c1 = GoldenCase(
-        id="q1", query="Which element has atomic number 1?",
-        expected="Hydrogen has atomic number 1.",
-        relevance={"d1": 2, "d2": 1, "d3": 0, "d4": -1}, relevant=frozenset({"d1", "d2"}),
-    )
-    c2 = GoldenCase(id="q2", query="Who proved the conjecture?", expected="Nobody yet.",
-                    relevance={"d7": 0}, relevant=frozenset())
-    c3 = GoldenCase(id="q3", query="Which documents mention neutrons?",
-                    expected=["d9", "d1"], relevance={"d9": 1, "d1": 1},
-                    relevant=frozenset({"d9", "d1"}))
-    return [
-        (TargetResponse(ranked_ids=("d3", "d1", "d5", "d2", "d4"), text="Hydrogen.",
-                        latency_ms=12.5, meta={"cost_usd": 0.001, "tokens": 20}), c1),
-        (TargetResponse(ranked_ids=("d7", "d8"), text="I do not know.", latency_ms=30.0,
-                        meta={"cost_usd": 0.002, "tokens": 35}), c2),
-        (TargetResponse(ranked_ids=("d1", "d9"), text="d1 and d9", latency_ms=7.0), c3),
-    ]
-
-
-def sample_rows(pairs: Sequence[Pair] | None = None) -> list[CaseResult]:
-    """``CaseResult`` rows built from ``pairs`` (default :func:`sample_pairs`)."""
-    from evalkit.data.rows import CaseResult
-
-    return [
-        CaseResult(case_id=case.id, response=resp, metrics={"score": float(i) / 2},
-                   latency_ms=resp.latency_ms)
-        for i, (resp, case) in enumerate(pairs or sample_pairs())
-    ]
-
-
-# ---------------------------------------------------------------- conformance
 @dataclass(frozen=True)
 class ConformanceCheck:
     """One check of the conformance suite: call it; it raises ``AssertionError`` on failure.
@@ -391,7 +250,7 @@ def conformance_checks(
     """
     def loads() -> None:
         registry = Registry()
-        provider = Provider(module=_module_of(plugin))
+        provider = Provider(module=module_of(plugin))
         try:
             info = register_plugin_object(registry, plugin, provider, from_plugin=False)
         except Exception as exc:

@@ -1,0 +1,63 @@
+"""Helpers for testing evalkit plugins: a throwaway registry and a conformance suite.
+
+Register a plugin for the duration of one test (the process-wide registry is restored
+afterwards, so nothing leaks into other tests)::
+
+    from evalkit.testing import registered_plugin
+
+    def test_my_metric():
+        with registered_plugin(my_package.plugin) as registry:
+            assert registry.polarity("my_metric") is True
+
+Run the conformance suite from a plugin's own tests, one pytest test per check::
+
+    import pytest
+    from evalkit.testing import conformance_checks
+
+    @pytest.mark.parametrize("check", conformance_checks(my_package.plugin), ids=str)
+    def test_conformance(check):
+        check()
+
+pytest users may also import the :func:`evalkit_registry` fixture into a ``conftest.py``
+(``from evalkit.testing import evalkit_registry``): a fresh registry holding the kernel
+built-ins, made the default for one test. pytest is imported only when that fixture is.
+
+Holds the throwaway registry and the fixture (:mod:`.registry`), sample inputs
+(:mod:`.samples`) and the conformance suite (:mod:`.conformance`).
+
+May import: io, core, plugins, data, execute.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from evalkit.testing.conformance import (
+    ConformanceCheck,
+    assert_conforms,
+    check_conformance,
+    conformance_checks,
+)
+from evalkit.testing.registry import PluginLoadError, registered_plugin
+from evalkit.testing.samples import sample_pairs, sample_rows
+
+__all__ = [
+    "ConformanceCheck",
+    "PluginLoadError",
+    "assert_conforms",
+    "check_conformance",
+    "conformance_checks",
+    "registered_plugin",
+    "sample_pairs",
+    "sample_rows",
+]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "evalkit_registry":  # the fixture imports pytest, so only when asked for
+        from evalkit.testing.registry import _make_fixture
+
+        fixture = _make_fixture()
+        globals()[name] = fixture
+        return fixture
+    raise AttributeError(f"module 'evalkit.testing' has no attribute {name!r}")

@@ -1,0 +1,83 @@
+"""A plugin registered in a throwaway registry for one test, and the pytest fixture that
+gives each test a fresh default registry."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+from evalkit.core.pyproject_config import PluginSelection
+from evalkit.core.registry import Provider, Registry
+from evalkit.plugins.default import use_registry
+from evalkit.plugins.loading import load_builtins, load_plugins, register_plugin_object
+
+if TYPE_CHECKING:
+    pass
+
+
+
+class PluginLoadError(AssertionError):
+    """The plugin under test could not be registered (the message says why)."""
+
+
+def module_of(plugin: object) -> str:
+    name = getattr(plugin, "__name__", None)
+    if isinstance(name, str) and hasattr(plugin, "__file__"):
+        return name
+    return type(plugin).__module__
+
+
+@contextmanager
+def registered_plugin(
+    plugin: object,
+    *,
+    name: str | None = None,
+    distribution: str | None = None,
+    version: str | None = None,
+    installed: bool = False,
+) -> Iterator[Registry]:
+    """Register ``plugin`` in a fresh registry that is the default one inside the block.
+
+    Args:
+        plugin: a module or object with ``@hookimpl`` functions.
+        name, distribution, version: the provenance to record (default: the module).
+        installed: also load every installed plugin first (default: only the kernel
+            built-ins), to test how the plugin coexists with them.
+
+    Yields:
+        The registry; on exit the previous default registry is restored.
+
+    Raises:
+        PluginLoadError: the plugin fails to load, or one of its names is already provided
+            (the message names both providers).
+    """
+    registry = Registry()
+    if installed:
+        load_plugins(registry, selection=PluginSelection.everything())
+    else:
+        load_builtins(registry)
+    provider = Provider(module=module_of(plugin), distribution=distribution, version=version,
+                        plugin=name)
+    try:
+        info = register_plugin_object(registry, plugin, provider, name=name, from_plugin=False)
+    except Exception as exc:
+        raise PluginLoadError(f"{provider}: {exc}") from exc
+    if info.status != "loaded":
+        raise PluginLoadError(f"{provider}: {info.error}")
+    with use_registry(registry):
+        yield registry
+
+
+def _make_fixture() -> Any:
+    import pytest
+
+    @pytest.fixture
+    def evalkit_registry() -> Iterator[Registry]:
+        """A fresh registry with the kernel built-ins, the default one for this test."""
+        registry = Registry()
+        load_builtins(registry)
+        with use_registry(registry):
+            yield registry
+
+    return evalkit_registry
