@@ -83,13 +83,13 @@ def decide(d: np.ndarray, seed: int, full: bool, B: int) -> dict[str, bool]:
     from evalkit.stats._kernels import bootstrap_sums, signflip_sums
     from evalkit.stats.bootstrap import mean_and_centred, tie_tolerance
     from evalkit.stats.degenerate import constant_outcome
-    from evalkit.stats.engine import is_binary
     from evalkit.stats.intervals import (
         bca_ci,
         percentile_ci,
         studentized_p,
         studentized_stats,
     )
+    from evalkit.stats.methods import is_binary
     from evalkit.stats.randomization import signflip_p
     from evalkit.stats.ttest import t_test
 

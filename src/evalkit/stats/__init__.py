@@ -50,9 +50,9 @@ _LAZY: dict[str, str] = {
     "plan_from_pilot": "evalkit.stats.power",
     "PowerPlan": "evalkit.stats.power",
     "SimulatedPower": "evalkit.stats.power",
-    "METHODS": "evalkit.stats.engine",
-    "CI_METHODS": "evalkit.stats.engine",
-    "CI_OF_METHOD": "evalkit.stats.engine",
+    "METHODS": "evalkit.stats.methods",
+    "CI_METHODS": "evalkit.stats.methods",
+    "CI_OF_METHOD": "evalkit.stats.methods",
     "GENERATOR_NAME": "evalkit.stats._rng",
 }
 
@@ -83,12 +83,12 @@ if TYPE_CHECKING:
     from evalkit.stats.bootstrap import BootstrapResult as BootstrapResult
     from evalkit.stats.bootstrap import paired_bootstrap as paired_bootstrap
     from evalkit.stats.effects import effect_sizes as effect_sizes
-    from evalkit.stats.engine import CI_METHODS as CI_METHODS
-    from evalkit.stats.engine import CI_OF_METHOD as CI_OF_METHOD
-    from evalkit.stats.engine import METHODS as METHODS
     from evalkit.stats.family import PairedTestFamily as PairedTestFamily
     from evalkit.stats.family import compare_runs as compare_runs
     from evalkit.stats.histogram import Histogram as Histogram
+    from evalkit.stats.methods import CI_METHODS as CI_METHODS
+    from evalkit.stats.methods import CI_OF_METHOD as CI_OF_METHOD
+    from evalkit.stats.methods import METHODS as METHODS
     from evalkit.stats.multiple import benjamini_hochberg as benjamini_hochberg
     from evalkit.stats.multiple import holm as holm
     from evalkit.stats.multiple import westfall_young as westfall_young

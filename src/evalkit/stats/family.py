@@ -20,8 +20,9 @@ from evalkit.stats._kernels import Backend
 from evalkit.stats._rng import check_seed
 from evalkit.stats.bootstrap import check_resamples
 from evalkit.stats.effects import effect_sizes
-from evalkit.stats.engine import analyse_family, check_options
+from evalkit.stats.engine import analyse_family
 from evalkit.stats.histogram import MAX_BINS
+from evalkit.stats.methods import check_options
 from evalkit.stats.multiple import CORRECTIONS, benjamini_hochberg, holm, westfall_young
 from evalkit.stats.paired import DEFAULT_METHOD, make_result
 from evalkit.stats.pairing import RunLike, align
