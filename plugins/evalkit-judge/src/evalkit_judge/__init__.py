@@ -29,10 +29,10 @@ _EXPORTS: dict[str, str] = {
     "CacheError": "evalkit_judge.cache",
     "GradeCache": "evalkit_judge.cache",
     "JudgeCacheWarning": "evalkit_judge.cache",
-    "TOOL_NAME": "evalkit_judge.judge",
-    "Grade": "evalkit_judge.judge",
+    "TOOL_NAME": "evalkit_judge.grades",
+    "Grade": "evalkit_judge.grades",
     "LLMJudge": "evalkit_judge.judge",
-    "summarize": "evalkit_judge.judge",
+    "summarize": "evalkit_judge.grades",
 }
 
 __all__ = sorted([*_EXPORTS, "__version__"])
@@ -64,7 +64,7 @@ if TYPE_CHECKING:
     from evalkit_judge.cache import CacheError as CacheError
     from evalkit_judge.cache import GradeCache as GradeCache
     from evalkit_judge.cache import JudgeCacheWarning as JudgeCacheWarning
-    from evalkit_judge.judge import TOOL_NAME as TOOL_NAME
-    from evalkit_judge.judge import Grade as Grade
+    from evalkit_judge.grades import TOOL_NAME as TOOL_NAME
+    from evalkit_judge.grades import Grade as Grade
+    from evalkit_judge.grades import summarize as summarize
     from evalkit_judge.judge import LLMJudge as LLMJudge
-    from evalkit_judge.judge import summarize as summarize

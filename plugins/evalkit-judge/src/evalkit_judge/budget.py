@@ -1,4 +1,5 @@
-"""Prices, token usage, and the spend limits shared by every judge call of a run.
+"""The spend limits shared by every judge call of a run (prices and usage:
+:mod:`evalkit_judge.pricing`).
 
 A :class:`Budget` is consulted before each API request. It counts requests and, under
 ``max_cost``, admits a request only when the money already spent, plus the worst case
@@ -21,14 +22,19 @@ ones that would be requested, with their estimated cost when prices are known.
 
 from __future__ import annotations
 
-import json
 import math
 import threading
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, NoReturn
+
+from evalkit_judge.pricing import CostPlan as CostPlan
+from evalkit_judge.pricing import ModelPrice as ModelPrice
+from evalkit_judge.pricing import PricesLike as PricesLike
+from evalkit_judge.pricing import PriceTable as PriceTable
+from evalkit_judge.pricing import Usage as Usage
+from evalkit_judge.pricing import price_table as price_table
 
 
 class JudgeError(RuntimeError):
@@ -67,121 +73,6 @@ class BudgetExhausted(BaseException):
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
         self.reason = reason
-
-
-@dataclass(frozen=True)
-class Usage:
-    """Token counts of one Messages API reply (the API's ``usage`` object)."""
-
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cache_creation_input_tokens: int = 0
-    cache_read_input_tokens: int = 0
-
-    @classmethod
-    def from_reply(cls, usage: Any) -> Usage:
-        """Read the ``usage`` object of a reply (a dict, or ``None`` for no usage)."""
-        if not isinstance(usage, Mapping):
-            return cls()
-
-        def count(name: str) -> int:
-            value = usage.get(name)
-            if isinstance(value, bool) or not isinstance(value, int | float):
-                return 0
-            return max(0, int(value))
-
-        return cls(
-            input_tokens=count("input_tokens"),
-            output_tokens=count("output_tokens"),
-            cache_creation_input_tokens=count("cache_creation_input_tokens"),
-            cache_read_input_tokens=count("cache_read_input_tokens"),
-        )
-
-
-@dataclass(frozen=True)
-class ModelPrice:
-    """Prices of one model in US dollars per million tokens.
-
-    Cache-write and cache-read input tokens are priced at ``input_per_mtok`` unless their
-    own price is given.
-    """
-
-    input_per_mtok: float
-    output_per_mtok: float
-    cache_write_per_mtok: float | None = None
-    cache_read_per_mtok: float | None = None
-
-    def __post_init__(self) -> None:
-        for name in ("input_per_mtok", "output_per_mtok", "cache_write_per_mtok",
-                     "cache_read_per_mtok"):
-            value = getattr(self, name)
-            if value is None and name.startswith("cache"):
-                continue
-            if isinstance(value, bool) or not isinstance(value, int | float) \
-                    or not math.isfinite(value) or value < 0:
-                raise ValueError(f"price {name} must be a finite number >= 0, got {value!r}")
-
-    def cost(self, usage: Usage) -> float:
-        """The cost in US dollars of a reply with this ``usage``."""
-        write = self.input_per_mtok if self.cache_write_per_mtok is None \
-            else self.cache_write_per_mtok
-        read = self.input_per_mtok if self.cache_read_per_mtok is None \
-            else self.cache_read_per_mtok
-        total = (usage.input_tokens * self.input_per_mtok
-                 + usage.output_tokens * self.output_per_mtok
-                 + usage.cache_creation_input_tokens * write
-                 + usage.cache_read_input_tokens * read)
-        return total / 1_000_000.0
-
-
-PriceTable = Mapping[str, ModelPrice]
-#: ``() -> (expected, worst)`` cost in US dollars of a request (``None``: no price).
-CostPlan = Callable[[], tuple[float | None, float | None]]
-PricesLike = Mapping[str, Any] | str | Path
-
-
-def price_table(prices: PricesLike | None) -> dict[str, ModelPrice]:
-    """Normalise a price table.
-
-    Accepts ``{model: ModelPrice}``, ``{model: (input, output)}``,
-    ``{model: {"input": ..., "output": ..., "cache_write": ..., "cache_read": ...}}``
-    (US dollars per million tokens), or the path of a JSON file holding the last form.
-
-    Raises:
-        ValueError: an entry of another shape, or a negative or non-finite price (the
-            message names the model).
-    """
-    if prices is None:
-        return {}
-    if isinstance(prices, str | Path):
-        path = Path(prices)
-        try:
-            loaded = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError) as exc:
-            raise ValueError(f"price table {path}: cannot read it ({exc})") from exc
-        if not isinstance(loaded, Mapping):
-            raise ValueError(f"price table {path}: expected a JSON object of models")
-        prices = loaded
-    out: dict[str, ModelPrice] = {}
-    for model, entry in prices.items():
-        try:
-            if isinstance(entry, ModelPrice):
-                out[str(model)] = entry
-            elif isinstance(entry, tuple | list) and len(entry) == 2:
-                out[str(model)] = ModelPrice(entry[0], entry[1])
-            elif isinstance(entry, Mapping):
-                unknown = set(entry) - {"input", "output", "cache_write", "cache_read"}
-                if unknown or "input" not in entry or "output" not in entry:
-                    raise ValueError(
-                        "expected keys input and output (optionally cache_write, cache_read)"
-                    )
-                out[str(model)] = ModelPrice(entry["input"], entry["output"],
-                                             entry.get("cache_write"), entry.get("cache_read"))
-            else:
-                raise ValueError("expected (input, output) or {'input': .., 'output': ..}")
-        except ValueError as exc:
-            raise ValueError(f"price of model {model!r}: {exc}") from None
-    return out
 
 
 #: Slack for the float sums of prices compared with ``max_cost`` (US dollars).

@@ -28,7 +28,6 @@ import contextlib
 import json
 import logging
 import os
-import re
 import sqlite3
 import threading
 import time
@@ -40,6 +39,14 @@ from typing import Any
 
 from evalkit.io.redaction import mask
 from evalkit_judge.budget import Usage
+from evalkit_judge.cache_format import (
+    FORMAT,
+    SCHEMA,
+    SQLITE_MAGIC,
+    VERSION,
+    read_head,
+    read_seed_json,
+)
 
 try:  # POSIX advisory locks; elsewhere the open check runs unlocked
     import fcntl
@@ -47,46 +54,6 @@ except ImportError:  # pragma: no cover - Windows
     fcntl = None  # type: ignore[assignment]
 
 log = logging.getLogger("evalkit_judge")
-
-FORMAT = "evalkit-judge-cache"
-VERSION = "1"
-_SQLITE_MAGIC = b"SQLite format 3\x00"
-_SEED_KEY = re.compile(r"^[0-9a-f]{64}$")
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS grades (
-    key TEXT PRIMARY KEY,
-    case_id TEXT NOT NULL,
-    model TEXT NOT NULL,
-    score INTEGER NOT NULL,
-    reason TEXT NOT NULL,
-    input_tokens INTEGER NOT NULL DEFAULT 0,
-    output_tokens INTEGER NOT NULL DEFAULT 0,
-    cache_creation_input_tokens INTEGER NOT NULL DEFAULT 0,
-    cache_read_input_tokens INTEGER NOT NULL DEFAULT 0,
-    served_model TEXT,
-    source TEXT NOT NULL,
-    created REAL NOT NULL,
-    reply TEXT
-);
-CREATE TABLE IF NOT EXISTS rejected (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    key TEXT NOT NULL,
-    case_id TEXT NOT NULL,
-    model TEXT NOT NULL,
-    error TEXT NOT NULL,
-    reply TEXT,
-    created REAL NOT NULL
-);
-CREATE TABLE IF NOT EXISTS seed_grades (
-    seed_key TEXT PRIMARY KEY,
-    score INTEGER NOT NULL,
-    reason TEXT NOT NULL,
-    source_file TEXT NOT NULL,
-    imported REAL NOT NULL
-);
-"""
 
 
 class JudgeCacheWarning(UserWarning):
@@ -168,14 +135,14 @@ class GradeCache:
             self._create()
             self._notice(f"judge cache {p}: no file; a new cache was started", warn=False)
             return
-        head = _head(p)
+        head = read_head(p)
         if head == b"":
             aside = self._set_aside("corrupt")
             self._create()
             self._notice(f"judge cache {p}: the file was empty; it was renamed to {aside} "
                          "and a new cache was started")
             return
-        if head.startswith(_SQLITE_MAGIC):
+        if head.startswith(SQLITE_MAGIC):
             problem = self._check_sqlite()
             if problem is None:
                 return
@@ -185,7 +152,7 @@ class GradeCache:
                          "new cache was started (its grades will be requested again)")
             return
         if head.lstrip(b"\xef\xbb\xbf \t\r\n")[:1] in (b"{", b"["):
-            grades, skipped, problem = _read_seed_json(p)
+            grades, skipped, problem = read_seed_json(p)
             if problem is None:
                 aside = self._set_aside("seed", suffix=".json")
                 self._create()
@@ -225,7 +192,7 @@ class GradeCache:
             if meta.get("version") != VERSION:
                 return (f"has cache format version {meta.get('version')!r}; this "
                         f"evalkit-judge reads version {VERSION}")
-            conn.executescript(_SCHEMA)
+            conn.executescript(SCHEMA)
             conn.execute("PRAGMA journal_mode=WAL")
         except sqlite3.Error as exc:
             return f"is corrupted ({exc})"
@@ -253,7 +220,7 @@ class GradeCache:
         conn = sqlite3.connect(str(self.path), timeout=self.busy_timeout, isolation_level=None)
         try:
             conn.execute("PRAGMA journal_mode=WAL")
-            conn.executescript(_SCHEMA)
+            conn.executescript(SCHEMA)
             conn.execute("INSERT OR REPLACE INTO meta VALUES ('format', ?)", (FORMAT,))
             conn.execute("INSERT OR REPLACE INTO meta VALUES ('version', ?)", (VERSION,))
         except sqlite3.Error as exc:
@@ -392,7 +359,7 @@ class GradeCache:
         Raises:
             CacheError: the file is not a 0.2 JSON cache.
         """
-        grades, _skipped, problem = _read_seed_json(Path(path))
+        grades, _skipped, problem = read_seed_json(Path(path))
         if problem is not None:
             raise CacheError(f"{path}: {problem}")
         return self._insert_seed(grades, str(path))
@@ -418,33 +385,3 @@ def _transaction(conn: sqlite3.Connection) -> Iterator[None]:
     conn.execute("COMMIT")
 
 
-def _head(path: Path) -> bytes:
-    with open(path, "rb") as fh:
-        return fh.read(64)
-
-
-def _read_seed_json(path: Path) -> tuple[dict[str, tuple[int, str]], int, str | None]:
-    """Parse a 0.2 JSON cache: ``{sha256 hex: {"score": int, "reason": str}}``.
-
-    Returns ``(grades, skipped entries, problem)``; ``problem`` is ``None`` when the file
-    is a 0.2 cache (an empty object is one).
-    """
-    try:
-        data = json.loads(path.read_text(encoding="utf-8-sig"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        return {}, 0, f"is not valid JSON ({exc})"
-    if not isinstance(data, dict):
-        return {}, 0, "is JSON but not an object of grades"
-    grades: dict[str, tuple[int, str]] = {}
-    skipped = 0
-    for key, value in data.items():
-        score = value.get("score") if isinstance(value, dict) else None
-        reason = value.get("reason", "") if isinstance(value, dict) else None
-        if (_SEED_KEY.match(str(key)) and isinstance(score, int)
-                and not isinstance(score, bool) and isinstance(reason, str)):
-            grades[str(key)] = (score, reason)
-        else:
-            skipped += 1
-    if data and not grades:
-        return {}, skipped, "is JSON but holds no 0.2 grades"
-    return grades, skipped, None

@@ -93,3 +93,59 @@ def is_refusal(exc: BaseException) -> bool:
 
 
 __all__ = ["check_credentials", "is_credentials_failure", "is_refusal", "lacks_credentials"]
+
+
+def build_client(model: str, *, max_retries: int, timeout: float | None,
+                 base_url: str | None) -> Any:
+    """An ``anthropic.Anthropic`` client with the credentials the SDK finds.
+
+    Raises:
+        RunAborted: with a :class:`JudgeUnavailable`: the client cannot be built (the SDK
+            is missing or refuses the settings); no request was sent.
+    """
+    kwargs: dict[str, Any] = {"max_retries": max_retries}
+    if timeout is not None:
+        kwargs["timeout"] = timeout
+    if base_url is not None:
+        kwargs["base_url"] = base_url
+    try:
+        import anthropic
+
+        return anthropic.Anthropic(**kwargs)
+    except Exception as exc:
+        raise RunAborted(JudgeUnavailable(
+            f"judge {model!r}: cannot build the Anthropic client "
+            f"({type(exc).__name__}: {exc}); no request was sent"
+        )) from exc
+
+
+def require_credentials(client: Any, model: str) -> None:
+    """:func:`check_credentials`, and refuse a client that has none.
+
+    Raises:
+        RunAborted: with a :class:`JudgeUnavailable` saying what to set (a ``--dry-run``
+            needs no credentials).
+    """
+    check_credentials(client, model)
+    if lacks_credentials(client):
+        raise RunAborted(JudgeUnavailable(
+            f"judge {model!r}: no Anthropic API credentials, so no grade can "
+            "be requested: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN), or pass "
+            "client=... to LLMJudge; no request was sent (a --dry-run needs no "
+            "credentials)"
+        ))
+
+
+def unusable_message(model: str, exc: Exception) -> str:
+    """Why no request can be sent when the client cannot resolve its credentials (a
+    missing or broken credentials profile, an identity token that cannot be read)."""
+    return (f"judge {model!r}: the Anthropic client's credentials cannot be used "
+            f"({type(exc).__name__}: {exc}); fix them, set ANTHROPIC_API_KEY (or "
+            "ANTHROPIC_AUTH_TOKEN), or pass client=... to LLMJudge; no request was sent")
+
+
+def refusal_message(model: str, exc: Exception) -> str:
+    """Why the run stops when the API refused the credentials (401)."""
+    return (f"judge {model!r}: the Anthropic API refused the credentials (401: "
+            f"{exc}); check ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN, or the client "
+            "passed to LLMJudge); the run stops here, and no more requests are sent")

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Mapping
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from evalkit_judge.judge import TOOL_NAME
+from evalkit_judge.grades import TOOL_NAME
 
 Reply = dict[str, Any]
 #: ``(status, body, headers)``; a ``str`` or ``bytes`` body is sent as is.

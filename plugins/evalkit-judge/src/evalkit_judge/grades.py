@@ -1,0 +1,215 @@
+"""A grade, the reply that holds one, and the canonical JSON requests and keys are made of.
+
+:func:`parse_reply` accepts a reply only when it completed exactly one call of the grading
+tool with an integer score on the scale and a text reason; anything else is a
+:class:`~evalkit_judge.budget.JudgeError` saying what the reply held.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, cast
+
+from evalkit_judge.budget import JudgeError, Usage
+
+TOOL_NAME = "record_grade"
+
+
+#: Folded into every key: bump it when the rendering of requests changes.
+KEY_VERSION = "evalkit-judge/1"
+
+
+@dataclass(frozen=True)
+class Grade:
+    """One grade and where it came from.
+
+    Attributes:
+        score: an integer in ``1..scale``.
+        reason: the judge's justification.
+        model: the model asked (part of the key); ``served_model`` is the one the API
+            reported, ``None`` when unknown.
+        key: the cache key (SHA-256 hex of the request).
+        cached: ``True`` when no request was sent for this grade.
+        source: ``"api"`` (requested now), ``"cache"`` or ``"seed-json"`` (imported from
+            a 0.2 JSON cache).
+        usage: tokens of the request that produced the grade (zeros for imported ones).
+        cost_usd: the cost of that request in US dollars, ``None`` without a price.
+        definition: a short hash of the judge's definition (everything but the case).
+    """
+
+    score: int
+    reason: str
+    model: str
+    key: str
+    cached: bool
+    source: str
+    usage: Usage
+    cost_usd: float | None
+    served_model: str | None
+    definition: str
+
+    def as_dict(self) -> dict[str, Any]:
+        """The JSON-ready details kept on a run row."""
+        return {
+            "score": self.score,
+            "reason": self.reason,
+            "model": self.model,
+            "served_model": self.served_model,
+            "cached": self.cached,
+            "source": self.source,
+            "input_tokens": self.usage.input_tokens,
+            "output_tokens": self.usage.output_tokens,
+            "cache_creation_input_tokens": self.usage.cache_creation_input_tokens,
+            "cache_read_input_tokens": self.usage.cache_read_input_tokens,
+            "cost_usd": self.cost_usd,
+            "key": self.key,
+            "definition": self.definition,
+        }
+
+
+def canonical_json(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+def sha256_hex(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def plain(value: Any) -> Any:
+    """A JSON-ready, deterministic copy of ``value`` (sets sorted, unknown types as repr)."""
+    if value is None or isinstance(value, bool | int | str):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else repr(value)
+    if isinstance(value, Mapping):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, set | frozenset):
+        items = [plain(v) for v in value]
+        return sorted(items, key=canonical_json)
+    if isinstance(value, list | tuple):
+        return [plain(v) for v in value]
+    return repr(value)
+
+
+def text_block(value: Any) -> str:
+    value = plain(value)
+    return value if isinstance(value, str) else canonical_json(value)
+
+
+def seed_sha(*parts: str) -> str:
+    digest = hashlib.sha256()
+    for part in parts:
+        digest.update(part.encode())
+        digest.update(b"\x00")
+    return digest.hexdigest()
+
+
+def reply_dict(message: Any) -> dict[str, Any]:
+    """A JSON-ready dict of a Messages API reply (an SDK ``Message`` or a dict)."""
+    if isinstance(message, Mapping):
+        return cast(dict[str, Any], plain(message))
+    dump = getattr(message, "model_dump", None)
+    if callable(dump):
+        try:
+            return cast(dict[str, Any], plain(dump(mode="json")))
+        except Exception:  # fall back to reading attributes
+            pass
+    blocks = []
+    for block in getattr(message, "content", None) or []:
+        blocks.append({"type": getattr(block, "type", None), "name": getattr(block, "name", None),
+                       "input": plain(getattr(block, "input", None)),
+                       "text": getattr(block, "text", None)})
+    usage = getattr(message, "usage", None)
+    return {
+        "model": getattr(message, "model", None),
+        "stop_reason": getattr(message, "stop_reason", None),
+        "content": blocks,
+        "usage": {name: getattr(usage, name, None) for name in (
+            "input_tokens", "output_tokens", "cache_creation_input_tokens",
+            "cache_read_input_tokens")} if usage is not None else None,
+    }
+
+
+def summarize(rows: Iterable[Mapping[str, Any] | None]) -> dict[str, Any]:
+    """Totals of the grade details of a run's rows (``None`` rows are skipped).
+
+    Returns:
+        ``{"grades", "requested", "cached", "input_tokens", "output_tokens", "cost_usd",
+        "unpriced", "models", "definitions"}``: ``requested`` and ``cached`` count the
+        rows whose grade was requested, or served from the cache, when the row was
+        written; token counts and ``cost_usd`` (US dollars) cover every grade on the rows,
+        at what it cost when it was requested; ``unpriced`` counts grades with no cost (no
+        price configured, or imported from 0.2). What one session actually spent is
+        reported by its :class:`~evalkit_judge.budget.Budget`.
+    """
+    out: dict[str, Any] = {"grades": 0, "requested": 0, "cached": 0, "input_tokens": 0,
+                           "output_tokens": 0, "cost_usd": 0.0, "unpriced": 0}
+    models: set[str] = set()
+    definitions: set[str] = set()
+    for row in rows:
+        if not row:
+            continue
+        out["grades"] += 1
+        cached = bool(row.get("cached"))
+        out["cached" if cached else "requested"] += 1
+        for name in ("input_tokens", "output_tokens"):
+            value = row.get(name)
+            if isinstance(value, int) and not isinstance(value, bool):
+                out[name] += value
+        cost = row.get("cost_usd")
+        if isinstance(cost, int | float) and not isinstance(cost, bool):
+            out["cost_usd"] += float(cost)
+        else:
+            out["unpriced"] += 1
+        if isinstance(row.get("model"), str):
+            models.add(row["model"])
+        if isinstance(row.get("definition"), str):
+            definitions.add(row["definition"])
+    out["models"] = sorted(models)
+    out["definitions"] = sorted(definitions)
+    return out
+
+
+def parse_reply(reply: Mapping[str, Any], scale: int) -> tuple[int, str]:
+    """``(score, reason)`` of a reply that completed one grading tool call.
+
+    Raises:
+        JudgeError: no call, another tool, two calls, a reply that stopped before the call
+            completed (``max_tokens``), a score that is not an integer on ``1..scale``, or
+            a reason that is not text.
+    """
+    content = reply.get("content")
+    blocks = [b for b in content if isinstance(b, Mapping)] \
+        if isinstance(content, list) else []
+    uses = [b for b in blocks if b.get("type") == "tool_use"]
+    if not uses:
+        raise JudgeError(f"the reply has no {TOOL_NAME} tool call "
+                         f"(stop_reason={reply.get('stop_reason')!r})")
+    ours = [b for b in uses if b.get("name") == TOOL_NAME]
+    if not ours:
+        names = ", ".join(repr(b.get("name")) for b in uses)
+        raise JudgeError(f"the reply called {names}, not {TOOL_NAME}")
+    if len(ours) > 1:
+        raise JudgeError(f"the reply called {TOOL_NAME} {len(ours)} times")
+    stop = reply.get("stop_reason")
+    if stop != "tool_use":  # only a completed tool call is a grade
+        why = (" (it hit max_tokens: the tool call, and its reason, may be cut "
+               "mid-word; raise max_tokens)" if stop == "max_tokens" else "")
+        raise JudgeError(f"the reply stopped with stop_reason={stop!r}, not a completed "
+                         f"{TOOL_NAME} tool call ('tool_use'){why}")
+    data = ours[0].get("input")
+    if not isinstance(data, Mapping):
+        raise JudgeError(f"the {TOOL_NAME} input is not an object: {data!r}")
+    score = data.get("score")
+    if isinstance(score, bool) or not isinstance(score, int):
+        raise JudgeError(f"the score {score!r} is not an integer")
+    if not 1 <= score <= scale:
+        raise JudgeError(f"the score {score} is outside the scale 1-{scale}")
+    reason = data.get("reason")
+    if not isinstance(reason, str):
+        raise JudgeError(f"the reason {reason!r} is not text")
+    return score, reason

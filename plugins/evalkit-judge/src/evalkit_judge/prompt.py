@@ -1,0 +1,133 @@
+"""What a judge sends: the grading tool, the user message of a case, the request body and
+the cache key that covers it.
+
+The request for a case is built from the judge's definition (model, system prompt,
+rubric, scale, tool schema, generation parameters) and the case (query, expected answer,
+relevance labels, context) and the response's output (text and ranked ids; never the
+latency, raw body or meta). The cache key is the SHA-256 of that request's canonical
+JSON, so anything that can change the grade changes the key.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from evalkit_judge.grades import (
+    KEY_VERSION,
+    TOOL_NAME,
+    canonical_json,
+    seed_sha,
+    sha256_hex,
+    text_block,
+)
+
+if TYPE_CHECKING:
+    from evalkit.data.cases import GoldenCase
+    from evalkit.data.targets import TargetResponse
+
+
+@dataclass(frozen=True)
+class GradingPrompt:
+    """The parts of a judge's definition that go into every request."""
+
+    rubric: str
+    model: str
+    scale: int
+    max_tokens: int
+    temperature: float | None
+    system: str | None
+
+    @property
+    def tool(self) -> dict[str, Any]:
+        """The grading tool: strict input ``{"score": 1..scale, "reason": text}``."""
+        return {
+            "name": TOOL_NAME,
+            "description": "Record the grade of the response under evaluation.",
+            "strict": True,
+            "input_schema": {
+                "type": "object",
+                "properties": {
+                    "score": {
+                        "type": "integer",
+                        "enum": list(range(1, self.scale + 1)),
+                        "description": f"1 is the worst grade, {self.scale} the best.",
+                    },
+                    "reason": {
+                        "type": "string",
+                        "description": "A short justification of the score.",
+                    },
+                },
+                "required": ["score", "reason"],
+                "additionalProperties": False,
+            },
+        }
+
+    def definition(self) -> dict[str, Any]:
+        """Everything a grade depends on but the case: what the definition hash covers."""
+        return {
+            "version": KEY_VERSION, "model": self.model, "system": self.system,
+            "rubric": self.rubric, "scale": self.scale, "tool": self.tool,
+            "max_tokens": self.max_tokens, "temperature": self.temperature,
+        }
+
+    def render(self, response: TargetResponse, case: GoldenCase) -> str:
+        """The user message of the request for ``(response, case)``."""
+        parts = [
+            "Grade the response below against the rubric.",
+            f"<rubric>\n{self.rubric}\n</rubric>",
+            f"<scale>integers from 1 (worst) to {self.scale} (best)</scale>",
+            f"<query>\n{case.query}\n</query>",
+        ]
+        if case.expected is not None:
+            parts.append(f"<expected>\n{text_block(case.expected)}\n</expected>")
+        if case.relevance:
+            parts.append(f"<relevance>\n{text_block(dict(case.relevance))}\n</relevance>")
+        if case.context:
+            parts.append(f"<context>\n{text_block(dict(case.context))}\n</context>")
+        if response.text is not None:
+            parts.append(f"<response>\n{response.text}\n</response>")
+        if response.ranked_ids:
+            parts.append(
+                f"<ranked_ids>\n{text_block([str(x) for x in response.ranked_ids])}\n"
+                "</ranked_ids>"
+            )
+        if response.text is None and not response.ranked_ids:
+            parts.append("<response>\n\n</response>")
+        parts.append(f"Call {TOOL_NAME} once with the score and the reason.")
+        return "\n\n".join(parts)
+
+    def request(self, response: TargetResponse, case: GoldenCase) -> dict[str, Any]:
+        """The Messages API request body for ``(response, case)`` (JSON-ready)."""
+        body: dict[str, Any] = {
+            "model": self.model,
+            "max_tokens": self.max_tokens,
+            "messages": [{"role": "user", "content": self.render(response, case)}],
+            "tools": [self.tool],
+            "tool_choice": {"type": "tool", "name": TOOL_NAME,
+                            "disable_parallel_tool_use": True},
+        }
+        if self.system is not None:
+            body["system"] = self.system
+        if self.temperature is not None:
+            body["temperature"] = self.temperature
+        return body
+
+    def definition_hash(self) -> str:
+        """A short hash of :meth:`definition` (16 hex digits)."""
+        return sha256_hex(canonical_json(self.definition()))[:16]
+
+    def key(self, body: Mapping[str, Any]) -> str:
+        """The cache key of a request ``body``: SHA-256 hex of the canonical request."""
+        return sha256_hex(canonical_json({"version": KEY_VERSION, "scale": self.scale,
+                                        "rubric": self.rubric, "request": body}))
+
+    def seed_key(self, response: TargetResponse, case: GoldenCase) -> str:
+        """The key the 0.2 judge used for ``(response, case)`` in its JSON cache."""
+        output: Any = response.text if response.text is not None \
+            else [str(x) for x in response.ranked_ids]
+        rubric_hash = seed_sha(self.rubric, str(self.scale), self.model, self.system or "")
+        canonical = json.dumps(output, sort_keys=True, ensure_ascii=False)
+        return seed_sha(str(case.id), seed_sha(canonical), rubric_hash)
