@@ -1,15 +1,18 @@
 """paired-evalkit: per-query evaluation rows, paired significance tests and CI gates.
 
-The import name is ``evalkit``; the distribution is ``paired-evalkit``. Names are
-resolved lazily so that ``import evalkit`` (and ``evalkit --help``) stay cheap.
+The import name is ``evalkit``; the distribution is ``paired-evalkit``. The seed's names
+are imported from their floors on first use (:mod:`evalkit.layers`; docs/architecture.md),
+so that ``import evalkit`` (and ``evalkit --help``) load no numpy, pydantic or plugin;
+``HttpTarget`` is the ``evalkit-http`` plugin's. The module paths of the flat layout before
+0.4 are answered by :mod:`evalkit._moved`.
 """
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING, Any
 
 from evalkit import _moved
+from evalkit._lazy import lazy_exports
 from evalkit._version import __version__ as __version__
 
 _moved.install()  # the module paths of the flat layout keep working (evalkit._moved)
@@ -54,18 +57,17 @@ _EXPORTS: dict[str, str] = {
     "load_checks": "evalkit.gate.checks",
     "CheckSpec": "evalkit.gate.checks",
     "CheckError": "evalkit.gate.checks",
-    "evaluate_gate": "evalkit.gate",
-    "GateReport": "evalkit.gate",
+    "evaluate_gate": "evalkit.gate.evaluate",
+    "GateReport": "evalkit.gate.verdicts",
 }
 
 __all__ = sorted([*_EXPORTS, "HttpTarget", "__version__"])
 
 
+_lazy_getattr, _ = lazy_exports(__name__, _EXPORTS)
+
+
 def __getattr__(name: str) -> Any:
-    if name in _EXPORTS:
-        value = getattr(importlib.import_module(_EXPORTS[name]), name)
-        globals()[name] = value
-        return value
     if name == "HttpTarget":  # a facade: the HTTP target is the evalkit-http plugin's
         try:
             from evalkit_http import HttpTarget
@@ -74,7 +76,7 @@ def __getattr__(name: str) -> Any:
 
             raise missing_plugin("evalkit-http", name, exc) from exc
         return HttpTarget
-    raise AttributeError(f"module 'evalkit' has no attribute {name!r}")
+    return _lazy_getattr(name)
 
 
 def __dir__() -> list[str]:
@@ -110,11 +112,11 @@ if TYPE_CHECKING:
     from evalkit.execute.run_retriever import METRICS as METRICS
     from evalkit.execute.run_retriever import run as run
     from evalkit.execute.target_runner import evaluate as evaluate
-    from evalkit.gate import GateReport as GateReport
-    from evalkit.gate import evaluate_gate as evaluate_gate
     from evalkit.gate.checks import CheckError as CheckError
     from evalkit.gate.checks import CheckSpec as CheckSpec
     from evalkit.gate.checks import load_checks as load_checks
+    from evalkit.gate.evaluate import evaluate_gate as evaluate_gate
+    from evalkit.gate.verdicts import GateReport as GateReport
     from evalkit.plugins.default import polarity as polarity
     from evalkit.plugins.default import register_aggregate as register_aggregate
     from evalkit.plugins.default import register_loader as register_loader

@@ -55,7 +55,7 @@ MOVED: dict[str, tuple[str, ...]] = {
     "evalkit.progress": ("evalkit.execute.progress",),
     "evalkit.ranking": ("evalkit.execute.ranking",),
     "evalkit.run_files": ("evalkit.execute.run_files",),
-    "evalkit.run_header": ("evalkit.execute.run_header",),
+    "evalkit.run_header": ("evalkit.execute.run_header", "evalkit.report.target_run"),
     "evalkit.runner": ("evalkit.execute.run_retriever",),
     "evalkit.scoring": ("evalkit.execute.scoring",),
     "evalkit.evaluation": ("evalkit.execute.target_runner", "evalkit.execute.rescore",

@@ -21,9 +21,9 @@ _LAZY: dict[str, str] = {
     "holm": "evalkit.gate.evaluate",
     "DEFAULT_RESAMPLES": "evalkit.gate.evaluate",
     "DEFAULT_SEED": "evalkit.gate.evaluate",
-    "GateReport": "evalkit.gate.evaluate",
-    "CheckResult": "evalkit.gate.evaluate",
-    "BaselineComparison": "evalkit.gate.evaluate",
+    "GateReport": "evalkit.gate.verdicts",
+    "CheckResult": "evalkit.gate.verdicts",
+    "BaselineComparison": "evalkit.gate.verdicts",
 }
 __all__ = sorted(_LAZY)
 # the checks and the baselines are read by commands that never judge (numpy stays out)
@@ -32,9 +32,9 @@ __getattr__, __dir__ = lazy_exports(__name__, _LAZY)
 if TYPE_CHECKING:
     from evalkit.gate.evaluate import DEFAULT_RESAMPLES as DEFAULT_RESAMPLES
     from evalkit.gate.evaluate import DEFAULT_SEED as DEFAULT_SEED
-    from evalkit.gate.evaluate import BaselineComparison as BaselineComparison
-    from evalkit.gate.evaluate import CheckResult as CheckResult
-    from evalkit.gate.evaluate import GateReport as GateReport
     from evalkit.gate.evaluate import evaluate_gate as evaluate_gate
     from evalkit.gate.evaluate import gate_from_files as gate_from_files
     from evalkit.gate.evaluate import holm as holm
+    from evalkit.gate.verdicts import BaselineComparison as BaselineComparison
+    from evalkit.gate.verdicts import CheckResult as CheckResult
+    from evalkit.gate.verdicts import GateReport as GateReport

@@ -34,7 +34,15 @@ from evalkit.stats.intervals import (
     studentized_p,
     studentized_stats,
 )
+from evalkit.stats.methods import ALTERNATIVES as ALTERNATIVES
+from evalkit.stats.methods import CI_METHODS as CI_METHODS
+from evalkit.stats.methods import CI_OF_METHOD as CI_OF_METHOD
 from evalkit.stats.methods import DEFAULT_CI, resolve_method
+from evalkit.stats.methods import METHODS as METHODS
+from evalkit.stats.methods import CIMethod as CIMethod
+from evalkit.stats.methods import Method as Method
+from evalkit.stats.methods import check_options as check_options
+from evalkit.stats.methods import is_binary as is_binary
 from evalkit.stats.numeric import pow2_above
 from evalkit.stats.randomization import inversion_ci, signflip_p
 from evalkit.stats.ttest import t_test

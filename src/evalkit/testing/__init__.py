@@ -39,6 +39,7 @@ from evalkit.testing.conformance import (
     conformance_checks,
 )
 from evalkit.testing.registry import PluginLoadError, registered_plugin
+from evalkit.testing.samples import Pair as Pair
 from evalkit.testing.samples import sample_pairs, sample_rows
 
 __all__ = [
