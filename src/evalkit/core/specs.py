@@ -3,18 +3,18 @@
 Each record carries a stable ``name``; the registry adds provenance (which distribution
 or module provided it). Records know nothing about the registry.
 
-Records are :class:`typing.NamedTuple` classes: immutable, compared by value, built with
+Records are frozen dataclasses: immutable, compared by value, built with positions or
 keywords (``MetricSpec("mrr", fn, higher_is_better=True)``) and copied with changes by
-``spec._replace(version="2")``. A hook returns a *list* of records, never a bare record.
-(NamedTuple rather than a frozen dataclass: defining one costs a sixth of the time, which
-matters because every command defines them at start-up; see docs/performance.md.)
+``dataclasses.replace(spec, version="2")`` (or ``spec._replace(version="2")``, as when they
+were named tuples). A hook returns a *list* of records, never a bare record.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal, Self
 
 if TYPE_CHECKING:
     from evalkit.data.cases import GoldenCase
@@ -37,7 +37,15 @@ LoaderKind = Literal["goldens", "run", "qrels", "queries", "corpus"]
 LOADER_KINDS: tuple[LoaderKind, ...] = ("goldens", "run", "qrels", "queries", "corpus")
 
 
-class MetricSpec(NamedTuple):
+@dataclass(frozen=True)
+class _Record:
+    def _replace(self, **changes: Any) -> Self:
+        """A copy with ``changes`` (:func:`dataclasses.replace`)."""
+        return replace(self, **changes)
+
+
+@dataclass(frozen=True)
+class MetricSpec(_Record):
     """A per-case metric: ``fn(response, case) -> float``.
 
     Attributes:
@@ -91,7 +99,8 @@ class MetricSpec(NamedTuple):
     needs_judgments: bool = False
 
 
-class MetricFamily(NamedTuple):
+@dataclass(frozen=True)
+class MetricFamily(_Record):
     """A parametric family of metrics, ``name@k``.
 
     ``factory(k)`` returns the :class:`MetricSpec` named ``f"{name}@{k}"``, ``k`` a
@@ -118,7 +127,8 @@ class MetricFamily(NamedTuple):
     presets: Mapping[str, Mapping[str, Any]] | None = None
 
 
-class AggregateSpec(NamedTuple):
+@dataclass(frozen=True)
+class AggregateSpec(_Record):
     """A whole-run aggregate: ``fn(rows) -> float`` over ``Sequence[CaseResult]``.
 
     Shares one namespace with per-case metrics. ``fn`` must raise (not return 0) when it
@@ -133,7 +143,8 @@ class AggregateSpec(NamedTuple):
     aliases: tuple[str, ...] = ()
 
 
-class LoaderSpec(NamedTuple):
+@dataclass(frozen=True)
+class LoaderSpec(_Record):
     """A loader of one ``kind`` (goldens, run, qrels, queries, corpus).
 
     ``fn(path, **options)`` reads a file and returns the kind's object. ``suffixes`` pick
@@ -153,7 +164,8 @@ class LoaderSpec(NamedTuple):
     accepts: Callable[[Any], bool] | None = None
 
 
-class TargetSpec(NamedTuple):
+@dataclass(frozen=True)
+class TargetSpec(_Record):
     """A named target factory: ``factory(**kwargs) -> Target``."""
 
     name: str
@@ -161,7 +173,8 @@ class TargetSpec(NamedTuple):
     description: str = ""
 
 
-class ReporterSpec(NamedTuple):
+@dataclass(frozen=True)
+class ReporterSpec(_Record):
     """A reporter: ``render(report) -> str`` for a gate report or a comparison.
 
     ``suffix`` is the usual file suffix of its output (``".xml"`` for JUnit).

@@ -7,7 +7,8 @@ runner (:mod:`.target_runner`: concurrent, resumable, with :mod:`.executor` call
 target, :mod:`.artifact_writer` and :mod:`.run_header` keeping the artifact, and
 :mod:`.rescore` computing a saved run's metrics again). Scoring with the registered
 metrics is one path for all of them (:mod:`.scoring`, :mod:`.ranking`), as are the kernel's
-aggregates (:mod:`.aggregates`), the eval config of ``evalkit run`` (:mod:`.evalconfig`),
+aggregates (:mod:`.aggregates`), the eval config of ``evalkit run`` and what it refuses
+before the first call (:mod:`.evalconfig`, :mod:`.run_checks`),
 runs named by a path (:mod:`.run_files`) and the ``-m`` values of the commands
 (:mod:`.measure_args`).
 

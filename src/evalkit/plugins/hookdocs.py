@@ -6,6 +6,7 @@ a test fails when a hookspec lacks documentation or the file is out of date.
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import os
 import re
@@ -100,14 +101,13 @@ def render_hook_reference(module: Any = hookspecs) -> str:
     parts += ["### Records (`evalkit.core.specs`)", ""]
     for cls in _record_types():
         fields = []
-        defaults: dict[str, Any] = getattr(cls, "_field_defaults", {})
-        for name in getattr(cls, "_fields", ()):
-            if name in defaults:
-                default = defaults[name]
+        for field in dataclasses.fields(cls):
+            if field.default is not dataclasses.MISSING:
+                default = field.default
                 shown = dict(default) if isinstance(default, Mapping) else default
-                fields.append(f"{name}={shown!r}")
+                fields.append(f"{field.name}={shown!r}")
             else:
-                fields.append(name)
+                fields.append(field.name)
         parts += [f"#### `{cls.__name__}({', '.join(fields)})`", "",
                   _markdown(inspect.getdoc(cls) or ""), ""]
     parts.append(REFERENCE_END)

@@ -68,7 +68,7 @@ def short_error(exc: BaseException) -> str:
     else:
         text = traceback.format_exception_only(type(exc), exc)[-1].strip()
     # one line, whatever the message holds (the listing and the warnings are one line each)
-    text = text.replace(".__new__()", "()")  # MetricSpec.__new__() missing ... -> MetricSpec()
+    text = text.replace(".__init__()", "()")  # MetricSpec.__init__() missing ... -> MetricSpec()
     return " ".join(text.split())
 
 
@@ -110,7 +110,6 @@ def collect_records(plugin: object, name: str = "plugin") -> dict[str, list[AnyS
                 raise PluginError(
                     f"{hook_name} returned None; return a list of records ([] to register "
                     "nothing)")
-            # records are named tuples: a bare record is iterable but is not a list of them
             if (isinstance(result, (str, bytes, Mapping, *SPEC_TYPES))
                     or not isinstance(result, Iterable)):
                 raise PluginError(

@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
-from evalkit.core.pyproject_config import (
-    canonical_name,
-)
+from evalkit.core.pyproject_config import canonical_name
 
 KERNEL_DISTRIBUTION = "paired-evalkit"
 #: The plugin distributions developed in the paired-evalkit repository.
-IN_REPO_DISTRIBUTIONS = frozenset({"evalkit-retrieval", "evalkit-http", "evalkit-judge"})
+IN_REPO_DISTRIBUTIONS = frozenset({"evalkit-retrieval", "evalkit-http", "evalkit-judge",
+                                   "evalkit-report-html"})
 
 
+@dataclass
 class PluginInfo:
     """What discovery learned about one plugin (filled in as loading proceeds).
 
@@ -30,33 +31,18 @@ class PluginInfo:
         enabled: whether the plugin selection enables it.
     """
 
-    _FIELDS = ("name", "distribution", "version", "module", "status", "error", "hooks",
-               "names", "origin", "location", "editable", "enabled")
-    __slots__ = _FIELDS
-
-    def __init__(self, name: str, distribution: str | None, version: str | None, module: str,
-                 status: str = "loaded", error: str | None = None,
-                 hooks: list[str] | None = None, names: list[str] | None = None,
-                 origin: str = "third-party", location: str | None = None,
-                 editable: bool = False, enabled: bool = True) -> None:
-        self.name, self.distribution, self.version, self.module = (
-            name, distribution, version, module)
-        self.status = status  # loaded | failed | disabled
-        self.error = error
-        self.hooks: list[str] = [] if hooks is None else hooks
-        self.names: list[str] = [] if names is None else names
-        self.origin, self.location, self.editable, self.enabled = (
-            origin, location, editable, enabled)
-
-    def __repr__(self) -> str:
-        return f"PluginInfo({', '.join(f'{k}={getattr(self, k)!r}' for k in self._FIELDS)})"
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, PluginInfo):
-            return NotImplemented
-        return all(getattr(self, k) == getattr(other, k) for k in self._FIELDS)
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
+    name: str
+    distribution: str | None
+    version: str | None
+    module: str
+    status: str = "loaded"  # loaded | failed | disabled
+    error: str | None = None
+    hooks: list[str] = field(default_factory=list)
+    names: list[str] = field(default_factory=list)
+    origin: str = "third-party"
+    location: str | None = None
+    editable: bool = False
+    enabled: bool = True
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -65,8 +51,6 @@ class PluginInfo:
             "editable": self.editable, "enabled": self.enabled, "status": self.status,
             "error": self.error, "hooks": list(self.hooks), "names": list(self.names),
         }
-
-
 
 
 def origin_of(distribution: str | None) -> str:
