@@ -5,7 +5,8 @@ typer CLI, `python -c "import typer, rich"`, measured in the same run.
 
 Every command runs in a fresh process, interleaved with the others so that machine load
 affects all alike. The table shows the fastest and the median wall time of each and both
-ratios to the baseline; the goal is at most 1.5x. Reference rows: a bare interpreter, a
+ratios to the baseline; the budgets, on the medians, are 1.5x for `--help` and 2x
+for `plugins list`. Reference rows: a bare interpreter, a
 one-option typer command that does nothing (what typer itself costs to run any command),
 the libraries any plugin listing needs (typer, rich, importlib.metadata with one
 entry-point scan, pluggy, tomllib: the floor under `plugins list`), `plugins list` with
@@ -26,7 +27,8 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-GOAL = 1.5
+#: the budget of each command, as a ratio of the baseline's median (issue #11)
+GOALS = {"evalkit --help": 1.5, "evalkit plugins list": 2.0}
 BASELINE = 'python -c "import typer, rich"'
 HEAVY = ("numpy", "scipy", "pydantic", "yaml", "anthropic", "httpx", "pluggy", "rich.console")
 
@@ -143,7 +145,7 @@ def main() -> int:
     args = parser.parse_args()
     rows = measure(args.runs)
     if args.json:
-        print(json.dumps({"runs": args.runs, "goal_ratio": GOAL,
+        print(json.dumps({"runs": args.runs, "goal_ratios": GOALS,
                           "python": sys.version.split()[0], "cpus": os.cpu_count(),
                           "rows": [asdict(r) for r in rows]}, indent=2))
         return 0
@@ -154,10 +156,11 @@ def main() -> int:
         print(f"{r.command:40} {r.min_ms:>7} {r.median_ms:>7} {r.ratio_min:>6} "
               f"{r.ratio_median:>6}  {heavy}")
     for r in rows:
-        if r.command in ("evalkit --help", "evalkit plugins list"):
-            verdict = "meets" if r.ratio_min <= GOAL else "misses"
-            print(f"{r.command}: {r.ratio_min}x (fastest runs; median {r.ratio_median}x), "
-                  f"{verdict} the goal of <= {GOAL}x")
+        if r.command in GOALS:
+            goal = GOALS[r.command]
+            verdict = "meets" if r.ratio_median <= goal else "misses"
+            print(f"{r.command}: {r.ratio_median}x (medians; fastest runs {r.ratio_min}x), "
+                  f"{verdict} the budget of <= {goal}x")
     return 0
 
 
