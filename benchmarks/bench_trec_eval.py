@@ -368,7 +368,8 @@ def linearity(args: argparse.Namespace, trec_eval: Path, base: Path) -> None:
             x = {label: statistics.median(getattr(s, what) for s in samples[(tool, label)])
                  for label in sizes}
             ratio = (x["5M lines"] - x["1 line"]) / (x["1M lines"] - x["1 line"])
-            print(f"{tool:24s} {'time' if what == 'seconds' else 'memory':7s} (X(5M) - X(1)) / (X(1M) - X(1)) = {ratio:.2f}")
+            shown = "time" if what == "seconds" else "memory"
+            print(f"{tool:24s} {shown:7s} (X(5M) - X(1)) / (X(1M) - X(1)) = {ratio:.2f}")
 
 
 def main(argv: list[str] | None = None) -> int:
