@@ -9,12 +9,11 @@ import operator
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from itertools import compress
 from pathlib import Path
 from typing import Any, Literal
 
 from evalkit._version import __version__
-from evalkit.cases import GoldenCase
+from evalkit.judged_queries import JudgedQueries
 from evalkit.provenance import metric_provenance, plugin_versions
 from evalkit.ranking import RankedRun, rank_run
 from evalkit.registry import RegistryError, default_registry
@@ -24,21 +23,26 @@ from evalkit.specs import LoaderSpec
 from evalkit.targets import TargetResponse
 
 RunInput = str | Path | RankedRun | Mapping[str, Mapping[str, float]]
-#: a TREC qrels path, or ``{qid: {doc: label}}``, or ``{qid: relevant ids}`` (a set or list)
-QrelsInput = str | Path | Mapping[str, Mapping[str, int] | Collection[str]]
 
 
 @dataclass(frozen=True)
 class LoadedQrels:
-    """Qrels as graded judgments plus where they came from."""
+    """Qrels as graded judgments plus where they came from (a loader may give each query
+    a lazy ``{doc: label}`` view rather than a dict)."""
 
-    judgments: dict[str, dict[str, int]]
+    judgments: Mapping[str, Mapping[str, int]]
     path: str | None
     sha256: str
 
 
+#: a TREC qrels path, or ``{qid: {doc: label}}``, or ``{qid: relevant ids}`` (a set or
+#: list), or qrels already loaded by :func:`load_qrels_input`
+QrelsInput = str | Path | LoadedQrels | Mapping[str, Mapping[str, int] | Collection[str]]
+
+
 def load_qrels_input(qrels: QrelsInput) -> LoadedQrels:
-    """Qrels from a path (through the registered ``qrels`` loader) or a mapping.
+    """Qrels from a path (through the registered ``qrels`` loader) or a mapping
+    (:class:`LoadedQrels` are returned as given).
 
     A mapping may give ``{doc: label}`` (integer labels; numpy integers, integral floats
     and integer text are accepted) or a set or list of relevant ids (label 1 each).
@@ -52,6 +56,8 @@ def load_qrels_input(qrels: QrelsInput) -> LoadedQrels:
         ValueError: a label that is not an integer, a relevant id listed twice.
         TypeError: a query's judgments are neither a mapping nor a collection of ids.
     """
+    if isinstance(qrels, LoadedQrels):
+        return qrels
     if isinstance(qrels, str | Path):
         loader = _loader("qrels", qrels)
         judg = loader.fn(Path(qrels))
@@ -159,7 +165,7 @@ def evaluate_run(
             ``{qid: {doc: score}}`` (ranked by score descending, ties by doc id
             descending, as trec_eval ranks).
         qrels: a TREC qrels path, or ``{qid: {doc: label}}`` / ``{qid: set of relevant
-            ids}``.
+            ids}``, or :class:`LoadedQrels`.
         metrics: spec strings (``"ap"``, ``"ndcg@10"``, ``"P@10"``, ...), or one on its own;
             an empty list raises ValueError. Every registered
             count (``num_ret``, ``num_rel``, ``num_rel_ret``) is added to each row's
@@ -219,17 +225,14 @@ def evaluate_run(
     if missing == "skip":
         qids = [x for x in qids if x in rankings]
 
-    level = relevance_level
     responses: list[TargetResponse] = []
-    cases: list[GoldenCase] = []
     for qid in qids:
         docs = rankings.get(qid, [])
         if depth is not None and len(docs) > depth:
             docs = docs[:depth]
         responses.append(TargetResponse(ranked_ids=docs))
-        judged = q.judgments[qid]
-        relevant = frozenset(compress(judged, map(level.__le__, judged.values())))
-        cases.append(GoldenCase(id=qid, relevance=judged, relevant=relevant))
+    # each case is built when read; vectorised metrics read the judgments in bulk
+    cases = JudgedQueries(qids, q.judgments, relevance_level)
 
     rows = score_rankings(responses, cases, specs)
     header: dict[str, Any] = {

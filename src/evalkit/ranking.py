@@ -19,9 +19,9 @@ a ranking that says "first whatever the model scored" belongs in a finite score,
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 
 if TYPE_CHECKING:  # numpy is imported on first use: `import evalkit` stays light
     import numpy as np
@@ -29,9 +29,13 @@ if TYPE_CHECKING:  # numpy is imported on first use: `import evalkit` stays ligh
 
 __all__ = [
     "DuplicateDocumentError",
+    "RankOrder",
+    "RankedIds",
     "RankedRun",
+    "group_queries",
     "rank_arrays",
     "rank_mapping",
+    "rank_order",
     "rank_run",
 ]
 
@@ -57,6 +61,57 @@ class DuplicateDocumentError(ValueError):
         )
 
 
+class RankedIds(Sequence[str]):
+    """A ranking whose ids are kept elsewhere (a loader's arrays) and become ``str`` only
+    when read: the ids of a million-line run need not all exist as Python strings.
+
+    Read-only; slicing gives another ranking of the same kind (no copy), and it compares
+    equal to any sequence (a list, a tuple) of the same ids. Subclasses implement
+    :meth:`__len__`, :meth:`__iter__` and :meth:`_item` / :meth:`_slice`.
+    """
+
+    __slots__ = ()
+
+    def _item(self, index: int) -> str:
+        raise NotImplementedError
+
+    def _slice(self, start: int, stop: int) -> RankedIds:
+        raise NotImplementedError
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[str]: ...
+
+    def __getitem__(self, index: int | slice) -> str | Sequence[str]:
+        n = len(self)
+        if isinstance(index, slice):
+            start, stop, step = index.indices(n)
+            if step != 1:
+                return list(self)[index]
+            return self._slice(start, max(start, stop))
+        i = index + n if index < 0 else index
+        if not 0 <= i < n:
+            raise IndexError("ranking index out of range")
+        return self._item(i)
+
+    def __iter__(self) -> Iterator[str]:
+        raise NotImplementedError
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Sequence) and not isinstance(other, str | bytes):
+            return len(self) == len(other) and list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        ids = list(self[:5])
+        more = f", ... ({len(self)} ids)" if len(self) > 5 else ""
+        return f"{type(self).__name__}({ids!r}{more})"
+
+
 @dataclass
 class RankedRun:
     """A run whose per-query rankings are already in trec_eval's order.
@@ -65,7 +120,8 @@ class RankedRun:
         name: the run tag (column 6 of the last line of a TREC run, as trec_eval reports
             it as ``runid``) or a caller-given name.
         rankings: ``{query id: [doc id, ...]}``, best first. A query may map to ``[]``
-            (it was listed with no documents).
+            (it was listed with no documents). A loader may give each query a
+            :class:`RankedIds` view instead of a list.
         path: the source file, when loaded from one.
         sha256: hex SHA-256 of the source file's bytes (as stored, so of the compressed
             bytes for ``.gz``), when loaded from one.
@@ -73,7 +129,7 @@ class RankedRun:
     """
 
     name: str
-    rankings: dict[str, list[str]]
+    rankings: dict[str, Sequence[str]]
     path: str | None = None
     sha256: str | None = None
     meta: dict[str, Any] = field(default_factory=dict)
@@ -85,7 +141,7 @@ def rank_mapping(scores: Mapping[str, float]) -> list[str]:
     Raises:
         ValueError: a score is not a finite number (NaN, inf, -inf) or not a number.
     """
-    return rank_run({"": scores}).rankings[""]
+    return list(rank_run({"": scores}).rankings[""])
 
 
 def rank_run(run: Mapping[str, Mapping[str, float]], name: str = "run") -> RankedRun:
@@ -112,7 +168,8 @@ def rank_run(run: Mapping[str, Mapping[str, float]], name: str = "run") -> Ranke
             docids.append(str(d))
             scores.append(_score(qid, str(d), s))
     ranked = rank_arrays(qids, docids, scores)
-    return RankedRun(name=name, rankings={q: ranked.get(q, []) for q in order})
+    rankings: dict[str, Sequence[str]] = {q: ranked.get(q, []) for q in order}
+    return RankedRun(name=name, rankings=rankings)
 
 
 def rank_arrays(
@@ -136,6 +193,58 @@ def rank_arrays(
             -inf).
         DuplicateDocumentError: a query lists one document twice.
     """
+    d = _text_array(docids)
+    order = rank_order(qids, d, scores)
+    docs = _str_list(d if order.perm is None else d[order.perm])
+    out: dict[str, list[str]] = {}
+    for qid, st, en in zip(order.qids, order.starts.tolist(), order.ends.tolist(),
+                           strict=True):
+        ranked = docs[st:en]
+        if len(set(ranked)) != len(ranked):
+            raise DuplicateDocumentError(qid, _first_repeat(ranked))
+        out[qid] = ranked
+    return out
+
+
+@dataclass(frozen=True)
+class RankOrder:
+    """Where every query's ranking lies once a run's lines are put in trec_eval's order.
+
+    Attributes:
+        qids: the query ids, in order of first appearance.
+        starts, ends: each query's positions ``[start, end)`` in the ranked order.
+        perm: the line (index into the input arrays) at each ranked position, or ``None``
+            when the lines already are in that order (most run files).
+    """
+
+    qids: list[str]
+    starts: npt.NDArray[np.int64]
+    ends: npt.NDArray[np.int64]
+    perm: npt.NDArray[np.int64] | None
+
+    def ranked(self, values: npt.NDArray[Any]) -> npt.NDArray[Any]:
+        """``values`` (one per input line) in ranked order."""
+        return values if self.perm is None else values[self.perm]
+
+
+def rank_order(
+    qids: Sequence[str] | npt.NDArray[Any],
+    docids: Sequence[str] | npt.NDArray[Any],
+    scores: Sequence[float] | npt.NDArray[np.float64],
+) -> RankOrder:
+    """trec_eval's order of parallel arrays, as positions: the single implementation of
+    the order (:func:`rank_arrays` and the TREC run loader build on it).
+
+    Lines are grouped by query (in order of first appearance; a query that comes back
+    later joins its first block, its lines keeping their order), then ordered by score
+    descending, equal scores by document id descending (bytes compared as ``strcmp``,
+    ``str`` by code point: the same order for UTF-8 text). Duplicates are not looked
+    for here.
+
+    Raises:
+        ValueError: the arrays differ in length, or a score is not finite (NaN, inf,
+            -inf).
+    """
     import numpy as np
 
     q = _text_array(qids)
@@ -146,59 +255,79 @@ def rank_arrays(
         raise ValueError(
             f"rank_arrays: qids, docids and scores differ in length ({len(q)}, {len(d)}, {n})"
         )
+    empty = np.zeros(0, dtype=np.int64)
     if n == 0:
-        return {}
+        return RankOrder([], empty, empty, None)
     bad = np.flatnonzero(~np.isfinite(s))
     if len(bad):
         i = int(bad[0])
         raise ValueError(_not_finite(_text(q[i]), _text(d[i]), _shown(float(s[i]))))
 
-    # Contiguous blocks of one query id; regroup (stably) when a query comes back later.
-    starts, ends, block_qids = _blocks(q)
-    if len(set(block_qids)) != len(block_qids):
-        code: dict[str, int] = {}
-        block_code = np.fromiter(
-            (code.setdefault(b, len(code)) for b in block_qids), np.int64, len(block_qids)
-        )
-        line_code = np.repeat(block_code, ends - starts)
-        regroup = np.argsort(line_code, kind="stable")
-        q, d, s = q[regroup], d[regroup], s[regroup]
-        starts, ends, block_qids = _blocks(q)
+    grouped = group_queries(q)
+    perm, starts, ends = grouped.perm, grouped.starts, grouped.ends
+    if perm is not None:
+        s = s[perm]
 
     # Score descending within each query (most run files already are: then no reordering).
-    # Equal scores are put in doc id order below.
     in_order = s[1:] <= s[:-1]
     in_order[ends[:-1] - 1] = True  # a new query may start with any score
-    if in_order.all():
-        s_sorted = s
-        docs = _str_list(d)
-    else:
+    if not in_order.all():
         if len(starts) * _MANY_SMALL_QUERIES > n:
             block_of = np.repeat(np.arange(len(starts)), ends - starts)
-            perm = np.lexsort((-s, block_of))
+            by_score = np.lexsort((-s, block_of))
         else:
             neg = -s
-            perm = np.empty(n, dtype=np.int64)
+            by_score = np.empty(n, dtype=np.int64)
             for st, en in zip(starts.tolist(), ends.tolist(), strict=True):
-                perm[st:en] = st + np.argsort(neg[st:en], kind="stable")
-        s_sorted = s[perm]
-        docs = _str_list(d[perm])
+                by_score[st:en] = st + np.argsort(neg[st:en], kind="stable")
+        s = s[by_score]
+        perm = by_score if perm is None else perm[by_score]
 
-    tied = s_sorted[1:] == s_sorted[:-1]
+    # Equal scores: document ids descending.
+    tied = s[1:] == s[:-1]
     tied[ends[:-1] - 1] = False  # never across two queries
     if tied.any():
-        edges = np.diff(np.concatenate(([0], tied.view(np.int8), [0])))
-        for a, b in zip(np.flatnonzero(edges == 1).tolist(),
-                        np.flatnonzero(edges == -1).tolist(), strict=True):
-            docs[a:b + 1] = sorted(docs[a:b + 1], reverse=True)
+        perm = _order_ties(tied, d, np.arange(n) if perm is None else perm)
+    return RankOrder(grouped.qids, starts, ends, perm)
 
-    out: dict[str, list[str]] = {}
-    for qid, st, en in zip(block_qids, starts.tolist(), ends.tolist(), strict=True):
-        ranked = docs[st:en]
-        if len(set(ranked)) != len(ranked):
-            raise DuplicateDocumentError(qid, _first_repeat(ranked))
-        out[qid] = ranked
-    return out
+
+def group_queries(qids: npt.NDArray[Any]) -> RankOrder:
+    """The lines of each query brought together: contiguous blocks of one query id, in
+    order of first appearance; a query that comes back later joins its first block, its
+    lines keeping their order (``perm``, or ``None`` when no query comes back)."""
+    import numpy as np
+
+    starts, ends, block_qids = _blocks(qids)
+    if len(set(block_qids)) == len(block_qids):
+        return RankOrder(block_qids, starts, ends, None)
+    code: dict[str, int] = {}
+    block_code = np.fromiter(
+        (code.setdefault(b, len(code)) for b in block_qids), np.int64, len(block_qids)
+    )
+    perm = np.argsort(np.repeat(block_code, ends - starts), kind="stable")
+    starts, ends, block_qids = _blocks(qids[perm])
+    return RankOrder(block_qids, starts, ends, perm)
+
+
+def _order_ties(tied: npt.NDArray[np.bool_], d: npt.NDArray[Any], perm: npt.NDArray[np.int64]
+                ) -> npt.NDArray[np.int64]:
+    """``perm`` (changed in place) with every run of equal scores (``tied[i]``:
+    positions i and i+1 tie) reordered by document id descending."""
+    import numpy as np
+
+    pairs = np.flatnonzero(tied)  # i: positions i and i + 1 tie
+    opens = np.ones(len(pairs), dtype=np.bool_)
+    opens[1:] = pairs[1:] != pairs[:-1] + 1
+    first = pairs[opens]  # each group's first position
+    size = np.diff(np.append(np.flatnonzero(opens), len(pairs))) + 1
+    offset = np.cumsum(size) - size  # each group's first index in the arrays below
+    group = np.repeat(np.arange(len(first)), size)
+    within = np.arange(len(group)) - offset[group]
+    at = first[group] + within
+    ascending = at[np.lexsort((d[perm[at]], group))]
+    # the k-th position of a group of m takes the group's (m - 1 - k)-th smallest id
+    perm[at] = perm[ascending[offset[group] + size[group] - 1 - within]]
+    return perm
 
 
 # --------------------------------------------------------------------------- helpers

@@ -20,7 +20,7 @@ import contextlib
 import json
 import math
 import os
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -38,14 +38,16 @@ class QueryResult:
 
     Attributes:
         query_id: the query id (text).
-        retrieved: ids best first, as scored (after any depth limit).
+        retrieved: ids best first, as scored (after any depth limit): a list, or a
+            read-only lazy view (:class:`evalkit.ranking.RankedIds`) for a run read
+            from a TREC file.
         metrics: ``{canonical metric name: value}``.
         counts: per-query values that are reported but never gated or compared: counts
             (num_rel, num_ret, num_rel_ret; integers) and residuals (rbp_resid).
     """
 
     query_id: str
-    retrieved: list[str]
+    retrieved: Sequence[str]
     metrics: dict[str, float]
     counts: dict[str, float] = field(default_factory=dict)
 
@@ -61,7 +63,7 @@ class QueryResult:
         row: dict[str, Any] = {"type": "row", "id": self.query_id, "metrics": self.metrics}
         if self.counts:
             row["counts"] = self.counts
-        row["retrieved"] = self.retrieved
+        row["retrieved"] = list(self.retrieved)
         return row
 
 

@@ -10,6 +10,8 @@ import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from evalkit.judged_queries import case_ids
+from evalkit.ranking import RankedIds
 from evalkit.registry import Registry, RegistryError, default_registry
 from evalkit.results import QueryResult
 from evalkit.specs import AggregateSpec, MetricSpec
@@ -111,16 +113,18 @@ def _score(
     cases: Sequence[GoldenCase],
     specs: Sequence[MetricSpec],
 ) -> list[dict[str, float]]:
-    out: list[dict[str, float]] = [{} for _ in cases]
+    out: list[dict[str, float]] = [{} for _ in range(len(cases))]
     prepared: dict[int, Any] = {}
+    ids = case_ids(cases)  # a case is built only to report its error
     for spec in specs:
         if spec.prepare is not None and spec.batch is not None:
             key = id(spec.prepare)
             if key not in prepared:
                 prepared[key] = spec.prepare(responses, cases)
             values = spec.batch(prepared[key])
-            for i, v in enumerate(values):
-                out[i][spec.name] = _check(spec, cases[i], v)
+            name = spec.name
+            for row, v, qid in zip(out, values, ids, strict=True):
+                row[name] = v if type(v) is float and math.isfinite(v) else _check(spec, qid, v)
         else:
             for i, (resp, case) in enumerate(zip(responses, cases, strict=True)):
                 try:
@@ -129,19 +133,19 @@ def _score(
                     raise MetricError(
                         f"metric {spec.name!r} failed on case {case.id!r}: {exc}"
                     ) from exc
-                out[i][spec.name] = _check(spec, case, v)
+                out[i][spec.name] = _check(spec, case.id, v)
     return out
 
 
-def _check(spec: MetricSpec, case: GoldenCase, value: Any) -> float:
+def _check(spec: MetricSpec, case_id: str, value: Any) -> float:
     try:
         v = float(value)
     except (TypeError, ValueError):
         raise MetricError(
-            f"metric {spec.name!r} returned {value!r} for case {case.id!r}; expected a float"
+            f"metric {spec.name!r} returned {value!r} for case {case_id!r}; expected a float"
         ) from None
     if not math.isfinite(v):
-        raise MetricError(f"metric {spec.name!r} returned {v} for case {case.id!r}")
+        raise MetricError(f"metric {spec.name!r} returned {v} for case {case_id!r}")
     return v
 
 
@@ -173,10 +177,16 @@ def score_rankings(
     values = score_cases(responses, cases, wanted)
     return [
         QueryResult(
-            query_id=c.id, retrieved=[str(x) for x in r.ranked_ids],
+            query_id=qid, retrieved=_kept(r.ranked_ids),
             metrics={k: x for k, x in v.items() if k not in count_names},
             counts={k: int(x) if x.is_integer() else x for k, x in v.items()
                     if k in count_names},
         )
-        for c, r, v in zip(cases, responses, values, strict=True)
+        for qid, r, v in zip(case_ids(cases), responses, values, strict=True)
     ]
+
+
+def _kept(ids: Sequence[str]) -> Sequence[str]:
+    """The ids a row keeps: a lazy :class:`~evalkit.ranking.RankedIds` view as it is
+    (its strings are made only if read), anything else as a list of ``str``."""
+    return ids if isinstance(ids, RankedIds) else [str(x) for x in ids]

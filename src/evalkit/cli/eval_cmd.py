@@ -28,6 +28,7 @@ from evalkit.cli.inputs import (
 
 if TYPE_CHECKING:
     from evalkit.measure_args import MeasureRequest
+    from evalkit.precomputed import LoadedQrels
     from evalkit.results import RunResult
 
 #: Metrics used when none is named: the usual trec_eval summary of a ranked run.
@@ -132,9 +133,14 @@ def load_or_evaluate(
     missing: str,
     depth: int | None,
     name: str | None = None,
+    loaded: dict[Path, LoadedQrels] | None = None,
 ) -> RunResult:
-    """A run artifact as saved, or a TREC run file scored against ``qrels``."""
-    from evalkit.precomputed import evaluate_run
+    """A run artifact as saved, or a TREC run file scored against ``qrels``.
+
+    ``loaded`` keeps the qrels once read (``{path: qrels}``), for a caller that needs
+    them again; qrels found there are not read a second time.
+    """
+    from evalkit.precomputed import evaluate_run, load_qrels_input
     from evalkit.results import RunResult
 
     require_file(path, "run")
@@ -152,8 +158,11 @@ def load_or_evaluate(
     if wrong:
         raise CliError(wrong)
     with progress(f"evaluating {path.name}"):
+        judged = (loaded or {}).get(qrels) or load_qrels_input(qrels)
+        if loaded is not None:
+            loaded[qrels] = judged
         return evaluate_run(
-            path, qrels, list(metrics), relevance_level=relevance_level,
+            path, judged, list(metrics), relevance_level=relevance_level,
             missing=missing,  # type: ignore[arg-type]
             depth=depth, name=name,
         )
@@ -304,8 +313,10 @@ def fmt(value: float) -> str:
 
 # ----------------------------------------------------------------------- output
 def print_trec(result: RunResult, request: MeasureRequest, metrics: Sequence[str],
-               counts: Sequence[str], per_query: bool, qrels: Path | None) -> None:
-    """trec_eval's layout, from the retrieval plugin (:mod:`evalkit_retrieval.trec_output`)."""
+               counts: Sequence[str], per_query: bool, qrels: Path | None,
+               loaded: dict[Path, LoadedQrels] | None = None) -> None:
+    """trec_eval's layout, from the retrieval plugin (:mod:`evalkit_retrieval.trec_output`);
+    ``loaded``: qrels already read, by path."""
     from evalkit.plugins import import_optional
 
     trec = import_optional("evalkit_retrieval.trec_output", "evalkit-retrieval",
@@ -314,7 +325,7 @@ def print_trec(result: RunResult, request: MeasureRequest, metrics: Sequence[str
     if qrels is not None:
         from evalkit.precomputed import load_qrels_input
 
-        judgments = load_qrels_input(qrels).judgments
+        judgments = ((loaded or {}).get(qrels) or load_qrels_input(qrels)).judgments
     wanted = list(metrics) + [c for c in counts if c not in metrics]
     if request.header:  # evalkit's names: trec_eval's counts are printed, as it prints them
         wanted = [c for c in COUNT_NAMES if c in count_names(result) and c not in wanted] + wanted
@@ -505,10 +516,11 @@ def command(
     missing_value = missing.value if missing is not None else ("zero" if complete else None)
     if save is not None:
         require_writable(save, "--save", f"{run.stem}.jsonl", inputs=[run, qrels])
+    loaded: dict[Path, LoadedQrels] = {}
     result = load_or_evaluate(
         run, qrels=qrels, metrics=requested or DEFAULT_METRICS,
         relevance_level=relevance_level or 1, missing=missing_value or "zero", depth=depth,
-        name=name,
+        name=name, loaded=loaded,
     )
     if is_artifact(run):
         check_artifact(result, run, qrels=qrels, relevance_level=relevance_level,
@@ -535,6 +547,6 @@ def command(
         n = notes_of(result)
         if n["unjudged_ignored"] or n["missing_count"]:
             note(summary_line(result))
-        print_trec(result, request, metrics, counts, per_query, qrels)
+        print_trec(result, request, metrics, counts, per_query, qrels, loaded)
     else:
         print_table(result, metrics, per_query, run, counts)

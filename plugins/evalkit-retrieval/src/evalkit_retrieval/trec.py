@@ -37,16 +37,17 @@ import math
 import re
 import warnings
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, overload
 
 import numpy as np
 import numpy.typing as npt
 
 from evalkit.ranking import DuplicateDocumentError, RankedRun, rank_arrays
+from evalkit_retrieval.columns import QrelsColumns, ranked_columns
 
 __all__ = ["TrecFormatError", "load_qrels", "load_run", "parse_qrels", "parse_run"]
 
@@ -65,6 +66,10 @@ _QRELS_FIELDS = "qid iter docno label"
 _SAMPLE = 1 << 16
 #: widest id column the bulk reader allocates (bytes per row); longer ids go the careful way
 _MAX_WIDTH = 512
+
+
+#: what the qrels readers return: dicts, or (``lazy``) views
+_Qrels = dict[str, dict[str, int]] | dict[str, Mapping[str, int]]
 
 
 class TrecFormatError(ValueError):
@@ -121,22 +126,39 @@ def load_run(path: str | Path, *, name: str | None = None) -> RankedRun:
     return run
 
 
-def load_qrels(path: str | Path) -> dict[str, dict[str, int]]:
+@overload
+def load_qrels(path: str | Path, *, lazy: Literal[False] = False
+               ) -> dict[str, dict[str, int]]: ...
+
+
+@overload
+def load_qrels(path: str | Path, *, lazy: bool) -> dict[str, Mapping[str, int]]: ...
+
+
+def load_qrels(path: str | Path, *, lazy: bool = False) -> _Qrels:
     """Read a TREC qrels file (plain or gzip): ``{qid: {docno: label}}``.
 
     Queries and documents keep the file's order. Labels are kept as given (negative
     labels included; every label <= 0 is non-relevant).
+
+    Args:
+        lazy: give each query a ``{docno: label}`` view of the parsed arrays, made into
+            strings when read (:class:`~evalkit_retrieval.columns.ColumnJudged`, what
+            evalkit's own evaluation uses), instead of a ``dict``.
 
     Raises:
         FileNotFoundError: no such file.
         TrecFormatError: see the module docstring.
     """
     p = Path(path)
-    return parse_qrels(p.read_bytes(), source=p)
+    return parse_qrels(p.read_bytes(), source=p, lazy=lazy)
 
 
 def parse_run(raw: bytes, *, source: str | Path = "<run>") -> RankedRun:
     """Parse the bytes of a TREC run file (``source`` names it in errors).
+
+    A file the bulk reader takes is kept in arrays (:mod:`evalkit_retrieval.columns`):
+    each query's ranking is a lazy view whose ids become strings when read.
 
     Raises:
         TrecFormatError: see the module docstring.
@@ -145,19 +167,38 @@ def parse_run(raw: bytes, *, source: str | Path = "<run>") -> RankedRun:
     cols = _bulk_run(data)
     if cols is None:
         cols = _careful_run(data, source)
+    name, lines, parser = cols.tag, len(cols.scores), cols.path
+    rankings: dict[str, Sequence[str]]
     try:
-        rankings = rank_arrays(cols.qids, cols.docids, cols.scores)
+        if parser == "bulk":
+            parsed: list[Any] = [cols.qids, cols.docids, cols.scores]
+            del cols  # the parsed table is freed once ranked
+            columns = ranked_columns(parsed)
+            if columns.duplicate:
+                raise DuplicateDocumentError("", "")
+            rankings = dict(columns.views())
+        else:
+            rankings = dict(rank_arrays(cols.qids, cols.docids, cols.scores))
     except DuplicateDocumentError:
         _careful_run(data, source)  # raises with the two line numbers
         raise  # pragma: no cover - the careful reader always finds it
-    return RankedRun(
-        name=cols.tag, rankings=rankings,
-        meta={"lines": len(cols.scores), "parser": cols.path},
-    )
+    return RankedRun(name=name, rankings=rankings, meta={"lines": lines, "parser": parser})
 
 
-def parse_qrels(raw: bytes, *, source: str | Path = "<qrels>") -> dict[str, dict[str, int]]:
-    """Parse the bytes of a TREC qrels file (``source`` names it in errors).
+@overload
+def parse_qrels(raw: bytes, *, source: str | Path = "<qrels>", lazy: Literal[False] = False
+                ) -> dict[str, dict[str, int]]: ...
+
+
+@overload
+def parse_qrels(raw: bytes, *, source: str | Path = "<qrels>", lazy: bool
+                ) -> dict[str, Mapping[str, int]]: ...
+
+
+def parse_qrels(raw: bytes, *, source: str | Path = "<qrels>", lazy: bool = False
+                ) -> _Qrels:
+    """Parse the bytes of a TREC qrels file (``source`` names it in errors); ``lazy`` as
+    for :func:`load_qrels`.
 
     Raises:
         TrecFormatError: see the module docstring.
@@ -165,8 +206,8 @@ def parse_qrels(raw: bytes, *, source: str | Path = "<qrels>") -> dict[str, dict
     data = _text_bytes(raw, source)
     out = _bulk_qrels(data)
     if out is None:
-        out = _careful_qrels(data, source)
-    return out
+        return dict(_careful_qrels(data, source))
+    return out if lazy else {q: dict(judged) for q, judged in out.items()}
 
 
 # --------------------------------------------------------------------------- shared
@@ -392,7 +433,7 @@ def _careful_run(data: bytes, source: str | Path) -> _RunColumns:
 
 
 # --------------------------------------------------------------------------- qrels
-def _bulk_qrels(text: bytes) -> dict[str, dict[str, int]] | None:
+def _bulk_qrels(text: bytes) -> dict[str, Mapping[str, int]] | None:
     data = _bulk_ready(text)
     if data is None:
         return None
@@ -402,26 +443,10 @@ def _bulk_qrels(text: bytes) -> dict[str, dict[str, int]] | None:
     )
     if table is None:
         return None
-    q = table["q"]
-    docs = list(map(bytes.decode, table["d"].tolist()))
-    labels: list[int] = table["r"].tolist()
-    change = (np.flatnonzero(q[1:] != q[:-1]) + 1).tolist()
-    starts = [0, *change]
-    ends = [*change, len(q)]
-    out: dict[str, dict[str, int]] = {}
-    for st, en in zip(starts, ends, strict=True):
-        qid = bytes(q[st]).decode("ascii")
-        block = dict(zip(docs[st:en], labels[st:en], strict=True))
-        if len(block) != en - st:
-            return None  # a duplicate: the careful reader names its lines
-        seen = out.get(qid)
-        if seen is None:
-            out[qid] = block
-        elif seen.keys() & block.keys():
-            return None
-        else:
-            seen.update(block)
-    return out
+    columns = QrelsColumns(table["q"], table["d"], table["r"])
+    if columns.duplicate:
+        return None  # the careful reader names the two lines
+    return columns.views()
 
 
 def _careful_qrels(data: bytes, source: str | Path) -> dict[str, dict[str, int]]:

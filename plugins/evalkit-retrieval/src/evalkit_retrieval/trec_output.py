@@ -113,7 +113,9 @@ def trec_lines(
         if summary[name] == "sum":
             total = sum(int(v) for v in values)
             if name == "num_rel" and complete and judgments is not None:
-                total = sum(1 for judged in judgments.values() for g in judged.values() if g > 0)
+                from evalkit_retrieval.columns import count_labels_above
+
+                total = count_labels_above(judgments, 0)
             lines.append(f"{label:<22}\tall\t{total}")
             continue
         mean = _sequential_sum(values) / len(rows) if rows else 0.0
