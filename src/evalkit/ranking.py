@@ -19,9 +19,11 @@ a ranking that says "first whatever the model scored" belongs in a finite score,
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, overload
+from typing import TYPE_CHECKING, Any
+
+from evalkit.ranked_ids import RankedIds
 
 if TYPE_CHECKING:  # numpy is imported on first use: `import evalkit` stays light
     import numpy as np
@@ -59,57 +61,6 @@ class DuplicateDocumentError(ValueError):
             "each document once (trec_eval refuses this as 'duplicate docs'). Keep one "
             "entry per (query, document)"
         )
-
-
-class RankedIds(Sequence[str]):
-    """A ranking whose ids are kept elsewhere (a loader's arrays) and become ``str`` only
-    when read: the ids of a million-line run need not all exist as Python strings.
-
-    Read-only; slicing gives another ranking of the same kind (no copy), and it compares
-    equal to any sequence (a list, a tuple) of the same ids. Subclasses implement
-    :meth:`__len__`, :meth:`__iter__` and :meth:`_item` / :meth:`_slice`.
-    """
-
-    __slots__ = ()
-
-    def _item(self, index: int) -> str:
-        raise NotImplementedError
-
-    def _slice(self, start: int, stop: int) -> RankedIds:
-        raise NotImplementedError
-
-    @overload
-    def __getitem__(self, index: int) -> str: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> Sequence[str]: ...
-
-    def __getitem__(self, index: int | slice) -> str | Sequence[str]:
-        n = len(self)
-        if isinstance(index, slice):
-            start, stop, step = index.indices(n)
-            if step != 1:
-                return list(self)[index]
-            return self._slice(start, max(start, stop))
-        i = index + n if index < 0 else index
-        if not 0 <= i < n:
-            raise IndexError("ranking index out of range")
-        return self._item(i)
-
-    def __iter__(self) -> Iterator[str]:
-        raise NotImplementedError
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, Sequence) and not isinstance(other, str | bytes):
-            return len(self) == len(other) and list(self) == list(other)
-        return NotImplemented
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        ids = list(self[:5])
-        more = f", ... ({len(self)} ids)" if len(self) > 5 else ""
-        return f"{type(self).__name__}({ids!r}{more})"
 
 
 @dataclass

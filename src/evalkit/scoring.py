@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from evalkit.judged_queries import case_ids
-from evalkit.ranking import RankedIds
+from evalkit.ranked_ids import RankedIds
 from evalkit.registry import Registry, RegistryError, default_registry
 from evalkit.results import QueryResult
 from evalkit.specs import AggregateSpec, MetricSpec

@@ -23,7 +23,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from evalkit.ranking import RankedIds, group_queries, rank_order
+from evalkit.ranked_ids import RankedIds
+from evalkit.ranking import group_queries, rank_order
 
 Ints = npt.NDArray[np.int64]
 Keys = npt.NDArray[np.uint64]

@@ -22,50 +22,44 @@ a finite one (``nan``, ``inf``, ``-inf``, or beyond the range of a double, such 
 document); a label that is not an integer; text that is not UTF-8; NUL bytes; a file with
 no data lines.
 
-Speed: a well-formed file is parsed in bulk (``numpy.loadtxt`` into byte-string columns,
-then vectorised grouping and ranking). Anything unusual (non-ASCII bytes, very long ids,
-a malformed line, a duplicate) sends the file through a careful line-by-line reader, which
-gives the same result or the precise error.
+Speed: a well-formed file is parsed in bulk (:mod:`evalkit_retrieval.trec_bulk`:
+``numpy.loadtxt`` into byte-string columns) and kept in arrays, ranked and grouped
+without a string per line (:mod:`evalkit_retrieval.columns`). Anything unusual (non-ASCII
+bytes, very long ids, a malformed line, a duplicate) sends the file through the careful
+line-by-line reader here, which gives the same result or the precise error.
 """
 
 from __future__ import annotations
 
 import gzip
 import hashlib
-import io
 import math
 import re
-import warnings
 import zlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, overload
 
 import numpy as np
-import numpy.typing as npt
 
 from evalkit.ranking import DuplicateDocumentError, RankedRun, rank_arrays
-from evalkit_retrieval.columns import QrelsColumns, ranked_columns
+from evalkit_retrieval.columns import ranked_columns
+from evalkit_retrieval.trec_bulk import RunTable, bulk_qrels, bulk_run
 
 __all__ = ["TrecFormatError", "load_qrels", "load_run", "parse_qrels", "parse_run"]
 
+# the bulk readers (evalkit_retrieval.trec_bulk), tried first
+_bulk_run = bulk_run
+_bulk_qrels = bulk_qrels
+
 _BOM = b"\xef\xbb\xbf"
-_COMMENT_LINE = re.compile(rb"^[ \t\r\x0b\x0c]*#[^\n]*(?:\n|\Z)", re.MULTILINE)
 _SCORE = re.compile(
     rb"[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf|infinity)\Z", re.IGNORECASE
 )
 _LABEL = re.compile(rb"[+-]?\d+\Z")
-#: every byte but the control characters that Python or numpy might take as line breaks or
-#: separators where trec_eval does not (and NUL): files holding one go to the careful reader
-_PLAIN_BYTES = bytes(b for b in range(256) if not (b <= 0x08 or 0x0E <= b <= 0x1F or b == 0x7F))
 _RUN_FIELDS = "qid iter docno rank score tag"
 _QRELS_FIELDS = "qid iter docno label"
-#: bytes of the file inspected to size the fixed-width id columns of the bulk reader
-_SAMPLE = 1 << 16
-#: widest id column the bulk reader allocates (bytes per row); longer ids go the careful way
-_MAX_WIDTH = 512
 
 
 #: what the qrels readers return: dicts, or (``lazy``) views
@@ -85,15 +79,6 @@ class TrecFormatError(ValueError):
         self.line = line
         where = f"{path}:{line}" if line is not None else str(path)
         super().__init__(f"{where}: {problem}. {fix}")
-
-
-@dataclass(frozen=True)
-class _RunColumns:
-    qids: npt.NDArray[Any] | list[str]
-    docids: npt.NDArray[Any] | list[str]
-    scores: npt.NDArray[np.float64]
-    tag: str
-    path: str  # "bulk" or "careful"
 
 
 # --------------------------------------------------------------------------- public API
@@ -226,65 +211,6 @@ def _text_bytes(raw: bytes, source: str | Path) -> bytes:
     return data
 
 
-def _bulk_ready(data: bytes) -> bytes | None:
-    """``data`` prepared for the bulk reader, or None when only the careful one will do."""
-    if not data.isascii() or data.translate(None, _PLAIN_BYTES):
-        return None
-    if b"\r" in data:
-        data = data.replace(b"\r\n", b"\n")
-        if b"\r" in data:
-            return None  # a lone CR is whitespace to trec_eval, a line break to io
-    if b"#" in data and _COMMENT_LINE.search(data):
-        data = _COMMENT_LINE.sub(b"", data)
-    return data
-
-
-def _column_widths(data: bytes, columns: tuple[int, ...]) -> list[int]:
-    """Fixed widths for the id columns, from the longest ids of the file's first bytes."""
-    widest = [1] * len(columns)
-    for line in data[:_SAMPLE].split(b"\n")[:-1] or [data[:_SAMPLE]]:
-        fields = line.split()
-        for j, c in enumerate(columns):
-            if c < len(fields):
-                widest[j] = max(widest[j], len(fields[c]))
-    return [max(16, 2 * w) for w in widest]
-
-
-def _width_attempts(data: bytes) -> list[tuple[int, int]]:
-    """Widths to try for the query and document id columns: twice the longest sampled id,
-    then eight times that, never beyond ``_MAX_WIDTH`` (the careful reader takes over)."""
-    wq, wd = _column_widths(data, (0, 2))
-    return [(q, d) for q, d in ((wq, wd), (wq * 8, wd * 8))
-            if q <= _MAX_WIDTH and d <= _MAX_WIDTH]
-
-
-def _fits(table: npt.NDArray[Any], *names: str) -> bool:
-    """No entry of the named fixed-width byte-string fields fills its field (none was cut)."""
-    if len(table) == 0:
-        return True
-    raw = table.view(np.uint8).reshape(len(table), table.dtype.itemsize)
-    fields = table.dtype.fields
-    assert fields is not None
-    for name in names:
-        sub, offset = fields[name][:2]
-        if raw[:, offset + sub.itemsize - 1].any():
-            return False
-    return True
-
-
-def _loadtxt(data: bytes, dtype: list[tuple[str, str]], usecols: tuple[int, ...] | None
-             ) -> npt.NDArray[Any] | None:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)  # "input contained no data"
-        try:
-            return np.loadtxt(
-                io.BytesIO(data), dtype=dtype, usecols=usecols, comments=None, ndmin=1,
-                encoding="latin-1",
-            )
-        except (ValueError, OverflowError):
-            return None
-
-
 def _fields(line: bytes) -> list[bytes]:
     return line.split()  # bytes.split() splits on ASCII whitespace only, like isspace()
 
@@ -324,53 +250,8 @@ def _empty(source: str | Path, kind: str, fields: str) -> TrecFormatError:
     )
 
 
-def _bulk_table(
-    data: bytes,
-    dtype: Callable[[int, int], list[tuple[str, str]]],
-    usecols: tuple[int, ...] | None,
-) -> npt.NDArray[Any] | None:
-    """Parse ``data`` with fixed-width id columns, widening them until no id is cut.
-
-    ``dtype(query_width, doc_width)`` gives the record layout. ``None`` when the bulk
-    parse cannot read the text (the careful per-line reader then names the line).
-    """
-    for wq, wd in _width_attempts(data):
-        table = _loadtxt(data, dtype(wq, wd), usecols)
-        if table is None or len(table) == 0:
-            return None
-        if _fits(table, "q", "d"):
-            return table
-    return None
-
-
 # --------------------------------------------------------------------------- runs
-def _bulk_run(text: bytes) -> _RunColumns | None:
-    data = _bulk_ready(text)
-    if data is None:
-        return None
-    table = _bulk_table(
-        data, lambda wq, wd: [("q", f"S{wq}"), ("d", f"S{wd}"), ("s", "f8"), ("t", "S1")],
-        (0, 2, 4, 5),
-    )
-    if table is None:
-        return None
-    scores = table["s"]
-    if not np.isfinite(scores).all():
-        return None  # the careful reader names the line
-    return _RunColumns(
-        qids=table["q"], docids=table["d"], scores=scores,
-        tag=_last_line(data).split()[5].decode("ascii"), path="bulk",
-    )
-
-
-def _last_line(data: bytes) -> bytes:
-    end = len(data)
-    while end and data[end - 1] in b" \t\r\n\x0b\x0c":
-        end -= 1
-    return data[data.rfind(b"\n", 0, end) + 1:end]
-
-
-def _careful_run(data: bytes, source: str | Path) -> _RunColumns:
+def _careful_run(data: bytes, source: str | Path) -> RunTable:
     qids: list[str] = []
     docids: list[str] = []
     scores: list[float] = []
@@ -426,29 +307,13 @@ def _careful_run(data: bytes, source: str | Path) -> _RunColumns:
         tag = _decode(fields[5], source, lineno, "run tag")
     if not qids:
         raise _empty(source, "run", _RUN_FIELDS)
-    return _RunColumns(
+    return RunTable(
         qids=qids, docids=docids, scores=np.asarray(scores, dtype=np.float64), tag=tag,
         path="careful",
     )
 
 
 # --------------------------------------------------------------------------- qrels
-def _bulk_qrels(text: bytes) -> dict[str, Mapping[str, int]] | None:
-    data = _bulk_ready(text)
-    if data is None:
-        return None
-    table = _bulk_table(
-        data, lambda wq, wd: [("q", f"S{wq}"), ("i", "S1"), ("d", f"S{wd}"), ("r", "i8")],
-        None,
-    )
-    if table is None:
-        return None
-    columns = QrelsColumns(table["q"], table["d"], table["r"])
-    if columns.duplicate:
-        return None  # the careful reader names the two lines
-    return columns.views()
-
-
 def _careful_qrels(data: bytes, source: str | Path) -> dict[str, dict[str, int]]:
     out: dict[str, dict[str, int]] = {}
     first_line: dict[tuple[str, str], tuple[int, int]] = {}

@@ -1,0 +1,167 @@
+"""The bulk reader of TREC runs and qrels: numpy's C tokenizer into byte-string columns.
+
+A well-formed ASCII file (the usual case) is read by ``numpy.loadtxt`` into fixed-width
+byte-string columns for the ids, a float column for run scores or an integer column for
+qrels labels; the run is then ranked and the qrels grouped as arrays
+(:mod:`evalkit_retrieval.columns`). The reader declines (returns ``None``) on anything it
+is unsure about: bytes outside ASCII, control characters, a lone CR, an id longer than
+the widths it tried, a malformed line, a non-finite score, a duplicate. The careful
+line-by-line reader of :mod:`evalkit_retrieval.trec` then reads the file, with the same
+result or the precise error. Comment lines (first non-blank character ``#``) are removed
+first; a ``#`` elsewhere stays part of its field.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import warnings
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from evalkit_retrieval.columns import QrelsColumns
+
+_COMMENT_LINE = re.compile(rb"^[ \t\r\x0b\x0c]*#[^\n]*(?:\n|\Z)", re.MULTILINE)
+#: every byte but the control characters that Python or numpy might take as line breaks or
+#: separators where trec_eval does not (and NUL): files holding one go to the careful reader
+_PLAIN_BYTES = bytes(b for b in range(256) if not (b <= 0x08 or 0x0E <= b <= 0x1F or b == 0x7F))
+#: bytes of the file inspected to size the fixed-width id columns of the bulk reader
+_SAMPLE = 1 << 16
+#: widest id column the bulk reader allocates (bytes per row); longer ids go the careful way
+_MAX_WIDTH = 512
+
+
+@dataclass(frozen=True)
+class RunTable:
+    """A run as read, one entry per line: arrays from the bulk reader, lists of ``str``
+    from the careful one (``path``), and the tag of the last line."""
+
+    qids: npt.NDArray[Any] | list[str]
+    docids: npt.NDArray[Any] | list[str]
+    scores: npt.NDArray[np.float64]
+    tag: str
+    path: str  # "bulk" or "careful"
+
+
+def bulk_ready(data: bytes) -> bytes | None:
+    """``data`` prepared for the bulk reader, or None when only the careful one will do."""
+    if not data.isascii() or data.translate(None, _PLAIN_BYTES):
+        return None
+    if b"\r" in data:
+        data = data.replace(b"\r\n", b"\n")
+        if b"\r" in data:
+            return None  # a lone CR is whitespace to trec_eval, a line break to io
+    if b"#" in data and _COMMENT_LINE.search(data):
+        data = _COMMENT_LINE.sub(b"", data)
+    return data
+
+
+def _column_widths(data: bytes, columns: tuple[int, ...]) -> list[int]:
+    """Fixed widths for the id columns, from the longest ids of the file's first bytes."""
+    widest = [1] * len(columns)
+    for line in data[:_SAMPLE].split(b"\n")[:-1] or [data[:_SAMPLE]]:
+        fields = line.split()
+        for j, c in enumerate(columns):
+            if c < len(fields):
+                widest[j] = max(widest[j], len(fields[c]))
+    return [max(16, 2 * w) for w in widest]
+
+
+def _width_attempts(data: bytes) -> list[tuple[int, int]]:
+    """Widths to try for the query and document id columns: twice the longest sampled id,
+    then eight times that, never beyond ``_MAX_WIDTH`` (the careful reader takes over)."""
+    wq, wd = _column_widths(data, (0, 2))
+    return [(q, d) for q, d in ((wq, wd), (wq * 8, wd * 8))
+            if q <= _MAX_WIDTH and d <= _MAX_WIDTH]
+
+
+def _fits(table: npt.NDArray[Any], *names: str) -> bool:
+    """No entry of the named fixed-width byte-string fields fills its field (none was cut)."""
+    if len(table) == 0:
+        return True
+    raw = table.view(np.uint8).reshape(len(table), table.dtype.itemsize)
+    fields = table.dtype.fields
+    assert fields is not None
+    for name in names:
+        sub, offset = fields[name][:2]
+        if raw[:, offset + sub.itemsize - 1].any():
+            return False
+    return True
+
+
+def _loadtxt(data: bytes, dtype: list[tuple[str, str]], usecols: tuple[int, ...] | None
+             ) -> npt.NDArray[Any] | None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # "input contained no data"
+        try:
+            return np.loadtxt(
+                io.BytesIO(data), dtype=dtype, usecols=usecols, comments=None, ndmin=1,
+                encoding="latin-1",
+            )
+        except (ValueError, OverflowError):
+            return None
+
+
+def _bulk_table(
+    data: bytes,
+    dtype: Callable[[int, int], list[tuple[str, str]]],
+    usecols: tuple[int, ...] | None,
+) -> npt.NDArray[Any] | None:
+    """Parse ``data`` with fixed-width id columns, widening them until no id is cut.
+
+    ``dtype(query_width, doc_width)`` gives the record layout. ``None`` when the bulk
+    parse cannot read the text (the careful per-line reader then names the line).
+    """
+    for wq, wd in _width_attempts(data):
+        table = _loadtxt(data, dtype(wq, wd), usecols)
+        if table is None or len(table) == 0:
+            return None
+        if _fits(table, "q", "d"):
+            return table
+    return None
+
+
+def bulk_run(text: bytes) -> RunTable | None:
+    data = bulk_ready(text)
+    if data is None:
+        return None
+    table = _bulk_table(
+        data, lambda wq, wd: [("q", f"S{wq}"), ("d", f"S{wd}"), ("s", "f8"), ("t", "S1")],
+        (0, 2, 4, 5),
+    )
+    if table is None:
+        return None
+    scores = table["s"]
+    if not np.isfinite(scores).all():
+        return None  # the careful reader names the line
+    return RunTable(
+        qids=table["q"], docids=table["d"], scores=scores,
+        tag=_last_line(data).split()[5].decode("ascii"), path="bulk",
+    )
+
+
+def _last_line(data: bytes) -> bytes:
+    end = len(data)
+    while end and data[end - 1] in b" \t\r\n\x0b\x0c":
+        end -= 1
+    return data[data.rfind(b"\n", 0, end) + 1:end]
+
+
+def bulk_qrels(text: bytes) -> dict[str, Mapping[str, int]] | None:
+    data = bulk_ready(text)
+    if data is None:
+        return None
+    table = _bulk_table(
+        data, lambda wq, wd: [("q", f"S{wq}"), ("i", "S1"), ("d", f"S{wd}"), ("r", "i8")],
+        None,
+    )
+    if table is None:
+        return None
+    columns = QrelsColumns(table["q"], table["d"], table["r"])
+    if columns.duplicate:
+        return None  # the careful reader names the two lines
+    return columns.views()
