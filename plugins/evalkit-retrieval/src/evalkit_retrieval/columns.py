@@ -89,7 +89,15 @@ def _check_keys(sorted_keys: Keys, order: Ints, docs: Ids, ends: Ints) -> tuple[
     block_a = np.searchsorted(ends, a, side="right")
     block_b = np.searchsorted(ends, b, side="right")
     twice = (docs[a] == docs[b]) & (block_a == block_b)
-    return bool(twice.all()), bool(twice.any())
+    if twice.all():
+        return True, True
+    # keys shared by different ids: compare the ids of every row whose key is shared
+    rows = np.unique(np.concatenate((a, b)))
+    blocks = np.searchsorted(ends, rows, side="right")
+    by_id = rows[np.lexsort((docs[rows], blocks))]
+    blocks = np.searchsorted(ends, by_id, side="right")
+    repeated = (docs[by_id[1:]] == docs[by_id[:-1]]) & (blocks[1:] == blocks[:-1])
+    return False, bool(repeated.any())
 
 
 # --------------------------------------------------------------------------- runs
