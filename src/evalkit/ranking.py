@@ -310,10 +310,27 @@ def _str_list(arr: npt.NDArray[Any]) -> list[str]:
 def _blocks(q: npt.NDArray[Any]) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], list[str]]:
     import numpy as np
 
-    change = np.flatnonzero(q[1:] != q[:-1]) + 1
+    change = np.flatnonzero(_differs_from_previous(q)) + 1
     starts = np.concatenate(([0], change)).astype(np.int64)
     ends = np.concatenate((change, [len(q)])).astype(np.int64)
     return starts, ends, [_text(x) for x in q[starts]]
+
+
+def _differs_from_previous(q: npt.NDArray[Any]) -> npt.NDArray[np.bool_]:
+    """``q[1:] != q[:-1]``; for byte strings compared 8 bytes at a time (several times
+    faster than numpy's string comparison, same result: the padding is NUL bytes)."""
+    import numpy as np
+
+    if q.dtype.kind != "S" or len(q) < 2:
+        out: npt.NDArray[np.bool_] = q[1:] != q[:-1]
+        return out
+    words = -(-q.dtype.itemsize // 8)
+    packed = np.ascontiguousarray(q, dtype=f"S{words * 8}").view(np.uint64)
+    packed = packed.reshape(len(q), words)
+    change = packed[1:, 0] != packed[:-1, 0]
+    for j in range(1, words):
+        change |= packed[1:, j] != packed[:-1, j]
+    return change
 
 
 def _first_repeat(ids: Sequence[str]) -> str:

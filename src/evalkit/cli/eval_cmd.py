@@ -109,6 +109,11 @@ def is_artifact(path: Path) -> bool:
 @contextmanager
 def progress(message: str) -> Iterator[None]:
     """A spinner on stderr while long work runs (only when stderr is a terminal)."""
+    import sys
+
+    if not sys.stderr.isatty():  # rich is not even imported
+        yield
+        return
     from rich.console import Console
 
     console = Console(stderr=True)

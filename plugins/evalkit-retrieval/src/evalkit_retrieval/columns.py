@@ -33,27 +33,26 @@ Ids = npt.NDArray[np.bytes_]
 _M1 = np.uint64(0x9E3779B97F4A7C15)
 _M2 = np.uint64(0xBF58476D1CE4E5B9)
 _M3 = np.uint64(0x94D049BB133111EB)
+#: an odd multiplier for each 8-byte word of an id (ids of up to 512 bytes)
+_WORD = tuple(np.uint64(((2 * j + 1) * 0x9E3779B97F4A7C15) % 2**64 | 1) for j in range(64))
 
 
 # --------------------------------------------------------------------------- keys
 def id_hashes(ids: Ids) -> Keys:
-    """A 64-bit hash of each fixed-width byte-string id, whatever the array's width (the
-    NUL padding past an id changes nothing; ids never hold NUL bytes)."""
+    """A 64-bit hash of each fixed-width byte-string id, whatever the array's width:
+    the sum of its 8-byte words times one odd constant each, so that the NUL padding
+    past an id adds nothing (ids never hold NUL bytes); :func:`block_keys` mixes it."""
     n, width = len(ids), ids.dtype.itemsize
     words = max(1, -(-width // 8))
     if width != words * 8 or not ids.flags.c_contiguous:
         ids = ids.astype(f"S{words * 8}")
     m = ids.view(np.uint64).reshape(n, words)
-    h: Keys = m[:, 0] * _M1
-    h ^= h >> np.uint64(29)
+    h: Keys = np.multiply(m[:, 0], _WORD[0])
     if words > 1:
-        mixed = np.empty_like(h)
+        term = np.empty_like(h)
         for j in range(1, words):
-            col = m[:, j]
-            np.bitwise_xor(h, col, out=mixed)
-            mixed *= _M2
-            mixed ^= mixed >> np.uint64(32)
-            np.copyto(h, mixed, where=col != 0)
+            np.multiply(m[:, j], _WORD[j], out=term)
+            h += term
     return h
 
 
@@ -71,10 +70,17 @@ def run_keys(hashes: Keys, sizes: Ints) -> Keys:
 
 
 def _finish_keys(k: Keys, hashes: Keys) -> Keys:
+    """``k`` (block indexes, overwritten) mixed with ``hashes``: splitmix64's finaliser
+    of ``block * M1 + hash``, in place."""
     k *= _M1
-    k ^= hashes
-    k *= _M3
-    k ^= k >> np.uint64(31)
+    k += hashes
+    shifted = np.empty_like(k)
+    for shift, factor in ((30, _M2), (27, _M3)):
+        np.right_shift(k, np.uint64(shift), out=shifted)
+        k ^= shifted
+        k *= factor
+    np.right_shift(k, np.uint64(31), out=shifted)
+    k ^= shifted
     return k
 
 
