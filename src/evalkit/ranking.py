@@ -327,7 +327,7 @@ def _differs_from_previous(q: npt.NDArray[Any]) -> npt.NDArray[np.bool_]:
     words = -(-q.dtype.itemsize // 8)
     packed = np.ascontiguousarray(q, dtype=f"S{words * 8}").view(np.uint64)
     packed = packed.reshape(len(q), words)
-    change = packed[1:, 0] != packed[:-1, 0]
+    change: npt.NDArray[np.bool_] = packed[1:, 0] != packed[:-1, 0]
     for j in range(1, words):
         change |= packed[1:, j] != packed[:-1, j]
     return change
