@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from evalkit.ranked_ids import RankedIds
 
@@ -157,8 +157,7 @@ def rank_arrays(
     return out
 
 
-@dataclass(frozen=True)
-class RankOrder:
+class RankOrder(NamedTuple):
     """Where every query's ranking lies once a run's lines are put in trec_eval's order.
 
     Attributes:

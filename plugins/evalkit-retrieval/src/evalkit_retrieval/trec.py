@@ -35,9 +35,9 @@ import gzip
 import hashlib
 import math
 import re
+import threading
 import zlib
-from collections.abc import Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal, overload
 
@@ -100,11 +100,9 @@ def load_run(path: str | Path, *, name: str | None = None) -> RankedRun:
     """
     p = Path(path)
     raw = p.read_bytes()
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        # hashlib releases the GIL on large buffers: hash while parsing
-        digest = pool.submit(lambda: hashlib.sha256(raw).hexdigest())
-        run = parse_run(raw, source=p)
-        run.sha256 = digest.result()
+    digest = _sha256_meanwhile(raw)
+    run = parse_run(raw, source=p)
+    run.sha256 = digest()
     run.path = str(p)
     if name:
         run.name = name
@@ -196,6 +194,21 @@ def parse_qrels(raw: bytes, *, source: str | Path = "<qrels>", lazy: bool = Fals
 
 
 # --------------------------------------------------------------------------- shared
+def _sha256_meanwhile(data: bytes) -> Callable[[], str]:
+    """Hash ``data`` in a thread (hashlib releases the GIL on large buffers), so that it
+    is hashed while parsed; the function returned waits for the hex digest."""
+    out: list[str] = []
+    thread = threading.Thread(target=lambda: out.append(hashlib.sha256(data).hexdigest()),
+                              daemon=True)
+    thread.start()
+
+    def result() -> str:
+        thread.join()
+        return out[0]
+
+    return result
+
+
 def _text_bytes(raw: bytes, source: str | Path) -> bytes:
     data = raw
     if data[:2] == b"\x1f\x8b":

@@ -26,9 +26,10 @@ import numpy.typing as npt
 from evalkit_retrieval.columns import QrelsColumns
 
 _COMMENT_LINE = re.compile(rb"^[ \t\r\x0b\x0c]*#[^\n]*(?:\n|\Z)", re.MULTILINE)
-#: every byte but the control characters that Python or numpy might take as line breaks or
-#: separators where trec_eval does not (and NUL): files holding one go to the careful reader
-_PLAIN_BYTES = bytes(b for b in range(256) if not (b <= 0x08 or 0x0E <= b <= 0x1F or b == 0x7F))
+#: every ASCII byte but the control characters that Python or numpy might take as line
+#: breaks or separators where trec_eval does not (and NUL): a file holding any other byte
+#: (one of those, or one outside ASCII) goes to the careful reader
+_PLAIN_ASCII = bytes(b for b in range(128) if not (b <= 0x08 or 0x0E <= b <= 0x1F or b == 0x7F))
 #: bytes of the file inspected to size the fixed-width id columns of the bulk reader
 _SAMPLE = 1 << 16
 #: widest id column the bulk reader allocates (bytes per row); longer ids go the careful way
@@ -49,7 +50,7 @@ class RunTable:
 
 def bulk_ready(data: bytes) -> bytes | None:
     """``data`` prepared for the bulk reader, or None when only the careful one will do."""
-    if not data.isascii() or data.translate(None, _PLAIN_BYTES):
+    if data.translate(None, _PLAIN_ASCII):  # one pass: nothing but plain ASCII is left
         return None
     if b"\r" in data:
         data = data.replace(b"\r\n", b"\n")
@@ -100,7 +101,7 @@ def _loadtxt(data: bytes, dtype: list[tuple[str, str]], usecols: tuple[int, ...]
         try:
             return np.loadtxt(
                 io.BytesIO(data), dtype=dtype, usecols=usecols, comments=None, ndmin=1,
-                encoding="latin-1",
+                encoding="ascii",  # bulk_ready let only ASCII through
             )
         except (ValueError, OverflowError):
             return None
