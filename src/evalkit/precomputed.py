@@ -61,7 +61,8 @@ def load_qrels_input(qrels: QrelsInput) -> LoadedQrels:
     if isinstance(qrels, str | Path):
         loader = _loader("qrels", qrels)
         judg = loader.fn(Path(qrels))
-        digest = hashlib.sha256(Path(qrels).read_bytes()).hexdigest()
+        with Path(qrels).open("rb") as fh:  # hashed in chunks: no copy of the file in memory
+            digest = hashlib.file_digest(fh, "sha256").hexdigest()
         return LoadedQrels(judgments=judg, path=str(qrels), sha256=digest)
     graded: dict[str, dict[str, int]] = {}
     for q, j in qrels.items():

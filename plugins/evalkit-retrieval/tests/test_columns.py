@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import pytest
 from evalkit_retrieval import bulk_state as bulk_module
-from evalkit_retrieval import columns
+from evalkit_retrieval import doc_keys
 from evalkit_retrieval.columns import ColumnIds, ColumnJudged
 from evalkit_retrieval.state import build_state
 from evalkit_retrieval.trec import TrecFormatError, load_qrels, load_run
@@ -156,16 +156,21 @@ def test_the_state_arrays_are_the_same(tmp_path: Path) -> None:
         assert np.array_equal(getattr(bulk, name), getattr(general, name)), name
 
 
-def test_hash_collisions_fall_back_to_exact_lookups(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, bulk_calls: list[bool]) -> None:
+@pytest.mark.parametrize(("weaken", "bulk"), [
+    (lambda h: h % np.uint64(5), True),  # a few ids of a query share their keys
+    (lambda h: h * np.uint64(0), False),  # every id of a query shares one key
+])
+def test_ids_sharing_keys_are_told_apart(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, bulk_calls: list[bool],
+        weaken: Any, bulk: bool) -> None:
     run, qrels = write_collection(tmp_path, 3)
     expected = evaluate_run(*general_inputs(run, qrels), ALL_TREC)
     bulk_calls.clear()
-    # every id of a query now shares one key: the bulk join must notice and step aside
-    monkeypatch.setattr(columns, "id_hashes",
-                        lambda ids: np.zeros(len(ids), dtype=np.uint64))
+    real = doc_keys.id_hashes
+    monkeypatch.setattr(doc_keys, "id_hashes", lambda *a: weaken(real(*a)))
     assert rows(evaluate_run(run, qrels, ALL_TREC)) == rows(expected)
-    assert bulk_calls == [False]
+    # ids sharing keys are tried in turn; too many of them and the general path takes over
+    assert bulk_calls == [bulk]
     # and a real duplicate is still told apart from a collision
     dup = tmp_path / "dup.txt"
     dup.write_text("q1 Q0 a 1 2 t\nq1 Q0 b 2 1 t\nq2 Q0 a 1 1 t\nq1 Q0 a 3 0 t\n")

@@ -6,8 +6,8 @@
 by this plugin): every judgment of every query is looked up among the run's sorted
 (query, document) keys at once, and each match confirmed on the ids' bytes, instead of
 one dictionary per ranking. Anything else (rankings or judgments given as Python
-objects, a judgment changed after loading, a hash collision) returns ``None`` and the
-general builder takes over.
+objects, a judgment changed after loading, a file built so that many ids share their
+keys) returns ``None`` and the general builder takes over.
 """
 
 from __future__ import annotations
@@ -18,14 +18,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from evalkit.judged_queries import JudgedQueries
-from evalkit_retrieval.columns import (
-    ColumnIds,
-    ColumnJudged,
-    Ints,
-    QrelsColumns,
-    RunColumns,
-    block_keys,
-)
+from evalkit_retrieval.columns import ColumnIds, ColumnJudged, QrelsColumns, RunColumns
+from evalkit_retrieval.doc_keys import Bools, Ints, pair_keys
 from evalkit_retrieval.state import RankingState, state_from
 
 if TYPE_CHECKING:
@@ -44,8 +38,6 @@ def bulk_state(responses: Sequence[TargetResponse], cases: Sequence[GoldenCase]
         return None
     run, run_block, num_ret = found
     qrels, qrels_block = judged
-    if run is not None and not run.exact:
-        return None
     n = len(cases)
     # every judgment of every case, in the qrels' order
     size = qrels.ends[qrels_block] - qrels.starts[qrels_block]
@@ -57,20 +49,22 @@ def bulk_state(responses: Sequence[TargetResponse], cases: Sequence[GoldenCase]
     num_rel = np.bincount(q_case[q_rel], minlength=n).astype(np.int64)
     # the judged documents each ranking holds (within its depth)
     j_case = j_rank = j_label = np.zeros(0, dtype=np.int64)
-    if run is not None and len(run.keys):
+    if run is not None:
         ranked = run_block[q_case] >= 0
         case, at = q_case[ranked], row[ranked]
         block = run_block[case]
-        keys = block_keys(qrels.hashes[at], block)
-        by_key = np.argsort(keys)  # sorted needles: a cache-friendly search
-        idx = np.empty(len(keys), dtype=np.int64)
-        idx[by_key] = np.searchsorted(run.keys, keys[by_key])
-        np.minimum(idx, len(run.keys) - 1, out=idx)
-        pos = run.positions[idx]
-        rank = pos - run.starts[block] + 1
-        hit = (run.keys[idx] == keys) & (rank >= 1) & (rank <= num_ret[case])
-        hit[hit] = run.docs[pos[hit]] == qrels.docs[at[hit]]
-        j_case, j_rank, j_label = case[hit], rank[hit], qrels.labels[at[hit]]
+        first = run.starts[block]
+
+        def matches(i: Ints, pos: Ints) -> Bools:
+            ok = (pos >= first[i]) & (pos < first[i] + num_ret[case[i]])
+            ok[ok] = run.docs[pos[ok]] == qrels.docs[at[i[ok]]]
+            return ok
+
+        pos = run.keys.lookup(pair_keys(qrels.hashes[at], block), matches)
+        if pos is None:
+            return None  # too many ids share hash bits: the general path
+        hit = pos >= 0
+        j_case, j_rank, j_label = case[hit], pos[hit] - first[hit] + 1, qrels.labels[at[hit]]
     return state_from(n, num_ret, num_rel, j_case, j_rank, j_label, j_label >= cases.level,
                       q_case, q_label, q_rel)
 
@@ -113,6 +107,6 @@ def _qrels_blocks(cases: JudgedQueries) -> tuple[QrelsColumns, Ints] | None:
         elif judged.columns is not qrels:
             return None
         blocks.append(judged.block)
-    if qrels is None or not qrels.exact:
+    if qrels is None:
         return None
     return qrels, np.array(blocks, dtype=np.int64)

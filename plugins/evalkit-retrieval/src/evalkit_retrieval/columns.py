@@ -6,13 +6,9 @@ Python string per line: :class:`RunColumns` (a run in trec_eval's ranked order) 
 mappings, ``{qid: ranking}`` and ``{qid: {doc: label}}``, whose values are views
 (:class:`ColumnIds`, :class:`ColumnJudged`) that make Python strings only when read.
 :mod:`.bulk_state` joins the two sets of arrays directly when an evaluation is made of
-such views, so a million-line run is scored without a million strings.
-
-Documents are found by 64-bit keys (:func:`id_hashes` of the id's bytes, mixed with the
-query's block): duplicates are looked for among equal keys, and every match found
-through a key is confirmed on the ids' bytes. Two different ids sharing a key (about
-one chance in 10^7 for a billion lines) are noted in ``exact`` and send the evaluation
-through the general path instead.
+such views, so a million-line run is scored without a million strings. Documents are
+found, and duplicates told, by sorted keys of (query, document) pairs
+(:mod:`.doc_keys`).
 """
 
 from __future__ import annotations
@@ -21,108 +17,26 @@ from collections.abc import Iterator, Mapping, MutableMapping
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 
 from evalkit.ranked_ids import RankedIds
 from evalkit.ranking import group_queries, rank_order
-
-Ints = npt.NDArray[np.int64]
-Keys = npt.NDArray[np.uint64]
-Ids = npt.NDArray[np.bytes_]
-
-_M1 = np.uint64(0x9E3779B97F4A7C15)
-_M2 = np.uint64(0xBF58476D1CE4E5B9)
-_M3 = np.uint64(0x94D049BB133111EB)
-#: an odd multiplier for each 8-byte word of an id (ids of up to 512 bytes)
-_WORD = tuple(np.uint64(((2 * j + 1) * 0x9E3779B97F4A7C15) % 2**64 | 1) for j in range(64))
-
-
-# --------------------------------------------------------------------------- keys
-def id_hashes(ids: Ids) -> Keys:
-    """A 64-bit hash of each fixed-width byte-string id, whatever the array's width:
-    the sum of its 8-byte words times one odd constant each, so that the NUL padding
-    past an id adds nothing (ids never hold NUL bytes); :func:`block_keys` mixes it."""
-    n, width = len(ids), ids.dtype.itemsize
-    words = max(1, -(-width // 8))
-    if width != words * 8 or not ids.flags.c_contiguous:
-        ids = ids.astype(f"S{words * 8}")
-    m = ids.view(np.uint64).reshape(n, words)
-    h: Keys = np.multiply(m[:, 0], _WORD[0])
-    if words > 1:
-        term = np.empty_like(h)
-        for j in range(1, words):
-            np.multiply(m[:, j], _WORD[j], out=term)
-            h += term
-    return h
-
-
-def block_keys(hashes: Keys, blocks: Ints) -> Keys:
-    """Keys of (query block, id hash) pairs."""
-    k: Keys = blocks.astype(np.uint64)
-    return _finish_keys(k, hashes)
-
-
-def run_keys(hashes: Keys, sizes: Ints) -> Keys:
-    """:func:`block_keys` of consecutive blocks of ``sizes`` rows (block ``b`` repeated
-    ``sizes[b]`` times), without an array of block indexes."""
-    k: Keys = np.repeat(np.arange(len(sizes), dtype=np.uint64), sizes)
-    return _finish_keys(k, hashes)
-
-
-def _finish_keys(k: Keys, hashes: Keys) -> Keys:
-    """``k`` (block indexes, overwritten) mixed with ``hashes``: splitmix64's finaliser
-    of ``block * M1 + hash``, in place."""
-    k *= _M1
-    k += hashes
-    shifted = np.empty_like(k)
-    for shift, factor in ((30, _M2), (27, _M3)):
-        np.right_shift(k, np.uint64(shift), out=shifted)
-        k ^= shifted
-        k *= factor
-    np.right_shift(k, np.uint64(31), out=shifted)
-    k ^= shifted
-    return k
-
-
-def _check_keys(sorted_keys: Keys, order: Ints, docs: Ids, ends: Ints) -> tuple[bool, bool]:
-    """Whether every key is one (block, id) pair's (``exact``), and whether some block
-    holds an id twice (``duplicate``); ``order`` gives the row of each sorted key and
-    ``ends`` the end of each block's rows."""
-    same = np.flatnonzero(sorted_keys[1:] == sorted_keys[:-1])
-    if not len(same):
-        return True, False
-    a, b = order[same], order[same + 1]
-    block_a = np.searchsorted(ends, a, side="right")
-    block_b = np.searchsorted(ends, b, side="right")
-    twice = (docs[a] == docs[b]) & (block_a == block_b)
-    if twice.all():
-        return True, True
-    # keys shared by different ids: compare the ids of every row whose key is shared
-    rows = np.unique(np.concatenate((a, b)))
-    blocks = np.searchsorted(ends, rows, side="right")
-    by_id = rows[np.lexsort((docs[rows], blocks))]
-    blocks = np.searchsorted(ends, by_id, side="right")
-    repeated = (docs[by_id[1:]] == docs[by_id[:-1]]) & (blocks[1:] == blocks[:-1])
-    return False, bool(repeated.any())
+from evalkit_retrieval import doc_keys
+from evalkit_retrieval.doc_keys import Ids, Ints, Keys, PairKeys
 
 
 # --------------------------------------------------------------------------- runs
 class RunColumns:
     """A run in trec_eval's order: query ``b`` holds positions ``starts[b]:ends[b]`` of
-    ``docs``; ``keys`` (sorted) and ``positions`` locate a (block, id) pair.
+    ``docs``; ``keys`` finds a (query, document) pair's position.
 
     Attributes:
-        exact: no two different (block, id) pairs share a key.
         duplicate: some query lists a document twice.
     """
 
     def __init__(self, qids: list[str], starts: Ints, ends: Ints, docs: Ids) -> None:
         self.qids, self.starts, self.ends, self.docs = qids, starts, ends, docs
-        keys = run_keys(id_hashes(docs), ends - starts)
-        self.positions: Ints = np.argsort(keys)
-        keys = keys[self.positions]
-        self.keys: Keys = keys
-        self.exact, self.duplicate = _check_keys(keys, self.positions, docs, ends)
+        self.keys = PairKeys(docs, starts, ends)
+        self.duplicate = self.keys.duplicate
 
     def views(self) -> dict[str, RankedIds]:
         """``{qid: ranking}`` with one lazy :class:`ColumnIds` per query."""
@@ -182,10 +96,10 @@ class ColumnIds(RankedIds):
 # --------------------------------------------------------------------------- qrels
 class QrelsColumns:
     """Judgments grouped by query (queries and documents in the file's order): query
-    ``b`` holds rows ``starts[b]:ends[b]`` of ``docs``, ``labels`` and ``hashes``.
+    ``b`` holds rows ``starts[b]:ends[b]`` of ``docs``, ``labels`` and ``hashes``
+    (:func:`~.doc_keys.id_hashes`).
 
     Attributes:
-        exact: no two different documents of one query share a key.
         duplicate: some query judges a document twice.
     """
 
@@ -195,10 +109,8 @@ class QrelsColumns:
         self.starts, self.ends = grouped.starts, grouped.ends
         self.docs: Ids = np.ascontiguousarray(grouped.ranked(docs))
         self.labels: Ints = np.ascontiguousarray(grouped.ranked(labels), dtype=np.int64)
-        self.hashes: Keys = id_hashes(self.docs)
-        keys = run_keys(self.hashes, self.ends - self.starts)
-        by_key = np.argsort(keys)
-        self.exact, self.duplicate = _check_keys(keys[by_key], by_key, self.docs, self.ends)
+        self.hashes: Keys = doc_keys.id_hashes(self.docs)
+        self.duplicate = PairKeys(self.docs, self.starts, self.ends).duplicate
 
     def views(self) -> dict[str, Mapping[str, int]]:
         """``{qid: {doc: label}}`` with one lazy :class:`ColumnJudged` per query."""

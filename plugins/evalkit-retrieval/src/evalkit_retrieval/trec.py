@@ -99,9 +99,12 @@ def load_run(path: str | Path, *, name: str | None = None) -> RankedRun:
         TrecFormatError: see the module docstring.
     """
     p = Path(path)
-    raw = p.read_bytes()
-    digest = _sha256_meanwhile(raw)
-    run = parse_run(raw, source=p)
+    digest = _sha256_meanwhile(p)
+    cols = _bulk_run(p)  # a plain file is read from disk, without a copy of its bytes
+    if cols is None:
+        run = parse_run(p.read_bytes(), source=p)
+    else:
+        run = _ranked(cols, p, lambda: _text_bytes(p.read_bytes(), p))
     run.sha256 = digest()
     run.path = str(p)
     if name:
@@ -134,7 +137,10 @@ def load_qrels(path: str | Path, *, lazy: bool = False) -> _Qrels:
         TrecFormatError: see the module docstring.
     """
     p = Path(path)
-    return parse_qrels(p.read_bytes(), source=p, lazy=lazy)
+    out = _bulk_qrels(p)  # a plain file is read from disk, without a copy of its bytes
+    if out is None:
+        return parse_qrels(p.read_bytes(), source=p, lazy=lazy)
+    return out if lazy else {q: dict(judged) for q, judged in out.items()}
 
 
 def parse_run(raw: bytes, *, source: str | Path = "<run>") -> RankedRun:
@@ -150,6 +156,12 @@ def parse_run(raw: bytes, *, source: str | Path = "<run>") -> RankedRun:
     cols = _bulk_run(data)
     if cols is None:
         cols = _careful_run(data, source)
+    return _ranked(cols, source, lambda: data)
+
+
+def _ranked(cols: RunTable, source: str | Path, data: Callable[[], bytes]) -> RankedRun:
+    """The run of what a reader read (``data``: the text, for the careful reader to name
+    a duplicate's lines)."""
     name, lines, parser = cols.tag, len(cols.scores), cols.path
     rankings: dict[str, Sequence[str]]
     try:
@@ -163,7 +175,7 @@ def parse_run(raw: bytes, *, source: str | Path = "<run>") -> RankedRun:
         else:
             rankings = dict(rank_arrays(cols.qids, cols.docids, cols.scores))
     except DuplicateDocumentError:
-        _careful_run(data, source)  # raises with the two line numbers
+        _careful_run(data(), source)  # raises with the two line numbers
         raise  # pragma: no cover - the careful reader always finds it
     return RankedRun(name=name, rankings=rankings, meta={"lines": lines, "parser": parser})
 
@@ -194,16 +206,30 @@ def parse_qrels(raw: bytes, *, source: str | Path = "<qrels>", lazy: bool = Fals
 
 
 # --------------------------------------------------------------------------- shared
-def _sha256_meanwhile(data: bytes) -> Callable[[], str]:
-    """Hash ``data`` in a thread (hashlib releases the GIL on large buffers), so that it
-    is hashed while parsed; the function returned waits for the hex digest."""
-    out: list[str] = []
-    thread = threading.Thread(target=lambda: out.append(hashlib.sha256(data).hexdigest()),
-                              daemon=True)
+def _sha256_meanwhile(path: Path) -> Callable[[], str]:
+    """Hash the file in a thread (hashlib releases the GIL), so that it is hashed while
+    parsed; the function returned waits for the hex digest.
+
+    Raises:
+        FileNotFoundError: no such file (raised here, not in the thread).
+    """
+    fh = path.open("rb")
+    out: list[str | OSError] = []
+
+    def work() -> None:
+        with fh:
+            try:
+                out.append(hashlib.file_digest(fh, "sha256").hexdigest())
+            except OSError as exc:  # raised by result(), in the caller's thread
+                out.append(exc)
+
+    thread = threading.Thread(target=work, daemon=True)
     thread.start()
 
     def result() -> str:
         thread.join()
+        if isinstance(out[0], OSError):
+            raise out[0]
         return out[0]
 
     return result

@@ -9,6 +9,10 @@ the widths it tried, a malformed line, a non-finite score, a duplicate. The care
 line-by-line reader of :mod:`evalkit_retrieval.trec` then reads the file, with the same
 result or the precise error. Comment lines (first non-blank character ``#``) are removed
 first; a ``#`` elsewhere stays part of its field.
+
+A plain file (ASCII text without CR or comment lines, the usual case) is handed to numpy
+as a file, so that its bytes are never all in memory at once; any other file is read
+into memory and made ready first (CRLF endings, comment lines).
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import re
 import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -34,6 +39,10 @@ _PLAIN_ASCII = bytes(b for b in range(128) if not (b <= 0x08 or 0x0E <= b <= 0x1
 _SAMPLE = 1 << 16
 #: widest id column the bulk reader allocates (bytes per row); longer ids go the careful way
 _MAX_WIDTH = 512
+#: bytes scanned at a time by :func:`plain_file`
+_CHUNK = 1 << 20
+#: what the bulk reader reads: a file's bytes, or the file itself
+Source = bytes | Path
 
 
 @dataclass(frozen=True)
@@ -46,6 +55,26 @@ class RunTable:
     scores: npt.NDArray[np.float64]
     tag: str
     path: str  # "bulk" or "careful"
+
+
+def plain_file(path: Path) -> bool:
+    """Whether numpy can read ``path`` as it is on disk, without a copy of its bytes in
+    memory: plain ASCII text (no control character but whitespace), no CR, no comment
+    line, not empty. (Gzip data and a byte-order mark are not ASCII.) The file is scanned
+    in chunks of :data:`_CHUNK` bytes."""
+    buf = bytearray(_CHUNK)
+    seen = 0
+    with path.open("rb") as fh:
+        while size := fh.readinto(buf):
+            chunk = buf if size == _CHUNK else buf[:size]
+            if chunk.translate(None, _PLAIN_ASCII) or b"\r" in chunk:
+                return False
+            # a chunk may begin inside a line: taking its start for a line's only errs
+            # towards the bytes path
+            if b"#" in chunk and _COMMENT_LINE.search(chunk):
+                return False
+            seen += size
+    return seen > 0
 
 
 def bulk_ready(data: bytes) -> bytes | None:
@@ -61,10 +90,10 @@ def bulk_ready(data: bytes) -> bytes | None:
     return data
 
 
-def _column_widths(data: bytes, columns: tuple[int, ...]) -> list[int]:
+def _column_widths(head: bytes, columns: tuple[int, ...]) -> list[int]:
     """Fixed widths for the id columns, from the longest ids of the file's first bytes."""
     widest = [1] * len(columns)
-    for line in data[:_SAMPLE].split(b"\n")[:-1] or [data[:_SAMPLE]]:
+    for line in head[:_SAMPLE].split(b"\n")[:-1] or [head[:_SAMPLE]]:
         fields = line.split()
         for j, c in enumerate(columns):
             if c < len(fields):
@@ -72,10 +101,10 @@ def _column_widths(data: bytes, columns: tuple[int, ...]) -> list[int]:
     return [max(16, 2 * w) for w in widest]
 
 
-def _width_attempts(data: bytes) -> list[tuple[int, int]]:
+def _width_attempts(head: bytes) -> list[tuple[int, int]]:
     """Widths to try for the query and document id columns: twice the longest sampled id,
     then eight times that, never beyond ``_MAX_WIDTH`` (the careful reader takes over)."""
-    wq, wd = _column_widths(data, (0, 2))
+    wq, wd = _column_widths(head, (0, 2))
     return [(q, d) for q, d in ((wq, wd), (wq * 8, wd * 8))
             if q <= _MAX_WIDTH and d <= _MAX_WIDTH]
 
@@ -94,21 +123,22 @@ def _fits(table: npt.NDArray[Any], *names: str) -> bool:
     return True
 
 
-def _loadtxt(data: bytes, dtype: list[tuple[str, str]], usecols: tuple[int, ...] | None
+def _loadtxt(data: Source, dtype: list[tuple[str, str]], usecols: tuple[int, ...] | None
              ) -> npt.NDArray[Any] | None:
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), (
+            io.BytesIO(data) if isinstance(data, bytes) else data.open("rb")) as fh:
         warnings.simplefilter("ignore", UserWarning)  # "input contained no data"
         try:
             return np.loadtxt(
-                io.BytesIO(data), dtype=dtype, usecols=usecols, comments=None, ndmin=1,
-                encoding="ascii",  # bulk_ready let only ASCII through
+                fh, dtype=dtype, usecols=usecols, comments=None, ndmin=1,
+                encoding="ascii",  # only plain ASCII comes here
             )
         except (ValueError, OverflowError):
             return None
 
 
 def _bulk_table(
-    data: bytes,
+    data: Source,
     dtype: Callable[[int, int], list[tuple[str, str]]],
     usecols: tuple[int, ...] | None,
 ) -> npt.NDArray[Any] | None:
@@ -117,7 +147,7 @@ def _bulk_table(
     ``dtype(query_width, doc_width)`` gives the record layout. ``None`` when the bulk
     parse cannot read the text (the careful per-line reader then names the line).
     """
-    for wq, wd in _width_attempts(data):
+    for wq, wd in _width_attempts(_head(data)):
         table = _loadtxt(data, dtype(wq, wd), usecols)
         if table is None or len(table) == 0:
             return None
@@ -126,8 +156,39 @@ def _bulk_table(
     return None
 
 
-def bulk_run(text: bytes) -> RunTable | None:
-    data = bulk_ready(text)
+def _ready(source: Source) -> Source | None:
+    """What the bulk reader reads: a plain file as it is, bytes made ready, or None."""
+    if isinstance(source, bytes):
+        return bulk_ready(source)
+    return source if plain_file(source) else None
+
+
+def _head(data: Source) -> bytes:
+    if isinstance(data, bytes):
+        return data[:_SAMPLE]
+    with data.open("rb") as fh:
+        return fh.read(_SAMPLE)
+
+
+def _tail(data: Source) -> bytes:
+    """The file's end, from the start of its last line that holds anything."""
+    if isinstance(data, bytes):
+        return data
+    with data.open("rb") as fh:
+        size = fh.seek(0, 2)
+        take = _SAMPLE
+        while True:
+            fh.seek(max(0, size - take))
+            tail = fh.read()
+            if take >= size or b"\n" in tail.rstrip():
+                return tail
+            take *= 4
+
+
+def bulk_run(source: Source) -> RunTable | None:
+    """A run read in bulk from its bytes, or from a plain file (:func:`plain_file`)
+    without a copy of its bytes; None when only the careful reader will do."""
+    data = _ready(source)
     if data is None:
         return None
     table = _bulk_table(
@@ -141,7 +202,7 @@ def bulk_run(text: bytes) -> RunTable | None:
         return None  # the careful reader names the line
     return RunTable(
         qids=table["q"], docids=table["d"], scores=scores,
-        tag=_last_line(data).split()[5].decode("ascii"), path="bulk",
+        tag=_last_line(_tail(data)).split()[5].decode("ascii"), path="bulk",
     )
 
 
@@ -152,8 +213,9 @@ def _last_line(data: bytes) -> bytes:
     return data[data.rfind(b"\n", 0, end) + 1:end]
 
 
-def bulk_qrels(text: bytes) -> dict[str, Mapping[str, int]] | None:
-    data = bulk_ready(text)
+def bulk_qrels(source: Source) -> dict[str, Mapping[str, int]] | None:
+    """Qrels read in bulk, as :func:`bulk_run`."""
+    data = _ready(source)
     if data is None:
         return None
     table = _bulk_table(
