@@ -220,9 +220,9 @@ def rank_order(
     empty = np.zeros(0, dtype=np.int64)
     if n == 0:
         return RankOrder([], empty, empty, None)
-    bad = np.flatnonzero(~np.isfinite(s))
-    if len(bad):
-        i = int(bad[0])
+    finite = np.isfinite(s)
+    if not finite.all():
+        i = int(np.flatnonzero(~finite)[0])
         raise ValueError(_not_finite(_text(q[i]), _text(d[i]), _shown(float(s[i]))))
 
     grouped = group_queries(q)
