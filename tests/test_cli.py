@@ -587,8 +587,10 @@ def test_the_installed_script_leaves_complete_output_and_artifact(tmp_path: Path
     assert proc.returncode == 0, proc.stderr
     printed = json.loads(proc.stdout)
     lines = saved.read_text(encoding="utf-8").splitlines()
-    rows = [json.loads(line) for line in lines[1:]]
+    rows = [json.loads(line) for line in lines[1:-1]]
     assert json.loads(lines[0])["type"] == "header"
+    assert json.loads(lines[-1]) == {"type": "trailer", "rows": 93,
+                                     "sha256": json.loads(lines[-1])["sha256"]}
     assert len(rows) == 93  # the Vaswani queries judged in the qrels (see examples/vaswani)
     assert printed  # the whole JSON document arrived
 

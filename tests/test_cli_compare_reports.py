@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import statistics
 import subprocess
 import sys
@@ -299,3 +300,31 @@ def test_a_report_of_stats_results_names_their_correction(runs: Runs) -> None:
     report = report_from_comparison(family.results)
     assert report.correction == "Benjamini-Hochberg"
     assert "| p (Benjamini-Hochberg) |" in render_markdown(report)
+
+
+def test_the_markdown_report_has_wins_ties_losses_and_the_movers(runs: Runs, tmp_path: Path
+                                                                ) -> None:
+    md_path, xml_path = tmp_path / "compare.md", tmp_path / "compare.xml"
+    res = invoke("compare", runs.tfidf, runs.bm25, "-m", "ap,ndcg@10", "--top", "2",
+                 "--test", "t-test", "--report", f"markdown:{md_path}",
+                 "--report", f"junit:{xml_path}")
+    assert res.exit_code == 0, res.output
+    md = md_path.read_text()
+    assert "| metric | bm25 | tfidf | difference | CI | p | p (Holm) | result | n | W/T/L |" in md
+    root = ET.fromstring(xml_path.read_text())
+    for m in ("ap", "ndcg@10"):
+        b, c = per_query(runs.tfidf, m), per_query(runs.bm25, m)
+        d = {q: c[q] - b[q] for q in b}
+        wins, losses = sum(x > 1e-12 for x in d.values()), sum(x < -1e-12 for x in d.values())
+        wtl = f"{wins}/{len(d) - wins - losses}/{losses}"
+        assert re.search(rf"^\| {re.escape(m)} \|.*\| 93 queries \| {wtl} \|$", md, re.M), md
+        assert f"**Queries that moved most: `{m}`**" in md
+        for label, q in (("up", sorted(d, key=lambda q: (-d[q], q))[0]),
+                         ("down", sorted(d, key=lambda q: (d[q], q))[0])):
+            line = f"| {label} | {q} | {b[q]:.4f} | {c[q]:.4f} | {d[q]:+.4f} |"
+            assert line in md, md
+        case = next(x for x in root.iter("testcase") if x.get("name") == m)
+        props = {p.get("name"): p.get("value") for p in case.iter("property")}
+        assert props["wins/ties/losses"] == wtl
+        assert f"wins/ties/losses (candidate better/equal/worse): {wtl}" in (
+            case.findtext("system-out") or "")

@@ -52,6 +52,10 @@ def test_main_job_is_quick_and_writes_runs_and_artifacts(job: tuple[Path, str, f
     for name in ("run.bm25.txt", "run.tfidf.txt", "bm25.jsonl", "tfidf.jsonl"):
         assert (out / name).is_file()
     assert "93 queries scored, 0 unjudged run topics ignored, 0 judged queries missing" in stdout
+    # and the comparison's HTML report, with the queries' text from query-text.trec
+    report = (out / "report.html").read_text(encoding="utf-8")
+    assert f"wrote {out / 'report.html'}" in stdout and report.startswith("<!DOCTYPE html>")
+    assert "MEASUREMENT OF DIELECTRIC CONSTANT OF LIQUIDS" in report
 
 
 def test_main_job_table_agrees_with_pytrec_eval(job: tuple[Path, str, float]) -> None:

@@ -402,7 +402,11 @@ def test_number_formatting() -> None:
 
 
 def test_compare_prints_a_bound_near_zero_as_plus_zero() -> None:
-    from evalkit.cli.compare_cmd import Comparison, _ci
+    from evalkit.comparison import MetricComparison as Comparison
+    from evalkit.formatting import interval
+
+    def _ci(c: Comparison) -> str:
+        return interval(c.ci_low, c.ci_high)
 
     row = Comparison(
         metric="ap", baseline="a", candidate="b", n_queries=3, baseline_mean=0.1,

@@ -47,7 +47,7 @@ def test_artifact_round_trip(tmp_path: Path) -> None:
     path = run.save(tmp_path / "run.jsonl")
     assert is_artifact(path)
     first = json.loads(path.read_text().splitlines()[0])
-    assert first["type"] == "header" and first["schema_version"] == 1
+    assert first["type"] == "header" and first["schema_version"] == 2
     back = RunResult.load(path)
     assert back.name == "sys"
     assert back.ids() == ["010", "10"]

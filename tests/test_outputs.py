@@ -192,10 +192,14 @@ def test_gate_writes_report_files_before_its_verdict(
     checks.write_text("checks:\n  - id: ap\n    metric: ap\n    op: '>='\n    threshold: 0\n")
     report = tmp_path / "gate.json"
 
-    def full_disk(self: Path, *args: object, **kwargs: object) -> int:
-        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(self))
+    real_open = Path.open
 
-    monkeypatch.setattr(Path, "write_text", full_disk)
+    def full_disk(self: Path, mode: str = "r", *args: object, **kwargs: object) -> object:
+        if "w" in mode:  # the report (written through a temporary file beside it)
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(self))
+        return real_open(self, mode, *args, **kwargs)  # type: ignore[call-overload]
+
+    monkeypatch.setattr(Path, "open", full_disk)
     res = runner.invoke(app, ["gate", "-c", str(checks), "-r", str(run),
                               "--report", f"json:{report}"])
     assert one_error(res) == (f"error: {report}: cannot be written: no space left on the "

@@ -39,7 +39,8 @@ def top_level(modules: set[str]) -> set[str]:
 def test_help_imports_no_library_dependency_and_no_plugin() -> None:
     code, modules, out = imported_by("--help")
     assert code == 0 and "plugins" in out
-    heavy = {"numpy", "scipy", "pydantic", "yaml", "anthropic", "httpx", "pluggy"}
+    heavy = {"numpy", "scipy", "pydantic", "yaml", "anthropic", "httpx", "pluggy", "jinja2",
+             "markupsafe", "vl_convert", "playwright"}
     assert top_level(modules) & heavy == set()
     assert {m for m in top_level(modules) if m.startswith("evalkit_")} == set()
     assert "evalkit.registry" not in modules and "evalkit.plugins" not in modules
@@ -57,6 +58,20 @@ def test_plugins_list_imports_no_http_or_llm_client() -> None:
     assert {m for m in modules if m.endswith("_cmd")} == {"evalkit.cli.plugins_cmd"}
 
 
+def test_the_html_reporter_registers_without_its_template_or_plotting_library() -> None:
+    code, modules, out = imported_by("plugins", "list", "--json")
+    assert code == 0, out
+    listing = json.loads(out)
+    html = [p for p in listing["plugins"] if p["distribution"] == "evalkit-report-html"]
+    assert [p["status"] for p in html] == ["loaded"]
+    assert any(n["name"] == "html" and n["kind"] == "reporter" for n in listing["names"])
+    assert "evalkit_report_html.plugin" in modules
+    # registering imported neither jinja2 nor the Vega bundle (nor the browser driver)
+    assert top_level(modules) & {"jinja2", "markupsafe", "vl_convert", "playwright"} == set()
+    assert {m for m in modules if m.startswith("evalkit_report_html.")} == {
+        "evalkit_report_html.plugin"}
+
+
 def test_eval_of_a_trec_run_imports_what_scoring_needs() -> None:
     from pathlib import Path
 
@@ -72,9 +87,11 @@ def test_eval_of_a_trec_run_imports_what_scoring_needs() -> None:
         assert "numpy" in top_level(modules) and "evalkit_retrieval.bulk_state" in modules
         assert top_level(modules) & {"scipy", "numba", "pydantic", "yaml", "anthropic",
                                      "httpx"} == set()
-        others = {m for m in modules if m.startswith(("evalkit_judge", "evalkit_http"))}
+        others = {m for m in modules if m.startswith(
+            ("evalkit_judge", "evalkit_http", "evalkit_report_html"))}
         assert others <= {"evalkit_judge", "evalkit_judge.plugin", "evalkit_http",
-                          "evalkit_http.plugin"}
+                          "evalkit_http.plugin", "evalkit_report_html",
+                          "evalkit_report_html.plugin"}
         assert {"rich.console", "rich.table", "concurrent.futures"} & modules == set()
         assert {m for m in modules if m.endswith("_cmd")} == {"evalkit.cli.eval_cmd"}
         assert {m for m in modules if m.startswith("evalkit.stats")} == set()

@@ -174,12 +174,13 @@ def test_resume_says_how_many_rows_were_kept_and_cases_called(
     # a run cut short: its last row never reached the file
     artifact = tmp_path / "runs" / "mine.jsonl"
     lines = artifact.read_text().splitlines(keepends=True)
-    artifact.write_text("".join(lines[:-1]))
+    artifact.write_text("".join(lines[:-2]))  # the last row and the trailer
     calls.write_text("")
     res = runner.invoke(app, ["run", "--no-progress", "--resume", "--json"])
     assert res.exit_code == 0, res.output
     assert calls.read_text().split() == ["q3"]
-    assert json.loads(res.stdout)["resume"] == {"kept": 2, "called": 1, "retried": 0}
+    assert json.loads(res.stdout)["resume"] == {"kept": 2, "called": 1, "retried": 0,
+                                                "rescored": 0}
     # nothing to resume: a new run, and it says so
     calls.write_text("")
     res = runner.invoke(app, ["run", "--no-progress", "--resume", "-o", "runs/other.jsonl"])

@@ -134,7 +134,9 @@ def test_a_target_returning_the_wrong_type_or_raising_anything() -> None:
     assert errors["q2"] == "target 'odd' failed on case 'q2': KeyError: 'nope'"
 
 
-def test_a_failing_metric_keeps_the_response_and_errors_the_row() -> None:
+def test_a_failing_metric_keeps_the_response_and_is_recorded_on_that_metric() -> None:
+    # schema 2 (issue #8): errors are per metric; the row keeps its response and its
+    # other metrics, and the run stays complete
     with use_registry() as reg:
 
         @reg.register_metric("picky", higher_is_better=True)
@@ -146,8 +148,11 @@ def test_a_failing_metric_keeps_the_response_and_errors_the_row() -> None:
         run = evaluate(CallableTarget(Recorder()), goldens(), ["picky"], progress=False)
         row = {r.query_id: r for r in run.per_query}["q3"]
         assert row.response is not None and list(row.response.ranked_ids) == ["z"]
-        assert row.error == "metric 'picky' failed on case 'q3': cannot judge q3"
-        assert run.header["status"] == "incomplete"
+        assert row.error is None and "picky" not in row.metrics
+        assert row.metric_errors == {"picky": "metric 'picky' failed on case 'q3': cannot judge q3"}
+        assert run.header["status"] == "complete"
+        assert run.header["metric_errors"] == {"picky": 1}
+        assert run.header["metric_error_ids"] == {"picky": ["q3"]}
 
 
 def test_names_are_checked_before_any_call() -> None:
@@ -201,7 +206,8 @@ def test_existing_artifact_is_not_overwritten_by_accident(tmp_path: Path) -> Non
 
 
 def _row_lines(art: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in art.read_text().splitlines()[1:]]
+    lines = [json.loads(line) for line in art.read_text().splitlines()[1:]]
+    return [x for x in lines if x["type"] == "row"]  # not the trailer
 
 
 def test_resume_calls_only_missing_and_errored_cases(tmp_path: Path) -> None:
@@ -222,7 +228,8 @@ def test_resume_calls_only_missing_and_errored_cases(tmp_path: Path) -> None:
     assert ranker.calls == []  # a complete run resumes to itself
 
 
-def test_resume_tolerates_a_truncated_last_line_but_load_does_not(tmp_path: Path) -> None:
+def test_resume_tolerates_a_truncated_last_line_and_load_marks_it_incomplete(
+        tmp_path: Path) -> None:
     art = tmp_path / "a.jsonl"
     ranker = Recorder()
     target = CallableTarget(ranker, name="sys")
@@ -232,8 +239,14 @@ def test_resume_tolerates_a_truncated_last_line_but_load_does_not(tmp_path: Path
     header["status"] = "running"
     # as if killed while writing q3's line: q1, q2 complete, q3 cut in the middle
     art.write_text(json.dumps(header) + "\n" + lines[1] + lines[2] + lines[3][:25])
-    with pytest.raises(ArtifactError, match=r"a.jsonl:4: not valid JSON"):
-        RunResult.load(art)
+    # schema 2: an unfinished file (no trailer) is read with its cut line dropped, and
+    # fails coverage, so nothing can pass on it
+    cut = RunResult.load(art)
+    assert cut.ids() == ["q1", "q2"] and cut.integrity is not None
+    assert cut.integrity.cut_line == 4
+    cov = cut.coverage()
+    assert not cov.complete and cov.missing == ("q3", "q4")
+    assert "line 4 was cut mid-line" in cov.message()
     ranker.calls.clear()
     run = evaluate(target, goldens(), ["recall@2"], artifact=art, resume=True, progress=False)
     assert sorted(ranker.calls) == ["q3", "q4"]

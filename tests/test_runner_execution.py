@@ -39,7 +39,8 @@ def test_the_final_artifact_is_what_run_result_save_writes(tmp_path: Path) -> No
     written = art.read_bytes()
     again = RunResult.load(art).save(tmp_path / "again.jsonl").read_bytes()
     assert written == again
-    assert [json.loads(x)["id"] for x in written.splitlines()[1:]] == \
+    assert json.loads(written.splitlines()[-1])["type"] == "trailer"
+    assert [json.loads(x)["id"] for x in written.splitlines()[1:-1]] == \
         [f"c{i}" for i in range(20)]  # golden order, whatever the completion order
     assert sorted(p.name for p in tmp_path.iterdir()) == ["again.jsonl", "run.jsonl"]
 

@@ -48,7 +48,12 @@ def test_c19_constant_nonzero_difference() -> None:
     assert r.p_value == 1 / 1001
     assert r.p_value > 0 and r.p_value >= 1 / (1000 + 1)
     assert r.p_value <= 0.001998
-    assert r.significant is True
+    # issue #8: constant differences follow the sign-flip rule of paired_test's
+    # degenerate table: at n = 5 its smallest two-sided p is 2**(1-5) = 0.0625 >= 0.05,
+    # so not significant, whatever the mechanical [c, c] interval says
+    assert r.significant is False
+    assert r.degenerate == "constant"
+    assert r.note is not None and "0.0625" in r.note and "not significant" in r.note
 
 
 def test_c21_p_value_never_zero() -> None:

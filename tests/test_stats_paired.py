@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from typing import Any
 
 import numpy as np
 import pytest
@@ -282,13 +283,31 @@ def test_inversion_interval_goes_only_with_the_randomization_test(method: str) -
 
 
 def test_the_command_line_refuses_the_same_combinations() -> None:
-    from evalkit.cli.compare_cmd import CI_OF_TEST
+    from evalkit.comparison.options import CI_OF_TEST
 
     assert CI_OF_TEST == CI_OF_METHOD
 
 
 # ---------------------------------------------------------------------------
 # determinism across chunking, threads and backends
+
+
+def test_serial_and_parallel_builds_keep_separate_disk_cache_entries() -> None:
+    # numba indexes its disk cache by a function's qualified name and line: two builds of
+    # one function object would share an entry, and a large comparison run after a small
+    # one would load the serial machine code for the multi-threaded loop.
+    pytest.importorskip("numba")
+    from evalkit.stats import _compiled
+
+    pairs: list[tuple[Any, Any]] = [(_compiled._boot_kernel, _compiled._boot_kernel_serial),
+             (_compiled._boot_kernel_1d, _compiled._boot_kernel_1d_serial),
+             (_compiled._sign_kernel, _compiled._sign_kernel_serial),
+             (_compiled._sign_kernel_1d, _compiled._sign_kernel_1d_serial)]
+    for parallel, serial in pairs:
+        assert parallel.targetoptions.get("parallel") is True
+        assert not serial.targetoptions.get("parallel")
+        names = {k._cache._cache_file._index_name for k in (parallel, serial)}
+        assert len(names) == 2, names
 
 
 @pytest.mark.parametrize("parallel", [False, True])

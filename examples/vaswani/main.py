@@ -5,6 +5,9 @@
 2. Write both as TREC run files and score them with :func:`evalkit.evaluate_run`
    (trec_eval's conventions), keeping one row per query.
 3. Save both as run artifacts (JSON Lines) and print the paired bootstrap of every metric.
+4. Write the interactive HTML report of the comparison, ``out/report.html``
+   (:func:`evalkit.compare` with the queries' text from ``query-text.trec``; the ``html``
+   reporter of the evalkit-report-html plugin).
 
 Run it from the repository root::
 
@@ -26,7 +29,7 @@ sys.path.insert(0, str(HERE))
 
 import retrieval  # noqa: E402  (the example's own module, next to this file)
 
-from evalkit import RunResult, evaluate_run, paired_bootstrap  # noqa: E402
+from evalkit import RegistryError, RunResult, compare, evaluate_run, paired_bootstrap  # noqa: E402
 from evalkit.formatting import p_cell, signed  # noqa: E402
 
 METRICS = ["AP", "nDCG@10", "P@10", "R@100", "RR"]
@@ -63,6 +66,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="directory for the run files and artifacts (default: %(default)s)")
     parser.add_argument("--resamples", type=int, default=10_000,
                         help="bootstrap resamples (default: %(default)s)")
+    parser.add_argument("--no-report", action="store_true",
+                        help="do not write the HTML report (out/report.html)")
     args = parser.parse_args(argv)
     out: Path = args.out
     data = retrieval.DATA_DIR
@@ -93,10 +98,27 @@ def main(argv: list[str] | None = None) -> int:
     print(f"paired bootstrap, {args.resamples:,} resamples, seed 42; "
           "diff = bm25 - tfidf, paired by query id")
     print(compare_table(results["tfidf"], results["bm25"], args.resamples))
+    if not args.no_report:
+        print()
+        print(write_report(out, data / "query-text.trec", args.resamples))
     print()
     print(f"done in {time.perf_counter() - start:.1f} s. Next: evalkit compare "
           f"{_show(out / 'tfidf.jsonl')} {_show(out / 'bm25.jsonl')} --top 3")
     return 0
+
+
+def write_report(out: Path, topics: Path, n_resamples: int) -> str:
+    """Compare the two saved artifacts (TF-IDF the baseline) and write ``report.html``;
+    the line to print."""
+    try:
+        # the runs by the paths printed above (relative to the current folder when under it)
+        comparison = compare(_show(out / "tfidf.jsonl"), _show(out / "bm25.jsonl"),
+                             topics=topics, n_resamples=n_resamples, top=10)
+        report = comparison.to_html(out / "report.html")
+    except RegistryError as exc:  # the html plugin is not installed
+        return f"report: not written ({exc})"
+    return (f"wrote {_show(report)}: the comparison as one interactive page "
+            f"({report.stat().st_size / 1e6:.1f} MB, opens offline)")
 
 
 def _show(path: Path) -> str:

@@ -32,10 +32,13 @@ _EXPORTS: dict[str, str] = {
     "CallableTarget": "evalkit.targets",
     "GoldenSet": "evalkit.goldens",
     "load_goldens": "evalkit.goldens",
+    "load_topics": "evalkit.topics",
     "CaseResult": "evalkit.rows",
     "rescore": "evalkit.evaluation",
     "evaluate": "evalkit.evaluation",
     "RankedRun": "evalkit.ranking",
+    "compare": "evalkit.comparison",
+    "Comparison": "evalkit.comparison",
     "paired_bootstrap": "evalkit.stats",
     "BootstrapResult": "evalkit.stats",
     "hookimpl": "evalkit.hookspecs",
@@ -82,6 +85,8 @@ if TYPE_CHECKING:
     from evalkit.checks import CheckError as CheckError
     from evalkit.checks import CheckSpec as CheckSpec
     from evalkit.checks import load_checks as load_checks
+    from evalkit.comparison import Comparison as Comparison
+    from evalkit.comparison import compare as compare
     from evalkit.evaluation import evaluate as evaluate
     from evalkit.evaluation import rescore as rescore
     from evalkit.gate import GateReport as GateReport
@@ -116,3 +121,4 @@ if TYPE_CHECKING:
     from evalkit.targets import Target as Target
     from evalkit.targets import TargetError as TargetError
     from evalkit.targets import TargetResponse as TargetResponse
+    from evalkit.topics import load_topics as load_topics

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from evalkit.checks import row_error, row_id
+from evalkit.coverage import completeness_lines
 from evalkit.results import QueryResult, RunResult
 
 if TYPE_CHECKING:
@@ -247,8 +248,10 @@ def promote(
         The path written.
 
     Raises:
-        BaselineError: the run has no rows, has errored cases, or has a non-finite metric
-            value; a baseline with holes would make every later comparison an error.
+        BaselineError: the run has no rows, has errored cases, fails coverage (cases
+            without a row, a file cut short or never finished: :mod:`evalkit.coverage`),
+            has a metric that failed on some case, or has a non-finite metric value; a
+            baseline with holes would make every later comparison an error.
         ArtifactError: ``run`` is a path that is not a run artifact.
     """
     source: str | None = None
@@ -264,6 +267,11 @@ def promote(
             f"run {run.name!r} has {len(errored)} errored case(s) ({shown}); a baseline must "
             "have a result for every case. Fix or re-run them, then promote"
         )
+    gaps = [line.removeprefix("warning: ") for line in completeness_lines(run)
+            if line.startswith("warning:")]  # incomplete, or a metric failed on a case
+    if gaps:
+        raise BaselineError("; ".join(gaps) + ". A baseline must hold every metric on every "
+                            "case: resume or re-run the run (or rescore it), then promote")
     for r in run.per_query:
         bad = [k for k, v in r.metrics.items() if not math.isfinite(float(v))]
         if bad:

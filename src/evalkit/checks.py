@@ -443,7 +443,7 @@ def parse_checks(
 def load_checks(
     path: str | Path, known_case_ids: Collection[str] | None = None
 ) -> list[CheckSpec]:
-    """Read a checks file (YAML, ``yaml.safe_load``).
+    """Read a checks file (YAML, safe and bounded: :mod:`evalkit.bounded_yaml`).
 
     Args:
         path: the checks file.
@@ -476,8 +476,14 @@ def load_checks(
             f"{p}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset {exc.start}); "
             "a checks file is YAML text. Is this the right file?"
         ) from None
+    from evalkit.bounded_yaml import load_yaml
+    from evalkit.limits import LimitError
+
     try:
-        data = yaml.safe_load(text)
+        data = load_yaml(text)
+    except LimitError as exc:
+        line = "" if exc.line is None else f":{exc.line}"
+        raise CheckError(f"{p}{line}: {exc}") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f":{mark.line + 1}" if mark is not None else ""

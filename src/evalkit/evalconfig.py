@@ -34,21 +34,27 @@ Every error is a :class:`ConfigError` naming the file and the key.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import re
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 from evalkit.evaluation import DEFAULT_MAX_CONCURRENCY
+from evalkit.limits import LimitError, check_name
 from evalkit.pyproject_config import OTHER_KEYS, RUN_KEYS
+from evalkit.redaction import (
+    error_text,
+    redact_structure,
+    register_structure_secrets,
+    scrub_exception,
+)
 
 YAML_NAMES = ("evalkit.yaml", "evalkit.yml")
 TARGET_KEYS = frozenset({"factory", "kwargs"})
-_SECRET_RE = re.compile(r"token|secret|passw|api[-_]?key|auth|credential|cookie", re.I)
 
 
 class ConfigError(ValueError):
@@ -98,17 +104,29 @@ class EvalConfig:
     def build_target(self) -> Any:
         """Import and call the target factory.
 
+        The secrets of the keyword arguments (header values, secret-looking keys, URL
+        credentials and query values) are registered for masking first
+        (:mod:`evalkit.redaction`), so no message below can show them.
+
         Raises:
             ConfigError: the factory cannot be imported, raises, or returns something
                 without ``invoke``.
         """
         where = f"{self.source}: target.factory"
-        factory = _resolve_factory(self.target_factory, self.path.parent, where)
+        register_structure_secrets(self.target_kwargs)
         try:
-            target = factory(**self.target_kwargs)
+            # the config's folder is on the path while the factory is imported and called,
+            # so the import strings a factory resolves itself (factory: http's
+            # build_payload / extract) find a module next to the config too
+            with _on_path(self.path.parent):
+                factory = _resolve_factory(self.target_factory, where)
+                target = factory(**self.target_kwargs)
+        except ConfigError:
+            raise
         except Exception as exc:
+            scrub_exception(exc)
             raise ConfigError(
-                f"{where}: {self.target_factory}(**kwargs) raised {type(exc).__name__}: {exc}"
+                f"{where}: {self.target_factory}(**kwargs) raised {error_text(exc)}"
             ) from exc
         if not callable(getattr(target, "invoke", None)):
             if callable(target):
@@ -124,25 +142,25 @@ class EvalConfig:
         return target
 
 
-def redact(value: Any, key: str = "") -> Any:
-    """``value`` with every header value, secret-looking key's value, URL query string and
-    URL user-info replaced."""
-    if isinstance(value, Mapping):
-        if key.lower() == "headers":
-            return {str(k): "<redacted>" for k in value}
-        return {str(k): redact(v, str(k)) for k, v in value.items()}
-    if key and _SECRET_RE.search(key):
-        return "<redacted>"
-    if isinstance(value, list | tuple):
-        return [redact(v) for v in value]
-    if isinstance(value, str) and value.startswith(("http://", "https://")):
-        parts = urlsplit(value)
-        query = "<redacted>" if parts.query else ""
-        return urlunsplit((parts.scheme, parts.netloc.rsplit("@", 1)[-1], parts.path, query, ""))
-    return value
+#: ``value`` with every header value, secret-looking key's value, URL query string and
+#: URL user-info replaced (:func:`evalkit.redaction.redact_structure`).
+redact = redact_structure
 
 
-def _resolve_factory(spec: str, folder: Path, where: str) -> Any:
+@contextlib.contextmanager
+def _on_path(folder: Path) -> Iterator[None]:
+    """``folder`` first on ``sys.path`` for the block (removed after, if it was added)."""
+    added = str(folder) not in sys.path
+    if added:
+        sys.path.insert(0, str(folder))
+    try:
+        yield
+    finally:
+        if added and str(folder) in sys.path:
+            sys.path.remove(str(folder))
+
+
+def _resolve_factory(spec: str, where: str) -> Any:
     if ":" not in spec:
         from evalkit.registry import RegistryError, default_registry
         from evalkit.specs import TargetSpec
@@ -154,18 +172,12 @@ def _resolve_factory(spec: str, folder: Path, where: str) -> Any:
         assert isinstance(record, TargetSpec)
         return record.factory
     module_name, _, attr = spec.partition(":")
-    added = str(folder) not in sys.path
-    if added:
-        sys.path.insert(0, str(folder))
     try:
         obj: Any = importlib.import_module(module_name)
         for part in attr.split("."):
             obj = getattr(obj, part)
     except (ImportError, AttributeError) as exc:
         raise ConfigError(f"{where}: cannot import {spec!r} ({exc})") from None
-    finally:
-        if added and str(folder) in sys.path:
-            sys.path.remove(str(folder))
     if not callable(obj):
         raise ConfigError(f"{where}: {spec!r} is not callable")
     return obj
@@ -259,8 +271,14 @@ def load_eval_config(path: str | Path | None = None) -> EvalConfig:
 def _read_yaml(file: Path) -> Mapping[str, Any]:
     import yaml
 
+    from evalkit.bounded_yaml import load_yaml
+    from evalkit.limits import LimitError
+
     try:
-        data = yaml.safe_load(file.read_text(encoding="utf-8-sig"))
+        data = load_yaml(file.read_text(encoding="utf-8-sig"))
+    except LimitError as exc:
+        line = "" if exc.line is None else f":{exc.line}"
+        raise ConfigError(f"{file}{line}: {exc}") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f":{mark.line + 1}" if mark is not None else ""
@@ -333,8 +351,15 @@ def _validate(table: Mapping[str, Any], file: Path, source: str) -> EvalConfig:
         target_factory=factory, target_kwargs=dict(kwargs),
         metrics=metrics, aggregates=aggregates,
         output=(base / text("output", table["output"])).resolve(),
-        max_concurrency=mc, name=None if name is None else text("name", name),
+        max_concurrency=mc, name=None if name is None else _run_name(text("name", name), err),
     )
+
+
+def _run_name(name: str, err: Callable[[str, str], ConfigError]) -> str:
+    try:
+        return check_name(name)
+    except LimitError as exc:
+        raise err("name", str(exc)) from None
 
 
 def check_names(cfg: EvalConfig) -> None:

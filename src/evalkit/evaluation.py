@@ -1,79 +1,79 @@
 """The target runner: call a target on every golden case, concurrently and resumably.
 
-:func:`evaluate` invokes ``target.invoke(case)`` from a thread pool of at most
-``max_concurrency`` threads, scores each response in the same worker thread (so metrics
-that call a service, such as an LLM judge, share that concurrency) with the
-registered metrics (:func:`evalkit.scoring.score_cases`, the path ``run()`` and
-``evaluate_run()`` use), and returns a :class:`~evalkit.results.RunResult` of
-:class:`~evalkit.rows.CaseResult` rows in golden-set order. Rows are keyed by case id;
-completion order never matters.
+:func:`evaluate` invokes ``target.invoke(case)`` from at most ``max_concurrency`` worker
+threads (:mod:`evalkit.execution`), scores each response in the same thread with the
+registered metrics (:func:`evalkit.scoring.score_case`), and returns a
+:class:`~evalkit.results.RunResult` of :class:`~evalkit.rows.CaseResult` rows in
+golden-set order. Rows are keyed by case id; completion order never matters.
 
-Errors. A case whose call raises, or whose metric raises, becomes a row with the error
-message and no metric values. A run with any errored row has ``header["status"] ==
-"incomplete"``: its aggregates are not computed, and ``RunResult.scores``/``mean`` and
-every built-in aggregate raise on it instead of reading an error as 0.
+Errors. A case whose call raises has a row with the error and no response or metrics;
+the run is then ``"incomplete"``: its aggregates are not computed, and
+``RunResult.scores``/``mean`` and every built-in aggregate raise instead of reading an
+error as 0. A metric that raises on a case is recorded on that metric
+(``row.metric_errors``): the case keeps its response and its other metrics, and the run
+stays complete (:mod:`evalkit.coverage`); ``RunResult.mean`` of that metric raises.
 
-The artifact (``artifact=path``), in the JSON Lines format of :mod:`evalkit.results`:
+The artifact (``artifact=path``, :mod:`evalkit.artifact_writer`) is locked for the whole
+run (:mod:`evalkit.runlock`: a second writer is refused at once); the header line is
+written first with ``"status": "running"``, each row is appended and flushed as its case
+completes, and at the end the file is replaced atomically by the finished artifact (rows
+in golden-set order, final header, trailer). Ctrl-C keeps the rows of the calls in
+flight that finish within ``grace_s``.
 
-* the header line is written first with ``"status": "running"`` (on resume, the header
-  and the kept rows are rewritten atomically: temporary file, fsync, rename);
-* each row is appended as its case completes: the rows that completed together are
-  written with one write and flushed before the runner waits for the next completion, so
-  a killed process (Ctrl-C, a crash, ``kill -9``) loses no row it has received.
-  ``os.fsync`` runs at most every ``fsync_interval_s`` seconds (default 1 s) and at the
-  end, so an operating-system crash or power loss can lose at most that last interval of
-  rows, which resume then runs again;
-* at the end the file is rewritten atomically (temporary file, fsync, rename, fsync of
-  the folder) with the rows in golden-set order and the final header: ``status``
-  (``"complete"`` or ``"incomplete"``), ``errors``, ``aggregates`` and ``finished``. Each
-  row is encoded to JSON once, when it is appended; the rewrite reuses those lines.
-
-Resume (``resume=True``) reads the artifact, drops a truncated last line (the one place
-a malformed line is tolerated: a plain :meth:`RunResult.load` refuses it), keeps every
-successful row, and invokes only the cases without one: the missing ones and the errored
-ones. It refuses, saying what changed, when the recorded config (target, metrics and
-their definition versions, aggregates) or the golden set differs from the current one.
+Resume (``resume=True``) reads the artifact, drops a truncated last line, keeps every
+row with a response, and calls only the cases without one (missing, or whose call
+failed); a kept row whose metric failed is scored again from its stored response,
+without calling the target. It refuses, saying what changed, when the recorded config
+(target, metrics and their definition versions, aggregates) or the golden set differs.
 ``max_concurrency`` is not part of the config: it changes speed, not results.
 """
 
 from __future__ import annotations
 
-import contextlib
-import json
-import os
-import queue
+import math
 import sys
-import threading
 import time
-from collections.abc import Generator, Iterable, Mapping, Sequence
-from contextlib import closing
-from datetime import UTC, datetime
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from contextlib import nullcontext
+from dataclasses import replace
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import Any
 
+from evalkit.artifact_writer import ArtifactWriter, read_partial, save_finished
 from evalkit.cases import GoldenCase
+from evalkit.execution import Executor, Interrupts, Job, RunInterrupted, default_grace_s, scored
 from evalkit.goldens import GoldenSet, load_goldens
-from evalkit.outputs import writing
-from evalkit.provenance import metric_provenance, plugin_versions
-from evalkit.registry import RegistryError, default_registry
-from evalkit.results import SCHEMA_VERSION, ArtifactError, RunResult
-from evalkit.rows import CaseResult, case_result_from_json
-from evalkit.scoring import MetricError, name_list, resolve_metrics, score_cases
+from evalkit.outputs import destination
+from evalkit.progress import ProgressBar
+from evalkit.provenance import metric_provenance
+from evalkit.results import ArtifactError, RunResult
+from evalkit.rows import CaseResult, CutRaw, RawCutError
+from evalkit.run_header import (
+    ResumeError,
+    check_resumable,
+    describe_target,
+    finish_header,
+    goldens_record,
+    new_header,
+    now,
+    status_line,
+)
+from evalkit.runlock import run_lock
+from evalkit.scoring import (
+    MetricError,
+    require_judgments,
+    resolve_aggregates,
+    resolve_metrics,
+    score_cases,
+)
 from evalkit.specs import AggregateSpec, MetricSpec
-from evalkit.targets import Target, TargetError, TargetResponse
+from evalkit.targets import Target, TargetResponse
 
-if TYPE_CHECKING:
-    from rich.progress import Progress, TaskID
+__all__ = ["DEFAULT_MAX_CONCURRENCY", "ResumeError", "RunInterrupted", "as_golden_set",
+           "describe_target", "evaluate", "rescore", "resolve_aggregates", "status_line"]
 
 DEFAULT_MAX_CONCURRENCY = 8
-#: The progress bar's counters are pushed to it at most this often (seconds); it redraws
-#: itself at its own rate.
-PROGRESS_INTERVAL_S = 0.1
 GoldensInput = GoldenSet | Iterable[GoldenCase] | str | Path
-
-
-class ResumeError(ValueError):
-    """A resume refused because the run's config or golden set changed (says what)."""
 
 
 # ------------------------------------------------------------------ public API
@@ -91,6 +91,7 @@ def evaluate(
     progress: bool | None = None,
     config: Mapping[str, Any] | None = None,
     fsync_interval_s: float = 1.0,
+    grace_s: float | None = None,
 ) -> RunResult:
     """Run ``target`` on every golden case and score the responses.
 
@@ -102,9 +103,11 @@ def evaluate(
             file path (read with :func:`~evalkit.goldens.load_goldens`).
         metrics: per-case metric names (``"recall@10"``, ``"ndcg@10"``, your own).
         aggregates: whole-run aggregate names (``"latency_p95"``, ``"entropy"``...),
-            computed only when no case errored; values land in ``header["aggregates"]``.
+            computed when every case has a response (whatever metric failed); values
+            land in ``header["aggregates"]``.
         max_concurrency: the most target calls in flight at once (>= 1).
-        artifact: a path to write the run artifact to as rows complete.
+        artifact: a path to write the run artifact to as rows complete. It is locked
+            for the whole run (``<artifact>.lock``, removed at the end).
         resume: continue the run in ``artifact`` (starts afresh if it does not exist).
         overwrite: replace an existing ``artifact`` instead of refusing to.
         name: the run name (default: the target's name).
@@ -113,22 +116,32 @@ def evaluate(
             (``evalkit run`` passes the config file's target and goldens settings).
         fsync_interval_s: the longest time between two ``fsync`` of the artifact
             (0 syncs after every row).
+        grace_s: after Ctrl-C, how long the calls in flight may take to finish and be
+            written (seconds, >= 0); default: the smaller of the target's bound on one
+            attempt (``attempt_bound_s`` or ``timeout_s``) and 10 s.
 
     Returns:
         A :class:`RunResult` of :class:`CaseResult` rows in golden-set order. Its header
-        has ``status`` (``"complete"``/``"incomplete"``), ``errors`` (count),
-        ``error_ids``, ``aggregates`` (``{name: value}``, empty when incomplete) and
-        ``aggregate_errors``; a resumed run also has ``resumed`` (how many times) and
-        ``resume``, what the last resume did: ``{"kept": rows kept from the earlier run,
-        "called": cases called, "retried": how many of those had errored}``.
+        has ``status`` (``"complete"``/``"incomplete"``), ``errors`` (failed calls),
+        ``error_ids``, ``metric_errors`` (``{metric: cases it failed on}``),
+        ``metric_error_ids``, ``aggregates`` (``{name: value}``, empty when a call
+        failed) and ``aggregate_errors``; a resumed run also has ``resumed`` (how many
+        times) and ``resume``, what the last resume did: ``{"kept": rows kept from the
+        earlier run, "called": cases called, "retried": how many of those had errored,
+        "rescored": kept rows whose failed metrics were scored again}``.
 
     Raises:
         RegistryError: an unknown metric or aggregate name (before any call is made).
+        UnjudgedCasesError: a metric that needs judgments and a case without expected
+            ids (before any call is made; lists the cases).
         GoldenError: a golden file breaks a rule.
+        ArtifactBusyError: another process is writing ``artifact`` (names its pid).
         FileExistsError: ``artifact`` exists and neither ``resume`` nor ``overwrite``.
         ResumeError: ``resume`` and the config or golden set changed (says what).
         ArtifactError: ``resume`` and the artifact is not a readable target run.
-        KeyboardInterrupt: re-raised after the artifact is synced; resume continues it.
+        RunInterrupted: (a ``KeyboardInterrupt``) Ctrl-C, raised once the rows that
+            arrived within the grace period are written and the artifact is synced;
+            resume continues it.
         Exception: the error of a metric's :class:`~evalkit.scoring.RunAborted` (a
             failure that is not a case's, such as an LLM judge without credentials),
             raised once after the artifact is synced; resume continues the run.
@@ -141,61 +154,145 @@ def evaluate(
             f"{target!r} is not a target: it has no invoke(case) method; wrap a function in "
             "evalkit.CallableTarget(fn)"
         )
+    grace = default_grace_s(target) if grace_s is None else _check_grace(grace_s)
     gset = as_golden_set(goldens)
     specs = resolve_metrics(metrics)
     agg_specs = resolve_aggregates(aggregates)
+    require_judgments(specs, list(gset))
     target_name = str(getattr(target, "name", "") or type(target).__name__)
-    header = _new_header(
+    header = new_header(
         name or target_name, target, gset, specs, agg_specs, config or {},
     )
-    kept: dict[str, CaseResult] = {}
-    writer: _ArtifactWriter | None = None
-    if artifact is not None:
-        path = Path(artifact)
-        writer = _ArtifactWriter(path, fsync_interval_s)
-        previous = _read_partial(path) if resume and path.exists() else None
+    plan = _Plan(target, target_name, gset, specs, agg_specs, header, max_concurrency,
+                 grace, progress)
+    if artifact is None:
+        return plan.run(None, {}, {})
+    path = Path(artifact)
+    writer = ArtifactWriter(path, fsync_interval_s)
+    # a device or a pipe is written once, at the end: there is no file to replace or lock
+    with nullcontext(path) if writer.stream else run_lock(path):
+        if resume and writer.stream:
+            raise ArtifactError(f"{path}: not a regular file (a device or a pipe), so there "
+                                "is no earlier run to resume; drop --resume")
+        previous = read_partial(path) if resume and path.exists() else None
+        kept: dict[str, CaseResult] = {}
+        redo: dict[str, CaseResult] = {}
         if previous is not None:
             old_header, old_rows = previous
-            _check_resumable(path, old_header, header)
+            check_resumable(path, old_header, header)
             header["created"] = old_header.get("created", header["created"])
             header["resumed"] = int(old_header.get("resumed", 0)) + 1
-            kept = {r.case_id: r for r in old_rows if r.error is None and r.case_id in gset}
-            errored = {r.case_id for r in old_rows if r.error is not None}
+            answered = {r.case_id: r for r in old_rows
+                        if r.response is not None and r.case_id in gset}
+            kept = {c: r for c, r in answered.items() if r.ok}
+            redo = {c: r for c, r in answered.items() if not r.ok}
+            errored = {r.case_id for r in old_rows if r.response is None}
             header["resume"] = {
-                "kept": len(kept), "called": sum(1 for c in gset if c.id not in kept),
-                "retried": sum(1 for c in gset if c.id in errored and c.id not in kept),
+                "kept": len(kept) + len(redo),
+                "called": sum(1 for c in gset if c.id not in answered),
+                "retried": sum(1 for c in gset if c.id in errored and c.id not in answered),
+                "rescored": len(redo),
             }
-            writer.start(header, [kept[c.id] for c in gset if c.id in kept])
+            writer.start(header, [r for c in gset if (r := answered.get(c.id)) is not None])
         else:
-            if path.exists() and not resume and not overwrite:
+            if path.exists() and not writer.stream and not resume and not overwrite:
                 raise FileExistsError(
                     f"{path} already exists; resume it (--resume), overwrite it "
                     "(--overwrite) or choose another output"
                 )
             writer.start(header, [])
-    pending = [c for c in gset if c.id not in kept]
-    results = dict(kept)
-    show = sys.stderr.isatty() if progress is None else progress
-    try:
-        with _ProgressBar(header["name"], len(gset), len(kept), show) as bar, \
-                closing(_execute(target, target_name, pending, specs, max_concurrency)) as done:
-            for batch in done:
-                for row in batch:
-                    results[row.case_id] = row
-                if writer is not None:
-                    writer.append_many(batch)
-                bar.advance(len(batch), sum(1 for row in batch if row.error is not None))
-    except BaseException:
+        return plan.run(writer, kept, redo)
+
+
+def _check_grace(grace_s: float) -> float:
+    if isinstance(grace_s, bool) or not isinstance(grace_s, int | float) \
+            or not math.isfinite(grace_s) or grace_s < 0:
+        raise ValueError(f"grace_s must be a number of seconds >= 0, got {grace_s!r}")
+    return float(grace_s)
+
+
+class _Plan:
+    """One run's settings, and the loop that collects its rows."""
+
+    def __init__(self, target: Target, target_name: str, gset: GoldenSet,
+                 specs: Sequence[MetricSpec], agg_specs: Sequence[AggregateSpec],
+                 header: dict[str, Any], max_concurrency: int, grace: float,
+                 progress: bool | None) -> None:
+        self.target, self.target_name, self.gset = target, target_name, gset
+        self.specs, self.agg_specs, self.header = specs, agg_specs, header
+        self.max_concurrency, self.grace, self.progress = max_concurrency, grace, progress
+
+    def run(self, writer: ArtifactWriter | None, kept: Mapping[str, CaseResult],
+            redo: Mapping[str, CaseResult]) -> RunResult:
+        jobs = [Job(c, redo.get(c.id)) for c in self.gset if c.id not in kept]
+        results: dict[str, CaseResult] = dict(kept)
+        show = sys.stderr.isatty() if self.progress is None else self.progress
+        executor = Executor(self.target, self.target_name, jobs, self.specs,
+                            self.max_concurrency)
+        stopped: RunInterrupted | None = None
+        writing = [False]
+        try:
+            with Interrupts() as interrupts, ProgressBar(
+                    self.header["name"], len(self.gset), len(kept), show) as bar:
+
+                def take(batch: list[CaseResult]) -> None:
+                    for row in batch:
+                        results[row.case_id] = row
+                    if writer is not None:
+                        writing[0] = True
+                        writer.append_many(batch)
+                        writing[0] = False
+                    bar.advance(len(batch), sum(1 for r in batch if r.error is not None))
+
+                executor.start()
+                try:
+                    for batch in executor.batches(interrupts):
+                        take(batch)
+                except KeyboardInterrupt:  # SIGINT is not ours to handle here
+                    if writing[0]:
+                        raise  # cut inside a write: stop now; resume drops the cut line
+                    interrupts.count += 1
+                if interrupts.count:
+                    stopped = self._grace(executor, interrupts, take, bar, results)
+        except BaseException:
+            executor.stop()
+            if writer is not None:
+                writer.close(failed=True)
+            raise
+        if stopped is not None:
+            if writer is not None:
+                writer.close()
+            raise stopped
+        rows = [results[c.id] for c in self.gset]
+        finish_header(self.header, rows, self.agg_specs, self.specs)
+        run = RunResult(name=self.header["name"], per_query=list(rows), header=self.header)
         if writer is not None:
-            writer.close()
-        raise
-    rows = [results[c.id] for c in gset]
-    _finish_header(header, rows, agg_specs, specs)
-    run = RunResult(name=header["name"], per_query=list(rows), header=header)
-    if writer is not None:
-        writer.close(sync=False)  # the rewrite below is synced before it replaces the file
-        writer.rewrite(run)
-    return run
+            writer.close(sync=False)  # the rewrite below is synced before it replaces it
+            writer.rewrite(run)
+        return run
+
+    def _grace(self, executor: Executor, interrupts: Interrupts,
+               take: Callable[[list[CaseResult]], None], bar: ProgressBar,
+               results: Mapping[str, CaseResult]) -> RunInterrupted:
+        """After the first Ctrl-C: no new case; the calls in flight may finish within the
+        grace period, and their rows are written; a second Ctrl-C stops waiting."""
+        executor.stop()
+        busy = executor.in_flight
+        if busy:
+            bar.note(f"interrupted: waiting up to {self.grace:g} s for {busy} call(s) in "
+                     "flight to finish and be written (Ctrl-C again to stop now)")
+        again = False
+        try:
+            for batch in executor.batches(interrupts, time.monotonic() + self.grace,
+                                          until=2):
+                take(batch)
+        except KeyboardInterrupt:
+            again = True
+        except Exception:  # a worker's failure while stopping: Ctrl-C wins
+            pass
+        again = again or interrupts.count > 1
+        return RunInterrupted(len(results), len(self.gset), executor.in_flight, self.grace,
+                              again)
 
 
 def rescore(
@@ -209,7 +306,10 @@ def rescore(
     """Recompute metrics and aggregates of a target run from its stored responses.
 
     The target is never called. Rows whose call failed (no stored response) stay errored;
-    rows whose metric failed are scored again.
+    every other row is scored again, each metric on its own. The input's coverage is
+    kept: cases without a row stay missing (``header["missing_cases"]`` and
+    ``missing_ids``) and a run with missing cases or failed calls stays ``"incomplete"``,
+    however it is rescored.
 
     Args:
         run: a run artifact path (written by :func:`evaluate`) or a loaded run.
@@ -218,11 +318,14 @@ def rescore(
         goldens: the golden set (default: the file recorded in the header). Cases whose
             content changed since the run are listed in ``header["rescored"]``.
         output: where to write the rescored artifact (default: ``run`` itself, replaced
-            atomically, when it is a path; nothing is written for a loaded run).
+            atomically, when it is a path; nothing is written for a loaded run). The
+            file written is locked while it is replaced, as :func:`evaluate` locks it.
 
     Raises:
         ArtifactError: not a target run, or a row's case is missing from the goldens.
         RegistryError: unknown metric or aggregate name.
+        UnjudgedCasesError: a metric that needs judgments and a case without them.
+        ArtifactBusyError: a run is writing the file to be replaced.
     """
     source: Path | None = None
     if isinstance(run, str | Path):
@@ -239,22 +342,10 @@ def rescore(
         aggregates = list(old_config.get("aggregates") or [])
     specs = resolve_metrics(metrics)
     agg_specs = resolve_aggregates(aggregates)
-    if goldens is None:
-        recorded = (header.get("goldens") or {}).get("path")
-        if not recorded:
-            raise ArtifactError(
-                f"{source or run.name}: the header records no golden file; pass goldens="
-            )
-        gpath = Path(recorded)
-        if not gpath.is_absolute() and source is not None:
-            gpath = source.parent / gpath
-        loader = (header.get("goldens") or {}).get("loader") or old_config.get("goldens_loader")
-        gset = load_goldens(gpath, loader)
-    else:
-        gset = as_golden_set(goldens)
+    gset = _rescore_goldens(header, old_config, source, run, goldens)
     old_digests: Mapping[str, str] = (header.get("goldens") or {}).get("case_digests") or {}
     new_digests = gset.case_digests()
-    rows: list[CaseResult] = []
+    cases: list[GoldenCase] = []
     for old in run.per_query:
         if not isinstance(old, CaseResult):
             raise ArtifactError(f"{source or run.name}: row {old.query_id!r} is not a case row")
@@ -263,10 +354,21 @@ def rescore(
                 f"case {old.case_id!r} of run {run.name!r} is not in the golden set "
                 f"{gset.path or ''}".rstrip()
             )
+        cases.append(gset.get(old.case_id))
+    require_judgments(specs, cases)
+    rows: list[CaseResult] = []
+    for old, case in zip(run.per_query, cases, strict=True):
         if old.response is None:
             rows.append(CaseResult(old.case_id, None, {}, old.error, old.latency_ms))
-            continue
-        rows.append(_scored(gset.get(old.case_id), old.response, old.latency_ms, specs))
+        else:
+            rows.append(_rescored(case, old.response, old.latency_ms, specs,
+                                  source or run.name))
+    present = {r.case_id for r in rows}
+    missing = [c.id for c in gset if c.id not in present]
+    # a file cut short or still unfinished keeps its rows; one altered after it was
+    # finished (its trailer disagrees) cannot vouch for them
+    damaged = list(run.integrity.problems) if run.integrity is not None \
+        and run.integrity.has_trailer else []
     changed = sorted(c for c in new_digests if c in old_digests
                      and old_digests[c] != new_digests[c])
     previous_metrics = list(old_config.get("metrics") or [])
@@ -274,17 +376,60 @@ def rescore(
     header["aggregate_definitions"] = metric_provenance([s.name for s in agg_specs])
     header["config"] = {**old_config, "metrics": [s.name for s in specs],
                         "aggregates": [s.name for s in agg_specs]}
-    header["goldens"] = {**(header.get("goldens") or {}), **_goldens_record(gset)}
+    header["goldens"] = {**(header.get("goldens") or {}), **goldens_record(gset)}
     header["rescored"] = {
-        "at": _now(), "previous_metrics": previous_metrics,
-        "goldens_changed": changed,
+        "at": now(), "previous_metrics": previous_metrics,
+        "goldens_changed": changed, "input_status": run.header.get("status"),
+        "input_problems": damaged,
     }
-    _finish_header(header, rows, agg_specs, specs)
+    finish_header(header, rows, agg_specs, specs, missing=missing, damaged=damaged)
     out = RunResult(name=run.name, per_query=list(rows), header=header)
     target_path = Path(output) if output is not None else source
     if target_path is not None:
-        _atomic_save(out, target_path)
+        with nullcontext(target_path) if destination(target_path) == "stream" \
+                else run_lock(target_path):
+            save_finished(out, target_path)
     return out
+
+
+def _rescored(case: GoldenCase, response: TargetResponse, latency: float | None,
+              specs: Sequence[MetricSpec], source: object) -> CaseResult:
+    """A stored response scored again. When its row did not keep the raw body, metrics
+    see a :class:`~evalkit.rows.CutRaw` there, and one that uses it is refused by name
+    (before anything is written), never recorded as that case's failure."""
+    if response.raw_cut is None:
+        return scored(case, response, latency, specs)
+    probe = replace(response, raw=CutRaw(case.id, response.raw_cut))
+    for spec in specs:
+        try:
+            score_cases([probe], [case], [spec])
+        except (MetricError, RawCutError) as exc:
+            cut = exc if isinstance(exc, RawCutError) else exc.__cause__
+            if isinstance(cut, RawCutError):
+                raise ArtifactError(
+                    f"{source}: cannot rescore metric {spec.name!r}: it reads "
+                    f"response.raw, but {cut}; run the target again with a larger "
+                    "max_raw_bytes (None keeps raw bodies in full)") from None
+    row = scored(case, probe, latency, specs)
+    row.response = response
+    return row
+
+
+def _rescore_goldens(header: Mapping[str, Any], old_config: Mapping[str, Any],
+                     source: Path | None, run: RunResult,
+                     goldens: GoldensInput | None) -> GoldenSet:
+    if goldens is not None:
+        return as_golden_set(goldens)
+    recorded = (header.get("goldens") or {}).get("path")
+    if not recorded:
+        raise ArtifactError(
+            f"{source or run.name}: the header records no golden file; pass goldens="
+        )
+    gpath = Path(recorded)
+    if not gpath.is_absolute() and source is not None:
+        gpath = source.parent / gpath
+    loader = (header.get("goldens") or {}).get("loader") or old_config.get("goldens_loader")
+    return load_goldens(gpath, loader)
 
 
 def as_golden_set(goldens: GoldensInput) -> GoldenSet:
@@ -296,541 +441,3 @@ def as_golden_set(goldens: GoldensInput) -> GoldenSet:
     return GoldenSet(list(goldens))
 
 
-def resolve_aggregates(names: str | Sequence[str]) -> list[AggregateSpec]:
-    """Resolve aggregate names (a list, or a single name), keeping order and dropping
-    repeats.
-
-    Raises:
-        RegistryError: unknown name, or a per-case metric where an aggregate is needed.
-    """
-    reg = default_registry()
-    out: list[AggregateSpec] = []
-    for n in name_list(names):
-        spec = reg.resolve(n)
-        if not isinstance(spec, AggregateSpec):
-            raise RegistryError(
-                f"{n!r} is a per-case metric, not a whole-run aggregate; pass it as a metric"
-            )
-        if spec not in out:
-            out.append(spec)
-    return out
-
-
-def status_line(run: RunResult) -> str:
-    """One line: ``"complete: 50 cases"`` or ``"INCOMPLETE: 3 of 50 cases errored (...)"``."""
-    n = len(run.per_query)
-    errors = [r for r in run.per_query if getattr(r, "error", None) is not None]
-    if not errors:
-        return f"complete: {n} cases"
-    ids = ", ".join(repr(r.query_id) for r in errors[:5])
-    more = ", ..." if len(errors) > 5 else ""
-    return f"INCOMPLETE: {len(errors)} of {n} cases errored ({ids}{more}); not scored"
-
-
-# ------------------------------------------------------------------ execution
-_WORKER_DONE = object()  # what a worker thread queues when it stops
-
-
-def _execute(
-    target: Target, target_name: str, cases: Sequence[GoldenCase],
-    specs: Sequence[MetricSpec], max_concurrency: int,
-) -> Generator[list[CaseResult], None, None]:
-    """Yield the scored rows in batches, in completion order, as calls complete.
-
-    ``min(max_concurrency, len(cases))`` worker threads each take the next case, call and
-    score it, and queue the row; this generator yields every row queued since the last
-    batch (those that completed together), so that the caller writes them at once.
-
-    A worker whose call raises a :class:`BaseException` that is not an ``Exception`` (an
-    LLM judge's spending limit) or an unexpected error (such as the error of a metric's
-    :class:`~evalkit.scoring.RunAborted`) stops the run: no worker takes a
-    new case, the rows of the cases already running are still yielded, then the first
-    such exception is raised. When the caller stops iterating (Ctrl-C), the workers take
-    no new case and finish the calls they are in.
-    """
-    if not cases:
-        return
-    todo = iter(cases)
-    todo_lock = threading.Lock()
-    stop = threading.Event()
-    done: queue.SimpleQueue[Any] = queue.SimpleQueue()
-
-    def work() -> None:
-        try:
-            while not stop.is_set():
-                with todo_lock:
-                    case = next(todo, None)
-                if case is None:
-                    return
-                try:
-                    row = _call_and_score(target, target_name, case, specs)
-                except BaseException as exc:  # a stop signal, or a bug: the run stops
-                    stop.set()
-                    done.put(exc)
-                    return
-                done.put(row)
-        finally:
-            done.put(_WORKER_DONE)
-
-    workers = [threading.Thread(target=work, name=f"evalkit-target-{i}")
-               for i in range(min(max_concurrency, len(cases)))]
-    for thread in workers:
-        thread.start()
-    running = len(workers)
-    failure: BaseException | None = None
-    try:
-        while running:
-            try:
-                item = done.get(timeout=0.5)  # a bounded wait keeps Ctrl-C prompt
-            except queue.Empty:
-                continue
-            batch: list[CaseResult] = []
-            while True:
-                if item is _WORKER_DONE:
-                    running -= 1
-                elif isinstance(item, BaseException):
-                    failure = failure or item
-                else:
-                    batch.append(item)
-                try:
-                    item = done.get_nowait()
-                except queue.Empty:
-                    break
-            if batch:
-                yield batch
-        if failure is not None:
-            raise failure
-    finally:
-        stop.set()
-
-
-def _call_and_score(
-    target: Target, target_name: str, case: GoldenCase, specs: Sequence[MetricSpec],
-) -> CaseResult:
-    """Invoke and score one case in a worker thread, so that metrics that call a service
-    (an LLM judge) run with the runner's concurrency."""
-    response, error, latency = _call(target, target_name, case)
-    if response is None:
-        return CaseResult(case.id, None, {}, error, latency)
-    return _scored(case, response, latency, specs)
-
-
-def _call(
-    target: Target, target_name: str, case: GoldenCase
-) -> tuple[TargetResponse | None, str | None, float]:
-    start = time.perf_counter()
-    try:
-        response = target.invoke(case)
-    except Exception as exc:
-        elapsed = (time.perf_counter() - start) * 1000.0
-        if isinstance(exc, TargetError):
-            return None, str(exc), elapsed
-        return None, (
-            f"target {target_name!r} failed on case {case.id!r}: {type(exc).__name__}: {exc}"
-        ), elapsed
-    elapsed = (time.perf_counter() - start) * 1000.0
-    if not isinstance(response, TargetResponse):
-        return None, (
-            f"target {target_name!r} returned {type(response).__name__} for case "
-            f"{case.id!r}; invoke() must return a TargetResponse"
-        ), elapsed
-    latency = response.latency_ms if response.latency_ms > 0 else elapsed
-    return response, None, latency
-
-
-def _scored(
-    case: GoldenCase, response: TargetResponse, latency: float | None,
-    specs: Sequence[MetricSpec],
-) -> CaseResult:
-    try:
-        values = score_cases([response], [case], specs)[0]
-    except MetricError as exc:
-        return CaseResult(case.id, response, {}, str(exc), latency)
-    return CaseResult(case.id, response, values, None, latency, _details(case, specs))
-
-
-def _details(case: GoldenCase, specs: Sequence[MetricSpec]) -> dict[str, Any]:
-    """What metrics with a ``details(case_id) -> dict | None`` method (an LLM judge)
-    published for ``case``, by metric name."""
-    out: dict[str, Any] = {}
-    for spec in specs:
-        get = getattr(spec.fn, "details", None)
-        if callable(get):
-            found = get(case.id)
-            if found is not None:
-                out[spec.name] = found
-    return out
-
-
-# ------------------------------------------------------------------ header
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
-
-
-def describe_target(target: Any) -> dict[str, Any]:
-    """What identifies a target in a header: its ``describe()`` if it has one, else its
-    type, name and (for a CallableTarget) function. Never header values or secrets."""
-    describe = getattr(target, "describe", None)
-    if callable(describe):
-        described = describe()
-        if isinstance(described, Mapping):
-            return json.loads(json.dumps(dict(described), default=str))  # type: ignore[no-any-return]
-    out: dict[str, Any] = {
-        "type": f"{type(target).__module__}.{type(target).__qualname__}",
-        "name": str(getattr(target, "name", "")),
-    }
-    fn = getattr(target, "fn", None)
-    if fn is not None:
-        out["fn"] = f"{getattr(fn, '__module__', '?')}:{getattr(fn, '__qualname__', '?')}"
-    return out
-
-
-def _goldens_record(gset: GoldenSet) -> dict[str, Any]:
-    return {
-        "path": None if gset.path is None else str(Path(gset.path).resolve()),
-        "sha256": gset.digest(),
-        "n_cases": len(gset),
-        "case_digests": gset.case_digests(),
-    }
-
-
-def _new_header(
-    name: str, target: Target, gset: GoldenSet, specs: Sequence[MetricSpec],
-    agg_specs: Sequence[AggregateSpec], extra: Mapping[str, Any],
-) -> dict[str, Any]:
-    from evalkit._version import __version__
-
-    config: dict[str, Any] = {
-        "target": describe_target(target),
-        "metrics": [s.name for s in specs],
-        "aggregates": [s.name for s in agg_specs],
-    }
-    config.update(json.loads(json.dumps(dict(extra), default=str)))
-    return {
-        "type": "header",
-        "schema_version": SCHEMA_VERSION,
-        "name": name,
-        "kind": "target",
-        "evalkit_version": __version__,
-        "plugins": plugin_versions(),
-        "metrics": metric_provenance([s.name for s in specs]),
-        "aggregate_definitions": metric_provenance([s.name for s in agg_specs]),
-        "target": config["target"],
-        "goldens": _goldens_record(gset),
-        "config": config,
-        "status": "running",
-        "created": _now(),
-        "finished": None,
-        "errors": 0,
-        "aggregates": {},
-    }
-
-
-def _finish_header(
-    header: dict[str, Any], rows: Sequence[CaseResult], agg_specs: Sequence[AggregateSpec],
-    specs: Sequence[MetricSpec] = (),
-) -> None:
-    totals: dict[str, Any] = {}
-    for metric in specs:  # a metric with summarize_details (an LLM judge): its usage totals
-        summarize = getattr(metric.fn, "summarize_details", None)
-        if callable(summarize):
-            totals[metric.name] = summarize([r.details.get(metric.name) for r in rows])
-    if totals:
-        header["details"] = totals
-    errored = [r.case_id for r in rows if r.error is not None]
-    header["status"] = "incomplete" if errored else "complete"
-    header["errors"] = len(errored)
-    header["error_ids"] = errored[:50]
-    header["finished"] = _now()
-    values: dict[str, float] = {}
-    problems: dict[str, str] = {}
-    if not errored:
-        for spec in agg_specs:
-            try:
-                values[spec.name] = float(spec.fn(rows))
-            except Exception as exc:
-                problems[spec.name] = f"{type(exc).__name__}: {exc}"
-    header["aggregates"] = values
-    header["aggregate_errors"] = problems
-
-
-# ------------------------------------------------------------------ resume
-def _read_partial(path: Path) -> tuple[dict[str, Any], list[CaseResult]] | None:
-    """The header and rows of an artifact being resumed; ``None`` if it holds no
-    complete line yet. An unterminated last line is a write cut short and is dropped."""
-    data = path.read_bytes()
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
-    lines = data.split(b"\n")
-    lines.pop()  # after the last "\n": empty, or a truncated line
-    header: dict[str, Any] | None = None
-    rows: list[CaseResult] = []
-    seen: set[str] = set()
-    for lineno, raw in enumerate(lines, start=1):
-        if not raw.strip():
-            continue
-        try:
-            obj = json.loads(raw)
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise ArtifactError(
-                f"{path}:{lineno}: not valid JSON ({exc}); only a truncated last line is "
-                "tolerated on resume"
-            ) from None
-        if not isinstance(obj, dict):
-            raise ArtifactError(f"{path}:{lineno}: expected a JSON object")
-        if header is None:
-            if obj.get("type") != "header":
-                raise ArtifactError(f"{path}:{lineno}: the first line is not a run header")
-            header = obj
-            continue
-        if obj.get("type") != "row" or "id" not in obj:
-            raise ArtifactError(f"{path}:{lineno}: expected a row object with an 'id'")
-        try:
-            row = case_result_from_json(obj)
-        except (TypeError, ValueError) as exc:
-            raise ArtifactError(f"{path}:{lineno}: malformed row ({exc})") from None
-        if row.case_id in seen:
-            raise ArtifactError(f"{path}:{lineno}: duplicate row id {row.case_id!r}")
-        seen.add(row.case_id)
-        rows.append(row)
-    if header is None:
-        return None
-    return header, rows
-
-
-def _flatten(value: Any, prefix: str = "") -> dict[str, Any]:
-    if isinstance(value, Mapping):
-        out: dict[str, Any] = {}
-        for k, v in value.items():
-            out.update(_flatten(v, f"{prefix}.{k}" if prefix else str(k)))
-        return out or {prefix: {}}
-    return {prefix: value}
-
-
-def _check_resumable(path: Path, old: Mapping[str, Any], new: Mapping[str, Any]) -> None:
-    if old.get("schema_version") != SCHEMA_VERSION or old.get("kind") != "target":
-        raise ArtifactError(
-            f"{path}: not a target run artifact written by evalkit run/evaluate; cannot resume"
-        )
-    changes: list[str] = []
-    before, after = _flatten(old.get("config") or {}), _flatten(new["config"])
-    for key in sorted(set(before) | set(after)):
-        a, b = before.get(key, "<absent>"), after.get(key, "<absent>")
-        if a != b:
-            changes.append(f"config {key}: {a!r} -> {b!r}")
-    old_defs = {**(old.get("metrics") or {}), **(old.get("aggregate_definitions") or {})}
-    new_defs = {**new["metrics"], **new["aggregate_definitions"]}
-    for metric in sorted(set(old_defs) & set(new_defs)):
-        if old_defs[metric] != new_defs[metric]:
-            changes.append(f"definition of {metric}: {old_defs[metric]} -> {new_defs[metric]}")
-    old_g: Mapping[str, Any] = old.get("goldens") or {}
-    new_g: Mapping[str, Any] = new["goldens"]
-    if old_g.get("sha256") != new_g["sha256"]:
-        a_dig: Mapping[str, str] = old_g.get("case_digests") or {}
-        b_dig: Mapping[str, str] = new_g["case_digests"]
-        added = [c for c in b_dig if c not in a_dig]
-        removed = [c for c in a_dig if c not in b_dig]
-        edited = [c for c in b_dig if c in a_dig and a_dig[c] != b_dig[c]]
-        parts = [f"{label} {_ids(ids)}" for label, ids in
-                 (("added", added), ("removed", removed), ("changed", edited)) if ids]
-        changes.append("golden set: " + ("; ".join(parts) or "case order changed"))
-    if changes:
-        raise ResumeError(
-            f"cannot resume {path}: the run changed since it began:\n  - "
-            + "\n  - ".join(changes)
-            + "\nstart a new run (another output, or --overwrite) instead"
-        )
-
-
-def _ids(ids: Sequence[str]) -> str:
-    shown = ", ".join(repr(i) for i in ids[:5])
-    return f"{len(ids)} case(s) ({shown}{', ...' if len(ids) > 5 else ''})"
-
-
-# ------------------------------------------------------------------ artifact file
-class _ArtifactWriter:
-    """Appends rows, one write and one flush per batch, with an fsync at most every
-    ``interval`` s; keeps each row's JSON line for the final :meth:`rewrite`."""
-
-    def __init__(self, path: Path, interval: float) -> None:
-        self.path = path
-        self.interval = max(0.0, float(interval))
-        self._fh: IO[str] | None = None
-        self._last_sync = 0.0
-        self._lock = threading.Lock()
-        self._lines: dict[str, str] = {}
-
-    def start(self, header: Mapping[str, Any], rows: Sequence[CaseResult]) -> None:
-        """Write the header and the kept ``rows``, then open for appending.
-
-        Kept rows (a resume) are rewritten atomically (temporary file, fsync, rename), so
-        a crash never loses them; a new run just writes its header line.
-
-        Raises:
-            evalkit.outputs.UnwritableError: the artifact cannot be written (names it).
-        """
-        with writing(self.path):
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            if not rows:
-                self._fh = self.path.open("w", encoding="utf-8")
-                self._fh.write(json.dumps(dict(header)) + "\n")
-                self._fh.flush()
-                self._last_sync = time.monotonic()  # synced with the rows, by the same clock
-                return
-            tmp = self.path.with_name(self.path.name + ".tmp")
-            with tmp.open("w", encoding="utf-8") as fh:
-                fh.write(json.dumps(dict(header)) + "\n")
-                fh.write("".join(self._encode(r) for r in rows))
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, self.path)
-            _sync_dir(self.path.parent)
-            self._fh = self.path.open("a", encoding="utf-8")
-            self._last_sync = time.monotonic()
-
-    def _encode(self, row: CaseResult) -> str:
-        line = json.dumps(row.to_json()) + "\n"
-        self._lines[row.case_id] = line
-        return line
-
-    def append(self, row: CaseResult) -> None:
-        self.append_many([row])
-
-    def append_many(self, rows: Sequence[CaseResult]) -> None:
-        """Append ``rows`` with one write, flush, and fsync if ``interval`` has passed."""
-        if self._fh is None:
-            raise RuntimeError("artifact writer is closed")
-        with self._lock, writing(self.path):
-            self._fh.write("".join(self._encode(r) for r in rows))
-            self._fh.flush()
-            now = time.monotonic()
-            if now - self._last_sync >= self.interval:
-                os.fsync(self._fh.fileno())
-                self._last_sync = now
-
-    def close(self, *, sync: bool = True) -> None:
-        """Flush and close; ``sync=False`` skips the fsync (a :meth:`rewrite` follows)."""
-        with self._lock:
-            if self._fh is not None:
-                self._fh.flush()
-                if sync:
-                    os.fsync(self._fh.fileno())
-                self._fh.close()
-                self._fh = None
-
-    def rewrite(self, run: RunResult) -> None:
-        """Replace the file atomically by ``run``: the header line, then the rows in
-        ``run`` order, from the lines kept when they were appended (the same bytes as
-        :meth:`RunResult.save`)."""
-        header = {"type": "header", "schema_version": SCHEMA_VERSION, "name": run.name}
-        header.update({k: v for k, v in run.header.items() if k not in header})
-        lines = [json.dumps(header, sort_keys=False) + "\n"]
-        for row in run.per_query:
-            line = self._lines.get(row.query_id)
-            lines.append(line if line is not None else json.dumps(row.to_json()) + "\n")
-        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
-        with writing(self.path):
-            try:
-                with tmp.open("w", encoding="utf-8") as fh:
-                    fh.write("".join(lines))
-                    fh.flush()
-                    os.fsync(fh.fileno())
-                os.replace(tmp, self.path)
-            finally:
-                with contextlib.suppress(OSError):  # never hides the error being raised
-                    tmp.unlink(missing_ok=True)
-        _sync_dir(self.path.parent)
-
-
-def _sync_dir(folder: Path) -> None:
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
-def _atomic_save(run: RunResult, path: Path) -> None:
-    """Write ``run`` over ``path`` atomically (:meth:`RunResult.save` writes a temporary
-    file, fsyncs it and renames it), then fsync the folder so the rename is durable."""
-    run.save(path)
-    _sync_dir(path.parent)
-
-
-# ------------------------------------------------------------------ progress
-class _ProgressBar:
-    """A rich progress bar on stderr (cases done, rate, ETA, errors), or nothing."""
-
-    def __init__(self, name: str, total: int, done: int, enabled: bool) -> None:
-        self.enabled = enabled
-        self.errors = 0
-        self._pending = 0  # cases counted but not yet shown
-        self._last_update = 0.0
-        self._progress: Progress | None = None
-        self._task: TaskID | None = None
-        if not enabled:
-            return
-        from rich.console import Console
-        from rich.progress import (
-            BarColumn,
-            MofNCompleteColumn,
-            Progress,
-            TextColumn,
-            TimeElapsedColumn,
-            TimeRemainingColumn,
-        )
-
-        self._progress = Progress(
-            TextColumn("[bold]{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("{task.fields[rate]}"),
-            TimeElapsedColumn(),
-            TextColumn("ETA"),
-            TimeRemainingColumn(),
-            TextColumn("{task.fields[errors]}"),
-            console=Console(stderr=True),
-        )
-        self._task = self._progress.add_task(
-            name, total=total, completed=done, rate="", errors="",
-        )
-
-    def __enter__(self) -> _ProgressBar:
-        if self._progress is not None:
-            self._progress.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self._progress is not None:
-            self._flush(time.monotonic())
-            self._progress.stop()
-
-    def advance(self, done: int = 1, errored: int = 0) -> None:
-        """Count ``done`` more cases, ``errored`` of them with an error. The bar is
-        updated at most every :data:`PROGRESS_INTERVAL_S` (and on exit)."""
-        if self._progress is None or self._task is None:
-            return
-        self.errors += errored
-        self._pending += done
-        now = time.monotonic()
-        if now - self._last_update >= PROGRESS_INTERVAL_S:
-            self._flush(now)
-
-    def _flush(self, now: float) -> None:
-        if self._progress is None or self._task is None:
-            return
-        self._last_update = now
-        if self._pending:
-            self._progress.advance(self._task, self._pending)
-            self._pending = 0
-        speed = self._progress.tasks[self._task].speed
-        self._progress.update(
-            self._task,
-            rate=f"{speed:.1f} cases/s" if speed else "",
-            errors=f"[red]{self.errors} errored" if self.errors else "",
-        )

@@ -9,8 +9,12 @@
   value that rounds to zero as ``-0.0000``.
 * :func:`figure` writes a planning figure with 4 decimals, or 4 significant digits below
   1e-3, so that a small effect is never shown as ``0.0000``.
+* :func:`interval` writes a confidence interval, ``[+0.0434, +0.0747]``, its open ends as
+  ``-inf``/``+inf``.
 * :func:`json_ready` turns NaN and infinities into ``null`` for JSON output, which has no
   token for them (Python would write a bare ``NaN`` that JSON parsers refuse).
+* :data:`METHOD_LABELS`, :data:`CI_LABELS` and :data:`CORRECTION_LABELS` are the names of
+  the tests, intervals and corrections of :mod:`evalkit.stats` as reports print them.
 
 The statistics are imported only when a p-value is formatted.
 """
@@ -69,7 +73,35 @@ def figure(x: float, signed: bool = False, digits: int = 4) -> str:
     return f"{x:.{digits}f}"
 
 
-__all__ = ["figure", "p_cell", "p_phrase", "signed"]
+def interval(low: float | None, high: float | None) -> str:
+    """``[+0.0434, +0.0747]``; an end that is None or infinite is ``-inf`` / ``+inf``."""
+    lo = "-inf" if low is None else signed(low)
+    hi = "+inf" if high is None else signed(high)
+    return f"[{lo}, {hi}]"
+
+
+#: The paired tests (``method=``), as a sentence names them.
+METHOD_LABELS: dict[str, str] = {
+    "auto": "auto (sign-flip randomization test; paired t-test on 0/1 metrics)",
+    "randomization": "sign-flip randomization test",
+    "t-test": "paired t-test",
+    "bootstrap-t": "studentized bootstrap (bootstrap-t)",
+    "bootstrap": "paired bootstrap (the seed's: percentile CI, p from the centred null)",
+}
+#: The multiple-comparison corrections (``correction=``), as a column heading names them.
+CORRECTION_LABELS: dict[str, str] = {
+    "holm": "Holm", "bh": "Benjamini-Hochberg", "westfall-young": "Westfall-Young max-T",
+    "none": "none",
+}
+#: The interval methods (``ci=``).
+CI_LABELS: dict[str, str] = {
+    "percentile": "percentile", "bca": "BCa", "bootstrap-t": "bootstrap-t",
+    "inversion": "test-inversion", "t": "t",
+}
+
+
+__all__ = ["CI_LABELS", "CORRECTION_LABELS", "METHOD_LABELS", "figure", "interval",
+           "json_ready", "p_cell", "p_phrase", "signed"]
 
 
 def json_ready(value: Any) -> Any:

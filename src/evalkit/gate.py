@@ -29,9 +29,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any
 
 from evalkit.baseline import (
     Baseline,
@@ -42,273 +42,24 @@ from evalkit.baseline import (
     fingerprint_differences,
 )
 from evalkit.checks import CheckError, CheckSpec, row_error, row_id
-from evalkit.formatting import p_phrase, signed
+from evalkit.coverage import Coverage, coverage_of
+from evalkit.formatting import signed
+from evalkit.gate_report import (
+    BaselineComparison,
+    CheckResult,
+    GateReport,
+    MetricKind,
+    Verdict,
+    fmt_value,
+    p_text,
+)
+from evalkit.numeric import exact_mean
 from evalkit.registry import Registry, RegistryError, default_registry
 from evalkit.results import RunResult
 from evalkit.specs import AggregateSpec, MetricSpec
 
-if TYPE_CHECKING:
-    from evalkit.reporters.model import Report
-
-Verdict = Literal["pass", "fail", "warn", "error"]
-MetricKind = Literal["metric", "aggregate"]
-
 DEFAULT_RESAMPLES = 10_000
 DEFAULT_SEED = 42
-
-
-# ------------------------------------------------------------------- results
-@dataclass(frozen=True)
-class BaselineComparison:
-    """The statistics of one baseline check.
-
-    Attributes:
-        baseline_value: the baseline's mean (per-case metric) or aggregate value.
-        difference: run minus baseline, in the metric's units.
-        ci_low, ci_high: the ``1 - alpha`` confidence interval of ``difference``.
-        p_value: two-sided p of "no difference".
-        p_adjusted: Holm-adjusted p (blocking checks), ``None`` for warn-level checks.
-        alpha: the check's significance level.
-        method: the test used (``"bootstrap-t"``, ``"bootstrap over case ids"``, ...).
-        n_cases: number of paired cases.
-        higher_is_better: the metric's polarity.
-        outcome: ``"regressed"``, ``"improved"`` or ``"no significant change"`` (set once
-            the p-value used for the decision is known).
-    """
-
-    baseline_value: float
-    difference: float
-    ci_low: float
-    ci_high: float
-    p_value: float
-    alpha: float
-    method: str
-    n_cases: int
-    higher_is_better: bool
-    p_adjusted: float | None = None
-    outcome: str = "no significant change"
-    n_resamples: int | None = None
-
-    @property
-    def p_decision(self) -> float:
-        """The p-value the verdict used: adjusted when present, else raw."""
-        return self.p_value if self.p_adjusted is None else self.p_adjusted
-
-    @property
-    def worse(self) -> bool:
-        """Whether the observed difference points in the worse direction."""
-        return self.difference < 0 if self.higher_is_better else self.difference > 0
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "baseline_value": _finite_or_none(self.baseline_value),
-            "difference": _finite_or_none(self.difference),
-            "ci_low": _finite_or_none(self.ci_low),
-            "ci_high": _finite_or_none(self.ci_high),
-            "p_value": self.p_value,
-            "p_adjusted": self.p_adjusted,
-            "alpha": self.alpha,
-            "method": self.method,
-            "n_cases": self.n_cases,
-            "n_resamples": self.n_resamples,
-            "higher_is_better": self.higher_is_better,
-            "outcome": self.outcome,
-        }
-
-
-@dataclass(frozen=True)
-class CheckResult:
-    """The verdict of one check.
-
-    Attributes:
-        check: the check.
-        verdict: ``"pass"``, ``"fail"``, ``"warn"`` or ``"error"``.
-        observed: the run's value (mean over the covered cases, or the aggregate), or
-            ``None`` when it could not be computed; may be NaN on an error verdict.
-        evaluated, covered: cases with a usable value of the check's metric (for an
-            aggregate: the rows it is computed over) over cases the check covers.
-        message: one sentence saying why (the failure, or the error).
-        metric_kind: ``"metric"`` (per-case, mean) or ``"aggregate"``, when resolved.
-        comparison: the statistics of a baseline check that reached its test.
-    """
-
-    check: CheckSpec
-    verdict: Verdict
-    observed: float | None
-    evaluated: int
-    covered: int
-    message: str = ""
-    metric_kind: MetricKind | None = None
-    comparison: BaselineComparison | None = None
-
-    @property
-    def coverage(self) -> str:
-        """``"k/n cases"``."""
-        return f"{self.evaluated}/{self.covered} cases"
-
-    @property
-    def blocking(self) -> bool:
-        return self.check.blocking
-
-    def line(self) -> str:
-        """``"<id>: <verdict> (<k>/<n> cases)"``."""
-        return f"{self.check.id}: {self.verdict} ({self.coverage})"
-
-    def detail(self) -> str:
-        """One line of numbers and reasons to print under :meth:`line`."""
-        parts: list[str] = []
-        c = self.comparison
-        word = "mean " if self.metric_kind == "metric" else ""
-        if self.check.kind == "threshold" and self.observed is not None and self.verdict in (
-            "pass", "fail", "warn"
-        ):
-            parts.append(self.message or (
-                f"{word}{self.check.metric} {_fmt(self.observed)} (required "
-                f"{self.check.op} {self.check.threshold:g})"))
-        elif c is not None:
-            padj = "" if c.p_adjusted is None else (
-                f", Holm-adjusted p {_p_text(c.p_adjusted, c.n_resamples)}")
-            direction = "higher" if c.higher_is_better else "lower"
-            parts.append(
-                f"{word}{self.check.metric} {_fmt(self.observed)} vs baseline "
-                f"{_fmt(c.baseline_value)}: difference {signed(c.difference)}, "
-                f"{1 - c.alpha:.0%} CI [{signed(c.ci_low)}, {signed(c.ci_high)}], "
-                f"p {_p_text(c.p_value, c.n_resamples)}"
-                f"{padj} (alpha {c.alpha:g}, {direction} is better): {c.outcome}"
-            )
-        elif self.message:
-            parts.append(self.message)
-        if not self.blocking and self.verdict != "pass":
-            parts.append("warn level: does not affect the exit code")
-        return "; ".join(parts)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "id": self.check.id,
-            "metric": self.check.metric,
-            "kind": self.check.kind,
-            "level": self.check.level,
-            "verdict": self.verdict,
-            "observed": _finite_or_none(self.observed),
-            "observed_text": None if self.observed is None else _fmt(self.observed),
-            "op": self.check.op,
-            "threshold": self.check.threshold,
-            "scope": None if self.check.scope is None else list(self.check.scope),
-            "coverage": {"evaluated": self.evaluated, "covered": self.covered,
-                         "text": self.coverage},
-            "metric_kind": self.metric_kind,
-            "comparison": None if self.comparison is None else self.comparison.to_dict(),
-            "message": self.message,
-        }
-
-
-@dataclass(frozen=True)
-class GateReport:
-    """The outcome of :func:`evaluate_gate`.
-
-    Attributes:
-        results: one :class:`CheckResult` per check, in check order.
-        run_name: the gated run.
-        baseline_name: the baseline run, if one was given.
-        notes: remarks that apply to the whole gate (for example what changed between
-            the baseline's fingerprint and the run's).
-    """
-
-    results: tuple[CheckResult, ...]
-    run_name: str
-    baseline_name: str | None = None
-    notes: tuple[str, ...] = field(default_factory=tuple)
-
-    @property
-    def exit_code(self) -> int:
-        """2 if a blocking check is an error, else 1 if one failed, else 0."""
-        blocking = [r for r in self.results if r.blocking]
-        if any(r.verdict == "error" for r in blocking):
-            return 2
-        if any(r.verdict == "fail" for r in blocking):
-            return 1
-        return 0
-
-    @property
-    def passed(self) -> bool:
-        """Whether every blocking check passed (``exit_code == 0``)."""
-        return self.exit_code == 0
-
-    @property
-    def status(self) -> str:
-        """``"passed"``, ``"failed"`` or ``"error"`` (from :attr:`exit_code`)."""
-        return {0: "passed", 1: "failed"}.get(self.exit_code, "error")
-
-    def counts(self) -> dict[str, int]:
-        """``{verdict: number of checks}`` for the four verdicts."""
-        out = {"pass": 0, "fail": 0, "warn": 0, "error": 0}
-        for r in self.results:
-            out[r.verdict] += 1
-        return out
-
-    def summary(self) -> str:
-        """One sentence: the outcome, the counts and the exit code."""
-        c = self.counts()
-        blocking_err = sum(1 for r in self.results if r.blocking and r.verdict == "error")
-        warn_err = c["error"] - blocking_err
-        parts = [f"{c['pass']} passed", f"{c['fail']} failed", f"{c['warn']} warned",
-                 f"{blocking_err} {'error' if blocking_err == 1 else 'errors'}"]
-        if warn_err:
-            parts.append(f"{warn_err} {'error' if warn_err == 1 else 'errors'} on warn-level "
-                         "checks")
-        return f"gate {self.status}: {', '.join(parts)} (exit {self.exit_code})"
-
-    def lines(self) -> list[str]:
-        """The text the CLI prints: per check its line and an indented detail, then the
-        summary."""
-        out: list[str] = []
-        for r in self.results:
-            out.append(r.line())
-            detail = r.detail()
-            if detail:
-                out.append(f"    {detail}")
-        out.extend(f"note: {n}" for n in self.notes)
-        out.append(self.summary())
-        return out
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "kind": "gate",
-            "run": self.run_name,
-            "baseline": self.baseline_name,
-            "status": self.status,
-            "exit_code": self.exit_code,
-            "counts": self.counts(),
-            "checks": [r.to_dict() for r in self.results],
-            "notes": list(self.notes),
-        }
-
-    def to_report(self) -> Report:
-        """The neutral report model every reporter renders."""
-        from evalkit.reporters.model import report_from_gate
-
-        return report_from_gate(self)
-
-
-# ------------------------------------------------------------------- helpers
-def _finite_or_none(x: float | None) -> float | None:
-    return x if x is not None and math.isfinite(x) else None
-
-
-def _fmt(x: float | None) -> str:
-    if x is None:
-        return "n/a"
-    if math.isnan(x):
-        return "NaN"
-    if x == int(x) and abs(x) < 1e15:
-        return f"{x:.4f}" if abs(x) < 10 else f"{x:g}"
-    return f"{x:.4f}" if abs(x) < 1000 else f"{x:.1f}"
-
-
-def _p_text(p: float, n_resamples: int | None = None) -> str:
-    """``"= 0.0123"`` or ``"< 0.0001"`` (at the floor ``1/(B+1)`` of ``n_resamples``), to
-    follow the letter p (:func:`evalkit.formatting.p_phrase`)."""
-    return p_phrase(p, n_resamples).removeprefix("p ")
 
 
 def holm(p_values: Sequence[float]) -> list[float]:
@@ -358,7 +109,15 @@ def _resolve(check: CheckSpec, reg: Registry, rows: Sequence[Any]) -> _Resolved:
 
 
 def _values(rows: Sequence[Any], metric: str, run_name: str) -> dict[str, float]:
-    """``{case id: value}``; raises _CheckFailure on a missing or NaN value."""
+    """``{case id: value}``; raises _CheckFailure on a failed, missing or NaN value."""
+    failed = [(row_id(r), r.metric_errors[metric]) for r in rows
+              if metric not in r.metrics and metric in getattr(r, "metric_errors", {})]
+    if failed:
+        raise _CheckFailure(
+            f"metric {metric!r} failed in {run_name} on {len(failed)} of {len(rows)} "
+            f"case(s) this check covers: {_cases_and_why(failed, 10)}. The check is not "
+            "judged without them; the other metrics of these cases keep their values"
+        )
     missing = [row_id(r) for r in rows if metric not in r.metrics]
     if missing:
         have = sorted({k for r in rows for k in r.metrics})
@@ -378,15 +137,21 @@ def _values(rows: Sequence[Any], metric: str, run_name: str) -> dict[str, float]
     return out
 
 
-def _coverage(check: CheckSpec, rows: Sequence[Any], reg: Registry) -> tuple[int, int]:
+def _coverage(check: CheckSpec, rows: Sequence[Any], reg: Registry,
+              expected: int | None = None) -> tuple[int, int]:
     """``(k, n)``: of the ``n`` cases ``check`` covers, the ``k`` with a usable value.
 
-    A case has a usable value when its row is present, not errored and, for a per-case
-    metric, holds a finite value of the metric (an unresolved name is looked up on the
-    rows as written). For an aggregate, k is the number of rows it is computed over: the
-    present, non-errored covered rows when it yields a finite value on them, else 0.
+    An unscoped check covers every case of the run: its rows, or the ``expected`` number
+    of cases its header records when more (a run cut short covers 107 of its 240 cases,
+    not 107 of 107). A case has a usable value when its row is present, not errored and,
+    for a per-case metric, holds a finite value of the metric (an unresolved name is
+    looked up on the rows as written). For an aggregate, k is the number of rows it is
+    computed over: the present, non-errored covered rows when it yields a finite value on
+    them, else 0.
     """
     n = check.coverage_counts(rows)[1]
+    if check.scope is None and expected is not None:
+        n = max(n, expected)
     if check.scope is None:
         covered = list(rows)
     else:
@@ -414,19 +179,23 @@ def _coverage(check: CheckSpec, rows: Sequence[Any], reg: Registry) -> tuple[int
 
 def _require_complete(rows: Sequence[Any], label: str) -> None:
     """Raise _CheckFailure when any row of the run errored, covered by the check or not."""
-    errored = [(row_id(r), row_error(r)) for r in rows if row_error(r) is not None]
+    errored = [(row_id(r), str(row_error(r))) for r in rows if row_error(r) is not None]
     if errored:
-        shown = "; ".join(f"{i} ({e})" for i, e in errored[:5])
-        more = f"; and {len(errored) - 5} more" if len(errored) > 5 else ""
         raise _CheckFailure(
             f"{label} has {len(errored)} errored case(s) outside this check's cases: "
-            f"{shown}{more}. A run with errored cases is incomplete, and no check passes on "
-            "an incomplete run"
+            f"{_cases_and_why(errored, 5)}. A run with errored cases is incomplete, and no "
+            "check passes on an incomplete run"
         )
 
 
+def _cases_and_why(cases: Sequence[tuple[str, str]], limit: int) -> str:
+    """``a (why); b (why); and 3 more``."""
+    shown = "; ".join(f"{i} ({e})" for i, e in cases[:limit])
+    return shown + (f"; and {len(cases) - limit} more" if len(cases) > limit else "")
+
+
 def _mean(values: Mapping[str, float]) -> float:
-    return math.fsum(values.values()) / len(values)
+    return exact_mean(list(values.values()))
 
 
 def _aggregate(spec: AggregateSpec, rows: Sequence[Any], run_name: str) -> float:
@@ -520,7 +289,7 @@ def _threshold_result(
     verdict: Verdict = "fail" if check.blocking else "warn"
     word = "mean " if res.kind == "metric" else ""
     broken = {">=": "<", "<=": ">", "==": "!="}[str(check.op)]
-    msg = (f"{word}{check.metric} {_fmt(observed)} {broken} {check.threshold:g} (required "
+    msg = (f"{word}{check.metric} {fmt_value(observed)} {broken} {check.threshold:g} (required "
            f"{check.op} {check.threshold:g})")
     return CheckResult(check, verdict, observed, cov[0], cov[1], msg, res.kind)
 
@@ -607,7 +376,7 @@ def _decide(result: CheckResult, p_adjusted: float | None) -> CheckResult:
     direction = "higher" if comp.higher_is_better else "lower"
     which = "Holm-adjusted p" if p_adjusted is not None else "p"
     msg = (f"{result.check.metric} moved {signed(comp.difference)} against the baseline "
-           f"({direction} is better), {which} {_p_text(comp.p_decision, comp.n_resamples)} "
+           f"({direction} is better), {which} {p_text(comp.p_decision, comp.n_resamples)} "
            f"< alpha {comp.alpha:g}")
     verdict: Verdict = "fail" if result.blocking else "warn"
     return replace(result, verdict=verdict, comparison=comp, message=msg)
@@ -655,6 +424,19 @@ def evaluate_gate(
     else:
         base = Baseline.from_run(_as_run(baseline))
     notes: list[str] = []
+    incomplete: list[str] = []
+    lacking: list[str] = []
+    run_cov = coverage_of(run)
+    if not run_cov.complete:
+        incomplete.append(_incomplete(run, run_cov, "run"))
+        lacking.append("the run")
+    notes.extend(run_cov.notes)
+    if base is not None:
+        base_cov = coverage_of(base.run)
+        if not base_cov.complete:
+            incomplete.append(_incomplete(base.run, base_cov, "baseline"))
+            lacking.append("the baseline")
+        notes.extend(base_cov.notes)
     run_fp: Fingerprint | None = None
     if base is not None and any(c.kind == "baseline" for c in checks):
         run_fp = fingerprint(run, aggregates=False)
@@ -662,7 +444,7 @@ def evaluate_gate(
             notes.append(case_set_difference(base.run.ids(), run.ids()))
     results: list[CheckResult] = []
     for check in checks:
-        cov = _coverage(check, run.per_query, reg)
+        cov = _coverage(check, run.per_query, reg, run_cov.expected)
         try:
             if check.kind == "threshold":
                 results.append(_threshold_result(check, run, reg, cov))
@@ -678,10 +460,22 @@ def evaluate_gate(
     for i, r in enumerate(results):
         if r.comparison is not None and r.verdict != "error":
             results[i] = _decide(r, adj_by_index.get(i))
+    if incomplete:  # no verdict rests on evidence the gate did not fully see
+        which = " and ".join(lacking)
+        results = [r if r.verdict == "error" else replace(
+            r, verdict="error", observed=None, comparison=None,
+            message=f"not judged: {which} {'are' if len(lacking) > 1 else 'is'} "
+                    "incomplete (see below)") for r in results]
     return GateReport(
         results=tuple(results), run_name=run.name,
         baseline_name=None if base is None else base.name, notes=tuple(notes),
+        incomplete=tuple(incomplete), run=run,
     )
+
+
+def _incomplete(run: RunResult, cov: Coverage, role: str) -> str:
+    where = f" ({run.integrity.path})" if run.integrity is not None else ""
+    return f"{role} {run.name!r}{where} is incomplete: " + "; ".join(cov.problems)
 
 
 def gate_from_files(

@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from evalkit.cases import GoldenCase
+from evalkit.limits import LimitError, check_id, loads_json
 from evalkit.registry import default_registry
 
 if TYPE_CHECKING:
@@ -207,7 +208,14 @@ def _id_text(value: Any, where: str, what: str) -> str:
         )
     if value == "":
         raise GoldenError(f"{where}: empty {what}")
-    return value
+    return _bounded_id(value, where, what)
+
+
+def _bounded_id(value: str, where: str, what: str) -> str:
+    try:
+        return check_id(value, what)
+    except LimitError as exc:
+        raise GoldenError(f"{where}: {exc}") from None
 
 
 def _id_list(values: Sequence[Any], where: str, case_id: str, key: str) -> list[str]:
@@ -246,9 +254,15 @@ def _read_text(path: Path) -> str:
     except FileNotFoundError:
         raise GoldenError(f"{path}: no such golden file") from None
     try:
-        return data.decode("utf-8-sig")
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise GoldenError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    nul = text.find("\x00")
+    if nul >= 0:  # JSON and YAML refuse it too; a CSV reader would keep it in a cell
+        raise GoldenError(
+            f"{path}:{text.count(chr(10), 0, nul) + 1}: the line contains a NUL byte; the "
+            "file may be binary or UTF-16: save it as UTF-8 text")
+    return text
 
 
 def load_jsonl(path: str | Path) -> GoldenSet:
@@ -267,9 +281,11 @@ def load_jsonl(path: str | Path) -> GoldenSet:
             continue
         where = f"{p}:{lineno}"
         try:
-            obj = json.loads(line)
+            obj = loads_json(line)
         except json.JSONDecodeError as exc:
             raise GoldenError(f"{where}: not valid JSON ({exc.msg})") from None
+        except LimitError as exc:
+            raise GoldenError(f"{where}: {exc}") from None
         if not isinstance(obj, dict):
             raise GoldenError(f"{where}: expected a JSON object, got {type(obj).__name__}")
         case = case_from_record(obj, where)
@@ -355,9 +371,11 @@ def _csv_record(row: dict[str, str], where: str) -> dict[str, Any]:
 
 def _json_cell(text: str, where: str, column: str, kind: type) -> Any:
     try:
-        value = json.loads(text)
+        value = loads_json(text)
     except json.JSONDecodeError as exc:
         raise GoldenError(f"{where}: column {column!r} is not valid JSON ({exc.msg})") from None
+    except LimitError as exc:
+        raise GoldenError(f"{where}: column {column!r}: {exc}") from None
     if not isinstance(value, kind):
         raise GoldenError(f"{where}: column {column!r} must be a JSON {kind.__name__}")
     return value
@@ -369,16 +387,20 @@ def load_yaml(path: str | Path) -> GoldenSet:
     Ids (``id``, the items of ``expected``/``relevant``, the keys of ``relevance``) keep
     the exact text written in the file; YAML 1.1's octal (``010``) and sexagesimal
     (``12:30``) readings never apply to them. A scalar ``expected`` is kept as written.
+    The file is read within the bounds of :mod:`evalkit.bounded_yaml` (nesting, node
+    count, alias expansion).
 
     Raises:
         GoldenError: invalid YAML, a wrong structure, a duplicate key, a rule of this
-            module broken, or zero cases (file and line named).
+            module broken, a bound exceeded, or zero cases (file and line named).
     """
     import yaml
 
+    from evalkit.bounded_yaml import BoundedSafeLoader
+
     p = Path(path)
     text = _read_text(p)
-    loader = yaml.SafeLoader(text)
+    loader = BoundedSafeLoader(text)
     records: list[tuple[int, dict[str, Any]]] = []
     try:
         root = loader.get_single_node()
@@ -406,6 +428,9 @@ def load_yaml(path: str | Path) -> GoldenSet:
         mark = getattr(exc, "problem_mark", None)
         line = f":{mark.line + 1}" if mark is not None else ""
         raise GoldenError(f"{p}{line}: invalid YAML ({exc})") from None
+    except LimitError as exc:
+        line = "" if exc.line is None else f":{exc.line}"
+        raise GoldenError(f"{p}{line}: {exc}") from None
     finally:
         loader.dispose()
     cases: list[GoldenCase] = []
@@ -455,7 +480,7 @@ def _yaml_id(node: yaml.Node, where: str) -> str:
     text = str(node.value)
     if text == "":
         raise GoldenError(f"{where}: empty id")
-    return text
+    return _bounded_id(text, where, "id")
 
 
 def _yaml_ids_or_text(loader: yaml.SafeLoader, node: yaml.Node, where: str) -> Any:

@@ -10,7 +10,22 @@ folder that is a file, a full disk.
 :func:`check_writable` asks the same question before any work is done, so that a command
 refuses a destination it could not write instead of evaluating first and failing at the
 end. Missing folders are not an error: writers create them, and the check asks whether
-the nearest existing folder lets them be created.
+the nearest existing folder lets them be created. :func:`require_writable` adds the
+refusals a command (or :func:`evalkit.reporters.check_report_targets`) makes of an output
+option: one of its own inputs, a directory.
+
+What a destination is decides how it is written (:func:`destination`, :func:`write_output`):
+
+* a regular file, or a path that does not exist yet, is replaced atomically: the text is
+  written to a temporary file beside it, synced, renamed over it, and the folder synced,
+  so a crash leaves either the old file or the new one (an existing file's permission
+  bits are kept);
+* a character device or a FIFO (``/dev/null``, ``/dev/stdout``, a named pipe) is written
+  to directly: renaming over it would replace the device by a regular file;
+* anything else (a directory, a socket, a block device) is refused before any work.
+
+A symbolic link is followed: what it points to decides, and a regular file it points to
+is the one replaced (in the folder of that file), so the link itself stays a link.
 """
 
 from __future__ import annotations
@@ -18,9 +33,12 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import stat
 import tempfile
-from collections.abc import Iterator
+import threading
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
+from typing import Literal
 
 
 class UnwritableError(OSError):
@@ -72,6 +90,8 @@ def _why(code: int | None, strerror: str | None, folder: Path, path: Path) -> st
         return f"disk quota exceeded on the device that holds {folder}"
     if code == errno.ENAMETOOLONG:
         return "the file name is too long"
+    if code == errno.EFBIG:
+        return "the file would exceed the largest size this process may write"
     return strerror or "unknown error"
 
 
@@ -111,6 +131,88 @@ def writing(path: str | os.PathLike[str]) -> Iterator[None]:
         raise unwritable(path, exc) from exc
 
 
+def destination(path: str | os.PathLike[str]) -> Literal["file", "stream"]:
+    """How ``path`` is written: ``"file"`` (a regular file or a missing path, replaced
+    atomically) or ``"stream"`` (a character device or a FIFO, written to directly).
+    Symbolic links are followed.
+
+    Raises:
+        UnwritableError: ``path`` is a directory, a socket, a block device or another
+            kind of file that is not written to.
+    """
+    p = Path(path)
+    try:
+        mode = os.stat(p).st_mode
+    except OSError:  # missing (a dangling link: its target is created), or the writer says
+        return "file"
+    if stat.S_ISREG(mode):
+        return "file"
+    if stat.S_ISCHR(mode) or stat.S_ISFIFO(mode):
+        return "stream"
+    if stat.S_ISDIR(mode):
+        raise UnwritableError(p, reason_for(p, OSError(errno.EISDIR, "")), errno.EISDIR)
+    kind = "a socket" if stat.S_ISSOCK(mode) else (
+        "a block device" if stat.S_ISBLK(mode) else "not a regular file")
+    raise UnwritableError(
+        p, f"it is {kind}; evalkit writes regular files (replaced atomically), character "
+        "devices and named pipes (written directly)", errno.EINVAL)
+
+
+def sync_folder(folder: str | os.PathLike[str]) -> None:
+    """``fsync`` a folder, so that a rename in it is durable (errors are ignored: some
+    file systems cannot sync a folder)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def write_output(path: str | os.PathLike[str], text: str | Iterable[str]) -> Path:
+    """Write ``text`` (one string, or pieces written in order) to ``path`` as
+    :func:`destination` says: a regular file is replaced atomically (temporary file
+    beside it, fsync, rename, folder fsync; missing folders are created); a character
+    device or FIFO is written to directly.
+
+    Returns:
+        ``path``.
+
+    Raises:
+        UnwritableError: names ``path`` (never the temporary file) and why it cannot be
+            written; an existing file is left as it was.
+    """
+    p = Path(path)
+    pieces = [text] if isinstance(text, str) else text
+    with writing(p):
+        if destination(p) == "stream":
+            with open(p, "w", encoding="utf-8") as fh:
+                for piece in pieces:
+                    fh.write(piece)
+            return p
+        real = Path(os.path.realpath(p)) if p.is_symlink() else p
+        real.parent.mkdir(parents=True, exist_ok=True)
+        tmp = real.with_name(f".{real.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+        try:
+            with tmp.open("w", encoding="utf-8") as fh:
+                for piece in pieces:
+                    fh.write(piece)
+                fh.flush()
+                with contextlib.suppress(OSError):  # keep an existing file's permissions
+                    os.chmod(fh.fileno(), stat.S_IMODE(os.stat(real).st_mode))
+                os.fsync(fh.fileno())
+            os.replace(tmp, real)
+        finally:
+            with contextlib.suppress(OSError):  # never hides the error being raised
+                tmp.unlink(missing_ok=True)
+        sync_folder(real.parent)
+    return p
+
+
 def check_writable(path: str | os.PathLike[str], *, in_place: bool = False) -> None:
     """Refuse, before any work, a destination that cannot be written.
 
@@ -118,8 +220,9 @@ def check_writable(path: str | os.PathLike[str], *, in_place: bool = False) -> N
     created (tried for real: a temporary file is created and removed, since permission
     bits say nothing for root or for virtual file systems such as ``/proc``). Missing
     folders are accepted when the nearest existing one lets them be created. An existing
-    device or pipe (``/dev/stdout``) is accepted as is. With ``in_place`` (the file is
-    written into rather than replaced) an existing file must itself be writable.
+    character device or FIFO (``/dev/stdout``) is accepted as is; a socket or a block
+    device is refused (see :func:`destination`). With ``in_place`` (the file is written
+    into rather than replaced) an existing file must itself be writable.
 
     Raises:
         UnwritableError: the message names ``path`` and why it cannot be written.
@@ -127,9 +230,10 @@ def check_writable(path: str | os.PathLike[str], *, in_place: bool = False) -> N
     p = Path(path)
     if p.is_dir():
         raise UnwritableError(p, reason_for(p, OSError(errno.EISDIR, "")), errno.EISDIR)
-    if p.exists() and not p.is_file():
+    if destination(p) == "stream":
         return
-    folder, _missing = _existing_folder(p)
+    # a link is followed: the file it points to is replaced, in that file's folder
+    folder, _missing = _existing_folder(Path(os.path.realpath(p)) if p.is_symlink() else p)
     if not folder.is_dir():
         raise UnwritableError(p, _not_a_folder(folder), errno.ENOTDIR)
     try:
@@ -143,4 +247,67 @@ def check_writable(path: str | os.PathLike[str], *, in_place: bool = False) -> N
         raise UnwritableError(p, _why(errno.EACCES, None, folder, p), errno.EACCES)
 
 
-__all__ = ["UnwritableError", "check_writable", "reason_for", "unwritable", "writing"]
+class DestinationError(ValueError):
+    """An output path refused before any work; the message names the option and the path
+    (``--save out/: is a directory; ...``)."""
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return a.exists() and b.exists() and os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def refuse_overwriting_inputs(path: Path, option: str, inputs: Sequence[Path | None]) -> None:
+    """Refuse an output that is one of the command's own input files (by identity, so a
+    relative path, a symlink or a hard link to the input is caught too): writing it would
+    destroy the input before, or while, it is read.
+
+    Raises:
+        DestinationError: naming ``option``, ``path`` and the input it is.
+    """
+    for given in inputs:
+        if given is not None and _same_file(path, Path(given)):
+            raise DestinationError(
+                f"{option} {path}: is also an input of this command ({given}); writing it "
+                "would destroy that file. Choose another path"
+            )
+
+
+def require_writable(path: Path, option: str, example: str, *, in_place: bool = False,
+                     inputs: Sequence[Path | None] = ()) -> None:
+    """Refuse, before any work, an output path that cannot be written: one of the
+    command's ``inputs``, a directory (``example`` is a file name to suggest), or a file
+    whose folder does not let it be created (permission, read-only file system, a folder
+    that is a file...). See :func:`check_writable` (``in_place``: the file is written
+    into, not replaced).
+
+    Raises:
+        DestinationError: the message begins with ``option`` and ``path``.
+    """
+    refuse_overwriting_inputs(path, option, inputs)
+    if path.is_dir():
+        raise DestinationError(
+            f"{option} {path}: is a directory; name the file to write, e.g. "
+            f"{option} {path / example}"
+        )
+    try:
+        check_writable(path, in_place=in_place)
+    except UnwritableError as exc:
+        raise DestinationError(f"{option} {path}: cannot be written: {exc.reason}") from None
+
+
+__all__ = [
+    "DestinationError",
+    "UnwritableError",
+    "check_writable",
+    "destination",
+    "reason_for",
+    "refuse_overwriting_inputs",
+    "require_writable",
+    "sync_folder",
+    "unwritable",
+    "write_output",
+    "writing",
+]

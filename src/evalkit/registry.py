@@ -373,11 +373,14 @@ class Registry:
         description: str = "",
         version: str = "1",
         aliases: Sequence[str] = (),
+        needs_judgments: bool = False,
     ) -> Callable[[F], F]:
         """Decorator: register ``fn(response, case) -> float`` as per-case metric ``name``.
 
         ``higher_is_better`` is required: it decides which direction a gate treats as a
-        regression. Raises :class:`RegistryError` if ``name`` is provided elsewhere.
+        regression. ``needs_judgments=True`` says the metric reads the case's relevance
+        judgments, so a golden case without expected ids is refused before a run starts.
+        Raises :class:`RegistryError` if ``name`` is provided elsewhere.
         """
         _require_polarity("register_metric", name, higher_is_better)
 
@@ -386,6 +389,7 @@ class Registry:
                 name=name, fn=fn, higher_is_better=higher_is_better,
                 description=description or (fn.__doc__ or "").strip().split("\n")[0],
                 version=version, aliases=_as_tuple(aliases),
+                needs_judgments=bool(needs_judgments),
             )
             self.add(spec, _client_provider(fn))
             return fn
@@ -685,7 +689,7 @@ def use_registry(registry: Registry | None = None, *, plugins: bool = True) -> I
 # ------------------------------------------------------- module-level client API
 def register_metric(
     name: str, *, higher_is_better: bool, description: str = "", version: str = "1",
-    aliases: Sequence[str] = (),
+    aliases: Sequence[str] = (), needs_judgments: bool = False,
 ) -> Callable[[F], F]:
     """Register a per-case metric ``fn(response, case) -> float`` in the default registry.
 
@@ -693,7 +697,7 @@ def register_metric(
     """
     return default_registry().register_metric(
         name, higher_is_better=higher_is_better, description=description, version=version,
-        aliases=aliases,
+        aliases=aliases, needs_judgments=needs_judgments,
     )
 
 

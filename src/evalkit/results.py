@@ -2,34 +2,65 @@
 
 Every aggregate is derived from the rows; nothing else is stored as truth.
 
-Artifact format (``schema_version`` 1), one JSON object per line, UTF-8:
+Artifact format (``schema_version`` 2; :mod:`evalkit.artifact`), one JSON object per
+line, UTF-8:
 
-* line 1, the header: ``{"type": "header", "schema_version": 1, "name": ...,
+* line 1, the header: ``{"type": "header", "schema_version": 2, "name": ...,
   "evalkit_version": ..., "plugins": {distribution: version}, "metrics": {name:
   {"provider": ..., "version": ...}}, "qrels": {"path": ..., "sha256": ...},
   "relevance_level": 1, "missing": "zero" | "skip", "depth": null | int,
   "created": ISO-8601 UTC, "notes": {...}}``;
 * then one line per query or case: ``{"type": "row", "id": ..., "metrics": {...},
-  "counts": {...}, "retrieved": [...]}`` (target runs add ``response``, ``latency_ms``
-  and ``error``).
+  "counts": {...}, "retrieved": [...]}``, with ``metric_errors`` (``{metric: message}``)
+  when a metric failed on the row and ``sample`` (an integer) when the run holds
+  repeated samples (target runs add ``response``, ``latency_ms`` and ``error``);
+* last, the trailer: ``{"type": "trailer", "rows": n, "sha256": ...}``.
+
+Schema 1 files (no trailer, no ``metric_errors``) are read too.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
-import math
-import os
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-SCHEMA_VERSION = 1
+from evalkit.artifact import (
+    SCHEMA_VERSION,
+    ArtifactError,
+    Integrity,
+    artifact_line,
+    finished_lines,
+    header_line,
+    metric_errors_of,
+    read_artifact,
+    sample_of,
+    upgrade_schema1_rows,
+)
+from evalkit.limits import LimitError, check_id, check_name
+from evalkit.numeric import exact_mean
+
+if TYPE_CHECKING:
+    from evalkit.coverage import Coverage
+
+__all__ = ["SCHEMA_VERSION", "ArtifactError", "Integrity", "MetricFailedError", "QueryResult",
+           "RunResult", "artifact_line", "is_artifact", "iter_rows", "settings_differences"]
 
 
-class ArtifactError(ValueError):
-    """A run artifact that cannot be read; the message names the file and line."""
+class MetricFailedError(KeyError):
+    """A metric has no value on some case of a run: it failed there (the row records why
+    in ``metric_errors``), or the case's target call failed. The message names the run,
+    the metric and every such case; ``cases`` maps each case id to its reason."""
+
+    def __init__(self, message: str, cases: Mapping[str, str]) -> None:
+        super().__init__(message)
+        self.message = message
+        self.cases = dict(cases)
+
+    def __str__(self) -> str:
+        return self.message
 
 
 @dataclass
@@ -44,12 +75,18 @@ class QueryResult:
         metrics: ``{canonical metric name: value}``.
         counts: per-query values that are reported but never gated or compared: counts
             (num_rel, num_ret, num_rel_ret; integers) and residuals (rbp_resid).
+        metric_errors: ``{metric: message}`` for metrics that failed on this query (they
+            have no value in ``metrics``).
+        sample: the sample number of a run with repeated samples; ``None`` (the usual
+            case) means the run has one sample per query.
     """
 
     query_id: str
     retrieved: Sequence[str]
     metrics: dict[str, float]
     counts: dict[str, float] = field(default_factory=dict)
+    metric_errors: dict[str, str] = field(default_factory=dict)
+    sample: int | None = None
 
     @property
     def id(self) -> str:
@@ -60,7 +97,12 @@ class QueryResult:
         return None
 
     def to_json(self) -> dict[str, Any]:
-        row: dict[str, Any] = {"type": "row", "id": self.query_id, "metrics": self.metrics}
+        row: dict[str, Any] = {"type": "row", "id": self.query_id}
+        if self.sample is not None:
+            row["sample"] = self.sample
+        row["metrics"] = self.metrics
+        if self.metric_errors:
+            row["metric_errors"] = self.metric_errors
         if self.counts:
             row["counts"] = self.counts
         row["retrieved"] = list(self.retrieved)
@@ -78,6 +120,9 @@ class RunResult:
     name: str
     per_query: list[Any]
     header: dict[str, Any] = field(default_factory=dict)
+    #: what reading the file proved (set by :meth:`load`; ``None`` for a run built in
+    #: memory)
+    integrity: Integrity | None = field(default=None, compare=False, repr=False)
 
     # -- derived views -------------------------------------------------------
     def ids(self) -> list[str]:
@@ -95,13 +140,21 @@ class RunResult:
         """``{query id: value}`` of one metric.
 
         Raises:
+            MetricFailedError: (a ``KeyError``) the metric failed on some case, or a
+                case's target call failed; the message names the run, the metric and
+                every such case.
             KeyError: some row lacks the metric (the message names the run and a row).
         """
         metric = self._stored_name(metric)
+        failed = self._failures(metric)
+        if failed:
+            shown = "; ".join(failed[i] for i in list(failed)[:10])
+            more = f"; and {len(failed) - 10} more" if len(failed) > 10 else ""
+            raise MetricFailedError(
+                f"run {self.name!r} has no {metric!r} value on {len(failed)} case(s): "
+                f"{shown}{more}", failed)
         out: dict[str, float] = {}
         for r in self.per_query:
-            if r.error is not None:
-                raise KeyError(f"run {self.name!r}: case {r.query_id!r} errored ({r.error})")
             if metric not in r.metrics:
                 have = ", ".join(sorted(r.metrics)) or "none"
                 raise KeyError(
@@ -110,6 +163,52 @@ class RunResult:
                 )
             out[r.query_id] = float(r.metrics[metric])
         return out
+
+    def _failures(self, metric: str) -> dict[str, str]:
+        """``{case id: why}`` of the cases where ``metric`` has no value because the
+        call or the metric failed."""
+        out: dict[str, str] = {}
+        for r in self.per_query:
+            if r.error is not None:
+                out[r.query_id] = f"case {r.query_id!r} errored ({r.error})"
+            elif metric in getattr(r, "metric_errors", {}) and metric not in r.metrics:
+                out[r.query_id] = f"case {r.query_id!r} failed: {r.metric_errors[metric]}"
+        return out
+
+    def available_scores(self, metric: str) -> dict[str, float]:
+        """``{query id: value}`` of the cases that have a value of ``metric``: rows whose
+        call or whose metric failed are left out (:meth:`scores` refuses them). For
+        comparisons that pair what two incomplete runs share (``allow_incomplete``)."""
+        metric = self._stored_name(metric)
+        return {r.query_id: float(r.metrics[metric]) for r in self.per_query
+                if r.error is None and metric in r.metrics}
+
+    def metric_failures(self) -> dict[str, dict[str, str]]:
+        """``{metric: {case id: message}}`` of every metric that failed on some case
+        (rows whose target call failed are not included: see :meth:`coverage`)."""
+        out: dict[str, dict[str, str]] = {}
+        for r in self.per_query:
+            for m, message in getattr(r, "metric_errors", {}).items():
+                out.setdefault(m, {})[r.query_id] = message
+        return out
+
+    def coverage(self) -> Coverage:
+        """Whether the run saw every case it should have (:mod:`evalkit.coverage`)."""
+        from evalkit.coverage import coverage_of
+
+        return coverage_of(self)
+
+    def require_complete(self, role: str = "run", *, allow_incomplete: bool = False) -> Coverage:
+        """:meth:`coverage`, raising when it fails.
+
+        Raises:
+            evalkit.coverage.IncompleteRunError: (a ``ValueError``) the run fails coverage
+                and ``allow_incomplete`` is false; the message says how many and which
+                cases are missing, and why.
+        """
+        from evalkit.coverage import require_complete
+
+        return require_complete(self, role, allow_incomplete=allow_incomplete)
 
     def _stored_name(self, metric: str) -> str:
         """The name rows store for ``metric``: itself, or its canonical registry name
@@ -129,12 +228,14 @@ class RunResult:
 
         Raises:
             ValueError: the run has no rows.
+            MetricFailedError: (a ``KeyError``) the metric failed on some case; the
+                message names the run, the metric and the cases.
             KeyError: a row lacks the metric.
         """
         if not self.per_query:
             raise ValueError(f"run {self.name!r} has no rows; its mean is undefined")
-        values = self.scores(metric).values()
-        return math.fsum(values) / len(self.per_query)
+        values = list(self.scores(metric).values())
+        return exact_mean(values)  # fsum / n, without fsum's overflow at +-1e308
 
     def means(self) -> dict[str, float]:
         """``{metric: mean}`` for every metric present on all rows."""
@@ -142,10 +243,13 @@ class RunResult:
 
     # -- artifact --------------------------------------------------------------
     def save(self, path: str | Path) -> Path:
-        """Write the run artifact (header line, then one line per row), atomically.
+        """Write the run artifact (header line, one line per row, the trailer), atomically.
 
-        The file is written beside ``path`` and renamed over it, so a crash never leaves
-        a half-written artifact.
+        A regular file is written beside ``path`` and renamed over it, so a crash never
+        leaves a half-written artifact; a character device or FIFO (``/dev/stdout``) is
+        written to directly (:func:`evalkit.outputs.write_output`). Registered secrets
+        are masked (:func:`artifact_line`). The header is written with this evalkit's
+        ``schema_version`` (a loaded schema 1 run is saved as schema 2).
 
         Non-finite values (only possible in hand-built rows: scoring refuses them) are
         written as ``NaN``/``Infinity``, which Python's json reads back, so nothing is lost
@@ -155,65 +259,56 @@ class RunResult:
             evalkit.outputs.UnwritableError: an :class:`OSError` naming ``path`` (not the
                 temporary file) and why it cannot be written.
         """
-        from evalkit.outputs import writing
+        from evalkit.outputs import write_output
 
         p = Path(path)
-        header = {"type": "header", "schema_version": SCHEMA_VERSION, "name": self.name}
-        header.update({k: v for k, v in self.header.items() if k not in header})
-        tmp = p.with_name(f".{p.name}.{os.getpid()}.tmp")
-        with writing(p):
-            p.parent.mkdir(parents=True, exist_ok=True)
-            try:
-                with tmp.open("w", encoding="utf-8") as fh:
-                    fh.write(json.dumps(header, sort_keys=False) + "\n")
-                    for row in self.per_query:
-                        fh.write(json.dumps(row.to_json()) + "\n")
-                    fh.flush()
-                    os.fsync(fh.fileno())
-                os.replace(tmp, p)
-            finally:
-                with contextlib.suppress(OSError):  # never hides the error being raised
-                    tmp.unlink(missing_ok=True)
+        rows = [artifact_line(row.to_json()) for row in self.per_query]
+        write_output(p, finished_lines(header_line(self.name, self.header), rows))
         return p
 
     @classmethod
     def load(cls, path: str | Path) -> RunResult:
-        """Read a run artifact written by :meth:`save`.
+        """Read a run artifact written by :meth:`save` (or by the runner).
+
+        The run's :attr:`integrity` records what the file proves: a schema 2 file without
+        its trailer, or whose trailer disagrees with its rows, is read but fails
+        :meth:`coverage`.
 
         Raises:
-            ArtifactError: missing header, wrong schema, malformed line (file and line
+            ArtifactError: missing header, unknown schema, malformed line (file and line
                 named), duplicate row id.
         """
         p = Path(path)
-        lines = list(_read_lines(p))
-        if not lines:
-            raise ArtifactError(f"{p}: empty file; not an evalkit run artifact")
-        lineno, header = lines[0]
-        if header.get("type") != "header":
-            raise ArtifactError(
-                f"{p}:{lineno}: first line is not an evalkit run header; is this a TREC run "
-                "file? Pass it with --qrels so it is evaluated"
-            )
-        if header.get("schema_version") != SCHEMA_VERSION:
-            raise ArtifactError(
-                f"{p}:{lineno}: schema_version {header.get('schema_version')!r} is not "
-                f"supported (this evalkit reads {SCHEMA_VERSION})"
-            )
-        rows: list[Any] = []
-        seen: set[str] = set()
-        for lineno, obj in lines[1:]:
-            if obj.get("type") != "row" or "id" not in obj:
-                raise ArtifactError(f"{p}:{lineno}: expected a row object with an 'id'")
-            rid = str(obj["id"])
-            if rid in seen:
-                raise ArtifactError(f"{p}:{lineno}: duplicate row id {rid!r}")
-            seen.add(rid)
+        header, lines, integrity = read_artifact(p)
+        # an unfinished file (schema 2, no trailer) is a log in completion order: a case
+        # a resume scored again has two rows there, and the later one counts
+        unfinished = integrity.schema_version >= 2 and not integrity.has_trailer
+        by_key: dict[tuple[str, int | None], Any] = {}
+        for lineno, obj in lines:
+            rid = _bounded(p, lineno, check_id, str(obj["id"]), "row id")
             try:
-                rows.append(_row_from_json(obj))
+                row = _row_from_json(obj)
             except (ValueError, TypeError, AttributeError) as exc:
                 raise ArtifactError(f"{p}:{lineno}: row {rid!r}: {exc}") from None
-        name = str(header.get("name") or p.stem)
-        return cls(name=name, per_query=rows, header=dict(header))
+            key = (rid, row.sample)
+            if key in by_key and not unfinished:
+                what = "" if row.sample is None else f" sample {row.sample}"
+                raise ArtifactError(f"{p}:{lineno}: duplicate row id {rid!r}{what}")
+            by_key.pop(key, None)
+            by_key[key] = row
+        rows = list(by_key.values())
+        if integrity.schema_version < 2:
+            upgrade_schema1_rows(rows, header)
+        name = _bounded(p, 1, check_name, str(header.get("name") or p.stem), "run name")
+        return cls(name=name, per_query=rows, header=dict(header), integrity=integrity)
+
+
+def _bounded(p: Path, lineno: int, check: Callable[[str, str], str], text: str,
+             what: str) -> str:
+    try:
+        return check(text, what)
+    except LimitError as exc:
+        raise ArtifactError(f"{p}:{lineno}: {exc}") from None
 
 
 def _row_from_json(obj: Mapping[str, Any]) -> Any:
@@ -226,6 +321,8 @@ def _row_from_json(obj: Mapping[str, Any]) -> Any:
         retrieved=[str(x) for x in obj.get("retrieved", [])],
         metrics={str(k): _value(v, "metric", k, float) for k, v in obj.get("metrics", {}).items()},
         counts={str(k): _count(v, k) for k, v in obj.get("counts", {}).items()},
+        metric_errors=metric_errors_of(obj),
+        sample=sample_of(obj),
     )
 
 
@@ -256,37 +353,6 @@ def _is_residual(name: str) -> bool:
         return False
 
 
-def _read_lines(p: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    try:
-        fh = p.open("r", encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise ArtifactError(f"{p}: no such file") from None
-    except IsADirectoryError:
-        raise ArtifactError(f"{p}: is a directory, not a run artifact") from None
-    with fh:
-        lines = enumerate(fh, start=1)
-        while True:
-            try:
-                lineno, line = next(lines)
-            except StopIteration:
-                return
-            except UnicodeDecodeError as exc:
-                raise ArtifactError(
-                    f"{p}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x}: {exc.reason}); "
-                    "a run artifact is JSON Lines in UTF-8. Is this the right file?"
-                ) from None
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ArtifactError(f"{p}:{lineno}: not valid JSON ({exc.msg} at column "
-                                    f"{exc.colno})") from None
-            if not isinstance(obj, dict):
-                raise ArtifactError(f"{p}:{lineno}: expected a JSON object")
-            yield lineno, obj
-
-
 def is_artifact(path: str | Path) -> bool:
     """Whether ``path`` starts with an evalkit run header line."""
     try:
@@ -296,7 +362,7 @@ def is_artifact(path: str | Path) -> bool:
         return False
     try:
         obj = json.loads(first)
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):  # not JSON, or nested too deeply to be a header
         return False
     return isinstance(obj, dict) and obj.get("type") == "header"
 

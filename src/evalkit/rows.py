@@ -10,8 +10,16 @@ as a ``"row"`` line extended with ``response``, ``latency_ms`` and ``error``::
      "latency_ms": 12.5, "error": null}
 
 A row whose target call failed has ``"response": null``, empty ``metrics`` and the error
-message. A row whose response arrived but whose metric failed keeps the response (so
-``evalkit rescore`` can recompute it) and carries the error.
+message in ``error``. Errors of metrics are per metric: a metric that failed on a case
+(an LLM judge call that failed) has no value in ``metrics`` and its message in
+``"metric_errors": {metric: message}``; the row keeps its response and its other
+metrics, and ``error`` stays null (so ``evalkit rescore`` can recompute the metric).
+A row of a run with repeated samples carries ``"sample": n``.
+
+What a row keeps of a response is bounded (:func:`bounded_response`): the ranked ids,
+the text and the meta always; the raw body only when its JSON is at most the target's
+``max_raw_bytes`` (default :data:`DEFAULT_MAX_RAW_BYTES`, 64 KiB; ``None`` keeps it in
+full). A row whose raw body was dropped says so: ``"raw": null, "raw_cut": <bytes>``.
 """
 
 from __future__ import annotations
@@ -19,10 +27,14 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+from evalkit.artifact import metric_errors_of, sample_of
 from evalkit.targets import TargetResponse
+
+#: How much of a response's raw body (bytes of its JSON) a row keeps by default.
+DEFAULT_MAX_RAW_BYTES = 64 * 1024
 
 
 @dataclass
@@ -33,14 +45,18 @@ class CaseResult:
         case_id: the golden case id (text).
         response: what the target returned, or ``None`` when the call failed.
         metrics: ``{canonical metric name: value}``; empty on an errored row.
-        error: ``None`` on success; otherwise the message (names target or metric, and
-            the case). An errored row is never scored: :meth:`RunResult.scores` and every
-            built-in aggregate raise on it instead of reading it as 0.
+        error: ``None`` when the target answered; otherwise the message of the failed
+            call (names the target and the case). An errored row is never scored:
+            :meth:`RunResult.scores` and every built-in aggregate raise on it instead of
+            reading it as 0.
         latency_ms: wall time of the target call in milliseconds (retries included), also
             for a failed call; ``None`` if unknown.
         details: ``{metric name: JSON-ready dict}`` that a metric published for this case
             through its ``details(case_id)`` method (an LLM judge: grade, reason, model,
             tokens, cost); stored as ``"details"`` only when not empty.
+        metric_errors: ``{metric name: message}`` for each metric that failed on this
+            case (it has no value in ``metrics``; the others keep theirs).
+        sample: the sample number in a run with repeated samples, else ``None``.
     """
 
     case_id: str
@@ -49,6 +65,8 @@ class CaseResult:
     error: str | None = None
     latency_ms: float | None = None
     details: dict[str, Any] = field(default_factory=dict)
+    metric_errors: dict[str, str] = field(default_factory=dict)
+    sample: int | None = None
 
     @property
     def query_id(self) -> str:
@@ -66,8 +84,9 @@ class CaseResult:
 
     @property
     def ok(self) -> bool:
-        """Whether the case has a response and every metric (no error)."""
-        return self.error is None
+        """Whether the case has a response and every metric (no error of the call or of
+        a metric)."""
+        return self.error is None and not self.metric_errors
 
     @property
     def retrieved(self) -> list[str]:
@@ -80,15 +99,18 @@ class CaseResult:
 
     def to_json(self) -> dict[str, Any]:
         """The artifact line of this row (a JSON-ready dict)."""
-        out: dict[str, Any] = {
-            "type": "row",
-            "id": self.case_id,
-            "metrics": dict(self.metrics),
+        out: dict[str, Any] = {"type": "row", "id": self.case_id}
+        if self.sample is not None:
+            out["sample"] = self.sample
+        out["metrics"] = dict(self.metrics)
+        if self.metric_errors:
+            out["metric_errors"] = dict(self.metric_errors)
+        out.update({
             "retrieved": self.retrieved,
             "response": None if self.response is None else response_to_json(self.response),
             "latency_ms": self.latency_ms,
             "error": self.error,
-        }
+        })
         if self.details:
             out["details"] = _jsonable(self.details)
         return out
@@ -96,25 +118,81 @@ class CaseResult:
 
 def response_to_json(response: TargetResponse) -> dict[str, Any]:
     """A JSON-ready dict of a response; values JSON cannot hold are stored as ``repr``."""
-    return {
+    out = {
         "ranked_ids": [str(x) for x in response.ranked_ids],
         "text": response.text,
         "latency_ms": float(response.latency_ms),
         "raw": _jsonable(response.raw),
         "meta": {str(k): _jsonable(v) for k, v in response.meta.items()},
     }
+    if response.raw_cut is not None:
+        out["raw_cut"] = int(response.raw_cut)
+    return out
 
 
 def response_from_json(obj: Mapping[str, Any]) -> TargetResponse:
     """The inverse of :func:`response_to_json`."""
     text = obj.get("text")
+    cut = obj.get("raw_cut")
+    if cut is not None and (isinstance(cut, bool) or not isinstance(cut, int)):
+        raise ValueError(f"'raw_cut' must be a number of bytes, got {cut!r}")
     return TargetResponse(
         ranked_ids=[str(x) for x in obj.get("ranked_ids") or []],
         text=None if text is None else str(text),
         latency_ms=float(obj.get("latency_ms") or 0.0),
         raw=obj.get("raw"),
         meta=dict(obj.get("meta") or {}),
+        raw_cut=cut,
     )
+
+
+def bounded_response(response: TargetResponse, max_raw_bytes: int | None
+                     ) -> TargetResponse:
+    """What a row keeps of ``response``: all of it when its raw body's JSON is at most
+    ``max_raw_bytes`` bytes (or ``max_raw_bytes`` is ``None``); otherwise the same
+    response with ``raw=None`` and ``raw_cut`` set to that size (0 when the body is
+    nested too deeply to be encoded)."""
+    if max_raw_bytes is None or response.raw is None or response.raw_cut is not None:
+        return response
+    try:
+        size = len(json.dumps(_jsonable(response.raw)).encode("utf-8"))
+    except (RecursionError, ValueError):
+        size = 0
+    else:
+        if size <= max_raw_bytes:
+            return response
+    return replace(response, raw=None, raw_cut=size)
+
+
+class RawCutError(LookupError):
+    """A metric used ``response.raw`` of a row that did not keep it (see
+    :class:`CutRaw`)."""
+
+
+class CutRaw:
+    """What ``response.raw`` is, when rescoring, on a row that did not keep its raw body:
+    any use of it (indexing, ``.get``, iteration, ``len``, a truth test, ``in``, text)
+    raises :class:`RawCutError`, so a metric that reads the raw body is found instead
+    of being scored on nothing."""
+
+    def __init__(self, case_id: str, size: int) -> None:
+        self._case_id, self._size = case_id, size
+
+    def _refuse(self, *_: Any, **__: Any) -> Any:
+        size = f" ({self._size} bytes)" if self._size else ""
+        raise RawCutError(f"the raw body of case {self._case_id!r}{size} was not kept in "
+                          "the run (max_raw_bytes)")
+
+    __getitem__ = __iter__ = __len__ = __bool__ = __contains__ = _refuse
+    __str__ = __eq__ = __hash__ = _refuse
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return self._refuse()
+
+    def __repr__(self) -> str:
+        return f"CutRaw(case {self._case_id!r}, {self._size} bytes)"
 
 
 def case_result_from_json(obj: Mapping[str, Any]) -> CaseResult:
@@ -138,6 +216,8 @@ def case_result_from_json(obj: Mapping[str, Any]) -> CaseResult:
         error=None if error is None else str(error),
         latency_ms=None if latency is None else float(latency),
         details={str(k): v for k, v in details.items()},
+        metric_errors=metric_errors_of(obj),
+        sample=sample_of(obj),
     )
 
 

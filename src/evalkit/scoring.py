@@ -85,6 +85,26 @@ def resolve_metrics(
     return out
 
 
+def resolve_aggregates(names: str | Sequence[str]) -> list[AggregateSpec]:
+    """Resolve aggregate names (a list, or a single name), keeping order and dropping
+    repeats.
+
+    Raises:
+        RegistryError: unknown name, or a per-case metric where an aggregate is needed.
+    """
+    reg = default_registry()
+    out: list[AggregateSpec] = []
+    for n in name_list(names):
+        spec = reg.resolve(n)
+        if not isinstance(spec, AggregateSpec):
+            raise RegistryError(
+                f"{n!r} is a per-case metric, not a whole-run aggregate; pass it as a metric"
+            )
+        if spec not in out:
+            out.append(spec)
+    return out
+
+
 def score_cases(
     responses: Sequence[TargetResponse],
     cases: Sequence[GoldenCase],
@@ -148,17 +168,90 @@ def _score(
                                                                   strict=True)]
             columns[spec.name] = values
         else:
-            column: list[float] = []
-            for resp, case in zip(responses, cases, strict=True):
-                try:
-                    v = spec.fn(resp, case)
-                except Exception as exc:
-                    raise MetricError(
-                        f"metric {spec.name!r} failed on case {case.id!r}: {exc}"
-                    ) from exc
-                column.append(_check(spec, case.id, v))
-            columns[spec.name] = column
+            columns[spec.name] = [_check(spec, case.id, _call_fn(spec, resp, case))
+                                  for resp, case in zip(responses, cases, strict=True)]
     return columns
+
+
+def score_case(
+    response: TargetResponse, case: GoldenCase, specs: Sequence[MetricSpec]
+) -> tuple[dict[str, float], dict[str, str]]:
+    """Score one case with each metric on its own: ``(values, errors)``, where a metric
+    that fails leaves the others' values and ``errors[name]`` holds its message.
+
+    Metrics with the same ``prepare`` share its state; a ``prepare`` that fails fails
+    every metric that shares it. The target runner scores with this function, so a judge
+    call that fails on a case costs that case its judge metric only.
+
+    Raises:
+        Exception: the :attr:`RunAborted.error` of a metric that raised
+            :class:`RunAborted`, or an unexpected error of a vectorised metric (a bug).
+    """
+    values: dict[str, float] = {}
+    errors: dict[str, str] = {}
+    prepared: dict[int, Any] = {}
+    broken: dict[int, str] = {}
+    try:
+        for spec in specs:
+            try:
+                if spec.prepare is not None and spec.batch is not None:
+                    key = id(spec.prepare)
+                    if key in broken:
+                        errors[spec.name] = broken[key]
+                        continue
+                    if key not in prepared:
+                        try:
+                            prepared[key] = spec.prepare([response], [case])
+                        except MetricError as exc:
+                            broken[key] = errors[spec.name] = str(exc)
+                            continue
+                    value = spec.batch(prepared[key])[0]
+                else:
+                    value = _call_fn(spec, response, case)
+                values[spec.name] = _check(spec, case.id, value)
+            except MetricError as exc:
+                errors[spec.name] = str(exc)
+    except RunAborted as exc:
+        raise exc.error from exc
+    return values, errors
+
+
+class UnjudgedCasesError(ValueError):
+    """Metrics that need judgments were asked for on cases that have none (the message
+    lists the metrics and the cases)."""
+
+
+def require_judgments(specs: Sequence[MetricSpec], cases: Sequence[GoldenCase]) -> None:
+    """Refuse, before any call, a golden case with no expected ids (no relevance
+    judgments) scored by a metric that needs them (``MetricSpec.needs_judgments``): it
+    would score 0 and be averaged in, as ``run()`` refuses a query without qrels.
+
+    Raises:
+        UnjudgedCasesError: lists the metrics and the cases.
+    """
+    needing = [s.name for s in specs if s.needs_judgments]
+    if not needing:
+        return
+    bare = [c.id for c in cases if not c.relevance and not c.relevant]
+    if not bare:
+        return
+    shown = ", ".join(repr(i) for i in bare[:10]) + (
+        f" and {len(bare) - 10} more" if len(bare) > 10 else "")
+    raise UnjudgedCasesError(
+        f"{', '.join(needing)} need{'s' if len(needing) == 1 else ''} relevance judgments, "
+        f"but {len(bare)} case(s) of the golden set have no expected ids: {shown}. An "
+        "unjudged case would score 0 and be averaged in; give these cases expected ids "
+        "(or relevance labels), or leave them out or drop these metrics"
+    )
+
+
+def _call_fn(spec: MetricSpec, response: TargetResponse, case: GoldenCase) -> Any:
+    """``spec.fn(response, case)``; an exception becomes the case's :class:`MetricError`
+    (a :class:`RunAborted`, a ``BaseException``, passes through)."""
+    try:
+        return spec.fn(response, case)
+    except Exception as exc:
+        raise MetricError(f"metric {spec.name!r} failed on case {case.id!r}: {exc}") from exc
 
 
 def _check(spec: MetricSpec, case_id: str, value: Any) -> float:
@@ -218,6 +311,6 @@ def score_rankings(
 
 
 def _kept(ids: Sequence[str]) -> Sequence[str]:
-    """The ids a row keeps: a lazy :class:`~evalkit.ranking.RankedIds` view as it is
+    """The ids a row keeps: a lazy :class:`~evalkit.ranked_ids.RankedIds` view as it is
     (its strings are made only if read), anything else as a list of ``str``."""
     return ids if isinstance(ids, RankedIds) else [str(x) for x in ids]

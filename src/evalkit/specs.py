@@ -67,6 +67,9 @@ class MetricSpec(NamedTuple):
             values themselves.
         always: for a count, whether retrieval evaluations record it on every row even
             when it was not asked for (num_ret, num_rel, num_rel_ret).
+        needs_judgments: the metric reads the case's relevance judgments (its expected
+            ids): the target runner refuses, before any call, a golden case without
+            them, instead of scoring it 0 (retrieval measures set it).
     """
 
     name: str
@@ -84,6 +87,7 @@ class MetricSpec(NamedTuple):
     presets: Mapping[str, Mapping[str, Any]] | None = None
     summary: SummaryKind | None = None
     always: bool = True
+    needs_judgments: bool = False
 
 
 class MetricFamily(NamedTuple):
@@ -222,6 +226,9 @@ def record_problem(rec: Any) -> str | None:
     allowed: tuple[str, ...] = LOADER_KINDS if cls is LoaderSpec else ("metric", "count")
     if kind not in allowed:
         return f"{what}: kind must be one of {', '.join(allowed)}, got {kind!r}"
+    needs = getattr(rec, "needs_judgments", False)
+    if not isinstance(needs, bool):
+        return f"{what}: needs_judgments must be True or False, got {needs!r}"
     family = getattr(rec, "family", None)
     if family is not None and not isinstance(family, str):
         return f"{what}: family must be a string or None, got {family!r}"

@@ -19,8 +19,12 @@ class TargetResponse:
         ranked_ids: ids best first (retrieval targets); empty for text targets.
         text: the generated text (LLM targets); ``None`` for pure retrieval.
         latency_ms: wall time of the call in milliseconds, retries included.
-        raw: the decoded raw body, kept for rescoring.
+        raw: the decoded raw body, kept for rescoring (rows keep it up to a size: see
+            :func:`evalkit.rows.bounded_response`).
         meta: selected extra fields (cost_usd, tokens, ...).
+        raw_cut: ``None`` while ``raw`` is whole; on a row whose raw body was too large
+            to keep, the size in bytes of its JSON (0 when it could not be measured), and
+            ``raw`` is ``None``.
     """
 
     ranked_ids: Sequence[str] = ()
@@ -28,6 +32,7 @@ class TargetResponse:
     latency_ms: float = 0.0
     raw: Any = None
     meta: Mapping[str, Any] = field(default_factory=dict)
+    raw_cut: int | None = None
 
 
 class TargetError(RuntimeError):

@@ -100,7 +100,8 @@ def test_dry_run_limits_and_resume_through_evalkit_run(
     assert resumed.returncode == 0, resumed.stderr
     assert len(server.requests) == N_CASES  # the 4 paid grades were not bought again
     lines = [json.loads(x) for x in artifact.read_text().splitlines()]
-    header, rows = lines[0], lines[1:]
+    header, rows, trailer = lines[0], lines[1:-1], lines[-1]
+    assert trailer["type"] == "trailer" and trailer["rows"] == N_CASES
     assert header["status"] == "complete" and len(rows) == N_CASES
     for row in rows:
         assert row["metrics"] == {"helpfulness": 3.0}

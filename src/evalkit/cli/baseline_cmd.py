@@ -42,7 +42,7 @@ def promote(
     changed) when the qrels or golden set, the case ids, the evaluation settings or a
     metric's definition differ.
     """
-    from evalkit.baseline import load_baseline
+    from evalkit.baseline import fingerprint, load_baseline
     from evalkit.baseline import promote as do_promote
     from evalkit.cli.inputs import (
         not_artifact_message,
@@ -50,22 +50,29 @@ def promote(
         require_file,
         require_writable,
     )
-    from evalkit.results import is_artifact
+    from evalkit.outputs import destination
+    from evalkit.results import RunResult, is_artifact
 
     require_file(run, "run")
     if not is_artifact(run):
         raise CliError(not_artifact_message(run, "run"))
     require_artifact_rows(run, "run")
     require_writable(to, "--to", "baseline.jsonl", inputs=[run])
-    if to.exists() and not force:
+    stream = destination(to) == "stream"  # a device or pipe: written to, never replaced
+    if to.exists() and not force and not stream:
         raise CliError(
             f"--to {to} already exists{_what_is(to)}; pass --force to replace it, or choose "
             "another --to"
         )
     path = do_promote(run, to, drop_rankings=drop_rankings)
-    stored = load_baseline(path)
-    typer.echo(f"promoted {run} (run {stored.name!r}) to {path}")
-    for line in describe(stored.fingerprint):
+    if stream:  # cannot be read back
+        source = RunResult.load(run)
+        name, fp = source.name, fingerprint(source)
+    else:
+        stored = load_baseline(path)
+        name, fp = stored.name, stored.fingerprint
+    typer.echo(f"promoted {run} (run {name!r}) to {path}")
+    for line in describe(fp):
         typer.echo(f"  {line}")
 
 

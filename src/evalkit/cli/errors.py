@@ -13,7 +13,6 @@ that a gate piped into ``head`` is never read as passed, failed or broken.
 
 from __future__ import annotations
 
-import codecs
 import contextlib
 import functools
 import os
@@ -24,6 +23,8 @@ from pathlib import Path
 from typing import Any, TextIO, TypeVar
 
 import typer
+
+from evalkit.error_messages import message_of as message_of
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -74,29 +75,8 @@ def _path_args(values: Iterable[Any]) -> list[Path]:
     return out
 
 
-def _not_utf8(path: Path) -> bool:
-    """Whether ``path`` is a readable file whose first 16 MiB are not UTF-8 text."""
-    try:
-        if not path.is_file():
-            return False
-        with path.open("rb") as fh:
-            head = fh.read(1 << 24)
-        codecs.getincrementaldecoder("utf-8-sig")().decode(head, final=False)
-    except UnicodeDecodeError:
-        return True
-    except OSError:
-        return False
-    return False
 
 
-def _undecodable(exc: UnicodeDecodeError, paths: Sequence[Path]) -> str:
-    bad = exc.object[exc.start:exc.start + 1] if isinstance(exc.object, bytes) else b""
-    what = f"byte 0x{bad[0]:02x}" if bad else "a byte"
-    culprit = next((p for p in paths if _not_utf8(p)), None)
-    where = f"{culprit}: " if culprit is not None else "an input file "
-    return (f"{where}is not UTF-8 text ({what} cannot be decoded); is it a binary file or "
-            "the wrong file? evalkit reads text files as UTF-8: pass the intended file, or "
-            "convert it to UTF-8")
 
 
 def output_console(**kwargs: Any) -> Any:
@@ -112,40 +92,14 @@ def output_console(**kwargs: Any) -> Any:
     return _OutputConsole(**kwargs)
 
 
-def message_of(exc: BaseException, paths: Sequence[Path] = ()) -> str:
-    """The text to show for ``exc`` (a KeyError's repr quotes are removed).
-
-    File-system errors are named by their path and say what is wrong in words;
-    ``paths`` (the command's path arguments) name the file that failed to decode when a
-    :class:`UnicodeDecodeError` does not.
-    """
-    if isinstance(exc, UnicodeDecodeError):
-        return _undecodable(exc, paths)
-    if isinstance(exc, KeyError) and len(exc.args) == 1 and isinstance(exc.args[0], str):
-        text = exc.args[0]
-    else:
-        text = str(exc)
-    if isinstance(exc, OSError) and exc.filename is not None:
-        name = exc.filename
-        if isinstance(exc, FileNotFoundError):
-            return f"{name}: no such file"
-        if isinstance(exc, IsADirectoryError):
-            return f"{name}: is a directory; give the path of a file (for example {name}/NAME)"
-        if isinstance(exc, NotADirectoryError):
-            return f"{name}: a parent of this path is a file, not a directory"
-        if isinstance(exc, PermissionError):
-            return (f"{name}: permission denied; check the file's permissions or choose "
-                    "another path")
-        if exc.strerror:
-            return f"{name}: {exc.strerror}"
-        if str(name) not in text:
-            text = f"{name}: {text}"
-    return text or type(exc).__name__
 
 
 def report(exc: BaseException, paths: Sequence[Path] = ()) -> None:
-    """Print ``exc`` as one user-facing line on stderr."""
-    lines = message_of(exc, paths).strip().splitlines() or [type(exc).__name__]
+    """Print ``exc`` as one user-facing line on stderr (registered secrets masked:
+    :mod:`evalkit.redaction`)."""
+    from evalkit.redaction import mask
+
+    lines = mask(message_of(exc, paths)).strip().splitlines() or [type(exc).__name__]
     typer.echo(f"error: {lines[0]}", err=True)
     for line in lines[1:]:
         typer.echo(f"       {line}", err=True)
@@ -337,6 +291,9 @@ def handle_errors(fn: F) -> F:
             quiet_closed_stdout()
             raise typer.Exit(PIPE_CLOSED) from None
         except Exception as exc:
+            from evalkit.redaction import scrub_exception
+
+            scrub_exception(exc)  # a traceback shown below must not show a secret either
             if os.environ.get("EVALKIT_DEBUG") or not isinstance(exc, _user_error_types()):
                 raise
             report(exc, _path_args([*args, *kwargs.values()]))

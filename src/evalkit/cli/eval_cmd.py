@@ -1,8 +1,9 @@
 """``evalkit eval``: score one run against qrels and print means and per-query values.
 
-Also holds the input helpers that ``evalkit compare`` shares: reading a TREC run or a run
-artifact, metric-name resolution, the trec_eval names and layout. Library imports happen
-inside functions so that ``evalkit --help`` stays light.
+Reading a TREC run or a run artifact and metric-name resolution come from the library
+(:mod:`evalkit.run_files`, :mod:`evalkit.metric_info`); the trec_eval layout of
+``--format trec`` comes from the retrieval plugin. Library imports that pull in numpy
+happen inside functions so that ``evalkit --help`` stays light.
 """
 
 from __future__ import annotations
@@ -17,25 +18,15 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from evalkit.cli.errors import CliError
-from evalkit.cli.inputs import (
-    no_rows_message,
-    not_a_run_message,
-    not_qrels_message,
-    require_file,
-    require_writable,
-    sniff,
-)
+from evalkit.cli.inputs import require_writable
+from evalkit.metric_info import COUNT_NAMES, canonical_metric, is_count
+from evalkit.run_files import DEFAULT_METRICS, check_artifact, is_artifact, notes_of
 
 if TYPE_CHECKING:
     from evalkit.measure_args import MeasureRequest
     from evalkit.precomputed import LoadedQrels
     from evalkit.results import RunResult
 
-#: Metrics used when none is named: the usual trec_eval summary of a ranked run.
-DEFAULT_METRICS: tuple[str, ...] = ("ap", "ndcg@10", "precision@10", "recall@100", "rr")
-
-#: Per-query counts trec_eval prints before the measures (summed in the ``all`` block).
-COUNT_NAMES: tuple[str, ...] = ("num_ret", "num_rel", "num_rel_ret")
 
 class OutputFormat(StrEnum):
     """How ``eval`` prints its result."""
@@ -80,30 +71,6 @@ def read_metrics(values: Sequence[str] | None) -> MeasureRequest:
         raise CliError(str(exc)) from None
 
 
-def canonical_metric(name: str) -> str:
-    """The name rows store for ``name`` (aliases resolved); ``name`` if unknown here."""
-    from evalkit.registry import RegistryError, default_registry
-
-    try:
-        return default_registry().resolve(name).name
-    except RegistryError:
-        return name
-
-
-def higher_is_better(metric: str) -> bool:
-    """A metric's declared polarity; higher is better when it is unknown or undeclared."""
-    from evalkit.registry import RegistryError, default_registry
-
-    try:
-        return default_registry().polarity(metric)
-    except RegistryError:
-        return True
-
-
-def is_artifact(path: Path) -> bool:
-    from evalkit.results import is_artifact as _is_artifact
-
-    return _is_artifact(path)
 
 
 @contextmanager
@@ -129,102 +96,12 @@ def note(message: str) -> None:
     typer.echo(message, err=True)
 
 
-def load_or_evaluate(
-    path: Path,
-    *,
-    qrels: Path | None,
-    metrics: Sequence[str],
-    relevance_level: int,
-    missing: str,
-    depth: int | None,
-    name: str | None = None,
-    loaded: dict[Path, LoadedQrels] | None = None,
-) -> RunResult:
-    """A run artifact as saved, or a TREC run file scored against ``qrels``.
+def load_or_evaluate(path: Path, **options: Any) -> RunResult:
+    """:func:`evalkit.run_files.load_or_evaluate`, with a spinner while it works."""
+    from evalkit.run_files import load_or_evaluate as load
 
-    ``loaded`` keeps the qrels once read (``{path: qrels}``), for a caller that needs
-    them again; qrels found there are not read a second time.
-    """
-    from evalkit.precomputed import evaluate_run, load_qrels_input
-    from evalkit.results import RunResult
-
-    require_file(path, "run")
-    if is_artifact(path):
-        result = RunResult.load(path)
-        require_rows(result, path)
-        if name:
-            result.name = name
-        return result
-    found = sniff(path)
-    if qrels is None or found.kind not in ("run", "text"):
-        raise CliError(not_a_run_message(path, found, qrels_given=qrels is not None))
-    require_file(qrels, "qrels")
-    wrong = not_qrels_message(qrels, sniff(qrels))
-    if wrong:
-        raise CliError(wrong)
     with progress(f"evaluating {path.name}"):
-        judged = (loaded or {}).get(qrels) or load_qrels_input(qrels)
-        if loaded is not None:
-            loaded[qrels] = judged
-        return evaluate_run(
-            path, judged, list(metrics), relevance_level=relevance_level,
-            missing=missing,  # type: ignore[arg-type]
-            depth=depth, name=name,
-        )
-
-
-def require_rows(result: RunResult, path: Path) -> None:
-    """Refuse a run artifact that holds a header and no row."""
-    if not result.per_query:
-        raise CliError(no_rows_message(path))
-
-
-def qrels_sha256(path: Path) -> str:
-    import hashlib
-
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
-def check_artifact(
-    result: RunResult,
-    path: Path,
-    *,
-    qrels: Path | None,
-    relevance_level: int | None,
-    missing: str | None,
-    depth: int | None,
-) -> None:
-    """Refuse options that contradict how an artifact was evaluated (it is not re-scored)."""
-    header = result.header
-    problems: list[str] = []
-    stored = (header.get("qrels") or {}).get("sha256")
-    if qrels is not None and stored:
-        require_file(qrels, "qrels")
-        if qrels_sha256(qrels) != stored:
-            problems.append(f"it was scored against other qrels (sha256 {stored[:12]})")
-    wanted = {"relevance_level": relevance_level, "missing": missing, "depth": depth}
-    for key, value in wanted.items():
-        if value is not None and key in header and header[key] != value:
-            problems.append(f"it was scored with {key}={header[key]!r}, not {value!r}")
-    if problems:
-        raise CliError(
-            f"{path}: {'; '.join(problems)}. An artifact keeps the values it was saved with; "
-            "evaluate the TREC run file again to change them"
-        )
-
-
-def is_count(name: str) -> bool:
-    """Whether ``name`` is a per-query count (num_ret, num_rel, num_rel_ret, ...)."""
-    from evalkit.registry import RegistryError, default_registry
-    from evalkit.specs import MetricSpec
-
-    if name in COUNT_NAMES:
-        return True
-    try:
-        spec = default_registry().resolve(name)
-    except RegistryError:
-        return False
-    return isinstance(spec, MetricSpec) and spec.kind == "count"
+        return load(path, **options)
 
 
 def count_names(result: RunResult) -> list[str]:
@@ -270,28 +147,13 @@ def select_metrics(
             if canon not in counts:
                 counts.append(canon)
             continue
+        if canon in result.metric_failures():
+            result.mean(canon)  # MetricFailedError: names the run, the metric, the cases
         known = have + counts_have
         raise CliError(
             f"{path}: no metric {name!r} in this run (it has: {', '.join(known) or 'none'})"
         )
     return out, counts
-
-
-def notes_of(result: RunResult) -> dict[str, Any]:
-    """The evaluation notes of a run header, with the counts the CLI reports."""
-    notes: dict[str, Any] = dict(result.header.get("notes") or {})
-    missing_policy = result.header.get("missing")
-    if "missing_scored_zero" in notes:
-        missing_count = notes["missing_scored_zero"]
-    else:
-        missing_count = notes.get("missing_skipped")
-    return {
-        "unjudged_ignored": notes.get("unjudged_ignored"),
-        "unjudged_ignored_ids": notes.get("unjudged_ignored_ids", []),
-        "missing": missing_policy,
-        "missing_count": missing_count,
-        "missing_ids": notes.get("missing_ids", []),
-    }
 
 
 def summary_line(result: RunResult) -> str:
@@ -530,6 +392,10 @@ def command(
     if is_artifact(run):
         check_artifact(result, run, qrels=qrels, relevance_level=relevance_level,
                        missing=missing_value, depth=depth)
+        from evalkit.coverage import completeness_lines
+
+        for line in completeness_lines(result):
+            note(line)
     if not result.per_query:
         raise CliError(
             f"{run}: no query was evaluated (none of the run's topics is judged in the qrels, "

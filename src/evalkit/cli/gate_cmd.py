@@ -1,8 +1,10 @@
 """``evalkit gate``: judge a run against a checks file and exit 0, 1 or 2.
 
-Exit codes: 0 every blocking check passed; 1 a blocking check failed; 2 a blocking check
-could not be judged (NaN, missing metric, errored cases, incomparable baseline...) or the
-input is unusable (2 wins over 1). Warn-level checks are printed and never change the exit
+Exit codes: 0 every blocking check passed; 1 a blocking check failed; 2 the run or the
+baseline is incomplete (cases without a row, a file cut short, a run still running or
+killed: no check is judged), a blocking check could not be judged (NaN, a metric that
+failed on a case it covers, incomparable baseline...) or the input is unusable (2 wins
+over 1). Warn-level checks are printed and never change the exit
 code. Library imports happen inside the function.
 """
 
@@ -65,8 +67,9 @@ def command(
     )] = None,
     report: Annotated[list[str] | None, typer.Option(
         "--report",
-        help="Also write a report, FORMAT:PATH (console, json, markdown, junit; PATH - is "
-        "standard output, and then the verdict lines go to standard error). Repeatable.",
+        help="Also write a report, FORMAT:PATH (console, json, markdown, junit, and html "
+        "from the evalkit-report-html plugin; PATH - is standard output, and then the "
+        "verdict lines go to standard error). Repeatable.",
         show_default=False,
     )] = None,
     resamples: Annotated[int, typer.Option(
@@ -77,8 +80,9 @@ def command(
     """Judge a run against checks (thresholds, and no-regression tests against a baseline).
 
     Prints one line per check, `id: verdict (k/n cases)`, with its numbers underneath.
-    Exit 0 when every blocking check passes, 1 when one fails, 2 when one cannot be judged
-    or the input is wrong. Warn-level checks never change the exit code.
+    Exit 0 when every blocking check passes, 1 when one fails, 2 when one cannot be judged,
+    the run or baseline is incomplete (then no check is judged), or the input is wrong.
+    Warn-level checks never change the exit code.
     """
     from evalkit.cli.inputs import check_report_targets, file_targets
     from evalkit.gate import gate_from_files

@@ -1,324 +1,59 @@
-"""What a file named on the command line is, so that a message can say what to pass.
+"""The commands' checks of the files they are given, from the library.
 
-:func:`sniff` reads the first bytes of a file and classifies them: a run artifact, a TREC
-run or qrels file, a golden set, other JSON, binary data, an empty file, a directory. The
-commands use it when an input is not what they expect, to name what it looks like and
-what they need instead (``evalkit eval qrels.txt`` says "looks like a TREC qrels file"
-rather than "is a TREC run file"). Only the standard library is imported.
+What a file is and what to say when it is not what a command takes lives in
+:mod:`evalkit.input_files`; output paths in :mod:`evalkit.outputs`; ``--report`` targets
+in :mod:`evalkit.reporters`. This module keeps the names the commands import.
 """
 
 from __future__ import annotations
 
-import codecs
-import json
-import os
-import zlib
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
 
 from evalkit.cli.errors import CliError
+from evalkit.input_files import (
+    QRELS_LINE,
+    RUN_LINE,
+    Sniffed,
+    no_rows_message,
+    not_a_run_message,
+    not_artifact_message,
+    not_qrels_message,
+    require_artifact_rows,
+    require_file,
+    sniff,
+)
 
-#: bytes inspected (after gzip decompression, when the file is compressed)
-SNIFF_BYTES = 1 << 16
-
-Kind = Literal[
-    "missing", "directory", "unreadable", "empty", "binary", "artifact", "goldens", "json",
-    "qrels", "run", "text",
+__all__ = [
+    "QRELS_LINE", "RUN_LINE", "Sniffed", "check_report_targets", "file_targets",
+    "no_rows_message", "not_a_run_message", "not_artifact_message", "not_qrels_message",
+    "require_artifact_rows", "require_file", "require_writable", "sniff",
 ]
-
-RUN_LINE = "qid Q0 docno rank score tag"
-QRELS_LINE = "qid 0 docno label"
-
-
-@dataclass(frozen=True)
-class Sniffed:
-    """What :func:`sniff` found.
-
-    Attributes:
-        kind: the classification.
-        looks_like: a phrase for messages, e.g. ``"a TREC qrels file (4 fields per line:
-            qid 0 docno label)"``.
-        line: the 1-based number of the first data line inspected, when there is one.
-    """
-
-    kind: Kind
-    looks_like: str
-    line: int | None = None
-
-
-def _head(path: Path) -> bytes:
-    with path.open("rb") as fh:
-        raw = fh.read(SNIFF_BYTES)
-    if raw[:2] == b"\x1f\x8b":
-        try:
-            return zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(raw, SNIFF_BYTES)
-        except zlib.error:
-            return b"\x00"  # a damaged gzip file: report it as binary
-    return raw
-
-
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
-
-
-def _is_int(text: str) -> bool:
-    return text.lstrip("+-").isdigit()
-
-
-def sniff(path: str | Path) -> Sniffed:
-    """Classify ``path`` from its first 64 KiB (never raises for a missing or odd file)."""
-    p = Path(path)
-    if not p.exists():
-        return Sniffed("missing", "a path that does not exist")
-    if p.is_dir():
-        return Sniffed("directory", "a directory")
-    try:
-        raw = _head(p)
-    except OSError as exc:
-        return Sniffed("unreadable", f"a file that cannot be read ({exc.strerror or exc})")
-    if not raw.strip():
-        return Sniffed("empty", "an empty file")
-    if b"\x00" in raw:
-        return Sniffed("binary", "a binary file (it contains NUL bytes)")
-    try:
-        text = codecs.getincrementaldecoder("utf-8-sig")().decode(raw, final=False)
-    except UnicodeDecodeError as exc:
-        return Sniffed(
-            "binary", f"a binary file, or text that is not UTF-8 (byte 0x{raw[exc.start]:02x} "
-            f"at offset {exc.start})",
-        )
-    lines = text.splitlines()
-    if len(raw) == SNIFF_BYTES and len(lines) > 1:
-        lines = lines[:-1]  # the last line may be cut
-    data = [(i, s) for i, s in enumerate(lines, start=1) if s.strip()
-            and not s.lstrip().startswith("#")]
-    if not data:
-        return Sniffed("empty", "a file with only blank or comment lines")
-    lineno, first = data[0]
-    stripped = first.strip()
-    if stripped[0] in "{[":
-        return _sniff_json(stripped, lineno)
-    fields = stripped.split()
-    if len(fields) == 4 and _is_int(fields[3]):
-        return Sniffed("qrels", f"a TREC qrels file (4 fields per line: {QRELS_LINE})", lineno)
-    if len(fields) >= 6 and _is_number(fields[4]):
-        return Sniffed("run", f"a TREC run file ({RUN_LINE})", lineno)
-    return Sniffed(
-        "text",
-        f"a text file whose first data line (line {lineno}) has {len(fields)} "
-        f"field{'' if len(fields) == 1 else 's'}",
-        lineno,
-    )
-
-
-def _sniff_json(line: str, lineno: int) -> Sniffed:
-    try:
-        obj = json.loads(line)
-    except json.JSONDecodeError:
-        return Sniffed("json", "a JSON document (not JSON Lines)", lineno)
-    if isinstance(obj, dict):
-        if obj.get("type") == "header":
-            return Sniffed("artifact", "an evalkit run artifact", lineno)
-        if obj.get("type") == "row":
-            return Sniffed(
-                "json", "the rows of a run artifact without its header line", lineno)
-        if "query" in obj and "id" in obj:
-            return Sniffed("goldens", "a golden set (JSON Lines of cases with id and query)",
-                           lineno)
-        return Sniffed("json", "JSON that is not an evalkit run artifact", lineno)
-    return Sniffed("json", f"JSON (a {type(obj).__name__}), not an evalkit run artifact",
-                   lineno)
-
-
-# ------------------------------------------------------------------ checks and messages
-def require_alpha(alpha: float) -> None:
-    """Refuse a significance level outside (0, 1), in the words of every usage error."""
-    if not 0.0 < alpha < 1.0:
-        raise CliError(f"--alpha {alpha:g}: expected a number between 0 and 1 (exclusive)")
-
-
-def require_file(path: Path, what: str) -> None:
-    """Refuse a path that is missing or a directory, naming what it should have been.
-
-    Character devices and pipes (``/dev/stdin``) are accepted.
-    """
-    if not path.exists():
-        raise CliError(f"{what} {path}: no such file")
-    if path.is_dir():
-        raise CliError(f"{what} {path}: is a directory; pass the {what} file itself")
-
-
-def _same_file(a: Path, b: Path) -> bool:
-    try:
-        return a.exists() and b.exists() and os.path.samefile(a, b)
-    except OSError:
-        return False
-
-
-def refuse_overwriting_inputs(path: Path, option: str, inputs: Sequence[Path | None]) -> None:
-    """Refuse an output that is one of the command's own input files (by identity, so a
-    relative path, a symlink or a hard link to the input is caught too): writing it would
-    destroy the input before, or while, it is read."""
-    for given in inputs:
-        if given is not None and _same_file(path, Path(given)):
-            raise CliError(
-                f"{option} {path}: is also an input of this command ({given}); writing it "
-                "would destroy that file. Choose another path"
-            )
 
 
 def require_writable(path: Path, option: str, example: str, *, in_place: bool = False,
                      inputs: Sequence[Path | None] = ()) -> None:
-    """Refuse, before any work, an output path that cannot be written: one of the
-    command's ``inputs``, a directory (``example`` is a file name to suggest), or a file
-    whose folder does not let it be created (permission, read-only file system, a folder
-    that is a file...). See :func:`evalkit.outputs.check_writable` (``in_place``: the file
-    is written into, not replaced)."""
-    from evalkit.outputs import UnwritableError, check_writable
+    """:func:`evalkit.outputs.require_writable`, its refusal as a :class:`CliError`."""
+    from evalkit.outputs import DestinationError
+    from evalkit.outputs import require_writable as check
 
-    refuse_overwriting_inputs(path, option, inputs)
-    if path.is_dir():
-        raise CliError(
-            f"{option} {path}: is a directory; name the file to write, e.g. "
-            f"{option} {path / example}"
-        )
     try:
-        check_writable(path, in_place=in_place)
-    except UnwritableError as exc:
-        raise CliError(f"{option} {path}: cannot be written: {exc.reason}") from None
+        check(path, option, example, in_place=in_place, inputs=inputs)
+    except DestinationError as exc:
+        raise CliError(str(exc)) from None
 
 
 def check_report_targets(targets: Sequence[str], *, as_json: bool = False,
                          inputs: Sequence[Path | None] = ()) -> bool:
-    """Refuse, before any work, a ``--report FORMAT:PATH`` value that is malformed, names an
-    unknown format, names one of the command's ``inputs`` or a file that cannot be
-    written, or would share standard output with another report or with ``--json``.
+    """:func:`evalkit.reporters.check_report_targets` (imported when called)."""
+    from evalkit.reporters import check_report_targets as check
 
-    Returns:
-        Whether a report goes to standard output (the command's own output then goes to
-        standard error).
-    """
-    from evalkit.outputs import UnwritableError, check_writable
-    from evalkit.reporters import get_reporter, parse_report_target
-
-    parsed = [parse_report_target(t) for t in targets]
-    for fmt_name, _ in parsed:
-        get_reporter(fmt_name)
-    for text, (_, path) in zip(targets, parsed, strict=True):
-        if path == "-":
-            continue
-        refuse_overwriting_inputs(Path(path), "--report", inputs)
-        try:
-            check_writable(Path(path), in_place=True)
-        except UnwritableError as exc:
-            raise CliError(f"--report {text}: cannot be written: {exc.reason}") from None
-    files: dict[str, str] = {}
-    for text, (_, path) in zip(targets, parsed, strict=True):
-        if path == "-":
-            continue
-        key = os.path.realpath(path)
-        if key in files:
-            raise CliError(f"--report {files[key]} and --report {text} write the same file, "
-                           "where the second would replace the first; give each its own path")
-        files[key] = text
-    to_stdout = [t for t, (_, path) in zip(targets, parsed, strict=True) if path == "-"]
-    if len(to_stdout) > 1:
-        raise CliError(
-            f"--report {' and '.join(to_stdout)} both write to standard output, where they "
-            "would run together; send all but one to a file"
-        )
-    if to_stdout and as_json:
-        raise CliError(
-            f"--json and --report {to_stdout[0]} both write to standard output, where they "
-            "would run together; send the report to a file, or use --report json:- alone"
-        )
-    return bool(to_stdout)
+    return check(targets, as_json=as_json, inputs=inputs)
 
 
 def file_targets(targets: Sequence[str]) -> tuple[list[str], list[str]]:
-    """``(targets written to files, targets written to standard output)``: a command
-    writes its files first, so that a write failure is reported before any verdict."""
-    from evalkit.reporters import parse_report_target
+    """:func:`evalkit.reporters.file_targets` (imported when called)."""
+    from evalkit.reporters import file_targets as split
 
-    to_files = [t for t in targets if parse_report_target(t)[1] != "-"]
-    return to_files, [t for t in targets if t not in to_files]
+    return split(targets)
 
-
-def not_a_run_message(path: Path, found: Sniffed, *, qrels_given: bool) -> str:
-    """Why ``path`` cannot be scored as a run, and what to pass instead."""
-    takes = (f"a TREC run file ({RUN_LINE}) with --qrels QRELS, or a run artifact (written "
-             "by `evalkit eval --save` or `evalkit run`)")
-    if found.kind == "run":
-        return (f"{path} is a TREC run file; pass --qrels QRELS to score it (run artifacts "
-                "saved with --save need no qrels)")
-    if found.kind == "qrels":
-        if qrels_given:
-            return (f"{path} looks like {found.looks_like}, not a run; were RUN and --qrels "
-                    "swapped? RUN is the ranked list (qid Q0 docno rank score tag)")
-        return (f"{path} looks like {found.looks_like}, not a run. Pass it as --qrels "
-                f"{path} and give the run file ({RUN_LINE}) as RUN")
-    if found.kind == "goldens":
-        return (f"{path} looks like {found.looks_like}, not a run. A golden set is run "
-                "against a target with `evalkit run` (see evalkit.yaml); this command takes "
-                + takes)
-    if found.kind == "text":
-        return (f"{path} is {found.looks_like}; a TREC run line has 6 ({RUN_LINE}). This "
-                f"command takes {takes}")
-    return f"{path} is {found.looks_like}. This command takes {takes}"
-
-
-def not_qrels_message(path: Path, found: Sniffed) -> str | None:
-    """Why ``path`` cannot be read as qrels, or None when it may be qrels."""
-    if found.kind in ("qrels", "text", "missing", "directory", "unreadable"):
-        return None  # the loader (or require_file) has the precise message
-    if found.kind == "run":
-        return (f"--qrels {path} looks like {found.looks_like}, not qrels; were RUN and "
-                f"--qrels swapped? Qrels lines are `{QRELS_LINE}`")
-    return (f"--qrels {path} is {found.looks_like}, not TREC qrels. Pass a qrels file "
-            f"with lines `{QRELS_LINE}`")
-
-
-def not_artifact_message(path: Path, what: str, fix: str | None = None) -> str:
-    """Why ``path`` (the ``what``: "run", "baseline") is not a run artifact, and ``fix``
-    (default: how to make one from a TREC run)."""
-    found = sniff(path)
-    if fix is None:
-        fix = (f"Score a TREC run first: evalkit eval RUN --qrels QRELS --save "
-               f"{path.stem}.jsonl (or write one with evalkit run)")
-    if found.kind in ("directory", "missing"):
-        return f"{what} {path}: {found.looks_like}; pass a run artifact file"
-    if found.kind == "run":
-        return f"{what} {path} is a TREC run file, not an evalkit run artifact. {fix}"
-    if found.kind == "qrels":
-        return (f"{what} {path} looks like {found.looks_like}: the judgments, not a run. "
-                f"Score the run against them and save an artifact: evalkit eval RUN --qrels "
-                f"{path} --save run.jsonl")
-    if found.kind in ("json", "goldens"):
-        return (f"{what} {path} is {found.looks_like}, not an evalkit run artifact (whose "
-                f"first line is a header object with \"type\": \"header\"). {fix}")
-    return f"{what} {path} is {found.looks_like}, not an evalkit run artifact. {fix}"
-
-
-def no_rows_message(path: Path, what: str = "") -> str:
-    """What to say about a run artifact that holds its header line and no row."""
-    return (
-        f"{what + ' ' if what else ''}{path}: the run artifact has no rows (only its header "
-        "line): it holds no evaluated case. Was it written by an interrupted run? Continue "
-        "it with `evalkit run --resume`, or score the TREC run again with --save"
-    )
-
-
-def require_artifact_rows(path: Path, what: str) -> None:
-    """Refuse a run artifact that holds its header line and no row (read lazily: stops at
-    the first row)."""
-    with path.open("r", encoding="utf-8-sig", errors="replace") as fh:
-        fh.readline()
-        if any(line.strip() for line in fh):
-            return
-    raise CliError(no_rows_message(path, what))

@@ -2,7 +2,8 @@
 
 The target is not called. The golden set is the file the run header records, or
 ``--goldens``. The artifact is replaced atomically unless ``--output`` names another file.
-Exit status: 0 complete, 1 incomplete (rows whose call failed stay errored), 2 usage error.
+Exit status: 0 complete, 1 incomplete (rows whose call failed stay errored; cases without
+a row stay missing: a partial run is never marked complete), 2 usage error.
 """
 
 from __future__ import annotations

@@ -5,10 +5,13 @@ target on every case with a bounded thread pool, appends each row to the run art
 it completes, and prints the metric means and aggregates. Exit status: 0 when every case
 succeeded, 1 when the run is incomplete (some case errored; nothing is scored as if
 complete), 2 for a config or usage error, 3 when a judge spending limit (``--max-calls``,
-``--max-cost``) stopped the run (``--resume`` continues), 130 on Ctrl-C (``--resume``
-continues). ``--dry-run`` calls the target but sends no LLM-judge request and writes no
-artifact; it reports the grades found in the judge cache and those that would be
-requested (the spending options come from the ``evalkit-judge`` plugin).
+``--max-cost``) stopped the run (``--resume`` continues), 130 on Ctrl-C (the calls in
+flight that finish within ``--grace-s`` are written; ``--resume`` continues; one line,
+no traceback, also for a second Ctrl-C that stops the wait). ``--dry-run`` calls the
+target but sends no LLM-judge request and writes no artifact; it reports the grades found
+in the judge cache and those that would be requested (the spending options come from the
+``evalkit-judge`` plugin). A metric that failed on a case (``metric_errors``) leaves the
+run complete; the summary says which.
 """
 
 from __future__ import annotations
@@ -78,10 +81,16 @@ def summary_lines(run: RunResult) -> list[str]:
     complete = run.header.get("status") == "complete"
     names = list((run.header.get("config") or {}).get("metrics") or [])
     if complete and names:
+        failed = run.metric_failures()
         width = max(len(n) for n in names)
         lines.append(f"{'metric':<{width}}  {'mean':>8}")
         for n in names:
-            lines.append(f"{n:<{width}}  {run.mean(n):>8.4f}")
+            if n in failed:  # its mean is undefined; the other metrics keep theirs
+                lines.append(f"{n:<{width}}  {'n/a':>8}  (failed on {len(failed[n])} "
+                             f"case(s): {', '.join(repr(c) for c in list(failed[n])[:3])}"
+                             f"{', ...' if len(failed[n]) > 3 else ''})")
+            else:
+                lines.append(f"{n:<{width}}  {run.mean(n):>8.4f}")
     aggs: dict[str, float] = run.header.get("aggregates") or {}
     for n, v in aggs.items():
         lines.append(f"{n}: {v:.4f}")
@@ -101,8 +110,11 @@ def resume_line(run: RunResult) -> str:
         return f"resume: no earlier run in the artifact; all {n} case(s) were called"
     kept, called, retried = int(rec["kept"]), int(rec["called"]), int(rec.get("retried", 0))
     again = f" ({retried} of them had errored before)" if retried else ""
+    rescored = int(rec.get("rescored", 0))
+    scored = (f"; {rescored} kept row(s) had a failed metric, scored again from the stored "
+              "response" if rescored else "")
     return (f"resume: {kept} row(s) kept from the earlier run, {called} case(s) called "
-            f"now{again}")
+            f"now{again}{scored}")
 
 
 def summary_json(run: RunResult, path: Path | None, *, resumed: bool = False) -> str:
@@ -111,6 +123,7 @@ def summary_json(run: RunResult, path: Path | None, *, resumed: bool = False) ->
     null when there was no earlier run."""
     complete = run.header.get("status") == "complete"
     names = list((run.header.get("config") or {}).get("metrics") or [])
+    failed = run.metric_failures()
     out: dict[str, Any] = {
         "name": run.name,
         "artifact": None if path is None else str(path),
@@ -119,7 +132,9 @@ def summary_json(run: RunResult, path: Path | None, *, resumed: bool = False) ->
         "errors": run.header.get("errors", 0),
         "error_ids": run.header.get("error_ids", []),
         "error_messages": error_groups(run),
-        "means": {n: run.mean(n) for n in names} if complete else {},
+        "means": {n: None if n in failed else run.mean(n) for n in names} if complete else {},
+        "metric_errors": {m: {"cases": len(c), "ids": list(c)[:20], "first": next(iter(
+            c.values()))} for m, c in failed.items()},
         "aggregates": run.header.get("aggregates") or {},
         "aggregate_errors": run.header.get("aggregate_errors") or {},
     }
@@ -165,6 +180,13 @@ def command(
         "than N requests; grades received are kept and --resume continues.",
         show_default=False,
     )] = None,
+    grace_s: Annotated[float | None, typer.Option(
+        "--grace-s", min=0.0,
+        help="After Ctrl-C, how long the calls in flight may take to finish; their rows "
+        "are written (a second Ctrl-C stops at once). Default: the smaller of the target's "
+        "timeout per attempt and 10 s.",
+        show_default=False,
+    )] = None,
     max_cost: Annotated[float | None, typer.Option(
         "--max-cost", min=0.0, help="Stop the run cleanly once the next LLM-judge request "
         "would not fit this many US dollars (the judge needs prices); spending passes it by "
@@ -173,10 +195,11 @@ def command(
     )] = None,
 ) -> None:
     """Run the target of the eval config on every golden case and write the run artifact."""
-    from evalkit.cli.errors import CliError
+    from evalkit.cli.errors import INTERRUPTED, CliError
     from evalkit.evalconfig import check_names, load_eval_config
-    from evalkit.evaluation import evaluate
+    from evalkit.evaluation import RunInterrupted, evaluate
     from evalkit.goldens import load_goldens
+    from evalkit.scoring import require_judgments, resolve_metrics
 
     if resume and overwrite:
         raise CliError(
@@ -188,6 +211,8 @@ def command(
         typer.echo(cfg.notice, err=True)
     check_names(cfg)
     goldens = load_goldens(cfg.goldens, cfg.goldens_loader)
+    # before the target is built (building it may start work) and before any call
+    require_judgments(resolve_metrics(cfg.metrics), list(goldens))
     path = output.resolve() if output is not None else cfg.output
     if not dry_run:  # refused before any case is called
         from evalkit.cli.errors import CliError
@@ -219,7 +244,11 @@ def command(
                 max_concurrency=max_concurrency or cfg.max_concurrency,
                 artifact=None if dry_run else path, resume=resume and not dry_run,
                 overwrite=overwrite, name=cfg.name, progress=progress, config=cfg.recorded(),
+                grace_s=grace_s,
             )
+    except RunInterrupted as exc:  # the rows that arrived are written; say so in a line
+        typer.echo(exc.line(None if dry_run else path), err=True)
+        raise typer.Exit(INTERRUPTED) from None
     except BaseException as exc:
         if judge is None or not isinstance(exc, judge.BudgetExhausted):
             raise

@@ -35,7 +35,7 @@ def core_family(
     def factory(k: int) -> MetricSpec:
         return MetricSpec(
             name=f"{name}@{k}", fn=adapt_core(core, k), higher_is_better=higher_is_better,
-            description=description, family=name,
+            description=description, family=name, needs_judgments=True,
         )
 
     return MetricFamily(
@@ -68,7 +68,7 @@ def register_retrieval_metric(
     reg = registry or default_registry()
     spec = MetricSpec(
         name=f"{name}@{k}", fn=_cached_adapter(fn, k), higher_is_better=higher_is_better,
-        description=f"{getattr(fn, '__name__', name)} at k={k}",
+        description=f"{getattr(fn, '__name__', name)} at k={k}", needs_judgments=True,
     )
     provider: Provider = _client_provider(fn)
     reg.add(spec, provider)

@@ -12,6 +12,7 @@ reporters (``evalkit plugins list``) imports neither.
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -20,26 +21,36 @@ from typing import TYPE_CHECKING, Any
 from evalkit.specs import ReporterSpec
 
 if TYPE_CHECKING:
+    from evalkit.reporters.comparison_rows import (
+        report_from_comparison as report_from_comparison,
+    )
+    from evalkit.reporters.model import QueryDelta as QueryDelta
     from evalkit.reporters.model import Report as Report
+    from evalkit.reporters.model import ReportCase as ReportCase
     from evalkit.reporters.model import ReportRow as ReportRow
+    from evalkit.reporters.model import ReportRun as ReportRun
     from evalkit.reporters.model import as_report as as_report
-    from evalkit.reporters.model import report_from_comparison as report_from_comparison
     from evalkit.reporters.model import report_from_gate as report_from_gate
 
-_MODEL = frozenset({"Report", "ReportRow", "as_report", "report_from_comparison",
-                    "report_from_gate"})
+_LAZY: dict[str, str] = {
+    "QueryDelta": "evalkit.reporters.model", "Report": "evalkit.reporters.model",
+    "ReportCase": "evalkit.reporters.model",
+    "ReportRow": "evalkit.reporters.model", "ReportRun": "evalkit.reporters.model",
+    "as_report": "evalkit.reporters.model", "report_from_gate": "evalkit.reporters.model",
+    "report_from_comparison": "evalkit.reporters.comparison_rows",
+}
 
 
 def __getattr__(name: str) -> Any:
-    if name in _MODEL:
-        from evalkit.reporters import model
+    if name in _LAZY:
+        import importlib
 
-        return getattr(model, name)
+        return getattr(importlib.import_module(_LAZY[name]), name)
     raise AttributeError(f"module 'evalkit.reporters' has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *_MODEL})
+    return sorted({*globals(), *_LAZY})
 
 
 def _console(obj: Any) -> str:
@@ -81,16 +92,36 @@ class ReportTargetError(ValueError):
     """A ``--report FORMAT:PATH`` value that cannot be used."""
 
 
+#: Reporters that a plugin distribution of this repository provides: ``{name:
+#: distribution}``, so that asking for one that is not installed says what to install.
+PLUGIN_REPORTERS: dict[str, str] = {"html": "evalkit-report-html"}
+
+
 def get_reporter(name: str) -> ReporterSpec:
     """The reporter registered as ``name`` in the default registry.
 
     Raises:
-        RegistryError: no such reporter (the message lists the known ones), or two
-            plugins provide it.
+        RegistryError: no such reporter (the message lists the known ones and, for a
+            reporter of :data:`PLUGIN_REPORTERS`, names the distribution to install), or
+            two plugins provide it.
     """
-    from evalkit.registry import default_registry
+    from evalkit.registry import RegistryError, default_registry
 
-    spec = default_registry().get("reporter", name)
+    registry = default_registry()
+    try:
+        spec = registry.get("reporter", name)
+    except RegistryError as exc:
+        dist = PLUGIN_REPORTERS.get(name)
+        blocked = any(c.namespace == "reporter" and c.name == name
+                      for c in registry.conflicts())
+        if dist is None or blocked:
+            raise  # not a plugin's reporter, or a conflict: the registry's message
+        raise RegistryError(
+            f"{exc}. The {name!r} reporter comes from the {dist} plugin, which is not "
+            f"installed or not enabled: install it with `pip install {dist}` (from a clone of "
+            f"paired-evalkit: `pip install -e plugins/{dist}`, or `pip install -r "
+            "requirements.txt` for every in-repo plugin), and list it in [tool.evalkit] "
+            "plugins if the project selects its plugins") from None
     assert isinstance(spec, ReporterSpec)
     return spec
 
@@ -112,6 +143,73 @@ def parse_report_target(text: str) -> tuple[str, str]:
     return fmt.strip(), path.strip()
 
 
+def check_report_targets(targets: Sequence[str], *, as_json: bool = False,
+                         inputs: Sequence[Path | None] = ()) -> bool:
+    """Refuse, before any work, a ``--report FORMAT:PATH`` value that is malformed, names an
+    unknown format, names one of the command's ``inputs`` or a file that cannot be
+    written, or would share standard output with another report or with ``--json``
+    (``as_json``).
+
+    Returns:
+        Whether a report goes to standard output (the command's own output then goes to
+        standard error).
+
+    Raises:
+        ReportTargetError: a malformed target, two reports on one file or on standard
+            output.
+        RegistryError: an unknown format.
+        evalkit.outputs.DestinationError: an input, or a file that cannot be written.
+    """
+    from evalkit.outputs import (
+        DestinationError,
+        UnwritableError,
+        check_writable,
+        refuse_overwriting_inputs,
+    )
+
+    parsed = [parse_report_target(t) for t in targets]
+    for fmt_name, _ in parsed:
+        get_reporter(fmt_name)
+    for text, (_, path) in zip(targets, parsed, strict=True):
+        if path == "-":
+            continue
+        refuse_overwriting_inputs(Path(path), "--report", inputs)
+        try:
+            check_writable(Path(path), in_place=True)
+        except UnwritableError as exc:
+            raise DestinationError(f"--report {text}: cannot be written: {exc.reason}"
+                                   ) from None
+    files: dict[str, str] = {}
+    for text, (_, path) in zip(targets, parsed, strict=True):
+        if path == "-":
+            continue
+        key = os.path.realpath(path)
+        if key in files:
+            raise ReportTargetError(
+                f"--report {files[key]} and --report {text} write the same file, where the "
+                "second would replace the first; give each its own path")
+        files[key] = text
+    to_stdout = [t for t, (_, path) in zip(targets, parsed, strict=True) if path == "-"]
+    if len(to_stdout) > 1:
+        raise ReportTargetError(
+            f"--report {' and '.join(to_stdout)} both write to standard output, where they "
+            "would run together; send all but one to a file"
+        )
+    if to_stdout and as_json:
+        raise ReportTargetError(
+            f"--json and --report {to_stdout[0]} both write to standard output, where they "
+            "would run together; send the report to a file, or use --report json:- alone"
+        )
+    return bool(to_stdout)
+
+
+def file_targets(targets: Sequence[str]) -> tuple[list[str], list[str]]:
+    """``(targets written to files, targets written to standard output)``: a command
+    writes its files first, so that a write failure is reported before any verdict."""
+    to_files = [t for t in targets if parse_report_target(t)[1] != "-"]
+    return to_files, [t for t in targets if t not in to_files]
+
+
 def write_reports(obj: Any, targets: Sequence[str]) -> list[str]:
     """Render ``obj`` once per ``FORMAT:PATH`` target and write each (``-`` = stdout).
 
@@ -126,7 +224,8 @@ def write_reports(obj: Any, targets: Sequence[str]) -> list[str]:
         evalkit.outputs.UnwritableError: an :class:`OSError` naming the file that cannot
             be written and why.
     """
-    from evalkit.outputs import writing
+    from evalkit.outputs import write_output
+    from evalkit.redaction import mask
 
     if not targets:
         return []
@@ -136,27 +235,55 @@ def write_reports(obj: Any, targets: Sequence[str]) -> list[str]:
     plan = [(get_reporter(fmt), path) for fmt, path in map(parse_report_target, targets)]
     written: list[str] = []
     for spec, path in plan:
-        text = spec.render(report)
+        text = mask(spec.render(report))
         if path == "-":
             sys.stdout.write(text if text.endswith("\n") else text + "\n")
         else:
-            p = Path(path)
-            with writing(p):
-                p.parent.mkdir(parents=True, exist_ok=True)
-                p.write_text(text, encoding="utf-8")
+            write_output(Path(path), text)
         written.append(path)
     return written
 
 
+def write_report(obj: Any, fmt: str, path: str | os.PathLike[str]) -> Path:
+    """Render ``obj`` (a :class:`Report`, a ``Comparison``, a ``GateReport``) with the
+    reporter registered as ``fmt``, looked up in the registry, and write it to the file
+    ``path`` (its folder is made when missing; secrets masked and the file replaced
+    atomically, as :func:`write_reports` does). ``Comparison.to_html(path)`` is
+    ``write_report(comparison, "html", path)``.
+
+    Returns:
+        The path written.
+
+    Raises:
+        RegistryError: no reporter ``fmt``; for ``html`` the message names the
+            distribution to install.
+        evalkit.outputs.UnwritableError: the file cannot be written (the message says
+            why).
+    """
+    from evalkit.outputs import write_output
+    from evalkit.redaction import mask
+    from evalkit.reporters.model import as_report
+
+    spec = get_reporter(fmt)
+    return write_output(Path(path), mask(spec.render(as_report(obj))))
+
+
 __all__ = [
+    "PLUGIN_REPORTERS",
+    "QueryDelta",
     "Report",
+    "ReportCase",
     "ReportRow",
+    "ReportRun",
     "ReportTargetError",
     "as_report",
     "builtin_reporters",
+    "check_report_targets",
+    "file_targets",
     "get_reporter",
     "parse_report_target",
     "report_from_comparison",
     "report_from_gate",
+    "write_report",
     "write_reports",
 ]

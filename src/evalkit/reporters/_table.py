@@ -1,4 +1,5 @@
-"""The columns shared by the console and Markdown reporters."""
+"""The columns shared by the console and Markdown reporters: the main table, and the
+table of the queries that moved most in a comparison."""
 
 from __future__ import annotations
 
@@ -64,6 +65,9 @@ def columns(report: Report) -> tuple[list[str], list[list[str]]]:
         # name the correction: "p (Holm)", "p (Benjamini-Hochberg)"
         headers.append(f"p ({report.correction})" if report.correction else "p (adjusted)")
     headers += ["result", "n"]
+    counts = any(r.wins_ties_losses for r in report.rows)
+    if counts:
+        headers.append("W/T/L")
     cells = []
     for r in report.rows:
         line = [r.name, num(r.value), num(r.reference_value), num(r.difference, True), ci(r),
@@ -71,5 +75,28 @@ def columns(report: Report) -> tuple[list[str], list[list[str]]]:
         if adjusted:
             line.append(pval(r.p_adjusted, r.n_resamples))
         line += [r.status, r.coverage]
+        if counts:
+            line.append(r.wins_ties_losses)
+        cells.append(line)
+    return headers, cells
+
+
+def movers(row: ReportRow) -> tuple[list[str], list[list[str]]]:
+    """``(headers, cells)`` of the queries that moved most in a comparison row: direction,
+    query id, both values, the difference, and the query's text and the runs' per-case
+    reasons (an LLM judge's) when any of them is known. No cells when nothing moved."""
+    items = [("up", m) for m in row.top_gains] + [("down", m) for m in row.top_losses]
+    texts = any(m.text for _, m in items)
+    reasons = any(m.reason("baseline") or m.reason("candidate") for _, m in items)
+    headers = ["", "query", "baseline", "candidate", "diff"]
+    headers += ["text"] if texts else []
+    headers += ["baseline reason", "candidate reason"] if reasons else []
+    cells: list[list[str]] = []
+    for label, m in items:
+        line = [label, m.id, num(m.baseline), num(m.candidate), num(m.diff, True)]
+        if texts:
+            line.append(m.text or "")
+        if reasons:
+            line += [m.reason("baseline") or "", m.reason("candidate") or ""]
         cells.append(line)
     return headers, cells

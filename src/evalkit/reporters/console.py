@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 from typing import Any
 
-from evalkit.reporters._table import columns
+from evalkit.reporters._table import columns, movers
 from evalkit.reporters.model import as_report
 
 STYLES = {"pass": "green", "fail": "bold red", "warn": "yellow", "error": "bold magenta"}
@@ -35,10 +35,20 @@ def render_console(obj: Any, *, width: int = 200, color: bool = False) -> str:
     buf = io.StringIO()
     console = Console(file=buf, width=width, force_terminal=color, color_system=(
         "standard" if color else None), highlight=False, soft_wrap=False)
+    if report.description:  # how a comparison was tested
+        console.print(report.description, markup=False)
     console.print(table)
     for row in report.rows:
         if row.status not in ("pass", "no significant difference") and row.detail:
             console.print(f"{row.name}: {row.detail}", markup=False)
+    for row in report.rows:
+        heads, lines = movers(row)
+        if lines:
+            console.print(f"queries that moved most ({row.name})", markup=False)
+            moved = Table(*heads, box=None, pad_edge=False)
+            for line in lines:
+                moved.add_row(*line)
+            console.print(moved)
     for note in report.notes:
         console.print(f"note: {note}", markup=False)
     console.print(report.summary, markup=False)

@@ -13,6 +13,7 @@ import re
 import xml.etree.ElementTree as ET
 from typing import Any
 
+from evalkit.formatting import signed
 from evalkit.reporters.model import Report, ReportRow, as_report
 
 # characters XML 1.0 cannot hold, even escaped
@@ -29,7 +30,8 @@ def _case(suite: ET.Element, report: Report, row: ReportRow) -> None:
                        time="0")
     props = ET.SubElement(tc, "properties")
     for key, value in (("metric", row.metric), ("status", row.status), ("level", row.level),
-                       ("coverage", row.coverage), ("rule", row.rule)):
+                       ("coverage", row.coverage), ("rule", row.rule),
+                       ("wins/ties/losses", row.wins_ties_losses)):
         if value:
             ET.SubElement(props, "property", name=key, value=_text(value))
     first = row.detail.split("; ")[0] if row.detail else row.status
@@ -42,6 +44,12 @@ def _case(suite: ET.Element, report: Report, row: ReportRow) -> None:
     out = f"{row.name}: {row.status}" + (f" ({row.coverage})" if row.coverage else "")
     if row.detail:
         out += f"\n{row.detail}"
+    if row.wins_ties_losses:
+        out += f"\nwins/ties/losses (candidate better/equal/worse): {row.wins_ties_losses}"
+    for label, moved in (("up", row.top_gains), ("down", row.top_losses)):
+        for m in moved:
+            out += (f"\nmoved {label}: query {m.id} {m.baseline:.4f} -> {m.candidate:.4f} "
+                    f"({signed(m.diff)})" + (f" {m.text}" if m.text else ""))
     if row.level == "warn" and row.status != "pass":
         out = "warning: " + out
     ET.SubElement(tc, "system-out").text = _text(out)
@@ -63,6 +71,8 @@ def render_junit(obj: Any) -> str:
     if report.exit_code is not None:
         ET.SubElement(props, "property", name="exit_code", value=str(report.exit_code))
     ET.SubElement(props, "property", name="summary", value=_text(report.summary))
+    if report.description:  # how a comparison was tested
+        ET.SubElement(props, "property", name="test", value=_text(report.description))
     for row in report.rows:
         _case(suite, report, row)
     if report.notes:

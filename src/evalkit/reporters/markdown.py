@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from evalkit.reporters._table import columns
+from evalkit.reporters._table import columns, movers
 from evalkit.reporters.model import as_report
 
 ICONS = {"pass": "✅", "fail": "❌", "warn": "⚠️", "error": "🛑"}
@@ -31,6 +31,8 @@ def render_markdown(obj: Any) -> str:
         what += (" against baseline " if report.kind == "gate" else " vs ") + (
             f"`{_cell(report.reference)}`")
     out += ["", what, ""]
+    if report.description:  # how a comparison was tested
+        out += [f"_{_cell(report.description)}_", ""]
     out.append("| " + " | ".join(_cell(h) for h in headers) + " |")
     out.append("|" + "|".join("---" for _ in headers) + "|")
     for row, line in zip(report.rows, cells, strict=True):
@@ -42,6 +44,14 @@ def render_markdown(obj: Any) -> str:
     if reasons:
         out += ["", "**Details**", ""]
         out += [f"- `{_cell(r.name)}`: {_cell(r.detail)}" for r in reasons]
+    for r in report.rows:
+        heads, lines = movers(r)
+        if not lines:
+            continue
+        out += ["", f"**Queries that moved most: `{_cell(r.name)}`**", ""]
+        out.append("| " + " | ".join(_cell(h) for h in heads) + " |")
+        out.append("|" + "|".join("---" for _ in heads) + "|")
+        out += ["| " + " | ".join(_cell(c) for c in line) + " |" for line in lines]
     if report.notes:
         out.append("")
         out += [f"> {_cell(n)}" for n in report.notes]

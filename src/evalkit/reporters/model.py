@@ -4,27 +4,86 @@ A :class:`Report` is a title, the two things compared (``subject``: the run or s
 ``reference``: the baseline or system B, if any), one :class:`ReportRow` per check or
 metric, an overall status and summary, and an exit code for gates. Gate reports come from
 :func:`report_from_gate` (``GateReport.to_report()``); comparisons from
-:func:`report_from_comparison`. Reporters take a :class:`Report` or anything with a
-``to_report()`` method (:func:`as_report`).
+:meth:`evalkit.comparison.Comparison.to_report`, which fills every field of a comparison
+(wins/ties/losses, the queries that moved most with their text and per-case details, the
+per-query differences, the binned null or resampling distribution, the settings, the
+test's description, warnings and provenance), or from
+:func:`evalkit.reporters.report_from_comparison` for bare statistics results. Reporters
+take a :class:`Report` or anything with a ``to_report()`` method (:func:`as_report`).
+This module sits below the gate and the comparison: it imports neither.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from evalkit.formatting import p_phrase, signed
-
 if TYPE_CHECKING:
     from evalkit.gate import GateReport
+    from evalkit.stats.histogram import Histogram
 
 ReportKind = Literal["gate", "compare"]
 
 
 def _clean(x: float | None) -> float | None:
     return None if x is None or not math.isfinite(x) else float(x)
+
+
+@dataclass(frozen=True)
+class QueryDelta:
+    """One query's values of one metric in two runs (a row of "the queries that moved
+    most", and how :class:`evalkit.comparison.Comparison` carries them).
+
+    Attributes:
+        id: the query (case) id.
+        baseline, candidate: the two runs' values.
+        diff: candidate minus baseline, as the test saw it (rounding noise removed).
+        text: the query's text, when the comparison was given it (``topics=``, or the
+            golden set the runs were made from); else None.
+        details: per-case details the metric published, ``{"baseline": {...} | None,
+            "candidate": {...} | None}`` (an LLM judge: ``score``, ``reason``, ``model``,
+            tokens, cost); None when neither run has any.
+    """
+
+    id: str
+    baseline: float
+    candidate: float
+    diff: float
+    text: str | None = None
+    details: Mapping[str, Any] | None = None
+
+    def reason(self, side: str = "candidate") -> str | None:
+        """The ``reason`` in the details of one side (``"candidate"`` or ``"baseline"``),
+        if there is one."""
+        found = (self.details or {}).get(side)
+        value = found.get("reason") if isinstance(found, Mapping) else None
+        return None if value is None else str(value)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "baseline": self.baseline, "candidate": self.candidate,
+                "diff": self.diff, "text": self.text,
+                "details": None if self.details is None else dict(self.details)}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> QueryDelta:
+        """The inverse of :meth:`to_dict` (``text`` and ``details`` may be absent)."""
+        details = data.get("details")
+        return cls(id=str(data["id"]), baseline=float(data["baseline"]),
+                   candidate=float(data["candidate"]), diff=float(data["diff"]),
+                   text=None if data.get("text") is None else str(data["text"]),
+                   details=None if details is None else dict(details))
+
+
+@dataclass(frozen=True)
+class ReportRun:
+    """A run a report is about: its name, where it came from, and its role
+    (``"baseline"`` or ``"candidate"``)."""
+
+    name: str
+    source: str | None
+    role: str
 
 
 @dataclass(frozen=True)
@@ -50,6 +109,28 @@ class ReportRow:
         detail: one human-readable sentence with the numbers and the reason.
         failed: counts as a failure (a blocking check that failed).
         errored: counts as an error (a blocking check that could not be judged).
+
+    Comparison rows also carry (None or empty elsewhere):
+
+    Attributes:
+        candidate, baseline: the names of the two runs of this row.
+        n_queries: paired queries.
+        significant: the comparison's verdict (adjusted p below alpha, or the seed's
+            interval rule).
+        wins, ties, losses: queries where the candidate is better, equal, worse (by the
+            metric's polarity).
+        effect_size: Cohen's d_z of the per-query differences (mean / sd).
+        method, ci_method: the test and the interval that ran.
+        higher_is_better: the metric's polarity.
+        warnings: the statistics' and the inputs' notes on this row.
+        top_gains, top_losses: the queries that moved most up and down
+            (:class:`QueryDelta`).
+        query_ids, differences: every paired query and its difference, in one order.
+        baseline_values, candidate_values: each paired query's value in the baseline and
+            in the candidate, in the order of ``query_ids`` (empty when not known).
+        distribution: the binned null or resampling distribution of the test's
+            statistic (:class:`evalkit.stats.histogram.Histogram`), or None.
+        details: per-case details, ``{query id: {"baseline": ..., "candidate": ...}}``.
     """
 
     name: str
@@ -70,10 +151,37 @@ class ReportRow:
     failed: bool = False
     errored: bool = False
     n_resamples: int | None = None
+    candidate: str | None = None
+    baseline: str | None = None
+    n_queries: int | None = None
+    significant: bool | None = None
+    wins: int | None = None
+    ties: int | None = None
+    losses: int | None = None
+    effect_size: float | None = None
+    method: str | None = None
+    ci_method: str | None = None
+    higher_is_better: bool | None = None
+    warnings: tuple[str, ...] = ()
+    top_gains: tuple[QueryDelta, ...] = ()
+    top_losses: tuple[QueryDelta, ...] = ()
+    query_ids: tuple[str, ...] = ()
+    differences: tuple[float, ...] = ()
+    distribution: Histogram | None = None
+    details: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    baseline_values: tuple[float, ...] = ()
+    candidate_values: tuple[float, ...] = ()
 
     @property
     def has_comparison(self) -> bool:
         return self.difference is not None or self.p_value is not None
+
+    @property
+    def wins_ties_losses(self) -> str:
+        """``"80/1/12"``, or empty when the row has no counts."""
+        if self.wins is None or self.ties is None or self.losses is None:
+            return ""
+        return f"{self.wins}/{self.ties}/{self.losses}"
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -84,8 +192,48 @@ class ReportRow:
             "ci_high": _clean(self.ci_high), "confidence": self.confidence,
             "p_value": _clean(self.p_value), "p_adjusted": _clean(self.p_adjusted),
             "coverage": self.coverage, "detail": self.detail, "failed": self.failed,
-            "errored": self.errored,
+            "errored": self.errored, "n_resamples": self.n_resamples,
+            "candidate": self.candidate, "baseline": self.baseline,
+            "n_queries": self.n_queries, "significant": self.significant,
+            "wins": self.wins, "ties": self.ties, "losses": self.losses,
+            "effect_size": _clean(self.effect_size), "method": self.method,
+            "ci_method": self.ci_method, "higher_is_better": self.higher_is_better,
+            "warnings": list(self.warnings),
+            "top_gains": [m.to_dict() for m in self.top_gains],
+            "top_losses": [m.to_dict() for m in self.top_losses],
+            "query_ids": list(self.query_ids), "differences": list(self.differences),
+            "distribution": None if self.distribution is None else
+            self.distribution.to_dict(),
+            "details": {k: dict(v) for k, v in self.details.items()},
+            "baseline_values": [_clean(x) for x in self.baseline_values],
+            "candidate_values": [_clean(x) for x in self.candidate_values],
         }
+
+
+@dataclass(frozen=True)
+class ReportCase:
+    """One case of a gated run, for the reports that list cases (the HTML report's
+    errored cases and a judge's grades).
+
+    Attributes:
+        id: the case id.
+        error: the message of a failed target call, or None.
+        metric_errors: ``{metric: message}`` of the metrics that failed on this case.
+        values: ``{metric: value}`` the case has.
+        details: ``{metric: {...}}`` a metric published for the case (an LLM judge:
+            ``score``, ``reason``, ``model``, tokens, cost).
+    """
+
+    id: str
+    error: str | None = None
+    metric_errors: Mapping[str, str] = field(default_factory=dict)
+    values: Mapping[str, float] = field(default_factory=dict)
+    details: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "error": self.error, "metric_errors": dict(self.metric_errors),
+                "values": {k: _clean(v) for k, v in self.values.items()},
+                "details": dict(self.details)}
 
 
 @dataclass(frozen=True)
@@ -106,6 +254,16 @@ class Report:
         correction: the name of the multiple-comparison correction behind ``p_adjusted``
             (``"Holm"``), for the column heading; ``None`` when nothing is adjusted or it
             is unknown.
+        description: how the comparison was tested, in one line (``"sign-flip
+            randomization test (--test auto); test-inversion CI; ..."``).
+        settings: the comparison's settings (method, correction, alpha, resamples,
+            seed, ``top``, ...), as in its JSON.
+        provenance: where the numbers come from (versions, each run's scoring).
+        runs: the runs compared, baseline first (:class:`ReportRun`).
+        warnings: notes on the inputs (they open ``notes`` too).
+        queries: ``{query id: text}`` where the text is known.
+        cases: a gate's cases (:class:`ReportCase`), when the gate kept its run; empty
+            for comparisons.
     """
 
     kind: ReportKind
@@ -119,6 +277,13 @@ class Report:
     notes: tuple[str, ...] = ()
     data: Mapping[str, Any] = field(default_factory=dict)
     correction: str | None = None
+    description: str = ""
+    settings: Mapping[str, Any] = field(default_factory=dict)
+    provenance: Mapping[str, Any] = field(default_factory=dict)
+    runs: tuple[ReportRun, ...] = ()
+    warnings: tuple[str, ...] = ()
+    queries: Mapping[str, str] = field(default_factory=dict)
+    cases: tuple[ReportCase, ...] = ()
 
     def counts(self) -> dict[str, int]:
         """``{status: number of rows}``."""
@@ -133,7 +298,12 @@ class Report:
             "reference": self.reference, "status": self.status, "summary": self.summary,
             "exit_code": self.exit_code, "counts": self.counts(),
             "rows": [r.to_dict() for r in self.rows], "notes": list(self.notes),
-            "correction": self.correction,
+            "correction": self.correction, "description": self.description,
+            "settings": dict(self.settings), "provenance": dict(self.provenance),
+            "runs": [{"name": r.name, "source": r.source, "role": r.role}
+                     for r in self.runs],
+            "warnings": list(self.warnings), "queries": dict(self.queries),
+            "cases": [c.to_dict() for c in self.cases],
         }
         if self.data:
             out["data"] = dict(self.data)
@@ -165,8 +335,26 @@ def _rule(check: Any) -> str:
     return f"no regression (alpha {check.alpha:g})"
 
 
+def _cases(run: Any) -> tuple[ReportCase, ...]:
+    """The :class:`ReportCase` of each row of ``run`` (a RunResult), in row order."""
+    out: list[ReportCase] = []
+    for row in getattr(run, "per_query", None) or ():
+        case_id = next((str(v) for a in ("case_id", "query_id", "id")
+                        if (v := getattr(row, a, None)) is not None), "")
+        error = getattr(row, "error", None)
+        out.append(ReportCase(
+            id=case_id, error=None if error is None else str(error),
+            metric_errors=dict(getattr(row, "metric_errors", None) or {}),
+            values={str(k): float(v) for k, v in (getattr(row, "metrics", None) or {}
+                                                  ).items()},
+            details=dict(getattr(row, "details", None) or {}),
+        ))
+    return tuple(out)
+
+
 def report_from_gate(gate: GateReport) -> Report:
-    """The :class:`Report` of a gate: one row per check, in check order."""
+    """The :class:`Report` of a gate: one row per check, in check order, and the cases
+    of the gated run when the gate kept it (``GateReport.run``)."""
     rows: list[ReportRow] = []
     for r in gate.results:
         c = r.comparison
@@ -183,156 +371,24 @@ def report_from_gate(gate: GateReport) -> Report:
             coverage=r.coverage, detail=r.detail(),
             failed=r.blocking and r.verdict == "fail",
             errored=r.blocking and r.verdict == "error",
+            # a baseline check's comparison, in the fields a comparison report fills
+            candidate=None if c is None else gate.run_name,
+            baseline=None if c is None else gate.baseline_name,
+            n_queries=None if c is None else c.n_cases,
+            significant=None if c is None else c.p_decision < c.alpha,
+            method=None if c is None else c.method,
+            higher_is_better=None if c is None else c.higher_is_better,
         ))
     return Report(
         kind="gate", title="evalkit gate", subject=gate.run_name,
         reference=gate.baseline_name, rows=tuple(rows), status=gate.status,
-        summary=gate.summary(), exit_code=gate.exit_code, notes=gate.notes,
+        summary=gate.summary(), exit_code=gate.exit_code,
+        notes=(*(f"incomplete: {m}" for m in gate.incomplete), *gate.notes),
         data=gate.to_dict(),
         correction="Holm" if any(r.p_adjusted is not None for r in rows) else None,
+        cases=_cases(getattr(gate, "run", None)),
     )
 
 
-#: How a correction named by :mod:`evalkit.stats` (``PairedTestResult.correction``) is
-#: written in a report.
-CORRECTION_LABELS: dict[str, str] = {
-    "holm": "Holm", "bh": "Benjamini-Hochberg", "westfall-young": "Westfall-Young max-T",
-}
-
-
-def _get(obj: Any, name: str, default: Any = None) -> Any:
-    if isinstance(obj, Mapping):
-        return obj.get(name, default)
-    return getattr(obj, name, default)
-
-
-def _first(obj: Any, *names: str) -> Any:
-    for name in names:
-        value = _get(obj, name)
-        if value is not None:
-            return value
-    return None
-
-
-def report_from_comparison(
-    results: Iterable[Any],
-    *,
-    name_a: str | None = None,
-    name_b: str | None = None,
-    means: Mapping[str, tuple[float, float]] | None = None,
-    polarity: Mapping[str, bool] | None = None,
-    title: str = "evalkit compare",
-    notes: Iterable[str] = (),
-    correction: str | None = None,
-) -> Report:
-    """The :class:`Report` of a paired comparison, one row per (metric, candidate).
-
-    Args:
-        results: per-metric results, objects or mappings, in either of two shapes:
-            the statistics' (``BootstrapResult`` / ``PairedTestResult``: ``metric``,
-            ``observed`` = A minus B, ``ci_low``, ``ci_high``, ``p_value``,
-            ``significant``, optional ``p_adjusted``, ``alpha``, ``name_a``, ``name_b``,
-            ``n_queries``, ``method``) or ``evalkit compare``'s rows (``metric``,
-            ``candidate``, ``baseline``, ``diff`` = candidate minus baseline,
-            ``candidate_mean``, ``baseline_mean``, ``ci_low``, ``ci_high``, ``p_value``,
-            ``significant``, ``higher_is_better``, optional ``p_adjusted``). A is the
-            candidate, B the baseline. ``significant``, when present, is taken as the
-            verdict; an interval bound may be ``None`` (not computed).
-        name_a, name_b: system names (default: taken from the first result).
-        means: ``{metric: (mean of A, mean of B)}``, when the results do not carry them.
-        polarity: ``{metric: higher_is_better}``, when the results do not carry it; with
-            a polarity the status says which system is better, without it which is higher.
-        title: the heading.
-        notes: remarks shown under the table.
-        correction: the name of the correction behind ``p_adjusted``, as printed
-            (``"Holm"``); default: the results' own ``correction`` (``"holm"``, ``"bh"``,
-            ``"westfall-young"``, as :mod:`evalkit.stats` names them).
-
-    Returns:
-        A ``kind="compare"`` report; ``exit_code`` is ``None``. With several candidates the
-        rows are named ``"metric (candidate)"`` and the subject lists the candidates.
-    """
-    items = list(results)
-    cands = list(dict.fromkeys(str(_first(it, "name_a", "candidate") or name_a or "A")
-                               for it in items))
-    if items:
-        name_a = name_a or _first(items[0], "name_a", "candidate")
-        name_b = name_b or _first(items[0], "name_b", "baseline")
-    several = len(cands) > 1
-    a_default, b = str(name_a or "A"), str(name_b or "B")
-    if correction is None:
-        named = {str(c) for c in (_get(it, "correction") for it in items) if c}
-        if len(named) == 1:
-            only = named.pop()
-            correction = CORRECTION_LABELS.get(only, only)
-    rows: list[ReportRow] = []
-    n_sig = 0
-    for it in items:
-        metric = str(_get(it, "metric"))
-        a = str(_first(it, "name_a", "candidate") or a_default)
-        diff = float(_first(it, "observed", "diff"))
-        p_raw = float(_get(it, "p_value"))
-        p_adj = _get(it, "p_adjusted")
-        alpha = float(_get(it, "alpha", 0.05) or 0.05)
-        verdict = _get(it, "significant")
-        if verdict is not None:  # the result's own verdict wins
-            sig = bool(verdict)
-        else:
-            sig = float(p_adj if p_adj is not None else p_raw) < alpha
-        hib = _get(it, "higher_is_better")
-        if hib is None and polarity is not None:
-            hib = polarity.get(metric)
-        if sig and diff != 0:
-            n_sig += 1
-            higher = a if diff > 0 else b
-            if hib is not None:
-                status = f"{higher if hib else (b if higher == a else a)} better"
-            else:
-                status = f"{higher} higher"
-        else:
-            status = "no significant difference"
-        ma, mb = (means or {}).get(metric, (None, None))
-        ma = _first(it, "candidate_mean", "mean_a") if ma is None else ma
-        mb = _first(it, "baseline_mean", "mean_b") if mb is None else mb
-        n = _get(it, "n_queries")
-        lo, hi = _get(it, "ci_low"), _get(it, "ci_high")
-        ci_low = None if lo is None else float(lo)
-        ci_high = None if hi is None else float(hi)
-        method = _get(it, "method")
-        b_res = _first(it, "p_resamples", "n_resamples")
-        if method == "t-test" or _get(it, "exact"):
-            b_res = None  # an analytic or exact p has no resampling floor
-        b_res = None if b_res is None else int(b_res)
-        # the row's name (the metric) heads the detail wherever a reporter shows it
-        detail = f"{a} minus {b} = {signed(diff)}"
-        if ci_low is not None and ci_high is not None:
-            detail += f", {1 - alpha:.0%} CI [{signed(ci_low)}, {signed(ci_high)}]"
-        detail += f", {p_phrase(p_raw, b_res)}"
-        if p_adj is not None:
-            by = f" by {correction}" if correction else ""
-            detail += f", adjusted{by}: {p_phrase(float(p_adj), b_res)}"
-        if method:
-            detail += f" ({method})"
-        rows.append(ReportRow(
-            name=f"{metric} ({a})" if several else metric, status=status, metric=metric,
-            level="info", value=None if ma is None else float(ma),
-            reference_value=None if mb is None else float(mb), difference=diff,
-            ci_low=ci_low, ci_high=ci_high, confidence=1 - alpha, p_value=p_raw,
-            p_adjusted=None if p_adj is None else float(p_adj), n_resamples=b_res,
-            coverage="" if n is None else f"{n} queries", detail=detail,
-        ))
-    subject = ", ".join(cands) if several else a_default
-    summary = (f"{subject} vs {b}: {n_sig} of {len(rows)} comparison(s) differ "
-               "significantly" if rows else f"{subject} vs {b}: nothing compared")
-    adjusted = any(r.p_adjusted is not None for r in rows)
-    return Report(
-        kind="compare", title=title, subject=subject, reference=b, rows=tuple(rows),
-        status="done", summary=summary, exit_code=None, notes=tuple(notes),
-        correction=correction if adjusted else None,
-    )
-
-
-__all__ = [
-    "CORRECTION_LABELS", "Report", "ReportRow", "as_report", "report_from_comparison",
-    "report_from_gate",
-]
+__all__ = ["QueryDelta", "Report", "ReportCase", "ReportRow", "ReportRun", "as_report",
+           "report_from_gate"]

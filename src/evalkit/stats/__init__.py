@@ -7,7 +7,8 @@ Entry points:
   :data:`DEFAULT_METHOD` = "auto": the sign-flip randomization test, or the paired
   t-test for binary differences).
 * :func:`compare_runs` — many metrics and systems in one call, shared resamples,
-  Holm / Benjamini-Hochberg / Westfall-Young adjusted p-values.
+  Holm / Benjamini-Hochberg / Westfall-Young adjusted p-values (a
+  :class:`PairedTestFamily`; the statistics core of :func:`evalkit.compare`).
 * :func:`aggregate_bootstrap` — paired bootstrap of a whole-run aggregate.
 * power: :func:`t_power`, :func:`minimum_detectable_effect`, :func:`required_n`,
   :func:`simulate_power`, :func:`plan_from_pilot`.
@@ -30,8 +31,9 @@ _LAZY: dict[str, str] = {
     "EffectSizes": "evalkit.stats.results",
     "format_p_value": "evalkit.stats.results",
     "effect_sizes": "evalkit.stats.effects",
-    "compare_runs": "evalkit.stats.compare",
-    "Comparison": "evalkit.stats.compare",
+    "compare_runs": "evalkit.stats.family",
+    "PairedTestFamily": "evalkit.stats.family",
+    "Histogram": "evalkit.stats.histogram",
     "aggregate_bootstrap": "evalkit.stats.aggregate",
     "holm": "evalkit.stats.multiple",
     "benjamini_hochberg": "evalkit.stats.multiple",
@@ -53,6 +55,18 @@ __all__ = sorted(["BootstrapResult", "paired_bootstrap", *_LAZY])
 
 
 def __getattr__(name: str) -> Any:
+    if name == "Comparison":  # deprecated: the family's name before 0.4
+        import warnings
+
+        warnings.warn(
+            "evalkit.stats.Comparison is now evalkit.stats.PairedTestFamily (what "
+            "compare_runs returns); the name Comparison belongs to the object of "
+            "evalkit.compare (evalkit.comparison.Comparison)",
+            DeprecationWarning, stacklevel=2,
+        )
+        from evalkit.stats.family import PairedTestFamily
+
+        return PairedTestFamily
     if name in _LAZY:
         value = getattr(importlib.import_module(_LAZY[name]), name)
         globals()[name] = value
@@ -63,12 +77,13 @@ def __getattr__(name: str) -> Any:
 if TYPE_CHECKING:
     from evalkit.stats._rng import GENERATOR_NAME as GENERATOR_NAME
     from evalkit.stats.aggregate import aggregate_bootstrap as aggregate_bootstrap
-    from evalkit.stats.compare import Comparison as Comparison
-    from evalkit.stats.compare import compare_runs as compare_runs
     from evalkit.stats.effects import effect_sizes as effect_sizes
     from evalkit.stats.engine import CI_METHODS as CI_METHODS
     from evalkit.stats.engine import CI_OF_METHOD as CI_OF_METHOD
     from evalkit.stats.engine import METHODS as METHODS
+    from evalkit.stats.family import PairedTestFamily as PairedTestFamily
+    from evalkit.stats.family import compare_runs as compare_runs
+    from evalkit.stats.histogram import Histogram as Histogram
     from evalkit.stats.multiple import benjamini_hochberg as benjamini_hochberg
     from evalkit.stats.multiple import holm as holm
     from evalkit.stats.multiple import westfall_young as westfall_young

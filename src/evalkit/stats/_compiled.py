@@ -9,6 +9,7 @@ never changes a value. ``cache=True`` stores the machine code beside this file (
 
 from __future__ import annotations
 
+import types
 from typing import Any
 
 import numba
@@ -129,10 +130,22 @@ def _sign_kernel_1d(
 # Serial builds of the same loops (``prange`` runs as ``range``): below
 # ``PARALLEL_MIN_WORK`` the cost of waking and joining threads, which grows sharply when
 # the cores are busy with other work, exceeds the loop itself. Same values either way.
-_boot_kernel_serial = numba.njit(cache=True, nogil=True)(_boot_kernel.py_func)
-_boot_kernel_1d_serial = numba.njit(cache=True, nogil=True)(_boot_kernel_1d.py_func)
-_sign_kernel_serial = numba.njit(cache=True, nogil=True)(_sign_kernel.py_func)
-_sign_kernel_1d_serial = numba.njit(cache=True, nogil=True)(_sign_kernel_1d.py_func)
+# Each serial build compiles a copy of the Python function under its own name: numba's
+# disk cache is indexed by the function's qualified name and line, so compiling the very
+# same function object twice would share one cache entry, and whichever build ran first
+# (serial or parallel) would be loaded for both.
+def _serial(kernel: Any) -> Any:
+    f = kernel.py_func
+    copy = types.FunctionType(f.__code__, f.__globals__, f.__name__ + "_serial",
+                              f.__defaults__, f.__closure__)
+    copy.__qualname__ = f.__qualname__ + "_serial"
+    return numba.njit(cache=True, nogil=True)(copy)
+
+
+_boot_kernel_serial = _serial(_boot_kernel)
+_boot_kernel_1d_serial = _serial(_boot_kernel_1d)
+_sign_kernel_serial = _serial(_sign_kernel)
+_sign_kernel_1d_serial = _serial(_sign_kernel_1d)
 
 #: Work (n * B * columns) from which the multi-threaded loops are used.
 PARALLEL_MIN_WORK = 1_000_000

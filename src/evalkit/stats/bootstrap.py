@@ -15,8 +15,10 @@ import math
 import numpy as np
 from numpy.typing import NDArray
 
+from evalkit.numeric import pow2_above
 from evalkit.stats._kernels import bootstrap_sums
 from evalkit.stats._rng import GENERATOR_NAME, check_seed
+from evalkit.stats.degenerate import constant_p_floor
 from evalkit.stats.pairing import RunLike, align
 from evalkit.stats.results import BootstrapResult
 
@@ -83,7 +85,11 @@ def paired_bootstrap(
     B = check_resamples(n_resamples)
     s = check_seed(seed)
     pair = align(a, b, metric)
-    d = pair.diffs
+    # every computation runs on d / 2**k (exact), so no sum overflows and no square
+    # vanishes at extreme magnitudes; the figures are scaled back (bit for bit the same)
+    raw = pair.diffs
+    scale = pow2_above(float(np.max(np.abs(raw))))
+    d = raw / scale
     n = d.shape[0]
     observed, centred, constant = mean_and_centred(d)
     if constant:
@@ -101,12 +107,16 @@ def paired_bootstrap(
     ci_high = 0.0 if abs(ci_high) <= tol else ci_high
     extreme = int(np.count_nonzero(np.abs(dev) >= abs(observed) - tol))
     p = (extreme + 1) / (B + 1)
+    significant = bool(ci_low > 0.0 or ci_high < 0.0)
+    note = None
+    if constant:  # [c, c] excludes 0 mechanically: the sign-flip rule decides instead
+        significant, note = constant_verdict(observed * scale, n, B)
     return BootstrapResult(
-        observed=observed,
-        ci_low=ci_low,
-        ci_high=ci_high,
+        observed=observed * scale,
+        ci_low=ci_low * scale,
+        ci_high=ci_high * scale,
         p_value=p,
-        significant=bool(ci_low > 0.0 or ci_high < 0.0),
+        significant=significant,
         metric=metric,
         name_a=pair.name_a,
         name_b=pair.name_b,
@@ -114,4 +124,27 @@ def paired_bootstrap(
         n_resamples=B,
         seed=s,
         generator=GENERATOR_NAME,
+        degenerate="constant" if constant else None,
+        note=note,
     )
+
+
+def constant_verdict(c: float, n: int, n_resamples: int, alpha: float = 0.05
+                     ) -> tuple[bool, str]:
+    """``(significant, note)`` of the seed's bootstrap on ``n`` differences all equal to
+    ``c``: every resample has mean ``c``, so its interval ``[c, c]`` excludes 0 whatever
+    the evidence; significance follows the sign-flip test's degenerate rule
+    (:func:`evalkit.stats.degenerate.constant_p_floor`), as ``paired_test`` decides."""
+    if c == 0:
+        return False, ("every per-query difference is 0: the runs agree on every query, "
+                       "so there is no difference to detect")
+    floor = constant_p_floor(n, n_resamples, True)
+    if floor < alpha:
+        return True, (f"every per-query difference equals {c:.6g}; significant by the "
+                      f"sign-flip test's rule for constant differences (its smallest "
+                      f"two-sided p at n = {n} is {floor:.4g} < {alpha:g})")
+    queries = "query" if n == 1 else "queries"
+    return False, (f"every per-query difference equals {c:.6g}, so the bootstrap interval "
+                   f"[c, c] excludes 0 mechanically; with {n} {queries} the sign-flip test "
+                   f"cannot reach p < {alpha:g} (its smallest two-sided p is {floor:.4g}), "
+                   "so this is not significant (docs/statistics.md, degenerate input)")

@@ -7,6 +7,7 @@ import math
 import numpy as np
 from numpy.typing import NDArray
 
+from evalkit.numeric import pow2_above
 from evalkit.stats.results import EffectSizes
 
 #: |d| at or below this counts as a tie in wins/ties/losses.
@@ -33,6 +34,10 @@ def effect_sizes(d: NDArray[np.float64]) -> EffectSizes:
     n = int(d.shape[0])
     if n == 0:
         raise ValueError("no differences")
+    raw = d
+    # on d / 2**k (exact) so that squares neither overflow nor vanish; scaled back below
+    scale = pow2_above(float(np.max(np.abs(d))))
+    d = d / scale
     mean = math.fsum(d.tolist()) / n
     constant = bool(np.all(d == d[0]))
     if constant:
@@ -45,8 +50,8 @@ def effect_sizes(d: NDArray[np.float64]) -> EffectSizes:
         standardized = 0.0
     else:
         standardized = math.copysign(math.inf, mean)
-    wins = int(np.count_nonzero(d > TIE_ATOL))
-    losses = int(np.count_nonzero(d < -TIE_ATOL))
+    wins = int(np.count_nonzero(raw > TIE_ATOL))
+    losses = int(np.count_nonzero(raw < -TIE_ATOL))
     ties = n - wins - losses
     skew = 0.0
     if sd > 0 and n >= 3:
@@ -61,8 +66,8 @@ def effect_sizes(d: NDArray[np.float64]) -> EffectSizes:
             f"{math.sqrt(6 / max(n, 1)):.2f}); use at least {SKEW_MIN_N}"
         )
     return EffectSizes(
-        mean_diff=mean,
-        sd_diff=sd,
+        mean_diff=mean * scale,
+        sd_diff=sd * scale,
         standardized=standardized,
         wins=wins,
         ties=ties,

@@ -16,6 +16,7 @@ from typing import Literal
 import numpy as np
 from numpy.typing import NDArray
 
+from evalkit.numeric import pow2_above
 from evalkit.stats._kernels import (
     EXACT_MAX_N,
     Backend,
@@ -25,6 +26,7 @@ from evalkit.stats._kernels import (
 )
 from evalkit.stats.bootstrap import tie_tolerance
 from evalkit.stats.degenerate import constant_outcome
+from evalkit.stats.histogram import Histogram, distribution
 from evalkit.stats.intervals import (
     Alternative,
     bca_ci,
@@ -57,6 +59,9 @@ DEFAULT_CI: dict[str, str] = {
 #: ``method="randomization"`` (whose default it is; not with "auto", which may run the
 #: t-test). Every other interval goes with every method.
 CI_OF_METHOD: dict[str, str] = {"inversion": "randomization"}
+#: Intervals whose ends within rounding of 0 (:func:`evalkit.stats.bootstrap.tie_tolerance`)
+#: are set to 0: those read off resampled sums, whose rounding can put an end at 1e-17.
+SNAPPED_CI: frozenset[str] = frozenset({"inversion", "bootstrap-t", "percentile", "bca"})
 
 
 @dataclass(frozen=True)
@@ -83,6 +88,9 @@ class Analysis:
         null_exact: ``null_t`` enumerates every sign pattern (no ``+1`` rule).
         n_resamples: resamples (or sign patterns) behind the p-values; 0 if none.
         used_generator: any random draw was made.
+        histograms: per column, the binned distribution of the test's statistic
+            (:func:`evalkit.stats.histogram.distribution`) when ``bins`` was asked for;
+            else empty.
     """
 
     outcomes: list[ColumnOutcome]
@@ -91,6 +99,7 @@ class Analysis:
     null_exact: bool
     n_resamples: int
     used_generator: bool
+    histograms: tuple[Histogram | None, ...] = ()
 
 
 def check_options(method: str, ci: str | None, alpha: float, alternative: str) -> str | None:
@@ -149,6 +158,7 @@ def analyse(
     seed: int,
     want_null: bool = False,
     backend: Backend = "auto",
+    bins: int = 0,
 ) -> Analysis:
     """Run ``method`` (with interval ``ci_method``) on every column of ``D``.
 
@@ -159,6 +169,7 @@ def analyse(
         seed: generator seed.
         want_null: also return resampled studentized statistics for max-T.
         backend: kernel backend.
+        bins: also bin each column's resampled statistic into this many bins (0: no).
     """
     n, m = D.shape
     constant = np.all(D[0:1, :] == D, axis=0)
@@ -260,6 +271,11 @@ def analyse(
             lo, hi = inversion_ci(
                 flips[:, j], signs, n, mean, scale, alpha, alternative, exact, tol
             )
+        if ci_method in SNAPPED_CI:
+            # an end within rounding of 0 is 0, so the interval agrees with the test's own
+            # p, which counts ties within the same tolerance
+            lo = 0.0 if abs(lo) <= tol else lo
+            hi = 0.0 if abs(hi) <= tol else hi
         outcomes.append(ColumnOutcome(mean, lo, hi, p, col_exact, None))
 
     null_t: FloatArray | None = None
@@ -282,6 +298,13 @@ def analyse(
         else:
             null_t = np.zeros((n_resamples, m))
 
+    hists: tuple[Histogram | None, ...] = ()
+    if bins:
+        hists = tuple(
+            None if constant[j] else distribution(
+                method, j, n, float(means[j]), float(t_obs[j]), flips, dev, tstar, exact, bins)
+            for j in range(m)
+        )
     used = need_boot or need_sq or (need_flip and not exact)
     if method == "randomization" and exact and live:
         reported = 1 << n
@@ -289,7 +312,7 @@ def analyse(
         reported = 0
     else:
         reported = n_resamples
-    return Analysis(outcomes, t_obs, null_t, null_exact, reported, used)
+    return Analysis(outcomes, t_obs, null_t, null_exact, reported, used, hists)
 
 
 @dataclass(frozen=True)
@@ -305,6 +328,7 @@ class Family:
     t_obs: FloatArray
     null_t: FloatArray | None
     null_exact: bool
+    histograms: tuple[Histogram | None, ...] = ()
 
 
 def analyse_family(
@@ -318,14 +342,22 @@ def analyse_family(
     seed: int,
     want_null: bool = False,
     backend: Backend = "auto",
+    bins: int = 0,
 ) -> Family:
     """:func:`analyse` with "auto" resolved per column (:func:`resolve_method`).
 
     Columns resolved to the same test run together; all groups draw from the same
     generator streams, so the sign patterns (and bootstrap indices) are shared across
     groups and the max-T null rows line up.
+
+    Each column is divided by a power of two that brings its largest magnitude into
+    ``[1, 2)`` (exact: :mod:`evalkit.numeric`) and the means and intervals are scaled
+    back, so differences of any magnitude a float holds (1e-300 to 1e300) give the same
+    answer as the same differences near 1: no sum overflows, no square vanishes.
     """
     m = D.shape[1]
+    scales = np.array([pow2_above(float(x)) for x in np.max(np.abs(D), axis=0)])
+    D = D / scales[None, :]
     resolved = [resolve_method(method, D[:, j]) for j in range(m)]
     groups: dict[str, list[int]] = {}
     for j, r in enumerate(resolved):
@@ -335,6 +367,7 @@ def analyse_family(
     reported = [0] * m
     used = [False] * m
     t_obs = np.zeros(m)
+    hists: list[Histogram | None] = [None] * m
     parts: list[tuple[list[int], Analysis]] = []
     for g, cols in groups.items():
         ci_g = ci if ci is not None else DEFAULT_CI[g]
@@ -348,6 +381,7 @@ def analyse_family(
             seed=seed,
             want_null=want_null,
             backend=backend,
+            bins=bins,
         )
         parts.append((cols, an))
         for k, j in enumerate(cols):
@@ -356,6 +390,8 @@ def analyse_family(
             reported[j] = an.n_resamples
             used[j] = an.used_generator
             t_obs[j] = an.t_obs[k]
+            if an.histograms:
+                hists[j] = an.histograms[k]
     null_t: FloatArray | None = None
     null_exact = False
     if want_null:
@@ -365,5 +401,10 @@ def analyse_family(
             if an.null_t is not None and an.null_t.shape[0] == rows:
                 null_t[:, cols] = an.null_t
                 null_exact = null_exact or an.null_exact
-    final = [o for o in outcomes if o is not None]
-    return Family(final, resolved, ci_methods, reported, used, t_obs, null_t, null_exact)
+    final = [ColumnOutcome(o.observed * sc, o.ci_low * sc, o.ci_high * sc, o.p_value,
+                           o.exact, o.degenerate)
+             for o, sc in zip(outcomes, scales.tolist(), strict=True) if o is not None]
+    return Family(final, resolved, ci_methods, reported, used, t_obs, null_t, null_exact,
+                  tuple(None if h is None else h.scaled(sc)
+                        for h, sc in zip(hists, scales.tolist(), strict=True))
+                  if bins else ())

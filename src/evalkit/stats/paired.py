@@ -6,7 +6,7 @@ import numpy as np
 
 from evalkit.stats._kernels import Backend
 from evalkit.stats._rng import GENERATOR_NAME, check_seed
-from evalkit.stats.bootstrap import check_resamples
+from evalkit.stats.bootstrap import check_resamples, constant_verdict
 from evalkit.stats.effects import effect_sizes
 from evalkit.stats.engine import ColumnOutcome, Family, analyse_family, check_options
 from evalkit.stats.pairing import RunLike, align
@@ -68,12 +68,21 @@ def make_result(
 ) -> PairedTestResult:
     method = family.methods[j]
     used = family.used_generator[j]
+    significant = bool(outcome.p_value < alpha)
+    note = None
+    if outcome.degenerate == "constant" and method == "bootstrap" and \
+            alternative == "two-sided":
+        # the seed's p (1/(B+1)) is mechanical here: the sign-flip rule decides, as for
+        # every other method (and paired_bootstrap)
+        significant, note = constant_verdict(outcome.observed, n, family.n_resamples[j],
+                                             alpha)
     return PairedTestResult(
         observed=outcome.observed,
         ci_low=outcome.ci_low,
         ci_high=outcome.ci_high,
         p_value=outcome.p_value,
-        significant=bool(outcome.p_value < alpha),
+        significant=significant,
+        note=note,
         metric=metric,
         name_a=name_a,
         name_b=name_b,
@@ -89,6 +98,7 @@ def make_result(
         degenerate=outcome.degenerate,
         effect=effect,
         warnings=build_warnings(n, effect, outcome, method, requested),
+        distribution=family.histograms[j] if family.histograms else None,
     )
 
 

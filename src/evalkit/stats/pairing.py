@@ -67,21 +67,31 @@ def snap_differences(
 ) -> NDArray[np.float64]:
     """Merge differences of ``d = a - b`` that are equal up to floating-point rounding.
 
-    Differences are bucketed on a grid of step ``2**(e - SNAP_BITS)`` where ``2**e`` >=
-    max |a|, |b|; every member of a bucket takes the value of its first member (so the
-    mean moves by at most the rounding it removes), and the bucket around 0 becomes
-    exactly 0. The same rule then decides wins/ties/losses and degenerate (constant)
-    differences.
+    The tolerance is ``step = 2**(e - SNAP_BITS)`` where ``2**e`` >= max |a|, |b|. Sorted,
+    differences whose gap to the next one is at most ``step`` form one group (so two
+    differences equal up to rounding are merged wherever they fall: there is no fixed
+    grid whose edge could split them); every member of a group takes the value of its
+    first member in input order (so the mean moves by at most the rounding it removes),
+    and a group holding a difference within ``step / 2`` of 0 becomes exactly 0. The
+    same rule then decides wins/ties/losses and degenerate (constant) differences.
     """
-    if d.size == 0:
+    n = d.size
+    if n == 0:
         return d
     scale = max(float(np.max(np.abs(a))), float(np.max(np.abs(b))), 2.0**-1000)
     step = 2.0 ** (int(np.ceil(np.log2(scale))) - SNAP_BITS)
-    keys = np.round(d / step)
-    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    order = np.argsort(d, kind="stable")
+    starts = np.concatenate(([0], np.cumsum(np.diff(d[order]) > step)))
+    group = np.empty(n, dtype=np.int64)
+    group[order] = starts
+    k = int(starts[-1]) + 1
+    first = np.full(k, n, dtype=np.int64)
+    np.minimum.at(first, group, np.arange(n))
     representative = d[first].copy()
-    representative[keys[first] == 0] = 0.0
-    snapped: NDArray[np.float64] = representative[inverse.reshape(-1)]
+    near_zero = np.zeros(k, dtype=bool)
+    np.logical_or.at(near_zero, group, np.abs(d) <= step / 2)
+    representative[near_zero] = 0.0
+    snapped: NDArray[np.float64] = representative[group]
     return snapped
 
 
@@ -185,4 +195,15 @@ def align(
     ids = tuple(sorted(sa))
     va = np.fromiter((sa[i] for i in ids), dtype=np.float64, count=len(ids))
     vb = np.fromiter((sb[i] for i in ids), dtype=np.float64, count=len(ids))
+    with np.errstate(over="ignore", invalid="ignore"):
+        over = ~np.isfinite(va - vb)
+    if over.any():
+        bad = [i for i, o in zip(ids, over.tolist(), strict=True) if o]
+        first = bad[0]
+        raise ValueError(
+            f"{metric}: the difference {name_a!r} - {name_b!r} exceeds the float64 range "
+            f"on {len(bad)} quer{'y' if len(bad) == 1 else 'ies'} ({_id_list(bad)}; "
+            f"{sa[first]!r} - {sb[first]!r}); rescale the scores (divide both runs by the "
+            "same power of ten) before comparing them"
+        )
     return Paired(ids=ids, a=va, b=vb, name_a=name_a, name_b=name_b, metric=metric)

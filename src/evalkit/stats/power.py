@@ -21,9 +21,11 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from evalkit.numeric import pow2_above
 from evalkit.stats._rng import bootstrap_indices, check_seed
+from evalkit.stats.degenerate import constant_outcome
 from evalkit.stats.effects import effect_sizes
-from evalkit.stats.pairing import RunLike, align
+from evalkit.stats.pairing import SNAP_BITS, RunLike, align, snap_differences
 
 
 def _check(alpha: float, alternative: str) -> None:
@@ -175,7 +177,9 @@ def simulate_power(
 
     Each trial draws ``n`` differences with replacement from ``pilot - mean(pilot) +
     effect`` and runs ``method`` ("t-test" is vectorised; any other method of
-    :func:`evalkit.stats.paired_test` runs per trial with ``n_resamples``).
+    :func:`evalkit.stats.paired_test` runs per trial with ``n_resamples``). A trial
+    whose differences are all equal (up to rounding) is decided as ``paired_test``
+    decides it, by the degenerate rule (docs/statistics.md), never as ``t = inf``.
 
     Raises:
         ValueError: fewer than 2 pilot differences, ``n < 2``, bad options.
@@ -187,14 +191,15 @@ def simulate_power(
     if n < 2 or n_trials < 1:
         raise ValueError("need n >= 2 and n_trials >= 1")
     s = check_seed(seed)
-    pop = pilot - pilot.mean() + effect
+    sc = pow2_above(max(float(np.max(np.abs(pilot))), abs(float(effect))))
+    pop = (pilot / sc - (pilot / sc).mean() + effect / sc) * sc
     rejections = 0
     chunk = max(1, 2_000_000 // n)
     for c0 in range(0, n_trials, chunk):
         c1 = min(n_trials, c0 + chunk)
         x = _draw(pop, n, s, c0, c1)
         if method == "t-test":
-            rejections += _t_rejections(x, alpha, alternative)
+            rejections += _t_rejections(x, alpha, alternative, n_resamples)
         else:
             from evalkit.stats.paired import paired_test
 
@@ -227,23 +232,41 @@ def _draw(pop: NDArray[np.float64], n: int, seed: int, t0: int, t1: int) -> NDAr
     return np.vstack(rows)
 
 
-def _t_rejections(x: NDArray[np.float64], alpha: float, alternative: str) -> int:
+def _t_rejections(x: NDArray[np.float64], alpha: float, alternative: str,
+                  n_resamples: int) -> int:
+    """Rejections of the paired t-test over the rows of ``x``, each row decided as
+    :func:`evalkit.stats.paired_test` decides it: a row whose differences are equal up
+    to rounding (:func:`~evalkit.stats.pairing.snap_differences`) has no variance and
+    follows the degenerate rule (:func:`~evalkit.stats.degenerate.constant_outcome`:
+    the sign-flip p, so never for n <= 5), not ``t = inf, p = 0``."""
     from scipy.special import stdtr
 
     n = x.shape[1]
-    mean = x.mean(axis=1)
-    sd = x.std(axis=1, ddof=1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t = np.where(
-            sd > 0, mean / (sd / math.sqrt(n)), np.where(mean == 0, 0.0, np.inf * np.sign(mean))
-        )
+    x = x / pow2_above(float(np.max(np.abs(x))))  # exact; keeps squares in range
+    top = np.maximum(np.max(np.abs(x), axis=1), 2.0**-1000)
+    step = np.exp2(np.ceil(np.log2(top)) - SNAP_BITS)
+    maybe = np.nonzero(np.ptp(x, axis=1) <= n * step)[0]
+    degenerate = np.zeros(x.shape[0], dtype=bool)
+    rejected = 0
+    zeros = np.zeros(n)
+    for i in maybe.tolist():
+        snapped = snap_differences(x[i], x[i], zeros)
+        if np.all(snapped == snapped[0]):
+            degenerate[i] = True
+            p_row, _, _ = constant_outcome(float(snapped[0]), n, n_resamples, "t-test",
+                                           alpha, alternative)  # type: ignore[arg-type]
+            rejected += int(p_row < alpha)
+    live = x[~degenerate]
+    mean = live.mean(axis=1)
+    sd = live.std(axis=1, ddof=1)
+    t = mean / (sd / math.sqrt(n))
     if alternative == "two-sided":
         p = 2 * stdtr(n - 1, -np.abs(t))
     elif alternative == "greater":
         p = stdtr(n - 1, -t)
     else:
         p = stdtr(n - 1, t)
-    return int(np.count_nonzero(p < alpha))
+    return rejected + int(np.count_nonzero(p < alpha))
 
 
 @dataclass(frozen=True)

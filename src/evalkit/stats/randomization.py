@@ -81,7 +81,9 @@ def inversion_ci(
 
     Each side is unbounded when even ``theta -> +-inf`` is not rejected (small n: only
     the two constant patterns can match, so ``p(+-inf)`` is ``2/2**n`` or
-    ``(#{|S_b| = n} + 1)/(B + 1)``). ``scale`` (> 0) sets the first step and the
+    ``(#{|S_b| = n} + 1)/(B + 1)``). With too few resamples to reject at all
+    (``B + 1 <= 1/alpha``: every p is at least ``1/(B+1) >= alpha``) it is
+    ``(-inf, inf)``. ``scale`` (> 0) sets the first step and the
     bisection's precision.
     """
 
@@ -146,6 +148,8 @@ def _closed_form_ci(
     if B == 0 or not np.all(np.abs(S - np.round(S)) < 1e-6):
         return None
     need = alpha * B if exact else alpha * (B + 1) - 1.0
+    if need <= 1e-9:  # B + 1 <= 1/alpha: p >= 1/(B+1) >= alpha rejects no theta at all
+        return -math.inf, math.inf
     k = max(1, math.ceil(need - 1e-9))
     if k > B:
         return None

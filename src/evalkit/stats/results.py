@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from evalkit.formatting import json_ready
+
+if TYPE_CHECKING:
+    from evalkit.stats.histogram import Histogram
 
 
 def format_p_value(p: float, n_resamples: int | None = None, digits: int = 4) -> str:
@@ -46,12 +49,17 @@ class BootstrapResult:
             the metric's units.
         ci_low, ci_high: the percentile 95% confidence interval of the mean difference.
         p_value: two-sided p of the centred null, in ``[1/(B+1), 1]``.
-        significant: whether the interval excludes 0.
+        significant: whether the interval excludes 0; for degenerate input (every
+            difference equal up to rounding, n = 1 included) the documented rule of
+            :mod:`evalkit.stats.degenerate` instead: never for n <= 5 or c = 0, as
+            :func:`~evalkit.stats.paired_test` decides from n = 6 on.
         metric, name_a, name_b: what was compared.
         n_queries: number of paired queries.
         n_resamples: ``B``.
         seed: the generator's seed (the drawn one when None was passed).
         generator: the generator's name (see :mod:`evalkit.stats._rng`).
+        degenerate: which degenerate-input rule applied (``"constant"``), or None.
+        note: why ``significant`` is what it is, for degenerate input; else None.
     """
 
     observed: float
@@ -66,6 +74,8 @@ class BootstrapResult:
     n_resamples: int
     seed: int | None = None
     generator: str | None = None
+    degenerate: str | None = None
+    note: str | None = None
 
     def p_display(self) -> str:
         """The p-value as text (see :func:`format_p_value`)."""
@@ -121,6 +131,10 @@ class PairedTestResult(BootstrapResult):
         warnings: notes for the reader (small n, skewness, degenerate input).
         p_adjusted: multiplicity-adjusted p, or None.
         correction: "holm", "bh", "westfall-young" or None.
+        distribution: the binned null or resampling distribution of the test's statistic
+            (:class:`evalkit.stats.histogram.Histogram`), when
+            :func:`evalkit.stats.compare_runs` was asked for it (``distribution_bins``);
+            None otherwise and for the t-test.
     """
 
     method: str
@@ -128,11 +142,11 @@ class PairedTestResult(BootstrapResult):
     alpha: float = 0.05
     alternative: str = "two-sided"
     exact: bool = False
-    degenerate: str | None = None
     effect: EffectSizes | None = None
     warnings: tuple[str, ...] = field(default_factory=tuple)
     p_adjusted: float | None = None
     correction: str | None = None
+    distribution: Histogram | None = None
 
     @property
     def significant_adjusted(self) -> bool:

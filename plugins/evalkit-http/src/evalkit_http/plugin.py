@@ -15,8 +15,8 @@ if TYPE_CHECKING:
 
 
 def http_target(**kwargs: Any) -> HttpTarget:
-    """The ``http`` target factory (see :func:`evalkit_http.target.make_http_target`)."""
-    from evalkit_http.target import make_http_target
+    """The ``http`` target factory (see :func:`evalkit_http.factory.make_http_target`)."""
+    from evalkit_http.factory import make_http_target
 
     return make_http_target(**kwargs)
 

@@ -7,35 +7,61 @@ Retry policy (one rule, no options):
   ``retry_backoff_s``, with the very same request body;
 * a 4xx answer, 429 included, is never retried: the request itself was refused, and a
   rate limit is for the caller to respect by lowering ``max_concurrency``;
+* a body larger than ``max_response_bytes`` (decoded), not JSON or not a JSON object is
+  an error at once: the next answer would be the same;
 * whatever the outcome, ``latency_ms`` spans every attempt and the pause between them.
 
-Every failure raises :class:`evalkit.targets.TargetError` whose message names the target,
-the case, what went wrong and how many requests were made. Header values (API tokens)
-appear in no message, ``repr``, ``describe()`` or log line; only header names do. The URL
-is shown without its query string, which may also hold a key.
+Bounds (:mod:`evalkit_http.bounds`): ``timeout_s`` is the deadline of each whole attempt
+(connecting, sending, the headers and the complete body), so a case takes at most
+``2 x timeout_s + retry_backoff_s``; the body is read within ``max_response_bytes`` of
+decoded bytes, gzip and deflate included, without ever being decoded whole.
 
-That includes the log lines of ``httpx`` itself (``HTTP Request: POST <url> ...`` at
-INFO) and of ``httpcore`` (connection and header traces at DEBUG): the first
-``HttpTarget`` of a process attaches :class:`RedactingFilter` to those loggers, which
-rewrites their records before any handler sees them.
+Settings that cannot work are refused when the target is built, before any call
+(:mod:`evalkit_http.validation`, :mod:`evalkit.headers`): a header name or value HTTP
+forbids (a token ending in a carriage return), a URL without a valid host or port.
+
+Every failure raises :class:`evalkit.targets.TargetError` whose message names the target,
+the case, what went wrong and how many requests were made. Header values (API tokens),
+URL credentials and query values are registered as secrets with
+:mod:`evalkit.redaction`, which masks them by value in every message, exception chain,
+log record (httpx's and httpcore's included), artifact and report; only header names are
+shown, and URLs without user info or query string.
 """
 
 from __future__ import annotations
 
-import importlib
 import json
 import logging
-import os
-import re
-import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 import httpx
 
+from evalkit.headers import check_headers
+from evalkit.limits import LimitError, loads_json
+from evalkit.redaction import (
+    RedactingFilter,
+    install_log_redaction,
+    mask,
+    public_url,
+    redact_urls,
+    register_header_secrets,
+    register_url_secrets,
+    scrub_exception,
+)
+from evalkit.rows import DEFAULT_MAX_RAW_BYTES
 from evalkit.targets import TargetError, TargetResponse
+from evalkit_http.bounds import (
+    ACCEPT_ENCODING,
+    ResponseTooLarge,
+    UndecodableBody,
+    attempt_deadline,
+    install_deadline,
+    read_body,
+)
+from evalkit_http.validation import check_url
 
 if TYPE_CHECKING:
     from evalkit.cases import GoldenCase
@@ -44,6 +70,11 @@ log = logging.getLogger("evalkit.http")
 
 PayloadFn = Callable[["GoldenCase"], Any]
 ExtractFn = Callable[[dict[str, Any]], Any]
+
+#: The default cap on a response body, decoded (10 MB).
+DEFAULT_MAX_RESPONSE_BYTES = 10_000_000
+#: Headers the target sets itself (a caller's value is replaced).
+_OWN_HEADERS = ("content-type", "accept-encoding")
 
 
 def default_payload(case: GoldenCase) -> dict[str, Any]:
@@ -60,79 +91,9 @@ def default_extract(body: dict[str, Any]) -> Any:
     raise KeyError("the body has neither 'ranked_ids' nor 'text'; pass extract=")
 
 
-def _public_url(url: str) -> str:
-    parts = urlsplit(url)
-    netloc = parts.netloc.rsplit("@", 1)[-1]  # drop user:password@
-    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
-
-
-# ------------------------------------------------------------------ log redaction
-#: A URL in free text: scheme, optional ``user:password@``, host and path, then an optional
-#: query string and fragment (which may hold keys).
-_URL_IN_TEXT = re.compile(
-    r"(?P<head>\b[A-Za-z][A-Za-z0-9+.-]*://)(?P<userinfo>[^/\s@'\"<>]*@)?"
-    r"(?P<rest>[^\s?#'\"<>]*)(?P<query>\?[^\s#'\"<>]*)?(?P<fragment>#[^\s'\"<>]*)?"
-)
-#: A header list as httpcore traces it at DEBUG: ``[(b'Name', b'value'), ...]``.
-_HEADER_LIST_START = "[(b"
-
-#: The loggers whose records can carry a URL or headers of an ``HttpTarget`` request.
-REDACTED_LOGGERS: tuple[str, ...] = (
-    "httpx", "httpcore", "httpcore.connection", "httpcore.http11", "httpcore.http2",
-    "httpcore.proxy", "httpcore.socks",
-)
-
-
-def redact(text: str) -> str:
-    """``text`` with every URL's user info and query string (and fragment) replaced by
-    ``<redacted>``, and every httpcore-style header list by ``[<headers redacted>]``."""
-    if "://" in text:
-        def sub(m: re.Match[str]) -> str:
-            userinfo = "<redacted>@" if m.group("userinfo") else ""
-            query = "?<redacted>" if m.group("query") else ""
-            fragment = "#<redacted>" if m.group("fragment") else ""
-            return f"{m.group('head')}{userinfo}{m.group('rest')}{query}{fragment}"
-
-        text = _URL_IN_TEXT.sub(sub, text)
-    start = text.find(_HEADER_LIST_START)
-    if start >= 0:
-        end = text.rfind("])")
-        end = len(text) if end < start else end + 1
-        text = text[:start] + "[<headers redacted>]" + text[end:]
-    return text
-
-
-class RedactingFilter(logging.Filter):
-    """A logging filter that passes every record after :func:`redact`-ing its message.
-
-    A filter on a logger applies to the records logged on that very logger, so it is
-    attached to each name of :data:`REDACTED_LOGGERS`. It costs nothing when the logger
-    is not enabled for the record's level: the record is never built then.
-    """
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        try:
-            message = record.getMessage()
-        except Exception:  # a broken record: let logging report it as it would
-            return True
-        clean = redact(message)
-        if clean != message:
-            record.msg, record.args = clean, ()
-        return True
-
-
-_redaction_lock = threading.Lock()
-
-
-def install_log_redaction() -> None:
-    """Attach one :class:`RedactingFilter` to every logger of :data:`REDACTED_LOGGERS`
-    (idempotent; :class:`HttpTarget` calls it). It applies to every httpx client of the
-    process, not only to those of ``HttpTarget``."""
-    with _redaction_lock:
-        for name in REDACTED_LOGGERS:
-            logger = logging.getLogger(name)
-            if not any(isinstance(f, RedactingFilter) for f in logger.filters):
-                logger.addFilter(RedactingFilter())
+#: ``text`` with URL user info, query strings and httpcore header lists hidden (kept
+#: under this name; the one implementation is :func:`evalkit.redaction.redact_urls`).
+redact = redact_urls
 
 
 class HttpTarget:
@@ -146,15 +107,30 @@ class HttpTarget:
             JSON object into ranked ids (best first) or a generated text (default
             :func:`default_extract`).
         headers: sent with every request (e.g. ``Authorization``); values are never
-            stored, shown or logged (``httpx``/``httpcore`` log lines included: see
-            :func:`install_log_redaction`).
-        timeout_s: per-attempt timeout in seconds (connect, read, write and pool wait).
+            stored, shown or logged (they are registered with :mod:`evalkit.redaction`).
+            ``Content-Type`` and ``Accept-Encoding`` are the target's own.
+        timeout_s: the deadline of each whole attempt in seconds: connecting, waiting for
+            a pooled connection, sending, the headers and the complete body.
         meta_keys: top-level body fields copied into ``TargetResponse.meta`` when present
             (``"cost_usd"``...).
         retry_backoff_s: pause before the single retry, in seconds.
         max_connections: size of the one connection pool (keep it >= the runner's
             ``max_concurrency``, or requests wait for a free connection).
-        transport: an ``httpx`` transport (tests).
+        max_response_bytes: the cap on a response body after decoding (default 10 MB);
+            a larger body is a case error naming the cap.
+        max_raw_bytes: how much of the decoded JSON body (``raw``) a row of the runner
+            keeps: bodies up to this many bytes (as JSON; default 64 KiB) are kept, larger
+            ones are dropped from the row, which records their size in
+            ``response.raw_cut``; ``None`` keeps every body in full. Metrics see the whole
+            body during the run either way.
+        transport: an ``httpx`` transport (tests). Without a ``DeadlineBackend`` in it,
+            the deadline is checked between body chunks (deadline plus one read).
+
+    Raises:
+        ValueError: a URL without a valid scheme, host or port; a header name or value
+            that HTTP forbids (named, its value never shown); a non-positive timeout or
+            cap. Nothing is sent before these checks.
+        TypeError: ``meta_keys`` is one string.
 
     Use it as a context manager, or call :meth:`close`, to release the pool.
     """
@@ -171,12 +147,22 @@ class HttpTarget:
         meta_keys: Sequence[str] = (),
         retry_backoff_s: float = 0.1,
         max_connections: int = 100,
+        max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
+        max_raw_bytes: int | None = DEFAULT_MAX_RAW_BYTES,
         transport: httpx.BaseTransport | None = None,
     ) -> None:
-        if not url.startswith(("http://", "https://")):
-            raise ValueError(f"HttpTarget url must start with http:// or https://, got {url!r}")
+        headers = dict(headers or {})
+        register_url_secrets(str(url))
+        register_header_secrets({k: v for k, v in headers.items() if isinstance(v, str)})
+        check_url(url)
+        check_headers(headers, "HttpTarget")
         if timeout_s <= 0:
             raise ValueError(f"timeout_s must be positive, got {timeout_s!r}")
+        for key, cap in (("max_response_bytes", max_response_bytes),
+                         ("max_raw_bytes", max_raw_bytes)):
+            if cap is not None and (isinstance(cap, bool) or not isinstance(cap, int)
+                                    or cap < (1 if key == "max_response_bytes" else 0)):
+                raise ValueError(f"{key} must be a positive integer, got {cap!r}")
         if isinstance(meta_keys, str):
             raise TypeError("meta_keys must be a sequence of field names, not one string")
         self.url = url
@@ -184,8 +170,8 @@ class HttpTarget:
             # parsed once: httpx would parse the text again on every request
             self._url = httpx.URL(url)
         except httpx.InvalidURL as exc:
-            raise ValueError(f"HttpTarget url {_public_url(url)!r} is not a valid URL: "
-                             f"{redact(str(exc))}") from None
+            raise ValueError(f"HttpTarget url {public_url(url)!r} is not a valid URL: "
+                             f"{mask(redact_urls(str(exc)))}") from None
         parts = urlsplit(url)
         self.name = name or f"{parts.hostname}{parts.path}"
         self.build_payload: PayloadFn = build_payload or default_payload
@@ -193,21 +179,29 @@ class HttpTarget:
         self.timeout_s = float(timeout_s)
         self.meta_keys = tuple(meta_keys)
         self.retry_backoff_s = float(retry_backoff_s)
-        self._header_names = tuple(sorted(headers or {}))
+        self.max_response_bytes = int(max_response_bytes)
+        self.max_raw_bytes = max_raw_bytes
+        self._header_names = tuple(sorted(headers))
         install_log_redaction()
-        # the JSON content type replaces any the caller gave (as a per-request header
+        # the target's own headers replace any the caller gave (as a per-request header
         # would), set once on the client rather than merged into every request
-        sent = {k: v for k, v in (headers or {}).items() if k.lower() != "content-type"}
+        sent = {k: v for k, v in headers.items() if k.lower() not in _OWN_HEADERS}
         sent["content-type"] = "application/json"
+        sent["accept-encoding"] = ACCEPT_ENCODING
         self._client = httpx.Client(
-            headers=sent,
-            timeout=httpx.Timeout(self.timeout_s),
-            limits=httpx.Limits(
-                max_connections=max_connections, max_keepalive_connections=max_connections
-            ),
-            follow_redirects=False,
-            transport=transport,
+            headers=sent, timeout=httpx.Timeout(self.timeout_s),
+            limits=httpx.Limits(max_connections=max_connections,
+                                max_keepalive_connections=max_connections),
+            follow_redirects=False, transport=transport,
         )
+        # httpx builds its transports (and one per proxy from the environment, which a
+        # transport passed to it would disable); each gets the deadline backend
+        built = transport if transport is not None else getattr(self._client, "_transport",
+                                                                None)
+        self.deadline_in_transport = built is not None and install_deadline(built)
+        for mounted in getattr(self._client, "_mounts", {}).values():
+            if mounted is not None:
+                install_deadline(mounted)
 
     # ------------------------------------------------------------------ lifecycle
     def __enter__(self) -> HttpTarget:
@@ -221,14 +215,14 @@ class HttpTarget:
         self._client.close()
 
     def __repr__(self) -> str:
-        return f"HttpTarget(name={self.name!r}, url={_public_url(self.url)!r})"
+        return f"HttpTarget(name={self.name!r}, url={public_url(self.url)!r})"
 
     def describe(self) -> dict[str, Any]:
         """What identifies this target in a run header: no header values, no query string."""
         return {
             "type": "evalkit_http.HttpTarget",
             "name": self.name,
-            "url": _public_url(self.url),
+            "url": public_url(self.url),
             "header_names": list(self._header_names),
             "timeout_s": self.timeout_s,
             "meta_keys": list(self.meta_keys),
@@ -237,13 +231,26 @@ class HttpTarget:
         }
 
     # ------------------------------------------------------------------ invoke
-    def _fail(self, case: GoldenCase, what: str, attempts: int | None = None) -> TargetError:
+    def _fail(self, case: GoldenCase, what: str, attempts: int | None = None,
+              cause: BaseException | None = None) -> TargetError:
         tail = "" if attempts is None else (
-            f" ({attempts} request{'s' if attempts != 1 else ''} to {_public_url(self.url)})"
+            f" ({attempts} request{'s' if attempts != 1 else ''} to {public_url(self.url)})"
         )
-        # an exception's text (a transport failure, extract) may quote a URL
-        return TargetError(
-            f"target {self.name!r} failed on case {case.id!r}: {redact(what)}{tail}")
+        if cause is not None:
+            scrub_exception(cause)  # the chain behind the error shows no secret either
+        # an exception's text (a transport failure, extract) may quote a URL or a secret
+        return TargetError(mask(
+            f"target {self.name!r} failed on case {case.id!r}: {redact_urls(what)}{tail}"))
+
+    def _attempt(self, body: bytes) -> tuple[int, str, bytes]:
+        """One request within the attempt deadline: ``(status, reason, body)``; the body
+        is read only for a 2xx answer."""
+        with attempt_deadline(self.timeout_s) as deadline, \
+                self._client.stream("POST", self._url, content=body) as response:
+            status, reason = response.status_code, response.reason_phrase
+            if not 200 <= status < 300:
+                return status, reason, b""
+            return status, reason, read_body(response, self.max_response_bytes, deadline)
 
     def invoke(self, case: GoldenCase) -> TargetResponse:
         """POST the case and return the extracted response.
@@ -254,66 +261,75 @@ class HttpTarget:
 
         Raises:
             TargetError: the payload cannot be built or encoded; a 4xx (not retried);
-                a 5xx or transport failure on both attempts; a body that is not JSON or
-                not a JSON object; ``extract`` failing or returning an unusable value.
+                a 5xx or transport failure (a timeout of the whole attempt included) on
+                both attempts; a body over ``max_response_bytes``, not decodable, not JSON
+                or not a JSON object; ``extract`` failing or returning an unusable value.
         """
         try:
             payload = self.build_payload(case)
             body = json.dumps(payload).encode("utf-8")
         except Exception as exc:
-            raise self._fail(case, f"cannot build the request body: {exc}") from exc
+            raise self._fail(case, f"cannot build the request body: {exc}",
+                             cause=exc) from exc
         start = time.perf_counter()
         attempts = 0
-        response: httpx.Response | None = None
         while True:
             attempts += 1
             problem: str
             cause: BaseException | None = None
             try:
-                response = self._client.post(self._url, content=body)
+                status, reason, content = self._attempt(body)
             except httpx.TimeoutException as exc:
-                problem, cause = f"timed out after {self.timeout_s:g} s ({type(exc).__name__})", exc
+                problem, cause = (f"timed out after {self.timeout_s:g} s (the whole attempt; "
+                                  f"{type(exc).__name__})"), exc
             except httpx.TransportError as exc:
                 problem, cause = f"transport failure: {type(exc).__name__}: {exc}", exc
+            except (ResponseTooLarge, UndecodableBody) as exc:  # the same on a retry
+                raise self._fail(case, str(exc), attempts, exc) from exc
             except Exception as exc:  # not a transport failure (e.g. closed client): no retry
-                raise self._fail(case, f"{type(exc).__name__}: {exc}", attempts) from exc
+                raise self._fail(case, f"{type(exc).__name__}: {exc}", attempts, exc) from exc
             else:
-                status = response.status_code
                 if status < 500:
                     break
-                problem = f"HTTP {status} {response.reason_phrase}".rstrip()
+                problem = f"HTTP {status} {reason}".rstrip()
             if attempts >= 2:
-                raise self._fail(case, problem, attempts) from cause
+                raise self._fail(case, problem, attempts, cause) from cause
             log.info("target %r case %r: %s; retrying once", self.name, case.id,
-                     redact(problem))
+                     mask(redact_urls(problem)))
             if self.retry_backoff_s > 0:
                 time.sleep(self.retry_backoff_s)
         latency_ms = (time.perf_counter() - start) * 1000.0
-        assert response is not None
-        if response.status_code >= 300:
-            reason = f"HTTP {response.status_code} {response.reason_phrase}".rstrip()
-            if response.status_code < 400:
+        if status >= 300:
+            reason = f"HTTP {status} {reason}".rstrip()
+            if status < 400:
                 reason += " (redirects are not followed)"
             else:
                 reason += " (4xx answers are not retried)"
             raise self._fail(case, reason, attempts)
+        decoded = self._decode(case, content, attempts)
         try:
-            decoded = json.loads(response.content)
+            out = self.extract(decoded)
+        except Exception as exc:
+            raise self._fail(case, f"extract failed: {type(exc).__name__}: {exc}",
+                             cause=exc) from exc
+        meta = {k: decoded[k] for k in self.meta_keys if k in decoded}
+        return self._response(case, out, latency_ms, decoded, meta)
+
+    def _decode(self, case: GoldenCase, content: bytes, attempts: int) -> dict[str, Any]:
+        try:
+            decoded = loads_json(content)
         except (json.JSONDecodeError, UnicodeDecodeError):
-            snippet = response.content[:60].decode("utf-8", "replace")
+            snippet = content[:60].decode("utf-8", "replace")
             raise self._fail(
                 case, f"the response body is not JSON (starts {snippet!r})", attempts
             ) from None
+        except LimitError as exc:
+            raise self._fail(case, f"the response body is {exc}", attempts) from None
         if not isinstance(decoded, dict):
             kind = "array" if isinstance(decoded, list) else type(decoded).__name__
             raise self._fail(case, f"the response body is a JSON {kind}, not an object",
                              attempts)
-        try:
-            out = self.extract(decoded)
-        except Exception as exc:
-            raise self._fail(case, f"extract failed: {type(exc).__name__}: {exc}") from exc
-        meta = {k: decoded[k] for k in self.meta_keys if k in decoded}
-        return self._response(case, out, latency_ms, decoded, meta)
+        return decoded
 
     def _response(
         self, case: GoldenCase, out: Any, latency_ms: float, raw: dict[str, Any],
@@ -347,61 +363,12 @@ def _callable_name(fn: Callable[..., Any]) -> str:
     return f"{module}:{qual}"
 
 
-# ------------------------------------------------------------------ factory
-_ENV_RE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
-
-
-def _import_string(text: str, what: str) -> Callable[..., Any]:
-    module_name, sep, attr = text.partition(":")
-    if not sep or not module_name or not attr:
-        raise ValueError(f"{what} must be an import string 'package.module:function', "
-                         f"got {text!r}")
-    obj: Any = importlib.import_module(module_name)
-    for part in attr.split("."):
-        obj = getattr(obj, part)
-    if not callable(obj):
-        raise TypeError(f"{what} {text!r} is not callable")
-    return obj  # type: ignore[no-any-return]
-
-
-def _expand_env(name: str, value: str) -> str:
-    def sub(m: re.Match[str]) -> str:
-        var = m.group(1)
-        if var not in os.environ:
-            raise KeyError(f"header {name!r} refers to ${{{var}}}, which is not set")
-        return os.environ[var]
-
-    return _ENV_RE.sub(sub, value)
-
-
-def make_http_target(
-    *,
-    url: str,
-    name: str | None = None,
-    build_payload: str | PayloadFn | None = None,
-    extract: str | ExtractFn | None = None,
-    headers: Mapping[str, str] | None = None,
-    timeout_s: float = 30.0,
-    meta_keys: Sequence[str] = (),
-    retry_backoff_s: float = 0.1,
-    max_connections: int = 100,
-) -> HttpTarget:
-    """The ``http`` target factory (for eval configs).
-
-    ``build_payload`` and ``extract`` may be import strings (``"pkg.mod:fn"``). Header
-    values may refer to environment variables as ``${NAME}``, so that tokens stay out of
-    config files.
-
-    Raises:
-        ValueError, TypeError, ImportError: a bad import string or argument.
-        KeyError: a header refers to an unset environment variable.
-    """
-    payload_fn = (_import_string(build_payload, "build_payload")
-                  if isinstance(build_payload, str) else build_payload)
-    extract_fn = _import_string(extract, "extract") if isinstance(extract, str) else extract
-    resolved = {str(k): _expand_env(str(k), str(v)) for k, v in (headers or {}).items()}
-    return HttpTarget(
-        url, name, build_payload=payload_fn, extract=extract_fn, headers=resolved,
-        timeout_s=timeout_s, meta_keys=meta_keys, retry_backoff_s=retry_backoff_s,
-        max_connections=max_connections,
-    )
+__all__ = [
+    "DEFAULT_MAX_RESPONSE_BYTES",
+    "HttpTarget",
+    "RedactingFilter",
+    "default_extract",
+    "default_payload",
+    "install_log_redaction",
+    "redact",
+]

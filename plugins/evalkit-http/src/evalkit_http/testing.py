@@ -2,8 +2,11 @@
 
 Each request gets the next :class:`Reply` of the script (the last one repeats), or the
 answer of a handler function. Replies can delay, answer any status and body, send a body
-that is not JSON, or reset the connection without answering. Every request is recorded
-(method, path, headers, body), so tests can count attempts and compare retried bodies.
+that is not JSON, reset the connection without answering, drip the headers or the body
+a byte at a time, send a large body without holding it (``repeat``), with chunked
+transfer encoding, or send raw bytes that are not valid HTTP at all. Every request is
+recorded (method, path, headers, body), so tests can count attempts and compare retried
+bodies.
 
     with ScriptedServer([Reply(503), Reply(200, {"ranked_ids": ["d1"]})]) as server:
         target = HttpTarget(server.url)
@@ -40,6 +43,14 @@ class Reply:
             client's ``timeout_s``).
         reset: close the connection with a TCP reset instead of answering.
         headers: extra response headers.
+        drip_s: send the body ``drip_bytes`` at a time with this pause after each piece
+            (a server that never stalls long enough for a read timeout).
+        drip_bytes: the size of each dripped piece.
+        header_drip_s: send the status line and headers one byte at a time with this
+            pause after each.
+        repeat: send the body bytes this many times (a large body from a small one).
+        chunked: use ``Transfer-Encoding: chunked`` instead of ``Content-Length``.
+        raw: bytes sent as the whole answer instead of a well-formed response.
     """
 
     status: int = 200
@@ -47,6 +58,12 @@ class Reply:
     delay_s: float = 0.0
     reset: bool = False
     headers: Mapping[str, str] = field(default_factory=dict)
+    drip_s: float = 0.0
+    drip_bytes: int = 1
+    header_drip_s: float = 0.0
+    repeat: int = 1
+    chunked: bool = False
+    raw: bytes | None = None
 
 
 @dataclass(frozen=True)
@@ -141,18 +158,33 @@ class ScriptedServer:
                     self.connection.close()
                     self.close_connection = True
                     return
+                try:
+                    self._answer(reply)
+                except OSError:  # the client went away (a cut drip, an oversized body)
+                    self.close_connection = True
+
+            def _answer(self, reply: Reply) -> None:
+                if reply.raw is not None:
+                    self.wfile.write(reply.raw)
+                    self.close_connection = True
+                    return
                 data = reply.body if isinstance(reply.body, bytes) else json.dumps(
                     reply.body).encode("utf-8")
-                try:
-                    self.send_response(reply.status)
-                    self.send_header("Content-Type", "application/json")
-                    self.send_header("Content-Length", str(len(data)))
-                    for name, value in reply.headers.items():
-                        self.send_header(name, value)
-                    self.end_headers()
-                    self.wfile.write(data)
-                except OSError:
-                    self.close_connection = True
+                lines = [f"HTTP/1.1 {reply.status} {_reason(reply.status)}",
+                         "Content-Type: application/json"]
+                if reply.chunked:
+                    lines.append("Transfer-Encoding: chunked")
+                else:
+                    lines.append(f"Content-Length: {len(data) * reply.repeat}")
+                lines.extend(f"{k}: {v}" for k, v in reply.headers.items())
+                head = ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
+                _write(self.wfile, head, reply.header_drip_s, 1)
+                for _ in range(reply.repeat):
+                    piece = f"{len(data):x}\r\n".encode() + data + b"\r\n" \
+                        if reply.chunked and data else data
+                    _write(self.wfile, piece, reply.drip_s, reply.drip_bytes)
+                if reply.chunked:
+                    self.wfile.write(b"0\r\n\r\n")
 
             do_POST = _serve
             do_GET = _serve
@@ -180,6 +212,26 @@ class ScriptedServer:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+def _reason(status: int) -> str:
+    from http import HTTPStatus
+
+    try:
+        return HTTPStatus(status).phrase
+    except ValueError:
+        return "Unknown"
+
+
+def _write(out: Any, data: bytes, pause: float, size: int) -> None:
+    """Write ``data`` at once, or ``size`` bytes at a time with ``pause`` after each."""
+    if pause <= 0:
+        out.write(data)
+        return
+    for i in range(0, len(data), max(1, size)):
+        out.write(data[i:i + size])
+        out.flush()
+        time.sleep(pause)
 
 
 def _echo_ranking(delay_s: float) -> Handler:

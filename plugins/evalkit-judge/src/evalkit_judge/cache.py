@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from evalkit.redaction import mask
 from evalkit_judge.budget import Usage
 
 try:  # POSIX advisory locks; elsewhere the open check runs unlocked
@@ -330,7 +331,9 @@ class GradeCache:
         Raises:
             CacheError: the write failed (disk full, lock held past ``busy_timeout``).
         """
-        text = None if reply is None else json.dumps(reply, ensure_ascii=False, default=str)
+        text = None if reply is None else mask(json.dumps(reply, ensure_ascii=False,
+                                                          default=str))
+        reason = mask(reason)  # a reply may quote a registered secret: never stored
         try:
             cur = self._conn().execute(
                 "INSERT OR IGNORE INTO grades VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -348,11 +351,13 @@ class GradeCache:
         Raises:
             CacheError: the write failed.
         """
-        text = None if reply is None else json.dumps(reply, ensure_ascii=False, default=str)
+        text = None if reply is None else mask(json.dumps(reply, ensure_ascii=False,
+                                                          default=str))
         try:
             self._conn().execute(
                 "INSERT INTO rejected (key, case_id, model, error, reply, created) "
-                "VALUES (?, ?, ?, ?, ?, ?)", (key, case_id, model, error, text, time.time()))
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (key, case_id, model, mask(error), text, time.time()))
         except sqlite3.Error as exc:
             raise CacheError(f"judge cache {self.path}: cannot store a reply ({exc})") from exc
 

@@ -35,6 +35,12 @@ from evalkit_judge.budget import (
     price_table,
 )
 from evalkit_judge.cache import CacheError, GradeCache
+from evalkit_judge.credentials import (
+    check_credentials,
+    is_credentials_failure,
+    is_refusal,
+    lacks_credentials,
+)
 
 if TYPE_CHECKING:
     from evalkit.cases import GoldenCase
@@ -456,9 +462,9 @@ class LLMJudge:
         try:
             counted = count(**request)
         except Exception as exc:
-            if _is_credentials_failure(exc):
+            if is_credentials_failure(exc):
                 raise self._unusable(exc) from exc
-            if _is_refusal(exc):
+            if is_refusal(exc):
                 raise self._refuse(exc) from exc
             self._count_tokens = False
             log.warning("judge %r: counting input tokens failed (%s: %s); estimating them "
@@ -629,7 +635,8 @@ class LLMJudge:
                         f"judge {self.model!r}: cannot build the Anthropic client "
                         f"({type(exc).__name__}: {exc}); no request was sent"
                     )) from exc
-            if _lacks_credentials(client):
+            check_credentials(client, self.model)
+            if lacks_credentials(client):
                 raise RunAborted(JudgeUnavailable(
                     f"judge {self.model!r}: no Anthropic API credentials, so no grade can "
                     "be requested: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN), or pass "
@@ -686,8 +693,8 @@ class LLMJudge:
         try:
             message = client.messages.create(**kwargs)
         except Exception as exc:
-            unsent = _is_credentials_failure(exc)
-            refused = _is_refusal(exc)
+            unsent = is_credentials_failure(exc)
+            refused = is_refusal(exc)
             if budget is not None and reservation is not None:
                 budget.release(reservation, sent=not unsent, refused=refused)
             if unsent:
@@ -740,6 +747,12 @@ class LLMJudge:
             raise JudgeError(f"the reply called {names}, not {TOOL_NAME}")
         if len(ours) > 1:
             raise JudgeError(f"the reply called {TOOL_NAME} {len(ours)} times")
+        stop = reply.get("stop_reason")
+        if stop != "tool_use":  # only a completed tool call is a grade
+            why = (" (it hit max_tokens: the tool call, and its reason, may be cut "
+                   "mid-word; raise max_tokens)" if stop == "max_tokens" else "")
+            raise JudgeError(f"the reply stopped with stop_reason={stop!r}, not a completed "
+                             f"{TOOL_NAME} tool call ('tool_use'){why}")
         data = ours[0].get("input")
         if not isinstance(data, Mapping):
             raise JudgeError(f"the {TOOL_NAME} input is not an object: {data!r}")
@@ -752,41 +765,6 @@ class LLMJudge:
         if not isinstance(reason, str):
             raise JudgeError(f"the reason {reason!r} is not text")
         return score, reason
-
-
-def _lacks_credentials(client: Any) -> bool:
-    """Whether ``client`` is an ``anthropic`` SDK client that cannot authenticate.
-
-    The SDK refuses, before sending anything, a request with no credential: no API key or
-    auth token (they become its ``Authorization`` header), no credentials provider (a
-    profile, workload identity federation), and no ``Authorization`` or ``X-Api-Key``
-    header of its own (or one it was told to omit). Other clients (no ``api_key``
-    attribute) are not judged here.
-    """
-    if not hasattr(client, "api_key") or not hasattr(client, "auth_token"):
-        return False
-    if getattr(client, "credentials", None) is not None:
-        return False
-    try:
-        headers = client.default_headers
-        names = {str(name).lower() for name in headers}
-    except Exception:  # not the SDK's shape: let the request decide
-        return False
-    return not names & {"authorization", "x-api-key"}
-
-
-def _is_credentials_failure(exc: BaseException) -> bool:
-    """Whether ``exc`` is the SDK failing to resolve its credentials on this machine, before
-    the request is sent (``anthropic.CredentialsError``: a missing or broken credentials
-    profile, an identity token that cannot be read or exchanged)."""
-    sdk = sys.modules.get("anthropic")
-    kind = getattr(sdk, "CredentialsError", None)
-    return isinstance(kind, type) and isinstance(exc, kind)
-
-
-def _is_refusal(exc: BaseException) -> bool:
-    """Whether ``exc`` is the API refusing the request's credentials (HTTP 401)."""
-    return getattr(exc, "status_code", None) == 401
 
 
 def _reply_dict(message: Any) -> dict[str, Any]:

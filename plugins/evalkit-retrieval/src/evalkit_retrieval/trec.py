@@ -20,7 +20,8 @@ with too few fields (or a qrels line with too many); a score that is not a numbe
 a finite one (``nan``, ``inf``, ``-inf``, or beyond the range of a double, such as
 ``1e999``: trec_eval's ``atof`` would rank an infinite score above or below every other
 document); a label that is not an integer; text that is not UTF-8; NUL bytes; a file with
-no data lines.
+no data lines; a query or document id longer than :data:`evalkit.limits.MAX_ID_CHARS`
+(1024) bytes, or a run tag longer than :data:`evalkit.limits.MAX_NAME_CHARS` (256).
 
 Speed: a well-formed file is parsed in bulk (:mod:`evalkit_retrieval.trec_bulk`:
 ``numpy.loadtxt`` into byte-string columns) and kept in arrays, ranked and grouped
@@ -43,6 +44,7 @@ from typing import Any, Literal, overload
 
 import numpy as np
 
+from evalkit.limits import MAX_ID_CHARS, MAX_NAME_CHARS
 from evalkit.ranking import DuplicateDocumentError, RankedRun, rank_arrays
 from evalkit_retrieval.columns import ranked_columns
 from evalkit_retrieval.trec_bulk import RunTable, bulk_qrels, bulk_run
@@ -254,7 +256,15 @@ def _fields(line: bytes) -> list[bytes]:
     return line.split()  # bytes.split() splits on ASCII whitespace only, like isspace()
 
 
-def _decode(field: bytes, source: str | Path, lineno: int, what: str) -> str:
+def _decode(field: bytes, source: str | Path, lineno: int, what: str,
+            limit: int | None = MAX_ID_CHARS) -> str:
+    if limit is not None and len(field) > limit:
+        raise TrecFormatError(
+            source, lineno, f"the {what} is {len(field)} bytes long (starts "
+            f"{field[:20].decode('utf-8', 'replace')!r}); the limit is {limit}",
+            "A run tag names the run in every report and ids name queries and documents: "
+            "shorten it (was the wrong file, or a line without separators, passed?)",
+        )
     try:
         return field.decode("utf-8")
     except UnicodeDecodeError:
@@ -295,7 +305,7 @@ def _careful_run(data: bytes, source: str | Path) -> RunTable:
     docids: list[str] = []
     scores: list[float] = []
     first_line: dict[tuple[str, str], int] = {}
-    tag = ""
+    tag, tag_line = "", 0
     for lineno, fields in _lines(data, source):
         if len(fields) < 6:
             qrels_like = len(fields) == 4 and _LABEL.match(fields[3]) is not None
@@ -343,9 +353,12 @@ def _careful_run(data: bytes, source: str | Path) -> RunTable:
         qids.append(qid)
         docids.append(doc)
         scores.append(score)
-        tag = _decode(fields[5], source, lineno, "run tag")
+        tag = _decode(fields[5], source, lineno, "run tag", None)
+        tag_line = lineno
     if not qids:
         raise _empty(source, "run", _RUN_FIELDS)
+    # the last line's tag names the run (as in trec_eval); only that one is printed back
+    _decode(tag.encode("utf-8"), source, tag_line, "run tag", MAX_NAME_CHARS)
     return RunTable(
         qids=qids, docids=docids, scores=np.asarray(scores, dtype=np.float64), tag=tag,
         path="careful",

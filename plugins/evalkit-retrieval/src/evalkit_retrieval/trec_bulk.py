@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from evalkit.limits import MAX_NAME_CHARS
 from evalkit_retrieval.columns import QrelsColumns
 
 _COMMENT_LINE = re.compile(rb"^[ \t\r\x0b\x0c]*#[^\n]*(?:\n|\Z)", re.MULTILINE)
@@ -195,11 +196,12 @@ def bulk_run(source: Source) -> RunTable | None:
     if table is None:
         return None
     scores = np.ascontiguousarray(table["s"])  # read once from the table, then compact
-    if not np.isfinite(scores).all():
+    tag = _last_line(_tail(data)).split()[5]
+    if not np.isfinite(scores).all() or len(tag) > MAX_NAME_CHARS:
         return None  # the careful reader names the line
     return RunTable(
-        qids=table["q"], docids=table["d"], scores=scores,
-        tag=_last_line(_tail(data)).split()[5].decode("ascii"), path="bulk",
+        qids=table["q"], docids=table["d"], scores=scores, tag=tag.decode("ascii"),
+        path="bulk",
     )
 
 

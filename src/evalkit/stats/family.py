@@ -1,19 +1,27 @@
-"""Many metrics, many systems: one call, shared resamples, adjusted p-values."""
+"""Many metrics, many systems: one call, shared resamples, adjusted p-values.
+
+:func:`compare_runs` is the statistics core of :func:`evalkit.compare`; its answer is a
+:class:`PairedTestFamily` (called ``Comparison`` before 0.4, a name that now belongs to
+:class:`evalkit.comparison.Comparison`; ``evalkit.stats.Comparison`` still resolves to
+this class with a :class:`DeprecationWarning`).
+"""
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from evalkit.stats._kernels import Backend
 from evalkit.stats._rng import check_seed
 from evalkit.stats.bootstrap import check_resamples
 from evalkit.stats.effects import effect_sizes
 from evalkit.stats.engine import analyse_family, check_options
+from evalkit.stats.histogram import MAX_BINS
 from evalkit.stats.multiple import CORRECTIONS, benjamini_hochberg, holm, westfall_young
 from evalkit.stats.paired import DEFAULT_METHOD, make_result
 from evalkit.stats.pairing import RunLike, align
@@ -21,22 +29,33 @@ from evalkit.stats.results import PairedTestResult
 
 
 @dataclass(frozen=True)
-class Comparison:
-    """A family of paired tests run together.
+class PairedTestFamily:
+    """A family of paired tests run together (the answer of :func:`compare_runs`).
 
     Attributes:
-        results: one :class:`PairedTestResult` per (pair, metric), pairs in call order,
-            metrics in the given order; each carries ``p_adjusted`` and ``correction``.
+        results: one :class:`PairedTestResult` per (pair, metric), metrics in the given
+            order and, within a metric, pairs in call order; each carries ``p_adjusted``
+            and ``correction``.
         correction: the adjustment used ("holm", "bh", "westfall-young" or "none").
         method: the test requested ("auto" resolves per metric; each result names the
             test it ran).
         family_size: number of hypotheses adjusted together.
+        query_ids: the paired query ids, sorted (the same for every result).
+        differences: the per-query differences the tests ran on, shape
+            ``(len(query_ids), len(results))``: column ``j`` is ``results[j]``'s
+            ``a - b`` in ``query_ids`` order, after rounding noise is removed
+            (:func:`evalkit.stats.pairing.snap_differences`).
+        notes: what the family was computed on when it is not every case of every run
+            (``allow_incomplete``: how many cases were paired and which were left out).
     """
 
     results: tuple[PairedTestResult, ...]
     correction: str
     method: str
     family_size: int
+    query_ids: tuple[str, ...] = ()
+    differences: NDArray[np.float64] | None = None
+    notes: tuple[str, ...] = ()
 
     def table(self) -> list[dict[str, Any]]:
         """One JSON-ready dict per result (see :meth:`PairedTestResult.to_dict`)."""
@@ -64,7 +83,9 @@ def compare_runs(
     n_resamples: int = 10_000,
     seed: int | None = 42,
     backend: Backend = "auto",
-) -> Comparison:
+    distribution_bins: int = 0,
+    allow_incomplete: bool = False,
+) -> PairedTestFamily:
     """Compare candidates with a baseline (or all pairs) on several metrics at once.
 
     Every comparison is ``candidate - baseline`` (with ``all_pairs``, for runs
@@ -82,19 +103,33 @@ def compare_runs(
         correction: "holm" (default), "bh" (Benjamini-Hochberg), "westfall-young"
             (step-down max-T on the shared resamples) or "none". With one hypothesis
             the adjusted p equals the raw one.
+        distribution_bins: give each result the binned distribution of its test's
+            statistic in this many bins (at most 200; see
+            :class:`evalkit.stats.histogram.Histogram`); 0 (the default) gives none.
+        allow_incomplete: compare runs that fail coverage (:meth:`RunResult.coverage`:
+            cases without a row, a file cut short) or lack a metric on some case, on the
+            cases every run has a value for, and say so in :attr:`PairedTestFamily.notes`.
+            Without it such a run is refused.
 
     Returns:
-        :class:`Comparison`.
+        :class:`PairedTestFamily`.
 
     Raises:
+        evalkit.coverage.IncompleteRunError: (a ``ValueError``) a run fails coverage and
+            ``allow_incomplete`` is false.
         ValueError: bad options, no candidates, runs over different query ids, a
-            metric missing from a run.
+            metric missing from a run (unless ``allow_incomplete``), no case shared by
+            every run.
     """
     ci_checked = check_options(method, ci, alpha, alternative)
     if correction not in CORRECTIONS:
         raise ValueError(f"unknown correction {correction!r}; choose one of {CORRECTIONS}")
     B = check_resamples(n_resamples)
     s = check_seed(seed)
+    if isinstance(distribution_bins, bool) or not isinstance(distribution_bins, int) or \
+            not 0 <= distribution_bins <= MAX_BINS:
+        raise ValueError(f"distribution_bins must be an integer from 0 to {MAX_BINS}, got "
+                         f"{distribution_bins!r}")
     if not isinstance(candidates, Sequence) or isinstance(candidates, str | bytes):
         raise ValueError("candidates must be a sequence of runs")
     if len(candidates) == 0:
@@ -103,6 +138,14 @@ def compare_runs(
     if not metric_list:
         raise ValueError("compare_runs needs at least one metric")
     runs: list[RunLike] = [baseline, *candidates]
+    notes: tuple[str, ...] = ()
+    for i, run in enumerate(runs):
+        require = getattr(run, "require_complete", None)  # a RunResult (not a mapping)
+        if callable(require):
+            require("baseline" if i == 0 else "candidate", allow_incomplete=allow_incomplete)
+    subsets: list[_Subset] | None = None
+    if allow_incomplete:
+        subsets, notes = paired_subset(runs, metric_list)
     if all_pairs:
         pairs = [(j, i) for j in range(1, len(runs)) for i in range(j)]
     else:
@@ -113,7 +156,11 @@ def compare_runs(
     ids_ref: tuple[str, ...] | None = None
     for metric in metric_list:
         for ja, jb in pairs:
-            pair = align(runs[ja], runs[jb], metric, (f"run{ja}", f"run{jb}"))
+            if subsets is not None:
+                a, b = subsets[ja], subsets[jb]
+                pair = align(a.scores[metric], b.scores[metric], metric, (a.name, b.name))
+            else:
+                pair = align(runs[ja], runs[jb], metric, (f"run{ja}", f"run{jb}"))
             if ids_ref is None:
                 ids_ref = pair.ids
             elif pair.ids != ids_ref:
@@ -135,6 +182,7 @@ def compare_runs(
         seed=s,
         want_null=correction == "westfall-young" and D.shape[1] > 1,
         backend=backend,
+        bins=distribution_bins,
     )
     raw = [o.p_value for o in analysis.outcomes]
     if correction == "holm":
@@ -165,4 +213,52 @@ def compare_runs(
             seed=s,
         )
         results.append(dataclasses.replace(r, p_adjusted=adj[j], correction=correction))
-    return Comparison(tuple(results), correction, method, len(results))
+    return PairedTestFamily(tuple(results), correction, method, len(results),
+                            ids_ref or (), D, notes)
+
+
+@dataclass(frozen=True)
+class _Subset:
+    """One run's values restricted to the cases every run of the family has."""
+
+    name: str
+    scores: dict[str, dict[str, float]]
+
+
+def paired_subset(runs: Sequence[RunLike], metrics: Sequence[str]
+                  ) -> tuple[list[_Subset], tuple[str, ...]]:
+    """Each run restricted to the cases that have a value of every metric in every run,
+    and a note saying how many were paired and which were left out.
+
+    Raises:
+        ValueError: no case has every value in every run.
+    """
+    names: list[str] = []
+    tables: list[dict[str, dict[str, float]]] = []
+    for i, run in enumerate(runs):
+        available = getattr(run, "available_scores", None)
+        names.append(str(getattr(run, "name", "") or f"run{i}"))
+        if callable(available):
+            tables.append({m: dict(available(m)) for m in metrics})
+        elif isinstance(run, Mapping):
+            tables.append({m: {str(k): float(v) for k, v in run.items()} for m in metrics})
+        else:
+            raise TypeError(f"expected a RunResult or a mapping, got {type(run).__name__}")
+    every = [set(t[m]) for t in tables for m in metrics]
+    common = set.intersection(*every)
+    union = set.union(*every)
+    if not common:
+        raise ValueError(f"runs {', '.join(repr(n) for n in names)} share no case with a "
+                         f"value of {', '.join(metrics)}; there is nothing to pair")
+    notes: tuple[str, ...] = ()
+    if common != union:
+        left = sorted(union - common)
+        shown = ", ".join(repr(x) for x in left[:10]) + (
+            f" and {len(left) - 10} more" if len(left) > 10 else "")
+        notes = (f"incomplete runs allowed: paired on the {len(common)} case(s) every run "
+                 f"has a value for; {len(left)} left out ({shown})",)
+    subsets = [
+        _Subset(name, {m: {k: v for k, v in t[m].items() if k in common} for m in metrics})
+        for name, t in zip(names, tables, strict=True)]
+    return subsets, notes
+

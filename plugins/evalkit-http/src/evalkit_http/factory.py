@@ -1,0 +1,93 @@
+"""The ``http`` target factory of eval configs: import strings and ``${VAR}`` headers.
+
+``evalkit.yaml`` names the target ``factory: http`` and passes ``kwargs`` that are
+:class:`~evalkit_http.target.HttpTarget`'s, with two conveniences for a text file:
+``build_payload`` and ``extract`` may be import strings (``"pkg.mod:fn"``), and a header
+value may refer to environment variables as ``${NAME}``, so that tokens stay out of
+config files. The values ``${NAME}`` expands to are registered as secrets
+(:mod:`evalkit.redaction`), so they are masked wherever they could be shown.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import re
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from evalkit.redaction import register_secret
+from evalkit.rows import DEFAULT_MAX_RAW_BYTES
+from evalkit_http.target import (
+    DEFAULT_MAX_RESPONSE_BYTES,
+    ExtractFn,
+    HttpTarget,
+    PayloadFn,
+)
+
+_ENV_RE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+def _import_string(text: str, what: str) -> Callable[..., Any]:
+    module_name, sep, attr = text.partition(":")
+    if not sep or not module_name or not attr:
+        raise ValueError(f"{what} must be an import string 'package.module:function', "
+                         f"got {text!r}")
+    obj: Any = importlib.import_module(module_name)
+    for part in attr.split("."):
+        obj = getattr(obj, part)
+    if not callable(obj):
+        raise TypeError(f"{what} {text!r} is not callable")
+    return obj  # type: ignore[no-any-return]
+
+
+def _expand_env(name: str, value: str) -> str:
+    def sub(m: re.Match[str]) -> str:
+        var = m.group(1)
+        if var not in os.environ:
+            raise KeyError(f"header {name!r} refers to ${{{var}}}, which is not set")
+        register_secret(os.environ[var])  # masked wherever it could be shown
+        return os.environ[var]
+
+    return _ENV_RE.sub(sub, value)
+
+
+def make_http_target(
+    *,
+    url: str,
+    name: str | None = None,
+    build_payload: str | PayloadFn | None = None,
+    extract: str | ExtractFn | None = None,
+    headers: Mapping[str, str] | None = None,
+    timeout_s: float = 30.0,
+    meta_keys: Sequence[str] = (),
+    retry_backoff_s: float = 0.1,
+    max_connections: int = 100,
+    max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
+    max_raw_bytes: int | None = DEFAULT_MAX_RAW_BYTES,
+) -> HttpTarget:
+    """The ``http`` target factory (for eval configs).
+
+    ``build_payload`` and ``extract`` may be import strings (``"pkg.mod:fn"``). Header
+    values may refer to environment variables as ``${NAME}``, so that tokens stay out of
+    config files; the values they expand to are registered as secrets
+    (:mod:`evalkit.redaction`).
+
+    Raises:
+        ValueError, TypeError, ImportError: a bad import string or argument, or a URL or
+            header that cannot be sent (see :class:`HttpTarget`).
+        KeyError: a header refers to an unset environment variable.
+    """
+    payload_fn = (_import_string(build_payload, "build_payload")
+                  if isinstance(build_payload, str) else build_payload)
+    extract_fn = _import_string(extract, "extract") if isinstance(extract, str) else extract
+    resolved = {str(k): _expand_env(str(k), str(v)) for k, v in (headers or {}).items()}
+    return HttpTarget(
+        url, name, build_payload=payload_fn, extract=extract_fn, headers=resolved,
+        timeout_s=timeout_s, meta_keys=meta_keys, retry_backoff_s=retry_backoff_s,
+        max_connections=max_connections, max_response_bytes=max_response_bytes,
+        max_raw_bytes=max_raw_bytes,
+    )
+
+
+__all__ = ["make_http_target"]

@@ -1,0 +1,190 @@
+"""The comparison page: what the template shows, built from a ``kind="compare"`` report.
+
+For the whole comparison the summary table, the notes and the forest plot; per row
+(metric and candidate) the sorted per-query differences, the scatter (or its density),
+the null or resampling distribution and the movers; and a table of every query.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from evalkit.formatting import CORRECTION_LABELS, METHOD_LABELS
+from evalkit_report_html import charts
+from evalkit_report_html.page import Charts, ci_cell, movers, num, p_text, sort_key
+
+_DISTRIBUTION = {
+    "null": "Null distribution of the {statistic} (sign-flip randomization{how})",
+    "bootstrap": "Bootstrap distribution of the {statistic} ({how} resamples of the queries)",
+}
+
+
+def _label(row: Any, several_baselines: bool) -> str:
+    """A forest plot's row: the candidate (and its baseline with ``all_pairs``)."""
+    name = row.candidate or row.name
+    return f"{name} vs {row.baseline}" if several_baselines else name
+
+
+def _summary_row(row: Any) -> dict[str, Any]:
+    return {
+        "name": row.name, "metric": row.metric, "candidate": row.candidate or "",
+        "baseline": row.baseline or "", "value": num(row.value),
+        "reference": num(row.reference_value), "diff": num(row.difference, True),
+        "ci": ci_cell(row.ci_low, row.ci_high, row.difference),
+        "p": p_text(row.p_value, row.n_resamples),
+        "p_adjusted": p_text(row.p_adjusted, row.n_resamples),
+        "status": row.status, "significant": bool(row.significant),
+        "wtl": row.wins_ties_losses, "n": "" if row.n_queries is None else str(row.n_queries),
+        "effect": num(row.effect_size), "method": row.method or "",
+        "direction": "" if row.higher_is_better is None else (
+            "higher is better" if row.higher_is_better else "lower is better"),
+        "warnings": list(row.warnings), "sort": {
+            "diff": sort_key(row.difference), "p": sort_key(row.p_value),
+            "p_adjusted": sort_key(row.p_adjusted), "effect": sort_key(row.effect_size)},
+    }
+
+
+def _distribution_title(dist: Any) -> str:
+    if dist.kind == "null":
+        how = (f", all {dist.n_resamples:,} sign patterns" if dist.exact
+               else f", {dist.n_resamples:,} random sign patterns")
+    else:
+        how = f"{dist.n_resamples:,}"
+    template = _DISTRIBUTION.get(dist.kind, "Distribution of the {statistic}{how}")
+    return template.format(statistic=dist.statistic, how=how)
+
+
+def _series(row: Any, texts: Mapping[str, str]) -> charts.Series | None:
+    ids = row.query_ids
+    if not ids or len(row.differences) != len(ids):
+        return None
+    nan = [math.nan] * len(ids)
+    return charts.Series(
+        ids=ids, diffs=row.differences, texts=texts,
+        baseline=row.baseline_values if len(row.baseline_values) == len(ids) else nan,
+        candidate=row.candidate_values if len(row.candidate_values) == len(ids) else nan,
+        higher_is_better=row.higher_is_better is not False,
+        baseline_name=row.baseline or "baseline", candidate_name=row.candidate or "candidate",
+        metric=row.metric)
+
+
+def _section(row: Any, texts: Mapping[str, str], page: Charts, index: int,
+             limit: int) -> dict[str, Any]:
+    s = _series(row, texts)
+    out: dict[str, Any] = {"id": f"row-{index}", "name": row.name, "metric": row.metric,
+                           "candidate": row.candidate or "", "baseline": row.baseline or "",
+                           "n": len(row.query_ids), "per_query": None, "scatter": None,
+                           "distribution": None, "sampled": False, "shown": 0,
+                           "has_values": False}
+    if s is not None:
+        spec, shown = charts.per_query(s, limit)
+        out["per_query"] = page.add("per-query", spec, shown)
+        out["shown"], out["sampled"] = shown, shown < len(s.ids)
+        out["has_values"] = len(row.baseline_values) == len(s.ids)
+        if out["has_values"]:
+            if len(s.ids) <= limit:
+                out["scatter"] = page.add("scatter", charts.scatter(s), len(s.ids))
+            else:
+                spec, cells = charts.density(s)
+                out["scatter"] = page.add("density", spec, cells)
+    dist = row.distribution
+    if dist is not None and dist.counts:
+        unit = row.metric if dist.statistic == "mean difference" else "t"
+        out["distribution"] = page.add("distribution", charts.null_distribution(
+            dist.edges, dist.counts, dist.observed, _distribution_title(dist),
+            f"{dist.statistic} ({unit})"))
+        out["distribution_note"] = (
+            f"observed {num(dist.observed, True)}; p {p_text(row.p_value, row.n_resamples)}")
+    gains, losses = movers(row, texts)
+    out["gains"], out["losses"] = gains, losses
+    out["reasons"] = any(m["baseline_reason"] or m["candidate_reason"]
+                         for m in gains + losses)
+    return out
+
+
+def _query_table(rows: tuple[Any, ...], texts: Mapping[str, str]) -> dict[str, Any]:
+    """Every paired query: per metric each baseline's value, then each row's difference."""
+    ids: list[str] = []
+    seen: set[str] = set()
+    for r in rows:
+        for q in r.query_ids:
+            if q not in seen:
+                seen.add(q)
+                ids.append(q)
+    groups: list[dict[str, Any]] = []
+    columns: list[tuple[Any, str, str]] = []  # (row, "baseline" | "diff", header)
+    for metric in dict.fromkeys(r.metric for r in rows):
+        mine = [r for r in rows if r.metric == metric and r.query_ids]
+        cols: list[tuple[Any, str, str]] = []
+        for base in dict.fromkeys(r.baseline for r in mine):
+            first = next(r for r in mine if r.baseline == base)
+            if len(first.baseline_values) == len(first.query_ids):
+                cols.append((first, "baseline", str(base)))
+        cols += [(r, "diff", f"Δ {r.candidate}") for r in mine]
+        if cols:
+            groups.append({"metric": metric, "span": len(cols)})
+            columns += cols
+    # one column at a time: (text, class) per query id
+    filled: list[dict[str, tuple[str, str]]] = []
+    for r, what, _ in columns:
+        col: dict[str, tuple[str, str]] = {}
+        if what == "baseline":
+            for q, v in zip(r.query_ids, r.baseline_values, strict=True):
+                col[q] = (num(v), "")
+        else:
+            up = r.higher_is_better is not False
+            for q, d in zip(r.query_ids, r.differences, strict=True):
+                cls = "tie" if abs(d) <= charts.TIE_ATOL else ("win" if (d > 0) == up
+                                                               else "loss")
+                col[q] = (num(d, True), cls)
+        filled.append(col)
+    empty = ("", "")
+    body = [[col.get(q, empty) for col in filled] for q in ids]
+    return {"groups": groups, "headers": [h for _, _, h in columns], "ids": ids,
+            "texts": [texts.get(q, "") for q in ids], "rows": body,
+            "has_text": any(texts.get(q) for q in ids)}
+
+
+def compare_context(report: Any, limit: int = charts.MAX_MARKS) -> dict[str, Any]:
+    """The template's variables for a comparison report (see the module docstring)."""
+    page = Charts()
+    texts: Mapping[str, str] = report.queries or {}
+    rows = report.rows
+    several_baselines = len({r.baseline for r in rows}) > 1
+    one_pair = len({(r.candidate, r.baseline) for r in rows}) == 1
+    forest_items = [{"group": r.metric,
+                     "label": r.metric if one_pair else _label(r, several_baselines),
+                     "diff": r.difference,
+                     "lo": r.ci_low, "hi": r.ci_high, "significant": bool(r.significant),
+                     "p": p_text(r.p_adjusted if r.p_adjusted is not None else r.p_value,
+                                 r.n_resamples)}
+                    for r in rows if r.difference is not None]
+    forest = None
+    conf = next((r.confidence for r in rows if r.confidence), 0.95)
+    if forest_items:
+        forest = page.add("forest", charts.forest(
+            forest_items, f"Differences (candidate − baseline) with {conf:.0%} intervals"))
+    settings: Mapping[str, Any] = report.settings or {}
+    correction = report.correction or (
+        CORRECTION_LABELS.get(str(settings.get("correction")), "")
+        if settings.get("correction") not in (None, "none") else "")
+    sections = [_section(r, texts, page, i, limit) for i, r in enumerate(rows, 1)]
+    return {
+        "kind": "compare", "title": report.title, "subject": report.subject,
+        "reference": report.reference, "summary": report.summary,
+        "description": report.description or ", ".join(
+            METHOD_LABELS.get(m, m) for m in dict.fromkeys(r.method for r in rows if r.method)),
+        "runs": [{"name": r.name, "source": r.source or "", "role": r.role}
+                 for r in report.runs],
+        "correction": correction, "adjusted": any(r.p_adjusted is not None for r in rows),
+        "table": [_summary_row(r) for r in rows], "notes": list(report.notes),
+        "ci_label": f"{conf:.0%} CI",
+        "forest": forest, "sections": sections, "queries": _query_table(rows, texts),
+        "max_marks": limit, "sampled": any(s["sampled"] for s in sections),
+        "charts": page.items,
+    }
+
+
+__all__ = ["compare_context"]

@@ -1,0 +1,99 @@
+"""``render_html(report) -> str``: a comparison or a gate as one self-contained HTML page.
+
+The page is a jinja2 template (``templates/compare.html.j2`` or ``gate.html.j2`` on
+``base.html.j2``) filled from :func:`~evalkit_report_html.compare_page.compare_context`
+or :func:`~evalkit_report_html.gate_page.gate_context`. Its style sheet, its small script
+(``templates/report.js``: draw every chart, sort tables) and the Vega bundle
+(:func:`evalkit_report_html.vega.javascript`) are inlined, and the charts' Vega-Lite
+specifications travel as one JSON block, so the file needs no network to open. Text from
+the report is escaped by jinja2's autoescaping; JSON in the page has ``<``, ``>`` and
+``&`` written as ``\\uXXXX`` so that no value can close its ``<script>``.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from typing import Any
+
+#: Written in place of ``</script`` in inlined JavaScript (the same text to JavaScript).
+_SCRIPT_END = re.compile(r"</(script)", re.I)
+
+
+@functools.lru_cache(maxsize=1)
+def _environment() -> Any:
+    import jinja2
+
+    return jinja2.Environment(
+        loader=jinja2.PackageLoader("evalkit_report_html", "templates"),
+        autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True,
+        lstrip_blocks=True,
+    )
+
+
+@functools.lru_cache(maxsize=4)
+def _asset(name: str) -> str:
+    from importlib.resources import files
+
+    return files("evalkit_report_html").joinpath("templates", name).read_text("utf-8")
+
+
+def script_json(value: Any) -> str:
+    """``value`` as JSON that is safe inside ``<script>``: compact, strict (no NaN), with
+    ``<``, ``>`` and ``&`` escaped."""
+    text = json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def inline_script(code: str) -> str:
+    """JavaScript ``code`` that cannot end its ``<script>`` element early."""
+    return _SCRIPT_END.sub(r"<\\/\1", code)
+
+
+def render_html(obj: Any, *, max_marks: int | None = None) -> str:
+    """The HTML page of a report.
+
+    Args:
+        obj: an :class:`evalkit.reporters.Report`, or anything with ``to_report()`` (a
+            ``Comparison``, a ``GateReport``).
+        max_marks: the most queries a per-query plot draws before it is downsampled
+            (default :data:`evalkit_report_html.charts.MAX_MARKS`).
+
+    Returns:
+        The page, one self-contained HTML document.
+
+    Raises:
+        TypeError: ``obj`` is not a report.
+    """
+    from markupsafe import Markup
+
+    from evalkit import __version__ as evalkit_version
+    from evalkit.reporters import as_report
+    from evalkit_report_html import __version__ as plugin_version
+    from evalkit_report_html.charts import MAX_MARKS
+    from evalkit_report_html.vega import javascript, versions
+
+    report = as_report(obj)
+    if report.kind == "gate":
+        from evalkit_report_html.gate_page import gate_context
+
+        context = gate_context(report)
+    else:
+        from evalkit_report_html.compare_page import compare_context
+
+        context = compare_context(report, max_marks or MAX_MARKS)
+    chart_list = context.pop("charts")
+    template = _environment().get_template(f"{context['kind']}.html.j2")
+    return str(template.render(
+        **context,
+        charts_json=Markup(script_json(chart_list)),
+        vega_js=Markup(inline_script(javascript())),
+        app_js=Markup(inline_script(_asset("report.js"))),
+        css=Markup(_asset("report.css").replace("</", "<\\/")),
+        versions=versions(), evalkit_version=evalkit_version,
+        plugin_version=plugin_version,
+    ))
+
+
+__all__ = ["inline_script", "render_html", "script_json"]

@@ -1,0 +1,284 @@
+"""The run artifact's file format: schema versions, the trailer, and reading it back.
+
+A run artifact is UTF-8 JSON Lines: a header line, one line per row, and (schema 2) a
+**trailer** line that closes the file::
+
+    {"type": "header", "schema_version": 2, "name": ..., ...}
+    {"type": "row", "id": "q1", ...}
+    ...
+    {"type": "trailer", "rows": 93, "sha256": "<hex>"}
+
+``rows`` is the number of row lines and ``sha256`` the digest of every byte before the
+trailer line (the header and row lines, newlines included), so a reader detects a file
+cut anywhere, exactly at a line boundary included (the trailer is gone, or the count and
+digest disagree), and a file edited after it was written. Every writer that produces a
+finished file writes it (:meth:`evalkit.results.RunResult.save`, the runner's final
+rewrite, ``rescore``, ``baseline promote``); a file without one is still being written,
+or was cut short. The runner appends rows to a file that has none yet while it runs.
+
+Schema 1 files (no trailer) are read as before; what they cannot prove is listed in
+:attr:`Integrity.notes`. See docs/artifacts.md.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from evalkit.limits import MAX_ARTIFACT_DEPTH, LimitError, loads_json
+from evalkit.redaction import mask
+
+#: The schema this evalkit writes.
+SCHEMA_VERSION = 2
+#: The schemas it reads.
+READABLE_VERSIONS = (1, 2)
+
+_BOM = b"\xef\xbb\xbf"
+
+
+class ArtifactError(ValueError):
+    """A run artifact that cannot be read; the message names the file and line."""
+
+
+@dataclass(frozen=True)
+class Integrity:
+    """What reading an artifact file proved about its completeness.
+
+    Attributes:
+        path: the file read.
+        schema_version: the header's schema version.
+        rows_read: row lines read.
+        trailer_rows: the row count the trailer records (``None``: no trailer).
+        digest_ok: whether the trailer's sha256 matches the bytes before it (``None``
+            without a trailer).
+        cut_line: the line number of an unterminated, unreadable last line that was
+            dropped (a write cut short; only tolerated in a schema 2 file without a
+            trailer, which is incomplete anyway).
+    """
+
+    path: str
+    schema_version: int
+    rows_read: int
+    trailer_rows: int | None = None
+    digest_ok: bool | None = None
+    cut_line: int | None = None
+    problems: tuple[str, ...] = field(default=())
+
+    @property
+    def has_trailer(self) -> bool:
+        return self.trailer_rows is not None
+
+    @property
+    def ok(self) -> bool:
+        """Whether nothing shows the file to be cut short or altered."""
+        return not self.problems
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """What the file cannot prove (schema 1 has no trailer)."""
+        if self.schema_version < 2:
+            return (f"{self.path} is a schema 1 artifact (no trailer): a cut at a line "
+                    "boundary is detected only through the counts its header records; "
+                    "save it again (RunResult.save, evalkit baseline promote) to add one",)
+        return ()
+
+
+def _problems(path: str, version: int, rows: int, trailer: int | None,
+              digest_ok: bool | None, cut: int | None) -> tuple[str, ...]:
+    if version < 2:
+        return ()
+    out: list[str] = []
+    if trailer is None:
+        out.append(
+            f"{path} ends without its trailer line after {rows} row(s): the file was cut "
+            "short, or its run is still being written or was stopped before it finished"
+            + (f" (line {cut} is cut mid-line and was dropped)" if cut is not None else ""))
+    elif trailer != rows:
+        out.append(f"{path}: the trailer records {trailer} row(s) but the file holds {rows}: "
+                   "rows were lost or added after it was written")
+    elif digest_ok is False:
+        out.append(f"{path}: the content differs from what was written (the trailer's "
+                   "sha256 does not match): the file was edited or damaged")
+    return tuple(out)
+
+
+def trailer_line(body: bytes, n_rows: int) -> str:
+    """The trailer line (with its newline) for ``body``, the bytes of the header and row
+    lines before it."""
+    digest = hashlib.sha256(body).hexdigest()
+    return json.dumps({"type": "trailer", "rows": n_rows, "sha256": digest}) + "\n"
+
+
+def artifact_line(obj: Mapping[str, Any]) -> str:
+    """One artifact line: ``obj`` as JSON, registered secrets masked
+    (:func:`evalkit.redaction.mask`), and a newline."""
+    return mask(json.dumps(obj)) + "\n"
+
+
+def header_line(name: str, header: Mapping[str, Any]) -> str:
+    """The header line: ``type``, ``schema_version`` (always this evalkit's) and ``name``
+    first, then the other header fields in their order."""
+    out: dict[str, Any] = {"type": "header", "schema_version": SCHEMA_VERSION, "name": name}
+    out.update({k: v for k, v in header.items() if k not in out})
+    return artifact_line(out)
+
+
+def finished_lines(head: str, row_lines: Sequence[str]) -> list[str]:
+    """A finished artifact's lines: the header line, the row lines (each ending in a
+    newline) and the trailer over their UTF-8 bytes. The one encoding every writer of a
+    finished file uses (:func:`evalkit.outputs.write_output` writes them)."""
+    body = (head + "".join(row_lines)).encode("utf-8")
+    return [head, *row_lines, trailer_line(body, len(row_lines))]
+
+
+def metric_errors_of(obj: Mapping[str, Any]) -> dict[str, str]:
+    """A row's ``metric_errors`` (``{metric: message}``). Raises ValueError."""
+    errors = obj.get("metric_errors")
+    if not errors:  # the usual row: no key at all
+        return {}
+    if not isinstance(errors, dict) or not all(isinstance(v, str) for v in errors.values()):
+        raise ValueError("'metric_errors' must be an object of metric name to message")
+    return {str(k): v for k, v in errors.items()}
+
+
+def sample_of(obj: Mapping[str, Any]) -> int | None:
+    """A row's ``sample`` number, or ``None`` when absent. Raises ValueError."""
+    sample = obj.get("sample")
+    if sample is None:
+        return None
+    if isinstance(sample, bool) or not isinstance(sample, int) or sample < 0:
+        raise ValueError(f"'sample' is {sample!r}, not a sample number (an integer >= 0)")
+    return sample
+
+
+def upgrade_schema1_rows(rows: list[Any], header: Mapping[str, Any]) -> None:
+    """Schema 1 target rows recorded a metric failure as the row's ``error`` beside a
+    response; schema 2 records it per metric. Such an error moves to ``metric_errors``
+    for every metric the run computed (schema 1 does not say which one failed)."""
+    names = [str(m) for m in (header.get("config") or {}).get("metrics") or []]
+    for r in rows:
+        if getattr(r, "response", None) is None or r.error is None:
+            continue
+        failed = {m: r.error for m in names if m not in r.metrics}
+        if failed:  # without the metric names the row stays errored as schema 1 wrote it
+            r.metric_errors, r.error = failed, None
+
+
+def _open(p: Path) -> Any:
+    try:
+        return p.open("rb")
+    except FileNotFoundError:
+        raise ArtifactError(f"{p}: no such file") from None
+    except IsADirectoryError:
+        raise ArtifactError(f"{p}: is a directory, not a run artifact") from None
+
+
+def _parse(p: Path, raw: bytes, lineno: int) -> Any:
+    """One line's JSON value. Raises ArtifactError (not UTF-8, not JSON, or nested deeper
+    than :data:`evalkit.limits.MAX_ARTIFACT_DEPTH`)."""
+    try:
+        return loads_json(raw.decode("utf-8"), MAX_ARTIFACT_DEPTH)
+    except UnicodeDecodeError as exc:
+        raise ArtifactError(
+            f"{p}: not UTF-8 text (line {lineno}, byte 0x{raw[exc.start]:02x}: {exc.reason}); "
+            "a run artifact is JSON Lines in UTF-8. Is this the right file?"
+        ) from None
+    except json.JSONDecodeError as exc:
+        raise ArtifactError(f"{p}:{lineno}: not valid JSON ({exc.msg} at column "
+                            f"{exc.colno})") from None
+    except LimitError as exc:
+        raise ArtifactError(f"{p}:{lineno}: {exc}") from None
+
+
+def _lines(fh: Any) -> Iterator[tuple[int, bytes]]:
+    for lineno, raw in enumerate(fh, start=1):
+        if lineno == 1 and raw.startswith(_BOM):
+            raw = raw[len(_BOM):]
+        yield lineno, raw
+
+
+def read_artifact(path: str | Path) -> tuple[dict[str, Any], list[tuple[int, dict[str, Any]]],
+                                             Integrity]:
+    """The header, the row objects with their line numbers, and what the file proves.
+
+    An unterminated last line that cannot be read (a write cut short) is dropped when the
+    file is schema 2 and has no trailer, which makes it incomplete anyway
+    (:attr:`Integrity.cut_line`); anywhere else a malformed line is refused.
+
+    Raises:
+        ArtifactError: no such file, not UTF-8, empty, no header first, a schema this
+            evalkit does not read, a malformed line (file and line named), a line that is
+            not a row, or anything after the trailer.
+    """
+    p = Path(path)
+    header: dict[str, Any] | None = None
+    rows: list[tuple[int, dict[str, Any]]] = []
+    digest = hashlib.sha256()
+    trailer: dict[str, Any] | None = None
+    cut: tuple[int, ArtifactError] | None = None
+    with _open(p) as fh:
+        for lineno, raw in _lines(fh):
+            if trailer is not None:
+                if raw and not raw.isspace():
+                    raise ArtifactError(f"{p}:{lineno}: content after the trailer line; "
+                                        "an artifact ends with its trailer")
+                continue
+            if not raw or raw.isspace():
+                digest.update(raw)
+                continue
+            try:
+                obj = _parse(p, raw, lineno)
+            except ArtifactError as exc:
+                if raw.endswith(b"\n") or header is None:
+                    raise
+                cut = (lineno, exc)  # the unterminated last line
+                continue
+            if not isinstance(obj, dict):
+                raise ArtifactError(f"{p}:{lineno}: expected a JSON object")
+            if header is None:
+                header = _check_header(p, lineno, obj)
+                digest.update(raw)
+                continue
+            if obj.get("type") == "trailer":
+                trailer = obj
+                continue
+            if obj.get("type") != "row" or "id" not in obj:
+                raise ArtifactError(f"{p}:{lineno}: expected a row object with an 'id'")
+            digest.update(raw)
+            rows.append((lineno, obj))
+    if header is None:
+        raise ArtifactError(f"{p}: empty file; not an evalkit run artifact")
+    version = int(header["schema_version"])
+    if cut is not None and version < 2:  # schema 1 has no trailer to show it unfinished
+        raise cut[1]
+    trailer_rows: int | None = None
+    digest_ok: bool | None = None
+    if trailer is not None:
+        count = trailer.get("rows")
+        if isinstance(count, bool) or not isinstance(count, int):
+            raise ArtifactError(f"{p}: the trailer's 'rows' is {count!r}, not a count")
+        trailer_rows = count
+        digest_ok = trailer.get("sha256") == digest.hexdigest()
+    cut_line = None if cut is None else cut[0]
+    info = Integrity(str(p), version, len(rows), trailer_rows, digest_ok, cut_line,
+                     _problems(str(p), version, len(rows), trailer_rows, digest_ok, cut_line))
+    return header, rows, info
+
+
+def _check_header(p: Path, lineno: int, obj: Mapping[str, Any]) -> dict[str, Any]:
+    if obj.get("type") != "header":
+        raise ArtifactError(
+            f"{p}:{lineno}: first line is not an evalkit run header; is this a TREC run "
+            "file? Pass it with --qrels so it is evaluated"
+        )
+    version = obj.get("schema_version")
+    if isinstance(version, bool) or version not in READABLE_VERSIONS:
+        raise ArtifactError(
+            f"{p}:{lineno}: schema_version {version!r} is not supported (this evalkit reads "
+            f"{' and '.join(str(v) for v in READABLE_VERSIONS)})"
+        )
+    return dict(obj)

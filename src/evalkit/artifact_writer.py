@@ -1,0 +1,181 @@
+"""The target runner's artifact while it runs: append rows as they arrive, finish it
+atomically, and read back an unfinished one to resume it.
+
+While the run goes on, the file holds the header (``"status": "running"``) and one line
+per finished case in completion order, and no trailer. The rows that completed together
+are written with one write and flushed before the runner waits again, so a killed
+process loses no row it received; ``os.fsync`` runs at most every ``interval`` seconds
+and at the end. At the end the file is replaced (temporary file, fsync, rename, fsync of
+the folder) by the finished artifact: final header, rows in golden-set order, trailer,
+the bytes :meth:`evalkit.results.RunResult.save` writes. Registered secrets are masked
+in every line (:func:`evalkit.artifact.artifact_line`).
+
+A character device or FIFO (``/dev/null``, a named pipe) cannot be rewritten, so nothing
+is written to it until the end, when the finished artifact is written to it once
+(:func:`evalkit.outputs.write_output`); resuming one is refused.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import IO, Any
+
+from evalkit.artifact import ArtifactError, artifact_line, finished_lines, header_line
+from evalkit.limits import MAX_ARTIFACT_DEPTH, LimitError, loads_json
+from evalkit.outputs import destination, write_output, writing
+from evalkit.results import RunResult
+from evalkit.rows import CaseResult, case_result_from_json
+
+
+class ArtifactWriter:
+    """Appends rows, one write and one flush per batch, with an fsync at most every
+    ``interval`` s; keeps each row's JSON line for the final :meth:`rewrite`."""
+
+    def __init__(self, path: Path, interval: float) -> None:
+        self.path = path
+        self.interval = max(0.0, float(interval))
+        self._fh: IO[str] | None = None
+        self._last_sync = 0.0
+        self._lock = threading.Lock()
+        self._lines: dict[str, str] = {}
+        with writing(path):  # a socket or a block device is refused before any call
+            self.stream = destination(path) == "stream"
+
+    def start(self, header: Mapping[str, Any], rows: Sequence[CaseResult]) -> None:
+        """Write the header and the kept ``rows``, then open for appending.
+
+        Kept rows (a resume) are rewritten atomically (temporary file, fsync, rename), so
+        a crash never loses them; a new run just writes its header line.
+
+        Raises:
+            evalkit.outputs.UnwritableError: the artifact cannot be written (names it).
+        """
+        if self.stream:
+            return
+        head = artifact_line(header)
+        if rows:
+            write_output(self.path, [head, *(self._encode(r) for r in rows)])
+        with writing(self.path):
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._fh = self.path.open("a" if rows else "w", encoding="utf-8")
+            if not rows:
+                self._fh.write(head)
+                self._fh.flush()
+        self._last_sync = time.monotonic()  # synced with the rows, by the same clock
+
+    def _encode(self, row: CaseResult) -> str:
+        line = artifact_line(row.to_json())
+        self._lines[row.case_id] = line
+        return line
+
+    def append_many(self, rows: Sequence[CaseResult]) -> None:
+        """Append ``rows`` with one write, flush, and fsync if ``interval`` has passed."""
+        if self.stream:
+            for r in rows:
+                self._encode(r)
+            return
+        if self._fh is None:
+            raise RuntimeError("artifact writer is closed")
+        with self._lock, writing(self.path):
+            self._fh.write("".join(self._encode(r) for r in rows))
+            self._fh.flush()
+            now = time.monotonic()
+            if now - self._last_sync >= self.interval:
+                os.fsync(self._fh.fileno())
+                self._last_sync = now
+
+    def close(self, *, sync: bool = True, failed: bool = False) -> None:
+        """Flush and close; ``sync=False`` skips the fsync (a :meth:`rewrite` follows).
+        ``failed``: the run is failing (a full disk...): an error here would hide that
+        one, so it is not raised; what was written stays for ``--resume``."""
+        with self._lock:
+            fh, self._fh = self._fh, None
+            if fh is None:
+                return
+            try:
+                with writing(self.path):
+                    try:
+                        fh.flush()
+                        if sync:
+                            os.fsync(fh.fileno())
+                    finally:
+                        fh.close()
+            except OSError:
+                if not failed:
+                    raise
+
+    def rewrite(self, run: RunResult) -> None:
+        """Replace the file atomically by the finished artifact of ``run``: header, rows
+        in ``run`` order from the lines kept when they were appended, trailer (the bytes
+        of :meth:`RunResult.save`; temporary file, fsync, rename, folder fsync). If that
+        fails (a full disk), the appended file is left as it was, so ``--resume``
+        continues it."""
+        lines = []
+        for row in run.per_query:
+            line = self._lines.get(row.query_id)
+            lines.append(line if line is not None else artifact_line(row.to_json()))
+        write_output(self.path, finished_lines(header_line(run.name, run.header), lines))
+
+
+def save_finished(run: RunResult, path: Path) -> None:
+    """Write ``run`` over ``path`` (:meth:`RunResult.save`: a temporary file, fsync,
+    rename and folder fsync for a regular file; directly to a device or pipe)."""
+    run.save(path)
+
+
+def read_partial(path: Path) -> tuple[dict[str, Any], list[CaseResult]] | None:
+    """The header and rows of an artifact being resumed; ``None`` if it holds no
+    complete line yet.
+
+    An unterminated last line is a write cut short and is dropped; a trailer line (a
+    finished run resumed to retry its failures) is skipped. When a case has two rows (a
+    resume re-scored it and was itself stopped), the later row wins: until the file is
+    finished it is a log of rows in completion order.
+
+    Raises:
+        ArtifactError: a malformed line anywhere else, or a line that is not a row.
+    """
+    data = path.read_bytes()
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    lines = data.split(b"\n")
+    lines.pop()  # after the last "\n": empty, or a truncated line
+    header: dict[str, Any] | None = None
+    rows: dict[str, CaseResult] = {}
+    for lineno, raw in enumerate(lines, start=1):
+        if not raw.strip():
+            continue
+        try:
+            obj = loads_json(raw, MAX_ARTIFACT_DEPTH)
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise ArtifactError(
+                f"{path}:{lineno}: not valid JSON ({exc}); only a truncated last line is "
+                "tolerated on resume"
+            ) from None
+        except LimitError as exc:
+            raise ArtifactError(f"{path}:{lineno}: {exc}") from None
+        if not isinstance(obj, dict):
+            raise ArtifactError(f"{path}:{lineno}: expected a JSON object")
+        if header is None:
+            if obj.get("type") != "header":
+                raise ArtifactError(f"{path}:{lineno}: the first line is not a run header")
+            header = obj
+            continue
+        if obj.get("type") == "trailer":
+            continue
+        if obj.get("type") != "row" or "id" not in obj:
+            raise ArtifactError(f"{path}:{lineno}: expected a row object with an 'id'")
+        try:
+            row = case_result_from_json(obj)
+        except (TypeError, ValueError) as exc:
+            raise ArtifactError(f"{path}:{lineno}: malformed row ({exc})") from None
+        rows.pop(row.case_id, None)
+        rows[row.case_id] = row
+    if header is None:
+        return None
+    return header, list(rows.values())

@@ -1,0 +1,106 @@
+"""YAML read within bounds: pyyaml's ``SafeLoader`` with a composer that counts.
+
+Every YAML file evalkit reads (golden sets, checks, eval configs) goes through
+:class:`BoundedSafeLoader`, which refuses, with :class:`evalkit.limits.LimitError` naming
+the line:
+
+* lists and mappings nested more than :data:`~evalkit.limits.MAX_DEPTH` levels (pyyaml's
+  composer is recursive: 100,000 levels would be a ``RecursionError``);
+* more than :data:`~evalkit.limits.MAX_YAML_NODES` nodes;
+* aliases whose expansion adds more than :data:`~evalkit.limits.MAX_ALIAS_NODES` nodes. An
+  alias counts as a copy of the node it names, because that is what it becomes for every
+  consumer that walks or serialises the data (a 603-byte "billion laughs" names a node of
+  387 million nodes). Each node's expanded size is computed once, when it is composed,
+  from its children's, so the count costs a few operations per node.
+
+Parsing and construction are pyyaml's own; only composition is watched.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+from yaml.nodes import Node
+
+from evalkit.limits import MAX_ALIAS_NODES, MAX_DEPTH, MAX_YAML_NODES, LimitError
+
+_COLLECTION_START = (yaml.SequenceStartEvent, yaml.MappingStartEvent)
+
+
+class BoundedSafeLoader(yaml.SafeLoader):
+    """``yaml.SafeLoader`` within the bounds of this module (class attributes
+    ``max_depth``, ``max_nodes`` and ``max_alias_nodes``)."""
+
+    max_depth = MAX_DEPTH
+    max_nodes = MAX_YAML_NODES
+    max_alias_nodes = MAX_ALIAS_NODES
+
+    def __init__(self, stream: Any) -> None:
+        super().__init__(stream)
+        self._depth = 0
+        self._nodes = 0
+        self._alias_nodes = 0
+        self._sizes: dict[int, int] = {}
+
+    def _line(self) -> int | None:
+        mark = getattr(self.peek_event(), "start_mark", None)  # type: ignore[no-untyped-call]
+        return None if mark is None else int(mark.line) + 1
+
+    def compose_node(self, parent: Node | None, index: Any) -> Node | None:
+        alias = self.check_event(yaml.AliasEvent)
+        nested = self.check_event(*_COLLECTION_START)
+        line = self._line()
+        if nested:
+            self._depth += 1
+        try:
+            if self._depth > self.max_depth:
+                raise LimitError(f"lists and mappings nested more than {self.max_depth} "
+                                 "levels deep; evalkit refuses deeper YAML", line)
+            node: Node | None = super().compose_node(parent, index)
+        finally:
+            if nested:
+                self._depth -= 1
+        if node is None:
+            return None
+        if alias:
+            size = self._sizes.get(id(node))
+            if size is None:
+                raise LimitError("an alias refers to a node that contains it (a recursive "
+                                 "anchor); evalkit refuses recursive YAML", line)
+            self._alias_nodes += size
+            if self._alias_nodes > self.max_alias_nodes:
+                raise LimitError(
+                    f"aliases expand to more than {self.max_alias_nodes} nodes (an alias "
+                    "bomb, or anchors reused far too often); write the values out, or "
+                    "reuse them less", line)
+            return node
+        size = 1
+        if isinstance(node, yaml.SequenceNode):
+            size += sum(self._sizes.get(id(c), 1) for c in node.value)
+        elif isinstance(node, yaml.MappingNode):
+            size += sum(self._sizes.get(id(k), 1) + self._sizes.get(id(v), 1)
+                        for k, v in node.value)
+        self._sizes[id(node)] = size
+        self._nodes += 1
+        if self._nodes > self.max_nodes:
+            raise LimitError(f"more than {self.max_nodes} YAML nodes; evalkit refuses "
+                             "larger YAML", line)
+        return node
+
+
+def load_yaml(text: str) -> Any:
+    """``yaml.safe_load(text)`` within the bounds of :class:`BoundedSafeLoader`.
+
+    Raises:
+        yaml.YAMLError: not YAML (as ``yaml.safe_load``).
+        evalkit.limits.LimitError: beyond a bound (its ``line`` set).
+    """
+    loader = BoundedSafeLoader(text)
+    try:
+        return loader.get_single_data()
+    finally:
+        loader.dispose()
+
+
+__all__ = ["BoundedSafeLoader", "load_yaml"]

@@ -1,0 +1,59 @@
+"""The comparison: ``evalkit.compare(...)`` and the :class:`Comparison` it returns.
+
+Holds the function (:mod:`.compute`; no module here is named ``compare``, which would
+shadow the function), the object (:mod:`.model`) and its parts (:mod:`.records`), its JSON
+(:mod:`.serialize`), its report (:mod:`.report`), its description and notes in words
+(:mod:`.text`), the checks of its options (:mod:`.options`), the reading of its inputs
+(:mod:`.inputs`) and power planning from a pilot pair (:mod:`.planning`).
+
+It may import the data layer (runs, artifacts, goldens, the registry), the statistics
+(:mod:`evalkit.stats`, whose :func:`~evalkit.stats.compare_runs` is the core it calls) and
+the reporters' model and row builder (:mod:`evalkit.reporters.model`,
+:mod:`evalkit.reporters.comparison_rows`), never the command line. Names are loaded on first use, so
+``import evalkit.comparison`` imports no numpy.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+_LAZY: dict[str, str] = {
+    "compare": "evalkit.comparison.compute",
+    "Comparison": "evalkit.comparison.model",
+    "ComparisonError": "evalkit.comparison.records",
+    "MetricComparison": "evalkit.comparison.records",
+    "QueryDelta": "evalkit.comparison.records",
+    "RunInfo": "evalkit.comparison.records",
+    "Settings": "evalkit.comparison.records",
+    "SCHEMA_VERSION": "evalkit.comparison.serialize",
+    "PowerPlan": "evalkit.comparison.planning",
+    "plan_power": "evalkit.comparison.planning",
+}
+
+__all__ = sorted(_LAZY)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'evalkit.comparison' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return __all__
+
+
+if TYPE_CHECKING:
+    from evalkit.comparison.compute import compare as compare
+    from evalkit.comparison.model import Comparison as Comparison
+    from evalkit.comparison.planning import PowerPlan as PowerPlan
+    from evalkit.comparison.planning import plan_power as plan_power
+    from evalkit.comparison.records import ComparisonError as ComparisonError
+    from evalkit.comparison.records import MetricComparison as MetricComparison
+    from evalkit.comparison.records import QueryDelta as QueryDelta
+    from evalkit.comparison.records import RunInfo as RunInfo
+    from evalkit.comparison.records import Settings as Settings
+    from evalkit.comparison.serialize import SCHEMA_VERSION as SCHEMA_VERSION

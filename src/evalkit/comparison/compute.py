@@ -1,0 +1,282 @@
+""":func:`compare`: candidates against a baseline, metric by metric, as one object.
+
+The statistics are :func:`evalkit.stats.compare_runs` (shared resamples, one family of
+adjusted p-values); this module reads and checks the inputs (:mod:`.inputs`), then adds
+what a reader of the comparison needs beside the test: both means, wins/ties/losses by
+the metric's polarity, the queries that moved most with their text and per-case details,
+every per-query difference, the binned distribution of the test's statistic, the
+settings, the description, the warnings and provenance. Where an option is left out it
+does what PyTerrier's ``pt.Experiment`` and ranx's ``compare`` do: every metric the runs
+share, each candidate against the first run, p-values corrected over the whole table.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from os import PathLike
+from typing import Any
+
+from evalkit.comparison.inputs import Loaded, RunInput, load_inputs, query_texts
+from evalkit.comparison.model import Comparison
+from evalkit.comparison.options import check_request
+from evalkit.comparison.records import (
+    ComparisonError,
+    MetricComparison,
+    QueryDelta,
+    RunInfo,
+    Settings,
+)
+from evalkit.metric_info import higher_is_better
+from evalkit.results import RunResult
+from evalkit.run_files import QrelsArg
+
+
+def compare(
+    baseline: RunInput,
+    *candidates: RunInput,
+    metrics: Sequence[str] | str | None = None,
+    qrels: QrelsArg | None = None,
+    method: str = "auto",
+    correction: str = "holm",
+    alpha: float = 0.05,
+    alternative: str = "two-sided",
+    ci: str | None = None,
+    n_resamples: int = 10_000,
+    seed: int = 42,
+    all_pairs: bool = False,
+    top: int = 0,
+    relevance_level: int | None = None,
+    missing: str | None = None,
+    depth: int | None = None,
+    topics: Mapping[str, str] | str | PathLike[str] | None = None,
+    allow_incomplete: bool = False,
+) -> Comparison:
+    """Compare each candidate with the baseline on the same queries, metric by metric.
+
+    Every comparison is ``candidate - baseline`` over the queries both runs hold, paired
+    by id; all metrics and candidates share the resamples, and the p-values are adjusted
+    over the whole family (Holm by default). ``evalkit compare`` is this function.
+
+    Args:
+        baseline, candidates: :class:`~evalkit.RunResult` objects, or paths of run
+            artifacts or of TREC run files (scored against ``qrels``). A name used twice
+            is made distinct (the later run takes its file stem, or ``name#2``).
+        metrics: metric names (ir_measures and trec_eval spellings resolve); None: every
+            metric the artifacts and runs share, or for TREC files only ``ap``,
+            ``ndcg@10``, ``precision@10``, ``recall@100`` and ``rr``.
+        qrels: TREC qrels (a path or ``{qid: {doc: label}}``) to score TREC run files;
+            with artifacts, a qrels path is checked against the hash they were scored
+            with.
+        method: the paired test, as for :func:`evalkit.stats.paired_test`: ``"auto"``
+            (the sign-flip randomization test, or the paired t-test on 0/1 metrics),
+            ``"randomization"``, ``"t-test"``, ``"bootstrap-t"`` or ``"bootstrap"`` (the
+            seed's paired bootstrap).
+        correction: ``"holm"``, ``"bh"``, ``"westfall-young"`` or ``"none"``.
+        alpha: significance level, in (0, 1); intervals have confidence ``1 - alpha``.
+        alternative: ``"two-sided"``, ``"greater"`` (candidate higher) or ``"less"``.
+        ci: the interval method (None: the test's own); ``"inversion"`` only with
+            ``method="randomization"``.
+        n_resamples: resamples of the randomization or bootstrap test, at least 100.
+        seed: the resampling seed.
+        all_pairs: compare every pair of runs (each later run minus each earlier one).
+        top: list the ``top`` queries that moved most each way (0: none).
+        relevance_level, missing, depth: how TREC run files are scored (trec_eval
+            ``-l``, ``-c`` / ``"skip"``, ``-M``). None (the default) takes the setting the
+            artifacts among the inputs were scored with, else trec_eval's: 1, ``"zero"``,
+            no depth limit. A value given must agree with every artifact's.
+        topics: ``{query id: text}``, or the path of a topic file (TREC ``<top>`` topics,
+            plain or gzipped, or ``qid<TAB>text`` TSV; :func:`evalkit.load_topics`);
+            without it the text comes from the golden set the runs were made from, when
+            its file is still there and unchanged.
+        allow_incomplete: pair only the queries every run has, and say so in
+            ``warnings``, instead of refusing runs over different queries.
+
+    Returns:
+        :class:`Comparison`.
+
+    Raises:
+        ComparisonError: fewer than two runs; ``alpha``, ``n_resamples``, ``ci`` or
+            ``top`` out of range; a per-query count named as a metric; runs that share
+            no metric or lack a named one; an artifact scored otherwise than asked; runs
+            scored against other qrels or with other settings; runs over different
+            queries; a run with no evaluated query. The messages are those ``evalkit
+            compare`` prints.
+        InputError: a path that is missing, a directory, or not a run (the message
+            says what it looks like); a TREC run without ``qrels``.
+        TopicsError: a ``topics`` file that cannot be read (file and line named).
+        ValueError: an unknown ``method``, ``correction`` or ``alternative`` (from
+            :func:`evalkit.stats.compare_runs`).
+        RegistryError: an unknown metric for a TREC run file.
+    """
+    inputs = [baseline, *candidates]
+    check_request(len(inputs), alpha=alpha, method=method, ci=ci, n_resamples=n_resamples,
+                  top=top)
+    if isinstance(topics, str | PathLike):  # read first: a bad file stops before any work
+        from evalkit.topics import load_topics
+
+        topics = load_topics(topics)
+    loaded = load_inputs(inputs, qrels=qrels, metrics=metrics,
+                         relevance_level=relevance_level, missing=missing, depth=depth,
+                         allow_incomplete=allow_incomplete)
+    if any(not r.per_query for r in loaded.runs):
+        raise ComparisonError("a run has no evaluated query; nothing to compare")
+    from evalkit.stats import compare_runs
+    from evalkit.stats.histogram import MAX_BINS
+
+    runs = loaded.runs
+    family = compare_runs(
+        runs[0], list(runs[1:]), list(loaded.metrics), all_pairs=all_pairs, method=method,
+        alpha=alpha, alternative=alternative, ci=ci, correction=correction,
+        n_resamples=n_resamples, seed=seed, distribution_bins=MAX_BINS,
+        allow_incomplete=allow_incomplete,  # the runs were checked (and paired) above
+    )
+    texts, text_notes = query_texts(runs, topics)
+    by_name = {r.name: r for r in runs}
+    notes_by = {r.name: loaded.notes[i] for i, r in enumerate(runs)}
+    ids = tuple(family.query_ids)
+    assert family.differences is not None
+    results: list[MetricComparison] = []
+    for j, res in enumerate(family.results):
+        cand, base = by_name[res.name_a], by_name[res.name_b]
+        diffs = tuple(float(x) for x in family.differences[:, j])
+        results.append(_metric_comparison(
+            res, base, cand, ids, diffs, texts, top=top, alpha=alpha,
+            correction=correction, method=method,
+            input_notes=notes_by[base.name] + notes_by[cand.name]))
+    settings = _settings(family.results, family.family_size, method=method, ci=ci,
+                         alpha=alpha, alternative=alternative, correction=correction,
+                         n_resamples=n_resamples, seed=seed, all_pairs=all_pairs, top=top,
+                         relevance_level=relevance_level, missing=missing, depth=depth,
+                         allow_incomplete=allow_incomplete)
+    from evalkit._version import __version__
+    from evalkit.comparison.text import describe
+
+    return Comparison(
+        baseline=_run_info(loaded, 0), candidates=tuple(
+            _run_info(loaded, i) for i in range(1, len(runs))),
+        results=tuple(results), metrics=tuple(loaded.metrics), settings=settings,
+        description=describe(settings),
+        warnings=tuple(w for ws in loaded.notes for w in ws) + tuple(text_notes),
+        query_ids=ids, queries={q: texts[q] for q in ids if q in texts},
+        provenance={"evalkit_version": __version__, "generator": settings.generator},
+    )
+
+
+def _finite(x: float) -> float | None:
+    return float(x) if math.isfinite(x) else None
+
+
+def _details(base: RunResult, cand: RunResult, metric: str
+             ) -> dict[str, dict[str, Any]]:
+    """``{query id: {"baseline": ..., "candidate": ...}}`` of the per-case details either
+    run's rows hold for ``metric``."""
+    out: dict[str, dict[str, Any]] = {}
+    for side, run in (("baseline", base), ("candidate", cand)):
+        for row in run.per_query:
+            found = (getattr(row, "details", None) or {}).get(metric)
+            if found is not None:
+                out.setdefault(row.query_id, {"baseline": None, "candidate": None})[side] = (
+                    dict(found) if isinstance(found, Mapping) else found)
+    return out
+
+
+def _movers(ids: tuple[str, ...], diffs: tuple[float, ...], b: Mapping[str, float],
+            c: Mapping[str, float], texts: Mapping[str, str],
+            details: Mapping[str, Mapping[str, Any]], top: int
+            ) -> tuple[tuple[QueryDelta, ...], tuple[QueryDelta, ...]]:
+    """The ``top`` queries whose value rose most and fell most (ties by query id)."""
+    from evalkit.stats.effects import TIE_ATOL
+
+    if top <= 0:
+        return (), ()
+    pairs = list(zip(ids, diffs, strict=True))
+    ups = sorted((p for p in pairs if p[1] > TIE_ATOL), key=lambda p: (-p[1], p[0]))[:top]
+    downs = sorted((p for p in pairs if p[1] < -TIE_ATOL), key=lambda p: (p[1], p[0]))[:top]
+
+    def delta(q: str, d: float) -> QueryDelta:
+        return QueryDelta(q, b[q], c[q], d, texts.get(q), details.get(q))
+
+    return tuple(delta(*p) for p in ups), tuple(delta(*p) for p in downs)
+
+
+def _metric_comparison(
+    res: Any, base: RunResult, cand: RunResult, ids: tuple[str, ...],
+    diffs: tuple[float, ...], texts: Mapping[str, str], *, top: int, alpha: float,
+    correction: str, method: str, input_notes: list[str],
+) -> MetricComparison:
+    metric = res.metric
+    hib = higher_is_better(metric)
+    effect = res.effect
+    assert effect is not None
+    # the test's own counts (rounding noise removed), read by the metric's polarity
+    wins, losses = (effect.wins, effect.losses) if hib else (effect.losses, effect.wins)
+    p_adj = res.p_adjusted if correction != "none" else None
+    if method == "bootstrap" and correction == "none":
+        verdict = bool(res.ci_low > 0.0 or res.ci_high < 0.0)  # the seed's rule
+    else:
+        verdict = (p_adj if p_adj is not None else res.p_value) < alpha
+    if res.degenerate and res.method == "bootstrap":  # constant: the sign-flip rule
+        verdict = verdict and bool(res.significant)
+    details = _details(base, cand, metric)
+    b_scores, c_scores = base.scores(metric), cand.scores(metric)
+    gains, falls = _movers(ids, diffs, b_scores, c_scores, texts, details, top)
+    return MetricComparison(
+        metric=metric, baseline=base.name, candidate=cand.name, n_queries=int(res.n_queries),
+        baseline_mean=base.mean(metric), candidate_mean=cand.mean(metric),
+        diff=float(res.observed), ci_low=_finite(res.ci_low), ci_high=_finite(res.ci_high),
+        p_value=float(res.p_value), p_adjusted=p_adj, significant=bool(verdict),
+        significant_unadjusted=bool(res.p_value < alpha), wins=wins, ties=effect.ties,
+        losses=losses, higher_is_better=hib,
+        standardized_effect=_finite(effect.standardized),
+        warnings=(*input_notes, *res.warnings), top_gains=gains, top_losses=falls,
+        p_resamples=None if res.method == "t-test" or res.exact
+        else int(res.n_resamples) or None,
+        method=res.method, ci_method=res.ci_method, effect=effect, query_ids=ids,
+        differences=diffs, distribution=res.distribution, details=details,
+        baseline_values=tuple(float(b_scores[q]) for q in ids),
+        candidate_values=tuple(float(c_scores[q]) for q in ids),
+    )
+
+
+def _settings(results: Sequence[Any], family_size: int, **asked: Any) -> Settings:
+    methods = tuple(dict.fromkeys(r.method for r in results))
+    cis = tuple(dict.fromkeys(r.ci_method for r in results))
+    generator = next((r.generator for r in results if r.generator), None)
+    return Settings(
+        method=asked["method"], ci_method=results[-1].ci_method if results else asked["ci"],
+        alpha=float(asked["alpha"]), alternative=asked["alternative"],
+        correction=asked["correction"], n_resamples=asked["n_resamples"],
+        seed=asked["seed"], all_pairs=bool(asked["all_pairs"]), top=asked["top"],
+        relevance_level=asked["relevance_level"], missing=asked["missing"],
+        depth=asked["depth"], allow_incomplete=bool(asked["allow_incomplete"]),
+        family_size=family_size, generator=generator, methods_used=methods,
+        ci_methods_used=cis,
+    )
+
+
+#: Header keys that say how a run was scored (kept as its provenance).
+_PROVENANCE_KEYS = ("qrels", "run", "goldens", "relevance_level", "missing", "depth",
+                    "evalkit_version", "plugins", "created")
+
+
+def _run_info(loaded: Loaded, i: int) -> RunInfo:
+    run = loaded.runs[i]
+    header = run.header
+    prov: dict[str, Any] = {"kind": loaded.kinds[i]}
+    for key in _PROVENANCE_KEYS:
+        if key in header:
+            value = header[key]
+            if key == "goldens" and isinstance(value, Mapping):  # not every case's digest
+                value = {k: v for k, v in value.items() if k != "case_digests"}
+            prov[key] = value
+    if loaded.kinds[i] == "trec":
+        prov.pop("created", None)  # scored just now: not a property of the inputs
+    defs = header.get("metrics") or {}
+    prov["metrics"] = {m: defs[m] for m in loaded.metrics if m in defs}
+    path = loaded.paths[i]
+    return RunInfo(name=run.name, source=None if path is None else str(path),
+                   provenance=prov)
+
+
+__all__ = ["compare"]

@@ -1,0 +1,300 @@
+"""The inputs of a comparison: runs read, scored alike, named apart and paired by id.
+
+:func:`load_inputs` turns what :func:`evalkit.compare` is given (run artifacts, TREC run
+files scored with ``qrels``, :class:`~evalkit.RunResult` objects) into runs over the same
+queries with the same metrics, and refuses, with the message the command line prints,
+everything a paired comparison cannot answer: per-query counts, runs that share no
+metric or lack one, artifacts scored otherwise than asked, runs not evaluated alike, and
+runs over different queries (unless ``allow_incomplete``). :func:`input_warnings` says
+what the scoring noted (judged queries a run lacks, topics without judgments).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from evalkit.comparison.records import ComparisonError
+from evalkit.coverage import IncompleteRunError
+from evalkit.input_files import require_file
+from evalkit.metric_info import canonical_metric, is_count
+from evalkit.results import RunResult, settings_differences
+from evalkit.run_files import (
+    DEFAULT_METRICS,
+    QrelsArg,
+    check_artifact,
+    is_artifact,
+    load_or_evaluate,
+    notes_of,
+    require_rows,
+)
+
+#: What may be compared: a run artifact or TREC run file by path, or a run in memory.
+RunInput = RunResult | str | os.PathLike[str]
+
+
+@dataclass
+class Loaded:
+    """Runs ready to pair: ``runs[0]`` is the baseline; ``paths[i]`` is where run ``i``
+    came from (None for a :class:`RunResult` passed in); ``kinds[i]`` is ``"artifact"``,
+    ``"trec"`` or ``"run"``; ``notes[i]`` the warnings about run ``i``."""
+
+    runs: list[RunResult]
+    paths: list[Path | None]
+    kinds: list[str]
+    metrics: list[str]
+    notes: list[list[str]] = field(default_factory=list)
+
+    def label(self, i: int) -> str:
+        """How messages name run ``i``: its path, else ``run 'name'``."""
+        p = self.paths[i]
+        return str(p) if p is not None else f"run {self.runs[i].name!r}"
+
+
+def _path_of(x: Any) -> Path | None:
+    if isinstance(x, RunResult):
+        return None
+    if isinstance(x, str | os.PathLike):
+        return Path(x)
+    raise TypeError(f"compare takes RunResult objects or paths of run artifacts or TREC run "
+                    f"files, not {type(x).__name__}")
+
+
+def load_inputs(
+    inputs: Sequence[RunInput],
+    *,
+    qrels: QrelsArg | None,
+    metrics: Sequence[str] | None,
+    relevance_level: int | None,
+    missing: str | None,
+    depth: int | None,
+    allow_incomplete: bool = False,
+) -> Loaded:
+    """Every input as a :class:`RunResult` (TREC runs scored alike), and the metrics.
+
+    ``relevance_level``, ``missing`` and ``depth`` score TREC run files; None takes the
+    setting of the first artifact (or run) among the inputs, else trec_eval's default
+    (1, ``"zero"``, no limit). A setting given explicitly must match every artifact's.
+
+    Raises:
+        ComparisonError, InputError: see the module docstring.
+    """
+    paths = [_path_of(x) for x in inputs]
+    for p in paths:
+        if p is not None:
+            require_file(p, "run")
+    # keyed by position: the same file given twice is two runs, renamed independently
+    stored: dict[int, RunResult] = {}
+    for i, (x, p) in enumerate(zip(inputs, paths, strict=True)):
+        if p is None:
+            assert isinstance(x, RunResult)
+            stored[i] = dataclasses.replace(x)  # renamed below: never the caller's object
+        elif is_artifact(p):
+            stored[i] = RunResult.load(p)
+            require_rows(stored[i], p)
+    incomplete: dict[int, str] = {}
+    for i, run in stored.items():  # no verdict on evidence a run did not fully see
+        where = f"{paths[i]}: " if paths[i] is not None else ""
+        role = "baseline" if i == 0 else "candidate"
+        try:
+            cov = run.require_complete(role, allow_incomplete=allow_incomplete)
+        except IncompleteRunError as exc:
+            raise ComparisonError(f"{where}{exc}; pass --allow-incomplete "
+                                  "(allow_incomplete=True) to compare the cases it has"
+                                  ) from None
+        if not cov.complete:
+            incomplete[i] = f"{where}{cov.message(role)}"
+    header = stored[min(stored)].header if stored else {}
+    level = relevance_level if relevance_level is not None else int(
+        header.get("relevance_level") or 1)
+    miss = missing if missing is not None else str(header.get("missing") or "zero")
+    dep = depth if depth is not None else header.get("depth")
+    requested = [str(m) for m in ([metrics] if isinstance(metrics, str) else metrics or [])]
+    counts = [m for m in requested if is_count(canonical_metric(m))]
+    if counts:
+        raise ComparisonError(
+            f"{', '.join(counts)}: a per-query count is reported by `evalkit eval`, not "
+            "compared; compare a metric (ap, ndcg@10, ...)"
+        )
+    if requested:
+        chosen = [canonical_metric(m) for m in requested]
+    elif stored:
+        first = next(iter(stored.values()))
+        chosen = [m for m in first.metric_names()
+                  if all(m in a.metric_names() for a in stored.values()) and not is_count(m)]
+        if not chosen:
+            raise ComparisonError("the run artifacts share no metric; name one with -m")
+    else:
+        chosen = list(DEFAULT_METRICS)
+    chosen = list(dict.fromkeys(chosen))
+    runs: list[RunResult] = []
+    kinds: list[str] = []
+    for i, p in enumerate(paths):
+        if i in stored:
+            result = stored[i]
+            check_artifact(result, p if p is not None else f"run {result.name!r}",
+                           qrels=qrels, relevance_level=relevance_level, missing=missing,
+                           depth=depth)
+            kinds.append("run" if p is None else "artifact")
+        else:
+            assert p is not None
+            result = load_or_evaluate(p, qrels=qrels, metrics=chosen, relevance_level=level,
+                                      missing=miss, depth=dep)
+            kinds.append("trec")
+        runs.append(result)
+    loaded = Loaded(runs, paths, kinds, [canonical_metric(m) for m in chosen])
+    for i, r in enumerate(runs):
+        have = r.metric_names()
+        if allow_incomplete:  # a metric that failed on some case is paired where present
+            have = [*have, *r.metric_failures()]
+        lacking = [m for m in loaded.metrics if m not in have]
+        if lacking:
+            what = f"{paths[i]}: run {r.name!r}" if paths[i] is not None else f"run {r.name!r}"
+            raise ComparisonError(
+                f"{what} has no {', '.join(lacking)} (it has: {', '.join(have) or 'none'})")
+    _unique_names(loaded)
+    base = runs[0]
+    for i, r in enumerate(runs[1:], start=1):
+        diffs = settings_differences(base, r)
+        if diffs:
+            raise ComparisonError(
+                f"{loaded.label(0)} and {loaded.label(i)} were not evaluated alike: "
+                f"{'; '.join(diffs)}. Compare runs scored against the same qrels with the "
+                "same settings"
+            )
+        if not allow_incomplete:
+            _check_same_queries(loaded, i)
+    loaded.notes = [input_warnings(r, loaded.label(i)) for i, r in enumerate(runs)]
+    for i, message in incomplete.items():
+        loaded.notes[i].insert(0, message)
+    if allow_incomplete:
+        _pair_common_queries(loaded)
+    return loaded
+
+
+def _unique_names(loaded: Loaded) -> None:
+    """Give runs distinct names: the first keeps its name; a later run whose name is taken
+    gets its file stem, or the name with its position (``tfidf#2``)."""
+    seen: set[str] = set()
+    for i, r in enumerate(loaded.runs):
+        if r.name in seen:
+            p = loaded.paths[i]
+            stem = p.stem if p is not None else None
+            r.name = stem if stem is not None and stem not in seen else f"{r.name}#{i + 1}"
+        seen.add(r.name)
+
+
+def _check_same_queries(loaded: Loaded, i: int) -> None:
+    a, b = loaded.runs[0], loaded.runs[i]
+    ia, ib = set(a.ids()), set(b.ids())
+    if ia == ib:
+        return
+    only_a, only_b = sorted(ia - ib), sorted(ib - ia)
+    parts = []
+    if only_a:
+        parts.append(f"{len(only_a)} only in {loaded.label(0)} (e.g. {', '.join(only_a[:5])})")
+    if only_b:
+        parts.append(f"{len(only_b)} only in {loaded.label(i)} (e.g. {', '.join(only_b[:5])})")
+    raise ComparisonError(
+        f"the runs cover different queries: {'; '.join(parts)}. A paired comparison needs "
+        "the same queries in both (score TREC runs with --missing zero)"
+    )
+
+
+def _pair_common_queries(loaded: Loaded) -> None:
+    """Keep, in every run, only the queries every run has (``allow_incomplete``), and
+    note what each run loses."""
+    def usable(r: RunResult) -> set[str]:  # a row whose call or metric failed is out
+        ids = set(r.ids())
+        for m in loaded.metrics:
+            ids &= set(r.available_scores(m))
+        return ids
+
+    common = usable(loaded.runs[0])
+    for r in loaded.runs[1:]:
+        common &= usable(r)
+    if not common:
+        raise ComparisonError(
+            "the runs share no query, so nothing can be paired (allow_incomplete keeps "
+            "only the queries every run has)")
+    for i, r in enumerate(loaded.runs):
+        dropped = sorted(set(r.ids()) - common)
+        if not dropped:
+            continue
+        shown = ", ".join(dropped[:5]) + (", ..." if len(dropped) > 5 else "")
+        loaded.notes[i].append(
+            f"{loaded.label(i)}: run {r.name!r} has {len(dropped)} queries that another run "
+            f"lacks, or on which a compared metric failed ({shown}); left out "
+            f"(allow_incomplete), so {len(common)} queries are paired")
+        loaded.runs[i] = dataclasses.replace(
+            r, per_query=[row for row in r.per_query if row.query_id in common])
+
+
+def input_warnings(r: RunResult, label: str) -> list[str]:
+    """What a run's evaluation notes say about queries the comparison does not see as the
+    file has them: judged queries the run lacks (scored 0 or skipped) and run topics
+    without judgments (ignored), as ``evalkit eval`` reports them."""
+    out: list[str] = []
+    n = notes_of(r)
+    missing_count = n["missing_count"] or 0
+    if missing_count:
+        ids = ", ".join(str(x) for x in n["missing_ids"][:5])
+        more = ", ..." if missing_count > len(n["missing_ids"][:5]) else ""
+        how = ("scored 0 (--missing zero, trec_eval -c)" if n["missing"] == "zero"
+               else "left out (--missing skip)")
+        judged = len(r.per_query) if n["missing"] == "zero" else (
+            len(r.per_query) + missing_count)
+        out.append(
+            f"{label}: run {r.name!r} lacks {missing_count} of the {judged} judged "
+            f"queries ({ids}{more}); they are {how}"
+        )
+    unjudged = n["unjudged_ignored"] or 0
+    if unjudged:
+        ids = ", ".join(str(x) for x in n["unjudged_ignored_ids"][:5])
+        more = ", ..." if unjudged > len(n["unjudged_ignored_ids"][:5]) else ""
+        out.append(
+            f"{label}: {unjudged} topic(s) of run {r.name!r} have no judgments in the qrels "
+            f"({ids}{more}) and are ignored"
+        )
+    return out
+
+
+def query_texts(runs: Sequence[RunResult], topics: Mapping[str, str] | None
+                ) -> tuple[dict[str, str], list[str]]:
+    """``({query id: text}, warnings)``: from ``topics`` when given, else from the golden
+    sets the runs' headers record (read only when the file is still there and unchanged).
+    """
+    if topics is not None:
+        if not isinstance(topics, Mapping):
+            raise TypeError(f"topics must be a mapping of query id to text, not "
+                            f"{type(topics).__name__}")
+        return {str(k): str(v) for k, v in topics.items() if v is not None}, []
+    texts: dict[str, str] = {}
+    notes: list[str] = []
+    seen: set[str] = set()
+    for r in runs:
+        record = r.header.get("goldens") or {}
+        path = record.get("path") if isinstance(record, Mapping) else None
+        if not path or path in seen or not Path(path).is_file():
+            continue
+        seen.add(path)
+        from evalkit.goldens import load_goldens
+
+        try:
+            gset = load_goldens(path, loader=record.get("loader"))
+        except (OSError, ValueError, LookupError) as exc:
+            notes.append(f"query text: the golden set {path} could not be read ({exc})")
+            continue
+        if record.get("sha256") and gset.digest() != record["sha256"]:
+            notes.append(f"query text: the golden set {path} changed since run {r.name!r} "
+                         "was made; its text is left out")
+            continue
+        texts.update({c.id: c.query for c in gset if c.query})
+    return texts, notes
+
+
+__all__ = ["Loaded", "RunInput", "input_warnings", "load_inputs", "query_texts"]

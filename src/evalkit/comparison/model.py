@@ -1,0 +1,140 @@
+"""The comparison object: what :func:`evalkit.compare` returns and every reporter renders.
+
+A :class:`Comparison` holds one :class:`MetricComparison` per (candidate, metric), plus
+the runs (:class:`RunInfo`), the :class:`Settings`, the one-line description of the test,
+the warnings on the inputs, the query ids and texts, and provenance. It is immutable,
+reads back from its JSON (:meth:`Comparison.from_json`) and becomes a reporters'
+:class:`~evalkit.reporters.Report` with :meth:`Comparison.to_report`; :meth:`Comparison.to_html`
+writes the HTML report.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from os import PathLike
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from evalkit.comparison.records import (
+    ComparisonError,
+    MetricComparison,
+    QueryDelta,
+    RunInfo,
+    Settings,
+)
+
+if TYPE_CHECKING:
+    from evalkit.reporters.model import Report
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Candidates against a baseline (or every pair), metric by metric.
+
+    Attributes:
+        baseline: the first run; ``candidates``: the others, in the order given.
+        results: one :class:`MetricComparison` per (candidate, metric): metrics in the
+            order compared and, within a metric, candidates in order (every pair with
+            ``all_pairs``).
+        metrics: the metrics compared.
+        settings: :class:`Settings`.
+        description: how it was tested, in one line (the line ``evalkit compare``
+            prints above its table).
+        warnings: notes on the inputs (judged queries a run lacks, topics without
+            judgments, queries left out by ``allow_incomplete``).
+        query_ids: the paired query ids, sorted.
+        queries: ``{query id: text}`` for the queries whose text is known.
+        provenance: ``evalkit_version`` and the statistics' ``generator``.
+    """
+
+    baseline: RunInfo
+    candidates: tuple[RunInfo, ...]
+    results: tuple[MetricComparison, ...]
+    metrics: tuple[str, ...]
+    settings: Settings
+    description: str = ""
+    warnings: tuple[str, ...] = ()
+    query_ids: tuple[str, ...] = ()
+    queries: Mapping[str, str] = field(default_factory=dict)
+    provenance: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def runs(self) -> tuple[RunInfo, ...]:
+        """The baseline, then the candidates."""
+        return (self.baseline, *self.candidates)
+
+    def __iter__(self) -> Iterator[MetricComparison]:
+        return iter(self.results)
+
+    def __len__(self) -> int:
+        return len(self.results)
+
+    def get(self, metric: str, candidate: str | None = None,
+            baseline: str | None = None) -> MetricComparison:
+        """The result for ``metric`` (and ``candidate``, and ``baseline`` with
+        ``all_pairs``; the first candidate / the baseline by default).
+
+        Raises:
+            KeyError: no such comparison.
+        """
+        cand = candidate if candidate is not None else self.candidates[0].name
+        for r in self.results:
+            if r.metric == metric and r.candidate == cand and (
+                    baseline is None or r.baseline == baseline):
+                return r
+        raise KeyError(f"no comparison of {cand!r} on {metric!r}"
+                       + (f" against {baseline!r}" if baseline is not None else ""))
+
+    def notes(self) -> list[tuple[str, str]]:
+        """The statistics' notes (skewed differences, few queries...) once each, labelled
+        with the metrics and pairs they concern: ``("ap (bm25 vs tfidf)", "...")``."""
+        from evalkit.comparison.text import result_notes
+
+        return result_notes(self.results, self.warnings)
+
+    def to_json(self) -> dict[str, Any]:
+        """The versioned JSON document of ``evalkit compare --json`` (docs/comparison.md);
+        strict JSON once dumped: non-finite numbers are None."""
+        from evalkit.comparison.serialize import to_json
+
+        return to_json(self)
+
+    @classmethod
+    def from_json(cls, doc: Mapping[str, Any] | str) -> Comparison:
+        """Read :meth:`to_json`'s document back (a mapping, or its JSON text).
+
+        Raises:
+            ValueError: not a comparison document, or a version this evalkit cannot
+                read.
+        """
+        from evalkit.comparison.serialize import from_json
+
+        return from_json(doc, cls)
+
+    def to_report(self) -> Report:
+        """The reporters' :class:`~evalkit.reporters.Report`, carrying every field."""
+        from evalkit.comparison.report import to_report
+
+        return to_report(self)
+
+    def to_html(self, path: str | PathLike[str]) -> Path:
+        """Write the interactive HTML report (one self-contained file) to ``path``, with
+        the ``html`` reporter looked up in the registry (the ``evalkit-report-html``
+        plugin); the same file as ``evalkit compare --report html:PATH``.
+
+        Returns:
+            The path written.
+
+        Raises:
+            RegistryError: the plugin is not installed or not enabled (the message says
+                what to install).
+            evalkit.outputs.UnwritableError: the file cannot be written.
+        """
+        from evalkit.reporters import write_report
+
+        return write_report(self, "html", path)
+
+
+__all__ = ["Comparison", "ComparisonError", "MetricComparison", "QueryDelta", "RunInfo",
+           "Settings"]

@@ -1,0 +1,90 @@
+"""The options of a comparison that no test can run with, refused before any work.
+
+The messages name the command line's options (``--alpha``, ``--resamples``, ``--ci``),
+which :func:`evalkit.compare` takes as ``alpha``, ``n_resamples`` and ``ci``: the command
+line prints the library's message as it is. Only the standard library is imported.
+"""
+
+from __future__ import annotations
+
+import math
+
+from evalkit.comparison.records import ComparisonError
+
+#: Fewest resamples accepted: with fewer, a resampling p cannot go below 1/(B+1) ~ 0.01 and
+#: the tails of a 95% interval rest on a handful of resamples (the gate asks the same).
+MIN_RESAMPLES = 100
+
+#: Interval methods that only one test defines (the others go with any test); equal to
+#: ``evalkit.stats.CI_OF_METHOD`` (a test checks it), written out so that this module does
+#: not import numpy.
+CI_OF_TEST: dict[str, str] = {"inversion": "randomization"}
+
+
+def check_alpha(alpha: float) -> None:
+    """Refuse a significance level outside (0, 1).
+
+    Raises:
+        ComparisonError: ``--alpha 2: expected a number between 0 and 1 (exclusive)``.
+    """
+    ok = isinstance(alpha, int | float) and not isinstance(alpha, bool) and math.isfinite(
+        alpha) and 0.0 < alpha < 1.0
+    if not ok:
+        shown = f"{alpha:g}" if isinstance(alpha, int | float) else repr(alpha)
+        raise ComparisonError(f"--alpha {shown}: expected a number between 0 and 1 "
+                              "(exclusive)")
+
+
+def check_test_options(method: str, ci: str | None, resamples: int) -> None:
+    """Refuse a resample count too small to test with, and an interval that belongs to
+    another test.
+
+    Raises:
+        ComparisonError: naming the option and what to use instead.
+    """
+    if isinstance(resamples, bool) or not isinstance(resamples, int):
+        raise ComparisonError(f"n_resamples must be an integer, got {resamples!r}")
+    if resamples < MIN_RESAMPLES:
+        raise ComparisonError(
+            f"--resamples {resamples} is too few: with B resamples no p-value can go below "
+            f"1/(B+1) and the interval's tails rest on a handful of draws (B = 1 gives "
+            f"[-inf, +inf]). Use at least {MIN_RESAMPLES}; the default is 10,000"
+        )
+    owner = CI_OF_TEST.get(ci or "")
+    if owner is not None and method != owner:
+        raise ComparisonError(
+            f"--ci {ci} inverts the {owner} test and goes only with --test {owner} (where "
+            f"it is the default). With --test {method}, leave --ci out to get the test's own "
+            "interval, or pick percentile, bca, bootstrap-t or t"
+        )
+
+
+def check_top(top: int) -> None:
+    """Refuse a ``top`` that is not a count of queries.
+
+    Raises:
+        ComparisonError: ``top`` is negative or not an integer.
+    """
+    if isinstance(top, bool) or not isinstance(top, int) or top < 0:
+        raise ComparisonError(f"--top {top!r}: expected an integer >= 0 (the queries to "
+                              "list that moved most each way)")
+
+
+def check_request(n_runs: int, *, alpha: float, method: str, ci: str | None,
+                  n_resamples: int, top: int = 0) -> None:
+    """Everything :func:`evalkit.compare` refuses before it reads a file: fewer than two
+    runs, then :func:`check_alpha`, :func:`check_test_options` and :func:`check_top` (the
+    command line calls it first, so that these come before any check of its outputs).
+
+    Raises:
+        ComparisonError: the first problem found.
+    """
+    if n_runs < 2:
+        raise ComparisonError("compare needs a baseline and at least one candidate run")
+    check_alpha(alpha)
+    check_test_options(method, ci, n_resamples)
+    check_top(top)
+
+
+__all__ = ["CI_OF_TEST", "MIN_RESAMPLES", "check_alpha", "check_request",
+           "check_test_options", "check_top"]

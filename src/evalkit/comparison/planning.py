@@ -1,0 +1,274 @@
+"""Planning a comparison: the smallest difference n queries can detect, and the queries a
+given difference needs (what ``evalkit power`` prints).
+
+:func:`plan_power` works from a pilot pair of runs (the spread of their per-query
+differences, read and checked as :func:`evalkit.compare` reads its inputs) or from a
+given standard deviation of those differences. Analytic figures use the paired t-test's
+noncentral t (:mod:`evalkit.stats.power`); with a pilot the power is also simulated by
+resampling the pilot's own differences, which holds when they are skewed.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from evalkit.comparison.inputs import RunInput, load_inputs
+from evalkit.comparison.options import check_alpha
+from evalkit.comparison.records import ComparisonError
+from evalkit.run_files import QrelsArg
+
+
+@dataclass
+class Detectable:
+    """The minimum detectable effect at ``n`` queries (and, with a pilot, the simulated
+    power at that effect and its standard error)."""
+
+    n: int
+    mde: float
+    simulated_power: float | None = None
+    simulated_se: float | None = None
+
+
+@dataclass
+class Needed:
+    """The queries needed to detect ``effect``, and the power at ``n`` queries; ``error``
+    says why no n detects it."""
+
+    effect: float
+    n_required: int | None
+    power_at_n: float | None
+    n: int | None
+    simulated_power: float | None = None
+    simulated_se: float | None = None
+    error: str | None = None
+
+
+@dataclass
+class Plan:
+    """Planning figures for one metric of a pilot (or for a given sd: ``metric`` None)."""
+
+    metric: str | None
+    sd_diff: float
+    n_pilot: int | None = None
+    mean_diff: float | None = None
+    skewness: float | None = None
+    skewness_warning: str | None = None
+    detectable: list[Detectable] = field(default_factory=list)
+    needed: list[Needed] = field(default_factory=list)
+
+
+@dataclass
+class PowerPlan:
+    """What :func:`plan_power` found.
+
+    Attributes:
+        plans: one :class:`Plan` per metric (one without a metric for ``sd=``).
+        alpha, power, alternative: the planning's settings; the test is the paired t.
+        pilot: where the pilot runs came from (paths, or names of runs passed in), or
+            None for ``sd=``.
+        seed: the simulation's seed (None without a pilot).
+        header: one line naming the pilot or the sd.
+        warnings: notes on the pilot runs (judged queries a run lacks...).
+    """
+
+    plans: list[Plan]
+    alpha: float
+    power: float
+    alternative: str
+    pilot: list[str] | None
+    seed: int | None
+    header: str
+    warnings: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        """The document ``evalkit power --json`` prints (non-finite numbers as None)."""
+        from evalkit.formatting import json_ready
+
+        doc = {"alpha": self.alpha, "power": self.power, "alternative": self.alternative,
+               "test": "t-test", "pilot": self.pilot, "seed": self.seed,
+               "plans": [asdict(p) for p in self.plans]}
+        return json_ready(doc)  # type: ignore[no-any-return]
+
+
+def check_effects(effects: Sequence[float], alternative: str) -> None:
+    """Refuse an effect no test can be planned for: 0 (no sample size detects it), not a
+    number, or one pointing against a one-sided alternative.
+
+    Raises:
+        ComparisonError: naming the effect and what to give instead.
+    """
+    for e in effects:
+        if not math.isfinite(e):
+            raise ComparisonError(f"--effect {e:g}: give a finite difference in metric units")
+        if e == 0:
+            raise ComparisonError(
+                "--effect 0: a difference of 0 cannot be detected at any number of queries; "
+                "give the smallest true difference worth detecting, e.g. -e 0.02"
+            )
+        if (alternative == "greater" and e < 0) or (alternative == "less" and e > 0):
+            sign, side = ("positive", "greater") if alternative == "greater" else (
+                "negative", "less")
+            raise ComparisonError(
+                f"--effect {e:g} points against --alternative {side}, which tests for a "
+                f"{sign} difference (candidate - baseline); give a {sign} effect, or use "
+                "--alternative two-sided"
+            )
+
+
+def _needed(effect: float, sd: float, n: int | None, *, alpha: float, power: float,
+            alternative: str) -> Needed:
+    from evalkit.stats import required_n, t_power
+
+    try:
+        n_req: int | None = int(required_n(effect, sd, alpha=alpha, power=power,
+                                           alternative=alternative))
+        error = None
+    except ValueError as exc:  # e.g. an effect against a one-sided alternative
+        n_req, error = None, str(exc)
+    at_n = float(t_power(effect, sd, n, alpha, alternative)) if n is not None and n >= 2 else None
+    return Needed(effect=effect, n_required=n_req, power_at_n=at_n, n=n, error=error)
+
+
+def plan_from_sd(sd: float, ns: Sequence[int], effects: Sequence[float], *, alpha: float,
+                 power: float, alternative: str) -> Plan:
+    """The plan for per-query differences of standard deviation ``sd``."""
+    from evalkit.stats import minimum_detectable_effect
+
+    plan = Plan(metric=None, sd_diff=sd)
+    for n in ns:
+        plan.detectable.append(Detectable(n, minimum_detectable_effect(
+            n, sd, alpha=alpha, power=power, alternative=alternative)))
+    for e in effects:
+        plan.needed.append(_needed(e, sd, ns[0] if ns else None, alpha=alpha, power=power,
+                                   alternative=alternative))
+    return plan
+
+
+def plans_from_pilot(
+    baseline: Any, candidate: Any, metrics: Sequence[str], ns: Sequence[int],
+    effects: Sequence[float], *, alpha: float, power: float, alternative: str,
+    simulate: bool, trials: int, seed: int,
+) -> list[Plan]:
+    """One plan per metric from a pilot pair of runs (``candidate - baseline``)."""
+    from evalkit.stats import plan_from_pilot, simulate_power
+
+    plans: list[Plan] = []
+    for metric in metrics:
+        base, cand = baseline.scores(metric), candidate.scores(metric)
+        diffs = [cand[q] - base[q] for q in base]
+        plan: Plan | None = None
+        for n in ns or [len(diffs)]:
+            p = plan_from_pilot(candidate, baseline, metric, n=n, alpha=alpha, power=power,
+                                alternative=alternative, simulate=simulate, n_trials=trials,
+                                seed=seed)
+            if plan is None:
+                plan = Plan(metric=metric, sd_diff=p.sd_diff, n_pilot=p.n_pilot,
+                            mean_diff=p.mean_diff, skewness=p.skewness,
+                            skewness_warning=p.skewness_warning)
+            sim = p.simulated
+            plan.detectable.append(Detectable(
+                p.n, p.mde, sim.power if sim else None, sim.se if sim else None))
+        assert plan is not None
+        n_at = ns[0] if ns else plan.n_pilot
+        for e in effects:
+            need = _needed(e, plan.sd_diff, n_at, alpha=alpha, power=power,
+                           alternative=alternative)
+            if simulate and n_at is not None and n_at >= 2:
+                sim = simulate_power(diffs, e, n_at, alpha=alpha, alternative=alternative,
+                                     n_trials=trials, seed=seed)
+                need.simulated_power, need.simulated_se = sim.power, sim.se
+            plan.needed.append(need)
+        plans.append(plan)
+    return plans
+
+
+def plan_power(
+    *pilot: RunInput,
+    sd: float | None = None,
+    n: Sequence[int] = (),
+    effects: Sequence[float] = (),
+    metrics: Sequence[str] | str | None = None,
+    qrels: QrelsArg | None = None,
+    alpha: float = 0.05,
+    power: float = 0.8,
+    alternative: str = "two-sided",
+    simulate: bool = True,
+    trials: int = 2000,
+    seed: int = 42,
+    relevance_level: int | None = None,
+    missing: str | None = None,
+    depth: int | None = None,
+) -> PowerPlan:
+    """Plan a comparison from a pilot pair of runs (``baseline, candidate``) or from
+    ``sd``, the standard deviation of the per-query differences.
+
+    Args:
+        pilot: two runs, as :func:`evalkit.compare` takes them (artifacts, TREC run files
+            with ``qrels``, :class:`~evalkit.RunResult`).
+        sd: instead of a pilot.
+        n: planned numbers of queries (default: the pilot's); each gets its minimum
+            detectable effect.
+        effects: true differences to plan for: each gets the queries it needs and the
+            power at the first planned n (or the pilot's).
+        metrics, qrels, relevance_level, missing, depth: as for :func:`evalkit.compare`.
+        alpha, power, alternative: the paired t-test's settings.
+        simulate, trials, seed: with a pilot, also simulate the power from its own
+            differences (``trials`` comparisons per figure).
+
+    Raises:
+        ComparisonError: both or neither of a pilot and ``sd``; a pilot that is not two
+            runs; ``alpha`` or ``power`` out of range; an effect of 0, not finite or
+            against a one-sided ``alternative``; ``sd`` without ``n`` or ``effects``; and
+            every refusal of :func:`evalkit.compare`'s inputs.
+    """
+    ns = list(dict.fromkeys(n))
+    wanted = list(dict.fromkeys(effects))
+    check_alpha(alpha)
+    if not alpha < power < 1.0:
+        raise ComparisonError(f"--power must be between alpha ({alpha:g}) and 1, got "
+                              f"{power:g}")
+    if pilot and sd is not None:
+        raise ComparisonError("give a pilot pair of runs or --sd, not both")
+    if pilot:
+        if len(pilot) != 2:
+            raise ComparisonError("a pilot is two runs: BASELINE CANDIDATE")
+        check_effects(wanted, alternative)
+        loaded = load_inputs(list(pilot), qrels=qrels, metrics=metrics,
+                             relevance_level=relevance_level, missing=missing, depth=depth)
+        base, cand = loaded.runs
+        plans = plans_from_pilot(base, cand, loaded.metrics, ns, wanted, alpha=alpha,
+                                 power=power, alternative=alternative, simulate=simulate,
+                                 trials=trials, seed=seed)
+        where = [loaded.paths[i] for i in (1, 0)]
+        names = f" ({where[0]} vs {where[1]})" if all(where) else ""
+        return PowerPlan(
+            plans, alpha, power, alternative,
+            [str(p) if p is not None else r.name for p, r in zip(loaded.paths, loaded.runs,
+                                                                  strict=True)],
+            seed, f"pilot: {cand.name} - {base.name}{names}, paired by query id",
+            [w for ws in loaded.notes for w in ws])
+    if sd is None:
+        raise ComparisonError("give a pilot pair of runs (BASELINE CANDIDATE) or --sd")
+    if not (sd > 0 and math.isfinite(sd)):
+        raise ComparisonError(f"--sd must be a positive number, got {sd:g}")
+    check_effects(wanted, alternative)
+    if not ns and not wanted:
+        raise ComparisonError("with --sd, give the planned queries (-n) or an effect (-e)")
+    plan = plan_from_sd(sd, ns, wanted, alpha=alpha, power=power, alternative=alternative)
+    return PowerPlan([plan], alpha, power, alternative, None, None,
+                     f"sd of the per-query differences: {sd:g}")
+
+
+__all__ = [
+    "Detectable",
+    "Needed",
+    "Plan",
+    "PowerPlan",
+    "check_effects",
+    "plan_from_sd",
+    "plan_power",
+    "plans_from_pilot",
+]

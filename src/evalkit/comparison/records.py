@@ -1,0 +1,170 @@
+"""The parts of a comparison: one :class:`MetricComparison` per (candidate, metric), the
+runs (:class:`RunInfo`), the :class:`Settings`, and :class:`ComparisonError`.
+
+Pure records: :mod:`.model` puts them together as :class:`~evalkit.comparison.Comparison`,
+and the modules that write, read and render it (:mod:`.serialize`, :mod:`.report`,
+:mod:`.text`) import these, never the model, so the package has no import circle.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from evalkit.reporters.model import QueryDelta
+
+if TYPE_CHECKING:
+    from evalkit.stats.histogram import Histogram
+    from evalkit.stats.results import EffectSizes
+
+
+class ComparisonError(ValueError):
+    """Runs that cannot be compared, or options no test can run with; the message names
+    the files (or runs) and says what to do (the same message the command line prints)."""
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    """One run of the comparison.
+
+    Attributes:
+        name: its name in the comparison (made distinct: a second ``tfidf`` is ``tfidf#2``
+            or its file stem).
+        source: the path it was read from, or None for a :class:`~evalkit.RunResult`
+            passed in.
+        provenance: how it was scored, from its header: ``kind`` (``"artifact"``,
+            ``"trec"`` or ``"run"``), ``qrels`` (path and sha256), ``run`` (the TREC
+            file's path and sha256), ``goldens``, ``relevance_level``, ``missing``,
+            ``depth``, ``metrics`` (provider and definition version of each compared
+            metric), ``evalkit_version``, ``plugins`` and ``created`` as recorded.
+    """
+
+    name: str
+    source: str | None
+    provenance: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How the comparison was scored and tested.
+
+    The first group is what was asked (the arguments of :func:`evalkit.compare`), the
+    second what ran: ``ci_method`` (the interval of the last test), ``family_size``
+    (hypotheses adjusted together), ``generator`` (the resampling generator, None when
+    nothing was drawn), ``methods_used`` / ``ci_methods_used`` (with ``method="auto"``
+    each metric gets its own test).
+    """
+
+    method: str = "auto"
+    ci_method: str | None = None
+    alpha: float = 0.05
+    alternative: str = "two-sided"
+    correction: str = "holm"
+    n_resamples: int = 10_000
+    seed: int = 42
+    all_pairs: bool = False
+    top: int = 0
+    relevance_level: int | None = None
+    missing: str | None = None
+    depth: int | None = None
+    allow_incomplete: bool = False
+    family_size: int = 0
+    generator: str | None = None
+    methods_used: tuple[str, ...] = ()
+    ci_methods_used: tuple[str, ...] = ()
+
+    @property
+    def adjusted(self) -> bool:
+        """Whether the p-values were adjusted for multiplicity."""
+        return self.correction != "none"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "method": self.method, "ci_method": self.ci_method, "alpha": self.alpha,
+            "alternative": self.alternative, "correction": self.correction,
+            "n_resamples": self.n_resamples, "seed": self.seed, "all_pairs": self.all_pairs,
+            "top": self.top, "relevance_level": self.relevance_level,
+            "missing": self.missing, "depth": self.depth,
+            "allow_incomplete": self.allow_incomplete, "family_size": self.family_size,
+            "generator": self.generator, "methods_used": list(self.methods_used),
+            "ci_methods_used": list(self.ci_methods_used),
+        }
+
+
+@dataclass(frozen=True)
+class MetricComparison:
+    """One candidate against its baseline on one metric.
+
+    Attributes:
+        metric: the metric (canonical name).
+        baseline, candidate: the two runs' names.
+        n_queries: queries paired by id.
+        baseline_mean, candidate_mean: the means over those queries.
+        diff: ``candidate_mean - baseline_mean``, the mean per-query difference.
+        ci_low, ci_high: its interval at confidence ``1 - alpha`` (None: unbounded).
+        p_value: the test's p; ``p_adjusted``: adjusted over the whole family (None with
+            ``correction="none"``).
+        significant: the verdict: the adjusted p (or the raw p when nothing is adjusted)
+            below alpha; the seed's bootstrap without correction decides by its interval.
+        significant_unadjusted: the raw p below alpha.
+        wins, ties, losses: queries where the candidate is better, equal (|difference|
+            <= 1e-12, after rounding noise is removed), worse, by the metric's polarity.
+        higher_is_better: that polarity (True when the metric declares none).
+        standardized_effect: Cohen's d_z, mean / sd of the differences (None: infinite).
+        warnings: the inputs' notes on the two runs, then the statistics' notes.
+        top_gains, top_losses: the ``top`` queries whose value rose / fell most (ties
+            broken by id), as :class:`QueryDelta`.
+        p_resamples: the resamples behind p (its floor is ``1/(B+1)``); None for an
+            analytic or exact p.
+        method, ci_method: the test and the interval that ran.
+        effect: the full :class:`evalkit.stats.EffectSizes` (sd, skewness...).
+        query_ids, differences: every paired query id (sorted) and its difference
+            ``candidate - baseline``, as the test saw it.
+        baseline_values, candidate_values: each paired query's value in the two runs, in
+            the order of ``query_ids``.
+        distribution: the binned null (randomization) or resampling (bootstrap)
+            distribution of the test's statistic, at most 200 bins; None for the t-test
+            and for constant differences.
+        details: per-case details the metric published (an LLM judge's score and
+            reason), ``{query id: {"baseline": {...} | None, "candidate": {...} | None}}``.
+    """
+
+    metric: str
+    baseline: str
+    candidate: str
+    n_queries: int
+    baseline_mean: float
+    candidate_mean: float
+    diff: float
+    ci_low: float | None
+    ci_high: float | None
+    p_value: float
+    p_adjusted: float | None
+    significant: bool
+    significant_unadjusted: bool
+    wins: int
+    ties: int
+    losses: int
+    higher_is_better: bool
+    standardized_effect: float | None = None
+    warnings: tuple[str, ...] = ()
+    top_gains: tuple[QueryDelta, ...] = ()
+    top_losses: tuple[QueryDelta, ...] = ()
+    p_resamples: int | None = None
+    method: str | None = None
+    ci_method: str | None = None
+    effect: EffectSizes | None = None
+    query_ids: tuple[str, ...] = ()
+    differences: tuple[float, ...] = ()
+    distribution: Histogram | None = None
+    details: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    baseline_values: tuple[float, ...] = ()
+    candidate_values: tuple[float, ...] = ()
+
+    def per_query(self) -> dict[str, float]:
+        """``{query id: candidate - baseline}`` over the paired queries."""
+        return dict(zip(self.query_ids, self.differences, strict=True))
+
+
+__all__ = ["ComparisonError", "MetricComparison", "QueryDelta", "RunInfo", "Settings"]

@@ -1,0 +1,189 @@
+"""The versioned JSON of a comparison: what ``evalkit compare --json`` prints.
+
+Version 1 (``"type": "comparison", "schema_version": 1``) keeps every key the 0.3 output
+had and adds the description, the query ids and texts, provenance, and per comparison
+the interval method, the effect sizes, the per-query differences and both runs'
+per-query values (aligned with the top-level ``query_ids``), the binned distribution and
+per-case details. Non-finite numbers (an open interval end) are ``null``.
+docs/comparison.md lists every field.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from evalkit.comparison.records import MetricComparison, QueryDelta, RunInfo, Settings
+
+if TYPE_CHECKING:
+    from evalkit.comparison.model import Comparison
+
+#: The document's ``type``.
+DOCUMENT_TYPE = "comparison"
+#: The version :func:`to_json` writes and :func:`from_json` reads (and 0: the 0.3 output,
+#: which has no ``schema_version``).
+SCHEMA_VERSION = 1
+
+
+def _run(info: RunInfo) -> dict[str, Any]:
+    return {"name": info.name, "source": info.source, "provenance": dict(info.provenance)}
+
+
+def _row(c: MetricComparison) -> dict[str, Any]:
+    e = c.effect
+    return {
+        "metric": c.metric, "baseline": c.baseline, "candidate": c.candidate,
+        "n_queries": c.n_queries, "baseline_mean": c.baseline_mean,
+        "candidate_mean": c.candidate_mean, "diff": c.diff, "ci_low": c.ci_low,
+        "ci_high": c.ci_high, "p_value": c.p_value, "p_adjusted": c.p_adjusted,
+        "significant": c.significant, "significant_unadjusted": c.significant_unadjusted,
+        "wins": c.wins, "ties": c.ties, "losses": c.losses,
+        "higher_is_better": c.higher_is_better, "standardized_effect": c.standardized_effect,
+        "warnings": list(c.warnings), "top_gains": [m.to_dict() for m in c.top_gains],
+        "top_losses": [m.to_dict() for m in c.top_losses], "p_resamples": c.p_resamples,
+        "method": c.method, "ci_method": c.ci_method,
+        "effect": None if e is None else {
+            "mean_diff": e.mean_diff, "sd_diff": e.sd_diff, "standardized": e.standardized,
+            "wins": e.wins, "ties": e.ties, "losses": e.losses, "skewness": e.skewness,
+            "skewness_warning": e.skewness_warning},
+        "differences": list(c.differences),
+        "baseline_values": list(c.baseline_values),
+        "candidate_values": list(c.candidate_values),
+        "distribution": None if c.distribution is None else c.distribution.to_dict(),
+        "details": {q: dict(d) for q, d in c.details.items()},
+    }
+
+
+def to_json(c: Comparison) -> dict[str, Any]:
+    """``c`` as the JSON-ready document (see the module docstring)."""
+    from evalkit.formatting import json_ready
+
+    s = c.settings
+    doc: dict[str, Any] = {
+        "type": DOCUMENT_TYPE, "schema_version": SCHEMA_VERSION,
+        "baseline": _run(c.baseline), "candidates": [_run(r) for r in c.candidates],
+        "difference": "candidate - baseline", "confidence": 1.0 - s.alpha,
+        **s.to_dict(),
+        "description": c.description, "metrics": list(c.metrics),
+        "warnings": list(c.warnings), "query_ids": list(c.query_ids),
+        "queries": dict(c.queries), "provenance": dict(c.provenance),
+        "comparisons": [_row(r) for r in c.results],
+    }
+    return json_ready(doc)  # type: ignore[no-any-return]
+
+
+def _opt_float(x: Any) -> float | None:
+    return None if x is None else float(x)
+
+
+def _effect(data: Mapping[str, Any] | None) -> Any:
+    if data is None:
+        return None
+    from evalkit.stats.results import EffectSizes
+
+    def num(key: str, open_value: float) -> float:
+        value = data.get(key)
+        return open_value if value is None else float(value)
+
+    return EffectSizes(
+        mean_diff=num("mean_diff", 0.0), sd_diff=num("sd_diff", 0.0),
+        standardized=num("standardized", float("inf")), wins=int(data["wins"]),
+        ties=int(data["ties"]), losses=int(data["losses"]), skewness=num("skewness", 0.0),
+        skewness_warning=data.get("skewness_warning"))
+
+
+def _row_from(d: Mapping[str, Any], ids: tuple[str, ...], texts: Mapping[str, str]
+              ) -> MetricComparison:
+    from evalkit.stats.histogram import Histogram
+
+    def movers(key: str) -> tuple[QueryDelta, ...]:
+        out = []
+        for m in d.get(key) or ():
+            delta = QueryDelta.from_dict(m)
+            if delta.text is None and delta.id in texts:
+                delta = QueryDelta(delta.id, delta.baseline, delta.candidate, delta.diff,
+                                   texts[delta.id], delta.details)
+            out.append(delta)
+        return tuple(out)
+
+    diffs = tuple(float(x) for x in d.get("differences") or ())
+    if diffs and len(diffs) != len(ids):
+        raise ValueError(f"comparison {d.get('metric')!r}: {len(diffs)} differences for "
+                         f"{len(ids)} query ids")
+    values = {}
+    for key in ("baseline_values", "candidate_values"):
+        # aligned with the query ids: without them (a 0.3 document) they cannot be read
+        values[key] = tuple(float(x) for x in d.get(key) or ()) if ids else ()
+        if values[key] and len(values[key]) != len(ids):
+            raise ValueError(f"comparison {d.get('metric')!r}: {len(values[key])} {key} for "
+                             f"{len(ids)} query ids")
+    dist = d.get("distribution")
+    p_res = d.get("p_resamples")
+    return MetricComparison(
+        metric=str(d["metric"]), baseline=str(d["baseline"]), candidate=str(d["candidate"]),
+        n_queries=int(d["n_queries"]), baseline_mean=float(d["baseline_mean"]),
+        candidate_mean=float(d["candidate_mean"]), diff=float(d["diff"]),
+        ci_low=_opt_float(d.get("ci_low")), ci_high=_opt_float(d.get("ci_high")),
+        p_value=float(d["p_value"]), p_adjusted=_opt_float(d.get("p_adjusted")),
+        significant=bool(d["significant"]),
+        significant_unadjusted=bool(d.get("significant_unadjusted", d["significant"])),
+        wins=int(d["wins"]), ties=int(d["ties"]), losses=int(d["losses"]),
+        higher_is_better=bool(d.get("higher_is_better", True)),
+        standardized_effect=_opt_float(d.get("standardized_effect")),
+        warnings=tuple(str(w) for w in d.get("warnings") or ()),
+        top_gains=movers("top_gains"), top_losses=movers("top_losses"),
+        p_resamples=None if p_res is None else int(p_res), method=d.get("method"),
+        ci_method=d.get("ci_method"), effect=_effect(d.get("effect")),
+        query_ids=ids if diffs else (), differences=diffs,
+        distribution=None if dist is None else Histogram.from_dict(dist),
+        details={str(q): dict(v) for q, v in (d.get("details") or {}).items()},
+        **values,
+    )
+
+
+def from_json(doc: Mapping[str, Any] | str, cls: type[Comparison]) -> Comparison:
+    """The ``cls`` (:class:`~evalkit.comparison.Comparison`) of a document written by
+    :func:`to_json` (or its JSON text).
+
+    Raises:
+        ValueError: not a comparison document, a version this evalkit cannot read, or a
+            malformed field (the message names it).
+    """
+    from evalkit.comparison.text import describe
+
+    data: Any = json.loads(doc) if isinstance(doc, str) else doc
+    if not isinstance(data, Mapping) or "comparisons" not in data:
+        raise ValueError("not an evalkit comparison document (no 'comparisons' list)")
+    version = data.get("schema_version", 0)
+    if data.get("type", DOCUMENT_TYPE) != DOCUMENT_TYPE or version not in (0, SCHEMA_VERSION):
+        raise ValueError(f"comparison document of type {data.get('type')!r}, schema_version "
+                         f"{version!r}: this evalkit reads schema_version {SCHEMA_VERSION}")
+    try:
+        fields = Settings.__dataclass_fields__
+        asked = {k: data[k] for k in fields if k in data}
+        for key in ("methods_used", "ci_methods_used"):
+            asked[key] = tuple(asked.get(key) or ())
+        settings = Settings(**asked)
+        ids = tuple(str(q) for q in data.get("query_ids") or ())
+        texts = {str(k): str(v) for k, v in (data.get("queries") or {}).items()}
+
+        def run(d: Mapping[str, Any]) -> RunInfo:
+            return RunInfo(str(d["name"]), d.get("source"), dict(d.get("provenance") or {}))
+
+        return cls(
+            baseline=run(data["baseline"]),
+            candidates=tuple(run(r) for r in data["candidates"]),
+            results=tuple(_row_from(r, ids, texts) for r in data["comparisons"]),
+            metrics=tuple(data.get("metrics") or dict.fromkeys(
+                r["metric"] for r in data["comparisons"])),
+            settings=settings, description=str(data.get("description") or describe(settings)),
+            warnings=tuple(str(w) for w in data.get("warnings") or ()), query_ids=ids,
+            queries=texts, provenance=dict(data.get("provenance") or {}),
+        )
+    except (KeyError, TypeError) as exc:
+        raise ValueError(f"malformed comparison document: {type(exc).__name__}: {exc}"
+                         ) from None
+
+
+__all__ = ["DOCUMENT_TYPE", "SCHEMA_VERSION", "from_json", "to_json"]

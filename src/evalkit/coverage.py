@@ -1,0 +1,254 @@
+"""Coverage: whether a run holds a result for every case it should.
+
+A verdict rests on two levels of completeness (docs/artifacts.md):
+
+* **coverage**, for the whole run (this module). A target run is complete when its
+  status is ``complete``, it has a row with a response for every case of the golden set
+  its header records (``goldens.n_cases`` and ``goldens.case_digests``), and its file is
+  neither cut short nor still being written (:class:`evalkit.artifact.Integrity`). A
+  retrieval run is complete when its rows match the counts its header records
+  (``notes.num_queries``; for a baseline also the promoted fingerprint's case count and
+  ids). A failed metric leaves coverage alone: only a missing row or a failed target call
+  (no response) makes a run incomplete.
+* **validity**, per check: a metric that failed on a case in a check's scope makes that
+  check an error (:mod:`evalkit.gate`), and :meth:`RunResult.mean` refuses it.
+
+:func:`coverage_of` computes it; :func:`require_complete` raises
+:class:`IncompleteRunError` for commands that refuse incomplete input (``evalkit gate``,
+``baseline promote``, ``compare`` without ``--allow-incomplete``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from evalkit.results import RunResult
+
+__all__ = ["Coverage", "IncompleteRunError", "completeness_lines", "coverage_of",
+           "require_complete"]
+
+#: Case ids shown in a message before "and N more".
+SHOWN_IDS = 10
+
+
+@dataclass(frozen=True)
+class Coverage:
+    """What a run covers, against what its header says it should.
+
+    Attributes:
+        run: the run's name.
+        complete: ``True`` when nothing is missing, failed, cut short or unfinished.
+        expected: the number of cases (queries) the header records, or ``None`` when it
+            records none (a run built in memory; nothing to compare against).
+        rows: the rows present.
+        missing: recorded case ids without a row, in golden-set order (empty when the
+            header records only a count: :attr:`problems` then says how many).
+        failed: ids of rows whose target call failed (no response).
+        problems: one sentence per reason the run is incomplete.
+        notes: what the file cannot prove (a schema 1 artifact has no trailer).
+    """
+
+    run: str
+    complete: bool
+    expected: int | None
+    rows: int
+    missing: tuple[str, ...] = ()
+    failed: tuple[str, ...] = ()
+    problems: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+
+    @property
+    def present(self) -> int:
+        """Cases with a usable row: rows present, minus those whose call failed."""
+        return self.rows - len(self.failed)
+
+    def message(self, role: str = "run") -> str:
+        """One paragraph: ``"<role> '<name>' is incomplete: ..."`` (or complete)."""
+        if self.complete:
+            return f"{role} {self.run!r} is complete ({self.rows} rows)"
+        return f"{role} {self.run!r} is incomplete: " + "; ".join(self.problems)
+
+
+class IncompleteRunError(ValueError):
+    """A run that fails coverage where complete evidence is required.
+
+    ``coverage`` holds the details (missing and failed case ids)."""
+
+    def __init__(self, message: str, coverage: Coverage) -> None:
+        super().__init__(message)
+        self.coverage = coverage
+
+
+def show_ids(ids: Sequence[str], limit: int = SHOWN_IDS) -> str:
+    """``'a', 'b' and 3 more``."""
+    shown = ", ".join(repr(i) for i in ids[:limit])
+    return shown + (f" and {len(ids) - limit} more" if len(ids) > limit else "")
+
+
+def _row_id(row: Any) -> str:
+    return str(getattr(row, "query_id", None) or getattr(row, "case_id", ""))
+
+
+def _sha256(data: Any) -> str:
+    text = json.dumps(data, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def coverage_of(run: RunResult) -> Coverage:
+    """The :class:`Coverage` of ``run`` (a loaded artifact or a run built in memory).
+
+    Never raises for an odd header: a field that is not what it should be is a problem
+    in the result.
+    """
+    header: Mapping[str, Any] = run.header or {}
+    rows = list(run.per_query)
+    ids = [_row_id(r) for r in rows]
+    failed = tuple(i for i, r in zip(ids, rows, strict=True)
+                   if getattr(r, "error", None) is not None
+                   and getattr(r, "response", None) is None)
+    integrity = run.integrity
+    problems: list[str] = []
+    notes: list[str] = list(integrity.notes) if integrity is not None else []
+    missing: tuple[str, ...] = ()
+    expected: int | None = None
+    if header.get("kind") == "target":
+        expected, missing, found = _target(header, ids)
+        problems.extend(found)
+        unfinished = header.get("status") == "running"
+    else:
+        expected, found = _retrieval(header, ids)
+        problems.extend(found)
+        unfinished = False
+    if header.get("kind") == "target" and header.get("status") == "incomplete" \
+            and not failed and not missing and not problems \
+            and (integrity is None or integrity.schema_version >= 2):
+        # schema 1 wrote "incomplete" for metric failures; schema 2 only for a reason
+        why = (header.get("rescored") or {}).get("input_problems") or []
+        problems.append("its header marks it incomplete" + (
+            f" (rescored from a file that was altered: {'; '.join(map(str, why))})"
+            if why else ""))
+    if failed:
+        of = f" of {expected}" if expected is not None else f" of {len(rows)}"
+        problems.append(f"{len(failed)}{of} case(s) have no response: the target call "
+                        f"failed ({show_ids(failed)})")
+    if integrity is not None and integrity.problems:
+        if unfinished and not integrity.has_trailer:
+            cut = (f"; line {integrity.cut_line} was cut mid-line and dropped"
+                   if integrity.cut_line is not None else "")
+            problems.append(
+                "it never finished (status 'running', no trailer line): the run is still "
+                "being written, or was stopped or killed; `evalkit run --resume` (or "
+                f"evaluate(..., resume=True)) continues it{cut}")
+        else:
+            problems.extend(integrity.problems)
+    elif unfinished:
+        problems.append("its status is 'running': the run never finished")
+    return Coverage(
+        run=run.name, complete=not problems, expected=expected, rows=len(rows),
+        missing=missing, failed=failed, problems=tuple(problems), notes=tuple(notes),
+    )
+
+
+def _target(header: Mapping[str, Any], ids: Sequence[str]
+            ) -> tuple[int | None, tuple[str, ...], list[str]]:
+    """``(expected count, missing ids, problems)`` of a target run."""
+    problems: list[str] = []
+    goldens = header.get("goldens")
+    goldens = goldens if isinstance(goldens, Mapping) else {}
+    digests = goldens.get("case_digests")
+    n_cases = _int(goldens.get("n_cases"))
+    if not isinstance(digests, Mapping):
+        if n_cases is None:  # a run built by hand: only its rows can say anything
+            return None, (), []
+        if len(ids) != n_cases:
+            problems.append(f"{len(ids)} row(s) for the {n_cases} cases its header records")
+        return n_cases, (), problems
+    recorded = [str(c) for c in digests]
+    expected = n_cases if n_cases is not None else len(recorded)
+    if n_cases is not None and n_cases != len(recorded):
+        problems.append(f"its header records {n_cases} cases but {len(recorded)} case "
+                        "digests")
+    present = set(ids)
+    missing = tuple(c for c in recorded if c not in present)
+    if missing:
+        problems.append(f"{len(missing)} of {expected} cases have no row "
+                        f"({show_ids(missing)})")
+    known = set(recorded)
+    extra = [i for i in ids if i not in known]
+    if extra:
+        problems.append(f"{len(extra)} row(s) are not cases of its golden set "
+                        f"({show_ids(extra)})")
+    status = header.get("status")
+    if status not in ("running", "complete", "incomplete"):
+        problems.append(f"its status is {status!r}, not 'complete'")
+    return expected, missing, problems
+
+
+def _retrieval(header: Mapping[str, Any], ids: Sequence[str]) -> tuple[int | None, list[str]]:
+    """``(expected count, problems)`` of a run of per-query rows."""
+    problems: list[str] = []
+    notes = header.get("notes")
+    expected = _int(notes.get("num_queries")) if isinstance(notes, Mapping) else None
+    if expected is not None and expected != len(ids):
+        last = f"; the last row is query {ids[-1]!r}" if ids and len(ids) < expected else ""
+        problems.append(f"it holds {len(ids)} of the {expected} queries its header records"
+                        f"{last}")
+    stored = header.get("baseline")
+    fingerprint = stored.get("fingerprint") if isinstance(stored, Mapping) else None
+    cases = fingerprint.get("cases") if isinstance(fingerprint, Mapping) else None
+    if isinstance(cases, Mapping):
+        count = _int(cases.get("count"))
+        if count is not None and count != len(ids):
+            if expected is None or count != expected:
+                problems.append(f"it holds {len(ids)} of the {count} cases its baseline "
+                                "fingerprint records")
+            expected = count if expected is None else expected
+        elif cases.get("ids_sha256") not in (None, _sha256(sorted(ids))):
+            problems.append("its case ids differ from those its baseline fingerprint "
+                            "records")
+    return expected, problems
+
+
+def require_complete(run: RunResult, role: str = "run", *,
+                     allow_incomplete: bool = False) -> Coverage:
+    """``run``'s :class:`Coverage`; raise unless it is complete or ``allow_incomplete``.
+
+    Args:
+        run: the run.
+        role: what the run is to the caller, for the message ("run", "baseline").
+        allow_incomplete: return the coverage of an incomplete run instead of raising.
+
+    Raises:
+        IncompleteRunError: the run fails coverage; the message names how many and which
+            cases are missing or failed, and why.
+    """
+    cov = coverage_of(run)
+    if cov.complete or allow_incomplete:
+        return cov
+    where = f" ({run.integrity.path})" if run.integrity is not None else ""
+    raise IncompleteRunError(
+        f"{role} {run.name!r}{where} is incomplete: " + "; ".join(cov.problems)
+        + ". No verdict rests on evidence it did not fully see", cov)
+
+
+def completeness_lines(run: RunResult) -> list[str]:
+    """What a command that shows a run's figures says about its completeness: one
+    ``warning:`` line when it fails coverage, one per metric that failed on some case,
+    and one ``note:`` per thing the file cannot prove (a schema 1 file has no trailer)."""
+    cov = coverage_of(run)
+    out = [] if cov.complete else [f"warning: {cov.message()}"]
+    for metric, cases in run.metric_failures().items():
+        out.append(f"warning: metric {metric} failed on {len(cases)} case(s) "
+                   f"({show_ids(list(cases), 5)}); its mean is not defined "
+                   "(`evalkit rescore` scores it again)")
+    out.extend(f"note: {n}" for n in cov.notes)
+    return out

@@ -1,0 +1,276 @@
+"""Calling a target on many cases at once, scoring each answer, and stopping cleanly.
+
+:class:`Executor` runs ``min(max_concurrency, cases)`` worker threads. Each takes the next
+case, calls the target (or, for a case whose stored response only needs its failed
+metrics again, reuses that response), scores it with every metric in the same thread (so
+a metric that calls a service, an LLM judge, shares the concurrency) and queues the row.
+The caller takes every row queued since it last looked, in completion order.
+
+Ctrl-C (:class:`Interrupts`): the first one stops the workers from taking new cases; the
+calls in flight that finish within the grace period are still handed to the caller, so
+their rows are written, not thrown away. A second Ctrl-C stops waiting at once. Worker
+threads are daemons, so a call that never returns cannot keep the process alive after
+that.
+"""
+
+from __future__ import annotations
+
+import math
+import queue
+import signal
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from types import FrameType
+from typing import Any, NamedTuple
+
+from evalkit.cases import GoldenCase
+from evalkit.redaction import error_text, mask, scrub_exception
+from evalkit.rows import DEFAULT_MAX_RAW_BYTES, CaseResult, bounded_response
+from evalkit.scoring import score_case
+from evalkit.specs import MetricSpec
+from evalkit.targets import Target, TargetError, TargetResponse
+
+#: The longest the grace period lasts unless told otherwise (seconds).
+MAX_DEFAULT_GRACE_S = 10.0
+#: How often the collecting thread looks at the queue and the interrupt flag (seconds).
+POLL_S = 0.1
+
+_WORKER_DONE = object()  # what a worker thread queues when it stops
+
+
+class Job(NamedTuple):
+    """One case to run: call the target, or (``stored`` given) score ``stored``'s
+    response again without calling it."""
+
+    case: GoldenCase
+    stored: CaseResult | None = None
+
+
+class RunInterrupted(KeyboardInterrupt):
+    """Ctrl-C stopped a run; raised by :func:`evalkit.evaluation.evaluate` once the rows
+    that arrived are written and the artifact is synced.
+
+    Attributes:
+        done: cases with a row (kept from before, and completed now).
+        total: cases in the golden set.
+        abandoned: calls still running when the runner stopped waiting.
+        grace_s: the grace period the calls in flight were given.
+        again: a second Ctrl-C ended the wait before the grace period did.
+    """
+
+    def __init__(self, done: int, total: int, abandoned: int, grace_s: float,
+                 again: bool) -> None:
+        super().__init__(f"interrupted with {done} of {total} cases done")
+        self.done, self.total, self.abandoned = done, total, abandoned
+        self.grace_s, self.again = grace_s, again
+
+    def line(self, artifact: object = None) -> str:
+        """One line for people: what was kept, what was dropped, how to continue."""
+        where = f" in {artifact}" if artifact is not None else ""
+        left = (f"; {self.abandoned} call(s) still running were abandoned"
+                if self.abandoned else "")
+        how = "interrupted again" if self.again else "interrupted"
+        return (f"{how}: {self.done} of {self.total} cases are done{where}{left}; "
+                "continue with --resume")
+
+
+def default_grace_s(target: Any) -> float:
+    """The smaller of the target's bound on one attempt (``attempt_bound_s``, else
+    ``timeout_s``, when it has one) and :data:`MAX_DEFAULT_GRACE_S`."""
+    for attr in ("attempt_bound_s", "timeout_s"):
+        value = getattr(target, attr, None)
+        if isinstance(value, int | float) and not isinstance(value, bool) \
+                and math.isfinite(value) and value > 0:
+            return min(float(value), MAX_DEFAULT_GRACE_S)
+    return MAX_DEFAULT_GRACE_S
+
+
+class Interrupts:
+    """Counts Ctrl-C (SIGINT) instead of raising :class:`KeyboardInterrupt` anywhere, while
+    the block runs in the main thread and SIGINT has Python's default handler (otherwise
+    it leaves the signal alone, and a ``KeyboardInterrupt`` counts as the first one)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self._previous: Any = None
+        self._installed = False
+
+    def __enter__(self) -> Interrupts:
+        if threading.current_thread() is threading.main_thread() and \
+                signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+            self._previous = signal.signal(signal.SIGINT, self._handle)
+            self._installed = True
+        return self
+
+    def _handle(self, signum: int, frame: FrameType | None) -> None:
+        self.count += 1
+
+    def __exit__(self, *exc: object) -> None:
+        if self._installed:
+            signal.signal(signal.SIGINT, self._previous)
+            self._installed = False
+
+
+class Executor:
+    """Worker threads over ``jobs``; see the module docstring.
+
+    A worker whose job raises a :class:`BaseException` that is not an ``Exception`` (an
+    LLM judge's spending limit) or an unexpected error (a bug, or the error of a metric's
+    :class:`~evalkit.scoring.RunAborted`) stops the run: no worker takes a new job, the
+    rows of the jobs already running are still handed over, then :meth:`batches` raises
+    the first such exception.
+    """
+
+    def __init__(self, target: Target, target_name: str, jobs: Sequence[Job],
+                 specs: Sequence[MetricSpec], max_concurrency: int) -> None:
+        self._target, self._name, self._specs = target, target_name, specs
+        self._todo = iter(jobs)
+        self._todo_lock = threading.Lock()
+        self._stop = threading.Event()
+        self._done: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self._running = 0
+        self._busy = 0
+        self._busy_lock = threading.Lock()
+        self._failure: BaseException | None = None
+        self._workers = [threading.Thread(target=self._work, name=f"evalkit-target-{i}",
+                                          daemon=True)
+                         for i in range(min(max_concurrency, len(jobs)))]
+
+    @property
+    def in_flight(self) -> int:
+        """Jobs being worked on now."""
+        with self._busy_lock:
+            return self._busy
+
+    def start(self) -> Executor:
+        for thread in self._workers:
+            thread.start()
+        self._running = len(self._workers)
+        return self
+
+    def stop(self) -> None:
+        """Take no new job; the running ones finish (and their rows are queued)."""
+        self._stop.set()
+
+    def _work(self) -> None:
+        try:
+            while not self._stop.is_set():
+                with self._todo_lock:
+                    job = next(self._todo, None)
+                    if job is None:
+                        return
+                    with self._busy_lock:
+                        self._busy += 1
+                try:
+                    row = run_job(self._target, self._name, job, self._specs)
+                except BaseException as exc:  # a stop signal, or a bug: the run stops
+                    self._stop.set()
+                    self._done.put(exc)
+                    return
+                finally:
+                    with self._busy_lock:
+                        self._busy -= 1
+                self._done.put(row)
+        finally:
+            self._done.put(_WORKER_DONE)
+
+    def _collect(self, first: Any) -> list[CaseResult]:
+        batch: list[CaseResult] = []
+        item = first
+        while True:
+            if item is _WORKER_DONE:
+                self._running -= 1
+            elif isinstance(item, BaseException):
+                self._failure = self._failure or item
+            else:
+                batch.append(item)
+            try:
+                item = self._done.get_nowait()
+            except queue.Empty:
+                return batch
+
+    def batches(self, interrupts: Interrupts | None = None, deadline: float | None = None,
+                until: int = 1) -> Iterator[list[CaseResult]]:
+        """Yield the rows queued since the last batch, until every worker is done, the
+        ``deadline`` (``time.monotonic()``) passes, or ``interrupts`` has counted
+        ``until`` Ctrl-C. Raises the first failure of a worker once every worker has
+        stopped."""
+        while self._running:
+            if interrupts is not None and interrupts.count >= until:
+                return
+            wait = POLL_S
+            if deadline is not None:
+                wait = min(wait, deadline - time.monotonic())
+                if wait <= 0:
+                    return
+            try:
+                item = self._done.get(timeout=wait)
+            except queue.Empty:
+                continue
+            batch = self._collect(item)
+            if batch:
+                yield batch
+        if self._failure is not None:
+            failure, self._failure = self._failure, None
+            raise failure
+
+
+def run_job(target: Target, target_name: str, job: Job,
+            specs: Sequence[MetricSpec]) -> CaseResult:
+    """Invoke (or reuse the stored response) and score one case."""
+    if job.stored is not None and job.stored.response is not None:
+        return scored(job.case, job.stored.response, job.stored.latency_ms, specs)
+    response, error, latency = call(target, target_name, job.case)
+    if response is None:
+        return CaseResult(job.case.id, None, {}, error, latency)
+    row = scored(job.case, response, latency, specs)  # metrics see the whole raw body
+    row.response = bounded_response(
+        response, getattr(target, "max_raw_bytes", DEFAULT_MAX_RAW_BYTES))
+    return row
+
+
+def call(target: Target, target_name: str, case: GoldenCase
+         ) -> tuple[TargetResponse | None, str | None, float]:
+    """``(response, error, latency_ms)`` of one call; a failure is an error message."""
+    start = time.perf_counter()
+    try:
+        response = target.invoke(case)
+    except Exception as exc:
+        elapsed = (time.perf_counter() - start) * 1000.0
+        scrub_exception(exc)
+        if isinstance(exc, TargetError):
+            return None, mask(str(exc)), elapsed
+        return None, (
+            f"target {target_name!r} failed on case {case.id!r}: {error_text(exc)}"
+        ), elapsed
+    elapsed = (time.perf_counter() - start) * 1000.0
+    if not isinstance(response, TargetResponse):
+        return None, (
+            f"target {target_name!r} returned {type(response).__name__} for case "
+            f"{case.id!r}; invoke() must return a TargetResponse"
+        ), elapsed
+    latency = response.latency_ms if response.latency_ms > 0 else elapsed
+    return response, None, latency
+
+
+def scored(case: GoldenCase, response: TargetResponse, latency: float | None,
+           specs: Sequence[MetricSpec]) -> CaseResult:
+    """The row of ``response``: every metric that could be computed, and the message of
+    each that failed (:func:`evalkit.scoring.score_case`)."""
+    values, errors = score_case(response, case, specs)
+    return CaseResult(case.id, response, values, None, latency, details(case, specs),
+                      metric_errors={m: mask(e) for m, e in errors.items()})
+
+
+def details(case: GoldenCase, specs: Sequence[MetricSpec]) -> dict[str, Any]:
+    """What metrics with a ``details(case_id) -> dict | None`` method (an LLM judge)
+    published for ``case``, by metric name."""
+    out: dict[str, Any] = {}
+    for spec in specs:
+        get = getattr(spec.fn, "details", None)
+        if callable(get):
+            found = get(case.id)
+            if found is not None:
+                out[spec.name] = found
+    return out

@@ -1,0 +1,227 @@
+"""What an input file is, so that a refusal can say what to pass instead.
+
+:func:`sniff` reads the first bytes of a file and classifies them: a run artifact, a TREC
+run or qrels file, a golden set, other JSON, binary data, an empty file, a directory.
+:func:`evalkit.compare` and the commands use it when an input is not what they expect, to
+name what it looks like and what they need instead (``evalkit eval qrels.txt`` says "looks
+like a TREC qrels file" rather than "is a TREC run file"). The messages name the command
+line's options (``--qrels``), which the Python functions take under the same names. Only
+the standard library is imported.
+"""
+
+from __future__ import annotations
+
+import codecs
+import json
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+#: bytes inspected (after gzip decompression, when the file is compressed)
+SNIFF_BYTES = 1 << 16
+
+Kind = Literal[
+    "missing", "directory", "unreadable", "empty", "binary", "artifact", "goldens", "json",
+    "qrels", "run", "text",
+]
+
+class InputError(ValueError):
+    """An input file that is missing, a directory or not what the function takes; the
+    message names the file and says what to pass."""
+
+
+RUN_LINE = "qid Q0 docno rank score tag"
+QRELS_LINE = "qid 0 docno label"
+
+
+@dataclass(frozen=True)
+class Sniffed:
+    """What :func:`sniff` found.
+
+    Attributes:
+        kind: the classification.
+        looks_like: a phrase for messages, e.g. ``"a TREC qrels file (4 fields per line:
+            qid 0 docno label)"``.
+        line: the 1-based number of the first data line inspected, when there is one.
+    """
+
+    kind: Kind
+    looks_like: str
+    line: int | None = None
+
+
+def _head(path: Path) -> bytes:
+    with path.open("rb") as fh:
+        raw = fh.read(SNIFF_BYTES)
+    if raw[:2] == b"\x1f\x8b":
+        try:
+            return zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(raw, SNIFF_BYTES)
+        except zlib.error:
+            return b"\x00"  # a damaged gzip file: report it as binary
+    return raw
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _is_int(text: str) -> bool:
+    return text.lstrip("+-").isdigit()
+
+
+def sniff(path: str | Path) -> Sniffed:
+    """Classify ``path`` from its first 64 KiB (never raises for a missing or odd file)."""
+    p = Path(path)
+    if not p.exists():
+        return Sniffed("missing", "a path that does not exist")
+    if p.is_dir():
+        return Sniffed("directory", "a directory")
+    try:
+        raw = _head(p)
+    except OSError as exc:
+        return Sniffed("unreadable", f"a file that cannot be read ({exc.strerror or exc})")
+    if not raw.strip():
+        return Sniffed("empty", "an empty file")
+    if b"\x00" in raw:
+        return Sniffed("binary", "a binary file (it contains NUL bytes)")
+    try:
+        text = codecs.getincrementaldecoder("utf-8-sig")().decode(raw, final=False)
+    except UnicodeDecodeError as exc:
+        return Sniffed(
+            "binary", f"a binary file, or text that is not UTF-8 (byte 0x{raw[exc.start]:02x} "
+            f"at offset {exc.start})",
+        )
+    lines = text.splitlines()
+    if len(raw) == SNIFF_BYTES and len(lines) > 1:
+        lines = lines[:-1]  # the last line may be cut
+    data = [(i, s) for i, s in enumerate(lines, start=1) if s.strip()
+            and not s.lstrip().startswith("#")]
+    if not data:
+        return Sniffed("empty", "a file with only blank or comment lines")
+    lineno, first = data[0]
+    stripped = first.strip()
+    if stripped[0] in "{[":
+        return _sniff_json(stripped, lineno)
+    fields = stripped.split()
+    if len(fields) == 4 and _is_int(fields[3]):
+        return Sniffed("qrels", f"a TREC qrels file (4 fields per line: {QRELS_LINE})", lineno)
+    if len(fields) >= 6 and _is_number(fields[4]):
+        return Sniffed("run", f"a TREC run file ({RUN_LINE})", lineno)
+    return Sniffed(
+        "text",
+        f"a text file whose first data line (line {lineno}) has {len(fields)} "
+        f"field{'' if len(fields) == 1 else 's'}",
+        lineno,
+    )
+
+
+def _sniff_json(line: str, lineno: int) -> Sniffed:
+    try:
+        obj = json.loads(line)
+    except json.JSONDecodeError:
+        return Sniffed("json", "a JSON document (not JSON Lines)", lineno)
+    if isinstance(obj, dict):
+        if obj.get("type") == "header":
+            return Sniffed("artifact", "an evalkit run artifact", lineno)
+        if obj.get("type") == "row":
+            return Sniffed(
+                "json", "the rows of a run artifact without its header line", lineno)
+        if "query" in obj and "id" in obj:
+            return Sniffed("goldens", "a golden set (JSON Lines of cases with id and query)",
+                           lineno)
+        return Sniffed("json", "JSON that is not an evalkit run artifact", lineno)
+    return Sniffed("json", f"JSON (a {type(obj).__name__}), not an evalkit run artifact",
+                   lineno)
+
+
+# ------------------------------------------------------------------ checks and messages
+def require_file(path: Path, what: str) -> None:
+    """Refuse a path that is missing or a directory, naming what it should have been.
+
+    Character devices and pipes (``/dev/stdin``) are accepted.
+    """
+    if not path.exists():
+        raise InputError(f"{what} {path}: no such file")
+    if path.is_dir():
+        raise InputError(f"{what} {path}: is a directory; pass the {what} file itself")
+def not_a_run_message(path: Path, found: Sniffed, *, qrels_given: bool) -> str:
+    """Why ``path`` cannot be scored as a run, and what to pass instead."""
+    takes = (f"a TREC run file ({RUN_LINE}) with --qrels QRELS, or a run artifact (written "
+             "by `evalkit eval --save` or `evalkit run`)")
+    if found.kind == "run":
+        return (f"{path} is a TREC run file; pass --qrels QRELS to score it (run artifacts "
+                "saved with --save need no qrels)")
+    if found.kind == "qrels":
+        if qrels_given:
+            return (f"{path} looks like {found.looks_like}, not a run; were RUN and --qrels "
+                    "swapped? RUN is the ranked list (qid Q0 docno rank score tag)")
+        return (f"{path} looks like {found.looks_like}, not a run. Pass it as --qrels "
+                f"{path} and give the run file ({RUN_LINE}) as RUN")
+    if found.kind == "goldens":
+        return (f"{path} looks like {found.looks_like}, not a run. A golden set is run "
+                "against a target with `evalkit run` (see evalkit.yaml); this command takes "
+                + takes)
+    if found.kind == "text":
+        return (f"{path} is {found.looks_like}; a TREC run line has 6 ({RUN_LINE}). This "
+                f"command takes {takes}")
+    return f"{path} is {found.looks_like}. This command takes {takes}"
+def not_qrels_message(path: Path, found: Sniffed) -> str | None:
+    """Why ``path`` cannot be read as qrels, or None when it may be qrels."""
+    if found.kind in ("qrels", "text", "missing", "directory", "unreadable"):
+        return None  # the loader (or require_file) has the precise message
+    if found.kind == "run":
+        return (f"--qrels {path} looks like {found.looks_like}, not qrels; were RUN and "
+                f"--qrels swapped? Qrels lines are `{QRELS_LINE}`")
+    return (f"--qrels {path} is {found.looks_like}, not TREC qrels. Pass a qrels file "
+            f"with lines `{QRELS_LINE}`")
+def not_artifact_message(path: Path, what: str, fix: str | None = None) -> str:
+    """Why ``path`` (the ``what``: "run", "baseline") is not a run artifact, and ``fix``
+    (default: how to make one from a TREC run)."""
+    found = sniff(path)
+    if fix is None:
+        fix = (f"Score a TREC run first: evalkit eval RUN --qrels QRELS --save "
+               f"{path.stem}.jsonl (or write one with evalkit run)")
+    if found.kind in ("directory", "missing"):
+        return f"{what} {path}: {found.looks_like}; pass a run artifact file"
+    if found.kind == "run":
+        return f"{what} {path} is a TREC run file, not an evalkit run artifact. {fix}"
+    if found.kind == "qrels":
+        return (f"{what} {path} looks like {found.looks_like}: the judgments, not a run. "
+                f"Score the run against them and save an artifact: evalkit eval RUN --qrels "
+                f"{path} --save run.jsonl")
+    if found.kind in ("json", "goldens"):
+        return (f"{what} {path} is {found.looks_like}, not an evalkit run artifact (whose "
+                f"first line is a header object with \"type\": \"header\"). {fix}")
+    return f"{what} {path} is {found.looks_like}, not an evalkit run artifact. {fix}"
+def no_rows_message(path: Path, what: str = "") -> str:
+    """What to say about a run artifact that holds its header line and no row."""
+    return (
+        f"{what + ' ' if what else ''}{path}: the run artifact has no rows (only its header "
+        "line): it holds no evaluated case. Was it written by an interrupted run? Continue "
+        "it with `evalkit run --resume`, or score the TREC run again with --save"
+    )
+def require_artifact_rows(path: Path, what: str) -> None:
+    """Refuse a run artifact that holds its header line and no row (read lazily: stops at
+    the first row)."""
+    with path.open("r", encoding="utf-8-sig", errors="replace") as fh:
+        fh.readline()
+        for line in fh:
+            if line.strip():
+                if '"trailer"' in line and _is_trailer(line):
+                    break  # a finished file of no row: header and trailer only
+                return
+    raise InputError(no_rows_message(path, what))
+
+
+def _is_trailer(line: str) -> bool:
+    try:
+        obj = json.loads(line)
+    except (ValueError, RecursionError):
+        return False
+    return isinstance(obj, dict) and obj.get("type") == "trailer"
+

@@ -1,0 +1,137 @@
+"""The bounds evalkit puts on what it reads, and the bounded readers that enforce them.
+
+Hostile or broken input (a YAML alias bomb, JSON nested 100,000 deep, a one-megabyte
+"id") is refused quickly with a one-line :class:`LimitError` that the caller turns into
+its own error naming the file and line; it never becomes a ``RecursionError``, a
+``MemoryError`` or a hang.
+
+* :data:`MAX_DEPTH`: JSON (golden JSON Lines, CSV cells, HTTP bodies) and YAML (golden
+  sets, checks, eval configs) nest at most this many levels of lists and mappings.
+  Artifact lines may nest :data:`MAX_ARTIFACT_DEPTH` (a row adds levels above a
+  response's raw body).
+* YAML: at most :data:`MAX_YAML_NODES` nodes are composed, and aliases may add at most
+  :data:`MAX_ALIAS_NODES` nodes in total when expanded (an alias counts as a copy of the
+  whole node it names), so that a 600-byte "billion laughs" is refused in milliseconds
+  instead of expanding to gigabytes. :mod:`evalkit.bounded_yaml` applies them with
+  pyyaml's own ``SafeLoader`` and a composer that counts.
+* :data:`MAX_ID_CHARS`: the longest case, query or document id; :data:`MAX_NAME_CHARS`:
+  the longest run name or TREC run tag. Longer ones are refused (not printed back).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+MAX_DEPTH = 100
+MAX_ARTIFACT_DEPTH = MAX_DEPTH + 5
+MAX_YAML_NODES = 5_000_000
+MAX_ALIAS_NODES = 100_000
+MAX_ID_CHARS = 1024
+MAX_NAME_CHARS = 256
+
+
+class LimitError(ValueError):
+    """Input beyond one of the bounds of this module.
+
+    Attributes:
+        line: the 1-based line where it was found, when known (YAML); the caller adds the
+            file (and the line, for one-document-per-line formats).
+    """
+
+    def __init__(self, message: str, line: int | None = None) -> None:
+        super().__init__(message)
+        self.line = line
+
+
+# ------------------------------------------------------------------ JSON
+def _too_deep(limit: int) -> LimitError:
+    return LimitError(f"nested more than {limit} levels deep (lists and objects); "
+                      "evalkit refuses deeper JSON")
+
+
+def loads_json(text: str | bytes, max_depth: int = MAX_DEPTH) -> Any:
+    """``json.loads(text)``, refusing a document nested deeper than ``max_depth``.
+
+    Raises:
+        json.JSONDecodeError: not JSON (as ``json.loads``).
+        UnicodeDecodeError: bytes that are not UTF-8.
+        LimitError: nested too deeply.
+    """
+    try:
+        value = json.loads(text)
+    except RecursionError:
+        raise _too_deep(max_depth) from None
+    except json.JSONDecodeError:
+        raise
+    except ValueError as exc:  # an integer of more digits than Python converts
+        raise LimitError(str(exc).split(";")[0]) from None
+    check_depth(value, max_depth, text)
+    return value
+
+
+def check_depth(value: Any, max_depth: int = MAX_DEPTH, text: str | bytes | None = None
+                ) -> None:
+    """Refuse ``value`` (decoded JSON or YAML) when lists and mappings nest deeper than
+    ``max_depth``. With ``text``, the JSON it was decoded from, a document with at most
+    ``max_depth`` opening brackets is accepted without walking it.
+
+    Raises:
+        LimitError: nested too deeply.
+    """
+    if text is not None:
+        opening = (text.count(b"[") + text.count(b"{")) if isinstance(text, bytes) \
+            else (text.count("[") + text.count("{"))
+        if opening <= max_depth:
+            return
+    if not isinstance(value, dict | list):
+        return
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        current, depth = stack.pop()
+        if depth > max_depth:
+            raise _too_deep(max_depth)
+        children = current.values() if isinstance(current, dict) else current
+        stack.extend((c, depth + 1) for c in children if isinstance(c, dict | list))
+
+
+# ------------------------------------------------------------------ ids and names
+def check_length(text: str, what: str, limit: int) -> str:
+    """``text`` when it has at most ``limit`` characters.
+
+    Raises:
+        LimitError: longer; the message gives its length and a short prefix, never the
+            whole text.
+    """
+    if len(text) > limit:
+        raise LimitError(f"the {what} is {len(text)} characters long (starts "
+                         f"{text[:20]!r}); the limit is {limit}")
+    return text
+
+
+def check_id(text: str, what: str = "id") -> str:
+    """``text`` when it is at most :data:`MAX_ID_CHARS` characters (see
+    :func:`check_length`)."""
+    return check_length(text, what, MAX_ID_CHARS)
+
+
+def check_name(text: str, what: str = "run name") -> str:
+    """``text`` when it is at most :data:`MAX_NAME_CHARS` characters (see
+    :func:`check_length`)."""
+    return check_length(text, what, MAX_NAME_CHARS)
+
+
+__all__ = [
+    "MAX_ALIAS_NODES",
+    "MAX_ARTIFACT_DEPTH",
+    "MAX_DEPTH",
+    "MAX_ID_CHARS",
+    "MAX_NAME_CHARS",
+    "MAX_YAML_NODES",
+    "LimitError",
+    "check_depth",
+    "check_id",
+    "check_length",
+    "check_name",
+    "loads_json",
+]

@@ -1,0 +1,50 @@
+"""What the default registry says of a stored metric name: its canonical form, polarity, count-ness.
+
+Thin answers over the default registry that never raise for a name the registry does
+not know (the callers refuse unknown names themselves, naming the run that lacks them).
+"""
+
+from __future__ import annotations
+
+#: Per-query counts trec_eval prints before the measures (summed in the ``all`` block);
+#: reported, never compared or gated.
+COUNT_NAMES: tuple[str, ...] = ("num_ret", "num_rel", "num_rel_ret")
+
+
+def canonical_metric(name: str) -> str:
+    """The name rows store for ``name`` (aliases resolved: ``"AP"`` -> ``"ap"``); ``name``
+    itself when the registry does not know it."""
+    from evalkit.registry import RegistryError, default_registry
+
+    try:
+        return default_registry().resolve(name).name
+    except RegistryError:
+        return name
+
+
+def higher_is_better(metric: str) -> bool:
+    """A metric's declared polarity; higher is better when it is unknown or undeclared."""
+    from evalkit.registry import RegistryError, default_registry
+
+    try:
+        return default_registry().polarity(metric)
+    except RegistryError:
+        return True
+
+
+def is_count(name: str) -> bool:
+    """Whether ``name`` is a per-query count (num_ret, num_rel, num_rel_ret, or a metric
+    registered with kind ``"count"``)."""
+    from evalkit.registry import RegistryError, default_registry
+    from evalkit.specs import MetricSpec
+
+    if name in COUNT_NAMES:
+        return True
+    try:
+        spec = default_registry().resolve(name)
+    except RegistryError:
+        return False
+    return isinstance(spec, MetricSpec) and spec.kind == "count"
+
+
+__all__ = ["COUNT_NAMES", "canonical_metric", "higher_is_better", "is_count"]

@@ -1,0 +1,347 @@
+"""Secrets are masked by value wherever evalkit could show them: one implementation.
+
+Every configured secret is *registered* (:func:`register_secret`): the values of an HTTP
+target's headers, the user info and query values of its URL, the values that ``${VAR}``
+expanded to, the values of secret-looking config keys, an LLM judge's API key. From then
+on :func:`mask` replaces each occurrence of a registered value by ``<redacted>``, and
+every path that shows text goes through it: error messages and the exception chains
+behind them (:func:`scrub_exception`), the log records of *every* logger of the process
+(a log record factory, :func:`install_log_redaction`: ``httpx``, ``httpcore``, the
+``anthropic`` SDK's ``httpx2``/``httpcore2``, and any other), run artifacts, reports and
+what the command line prints.
+
+A value is matched in the forms it takes when it is shown: as is, stripped, escaped as
+Python's ``repr`` shows it (once and twice: an exception's ``repr`` inside another), as a
+JSON string, and URL-quoted. Each run of printable characters of a secret is registered
+too (``Bearer sk-abc...\\r`` registers ``sk-abc...``), so that a token is masked however
+the characters around it (a CR or LF read from a CRLF ``.env`` file) are escaped.
+Values shorter than :data:`MIN_SECRET_CHARS` are not registered, so that a short value
+(``1``, ``yes``) is not masked everywhere; such values are still never printed by evalkit
+(header values appear in no message by construction).
+
+Besides masking by value, :func:`redact_urls` hides the user info, query string and
+fragment of every URL in a text, and the header lists that ``httpcore`` traces; it applies
+to the records of the HTTP loggers (:data:`URL_LOGGERS`) whether or not a secret is
+registered. :func:`redact_structure` replaces the secret-looking values of a settings
+mapping (headers, tokens, passwords, URL query strings) for run headers.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import json
+import logging
+import re
+import threading
+import traceback
+from collections.abc import Iterable, Mapping
+from typing import Any
+from urllib.parse import parse_qsl, quote, quote_plus, urlsplit, urlunsplit
+
+#: What a masked value is replaced by.
+REDACTED = "<redacted>"
+#: Values (and printable runs of values) shorter than this are not registered.
+MIN_SECRET_CHARS = 8
+#: Header names whose values are not credentials, so not registered as secrets (they
+#: are still never shown with the value in evalkit's own messages).
+PLAIN_HEADERS = frozenset({
+    "accept", "accept-language", "cache-control", "connection", "content-type",
+    "user-agent",
+})
+#: Logger name prefixes whose records also get :func:`redact_urls`: the HTTP stacks of
+#: ``HttpTarget`` (httpx, httpcore) and of the ``anthropic`` SDK (httpx2, httpcore2).
+URL_LOGGERS: tuple[str, ...] = ("httpx", "httpcore")
+#: A settings key whose value is a secret (run headers replace its value).
+SECRET_KEY = re.compile(r"token|secret|passw|api[-_]?key|auth|credential|cookie", re.I)
+
+_lock = threading.Lock()
+_values: set[str] = set()
+#: every form to replace, longest first (replaced atomically; read without the lock)
+_forms: tuple[str, ...] = ()
+_PRINTABLE_RUN = re.compile(r"[^\x00-\x20\x7f]+")
+
+
+# ------------------------------------------------------------------ the registry
+def _shown_forms(value: str) -> set[str]:
+    """The forms in which ``value`` can appear in text (see the module docstring)."""
+    once = value.encode("unicode_escape").decode("ascii")
+    forms = {
+        value, value.strip(), once, once.replace("\\", "\\\\"),
+        repr(value.encode("utf-8"))[2:-1],
+        json.dumps(value)[1:-1], json.dumps(value, ensure_ascii=False)[1:-1],
+        quote(value, safe=""), quote(value), quote_plus(value),
+    }
+    forms.update(_PRINTABLE_RUN.findall(value))
+    return {f for f in forms if len(f) >= MIN_SECRET_CHARS}
+
+
+def register_secret(value: str | bytes | None) -> bool:
+    """Mask ``value`` from now on, for the life of the process (see :func:`mask`).
+
+    Returns:
+        Whether anything was registered (``False`` for ``None``, text shorter than
+        :data:`MIN_SECRET_CHARS`, or a value already registered).
+    """
+    global _forms
+    if value is None:
+        return False
+    if isinstance(value, bytes):
+        value = value.decode("utf-8", "replace")
+    value = str(value)
+    if value in _values:
+        return False
+    forms = _shown_forms(value)
+    if not forms:
+        return False
+    with _lock:
+        _values.add(value)
+        _forms = tuple(sorted(set(_forms) | forms, key=lambda f: (-len(f), f)))
+    install_log_redaction()
+    return True
+
+
+def register_secrets(values: Iterable[str | bytes | None]) -> None:
+    """:func:`register_secret` each value."""
+    for value in values:
+        register_secret(value)
+
+
+def register_url_secrets(url: str) -> None:
+    """Register the password (and ``user:password``) and every query value of ``url``."""
+    try:
+        parts = urlsplit(url)
+        password = parts.password
+        query = parse_qsl(parts.query, keep_blank_values=False)
+    except ValueError:
+        return
+    if password:
+        pair = f"{parts.username or ''}:{password}"
+        # httpx sends URL credentials as Basic authentication: base64 of the pair
+        register_secrets([password, pair, base64.b64encode(pair.encode()).decode()])
+    register_secrets(v for _, v in query)
+
+
+def register_header_secrets(headers: Mapping[str, str]) -> None:
+    """Register the value of every header but the :data:`PLAIN_HEADERS`."""
+    register_secrets(v for k, v in headers.items() if str(k).lower() not in PLAIN_HEADERS)
+
+
+def secrets_registered() -> bool:
+    """Whether any secret is registered."""
+    return bool(_forms)
+
+
+def mask(text: str) -> str:
+    """``text`` with every registered secret (in each of its shown forms) replaced by
+    :data:`REDACTED`. Costs one substring search per form; nothing when none is
+    registered."""
+    forms = _forms
+    if not forms or not text:
+        return text
+    for form in forms:
+        if form in text:
+            text = text.replace(form, REDACTED)
+    return text
+
+
+def scrub_exception(exc: BaseException) -> BaseException:
+    """Mask the secrets in ``exc`` and every exception of its chain (causes, contexts),
+    in place: their string arguments and notes. Returns ``exc``."""
+    if not _forms:
+        return exc
+    seen: set[int] = set()
+    todo: list[BaseException | None] = [exc]
+    while todo:
+        current = todo.pop()
+        if current is None or id(current) in seen:
+            continue
+        seen.add(id(current))
+        args = tuple(_masked_arg(a) for a in current.args)
+        if args != current.args:
+            with contextlib.suppress(AttributeError, TypeError):  # read-only args
+                current.args = args
+        for name in ("strerror", "filename", "filename2", "reason"):
+            value = getattr(current, name, None)
+            if isinstance(value, str) and mask(value) != value:
+                with contextlib.suppress(AttributeError, TypeError):
+                    setattr(current, name, mask(value))
+        notes = getattr(current, "__notes__", None)
+        if isinstance(notes, list):
+            current.__notes__ = [mask(n) if isinstance(n, str) else n for n in notes]
+        todo.extend([current.__cause__, current.__context__])
+    return exc
+
+
+def _masked_arg(arg: Any) -> Any:
+    if isinstance(arg, str):
+        return mask(arg)
+    if isinstance(arg, bytes):
+        text = arg.decode("utf-8", "replace")
+        masked = mask(text)
+        return arg if masked == text else masked.encode("utf-8")
+    return arg
+
+
+def error_text(exc: BaseException) -> str:
+    """``"TypeName: message"`` of ``exc``, masked."""
+    return mask(f"{type(exc).__name__}: {exc}")
+
+
+# ------------------------------------------------------------------ URLs and settings
+#: A URL in free text: scheme, optional ``user:password@``, host and path, then an optional
+#: query string and fragment (which may hold keys).
+_URL_IN_TEXT = re.compile(
+    r"(?P<head>\b[A-Za-z][A-Za-z0-9+.-]*://)(?P<userinfo>[^/\s@'\"<>]*@)?"
+    r"(?P<rest>[^\s?#'\"<>]*)(?P<query>\?[^\s#'\"<>]*)?(?P<fragment>#[^\s'\"<>]*)?"
+)
+#: A header list as httpcore traces it at DEBUG: ``[(b'Name', b'value'), ...]``.
+_HEADER_LIST_START = "[(b"
+
+
+def redact_urls(text: str) -> str:
+    """``text`` with every URL's user info and query string (and fragment) replaced by
+    ``<redacted>``, and every httpcore-style header list by ``[<headers redacted>]``."""
+    if "://" in text:
+        def sub(m: re.Match[str]) -> str:
+            userinfo = f"{REDACTED}@" if m.group("userinfo") else ""
+            query = f"?{REDACTED}" if m.group("query") else ""
+            fragment = f"#{REDACTED}" if m.group("fragment") else ""
+            return f"{m.group('head')}{userinfo}{m.group('rest')}{query}{fragment}"
+
+        text = _URL_IN_TEXT.sub(sub, text)
+    start = text.find(_HEADER_LIST_START)
+    if start >= 0:
+        end = text.rfind("])")
+        end = len(text) if end < start else end + 1
+        text = text[:start] + "[<headers redacted>]" + text[end:]
+    return text
+
+
+def public_url(url: str) -> str:
+    """``url`` without user info, query string and fragment."""
+    parts = urlsplit(url)
+    netloc = parts.netloc.rsplit("@", 1)[-1]
+    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+
+
+def redact_structure(value: Any, key: str = "") -> Any:
+    """``value`` (settings: mappings, lists, text) with every header value, the value of
+    every secret-looking key (:data:`SECRET_KEY`), URL query strings and URL user info
+    replaced by ``<redacted>``."""
+    if isinstance(value, Mapping):
+        if key.lower() == "headers":
+            return {str(k): REDACTED for k in value}
+        return {str(k): redact_structure(v, str(k)) for k, v in value.items()}
+    if key and SECRET_KEY.search(key):
+        return REDACTED
+    if isinstance(value, list | tuple):
+        return [redact_structure(v) for v in value]
+    if isinstance(value, str) and value.startswith(("http://", "https://")):
+        parts = urlsplit(value)
+        query = REDACTED if parts.query else ""
+        return urlunsplit((parts.scheme, parts.netloc.rsplit("@", 1)[-1], parts.path, query, ""))
+    return value
+
+
+def register_structure_secrets(value: Any, key: str = "") -> None:
+    """Register the secrets of a settings structure: what :func:`redact_structure` hides
+    (header values, secret-looking keys' values, URL credentials and query values)."""
+    if isinstance(value, Mapping):
+        if key.lower() == "headers":
+            register_header_secrets({str(k): str(v) for k, v in value.items()})
+            return
+        for k, v in value.items():
+            register_structure_secrets(v, str(k))
+        return
+    if isinstance(value, list | tuple):
+        for v in value:
+            register_structure_secrets(v, key)
+        return
+    if isinstance(value, str):
+        if key and SECRET_KEY.search(key):
+            register_secret(value)
+        if "://" in value:
+            register_url_secrets(value)
+
+
+# ------------------------------------------------------------------ logging
+def scrub_record(record: logging.LogRecord) -> None:
+    """Mask a log record in place before any handler sees it: its message, its exception
+    text (the traceback is formatted, masked and kept as ``exc_text``) and its stack
+    text; records of :data:`URL_LOGGERS` also get :func:`redact_urls`."""
+    urls = record.name.startswith(URL_LOGGERS)
+    if not _forms and not urls:
+        return
+    try:
+        message = record.getMessage()
+    except Exception:  # a broken record: let logging report it as it would
+        return
+    clean = _clean(message, urls)
+    if clean != message:
+        record.msg, record.args = clean, ()
+    if record.exc_info and record.exc_info[1] is not None:
+        text = "".join(traceback.format_exception(*record.exc_info)).rstrip("\n")
+        record.exc_text, record.exc_info = _clean(text, urls), None
+    elif record.exc_text:
+        record.exc_text = _clean(record.exc_text, urls)
+    if record.stack_info:
+        record.stack_info = _clean(record.stack_info, urls)
+
+
+def _clean(text: str, urls: bool) -> str:
+    return mask(redact_urls(text) if urls else text)
+
+
+class RedactingFilter(logging.Filter):
+    """A logging filter that passes every record after :func:`scrub_record`. The log
+    record factory of :func:`install_log_redaction` already does this for every record
+    of the process; the filter is for handlers fed from elsewhere."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        scrub_record(record)
+        return True
+
+
+_installed = False
+
+
+def install_log_redaction() -> None:
+    """Make every log record of the process pass :func:`scrub_record` when it is made
+    (idempotent): the current log record factory is wrapped, whoever set it. It costs
+    nothing for log calls below their logger's level (no record is made), and one
+    message formatting per record otherwise."""
+    global _installed
+    with _lock:
+        if _installed:
+            return
+        previous = logging.getLogRecordFactory()
+
+        def factory(*args: Any, **kwargs: Any) -> logging.LogRecord:
+            record = previous(*args, **kwargs)
+            scrub_record(record)
+            return record
+
+        logging.setLogRecordFactory(factory)
+        _installed = True
+
+
+__all__ = [
+    "MIN_SECRET_CHARS",
+    "REDACTED",
+    "RedactingFilter",
+    "error_text",
+    "install_log_redaction",
+    "mask",
+    "public_url",
+    "redact_structure",
+    "redact_urls",
+    "register_header_secrets",
+    "register_secret",
+    "register_secrets",
+    "register_structure_secrets",
+    "register_url_secrets",
+    "scrub_exception",
+    "scrub_record",
+    "secrets_registered",
+]

@@ -1,0 +1,100 @@
+"""The tables ``evalkit power`` prints: a :class:`~evalkit.comparison.PowerPlan` as the
+pilot's spread, the minimum detectable effects, the queries each effect needs, and the
+notes (skewed differences, effects no n detects)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from evalkit.formatting import figure
+
+if TYPE_CHECKING:
+    from evalkit.comparison.planning import PowerPlan
+
+
+def _pct(x: float | None, se: float | None = None) -> str:
+    if x is None:
+        return ""
+    return f"{100 * x:.1f}%" + (f" ± {100 * se:.1f}" if se is not None else "")
+
+
+def print_power_plans(result: PowerPlan, console: Any) -> None:
+    """Print ``result`` on ``console`` (a :class:`rich.console.Console`; one that is not a
+    terminal is widened to 140 columns so that rows never wrap)."""
+    from rich.table import Table
+
+    plans, alpha, power = result.plans, result.alpha, result.power
+    alternative = result.alternative
+    if not console.is_terminal:
+        console.width = max(console.width, 140)
+    console.print(result.header, soft_wrap=True)
+    simulated = any(d.simulated_se is not None for p in plans for d in p.detectable) or any(
+        x.simulated_se is not None for p in plans for x in p.needed)
+    console.print(f"paired t-test, alpha {alpha:g}, {alternative}, target power "
+                  f"{100 * power:g}%" + ("; ± is the simulation's standard error"
+                                         if simulated else ""), soft_wrap=True)
+    with_metric = any(p.metric for p in plans)
+    pilot = any(p.n_pilot for p in plans)
+    if pilot:
+        t = Table("metric", "pilot n", "mean diff", "sd of diffs", "skewness",
+                  box=None, pad_edge=False, title="pilot", title_justify="left")
+        for p in plans:
+            t.add_row(p.metric or "", str(p.n_pilot), figure(p.mean_diff or 0.0, signed=True),
+                      figure(p.sd_diff), f"{p.skewness:+.2f}")
+        _right(t, 1)
+        console.print(t)
+    t = Table(*(["metric"] if with_metric else []), "queries", "smallest detectable diff",
+              *(["simulated power at it"] if pilot else []), box=None, pad_edge=False,
+              title="minimum detectable effect", title_justify="left")
+    for p in plans:
+        for d in p.detectable:
+            cells = ([p.metric or ""] if with_metric else []) + [str(d.n), figure(d.mde)]
+            if pilot:
+                cells.append(_pct(d.simulated_power, d.simulated_se))
+            t.add_row(*cells)
+    _right(t, 1 if with_metric else 0)
+    if t.row_count:  # no -n and no pilot: only the queries-needed table has rows
+        console.print(t)
+    if any(p.needed for p in plans):
+        n_label = next((f"power at {x.n} queries" for p in plans for x in p.needed if x.n),
+                       None)
+        t = Table(*(["metric"] if with_metric else []), "diff", "queries needed",
+                  *([n_label] if n_label else []),
+                  *(["simulated"] if pilot else []), box=None, pad_edge=False,
+                  title="queries needed", title_justify="left")
+        for p in plans:
+            for x in p.needed:
+                cells = ([p.metric or ""] if with_metric else []) + [
+                    figure(x.effect, signed=True),
+                    str(x.n_required) if x.n_required is not None else "n/a",
+                    *([_pct(x.power_at_n)] if n_label else []),
+                ]
+                if pilot:
+                    cells.append(_pct(x.simulated_power, x.simulated_se))
+                t.add_row(*cells)
+        _right(t, 1 if with_metric else 0)
+        console.print(t)
+    # each note once, labelled with the metric(s) it is about when there is a pilot
+    remarks: dict[str, list[str]] = {}
+    for p in plans:
+        texts = [x.error for x in p.needed if x.error] + [p.skewness_warning or ""]
+        for text in filter(None, texts):
+            metrics = remarks.setdefault(text, [])
+            if p.metric and p.metric not in metrics:
+                metrics.append(p.metric)
+    for text, metrics in remarks.items():
+        label = f"{', '.join(metrics)}: " if metrics else ""
+        console.print(f"note: {label}{text}", soft_wrap=True)
+    skewed = [p.metric for p in plans if p.skewness is not None and abs(p.skewness) > 1]
+    if skewed:
+        console.print(f"note: the differences of {', '.join(str(m) for m in skewed)} are "
+                      "skewed; trust the simulated power over the analytic figures",
+                      soft_wrap=True)
+
+
+def _right(table: Any, first: int) -> None:
+    for col in table.columns[first:]:
+        col.justify = "right"
+
+
+__all__ = ["print_power_plans"]

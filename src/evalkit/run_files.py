@@ -1,0 +1,179 @@
+"""Runs named by a path: a run artifact as saved, or a TREC run file scored against qrels.
+
+:func:`load_or_evaluate` is what ``evalkit eval``, ``evalkit compare`` and
+:func:`evalkit.compare` do with a path: read the artifact, or score the TREC run with
+:func:`evalkit.evaluate_run`; :func:`check_artifact` refuses settings that contradict how
+an artifact was scored (it is never re-scored); :func:`notes_of` reads what the scoring
+noted about unjudged and missing queries. Refusals are :class:`~evalkit.input_files.
+InputError` (a ValueError) naming the file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Collection, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from evalkit.input_files import (
+    InputError,
+    no_rows_message,
+    not_a_run_message,
+    not_qrels_message,
+    require_file,
+    sniff,
+)
+
+if TYPE_CHECKING:
+    from evalkit.precomputed import LoadedQrels
+    from evalkit.results import RunResult
+
+#: Metrics used when none is named: the usual trec_eval summary of a ranked run.
+DEFAULT_METRICS: tuple[str, ...] = ("ap", "ndcg@10", "precision@10", "recall@100", "rr")
+
+#: A qrels argument: a TREC qrels path, or judgments ``{qid: {doc: label}}`` (or ``{qid:
+#: set of relevant ids}``), as :func:`evalkit.evaluate_run` takes them.
+QrelsArg = str | os.PathLike[str] | Mapping[str, Mapping[str, int] | Collection[str]]
+
+
+def is_artifact(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` starts with an evalkit run header line."""
+    from evalkit.results import is_artifact as _is_artifact
+
+    return _is_artifact(Path(path))
+
+
+def _as_path(qrels: QrelsArg | None) -> Path | None:
+    return None if qrels is None or isinstance(qrels, Mapping) else Path(qrels)
+
+
+def load_or_evaluate(
+    path: str | os.PathLike[str],
+    *,
+    qrels: QrelsArg | None,
+    metrics: Sequence[str],
+    relevance_level: int,
+    missing: str,
+    depth: int | None,
+    name: str | None = None,
+    loaded: dict[Path, LoadedQrels] | None = None,
+) -> RunResult:
+    """A run artifact as saved, or a TREC run file scored against ``qrels``.
+
+    ``loaded`` keeps qrels files once read (``{path: qrels}``) for a caller that needs
+    them again (``--format trec``); qrels found there are not read a second time.
+
+    Raises:
+        InputError: the path is missing or a directory, holds no rows (an artifact), is
+            not a run (the message says what it looks like and what to pass), or needs
+            ``qrels`` that were not given; the qrels file looks like something else.
+        ValueError, RegistryError: from :func:`evalkit.evaluate_run`.
+    """
+    from evalkit.precomputed import evaluate_run, load_qrels_input
+    from evalkit.results import RunResult
+
+    p = Path(path)
+    require_file(p, "run")
+    if is_artifact(p):
+        result = RunResult.load(p)
+        require_rows(result, p)
+        if name:
+            result.name = name
+        return result
+    found = sniff(p)
+    if qrels is None or found.kind not in ("run", "text"):
+        raise InputError(not_a_run_message(p, found, qrels_given=qrels is not None))
+    judgments: LoadedQrels | Mapping[str, Mapping[str, int] | Collection[str]]
+    if isinstance(qrels, Mapping):
+        judgments = qrels
+    else:
+        qrels_path = Path(qrels)
+        require_file(qrels_path, "qrels")
+        wrong = not_qrels_message(qrels_path, sniff(qrels_path))
+        if wrong:
+            raise InputError(wrong)
+        judgments = (loaded or {}).get(qrels_path) or load_qrels_input(qrels_path)
+        if loaded is not None:
+            loaded[qrels_path] = judgments
+    return evaluate_run(
+        p, judgments, list(metrics), relevance_level=relevance_level,
+        missing=missing,  # type: ignore[arg-type]
+        depth=depth, name=name,
+    )
+
+
+def require_rows(result: RunResult, path: str | os.PathLike[str]) -> None:
+    """Refuse a run artifact that holds a header and no row.
+
+    Raises:
+        InputError: naming ``path``.
+    """
+    if not result.per_query:
+        raise InputError(no_rows_message(Path(path)))
+
+
+def qrels_sha256(path: str | os.PathLike[str]) -> str:
+    """The sha256 of a qrels file, as run headers record it."""
+    with Path(path).open("rb") as fh:  # hashed in chunks: no copy of the file in memory
+        return hashlib.file_digest(fh, "sha256").hexdigest()
+
+
+def check_artifact(
+    result: RunResult,
+    path: str | os.PathLike[str],
+    *,
+    qrels: QrelsArg | None,
+    relevance_level: int | None,
+    missing: str | None,
+    depth: int | None,
+) -> None:
+    """Refuse options that contradict how an artifact was evaluated (it is not re-scored):
+    other qrels (by hash; judgments given as a mapping are not checked), or another
+    relevance level, missing-query policy or depth than its header records. ``None``
+    asks for nothing.
+
+    Raises:
+        InputError: naming ``path`` and each contradiction.
+    """
+    header = result.header
+    problems: list[str] = []
+    stored = (header.get("qrels") or {}).get("sha256")
+    qrels_path = _as_path(qrels)
+    if qrels_path is not None and stored:
+        require_file(qrels_path, "qrels")
+        if qrels_sha256(qrels_path) != stored:
+            problems.append(f"it was scored against other qrels (sha256 {stored[:12]})")
+    wanted = {"relevance_level": relevance_level, "missing": missing, "depth": depth}
+    for key, value in wanted.items():
+        if value is not None and key in header and header[key] != value:
+            problems.append(f"it was scored with {key}={header[key]!r}, not {value!r}")
+    if problems:
+        raise InputError(
+            f"{path}: {'; '.join(problems)}. An artifact keeps the values it was saved with; "
+            "evaluate the TREC run file again to change them"
+        )
+
+
+def notes_of(result: RunResult) -> dict[str, Any]:
+    """The evaluation notes of a run header: ``unjudged_ignored`` (run topics without
+    judgments, ignored) and their ids, ``missing`` (the policy), ``missing_count``
+    (judged queries the run lacks, scored 0 or skipped) and their ids. Counts are None
+    when the header does not record them (a run scored elsewhere)."""
+    notes: dict[str, Any] = dict(result.header.get("notes") or {})
+    missing_policy = result.header.get("missing")
+    if "missing_scored_zero" in notes:
+        missing_count = notes["missing_scored_zero"]
+    else:
+        missing_count = notes.get("missing_skipped")
+    return {
+        "unjudged_ignored": notes.get("unjudged_ignored"),
+        "unjudged_ignored_ids": notes.get("unjudged_ignored_ids", []),
+        "missing": missing_policy,
+        "missing_count": missing_count,
+        "missing_ids": notes.get("missing_ids", []),
+    }
+
+
+__all__ = ["DEFAULT_METRICS", "QrelsArg", "check_artifact", "is_artifact",
+           "load_or_evaluate", "notes_of", "qrels_sha256", "require_rows"]

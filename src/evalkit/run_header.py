@@ -1,0 +1,225 @@
+"""The header of a target run: what it records when the run starts and when it ends,
+the one-line status, and the checks that decide whether a run may be resumed.
+
+Fields (docs/runner.md): ``kind: "target"``, ``target``, ``goldens`` (path, sha256,
+``n_cases`` and one digest per case), ``config``, ``metrics`` and
+``aggregate_definitions`` (provenance), ``status`` (``running``, ``complete``,
+``incomplete``), ``errors``/``error_ids`` (failed calls), ``metric_errors``/
+``metric_error_ids`` (failed metrics, by metric), ``missing_cases``/``missing_ids``
+(cases without a row, after rescoring a partial run), ``aggregates``,
+``aggregate_errors``, ``created``, ``finished``, ``resumed`` and ``resume``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from evalkit.artifact import READABLE_VERSIONS, SCHEMA_VERSION
+from evalkit.goldens import GoldenSet
+from evalkit.provenance import metric_provenance, plugin_versions
+from evalkit.results import ArtifactError, RunResult
+from evalkit.rows import CaseResult
+from evalkit.specs import AggregateSpec, MetricSpec
+from evalkit.targets import Target
+
+#: Case ids listed in a header (``error_ids``, ``metric_error_ids``, ``missing_ids``).
+HEADER_IDS = 50
+
+
+class ResumeError(ValueError):
+    """A resume refused because the run's config or golden set changed (says what)."""
+
+
+def status_line(run: RunResult) -> str:
+    """One line: ``"complete: 50 cases"``, or ``"INCOMPLETE: ..."`` naming the cases whose
+    call failed or that have no row, and the metrics that failed on some case."""
+    n = len(run.per_query)
+    errors = [r for r in run.per_query if getattr(r, "error", None) is not None]
+    missing = list(run.header.get("missing_ids") or [])
+    n_missing = int(run.header.get("missing_cases") or len(missing))
+    failed = run.metric_failures()
+    metric_note = ""
+    if failed:
+        metric_note = "; metric failures (the other metrics keep their values): " + ", ".join(
+            f"{m} on {len(ids)} case(s)" for m, ids in failed.items())
+    if not errors and not n_missing and run.header.get("status", "complete") == "complete":
+        return f"complete: {n} cases{metric_note}"
+    parts = []
+    if errors:
+        shown = ", ".join(repr(r.query_id) for r in errors[:5])
+        parts.append(f"{len(errors)} of {n} cases errored ({shown}"
+                     f"{', ...' if len(errors) > 5 else ''})")
+    if n_missing:
+        shown = ", ".join(repr(i) for i in missing[:5])
+        parts.append(f"{n_missing} case(s) have no row ({shown}"
+                     f"{', ...' if n_missing > 5 else ''})")
+    if not parts:
+        parts.append(f"marked {run.header.get('status')!r}")
+    return f"INCOMPLETE: {'; '.join(parts)}; not scored{metric_note}"
+
+
+def now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def describe_target(target: Any) -> dict[str, Any]:
+    """What identifies a target in a header: its ``describe()`` if it has one, else its
+    type, name and (for a CallableTarget) function. Never header values or secrets."""
+    describe = getattr(target, "describe", None)
+    if callable(describe):
+        described = describe()
+        if isinstance(described, Mapping):
+            return json.loads(json.dumps(dict(described), default=str))  # type: ignore[no-any-return]
+    out: dict[str, Any] = {
+        "type": f"{type(target).__module__}.{type(target).__qualname__}",
+        "name": str(getattr(target, "name", "")),
+    }
+    fn = getattr(target, "fn", None)
+    if fn is not None:
+        out["fn"] = f"{getattr(fn, '__module__', '?')}:{getattr(fn, '__qualname__', '?')}"
+    return out
+
+
+def goldens_record(gset: GoldenSet) -> dict[str, Any]:
+    return {
+        "path": None if gset.path is None else str(Path(gset.path).resolve()),
+        "sha256": gset.digest(),
+        "n_cases": len(gset),
+        "case_digests": gset.case_digests(),
+    }
+
+
+def new_header(
+    name: str, target: Target, gset: GoldenSet, specs: Sequence[MetricSpec],
+    agg_specs: Sequence[AggregateSpec], extra: Mapping[str, Any],
+) -> dict[str, Any]:
+    from evalkit._version import __version__
+
+    config: dict[str, Any] = {
+        "target": describe_target(target),
+        "metrics": [s.name for s in specs],
+        "aggregates": [s.name for s in agg_specs],
+    }
+    config.update(json.loads(json.dumps(dict(extra), default=str)))
+    return {
+        "type": "header",
+        "schema_version": SCHEMA_VERSION,
+        "name": name,
+        "kind": "target",
+        "evalkit_version": __version__,
+        "plugins": plugin_versions(),
+        "metrics": metric_provenance([s.name for s in specs]),
+        "aggregate_definitions": metric_provenance([s.name for s in agg_specs]),
+        "target": config["target"],
+        "goldens": goldens_record(gset),
+        "config": config,
+        "status": "running",
+        "created": now(),
+        "finished": None,
+        "errors": 0,
+        "aggregates": {},
+    }
+
+
+def finish_header(
+    header: dict[str, Any], rows: Sequence[CaseResult], agg_specs: Sequence[AggregateSpec],
+    specs: Sequence[MetricSpec] = (), *, missing: Sequence[str] = (),
+    damaged: Sequence[str] = (),
+) -> None:
+    """The final header fields: status, the failed calls and metrics, aggregates.
+
+    ``status`` is ``"incomplete"`` when a call failed (no response), a case has no row
+    (``missing``, from rescoring a partial run) or the rows come from a damaged file;
+    a failed metric leaves it ``"complete"``. Aggregates are computed whenever every row
+    has a response.
+    """
+    totals: dict[str, Any] = {}
+    for metric in specs:  # a metric with summarize_details (an LLM judge): its usage totals
+        summarize = getattr(metric.fn, "summarize_details", None)
+        if callable(summarize):
+            totals[metric.name] = summarize([r.details.get(metric.name) for r in rows])
+    if totals:
+        header["details"] = totals
+    errored = [r.case_id for r in rows if r.error is not None]
+    failures: dict[str, list[str]] = {}
+    for r in rows:
+        for m in r.metric_errors:
+            failures.setdefault(m, []).append(r.case_id)
+    header["status"] = "incomplete" if errored or missing or damaged else "complete"
+    header["errors"] = len(errored)
+    header["error_ids"] = errored[:HEADER_IDS]
+    header["metric_errors"] = {m: len(ids) for m, ids in failures.items()}
+    header["metric_error_ids"] = {m: ids[:HEADER_IDS] for m, ids in failures.items()}
+    if missing:
+        header["missing_cases"] = len(missing)
+        header["missing_ids"] = list(missing[:HEADER_IDS])
+    else:
+        header.pop("missing_cases", None)
+        header.pop("missing_ids", None)
+    header["finished"] = now()
+    values: dict[str, float] = {}
+    problems: dict[str, str] = {}
+    if not errored and not missing:
+        for spec in agg_specs:
+            try:
+                values[spec.name] = float(spec.fn(rows))
+            except Exception as exc:
+                problems[spec.name] = f"{type(exc).__name__}: {exc}"
+    header["aggregates"] = values
+    header["aggregate_errors"] = problems
+
+
+# ------------------------------------------------------------------ resume
+def _flatten(value: Any, prefix: str = "") -> dict[str, Any]:
+    if isinstance(value, Mapping):
+        out: dict[str, Any] = {}
+        for k, v in value.items():
+            out.update(_flatten(v, f"{prefix}.{k}" if prefix else str(k)))
+        return out or {prefix: {}}
+    return {prefix: value}
+
+
+def check_resumable(path: Path, old: Mapping[str, Any], new: Mapping[str, Any]) -> None:
+    if old.get("schema_version") not in READABLE_VERSIONS or old.get("kind") != "target":
+        raise ArtifactError(
+            f"{path}: not a target run artifact written by evalkit run/evaluate; cannot resume"
+        )
+    changes: list[str] = []
+    before, after = _flatten(old.get("config") or {}), _flatten(new["config"])
+    for key in sorted(set(before) | set(after)):
+        a, b = before.get(key, "<absent>"), after.get(key, "<absent>")
+        if a != b:
+            changes.append(f"config {key}: {a!r} -> {b!r}")
+    old_defs = {**(old.get("metrics") or {}), **(old.get("aggregate_definitions") or {})}
+    new_defs = {**new["metrics"], **new["aggregate_definitions"]}
+    for metric in sorted(set(old_defs) & set(new_defs)):
+        if old_defs[metric] != new_defs[metric]:
+            changes.append(f"definition of {metric}: {old_defs[metric]} -> {new_defs[metric]}")
+    old_g: Mapping[str, Any] = old.get("goldens") or {}
+    new_g: Mapping[str, Any] = new["goldens"]
+    if old_g.get("sha256") != new_g["sha256"]:
+        a_dig: Mapping[str, str] = old_g.get("case_digests") or {}
+        b_dig: Mapping[str, str] = new_g["case_digests"]
+        added = [c for c in b_dig if c not in a_dig]
+        removed = [c for c in a_dig if c not in b_dig]
+        edited = [c for c in b_dig if c in a_dig and a_dig[c] != b_dig[c]]
+        parts = [f"{label} {_ids(ids)}" for label, ids in
+                 (("added", added), ("removed", removed), ("changed", edited)) if ids]
+        changes.append("golden set: " + ("; ".join(parts) or "case order changed"))
+    if changes:
+        raise ResumeError(
+            f"cannot resume {path}: the run changed since it began:\n  - "
+            + "\n  - ".join(changes)
+            + "\nstart a new run (another output, or --overwrite) instead"
+        )
+
+
+def _ids(ids: Sequence[str]) -> str:
+    shown = ", ".join(repr(i) for i in ids[:5])
+    return f"{len(ids)} case(s) ({shown}{', ...' if len(ids) > 5 else ''})"
+
+

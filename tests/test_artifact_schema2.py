@@ -1,0 +1,258 @@
+"""Artifact schema 2 (issue #8): the trailer detects a file cut anywhere, a line boundary
+included; per-metric errors and ``sample`` on rows; schema 1 files still read."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from evalkit.artifact import ArtifactError
+from evalkit.cli.app import app
+from evalkit.coverage import IncompleteRunError, coverage_of
+from evalkit.results import MetricFailedError, QueryResult, RunResult
+from evalkit.rows import CaseResult
+from evalkit.targets import TargetResponse
+
+ROOT = Path(__file__).resolve().parents[1]
+VASWANI = ROOT / "examples" / "vaswani" / "data"
+V1_BASELINE = ROOT / "examples" / "gate" / "baseline.jsonl"
+runner = CliRunner()
+#: the installed command, as users run it (a real subprocess)
+EVALKIT = [sys.executable, "-c", "from evalkit.cli import main; main()"]
+
+
+def small_run() -> RunResult:
+    rows = [QueryResult(f"q{i}", [f"d{i}"], {"m": i / 4}) for i in range(4)]
+    return RunResult("small", rows, header={"notes": {"num_queries": 4}})
+
+
+@pytest.fixture(scope="module")
+def vaswani(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The Vaswani BM25 run scored by `evalkit eval --save`: 93 rows, written in one go."""
+    out = tmp_path_factory.mktemp("vaswani") / "bm25.jsonl"
+    res = runner.invoke(app, ["eval", str(VASWANI / "runs" / "run.vaswani.bm25.txt"),
+                              "--qrels", str(VASWANI / "qrels"), "-m", "ap,ndcg@10",
+                              "--save", str(out)])
+    assert res.exit_code == 0, res.output
+    return out
+
+
+def test_the_trailer_counts_the_rows_and_hashes_every_byte_before_it(tmp_path: Path) -> None:
+    path = small_run().save(tmp_path / "r.jsonl")
+    data = path.read_bytes()
+    body, _, trailer_line = data.rstrip(b"\n").rpartition(b"\n")
+    trailer = json.loads(trailer_line)
+    assert trailer == {"type": "trailer", "rows": 4,
+                       "sha256": hashlib.sha256(body + b"\n").hexdigest()}
+    header = json.loads(data.splitlines()[0])
+    assert header["schema_version"] == 2
+    back = RunResult.load(path)
+    assert back.integrity is not None and back.integrity.ok and back.integrity.has_trailer
+    assert back.coverage().complete and back.scores("m") == {"q0": 0.0, "q1": 0.25,
+                                                             "q2": 0.5, "q3": 0.75}
+
+
+def test_a_cut_at_any_line_boundary_is_detected(tmp_path: Path) -> None:
+    lines = small_run().save(tmp_path / "r.jsonl").read_bytes().splitlines(keepends=True)
+    assert len(lines) == 6  # header, 4 rows, trailer
+    cut = tmp_path / "cut.jsonl"
+    for keep in range(1, len(lines)):  # every prefix that ends at a line boundary
+        cut.write_bytes(b"".join(lines[:keep]))
+        run = RunResult.load(cut)
+        cov = run.coverage()
+        assert not cov.complete, keep
+        assert "ends without its trailer line" in cov.message()
+        if keep < 5:  # rows are missing too: the header's count names how many
+            assert f"it holds {keep - 1} of the 4 queries its header records" in cov.message()
+        with pytest.raises(IncompleteRunError, match=r"is incomplete"):
+            run.require_complete()
+
+
+def test_a_trailer_that_disagrees_with_the_rows_is_detected(tmp_path: Path) -> None:
+    path = small_run().save(tmp_path / "r.jsonl")
+    lines = path.read_bytes().splitlines(keepends=True)
+    (tmp_path / "gap.jsonl").write_bytes(b"".join(lines[:2] + lines[3:]))  # q1 dropped
+    cov = RunResult.load(tmp_path / "gap.jsonl").coverage()
+    assert "the trailer records 4 row(s) but the file holds 3" in cov.message()
+    edited = path.read_text().replace('"m": 0.25', '"m": 0.95')
+    (tmp_path / "edit.jsonl").write_text(edited)
+    cov = RunResult.load(tmp_path / "edit.jsonl").coverage()
+    assert not cov.complete and "sha256 does not match" in cov.message()
+    (tmp_path / "more.jsonl").write_bytes(path.read_bytes() + lines[1])
+    with pytest.raises(ArtifactError, match=r"more.jsonl:7: content after the trailer"):
+        RunResult.load(tmp_path / "more.jsonl")
+
+
+def test_a_retrieval_artifact_cut_at_a_line_boundary_fails_the_gate(
+        vaswani: Path, tmp_path: Path) -> None:
+    lines = vaswani.read_bytes().splitlines(keepends=True)
+    assert len(lines) == 95  # header, 93 queries, trailer
+    cut = tmp_path / "half.jsonl"
+    cut.write_bytes(b"".join(lines[:47]))  # the header and 46 of the 93 rows
+    checks = tmp_path / "checks.yaml"
+    checks.write_text('checks:\n  - {id: floor, metric: ap, op: ">=", threshold: 0.0}\n')
+    proc = subprocess.run([*EVALKIT, "gate", "-c", str(checks),
+                           "-r", str(cut)], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "floor: error (46/93 cases)" in proc.stdout
+    assert "it holds 46 of the 93 queries its header records" in proc.stdout
+    assert "pass" not in proc.stdout.replace("passed", "")  # no check reads as passed
+    assert "gate error: the evidence is incomplete" in proc.stdout
+    # the whole file passes the same gate
+    full = subprocess.run([*EVALKIT, "gate", "-c", str(checks),
+                           "-r", str(vaswani)], capture_output=True, text=True, timeout=60)
+    assert full.returncode == 0, full.stdout + full.stderr
+    assert "floor: pass (93/93 cases)" in full.stdout
+
+
+def test_schema_1_files_are_read_with_a_note(tmp_path: Path) -> None:
+    run = RunResult.load(V1_BASELINE)
+    assert run.integrity is not None and run.integrity.schema_version == 1
+    cov = coverage_of(run)
+    assert cov.complete and cov.rows == 93 and cov.expected == 93
+    assert len(cov.notes) == 1 and "schema 1 artifact (no trailer)" in cov.notes[0]
+    # a schema 1 file cut at a line boundary is still caught by its header's count
+    lines = V1_BASELINE.read_bytes().splitlines(keepends=True)
+    (tmp_path / "v1cut.jsonl").write_bytes(b"".join(lines[:60]))
+    cov = RunResult.load(tmp_path / "v1cut.jsonl").coverage()
+    assert not cov.complete
+    assert "it holds 59 of the 93 queries its header records" in cov.message()
+    # and saving it again writes schema 2 with a trailer: the migration
+    again = run.save(tmp_path / "v2.jsonl")
+    assert json.loads(again.read_text().splitlines()[0])["schema_version"] == 2
+    assert RunResult.load(again).integrity.has_trailer  # type: ignore[union-attr]
+    res = runner.invoke(app, ["eval", str(V1_BASELINE), "-m", "ap"])
+    assert res.exit_code == 0 and "note:" in res.output and "schema 1" in res.output
+
+
+def test_a_cut_mid_line_is_refused_in_schema_1(tmp_path: Path) -> None:
+    data = V1_BASELINE.read_bytes()
+    (tmp_path / "mid.jsonl").write_bytes(data[: len(data) - 40])
+    with pytest.raises(ArtifactError, match=r"mid.jsonl:94: not valid JSON"):
+        RunResult.load(tmp_path / "mid.jsonl")
+
+
+def test_metric_errors_and_samples_round_trip(tmp_path: Path) -> None:
+    first = CaseResult("a", TargetResponse(ranked_ids=["x"]), {"recall@1": 1.0},
+                       metric_errors={"judge": "judge failed on case 'a': 529"})
+    rows = [first, CaseResult("b", TargetResponse(text="t"), {"recall@1": 0.0, "judge": 3.0}),
+            QueryResult("c", [], {"m": 1.0}, sample=0),
+            QueryResult("c", [], {"m": 0.5}, sample=1)]
+    path = RunResult("r", rows).save(tmp_path / "r.jsonl")
+    objs = [json.loads(x) for x in path.read_text().splitlines()[1:-1]]
+    assert objs[0]["metric_errors"] == {"judge": "judge failed on case 'a': 529"}
+    assert "metric_errors" not in objs[1] and "sample" not in objs[1]
+    assert [o.get("sample") for o in objs[2:]] == [0, 1]
+    back = RunResult.load(path)
+    assert back.per_query[0].metric_errors == first.metric_errors
+    assert [r.sample for r in back.per_query] == [None, None, 0, 1]
+    bad = path.read_text().replace('"sample": 1', '"sample": -1')
+    (tmp_path / "bad.jsonl").write_text(bad)
+    with pytest.raises(ArtifactError, match=r"row 'c'.*'sample' is -1"):
+        RunResult.load(tmp_path / "bad.jsonl")
+    twice = path.read_text().replace('"sample": 1', '"sample": 0')
+    (tmp_path / "twice.jsonl").write_text(twice)
+    with pytest.raises(ArtifactError, match=r"duplicate row id 'c' sample 0"):
+        RunResult.load(tmp_path / "twice.jsonl")
+
+
+def test_mean_of_a_metric_that_failed_on_a_case_names_run_metric_and_cases() -> None:
+    rows = [CaseResult("a", TargetResponse(), {"recall@1": 1.0},
+                       metric_errors={"judge": "judge call failed: 529 overloaded"}),
+            CaseResult("b", TargetResponse(), {"recall@1": 0.5, "judge": 4.0}),
+            CaseResult("c", TargetResponse(), {"recall@1": 0.0},
+                       metric_errors={"judge": "stop_reason max_tokens"})]
+    run = RunResult("sys", rows)
+    assert run.mean("recall@1") == 0.5  # the other metric keeps every case
+    with pytest.raises(MetricFailedError) as err:
+        run.mean("judge")
+    assert isinstance(err.value, KeyError)
+    text = str(err.value)
+    assert text.startswith("run 'sys' has no 'judge' value on 2 case(s): ")
+    assert "case 'a' failed: judge call failed: 529 overloaded" in text
+    assert "case 'c' failed: stop_reason max_tokens" in text
+    assert err.value.cases.keys() == {"a", "c"}
+    assert run.metric_failures() == {"judge": {"a": "judge call failed: 529 overloaded",
+                                               "c": "stop_reason max_tokens"}}
+    assert run.coverage().complete  # a failed metric leaves coverage alone
+
+
+def test_schema_1_target_rows_with_a_metric_error_become_per_metric(tmp_path: Path) -> None:
+    header = {"type": "header", "schema_version": 1, "name": "old", "kind": "target",
+              "config": {"metrics": ["recall@1", "judge"]}, "status": "incomplete",
+              "goldens": {"n_cases": 2, "case_digests": {"a": "x", "b": "y"}}}
+    ok = {"type": "row", "id": "a", "metrics": {"recall@1": 1.0, "judge": 3.0},
+          "response": {"ranked_ids": ["d"]}, "latency_ms": 1.0, "error": None}
+    failed = {"type": "row", "id": "b", "metrics": {}, "response": {"ranked_ids": ["d"]},
+              "latency_ms": 1.0, "error": "metric 'judge' failed on case 'b': boom"}
+    path = tmp_path / "old.jsonl"
+    path.write_text("".join(json.dumps(o) + "\n" for o in (header, ok, failed)))
+    run = RunResult.load(path)
+    row = run.per_query[1]
+    assert row.error is None
+    assert row.metric_errors == {"recall@1": failed["error"], "judge": failed["error"]}
+    assert run.coverage().complete  # both cases answered: schema 1 "incomplete" was a metric
+
+
+def test_shutil_copy_keeps_a_finished_file_verifiable(tmp_path: Path) -> None:
+    path = small_run().save(tmp_path / "r.jsonl")
+    copy = Path(shutil.copy(path, tmp_path / "copy.jsonl"))
+    assert RunResult.load(copy).coverage().complete
+
+
+def test_promote_refuses_a_failed_metric_and_an_incomplete_run(tmp_path: Path) -> None:
+    from evalkit.baseline import BaselineError, promote
+
+    rows = [CaseResult("a", TargetResponse(), {"recall@1": 1.0},
+                       metric_errors={"judge": "judge call failed: 529"}),
+            CaseResult("b", TargetResponse(), {"recall@1": 0.5, "judge": 4.0})]
+    with pytest.raises(BaselineError, match=r"metric judge failed on 1 case\(s\) \('a'\).*"
+                                            r"A baseline must hold every metric"):
+        promote(RunResult("r", rows), tmp_path / "b.jsonl")
+    lines = small_run().save(tmp_path / "r.jsonl").read_bytes().splitlines(keepends=True)
+    (tmp_path / "cut.jsonl").write_bytes(b"".join(lines[:-1]))  # only the trailer lost
+    with pytest.raises(BaselineError, match=r"ends without its trailer line after 4 row"):
+        promote(tmp_path / "cut.jsonl", tmp_path / "b.jsonl")
+    assert not (tmp_path / "b.jsonl").exists()
+
+
+def test_every_reporter_says_why_an_incomplete_gate_judged_nothing(tmp_path: Path) -> None:
+    from evalkit.checks import CheckSpec
+    from evalkit.gate import evaluate_gate
+    from evalkit.reporters import write_reports
+
+    lines = small_run().save(tmp_path / "r.jsonl").read_bytes().splitlines(keepends=True)
+    (tmp_path / "cut.jsonl").write_bytes(b"".join(lines[:3]))
+    run = RunResult.load(tmp_path / "cut.jsonl")
+    report = evaluate_gate([CheckSpec("floor", "m", op=">=", threshold=0.0)], run)
+    assert report.exit_code == 2 and report.status == "error"
+    assert [r.verdict for r in report.results] == ["error"]
+    assert report.to_dict()["incomplete"] == list(report.incomplete)
+    write_reports(report, [f"{fmt}:{tmp_path / fmt}" for fmt in ("json", "markdown", "junit")])
+    for fmt in ("json", "markdown", "junit"):
+        text = (tmp_path / fmt).read_text()
+        assert "it holds 2 of the 4 queries its header records" in text, fmt
+
+
+def test_rescoring_an_altered_file_keeps_it_incomplete(tmp_path: Path) -> None:
+    from evalkit.cases import GoldenCase
+    from evalkit.evaluation import evaluate, rescore
+    from evalkit.targets import CallableTarget
+
+    cases = [GoldenCase(c, "q", expected=[c]) for c in ("a", "b")]
+    art = tmp_path / "run.jsonl"
+    evaluate(CallableTarget(lambda c: [c.id]), cases, ["recall@1"], artifact=art,
+             progress=False)
+    art.write_text(art.read_text().replace('"ranked_ids": ["b"]', '"ranked_ids": ["x"]'))
+    out = rescore(art, ["recall@1"], goldens=cases, output=tmp_path / "again.jsonl")
+    assert out.header["status"] == "incomplete"
+    cov = RunResult.load(tmp_path / "again.jsonl").coverage()
+    assert not cov.complete and "its header marks it incomplete (rescored from a file that " \
+        "was altered" in cov.message() and "sha256 does not match" in cov.message()

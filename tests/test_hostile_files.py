@@ -1,0 +1,259 @@
+"""Hostile files, each refused quickly with one line naming the file and line: YAML alias
+bombs, nesting 100,000 levels deep in JSON, JSON Lines, YAML, TOML and run artifacts,
+NUL bytes in CSV golden files, ids and run tags far longer than any real one.
+
+The bomb is the classic "billion laughs": nine anchors, each a list of nine aliases of
+the one before, so the last names 9**9 = 387,420,489 strings (computed here, not by
+evalkit); it fits in about 600 bytes.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner, Result
+
+from evalkit.checks import CheckError, load_checks
+from evalkit.cli.app import app
+from evalkit.evalconfig import ConfigError, load_eval_config
+from evalkit.goldens import GoldenError, load_goldens
+from evalkit.limits import MAX_ALIAS_NODES, MAX_DEPTH, MAX_ID_CHARS, MAX_NAME_CHARS
+from evalkit.results import ArtifactError, RunResult
+
+runner = CliRunner()
+DEEP = 100_000
+
+
+def billion_laughs(indent: str = "") -> str:
+    lines = [f'{indent}l0: &l0 ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]']
+    for i in range(1, 9):
+        refs = ", ".join([f"*l{i - 1}"] * 9)
+        lines.append(f"{indent}l{i}: &l{i} [{refs}]")
+    return "\n".join(lines) + "\n"
+
+
+def one_error(res: Result) -> str:
+    assert res.exit_code == 2, (res.exit_code, res.output)
+    lines = res.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), res.stderr
+    assert "Traceback" not in res.output and "RecursionError" not in res.output
+    return lines[0]
+
+
+def quickly(fn: object, *args: object) -> tuple[float, BaseException]:
+    start = time.monotonic()
+    try:
+        fn(*args)  # type: ignore[operator]
+    except Exception as exc:
+        return time.monotonic() - start, exc
+    raise AssertionError("no error")
+
+
+def test_the_bomb_is_what_it_claims() -> None:
+    text = billion_laughs()
+    assert len(text.encode()) < 650
+    assert 9 ** 9 == 387_420_489 > MAX_ALIAS_NODES
+
+
+# ------------------------------------------------------------------ alias bombs
+def test_a_yaml_bomb_in_a_golden_file_is_refused_in_well_under_a_second(tmp_path: Path) -> None:
+    path = tmp_path / "cases.yaml"
+    path.write_text("- id: q1\n  query: boom\n  payload:\n" + billion_laughs("    "))
+    elapsed, exc = quickly(load_goldens, path)
+    assert elapsed < 0.5
+    assert isinstance(exc, GoldenError)
+    assert str(exc).startswith(f"{path}:")
+    assert f"aliases expand to more than {MAX_ALIAS_NODES} nodes" in str(exc)
+
+
+def test_a_yaml_bomb_in_a_checks_file_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "checks.yaml"
+    path.write_text(billion_laughs() + "checks: []\n")
+    elapsed, exc = quickly(load_checks, path)
+    assert elapsed < 0.5 and isinstance(exc, CheckError)
+    assert str(exc).startswith(f"{path}:") and "alias bomb" in str(exc)
+
+
+def test_a_yaml_bomb_in_the_eval_config_kwargs_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "cases.jsonl").write_text('{"id": "q1", "query": "a"}\n')
+    path = tmp_path / "evalkit.yaml"
+    path.write_text("goldens: cases.jsonl\noutput: run.jsonl\nmetrics: [recall@1]\n"
+                    "target:\n  factory: http\n  kwargs:\n    url: http://127.0.0.1:9/\n"
+                    "    junk:\n" + billion_laughs("      "))
+    elapsed, exc = quickly(load_eval_config, path)
+    assert elapsed < 0.5 and isinstance(exc, ConfigError)
+    assert str(exc).startswith(f"{path.resolve()}:") and "alias bomb" in str(exc)
+    line = one_error(runner.invoke(app, ["run", str(path)]))
+    assert str(path.resolve()) in line and "aliases expand to more than" in line
+
+
+def test_reasonable_aliases_are_still_read(tmp_path: Path) -> None:
+    path = tmp_path / "cases.yaml"
+    path.write_text("- id: q1\n  query: a\n  ctx: &shared {lang: en, tags: [x, y]}\n"
+                    "- id: q2\n  query: b\n  ctx: *shared\n")
+    gs = load_goldens(path)
+    assert gs.get("q2").context["ctx"] == {"lang": "en", "tags": ["x", "y"]}
+
+
+# ------------------------------------------------------------------ nesting
+def test_deep_json_lines_golden_names_file_and_line(tmp_path: Path) -> None:
+    path = tmp_path / "cases.jsonl"
+    path.write_text('{"id": "q1", "query": "a"}\n\n'
+                    '{"id": "q2", "query": "b", "x": ' + "[" * DEEP + "]" * DEEP + "}\n")
+    elapsed, exc = quickly(load_goldens, path)
+    assert elapsed < 1 and isinstance(exc, GoldenError)
+    assert str(exc) == (f"{path}:3: nested more than {MAX_DEPTH} levels deep (lists and "
+                        "objects); evalkit refuses deeper JSON")
+
+
+def test_nesting_at_the_bound_is_read(tmp_path: Path) -> None:
+    path = tmp_path / "cases.jsonl"
+    # the case object is level 1, so MAX_DEPTH - 1 lists inside it reach the bound
+    inner = "[" * (MAX_DEPTH - 1) + "]" * (MAX_DEPTH - 1)
+    path.write_text('{"id": "q1", "query": "a", "x": ' + inner + "}\n")
+    assert len(load_goldens(path)) == 1
+    path.write_text('{"id": "q1", "query": "a", "x": [' + inner + "]}\n")
+    with pytest.raises(GoldenError, match=f"nested more than {MAX_DEPTH} levels"):
+        load_goldens(path)
+
+
+def test_deep_yaml_golden_names_file_and_line(tmp_path: Path) -> None:
+    path = tmp_path / "cases.yaml"
+    path.write_text("- id: q1\n  query: a\n- id: q2\n  query: b\n  x: " + "[" * DEEP + "\n")
+    elapsed, exc = quickly(load_goldens, path)
+    assert elapsed < 1 and isinstance(exc, GoldenError)
+    assert str(exc) == (f"{path}:5: lists and mappings nested more than {MAX_DEPTH} levels "
+                        "deep; evalkit refuses deeper YAML")
+
+
+def test_deep_csv_cell_names_file_and_line(tmp_path: Path) -> None:
+    path = tmp_path / "cases.csv"
+    path.write_text('id,query,relevance\nq1,a,{}\nq2,b,"' + "[" * DEEP + '"\n')
+    with pytest.raises(GoldenError) as info:
+        load_goldens(path)
+    assert str(info.value).startswith(f"{path}:3: column 'relevance': nested more than")
+
+
+def test_deep_checks_and_eval_config_yaml(tmp_path: Path) -> None:
+    checks = tmp_path / "checks.yaml"
+    checks.write_text("checks:\n  - id: a\n    metric: " + "[" * DEEP + "\n")
+    with pytest.raises(CheckError, match=rf"^{checks}:3: lists and mappings nested more"):
+        load_checks(checks)
+    config = tmp_path / "evalkit.yaml"
+    config.write_text("goldens: g.jsonl\nname: " + "{a: " * DEEP + "\n")
+    with pytest.raises(ConfigError, match="nested more than 100 levels"):
+        load_eval_config(config)
+
+
+def test_deep_toml_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "pyproject.toml"
+    path.write_text("[tool.evalkit]\nmetrics = " + "[" * DEEP + "]" * DEEP + "\n")
+    with pytest.raises(ConfigError, match="nested too deeply"):
+        load_eval_config(path)
+
+
+def artifact(tmp_path: Path, row: str) -> Path:
+    path = tmp_path / "run.jsonl"
+    header = {"type": "header", "schema_version": 1, "name": "r"}
+    path.write_text(json.dumps(header) + "\n" +
+                    '{"type": "row", "id": "q1", "metrics": {"ap": 0.5}}\n' + row + "\n")
+    return path
+
+
+def test_a_deep_artifact_row_names_file_and_line(tmp_path: Path) -> None:
+    path = artifact(tmp_path, '{"type": "row", "id": "q2", "x": ' + "[" * DEEP + "]" * DEEP
+                    + "}")
+    with pytest.raises(ArtifactError) as info:
+        RunResult.load(path)
+    assert str(info.value).startswith(f"{path}:3: nested more than")
+    line = one_error(runner.invoke(app, ["eval", str(path)]))
+    assert f"{path}:3: nested more than" in line
+
+
+# ------------------------------------------------------------------ bytes and lengths
+def test_csv_goldens_refuse_nul_bytes_as_jsonl_does(tmp_path: Path) -> None:
+    csv_path = tmp_path / "cases.csv"
+    csv_path.write_bytes(b"id,query\nq1,a\nq2,b\x00c\n")
+    with pytest.raises(GoldenError) as info:
+        load_goldens(csv_path)
+    assert str(info.value).startswith(f"{csv_path}:3: the line contains a NUL byte")
+    jsonl = tmp_path / "cases.jsonl"
+    jsonl.write_bytes(b'{"id": "q1", "query": "a"}\n{"id": "q2", "query": "b\x00"}\n')
+    with pytest.raises(GoldenError, match=rf"^{jsonl}:2: the line contains a NUL byte"):
+        load_goldens(jsonl)
+
+
+def test_an_overlong_case_id_is_refused_not_printed_back(tmp_path: Path) -> None:
+    path = tmp_path / "cases.jsonl"
+    long_id = "q" * 1_000_000
+    path.write_text(json.dumps({"id": long_id, "query": "a"}) + "\n")
+    with pytest.raises(GoldenError) as info:
+        load_goldens(path)
+    message = str(info.value)
+    assert message == (f"{path}:1: the id is 1000000 characters long (starts "
+                       f"{'q' * 20!r}); the limit is {MAX_ID_CHARS}")
+    ok = "q" * MAX_ID_CHARS
+    path.write_text(json.dumps({"id": ok, "query": "a", "expected": ["d" * MAX_ID_CHARS]})
+                    + "\n")
+    assert load_goldens(path).ids() == [ok]
+
+
+def test_an_overlong_run_tag_is_refused(tmp_path: Path) -> None:
+    from evalkit_retrieval.trec import TrecFormatError, load_run
+
+    run = tmp_path / "run.txt"
+    tag = "t" * 100_000
+    run.write_text(f"q1 Q0 d1 1 2.5 short\nq1 Q0 d2 2 1.5 {tag}\n")
+    with pytest.raises(TrecFormatError) as info:
+        load_run(run)
+    message = str(info.value)
+    assert "line 2" in message or f"{run}:2" in message
+    assert f"the run tag is 100000 bytes long (starts {'t' * 20!r}); the limit is " \
+        f"{MAX_NAME_CHARS}" in message
+    assert len(message) < 1000
+    run.write_text(f"q1 Q0 d1 1 2.5 {'t' * MAX_NAME_CHARS}\n")
+    assert load_run(run).name == "t" * MAX_NAME_CHARS
+
+
+def test_an_overlong_document_id_is_refused(tmp_path: Path) -> None:
+    from evalkit_retrieval.trec import TrecFormatError, load_run
+
+    run = tmp_path / "run.txt"
+    run.write_text(f"q1 Q0 d1 1 2.5 tag\nq1 Q0 {'d' * 5000} 2 1.5 tag\n")
+    with pytest.raises(TrecFormatError, match=f"the document id is 5000 bytes long .*the "
+                       f"limit is {MAX_ID_CHARS}"):
+        load_run(run)
+
+
+def test_an_overlong_run_name_in_an_artifact_or_config_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "run.jsonl"
+    header = {"type": "header", "schema_version": 1, "name": "n" * 10_000}
+    path.write_text(json.dumps(header) + "\n" + '{"type": "row", "id": "q1", "metrics": {}}\n')
+    with pytest.raises(ArtifactError, match=rf"^{path}:1: the run name is 10000 characters"):
+        RunResult.load(path)
+    config = tmp_path / "evalkit.yaml"
+    config.write_text(f"name: {'n' * 300}\ngoldens: g.jsonl\noutput: o.jsonl\nmetrics: [ap]\n"
+                      "target: {factory: 'm:f'}\n")
+    with pytest.raises(ConfigError, match="key 'name': the run name is 300 characters"):
+        load_eval_config(config)
+
+
+def test_a_deep_line_in_an_artifact_being_resumed_names_file_and_line(tmp_path: Path) -> None:
+    from evalkit.cases import GoldenCase
+    from evalkit.evaluation import evaluate
+    from evalkit.goldens import GoldenSet
+    from evalkit.targets import CallableTarget
+
+    path = tmp_path / "run.jsonl"
+    gs = GoldenSet([GoldenCase("q1", "a"), GoldenCase("q2", "b")])
+    target = CallableTarget(lambda case: ["d1"], name="t")
+    evaluate(target, gs, aggregates=["latency_p50"], artifact=path, progress=False)
+    lines = path.read_text().splitlines()
+    lines[2] = '{"type": "row", "id": "q2", "x": ' + "[" * DEEP + "]" * DEEP + "}"
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(ArtifactError, match=rf"^{path}:3: nested more than 105 levels"):
+        evaluate(target, gs, aggregates=["latency_p50"], artifact=path, resume=True,
+                 progress=False)

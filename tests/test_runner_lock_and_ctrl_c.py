@@ -1,0 +1,217 @@
+"""One writer per artifact, and Ctrl-C (issue #8), with real `evalkit run` children:
+a second writer is refused at once naming the path and the pid; Ctrl-C writes the calls
+in flight that finish within the grace period; a second Ctrl-C ends at once with one
+line and no traceback."""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from evalkit.cases import GoldenCase
+from evalkit.cli.app import app
+from evalkit.evaluation import evaluate, rescore
+from evalkit.execution import default_grace_s
+from evalkit.goldens import GoldenSet
+from evalkit.runlock import ArtifactBusyError, lock_path
+from evalkit.targets import CallableTarget
+
+EVALKIT = [sys.executable, "-c", "from evalkit.cli import main; main()"]
+runner = CliRunner()
+
+TARGET = '''
+import os, time
+from pathlib import Path
+from evalkit.targets import CallableTarget
+
+LOG = Path(__file__).with_name("started.log")
+
+def make(delay=0.5):
+    def rank(case):
+        with LOG.open("a") as fh:
+            fh.write(case.id + "\\n")
+        time.sleep(delay)
+        return [case.id]
+    return CallableTarget(rank, name="slow")
+'''
+
+
+def project(root: Path, delay: float, n: int = 20, concurrency: int = 4) -> Path:
+    (root / "goldens.jsonl").write_text("".join(
+        json.dumps({"id": f"c{i:02d}", "query": "q", "expected": [f"c{i:02d}"]}) + "\n"
+        for i in range(n)))
+    (root / "lock_target.py").write_text(TARGET)
+    (root / "evalkit.yaml").write_text(
+        "goldens: goldens.jsonl\n"
+        f"target: {{factory: 'lock_target:make', kwargs: {{delay: {delay}}}}}\n"
+        f"metrics: [recall@1]\noutput: runs/run.jsonl\nmax_concurrency: {concurrency}\n")
+    return root / "runs" / "run.jsonl"
+
+
+def rows_of(artifact: Path) -> list[dict[str, object]]:
+    if not artifact.exists():
+        return []
+    lines = artifact.read_bytes().split(b"\n")[:-1]
+    return [o for o in (json.loads(x) for x in lines[1:] if x.strip()) if o["type"] == "row"]
+
+
+def started(root: Path) -> list[str]:
+    log = root / "started.log"
+    return log.read_text().split() if log.exists() else []
+
+
+def spawn(root: Path, *args: str) -> subprocess.Popen[str]:
+    return subprocess.Popen([*EVALKIT, "run", "--no-progress", *args], cwd=root,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def wait_until(cond: object, proc: subprocess.Popen[str], what: str, limit: float = 20) -> None:
+    deadline = time.monotonic() + limit
+    while not cond():  # type: ignore[operator]
+        if proc.poll() is not None or time.monotonic() > deadline:
+            proc.kill()
+            pytest.fail(f"{what}: {proc.communicate()}")
+        time.sleep(0.005)
+
+
+# ----------------------------------------------------------------- one writer
+def test_a_second_writer_is_refused_at_once_naming_path_and_pid(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    artifact = project(tmp_path, delay=0.1, n=24, concurrency=2)
+    proc = spawn(tmp_path)
+    lock = lock_path(artifact)
+    try:
+        wait_until(lambda: lock.exists() and lock.read_text().strip() == str(proc.pid),
+                   proc, "the run never took its lock")
+        # the library, from another process: refused at once
+        cases = GoldenSet(GoldenCase(f"c{i:02d}", "q", expected=[f"c{i:02d}"])
+                          for i in range(24))
+        t0 = time.monotonic()
+        with pytest.raises(ArtifactBusyError) as err:
+            evaluate(CallableTarget(lambda c: [c.id]), cases, ["recall@1"],
+                     artifact=artifact, resume=True, progress=False)
+        assert time.monotonic() - t0 < 1.0
+        assert str(artifact) in str(err.value) and f"pid {proc.pid}" in str(err.value)
+        assert err.value.pid == proc.pid
+        with pytest.raises(ArtifactBusyError, match=f"pid {proc.pid}"):
+            rescore(artifact, ["recall@1"])  # rescore replaces the file: refused too
+        # and the command line: one error line, exit 2
+        monkeypatch.chdir(tmp_path)
+        res = runner.invoke(app, ["run", "--no-progress", "--resume"])
+        assert res.exit_code == 2
+        assert f"is being written by another run (pid {proc.pid} holds {lock})" in res.output
+        assert proc.poll() is None  # the first writer was not disturbed
+    finally:
+        _, err_text = proc.communicate(timeout=30)
+    assert proc.returncode == 0, err_text
+    assert len(rows_of(artifact)) == 24
+    assert sorted(p.name for p in artifact.parent.iterdir()) == ["run.jsonl"]  # lock gone
+
+
+def test_the_lock_is_the_kernels_flock_not_the_file(tmp_path: Path) -> None:
+    """A lock taken independently (fcntl.flock here) refuses the runner; a lock file
+    whose holder is gone does not."""
+    art = tmp_path / "run.jsonl"
+    cases = [GoldenCase("a", "q", expected=["a"])]
+    target = CallableTarget(lambda c: [c.id])
+    lock = lock_path(art)
+    lock.write_text("999999\n")  # a stale file: nobody holds it
+    evaluate(target, cases, ["recall@1"], artifact=art, progress=False)
+    assert not lock.exists()
+    fd = os.open(lock, os.O_RDWR | os.O_CREAT)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        os.write(fd, f"{os.getpid()}\n".encode())
+        with pytest.raises(ArtifactBusyError, match=f"pid {os.getpid()}"):
+            evaluate(target, cases, ["recall@1"], artifact=art, overwrite=True,
+                     progress=False)
+    finally:
+        os.close(fd)  # releases it
+    evaluate(target, cases, ["recall@1"], artifact=art, overwrite=True, progress=False)
+
+
+# ----------------------------------------------------------------- Ctrl-C
+def test_ctrl_c_writes_the_calls_in_flight_that_finish_within_the_grace_period(
+        tmp_path: Path) -> None:
+    artifact = project(tmp_path, delay=0.5)
+    proc = spawn(tmp_path)
+    # the first four rows are written and the next four calls are running
+    wait_until(lambda: len(rows_of(artifact)) >= 4 and len(started(tmp_path)) >= 8, proc,
+               "no calls in flight")
+    in_flight = set(started(tmp_path)) - {str(r["id"]) for r in rows_of(artifact)}
+    assert in_flight
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=20)
+    assert proc.returncode == 130, err
+    kept = {str(r["id"]) for r in rows_of(artifact)}
+    calls = set(started(tmp_path))
+    assert in_flight <= kept  # the calls running at Ctrl-C were written, not thrown away
+    assert kept == calls and len(kept) < 20  # and nothing new was started
+    lines = err.strip().splitlines()
+    assert "Traceback" not in err
+    assert lines[0].startswith("interrupted: waiting up to 10 s for ")
+    assert lines[-1] == (f"interrupted: {len(kept)} of 20 cases are done in {artifact}; "
+                         "continue with --resume")
+    assert artifact.read_bytes().endswith(b"\n")
+
+
+def test_a_second_ctrl_c_ends_at_once_with_one_line(tmp_path: Path) -> None:
+    artifact = project(tmp_path, delay=30.0)  # calls that would hang for the grace period
+    proc = spawn(tmp_path)
+    wait_until(lambda: len(started(tmp_path)) >= 4, proc, "no call started")
+    proc.send_signal(signal.SIGINT)
+    wait_until(lambda: artifact.exists() and proc.poll() is None, proc, "run ended early")
+    time.sleep(0.3)  # the runner is now waiting for the calls in flight
+    t0 = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=10)
+    assert time.monotonic() - t0 < 3.0  # not the 10 s grace period, nor the 30 s calls
+    assert proc.returncode == 130
+    assert "Traceback" not in err
+    lines = err.strip().splitlines()
+    assert lines == [
+        "interrupted: waiting up to 10 s for 4 call(s) in flight to finish and be written "
+        "(Ctrl-C again to stop now)",
+        f"interrupted again: 0 of 20 cases are done in {artifact}; 4 call(s) still running "
+        "were abandoned; continue with --resume",
+    ]
+
+
+def test_the_grace_period_is_bounded_and_set_by_grace_s(tmp_path: Path) -> None:
+    artifact = project(tmp_path, delay=30.0)
+    proc = spawn(tmp_path, "--grace-s", "0.5")
+    wait_until(lambda: len(started(tmp_path)) >= 4, proc, "no call started")
+    t0 = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=10)
+    waited = time.monotonic() - t0
+    assert 0.4 <= waited < 3.0 and proc.returncode == 130
+    assert "waiting up to 0.5 s for 4 call(s)" in err
+    assert "4 call(s) still running were abandoned" in err and "Traceback" not in err
+    assert rows_of(artifact) == []
+
+
+def test_default_grace_is_the_attempt_bound_capped_at_ten_seconds() -> None:
+    class Timed:
+        def __init__(self, timeout: float) -> None:
+            self.timeout_s = timeout
+
+    class Bounded(Timed):
+        attempt_bound_s = 2.5
+
+    assert default_grace_s(Timed(3.0)) == 3.0
+    assert default_grace_s(Timed(30.0)) == 10.0
+    assert default_grace_s(Bounded(30.0)) == 2.5
+    assert default_grace_s(CallableTarget(lambda c: [])) == 10.0
+    with pytest.raises(ValueError, match="grace_s must be a number of seconds >= 0"):
+        evaluate(CallableTarget(lambda c: []), [GoldenCase("a", "q")], [], ["latency_p50"],
+                 grace_s=-1, progress=False)
