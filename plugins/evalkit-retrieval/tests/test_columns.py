@@ -14,7 +14,7 @@ from evalkit_retrieval import bulk_state as bulk_module
 from evalkit_retrieval import doc_keys
 from evalkit_retrieval.columns import ColumnIds, ColumnJudged
 from evalkit_retrieval.state import build_state
-from evalkit_retrieval.trec import TrecFormatError, load_qrels, load_run
+from evalkit_retrieval.trec import TrecFormatError, load_qrels, load_run, parse_qrels, parse_run
 from evalkit_retrieval.trec_names import expand
 
 from evalkit import evaluate_run
@@ -213,3 +213,25 @@ def test_a_column_ranking_reads_like_a_list(tmp_path: Path) -> None:
     with pytest.raises(TypeError):
         hash(view)
     assert repr(view) == "ColumnIds(['a', 'b', 'c'])"
+
+
+DATA = Path(__file__).resolve().parent / "data"
+
+
+@pytest.mark.parametrize("name", ["results.test", "results.trunc", "results.comment.test"])
+def test_a_file_read_from_disk_equals_its_bytes_parsed(name: str) -> None:
+    path = DATA / name
+    from_disk, from_bytes = load_run(path), parse_run(path.read_bytes(), source=path)
+    assert from_disk.rankings == from_bytes.rankings
+    assert (from_disk.name, from_disk.meta) == (from_bytes.name, from_bytes.meta)
+    assert load_qrels(DATA / "qrels.test") == parse_qrels((DATA / "qrels.test").read_bytes())
+
+
+def test_the_run_tag_comes_from_the_last_line_however_far_the_file_ends(tmp_path: Path
+                                                                         ) -> None:
+    path = tmp_path / "run.txt"
+    lines = "".join(f"q1 Q0 d{i} {i} {1000 - i} first\n" for i in range(5000))
+    path.write_text(lines + "q2 Q0 x 1 1 last\n" + " \n" * 100_000)  # 200 KB of blank lines
+    run = load_run(path)
+    assert run.meta["parser"] == "bulk" and run.name == "last"
+    assert run.rankings["q2"] == ["x"] and len(run.rankings["q1"]) == 5000
