@@ -241,7 +241,7 @@ def rank_order(
             neg = -s
             by_score = np.empty(n, dtype=np.int64)
             for st, en in zip(starts.tolist(), ends.tolist(), strict=True):
-                by_score[st:en] = st + np.argsort(neg[st:en], kind="stable")
+                by_score[st:en] = st + np.argsort(neg[st:en])  # ties: id order below
         s = s[by_score]
         perm = by_score if perm is None else perm[by_score]
 
