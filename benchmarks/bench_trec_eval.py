@@ -354,18 +354,23 @@ def check_per_query(trec_eval: Path, evalkit: list[str], where: Path) -> int:
 
 
 def report(table: list[Job]) -> None:
+    """Medians, bests and ratios to trec_eval: of the medians, and the median of each
+    round's ratio (the two ran within seconds of each other: the figure least moved by
+    load that comes and goes)."""
     base = {j.kind: j for j in table if j.kind.startswith("trec_eval")}
     print(f"{'command':42s} {'median':>8s} {'best':>8s} {'x trec_eval':>11s} "
-          f"{'peak MB':>8s} {'x trec_eval':>11s}")
+          f"{'per round':>9s} {'peak MB':>8s} {'x trec_eval':>11s}")
     for job in table:
         ref = base["trec_eval_all" if job.kind in ("all_trec", "trec_eval_all")
                    else "trec_eval"]
         t = statistics.median(s.seconds for s in job.samples)
         m = statistics.median(s.max_rss_mb for s in job.samples)
         rt = t / statistics.median(s.seconds for s in ref.samples)
+        rr = statistics.median(a.seconds / b.seconds
+                               for a, b in zip(job.samples, ref.samples, strict=True))
         rm = m / statistics.median(s.max_rss_mb for s in ref.samples)
         print(f"{job.label:42s} {t:7.3f}s {min(s.seconds for s in job.samples):7.3f}s "
-              f"{rt:10.2f}x {m:8.1f} {rm:10.2f}x")
+              f"{rt:10.2f}x {rr:8.2f}x {m:8.1f} {rm:10.2f}x")
     for job in table:
         print(f"  {job.label:40s} " + " ".join(f"{s.seconds:.3f}" for s in job.samples))
 
