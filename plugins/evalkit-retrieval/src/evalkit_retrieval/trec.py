@@ -33,10 +33,8 @@ line-by-line reader here, which gives the same result or the precise error.
 from __future__ import annotations
 
 import gzip
-import hashlib
 import math
 import re
-import threading
 import zlib
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -47,7 +45,7 @@ import numpy as np
 from evalkit.limits import MAX_ID_CHARS, MAX_NAME_CHARS
 from evalkit.ranking import DuplicateDocumentError, RankedRun, rank_arrays
 from evalkit_retrieval.columns import ranked_columns
-from evalkit_retrieval.trec_bulk import RunTable, bulk_qrels, bulk_run
+from evalkit_retrieval.trec_bulk import RunTable, bulk_qrels, bulk_run, sha256_meanwhile
 
 __all__ = ["TrecFormatError", "load_qrels", "load_run", "parse_qrels", "parse_run"]
 
@@ -101,7 +99,7 @@ def load_run(path: str | Path, *, name: str | None = None) -> RankedRun:
         TrecFormatError: see the module docstring.
     """
     p = Path(path)
-    digest = _sha256_meanwhile(p)
+    digest = sha256_meanwhile(p)
     cols = _bulk_run(p)  # a plain file is read from disk, without a copy of its bytes
     if cols is None:
         run = parse_run(p.read_bytes(), source=p)
@@ -208,35 +206,6 @@ def parse_qrels(raw: bytes, *, source: str | Path = "<qrels>", lazy: bool = Fals
 
 
 # --------------------------------------------------------------------------- shared
-def _sha256_meanwhile(path: Path) -> Callable[[], str]:
-    """Hash the file in a thread (hashlib releases the GIL), so that it is hashed while
-    parsed; the function returned waits for the hex digest.
-
-    Raises:
-        FileNotFoundError: no such file (raised here, not in the thread).
-    """
-    fh = path.open("rb")
-    out: list[str | OSError] = []
-
-    def work() -> None:
-        with fh:
-            try:
-                out.append(hashlib.file_digest(fh, "sha256").hexdigest())
-            except OSError as exc:  # raised by result(), in the caller's thread
-                out.append(exc)
-
-    thread = threading.Thread(target=work, daemon=True)
-    thread.start()
-
-    def result() -> str:
-        thread.join()
-        if isinstance(out[0], OSError):
-            raise out[0]
-        return out[0]
-
-    return result
-
-
 def _text_bytes(raw: bytes, source: str | Path) -> bytes:
     data = raw
     if data[:2] == b"\x1f\x8b":

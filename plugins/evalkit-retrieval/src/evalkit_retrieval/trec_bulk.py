@@ -12,13 +12,16 @@ first; a ``#`` elsewhere stays part of its field.
 
 A plain file (ASCII text without CR or comment lines, the usual case) is handed to numpy
 as a file, so that its bytes are never all in memory at once; any other file is read
-into memory and made ready first (CRLF endings, comment lines).
+into memory and made ready first (CRLF endings, comment lines). :func:`sha256_meanwhile`
+hashes a file from disk in a thread while it is parsed.
 """
 
 from __future__ import annotations
 
+import hashlib
 import io
 import re
+import threading
 import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -227,3 +230,32 @@ def bulk_qrels(source: Source) -> dict[str, Mapping[str, int]] | None:
     if columns.duplicate:
         return None  # the careful reader names the two lines
     return columns.views()
+
+
+def sha256_meanwhile(path: Path) -> Callable[[], str]:
+    """Hash the file in a thread (hashlib releases the GIL), so that it is hashed while
+    parsed; the function returned waits for the hex digest.
+
+    Raises:
+        FileNotFoundError: no such file (raised here, not in the thread).
+    """
+    fh = path.open("rb")
+    out: list[str | OSError] = []
+
+    def work() -> None:
+        with fh:
+            try:
+                out.append(hashlib.file_digest(fh, "sha256").hexdigest())
+            except OSError as exc:  # raised by result(), in the caller's thread
+                out.append(exc)
+
+    thread = threading.Thread(target=work, daemon=True)
+    thread.start()
+
+    def result() -> str:
+        thread.join()
+        if isinstance(out[0], OSError):
+            raise out[0]
+        return out[0]
+
+    return result
