@@ -72,6 +72,7 @@ def load_or_evaluate(
     """
     from evalkit.precomputed import evaluate_run, load_qrels_input
     from evalkit.results import RunResult
+    from evalkit.scoring import require_metrics, resolve_metrics
 
     p = Path(path)
     require_file(p, "run")
@@ -93,6 +94,8 @@ def load_or_evaluate(
         wrong = not_qrels_message(qrels_path, sniff(qrels_path))
         if wrong:
             raise InputError(wrong)
+        require_metrics(metrics)  # a bad name is told before the qrels are read, as
+        resolve_metrics(metrics)  # evaluate_run tells it
         judgments = (loaded or {}).get(qrels_path) or load_qrels_input(qrels_path)
         if loaded is not None:
             loaded[qrels_path] = judgments
