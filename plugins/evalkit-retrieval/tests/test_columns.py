@@ -166,8 +166,13 @@ def test_ids_sharing_keys_are_told_apart(
     run, qrels = write_collection(tmp_path, 3)
     expected = evaluate_run(*general_inputs(run, qrels), ALL_TREC)
     bulk_calls.clear()
-    real = doc_keys.id_hashes
-    monkeypatch.setattr(doc_keys, "id_hashes", lambda *a: weaken(real(*a)))
+    real = doc_keys._hash_into  # every id hash is made here
+
+    def weak(out: Any, ids: Any, scratch: Any) -> None:
+        real(out, ids, scratch)
+        out[:] = weaken(out)
+
+    monkeypatch.setattr(doc_keys, "_hash_into", weak)
     assert rows(evaluate_run(run, qrels, ALL_TREC)) == rows(expected)
     # ids sharing keys are tried in turn; too many of them and the general path takes over
     assert bulk_calls == [bulk]
@@ -235,3 +240,19 @@ def test_the_run_tag_comes_from_the_last_line_however_far_the_file_ends(tmp_path
     run = load_run(path)
     assert run.meta["parser"] == "bulk" and run.name == "last"
     assert run.rankings["q2"] == ["x"] and len(run.rankings["q1"]) == 5000
+
+
+@pytest.mark.parametrize("chunk", [1, 7, 64])
+def test_keys_made_a_chunk_at_a_time_across_query_boundaries(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, bulk_calls: list[bool],
+        chunk: int) -> None:
+    run, qrels = write_collection(tmp_path, 8)
+    expected = evaluate_run(*general_inputs(run, qrels), ALL_TREC, depth=9)
+    bulk_calls.clear()
+    monkeypatch.setattr(doc_keys, "_CHUNK_ROWS", chunk)
+    assert rows(evaluate_run(run, qrels, ALL_TREC, depth=9)) == rows(expected)
+    assert bulk_calls == [True]
+    dup = tmp_path / "dup.txt"
+    dup.write_text("".join(f"q{i % 3} Q0 d{i} 1 {i} t\n" for i in range(40)) + "q2 Q0 d5 1 0 t\n")
+    with pytest.raises(TrecFormatError, match=r"dup.txt:41: .*'d5'.*first on line 6"):
+        load_run(dup)

@@ -32,25 +32,30 @@ _WORD = tuple(np.uint64(((2 * j + 1) * 0x9E3779B97F4A7C15) % 2**64 | 1) for j in
 #: rows sharing a key's hash bits tried before a lookup gives up (the caller then takes
 #: its general path): only a file built to collide gets there
 MAX_TRIES = 16
+#: rows whose keys are made at a time (buffers of 512 KB, which stay in the CPU's cache)
+_CHUNK_ROWS = 1 << 16
 
 
-def id_hashes(ids: Ids, scratch: Keys | None = None) -> Keys:
+def id_hashes(ids: Ids) -> Keys:
     """A 64-bit hash of each fixed-width byte-string id, whatever the array's width: the
     sum of its 8-byte words times one odd constant each, so that the NUL padding past an
-    id adds nothing (ids never hold NUL bytes). ``scratch``: a buffer of the same length
-    to work in."""
+    id adds nothing (ids never hold NUL bytes)."""
+    out: Keys = np.empty(len(ids), dtype=np.uint64)
+    _hash_into(out, ids, np.empty_like(out))
+    return out
+
+
+def _hash_into(out: Keys, ids: Ids, scratch: Keys) -> None:
+    """:func:`id_hashes` of ``ids`` written into ``out`` (``scratch``: as long)."""
     n, width = len(ids), ids.dtype.itemsize
     words = max(1, -(-width // 8))
     if width != words * 8 or not ids.flags.c_contiguous:
         ids = ids.astype(f"S{words * 8}")
     m = ids.view(np.uint64).reshape(n, words)
-    h: Keys = np.multiply(m[:, 0], _WORD[0])
-    if words > 1:
-        term = np.empty_like(h) if scratch is None else scratch
-        for j in range(1, words):
-            np.multiply(m[:, j], _WORD[j], out=term)
-            h += term
-    return h
+    np.multiply(m[:, 0], _WORD[0], out=out)
+    for j in range(1, words):
+        np.multiply(m[:, j], _WORD[j], out=scratch)
+        out += scratch
 
 
 def pair_keys(hashes: Keys, blocks: Ints) -> Keys:
@@ -72,11 +77,13 @@ def _finalise(k: Keys, scratch: Keys) -> None:
     k ^= scratch
 
 
-def _fill_block_index(out: Keys, starts: Ints) -> None:
-    """``out[i]`` = the block of row ``i``, blocks starting at ``starts`` (non-empty)."""
-    out.fill(0)
-    out[starts[1:]] = 1
-    np.cumsum(out, out=out)
+def _block_index(out: Keys, first: int, ends: Ints) -> None:
+    """``out[i]`` = the block of row ``first + i``, block ``b`` ending at ``ends[b]``."""
+    lo = int(np.searchsorted(ends, first, side="right"))
+    hi = int(np.searchsorted(ends, first + len(out) - 1, side="right"))
+    bounds = np.clip(ends[lo:hi + 1], first, first + len(out)) - first
+    sizes = np.diff(np.concatenate(([0], bounds)))
+    out[:] = np.repeat(np.arange(lo, hi + 1, dtype=np.uint64), sizes)
 
 
 class PairKeys:
@@ -92,19 +99,22 @@ class PairKeys:
         self.ends = ends
         self.bits = max(1, (n - 1).bit_length())
         self.low = np.uint64((1 << self.bits) - 1)
-        scratch: Keys = np.empty(n, dtype=np.uint64)
-        keys = id_hashes(docs, scratch)
-        _fill_block_index(scratch, starts)
-        scratch *= _M1
-        keys += scratch
-        _finalise(keys, scratch)
-        keys &= ~self.low
-        scratch.fill(1)  # the row numbers, 0 .. n-1, in the low bits
-        if n:
-            scratch[0] = 0
-        np.cumsum(scratch, out=scratch)
-        keys |= scratch
-        del scratch
+        keys: Keys = np.empty(n, dtype=np.uint64)
+        # a chunk at a time, in buffers that stay in the CPU's cache: the rows' keys are
+        # written once, then sorted in place
+        size = min(n, _CHUNK_ROWS)
+        h, t = np.empty(size, dtype=np.uint64), np.empty(size, dtype=np.uint64)
+        for first in range(0, n, _CHUNK_ROWS):
+            m = min(n - first, _CHUNK_ROWS)
+            hc, tc = h[:m], t[:m]
+            _hash_into(hc, docs[first:first + m], tc)
+            _block_index(tc, first, ends)
+            tc *= _M1
+            hc += tc
+            _finalise(hc, tc)
+            hc &= ~self.low
+            hc |= np.arange(first, first + m, dtype=np.uint64)  # the row, in the low bits
+            keys[first:first + m] = hc
         keys.sort()
         self.packed: Keys = keys
         self.duplicate = self._has_duplicate(docs)
