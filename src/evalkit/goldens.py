@@ -17,7 +17,10 @@ A golden file holds one record per case. The recognised fields are:
 ``relevance`` (optional)
     Graded judgments ``{id: integer label}`` as in TREC qrels.
 
-Every other field is kept, unchanged, in :attr:`GoldenCase.context`.
+Every other field is kept, unchanged, in :attr:`GoldenCase.context`. The rules on a record
+are the pydantic model :class:`evalkit.goldens_models.GoldenRow`; this module reads the
+formats (and refuses what only a format can get wrong: a CSV row of the wrong width, a
+repeated YAML key) and the set (zero cases, a repeated id).
 
 Refused with the file and line: a missing, null or duplicate id, a missing query, a
 file with zero cases, a CSV row with more (or fewer) cells than the header, a duplicate
@@ -35,7 +38,7 @@ from __future__ import annotations
 import csv
 import hashlib
 import json
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -46,7 +49,6 @@ from evalkit.registry import default_registry
 if TYPE_CHECKING:
     import yaml
 
-KNOWN_FIELDS = ("id", "query", "expected", "relevant", "relevance")
 _NULL_TAG = "tag:yaml.org,2002:null"
 
 
@@ -143,72 +145,40 @@ def case_digest(case: GoldenCase) -> str:
 
 # ----------------------------------------------------------------------- records
 def case_from_record(record: Mapping[str, Any], where: str) -> GoldenCase:
-    """Build a :class:`GoldenCase` from one record, applying the rules of this module.
+    """Build a :class:`GoldenCase` from one record, applying the rules of this module
+    (the model :class:`evalkit.goldens_models.GoldenRow`).
 
     ``where`` (``"cases.jsonl:3"``) prefixes every error. Custom loaders may call this.
+    Without ``relevance``, every id of ``relevant`` (else of a list ``expected``) is
+    relevant with label 1; without ``relevant``, the ids labelled 1 or more are.
 
     Raises:
         GoldenError: a missing or non-text id, a missing query, or a malformed
             ``expected``/``relevant``/``relevance``.
     """
+    from evalkit.goldens_models import validate_row
+    from evalkit.model_errors import Problem
+
     if not isinstance(record, Mapping):
         raise GoldenError(f"{where}: a case must be a mapping, got {type(record).__name__}")
-    if "id" not in record:
-        raise GoldenError(f"{where}: the case has no 'id'")
-    case_id = _id_text(record["id"], where, "id")
-    if "query" not in record:
-        raise GoldenError(f"{where}: case {case_id!r} has no 'query'")
-    query = record["query"]
-    if query is None:
-        query = ""
-    if not isinstance(query, str):
-        raise GoldenError(
-            f"{where}: case {case_id!r}: 'query' must be text, got {type(query).__name__}"
-        )
-    expected = record.get("expected")
-    if isinstance(expected, list | tuple):
-        expected = _id_list(expected, where, case_id, "expected")
-    elif expected is not None and not isinstance(expected, str):
-        raise GoldenError(
-            f"{where}: case {case_id!r}: 'expected' must be a list of ids, a text or null; "
-            f"got {type(expected).__name__} {expected!r}"
-        )
-    relevant: list[str] | None = None
-    if record.get("relevant") is not None:
-        raw = record["relevant"]
-        if not isinstance(raw, list | tuple):
-            raise GoldenError(f"{where}: case {case_id!r}: 'relevant' must be a list of ids")
-        relevant = _id_list(raw, where, case_id, "relevant")
-    relevance: dict[str, int] | None = None
-    if record.get("relevance") is not None:
-        relevance = _grades(record["relevance"], where, case_id)
+    try:
+        row = validate_row(record)
+    except Problem as exc:
+        raise GoldenError(f"{where}: {exc.message}") from None
+    expected = row.expected
+    relevance = row.relevance
     if relevance is None:
-        ids = relevant if relevant is not None else (
+        ids = row.relevant if row.relevant is not None else (
             expected if isinstance(expected, list) else []
         )
         relevance = {d: 1 for d in ids}
-    if relevant is None:
-        relevant = [d for d, g in relevance.items() if g >= 1]
-    context = {str(k): v for k, v in record.items() if k not in KNOWN_FIELDS}
+    relevant = row.relevant if row.relevant is not None else [
+        d for d, g in relevance.items() if g >= 1
+    ]
     return GoldenCase(
-        id=case_id, query=query, expected=expected, relevance=relevance,
-        relevant=frozenset(relevant), context=context,
+        id=row.id, query=row.query or "", expected=expected, relevance=relevance,
+        relevant=frozenset(relevant), context=row.context(),
     )
-
-
-def _id_text(value: Any, where: str, what: str) -> str:
-    if isinstance(value, bool) or value is None:
-        raise GoldenError(f"{where}: {what} {value!r} is not an id; write ids as text")
-    if isinstance(value, int):
-        return str(value)
-    if not isinstance(value, str):
-        raise GoldenError(
-            f"{where}: {what} {value!r} is a {type(value).__name__}; ids must be text "
-            f"(quote it: \"{value}\")"
-        )
-    if value == "":
-        raise GoldenError(f"{where}: empty {what}")
-    return _bounded_id(value, where, what)
 
 
 def _bounded_id(value: str, where: str, what: str) -> str:
@@ -216,35 +186,6 @@ def _bounded_id(value: str, where: str, what: str) -> str:
         return check_id(value, what)
     except LimitError as exc:
         raise GoldenError(f"{where}: {exc}") from None
-
-
-def _id_list(values: Sequence[Any], where: str, case_id: str, key: str) -> list[str]:
-    out: list[str] = []
-    seen: set[str] = set()
-    for v in values:
-        text = _id_text(v, where, f"case {case_id!r}: {key!r} item")
-        if text in seen:
-            raise GoldenError(f"{where}: case {case_id!r}: {key!r} lists {text!r} twice")
-        seen.add(text)
-        out.append(text)
-    return out
-
-
-def _grades(value: Any, where: str, case_id: str) -> dict[str, int]:
-    if not isinstance(value, Mapping):
-        raise GoldenError(
-            f"{where}: case {case_id!r}: 'relevance' must map ids to integer labels"
-        )
-    out: dict[str, int] = {}
-    for k, g in value.items():
-        doc = _id_text(k, where, f"case {case_id!r}: 'relevance' key")
-        if isinstance(g, bool) or not isinstance(g, int):
-            raise GoldenError(
-                f"{where}: case {case_id!r}: relevance label of {doc!r} must be an integer, "
-                f"got {g!r}"
-            )
-        out[doc] = g
-    return out
 
 
 # ----------------------------------------------------------------------- loaders
