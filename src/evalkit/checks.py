@@ -18,8 +18,8 @@ A checks file is a mapping with one key, ``checks``, holding a list of checks::
 Each check is a threshold check (``op`` and ``threshold``) or a baseline check
 (``vs_baseline``), never both and never neither. The rules are the pydantic models of
 :mod:`evalkit.checks_models`; every problem is raised at load as a :class:`CheckError`
-whose message starts with the file and line, then the check id (or its position) and the
-offending key (a duplicate id names the check and both lines).
+whose message starts with the file, then the check id (or its position) and the offending
+key, and ends with the line (``(line 6)``; a duplicate id names both lines).
 """
 
 from __future__ import annotations
@@ -236,7 +236,7 @@ def parse_checks(
     from evalkit.model_errors import Problem, located
 
     def error(problem: Problem) -> CheckError:
-        return CheckError(located(source, problem, line_of))
+        return CheckError(located(source, problem, line_of, line_last=True))
 
     try:
         models = validate_file(data)

@@ -110,16 +110,21 @@ def where(source: str, line: int | None) -> str:
 
 
 def located(source: str, problem: Problem,
-            line_of: Callable[[Sequence[int | str]], int | None] | None) -> str:
-    """``"file:line: problem"`` (``line_of`` maps a location to its line, when known); a
-    problem with a related location names both lines at the end instead:
-    ``"file: problem (lines 2 and 6)"``."""
+            line_of: Callable[[Sequence[int | str]], int | None] | None, *,
+            line_last: bool = False) -> str:
+    """``"file:line: problem"`` (``line_of`` maps a location to its line, when known), or
+    with ``line_last`` ``"file: problem (line N)"``, the form of the checks file's messages
+    (which start with the check). A problem with a related location names both lines at
+    the end: ``"file: problem (lines 2 and 6)"``."""
     line = None if line_of is None or problem.loc is None else line_of(problem.loc)
-    if problem.related is None:
-        return f"{where(source, line)}: {problem.message}"
-    first = None if line_of is None else line_of(problem.related)
-    lines = f" (lines {first} and {line})" if line is not None and first is not None else ""
-    return f"{source}: {problem.message}{lines}"
+    if problem.related is not None:
+        first = None if line_of is None else line_of(problem.related)
+        lines = f" (lines {first} and {line})" if line is not None and first is not None \
+            else ""
+        return f"{source}: {problem.message}{lines}"
+    if line_last:
+        return f"{source}: {problem.message}" + ("" if line is None else f" (line {line})")
+    return f"{where(source, line)}: {problem.message}"
 
 
 __all__ = [
