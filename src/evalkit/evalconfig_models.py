@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic.config import JsonDict
 from pydantic_core import ErrorDetails
 
 from evalkit.evaluation import DEFAULT_MAX_CONCURRENCY
@@ -43,6 +44,12 @@ MISPLACED = {
 HINTS = {"gate": "the gate's settings are the keys checks, baseline and reporters"}
 
 
+# JSON Schema of "at least one metric or aggregate": pydantic checks it in _scores_something
+_SCORES_SOMETHING: JsonDict = {"anyOf": [
+    {"required": [key], "properties": {key: {"minItems": 1}}} for key in ("metrics", "aggregates")
+]}
+
+
 class TargetSettings(BaseModel):
     """``target``: what ``evalkit run`` calls on every case."""
 
@@ -60,7 +67,8 @@ class EvalSettings(BaseModel):
     """``evalkit.yaml``: the run settings of ``evalkit run`` and the gate settings of
     ``evalkit gate``. Paths are relative to the file."""
 
-    model_config = ConfigDict(strict=True, extra="forbid", title="evalkit eval config")
+    model_config = ConfigDict(strict=True, extra="forbid", title="evalkit eval config",
+                              json_schema_extra=_SCORES_SOMETHING)
 
     name: Annotated[_Text, Field(max_length=MAX_NAME_CHARS)] | None = Field(
         None, description="The run's name (default: the target's name).")
