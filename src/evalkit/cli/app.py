@@ -68,7 +68,7 @@ COMMANDS: list[LazyCommand] = [
     LazyCommand("plugins", "evalkit.cli.plugins_cmd",
                 "Audit the installed plugins and the names they register."),
     LazyCommand("schema", "evalkit.cli.schema_cmd",
-                "Print the JSON Schema of a checks file, evalkit.yaml or a golden set."),
+                "Print the JSON Schema of checks, evalkit.yaml or goldens files."),
 ]
 
 
