@@ -73,3 +73,14 @@ def test_a_missing_option_without_a_config_or_a_checks_key(
                           "--help`)\n")
     res = runner.invoke(app, ["gate", "--config", str(config)])
     assert res.exit_code == 2 and "sets no 'checks'" in res.stderr
+
+
+def test_gate_keys_alone_are_an_incomplete_eval_config(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "pyproject.toml").write_text('[tool.evalkit]\nchecks = "checks.yaml"\n')
+    monkeypatch.chdir(tmp_path)
+    res = runner.invoke(app, ["gate", "-r", "run.jsonl"])
+    assert res.exit_code == 2
+    assert res.stderr == (f"error: {tmp_path / 'pyproject.toml'} [tool.evalkit]: key "
+                          "'goldens': missing (required)\n")

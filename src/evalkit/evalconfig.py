@@ -49,10 +49,6 @@ from typing import TYPE_CHECKING, Any
 
 from evalkit.evaluation import DEFAULT_MAX_CONCURRENCY
 from evalkit.pyproject_config import RUN_KEYS
-
-if TYPE_CHECKING:
-    from evalkit.bounded_yaml import MarkedYaml
-
 from evalkit.redaction import (
     error_text,
     redact_structure,
@@ -60,7 +56,13 @@ from evalkit.redaction import (
     scrub_exception,
 )
 
+if TYPE_CHECKING:
+    from evalkit.bounded_yaml import MarkedYaml
+
 YAML_NAMES = ("evalkit.yaml", "evalkit.yml")
+#: the keys that make a [tool.evalkit] table an eval config (the gate's settings are part
+#: of it: a table with only those is an incomplete config, and is reported as one)
+CONFIG_KEYS = RUN_KEYS | {"checks", "baseline", "reporters"}
 
 
 class ConfigError(ValueError):
@@ -217,7 +219,7 @@ def find_config(start: str | Path | None = None) -> tuple[Path, str, str]:
         if yaml_file is None and not pyproject.is_file():
             continue
         py_table = _pyproject_table(pyproject) if pyproject.is_file() else None
-        py_has_run = py_table is not None and bool(RUN_KEYS & set(py_table))
+        py_has_run = py_table is not None and bool(CONFIG_KEYS & set(py_table))
         if yaml_file is not None:
             notice = ""
             if py_has_run:
