@@ -14,6 +14,8 @@ from evalkit.formatting import p_phrase, signed
 if TYPE_CHECKING:
     from pathlib import Path
 
+    import pandas as pd
+
     from evalkit.reporters.model import Report
     from evalkit.results import RunResult
 
@@ -279,6 +281,25 @@ class GateReport:
         from evalkit.reporters import write_report
 
         return write_report(self, "html", path)
+
+    def to_pandas(self) -> pd.DataFrame:
+        """The checks as a ``pandas.DataFrame``, one row per check: id, metric, verdict,
+        the run's value, the rule, coverage, and a baseline check's statistics
+        (:func:`evalkit.tables.gate_columns`).
+
+        Raises:
+            evalkit.frames.MissingExtraError: (an ``ImportError``) pandas is not
+                installed: ``pip install 'paired-evalkit[pandas]'``.
+        """
+        from evalkit.frames import gate_frame
+
+        return gate_frame(self)
+
+    def _repr_html_(self) -> str:
+        """Jupyter's view: the checks as an HTML table, then the summary."""
+        from evalkit.reporters.html_table import report_html
+
+        return report_html(self)
 
 
 # ------------------------------------------------------------------- helpers

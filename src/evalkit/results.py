@@ -41,6 +41,7 @@ from evalkit.artifact import (
 )
 from evalkit.limits import LimitError, check_id, check_name
 from evalkit.numeric import exact_mean
+from evalkit.run_views import RunViews
 
 if TYPE_CHECKING:
     from evalkit.coverage import Coverage
@@ -108,11 +109,11 @@ class QueryResult:
 
 
 @dataclass
-class RunResult:
+class RunResult(RunViews):
     """A named run: the per-query rows and the header that says how they were made.
 
     ``per_query`` is always retained; :meth:`mean` and every comparison derive from it
-    and pair by query id.
+    and pair by query id. ``to_pandas()`` and the notebook view come from :class:`RunViews`.
     """
 
     name: str
