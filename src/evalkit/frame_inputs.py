@@ -62,7 +62,8 @@ def _require_columns(df: Any, needed: tuple[str, ...], kind: str) -> None:
 
 
 def _where(df: Any, pos: int) -> str:
-    return f"row {df.index[pos]!r}"
+    label = df.index[pos]
+    return f"row {label.item() if hasattr(label, 'item') else label!r}"
 
 
 def _ids(df: Any, column: str, kind: str) -> list[str]:

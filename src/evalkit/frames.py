@@ -20,6 +20,7 @@ writes without pandas):
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -65,20 +66,25 @@ def require_pandas(what: str = "to_pandas()") -> Any:
 def _frame(columns: Columns, floats: tuple[str, ...] = (), what: str = "to_pandas()"
            ) -> pd.DataFrame:
     pandas = require_pandas(what)
-    df: pd.DataFrame = pandas.DataFrame(columns)
+    # ``error`` and ``message`` keep None for "no error" (not a text column's NaN)
+    df: pd.DataFrame = pandas.DataFrame({
+        k: pandas.Series(v, dtype=object) if k in ("error", "message") else v
+        for k, v in columns.items()})
     for name in floats:
         if name in df.columns:
             df[name] = df[name].astype("float64")
     return df
 
 
-def run_frame(run: RunResult) -> pd.DataFrame:
-    """``run`` as a ``pandas.DataFrame``, one row per query (see the module docstring).
+def run_frame(run: RunResult, metrics: Sequence[str] | None = None,
+              counts: Sequence[str] | None = None) -> pd.DataFrame:
+    """``run`` as a ``pandas.DataFrame``, one row per query (see the module docstring);
+    ``metrics`` and ``counts`` choose those columns (default: all).
 
     Raises:
         MissingExtraError: pandas is not installed.
     """
-    columns = run_columns(run)
+    columns = run_columns(run, metrics, counts)
     metrics = tuple(n for n in columns if n not in ("qid", "sample", "error", "latency_ms")
                     and any(isinstance(v, float) for v in columns[n]))
     df = _frame(columns, (*metrics, "latency_ms"))
@@ -110,9 +116,12 @@ def gate_frame(g: GateReport) -> pd.DataFrame:
                                     "ci_low", "ci_high", "p_value", "p_adjusted", "alpha"))
 
 
-def write_parquet(run: RunResult, path: str | os.PathLike[str]) -> Path:
-    """Write the per-query table of ``run`` (:func:`run_frame`) to a Parquet file,
-    atomically (a temporary file beside it, then renamed).
+def write_parquet(run: RunResult, path: str | os.PathLike[str], *,
+                  metrics: Sequence[str] | None = None,
+                  counts: Sequence[str] | None = None) -> Path:
+    """Write the per-query table of ``run`` (:func:`run_frame`, with ``metrics`` and
+    ``counts`` chosen) to a Parquet file, atomically (a temporary file beside it, then
+    renamed).
 
     Raises:
         MissingExtraError: pandas or pyarrow is not installed.
@@ -120,7 +129,7 @@ def write_parquet(run: RunResult, path: str | os.PathLike[str]) -> Path:
     """
     from evalkit.outputs import writing
 
-    df = run_frame(run)
+    df = run_frame(run, metrics, counts)
     try:
         import pyarrow  # noqa: F401  (pandas would name fastparquet as well)
     except ImportError as exc:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import csv
 import io
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -55,19 +55,22 @@ def _union(rows: list[Any], attr: str) -> list[str]:
     return list(names)
 
 
-def run_columns(run: RunResult) -> Columns:
+def run_columns(run: RunResult, metrics: Sequence[str] | None = None,
+                counts: Sequence[str] | None = None) -> Columns:
     """One row per row of ``run`` (see the module docstring), in stored order.
 
     Metric values are floats (``None`` where a row has no value: the metric or the call
     failed there); counts keep their stored type; ``latency_ms`` is ``None`` for rows of
-    a precomputed run.
+    a precomputed run. ``metrics`` and ``counts`` choose those columns (default: every
+    metric and count of the rows), as ``evalkit eval -m`` does.
 
     Raises:
         ValueError: a metric and a count share a name, or a metric is named like one of
             the id or error columns.
     """
     rows = list(run.per_query)
-    metrics, counts = _union(rows, "metrics"), _union(rows, "counts")
+    metrics = _union(rows, "metrics") if metrics is None else list(metrics)
+    counts = _union(rows, "counts") if counts is None else list(counts)
     fixed = ["qid", "sample", "error", "latency_ms"]
     clash = [n for n in metrics + counts if n in fixed] or sorted(set(metrics) & set(counts))
     if clash:
