@@ -137,8 +137,8 @@ def test_frames_are_refused_where_trec_files_are(tmp_path: Path) -> None:
     assert "not a finite number" in trec_refusal(tmp_path, "1 Q0 a 1 nan t\n")
     message = refusal(pd.DataFrame({**base, "score": [float("inf"), 2.0, 1.0]}))
     assert "not a finite number (infinite)" in message
-    message = refusal(pd.DataFrame({**base, "score": ["3", "x", "1"]}))
-    assert "the score '3' is not a number" in message
+    message = refusal(pd.DataFrame({**base, "score": [3.0, "x", 1.0]}))
+    assert "score column holds object values, not numbers ('x' in row 1)" in message
     # missing columns (a TREC line with too few fields)
     message = refusal(pd.DataFrame({"qid": ["1"], "docid": ["a"], "score": [1.0]}))
     assert "no column 'docno'" in message and "it has: qid, docid, score" in message

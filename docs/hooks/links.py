@@ -137,6 +137,10 @@ def _rewrite(piece: str, source: str, page_site: str) -> str:
         if target.startswith(_EXTERNAL):
             return m.group(0)
         resolved = _resolve(target, source, repo)
+        if resolved is not None and resolved[0].startswith(docs_rel + "/"):
+            inside = resolved[0]
+            if not (repo / inside).exists():
+                return m.group(0)  # MkDocs reports it (and checks the anchor)
         if resolved is None or not (repo / resolved[0]).exists():
             log.warning("%s: the link %r points to %s, which does not exist", source, target,
                         resolved[0] if resolved else "a path outside the repository")
@@ -149,12 +153,16 @@ def _rewrite(piece: str, source: str, page_site: str) -> str:
     return _LINK.sub(one, piece)
 
 
-def _live_report(markdown: str, page_site: str) -> str:
+def _live_report(markdown: str, page: Any) -> str:
     if REPORT_MARK not in markdown:
         return markdown
     if (_state["repo"] / REPORT).is_file():
-        rel = posixpath.relpath("repo/" + REPORT, posixpath.dirname(page_site) or ".")
-        block = (f'<iframe src="{rel}" title="The Vaswani report" loading="lazy" '
+        # raw HTML is not rewritten by MkDocs: relative to the page's URL, not its file
+        url: str = page.url
+        folder = url if url.endswith("/") else posixpath.dirname(url)
+        src = posixpath.relpath("repo/" + REPORT, folder or ".")
+        rel = posixpath.relpath("repo/" + REPORT, posixpath.dirname(page.file.src_uri) or ".")
+        block = (f'<iframe src="{src}" title="The Vaswani report" loading="lazy" '
                  'style="width:100%;height:900px;border:1px solid #ccc"></iframe>\n\n'
                  f"[Open the report on its own page]({rel}).")
     else:
@@ -172,4 +180,4 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
         return markdown
     out = [(_rewrite(piece, source, site) if prose else piece)
            for prose, piece in _outside_code(markdown)]
-    return _live_report("".join(out), site)
+    return _live_report("".join(out), page)

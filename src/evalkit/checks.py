@@ -37,6 +37,7 @@ Op = Literal["<=", ">=", "=="]
 Level = Literal["block", "warn"]
 BaselineRule = Literal["no_significant_regression"]
 
+#: The comparison operators a threshold check accepts.
 OPS: tuple[Op, ...] = ("<=", ">=", "==")
 LEVELS: tuple[Level, ...] = ("block", "warn")
 BASELINE_RULES: tuple[BaselineRule, ...] = ("no_significant_regression",)
@@ -44,6 +45,7 @@ DEFAULT_ALPHA = 0.05
 
 #: The fixed tolerance of ``==`` (not configurable): ``math.isclose`` with these values.
 EQ_REL_TOL = 1e-9
+#: The absolute tolerance of ``==`` (with :data:`EQ_REL_TOL`).
 EQ_ABS_TOL = 1e-12
 
 CHECK_KEYS: tuple[str, ...] = (

@@ -31,7 +31,9 @@ if TYPE_CHECKING:
     import pandas as pd
     from typing_extensions import TypeIs
 
+#: The columns a run DataFrame needs (PyTerrier's names).
 RUN_COLUMNS = ("qid", "docno", "score")
+#: The columns a qrels DataFrame needs (PyTerrier's names).
 QRELS_COLUMNS = ("qid", "docno", "label")
 _INTEGER = re.compile(r"[+-]?\d+")
 
@@ -125,19 +127,20 @@ def run_from_frame(df: Any, name: str | None = None) -> RankedRun:
     qids, docs = _ids(df, "qid", "run"), _ids(df, "docno", "run")
     col = df["score"]
     if col.dtype.kind not in "iuf":
-        bad = next((pos for pos, v in enumerate(col.tolist())
-                    if isinstance(v, bool | str | bytes) or not _is_number(v)), 0)
+        values = col.tolist()
+        bad = next((pos for pos, v in enumerate(values) if not _is_number(v)), 0)
         raise FrameFormatError(
-            f"the run DataFrame's {_where(df, bad)}: the score {col.iloc[bad]!r} is not a "
-            "number; the score column holds numbers (df['score'] = "
-            "pd.to_numeric(df['score']))")
+            f"the run DataFrame's score column holds {col.dtype} values, not numbers "
+            f"({values[bad]!r} in {_where(df, bad)}); convert it: df['score'] = "
+            "pd.to_numeric(df['score'])")
     scores = col.to_numpy(dtype="float64", na_value=np.nan)
     bad_pos = np.flatnonzero(~np.isfinite(scores))
     if len(bad_pos):
         pos = int(bad_pos[0])
-        what = "NaN" if math.isnan(scores[pos]) else "infinite"
+        value = float(scores[pos])
+        what = "NaN" if math.isnan(value) else "infinite"
         raise FrameFormatError(
-            f"the run DataFrame's {_where(df, pos)}: the score {scores[pos]!r} of document "
+            f"the run DataFrame's {_where(df, pos)}: the score {value!r} of document "
             f"{docs[pos]!r} for query {qids[pos]!r} is not a finite number ({what}); give it "
             "a finite score that puts it where it belongs (NaN has no place in a ranking, "
             "and trec_eval would put an infinite score above or below every other document)")
@@ -157,6 +160,8 @@ def run_from_frame(df: Any, name: str | None = None) -> RankedRun:
 
 
 def _is_number(v: Any) -> bool:
+    if isinstance(v, bool | str | bytes):
+        return False
     try:
         float(v)
     except (TypeError, ValueError):

@@ -65,6 +65,7 @@ class BaselineComparison:
         return self.difference < 0 if self.higher_is_better else self.difference > 0
 
     def to_dict(self) -> dict[str, Any]:
+        """The statistics as JSON-ready values (non-finite numbers are None)."""
         return {
             "baseline_value": _finite_or_none(self.baseline_value),
             "difference": _finite_or_none(self.difference),
@@ -113,6 +114,7 @@ class CheckResult:
 
     @property
     def blocking(self) -> bool:
+        """Whether the check decides the exit code (level ``block``)."""
         return self.check.blocking
 
     def line(self) -> str:
@@ -148,6 +150,7 @@ class CheckResult:
         return "; ".join(parts)
 
     def to_dict(self) -> dict[str, Any]:
+        """The check's verdict as the JSON reporter writes it."""
         return {
             "id": self.check.id,
             "metric": self.check.metric,
@@ -251,6 +254,7 @@ class GateReport:
         return out
 
     def to_dict(self) -> dict[str, Any]:
+        """The gate as the JSON reporter writes it: status, exit code, counts, checks."""
         return {
             "kind": "gate",
             "run": self.run_name,

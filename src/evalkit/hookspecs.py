@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
 PROJECT = "evalkit"
 hookspec = pluggy.HookspecMarker(PROJECT)
+#: The decorator of a plugin's hook implementations (``@hookimpl``).
 hookimpl = pluggy.HookimplMarker(PROJECT)
 
 

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from evalkit.gate_report import GateReport
     from evalkit.results import RunResult
 
+#: A table as ``{column name: [value, ...]}``, every list of one length.
 Columns = dict[str, list[Any]]
 
 #: The scalar fields of a MetricComparison, in the order of the comparison's table.

@@ -48,7 +48,9 @@ _PAPER = {"ap": "AP", "ndcg": "nDCG", "rr": "RR", "err": "ERR", "rbp": "RBP",
           "success": "Success", "judged": "Judged", "set_p": "Set-P", "set_f": "Set-F",
           "set_recall": "Set-R", "bpref": "bpref"}
 
+#: The mark after a mean significantly better than the baseline's.
 BETTER = r"$^{\dagger}$"
+#: The mark after a mean significantly worse than the baseline's.
 WORSE = r"$^{\nabla}$"
 
 
