@@ -56,6 +56,13 @@ def _union(rows: list[Any], attr: str) -> list[str]:
     return list(names)
 
 
+def column_names(run: RunResult) -> tuple[list[str], list[str]]:
+    """``(metrics, counts)``: every metric and every count some row of ``run`` holds, in
+    first-seen order (the columns :func:`run_columns` gives them)."""
+    rows = list(run.per_query)
+    return _union(rows, "metrics"), _union(rows, "counts")
+
+
 def run_columns(run: RunResult, metrics: Sequence[str] | None = None,
                 counts: Sequence[str] | None = None) -> Columns:
     """One row per row of ``run`` (see the module docstring), in stored order.
@@ -70,8 +77,9 @@ def run_columns(run: RunResult, metrics: Sequence[str] | None = None,
             the id or error columns.
     """
     rows = list(run.per_query)
-    metrics = _union(rows, "metrics") if metrics is None else list(metrics)
-    counts = _union(rows, "counts") if counts is None else list(counts)
+    all_metrics, all_counts = column_names(run)
+    metrics = all_metrics if metrics is None else list(metrics)
+    counts = all_counts if counts is None else list(counts)
     fixed = ["qid", "sample", "error", "latency_ms"]
     clash = [n for n in metrics + counts if n in fixed] or sorted(set(metrics) & set(counts))
     if clash:
@@ -170,6 +178,6 @@ def write_csv(columns: Columns, path: str | Path) -> Path:
     return write_output(Path(path), mask(csv_text(columns)))
 
 
-__all__ = ["COMPARISON_FIELDS", "GATE_FIELDS", "Columns", "comparison_columns",
+__all__ = ["COMPARISON_FIELDS", "GATE_FIELDS", "Columns", "column_names", "comparison_columns",
            "comparison_long_columns", "csv_text", "gate_columns", "run_columns",
            "write_csv"]

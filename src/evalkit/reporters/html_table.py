@@ -68,12 +68,10 @@ def run_html(run: Any) -> str:
     """A :class:`~evalkit.RunResult` as an HTML table: per metric its mean over the rows
     that have a value and how many rows that is; per count its total; and how many rows
     errored. ``run.to_pandas()`` holds every row."""
+    from evalkit.tables import column_names
+
     rows = list(run.per_query)
-    metrics: dict[str, None] = {}
-    counts: dict[str, None] = {}
-    for r in rows:
-        metrics.update(dict.fromkeys(r.metrics))
-        counts.update(dict.fromkeys(getattr(r, "counts", None) or {}))
+    metrics, counts = column_names(run)
     errored = sum(1 for r in rows if getattr(r, "error", None) is not None)
     lines: list[list[str]] = []
     for m in metrics:
