@@ -143,6 +143,20 @@ def test_resampled_tests_name_the_resamples_seed_and_correction() -> None:
     assert "2,000 resamples, seed 7" in tex and "p not adjusted for multiplicity" in tex
 
 
+def test_auto_names_each_metrics_test() -> None:
+    """``auto`` runs the t-test on a 0/1 metric and the randomization test elsewhere
+    (docs/statistics.md): the caption says which metric had which."""
+    hits_a = [float(i % 2) for i in range(10)]
+    hits_b = [1.0, 1.0, 0.0, 1.0, 1.0, 1.0, 0.0, 1.0, 1.0, 1.0]
+    a = RunResult("a", [QueryResult(q, [], {"ap": x, "success@1": h})
+                        for q, x, h in zip(QIDS, AP_A, hits_a, strict=True)], {})
+    b = RunResult("b", [QueryResult(q, [], {"ap": x, "success@1": h})
+                        for q, x, h in zip(QIDS, AP_B, hits_b, strict=True)], {})
+    tex = evalkit.compare(a, b, metrics=["ap", "success@1"]).to_latex()
+    assert ("two-sided tests (sign-flip randomization test for AP, paired t-test for "
+            "Success@1); 10,000 resamples, seed 42") in tex
+
+
 def test_to_latex_writes_the_file_and_compare_report_latex_writes_the_same(
         tmp_path: Path) -> None:
     a, b, _ = systems()

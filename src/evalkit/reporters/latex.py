@@ -129,16 +129,18 @@ def _bold(cells: Mapping[str, str], higher: bool) -> set[str]:
     return {s for s, v in values.items() if v == best}
 
 
-def _methods(report: Report, metrics: Sequence[str]) -> str:
-    """The tests, in words; per metric when they differ (``auto``)."""
+def _methods(report: Report, metrics: Sequence[str]) -> tuple[str, bool]:
+    """The tests in words, and whether there are several: then each is followed by its
+    metrics (``auto`` runs the t-test on 0/1 metrics)."""
     by: dict[str, list[str]] = {}
-    for m in metrics:
-        row = next(r for r in report.rows if r.metric == m)
+    for row in sorted(report.rows, key=lambda r: metrics.index(r.metric)):
         label = METHOD_LABELS.get(row.method or "", row.method or "paired test")
-        by.setdefault(label.split(" (")[0], []).append(paper_name(m))
+        names = by.setdefault(label.split(" (")[0], [])
+        if paper_name(row.metric) not in names:
+            names.append(paper_name(row.metric))
     if len(by) == 1:
-        return escape(next(iter(by)))
-    return "; ".join(f"{escape(label)} for {', '.join(ms)}" for label, ms in by.items())
+        return escape(next(iter(by))), False
+    return ", ".join(f"{escape(label)} for {', '.join(ms)}" for label, ms in by.items()), True
 
 
 def _count(n: int, one: str, many: str | None = None) -> str:
@@ -148,10 +150,11 @@ def _count(n: int, one: str, many: str | None = None) -> str:
 def _how(report: Report, metrics: Sequence[str]) -> str:
     """The test, sidedness, resamples, correction and alpha, as one parenthesis."""
     s: Mapping[str, Any] = report.settings
-    parts = [_methods(report, metrics)]
     alternative = s.get("alternative", "two-sided")
-    parts[0] += ", two-sided" if alternative == "two-sided" else (
-        f", one-sided ({escape(str(alternative))})")
+    sided = "two-sided" if alternative == "two-sided" else (
+        f"one-sided ({escape(str(alternative))})")
+    methods, several = _methods(report, metrics)
+    parts = [f"{sided} tests ({methods})" if several else f"{methods}, {sided}"]
     resampled = [r.n_resamples for r in report.rows if r.n_resamples]
     if resampled or any(r.method not in (None, "t-test") for r in report.rows):
         n = int(s.get("n_resamples") or max(resampled or [0]))
