@@ -70,3 +70,16 @@ def test_the_html_reporter_registers_without_its_template_or_plotting_library() 
     assert top_level(modules) & {"jinja2", "markupsafe", "vl_convert", "playwright"} == set()
     assert {m for m in modules if m.startswith("evalkit_report_html.")} == {
         "evalkit_report_html.plugin"}
+
+
+def test_version_help_and_listing_import_no_validator_and_no_numpy() -> None:
+    # the declarative files are validated by pydantic, imported only by the commands that
+    # read them; plugin selection ([tool.evalkit] plugins) is read without it
+    for args in (("--version",), ("--help",), ("plugins", "list"), ("schema", "--help")):
+        code, modules, out = imported_by(*args)
+        assert code == 0, (args, out)
+        assert top_level(modules) & {"pydantic", "pydantic_core", "numpy"} == set(), args
+    from evalkit._version import __version__
+
+    code, modules, out = imported_by("--version")
+    assert f"evalkit {__version__}" in out and "evalkit.registry" not in modules

@@ -5,14 +5,17 @@ baseline is incomplete (cases without a row, a file cut short, a run still runni
 killed: no check is judged), a blocking check could not be judged (NaN, a metric that
 failed on a case it covers, incomparable baseline...) or the input is unusable (2 wins
 over 1). Warn-level checks are printed and never change the exit
-code. Library imports happen inside the function.
+code. Left out, ``--checks``, ``--run``, ``--baseline`` and ``--report`` come from the
+eval config (``checks``, ``output``, ``baseline``, ``reporters`` of ``evalkit.yaml`` or
+``[tool.evalkit]``), so ``evalkit run && evalkit gate`` gates the run just written.
+Library imports happen inside the function.
 """
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -50,27 +53,62 @@ def _checks_path(path: Path) -> Path:
     return path
 
 
+def _config(config: Path | None, missing: str | None) -> Any:
+    """The eval config whose gate settings fill in the options left out (``missing`` names
+    the first required one), or ``None`` when no option is missing and ``--config`` is not
+    given.
+
+    Raises:
+        CliError: an option is missing and no eval config is found, or the config does not
+            set it.
+    """
+    if missing is None and config is None:
+        return None
+    from evalkit.evalconfig import ConfigError, find_config, load_eval_config
+
+    usage = f"evalkit gate: missing option {missing} (see `evalkit gate --help`)"
+    if config is None:
+        try:
+            find_config()
+        except ConfigError:
+            raise CliError(usage) from None
+    cfg = load_eval_config(config)
+    if missing == "--checks/-c" and cfg.checks is None:
+        raise CliError(f"evalkit gate: missing option --checks/-c, and {cfg.source} sets no "
+                       "'checks' (see `evalkit gate --help`)")
+    return cfg
+
+
 def command(
-    checks: Annotated[Path, typer.Option(
+    checks: Annotated[Path | None, typer.Option(
         "--checks", "-c", help="The checks file (YAML, a 'checks:' list); - or /dev/stdin "
-        "reads it from standard input.", show_default=False,
-    )],
-    run: Annotated[Path, typer.Option(
-        "--run", "-r", help="The run to gate: a run artifact (evalkit eval --save, evalkit run).",
+        "reads it from standard input. Default: the eval config's checks.",
         show_default=False,
-    )],
+    )] = None,
+    run: Annotated[Path | None, typer.Option(
+        "--run", "-r", help="The run to gate: a run artifact (evalkit eval --save, evalkit "
+        "run). Default: the eval config's output.", show_default=False,
+    )] = None,
     baseline: Annotated[Path | None, typer.Option(
         "--baseline", "-b",
         help="The baseline for vs_baseline checks: a file from `evalkit baseline promote` "
-        "(or a plain run artifact).",
+        "(or a plain run artifact). Default: the eval config's baseline, when the config "
+        "is read.",
         show_default=False,
     )] = None,
     report: Annotated[list[str] | None, typer.Option(
         "--report",
         help="Also write a report, FORMAT:PATH (console, json, markdown, junit, latex, and html "
         "from the evalkit-report-html plugin; PATH - is standard output, and then the "
-        "verdict lines go to standard error). Repeatable.",
+        "verdict lines go to standard error). Repeatable. Default: the eval config's "
+        "reporters, when the config is read.",
         show_default=False,
+    )] = None,
+    config: Annotated[Path | None, typer.Option(
+        "--config", help="The eval config whose gate settings (checks, output, baseline, "
+        "reporters) fill in the options left out (default: evalkit.yaml or "
+        "[tool.evalkit], found from the working directory; read only when an option is "
+        "missing).", show_default=False,
     )] = None,
     resamples: Annotated[int, typer.Option(
         "--resamples", "-B", min=100, help="Resamples of the bootstrap tests."
@@ -82,12 +120,21 @@ def command(
     Prints one line per check, `id: verdict (k/n cases)`, with its numbers underneath.
     Exit 0 when every blocking check passes, 1 when one fails, 2 when one cannot be judged,
     the run or baseline is incomplete (then no check is judged), or the input is wrong.
-    Warn-level checks never change the exit code.
+    Warn-level checks never change the exit code. Options left out come from the eval
+    config (evalkit.yaml or [tool.evalkit]: checks, output, baseline, reporters).
     """
     from evalkit.cli.inputs import check_report_targets, file_targets
     from evalkit.gate import gate_from_files
     from evalkit.reporters import write_reports
 
+    missing = "--checks/-c" if checks is None else "--run/-r" if run is None else None
+    cfg = _config(config, missing)
+    if cfg is not None:
+        checks = checks if checks is not None else cfg.checks
+        run = run if run is not None else cfg.output
+        baseline = baseline if baseline is not None else cfg.baseline
+        report = report if report else list(cfg.reporters)
+    assert checks is not None and run is not None
     targets = list(report or [])
     # refuse a malformed, unknown or unwritable --report before any work
     to_stdout = check_report_targets(targets, inputs=[run, _checks_path(checks), baseline])
