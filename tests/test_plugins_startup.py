@@ -40,7 +40,7 @@ def test_help_imports_no_library_dependency_and_no_plugin() -> None:
     code, modules, out = imported_by("--help")
     assert code == 0 and "plugins" in out
     heavy = {"numpy", "scipy", "pydantic", "yaml", "anthropic", "httpx", "pluggy", "jinja2",
-             "markupsafe", "vl_convert", "playwright"}
+             "markupsafe", "vl_convert", "playwright", "pandas", "pyarrow"}
     assert top_level(modules) & heavy == set()
     assert {m for m in top_level(modules) if m.startswith("evalkit_")} == set()
     assert "evalkit.registry" not in modules and "evalkit.plugins" not in modules
@@ -54,7 +54,7 @@ def test_plugins_list_imports_no_http_or_llm_client() -> None:
     code, modules, out = imported_by("plugins", "list")
     assert code == 0, out
     assert "retrieval" in out
-    assert top_level(modules) & {"anthropic", "httpx", "scipy", "pydantic"} == set()
+    assert top_level(modules) & {"anthropic", "httpx", "scipy", "pydantic", "pandas"} == set()
     assert {m for m in modules if m.endswith("_cmd")} == {"evalkit.cli.plugins_cmd"}
 
 

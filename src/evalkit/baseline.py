@@ -39,6 +39,7 @@ from evalkit.results import QueryResult, RunResult
 if TYPE_CHECKING:
     from evalkit.registry import Registry
 
+#: Where ``evalkit baseline promote`` stores the baseline when no path is given.
 DEFAULT_BASELINE_PATH = Path(".evalkit") / "baseline.jsonl"
 FINGERPRINT_VERSION = 1
 _SETTINGS = ("relevance_level", "missing", "depth")
@@ -77,6 +78,7 @@ class Fingerprint:
     aggregates: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
+        """The fingerprint as stored in a promoted baseline's header."""
         return {
             "fingerprint_version": FINGERPRINT_VERSION,
             "cases": {"count": self.n_cases, "ids_sha256": self.ids_sha256},
@@ -88,6 +90,7 @@ class Fingerprint:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any], where: str = "baseline") -> Fingerprint:
+        """Read :meth:`to_json`'s mapping back (BaselineError naming ``where`` if malformed)."""
         try:
             version = data.get("fingerprint_version")
             if version != FINGERPRINT_VERSION:
@@ -196,6 +199,7 @@ class Baseline:
 
     @property
     def name(self) -> str:
+        """The baseline run's name."""
         return self.run.name
 
     @classmethod

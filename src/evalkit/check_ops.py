@@ -7,17 +7,25 @@ from __future__ import annotations
 import math
 from typing import Literal
 
+#: A threshold check's operator.
 Op = Literal["<=", ">=", "=="]
+#: ``block`` decides the exit code, ``warn`` is reported only.
 Level = Literal["block", "warn"]
+#: What a baseline check requires of the run.
 BaselineRule = Literal["no_significant_regression"]
 
+#: The comparison operators a threshold check accepts.
 OPS: tuple[Op, ...] = ("<=", ">=", "==")
+#: The levels a check may have.
 LEVELS: tuple[Level, ...] = ("block", "warn")
+#: The rules a baseline check (``vs_baseline``) may state.
 BASELINE_RULES: tuple[BaselineRule, ...] = ("no_significant_regression",)
+#: The significance level of a baseline check that gives none.
 DEFAULT_ALPHA = 0.05
 
 #: The fixed tolerance of ``==`` (not configurable): ``math.isclose`` with these values.
 EQ_REL_TOL = 1e-9
+#: The absolute tolerance of ``==`` (with :data:`EQ_REL_TOL`).
 EQ_ABS_TOL = 1e-12
 
 

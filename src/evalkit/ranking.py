@@ -80,7 +80,7 @@ class RankedRun:
     """
 
     name: str
-    rankings: dict[str, Sequence[str]]
+    rankings: Mapping[str, Sequence[str]]
     path: str | None = None
     sha256: str | None = None
     meta: dict[str, Any] = field(default_factory=dict)

@@ -41,6 +41,7 @@ from evalkit.artifact import (
 )
 from evalkit.limits import LimitError, check_id, check_name
 from evalkit.numeric import exact_mean
+from evalkit.run_views import RunViews
 
 if TYPE_CHECKING:
     from evalkit.coverage import Coverage
@@ -90,13 +91,16 @@ class QueryResult:
 
     @property
     def id(self) -> str:
+        """The query id (``query_id``)."""
         return self.query_id
 
     @property
     def error(self) -> str | None:
+        """Always None: a scored ranking has no failed call."""
         return None
 
     def to_json(self) -> dict[str, Any]:
+        """The row's artifact line (the module docstring gives its keys)."""
         row: dict[str, Any] = {"type": "row", "id": self.query_id}
         if self.sample is not None:
             row["sample"] = self.sample
@@ -110,7 +114,7 @@ class QueryResult:
 
 
 @dataclass
-class RunResult:
+class RunResult(RunViews):
     """A named run: the per-query rows and the header that says how they were made.
 
     ``per_query`` is always retained; :meth:`mean` and every comparison derive from it

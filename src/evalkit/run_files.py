@@ -14,7 +14,7 @@ import hashlib
 import os
 from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from evalkit.input_files import (
     InputError,
@@ -26,15 +26,19 @@ from evalkit.input_files import (
 )
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from evalkit.precomputed import LoadedQrels
     from evalkit.results import RunResult
 
 #: Metrics used when none is named: the usual trec_eval summary of a ranked run.
 DEFAULT_METRICS: tuple[str, ...] = ("ap", "ndcg@10", "precision@10", "recall@100", "rr")
 
-#: A qrels argument: a TREC qrels path, or judgments ``{qid: {doc: label}}`` (or ``{qid:
-#: set of relevant ids}``), as :func:`evalkit.evaluate_run` takes them.
-QrelsArg = str | os.PathLike[str] | Mapping[str, Mapping[str, int] | Collection[str]]
+#: A qrels argument: a TREC qrels path, judgments ``{qid: {doc: label}}`` (or ``{qid:
+#: set of relevant ids}``), or a ``qid, docno, label`` DataFrame, as
+#: :func:`evalkit.evaluate_run` takes them.
+QrelsArg: TypeAlias = (
+    "str | os.PathLike[str] | Mapping[str, Mapping[str, int] | Collection[str]] | pd.DataFrame")
 
 
 def is_artifact(path: str | os.PathLike[str]) -> bool:
@@ -45,7 +49,11 @@ def is_artifact(path: str | os.PathLike[str]) -> bool:
 
 
 def _as_path(qrels: QrelsArg | None) -> Path | None:
-    return None if qrels is None or isinstance(qrels, Mapping) else Path(qrels)
+    from evalkit.frame_inputs import is_dataframe
+
+    if qrels is None or isinstance(qrels, Mapping) or is_dataframe(qrels):
+        return None
+    return Path(qrels)
 
 
 def load_or_evaluate(
@@ -85,8 +93,10 @@ def load_or_evaluate(
     found = sniff(p)
     if qrels is None or found.kind not in ("run", "text"):
         raise InputError(not_a_run_message(p, found, qrels_given=qrels is not None))
-    judgments: LoadedQrels | Mapping[str, Mapping[str, int] | Collection[str]]
-    if isinstance(qrels, Mapping):
+    from evalkit.frame_inputs import is_dataframe
+
+    judgments: QrelsArg | LoadedQrels
+    if isinstance(qrels, Mapping) or is_dataframe(qrels):
         judgments = qrels
     else:
         qrels_path = Path(qrels)

@@ -19,6 +19,7 @@ import typer
 
 from evalkit.cli.errors import CliError
 from evalkit.cli.inputs import require_writable
+from evalkit.cli.table_outputs import check_table_outputs, write_table_outputs
 from evalkit.metric_info import COUNT_NAMES, canonical_metric, is_count
 from evalkit.run_files import DEFAULT_METRICS, check_artifact, is_artifact, notes_of
 
@@ -365,6 +366,14 @@ def command(
         "--name", help="Name of the run (default: the run tag of the file).",
         show_default=False,
     )] = None,
+    csv: Annotated[Path | None, typer.Option(
+        "--csv", help="Write the per-query table (qid, each metric and count shown, error, "
+        "latency_ms) to this CSV file.", show_default=False,
+    )] = None,
+    parquet: Annotated[Path | None, typer.Option(
+        "--parquet", help="Write the per-query table to this Parquet file (needs "
+        "paired-evalkit[pandas]).", show_default=False,
+    )] = None,
 ) -> None:
     """Score a run against qrels: means, and with --per-query every query's values.
 
@@ -383,6 +392,7 @@ def command(
     missing_value = missing.value if missing is not None else ("zero" if complete else None)
     if save is not None:
         require_writable(save, "--save", f"{run.stem}.jsonl", inputs=[run, qrels])
+    check_table_outputs(csv, parquet, [run, qrels, save])
     loaded: dict[Path, LoadedQrels] = {}
     result = load_or_evaluate(
         run, qrels=qrels, metrics=requested or DEFAULT_METRICS,
@@ -409,6 +419,8 @@ def command(
     if save is not None:
         saved = result.save(save)
         note(f"saved run artifact {saved}")
+    for table in write_table_outputs(result, metrics, counts, csv, parquet):
+        note(f"wrote the per-query table {table}")
     if fmt_out is OutputFormat.json:
         from evalkit.formatting import json_ready
 

@@ -1,9 +1,9 @@
-"""Reporters: render a gate result or a comparison as console text, JSON, Markdown or
-JUnit XML.
+"""Reporters: render a gate result or a comparison as console text, JSON, Markdown,
+JUnit XML or a LaTeX table.
 
 Reporters are plugins: each is a :class:`~evalkit.specs.ReporterSpec` whose
 ``render(report) -> str`` takes a :class:`Report` (or anything with ``to_report()``, such
-as :class:`evalkit.gate.GateReport`). The four built-ins are registered by the kernel's
+as :class:`evalkit.gate.GateReport`). The five built-ins are registered by the kernel's
 own plugin (:mod:`evalkit.builtins`); a plugin adds more through the
 ``evalkit_register_reporters`` hook. Renderers import rich only when called, and the
 report model (:mod:`evalkit.reporters.model`) is imported on first use, so registering the
@@ -77,14 +77,23 @@ def _junit(obj: Any) -> str:
     return render_junit(obj)
 
 
+def _latex(obj: Any) -> str:
+    from evalkit.reporters.latex import render_latex
+
+    return render_latex(obj)
+
+
 def builtin_reporters() -> list[ReporterSpec]:
-    """The kernel's reporters: ``console``, ``json``, ``markdown``, ``junit``."""
+    """The kernel's reporters: ``console``, ``json``, ``markdown``, ``junit``, ``latex``."""
     return [
         ReporterSpec("console", _console, ".txt", "a plain-text table (rich)"),
         ReporterSpec("json", _json, ".json", "one JSON document, NaN written as null"),
         ReporterSpec("markdown", _markdown, ".md",
                      "a table for a pull-request comment or a CI step summary"),
         ReporterSpec("junit", _junit, ".xml", "JUnit XML, one test case per check"),
+        ReporterSpec("latex", _latex, ".tex",
+                     "a booktabs table for a paper: one row per system, one column per "
+                     "metric, best in bold, significance marks"),
     ]
 
 
@@ -244,6 +253,22 @@ def write_reports(obj: Any, targets: Sequence[str]) -> list[str]:
     return written
 
 
+def render_report(obj: Any, fmt: str) -> str:
+    """``obj`` (a :class:`Report`, a ``Comparison``, a ``GateReport``) rendered by the
+    reporter registered as ``fmt``, looked up in the registry, with registered secrets
+    masked: the text :func:`write_report` writes. ``Comparison.to_latex()`` is
+    ``render_report(comparison, "latex")``.
+
+    Raises:
+        RegistryError: no reporter ``fmt`` (for a plugin's reporter the message names the
+            distribution to install).
+    """
+    from evalkit.redaction import mask
+    from evalkit.reporters.model import as_report
+
+    return mask(get_reporter(fmt).render(as_report(obj)))
+
+
 def write_report(obj: Any, fmt: str, path: str | os.PathLike[str]) -> Path:
     """Render ``obj`` (a :class:`Report`, a ``Comparison``, a ``GateReport``) with the
     reporter registered as ``fmt``, looked up in the registry, and write it to the file
@@ -261,11 +286,8 @@ def write_report(obj: Any, fmt: str, path: str | os.PathLike[str]) -> Path:
             why).
     """
     from evalkit.outputs import write_output
-    from evalkit.redaction import mask
-    from evalkit.reporters.model import as_report
 
-    spec = get_reporter(fmt)
-    return write_output(Path(path), mask(spec.render(as_report(obj))))
+    return write_output(Path(path), render_report(obj, fmt))
 
 
 __all__ = [
@@ -282,6 +304,7 @@ __all__ = [
     "file_targets",
     "get_reporter",
     "parse_report_target",
+    "render_report",
     "report_from_comparison",
     "report_from_gate",
     "write_report",

@@ -43,7 +43,9 @@ Method = Literal["auto", "bootstrap-t", "bootstrap", "randomization", "t-test"]
 CIMethod = Literal["percentile", "bca", "bootstrap-t", "inversion", "t"]
 FloatArray = NDArray[np.float64]
 
+#: The paired tests ``method=`` accepts (``auto`` picks one per metric).
 METHODS: tuple[str, ...] = ("auto", "randomization", "t-test", "bootstrap-t", "bootstrap")
+#: The interval methods ``ci=`` accepts.
 CI_METHODS: tuple[str, ...] = ("percentile", "bca", "bootstrap-t", "inversion", "t")
 ALTERNATIVES: tuple[str, ...] = ("two-sided", "greater", "less")
 #: The interval each method reports unless ``ci=`` says otherwise; with these the

@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     from evalkit.cases import GoldenCase
     from evalkit.targets import TargetResponse
 
+#: The name of the tool the model is forced to call to record its grade.
 TOOL_NAME = "record_grade"
 #: Folded into every key: bump it when the rendering of requests changes.
 KEY_VERSION = "evalkit-judge/1"
