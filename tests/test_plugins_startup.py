@@ -83,3 +83,28 @@ def test_version_help_and_listing_import_no_validator_and_no_numpy() -> None:
 
     code, modules, out = imported_by("--version")
     assert f"evalkit {__version__}" in out and "evalkit.registry" not in modules
+
+
+def test_eval_of_a_trec_run_imports_what_scoring_needs() -> None:
+    from pathlib import Path
+
+    data = Path(__file__).resolve().parents[1] / "examples" / "vaswani" / "data"
+    run = str(data / "runs" / "run.vaswani.bm25.txt")
+    for output in ("trec", "json"):
+        code, modules, out = imported_by("eval", run, "--qrels", str(data / "qrels"),
+                                         "-m", "ap,ndcg@10", "--format", output)
+        assert code == 0, out
+        # numpy, and the retrieval plugin's modules; of the other plugins only what
+        # registers their names; nothing for statistics, gates, HTTP, LLM judges or tables,
+        # no compiler, no thread pool
+        assert "numpy" in top_level(modules) and "evalkit_retrieval.bulk_state" in modules
+        assert top_level(modules) & {"scipy", "numba", "pydantic", "yaml", "anthropic",
+                                     "httpx"} == set()
+        others = {m for m in modules if m.startswith(
+            ("evalkit_judge", "evalkit_http", "evalkit_report_html"))}
+        assert others <= {"evalkit_judge", "evalkit_judge.plugin", "evalkit_http",
+                          "evalkit_http.plugin", "evalkit_report_html",
+                          "evalkit_report_html.plugin"}
+        assert {"rich.console", "rich.table", "concurrent.futures"} & modules == set()
+        assert {m for m in modules if m.endswith("_cmd")} == {"evalkit.cli.eval_cmd"}
+        assert {m for m in modules if m.startswith("evalkit.stats")} == set()

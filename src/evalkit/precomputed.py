@@ -10,12 +10,11 @@ import operator
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from itertools import compress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 from evalkit._version import __version__
-from evalkit.cases import GoldenCase
+from evalkit.judged_queries import JudgedQueries
 from evalkit.provenance import metric_provenance, plugin_versions
 from evalkit.ranking import RankedRun, rank_run
 from evalkit.registry import RegistryError, default_registry
@@ -30,23 +29,29 @@ if TYPE_CHECKING:
 #: a TREC run path, a ranked run, ``{qid: {doc: score}}``, or a ``pandas.DataFrame`` with
 #: ``qid, docno, score``
 RunInput: TypeAlias = "str | Path | RankedRun | Mapping[str, Mapping[str, float]] | pd.DataFrame"
-#: a TREC qrels path, ``{qid: {doc: label}}``, ``{qid: relevant ids}`` (a set or list), or
-#: a ``pandas.DataFrame`` with ``qid, docno, label``
-QrelsInput: TypeAlias = (
-    "str | Path | Mapping[str, Mapping[str, int] | Collection[str]] | pd.DataFrame")
 
 
 @dataclass(frozen=True)
 class LoadedQrels:
-    """Qrels as graded judgments plus where they came from."""
+    """Qrels as graded judgments plus where they came from (a loader may give each query
+    a lazy ``{doc: label}`` view rather than a dict)."""
 
-    judgments: dict[str, dict[str, int]]
+    judgments: Mapping[str, Mapping[str, int]]
     path: str | None
     sha256: str
 
 
+#: a TREC qrels path, ``{qid: {doc: label}}``, ``{qid: relevant ids}`` (a set or list), a
+#: ``pandas.DataFrame`` with ``qid, docno, label``, or qrels already loaded by
+#: :func:`load_qrels_input`
+QrelsInput: TypeAlias = (
+    "str | Path | LoadedQrels | Mapping[str, Mapping[str, int] | Collection[str]]"
+    " | pd.DataFrame")
+
+
 def load_qrels_input(qrels: QrelsInput) -> LoadedQrels:
-    """Qrels from a path (through the registered ``qrels`` loader) or a mapping.
+    """Qrels from a path (through the registered ``qrels`` loader) or a mapping
+    (:class:`LoadedQrels` are returned as given).
 
     A mapping may give ``{doc: label}`` (integer labels; numpy integers, integral floats
     and integer text are accepted) or a set or list of relevant ids (label 1 each). A
@@ -64,6 +69,8 @@ def load_qrels_input(qrels: QrelsInput) -> LoadedQrels:
         FrameFormatError (ValueError): a DataFrame that is not qrels (a missing column, a
             duplicate, a label that is not an integer; the row named).
     """
+    if isinstance(qrels, LoadedQrels):
+        return qrels
     from evalkit.frame_inputs import is_dataframe, qrels_from_frame
 
     if is_dataframe(qrels):
@@ -71,7 +78,8 @@ def load_qrels_input(qrels: QrelsInput) -> LoadedQrels:
     if isinstance(qrels, str | Path):
         loader = _loader("qrels", qrels)
         judg = loader.fn(Path(qrels))
-        digest = hashlib.sha256(Path(qrels).read_bytes()).hexdigest()
+        with Path(qrels).open("rb") as fh:  # hashed in chunks: no copy of the file in memory
+            digest = hashlib.file_digest(fh, "sha256").hexdigest()
         return LoadedQrels(judgments=judg, path=str(qrels), sha256=digest)
     graded: dict[str, dict[str, int]] = {}
     for q, j in qrels.items():
@@ -185,7 +193,8 @@ def evaluate_run(
             and other columns are ignored). Mappings and frames are ranked as trec_eval
             ranks a file: score descending, ties by doc id descending.
         qrels: a TREC qrels path, ``{qid: {doc: label}}`` / ``{qid: set of relevant
-            ids}``, or a ``pandas.DataFrame`` with ``qid, docno, label``.
+            ids}``, a ``pandas.DataFrame`` with ``qid, docno, label``, or
+            :class:`LoadedQrels`.
         metrics: spec strings (``"ap"``, ``"ndcg@10"``, ``"P@10"``, ...), or one on its own;
             an empty list raises ValueError. Every registered
             count (``num_ret``, ``num_rel``, ``num_rel_ret``) is added to each row's
@@ -248,17 +257,14 @@ def evaluate_run(
     if missing == "skip":
         qids = [x for x in qids if x in rankings]
 
-    level = relevance_level
     responses: list[TargetResponse] = []
-    cases: list[GoldenCase] = []
     for qid in qids:
         docs = rankings.get(qid, [])
         if depth is not None and len(docs) > depth:
             docs = docs[:depth]
         responses.append(TargetResponse(ranked_ids=docs))
-        judged = q.judgments[qid]
-        relevant = frozenset(compress(judged, map(level.__le__, judged.values())))
-        cases.append(GoldenCase(id=qid, relevance=judged, relevant=relevant))
+    # each case is built when read; vectorised metrics read the judgments in bulk
+    cases = JudgedQueries(qids, q.judgments, relevance_level)
 
     rows = score_rankings(responses, cases, specs)
     header: dict[str, Any] = {

@@ -22,7 +22,7 @@ Schema 1 files (no trailer, no ``metric_errors``) are read too.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -70,7 +70,9 @@ class QueryResult:
 
     Attributes:
         query_id: the query id (text).
-        retrieved: ids best first, as scored (after any depth limit).
+        retrieved: ids best first, as scored (after any depth limit): a list, or a
+            read-only lazy view (:class:`evalkit.ranking.RankedIds`) for a run read
+            from a TREC file.
         metrics: ``{canonical metric name: value}``.
         counts: per-query values that are reported but never gated or compared: counts
             (num_rel, num_ret, num_rel_ret; integers) and residuals (rbp_resid).
@@ -81,7 +83,7 @@ class QueryResult:
     """
 
     query_id: str
-    retrieved: list[str]
+    retrieved: Sequence[str]
     metrics: dict[str, float]
     counts: dict[str, float] = field(default_factory=dict)
     metric_errors: dict[str, str] = field(default_factory=dict)
@@ -107,7 +109,7 @@ class QueryResult:
             row["metric_errors"] = self.metric_errors
         if self.counts:
             row["counts"] = self.counts
-        row["retrieved"] = self.retrieved
+        row["retrieved"] = list(self.retrieved)
         return row
 
 

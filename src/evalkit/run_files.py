@@ -28,6 +28,7 @@ from evalkit.input_files import (
 if TYPE_CHECKING:
     import pandas as pd
 
+    from evalkit.precomputed import LoadedQrels
     from evalkit.results import RunResult
 
 #: Metrics used when none is named: the usual trec_eval summary of a ranked run.
@@ -64,8 +65,12 @@ def load_or_evaluate(
     missing: str,
     depth: int | None,
     name: str | None = None,
+    loaded: dict[Path, LoadedQrels] | None = None,
 ) -> RunResult:
     """A run artifact as saved, or a TREC run file scored against ``qrels``.
+
+    ``loaded`` keeps qrels files once read (``{path: qrels}``) for a caller that needs
+    them again (``--format trec``); qrels found there are not read a second time.
 
     Raises:
         InputError: the path is missing or a directory, holds no rows (an artifact), is
@@ -73,8 +78,9 @@ def load_or_evaluate(
             ``qrels`` that were not given; the qrels file looks like something else.
         ValueError, RegistryError: from :func:`evalkit.evaluate_run`.
     """
-    from evalkit.precomputed import evaluate_run
+    from evalkit.precomputed import evaluate_run, load_qrels_input
     from evalkit.results import RunResult
+    from evalkit.scoring import require_metrics, resolve_metrics
 
     p = Path(path)
     require_file(p, "run")
@@ -89,15 +95,20 @@ def load_or_evaluate(
         raise InputError(not_a_run_message(p, found, qrels_given=qrels is not None))
     from evalkit.frame_inputs import is_dataframe
 
-    judgments: QrelsArg
+    judgments: QrelsArg | LoadedQrels
     if isinstance(qrels, Mapping) or is_dataframe(qrels):
         judgments = qrels
     else:
-        judgments = Path(qrels)
-        require_file(judgments, "qrels")
-        wrong = not_qrels_message(judgments, sniff(judgments))
+        qrels_path = Path(qrels)
+        require_file(qrels_path, "qrels")
+        wrong = not_qrels_message(qrels_path, sniff(qrels_path))
         if wrong:
             raise InputError(wrong)
+        require_metrics(metrics)  # a bad name is told before the qrels are read, as
+        resolve_metrics(metrics)  # evaluate_run tells it
+        judgments = (loaded or {}).get(qrels_path) or load_qrels_input(qrels_path)
+        if loaded is not None:
+            loaded[qrels_path] = judgments
     return evaluate_run(
         p, judgments, list(metrics), relevance_level=relevance_level,
         missing=missing,  # type: ignore[arg-type]
@@ -117,7 +128,8 @@ def require_rows(result: RunResult, path: str | os.PathLike[str]) -> None:
 
 def qrels_sha256(path: str | os.PathLike[str]) -> str:
     """The sha256 of a qrels file, as run headers record it."""
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    with Path(path).open("rb") as fh:  # hashed in chunks: no copy of the file in memory
+        return hashlib.file_digest(fh, "sha256").hexdigest()
 
 
 def check_artifact(

@@ -20,6 +20,9 @@ def main() -> None:
     output streams are flushed first; if the reader of standard output has gone away by
     then, the exit code is 141, as for every closed pipe (:mod:`evalkit.cli.errors`).
     """
+    from evalkit.cli.process_env import prepare_process
+
+    prepare_process()  # before numpy is imported
     from evalkit.cli.app import app
     from evalkit.cli.errors import PIPE_CLOSED, quiet_closed_stdout
 

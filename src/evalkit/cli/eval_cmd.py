@@ -25,6 +25,7 @@ from evalkit.run_files import DEFAULT_METRICS, check_artifact, is_artifact, note
 
 if TYPE_CHECKING:
     from evalkit.measure_args import MeasureRequest
+    from evalkit.precomputed import LoadedQrels
     from evalkit.results import RunResult
 
 
@@ -76,6 +77,11 @@ def read_metrics(values: Sequence[str] | None) -> MeasureRequest:
 @contextmanager
 def progress(message: str) -> Iterator[None]:
     """A spinner on stderr while long work runs (only when stderr is a terminal)."""
+    import sys
+
+    if not sys.stderr.isatty():  # rich is not even imported
+        yield
+        return
     from rich.console import Console
 
     console = Console(stderr=True)
@@ -175,8 +181,10 @@ def fmt(value: float) -> str:
 
 # ----------------------------------------------------------------------- output
 def print_trec(result: RunResult, request: MeasureRequest, metrics: Sequence[str],
-               counts: Sequence[str], per_query: bool, qrels: Path | None) -> None:
-    """trec_eval's layout, from the retrieval plugin (:mod:`evalkit_retrieval.trec_output`)."""
+               counts: Sequence[str], per_query: bool, qrels: Path | None,
+               loaded: dict[Path, LoadedQrels] | None = None) -> None:
+    """trec_eval's layout, from the retrieval plugin (:mod:`evalkit_retrieval.trec_output`);
+    ``loaded``: qrels already read, by path."""
     from evalkit.plugins import import_optional
 
     trec = import_optional("evalkit_retrieval.trec_output", "evalkit-retrieval",
@@ -185,7 +193,7 @@ def print_trec(result: RunResult, request: MeasureRequest, metrics: Sequence[str
     if qrels is not None:
         from evalkit.precomputed import load_qrels_input
 
-        judgments = load_qrels_input(qrels).judgments
+        judgments = ((loaded or {}).get(qrels) or load_qrels_input(qrels)).judgments
     wanted = list(metrics) + [c for c in counts if c not in metrics]
     if request.header:  # evalkit's names: trec_eval's counts are printed, as it prints them
         wanted = [c for c in COUNT_NAMES if c in count_names(result) and c not in wanted] + wanted
@@ -385,10 +393,11 @@ def command(
     if save is not None:
         require_writable(save, "--save", f"{run.stem}.jsonl", inputs=[run, qrels])
     check_table_outputs(csv, parquet, [run, qrels, save])
+    loaded: dict[Path, LoadedQrels] = {}
     result = load_or_evaluate(
         run, qrels=qrels, metrics=requested or DEFAULT_METRICS,
         relevance_level=relevance_level or 1, missing=missing_value or "zero", depth=depth,
-        name=name,
+        name=name, loaded=loaded,
     )
     if is_artifact(run):
         check_artifact(result, run, qrels=qrels, relevance_level=relevance_level,
@@ -421,6 +430,6 @@ def command(
         n = notes_of(result)
         if n["unjudged_ignored"] or n["missing_count"]:
             note(summary_line(result))
-        print_trec(result, request, metrics, counts, per_query, qrels)
+        print_trec(result, request, metrics, counts, per_query, qrels, loaded)
     else:
         print_table(result, metrics, per_query, run, counts)
