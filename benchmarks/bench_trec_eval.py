@@ -1,51 +1,74 @@
-"""Parse and evaluate a 1,000,000-line TREC run: evalkit against pytrec_eval, end to end.
+"""`evalkit eval` against the C trec_eval 10.0 binary, as whole processes on one TREC run.
 
-What is timed, for each tool, in this one process and on the same two files:
+Both tools run as fresh processes on the same files, alternately, ``--rounds`` times (the
+order rotates every round, so that load on the shared machine falls on all alike), and
+each process's wall time and peak memory (``ru_maxrss``, through a small C launcher built
+with trec_eval, see ``MAXRSS_C``) are recorded:
 
-* evalkit: ``evaluate_run(run_path, qrels_path, [ap, ndcg@10, ndcg, P@10, R@100, rr])``:
-  reading both files, ranking, scoring, building the per-query rows;
-* pytrec_eval: ``parse_qrel`` + ``parse_run`` (its own parsers) + ``RelevanceEvaluator``
-  with ``map, ndcg_cut.10, ndcg, P.10, recall.100, recip_rank`` + ``evaluate``.
+* ``trec_eval -c -m map -m ndcg_cut.10 -m ndcg -m P.10 -m recall.100 -m recip_rank
+  -m num_ret -m num_rel -m num_rel_ret -m num_q qrels run`` (the six measures and the
+  counts evalkit prints with them) against ``evalkit eval run --qrels qrels -m
+  ap,ndcg@10,ndcg,P@10,R@100,rr`` in each output format (table, ``--format trec``,
+  ``--json``);
+* ``trec_eval -c -m all_trec`` against ``evalkit eval -m all_trec --format trec``.
 
-Imports and plugin discovery happen before any timing. The two tools are run alternately
-``--rounds`` times; the best and the median of each are printed with their ratio. Every
-per-query value of the six measures is then compared (they must agree to 1e-9).
+trec_eval is built from ``../shared/tools/trec_eval-10.0.tar.gz`` (``--tarball``) in a
+temporary directory; without a C compiler the benchmark says so and stops (exit 0).
+Every round copies the run afresh into an empty directory, runs evalkit there with
+``TMPDIR`` and ``XDG_CACHE_HOME`` (and ``NUMBA_CACHE_DIR``) pointing into it, and fails
+if evalkit left any file behind, there or in its installed packages (bytecode is written
+by an untimed warm-up run first): no result may come from a previous round. Every round
+also checks that evalkit's values equal trec_eval's at its four printed decimals and its
+counts exactly, in every format; at the end one untimed ``-q`` run of each compares all
+per-query values.
+
+``--linearity`` measures instead how time and memory grow: runs of 1 line, 1,000,000 and
+5,000,000 lines (1,000 documents per query, qrels growing with the queries), and prints
+(X(5M) - X(1 line)) / (X(1M) - X(1 line)) for wall time and peak memory (5 is linear).
 
 The synthetic data (``--queries`` x ``--depth`` run lines, seeded) imitates a real run:
 lines in rank order with five-decimal scores (some ties), a 1,000,000-document
 collection, and graded qrels (labels 0-3) judging about 150 documents per query, most of
 them drawn from the top of the ranking. ``--shuffle`` writes each query's lines in random
 order instead (the rank column then disagrees with the scores, which both tools ignore).
-Scores stay below 8 with five decimals so that they remain distinct in 32-bit floats:
-pytrec_eval wraps trec_eval 9.0.8, which stores scores as ``float`` (scores that differ
-only beyond float32 precision tie there and are then ordered by doc id), whereas
-trec_eval 10.0 and evalkit keep 64-bit scores.
+Scores stay below 8 with five decimals so that they remain distinct in 32-bit floats
+(pytrec_eval, which wraps trec_eval 9.0.8, ranks by float scores; the cross-check test
+plugins/evalkit-retrieval/tests/test_against_pytrec_eval.py uses this generator).
 
-Usage: ``python benchmarks/bench_trec_eval.py [--rounds 5] [--shuffle] [--keep DIR]``
+Usage::
+
+    python benchmarks/bench_trec_eval.py [--rounds 5] [--shuffle] [--keep DIR]
+    python benchmarks/bench_trec_eval.py --linearity [--rounds 3]
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
+import re
+import shutil
 import statistics
+import subprocess
 import sys
+import tarfile
 import tempfile
 import time
-from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
-MEASURES = {  # evalkit name -> pytrec_eval (trec_eval) name
-    "ap": "map",
-    "ndcg@10": "ndcg_cut_10",
-    "ndcg": "ndcg",
-    "P@10": "P_10",
-    "R@100": "recall_100",
-    "rr": "recip_rank",
-}
-PYTREC_MEASURES = {"map", "ndcg_cut.10", "ndcg", "P.10", "recall.100", "recip_rank"}
+ROOT = Path(__file__).resolve().parents[1]
+TARBALL = ROOT.parent / "shared" / "tools" / "trec_eval-10.0.tar.gz"
+SIX = ["-m", "ap,ndcg@10,ndcg,P@10,R@100,rr"]
+SIX_TREC = ["map", "ndcg_cut.10", "ndcg", "P.10", "recall.100", "recip_rank",
+            "num_ret", "num_rel", "num_rel_ret"]
+#: trec_eval prints the number of queries on request only
+#: evalkit's names of the six measures -> trec_eval's line names
+NAMES = {"ap": "map", "ndcg@10": "ndcg_cut_10", "ndcg": "ndcg", "precision@10": "P_10",
+         "recall@100": "recall_100", "rr": "recip_rank"}
+COUNTS = ("num_q", "num_ret", "num_rel", "num_rel_ret")
 
 
 def generate(directory: Path, queries: int, depth: int, *, shuffle: bool, seed: int = 7
@@ -77,72 +100,315 @@ def generate(directory: Path, queries: int, depth: int, *, shuffle: bool, seed: 
     return run_path, qrels_path
 
 
-def run_evalkit(run_path: Path, qrels_path: Path) -> dict[str, dict[str, float]]:
-    from evalkit import evaluate_run
-
-    result = evaluate_run(run_path, qrels_path, list(MEASURES))
-    names = {_canonical(m): trec for m, trec in MEASURES.items()}
-    return {
-        row.query_id: {trec: row.metrics[m] for m, trec in names.items()}
-        for row in result.per_query
-    }
+# --------------------------------------------------------------------------- processes
+@dataclass
+class Measured:
+    seconds: float
+    max_rss_mb: float
+    stdout: str
 
 
-def run_pytrec(run_path: Path, qrels_path: Path) -> dict[str, dict[str, float]]:
-    import pytrec_eval
+#: A launcher that forks and runs a command and writes the child's peak resident memory
+#: (``ru_maxrss``, KiB) to a file. Linux counts the memory of the process a program is
+#: started from into the program's peak (a child exec'd straight from this benchmark would
+#: report at least this Python process's size); forked from this small launcher, it
+#: reports its own.
+MAXRSS_C = r"""
+#include <stdio.h>
+#include <unistd.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+int main(int argc, char **argv) {
+    int status;
+    struct rusage ru;
+    pid_t pid;
+    FILE *out;
+    if (argc < 3) return 2;
+    pid = fork();
+    if (pid < 0) return 2;
+    if (pid == 0) { execvp(argv[2], argv + 2); _exit(127); }
+    if (wait4(pid, &status, 0, &ru) < 0) return 2;
+    out = fopen(argv[1], "w");
+    if (out == NULL) return 2;
+    fprintf(out, "%ld\n", ru.ru_maxrss);
+    fclose(out);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+"""
+LAUNCHER: list[Path] = []
 
-    with qrels_path.open() as fh:
-        qrels = pytrec_eval.parse_qrel(fh)
-    with run_path.open() as fh:
-        run = pytrec_eval.parse_run(fh)
-    evaluator = pytrec_eval.RelevanceEvaluator(qrels, PYTREC_MEASURES)
-    out: dict[str, dict[str, float]] = evaluator.evaluate(run)
+
+def measure(argv: list[str], cwd: Path, env: dict[str, str] | None = None) -> Measured:
+    """Run ``argv`` to completion (through the launcher); its wall time, peak resident
+    memory and output."""
+    launcher = LAUNCHER[0]
+    with tempfile.TemporaryFile() as out, tempfile.NamedTemporaryFile("r") as rss:
+        start = time.perf_counter()
+        proc = subprocess.run([str(launcher), rss.name, *argv], cwd=cwd, env=env,
+                              stdout=out, stderr=subprocess.PIPE, check=False)
+        seconds = time.perf_counter() - start
+        out.seek(0)
+        text = out.read().decode()
+        peak_kib = int(rss.read() or 0)
+    if proc.returncode != 0:
+        raise SystemExit(f"{' '.join(argv)} failed ({proc.returncode}):\n"
+                         f"{proc.stderr.decode()}")
+    return Measured(seconds, peak_kib / 1024, text)
+
+
+def build_trec_eval(tarball: Path, workdir: Path) -> Path | None:
+    """trec_eval built from ``tarball`` in ``workdir``, or None (with a message) when no C
+    compiler is found."""
+    cc = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
+    if cc is None:
+        print("skipped: no C compiler (cc, gcc or clang) to build trec_eval with")
+        return None
+    if not tarball.is_file():
+        print(f"skipped: {tarball} not found (pass --tarball)")
+        return None
+    with tarfile.open(tarball) as tar:
+        tar.extractall(workdir, filter="data")
+    source = next(p.parent for p in workdir.rglob("Makefile"))
+    subprocess.run(["make", f"CC={cc}"], cwd=source, check=True, capture_output=True)
+    (workdir / "maxrss.c").write_text(MAXRSS_C)
+    subprocess.run([cc, "-O2", "-o", str(workdir / "maxrss"), str(workdir / "maxrss.c")],
+                   check=True, capture_output=True)
+    LAUNCHER.append(workdir / "maxrss")
+    return source / "trec_eval"
+
+
+def evalkit_command() -> list[str]:
+    script = Path(sys.executable).with_name("evalkit")
+    found = str(script) if script.exists() else shutil.which("evalkit")
+    if found is None:
+        raise SystemExit("evalkit is not installed in this environment")
+    return [found]
+
+
+# --------------------------------------------------------------------------- values
+def trec_all_lines(text: str) -> dict[str, str]:
+    """``{measure: value text}`` of the ``all`` lines of trec_eval's layout."""
+    out: dict[str, str] = {}
+    for line in text.splitlines():
+        parts = line.split("\t")
+        if len(parts) == 3 and parts[1] == "all":
+            out[parts[0].strip()] = parts[2]
     return out
 
 
-def breakdown(run_path: Path, qrels_path: Path) -> dict[str, float]:
-    """Seconds spent by evalkit in each stage: reading and ranking the run, reading the
-    qrels, and the rest of ``evaluate_run`` (cases, the six measures, rows, header)."""
-    from evalkit_retrieval.trec import load_qrels, load_run
-
-    from evalkit import evaluate_run
-
-    t0 = time.perf_counter()
-    ranked = load_run(run_path)
-    t1 = time.perf_counter()
-    load_qrels(qrels_path)
-    t2 = time.perf_counter()
-    evaluate_run(ranked, qrels_path, list(MEASURES))
-    t3 = time.perf_counter()
-    return {"read+rank run": t1 - t0, "read qrels": t2 - t1,
-            "score and rows": (t3 - t2) - (t2 - t1)}
+def trec_query_lines(text: str) -> dict[tuple[str, str], str]:
+    out: dict[tuple[str, str], str] = {}
+    for line in text.splitlines():
+        parts = line.split("\t")
+        if len(parts) == 3 and parts[1] != "all":
+            out[(parts[0].strip(), parts[1])] = parts[2]
+    return out
 
 
-def _canonical(name: str) -> str:
-    from evalkit.plugins.default import resolve
+def check_values(kind: str, ours: str, theirs: dict[str, str]) -> int:
+    """Compare evalkit's output (``kind``: table, trec, json, all_trec) with trec_eval's
+    ``all`` lines; return the number of values compared, exit on a difference."""
+    import json
 
-    return resolve(name).name
+    got: dict[str, str] = {}
+    required = {*NAMES.values(), "num_q"}
+    if kind in ("trec", "all_trec"):
+        got = {k: v for k, v in trec_all_lines(ours).items() if k != "runid"}
+        required = set(theirs) - {"runid"} if kind == "all_trec" else required | set(COUNTS)
+    elif kind == "json":
+        data = json.loads(ours)
+        got = {NAMES[m]: f"{v:.4f}" for m, v in data["means"].items()}
+        got["num_q"] = str(data["num_queries"])
+    else:
+        for line in ours.splitlines():
+            match = re.fullmatch(r"\s*(\S+)\s+(-?\d+\.\d{4})\s*", line)
+            if match and match.group(1) in NAMES:
+                got[NAMES[match.group(1)]] = match.group(2)
+        found = re.search(r"(\d+) quer(?:y|ies) evaluated", ours)
+        got["num_q"] = found.group(1) if found else "?"
+    wrong = {k: (got.get(k), theirs.get(k)) for k in required
+             if k not in got or got[k] != theirs.get(k)}
+    if kind == "all_trec" and set(got) != required:
+        wrong.update({k: (got[k], None) for k in set(got) - required})
+    if wrong:
+        raise SystemExit(f"MISMATCH ({kind}): evalkit vs trec_eval {wrong}")
+    return len(required)
 
 
-def _timed(fn: Callable[[Path, Path], Any], run_path: Path, qrels_path: Path
-           ) -> tuple[float, Any]:
-    start = time.perf_counter()
-    out = fn(run_path, qrels_path)
-    return time.perf_counter() - start, out
+# --------------------------------------------------------------------------- sidecars
+def snapshot(*roots: Path) -> dict[Path, float]:
+    """Every file under ``roots`` with its modification time."""
+    out: dict[Path, float] = {}
+    for root in roots:
+        for dirpath, _, files in os.walk(root):
+            for name in files:
+                p = Path(dirpath) / name
+                with contextlib.suppress(FileNotFoundError):
+                    out[p] = p.stat().st_mtime_ns
+    return out
 
 
-def compare(ours: dict[str, dict[str, float]], theirs: dict[str, dict[str, float]]
-            ) -> tuple[int, float]:
-    """Number of values compared and the largest absolute difference."""
-    if set(ours) != set(theirs):
-        raise SystemExit(f"query sets differ: {len(ours)} vs {len(theirs)}")
-    worst = 0.0
-    count = 0
-    for qid, values in ours.items():
-        for measure, value in values.items():
-            worst = max(worst, abs(value - theirs[qid][measure]))
-            count += 1
-    return count, worst
+def package_dirs() -> list[Path]:
+    import evalkit_retrieval
+
+    import evalkit
+
+    return [Path(evalkit.__file__).parent, Path(evalkit_retrieval.__file__).parent]
+
+
+def left_behind(before: dict[Path, float], after: dict[Path, float]) -> list[str]:
+    return sorted(str(p) for p, t in after.items() if before.get(p) != t)
+
+
+# --------------------------------------------------------------------------- rounds
+@dataclass
+class Job:
+    label: str
+    kind: str  # table, trec, json, all_trec, or trec_eval / trec_eval_all
+    argv: list[str]
+    samples: list[Measured] = field(default_factory=list)
+
+
+def jobs(trec_eval: Path, evalkit: list[str], run: str, qrels: str) -> list[Job]:
+    six = [a for m in [*SIX_TREC, "num_q"] for a in ("-m", m)]
+    ek = [*evalkit, "eval", run, "--qrels", qrels]
+    return [
+        Job("trec_eval (six measures)", "trec_eval", [str(trec_eval), "-c", *six, qrels, run]),
+        Job("evalkit eval (table)", "table", [*ek, *SIX]),
+        Job("evalkit eval --format trec", "trec", [*ek, *SIX, "--format", "trec"]),
+        Job("evalkit eval --json", "json", [*ek, *SIX, "--json"]),
+        Job("trec_eval -m all_trec", "trec_eval_all",
+            [str(trec_eval), "-c", "-m", "all_trec", qrels, run]),
+        Job("evalkit eval -m all_trec --format trec", "all_trec",
+            [*ek, "-m", "all_trec", "--format", "trec"]),
+    ]
+
+
+def fresh_round(base: Path, source_run: Path, source_qrels: Path, r: int) -> Path:
+    where = base / f"round{r}"
+    where.mkdir()
+    shutil.copyfile(source_run, where / "run.txt")
+    shutil.copyfile(source_qrels, where / "qrels.txt")
+    for sub in ("tmp", "cache"):
+        (where / sub).mkdir()
+    return where
+
+
+def round_env(where: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env.update(TMPDIR=str(where / "tmp"), XDG_CACHE_HOME=str(where / "cache"),
+               NUMBA_CACHE_DIR=str(where / "cache" / "numba"))
+    return env
+
+
+def run_rounds(args: argparse.Namespace, trec_eval: Path, data: Path, run_path: Path,
+               qrels_path: Path) -> list[Job]:
+    evalkit = evalkit_command()
+    table = jobs(trec_eval, evalkit, "run.txt", "qrels.txt")
+    if args.only:
+        table = [j for j in table if j.kind in args.only or j.kind.startswith("trec_eval")]
+    packages = package_dirs()
+    warm = fresh_round(data, run_path, qrels_path, 0)
+    for job in table:  # bytecode written, page cache warm; untimed
+        measure(job.argv, warm, round_env(warm))
+    compared = 0
+    for r in range(1, args.rounds + 1):
+        where = fresh_round(data, run_path, qrels_path, r)
+        env = round_env(where)
+        shift = r % len(table)
+        baseline: dict[str, dict[str, str]] = {}
+        for job in table[shift:] + table[:shift]:
+            before = snapshot(where, *packages)
+            got = measure(job.argv, where, env)
+            job.samples.append(got)
+            extra = left_behind(before, snapshot(where, *packages))
+            extra = [p for p in extra if not p.endswith(("run.txt", "qrels.txt"))]
+            if extra:
+                raise SystemExit(f"{job.label} left files behind: {extra[:5]}")
+        for job in table:
+            if job.kind.startswith("trec_eval"):
+                baseline[job.kind] = trec_all_lines(job.samples[-1].stdout)
+        for job in table:
+            if not job.kind.startswith("trec_eval"):
+                key = "trec_eval_all" if job.kind == "all_trec" else "trec_eval"
+                compared += check_values(job.kind, job.samples[-1].stdout, baseline[key])
+        shutil.rmtree(where)
+    per_query = check_per_query(trec_eval, evalkit, warm)
+    shutil.rmtree(warm)
+    print(f"values: {compared:,} summary values equal trec_eval's in {args.rounds} rounds; "
+          f"{per_query:,} per-query values of -q equal too")
+    return table
+
+
+def check_per_query(trec_eval: Path, evalkit: list[str], where: Path) -> int:
+    six = [a for m in SIX_TREC for a in ("-m", m)]
+    theirs = trec_query_lines(measure(
+        [str(trec_eval), "-c", "-q", *six, "qrels.txt", "run.txt"], where).stdout)
+    ours = trec_query_lines(measure(
+        [*evalkit, "eval", "run.txt", "--qrels", "qrels.txt", *SIX, "--format", "trec",
+         "-q"], where).stdout)
+    if ours != theirs:
+        bad = [k for k in theirs if ours.get(k) != theirs[k]][:5]
+        raise SystemExit(f"MISMATCH in per-query values: {bad}")
+    return len(theirs)
+
+
+def report(table: list[Job]) -> None:
+    """Medians, bests and ratios to trec_eval: of the medians, and the median of each
+    round's ratio (the two ran within seconds of each other: the figure least moved by
+    load that comes and goes)."""
+    base = {j.kind: j for j in table if j.kind.startswith("trec_eval")}
+    print(f"{'command':42s} {'median':>8s} {'best':>8s} {'x trec_eval':>11s} "
+          f"{'per round':>9s} {'peak MB':>8s} {'x trec_eval':>11s}")
+    for job in table:
+        ref = base["trec_eval_all" if job.kind in ("all_trec", "trec_eval_all")
+                   else "trec_eval"]
+        t = statistics.median(s.seconds for s in job.samples)
+        m = statistics.median(s.max_rss_mb for s in job.samples)
+        rt = t / statistics.median(s.seconds for s in ref.samples)
+        rr = statistics.median(a.seconds / b.seconds
+                               for a, b in zip(job.samples, ref.samples, strict=True))
+        rm = m / statistics.median(s.max_rss_mb for s in ref.samples)
+        print(f"{job.label:42s} {t:7.3f}s {min(s.seconds for s in job.samples):7.3f}s "
+              f"{rt:10.2f}x {rr:8.2f}x {m:8.1f} {rm:10.2f}x")
+    for job in table:
+        print(f"  {job.label:40s} " + " ".join(f"{s.seconds:.3f}" for s in job.samples))
+
+
+# --------------------------------------------------------------------------- linearity
+def linearity(args: argparse.Namespace, trec_eval: Path, base: Path) -> None:
+    evalkit = evalkit_command()
+    sizes = {"1 line": (1, 1), "1M lines": (1000, 1000), "5M lines": (5000, 1000)}
+    dirs: dict[str, Path] = {}
+    for label, (queries, depth) in sizes.items():
+        dirs[label] = base / label.replace(" ", "_")
+        dirs[label].mkdir()
+        generate(dirs[label], queries, depth, shuffle=args.shuffle)
+    tools = {
+        "trec_eval": [str(trec_eval), "-c", *[a for m in SIX_TREC for a in ("-m", m)],
+                      "qrels.txt", "run.txt"],
+        "evalkit --format trec": [*evalkit, "eval", "run.txt", "--qrels", "qrels.txt", *SIX,
+                                  "--format", "trec"],
+    }
+    samples: dict[tuple[str, str], list[Measured]] = {}
+    for d in dirs.values():
+        for command in tools.values():
+            measure(command, d)  # warm-up
+    for _ in range(args.rounds):
+        for label, d in dirs.items():
+            for tool, command in tools.items():
+                samples.setdefault((tool, label), []).append(measure(command, d))
+    print(f"{'tool':24s} {'size':10s} {'median s':>9s} {'peak MB':>8s}")
+    for (tool, label), got in samples.items():
+        print(f"{tool:24s} {label:10s} {statistics.median(s.seconds for s in got):9.3f} "
+              f"{statistics.median(s.max_rss_mb for s in got):8.1f}")
+    for tool in tools:
+        for what in ("seconds", "max_rss_mb"):
+            x = {label: statistics.median(getattr(s, what) for s in samples[(tool, label)])
+                 for label in sizes}
+            ratio = (x["5M lines"] - x["1 line"]) / (x["1M lines"] - x["1 line"])
+            shown = "time" if what == "seconds" else "memory"
+            print(f"{tool:24s} {shown:7s} (X(5M) - X(1)) / (X(1M) - X(1)) = {ratio:.2f}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -152,61 +418,37 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--shuffle", action="store_true",
                         help="write each query's lines in random order")
-    parser.add_argument("--keep", type=Path, help="write the files here and keep them")
-    parser.add_argument("--breakdown", action="store_true",
-                        help="also time evalkit's stages separately (best of --rounds)")
+    parser.add_argument("--keep", type=Path, help="write the data here and keep it")
+    parser.add_argument("--tarball", type=Path, default=TARBALL)
+    parser.add_argument("--linearity", action="store_true",
+                        help="measure growth from 1 line to 1M and 5M lines instead")
+    parser.add_argument("--only", nargs="+", choices=("table", "trec", "json", "all_trec"),
+                        help="time only these evalkit jobs (and trec_eval)")
     args = parser.parse_args(argv)
-
-    # imports and plugin discovery outside the timings
-    import pytrec_eval  # noqa: F401
-
-    from evalkit.plugins.default import default_registry
-
-    default_registry()
-    for name in MEASURES:
-        _canonical(name)
-
+    print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())} "
+          f"({os.cpu_count()} CPUs)")
     with tempfile.TemporaryDirectory() as tmp:
-        directory = args.keep or Path(tmp)
-        directory.mkdir(parents=True, exist_ok=True)
-        t0 = time.perf_counter()
-        run_path, qrels_path = generate(directory, args.queries, args.depth,
-                                        shuffle=args.shuffle)
-        lines = args.queries * args.depth
-        print(f"generated {lines:,} run lines and "
-              f"{sum(1 for _ in qrels_path.open()):,} qrels lines in "
-              f"{time.perf_counter() - t0:.1f} s ({'shuffled' if args.shuffle else 'rank order'})")
-
-        times: dict[str, list[float]] = {"evalkit": [], "pytrec_eval": []}
-        results: dict[str, Any] = {}
-        for _ in range(args.rounds):
-            for label, fn in (("evalkit", run_evalkit), ("pytrec_eval", run_pytrec)):
-                seconds, results[label] = _timed(fn, run_path, qrels_path)
-                times[label].append(seconds)
-
-        stages: dict[str, list[float]] = {}
-        if args.breakdown:
-            for _ in range(args.rounds):
-                for stage, seconds in breakdown(run_path, qrels_path).items():
-                    stages.setdefault(stage, []).append(seconds)
-
-        count, worst = compare(results["evalkit"], results["pytrec_eval"])
-        print(f"python {sys.version.split()[0]}, numpy {np.__version__}, "
-              f"{args.rounds} rounds, alternating")
-        for label, values in times.items():
-            print(f"{label:12s} best {min(values):.3f} s   median "
-                  f"{statistics.median(values):.3f} s   all "
-                  + " ".join(f"{v:.3f}" for v in values))
-        ratio_best = min(times["evalkit"]) / min(times["pytrec_eval"])
-        ratio_median = statistics.median(times["evalkit"]) / statistics.median(
-            times["pytrec_eval"])
-        print(f"evalkit / pytrec_eval: {ratio_best:.2f} (best), {ratio_median:.2f} (median)")
-        for stage, values in stages.items():
-            print(f"  evalkit {stage:20s} best {min(values):.3f} s")
-        print(f"agreement: {count:,} per-query values, max |diff| {worst:.2e}")
-        if worst > 1e-9:
-            print("MISMATCH: the per-query values disagree", file=sys.stderr)
-            return 1
+        work = Path(tmp)
+        trec_eval = build_trec_eval(args.tarball, work / "build")
+        if trec_eval is None:
+            return 0
+        data = args.keep or work / "data"
+        data.mkdir(parents=True, exist_ok=True)
+        if args.linearity:
+            linearity(args, trec_eval, data)
+        else:
+            t0 = time.perf_counter()
+            run_path, qrels_path = generate(data, args.queries, args.depth,
+                                            shuffle=args.shuffle)
+            print(f"generated {args.queries * args.depth:,} run lines and "
+                  f"{sum(1 for _ in qrels_path.open()):,} qrels lines in "
+                  f"{time.perf_counter() - t0:.1f} s "
+                  f"({'shuffled' if args.shuffle else 'rank order'})")
+            table = run_rounds(args, trec_eval, data, run_path, qrels_path)
+            print(f"python {sys.version.split()[0]}, numpy {np.__version__}, "
+                  f"{args.rounds} rounds, alternating")
+            report(table)
+    print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     return 0
 
 

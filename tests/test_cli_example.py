@@ -98,6 +98,31 @@ def test_main_job_table_agrees_with_pytrec_eval(job: tuple[Path, str, float]) ->
     assert rows["ap"][6] == "<0.001"
 
 
+def test_main_job_writes_the_readme_latex_table(job: tuple[Path, str, float]) -> None:
+    """out/table.tex holds the README's LaTeX table (at the job's 2,000 resamples), with
+    the means the job printed (which the test above checks against pytrec_eval)."""
+    out, stdout, _ = job
+    tex = (out / "table.tex").read_text(encoding="utf-8")
+    assert f"wrote {out / 'table.tex'}" in stdout
+    block = re.search(r"```latex\n(.*?)```", README.read_text(encoding="utf-8"), re.S)
+    assert block is not None
+    published = block.group(1).replace("10,000 resamples", "2,000 resamples")
+    lines = [ln for ln in tex.splitlines() if not ln.startswith("%")]
+    assert "\n".join(lines).strip() == published.strip()
+    printed = {}
+    for line in stdout.splitlines():
+        parts = line.split()
+        if parts and parts[0] in TREC:
+            printed[parts[0]] = (parts[1], parts[2])  # tfidf, bm25
+    rows = {ln.split(" & ")[0].strip(): ln for ln in lines if ln.strip().startswith(("tfidf",
+                                                                                  "bm25"))}
+    cells = {name: [c.strip().removeprefix(r"\textbf{").split("}")[0]
+                    for c in row.rstrip(" \\").split(" & ")[1:]]
+             for name, row in rows.items()}
+    assert cells["tfidf"] == [printed[m][0] for m in TREC]
+    assert cells["bm25"] == [printed[m][1] for m in TREC]
+
+
 def test_readme_opens_with_the_two_commands() -> None:
     text = README.read_text(encoding="utf-8")
     first_block = re.search(r"```bash\n(.*?)```", text, re.S)

@@ -439,3 +439,11 @@ def test_gate_p_at_the_floor_says_less_than(runs: Runs, tmp_path: Path) -> None:
     assert res.exit_code == 1, res.output
     assert "p < 0.001" in res.stdout and "p = 0.0010" not in res.stdout
     assert "1 failed, 0 warned, 0 errors" in res.stdout
+
+
+def test_an_unknown_metric_is_told_before_the_qrels_are_read(tmp_path: Path) -> None:
+    run, qrels = tmp_path / "run.txt", tmp_path / "qrels.txt"
+    run.write_text("q1 Q0 a 1 1 t\n")
+    qrels.write_text("q1 0 a 1 extra\n")  # malformed too: the metric is named first
+    message = error_of(invoke("eval", run, "--qrels", qrels, "-m", "nosuch"))
+    assert message.startswith("error: unknown metric 'nosuch'"), message

@@ -40,7 +40,7 @@ def test_help_imports_no_library_dependency_and_no_plugin() -> None:
     code, modules, out = imported_by("--help")
     assert code == 0 and "plugins" in out
     heavy = {"numpy", "scipy", "pydantic", "yaml", "anthropic", "httpx", "pluggy", "jinja2",
-             "markupsafe", "vl_convert", "playwright"}
+             "markupsafe", "vl_convert", "playwright", "pandas", "pyarrow"}
     assert top_level(modules) & heavy == set()
     assert {m for m in top_level(modules) if m.startswith("evalkit_")} == set()
     assert "evalkit.core.registry" not in modules and "evalkit.plugins" not in modules
@@ -54,7 +54,7 @@ def test_plugins_list_imports_no_http_or_llm_client() -> None:
     code, modules, out = imported_by("plugins", "list")
     assert code == 0, out
     assert "retrieval" in out
-    assert top_level(modules) & {"anthropic", "httpx", "scipy", "pydantic"} == set()
+    assert top_level(modules) & {"anthropic", "httpx", "scipy", "pydantic", "pandas"} == set()
     assert {m for m in modules if m.endswith("_cmd")} == {"evalkit.cli.plugins_cmd"}
 
 
@@ -70,3 +70,43 @@ def test_the_html_reporter_registers_without_its_template_or_plotting_library() 
     assert top_level(modules) & {"jinja2", "markupsafe", "vl_convert", "playwright"} == set()
     assert {m for m in modules if m.startswith("evalkit_report_html.")} == {
         "evalkit_report_html.plugin"}
+
+
+def test_version_help_and_listing_import_no_validator_and_no_numpy() -> None:
+    # the declarative files are validated by pydantic, imported only by the commands that
+    # read them; plugin selection ([tool.evalkit] plugins) is read without it
+    for args in (("--version",), ("--help",), ("plugins", "list"), ("schema", "--help")):
+        code, modules, out = imported_by(*args)
+        assert code == 0, (args, out)
+        assert top_level(modules) & {"pydantic", "pydantic_core", "numpy"} == set(), args
+    from evalkit._version import __version__
+
+    code, modules, out = imported_by("--version")
+    assert f"evalkit {__version__}" in out and "evalkit.core.registry" not in modules
+
+
+def test_eval_of_a_trec_run_imports_what_scoring_needs() -> None:
+    from pathlib import Path
+
+    data = Path(__file__).resolve().parents[1] / "examples" / "vaswani" / "data"
+    run = str(data / "runs" / "run.vaswani.bm25.txt")
+    for output in ("trec", "json"):
+        code, modules, out = imported_by("eval", run, "--qrels", str(data / "qrels"),
+                                         "-m", "ap,ndcg@10", "--format", output)
+        assert code == 0, out
+        # numpy, and the retrieval plugin's modules; of the other plugins only what
+        # registers their names; nothing for statistics, gates, HTTP, LLM judges or tables,
+        # no compiler, no thread pool
+        assert "numpy" in top_level(modules) and "evalkit_retrieval.bulk_state" in modules
+        assert top_level(modules) & {"scipy", "numba", "pydantic", "yaml", "anthropic",
+                                     "httpx"} == set()
+        others = {m for m in modules if m.startswith(
+            ("evalkit_judge", "evalkit_http", "evalkit_report_html"))}
+        assert others <= {"evalkit_judge", "evalkit_judge.plugin", "evalkit_http",
+                          "evalkit_http.plugin", "evalkit_report_html",
+                          "evalkit_report_html.plugin"}
+        assert {"rich.console", "rich.table", "concurrent.futures"} & modules == set()
+        assert {m for m in modules if m.endswith("_cmd")} == {"evalkit.cli.eval_cmd"}
+        # of evalkit.stats only the exact sums the rows' means use (no test, no engine)
+        assert {m for m in modules if m.startswith("evalkit.stats")} <= {
+            "evalkit.stats", "evalkit.stats.numeric"}

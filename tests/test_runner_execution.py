@@ -153,3 +153,29 @@ def test_an_unexpected_error_in_a_worker_propagates() -> None:
         with pytest.raises(LookupError, match="no details for"):
             evaluate(CallableTarget(lambda case: ["a"]), cases(5), ["x"],
                      max_concurrency=2, progress=False)
+
+
+def test_no_call_outlives_a_run_that_failed_to_write(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the artifact cannot be written (a full disk): the run stops and raises, but only
+    # once the call still in flight has ended, so no target call runs behind the caller
+    from evalkit import artifact_writer
+
+    ended: list[str] = []
+
+    def target(case: GoldenCase) -> list[str]:
+        if case.id == "c1":
+            time.sleep(0.4)
+        ended.append(case.id)
+        return [f"{case.id}-a"]
+
+    def full_disk(self: object, rows: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(artifact_writer.ArtifactWriter, "append_many", full_disk)
+    with use_registry(plugins=False) as reg:
+        reg.register_metric("m", higher_is_better=True)(lambda response, case: 1.0)
+        with pytest.raises(OSError, match="No space left"):
+            evaluate(CallableTarget(target), cases(6), ["m"], max_concurrency=2,
+                     artifact=tmp_path / "run.jsonl", progress=False)
+        assert "c1" in ended  # c1 was in flight when c0's row could not be written

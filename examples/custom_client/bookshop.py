@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
+from typing import Any
 
 import httpx
 
@@ -98,3 +99,20 @@ def transport(search: Search, cost_usd: float = 0.0004) -> httpx.MockTransport:
         return httpx.Response(200, json={"hits": hits, "cost_usd": cost_usd})
 
     return httpx.MockTransport(handle)
+
+
+def make_target(version: str = "v2") -> Any:
+    """The bookshop client as ``evalkit run`` builds it from this folder's ``evalkit.yaml``
+    (``target: {factory: "bookshop:make_target", kwargs: {version: v2}}``): an
+    ``HttpTarget`` answered by :func:`transport` over ``search_v1`` or ``search_v2``."""
+    from evalkit import HttpTarget
+
+    search = {"v1": search_v1, "v2": search_v2}[version]
+    return HttpTarget(
+        url="http://bookshop.invalid/api/search",
+        name=f"bookshop-{version}",
+        build_payload=lambda case: {"q": case.query, "limit": 10},
+        extract=lambda body: [hit["sku"] for hit in body["hits"]],
+        meta_keys=("cost_usd",),
+        transport=transport(search),
+    )

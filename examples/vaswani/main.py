@@ -5,9 +5,10 @@
 2. Write both as TREC run files and score them with :func:`evalkit.evaluate_run`
    (trec_eval's conventions), keeping one row per query.
 3. Save both as run artifacts (JSON Lines) and print the paired bootstrap of every metric.
-4. Write the interactive HTML report of the comparison, ``out/report.html``
-   (:func:`evalkit.compare` with the queries' text from ``query-text.trec``; the ``html``
-   reporter of the evalkit-report-html plugin).
+4. Compare them with :func:`evalkit.compare` (the queries' text from ``query-text.trec``)
+   and write the comparison as the LaTeX table of a paper, ``out/table.tex`` (the
+   built-in ``latex`` reporter), and as the interactive HTML report, ``out/report.html``
+   (the ``html`` reporter of the evalkit-report-html plugin).
 
 Run it from the repository root::
 
@@ -67,7 +68,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--resamples", type=int, default=10_000,
                         help="bootstrap resamples (default: %(default)s)")
     parser.add_argument("--no-report", action="store_true",
-                        help="do not write the HTML report (out/report.html)")
+                        help="do not compare the runs, nor write out/table.tex and "
+                        "out/report.html")
     args = parser.parse_args(argv)
     out: Path = args.out
     data = retrieval.DATA_DIR
@@ -100,25 +102,29 @@ def main(argv: list[str] | None = None) -> int:
     print(compare_table(results["tfidf"], results["bm25"], args.resamples))
     if not args.no_report:
         print()
-        print(write_report(out, data / "query-text.trec", args.resamples))
+        for line in write_reports(out, data / "query-text.trec", args.resamples):
+            print(line)
     print()
     print(f"done in {time.perf_counter() - start:.1f} s. Next: evalkit compare "
           f"{_show(out / 'tfidf.jsonl')} {_show(out / 'bm25.jsonl')} --top 3")
     return 0
 
 
-def write_report(out: Path, topics: Path, n_resamples: int) -> str:
-    """Compare the two saved artifacts (TF-IDF the baseline) and write ``report.html``;
-    the line to print."""
+def write_reports(out: Path, topics: Path, n_resamples: int) -> list[str]:
+    """Compare the two saved artifacts (TF-IDF the baseline) and write ``table.tex`` and
+    ``report.html``; the lines to print."""
+    # the runs by the paths printed above (relative to the current folder when under it)
+    comparison = compare(_show(out / "tfidf.jsonl"), _show(out / "bm25.jsonl"),
+                         topics=topics, n_resamples=n_resamples, top=10)
+    table = out / "table.tex"
+    comparison.to_latex(table)
+    lines = [f"wrote {_show(table)}: the comparison as a booktabs table for a paper"]
     try:
-        # the runs by the paths printed above (relative to the current folder when under it)
-        comparison = compare(_show(out / "tfidf.jsonl"), _show(out / "bm25.jsonl"),
-                             topics=topics, n_resamples=n_resamples, top=10)
         report = comparison.to_html(out / "report.html")
     except RegistryError as exc:  # the html plugin is not installed
-        return f"report: not written ({exc})"
-    return (f"wrote {_show(report)}: the comparison as one interactive page "
-            f"({report.stat().st_size / 1e6:.1f} MB, opens offline)")
+        return [*lines, f"report: not written ({exc})"]
+    return [*lines, f"wrote {_show(report)}: the comparison as one interactive page "
+            f"({report.stat().st_size / 1e6:.1f} MB, opens offline)"]
 
 
 def _show(path: Path) -> str:

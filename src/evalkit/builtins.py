@@ -52,11 +52,11 @@ def _beir_qrels_header(path: Path) -> bool:
     return True  # empty: the BEIR loader says so
 
 
-_GOLDENS, _BEIR = "evalkit.data.goldens", "evalkit.data.beir"
+_GOLDENS, _YAML, _BEIR = "evalkit.data.goldens", "evalkit.data.goldens_yaml", "evalkit.data.beir"
 #: Built once, so that registering the built-ins twice is recognised as the same loaders.
 _LOADERS = (
     LoaderSpec("jsonl", "goldens", _on_call(_GOLDENS, "load_jsonl"), (".jsonl",)),
-    LoaderSpec("yaml", "goldens", _on_call(_GOLDENS, "load_yaml"), (".yaml", ".yml")),
+    LoaderSpec("yaml", "goldens", _on_call(_YAML, "load_yaml"), (".yaml", ".yml")),
     LoaderSpec("csv", "goldens", _on_call(_GOLDENS, "load_csv"), (".csv",)),
     LoaderSpec("beir", "corpus", _on_call(_BEIR, "load_corpus"), (".jsonl", ".jsonl.gz")),
     LoaderSpec("beir", "queries", _on_call(_BEIR, "load_queries"),

@@ -40,11 +40,13 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "evalkit.gate": ("evalkit.io", "evalkit.stats", "evalkit.core", "evalkit.plugins",
                      "evalkit.data", "evalkit.report"),
     "evalkit.builtins": ("evalkit.core", "evalkit.data", "evalkit.execute", "evalkit.report"),
+    # the JSON Schemas of the three declarative files, from the models on their floors
+    "evalkit.file_schemas": ("evalkit.data", "evalkit.execute", "evalkit.gate"),
     "evalkit.testing": ("evalkit.io", "evalkit.core", "evalkit.plugins", "evalkit.data",
                         "evalkit.execute"),
     "evalkit.cli": ("evalkit.io", "evalkit.stats", "evalkit.core", "evalkit.plugins",
                     "evalkit.data", "evalkit.execute", "evalkit.report", "evalkit.comparison",
-                    "evalkit.gate"),
+                    "evalkit.gate", "evalkit.file_schemas"),
     # the package itself: the seed's names, each imported on first use from its floor
     "evalkit": ("evalkit._moved", "evalkit.stats", "evalkit.core", "evalkit.plugins",
                 "evalkit.data", "evalkit.execute", "evalkit.comparison", "evalkit.gate"),
@@ -53,7 +55,8 @@ LAYERS: dict[str, tuple[str, ...]] = {
                   "evalkit.data", "evalkit.execute", "evalkit.report"),
 }
 
-#: (importing module or package, imported plugin) -> why the kernel reaches into a plugin
+#: (importing module or package, imported module) -> why it is imported against the table:
+#: the kernel reaching into a plugin, or a run's views drawn by the report floor
 FACADES: dict[tuple[str, str], str] = {
     ("evalkit", "evalkit_http"):
         "the seed's `from evalkit import HttpTarget`, resolved on first use",
@@ -67,6 +70,12 @@ FACADES: dict[tuple[str, str], str] = {
         "`evalkit eval --format trec` prints trec_eval's layout, which the plugin owns",
     ("evalkit.cli.run_cmd", "evalkit_judge"):
         "`evalkit run --dry-run/--max-calls/--max-cost` set the judge plugin's budget",
+    ("evalkit.data.run_views", "evalkit.report.frames"):
+        "`RunResult.to_pandas()`: a run's DataFrame is the report floor's, as a comparison's "
+        "and a gate's are (one implementation of the tables)",
+    ("evalkit.data.run_views", "evalkit.report.html_table"):
+        "`RunResult._repr_html_()`: Jupyter's view of a run is the report floor's HTML table, "
+        "as a comparison's and a gate's are",
 }
 
 

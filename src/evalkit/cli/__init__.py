@@ -7,8 +7,8 @@ reporter or print its lines), how a user error becomes one line and an exit code
 pairing, validation or formatting lives here: a command's checks and output are the
 library's.
 
-May import: io, stats, core, plugins, data, execute, report, comparison, gate. Facade:
-``evalkit run``'s spending options set the judge plugin's budget. A command module imports
+May import: io, stats, core, plugins, data, execute, report, comparison, gate, file_schemas.
+Facade: ``evalkit run``'s spending options set the judge plugin's budget. A command module imports
 typer at module level and the library inside its function, so ``evalkit --help`` imports
 no command module, no numpy and no plugin.
 """
@@ -33,6 +33,9 @@ def main() -> None:
     output streams are flushed first; if the reader of standard output has gone away by
     then, the exit code is 141, as for every closed pipe (:mod:`evalkit.cli.errors`).
     """
+    from evalkit.cli.process_env import prepare_process
+
+    prepare_process()  # before numpy is imported
     from evalkit.cli.app import app
     from evalkit.cli.errors import PIPE_CLOSED, quiet_closed_stdout
 

@@ -43,4 +43,6 @@ COMMANDS: list[LazyCommand] = [
                 "Store and inspect the baselines that gates compare against."),
     LazyCommand("plugins", "evalkit.cli.plugins_cmd",
                 "Audit the installed plugins and the names they register."),
+    LazyCommand("schema", "evalkit.cli.schema_cmd",
+                "Print the JSON Schema of checks, evalkit.yaml or goldens files."),
 ]

@@ -100,7 +100,7 @@ def command(
     )] = None,
     report: Annotated[list[str] | None, typer.Option(
         "--report",
-        help="Also write a report, FORMAT:PATH (console, json, markdown, junit, and html "
+        help="Also write a report, FORMAT:PATH (console, json, markdown, junit, latex, and html "
         "from the evalkit-report-html plugin; PATH - is standard output, and then the "
         "table goes to standard error). Repeatable.",
         show_default=False,

@@ -1,9 +1,11 @@
 """``evalkit eval``: score one run against qrels and print means and per-query values.
 
-The command parses its options, reads the run (:func:`evalkit.execute.run_files.load_or_evaluate`:
-an artifact as saved, or a TREC run scored against the qrels) and prints it as
-:mod:`evalkit.report.run_scores` lays it out: a table, JSON, or trec_eval's layout. Library
-imports that pull in numpy happen inside the function, so ``evalkit --help`` stays light.
+The command parses its options, reads the run
+(:func:`evalkit.execute.run_files.load_or_evaluate`: an artifact as saved, or a TREC run
+scored against the qrels) and prints it as :mod:`evalkit.report.run_scores` lays it out:
+a table, JSON, or trec_eval's layout; ``--csv``/``--parquet`` also write the per-query
+table (:mod:`evalkit.report.table_outputs`). Library imports that pull in numpy happen
+inside the function, so ``evalkit --help`` stays light.
 """
 
 from __future__ import annotations
@@ -11,13 +13,16 @@ from __future__ import annotations
 import json
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from evalkit.cli.errors import CliError
 from evalkit.cli.output import note, progress
 from evalkit.execute.run_files import Missing
+
+if TYPE_CHECKING:
+    from evalkit.execute.precomputed import LoadedQrels
 
 
 class OutputFormat(StrEnum):
@@ -86,6 +91,14 @@ def command(
         "--name", help="Name of the run (default: the run tag of the file).",
         show_default=False,
     )] = None,
+    csv: Annotated[Path | None, typer.Option(
+        "--csv", help="Write the per-query table (qid, each metric and count shown, error, "
+        "latency_ms) to this CSV file.", show_default=False,
+    )] = None,
+    parquet: Annotated[Path | None, typer.Option(
+        "--parquet", help="Write the per-query table to this Parquet file (needs "
+        "paired-evalkit[pandas]).", show_default=False,
+    )] = None,
 ) -> None:
     """Score a run against qrels: means, and with --per-query every query's values.
 
@@ -99,10 +112,12 @@ def command(
         check_artifact,
         check_scored,
         is_artifact,
+        judgments_of,
         load_or_evaluate,
     )
     from evalkit.io.outputs import require_writable
     from evalkit.report import run_scores
+    from evalkit.report.table_outputs import check_table_outputs, write_table_outputs
 
     fmt_out = output
     if as_json_flag:
@@ -115,11 +130,13 @@ def command(
     missing_value = missing.value if missing is not None else ("zero" if complete else None)
     if save is not None:
         require_writable(save, "--save", f"{run.stem}.jsonl", inputs=[run, qrels])
+    check_table_outputs(csv, parquet, [run, qrels, save])
+    loaded: dict[Path, LoadedQrels] = {}  # qrels read once, for --format trec too
     with progress(f"evaluating {run.name}"):
         result = load_or_evaluate(
             run, qrels=qrels, metrics=request.names or DEFAULT_METRICS,
             relevance_level=relevance_level or 1, missing=missing_value or "zero",
-            depth=depth, name=name)
+            depth=depth, name=name, loaded=loaded)
     if is_artifact(run):
         check_artifact(result, run, qrels=qrels, relevance_level=relevance_level,
                        missing=missing_value, depth=depth)
@@ -131,6 +148,8 @@ def command(
         note(line)
     if save is not None:
         note(f"saved run artifact {result.save(save)}")
+    for table in write_table_outputs(result, metrics, counts, csv, parquet):
+        note(f"wrote the per-query table {table}")
     if fmt_out is OutputFormat.json:
         from evalkit.stats.numeric import json_ready
 
@@ -138,11 +157,10 @@ def command(
                                                             counts)), indent=2, allow_nan=False))
     elif fmt_out is OutputFormat.trec:
         from evalkit.data.coverage import notes_of
-        from evalkit.execute.precomputed import load_qrels_input
 
         if notes_of(result)["unjudged_ignored"] or notes_of(result)["missing_count"]:
             note(run_scores.summary_line(result))
-        judgments = None if qrels is None else load_qrels_input(qrels).judgments
+        judgments = None if qrels is None else judgments_of(qrels, loaded)
         typer.echo("\n".join(run_scores.trec_lines(result, request, metrics, counts,
                                                    per_query, judgments)))
     else:

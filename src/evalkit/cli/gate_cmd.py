@@ -5,7 +5,9 @@ baseline is incomplete (cases without a row, a file cut short, a run still runni
 killed: no check is judged), a blocking check could not be judged (NaN, a metric that
 failed on a case it covers, incomparable baseline...) or the input is unusable (2 wins
 over 1). Warn-level checks are printed and never change the exit
-code. Library imports happen inside the function.
+code. Left out, ``--checks``, ``--run``, ``--baseline`` and ``--report`` come from the
+eval config (:mod:`evalkit.execute.gate_options`). Library imports happen inside the
+function.
 """
 
 from __future__ import annotations
@@ -20,26 +22,35 @@ from evalkit.cli.errors import CliError
 
 
 def command(
-    checks: Annotated[Path, typer.Option(
+    checks: Annotated[Path | None, typer.Option(
         "--checks", "-c", help="The checks file (YAML, a 'checks:' list); - or /dev/stdin "
-        "reads it from standard input.", show_default=False,
-    )],
-    run: Annotated[Path, typer.Option(
-        "--run", "-r", help="The run to gate: a run artifact (evalkit eval --save, evalkit run).",
+        "reads it from standard input. Default: the eval config's checks.",
         show_default=False,
-    )],
+    )] = None,
+    run: Annotated[Path | None, typer.Option(
+        "--run", "-r", help="The run to gate: a run artifact (evalkit eval --save, evalkit "
+        "run). Default: the eval config's output.", show_default=False,
+    )] = None,
     baseline: Annotated[Path | None, typer.Option(
         "--baseline", "-b",
         help="The baseline for vs_baseline checks: a file from `evalkit baseline promote` "
-        "(or a plain run artifact).",
+        "(or a plain run artifact). Default: the eval config's baseline, when the config "
+        "is read.",
         show_default=False,
     )] = None,
     report: Annotated[list[str] | None, typer.Option(
         "--report",
-        help="Also write a report, FORMAT:PATH (console, json, markdown, junit, and html "
+        help="Also write a report, FORMAT:PATH (console, json, markdown, junit, latex, and html "
         "from the evalkit-report-html plugin; PATH - is standard output, and then the "
-        "verdict lines go to standard error). Repeatable.",
+        "verdict lines go to standard error). Repeatable. Default: the eval config's "
+        "reporters, when the config is read.",
         show_default=False,
+    )] = None,
+    config: Annotated[Path | None, typer.Option(
+        "--config", help="The eval config whose gate settings (checks, output, baseline, "
+        "reporters) fill in the options left out (default: evalkit.yaml or "
+        "[tool.evalkit], found from the working directory; read only when an option is "
+        "missing).", show_default=False,
     )] = None,
     resamples: Annotated[int, typer.Option(
         "--resamples", "-B", min=100, help="Resamples of the bootstrap tests."
@@ -51,21 +62,25 @@ def command(
     Prints one line per check, `id: verdict (k/n cases)`, with its numbers underneath.
     Exit 0 when every blocking check passes, 1 when one fails, 2 when one cannot be judged,
     the run or baseline is incomplete (then no check is judged), or the input is wrong.
-    Warn-level checks never change the exit code.
+    Warn-level checks never change the exit code. Options left out come from the eval
+    config (evalkit.yaml or [tool.evalkit]: checks, output, baseline, reporters).
     """
+    from evalkit.execute.gate_options import gate_options
     from evalkit.execute.run_files import require_artifact
     from evalkit.gate.evaluate import checks_source, gate_from_files
     from evalkit.report.writing import check_report_targets, file_targets, write_reports
 
-    targets = list(report or [])
+    options = gate_options(checks, run, baseline, report or [], config)
+    run, baseline, targets = options.run, options.baseline, options.reports
     # refuse a malformed, unknown or unwritable --report before any work
-    to_stdout = check_report_targets(targets, inputs=[run, checks_source(checks), baseline])
-    checks = checks_source(checks)
+    to_stdout = check_report_targets(targets,
+                                     inputs=[run, checks_source(options.checks), baseline])
+    checks_file = checks_source(options.checks)
     require_artifact(run, "run")
     if baseline is not None:
         require_artifact(baseline, "baseline")
     try:
-        gate = gate_from_files(checks, run, baseline, n_resamples=resamples, seed=seed)
+        gate = gate_from_files(checks_file, run, baseline, n_resamples=resamples, seed=seed)
     except (ValueError, LookupError, OSError, ImportError):
         raise  # user errors: reported by the CLI's handler, exit 2
     except Exception as exc:

@@ -13,6 +13,11 @@ import typer
 @contextmanager
 def progress(message: str) -> Iterator[None]:
     """A spinner on stderr while long work runs (only when stderr is a terminal)."""
+    import sys
+
+    if not sys.stderr.isatty():  # rich is not even imported
+        yield
+        return
     from rich.console import Console
 
     console = Console(stderr=True)

@@ -59,15 +59,18 @@ def compare(
     over the whole family (Holm by default). ``evalkit compare`` is this function.
 
     Args:
-        baseline, candidates: :class:`~evalkit.RunResult` objects, or paths of run
-            artifacts or of TREC run files (scored against ``qrels``). A name used twice
-            is made distinct (the later run takes its file stem, or ``name#2``).
+        baseline, candidates: :class:`~evalkit.RunResult` objects, paths of run
+            artifacts or of TREC run files, or run DataFrames in PyTerrier's shape
+            (``qid, docno, score``, an optional ``name`` column;
+            :mod:`evalkit.execute.frame_inputs`), the last two scored against ``qrels``.
+            A name used twice is made distinct (the later run takes its file stem, or
+            ``name#2``).
         metrics: metric names (ir_measures and trec_eval spellings resolve); None: every
             metric the artifacts and runs share, or for TREC files only ``ap``,
             ``ndcg@10``, ``precision@10``, ``recall@100`` and ``rr``.
-        qrels: TREC qrels (a path or ``{qid: {doc: label}}``) to score TREC run files;
-            with artifacts, a qrels path is checked against the hash they were scored
-            with.
+        qrels: TREC qrels (a path, ``{qid: {doc: label}}`` or a ``qid, docno, label``
+            DataFrame) to score TREC run files and run frames; with artifacts, a qrels
+            path is checked against the hash they were scored with.
         method: the paired test, as for :func:`evalkit.stats.paired_test`: ``"auto"``
             (the sign-flip randomization test, or the paired t-test on 0/1 metrics),
             ``"randomization"``, ``"t-test"``, ``"bootstrap-t"`` or ``"bootstrap"`` (the
@@ -105,6 +108,7 @@ def compare(
         InputError: a path that is missing, a directory, or not a run (the message
             says what it looks like); a TREC run without ``qrels``.
         TopicsError: a ``topics`` file that cannot be read (file and line named).
+        FrameFormatError: a DataFrame that is not a run or qrels (the row named).
         ValueError: an unknown ``method``, ``correction`` or ``alternative`` (from
             :func:`evalkit.stats.compare_runs`).
         RegistryError: an unknown metric for a TREC run file.

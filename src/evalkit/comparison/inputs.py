@@ -1,7 +1,8 @@
 """The inputs of a comparison: runs read, scored alike, named apart and paired by id.
 
 :func:`load_inputs` turns what :func:`evalkit.compare` is given (run artifacts, TREC run
-files scored with ``qrels``, :class:`~evalkit.RunResult` objects) into runs over the same
+files or run DataFrames scored with ``qrels``, :class:`~evalkit.RunResult` objects) into
+runs over the same
 queries with the same metrics, and refuses, with the message the command line prints,
 everything a paired comparison cannot answer: per-query counts, runs that share no
 metric or lack one, artifacts scored otherwise than asked, runs not evaluated alike, and
@@ -16,12 +17,13 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from evalkit.comparison.records import ComparisonError
 from evalkit.data.coverage import IncompleteRunError, notes_of
 from evalkit.data.metric_info import canonical_metric, is_count
 from evalkit.data.results import RunResult, settings_differences
+from evalkit.execute.frame_inputs import is_dataframe, qrels_from_frame
 from evalkit.execute.run_files import (
     DEFAULT_METRICS,
     QrelsArg,
@@ -32,15 +34,20 @@ from evalkit.execute.run_files import (
 )
 from evalkit.io.input_files import require_file
 
-#: What may be compared: a run artifact or TREC run file by path, or a run in memory.
-RunInput = RunResult | str | os.PathLike[str]
+if TYPE_CHECKING:
+    import pandas as pd
+
+#: What may be compared: a run artifact or TREC run file by path, a run in memory, or a
+#: run DataFrame in PyTerrier's shape (``qid, docno, score``), scored like a TREC file.
+RunInput: TypeAlias = "RunResult | str | os.PathLike[str] | pd.DataFrame"
 
 
 @dataclass
 class Loaded:
     """Runs ready to pair: ``runs[0]`` is the baseline; ``paths[i]`` is where run ``i``
-    came from (None for a :class:`RunResult` passed in); ``kinds[i]`` is ``"artifact"``,
-    ``"trec"`` or ``"run"``; ``notes[i]`` the warnings about run ``i``."""
+    came from (None for a :class:`RunResult` or a DataFrame passed in); ``kinds[i]`` is
+    ``"artifact"``, ``"trec"``, ``"frame"`` or ``"run"``; ``notes[i]`` the warnings about
+    run ``i``."""
 
     runs: list[RunResult]
     paths: list[Path | None]
@@ -55,12 +62,12 @@ class Loaded:
 
 
 def _path_of(x: Any) -> Path | None:
-    if isinstance(x, RunResult):
+    if isinstance(x, RunResult) or is_dataframe(x):
         return None
     if isinstance(x, str | os.PathLike):
         return Path(x)
-    raise TypeError(f"compare takes RunResult objects or paths of run artifacts or TREC run "
-                    f"files, not {type(x).__name__}")
+    raise TypeError(f"compare takes RunResult objects, run DataFrames (qid, docno, score) or "
+                    f"paths of run artifacts or TREC run files, not {type(x).__name__}")
 
 
 def load_inputs(
@@ -83,16 +90,17 @@ def load_inputs(
         ComparisonError, InputError: see the module docstring.
     """
     paths = [_path_of(x) for x in inputs]
+    if is_dataframe(qrels):
+        qrels = qrels_from_frame(qrels)
     for p in paths:
         if p is not None:
             require_file(p, "run")
     # keyed by position: the same file given twice is two runs, renamed independently
     stored: dict[int, RunResult] = {}
     for i, (x, p) in enumerate(zip(inputs, paths, strict=True)):
-        if p is None:
-            assert isinstance(x, RunResult)
+        if isinstance(x, RunResult):
             stored[i] = dataclasses.replace(x)  # renamed below: never the caller's object
-        elif is_artifact(p):
+        elif p is not None and is_artifact(p):
             stored[i] = RunResult.load(p)
             require_rows(stored[i], p)
     incomplete: dict[int, str] = {}
@@ -139,8 +147,11 @@ def load_inputs(
                            qrels=qrels, relevance_level=relevance_level, missing=missing,
                            depth=depth)
             kinds.append("run" if p is None else "artifact")
+        elif p is None:  # a DataFrame, scored as a TREC run file is
+            result = _score_frame(inputs[i], qrels=qrels, metrics=chosen,
+                                  relevance_level=level, missing=miss, depth=dep)
+            kinds.append("frame")
         else:
-            assert p is not None
             result = load_or_evaluate(p, qrels=qrels, metrics=chosen, relevance_level=level,
                                       missing=miss, depth=dep)
             kinds.append("trec")
@@ -173,6 +184,25 @@ def load_inputs(
     if allow_incomplete:
         _pair_common_queries(loaded)
     return loaded
+
+
+def _score_frame(df: Any, *, qrels: QrelsArg | None, metrics: Sequence[str],
+                 relevance_level: int, missing: str, depth: int | None) -> RunResult:
+    """A run DataFrame scored with :func:`evalkit.evaluate_run`.
+
+    Raises:
+        InputError: no ``qrels``.
+    """
+    from evalkit.execute.precomputed import evaluate_run
+    from evalkit.io.input_files import InputError
+
+    if qrels is None:
+        raise InputError("a run DataFrame is scored against qrels: pass qrels= (a TREC "
+                         "qrels path, {qid: {docno: label}} or a qid, docno, label frame)")
+    judgments = Path(qrels) if isinstance(qrels, str | os.PathLike) else qrels
+    return evaluate_run(df, judgments, list(metrics), relevance_level=relevance_level,
+                        missing=missing,  # type: ignore[arg-type]
+                        depth=depth)
 
 
 def _unique_names(loaded: Loaded) -> None:

@@ -5,7 +5,7 @@ the runs (:class:`RunInfo`), the :class:`Settings`, the one-line description of 
 the warnings on the inputs, the query ids and texts, and provenance. It is immutable,
 reads back from its JSON (:meth:`Comparison.from_json`) and becomes a reporters'
 :class:`~evalkit.report.Report` with :meth:`Comparison.to_report`; :meth:`Comparison.to_html`
-writes the HTML report.
+writes the HTML report and :meth:`Comparison.to_latex` the LaTeX table.
 """
 
 from __future__ import annotations
@@ -25,6 +25,8 @@ from evalkit.comparison.records import (
 )
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from evalkit.report.model import Report
 
 
@@ -134,6 +136,54 @@ class Comparison:
         from evalkit.report.writing import write_report
 
         return write_report(self, "html", path)
+
+    def to_pandas(self, long: bool = False) -> pd.DataFrame:
+        """The comparison as a ``pandas.DataFrame``: one row per (candidate, metric) with
+        every field of its table (means, ``diff``, interval, ``p_value``, ``p_adjusted``,
+        verdicts, wins/ties/losses, effect size, test); with ``long=True`` one row per
+        run, metric and paired query, columns ``qid, system, metric, value`` (PyTerrier's
+        ``perquery=True``). See :mod:`evalkit.report.frames`.
+
+        Raises:
+            evalkit.report.frames.MissingExtraError: (an ``ImportError``) pandas is not
+                installed: ``pip install 'paired-evalkit[pandas]'``.
+        """
+        from evalkit.report.frames import comparison_frame
+
+        return comparison_frame(self, long=long)
+
+    def _repr_html_(self) -> str:
+        """Jupyter's view: the table of ``evalkit compare`` as HTML, under the test's
+        description."""
+        from evalkit.report.html_table import report_html
+
+        return report_html(self)
+
+    def to_latex(self, path: str | PathLike[str] | None = None) -> str:
+        """The comparison as the booktabs table of an IR paper (one row per system, one
+        column per metric, the best value per column in bold, significance marks at the
+        corrected p, a caption naming the test, correction, alpha, queries and
+        resamples), rendered by the ``latex`` reporter looked up in the registry; the
+        text of ``evalkit compare --report latex:PATH`` (docs/comparison.md#latex).
+
+        Args:
+            path: also write the table to this file (its folder is made when missing).
+
+        Returns:
+            The LaTeX text (it needs ``\\usepackage{booktabs}``).
+
+        Raises:
+            RegistryError: no ``latex`` reporter is registered.
+            evalkit.io.outputs.UnwritableError: ``path`` cannot be written.
+        """
+        from evalkit.report import render_report
+
+        text = render_report(self, "latex")
+        if path is not None:
+            from evalkit.io.outputs import write_output
+
+            write_output(Path(path), text)
+        return text
 
 
 __all__ = ["Comparison", "ComparisonError", "MetricComparison", "QueryDelta", "RunInfo",

@@ -80,6 +80,7 @@ class Settings:
         return self.correction != "none"
 
     def to_dict(self) -> dict[str, Any]:
+        """Every setting, as the comparison's JSON holds them at its top level."""
         return {
             "method": self.method, "ci_method": self.ci_method, "alpha": self.alpha,
             "alternative": self.alternative, "correction": self.correction,

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
 PROJECT = "evalkit"
 hookspec = pluggy.HookspecMarker(PROJECT)
+#: The decorator of a plugin's hook implementations (``@hookimpl``).
 hookimpl = pluggy.HookimplMarker(PROJECT)
 
 
@@ -90,7 +91,7 @@ def evalkit_register_reporters() -> list[ReporterSpec]:  # type: ignore[empty-bo
 
     Returns:
         A list of :class:`~evalkit.core.specs.ReporterSpec`: ``render(report) -> str`` turns a
-        gate report or a comparison into text (console, JSON, Markdown, JUnit XML, ...).
+        gate report or a comparison into text (console, JSON, Markdown, JUnit XML, LaTeX, ...).
 
     Errors:
         A reporter name another plugin also provides is blocked and reported;

@@ -28,14 +28,16 @@ PYPROJECT = "pyproject.toml"
 TABLE = "tool.evalkit"
 ENV_PLUGINS = "EVALKIT_PLUGINS"
 
-#: The keys of the table: the eval config of ``evalkit run`` (:mod:`evalkit.evalconfig`),
-#: and the keys other features read (the plugin selection among them). Any other key is
-#: an error, so that a typo (``plugin = [...]``) never passes silently.
+#: The keys of the table: the run settings of ``evalkit run`` (:mod:`evalkit.execute.evalconfig`),
+#: and the keys other features read: the plugin selection (here) and ``evalkit gate``'s
+#: defaults. Any other key is an error, so that a typo (``plugin = [...]``) never passes
+#: silently. The same keys as the model :class:`evalkit.execute.evalconfig_models.ToolSettings`
+#: (a test holds them equal), spelt out so that start-up imports no validator.
 RUN_KEYS = frozenset({
     "name", "goldens", "goldens_loader", "target", "metrics", "aggregates", "output",
     "max_concurrency",
 })
-OTHER_KEYS = frozenset({"plugins", "local_plugins", "checks", "baseline", "gate", "reporters"})
+OTHER_KEYS = frozenset({"plugins", "local_plugins", "checks", "baseline", "reporters"})
 
 # patterns, compiled (and cached by re) on first use: most commands never need them
 _NAME = r"^\s*([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)\s*(.*?)\s*$"

@@ -17,7 +17,10 @@ A golden file holds one record per case. The recognised fields are:
 ``relevance`` (optional)
     Graded judgments ``{id: integer label}`` as in TREC qrels.
 
-Every other field is kept, unchanged, in :attr:`GoldenCase.context`.
+Every other field is kept, unchanged, in :attr:`GoldenCase.context`. The rules on a record
+are the pydantic model :class:`evalkit.data.goldens_models.GoldenRow`; this module reads JSON
+Lines and CSV (YAML: :mod:`evalkit.data.goldens_yaml`), refuses what only a format can get
+wrong (a CSV row of the wrong width) and checks the set (zero cases, a repeated id).
 
 Refused with the file and line: a missing, null or duplicate id, a missing query, a
 file with zero cases, a CSV row with more (or fewer) cells than the header, a duplicate
@@ -35,19 +38,13 @@ from __future__ import annotations
 import csv
 import hashlib
 import json
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from evalkit.data.cases import GoldenCase
-from evalkit.io.limits import LimitError, check_id, loads_json
+from evalkit.io.limits import LimitError, loads_json
 from evalkit.plugins.default import default_registry
-
-if TYPE_CHECKING:
-    import yaml
-
-KNOWN_FIELDS = ("id", "query", "expected", "relevant", "relevance")
-_NULL_TAG = "tag:yaml.org,2002:null"
 
 
 class GoldenError(ValueError):
@@ -143,112 +140,49 @@ def case_digest(case: GoldenCase) -> str:
 
 # ----------------------------------------------------------------------- records
 def case_from_record(record: Mapping[str, Any], where: str) -> GoldenCase:
-    """Build a :class:`GoldenCase` from one record, applying the rules of this module.
+    """Build a :class:`GoldenCase` from one record, applying the rules of this module
+    (the model :class:`evalkit.data.goldens_models.GoldenRow`).
 
     ``where`` (``"cases.jsonl:3"``) prefixes every error. Custom loaders may call this.
+    Without ``relevance``, every id of ``relevant`` (else of a list ``expected``) is
+    relevant with label 1; without ``relevant``, the ids labelled 1 or more are.
 
     Raises:
         GoldenError: a missing or non-text id, a missing query, or a malformed
             ``expected``/``relevant``/``relevance``.
     """
+    from evalkit.data.goldens_models import validate_row
+    from evalkit.io.model_errors import Problem
+
     if not isinstance(record, Mapping):
         raise GoldenError(f"{where}: a case must be a mapping, got {type(record).__name__}")
-    if "id" not in record:
-        raise GoldenError(f"{where}: the case has no 'id'")
-    case_id = _id_text(record["id"], where, "id")
-    if "query" not in record:
-        raise GoldenError(f"{where}: case {case_id!r} has no 'query'")
-    query = record["query"]
-    if query is None:
-        query = ""
-    if not isinstance(query, str):
-        raise GoldenError(
-            f"{where}: case {case_id!r}: 'query' must be text, got {type(query).__name__}"
-        )
-    expected = record.get("expected")
-    if isinstance(expected, list | tuple):
-        expected = _id_list(expected, where, case_id, "expected")
-    elif expected is not None and not isinstance(expected, str):
-        raise GoldenError(
-            f"{where}: case {case_id!r}: 'expected' must be a list of ids, a text or null; "
-            f"got {type(expected).__name__} {expected!r}"
-        )
-    relevant: list[str] | None = None
-    if record.get("relevant") is not None:
-        raw = record["relevant"]
-        if not isinstance(raw, list | tuple):
-            raise GoldenError(f"{where}: case {case_id!r}: 'relevant' must be a list of ids")
-        relevant = _id_list(raw, where, case_id, "relevant")
-    relevance: dict[str, int] | None = None
-    if record.get("relevance") is not None:
-        relevance = _grades(record["relevance"], where, case_id)
+    try:
+        row = validate_row(record)
+    except Problem as exc:
+        raise GoldenError(f"{where}: {exc.message}") from None
+    expected = row.expected
+    relevance = row.relevance
     if relevance is None:
-        ids = relevant if relevant is not None else (
+        ids = row.relevant if row.relevant is not None else (
             expected if isinstance(expected, list) else []
         )
         relevance = {d: 1 for d in ids}
-    if relevant is None:
-        relevant = [d for d, g in relevance.items() if g >= 1]
-    context = {str(k): v for k, v in record.items() if k not in KNOWN_FIELDS}
+    relevant = row.relevant if row.relevant is not None else [
+        d for d, g in relevance.items() if g >= 1
+    ]
     return GoldenCase(
-        id=case_id, query=query, expected=expected, relevance=relevance,
-        relevant=frozenset(relevant), context=context,
+        id=row.id, query=row.query or "", expected=expected, relevance=relevance,
+        relevant=frozenset(relevant), context=row.context(),
     )
 
 
-def _id_text(value: Any, where: str, what: str) -> str:
-    if isinstance(value, bool) or value is None:
-        raise GoldenError(f"{where}: {what} {value!r} is not an id; write ids as text")
-    if isinstance(value, int):
-        return str(value)
-    if not isinstance(value, str):
-        raise GoldenError(
-            f"{where}: {what} {value!r} is a {type(value).__name__}; ids must be text "
-            f"(quote it: \"{value}\")"
-        )
-    if value == "":
-        raise GoldenError(f"{where}: empty {what}")
-    return _bounded_id(value, where, what)
+# ----------------------------------------------------------------------- readers
+def read_text(path: Path) -> str:
+    """The text of a golden file (UTF-8, a byte order mark dropped).
 
-
-def _bounded_id(value: str, where: str, what: str) -> str:
-    try:
-        return check_id(value, what)
-    except LimitError as exc:
-        raise GoldenError(f"{where}: {exc}") from None
-
-
-def _id_list(values: Sequence[Any], where: str, case_id: str, key: str) -> list[str]:
-    out: list[str] = []
-    seen: set[str] = set()
-    for v in values:
-        text = _id_text(v, where, f"case {case_id!r}: {key!r} item")
-        if text in seen:
-            raise GoldenError(f"{where}: case {case_id!r}: {key!r} lists {text!r} twice")
-        seen.add(text)
-        out.append(text)
-    return out
-
-
-def _grades(value: Any, where: str, case_id: str) -> dict[str, int]:
-    if not isinstance(value, Mapping):
-        raise GoldenError(
-            f"{where}: case {case_id!r}: 'relevance' must map ids to integer labels"
-        )
-    out: dict[str, int] = {}
-    for k, g in value.items():
-        doc = _id_text(k, where, f"case {case_id!r}: 'relevance' key")
-        if isinstance(g, bool) or not isinstance(g, int):
-            raise GoldenError(
-                f"{where}: case {case_id!r}: relevance label of {doc!r} must be an integer, "
-                f"got {g!r}"
-            )
-        out[doc] = g
-    return out
-
-
-# ----------------------------------------------------------------------- loaders
-def _read_text(path: Path) -> str:
+    Raises:
+        GoldenError: missing, not UTF-8, or holding a NUL byte (file and line named).
+    """
     try:
         data = path.read_bytes()
     except FileNotFoundError:
@@ -273,7 +207,7 @@ def load_jsonl(path: str | Path) -> GoldenSet:
             zero cases (file and line named).
     """
     p = Path(path)
-    text = _read_text(p)
+    text = read_text(p)
     cases: list[GoldenCase] = []
     lines_of: dict[str, int] = {}
     for lineno, line in enumerate(text.splitlines(), start=1):
@@ -289,7 +223,7 @@ def load_jsonl(path: str | Path) -> GoldenSet:
         if not isinstance(obj, dict):
             raise GoldenError(f"{where}: expected a JSON object, got {type(obj).__name__}")
         case = case_from_record(obj, where)
-        _check_unique(case.id, lineno, lines_of, p)
+        check_unique(case.id, lineno, lines_of, p)
         cases.append(case)
     return GoldenSet(cases, path=p)
 
@@ -302,7 +236,7 @@ def load_csv(path: str | Path) -> GoldenSet:
             than the header, a rule of this module broken, or zero cases.
     """
     p = Path(path)
-    text = _read_text(p)
+    text = read_text(p)
     reader = csv.reader(text.splitlines(), strict=True)
     header: list[str] | None = None
     cases: list[GoldenCase] = []
@@ -324,7 +258,7 @@ def load_csv(path: str | Path) -> GoldenSet:
                 )
             record = _csv_record(dict(zip(header, cells, strict=True)), where)
             case = case_from_record(record, where)
-            _check_unique(case.id, lineno, lines_of, p)
+            check_unique(case.id, lineno, lines_of, p)
             cases.append(case)
     except csv.Error as exc:
         raise GoldenError(f"{p}:{reader.line_num}: malformed CSV ({exc})") from None
@@ -381,121 +315,12 @@ def _json_cell(text: str, where: str, column: str, kind: type) -> Any:
     return value
 
 
-def load_yaml(path: str | Path) -> GoldenSet:
-    """Read a YAML golden file: a list of mappings, or a mapping with a ``cases`` list.
-
-    Ids (``id``, the items of ``expected``/``relevant``, the keys of ``relevance``) keep
-    the exact text written in the file; YAML 1.1's octal (``010``) and sexagesimal
-    (``12:30``) readings never apply to them. A scalar ``expected`` is kept as written.
-    The file is read within the bounds of :mod:`evalkit.bounded_yaml` (nesting, node
-    count, alias expansion).
+def check_unique(case_id: str, lineno: int, lines_of: dict[str, int], p: Path) -> None:
+    """Record ``case_id`` as read on ``lineno``.
 
     Raises:
-        GoldenError: invalid YAML, a wrong structure, a duplicate key, a rule of this
-            module broken, a bound exceeded, or zero cases (file and line named).
+        GoldenError: ``case_id`` was read before (both lines named).
     """
-    import yaml
-
-    from evalkit.io.bounded_yaml import BoundedSafeLoader
-
-    p = Path(path)
-    text = _read_text(p)
-    loader = BoundedSafeLoader(text)
-    records: list[tuple[int, dict[str, Any]]] = []
-    try:
-        root = loader.get_single_node()
-        if root is None:
-            raise GoldenError(f"{p}: empty file; zero cases")
-        for node in _yaml_items(root, p):
-            lineno = node.start_mark.line + 1
-            where = f"{p}:{lineno}"
-            record: dict[str, Any] = {}
-            for key_node, value_node in node.value:
-                key = str(key_node.value)
-                if key == "id":
-                    record[key] = _yaml_id(value_node, where)
-                elif key in ("expected", "relevant"):
-                    record[key] = _yaml_ids_or_text(loader, value_node, where)
-                elif key == "relevance" and isinstance(value_node, yaml.MappingNode):
-                    record[key] = {
-                        _yaml_id(k, where): loader.construct_object(v, deep=True)
-                        for k, v in value_node.value
-                    }
-                else:
-                    record[key] = loader.construct_object(value_node, deep=True)
-            records.append((lineno, record))
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = f":{mark.line + 1}" if mark is not None else ""
-        raise GoldenError(f"{p}{line}: invalid YAML ({exc})") from None
-    except LimitError as exc:
-        line = "" if exc.line is None else f":{exc.line}"
-        raise GoldenError(f"{p}{line}: {exc}") from None
-    finally:
-        loader.dispose()
-    cases: list[GoldenCase] = []
-    lines_of: dict[str, int] = {}
-    for lineno, record in records:
-        case = case_from_record(record, f"{p}:{lineno}")
-        _check_unique(case.id, lineno, lines_of, p)
-        cases.append(case)
-    return GoldenSet(cases, path=p)
-
-
-def _yaml_items(root: yaml.Node, p: Path) -> list[yaml.MappingNode]:
-    import yaml
-
-    seq = root
-    if isinstance(root, yaml.MappingNode):
-        seq = next((v for k, v in root.value if k.value == "cases"), None)  # type: ignore[assignment]
-        if seq is None:
-            raise GoldenError(
-                f"{p}:{root.start_mark.line + 1}: expected a list of cases or a mapping "
-                "with a 'cases' list"
-            )
-    if not isinstance(seq, yaml.SequenceNode):
-        raise GoldenError(f"{p}:{seq.start_mark.line + 1}: expected a list of cases")
-    items: list[yaml.MappingNode] = []
-    for node in seq.value:
-        if not isinstance(node, yaml.MappingNode):
-            raise GoldenError(f"{p}:{node.start_mark.line + 1}: a case must be a mapping")
-        keys: set[str] = set()
-        for k, _ in node.value:
-            if not isinstance(k, yaml.ScalarNode):
-                raise GoldenError(f"{p}:{k.start_mark.line + 1}: keys must be plain names")
-            if k.value in keys:
-                raise GoldenError(f"{p}:{k.start_mark.line + 1}: key {k.value!r} appears twice")
-            keys.add(k.value)
-        items.append(node)
-    return items
-
-
-def _yaml_id(node: yaml.Node, where: str) -> str:
-    import yaml
-
-    if not isinstance(node, yaml.ScalarNode):
-        raise GoldenError(f"{where}: an id must be a single value, not a list or mapping")
-    if node.tag == _NULL_TAG and node.style is None:
-        raise GoldenError(f"{where}: missing id (null or empty)")
-    text = str(node.value)
-    if text == "":
-        raise GoldenError(f"{where}: empty id")
-    return _bounded_id(text, where, "id")
-
-
-def _yaml_ids_or_text(loader: yaml.SafeLoader, node: yaml.Node, where: str) -> Any:
-    import yaml
-
-    if isinstance(node, yaml.SequenceNode):
-        return [_yaml_id(item, where) for item in node.value]
-    if isinstance(node, yaml.ScalarNode):
-        if node.tag == _NULL_TAG and node.style is None:
-            return None
-        return str(node.value)
-    return loader.construct_object(node, deep=True)
-
-
-def _check_unique(case_id: str, lineno: int, lines_of: dict[str, int], p: Path) -> None:
     if case_id in lines_of:
         raise GoldenError(
             f"{p}:{lineno}: duplicate case id {case_id!r} (first on line {lines_of[case_id]})"

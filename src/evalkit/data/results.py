@@ -22,7 +22,7 @@ Schema 1 files (no trailer, no ``metric_errors``) are read too.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -39,6 +39,7 @@ from evalkit.data.artifact import (
     sample_of,
     upgrade_schema1_rows,
 )
+from evalkit.data.run_views import RunViews
 from evalkit.io.limits import LimitError, check_id, check_name
 from evalkit.stats.numeric import exact_mean
 
@@ -69,7 +70,9 @@ class QueryResult:
 
     Attributes:
         query_id: the query id (text).
-        retrieved: ids best first, as scored (after any depth limit).
+        retrieved: ids best first, as scored (after any depth limit): a list, or a
+            read-only lazy view (:class:`evalkit.execute.ranking.RankedIds`) for a run read
+            from a TREC file.
         metrics: ``{canonical metric name: value}``.
         counts: per-query values that are reported but never gated or compared: counts
             (num_rel, num_ret, num_rel_ret; integers) and residuals (rbp_resid).
@@ -80,7 +83,7 @@ class QueryResult:
     """
 
     query_id: str
-    retrieved: list[str]
+    retrieved: Sequence[str]
     metrics: dict[str, float]
     counts: dict[str, float] = field(default_factory=dict)
     metric_errors: dict[str, str] = field(default_factory=dict)
@@ -88,13 +91,16 @@ class QueryResult:
 
     @property
     def id(self) -> str:
+        """The query id (``query_id``)."""
         return self.query_id
 
     @property
     def error(self) -> str | None:
+        """Always None: a scored ranking has no failed call."""
         return None
 
     def to_json(self) -> dict[str, Any]:
+        """The row's artifact line (the module docstring gives its keys)."""
         row: dict[str, Any] = {"type": "row", "id": self.query_id}
         if self.sample is not None:
             row["sample"] = self.sample
@@ -103,12 +109,12 @@ class QueryResult:
             row["metric_errors"] = self.metric_errors
         if self.counts:
             row["counts"] = self.counts
-        row["retrieved"] = self.retrieved
+        row["retrieved"] = list(self.retrieved)
         return row
 
 
 @dataclass
-class RunResult:
+class RunResult(RunViews):
     """A named run: the per-query rows and the header that says how they were made.
 
     ``per_query`` is always retained; :meth:`mean` and every comparison derive from it

@@ -75,6 +75,7 @@ class CaseResult:
 
     @property
     def id(self) -> str:
+        """The case id (``case_id``)."""
         return self.case_id
 
     @property
@@ -95,6 +96,7 @@ class CaseResult:
 
     @property
     def counts(self) -> dict[str, int]:
+        """Per-query counts: none for a target's case (a TREC row's are num_ret, ...)."""
         return {}
 
     def to_json(self) -> dict[str, Any]:

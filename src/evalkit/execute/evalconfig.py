@@ -15,13 +15,17 @@ The same keys are read from ``evalkit.yaml`` (or ``evalkit.yml``) or from the
     aggregates: [latency_p95]            # optional whole-run aggregates
     output: runs/search-v2.jsonl         # required; relative to this file
     max_concurrency: 8                   # optional; default 8
+    checks: evals/checks.yaml            # evalkit gate's defaults (optional): the checks,
+    baseline: baselines/main.jsonl       # the baseline and the reports; the run gated
+    reporters: ["junit:reports/gate.xml"]  # is the output
 
 At least one metric or aggregate is required. The factory is called as
 ``factory(**kwargs)`` and must return a target (``name`` and ``invoke(case)``); the
 config file's folder is put first on ``sys.path`` while it is imported, so a project
-module next to the config is found. Keys owned by other features (``plugins``,
-``local_plugins``, ``checks``, ``baseline``, ``gate``, ``reporters``) are left to them;
-any other unknown key is an error, so a typo never passes silently.
+module next to the config is found. The rules are the pydantic models of
+:mod:`evalkit.execute.evalconfig_models`: any unknown key is an error (with a did-you-mean), so a
+typo never passes silently, and ``plugins``/``local_plugins`` in ``evalkit.yaml``, where
+they would have no effect, are refused with where they belong (``[tool.evalkit]``).
 
 Which file: an explicit path wins. Otherwise the search walks up from the working
 directory to the first folder with ``evalkit.yaml`` or ``pyproject.toml``; there
@@ -29,23 +33,22 @@ directory to the first folder with ``evalkit.yaml`` or ``pyproject.toml``; there
 while ``pyproject.toml`` is shared with every other tool. When both hold run settings,
 the choice is reported (see :attr:`EvalConfig.notice`).
 
-Every error is a :class:`ConfigError` naming the file and the key.
+Every error is a :class:`ConfigError` naming the file (and, in ``evalkit.yaml``, the
+line) and the key.
 """
 
 from __future__ import annotations
 
 import contextlib
 import importlib
-import re
 import sys
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from evalkit.core.pyproject_config import OTHER_KEYS, RUN_KEYS
+from evalkit.core.pyproject_config import RUN_KEYS
 from evalkit.execute.target_runner import DEFAULT_MAX_CONCURRENCY
-from evalkit.io.limits import LimitError, check_name
 from evalkit.io.redaction import (
     error_text,
     redact_structure,
@@ -53,8 +56,13 @@ from evalkit.io.redaction import (
     scrub_exception,
 )
 
+if TYPE_CHECKING:
+    from evalkit.io.bounded_yaml import MarkedYaml
+
 YAML_NAMES = ("evalkit.yaml", "evalkit.yml")
-TARGET_KEYS = frozenset({"factory", "kwargs"})
+#: the keys that make a [tool.evalkit] table an eval config (the gate's settings are part
+#: of it: a table with only those is an incomplete config, and is reported as one)
+CONFIG_KEYS = RUN_KEYS | {"checks", "baseline", "reporters"}
 
 
 class ConfigError(ValueError):
@@ -76,6 +84,10 @@ class EvalConfig:
         output: the artifact path (absolute).
         max_concurrency: the pool size.
         name: the run name, or ``None`` for the target's name.
+        checks: ``evalkit gate``'s checks file (absolute), or ``None``.
+        baseline: ``evalkit gate``'s baseline (absolute), or ``None``.
+        reporters: ``evalkit gate``'s reports, ``FORMAT:PATH`` (paths absolute, ``-``
+            kept).
         notice: a message about which config file was chosen, or ``""``.
     """
 
@@ -90,6 +102,9 @@ class EvalConfig:
     output: Path
     max_concurrency: int = DEFAULT_MAX_CONCURRENCY
     name: str | None = None
+    checks: Path | None = None
+    baseline: Path | None = None
+    reporters: tuple[str, ...] = ()
     notice: str = field(default="", compare=False)
 
     def recorded(self) -> dict[str, Any]:
@@ -106,7 +121,7 @@ class EvalConfig:
 
         The secrets of the keyword arguments (header values, secret-looking keys, URL
         credentials and query values) are registered for masking first
-        (:mod:`evalkit.redaction`), so no message below can show them.
+        (:mod:`evalkit.io.redaction`), so no message below can show them.
 
         Raises:
             ConfigError: the factory cannot be imported, raises, or returns something
@@ -143,7 +158,7 @@ class EvalConfig:
 
 
 #: ``value`` with every header value, secret-looking key's value, URL query string and
-#: URL user-info replaced (:func:`evalkit.redaction.redact_structure`).
+#: URL user-info replaced (:func:`evalkit.io.redaction.redact_structure`).
 redact = redact_structure
 
 
@@ -205,7 +220,7 @@ def find_config(start: str | Path | None = None) -> tuple[Path, str, str]:
         if yaml_file is None and not pyproject.is_file():
             continue
         py_table = _pyproject_table(pyproject) if pyproject.is_file() else None
-        py_has_run = py_table is not None and bool(RUN_KEYS & set(py_table))
+        py_has_run = py_table is not None and bool(CONFIG_KEYS & set(py_table))
         if yaml_file is not None:
             notice = ""
             if py_has_run:
@@ -257,26 +272,27 @@ def load_eval_config(path: str | Path | None = None) -> EvalConfig:
         kind = "pyproject" if file.name == "pyproject.toml" or file.suffix == ".toml" \
             else "yaml"
     file = file.resolve()
+    line_of: Callable[[Sequence[int | str]], int | None] | None = None
     if kind == "pyproject":
-        table = _pyproject_table(file)
+        table: Any = _pyproject_table(file)
         if table is None:
             raise ConfigError(f"{file}: no [tool.evalkit] table")
         source = f"{file} [tool.evalkit]"
     else:
-        table = _read_yaml(file)
-        source = str(file)
-    cfg = _validate(table, file, source)
-    return EvalConfig(**{**cfg.__dict__, "notice": notice})
+        doc = _read_yaml(file)
+        table, line_of, source = doc.data, doc.line, str(file)
+    return _validate(table, file, source, line_of, pyproject=kind == "pyproject",
+                     notice=notice)
 
 
-def _read_yaml(file: Path) -> Mapping[str, Any]:
+def _read_yaml(file: Path) -> MarkedYaml:
     import yaml
 
-    from evalkit.io.bounded_yaml import load_yaml
+    from evalkit.io.bounded_yaml import load_marked
     from evalkit.io.limits import LimitError
 
     try:
-        data = load_yaml(file.read_text(encoding="utf-8-sig"))
+        return load_marked(file.read_text(encoding="utf-8-sig"))
     except LimitError as exc:
         line = "" if exc.line is None else f":{exc.line}"
         raise ConfigError(f"{file}{line}: {exc}") from None
@@ -293,74 +309,36 @@ def _read_yaml(file: Path) -> Mapping[str, Any]:
         ) from None
     except OSError as exc:
         raise ConfigError(f"{file}: cannot be read ({exc.strerror or exc})") from None
-    if data is None:
-        raise ConfigError(f"{file}: empty config")
-    if not isinstance(data, dict):
-        raise ConfigError(f"{file}: the config must be a mapping of keys")
-    return data
 
 
-def _validate(table: Mapping[str, Any], file: Path, source: str) -> EvalConfig:
-    def err(key: str, problem: str) -> ConfigError:
-        return ConfigError(f"{source}: key {key!r}: {problem}")
+def _validate(table: Any, file: Path, source: str,
+              line_of: Callable[[Sequence[int | str]], int | None] | None, *,
+              pyproject: bool, notice: str) -> EvalConfig:
+    from evalkit.execute.evalconfig_models import EvalSettings, ToolSettings, validate_settings
+    from evalkit.io.model_errors import Problem, located
 
-    unknown = sorted(str(k) for k in table if k not in RUN_KEYS | OTHER_KEYS)
-    if unknown:
-        raise err(unknown[0], f"unknown key; the run config keys are {', '.join(sorted(RUN_KEYS))}")
-    for required in ("goldens", "target", "output"):
-        if required not in table:
-            raise err(required, "missing (required)")
+    try:
+        settings = validate_settings(table, ToolSettings if pyproject else EvalSettings)
+    except Problem as exc:
+        raise ConfigError(located(source, exc, line_of)) from None
     base = file.parent
 
-    def text(key: str, value: Any) -> str:
-        if not isinstance(value, str) or not value.strip():
-            raise err(key, f"must be a non-empty string, got {value!r}")
-        return value
+    def path(value: str | None) -> Path | None:
+        return None if value is None else (base / value).resolve()
 
-    def names(key: str) -> tuple[str, ...]:
-        value = table.get(key, [])
-        if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
-            raise err(key, f"must be a list of names, got {value!r}")
-        return tuple(value)
+    def report(target: str) -> str:
+        fmt, _, dest = target.partition(":")
+        return target if dest == "-" else f"{fmt}:{path(dest)}"
 
-    target = table["target"]
-    if not isinstance(target, Mapping):
-        raise err("target", "must be a table with 'factory' (and optional 'kwargs')")
-    extra = sorted(str(k) for k in target if k not in TARGET_KEYS)
-    if extra:
-        raise err(f"target.{extra[0]}", "unknown key; target takes 'factory' and 'kwargs'")
-    if "factory" not in target:
-        raise err("target.factory", "missing (required): 'package.module:callable'")
-    factory = text("target.factory", target["factory"])
-    if ":" in factory and not re.fullmatch(r"[\w.]+:[\w.]+", factory):
-        raise err("target.factory", f"{factory!r} is not 'package.module:callable'")
-    kwargs = target.get("kwargs", {})
-    if not isinstance(kwargs, Mapping):
-        raise err("target.kwargs", f"must be a table, got {type(kwargs).__name__}")
-    metrics, aggregates = names("metrics"), names("aggregates")
-    if not metrics and not aggregates:
-        raise err("metrics", "name at least one metric or aggregate")
-    mc = table.get("max_concurrency", DEFAULT_MAX_CONCURRENCY)
-    if isinstance(mc, bool) or not isinstance(mc, int) or mc < 1:
-        raise err("max_concurrency", f"must be a positive integer, got {mc!r}")
-    loader = table.get("goldens_loader")
-    name = table.get("name")
     return EvalConfig(
-        path=file, source=source,
-        goldens=(base / text("goldens", table["goldens"])).resolve(),
-        goldens_loader=None if loader is None else text("goldens_loader", loader),
-        target_factory=factory, target_kwargs=dict(kwargs),
-        metrics=metrics, aggregates=aggregates,
-        output=(base / text("output", table["output"])).resolve(),
-        max_concurrency=mc, name=None if name is None else _run_name(text("name", name), err),
+        path=file, source=source, goldens=(base / settings.goldens).resolve(),
+        goldens_loader=settings.goldens_loader, target_factory=settings.target.factory,
+        target_kwargs=dict(settings.target.kwargs), metrics=tuple(settings.metrics),
+        aggregates=tuple(settings.aggregates), output=(base / settings.output).resolve(),
+        max_concurrency=settings.max_concurrency, name=settings.name,
+        checks=path(settings.checks), baseline=path(settings.baseline),
+        reporters=tuple(report(r) for r in settings.reporters), notice=notice,
     )
-
-
-def _run_name(name: str, err: Callable[[str, str], ConfigError]) -> str:
-    try:
-        return check_name(name)
-    except LimitError as exc:
-        raise err("name", str(exc)) from None
 
 
 def check_names(cfg: EvalConfig) -> None:

@@ -153,6 +153,15 @@ class Executor:
         """Take no new job; the running ones finish (and their rows are queued)."""
         self._stop.set()
 
+    def join(self, timeout_s: float) -> None:
+        """Wait up to ``timeout_s`` seconds in all for the running jobs to end, so that no
+        call outlives the run that started it (a worker still calling after the run has
+        raised would spend, or log, behind the caller's back)."""
+        end = time.monotonic() + timeout_s
+        for thread in self._workers:
+            if thread.is_alive():
+                thread.join(max(0.0, end - time.monotonic()))
+
     def _work(self) -> None:
         try:
             while not self._stop.is_set():

@@ -1,4 +1,5 @@
-"""``evaluate_run()``: score a precomputed run (TREC file or ``{qid: {doc: score}}``)."""
+"""``evaluate_run()``: score a precomputed run (TREC file, ``{qid: {doc: score}}`` or a
+DataFrame in PyTerrier's shape, :mod:`evalkit.execute.frame_inputs`)."""
 
 from __future__ import annotations
 
@@ -9,14 +10,13 @@ import operator
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from itertools import compress
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 from evalkit._version import __version__
 from evalkit.core.registry import RegistryError
 from evalkit.core.specs import LoaderSpec
-from evalkit.data.cases import GoldenCase
+from evalkit.data.judged_queries import JudgedQueries
 from evalkit.data.provenance import metric_provenance, plugin_versions
 from evalkit.data.results import RunResult
 from evalkit.data.targets import TargetResponse
@@ -24,25 +24,40 @@ from evalkit.execute.ranking import RankedRun, rank_run
 from evalkit.execute.scoring import require_metrics, resolve_metrics, score_rankings
 from evalkit.plugins.default import default_registry
 
-RunInput = str | Path | RankedRun | Mapping[str, Mapping[str, float]]
-#: a TREC qrels path, or ``{qid: {doc: label}}``, or ``{qid: relevant ids}`` (a set or list)
-QrelsInput = str | Path | Mapping[str, Mapping[str, int] | Collection[str]]
+if TYPE_CHECKING:
+    import pandas as pd
+
+#: a TREC run path, a ranked run, ``{qid: {doc: score}}``, or a ``pandas.DataFrame`` with
+#: ``qid, docno, score``
+RunInput: TypeAlias = "str | Path | RankedRun | Mapping[str, Mapping[str, float]] | pd.DataFrame"
 
 
 @dataclass(frozen=True)
 class LoadedQrels:
-    """Qrels as graded judgments plus where they came from."""
+    """Qrels as graded judgments plus where they came from (a loader may give each query
+    a lazy ``{doc: label}`` view rather than a dict)."""
 
-    judgments: dict[str, dict[str, int]]
+    judgments: Mapping[str, Mapping[str, int]]
     path: str | None
     sha256: str
 
 
+#: a TREC qrels path, ``{qid: {doc: label}}``, ``{qid: relevant ids}`` (a set or list), a
+#: ``pandas.DataFrame`` with ``qid, docno, label``, or qrels already loaded by
+#: :func:`load_qrels_input`
+QrelsInput: TypeAlias = (
+    "str | Path | LoadedQrels | Mapping[str, Mapping[str, int] | Collection[str]]"
+    " | pd.DataFrame")
+
+
 def load_qrels_input(qrels: QrelsInput) -> LoadedQrels:
-    """Qrels from a path (through the registered ``qrels`` loader) or a mapping.
+    """Qrels from a path (through the registered ``qrels`` loader) or a mapping
+    (:class:`LoadedQrels` are returned as given).
 
     A mapping may give ``{doc: label}`` (integer labels; numpy integers, integral floats
-    and integer text are accepted) or a set or list of relevant ids (label 1 each).
+    and integer text are accepted) or a set or list of relevant ids (label 1 each). A
+    ``pandas.DataFrame`` with ``qid, docno, label`` columns is read by
+    :func:`evalkit.execute.frame_inputs.qrels_from_frame` and hashed as the mapping it holds.
 
     Returns:
         ``judgments`` as ``{qid: {doc: label}}`` with text ids; ``sha256`` of the file's
@@ -52,11 +67,20 @@ def load_qrels_input(qrels: QrelsInput) -> LoadedQrels:
         FileNotFoundError: no such file. TrecFormatError (ValueError): a malformed file.
         ValueError: a label that is not an integer, a relevant id listed twice.
         TypeError: a query's judgments are neither a mapping nor a collection of ids.
+        FrameFormatError (ValueError): a DataFrame that is not qrels (a missing column, a
+            duplicate, a label that is not an integer; the row named).
     """
+    if isinstance(qrels, LoadedQrels):
+        return qrels
+    from evalkit.execute.frame_inputs import is_dataframe, qrels_from_frame
+
+    if is_dataframe(qrels):
+        qrels = qrels_from_frame(qrels)
     if isinstance(qrels, str | Path):
         loader = _loader("qrels", qrels)
         judg = loader.fn(Path(qrels))
-        digest = hashlib.sha256(Path(qrels).read_bytes()).hexdigest()
+        with Path(qrels).open("rb") as fh:  # hashed in chunks: no copy of the file in memory
+            digest = hashlib.file_digest(fh, "sha256").hexdigest()
         return LoadedQrels(judgments=judg, path=str(qrels), sha256=digest)
     graded: dict[str, dict[str, int]] = {}
     for q, j in qrels.items():
@@ -103,15 +127,23 @@ def load_run_input(run: RunInput, name: str | None = None) -> RankedRun:
     """A ranked run from a path (through the registered ``run`` loader) or a mapping.
 
     A :class:`RankedRun` is returned as given; ``{qid: {doc: score}}`` is ranked with
-    :func:`evalkit.execute.ranking.rank_run`. ``name`` replaces the run tag of a file.
+    :func:`evalkit.execute.ranking.rank_run`, a ``pandas.DataFrame`` (``qid, docno, score``) with
+    :func:`evalkit.execute.frame_inputs.run_from_frame`. ``name`` replaces the run tag of a file
+    (and the ``name`` column of a frame).
 
     Raises:
         FileNotFoundError: no such file. TrecFormatError (ValueError): a malformed file.
         ValueError: a score that is not a finite number (NaN, inf, -inf) or not a number.
         RegistryError: no run loader is installed.
+        FrameFormatError (ValueError): a DataFrame that is not a run (a missing column, a
+            duplicate, a score that is not finite; the row named).
     """
+    from evalkit.execute.frame_inputs import is_dataframe, run_from_frame
+
     if isinstance(run, RankedRun):
         return run
+    if is_dataframe(run):
+        return run_from_frame(run, name)
     if isinstance(run, str | Path):
         loader = _loader("run", run)
         loaded = loader.fn(Path(run))
@@ -156,11 +188,14 @@ def evaluate_run(
     document stays in and scores 0.
 
     Args:
-        run: a TREC run file path, a :class:`~evalkit.execute.ranking.RankedRun`, or
-            ``{qid: {doc: score}}`` (ranked by score descending, ties by doc id
-            descending, as trec_eval ranks).
-        qrels: a TREC qrels path, or ``{qid: {doc: label}}`` / ``{qid: set of relevant
-            ids}``.
+        run: a TREC run file path, a :class:`~evalkit.execute.ranking.RankedRun`,
+            ``{qid: {doc: score}}``, or a ``pandas.DataFrame`` in PyTerrier's shape
+            (``qid, docno, score``; an optional ``name`` column names the run; ``rank``
+            and other columns are ignored). Mappings and frames are ranked as trec_eval
+            ranks a file: score descending, ties by doc id descending.
+        qrels: a TREC qrels path, ``{qid: {doc: label}}`` / ``{qid: set of relevant
+            ids}``, a ``pandas.DataFrame`` with ``qid, docno, label``, or
+            :class:`LoadedQrels`.
         metrics: spec strings (``"ap"``, ``"ndcg@10"``, ``"P@10"``, ...), or one on its own;
             an empty list raises ValueError. Every registered
             count (``num_ret``, ``num_rel``, ``num_rel_ret``) is added to each row's
@@ -187,6 +222,9 @@ def evaluate_run(
             query; a ranking that lists a document twice.
         RegistryError: an unknown metric name.
         TrecFormatError (a ValueError, from the retrieval plugin): a malformed file.
+        FrameFormatError (a ValueError, :mod:`evalkit.execute.frame_inputs`): a DataFrame with a
+            missing column, a duplicate (qid, docno), a NaN or infinite score, a label
+            that is not an integer, or a missing id; the message names the row.
     """
     if missing not in ("zero", "skip", "refuse"):
         raise ValueError(f"missing must be 'zero', 'skip' or 'refuse', got {missing!r}")
@@ -220,17 +258,14 @@ def evaluate_run(
     if missing == "skip":
         qids = [x for x in qids if x in rankings]
 
-    level = relevance_level
     responses: list[TargetResponse] = []
-    cases: list[GoldenCase] = []
     for qid in qids:
         docs = rankings.get(qid, [])
         if depth is not None and len(docs) > depth:
             docs = docs[:depth]
         responses.append(TargetResponse(ranked_ids=docs))
-        judged = q.judgments[qid]
-        relevant = frozenset(compress(judged, map(level.__le__, judged.values())))
-        cases.append(GoldenCase(id=qid, relevance=judged, relevant=relevant))
+    # each case is built when read; vectorised metrics read the judgments in bulk
+    cases = JudgedQueries(qids, q.judgments, relevance_level)
 
     rows = score_rankings(responses, cases, specs)
     header: dict[str, Any] = {

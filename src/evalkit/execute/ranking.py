@@ -21,7 +21,9 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from evalkit.data.ranked_ids import RankedIds
 
 if TYPE_CHECKING:  # numpy is imported on first use: `import evalkit` stays light
     import numpy as np
@@ -29,9 +31,13 @@ if TYPE_CHECKING:  # numpy is imported on first use: `import evalkit` stays ligh
 
 __all__ = [
     "DuplicateDocumentError",
+    "RankOrder",
+    "RankedIds",
     "RankedRun",
+    "group_queries",
     "rank_arrays",
     "rank_mapping",
+    "rank_order",
     "rank_run",
 ]
 
@@ -65,7 +71,8 @@ class RankedRun:
         name: the run tag (column 6 of the last line of a TREC run, as trec_eval reports
             it as ``runid``) or a caller-given name.
         rankings: ``{query id: [doc id, ...]}``, best first. A query may map to ``[]``
-            (it was listed with no documents).
+            (it was listed with no documents). A loader may give each query a
+            :class:`RankedIds` view instead of a list.
         path: the source file, when loaded from one.
         sha256: hex SHA-256 of the source file's bytes (as stored, so of the compressed
             bytes for ``.gz``), when loaded from one.
@@ -73,7 +80,7 @@ class RankedRun:
     """
 
     name: str
-    rankings: dict[str, list[str]]
+    rankings: Mapping[str, Sequence[str]]
     path: str | None = None
     sha256: str | None = None
     meta: dict[str, Any] = field(default_factory=dict)
@@ -85,7 +92,7 @@ def rank_mapping(scores: Mapping[str, float]) -> list[str]:
     Raises:
         ValueError: a score is not a finite number (NaN, inf, -inf) or not a number.
     """
-    return rank_run({"": scores}).rankings[""]
+    return list(rank_run({"": scores}).rankings[""])
 
 
 def rank_run(run: Mapping[str, Mapping[str, float]], name: str = "run") -> RankedRun:
@@ -112,7 +119,8 @@ def rank_run(run: Mapping[str, Mapping[str, float]], name: str = "run") -> Ranke
             docids.append(str(d))
             scores.append(_score(qid, str(d), s))
     ranked = rank_arrays(qids, docids, scores)
-    return RankedRun(name=name, rankings={q: ranked.get(q, []) for q in order})
+    rankings: dict[str, Sequence[str]] = {q: ranked.get(q, []) for q in order}
+    return RankedRun(name=name, rankings=rankings)
 
 
 def rank_arrays(
@@ -136,6 +144,69 @@ def rank_arrays(
             -inf).
         DuplicateDocumentError: a query lists one document twice.
     """
+    d = _text_array(docids)
+    order = rank_order(qids, d, scores)
+    docs = _str_list(order.ranked(d))
+    out: dict[str, list[str]] = {}
+    for qid, st, en in zip(order.qids, order.starts.tolist(), order.ends.tolist(),
+                           strict=True):
+        ranked = docs[st:en]
+        if len(set(ranked)) != len(ranked):
+            raise DuplicateDocumentError(qid, _first_repeat(ranked))
+        out[qid] = ranked
+    return out
+
+
+class RankOrder(NamedTuple):
+    """Where every query's ranking lies once a run's lines are put in trec_eval's order.
+
+    Attributes:
+        qids: the query ids, in order of first appearance.
+        starts, ends: each query's positions ``[start, end)`` in the ranked order.
+        perm: the line (index into the input arrays) at each ranked position, or ``None``
+            when the lines already are in that order (most run files) but perhaps for
+            ``patch``.
+        patch: with ``perm`` ``None``, the positions whose line is not their own, and
+            the line each holds (runs of equal scores put in id order), or ``None``.
+    """
+
+    qids: list[str]
+    starts: npt.NDArray[np.int64]
+    ends: npt.NDArray[np.int64]
+    perm: npt.NDArray[np.int64] | None
+    patch: tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]] | None = None
+
+    def ranked(self, values: npt.NDArray[Any]) -> npt.NDArray[Any]:
+        """``values`` (one per input line) in ranked order (a new array, or ``values``
+        itself when the lines already are in that order)."""
+        if self.perm is not None:
+            return values[self.perm]
+        if self.patch is None:
+            return values
+        at, source = self.patch
+        out = values.copy()
+        out[at] = values[source]
+        return out
+
+
+def rank_order(
+    qids: Sequence[str] | npt.NDArray[Any],
+    docids: Sequence[str] | npt.NDArray[Any],
+    scores: Sequence[float] | npt.NDArray[np.float64],
+) -> RankOrder:
+    """trec_eval's order of parallel arrays, as positions: the single implementation of
+    the order (:func:`rank_arrays` and the TREC run loader build on it).
+
+    Lines are grouped by query (in order of first appearance; a query that comes back
+    later joins its first block, its lines keeping their order), then ordered by score
+    descending, equal scores by document id descending (bytes compared as ``strcmp``,
+    ``str`` by code point: the same order for UTF-8 text). Duplicates are not looked
+    for here.
+
+    Raises:
+        ValueError: the arrays differ in length, or a score is not finite (NaN, inf,
+            -inf).
+    """
     import numpy as np
 
     q = _text_array(qids)
@@ -146,59 +217,86 @@ def rank_arrays(
         raise ValueError(
             f"rank_arrays: qids, docids and scores differ in length ({len(q)}, {len(d)}, {n})"
         )
+    empty = np.zeros(0, dtype=np.int64)
     if n == 0:
-        return {}
-    bad = np.flatnonzero(~np.isfinite(s))
-    if len(bad):
-        i = int(bad[0])
+        return RankOrder([], empty, empty, None)
+    finite = np.isfinite(s)
+    if not finite.all():
+        i = int(np.flatnonzero(~finite)[0])
         raise ValueError(_not_finite(_text(q[i]), _text(d[i]), _shown(float(s[i]))))
 
-    # Contiguous blocks of one query id; regroup (stably) when a query comes back later.
-    starts, ends, block_qids = _blocks(q)
-    if len(set(block_qids)) != len(block_qids):
-        code: dict[str, int] = {}
-        block_code = np.fromiter(
-            (code.setdefault(b, len(code)) for b in block_qids), np.int64, len(block_qids)
-        )
-        line_code = np.repeat(block_code, ends - starts)
-        regroup = np.argsort(line_code, kind="stable")
-        q, d, s = q[regroup], d[regroup], s[regroup]
-        starts, ends, block_qids = _blocks(q)
+    grouped = group_queries(q)
+    perm, starts, ends = grouped.perm, grouped.starts, grouped.ends
+    if perm is not None:
+        s = s[perm]
 
     # Score descending within each query (most run files already are: then no reordering).
-    # Equal scores are put in doc id order below.
     in_order = s[1:] <= s[:-1]
     in_order[ends[:-1] - 1] = True  # a new query may start with any score
-    if in_order.all():
-        s_sorted = s
-        docs = _str_list(d)
-    else:
+    if not in_order.all():
         if len(starts) * _MANY_SMALL_QUERIES > n:
             block_of = np.repeat(np.arange(len(starts)), ends - starts)
-            perm = np.lexsort((-s, block_of))
+            by_score = np.lexsort((-s, block_of))
         else:
             neg = -s
-            perm = np.empty(n, dtype=np.int64)
+            by_score = np.empty(n, dtype=np.int64)
             for st, en in zip(starts.tolist(), ends.tolist(), strict=True):
-                perm[st:en] = st + np.argsort(neg[st:en], kind="stable")
-        s_sorted = s[perm]
-        docs = _str_list(d[perm])
+                by_score[st:en] = st + np.argsort(neg[st:en])  # ties: id order below
+        s = s[by_score]
+        perm = by_score if perm is None else perm[by_score]
 
-    tied = s_sorted[1:] == s_sorted[:-1]
+    # Equal scores: document ids descending.
+    tied = s[1:] == s[:-1]
     tied[ends[:-1] - 1] = False  # never across two queries
-    if tied.any():
-        edges = np.diff(np.concatenate(([0], tied.view(np.int8), [0])))
-        for a, b in zip(np.flatnonzero(edges == 1).tolist(),
-                        np.flatnonzero(edges == -1).tolist(), strict=True):
-            docs[a:b + 1] = sorted(docs[a:b + 1], reverse=True)
+    if not tied.any():
+        return RankOrder(grouped.qids, starts, ends, perm)
+    at, source = _order_ties(tied, d, perm)
+    if perm is None:  # only ties move: a few positions, no permutation of every line
+        return RankOrder(grouped.qids, starts, ends, None, (at, source))
+    perm[at] = source
+    return RankOrder(grouped.qids, starts, ends, perm)
 
-    out: dict[str, list[str]] = {}
-    for qid, st, en in zip(block_qids, starts.tolist(), ends.tolist(), strict=True):
-        ranked = docs[st:en]
-        if len(set(ranked)) != len(ranked):
-            raise DuplicateDocumentError(qid, _first_repeat(ranked))
-        out[qid] = ranked
-    return out
+
+def group_queries(qids: npt.NDArray[Any]) -> RankOrder:
+    """The lines of each query brought together: contiguous blocks of one query id, in
+    order of first appearance; a query that comes back later joins its first block, its
+    lines keeping their order (``perm``, or ``None`` when no query comes back)."""
+    import numpy as np
+
+    starts, ends, block_qids = _blocks(qids)
+    if len(set(block_qids)) == len(block_qids):
+        return RankOrder(block_qids, starts, ends, None)
+    code: dict[str, int] = {}
+    block_code = np.fromiter(
+        (code.setdefault(b, len(code)) for b in block_qids), np.int64, len(block_qids)
+    )
+    perm = np.argsort(np.repeat(block_code, ends - starts), kind="stable")
+    starts, ends, block_qids = _blocks(qids[perm])
+    return RankOrder(block_qids, starts, ends, perm)
+
+
+def _order_ties(tied: npt.NDArray[np.bool_], d: npt.NDArray[Any],
+                perm: npt.NDArray[np.int64] | None
+                ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """Every run of equal scores (``tied[i]``: positions i and i+1 tie) reordered by
+    document id descending: the positions that belong to a run and the line each takes
+    (``perm``: the line at each position so far, ``None`` for line i at position i)."""
+    import numpy as np
+
+    pairs = np.flatnonzero(tied)  # i: positions i and i + 1 tie
+    opens = np.ones(len(pairs), dtype=np.bool_)
+    opens[1:] = pairs[1:] != pairs[:-1] + 1
+    first = pairs[opens]  # each group's first position
+    size = np.diff(np.append(np.flatnonzero(opens), len(pairs))) + 1
+    offset = np.cumsum(size) - size  # each group's first index in the arrays below
+    group = np.repeat(np.arange(len(first)), size)
+    within = np.arange(len(group)) - offset[group]
+    at = first[group] + within
+    lines = at if perm is None else perm[at]
+    ascending = lines[np.lexsort((d[lines], group))]
+    # the k-th position of a group of m takes the group's (m - 1 - k)-th smallest id
+    source: npt.NDArray[np.int64] = ascending[offset[group] + size[group] - 1 - within]
+    return at, source
 
 
 # --------------------------------------------------------------------------- helpers
@@ -230,10 +328,22 @@ def _str_list(arr: npt.NDArray[Any]) -> list[str]:
 def _blocks(q: npt.NDArray[Any]) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], list[str]]:
     import numpy as np
 
-    change = np.flatnonzero(q[1:] != q[:-1]) + 1
+    change = np.flatnonzero(_differs_from_previous(q)) + 1
     starts = np.concatenate(([0], change)).astype(np.int64)
     ends = np.concatenate((change, [len(q)])).astype(np.int64)
     return starts, ends, [_text(x) for x in q[starts]]
+
+
+def _differs_from_previous(q: npt.NDArray[Any]) -> npt.NDArray[np.bool_]:
+    """``q[1:] != q[:-1]``; byte strings compared as raw bytes (twice as fast as numpy's
+    string comparison, same result: the padding is NUL bytes)."""
+
+    if q.dtype.kind != "S" or len(q) < 2:
+        out: npt.NDArray[np.bool_] = q[1:] != q[:-1]
+        return out
+    raw = q.view(f"V{q.dtype.itemsize}")  # bytes compared as they are, no copy
+    change: npt.NDArray[np.bool_] = raw[1:] != raw[:-1]
+    return change
 
 
 def _first_repeat(ids: Sequence[str]) -> str:

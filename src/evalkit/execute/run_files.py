@@ -15,7 +15,7 @@ import os
 from collections.abc import Collection, Mapping, Sequence
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeAlias
 
 from evalkit.data.coverage import notes_of as notes_of
 from evalkit.io.input_files import (
@@ -30,13 +30,15 @@ from evalkit.io.input_files import (
 )
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from evalkit.data.results import RunResult
+    from evalkit.execute.precomputed import LoadedQrels
 
 #: Metrics used when none is named: the usual trec_eval summary of a ranked run.
 DEFAULT_METRICS: tuple[str, ...] = ("ap", "ndcg@10", "precision@10", "recall@100", "rr")
 
-#: A qrels argument: a TREC qrels path, or judgments ``{qid: {doc: label}}`` (or ``{qid:
-#: set of relevant ids}``), as :func:`evalkit.evaluate_run` takes them.
+
 class Missing(StrEnum):
     """What a judged query absent from a TREC run counts as (``--missing``)."""
 
@@ -45,7 +47,11 @@ class Missing(StrEnum):
     refuse = "refuse"
 
 
-QrelsArg = str | os.PathLike[str] | Mapping[str, Mapping[str, int] | Collection[str]]
+#: A qrels argument: a TREC qrels path, judgments ``{qid: {doc: label}}`` (or ``{qid:
+#: set of relevant ids}``), or a ``qid, docno, label`` DataFrame, as
+#: :func:`evalkit.evaluate_run` takes them.
+QrelsArg: TypeAlias = (
+    "str | os.PathLike[str] | Mapping[str, Mapping[str, int] | Collection[str]] | pd.DataFrame")
 
 
 def is_artifact(path: str | os.PathLike[str]) -> bool:
@@ -56,7 +62,11 @@ def is_artifact(path: str | os.PathLike[str]) -> bool:
 
 
 def _as_path(qrels: QrelsArg | None) -> Path | None:
-    return None if qrels is None or isinstance(qrels, Mapping) else Path(qrels)
+    from evalkit.execute.frame_inputs import is_dataframe
+
+    if qrels is None or isinstance(qrels, Mapping) or is_dataframe(qrels):
+        return None
+    return Path(qrels)
 
 
 def load_or_evaluate(
@@ -68,8 +78,12 @@ def load_or_evaluate(
     missing: str,
     depth: int | None,
     name: str | None = None,
+    loaded: dict[Path, LoadedQrels] | None = None,
 ) -> RunResult:
     """A run artifact as saved, or a TREC run file scored against ``qrels``.
+
+    ``loaded`` keeps qrels files once read (``{path: qrels}``) for a caller that needs
+    them again (``--format trec``); qrels found there are not read a second time.
 
     Raises:
         InputError: the path is missing or a directory, holds no rows (an artifact), is
@@ -78,7 +92,8 @@ def load_or_evaluate(
         ValueError, RegistryError: from :func:`evalkit.evaluate_run`.
     """
     from evalkit.data.results import RunResult
-    from evalkit.execute.precomputed import evaluate_run
+    from evalkit.execute.precomputed import evaluate_run, load_qrels_input
+    from evalkit.execute.scoring import require_metrics, resolve_metrics
 
     p = Path(path)
     require_file(p, "run")
@@ -91,20 +106,43 @@ def load_or_evaluate(
     found = sniff(p)
     if qrels is None or found.kind not in ("run", "text"):
         raise InputError(not_a_run_message(p, found, qrels_given=qrels is not None))
-    judgments: Path | Mapping[str, Mapping[str, int] | Collection[str]]
-    if isinstance(qrels, Mapping):
+    from evalkit.execute.frame_inputs import is_dataframe
+
+    judgments: QrelsArg | LoadedQrels
+    if isinstance(qrels, Mapping) or is_dataframe(qrels):
         judgments = qrels
     else:
-        judgments = Path(qrels)
-        require_file(judgments, "qrels")
-        wrong = not_qrels_message(judgments, sniff(judgments))
+        qrels_path = Path(qrels)
+        require_file(qrels_path, "qrels")
+        wrong = not_qrels_message(qrels_path, sniff(qrels_path))
         if wrong:
             raise InputError(wrong)
+        require_metrics(metrics)  # a bad name is told before the qrels are read, as
+        resolve_metrics(metrics)  # evaluate_run tells it
+        judgments = (loaded or {}).get(qrels_path) or load_qrels_input(qrels_path)
+        if loaded is not None:
+            loaded[qrels_path] = judgments
     return evaluate_run(
         p, judgments, list(metrics), relevance_level=relevance_level,
         missing=missing,  # type: ignore[arg-type]
         depth=depth, name=name,
     )
+
+
+def judgments_of(qrels: Path, loaded: Mapping[Path, LoadedQrels] | None = None
+                 ) -> Mapping[str, Mapping[str, int]]:
+    """The judgments of the qrels file ``qrels`` (``{qid: {doc: label}}``), taken from
+    ``loaded`` when :func:`load_or_evaluate` has read that file already, else read now.
+
+    Raises:
+        FileNotFoundError, TrecFormatError (a ValueError): a missing or malformed file.
+    """
+    found = (loaded or {}).get(qrels)
+    if found is not None:
+        return found.judgments
+    from evalkit.execute.precomputed import load_qrels_input
+
+    return load_qrels_input(qrels).judgments
 
 
 def require_rows(result: RunResult, path: str | os.PathLike[str]) -> None:
@@ -119,7 +157,8 @@ def require_rows(result: RunResult, path: str | os.PathLike[str]) -> None:
 
 def qrels_sha256(path: str | os.PathLike[str]) -> str:
     """The sha256 of a qrels file, as run headers record it."""
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    with Path(path).open("rb") as fh:  # hashed in chunks: no copy of the file in memory
+        return hashlib.file_digest(fh, "sha256").hexdigest()
 
 
 def check_artifact(
@@ -203,6 +242,7 @@ __all__ = [
     "check_artifact",
     "check_scored",
     "is_artifact",
+    "judgments_of",
     "load_or_evaluate",
     "notes_of",
     "qrels_sha256",

@@ -68,6 +68,8 @@ class _MetricsTable(MutableMapping[str, Callable[..., float]]):
         return len(self._families())
 
 
+#: The registry's ``name@k`` metric families with a core function, as a mapping of
+#: name to function (0.2's table; assigning a function registers it).
 METRICS: MutableMapping[str, Callable[..., float]] = _MetricsTable()
 
 

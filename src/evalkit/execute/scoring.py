@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 from evalkit.core.registry import Registry, RegistryError
 from evalkit.core.specs import AggregateSpec, MetricSpec
+from evalkit.data.judged_queries import case_ids
+from evalkit.data.ranked_ids import RankedIds
 from evalkit.data.results import QueryResult
 from evalkit.plugins.default import default_registry
 
@@ -120,6 +122,24 @@ def score_cases(
         Exception: the :attr:`RunAborted.error` of a metric that raised
             :class:`RunAborted` (no case can be scored; not a case's error).
     """
+    columns = score_columns(responses, cases, specs)
+    if not columns:
+        return [{} for _ in range(len(cases))]
+    names = list(columns)
+    return [dict(zip(names, row, strict=True)) for row in zip(*columns.values(), strict=True)]
+
+
+def score_columns(
+    responses: Sequence[TargetResponse],
+    cases: Sequence[GoldenCase],
+    specs: Sequence[MetricSpec],
+) -> dict[str, list[float]]:
+    """As :func:`score_cases`, by metric: ``{metric name: one value per case}`` (the
+    form rows are built from without a Python step per value).
+
+    Raises:
+        MetricError, Exception: as :func:`score_cases`.
+    """
     if len(responses) != len(cases):
         raise ValueError("responses and cases must have the same length")
     try:
@@ -132,21 +152,27 @@ def _score(
     responses: Sequence[TargetResponse],
     cases: Sequence[GoldenCase],
     specs: Sequence[MetricSpec],
-) -> list[dict[str, float]]:
-    out: list[dict[str, float]] = [{} for _ in cases]
+) -> dict[str, list[float]]:
+    columns: dict[str, list[float]] = {}
     prepared: dict[int, Any] = {}
     for spec in specs:
         if spec.prepare is not None and spec.batch is not None:
             key = id(spec.prepare)
             if key not in prepared:
                 prepared[key] = spec.prepare(responses, cases)
-            values = spec.batch(prepared[key])
-            for i, v in enumerate(values):
-                out[i][spec.name] = _check(spec, cases[i], v)
+            values = list(spec.batch(prepared[key]))
+            if len(values) != len(cases):
+                raise MetricError(f"metric {spec.name!r} returned {len(values)} values for "
+                                  f"{len(cases)} cases")
+            # checked in bulk; a case is built only to report its error
+            if set(map(type, values)) - {float} or not all(map(math.isfinite, values)):
+                values = [_check(spec, qid, v) for qid, v in zip(case_ids(cases), values,
+                                                                  strict=True)]
+            columns[spec.name] = values
         else:
-            for i, (resp, case) in enumerate(zip(responses, cases, strict=True)):
-                out[i][spec.name] = _check(spec, case, _call_fn(spec, resp, case))
-    return out
+            columns[spec.name] = [_check(spec, case.id, _call_fn(spec, resp, case))
+                                  for resp, case in zip(responses, cases, strict=True)]
+    return columns
 
 
 def score_case(
@@ -184,7 +210,7 @@ def score_case(
                     value = spec.batch(prepared[key])[0]
                 else:
                     value = _call_fn(spec, response, case)
-                values[spec.name] = _check(spec, case, value)
+                values[spec.name] = _check(spec, case.id, value)
             except MetricError as exc:
                 errors[spec.name] = str(exc)
     except RunAborted as exc:
@@ -230,15 +256,15 @@ def _call_fn(spec: MetricSpec, response: TargetResponse, case: GoldenCase) -> An
         raise MetricError(f"metric {spec.name!r} failed on case {case.id!r}: {exc}") from exc
 
 
-def _check(spec: MetricSpec, case: GoldenCase, value: Any) -> float:
+def _check(spec: MetricSpec, case_id: str, value: Any) -> float:
     try:
         v = float(value)
     except (TypeError, ValueError):
         raise MetricError(
-            f"metric {spec.name!r} returned {value!r} for case {case.id!r}; expected a float"
+            f"metric {spec.name!r} returned {value!r} for case {case_id!r}; expected a float"
         ) from None
     if not math.isfinite(v):
-        raise MetricError(f"metric {spec.name!r} returned {v} for case {case.id!r}")
+        raise MetricError(f"metric {spec.name!r} returned {v} for case {case_id!r}")
     return v
 
 
@@ -267,13 +293,26 @@ def score_rankings(
     counts = [c for c in registered_counts() if c.always]
     count_names = {c.name for c in counts} | {s.name for s in specs if s.kind == "count"}
     wanted = [*specs, *(c for c in counts if c.name not in {s.name for s in specs})]
-    values = score_cases(responses, cases, wanted)
+    columns = score_columns(responses, cases, wanted)
+    metric_names = [k for k in columns if k not in count_names]
+    count_columns = {k: [int(x) if x.is_integer() else x for x in v]
+                     for k, v in columns.items() if k in count_names}
+    n = len(cases)
+    metric_rows = (zip(*(columns[k] for k in metric_names), strict=True) if metric_names
+                   else [()] * n)
+    count_rows = zip(*count_columns.values(), strict=True) if count_columns else [()] * n
     return [
         QueryResult(
-            query_id=c.id, retrieved=[str(x) for x in r.ranked_ids],
-            metrics={k: x for k, x in v.items() if k not in count_names},
-            counts={k: int(x) if x.is_integer() else x for k, x in v.items()
-                    if k in count_names},
+            query_id=qid, retrieved=_kept(r.ranked_ids),
+            metrics=dict(zip(metric_names, m, strict=True)),
+            counts=dict(zip(count_columns, c, strict=True)),
         )
-        for c, r, v in zip(cases, responses, values, strict=True)
+        for qid, r, m, c in zip(case_ids(cases), responses, metric_rows, count_rows,
+                                strict=True)
     ]
+
+
+def _kept(ids: Sequence[str]) -> Sequence[str]:
+    """The ids a row keeps: a lazy :class:`~evalkit.data.ranked_ids.RankedIds` view as it is
+    (its strings are made only if read), anything else as a list of ``str``."""
+    return ids if isinstance(ids, RankedIds) else [str(x) for x in ids]

@@ -254,8 +254,10 @@ class _Plan:
                     interrupts.count += 1
                 if interrupts.count:
                     stopped = self._grace(executor, interrupts, take, bar, results)
-        except BaseException:
+        except BaseException as exc:
             executor.stop()
+            if isinstance(exc, Exception):  # a failed write or a stopping worker; not Ctrl-C
+                executor.join(self.grace)
             if writer is not None:
                 writer.close(failed=True)
             raise

@@ -30,6 +30,7 @@ from evalkit.gate.fingerprint import (
 from evalkit.gate.fingerprint import Fingerprint, fingerprint
 from evalkit.io.outputs import destination
 
+#: Where ``evalkit baseline promote`` stores the baseline when no path is given.
 DEFAULT_BASELINE_PATH = Path(".evalkit") / "baseline.jsonl"
 
 
@@ -49,6 +50,7 @@ class Baseline:
 
     @property
     def name(self) -> str:
+        """The baseline run's name."""
         return self.run.name
 
     @classmethod

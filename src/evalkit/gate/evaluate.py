@@ -56,7 +56,9 @@ from evalkit.gate.verdicts import (
 )
 from evalkit.plugins.default import default_registry
 
+#: Resamples of the baseline checks' bootstrap tests (``evalkit gate --resamples``).
 DEFAULT_RESAMPLES = 10_000
+#: Seed of their resampling (``--seed``): fixed, so that a gate is reproducible.
 DEFAULT_SEED = 42
 
 

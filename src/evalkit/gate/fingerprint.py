@@ -68,6 +68,7 @@ class Fingerprint:
     aggregates: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
+        """The fingerprint as stored in a promoted baseline's header."""
         return {
             "fingerprint_version": FINGERPRINT_VERSION,
             "cases": {"count": self.n_cases, "ids_sha256": self.ids_sha256},
@@ -98,6 +99,7 @@ class Fingerprint:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any], where: str = "baseline") -> Fingerprint:
+        """Read :meth:`to_json`'s mapping back (BaselineError naming ``where`` if malformed)."""
         try:
             version = data.get("fingerprint_version")
             if version != FINGERPRINT_VERSION:

@@ -14,6 +14,8 @@ from evalkit.report.formatting import p_phrase, signed
 if TYPE_CHECKING:
     from pathlib import Path
 
+    import pandas as pd
+
     from evalkit.data.results import RunResult
     from evalkit.report.model import Report
 
@@ -63,6 +65,7 @@ class BaselineComparison:
         return self.difference < 0 if self.higher_is_better else self.difference > 0
 
     def to_dict(self) -> dict[str, Any]:
+        """The statistics as JSON-ready values (non-finite numbers are None)."""
         return {
             "baseline_value": _finite_or_none(self.baseline_value),
             "difference": _finite_or_none(self.difference),
@@ -111,6 +114,7 @@ class CheckResult:
 
     @property
     def blocking(self) -> bool:
+        """Whether the check decides the exit code (level ``block``)."""
         return self.check.blocking
 
     def line(self) -> str:
@@ -146,6 +150,7 @@ class CheckResult:
         return "; ".join(parts)
 
     def to_dict(self) -> dict[str, Any]:
+        """The check's verdict as the JSON reporter writes it."""
         return {
             "id": self.check.id,
             "metric": self.check.metric,
@@ -249,6 +254,7 @@ class GateReport:
         return out
 
     def to_dict(self) -> dict[str, Any]:
+        """The gate as the JSON reporter writes it: status, exit code, counts, checks."""
         return {
             "kind": "gate",
             "run": self.run_name,
@@ -279,6 +285,25 @@ class GateReport:
         from evalkit.report.writing import write_report
 
         return write_report(self, "html", path)
+
+    def to_pandas(self) -> pd.DataFrame:
+        """The checks as a ``pandas.DataFrame``, one row per check: id, metric, verdict,
+        the run's value, the rule, coverage, and a baseline check's statistics
+        (:func:`evalkit.report.tables.gate_columns`).
+
+        Raises:
+            evalkit.report.frames.MissingExtraError: (an ``ImportError``) pandas is not
+                installed: ``pip install 'paired-evalkit[pandas]'``.
+        """
+        from evalkit.report.frames import gate_frame
+
+        return gate_frame(self)
+
+    def _repr_html_(self) -> str:
+        """Jupyter's view: the checks as an HTML table, then the summary."""
+        from evalkit.report.html_table import report_html
+
+        return report_html(self)
 
 
 # ------------------------------------------------------------------- helpers

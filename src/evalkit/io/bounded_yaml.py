@@ -14,11 +14,14 @@ the line:
   from its children's, so the count costs a few operations per node.
 
 Parsing and construction are pyyaml's own; only composition is watched.
+:func:`load_marked` also keeps the composed node tree, whose marks give the line of any
+location in the data (the line pydantic's error locations are reported at).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, NamedTuple
 
 import yaml
 from yaml.nodes import Node
@@ -103,4 +106,57 @@ def load_yaml(text: str) -> Any:
         loader.dispose()
 
 
-__all__ = ["BoundedSafeLoader", "load_yaml"]
+class MarkedYaml(NamedTuple):
+    """A YAML document's data and the node tree it was constructed from.
+
+    Attributes:
+        data: what ``yaml.safe_load`` returns (``None`` for an empty document).
+        root: the root node, whose marks hold every line; ``None`` when empty.
+    """
+
+    data: Any
+    root: Node | None
+
+    def line(self, loc: Sequence[int | str]) -> int | None:
+        """The 1-based line of ``loc`` (mapping keys and list positions from the top, as
+        in a pydantic error's ``loc``): the line of its deepest part present in the file
+        (a mapping key's own line for a key; the enclosing mapping for a missing key).
+        ``None`` for an empty document."""
+        node = self.root
+        if node is None:
+            return None
+        line = int(node.start_mark.line) + 1
+        for part in loc:
+            child: Node | None = None
+            if isinstance(node, yaml.MappingNode):
+                for key, value in node.value:
+                    if isinstance(key, yaml.ScalarNode) and key.value == str(part):
+                        line, child = int(key.start_mark.line) + 1, value
+                        break
+            elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) \
+                    and 0 <= part < len(node.value):
+                child = node.value[part]
+                line = int(child.start_mark.line) + 1
+            if child is None:
+                break
+            node = child
+        return line
+
+
+def load_marked(text: str) -> MarkedYaml:
+    """:func:`load_yaml`, keeping the node tree for :meth:`MarkedYaml.line`.
+
+    Raises:
+        yaml.YAMLError: not YAML.
+        evalkit.io.limits.LimitError: beyond a bound (its ``line`` set).
+    """
+    loader = BoundedSafeLoader(text)
+    try:
+        root = loader.get_single_node()
+        data = None if root is None else loader.construct_document(root)
+        return MarkedYaml(data, root)
+    finally:
+        loader.dispose()
+
+
+__all__ = ["BoundedSafeLoader", "MarkedYaml", "load_marked", "load_yaml"]

@@ -299,6 +299,7 @@ class RedactingFilter(logging.Filter):
     of the process; the filter is for handlers fed from elsewhere."""
 
     def filter(self, record: logging.LogRecord) -> bool:
+        """Scrub ``record`` in place (:func:`scrub_record`) and let it through."""
         scrub_record(record)
         return True
 

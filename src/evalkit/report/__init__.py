@@ -4,7 +4,8 @@ written the way people read them.
 Holds the model (:mod:`.model`: :class:`Report`, :class:`ReportRow` and their parts, built
 from a ``GateReport`` or a ``Comparison`` by their ``to_report()``, and the rows of a
 comparison, :mod:`.comparison_rows`), the kernel's renderers (console, json, markdown,
-junit; :mod:`.builtin` makes their records), the tables the commands print
+junit, latex; :mod:`.builtin` makes their records; plain HTML tables for notebooks,
+:mod:`.html_table`), the tables the commands print
 (:mod:`.compare_table`, :mod:`.power_table`, :mod:`.plugin_listing`, :mod:`.run_scores`,
 :mod:`.target_run`), reports written to ``--report FORMAT:PATH`` targets
 (:mod:`.writing`) and number formatting (:mod:`.formatting`).
@@ -37,6 +38,7 @@ _LAZY: dict[str, str] = {
     "file_targets": "evalkit.report.writing",
     "get_reporter": "evalkit.report.writing",
     "parse_report_target": "evalkit.report.writing",
+    "render_report": "evalkit.report.writing",
     "write_report": "evalkit.report.writing",
     "write_reports": "evalkit.report.writing",
 }
@@ -60,5 +62,6 @@ if TYPE_CHECKING:
     from evalkit.report.writing import file_targets as file_targets
     from evalkit.report.writing import get_reporter as get_reporter
     from evalkit.report.writing import parse_report_target as parse_report_target
+    from evalkit.report.writing import render_report as render_report
     from evalkit.report.writing import write_report as write_report
     from evalkit.report.writing import write_reports as write_reports

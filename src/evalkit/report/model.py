@@ -62,6 +62,7 @@ class QueryDelta:
         return None if value is None else str(value)
 
     def to_dict(self) -> dict[str, Any]:
+        """The query's values as JSON-ready values (:meth:`from_dict` reads them back)."""
         return {"id": self.id, "baseline": self.baseline, "candidate": self.candidate,
                 "diff": self.diff, "text": self.text,
                 "details": None if self.details is None else dict(self.details)}
@@ -174,6 +175,7 @@ class ReportRow:
 
     @property
     def has_comparison(self) -> bool:
+        """Whether the row carries a paired test (a difference or a p-value)."""
         return self.difference is not None or self.p_value is not None
 
     @property
@@ -184,6 +186,7 @@ class ReportRow:
         return f"{self.wins}/{self.ties}/{self.losses}"
 
     def to_dict(self) -> dict[str, Any]:
+        """Every field as JSON-ready values (non-finite numbers are None)."""
         return {
             "name": self.name, "status": self.status, "metric": self.metric,
             "level": self.level, "value": _clean(self.value),
@@ -231,6 +234,7 @@ class ReportCase:
     details: Mapping[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        """The case as JSON-ready values (non-finite numbers are None)."""
         return {"id": self.id, "error": self.error, "metric_errors": dict(self.metric_errors),
                 "values": {k: _clean(v) for k, v in self.values.items()},
                 "details": dict(self.details)}
@@ -293,6 +297,7 @@ class Report:
         return out
 
     def to_dict(self) -> dict[str, Any]:
+        """The report as JSON-ready values, with ``counts`` and the source's ``data``."""
         out: dict[str, Any] = {
             "kind": self.kind, "title": self.title, "subject": self.subject,
             "reference": self.reference, "status": self.status, "summary": self.summary,

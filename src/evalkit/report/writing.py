@@ -174,6 +174,22 @@ def write_reports(obj: Any, targets: Sequence[str]) -> list[str]:
     return written
 
 
+def render_report(obj: Any, fmt: str) -> str:
+    """``obj`` (a :class:`Report`, a ``Comparison``, a ``GateReport``) rendered by the
+    reporter registered as ``fmt``, looked up in the registry, with registered secrets
+    masked: the text :func:`write_report` writes. ``Comparison.to_latex()`` is
+    ``render_report(comparison, "latex")``.
+
+    Raises:
+        RegistryError: no reporter ``fmt`` (for a plugin's reporter the message names the
+            distribution to install).
+    """
+    from evalkit.io.redaction import mask
+    from evalkit.report.model import as_report
+
+    return mask(get_reporter(fmt).render(as_report(obj)))
+
+
 def write_report(obj: Any, fmt: str, path: str | os.PathLike[str]) -> Path:
     """Render ``obj`` (a :class:`Report`, a ``Comparison``, a ``GateReport``) with the
     reporter registered as ``fmt``, looked up in the registry, and write it to the file
@@ -191,8 +207,5 @@ def write_report(obj: Any, fmt: str, path: str | os.PathLike[str]) -> Path:
             why).
     """
     from evalkit.io.outputs import write_output
-    from evalkit.io.redaction import mask
-    from evalkit.report.model import as_report
 
-    spec = get_reporter(fmt)
-    return write_output(Path(path), mask(spec.render(as_report(obj))))
+    return write_output(Path(path), render_report(obj, fmt))

@@ -26,6 +26,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
+#: The resampling generator's name, as results and artifacts record it.
 GENERATOR_NAME = "splitmix64-counter"
 GENERATOR_DESCRIPTION = (
     "SplitMix64 (Steele, Lea & Flood 2014) used as a counter-based generator: "

@@ -21,9 +21,11 @@ Method = Literal["auto", "bootstrap-t", "bootstrap", "randomization", "t-test"]
 CIMethod = Literal["percentile", "bca", "bootstrap-t", "inversion", "t"]
 
 
+#: The paired tests ``method=`` accepts (``auto`` picks one per metric).
 METHODS: tuple[str, ...] = ("auto", "randomization", "t-test", "bootstrap-t", "bootstrap")
 
 
+#: The interval methods ``ci=`` accepts.
 CI_METHODS: tuple[str, ...] = ("percentile", "bca", "bootstrap-t", "inversion", "t")
 
 

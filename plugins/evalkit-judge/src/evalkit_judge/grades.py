@@ -16,6 +16,7 @@ from typing import Any, cast
 
 from evalkit_judge.budget import JudgeError, Usage
 
+#: The name of the tool the model is forced to call to record its grade.
 TOOL_NAME = "record_grade"
 
 

@@ -33,16 +33,19 @@ Compute = Callable[["RankingState", Any, Mapping[str, Any]], "Floats"]
 
 
 def prepare(responses: Sequence[TargetResponse], cases: Sequence[GoldenCase]) -> RankingState:
-    """Build the shared state of a batch (one for every measure of this plugin); see
-    :func:`evalkit_retrieval.state.build_state` (numpy is imported on first use).
+    """Build the shared state of a batch (one for every measure of this plugin): joined
+    in bulk for a TREC run and qrels read by this plugin
+    (:func:`evalkit_retrieval.bulk_state.bulk_state`), else from the Python objects
+    (:func:`evalkit_retrieval.state.build_state`); numpy is imported on first use.
 
     Raises:
         MetricError: a ranking lists a document twice (names the case, the document and
             both ranks).
     """
+    from evalkit_retrieval.bulk_state import bulk_state
     from evalkit_retrieval.state import build_state
 
-    return build_state(responses, cases)
+    return bulk_state(responses, cases) or build_state(responses, cases)
 
 
 @dataclass(frozen=True)

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -28,11 +29,12 @@ def load_run(path: str | Path, *, name: str | None = None) -> RankedRun:
     return trec.load_run(path, name=name)
 
 
-def load_qrels(path: str | Path) -> dict[str, dict[str, int]]:
-    """Read TREC qrels; see :func:`evalkit_retrieval.trec.load_qrels`."""
+def load_qrels(path: str | Path) -> dict[str, Mapping[str, int]]:
+    """Read TREC qrels, each query's judgments a lazy view of the parsed arrays; see
+    :func:`evalkit_retrieval.trec.load_qrels` (``lazy=True``)."""
     from evalkit_retrieval import trec
 
-    return trec.load_qrels(path)
+    return trec.load_qrels(path, lazy=True)
 
 
 @hookimpl

@@ -204,16 +204,23 @@ def build_state(responses: Sequence[TargetResponse], cases: Sequence[GoldenCase]
         j_label.extend(map(labels.__getitem__, found))
         j_rel.extend(map(relevant.__contains__, found))
     index = np.arange(n, dtype=np.int64)
-    jc = np.repeat(index, j_count)
-    jr = np.asarray(j_rank, dtype=np.int64)
-    jl = np.asarray(j_label, dtype=np.int64)
-    jrel = np.asarray(j_rel, dtype=np.bool_)
+    return state_from(
+        n, num_ret, num_rel,
+        np.repeat(index, j_count), np.asarray(j_rank, dtype=np.int64),
+        np.asarray(j_label, dtype=np.int64), np.asarray(j_rel, dtype=np.bool_),
+        np.repeat(index, q_count), np.asarray(q_label, dtype=np.int64),
+        np.asarray(q_rel, dtype=np.bool_),
+    )
+
+
+def state_from(n: int, num_ret: Ints, num_rel: Ints, jc: Ints, jr: Ints, jl: Ints,
+               jrel: Bools, qc: Ints, ql: Ints, qrel: Bools) -> RankingState:
+    """A :class:`RankingState` from its arrays in any order: the retrieved judged
+    documents are sorted by case then rank, the judgments by case then label
+    descending (both builders, :func:`build_state` and :mod:`.bulk_state`, end here)."""
     if len(jc):
         order = np.argsort(jc * (int(jr.max()) + 1) + jr, kind="stable")
         jc, jr, jl, jrel = jc[order], jr[order], jl[order], jrel[order]
-    qc = np.repeat(index, q_count)
-    ql = np.asarray(q_label, dtype=np.int64)
-    qrel = np.asarray(q_rel, dtype=np.bool_)
     if len(qc):
         qorder = np.lexsort((-ql, qc))
         qc, ql, qrel = qc[qorder], ql[qorder], qrel[qorder]

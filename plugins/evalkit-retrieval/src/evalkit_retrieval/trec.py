@@ -23,50 +23,47 @@ document); a label that is not an integer; text that is not UTF-8; NUL bytes; a 
 no data lines; a query or document id longer than :data:`evalkit.io.limits.MAX_ID_CHARS`
 (1024) bytes, or a run tag longer than :data:`evalkit.io.limits.MAX_NAME_CHARS` (256).
 
-Speed: a well-formed file is parsed in bulk (``numpy.loadtxt`` into byte-string columns,
-then vectorised grouping and ranking). Anything unusual (non-ASCII bytes, very long ids,
-a malformed line, a duplicate) sends the file through a careful line-by-line reader, which
-gives the same result or the precise error.
+Speed: a well-formed file is parsed in bulk (:mod:`evalkit_retrieval.trec_bulk`:
+``numpy.loadtxt`` into byte-string columns) and kept in arrays, ranked and grouped
+without a string per line (:mod:`evalkit_retrieval.columns`). Anything unusual (non-ASCII
+bytes, very long ids, a malformed line, a duplicate) sends the file through the careful
+line-by-line reader here, which gives the same result or the precise error.
 """
 
 from __future__ import annotations
 
 import gzip
-import hashlib
-import io
 import math
 import re
-import warnings
 import zlib
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, overload
 
 import numpy as np
-import numpy.typing as npt
 
 from evalkit.execute.ranking import DuplicateDocumentError, RankedRun, rank_arrays
 from evalkit.io.limits import MAX_ID_CHARS, MAX_NAME_CHARS
+from evalkit_retrieval.columns import ranked_columns
+from evalkit_retrieval.trec_bulk import RunTable, bulk_qrels, bulk_run, sha256_meanwhile
 
 __all__ = ["TrecFormatError", "load_qrels", "load_run", "parse_qrels", "parse_run"]
 
+# the bulk readers (evalkit_retrieval.trec_bulk), tried first
+_bulk_run = bulk_run
+_bulk_qrels = bulk_qrels
+
 _BOM = b"\xef\xbb\xbf"
-_COMMENT_LINE = re.compile(rb"^[ \t\r\x0b\x0c]*#[^\n]*(?:\n|\Z)", re.MULTILINE)
 _SCORE = re.compile(
     rb"[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf|infinity)\Z", re.IGNORECASE
 )
 _LABEL = re.compile(rb"[+-]?\d+\Z")
-#: every byte but the control characters that Python or numpy might take as line breaks or
-#: separators where trec_eval does not (and NUL): files holding one go to the careful reader
-_PLAIN_BYTES = bytes(b for b in range(256) if not (b <= 0x08 or 0x0E <= b <= 0x1F or b == 0x7F))
 _RUN_FIELDS = "qid iter docno rank score tag"
 _QRELS_FIELDS = "qid iter docno label"
-#: bytes of the file inspected to size the fixed-width id columns of the bulk reader
-_SAMPLE = 1 << 16
-#: widest id column the bulk reader allocates (bytes per row); longer ids go the careful way
-_MAX_WIDTH = 512
+
+
+#: what the qrels readers return: dicts, or (``lazy``) views
+_Qrels = dict[str, dict[str, int]] | dict[str, Mapping[str, int]]
 
 
 class TrecFormatError(ValueError):
@@ -82,15 +79,6 @@ class TrecFormatError(ValueError):
         self.line = line
         where = f"{path}:{line}" if line is not None else str(path)
         super().__init__(f"{where}: {problem}. {fix}")
-
-
-@dataclass(frozen=True)
-class _RunColumns:
-    qids: npt.NDArray[Any] | list[str]
-    docids: npt.NDArray[Any] | list[str]
-    scores: npt.NDArray[np.float64]
-    tag: str
-    path: str  # "bulk" or "careful"
 
 
 # --------------------------------------------------------------------------- public API
@@ -111,34 +99,55 @@ def load_run(path: str | Path, *, name: str | None = None) -> RankedRun:
         TrecFormatError: see the module docstring.
     """
     p = Path(path)
-    raw = p.read_bytes()
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        # hashlib releases the GIL on large buffers: hash while parsing
-        digest = pool.submit(lambda: hashlib.sha256(raw).hexdigest())
-        run = parse_run(raw, source=p)
-        run.sha256 = digest.result()
+    digest = sha256_meanwhile(p)
+    cols = _bulk_run(p)  # a plain file is read from disk, without a copy of its bytes
+    if cols is None:
+        run = parse_run(p.read_bytes(), source=p)
+    else:
+        run = _ranked(cols, p, lambda: _text_bytes(p.read_bytes(), p))
+    run.sha256 = digest()
     run.path = str(p)
     if name:
         run.name = name
     return run
 
 
-def load_qrels(path: str | Path) -> dict[str, dict[str, int]]:
+@overload
+def load_qrels(path: str | Path, *, lazy: Literal[False] = False
+               ) -> dict[str, dict[str, int]]: ...
+
+
+@overload
+def load_qrels(path: str | Path, *, lazy: bool) -> dict[str, Mapping[str, int]]: ...
+
+
+def load_qrels(path: str | Path, *, lazy: bool = False) -> _Qrels:
     """Read a TREC qrels file (plain or gzip): ``{qid: {docno: label}}``.
 
     Queries and documents keep the file's order. Labels are kept as given (negative
     labels included; every label <= 0 is non-relevant).
+
+    Args:
+        lazy: give each query a ``{docno: label}`` view of the parsed arrays, made into
+            strings when read (:class:`~evalkit_retrieval.columns.ColumnJudged`, what
+            evalkit's own evaluation uses), instead of a ``dict``.
 
     Raises:
         FileNotFoundError: no such file.
         TrecFormatError: see the module docstring.
     """
     p = Path(path)
-    return parse_qrels(p.read_bytes(), source=p)
+    out = _bulk_qrels(p)  # a plain file is read from disk, without a copy of its bytes
+    if out is None:
+        return parse_qrels(p.read_bytes(), source=p, lazy=lazy)
+    return out if lazy else {q: dict(judged) for q, judged in out.items()}
 
 
 def parse_run(raw: bytes, *, source: str | Path = "<run>") -> RankedRun:
     """Parse the bytes of a TREC run file (``source`` names it in errors).
+
+    A file the bulk reader takes is kept in arrays (:mod:`evalkit_retrieval.columns`):
+    each query's ranking is a lazy view whose ids become strings when read.
 
     Raises:
         TrecFormatError: see the module docstring.
@@ -147,19 +156,44 @@ def parse_run(raw: bytes, *, source: str | Path = "<run>") -> RankedRun:
     cols = _bulk_run(data)
     if cols is None:
         cols = _careful_run(data, source)
+    return _ranked(cols, source, lambda: data)
+
+
+def _ranked(cols: RunTable, source: str | Path, data: Callable[[], bytes]) -> RankedRun:
+    """The run of what a reader read (``data``: the text, for the careful reader to name
+    a duplicate's lines)."""
+    name, lines, parser = cols.tag, len(cols.scores), cols.path
+    rankings: dict[str, Sequence[str]]
     try:
-        rankings = rank_arrays(cols.qids, cols.docids, cols.scores)
+        if parser == "bulk":
+            parsed: list[Any] = [cols.qids, cols.docids, cols.scores]
+            del cols  # the parsed table is freed once ranked
+            columns = ranked_columns(parsed)
+            if columns.duplicate:
+                raise DuplicateDocumentError("", "")
+            rankings = dict(columns.views())
+        else:
+            rankings = dict(rank_arrays(cols.qids, cols.docids, cols.scores))
     except DuplicateDocumentError:
-        _careful_run(data, source)  # raises with the two line numbers
+        _careful_run(data(), source)  # raises with the two line numbers
         raise  # pragma: no cover - the careful reader always finds it
-    return RankedRun(
-        name=cols.tag, rankings=rankings,
-        meta={"lines": len(cols.scores), "parser": cols.path},
-    )
+    return RankedRun(name=name, rankings=rankings, meta={"lines": lines, "parser": parser})
 
 
-def parse_qrels(raw: bytes, *, source: str | Path = "<qrels>") -> dict[str, dict[str, int]]:
-    """Parse the bytes of a TREC qrels file (``source`` names it in errors).
+@overload
+def parse_qrels(raw: bytes, *, source: str | Path = "<qrels>", lazy: Literal[False] = False
+                ) -> dict[str, dict[str, int]]: ...
+
+
+@overload
+def parse_qrels(raw: bytes, *, source: str | Path = "<qrels>", lazy: bool
+                ) -> dict[str, Mapping[str, int]]: ...
+
+
+def parse_qrels(raw: bytes, *, source: str | Path = "<qrels>", lazy: bool = False
+                ) -> _Qrels:
+    """Parse the bytes of a TREC qrels file (``source`` names it in errors); ``lazy`` as
+    for :func:`load_qrels`.
 
     Raises:
         TrecFormatError: see the module docstring.
@@ -167,8 +201,8 @@ def parse_qrels(raw: bytes, *, source: str | Path = "<qrels>") -> dict[str, dict
     data = _text_bytes(raw, source)
     out = _bulk_qrels(data)
     if out is None:
-        out = _careful_qrels(data, source)
-    return out
+        return dict(_careful_qrels(data, source))
+    return out if lazy else {q: dict(judged) for q, judged in out.items()}
 
 
 # --------------------------------------------------------------------------- shared
@@ -185,65 +219,6 @@ def _text_bytes(raw: bytes, source: str | Path) -> bytes:
     if data.startswith(_BOM):
         data = data[len(_BOM):]
     return data
-
-
-def _bulk_ready(data: bytes) -> bytes | None:
-    """``data`` prepared for the bulk reader, or None when only the careful one will do."""
-    if not data.isascii() or data.translate(None, _PLAIN_BYTES):
-        return None
-    if b"\r" in data:
-        data = data.replace(b"\r\n", b"\n")
-        if b"\r" in data:
-            return None  # a lone CR is whitespace to trec_eval, a line break to io
-    if b"#" in data and _COMMENT_LINE.search(data):
-        data = _COMMENT_LINE.sub(b"", data)
-    return data
-
-
-def _column_widths(data: bytes, columns: tuple[int, ...]) -> list[int]:
-    """Fixed widths for the id columns, from the longest ids of the file's first bytes."""
-    widest = [1] * len(columns)
-    for line in data[:_SAMPLE].split(b"\n")[:-1] or [data[:_SAMPLE]]:
-        fields = line.split()
-        for j, c in enumerate(columns):
-            if c < len(fields):
-                widest[j] = max(widest[j], len(fields[c]))
-    return [max(16, 2 * w) for w in widest]
-
-
-def _width_attempts(data: bytes) -> list[tuple[int, int]]:
-    """Widths to try for the query and document id columns: twice the longest sampled id,
-    then eight times that, never beyond ``_MAX_WIDTH`` (the careful reader takes over)."""
-    wq, wd = _column_widths(data, (0, 2))
-    return [(q, d) for q, d in ((wq, wd), (wq * 8, wd * 8))
-            if q <= _MAX_WIDTH and d <= _MAX_WIDTH]
-
-
-def _fits(table: npt.NDArray[Any], *names: str) -> bool:
-    """No entry of the named fixed-width byte-string fields fills its field (none was cut)."""
-    if len(table) == 0:
-        return True
-    raw = table.view(np.uint8).reshape(len(table), table.dtype.itemsize)
-    fields = table.dtype.fields
-    assert fields is not None
-    for name in names:
-        sub, offset = fields[name][:2]
-        if raw[:, offset + sub.itemsize - 1].any():
-            return False
-    return True
-
-
-def _loadtxt(data: bytes, dtype: list[tuple[str, str]], usecols: tuple[int, ...] | None
-             ) -> npt.NDArray[Any] | None:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)  # "input contained no data"
-        try:
-            return np.loadtxt(
-                io.BytesIO(data), dtype=dtype, usecols=usecols, comments=None, ndmin=1,
-                encoding="latin-1",
-            )
-        except (ValueError, OverflowError):
-            return None
 
 
 def _fields(line: bytes) -> list[bytes]:
@@ -293,54 +268,8 @@ def _empty(source: str | Path, kind: str, fields: str) -> TrecFormatError:
     )
 
 
-def _bulk_table(
-    data: bytes,
-    dtype: Callable[[int, int], list[tuple[str, str]]],
-    usecols: tuple[int, ...] | None,
-) -> npt.NDArray[Any] | None:
-    """Parse ``data`` with fixed-width id columns, widening them until no id is cut.
-
-    ``dtype(query_width, doc_width)`` gives the record layout. ``None`` when the bulk
-    parse cannot read the text (the careful per-line reader then names the line).
-    """
-    for wq, wd in _width_attempts(data):
-        table = _loadtxt(data, dtype(wq, wd), usecols)
-        if table is None or len(table) == 0:
-            return None
-        if _fits(table, "q", "d"):
-            return table
-    return None
-
-
 # --------------------------------------------------------------------------- runs
-def _bulk_run(text: bytes) -> _RunColumns | None:
-    data = _bulk_ready(text)
-    if data is None:
-        return None
-    table = _bulk_table(
-        data, lambda wq, wd: [("q", f"S{wq}"), ("d", f"S{wd}"), ("s", "f8"), ("t", "S1")],
-        (0, 2, 4, 5),
-    )
-    if table is None:
-        return None
-    scores = table["s"]
-    tag = _last_line(data).split()[5]
-    if not np.isfinite(scores).all() or len(tag) > MAX_NAME_CHARS:
-        return None  # the careful reader names the line
-    return _RunColumns(
-        qids=table["q"], docids=table["d"], scores=scores, tag=tag.decode("ascii"),
-        path="bulk",
-    )
-
-
-def _last_line(data: bytes) -> bytes:
-    end = len(data)
-    while end and data[end - 1] in b" \t\r\n\x0b\x0c":
-        end -= 1
-    return data[data.rfind(b"\n", 0, end) + 1:end]
-
-
-def _careful_run(data: bytes, source: str | Path) -> _RunColumns:
+def _careful_run(data: bytes, source: str | Path) -> RunTable:
     qids: list[str] = []
     docids: list[str] = []
     scores: list[float] = []
@@ -399,45 +328,13 @@ def _careful_run(data: bytes, source: str | Path) -> _RunColumns:
         raise _empty(source, "run", _RUN_FIELDS)
     # the last line's tag names the run (as in trec_eval); only that one is printed back
     _decode(tag.encode("utf-8"), source, tag_line, "run tag", MAX_NAME_CHARS)
-    return _RunColumns(
+    return RunTable(
         qids=qids, docids=docids, scores=np.asarray(scores, dtype=np.float64), tag=tag,
         path="careful",
     )
 
 
 # --------------------------------------------------------------------------- qrels
-def _bulk_qrels(text: bytes) -> dict[str, dict[str, int]] | None:
-    data = _bulk_ready(text)
-    if data is None:
-        return None
-    table = _bulk_table(
-        data, lambda wq, wd: [("q", f"S{wq}"), ("i", "S1"), ("d", f"S{wd}"), ("r", "i8")],
-        None,
-    )
-    if table is None:
-        return None
-    q = table["q"]
-    docs = list(map(bytes.decode, table["d"].tolist()))
-    labels: list[int] = table["r"].tolist()
-    change = (np.flatnonzero(q[1:] != q[:-1]) + 1).tolist()
-    starts = [0, *change]
-    ends = [*change, len(q)]
-    out: dict[str, dict[str, int]] = {}
-    for st, en in zip(starts, ends, strict=True):
-        qid = bytes(q[st]).decode("ascii")
-        block = dict(zip(docs[st:en], labels[st:en], strict=True))
-        if len(block) != en - st:
-            return None  # a duplicate: the careful reader names its lines
-        seen = out.get(qid)
-        if seen is None:
-            out[qid] = block
-        elif seen.keys() & block.keys():
-            return None
-        else:
-            seen.update(block)
-    return out
-
-
 def _careful_qrels(data: bytes, source: str | Path) -> dict[str, dict[str, int]]:
     out: dict[str, dict[str, int]] = {}
     first_line: dict[tuple[str, str], tuple[int, int]] = {}

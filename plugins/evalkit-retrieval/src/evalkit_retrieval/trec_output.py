@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from operator import itemgetter
 from typing import Any
 
 from evalkit_retrieval.trec_names import order_key, trec_label
@@ -110,11 +111,13 @@ def trec_lines(
     for _, label, name in entries:
         if not name:
             continue
-        values = [_value(row, name) for row in rows]
+        values = _column(rows, name)
         if summary[name] == "sum":
             total = sum(int(v) for v in values)
             if name == "num_rel" and complete and judgments is not None:
-                total = sum(1 for judged in judgments.values() for g in judged.values() if g > 0)
+                from evalkit_retrieval.columns import count_labels_above
+
+                total = count_labels_above(judgments, 0)
             lines.append(f"{label:<22}\tall\t{total}")
             continue
         mean = _sequential_sum(values) / len(rows) if rows else 0.0
@@ -122,6 +125,14 @@ def trec_lines(
             mean = math.exp(mean)
         lines.append(f"{label:<22}\tall\t{mean:6.4f}")
     return lines
+
+
+def _column(rows: Sequence[Any], name: str) -> list[float]:
+    """Every row's value of ``name`` (a metric, else a count), as floats."""
+    try:
+        return list(map(float, map(itemgetter(name), [r.metrics for r in rows])))
+    except KeyError:
+        return [_value(row, name) for row in rows]
 
 
 def _sequential_sum(values: Sequence[float]) -> float:

@@ -1,0 +1,261 @@
+"""The bulk reader of TREC runs and qrels: numpy's C tokenizer into byte-string columns.
+
+A well-formed ASCII file (the usual case) is read by ``numpy.loadtxt`` into fixed-width
+byte-string columns for the ids, a float column for run scores or an integer column for
+qrels labels; the run is then ranked and the qrels grouped as arrays
+(:mod:`evalkit_retrieval.columns`). The reader declines (returns ``None``) on anything it
+is unsure about: bytes outside ASCII, control characters, a lone CR, an id longer than
+the widths it tried, a malformed line, a non-finite score, a duplicate. The careful
+line-by-line reader of :mod:`evalkit_retrieval.trec` then reads the file, with the same
+result or the precise error. Comment lines (first non-blank character ``#``) are removed
+first; a ``#`` elsewhere stays part of its field.
+
+A plain file (ASCII text without CR or comment lines, the usual case) is handed to numpy
+as a file, so that its bytes are never all in memory at once; any other file is read
+into memory and made ready first (CRLF endings, comment lines). :func:`sha256_meanwhile`
+hashes a file from disk in a thread while it is parsed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import re
+import threading
+import warnings
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from evalkit.io.limits import MAX_NAME_CHARS
+from evalkit_retrieval.columns import QrelsColumns
+
+_COMMENT_LINE = re.compile(rb"^[ \t\r\x0b\x0c]*#[^\n]*(?:\n|\Z)", re.MULTILINE)
+#: every ASCII byte but the control characters that Python or numpy might take as line
+#: breaks or separators where trec_eval does not (and NUL): a file holding any other byte
+#: (one of those, or one outside ASCII) goes to the careful reader
+_PLAIN_ASCII = bytes(b for b in range(128) if not (b <= 0x08 or 0x0E <= b <= 0x1F or b == 0x7F))
+#: bytes of the file inspected to size the fixed-width id columns of the bulk reader
+_SAMPLE = 1 << 16
+#: widest id column the bulk reader allocates (bytes per row); longer ids go the careful way
+_MAX_WIDTH = 512
+#: bytes scanned at a time by :func:`plain_file`
+_CHUNK = 1 << 20
+#: what the bulk reader reads: a file's bytes, or the file itself
+Source = bytes | Path
+
+
+@dataclass(frozen=True)
+class RunTable:
+    """A run as read, one entry per line: arrays from the bulk reader, lists of ``str``
+    from the careful one (``path``), and the tag of the last line."""
+
+    qids: npt.NDArray[Any] | list[str]
+    docids: npt.NDArray[Any] | list[str]
+    scores: npt.NDArray[np.float64]
+    tag: str
+    path: str  # "bulk" or "careful"
+
+
+def plain_file(path: Path) -> bool:
+    """Whether numpy can read ``path`` as it is on disk, without a copy of its bytes in
+    memory: plain ASCII text (no control character but whitespace), no CR, no comment
+    line, not empty. (Gzip data and a byte-order mark are not ASCII.) The file is scanned
+    in chunks of :data:`_CHUNK` bytes."""
+    buf = bytearray(_CHUNK)
+    seen = 0
+    with path.open("rb") as fh:
+        while size := fh.readinto(buf):
+            chunk = buf if size == _CHUNK else buf[:size]
+            if chunk.translate(None, _PLAIN_ASCII) or b"\r" in chunk:
+                return False
+            # a chunk may begin inside a line: taking its start for a line's only errs
+            # towards the bytes path
+            if b"#" in chunk and _COMMENT_LINE.search(chunk):
+                return False
+            seen += size
+    return seen > 0
+
+
+def bulk_ready(data: bytes) -> bytes | None:
+    """``data`` prepared for the bulk reader, or None when only the careful one will do."""
+    if data.translate(None, _PLAIN_ASCII):  # one pass: nothing but plain ASCII is left
+        return None
+    if b"\r" in data:
+        data = data.replace(b"\r\n", b"\n")
+        if b"\r" in data:
+            return None  # a lone CR is whitespace to trec_eval, a line break to io
+    if b"#" in data and _COMMENT_LINE.search(data):
+        data = _COMMENT_LINE.sub(b"", data)
+    return data
+
+
+def _column_widths(head: bytes, columns: tuple[int, ...]) -> list[int]:
+    """Fixed widths for the id columns, from the longest ids of the file's first bytes."""
+    widest = [1] * len(columns)
+    for line in head[:_SAMPLE].split(b"\n")[:-1] or [head[:_SAMPLE]]:
+        fields = line.split()
+        for j, c in enumerate(columns):
+            if c < len(fields):
+                widest[j] = max(widest[j], len(fields[c]))
+    return [max(16, 2 * w) for w in widest]
+
+
+def _width_attempts(head: bytes) -> list[tuple[int, int]]:
+    """Widths to try for the query and document id columns: twice the longest sampled id,
+    then eight times that, never beyond ``_MAX_WIDTH`` (the careful reader takes over)."""
+    wq, wd = _column_widths(head, (0, 2))
+    return [(q, d) for q, d in ((wq, wd), (wq * 8, wd * 8))
+            if q <= _MAX_WIDTH and d <= _MAX_WIDTH]
+
+
+def _fits(table: npt.NDArray[Any], *names: str) -> bool:
+    """No entry of the named fixed-width byte-string fields fills its field (none was cut)."""
+    if len(table) == 0:
+        return True
+    raw = table.view(np.uint8).reshape(len(table), table.dtype.itemsize)
+    fields = table.dtype.fields
+    assert fields is not None
+    last = [fields[name][1] + fields[name][0].itemsize - 1 for name in names]
+    return not raw[:, last].any()  # one pass over the table for every field
+
+
+def _loadtxt(data: Source, dtype: list[tuple[str, str]], usecols: tuple[int, ...] | None
+             ) -> npt.NDArray[Any] | None:
+    with warnings.catch_warnings(), (
+            io.BytesIO(data) if isinstance(data, bytes) else data.open("rb")) as fh:
+        warnings.simplefilter("ignore", UserWarning)  # "input contained no data"
+        try:
+            return np.loadtxt(
+                fh, dtype=dtype, usecols=usecols, comments=None, ndmin=1,
+                encoding="ascii",  # only plain ASCII comes here
+            )
+        except (ValueError, OverflowError):
+            return None
+
+
+def _bulk_table(
+    data: Source,
+    dtype: Callable[[int, int], list[tuple[str, str]]],
+    usecols: tuple[int, ...] | None,
+) -> npt.NDArray[Any] | None:
+    """Parse ``data`` with fixed-width id columns, widening them until no id is cut.
+
+    ``dtype(query_width, doc_width)`` gives the record layout. ``None`` when the bulk
+    parse cannot read the text (the careful per-line reader then names the line).
+    """
+    for wq, wd in _width_attempts(_head(data)):
+        table = _loadtxt(data, dtype(wq, wd), usecols)
+        if table is None or len(table) == 0:
+            return None
+        if _fits(table, "q", "d"):
+            return table
+    return None
+
+
+def _ready(source: Source) -> Source | None:
+    """What the bulk reader reads: a plain file as it is, bytes made ready, or None."""
+    if isinstance(source, bytes):
+        return bulk_ready(source)
+    return source if plain_file(source) else None
+
+
+def _head(data: Source) -> bytes:
+    if isinstance(data, bytes):
+        return data[:_SAMPLE]
+    with data.open("rb") as fh:
+        return fh.read(_SAMPLE)
+
+
+def _tail(data: Source) -> bytes:
+    """The file's end, from the start of its last line that holds anything."""
+    if isinstance(data, bytes):
+        return data
+    with data.open("rb") as fh:
+        size = fh.seek(0, 2)
+        take = _SAMPLE
+        while True:
+            fh.seek(max(0, size - take))
+            tail = fh.read()
+            if take >= size or b"\n" in tail.rstrip():
+                return tail
+            take *= 4
+
+
+def bulk_run(source: Source) -> RunTable | None:
+    """A run read in bulk from its bytes, or from a plain file (:func:`plain_file`)
+    without a copy of its bytes; None when only the careful reader will do."""
+    data = _ready(source)
+    if data is None:
+        return None
+    table = _bulk_table(
+        data, lambda wq, wd: [("q", f"S{wq}"), ("d", f"S{wd}"), ("s", "f8"), ("t", "S1")],
+        (0, 2, 4, 5),
+    )
+    if table is None:
+        return None
+    scores = np.ascontiguousarray(table["s"])  # read once from the table, then compact
+    tag = _last_line(_tail(data)).split()[5]
+    if not np.isfinite(scores).all() or len(tag) > MAX_NAME_CHARS:
+        return None  # the careful reader names the line
+    return RunTable(
+        qids=table["q"], docids=table["d"], scores=scores, tag=tag.decode("ascii"),
+        path="bulk",
+    )
+
+
+def _last_line(data: bytes) -> bytes:
+    end = len(data)
+    while end and data[end - 1] in b" \t\r\n\x0b\x0c":
+        end -= 1
+    return data[data.rfind(b"\n", 0, end) + 1:end]
+
+
+def bulk_qrels(source: Source) -> dict[str, Mapping[str, int]] | None:
+    """Qrels read in bulk, as :func:`bulk_run`."""
+    data = _ready(source)
+    if data is None:
+        return None
+    table = _bulk_table(
+        data, lambda wq, wd: [("q", f"S{wq}"), ("i", "S1"), ("d", f"S{wd}"), ("r", "i8")],
+        None,
+    )
+    if table is None:
+        return None
+    columns = QrelsColumns(table["q"], table["d"], table["r"])
+    if columns.duplicate:
+        return None  # the careful reader names the two lines
+    return columns.views()
+
+
+def sha256_meanwhile(path: Path) -> Callable[[], str]:
+    """Hash the file in a thread (hashlib releases the GIL), so that it is hashed while
+    parsed; the function returned waits for the hex digest.
+
+    Raises:
+        FileNotFoundError: no such file (raised here, not in the thread).
+    """
+    fh = path.open("rb")
+    out: list[str | OSError] = []
+
+    def work() -> None:
+        with fh:
+            try:
+                out.append(hashlib.file_digest(fh, "sha256").hexdigest())
+            except OSError as exc:  # raised by result(), in the caller's thread
+                out.append(exc)
+
+    thread = threading.Thread(target=work, daemon=True)
+    thread.start()
+
+    def result() -> str:
+        thread.join()
+        if isinstance(out[0], OSError):
+            raise out[0]
+        return out[0]
+
+    return result

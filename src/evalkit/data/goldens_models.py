@@ -1,0 +1,170 @@
+"""A golden row as a pydantic model: the known fields typed, ids text, the rest kept.
+
+:class:`GoldenRow` is one record of a golden file (a JSON Lines line, a YAML list item, a
+CSV row after its cells are read). It is lenient where the docs promise it: a JSON
+integer id becomes its digits (``42`` -> ``"42"``; the YAML and CSV readers pass ids as
+the text written), a null query is the empty text, and every field it does not know is
+kept, unchanged, as the case's context. Everything else is strict: an id is non-empty
+text of at most :data:`~evalkit.io.limits.MAX_ID_CHARS` characters (never a float, a bool or
+null), ``expected`` is a list of ids, a text or null, ``relevant`` a list of ids,
+``relevance`` maps ids to integer labels, and no id repeats in a list.
+:func:`validate_row` raises :class:`evalkit.io.model_errors.Problem` with the message of
+docs/runner.md; the reader adds the file and line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Annotated, Any
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+)
+from pydantic_core import ErrorDetails
+
+from evalkit.io.limits import MAX_ID_CHARS, LimitError, check_id
+from evalkit.io.model_errors import (
+    MISSING,
+    Problem,
+    first_error,
+    is_rule,
+    rule,
+    rule_message,
+    value_at,
+)
+
+KNOWN_FIELDS = ("id", "query", "expected", "relevant", "relevance")
+
+
+def _int_as_text(value: Any) -> Any:
+    """A JSON integer id as its digits; anything else unchanged (and then checked)."""
+    return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
+
+
+def _each_once(ids: list[str], info: ValidationInfo) -> list[str]:
+    seen: set[str] = set()
+    for text in ids:
+        if text in seen:
+            raise rule(f"{info.field_name!r} lists {text!r} twice")
+        seen.add(text)
+    return ids
+
+
+CaseId = Annotated[
+    str,
+    BeforeValidator(_int_as_text, json_schema_input_type=str | int),
+    Field(min_length=1, max_length=MAX_ID_CHARS),
+]
+def _tuple_as_list(value: Any) -> Any:
+    """A custom loader's tuple of ids as a list (files only ever hold lists)."""
+    return list(value) if isinstance(value, tuple) else value
+
+
+IdList = Annotated[list[CaseId], BeforeValidator(_tuple_as_list), AfterValidator(_each_once)]
+
+
+class GoldenRow(BaseModel):
+    """One golden case as written in its file (see docs/runner.md)."""
+
+    model_config = ConfigDict(strict=True, extra="allow", title="golden case")
+
+    id: CaseId = Field(description="The case id, kept as text (quote ids such as 010).")
+    query: str | None = Field(description="What the target is asked (null: empty text).")
+    expected: IdList | str | None = Field(
+        None, description="Ids a good answer contains (they become the relevant set), or "
+        "a reference text, or null.")
+    relevant: IdList | None = Field(
+        None, description="The relevant ids, when they differ from expected.")
+    relevance: dict[CaseId, int] | None = Field(
+        None, description="Graded judgments {id: integer label}, as in TREC qrels.")
+
+    def context(self) -> dict[str, Any]:
+        """The fields this model does not know, unchanged."""
+        return dict(self.model_extra or {})
+
+
+class GoldenCases(BaseModel):
+    """A YAML golden file written as a mapping: its ``cases`` list."""
+
+    model_config = ConfigDict(strict=True, extra="allow", title="golden set")
+
+    cases: list[GoldenRow] = Field(description="The cases, in order.")
+
+
+# ------------------------------------------------------------------ messages
+def id_problem(value: Any, what: str) -> str:
+    """What is wrong with ``value`` as an id (``what`` names it in the message)."""
+    if isinstance(value, bool) or value is None:
+        return f"{what} {value!r} is not an id; write ids as text"
+    if not isinstance(value, str):
+        return (f"{what} {value!r} is a {type(value).__name__}; ids must be text "
+                f"(quote it: \"{value}\")")
+    if value == "":
+        return f"empty {what}"
+    try:
+        check_id(value, what)
+    except LimitError as exc:
+        return str(exc)
+    return f"{what} {value!r} is not an id"  # pragma: no cover - every failure is named above
+
+
+def _rank(err: ErrorDetails) -> tuple[Any, ...]:
+    # field by field, as the docs list them; in a field, a rule, then the deepest error
+    loc = err["loc"]
+    field = KNOWN_FIELDS.index(str(loc[0])) if loc and loc[0] in KNOWN_FIELDS else -1
+    return field, not is_rule(err), -len(loc)
+
+
+def _explain(err: ErrorDetails, record: Mapping[str, Any]) -> str:
+    loc = err["loc"]
+    key = str(loc[0]) if loc else ""
+    if key == "id":
+        return "the case has no 'id'" if err["type"] == "missing" else \
+            id_problem(record["id"], "id")
+    case = f"case {_int_as_text(record['id'])!r}"
+    if key == "query":
+        if err["type"] == "missing":
+            return f"{case} has no 'query'"
+        return f"{case}: 'query' must be text, got {type(record['query']).__name__}"
+    if is_rule(err):
+        return f"{case}: {rule_message(err)}"
+    value = record[key]
+    index = next((p for p in loc[1:] if isinstance(p, int)), None)
+    if key in ("expected", "relevant") and index is not None and \
+            value_at(value, (index,)) is not MISSING:
+        return id_problem(value[index], f"{case}: {key!r} item")
+    if key == "expected":
+        return (f"{case}: 'expected' must be a list of ids, a text or null; got "
+                f"{type(value).__name__} {value!r}")
+    if key == "relevant":
+        return f"{case}: 'relevant' must be a list of ids"
+    if len(loc) == 3:  # a key of relevance
+        return id_problem(loc[1], f"{case}: 'relevance' key")
+    if len(loc) == 2:
+        return (f"{case}: relevance label of {_int_as_text(loc[1])!r} must be an integer, "
+                f"got {value[loc[1]]!r}")
+    return f"{case}: 'relevance' must map ids to integer labels"
+
+
+def validate_row(record: Mapping[Any, Any]) -> GoldenRow:
+    """One golden row from a record (its keys are taken as text).
+
+    Raises:
+        Problem: the first problem; its message starts with the case (``case 'a': ...``)
+            or the id.
+    """
+    data = {str(k): v for k, v in record.items()}
+    try:
+        return GoldenRow.model_validate(data)
+    except ValidationError as exc:
+        err = first_error(exc, _rank)
+        raise Problem(tuple(err["loc"]), _explain(err, data)) from None
+
+
+__all__ = ["KNOWN_FIELDS", "CaseId", "GoldenCases", "GoldenRow", "id_problem", "validate_row"]

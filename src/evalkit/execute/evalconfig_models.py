@@ -1,0 +1,198 @@
+"""The eval config as pydantic models: ``evalkit.yaml`` and the table ``[tool.evalkit]``.
+
+:class:`EvalSettings` is ``evalkit.yaml``: the run settings of ``evalkit run`` (goldens,
+target, metrics, output, ...) and the gate settings of ``evalkit gate`` (checks,
+baseline, reporters). :class:`ToolSettings` is ``[tool.evalkit]`` of ``pyproject.toml``:
+the same keys plus the plugin selection (``plugins``, ``local_plugins``), which is read
+on every command's start-up by the lighter :mod:`evalkit.core.pyproject_config` and is only
+typed here. Strict types, no unknown key: :func:`validate_settings` raises
+:class:`evalkit.io.model_errors.Problem` naming the key (``key 'max_concurrency': must be a
+positive integer, got 'eight'``); a plugin key in ``evalkit.yaml`` is refused with where
+it belongs. The JSON Schema (``evalkit schema config``) comes from :class:`EvalSettings`.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic.config import JsonDict
+from pydantic_core import ErrorDetails
+
+from evalkit.execute.target_runner import DEFAULT_MAX_CONCURRENCY
+from evalkit.io.limits import MAX_NAME_CHARS, LimitError, check_name
+from evalkit.io.model_errors import (
+    Problem,
+    did_you_mean,
+    first_error,
+    is_rule,
+    rule,
+    rule_message,
+    value_at,
+)
+
+_Text = Annotated[str, Field(min_length=1, pattern=r"\S")]
+_Names = list[Annotated[str, Field(min_length=1)]]
+
+#: keys that belong in another file: where, and why
+MISPLACED = {
+    key: ("has no effect in evalkit.yaml: plugin selection is read from [tool.evalkit] in "
+          "pyproject.toml, where it applies to every command; move it there")
+    for key in ("plugins", "local_plugins")
+}
+#: what a key some other tool uses is written as here
+HINTS = {"gate": "the gate's settings are the keys checks, baseline and reporters"}
+
+
+# JSON Schema of "at least one metric or aggregate": pydantic checks it in _scores_something
+_SCORES_SOMETHING: JsonDict = {"anyOf": [
+    {"required": [key], "properties": {key: {"minItems": 1}}} for key in ("metrics", "aggregates")
+]}
+
+
+class TargetSettings(BaseModel):
+    """``target``: what ``evalkit run`` calls on every case."""
+
+    model_config = ConfigDict(strict=True, extra="forbid", title="target")
+
+    factory: Annotated[str, Field(pattern=r"^(?:[^:]*[^:\s][^:]*|[\w.]+:[\w.]+)$")] = Field(
+        description="'package.module:callable' returning a target (or a plain function "
+        "case -> ids or text), or a registered target factory's name ('http').")
+    kwargs: dict[str, Any] = Field(
+        default_factory=dict, description="Keyword arguments of the factory (secrets are "
+        "redacted from the run header).")
+
+
+
+#: the keys of ``target``
+TARGET_KEYS: frozenset[str] = frozenset(TargetSettings.model_fields)
+
+class EvalSettings(BaseModel):
+    """``evalkit.yaml``: the run settings of ``evalkit run`` and the gate settings of
+    ``evalkit gate``. Paths are relative to the file."""
+
+    model_config = ConfigDict(strict=True, extra="forbid", title="evalkit eval config",
+                              json_schema_extra=_SCORES_SOMETHING)
+
+    name: Annotated[_Text, Field(max_length=MAX_NAME_CHARS)] | None = Field(
+        None, description="The run's name (default: the target's name).")
+    goldens: _Text = Field(description="The golden file (jsonl, yaml or csv).")
+    goldens_loader: _Text | None = Field(
+        None, description="A goldens loader's name (default: chosen by suffix).")
+    target: TargetSettings
+    metrics: _Names = Field(default_factory=list, description="Per-case metrics "
+                            "(recall@10, ndcg@10, ...).")
+    aggregates: _Names = Field(default_factory=list, description="Whole-run aggregates "
+                               "(latency_p95, ...).")
+    output: _Text = Field(description="The run artifact evalkit run writes.")
+    max_concurrency: Annotated[int, Field(ge=1)] = Field(
+        DEFAULT_MAX_CONCURRENCY, description="Most target calls in flight.")
+    checks: _Text | None = Field(
+        None, description="evalkit gate: the checks file (default for --checks).")
+    baseline: _Text | None = Field(
+        None, description="evalkit gate: the baseline (default for --baseline).")
+    reporters: list[Annotated[str, Field(pattern=r"^[\w-]+:.+$")]] = Field(
+        default_factory=list, description="evalkit gate: reports to write, FORMAT:PATH as "
+        "with --report (default for --report).")
+
+    @model_validator(mode="after")
+    def _scores_something(self) -> EvalSettings:
+        if not self.metrics and not self.aggregates:
+            raise rule("name at least one metric or aggregate", key="metrics")
+        return self
+
+
+class ToolSettings(EvalSettings):
+    """``[tool.evalkit]`` of ``pyproject.toml``: the keys of ``evalkit.yaml`` and the
+    plugin selection (its rules: :mod:`evalkit.core.pyproject_config`)."""
+
+    model_config = ConfigDict(title="[tool.evalkit]")
+
+    plugins: list[str] | None = Field(
+        None, description="Plugin distributions to load, with optional version "
+        "specifiers (absent: every installed plugin).")
+    local_plugins: list[str] | None = Field(
+        None, description="The project's own plugin modules, imported by name.")
+
+
+def known_keys(model: type[BaseModel]) -> tuple[str, ...]:
+    """The keys of a table of ``model``, sorted."""
+    return tuple(sorted(model.model_fields))
+
+
+# ------------------------------------------------------------------ messages
+def _problem(err: ErrorDetails, path: str, data: Any, model: type[EvalSettings]) -> str:
+    """The problem of one error at the key ``path`` (``metrics``, ``target.factory``)."""
+    loc = err["loc"]
+    key = str(loc[0])
+    value = value_at(data, loc[:1] if key != "target" else loc[:2])
+    kind = err["type"]
+    if kind == "extra_forbidden" and key == "target":
+        return "unknown key; target takes 'factory' and 'kwargs'"
+    if kind == "extra_forbidden" and key in MISPLACED:
+        return MISPLACED[key]
+    if kind == "extra_forbidden":
+        return (f"unknown key{did_you_mean(key, known_keys(model), HINTS)}; the keys are "
+                f"{', '.join(known_keys(model))}")
+    if kind == "missing":
+        return "missing (required): 'package.module:callable'" if path == "target.factory" \
+            else "missing (required)"
+    if path == "target":
+        return "must be a table with 'factory' (and optional 'kwargs')"
+    if path == "target.factory" and kind == "string_pattern_mismatch" and ":" in value:
+        return f"{value!r} is not 'package.module:callable'"
+    if path == "target.kwargs":
+        if isinstance(value, dict):
+            return "its keys must be text"
+        return f"must be a table, got {type(value).__name__}"
+    if key in ("metrics", "aggregates"):
+        return f"must be a list of names, got {value!r}"
+    if key == "max_concurrency":
+        return f"must be a positive integer, got {value!r}"
+    if key == "reporters":
+        return f"must be a list of reports FORMAT:PATH (as --report), got {value!r}"
+    if key == "name" and kind == "string_too_long":
+        try:
+            check_name(value)
+        except LimitError as exc:
+            return str(exc)
+    return f"must be a non-empty string, got {value!r}"
+
+
+def _rank(err: ErrorDetails) -> tuple[int, ...]:
+    # an unknown key first (a typo explains the rest), then a missing one
+    return {"extra_forbidden": 0, "missing": 1}.get(err["type"], 2), len(err["loc"])
+
+
+def validate_settings(data: Any, model: type[EvalSettings]) -> EvalSettings:
+    """``data`` (a parsed ``evalkit.yaml``, or the ``[tool.evalkit]`` table) as ``model``.
+
+    Raises:
+        Problem: the first problem; its message is ``key 'K': ...``, or the file's
+            (``empty config``, ``the config must be a mapping of keys``) at no key.
+    """
+    if data is None:
+        raise Problem(None, "empty config")
+    if not isinstance(data, dict):
+        raise Problem((), "the config must be a mapping of keys")
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        err = first_error(exc, _rank)
+        loc = tuple(err["loc"])
+        if is_rule(err):
+            key = str((err.get("ctx") or {}).get("key"))
+            raise Problem((key,), f"key {key!r}: {rule_message(err)}") from None
+        shown = [p for p in loc[:2] if isinstance(p, str) and p != "[key]"]
+        path = ".".join(shown if loc[:1] == ("target",) else shown[:1])
+        raise Problem(loc, f"key {path!r}: {_problem(err, path, data, model)}") from None
+
+
+__all__ = [
+    "TARGET_KEYS",
+    "EvalSettings",
+    "TargetSettings",
+    "ToolSettings",
+    "known_keys",
+    "validate_settings",
+]

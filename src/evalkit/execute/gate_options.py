@@ -1,0 +1,59 @@
+"""``evalkit gate``'s options, the ones left out filled from the eval config.
+
+``--checks``, ``--run``, ``--baseline`` and ``--report`` default to the gate settings of
+the eval config (``checks``, ``output``, ``baseline``, ``reporters`` of ``evalkit.yaml``
+or ``[tool.evalkit]``), so ``evalkit run && evalkit gate`` gates the run just written.
+The config is read only when ``--checks`` or ``--run`` is missing, or ``--config`` names
+it; an option given always wins.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from evalkit.execute.evalconfig import ConfigError, find_config, load_eval_config
+
+
+@dataclass(frozen=True)
+class GateOptions:
+    """What ``evalkit gate`` reads and writes: the checks file, the run artifact, the
+    baseline (or None) and the ``FORMAT:PATH`` reports."""
+
+    checks: Path
+    run: Path
+    baseline: Path | None
+    reports: list[str]
+
+
+def gate_options(checks: Path | None, run: Path | None, baseline: Path | None,
+                 reports: Sequence[str], config: Path | None) -> GateOptions:
+    """The options given, with those left out taken from the eval config (``config``, or
+    the one found from the working directory).
+
+    Raises:
+        ConfigError: ``--checks`` or ``--run`` is missing and no eval config is found, or
+            the config sets no checks; the config itself is unusable (file and key named).
+    """
+    missing = "--checks/-c" if checks is None else "--run/-r" if run is None else None
+    if missing is not None or config is not None:
+        usage = f"evalkit gate: missing option {missing} (see `evalkit gate --help`)"
+        if config is None:
+            try:
+                find_config()
+            except ConfigError:
+                raise ConfigError(usage) from None
+        cfg = load_eval_config(config)
+        if checks is None and cfg.checks is None:
+            raise ConfigError(f"evalkit gate: missing option --checks/-c, and {cfg.source} "
+                              "sets no 'checks' (see `evalkit gate --help`)")
+        checks = checks if checks is not None else cfg.checks
+        run = run if run is not None else cfg.output
+        baseline = baseline if baseline is not None else cfg.baseline
+        reports = list(reports) if reports else list(cfg.reporters)
+    assert checks is not None and run is not None  # the config's output is required
+    return GateOptions(checks, run, baseline, list(reports))
+
+
+__all__ = ["GateOptions", "gate_options"]

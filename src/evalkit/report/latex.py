@@ -1,0 +1,308 @@
+"""LaTeX reporter: a comparison as the results table of an IR paper.
+
+One row per system and one column per metric (the mean over the paired queries, four
+decimals), ``booktabs`` rules, the best value of each column in bold (by the metric's
+polarity; every system that ties it at the printed precision), and the verdicts of the
+tests at the corrected p:
+
+* against a baseline (the default): ``$^{\\dagger}$`` after a mean significantly better
+  than the baseline's, ``$^{\\nabla}$`` after one significantly worse;
+* every pair (``all_pairs=True``): each system gets a letter (a, b, c, ...; the ``#``
+  column), and a mean carries, as superscript, the letters of the systems it is
+  significantly better than, as ranx's ``to_latex`` does.
+
+The caption says what was compared and how: the metrics, the systems, the number of
+paired queries, the legend of the marks, the test (per metric when ``auto`` chose two),
+one- or two-sided, the resamples and seed (or that the p is analytic), the correction
+and the size of its family, and alpha. Run and metric names are escaped (:func:`escape`);
+known metrics get the names papers print (:func:`paper_name`: ``AP``, ``nDCG@10``,
+``P@10``, ``R@100``, ``RR``).
+
+The table needs ``\\usepackage{booktabs}`` and nothing else; it compiles with pdflatex
+(the suite compiles it where pdflatex is installed). A gate becomes a table of its
+checks. Rendering is plain string work: nothing is imported beyond the report model.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from evalkit.report.formatting import CORRECTION_LABELS, METHOD_LABELS, p_cell
+from evalkit.report.model import Report, ReportRow, as_report
+
+#: Characters with a meaning in LaTeX, and how they are written as text.
+_SPECIAL = {
+    "\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "$": r"\$", "&": r"\&", "#": r"\#",
+    "%": r"\%", "_": r"\_", "^": r"\textasciicircum{}", "~": r"\textasciitilde{}",
+    "<": r"\textless{}", ">": r"\textgreater{}", "|": r"\textbar{}",
+}
+_SPECIAL_RE = re.compile("[" + re.escape("".join(_SPECIAL)) + "]")
+_CONTROL_RE = re.compile(r"[\x00-\x1f\x7f]+")
+
+#: Metrics whose printed name differs from the canonical one (``name`` or ``name@k``).
+_PAPER = {"ap": "AP", "ndcg": "nDCG", "rr": "RR", "err": "ERR", "rbp": "RBP",
+          "infap": "infAP", "r_precision": "R-Prec", "precision": "P", "recall": "R",
+          "success": "Success", "judged": "Judged", "set_p": "Set-P", "set_f": "Set-F",
+          "set_recall": "Set-R", "bpref": "bpref"}
+
+#: The mark after a mean significantly better than the baseline's.
+BETTER = r"$^{\dagger}$"
+#: The mark after a mean significantly worse than the baseline's.
+WORSE = r"$^{\nabla}$"
+
+
+def escape(text: str) -> str:
+    """``text`` as LaTeX text: the ten special characters (``\\ { } $ & # % _ ^ ~``) and
+    ``< > |`` (which the default OT1 font encoding prints as other glyphs) are written
+    with their text commands; line breaks and other control characters become one space.
+    Other characters pass unchanged (pdflatex reads UTF-8; accented Latin letters
+    compile, scripts it has no font for need xelatex or lualatex)."""
+    text = _CONTROL_RE.sub(" ", str(text))
+    return _SPECIAL_RE.sub(lambda m: _SPECIAL[m.group(0)], text)
+
+
+def paper_name(metric: str) -> str:
+    """The name an IR paper prints for ``metric`` (a canonical evalkit name), escaped:
+    ``ap`` -> ``AP``, ``ndcg@10`` -> ``nDCG@10``, ``precision@10`` -> ``P@10``,
+    ``recall@100`` -> ``R@100``, ``rr`` -> ``RR``; other names as they are."""
+    base, at, k = metric.partition("@")
+    return escape(_PAPER.get(base, base) + at + k)
+
+
+def _number(x: float | None) -> str:
+    if x is None or math.isnan(x):
+        return "--"
+    if math.isinf(x):
+        return r"$\infty$" if x > 0 else r"$-\infty$"
+    text = f"{x:.4f}"
+    return "$-$" + text[1:] if text.startswith("-") and float(text) != 0.0 else (
+        text.lstrip("-"))
+
+
+def _letter(i: int) -> str:
+    """a, b, ..., z, aa, ab, ...: the label of the ``i``-th system."""
+    out = ""
+    i += 1
+    while i:
+        i, r = divmod(i - 1, 26)
+        out = chr(ord("a") + r) + out
+    return out
+
+
+def _systems(report: Report) -> list[str]:
+    names = [r.name for r in report.runs]
+    for row in report.rows:
+        for name in (row.baseline, row.candidate):
+            if name is not None and name not in names:
+                names.append(name)
+    return names
+
+
+def _better(row: ReportRow) -> str | None:
+    """The system of ``row`` that is significantly better, or None."""
+    if not row.significant or not row.difference or row.candidate is None:
+        return None
+    up = row.difference > 0
+    return row.candidate if up == (row.higher_is_better is not False) else row.baseline
+
+
+def _means(report: Report) -> dict[tuple[str, str], float | None]:
+    out: dict[tuple[str, str], float | None] = {}
+    for row in report.rows:
+        if row.candidate is not None:
+            out.setdefault((row.candidate, row.metric), row.value)
+        if row.baseline is not None:
+            out.setdefault((row.baseline, row.metric), row.reference_value)
+    return out
+
+
+def _bold(cells: Mapping[str, str], higher: bool) -> set[str]:
+    """The systems whose printed value is the best of the column."""
+    values = {s: float(c.replace("$-$", "-")) for s, c in cells.items()
+              if c not in ("--",) and "infty" not in c}
+    if not values:
+        return set()
+    best = max(values.values()) if higher else min(values.values())
+    return {s for s, v in values.items() if v == best}
+
+
+def _methods(report: Report, metrics: Sequence[str]) -> tuple[str, bool]:
+    """The tests in words, and whether there are several: then each is followed by its
+    metrics (``auto`` runs the t-test on 0/1 metrics)."""
+    by: dict[str, list[str]] = {}
+    for row in sorted(report.rows, key=lambda r: metrics.index(r.metric)):
+        label = METHOD_LABELS.get(row.method or "", row.method or "paired test")
+        names = by.setdefault(label.split(" (")[0], [])
+        if paper_name(row.metric) not in names:
+            names.append(paper_name(row.metric))
+    if len(by) == 1:
+        return escape(next(iter(by))), False
+    return ", ".join(f"{escape(label)} for {', '.join(ms)}" for label, ms in by.items()), True
+
+
+def _count(n: int, one: str, many: str | None = None) -> str:
+    return f"{n:,} {one if n == 1 else (many or one + 's')}"
+
+
+def _how(report: Report, metrics: Sequence[str]) -> str:
+    """The test, sidedness, resamples, correction and alpha, as one parenthesis."""
+    s: Mapping[str, Any] = report.settings
+    alternative = s.get("alternative", "two-sided")
+    sided = "two-sided" if alternative == "two-sided" else (
+        f"one-sided ({escape(str(alternative))})")
+    methods, several = _methods(report, metrics)
+    parts = [f"{sided} tests ({methods})" if several else f"{methods}, {sided}"]
+    resampled = [r.n_resamples for r in report.rows if r.n_resamples]
+    if resampled or any(r.method not in (None, "t-test") for r in report.rows):
+        n = int(s.get("n_resamples") or max(resampled or [0]))
+        seed = s.get("seed")
+        parts.append(_count(n, "resample") + ("" if seed is None else f", seed {seed}"))
+    else:
+        parts.append("analytic p, no resampling")
+    correction = s.get("correction")
+    label = CORRECTION_LABELS.get(str(correction), report.correction) if correction else (
+        report.correction)
+    if correction == "none" or label is None:
+        parts.append("p not adjusted for multiplicity")
+    else:
+        family = s.get("family_size") or len(report.rows)
+        parts.append(f"p adjusted by {escape(label)} over {_count(int(family), 'test')}")
+    alpha = s.get("alpha")
+    if alpha is None:
+        confidence = next((r.confidence for r in report.rows if r.confidence), 0.95)
+        alpha = round(1 - confidence, 10)
+    parts.append(rf"$\alpha = {float(alpha):g}$")
+    return "; ".join(parts)
+
+
+def _queries(report: Report) -> str:
+    ns = sorted({r.n_queries for r in report.rows if r.n_queries is not None})
+    if not ns:
+        return ""
+    if len(ns) == 1:
+        return " over " + _count(ns[0], "query", "queries")
+    return f" over {ns[0]:,} to {ns[-1]:,} queries"
+
+
+def _and(items: Sequence[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _compare_table(report: Report) -> str:
+    systems = _systems(report)
+    metrics = list(dict.fromkeys(r.metric for r in report.rows))
+    pairwise = bool(report.settings.get("all_pairs")) or (
+        len({r.baseline for r in report.rows}) > 1)
+    letters = {s: _letter(i) for i, s in enumerate(systems)}
+    means = _means(report)
+    marks: dict[tuple[str, str], list[str]] = {}
+    for row in report.rows:
+        winner = _better(row)
+        if winner is None:
+            continue
+        loser = row.baseline if winner == row.candidate else row.candidate
+        assert loser is not None
+        if pairwise:
+            marks.setdefault((winner, row.metric), []).append(letters[loser])
+        elif row.candidate is not None:
+            marks.setdefault((row.candidate, row.metric), []).append(
+                BETTER if winner == row.candidate else WORSE)
+    cells: dict[str, dict[str, str]] = {m: {s: _number(means.get((s, m))) for s in systems}
+                                        for m in metrics}
+    hib = {m: next(r.higher_is_better for r in report.rows if r.metric == m) is not False
+           for m in metrics}
+    bold = {m: _bold(cells[m], hib[m]) for m in metrics}
+    head = (["\\#"] if pairwise else []) + ["System", *(paper_name(m) for m in metrics)]
+    lines = [" & ".join(head) + r" \\"]
+    for s in systems:
+        line = [letters[s]] if pairwise else []
+        line.append(escape(s))
+        for m in metrics:
+            text = cells[m][s]
+            if s in bold[m]:
+                text = rf"\textbf{{{text}}}"
+            found = marks.get((s, m), [])
+            if pairwise and found:
+                text += "$^{" + "".join(sorted(found, key=lambda x: (len(x), x))) + "}$"
+            elif found:
+                text += found[0]
+            line.append(text)
+        lines.append(" & ".join(line) + r" \\")
+    baseline = report.reference or systems[0]
+    names = _and([escape(s) for s in systems])
+    caption = (f"Mean {_and([paper_name(m) for m in metrics])} of {names}"
+               f"{_queries(report)}; the best value per column is in bold. ")
+    if pairwise:
+        legend = ", ".join(f"{letters[s]}: {escape(s)}" for s in systems)
+        caption += ("Superscript letters name the systems a mean is significantly better "
+                    f"than ({legend}).")
+    else:
+        caption += (f"{BETTER} marks a mean significantly better than the baseline's "
+                    f"({escape(baseline)}), {WORSE} one significantly worse.")
+    caption += f" Paired by query: {_how(report, metrics)}."
+    spec = ("c" if pairwise else "") + "l" + "r" * len(metrics)
+    return _table(report, caption, "tab:evalkit-compare", spec, lines)
+
+
+def _table(report: Report, caption: str, label: str, spec: str, lines: list[str]) -> str:
+    subject = escape(report.subject) + (f" vs {escape(report.reference)}"
+                                        if report.reference else "")
+    body = [f"    {lines[0]}", r"    \midrule", *(f"    {x}" for x in lines[1:])]
+    return "\n".join([
+        f"% {escape(report.title)}: {subject} (paired-evalkit)",
+        r"% needs \usepackage{booktabs} in the preamble",
+        r"\begin{table}[t]",
+        r"  \centering",
+        rf"  \caption{{{caption}}}",
+        rf"  \label{{{label}}}",
+        rf"  \begin{{tabular}}{{{spec}}}",
+        r"    \toprule",
+        *body,
+        r"    \bottomrule",
+        r"  \end{tabular}",
+        r"\end{table}",
+        "",
+    ])
+
+
+def _gate_table(report: Report) -> str:
+    stats = any(r.has_comparison for r in report.rows)
+    head = ["Check", "Metric", "Rule", "Value"]
+    if stats:
+        head += ["Baseline", "Difference", f"p ({escape(report.correction or 'Holm')})"]
+    head.append("Verdict")
+    lines = [" & ".join(head) + r" \\"]
+    for r in report.rows:
+        line = [escape(r.name), paper_name(r.metric), escape(r.rule), _number(r.value)]
+        if stats:
+            diff = "" if r.difference is None else _number(r.difference)
+            if r.difference is not None and r.difference > 0:
+                diff = "+" + diff
+            p = r.p_adjusted if r.p_adjusted is not None else r.p_value
+            line += [_number(r.reference_value) if r.reference_value is not None else "",
+                     diff, escape(p_cell(p, r.n_resamples))]
+        line.append(escape(r.status))
+        lines.append(" & ".join(line) + r" \\")
+    against = f" against the baseline {escape(report.reference)}" if report.reference else ""
+    caption = (f"Gate of run {escape(report.subject)}{against}: {escape(report.summary)}.")
+    spec = "lllr" + ("rrr" if stats else "") + "l"
+    return _table(report, caption, "tab:evalkit-gate", spec, lines)
+
+
+def render_latex(obj: Any) -> str:
+    """The report (a comparison, a gate, or a :class:`~evalkit.report.Report`) as a
+    LaTeX ``table`` environment with ``booktabs`` rules (see the module docstring).
+
+    Raises:
+        TypeError: ``obj`` is not a report and has no ``to_report()``.
+    """
+    report = as_report(obj)
+    if report.kind == "gate":
+        return _gate_table(report)
+    return _compare_table(report)
+
+
+__all__ = ["BETTER", "WORSE", "escape", "paper_name", "render_latex"]
