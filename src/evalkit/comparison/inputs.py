@@ -22,7 +22,8 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 from evalkit.comparison.records import ComparisonError
 from evalkit.data.coverage import IncompleteRunError, notes_of
 from evalkit.data.metric_info import canonical_metric, is_count
-from evalkit.data.results import RunResult, settings_differences
+from evalkit.data.provenance import settings_differences
+from evalkit.data.results import RunResult
 from evalkit.execute.frame_inputs import is_dataframe, qrels_from_frame
 from evalkit.execute.run_files import (
     DEFAULT_METRICS,

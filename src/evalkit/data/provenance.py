@@ -1,16 +1,20 @@
 """What a run header records about how its rows were made.
 
 Both ``run()`` and ``evaluate_run()`` (and the gate's baseline fingerprints) read these
-fields, so two runs scored differently can be refused by name of the difference.
+fields, so two runs scored differently can be refused by name of the difference
+(:func:`settings_differences`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from evalkit.plugins.default import default_registry
+
+if TYPE_CHECKING:
+    from evalkit.data.results import RunResult
 
 
 def metric_provenance(names: Sequence[str]) -> dict[str, dict[str, str]]:
@@ -65,3 +69,29 @@ def base_header(
         "depth": depth,
         "created": datetime.now(UTC).isoformat(timespec="seconds"),
     }
+
+
+def settings_differences(a: RunResult, b: RunResult) -> list[str]:
+    """What differs between two runs' evaluation settings (qrels hash, relevance level,
+    missing-query policy, depth, metric definitions). Empty when comparable."""
+    diffs: list[str] = []
+    qa = (a.header.get("qrels") or {}).get("sha256")
+    qb = (b.header.get("qrels") or {}).get("sha256")
+    if qa and qb and qa != qb:
+        diffs.append(f"qrels differ (sha256 {qa[:12]} vs {qb[:12]})")
+    elif bool(qa) != bool(qb):
+        which = a.name if qa else b.name
+        other = b.name if qa else a.name
+        diffs.append(
+            f"run {which!r} records the qrels it was scored against but {other!r} does not; "
+            "re-score both with the same qrels"
+        )
+    for key in ("relevance_level", "missing", "depth"):
+        if key in a.header and key in b.header and a.header[key] != b.header[key]:
+            diffs.append(f"{key} differs ({a.header[key]!r} vs {b.header[key]!r})")
+    ma: Mapping[str, Any] = a.header.get("metrics") or {}
+    mb: Mapping[str, Any] = b.header.get("metrics") or {}
+    for name in sorted(set(ma) & set(mb)):
+        if ma[name] != mb[name]:
+            diffs.append(f"metric {name} defined differently ({ma[name]} vs {mb[name]})")
+    return diffs

@@ -39,6 +39,7 @@ from evalkit.data.artifact import (
     sample_of,
     upgrade_schema1_rows,
 )
+from evalkit.data.provenance import settings_differences as settings_differences
 from evalkit.data.run_views import RunViews
 from evalkit.io.limits import LimitError, check_id, check_name
 from evalkit.stats.numeric import exact_mean
@@ -373,33 +374,8 @@ def is_artifact(path: str | Path) -> bool:
     return isinstance(obj, dict) and obj.get("type") == "header"
 
 
-def settings_differences(a: RunResult, b: RunResult) -> list[str]:
-    """What differs between two runs' evaluation settings (qrels hash, relevance level,
-    missing-query policy, depth, metric definitions). Empty when comparable."""
-    diffs: list[str] = []
-    qa = (a.header.get("qrels") or {}).get("sha256")
-    qb = (b.header.get("qrels") or {}).get("sha256")
-    if qa and qb and qa != qb:
-        diffs.append(f"qrels differ (sha256 {qa[:12]} vs {qb[:12]})")
-    elif bool(qa) != bool(qb):
-        which = a.name if qa else b.name
-        other = b.name if qa else a.name
-        diffs.append(
-            f"run {which!r} records the qrels it was scored against but {other!r} does not; "
-            "re-score both with the same qrels"
-        )
-    for key in ("relevance_level", "missing", "depth"):
-        if key in a.header and key in b.header and a.header[key] != b.header[key]:
-            diffs.append(f"{key} differs ({a.header[key]!r} vs {b.header[key]!r})")
-    ma: Mapping[str, Any] = a.header.get("metrics") or {}
-    mb: Mapping[str, Any] = b.header.get("metrics") or {}
-    for name in sorted(set(ma) & set(mb)):
-        if ma[name] != mb[name]:
-            diffs.append(f"metric {name} defined differently ({ma[name]} vs {mb[name]})")
-    return diffs
-
-
 def iter_rows(runs: Iterable[RunResult]) -> Iterator[tuple[str, Any]]:
+    """``(run name, row)`` for every row of every run, in order."""
     for run in runs:
         for row in run.per_query:
             yield run.name, row
