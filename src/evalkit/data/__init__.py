@@ -1,13 +1,19 @@
 """What flows: golden cases, target responses, per-case rows and the runs that hold them.
 
-Holds golden cases and sets and their loaders (:mod:`.cases`, :mod:`.goldens`,
-:mod:`.beir`, :mod:`.topics`), what a target returns (:mod:`.targets`), the rows of a run
+Holds golden cases and sets and their loaders (:mod:`.cases`, :mod:`.goldens`, the YAML
+reader :mod:`.goldens_yaml`, a golden row's pydantic model :mod:`.goldens_models`,
+:mod:`.beir`, :mod:`.topics`), the cases of judged queries made on demand
+(:mod:`.judged_queries`), what a target returns (:mod:`.targets`), the rows of a run
 (:mod:`.rows`: a target run's :class:`~evalkit.data.rows.CaseResult`;
 :mod:`.results`: :class:`~evalkit.data.results.QueryResult` and
-:class:`~evalkit.data.results.RunResult`), the run artifact's format (:mod:`.artifact`),
+:class:`~evalkit.data.results.RunResult`, with its DataFrame and notebook views,
+:mod:`.run_views`; a ranking kept as a lazy view of arrays, :mod:`.ranked_ids`), the run
+artifact's format (:mod:`.artifact`),
 whether a run is complete (:mod:`.coverage`), what its header records about how its rows
 were made (:mod:`.provenance`), and what a stored measure name means (:mod:`.metric_info`,
 :mod:`.summaries`).
 
 May import: io, stats, core, plugins (the default registry, for loaders and polarity).
+Exceptions (:data:`evalkit.layers.FACADES`): a run's ``to_pandas()`` and ``_repr_html_()``
+are drawn by the report floor's tables (:mod:`.run_views`).
 """

@@ -2,13 +2,16 @@
 
 Holds the three ways to get a run: the seed's :func:`~evalkit.execute.run_retriever.run`
 (a retriever callable over queries and qrels, :mod:`.run_retriever`), :func:`evalkit.evaluate_run`
-(a precomputed TREC run or ``{qid: {doc: score}}``, :mod:`.precomputed`), and the target
+(a precomputed TREC run, ``{qid: {doc: score}}`` or a DataFrame, :mod:`.precomputed`,
+:mod:`.frame_inputs`), and the target
 runner (:mod:`.target_runner`: concurrent, resumable, with :mod:`.executor` calling the
 target, :mod:`.artifact_writer` and :mod:`.run_header` keeping the artifact, and
 :mod:`.rescore` computing a saved run's metrics again). Scoring with the registered
 metrics is one path for all of them (:mod:`.scoring`, :mod:`.ranking`), as are the kernel's
-aggregates (:mod:`.aggregates`), the eval config of ``evalkit run`` and what it refuses
-before the first call (:mod:`.evalconfig`, :mod:`.run_checks`),
+aggregates (:mod:`.aggregates`), the eval config of ``evalkit run`` and ``evalkit gate``
+(:mod:`.evalconfig`, its pydantic models :mod:`.evalconfig_models`, the gate's options
+filled from it :mod:`.gate_options`) and what ``evalkit run`` refuses before the first
+call (:mod:`.run_checks`),
 runs named by a path (:mod:`.run_files`) and the ``-m`` values of the commands
 (:mod:`.measure_args`).
 

@@ -6,8 +6,10 @@ Holds the bounds on what evalkit reads and the readers that enforce them (:mod:`
 locked while a run writes them (:mod:`.runlock`), secrets masked by value wherever they
 could be shown (:mod:`.redaction`), HTTP header names and values checked before anything is
 sent (:mod:`.headers`), and an exception as one message a person can act on
-(:mod:`.error_messages`).
+(:mod:`.error_messages`; a pydantic validation error of a declarative file as one line,
+:mod:`.model_errors`).
 
-May import: nothing of evalkit (the standard library and pyyaml only), so every floor
+May import: nothing of evalkit (the standard library, pyyaml, and pydantic for
+:mod:`.model_errors`, which only the readers of declarative files import), so every floor
 above can use it.
 """

@@ -7,7 +7,9 @@ comparison, :mod:`.comparison_rows`), the kernel's renderers (console, json, mar
 junit, latex; :mod:`.builtin` makes their records; plain HTML tables for notebooks,
 :mod:`.html_table`), the tables the commands print
 (:mod:`.compare_table`, :mod:`.power_table`, :mod:`.plugin_listing`, :mod:`.run_scores`,
-:mod:`.target_run`), reports written to ``--report FORMAT:PATH`` targets
+:mod:`.target_run`), runs, comparisons and gates as columns, CSV and DataFrames
+(:mod:`.tables`, :mod:`.frames`; ``evalkit eval --csv/--parquet``,
+:mod:`.table_outputs`), reports written to ``--report FORMAT:PATH`` targets
 (:mod:`.writing`) and number formatting (:mod:`.formatting`).
 
 May import: io, stats, core, plugins, data. The model sits below the gate and the
