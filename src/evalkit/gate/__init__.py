@@ -1,8 +1,8 @@
 """The gate: checks read from YAML, judged against a run and a baseline, and the verdict.
 
 Holds the checks file (:mod:`.checks`; its pydantic models :mod:`.checks_models`, the
-operators and the threshold comparison :mod:`.check_ops`), the judging of every check and the exit code
-(:mod:`.evaluate`), what a gate decided (:mod:`.verdicts`), and the stored baselines a
+operators and the threshold comparison :mod:`.check_ops`), the judging of every check and
+the exit code (:mod:`.evaluate`), what a gate decided (:mod:`.verdicts`), and the stored baselines a
 check compares against with their fingerprints (:mod:`.baseline`, :mod:`.fingerprint`).
 
 May import: io, stats, core, plugins, data, report (the :class:`~evalkit.report.Report`
