@@ -27,7 +27,8 @@ REPO = Path(__file__).resolve().parents[1]
 API = REPO / "docs" / "api"
 SOURCES = [REPO / "src", *sorted((REPO / "plugins").glob("*/src"))]
 #: The in-repository plugins' packages: their names are public API too.
-PLUGIN_PACKAGES = ("evalkit_retrieval", "evalkit_judge", "evalkit_http", "evalkit_report_html")
+PLUGIN_PACKAGES = ("evalkit_retrieval", "evalkit_judge", "evalkit_http", "evalkit_report_html",
+                   "evalkit_text")
 DIRECTIVE = re.compile(r"^::: ([\w.]+)\s*$", re.MULTILINE)
 
 

@@ -72,6 +72,21 @@ def test_the_html_reporter_registers_without_its_template_or_plotting_library() 
         "evalkit_report_html.plugin"}
 
 
+def test_the_text_metrics_register_without_jsonschema_or_rouge_score() -> None:
+    code, modules, out = imported_by("plugins", "list", "--json")
+    assert code == 0, out
+    listing = json.loads(out)
+    text = [p for p in listing["plugins"] if p["distribution"] == "evalkit-text"]
+    assert [p["status"] for p in text] == ["loaded"]
+    names = {n["name"] for n in listing["names"] if n["kind"] == "metric"}
+    assert {"exact_match", "f1", "rouge_l", "contains", "regex", "json_valid",
+            "json_schema"} <= names
+    assert "evalkit_text.plugin" in modules
+    # registering imported neither the JSON Schema validator nor the ROUGE reference
+    assert top_level(modules) & {"jsonschema", "referencing", "rouge_score", "nltk",
+                                 "numpy"} == set()
+
+
 def test_version_help_and_listing_import_no_validator_and_no_numpy() -> None:
     # the declarative files are validated by pydantic, imported only by the commands that
     # read them; plugin selection ([tool.evalkit] plugins) is read without it

@@ -4,7 +4,9 @@ A name is ``Base``, ``Base@cutoff``, ``Base(param=value, ...)`` or
 ``Base(param=value, ...)@cutoff`` (ir_measures' syntax: ``P(rel=2)@5``,
 ``nDCG(dcg=exp-log2)@10``, ``RBP(p=0.8)``, ``IPrec@0.5``). A parameter value is a Python
 literal (``2``, ``0.8``, ``'exp-log2'``, ``True``, ``{1: 3, 2: 9}``, ``(0.25, 0.5)``) or a
-bare word (``exp-log2``). trec_eval's spellings of one cut-off, ``P_10``, ``P.10``,
+bare word (``exp-log2``); any other text is taken as written
+(``regex(pattern=^[0-9]+ items$)`` gives the text ``^[0-9]+ items$``), for the measure to
+accept or refuse. trec_eval's spellings of one cut-off, ``P_10``, ``P.10``,
 ``ndcg_cut_10`` and ``iprec_at_recall_0.50``, are ``Base@cutoff`` too
 (:func:`trec_spelling`).
 
@@ -65,7 +67,7 @@ def parse_name(text: str) -> ParsedName | None:
 
     Raises:
         MetricNameError: the parentheses are there but their content cannot be read
-            (an unclosed bracket, a piece without ``=``, a parameter given twice).
+            (a piece without ``=``, a parameter given twice).
     """
     name = text.strip()
     cutoff: str | None = None
@@ -142,13 +144,12 @@ def _parse_params(inside: str, text: str) -> dict[str, Any]:
 
 
 def _value(raw: str, text: str) -> Any:
+    """A Python literal, else the text as written (a bare word such as ``exp-log2``, or a
+    pattern such as ``^[0-9]+ items$``): the measure checks the type it needs."""
     try:
         return ast.literal_eval(raw)
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-        pass
-    if _BARE.match(raw):
         return raw
-    raise MetricNameError(f"{text!r}: cannot read the parameter value {raw!r}")
 
 
 def trec_spelling(text: str) -> tuple[str, str] | None:

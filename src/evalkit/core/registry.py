@@ -260,12 +260,15 @@ class Registry:
         version: str = "1",
         aliases: Sequence[str] = (),
         needs_judgments: bool = False,
+        needs_answers: bool = False,
     ) -> Callable[[F], F]:
         """Decorator: register ``fn(response, case) -> float`` as per-case metric ``name``.
 
         ``higher_is_better`` is required: it decides which direction a gate treats as a
         regression. ``needs_judgments=True`` says the metric reads the case's relevance
-        judgments, so a golden case without expected ids is refused before a run starts.
+        judgments, so a golden case without expected ids is refused before a run starts;
+        ``needs_answers=True`` likewise for reference answers (``answers`` or a text
+        ``expected``).
         Raises :class:`RegistryError` if ``name`` is provided elsewhere.
         """
         require_polarity("register_metric", name, higher_is_better)
@@ -275,7 +278,7 @@ class Registry:
                 name=name, fn=fn, higher_is_better=higher_is_better,
                 description=description or (fn.__doc__ or "").strip().split("\n")[0],
                 version=version, aliases=_as_tuple(aliases),
-                needs_judgments=bool(needs_judgments),
+                needs_judgments=bool(needs_judgments), needs_answers=bool(needs_answers),
             )
             self.add(spec, client_provider(fn))
             return fn

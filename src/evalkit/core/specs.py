@@ -79,6 +79,10 @@ class MetricSpec(_Record):
         needs_judgments: the metric reads the case's relevance judgments (its expected
             ids): the target runner refuses, before any call, a golden case without
             them, instead of scoring it 0 (retrieval measures set it).
+        needs_answers: the metric compares the response with the case's reference
+            answers (``GoldenCase.reference_answers()``: its ``answers``, else a text
+            ``expected``): a case with neither is refused before any call, as for
+            ``needs_judgments`` (exact_match, f1 and rouge_l set it).
     """
 
     name: str
@@ -97,6 +101,7 @@ class MetricSpec(_Record):
     summary: SummaryKind | None = None
     always: bool = True
     needs_judgments: bool = False
+    needs_answers: bool = False
 
 
 @dataclass(frozen=True)
@@ -240,9 +245,10 @@ def record_problem(rec: Any) -> str | None:
     allowed: tuple[str, ...] = LOADER_KINDS if cls is LoaderSpec else ("metric", "count")
     if kind not in allowed:
         return f"{what}: kind must be one of {', '.join(allowed)}, got {kind!r}"
-    needs = getattr(rec, "needs_judgments", False)
-    if not isinstance(needs, bool):
-        return f"{what}: needs_judgments must be True or False, got {needs!r}"
+    for attr in ("needs_judgments", "needs_answers"):
+        needs = getattr(rec, attr, False)
+        if not isinstance(needs, bool):
+            return f"{what}: {attr} must be True or False, got {needs!r}"
     family = getattr(rec, "family", None)
     if family is not None and not isinstance(family, str):
         return f"{what}: family must be a string or None, got {family!r}"

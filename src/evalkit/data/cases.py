@@ -7,7 +7,7 @@ Retrieval evaluation builds one per judged query from the qrels; golden-set file
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,6 +33,10 @@ class GoldenCase:
         relevant: the ids counted as relevant by binary measures (P@k, R@k, RR, AP):
             those whose label is at least the run's relevance level.
         context: any extra fields of the source record, kept verbatim.
+        answers: the acceptable reference answers (texts) that text metrics compare a
+            generated answer with (exact match, F1, ROUGE-L), kept as a tuple; a single
+            text is a one-answer tuple. Empty when the case gives none: :meth:`reference_answers`
+            then falls back to a text ``expected``.
     """
 
     id: str
@@ -41,10 +45,20 @@ class GoldenCase:
     relevance: Mapping[str, int] = field(default_factory=dict)
     relevant: frozenset[str] = field(default_factory=lambda: _NOT_GIVEN)
     context: Mapping[str, Any] = field(default_factory=dict)
+    answers: Sequence[str] = ()
 
     def __post_init__(self) -> None:
         if not isinstance(self.id, str):
             object.__setattr__(self, "id", str(self.id))
+        answers: Any = self.answers
+        if isinstance(answers, str):
+            answers = (answers,)
+        elif answers is None:
+            answers = ()
+        answers = tuple(answers)
+        if not all(isinstance(a, str) for a in answers):
+            raise TypeError(f"case {self.id!r}: answers must be texts, got {answers!r}")
+        object.__setattr__(self, "answers", answers)
         relevance, relevant = self.relevance, self.relevant
         # ``expected`` given as a list of ids and no judgments: those ids are the relevant
         # set (label 1), so retrieval metrics score hand-built cases as they do loaded ones.
@@ -56,6 +70,17 @@ class GoldenCase:
             relevant = frozenset(d for d, g in relevance.items() if g >= 1)
         object.__setattr__(self, "relevance", relevance)
         object.__setattr__(self, "relevant", frozenset(relevant))
+
+    def reference_answers(self) -> tuple[str, ...]:
+        """The texts a generated answer is compared with: :attr:`answers` when the case
+        gives any, else a non-empty text ``expected`` (the judge's expected answer) as a
+        one-answer tuple, else ``()`` (a list ``expected`` holds document ids, never
+        answers)."""
+        if self.answers:
+            return tuple(self.answers)
+        if isinstance(self.expected, str) and self.expected:
+            return (self.expected,)
+        return ()
 
     @classmethod
     def from_judgments(

@@ -16,6 +16,10 @@ A golden file holds one record per case. The recognised fields are:
     A list of relevant ids, when it differs from ``expected``.
 ``relevance`` (optional)
     Graded judgments ``{id: integer label}`` as in TREC qrels.
+``answers`` (optional)
+    Acceptable reference answers, a text or a list of texts, that text metrics
+    (``exact_match``, ``f1``, ``rouge_l``) compare a generated answer with; without it they
+    read a text ``expected``.
 
 Every other field is kept, unchanged, in :attr:`GoldenCase.context`. The rules on a record
 are the pydantic model :class:`evalkit.data.goldens_models.GoldenRow`; this module reads JSON
@@ -30,7 +34,8 @@ accepted in every format.
 
 CSV cells: ``expected`` is null when empty, a list of ids when it is a JSON array
 (``["d1", "d2"]``), and text otherwise; ``relevant`` is a JSON array or ids separated by
-whitespace; ``relevance`` is a JSON object.
+whitespace; ``relevance`` is a JSON object; ``answers`` is null when empty, a list of
+texts when it is a JSON array (``["Paris", "City of Paris"]``), and one text otherwise.
 """
 
 from __future__ import annotations
@@ -126,7 +131,7 @@ class GoldenSet:
 
 def case_digest(case: GoldenCase) -> str:
     """16 hex digits identifying a case's id, query, expectations and context."""
-    doc = {
+    doc: dict[str, Any] = {
         "id": case.id,
         "query": case.query,
         "expected": case.expected,
@@ -134,6 +139,8 @@ def case_digest(case: GoldenCase) -> str:
         "relevant": sorted(case.relevant),
         "context": case.context,
     }
+    if case.answers:  # only when given: the digests of cases without answers stay as they were
+        doc["answers"] = list(case.answers)
     text = json.dumps(doc, sort_keys=True, default=str, ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
@@ -173,6 +180,7 @@ def case_from_record(record: Mapping[str, Any], where: str) -> GoldenCase:
     return GoldenCase(
         id=row.id, query=row.query or "", expected=expected, relevance=relevance,
         relevant=frozenset(relevant), context=row.context(),
+        answers=() if row.answers is None else row.answers,
     )
 
 
@@ -294,6 +302,12 @@ def _csv_record(row: dict[str, str], where: str) -> dict[str, Any]:
             None if not rel.strip() else
             _json_cell(rel, where, "relevant", list) if rel.lstrip().startswith("[")
             else rel.split()
+        )
+    answers = row.get("answers")
+    if answers is not None:
+        out["answers"] = None if answers == "" else (
+            _json_cell(answers, where, "answers", list) if answers.lstrip().startswith("[")
+            else answers
         )
     grades = row.get("relevance")
     if grades is not None:

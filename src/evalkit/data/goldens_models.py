@@ -7,7 +7,8 @@ the text written), a null query is the empty text, and every field it does not k
 kept, unchanged, as the case's context. Everything else is strict: an id is non-empty
 text of at most :data:`~evalkit.io.limits.MAX_ID_CHARS` characters (never a float, a bool or
 null), ``expected`` is a list of ids, a text or null, ``relevant`` a list of ids,
-``relevance`` maps ids to integer labels, and no id repeats in a list.
+``relevance`` maps ids to integer labels, ``answers`` is a non-empty text or a non-empty
+list of non-empty texts, and no id repeats in a list.
 :func:`validate_row` raises :class:`evalkit.io.model_errors.Problem` with the message of
 docs/runner.md; the reader adds the file and line.
 """
@@ -39,7 +40,7 @@ from evalkit.io.model_errors import (
     value_at,
 )
 
-KNOWN_FIELDS = ("id", "query", "expected", "relevant", "relevance")
+KNOWN_FIELDS = ("id", "query", "expected", "relevant", "relevance", "answers")
 
 
 def _int_as_text(value: Any) -> Any:
@@ -67,6 +68,9 @@ def _tuple_as_list(value: Any) -> Any:
 
 
 IdList = Annotated[list[CaseId], BeforeValidator(_tuple_as_list), AfterValidator(_each_once)]
+#: A reference answer: non-empty text.
+AnswerText = Annotated[str, Field(min_length=1)]
+AnswerList = Annotated[list[AnswerText], BeforeValidator(_tuple_as_list), Field(min_length=1)]
 
 
 class GoldenRow(BaseModel):
@@ -83,6 +87,10 @@ class GoldenRow(BaseModel):
         None, description="The relevant ids, when they differ from expected.")
     relevance: dict[CaseId, int] | None = Field(
         None, description="Graded judgments {id: integer label}, as in TREC qrels.")
+    answers: AnswerList | AnswerText | None = Field(
+        None, description="Acceptable reference answers (a text or a list of texts) that "
+        "text metrics (exact_match, f1, rouge_l) compare a generated answer with; without "
+        "it they read a text expected.")
 
     def context(self) -> dict[str, Any]:
         """The fields this model does not know, unchanged."""
@@ -144,12 +152,32 @@ def _explain(err: ErrorDetails, record: Mapping[str, Any]) -> str:
                 f"{type(value).__name__} {value!r}")
     if key == "relevant":
         return f"{case}: 'relevant' must be a list of ids"
+    if key == "answers":
+        return _answers_problem(case, value)
     if len(loc) == 3:  # a key of relevance
         return id_problem(loc[1], f"{case}: 'relevance' key")
     if len(loc) == 2:
         return (f"{case}: relevance label of {_int_as_text(loc[1])!r} must be an integer, "
                 f"got {value[loc[1]]!r}")
     return f"{case}: 'relevance' must map ids to integer labels"
+
+
+def _answers_problem(case: str, value: Any) -> str:
+    fix = "write a text or a list of texts (answers: [Paris, City of Paris])"
+    if isinstance(value, list | tuple):
+        if not value:
+            return f"{case}: 'answers' is an empty list; {fix}, or leave the field out"
+        bad = next((v for v in value if not isinstance(v, str) or not v), None)
+        if bad == "":
+            return f"{case}: an item of 'answers' is an empty text; {fix}"
+        value, what = bad, "an item of 'answers'"
+    else:
+        if value == "":
+            return f"{case}: 'answers' is an empty text; {fix}, or leave the field out"
+        what = "'answers'"
+    quote = (f" (quote it: \"{value}\")" if isinstance(value, int | float)
+             and not isinstance(value, bool) else "")
+    return f"{case}: {what} must be text, got {type(value).__name__} {value!r}{quote}; {fix}"
 
 
 def validate_row(record: Mapping[Any, Any]) -> GoldenRow:

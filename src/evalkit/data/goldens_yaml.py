@@ -33,8 +33,8 @@ def _bounded_id(value: str, where: str, what: str) -> str:
 def load_yaml(path: str | Path) -> GoldenSet:
     """Read a YAML golden file: a list of mappings, or a mapping with a ``cases`` list.
 
-    Ids (``id``, the items of ``expected``/``relevant``, the keys of ``relevance``) keep
-    the exact text written in the file; YAML 1.1's octal (``010``) and sexagesimal
+    Ids (``id``, the items of ``expected``/``relevant``, the keys of ``relevance``) and
+    ``answers`` keep the exact text written in the file; YAML 1.1's octal (``010``) and sexagesimal
     (``12:30``) readings never apply to them. A scalar ``expected`` is kept as written.
     The file is read within the bounds of :mod:`evalkit.io.bounded_yaml` (nesting, node
     count, alias expansion).
@@ -65,6 +65,8 @@ def load_yaml(path: str | Path) -> GoldenSet:
                     record[key] = _yaml_id(value_node, where)
                 elif key in ("expected", "relevant"):
                     record[key] = _yaml_ids_or_text(loader, value_node, where)
+                elif key == "answers":
+                    record[key] = _yaml_texts(loader, value_node)
                 elif key == "relevance" and isinstance(value_node, yaml.MappingNode):
                     record[key] = {
                         _yaml_id(k, where): loader.construct_object(v, deep=True)
@@ -142,6 +144,21 @@ def _yaml_ids_or_text(loader: yaml.SafeLoader, node: yaml.Node, where: str) -> A
             return None
         return str(node.value)
     return loader.construct_object(node, deep=True)
+
+
+def _yaml_texts(loader: yaml.SafeLoader, node: yaml.Node) -> Any:
+    """``answers`` as written: each scalar's text (``yes``, ``3.10`` and ``010`` stay
+    text), a null as None (which the model refuses in a list)."""
+    import yaml
+
+    def text(item: yaml.Node) -> Any:
+        if isinstance(item, yaml.ScalarNode):
+            return None if item.tag == _NULL_TAG and item.style is None else str(item.value)
+        return loader.construct_object(item, deep=True)
+
+    if isinstance(node, yaml.SequenceNode):
+        return [text(item) for item in node.value]
+    return text(node)
 
 
 __all__ = ["load_yaml"]

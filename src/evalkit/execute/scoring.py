@@ -223,28 +223,49 @@ class UnjudgedCasesError(ValueError):
     lists the metrics and the cases)."""
 
 
+class UnansweredCasesError(UnjudgedCasesError):
+    """Metrics that compare with reference answers (exact_match, f1, rouge_l) were asked
+    for on cases that have none (no ``answers`` and no text ``expected``); the message
+    lists the metrics and the cases. A subclass of :class:`UnjudgedCasesError`: both are
+    the same refusal before the run, of a case a metric cannot score."""
+
+
+def _shown(ids: Sequence[str]) -> str:
+    return ", ".join(repr(i) for i in ids[:10]) + (
+        f" and {len(ids) - 10} more" if len(ids) > 10 else "")
+
+
 def require_judgments(specs: Sequence[MetricSpec], cases: Sequence[GoldenCase]) -> None:
     """Refuse, before any call, a golden case with no expected ids (no relevance
     judgments) scored by a metric that needs them (``MetricSpec.needs_judgments``): it
-    would score 0 and be averaged in, as ``run()`` refuses a query without qrels.
+    would score 0 and be averaged in, as ``run()`` refuses a query without qrels. The
+    same for a case without reference answers (no ``answers``, no text ``expected``)
+    scored by a metric that compares with them (``MetricSpec.needs_answers``).
 
     Raises:
         UnjudgedCasesError: lists the metrics and the cases.
+        UnansweredCasesError: lists the metrics and the cases without answers.
     """
-    needing = [s.name for s in specs if s.needs_judgments]
-    if not needing:
-        return
-    bare = [c.id for c in cases if not c.relevance and not c.relevant]
-    if not bare:
-        return
-    shown = ", ".join(repr(i) for i in bare[:10]) + (
-        f" and {len(bare) - 10} more" if len(bare) > 10 else "")
-    raise UnjudgedCasesError(
-        f"{', '.join(needing)} need{'s' if len(needing) == 1 else ''} relevance judgments, "
-        f"but {len(bare)} case(s) of the golden set have no expected ids: {shown}. An "
-        "unjudged case would score 0 and be averaged in; give these cases expected ids "
-        "(or relevance labels), or leave them out or drop these metrics"
-    )
+    needing = [s.name for s in specs if getattr(s, "needs_judgments", False)]
+    bare = [c.id for c in cases if not c.relevance and not c.relevant] if needing else []
+    if bare:
+        raise UnjudgedCasesError(
+            f"{', '.join(needing)} need{'s' if len(needing) == 1 else ''} relevance "
+            f"judgments, but {len(bare)} case(s) of the golden set have no expected ids: "
+            f"{_shown(bare)}. An unjudged case would score 0 and be averaged in; give these "
+            "cases expected ids (or relevance labels), or leave them out or drop these "
+            "metrics"
+        )
+    comparing = [s.name for s in specs if getattr(s, "needs_answers", False)]
+    unanswered = [c.id for c in cases if not c.reference_answers()] if comparing else []
+    if unanswered:
+        raise UnansweredCasesError(
+            f"{', '.join(comparing)} compare{'s' if len(comparing) == 1 else ''} the "
+            f"response with reference answers, but {len(unanswered)} case(s) of the golden "
+            f"set have none: {_shown(unanswered)}. A case without answers would score 0 and "
+            "be averaged in; give these cases 'answers' (a text or a list of texts) or a "
+            "text 'expected', or leave them out or drop these metrics"
+        )
 
 
 def _call_fn(spec: MetricSpec, response: TargetResponse, case: GoldenCase) -> Any:

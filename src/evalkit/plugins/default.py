@@ -84,7 +84,7 @@ def use_registry(registry: Registry | None = None, *, plugins: bool = True) -> I
 # ------------------------------------------------------- module-level client API
 def register_metric(
     name: str, *, higher_is_better: bool, description: str = "", version: str = "1",
-    aliases: Sequence[str] = (), needs_judgments: bool = False,
+    aliases: Sequence[str] = (), needs_judgments: bool = False, needs_answers: bool = False,
 ) -> Callable[[F], F]:
     """Register a per-case metric ``fn(response, case) -> float`` in the default registry.
 
@@ -92,7 +92,7 @@ def register_metric(
     """
     return default_registry().register_metric(
         name, higher_is_better=higher_is_better, description=description, version=version,
-        aliases=aliases, needs_judgments=needs_judgments,
+        aliases=aliases, needs_judgments=needs_judgments, needs_answers=needs_answers,
     )
 
 

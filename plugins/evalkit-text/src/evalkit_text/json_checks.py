@@ -1,0 +1,91 @@
+"""JSON checks on a response's text that score 1 or 0: ``json_valid`` and
+``json_schema(schema=PATH)``.
+
+``json_valid`` is 1 when the whole text (surrounding whitespace allowed) is one JSON
+value by RFC 8259: Python's :func:`json.loads`, with ``NaN``, ``Infinity`` and
+``-Infinity``, which JSON does not have, refused. ``json_schema(schema=PATH)`` is 1 when
+the text is valid JSON and the value validates against the JSON Schema in the file
+``PATH`` (relative to the working directory), with the ``jsonschema`` library's
+validator for the schema's ``$schema`` (draft 2020-12 when it names none; ``format`` is
+not asserted, as the specification's default). The schema file is read, and checked with
+``check_schema``, when the metric's name is resolved, so a missing or invalid schema is
+refused before any call; the metric's definition version carries the digest of the
+schema, so a baseline scored with another schema is known to differ.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from evalkit_text.reading import response_text, text_parameter, variant_name
+
+if TYPE_CHECKING:
+    from evalkit.data.cases import GoldenCase
+    from evalkit.data.targets import TargetResponse
+
+Scorer = Callable[["TargetResponse", "GoldenCase"], float]
+_MISSING = object()
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def parse_json(text: str) -> Any:
+    """The JSON value of ``text``, or a private marker when it is not exactly one JSON
+    value (``NaN`` and ``Infinity`` refused)."""
+    try:
+        return json.loads(text, parse_constant=_refuse_constant)
+    except (ValueError, RecursionError):
+        return _MISSING
+
+
+def json_valid(response: TargetResponse, case: GoldenCase) -> float:
+    """1 when the response's text is one JSON value (RFC 8259), else 0."""
+    return 0.0 if parse_json(response_text(response, "json_valid")) is _MISSING else 1.0
+
+
+def json_schema_scorer(schema: Any = None) -> tuple[str, str, Scorer]:
+    """``(canonical name, definition version, fn)`` of ``json_schema(schema=PATH)``.
+
+    Raises:
+        ValueError: no path, a file that is missing, not JSON, or not a valid JSON Schema
+            (``check_schema``), naming the file.
+    """
+    source = text_parameter("json_schema", "schema", schema,
+                            "json_schema(schema=schemas/answer.json)")
+    path = Path(source)
+    try:
+        raw = path.read_text(encoding="utf-8-sig")
+    except OSError as exc:
+        raise ValueError(f"json_schema: cannot read the schema {path}: "
+                         f"{exc.strerror or exc}") from None
+    try:
+        document = json.loads(raw)
+    except ValueError as exc:
+        raise ValueError(f"json_schema: the schema {path} is not JSON ({exc})") from None
+    from jsonschema.exceptions import SchemaError
+    from jsonschema.validators import validator_for
+
+    cls = validator_for(document)
+    try:
+        cls.check_schema(document)
+    except SchemaError as exc:
+        where = "/".join(str(p) for p in exc.path) or "its top level"
+        raise ValueError(f"json_schema: {path} is not a valid JSON Schema at {where}: "
+                         f"{exc.message}") from None
+    validator = cls(document)
+    digest = hashlib.sha256(json.dumps(document, sort_keys=True).encode()).hexdigest()[:12]
+    name = variant_name("json_schema", {"schema": source})
+
+    def fn(response: TargetResponse, case: GoldenCase) -> float:
+        value = parse_json(response_text(response, name))
+        return 0.0 if value is _MISSING or not validator.is_valid(value) else 1.0
+
+    fn.__name__ = fn.__qualname__ = "json_schema"
+    fn.__doc__ = f"1 when the response's text is JSON that validates against {path}, else 0."
+    return name, f"1+schema.{digest}", fn
