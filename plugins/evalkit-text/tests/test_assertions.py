@@ -11,9 +11,9 @@ import pytest
 
 from evalkit.core.metric_names import split_measure_args
 from evalkit.core.registry import RegistryError
+from evalkit.core.specs import MetricSpec
 from evalkit.data.cases import GoldenCase
 from evalkit.data.targets import TargetResponse
-from evalkit.core.specs import MetricSpec
 from evalkit.plugins.default import resolve as resolve_any
 
 CASE = GoldenCase("c", "q")

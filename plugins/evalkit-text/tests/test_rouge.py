@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 from evalkit_text.rouge import lcs_length, tokenize
 
+from evalkit.core.specs import MetricSpec
 from evalkit.data.cases import GoldenCase
 from evalkit.data.targets import TargetResponse
-from evalkit.core.specs import MetricSpec
 from evalkit.plugins.default import resolve as resolve_any
 
 rouge_scorer = pytest.importorskip("rouge_score.rouge_scorer")

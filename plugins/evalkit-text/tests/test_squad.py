@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 from evalkit_text.squad import f1_score, normalize_answer
 
+from evalkit.core.specs import MetricSpec
 from evalkit.data.cases import GoldenCase
 from evalkit.data.targets import TargetResponse
-from evalkit.core.specs import MetricSpec
 from evalkit.plugins.default import resolve as resolve_any
 
 EXPECTED: dict[str, Any] = json.loads(

@@ -14,6 +14,10 @@ ranked ids at all for the diversity measures.
 * ``entropy`` (higher is better): Shannon entropy of how often each item appears across
   responses (once per response), divided by ``log(number of distinct items)`` so it lies
   in [0, 1]; 0 when only one item ever appears.
+
+The cost and token aggregates (``cost_total``, ``cost_per_case``, ``tokens_in_total``,
+``tokens_out_total``, ``judge_cost_total``) are :mod:`evalkit.execute.cost_aggregates`;
+the built-in plugin registers both.
 """
 
 from __future__ import annotations
@@ -46,7 +50,12 @@ def nearest_rank(values: Sequence[float], p: int) -> float:
     return float(sorted(values)[rank - 1])
 
 
-def _checked(rows: Sequence[Any], name: str) -> Sequence[Any]:
+def checked_rows(rows: Sequence[Any], name: str) -> Sequence[Any]:
+    """``rows`` when an aggregate named ``name`` can be computed over them.
+
+    Raises:
+        AggregateError: no rows, or a row whose target call failed (named).
+    """
     if not rows:
         raise AggregateError(f"{name}: the run has no rows; the aggregate is undefined")
     for r in rows:
@@ -61,7 +70,7 @@ def _checked(rows: Sequence[Any], name: str) -> Sequence[Any]:
 
 def _latencies(rows: Sequence[Any], name: str) -> list[float]:
     out: list[float] = []
-    for r in _checked(rows, name):
+    for r in checked_rows(rows, name):
         value = getattr(r, "latency_ms", None)
         if value is None and getattr(r, "response", None) is not None:
             value = r.response.latency_ms
@@ -95,7 +104,7 @@ def latency_mean(rows: Sequence[Any]) -> float:
 
 def _item_sets(rows: Sequence[Any], name: str, k: int | None) -> list[set[str]]:
     sets: list[set[str]] = []
-    for r in _checked(rows, name):
+    for r in checked_rows(rows, name):
         ids = [] if r.response is None else list(r.response.ranked_ids)
         sets.append({str(x) for x in (ids if k is None else ids[:k])})
     if not any(sets):
