@@ -120,7 +120,7 @@ def test_the_seeds_cost_per_query_registers_beside_them() -> None:
     with use_registry() as reg:
         @register_aggregate("cost_per_query", higher_is_better=False)
         def cost_per_query(rows: Any) -> float:
-            return sum(r.response.meta.get("cost_usd", 0.0) for r in rows) / len(rows)
+            return float(sum(r.response.meta.get("cost_usd", 0.0) for r in rows) / len(rows))
 
         assert reg.polarity("cost_per_query") is False
         cases = [GoldenCase("a", "qa"), GoldenCase("b", "qb")]
