@@ -152,7 +152,11 @@ def test_metric_errors_and_samples_round_trip(tmp_path: Path) -> None:
     assert [o.get("sample") for o in objs[2:]] == [0, 1]
     back = RunResult.load(path)
     assert back.per_query[0].metric_errors == first.metric_errors
-    assert [r.sample for r in back.per_query] == [None, None, 0, 1]
+    # the rows are kept as samples; per_query holds one reduced row per case (#19)
+    assert [r.sample for r in back.samples] == [None, None, 0, 1]
+    assert [(r.query_id, r.sample) for r in back.per_query] == [
+        ("a", None), ("b", None), ("c", None)]
+    assert back.per_query[2].metrics == {"m": 0.75}
     bad = path.read_text().replace('"sample": 1', '"sample": -1')
     (tmp_path / "bad.jsonl").write_text(bad)
     with pytest.raises(ArtifactError, match=r"row 'c'.*'sample' is -1"):

@@ -42,6 +42,13 @@ def command(
         "it needs, and the power at the first planned n (or the pilot's).",
         show_default=False,
     )] = None,
+    epochs: Annotated[list[int] | None, typer.Option(
+        "--epochs", "-k", min=1,
+        help="Planned samples per case K, repeatable: with a pilot whose runs have K >= 2 "
+        "samples per case, the smallest detectable diff at each (n, K) and the K beyond "
+        "which more samples stop helping (default: 1, 2, 5, 10, 20 and the pilot's).",
+        show_default=False,
+    )] = None,
     qrels: Annotated[Path | None, typer.Option(
         "--qrels", help="TREC qrels, to score pilot runs given as TREC run files.",
         show_default=False,
@@ -92,6 +99,7 @@ def command(
             qrels=qrels, alpha=alpha, power=power, alternative=alternative.value,
             simulate=simulate, trials=trials, seed=seed, relevance_level=relevance_level,
             missing=missing.value if missing is not None else None, depth=depth,
+            epochs=epochs or [],
         )
     for w in result.warnings:
         note(f"warning: {w}")

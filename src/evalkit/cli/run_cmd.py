@@ -49,6 +49,11 @@ def command(
         "--max-concurrency", "-j", min=1,
         help="Most target calls in flight (overrides the config).", show_default=False,
     )] = None,
+    epochs: Annotated[int | None, typer.Option(
+        "--epochs", "-k", min=1,
+        help="Samples per case: answer each case K times (overrides the config's epochs).",
+        show_default=False,
+    )] = None,
     progress: Annotated[bool | None, typer.Option(
         "--progress/--no-progress", help="Progress bar (default: on a terminal only).",
         show_default=False,
@@ -113,7 +118,7 @@ def command(
                 max_concurrency=max_concurrency or cfg.max_concurrency,
                 artifact=None if dry_run else path, resume=resume and not dry_run,
                 overwrite=overwrite, name=cfg.name, progress=progress, config=cfg.recorded(),
-                grace_s=grace_s,
+                grace_s=grace_s, epochs=epochs or cfg.epochs, reduce=cfg.reduce,
             )
     except RunInterrupted as exc:  # the rows that arrived are written; say so in a line
         typer.echo(exc.line(None if dry_run else path), err=True)

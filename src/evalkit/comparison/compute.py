@@ -27,6 +27,7 @@ from evalkit.comparison.records import (
     RunInfo,
     Settings,
 )
+from evalkit.comparison.spread import samples_warnings, spread_of
 from evalkit.data.metric_info import higher_is_better
 from evalkit.data.results import RunResult
 from evalkit.execute.run_files import QrelsArg
@@ -161,7 +162,8 @@ def compare(
             _run_info(loaded, i) for i in range(1, len(runs))),
         results=tuple(results), metrics=tuple(loaded.metrics), settings=settings,
         description=describe(settings),
-        warnings=tuple(w for ws in loaded.notes for w in ws) + tuple(text_notes),
+        warnings=tuple(w for ws in loaded.notes for w in ws) + tuple(text_notes)
+        + tuple(samples_warnings(runs)),
         query_ids=ids, queries={q: texts[q] for q in ids if q in texts},
         provenance={"evalkit_version": __version__, "generator": settings.generator},
     )
@@ -240,6 +242,7 @@ def _metric_comparison(
         differences=diffs, distribution=res.distribution, details=details,
         baseline_values=tuple(float(b_scores[q]) for q in ids),
         candidate_values=tuple(float(c_scores[q]) for q in ids),
+        spread=spread_of(base, cand, metric, ids),
     )
 
 
@@ -261,7 +264,7 @@ def _settings(results: Sequence[Any], family_size: int, **asked: Any) -> Setting
 
 #: Header keys that say how a run was scored (kept as its provenance).
 _PROVENANCE_KEYS = ("qrels", "run", "goldens", "relevance_level", "missing", "depth",
-                    "evalkit_version", "plugins", "created")
+                    "evalkit_version", "plugins", "created", "samples")
 
 
 def _run_info(loaded: Loaded, i: int) -> RunInfo:

@@ -47,8 +47,35 @@ class Needed:
 
 
 @dataclass
+class SamplesPlan:
+    """How n cases and K samples per case trade off, from a pilot with K >= 2 in both
+    runs (:mod:`evalkit.stats.power_samples`).
+
+    Attributes:
+        k_baseline, k_candidate: the pilot's samples per case.
+        within_share: the share of the pilot's per-case variance from resampling.
+        between_var, within_baseline, within_candidate: the variance parts.
+        enough_k: the K beyond which more samples stop helping (MDE within
+            ``tolerance`` of the unlimited-samples MDE); None: more always help.
+        tolerance: that closeness (0.05).
+        detectable: the MDE at every planned (n, K).
+    """
+
+    k_baseline: int
+    k_candidate: int
+    within_share: float
+    between_var: float
+    within_baseline: float
+    within_candidate: float
+    enough_k: int | None
+    tolerance: float
+    detectable: list[Any] = field(default_factory=list)
+
+
+@dataclass
 class Plan:
-    """Planning figures for one metric of a pilot (or for a given sd: ``metric`` None)."""
+    """Planning figures for one metric of a pilot (or for a given sd: ``metric`` None);
+    ``samples`` with a pilot of K >= 2 samples per case in both runs."""
 
     metric: str | None
     sd_diff: float
@@ -58,6 +85,7 @@ class Plan:
     skewness_warning: str | None = None
     detectable: list[Detectable] = field(default_factory=list)
     needed: list[Needed] = field(default_factory=list)
+    samples: SamplesPlan | None = None
 
 
 @dataclass
@@ -150,9 +178,11 @@ def plan_from_sd(sd: float, ns: Sequence[int], effects: Sequence[float], *, alph
 def plans_from_pilot(
     baseline: Any, candidate: Any, metrics: Sequence[str], ns: Sequence[int],
     effects: Sequence[float], *, alpha: float, power: float, alternative: str,
-    simulate: bool, trials: int, seed: int,
+    simulate: bool, trials: int, seed: int, ks: Sequence[int] = (),
 ) -> list[Plan]:
-    """One plan per metric from a pilot pair of runs (``candidate - baseline``)."""
+    """One plan per metric from a pilot pair of runs (``candidate - baseline``); with
+    K >= 2 samples per case in both, also the n x K plan at ``ks`` (default 1, 2, 5,
+    10, 20 and the pilot's K)."""
     from evalkit.stats import plan_from_pilot, simulate_power
 
     plans: list[Plan] = []
@@ -181,8 +211,34 @@ def plans_from_pilot(
                                      n_trials=trials, seed=seed)
                 need.simulated_power, need.simulated_se = sim.power, sim.se
             plan.needed.append(need)
+        plan.samples = _samples_plan(baseline, candidate, metric, sorted(base),
+                                     ns or [plan.n_pilot or 2], ks, alpha=alpha,
+                                     power=power, alternative=alternative)
         plans.append(plan)
     return plans
+
+
+def _samples_plan(baseline: Any, candidate: Any, metric: str, ids: Sequence[str],
+                  ns: Sequence[int], ks: Sequence[int], **targets: Any) -> SamplesPlan | None:
+    from evalkit.comparison.spread import spread_of
+    from evalkit.stats.power_samples import (
+        DEFAULT_PLAN_SAMPLES,
+        ENOUGH_TOLERANCE,
+        enough_samples,
+        samples_table,
+    )
+
+    spread = spread_of(baseline, candidate, metric, ids)
+    if spread is None or spread.var_diff <= 0:
+        return None
+    wanted = sorted(set(ks)) if ks else sorted(
+        {*DEFAULT_PLAN_SAMPLES, spread.k_baseline, spread.k_candidate})
+    return SamplesPlan(
+        k_baseline=spread.k_baseline, k_candidate=spread.k_candidate,
+        within_share=spread.within_share, between_var=spread.between_var,
+        within_baseline=spread.within_baseline, within_candidate=spread.within_candidate,
+        enough_k=enough_samples(spread), tolerance=ENOUGH_TOLERANCE,
+        detectable=samples_table(spread, ns, wanted, **targets))
 
 
 def plan_power(
@@ -201,6 +257,7 @@ def plan_power(
     relevance_level: int | None = None,
     missing: str | None = None,
     depth: int | None = None,
+    epochs: Sequence[int] = (),
 ) -> PowerPlan:
     """Plan a comparison from a pilot pair of runs (``baseline, candidate``) or from
     ``sd``, the standard deviation of the per-query differences.
@@ -217,6 +274,9 @@ def plan_power(
         alpha, power, alternative: the paired t-test's settings.
         simulate, trials, seed: with a pilot, also simulate the power from its own
             differences (``trials`` comparisons per figure).
+        epochs: planned samples per case K; with a pilot of K >= 2 samples per case in
+            both runs each (n, K) gets its minimum detectable effect, and the plan says
+            beyond which K more samples stop helping (``Plan.samples``).
 
     Raises:
         ComparisonError: both or neither of a pilot and ``sd``; a pilot that is not two
@@ -241,15 +301,19 @@ def plan_power(
         base, cand = loaded.runs
         plans = plans_from_pilot(base, cand, loaded.metrics, ns, wanted, alpha=alpha,
                                  power=power, alternative=alternative, simulate=simulate,
-                                 trials=trials, seed=seed)
+                                 trials=trials, seed=seed, ks=list(epochs))
+        notes = [w for ws in loaded.notes for w in ws]
+        if epochs and not any(p.samples for p in plans):
+            notes.append("--epochs plans samples per case only from a pilot whose runs "
+                         "both have K >= 2 samples per case (evalkit run --epochs 2 or "
+                         "more), reduced by the mean")
         where = [loaded.paths[i] for i in (1, 0)]
         names = f" ({where[0]} vs {where[1]})" if all(where) else ""
         return PowerPlan(
             plans, alpha, power, alternative,
             [str(p) if p is not None else r.name for p, r in zip(loaded.paths, loaded.runs,
                                                                   strict=True)],
-            seed, f"pilot: {cand.name} - {base.name}{names}, paired by query id",
-            [w for ws in loaded.notes for w in ws])
+            seed, f"pilot: {cand.name} - {base.name}{names}, paired by query id", notes)
     if sd is None:
         raise ComparisonError("give a pilot pair of runs (BASELINE CANDIDATE) or --sd")
     if not (sd > 0 and math.isfinite(sd)):
@@ -267,6 +331,7 @@ __all__ = [
     "Needed",
     "Plan",
     "PowerPlan",
+    "SamplesPlan",
     "check_effects",
     "plan_from_sd",
     "plan_power",

@@ -17,6 +17,7 @@ from evalkit.report.model import QueryDelta
 if TYPE_CHECKING:
     from evalkit.stats.histogram import Histogram
     from evalkit.stats.results import EffectSizes
+    from evalkit.stats.spread import WithinCaseSpread
 
 
 class ComparisonError(ValueError):
@@ -129,6 +130,8 @@ class MetricComparison:
             and for constant differences.
         details: per-case details the metric published (an LLM judge's score and
             reason), ``{query id: {"baseline": {...} | None, "candidate": {...} | None}}``.
+        spread: with K >= 2 samples per case in both runs (reduced by the mean), the
+            :class:`evalkit.stats.spread.WithinCaseSpread` of the differences; else None.
     """
 
     metric: str
@@ -162,6 +165,7 @@ class MetricComparison:
     details: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     baseline_values: tuple[float, ...] = ()
     candidate_values: tuple[float, ...] = ()
+    spread: WithinCaseSpread | None = None
 
     def per_query(self) -> dict[str, float]:
         """``{query id: candidate - baseline}`` over the paired queries."""

@@ -49,7 +49,7 @@ def to_report(c: Comparison) -> Report:
             warnings=r.warnings, top_gains=r.top_gains, top_losses=r.top_losses,
             query_ids=r.query_ids, differences=r.differences, distribution=r.distribution,
             details=r.details, baseline_values=r.baseline_values,
-            candidate_values=r.candidate_values,
+            candidate_values=r.candidate_values, spread=r.spread,
         ))
     n_sig = sum(1 for r in rows if r.status != NO_DIFFERENCE)
     names = [run.name for run in c.runs]
@@ -62,6 +62,8 @@ def to_report(c: Comparison) -> Report:
         summary = (f"{subject} vs {reference}: {n_sig} of {len(rows)} comparison(s) differ "
                    "significantly" if rows else f"{subject} vs {reference}: nothing compared")
     notes = [*c.warnings, *(f"{label}: {text}" for label, text in c.notes())]
+    notes += [f"{row.name}: {r.spread.line()}" for row, r in zip(rows, c.results, strict=True)
+              if r.spread is not None]
     return Report(
         kind="compare", title=TITLE, subject=subject, reference=reference,
         rows=tuple(rows), status="done", summary=summary, exit_code=None,

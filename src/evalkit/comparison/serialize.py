@@ -52,6 +52,7 @@ def _row(c: MetricComparison) -> dict[str, Any]:
         "candidate_values": list(c.candidate_values),
         "distribution": None if c.distribution is None else c.distribution.to_dict(),
         "details": {q: dict(d) for q, d in c.details.items()},
+        "spread": None if c.spread is None else c.spread.to_dict(),
     }
 
 
@@ -96,6 +97,7 @@ def _effect(data: Mapping[str, Any] | None) -> Any:
 def _row_from(d: Mapping[str, Any], ids: tuple[str, ...], texts: Mapping[str, str]
               ) -> MetricComparison:
     from evalkit.stats.histogram import Histogram
+    from evalkit.stats.spread import WithinCaseSpread
 
     def movers(key: str) -> tuple[QueryDelta, ...]:
         out = []
@@ -138,6 +140,7 @@ def _row_from(d: Mapping[str, Any], ids: tuple[str, ...], texts: Mapping[str, st
         query_ids=ids if diffs else (), differences=diffs,
         distribution=None if dist is None else Histogram.from_dict(dist),
         details={str(q): dict(v) for q, v in (d.get("details") or {}).items()},
+        spread=None if not d.get("spread") else WithinCaseSpread.from_dict(d["spread"]),
         **values,
     )
 

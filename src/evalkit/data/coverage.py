@@ -5,7 +5,8 @@ A verdict rests on two levels of completeness (docs/artifacts.md):
 * **coverage**, for the whole run (this module). A target run is complete when its
   status is ``complete``, it has a row with a response for every case of the golden set
   its header records (``goldens.n_cases`` and ``goldens.case_digests``), and its file is
-  neither cut short nor still being written (:class:`evalkit.data.artifact.Integrity`). A
+  neither cut short nor still being written (:class:`evalkit.data.artifact.Integrity`);
+  with repeated samples (``epochs`` K >= 2) it counts (case, sample) pairs. A
   retrieval run is complete when its rows match the counts its header records
   (``notes.num_queries``; for a baseline also the promoted fingerprint's case count and
   ids). A failed metric leaves coverage alone: only a missing row or a failed target call
@@ -125,6 +126,7 @@ def coverage_of(run: RunResult) -> Coverage:
     if header.get("kind") == "target":
         expected, missing, found = _target(header, ids)
         problems.extend(found)
+        problems.extend(_samples(header, run.samples))
         unfinished = header.get("status") == "running"
     else:
         expected, found = _retrieval(header, ids)
@@ -193,6 +195,21 @@ def _target(header: Mapping[str, Any], ids: Sequence[str]
     if status not in ("running", "complete", "incomplete"):
         problems.append(f"its status is {status!r}, not 'complete'")
     return expected, missing, problems
+
+
+def _samples(header: Mapping[str, Any], samples: Sequence[Any]) -> list[str]:
+    """With repeated samples, completeness counts (case, sample) pairs: a case with a
+    row for only some of its K samples is missing the others."""
+    if not samples:
+        return []
+    from evalkit.data.samples import missing_samples
+
+    pairs, absent = missing_samples(header, samples)
+    if not absent:
+        return []
+    shown = ", ".join(absent[:SHOWN_IDS])
+    more = f" and {len(absent) - SHOWN_IDS} more" if len(absent) > SHOWN_IDS else ""
+    return [f"{len(absent)} of {pairs} (case, sample) pairs have no row ({shown}{more})"]
 
 
 def _retrieval(header: Mapping[str, Any], ids: Sequence[str]) -> tuple[int | None, list[str]]:

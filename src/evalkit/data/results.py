@@ -119,7 +119,8 @@ class RunResult(RunViews):
     """A named run: the per-query rows and the header that says how they were made.
 
     ``per_query`` is always retained; :meth:`mean` and every comparison derive from it
-    and pair by query id.
+    and pair by query id. With K >= 2 samples per case, ``per_query`` holds the reduced
+    rows and ``samples`` every sample row (:mod:`evalkit.data.samples`).
     """
 
     name: str
@@ -128,6 +129,15 @@ class RunResult(RunViews):
     #: what reading the file proved (set by :meth:`load`; ``None`` for a run built in
     #: memory)
     integrity: Integrity | None = field(default=None, compare=False, repr=False)
+    #: the sample rows (by case, then sample) when K >= 2; empty otherwise
+    samples: list[Any] = field(default_factory=list, repr=False)
+
+    @property
+    def epochs(self) -> int:
+        """K, the samples per case (1 for a run without repeated samples)."""
+        from evalkit.data.samples import epochs_of
+
+        return epochs_of(self.header, self.samples) if self.samples else 1
 
     # -- derived views -------------------------------------------------------
     def ids(self) -> list[str]:
@@ -268,7 +278,7 @@ class RunResult(RunViews):
         from evalkit.io.outputs import write_output
 
         p = Path(path)
-        rows = [artifact_line(row.to_json()) for row in self.per_query]
+        rows = [artifact_line(row.to_json()) for row in self.samples or self.per_query]
         write_output(p, finished_lines(header_line(self.name, self.header), rows))
         return p
 
@@ -306,7 +316,16 @@ class RunResult(RunViews):
         if integrity.schema_version < 2:
             upgrade_schema1_rows(rows, header)
         name = _bounded(p, 1, check_name, str(header.get("name") or p.stem), "run name")
-        return cls(name=name, per_query=rows, header=dict(header), integrity=integrity)
+        samples: list[Any] = []
+        if any(r.sample is not None for r in rows):
+            from evalkit.data.samples import SampleError, split_samples
+
+            try:
+                rows, samples = split_samples(rows, header)
+            except SampleError as exc:
+                raise ArtifactError(f"{p}:1: header 'samples': {exc}") from None
+        return cls(name=name, per_query=rows, header=dict(header), integrity=integrity,
+                   samples=samples)
 
 
 def _bounded(p: Path, lineno: int, check: Callable[[str, str], str], text: str,

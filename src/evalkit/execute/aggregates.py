@@ -11,6 +11,9 @@ ranked ids at all for the diversity measures.
 * ``max_item_share`` and ``max_item_share@1``/``@3``/``@10`` (lower is better): the
   largest fraction of queries whose response (its first k ids) contains one item. Ids are
   de-duplicated within a response, so a response repeating an id counts once.
+* With repeated samples (``epochs`` K >= 2) every aggregate receives every sample row
+  (K x n rows): latency is per call. ``max_item_share`` and ``entropy`` count a case
+  once: an item counts for a case if any of its samples returned it.
 * ``entropy`` (higher is better): Shannon entropy of how often each item appears across
   responses (once per response), divided by ``log(number of distinct items)`` so it lies
   in [0, 1]; 0 when only one item ever appears.
@@ -103,10 +106,13 @@ def latency_mean(rows: Sequence[Any]) -> float:
 
 
 def _item_sets(rows: Sequence[Any], name: str, k: int | None) -> list[set[str]]:
-    sets: list[set[str]] = []
+    """One set of ids per case: with repeated samples, the union over its samples."""
+    by_case: dict[str, set[str]] = {}
     for r in checked_rows(rows, name):
         ids = [] if r.response is None else list(r.response.ranked_ids)
-        sets.append({str(x) for x in (ids if k is None else ids[:k])})
+        by_case.setdefault(str(r.query_id), set()).update(
+            str(x) for x in (ids if k is None else ids[:k]))
+    sets = list(by_case.values())
     if not any(sets):
         raise AggregateError(f"{name}: no response has ranked ids")
     return sets

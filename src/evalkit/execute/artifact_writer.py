@@ -42,7 +42,7 @@ class ArtifactWriter:
         self._fh: IO[str] | None = None
         self._last_sync = 0.0
         self._lock = threading.Lock()
-        self._lines: dict[str, str] = {}
+        self._lines: dict[tuple[str, int | None], str] = {}  # by (case id, sample)
         with writing(path):  # a socket or a block device is refused before any call
             self.stream = destination(path) == "stream"
 
@@ -70,7 +70,7 @@ class ArtifactWriter:
 
     def _encode(self, row: CaseResult) -> str:
         line = artifact_line(row.to_json())
-        self._lines[row.case_id] = line
+        self._lines[(row.case_id, row.sample)] = line
         return line
 
     def append_many(self, rows: Sequence[CaseResult]) -> None:
@@ -116,8 +116,8 @@ class ArtifactWriter:
         fails (a full disk), the appended file is left as it was, so ``--resume``
         continues it."""
         lines = []
-        for row in run.per_query:
-            line = self._lines.get(row.query_id)
+        for row in run.samples or run.per_query:
+            line = self._lines.get((row.query_id, row.sample))
             lines.append(line if line is not None else artifact_line(row.to_json()))
         write_output(self.path, finished_lines(header_line(run.name, run.header), lines))
 
@@ -146,7 +146,7 @@ def read_partial(path: Path) -> tuple[dict[str, Any], list[CaseResult]] | None:
     lines = data.split(b"\n")
     lines.pop()  # after the last "\n": empty, or a truncated line
     header: dict[str, Any] | None = None
-    rows: dict[str, CaseResult] = {}
+    rows: dict[tuple[str, int | None], CaseResult] = {}  # by (case id, sample)
     for lineno, raw in enumerate(lines, start=1):
         if not raw.strip():
             continue
@@ -174,8 +174,8 @@ def read_partial(path: Path) -> tuple[dict[str, Any], list[CaseResult]] | None:
             row = case_result_from_json(obj)
         except (TypeError, ValueError) as exc:
             raise ArtifactError(f"{path}:{lineno}: malformed row ({exc})") from None
-        rows.pop(row.case_id, None)
-        rows[row.case_id] = row
+        rows.pop((row.case_id, row.sample), None)
+        rows[(row.case_id, row.sample)] = row
     if header is None:
         return None
     return header, list(rows.values())

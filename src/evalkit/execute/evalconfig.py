@@ -15,6 +15,8 @@ The same keys are read from ``evalkit.yaml`` (or ``evalkit.yml``) or from the
     aggregates: [latency_p95]            # optional whole-run aggregates
     output: runs/search-v2.jsonl         # required; relative to this file
     max_concurrency: 8                   # optional; default 8
+    epochs: 1                            # optional; samples per case (K), default 1
+    reduce: mean                         # optional; mean | max | min | all | all:T
     checks: evals/checks.yaml            # evalkit gate's defaults (optional): the checks,
     baseline: baselines/main.jsonl       # the baseline and the reports; the run gated
     reporters: ["junit:reports/gate.xml"]  # is the output
@@ -83,6 +85,8 @@ class EvalConfig:
         metrics, aggregates: names, in the order given.
         output: the artifact path (absolute).
         max_concurrency: the pool size.
+        epochs: K, samples per case (1: each case once).
+        reduce: how a case's samples are reduced (:mod:`evalkit.data.samples`).
         name: the run name, or ``None`` for the target's name.
         checks: ``evalkit gate``'s checks file (absolute), or ``None``.
         baseline: ``evalkit gate``'s baseline (absolute), or ``None``.
@@ -101,6 +105,8 @@ class EvalConfig:
     aggregates: tuple[str, ...]
     output: Path
     max_concurrency: int = DEFAULT_MAX_CONCURRENCY
+    epochs: int = 1
+    reduce: str = "mean"
     name: str | None = None
     checks: Path | None = None
     baseline: Path | None = None
@@ -335,7 +341,8 @@ def _validate(table: Any, file: Path, source: str,
         goldens_loader=settings.goldens_loader, target_factory=settings.target.factory,
         target_kwargs=dict(settings.target.kwargs), metrics=tuple(settings.metrics),
         aggregates=tuple(settings.aggregates), output=(base / settings.output).resolve(),
-        max_concurrency=settings.max_concurrency, name=settings.name,
+        max_concurrency=settings.max_concurrency, epochs=settings.epochs,
+        reduce=settings.reduce, name=settings.name,
         checks=path(settings.checks), baseline=path(settings.baseline),
         reporters=tuple(report(r) for r in settings.reporters), notice=notice,
     )

@@ -87,6 +87,11 @@ class EvalSettings(BaseModel):
     output: _Text = Field(description="The run artifact evalkit run writes.")
     max_concurrency: Annotated[int, Field(ge=1)] = Field(
         DEFAULT_MAX_CONCURRENCY, description="Most target calls in flight.")
+    epochs: Annotated[int, Field(ge=1)] = Field(
+        1, description="Samples per case: each case is answered this many times (K).")
+    reduce: Annotated[str, Field(pattern=r"^(mean|max|min|all(:[-+0-9.eE]+)?)$")] = Field(
+        "mean", description="How a case's samples become its value: mean, max, min, all "
+        "or all:T (every sample reaches T; default 0.5).")
     checks: _Text | None = Field(
         None, description="evalkit gate: the checks file (default for --checks).")
     baseline: _Text | None = Field(

@@ -28,6 +28,7 @@ from evalkit.core.specs import MetricSpec
 from evalkit.data.cases import GoldenCase
 from evalkit.data.rows import DEFAULT_MAX_RAW_BYTES, CaseResult, bounded_response
 from evalkit.data.targets import Target, TargetError, TargetResponse
+from evalkit.execute.samples import scoring_sample
 from evalkit.execute.scoring import score_case
 from evalkit.io.redaction import error_text, mask, scrub_exception
 
@@ -45,6 +46,8 @@ class Job(NamedTuple):
 
     case: GoldenCase
     stored: CaseResult | None = None
+    #: the sample number in a run with repeated samples (:mod:`evalkit.execute.samples`)
+    sample: int | None = None
 
 
 class RunInterrupted(KeyboardInterrupt):
@@ -227,15 +230,19 @@ class Executor:
 
 def run_job(target: Target, target_name: str, job: Job,
             specs: Sequence[MetricSpec]) -> CaseResult:
-    """Invoke (or reuse the stored response) and score one case."""
-    if job.stored is not None and job.stored.response is not None:
-        return scored(job.case, job.stored.response, job.stored.latency_ms, specs)
-    response, error, latency = call(target, target_name, job.case)
-    if response is None:
-        return CaseResult(job.case.id, None, {}, error, latency)
-    row = scored(job.case, response, latency, specs)  # metrics see the whole raw body
-    row.response = bounded_response(
-        response, getattr(target, "max_raw_bytes", DEFAULT_MAX_RAW_BYTES))
+    """Invoke (or reuse the stored response) and score one case (one sample of it)."""
+    with scoring_sample(job.sample):
+        if job.stored is not None and job.stored.response is not None:
+            row = scored(job.case, job.stored.response, job.stored.latency_ms, specs)
+        else:
+            response, error, latency = call(target, target_name, job.case)
+            if response is None:
+                row = CaseResult(job.case.id, None, {}, error, latency)
+            else:
+                row = scored(job.case, response, latency, specs)  # the whole raw body
+                row.response = bounded_response(
+                    response, getattr(target, "max_raw_bytes", DEFAULT_MAX_RAW_BYTES))
+    row.sample = job.sample
     return row
 
 

@@ -1,7 +1,9 @@
 """Rescoring: a saved target run's metrics and aggregates computed again from its stored
 responses, without calling the target.
 
-Rows whose call failed stay errored, cases without a row stay missing, and a run with
+Every sample of a run with repeated samples is scored again (keeping its number) and
+the cases reduced again as the header's ``samples.reduce`` says. Rows whose call failed
+stay errored, cases without a row stay missing, and a run with
 either stays ``"incomplete"`` however it is rescored; cases whose golden content changed
 since the run are listed in the header (``rescored.goldens_changed``).
 """
@@ -20,6 +22,7 @@ from evalkit.data.goldens import GoldenSet, load_goldens
 from evalkit.data.provenance import metric_provenance
 from evalkit.data.results import ArtifactError, RunResult
 from evalkit.data.rows import CaseResult, CutRaw, RawCutError
+from evalkit.data.samples import reduce_samples
 from evalkit.data.targets import TargetResponse
 from evalkit.execute.artifact_writer import save_finished
 from evalkit.execute.executor import (
@@ -30,6 +33,7 @@ from evalkit.execute.run_header import (
     goldens_record,
     now,
 )
+from evalkit.execute.samples import scoring_sample
 from evalkit.execute.scoring import (
     MetricError,
     require_judgments,
@@ -92,8 +96,9 @@ def rescore(
     gset = _rescore_goldens(header, old_config, source, run, goldens)
     old_digests: Mapping[str, str] = (header.get("goldens") or {}).get("case_digests") or {}
     new_digests = gset.case_digests()
+    old_rows = run.samples or run.per_query  # every sample of a run with repeated samples
     cases: list[GoldenCase] = []
-    for old in run.per_query:
+    for old in old_rows:
         if not isinstance(old, CaseResult):
             raise ArtifactError(f"{source or run.name}: row {old.query_id!r} is not a case row")
         if old.case_id not in gset:
@@ -104,12 +109,14 @@ def rescore(
         cases.append(gset.get(old.case_id))
     require_judgments(specs, cases)
     rows: list[CaseResult] = []
-    for old, case in zip(run.per_query, cases, strict=True):
+    for old, case in zip(old_rows, cases, strict=True):
         if old.response is None:
             rows.append(CaseResult(old.case_id, None, {}, old.error, old.latency_ms))
         else:
-            rows.append(_rescored(case, old.response, old.latency_ms, specs,
-                                  source or run.name))
+            with scoring_sample(old.sample):
+                rows.append(_rescored(case, old.response, old.latency_ms, specs,
+                                      source or run.name))
+        rows[-1].sample = old.sample
     present = {r.case_id for r in rows}
     missing = [c.id for c in gset if c.id not in present]
     # a file cut short or still unfinished keeps its rows; one altered after it was
@@ -130,7 +137,9 @@ def rescore(
         "input_problems": damaged,
     }
     finish_header(header, rows, agg_specs, specs, missing=missing, damaged=damaged)
-    out = RunResult(name=run.name, per_query=list(rows), header=header)
+    per_query, samples = (reduce_samples(rows, (header.get("samples") or {}).get("reduce")),
+                          rows) if run.samples else (rows, [])
+    out = RunResult(name=run.name, per_query=per_query, header=header, samples=samples)
     target_path = Path(output) if output is not None else source
     if target_path is not None:
         with nullcontext(target_path) if destination(target_path) == "stream" \

@@ -62,6 +62,15 @@ from evalkit.execute.run_header import (
     finish_header,
     new_header,
 )
+from evalkit.execute.samples import (
+    RowKey,
+    finish_rows,
+    ordered,
+    record_samples,
+    resume_rows,
+    row_key,
+    sample_numbers,
+)
 from evalkit.execute.scoring import (
     require_judgments,
     resolve_aggregates,
@@ -92,6 +101,8 @@ def evaluate(
     config: Mapping[str, Any] | None = None,
     fsync_interval_s: float = 1.0,
     grace_s: float | None = None,
+    epochs: int = 1,
+    reduce: str = "mean",
 ) -> RunResult:
     """Run ``target`` on every golden case and score the responses.
 
@@ -119,9 +130,17 @@ def evaluate(
         grace_s: after Ctrl-C, how long the calls in flight may take to finish and be
             written (seconds, >= 0); default: the smaller of the target's bound on one
             attempt (``attempt_bound_s`` or ``timeout_s``) and 10 s.
+        epochs: K, how many times each case is answered (>= 1). With K >= 2 every
+            sample is its own row keyed by (case id, sample 0..K-1), scored by every
+            metric, and resumable (:mod:`evalkit.execute.samples`).
+        reduce: how a case's K samples become its row in ``per_query``: ``"mean"``,
+            ``"max"``, ``"min"``, ``"all"`` or ``"all:T"`` (every sample >= T; T
+            defaults to 0.5) (:mod:`evalkit.data.samples`).
 
     Returns:
-        A :class:`RunResult` of :class:`CaseResult` rows in golden-set order. Its header
+        A :class:`RunResult` of :class:`CaseResult` rows in golden-set order (with
+        K >= 2: the reduced rows, and every sample row in ``RunResult.samples``; the
+        header's ``errors`` and ``aggregates`` are over the sample rows). Its header
         has ``status`` (``"complete"``/``"incomplete"``), ``errors`` (failed calls),
         ``error_ids``, ``metric_errors`` (``{metric: cases it failed on}``),
         ``metric_error_ids``, ``aggregates`` (``{name: value}``, empty when a call
@@ -131,6 +150,7 @@ def evaluate(
         "rescored": kept rows whose failed metrics were scored again}``.
 
     Raises:
+        SampleError: (a ``ValueError``) ``epochs`` or ``reduce`` is not valid.
         RegistryError: an unknown metric or aggregate name (before any call is made).
         UnjudgedCasesError: a metric that needs judgments and a case without expected
             ids (before any call is made; lists the cases).
@@ -163,8 +183,10 @@ def evaluate(
     header = new_header(
         name or target_name, target, gset, specs, agg_specs, config or {},
     )
+    record_samples(header, epochs, reduce)
     plan = _Plan(target, target_name, gset, specs, agg_specs, header, max_concurrency,
                  grace, progress)
+    plan.epochs, plan.reduce = epochs, reduce
     if artifact is None:
         return plan.run(None, {}, {})
     path = Path(artifact)
@@ -175,25 +197,15 @@ def evaluate(
             raise ArtifactError(f"{path}: not a regular file (a device or a pipe), so there "
                                 "is no earlier run to resume; drop --resume")
         previous = read_partial(path) if resume and path.exists() else None
-        kept: dict[str, CaseResult] = {}
-        redo: dict[str, CaseResult] = {}
+        kept: dict[RowKey, CaseResult] = {}
+        redo: dict[RowKey, CaseResult] = {}
         if previous is not None:
             old_header, old_rows = previous
             check_resumable(path, old_header, header)
             header["created"] = old_header.get("created", header["created"])
             header["resumed"] = int(old_header.get("resumed", 0)) + 1
-            answered = {r.case_id: r for r in old_rows
-                        if r.response is not None and r.case_id in gset}
-            kept = {c: r for c, r in answered.items() if r.ok}
-            redo = {c: r for c, r in answered.items() if not r.ok}
-            errored = {r.case_id for r in old_rows if r.response is None}
-            header["resume"] = {
-                "kept": len(kept) + len(redo),
-                "called": sum(1 for c in gset if c.id not in answered),
-                "retried": sum(1 for c in gset if c.id in errored and c.id not in answered),
-                "rescored": len(redo),
-            }
-            writer.start(header, [r for c in gset if (r := answered.get(c.id)) is not None])
+            kept, redo, header["resume"] = resume_rows(gset, epochs, old_rows)
+            writer.start(header, ordered(gset, epochs, {**kept, **redo}))
         else:
             if path.exists() and not writer.stream and not resume and not overwrite:
                 raise FileExistsError(
@@ -222,10 +234,14 @@ class _Plan:
         self.specs, self.agg_specs, self.header = specs, agg_specs, header
         self.max_concurrency, self.grace, self.progress = max_concurrency, grace, progress
 
-    def run(self, writer: ArtifactWriter | None, kept: Mapping[str, CaseResult],
-            redo: Mapping[str, CaseResult]) -> RunResult:
-        jobs = [Job(c, redo.get(c.id)) for c in self.gset if c.id not in kept]
-        results: dict[str, CaseResult] = dict(kept)
+    epochs, reduce = 1, "mean"
+
+    def run(self, writer: ArtifactWriter | None, kept: Mapping[RowKey, CaseResult],
+            redo: Mapping[RowKey, CaseResult]) -> RunResult:
+        jobs = [Job(c, redo.get((c.id, s)), s) for c in self.gset
+                for s in sample_numbers(self.epochs) if (c.id, s) not in kept]
+        results: dict[RowKey, CaseResult] = dict(kept)
+        total = len(self.gset) * self.epochs
         show = sys.stderr.isatty() if self.progress is None else self.progress
         executor = Executor(self.target, self.target_name, jobs, self.specs,
                             self.max_concurrency)
@@ -233,11 +249,11 @@ class _Plan:
         writing = [False]
         try:
             with Interrupts() as interrupts, ProgressBar(
-                    self.header["name"], len(self.gset), len(kept), show) as bar:
+                    self.header["name"], total, len(kept), show) as bar:
 
                 def take(batch: list[CaseResult]) -> None:
                     for row in batch:
-                        results[row.case_id] = row
+                        results[row_key(row)] = row
                     if writer is not None:
                         writing[0] = True
                         writer.append_many(batch)
@@ -253,7 +269,7 @@ class _Plan:
                         raise  # cut inside a write: stop now; resume drops the cut line
                     interrupts.count += 1
                 if interrupts.count:
-                    stopped = self._grace(executor, interrupts, take, bar, results)
+                    stopped = self._grace(executor, interrupts, take, bar, results, total)
         except BaseException as exc:
             executor.stop()
             if isinstance(exc, Exception):  # a failed write or a stopping worker; not Ctrl-C
@@ -265,9 +281,10 @@ class _Plan:
             if writer is not None:
                 writer.close()
             raise stopped
-        rows = [results[c.id] for c in self.gset]
-        finish_header(self.header, rows, self.agg_specs, self.specs)
-        run = RunResult(name=self.header["name"], per_query=list(rows), header=self.header)
+        rows, samples = finish_rows(self.gset, self.epochs, self.reduce, results)
+        finish_header(self.header, samples or rows, self.agg_specs, self.specs)
+        run = RunResult(name=self.header["name"], per_query=rows, header=self.header,
+                        samples=samples)
         if writer is not None:
             writer.close(sync=False)  # the rewrite below is synced before it replaces it
             writer.rewrite(run)
@@ -275,7 +292,7 @@ class _Plan:
 
     def _grace(self, executor: Executor, interrupts: Interrupts,
                take: Callable[[list[CaseResult]], None], bar: ProgressBar,
-               results: Mapping[str, CaseResult]) -> RunInterrupted:
+               results: Mapping[RowKey, CaseResult], total: int) -> RunInterrupted:
         """After the first Ctrl-C: no new case; the calls in flight may finish within the
         grace period, and their rows are written; a second Ctrl-C stops waiting."""
         executor.stop()
@@ -293,8 +310,7 @@ class _Plan:
         except Exception:  # a worker's failure while stopping: Ctrl-C wins
             pass
         again = again or interrupts.count > 1
-        return RunInterrupted(len(results), len(self.gset), executor.in_flight, self.grace,
-                              again)
+        return RunInterrupted(len(results), total, executor.in_flight, self.grace, again)
 
 
 def as_golden_set(goldens: GoldensInput) -> GoldenSet:

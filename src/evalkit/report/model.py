@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Literal
 if TYPE_CHECKING:
     from evalkit.gate import GateReport
     from evalkit.stats.histogram import Histogram
+    from evalkit.stats.spread import WithinCaseSpread
 
 ReportKind = Literal["gate", "compare"]
 
@@ -118,14 +119,12 @@ class ReportRow:
         n_queries: paired queries.
         significant: the comparison's verdict (adjusted p below alpha, or the seed's
             interval rule).
-        wins, ties, losses: queries where the candidate is better, equal, worse (by the
-            metric's polarity).
+        wins, ties, losses: queries where the candidate is better, equal, worse (polarity).
         effect_size: Cohen's d_z of the per-query differences (mean / sd).
         method, ci_method: the test and the interval that ran.
         higher_is_better: the metric's polarity.
         warnings: the statistics' and the inputs' notes on this row.
-        top_gains, top_losses: the queries that moved most up and down
-            (:class:`QueryDelta`).
+        top_gains, top_losses: the queries that moved most up and down (QueryDelta).
         query_ids, differences: every paired query and its difference, in one order.
         baseline_values, candidate_values: each paired query's value in the baseline and
             in the candidate, in the order of ``query_ids`` (empty when not known).
@@ -172,6 +171,7 @@ class ReportRow:
     details: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     baseline_values: tuple[float, ...] = ()
     candidate_values: tuple[float, ...] = ()
+    spread: WithinCaseSpread | None = None  # K >= 2 in both runs (evalkit.stats.spread)
 
     @property
     def has_comparison(self) -> bool:
@@ -205,11 +205,11 @@ class ReportRow:
             "top_gains": [m.to_dict() for m in self.top_gains],
             "top_losses": [m.to_dict() for m in self.top_losses],
             "query_ids": list(self.query_ids), "differences": list(self.differences),
-            "distribution": None if self.distribution is None else
-            self.distribution.to_dict(),
+            "distribution": self.distribution and self.distribution.to_dict(),
             "details": {k: dict(v) for k, v in self.details.items()},
             "baseline_values": [_clean(x) for x in self.baseline_values],
             "candidate_values": [_clean(x) for x in self.candidate_values],
+            "spread": None if self.spread is None else self.spread.to_dict(),
         }
 
 

@@ -55,6 +55,7 @@ def print_power_plans(result: PowerPlan, console: Any) -> None:
     _right(t, 1 if with_metric else 0)
     if t.row_count:  # no -n and no pilot: only the queries-needed table has rows
         console.print(t)
+    _samples_tables(plans, with_metric, console)
     if any(p.needed for p in plans):
         n_label = next((f"power at {x.n} queries" for p in plans for x in p.needed if x.n),
                        None)
@@ -90,6 +91,37 @@ def print_power_plans(result: PowerPlan, console: Any) -> None:
         console.print(f"note: the differences of {', '.join(str(m) for m in skewed)} are "
                       "skewed; trust the simulated power over the analytic figures",
                       soft_wrap=True)
+
+
+def _samples_tables(plans: Any, with_metric: bool, console: Any) -> None:
+    """The n x K table of a pilot with repeated samples, and where more samples stop
+    helping."""
+    from rich.table import Table
+
+    if not any(p.samples for p in plans):
+        return
+    t = Table(*(["metric"] if with_metric else []), "queries", "samples per case (K)",
+              "sd of diffs", "smallest detectable diff", box=None, pad_edge=False,
+              title="cases x samples (paired t-test on per-case means)",
+              title_justify="left")
+    for p in plans:
+        for d in p.samples.detectable if p.samples else ():
+            t.add_row(*([p.metric or ""] if with_metric else []), str(d.n), str(d.k),
+                      figure(d.sd_diff), figure(d.mde))
+    _right(t, 1 if with_metric else 0)
+    console.print(t)
+    for p in plans:
+        s = p.samples
+        if s is None:
+            continue
+        label = f"{p.metric}: " if with_metric else ""
+        where = (f"more samples stop helping beyond K = {s.enough_k} (the smallest "
+                 f"detectable diff is then within {100 * s.tolerance:g}% of its value with "
+                 "unlimited samples; add cases instead)" if s.enough_k is not None else
+                 "the pilot shows no between-case variance: more samples keep helping")
+        console.print(f"note: {label}pilot K = {s.k_baseline} and {s.k_candidate}; "
+                      f"{100 * s.within_share:.1f}% of the per-case variance comes from "
+                      f"resampling; {where}", soft_wrap=True)
 
 
 def _right(table: Any, first: int) -> None:

@@ -98,8 +98,21 @@ def run_columns(run: RunResult, metrics: Sequence[str] | None = None,
 
 def comparison_columns(c: Comparison) -> Columns:
     """One row per result of ``c`` (per candidate and metric, in the comparison's order),
-    one column per field of :data:`COMPARISON_FIELDS`."""
-    return {f: [getattr(r, f) for r in c.results] for f in COMPARISON_FIELDS}
+    one column per field of :data:`COMPARISON_FIELDS`. When some run has repeated samples
+    (K >= 2) also ``k_baseline``, ``k_candidate`` (samples per case) and the within-case
+    spread: ``within_share``, ``se_diff`` (now) and ``se_limit`` (unlimited samples),
+    None where a pair has no spread (:mod:`evalkit.stats.spread`)."""
+    out = {f: [getattr(r, f) for r in c.results] for f in COMPARISON_FIELDS}
+    k = {run.name: int((run.provenance.get("samples") or {}).get("epochs") or 1)
+         for run in c.runs}
+    if any(v > 1 for v in k.values()):
+        out["k_baseline"] = [k.get(r.baseline, 1) for r in c.results]
+        out["k_candidate"] = [k.get(r.candidate, 1) for r in c.results]
+        for col, attr in (("within_share", "within_share"), ("se_diff", "se"),
+                          ("se_limit", "se_limit")):
+            out[col] = [None if r.spread is None else getattr(r.spread, attr)
+                        for r in c.results]
+    return out
 
 
 def comparison_long_columns(c: Comparison) -> Columns:

@@ -1,0 +1,215 @@
+"""Repeated samples: K rows per case, reduced to the one row per case every statistic uses.
+
+A run with ``epochs: K >= 2`` answers each case K times. Every answer is its own row,
+keyed by ``(case id, sample)`` with ``sample`` in ``0..K-1``, and scored by every metric
+(``RunResult.samples``; the artifact stores these rows). ``RunResult.per_query`` keeps
+the seed's meaning, one row per case: the **reduced** row of :func:`reduce_samples`.
+
+Reductions (``reduce``), per metric, over the values of the case's samples:
+
+* ``mean`` (default): the arithmetic mean;
+* ``max`` / ``min``: the largest / smallest value;
+* ``all`` or ``all:T``: 1.0 when every sample's value is at least ``T`` (default 0.5,
+  so a 0/1 grade passes only when every sample passes), else 0.0 (Miller 2024 reduces
+  by the mean only; ``max``, ``min`` and ``all`` answer "best of K", "worst of K" and
+  "passes every time", as pass@k-style reports do).
+
+The reduced row of a case: the first sample's response, details and retrieved ids (so
+``RunResult.per_query`` rows look like single-sample rows), the mean latency, a metric
+only when every sample has it (a metric that failed on one sample fails on the case, with
+``"sample i: message"``), and the first failed call's error when a call failed (then no
+response: the case, like the run, is incomplete).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+from evalkit.stats.numeric import exact_mean
+
+__all__ = [
+    "DEFAULT_REDUCE",
+    "REDUCTIONS",
+    "Reduction",
+    "SampleError",
+    "check_epochs",
+    "epochs_of",
+    "group_samples",
+    "missing_samples",
+    "parse_reduce",
+    "reduce_samples",
+    "sample_scores",
+    "split_samples",
+]
+
+#: The reduction used when none is named.
+DEFAULT_REDUCE = "mean"
+#: The reduction names (``all`` also takes a threshold: ``all:0.8``).
+REDUCTIONS = ("mean", "max", "min", "all")
+#: The threshold of ``all`` when none is given.
+DEFAULT_ALL_THRESHOLD = 0.5
+
+
+class SampleError(ValueError):
+    """A bad ``epochs`` or ``reduce`` setting, or sample rows that do not fit together."""
+
+
+class Reduction:
+    """A parsed ``reduce`` setting: :attr:`name`, :attr:`threshold` (``all`` only) and
+    ``self(values) -> float``."""
+
+    def __init__(self, name: str, threshold: float | None = None) -> None:
+        self.name, self.threshold = name, threshold
+
+    @property
+    def spec(self) -> str:
+        """The setting as written in a header (``"mean"``, ``"all:0.8"``)."""
+        if self.name == "all" and self.threshold != DEFAULT_ALL_THRESHOLD:
+            return f"all:{self.threshold:g}"
+        return self.name
+
+    def __call__(self, values: Sequence[float]) -> float:
+        if self.name == "mean":
+            return exact_mean(list(values))
+        if self.name == "max":
+            return float(max(values))
+        if self.name == "min":
+            return float(min(values))
+        assert self.threshold is not None
+        return 1.0 if all(v >= self.threshold for v in values) else 0.0
+
+
+def parse_reduce(spec: str | Reduction | None) -> Reduction:
+    """The :class:`Reduction` of ``spec`` (``None`` is ``"mean"``).
+
+    Raises:
+        SampleError: an unknown name, or ``all:T`` whose ``T`` is not a finite number.
+    """
+    if isinstance(spec, Reduction):
+        return spec
+    text = (spec or DEFAULT_REDUCE).strip()
+    name, _, arg = text.partition(":")
+    if name not in REDUCTIONS or (arg and name != "all"):
+        raise SampleError(f"reduce {text!r} is not one of mean, max, min, all, all:T "
+                          "(T: the value every sample must reach)")
+    if name != "all":
+        return Reduction(name)
+    try:
+        threshold = float(arg) if arg else DEFAULT_ALL_THRESHOLD
+    except ValueError:
+        threshold = math.nan
+    if not math.isfinite(threshold):
+        raise SampleError(f"reduce {text!r}: the threshold after 'all:' must be a finite "
+                          "number, such as all:0.5")
+    return Reduction("all", threshold)
+
+
+def check_epochs(epochs: object) -> int:
+    """``epochs`` as an integer >= 1. Raises :class:`SampleError` otherwise."""
+    if isinstance(epochs, bool) or not isinstance(epochs, int) or epochs < 1:
+        raise SampleError(f"epochs must be a positive integer (samples per case), got "
+                          f"{epochs!r}")
+    return epochs
+
+
+def _rid(row: Any) -> str:
+    return str(row.query_id)
+
+
+def group_samples(rows: Iterable[Any]) -> dict[str, list[Any]]:
+    """``{case id: its sample rows, by sample number}``, cases in first-seen order."""
+    out: dict[str, list[Any]] = {}
+    for r in rows:
+        out.setdefault(_rid(r), []).append(r)
+    for group in out.values():
+        group.sort(key=lambda r: r.sample if r.sample is not None else -1)
+    return out
+
+
+def epochs_of(header: Mapping[str, Any], samples: Sequence[Any]) -> int:
+    """K of a run: the header's ``samples.epochs``, else the most samples a case has
+    (1 for a run without sample rows)."""
+    rec = header.get("samples")
+    if isinstance(rec, Mapping):
+        k = rec.get("epochs")
+        if isinstance(k, int) and not isinstance(k, bool) and k >= 1:
+            return k
+    if not samples:
+        return 1
+    return max(len(g) for g in group_samples(samples).values())
+
+
+def reduce_samples(rows: Sequence[Any], reduce: str | Reduction | None = None) -> list[Any]:
+    """One row per case from the sample rows ``rows`` (the module docstring gives the
+    fields), cases in first-seen order.
+
+    Raises:
+        SampleError: ``reduce`` is not a reduction.
+    """
+    how = parse_reduce(reduce)
+    return [_reduced(group, how) for group in group_samples(rows).values()]
+
+
+def _reduced(group: Sequence[Any], how: Callable[[Sequence[float]], float]) -> Any:
+    first = group[0]
+    errored = next((r for r in group if getattr(r, "error", None) is not None), None)
+    names = list(dict.fromkeys(m for r in group for m in r.metrics))
+    metrics: dict[str, float] = {}
+    errors: dict[str, str] = {}
+    for m in names:
+        failed = next((r for r in group if m not in r.metrics), None)
+        if failed is None:
+            metrics[m] = how([float(r.metrics[m]) for r in group])
+    for r in group:
+        for m, message in getattr(r, "metric_errors", {}).items():
+            errors.setdefault(m, message if r.sample is None else f"sample {r.sample}: "
+                              f"{message}")
+    if errored is not None:
+        metrics = {}
+    changes: dict[str, Any] = {"metrics": metrics, "metric_errors": errors, "sample": None}
+    if hasattr(first, "latency_ms"):
+        lat = [float(r.latency_ms) for r in group if r.latency_ms is not None]
+        changes["latency_ms"] = exact_mean(lat) if lat else None
+    if errored is not None and hasattr(first, "response"):
+        error = errored.error if errored.sample is None else \
+            f"sample {errored.sample}: {errored.error}"
+        changes.update(response=None, error=error, details={})
+    return replace(first, **changes)
+
+
+def missing_samples(header: Mapping[str, Any], samples: Sequence[Any]
+                    ) -> tuple[int, list[str]]:
+    """``(expected (case, sample) pairs, "case 'q1' sample 2" for each missing one)`` of
+    the sample rows of a run whose cases all have at least one row (cases without any row
+    are reported by coverage as missing cases)."""
+    k = epochs_of(header, samples)
+    groups = group_samples(samples)
+    missing = [f"case {cid!r} sample {s}" for cid, g in groups.items()
+               for s in sorted(set(range(k)) - {r.sample for r in g})]
+    return k * len(groups), missing
+
+
+def split_samples(rows: Sequence[Any], header: Mapping[str, Any]
+                  ) -> tuple[list[Any], list[Any]]:
+    """``(reduced rows, sample rows)`` of the rows read from an artifact that stores
+    samples, reduced as its header's ``samples.reduce`` says (default ``mean``).
+
+    Raises:
+        SampleError: the recorded reduction is not one.
+    """
+    recorded = header.get("samples")
+    how = recorded.get("reduce") if isinstance(recorded, Mapping) else None
+    return reduce_samples(rows, how), list(rows)
+
+
+def sample_scores(run: Any, metric: str) -> dict[str, list[float]]:
+    """``{case id: [value of each sample]}`` of one metric of ``run`` (a
+    :class:`~evalkit.data.results.RunResult`; one value per case for a run without
+    repeated samples); cases where a sample lacks a value are left out."""
+    rows = run.samples or run.per_query
+    return {cid: [float(r.metrics[metric]) for r in g]
+            for cid, g in group_samples(rows).items()
+            if all(metric in r.metrics and getattr(r, "error", None) is None for r in g)}
