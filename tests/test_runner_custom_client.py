@@ -62,7 +62,6 @@ def test_custom_client_example(monkeypatch: pytest.MonkeyPatch) -> None:
     import bookshop
 
     with use_registry():
-        ex._register_cost_aggregate()
         baseline = ex.run_version("baseline", bookshop.search_v1)
         candidate = ex.run_version("candidate", bookshop.search_v2)
         text = ex.report(baseline, candidate, n_resamples=2000)

@@ -28,21 +28,8 @@ from evalkit.report.formatting import signed  # noqa: E402
 from evalkit.stats import DEFAULT_METHOD, paired_test  # noqa: E402
 
 METRICS = ["recall@1", "recall@5", "ndcg@10"]
+#: cost_per_case is built in: the mean of the ``cost_usd`` the API reports per call
 AGGREGATES = ["max_item_share@1", "cost_per_case"]
-
-
-def _register_cost_aggregate() -> None:
-    """A client-side aggregate: mean of the ``cost_usd`` the API reports per call."""
-    import contextlib
-
-    from evalkit.core.registry import RegistryError
-    from evalkit.plugins.default import register_aggregate
-
-    def cost_per_case(rows: list) -> float:  # type: ignore[type-arg]
-        return float(sum(r.response.meta.get("cost_usd", 0.0) for r in rows)) / len(rows)
-
-    with contextlib.suppress(RegistryError):  # already registered in this process
-        register_aggregate("cost_per_case", higher_is_better=False)(cost_per_case)
 
 
 def run_version(name: str, search: bookshop.Search) -> RunResult:
@@ -108,7 +95,6 @@ def report(baseline: RunResult, candidate: RunResult, n_resamples: int = 10_000)
 
 
 def main() -> int:
-    _register_cost_aggregate()
     baseline = run_version("baseline", bookshop.search_v1)
     candidate = run_version("candidate", bookshop.search_v2)
     print(report(baseline, candidate))

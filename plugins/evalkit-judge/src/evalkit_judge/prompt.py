@@ -3,8 +3,8 @@ the cache key that covers it.
 
 The request for a case is built from the judge's definition (model, system prompt,
 rubric, scale, tool schema, generation parameters) and the case (query, expected answer,
-relevance labels, context) and the response's output (text and ranked ids; never the
-latency, raw body or meta). The cache key is the SHA-256 of that request's canonical
+reference answers, relevance labels, context) and the response's output (text and ranked
+ids; never the latency, raw body or meta). The cache key is the SHA-256 of that request's canonical
 JSON, so anything that can change the grade changes the key.
 """
 
@@ -83,6 +83,8 @@ class GradingPrompt:
         ]
         if case.expected is not None:
             parts.append(f"<expected>\n{text_block(case.expected)}\n</expected>")
+        if case.answers:  # only when given: the keys of cases without answers are unchanged
+            parts.append(f"<answers>\n{text_block(list(case.answers))}\n</answers>")
         if case.relevance:
             parts.append(f"<relevance>\n{text_block(dict(case.relevance))}\n</relevance>")
         if case.context:
