@@ -27,6 +27,10 @@ REAL_FILES = [
     ("checks", "examples/custom_client/checks.yaml"),
     ("goldens", "examples/custom_client/goldens.yaml"),
     ("config", "examples/custom_client/evalkit.yaml"),
+    ("checks", "examples/llm_offline/checks.yaml"),
+    ("goldens", "examples/llm_offline/goldens.yaml"),
+    ("config", "examples/llm_offline/v1.yaml"),
+    ("config", "examples/llm_offline/v2.yaml"),
 ]
 
 

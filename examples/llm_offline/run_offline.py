@@ -1,0 +1,70 @@
+"""The offline LLM example, end to end: golden set -> two systems answered K times each
+-> text metrics, an LLM judge and cost -> comparison -> gate verdict.
+
+A fake model (``fake_model.py``) answers over HTTP on 127.0.0.1 with a controlled amount
+of noise per sample; the judge is evalkit-judge's ``LLMJudge`` on the plugin's fake
+Anthropic client (``judge_plugin.py``, this folder's local plugin). Nothing leaves the
+machine. From the repository root:
+
+    .venv/bin/python examples/llm_offline/run_offline.py
+
+It starts the fake model, then runs, in this folder, the commands a CI job would:
+
+    evalkit run v1.yaml --overwrite --no-progress      # out/v1.jsonl, 3 samples per case
+    evalkit run v2.yaml --overwrite --no-progress      # out/v2.jsonl
+    evalkit compare out/v1.jsonl out/v2.jsonl -m exact_match,f1,rouge_l,correctness
+    evalkit gate --checks checks.yaml --run out/v2.jsonl --baseline out/v1.jsonl \\
+        --report markdown:out/gate.md
+
+and exits with the gate's status (0 pass, 1 a blocking check failed, 2 cannot judge).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+if str(HERE) not in sys.path:
+    sys.path.insert(0, str(HERE))
+
+from fake_model import FakeModel  # noqa: E402
+from targets import URL_VARIABLE  # noqa: E402
+
+EVALKIT = [sys.executable, "-c", "from evalkit.cli import main; main()"]
+COMMANDS = [
+    ["run", "v1.yaml", "--overwrite", "--no-progress"],
+    ["run", "v2.yaml", "--overwrite", "--no-progress"],
+    ["compare", "out/v1.jsonl", "out/v2.jsonl", "-m", "exact_match,f1,rouge_l,correctness"],
+    ["gate", "--checks", "checks.yaml", "--run", "out/v2.jsonl", "--baseline", "out/v1.jsonl",
+     "--report", "markdown:out/gate.md"],
+]
+
+
+def evalkit(args: list[str], env: dict[str, str]) -> int:
+    """Run ``evalkit ARGS`` in this folder (its pyproject.toml loads the local plugin)."""
+    print(f"\n$ evalkit {' '.join(args)}", flush=True)
+    return subprocess.run([*EVALKIT, *args], cwd=HERE, env=env, check=False).returncode
+
+
+def main() -> int:
+    out = HERE / "out"
+    if out.exists():  # a fresh start: the judge's grade cache too
+        shutil.rmtree(out)
+    with FakeModel() as model:
+        env = {**os.environ, URL_VARIABLE: model.url, "LLM_OFFLINE_OUT": str(out)}
+        for command in COMMANDS[:2]:
+            code = evalkit(command, env)
+            if code != 0:
+                return code
+    code = evalkit(COMMANDS[2], env)
+    if code != 0:
+        return code
+    return evalkit(COMMANDS[3], env)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,32 @@
+"""The target factory of the eval configs (``factory: targets:make_target``): the fake
+model's HTTP endpoint, as an ``HttpTarget`` would call a deployed LLM gateway."""
+
+from __future__ import annotations
+
+import os
+
+from evalkit import HttpTarget
+from evalkit.data.cases import GoldenCase
+
+#: set by run_offline.py to the running fake model's endpoint
+URL_VARIABLE = "LLM_OFFLINE_MODEL_URL"
+
+
+def make_target(version: str) -> HttpTarget:
+    """The model ``version`` (``v1`` or ``v2``) behind the fake service; the body's
+    ``text`` is the answer and its ``cost_usd``/``tokens_in``/``tokens_out`` go to the
+    response's meta (the cost aggregates read them).
+
+    Raises:
+        RuntimeError: the service's address is not set (start it with run_offline.py).
+    """
+    url = os.environ.get(URL_VARIABLE)
+    if not url:
+        raise RuntimeError(f"{URL_VARIABLE} is not set: run run_offline.py, which starts the "
+                           "fake model and sets it")
+
+    def payload(case: GoldenCase) -> dict[str, str]:
+        return {"system": version, "question": case.query}
+
+    return HttpTarget(url=url, name=f"assistant-{version}", build_payload=payload,
+                      meta_keys=("cost_usd", "tokens_in", "tokens_out"))

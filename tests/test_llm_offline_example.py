@@ -1,0 +1,121 @@
+"""examples/llm_offline end to end, as its README runs it: run_offline.py on a copy of the
+folder, in a real subprocess (the fake model on 127.0.0.1, four `evalkit` commands), then
+every figure checked against what the fake model and the fake judge were told to do.
+
+Independently of evalkit: each case's three stored answers are the fake model's draws 0, 1
+and 2 of that question; the costs and tokens are the model's price table applied to
+those answers; exact match is recomputed with the normalisation written out here; the
+judge's spend is the sum, over the distinct grades of both runs, of input tokens x $1 +
+25 output tokens x $5 per million.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+import re
+import shutil
+import string
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from evalkit.data.goldens import load_goldens
+from evalkit.data.results import RunResult
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "llm_offline"
+EPOCHS = 3
+
+
+def fake_model() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("llm_offline_fake_model",
+                                                  EXAMPLE / "fake_model.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclass looks its module up
+    spec.loader.exec_module(module)
+    return module
+
+
+def squad_normal(text: str) -> str:
+    text = "".join(ch for ch in text.lower() if ch not in set(string.punctuation))
+    return " ".join(re.sub(r"\b(a|an|the)\b", " ", text).split())
+
+
+@pytest.fixture(scope="module")
+def ran(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    folder = tmp_path_factory.mktemp("llm") / "llm_offline"
+    shutil.copytree(EXAMPLE, folder, ignore=shutil.ignore_patterns("out", "__pycache__"))
+    proc = subprocess.run([sys.executable, str(folder / "run_offline.py")], capture_output=True,
+                          text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return folder, proc.stdout
+
+
+def test_the_answers_are_the_fake_models_draws_and_the_costs_its_prices(
+        ran: tuple[Path, str]) -> None:
+    folder, _ = ran
+    model = fake_model()
+    goldens = load_goldens(folder / "goldens.yaml")
+    for version in ("v1", "v2"):
+        run = RunResult.load(folder / "out" / f"{version}.jsonl")
+        assert run.header["status"] == "complete"
+        assert len(run.per_query) == len(goldens) and len(run.samples) == EPOCHS * len(goldens)
+        cost = tokens_in = tokens_out = 0.0
+        per_case_cost = []
+        for case in goldens:
+            rows = [r for r in run.samples if r.case_id == case.id]
+            assert sorted(r.sample for r in rows) == list(range(EPOCHS))
+            texts = sorted(r.response.text for r in rows if r.response and r.response.text)
+            drawn = [model.draw(version, case.query, k) for k in range(EPOCHS)]
+            assert texts == sorted(drawn), case.id
+            used = [model.usage(version, case.query, t) for t in drawn]
+            cost += math.fsum(u["cost_usd"] for u in used)
+            tokens_in += sum(u["tokens_in"] for u in used)
+            tokens_out += sum(u["tokens_out"] for u in used)
+            per_case_cost.append(math.fsum(u["cost_usd"] for u in used) / EPOCHS)
+            # exact match by hand, the mean of the three samples
+            answers = {squad_normal(a) for a in case.answers}
+            em = sum(squad_normal(t) in answers for t in drawn) / EPOCHS
+            assert run.scores("exact_match")[case.id] == pytest.approx(em), case.id
+        aggregates = run.header["aggregates"]
+        assert aggregates["cost_total"] == pytest.approx(cost, rel=1e-12)
+        assert aggregates["cost_per_case"] == pytest.approx(
+            math.fsum(per_case_cost) / len(goldens), rel=1e-12)
+        assert (aggregates["tokens_in_total"], aggregates["tokens_out_total"]) == (
+            tokens_in, tokens_out)
+
+
+def test_the_judge_is_paid_once_per_distinct_grade(ran: tuple[Path, str]) -> None:
+    folder, _ = ran
+    runs = [RunResult.load(folder / "out" / f"{v}.jsonl") for v in ("v1", "v2")]
+    grades: dict[str, int] = {}
+    for run in runs:
+        for r in run.samples:
+            detail = r.details["correctness"]
+            grades.setdefault(detail["key"], detail["input_tokens"])
+    paid = math.fsum((tokens * 1.0 + 25 * 5.0) / 1e6 for tokens in grades.values())
+    spent = math.fsum(run.header["aggregates"]["judge_cost_total"] for run in runs)
+    assert spent == pytest.approx(paid, rel=1e-9)
+    # identical answers of v2 reuse v1's grades: v2 paid for fewer grades than it has rows
+    assert runs[1].header["aggregates"]["judge_cost_total"] < \
+        runs[0].header["aggregates"]["judge_cost_total"]
+
+
+def test_the_comparison_and_the_gate_verdict_are_printed(ran: tuple[Path, str]) -> None:
+    folder, out = ran
+    assert "$ evalkit compare out/v1.jsonl out/v2.jsonl" in out
+    assert re.search(r"^f1\s+0\.\d{4}\s+0\.\d{4}\s+\+0\.\d{4}", out, re.MULTILINE)
+    assert "within-case spread (K = 3 baseline, 3 candidate samples per case)" in out
+    assert "exact_match_floor: pass" in out and "judge_holds: pass" in out
+    assert "cost_ceiling: warn" in out
+    assert "gate passed: 4 passed, 0 failed, 1 warned, 0 errors (exit 0)" in out
+    assert (folder / "out" / "gate.md").read_text().strip()
+
+
+def test_the_readme_runs_the_one_command() -> None:
+    readme = (EXAMPLE / "README.md").read_text()
+    assert ".venv/bin/python examples/llm_offline/run_offline.py" in readme
