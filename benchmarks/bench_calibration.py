@@ -18,12 +18,18 @@ Power: the AP pool under sign exchange plus a true effect of 0.3 sd; and the P@1
 magnitudes with a sign that is + with probability 0.65 (a 0/1 metric where one system
 wins 65% of the queries on which the two disagree).
 
+Repeated samples (``--samples-only``): K = 5 samples per case under a null whose case
+differences are the AP pool's with random signs, at high and low within-case noise, n =
+25, 50, 100, ``--samples-trials`` (4,000) trials each; the default test on the per-case
+means.
+
 Every method sees the same simulated data in each trial; the first ``--trials`` trials
 run every method, the default ("auto": the randomization test, or the t-test for binary
 differences), the randomization test and the t-test continue to ``--default-trials``.
 Rates are rejections at alpha = 0.05 (two-sided); "+-" is the binomial standard error.
 
     .venv/bin/python benchmarks/bench_calibration.py [--trials 2000] [--default-trials 10000]
+    .venv/bin/python benchmarks/bench_calibration.py --samples-only [--samples-trials 4000]
 """
 
 from __future__ import annotations
@@ -184,6 +190,54 @@ def binary_conditional_size(n: int = 100) -> None:
         print(f"{k:>5}{100 * size_t:>10.1f}{100 * size_r:>11.1f}")
 
 
+#: Within-case noise (sd of one sample around its case's mean) of the repeated-samples null.
+SAMPLE_NOISE = {"high": 0.25, "low": 0.02}
+SAMPLE_NS = (25, 50, 100)
+
+
+def samples_null(pool: np.ndarray, n: int, k: int, noise: float, trials: int, B: int,
+                 seed: int) -> tuple[tuple[int, int], tuple[int, int], tuple[int, int], float]:
+    """Type I error of the default test (and the t-test) on K-sample means under a null
+    with repeated samples: case i's true difference is an AP difference of the pool with
+    a random sign (the systems are exchangeable per case), and each of the K samples of
+    each system adds N(0, noise^2). The test sees the per-case means, paired by case.
+    Returns (default rejections, trials), (t-test rejections, trials), the t-test's
+    rejections when the n x K sample differences are wrongly taken as n x K cases, and the
+    mean within-case share of the variance of the per-case differences."""
+    from scipy import stats as sps
+
+    rng = np.random.default_rng(seed)
+    delta = pool[rng.integers(0, pool.size, size=(trials, n))]
+    delta = delta * np.where(rng.random(size=(trials, n)) < 0.5, 1.0, -1.0)
+    a = 0.5 + delta[:, :, None] / 2 + rng.normal(0.0, noise, size=(trials, n, k))
+    b = 0.5 - delta[:, :, None] / 2 + rng.normal(0.0, noise, size=(trials, n, k))
+    d = a.mean(axis=2) - b.mean(axis=2)  # reduced by the mean, paired by case
+    within = (a.var(axis=2, ddof=1) + b.var(axis=2, ddof=1)).mean(axis=1) / k
+    share = float(np.mean(np.minimum(1.0, within / d.var(axis=1, ddof=1))))
+    flat = (a - b).reshape(trials, n * k)  # what pairing by (case, sample) would test
+    naive = int(np.count_nonzero(sps.ttest_1samp(flat, 0.0, axis=1).pvalue < ALPHA))
+    default = ttest = 0
+    for t in range(trials):
+        res = decide(d[t], 1_000_003 * seed + t, False, B)
+        default += int(res["auto (default)"])
+        ttest += int(res["t-test"])
+    return (default, trials), (ttest, trials), (naive, trials), share
+
+
+def samples_table(pool: np.ndarray, trials: int, B: int, k: int = 5) -> None:
+    """The repeated-samples table of docs/statistics.md."""
+    print(f"\nType I error (%) with K = {k} samples per case (per-case means, paired by case;"
+          f" {trials:,} trials each)")
+    print(f"{'within-case noise':<20}{'n':>5}{'within share':>14}{'default (auto)':>18}"
+          f"{'t-test':>16}{'samples as cases':>20}")
+    for j, (label, noise) in enumerate(SAMPLE_NOISE.items()):
+        for n in SAMPLE_NS:
+            c_def, c_t, c_naive, share = samples_null(pool, n, k, noise, trials, B,
+                                                      seed=11_000 + 100 * j + n)
+            print(f"{label + f' (sd {noise:g})':<20}{n:>5}{100 * share:>13.1f}%"
+                  f"{rate(c_def):>18}{rate(c_t):>16}{rate(c_naive):>20}", flush=True)
+
+
 def rate(c: tuple[int, int]) -> str:
     k, total = c
     if total == 0:
@@ -204,6 +258,10 @@ def main() -> int:
     parser.add_argument("--resamples", type=int, default=10_000)
     parser.add_argument("--ns", type=int, nargs="*", default=list(NS))
     parser.add_argument("--power-only", action="store_true", help="skip the type I tables")
+    parser.add_argument("--samples-trials", type=int, default=4000,
+                        help="trials per row of the repeated-samples (K = 5) table")
+    parser.add_argument("--samples-only", action="store_true",
+                        help="only the repeated-samples (K = 5) table")
     args = parser.parse_args()
     from evalkit.stats import DEFAULT_METHOD
 
@@ -215,6 +273,10 @@ def main() -> int:
     print(f"alpha = {ALPHA}, B = {args.resamples:,}; every method {args.trials:,} trials, "
           f"default ({DEFAULT_METHOD}), randomization and t-test {args.default_trials:,}; "
           "rates in %, +- one SE")
+    if args.samples_only:
+        samples_table(pools["AP sign-exchange"], args.samples_trials, args.resamples)
+        print(f"\ntotal {time.perf_counter() - t_start:.0f} s")
+        return 0
     for name, pool in pools.items():
         print(f"  pool {name}: {pool.size} values, mean {pool.mean():+.4f}, "
               f"sd {pool.std(ddof=1):.4f}, skewness {skew(pool):+.2f}")
@@ -258,6 +320,7 @@ def main() -> int:
               + f"   default - t-test: {100 * diff:+.2f} +- {100 * se:.2f} points",
               flush=True)
     binary_conditional_size()
+    samples_table(pools["AP sign-exchange"], args.samples_trials, args.resamples)
     print(f"\ntotal {time.perf_counter() - t_start:.0f} s")
     return 0
 

@@ -40,6 +40,7 @@ def test_epochs_from_the_command_line_and_the_config(tmp_path: Path,
     monkeypatch.chdir(tmp_path)
     res = runner.invoke(app, ["run", "--no-progress"])
     assert res.exit_code == 0, res.output
+    assert "complete: 3 cases x 2 samples (reduced by max)" in res.output
     run = RunResult.load(tmp_path / "runs" / "mine.jsonl")
     assert run.epochs == 2 and len(run.samples) == 6 and len(run.per_query) == 3
     assert run.header["samples"] == {"epochs": 2, "reduce": "max"}

@@ -196,3 +196,42 @@ def test_aggregates_see_every_sample_and_item_shares_count_a_case_once() -> None
     # items per case, over its samples: q1 {d1, x, d2, y}, q2 {d3, y}, q3 {z}; y is in 2
     # of 3 cases (per row it would be z, in 3 of 9 rows: 1/3)
     assert run.header["aggregates"]["max_item_share"] == pytest.approx(2 / 3)
+
+
+def test_the_run_dataframe_has_a_row_per_case_or_per_sample() -> None:
+    pytest.importorskip("pandas")
+    run = run3(Sampler())
+    cases = run.to_pandas()
+    assert list(cases["qid"]) == ["q1", "q2", "q3"]
+    assert list(cases["recall@2"]) == pytest.approx([0.5, 2 / 3, 0.0])
+    rows = run.to_pandas(samples=True)
+    assert list(rows["sample"]) == [0, 1, 2] * 3
+    assert list(rows["recall@2"]) == [v for q in ("q1", "q2", "q3") for v in RECALL[q]]
+
+
+def test_the_gate_judges_reduced_values_and_counts_every_sample(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from evalkit.cli.app import app
+
+    art = tmp_path / "run.jsonl"
+    run3(Sampler(), artifact=art)
+    checks = tmp_path / "checks.yaml"
+    # the reduced mean is (0.5 + 2/3 + 0) / 3 = 0.3889: it passes 0.38 and fails 0.39;
+    # the mean over the 9 sample rows would be the same, but n is 3 cases, not 9
+    checks.write_text("checks:\n  - id: floor\n    metric: recall@2\n    op: '>='\n"
+                      "    threshold: 0.38\n")
+    res = CliRunner().invoke(app, ["gate", "--checks", str(checks), "--run", str(art)])
+    assert res.exit_code == 0, res.output
+    assert "3/3 cases" in res.output
+    checks.write_text(checks.read_text().replace("0.38", "0.39"))
+    res = CliRunner().invoke(app, ["gate", "--checks", str(checks), "--run", str(art)])
+    assert res.exit_code == 1, res.output
+    # a sample missing from the file: coverage fails and the gate refuses (exit 2)
+    cut = tmp_path / "cut.jsonl"
+    back = RunResult.load(art)
+    back.samples = [r for r in back.samples if (r.case_id, r.sample) != ("q2", 2)]
+    back.save(cut)
+    res = CliRunner().invoke(app, ["gate", "--checks", str(checks), "--run", str(cut)])
+    assert res.exit_code == 2, res.output
+    assert "case 'q2' sample 2" in res.output

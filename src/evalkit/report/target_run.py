@@ -113,6 +113,7 @@ def summary_json(run: RunResult, path: Path | None, *, resumed: bool = False) ->
         "artifact": None if path is None else str(path),
         "status": run.header.get("status"),
         "cases": len(run.per_query),
+        "epochs": run.epochs,
         "errors": run.header.get("errors", 0),
         "error_ids": run.header.get("error_ids", []),
         "error_messages": error_groups(run),
@@ -139,8 +140,12 @@ def status_line(run: RunResult) -> str:
     if failed:
         metric_note = "; metric failures (the other metrics keep their values): " + ", ".join(
             f"{m} on {len(ids)} case(s)" for m, ids in failed.items())
+    per = ""
+    if run.epochs > 1:  # repeated samples: each case's row is its samples reduced
+        how = (run.header.get("samples") or {}).get("reduce", "mean")
+        per = f" x {run.epochs} samples (reduced by {how})"
     if not errors and not n_missing and run.header.get("status", "complete") == "complete":
-        return f"complete: {n} cases{metric_note}"
+        return f"complete: {n} cases{per}{metric_note}"
     parts = []
     if errors:
         shown = ", ".join(repr(r.query_id) for r in errors[:5])
@@ -152,4 +157,4 @@ def status_line(run: RunResult) -> str:
                      f"{', ...' if n_missing > 5 else ''})")
     if not parts:
         parts.append(f"marked {run.header.get('status')!r}")
-    return f"INCOMPLETE: {'; '.join(parts)}; not scored{metric_note}"
+    return f"INCOMPLETE{per}: {'; '.join(parts)}; not scored{metric_note}"

@@ -15,8 +15,9 @@ is the smallest K whose MDE is within ``tolerance`` (default 5%) of that floor:
 every n. Beyond K*, more cases help and more samples barely do. With no between-case
 variance (``between = 0``) there is no such K: more samples always help.
 
-Miller (2024, sec. 4) makes the same trade-off with normal (z) intervals; the t-based
-MDE here matches the default gate and compare tests better at small n.
+Miller (2024, the section on power analysis) makes the same trade-off with normal (z)
+intervals; the t-based MDE here matches the default gate and compare tests better at
+small n.
 """
 
 from __future__ import annotations

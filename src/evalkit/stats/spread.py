@@ -1,7 +1,7 @@
 """Within-case spread: how much of the variance of the per-case differences comes from
 resampling the systems (K answers per case) rather than from the cases.
 
-Model (Miller, "Adding Error Bars to Evals", 2024, sec. 4 "resampling"; the law of total
+Model (Miller, "Adding Error Bars to Evals", 2024, on resampling; the law of total
 variance). Case ``i`` of system A has K_A sample scores ``a_ik`` with case mean
 ``alpha_i`` and within-case variance ``sigma2_A,i``; likewise B. The reduced value is the
 mean of the samples, and the per-case difference ``d_i = mean_k a_ik - mean_k b_ik`` has
@@ -18,8 +18,8 @@ mean of the samples, and the per-case difference ``d_i = mean_k a_ik - mean_k b_
   little between-case spread the ratio can exceed 1);
 * ``between_var = max(0, var_diff - within_var)``;
 * the standard error of the mean difference with K' samples in both runs,
-  ``sqrt((between_var + (w_A + w_B) / K') / n)``, ``w = mean_i s2_i`` (Miller's eq. for
-  resampled evals); as K' grows it falls to ``sqrt(between_var / n)``, the floor no
+  ``sqrt((between_var + (w_A + w_B) / K') / n)``, ``w = mean_i s2_i`` (Miller's variance
+  of a resampled eval); as K' grows it falls to ``sqrt(between_var / n)``, the floor no
   number of samples goes below.
 
 Where this differs from Miller: per-case K (a case with fewer samples weighs its own

@@ -17,6 +17,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
+from evalkit.execute.samples import current_sample
 from evalkit.execute.scoring import RunAborted
 from evalkit_judge.budget import (
     Budget,
@@ -114,6 +115,10 @@ class LLMJudge:
         base_url: the API base URL for a client the judge builds.
         seed_grades: serve grades imported from a 0.2 JSON cache (matched on what 0.2
             hashed: case id, output, rubric, scale, model, system).
+        judge_resamples: in a run with repeated samples (``epochs`` K >= 2), add the
+            sample number to the cache key, so that identical outputs of two samples are
+            graded twice and the judge's own variance is measured too. Default: every
+            sample is graded, and identical outputs reuse one cached grade.
 
     Raises:
         ValueError: an empty rubric or model, a scale below 2, ``max_tokens`` below 1, a
@@ -138,6 +143,7 @@ class LLMJudge:
         timeout: float | None = None,
         base_url: str | None = None,
         seed_grades: bool = True,
+        judge_resamples: bool = False,
     ) -> None:
         if not isinstance(rubric, str) or not rubric.strip():
             raise ValueError("LLMJudge needs a non-empty rubric")
@@ -172,14 +178,14 @@ class LLMJudge:
         self.max_retries = max_retries
         self.timeout = timeout
         self.base_url = base_url
-        self.seed_grades = seed_grades
+        self.seed_grades, self.judge_resamples = seed_grades, bool(judge_resamples)
         if client is not None and max_retries is not None and hasattr(client, "with_options"):
             client = client.with_options(max_retries=max_retries)
         self._client = client
         self._builds_client = client is None
         self._client_lock = threading.Lock()
         self.cache: GradeCache | None = None if cache_path is None else GradeCache(cache_path)
-        self._details: dict[str, dict[str, Any]] = {}
+        self._details: dict[tuple[str, int | None], dict[str, Any]] = {}  # (case, sample)
         self._inflight: SingleFlight[Grade] = SingleFlight()
         self._lock = threading.Lock()
         self.costs = CostModel(self.prices, model, max_tokens)
@@ -214,8 +220,12 @@ class LLMJudge:
         return self.prompt.request(response, case)
 
     def key(self, response: TargetResponse, case: GoldenCase) -> str:
-        """The cache key of ``(response, case)``: SHA-256 hex of the canonical request."""
-        return self.prompt.key(self.request(response, case))
+        """The cache key of ``(response, case)``: SHA-256 hex of the canonical request
+        (and, under ``judge_resamples``, of the sample number being scored)."""
+        return self.prompt.key(self.request(response, case), self._sample())
+
+    def _sample(self) -> int | None:
+        return current_sample() if self.judge_resamples else None
 
     def seed_key(self, response: TargetResponse, case: GoldenCase) -> str:
         """The key the 0.2 judge used for ``(response, case)`` in its JSON cache."""
@@ -289,11 +299,12 @@ class LLMJudge:
         return float(self.grade(response, case).score)
 
     def details(self, case_id: str) -> dict[str, Any] | None:
-        """The details of the last grade this judge produced for ``case_id`` in this
-        process (see :meth:`Grade.as_dict`), or ``None`` when the last attempt failed or
-        there was none."""
+        """The details of the last grade this judge produced for ``case_id`` (and the
+        sample being scored, in a run with repeated samples) in this process (see
+        :meth:`Grade.as_dict`), or ``None`` when the last attempt failed or there was
+        none."""
         with self._lock:
-            found = self._details.get(str(case_id))
+            found = self._details.get((str(case_id), current_sample()))
             return None if found is None else dict(found)
 
     @staticmethod
@@ -303,11 +314,11 @@ class LLMJudge:
 
     def grade(self, response: TargetResponse, case: GoldenCase) -> Grade:
         """Grade one response; see :meth:`__call__` for the errors."""
-        case_id = str(case.id)
+        case_id = (str(case.id), current_sample())
         with self._lock:
             self._details.pop(case_id, None)
         body = self.request(response, case)
-        key = self.prompt.key(body)
+        key = self.prompt.key(body, self._sample())
         budget = self.budget or active_budget()
         grade = cached_grade(self, key, response, case)
         cached = grade is not None

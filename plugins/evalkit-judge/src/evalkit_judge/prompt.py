@@ -121,10 +121,14 @@ class GradingPrompt:
         """A short hash of :meth:`definition` (16 hex digits)."""
         return sha256_hex(canonical_json(self.definition()))[:16]
 
-    def key(self, body: Mapping[str, Any]) -> str:
-        """The cache key of a request ``body``: SHA-256 hex of the canonical request."""
-        return sha256_hex(canonical_json({"version": KEY_VERSION, "scale": self.scale,
-                                        "rubric": self.rubric, "request": body}))
+    def key(self, body: Mapping[str, Any], sample: int | None = None) -> str:
+        """The cache key of a request ``body``: SHA-256 hex of the canonical request, and
+        of ``sample`` when given (``judge_resamples``: one grade per sample)."""
+        keyed: dict[str, Any] = {"version": KEY_VERSION, "scale": self.scale,
+                                 "rubric": self.rubric, "request": body}
+        if sample is not None:
+            keyed["sample"] = sample
+        return sha256_hex(canonical_json(keyed))
 
     def seed_key(self, response: TargetResponse, case: GoldenCase) -> str:
         """The key the 0.2 judge used for ``(response, case)`` in its JSON cache."""
