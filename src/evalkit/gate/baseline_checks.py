@@ -9,7 +9,7 @@ different fingerprint is refused before any test, naming the difference.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -28,6 +28,7 @@ from evalkit.gate.fingerprint import (
 from evalkit.gate.observed import (
     CheckFailure,
     aggregate_value,
+    call_rows,
     case_values,
     error_result,
     mean_of,
@@ -71,15 +72,19 @@ def _per_case_test(
 
 def _aggregate_test(
     spec: AggregateSpec, cand_rows: Sequence[Any], base_rows: Sequence[Any], alpha: float,
-    n_resamples: int, seed: int,
+    n_resamples: int, seed: int, calls: Callable[[Sequence[Any]], list[Any]],
 ) -> _TestOutcome:
     """:func:`evalkit.stats.aggregate_bootstrap`: paired bootstrap over case ids of
     ``spec(run rows) - spec(baseline rows)``, percentile interval of confidence
-    ``1 - alpha``, two-sided p of the centred null."""
+    ``1 - alpha``, two-sided p of the centred null. ``calls`` gives the rows of the calls
+    of the resampled cases (with repeated samples, a case brings all its samples)."""
     from evalkit.stats import aggregate_bootstrap
 
+    def over_calls(rows: Sequence[Any]) -> float:
+        return float(spec.fn(calls(rows)))
+
     r = aggregate_bootstrap(
-        RunResult("run", list(cand_rows)), RunResult("baseline", list(base_rows)), spec.fn,
+        RunResult("run", list(cand_rows)), RunResult("baseline", list(base_rows)), over_calls,
         name=spec.name, alpha=alpha, n_resamples=n_resamples, seed=seed,
     )
     return _TestOutcome(float(r.observed), float(r.ci_low), float(r.ci_high),
@@ -128,11 +133,13 @@ def baseline_result(
         alpha = float(check.alpha if check.alpha is not None else 0.05)
         if res.kind == "aggregate":
             assert isinstance(res.spec, AggregateSpec)
-            observed = aggregate_value(res.spec, rows, f"run {run.name!r}")
-            base_value = aggregate_value(res.spec, base_rows, f"baseline {baseline.name!r}")
+            calls = call_rows(run, baseline.run)
+            observed = aggregate_value(res.spec, calls(rows), f"run {run.name!r}")
+            base_value = aggregate_value(res.spec, calls(base_rows),
+                                         f"baseline {baseline.name!r}")
             by_id = {row_id(r): r for r in base_rows}
             aligned = [by_id[i] for i in ids]
-            t = _aggregate_test(res.spec, rows, aligned, alpha, n_resamples, seed)
+            t = _aggregate_test(res.spec, rows, aligned, alpha, n_resamples, seed, calls)
         else:
             cand = case_values(rows, res.name, f"run {run.name!r}")
             base = case_values(base_rows, res.name, f"baseline {baseline.name!r}")

@@ -41,6 +41,7 @@ from evalkit.gate.checks import CheckError, CheckSpec
 from evalkit.gate.fingerprint import Fingerprint, case_set_difference, fingerprint
 from evalkit.gate.observed import (
     CheckFailure,
+    call_rows,
     check_coverage,
     error_result,
     observed_value,
@@ -87,7 +88,8 @@ def _threshold_result(
         rows = check.select(run.per_query)
         require_no_errors(run.per_query, f"run {run.name!r}")
         res = resolve_check_metric(check, reg, rows)
-        observed = observed_value(res, rows, f"run {run.name!r}")
+        calls = call_rows(run)(rows) if res.kind == "aggregate" else rows
+        observed = observed_value(res, calls, f"run {run.name!r}")
     except (CheckError, CheckFailure) as exc:
         return error_result(check, cov, str(exc))
     if check.passes(observed):
