@@ -94,9 +94,12 @@ def test_bad_parameters_are_refused_when_the_name_is_resolved(metric: str,
     assert message in str(err.value)
 
 
-def test_a_response_without_text_is_an_error_of_the_case() -> None:
-    with pytest.raises(ValueError, match="reads the response's text, but the response has none"):
-        value("contains(text=x)", None)
+def test_a_response_of_ranked_ids_only_is_an_error_of_the_case() -> None:
+    spec = resolve("contains(text=x)")
+    with pytest.raises(ValueError, match="the response has ranked ids and no text"):
+        spec.fn(TargetResponse(ranked_ids=["d1"]), CASE)
+    # an empty response is the empty text: it scores 0
+    assert spec.fn(TargetResponse(), CASE) == 0.0
 
 
 def test_json_schema_validates_with_the_schema_and_versions_it(

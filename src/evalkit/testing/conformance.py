@@ -1,10 +1,12 @@
 """The conformance suite: one check per record a plugin registers, each a callable that
 raises ``AssertionError`` on failure.
 
-Metrics must return finite numbers, the same number twice, and survive an empty response;
-families must build members at several cut-offs; aggregates must refuse an empty run (or
-return a number) and be deterministic; loaders must refuse an empty file clearly; targets
-and reporters must be callable. :func:`conformance_checks` lists them,
+Metrics must return finite numbers, the same number twice, and survive an empty response
+(a metric that compares with reference answers, ``needs_answers``, is tried on the sample
+cases that have some: the runner refuses the others before a run); families must build
+members at several cut-offs; aggregates must refuse an empty run (or return a number) and
+be deterministic; loaders must refuse an empty file clearly; targets and reporters must be
+callable. :func:`conformance_checks` lists them,
 :func:`check_conformance` runs them and :func:`assert_conforms` fails on the first problem.
 """
 
@@ -76,6 +78,8 @@ def _polarity_check(kind: str, spec: MetricSpec | MetricFamily | AggregateSpec) 
 
 def _metric_checks(spec: MetricSpec, pairs: Sequence[Pair], kind: str) -> list[ConformanceCheck]:
     label = f"{kind} {spec.name!r}"
+    if spec.needs_answers:  # the runner refuses, before the run, a case without answers
+        pairs = [(resp, case) for resp, case in pairs if case.reference_answers()]
 
     def finite() -> None:
         for resp, case in pairs:

@@ -12,15 +12,19 @@ if TYPE_CHECKING:
 
 
 def response_text(response: TargetResponse, metric: str) -> str:
-    """The response's generated text.
+    """The response's generated text; an empty response (no text and no ranked ids) reads
+    as the empty text, which scores 0.
 
     Raises:
-        ValueError: the response has no text (a retrieval target's ranked ids only).
+        ValueError: the response has ranked ids and no text (a retrieval target's answer,
+            which a text metric cannot score).
     """
     if response.text is None:
+        if not response.ranked_ids:
+            return ""
         raise ValueError(
-            f"{metric} reads the response's text, but the response has none (a target "
-            "that returns ranked ids only); give the target an extract that returns text"
+            f"{metric} reads the response's text, but the response has ranked ids and no "
+            "text (a retrieval target); give the target an extract that returns text"
         )
     return response.text
 

@@ -8,6 +8,9 @@ is refused before the run); ``contains``, ``regex`` and the JSON checks read onl
 response. ``contains``, ``regex`` and ``json_schema`` take their parameters in their name
 (``contains(text=refund)``); the bare name is refused when it is resolved, since it has
 no default to fall back on.
+
+The scoring modules are imported on first use, so that registering the records (every
+command's start-up) imports only this module.
 """
 
 from __future__ import annotations
@@ -16,11 +19,6 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from evalkit.core.specs import MetricSpec
-from evalkit_text.assertions import contains_scorer, regex_scorer
-from evalkit_text.json_checks import json_schema_scorer, json_valid
-from evalkit_text.reading import reference_answers, response_text
-from evalkit_text.rouge import best_rouge_l
-from evalkit_text.squad import best_exact_match, best_f1
 
 if TYPE_CHECKING:
     from evalkit.data.cases import GoldenCase
@@ -29,17 +27,26 @@ if TYPE_CHECKING:
 
 def exact_match(response: TargetResponse, case: GoldenCase) -> float:
     """1 when the SQuAD-normalised response equals one of the case's answers, else 0."""
+    from evalkit_text.reading import reference_answers, response_text
+    from evalkit_text.squad import best_exact_match
+
     return best_exact_match(response_text(response, "exact_match"),
                             reference_answers(case, "exact_match"))
 
 
 def f1(response: TargetResponse, case: GoldenCase) -> float:
     """SQuAD v1.1 token F1, the maximum over the case's answers."""
+    from evalkit_text.reading import reference_answers, response_text
+    from evalkit_text.squad import best_f1
+
     return best_f1(response_text(response, "f1"), reference_answers(case, "f1"))
 
 
 def rouge_l(response: TargetResponse, case: GoldenCase) -> float:
     """ROUGE-L F-measure (rouge-score's default tokenizer), the maximum over the answers."""
+    from evalkit_text.reading import reference_answers, response_text
+    from evalkit_text.rouge import best_rouge_l
+
     return best_rouge_l(response_text(response, "rouge_l"), reference_answers(case, "rouge_l"))
 
 
@@ -50,17 +57,30 @@ def _unparameterised(example: str) -> Callable[[TargetResponse, GoldenCase], flo
     return fn
 
 
+def json_valid(response: TargetResponse, case: GoldenCase) -> float:
+    """1 when the response's text is one JSON value (RFC 8259), else 0."""
+    from evalkit_text.json_checks import json_valid as check
+
+    return check(response, case)
+
+
 def _contains(**params: Any) -> MetricSpec:
+    from evalkit_text.assertions import contains_scorer
+
     name, fn = contains_scorer(**params)
     return MetricSpec(name, fn, True, description=fn.__doc__ or "", family="contains")
 
 
 def _regex(**params: Any) -> MetricSpec:
+    from evalkit_text.assertions import regex_scorer
+
     name, fn = regex_scorer(**params)
     return MetricSpec(name, fn, True, description=fn.__doc__ or "", family="regex")
 
 
 def _json_schema(**params: Any) -> MetricSpec:
+    from evalkit_text.json_checks import json_schema_scorer
+
     name, version, fn = json_schema_scorer(**params)
     return MetricSpec(name, fn, True, description=fn.__doc__ or "", version=version,
                       family="json_schema")
