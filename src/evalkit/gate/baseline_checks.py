@@ -16,6 +16,7 @@ from typing import Any
 from evalkit.core.registry import Registry, RegistryError
 from evalkit.core.specs import AggregateSpec
 from evalkit.data.results import RunResult
+from evalkit.data.samples import sample_rows
 from evalkit.gate.baseline import Baseline
 from evalkit.gate.checks import CheckError, CheckSpec, row_id
 from evalkit.gate.fingerprint import (
@@ -69,17 +70,23 @@ def _per_case_test(
                         float(r.p_value), str(r.method), r.n_resamples)
 
 
+def _part(name: str, run: RunResult, rows: Sequence[Any]) -> RunResult:
+    """The cases ``rows`` of ``run`` as a run (with their samples, if it has any)."""
+    return RunResult(name, list(rows), samples=sample_rows(run, rows) if run.samples
+                     else [])
+
+
 def _aggregate_test(
-    spec: AggregateSpec, cand_rows: Sequence[Any], base_rows: Sequence[Any], alpha: float,
+    spec: AggregateSpec, cand: RunResult, base: RunResult, alpha: float,
     n_resamples: int, seed: int,
 ) -> _TestOutcome:
     """:func:`evalkit.stats.aggregate_bootstrap`: paired bootstrap over case ids of
-    ``spec(run rows) - spec(baseline rows)``, percentile interval of confidence
-    ``1 - alpha``, two-sided p of the centred null."""
+    ``spec(run rows) - spec(baseline rows)`` (a drawn case brings all its samples),
+    percentile interval of confidence ``1 - alpha``, two-sided p of the centred null."""
     from evalkit.stats import aggregate_bootstrap
 
     r = aggregate_bootstrap(
-        RunResult("run", list(cand_rows)), RunResult("baseline", list(base_rows)), spec.fn,
+        cand, base, spec.fn,
         name=spec.name, alpha=alpha, n_resamples=n_resamples, seed=seed,
     )
     return _TestOutcome(float(r.observed), float(r.ci_low), float(r.ci_high),
@@ -128,11 +135,14 @@ def baseline_result(
         alpha = float(check.alpha if check.alpha is not None else 0.05)
         if res.kind == "aggregate":
             assert isinstance(res.spec, AggregateSpec)
-            observed = aggregate_value(res.spec, rows, f"run {run.name!r}")
-            base_value = aggregate_value(res.spec, base_rows, f"baseline {baseline.name!r}")
+            observed = aggregate_value(res.spec, sample_rows(run, rows), f"run {run.name!r}")
+            base_value = aggregate_value(res.spec, sample_rows(baseline.run, base_rows),
+                                         f"baseline {baseline.name!r}")
             by_id = {row_id(r): r for r in base_rows}
             aligned = [by_id[i] for i in ids]
-            t = _aggregate_test(res.spec, rows, aligned, alpha, n_resamples, seed)
+            t = _aggregate_test(res.spec, _part("run", run, rows),
+                                _part("baseline", baseline.run, aligned), alpha, n_resamples,
+                                seed)
         else:
             cand = case_values(rows, res.name, f"run {run.name!r}")
             base = case_values(base_rows, res.name, f"baseline {baseline.name!r}")
