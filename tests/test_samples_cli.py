@@ -46,6 +46,9 @@ def test_epochs_from_the_command_line_and_the_config(tmp_path: Path,
     assert run.header["samples"] == {"epochs": 2, "reduce": "max"}
     res = runner.invoke(app, ["run", "--no-progress", "--epochs", "3", "-o", "k3.jsonl"])
     assert res.exit_code == 0, res.output
+    res = runner.invoke(app, ["run", "--no-progress", "--epochs", "3", "-o", "k3.jsonl",
+                              "--overwrite", "--json"])
+    assert json.loads(res.stdout)["epochs"] == 3
     rows = [json.loads(x) for x in (tmp_path / "k3.jsonl").read_text().splitlines()]
     assert sorted((r["id"], r["sample"]) for r in rows if r["type"] == "row") == [
         (q, s) for q in ("q1", "q2", "q3") for s in range(3)]

@@ -224,6 +224,9 @@ def test_the_gate_judges_reduced_values_and_counts_every_sample(tmp_path: Path) 
     res = CliRunner().invoke(app, ["gate", "--checks", str(checks), "--run", str(art)])
     assert res.exit_code == 0, res.output
     assert "3/3 cases" in res.output
+    res = CliRunner().invoke(app, ["eval", str(art)])
+    assert "3 queries evaluated (3 samples each, reduced by mean)" in res.output
+    assert "0.3889" in res.output
     checks.write_text(checks.read_text().replace("0.38", "0.39"))
     res = CliRunner().invoke(app, ["gate", "--checks", str(checks), "--run", str(art)])
     assert res.exit_code == 1, res.output
@@ -235,3 +238,45 @@ def test_the_gate_judges_reduced_values_and_counts_every_sample(tmp_path: Path) 
     res = CliRunner().invoke(app, ["gate", "--checks", str(checks), "--run", str(cut)])
     assert res.exit_code == 2, res.output
     assert "case 'q2' sample 2" in res.output
+
+
+def test_a_gate_aggregate_sees_every_call(tmp_path: Path) -> None:
+    from evalkit.gate import evaluate_gate
+    from evalkit.gate.checks import CheckSpec
+
+    run = run3(Sampler(), aggregates=["latency_p95"])
+    # each case's calls took 10, 20 and 30 ms: p95 over the 9 calls is 30 ms (over the
+    # per-case mean latencies it would be 20 ms)
+    check = CheckSpec(id="fast", metric="latency_p95", op="<=", threshold=25.0)
+    result = evaluate_gate([check], run).results[0]
+    assert result.observed == 30.0 and result.verdict == "fail"
+
+
+def test_the_aggregate_bootstrap_resamples_cases_with_all_their_samples() -> None:
+    from evalkit.stats import aggregate_bootstrap
+    from evalkit.stats.aggregate import _rows_by_id
+
+    def lat(case: str, ms: float, sample: int | None = None) -> CaseResult:
+        return CaseResult(case, TargetResponse([], latency_ms=ms), {}, latency_ms=ms,
+                          sample=sample)
+
+    def one(name: str, shift: float) -> RunResult:
+        return RunResult(name, [lat(f"c{i}", 10.0 * i + shift * (i % 5)) for i in range(12)])
+
+    def three(name: str, shift: float) -> RunResult:  # K = 3 copies of each call
+        rows = [lat(f"c{i}", 10.0 * i + shift * (i % 5), s) for i in range(12)
+                for s in range(3)]
+        return RunResult(name, reduce_samples(rows), samples=rows)
+
+    from evalkit.execute.aggregates import latency_mean
+
+    assert len(_rows_by_id(three("a", 0), "a")["c0"]) == 3
+    single = aggregate_bootstrap(one("a", 3.0), one("b", 0.0), latency_mean, n_resamples=500)
+    copies = aggregate_bootstrap(three("a", 3.0), three("b", 0.0), latency_mean,
+                                 n_resamples=500)
+    # drawing cases (each with its 3 copies) gives the K = 1 figures exactly; drawing the
+    # 36 rows one by one would narrow the interval as if there were 36 cases
+    assert (copies.observed, copies.ci_low, copies.ci_high, copies.p_value) == pytest.approx(
+        (single.observed, single.ci_low, single.ci_high, single.p_value))
+    assert copies.n_queries == 12
+    assert single.ci_low < single.observed < single.ci_high  # the cases do vary

@@ -50,7 +50,10 @@ def evalkit_register_aggregates() -> list[AggregateSpec]:  # type: ignore[empty-
 
     Returns:
         A list of :class:`~evalkit.core.specs.AggregateSpec`: ``fn(rows) -> float`` over the
-        run's ``CaseResult`` rows, with a declared ``higher_is_better``.
+        run's ``CaseResult`` rows, with a declared ``higher_is_better``. In a run with
+        repeated samples (``epochs`` K >= 2) the rows are every sample row, K x n of
+        them (latency and cost are per call); group them by ``row.query_id`` to count
+        cases.
 
     Errors:
         As for metrics: a name shared with another provider (metric or aggregate) is

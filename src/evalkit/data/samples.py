@@ -41,6 +41,7 @@ __all__ = [
     "missing_samples",
     "parse_reduce",
     "reduce_samples",
+    "sample_rows",
     "sample_scores",
     "split_samples",
 ]
@@ -190,6 +191,17 @@ def missing_samples(header: Mapping[str, Any], samples: Sequence[Any]
     missing = [f"case {cid!r} sample {s}" for cid, g in groups.items()
                for s in sorted(set(range(k)) - {r.sample for r in g})]
     return k * len(groups), missing
+
+
+def sample_rows(run: Any, rows: Sequence[Any]) -> list[Any]:
+    """The rows a whole-run aggregate sees for the cases of ``rows`` (rows of
+    ``run.per_query``): their sample rows when ``run`` has repeated samples, else
+    ``rows``."""
+    samples = getattr(run, "samples", None)
+    if not samples:
+        return list(rows)
+    wanted = {_rid(r) for r in rows}
+    return [s for s in samples if _rid(s) in wanted]
 
 
 def split_samples(rows: Sequence[Any], header: Mapping[str, Any]

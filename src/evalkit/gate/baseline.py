@@ -145,7 +145,7 @@ def promote(
     if drop_rankings:
         rows = [QueryResult(r.query_id, [], dict(r.metrics), dict(r.counts))
                 if isinstance(r, QueryResult) else r for r in rows]
-    stored = RunResult(name=run.name, per_query=rows, header=header)
+    stored = RunResult(name=run.name, per_query=rows, header=header, samples=run.samples)
     return stored.save(to)
 
 

@@ -9,13 +9,14 @@ different fingerprint is refused before any test, naming the difference.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 from evalkit.core.registry import Registry, RegistryError
 from evalkit.core.specs import AggregateSpec
 from evalkit.data.results import RunResult
+from evalkit.data.samples import sample_rows
 from evalkit.gate.baseline import Baseline
 from evalkit.gate.checks import CheckError, CheckSpec, row_id
 from evalkit.gate.fingerprint import (
@@ -28,7 +29,6 @@ from evalkit.gate.fingerprint import (
 from evalkit.gate.observed import (
     CheckFailure,
     aggregate_value,
-    call_rows,
     case_values,
     error_result,
     mean_of,
@@ -70,21 +70,23 @@ def _per_case_test(
                         float(r.p_value), str(r.method), r.n_resamples)
 
 
+def _part(name: str, run: RunResult, rows: Sequence[Any]) -> RunResult:
+    """The cases ``rows`` of ``run`` as a run (with their samples, if it has any)."""
+    return RunResult(name, list(rows), samples=sample_rows(run, rows) if run.samples
+                     else [])
+
+
 def _aggregate_test(
-    spec: AggregateSpec, cand_rows: Sequence[Any], base_rows: Sequence[Any], alpha: float,
-    n_resamples: int, seed: int, calls: Callable[[Sequence[Any]], list[Any]],
+    spec: AggregateSpec, cand: RunResult, base: RunResult, alpha: float,
+    n_resamples: int, seed: int,
 ) -> _TestOutcome:
     """:func:`evalkit.stats.aggregate_bootstrap`: paired bootstrap over case ids of
-    ``spec(run rows) - spec(baseline rows)``, percentile interval of confidence
-    ``1 - alpha``, two-sided p of the centred null. ``calls`` gives the rows of the calls
-    of the resampled cases (with repeated samples, a case brings all its samples)."""
+    ``spec(run rows) - spec(baseline rows)`` (a drawn case brings all its samples),
+    percentile interval of confidence ``1 - alpha``, two-sided p of the centred null."""
     from evalkit.stats import aggregate_bootstrap
 
-    def over_calls(rows: Sequence[Any]) -> float:
-        return float(spec.fn(calls(rows)))
-
     r = aggregate_bootstrap(
-        RunResult("run", list(cand_rows)), RunResult("baseline", list(base_rows)), over_calls,
+        cand, base, spec.fn,
         name=spec.name, alpha=alpha, n_resamples=n_resamples, seed=seed,
     )
     return _TestOutcome(float(r.observed), float(r.ci_low), float(r.ci_high),
@@ -133,13 +135,14 @@ def baseline_result(
         alpha = float(check.alpha if check.alpha is not None else 0.05)
         if res.kind == "aggregate":
             assert isinstance(res.spec, AggregateSpec)
-            calls = call_rows(run, baseline.run)
-            observed = aggregate_value(res.spec, calls(rows), f"run {run.name!r}")
-            base_value = aggregate_value(res.spec, calls(base_rows),
+            observed = aggregate_value(res.spec, sample_rows(run, rows), f"run {run.name!r}")
+            base_value = aggregate_value(res.spec, sample_rows(baseline.run, base_rows),
                                          f"baseline {baseline.name!r}")
             by_id = {row_id(r): r for r in base_rows}
             aligned = [by_id[i] for i in ids]
-            t = _aggregate_test(res.spec, rows, aligned, alpha, n_resamples, seed, calls)
+            t = _aggregate_test(res.spec, _part("run", run, rows),
+                                _part("baseline", baseline.run, aligned), alpha, n_resamples,
+                                seed)
         else:
             cand = case_values(rows, res.name, f"run {run.name!r}")
             base = case_values(base_rows, res.name, f"baseline {baseline.name!r}")

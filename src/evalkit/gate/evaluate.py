@@ -35,13 +35,13 @@ from typing import Any
 from evalkit.core.registry import Registry
 from evalkit.data.coverage import Coverage, coverage_of
 from evalkit.data.results import RunResult
+from evalkit.data.samples import sample_rows
 from evalkit.gate.baseline import Baseline
 from evalkit.gate.baseline_checks import baseline_result, decide
 from evalkit.gate.checks import CheckError, CheckSpec
 from evalkit.gate.fingerprint import Fingerprint, case_set_difference, fingerprint
 from evalkit.gate.observed import (
     CheckFailure,
-    call_rows,
     check_coverage,
     error_result,
     observed_value,
@@ -88,8 +88,9 @@ def _threshold_result(
         rows = check.select(run.per_query)
         require_no_errors(run.per_query, f"run {run.name!r}")
         res = resolve_check_metric(check, reg, rows)
-        calls = call_rows(run)(rows) if res.kind == "aggregate" else rows
-        observed = observed_value(res, calls, f"run {run.name!r}")
+        # a whole-run aggregate sees every sample row (latency is per call)
+        observed = observed_value(res, sample_rows(run, rows) if res.kind == "aggregate"
+                                  else rows, f"run {run.name!r}")
     except (CheckError, CheckFailure) as exc:
         return error_result(check, cov, str(exc))
     if check.passes(observed):

@@ -1,10 +1,6 @@
 """What a check observes on a run's rows: the metric it names, the values of the cases
 it covers, their mean or the aggregate over them, and why a value cannot be used.
 
-An aggregate is computed over the rows of calls (:func:`call_rows`): in a run with repeated
-samples, every sample row of the covered cases, as the runner computes it (docs/runner.md:
-latency and cost are per call), not the reduced row of each case.
-
 A value that cannot be used (a metric that failed or is missing on a covered case, NaN, an
 errored case anywhere in the run, a count, an unknown name) raises :class:`CheckFailure`,
 which the gate turns into an ``error`` verdict: an error is never a pass.
@@ -13,7 +9,7 @@ which the gate turns into an ``error`` verdict: an error is never a pass.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -150,26 +146,6 @@ def _cases_and_why(cases: Sequence[tuple[str, str]], limit: int) -> str:
 
 def mean_of(values: Mapping[str, float]) -> float:
     return exact_mean(list(values.values()))
-
-
-def call_rows(*runs: Any) -> Callable[[Sequence[Any]], list[Any]]:
-    """``rows -> the rows an aggregate is computed over``, for rows of ``runs``' per-case
-    rows: each row's sample rows when its run has repeated samples (``RunResult.samples``;
-    a case drawn twice by a resample brings its samples twice), the row itself otherwise."""
-    from evalkit.data.samples import group_samples
-
-    expand: dict[int, list[Any]] = {}
-    for run in runs:
-        samples = getattr(run, "samples", None) or []
-        if samples:
-            by_case = group_samples(samples)
-            for r in run.per_query:
-                expand[id(r)] = by_case.get(row_id(r), [r])
-
-    def rows_of(rows: Sequence[Any]) -> list[Any]:
-        return [s for r in rows for s in expand.get(id(r), [r])]
-
-    return rows_of
 
 
 def aggregate_value(spec: AggregateSpec, rows: Sequence[Any], run_name: str) -> float:

@@ -90,6 +90,9 @@ def summary_line(result: RunResult) -> str:
     """One sentence: queries evaluated, unjudged topics ignored, judged queries missing."""
     n = notes_of(result)
     parts = [f"{_count(len(result.per_query), 'query', 'queries')} evaluated"]
+    if result.epochs > 1:  # repeated samples: each case's values are its samples reduced
+        how = (result.header.get("samples") or {}).get("reduce", "mean")
+        parts[0] += f" ({result.epochs} samples each, reduced by {how})"
     if n["unjudged_ignored"] is not None:
         parts.append(f"{_count(n['unjudged_ignored'], 'run topic', 'run topics')} without "
                      "judgments ignored")

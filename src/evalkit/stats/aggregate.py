@@ -5,6 +5,10 @@ A whole-run aggregate is not a mean of per-query values, so the tests of
 same ids for both runs), recompute the aggregate on each run's resampled rows, and take
 the difference (Efron and Tibshirani 1993, ch. 6 and 13): percentile interval and the
 centred-null p-value with the ``+1`` rule, as in :func:`evalkit.stats.paired_bootstrap`.
+
+A run with repeated samples (``run.samples``, K rows per case) is resampled by case: a
+drawn case brings all its sample rows (a cluster bootstrap; Davison and Hinkley 1997,
+sec. 3.8), so the aggregate sees per-call rows and K samples never count as K cases.
 """
 
 from __future__ import annotations
@@ -23,18 +27,19 @@ from evalkit.stats.results import PairedTestResult
 Aggregate = Callable[[list[Any]], float]
 
 
-def _rows_by_id(run: Any, name: str) -> dict[str, Any]:
+def _rows_by_id(run: Any, name: str) -> dict[str, list[Any]]:
+    """``{case id: its rows}``: one row, or every sample row of a run with samples."""
     rows = getattr(run, "per_query", None)
     if rows is None:
         raise TypeError(f"{name!r} is not a run with per_query rows")
     if len(rows) == 0:
         raise ValueError(f"run {name!r} is empty (no rows); nothing to compare")
-    out: dict[str, Any] = {}
-    for r in rows:
+    out: dict[str, list[Any]] = {}
+    for r in getattr(run, "samples", None) or rows:
         rid = getattr(r, "query_id", None) or getattr(r, "id", None)
         if rid is None:
             raise ValueError(f"run {name!r}: a row has no id")
-        out[str(rid)] = r
+        out.setdefault(str(rid), []).append(r)
     return out
 
 
@@ -84,14 +89,20 @@ def aggregate_bootstrap(
     n = len(ids)
     ra = [rows_a[i] for i in ids]
     rb = [rows_b[i] for i in ids]
-    observed = _value(aggregate, ra, label) - _value(aggregate, rb, label)
+
+    def flat(groups: list[list[Any]], row: list[int]) -> list[Any]:
+        return [r for i in row for r in groups[i]]
+
+    everyone = list(range(n))
+    observed = _value(aggregate, flat(ra, everyone), label) - _value(
+        aggregate, flat(rb, everyone), label)
     diffs = np.empty(B)
     chunk = max(1, 1_000_000 // n)
     for c0 in range(0, B, chunk):
         idx = bootstrap_indices(s, n, c0, min(B, c0 + chunk))
         for k, row in enumerate(idx.tolist()):
-            diffs[c0 + k] = _value(aggregate, [ra[i] for i in row], label) - _value(
-                aggregate, [rb[i] for i in row], label
+            diffs[c0 + k] = _value(aggregate, flat(ra, row), label) - _value(
+                aggregate, flat(rb, row), label
             )
     lo, hi = np.quantile(diffs, [alpha / 2, 1 - alpha / 2])
     dev = diffs - observed
