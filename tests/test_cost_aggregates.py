@@ -130,3 +130,14 @@ def test_the_seeds_cost_per_query_registers_beside_them() -> None:
             ["cost_per_query", "cost_per_case", "cost_total"], progress=False)
         assert run.header["aggregates"] == {"cost_per_query": 1.0, "cost_per_case": 1.0,
                                             "cost_total": 2.0}
+
+
+def test_small_costs_keep_four_significant_digits_in_the_summary() -> None:
+    from evalkit.report.target_run import aggregate_text, summary_lines
+
+    assert [aggregate_text(v) for v in (0.000206291, 3.103e-05, 0.0121, 12.5, 0.0)] == [
+        "0.0002063", "0.00003103", "0.0121", "12.5000", "0.0000"]
+    run = evaluate(CallableTarget(lambda c: TargetResponse(text="t", meta={
+        "cost_usd": 0.00003103}), name="sys"), [GoldenCase("a", "q")], [], ["cost_total"],
+        progress=False)
+    assert "cost_total: 0.00003103" in summary_lines(run)

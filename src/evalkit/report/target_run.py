@@ -9,6 +9,7 @@ that is not complete shows no means (nothing is scored as if complete).
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -59,6 +60,15 @@ def error_lines(run: RunResult) -> list[str]:
     return lines
 
 
+def aggregate_text(value: float) -> str:
+    """An aggregate's value for people: four decimals, or four significant digits below
+    0.01 so that a small cost stays readable (``0.0002063``, not ``0.0002``)."""
+    v = float(value)
+    if v == 0 or not math.isfinite(v) or abs(v) >= 0.01:
+        return f"{v:.4f}"
+    return f"{v:.{3 - math.floor(math.log10(abs(v)))}f}"
+
+
 def summary_lines(run: RunResult) -> list[str]:
     """Metric means, aggregates and the status line of a target run, for people."""
     lines: list[str] = []
@@ -77,7 +87,7 @@ def summary_lines(run: RunResult) -> list[str]:
                 lines.append(f"{n:<{width}}  {run.mean(n):>8.4f}")
     aggs: dict[str, float] = run.header.get("aggregates") or {}
     for n, v in aggs.items():
-        lines.append(f"{n}: {v:.4f}")
+        lines.append(f"{n}: {aggregate_text(v)}")
     for n, problem in (run.header.get("aggregate_errors") or {}).items():
         lines.append(f"{n}: not computed ({problem})")
     lines.append(status_line(run))
