@@ -224,6 +224,7 @@ def test_the_gate_judges_reduced_values_and_counts_every_sample(tmp_path: Path) 
     res = CliRunner().invoke(app, ["gate", "--checks", str(checks), "--run", str(art)])
     assert res.exit_code == 0, res.output
     assert "3/3 cases" in res.output
+    assert "samples per case: run 'sys' K = 3 (mean)" in res.output
     res = CliRunner().invoke(app, ["eval", str(art)])
     assert "3 queries evaluated (3 samples each, reduced by mean)" in res.output
     assert "0.3889" in res.output

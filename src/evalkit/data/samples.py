@@ -43,6 +43,7 @@ __all__ = [
     "reduce_samples",
     "sample_rows",
     "sample_scores",
+    "samples_note",
     "split_samples",
 ]
 
@@ -202,6 +203,20 @@ def sample_rows(run: Any, rows: Sequence[Any]) -> list[Any]:
         return list(rows)
     wanted = {_rid(r) for r in rows}
     return [s for s in samples if _rid(s) in wanted]
+
+
+def samples_note(run: Any, baseline: Any = None) -> list[str]:
+    """One note for a gate whose run (or baseline) has repeated samples: K of each, and
+    that the checks use the reduced per-case values (aggregates: every sample row)."""
+    pairs = [(role, r) for role, r in (("run", run), ("baseline", baseline))
+             if r is not None]
+    if all(r.epochs == 1 for _, r in pairs):
+        return []
+    parts = [f"{role} {r.name!r} K = {r.epochs}" + (
+        f" ({(r.header.get('samples') or {}).get('reduce', DEFAULT_REDUCE)})"
+        if r.epochs > 1 else "") for role, r in pairs]
+    return ["samples per case: " + ", ".join(parts) + "; per-case checks use each case's "
+            "reduced value (n is the number of cases), aggregates every sample row"]
 
 
 def split_samples(rows: Sequence[Any], header: Mapping[str, Any]

@@ -35,7 +35,7 @@ from typing import Any
 from evalkit.core.registry import Registry
 from evalkit.data.coverage import Coverage, coverage_of
 from evalkit.data.results import RunResult
-from evalkit.data.samples import sample_rows
+from evalkit.data.samples import sample_rows, samples_note
 from evalkit.gate.baseline import Baseline
 from evalkit.gate.baseline_checks import baseline_result, decide
 from evalkit.gate.checks import CheckError, CheckSpec
@@ -158,6 +158,7 @@ def evaluate_gate(
             incomplete.append(_incomplete(base.run, base_cov, "baseline"))
             lacking.append("the baseline")
         notes.extend(base_cov.notes)
+    notes.extend(samples_note(run, base.run if base is not None else None))
     run_fp: Fingerprint | None = None
     if base is not None and any(c.kind == "baseline" for c in checks):
         run_fp = fingerprint(run, aggregates=False)
