@@ -83,6 +83,8 @@ class Registry:
         self._aliases: dict[str, str] = {}
         self._conflicts: dict[tuple[str, str], Conflict] = {}
         self._family_cache: dict[str, MetricSpec] = {}
+        # (namespace, key) -> the record that replace() put another in place of
+        self._replaced: dict[tuple[str, str], Entry] = {}
         # lower-cased keys and aliases -> canonical keys; rebuilt after any change
         self._lower: tuple[dict[str, set[str]], dict[str, set[str]]] | None = None
         #: filled by :func:`evalkit.plugins.load_plugins`
@@ -242,9 +244,41 @@ class Registry:
                 continue
             self._aliases[akey] = key
 
-    def remove(self, namespace: str, name: str) -> None:
-        """Remove a registration (used by tests and by ``METRICS`` deletion)."""
+    def replace(self, spec: AnySpec, provider: Provider) -> Entry | None:
+        """Put ``spec`` in place of the record its name has now, keeping the spellings
+        (aliases) that name it, and return the record it replaced (``None``: there was
+        none, and ``spec`` is added as by :meth:`add`). A later :meth:`remove` of the
+        name restores the replaced record. What ``METRICS[name] = fn`` does: a dict's
+        assignment replaces (``evalkit.execute.run_retriever``).
+
+        Raises:
+            RegistryError: the name is blocked (two plugins provide it).
+        """
+        ns, key = self._namespace(spec)
         with self._lock:
+            if (ns, key) in self._conflicts:
+                raise RegistryError(self._conflicts[(ns, key)].message())
+            table = self._tables.setdefault(ns, {})
+            old = table.get(key)
+            if old is None:
+                self.add(spec, provider)
+                return None
+            self._replaced.setdefault((ns, key), old)
+            table[key] = Entry(spec, provider)
+            self._family_cache.clear()
+            self._lower = None
+            return old
+
+    def remove(self, namespace: str, name: str) -> None:
+        """Remove a registration (used by tests and by ``METRICS`` deletion); a record
+        that :meth:`replace` put in place of another gives its place back to it."""
+        with self._lock:
+            restored = self._replaced.pop((namespace, name), None)
+            if restored is not None:
+                self._tables.setdefault(namespace, {})[name] = restored
+                self._family_cache.clear()
+                self._lower = None
+                return
             self._tables.get(namespace, {}).pop(name, None)
             self._aliases = {a: k for a, k in self._aliases.items() if k != name}
             self._family_cache.clear()
