@@ -132,9 +132,14 @@ def command(
         require_writable(save, "--save", f"{run.stem}.jsonl", inputs=[run, qrels])
     check_table_outputs(csv, parquet, [run, qrels, save])
     loaded: dict[Path, LoadedQrels] = {}  # qrels read once, for --format trec too
+    header_only = request.asked and not request.names  # -m runid, num_q or relstring
+    if header_only and fmt_out is not OutputFormat.trec:
+        raise CliError("-m runid, num_q and relstring are lines of trec_eval's layout: add "
+                       "--format trec, or name a measure (-m ap)")
     with progress(f"evaluating {run.name}"):
         result = load_or_evaluate(
-            run, qrels=qrels, metrics=request.names or DEFAULT_METRICS,
+            run, qrels=qrels, metrics=request.names or (
+                ["num_ret"] if header_only else DEFAULT_METRICS),
             relevance_level=relevance_level or 1, missing=missing_value or "zero",
             depth=depth, name=name, loaded=loaded)
     if is_artifact(run):
@@ -143,7 +148,8 @@ def command(
         for line in completeness_lines(result):
             note(line)
     warnings = check_scored(result, run, qrels)
-    metrics, counts = run_scores.select_measures(result, request.names, run)
+    metrics, counts = ([], []) if header_only else run_scores.select_measures(
+        result, request.names, run)
     for line in warnings:
         note(line)
     if save is not None:
@@ -161,8 +167,12 @@ def command(
         if notes_of(result)["unjudged_ignored"] or notes_of(result)["missing_count"]:
             note(run_scores.summary_line(result))
         judgments = None if qrels is None else judgments_of(qrels, loaded)
+        # trec_eval recounts num_rel on the `all` line only under -c: when it was asked
+        # for, or when judged queries were scored 0 (trec_eval 10.0 refuses them without -c)
+        as_c = complete or missing is Missing.zero or bool(
+            result.header.get("missing") == "zero" and notes_of(result)["missing_count"])
         typer.echo("\n".join(run_scores.trec_lines(result, request, metrics, counts,
-                                                   per_query, judgments)))
+                                                   per_query, judgments, complete=as_c)))
     else:
         from evalkit.cli.output import output_console
 

@@ -22,6 +22,7 @@ from evalkit.data.results import RunResult
 from evalkit.data.targets import TargetResponse
 from evalkit.execute.ranking import RankedRun, rank_run
 from evalkit.execute.scoring import require_metrics, resolve_metrics, score_rankings
+from evalkit.io.limits import label_problem
 from evalkit.plugins.default import default_registry
 
 if TYPE_CHECKING:
@@ -103,7 +104,16 @@ def load_qrels_input(qrels: QrelsInput) -> LoadedQrels:
 
 
 def _label(qid: str, doc: object, value: object) -> int:
-    """An integer label (ints, numpy ints, integral floats, integer text)."""
+    """An integer label (ints, numpy ints, integral floats, integer text) in the 64-bit
+    range (:func:`evalkit.io.limits.label_problem`)."""
+    label = _integer_label(qid, doc, value)
+    problem = label_problem(label)
+    if problem is not None:
+        raise ValueError(f"qrels of query {qid!r}, document {doc!r}: {problem}")
+    return label
+
+
+def _integer_label(qid: str, doc: object, value: object) -> int:
     if type(value) is int:
         return value
     if not isinstance(value, bool):

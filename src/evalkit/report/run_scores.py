@@ -183,16 +183,24 @@ def print_table(console: Any, result: RunResult, metrics: Sequence[str], per_que
 
 
 def trec_lines(result: RunResult, request: Any, metrics: Sequence[str], counts: Sequence[str],
-               per_query: bool, judgments: Mapping[str, Mapping[str, int]] | None
-               ) -> list[str]:
+               per_query: bool, judgments: Mapping[str, Mapping[str, int]] | None,
+               complete: bool | None = None) -> list[str]:
     """trec_eval's layout of the run, from the retrieval plugin; ``request`` is the
-    :class:`~evalkit.execute.measure_args.MeasureRequest` the ``-m`` values made and
-    ``judgments`` the qrels, when given (``{qid: {doc: label}}``).
+    :class:`~evalkit.execute.measure_args.MeasureRequest` the ``-m`` values made,
+    ``judgments`` the qrels, when given (``{qid: {doc: label}}``), and ``complete``
+    whether to print as trec_eval ``-c`` does (default: when the run scored missing
+    queries as 0).
 
     Raises:
         ImportError: the retrieval plugin is not installed (the message says what to
             install).
+        MeasureSelectionError: ``relstring`` asked for without the judgments.
     """
+    if request.relstring is not None and judgments is None:
+        raise MeasureSelectionError(
+            "relstring prints each query's relevance labels, and this run comes without "
+            "its judgments: pass --qrels QRELS (the run artifact keeps its rankings, not "
+            "the labels)")
     try:  # a facade: trec_eval's layout is the evalkit-retrieval plugin's
         from evalkit_retrieval import trec_output
     except ImportError as exc:
@@ -200,11 +208,12 @@ def trec_lines(result: RunResult, request: Any, metrics: Sequence[str], counts: 
 
         raise missing_plugin("evalkit-retrieval", "--format trec", exc) from exc
     wanted = list(metrics) + [c for c in counts if c not in metrics]
-    if request.header:  # evalkit's names: trec_eval's counts are printed, as it prints them
+    if request.counts:  # evalkit's names: trec_eval's counts are printed, as it prints them
         wanted = [c for c in COUNT_NAMES if c in count_names(result) and c not in wanted] + wanted
     labels = {canonical_metric(k): v for k, v in request.labels.items()}
     return trec_output.trec_lines(
         result, wanted, per_query=per_query, labels=labels,
         relstring_len=request.relstring, judgments=judgments,
-        complete=result.header.get("missing") == "zero", header=request.header,
+        complete=(result.header.get("missing") == "zero") if complete is None else complete,
+        header=request.header,
     )

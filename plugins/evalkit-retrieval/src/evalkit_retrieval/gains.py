@@ -27,6 +27,9 @@ from evalkit_retrieval.state import Floats, Ints, RankingState
 Entry = tuple[int, float]
 
 
+#: the largest label whose exponential gain 2**label - 1 is a finite double
+MAX_EXP_LABEL = 1023
+
 @dataclass(frozen=True)
 class Gains:
     """A gain mapping: trec_eval's ``level=gain`` pairs, or gdeval's exponential gain."""
@@ -46,8 +49,18 @@ class Gains:
                              "other")
 
     def of_labels(self, labels: Ints) -> Floats:
-        """The gain of each label (0 for labels below 0)."""
+        """The gain of each label (0 for labels below 0).
+
+        Raises:
+            ValueError: exponential gains of a label above 1023, whose 2**label - 1 is
+                beyond the largest double (every nDCG would be NaN).
+        """
         if self.exp:
+            if labels.size and int(labels.max()) > MAX_EXP_LABEL:
+                raise ValueError(
+                    f"exponential gains (dcg=exp-log2) take labels up to {MAX_EXP_LABEL}: "
+                    f"2**{int(labels.max())} - 1 is beyond the largest double; use the "
+                    "linear gains (the default)")
             return np.where(labels > 0, np.exp2(np.maximum(labels, 0)) - 1.0, 0.0)
         out = np.where(labels >= 0, labels, 0).astype(np.float64)
         for level, gain in self.pairs:
