@@ -30,6 +30,25 @@ class MeasureRequest(NamedTuple):
     counts: bool = True
     asked: bool = False
 
+    @property
+    def header_only(self) -> bool:
+        """Only trec_eval's ``runid``, ``num_q`` or ``relstring`` lines were asked for."""
+        return self.asked and not self.names
+
+    def to_score(self, default: Sequence[str], *, trec: bool) -> list[str]:
+        """The measures to score: those asked for, else ``default``; for
+        :attr:`header_only` the ``num_ret`` count only (the lines need the rankings).
+
+        Raises:
+            MetricNameError: :attr:`header_only` outside trec_eval's layout.
+        """
+        if not self.header_only:
+            return self.names or list(default)
+        if not trec:
+            raise MetricNameError("-m runid, num_q and relstring are lines of trec_eval's "
+                                  "layout: add --format trec, or name a measure (-m ap)")
+        return ["num_ret"]
+
 
 def read_measure_args(values: Sequence[str] | None) -> MeasureRequest:
     """``-m`` values as the command line reads them: split by :func:`split_measure_args`,

@@ -36,10 +36,12 @@ def count_names(result: RunResult) -> list[str]:
 
 
 def select_measures(
-    result: RunResult, requested: Sequence[str], path: Path
+    result: RunResult, requested: Sequence[str] | Any, path: Path
 ) -> tuple[list[str], list[str]]:
     """``(metrics, counts)`` to show: the requested ones (resolved to the run's stored
-    names), or every metric the run has (and no count).
+    names), or every metric the run has (and no count); none for a
+    :class:`~evalkit.execute.measure_args.MeasureRequest` of trec_eval's ``runid``,
+    ``num_q`` or ``relstring`` lines only (``requested`` may be such a request).
 
     Raises:
         MeasureSelectionError: a requested measure the run lacks, or a run with no metric
@@ -47,6 +49,9 @@ def select_measures(
         evalkit.data.results.MetricFailedError: a requested metric that failed on some
             case (names the run, the metric and the cases).
     """
+    if getattr(requested, "header_only", False):
+        return [], []
+    requested = getattr(requested, "names", requested)
     have = result.metric_names()
     counts_have = count_names(result)
     if not requested:
@@ -184,12 +189,13 @@ def print_table(console: Any, result: RunResult, metrics: Sequence[str], per_que
 
 def trec_lines(result: RunResult, request: Any, metrics: Sequence[str], counts: Sequence[str],
                per_query: bool, judgments: Mapping[str, Mapping[str, int]] | None,
-               complete: bool | None = None) -> list[str]:
+               asked_c: bool = False) -> list[str]:
     """trec_eval's layout of the run, from the retrieval plugin; ``request`` is the
     :class:`~evalkit.execute.measure_args.MeasureRequest` the ``-m`` values made,
-    ``judgments`` the qrels, when given (``{qid: {doc: label}}``), and ``complete``
-    whether to print as trec_eval ``-c`` does (default: when the run scored missing
-    queries as 0).
+    ``judgments`` the qrels, when given (``{qid: {doc: label}}``), and ``asked_c`` whether
+    ``-c`` (``--missing zero``) was given. trec_eval recounts ``num_rel`` on the ``all``
+    line only under ``-c``: when it was asked for, or when judged queries missing from the
+    run were scored 0 (trec_eval 10.0 refuses those without ``-c``).
 
     Raises:
         ImportError: the retrieval plugin is not installed (the message says what to
@@ -214,6 +220,7 @@ def trec_lines(result: RunResult, request: Any, metrics: Sequence[str], counts: 
     return trec_output.trec_lines(
         result, wanted, per_query=per_query, labels=labels,
         relstring_len=request.relstring, judgments=judgments,
-        complete=(result.header.get("missing") == "zero") if complete is None else complete,
+        complete=asked_c or bool(result.header.get("missing") == "zero"
+                                 and notes_of(result)["missing_count"]),
         header=request.header,
     )
