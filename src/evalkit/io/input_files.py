@@ -86,7 +86,8 @@ def sniff(path: str | Path) -> Sniffed:
     except OSError as exc:
         return Sniffed("unreadable", f"a file that cannot be read ({exc.strerror or exc})")
     if not raw.strip():
-        return Sniffed("empty", "an empty file")
+        return Sniffed("empty", "an empty file" if not raw else
+                       "a file of only white space (no line of data)")
     if b"\x00" in raw:
         return Sniffed("binary", "a binary file (it contains NUL bytes)")
     try:
