@@ -114,7 +114,7 @@ class QueryResult:
         return row
 
 
-@dataclass
+@dataclass(repr=False)
 class RunResult(RunViews):
     """A named run: the per-query rows and the header that says how they were made.
 
@@ -128,6 +128,13 @@ class RunResult(RunViews):
     #: what reading the file proved (set by :meth:`load`; ``None`` for a run built in
     #: memory)
     integrity: Integrity | None = field(default=None, compare=False, repr=False)
+
+    def __repr__(self) -> str:
+        names = self.metric_names()
+        shown = names[:6] + (["..."] if len(names) > 6 else [])
+        status = self.header.get("status")
+        return (f"RunResult(name={self.name!r}, {len(self.per_query)} rows, metrics={shown!r}"
+                + (f", status={status!r}" if status else "") + ")")
 
     # -- derived views -------------------------------------------------------
     def ids(self) -> list[str]:
