@@ -191,7 +191,8 @@ def evaluate_run(
     """Score a precomputed run against qrels: one row per evaluated query.
 
     Queries are those of the qrels (as trec_eval evaluates them): run topics without
-    judgments are ignored, and judged topics missing from the run are scored as an empty
+    judgments are ignored, and judged topics missing from the run (or given an empty
+    ranking in a mapping or DataFrame) are scored as an empty
     ranking (``missing="zero"``, trec_eval ``-c``), left out (``"skip"``, as trec_eval
     9.0.8 did without ``-c``) or refused (``"refuse"``: ValueError naming them, as
     trec_eval 10.0 exits with an error without ``-c``). A judged query with no relevant
@@ -254,8 +255,11 @@ def evaluate_run(
     if not q.judgments:
         raise ValueError("the qrels hold no judged query; nothing can be evaluated")
     rankings = ranked.rankings
-    unjudged = sorted(set(rankings).difference(q.judgments))
-    missing_ids = sorted(set(q.judgments).difference(rankings))
+    # a query whose ranking is empty ({qid: {}} in a mapping or frame) has no line in
+    # TREC terms: it is missing from the run, under the missing policy, never a silent 0
+    present = {qid for qid, docs in rankings.items() if len(docs)}
+    unjudged = sorted(present.difference(q.judgments))
+    missing_ids = sorted(set(q.judgments).difference(present))
     qids = sorted(q.judgments)
     if missing == "refuse" and missing_ids:
         shown = ", ".join(repr(x) for x in missing_ids[:5])
@@ -266,7 +270,7 @@ def evaluate_run(
             "leave them out (missing='skip', as trec_eval 9.0.8 did)"
         )
     if missing == "skip":
-        qids = [x for x in qids if x in rankings]
+        qids = [x for x in qids if x in present]
 
     responses: list[TargetResponse] = []
     for qid in qids:

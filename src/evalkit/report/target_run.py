@@ -12,6 +12,8 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from evalkit.data.coverage import empty_answers_line
+
 if TYPE_CHECKING:
     from evalkit.data.results import RunResult
 
@@ -82,7 +84,8 @@ def summary_lines(run: RunResult) -> list[str]:
         lines.append(f"{n}: not computed ({problem})")
     lines.append(status_line(run))
     lines.extend(error_lines(run))
-    return lines
+    empty = empty_answers_line(run)
+    return lines if empty is None else [*lines, empty]
 
 
 def rescore_counts(run: RunResult) -> dict[str, int]:
