@@ -22,7 +22,7 @@ from evalkit.data.results import RunResult
 from evalkit.data.targets import TargetResponse
 from evalkit.execute.ranking import RankedRun, rank_run
 from evalkit.execute.scoring import require_metrics, resolve_metrics, score_rankings
-from evalkit.io.limits import label_problem
+from evalkit.io.limits import check_name, label_problem
 from evalkit.plugins.default import default_registry
 
 if TYPE_CHECKING:
@@ -249,6 +249,8 @@ def evaluate_run(
             " labels <= 0 never count as relevant"
         )
     require_metrics(metrics)
+    if name is not None:
+        check_name(name)  # as long as a TREC run tag may be (it names the run everywhere)
     specs = resolve_metrics(metrics)
     ranked = load_run_input(run, name)
     q = load_qrels_input(qrels)
