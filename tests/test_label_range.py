@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from evalkit import CallableTarget, GoldenCase, evaluate, evaluate_run, load_goldens
+from evalkit.plugins.default import use_registry
 
 HUGE = 10**30
 BIGGEST = 2**63 - 1  # trec_eval's long
@@ -73,15 +74,26 @@ def test_a_golden_label_beyond_64_bits_names_the_case(tmp_path: Path) -> None:
         load_goldens(path)
 
 
-def test_a_case_built_in_python_is_refused_where_labels_become_arrays() -> None:
+def test_a_case_built_in_python_is_that_cases_metric_error() -> None:
     cases = [GoldenCase(id="c1", query="q", relevance={"a": 1}),
              GoldenCase(id="c2", query="q", relevance={"a": HUGE})]
     target = CallableTarget(lambda q: ["a"], name="t")
-    with pytest.raises(ValueError, match=r"case 'c2', document 'a': the relevance label"):
-        evaluate(target, cases, metrics=["ndcg@10"])
+    with use_registry() as reg:
+        reg.register_metric("answered", higher_is_better=True)(
+            lambda response, case: float(bool(response.ranked_ids)))
+        result = evaluate(target, cases, metrics=["ndcg@10", "answered"])
+    c1, c2 = result.per_query
+    # c1 ranks its one relevant document first: nDCG@10 = 1 (by hand)
+    assert c1.metrics == {"ndcg@10": 1.0, "answered": 1.0} and c1.metric_errors == {}
+    assert c2.metrics == {"answered": 1.0}  # the other metric keeps its value
+    assert c2.metric_errors["ndcg@10"].startswith(
+        "case 'c2', document 'a': the relevance label 1000000000000000000000000000000 is "
+        "outside the range of a 64-bit integer")
 
 
 def test_exponential_gains_refuse_labels_that_overflow_a_double(tmp_path: Path) -> None:
+    """On a file, one line and a non-zero exit; in a target run, the metric's error on
+    that case only."""
     write_run(tmp_path)
     (tmp_path / "qrels").write_text("q1 0 d1 1024\nq2 0 d2 1\n")
     proc = cli("eval", "run.txt", "--qrels", "qrels", "-m", "nDCG(dcg=exp-log2)@10",
@@ -89,6 +101,13 @@ def test_exponential_gains_refuse_labels_that_overflow_a_double(tmp_path: Path) 
     assert proc.returncode != 0 and proc.stdout == ""
     assert "take labels up to 1023" in proc.stderr
     assert "RuntimeWarning" not in proc.stderr and "Traceback" not in proc.stderr
+    cases = [GoldenCase(id="c1", query="q", relevance={"a": 1}),
+             GoldenCase(id="c2", query="q", relevance={"a": 1024})]
+    run = evaluate(CallableTarget(lambda q: ["a"], name="t"), cases,
+                   metrics=["nDCG(dcg=exp-log2)@10", "recall@1"])
+    assert run.per_query[1].metrics == {"recall@1": 1.0}
+    assert "take labels up to 1023" in run.per_query[1].metric_errors[
+        "ndcg(dcg=exp-log2)@10"]
     # 1023 is the largest: 2**1023 - 1 is a finite double, and one judged document
     # ranked first gives nDCG 1 (by hand)
     (tmp_path / "qrels").write_text("q1 0 d1 1023\nq2 0 d2 1\n")

@@ -22,6 +22,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from evalkit.execute.scoring import MetricError
 from evalkit_retrieval.state import Floats, Ints, RankingState
 
 Entry = tuple[int, float]
@@ -52,12 +53,13 @@ class Gains:
         """The gain of each label (0 for labels below 0).
 
         Raises:
-            ValueError: exponential gains of a label above 1023, whose 2**label - 1 is
-                beyond the largest double (every nDCG would be NaN).
+            MetricError: (a ``ValueError``) exponential gains of a label above 1023,
+                whose 2**label - 1 is beyond the largest double (the nDCG would be NaN):
+                in a target run the metric's error on those cases, not a crash.
         """
         if self.exp:
             if labels.size and int(labels.max()) > MAX_EXP_LABEL:
-                raise ValueError(
+                raise MetricError(
                     f"exponential gains (dcg=exp-log2) take labels up to {MAX_EXP_LABEL}: "
                     f"2**{int(labels.max())} - 1 is beyond the largest double; use the "
                     "linear gains (the default)")

@@ -218,15 +218,16 @@ def build_state(responses: Sequence[TargetResponse], cases: Sequence[GoldenCase]
 
 def _raise_label_overflow(cases: Sequence[GoldenCase]) -> NoReturn:
     """Name the first case whose judgments hold a label outside the 64-bit range (one
-    built in Python: the loaders refuse such labels with their file and line)."""
+    built in Python: the loaders refuse such labels with their file and line), as a
+    :class:`MetricError`: in a target run, that case's error on the retrieval metrics."""
     from evalkit.io.limits import label_problem
 
     for case in cases:
         for doc, label in case_labels(case).items():
             problem = label_problem(label)
             if problem is not None:
-                raise ValueError(f"case {case.id!r}, document {doc!r}: {problem}")
-    raise ValueError("a relevance label is outside the range of a 64-bit integer")
+                raise MetricError(f"case {case.id!r}, document {doc!r}: {problem}")
+    raise MetricError("a relevance label is outside the range of a 64-bit integer")
 
 
 def state_from(n: int, num_ret: Ints, num_rel: Ints, jc: Ints, jr: Ints, jl: Ints,
