@@ -1,16 +1,14 @@
 """A query or case with no ranked ids is never scored 0 in silence: in a precomputed run
-(a mapping or DataFrame with an empty ranking) it is missing from the run, under the
-missing policy (counted, skipped or refused, as a TREC file without its lines); in a
+(a mapping or DataFrame with an empty ranking) it scores 0 as pytrec_eval scores it, and
+the header's notes count it so that ``evalkit eval`` says so (table, trec and JSON); in a
 target run (a call that answered an empty ranking) ``evalkit run`` and ``evalkit eval``
-say which cases, in a note."""
+name the cases in a note."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
 from pathlib import Path
-
-import pytest
 
 from evalkit import evaluate_run
 
@@ -19,14 +17,30 @@ RUN = {"q1": {}, "q2": {"d2": 1.0}}
 QRELS = {"q1": {"d1": 1}, "q2": {"d2": 1}}
 
 
-def test_an_empty_ranking_is_a_missing_query() -> None:
+def test_an_empty_ranking_scores_0_and_is_counted() -> None:
+    """As pytrec_eval scores it (handed case C16: q1 0.0, q2 1.0, mean 0.5): the query is
+    in the run; the notes count it, so that it is not a silent 0."""
     zero = evaluate_run(RUN, QRELS, ["ap"])
-    assert zero.header["notes"]["missing_scored_zero"] == 1
-    assert zero.header["notes"]["missing_ids"] == ["q1"]
-    assert zero.mean("ap") == 0.5  # q2 ranks its one relevant document first: AP 1
-    assert evaluate_run(RUN, QRELS, ["ap"], missing="skip").ids() == ["q2"]
-    with pytest.raises(ValueError, match=r"1 judged query is missing from the run \('q1'\)"):
-        evaluate_run(RUN, QRELS, ["ap"], missing="refuse")
+    assert zero.scores("ap") == {"q1": 0.0, "q2": 1.0} and zero.mean("ap") == 0.5
+    assert zero.header["notes"]["empty_rankings"] == 1
+    assert zero.header["notes"]["empty_ranking_ids"] == ["q1"]
+    assert zero.header["notes"]["missing_scored_zero"] == 0
+    assert evaluate_run(RUN, QRELS, ["ap"], missing="skip").ids() == ["q1", "q2"]
+    assert "empty_rankings" not in evaluate_run({"q1": {"d1": 1.0}}, {"q1": {"d1": 1}},
+                                                ["ap"]).header["notes"]
+
+
+def test_eval_says_so(tmp_path: Path) -> None:
+    evaluate_run(RUN, QRELS, ["ap"]).save(tmp_path / "r.jsonl")
+    for fmt in ("table", "trec"):
+        proc = subprocess.run([*EVALKIT, "eval", "r.jsonl", "--format", fmt], cwd=tmp_path,
+                              capture_output=True, text=True, timeout=60)
+        assert proc.returncode == 0
+        said = proc.stdout if fmt == "table" else proc.stderr
+        assert "1 judged query with an empty ranking ('q1'; scored 0)" in said
+    proc = subprocess.run([*EVALKIT, "eval", "r.jsonl", "--json"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=60)
+    assert '"empty_rankings": 1' in proc.stdout
 
 
 def test_a_target_that_answers_nothing_is_named(tmp_path: Path) -> None:

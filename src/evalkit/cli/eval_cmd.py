@@ -150,10 +150,8 @@ def command(
         typer.echo(json.dumps(json_ready(run_scores.as_json(result, metrics, per_query, run,
                                                             counts)), indent=2, allow_nan=False))
     elif fmt_out is OutputFormat.trec:
-        from evalkit.data.coverage import notes_of
-
-        if notes_of(result)["unjudged_ignored"] or notes_of(result)["missing_count"]:
-            note(run_scores.summary_line(result))
+        if (remark := run_scores.trec_remark(result)) is not None:
+            note(remark)  # stdout holds trec_eval's lines only
         judgments = None if qrels is None else judgments_of(qrels, loaded)
         typer.echo("\n".join(run_scores.trec_lines(result, request, metrics, counts, per_query,
                                                    judgments, complete or missing is Missing.zero)))

@@ -282,7 +282,8 @@ def completeness_lines(run: RunResult) -> list[str]:
 def notes_of(result: RunResult) -> dict[str, Any]:
     """The evaluation notes of a run header: ``unjudged_ignored`` (run topics without
     judgments, ignored) and their ids, ``missing`` (the policy), ``missing_count``
-    (judged queries the run lacks, scored 0 or skipped) and their ids. Counts are None
+    (judged queries the run lacks, scored 0 or skipped) and their ids, ``empty_rankings``
+    (judged queries given an empty ranking, scored 0; 0 when none) and their ids. Counts are None
     when the header does not record them (a run scored elsewhere)."""
     notes: dict[str, Any] = dict(result.header.get("notes") or {})
     missing_policy = result.header.get("missing")
@@ -296,4 +297,6 @@ def notes_of(result: RunResult) -> dict[str, Any]:
         "missing": missing_policy,
         "missing_count": missing_count,
         "missing_ids": notes.get("missing_ids", []),
+        "empty_rankings": notes.get("empty_rankings", 0),
+        "empty_ranking_ids": notes.get("empty_ranking_ids", []),
     }

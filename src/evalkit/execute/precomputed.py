@@ -191,8 +191,7 @@ def evaluate_run(
     """Score a precomputed run against qrels: one row per evaluated query.
 
     Queries are those of the qrels (as trec_eval evaluates them): run topics without
-    judgments are ignored, and judged topics missing from the run (or given an empty
-    ranking in a mapping or DataFrame) are scored as an empty
+    judgments are ignored, and judged topics missing from the run are scored as an empty
     ranking (``missing="zero"``, trec_eval ``-c``), left out (``"skip"``, as trec_eval
     9.0.8 did without ``-c``) or refused (``"refuse"``: ValueError naming them, as
     trec_eval 10.0 exits with an error without ``-c``). A judged query with no relevant
@@ -225,8 +224,9 @@ def evaluate_run(
         A :class:`RunResult` with rows in query-id order (text order, as trec_eval prints
         them). ``header["notes"]`` holds ``num_queries``, ``unjudged_ignored`` (and up to
         20 ``unjudged_ignored_ids``), ``missing_scored_zero`` or ``missing_skipped`` (and
-        ``missing_ids``); the header also records the run and qrels hashes, the settings
-        and every metric's provider and definition version.
+        ``missing_ids``), ``empty_rankings`` and ``empty_ranking_ids`` when a judged query
+        was given an empty ranking (it scores 0); the header also records the run and
+        qrels hashes, the settings and every metric's provider and definition version.
 
     Raises:
         ValueError: a bad ``missing``, ``depth`` or ``relevance_level``; qrels with no
@@ -257,11 +257,12 @@ def evaluate_run(
     if not q.judgments:
         raise ValueError("the qrels hold no judged query; nothing can be evaluated")
     rankings = ranked.rankings
-    # a query whose ranking is empty ({qid: {}} in a mapping or frame) has no line in
-    # TREC terms: it is missing from the run, under the missing policy, never a silent 0
-    present = {qid for qid, docs in rankings.items() if len(docs)}
-    unjudged = sorted(present.difference(q.judgments))
-    missing_ids = sorted(set(q.judgments).difference(present))
+    unjudged = sorted(set(rankings).difference(q.judgments))
+    missing_ids = sorted(set(q.judgments).difference(rankings))
+    # a judged query given an empty ranking ({qid: {}} in a mapping or frame; a TREC file
+    # cannot say it) is in the run and scores 0, as pytrec_eval scores it: counted in the
+    # notes, so that `evalkit eval` says so instead of a silent 0
+    empty_ids = sorted(x for x in q.judgments if x in rankings and not len(rankings[x]))
     qids = sorted(q.judgments)
     if missing == "refuse" and missing_ids:
         shown = ", ".join(repr(x) for x in missing_ids[:5])
@@ -272,7 +273,7 @@ def evaluate_run(
             "leave them out (missing='skip', as trec_eval 9.0.8 did)"
         )
     if missing == "skip":
-        qids = [x for x in qids if x in present]
+        qids = [x for x in qids if x in rankings]
 
     responses: list[TargetResponse] = []
     for qid in qids:
@@ -302,6 +303,8 @@ def evaluate_run(
             ("missing_scored_zero" if missing == "zero" else "missing_skipped"):
                 len(missing_ids),
             "missing_ids": missing_ids[:20],
+            **({"empty_rankings": len(empty_ids), "empty_ranking_ids": empty_ids[:20]}
+               if empty_ids else {}),
         },
     }
     return RunResult(name=name or ranked.name, per_query=rows, header=header)

@@ -102,7 +102,21 @@ def summary_line(result: RunResult) -> str:
         how = "scored 0" if n["missing"] == "zero" else "skipped"
         parts.append(f"{_count(n['missing_count'], 'judged query', 'judged queries')} "
                      f"missing from the run ({how})")
+    if n["empty_rankings"]:
+        shown = ", ".join(repr(i) for i in n["empty_ranking_ids"][:5])
+        parts.append(f"{_count(n['empty_rankings'], 'judged query', 'judged queries')} with "
+                     f"an empty ranking ({shown}{', ...' if n['empty_rankings'] > 5 else ''};"
+                     " scored 0)")
     return "; ".join(parts)
+
+
+def trec_remark(result: RunResult) -> str | None:
+    """:func:`summary_line` when it has something to say beside trec_eval's layout
+    (unjudged topics ignored, judged queries missing or with an empty ranking)."""
+    n = notes_of(result)
+    if any(n[k] for k in ("unjudged_ignored", "missing_count", "empty_rankings")):
+        return summary_line(result)
+    return None
 
 
 def fmt(value: float) -> str:
