@@ -129,3 +129,13 @@ def test_trec_eval_truncation_of_integer_cut_offs_is_kept() -> None:
     expected = [ln for ln in (DATA / "out.test.meas_params").read_text().splitlines()
                 if ln.startswith("ndcg_cut_") and "\tall\t" in ln]
     assert code == 0 and out.splitlines() == expected and len(expected) == 3
+
+
+def test_relstring_of_a_baseline_without_rankings_is_refused() -> None:
+    """examples/gate/baseline.jsonl was promoted with --drop-rankings: printing ''
+    for every query would claim the rankings were empty."""
+    root = Path(__file__).resolve().parents[3]
+    code, out, err = evalkit(str(root / "examples" / "gate" / "baseline.jsonl"), "--qrels",
+                             str(root / "examples" / "vaswani" / "data" / "qrels"),
+                             "--format", "trec", "-q", "-m", "relstring")
+    assert code == 2 and out == "" and "--drop-rankings" in err

@@ -221,6 +221,12 @@ def trec_lines(result: RunResult, request: Any, metrics: Sequence[str], counts: 
             "relstring prints each query's relevance labels, and this run comes without "
             "its judgments: pass --qrels QRELS (the run artifact keeps its rankings, not "
             "the labels)")
+    if request.relstring is not None and not any(r.retrieved for r in result.per_query) \
+            and any(getattr(r, "counts", {}).get("num_ret") for r in result.per_query):
+        raise MeasureSelectionError(
+            "relstring prints the labels of each ranking, and this artifact stores its rows "
+            "without their rankings (a baseline promoted with --drop-rankings): score the "
+            "TREC run file itself")
     try:  # a facade: trec_eval's layout is the evalkit-retrieval plugin's
         from evalkit_retrieval import trec_output
     except ImportError as exc:
