@@ -59,3 +59,4 @@ def test_evalkit_run_exits_2_on_a_bad_option(tmp_path: Path, yaml_value: str,
     assert says in proc.stderr and proc.stderr.count("\n") == 1
     assert "Traceback" not in proc.stderr
     assert not (tmp_path / "out").exists()
+
