@@ -133,7 +133,7 @@ def command(
             depth=depth, name=name, loaded=loaded)
     if is_artifact(run):
         check_artifact(result, run, qrels=qrels, relevance_level=relevance_level,
-                       missing=missing_value, depth=depth)
+                       missing=missing_value, depth=depth, alone=True)
         for line in completeness_lines(result):
             note(line)
     warnings = check_scored(result, run, qrels)
