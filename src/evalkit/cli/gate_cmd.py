@@ -45,7 +45,7 @@ def command(
         "missing).", show_default=False,
     )] = None,
     resamples: Annotated[int, typer.Option(
-        "--resamples", "-B", min=100, help="Resamples of the bootstrap tests."
+        "--resamples", "-B", min=100, max=1_000_000, help="Resamples of the bootstrap tests."
     )] = 10_000,
     seed: Annotated[int, typer.Option("--seed", min=0, help="Seed of the resampling.")] = 42,
     as_json: Annotated[bool, typer.Option(
