@@ -22,7 +22,7 @@ from evalkit.data.targets import TargetResponse
 
 ROOT = Path(__file__).resolve().parents[1]
 VASWANI = ROOT / "examples" / "vaswani" / "data"
-V1_BASELINE = ROOT / "examples" / "gate" / "baseline.jsonl"
+V1_BASELINE = ROOT / "tests" / "data" / "schema1" / "baseline.jsonl"
 runner = CliRunner()
 #: the installed command, as users run it (a real subprocess)
 EVALKIT = [sys.executable, "-c", "from evalkit.cli import main; main()"]
@@ -262,3 +262,21 @@ def test_rescoring_an_altered_file_keeps_it_incomplete(tmp_path: Path) -> None:
     cov = RunResult.load(tmp_path / "again.jsonl").coverage()
     assert not cov.complete and "its header marks it incomplete (rescored from a file that " \
         "was altered" in cov.message() and "sha256 does not match" in cov.message()
+
+
+def test_the_example_baseline_is_schema_2_and_holds_what_schema_1_did() -> None:
+    """examples/gate/baseline.jsonl was migrated by saving it again (docs/artifacts.md):
+    its header and rows are the schema 1 file's, and its trailer covers them (computed
+    here with hashlib over the bytes before the trailer)."""
+    example = ROOT / "examples" / "gate" / "baseline.jsonl"
+    lines = example.read_bytes().splitlines(keepends=True)
+    trailer = json.loads(lines[-1])
+    assert trailer == {"type": "trailer", "rows": 93,
+                       "sha256": hashlib.sha256(b"".join(lines[:-1])).hexdigest()}
+    old = V1_BASELINE.read_bytes().splitlines(keepends=True)
+    new_header, old_header = json.loads(lines[0]), json.loads(old[0])
+    assert new_header["schema_version"] == 2 and old_header["schema_version"] == 1
+    assert {**new_header, "schema_version": 1} == old_header
+    assert lines[1:-1] == old[1:]
+    run = RunResult.load(example)
+    assert run.coverage().complete and run.coverage().notes == ()

@@ -279,15 +279,36 @@ def test_metrics_table_assignment_adds_a_family() -> None:
             polarity("precision@3")
 
 
-def test_metrics_table_assignment_refuses_to_shadow_a_plugin_family() -> None:
+def precision_over_retrieved(retrieved: list[str], relevant: set[str], k: int) -> float:
+    """A client's precision that divides by the ids returned (not k): tells the client's
+    function and the plugin's apart on a short ranking."""
+    top = retrieved[:k]
+    return sum(1 for d in top if d in relevant) / len(top)
+
+
+def test_metrics_table_snippet_runs_with_the_plugins_installed() -> None:
+    """The seed's ``METRICS["precision"] = precision_at_k`` runs unchanged although
+    evalkit-retrieval provides ``precision@k``: as a dict's assignment, it replaces the
+    family (with a warning) until ``del METRICS["precision"]`` gives the plugin's back."""
+    from evalkit import run
     from evalkit.execute.run_retriever import METRICS
 
     with fresh():
         if "precision" not in METRICS:
             pytest.skip("no installed plugin provides a precision@k family")
-        with pytest.raises(RegistryError, match="precision"):
+        plugin_fn = METRICS["precision"]
+        with pytest.warns(UserWarning, match=r"replaces the precision@k family of evalkit-ret"):
             run_snippet(SNIPPET_METRICS_TABLE,
-                        {"METRICS": METRICS, "precision_at_k": precision_at_k})
+                        {"METRICS": METRICS, "precision_at_k": precision_over_retrieved})
+        assert METRICS["precision"] is precision_over_retrieved
+        # 1 relevant id among the 2 returned: the client's 1/2, where P@5 is 1/5
+        result = run("r", lambda q: ["a", "x"], [Query("q1")], {"q1": {"a"}},
+                     ["precision@5", "P@5"])
+        assert result.per_query[0].metrics == {"precision@5": 0.5}
+        del METRICS["precision"]
+        assert METRICS["precision"] is plugin_fn
+        result = run("r", lambda q: ["a", "x"], [Query("q1")], {"q1": {"a"}}, ["P@5"])
+        assert result.per_query[0].metrics == {"precision@5": 0.2}
 
 
 # ------------------------------------------------------------------ extension points

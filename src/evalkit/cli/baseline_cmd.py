@@ -65,7 +65,7 @@ def show(
     from evalkit.execute.run_files import require_artifact
     from evalkit.gate.baseline import load_baseline
 
-    require_artifact(path, "baseline", "pass a file written by `evalkit baseline promote`",
+    require_artifact(path, "baseline", "Pass a file written by `evalkit baseline promote`",
                      rows=False)
     stored = load_baseline(path)
     state = f"promoted {stored.promoted_at}" if stored.promoted else "a plain run, not promoted"

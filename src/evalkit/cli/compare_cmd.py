@@ -1,11 +1,8 @@
 """``evalkit compare``: is each candidate's difference from the baseline real?
 
-The command parses its options, calls :func:`evalkit.compare` and hands the
-:class:`~evalkit.comparison.Comparison` to the reporters: the table
-(:func:`evalkit.report.compare_table.print_compare_table`), ``--json``
-(:meth:`~evalkit.comparison.Comparison.to_json`) and ``--report FORMAT:PATH``. Every
-refusal is the library's. Only typer is imported at module level.
-"""
+It calls :func:`evalkit.compare` and hands the :class:`~evalkit.comparison.Comparison` to
+the table (:mod:`evalkit.report.compare_table`), ``--json``/``--format json``
+(``Comparison.to_json``) and ``--report FORMAT:PATH``; every refusal is the library's."""
 
 from __future__ import annotations
 
@@ -15,7 +12,7 @@ from typing import Annotated
 
 import typer
 
-from evalkit.cli.output import note, progress
+from evalkit.cli.output import TableOrJson, note, pick_format, progress
 from evalkit.comparison.options import (
     DEFAULT_METHOD,
     Alternative,
@@ -45,7 +42,11 @@ def command(
         "precision@10, recall@100, rr; for artifacts, the metrics they all hold.",
         show_default=False,
     )] = None,
-    as_json_flag: Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")] = False,
+    as_json_flag: Annotated[bool, typer.Option(
+        "--json", help="Print JSON for scripts (same as --format json).")] = False,
+    output: Annotated[TableOrJson | None, typer.Option(
+        "--format", "-f", show_default=False,
+        help="table (for people, the default) or json (Comparison.to_json).")] = None,
     top: Annotated[int, typer.Option(
         "--top", min=0, help="Also list the N queries that moved most up and down."
     )] = 0,
@@ -129,6 +130,7 @@ def command(
     from evalkit.execute.measure_args import measure_names
     from evalkit.report.writing import check_report_targets, file_targets, write_reports
 
+    as_json_flag = pick_format(as_json_flag, output and output.value) == "json"
     ci_method = ci.value if ci is not None else None
     # the options first, then the report targets, then the work
     check_request(len(runs), alpha=alpha, method=test.value, ci=ci_method,

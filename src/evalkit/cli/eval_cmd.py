@@ -1,12 +1,9 @@
 """``evalkit eval``: score one run against qrels and print means and per-query values.
 
-The command parses its options, reads the run
-(:func:`evalkit.execute.run_files.load_or_evaluate`: an artifact as saved, or a TREC run
-scored against the qrels) and prints it as :mod:`evalkit.report.run_scores` lays it out:
-a table, JSON, or trec_eval's layout; ``--csv``/``--parquet`` also write the per-query
-table (:mod:`evalkit.report.table_outputs`). Library imports that pull in numpy happen
-inside the function, so ``evalkit --help`` stays light.
-"""
+It reads the run (:func:`evalkit.execute.run_files.load_or_evaluate`) and prints it as
+:mod:`evalkit.report.run_scores` lays it out (a table, JSON, or trec_eval's layout;
+``--csv``/``--parquet``: :mod:`evalkit.report.table_outputs`). Imports that pull in numpy
+happen inside the function, so ``evalkit --help`` stays light."""
 
 from __future__ import annotations
 
@@ -18,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from evalkit.cli.errors import CliError
-from evalkit.cli.output import note, progress
+from evalkit.cli.output import note, pick_format, progress
 from evalkit.execute.run_files import Missing
 
 if TYPE_CHECKING:
@@ -59,10 +56,10 @@ def command(
     as_json_flag: Annotated[bool, typer.Option(
         "--json", help="Print JSON (same as --format json)."
     )] = False,
-    output: Annotated[OutputFormat, typer.Option(
-        "--format", "-f",
-        help="table (for people), json (for scripts) or trec (trec_eval's exact layout).",
-    )] = OutputFormat.table,
+    output: Annotated[OutputFormat | None, typer.Option(
+        "--format", "-f", show_default=False, help="table (for people, the default), json "
+        "(for scripts) or trec (trec_eval's exact layout).",
+    )] = None,
     relevance_level: Annotated[int | None, typer.Option(
         "--relevance-level", "-l", min=1,
         help="Smallest label binary measures count as relevant (trec_eval -l). (default: 1)",
@@ -119,11 +116,7 @@ def command(
     from evalkit.report import run_scores
     from evalkit.report.table_outputs import check_table_outputs, write_table_outputs
 
-    fmt_out = output
-    if as_json_flag:
-        if output not in (OutputFormat.table, OutputFormat.json):
-            raise CliError("--json and --format trec exclude each other; pick one")
-        fmt_out = OutputFormat.json
+    fmt_out = OutputFormat(pick_format(as_json_flag, output and output.value))
     request = read_measure_args(metric)
     if complete and missing not in (None, Missing.zero):
         raise CliError(f"-c is --missing zero; it contradicts --missing {missing.value}")
@@ -132,18 +125,19 @@ def command(
         require_writable(save, "--save", f"{run.stem}.jsonl", inputs=[run, qrels])
     check_table_outputs(csv, parquet, [run, qrels, save])
     loaded: dict[Path, LoadedQrels] = {}  # qrels read once, for --format trec too
+    to_score = request.to_score(DEFAULT_METRICS, trec=fmt_out is OutputFormat.trec)
     with progress(f"evaluating {run.name}"):
         result = load_or_evaluate(
-            run, qrels=qrels, metrics=request.names or DEFAULT_METRICS,
+            run, qrels=qrels, metrics=to_score,
             relevance_level=relevance_level or 1, missing=missing_value or "zero",
             depth=depth, name=name, loaded=loaded)
     if is_artifact(run):
         check_artifact(result, run, qrels=qrels, relevance_level=relevance_level,
-                       missing=missing_value, depth=depth)
+                       missing=missing_value, depth=depth, alone=True)
         for line in completeness_lines(result):
             note(line)
     warnings = check_scored(result, run, qrels)
-    metrics, counts = run_scores.select_measures(result, request.names, run)
+    metrics, counts = run_scores.select_measures(result, request, run)
     for line in warnings:
         note(line)
     if save is not None:
@@ -156,13 +150,11 @@ def command(
         typer.echo(json.dumps(json_ready(run_scores.as_json(result, metrics, per_query, run,
                                                             counts)), indent=2, allow_nan=False))
     elif fmt_out is OutputFormat.trec:
-        from evalkit.data.coverage import notes_of
-
-        if notes_of(result)["unjudged_ignored"] or notes_of(result)["missing_count"]:
-            note(run_scores.summary_line(result))
+        if (remark := run_scores.trec_remark(result)) is not None:
+            note(remark)  # stdout holds trec_eval's lines only
         judgments = None if qrels is None else judgments_of(qrels, loaded)
-        typer.echo("\n".join(run_scores.trec_lines(result, request, metrics, counts,
-                                                   per_query, judgments)))
+        typer.echo("\n".join(run_scores.trec_lines(result, request, metrics, counts, per_query,
+                                                   judgments, complete or missing is Missing.zero)))
     else:
         from evalkit.cli.output import output_console
 

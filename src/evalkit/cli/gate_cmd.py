@@ -1,14 +1,6 @@
-"""``evalkit gate``: judge a run against a checks file and exit 0, 1 or 2.
-
-Exit codes: 0 every blocking check passed; 1 a blocking check failed; 2 the run or the
-baseline is incomplete (cases without a row, a file cut short, a run still running or
-killed: no check is judged), a blocking check could not be judged (NaN, a metric that
-failed on a case it covers, incomparable baseline...) or the input is unusable (2 wins
-over 1). Warn-level checks are printed and never change the exit
-code. Left out, ``--checks``, ``--run``, ``--baseline`` and ``--report`` come from the
-eval config (:mod:`evalkit.execute.gate_options`). Library imports happen inside the
-function.
-"""
+"""``evalkit gate``: judge a run against a checks file and exit 0, 1 or 2 (the exit codes
+are the command's docstring's; 2 wins over 1). Options left out come from the eval config
+(:mod:`evalkit.execute.gate_options`); library imports happen inside the function."""
 
 from __future__ import annotations
 
@@ -53,9 +45,13 @@ def command(
         "missing).", show_default=False,
     )] = None,
     resamples: Annotated[int, typer.Option(
-        "--resamples", "-B", min=100, help="Resamples of the bootstrap tests."
+        "--resamples", "-B", min=100, max=1_000_000, help="Resamples of the bootstrap tests."
     )] = 10_000,
     seed: Annotated[int, typer.Option("--seed", min=0, help="Seed of the resampling.")] = 42,
+    as_json: Annotated[bool, typer.Option(
+        "--json", help="Print the verdict as JSON for scripts (the json report on standard "
+        "output: every check, its verdict, numbers and coverage, and exit_code); the verdict "
+        "lines go to standard error.")] = False,
 ) -> None:
     """Judge a run against checks (thresholds, and no-regression tests against a baseline).
 
@@ -71,7 +67,8 @@ def command(
     from evalkit.report.writing import check_report_targets, file_targets, write_reports
 
     options = gate_options(checks, run, baseline, report or [], config)
-    run, baseline, targets = options.run, options.baseline, options.reports
+    run, baseline = options.run, options.baseline
+    targets = [*options.reports, *(["json:-"] if as_json else [])]
     # refuse a malformed, unknown or unwritable --report before any work
     to_stdout = check_report_targets(targets,
                                      inputs=[run, checks_source(options.checks), baseline])

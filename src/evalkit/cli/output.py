@@ -5,9 +5,31 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from enum import StrEnum
 from typing import Any
 
 import typer
+
+
+class TableOrJson(StrEnum):
+    """``--format`` of the commands that print a table or JSON."""
+
+    table = "table"
+    json = "json"
+
+
+def pick_format(as_json: bool, given: str | None) -> str:
+    """The format ``--json`` and ``--format`` ask for (``--json`` is ``--format json``;
+    default ``table``).
+
+    Raises:
+        CliError: ``--json`` with another ``--format`` (``--json --format table``).
+    """
+    if as_json and given not in (None, "json"):
+        from evalkit.cli.errors import CliError
+
+        raise CliError(f"--json is --format json; it contradicts --format {given}: pick one")
+    return "json" if as_json else (given or "table")
 
 
 @contextmanager

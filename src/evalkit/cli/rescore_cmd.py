@@ -39,7 +39,7 @@ def command(
     from evalkit.cli.run_cmd import INCOMPLETE
     from evalkit.execute.measure_args import measure_names
     from evalkit.execute.rescore import check_rescore_paths, rescore
-    from evalkit.report.target_run import summary_json, summary_lines
+    from evalkit.report.target_run import rescore_line, summary_json, summary_lines
 
     check_rescore_paths(run, output, goldens)
     names = measure_names(metrics)
@@ -49,9 +49,9 @@ def command(
     result = rescore(run, names, agg, goldens=goldens, output=output)
     path = output if output is not None else run
     if as_json:
-        typer.echo(summary_json(result, path))
+        typer.echo(summary_json(result, path, rescored=True))
     else:
-        for line in summary_lines(result):
+        for line in (rescore_line(result), *summary_lines(result)):
             typer.echo(line)
         typer.echo(f"artifact: {path}")
     if result.header.get("status") != "complete" or result.header.get("aggregate_errors"):

@@ -14,7 +14,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from os import PathLike
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 
 from evalkit.comparison.records import (
     ComparisonError,
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from evalkit.report.model import Report
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Comparison:
     """Candidates against a baseline (or every pair), metric by metric.
 
@@ -60,6 +60,15 @@ class Comparison:
     query_ids: tuple[str, ...] = ()
     queries: Mapping[str, str] = field(default_factory=dict)
     provenance: Mapping[str, Any] = field(default_factory=dict)
+
+    def __repr__(self) -> str:
+        shown = ", ".join(repr(r) for r in self.results[:3])
+        more = f", ... {len(self.results) - 3} more" if len(self.results) > 3 else ""
+        s = self.settings
+        return (f"Comparison(baseline={self.baseline.name!r}, candidates="
+                f"{[c.name for c in self.candidates]!r}, metrics={list(self.metrics)!r}, "
+                f"{len(self.query_ids)} queries, method={s.method!r}, "
+                f"correction={s.correction!r}, alpha={s.alpha}, results=[{shown}{more}])")
 
     @property
     def runs(self) -> tuple[RunInfo, ...]:
@@ -120,22 +129,32 @@ class Comparison:
 
         return to_report(self)
 
-    def to_html(self, path: str | PathLike[str]) -> Path:
-        """Write the interactive HTML report (one self-contained file) to ``path``, with
-        the ``html`` reporter looked up in the registry (the ``evalkit-report-html``
-        plugin); the same file as ``evalkit compare --report html:PATH``.
+    @overload
+    def to_html(self, path: None = None) -> str: ...
+
+    @overload
+    def to_html(self, path: str | PathLike[str]) -> Path: ...
+
+    def to_html(self, path: str | PathLike[str] | None = None) -> str | Path:
+        """The interactive HTML report (one self-contained file), with the ``html``
+        reporter looked up in the registry (the ``evalkit-report-html`` plugin); the
+        same file as ``evalkit compare --report html:PATH``.
+
+        Args:
+            path: write it to this file; without one, the HTML text is returned.
 
         Returns:
-            The path written.
+            The path written, or the HTML text when no ``path`` is given.
 
         Raises:
             RegistryError: the plugin is not installed or not enabled (the message says
                 what to install).
             evalkit.io.outputs.UnwritableError: the file cannot be written.
         """
-        from evalkit.report.writing import write_report
+        from evalkit.report.writing import render_report, write_report
 
-        return write_report(self, "html", path)
+        return render_report(self, "html") if path is None else write_report(
+            self, "html", path)
 
     def to_pandas(self, long: bool = False) -> pd.DataFrame:
         """The comparison as a ``pandas.DataFrame``: one row per (candidate, metric) with

@@ -94,7 +94,7 @@ class Settings:
         }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class MetricComparison:
     """One candidate against its baseline on one metric.
 
@@ -170,6 +170,16 @@ class MetricComparison:
     def per_query(self) -> dict[str, float]:
         """``{query id: candidate - baseline}`` over the paired queries."""
         return dict(zip(self.query_ids, self.differences, strict=True))
+
+    def __repr__(self) -> str:
+        def num(x: float | None) -> str:
+            return "unbounded" if x is None else f"{x:+.4f}"
+
+        adj = "" if self.p_adjusted is None else f", p_adjusted={self.p_adjusted:.4g}"
+        return (f"MetricComparison({self.metric!r}: {self.candidate!r} - {self.baseline!r} "
+                f"= {self.diff:+.4f} [{num(self.ci_low)}, {num(self.ci_high)}], "
+                f"p={self.p_value:.4g}{adj}, significant={self.significant}, "
+                f"W/T/L={self.wins}/{self.ties}/{self.losses}, n={self.n_queries})")
 
 
 __all__ = ["ComparisonError", "MetricComparison", "QueryDelta", "RunInfo", "Settings"]

@@ -17,7 +17,7 @@ Rules:
 
 Who provides a name and the conflict messages are :mod:`evalkit.core.providers`; how a
 name finds its metric is :mod:`evalkit.core.metric_lookup`; the process-wide registry that
-discovery fills is :mod:`evalkit.plugins.default`. This module stays one (about 500
+discovery fills is :mod:`evalkit.plugins.default`. This module stays one (about 540
 lines): the :class:`Registry`'s rules for adding a record (duplicates, aliases, family
 shadows, case-insensitive spellings) and its lookups read and write the same four tables
 under one lock, and read best side by side.
@@ -83,6 +83,8 @@ class Registry:
         self._aliases: dict[str, str] = {}
         self._conflicts: dict[tuple[str, str], Conflict] = {}
         self._family_cache: dict[str, MetricSpec] = {}
+        # (namespace, key) -> the record that replace() put another in place of
+        self._replaced: dict[tuple[str, str], Entry] = {}
         # lower-cased keys and aliases -> canonical keys; rebuilt after any change
         self._lower: tuple[dict[str, set[str]], dict[str, set[str]]] | None = None
         #: filled by :func:`evalkit.plugins.load_plugins`
@@ -242,9 +244,35 @@ class Registry:
                 continue
             self._aliases[akey] = key
 
-    def remove(self, namespace: str, name: str) -> None:
-        """Remove a registration (used by tests and by ``METRICS`` deletion)."""
+    def replace(self, spec: AnySpec, provider: Provider) -> Entry | None:
+        """Put ``spec`` in the place of its name's record, keeping the aliases that name
+        it; return the record replaced (``None``: none, and ``spec`` is added), which a
+        later :meth:`remove` of the name restores (``METRICS[name] = fn`` is a dict's
+        assignment). Raises :class:`RegistryError` when two plugins block the name."""
+        ns, key = self._namespace(spec)
         with self._lock:
+            if (ns, key) in self._conflicts:
+                raise RegistryError(self._conflicts[(ns, key)].message())
+            old = self._tables.setdefault(ns, {}).get(key)
+            if old is None:
+                self.add(spec, provider)
+                return None
+            self._replaced.setdefault((ns, key), old)
+            self._put(ns, key, Entry(spec, provider))
+            return old
+
+    def _put(self, ns: str, key: str, entry: Entry) -> None:
+        self._tables.setdefault(ns, {})[key] = entry
+        self._family_cache.clear()
+        self._lower = None
+
+    def remove(self, namespace: str, name: str) -> None:
+        """Remove a registration (used by tests and by ``METRICS`` deletion), or give a
+        record that :meth:`replace` put in place of another its place back."""
+        with self._lock:
+            restored = self._replaced.pop((namespace, name), None)
+            if restored is not None:
+                return self._put(namespace, name, restored)
             self._tables.get(namespace, {}).pop(name, None)
             self._aliases = {a: k for a, k in self._aliases.items() if k != name}
             self._family_cache.clear()

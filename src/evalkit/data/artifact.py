@@ -99,11 +99,19 @@ def _problems(path: str, version: int, rows: int, trailer: int | None,
             + (f" (line {cut} is cut mid-line and was dropped)" if cut is not None else ""))
     elif trailer != rows:
         out.append(f"{path}: the trailer records {trailer} row(s) but the file holds {rows}: "
-                   "rows were lost or added after it was written")
+                   f"rows were lost or added after it was written. {_rewrite(path)}")
     elif digest_ok is False:
         out.append(f"{path}: the content differs from what was written (the trailer's "
-                   "sha256 does not match): the file was edited or damaged")
+                   f"sha256 does not match): the file was edited or damaged. {_rewrite(path)}")
     return tuple(out)
+
+
+def _rewrite(path: str) -> str:
+    """What to do about an artifact whose trailer does not match its rows."""
+    return ("Write it again from its source (evalkit eval RUN --qrels QRELS --save, evalkit "
+            "run --overwrite, or a copy you trust); to keep an edit made on purpose, save "
+            "it again so that the trailer covers it: python -c \"from evalkit import "
+            f"RunResult as R; R.load({path!r}).save({path!r})\"")
 
 
 def trailer_line(body: bytes, n_rows: int) -> str:

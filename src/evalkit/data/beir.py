@@ -21,6 +21,7 @@ from typing import Any
 
 from evalkit.data.cases import GoldenCase
 from evalkit.data.goldens import GoldenSet
+from evalkit.io.limits import label_problem
 
 QRELS_HEADER = ("query-id", "corpus-id", "score")
 
@@ -185,6 +186,9 @@ def load_qrels(path: str | Path) -> dict[str, dict[str, int]]:
             label = int(score)
         except ValueError:
             raise BeirError(f"{p}:{lineno}: score {score!r} is not an integer") from None
+        problem = label_problem(label)
+        if problem is not None:
+            raise BeirError(f"{p}:{lineno}: {problem}")
         judged = out.setdefault(qid, {})
         if doc in judged:
             raise BeirError(f"{p}:{lineno}: query {qid!r} judges document {doc!r} twice")

@@ -259,10 +259,32 @@ def require_complete(run: RunResult, role: str = "run", *,
         + ". No verdict rests on evidence it did not fully see", cov)
 
 
+def empty_answers(run: RunResult) -> list[str]:
+    """Ids of the target-run cases whose call succeeded but answered nothing to rank: no
+    ranked ids, while other cases have some (a retrieval target that found nothing) or
+    while the response has no text either. Retrieval metrics score such a case 0: a
+    legitimate score of an empty ranking, said in a note so that it is never silent."""
+    responses = [(r.query_id, r.response) for r in run.per_query
+                 if getattr(r, "response", None) is not None]
+    ranked_somewhere = any(resp.ranked_ids for _, resp in responses)
+    return [str(qid) for qid, resp in responses
+            if not resp.ranked_ids and (ranked_somewhere or not resp.text)]
+
+
+def empty_answers_line(run: RunResult) -> str | None:
+    """The ``note:`` line of :func:`empty_answers`, or None when every case has some."""
+    empty = empty_answers(run)
+    if not empty:
+        return None
+    return (f"note: {len(empty)} of {len(run.per_query)} case(s) answered with no ranked "
+            f"ids ({show_ids(empty, 5)}): retrieval metrics score an empty ranking 0")
+
+
 def completeness_lines(run: RunResult) -> list[str]:
     """What a command that shows a run's figures says about its completeness: one
     ``warning:`` line when it fails coverage, one per metric that failed on some case,
-    and one ``note:`` per thing the file cannot prove (a schema 1 file has no trailer)."""
+    one ``note:`` per thing the file cannot prove (a schema 1 file has no trailer), and
+    one when cases answered with an empty ranking (:func:`empty_answers_line`)."""
     cov = coverage_of(run)
     out = [] if cov.complete else [f"warning: {cov.message()}"]
     for metric, cases in run.metric_failures().items():
@@ -270,13 +292,15 @@ def completeness_lines(run: RunResult) -> list[str]:
                    f"({show_ids(list(cases), 5)}); its mean is not defined "
                    "(`evalkit rescore` scores it again)")
     out.extend(f"note: {n}" for n in cov.notes)
-    return out
+    empty = empty_answers_line(run)
+    return out if empty is None else [*out, empty]
 
 
 def notes_of(result: RunResult) -> dict[str, Any]:
     """The evaluation notes of a run header: ``unjudged_ignored`` (run topics without
     judgments, ignored) and their ids, ``missing`` (the policy), ``missing_count``
-    (judged queries the run lacks, scored 0 or skipped) and their ids. Counts are None
+    (judged queries the run lacks, scored 0 or skipped) and their ids, ``empty_rankings``
+    (judged queries given an empty ranking, scored 0; 0 when none) and their ids. Counts are None
     when the header does not record them (a run scored elsewhere)."""
     notes: dict[str, Any] = dict(result.header.get("notes") or {})
     missing_policy = result.header.get("missing")
@@ -290,4 +314,6 @@ def notes_of(result: RunResult) -> dict[str, Any]:
         "missing": missing_policy,
         "missing_count": missing_count,
         "missing_ids": notes.get("missing_ids", []),
+        "empty_rankings": notes.get("empty_rankings", 0),
+        "empty_ranking_ids": notes.get("empty_ranking_ids", []),
     }

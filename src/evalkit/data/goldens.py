@@ -358,8 +358,13 @@ def load_goldens(path: str | Path, loader: str | None = None, **options: Any) ->
 
     Raises:
         RegistryError: no loader of that name or suffix.
-        GoldenError: the file breaks a rule (file and line named) or has zero cases.
+        GoldenError: the file breaks a rule (file and line named) or has zero cases, or
+            ``path`` is ``-`` (standard input is refused).
     """
+    if str(path) == "-":
+        raise GoldenError("goldens -: standard input is not read here (a golden file's "
+                          "suffix picks its loader, and the run header records its hash); "
+                          "save it to a file and pass its path")
     spec = default_registry().loader("goldens", name=loader, path=str(path))
     result = spec.fn(Path(path), **options)
     if isinstance(result, GoldenSet):

@@ -29,7 +29,7 @@ from pydantic import (
 )
 from pydantic_core import ErrorDetails
 
-from evalkit.io.limits import MAX_ID_CHARS, LimitError, check_id
+from evalkit.io.limits import MAX_ID_CHARS, LimitError, check_id, label_problem
 from evalkit.io.model_errors import (
     MISSING,
     Problem,
@@ -46,6 +46,16 @@ KNOWN_FIELDS = ("id", "query", "expected", "relevant", "relevance", "answers")
 def _int_as_text(value: Any) -> Any:
     """A JSON integer id as its digits; anything else unchanged (and then checked)."""
     return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
+
+
+def _label_in_range(label: int) -> int:
+    problem = label_problem(label)
+    if problem is not None:
+        raise rule(problem)
+    return label
+
+
+Label = Annotated[int, AfterValidator(_label_in_range)]
 
 
 def _each_once(ids: list[str], info: ValidationInfo) -> list[str]:
@@ -85,7 +95,7 @@ class GoldenRow(BaseModel):
         "a reference text, or null.")
     relevant: IdList | None = Field(
         None, description="The relevant ids, when they differ from expected.")
-    relevance: dict[CaseId, int] | None = Field(
+    relevance: dict[CaseId, Label] | None = Field(
         None, description="Graded judgments {id: integer label}, as in TREC qrels.")
     answers: AnswerList | AnswerText | None = Field(
         None, description="Acceptable reference answers (a text or a list of texts) that "

@@ -114,7 +114,7 @@ class QueryResult:
         return row
 
 
-@dataclass
+@dataclass(repr=False)
 class RunResult(RunViews):
     """A named run: the per-query rows and the header that says how they were made.
 
@@ -138,6 +138,13 @@ class RunResult(RunViews):
         from evalkit.data.samples import epochs_of
 
         return epochs_of(self.header, self.samples) if self.samples else 1
+
+    def __repr__(self) -> str:
+        names = self.metric_names()
+        shown = names[:6] + (["..."] if len(names) > 6 else [])
+        status = self.header.get("status")
+        return (f"RunResult(name={self.name!r}, {len(self.per_query)} rows, metrics={shown!r}"
+                + (f", status={status!r}" if status else "") + ")")
 
     # -- derived views -------------------------------------------------------
     def ids(self) -> list[str]:

@@ -51,6 +51,12 @@ class TopicsError(ValueError):
 
 
 def _read_text(path: Path) -> str:
+    if str(path) == "-":
+        raise TopicsError("topics -: standard input is not read here; save the topics to a "
+                          "file and pass its path")
+    if path.exists() and not path.is_file() and not path.is_dir():
+        raise TopicsError(f"topics {path}: is a pipe or device, not a regular file; save "
+                          "the topics to a file and pass its path")
     try:
         raw = path.read_bytes() if path.stat().st_size <= MAX_BYTES else b""
     except FileNotFoundError:

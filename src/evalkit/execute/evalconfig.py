@@ -274,7 +274,8 @@ def load_eval_config(path: str | Path | None = None) -> EvalConfig:
     else:
         file = Path(path)
         if not file.is_file():
-            raise ConfigError(f"{file}: no such config file")
+            raise ConfigError(f"{file}: " + ("no such config file" if not file.exists() else
+                              "is a pipe or device, not a regular file; pass the config file"))
         kind = "pyproject" if file.name == "pyproject.toml" or file.suffix == ".toml" \
             else "yaml"
     file = file.resolve()

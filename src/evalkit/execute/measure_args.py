@@ -18,13 +18,36 @@ class MeasureRequest(NamedTuple):
 
     ``labels`` maps a canonical name to the line name trec_eval prints for it (a
     parameter list as typed), ``relstring`` the length of trec_eval's ``relstring``
-    line, ``header`` whether the ``runid`` / ``num_q`` lines are printed.
+    line, ``header`` which of the ``runid`` / ``num_q`` lines are printed, ``counts``
+    whether trec_eval's counts are printed beside evalkit's names, and ``asked`` whether
+    any ``-m`` was given (``names`` is empty for ``-m runid`` alone).
     """
 
     names: list[str]
     labels: dict[str, str]
     relstring: int | None
-    header: bool
+    header: tuple[str, ...]
+    counts: bool = True
+    asked: bool = False
+
+    @property
+    def header_only(self) -> bool:
+        """Only trec_eval's ``runid``, ``num_q`` or ``relstring`` lines were asked for."""
+        return self.asked and not self.names
+
+    def to_score(self, default: Sequence[str], *, trec: bool) -> list[str]:
+        """The measures to score: those asked for, else ``default``; for
+        :attr:`header_only` the ``num_ret`` count only (the lines need the rankings).
+
+        Raises:
+            MetricNameError: :attr:`header_only` outside trec_eval's layout.
+        """
+        if not self.header_only:
+            return self.names or list(default)
+        if not trec:
+            raise MetricNameError("-m runid, num_q and relstring are lines of trec_eval's "
+                                  "layout: add --format trec, or name a measure (-m ap)")
+        return ["num_ret"]
 
 
 def read_measure_args(values: Sequence[str] | None) -> MeasureRequest:
@@ -40,14 +63,15 @@ def read_measure_args(values: Sequence[str] | None) -> MeasureRequest:
     try:
         from evalkit_retrieval.trec_names import expand
     except ImportError:
-        return MeasureRequest(pieces, {}, None, True)
+        return MeasureRequest(pieces, {}, None, ("runid", "num_q"), True, bool(pieces))
     try:
         req = expand(pieces)
     except ValueError as exc:
         raise MetricNameError(str(exc)) from None
     except LookupError as exc:  # a measure the registry does not know (or blocked)
         raise MetricNameError(str(exc.args[0]) if exc.args else str(exc)) from None
-    return MeasureRequest(req.names, req.labels, req.relstring, req.header)
+    return MeasureRequest(req.names, req.labels, req.relstring, req.header, req.counts,
+                          req.asked)
 
 
 def measure_names(values: Sequence[str] | None) -> list[str]:

@@ -22,6 +22,7 @@ from evalkit.data.results import RunResult
 from evalkit.data.targets import TargetResponse
 from evalkit.execute.ranking import RankedRun, rank_run
 from evalkit.execute.scoring import require_metrics, resolve_metrics, score_rankings
+from evalkit.io.limits import check_name, label_problem
 from evalkit.plugins.default import default_registry
 
 if TYPE_CHECKING:
@@ -103,7 +104,16 @@ def load_qrels_input(qrels: QrelsInput) -> LoadedQrels:
 
 
 def _label(qid: str, doc: object, value: object) -> int:
-    """An integer label (ints, numpy ints, integral floats, integer text)."""
+    """An integer label (ints, numpy ints, integral floats, integer text) in the 64-bit
+    range (:func:`evalkit.io.limits.label_problem`)."""
+    label = _integer_label(qid, doc, value)
+    problem = label_problem(label)
+    if problem is not None:
+        raise ValueError(f"qrels of query {qid!r}, document {doc!r}: {problem}")
+    return label
+
+
+def _integer_label(qid: str, doc: object, value: object) -> int:
     if type(value) is int:
         return value
     if not isinstance(value, bool):
@@ -214,8 +224,9 @@ def evaluate_run(
         A :class:`RunResult` with rows in query-id order (text order, as trec_eval prints
         them). ``header["notes"]`` holds ``num_queries``, ``unjudged_ignored`` (and up to
         20 ``unjudged_ignored_ids``), ``missing_scored_zero`` or ``missing_skipped`` (and
-        ``missing_ids``); the header also records the run and qrels hashes, the settings
-        and every metric's provider and definition version.
+        ``missing_ids``), ``empty_rankings`` and ``empty_ranking_ids`` when a judged query
+        was given an empty ranking (it scores 0); the header also records the run and
+        qrels hashes, the settings and every metric's provider and definition version.
 
     Raises:
         ValueError: a bad ``missing``, ``depth`` or ``relevance_level``; qrels with no
@@ -238,6 +249,8 @@ def evaluate_run(
             " labels <= 0 never count as relevant"
         )
     require_metrics(metrics)
+    if name is not None:
+        check_name(name)  # as long as a TREC run tag may be (it names the run everywhere)
     specs = resolve_metrics(metrics)
     ranked = load_run_input(run, name)
     q = load_qrels_input(qrels)
@@ -246,6 +259,10 @@ def evaluate_run(
     rankings = ranked.rankings
     unjudged = sorted(set(rankings).difference(q.judgments))
     missing_ids = sorted(set(q.judgments).difference(rankings))
+    # a judged query given an empty ranking ({qid: {}} in a mapping or frame; a TREC file
+    # cannot say it) is in the run and scores 0, as pytrec_eval scores it: counted in the
+    # notes, so that `evalkit eval` says so instead of a silent 0
+    empty_ids = sorted(x for x in q.judgments if x in rankings and not len(rankings[x]))
     qids = sorted(q.judgments)
     if missing == "refuse" and missing_ids:
         shown = ", ".join(repr(x) for x in missing_ids[:5])
@@ -286,6 +303,8 @@ def evaluate_run(
             ("missing_scored_zero" if missing == "zero" else "missing_skipped"):
                 len(missing_ids),
             "missing_ids": missing_ids[:20],
+            **({"empty_rankings": len(empty_ids), "empty_ranking_ids": empty_ids[:20]}
+               if empty_ids else {}),
         },
     }
     return RunResult(name=name or ranked.name, per_query=rows, header=header)

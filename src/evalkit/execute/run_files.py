@@ -169,11 +169,13 @@ def check_artifact(
     relevance_level: int | None,
     missing: str | None,
     depth: int | None,
+    alone: bool = False,
 ) -> None:
     """Refuse options that contradict how an artifact was evaluated (it is not re-scored):
     other qrels (by hash; judgments given as a mapping are not checked), or another
-    relevance level, missing-query policy or depth than its header records. ``None``
-    asks for nothing.
+    relevance level, missing-query policy or depth than its header records; with
+    ``alone`` (the artifact is the only input, as in ``evalkit eval``) any of them for a
+    target run, which its golden set scored. ``None`` asks for nothing.
 
     Raises:
         InputError: naming ``path`` and each contradiction.
@@ -182,6 +184,16 @@ def check_artifact(
     problems: list[str] = []
     stored = (header.get("qrels") or {}).get("sha256")
     qrels_path = _as_path(qrels)
+    if alone and header.get("kind") == "target":  # its golden set scored it: nothing to set
+        given = [f"--{k.replace('_', '-')}" for k, v in (
+            ("qrels", qrels), ("relevance_level", relevance_level), ("missing", missing),
+            ("depth", depth)) if v is not None]
+        if given:
+            raise InputError(
+                f"{path} is a target run, scored against its golden set when it ran: "
+                f"{', '.join(given)} would not change it; leave "
+                f"{'it' if len(given) == 1 else 'them'} out (`evalkit rescore` scores it "
+                "again with other metrics)")
     if qrels_path is not None and stored:
         require_file(qrels_path, "qrels")
         if qrels_sha256(qrels_path) != stored:

@@ -3,10 +3,14 @@
 ``METRICS`` is the seed's metric table of ``(retrieved, relevant, k) -> float`` families;
 it is a view of the one registry, so ``METRICS["precision"] = fn`` adds a family
 ``precision@k`` with no declared polarity (``run()`` and ``compare`` use it; gates refuse it).
+As a dict's assignment does, it replaces a family of that name that a plugin provides
+(``evalkit-retrieval``'s ``precision@k``), with a warning, for the rest of the process;
+``del METRICS["precision"]`` gives the plugin's family back.
 """
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, MutableMapping, Sequence
 from typing import Any
 
@@ -45,7 +49,14 @@ class _MetricsTable(MutableMapping[str, Callable[..., float]]):
         existing = self._families().get(name)
         if existing is not None and existing.core is fn:
             return
-        default_registry().add(core_family(name, fn, None), client_provider(fn))
+        provider = client_provider(fn)
+        replaced = default_registry().replace(core_family(name, fn, None), provider)
+        if replaced is not None and not replaced.provider.is_client:
+            warnings.warn(
+                f"METRICS[{name!r}] = {getattr(fn, '__name__', fn)!r} replaces the {name}@k "
+                f"family of {replaced.provider} in this process (its spellings, e.g. "
+                f"{name}@10, now score with your function; `del METRICS[{name!r}]` gives it "
+                "back)", UserWarning, stacklevel=2)
 
     def __delitem__(self, name: str) -> None:
         reg = default_registry()

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from typing import Annotated, Any
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
@@ -28,6 +29,7 @@ from pydantic.json_schema import SkipJsonSchema
 from pydantic_core import ErrorDetails, PydanticCustomError
 
 from evalkit.gate.check_ops import BASELINE_RULES, OPS, BaselineRule, Level, Op
+from evalkit.io.limits import MAX_ID_CHARS, LimitError, check_id
 from evalkit.io.model_errors import (
     Loc,
     Problem,
@@ -56,6 +58,17 @@ QUOTE_OP = ("quote the operator: op: \">=\" (or \"<=\", \"==\"); unquoted, YAML 
             "as the start of a folded block of text")
 
 _Text = Annotated[str, Field(min_length=1, pattern=r"\S")]
+
+
+def _short_id(text: str) -> str:
+    try:
+        return check_id(text, "check id")
+    except LimitError as exc:
+        raise rule(str(exc)) from None
+
+
+#: a check id, at most evalkit.io.limits.MAX_ID_CHARS characters (never printed back whole)
+CheckId = Annotated[_Text, AfterValidator(_short_id)]
 _Name = Annotated[_Text, StringConstraints(strip_whitespace=True)]
 #: ``None`` stands for a key left out; a key written with no value (``threshold:``) is refused
 _Absent = SkipJsonSchema[None]
@@ -75,7 +88,7 @@ class CheckModel(BaseModel):
     model_config = ConfigDict(strict=True, extra="forbid", title="check",
                               json_schema_extra=_ONE_KIND)
 
-    id: _Text = Field(description="Unique in the file; names the check in every report.")
+    id: CheckId = Field(description="Unique in the file; names the check in every report.")
     metric: _Name = Field(description="A metric or aggregate name, resolved when the gate "
                           "runs (recall@10, ndcg@10, latency_p95, ...).")
     op: Op | _Absent = Field(None, description="Threshold checks: the comparison (quote it).")
@@ -215,7 +228,10 @@ def _rank(err: ErrorDetails) -> tuple[Any, ...]:
 
 def _label(check: Any, index: int) -> str:
     cid = check.get("id") if isinstance(check, Mapping) else None
+    if isinstance(cid, str) and len(cid) > MAX_ID_CHARS:  # never printed back whole
+        return f"check #{index + 1}"
     return f"check {cid!r}" if isinstance(cid, str) and cid.strip() else f"check #{index + 1}"
+
 
 
 def _explain(err: ErrorDetails, data: Any) -> tuple[Loc | None, str | None, str]:

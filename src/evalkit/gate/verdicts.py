@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 from evalkit.gate.checks import CheckSpec
 from evalkit.report.formatting import p_phrase, signed
@@ -170,7 +170,7 @@ class CheckResult:
         }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class GateReport:
     """The outcome of :func:`evaluate_gate`.
 
@@ -193,6 +193,14 @@ class GateReport:
     notes: tuple[str, ...] = field(default_factory=tuple)
     incomplete: tuple[str, ...] = field(default_factory=tuple)
     run: RunResult | None = field(default=None, compare=False, repr=False)
+
+    def __repr__(self) -> str:
+        checks = ", ".join(f"{r.check.id}: {r.verdict} ({r.evaluated}/{r.covered})"
+                           for r in self.results)
+        base = f", baseline={self.baseline_name!r}" if self.baseline_name else ""
+        inc = f", incomplete={len(self.incomplete)}" if self.incomplete else ""
+        return (f"GateReport(run={self.run_name!r}{base}, exit_code={self.exit_code}"
+                f"{inc}, checks=[{checks}])")
 
     @property
     def exit_code(self) -> int:
@@ -273,18 +281,26 @@ class GateReport:
 
         return report_from_gate(self)
 
-    def to_html(self, path: str | Path) -> Path:
-        """Write the interactive HTML report of the gate to ``path`` with the ``html``
-        reporter of the registry (the ``evalkit-report-html`` plugin), as ``evalkit gate
-        --report html:PATH`` does.
+    @overload
+    def to_html(self, path: None = None) -> str: ...
+
+    @overload
+    def to_html(self, path: str | Path) -> Path: ...
+
+    def to_html(self, path: str | Path | None = None) -> str | Path:
+        """The interactive HTML report of the gate, with the ``html`` reporter of the
+        registry (the ``evalkit-report-html`` plugin), as ``evalkit gate --report
+        html:PATH`` writes it: written to ``path`` (the path is returned), or returned as
+        text when no ``path`` is given.
 
         Raises:
             RegistryError: the plugin is not installed or not enabled (the message says
                 what to install).
         """
-        from evalkit.report.writing import write_report
+        from evalkit.report.writing import render_report, write_report
 
-        return write_report(self, "html", path)
+        return render_report(self, "html") if path is None else write_report(
+            self, "html", path)
 
     def to_pandas(self) -> pd.DataFrame:
         """The checks as a ``pandas.DataFrame``, one row per check: id, metric, verdict,

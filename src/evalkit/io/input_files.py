@@ -86,7 +86,8 @@ def sniff(path: str | Path) -> Sniffed:
     except OSError as exc:
         return Sniffed("unreadable", f"a file that cannot be read ({exc.strerror or exc})")
     if not raw.strip():
-        return Sniffed("empty", "an empty file")
+        return Sniffed("empty", "an empty file" if not raw else
+                       "a file of only white space (no line of data)")
     if b"\x00" in raw:
         return Sniffed("binary", "a binary file (it contains NUL bytes)")
     try:
@@ -141,14 +142,26 @@ def _sniff_json(line: str, lineno: int) -> Sniffed:
 
 # ------------------------------------------------------------------ checks and messages
 def require_file(path: Path, what: str) -> None:
-    """Refuse a path that is missing or a directory, naming what it should have been.
+    """Refuse a path that is missing, a directory, ``-`` or a pipe or device, naming what
+    it should have been.
 
-    Character devices and pipes (``/dev/stdin``) are accepted.
+    Runs, qrels and artifacts are read more than once (their first bytes tell what they
+    are, then they are parsed and hashed), which standard input and pipes cannot give, so
+    ``-``, ``/dev/stdin`` and named pipes are refused with a message saying to save the
+    data to a file first. (The gate's checks file, read once, takes ``-``.)
     """
+    if str(path) == "-":
+        raise InputError(f"{what} -: standard input is not read here: evalkit reads a "
+                         f"{what} file more than once (to tell what it is, then to parse and "
+                         "hash it); save it to a file and pass its path")
     if not path.exists():
         raise InputError(f"{what} {path}: no such file")
     if path.is_dir():
         raise InputError(f"{what} {path}: is a directory; pass the {what} file itself")
+    if not path.is_file():
+        raise InputError(f"{what} {path}: is a pipe or device, not a regular file: evalkit "
+                         f"reads a {what} file more than once (to tell what it is, then to "
+                         "parse and hash it); save it to a file and pass its path")
 def not_a_run_message(path: Path, found: Sniffed, *, qrels_given: bool) -> str:
     """Why ``path`` cannot be scored as a run, and what to pass instead."""
     takes = (f"a TREC run file ({RUN_LINE}) with --qrels QRELS, or a run artifact (written "

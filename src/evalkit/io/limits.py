@@ -16,6 +16,9 @@ its own error naming the file and line; it never becomes a ``RecursionError``, a
   pyyaml's own ``SafeLoader`` and a composer that counts.
 * :data:`MAX_ID_CHARS`: the longest case, query or document id; :data:`MAX_NAME_CHARS`:
   the longest run name or TREC run tag. Longer ones are refused (not printed back).
+* :data:`MIN_LABEL` .. :data:`MAX_LABEL`: a relevance label is a 64-bit signed integer,
+  trec_eval's ``long`` (:func:`label_problem`); ``10**30`` in a qrels file is refused with
+  its line instead of overflowing where the labels become arrays.
 """
 
 from __future__ import annotations
@@ -29,6 +32,8 @@ MAX_YAML_NODES = 5_000_000
 MAX_ALIAS_NODES = 100_000
 MAX_ID_CHARS = 1024
 MAX_NAME_CHARS = 256
+MIN_LABEL = -(2**63)
+MAX_LABEL = 2**63 - 1
 
 
 class LimitError(ValueError):
@@ -42,6 +47,14 @@ class LimitError(ValueError):
     def __init__(self, message: str, line: int | None = None) -> None:
         super().__init__(message)
         self.line = line
+
+
+def label_problem(label: int) -> str | None:
+    """Why ``label`` cannot be a relevance label (outside the 64-bit range), or ``None``."""
+    if MIN_LABEL <= label <= MAX_LABEL:
+        return None
+    return (f"the relevance label {label} is outside the range of a 64-bit integer "
+            f"({MIN_LABEL} to {MAX_LABEL}); labels are small grades such as 0-3")
 
 
 # ------------------------------------------------------------------ JSON

@@ -36,10 +36,12 @@ def count_names(result: RunResult) -> list[str]:
 
 
 def select_measures(
-    result: RunResult, requested: Sequence[str], path: Path
+    result: RunResult, requested: Sequence[str] | Any, path: Path
 ) -> tuple[list[str], list[str]]:
     """``(metrics, counts)`` to show: the requested ones (resolved to the run's stored
-    names), or every metric the run has (and no count).
+    names), or every metric the run has (and no count); none for a
+    :class:`~evalkit.execute.measure_args.MeasureRequest` of trec_eval's ``runid``,
+    ``num_q`` or ``relstring`` lines only (``requested`` may be such a request).
 
     Raises:
         MeasureSelectionError: a requested measure the run lacks, or a run with no metric
@@ -47,6 +49,9 @@ def select_measures(
         evalkit.data.results.MetricFailedError: a requested metric that failed on some
             case (names the run, the metric and the cases).
     """
+    if getattr(requested, "header_only", False):
+        return [], []
+    requested = getattr(requested, "names", requested)
     have = result.metric_names()
     counts_have = count_names(result)
     if not requested:
@@ -100,7 +105,21 @@ def summary_line(result: RunResult) -> str:
         how = "scored 0" if n["missing"] == "zero" else "skipped"
         parts.append(f"{_count(n['missing_count'], 'judged query', 'judged queries')} "
                      f"missing from the run ({how})")
+    if n["empty_rankings"]:
+        shown = ", ".join(repr(i) for i in n["empty_ranking_ids"][:5])
+        parts.append(f"{_count(n['empty_rankings'], 'judged query', 'judged queries')} with "
+                     f"an empty ranking ({shown}{', ...' if n['empty_rankings'] > 5 else ''};"
+                     " scored 0)")
     return "; ".join(parts)
+
+
+def trec_remark(result: RunResult) -> str | None:
+    """:func:`summary_line` when it has something to say beside trec_eval's layout
+    (unjudged topics ignored, judged queries missing or with an empty ranking)."""
+    n = notes_of(result)
+    if any(n[k] for k in ("unjudged_ignored", "missing_count", "empty_rankings")):
+        return summary_line(result)
+    return None
 
 
 def fmt(value: float) -> str:
@@ -186,16 +205,31 @@ def print_table(console: Any, result: RunResult, metrics: Sequence[str], per_que
 
 
 def trec_lines(result: RunResult, request: Any, metrics: Sequence[str], counts: Sequence[str],
-               per_query: bool, judgments: Mapping[str, Mapping[str, int]] | None
-               ) -> list[str]:
+               per_query: bool, judgments: Mapping[str, Mapping[str, int]] | None,
+               asked_c: bool = False) -> list[str]:
     """trec_eval's layout of the run, from the retrieval plugin; ``request`` is the
-    :class:`~evalkit.execute.measure_args.MeasureRequest` the ``-m`` values made and
-    ``judgments`` the qrels, when given (``{qid: {doc: label}}``).
+    :class:`~evalkit.execute.measure_args.MeasureRequest` the ``-m`` values made,
+    ``judgments`` the qrels, when given (``{qid: {doc: label}}``), and ``asked_c`` whether
+    ``-c`` (``--missing zero``) was given. trec_eval recounts ``num_rel`` on the ``all``
+    line only under ``-c``: when it was asked for, or when judged queries missing from the
+    run were scored 0 (trec_eval 10.0 refuses those without ``-c``).
 
     Raises:
         ImportError: the retrieval plugin is not installed (the message says what to
             install).
+        MeasureSelectionError: ``relstring`` asked for without the judgments.
     """
+    if request.relstring is not None and judgments is None:
+        raise MeasureSelectionError(
+            "relstring prints each query's relevance labels, and this run comes without "
+            "its judgments: pass --qrels QRELS (the run artifact keeps its rankings, not "
+            "the labels)")
+    if request.relstring is not None and not any(r.retrieved for r in result.per_query) \
+            and any(getattr(r, "counts", {}).get("num_ret") for r in result.per_query):
+        raise MeasureSelectionError(
+            "relstring prints the labels of each ranking, and this artifact stores its rows "
+            "without their rankings (a baseline promoted with --drop-rankings): score the "
+            "TREC run file itself")
     try:  # a facade: trec_eval's layout is the evalkit-retrieval plugin's
         from evalkit_retrieval import trec_output
     except ImportError as exc:
@@ -203,11 +237,13 @@ def trec_lines(result: RunResult, request: Any, metrics: Sequence[str], counts: 
 
         raise missing_plugin("evalkit-retrieval", "--format trec", exc) from exc
     wanted = list(metrics) + [c for c in counts if c not in metrics]
-    if request.header:  # evalkit's names: trec_eval's counts are printed, as it prints them
+    if request.counts:  # evalkit's names: trec_eval's counts are printed, as it prints them
         wanted = [c for c in COUNT_NAMES if c in count_names(result) and c not in wanted] + wanted
     labels = {canonical_metric(k): v for k, v in request.labels.items()}
     return trec_output.trec_lines(
         result, wanted, per_query=per_query, labels=labels,
         relstring_len=request.relstring, judgments=judgments,
-        complete=result.header.get("missing") == "zero", header=request.header,
+        complete=asked_c or bool(result.header.get("missing") == "zero"
+                                 and notes_of(result)["missing_count"]),
+        header=request.header,
     )

@@ -13,6 +13,8 @@ import math
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from evalkit.data.coverage import empty_answers_line
+
 if TYPE_CHECKING:
     from evalkit.data.results import RunResult
 
@@ -92,7 +94,33 @@ def summary_lines(run: RunResult) -> list[str]:
         lines.append(f"{n}: not computed ({problem})")
     lines.append(status_line(run))
     lines.extend(error_lines(run))
-    return lines
+    empty = empty_answers_line(run)
+    return lines if empty is None else [*lines, empty]
+
+
+def rescore_counts(run: RunResult) -> dict[str, int]:
+    """What ``rescore`` did (:func:`evalkit.execute.rescore.rescore`): ``rescored`` rows
+    scored again from their stored responses, ``kept_errored`` rows without a response
+    (their call had failed: kept as they were), ``missing`` cases without a row,
+    ``goldens_changed`` cases whose golden changed since the run, and ``metric_failures``
+    (metric, case) values that failed."""
+    rec = run.header.get("rescored") or {}
+    responded = sum(1 for r in run.per_query if getattr(r, "response", None) is not None)
+    return {
+        "rescored": responded, "kept_errored": len(run.per_query) - responded,
+        "missing": int(run.header.get("missing_cases") or 0),
+        "goldens_changed": len(rec.get("goldens_changed") or []),
+        "metric_failures": sum(len(c) for c in run.metric_failures().values()),
+    }
+
+
+def rescore_line(run: RunResult) -> str:
+    """One line of :func:`rescore_counts`, for people."""
+    c = rescore_counts(run)
+    return (f"rescored {c['rescored']} case(s) from their stored responses; "
+            f"{c['kept_errored']} without a response kept as errored; {c['missing']} "
+            f"without a row; {c['goldens_changed']} whose golden changed since the run; "
+            f"{c['metric_failures']} metric value(s) failed")
 
 
 def resume_line(run: RunResult) -> str:
@@ -111,10 +139,12 @@ def resume_line(run: RunResult) -> str:
             f"now{again}{scored}")
 
 
-def summary_json(run: RunResult, path: Path | None, *, resumed: bool = False) -> str:
+def summary_json(run: RunResult, path: Path | None, *, resumed: bool = False,
+                 rescored: bool = False) -> str:
     """The same summary as JSON (means only when the run is complete); with ``resumed``
     (``evalkit run --resume``), also ``resume``: ``{"kept", "called", "retried"}``, or
-    null when there was no earlier run."""
+    null when there was no earlier run; with ``rescored`` (``evalkit rescore``), also
+    ``rescored``: :func:`rescore_counts`."""
     complete = run.header.get("status") == "complete"
     names = list((run.header.get("config") or {}).get("metrics") or [])
     failed = run.metric_failures()
@@ -135,6 +165,8 @@ def summary_json(run: RunResult, path: Path | None, *, resumed: bool = False) ->
     }
     if resumed:
         out["resume"] = run.header.get("resume")
+    if rescored:
+        out["rescored"] = rescore_counts(run)
     return json.dumps(out, indent=2)
 
 

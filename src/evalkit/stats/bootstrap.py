@@ -29,12 +29,24 @@ __all__ = ["BootstrapResult", "paired_bootstrap"]
 TIE_RTOL = 1e-10
 
 
+#: the most resamples a test draws: its p floor is then 1e-6, and the resampled sums of
+#: a family (B x metrics doubles) stay in memory (8 MB per metric) instead of an
+#: allocation of hundreds of GiB ending in a MemoryError
+MAX_RESAMPLES = 1_000_000
+
+
 def check_resamples(n_resamples: int) -> int:
-    """Validate ``B``. Raises ValueError unless it is an integer >= 1."""
+    """Validate ``B``. Raises ValueError unless it is an integer from 1 to
+    :data:`MAX_RESAMPLES`."""
     if isinstance(n_resamples, bool) or not isinstance(n_resamples, int | np.integer):
         raise ValueError(f"n_resamples must be a positive integer, not {n_resamples!r}")
     if n_resamples < 1:
         raise ValueError(f"n_resamples must be >= 1, got {n_resamples}")
+    if n_resamples > MAX_RESAMPLES:
+        raise ValueError(f"n_resamples {n_resamples:,} is more than the {MAX_RESAMPLES:,} "
+                         "evalkit draws (p cannot go below 1/(B+1) = 1e-6 there already, "
+                         "and the resampled sums must fit in memory); use at most "
+                         f"{MAX_RESAMPLES:,}")
     return int(n_resamples)
 
 

@@ -160,6 +160,12 @@ class SimulatedPower:
     method: str
 
 
+#: bounds of :func:`simulate_power`, so that a typo'd option ends in an error, not in a
+#: run of days or an allocation of terabytes
+MAX_TRIALS = 1_000_000
+MAX_SIMULATED_N = 10_000_000
+
+
 def simulate_power(
     pilot_diffs: NDArray[np.float64] | list[float],
     effect: float,
@@ -182,7 +188,8 @@ def simulate_power(
     decides it, by the degenerate rule (docs/statistics.md), never as ``t = inf``.
 
     Raises:
-        ValueError: fewer than 2 pilot differences, ``n < 2``, bad options.
+        ValueError: fewer than 2 pilot differences, ``n < 2``, more than
+            :data:`MAX_TRIALS` trials or :data:`MAX_SIMULATED_N` queries, bad options.
     """
     _check(alpha, alternative)
     pilot = np.asarray(pilot_diffs, dtype=np.float64)
@@ -190,6 +197,13 @@ def simulate_power(
         raise ValueError("need at least 2 pilot differences")
     if n < 2 or n_trials < 1:
         raise ValueError("need n >= 2 and n_trials >= 1")
+    if n_trials > MAX_TRIALS or n > MAX_SIMULATED_N:
+        raise ValueError(
+            f"simulate_power draws at most {MAX_TRIALS:,} trials of at most "
+            f"{MAX_SIMULATED_N:,} queries (got {n_trials:,} trials of {n:,}): the power's "
+            "standard error is already below 0.0005 at the first bound; for more queries "
+            "the t-test's analytic power (t_power, evalkit power --no-simulate) needs no "
+            "simulation")
     s = check_seed(seed)
     sc = pow2_above(max(float(np.max(np.abs(pilot))), abs(float(effect))))
     pop = (pilot / sc - (pilot / sc).mean() + effect / sc) * sc

@@ -61,7 +61,7 @@ from evalkit_http.bounds import (
     install_deadline,
     read_body,
 )
-from evalkit_http.validation import check_url
+from evalkit_http.validation import check_options, check_url
 
 if TYPE_CHECKING:
     from evalkit.data.cases import GoldenCase
@@ -156,13 +156,9 @@ class HttpTarget:
         register_header_secrets({k: v for k, v in headers.items() if isinstance(v, str)})
         check_url(url)
         check_headers(headers, "HttpTarget")
-        if timeout_s <= 0:
-            raise ValueError(f"timeout_s must be positive, got {timeout_s!r}")
-        for key, cap in (("max_response_bytes", max_response_bytes),
-                         ("max_raw_bytes", max_raw_bytes)):
-            if cap is not None and (isinstance(cap, bool) or not isinstance(cap, int)
-                                    or cap < (1 if key == "max_response_bytes" else 0)):
-                raise ValueError(f"{key} must be a positive integer, got {cap!r}")
+        check_options(timeout_s=timeout_s, retry_backoff_s=retry_backoff_s,
+                      max_connections=max_connections, max_response_bytes=max_response_bytes,
+                      max_raw_bytes=max_raw_bytes)
         if isinstance(meta_keys, str):
             raise TypeError("meta_keys must be a sequence of field names, not one string")
         self.url = url

@@ -1,14 +1,18 @@
-"""What an ``HttpTarget`` checks of its URL when it is built, before any call.
+"""What an ``HttpTarget`` checks of its URL and options when it is built, before any call.
 
 A URL without a host, with an invalid host or port, fails the same way on every call and
 on every retry, so it is refused at once with a ``ValueError`` saying what is wrong (the
 URL shown without user info or query string). Headers are checked by the kernel's
-:func:`evalkit.io.headers.check_headers`.
+:func:`evalkit.io.headers.check_headers`. The numeric options are checked by
+:func:`check_options`: a NaN, infinite, negative or boolean ``timeout_s`` would otherwise
+surface on the first call (or never bound a call at all).
 """
 
 from __future__ import annotations
 
+import math
 import re
+from numbers import Real
 from urllib.parse import urlsplit
 
 from evalkit.io.redaction import public_url
@@ -44,3 +48,37 @@ def check_url(url: str) -> None:
 
 
 __all__ = ["check_url"]
+
+
+def _seconds(name: str, value: object, *, zero_ok: bool) -> float:
+    if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(value) \
+            or value < 0 or (value == 0 and not zero_ok):
+        bound = "a finite number >= 0" if zero_ok else "a finite number > 0"
+        raise ValueError(f"HttpTarget {name} must be {bound} (seconds), got {value!r}")
+    return float(value)
+
+
+def _count(name: str, value: object, *, least: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < least:
+        raise ValueError(f"HttpTarget {name} must be an integer >= {least}, got {value!r}")
+    return value
+
+
+def check_options(*, timeout_s: object, retry_backoff_s: object, max_connections: object,
+                  max_response_bytes: object, max_raw_bytes: object) -> None:
+    """Refuse numeric options no call could honour.
+
+    ``timeout_s`` (the deadline of one attempt) is a finite number of seconds > 0;
+    ``retry_backoff_s`` a finite number >= 0; ``max_connections`` and
+    ``max_response_bytes`` integers >= 1; ``max_raw_bytes`` an integer >= 0 or ``None``
+    (no cap). Booleans are refused where numbers are asked (``True`` is not 1 second).
+
+    Raises:
+        ValueError: names the option, the bound and the value given.
+    """
+    _seconds("timeout_s", timeout_s, zero_ok=False)
+    _seconds("retry_backoff_s", retry_backoff_s, zero_ok=True)
+    _count("max_connections", max_connections, least=1)
+    _count("max_response_bytes", max_response_bytes, least=1)
+    if max_raw_bytes is not None:
+        _count("max_raw_bytes", max_raw_bytes, least=0)

@@ -165,6 +165,10 @@ class LLMJudge:
         if max_retries is not None and (isinstance(max_retries, bool)
                                         or not isinstance(max_retries, int) or max_retries < 0):
             raise ValueError(f"max_retries must be an integer >= 0, got {max_retries!r}")
+        if timeout is not None and (isinstance(timeout, bool) or not isinstance(
+                timeout, int | float) or not math.isfinite(timeout) or timeout <= 0):
+            raise ValueError(f"timeout must be a finite number of seconds > 0 or None, "
+                             f"got {timeout!r}")
         if system is not None and not isinstance(system, str):
             raise ValueError("system must be a string or None")
         self.rubric = rubric

@@ -22,10 +22,14 @@ from functools import lru_cache
 
 import numpy as np
 
+from evalkit.execute.scoring import MetricError
 from evalkit_retrieval.state import Floats, Ints, RankingState
 
 Entry = tuple[int, float]
 
+
+#: the largest label whose exponential gain 2**label - 1 is a finite double
+MAX_EXP_LABEL = 1023
 
 @dataclass(frozen=True)
 class Gains:
@@ -46,8 +50,19 @@ class Gains:
                              "other")
 
     def of_labels(self, labels: Ints) -> Floats:
-        """The gain of each label (0 for labels below 0)."""
+        """The gain of each label (0 for labels below 0).
+
+        Raises:
+            MetricError: (a ``ValueError``) exponential gains of a label above 1023,
+                whose 2**label - 1 is beyond the largest double (the nDCG would be NaN):
+                in a target run the metric's error on those cases, not a crash.
+        """
         if self.exp:
+            if labels.size and int(labels.max()) > MAX_EXP_LABEL:
+                raise MetricError(
+                    f"exponential gains (dcg=exp-log2) take labels up to {MAX_EXP_LABEL}: "
+                    f"2**{int(labels.max())} - 1 is beyond the largest double; use the "
+                    "linear gains (the default)")
             return np.where(labels > 0, np.exp2(np.maximum(labels, 0)) - 1.0, 0.0)
         out = np.where(labels >= 0, labels, 0).astype(np.float64)
         for level, gain in self.pairs:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import numpy as np
 import numpy.typing as npt
@@ -204,13 +204,30 @@ def build_state(responses: Sequence[TargetResponse], cases: Sequence[GoldenCase]
         j_label.extend(map(labels.__getitem__, found))
         j_rel.extend(map(relevant.__contains__, found))
     index = np.arange(n, dtype=np.int64)
+    try:
+        q_labels = np.asarray(q_label, dtype=np.int64)
+    except OverflowError:
+        _raise_label_overflow(cases)
     return state_from(
         n, num_ret, num_rel,
         np.repeat(index, j_count), np.asarray(j_rank, dtype=np.int64),
         np.asarray(j_label, dtype=np.int64), np.asarray(j_rel, dtype=np.bool_),
-        np.repeat(index, q_count), np.asarray(q_label, dtype=np.int64),
-        np.asarray(q_rel, dtype=np.bool_),
+        np.repeat(index, q_count), q_labels, np.asarray(q_rel, dtype=np.bool_),
     )
+
+
+def _raise_label_overflow(cases: Sequence[GoldenCase]) -> NoReturn:
+    """Name the first case whose judgments hold a label outside the 64-bit range (one
+    built in Python: the loaders refuse such labels with their file and line), as a
+    :class:`MetricError`: in a target run, that case's error on the retrieval metrics."""
+    from evalkit.io.limits import label_problem
+
+    for case in cases:
+        for doc, label in case_labels(case).items():
+            problem = label_problem(label)
+            if problem is not None:
+                raise MetricError(f"case {case.id!r}, document {doc!r}: {problem}")
+    raise MetricError("a relevance label is outside the range of a 64-bit integer")
 
 
 def state_from(n: int, num_ret: Ints, num_rel: Ints, jc: Ints, jr: Ints, jl: Ints,

@@ -43,7 +43,7 @@ from typing import Any, Literal, overload
 import numpy as np
 
 from evalkit.execute.ranking import DuplicateDocumentError, RankedRun, rank_arrays
-from evalkit.io.limits import MAX_ID_CHARS, MAX_NAME_CHARS
+from evalkit.io.limits import MAX_ID_CHARS, MAX_NAME_CHARS, label_problem
 from evalkit_retrieval.columns import ranked_columns
 from evalkit_retrieval.trec_bulk import RunTable, bulk_qrels, bulk_run, sha256_meanwhile
 
@@ -365,6 +365,11 @@ def _careful_qrels(data: bytes, source: str | Path) -> dict[str, dict[str, int]]
                 "Field 4 of a qrels line is an integer label (0 = not relevant)",
             )
         label = int(fields[3])
+        problem = label_problem(label)
+        if problem is not None:
+            raise TrecFormatError(source, lineno, problem,
+                                  "Field 4 of a qrels line is an integer label (0 = not "
+                                  "relevant)")
         key = (qid, doc)
         if key in first_line:
             prev_line, prev_label = first_line[key]

@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -62,8 +63,8 @@ _CUT_OF = {base: trec for trec, base in _BASE.items() if trec in DEFAULT_CUTOFFS
 _PLAIN_OF = {base: trec for trec, base in _BASE.items() if trec not in DEFAULT_CUTOFFS}
 _GAIN_MEASURES = frozenset({"ndcg", "ndcg_rel", "Rndcg", "G", "rbp", "rbp_resid"})
 _ATOL = re.compile(r"^\s*([+-]?\d+)")
-_ATOF = re.compile(r"^\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)")
 _INT = re.compile(r"^[+-]?\d+$")
+_NUMBER = re.compile(r"^\s*[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\s*$")
 
 
 def trec_label(name: str) -> str | None:
@@ -101,6 +102,10 @@ def order_key(label: str) -> tuple[int, float]:
     return ORDER.index(trec), 0.0
 
 
+#: the ``all`` lines trec_eval prints before the measures, in its order
+HEADER_LINES: tuple[str, ...] = ("runid", "num_q")
+
+
 @dataclass
 class TrecRequest:
     """The measures a list of ``-m`` pieces asks for.
@@ -111,16 +116,23 @@ class TrecRequest:
             :func:`trec_label`'s (a parameter list as typed: ``utility_2,-1,0,0``).
         relstring: how many relevance characters ``relstring`` prints (``None``: not
             asked for).
-        header: whether the ``runid`` and ``num_q`` lines are printed: trec_eval prints
-            them for a nickname (``all_trec``, ``official``, ``set``) or ``-m runid``,
-            ``-m num_q``; evalkit prints them too whenever a piece is not one of
+        header: the ``all`` lines before the measures that are printed (``runid``,
+            ``num_q``, in that order): trec_eval prints both for a nickname (``all_trec``,
+            ``official``, ``set``), and ``-m runid`` or ``-m num_q`` alone prints that one
+            line; evalkit prints both whenever no ``-m`` is given or a piece is not one of
             trec_eval's measures.
+        counts: print trec_eval's counts (num_ret, num_rel, num_rel_ret) beside the
+            measures, as trec_eval's default does: evalkit's convention for its own names
+            (no ``-m``, or a piece that is not one of trec_eval's measures).
+        asked: some ``-m`` piece was given (``names`` may still be empty: ``-m runid``).
     """
 
     names: list[str] = field(default_factory=list)
     labels: dict[str, str] = field(default_factory=dict)
     relstring: int | None = None
-    header: bool = True
+    header: tuple[str, ...] = HEADER_LINES
+    counts: bool = True
+    asked: bool = False
 
 
 def expand(pieces: Sequence[str]) -> TrecRequest:
@@ -134,13 +146,14 @@ def expand(pieces: Sequence[str]) -> TrecRequest:
     """
     marked: dict[str, str | None] = {}
     slots: list[str] = []  # piece order: a trec measure name, or "=" + a registry name
-    header = not pieces
+    header: set[str] = set() if pieces else set(HEADER_LINES)
+    counts = not pieces
     for piece in pieces:
         base, dot, params = piece.partition(".")
-        if piece in ("runid", "num_q"):
-            header = True
+        if piece in HEADER_LINES:
+            header.add(piece)
         elif piece in NICKNAMES:
-            header = True
+            header.update(HEADER_LINES)
             for trec in NICKNAMES[piece]:
                 _mark(marked, slots, trec, None)
         elif piece in _BASE or piece == "relstring" or (dot and (
@@ -149,11 +162,13 @@ def expand(pieces: Sequence[str]) -> TrecRequest:
                 raise ValueError(f"-m {piece!r}: the parameter list after '.' is empty")
             _mark(marked, slots, base, params if dot else None)
         else:
-            header = True
+            header.update(HEADER_LINES)
+            counts = True
             slots.append("=" + piece)
     from evalkit.plugins.default import default_registry
 
-    out = TrecRequest(header=header)
+    out = TrecRequest(header=tuple(h for h in HEADER_LINES if h in header), counts=counts,
+                      asked=bool(pieces))
     for slot in slots:
         if slot.startswith("="):
             if slot[1:] not in out.names:
@@ -185,14 +200,35 @@ def _atol(text: str) -> int:
     return int(m[1]) if m else 0
 
 
-def _atof(text: str) -> float:
-    m = _ATOF.match(text)
-    return float(m[1]) if m else 0.0
+def _number(trec: str, params: str, text: str) -> float:
+    """A parameter that must be a finite number in full (trec_eval's ``atof`` would read
+    ``abc`` as 0 and ``5x`` as 5: a typo then scores something else without a word)."""
+    if _NUMBER.match(text) is None or not math.isfinite(float(text)):
+        raise ValueError(f"-m {trec}.{params}: {text!r} is not a finite number; "
+                         "trec_eval's parameters are numbers separated by commas")
+    return float(text)
+
+
+#: measures whose parameters are proportions (recall levels), and those that must be > 0
+_UNIT_PARAMS = frozenset({"iprec_at_recall", "11pt_avg"})
+
+
+def _check_range(trec: str, params: str, values: Sequence[float]) -> None:
+    if trec in _UNIT_PARAMS and any(not 0.0 <= v <= 1.0 for v in values):
+        raise ValueError(f"-m {trec}.{params}: recall levels are between 0 and 1")
+    if trec in ("Rprec_mult", "set_F") and any(v < 0 for v in values):
+        raise ValueError(f"-m {trec}.{params}: the parameter must be >= 0")
 
 
 def _expand_one(trec: str, params: str | None) -> list[tuple[str, str]]:
     if trec == "relstring":
-        return [("relstring", str(int(_atof(params.split(",")[0])) if params else 10))]
+        if params is None:
+            return [("relstring", "10")]
+        length = _number(trec, params, params.split(",")[0])
+        if length < 1:
+            raise ValueError(f"-m relstring.{params}: the length must be a positive "
+                             "number of documents")
+        return [("relstring", str(int(length)))]
     base = _BASE[trec]
     if trec in DEFAULT_CUTOFFS:
         floats = isinstance(DEFAULT_CUTOFFS[trec][0], float)
@@ -200,8 +236,10 @@ def _expand_one(trec: str, params: str | None) -> list[tuple[str, str]]:
             cuts: list[float] = list(DEFAULT_CUTOFFS[trec])
         else:
             parts = params.split(",")
-            cuts = sorted(_atof(p) for p in parts) if floats else sorted(
-                _atol(p) for p in parts)
+            numbers = [_number(trec, params, p) for p in parts]
+            _check_range(trec, params, numbers)
+            # integer cut-offs are truncated as trec_eval's atol does (ndcg_cut.23.4 is 23)
+            cuts = sorted(numbers) if floats else sorted(_atol(p) for p in parts)
             if len(set(cuts)) != len(cuts):
                 raise ValueError(f"-m {trec}.{params}: a cut-off is given twice "
                                  "(trec_eval: duplicate cutoffs detected)")
@@ -218,18 +256,20 @@ def _expand_one(trec: str, params: str | None) -> list[tuple[str, str]]:
     values = [p for p in params.split(",")]
     if trec in _GAIN_MEASURES:
         given: dict[str, object] = {}
-        gains = {int(k): _atof(v) for k, _, v in (p.partition("=") for p in values)
-                 if _INT.match(k) and int(k) >= 0}
         if any("=" not in p for p in values):
             raise ValueError(f"-m {trec}.{params}: parameters are label=gain pairs "
                              "(trec_eval: malformed pair parameters)")
+        gains = {int(k): _number(trec, params, v)
+                 for k, _, v in (p.partition("=") for p in values)
+                 if _INT.match(k) and int(k) >= 0}
         if gains and trec != "rbp_resid":
             given["gains"] = gains
         for k, _, v in (p.partition("=") for p in values):
             if k == "p" and trec in ("rbp", "rbp_resid"):
-                given["p"] = _atof(v)
+                given["p"] = _number(trec, params, v)
         return [(canonical(base, given), label)]
-    numbers = [_atof(p) for p in values]
+    numbers = [_number(trec, params, p) for p in values]
+    _check_range(trec, params, numbers)
     if trec == "utility":
         if len(numbers) != 4:
             raise ValueError(f"-m utility.{params}: utility takes 4 coefficients")

@@ -55,7 +55,7 @@ def trec_lines(
     relstring_len: int | None = None,
     judgments: Mapping[str, Mapping[str, int]] | None = None,
     complete: bool = False,
-    header: bool = True,
+    header: bool | Sequence[str] = True,
 ) -> list[str]:
     """The lines trec_eval prints for ``result`` (a :class:`~evalkit.data.results.RunResult`).
 
@@ -68,7 +68,8 @@ def trec_lines(
         relstring_len: print ``relstring`` with that many characters (per query only).
         judgments: the qrels, for relstring and ``num_rel`` under ``complete``.
         complete: the run was scored as trec_eval ``-c`` (missing judged queries as 0).
-        header: print the ``runid`` and ``num_q`` lines.
+        header: the ``runid`` and ``num_q`` lines to print (``True``: both, ``False``:
+            neither, or the names of those to print).
 
     Raises:
         KeyError: a row lacks one of ``names``.
@@ -105,8 +106,10 @@ def trec_lines(
                     lines.append(f"{label:<22}\t{row.query_id}\t{int(_value(row, name))}")
                 elif summary[name] != "exp_mean":
                     lines.append(f"{label:<22}\t{row.query_id}\t{_value(row, name):6.4f}")
-    if header:
+    heads = ("runid", "num_q") if header is True else () if header is False else header
+    if "runid" in heads:
         lines.append(f"{'runid':<22}\tall\t{result.name}")
+    if "num_q" in heads:
         lines.append(f"{'num_q':<22}\tall\t{len(rows)}")
     for _, label, name in entries:
         if not name:

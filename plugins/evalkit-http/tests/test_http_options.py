@@ -1,0 +1,62 @@
+"""HttpTarget's numeric options are checked when the target is built, before any call: a
+NaN, infinite, negative, zero (where it cannot be), boolean or non-numeric value is a
+``ValueError`` naming the option, and ``evalkit run`` with ``factory: http`` exits 2 with
+that one line (no traceback, no call made)."""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from evalkit_http.target import HttpTarget
+
+URL = "http://127.0.0.1:9/search"
+BAD: list[tuple[str, object]] = [
+    ("timeout_s", -1), ("timeout_s", 0), ("timeout_s", math.nan), ("timeout_s", math.inf),
+    ("timeout_s", True), ("timeout_s", "5"),
+    ("retry_backoff_s", -0.5), ("retry_backoff_s", math.nan), ("retry_backoff_s", math.inf),
+    ("max_connections", 0), ("max_connections", -1), ("max_connections", 1.5),
+    ("max_connections", True),
+    ("max_response_bytes", 0), ("max_response_bytes", -1), ("max_response_bytes", 1e6),
+    ("max_raw_bytes", -5), ("max_raw_bytes", math.nan),
+]
+
+
+@pytest.mark.parametrize(("option", "value"), BAD, ids=[f"{o}={v!r}" for o, v in BAD])
+def test_a_bad_numeric_option_is_refused_at_build_time(option: str, value: object) -> None:
+    with pytest.raises(ValueError, match=rf"^HttpTarget {option} must be .*got "):
+        HttpTarget(URL, **{option: value})  # type: ignore[arg-type]
+
+
+def test_the_edges_that_make_sense_are_accepted() -> None:
+    with HttpTarget(URL, timeout_s=0.001, retry_backoff_s=0, max_connections=1,
+                    max_response_bytes=1, max_raw_bytes=0) as target:
+        assert target.timeout_s == 0.001 and target.retry_backoff_s == 0.0
+    with HttpTarget(URL, max_raw_bytes=None) as target:
+        assert target.max_raw_bytes is None
+
+
+@pytest.mark.parametrize(("yaml_value", "says"), [
+    ("timeout_s: .nan", "timeout_s must be a finite number > 0 (seconds), got nan"),
+    ("timeout_s: .inf", "timeout_s must be a finite number > 0 (seconds), got inf"),
+    ("retry_backoff_s: -2", "retry_backoff_s must be a finite number >= 0 (seconds), got -2"),
+    ("max_connections: 0", "max_connections must be an integer >= 1, got 0"),
+])
+def test_evalkit_run_exits_2_on_a_bad_option(tmp_path: Path, yaml_value: str,
+                                             says: str) -> None:
+    (tmp_path / "cases.jsonl").write_text('{"id": "c1", "query": "q", "expected": ["a"]}\n')
+    (tmp_path / "evalkit.yaml").write_text(
+        "name: h\ngoldens: cases.jsonl\ntarget:\n  factory: http\n"
+        f"  kwargs: {{url: \"{URL}\", {yaml_value}}}\nmetrics: [recall@1]\n"
+        "output: out/h.jsonl\n")
+    proc = subprocess.run(
+        [sys.executable, "-c", "from evalkit.cli import main; main()", "run", "--no-progress"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert says in proc.stderr and proc.stderr.count("\n") == 1
+    assert "Traceback" not in proc.stderr
+    assert not (tmp_path / "out").exists()
+

@@ -1,0 +1,141 @@
+"""``evalkit eval --format trec`` as trec_eval prints the same ``-m``: the ``runid``,
+``num_q`` and ``relstring`` lines asked for alone, trec_eval's ``-c`` rule for ``num_rel``
+on the ``all`` line, and parameter lists that trec_eval's ``atof`` would misread.
+
+Expected lines are taken from the files trec_eval 10.0 printed (``data/``, made by the
+real binary; the commands are in ``data/README.md``): ``out.test`` is
+``trec_eval qrels.test results.test`` (its first two lines are ``runid`` and ``num_q``),
+``out.test.aq`` the same with ``-m all_trec -q`` (its ``relstring`` lines), and
+``out.test.aql`` is ``-m all_trec -mrelstring.20 -q -l2`` without ``-c``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from evalkit.cli.app import app
+
+DATA = Path(__file__).parent / "data"
+RUN, QRELS = DATA / "results.test", DATA / "qrels.test"
+
+
+def evalkit(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(app, ["eval", *args])
+    return result.exit_code, result.stdout, result.stderr
+
+
+def lines_of(name: str, measure: str) -> list[str]:
+    return [line for line in (DATA / name).read_text().splitlines()
+            if line.split("\t")[0].strip() == measure]
+
+
+@pytest.mark.parametrize(("values", "expected"), [
+    (["runid"], ["runid"]),
+    (["num_q"], ["num_q"]),
+    (["runid", "num_q"], ["runid", "num_q"]),
+    (["num_q,runid"], ["runid", "num_q"]),
+])
+def test_runid_and_num_q_alone_print_only_themselves(values: list[str],
+                                                    expected: list[str]) -> None:
+    args = [str(RUN), "--qrels", str(QRELS), "--format", "trec", "-q"]
+    for v in values:
+        args += ["-m", v]
+    code, out, _ = evalkit(*args)
+    assert code == 0
+    assert out.splitlines() == [line for m in expected for line in lines_of("out.test", m)]
+
+
+def test_relstring_alone_prints_only_the_relstring_lines() -> None:
+    code, out, _ = evalkit(str(RUN), "--qrels", str(QRELS), "--format", "trec", "-q",
+                           "-m", "relstring")
+    assert code == 0
+    assert out.splitlines() == lines_of("out.test.aq", "relstring")
+    assert out.splitlines()[0] == "relstring             \t301\t'0000011000'"
+
+
+def test_a_measure_and_runid_print_no_counts() -> None:
+    code, out, _ = evalkit(str(RUN), "--qrels", str(QRELS), "--format", "trec",
+                           "-m", "P.5", "-m", "runid")
+    assert code == 0
+    assert out.splitlines() == lines_of("out.test", "runid") + lines_of("out.test", "P_5")
+
+
+def test_header_lines_without_trec_format_are_refused() -> None:
+    code, _, err = evalkit(str(RUN), "--qrels", str(QRELS), "-m", "runid")
+    assert code == 2 and "--format trec" in err and "Traceback" not in err
+
+
+def test_relstring_of_an_artifact_needs_the_qrels(tmp_path: Path) -> None:
+    art = tmp_path / "run.jsonl"
+    assert evalkit(str(RUN), "--qrels", str(QRELS), "-m", "ap", "--save", str(art))[0] == 0
+    code, out, err = evalkit(str(art), "--format", "trec", "-q", "-m", "relstring")
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and "pass --qrels" in err  # never a row of '-' characters
+    code, out, _ = evalkit(str(art), "--qrels", str(QRELS), "--format", "trec", "-q",
+                           "-m", "relstring")
+    assert code == 0 and out.splitlines() == lines_of("out.test.aq", "relstring")
+
+
+def test_num_rel_is_recounted_only_as_under_c() -> None:
+    """trec_eval recounts num_rel on the ``all`` line from every label above 0 only under
+    ``-c`` (m_num_rel.c: ``average_complete_flag``): with ``-l 2`` and no ``-c`` the line
+    adds the queries' own num_rel (97, out.test.aql); evalkit's default scoring is ``-c``'s,
+    but no query is missing, so nothing asks for the recount."""
+    args = [str(RUN), "--qrels", str(DATA / "qrels.rel_level"), "--format", "trec", "-q",
+            "-l", "2", "-m", "all_trec", "-m", "relstring.20"]
+    code, out, _ = evalkit(*args)
+    assert code == 0 and out == (DATA / "out.test.aql").read_text()
+    assert lines_of("out.test.aql", "num_rel")[-1] == "num_rel               \tall\t97"
+    code, out, _ = evalkit(*args, "-c")
+    all_num_rel = [ln for ln in out.splitlines() if ln.startswith("num_rel ")][-1]
+    relevant = sum(1 for ln in (DATA / "qrels.rel_level").read_text().splitlines()
+                   if int(ln.split()[3]) > 0)
+    assert code == 0 and all_num_rel == f"num_rel               \tall\t{relevant}"
+    assert relevant == 559
+
+
+@pytest.mark.parametrize(("value", "says"), [
+    ("ndcg_cut.abc", "'abc' is not a finite number"),
+    ("set_F.nan", "'nan' is not a finite number"),
+    ("ndcg.1=inf", "'inf' is not a finite number"),
+    ("ndcg.1=abc", "'abc' is not a finite number"),
+    ("rbp.p=abc", "'abc' is not a finite number"),
+    ("relstring.0", "positive number of documents"),
+    ("relstring.-3", "positive number of documents"),
+    ("relstring.abc", "'abc' is not a finite number"),
+    ("iprec_at_recall.2", "between 0 and 1"),
+    ("11pt_avg.1.5", "between 0 and 1"),
+    ("Rprec_mult.-1", ">= 0"),
+    ("set_F.-1", ">= 0"),
+    ("P@0", "positive integer"),
+    ("P@-1", "positive integer"),
+    ("P.0", "positive"),
+])
+def test_bad_parameters_are_one_line_errors(value: str, says: str) -> None:
+    code, out, err = evalkit(str(RUN), "--qrels", str(QRELS), "--format", "trec",
+                             "-m", value)
+    assert code == 2 and out == ""
+    assert says in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_trec_eval_truncation_of_integer_cut_offs_is_kept() -> None:
+    """``ndcg_cut.10,20,23.4`` is trec_eval's own test (out.test.meas_params): atol reads
+    23.4 as 23, and that stays as trec_eval has it."""
+    code, out, _ = evalkit(str(RUN), "--qrels", str(QRELS), "--format", "trec",
+                           "-m", "ndcg_cut.10,20,23.4")
+    expected = [ln for ln in (DATA / "out.test.meas_params").read_text().splitlines()
+                if ln.startswith("ndcg_cut_") and "\tall\t" in ln]
+    assert code == 0 and out.splitlines() == expected and len(expected) == 3
+
+
+def test_relstring_of_a_baseline_without_rankings_is_refused() -> None:
+    """examples/gate/baseline.jsonl was promoted with --drop-rankings: printing ''
+    for every query would claim the rankings were empty."""
+    root = Path(__file__).resolve().parents[3]
+    code, out, err = evalkit(str(root / "examples" / "gate" / "baseline.jsonl"), "--qrels",
+                             str(root / "examples" / "vaswani" / "data" / "qrels"),
+                             "--format", "trec", "-q", "-m", "relstring")
+    assert code == 2 and out == "" and "--drop-rankings" in err
