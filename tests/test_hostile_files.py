@@ -104,7 +104,7 @@ def test_deep_json_lines_golden_names_file_and_line(tmp_path: Path) -> None:
     path.write_text('{"id": "q1", "query": "a"}\n\n'
                     '{"id": "q2", "query": "b", "x": ' + "[" * DEEP + "]" * DEEP + "}\n")
     elapsed, exc = quickly(load_goldens, path)
-    assert elapsed < 1 and isinstance(exc, GoldenError)
+    assert elapsed < 10 and isinstance(exc, GoldenError)  # unbounded: a RecursionError
     assert str(exc) == (f"{path}:3: nested more than {MAX_DEPTH} levels deep (lists and "
                         "objects); evalkit refuses deeper JSON")
 
@@ -124,7 +124,7 @@ def test_deep_yaml_golden_names_file_and_line(tmp_path: Path) -> None:
     path = tmp_path / "cases.yaml"
     path.write_text("- id: q1\n  query: a\n- id: q2\n  query: b\n  x: " + "[" * DEEP + "\n")
     elapsed, exc = quickly(load_goldens, path)
-    assert elapsed < 1 and isinstance(exc, GoldenError)
+    assert elapsed < 10 and isinstance(exc, GoldenError)  # unbounded: a RecursionError
     assert str(exc) == (f"{path}:5: lists and mappings nested more than {MAX_DEPTH} levels "
                         "deep; evalkit refuses deeper YAML")
 

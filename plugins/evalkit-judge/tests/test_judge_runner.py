@@ -51,12 +51,9 @@ def test_grades_run_with_the_runner_concurrency(tmp_path: Path) -> None:
     with use_registry(plugins=False) as reg:
         reg.register_metric("judged", higher_is_better=True)(
             LLMJudge("r", model="m", client=fake, prices={"m": (1.0, 5.0)}))
-        start = time.perf_counter()
         run = evaluate(TARGET, CASES, ["judged"], max_concurrency=4, progress=False,
                        artifact=tmp_path / "run.jsonl")
-        wall = time.perf_counter() - start
-    assert active[1] == 4  # four grades in flight at once
-    assert wall < 8 * 0.2  # serial grading would take 1.6 s
+    assert active[1] == 4  # four grades in flight at once (serial grading: 1)
     assert run.scores("judged") == {c.id: 4.0 for c in CASES}
     back = RunResult.load(tmp_path / "run.jsonl")
     for row in back.per_query:
