@@ -25,6 +25,12 @@ class TargetResponse:
         raw_cut: ``None`` while ``raw`` is whole; on a row whose raw body was too large
             to keep, the size in bytes of its JSON (0 when it could not be measured), and
             ``raw`` is ``None``.
+        requests: how many requests the answer took (retries included), when the
+            target counts them (``HttpTarget`` does); the runner copies it to the row's
+            ``requests``. Not compared, not stored with the response.
+        rate_limited: how many of those requests were answered "rate limited" (429,
+            529); the runner lowers its concurrency when it is not 0. Not compared, not
+            stored.
     """
 
     ranked_ids: Sequence[str] = ()
@@ -33,10 +39,22 @@ class TargetResponse:
     raw: Any = None
     meta: Mapping[str, Any] = field(default_factory=dict)
     raw_cut: int | None = None
+    requests: int | None = field(default=None, compare=False)
+    rate_limited: int = field(default=0, compare=False)
 
 
 class TargetError(RuntimeError):
-    """A target failed on a case; the message names the target and the case."""
+    """A target failed on a case; the message names the target and the case.
+
+    Attributes:
+        requests: the requests the failed call made, when the target counts them.
+        rate_limited: how many of them were answered "rate limited" (429, 529).
+    """
+
+    def __init__(self, *args: object, requests: int | None = None,
+                 rate_limited: int = 0) -> None:
+        super().__init__(*args)
+        self.requests, self.rate_limited = requests, rate_limited
 
 
 @runtime_checkable

@@ -28,6 +28,7 @@ from evalkit.core.specs import MetricSpec
 from evalkit.data.cases import GoldenCase
 from evalkit.data.rows import DEFAULT_MAX_RAW_BYTES, CaseResult, bounded_response
 from evalkit.data.targets import Target, TargetError, TargetResponse
+from evalkit.execute.pacing import Pacing, reported_tokens
 from evalkit.execute.scoring import score_case
 from evalkit.io.redaction import error_text, mask, scrub_exception
 
@@ -37,6 +38,9 @@ MAX_DEFAULT_GRACE_S = 10.0
 POLL_S = 0.1
 
 _WORKER_DONE = object()  # what a worker thread queues when it stops
+
+#: one call's outcome: ``(response, error, latency_ms, (requests, rate_limited))``
+Called = tuple[TargetResponse | None, str | None, float, tuple[int | None, int]]
 
 
 class Job(NamedTuple):
@@ -123,8 +127,10 @@ class Executor:
     """
 
     def __init__(self, target: Target, target_name: str, jobs: Sequence[Job],
-                 specs: Sequence[MetricSpec], max_concurrency: int) -> None:
+                 specs: Sequence[MetricSpec], max_concurrency: int,
+                 pacing: Pacing | None = None) -> None:
         self._target, self._name, self._specs = target, target_name, specs
+        self._pacing = pacing  # adaptive concurrency and rate limits (execute/pacing.py)
         self._todo = iter(jobs)
         self._todo_lock = threading.Lock()
         self._stop = threading.Event()
@@ -165,9 +171,14 @@ class Executor:
     def _work(self) -> None:
         try:
             while not self._stop.is_set():
+                started = None if self._pacing is None else self._pacing.admit(self._stop)
+                if self._pacing is not None and started is None:
+                    return  # stopped while waiting for a start
                 with self._todo_lock:
                     job = next(self._todo, None)
                     if job is None:
+                        if started is not None and self._pacing is not None:
+                            self._pacing.release(started)
                         return
                     with self._busy_lock:
                         self._busy += 1
@@ -180,6 +191,8 @@ class Executor:
                 finally:
                     with self._busy_lock:
                         self._busy -= 1
+                if started is not None and self._pacing is not None:
+                    self._pacing.release(started, *pacing_report(row))
                 self._done.put(row)
         finally:
             self._done.put(_WORKER_DONE)
@@ -230,37 +243,67 @@ def run_job(target: Target, target_name: str, job: Job,
     """Invoke (or reuse the stored response) and score one case."""
     if job.stored is not None and job.stored.response is not None:
         return scored(job.case, job.stored.response, job.stored.latency_ms, specs)
-    response, error, latency = call(target, target_name, job.case)
+    response, error, latency, counts = call(target, target_name, job.case)
+    return row_of(target, job, (response, error, latency, counts), specs)
+
+
+def row_of(target: Target, job: Job, called: Called, specs: Sequence[MetricSpec]
+           ) -> CaseResult:
+    """The scored row of one call's outcome (what :func:`call` returned)."""
+    response, error, latency, (requests, limited) = called
     if response is None:
-        return CaseResult(job.case.id, None, {}, error, latency)
+        return CaseResult(job.case.id, None, {}, error, latency, requests=requests,
+                          rate_limited=limited)
     row = scored(job.case, response, latency, specs)  # metrics see the whole raw body
     row.response = bounded_response(
         response, getattr(target, "max_raw_bytes", DEFAULT_MAX_RAW_BYTES))
+    row.requests, row.rate_limited = response.requests, response.rate_limited
     return row
 
 
-def call(target: Target, target_name: str, case: GoldenCase
-         ) -> tuple[TargetResponse | None, str | None, float]:
-    """``(response, error, latency_ms)`` of one call; a failure is an error message."""
+def call(target: Target, target_name: str, case: GoldenCase) -> Called:
+    """``(response, error, latency_ms, (requests, rate_limited))`` of one call; a failure
+    is an error message (and the counts its ``TargetError`` reports)."""
     start = time.perf_counter()
     try:
         response = target.invoke(case)
     except Exception as exc:
-        elapsed = (time.perf_counter() - start) * 1000.0
-        scrub_exception(exc)
-        if isinstance(exc, TargetError):
-            return None, mask(str(exc)), elapsed
-        return None, (
-            f"target {target_name!r} failed on case {case.id!r}: {error_text(exc)}"
-        ), elapsed
+        return failed_call(exc, target_name, case, start)
+    return checked_call(response, target_name, case, start)
+
+
+def failed_call(exc: Exception, target_name: str, case: GoldenCase, start: float
+                ) -> Called:
+    """What :func:`call` returns for a call (started at ``start``, ``perf_counter``)
+    that raised ``exc``."""
+    elapsed = (time.perf_counter() - start) * 1000.0
+    scrub_exception(exc)
+    counts = (getattr(exc, "requests", None), int(getattr(exc, "rate_limited", 0) or 0))
+    if isinstance(exc, TargetError):
+        return None, mask(str(exc)), elapsed, counts
+    return None, (
+        f"target {target_name!r} failed on case {case.id!r}: {error_text(exc)}"
+    ), elapsed, counts
+
+
+def checked_call(response: Any, target_name: str, case: GoldenCase, start: float
+                 ) -> Called:
+    """What :func:`call` returns for a call that returned ``response``."""
     elapsed = (time.perf_counter() - start) * 1000.0
     if not isinstance(response, TargetResponse):
         return None, (
             f"target {target_name!r} returned {type(response).__name__} for case "
             f"{case.id!r}; invoke() must return a TargetResponse"
-        ), elapsed
+        ), elapsed, (None, 0)
     latency = response.latency_ms if response.latency_ms > 0 else elapsed
-    return response, None, latency
+    return response, None, latency, (response.requests, response.rate_limited)
+
+
+def pacing_report(row: CaseResult) -> tuple[int, int]:
+    """``(rate_limited, tokens)`` of a row, for :meth:`Pacing.release`."""
+    tokens = 0 if row.response is None else reported_tokens(row.response.meta)
+    return row.rate_limited, tokens
+
 
 
 def scored(case: GoldenCase, response: TargetResponse, latency: float | None,

@@ -18,12 +18,8 @@ from typing import Any
 
 from evalkit.data.rows import DEFAULT_MAX_RAW_BYTES
 from evalkit.io.redaction import register_secret
-from evalkit_http.target import (
-    DEFAULT_MAX_RESPONSE_BYTES,
-    ExtractFn,
-    HttpTarget,
-    PayloadFn,
-)
+from evalkit_http.base import DEFAULT_MAX_RESPONSE_BYTES, ExtractFn, PayloadFn
+from evalkit_http.target import HttpTarget
 
 _ENV_RE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
