@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
+import inspect
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
@@ -79,24 +81,52 @@ class CallableTarget:
     :class:`TargetResponse`, a list of ids (best first), or a string (generated text).
     Latency is measured around the call in milliseconds. Any exception becomes a
     :class:`TargetError` naming the target and the case.
+
+    An ``async def`` function (or an object whose ``__call__`` is one) makes an async
+    target: ``ainvoke(case)`` awaits it, and the runner calls it from one event loop
+    (:mod:`evalkit.execute.async_executor`); ``invoke(case)`` still works outside a
+    running event loop (it runs the coroutine to completion with ``asyncio.run``).
+    ``ainvoke`` is ``None`` for a plain function.
     """
 
     def __init__(self, fn: Callable[[GoldenCase], Any], name: str | None = None) -> None:
         self.fn = fn
         self.name: str = name or str(getattr(fn, "__name__", "callable"))
+        coroutine = inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(
+            getattr(fn, "__call__", None))  # noqa: B004 - an async __call__, not callable()
+        self.ainvoke: Callable[[GoldenCase], Awaitable[TargetResponse]] | None = (
+            self._ainvoke if coroutine else None)
 
     def invoke(self, case: GoldenCase) -> TargetResponse:
         """Call the wrapped function on ``case``; latency in ms is measured around it.
 
         Raises:
             TargetError: the function raised or returned something other than a
-                ``TargetResponse``, a list of ids or a string.
+                ``TargetResponse``, a list of ids or a string; an async function called
+                from inside a running event loop (await :meth:`ainvoke` there).
         """
         start = time.perf_counter()
         try:
             out = self.fn(case)
+            if inspect.isawaitable(out):
+                out = _run_to_end(out, self.name, case)
+        except TargetError:
+            raise
         except Exception as exc:
             raise TargetError(f"target {self.name!r} failed on case {case.id!r}: {exc}") from exc
+        return self._response(case, out, start)
+
+    async def _ainvoke(self, case: GoldenCase) -> TargetResponse:
+        """Await the wrapped ``async def`` function on ``case`` (latency measured around
+        it); raises as :meth:`invoke`."""
+        start = time.perf_counter()
+        try:
+            out = await self.fn(case)
+        except Exception as exc:
+            raise TargetError(f"target {self.name!r} failed on case {case.id!r}: {exc}") from exc
+        return self._response(case, out, start)
+
+    def _response(self, case: GoldenCase, out: Any, start: float) -> TargetResponse:
         elapsed = (time.perf_counter() - start) * 1000.0
         if isinstance(out, TargetResponse):
             if out.latency_ms:
@@ -113,3 +143,18 @@ class CallableTarget:
             f"target {self.name!r} returned {type(out).__name__} for case {case.id!r}; "
             "return a TargetResponse, a list of ids, or a string"
         )
+
+
+def _run_to_end(awaitable: Awaitable[Any], name: str, case: GoldenCase) -> Any:
+    """The result of ``awaitable`` run on a new event loop (none may be running)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        async def wait() -> Any:
+            return await awaitable
+
+        return asyncio.run(wait())
+    if inspect.iscoroutine(awaitable):
+        awaitable.close()  # never awaited: no warning
+    raise TargetError(f"target {name!r} is async: await its ainvoke(case) inside a running "
+                      f"event loop instead of invoke (case {case.id!r})")

@@ -47,6 +47,7 @@ from evalkit.data.results import ArtifactError, RunResult
 from evalkit.data.rows import CaseResult
 from evalkit.data.targets import Target
 from evalkit.execute.artifact_writer import ArtifactWriter, read_partial
+from evalkit.execute.async_executor import is_async_target, make_executor
 from evalkit.execute.executor import (
     Executor,
     Interrupts,
@@ -54,6 +55,7 @@ from evalkit.execute.executor import (
     RunInterrupted,
     default_grace_s,
 )
+from evalkit.execute.pacing import Pacing
 from evalkit.execute.progress import ProgressBar
 from evalkit.execute.run_header import (
     ResumeError,
@@ -92,6 +94,8 @@ def evaluate(
     config: Mapping[str, Any] | None = None,
     fsync_interval_s: float = 1.0,
     grace_s: float | None = None,
+    requests_per_minute: float | None = None,
+    tokens_per_minute: float | None = None,
 ) -> RunResult:
     """Run ``target`` on every golden case and score the responses.
 
@@ -119,6 +123,15 @@ def evaluate(
         grace_s: after Ctrl-C, how long the calls in flight may take to finish and be
             written (seconds, >= 0); default: the smaller of the target's bound on one
             attempt (``attempt_bound_s`` or ``timeout_s``) and 10 s.
+        requests_per_minute: the most calls started per minute, shared by every worker
+            (``None``: no limit); see :mod:`evalkit.execute.pacing`.
+        tokens_per_minute: the most tokens per minute, from the usage responses report
+            (``meta["tokens"]`` or ``meta["usage"]``), applied after the fact.
+
+    Calls in flight adapt to rate limits (:mod:`evalkit.execute.pacing`): a call that
+    met a 429/529 halves the limit, successes raise it again, never above
+    ``max_concurrency``. An async target (an ``ainvoke`` coroutine method) runs on one
+    event loop (:mod:`evalkit.execute.async_executor`) with the same rules.
 
     Returns:
         A :class:`RunResult` of :class:`CaseResult` rows in golden-set order. Its header
@@ -149,12 +162,13 @@ def evaluate(
     if isinstance(max_concurrency, bool) or not isinstance(max_concurrency, int) \
             or max_concurrency < 1:
         raise ValueError(f"max_concurrency must be a positive integer, got {max_concurrency!r}")
-    if not callable(getattr(target, "invoke", None)):
+    if not callable(getattr(target, "invoke", None)) and not is_async_target(target):
         raise TypeError(
             f"{target!r} is not a target: it has no invoke(case) method; wrap a function in "
             "evalkit.CallableTarget(fn)"
         )
     grace = default_grace_s(target) if grace_s is None else _check_grace(grace_s)
+    pacing = Pacing(max_concurrency, requests_per_minute, tokens_per_minute)
     gset = as_golden_set(goldens)
     specs = resolve_metrics(metrics)
     agg_specs = resolve_aggregates(aggregates)
@@ -165,6 +179,7 @@ def evaluate(
     )
     plan = _Plan(target, target_name, gset, specs, agg_specs, header, max_concurrency,
                  grace, progress)
+    plan.pacing = pacing
     if artifact is None:
         return plan.run(None, {}, {})
     path = Path(artifact)
@@ -221,14 +236,15 @@ class _Plan:
         self.target, self.target_name, self.gset = target, target_name, gset
         self.specs, self.agg_specs, self.header = specs, agg_specs, header
         self.max_concurrency, self.grace, self.progress = max_concurrency, grace, progress
+        self.pacing: Pacing | None = None
 
     def run(self, writer: ArtifactWriter | None, kept: Mapping[str, CaseResult],
             redo: Mapping[str, CaseResult]) -> RunResult:
         jobs = [Job(c, redo.get(c.id)) for c in self.gset if c.id not in kept]
         results: dict[str, CaseResult] = dict(kept)
         show = sys.stderr.isatty() if self.progress is None else self.progress
-        executor = Executor(self.target, self.target_name, jobs, self.specs,
-                            self.max_concurrency)
+        executor = make_executor(self.target, self.target_name, jobs, self.specs,
+                                 self.max_concurrency, self.pacing)
         stopped: RunInterrupted | None = None
         writing = [False]
         try:

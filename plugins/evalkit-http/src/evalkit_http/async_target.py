@@ -1,0 +1,187 @@
+"""``AsyncHttpTarget``: :class:`~evalkit_http.target.HttpTarget` on ``httpx.AsyncClient``.
+
+The same settings, retry rules (:mod:`evalkit_http.attempts`), rate-limit retry and
+shared pause (:mod:`evalkit_http.ratelimit`), build-time checks and redaction
+(:mod:`evalkit_http.base`) as ``HttpTarget``; only the sending differs:
+
+* ``ainvoke(case)`` is a coroutine, so the runner calls it from one event loop
+  (:mod:`evalkit.execute.async_executor`) and hundreds of calls in flight cost no
+  threads;
+* the deadline of each whole attempt (waiting for a pooled connection, connecting,
+  sending, the headers and the complete body) is an ``asyncio.timeout(timeout_s)``
+  around it, which cancels the attempt where it stands, however the server drips;
+* the body is read within ``max_response_bytes`` of decoded bytes by the same reader
+  (:func:`evalkit_http.bounds.aread_body`), never decoded whole.
+
+An ``httpx.AsyncClient`` belongs to the event loop that first used it: the target opens
+one per loop, on its first call there, and :meth:`AsyncHttpTarget.aclose` closes it (the
+runner awaits it when its loop ends, so a target can serve several runs).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
+
+import httpx
+
+from evalkit.data.rows import DEFAULT_MAX_RAW_BYTES
+from evalkit.data.targets import TargetResponse
+from evalkit.io.redaction import mask, redact_urls
+from evalkit_http.base import (
+    DEFAULT_MAX_RESPONSE_BYTES,
+    ExtractFn,
+    HttpTargetBase,
+    PayloadFn,
+)
+from evalkit_http.bounds import ResponseTooLarge, UndecodableBody, aread_body
+from evalkit_http.target import log
+
+if TYPE_CHECKING:
+    from evalkit.data.cases import GoldenCase
+
+
+class AsyncHttpTarget(HttpTargetBase):
+    """A target behind an HTTP JSON API, called from an event loop.
+
+    Args: those of :class:`~evalkit_http.target.HttpTarget` (``url``, ``name``,
+    ``build_payload``, ``extract``, ``headers``, ``timeout_s``, ``meta_keys``,
+    ``retry_backoff_s``, ``max_connections``, ``max_response_bytes``, ``max_raw_bytes``,
+    ``retry_rate_limited``, ``rate_limit_retries``, ``rate_limit_total_s``,
+    ``retry_after_max_s``), with ``transport`` an ``httpx.AsyncBaseTransport`` (tests).
+    Keep ``max_connections`` at least the runner's ``max_concurrency``.
+
+    Raises:
+        ValueError, TypeError: as ``HttpTarget``, before anything is sent.
+    """
+
+    def __init__(
+        self,
+        url: str,
+        name: str | None = None,
+        *,
+        build_payload: PayloadFn | None = None,
+        extract: ExtractFn | None = None,
+        headers: Mapping[str, str] | None = None,
+        timeout_s: float = 30.0,
+        meta_keys: Sequence[str] = (),
+        retry_backoff_s: float = 0.1,
+        max_connections: int = 100,
+        max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
+        max_raw_bytes: int | None = DEFAULT_MAX_RAW_BYTES,
+        retry_rate_limited: bool = False,
+        rate_limit_retries: int = 8,
+        rate_limit_total_s: float = 120.0,
+        retry_after_max_s: float = 60.0,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        super().__init__(
+            url, name, build_payload=build_payload, extract=extract, headers=headers,
+            timeout_s=timeout_s, meta_keys=meta_keys, retry_backoff_s=retry_backoff_s,
+            max_response_bytes=max_response_bytes, max_raw_bytes=max_raw_bytes,
+            retry_rate_limited=retry_rate_limited, rate_limit_retries=rate_limit_retries,
+            rate_limit_total_s=rate_limit_total_s, retry_after_max_s=retry_after_max_s)
+        self._limits = httpx.Limits(max_connections=max_connections,
+                                    max_keepalive_connections=max_connections)
+        self._transport = transport
+        self._client: httpx.AsyncClient | None = None
+        self._client_loop: asyncio.AbstractEventLoop | None = None
+
+    # ------------------------------------------------------------------ lifecycle
+    def _client_here(self) -> httpx.AsyncClient:
+        loop = asyncio.get_running_loop()
+        if self._client is None or self._client_loop is not loop:
+            self._client = httpx.AsyncClient(
+                headers=self._sent_headers, timeout=httpx.Timeout(self.timeout_s),
+                limits=self._limits, follow_redirects=False, transport=self._transport)
+            self._client_loop = loop
+        return self._client
+
+    async def aclose(self) -> None:
+        """Close the connection pool of the running loop's client (idempotent); the next
+        call opens a new one."""
+        client, self._client, self._client_loop = self._client, None, None
+        if client is not None:
+            await client.aclose()
+
+    def close(self) -> None:
+        """Forget the client (its loop has ended; the runner closed it already)."""
+        self._client, self._client_loop = None, None
+
+    def __enter__(self) -> AsyncHttpTarget:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    async def __aenter__(self) -> AsyncHttpTarget:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    # ------------------------------------------------------------------ ainvoke
+    async def _attempt(self, body: bytes) -> tuple[int, str, httpx.Headers, bytes]:
+        """One request within the attempt deadline: ``(status, reason, headers, body)``;
+        the body is read only for a 2xx answer."""
+        client = self._client_here()
+        async with asyncio.timeout(self.timeout_s), \
+                client.stream("POST", self._url, content=body) as response:
+            status, reason = response.status_code, response.reason_phrase
+            if not 200 <= status < 300:
+                return status, reason, response.headers, b""
+            return (status, reason, response.headers,
+                    await aread_body(response, self.max_response_bytes))
+
+    async def ainvoke(self, case: GoldenCase) -> TargetResponse:
+        """POST the case and return the extracted response (as ``HttpTarget.invoke``).
+
+        Raises:
+            TargetError: as ``HttpTarget.invoke``.
+        """
+        body = self._body(case)
+        start = time.perf_counter()
+        seq = self._attempts()
+        while True:
+            if self.pause_gate.left() > 0:
+                waited = time.monotonic()
+                open_in_time = await self.pause_gate.await_open(seq.latest)
+                seq.add_wait(time.monotonic() - waited)
+                if not open_in_time:
+                    raise self._fail(case, seq.paused_too_long(), seq.requests,
+                                     rate_limited=seq.rate_limited)
+            seq.requests += 1
+            cause: BaseException | None = None
+            try:
+                status, reason, headers, content = await self._attempt(body)
+            except (TimeoutError, httpx.TimeoutException) as exc:
+                cause = exc
+                step = seq.failed(f"timed out after {self.timeout_s:g} s (the whole "
+                                  f"attempt; {type(exc).__name__})")
+            except httpx.TransportError as exc:
+                cause = exc
+                step = seq.failed(f"transport failure: {type(exc).__name__}: {exc}")
+            except (ResponseTooLarge, UndecodableBody) as exc:  # the same on a retry
+                raise self._fail(case, str(exc), seq.requests, exc) from exc
+            except Exception as exc:  # not a transport failure: no retry
+                raise self._fail(case, f"{type(exc).__name__}: {exc}", seq.requests,
+                                 exc) from exc
+            else:
+                step = seq.answered(status, reason, headers)
+            if step.done:
+                break
+            if step.error is not None:
+                raise self._fail(case, step.error, seq.requests, cause,
+                                 seq.rate_limited) from cause
+            log.info("target %r case %r: %s", self.name, case.id,
+                     mask(redact_urls(step.note)))
+            if step.delay_s > 0:
+                await asyncio.sleep(step.delay_s)
+                seq.add_wait(step.delay_s)
+        latency_ms = (time.perf_counter() - start) * 1000.0
+        return self._finish(case, status, reason, content, seq, latency_ms)
+
+
+__all__ = ["AsyncHttpTarget"]
