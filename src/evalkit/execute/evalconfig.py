@@ -15,6 +15,8 @@ The same keys are read from ``evalkit.yaml`` (or ``evalkit.yml``) or from the
     aggregates: [latency_p95]            # optional whole-run aggregates
     output: runs/search-v2.jsonl         # required; relative to this file
     max_concurrency: 8                   # optional; default 8
+    requests_per_minute: 600             # optional client-side limits (default: none)
+    tokens_per_minute: 90000
     checks: evals/checks.yaml            # evalkit gate's defaults (optional): the checks,
     baseline: baselines/main.jsonl       # the baseline and the reports; the run gated
     reporters: ["junit:reports/gate.xml"]  # is the output
@@ -83,6 +85,8 @@ class EvalConfig:
         metrics, aggregates: names, in the order given.
         output: the artifact path (absolute).
         max_concurrency: the pool size.
+        requests_per_minute, tokens_per_minute: the run's client-side rate limits, or
+            ``None`` (:mod:`evalkit.execute.pacing`).
         name: the run name, or ``None`` for the target's name.
         checks: ``evalkit gate``'s checks file (absolute), or ``None``.
         baseline: ``evalkit gate``'s baseline (absolute), or ``None``.
@@ -101,6 +105,8 @@ class EvalConfig:
     aggregates: tuple[str, ...]
     output: Path
     max_concurrency: int = DEFAULT_MAX_CONCURRENCY
+    requests_per_minute: float | None = None
+    tokens_per_minute: float | None = None
     name: str | None = None
     checks: Path | None = None
     baseline: Path | None = None
@@ -336,6 +342,8 @@ def _validate(table: Any, file: Path, source: str,
         target_kwargs=dict(settings.target.kwargs), metrics=tuple(settings.metrics),
         aggregates=tuple(settings.aggregates), output=(base / settings.output).resolve(),
         max_concurrency=settings.max_concurrency, name=settings.name,
+        requests_per_minute=settings.requests_per_minute,
+        tokens_per_minute=settings.tokens_per_minute,
         checks=path(settings.checks), baseline=path(settings.baseline),
         reporters=tuple(report(r) for r in settings.reporters), notice=notice,
     )

@@ -6,7 +6,7 @@ metrics again, reuses that response), scores it with every metric in the same th
 a metric that calls a service, an LLM judge, shares the concurrency) and queues the row.
 The caller takes every row queued since it last looked, in completion order.
 
-Ctrl-C (:class:`Interrupts`): the first one stops the workers from taking new cases; the
+Ctrl-C or SIGTERM (:class:`Interrupts`): the first one stops the workers from taking new cases; the
 calls in flight that finish within the grace period are still handed to the caller, so
 their rows are written, not thrown away. A second Ctrl-C stops waiting at once. Worker
 threads are daemons, so a call that never returns cannot keep the process alive after
@@ -91,29 +91,34 @@ def default_grace_s(target: Any) -> float:
 
 
 class Interrupts:
-    """Counts Ctrl-C (SIGINT) instead of raising :class:`KeyboardInterrupt` anywhere, while
-    the block runs in the main thread and SIGINT has Python's default handler (otherwise
-    it leaves the signal alone, and a ``KeyboardInterrupt`` counts as the first one)."""
+    """Counts Ctrl-C (SIGINT) and SIGTERM instead of raising :class:`KeyboardInterrupt`
+    anywhere (or ending the process), while the block runs in the main thread: SIGINT
+    when it has Python's default handler, SIGTERM when it has the default action
+    (otherwise it leaves that signal alone, and a ``KeyboardInterrupt`` counts as the
+    first Ctrl-C). A SIGTERM (``kill``, a container or CI stopping the job) is handled
+    like a Ctrl-C, so the rows of the calls in flight are written too."""
+
+    _DEFAULTS = ((signal.SIGINT, signal.default_int_handler),
+                 (signal.SIGTERM, signal.SIG_DFL))
 
     def __init__(self) -> None:
         self.count = 0
-        self._previous: Any = None
-        self._installed = False
+        self._previous: dict[int, Any] = {}
 
     def __enter__(self) -> Interrupts:
-        if threading.current_thread() is threading.main_thread() and \
-                signal.getsignal(signal.SIGINT) is signal.default_int_handler:
-            self._previous = signal.signal(signal.SIGINT, self._handle)
-            self._installed = True
+        if threading.current_thread() is threading.main_thread():
+            for signum, default in self._DEFAULTS:
+                if signal.getsignal(signum) is default:
+                    self._previous[signum] = signal.signal(signum, self._handle)
         return self
 
     def _handle(self, signum: int, frame: FrameType | None) -> None:
         self.count += 1
 
     def __exit__(self, *exc: object) -> None:
-        if self._installed:
-            signal.signal(signal.SIGINT, self._previous)
-            self._installed = False
+        for signum, previous in self._previous.items():
+            signal.signal(signum, previous)
+        self._previous = {}
 
 
 class Executor:

@@ -136,7 +136,9 @@ class HttpTargetBase:
 
     def describe(self) -> dict[str, Any]:
         """What identifies this target in a run header: no header values, no query string."""
-        out: dict[str, Any] = {
+        # the rate-limit settings are left out: they decide whether a call gets through,
+        # not what an answer is, so a run that met 429s can be resumed with them on
+        return {
             "type": f"evalkit_http.{type(self).__name__}",
             "name": self.name,
             "url": public_url(self.url),
@@ -146,9 +148,6 @@ class HttpTargetBase:
             "build_payload": _callable_name(self.build_payload),
             "extract": _callable_name(self.extract),
         }
-        if self.rate_limit.enabled:  # the seed's header stays as it was without it
-            out["retry_rate_limited"] = True
-        return out
 
     # ------------------------------------------------------------------ one case
     def _fail(self, case: GoldenCase, what: str, attempts: int | None = None,
