@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -147,6 +146,8 @@ class CallableTarget:
 
 def _run_to_end(awaitable: Awaitable[Any], name: str, case: GoldenCase) -> Any:
     """The result of ``awaitable`` run on a new event loop (none may be running)."""
+    import asyncio  # only async targets need it (it imports a thread pool)
+
     try:
         asyncio.get_running_loop()
     except RuntimeError:

@@ -27,13 +27,15 @@ can share it.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import math
 import threading
 import time
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import asyncio
 
 #: The factor a rate-limit answer multiplies the concurrency limit by.
 DECREASE = 0.5
@@ -150,6 +152,8 @@ class Pacing:
     async def admit_async(self, stopped: Callable[[], bool]) -> float | None:
         """:meth:`admit` for a task of an event loop (whose tasks also call
         :meth:`release`); ``stopped()`` says whether to give up."""
+        import asyncio  # only async runs need it (it imports a thread pool)
+
         while not stopped():
             with self._lock:
                 started, wait = self._try_start()

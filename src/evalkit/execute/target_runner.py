@@ -47,7 +47,6 @@ from evalkit.data.results import ArtifactError, RunResult
 from evalkit.data.rows import CaseResult
 from evalkit.data.targets import Target
 from evalkit.execute.artifact_writer import ArtifactWriter, read_partial
-from evalkit.execute.async_executor import is_async_target, make_executor
 from evalkit.execute.executor import (
     Executor,
     Interrupts,
@@ -162,6 +161,8 @@ def evaluate(
     if isinstance(max_concurrency, bool) or not isinstance(max_concurrency, int) \
             or max_concurrency < 1:
         raise ValueError(f"max_concurrency must be a positive integer, got {max_concurrency!r}")
+    from evalkit.execute.async_executor import is_async_target
+
     if not callable(getattr(target, "invoke", None)) and not is_async_target(target):
         raise TypeError(
             f"{target!r} is not a target: it has no invoke(case) method; wrap a function in "
@@ -243,6 +244,8 @@ class _Plan:
         jobs = [Job(c, redo.get(c.id)) for c in self.gset if c.id not in kept]
         results: dict[str, CaseResult] = dict(kept)
         show = sys.stderr.isatty() if self.progress is None else self.progress
+        from evalkit.execute.async_executor import make_executor
+
         executor = make_executor(self.target, self.target_name, jobs, self.specs,
                                  self.max_concurrency, self.pacing)
         stopped: RunInterrupted | None = None
