@@ -77,7 +77,7 @@ class HttpTargetBase:
         max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
         max_raw_bytes: int | None = DEFAULT_MAX_RAW_BYTES,
         retry_rate_limited: bool = False,
-        rate_limit_retries: int = 8,
+        rate_limit_retries: int = 20,
         rate_limit_total_s: float = 120.0,
         retry_after_max_s: float = 60.0,
     ) -> None:

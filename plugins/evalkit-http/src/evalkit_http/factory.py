@@ -18,8 +18,8 @@ from typing import Any
 
 from evalkit.data.rows import DEFAULT_MAX_RAW_BYTES
 from evalkit.io.redaction import register_secret
-from evalkit_http.base import DEFAULT_MAX_RESPONSE_BYTES, ExtractFn, PayloadFn
 from evalkit_http.async_target import AsyncHttpTarget
+from evalkit_http.base import DEFAULT_MAX_RESPONSE_BYTES, ExtractFn, PayloadFn
 from evalkit_http.target import HttpTarget
 
 _ENV_RE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
@@ -63,7 +63,7 @@ def make_http_target(
     max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
     max_raw_bytes: int | None = DEFAULT_MAX_RAW_BYTES,
     retry_rate_limited: bool = False,
-    rate_limit_retries: int = 8,
+    rate_limit_retries: int = 20,
     rate_limit_total_s: float = 120.0,
     retry_after_max_s: float = 60.0,
     asynchronous: bool = False,

@@ -87,7 +87,7 @@ class RateLimitPolicy:
     """
 
     enabled: bool = False
-    retries: int = 8
+    retries: int = 20
     total_s: float = 120.0
     retry_after_max_s: float = 60.0
 

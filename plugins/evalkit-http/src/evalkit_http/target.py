@@ -109,7 +109,7 @@ class HttpTarget(HttpTargetBase):
             it pauses every call of this target; without one, a jittered exponential
             backoff (0.5 s doubling up to 8 s). Responses then carry
             ``meta["wait_ms"]``, the milliseconds the case spent waiting.
-        rate_limit_retries: the most retries of rate-limit answers per case (default 8).
+        rate_limit_retries: the most retries of rate-limit answers per case (default 20).
         rate_limit_total_s: no request of a case starts later than this many seconds
             after the case started (default 120).
         retry_after_max_s: the cap on a server's wait (default 60 s).
@@ -140,7 +140,7 @@ class HttpTarget(HttpTargetBase):
         max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
         max_raw_bytes: int | None = DEFAULT_MAX_RAW_BYTES,
         retry_rate_limited: bool = False,
-        rate_limit_retries: int = 8,
+        rate_limit_retries: int = 20,
         rate_limit_total_s: float = 120.0,
         retry_after_max_s: float = 60.0,
         transport: httpx.BaseTransport | None = None,
