@@ -3,11 +3,16 @@
 **Adaptive concurrency (AIMD).** The runner keeps a limit on the calls in flight, never
 above ``max_concurrency`` and never below 1. It starts at ``max_concurrency``. A call
 that met a rate-limit answer (its response or error reports ``rate_limited > 0``, as
-``HttpTarget`` does for 429 and 529) halves the limit (multiplicative decrease, factor
-:data:`DECREASE`), at most once per round trip: calls that started before the last
+``HttpTarget`` does for 429 and 529) halves the limit, or the number of calls in flight
+when that is smaller (multiplicative decrease, factor :data:`DECREASE`), at most once
+per round trip: calls that started before the last
 decrease do not lower it again (TCP's rule of one decrease per window, RFC 5681). Every
 call that succeeds without one raises it by ``1 / limit`` (additive increase: about one
 more call in flight per ``limit`` calls), up to ``max_concurrency``.
+
+**A pause** (:meth:`Pacing.pause`: a server's ``Retry-After``): no call starts before it
+ends. ``HttpTarget`` keeps a :class:`Pacing` of its own over its requests (retries
+included), so that a rate limit pauses and narrows every call of the target.
 
 **Client-side rate limits**, shared by every worker of a run:
 
@@ -113,18 +118,36 @@ class Pacing:
         self._lock = threading.Lock()
         self._cond = threading.Condition(self._lock)
         self._waiters: list[asyncio.Future[None]] = []
+        self._paused_until = 0.0
+
+    def pause(self, seconds: float) -> None:
+        """No call starts within ``seconds`` from now (a later pause already set stays):
+        a server's ``Retry-After``."""
+        until = time.monotonic() + seconds
+        with self._lock:
+            self._paused_until = max(self._paused_until, until)
+
+    @property
+    def paused_until(self) -> float:
+        """The ``time.monotonic`` time before which no call starts."""
+        with self._lock:
+            return self._paused_until
 
     @property
     def current(self) -> int:
         """The number of calls that may be in flight now."""
         return max(1, min(self.max_concurrency, int(self.limit)))
 
-    def _try_start(self) -> tuple[bool, float]:
-        """Under the lock: ``(True, 0)`` when a start was taken; else ``(full, wait)``:
-        whether every slot is taken, and the longest wait before looking again."""
+    def _try_start(self, latest: float) -> tuple[bool, float]:
+        """Under the lock: ``(True, 0)`` when a start was taken; else ``(False, wait)``,
+        the longest wait before looking again (``-1``: not before ``latest``)."""
+        now = time.monotonic()
+        if self._paused_until > latest or now > latest:
+            return False, -1.0
+        if now < self._paused_until:
+            return False, min(self._paused_until - now, _POLL_S)
         if self.in_flight >= self.current:
             return False, _POLL_S
-        now = time.monotonic()
         wait = 0.0
         if self._tokens is not None:
             wait = max(wait, self._tokens.wait_for(1e-9, now))
@@ -137,28 +160,34 @@ class Pacing:
         self.in_flight += 1
         return True, 0.0
 
-    def admit(self, stop: threading.Event) -> float | None:
+    def admit(self, stop: threading.Event | None = None, latest: float = math.inf
+              ) -> float | None:
         """Wait until a call may start (a worker thread): its start time
         (``time.monotonic``) to give :meth:`release`, or ``None`` when ``stop`` was set
-        first (the call must not start)."""
+        first, or the call could not start by ``latest`` (it must not start)."""
         with self._cond:
-            while not stop.is_set():
-                started, wait = self._try_start()
+            while stop is None or not stop.is_set():
+                started, wait = self._try_start(latest)
                 if started:
                     return time.monotonic()
+                if wait < 0:
+                    return None
                 self._cond.wait(wait)  # a release wakes it at once
         return None
 
-    async def admit_async(self, stopped: Callable[[], bool]) -> float | None:
+    async def admit_async(self, stopped: Callable[[], bool] | None = None,
+                          latest: float = math.inf) -> float | None:
         """:meth:`admit` for a task of an event loop (whose tasks also call
         :meth:`release`); ``stopped()`` says whether to give up."""
         import asyncio  # only async runs need it (it imports a thread pool)
 
-        while not stopped():
+        while stopped is None or not stopped():
             with self._lock:
-                started, wait = self._try_start()
+                started, wait = self._try_start(latest)
             if started:
                 return time.monotonic()
+            if wait < 0:
+                return None
             waiter = asyncio.get_running_loop().create_future()
             self._waiters.append(waiter)
             with contextlib.suppress(TimeoutError):
@@ -175,7 +204,9 @@ class Pacing:
                 self._tokens.level -= tokens
             if rate_limited > 0:
                 if started > self._last_decrease:  # one decrease per round trip
-                    self.limit = max(1.0, self.limit * DECREASE)
+                    # half of what was in flight (this call included), when that is
+                    # fewer than the limit allowed
+                    self.limit = max(1.0, min(self.limit, self.in_flight + 1) * DECREASE)
                     self._last_decrease = time.monotonic()
                     self.decreases += 1
                     self.lowest = min(self.lowest, self.current)

@@ -80,7 +80,8 @@ class AsyncHttpTarget(HttpTargetBase):
         super().__init__(
             url, name, build_payload=build_payload, extract=extract, headers=headers,
             timeout_s=timeout_s, meta_keys=meta_keys, retry_backoff_s=retry_backoff_s,
-            max_response_bytes=max_response_bytes, max_raw_bytes=max_raw_bytes,
+            max_connections=max_connections, max_response_bytes=max_response_bytes,
+            max_raw_bytes=max_raw_bytes,
             retry_rate_limited=retry_rate_limited, rate_limit_retries=rate_limit_retries,
             rate_limit_total_s=rate_limit_total_s, retry_after_max_s=retry_after_max_s)
         self._limits = httpx.Limits(max_connections=max_connections,
@@ -145,31 +146,35 @@ class AsyncHttpTarget(HttpTargetBase):
         start = time.perf_counter()
         seq = self._attempts()
         while True:
-            if self.pause_gate.left() > 0:
-                waited = time.monotonic()
-                open_in_time = await self.pause_gate.await_open(seq.latest)
-                seq.add_wait(time.monotonic() - waited)
-                if not open_in_time:
-                    raise self._fail(case, seq.paused_too_long(), seq.requests,
-                                     rate_limited=seq.rate_limited)
+            waited = time.monotonic()
+            started = await self.pause_gate.admit_async(latest=seq.latest)
+            seq.add_wait(time.monotonic() - waited)
+            if started is None:
+                raise self._fail(case, seq.paused_too_long(), seq.requests,
+                                 rate_limited=seq.rate_limited)
             seq.requests += 1
             cause: BaseException | None = None
+            limited = 0
             try:
-                status, reason, headers, content = await self._attempt(body)
-            except (TimeoutError, httpx.TimeoutException) as exc:
-                cause = exc
-                step = seq.failed(f"timed out after {self.timeout_s:g} s (the whole "
-                                  f"attempt; {type(exc).__name__})")
-            except httpx.TransportError as exc:
-                cause = exc
-                step = seq.failed(f"transport failure: {type(exc).__name__}: {exc}")
-            except (ResponseTooLarge, UndecodableBody) as exc:  # the same on a retry
-                raise self._fail(case, str(exc), seq.requests, exc) from exc
-            except Exception as exc:  # not a transport failure: no retry
-                raise self._fail(case, f"{type(exc).__name__}: {exc}", seq.requests,
-                                 exc) from exc
-            else:
-                step = seq.answered(status, reason, headers)
+                try:
+                    status, reason, headers, content = await self._attempt(body)
+                except (TimeoutError, httpx.TimeoutException) as exc:
+                    cause = exc
+                    step = seq.failed(f"timed out after {self.timeout_s:g} s (the whole "
+                                      f"attempt; {type(exc).__name__})")
+                except httpx.TransportError as exc:
+                    cause = exc
+                    step = seq.failed(f"transport failure: {type(exc).__name__}: {exc}")
+                except (ResponseTooLarge, UndecodableBody) as exc:  # the same on a retry
+                    raise self._fail(case, str(exc), seq.requests, exc) from exc
+                except Exception as exc:  # not a transport failure: no retry
+                    raise self._fail(case, f"{type(exc).__name__}: {exc}", seq.requests,
+                                     exc) from exc
+                else:
+                    limited = int(self.rate_limit.applies(status))
+                    step = seq.answered(status, reason, headers)
+            finally:
+                self.pause_gate.release(started, limited)
             if step.done:
                 break
             if step.error is not None:

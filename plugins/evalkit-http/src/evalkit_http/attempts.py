@@ -20,7 +20,8 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from evalkit_http.ratelimit import PauseGate, RateLimitPolicy
+from evalkit.execute.pacing import Pacing
+from evalkit_http.ratelimit import RateLimitPolicy
 
 
 @dataclass(frozen=True)
@@ -45,7 +46,7 @@ class Attempts:
             5xx backoff), measured by the caller through :meth:`add_wait`.
     """
 
-    def __init__(self, policy: RateLimitPolicy, gate: PauseGate, retry_backoff_s: float
+    def __init__(self, policy: RateLimitPolicy, gate: Pacing, retry_backoff_s: float
                  ) -> None:
         self.policy, self.gate, self.retry_backoff_s = policy, gate, retry_backoff_s
         self.start = time.monotonic()

@@ -17,6 +17,7 @@ import httpx
 
 from evalkit.data.rows import DEFAULT_MAX_RAW_BYTES
 from evalkit.data.targets import TargetError, TargetResponse
+from evalkit.execute.pacing import Pacing
 from evalkit.io.headers import check_headers
 from evalkit.io.limits import LimitError, loads_json
 from evalkit.io.redaction import (
@@ -30,7 +31,7 @@ from evalkit.io.redaction import (
 )
 from evalkit_http.attempts import Attempts
 from evalkit_http.bounds import ACCEPT_ENCODING
-from evalkit_http.ratelimit import PauseGate, RateLimitPolicy
+from evalkit_http.ratelimit import RateLimitPolicy
 from evalkit_http.validation import check_url
 
 if TYPE_CHECKING:
@@ -74,6 +75,7 @@ class HttpTargetBase:
         timeout_s: float = 30.0,
         meta_keys: Sequence[str] = (),
         retry_backoff_s: float = 0.1,
+        max_connections: int = 100,
         max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
         max_raw_bytes: int | None = DEFAULT_MAX_RAW_BYTES,
         retry_rate_limited: bool = False,
@@ -100,8 +102,9 @@ class HttpTargetBase:
                              f"{retry_rate_limited!r}")
         self.rate_limit = RateLimitPolicy(retry_rate_limited, rate_limit_retries,
                                           rate_limit_total_s, retry_after_max_s)
-        #: the target's pause (a server's Retry-After holds every call of the target)
-        self.pause_gate = PauseGate()
+        #: what every request passes: the pause of a server's Retry-After, and a limit on
+        #: requests in flight that narrows at rate-limit answers (retries included)
+        self.pause_gate = Pacing(max_connections)
         self.url = url
         try:
             # parsed once: httpx would parse the text again on every request

@@ -10,9 +10,12 @@ SDKs do:
 * without a usable header, jittered exponential backoff: ``min(0.5 x 2^(n-1), 8) x
   (1 - 0.25 x u)`` seconds before the n-th retry, ``u`` uniform in [0, 1) (the OpenAI
   SDK's ``INITIAL_RETRY_DELAY``, ``MAX_RETRY_DELAY`` and jitter);
-* a server's wait pauses the whole target (:class:`PauseGate`): no call of that target
-  sends a request before it ends, not only the call that was answered 429; a backoff
-  without a header delays only the call that met it.
+* a server's wait pauses the whole target: no call of that target sends a request
+  before it ends, not only the call that was answered 429; a backoff without a header
+  delays only the call that met it. The target's requests (retries included) pass one
+  :class:`evalkit.execute.pacing.Pacing`, whose limit on requests in flight halves at a
+  rate-limit answer and grows back with successes, so calls held by a pause do not all
+  rush back at once and each spend a retry on a new 429.
 
 A case stops retrying after ``rate_limit_retries`` retries of rate-limit answers, or
 when the next request could not start within ``rate_limit_total_s`` of the case's start.
@@ -20,10 +23,8 @@ when the next request could not start within ``rate_limit_total_s`` of the case'
 
 from __future__ import annotations
 
-import asyncio
 import math
 import random
-import threading
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -113,55 +114,10 @@ class RateLimitPolicy:
         return backoff_s(retry), False
 
 
-class PauseGate:
-    """The pause of one target: a time (``time.monotonic``) before which none of its calls
-    sends a request. Shared by threads and by the tasks of an event loop (the state is a
-    float under a lock; waiting is :meth:`wait` or :meth:`await_open`)."""
-
-    def __init__(self) -> None:
-        self._until = 0.0
-        self._lock = threading.Lock()
-
-    def pause(self, seconds: float) -> None:
-        """No request starts within ``seconds`` from now (a longer pause already set
-        stays)."""
-        until = time.monotonic() + seconds
-        with self._lock:
-            self._until = max(self._until, until)
-
-    def left(self) -> float:
-        """Seconds until the gate opens (0 when open)."""
-        with self._lock:
-            return max(0.0, self._until - time.monotonic())
-
-    def opens_at(self) -> float:
-        """The ``time.monotonic`` time the gate opens at."""
-        with self._lock:
-            return self._until
-
-    def wait(self, latest: float) -> bool:
-        """Sleep until the gate is open; ``False`` (at once) when it opens after
-        ``latest`` (``time.monotonic``), the caller's own bound."""
-        while (left := self.left()) > 0:
-            if self.opens_at() > latest:
-                return False
-            time.sleep(left)
-        return True
-
-    async def await_open(self, latest: float) -> bool:
-        """:meth:`wait` for a coroutine (sleeps on the event loop)."""
-        while (left := self.left()) > 0:
-            if self.opens_at() > latest:
-                return False
-            await asyncio.sleep(left)
-        return True
-
-
 __all__ = [
     "INITIAL_BACKOFF_S",
     "MAX_BACKOFF_S",
     "RATE_LIMIT_STATUSES",
-    "PauseGate",
     "RateLimitPolicy",
     "backoff_s",
     "retry_after_s",
