@@ -121,6 +121,7 @@ def test_invoke_of_an_async_target_outside_and_inside_a_loop() -> None:
     async def inside() -> None:
         with pytest.raises(TargetError, match="is async: await its ainvoke"):
             target.invoke(GoldenCase("b", "q"))
+        assert target.ainvoke is not None
         assert list((await target.ainvoke(GoldenCase("c", "q"))).ranked_ids) == ["c", "x"]
 
     asyncio.run(inside())

@@ -73,6 +73,18 @@ class Target(Protocol):
         ...
 
 
+@runtime_checkable
+class AsyncTarget(Protocol):
+    """Anything with a ``name`` and a coroutine ``ainvoke(case) -> TargetResponse``
+    (called from the runner's event loop: :mod:`evalkit.execute.async_executor`)."""
+
+    name: str
+
+    async def ainvoke(self, case: GoldenCase) -> TargetResponse:
+        """Answer one case (raises :class:`TargetError`, as ``Target.invoke``)."""
+        ...
+
+
 class CallableTarget:
     """Wrap a Python callable as a target.
 

@@ -31,7 +31,7 @@ from typing import Any
 
 from evalkit.core.specs import MetricSpec
 from evalkit.data.rows import CaseResult
-from evalkit.data.targets import Target
+from evalkit.data.targets import AsyncTarget, Target
 from evalkit.execute.executor import (
     _WORKER_DONE,
     Called,
@@ -156,13 +156,14 @@ class AsyncExecutor(Executor):
                                           self._specs)
 
 
-def make_executor(target: Target, target_name: str, jobs: Sequence[Job],
+def make_executor(target: Target | AsyncTarget, target_name: str, jobs: Sequence[Job],
                   specs: Sequence[MetricSpec], max_concurrency: int,
                   pacing: Pacing | None = None) -> Executor:
     """An :class:`AsyncExecutor` for an async target, else the threaded
     :class:`~evalkit.execute.executor.Executor`."""
     kind = AsyncExecutor if is_async_target(target) else Executor
-    return kind(target, target_name, jobs, specs, max_concurrency, pacing)
+    return kind(target, target_name, jobs, specs, max_concurrency,  # type: ignore[arg-type]
+                pacing)
 
 
 __all__ = ["AsyncExecutor", "is_async_target", "make_executor"]

@@ -45,7 +45,7 @@ from evalkit.data.cases import GoldenCase
 from evalkit.data.goldens import GoldenSet, load_goldens
 from evalkit.data.results import ArtifactError, RunResult
 from evalkit.data.rows import CaseResult
-from evalkit.data.targets import Target
+from evalkit.data.targets import AsyncTarget, Target
 from evalkit.execute.artifact_writer import ArtifactWriter, read_partial
 from evalkit.execute.executor import (
     Executor,
@@ -79,7 +79,7 @@ GoldensInput = GoldenSet | Iterable[GoldenCase] | str | Path
 
 # ------------------------------------------------------------------ public API
 def evaluate(
-    target: Target,
+    target: Target | AsyncTarget,
     goldens: GoldensInput,
     metrics: Sequence[str] = (),
     aggregates: Sequence[str] = (),
@@ -176,7 +176,8 @@ def evaluate(
     require_judgments(specs, list(gset))
     target_name = str(getattr(target, "name", "") or type(target).__name__)
     header = new_header(
-        name or target_name, target, gset, specs, agg_specs, config or {},
+        name or target_name, target, gset, specs, agg_specs,  # type: ignore[arg-type]
+        config or {},
     )
     plan = _Plan(target, target_name, gset, specs, agg_specs, header, max_concurrency,
                  grace, progress)
@@ -230,7 +231,7 @@ def _check_grace(grace_s: float) -> float:
 class _Plan:
     """One run's settings, and the loop that collects its rows."""
 
-    def __init__(self, target: Target, target_name: str, gset: GoldenSet,
+    def __init__(self, target: Target | AsyncTarget, target_name: str, gset: GoldenSet,
                  specs: Sequence[MetricSpec], agg_specs: Sequence[AggregateSpec],
                  header: dict[str, Any], max_concurrency: int, grace: float,
                  progress: bool | None) -> None:
