@@ -29,15 +29,13 @@ import httpx
 
 from evalkit.data.rows import DEFAULT_MAX_RAW_BYTES
 from evalkit.data.targets import TargetResponse
-from evalkit.io.redaction import mask, redact_urls
 from evalkit_http.base import (
     DEFAULT_MAX_RESPONSE_BYTES,
     ExtractFn,
     HttpTargetBase,
     PayloadFn,
 )
-from evalkit_http.bounds import ResponseTooLarge, UndecodableBody, aread_body
-from evalkit_http.target import log
+from evalkit_http.bounds import aread_body
 
 if TYPE_CHECKING:
     from evalkit.data.cases import GoldenCase
@@ -147,29 +145,16 @@ class AsyncHttpTarget(HttpTargetBase):
         seq = self._attempts()
         while True:
             waited = time.monotonic()
-            started = await self.pause_gate.admit_async(latest=seq.latest)
-            seq.add_wait(time.monotonic() - waited)
-            if started is None:
-                raise self._fail(case, seq.paused_too_long(), seq.requests,
-                                 rate_limited=seq.rate_limited)
-            seq.requests += 1
+            admitted = await self.pause_gate.admit_async(latest=seq.latest)
+            started = self._admitted(case, seq, admitted, waited)
             cause: BaseException | None = None
             limited = 0
             try:
                 try:
                     status, reason, headers, content = await self._attempt(body)
-                except (TimeoutError, httpx.TimeoutException) as exc:
+                except Exception as exc:
                     cause = exc
-                    step = seq.failed(f"timed out after {self.timeout_s:g} s (the whole "
-                                      f"attempt; {type(exc).__name__})")
-                except httpx.TransportError as exc:
-                    cause = exc
-                    step = seq.failed(f"transport failure: {type(exc).__name__}: {exc}")
-                except (ResponseTooLarge, UndecodableBody) as exc:  # the same on a retry
-                    raise self._fail(case, str(exc), seq.requests, exc) from exc
-                except Exception as exc:  # not a transport failure: no retry
-                    raise self._fail(case, f"{type(exc).__name__}: {exc}", seq.requests,
-                                     exc) from exc
+                    step = self._step_of_error(case, seq, exc)
                 else:
                     limited = int(self.rate_limit.applies(status))
                     step = seq.answered(status, reason, headers)
@@ -177,14 +162,9 @@ class AsyncHttpTarget(HttpTargetBase):
                 self.pause_gate.release(started, limited)
             if step.done:
                 break
-            if step.error is not None:
-                raise self._fail(case, step.error, seq.requests, cause,
-                                 seq.rate_limited) from cause
-            log.info("target %r case %r: %s", self.name, case.id,
-                     mask(redact_urls(step.note)))
-            if step.delay_s > 0:
-                await asyncio.sleep(step.delay_s)
-                seq.add_wait(step.delay_s)
+            delay = self._delay_after(case, seq, step, cause)
+            if delay > 0:
+                await asyncio.sleep(delay)
         latency_ms = (time.perf_counter() - start) * 1000.0
         return self._finish(case, status, reason, content, seq, latency_ms)
 

@@ -9,6 +9,8 @@ differ only in how a request is sent and how they wait.
 from __future__ import annotations
 
 import json
+import logging
+import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -29,13 +31,15 @@ from evalkit.io.redaction import (
     register_url_secrets,
     scrub_exception,
 )
-from evalkit_http.attempts import Attempts
-from evalkit_http.bounds import ACCEPT_ENCODING
+from evalkit_http.attempts import Attempts, Step
+from evalkit_http.bounds import ACCEPT_ENCODING, ResponseTooLarge, UndecodableBody
 from evalkit_http.ratelimit import RateLimitPolicy
 from evalkit_http.validation import check_url
 
 if TYPE_CHECKING:
     from evalkit.data.cases import GoldenCase
+
+log = logging.getLogger("evalkit.http")
 
 PayloadFn = Callable[["GoldenCase"], Any]
 ExtractFn = Callable[[dict[str, Any]], Any]
@@ -175,6 +179,42 @@ class HttpTargetBase:
 
     def _attempts(self) -> Attempts:
         return Attempts(self.rate_limit, self.pause_gate, self.retry_backoff_s)
+
+    def _admitted(self, case: GoldenCase, seq: Attempts, started: float | None,
+                  waited_since: float) -> float:
+        """The start of the next request of ``seq`` (the gate let it through at
+        ``started``, after waiting since ``waited_since``), or the error of a case whose
+        request could not start within ``rate_limit_total_s``."""
+        seq.add_wait(time.monotonic() - waited_since)
+        if started is None:
+            raise self._fail(case, seq.paused_too_long(), seq.requests,
+                             rate_limited=seq.rate_limited)
+        seq.requests += 1
+        return started
+
+    def _step_of_error(self, case: GoldenCase, seq: Attempts, exc: Exception) -> Step:
+        """What follows an attempt that raised ``exc``: a timeout of the whole attempt
+        or a transport failure is retried once; anything else is the case's error."""
+        if isinstance(exc, TimeoutError | httpx.TimeoutException):
+            return seq.failed(f"timed out after {self.timeout_s:g} s (the whole attempt; "
+                              f"{type(exc).__name__})")
+        if isinstance(exc, httpx.TransportError):
+            return seq.failed(f"transport failure: {type(exc).__name__}: {exc}")
+        if isinstance(exc, ResponseTooLarge | UndecodableBody):  # the same on a retry
+            raise self._fail(case, str(exc), seq.requests, exc) from exc
+        # not a transport failure (e.g. a closed client): no retry
+        raise self._fail(case, f"{type(exc).__name__}: {exc}", seq.requests, exc) from exc
+
+    def _delay_after(self, case: GoldenCase, seq: Attempts, step: Step,
+                     cause: BaseException | None) -> float:
+        """The sleep before the retry ``step`` asks for (logged), or its error."""
+        if step.error is not None:
+            raise self._fail(case, step.error, seq.requests, cause,
+                             seq.rate_limited) from cause
+        log.info("target %r case %r: %s", self.name, case.id, mask(redact_urls(step.note)))
+        if step.delay_s > 0:
+            seq.add_wait(step.delay_s)
+        return step.delay_s
 
     def _finish(self, case: GoldenCase, status: int, reason: str, content: bytes,
                 seq: Attempts, latency_ms: float) -> TargetResponse:

@@ -34,7 +34,6 @@ shown, and URLs without user info or query string.
 
 from __future__ import annotations
 
-import logging
 import time
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
@@ -46,7 +45,6 @@ from evalkit.data.targets import TargetResponse
 from evalkit.io.redaction import (
     RedactingFilter,
     install_log_redaction,
-    mask,
     redact_urls,
 )
 from evalkit_http.base import (
@@ -58,8 +56,6 @@ from evalkit_http.base import (
     default_payload,
 )
 from evalkit_http.bounds import (
-    ResponseTooLarge,
-    UndecodableBody,
     attempt_deadline,
     install_deadline,
     read_body,
@@ -68,7 +64,6 @@ from evalkit_http.bounds import (
 if TYPE_CHECKING:
     from evalkit.data.cases import GoldenCase
 
-log = logging.getLogger("evalkit.http")
 
 #: ``text`` with URL user info, query strings and httpcore header lists hidden (kept
 #: under this name; the one implementation is :func:`evalkit.io.redaction.redact_urls`).
@@ -210,29 +205,15 @@ class HttpTarget(HttpTargetBase):
         seq = self._attempts()
         while True:
             waited = time.monotonic()
-            started = self.pause_gate.admit(latest=seq.latest)
-            seq.add_wait(time.monotonic() - waited)
-            if started is None:
-                raise self._fail(case, seq.paused_too_long(), seq.requests,
-                                 rate_limited=seq.rate_limited)
-            seq.requests += 1
+            started = self._admitted(case, seq, self.pause_gate.admit(latest=seq.latest), waited)
             cause: BaseException | None = None
             limited = 0
             try:
                 try:
                     status, reason, headers, content = self._attempt(body)
-                except httpx.TimeoutException as exc:
+                except Exception as exc:
                     cause = exc
-                    step = seq.failed(f"timed out after {self.timeout_s:g} s (the whole "
-                                      f"attempt; {type(exc).__name__})")
-                except httpx.TransportError as exc:
-                    cause = exc
-                    step = seq.failed(f"transport failure: {type(exc).__name__}: {exc}")
-                except (ResponseTooLarge, UndecodableBody) as exc:  # the same on a retry
-                    raise self._fail(case, str(exc), seq.requests, exc) from exc
-                except Exception as exc:  # not a transport failure (a closed client)
-                    raise self._fail(case, f"{type(exc).__name__}: {exc}", seq.requests,
-                                     exc) from exc
+                    step = self._step_of_error(case, seq, exc)
                 else:
                     limited = int(self.rate_limit.applies(status))
                     step = seq.answered(status, reason, headers)
@@ -240,14 +221,9 @@ class HttpTarget(HttpTargetBase):
                 self.pause_gate.release(started, limited)
             if step.done:
                 break
-            if step.error is not None:
-                raise self._fail(case, step.error, seq.requests, cause,
-                                 seq.rate_limited) from cause
-            log.info("target %r case %r: %s", self.name, case.id,
-                     mask(redact_urls(step.note)))
-            if step.delay_s > 0:
-                time.sleep(step.delay_s)
-                seq.add_wait(step.delay_s)
+            delay = self._delay_after(case, seq, step, cause)
+            if delay > 0:
+                time.sleep(delay)
         latency_ms = (time.perf_counter() - start) * 1000.0
         return self._finish(case, status, reason, content, seq, latency_ms)
 
