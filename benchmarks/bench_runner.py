@@ -19,9 +19,11 @@ An untimed warm-up run of 32 cases comes first (plugin loading, imports).
 ``--suite async`` (issue #20): 2,000 cases through ``AsyncHttpTarget`` at concurrency 256
 against an asyncio server in its own process (``benchmarks/aio_server.py``) answering
 in 200 ms, alternating with a bare ``httpx.AsyncClient`` loop (a semaphore of 256, one
-POST per case, the JSON decoded) against the same server, ``--repeat`` rounds each.
-Printed: both walls, evalkit / bare (the bar: 1.15), the ideal ``ceil(N / c) x
-latency`` and ideal / wall, and the peak RSS of the process after each side.
+POST per case, the JSON decoded) against the same server, ``--repeat`` rounds each, and
+with the same loop over the connections split into pools of 8 as ``AsyncHttpTarget``
+splits them. Printed: the walls, evalkit / bare (the bar: 1.15) and evalkit / bare in
+pools, the ideal ``ceil(N / c) x latency`` and ideal / wall, and the peak RSS of the
+process after each side.
 
 ``--suite rate-limited``: 1,500 cases against a server that allows ``--rate`` requests
 a second (a token bucket refilled at that rate holding 100 ms of requests;

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import httpx
 from evalkit_http import AsyncHttpTarget, HttpTarget
+from evalkit_http.async_target import CONNECTIONS_PER_POOL
 
 from evalkit import GoldenCase, GoldenSet
 from evalkit.execute.target_runner import evaluate
@@ -48,21 +49,27 @@ def stop(server: subprocess.Popen[str]) -> str:
     return rest
 
 
-async def bare_loop(url: str, n: int, concurrency: int) -> None:
-    """The baseline: one POST per case through one ``httpx.AsyncClient``, at most
-    ``concurrency`` at once, each body decoded."""
-    limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
-    async with httpx.AsyncClient(limits=limits, timeout=30.0) as client:
-        gate = asyncio.Semaphore(concurrency)
+async def bare_loop(url: str, n: int, concurrency: int, pools: int = 1) -> None:
+    """The baseline: one POST per case, at most ``concurrency`` at once, each body
+    decoded, through one ``httpx.AsyncClient`` (``pools=1``) or through ``pools`` clients
+    sharing the connections, as ``AsyncHttpTarget`` splits them (round robin)."""
+    size = concurrency // pools
+    limits = httpx.Limits(max_connections=size, max_keepalive_connections=size)
+    clients = [httpx.AsyncClient(limits=limits, timeout=30.0) for _ in range(pools)]
+    gate = asyncio.Semaphore(concurrency)
 
-        async def one(i: int) -> None:
-            async with gate:
-                response = await client.post(url, json={"id": f"c{i:04d}",
-                                                        "query": f"query {i}"})
-                response.raise_for_status()
-                response.json()
+    async def one(i: int) -> None:
+        async with gate:
+            response = await clients[i % pools].post(url, json={"id": f"c{i:04d}",
+                                                                "query": f"query {i}"})
+            response.raise_for_status()
+            response.json()
 
+    try:
         await asyncio.gather(*(one(i) for i in range(n)))
+    finally:
+        for client in clients:
+            await client.aclose()
 
 
 def async_suite(args: argparse.Namespace) -> int:
@@ -76,7 +83,9 @@ def async_suite(args: argparse.Namespace) -> int:
           f"{concurrency}; artifact {'on' if args.artifact else 'off'}; ideal {ideal:.3f} s; "
           f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
     bare: list[float] = []
+    sharded: list[float] = []
     ours: list[float] = []
+    pools = concurrency // CONNECTIONS_PER_POOL
     try:
         with tempfile.TemporaryDirectory() as tmp:
             asyncio.run(bare_loop(url, 64, 64))  # untimed warm-up of both sides
@@ -87,6 +96,9 @@ def async_suite(args: argparse.Namespace) -> int:
                 asyncio.run(bare_loop(url, n, concurrency))
                 bare.append(time.perf_counter() - t0)
                 rss_bare = peak_rss_mb()
+                t0 = time.perf_counter()
+                asyncio.run(bare_loop(url, n, concurrency, pools))
+                sharded.append(time.perf_counter() - t0)
                 artifact = Path(tmp) / f"run-{rep}.jsonl" if args.artifact else None
                 with AsyncHttpTarget(url, name="bench", timeout_s=30,
                                      max_connections=concurrency) as target:
@@ -97,14 +109,17 @@ def async_suite(args: argparse.Namespace) -> int:
                 if run.header["status"] != "complete":
                     raise SystemExit(f"incomplete: {run.header['error_ids'][:5]}")
                 print(f"  round {rep + 1}: bare {bare[-1]:.3f} s (peak RSS {rss_bare:.0f} MB), "
-                      f"evalkit {ours[-1]:.3f} s (peak RSS {peak_rss_mb():.0f} MB), "
-                      f"ratio {ours[-1] / bare[-1]:.3f}")
+                      f"bare in {pools} pools {sharded[-1]:.3f} s, evalkit {ours[-1]:.3f} s "
+                      f"(peak RSS {peak_rss_mb():.0f} MB), evalkit / bare "
+                      f"{ours[-1] / bare[-1]:.3f}, / bare in pools "
+                      f"{ours[-1] / sharded[-1]:.3f}")
     finally:
         stop(server)
-    mb, mo = statistics.median(bare), statistics.median(ours)
-    print(f"median: bare {mb:.3f} s, evalkit {mo:.3f} s, evalkit / bare {mo / mb:.3f} "
-          f"(bar 1.15); ideal / bare {ideal / mb:.1%}, ideal / evalkit {ideal / mo:.1%}; "
-          f"peak RSS {peak_rss_mb():.0f} MB")
+    mb, ms, mo = statistics.median(bare), statistics.median(sharded), statistics.median(ours)
+    print(f"median: bare {mb:.3f} s, bare in {pools} pools {ms:.3f} s, evalkit {mo:.3f} s; "
+          f"evalkit / bare {mo / mb:.3f} (bar 1.15), evalkit / bare in pools {ms and mo / ms:.3f}; "
+          f"ideal / bare {ideal / mb:.1%}, ideal / bare in pools {ideal / ms:.1%}, ideal / "
+          f"evalkit {ideal / mo:.1%}; peak RSS {peak_rss_mb():.0f} MB")
     return 0 if mo / mb <= 1.15 else 1
 
 

@@ -13,9 +13,17 @@ shared pause (:mod:`evalkit_http.ratelimit`), build-time checks and redaction
 * the body is read within ``max_response_bytes`` of decoded bytes by the same reader
   (:func:`evalkit_http.bounds.aread_body`), never decoded whole.
 
+The connections are split over several ``httpx.AsyncClient`` pools of at most
+:data:`CONNECTIONS_PER_POOL` connections each (``max_connections`` in all), and each
+request goes to the pool with the fewest requests in flight: httpcore's async pool
+looks at every queued request and every connection whenever one finishes, so one pool
+of 256 connections under 256 requests in flight spends most of a run there (a bare
+``httpx.AsyncClient`` loop takes 21 s for 1,000 requests of 200 ms at 256 in flight,
+32 pools of 8 take 3 s; docs/runner.md, "Throughput").
+
 An ``httpx.AsyncClient`` belongs to the event loop that first used it: the target opens
-one per loop, on its first call there, and :meth:`AsyncHttpTarget.aclose` closes it (the
-runner awaits it when its loop ends, so a target can serve several runs).
+its pools per loop, on its first call there, and :meth:`AsyncHttpTarget.aclose` closes
+them (the runner awaits it when its loop ends, so a target can serve several runs).
 """
 
 from __future__ import annotations
@@ -39,6 +47,9 @@ from evalkit_http.bounds import aread_body
 
 if TYPE_CHECKING:
     from evalkit.data.cases import GoldenCase
+
+#: The most connections of one ``httpx.AsyncClient`` pool of the target.
+CONNECTIONS_PER_POOL = 8
 
 
 class AsyncHttpTarget(HttpTargetBase):
@@ -82,32 +93,42 @@ class AsyncHttpTarget(HttpTargetBase):
             max_raw_bytes=max_raw_bytes,
             retry_rate_limited=retry_rate_limited, rate_limit_retries=rate_limit_retries,
             rate_limit_total_s=rate_limit_total_s, retry_after_max_s=retry_after_max_s)
-        self._limits = httpx.Limits(max_connections=max_connections,
-                                    max_keepalive_connections=max_connections)
+        if isinstance(max_connections, bool) or not isinstance(max_connections, int) \
+                or max_connections < 1:
+            raise ValueError(f"max_connections must be a positive integer, got "
+                             f"{max_connections!r}")
+        # one pool when the caller gives the transport (a test's): it is one transport
+        self._pool_sizes = [max_connections] if transport is not None else [
+            min(CONNECTIONS_PER_POOL, max_connections - i)
+            for i in range(0, max_connections, CONNECTIONS_PER_POOL)]
         self._transport = transport
-        self._client: httpx.AsyncClient | None = None
+        self._clients: list[httpx.AsyncClient] = []
+        self._busy: list[int] = []
         self._client_loop: asyncio.AbstractEventLoop | None = None
 
     # ------------------------------------------------------------------ lifecycle
-    def _client_here(self) -> httpx.AsyncClient:
+    def _pools_here(self) -> list[httpx.AsyncClient]:
         loop = asyncio.get_running_loop()
-        if self._client is None or self._client_loop is not loop:
-            self._client = httpx.AsyncClient(
+        if not self._clients or self._client_loop is not loop:
+            self._clients = [httpx.AsyncClient(
                 headers=self._sent_headers, timeout=httpx.Timeout(self.timeout_s),
-                limits=self._limits, follow_redirects=False, transport=self._transport)
+                limits=httpx.Limits(max_connections=size, max_keepalive_connections=size),
+                follow_redirects=False, transport=self._transport)
+                for size in self._pool_sizes]
+            self._busy = [0] * len(self._clients)
             self._client_loop = loop
-        return self._client
+        return self._clients
 
     async def aclose(self) -> None:
-        """Close the connection pool of the running loop's client (idempotent); the next
-        call opens a new one."""
-        client, self._client, self._client_loop = self._client, None, None
-        if client is not None:
+        """Close the connection pools of the running loop's clients (idempotent); the
+        next call opens new ones."""
+        clients, self._clients, self._client_loop = self._clients, [], None
+        for client in clients:
             await client.aclose()
 
     def close(self) -> None:
-        """Forget the client (its loop has ended; the runner closed it already)."""
-        self._client, self._client_loop = None, None
+        """Forget the clients (their loop has ended; the runner closed them already)."""
+        self._clients, self._client_loop = [], None
 
     def __enter__(self) -> AsyncHttpTarget:
         return self
@@ -125,14 +146,20 @@ class AsyncHttpTarget(HttpTargetBase):
     async def _attempt(self, body: bytes) -> tuple[int, str, httpx.Headers, bytes]:
         """One request within the attempt deadline: ``(status, reason, headers, body)``;
         the body is read only for a 2xx answer."""
-        client = self._client_here()
-        async with asyncio.timeout(self.timeout_s), \
-                client.stream("POST", self._url, content=body) as response:
-            status, reason = response.status_code, response.reason_phrase
-            if not 200 <= status < 300:
-                return status, reason, response.headers, b""
-            return (status, reason, response.headers,
-                    await aread_body(response, self.max_response_bytes))
+        clients = self._pools_here()
+        busy = self._busy
+        pick = min(range(len(clients)), key=busy.__getitem__)  # the least busy pool
+        busy[pick] += 1
+        try:
+            async with asyncio.timeout(self.timeout_s), \
+                    clients[pick].stream("POST", self._url, content=body) as response:
+                status, reason = response.status_code, response.reason_phrase
+                if not 200 <= status < 300:
+                    return status, reason, response.headers, b""
+                return (status, reason, response.headers,
+                        await aread_body(response, self.max_response_bytes))
+        finally:
+            busy[pick] -= 1
 
     async def ainvoke(self, case: GoldenCase) -> TargetResponse:
         """POST the case and return the extracted response (as ``HttpTarget.invoke``).
@@ -169,4 +196,4 @@ class AsyncHttpTarget(HttpTargetBase):
         return self._finish(case, status, reason, content, seq, latency_ms)
 
 
-__all__ = ["AsyncHttpTarget"]
+__all__ = ["CONNECTIONS_PER_POOL", "AsyncHttpTarget"]
