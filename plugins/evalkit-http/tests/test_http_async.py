@@ -15,6 +15,7 @@ import time
 import zlib
 from typing import Any
 
+import httpx
 import pytest
 from evalkit_http import AsyncHttpTarget
 from evalkit_http.testing import RateLimit, Reply, ScriptedServer
@@ -137,3 +138,40 @@ def test_a_rate_limited_async_run_has_no_errored_row() -> None:
     assert run.header["status"] == "complete" and run.mean("recall@1") == 1.0
     assert sum(r.requests or 0 for r in [*run.per_query, *again.per_query]) == len(limit.log)
     assert again.header["status"] == "complete"
+
+
+class RecordingAsync(httpx.AsyncBaseTransport):
+    """Each request's send time and, for each 429, when it reached the client and when
+    the wait its ``retry-after-ms`` asked for ends (as the threaded suite's)."""
+
+    def __init__(self) -> None:
+        self.inner = httpx.AsyncHTTPTransport()
+        self.sent: list[float] = []
+        self.pauses: list[tuple[float, float]] = []
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        self.sent.append(time.monotonic())
+        response = await self.inner.handle_async_request(request)
+        if response.status_code == 429:
+            got = time.monotonic()
+            self.pauses.append((got, got + float(response.headers["retry-after-ms"]) / 1000))
+        return response
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+def test_no_async_call_starts_before_a_retry_after() -> None:
+    limit = RateLimit(rate=30.0, burst=3.0, delay_s=0.01)
+    recording = RecordingAsync()
+    cases = GoldenSet(GoldenCase(f"c{i:03d}", "q", expected=[f"c{i:03d}-a"])
+                      for i in range(80))
+    with ScriptedServer(handler=limit) as server:
+        t = AsyncHttpTarget(server.url, retry_rate_limited=True, transport=recording)
+        run = evaluate(t, cases, ["recall@1"], max_concurrency=8, progress=False)
+    assert run.header["errors"] == 0 and recording.pauses
+    # a request sent while a 429 that had already arrived (10 ms earlier: the answer is
+    # being handed over) asked to wait would be a call started before its Retry-After
+    early = [s for s in recording.sent for got, end in recording.pauses
+             if got + 0.010 < s < end - 0.001]
+    assert early == []
