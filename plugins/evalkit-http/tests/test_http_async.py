@@ -11,8 +11,10 @@ are built here.
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 import zlib
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -175,3 +177,31 @@ def test_no_async_call_starts_before_a_retry_after() -> None:
     early = [s for s in recording.sent for got, end in recording.pauses
              if got + 0.010 < s < end - 0.001]
     assert early == []
+
+
+def test_evalkit_run_builds_an_async_target_from_the_config(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from typer.testing import CliRunner
+
+    from evalkit.cli.app import app
+
+    (tmp_path / "goldens.jsonl").write_text("".join(
+        json.dumps({"id": f"c{i}", "query": "q", "expected": [f"c{i}-a"]}) + "\n"
+        for i in range(6)))
+    limit = RateLimit(rate=50.0, burst=2.0)
+    with ScriptedServer(handler=limit) as server:
+        (tmp_path / "evalkit.yaml").write_text(
+            "goldens: goldens.jsonl\n"
+            f"target: {{factory: http, kwargs: {{url: '{server.url}', asynchronous: true, "
+            "retry_rate_limited: true}}\n"
+            "metrics: [recall@1]\noutput: run.jsonl\nmax_concurrency: 6\n"
+            "requests_per_minute: 6000\n")
+        monkeypatch.chdir(tmp_path)
+        res = CliRunner().invoke(app, ["run", "--no-progress"])
+    assert res.exit_code == 0, res.output
+    lines = [json.loads(x) for x in (tmp_path / "run.jsonl").read_text().splitlines()]
+    rows = [o for o in lines if o["type"] == "row"]
+    assert lines[0]["target"]["type"] == "evalkit_http.AsyncHttpTarget"
+    assert sum(r["requests"] for r in rows) == len(limit.log)
+    assert all(r["metrics"]["recall@1"] == 1.0 and "wait_ms" in r["response"]["meta"]
+               for r in rows)

@@ -149,7 +149,9 @@ class EvalConfig:
             raise ConfigError(
                 f"{where}: {self.target_factory}(**kwargs) raised {error_text(exc)}"
             ) from exc
-        if not callable(getattr(target, "invoke", None)):
+        from evalkit.execute.async_executor import is_async_target
+
+        if not callable(getattr(target, "invoke", None)) and not is_async_target(target):
             if callable(target):
                 # a plain function (case -> ids or text) is a target too
                 from evalkit.data.targets import CallableTarget
@@ -157,7 +159,8 @@ class EvalConfig:
                 return CallableTarget(target, name=self.target_factory.rsplit(":", 1)[-1])
             raise ConfigError(
                 f"{where}: {self.target_factory} returned {type(target).__name__}, which is "
-                "neither a target (no invoke(case) method) nor a callable; return a "
+                "neither a target (no invoke(case) or async ainvoke(case) method) nor a "
+                "callable; return a "
                 "Target, or a function case -> list of ids or text"
             )
         return target
