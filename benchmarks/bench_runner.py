@@ -1,4 +1,6 @@
-"""Runner throughput: 500 cases against a local server that answers in 50 ms.
+"""Runner throughput: threaded and async targets, and a rate-limited server.
+
+``--suite threaded`` (the default): 500 cases against a local server that answers in 50 ms.
 
 The server (``python -m evalkit_http.testing --delay-ms 50``: ``http.server`` on
 127.0.0.1, a free port, HTTP/1.1 keep-alive, a thread per connection) runs in its own
@@ -13,6 +15,23 @@ An untimed warm-up run of 32 cases comes first (plugin loading, imports).
 
     .venv/bin/python benchmarks/bench_runner.py [--cases 500] [--delay-ms 50]
         [--levels 1,8,32] [--repeat 9] [--no-artifact]
+
+``--suite async`` (issue #20): 2,000 cases through ``AsyncHttpTarget`` at concurrency 256
+against an asyncio server in its own process (``benchmarks/aio_server.py``) answering
+in 200 ms, alternating with a bare ``httpx.AsyncClient`` loop (a semaphore of 256, one
+POST per case, the JSON decoded) against the same server, ``--repeat`` rounds each, and
+with the same loop over the connections split into pools of 8 as ``AsyncHttpTarget``
+splits them. Printed: the walls, evalkit / bare (the bar: 1.15) and evalkit / bare in
+pools, the ideal ``ceil(N / c) x latency`` and ideal / wall, and the peak RSS of the
+process after each side.
+
+``--suite rate-limited``: 1,500 cases against a server that allows ``--rate`` requests
+a second (a token bucket refilled at that rate holding 100 ms of requests;
+``python -m evalkit_http.testing --rate``) and answers 429 with ``Retry-After`` above
+it, answering allowed requests in 50 ms, at ``max_concurrency`` 32, with
+``retry_rate_limited`` and no ``requests_per_minute``: errored rows (the bar: 0),
+throughput and throughput / rate (the bar: 80%), the 429s the server sent and the
+lowest concurrency limit the runner reached, for the threaded and the async target.
 """
 
 from __future__ import annotations
@@ -39,7 +58,15 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=1,
                         help="runs per level (median and best reported)")
     parser.add_argument("--artifact", action=argparse.BooleanOptionalAction, default=True)
+    parser.add_argument("--suite", choices=("threaded", "async", "rate-limited"),
+                        default="threaded")
+    parser.add_argument("--rate", type=float, default=100.0)
     args = parser.parse_args()
+    if args.suite != "threaded":
+        from bench_runner_async import async_suite, rate_limited_suite
+
+        suite = async_suite if args.suite == "async" else rate_limited_suite
+        return suite(args)
     levels = [int(x) for x in args.levels.split(",")]
     goldens = GoldenSet(GoldenCase(f"c{i:04d}", f"query {i}", relevant=frozenset({f"c{i:04d}-a"}))
                         for i in range(args.cases))

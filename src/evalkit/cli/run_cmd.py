@@ -119,6 +119,8 @@ def command(
                 artifact=None if dry_run else path, resume=resume and not dry_run,
                 overwrite=overwrite, name=cfg.name, progress=progress, config=cfg.recorded(),
                 grace_s=grace_s, epochs=epochs or cfg.epochs, reduce=cfg.reduce,
+                requests_per_minute=cfg.requests_per_minute,
+                tokens_per_minute=cfg.tokens_per_minute,
             )
     except RunInterrupted as exc:  # the rows that arrived are written; say so in a line
         typer.echo(exc.line(None if dry_run else path), err=True)

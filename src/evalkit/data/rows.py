@@ -7,7 +7,11 @@ as a ``"row"`` line extended with ``response``, ``latency_ms`` and ``error``::
     {"type": "row", "id": "q1", "metrics": {"ndcg@10": 0.5}, "retrieved": ["d3", "d1"],
      "response": {"ranked_ids": ["d3", "d1"], "text": null, "latency_ms": 12.5,
                   "raw": {...}, "meta": {...}},
-     "latency_ms": 12.5, "error": null}
+     "latency_ms": 12.5, "error": null, "requests": 1}
+
+``requests`` (the requests the call made, retries included) is there when the target
+counts them, as ``HttpTarget`` does; ``rate_limited`` (how many were answered 429 or
+529) when not 0.
 
 A row whose target call failed has ``"response": null``, empty ``metrics`` and the error
 message in ``error``. Errors of metrics are per metric: a metric that failed on a case
@@ -57,6 +61,10 @@ class CaseResult:
         metric_errors: ``{metric name: message}`` for each metric that failed on this
             case (it has no value in ``metrics``; the others keep theirs).
         sample: the sample number in a run with repeated samples, else ``None``.
+        requests: the requests the target made for this case, retries included, when it
+            counts them (``HttpTarget``); stored as ``"requests"`` only when known.
+        rate_limited: how many of those requests were answered "rate limited" (429,
+            529); stored as ``"rate_limited"`` only when not 0.
     """
 
     case_id: str
@@ -67,6 +75,8 @@ class CaseResult:
     details: dict[str, Any] = field(default_factory=dict)
     metric_errors: dict[str, str] = field(default_factory=dict)
     sample: int | None = None
+    requests: int | None = None
+    rate_limited: int = 0
 
     @property
     def query_id(self) -> str:
@@ -113,6 +123,10 @@ class CaseResult:
             "latency_ms": self.latency_ms,
             "error": self.error,
         })
+        if self.requests is not None:
+            out["requests"] = self.requests
+        if self.rate_limited:
+            out["rate_limited"] = self.rate_limited
         if self.details:
             out["details"] = _jsonable(self.details)
         return out
@@ -220,7 +234,17 @@ def case_result_from_json(obj: Mapping[str, Any]) -> CaseResult:
         details={str(k): v for k, v in details.items()},
         metric_errors=metric_errors_of(obj),
         sample=sample_of(obj),
+        requests=_count_of(obj, "requests"),
+        rate_limited=_count_of(obj, "rate_limited") or 0,
     )
+
+
+def _count_of(obj: Mapping[str, Any], key: str) -> int | None:
+    value = obj.get(key)
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int)
+                              or value < 0):
+        raise ValueError(f"{key!r} must be a number of requests, got {value!r}")
+    return value
 
 
 def _jsonable(value: Any) -> Any:

@@ -17,6 +17,8 @@ The same keys are read from ``evalkit.yaml`` (or ``evalkit.yml``) or from the
     max_concurrency: 8                   # optional; default 8
     epochs: 1                            # optional; samples per case (K), default 1
     reduce: mean                         # optional; mean | max | min | all | all:T
+    requests_per_minute: 600             # optional client-side limits (default: none)
+    tokens_per_minute: 90000
     checks: evals/checks.yaml            # evalkit gate's defaults (optional): the checks,
     baseline: baselines/main.jsonl       # the baseline and the reports; the run gated
     reporters: ["junit:reports/gate.xml"]  # is the output
@@ -87,6 +89,8 @@ class EvalConfig:
         max_concurrency: the pool size.
         epochs: K, samples per case (1: each case once).
         reduce: how a case's samples are reduced (:mod:`evalkit.data.samples`).
+        requests_per_minute, tokens_per_minute: the run's client-side rate limits, or
+            ``None`` (:mod:`evalkit.execute.pacing`).
         name: the run name, or ``None`` for the target's name.
         checks: ``evalkit gate``'s checks file (absolute), or ``None``.
         baseline: ``evalkit gate``'s baseline (absolute), or ``None``.
@@ -107,6 +111,8 @@ class EvalConfig:
     max_concurrency: int = DEFAULT_MAX_CONCURRENCY
     epochs: int = 1
     reduce: str = "mean"
+    requests_per_minute: float | None = None
+    tokens_per_minute: float | None = None
     name: str | None = None
     checks: Path | None = None
     baseline: Path | None = None
@@ -149,7 +155,9 @@ class EvalConfig:
             raise ConfigError(
                 f"{where}: {self.target_factory}(**kwargs) raised {error_text(exc)}"
             ) from exc
-        if not callable(getattr(target, "invoke", None)):
+        from evalkit.execute.async_executor import is_async_target
+
+        if not callable(getattr(target, "invoke", None)) and not is_async_target(target):
             if callable(target):
                 # a plain function (case -> ids or text) is a target too
                 from evalkit.data.targets import CallableTarget
@@ -157,7 +165,8 @@ class EvalConfig:
                 return CallableTarget(target, name=self.target_factory.rsplit(":", 1)[-1])
             raise ConfigError(
                 f"{where}: {self.target_factory} returned {type(target).__name__}, which is "
-                "neither a target (no invoke(case) method) nor a callable; return a "
+                "neither a target (no invoke(case) or async ainvoke(case) method) nor a "
+                "callable; return a "
                 "Target, or a function case -> list of ids or text"
             )
         return target
@@ -344,6 +353,8 @@ def _validate(table: Any, file: Path, source: str,
         aggregates=tuple(settings.aggregates), output=(base / settings.output).resolve(),
         max_concurrency=settings.max_concurrency, epochs=settings.epochs,
         reduce=settings.reduce, name=settings.name,
+        requests_per_minute=settings.requests_per_minute,
+        tokens_per_minute=settings.tokens_per_minute,
         checks=path(settings.checks), baseline=path(settings.baseline),
         reporters=tuple(report(r) for r in settings.reporters), notice=notice,
     )

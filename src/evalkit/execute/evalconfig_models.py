@@ -86,12 +86,19 @@ class EvalSettings(BaseModel):
                                "(latency_p95, ...).")
     output: _Text = Field(description="The run artifact evalkit run writes.")
     max_concurrency: Annotated[int, Field(ge=1)] = Field(
-        DEFAULT_MAX_CONCURRENCY, description="Most target calls in flight.")
+        DEFAULT_MAX_CONCURRENCY, description="Most target calls in flight (the runner "
+        "lowers it while rate-limit answers arrive, and raises it again).")
     epochs: Annotated[int, Field(ge=1)] = Field(
         1, description="Samples per case: each case is answered this many times (K).")
     reduce: Annotated[str, Field(pattern=r"^(mean|max|min|all(:[-+0-9.eE]+)?)$")] = Field(
         "mean", description="How a case's samples become its value: mean, max, min, all "
         "or all:T (every sample reaches T; default 0.5).")
+    requests_per_minute: Annotated[float, Field(gt=0, allow_inf_nan=False)] | None = Field(
+        None, description="Most target calls started per minute, shared by every worker "
+        "(default: no limit).")
+    tokens_per_minute: Annotated[float, Field(gt=0, allow_inf_nan=False)] | None = Field(
+        None, description="Most tokens per minute, from the usage the target's responses "
+        "report (meta 'tokens' or 'usage'), applied after the fact (default: no limit).")
     checks: _Text | None = Field(
         None, description="evalkit gate: the checks file (default for --checks).")
     baseline: _Text | None = Field(
@@ -154,6 +161,8 @@ def _problem(err: ErrorDetails, path: str, data: Any, model: type[EvalSettings])
         return f"must be a list of names, got {value!r}"
     if key == "max_concurrency":
         return f"must be a positive integer, got {value!r}"
+    if key in ("requests_per_minute", "tokens_per_minute"):
+        return f"must be a positive number, got {value!r}"
     if key == "reporters":
         return f"must be a list of reports FORMAT:PATH (as --report), got {value!r}"
     if key == "name" and kind == "string_too_long":

@@ -6,7 +6,7 @@ metrics again, reuses that response), scores it with every metric in the same th
 a metric that calls a service, an LLM judge, shares the concurrency) and queues the row.
 The caller takes every row queued since it last looked, in completion order.
 
-Ctrl-C (:class:`Interrupts`): the first one stops the workers from taking new cases; the
+Ctrl-C or SIGTERM (:class:`Interrupts`): the first one stops the workers from taking new cases; the
 calls in flight that finish within the grace period are still handed to the caller, so
 their rows are written, not thrown away. A second Ctrl-C stops waiting at once. Worker
 threads are daemons, so a call that never returns cannot keep the process alive after
@@ -28,6 +28,7 @@ from evalkit.core.specs import MetricSpec
 from evalkit.data.cases import GoldenCase
 from evalkit.data.rows import DEFAULT_MAX_RAW_BYTES, CaseResult, bounded_response
 from evalkit.data.targets import Target, TargetError, TargetResponse
+from evalkit.execute.pacing import Pacing, reported_tokens
 from evalkit.execute.samples import scoring_sample
 from evalkit.execute.scoring import score_case
 from evalkit.io.redaction import error_text, mask, scrub_exception
@@ -38,6 +39,9 @@ MAX_DEFAULT_GRACE_S = 10.0
 POLL_S = 0.1
 
 _WORKER_DONE = object()  # what a worker thread queues when it stops
+
+#: one call's outcome: ``(response, error, latency_ms, (requests, rate_limited))``
+Called = tuple[TargetResponse | None, str | None, float, tuple[int | None, int]]
 
 
 class Job(NamedTuple):
@@ -90,29 +94,34 @@ def default_grace_s(target: Any) -> float:
 
 
 class Interrupts:
-    """Counts Ctrl-C (SIGINT) instead of raising :class:`KeyboardInterrupt` anywhere, while
-    the block runs in the main thread and SIGINT has Python's default handler (otherwise
-    it leaves the signal alone, and a ``KeyboardInterrupt`` counts as the first one)."""
+    """Counts Ctrl-C (SIGINT) and SIGTERM instead of raising :class:`KeyboardInterrupt`
+    anywhere (or ending the process), while the block runs in the main thread: SIGINT
+    when it has Python's default handler, SIGTERM when it has the default action
+    (otherwise it leaves that signal alone, and a ``KeyboardInterrupt`` counts as the
+    first Ctrl-C). A SIGTERM (``kill``, a container or CI stopping the job) is handled
+    like a Ctrl-C, so the rows of the calls in flight are written too."""
+
+    _DEFAULTS = ((signal.SIGINT, signal.default_int_handler),
+                 (signal.SIGTERM, signal.SIG_DFL))
 
     def __init__(self) -> None:
         self.count = 0
-        self._previous: Any = None
-        self._installed = False
+        self._previous: dict[int, Any] = {}
 
     def __enter__(self) -> Interrupts:
-        if threading.current_thread() is threading.main_thread() and \
-                signal.getsignal(signal.SIGINT) is signal.default_int_handler:
-            self._previous = signal.signal(signal.SIGINT, self._handle)
-            self._installed = True
+        if threading.current_thread() is threading.main_thread():
+            for signum, default in self._DEFAULTS:
+                if signal.getsignal(signum) is default:
+                    self._previous[signum] = signal.signal(signum, self._handle)
         return self
 
     def _handle(self, signum: int, frame: FrameType | None) -> None:
         self.count += 1
 
     def __exit__(self, *exc: object) -> None:
-        if self._installed:
-            signal.signal(signal.SIGINT, self._previous)
-            self._installed = False
+        for signum, previous in self._previous.items():
+            signal.signal(signum, previous)
+        self._previous = {}
 
 
 class Executor:
@@ -126,8 +135,10 @@ class Executor:
     """
 
     def __init__(self, target: Target, target_name: str, jobs: Sequence[Job],
-                 specs: Sequence[MetricSpec], max_concurrency: int) -> None:
+                 specs: Sequence[MetricSpec], max_concurrency: int,
+                 pacing: Pacing | None = None) -> None:
         self._target, self._name, self._specs = target, target_name, specs
+        self._pacing = pacing  # adaptive concurrency and rate limits (execute/pacing.py)
         self._todo = iter(jobs)
         self._todo_lock = threading.Lock()
         self._stop = threading.Event()
@@ -168,9 +179,14 @@ class Executor:
     def _work(self) -> None:
         try:
             while not self._stop.is_set():
+                started = None if self._pacing is None else self._pacing.admit(self._stop)
+                if self._pacing is not None and started is None:
+                    return  # stopped while waiting for a start
                 with self._todo_lock:
                     job = next(self._todo, None)
                     if job is None:
+                        if started is not None and self._pacing is not None:
+                            self._pacing.release(started)
                         return
                     with self._busy_lock:
                         self._busy += 1
@@ -183,6 +199,8 @@ class Executor:
                 finally:
                     with self._busy_lock:
                         self._busy -= 1
+                if started is not None and self._pacing is not None:
+                    self._pacing.release(started, *pacing_report(row))
                 self._done.put(row)
         finally:
             self._done.put(_WORKER_DONE)
@@ -231,43 +249,83 @@ class Executor:
 def run_job(target: Target, target_name: str, job: Job,
             specs: Sequence[MetricSpec]) -> CaseResult:
     """Invoke (or reuse the stored response) and score one case (one sample of it)."""
+    if job.stored is not None and job.stored.response is not None:
+        return rescored(job, specs)
+    with scoring_sample(job.sample):  # a target may read its sample number too
+        called = call(target, target_name, job.case)
+    return row_of(target, job, called, specs)
+
+
+def rescored(job: Job, specs: Sequence[MetricSpec]) -> CaseResult:
+    """The row of a job whose stored response is scored again (no call)."""
+    assert job.stored is not None and job.stored.response is not None
     with scoring_sample(job.sample):
-        if job.stored is not None and job.stored.response is not None:
-            row = scored(job.case, job.stored.response, job.stored.latency_ms, specs)
-        else:
-            response, error, latency = call(target, target_name, job.case)
-            if response is None:
-                row = CaseResult(job.case.id, None, {}, error, latency)
-            else:
-                row = scored(job.case, response, latency, specs)  # the whole raw body
-                row.response = bounded_response(
-                    response, getattr(target, "max_raw_bytes", DEFAULT_MAX_RAW_BYTES))
+        row = scored(job.case, job.stored.response, job.stored.latency_ms, specs)
     row.sample = job.sample
     return row
 
 
-def call(target: Target, target_name: str, case: GoldenCase
-         ) -> tuple[TargetResponse | None, str | None, float]:
-    """``(response, error, latency_ms)`` of one call; a failure is an error message."""
+def row_of(target: Target, job: Job, called: Called, specs: Sequence[MetricSpec]
+           ) -> CaseResult:
+    """The scored row of one call's outcome (what :func:`call` returned), keyed by the
+    job's sample; metrics see the sample through :func:`scoring_sample`."""
+    response, error, latency, (requests, limited) = called
+    if response is None:
+        row = CaseResult(job.case.id, None, {}, error, latency, requests=requests,
+                         rate_limited=limited)
+    else:
+        with scoring_sample(job.sample):
+            row = scored(job.case, response, latency, specs)  # metrics see the whole raw body
+        row.response = bounded_response(
+            response, getattr(target, "max_raw_bytes", DEFAULT_MAX_RAW_BYTES))
+        row.requests, row.rate_limited = response.requests, response.rate_limited
+    row.sample = job.sample
+    return row
+
+
+def call(target: Target, target_name: str, case: GoldenCase) -> Called:
+    """``(response, error, latency_ms, (requests, rate_limited))`` of one call; a failure
+    is an error message (and the counts its ``TargetError`` reports)."""
     start = time.perf_counter()
     try:
         response = target.invoke(case)
     except Exception as exc:
-        elapsed = (time.perf_counter() - start) * 1000.0
-        scrub_exception(exc)
-        if isinstance(exc, TargetError):
-            return None, mask(str(exc)), elapsed
-        return None, (
-            f"target {target_name!r} failed on case {case.id!r}: {error_text(exc)}"
-        ), elapsed
+        return failed_call(exc, target_name, case, start)
+    return checked_call(response, target_name, case, start)
+
+
+def failed_call(exc: Exception, target_name: str, case: GoldenCase, start: float
+                ) -> Called:
+    """What :func:`call` returns for a call (started at ``start``, ``perf_counter``)
+    that raised ``exc``."""
+    elapsed = (time.perf_counter() - start) * 1000.0
+    scrub_exception(exc)
+    counts = (getattr(exc, "requests", None), int(getattr(exc, "rate_limited", 0) or 0))
+    if isinstance(exc, TargetError):
+        return None, mask(str(exc)), elapsed, counts
+    return None, (
+        f"target {target_name!r} failed on case {case.id!r}: {error_text(exc)}"
+    ), elapsed, counts
+
+
+def checked_call(response: Any, target_name: str, case: GoldenCase, start: float
+                 ) -> Called:
+    """What :func:`call` returns for a call that returned ``response``."""
     elapsed = (time.perf_counter() - start) * 1000.0
     if not isinstance(response, TargetResponse):
         return None, (
             f"target {target_name!r} returned {type(response).__name__} for case "
             f"{case.id!r}; invoke() must return a TargetResponse"
-        ), elapsed
+        ), elapsed, (None, 0)
     latency = response.latency_ms if response.latency_ms > 0 else elapsed
-    return response, None, latency
+    return response, None, latency, (response.requests, response.rate_limited)
+
+
+def pacing_report(row: CaseResult) -> tuple[int, int]:
+    """``(rate_limited, tokens)`` of a row, for :meth:`Pacing.release`."""
+    tokens = 0 if row.response is None else reported_tokens(row.response.meta)
+    return row.rate_limited, tokens
+
 
 
 def scored(case: GoldenCase, response: TargetResponse, latency: float | None,

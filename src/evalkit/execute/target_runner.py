@@ -45,7 +45,7 @@ from evalkit.data.cases import GoldenCase
 from evalkit.data.goldens import GoldenSet, load_goldens
 from evalkit.data.results import ArtifactError, RunResult
 from evalkit.data.rows import CaseResult
-from evalkit.data.targets import Target
+from evalkit.data.targets import AsyncTarget, Target
 from evalkit.execute.artifact_writer import ArtifactWriter, read_partial
 from evalkit.execute.executor import (
     Executor,
@@ -54,6 +54,7 @@ from evalkit.execute.executor import (
     RunInterrupted,
     default_grace_s,
 )
+from evalkit.execute.pacing import Pacing
 from evalkit.execute.progress import ProgressBar
 from evalkit.execute.run_header import (
     ResumeError,
@@ -87,7 +88,7 @@ GoldensInput = GoldenSet | Iterable[GoldenCase] | str | Path
 
 # ------------------------------------------------------------------ public API
 def evaluate(
-    target: Target,
+    target: Target | AsyncTarget,
     goldens: GoldensInput,
     metrics: Sequence[str] = (),
     aggregates: Sequence[str] = (),
@@ -103,6 +104,8 @@ def evaluate(
     grace_s: float | None = None,
     epochs: int = 1,
     reduce: str = "mean",
+    requests_per_minute: float | None = None,
+    tokens_per_minute: float | None = None,
 ) -> RunResult:
     """Run ``target`` on every golden case and score the responses.
 
@@ -136,6 +139,15 @@ def evaluate(
         reduce: how a case's K samples become its row in ``per_query``: ``"mean"``,
             ``"max"``, ``"min"``, ``"all"`` or ``"all:T"`` (every sample >= T; T
             defaults to 0.5) (:mod:`evalkit.data.samples`).
+        requests_per_minute: the most calls started per minute, shared by every worker
+            (``None``: no limit); see :mod:`evalkit.execute.pacing`.
+        tokens_per_minute: the most tokens per minute, from the usage responses report
+            (``meta["tokens"]`` or ``meta["usage"]``), applied after the fact.
+
+    Calls in flight adapt to rate limits (:mod:`evalkit.execute.pacing`): a call that
+    met a 429/529 halves the limit, successes raise it again, never above
+    ``max_concurrency``. An async target (an ``ainvoke`` coroutine method) runs on one
+    event loop (:mod:`evalkit.execute.async_executor`) with the same rules.
 
     Returns:
         A :class:`RunResult` of :class:`CaseResult` rows in golden-set order (with
@@ -169,24 +181,29 @@ def evaluate(
     if isinstance(max_concurrency, bool) or not isinstance(max_concurrency, int) \
             or max_concurrency < 1:
         raise ValueError(f"max_concurrency must be a positive integer, got {max_concurrency!r}")
-    if not callable(getattr(target, "invoke", None)):
+    from evalkit.execute.async_executor import is_async_target
+
+    if not callable(getattr(target, "invoke", None)) and not is_async_target(target):
         raise TypeError(
             f"{target!r} is not a target: it has no invoke(case) method; wrap a function in "
             "evalkit.CallableTarget(fn)"
         )
     grace = default_grace_s(target) if grace_s is None else _check_grace(grace_s)
+    pacing = Pacing(max_concurrency, requests_per_minute, tokens_per_minute)
     gset = as_golden_set(goldens)
     specs = resolve_metrics(metrics)
     agg_specs = resolve_aggregates(aggregates)
     require_judgments(specs, list(gset))
     target_name = str(getattr(target, "name", "") or type(target).__name__)
     header = new_header(
-        name or target_name, target, gset, specs, agg_specs, config or {},
+        name or target_name, target, gset, specs, agg_specs,  # type: ignore[arg-type]
+        config or {},
     )
     record_samples(header, epochs, reduce)
     plan = _Plan(target, target_name, gset, specs, agg_specs, header, max_concurrency,
                  grace, progress)
     plan.epochs, plan.reduce = epochs, reduce
+    plan.pacing = pacing
     if artifact is None:
         return plan.run(None, {}, {})
     path = Path(artifact)
@@ -226,13 +243,14 @@ def _check_grace(grace_s: float) -> float:
 class _Plan:
     """One run's settings, and the loop that collects its rows."""
 
-    def __init__(self, target: Target, target_name: str, gset: GoldenSet,
+    def __init__(self, target: Target | AsyncTarget, target_name: str, gset: GoldenSet,
                  specs: Sequence[MetricSpec], agg_specs: Sequence[AggregateSpec],
                  header: dict[str, Any], max_concurrency: int, grace: float,
                  progress: bool | None) -> None:
         self.target, self.target_name, self.gset = target, target_name, gset
         self.specs, self.agg_specs, self.header = specs, agg_specs, header
         self.max_concurrency, self.grace, self.progress = max_concurrency, grace, progress
+        self.pacing: Pacing | None = None
 
     epochs, reduce = 1, "mean"
 
@@ -243,8 +261,10 @@ class _Plan:
         results: dict[RowKey, CaseResult] = dict(kept)
         total = len(self.gset) * self.epochs
         show = sys.stderr.isatty() if self.progress is None else self.progress
-        executor = Executor(self.target, self.target_name, jobs, self.specs,
-                            self.max_concurrency)
+        from evalkit.execute.async_executor import make_executor
+
+        executor = make_executor(self.target, self.target_name, jobs, self.specs,
+                                 self.max_concurrency, self.pacing)
         stopped: RunInterrupted | None = None
         writing = [False]
         try:

@@ -1,7 +1,8 @@
 """HttpTarget for paired-evalkit: a system behind an HTTP JSON API as an evalkit target.
 
-``HttpTarget`` is imported on first use, so discovering the plugin (``evalkit plugins
-list``, ``evalkit --help``) does not import httpx.
+``HttpTarget`` (threads) and ``AsyncHttpTarget`` (an event loop) are imported on first
+use, so discovering the plugin (``evalkit plugins list``, ``evalkit --help``) does not
+import httpx.
 """
 
 from __future__ import annotations
@@ -9,9 +10,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 __version__ = "0.3.0"
-__all__ = ["HttpTarget", "__version__"]
+__all__ = ["AsyncHttpTarget", "HttpTarget", "__version__"]
 
 if TYPE_CHECKING:
+    from evalkit_http.async_target import AsyncHttpTarget as AsyncHttpTarget
     from evalkit_http.target import HttpTarget as HttpTarget
 
 
@@ -20,4 +22,8 @@ def __getattr__(name: str) -> Any:
         from evalkit_http.target import HttpTarget
 
         return HttpTarget
+    if name == "AsyncHttpTarget":
+        from evalkit_http.async_target import AsyncHttpTarget
+
+        return AsyncHttpTarget
     raise AttributeError(f"module 'evalkit_http' has no attribute {name!r}")

@@ -19,6 +19,8 @@ inflated piece by piece with ``zlib``'s ``max_length``, so a 500 KB "decompressi
 that would inflate to 500 MB is stopped after ``max_bytes`` without ever being decoded
 whole (httpx's own decoders inflate each network chunk completely, about a thousand
 times its size for such a body). Memory stays below ``max_bytes`` plus one chunk.
+:func:`aread_body` reads a response of an ``httpx.AsyncClient`` by the same rules
+(:class:`BodyReader`); there the deadline is an ``asyncio.timeout`` around the attempt.
 """
 
 from __future__ import annotations
@@ -145,6 +147,64 @@ def _inflater(encoding: str) -> Any:
         f"{ACCEPT_ENCODING})")
 
 
+class BodyReader:
+    """The decoding and the cap of :func:`read_body`, fed one raw chunk at a time (so a
+    thread and an event loop read bodies by the same rules)."""
+
+    def __init__(self, response: httpx.Response, max_bytes: int,
+                 deadline: float | None = None) -> None:
+        self.max_bytes, self.deadline = max_bytes, deadline
+        declared = response.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > max_bytes:
+            raise _too_large(max_bytes, f"declares {int(declared)} bytes")
+        #: the whole body when the response was built in memory (httpx.MockTransport)
+        self.content: bytes | None = None
+        if response.is_stream_consumed:
+            if len(response.content) > max_bytes:
+                raise _too_large(max_bytes, f"holds {len(response.content)} bytes")
+            self.content = response.content
+        codings = [c.strip().lower() for c in response.headers.get("content-encoding", "")
+                   .split(",") if c.strip() and c.strip().lower() != "identity"]
+        if len(codings) > 1:
+            raise UndecodableBody(f"the body is encoded {len(codings)} times "
+                                  f"({', '.join(codings)}); one content coding is supported")
+        self.coding = codings[0] if codings else ""
+        self.inflater = _inflater(self.coding) if codings else None
+        self.raw_deflate = codings == ["deflate"]
+        self.out = bytearray()
+        self.received = 0
+
+    def feed(self, chunk: bytes) -> None:
+        """Take the next raw chunk (raises as :func:`read_body`)."""
+        max_bytes, out = self.max_bytes, self.out
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise httpx.ReadTimeout("the attempt deadline passed while reading the body")
+        self.received += len(chunk)
+        if self.received > max_bytes:
+            raise _too_large(max_bytes, f"sent more than {max_bytes} bytes")
+        if self.inflater is None:
+            out += chunk
+            return
+        try:
+            # never more than the room left plus one byte: a bomb stops at the cap
+            out += self.inflater.decompress(chunk, max_bytes - len(out) + 1)
+        except zlib.error as exc:
+            if not (self.raw_deflate and not out):
+                raise UndecodableBody(f"the {self.coding} body is corrupt ({exc})") from None
+            self.inflater, self.raw_deflate = zlib.decompressobj(-zlib.MAX_WBITS), False
+            out += self.inflater.decompress(chunk, max_bytes - len(out) + 1)
+        if len(out) > max_bytes or self.inflater.unconsumed_tail:
+            raise _too_large(max_bytes, f"decodes to more than {max_bytes} bytes")
+
+    def finish(self) -> bytes:
+        """The decoded body, once every chunk was fed."""
+        if self.inflater is not None:
+            self.out += self.inflater.flush()
+            if len(self.out) > self.max_bytes:
+                raise _too_large(self.max_bytes, f"decodes to more than {self.max_bytes} bytes")
+        return bytes(self.out)
+
+
 def read_body(response: httpx.Response, max_bytes: int, deadline: float | None = None
               ) -> bytes:
     """The decoded body of a streamed ``response``, at most ``max_bytes`` long.
@@ -162,46 +222,23 @@ def read_body(response: httpx.Response, max_bytes: int, deadline: float | None =
         httpx.ReadTimeout: the deadline passed while reading.
         httpx.TransportError: the connection failed while reading.
     """
-    declared = response.headers.get("content-length", "")
-    if declared.isdigit() and int(declared) > max_bytes:
-        raise _too_large(max_bytes, f"declares {int(declared)} bytes")
-    if response.is_stream_consumed:  # a response built in memory (httpx.MockTransport)
-        if len(response.content) > max_bytes:
-            raise _too_large(max_bytes, f"holds {len(response.content)} bytes")
-        return response.content
-    codings = [c.strip().lower() for c in response.headers.get("content-encoding", "")
-               .split(",") if c.strip() and c.strip().lower() != "identity"]
-    if len(codings) > 1:
-        raise UndecodableBody(f"the body is encoded {len(codings)} times "
-                              f"({', '.join(codings)}); one content coding is supported")
-    inflater = _inflater(codings[0]) if codings else None
-    raw_deflate = codings == ["deflate"]
-    out = bytearray()
-    received = 0
+    reader = BodyReader(response, max_bytes, deadline)
+    if reader.content is not None:
+        return reader.content
     for chunk in response.iter_raw():
-        if deadline is not None and time.monotonic() > deadline:
-            raise httpx.ReadTimeout("the attempt deadline passed while reading the body")
-        received += len(chunk)
-        if received > max_bytes:
-            raise _too_large(max_bytes, f"sent more than {max_bytes} bytes")
-        if inflater is None:
-            out += chunk
-            continue
-        try:
-            # never more than the room left plus one byte: a bomb stops at the cap
-            out += inflater.decompress(chunk, max_bytes - len(out) + 1)
-        except zlib.error as exc:
-            if not (raw_deflate and not out):
-                raise UndecodableBody(f"the {codings[0]} body is corrupt ({exc})") from None
-            inflater, raw_deflate = zlib.decompressobj(-zlib.MAX_WBITS), False  # raw deflate
-            out += inflater.decompress(chunk, max_bytes - len(out) + 1)
-        if len(out) > max_bytes or inflater.unconsumed_tail:
-            raise _too_large(max_bytes, f"decodes to more than {max_bytes} bytes")
-    if inflater is not None:
-        out += inflater.flush()
-        if len(out) > max_bytes:
-            raise _too_large(max_bytes, f"decodes to more than {max_bytes} bytes")
-    return bytes(out)
+        reader.feed(chunk)
+    return reader.finish()
+
+
+async def aread_body(response: httpx.Response, max_bytes: int) -> bytes:
+    """:func:`read_body` of a response of an ``httpx.AsyncClient`` (its deadline is the
+    caller's ``asyncio.timeout``)."""
+    reader = BodyReader(response, max_bytes)
+    if reader.content is not None:
+        return reader.content
+    async for chunk in response.aiter_raw():
+        reader.feed(chunk)
+    return reader.finish()
 
 
 def _too_large(cap: int, what: str) -> ResponseTooLarge:
@@ -212,10 +249,12 @@ def _too_large(cap: int, what: str) -> ResponseTooLarge:
 
 __all__ = [
     "ACCEPT_ENCODING",
+    "BodyReader",
     "DeadlineBackend",
     "DeadlineStream",
     "ResponseTooLarge",
     "UndecodableBody",
+    "aread_body",
     "attempt_deadline",
     "install_deadline",
     "read_body",

@@ -11,10 +11,11 @@ from evalkit.core.hookspecs import hookimpl
 from evalkit.core.specs import TargetSpec
 
 if TYPE_CHECKING:
+    from evalkit_http.async_target import AsyncHttpTarget
     from evalkit_http.target import HttpTarget
 
 
-def http_target(**kwargs: Any) -> HttpTarget:
+def http_target(**kwargs: Any) -> HttpTarget | AsyncHttpTarget:
     """The ``http`` target factory (see :func:`evalkit_http.factory.make_http_target`)."""
     from evalkit_http.factory import make_http_target
 
@@ -26,6 +27,7 @@ def evalkit_register_targets() -> list[TargetSpec]:
     return [
         TargetSpec(
             "http", http_target,
-            "POST each case as JSON to a URL (one retry on 5xx or transport failure)",
+            "POST each case as JSON to a URL (one retry on 5xx or transport failure; "
+            "retry_rate_limited: true retries 429/529)",
         )
     ]

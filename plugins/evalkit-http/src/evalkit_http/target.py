@@ -5,16 +5,20 @@ Retry policy (one rule, no options):
 * a response with status 500-599, or a transport failure (connection refused or reset,
   a timeout of any kind, a broken response), is retried exactly once, after
   ``retry_backoff_s``, with the very same request body;
-* a 4xx answer, 429 included, is never retried: the request itself was refused, and a
-  rate limit is for the caller to respect by lowering ``max_concurrency``;
+* a 4xx answer is never retried: the request itself was refused; by default this holds
+  for 429 too, and with ``retry_rate_limited=True`` a 429 or 529 is retried after the
+  server's ``Retry-After`` (which pauses the whole target) or a jittered backoff, within
+  ``rate_limit_retries`` and ``rate_limit_total_s`` (:mod:`evalkit_http.ratelimit`);
 * a body larger than ``max_response_bytes`` (decoded), not JSON or not a JSON object is
   an error at once: the next answer would be the same;
 * whatever the outcome, ``latency_ms`` spans every attempt and the pause between them.
 
 Bounds (:mod:`evalkit_http.bounds`): ``timeout_s`` is the deadline of each whole attempt
 (connecting, sending, the headers and the complete body), so a case takes at most
-``2 x timeout_s + retry_backoff_s``; the body is read within ``max_response_bytes`` of
-decoded bytes, gzip and deflate included, without ever being decoded whole.
+``2 x timeout_s + retry_backoff_s`` (with the rate-limit retry,
+``rate_limit_total_s + 2 x timeout_s + retry_backoff_s``); the body is read within
+``max_response_bytes`` of decoded bytes, gzip and deflate included, without ever being
+decoded whole.
 
 Settings that cannot work are refused when the target is built, before any call
 (:mod:`evalkit_http.validation`, :mod:`evalkit.io.headers`): a header name or value HTTP
@@ -30,65 +34,35 @@ shown, and URLs without user info or query string.
 
 from __future__ import annotations
 
-import json
-import logging
 import time
-from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import httpx
 
 from evalkit.data.rows import DEFAULT_MAX_RAW_BYTES
-from evalkit.data.targets import TargetError, TargetResponse
-from evalkit.io.headers import check_headers
-from evalkit.io.limits import LimitError, loads_json
+from evalkit.data.targets import TargetResponse
 from evalkit.io.redaction import (
     RedactingFilter,
     install_log_redaction,
-    mask,
-    public_url,
     redact_urls,
-    register_header_secrets,
-    register_url_secrets,
-    scrub_exception,
+)
+from evalkit_http.base import (
+    DEFAULT_MAX_RESPONSE_BYTES,
+    ExtractFn,
+    HttpTargetBase,
+    PayloadFn,
+    default_extract,
+    default_payload,
 )
 from evalkit_http.bounds import (
-    ACCEPT_ENCODING,
-    ResponseTooLarge,
-    UndecodableBody,
     attempt_deadline,
     install_deadline,
     read_body,
 )
-from evalkit_http.validation import check_options, check_url
 
 if TYPE_CHECKING:
     from evalkit.data.cases import GoldenCase
-
-log = logging.getLogger("evalkit.http")
-
-PayloadFn = Callable[["GoldenCase"], Any]
-ExtractFn = Callable[[dict[str, Any]], Any]
-
-#: The default cap on a response body, decoded (10 MB).
-DEFAULT_MAX_RESPONSE_BYTES = 10_000_000
-#: Headers the target sets itself (a caller's value is replaced).
-_OWN_HEADERS = ("content-type", "accept-encoding")
-
-
-def default_payload(case: GoldenCase) -> dict[str, Any]:
-    """``{"id": case.id, "query": case.query}``."""
-    return {"id": case.id, "query": case.query}
-
-
-def default_extract(body: dict[str, Any]) -> Any:
-    """``body["ranked_ids"]`` (a list of ids) or else ``body["text"]`` (a string)."""
-    if "ranked_ids" in body:
-        return body["ranked_ids"]
-    if "text" in body:
-        return body["text"]
-    raise KeyError("the body has neither 'ranked_ids' nor 'text'; pass extract=")
 
 
 #: ``text`` with URL user info, query strings and httpcore header lists hidden (kept
@@ -96,7 +70,7 @@ def default_extract(body: dict[str, Any]) -> Any:
 redact = redact_urls
 
 
-class HttpTarget:
+class HttpTarget(HttpTargetBase):
     """A target behind an HTTP JSON API.
 
     Args:
@@ -113,7 +87,8 @@ class HttpTarget:
             a pooled connection, sending, the headers and the complete body.
         meta_keys: top-level body fields copied into ``TargetResponse.meta`` when present
             (``"cost_usd"``...).
-        retry_backoff_s: pause before the single retry, in seconds.
+        retry_backoff_s: pause before the single retry of a 5xx or transport failure,
+            in seconds.
         max_connections: size of the one connection pool (keep it >= the runner's
             ``max_concurrency``, or requests wait for a free connection).
         max_response_bytes: the cap on a response body after decoding (default 10 MB);
@@ -123,13 +98,23 @@ class HttpTarget:
             ones are dropped from the row, which records their size in
             ``response.raw_cut``; ``None`` keeps every body in full. Metrics see the whole
             body during the run either way.
+        retry_rate_limited: retry 429 and 529 answers (default ``False``: a 4xx is never
+            retried, as in the seed). The wait is the server's ``retry-after-ms`` or
+            ``Retry-After`` (seconds or an HTTP date), at most ``retry_after_max_s``, and
+            it pauses every call of this target; without one, a jittered exponential
+            backoff (0.5 s doubling up to 8 s). Responses then carry
+            ``meta["wait_ms"]``, the milliseconds the case spent waiting.
+        rate_limit_retries: the most retries of rate-limit answers per case (default 20).
+        rate_limit_total_s: no request of a case starts later than this many seconds
+            after the case started (default 120).
+        retry_after_max_s: the cap on a server's wait (default 60 s).
         transport: an ``httpx`` transport (tests). Without a ``DeadlineBackend`` in it,
             the deadline is checked between body chunks (deadline plus one read).
 
     Raises:
         ValueError: a URL without a valid scheme, host or port; a header name or value
             that HTTP forbids (named, its value never shown); a non-positive timeout or
-            cap. Nothing is sent before these checks.
+            cap; a negative ``rate_limit_retries``. Nothing is sent before these checks.
         TypeError: ``meta_keys`` is one string.
 
     Use it as a context manager, or call :meth:`close`, to release the pool.
@@ -149,43 +134,21 @@ class HttpTarget:
         max_connections: int = 100,
         max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
         max_raw_bytes: int | None = DEFAULT_MAX_RAW_BYTES,
+        retry_rate_limited: bool = False,
+        rate_limit_retries: int = 20,
+        rate_limit_total_s: float = 120.0,
+        retry_after_max_s: float = 60.0,
         transport: httpx.BaseTransport | None = None,
     ) -> None:
-        headers = dict(headers or {})
-        register_url_secrets(str(url))
-        register_header_secrets({k: v for k, v in headers.items() if isinstance(v, str)})
-        check_url(url)
-        check_headers(headers, "HttpTarget")
-        check_options(timeout_s=timeout_s, retry_backoff_s=retry_backoff_s,
-                      max_connections=max_connections, max_response_bytes=max_response_bytes,
-                      max_raw_bytes=max_raw_bytes)
-        if isinstance(meta_keys, str):
-            raise TypeError("meta_keys must be a sequence of field names, not one string")
-        self.url = url
-        try:
-            # parsed once: httpx would parse the text again on every request
-            self._url = httpx.URL(url)
-        except httpx.InvalidURL as exc:
-            raise ValueError(f"HttpTarget url {public_url(url)!r} is not a valid URL: "
-                             f"{mask(redact_urls(str(exc)))}") from None
-        parts = urlsplit(url)
-        self.name = name or f"{parts.hostname}{parts.path}"
-        self.build_payload: PayloadFn = build_payload or default_payload
-        self.extract: ExtractFn = extract or default_extract
-        self.timeout_s = float(timeout_s)
-        self.meta_keys = tuple(meta_keys)
-        self.retry_backoff_s = float(retry_backoff_s)
-        self.max_response_bytes = int(max_response_bytes)
-        self.max_raw_bytes = max_raw_bytes
-        self._header_names = tuple(sorted(headers))
-        install_log_redaction()
-        # the target's own headers replace any the caller gave (as a per-request header
-        # would), set once on the client rather than merged into every request
-        sent = {k: v for k, v in headers.items() if k.lower() not in _OWN_HEADERS}
-        sent["content-type"] = "application/json"
-        sent["accept-encoding"] = ACCEPT_ENCODING
+        super().__init__(
+            url, name, build_payload=build_payload, extract=extract, headers=headers,
+            timeout_s=timeout_s, meta_keys=meta_keys, retry_backoff_s=retry_backoff_s,
+            max_connections=max_connections, max_response_bytes=max_response_bytes,
+            max_raw_bytes=max_raw_bytes,
+            retry_rate_limited=retry_rate_limited, rate_limit_retries=rate_limit_retries,
+            rate_limit_total_s=rate_limit_total_s, retry_after_max_s=retry_after_max_s)
         self._client = httpx.Client(
-            headers=sent, timeout=httpx.Timeout(self.timeout_s),
+            headers=self._sent_headers, timeout=httpx.Timeout(self.timeout_s),
             limits=httpx.Limits(max_connections=max_connections,
                                 max_keepalive_connections=max_connections),
             follow_redirects=False, transport=transport,
@@ -210,153 +173,59 @@ class HttpTarget:
         """Close the connection pool (idempotent)."""
         self._client.close()
 
-    def __repr__(self) -> str:
-        return f"HttpTarget(name={self.name!r}, url={public_url(self.url)!r})"
-
-    def describe(self) -> dict[str, Any]:
-        """What identifies this target in a run header: no header values, no query string."""
-        return {
-            "type": "evalkit_http.HttpTarget",
-            "name": self.name,
-            "url": public_url(self.url),
-            "header_names": list(self._header_names),
-            "timeout_s": self.timeout_s,
-            "meta_keys": list(self.meta_keys),
-            "build_payload": _callable_name(self.build_payload),
-            "extract": _callable_name(self.extract),
-        }
-
     # ------------------------------------------------------------------ invoke
-    def _fail(self, case: GoldenCase, what: str, attempts: int | None = None,
-              cause: BaseException | None = None) -> TargetError:
-        tail = "" if attempts is None else (
-            f" ({attempts} request{'s' if attempts != 1 else ''} to {public_url(self.url)})"
-        )
-        if cause is not None:
-            scrub_exception(cause)  # the chain behind the error shows no secret either
-        # an exception's text (a transport failure, extract) may quote a URL or a secret
-        return TargetError(mask(
-            f"target {self.name!r} failed on case {case.id!r}: {redact_urls(what)}{tail}"))
-
-    def _attempt(self, body: bytes) -> tuple[int, str, bytes]:
-        """One request within the attempt deadline: ``(status, reason, body)``; the body
-        is read only for a 2xx answer."""
+    def _attempt(self, body: bytes) -> tuple[int, str, httpx.Headers, bytes]:
+        """One request within the attempt deadline: ``(status, reason, headers, body)``;
+        the body is read only for a 2xx answer."""
         with attempt_deadline(self.timeout_s) as deadline, \
                 self._client.stream("POST", self._url, content=body) as response:
             status, reason = response.status_code, response.reason_phrase
             if not 200 <= status < 300:
-                return status, reason, b""
-            return status, reason, read_body(response, self.max_response_bytes, deadline)
+                return status, reason, response.headers, b""
+            return (status, reason, response.headers,
+                    read_body(response, self.max_response_bytes, deadline))
 
     def invoke(self, case: GoldenCase) -> TargetResponse:
         """POST the case and return the extracted response.
 
         Returns:
-            A :class:`TargetResponse` with ``latency_ms`` across all attempts, ``raw`` the
-            decoded JSON object and ``meta`` the ``meta_keys`` present in it.
+            A :class:`TargetResponse` with ``latency_ms`` across all attempts and waits,
+            ``raw`` the decoded JSON object, ``meta`` the ``meta_keys`` present in it
+            (and ``wait_ms`` with ``retry_rate_limited``), ``requests`` the requests made.
 
         Raises:
-            TargetError: the payload cannot be built or encoded; a 4xx (not retried);
-                a 5xx or transport failure (a timeout of the whole attempt included) on
-                both attempts; a body over ``max_response_bytes``, not decodable, not JSON
-                or not a JSON object; ``extract`` failing or returning an unusable value.
+            TargetError: the payload cannot be built or encoded; a 4xx (not retried, or
+                a 429/529 still refused after the rate-limit bounds); a 5xx or transport
+                failure (a timeout of the whole attempt included) on both attempts; a body
+                over ``max_response_bytes``, not decodable, not JSON or not a JSON object;
+                ``extract`` failing or returning an unusable value.
         """
-        try:
-            payload = self.build_payload(case)
-            body = json.dumps(payload).encode("utf-8")
-        except Exception as exc:
-            raise self._fail(case, f"cannot build the request body: {exc}",
-                             cause=exc) from exc
+        body = self._body(case)
         start = time.perf_counter()
-        attempts = 0
+        seq = self._attempts()
         while True:
-            attempts += 1
-            problem: str
+            waited = time.monotonic()
+            started = self._admitted(case, seq, self.pause_gate.admit(latest=seq.latest), waited)
             cause: BaseException | None = None
+            limited = 0
             try:
-                status, reason, content = self._attempt(body)
-            except httpx.TimeoutException as exc:
-                problem, cause = (f"timed out after {self.timeout_s:g} s (the whole attempt; "
-                                  f"{type(exc).__name__})"), exc
-            except httpx.TransportError as exc:
-                problem, cause = f"transport failure: {type(exc).__name__}: {exc}", exc
-            except (ResponseTooLarge, UndecodableBody) as exc:  # the same on a retry
-                raise self._fail(case, str(exc), attempts, exc) from exc
-            except Exception as exc:  # not a transport failure (e.g. closed client): no retry
-                raise self._fail(case, f"{type(exc).__name__}: {exc}", attempts, exc) from exc
-            else:
-                if status < 500:
-                    break
-                problem = f"HTTP {status} {reason}".rstrip()
-            if attempts >= 2:
-                raise self._fail(case, problem, attempts, cause) from cause
-            log.info("target %r case %r: %s; retrying once", self.name, case.id,
-                     mask(redact_urls(problem)))
-            if self.retry_backoff_s > 0:
-                time.sleep(self.retry_backoff_s)
+                try:
+                    status, reason, headers, content = self._attempt(body)
+                except Exception as exc:
+                    cause = exc
+                    step = self._step_of_error(case, seq, exc)
+                else:
+                    limited = int(self.rate_limit.applies(status))
+                    step = seq.answered(status, reason, headers)
+            finally:
+                self.pause_gate.release(started, limited)
+            if step.done:
+                break
+            delay = self._delay_after(case, seq, step, cause)
+            if delay > 0:
+                time.sleep(delay)
         latency_ms = (time.perf_counter() - start) * 1000.0
-        if status >= 300:
-            reason = f"HTTP {status} {reason}".rstrip()
-            if status < 400:
-                reason += " (redirects are not followed)"
-            else:
-                reason += " (4xx answers are not retried)"
-            raise self._fail(case, reason, attempts)
-        decoded = self._decode(case, content, attempts)
-        try:
-            out = self.extract(decoded)
-        except Exception as exc:
-            raise self._fail(case, f"extract failed: {type(exc).__name__}: {exc}",
-                             cause=exc) from exc
-        meta = {k: decoded[k] for k in self.meta_keys if k in decoded}
-        return self._response(case, out, latency_ms, decoded, meta)
-
-    def _decode(self, case: GoldenCase, content: bytes, attempts: int) -> dict[str, Any]:
-        try:
-            decoded = loads_json(content)
-        except (json.JSONDecodeError, UnicodeDecodeError):
-            snippet = content[:60].decode("utf-8", "replace")
-            raise self._fail(
-                case, f"the response body is not JSON (starts {snippet!r})", attempts
-            ) from None
-        except LimitError as exc:
-            raise self._fail(case, f"the response body is {exc}", attempts) from None
-        if not isinstance(decoded, dict):
-            kind = "array" if isinstance(decoded, list) else type(decoded).__name__
-            raise self._fail(case, f"the response body is a JSON {kind}, not an object",
-                             attempts)
-        return decoded
-
-    def _response(
-        self, case: GoldenCase, out: Any, latency_ms: float, raw: dict[str, Any],
-        meta: dict[str, Any],
-    ) -> TargetResponse:
-        if isinstance(out, TargetResponse):
-            return TargetResponse(
-                ranked_ids=[str(x) for x in out.ranked_ids], text=out.text,
-                latency_ms=out.latency_ms or latency_ms,
-                raw=raw if out.raw is None else out.raw, meta={**meta, **dict(out.meta)},
-            )
-        if isinstance(out, str):
-            return TargetResponse(text=out, latency_ms=latency_ms, raw=raw, meta=meta)
-        if isinstance(out, list | tuple):
-            bad = next((x for x in out if isinstance(x, bool) or not isinstance(x, str | int)),
-                       None)
-            if bad is not None:
-                raise self._fail(case, f"extract returned a list holding {bad!r}; ids must "
-                                 "be strings")
-            return TargetResponse(ranked_ids=[str(x) for x in out], latency_ms=latency_ms,
-                                  raw=raw, meta=meta)
-        raise self._fail(
-            case, f"extract returned {type(out).__name__}; return a list of ids, a string "
-            "or a TargetResponse"
-        )
-
-
-def _callable_name(fn: Callable[..., Any]) -> str:
-    module = getattr(fn, "__module__", "?")
-    qual = getattr(fn, "__qualname__", type(fn).__name__)
-    return f"{module}:{qual}"
+        return self._finish(case, status, reason, content, seq, latency_ms)
 
 
 __all__ = [

@@ -245,17 +245,81 @@ def _echo_ranking(delay_s: float) -> Handler:
     return handler
 
 
+@dataclass
+class RateLimit:
+    """A handler that allows ``rate`` requests a second (a token bucket holding at most
+    ``burst`` tokens, full at the start) and answers ``429`` above it, with
+    ``Retry-After`` (decimal seconds) and ``retry-after-ms`` saying when the next token
+    comes; allowed requests get ``{"ranked_ids": ["<id>-a"]}`` after ``delay_s``. From
+    ``limited_for_s`` seconds after the first request on, nothing is refused (a rate
+    limit that ends). Every request is logged in :attr:`log` as ``(arrival
+    time.monotonic(), status, requests in flight at arrival, the time its Retry-After
+    ends or 0)``."""
+
+    rate: float
+    burst: float = 1.0
+    delay_s: float = 0.0
+    limited_for_s: float = float("inf")
+    log: list[tuple[float, int, int, float]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self._lock = threading.Lock()
+        self._level = self.burst
+        self._stamp = 0.0
+        self._first = 0.0
+        self._in_flight = 0
+
+    def __call__(self, request: RecordedRequest, index: int) -> Reply:
+        with self._lock:
+            now = time.monotonic()
+            if not self.log:
+                self._first, self._stamp = now, now
+            self._level = min(self.burst, self._level + (now - self._stamp) * self.rate)
+            self._stamp = now
+            free = now - self._first >= self.limited_for_s
+            if self._level >= 1.0 or free:
+                self._level = max(0.0, self._level - 1.0)
+                self._in_flight += 1
+                self.log.append((now, 200, self._in_flight, 0.0))
+                wait = None
+            else:
+                wait = (1.0 - self._level) / self.rate
+                self.log.append((now, 429, self._in_flight, now + wait))
+        if wait is not None:
+            return Reply(429, {"error": "rate limited"}, headers={
+                "Retry-After": f"{wait:.3f}", "retry-after-ms": f"{wait * 1000:.1f}"})
+        try:
+            if self.delay_s:
+                time.sleep(self.delay_s)
+            case_id = str(request.json().get("id", index))
+        finally:
+            with self._lock:
+                self._in_flight -= 1
+        return Reply(200, {"ranked_ids": [f"{case_id}-a"]})
+
+
 def main(argv: Sequence[str] | None = None) -> None:
-    """Serve ``{"ranked_ids": ["<id>-a", "<id>-b"]}`` after ``--delay-ms`` until stdin closes."""
+    """Serve ``{"ranked_ids": ["<id>-a", "<id>-b"]}`` after ``--delay-ms`` until stdin
+    closes; with ``--rate R``, at most R requests a second (:class:`RateLimit`, 429
+    above it), and the counts of 200 and 429 answers printed at the end."""
     parser = argparse.ArgumentParser(prog="python -m evalkit_http.testing")
     parser.add_argument("--delay-ms", type=float, default=0.0)
+    parser.add_argument("--rate", type=float, default=None)
+    parser.add_argument("--burst", type=float, default=1.0)
     args = parser.parse_args(argv)
-    server = ScriptedServer(handler=_echo_ranking(args.delay_ms / 1000.0)).start()
+    limit = None if args.rate is None else RateLimit(args.rate, args.burst,
+                                                     args.delay_ms / 1000.0)
+    handler = limit if limit is not None else _echo_ranking(args.delay_ms / 1000.0)
+    server = ScriptedServer(handler=handler).start()
     print(server.url, flush=True)
     try:
         sys.stdin.read()
     finally:
         server.stop()
+        if limit is not None:
+            statuses = [entry[1] for entry in limit.log]
+            print(json.dumps({"200": statuses.count(200), "429": statuses.count(429)}),
+                  flush=True)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,207 @@
+"""AsyncHttpTarget (issue #20) keeps HttpTarget's rules and bounds (issue #12) against
+real 127.0.0.1 servers: the retry policy, the deadline of a whole attempt against a
+dripping server, the decoded-size cap (a gzip bomb included), secrets masked by value,
+headers HTTP forbids refused when the target is built, and the rate-limit retry.
+
+Expected times come from the bound in docs/runner.md (``attempts x timeout_s +
+retry_backoff_s``) and what the server would take unbounded; sizes from how the bodies
+are built here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+import zlib
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from evalkit_http import AsyncHttpTarget
+from evalkit_http.testing import RateLimit, Reply, ScriptedServer
+
+from evalkit.data.cases import GoldenCase
+from evalkit.data.goldens import GoldenSet
+from evalkit.data.targets import TargetError, TargetResponse
+from evalkit.execute.target_runner import evaluate
+
+CASE = GoldenCase("q1", "what is alpha")
+OK = Reply(200, {"ranked_ids": ["d1", "d2"], "cost_usd": 0.25})
+SLACK_S = 0.6
+
+
+def target(server: ScriptedServer, **kw: Any) -> AsyncHttpTarget:
+    kw.setdefault("retry_backoff_s", 0.0)
+    return AsyncHttpTarget(server.url + "search", name="svc", **kw)
+
+
+def call(t: AsyncHttpTarget, case: GoldenCase = CASE) -> TargetResponse:
+    async def go() -> TargetResponse:
+        async with t:
+            return await t.ainvoke(case)
+
+    return asyncio.run(go())
+
+
+def failure(t: AsyncHttpTarget) -> tuple[float, TargetError]:
+    start = time.monotonic()
+    with pytest.raises(TargetError) as info:
+        call(t)
+    return time.monotonic() - start, info.value
+
+
+def test_a_200_is_extracted_with_its_meta_and_request_count() -> None:
+    with ScriptedServer([OK]) as server:
+        response = call(target(server, meta_keys=("cost_usd",)))
+    assert list(response.ranked_ids) == ["d1", "d2"] and dict(response.meta) == {
+        "cost_usd": 0.25}
+    assert response.requests == 1 and server.requests[0].json() == {
+        "id": "q1", "query": "what is alpha"}
+
+
+def test_a_5xx_is_retried_once_and_a_4xx_never() -> None:
+    with ScriptedServer([Reply(503), OK]) as server:
+        assert call(target(server)).requests == 2
+    assert server.requests[0].body == server.requests[1].body
+    with ScriptedServer([Reply(500), Reply(502), OK]) as server:
+        _, err = failure(target(server))
+    assert "HTTP 502" in str(err) and "2 requests" in str(err) and len(server.requests) == 2
+    with ScriptedServer([Reply(429), OK]) as server:
+        _, err = failure(target(server))
+    assert "HTTP 429" in str(err) and "not retried" in str(err) and len(server.requests) == 1
+
+
+def test_a_dripping_body_is_cut_at_the_deadline_of_each_attempt() -> None:
+    drip = Reply(200, b"x" * 60, drip_s=0.2)  # 12 s unbounded; no read waits 1 s
+    with ScriptedServer([drip]) as server:
+        elapsed, err = failure(target(server, timeout_s=1.0, retry_backoff_s=0.1))
+    bound = 2 * 1.0 + 0.1
+    assert bound - 0.05 <= elapsed <= bound + SLACK_S < 60 * 0.2
+    assert "timed out after 1 s (the whole attempt" in str(err) and "2 requests" in str(err)
+
+
+def test_dripping_headers_are_cut_at_the_deadline() -> None:
+    with ScriptedServer([Reply(200, {"ranked_ids": []}, header_drip_s=0.1)]) as server:
+        elapsed, err = failure(target(server, timeout_s=0.5))
+    assert elapsed <= 2 * 0.5 + SLACK_S and "timed out" in str(err)
+
+
+def test_the_size_cap_holds_for_declared_chunked_and_gzip_bomb_bodies() -> None:
+    big = Reply(200, b"x" * (1 << 20), repeat=50)
+    with ScriptedServer([big]) as server:
+        _, err = failure(target(server))
+    assert f"declares {50 << 20} bytes, over the cap of 10000000 bytes" in str(err)
+    chunked = Reply(200, b"x" * (1 << 20), repeat=50, chunked=True)
+    with ScriptedServer([chunked]) as server:
+        _, err = failure(target(server, max_response_bytes=3_000_000))
+    assert "sent more than 3000000 bytes, over the cap of 3000000 bytes" in str(err)
+    packer = zlib.compressobj(9, zlib.DEFLATED, zlib.MAX_WBITS | 16)
+    bomb = b"".join([packer.compress(bytes(1 << 20)) for _ in range(100)] + [packer.flush()])
+    with ScriptedServer([Reply(200, bomb, headers={"Content-Encoding": "gzip"})]) as server:
+        _, err = failure(target(server))
+    assert "decodes to more than 10000000 bytes" in str(err) and len(server.requests) == 1
+
+
+def test_secrets_are_masked_in_errors_and_bad_headers_refused_at_build() -> None:
+    secret = "sk-live-0123456789abcdef"
+    echo = Reply(200, f"not json: Bearer {secret}".encode())  # a server echoing the token
+    with ScriptedServer([echo]) as server:
+        _, err = failure(target(server, headers={"Authorization": f"Bearer {secret}"}))
+    assert "the response body is not JSON" in str(err) and "<redacted>" in str(err)
+    assert secret not in str(err) and "0123456789abcdef" not in str(err)
+    with pytest.raises(ValueError) as info:
+        AsyncHttpTarget("http://127.0.0.1:9/", headers={"Authorization": f"Bearer {secret}\r"})
+    message = str(info.value)
+    assert message.startswith("AsyncHttpTarget header 'Authorization': its value holds")
+    assert "0123456789" not in message
+
+
+def test_a_429_with_retry_after_is_retried_and_waited() -> None:
+    with ScriptedServer([Reply(429, headers={"Retry-After": "0.3"}), OK]) as server:
+        response = call(target(server, retry_rate_limited=True))
+    assert response.requests == 2 and response.rate_limited == 1
+    assert response.meta["wait_ms"] >= 300.0
+
+
+def test_a_rate_limited_async_run_has_no_errored_row() -> None:
+    limit = RateLimit(rate=40.0, burst=4.0, delay_s=0.01)
+    cases = GoldenSet(GoldenCase(f"c{i:03d}", "q", expected=[f"c{i:03d}-a"])
+                      for i in range(100))
+    with ScriptedServer(handler=limit) as server:
+        t = AsyncHttpTarget(server.url, retry_rate_limited=True)
+        run = evaluate(t, cases, ["recall@1"], max_concurrency=16, progress=False)
+        # the runner closed the loop's client at the end of its loop; a second run opens
+        # one of its own
+        again = evaluate(t, GoldenSet(list(cases)[:5]), ["recall@1"], progress=False)
+    statuses = [entry[1] for entry in limit.log]
+    assert statuses.count(429) > 0
+    assert run.header["status"] == "complete" and run.mean("recall@1") == 1.0
+    assert sum(r.requests or 0 for r in [*run.per_query, *again.per_query]) == len(limit.log)
+    assert again.header["status"] == "complete"
+
+
+class RecordingAsync(httpx.AsyncBaseTransport):
+    """Each request's send time and, for each 429, when it reached the client and when
+    the wait its ``retry-after-ms`` asked for ends (as the threaded suite's)."""
+
+    def __init__(self) -> None:
+        self.inner = httpx.AsyncHTTPTransport()
+        self.sent: list[float] = []
+        self.pauses: list[tuple[float, float]] = []
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        self.sent.append(time.monotonic())
+        response = await self.inner.handle_async_request(request)
+        if response.status_code == 429:
+            got = time.monotonic()
+            self.pauses.append((got, got + float(response.headers["retry-after-ms"]) / 1000))
+        return response
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+def test_no_async_call_starts_before_a_retry_after() -> None:
+    limit = RateLimit(rate=30.0, burst=3.0, delay_s=0.01)
+    recording = RecordingAsync()
+    cases = GoldenSet(GoldenCase(f"c{i:03d}", "q", expected=[f"c{i:03d}-a"])
+                      for i in range(80))
+    with ScriptedServer(handler=limit) as server:
+        t = AsyncHttpTarget(server.url, retry_rate_limited=True, transport=recording)
+        run = evaluate(t, cases, ["recall@1"], max_concurrency=8, progress=False)
+    assert run.header["errors"] == 0 and recording.pauses
+    # a request sent while a 429 that had already arrived (10 ms earlier: the answer is
+    # being handed over) asked to wait would be a call started before its Retry-After
+    early = [s for s in recording.sent for got, end in recording.pauses
+             if got + 0.010 < s < end - 0.001]
+    assert early == []
+
+
+def test_evalkit_run_builds_an_async_target_from_the_config(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from typer.testing import CliRunner
+
+    from evalkit.cli.app import app
+
+    (tmp_path / "goldens.jsonl").write_text("".join(
+        json.dumps({"id": f"c{i}", "query": "q", "expected": [f"c{i}-a"]}) + "\n"
+        for i in range(6)))
+    limit = RateLimit(rate=50.0, burst=2.0)
+    with ScriptedServer(handler=limit) as server:
+        (tmp_path / "evalkit.yaml").write_text(
+            "goldens: goldens.jsonl\n"
+            f"target: {{factory: http, kwargs: {{url: '{server.url}', asynchronous: true, "
+            "retry_rate_limited: true}}\n"
+            "metrics: [recall@1]\noutput: run.jsonl\nmax_concurrency: 6\n"
+            "requests_per_minute: 6000\n")
+        monkeypatch.chdir(tmp_path)
+        res = CliRunner().invoke(app, ["run", "--no-progress"])
+    assert res.exit_code == 0, res.output
+    lines = [json.loads(x) for x in (tmp_path / "run.jsonl").read_text().splitlines()]
+    rows = [o for o in lines if o["type"] == "row"]
+    assert lines[0]["target"]["type"] == "evalkit_http.AsyncHttpTarget"
+    assert sum(r["requests"] for r in rows) == len(limit.log)
+    assert all(r["metrics"]["recall@1"] == 1.0 and "wait_ms" in r["response"]["meta"]
+               for r in rows)

@@ -1,0 +1,170 @@
+"""Async targets: every call on one event loop, scoring in threads off the loop.
+
+A target is *async* when it has an ``ainvoke(case)`` coroutine method (an
+:class:`~evalkit.data.targets.CallableTarget` over an ``async def`` function,
+``evalkit_http.AsyncHttpTarget``). :class:`AsyncExecutor` runs them with the interface
+and the rules of the threaded :class:`~evalkit.execute.executor.Executor`: at most
+``max_concurrency`` calls in flight (``min(max_concurrency, cases)`` tasks, each taking
+the next case), the same :class:`~evalkit.execute.pacing.Pacing`, rows queued for the
+caller in completion order, no new case after :meth:`stop`, the calls in flight still
+handed over within the grace period.
+
+The event loop runs in one daemon thread, so the caller's thread keeps collecting and
+writing rows and handling Ctrl-C exactly as for threads. Metrics (an LLM judge
+included) stay synchronous and run in a pool of at most ``max_concurrency`` threads,
+created as needed, so a slow grade never blocks the loop. When the caller stops
+waiting (the grace period is over, or a second Ctrl-C), the calls still in flight are
+cancelled. At the end the loop awaits the target's ``aclose()`` when it has one (an
+``httpx.AsyncClient`` belongs to the loop that opened it).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from evalkit.core.specs import MetricSpec
+from evalkit.data.rows import CaseResult
+from evalkit.data.targets import AsyncTarget, Target
+from evalkit.execute.executor import (
+    _WORKER_DONE,
+    Called,
+    Executor,
+    Interrupts,
+    Job,
+    checked_call,
+    failed_call,
+    pacing_report,
+    rescored,
+    row_of,
+)
+from evalkit.execute.pacing import Pacing
+from evalkit.execute.samples import scoring_sample
+
+
+def is_async_target(target: object) -> bool:
+    """Whether ``target`` is called through an ``ainvoke(case)`` coroutine method."""
+    method = getattr(target, "ainvoke", None)
+    return method is not None and inspect.iscoroutinefunction(method)
+
+
+class AsyncExecutor(Executor):
+    """The tasks of one event loop over ``jobs``; see the module docstring."""
+
+    def __init__(self, target: Target, target_name: str, jobs: Sequence[Job],
+                 specs: Sequence[MetricSpec], max_concurrency: int,
+                 pacing: Pacing | None = None) -> None:
+        super().__init__(target, target_name, jobs, specs, max_concurrency, pacing)
+        self._tasks_wanted = len(self._workers)
+        self._workers = [threading.Thread(target=self._run_loop, name="evalkit-event-loop",
+                                          daemon=True)] if self._tasks_wanted else []
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._tasks: list[asyncio.Task[None]] = []
+
+    def batches(self, interrupts: Interrupts | None = None, deadline: float | None = None,
+                until: int = 1) -> Iterator[list[CaseResult]]:
+        """As :meth:`Executor.batches`; once stopped, the calls still in flight when the
+        caller stops waiting are cancelled."""
+        yield from super().batches(interrupts, deadline, until)
+        if self._stop.is_set() and self._running:
+            self.cancel()
+
+    def cancel(self) -> None:
+        """Cancel the calls in flight (from any thread)."""
+        loop = self._loop
+        if loop is not None and not loop.is_closed():
+            with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
+                loop.call_soon_threadsafe(lambda: [t.cancel() for t in self._tasks])
+
+    # ------------------------------------------------------------------ the loop
+    def _run_loop(self) -> None:
+        try:
+            asyncio.run(self._main())
+        except BaseException as exc:  # a bug of the loop itself: the run stops
+            self._stop.set()
+            self._done.put(exc)
+        finally:
+            self._done.put(_WORKER_DONE)
+
+    async def _main(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        pool = ThreadPoolExecutor(max_workers=self._tasks_wanted,
+                                  thread_name_prefix="evalkit-score")
+        try:
+            self._tasks = [asyncio.create_task(self._task(pool))
+                           for _ in range(self._tasks_wanted)]
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+        finally:
+            pool.shutdown(wait=False, cancel_futures=True)
+            close = getattr(self._target, "aclose", None)
+            if close is not None and inspect.iscoroutinefunction(close):
+                with contextlib.suppress(Exception):  # it must not hide the run's outcome
+                    await close()
+
+    async def _task(self, pool: ThreadPoolExecutor) -> None:
+        pacing = self._pacing
+        while not self._stop.is_set():
+            started = None
+            if pacing is not None:
+                started = await pacing.admit_async(self._stop.is_set)
+                if started is None:
+                    return
+            job = next(self._todo, None)  # one thread takes jobs: no lock needed
+            if job is None:
+                if pacing is not None and started is not None:
+                    pacing.release(started)
+                return
+            with self._busy_lock:
+                self._busy += 1
+            try:
+                row = await self._run(job, pool)
+            except asyncio.CancelledError:
+                return  # abandoned: the caller stopped waiting
+            except BaseException as exc:  # a stop signal, or a bug: the run stops
+                self._stop.set()
+                self._done.put(exc)
+                return
+            finally:
+                with self._busy_lock:
+                    self._busy -= 1
+            if pacing is not None and started is not None:
+                pacing.release(started, *pacing_report(row))
+            self._done.put(row)
+
+    async def _run(self, job: Job, pool: ThreadPoolExecutor) -> CaseResult:
+        loop = asyncio.get_running_loop()
+        stored = job.stored
+        if stored is not None and stored.response is not None:
+            return await loop.run_in_executor(pool, rescored, job, self._specs)
+        start = time.perf_counter()
+        called: Called
+        try:
+            with scoring_sample(job.sample):  # this worker task's own context
+                response: Any = await self._target.ainvoke(job.case)  # type: ignore[attr-defined]
+        except Exception as exc:
+            called = failed_call(exc, self._name, job.case, start)
+        else:
+            called = checked_call(response, self._name, job.case, start)
+        if called[0] is None:
+            return row_of(self._target, job, called, self._specs)
+        return await loop.run_in_executor(pool, row_of, self._target, job, called,
+                                          self._specs)
+
+
+def make_executor(target: Target | AsyncTarget, target_name: str, jobs: Sequence[Job],
+                  specs: Sequence[MetricSpec], max_concurrency: int,
+                  pacing: Pacing | None = None) -> Executor:
+    """An :class:`AsyncExecutor` for an async target, else the threaded
+    :class:`~evalkit.execute.executor.Executor`."""
+    kind = AsyncExecutor if is_async_target(target) else Executor
+    return kind(target, target_name, jobs, specs, max_concurrency,  # type: ignore[arg-type]
+                pacing)
+
+
+__all__ = ["AsyncExecutor", "is_async_target", "make_executor"]

@@ -1,0 +1,228 @@
+"""How many target calls may start, and when: adaptive concurrency and rate limits.
+
+**Adaptive concurrency (AIMD).** The runner keeps a limit on the calls in flight, never
+above ``max_concurrency`` and never below 1. It starts at ``max_concurrency``. A call
+that met a rate-limit answer (its response or error reports ``rate_limited > 0``, as
+``HttpTarget`` does for 429 and 529) halves the limit, or the number of calls in flight
+when that is smaller (multiplicative decrease, factor :data:`DECREASE`), at most once
+per round trip: calls that started before the last
+decrease do not lower it again (TCP's rule of one decrease per window, RFC 5681). Every
+call that succeeds without one raises it by ``1 / limit`` (additive increase: about one
+more call in flight per ``limit`` calls), up to ``max_concurrency``.
+
+**A pause** (:meth:`Pacing.pause`: a server's ``Retry-After``): no call starts before it
+ends. ``HttpTarget`` keeps a :class:`Pacing` of its own over its requests (retries
+included), so that a rate limit pauses and narrows every call of the target.
+
+**Client-side rate limits**, shared by every worker of a run:
+
+* ``requests_per_minute``: a call starts only when the request bucket holds a token;
+  the bucket refills at ``requests_per_minute / 60`` tokens a second and holds at most
+  one second's worth (at least 1), so a run never bursts above the per-second rate;
+* ``tokens_per_minute``: applied after the fact, from the usage a response reports
+  (:func:`reported_tokens`): each call's tokens are taken from a token bucket that
+  refills at ``tokens_per_minute / 60`` a second (holding at most one second's worth),
+  and no call starts while the bucket is below zero.
+
+:class:`Pacing` is the limit and the buckets of one run; :meth:`Pacing.admit` (threads)
+and :meth:`Pacing.admit_async` (an event loop) wait for a start, :meth:`Pacing.release`
+reports how a call went. The arithmetic is under one lock, so threads and an event loop
+can share it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import threading
+import time
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import asyncio
+
+#: The factor a rate-limit answer multiplies the concurrency limit by.
+DECREASE = 0.5
+#: How often a waiting worker looks at the stop flag (seconds).
+_POLL_S = 0.05
+
+
+def reported_tokens(meta: Mapping[str, Any]) -> int:
+    """The tokens a response reports in its ``meta``: ``tokens`` (a number), or
+    ``usage`` holding ``total_tokens`` (OpenAI) or ``input_tokens + output_tokens``
+    (Anthropic; ``prompt_tokens + completion_tokens`` too); 0 when none is reported."""
+    def number(value: Any) -> int:
+        ok = isinstance(value, int | float) and not isinstance(value, bool) \
+            and math.isfinite(value) and value > 0
+        return int(value) if ok else 0
+
+    if "tokens" in meta:
+        return number(meta["tokens"])
+    usage = meta.get("usage")
+    if isinstance(usage, Mapping):
+        if "total_tokens" in usage:
+            return number(usage["total_tokens"])
+        return sum(number(usage.get(k)) for k in (
+            "input_tokens", "output_tokens", "prompt_tokens", "completion_tokens"))
+    return 0
+
+
+class _Bucket:
+    """A token bucket: ``rate`` tokens a second, at most ``capacity`` held; it may go
+    below zero when tokens are taken after the fact."""
+
+    def __init__(self, per_minute: float) -> None:
+        self.rate = per_minute / 60.0
+        self.capacity = max(1.0, self.rate)
+        self.level = self.capacity
+        self.stamp = time.monotonic()
+
+    def refill(self, now: float) -> None:
+        self.level = min(self.capacity, self.level + (now - self.stamp) * self.rate)
+        self.stamp = now
+
+    def wait_for(self, need: float, now: float) -> float:
+        """Seconds until the bucket holds ``need`` (0: now)."""
+        self.refill(now)
+        return 0.0 if self.level >= need else (need - self.level) / self.rate
+
+
+class Pacing:
+    """The concurrency limit and the rate buckets of one run (see the module docstring).
+
+    Args:
+        max_concurrency: the ceiling of the limit (>= 1).
+        requests_per_minute: ``None`` for no request limit, else > 0.
+        tokens_per_minute: ``None`` for no token limit, else > 0.
+
+    Raises:
+        ValueError: a limit that is not a positive number.
+    """
+
+    def __init__(self, max_concurrency: int, requests_per_minute: float | None = None,
+                 tokens_per_minute: float | None = None) -> None:
+        for key, value in (("requests_per_minute", requests_per_minute),
+                           ("tokens_per_minute", tokens_per_minute)):
+            if value is not None and (isinstance(value, bool) or not isinstance(
+                    value, int | float) or not math.isfinite(value) or value <= 0):
+                raise ValueError(f"{key} must be a positive number, got {value!r}")
+        self.max_concurrency = max_concurrency
+        self.limit = float(max_concurrency)
+        self.in_flight = 0
+        self.lowest = max_concurrency
+        self.decreases = 0
+        self._last_decrease = -math.inf
+        self._requests = None if requests_per_minute is None else _Bucket(requests_per_minute)
+        self._tokens = None if tokens_per_minute is None else _Bucket(tokens_per_minute)
+        self._lock = threading.Lock()
+        self._cond = threading.Condition(self._lock)
+        self._waiters: list[asyncio.Future[None]] = []
+        self._paused_until = 0.0
+
+    def pause(self, seconds: float) -> None:
+        """No call starts within ``seconds`` from now (a later pause already set stays):
+        a server's ``Retry-After``."""
+        until = time.monotonic() + seconds
+        with self._lock:
+            self._paused_until = max(self._paused_until, until)
+
+    @property
+    def paused_until(self) -> float:
+        """The ``time.monotonic`` time before which no call starts."""
+        with self._lock:
+            return self._paused_until
+
+    @property
+    def current(self) -> int:
+        """The number of calls that may be in flight now."""
+        return max(1, min(self.max_concurrency, int(self.limit)))
+
+    def _try_start(self, latest: float) -> tuple[bool, float]:
+        """Under the lock: ``(True, 0)`` when a start was taken; else ``(False, wait)``,
+        the longest wait before looking again (``-1``: not before ``latest``)."""
+        now = time.monotonic()
+        if self._paused_until > latest or now > latest:
+            return False, -1.0
+        if now < self._paused_until:
+            return False, min(self._paused_until - now, _POLL_S)
+        if self.in_flight >= self.current:
+            return False, _POLL_S
+        wait = 0.0
+        if self._tokens is not None:
+            wait = max(wait, self._tokens.wait_for(1e-9, now))
+        if self._requests is not None:
+            wait = max(wait, self._requests.wait_for(1.0, now))
+        if wait > 0:
+            return False, min(wait, _POLL_S)
+        if self._requests is not None:
+            self._requests.level -= 1.0
+        self.in_flight += 1
+        return True, 0.0
+
+    def admit(self, stop: threading.Event | None = None, latest: float = math.inf
+              ) -> float | None:
+        """Wait until a call may start (a worker thread): its start time
+        (``time.monotonic``) to give :meth:`release`, or ``None`` when ``stop`` was set
+        first, or the call could not start by ``latest`` (it must not start)."""
+        with self._cond:
+            while stop is None or not stop.is_set():
+                started, wait = self._try_start(latest)
+                if started:
+                    return time.monotonic()
+                if wait < 0:
+                    return None
+                self._cond.wait(wait)  # a release wakes it at once
+        return None
+
+    async def admit_async(self, stopped: Callable[[], bool] | None = None,
+                          latest: float = math.inf) -> float | None:
+        """:meth:`admit` for a task of an event loop (whose tasks also call
+        :meth:`release`); ``stopped()`` says whether to give up."""
+        import asyncio  # only async runs need it (it imports a thread pool)
+
+        while stopped is None or not stopped():
+            with self._lock:
+                started, wait = self._try_start(latest)
+            if started:
+                return time.monotonic()
+            if wait < 0:
+                return None
+            waiter = asyncio.get_running_loop().create_future()
+            self._waiters.append(waiter)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(waiter, wait)
+        return None
+
+    def release(self, started: float, rate_limited: int = 0, tokens: int = 0) -> None:
+        """A call that started at ``started`` ended, having met ``rate_limited`` rate-limit
+        answers and used ``tokens`` (both as reported)."""
+        with self._lock:
+            self.in_flight -= 1
+            if tokens and self._tokens is not None:
+                self._tokens.refill(time.monotonic())
+                self._tokens.level -= tokens
+            if rate_limited > 0:
+                if started > self._last_decrease:  # one decrease per round trip
+                    # half of what was in flight (this call included), when that is
+                    # fewer than the limit allowed
+                    self.limit = max(1.0, min(self.limit, self.in_flight + 1) * DECREASE)
+                    self._last_decrease = time.monotonic()
+                    self.decreases += 1
+                    self.lowest = min(self.lowest, self.current)
+            else:
+                self.limit = min(float(self.max_concurrency), self.limit + 1.0 / self.limit)
+            self._cond.notify()
+            waiters, self._waiters = self._waiters, []
+        for waiter in waiters:
+            if not waiter.done():
+                waiter.set_result(None)
+
+    def summary(self) -> dict[str, int]:
+        """``{"max_concurrency", "lowest", "final", "decreases"}`` of the limit so far."""
+        with self._lock:
+            return {"max_concurrency": self.max_concurrency, "lowest": self.lowest,
+                    "final": self.current, "decreases": self.decreases}
+
+
+__all__ = ["DECREASE", "Pacing", "reported_tokens"]
