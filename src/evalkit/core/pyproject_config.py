@@ -35,7 +35,7 @@ ENV_PLUGINS = "EVALKIT_PLUGINS"
 #: (a test holds them equal), spelt out so that start-up imports no validator.
 RUN_KEYS = frozenset({
     "name", "goldens", "goldens_loader", "target", "metrics", "aggregates", "output",
-    "max_concurrency",
+    "max_concurrency", "executor",
 })
 OTHER_KEYS = frozenset({"plugins", "local_plugins", "checks", "baseline", "reporters"})
 

@@ -15,6 +15,7 @@ The same keys are read from ``evalkit.yaml`` (or ``evalkit.yml``) or from the
     aggregates: [latency_p95]            # optional whole-run aggregates
     output: runs/search-v2.jsonl         # required; relative to this file
     max_concurrency: 8                   # optional; default 8
+    executor: {name: dask, address: "tcp://10.0.0.5:8786"}  # optional; default local
     checks: evals/checks.yaml            # evalkit gate's defaults (optional): the checks,
     baseline: baselines/main.jsonl       # the baseline and the reports; the run gated
     reporters: ["junit:reports/gate.xml"]  # is the output
@@ -82,7 +83,9 @@ class EvalConfig:
         target_kwargs: keyword arguments of the factory.
         metrics, aggregates: names, in the order given.
         output: the artifact path (absolute).
-        max_concurrency: the pool size.
+        max_concurrency: the most calls in flight.
+        executor: the executor's name (``local``, ``dask``).
+        executor_options: its keyword arguments (``address``...).
         name: the run name, or ``None`` for the target's name.
         checks: ``evalkit gate``'s checks file (absolute), or ``None``.
         baseline: ``evalkit gate``'s baseline (absolute), or ``None``.
@@ -101,6 +104,8 @@ class EvalConfig:
     aggregates: tuple[str, ...]
     output: Path
     max_concurrency: int = DEFAULT_MAX_CONCURRENCY
+    executor: str = "local"
+    executor_options: dict[str, Any] = field(default_factory=dict)
     name: str | None = None
     checks: Path | None = None
     baseline: Path | None = None
@@ -155,6 +160,13 @@ class EvalConfig:
                 "Target, or a function case -> list of ids or text"
             )
         return target
+
+    def target_recipe(self) -> Any:
+        """How an executor's workers build the same target: the factory, its kwargs and
+        the config's folder (:class:`~evalkit.execute.executor_api.TargetRecipe`)."""
+        from evalkit.execute.executor_api import TargetRecipe
+
+        return TargetRecipe(self.target_factory, dict(self.target_kwargs), str(self.path.parent))
 
 
 #: ``value`` with every header value, secret-looking key's value, URL query string and
@@ -336,6 +348,7 @@ def _validate(table: Any, file: Path, source: str,
         target_kwargs=dict(settings.target.kwargs), metrics=tuple(settings.metrics),
         aggregates=tuple(settings.aggregates), output=(base / settings.output).resolve(),
         max_concurrency=settings.max_concurrency, name=settings.name,
+        executor=settings.executor.name, executor_options=settings.executor.factory_options(),
         checks=path(settings.checks), baseline=path(settings.baseline),
         reporters=tuple(report(r) for r in settings.reporters), notice=notice,
     )

@@ -48,11 +48,20 @@ from evalkit.data.rows import CaseResult
 from evalkit.data.targets import Target
 from evalkit.execute.artifact_writer import ArtifactWriter, read_partial
 from evalkit.execute.executor import (
-    Executor,
     Interrupts,
     Job,
     RunInterrupted,
     default_grace_s,
+)
+from evalkit.execute.executor_api import (
+    ChosenExecutor,
+    ExecutorChoice,
+    RunningExecutor,
+    Work,
+    as_choice,
+    choose_executor,
+    close_executor,
+    executor_report,
 )
 from evalkit.execute.progress import ProgressBar
 from evalkit.execute.run_header import (
@@ -92,6 +101,7 @@ def evaluate(
     config: Mapping[str, Any] | None = None,
     fsync_interval_s: float = 1.0,
     grace_s: float | None = None,
+    executor: str | ExecutorChoice | None = None,
 ) -> RunResult:
     """Run ``target`` on every golden case and score the responses.
 
@@ -119,6 +129,11 @@ def evaluate(
         grace_s: after Ctrl-C, how long the calls in flight may take to finish and be
             written (seconds, >= 0); default: the smaller of the target's bound on one
             attempt (``attempt_bound_s`` or ``timeout_s``) and 10 s.
+        executor: where the calls are made: ``"local"`` (the default, threads of this
+            process), ``"dask"`` (the evalkit-dask plugin) or an
+            :class:`~evalkit.execute.executor_api.ExecutorChoice` with options and how
+            workers build the target (docs/scaling.md). The artifact, its lock, resume
+            and the in-flight bound stay here whatever it is.
 
     Returns:
         A :class:`RunResult` of :class:`CaseResult` rows in golden-set order. Its header
@@ -134,6 +149,8 @@ def evaluate(
         RegistryError: an unknown metric or aggregate name (before any call is made).
         UnjudgedCasesError: a metric that needs judgments and a case without expected
             ids (before any call is made; lists the cases).
+        UnsendableError: the executor cannot send the target or a metric to its
+            workers (before anything is written; names it).
         GoldenError: a golden file breaks a rule.
         ArtifactBusyError: another process is writing ``artifact`` (names its pid).
         FileExistsError: ``artifact`` exists and neither ``resume`` nor ``overwrite``.
@@ -163,8 +180,11 @@ def evaluate(
     header = new_header(
         name or target_name, target, gset, specs, agg_specs, config or {},
     )
+    choice = as_choice(executor)
+    chosen = choose_executor(choice, Work(target, target_name, (), specs, max_concurrency,
+                                          choice.target))
     plan = _Plan(target, target_name, gset, specs, agg_specs, header, max_concurrency,
-                 grace, progress)
+                 grace, progress, chosen)
     if artifact is None:
         return plan.run(None, {}, {})
     path = Path(artifact)
@@ -217,21 +237,23 @@ class _Plan:
     def __init__(self, target: Target, target_name: str, gset: GoldenSet,
                  specs: Sequence[MetricSpec], agg_specs: Sequence[AggregateSpec],
                  header: dict[str, Any], max_concurrency: int, grace: float,
-                 progress: bool | None) -> None:
+                 progress: bool | None, chosen: ChosenExecutor) -> None:
         self.target, self.target_name, self.gset = target, target_name, gset
         self.specs, self.agg_specs, self.header = specs, agg_specs, header
         self.max_concurrency, self.grace, self.progress = max_concurrency, grace, progress
+        self.chosen = chosen
 
     def run(self, writer: ArtifactWriter | None, kept: Mapping[str, CaseResult],
             redo: Mapping[str, CaseResult]) -> RunResult:
         jobs = [Job(c, redo.get(c.id)) for c in self.gset if c.id not in kept]
         results: dict[str, CaseResult] = dict(kept)
         show = sys.stderr.isatty() if self.progress is None else self.progress
-        executor = Executor(self.target, self.target_name, jobs, self.specs,
-                            self.max_concurrency)
         stopped: RunInterrupted | None = None
         writing = [False]
+        executor: RunningExecutor | None = None
         try:
+            executor = self.chosen.open(Work(self.target, self.target_name, jobs, self.specs,
+                                             self.max_concurrency, self.chosen.choice.target))
             with Interrupts() as interrupts, ProgressBar(
                     self.header["name"], len(self.gset), len(kept), show) as bar:
 
@@ -255,12 +277,17 @@ class _Plan:
                 if interrupts.count:
                     stopped = self._grace(executor, interrupts, take, bar, results)
         except BaseException as exc:
-            executor.stop()
-            if isinstance(exc, Exception):  # a failed write or a stopping worker; not Ctrl-C
-                executor.join(self.grace)
+            if executor is not None:
+                executor.stop()
+                if isinstance(exc, Exception):  # a failed write or a stopping worker
+                    executor.join(self.grace)
+                close_executor(executor)
             if writer is not None:
                 writer.close(failed=True)
             raise
+        self.header["executor"] = {"name": self.chosen.choice.name,
+                                   **executor_report(executor)}
+        close_executor(executor)
         if stopped is not None:
             if writer is not None:
                 writer.close()
@@ -273,7 +300,7 @@ class _Plan:
             writer.rewrite(run)
         return run
 
-    def _grace(self, executor: Executor, interrupts: Interrupts,
+    def _grace(self, executor: RunningExecutor, interrupts: Interrupts,
                take: Callable[[list[CaseResult]], None], bar: ProgressBar,
                results: Mapping[str, CaseResult]) -> RunInterrupted:
         """After the first Ctrl-C: no new case; the calls in flight may finish within the
