@@ -15,6 +15,8 @@ holds the lock and resumes as for a local run:
 * an item lost with its worker is sent again, at most ``max_retries`` times (then its
   row is an error naming the worker losses), and :meth:`Dispatch.report` counts it:
   each retry may repeat a paid call the dead worker had made;
+* Ctrl-C (``stop``) sends nothing new; the items in flight still come back within the
+  grace period, and ``close`` cancels what is left;
 * an item's row is handed back once: a second outcome for the same key (a recomputed
   task) is dropped;
 * metrics the worker did not score are scored here, in ``max_concurrency`` driver
@@ -133,10 +135,9 @@ class Dispatch:
         return self
 
     def stop(self) -> None:
-        """Take no new item; those in flight still come back."""
+        """Take no new item; those in flight still come back (``close`` cancels them)."""
         self._stopped = True
         self._todo.clear()
-        self._backend.cancel()
 
     def join(self, timeout_s: float) -> None:
         end = time.monotonic() + timeout_s
@@ -155,6 +156,7 @@ class Dispatch:
         self._closed = True
         if self._scorer is not None:
             self._scorer.shutdown(wait=False, cancel_futures=True)
+        self._backend.cancel()
         self._backend.close()
 
     def batches(self, interrupts: Interrupts | None = None, deadline: float | None = None,

@@ -2,7 +2,7 @@
 
 The worker calls the target and scores the item with the metrics it can import
 (:func:`worker_metrics` resolves them by name in the worker's own registry, and keeps
-only those whose function is the driver's: same module and qualified name). The driver
+only those with the driver's provider: the same plugin distribution and version). The driver
 scores the rest from the returned response (:func:`finish_row`): the metrics a worker
 cannot import, and those that must stay on the driver (:func:`split_metrics`: an LLM
 judge, whose grade cache and spending limits are per process). A row whose metrics are
@@ -29,47 +29,54 @@ if TYPE_CHECKING:
     from evalkit.data.targets import Target
 
 
-def importable(fn: object) -> bool:
-    """Whether a worker can find ``fn`` by its module and qualified name (not a lambda,
-    not a local function, not defined in ``__main__``)."""
-    module = getattr(fn, "__module__", None)
-    qualname = getattr(fn, "__qualname__", "")
-    return bool(module) and module != "__main__" and "<" not in qualname
-
-
 def on_driver_only(spec: MetricSpec) -> bool:
     """A metric that publishes ``details`` (an LLM judge): its cache and budget are per
     process, so it is scored on the driver unless the executor is told otherwise."""
     return callable(getattr(spec.fn, "details", None))
 
 
+def _provider(name: str) -> str | None:
+    """Who provides metric ``name`` here (``"evalkit-retrieval 0.3.0 (module)"``), or
+    ``None`` for a metric of the client's own code (or none at all)."""
+    from evalkit.core.registry import RegistryError
+    from evalkit.plugins.default import default_registry
+
+    try:
+        provider = default_registry().provider_of(name)
+    except (RegistryError, ValueError):
+        return None
+    return None if provider.is_client else str(provider)
+
+
 def split_metrics(specs: Sequence[MetricSpec], *, judge_on_workers: bool = False
-                  ) -> tuple[dict[str, tuple[str, str]], list[MetricSpec]]:
-    """``({name: (module, qualname)} the workers may score, [specs the driver scores])``."""
-    remote: dict[str, tuple[str, str]] = {}
+                  ) -> tuple[dict[str, str], list[MetricSpec]]:
+    """``({name: provider} the workers may score, [specs the driver scores])``: a metric
+    from an installed plugin goes to the workers (which find it through the same entry
+    point); one registered by the client's code, and a judge, stay here."""
+    remote: dict[str, str] = {}
     driver: list[MetricSpec] = []
     for spec in specs:
-        if importable(spec.fn) and (judge_on_workers or not on_driver_only(spec)):
-            remote[spec.name] = (str(spec.fn.__module__), str(spec.fn.__qualname__))
+        provider = _provider(spec.name)
+        if provider is not None and (judge_on_workers or not on_driver_only(spec)):
+            remote[spec.name] = provider
         else:
             driver.append(spec)
     return remote, driver
 
 
-def worker_metrics(wanted: Mapping[str, tuple[str, str]]) -> list[MetricSpec]:
-    """The specs of ``wanted`` that resolve in this process to the same function; the
-    others are left to the driver."""
+def worker_metrics(wanted: Mapping[str, str]) -> list[MetricSpec]:
+    """The specs of ``wanted`` that resolve in this process to the same provider (the
+    same distribution and version); the others are left to the driver."""
     from evalkit.core.registry import RegistryError
     from evalkit.execute.scoring import resolve_metrics
 
     out: list[MetricSpec] = []
-    for name, (module, qualname) in wanted.items():
+    for name, provider in wanted.items():
         try:
             (spec,) = resolve_metrics([name])
         except (RegistryError, ValueError):
             continue
-        if (getattr(spec.fn, "__module__", None), getattr(spec.fn, "__qualname__", None)) \
-                == (module, qualname):
+        if _provider(name) == provider:
             out.append(spec)
     return out
 

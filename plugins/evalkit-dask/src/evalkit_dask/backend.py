@@ -1,0 +1,119 @@
+"""The :class:`~evalkit.execute.dispatch.Backend` of the ``dask`` executor.
+
+Each ``submit`` is one Dask task (:func:`evalkit_dask.worker.run_batch`) with a unique
+key; its done-callback puts the future on a queue, and ``poll`` gathers every finished
+future at once (one round trip). A task that errs with ``KilledWorker`` (its worker
+died while running it; the run's scheduler allows no silent reschedule when it is the
+run's own LocalCluster) hands its items back as lost, and the driver sends them again;
+a task cancelled or whose result was lost likewise.
+"""
+
+from __future__ import annotations
+
+import queue
+import uuid
+from collections.abc import Sequence
+from typing import Any
+
+from distributed.scheduler import KilledWorker
+
+from evalkit.data.rows import CaseResult
+from evalkit.execute.dispatch import Outcome
+from evalkit.execute.executor import Job
+from evalkit_dask.worker import run_batch
+
+
+class DaskBackend:
+    """Tasks on ``client``'s cluster; ``cluster`` (one the run started) is closed with it.
+
+    Args:
+        client: a connected :class:`distributed.Client`.
+        plan: the scattered :class:`~evalkit_dask.worker.WorkerPlan` (a future), sent
+            with every task without copying it again.
+        cluster: the LocalCluster this run started, or ``None``.
+    """
+
+    def __init__(self, client: Any, plan: Any, cluster: Any = None) -> None:
+        self._client, self._plan, self._cluster = client, plan, cluster
+        self._token = uuid.uuid4().hex[:12]
+        self._n = 0
+        self._done: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self._tasks: dict[str, tuple[Any, list[Job]]] = {}
+
+    def submit(self, jobs: Sequence[Job]) -> None:
+        self._n += 1
+        key = f"evalkit-batch-{self._token}-{self._n}"
+        future = self._client.submit(run_batch, self._plan, list(jobs), key=key, pure=False)
+        self._tasks[key] = (future, list(jobs))
+        future.add_done_callback(self._done.put)
+
+    def poll(self, timeout_s: float) -> list[Outcome]:
+        try:
+            first = self._done.get(timeout=max(0.0, timeout_s)) if timeout_s > 0 \
+                else self._done.get_nowait()
+        except queue.Empty:
+            return []
+        done = [first]
+        while True:
+            try:
+                done.append(self._done.get_nowait())
+            except queue.Empty:
+                break
+        outcomes: list[Outcome] = []
+        finished = [f for f in done if f.status == "finished"]
+        results: list[Any] | None = None
+        if finished:
+            try:
+                results = list(self._client.gather(finished))
+            except Exception:
+                results = None  # one of them was lost since: take them one by one
+        if results is not None:
+            for future, result in zip(finished, results, strict=True):
+                outcomes += self._rows(future, result)
+            done = [f for f in done if f.status != "finished"]
+        for future in done:
+            outcomes += self._one(future)
+        return outcomes
+
+    def _rows(self, future: Any, result: list[CaseResult | BaseException]) -> list[Outcome]:
+        if future.key not in self._tasks:  # a second callback of one future
+            return []
+        _, jobs = self._tasks.pop(future.key)
+        out: list[Outcome] = []
+        for job, got in zip(jobs, result, strict=True):
+            if isinstance(got, BaseException):
+                out.append(Outcome(job, failure=got))
+            else:
+                out.append(Outcome(job, row=got))
+        return out
+
+    def _one(self, future: Any) -> list[Outcome]:
+        if future.key not in self._tasks:
+            return []
+        _, jobs = self._tasks[future.key]
+        if future.status == "finished":
+            try:
+                return self._rows(future, future.result(timeout=30))
+            except Exception as lost:
+                why = f"result lost ({type(lost).__name__})"
+        elif future.status == "error":
+            exc = future.exception(timeout=30)
+            if not isinstance(exc, KilledWorker):
+                self._tasks.pop(future.key, None)
+                return [Outcome(job, failure=exc) for job in jobs]
+            why = f"worker died: {exc}"
+        else:
+            why = f"task {future.status}"
+        self._tasks.pop(future.key, None)
+        return [Outcome(job, lost=why) for job in jobs]
+
+    def cancel(self) -> None:
+        pending = [f for f, _ in self._tasks.values() if not f.done()]
+        if pending:
+            self._client.cancel(pending)
+        self._tasks.clear()
+
+    def close(self) -> None:
+        self._client.close()
+        if self._cluster is not None:
+            self._cluster.close()
