@@ -20,7 +20,7 @@ from distributed.scheduler import KilledWorker
 from evalkit.data.rows import CaseResult
 from evalkit.execute.dispatch import Outcome
 from evalkit.execute.executor import Job
-from evalkit_dask.worker import run_batch
+from evalkit_dask.worker import WorkerPlan, run_batch
 
 
 class DaskBackend:
@@ -28,13 +28,16 @@ class DaskBackend:
 
     Args:
         client: a connected :class:`distributed.Client`.
-        plan: the scattered :class:`~evalkit_dask.worker.WorkerPlan` (a future), sent
-            with every task without copying it again.
+        plan: the :class:`~evalkit_dask.worker.WorkerPlan` sent with every task, or its
+            scattered future (a large pickled target), scattered again from ``value``
+            when every worker that held it died.
         cluster: the LocalCluster this run started, or ``None``.
     """
 
-    def __init__(self, client: Any, plan: Any, cluster: Any = None) -> None:
+    def __init__(self, client: Any, plan: Any, cluster: Any = None,
+                 value: WorkerPlan | None = None) -> None:
         self._client, self._plan, self._cluster = client, plan, cluster
+        self._value = value  # the plan itself, to scatter again if its replicas are lost
         self._token = uuid.uuid4().hex[:12]
         self._n = 0
         self._done: queue.SimpleQueue[Any] = queue.SimpleQueue()
@@ -43,6 +46,8 @@ class DaskBackend:
     def submit(self, jobs: Sequence[Job]) -> None:
         self._n += 1
         key = f"evalkit-batch-{self._token}-{self._n}"
+        if self._value is not None and getattr(self._plan, "status", "finished") != "finished":
+            self._plan = self._client.scatter(self._value, broadcast=True, hash=False)
         future = self._client.submit(run_batch, self._plan, list(jobs), key=key, pure=False)
         self._tasks[key] = (future, list(jobs))
         future.add_done_callback(self._done.put)

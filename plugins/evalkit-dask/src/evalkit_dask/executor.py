@@ -29,6 +29,8 @@ from evalkit_dask.worker import WorkerPlan, probe
 #: Seconds a worker of the run's own LocalCluster waits for a driver that has gone (a
 #: SIGKILL) before it exits (Dask's ``death_timeout``).
 DEATH_TIMEOUT_S = 10.0
+#: A pickled target at least this large is scattered once instead of sent with each task.
+SCATTER_BYTES = 1_000_000
 #: Seconds to wait for the scheduler, and for the first worker to build the target.
 CONNECT_TIMEOUT_S = 60.0
 
@@ -102,8 +104,11 @@ class DaskExecutor:
         plan = self._plan or self._make_plan(work)
         client, cluster, n_workers = self._connect(work.max_concurrency)
         try:
-            scattered = client.scatter(plan, broadcast=True, hash=False)
-            error, scored = client.submit(probe, scattered, pure=False).result(
+            # a small plan travels with each task (a worker that joins later has it too); a
+            # large pickled target is scattered to every worker once
+            shared: Any = plan if len(plan.pickled or b"") < SCATTER_BYTES else \
+                client.scatter(plan, broadcast=True, hash=False)
+            error, scored = client.submit(probe, shared, pure=False).result(
                 timeout=CONNECT_TIMEOUT_S)
             if error is not None:
                 raise UnsendableError(
@@ -120,7 +125,8 @@ class DaskExecutor:
         batch = self.batch_size or default_batch_size(work.max_concurrency, n_workers)
         report = {"scheduler": self.address or "LocalCluster", "workers": n_workers,
                   "batch_size": batch, "metrics_on_workers": scored}
-        return Dispatch(DaskBackend(client, scattered, cluster), work, batch_size=batch,
+        backend = DaskBackend(client, shared, cluster, None if shared is plan else plan)
+        return Dispatch(backend, work, batch_size=batch,
                         max_retries=self.max_retries, report=report)
 
     # ------------------------------------------------------------------ internals
