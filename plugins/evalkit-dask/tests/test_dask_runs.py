@@ -31,8 +31,8 @@ from evalkit.data.results import RunResult
 from evalkit.data.targets import CallableTarget
 from evalkit.execute.executor_api import ExecutorChoice, TargetRecipe, UnsendableError
 from evalkit.execute.target_runner import evaluate
-from evalkit.testing import registered_plugin
-from evalkit.testing.executors import without_timing
+from evalkit.testing import check_conformance, registered_plugin
+from evalkit.testing.executors import executor_runs, without_timing
 
 
 class Service:
@@ -270,3 +270,12 @@ def test_resume_after_sigkill_of_the_driver_calls_no_finished_case_again(
     assert run.header["status"] == "complete" and run.header["resumed"] == 1
     assert set(run.scores("recall@1").values()) == {1.0}
     assert run.header["executor"]["name"] == "dask"
+
+
+def test_the_plugin_conforms_and_its_executor_runs_the_conformance_run(cluster: Any) -> None:
+    import evalkit_dask.plugin
+
+    _, address = cluster
+    assert check_conformance(evalkit_dask.plugin, exclude=("dask",)) == []
+    (spec,) = evalkit_dask.plugin.evalkit_register_executors()
+    executor_runs(spec, address=address)  # the kernel's check, on the module's cluster

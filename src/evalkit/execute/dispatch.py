@@ -112,6 +112,7 @@ class Dispatch:
         self._todo: deque[Job] = deque(work.jobs)
         self._outstanding: dict[tuple[str, int], Job] = {}
         self._attempts: dict[tuple[str, int], int] = {}
+        self._scoring: set[tuple[str, int]] = set()  # rows being scored here
         self._finishing: queue.SimpleQueue[tuple[Job, CaseResult | BaseException]] = \
             queue.SimpleQueue()
         self._scorer: ThreadPoolExecutor | None = None
@@ -202,7 +203,7 @@ class Dispatch:
         again: list[Job] = []
         for out in outcomes:
             key = item_key(out.job)
-            if key not in self._outstanding:
+            if key not in self._outstanding or key in self._scoring:
                 self._report["duplicates_dropped"] += 1
                 continue
             if out.failure is not None:
@@ -224,6 +225,7 @@ class Dispatch:
             elif out.row is not None:
                 if any(s.name not in out.row.metrics and s.name not in out.row.metric_errors
                        for s in self._work.specs) and out.row.response is not None:
+                    self._scoring.add(key)
                     self._score_here(out.job, out.row)
                 else:
                     self._forget(key)
@@ -258,6 +260,7 @@ class Dispatch:
             except queue.Empty:
                 return rows
             self._forget(item_key(job))
+            self._scoring.discard(item_key(job))
             if isinstance(got, BaseException):
                 self._fail(got)
             else:
