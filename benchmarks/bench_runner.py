@@ -13,6 +13,19 @@ An untimed warm-up run of 32 cases comes first (plugin loading, imports).
 
     .venv/bin/python benchmarks/bench_runner.py [--cases 500] [--delay-ms 50]
         [--levels 1,8,32] [--repeat 9] [--no-artifact]
+
+``--executors`` compares the executors instead (issue 22): ``--cases`` (2,000) items at
+``--delay-ms`` through the ``local`` executor and through the ``dask`` executor on a
+``LocalCluster`` of ``--workers`` (2) worker processes, both at total concurrency
+``--concurrency`` (32), each writing its artifact. The cluster's start-up is timed on
+its own and excluded from the Dask wall time (the run still pays its client connection
+and the probe that builds the target on a worker). Printed: both walls (median of
+``--repeat``), the ratio dask / local (the goal: at most 1.25), the ideal
+``ceil(N/c) x latency``, and Dask's no-op floor on the same cluster: the round trip of
+one empty task, and the cost per task of 1,000 empty tasks in flight at once.
+
+    .venv/bin/python benchmarks/bench_runner.py --executors [--cases 2000]
+        [--concurrency 32] [--workers 2] [--repeat 3] [--batch-size N]
 """
 
 from __future__ import annotations
@@ -26,6 +39,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from evalkit import GoldenCase, GoldenSet, HttpTarget
 from evalkit.execute.target_runner import evaluate
@@ -33,13 +47,23 @@ from evalkit.execute.target_runner import evaluate
 
 def main() -> int:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--cases", type=int, default=500)
+    parser.add_argument("--cases", type=int, default=None,
+                        help="500; 2,000 with --executors")
     parser.add_argument("--delay-ms", type=float, default=50.0)
     parser.add_argument("--levels", default="1,8,32")
     parser.add_argument("--repeat", type=int, default=1,
                         help="runs per level (median and best reported)")
     parser.add_argument("--artifact", action=argparse.BooleanOptionalAction, default=True)
+    parser.add_argument("--executors", action="store_true",
+                        help="compare the local and dask executors (see the docstring)")
+    parser.add_argument("--concurrency", type=int, default=32)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--batch-size", type=int, default=None)
     args = parser.parse_args()
+    if args.cases is None:
+        args.cases = 2000 if args.executors else 500
+    if args.executors:
+        return compare_executors(args)
     levels = [int(x) for x in args.levels.split(",")]
     goldens = GoldenSet(GoldenCase(f"c{i:04d}", f"query {i}", relevant=frozenset({f"c{i:04d}-a"}))
                         for i in range(args.cases))
@@ -81,6 +105,96 @@ def main() -> int:
         if server.stdin is not None:
             server.stdin.close()
         server.wait(timeout=10)
+    return 0
+
+
+def _noop(x: int) -> int:
+    return x
+
+
+def noop_floor(client: Any) -> tuple[float, float]:
+    """``(ms of one empty task's round trip (median of 50), ms per task of 1,000 empty
+    tasks in flight at once)`` on ``client``'s cluster."""
+    trips = []
+    for i in range(50):
+        start = time.perf_counter()
+        client.submit(_noop, i, pure=False).result()
+        trips.append(time.perf_counter() - start)
+    start = time.perf_counter()
+    client.gather(client.map(_noop, range(1000), pure=False))
+    return statistics.median(trips) * 1000.0, (time.perf_counter() - start)
+
+
+def compare_executors(args: argparse.Namespace) -> int:
+    """The local and dask executors on the same items, server and concurrency."""
+    import logging
+
+    import dask
+    import distributed
+    from evalkit_dask.executor import default_batch_size
+
+    from evalkit.execute.executor_api import ExecutorChoice, TargetRecipe
+
+    n, c = args.cases, args.concurrency
+    goldens = GoldenSet(GoldenCase(f"c{i:05d}", f"query {i}", relevant=frozenset({f"c{i:05d}-a"}))
+                        for i in range(n))
+    server = subprocess.Popen(
+        [sys.executable, "-m", "evalkit_http.testing", "--delay-ms", str(args.delay_ms)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+    )
+    batch = args.batch_size or default_batch_size(c, args.workers)
+    cluster_cls: Any = distributed.LocalCluster
+    client_cls: Any = distributed.Client
+    try:
+        assert server.stdout is not None
+        url = server.stdout.readline().strip()
+        start = time.perf_counter()
+        with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
+            cluster = cluster_cls(n_workers=args.workers, processes=True, host="127.0.0.1",
+                                  threads_per_worker=math.ceil(c / batch / args.workers) + 1,
+                                  dashboard_address=None, silence_logs=logging.ERROR)
+        client = client_cls(cluster)
+        startup = time.perf_counter() - start
+        trip_ms, thousand_s = noop_floor(client)
+        recipe = TargetRecipe("http", {"url": url, "name": "bench", "timeout_s": 10})
+        choice = ExecutorChoice("dask", {"address": cluster.scheduler_address,
+                                         "batch_size": batch}, recipe)
+        print(f"server {url} answering in {args.delay_ms:g} ms; {n} items at concurrency {c}; "
+              f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
+        print(f"LocalCluster of {args.workers} worker processes started in {startup:.2f} s "
+              "(excluded below)")
+        walls: dict[str, list[float]] = {"local": [], "dask": []}
+        with tempfile.TemporaryDirectory() as tmp, \
+                HttpTarget(url, name="bench", timeout_s=10) as target:
+            evaluate(target, GoldenSet(list(goldens)[:64]), ["recall@1"], max_concurrency=c,
+                     progress=False, executor=choice)  # untimed warm-up of both
+            for rep in range(args.repeat):
+                for name, executor in (("local", None), ("dask", choice)):
+                    begin = time.perf_counter()
+                    run = evaluate(target, goldens, ["recall@1"], max_concurrency=c,
+                                   artifact=Path(tmp) / f"{name}-{rep}.jsonl", progress=False,
+                                   executor=executor)
+                    walls[name].append(time.perf_counter() - begin)
+                    if run.header["status"] != "complete":
+                        raise SystemExit(f"{name} run incomplete: {run.header['error_ids']}")
+        client.close()
+        cluster.close()
+    finally:
+        if server.stdin is not None:
+            server.stdin.close()
+        server.wait(timeout=10)
+    ideal = math.ceil(n / c) * args.delay_ms / 1000.0
+    local, remote = statistics.median(walls["local"]), statistics.median(walls["dask"])
+    print(f"{'executor':>9} {'median s':>8}  runs (s)")
+    for name, values in walls.items():
+        print(f"{name:>9} {statistics.median(values):>8.3f}  "
+              + " ".join(f"{v:.3f}" for v in values))
+    print(f"ideal ceil(N/c) x latency: {ideal:.3f} s; local/ideal {local / ideal:.2f}x, "
+          f"dask/ideal {remote / ideal:.2f}x")
+    print(f"dask / local: {remote / local:.2f}x (goal <= 1.25x); {batch} items per task, "
+          f"{math.ceil(n / batch)} tasks")
+    print(f"Dask no-op floor: {trip_ms:.2f} ms for one empty task's round trip; "
+          f"{thousand_s * 1000.0 / 1000:.2f} ms per task for 1,000 empty tasks at once")
     return 0
 
 

@@ -7,9 +7,11 @@ worker, or a failure that stops the run), ``cancel`` what has not started, ``clo
 (:class:`~evalkit.execute.executor_api.RunningExecutor`), so the runner writes the rows,
 holds the lock and resumes as for a local run:
 
-* at most ``admission.limit()`` items are in flight (submitted, not yet handed back) at
-  once: ``max_concurrency`` by default, cluster-wide, since only the driver submits. A
-  rate limiter or an adaptive window plugs in as the :class:`Admission`;
+* at most ``admission.limit()`` items are in flight at once: submitted, and neither
+  handed back nor known to be finished (a backend with ``settled()`` says how many of
+  its items finished but are not fetched yet, so the next batch goes out before the
+  rows travel back). ``max_concurrency`` by default, cluster-wide, since only the driver
+  submits. A rate limiter or an adaptive window plugs in as the :class:`Admission`;
 * items go out in batches of ``batch_size`` (several items per task amortise the
   scheduling cost), never more than the window has room for;
 * an item lost with its worker is sent again, at most ``max_retries`` times (then its
@@ -57,7 +59,9 @@ class Outcome(NamedTuple):
 
 
 class Backend(Protocol):
-    """Where a remote executor's items run (see the module docstring)."""
+    """Where a remote executor's items run (see the module docstring). It may also have
+    ``settled() -> int``: items whose task finished and whose rows ``poll`` has yet to
+    hand back."""
 
     def submit(self, jobs: Sequence[Job]) -> None: ...
 
@@ -184,8 +188,14 @@ class Dispatch:
             raise failure
 
     # ------------------------------------------------------------------ internals
+    def _calls_in_flight(self) -> int:
+        """Items whose call may still be running: the outstanding ones, less those a
+        backend knows finished but has not handed back yet (:meth:`Backend.settled`)."""
+        settled = getattr(self._backend, "settled", None)
+        return self.in_flight - (int(settled()) if callable(settled) else 0)
+
     def _refill(self) -> None:
-        room = self._admission.limit() - self.in_flight
+        room = self._admission.limit() - self._calls_in_flight()
         while room > 0 and self._todo and not self._stopped:
             take = [self._todo.popleft() for _ in range(min(room, self._batch, len(self._todo)))]
             with self._lock:

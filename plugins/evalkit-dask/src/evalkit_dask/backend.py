@@ -1,8 +1,9 @@
 """The :class:`~evalkit.execute.dispatch.Backend` of the ``dask`` executor.
 
 Each ``submit`` is one Dask task (:func:`evalkit_dask.worker.run_batch`) with a unique
-key; its done-callback puts the future on a queue, and ``poll`` gathers every finished
-future at once (one round trip). A task that errs with ``KilledWorker`` (its worker
+key; its done-callback puts the future on a queue; ``poll`` first notes the newly done
+tasks (so the driver refills the window before the rows travel), then gathers every
+finished future at once. A task that errs with ``KilledWorker`` (its worker
 died while running it; the run's scheduler allows no silent reschedule when it is the
 run's own LocalCluster) hands its items back as lost, and the driver sends them again;
 a task cancelled or whose result was lost likewise.
@@ -42,6 +43,8 @@ class DaskBackend:
         self._n = 0
         self._done: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._tasks: dict[str, tuple[Any, list[Job]]] = {}
+        self._ready: list[Any] = []  # done futures noted, not fetched yet
+        self._settled = 0
 
     def submit(self, jobs: Sequence[Job]) -> None:
         self._n += 1
@@ -52,18 +55,24 @@ class DaskBackend:
         self._tasks[key] = (future, list(jobs))
         future.add_done_callback(self._done.put)
 
+    def settled(self) -> int:
+        """Items of finished tasks whose rows are not fetched yet (their calls are over)."""
+        return self._settled
+
     def poll(self, timeout_s: float) -> list[Outcome]:
-        try:
-            first = self._done.get(timeout=max(0.0, timeout_s)) if timeout_s > 0 \
-                else self._done.get_nowait()
-        except queue.Empty:
+        """The outcomes of the tasks done since the last call. When tasks are newly
+        done, the first call only notes them (:meth:`settled`) and returns nothing, so
+        the driver sends the next items before this fetches the rows (one round trip
+        hidden); the next call fetches them at once."""
+        if not self._ready:
+            done = self._take_done(timeout_s)
+            if not done:
+                return []
+            self._ready = done
+            self._settled = sum(len(self._tasks.get(f.key, (None, []))[1]) for f in done
+                                if f.status == "finished")
             return []
-        done = [first]
-        while True:
-            try:
-                done.append(self._done.get_nowait())
-            except queue.Empty:
-                break
+        done, self._ready, self._settled = self._ready + self._take_done(0), [], 0
         outcomes: list[Outcome] = []
         finished = [f for f in done if f.status == "finished"]
         results: list[Any] | None = None
@@ -79,6 +88,19 @@ class DaskBackend:
         for future in done:
             outcomes += self._one(future)
         return outcomes
+
+    def _take_done(self, timeout_s: float) -> list[Any]:
+        try:
+            first = self._done.get(timeout=timeout_s) if timeout_s > 0 \
+                else self._done.get_nowait()
+        except queue.Empty:
+            return []
+        done = [first]
+        while True:
+            try:
+                done.append(self._done.get_nowait())
+            except queue.Empty:
+                return done
 
     def _rows(self, future: Any, result: list[CaseResult | BaseException]) -> list[Outcome]:
         if future.key not in self._tasks:  # a second callback of one future
@@ -117,6 +139,7 @@ class DaskBackend:
         if pending:
             self._client.cancel(pending)
         self._tasks.clear()
+        self._ready, self._settled = [], 0
 
     def close(self) -> None:
         self._client.close()
