@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from evalkit.core.specs import MetricSpec
 from evalkit.data.rows import DEFAULT_MAX_RAW_BYTES, CaseResult, bounded_response
-from evalkit.execute.executor import Job, call, details, scored
+from evalkit.execute.executor import Job, details, run_job
 from evalkit.execute.scoring import score_case
 from evalkit.io.redaction import mask
 
@@ -105,21 +105,42 @@ def build_target(recipe: Any) -> Target:
     return built
 
 
+class _WholeRaw:
+    """``target`` with ``max_raw_bytes = None``: :func:`~evalkit.execute.executor.run_job`
+    then keeps the raw body whole, for the driver to score and bound."""
+
+    max_raw_bytes = None
+
+    def __init__(self, target: Target) -> None:
+        self._target = target
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._target, name)
+
+    def invoke(self, case: Any) -> Any:
+        return self._target.invoke(case)
+
+
 def run_item(target: Target, target_name: str, job: Job, specs: Sequence[MetricSpec],
              complete: bool) -> CaseResult:
-    """The row of one item on a worker: called (or its stored response reused) and
-    scored with ``specs``. ``complete``: ``specs`` are all the run's metrics, so the raw
+    """The row of one item on a worker: the local pool's
+    :func:`~evalkit.execute.executor.run_job` (called, or its stored response reused, and
+    scored with ``specs``). ``complete``: ``specs`` are all the run's metrics, so the raw
     body is bounded here; otherwise it is left whole for :func:`finish_row`."""
-    if job.stored is not None and job.stored.response is not None:
-        return scored(job.case, job.stored.response, job.stored.latency_ms, specs)
-    response, error, latency = call(target, target_name, job.case)
-    if response is None:
-        return CaseResult(job.case.id, None, {}, error, latency)
-    row = scored(job.case, response, latency, specs)
-    if complete:
-        row.response = bounded_response(
-            response, getattr(target, "max_raw_bytes", DEFAULT_MAX_RAW_BYTES))
-    return row
+    return run_job(target if complete else _WholeRaw(target), target_name, job, specs)
+
+
+def _scoring_context(job: Job) -> Any:
+    """What the local pool scores a sample inside (``evalkit.execute.samples``, when the
+    runner has repeated samples), else nothing."""
+    import contextlib
+    import importlib
+
+    try:
+        samples = importlib.import_module("evalkit.execute.samples")
+    except ImportError:
+        return contextlib.nullcontext()
+    return samples.scoring_sample(getattr(job, "sample", None))
 
 
 def finish_row(row: CaseResult, job: Job, specs: Sequence[MetricSpec],
@@ -132,7 +153,8 @@ def finish_row(row: CaseResult, job: Job, specs: Sequence[MetricSpec],
     missing = [s for s in specs if s.name not in row.metrics and s.name not in row.metric_errors]
     if not missing:  # the worker scored everything, and bounded the raw body itself
         return row
-    got, failed = score_case(row.response, job.case, missing)
+    with _scoring_context(job):
+        got, failed = score_case(row.response, job.case, missing)
     values = {**row.metrics, **got}
     errors = {**row.metric_errors, **{m: mask(e) for m, e in failed.items()}}
     more = {**row.details, **details(job.case, missing)}
