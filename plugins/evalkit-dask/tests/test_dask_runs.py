@@ -279,3 +279,25 @@ def test_the_plugin_conforms_and_its_executor_runs_the_conformance_run(cluster: 
     assert check_conformance(evalkit_dask.plugin, exclude=("dask",)) == []
     (spec,) = evalkit_dask.plugin.evalkit_register_executors()
     executor_runs(spec, address=address)  # the kernel's check, on the module's cluster
+
+
+def test_ctrl_c_in_the_terminal_writes_the_calls_in_flight(tmp_path: Path) -> None:
+    # a terminal's Ctrl-C reaches the whole process group: the run's own workers ignore it
+    with Service(delay_s=1.0) as svc:
+        config = write_config(tmp_path, svc.url, 12)
+        proc = subprocess.Popen([*EVALKIT, "run", str(config), "--no-progress"],
+                                start_new_session=True, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 120
+        while sum(svc.calls.values()) < 4:
+            assert proc.poll() is None, proc.communicate()
+            assert time.monotonic() < deadline, "no call within 120 s"
+            time.sleep(0.02)
+        os.killpg(proc.pid, signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "continue with --resume" in err and "Traceback" not in err
+    rows = complete_rows(tmp_path / "run.jsonl")
+    # every call that started was answered within the grace period and written, once
+    assert sorted(str(r["id"]) for r in rows) == sorted(svc.calls)
+    assert all(n == 1 for n in svc.calls.values()) and all(r["error"] is None for r in rows)

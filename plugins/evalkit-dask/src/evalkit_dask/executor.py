@@ -189,4 +189,12 @@ class DaskExecutor:
                 dashboard_address=None, silence_logs=logging.ERROR,
                 death_timeout=self.death_timeout_s,
             )
-        return Client(cluster), cluster, n
+        from evalkit_dask.worker import IgnoreCtrlC
+
+        try:
+            client = Client(cluster)
+            client.register_plugin(IgnoreCtrlC())
+        except BaseException:
+            cluster.close()
+            raise
+        return client, cluster, n

@@ -17,6 +17,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
+from distributed.diagnostics.plugin import WorkerPlugin
+
 from evalkit.core.specs import MetricSpec
 from evalkit.data.rows import CaseResult
 from evalkit.data.targets import Target
@@ -132,3 +134,18 @@ def build_count(key: str) -> dict[str, Any]:
     """``{"built": whether plan ``key`` is built here}`` (for ``client.run``)."""
     with _lock:
         return {"built": key in _built}
+
+
+class IgnoreCtrlC(WorkerPlugin):
+    """A Dask worker plugin: the worker processes of the run's own LocalCluster ignore
+    SIGINT, so a Ctrl-C in the terminal (sent to the whole process group) stops the
+    driver only, and the items in flight still finish within its grace period."""
+
+    name = "evalkit-ignore-sigint"
+    idempotent = True
+
+    def setup(self, worker: Any) -> None:
+        import signal
+
+        if threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
