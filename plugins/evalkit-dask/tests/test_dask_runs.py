@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 from evalkit_dask import testing as dask_testing
+from evalkit_dask import worker as dask_worker
 from evalkit_dask.executor import DEATH_TIMEOUT_S
 from evalkit_http.testing import RecordedRequest, Reply, ScriptedServer
 
@@ -157,6 +158,7 @@ def test_a_dask_run_has_the_rows_of_a_local_run(cluster: Any, tmp_path: Path) ->
     built = client.run(dask_testing.builds)
     assert {built[w] - built_before.get(w, 0) for w in built} <= {0, 1}
     assert sum(built[w] - built_before.get(w, 0) for w in built) >= 1
+    assert set(client.run(dask_worker.cached_plans).values()) == {0}  # released at the end
 
 
 def test_a_worker_killed_with_an_item_in_flight_loses_nothing(cluster: Any,

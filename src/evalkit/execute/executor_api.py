@@ -168,9 +168,12 @@ def choose_executor(choice: ExecutorChoice, work: Work) -> ChosenExecutor:
     registry = default_registry()
     try:
         spec = registry.get("executor", choice.name)
-    except RegistryError:
+    except RegistryError as exc:
         if choice.name != DEFAULT_EXECUTOR or any(registry.entries("executor")):
-            raise
+            if "unknown executor" not in str(exc):
+                raise
+            raise RegistryError(f"{exc}. Executors come from plugins: 'dask' from "
+                                "evalkit-dask (docs/scaling.md)") from None
         # a registry without the kernel's built-ins (use_registry(plugins=False)) still runs
         from evalkit.execute.local_executor import LocalExecutor
 

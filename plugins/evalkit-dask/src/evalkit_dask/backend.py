@@ -11,6 +11,7 @@ a task cancelled or whose result was lost likewise.
 
 from __future__ import annotations
 
+import contextlib
 import queue
 import uuid
 from collections.abc import Sequence
@@ -21,7 +22,7 @@ from distributed.scheduler import KilledWorker
 from evalkit.data.rows import CaseResult
 from evalkit.execute.dispatch import Outcome
 from evalkit.execute.executor import Job
-from evalkit_dask.worker import WorkerPlan, run_batch
+from evalkit_dask.worker import WorkerPlan, forget, run_batch
 
 
 class DaskBackend:
@@ -142,6 +143,12 @@ class DaskBackend:
         self._ready, self._settled = [], 0
 
     def close(self) -> None:
+        """Release the run's targets on a cluster that outlives it, then disconnect (and
+        stop the run's own LocalCluster)."""
+        plan = self._value if self._value is not None else self._plan
+        if self._cluster is None and isinstance(plan, WorkerPlan):
+            with contextlib.suppress(Exception):  # a worker gone since: its targets too
+                self._client.run(forget, plan.key)
         self._client.close()
         if self._cluster is not None:
             self._cluster.close()

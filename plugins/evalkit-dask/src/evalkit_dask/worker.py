@@ -11,6 +11,7 @@ that stops the run (a judge's spending limit, a bug), in the order of the items.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -124,16 +125,24 @@ def run_batch(plan: WorkerPlan, jobs: Sequence[Job]) -> list[CaseResult | BaseEx
     return out
 
 
+def forget(key: str) -> bool:
+    """Drop plan ``key``'s target from this worker (closing it, when it has ``close``):
+    its run is over. Whether it was there."""
+    with _lock:
+        built = _built.pop(key, None)
+    close = getattr(built.target, "close", None) if built is not None else None
+    if callable(close):
+        with contextlib.suppress(Exception):  # the run it served is over either way
+            close()
+    return built is not None
+
+
 def cached_plans() -> int:
     """How many plans this worker has built (tests: one per worker for a whole run)."""
     with _lock:
         return len(_built)
 
 
-def build_count(key: str) -> dict[str, Any]:
-    """``{"built": whether plan ``key`` is built here}`` (for ``client.run``)."""
-    with _lock:
-        return {"built": key in _built}
 
 
 class IgnoreCtrlC(WorkerPlugin):
