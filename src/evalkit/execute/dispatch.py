@@ -228,7 +228,7 @@ class Dispatch:
                         rows.append(CaseResult(out.job.case.id, None, {}, (
                             f"case {out.job.case.id!r}: lost with its worker "
                             f"{self._attempts[key]} time(s) ({out.lost}); not retried again"
-                        ), None))
+                        ), None, sample=getattr(out.job, "sample", None)))
                 else:
                     self._report["retried"] += 1
                     again.append(out.job)
