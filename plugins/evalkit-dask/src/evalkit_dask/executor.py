@@ -47,9 +47,9 @@ def default_batch_size(max_concurrency: int, n_workers: int) -> int:
 
     Dask's guidance is few, larger tasks (its scheduler spends about a millisecond of CPU
     on each, and every task costs a round trip). Items of one task run at once, so a task
-    lasts about one call; a batch smaller than this only adds tasks (measured in
-    benchmarks/bench_runner.py --executors: 16 items per task at concurrency 32 on 2
-    workers ran 1.20x the local executor's wall, 8 per task 1.32x, 4 per task 1.75x)."""
+    lasts about one call. Measured in benchmarks/bench_runner.py --executors (single
+    runs on a shared 2-CPU machine, so noisy: docs/scaling.md): 4 items per task was the
+    slowest (1.75x the local executor's wall), 8 and 16 were 1.2-1.6x."""
     return max(1, min(64, math.ceil(max_concurrency / max(1, n_workers))))
 
 
