@@ -22,7 +22,9 @@ its own and excluded from the Dask wall time (the run still pays its client conn
 and the probe that builds the target on a worker). Printed: both walls (median of
 ``--repeat``), the ratio dask / local (the goal: at most 1.25), the ideal
 ``ceil(N/c) x latency``, and Dask's no-op floor on the same cluster: the round trip of
-one empty task, and the cost per task of 1,000 empty tasks in flight at once.
+one empty task, and the cost per task of 1,000 empty tasks in flight at once; and the
+CPU seconds each run took in the driver, the worker processes and the service (on a
+machine with few CPUs the Dask run is bound by them).
 
     .venv/bin/python benchmarks/bench_runner.py --executors [--cases 2000]
         [--concurrency 32] [--workers 2] [--repeat 3] [--batch-size N]
@@ -125,6 +127,22 @@ def noop_floor(client: Any) -> tuple[float, float]:
     return statistics.median(trips) * 1000.0, (time.perf_counter() - start)
 
 
+def cpu_seconds(server_pid: int) -> tuple[float, float, float]:
+    """CPU seconds (user + system) so far of this process (the driver, with the
+    LocalCluster's scheduler), of its other children (the worker processes) and of the
+    service."""
+    import psutil
+
+    me = psutil.Process()
+
+    def used(p: Any) -> float:
+        t = p.cpu_times()
+        return float(t.user + t.system)
+
+    kids = [p for p in me.children(recursive=True) if p.pid != server_pid]
+    return used(me), sum(used(k) for k in kids), used(psutil.Process(server_pid))
+
+
 def compare_executors(args: argparse.Namespace) -> int:
     """The local and dask executors on the same items, server and concurrency."""
     import logging
@@ -164,17 +182,22 @@ def compare_executors(args: argparse.Namespace) -> int:
         print(f"LocalCluster of {args.workers} worker processes started in {startup:.2f} s "
               "(excluded below)")
         walls: dict[str, list[float]] = {"local": [], "dask": []}
+        cpus: dict[str, list[tuple[float, float, float]]] = {"local": [], "dask": []}
         with tempfile.TemporaryDirectory() as tmp, \
                 HttpTarget(url, name="bench", timeout_s=10) as target:
             evaluate(target, GoldenSet(list(goldens)[:64]), ["recall@1"], max_concurrency=c,
                      progress=False, executor=choice)  # untimed warm-up of both
             for rep in range(args.repeat):
                 for name, executor in (("local", None), ("dask", choice)):
+                    before = cpu_seconds(server.pid)
                     begin = time.perf_counter()
                     run = evaluate(target, goldens, ["recall@1"], max_concurrency=c,
                                    artifact=Path(tmp) / f"{name}-{rep}.jsonl", progress=False,
                                    executor=executor)
                     walls[name].append(time.perf_counter() - begin)
+                    after = cpu_seconds(server.pid)
+                    cpus[name].append((after[0] - before[0], after[1] - before[1],
+                                       after[2] - before[2]))
                     if run.header["status"] != "complete":
                         raise SystemExit(f"{name} run incomplete: {run.header['error_ids']}")
         client.close()
@@ -185,10 +208,12 @@ def compare_executors(args: argparse.Namespace) -> int:
         server.wait(timeout=10)
     ideal = math.ceil(n / c) * args.delay_ms / 1000.0
     local, remote = statistics.median(walls["local"]), statistics.median(walls["dask"])
-    print(f"{'executor':>9} {'median s':>8}  runs (s)")
+    print(f"{'executor':>9} {'median s':>8}  {'CPU s: driver':>13} {'workers':>7} "
+          f"{'server':>6}  runs (s)")
     for name, values in walls.items():
-        print(f"{name:>9} {statistics.median(values):>8.3f}  "
-              + " ".join(f"{v:.3f}" for v in values))
+        med = [statistics.median(x[i] for x in cpus[name]) for i in range(3)]
+        print(f"{name:>9} {statistics.median(values):>8.3f}  {med[0]:>13.2f} {med[1]:>7.2f} "
+              f"{med[2]:>6.2f}  " + " ".join(f"{v:.3f}" for v in values))
     print(f"ideal ceil(N/c) x latency: {ideal:.3f} s; local/ideal {local / ideal:.2f}x, "
           f"dask/ideal {remote / ideal:.2f}x")
     print(f"dask / local: {remote / local:.2f}x (goal <= 1.25x); {batch} items per task, "
