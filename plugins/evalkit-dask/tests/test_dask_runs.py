@@ -303,3 +303,17 @@ def test_ctrl_c_in_the_terminal_writes_the_calls_in_flight(tmp_path: Path) -> No
     # every call that started was answered within the grace period and written, once
     assert sorted(str(r["id"]) for r in rows) == sorted(svc.calls)
     assert all(n == 1 for n in svc.calls.values()) and all(r["error"] is None for r in rows)
+
+
+def test_a_factory_the_workers_cannot_import_is_refused_before_any_call(
+        cluster: Any, tmp_path: Path) -> None:
+    _, address = cluster
+    with Service() as svc:
+        choice = ExecutorChoice("dask", {"address": address},
+                                TargetRecipe("evalkit_no_such_module:make", {}))
+        with dask_testing.counting_target(url=svc.url, name="svc") as target, \
+                pytest.raises(UnsendableError,
+                              match="target 'svc' cannot be built on the Dask workers: "
+                                    "ConfigError: .*cannot import 'evalkit_no_such_module"):
+            evaluate(target, goldens(3), ["recall@1"], executor=choice)
+        assert svc.calls == {}
