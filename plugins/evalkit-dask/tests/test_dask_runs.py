@@ -313,7 +313,7 @@ def test_a_factory_the_workers_cannot_import_is_refused_before_any_call(
                                 TargetRecipe("evalkit_no_such_module:make", {}))
         with dask_testing.counting_target(url=svc.url, name="svc") as target, \
                 pytest.raises(UnsendableError,
-                              match="target 'svc' cannot be built on the Dask workers: "
-                                    "ConfigError: .*cannot import 'evalkit_no_such_module"):
+                              match=r"target 'svc' cannot be built on the Dask workers: "
+                                    r"ConfigError: .*cannot import 'evalkit_no_such_module"):
             evaluate(target, goldens(3), ["recall@1"], executor=choice)
         assert svc.calls == {}
