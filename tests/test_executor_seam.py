@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 from evalkit.cli.app import app
 from evalkit.core.hookspecs import hookimpl
 from evalkit.core.registry import Provider, Registry, RegistryError
-from evalkit.core.specs import ExecutorSpec
+from evalkit.core.specs import ExecutorSpec, MetricSpec
 from evalkit.data.cases import GoldenCase
 from evalkit.data.goldens import GoldenSet
 from evalkit.data.results import RunResult
@@ -25,7 +25,8 @@ from evalkit.execute.evalconfig import ConfigError, load_eval_config
 from evalkit.execute.executor import Job
 from evalkit.execute.executor_api import ExecutorChoice, Work, item_key
 from evalkit.execute.local_executor import LocalExecutor
-from evalkit.execute.remote_work import run_item
+from evalkit.execute.remote_work import run_item, split_metrics
+from evalkit.execute.scoring import resolve_metrics
 from evalkit.execute.target_runner import evaluate
 from evalkit.plugins.listing import plugin_report
 from evalkit.testing import check_conformance, registered_plugin
@@ -230,3 +231,38 @@ def test_the_cli_refuses_a_scheduler_for_the_local_executor_and_an_unknown_execu
     assert result.exit_code == 2
     assert "unknown executor 'spark'; known: dask, local" in result.output
     assert not (tmp_path / "run.jsonl").exists()  # refused before anything was written
+
+
+class _Grader:
+    """Shaped like the LLM judge: a metric that publishes ``details``."""
+
+    def __call__(self, response: Any, case: GoldenCase) -> float:
+        return 1.0
+
+    def details(self, case_id: str) -> dict[str, Any] | None:
+        return None
+
+
+def _plain(response: Any, case: GoldenCase) -> float:
+    return 0.5
+
+
+class _Metrics:
+    @staticmethod
+    @hookimpl
+    def evalkit_register_metrics() -> list[MetricSpec]:
+        return [MetricSpec("graded", _Grader(), higher_is_better=True),
+                MetricSpec("plain", _plain, higher_is_better=True)]
+
+
+def test_a_judge_is_scored_on_the_driver_unless_told_and_a_plugins_metric_on_workers() -> None:
+    with registered_plugin(_Metrics(), distribution="evalkit-fake", version="1.0"):
+        specs = resolve_metrics(["graded", "plain"])
+        remote, driver = split_metrics(specs)
+        assert list(remote) == ["plain"] and [s.name for s in driver] == ["graded"]
+        assert remote["plain"].startswith("evalkit-fake 1.0")
+        remote, driver = split_metrics(specs, judge_on_workers=True)
+        assert list(remote) == ["graded", "plain"] and driver == []
+    # a metric of the client's own code (no distribution) stays on the driver
+    with registered_plugin(_Metrics()):
+        assert split_metrics(resolve_metrics(["plain"]))[0] == {}

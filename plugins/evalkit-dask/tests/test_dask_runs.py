@@ -32,6 +32,7 @@ from evalkit.data.results import RunResult
 from evalkit.data.targets import CallableTarget
 from evalkit.execute.executor_api import ExecutorChoice, TargetRecipe, UnsendableError
 from evalkit.execute.target_runner import evaluate
+from evalkit.report.target_run import summary_lines
 from evalkit.testing import check_conformance, registered_plugin
 from evalkit.testing.executors import executor_runs, without_timing
 
@@ -196,6 +197,8 @@ def test_a_worker_killed_with_an_item_in_flight_loses_nothing(cluster: Any,
     assert [r.case_id for r in saved.per_query] == [c.id for c in cases]  # none twice
     assert svc.calls[held] == 2 and svc.duplicates == 1
     assert run.header["executor"]["retried"] == svc.duplicates
+    assert "executor: dask (2 workers); 1 item(s) retried after a worker died (each may " \
+        "have repeated a paid call)" in summary_lines(run)
 
 
 def test_a_target_that_cannot_be_sent_is_refused_before_anything_is_written(
@@ -271,6 +274,7 @@ def test_resume_after_sigkill_of_the_driver_calls_no_finished_case_again(
     assert [r.case_id for r in run.per_query] == [f"c{i:02d}" for i in range(n)]
     assert run.header["status"] == "complete" and run.header["resumed"] == 1
     assert set(run.scores("recall@1").values()) == {1.0}
+    assert json.loads(resumed.stdout)["executor"]["retried"] == 0
     assert run.header["executor"]["name"] == "dask"
 
 

@@ -82,7 +82,27 @@ def summary_lines(run: RunResult) -> list[str]:
         lines.append(f"{n}: not computed ({problem})")
     lines.append(status_line(run))
     lines.extend(error_lines(run))
+    executor = executor_line(run)
+    if executor:
+        lines.append(executor)
     return lines
+
+
+def executor_line(run: RunResult) -> str:
+    """What a remote executor did, for people (``""`` for the local pool): its workers and
+    the items sent again after a worker died, each of which may have repeated a paid
+    call."""
+    rec = run.header.get("executor")
+    if not isinstance(rec, dict) or rec.get("name", "local") == "local":
+        return ""
+    workers = rec.get("workers")
+    where = f" ({workers} workers)" if workers else ""
+    retried = int(rec.get("retried", 0))
+    line = f"executor: {rec['name']}{where}; {retried} item(s) retried after a worker died"
+    if retried:
+        line += " (each may have repeated a paid call)"
+    lost = int(rec.get("lost_rows", 0))
+    return line + (f"; {lost} given up after repeated losses" if lost else "")
 
 
 def resume_line(run: RunResult) -> str:
@@ -124,6 +144,8 @@ def summary_json(run: RunResult, path: Path | None, *, resumed: bool = False) ->
     }
     if resumed:
         out["resume"] = run.header.get("resume")
+    if isinstance(run.header.get("executor"), dict):
+        out["executor"] = run.header["executor"]
     return json.dumps(out, indent=2)
 
 
