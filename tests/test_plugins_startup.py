@@ -58,6 +58,17 @@ def test_plugins_list_imports_no_http_or_llm_client() -> None:
     assert {m for m in modules if m.endswith("_cmd")} == {"evalkit.cli.plugins_cmd"}
 
 
+def test_plugins_list_shows_the_dask_executor_without_importing_dask() -> None:
+    code, modules, out = imported_by("plugins", "list", "--json")
+    assert code == 0, out
+    listing = json.loads(out)
+    assert {(n["name"], n["distribution"]) for n in listing["names"]
+            if n["kind"] == "executor"} == {("local", "paired-evalkit"), ("dask", "evalkit-dask")}
+    assert top_level(modules) & {"dask", "distributed", "cloudpickle", "tornado"} == set()
+    assert {m for m in modules if m.startswith("evalkit_dask")} == {
+        "evalkit_dask", "evalkit_dask.plugin"}
+
+
 def test_the_html_reporter_registers_without_its_template_or_plotting_library() -> None:
     code, modules, out = imported_by("plugins", "list", "--json")
     assert code == 0, out

@@ -11,7 +11,14 @@ from pathlib import Path
 from typing import Any
 
 from evalkit.core.hookspecs import hookimpl
-from evalkit.core.specs import AggregateSpec, LoaderSpec, MetricSpec, ReporterSpec, TargetSpec
+from evalkit.core.specs import (
+    AggregateSpec,
+    ExecutorSpec,
+    LoaderSpec,
+    MetricSpec,
+    ReporterSpec,
+    TargetSpec,
+)
 
 
 @hookimpl
@@ -82,3 +89,15 @@ def evalkit_register_reporters() -> list[ReporterSpec]:
     from evalkit.report.builtin import builtin_reporters
 
     return builtin_reporters()
+
+
+#: Built once, so that registering the built-ins twice is recognised as the same executor.
+_EXECUTORS = (
+    ExecutorSpec("local", _on_call("evalkit.execute.local_executor", "LocalExecutor"),
+                 "threads of this process (max_concurrency of them); the default"),
+)
+
+
+@hookimpl
+def evalkit_register_executors() -> list[ExecutorSpec]:
+    return list(_EXECUTORS)

@@ -7,7 +7,9 @@ succeeded, 1 when the run is incomplete (some case errored; nothing is scored as
 complete), 2 for a config or usage error, 3 when a judge spending limit (``--max-calls``,
 ``--max-cost``) stopped the run (``--resume`` continues), 130 on Ctrl-C (the calls in
 flight that finish within ``--grace-s`` are written; ``--resume`` continues; one line,
-no traceback, also for a second Ctrl-C that stops the wait). ``--dry-run`` calls the
+no traceback, also for a second Ctrl-C that stops the wait). ``--executor dask
+[--scheduler ADDRESS]`` makes the calls on a Dask cluster (docs/scaling.md); the artifact
+is written here as for a local run. ``--dry-run`` calls the
 target but sends no LLM-judge request and writes no artifact; it reports the grades found
 in the judge cache and those that would be requested (the spending options come from the
 ``evalkit-judge`` plugin). A metric that failed on a case (``metric_errors``) leaves the
@@ -76,6 +78,16 @@ def command(
         "timeout per attempt and 10 s.",
         show_default=False,
     )] = None,
+    executor: Annotated[str | None, typer.Option(
+        "--executor", metavar="NAME", help="Where the target calls are made: local (threads, "
+        "the default) or dask (the evalkit-dask plugin); overrides the config's executor.",
+        show_default=False,
+    )] = None,
+    scheduler: Annotated[str | None, typer.Option(
+        "--scheduler", metavar="ADDRESS", help="With --executor dask: the scheduler's "
+        "address (tcp://host:8786); absent: a LocalCluster started and stopped by the run.",
+        show_default=False,
+    )] = None,
     max_cost: Annotated[float | None, typer.Option(
         "--max-cost", min=0.0, help="Stop the run cleanly once the next LLM-judge request "
         "would not fit this many US dollars (the judge needs prices); spending passes it by "
@@ -98,6 +110,7 @@ def command(
     cfg = load_eval_config(config)
     if cfg.notice:
         typer.echo(cfg.notice, err=True)
+    choice = executor_choice(cfg, executor, scheduler)
     goldens, path = prepare_run(cfg, output, resume=resume, dry_run=dry_run)
     target = cfg.build_target()  # after the checks: building it may start work
     judge: Any = None
@@ -120,7 +133,7 @@ def command(
                 overwrite=overwrite, name=cfg.name, progress=progress, config=cfg.recorded(),
                 grace_s=grace_s, epochs=epochs or cfg.epochs, reduce=cfg.reduce,
                 requests_per_minute=cfg.requests_per_minute,
-                tokens_per_minute=cfg.tokens_per_minute,
+                tokens_per_minute=cfg.tokens_per_minute, executor=choice,
             )
     except RunInterrupted as exc:  # the rows that arrived are written; say so in a line
         typer.echo(exc.line(None if dry_run else path), err=True)
@@ -152,3 +165,23 @@ def command(
         typer.echo(f"artifact: {path}")
     if run.header.get("status") != "complete" or run.header.get("aggregate_errors"):
         raise typer.Exit(INCOMPLETE)
+
+
+def executor_choice(cfg: Any, name: str | None, scheduler: str | None) -> Any:
+    """The executor of the run: ``--executor``/``--scheduler`` over the config's
+    ``executor`` (its options apply when the name is the same).
+
+    Raises:
+        CliError: ``--scheduler`` with an executor that has no scheduler.
+    """
+    from evalkit.cli.errors import CliError
+    from evalkit.execute.executor_api import ExecutorChoice
+
+    chosen = name or cfg.executor
+    options = dict(cfg.executor_options) if chosen == cfg.executor else {}
+    if scheduler is not None:
+        if chosen == "local":
+            raise CliError("--scheduler needs a distributed executor: add --executor dask "
+                           "(the local executor runs threads of this process)")
+        options["address"] = scheduler
+    return ExecutorChoice(chosen, options, cfg.target_recipe())

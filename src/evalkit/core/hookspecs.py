@@ -15,6 +15,7 @@ import pluggy
 if TYPE_CHECKING:
     from evalkit.core.specs import (
         AggregateSpec,
+        ExecutorSpec,
         LoaderSpec,
         MetricFamily,
         MetricSpec,
@@ -100,4 +101,23 @@ def evalkit_register_reporters() -> list[ReporterSpec]:  # type: ignore[empty-bo
         A reporter name another plugin also provides is blocked and reported;
         ``render`` should raise ``ValueError`` for a report it cannot render rather
         than write partial output.
+    """
+
+
+@hookspec
+def evalkit_register_executors() -> list[ExecutorSpec]:  # type: ignore[empty-body]
+    """Return the executors this plugin provides: where a run's target calls are made.
+
+    Returns:
+        A list of :class:`~evalkit.core.specs.ExecutorSpec`: ``factory(**options)`` builds
+        an object whose ``open(work)`` returns the running executor of one run (the
+        protocol, and the driver-side loop a remote executor plugs into:
+        :mod:`evalkit.execute.executor_api`). The kernel provides ``local`` (threads).
+
+    Errors:
+        An executor name another plugin also provides is blocked and reported by
+        ``evalkit plugins list``; choosing it raises ``RegistryError`` naming both. The
+        kernel's ``local`` cannot be replaced. ``open`` must refuse, before any call, a
+        target or metric it cannot send (``evalkit.execute.executor_api.UnsendableError``
+        naming it).
     """

@@ -15,6 +15,7 @@ from typing import NamedTuple
 from evalkit.core.specs import (
     AggregateSpec,
     AnySpec,
+    ExecutorSpec,
     LoaderSpec,
     MetricFamily,
     MetricSpec,
@@ -105,6 +106,8 @@ def _kind_of(spec: AnySpec) -> str:
         return "count" if spec.kind == "count" else "metric"
     if isinstance(spec, LoaderSpec):
         return f"{spec.kind} loader"
+    if isinstance(spec, ExecutorSpec):
+        return "executor"
     return "target" if isinstance(spec, TargetSpec) else "reporter"
 
 
@@ -131,7 +134,7 @@ def same_definition(a: AnySpec, b: AnySpec) -> bool:
         return a.fn is b.fn and a.higher_is_better == b.higher_is_better
     if isinstance(a, LoaderSpec) and isinstance(b, LoaderSpec):
         return a.fn is b.fn and a.kind == b.kind
-    if isinstance(a, TargetSpec) and isinstance(b, TargetSpec):
+    if isinstance(a, TargetSpec | ExecutorSpec) and isinstance(b, TargetSpec | ExecutorSpec):
         return a.factory is b.factory
     if isinstance(a, ReporterSpec) and isinstance(b, ReporterSpec):
         return a.render is b.render

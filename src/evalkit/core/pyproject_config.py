@@ -36,6 +36,7 @@ ENV_PLUGINS = "EVALKIT_PLUGINS"
 RUN_KEYS = frozenset({
     "name", "goldens", "goldens_loader", "target", "metrics", "aggregates", "output",
     "max_concurrency", "epochs", "reduce", "requests_per_minute", "tokens_per_minute",
+    "executor",
 })
 OTHER_KEYS = frozenset({"plugins", "local_plugins", "checks", "baseline", "reporters"})
 

@@ -4,7 +4,7 @@ Namespaces:
 
 * per-case metrics, metric families (``name@k``) and whole-run aggregates share one;
 * loaders have one namespace per kind (goldens, run, qrels, queries, corpus);
-* targets and reporters have one each.
+* targets, reporters and executors have one each.
 
 Rules:
 
@@ -40,6 +40,7 @@ from evalkit.core.specs import (
     SPEC_TYPES,
     AggregateSpec,
     AnySpec,
+    ExecutorSpec,
     LoaderKind,
     LoaderSpec,
     MetricFamily,
@@ -78,7 +79,7 @@ class Registry:
     def __init__(self) -> None:
         self._lock = threading.RLock()
         # namespace -> key -> Entry. Namespaces: "metric" (metrics, families as
-        # "prefix@k", aggregates), "loader:<kind>", "target", "reporter".
+        # "prefix@k", aggregates), "loader:<kind>", "target", "reporter", "executor".
         self._tables: dict[str, dict[str, Entry]] = {}
         self._aliases: dict[str, str] = {}
         self._conflicts: dict[tuple[str, str], Conflict] = {}
@@ -108,6 +109,8 @@ class Registry:
             return "target", spec.name
         if isinstance(spec, ReporterSpec):
             return "reporter", spec.name
+        if isinstance(spec, ExecutorSpec):
+            return "executor", spec.name
         raise RegistryError(f"cannot register {spec!r}: not an evalkit.core.specs record")
 
     def add(self, spec: AnySpec, provider: Provider, *, from_plugin: bool = False) -> None:
@@ -522,7 +525,7 @@ class Registry:
         raise RegistryError(f"no {kind} loader for {what}; known {kind} loaders: {known}")
 
     def get(self, namespace: str, name: str) -> AnySpec:
-        """A target or reporter (or any record) by namespace and name."""
+        """A target, reporter or executor (or any record) by namespace and name."""
         if (namespace, name) in self._conflicts:
             raise RegistryError(self._conflicts[(namespace, name)].message())
         table = self._tables.get(namespace, {})

@@ -192,15 +192,29 @@ class ReporterSpec(_Record):
     options: Mapping[str, Any] | None = None
 
 
-AnySpec = MetricSpec | MetricFamily | AggregateSpec | LoaderSpec | TargetSpec | ReporterSpec
+@dataclass(frozen=True)
+class ExecutorSpec(_Record):
+    """A named executor: ``factory(**options)`` returns an object whose
+    ``open(work: evalkit.execute.executor_api.Work)`` runs a target's calls somewhere
+    (threads of this process for ``local``, a Dask cluster for ``dask``) and hands back
+    the rows (the protocol: :mod:`evalkit.execute.executor_api`)."""
+
+    name: str
+    factory: Callable[..., Any]
+    description: str = ""
+
+
+AnySpec = (MetricSpec | MetricFamily | AggregateSpec | LoaderSpec | TargetSpec | ReporterSpec
+           | ExecutorSpec)
 #: Every record type, for ``isinstance`` checks.
 SPEC_TYPES: tuple[type, ...] = (MetricSpec, MetricFamily, AggregateSpec, LoaderSpec, TargetSpec,
-                                ReporterSpec)
+                                ReporterSpec, ExecutorSpec)
 
 #: The fields of each record type that must be callable, and those that may also be None.
 _CALLABLE_FIELDS: dict[type, tuple[str, ...]] = {
     MetricSpec: ("fn",), MetricFamily: ("factory",), AggregateSpec: ("fn",),
     LoaderSpec: ("fn",), TargetSpec: ("factory",), ReporterSpec: ("render",),
+    ExecutorSpec: ("factory",),
 }
 _OPTIONAL_CALLABLES: dict[type, tuple[str, ...]] = {
     MetricSpec: ("prepare", "batch", "variant"), MetricFamily: ("core",),

@@ -19,6 +19,7 @@ The same keys are read from ``evalkit.yaml`` (or ``evalkit.yml``) or from the
     reduce: mean                         # optional; mean | max | min | all | all:T
     requests_per_minute: 600             # optional client-side limits (default: none)
     tokens_per_minute: 90000
+    executor: {name: dask, address: "tcp://10.0.0.5:8786"}  # optional; default local
     checks: evals/checks.yaml            # evalkit gate's defaults (optional): the checks,
     baseline: baselines/main.jsonl       # the baseline and the reports; the run gated
     reporters: ["junit:reports/gate.xml"]  # is the output
@@ -86,11 +87,13 @@ class EvalConfig:
         target_kwargs: keyword arguments of the factory.
         metrics, aggregates: names, in the order given.
         output: the artifact path (absolute).
-        max_concurrency: the pool size.
+        max_concurrency: the most calls in flight.
         epochs: K, samples per case (1: each case once).
         reduce: how a case's samples are reduced (:mod:`evalkit.data.samples`).
         requests_per_minute, tokens_per_minute: the run's client-side rate limits, or
             ``None`` (:mod:`evalkit.execute.pacing`).
+        executor: the executor's name (``local``, ``dask``).
+        executor_options: its keyword arguments (``address``...).
         name: the run name, or ``None`` for the target's name.
         checks: ``evalkit gate``'s checks file (absolute), or ``None``.
         baseline: ``evalkit gate``'s baseline (absolute), or ``None``.
@@ -113,6 +116,8 @@ class EvalConfig:
     reduce: str = "mean"
     requests_per_minute: float | None = None
     tokens_per_minute: float | None = None
+    executor: str = "local"
+    executor_options: dict[str, Any] = field(default_factory=dict)
     name: str | None = None
     checks: Path | None = None
     baseline: Path | None = None
@@ -170,6 +175,13 @@ class EvalConfig:
                 "Target, or a function case -> list of ids or text"
             )
         return target
+
+    def target_recipe(self) -> Any:
+        """How an executor's workers build the same target: the factory, its kwargs and
+        the config's folder (:class:`~evalkit.execute.executor_api.TargetRecipe`)."""
+        from evalkit.execute.executor_api import TargetRecipe
+
+        return TargetRecipe(self.target_factory, dict(self.target_kwargs), str(self.path.parent))
 
 
 #: ``value`` with every header value, secret-looking key's value, URL query string and
@@ -355,6 +367,7 @@ def _validate(table: Any, file: Path, source: str,
         reduce=settings.reduce, name=settings.name,
         requests_per_minute=settings.requests_per_minute,
         tokens_per_minute=settings.tokens_per_minute,
+        executor=settings.executor.name, executor_options=settings.executor.factory_options(),
         checks=path(settings.checks), baseline=path(settings.baseline),
         reporters=tuple(report(r) for r in settings.reporters), notice=notice,
     )

@@ -67,6 +67,27 @@ class TargetSettings(BaseModel):
 #: the keys of ``target``
 TARGET_KEYS: frozenset[str] = frozenset(TargetSettings.model_fields)
 
+
+class ExecutorSettings(BaseModel):
+    """``executor``: where ``evalkit run`` makes the target calls (docs/scaling.md)."""
+
+    model_config = ConfigDict(strict=True, extra="forbid", title="executor")
+
+    name: _Text = Field("local", description="A registered executor: 'local' (threads, "
+                        "the default) or 'dask' (the evalkit-dask plugin).")
+    address: _Text | None = Field(
+        None, description="dask: the scheduler's address (tcp://host:8786); absent: a "
+        "LocalCluster on this machine, started and stopped by the run.")
+    options: dict[str, Any] = Field(
+        default_factory=dict, description="Further keyword arguments of the executor "
+        "(dask: n_workers, batch_size, max_retries, judge_on_workers).")
+
+    def factory_options(self) -> dict[str, Any]:
+        """The executor factory's keyword arguments."""
+        extra = {} if self.address is None else {"address": self.address}
+        return {**self.options, **extra}
+
+
 class EvalSettings(BaseModel):
     """``evalkit.yaml``: the run settings of ``evalkit run`` and the gate settings of
     ``evalkit gate``. Paths are relative to the file."""
@@ -86,8 +107,9 @@ class EvalSettings(BaseModel):
                                "(latency_p95, ...).")
     output: _Text = Field(description="The run artifact evalkit run writes.")
     max_concurrency: Annotated[int, Field(ge=1)] = Field(
-        DEFAULT_MAX_CONCURRENCY, description="Most target calls in flight (the runner "
-        "lowers it while rate-limit answers arrive, and raises it again).")
+        DEFAULT_MAX_CONCURRENCY, description="Most target calls in flight, across every "
+        "worker of the executor (the runner lowers it while rate-limit answers arrive, and "
+        "raises it again).")
     epochs: Annotated[int, Field(ge=1)] = Field(
         1, description="Samples per case: each case is answered this many times (K).")
     reduce: Annotated[str, Field(pattern=r"^(mean|max|min|all(:[-+0-9.eE]+)?)$")] = Field(
@@ -99,6 +121,9 @@ class EvalSettings(BaseModel):
     tokens_per_minute: Annotated[float, Field(gt=0, allow_inf_nan=False)] | None = Field(
         None, description="Most tokens per minute, from the usage the target's responses "
         "report (meta 'tokens' or 'usage'), applied after the fact (default: no limit).")
+    executor: ExecutorSettings = Field(
+        default_factory=lambda: ExecutorSettings.model_validate({}),
+        description="Where the target calls are made.")
     checks: _Text | None = Field(
         None, description="evalkit gate: the checks file (default for --checks).")
     baseline: _Text | None = Field(
@@ -141,6 +166,10 @@ def _problem(err: ErrorDetails, path: str, data: Any, model: type[EvalSettings])
     kind = err["type"]
     if kind == "extra_forbidden" and key == "target":
         return "unknown key; target takes 'factory' and 'kwargs'"
+    if key == "executor":
+        if kind == "extra_forbidden":
+            return "unknown key; executor takes 'name', 'address' and 'options'"
+        return "must be a table: name (an executor: local, dask), optional address and options"
     if kind == "extra_forbidden" and key in MISPLACED:
         return MISPLACED[key]
     if kind == "extra_forbidden":
@@ -205,6 +234,7 @@ def validate_settings(data: Any, model: type[EvalSettings]) -> EvalSettings:
 __all__ = [
     "TARGET_KEYS",
     "EvalSettings",
+    "ExecutorSettings",
     "TargetSettings",
     "ToolSettings",
     "known_keys",

@@ -175,6 +175,13 @@ class Pacing:
                 self._cond.wait(wait)  # a release wakes it at once
         return None
 
+    def try_admit(self) -> float | None:
+        """:meth:`admit` without waiting (a driver that hands calls to other processes):
+        the start time, or ``None`` when no call may start now."""
+        with self._lock:
+            started, _ = self._try_start(math.inf)
+        return time.monotonic() if started else None
+
     async def admit_async(self, stopped: Callable[[], bool] | None = None,
                           latest: float = math.inf) -> float | None:
         """:meth:`admit` for a task of an event loop (whose tasks also call

@@ -48,11 +48,20 @@ from evalkit.data.rows import CaseResult
 from evalkit.data.targets import AsyncTarget, Target
 from evalkit.execute.artifact_writer import ArtifactWriter, read_partial
 from evalkit.execute.executor import (
-    Executor,
     Interrupts,
     Job,
     RunInterrupted,
     default_grace_s,
+)
+from evalkit.execute.executor_api import (
+    ChosenExecutor,
+    ExecutorChoice,
+    RunningExecutor,
+    Work,
+    as_choice,
+    choose_executor,
+    close_executor,
+    executor_report,
 )
 from evalkit.execute.pacing import Pacing
 from evalkit.execute.progress import ProgressBar
@@ -106,6 +115,7 @@ def evaluate(
     reduce: str = "mean",
     requests_per_minute: float | None = None,
     tokens_per_minute: float | None = None,
+    executor: str | ExecutorChoice | None = None,
 ) -> RunResult:
     """Run ``target`` on every golden case and score the responses.
 
@@ -148,6 +158,11 @@ def evaluate(
     met a 429/529 halves the limit, successes raise it again, never above
     ``max_concurrency``. An async target (an ``ainvoke`` coroutine method) runs on one
     event loop (:mod:`evalkit.execute.async_executor`) with the same rules.
+        executor: where the calls are made: ``"local"`` (the default, threads of this
+            process), ``"dask"`` (the evalkit-dask plugin) or an
+            :class:`~evalkit.execute.executor_api.ExecutorChoice` with options and how
+            workers build the target (docs/scaling.md). The artifact, its lock, resume
+            and the in-flight bound stay here whatever it is.
 
     Returns:
         A :class:`RunResult` of :class:`CaseResult` rows in golden-set order (with
@@ -166,6 +181,8 @@ def evaluate(
         RegistryError: an unknown metric or aggregate name (before any call is made).
         UnjudgedCasesError: a metric that needs judgments and a case without expected
             ids (before any call is made; lists the cases).
+        UnsendableError: the executor cannot send the target or a metric to its
+            workers (before anything is written; names it).
         GoldenError: a golden file breaks a rule.
         ArtifactBusyError: another process is writing ``artifact`` (names its pid).
         FileExistsError: ``artifact`` exists and neither ``resume`` nor ``overwrite``.
@@ -200,8 +217,11 @@ def evaluate(
         config or {},
     )
     record_samples(header, epochs, reduce)
+    choice = as_choice(executor)
+    chosen = choose_executor(choice, Work(target, target_name, (), specs, max_concurrency,
+                                          choice.target))
     plan = _Plan(target, target_name, gset, specs, agg_specs, header, max_concurrency,
-                 grace, progress)
+                 grace, progress, chosen)
     plan.epochs, plan.reduce = epochs, reduce
     plan.pacing = pacing
     if artifact is None:
@@ -246,10 +266,11 @@ class _Plan:
     def __init__(self, target: Target | AsyncTarget, target_name: str, gset: GoldenSet,
                  specs: Sequence[MetricSpec], agg_specs: Sequence[AggregateSpec],
                  header: dict[str, Any], max_concurrency: int, grace: float,
-                 progress: bool | None) -> None:
+                 progress: bool | None, chosen: ChosenExecutor) -> None:
         self.target, self.target_name, self.gset = target, target_name, gset
         self.specs, self.agg_specs, self.header = specs, agg_specs, header
         self.max_concurrency, self.grace, self.progress = max_concurrency, grace, progress
+        self.chosen = chosen
         self.pacing: Pacing | None = None
 
     epochs, reduce = 1, "mean"
@@ -261,13 +282,13 @@ class _Plan:
         results: dict[RowKey, CaseResult] = dict(kept)
         total = len(self.gset) * self.epochs
         show = sys.stderr.isatty() if self.progress is None else self.progress
-        from evalkit.execute.async_executor import make_executor
-
-        executor = make_executor(self.target, self.target_name, jobs, self.specs,
-                                 self.max_concurrency, self.pacing)
         stopped: RunInterrupted | None = None
         writing = [False]
+        executor: RunningExecutor | None = None
         try:
+            executor = self.chosen.open(Work(self.target, self.target_name, jobs, self.specs,
+                                             self.max_concurrency, self.chosen.choice.target,
+                                             self.pacing))
             with Interrupts() as interrupts, ProgressBar(
                     self.header["name"], total, len(kept), show) as bar:
 
@@ -291,12 +312,17 @@ class _Plan:
                 if interrupts.count:
                     stopped = self._grace(executor, interrupts, take, bar, results, total)
         except BaseException as exc:
-            executor.stop()
-            if isinstance(exc, Exception):  # a failed write or a stopping worker; not Ctrl-C
-                executor.join(self.grace)
+            if executor is not None:
+                executor.stop()
+                if isinstance(exc, Exception):  # a failed write or a stopping worker
+                    executor.join(self.grace)
+                close_executor(executor)
             if writer is not None:
                 writer.close(failed=True)
             raise
+        self.header["executor"] = {"name": self.chosen.choice.name,
+                                   **executor_report(executor)}
+        close_executor(executor)
         if stopped is not None:
             if writer is not None:
                 writer.close()
@@ -310,7 +336,7 @@ class _Plan:
             writer.rewrite(run)
         return run
 
-    def _grace(self, executor: Executor, interrupts: Interrupts,
+    def _grace(self, executor: RunningExecutor, interrupts: Interrupts,
                take: Callable[[list[CaseResult]], None], bar: ProgressBar,
                results: Mapping[RowKey, CaseResult], total: int) -> RunInterrupted:
         """After the first Ctrl-C: no new case; the calls in flight may finish within the

@@ -21,6 +21,7 @@ from evalkit.core.specs import (
     SPEC_TYPES,
     AggregateSpec,
     AnySpec,
+    ExecutorSpec,
     LoaderSpec,
     MetricFamily,
     MetricSpec,
@@ -35,6 +36,7 @@ HOOKS: dict[str, tuple[type, ...]] = {
     "evalkit_register_loaders": (LoaderSpec,),
     "evalkit_register_targets": (TargetSpec,),
     "evalkit_register_reporters": (ReporterSpec,),
+    "evalkit_register_executors": (ExecutorSpec,),
 }
 
 

@@ -10,7 +10,7 @@ from evalkit.core.pyproject_config import canonical_name
 KERNEL_DISTRIBUTION = "paired-evalkit"
 #: The plugin distributions developed in the paired-evalkit repository.
 IN_REPO_DISTRIBUTIONS = frozenset({"evalkit-retrieval", "evalkit-http", "evalkit-judge",
-                                   "evalkit-report-html", "evalkit-text"})
+                                   "evalkit-report-html", "evalkit-text", "evalkit-dask"})
 
 
 @dataclass

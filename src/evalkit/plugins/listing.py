@@ -22,6 +22,7 @@ from evalkit.core.registry import Conflict, Provider, Registry
 from evalkit.core.specs import (
     AggregateSpec,
     AnySpec,
+    ExecutorSpec,
     LoaderSpec,
     MetricFamily,
     MetricSpec,
@@ -37,7 +38,7 @@ class NameInfo(NamedTuple):
     """One registered name, as listed by ``evalkit plugins list``.
 
     ``kind`` is ``metric``, ``count``, ``aggregate``, ``loader`` (with ``loader_kind``),
-    ``target`` or ``reporter``; a ``name@k`` family is one entry named ``name@k``.
+    ``target``, ``reporter`` or ``executor``; a ``name@k`` family is one entry named ``name@k``.
     ``polarity`` is ``"higher"``, ``"lower"``, ``"undeclared"`` or ``None`` (not a metric).
     """
 
@@ -89,11 +90,12 @@ def describe_entry(namespace: str, key: str, spec: AnySpec, provider: Provider) 
     if isinstance(spec, LoaderSpec):
         return NameInfo(key, "loader", None, definition_version=None,
                         loader_kind=spec.kind, **common)
-    kind = "target" if isinstance(spec, TargetSpec) else "reporter"
+    kind = "target" if isinstance(spec, TargetSpec) else \
+        "executor" if isinstance(spec, ExecutorSpec) else "reporter"
     return NameInfo(key, kind, None, definition_version=None, **common)
 
 
-_KIND_ORDER = ("metric", "count", "aggregate", "loader", "target", "reporter")
+_KIND_ORDER = ("metric", "count", "aggregate", "loader", "target", "reporter", "executor")
 
 
 def _listing_order(n: NameInfo) -> tuple[Any, ...]:

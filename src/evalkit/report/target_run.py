@@ -94,6 +94,9 @@ def summary_lines(run: RunResult) -> list[str]:
         lines.append(f"{n}: not computed ({problem})")
     lines.append(status_line(run))
     lines.extend(error_lines(run))
+    executor = executor_line(run)
+    if executor:
+        lines.append(executor)
     empty = empty_answers_line(run)
     return lines if empty is None else [*lines, empty]
 
@@ -121,6 +124,23 @@ def rescore_line(run: RunResult) -> str:
             f"{c['kept_errored']} without a response kept as errored; {c['missing']} "
             f"without a row; {c['goldens_changed']} whose golden changed since the run; "
             f"{c['metric_failures']} metric value(s) failed")
+
+
+def executor_line(run: RunResult) -> str:
+    """What a remote executor did, for people (``""`` for the local pool): its workers and
+    the items sent again after a worker died, each of which may have repeated a paid
+    call."""
+    rec = run.header.get("executor")
+    if not isinstance(rec, dict) or rec.get("name", "local") == "local":
+        return ""
+    workers = rec.get("workers")
+    where = f" ({workers} workers)" if workers else ""
+    retried = int(rec.get("retried", 0))
+    line = f"executor: {rec['name']}{where}; {retried} item(s) retried after a worker died"
+    if retried:
+        line += " (each may have repeated a paid call)"
+    lost = int(rec.get("lost_rows", 0))
+    return line + (f"; {lost} given up after repeated losses" if lost else "")
 
 
 def resume_line(run: RunResult) -> str:
@@ -167,6 +187,8 @@ def summary_json(run: RunResult, path: Path | None, *, resumed: bool = False,
         out["resume"] = run.header.get("resume")
     if rescored:
         out["rescored"] = rescore_counts(run)
+    if isinstance(run.header.get("executor"), dict):
+        out["executor"] = run.header["executor"]
     return json.dumps(out, indent=2)
 
 

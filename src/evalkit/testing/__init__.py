@@ -23,7 +23,8 @@ pytest users may also import the :func:`evalkit_registry` fixture into a ``conft
 built-ins, made the default for one test. pytest is imported only when that fixture is.
 
 Holds the throwaway registry and the fixture (:mod:`.registry`), sample inputs
-(:mod:`.samples`) and the conformance suite (:mod:`.conformance`).
+(:mod:`.samples`), the conformance suite (:mod:`.conformance`) and the executors' check
+(:mod:`.executors`: a small run whose rows must equal the local pool's).
 
 May import: io, core, plugins, data, execute.
 """
@@ -38,6 +39,7 @@ from evalkit.testing.conformance import (
     check_conformance,
     conformance_checks,
 )
+from evalkit.testing.executors import executor_runs, without_timing
 from evalkit.testing.registry import PluginLoadError, registered_plugin
 from evalkit.testing.samples import Pair as Pair
 from evalkit.testing.samples import sample_pairs, sample_rows
@@ -48,9 +50,11 @@ __all__ = [
     "assert_conforms",
     "check_conformance",
     "conformance_checks",
+    "executor_runs",
     "registered_plugin",
     "sample_pairs",
     "sample_rows",
+    "without_timing",
 ]
 
 

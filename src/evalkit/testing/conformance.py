@@ -6,7 +6,8 @@ Metrics must return finite numbers, the same number twice, and survive an empty 
 cases that have some: the runner refuses the others before a run); families must build
 members at several cut-offs; aggregates must refuse an empty run (or return a number) and
 be deterministic; loaders must refuse an empty file clearly; targets and reporters must be
-callable. :func:`conformance_checks` lists them,
+callable; executors must run a few items and hand back every row once (:mod:`.executors`).
+:func:`conformance_checks` lists them,
 :func:`check_conformance` runs them and :func:`assert_conforms` fails on the first problem.
 """
 
@@ -24,6 +25,7 @@ from evalkit.core.registry import Provider, Registry
 from evalkit.core.specs import (
     AggregateSpec,
     AnySpec,
+    ExecutorSpec,
     LoaderSpec,
     MetricFamily,
     MetricSpec,
@@ -37,6 +39,7 @@ from evalkit.plugins.loading import register_plugin_object
 if TYPE_CHECKING:
     pass
 
+from evalkit.testing.executors import executor_runs
 from evalkit.testing.registry import module_of
 from evalkit.testing.samples import Pair, sample_pairs, sample_rows
 
@@ -236,8 +239,11 @@ def conformance_checks(
     response, and agreement of ``batch`` with ``fn`` when given. Aggregates: a declared
     polarity, an error on an empty run, a finite and repeatable value on sample rows.
     Loaders: an error naming the file on an empty file of each suffix. Targets and
-    reporters: callables. The first check, ``plugin:loads``, registers the plugin in a
-    fresh registry (its hooks run cleanly and it provides no name twice).
+    reporters: callables. Executors: a callable factory, and ``executor:<name>:runs``
+    (:func:`evalkit.testing.executors.executor_runs`: every row of a small run once, equal
+    to the local pool's; skipped by ``exclude``, for executors that need a cluster).
+    The first check, ``plugin:loads``, registers the plugin in a fresh registry (its
+    hooks run cleanly and it provides no name twice).
 
     Args:
         plugin: a module or object with ``@hookimpl`` functions.
@@ -293,6 +299,12 @@ def conformance_checks(
             checks.append(_callable_check("target", rec.name, rec.factory))
         elif isinstance(rec, ReporterSpec):
             checks.append(_callable_check("reporter", rec.name, rec.render))
+        elif isinstance(rec, ExecutorSpec):
+            checks.append(_callable_check("executor", rec.name, rec.factory))
+            if not skip:
+                checks.append(ConformanceCheck(
+                    f"executor:{rec.name}:runs",
+                    lambda rec=rec: executor_runs(rec)))  # type: ignore[misc]
     return checks
 
 

@@ -1,0 +1,200 @@
+"""The ``dask`` executor: a run's target calls on a Dask cluster, everything else here.
+
+``DaskExecutor(address=None, ...)`` is what ``executor: {name: dask, address: ...}`` in
+the eval config, ``evalkit run --executor dask [--scheduler ADDRESS]`` and
+``evaluate(..., executor="dask")`` make. :meth:`DaskExecutor.check` (before the artifact
+is touched) decides how the workers get the target: the eval config's factory and kwargs
+(a :class:`~evalkit.execute.executor_api.TargetRecipe`), else the target object through
+cloudpickle; one that cannot be sent is refused, naming it. :meth:`DaskExecutor.open`
+connects (or starts a ``LocalCluster`` of worker processes on 127.0.0.1, stopped with
+the run), scatters the plan once, builds the target on one worker to refuse a factory
+the workers cannot import before any call, and returns the kernel's
+:class:`~evalkit.execute.dispatch.Dispatch` over a :class:`~evalkit_dask.backend.DaskBackend`:
+the in-flight bound, the retries of items lost with a worker and the artifact stay on the
+driver (docs/scaling.md).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import os
+from typing import Any
+
+from evalkit.execute.dispatch import DEFAULT_MAX_RETRIES, Dispatch
+from evalkit.execute.executor_api import UnsendableError, Work
+from evalkit.execute.remote_work import split_metrics
+from evalkit_dask.worker import WorkerPlan, probe
+
+#: Seconds a worker of the run's own LocalCluster waits for a driver that has gone (a
+#: SIGKILL) before it exits (Dask's ``death_timeout``).
+DEATH_TIMEOUT_S = 10.0
+#: A pickled target at least this large is scattered once instead of sent with each task.
+SCATTER_BYTES = 1_000_000
+#: Seconds to wait for the scheduler, and for the first worker to build the target.
+CONNECT_TIMEOUT_S = 60.0
+
+
+def _positive(name: str, value: Any, *, optional: bool = True) -> None:
+    if value is None and optional:
+        return
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"dask executor: {name} must be a positive integer, got {value!r}")
+
+
+def default_batch_size(max_concurrency: int, n_workers: int) -> int:
+    """Items per task: the window shared out, one task per worker at a time, at most 64.
+
+    Dask's guidance is few, larger tasks (its scheduler spends about a millisecond of CPU
+    on each, and every task costs a round trip). Items of one task run at once, so a task
+    lasts about one call. Measured in benchmarks/bench_runner.py --executors (single
+    runs on a shared 2-CPU machine, so noisy: docs/scaling.md): 4 items per task was the
+    slowest (1.75x the local executor's wall), 8 and 16 were 1.2-1.6x."""
+    return max(1, min(64, math.ceil(max_concurrency / max(1, n_workers))))
+
+
+class DaskExecutor:
+    """``factory(**options)`` of the ``dask`` executor.
+
+    Args:
+        address: the scheduler (``tcp://host:8786``); ``None`` starts a LocalCluster.
+        n_workers: worker processes of that LocalCluster (default: the machine's CPUs).
+        threads_per_worker: task threads of each (default: enough for the window).
+        batch_size: items per task (default :func:`default_batch_size`).
+        max_retries: how often an item lost with its worker is sent again (default 3).
+        judge_on_workers: score LLM-judge metrics on the workers too (each worker then
+            has its own grade cache and spending limit: docs/scaling.md); default False.
+        death_timeout_s: how long the LocalCluster's workers outlive a dead driver.
+
+    Raises:
+        ValueError: an option of the wrong type or range (named).
+    """
+
+    def __init__(self, address: str | None = None, *, n_workers: int | None = None,
+                 threads_per_worker: int | None = None, batch_size: int | None = None,
+                 max_retries: int = DEFAULT_MAX_RETRIES, judge_on_workers: bool = False,
+                 death_timeout_s: float = DEATH_TIMEOUT_S) -> None:
+        if address is not None and (not isinstance(address, str) or not address.strip()):
+            raise ValueError(f"dask executor: address must be tcp://host:port, got {address!r}")
+        for name, value in (("n_workers", n_workers), ("threads_per_worker", threads_per_worker),
+                            ("batch_size", batch_size)):
+            _positive(name, value)
+        if isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < 0:
+            raise ValueError(f"dask executor: max_retries must be an integer >= 0, "
+                             f"got {max_retries!r}")
+        self.address, self.n_workers = address, n_workers
+        self.threads_per_worker, self.batch_size = threads_per_worker, batch_size
+        self.max_retries, self.judge_on_workers = max_retries, bool(judge_on_workers)
+        self.death_timeout_s = float(death_timeout_s)
+        self._plan: WorkerPlan | None = None
+
+    # ------------------------------------------------------------------ the seam
+    def check(self, work: Work) -> None:
+        """Decide how the workers get the target and metrics; refuse what cannot go.
+
+        Raises:
+            UnsendableError: no recipe and the target does not pickle (names it).
+        """
+        self._plan = self._make_plan(work)
+
+    def open(self, work: Work) -> Dispatch:
+        """Connect (or start the LocalCluster), probe one worker, and return the driver
+        loop over the cluster.
+
+        Raises:
+            UnsendableError: the workers cannot build the target (the error is theirs).
+            OSError: the scheduler does not answer within :data:`CONNECT_TIMEOUT_S`.
+        """
+        plan = self._plan or self._make_plan(work)
+        client, cluster, n_workers = self._connect(work.max_concurrency)
+        try:
+            # a small plan travels with each task (a worker that joins later has it too); a
+            # large pickled target is scattered to every worker once
+            shared: Any = plan if len(plan.pickled or b"") < SCATTER_BYTES else \
+                client.scatter(plan, broadcast=True, hash=False)
+            error, scored = client.submit(probe, shared, pure=False).result(
+                timeout=CONNECT_TIMEOUT_S)
+            if error is not None:
+                raise UnsendableError(
+                    f"target {work.target_name!r} cannot be built on the Dask workers: "
+                    f"{error}; install the target's package on every worker (or pass its "
+                    "folder as the eval config's folder)")
+        except BaseException:
+            client.close()
+            if cluster is not None:
+                cluster.close()
+            raise
+        from evalkit_dask.backend import DaskBackend
+
+        batch = self.batch_size or default_batch_size(work.max_concurrency, n_workers)
+        report = {"scheduler": self.address or "LocalCluster", "workers": n_workers,
+                  "batch_size": batch, "metrics_on_workers": scored}
+        backend = DaskBackend(client, shared, cluster, None if shared is plan else plan)
+        return Dispatch(backend, work, batch_size=batch,
+                        max_retries=self.max_retries, report=report)
+
+    # ------------------------------------------------------------------ internals
+    def _make_plan(self, work: Work) -> WorkerPlan:
+        import hashlib
+
+        import cloudpickle
+
+        remote, _driver = split_metrics(work.specs, judge_on_workers=self.judge_on_workers)
+        pickled: bytes | None = None
+        if work.recipe is not None:
+            try:
+                cloudpickle.dumps(work.recipe)
+            except Exception as exc:
+                raise UnsendableError(
+                    f"the kwargs of target factory {work.recipe.factory!r} cannot be sent to "
+                    f"the Dask workers: {type(exc).__name__}: {exc}") from None
+            key = work.recipe.key()
+        else:
+            try:
+                pickled = cloudpickle.dumps(work.target)
+            except Exception as exc:
+                raise UnsendableError(
+                    f"target {work.target_name!r} cannot be sent to the Dask workers: "
+                    f"{type(exc).__name__}: {exc}; give its factory and kwargs instead "
+                    "(evalkit run does, from the eval config; in Python, "
+                    "ExecutorChoice('dask', target=TargetRecipe(factory, kwargs)))") from None
+            key = hashlib.sha256(pickled).hexdigest()
+        key = hashlib.sha256(f"{key}:{sorted(remote.items())}".encode()).hexdigest()
+        return WorkerPlan(key, work.target_name, work.recipe, pickled, remote, len(work.specs))
+
+    def _connect(self, max_concurrency: int) -> tuple[Any, Any, int]:
+        import dask
+        import distributed
+
+        # distributed's own annotations are partial: its classes are called as Any here
+        Client: Any = distributed.Client
+        LocalCluster: Any = distributed.LocalCluster
+
+        if self.address is not None:
+            try:
+                client = Client(self.address, timeout=f"{CONNECT_TIMEOUT_S}s")
+            except OSError as exc:
+                raise OSError(f"dask executor: no scheduler answers at {self.address} "
+                              f"({exc})") from None
+            n = len(client.scheduler_info().get("workers", {})) or 1
+            return client, None, n
+        n = self.n_workers or max(1, os.cpu_count() or 1)
+        batch = self.batch_size or default_batch_size(max_concurrency, n)
+        threads = self.threads_per_worker or math.ceil(max_concurrency / batch / n) + 1
+        # the run's own scheduler reschedules nothing silently: a task whose worker died
+        # errs with KilledWorker at once, so the driver retries it and counts it
+        with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
+            cluster = LocalCluster(
+                n_workers=n, threads_per_worker=threads, processes=True, host="127.0.0.1",
+                dashboard_address=None, silence_logs=logging.ERROR,
+                death_timeout=self.death_timeout_s,
+            )
+        from evalkit_dask.worker import IgnoreCtrlC
+
+        try:
+            client = Client(cluster)
+            client.register_plugin(IgnoreCtrlC())
+        except BaseException:
+            cluster.close()
+            raise
+        return client, cluster, n

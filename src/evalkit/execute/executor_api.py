@@ -1,0 +1,211 @@
+"""The executor seam: where a run's target calls are made, and what never leaves the driver.
+
+An executor is an :class:`~evalkit.core.specs.ExecutorSpec` registered through the
+``evalkit_register_executors`` hook; the kernel's ``local`` (threads of this process,
+:mod:`evalkit.execute.local_executor`) is registered that way too. ``spec.factory(**options)``
+returns an object with ``open(work: Work) -> RunningExecutor`` (and optionally
+``check(work)``, which refuses before anything is written what it cannot send); the runner
+(:mod:`evalkit.execute.target_runner`) drives the :class:`RunningExecutor` and alone writes
+the artifact, holds its lock and decides resume, so the guarantees of docs/runner.md hold
+whatever the executor.
+
+A remote executor (the ``evalkit-dask`` plugin) implements only a
+:class:`~evalkit.execute.dispatch.Backend` (send a batch of work items, hand back the rows
+that finished or the items that were lost) and wraps it in
+:class:`~evalkit.execute.dispatch.Dispatch`, which keeps the in-flight bound, retries lost
+items (bounded), drops duplicates and scores on the driver the metrics the workers
+cannot (:mod:`evalkit.execute.remote_work`).
+
+A work item is a :class:`~evalkit.execute.executor.Job`, keyed by :func:`item_key`:
+``(case id, sample index)``, the sample index 0 while each case is answered once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+
+from evalkit.core.specs import ExecutorSpec, MetricSpec
+
+if TYPE_CHECKING:
+    from evalkit.data.rows import CaseResult
+    from evalkit.data.targets import AsyncTarget, Target
+    from evalkit.execute.executor import Interrupts, Job
+    from evalkit.execute.pacing import Pacing
+
+#: The executor a run uses unless told otherwise.
+DEFAULT_EXECUTOR = "local"
+
+
+class UnsendableError(ValueError):
+    """A target or metric that an executor cannot send to where the calls are made (a
+    lambda without cloudpickle, a factory the workers cannot import); raised by
+    ``open`` before any call, the message naming the target or metric and the fix."""
+
+
+@dataclass(frozen=True)
+class TargetRecipe:
+    """How to build the target elsewhere: ``factory(**kwargs)``, as the eval config says.
+
+    Attributes:
+        factory: ``"package.module:callable"`` or a registered target name (``"http"``).
+        kwargs: its keyword arguments (sent to the workers, never logged).
+        folder: put first on ``sys.path`` while the factory is imported (the config's
+            folder), or ``None``.
+    """
+
+    factory: str
+    kwargs: Mapping[str, Any] = field(default_factory=dict)
+    folder: str | None = None
+
+    def key(self) -> str:
+        """The worker-side cache key of the target: the factory and its kwargs."""
+        import hashlib
+        import json
+
+        text = json.dumps([self.factory, self.kwargs, self.folder], sort_keys=True, default=repr)
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class ExecutorChoice:
+    """Which executor runs the calls, with its options (``address`` for ``dask``).
+
+    ``target`` is how the workers build the target (``evalkit run`` passes the eval
+    config's factory and kwargs); ``None`` sends the target object itself with
+    cloudpickle where the executor can.
+    """
+
+    name: str = DEFAULT_EXECUTOR
+    options: Mapping[str, Any] = field(default_factory=dict)
+    target: TargetRecipe | None = None
+
+
+@dataclass(frozen=True)
+class Work:
+    """One run's calls, as an executor receives them.
+
+    Attributes:
+        target: the target object built on the driver (the local pool calls it).
+        target_name: its name, for messages.
+        jobs: the work items still to do, in golden-set order.
+        specs: every per-case metric of the run, in order.
+        max_concurrency: the most items in flight at once (driver-side, cluster-wide).
+        recipe: how to build the target elsewhere, or ``None``.
+        pacing: the run's adaptive window and rate limits (:mod:`evalkit.execute.pacing`),
+            shared by every call of the run wherever it is made, or ``None``.
+    """
+
+    target: Target | AsyncTarget
+    target_name: str
+    jobs: Sequence[Job]
+    specs: Sequence[MetricSpec]
+    max_concurrency: int
+    recipe: TargetRecipe | None = None
+    pacing: Pacing | None = None
+
+
+class RunningExecutor(Protocol):
+    """One run's executor, as the runner drives it (the local pool's interface).
+
+    ``batches`` yields the rows finished since the last batch (each item's row exactly
+    once), until every item is done, ``deadline`` (``time.monotonic()``) passes or
+    ``interrupts`` counted ``until`` Ctrl-C; it raises a failure that stops the run (a
+    judge's spending limit) once nothing is in flight. ``stop`` takes no new item;
+    ``join`` waits up to ``timeout_s`` s for the items in flight.
+    """
+
+    @property
+    def in_flight(self) -> int: ...
+
+    def start(self) -> RunningExecutor: ...
+
+    def stop(self) -> None: ...
+
+    def join(self, timeout_s: float) -> None: ...
+
+    def batches(self, interrupts: Interrupts | None = None, deadline: float | None = None,
+                until: int = 1) -> Iterator[list[CaseResult]]: ...
+
+
+def item_key(job: Job) -> tuple[str, int]:
+    """``(case id, sample index)`` of a work item: its row's key in the artifact."""
+    return job.case.id, int(getattr(job, "sample", 0) or 0)
+
+
+def as_choice(executor: str | ExecutorChoice | None) -> ExecutorChoice:
+    """An :class:`ExecutorChoice` from a name, a choice or ``None`` (``local``)."""
+    if executor is None:
+        return ExecutorChoice()
+    if isinstance(executor, str):
+        return ExecutorChoice(executor)
+    if not isinstance(executor, ExecutorChoice):
+        raise TypeError(f"executor must be a name or an ExecutorChoice, got {executor!r}")
+    return executor
+
+
+class ChosenExecutor(NamedTuple):
+    """An executor made from its spec, checked against a run before anything is written."""
+
+    choice: ExecutorChoice
+    executor: Any
+
+    def open(self, work: Work) -> RunningExecutor:
+        """The running executor of ``work`` (the remote ones connect here)."""
+        opened: RunningExecutor = self.executor.open(work)
+        return opened
+
+
+def choose_executor(choice: ExecutorChoice, work: Work) -> ChosenExecutor:
+    """Make the executor ``choice`` names and let it refuse ``work`` (its ``check``, when
+    it has one, sees everything but the items) before any artifact is written.
+
+    Raises:
+        RegistryError: no executor has that name, or two plugins provide it (names both).
+        UnsendableError: the executor cannot send the target or a metric, or the target
+            is asynchronous and the executor is not ``local``.
+        TypeError: an option the executor does not take.
+    """
+    from evalkit.core.registry import RegistryError
+    from evalkit.plugins.default import default_registry
+
+    registry = default_registry()
+    try:
+        spec = registry.get("executor", choice.name)
+    except RegistryError as exc:
+        if choice.name != DEFAULT_EXECUTOR or any(registry.entries("executor")):
+            if "unknown executor" not in str(exc):
+                raise
+            raise RegistryError(f"{exc}. Executors come from plugins: 'dask' from "
+                                "evalkit-dask (docs/scaling.md)") from None
+        # a registry without the kernel's built-ins (use_registry(plugins=False)) still runs
+        from evalkit.execute.local_executor import LocalExecutor
+
+        spec = ExecutorSpec(DEFAULT_EXECUTOR, LocalExecutor)
+    assert isinstance(spec, ExecutorSpec)
+    if choice.name != DEFAULT_EXECUTOR and callable(getattr(work.target, "ainvoke", None)):
+        raise UnsendableError(
+            f"target {work.target_name!r} is asynchronous (async def / ainvoke): async "
+            f"targets run on the local executor's event loop; the {choice.name!r} executor "
+            "calls synchronous targets (use the synchronous target, e.g. factory http "
+            "without asynchronous: true)")
+    executor = spec.factory(**dict(choice.options))
+    check = getattr(executor, "check", None)
+    if callable(check):
+        check(work)
+    return ChosenExecutor(choice, executor)
+
+
+def executor_report(running: object) -> dict[str, Any]:
+    """What the run header records about the executor that ran it (``{}`` for one that
+    reports nothing): ``retried`` items re-sent after a worker died, and so on."""
+    report = getattr(running, "report", None)
+    return dict(report()) if callable(report) else {}
+
+
+def close_executor(running: object) -> None:
+    """Release what ``running`` holds (a cluster the run started), if it has ``close``."""
+    close = getattr(running, "close", None)
+    if callable(close):
+        close()
