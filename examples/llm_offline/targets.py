@@ -1,9 +1,12 @@
 """The target factory of the eval configs (``factory: targets:make_target``): the fake
-model's HTTP endpoint, as an ``HttpTarget`` would call a deployed LLM gateway."""
+model's HTTP endpoint, as an ``HttpTarget`` (or, with ``asynchronous``, an
+``AsyncHttpTarget`` on one event loop) would call a deployed LLM gateway."""
 
 from __future__ import annotations
 
 import os
+
+from evalkit_http import AsyncHttpTarget
 
 from evalkit import HttpTarget
 from evalkit.data.cases import GoldenCase
@@ -12,10 +15,12 @@ from evalkit.data.cases import GoldenCase
 URL_VARIABLE = "LLM_OFFLINE_MODEL_URL"
 
 
-def make_target(version: str) -> HttpTarget:
+def make_target(version: str, asynchronous: bool = False) -> HttpTarget | AsyncHttpTarget:
     """The model ``version`` (``v1`` or ``v2``) behind the fake service; the body's
     ``text`` is the answer and its ``cost_usd``/``tokens_in``/``tokens_out`` go to the
-    response's meta (the cost aggregates read them).
+    response's meta (the cost aggregates read them). ``asynchronous``: the same calls
+    from an ``AsyncHttpTarget`` (httpx.AsyncClient), as an async LLM SDK would make them.
+    Both retry a 429 or 529 after the service's ``Retry-After`` (``retry_rate_limited``).
 
     Raises:
         RuntimeError: the service's address is not set (start it with run_offline.py).
@@ -28,5 +33,6 @@ def make_target(version: str) -> HttpTarget:
     def payload(case: GoldenCase) -> dict[str, str]:
         return {"system": version, "question": case.query}
 
-    return HttpTarget(url=url, name=f"assistant-{version}", build_payload=payload,
-                      meta_keys=("cost_usd", "tokens_in", "tokens_out"))
+    kind = AsyncHttpTarget if asynchronous else HttpTarget
+    return kind(url=url, name=f"assistant-{version}", build_payload=payload,
+                meta_keys=("cost_usd", "tokens_in", "tokens_out"), retry_rate_limited=True)
