@@ -16,8 +16,9 @@ created as needed, so a slow grade never blocks the loop; only when every metric
 the run is :attr:`~evalkit.core.specs.MetricSpec.nonblocking` (the built-in retrieval
 measures: microseconds of arithmetic) is a row scored on the loop itself, which saves
 two thread hand-overs a case (most of the runner's own cost at 256 calls in flight;
-docs/runner.md, "Async targets and rate limits"). The rows finished in one turn of the loop are queued for the caller together,
-when the turn ends, so the collecting thread wakes once for them. When the caller stops
+docs/runner.md, "Async targets and rate limits"). The rows finished in one turn of
+the loop are queued for the caller together, when the turn ends, so the collecting
+thread wakes once for them. When the caller stops
 waiting (the grace period is over, or a second Ctrl-C), the calls still in flight are
 cancelled. At the end the loop awaits the target's ``aclose()`` when it has one (an
 ``httpx.AsyncClient`` belongs to the loop that opened it).
