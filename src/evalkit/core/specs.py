@@ -83,6 +83,11 @@ class MetricSpec(_Record):
             answers (``GoldenCase.reference_answers()``: its ``answers``, else a text
             ``expected``): a case with neither is refused before any call, as for
             ``needs_judgments`` (exact_match, f1 and rouge_l set it).
+        nonblocking: ``fn`` only computes, in microseconds (no I/O, no waiting, no
+            lock held long): the async runner scores a row whose metrics are all
+            nonblocking on its event loop instead of handing it to a thread
+            (:mod:`evalkit.execute.async_executor`); the built-in retrieval measures set
+            it. Leave it ``False`` for anything that may wait (an LLM judge).
     """
 
     name: str
@@ -102,6 +107,7 @@ class MetricSpec(_Record):
     always: bool = True
     needs_judgments: bool = False
     needs_answers: bool = False
+    nonblocking: bool = False
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,13 @@ handed over within the grace period.
 The event loop runs in one daemon thread, so the caller's thread keeps collecting and
 writing rows and handling Ctrl-C exactly as for threads. Metrics (an LLM judge
 included) stay synchronous and run in a pool of at most ``max_concurrency`` threads,
-created as needed, so a slow grade never blocks the loop. When the caller stops
+created as needed, so a slow grade never blocks the loop; only when every metric of
+the run is :attr:`~evalkit.core.specs.MetricSpec.nonblocking` (the built-in retrieval
+measures: microseconds of arithmetic) is a row scored on the loop itself, which saves
+two thread hand-overs a case (most of the runner's own cost at 256 calls in flight;
+docs/runner.md, "Async targets and rate limits"). The rows finished in one turn of
+the loop are queued for the caller together, when the turn ends, so the collecting
+thread wakes once for them. When the caller stops
 waiting (the grace period is over, or a second Ctrl-C), the calls still in flight are
 cancelled. At the end the loop awaits the target's ``aclose()`` when it has one (an
 ``httpx.AsyncClient`` belongs to the loop that opened it).
@@ -66,6 +72,8 @@ class AsyncExecutor(Executor):
                                           daemon=True)] if self._tasks_wanted else []
         self._loop: asyncio.AbstractEventLoop | None = None
         self._tasks: list[asyncio.Task[None]] = []
+        self._on_loop = bool(specs) and all(spec.nonblocking for spec in specs)
+        self._outbox: list[CaseResult] = []  # rows of this turn of the loop (loop thread)
 
     def batches(self, interrupts: Interrupts | None = None, deadline: float | None = None,
                 until: int = 1) -> Iterator[list[CaseResult]]:
@@ -88,9 +96,23 @@ class AsyncExecutor(Executor):
             asyncio.run(self._main())
         except BaseException as exc:  # a bug of the loop itself: the run stops
             self._stop.set()
+            self._hand_over()
             self._done.put(exc)
         finally:
+            self._hand_over()
             self._done.put(_WORKER_DONE)
+
+    def _deliver(self, row: CaseResult) -> None:
+        """Queue ``row`` for the caller when this turn of the loop ends."""
+        if not self._outbox:
+            asyncio.get_running_loop().call_soon(self._hand_over)
+        self._outbox.append(row)
+
+    def _hand_over(self) -> None:
+        """Queue the rows of this turn (one item, so the caller wakes once)."""
+        rows, self._outbox = self._outbox, []
+        if rows:
+            self._done.put(rows)
 
     async def _main(self) -> None:
         self._loop = asyncio.get_running_loop()
@@ -128,6 +150,7 @@ class AsyncExecutor(Executor):
                 return  # abandoned: the caller stopped waiting
             except BaseException as exc:  # a stop signal, or a bug: the run stops
                 self._stop.set()
+                self._hand_over()
                 self._done.put(exc)
                 return
             finally:
@@ -135,12 +158,16 @@ class AsyncExecutor(Executor):
                     self._busy -= 1
             if pacing is not None and started is not None:
                 pacing.release(started, *pacing_report(row))
-            self._done.put(row)
+            self._deliver(row)
+            if self._on_loop:  # scored here: let the other tasks and the hand-over run
+                await asyncio.sleep(0)
 
     async def _run(self, job: Job, pool: ThreadPoolExecutor) -> CaseResult:
         loop = asyncio.get_running_loop()
         stored = job.stored
         if stored is not None and stored.response is not None:
+            if self._on_loop:
+                return rescored(job, self._specs)
             return await loop.run_in_executor(pool, rescored, job, self._specs)
         start = time.perf_counter()
         called: Called
@@ -151,7 +178,7 @@ class AsyncExecutor(Executor):
             called = failed_call(exc, self._name, job.case, start)
         else:
             called = checked_call(response, self._name, job.case, start)
-        if called[0] is None:
+        if called[0] is None or self._on_loop:
             return row_of(self._target, job, called, self._specs)
         return await loop.run_in_executor(pool, row_of, self._target, job, called,
                                           self._specs)

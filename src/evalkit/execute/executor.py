@@ -213,6 +213,8 @@ class Executor:
                 self._running -= 1
             elif isinstance(item, BaseException):
                 self._failure = self._failure or item
+            elif isinstance(item, list):  # the rows of one turn of an event loop
+                batch.extend(item)
             else:
                 batch.append(item)
             try:
