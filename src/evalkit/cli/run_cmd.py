@@ -25,6 +25,8 @@ from typing import Annotated, Any
 
 import typer
 
+from evalkit.io.limits import MAX_EPOCHS
+
 INCOMPLETE = 1
 STOPPED = 3
 
@@ -52,7 +54,7 @@ def command(
         help="Most target calls in flight (overrides the config).", show_default=False,
     )] = None,
     epochs: Annotated[int | None, typer.Option(
-        "--epochs", "-k", min=1,
+        "--epochs", "-k", min=1, max=MAX_EPOCHS,
         help="Samples per case: answer each case K times (overrides the config's epochs).",
         show_default=False,
     )] = None,
