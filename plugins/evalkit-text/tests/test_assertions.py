@@ -134,3 +134,22 @@ def test_json_schema_refuses_a_file_that_is_not_a_schema(
     with pytest.raises(RegistryError,
                        match=re.escape("bad.json is not a valid JSON Schema at type")):
         resolve("json_schema(schema=bad.json)")
+
+
+def test_a_catastrophically_backtracking_pattern_is_stopped_as_that_cases_metric_error() -> None:
+    # (a+)+$ on 5,000 a's and a '!' backtracks exponentially: re.search would not return
+    # in this machine's lifetime, and it holds the GIL, so even SIGTERM waits for it
+    from evalkit.data.targets import CallableTarget
+    from evalkit.execute.target_runner import evaluate
+    from evalkit_text.assertions import SEARCH_TIMEOUT_S
+
+    hostile = "a" * 5000 + "!"
+    run = evaluate(CallableTarget(lambda case: TargetResponse(text=hostile), name="t"),
+                   [CASE], ["regex(pattern=(a+)+$)", "contains(text=!)", "regex(pattern=!$)"],
+                   progress=False)
+    (row,) = run.per_query
+    assert SEARCH_TIMEOUT_S == 1.0
+    assert row.metrics == {"contains(text=!)": 1.0, "regex(pattern=!$)": 1.0}
+    message = row.metric_errors["regex(pattern=(a+)+$)"]
+    assert "took more than 1 s on this response (5001 characters) and was stopped" in message
+    assert run.header["status"] == "complete"
