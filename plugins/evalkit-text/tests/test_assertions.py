@@ -139,9 +139,10 @@ def test_json_schema_refuses_a_file_that_is_not_a_schema(
 def test_a_catastrophically_backtracking_pattern_is_stopped_as_that_cases_metric_error() -> None:
     # (a+)+$ on 5,000 a's and a '!' backtracks exponentially: re.search would not return
     # in this machine's lifetime, and it holds the GIL, so even SIGTERM waits for it
+    from evalkit_text.assertions import SEARCH_TIMEOUT_S
+
     from evalkit.data.targets import CallableTarget
     from evalkit.execute.target_runner import evaluate
-    from evalkit_text.assertions import SEARCH_TIMEOUT_S
 
     hostile = "a" * 5000 + "!"
     run = evaluate(CallableTarget(lambda case: TargetResponse(text=hostile), name="t"),
