@@ -154,3 +154,18 @@ def test_a_catastrophically_backtracking_pattern_is_stopped_as_that_cases_metric
     message = row.metric_errors["regex(pattern=(a+)+$)"]
     assert "took more than 1 s on this response (5001 characters) and was stopped" in message
     assert run.header["status"] == "complete"
+
+
+def test_json_schema_refuses_a_schema_nested_too_deep_and_fails_a_looping_ref(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    Path("deep.json").write_text("[" * 200_000 + "]" * 200_000)  # RecursionError in json
+    with pytest.raises(RegistryError, match=re.escape(
+            "the schema deep.json is refused: nested more than 100 levels deep")):
+        resolve("json_schema(schema=deep.json)")
+    Path("loop.json").write_text(json.dumps({"$ref": "#"}))
+    spec = resolve("json_schema(schema=loop.json)")
+    assert spec.fn(TargetResponse(text="not json"), CASE) == 0.0
+    with pytest.raises(ValueError, match=re.escape(
+            "json_schema(schema=loop.json): validating against loop.json recursed")):
+        spec.fn(TargetResponse(text='{"a": 1}'), CASE)
