@@ -169,3 +169,14 @@ def test_gate_on_an_artifact_whose_header_claims_a_billion_samples_exits_2(
     assert "2999999994 of 3000000000 (case, sample) pairs have no row" in res.output, \
         res.output
     assert "Traceback" not in res.output and "MemoryError" not in res.output
+
+
+def test_an_empty_executor_name_on_the_command_line_is_refused(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "evalkit.yaml").write_text(yaml_config(project(tmp_path)))
+    monkeypatch.chdir(tmp_path)
+    res = runner.invoke(app, ["run", "--no-progress", "--executor", ""])
+    assert res.exit_code == 2, res.output  # before: ran on the local executor, silently
+    assert res.output.strip() == ("error: --executor needs a name: local (threads, the "
+                                  "default) or dask (the evalkit-dask plugin)")
+    assert not (tmp_path / "runs").exists()

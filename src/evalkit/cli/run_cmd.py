@@ -174,11 +174,15 @@ def executor_choice(cfg: Any, name: str | None, scheduler: str | None) -> Any:
     ``executor`` (its options apply when the name is the same).
 
     Raises:
-        CliError: ``--scheduler`` with an executor that has no scheduler.
+        CliError: ``--scheduler`` with an executor that has no scheduler; an empty
+            ``--executor``.
     """
     from evalkit.cli.errors import CliError
     from evalkit.execute.executor_api import ExecutorChoice
 
+    if name is not None and not name.strip():
+        raise CliError("--executor needs a name: local (threads, the default) or dask "
+                       "(the evalkit-dask plugin)")
     chosen = name or cfg.executor
     options = dict(cfg.executor_options) if chosen == cfg.executor else {}
     if scheduler is not None:
