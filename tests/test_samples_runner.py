@@ -102,7 +102,7 @@ def test_all_with_a_threshold_and_bad_settings() -> None:
         parse_reduce("median")
     with pytest.raises(SampleError, match="finite number"):
         parse_reduce("all:high")
-    with pytest.raises(SampleError, match="positive integer"):
+    with pytest.raises(SampleError, match="an integer from 1 to 10000"):
         evaluate(CallableTarget(Sampler()), goldens(), ["recall@2"], epochs=0,
                  progress=False)
 

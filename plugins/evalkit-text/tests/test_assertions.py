@@ -134,3 +134,38 @@ def test_json_schema_refuses_a_file_that_is_not_a_schema(
     with pytest.raises(RegistryError,
                        match=re.escape("bad.json is not a valid JSON Schema at type")):
         resolve("json_schema(schema=bad.json)")
+
+
+def test_a_catastrophically_backtracking_pattern_is_stopped_as_that_cases_metric_error() -> None:
+    # (a+)+$ on 5,000 a's and a '!' backtracks exponentially: re.search would not return
+    # in this machine's lifetime, and it holds the GIL, so even SIGTERM waits for it
+    from evalkit_text.assertions import SEARCH_TIMEOUT_S
+
+    from evalkit.data.targets import CallableTarget
+    from evalkit.execute.target_runner import evaluate
+
+    hostile = "a" * 5000 + "!"
+    run = evaluate(CallableTarget(lambda case: TargetResponse(text=hostile), name="t"),
+                   [CASE], ["regex(pattern=(a+)+$)", "contains(text=!)", "regex(pattern=!$)"],
+                   progress=False)
+    (row,) = run.per_query
+    assert SEARCH_TIMEOUT_S == 1.0
+    assert row.metrics == {"contains(text=!)": 1.0, "regex(pattern=!$)": 1.0}
+    message = row.metric_errors["regex(pattern=(a+)+$)"]
+    assert "took more than 1 s on this response (5001 characters) and was stopped" in message
+    assert run.header["status"] == "complete"
+
+
+def test_json_schema_refuses_a_schema_nested_too_deep_and_fails_a_looping_ref(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    Path("deep.json").write_text("[" * 200_000 + "]" * 200_000)  # RecursionError in json
+    with pytest.raises(RegistryError, match=re.escape(
+            "the schema deep.json is refused: nested more than 100 levels deep")):
+        resolve("json_schema(schema=deep.json)")
+    Path("loop.json").write_text(json.dumps({"$ref": "#"}))
+    spec = resolve("json_schema(schema=loop.json)")
+    assert spec.fn(TargetResponse(text="not json"), CASE) == 0.0
+    with pytest.raises(ValueError, match=re.escape(
+            "json_schema(schema=loop.json): validating against loop.json recursed")):
+        spec.fn(TargetResponse(text='{"a": 1}'), CASE)

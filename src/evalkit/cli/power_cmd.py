@@ -18,6 +18,7 @@ import typer
 from evalkit.cli.output import note, progress
 from evalkit.comparison.options import Alternative
 from evalkit.execute.run_files import Missing
+from evalkit.io.limits import MAX_EPOCHS
 
 
 def command(
@@ -43,7 +44,7 @@ def command(
         show_default=False,
     )] = None,
     epochs: Annotated[list[int] | None, typer.Option(
-        "--epochs", "-k", min=1,
+        "--epochs", "-k", min=1, max=MAX_EPOCHS,
         help="Planned samples per case K, repeatable: with a pilot whose runs have K >= 2 "
         "samples per case, the smallest detectable diff at each (n, K) and the K beyond "
         "which more samples stop helping (default: 1, 2, 5, 10, 20 and the pilot's).",

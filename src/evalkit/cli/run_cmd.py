@@ -25,6 +25,8 @@ from typing import Annotated, Any
 
 import typer
 
+from evalkit.io.limits import MAX_EPOCHS
+
 INCOMPLETE = 1
 STOPPED = 3
 
@@ -52,7 +54,7 @@ def command(
         help="Most target calls in flight (overrides the config).", show_default=False,
     )] = None,
     epochs: Annotated[int | None, typer.Option(
-        "--epochs", "-k", min=1,
+        "--epochs", "-k", min=1, max=MAX_EPOCHS,
         help="Samples per case: answer each case K times (overrides the config's epochs).",
         show_default=False,
     )] = None,
@@ -172,11 +174,15 @@ def executor_choice(cfg: Any, name: str | None, scheduler: str | None) -> Any:
     ``executor`` (its options apply when the name is the same).
 
     Raises:
-        CliError: ``--scheduler`` with an executor that has no scheduler.
+        CliError: ``--scheduler`` with an executor that has no scheduler; an empty
+            ``--executor``.
     """
     from evalkit.cli.errors import CliError
     from evalkit.execute.executor_api import ExecutorChoice
 
+    if name is not None and not name.strip():
+        raise CliError("--executor needs a name: local (threads, the default) or dask "
+                       "(the evalkit-dask plugin)")
     chosen = name or cfg.executor
     options = dict(cfg.executor_options) if chosen == cfg.executor else {}
     if scheduler is not None:

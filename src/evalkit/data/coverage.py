@@ -204,12 +204,12 @@ def _samples(header: Mapping[str, Any], samples: Sequence[Any]) -> list[str]:
         return []
     from evalkit.data.samples import missing_samples
 
-    pairs, absent = missing_samples(header, samples)
-    if not absent:
+    pairs, count, absent = missing_samples(header, samples, SHOWN_IDS)
+    if not count:
         return []
-    shown = ", ".join(absent[:SHOWN_IDS])
-    more = f" and {len(absent) - SHOWN_IDS} more" if len(absent) > SHOWN_IDS else ""
-    return [f"{len(absent)} of {pairs} (case, sample) pairs have no row ({shown}{more})"]
+    shown = ", ".join(absent)
+    more = f" and {count - len(absent)} more" if count > len(absent) else ""
+    return [f"{count} of {pairs} (case, sample) pairs have no row ({shown}{more})"]
 
 
 def _retrieval(header: Mapping[str, Any], ids: Sequence[str]) -> tuple[int | None, list[str]]:

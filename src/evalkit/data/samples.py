@@ -110,10 +110,13 @@ def parse_reduce(spec: str | Reduction | None) -> Reduction:
 
 
 def check_epochs(epochs: object) -> int:
-    """``epochs`` as an integer >= 1. Raises :class:`SampleError` otherwise."""
-    if isinstance(epochs, bool) or not isinstance(epochs, int) or epochs < 1:
-        raise SampleError(f"epochs must be a positive integer (samples per case), got "
-                          f"{epochs!r}")
+    """``epochs`` as an integer from 1 to :data:`evalkit.io.limits.MAX_EPOCHS`. Raises
+    :class:`SampleError` otherwise."""
+    from evalkit.io.limits import MAX_EPOCHS
+
+    if isinstance(epochs, bool) or not isinstance(epochs, int) or not 1 <= epochs <= MAX_EPOCHS:
+        raise SampleError(f"epochs must be an integer from 1 to {MAX_EPOCHS} (samples per "
+                          f"case), got {epochs!r}")
     return epochs
 
 
@@ -182,16 +185,26 @@ def _reduced(group: Sequence[Any], how: Callable[[Sequence[float]], float]) -> A
     return replace(first, **changes)
 
 
-def missing_samples(header: Mapping[str, Any], samples: Sequence[Any]
-                    ) -> tuple[int, list[str]]:
-    """``(expected (case, sample) pairs, "case 'q1' sample 2" for each missing one)`` of
-    the sample rows of a run whose cases all have at least one row (cases without any row
-    are reported by coverage as missing cases)."""
+def missing_samples(header: Mapping[str, Any], samples: Sequence[Any], shown: int = 20
+                    ) -> tuple[int, int, list[str]]:
+    """``(expected (case, sample) pairs, how many have no row, "case 'q1' sample 2" for
+    the first ``shown`` of them)`` of the sample rows of a run whose cases all have at
+    least one row (cases without any row are reported by coverage as missing cases).
+    Work and memory grow with the rows and ``shown``, not with the header's K, which a
+    damaged or hostile artifact may set to any integer."""
     k = epochs_of(header, samples)
     groups = group_samples(samples)
-    missing = [f"case {cid!r} sample {s}" for cid, g in groups.items()
-               for s in sorted(set(range(k)) - {r.sample for r in g})]
-    return k * len(groups), missing
+    count, names = 0, list[str]()
+    for cid, g in groups.items():
+        have = {r.sample if r.sample is not None else 0 for r in g}
+        have = {s for s in have if isinstance(s, int) and 0 <= s < k}
+        count += k - len(have)
+        s = 0
+        while len(names) < shown and s < k and len(names) < count:
+            if s not in have:
+                names.append(f"case {cid!r} sample {s}")
+            s += 1
+    return k * len(groups), count, names
 
 
 def sample_rows(run: Any, rows: Sequence[Any]) -> list[Any]:

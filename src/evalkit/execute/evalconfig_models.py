@@ -20,7 +20,7 @@ from pydantic.config import JsonDict
 from pydantic_core import ErrorDetails
 
 from evalkit.execute.target_runner import DEFAULT_MAX_CONCURRENCY
-from evalkit.io.limits import MAX_NAME_CHARS, LimitError, check_name
+from evalkit.io.limits import MAX_EPOCHS, MAX_NAME_CHARS, LimitError, check_name
 from evalkit.io.model_errors import (
     Problem,
     did_you_mean,
@@ -110,7 +110,7 @@ class EvalSettings(BaseModel):
         DEFAULT_MAX_CONCURRENCY, description="Most target calls in flight, across every "
         "worker of the executor (the runner lowers it while rate-limit answers arrive, and "
         "raises it again).")
-    epochs: Annotated[int, Field(ge=1)] = Field(
+    epochs: Annotated[int, Field(ge=1, le=MAX_EPOCHS)] = Field(
         1, description="Samples per case: each case is answered this many times (K).")
     reduce: Annotated[str, Field(pattern=r"^(mean|max|min|all(:[-+0-9.eE]+)?)$")] = Field(
         "mean", description="How a case's samples become its value: mean, max, min, all "
@@ -136,6 +136,12 @@ class EvalSettings(BaseModel):
     def _scores_something(self) -> EvalSettings:
         if not self.metrics and not self.aggregates:
             raise rule("name at least one metric or aggregate", key="metrics")
+        from evalkit.data.samples import SampleError, parse_reduce
+
+        try:  # the pattern admits all:T; the threshold is checked as the runner reads it
+            parse_reduce(self.reduce)
+        except SampleError:
+            raise rule(_reduce_problem(self.reduce), key="reduce") from None
         return self
 
 
@@ -190,6 +196,11 @@ def _problem(err: ErrorDetails, path: str, data: Any, model: type[EvalSettings])
         return f"must be a list of names, got {value!r}"
     if key == "max_concurrency":
         return f"must be a positive integer, got {value!r}"
+    if key == "epochs":
+        return (f"must be an integer from 1 to {MAX_EPOCHS} (samples per case), "
+                f"got {value!r}")
+    if key == "reduce":
+        return _reduce_problem(value)
     if key in ("requests_per_minute", "tokens_per_minute"):
         return f"must be a positive number, got {value!r}"
     if key == "reporters":
@@ -200,6 +211,11 @@ def _problem(err: ErrorDetails, path: str, data: Any, model: type[EvalSettings])
         except LimitError as exc:
             return str(exc)
     return f"must be a non-empty string, got {value!r}"
+
+
+def _reduce_problem(value: Any) -> str:
+    return (f"must be mean, max, min, all or all:T (T a finite number, such as all:0.8), "
+            f"got {value!r}")
 
 
 def _rank(err: ErrorDetails) -> tuple[int, ...]:

@@ -165,7 +165,7 @@ def choose_executor(choice: ExecutorChoice, work: Work) -> ChosenExecutor:
         RegistryError: no executor has that name, or two plugins provide it (names both).
         UnsendableError: the executor cannot send the target or a metric, or the target
             is asynchronous and the executor is not ``local``.
-        TypeError: an option the executor does not take.
+        ValueError: an option the executor does not take (its factory's ``TypeError``).
     """
     from evalkit.core.registry import RegistryError
     from evalkit.plugins.default import default_registry
@@ -190,7 +190,11 @@ def choose_executor(choice: ExecutorChoice, work: Work) -> ChosenExecutor:
             f"targets run on the local executor's event loop; the {choice.name!r} executor "
             "calls synchronous targets (use the synchronous target, e.g. factory http "
             "without asynchronous: true)")
-    executor = spec.factory(**dict(choice.options))
+    try:
+        executor = spec.factory(**dict(choice.options))
+    except TypeError as exc:  # an option it does not take: a setting, not a crash
+        raise ValueError(f"executor {choice.name!r}: {exc}; its options are listed in "
+                         "docs/scaling.md (executor: name, address, options)") from None
     check = getattr(executor, "check", None)
     if callable(check):
         check(work)

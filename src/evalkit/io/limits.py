@@ -16,6 +16,9 @@ its own error naming the file and line; it never becomes a ``RecursionError``, a
   pyyaml's own ``SafeLoader`` and a composer that counts.
 * :data:`MAX_ID_CHARS`: the longest case, query or document id; :data:`MAX_NAME_CHARS`:
   the longest run name or TREC run tag. Longer ones are refused (not printed back).
+* :data:`MAX_EPOCHS`: the most samples per case (``epochs: K``); the (case, sample) work
+  items are planned before the first call, so ``epochs: 1000000000`` is refused at once
+  instead of filling memory.
 * :data:`MIN_LABEL` .. :data:`MAX_LABEL`: a relevance label is a 64-bit signed integer,
   trec_eval's ``long`` (:func:`label_problem`); ``10**30`` in a qrels file is refused with
   its line instead of overflowing where the labels become arrays.
@@ -32,6 +35,8 @@ MAX_YAML_NODES = 5_000_000
 MAX_ALIAS_NODES = 100_000
 MAX_ID_CHARS = 1024
 MAX_NAME_CHARS = 256
+#: the most samples per case (``epochs``): K x cases work items are planned up front
+MAX_EPOCHS = 10_000
 MIN_LABEL = -(2**63)
 MAX_LABEL = 2**63 - 1
 

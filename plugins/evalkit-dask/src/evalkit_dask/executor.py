@@ -85,6 +85,10 @@ class DaskExecutor:
         self.address, self.n_workers = address, n_workers
         self.threads_per_worker, self.batch_size = threads_per_worker, batch_size
         self.max_retries, self.judge_on_workers = max_retries, bool(judge_on_workers)
+        if isinstance(death_timeout_s, bool) or not isinstance(death_timeout_s, int | float) \
+                or not math.isfinite(death_timeout_s) or death_timeout_s <= 0:
+            raise ValueError(f"dask executor: death_timeout_s must be a positive number of "
+                             f"seconds, got {death_timeout_s!r}")
         self.death_timeout_s = float(death_timeout_s)
         self._plan: WorkerPlan | None = None
 
@@ -104,6 +108,7 @@ class DaskExecutor:
         Raises:
             UnsendableError: the workers cannot build the target (the error is theirs).
             OSError: the scheduler does not answer within :data:`CONNECT_TIMEOUT_S`.
+            ValueError: the address is not one distributed can parse.
         """
         plan = self._plan or self._make_plan(work)
         client, cluster, n_workers = self._connect(work.max_concurrency)
@@ -176,6 +181,9 @@ class DaskExecutor:
             except OSError as exc:
                 raise OSError(f"dask executor: no scheduler answers at {self.address} "
                               f"({exc})") from None
+            except ValueError as exc:  # distributed's parse of the address
+                raise ValueError(f"dask executor: the scheduler address {self.address!r} "
+                                 f"is not one ({exc}); write tcp://host:8786") from None
             n = len(client.scheduler_info().get("workers", {})) or 1
             return client, None, n
         n = self.n_workers or max(1, os.cpu_count() or 1)

@@ -8,6 +8,13 @@ match the whole text; ``ignore_case=True`` adds :data:`re.IGNORECASE`), as promp
 ``regex``. Parameters are written in the metric's name with the measure grammar of
 :mod:`evalkit.core.metric_names`; a pattern that does not compile is refused when the
 name is resolved, before any call.
+
+The pattern is compiled and searched with the ``regex`` package in its
+:mod:`re`-compatible mode (``VERSION0``), because :mod:`re` cannot be stopped: a pattern
+with nested repetition such as ``(a+)+$`` backtracks exponentially on a long response,
+and :func:`re.search` would hold the thread (and the GIL, so even SIGTERM) for hours.
+Each search gets at most :data:`SEARCH_TIMEOUT_S` seconds; past it the case's metric
+fails, naming the pattern, and every other metric of the case keeps its value.
 """
 
 from __future__ import annotations
@@ -23,6 +30,9 @@ if TYPE_CHECKING:
     from evalkit.data.targets import TargetResponse
 
 Scorer = Callable[["TargetResponse", "GoldenCase"], float]
+
+#: the most seconds one ``regex(...)`` search may take on one response
+SEARCH_TIMEOUT_S = 1.0
 
 
 def contains_scorer(text: Any = None, ignore_case: Any = None) -> tuple[str, Scorer]:
@@ -50,18 +60,30 @@ def regex_scorer(pattern: Any = None, ignore_case: Any = None) -> tuple[str, Sco
 
     Raises:
         ValueError: no pattern, a pattern that is empty, not text or does not compile, a
-            flag not True/False.
+            flag not True/False; from ``fn``, a search that took more than
+            :data:`SEARCH_TIMEOUT_S` (that case's metric error).
     """
+    import regex  # the re-compatible engine whose searches can be stopped
+
     source = text_parameter("regex", "pattern", pattern, "regex(pattern=^[0-9]+$)")
     fold = flag_parameter("regex", "ignore_case", ignore_case)
     try:
-        compiled = re.compile(source, re.IGNORECASE if fold else 0)
-    except re.error as exc:
+        compiled = regex.compile(source, regex.VERSION0 | (regex.IGNORECASE if fold else 0))
+    except (regex.error, re.error) as exc:
         raise ValueError(f"the pattern {source!r} of regex does not compile: {exc}") from None
     name = variant_name("regex", {"pattern": source, "ignore_case": fold})
 
     def fn(response: TargetResponse, case: GoldenCase) -> float:
-        return 1.0 if compiled.search(response_text(response, name)) else 0.0
+        text = response_text(response, name)
+        try:
+            found = compiled.search(text, timeout=SEARCH_TIMEOUT_S)
+        except TimeoutError:
+            raise ValueError(
+                f"{name}: the search took more than {SEARCH_TIMEOUT_S:g} s on this "
+                f"response ({len(text)} characters) and was stopped: the pattern "
+                "backtracks too much (nested repetition such as (a+)+ is exponential); "
+                "write it without nested quantifiers") from None
+        return 1.0 if found else 0.0
 
     fn.__name__ = fn.__qualname__ = "regex"
     fn.__doc__ = f"1 when re.search finds {source!r} in the response's text, else 0."

@@ -53,8 +53,10 @@ def json_schema_scorer(schema: Any = None) -> tuple[str, str, Scorer]:
     """``(canonical name, definition version, fn)`` of ``json_schema(schema=PATH)``.
 
     Raises:
-        ValueError: no path, a file that is missing, not JSON, or not a valid JSON Schema
-            (``check_schema``), naming the file.
+        ValueError: no path, a file that is missing, not JSON, nested more than
+            :data:`evalkit.io.limits.MAX_DEPTH` levels, or not a valid JSON Schema
+            (``check_schema``), naming the file; from ``fn``, a schema whose ``$ref``
+            loops (that case's metric error).
     """
     source = text_parameter("json_schema", "schema", schema,
                             "json_schema(schema=schemas/answer.json)")
@@ -64,8 +66,12 @@ def json_schema_scorer(schema: Any = None) -> tuple[str, str, Scorer]:
     except OSError as exc:
         raise ValueError(f"json_schema: cannot read the schema {path}: "
                          f"{exc.strerror or exc}") from None
-    try:
-        document = json.loads(raw)
+    from evalkit.io.limits import LimitError, loads_json
+
+    try:  # bounded: a schema nested 100,000 deep is refused, not a RecursionError
+        document = loads_json(raw)
+    except LimitError as exc:
+        raise ValueError(f"json_schema: the schema {path} is refused: {exc}") from None
     except ValueError as exc:
         raise ValueError(f"json_schema: the schema {path} is not JSON ({exc})") from None
     from jsonschema.exceptions import SchemaError
@@ -84,7 +90,15 @@ def json_schema_scorer(schema: Any = None) -> tuple[str, str, Scorer]:
 
     def fn(response: TargetResponse, case: GoldenCase) -> float:
         value = parse_json(response_text(response, name))
-        return 0.0 if value is _MISSING or not validator.is_valid(value) else 1.0
+        if value is _MISSING:
+            return 0.0
+        try:
+            valid = validator.is_valid(value)
+        except RecursionError:  # a schema whose $ref loops without reading the value
+            raise ValueError(f"{name}: validating against {path} recursed without end "
+                             "(a $ref that refers to itself, such as {\"$ref\": \"#\"}); "
+                             "fix the schema") from None
+        return 1.0 if valid else 0.0
 
     fn.__name__ = fn.__qualname__ = "json_schema"
     fn.__doc__ = f"1 when the response's text is JSON that validates against {path}, else 0."
