@@ -1,47 +1,29 @@
-"""Per-query rows, the run that holds them, and the JSON Lines run artifact.
+"""A run: its per-query rows, the header that says how they were made, and the
+per-metric values and means derived from the rows.
 
-Every aggregate is derived from the rows; nothing else is stored as truth.
-
-Artifact format (``schema_version`` 2; :mod:`evalkit.data.artifact`), one JSON object per
-line, UTF-8:
-
-* line 1, the header: ``{"type": "header", "schema_version": 2, "name": ...,
-  "evalkit_version": ..., "plugins": {distribution: version}, "metrics": {name:
-  {"provider": ..., "version": ...}}, "qrels": {"path": ..., "sha256": ...},
-  "relevance_level": 1, "missing": "zero" | "skip", "depth": null | int,
-  "created": ISO-8601 UTC, "notes": {...}}``;
-* then one line per query or case: ``{"type": "row", "id": ..., "metrics": {...},
-  "counts": {...}, "retrieved": [...]}``, with ``metric_errors`` (``{metric: message}``)
-  when a metric failed on the row and ``sample`` (an integer) when the run holds
-  repeated samples (target runs add ``response``, ``latency_ms`` and ``error``);
-* last, the trailer: ``{"type": "trailer", "rows": n, "sha256": ...}``.
-
-Schema 1 files (no trailer, no ``metric_errors``) are read too.
+Every aggregate is derived from the rows; nothing else is stored as truth. A row is
+:mod:`evalkit.data.query_rows`' :class:`QueryResult` (or a target run's
+:class:`~evalkit.data.rows.CaseResult`); the run's artifact file, its format, and
+:func:`is_artifact` are :mod:`evalkit.data.run_files`; its DataFrame and notebook views
+:mod:`evalkit.data.run_views`.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from evalkit.data.artifact import (
-    SCHEMA_VERSION,
-    ArtifactError,
-    Integrity,
-    artifact_line,
-    finished_lines,
-    header_line,
-    metric_errors_of,
-    read_artifact,
-    sample_of,
-    upgrade_schema1_rows,
-)
+from evalkit.data.artifact import SCHEMA_VERSION as SCHEMA_VERSION
+from evalkit.data.artifact import ArtifactError as ArtifactError
+from evalkit.data.artifact import Integrity
+from evalkit.data.artifact import artifact_line as artifact_line
 from evalkit.data.provenance import settings_differences as settings_differences
+from evalkit.data.query_rows import QueryResult as QueryResult
+from evalkit.data.run_files import is_artifact as is_artifact
+from evalkit.data.run_files import read_run, write_run
 from evalkit.data.run_views import RunViews
-from evalkit.io.limits import LimitError, check_id, check_name
 from evalkit.stats.numeric import exact_mean
 
 if TYPE_CHECKING:
@@ -63,55 +45,6 @@ class MetricFailedError(KeyError):
 
     def __str__(self) -> str:
         return self.message
-
-
-@dataclass
-class QueryResult:
-    """One query's row: what was retrieved and every metric value.
-
-    Attributes:
-        query_id: the query id (text).
-        retrieved: ids best first, as scored (after any depth limit): a list, or a
-            read-only lazy view (:class:`evalkit.execute.ranking.RankedIds`) for a run read
-            from a TREC file.
-        metrics: ``{canonical metric name: value}``.
-        counts: per-query values that are reported but never gated or compared: counts
-            (num_rel, num_ret, num_rel_ret; integers) and residuals (rbp_resid).
-        metric_errors: ``{metric: message}`` for metrics that failed on this query (they
-            have no value in ``metrics``).
-        sample: the sample number of a run with repeated samples; ``None`` (the usual
-            case) means the run has one sample per query.
-    """
-
-    query_id: str
-    retrieved: Sequence[str]
-    metrics: dict[str, float]
-    counts: dict[str, float] = field(default_factory=dict)
-    metric_errors: dict[str, str] = field(default_factory=dict)
-    sample: int | None = None
-
-    @property
-    def id(self) -> str:
-        """The query id (``query_id``)."""
-        return self.query_id
-
-    @property
-    def error(self) -> str | None:
-        """Always None: a scored ranking has no failed call."""
-        return None
-
-    def to_json(self) -> dict[str, Any]:
-        """The row's artifact line (the module docstring gives its keys)."""
-        row: dict[str, Any] = {"type": "row", "id": self.query_id}
-        if self.sample is not None:
-            row["sample"] = self.sample
-        row["metrics"] = self.metrics
-        if self.metric_errors:
-            row["metric_errors"] = self.metric_errors
-        if self.counts:
-            row["counts"] = self.counts
-        row["retrieved"] = list(self.retrieved)
-        return row
 
 
 @dataclass(repr=False)
@@ -282,12 +215,7 @@ class RunResult(RunViews):
             evalkit.io.outputs.UnwritableError: an :class:`OSError` naming ``path`` (not the
                 temporary file) and why it cannot be written.
         """
-        from evalkit.io.outputs import write_output
-
-        p = Path(path)
-        rows = [artifact_line(row.to_json()) for row in self.samples or self.per_query]
-        write_output(p, finished_lines(header_line(self.name, self.header), rows))
-        return p
+        return write_run(path, self.name, self.header, self.samples or self.per_query)
 
     @classmethod
     def load(cls, path: str | Path) -> RunResult:
@@ -301,103 +229,9 @@ class RunResult(RunViews):
             ArtifactError: missing header, unknown schema, malformed line (file and line
                 named), duplicate row id.
         """
-        p = Path(path)
-        header, lines, integrity = read_artifact(p)
-        # an unfinished file (schema 2, no trailer) is a log in completion order: a case
-        # a resume scored again has two rows there, and the later one counts
-        unfinished = integrity.schema_version >= 2 and not integrity.has_trailer
-        by_key: dict[tuple[str, int | None], Any] = {}
-        for lineno, obj in lines:
-            rid = _bounded(p, lineno, check_id, str(obj["id"]), "row id")
-            try:
-                row = _row_from_json(obj)
-            except (ValueError, TypeError, AttributeError) as exc:
-                raise ArtifactError(f"{p}:{lineno}: row {rid!r}: {exc}") from None
-            key = (rid, row.sample)
-            if key in by_key and not unfinished:
-                what = "" if row.sample is None else f" sample {row.sample}"
-                raise ArtifactError(f"{p}:{lineno}: duplicate row id {rid!r}{what}")
-            by_key.pop(key, None)
-            by_key[key] = row
-        rows = list(by_key.values())
-        if integrity.schema_version < 2:
-            upgrade_schema1_rows(rows, header)
-        name = _bounded(p, 1, check_name, str(header.get("name") or p.stem), "run name")
-        samples: list[Any] = []
-        if any(r.sample is not None for r in rows):
-            from evalkit.data.samples import SampleError, split_samples
-
-            try:
-                rows, samples = split_samples(rows, header)
-            except SampleError as exc:
-                raise ArtifactError(f"{p}:1: header 'samples': {exc}") from None
-        return cls(name=name, per_query=rows, header=dict(header), integrity=integrity,
-                   samples=samples)
-
-
-def _bounded(p: Path, lineno: int, check: Callable[[str, str], str], text: str,
-             what: str) -> str:
-    try:
-        return check(text, what)
-    except LimitError as exc:
-        raise ArtifactError(f"{p}:{lineno}: {exc}") from None
-
-
-def _row_from_json(obj: Mapping[str, Any]) -> Any:
-    if "response" in obj or "error" in obj:
-        from evalkit.data.rows import case_result_from_json
-
-        return case_result_from_json(obj)
-    return QueryResult(
-        query_id=str(obj["id"]),
-        retrieved=[str(x) for x in obj.get("retrieved", [])],
-        metrics={str(k): _value(v, "metric", k, float) for k, v in obj.get("metrics", {}).items()},
-        counts={str(k): _count(v, k) for k, v in obj.get("counts", {}).items()},
-        metric_errors=metric_errors_of(obj),
-        sample=sample_of(obj),
-    )
-
-
-def _value(value: Any, what: str, name: str, kind: type[float] | type[int]) -> Any:
-    """A stored number; text or a structure is refused naming the metric."""
-    if isinstance(value, bool) or not isinstance(value, int | float) or (
-            kind is int and isinstance(value, float) and not value.is_integer()):
-        noun = "an integer" if kind is int else "a number"
-        raise ValueError(f"{what} {name!r} is {value!r}, not {noun}")
-    return kind(value)
-
-
-def _count(value: Any, name: str) -> float:
-    """A stored count (an integer) or, for a count-kind measure whose summary is a mean
-    (a residual such as rbp_resid), a number."""
-    if isinstance(value, float) and not value.is_integer() and _is_residual(name):
-        return value
-    count: int = _value(value, "count", name, int)
-    return count
-
-
-def _is_residual(name: str) -> bool:
-    from evalkit.core.registry import RegistryError
-    from evalkit.plugins.default import default_registry
-
-    try:
-        return getattr(default_registry().resolve(name), "summary", None) == "mean"
-    except RegistryError:
-        return False
-
-
-def is_artifact(path: str | Path) -> bool:
-    """Whether ``path`` starts with an evalkit run header line."""
-    try:
-        with Path(path).open("r", encoding="utf-8-sig") as fh:
-            first = fh.readline()
-    except (OSError, UnicodeDecodeError):
-        return False
-    try:
-        obj = json.loads(first)
-    except (ValueError, RecursionError):  # not JSON, or nested too deeply to be a header
-        return False
-    return isinstance(obj, dict) and obj.get("type") == "header"
+        read = read_run(path)
+        return cls(name=read.name, per_query=read.per_query, header=read.header,
+                   integrity=read.integrity, samples=read.samples)
 
 
 def iter_rows(runs: Iterable[RunResult]) -> Iterator[tuple[str, Any]]:

@@ -1,0 +1,137 @@
+"""A run's artifact file: writing a :class:`~evalkit.data.results.RunResult`'s rows, reading
+them back, and telling an artifact from another file.
+
+Artifact format (``schema_version`` 2; :mod:`evalkit.data.artifact`), one JSON object per
+line, UTF-8:
+
+* line 1, the header: ``{"type": "header", "schema_version": 2, "name": ...,
+  "evalkit_version": ..., "plugins": {distribution: version}, "metrics": {name:
+  {"provider": ..., "version": ...}}, "qrels": {"path": ..., "sha256": ...},
+  "relevance_level": 1, "missing": "zero" | "skip", "depth": null | int,
+  "created": ISO-8601 UTC, "notes": {...}}``;
+* then one line per query or case (:mod:`evalkit.data.query_rows`);
+* last, the trailer: ``{"type": "trailer", "rows": n, "sha256": ...}``.
+
+Schema 1 files (no trailer, no ``metric_errors``) are read too.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from evalkit.data.artifact import (
+    ArtifactError,
+    Integrity,
+    artifact_line,
+    finished_lines,
+    header_line,
+    read_artifact,
+    upgrade_schema1_rows,
+)
+from evalkit.data.query_rows import row_from_json
+from evalkit.io.limits import LimitError, check_id, check_name
+
+
+@dataclass(frozen=True)
+class RunFile:
+    """What :func:`read_run` read: the parts of a :class:`~evalkit.data.results.RunResult`.
+
+    Attributes:
+        name: the run's name (the header's, or the file's stem).
+        per_query: the rows (with K >= 2 samples, their per-case reductions).
+        header: the header line's fields.
+        integrity: what reading the file proved.
+        samples: every sample row when K >= 2; empty otherwise.
+    """
+
+    name: str
+    per_query: list[Any]
+    header: dict[str, Any]
+    integrity: Integrity
+    samples: list[Any]
+
+
+def write_run(path: str | Path, name: str, header: Mapping[str, Any],
+              rows: Sequence[Any]) -> Path:
+    """Write the artifact of ``rows`` (header line, one line per row, the trailer),
+    atomically: see :meth:`evalkit.data.results.RunResult.save`.
+
+    Raises:
+        evalkit.io.outputs.UnwritableError: an :class:`OSError` naming ``path``.
+    """
+    from evalkit.io.outputs import write_output
+
+    p = Path(path)
+    lines = [artifact_line(row.to_json()) for row in rows]
+    write_output(p, finished_lines(header_line(name, dict(header)), lines))
+    return p
+
+
+def read_run(path: str | Path) -> RunFile:
+    """Read a run artifact: see :meth:`evalkit.data.results.RunResult.load`.
+
+    Raises:
+        ArtifactError: missing header, unknown schema, malformed line (file and line
+            named), duplicate row id.
+    """
+    p = Path(path)
+    header, lines, integrity = read_artifact(p)
+    # an unfinished file (schema 2, no trailer) is a log in completion order: a case
+    # a resume scored again has two rows there, and the later one counts
+    unfinished = integrity.schema_version >= 2 and not integrity.has_trailer
+    by_key: dict[tuple[str, int | None], Any] = {}
+    for lineno, obj in lines:
+        rid = _bounded(p, lineno, check_id, str(obj["id"]), "row id")
+        try:
+            row = row_from_json(obj)
+        except (ValueError, TypeError, AttributeError) as exc:
+            raise ArtifactError(f"{p}:{lineno}: row {rid!r}: {exc}") from None
+        key = (rid, row.sample)
+        if key in by_key and not unfinished:
+            what = "" if row.sample is None else f" sample {row.sample}"
+            raise ArtifactError(f"{p}:{lineno}: duplicate row id {rid!r}{what}")
+        by_key.pop(key, None)
+        by_key[key] = row
+    rows = list(by_key.values())
+    if integrity.schema_version < 2:
+        upgrade_schema1_rows(rows, header)
+    name = _bounded(p, 1, check_name, str(header.get("name") or p.stem), "run name")
+    samples: list[Any] = []
+    if any(r.sample is not None for r in rows):
+        from evalkit.data.samples import SampleError, split_samples
+
+        try:
+            rows, samples = split_samples(rows, header)
+        except SampleError as exc:
+            raise ArtifactError(f"{p}:1: header 'samples': {exc}") from None
+    return RunFile(name=name, per_query=rows, header=dict(header), integrity=integrity,
+                   samples=samples)
+
+
+def _bounded(p: Path, lineno: int, check: Callable[[str, str], str], text: str,
+             what: str) -> str:
+    try:
+        return check(text, what)
+    except LimitError as exc:
+        raise ArtifactError(f"{p}:{lineno}: {exc}") from None
+
+
+def is_artifact(path: str | Path) -> bool:
+    """Whether ``path`` starts with an evalkit run header line."""
+    try:
+        with Path(path).open("r", encoding="utf-8-sig") as fh:
+            first = fh.readline()
+    except (OSError, UnicodeDecodeError):
+        return False
+    try:
+        obj = json.loads(first)
+    except (ValueError, RecursionError):  # not JSON, or nested too deeply to be a header
+        return False
+    return isinstance(obj, dict) and obj.get("type") == "header"
+
+
+__all__ = ["RunFile", "is_artifact", "read_run", "write_run"]
