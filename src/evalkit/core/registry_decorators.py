@@ -79,18 +79,12 @@ class RegistrationDecorators:
         Raises :class:`RegistryError` if ``name`` is provided elsewhere.
         """
         require_polarity("register_metric", name, higher_is_better)
-
-        def deco(fn: F) -> F:
-            spec = MetricSpec(
-                name=name, fn=fn, higher_is_better=higher_is_better,
-                description=_first_line(description, fn),
-                version=version, aliases=_as_tuple(aliases),
-                needs_judgments=bool(needs_judgments), needs_answers=bool(needs_answers),
-            )
-            self.add(spec, client_provider(fn))
-            return fn
-
-        return deco
+        return self._registering(lambda fn: MetricSpec(
+            name=name, fn=fn, higher_is_better=higher_is_better,
+            description=_first_line(description, fn),
+            version=version, aliases=_as_tuple(aliases),
+            needs_judgments=bool(needs_judgments), needs_answers=bool(needs_answers),
+        ))
 
     def register_aggregate(
         self,
@@ -102,16 +96,10 @@ class RegistrationDecorators:
     ) -> Callable[[F], F]:
         """Decorator: register ``fn(rows) -> float`` as whole-run aggregate ``name``."""
         require_polarity("register_aggregate", name, higher_is_better)
-
-        def deco(fn: F) -> F:
-            spec = AggregateSpec(
-                name=name, fn=fn, higher_is_better=higher_is_better,
-                description=_first_line(description, fn), version=version,
-            )
-            self.add(spec, client_provider(fn))
-            return fn
-
-        return deco
+        return self._registering(lambda fn: AggregateSpec(
+            name=name, fn=fn, higher_is_better=higher_is_better,
+            description=_first_line(description, fn), version=version,
+        ))
 
     def register_loader(
         self,
@@ -129,14 +117,19 @@ class RegistrationDecorators:
         if kind not in LOADER_KINDS:
             raise RegistryError(f"loader kind {kind!r} is not one of {LOADER_KINDS}")
         loader_kind: LoaderKind = kind
+        return self._registering(lambda fn: LoaderSpec(
+            name=name, kind=loader_kind,
+            fn=fn, suffixes=_as_tuple(suffixes) or (f".{name}",),
+            description=_first_line(description, fn),
+        ))
+
+    def _registering(self, record: Callable[[Callable[..., Any]], AnySpec]
+                     ) -> Callable[[F], F]:
+        """A decorator that adds ``record(fn)`` with ``fn``'s client as provider and
+        returns ``fn`` unchanged."""
 
         def deco(fn: F) -> F:
-            spec = LoaderSpec(
-                name=name, kind=loader_kind,
-                fn=fn, suffixes=_as_tuple(suffixes) or (f".{name}",),
-                description=_first_line(description, fn),
-            )
-            self.add(spec, client_provider(fn))
+            self.add(record(fn), client_provider(fn))
             return fn
 
         return deco
