@@ -1,80 +1,45 @@
 """``LLMJudge``: a per-case metric graded by a model through a forced, strict tool call.
 
 A grade is served from the cache when its request was sent before (or imported from a 0.2
-JSON cache), requested once per key however many threads ask for it, and sent only when
-the budget allows; the request itself is :mod:`evalkit_judge.prompt`'s, its cost
-:mod:`evalkit_judge.costs`'s, the reply's parsing :mod:`evalkit_judge.grades`' and the
-client's credentials :mod:`evalkit_judge.credentials`'.
+JSON cache; :mod:`evalkit_judge.serving`), requested once per key however many threads ask
+for it, and sent only when the budget allows (:mod:`evalkit_judge.requesting`); the
+request itself is :mod:`evalkit_judge.prompt`'s, its cost :mod:`evalkit_judge.costs`'s,
+the reply's parsing :mod:`evalkit_judge.grades`', the client :mod:`evalkit_judge.client`'s
+and its credentials :mod:`evalkit_judge.credentials`'.
 """
 
 from __future__ import annotations
 
-import logging
 import math
 import sys
 import threading
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, cast
+from typing import TYPE_CHECKING, Any
 
 from evalkit.execute.samples import current_sample
-from evalkit.execute.scoring import RunAborted
 from evalkit_judge.budget import (
     Budget,
     CostPlan,
-    GradeNotRequested,
-    JudgeError,
-    JudgeUnavailable,
     ModelPrice,
     PricesLike,
-    Reservation,
     Usage,
     active_budget,
     price_table,
 )
-from evalkit_judge.cache import CacheError, GradeCache
+from evalkit_judge.cache import GradeCache
+from evalkit_judge.client import DEFAULT_MAX_RETRIES as DEFAULT_MAX_RETRIES
+from evalkit_judge.client import AnthropicLike as AnthropicLike
+from evalkit_judge.client import JudgeClient
 from evalkit_judge.costs import CostModel
-from evalkit_judge.credentials import (
-    build_client,
-    is_credentials_failure,
-    is_refusal,
-    refusal_message,
-    require_credentials,
-    unusable_message,
-)
-from evalkit_judge.grades import (
-    Grade,
-    parse_reply,
-    reply_dict,
-    summarize,
-)
+from evalkit_judge.grades import Grade, summarize
 from evalkit_judge.prompt import GradingPrompt
+from evalkit_judge.requesting import request_grade
 from evalkit_judge.serving import SingleFlight, cached_grade, stored_grade
 
 if TYPE_CHECKING:
     from evalkit.data.cases import GoldenCase
     from evalkit.data.targets import TargetResponse
-
-#: Retries of 429, 529, 5xx and connection errors on a client the judge builds itself.
-DEFAULT_MAX_RETRIES = 4
-
-
-log = logging.getLogger("evalkit_judge")
-
-
-class _Messages(Protocol):
-    def create(self, **kwargs: Any) -> Any: ...
-
-
-class AnthropicLike(Protocol):
-    """What the judge needs of a client: ``client.messages.create(**request)``.
-
-    ``client.messages.count_tokens(...)`` (the token counting endpoint, which the
-    ``anthropic`` SDK has) is used under ``max_cost`` when present.
-    """
-
-    @property
-    def messages(self) -> _Messages: ...
 
 
 class LLMJudge:
@@ -183,19 +148,14 @@ class LLMJudge:
         self.timeout = timeout
         self.base_url = base_url
         self.seed_grades, self.judge_resamples = seed_grades, bool(judge_resamples)
-        if client is not None and max_retries is not None and hasattr(client, "with_options"):
-            client = client.with_options(max_retries=max_retries)
-        self._client = client
-        self._builds_client = client is None
-        self._client_lock = threading.Lock()
+        #: the API client, built on first use (:class:`~evalkit_judge.client.JudgeClient`)
+        self.client = JudgeClient(model, client, max_retries=max_retries, timeout=timeout,
+                                  base_url=base_url)
         self.cache: GradeCache | None = None if cache_path is None else GradeCache(cache_path)
         self._details: dict[tuple[str, int | None], dict[str, Any]] = {}  # (case, sample)
         self._inflight: SingleFlight[Grade] = SingleFlight()
         self._lock = threading.Lock()
         self.costs = CostModel(self.prices, model, max_tokens)
-        self._count_tokens = True  # until the client lacks the endpoint or it fails
-        # why the API refused this judge's credentials (401): no request is sent after it
-        self._refused: str | None = None
         self.prompt = GradingPrompt(rubric, model, scale, max_tokens, self.temperature,
                                     system)
         self.definition = self.prompt.definition_hash()
@@ -252,39 +212,7 @@ class LLMJudge:
     def _plan(self, body: Mapping[str, Any], budget: Budget) -> CostPlan:
         """The cost plan of sending ``body`` now (:meth:`evalkit_judge.costs.CostModel.plan`),
         input tokens counted by the API when the budget may not fit the worst case."""
-        return self.costs.plan(body, budget, self._counted_input_tokens)
-
-    def _counted_input_tokens(self, body: Mapping[str, Any]) -> int | None:
-        """The input tokens of ``body`` by ``client.messages.count_tokens``, or ``None``
-        (no such endpoint on the client, or it failed: then it is not asked again)."""
-        if not self._count_tokens:
-            return None
-        count = getattr(self._resolve_client().messages, "count_tokens", None)
-        if not callable(count):
-            self._count_tokens = False
-            return None
-        request = {k: body[k] for k in ("model", "messages", "tools", "tool_choice", "system")
-                   if k in body}
-        try:
-            counted = count(**request)
-        except Exception as exc:
-            if is_credentials_failure(exc):
-                raise self._unusable(exc) from exc
-            if is_refusal(exc):
-                raise self._refuse(exc) from exc
-            self._count_tokens = False
-            log.warning("judge %r: counting input tokens failed (%s: %s); estimating them "
-                        "from earlier replies from now on", self.model,
-                        type(exc).__name__, exc)
-            return None
-        tokens = counted.get("input_tokens") if isinstance(counted, Mapping) \
-            else getattr(counted, "input_tokens", None)
-        if isinstance(tokens, bool) or not isinstance(tokens, int) or tokens < 0:
-            self._count_tokens = False
-            log.warning("judge %r: the token count %r is not a count; estimating input "
-                        "tokens from earlier replies from now on", self.model, tokens)
-            return None
-        return tokens
+        return self.costs.plan(body, budget, self.client.count_input_tokens)
 
     # ------------------------------------------------------------------ the metric
     def __call__(self, response: TargetResponse, case: GoldenCase) -> float:
@@ -328,108 +256,10 @@ class LLMJudge:
         cached = grade is not None
         if grade is None:  # one request per key, however many threads ask for it
             grade, cached = self._inflight.run(key, lambda: stored_grade(self, key),
-                                               lambda: self._request(key, body, case, budget))
+                                               lambda: request_grade(self, key, body, case,
+                                                                     budget))
         if cached and budget is not None:
             budget.note_cached()
         with self._lock:
             self._details[case_id] = grade.as_dict()
         return grade
-
-    # ------------------------------------------------------------------ internals
-    def _resolve_client(self) -> AnthropicLike:
-        """The client, built on first use; raises :class:`RunAborted` when no request can
-        be sent: the API refused this judge's credentials earlier, the client cannot be
-        built, or it has no credentials (a client built without them is not kept, so the
-        environment is read again next time)."""
-        if self._refused is not None:
-            raise RunAborted(JudgeUnavailable(self._refused))
-        with self._client_lock:
-            client = self._client
-            if client is None:
-                client = build_client(self.model, max_retries=DEFAULT_MAX_RETRIES
-                                      if self.max_retries is None else self.max_retries,
-                                      timeout=self.timeout, base_url=self.base_url)
-            require_credentials(client, self.model)
-            self._client = client
-            return cast(AnthropicLike, client)
-
-    def _unusable(self, exc: Exception) -> RunAborted:
-        """The client could not resolve its credentials when it came to send a request:
-        nothing was sent, and the run stops. A client the judge built is dropped, so that
-        the next use reads the environment again."""
-        if self._builds_client:
-            with self._client_lock:
-                self._client = None
-        return RunAborted(JudgeUnavailable(unusable_message(self.model, exc)))
-
-    def _refuse(self, exc: Exception) -> RunAborted:
-        """Remember that the API refused this judge's credentials (401): the run stops,
-        and this judge sends no request from now on."""
-        self._refused = refusal_message(self.model, exc)
-        return RunAborted(JudgeUnavailable(self._refused))
-
-    def _what(self, case: GoldenCase) -> str:
-        return f"judge {self.model!r}, case {str(case.id)!r}"
-
-    def _request(self, key: str, body: dict[str, Any], case: GoldenCase,
-                 budget: Budget | None) -> Grade:
-        if budget is not None and budget.dry_run:
-            typical, most = self.estimate(body)
-            budget.note_planned(key, typical, most)
-            raise GradeNotRequested(f"{self._what(case)}: dry run, grade not cached and "
-                                    "not requested")
-        # before the budget counts a request: a client that cannot send one stops the run
-        client = self._resolve_client()
-        reservation: Reservation | None = None
-        if budget is not None:
-            reservation = budget.reserve(None, model=self.model,
-                                         plan=self._plan(body, budget))
-        kwargs = dict(body)
-        temperature = kwargs.pop("temperature", None)
-        if temperature is not None:
-            kwargs["extra_body"] = {"temperature": temperature}
-        try:
-            message = client.messages.create(**kwargs)
-        except Exception as exc:
-            unsent = is_credentials_failure(exc)
-            refused = is_refusal(exc)
-            if budget is not None and reservation is not None:
-                budget.release(reservation, sent=not unsent, refused=refused)
-            if unsent:
-                raise self._unusable(exc) from exc
-            if refused:
-                raise self._refuse(exc) from exc
-            raise JudgeError(f"{self._what(case)}: the request failed "
-                             f"({type(exc).__name__}: {exc})") from exc
-        reply = reply_dict(message)
-        usage = Usage.from_reply(reply.get("usage"))
-        self.costs.calibrate(body, usage)
-        served = reply.get("model") if isinstance(reply.get("model"), str) else None
-        cost = self.cost(usage, served)
-        if budget is not None and reservation is not None:
-            budget.settle(reservation, cost)
-        try:
-            score, reason = parse_reply(reply, self.scale)
-        except JudgeError as exc:
-            message_text = f"{self._what(case)}: {exc}"
-            if self.cache is not None:
-                try:
-                    self.cache.reject(key, case_id=str(case.id), model=self.model,
-                                      error=str(exc), reply=reply)
-                except CacheError as cache_exc:
-                    message_text += f" (and the reply could not be kept: {cache_exc})"
-            raise JudgeError(message_text) from None
-        if self.cache is not None:
-            try:
-                self.cache.put(key, case_id=str(case.id), model=self.model, score=score,
-                               reason=reason, usage=usage, served_model=served,
-                               source="api", reply=reply)
-            except CacheError as exc:
-                raise JudgeError(f"{self._what(case)}: {exc}; the grade was not used") \
-                    from exc
-        return Grade(score=score, reason=reason, model=self.model, key=key, cached=False,
-                     source="api", usage=usage, cost_usd=cost, served_model=served,
-                     definition=self.definition)
-
-
-
