@@ -31,20 +31,14 @@ from __future__ import annotations
 import asyncio
 import ssl
 import time
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Unpack
 
 import httpx
 
-from evalkit.data.rows import DEFAULT_MAX_RAW_BYTES
 from evalkit.data.targets import TargetResponse
-from evalkit_http.base import (
-    DEFAULT_MAX_RESPONSE_BYTES,
-    ExtractFn,
-    HttpTargetBase,
-    PayloadFn,
-)
+from evalkit_http.base import HttpTargetBase
 from evalkit_http.bounds import aread_body
+from evalkit_http.options import HttpOptionKeywords
 
 if TYPE_CHECKING:
     from evalkit.data.cases import GoldenCase
@@ -56,48 +50,20 @@ CONNECTIONS_PER_POOL = 8
 class AsyncHttpTarget(HttpTargetBase):
     """A target behind an HTTP JSON API, called from an event loop.
 
-    Args: those of :class:`~evalkit_http.target.HttpTarget` (``url``, ``name``,
-    ``build_payload``, ``extract``, ``headers``, ``timeout_s``, ``meta_keys``,
-    ``retry_backoff_s``, ``max_connections``, ``max_response_bytes``, ``max_raw_bytes``,
-    ``retry_rate_limited``, ``rate_limit_retries``, ``rate_limit_total_s``,
-    ``retry_after_max_s``), with ``transport`` an ``httpx.AsyncBaseTransport`` (tests).
-    Keep ``max_connections`` at least the runner's ``max_concurrency``.
+    Args: those of :class:`~evalkit_http.target.HttpTarget` (``url``, ``name`` and the
+    options of :class:`~evalkit_http.options.HttpOptions`), with ``transport`` an
+    ``httpx.AsyncBaseTransport`` (tests). Keep ``max_connections`` at least the runner's
+    ``max_concurrency``.
 
     Raises:
         ValueError, TypeError: as ``HttpTarget``, before anything is sent.
     """
 
-    def __init__(
-        self,
-        url: str,
-        name: str | None = None,
-        *,
-        build_payload: PayloadFn | None = None,
-        extract: ExtractFn | None = None,
-        headers: Mapping[str, str] | None = None,
-        timeout_s: float = 30.0,
-        meta_keys: Sequence[str] = (),
-        retry_backoff_s: float = 0.1,
-        max_connections: int = 100,
-        max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
-        max_raw_bytes: int | None = DEFAULT_MAX_RAW_BYTES,
-        retry_rate_limited: bool = False,
-        rate_limit_retries: int = 20,
-        rate_limit_total_s: float = 120.0,
-        retry_after_max_s: float = 60.0,
-        transport: httpx.AsyncBaseTransport | None = None,
-    ) -> None:
-        super().__init__(
-            url, name, build_payload=build_payload, extract=extract, headers=headers,
-            timeout_s=timeout_s, meta_keys=meta_keys, retry_backoff_s=retry_backoff_s,
-            max_connections=max_connections, max_response_bytes=max_response_bytes,
-            max_raw_bytes=max_raw_bytes,
-            retry_rate_limited=retry_rate_limited, rate_limit_retries=rate_limit_retries,
-            rate_limit_total_s=rate_limit_total_s, retry_after_max_s=retry_after_max_s)
-        if isinstance(max_connections, bool) or not isinstance(max_connections, int) \
-                or max_connections < 1:
-            raise ValueError(f"max_connections must be a positive integer, got "
-                             f"{max_connections!r}")
+    def __init__(self, url: str, name: str | None = None, *,
+                 transport: httpx.AsyncBaseTransport | None = None,
+                 **options: Unpack[HttpOptionKeywords]) -> None:
+        super().__init__(url, name, **options)
+        max_connections = self.max_connections
         # one pool when the caller gives the transport (a test's): it is one transport
         self._pool_sizes = [max_connections] if transport is not None else [
             min(CONNECTIONS_PER_POOL, max_connections - i)

@@ -1,5 +1,6 @@
-"""What the HTTP targets share: their settings and build-time checks, the request body,
-the error messages (masked), and turning an answer into a ``TargetResponse``.
+"""What the HTTP targets share: their settings (:mod:`evalkit_http.options`) and
+build-time checks, the request body, the error messages (masked), and turning an answer
+into a ``TargetResponse``.
 
 :class:`~evalkit_http.target.HttpTarget` (threads, ``httpx.Client``) and
 :class:`~evalkit_http.async_target.AsyncHttpTarget` (an event loop, ``httpx.AsyncClient``)
@@ -11,41 +12,36 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Unpack
 from urllib.parse import urlsplit
 
 import httpx
 
-from evalkit.data.rows import DEFAULT_MAX_RAW_BYTES
 from evalkit.data.targets import TargetError, TargetResponse
 from evalkit.execute.pacing import Pacing
-from evalkit.io.headers import check_headers
 from evalkit.io.limits import LimitError, loads_json
 from evalkit.io.redaction import (
     install_log_redaction,
     mask,
     public_url,
     redact_urls,
-    register_header_secrets,
     register_url_secrets,
     scrub_exception,
 )
 from evalkit_http.attempts import Attempts, Step
 from evalkit_http.bounds import ACCEPT_ENCODING, ResponseTooLarge, UndecodableBody
-from evalkit_http.ratelimit import RateLimitPolicy
-from evalkit_http.validation import check_options, check_url
+from evalkit_http.options import DEFAULT_MAX_RESPONSE_BYTES as DEFAULT_MAX_RESPONSE_BYTES
+from evalkit_http.options import ExtractFn as ExtractFn
+from evalkit_http.options import HttpOptionKeywords, HttpOptions
+from evalkit_http.options import PayloadFn as PayloadFn
+from evalkit_http.validation import check_url
 
 if TYPE_CHECKING:
     from evalkit.data.cases import GoldenCase
 
 log = logging.getLogger("evalkit.http")
 
-PayloadFn = Callable[["GoldenCase"], Any]
-ExtractFn = Callable[[dict[str, Any]], Any]
-
-#: The default cap on a response body, decoded (10 MB).
-DEFAULT_MAX_RESPONSE_BYTES = 10_000_000
 #: Headers the target sets itself (a caller's value is replaced).
 _OWN_HEADERS = ("content-type", "accept-encoding")
 
@@ -66,45 +62,18 @@ def default_extract(body: dict[str, Any]) -> Any:
 
 class HttpTargetBase:
     """The settings, checks and answer handling of an HTTP target (see
-    :class:`~evalkit_http.target.HttpTarget` for the arguments)."""
+    :class:`~evalkit_http.target.HttpTarget` for the arguments, and
+    :class:`~evalkit_http.options.HttpOptions` for the options)."""
 
-    def __init__(
-        self,
-        url: str,
-        name: str | None = None,
-        *,
-        build_payload: PayloadFn | None = None,
-        extract: ExtractFn | None = None,
-        headers: Mapping[str, str] | None = None,
-        timeout_s: float = 30.0,
-        meta_keys: Sequence[str] = (),
-        retry_backoff_s: float = 0.1,
-        max_connections: int = 100,
-        max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
-        max_raw_bytes: int | None = DEFAULT_MAX_RAW_BYTES,
-        retry_rate_limited: bool = False,
-        rate_limit_retries: int = 20,
-        rate_limit_total_s: float = 120.0,
-        retry_after_max_s: float = 60.0,
-    ) -> None:
-        headers = dict(headers or {})
+    def __init__(self, url: str, name: str | None = None,
+                 **options: Unpack[HttpOptionKeywords]) -> None:
         register_url_secrets(str(url))
-        register_header_secrets({k: v for k, v in headers.items() if isinstance(v, str)})
         check_url(url)
-        check_headers(headers, type(self).__name__)
-        check_options(timeout_s=timeout_s, retry_backoff_s=retry_backoff_s,
-                      max_connections=max_connections, max_response_bytes=max_response_bytes,
-                      max_raw_bytes=max_raw_bytes)
-        if isinstance(meta_keys, str):
-            raise TypeError("meta_keys must be a sequence of field names, not one string")
-        if not isinstance(retry_rate_limited, bool):
-            raise ValueError(f"retry_rate_limited must be true or false, got "
-                             f"{retry_rate_limited!r}")
-        self.rate_limit = RateLimitPolicy(retry_rate_limited, rate_limit_retries,
-                                          rate_limit_total_s, retry_after_max_s)
+        opts = HttpOptions.of(type(self).__name__, options)
+        self.rate_limit = opts.rate_limit_policy()
         #: what every request passes: the pause of a server's Retry-After, and a limit on
         #: requests in flight that narrows at rate-limit answers (retries included)
-        self.pause_gate = Pacing(max_connections)
+        self.pause_gate = Pacing(opts.max_connections)
         self.url = url
         try:
             # parsed once: httpx would parse the text again on every request
@@ -114,13 +83,15 @@ class HttpTargetBase:
                              f"URL: {mask(redact_urls(str(exc)))}") from None
         parts = urlsplit(url)
         self.name = name or f"{parts.hostname}{parts.path}"
-        self.build_payload: PayloadFn = build_payload or default_payload
-        self.extract: ExtractFn = extract or default_extract
-        self.timeout_s = float(timeout_s)
-        self.meta_keys = tuple(meta_keys)
-        self.retry_backoff_s = float(retry_backoff_s)
-        self.max_response_bytes = int(max_response_bytes)
-        self.max_raw_bytes = max_raw_bytes
+        self.build_payload: PayloadFn = opts.build_payload or default_payload
+        self.extract: ExtractFn = opts.extract or default_extract
+        self.timeout_s = float(opts.timeout_s)
+        self.meta_keys = tuple(opts.meta_keys)
+        self.retry_backoff_s = float(opts.retry_backoff_s)
+        self.max_connections = opts.max_connections
+        self.max_response_bytes = int(opts.max_response_bytes)
+        self.max_raw_bytes = opts.max_raw_bytes
+        headers = dict(opts.headers or {})
         self._header_names = tuple(sorted(headers))
         install_log_redaction()
         # the target's own headers replace any the caller gave (as a per-request header

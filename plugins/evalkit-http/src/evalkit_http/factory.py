@@ -13,13 +13,11 @@ from __future__ import annotations
 import importlib
 import os
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable
 from typing import Any
 
-from evalkit.data.rows import DEFAULT_MAX_RAW_BYTES
 from evalkit.io.redaction import register_secret
 from evalkit_http.async_target import AsyncHttpTarget
-from evalkit_http.base import DEFAULT_MAX_RESPONSE_BYTES, ExtractFn, PayloadFn
 from evalkit_http.target import HttpTarget
 
 _ENV_RE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
@@ -49,54 +47,32 @@ def _expand_env(name: str, value: str) -> str:
     return _ENV_RE.sub(sub, value)
 
 
-def make_http_target(
-    *,
-    url: str,
-    name: str | None = None,
-    build_payload: str | PayloadFn | None = None,
-    extract: str | ExtractFn | None = None,
-    headers: Mapping[str, str] | None = None,
-    timeout_s: float = 30.0,
-    meta_keys: Sequence[str] = (),
-    retry_backoff_s: float = 0.1,
-    max_connections: int = 100,
-    max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
-    max_raw_bytes: int | None = DEFAULT_MAX_RAW_BYTES,
-    retry_rate_limited: bool = False,
-    rate_limit_retries: int = 20,
-    rate_limit_total_s: float = 120.0,
-    retry_after_max_s: float = 60.0,
-    asynchronous: bool = False,
-) -> HttpTarget | AsyncHttpTarget:
+def make_http_target(*, url: str, name: str | None = None, asynchronous: bool = False,
+                     **options: Any) -> HttpTarget | AsyncHttpTarget:
     """The ``http`` target factory (for eval configs).
 
-    ``build_payload`` and ``extract`` may be import strings (``"pkg.mod:fn"``). Header
-    values may refer to environment variables as ``${NAME}``, so that tokens stay out of
-    config files; the values they expand to are registered as secrets
-    (:mod:`evalkit.io.redaction`). ``asynchronous: true`` builds an
-    :class:`~evalkit_http.async_target.AsyncHttpTarget` (one event loop, no thread per
-    call in flight) instead of an :class:`HttpTarget`.
+    Takes ``url``, ``name`` and the options of :class:`~evalkit_http.options.HttpOptions`
+    as keywords, with two conveniences for a text file: ``build_payload`` and ``extract``
+    may be import strings (``"pkg.mod:fn"``), and header values may refer to environment
+    variables as ``${NAME}``, so that tokens stay out of config files; the values they
+    expand to are registered as secrets (:mod:`evalkit.io.redaction`).
+    ``asynchronous: true`` builds an :class:`~evalkit_http.async_target.AsyncHttpTarget`
+    (one event loop, no thread per call in flight) instead of an :class:`HttpTarget`.
 
     Raises:
         ValueError, TypeError, ImportError: a bad import string or argument, or a URL or
             header that cannot be sent (see :class:`HttpTarget`).
         KeyError: a header refers to an unset environment variable.
     """
-    payload_fn = (_import_string(build_payload, "build_payload")
-                  if isinstance(build_payload, str) else build_payload)
-    extract_fn = _import_string(extract, "extract") if isinstance(extract, str) else extract
-    resolved = {str(k): _expand_env(str(k), str(v)) for k, v in (headers or {}).items()}
+    for key in ("build_payload", "extract"):
+        if isinstance(options.get(key), str):
+            options[key] = _import_string(options[key], key)
+    options["headers"] = {str(k): _expand_env(str(k), str(v))
+                          for k, v in (options.get("headers") or {}).items()}
     if not isinstance(asynchronous, bool):
         raise ValueError(f"asynchronous must be true or false, got {asynchronous!r}")
     kind = AsyncHttpTarget if asynchronous else HttpTarget
-    return kind(
-        url, name, build_payload=payload_fn, extract=extract_fn, headers=resolved,
-        timeout_s=timeout_s, meta_keys=meta_keys, retry_backoff_s=retry_backoff_s,
-        max_connections=max_connections, max_response_bytes=max_response_bytes,
-        max_raw_bytes=max_raw_bytes, retry_rate_limited=retry_rate_limited,
-        rate_limit_retries=rate_limit_retries, rate_limit_total_s=rate_limit_total_s,
-        retry_after_max_s=retry_after_max_s,
-    )
+    return kind(url, name, **options)
 
 
 __all__ = ["make_http_target"]

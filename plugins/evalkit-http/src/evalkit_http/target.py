@@ -35,12 +35,10 @@ shown, and URLs without user info or query string.
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Unpack
 
 import httpx
 
-from evalkit.data.rows import DEFAULT_MAX_RAW_BYTES
 from evalkit.data.targets import TargetResponse
 from evalkit.io.redaction import (
     RedactingFilter,
@@ -49,9 +47,7 @@ from evalkit.io.redaction import (
 )
 from evalkit_http.base import (
     DEFAULT_MAX_RESPONSE_BYTES,
-    ExtractFn,
     HttpTargetBase,
-    PayloadFn,
     default_extract,
     default_payload,
 )
@@ -60,6 +56,7 @@ from evalkit_http.bounds import (
     install_deadline,
     read_body,
 )
+from evalkit_http.options import HttpOptionKeywords
 
 if TYPE_CHECKING:
     from evalkit.data.cases import GoldenCase
@@ -76,81 +73,29 @@ class HttpTarget(HttpTargetBase):
     Args:
         url: the endpoint; each case is POSTed to it as a JSON body.
         name: the target's name in rows and messages (default: host and path of ``url``).
-        build_payload: ``(case) -> JSON-able`` request body (default :func:`default_payload`).
-        extract: ``(body: dict) -> list of ids | str | TargetResponse``: turns the decoded
-            JSON object into ranked ids (best first) or a generated text (default
-            :func:`default_extract`).
-        headers: sent with every request (e.g. ``Authorization``); values are never
-            stored, shown or logged (they are registered with :mod:`evalkit.io.redaction`).
-            ``Content-Type`` and ``Accept-Encoding`` are the target's own.
-        timeout_s: the deadline of each whole attempt in seconds: connecting, waiting for
-            a pooled connection, sending, the headers and the complete body.
-        meta_keys: top-level body fields copied into ``TargetResponse.meta`` when present
-            (``"cost_usd"``...).
-        retry_backoff_s: pause before the single retry of a 5xx or transport failure,
-            in seconds.
-        max_connections: size of the one connection pool (keep it >= the runner's
-            ``max_concurrency``, or requests wait for a free connection).
-        max_response_bytes: the cap on a response body after decoding (default 10 MB);
-            a larger body is a case error naming the cap.
-        max_raw_bytes: how much of the decoded JSON body (``raw``) a row of the runner
-            keeps: bodies up to this many bytes (as JSON; default 64 KiB) are kept, larger
-            ones are dropped from the row, which records their size in
-            ``response.raw_cut``; ``None`` keeps every body in full. Metrics see the whole
-            body during the run either way.
-        retry_rate_limited: retry 429 and 529 answers (default ``False``: a 4xx is never
-            retried, as in the seed). The wait is the server's ``retry-after-ms`` or
-            ``Retry-After`` (seconds or an HTTP date), at most ``retry_after_max_s``, and
-            it pauses every call of this target; without one, a jittered exponential
-            backoff (0.5 s doubling up to 8 s). Responses then carry
-            ``meta["wait_ms"]``, the milliseconds the case spent waiting.
-        rate_limit_retries: the most retries of rate-limit answers per case (default 20).
-        rate_limit_total_s: no request of a case starts later than this many seconds
-            after the case started (default 120).
-        retry_after_max_s: the cap on a server's wait (default 60 s).
         transport: an ``httpx`` transport (tests). Without a ``DeadlineBackend`` in it,
             the deadline is checked between body chunks (deadline plus one read).
+        **options: the fields of :class:`~evalkit_http.options.HttpOptions`
+            (``build_payload``, ``extract``, ``headers``, ``timeout_s``, ... with their
+            defaults and meaning there).
 
     Raises:
-        ValueError: a URL without a valid scheme, host or port; a header name or value
-            that HTTP forbids (named, its value never shown); a non-positive timeout or
-            cap; a negative ``rate_limit_retries``. Nothing is sent before these checks.
-        TypeError: ``meta_keys`` is one string.
+        ValueError: a URL without a valid scheme, host or port; an option
+            :class:`~evalkit_http.options.HttpOptions` refuses. Nothing is sent before
+            these checks.
+        TypeError: ``meta_keys`` is one string, or a keyword that is not an option.
 
     Use it as a context manager, or call :meth:`close`, to release the pool.
     """
 
-    def __init__(
-        self,
-        url: str,
-        name: str | None = None,
-        *,
-        build_payload: PayloadFn | None = None,
-        extract: ExtractFn | None = None,
-        headers: Mapping[str, str] | None = None,
-        timeout_s: float = 30.0,
-        meta_keys: Sequence[str] = (),
-        retry_backoff_s: float = 0.1,
-        max_connections: int = 100,
-        max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
-        max_raw_bytes: int | None = DEFAULT_MAX_RAW_BYTES,
-        retry_rate_limited: bool = False,
-        rate_limit_retries: int = 20,
-        rate_limit_total_s: float = 120.0,
-        retry_after_max_s: float = 60.0,
-        transport: httpx.BaseTransport | None = None,
-    ) -> None:
-        super().__init__(
-            url, name, build_payload=build_payload, extract=extract, headers=headers,
-            timeout_s=timeout_s, meta_keys=meta_keys, retry_backoff_s=retry_backoff_s,
-            max_connections=max_connections, max_response_bytes=max_response_bytes,
-            max_raw_bytes=max_raw_bytes,
-            retry_rate_limited=retry_rate_limited, rate_limit_retries=rate_limit_retries,
-            rate_limit_total_s=rate_limit_total_s, retry_after_max_s=retry_after_max_s)
+    def __init__(self, url: str, name: str | None = None, *,
+                 transport: httpx.BaseTransport | None = None,
+                 **options: Unpack[HttpOptionKeywords]) -> None:
+        super().__init__(url, name, **options)
         self._client = httpx.Client(
             headers=self._sent_headers, timeout=httpx.Timeout(self.timeout_s),
-            limits=httpx.Limits(max_connections=max_connections,
-                                max_keepalive_connections=max_connections),
+            limits=httpx.Limits(max_connections=self.max_connections,
+                                max_keepalive_connections=self.max_connections),
             follow_redirects=False, transport=transport,
         )
         # httpx builds its transports (and one per proxy from the environment, which a
