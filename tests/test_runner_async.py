@@ -22,8 +22,13 @@ from evalkit.data.targets import CallableTarget, TargetError, TargetResponse
 from evalkit.execute.async_executor import is_async_target
 from evalkit.execute.target_runner import evaluate
 from evalkit.plugins.default import use_registry
-
-EVALKIT = [sys.executable, "-c", "from evalkit.cli import main; main()"]
+from evalkit.testing.child_runs import (
+    EVALKIT_COMMAND,
+    spawn_run,
+    started_ids,
+    wait_until,
+    written_rows,
+)
 
 
 def cases(n: int) -> GoldenSet:
@@ -157,66 +162,40 @@ def project(root: Path, delay: float, n: int = 20, concurrency: int = 4) -> Path
     return root / "runs" / "run.jsonl"
 
 
-def rows_of(artifact: Path) -> list[dict[str, object]]:
-    if not artifact.exists():
-        return []
-    lines = artifact.read_bytes().split(b"\n")[:-1]
-    return [o for o in (json.loads(x) for x in lines[1:] if x.strip()) if o["type"] == "row"]
-
-
-def started(root: Path) -> list[str]:
-    log = root / "started.log"
-    return log.read_text().split() if log.exists() else []
-
-
-def spawn(root: Path, *args: str) -> subprocess.Popen[str]:
-    return subprocess.Popen([*EVALKIT, "run", "--no-progress", *args], cwd=root,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-
-
-def wait_until(cond: object, proc: subprocess.Popen[str], what: str, limit: float = 20) -> None:
-    deadline = time.monotonic() + limit
-    while not cond():  # type: ignore[operator]
-        if proc.poll() is not None or time.monotonic() > deadline:
-            proc.kill()
-            pytest.fail(f"{what}: {proc.communicate()}")
-        time.sleep(0.005)
-
-
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
 def test_ctrl_c_or_sigterm_writes_the_async_calls_in_flight_then_resume_finishes(
         tmp_path: Path, signum: int) -> None:
     artifact = project(tmp_path, delay=0.5)
-    proc = spawn(tmp_path)
-    wait_until(lambda: len(rows_of(artifact)) >= 4 and len(started(tmp_path)) >= 8, proc,
+    proc = spawn_run(tmp_path)
+    wait_until(lambda: len(written_rows(artifact)) >= 4 and len(started_ids(tmp_path)) >= 8, proc,
                "no calls in flight")
-    in_flight = set(started(tmp_path)) - {str(r["id"]) for r in rows_of(artifact)}
+    in_flight = set(started_ids(tmp_path)) - {str(r["id"]) for r in written_rows(artifact)}
     assert in_flight
     proc.send_signal(signum)
     _, err = proc.communicate(timeout=20)
     assert proc.returncode == 130, err
-    kept = {str(r["id"]) for r in rows_of(artifact)}
+    kept = {str(r["id"]) for r in written_rows(artifact)}
     assert in_flight <= kept  # the calls running at the signal were written
-    assert kept == set(started(tmp_path)) and len(kept) < 20  # nothing new started
+    assert kept == set(started_ids(tmp_path)) and len(kept) < 20  # nothing new started
     assert "Traceback" not in err
     assert err.strip().splitlines()[-1] == (
         f"interrupted: {len(kept)} of 20 cases are done in {artifact}; continue with "
         "--resume")
     # resume: only the other cases are called, each once
-    before = started(tmp_path)
-    done = subprocess.run([*EVALKIT, "run", "--no-progress", "--resume"], cwd=tmp_path,
+    before = started_ids(tmp_path)
+    done = subprocess.run([*EVALKIT_COMMAND, "run", "--no-progress", "--resume"], cwd=tmp_path,
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
-    again = started(tmp_path)[len(before):]
+    again = started_ids(tmp_path)[len(before):]
     assert set(again).isdisjoint(kept) and len(again) == len(set(again)) == 20 - len(kept)
-    rows = rows_of(artifact)
+    rows = written_rows(artifact)
     assert sorted(str(r["id"]) for r in rows) == [f"c{i:02d}" for i in range(20)]
 
 
 def test_a_second_ctrl_c_cancels_the_async_calls_at_once(tmp_path: Path) -> None:
     artifact = project(tmp_path, delay=30.0)
-    proc = spawn(tmp_path)
-    wait_until(lambda: len(started(tmp_path)) >= 4, proc, "no call started")
+    proc = spawn_run(tmp_path)
+    wait_until(lambda: len(started_ids(tmp_path)) >= 4, proc, "no call started")
     proc.send_signal(signal.SIGINT)
     wait_until(lambda: artifact.exists() and proc.poll() is None, proc, "run ended early")
     time.sleep(0.3)
@@ -261,10 +240,10 @@ def test_an_async_run_killed_with_sigkill_resumes_without_calling_done_cases_aga
     artifact, log1, log2 = tmp_path / "run.jsonl", tmp_path / "calls1.log", tmp_path / "c2"
     proc = subprocess.Popen([sys.executable, str(script), str(log1), str(artifact), "0.05"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    wait_until(lambda: len(rows_of(artifact)) >= 12, proc, "no progress")
+    wait_until(lambda: len(written_rows(artifact)) >= 12, proc, "no progress")
     proc.kill()
     proc.wait(timeout=10)
-    done_before = {str(r["id"]) for r in rows_of(artifact)}
+    done_before = {str(r["id"]) for r in written_rows(artifact)}
     assert 12 <= len(done_before) < 60
     out = subprocess.run([sys.executable, str(script), str(log2), str(artifact), "0"],
                          capture_output=True, text=True, timeout=60)

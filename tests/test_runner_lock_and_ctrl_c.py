@@ -9,8 +9,6 @@ import fcntl
 import json
 import os
 import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -25,8 +23,13 @@ from evalkit.execute.executor import default_grace_s
 from evalkit.execute.rescore import rescore
 from evalkit.execute.target_runner import evaluate
 from evalkit.io.runlock import ArtifactBusyError, lock_path
+from evalkit.testing.child_runs import (
+    spawn_run,
+    started_ids,
+    wait_until,
+    written_rows,
+)
 
-EVALKIT = [sys.executable, "-c", "from evalkit.cli import main; main()"]
 runner = CliRunner()
 
 TARGET = '''
@@ -58,37 +61,11 @@ def project(root: Path, delay: float, n: int = 20, concurrency: int = 4) -> Path
     return root / "runs" / "run.jsonl"
 
 
-def rows_of(artifact: Path) -> list[dict[str, object]]:
-    if not artifact.exists():
-        return []
-    lines = artifact.read_bytes().split(b"\n")[:-1]
-    return [o for o in (json.loads(x) for x in lines[1:] if x.strip()) if o["type"] == "row"]
-
-
-def started(root: Path) -> list[str]:
-    log = root / "started.log"
-    return log.read_text().split() if log.exists() else []
-
-
-def spawn(root: Path, *args: str) -> subprocess.Popen[str]:
-    return subprocess.Popen([*EVALKIT, "run", "--no-progress", *args], cwd=root,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-
-
-def wait_until(cond: object, proc: subprocess.Popen[str], what: str, limit: float = 20) -> None:
-    deadline = time.monotonic() + limit
-    while not cond():  # type: ignore[operator]
-        if proc.poll() is not None or time.monotonic() > deadline:
-            proc.kill()
-            pytest.fail(f"{what}: {proc.communicate()}")
-        time.sleep(0.005)
-
-
 # ----------------------------------------------------------------- one writer
 def test_a_second_writer_is_refused_at_once_naming_path_and_pid(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     artifact = project(tmp_path, delay=0.1, n=24, concurrency=2)
-    proc = spawn(tmp_path)
+    proc = spawn_run(tmp_path)
     lock = lock_path(artifact)
     try:
         wait_until(lambda: lock.exists() and lock.read_text().strip() == str(proc.pid),
@@ -114,7 +91,7 @@ def test_a_second_writer_is_refused_at_once_naming_path_and_pid(
     finally:
         _, err_text = proc.communicate(timeout=30)
     assert proc.returncode == 0, err_text
-    assert len(rows_of(artifact)) == 24
+    assert len(written_rows(artifact)) == 24
     assert sorted(p.name for p in artifact.parent.iterdir()) == ["run.jsonl"]  # lock gone
 
 
@@ -144,17 +121,17 @@ def test_the_lock_is_the_kernels_flock_not_the_file(tmp_path: Path) -> None:
 def test_ctrl_c_writes_the_calls_in_flight_that_finish_within_the_grace_period(
         tmp_path: Path) -> None:
     artifact = project(tmp_path, delay=0.5)
-    proc = spawn(tmp_path)
+    proc = spawn_run(tmp_path)
     # the first four rows are written and the next four calls are running
-    wait_until(lambda: len(rows_of(artifact)) >= 4 and len(started(tmp_path)) >= 8, proc,
+    wait_until(lambda: len(written_rows(artifact)) >= 4 and len(started_ids(tmp_path)) >= 8, proc,
                "no calls in flight")
-    in_flight = set(started(tmp_path)) - {str(r["id"]) for r in rows_of(artifact)}
+    in_flight = set(started_ids(tmp_path)) - {str(r["id"]) for r in written_rows(artifact)}
     assert in_flight
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=20)
     assert proc.returncode == 130, err
-    kept = {str(r["id"]) for r in rows_of(artifact)}
-    calls = set(started(tmp_path))
+    kept = {str(r["id"]) for r in written_rows(artifact)}
+    calls = set(started_ids(tmp_path))
     assert in_flight <= kept  # the calls running at Ctrl-C were written, not thrown away
     assert kept == calls and len(kept) < 20  # and nothing new was started
     lines = err.strip().splitlines()
@@ -167,8 +144,8 @@ def test_ctrl_c_writes_the_calls_in_flight_that_finish_within_the_grace_period(
 
 def test_a_second_ctrl_c_ends_at_once_with_one_line(tmp_path: Path) -> None:
     artifact = project(tmp_path, delay=30.0)  # calls that would hang for the grace period
-    proc = spawn(tmp_path)
-    wait_until(lambda: len(started(tmp_path)) >= 4, proc, "no call started")
+    proc = spawn_run(tmp_path)
+    wait_until(lambda: len(started_ids(tmp_path)) >= 4, proc, "no call started")
     proc.send_signal(signal.SIGINT)
     wait_until(lambda: artifact.exists() and proc.poll() is None, proc, "run ended early")
     time.sleep(0.3)  # the runner is now waiting for the calls in flight
@@ -189,8 +166,8 @@ def test_a_second_ctrl_c_ends_at_once_with_one_line(tmp_path: Path) -> None:
 
 def test_the_grace_period_is_bounded_and_set_by_grace_s(tmp_path: Path) -> None:
     artifact = project(tmp_path, delay=30.0)
-    proc = spawn(tmp_path, "--grace-s", "0.5")
-    wait_until(lambda: len(started(tmp_path)) >= 4, proc, "no call started")
+    proc = spawn_run(tmp_path, "--grace-s", "0.5")
+    wait_until(lambda: len(started_ids(tmp_path)) >= 4, proc, "no call started")
     t0 = time.monotonic()
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=10)
@@ -198,7 +175,7 @@ def test_the_grace_period_is_bounded_and_set_by_grace_s(tmp_path: Path) -> None:
     assert 0.4 <= waited < 3.0 and proc.returncode == 130
     assert "waiting up to 0.5 s for 4 call(s)" in err
     assert "4 call(s) still running were abandoned" in err and "Traceback" not in err
-    assert rows_of(artifact) == []
+    assert written_rows(artifact) == []
 
 
 def test_default_grace_is_the_attempt_bound_capped_at_ten_seconds() -> None:

@@ -23,8 +23,9 @@ pytest users may also import the :func:`evalkit_registry` fixture into a ``conft
 built-ins, made the default for one test. pytest is imported only when that fixture is.
 
 Holds the throwaway registry and the fixture (:mod:`.registry`), sample inputs
-(:mod:`.samples`), the conformance suite (:mod:`.conformance`) and the executors' check
-(:mod:`.executors`: a small run whose rows must equal the local pool's).
+(:mod:`.samples`), the conformance suite (:mod:`.conformance`), the executors' check
+(:mod:`.executors`: a small run whose rows must equal the local pool's), and ``evalkit
+run`` as a child process to interrupt and resume (:mod:`.child_runs`).
 
 May import: io, core, plugins, data, execute.
 """
@@ -33,6 +34,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from evalkit.testing.child_runs import (
+    EVALKIT_COMMAND,
+    spawn_run,
+    started_ids,
+    wait_until,
+    written_rows,
+)
 from evalkit.testing.conformance import (
     ConformanceCheck,
     assert_conforms,
@@ -45,6 +53,7 @@ from evalkit.testing.samples import Pair as Pair
 from evalkit.testing.samples import sample_pairs, sample_rows
 
 __all__ = [
+    "EVALKIT_COMMAND",
     "ConformanceCheck",
     "PluginLoadError",
     "assert_conforms",
@@ -54,7 +63,11 @@ __all__ = [
     "registered_plugin",
     "sample_pairs",
     "sample_rows",
+    "spawn_run",
+    "started_ids",
+    "wait_until",
     "without_timing",
+    "written_rows",
 ]
 
 

@@ -1,0 +1,69 @@
+"""Driving ``evalkit run`` as a real child process in a test: start it, wait for what it
+writes, and read the rows of its artifact while it runs or after it was interrupted.
+
+For tests of what a run does under Ctrl-C, SIGTERM or SIGKILL (and of resuming it), of
+the kernel and of a plugin's target or executor alike::
+
+    proc = spawn_run(project)
+    wait_until(lambda: len(written_rows(artifact)) >= 4, proc, "no rows written")
+    proc.send_signal(signal.SIGINT)
+
+Nothing here imports pytest: a failed wait raises ``AssertionError``, which pytest
+reports as a test failure.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+#: ``evalkit`` as a command of this interpreter (what the ``evalkit`` script runs).
+EVALKIT_COMMAND: tuple[str, ...] = (sys.executable, "-c", "from evalkit.cli import main; main()")
+
+
+def spawn_run(folder: Path, *args: str) -> subprocess.Popen[str]:
+    """Start ``evalkit run --no-progress *args`` in ``folder`` (its ``evalkit.yaml``),
+    with stdout and stderr piped as text."""
+    return subprocess.Popen([*EVALKIT_COMMAND, "run", "--no-progress", *args], cwd=folder,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def written_rows(artifact: Path) -> list[dict[str, Any]]:
+    """The row lines (decoded JSON objects) of a run artifact as written so far: the
+    header, the trailer and a last line still being written are left out; an artifact
+    not created yet has none."""
+    if not artifact.exists():
+        return []
+    lines = artifact.read_bytes().split(b"\n")[:-1]  # the last one may be unfinished
+    return [o for o in (json.loads(x) for x in lines[1:] if x.strip()) if o["type"] == "row"]
+
+
+def started_ids(folder: Path, log: str = "started.log") -> list[str]:
+    """The case ids a test target appended to ``folder / log`` when each of its calls
+    started, one a line, in order (empty when none has started)."""
+    path = folder / log
+    return path.read_text().split() if path.exists() else []
+
+
+def wait_until(condition: Callable[[], object], proc: subprocess.Popen[str], what: str,
+               limit: float = 20) -> None:
+    """Poll ``condition()`` every 5 ms until it is true.
+
+    Raises:
+        AssertionError: ``proc`` ended first, or ``limit`` seconds passed; ``proc`` is
+            killed and the message holds ``what`` and its output ``(stdout, stderr)``.
+    """
+    deadline = time.monotonic() + limit
+    while not condition():
+        if proc.poll() is not None or time.monotonic() > deadline:
+            proc.kill()
+            raise AssertionError(f"{what}: {proc.communicate()}")
+        time.sleep(0.005)
+
+
+__all__ = ["EVALKIT_COMMAND", "spawn_run", "started_ids", "wait_until", "written_rows"]
