@@ -6,7 +6,6 @@ signals)."""
 from __future__ import annotations
 
 import asyncio
-import json
 import signal
 import subprocess
 import sys
@@ -27,6 +26,7 @@ from evalkit.testing.child_runs import (
     spawn_run,
     started_ids,
     wait_until,
+    write_project,
     written_rows,
 )
 
@@ -151,15 +151,8 @@ def make(delay=0.5):
 
 
 def project(root: Path, delay: float, n: int = 20, concurrency: int = 4) -> Path:
-    (root / "goldens.jsonl").write_text("".join(
-        json.dumps({"id": f"c{i:02d}", "query": "q", "expected": [f"c{i:02d}"]}) + "\n"
-        for i in range(n)))
-    (root / "async_target.py").write_text(TARGET)
-    (root / "evalkit.yaml").write_text(
-        "goldens: goldens.jsonl\n"
-        f"target: {{factory: 'async_target:make', kwargs: {{delay: {delay}}}}}\n"
-        f"metrics: [recall@1]\noutput: runs/run.jsonl\nmax_concurrency: {concurrency}\n")
-    return root / "runs" / "run.jsonl"
+    return write_project(root, TARGET, module="async_target", target_kwargs={"delay": delay},
+                         cases=n, max_concurrency=concurrency)
 
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])

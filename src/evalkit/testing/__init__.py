@@ -39,6 +39,7 @@ from evalkit.testing.child_runs import (
     spawn_run,
     started_ids,
     wait_until,
+    write_project,
     written_rows,
 )
 from evalkit.testing.conformance import (
@@ -67,6 +68,7 @@ __all__ = [
     "started_ids",
     "wait_until",
     "without_timing",
+    "write_project",
     "written_rows",
 ]
 

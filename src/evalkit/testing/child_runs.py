@@ -4,7 +4,8 @@ writes, and read the rows of its artifact while it runs or after it was interrup
 For tests of what a run does under Ctrl-C, SIGTERM or SIGKILL (and of resuming it), of
 the kernel and of a plugin's target or executor alike::
 
-    proc = spawn_run(project)
+    artifact = write_project(tmp_path, TARGET_MODULE, target_kwargs={"delay": 0.5})
+    proc = spawn_run(tmp_path)
     wait_until(lambda: len(written_rows(artifact)) >= 4, proc, "no rows written")
     proc.send_signal(signal.SIGINT)
 
@@ -18,12 +19,43 @@ import json
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 #: ``evalkit`` as a command of this interpreter (what the ``evalkit`` script runs).
 EVALKIT_COMMAND: tuple[str, ...] = (sys.executable, "-c", "from evalkit.cli import main; main()")
+
+
+def write_project(folder: Path, target_source: str, *, module: str = "child_target",
+                  target_kwargs: Mapping[str, Any] | None = None, cases: int = 20,
+                  max_concurrency: int = 4, metrics: Sequence[str] = ("recall@1",)) -> Path:
+    """Write a project ``evalkit run`` can run in ``folder``, and return the path of the
+    artifact it will write (``runs/run.jsonl``).
+
+    Args:
+        folder: where ``goldens.jsonl``, ``<module>.py`` and ``evalkit.yaml`` are written.
+        target_source: the text of a module whose ``make(**target_kwargs)`` returns the
+            target (the config's ``factory: '<module>:make'``).
+        module: the target module's name.
+        target_kwargs: the factory's keyword arguments (JSON values).
+        cases: how many golden cases: ids ``c00``, ``c01``, ... (two digits below 100),
+            query ``"q"``, each expecting its own id.
+        max_concurrency: the run's calls in flight.
+        metrics: the run's metrics.
+    """
+    width = max(2, len(str(cases - 1)))
+    (folder / "goldens.jsonl").write_text("".join(
+        json.dumps({"id": f"c{i:0{width}d}", "query": "q", "expected": [f"c{i:0{width}d}"]})
+        + "\n" for i in range(cases)))
+    (folder / f"{module}.py").write_text(target_source)
+    target = {"factory": f"{module}:make", "kwargs": dict(target_kwargs or {})}
+    (folder / "evalkit.yaml").write_text(
+        "goldens: goldens.jsonl\n"
+        f"target: {json.dumps(target)}\n"  # JSON is YAML
+        f"metrics: {json.dumps(list(metrics))}\noutput: runs/run.jsonl\n"
+        f"max_concurrency: {max_concurrency}\n")
+    return folder / "runs" / "run.jsonl"
 
 
 def spawn_run(folder: Path, *args: str) -> subprocess.Popen[str]:
@@ -66,4 +98,5 @@ def wait_until(condition: Callable[[], object], proc: subprocess.Popen[str], wha
         time.sleep(0.005)
 
 
-__all__ = ["EVALKIT_COMMAND", "spawn_run", "started_ids", "wait_until", "written_rows"]
+__all__ = ["EVALKIT_COMMAND", "spawn_run", "started_ids", "wait_until", "write_project",
+           "written_rows"]
