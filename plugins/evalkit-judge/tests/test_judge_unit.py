@@ -255,8 +255,8 @@ def test_a_passed_sdk_client_gets_the_retry_setting() -> None:
 
     client = anthropic.Anthropic(api_key="k", base_url="http://127.0.0.1:9", max_retries=0)
     judge = LLMJudge("r", model="m", client=client, max_retries=7)
-    assert getattr(judge.client.current, "max_retries", None) == 7
-    assert getattr(LLMJudge("r", model="m", client=client).client.current, "max_retries",
+    assert getattr(judge.api_client.current, "max_retries", None) == 7
+    assert getattr(LLMJudge("r", model="m", client=client).api_client.current, "max_retries",
                    None) == 0
 
 

@@ -149,8 +149,8 @@ class LLMJudge:
         self.base_url = base_url
         self.seed_grades, self.judge_resamples = seed_grades, bool(judge_resamples)
         #: the API client, built on first use (:class:`~evalkit_judge.client.JudgeClient`)
-        self.client = JudgeClient(model, client, max_retries=max_retries, timeout=timeout,
-                                  base_url=base_url)
+        self.api_client = JudgeClient(model, client, max_retries=max_retries,
+                                      timeout=timeout, base_url=base_url)
         self.cache: GradeCache | None = None if cache_path is None else GradeCache(cache_path)
         self._details: dict[tuple[str, int | None], dict[str, Any]] = {}  # (case, sample)
         self._inflight: SingleFlight[Grade] = SingleFlight()
@@ -212,7 +212,7 @@ class LLMJudge:
     def _plan(self, body: Mapping[str, Any], budget: Budget) -> CostPlan:
         """The cost plan of sending ``body`` now (:meth:`evalkit_judge.costs.CostModel.plan`),
         input tokens counted by the API when the budget may not fit the worst case."""
-        return self.costs.plan(body, budget, self.client.count_input_tokens)
+        return self.costs.plan(body, budget, self.api_client.count_input_tokens)
 
     # ------------------------------------------------------------------ the metric
     def __call__(self, response: TargetResponse, case: GoldenCase) -> float:

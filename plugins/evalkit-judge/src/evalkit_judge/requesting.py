@@ -51,7 +51,7 @@ def request_grade(judge: LLMJudge, key: str, body: dict[str, Any], case: GoldenC
         raise GradeNotRequested(f"{_what(judge, case)}: dry run, grade not cached and "
                                 "not requested")
     # before the budget counts a request: a client that cannot send one stops the run
-    client = judge.client.resolve()
+    client = judge.api_client.resolve()
     reservation: Reservation | None = None
     if budget is not None:
         reservation = budget.reserve(None, model=judge.model, plan=judge._plan(body, budget))
@@ -65,7 +65,7 @@ def request_grade(judge: LLMJudge, key: str, body: dict[str, Any], case: GoldenC
         if budget is not None and reservation is not None:
             budget.release(reservation, sent=not is_credentials_failure(exc),
                            refused=is_refusal(exc))
-        stop = judge.client.stop_for(exc)
+        stop = judge.api_client.stop_for(exc)
         if stop is not None:
             raise stop from exc
         raise JudgeError(f"{_what(judge, case)}: the request failed "
