@@ -4,7 +4,7 @@ per-metric values and means derived from the rows.
 Every aggregate is derived from the rows; nothing else is stored as truth. A row is
 :mod:`evalkit.data.query_rows`' :class:`QueryResult` (or a target run's
 :class:`~evalkit.data.rows.CaseResult`); the run's artifact file, its format, and
-:func:`is_artifact` are :mod:`evalkit.data.run_files`; its DataFrame and notebook views
+:func:`is_artifact` are :mod:`evalkit.data.result_files`; its DataFrame and notebook views
 :mod:`evalkit.data.run_views`.
 """
 
@@ -21,8 +21,8 @@ from evalkit.data.artifact import Integrity
 from evalkit.data.artifact import artifact_line as artifact_line
 from evalkit.data.provenance import settings_differences as settings_differences
 from evalkit.data.query_rows import QueryResult as QueryResult
-from evalkit.data.run_files import is_artifact as is_artifact
-from evalkit.data.run_files import read_run, write_run
+from evalkit.data.result_files import is_artifact as is_artifact
+from evalkit.data.result_files import read_run, write_run
 from evalkit.data.run_views import RunViews
 from evalkit.stats.numeric import exact_mean
 
