@@ -42,15 +42,21 @@ def _positive(name: str, value: Any, *, optional: bool = True) -> None:
         raise ValueError(f"dask executor: {name} must be a positive integer, got {value!r}")
 
 
+#: Tasks of one worker in flight at once at the full window (see default_batch_size).
+TASKS_PER_WORKER = 2
+
+
 def default_batch_size(max_concurrency: int, n_workers: int) -> int:
-    """Items per task: the window shared out, one task per worker at a time, at most 64.
+    """Items per task: the window shared out, two tasks per worker at a time, at most 64.
 
     Dask's guidance is few, larger tasks (its scheduler spends about a millisecond of CPU
-    on each, and every task costs a round trip). Items of one task run at once, so a task
-    lasts about one call. Measured in benchmarks/bench_runner.py --executors (single
-    runs on a shared 2-CPU machine, so noisy: docs/scaling.md): 4 items per task was the
-    slowest (1.75x the local executor's wall), 8 and 16 were 1.2-1.6x."""
-    return max(1, min(64, math.ceil(max_concurrency / max(1, n_workers))))
+    on each, and every task costs a round trip). Items of one task run at once, and the
+    task ends with its slowest item: a worker's threads take turns on one interpreter
+    lock, so 16 calls of a 50 ms service started together end over 66 ms, 8 over 59 ms, 4
+    over 55 ms (one process, no Dask; docs/scaling.md). Two tasks per worker halve that
+    tail and let one task's round trip overlap the other's calls."""
+    per_task = math.ceil(max_concurrency / (TASKS_PER_WORKER * max(1, n_workers)))
+    return max(1, min(64, per_task))
 
 
 class DaskExecutor:
