@@ -19,6 +19,7 @@ from __future__ import annotations
 import logging
 import math
 import os
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from evalkit.execute.dispatch import DEFAULT_MAX_RETRIES, Dispatch
@@ -31,8 +32,46 @@ from evalkit_dask.worker import WorkerPlan, probe
 DEATH_TIMEOUT_S = 10.0
 #: A pickled target at least this large is scattered once instead of sent with each task.
 SCATTER_BYTES = 1_000_000
-#: Seconds to wait for the scheduler, and for the first worker to build the target.
+#: Seconds to wait for the scheduler, and for the first worker to build the target,
+#: unless the ``connect_timeout_s`` option says otherwise.
 CONNECT_TIMEOUT_S = 60.0
+
+
+def _answers(address: str, timeout_s: float) -> None:
+    """Connect to ``address`` and complete distributed's handshake within ``timeout_s``.
+
+    distributed's own ``connect`` bounds the TCP connection but then waits for the
+    peer's handshake without a limit, so a port that accepts and never speaks would hang
+    the run; this bounds the whole exchange first.
+
+    Raises:
+        OSError: no handshake within ``timeout_s`` (or the connection failed).
+        ValueError: ``address`` is not one distributed can parse.
+    """
+    import asyncio
+
+    from distributed.comm import core
+
+    connect: Any = core.connect  # distributed's annotations are partial
+
+    async def shake() -> None:
+        comm = await asyncio.wait_for(connect(address, timeout=timeout_s), timeout_s)
+        await comm.close()
+
+    # on a thread of its own: the caller may be inside a running event loop (a notebook)
+    with ThreadPoolExecutor(1, thread_name_prefix="evalkit-dask-connect") as pool:
+        try:
+            pool.submit(asyncio.run, shake()).result()
+        except TimeoutError:
+            raise OSError(f"no handshake within {timeout_s:g} s") from None
+
+
+def _seconds(name: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) \
+            or not math.isfinite(value) or value <= 0:
+        raise ValueError(f"dask executor: {name} must be a positive number of seconds, "
+                         f"got {value!r}")
+    return float(value)
 
 
 def _positive(name: str, value: Any, *, optional: bool = True) -> None:
@@ -71,6 +110,8 @@ class DaskExecutor:
         judge_on_workers: score LLM-judge metrics on the workers too (each worker then
             has its own grade cache and spending limit: docs/scaling.md); default False.
         death_timeout_s: how long the LocalCluster's workers outlive a dead driver.
+        connect_timeout_s: how long to wait for the scheduler at ``address`` to answer,
+            and for the first worker to build the target (default 60).
 
     Raises:
         ValueError: an option of the wrong type or range (named).
@@ -79,7 +120,8 @@ class DaskExecutor:
     def __init__(self, address: str | None = None, *, n_workers: int | None = None,
                  threads_per_worker: int | None = None, batch_size: int | None = None,
                  max_retries: int = DEFAULT_MAX_RETRIES, judge_on_workers: bool = False,
-                 death_timeout_s: float = DEATH_TIMEOUT_S) -> None:
+                 death_timeout_s: float = DEATH_TIMEOUT_S,
+                 connect_timeout_s: float = CONNECT_TIMEOUT_S) -> None:
         if address is not None and (not isinstance(address, str) or not address.strip()):
             raise ValueError(f"dask executor: address must be tcp://host:port, got {address!r}")
         for name, value in (("n_workers", n_workers), ("threads_per_worker", threads_per_worker),
@@ -91,11 +133,8 @@ class DaskExecutor:
         self.address, self.n_workers = address, n_workers
         self.threads_per_worker, self.batch_size = threads_per_worker, batch_size
         self.max_retries, self.judge_on_workers = max_retries, bool(judge_on_workers)
-        if isinstance(death_timeout_s, bool) or not isinstance(death_timeout_s, int | float) \
-                or not math.isfinite(death_timeout_s) or death_timeout_s <= 0:
-            raise ValueError(f"dask executor: death_timeout_s must be a positive number of "
-                             f"seconds, got {death_timeout_s!r}")
-        self.death_timeout_s = float(death_timeout_s)
+        self.death_timeout_s = _seconds("death_timeout_s", death_timeout_s)
+        self.connect_timeout_s = _seconds("connect_timeout_s", connect_timeout_s)
         self._plan: WorkerPlan | None = None
 
     # ------------------------------------------------------------------ the seam
@@ -113,7 +152,7 @@ class DaskExecutor:
 
         Raises:
             UnsendableError: the workers cannot build the target (the error is theirs).
-            OSError: the scheduler does not answer within :data:`CONNECT_TIMEOUT_S`.
+            OSError: the scheduler does not answer within ``connect_timeout_s``.
             ValueError: the address is not one distributed can parse.
         """
         plan = self._plan or self._make_plan(work)
@@ -124,7 +163,7 @@ class DaskExecutor:
             shared: Any = plan if len(plan.pickled or b"") < SCATTER_BYTES else \
                 client.scatter(plan, broadcast=True, hash=False)
             error, scored = client.submit(probe, shared, pure=False).result(
-                timeout=CONNECT_TIMEOUT_S)
+                timeout=self.connect_timeout_s)
             if error is not None:
                 raise UnsendableError(
                     f"target {work.target_name!r} cannot be built on the Dask workers: "
@@ -183,10 +222,11 @@ class DaskExecutor:
 
         if self.address is not None:
             try:
-                client = Client(self.address, timeout=f"{CONNECT_TIMEOUT_S}s")
+                _answers(self.address, self.connect_timeout_s)
+                client = Client(self.address, timeout=f"{self.connect_timeout_s}s")
             except OSError as exc:
-                raise OSError(f"dask executor: no scheduler answers at {self.address} "
-                              f"({exc})") from None
+                raise OSError(f"dask executor: no scheduler answers at {self.address} within "
+                              f"connect_timeout_s {self.connect_timeout_s:g} s ({exc})") from None
             except ValueError as exc:  # distributed's parse of the address
                 raise ValueError(f"dask executor: the scheduler address {self.address!r} "
                                  f"is not one ({exc}); write tcp://host:8786") from None
