@@ -24,7 +24,7 @@ from typing import Any
 
 from evalkit.execute.dispatch import DEFAULT_MAX_RETRIES, Dispatch
 from evalkit.execute.executor_api import UnsendableError, Work
-from evalkit.execute.remote_work import split_metrics
+from evalkit.execute.remote_work import on_driver_only, split_metrics
 from evalkit_dask.worker import WorkerPlan, probe
 
 #: Seconds a worker of the run's own LocalCluster waits for a driver that has gone (a
@@ -107,8 +107,9 @@ class DaskExecutor:
         threads_per_worker: task threads of each (default: enough for the window).
         batch_size: items per task (default :func:`default_batch_size`).
         max_retries: how often an item lost with its worker is sent again (default 3).
-        judge_on_workers: score LLM-judge metrics on the workers too (each worker then
-            has its own grade cache and spending limit: docs/scaling.md); default False.
+        judge_on_workers: score LLM-judge metrics from installed plugins on the workers
+            too; refused for a judge with a spending budget, or with a grade cache when
+            the cluster is at ``address`` (docs/scaling.md); default False.
         death_timeout_s: how long the LocalCluster's workers outlive a dead driver.
         connect_timeout_s: how long to wait for the scheduler at ``address`` to answer,
             and for the first worker to build the target (default 60).
@@ -142,7 +143,8 @@ class DaskExecutor:
         """Decide how the workers get the target and metrics; refuse what cannot go.
 
         Raises:
-            UnsendableError: no recipe and the target does not pickle (names it).
+            UnsendableError: no recipe and the target does not pickle (names it); a
+                judge that cannot be scored correctly on the workers (judge_on_workers).
         """
         self._plan = self._make_plan(work)
 
@@ -190,6 +192,8 @@ class DaskExecutor:
         import cloudpickle
 
         remote, _driver = split_metrics(work.specs, judge_on_workers=self.judge_on_workers)
+        if self.judge_on_workers:
+            self._check_judges_on_workers(work, remote)
         pickled: bytes | None = None
         if work.recipe is not None:
             try:
@@ -211,6 +215,29 @@ class DaskExecutor:
             key = hashlib.sha256(pickled).hexdigest()
         key = hashlib.sha256(f"{key}:{sorted(remote.items())}".encode()).hexdigest()
         return WorkerPlan(key, work.target_name, work.recipe, pickled, remote, len(work.specs))
+
+    def _check_judges_on_workers(self, work: Work, remote: dict[str, str]) -> None:
+        """Refuse ``judge_on_workers`` for a judge whose limits or cache would be wrong
+        there: a spending ``budget`` is held whole by every worker process (n workers
+        could spend n times it), and a grade ``cache`` is a SQLite file of this machine,
+        shared by the run's own LocalCluster's processes but by nothing on a cluster
+        elsewhere (each machine would grade again, and its copy would be lost)."""
+        for spec in work.specs:
+            if spec.name not in remote or not on_driver_only(spec):
+                continue
+            if getattr(spec.fn, "budget", None) is not None:
+                raise UnsendableError(
+                    f"judge_on_workers: metric {spec.name!r} has a spending budget, which "
+                    "every worker process would hold whole (each could spend all of it); "
+                    "score it on the driver (leave judge_on_workers false) or drop its "
+                    "budget")
+            if getattr(spec.fn, "cache", None) is not None and self.address is not None:
+                raise UnsendableError(
+                    f"judge_on_workers: metric {spec.name!r} keeps its grades in a SQLite "
+                    "cache on this machine, which the workers of the cluster at "
+                    f"{self.address} do not share; score it on the driver (leave "
+                    "judge_on_workers false), or run without an address (the run's own "
+                    "LocalCluster shares this machine's cache file)")
 
     def _connect(self, max_concurrency: int) -> tuple[Any, Any, int]:
         import dask
