@@ -44,6 +44,7 @@ class Service:
     def __init__(self, delay_s: float = 0.0, hold: frozenset[str] = frozenset()) -> None:
         self.delay_s, self.hold = delay_s, set(hold)
         self.calls: Counter[str] = Counter()
+        self.active = self.most = 0  # requests being answered now; the most at once
         self.seen = threading.Condition()
         self._released = threading.Event()
         self.server = ScriptedServer(handler=self._handle)
@@ -54,9 +55,16 @@ class Service:
             self.calls[case] += 1
             first = self.calls[case] == 1
             self.seen.notify_all()
-        if first and case in self.hold:
-            self._released.wait(60)
-        return Reply(200, {"ranked_ids": [case, "other"]}, delay_s=self.delay_s)
+            self.active += 1
+            self.most = max(self.most, self.active)
+        try:
+            if first and case in self.hold:
+                self._released.wait(60)
+            time.sleep(self.delay_s)
+        finally:
+            with self.seen:
+                self.active -= 1
+        return Reply(200, {"ranked_ids": [case, "other"]})
 
     def wait_for(self, case: str, timeout_s: float = 60) -> None:
         with self.seen:
@@ -160,6 +168,21 @@ def test_a_dask_run_has_the_rows_of_a_local_run(cluster: Any, tmp_path: Path) ->
     assert {built[w] - built_before.get(w, 0) for w in built} <= {0, 1}
     assert sum(built[w] - built_before.get(w, 0) for w in built) >= 1
     assert set(client.run(dask_worker.cached_plans).values()) == {0}  # released at the end
+
+
+def test_the_service_never_sees_more_calls_at_once_than_the_drivers_bound(
+        cluster: Any) -> None:
+    # 3 tasks of 2 items fill the window of 6; each finished task's items are refilled
+    # from Dask's callback thread before the rows reach the driver's main thread
+    _client, address = cluster
+    cases = goldens(120)
+    with Service(delay_s=0.02) as svc:
+        with dask_testing.counting_target(url=svc.url, name="svc") as target:
+            run = evaluate(target, cases, ["recall@1"], max_concurrency=6, progress=False,
+                           executor=dask_choice(address, svc.url, batch_size=2))
+        assert svc.calls == {c.id: 1 for c in cases}
+        assert 2 < svc.most <= 6  # more than one task at once, never over the bound
+    assert run.header["status"] == "complete" and len(run.per_query) == 120
 
 
 def test_a_worker_killed_with_an_item_in_flight_loses_nothing(cluster: Any,

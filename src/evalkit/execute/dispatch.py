@@ -10,8 +10,11 @@ holds the lock and resumes as for a local run:
 * at most ``admission.limit()`` items are in flight at once: submitted, and neither
   handed back nor known to be finished (a backend with ``settled()`` says how many of
   its items finished but are not fetched yet, so the next batch goes out before the
-  rows travel back). ``max_concurrency`` by default, cluster-wide, since only the driver
-  submits. A rate limiter or an adaptive window plugs in as the :class:`Admission`;
+  rows travel back; one with ``listen(wake)`` calls ``wake()`` from its own thread when
+  they settle, and the next batch is sent from there, without waiting for the thread
+  that consumes the rows). ``max_concurrency`` by default, cluster-wide, since only the
+  driver submits. A rate limiter or an adaptive window plugs in as the
+  :class:`Admission`;
 * items go out in batches of ``batch_size`` (several items per task amortise the
   scheduling cost), never more than the window has room for;
 * an item lost with its worker is sent again, at most ``max_retries`` times (then its
@@ -62,7 +65,8 @@ class Outcome(NamedTuple):
 class Backend(Protocol):
     """Where a remote executor's items run (see the module docstring). It may also have
     ``settled() -> int``: items whose task finished and whose rows ``poll`` has yet to
-    hand back."""
+    hand back; and ``listen(wake)``: call ``wake()``, from any thread, when items settle
+    (``submit`` must then be safe to call from that thread too)."""
 
     def submit(self, jobs: Sequence[Job]) -> None: ...
 
@@ -165,6 +169,7 @@ class Dispatch:
         self._stopped = False
         self._failure: BaseException | None = None
         self._lock = threading.Lock()
+        self._refilling = threading.Lock()  # refills run on this thread and the backend's
         self._raw = getattr(work.target, "max_raw_bytes", DEFAULT_MAX_RAW_BYTES)
         self._report: dict[str, Any] = {**(report or {}), "retried": 0, "lost_rows": 0,
                                         "duplicates_dropped": 0}
@@ -178,13 +183,17 @@ class Dispatch:
             return len(self._outstanding)
 
     def start(self) -> Dispatch:
+        listen = getattr(self._backend, "listen", None)
+        if callable(listen):
+            listen(self._wake)
         self._refill()
         return self
 
     def stop(self) -> None:
         """Take no new item; those in flight still come back (``close`` cancels them)."""
-        self._stopped = True
-        self._todo.clear()
+        with self._refilling:
+            self._stopped = True
+            self._todo.clear()
 
     def join(self, timeout_s: float) -> None:
         end = time.monotonic() + timeout_s
@@ -198,9 +207,10 @@ class Dispatch:
         return dict(self._report)
 
     def close(self) -> None:
-        if self._closed:
-            return
-        self._closed = True
+        with self._refilling:  # a refill on the backend's thread finishes first
+            if self._closed:
+                return
+            self._closed = True
         if self._scorer is not None:
             self._scorer.shutdown(wait=False, cancel_futures=True)
         self._backend.cancel()
@@ -236,18 +246,34 @@ class Dispatch:
         settled = getattr(self._backend, "settled", None)
         return self.in_flight - (int(settled()) if callable(settled) else 0)
 
+    def _wake(self) -> None:
+        """The backend's items settled (called on its thread): send the next batch now."""
+        try:
+            self._refill()
+        except BaseException as exc:  # a client closing under us: the run's thread reports
+            if not self._closed:
+                self._fail(exc)
+
     def _refill(self) -> None:
-        room = self._admission.limit() - self._calls_in_flight()
-        while room > 0 and self._todo and not self._stopped:
-            n = self._admission.take(min(room, self._batch, len(self._todo)))
-            if n == 0:
-                break  # the pacing holds the rest back: looked at again on the next poll
-            take = [self._todo.popleft() for _ in range(n)]
-            with self._lock:
-                for job in take:
-                    self._outstanding[item_key(job)] = job
-            self._backend.submit(take)
-            room -= len(take)
+        with self._refilling:
+            if self._closed:
+                return
+            room = self._admission.limit() - self._calls_in_flight()
+            while room > 0 and self._todo and not self._stopped:
+                n = self._admission.take(min(room, self._batch, len(self._todo)))
+                if n == 0:
+                    break  # the pacing holds the rest back: looked at again on the next poll
+                take = [self._todo.popleft() for _ in range(n)]
+                with self._lock:
+                    for job in take:
+                        self._outstanding[item_key(job)] = job
+                try:
+                    self._backend.submit(take)
+                except BaseException:
+                    for job in take:  # never sent: nothing of theirs can come back
+                        self._forget(item_key(job))
+                    raise
+                room -= len(take)
 
     def _fail(self, exc: BaseException) -> None:
         self._failure = self._failure or exc

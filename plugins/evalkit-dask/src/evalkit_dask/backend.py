@@ -1,20 +1,23 @@
 """The :class:`~evalkit.execute.dispatch.Backend` of the ``dask`` executor.
 
 Each ``submit`` is one Dask task (:func:`evalkit_dask.worker.run_batch`) with a unique
-key; its done-callback puts the future on a queue; ``poll`` first notes the newly done
-tasks (so the driver refills the window before the rows travel), then gathers every
-finished future at once. A task that errs with ``KilledWorker`` (its worker
-died while running it; the run's scheduler allows no silent reschedule when it is the
-run's own LocalCluster) hands its items back as lost, and the driver sends them again;
-a task cancelled or whose result was lost likewise.
+key. Its done-callback (on Dask's callback thread) counts the task's items as settled
+and tells the driver's :class:`~evalkit.execute.dispatch.Dispatch` (``listen``), which
+sends the next batch from that thread at once, before the rows travel back and without
+waiting for the driver's main thread; the future then goes on a queue, and ``poll``
+gathers every finished future at once. A task that errs with ``KilledWorker`` (its
+worker died while running it; the run's scheduler allows no silent reschedule when it is
+the run's own LocalCluster) hands its items back as lost, and the driver sends them
+again; a task cancelled or whose result was lost likewise.
 """
 
 from __future__ import annotations
 
 import contextlib
 import queue
+import threading
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from distributed.scheduler import KilledWorker
@@ -42,38 +45,50 @@ class DaskBackend:
         self._value = value  # the plan itself, to scatter again if its replicas are lost
         self._token = uuid.uuid4().hex[:12]
         self._n = 0
+        self._lock = threading.Lock()  # submit runs on the driver's and Dask's threads
         self._done: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._tasks: dict[str, tuple[Any, list[Job]]] = {}
-        self._ready: list[Any] = []  # done futures noted, not fetched yet
-        self._settled = 0
+        self._settled: dict[str, int] = {}  # finished tasks not handed back: their items
+        self._listener: Callable[[], None] | None = None
+
+    def listen(self, wake: Callable[[], None]) -> None:
+        """Call ``wake()`` (from Dask's callback thread) whenever a task's items settle."""
+        self._listener = wake
 
     def submit(self, jobs: Sequence[Job]) -> None:
-        self._n += 1
-        key = f"evalkit-batch-{self._token}-{self._n}"
-        if self._value is not None and getattr(self._plan, "status", "finished") != "finished":
-            self._plan = self._client.scatter(self._value, broadcast=True, hash=False)
-        future = self._client.submit(run_batch, self._plan, list(jobs), key=key, pure=False)
-        self._tasks[key] = (future, list(jobs))
-        future.add_done_callback(self._done.put)
+        with self._lock:
+            self._n += 1
+            key = f"evalkit-batch-{self._token}-{self._n}"
+            if self._value is not None and \
+                    getattr(self._plan, "status", "finished") != "finished":
+                self._plan = self._client.scatter(self._value, broadcast=True, hash=False)
+            future = self._client.submit(run_batch, self._plan, list(jobs), key=key,
+                                         pure=False)
+            self._tasks[key] = (future, list(jobs))
+        future.add_done_callback(self._on_done)
+
+    def _on_done(self, future: Any) -> None:
+        with self._lock:
+            task = self._tasks.get(future.key)
+            if task is not None and future.status == "finished":
+                self._settled[future.key] = len(task[1])
+        self._done.put(future)
+        wake = self._listener
+        if wake is not None:
+            wake()
 
     def settled(self) -> int:
-        """Items of finished tasks whose rows are not fetched yet (their calls are over)."""
-        return self._settled
+        """Items of finished tasks whose rows are not handed back yet (their calls are
+        over)."""
+        with self._lock:
+            return sum(self._settled.values())
 
     def poll(self, timeout_s: float) -> list[Outcome]:
-        """The outcomes of the tasks done since the last call. When tasks are newly
-        done, the first call only notes them (:meth:`settled`) and returns nothing, so
-        the driver sends the next items before this fetches the rows (one round trip
-        hidden); the next call fetches them at once."""
-        if not self._ready:
-            done = self._take_done(timeout_s)
-            if not done:
-                return []
-            self._ready = done
-            self._settled = sum(len(self._tasks.get(f.key, (None, []))[1]) for f in done
-                                if f.status == "finished")
+        """The outcomes of the tasks done since the last call (waiting up to
+        ``timeout_s`` for the first), gathered at once."""
+        done = self._take_done(timeout_s)
+        if not done:
             return []
-        done, self._ready, self._settled = self._ready + self._take_done(0), [], 0
         outcomes: list[Outcome] = []
         finished = [f for f in done if f.status == "finished"]
         results: list[Any] | None = None
@@ -103,10 +118,19 @@ class DaskBackend:
             except queue.Empty:
                 return done
 
+    def _pop(self, key: str) -> list[Job] | None:
+        """The items of task ``key``, no longer counted here; ``None`` for a second
+        callback of one future. (Settled items stop counting before the driver forgets
+        them, so its window errs on the small side, never over the bound.)"""
+        with self._lock:
+            self._settled.pop(key, None)
+            task = self._tasks.pop(key, None)
+        return None if task is None else task[1]
+
     def _rows(self, future: Any, result: list[CaseResult | BaseException]) -> list[Outcome]:
-        if future.key not in self._tasks:  # a second callback of one future
+        jobs = self._pop(future.key)
+        if jobs is None:  # a second callback of one future
             return []
-        _, jobs = self._tasks.pop(future.key)
         out: list[Outcome] = []
         for job, got in zip(jobs, result, strict=True):
             if isinstance(got, BaseException):
@@ -116,9 +140,11 @@ class DaskBackend:
         return out
 
     def _one(self, future: Any) -> list[Outcome]:
-        if future.key not in self._tasks:
+        with self._lock:
+            task = self._tasks.get(future.key)
+        if task is None:
             return []
-        _, jobs = self._tasks[future.key]
+        jobs = task[1]
         if future.status == "finished":
             try:
                 return self._rows(future, future.result(timeout=30))
@@ -127,20 +153,22 @@ class DaskBackend:
         elif future.status == "error":
             exc = future.exception(timeout=30)
             if not isinstance(exc, KilledWorker):
-                self._tasks.pop(future.key, None)
+                self._pop(future.key)
                 return [Outcome(job, failure=exc) for job in jobs]
             why = f"worker died: {exc}"
         else:
             why = f"task {future.status}"
-        self._tasks.pop(future.key, None)
+        self._pop(future.key)
         return [Outcome(job, lost=why) for job in jobs]
 
     def cancel(self) -> None:
-        pending = [f for f, _ in self._tasks.values() if not f.done()]
+        self._listener = None
+        with self._lock:
+            pending = [f for f, _ in self._tasks.values() if not f.done()]
+            self._tasks.clear()
+            self._settled.clear()
         if pending:
             self._client.cancel(pending)
-        self._tasks.clear()
-        self._ready, self._settled = [], 0
 
     def close(self) -> None:
         """Release the run's targets on a cluster that outlives it, then disconnect (and

@@ -19,11 +19,12 @@ from __future__ import annotations
 import logging
 import math
 import os
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from evalkit.execute.dispatch import DEFAULT_MAX_RETRIES, Dispatch
 from evalkit.execute.executor_api import UnsendableError, Work
-from evalkit.execute.remote_work import split_metrics
+from evalkit.execute.remote_work import on_driver_only, split_metrics
 from evalkit_dask.worker import WorkerPlan, probe
 
 #: Seconds a worker of the run's own LocalCluster waits for a driver that has gone (a
@@ -31,8 +32,46 @@ from evalkit_dask.worker import WorkerPlan, probe
 DEATH_TIMEOUT_S = 10.0
 #: A pickled target at least this large is scattered once instead of sent with each task.
 SCATTER_BYTES = 1_000_000
-#: Seconds to wait for the scheduler, and for the first worker to build the target.
+#: Seconds to wait for the scheduler, and for the first worker to build the target,
+#: unless the ``connect_timeout_s`` option says otherwise.
 CONNECT_TIMEOUT_S = 60.0
+
+
+def _answers(address: str, timeout_s: float) -> None:
+    """Connect to ``address`` and complete distributed's handshake within ``timeout_s``.
+
+    distributed's own ``connect`` bounds the TCP connection but then waits for the
+    peer's handshake without a limit, so a port that accepts and never speaks would hang
+    the run; this bounds the whole exchange first.
+
+    Raises:
+        OSError: no handshake within ``timeout_s`` (or the connection failed).
+        ValueError: ``address`` is not one distributed can parse.
+    """
+    import asyncio
+
+    from distributed.comm import core
+
+    connect: Any = core.connect  # distributed's annotations are partial
+
+    async def shake() -> None:
+        comm = await asyncio.wait_for(connect(address, timeout=timeout_s), timeout_s)
+        await comm.close()
+
+    # on a thread of its own: the caller may be inside a running event loop (a notebook)
+    with ThreadPoolExecutor(1, thread_name_prefix="evalkit-dask-connect") as pool:
+        try:
+            pool.submit(asyncio.run, shake()).result()
+        except TimeoutError:
+            raise OSError(f"no handshake within {timeout_s:g} s") from None
+
+
+def _seconds(name: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) \
+            or not math.isfinite(value) or value <= 0:
+        raise ValueError(f"dask executor: {name} must be a positive number of seconds, "
+                         f"got {value!r}")
+    return float(value)
 
 
 def _positive(name: str, value: Any, *, optional: bool = True) -> None:
@@ -42,15 +81,21 @@ def _positive(name: str, value: Any, *, optional: bool = True) -> None:
         raise ValueError(f"dask executor: {name} must be a positive integer, got {value!r}")
 
 
+#: Tasks of one worker in flight at once at the full window (see default_batch_size).
+TASKS_PER_WORKER = 2
+
+
 def default_batch_size(max_concurrency: int, n_workers: int) -> int:
-    """Items per task: the window shared out, one task per worker at a time, at most 64.
+    """Items per task: the window shared out, two tasks per worker at a time, at most 64.
 
     Dask's guidance is few, larger tasks (its scheduler spends about a millisecond of CPU
-    on each, and every task costs a round trip). Items of one task run at once, so a task
-    lasts about one call. Measured in benchmarks/bench_runner.py --executors (single
-    runs on a shared 2-CPU machine, so noisy: docs/scaling.md): 4 items per task was the
-    slowest (1.75x the local executor's wall), 8 and 16 were 1.2-1.6x."""
-    return max(1, min(64, math.ceil(max_concurrency / max(1, n_workers))))
+    on each, and every task costs a round trip). Items of one task run at once, and the
+    task ends with its slowest item: a worker's threads take turns on one interpreter
+    lock, so 16 calls of a 50 ms service started together end over 66 ms, 8 over 59 ms, 4
+    over 55 ms (one process, no Dask; docs/scaling.md). Two tasks per worker halve that
+    tail and let one task's round trip overlap the other's calls."""
+    per_task = math.ceil(max_concurrency / (TASKS_PER_WORKER * max(1, n_workers)))
+    return max(1, min(64, per_task))
 
 
 class DaskExecutor:
@@ -62,9 +107,12 @@ class DaskExecutor:
         threads_per_worker: task threads of each (default: enough for the window).
         batch_size: items per task (default :func:`default_batch_size`).
         max_retries: how often an item lost with its worker is sent again (default 3).
-        judge_on_workers: score LLM-judge metrics on the workers too (each worker then
-            has its own grade cache and spending limit: docs/scaling.md); default False.
+        judge_on_workers: score LLM-judge metrics from installed plugins on the workers
+            too; refused for a judge with a spending budget, or with a grade cache when
+            the cluster is at ``address`` (docs/scaling.md); default False.
         death_timeout_s: how long the LocalCluster's workers outlive a dead driver.
+        connect_timeout_s: how long to wait for the scheduler at ``address`` to answer,
+            and for the first worker to build the target (default 60).
 
     Raises:
         ValueError: an option of the wrong type or range (named).
@@ -73,7 +121,8 @@ class DaskExecutor:
     def __init__(self, address: str | None = None, *, n_workers: int | None = None,
                  threads_per_worker: int | None = None, batch_size: int | None = None,
                  max_retries: int = DEFAULT_MAX_RETRIES, judge_on_workers: bool = False,
-                 death_timeout_s: float = DEATH_TIMEOUT_S) -> None:
+                 death_timeout_s: float = DEATH_TIMEOUT_S,
+                 connect_timeout_s: float = CONNECT_TIMEOUT_S) -> None:
         if address is not None and (not isinstance(address, str) or not address.strip()):
             raise ValueError(f"dask executor: address must be tcp://host:port, got {address!r}")
         for name, value in (("n_workers", n_workers), ("threads_per_worker", threads_per_worker),
@@ -85,11 +134,8 @@ class DaskExecutor:
         self.address, self.n_workers = address, n_workers
         self.threads_per_worker, self.batch_size = threads_per_worker, batch_size
         self.max_retries, self.judge_on_workers = max_retries, bool(judge_on_workers)
-        if isinstance(death_timeout_s, bool) or not isinstance(death_timeout_s, int | float) \
-                or not math.isfinite(death_timeout_s) or death_timeout_s <= 0:
-            raise ValueError(f"dask executor: death_timeout_s must be a positive number of "
-                             f"seconds, got {death_timeout_s!r}")
-        self.death_timeout_s = float(death_timeout_s)
+        self.death_timeout_s = _seconds("death_timeout_s", death_timeout_s)
+        self.connect_timeout_s = _seconds("connect_timeout_s", connect_timeout_s)
         self._plan: WorkerPlan | None = None
 
     # ------------------------------------------------------------------ the seam
@@ -97,7 +143,8 @@ class DaskExecutor:
         """Decide how the workers get the target and metrics; refuse what cannot go.
 
         Raises:
-            UnsendableError: no recipe and the target does not pickle (names it).
+            UnsendableError: no recipe and the target does not pickle (names it); a
+                judge that cannot be scored correctly on the workers (judge_on_workers).
         """
         self._plan = self._make_plan(work)
 
@@ -107,7 +154,7 @@ class DaskExecutor:
 
         Raises:
             UnsendableError: the workers cannot build the target (the error is theirs).
-            OSError: the scheduler does not answer within :data:`CONNECT_TIMEOUT_S`.
+            OSError: the scheduler does not answer within ``connect_timeout_s``.
             ValueError: the address is not one distributed can parse.
         """
         plan = self._plan or self._make_plan(work)
@@ -118,7 +165,7 @@ class DaskExecutor:
             shared: Any = plan if len(plan.pickled or b"") < SCATTER_BYTES else \
                 client.scatter(plan, broadcast=True, hash=False)
             error, scored = client.submit(probe, shared, pure=False).result(
-                timeout=CONNECT_TIMEOUT_S)
+                timeout=self.connect_timeout_s)
             if error is not None:
                 raise UnsendableError(
                     f"target {work.target_name!r} cannot be built on the Dask workers: "
@@ -145,6 +192,8 @@ class DaskExecutor:
         import cloudpickle
 
         remote, _driver = split_metrics(work.specs, judge_on_workers=self.judge_on_workers)
+        if self.judge_on_workers:
+            self._check_judges_on_workers(work, remote)
         pickled: bytes | None = None
         if work.recipe is not None:
             try:
@@ -167,6 +216,29 @@ class DaskExecutor:
         key = hashlib.sha256(f"{key}:{sorted(remote.items())}".encode()).hexdigest()
         return WorkerPlan(key, work.target_name, work.recipe, pickled, remote, len(work.specs))
 
+    def _check_judges_on_workers(self, work: Work, remote: dict[str, str]) -> None:
+        """Refuse ``judge_on_workers`` for a judge whose limits or cache would be wrong
+        there: a spending ``budget`` is held whole by every worker process (n workers
+        could spend n times it), and a grade ``cache`` is a SQLite file of this machine,
+        shared by the run's own LocalCluster's processes but by nothing on a cluster
+        elsewhere (each machine would grade again, and its copy would be lost)."""
+        for spec in work.specs:
+            if spec.name not in remote or not on_driver_only(spec):
+                continue
+            if getattr(spec.fn, "budget", None) is not None:
+                raise UnsendableError(
+                    f"judge_on_workers: metric {spec.name!r} has a spending budget, which "
+                    "every worker process would hold whole (each could spend all of it); "
+                    "score it on the driver (leave judge_on_workers false) or drop its "
+                    "budget")
+            if getattr(spec.fn, "cache", None) is not None and self.address is not None:
+                raise UnsendableError(
+                    f"judge_on_workers: metric {spec.name!r} keeps its grades in a SQLite "
+                    "cache on this machine, which the workers of the cluster at "
+                    f"{self.address} do not share; score it on the driver (leave "
+                    "judge_on_workers false), or run without an address (the run's own "
+                    "LocalCluster shares this machine's cache file)")
+
     def _connect(self, max_concurrency: int) -> tuple[Any, Any, int]:
         import dask
         import distributed
@@ -177,10 +249,11 @@ class DaskExecutor:
 
         if self.address is not None:
             try:
-                client = Client(self.address, timeout=f"{CONNECT_TIMEOUT_S}s")
+                _answers(self.address, self.connect_timeout_s)
+                client = Client(self.address, timeout=f"{self.connect_timeout_s}s")
             except OSError as exc:
-                raise OSError(f"dask executor: no scheduler answers at {self.address} "
-                              f"({exc})") from None
+                raise OSError(f"dask executor: no scheduler answers at {self.address} within "
+                              f"connect_timeout_s {self.connect_timeout_s:g} s ({exc})") from None
             except ValueError as exc:  # distributed's parse of the address
                 raise ValueError(f"dask executor: the scheduler address {self.address!r} "
                                  f"is not one ({exc}); write tcp://host:8786") from None
