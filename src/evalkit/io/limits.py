@@ -19,6 +19,9 @@ its own error naming the file and line; it never becomes a ``RecursionError``, a
 * :data:`MAX_EPOCHS`: the most samples per case (``epochs: K``); the (case, sample) work
   items are planned before the first call, so ``epochs: 1000000000`` is refused at once
   instead of filling memory.
+* :data:`MAX_GRACE_S`: the longest grace period after Ctrl-C (``grace_s``,
+  ``--grace-s``): one hour, so that ``--grace-s 1e12`` is refused rather than leaving an
+  interrupted run waiting for ever on a call that never ends.
 * :data:`MIN_LABEL` .. :data:`MAX_LABEL`: a relevance label is a 64-bit signed integer,
   trec_eval's ``long`` (:func:`label_problem`); ``10**30`` in a qrels file is refused with
   its line instead of overflowing where the labels become arrays.
@@ -37,6 +40,8 @@ MAX_ID_CHARS = 1024
 MAX_NAME_CHARS = 256
 #: the most samples per case (``epochs``): K x cases work items are planned up front
 MAX_EPOCHS = 10_000
+#: the longest grace period after Ctrl-C (seconds)
+MAX_GRACE_S = 3600.0
 MIN_LABEL = -(2**63)
 MAX_LABEL = 2**63 - 1
 
@@ -143,6 +148,7 @@ __all__ = [
     "MAX_ALIAS_NODES",
     "MAX_ARTIFACT_DEPTH",
     "MAX_DEPTH",
+    "MAX_GRACE_S",
     "MAX_ID_CHARS",
     "MAX_NAME_CHARS",
     "MAX_YAML_NODES",
