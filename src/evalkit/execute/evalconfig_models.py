@@ -38,7 +38,7 @@ from evalkit.io.model_errors import (
 )
 
 _Text = Annotated[str, Field(min_length=1, pattern=r"\S")]
-_Names = list[Annotated[str, Field(min_length=1)]]
+_Names = list[Annotated[str, Field(min_length=1, pattern=r"\S")]]
 
 #: keys that belong in another file: where, and why
 MISPLACED = {
