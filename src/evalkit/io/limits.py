@@ -22,6 +22,11 @@ its own error naming the file and line; it never becomes a ``RecursionError``, a
 * :data:`MAX_GRACE_S`: the longest grace period after Ctrl-C (``grace_s``,
   ``--grace-s``): one hour, so that ``--grace-s 1e12`` is refused rather than leaving an
   interrupted run waiting for ever on a call that never ends.
+* :data:`MAX_METRIC_FILE_BYTES`: the largest file a metric reads for its definition (a
+  ``json_schema(schema=PATH)`` schema, a judge's price table): 16 MiB, read by
+  :func:`read_capped`, which never reads more than the cap plus one byte, so
+  ``schema=/dev/zero`` or a multi-gigabyte file is refused at once instead of filling
+  memory while every metric name is resolved.
 * :data:`MIN_LABEL` .. :data:`MAX_LABEL`: a relevance label is a 64-bit signed integer,
   trec_eval's ``long`` (:func:`label_problem`); ``10**30`` in a qrels file is refused with
   its line instead of overflowing where the labels become arrays.
@@ -30,6 +35,7 @@ its own error naming the file and line; it never becomes a ``RecursionError``, a
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 MAX_DEPTH = 100
@@ -40,6 +46,8 @@ MAX_ID_CHARS = 1024
 MAX_NAME_CHARS = 256
 #: the most samples per case (``epochs``): K x cases work items are planned up front
 MAX_EPOCHS = 10_000
+#: the largest file a metric reads for its definition (bytes)
+MAX_METRIC_FILE_BYTES = 16 << 20
 #: the longest grace period after Ctrl-C (seconds)
 MAX_GRACE_S = 3600.0
 MIN_LABEL = -(2**63)
@@ -118,6 +126,23 @@ def check_depth(value: Any, max_depth: int = MAX_DEPTH, text: str | bytes | None
         stack.extend((c, depth + 1) for c in children if isinstance(c, dict | list))
 
 
+def read_capped(path: Path, max_bytes: int = MAX_METRIC_FILE_BYTES) -> bytes:
+    """The bytes of the file ``path``, reading at most ``max_bytes + 1`` of them (a
+    device or a pipe that never ends is refused too).
+
+    Raises:
+        OSError: as ``open`` and ``read``.
+        LimitError: the file holds more than ``max_bytes`` bytes; the message gives the
+            cap in MiB.
+    """
+    with open(path, "rb") as fh:
+        data = fh.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        raise LimitError(f"larger than {max_bytes / (1 << 20):g} MiB; evalkit reads at "
+                         "most that much of a file that defines a metric")
+    return data
+
+
 # ------------------------------------------------------------------ ids and names
 def check_length(text: str, what: str, limit: int) -> str:
     """``text`` when it has at most ``limit`` characters.
@@ -150,6 +175,7 @@ __all__ = [
     "MAX_DEPTH",
     "MAX_GRACE_S",
     "MAX_ID_CHARS",
+    "MAX_METRIC_FILE_BYTES",
     "MAX_NAME_CHARS",
     "MAX_YAML_NODES",
     "LimitError",
@@ -158,4 +184,5 @@ __all__ = [
     "check_length",
     "check_name",
     "loads_json",
+    "read_capped",
 ]
