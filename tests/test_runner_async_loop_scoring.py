@@ -94,15 +94,16 @@ def test_a_row_with_a_large_input_is_scored_in_a_thread_even_when_nonblocking() 
 
     sizes = {"small": (8192, 0), "long-text": (8193, 0), "ids": (0, 10_000),
              "many-ids": (0, 10_001)}
-    answers = {"answers": ("x" * 8000,)}
+    answers = ("x" * 8000,)
 
     async def answer(case: GoldenCase) -> TargetResponse:
         chars, ids = sizes[case.id.removesuffix("-ans")]
         text = "y" * (chars - (8000 if case.answers else 0)) if chars else None
         return TargetResponse([str(i) for i in range(ids)], text=text)
 
-    cases = [GoldenCase(q, "q") for q in sizes] + [GoldenCase("small-ans", "q", **answers),
-                                                  GoldenCase("long-text-ans", "q", **answers)]
+    cases = [GoldenCase(q, "q") for q in sizes] + [
+        GoldenCase("small-ans", "q", answers=answers),
+        GoldenCase("long-text-ans", "q", answers=answers)]
     executor = AsyncExecutor(CallableTarget(answer), "t", [Job(c) for c in cases],
                              [MetricSpec("probe", fn, True, nonblocking=True)], 2)
     executor.start()
