@@ -19,9 +19,11 @@ its own error naming the file and line; it never becomes a ``RecursionError``, a
 * :data:`MAX_EPOCHS`: the most samples per case (``epochs: K``); the (case, sample) work
   items are planned before the first call, so ``epochs: 1000000000`` is refused at once
   instead of filling memory.
-* :data:`MAX_GRACE_S`: the longest grace period after Ctrl-C (``grace_s``,
-  ``--grace-s``): one hour, so that ``--grace-s 1e12`` is refused rather than leaving an
-  interrupted run waiting for ever on a call that never ends.
+* :data:`MAX_WAIT_S`: the longest wait one option may ask for, one hour: the grace
+  period after Ctrl-C (``grace_s``, ``--grace-s``; :data:`MAX_GRACE_S`), and
+  ``HttpTarget``'s ``timeout_s``, ``retry_backoff_s``, ``retry_after_max_s`` and
+  ``rate_limit_total_s``; so that ``--grace-s 1e12`` or ``timeout_s: 1e9`` is refused
+  rather than leaving a run waiting for ever on a call that never ends.
 * :data:`MAX_METRIC_FILE_BYTES`: the largest file a metric reads for its definition (a
   ``json_schema(schema=PATH)`` schema, a judge's price table): 16 MiB, read by
   :func:`read_capped`, which never reads more than the cap plus one byte, so
@@ -48,8 +50,10 @@ MAX_NAME_CHARS = 256
 MAX_EPOCHS = 10_000
 #: the largest file a metric reads for its definition (bytes)
 MAX_METRIC_FILE_BYTES = 16 << 20
+#: the longest wait one option may ask for (seconds)
+MAX_WAIT_S = 3600.0
 #: the longest grace period after Ctrl-C (seconds)
-MAX_GRACE_S = 3600.0
+MAX_GRACE_S = MAX_WAIT_S
 MIN_LABEL = -(2**63)
 MAX_LABEL = 2**63 - 1
 
@@ -177,6 +181,7 @@ __all__ = [
     "MAX_ID_CHARS",
     "MAX_METRIC_FILE_BYTES",
     "MAX_NAME_CHARS",
+    "MAX_WAIT_S",
     "MAX_YAML_NODES",
     "LimitError",
     "check_depth",
