@@ -218,3 +218,10 @@ def test_default_grace_is_the_attempt_bound_capped_at_ten_seconds() -> None:
                                              "to 3600"):
             evaluate(CallableTarget(lambda c: []), [GoldenCase("a", "q")], [],
                      ["latency_p50"], grace_s=bad, progress=False)
+    bad_intervals: tuple[object, ...] = (-1.0, float("nan"), "1")
+    for interval in bad_intervals:  # were taken as 0: an fsync after every row
+        with pytest.raises(ValueError, match="fsync_interval_s must be a number of seconds "
+                                             ">= 0"):
+            evaluate(CallableTarget(lambda c: []), [GoldenCase("a", "q")], [],
+                     ["latency_p50"], fsync_interval_s=interval,  # type: ignore[arg-type]
+                     progress=False)

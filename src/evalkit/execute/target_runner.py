@@ -181,8 +181,9 @@ def evaluate(
         "rescored": kept rows whose failed metrics were scored again}``.
 
     Raises:
-        ValueError: ``max_concurrency``, ``grace_s``, ``requests_per_minute`` or
-            ``tokens_per_minute`` out of its range (the message names it).
+        ValueError: ``max_concurrency``, ``grace_s``, ``fsync_interval_s``,
+            ``requests_per_minute`` or ``tokens_per_minute`` out of its range (the
+            message names it).
         SampleError: (a ``ValueError``) ``epochs`` or ``reduce`` is not valid.
         RegistryError: an unknown metric or aggregate name (before any call is made).
         UnjudgedCasesError: a metric that needs judgments and a case without expected
@@ -212,6 +213,10 @@ def evaluate(
             "evalkit.CallableTarget(fn)"
         )
     grace = default_grace_s(target) if grace_s is None else _check_grace(grace_s)
+    if isinstance(fsync_interval_s, bool) or not isinstance(fsync_interval_s, int | float) \
+            or math.isnan(fsync_interval_s) or fsync_interval_s < 0:
+        raise ValueError("fsync_interval_s must be a number of seconds >= 0 (0 syncs after "
+                         f"every row), got {fsync_interval_s!r}")
     pacing = Pacing(max_concurrency, requests_per_minute, tokens_per_minute)
     gset = as_golden_set(goldens)
     specs = resolve_metrics(metrics)
