@@ -177,6 +177,12 @@ checks:
     threshold: 1
     scope: [a, b, a]
 """, ["'repeated_scope'", "a", "more than once"]),
+        ("""  - id: blank_scope
+    metric: m
+    op: ">="
+    threshold: 1
+    scope: [a, "  "]
+""", ["'blank_scope'", "'scope' lists a blank case id ('  ')", "leave the entry out"]),
         ("""  - id: numeric_scope
     metric: m
     op: ">="

@@ -136,6 +136,10 @@ CONFIG_CASES = [
     {"reporters": ["junit"]},
     {"gate": {}},
     {"output": None},
+    {"requests_per_minute": 1e-9},
+    {"requests_per_minute": 1 / 60},
+    {"tokens_per_minute": 59.5},
+    {"tokens_per_minute": 60},
 ]
 
 

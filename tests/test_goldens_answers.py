@@ -45,6 +45,11 @@ def test_yaml_scalars_are_not_converted(tmp_path: Path) -> None:
     ({"answers": []}, "'answers' is an empty list; write a text or a list of texts"),
     ({"answers": ""}, "'answers' is an empty text"),
     ({"answers": ["a", ""]}, "an item of 'answers' is an empty text"),
+    ({"answers": "  "}, "'answers' is blank ('  ', only white space); write a text or a "
+                        "list of texts (answers: [Paris, City of Paris]), or leave the "
+                        "field out"),
+    ({"answers": ["a", " \t"]}, "an item of 'answers' is blank (' \\t', only white "
+                                 "space); remove it or write a text"),
     ({"answers": [1]}, "an item of 'answers' must be text, got int 1 (quote it: \"1\")"),
     ({"answers": 2.5}, "'answers' must be text, got float 2.5 (quote it: \"2.5\")"),
     ({"answers": {"a": 1}}, "'answers' must be text, got dict"),
@@ -73,3 +78,34 @@ def test_answers_must_be_texts_in_python_too() -> None:
     with pytest.raises(TypeError, match="answers must be texts"):
         GoldenCase("a", answers=[1])  # type: ignore[list-item]
     assert GoldenCase("a", expected=["d1"]).reference_answers() == ()
+
+
+def test_blank_answers_and_ids_in_yaml_name_the_line(tmp_path: Path) -> None:
+    path = tmp_path / "g.yaml"
+    path.write_text('- {id: ok, query: q, answers: [Paris]}\n- id: a\n  query: q\n'
+                    '  answers: "  "\n')
+    with pytest.raises(GoldenError) as err:
+        load_goldens(path)
+    assert str(err.value).startswith(f"{path}:2: case 'a': 'answers' is blank ('  ', only "
+                                     "white space)")
+    for record, what in (({"id": "   "}, "id '   '"),
+                         ({"id": "a", "expected": ["d1", " "]}, "case 'a': 'expected' item ' '"),
+                         ({"id": "a", "relevance": {"\t": 1}},
+                          "case 'a': 'relevance' key '\\t'")):
+        path = tmp_path / "g.jsonl"
+        path.write_text(json.dumps({"query": "q", **record}) + "\n")
+        with pytest.raises(GoldenError) as err:
+            load_goldens(path)
+        assert str(err.value).startswith(f"{path}:1: {what}"), str(err.value)
+        assert str(err.value).endswith(" is blank (only white space); write the id, or "
+                                       "leave the entry out")
+
+
+def test_a_blank_text_expected_is_no_reference_answer() -> None:
+    # "  " as the expected text would make exact_match compare with the empty text (1.0
+    # for an empty response); it counts as no answer, like "", so the text metrics
+    # refuse the case before the run
+    assert GoldenCase("a", expected=" \n ").reference_answers() == ()
+    assert GoldenCase("a", expected=" Rome ").reference_answers() == (" Rome ",)
+    with pytest.raises(ValueError, match="answers must not be empty or only white space"):
+        GoldenCase("a", answers=["Rome", "  "])

@@ -80,3 +80,37 @@ def test_the_rows_of_one_turn_of_the_loop_arrive_as_one_batch() -> None:
         queued.append(executor._done.get_nowait())
     assert len(queued) == 2 and queued[1] is _WORKER_DONE  # one hand-over, then the end
     assert sorted(row.case_id for row in queued[0]) == [f"c{i:03d}" for i in range(8)]
+
+
+def test_a_row_with_a_large_input_is_scored_in_a_thread_even_when_nonblocking() -> None:
+    # nonblocking metrics are linear in their input, so only rows of bounded size are
+    # scored on the loop: 8,192 characters of text and answers, 10,000 ranked and judged
+    # ids; one past either bound goes to a scoring thread
+    where: dict[str, str] = {}
+
+    def fn(response: TargetResponse, case: GoldenCase) -> float:
+        where[case.id] = threading.current_thread().name
+        return 1.0
+
+    sizes = {"small": (8192, 0), "long-text": (8193, 0), "ids": (0, 10_000),
+             "many-ids": (0, 10_001)}
+    answers = ("x" * 8000,)
+
+    async def answer(case: GoldenCase) -> TargetResponse:
+        chars, ids = sizes[case.id.removesuffix("-ans")]
+        text = "y" * (chars - (8000 if case.answers else 0)) if chars else None
+        return TargetResponse([str(i) for i in range(ids)], text=text)
+
+    cases = [GoldenCase(q, "q") for q in sizes] + [
+        GoldenCase("small-ans", "q", answers=answers),
+        GoldenCase("long-text-ans", "q", answers=answers)]
+    executor = AsyncExecutor(CallableTarget(answer), "t", [Job(c) for c in cases],
+                             [MetricSpec("probe", fn, True, nonblocking=True)], 2)
+    executor.start()
+    for _ in executor.batches():
+        pass
+    executor.join(5.0)
+    on_loop = {q for q, name in where.items() if name == "evalkit-event-loop"}
+    assert on_loop == {"small", "ids", "small-ans"}
+    assert all(where[q].startswith("evalkit-score") for q in set(where) - on_loop)
+    assert len(where) == 6

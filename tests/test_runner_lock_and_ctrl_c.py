@@ -183,6 +183,15 @@ def test_default_grace_is_the_attempt_bound_capped_at_ten_seconds() -> None:
     assert default_grace_s(Timed(30.0)) == 10.0
     assert default_grace_s(Bounded(30.0)) == 2.5
     assert default_grace_s(CallableTarget(lambda c: [])) == 10.0
-    with pytest.raises(ValueError, match="grace_s must be a number of seconds >= 0"):
-        evaluate(CallableTarget(lambda c: []), [GoldenCase("a", "q")], [], ["latency_p50"],
-                 grace_s=-1, progress=False)
+    for bad in (-1, 3600.5, 1e12):  # an hour is the longest an interrupted run waits
+        with pytest.raises(ValueError, match="grace_s must be a number of seconds from 0 "
+                                             "to 3600"):
+            evaluate(CallableTarget(lambda c: []), [GoldenCase("a", "q")], [],
+                     ["latency_p50"], grace_s=bad, progress=False)
+    bad_intervals: tuple[object, ...] = (-1.0, float("nan"), "1")
+    for interval in bad_intervals:  # were taken as 0: an fsync after every row
+        with pytest.raises(ValueError, match="fsync_interval_s must be a number of seconds "
+                                             ">= 0"):
+            evaluate(CallableTarget(lambda c: []), [GoldenCase("a", "q")], [],
+                     ["latency_p50"], fsync_interval_s=interval,  # type: ignore[arg-type]
+                     progress=False)

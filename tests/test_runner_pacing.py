@@ -16,7 +16,12 @@ from evalkit.cli.app import app
 from evalkit.data.cases import GoldenCase
 from evalkit.data.goldens import GoldenSet
 from evalkit.data.targets import CallableTarget, TargetResponse
-from evalkit.execute.pacing import Pacing, reported_tokens
+from evalkit.execute.pacing import (
+    MIN_REQUESTS_PER_MINUTE,
+    MIN_TOKENS_PER_MINUTE,
+    Pacing,
+    reported_tokens,
+)
 from evalkit.execute.target_runner import evaluate
 
 runner = CliRunner()
@@ -79,6 +84,28 @@ def test_bad_limits_are_refused() -> None:
             Pacing(4, requests_per_minute=bad)  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize(("key", "tiny", "floor"), [
+    ("requests_per_minute", 1e-9, 1 / 60), ("tokens_per_minute", 1e-9, 60.0),
+    ("requests_per_minute", 0.0166, 1 / 60), ("tokens_per_minute", 59.9, 60.0)])
+def test_limits_below_their_floor_are_refused_before_any_call(
+        key: str, tiny: float, floor: float) -> None:
+    # 1e-9 calls a minute is one call every 60 / 1e-9 s = 1.9 millennia: the run would
+    # never end. The floors: one call an hour (60 / (1/60) = 3600 s between starts) and
+    # one token a second; the floors themselves are taken.
+    calls: list[str] = []
+
+    def rank(case: GoldenCase) -> list[str]:
+        calls.append(case.id)
+        return [case.id]
+
+    with pytest.raises(ValueError, match=f"{key} {tiny!r} is below the floor"):
+        evaluate(CallableTarget(rank), cases(2), ["recall@1"], progress=False,
+                 **{key: tiny})  # type: ignore[arg-type]
+    assert calls == []
+    assert 60 / MIN_REQUESTS_PER_MINUTE == 3600.0 and MIN_TOKENS_PER_MINUTE / 60 == 1.0
+    Pacing(1, **{key: floor})
+
+
 def cases(n: int) -> GoldenSet:
     return GoldenSet(GoldenCase(f"c{i:02d}", "q", expected=[f"c{i:02d}"]) for i in range(n))
 
@@ -131,5 +158,16 @@ def test_the_eval_config_takes_the_limits_and_names_a_bad_one(
     (tmp_path / "evalkit.yaml").write_text(base + "requests_per_minute: -5\n")
     res = runner.invoke(app, ["run", "--no-progress", "--overwrite"])
     assert res.exit_code == 2
-    assert "evalkit.yaml:5: key 'requests_per_minute': must be a positive number, got -5" \
-        in res.output
+    assert "evalkit.yaml:5: key 'requests_per_minute': must be a positive number, at least " \
+        "1/60 (one call an hour), got -5" in res.output
+    for key, floor in (("requests_per_minute", "1/60 (one call an hour)"),
+                       ("tokens_per_minute", "60 (one token a second)")):
+        (tmp_path / "evalkit.yaml").write_text(base + f"{key}: 1.0e-9\n")
+        res = runner.invoke(app, ["run", "--no-progress", "--overwrite"])
+        assert res.exit_code == 2 and "Traceback" not in res.output
+        assert f"evalkit.yaml:5: key '{key}': 1e-09 is below the floor: it must be at " \
+            f"least {floor}, or left out for no limit" in res.output
+    (tmp_path / "evalkit.yaml").write_text(base)
+    res = runner.invoke(app, ["run", "--no-progress", "--overwrite", "--grace-s", "1e12"])
+    assert res.exit_code == 2 and "Traceback" not in res.output
+    assert "--grace-s" in res.output and "3600" in res.output

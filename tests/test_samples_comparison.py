@@ -120,3 +120,39 @@ def test_the_html_report_shows_k_and_the_spread(tmp_path: Path) -> None:
     html = c.to_html(tmp_path / "r.html").read_text()
     assert "cand K = 2 (mean)" in html
     assert "15.0% of the variance of the per-case differences" in html
+
+
+# The columns, by hand from the constructed data above: share 0.01 / (0.2 / 3) = 15.0%,
+# SE now sqrt((0.2 / 3) / 4) = 0.12910, SE limit sqrt((0.2 / 3 - 0.01) / 4) = 0.11902.
+SAMPLES_CELLS = ["2 / 2", "15.0%", "0.1291", "0.1190"]
+SAMPLES_HEADS = ["K (baseline / candidate)", "within-case share", "SE now", "SE limit"]
+
+
+def markdown_table(md: str) -> tuple[list[str], list[list[str]]]:
+    rows = [[c.strip() for c in line.strip().strip("|").split("|")]
+            for line in md.splitlines() if line.startswith("|")]
+    return rows[0], [r for r in rows[2:]]
+
+
+def test_markdown_and_console_tables_have_k_and_spread_columns_only_with_k_above_1() -> None:
+    assert f"{math.sqrt(0.2 / 3 / 4):.4f}" == "0.1291"
+    assert f"{math.sqrt((0.2 / 3 - 0.01) / 4):.4f}" == "0.1190"
+    c = compare(run_of("base", BASE), run_of("cand", CAND), metrics=["m"])
+    heads, rows = markdown_table(render_report(c, "markdown"))
+    assert heads[-4:] == SAMPLES_HEADS and rows[0][-4:] == SAMPLES_CELLS
+    console = render_report(c, "console")
+    assert all(h in console for h in SAMPLES_HEADS)
+    line = next(x for x in console.splitlines() if x.startswith("│ m "))
+    assert [x.strip() for x in line.strip("│").split("│")][-4:] == SAMPLES_CELLS
+    # K = 1 against K = 3: K is shown, the spread is not (no within-case variance in K = 1)
+    base = run_of("base", {q: [v[0]] for q, v in BASE.items()})
+    cand = run_of("cand", {q: [*v, BASE[q][0] + DIFFS[q]] for q, v in CAND.items()})
+    heads, rows = markdown_table(render_report(compare(base, cand, metrics=["m"]),
+                                               "markdown"))
+    assert heads[-4:] == SAMPLES_HEADS and rows[0][-4:] == ["1 / 3", "", "", ""]
+    # K = 1 in both: no such column at all
+    plain = compare(base, run_of("cand", {q: [BASE[q][0] + DIFFS[q]] for q in BASE}),
+                    metrics=["m"])
+    for fmt in ("markdown", "console"):
+        text = render_report(plain, fmt)
+        assert not any(h in text for h in SAMPLES_HEADS), fmt

@@ -6,6 +6,7 @@ that one line (no traceback, no call made)."""
 from __future__ import annotations
 
 import math
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -22,6 +23,8 @@ BAD: list[tuple[str, object]] = [
     ("max_connections", True),
     ("max_response_bytes", 0), ("max_response_bytes", -1), ("max_response_bytes", 1e6),
     ("max_raw_bytes", -5), ("max_raw_bytes", math.nan),
+    # waits past one hour (evalkit.io.limits.MAX_WAIT_S): a run that never ends
+    ("timeout_s", 3600.5), ("timeout_s", 1e9), ("retry_backoff_s", 1e9),
 ]
 
 
@@ -31,10 +34,22 @@ def test_a_bad_numeric_option_is_refused_at_build_time(option: str, value: objec
         HttpTarget(URL, **{option: value})  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize("option", ["retry_after_max_s", "rate_limit_total_s"])
+def test_rate_limit_waits_past_an_hour_are_refused(option: str) -> None:
+    with pytest.raises(ValueError, match=re.escape(
+            f"{option} must be a positive number of seconds, at most 3600 (one hour), got "
+            "1000000000.0")):
+        HttpTarget(URL, **{option: 1e9})  # type: ignore[arg-type]
+    with HttpTarget(URL, **{option: 3600}):  # type: ignore[arg-type]
+        pass
+
+
 def test_the_edges_that_make_sense_are_accepted() -> None:
     with HttpTarget(URL, timeout_s=0.001, retry_backoff_s=0, max_connections=1,
                     max_response_bytes=1, max_raw_bytes=0) as target:
         assert target.timeout_s == 0.001 and target.retry_backoff_s == 0.0
+    with HttpTarget(URL, timeout_s=3600, retry_backoff_s=3600) as target:
+        assert target.timeout_s == 3600.0
     with HttpTarget(URL, max_raw_bytes=None) as target:
         assert target.max_raw_bytes is None
 
@@ -44,6 +59,7 @@ def test_the_edges_that_make_sense_are_accepted() -> None:
     ("timeout_s: .inf", "timeout_s must be a finite number > 0 (seconds), got inf"),
     ("retry_backoff_s: -2", "retry_backoff_s must be a finite number >= 0 (seconds), got -2"),
     ("max_connections: 0", "max_connections must be an integer >= 1, got 0"),
+    ("timeout_s: 7200", "timeout_s must be at most 3600 seconds (one hour), got 7200"),
 ])
 def test_evalkit_run_exits_2_on_a_bad_option(tmp_path: Path, yaml_value: str,
                                              says: str) -> None:

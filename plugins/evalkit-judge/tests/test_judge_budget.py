@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -294,6 +295,15 @@ def test_price_tables_and_limits_are_validated(tmp_path: Path) -> None:
     path = tmp_path / "prices.json"
     path.write_text('{"claude-x": {"input": 3, "output": 15}}')
     assert price_table(path) == {"claude-x": ModelPrice(3, 15)}
+    # bounded reads (evalkit.io.limits): nested 200,000 deep was a RecursionError, and
+    # a never-ending file was read until memory ran out
+    path.write_text("[" * 200_000 + "]" * 200_000)
+    with pytest.raises(ValueError, match=re.escape(
+            f"price table {path}: is refused (nested more than 100 levels deep")):
+        price_table(path)
+    with pytest.raises(ValueError, match="price table /dev/zero: is refused \\(larger "
+                                         "than 16 MiB"):
+        price_table("/dev/zero")
     with pytest.raises(ValueError, match="'a'"):
         price_table({"a": (1, -2)})
     with pytest.raises(ValueError, match="'a'"):

@@ -204,6 +204,9 @@ def test_import_seed_json_into_an_existing_cache(tmp_path: Path) -> None:
     bad.write_text("{")
     with pytest.raises(CacheError, match="not valid JSON"):
         cache.import_seed_json(bad)
+    bad.write_text("[" * 200_000 + "]" * 200_000)  # was a RecursionError traceback
+    with pytest.raises(CacheError, match="is refused: nested more than 100 levels deep"):
+        cache.import_seed_json(bad)
 
 
 # ---------------------------------------------------------------- store before use

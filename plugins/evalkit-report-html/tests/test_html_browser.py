@@ -82,6 +82,9 @@ def test_report_in_headless_chromium(tmp_path: Path) -> None:
                 assert shown == [*cells[1:7], cells[8]], metric
             head = page.locator("#summary-table thead").inner_text()
             assert "p (Holm)" in head
+            # K = 1 in both runs: no repeated-samples column
+            assert page.locator("#summary-table .samples-k").count() == 0
+            assert "within-case share" not in head
             # hovering the tallest AP bar shows that query
             figure = page.locator("figure.chart[data-kind=per-query]").first
             bars = figure.locator("g.mark-rect.role-mark > path")

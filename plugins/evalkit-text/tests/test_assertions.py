@@ -169,3 +169,38 @@ def test_json_schema_refuses_a_schema_nested_too_deep_and_fails_a_looping_ref(
     with pytest.raises(ValueError, match=re.escape(
             "json_schema(schema=loop.json): validating against loop.json recursed")):
         spec.fn(TargetResponse(text='{"a": 1}'), CASE)
+
+
+def test_json_schema_refuses_a_schema_file_over_16_mib_without_reading_it_all(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    # valid JSON of 16 MiB + 1 byte: a string of 2**24 - 1 "a"s in quotes
+    Path("big.json").write_text('"' + "a" * ((16 << 20) - 1) + '"')
+    assert Path("big.json").stat().st_size == (16 << 20) + 1
+    with pytest.raises(RegistryError, match=re.escape(
+            "the schema big.json is refused: larger than 16 MiB")):
+        resolve("json_schema(schema=big.json)")
+    # one byte less is read (and refused as no schema only because a string is not one)
+    Path("big.json").write_text('"' + "a" * ((16 << 20) - 2) + '"')
+    with pytest.raises(RegistryError, match=re.escape("big.json is not a valid JSON Schema")):
+        resolve("json_schema(schema=big.json)")
+    # a device that never ends is refused after 16 MiB + 1 bytes, not read for ever
+    with pytest.raises(RegistryError, match="the schema /dev/zero is refused: larger than"):
+        resolve("json_schema(schema=/dev/zero)")
+
+
+def test_json_schema_fails_a_response_nested_deeper_than_the_bound_not_the_schema(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a valid recursive schema: arrays of such arrays. At 100 levels the response
+    # validates (1.0); at 300 jsonschema's recursion ran out and the error blamed the
+    # schema's $ref, so such a response is now that case's error, naming the bound
+    monkeypatch.chdir(tmp_path)
+    Path("nested.json").write_text(json.dumps({"type": "array", "items": {"$ref": "#"}}))
+    spec = resolve("json_schema(schema=nested.json)")
+    assert spec.fn(TargetResponse(text="[" * 100 + "]" * 100), CASE) == 1.0
+    assert spec.fn(TargetResponse(text="[" * 100 + "1" + "]" * 100), CASE) == 0.0
+    for depth in (101, 300):
+        with pytest.raises(ValueError, match=re.escape(
+                "json_schema(schema=nested.json): the response's JSON is nested more than "
+                "100 levels deep")):
+            spec.fn(TargetResponse(text="[" * depth + "]" * depth), CASE)

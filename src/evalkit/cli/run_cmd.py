@@ -25,7 +25,7 @@ from typing import Annotated, Any
 
 import typer
 
-from evalkit.io.limits import MAX_EPOCHS
+from evalkit.io.limits import MAX_EPOCHS, MAX_GRACE_S
 
 INCOMPLETE = 1
 STOPPED = 3
@@ -74,7 +74,7 @@ def command(
         show_default=False,
     )] = None,
     grace_s: Annotated[float | None, typer.Option(
-        "--grace-s", min=0.0,
+        "--grace-s", min=0.0, max=MAX_GRACE_S,
         help="After Ctrl-C, how long the calls in flight may take to finish; their rows "
         "are written (a second Ctrl-C stops at once). Default: the smaller of the target's "
         "timeout per attempt and 10 s.",

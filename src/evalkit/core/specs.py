@@ -83,11 +83,14 @@ class MetricSpec(_Record):
             answers (``GoldenCase.reference_answers()``: its ``answers``, else a text
             ``expected``): a case with neither is refused before any call, as for
             ``needs_judgments`` (exact_match, f1 and rouge_l set it).
-        nonblocking: ``fn`` only computes, in microseconds (no I/O, no waiting, no
-            lock held long): the async runner scores a row whose metrics are all
-            nonblocking on its event loop instead of handing it to a thread
-            (:mod:`evalkit.execute.async_executor`); the built-in retrieval measures set
-            it. Leave it ``False`` for anything that may wait (an LLM judge).
+        nonblocking: ``fn`` only computes, in work linear in its input (no I/O, no
+            waiting, no lock held long, nothing quadratic): the async runner scores a
+            row whose metrics are all nonblocking on its event loop instead of handing
+            it to a thread, when the row's input is small
+            (:func:`evalkit.execute.async_executor.small_input`); the built-in retrieval
+            measures and evalkit-text's exact_match, f1, contains and json_valid set it.
+            Leave it ``False`` for anything that may wait (an LLM judge) or whose cost
+            can grow faster than its input (a regex search, an LCS).
     """
 
     name: str

@@ -58,6 +58,9 @@ class GoldenCase:
         answers = tuple(answers)
         if not all(isinstance(a, str) for a in answers):
             raise TypeError(f"case {self.id!r}: answers must be texts, got {answers!r}")
+        if not all(a.strip() for a in answers):
+            raise ValueError(f"case {self.id!r}: answers must not be empty or only white "
+                             f"space, got {answers!r}; leave such an answer out")
         object.__setattr__(self, "answers", answers)
         relevance, relevant = self.relevance, self.relevant
         # ``expected`` given as a list of ids and no judgments: those ids are the relevant
@@ -73,12 +76,12 @@ class GoldenCase:
 
     def reference_answers(self) -> tuple[str, ...]:
         """The texts a generated answer is compared with: :attr:`answers` when the case
-        gives any, else a non-empty text ``expected`` (the judge's expected answer) as a
-        one-answer tuple, else ``()`` (a list ``expected`` holds document ids, never
+        gives any, else a text ``expected`` that is not blank (the judge's expected
+        answer) as a one-answer tuple, else ``()`` (a list ``expected`` holds document ids, never
         answers)."""
         if self.answers:
             return tuple(self.answers)
-        if isinstance(self.expected, str) and self.expected:
+        if isinstance(self.expected, str) and self.expected.strip():
             return (self.expected,)
         return ()
 

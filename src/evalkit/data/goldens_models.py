@@ -7,8 +7,9 @@ the text written), a null query is the empty text, and every field it does not k
 kept, unchanged, as the case's context. Everything else is strict: an id is non-empty
 text of at most :data:`~evalkit.io.limits.MAX_ID_CHARS` characters (never a float, a bool or
 null), ``expected`` is a list of ids, a text or null, ``relevant`` a list of ids,
-``relevance`` maps ids to integer labels, ``answers`` is a non-empty text or a non-empty
-list of non-empty texts, and no id repeats in a list.
+``relevance`` maps ids to integer labels, ``answers`` is a non-blank text or a non-empty
+list of non-blank texts (a text of only white space is no answer: exact match and F1
+would compare with the empty text), no id is blank, and no id repeats in a list.
 :func:`validate_row` raises :class:`evalkit.io.model_errors.Problem` with the message of
 docs/runner.md; the reader adds the file and line.
 """
@@ -70,7 +71,7 @@ def _each_once(ids: list[str], info: ValidationInfo) -> list[str]:
 CaseId = Annotated[
     str,
     BeforeValidator(_int_as_text, json_schema_input_type=str | int),
-    Field(min_length=1, max_length=MAX_ID_CHARS),
+    Field(min_length=1, max_length=MAX_ID_CHARS, pattern=r"\S"),
 ]
 def _tuple_as_list(value: Any) -> Any:
     """A custom loader's tuple of ids as a list (files only ever hold lists)."""
@@ -78,8 +79,8 @@ def _tuple_as_list(value: Any) -> Any:
 
 
 IdList = Annotated[list[CaseId], BeforeValidator(_tuple_as_list), AfterValidator(_each_once)]
-#: A reference answer: non-empty text.
-AnswerText = Annotated[str, Field(min_length=1)]
+#: A reference answer: text with something besides white space.
+AnswerText = Annotated[str, Field(min_length=1, pattern=r"\S")]
 AnswerList = Annotated[list[AnswerText], BeforeValidator(_tuple_as_list), Field(min_length=1)]
 
 
@@ -125,6 +126,9 @@ def id_problem(value: Any, what: str) -> str:
                 f"(quote it: \"{value}\")")
     if value == "":
         return f"empty {what}"
+    if not value.strip():
+        return (f"{what} {value!r} is blank (only white space); write the id, or leave "
+                "the entry out")
     try:
         check_id(value, what)
     except LimitError as exc:
@@ -177,13 +181,19 @@ def _answers_problem(case: str, value: Any) -> str:
     if isinstance(value, list | tuple):
         if not value:
             return f"{case}: 'answers' is an empty list; {fix}, or leave the field out"
-        bad = next((v for v in value if not isinstance(v, str) or not v), None)
+        bad = next((v for v in value if not isinstance(v, str) or not v.strip()), None)
         if bad == "":
             return f"{case}: an item of 'answers' is an empty text; {fix}"
+        if isinstance(bad, str):
+            return (f"{case}: an item of 'answers' is blank ({bad!r}, only white space); "
+                    f"remove it or {fix}")
         value, what = bad, "an item of 'answers'"
     else:
         if value == "":
             return f"{case}: 'answers' is an empty text; {fix}, or leave the field out"
+        if isinstance(value, str):
+            return (f"{case}: 'answers' is blank ({value!r}, only white space); {fix}, or "
+                    "leave the field out")
         what = "'answers'"
     quote = (f" (quote it: \"{value}\")" if isinstance(value, int | float)
              and not isinstance(value, bool) else "")

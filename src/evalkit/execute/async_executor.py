@@ -14,9 +14,13 @@ writing rows and handling Ctrl-C exactly as for threads. Metrics (an LLM judge
 included) stay synchronous and run in a pool of at most ``max_concurrency`` threads,
 created as needed, so a slow grade never blocks the loop; only when every metric of
 the run is :attr:`~evalkit.core.specs.MetricSpec.nonblocking` (the built-in retrieval
-measures: microseconds of arithmetic) is a row scored on the loop itself, which saves
-two thread hand-overs a case (most of the runner's own cost at 256 calls in flight;
-docs/runner.md, "Async targets and rate limits"). The rows finished in one turn of
+measures, exact_match, f1, contains and json_valid: work linear in the input) and the
+row's input is small (:func:`small_input`: at most :data:`ON_LOOP_MAX_CHARS` characters
+of response text and reference answers, at most :data:`ON_LOOP_MAX_IDS` ranked and
+judged ids) is a row scored on the loop itself, which saves two thread hand-overs a
+case (most of the runner's own cost at 256 calls in flight; docs/runner.md, "Async
+targets and rate limits"). A larger row is scored in a thread like any other, so that
+one long response never holds the loop. The rows finished in one turn of
 the loop are queued for the caller together, when the turn ends, so the collecting
 thread wakes once for them. When the caller stops
 waiting (the grace period is over, or a second Ctrl-C), the calls still in flight are
@@ -36,6 +40,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from evalkit.core.specs import MetricSpec
+from evalkit.data.cases import GoldenCase
 from evalkit.data.rows import CaseResult
 from evalkit.data.targets import AsyncTarget, Target
 from evalkit.execute.executor import (
@@ -52,6 +57,24 @@ from evalkit.execute.executor import (
 )
 from evalkit.execute.pacing import Pacing
 from evalkit.execute.samples import scoring_sample
+
+#: The most characters (response text plus reference answers) a row scored on the loop
+#: may hold: nonblocking metrics are linear in them (docs/runner.md).
+ON_LOOP_MAX_CHARS = 8192
+#: The most ids (ranked plus judged) a row scored on the loop may hold.
+ON_LOOP_MAX_IDS = 10_000
+
+
+def small_input(response: Any, case: GoldenCase) -> bool:
+    """Whether a row's input is small enough for nonblocking metrics to score it on the
+    loop: at most :data:`ON_LOOP_MAX_CHARS` characters of ``response.text`` and the
+    case's reference answers, and at most :data:`ON_LOOP_MAX_IDS` ids of
+    ``response.ranked_ids`` and ``case.relevance``."""
+    text = getattr(response, "text", None)
+    chars = (len(text) if isinstance(text, str) else 0) + sum(
+        len(a) for a in case.reference_answers())
+    ids = len(getattr(response, "ranked_ids", None) or ()) + len(case.relevance)
+    return chars <= ON_LOOP_MAX_CHARS and ids <= ON_LOOP_MAX_IDS
 
 
 def is_async_target(target: object) -> bool:
@@ -159,14 +182,14 @@ class AsyncExecutor(Executor):
             if pacing is not None and started is not None:
                 pacing.release(started, *pacing_report(row))
             self._deliver(row)
-            if self._on_loop:  # scored here: let the other tasks and the hand-over run
+            if self._on_loop:  # maybe scored here: let the other tasks and the hand-over run
                 await asyncio.sleep(0)
 
     async def _run(self, job: Job, pool: ThreadPoolExecutor) -> CaseResult:
         loop = asyncio.get_running_loop()
         stored = job.stored
         if stored is not None and stored.response is not None:
-            if self._on_loop:
+            if self._on_loop and small_input(stored.response, job.case):
                 return rescored(job, self._specs)
             return await loop.run_in_executor(pool, rescored, job, self._specs)
         start = time.perf_counter()
@@ -178,7 +201,7 @@ class AsyncExecutor(Executor):
             called = failed_call(exc, self._name, job.case, start)
         else:
             called = checked_call(response, self._name, job.case, start)
-        if called[0] is None or self._on_loop:
+        if called[0] is None or (self._on_loop and small_input(called[0], job.case)):
             return row_of(self._target, job, called, self._specs)
         return await loop.run_in_executor(pool, row_of, self._target, job, called,
                                           self._specs)
@@ -194,4 +217,5 @@ def make_executor(target: Target | AsyncTarget, target_name: str, jobs: Sequence
                 pacing)
 
 
-__all__ = ["AsyncExecutor", "is_async_target", "make_executor"]
+__all__ = ["ON_LOOP_MAX_CHARS", "ON_LOOP_MAX_IDS", "AsyncExecutor", "is_async_target",
+           "make_executor", "small_input"]

@@ -19,6 +19,12 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from pydantic.config import JsonDict
 from pydantic_core import ErrorDetails
 
+from evalkit.execute.pacing import (
+    MIN_REQUESTS_PER_MINUTE,
+    MIN_TOKENS_PER_MINUTE,
+    check_rate,
+    rate_floor_text,
+)
 from evalkit.execute.target_runner import DEFAULT_MAX_CONCURRENCY
 from evalkit.io.limits import MAX_EPOCHS, MAX_NAME_CHARS, LimitError, check_name
 from evalkit.io.model_errors import (
@@ -32,7 +38,7 @@ from evalkit.io.model_errors import (
 )
 
 _Text = Annotated[str, Field(min_length=1, pattern=r"\S")]
-_Names = list[Annotated[str, Field(min_length=1)]]
+_Names = list[Annotated[str, Field(min_length=1, pattern=r"\S")]]
 
 #: keys that belong in another file: where, and why
 MISPLACED = {
@@ -115,12 +121,15 @@ class EvalSettings(BaseModel):
     reduce: Annotated[str, Field(pattern=r"^(mean|max|min|all(:[-+0-9.eE]+)?)$")] = Field(
         "mean", description="How a case's samples become its value: mean, max, min, all "
         "or all:T (every sample reaches T; default 0.5).")
-    requests_per_minute: Annotated[float, Field(gt=0, allow_inf_nan=False)] | None = Field(
-        None, description="Most target calls started per minute, shared by every worker "
-        "(default: no limit).")
-    tokens_per_minute: Annotated[float, Field(gt=0, allow_inf_nan=False)] | None = Field(
+    requests_per_minute: Annotated[float, Field(
+        ge=MIN_REQUESTS_PER_MINUTE, allow_inf_nan=False)] | None = Field(
+        None, description="Most target calls started per minute, shared by every worker, "
+        "at least 1/60 (one call an hour) (default: no limit).")
+    tokens_per_minute: Annotated[float, Field(
+        ge=MIN_TOKENS_PER_MINUTE, allow_inf_nan=False)] | None = Field(
         None, description="Most tokens per minute, from the usage the target's responses "
-        "report (meta 'tokens' or 'usage'), applied after the fact (default: no limit).")
+        "report (meta 'tokens' or 'usage'), applied after the fact, at least 60 (one token "
+        "a second) (default: no limit).")
     executor: ExecutorSettings = Field(
         default_factory=lambda: ExecutorSettings.model_validate({}),
         description="Where the target calls are made.")
@@ -202,7 +211,12 @@ def _problem(err: ErrorDetails, path: str, data: Any, model: type[EvalSettings])
     if key == "reduce":
         return _reduce_problem(value)
     if key in ("requests_per_minute", "tokens_per_minute"):
-        return f"must be a positive number, got {value!r}"
+        try:
+            check_rate(key, value)
+        except ValueError as exc:
+            if kind == "greater_than_equal":
+                return str(exc).removeprefix(f"{key} ")
+        return f"must be a positive number, {rate_floor_text(key)}, got {value!r}"
     if key == "reporters":
         return f"must be a list of reports FORMAT:PATH (as --report), got {value!r}"
     if key == "name" and kind == "string_too_long":

@@ -24,6 +24,12 @@ included), so that a rate limit pauses and narrows every call of the target.
   refills at ``tokens_per_minute / 60`` a second (holding at most one second's worth),
   and no call starts while the bucket is below zero.
 
+Both limits have a floor, so that a slip of units (``requests_per_minute: 1e-9``, meant
+as something else) is refused instead of making the run wait for ever:
+:data:`MIN_REQUESTS_PER_MINUTE` is one call an hour (no more than an hour between two
+call starts), :data:`MIN_TOKENS_PER_MINUTE` one token a second (a response of ``n``
+tokens then holds the next call for at most ``n`` seconds). No real API limit is lower.
+
 :class:`Pacing` is the limit and the buckets of one run; :meth:`Pacing.admit` (threads)
 and :meth:`Pacing.admit_async` (an event loop) wait for a start, :meth:`Pacing.release`
 reports how a call went. The arithmetic is under one lock, so threads and an event loop
@@ -44,8 +50,42 @@ if TYPE_CHECKING:
 
 #: The factor a rate-limit answer multiplies the concurrency limit by.
 DECREASE = 0.5
+#: The lowest ``requests_per_minute``: one call an hour.
+MIN_REQUESTS_PER_MINUTE = 1 / 60
+#: The lowest ``tokens_per_minute``: one token a second.
+MIN_TOKENS_PER_MINUTE = 60.0
+#: ``{key: its floor}`` for the messages of every place that takes the limits.
+RATE_FLOORS = {"requests_per_minute": MIN_REQUESTS_PER_MINUTE,
+               "tokens_per_minute": MIN_TOKENS_PER_MINUTE}
 #: How often a waiting worker looks at the stop flag (seconds).
 _POLL_S = 0.05
+
+
+def rate_floor_text(key: str) -> str:
+    """``"at least 1/60 (one call an hour)"``: the floor of the limit ``key``, in words."""
+    return ("at least 1/60 (one call an hour)" if key == "requests_per_minute"
+            else "at least 60 (one token a second)")
+
+
+def check_rate(key: str, value: object) -> float | None:
+    """``value`` of the limit ``key`` (``requests_per_minute`` or ``tokens_per_minute``)
+    as a float, ``None`` for no limit.
+
+    Raises:
+        ValueError: not a finite number (booleans and text refused), or below the floor
+            of :data:`RATE_FLOORS`; the message names ``key`` and the floor.
+    """
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) \
+            or not math.isfinite(value) or value <= 0:
+        raise ValueError(f"{key} must be a positive number, {rate_floor_text(key)}, "
+                         f"got {value!r}")
+    if value < RATE_FLOORS[key]:
+        raise ValueError(f"{key} {value!r} is below the floor: it must be "
+                         f"{rate_floor_text(key)}, or left out for no limit; a lower "
+                         "limit would keep the run waiting for hours between calls")
+    return float(value)
 
 
 def reported_tokens(meta: Mapping[str, Any]) -> int:
@@ -93,20 +133,20 @@ class Pacing:
 
     Args:
         max_concurrency: the ceiling of the limit (>= 1).
-        requests_per_minute: ``None`` for no request limit, else > 0.
-        tokens_per_minute: ``None`` for no token limit, else > 0.
+        requests_per_minute: ``None`` for no request limit, else at least
+            :data:`MIN_REQUESTS_PER_MINUTE`.
+        tokens_per_minute: ``None`` for no token limit, else at least
+            :data:`MIN_TOKENS_PER_MINUTE`.
 
     Raises:
-        ValueError: a limit that is not a positive number.
+        ValueError: a limit that is not a positive number, or below its floor
+            (:func:`check_rate`).
     """
 
     def __init__(self, max_concurrency: int, requests_per_minute: float | None = None,
                  tokens_per_minute: float | None = None) -> None:
-        for key, value in (("requests_per_minute", requests_per_minute),
-                           ("tokens_per_minute", tokens_per_minute)):
-            if value is not None and (isinstance(value, bool) or not isinstance(
-                    value, int | float) or not math.isfinite(value) or value <= 0):
-                raise ValueError(f"{key} must be a positive number, got {value!r}")
+        requests_per_minute = check_rate("requests_per_minute", requests_per_minute)
+        tokens_per_minute = check_rate("tokens_per_minute", tokens_per_minute)
         self.max_concurrency = max_concurrency
         self.limit = float(max_concurrency)
         self.in_flight = 0
@@ -232,4 +272,5 @@ class Pacing:
                     "final": self.current, "decreases": self.decreases}
 
 
-__all__ = ["DECREASE", "Pacing", "reported_tokens"]
+__all__ = ["DECREASE", "MIN_REQUESTS_PER_MINUTE", "MIN_TOKENS_PER_MINUTE", "RATE_FLOORS", "Pacing",
+           "check_rate", "rate_floor_text", "reported_tokens"]

@@ -86,6 +86,7 @@ from evalkit.execute.scoring import (
     resolve_aggregates,
     resolve_metrics,
 )
+from evalkit.io.limits import MAX_GRACE_S
 from evalkit.io.runlock import run_lock
 
 __all__ = ["DEFAULT_MAX_CONCURRENCY", "ResumeError", "RunInterrupted", "as_golden_set",
@@ -141,8 +142,9 @@ def evaluate(
         fsync_interval_s: the longest time between two ``fsync`` of the artifact
             (0 syncs after every row).
         grace_s: after Ctrl-C, how long the calls in flight may take to finish and be
-            written (seconds, >= 0); default: the smaller of the target's bound on one
-            attempt (``attempt_bound_s`` or ``timeout_s``) and 10 s.
+            written (seconds, 0 to :data:`~evalkit.io.limits.MAX_GRACE_S`, one hour);
+            default: the smaller of the target's bound on one attempt
+            (``attempt_bound_s`` or ``timeout_s``) and 10 s.
         epochs: K, how many times each case is answered (>= 1). With K >= 2 every
             sample is its own row keyed by (case id, sample 0..K-1), scored by every
             metric, and resumable (:mod:`evalkit.execute.samples`).
@@ -150,9 +152,11 @@ def evaluate(
             ``"max"``, ``"min"``, ``"all"`` or ``"all:T"`` (every sample >= T; T
             defaults to 0.5) (:mod:`evalkit.data.samples`).
         requests_per_minute: the most calls started per minute, shared by every worker
-            (``None``: no limit); see :mod:`evalkit.execute.pacing`.
+            (``None``: no limit; else at least 1/60, one call an hour); see
+            :mod:`evalkit.execute.pacing`.
         tokens_per_minute: the most tokens per minute, from the usage responses report
-            (``meta["tokens"]`` or ``meta["usage"]``), applied after the fact.
+            (``meta["tokens"]`` or ``meta["usage"]``), applied after the fact (``None``:
+            no limit; else at least 60, one token a second).
 
     Calls in flight adapt to rate limits (:mod:`evalkit.execute.pacing`): a call that
     met a 429/529 halves the limit, successes raise it again, never above
@@ -177,6 +181,9 @@ def evaluate(
         "rescored": kept rows whose failed metrics were scored again}``.
 
     Raises:
+        ValueError: ``max_concurrency``, ``grace_s``, ``fsync_interval_s``,
+            ``requests_per_minute`` or ``tokens_per_minute`` out of its range (the
+            message names it).
         SampleError: (a ``ValueError``) ``epochs`` or ``reduce`` is not valid.
         RegistryError: an unknown metric or aggregate name (before any call is made).
         UnjudgedCasesError: a metric that needs judgments and a case without expected
@@ -206,6 +213,10 @@ def evaluate(
             "evalkit.CallableTarget(fn)"
         )
     grace = default_grace_s(target) if grace_s is None else _check_grace(grace_s)
+    if isinstance(fsync_interval_s, bool) or not isinstance(fsync_interval_s, int | float) \
+            or math.isnan(fsync_interval_s) or fsync_interval_s < 0:
+        raise ValueError("fsync_interval_s must be a number of seconds >= 0 (0 syncs after "
+                         f"every row), got {fsync_interval_s!r}")
     pacing = Pacing(max_concurrency, requests_per_minute, tokens_per_minute)
     gset = as_golden_set(goldens)
     specs = resolve_metrics(metrics)
@@ -255,8 +266,9 @@ def evaluate(
 
 def _check_grace(grace_s: float) -> float:
     if isinstance(grace_s, bool) or not isinstance(grace_s, int | float) \
-            or not math.isfinite(grace_s) or grace_s < 0:
-        raise ValueError(f"grace_s must be a number of seconds >= 0, got {grace_s!r}")
+            or not math.isfinite(grace_s) or not 0 <= grace_s <= MAX_GRACE_S:
+        raise ValueError(f"grace_s must be a number of seconds from 0 to {MAX_GRACE_S:g} "
+                         f"(one hour), got {grace_s!r}")
     return float(grace_s)
 
 

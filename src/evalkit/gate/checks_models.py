@@ -118,6 +118,10 @@ class CheckModel(BaseModel):
     def _each_case_once(cls, scope: list[str] | None) -> list[str] | None:
         if scope is None:
             return None
+        blank = next((x for x in scope if not x.strip()), None)
+        if blank is not None:
+            raise rule(f"'scope' lists a blank case id ({blank!r}); write the case ids, or "
+                       "leave the entry out")
         repeated = list(dict.fromkeys(x for i, x in enumerate(scope) if x in scope[:i]))
         if repeated:
             raise rule(f"'scope' names {', '.join(repeated)} more than once; each case "

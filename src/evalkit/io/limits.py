@@ -19,6 +19,16 @@ its own error naming the file and line; it never becomes a ``RecursionError``, a
 * :data:`MAX_EPOCHS`: the most samples per case (``epochs: K``); the (case, sample) work
   items are planned before the first call, so ``epochs: 1000000000`` is refused at once
   instead of filling memory.
+* :data:`MAX_WAIT_S`: the longest wait one option may ask for, one hour: the grace
+  period after Ctrl-C (``grace_s``, ``--grace-s``; :data:`MAX_GRACE_S`), and
+  ``HttpTarget``'s ``timeout_s``, ``retry_backoff_s``, ``retry_after_max_s`` and
+  ``rate_limit_total_s``; so that ``--grace-s 1e12`` or ``timeout_s: 1e9`` is refused
+  rather than leaving a run waiting for ever on a call that never ends.
+* :data:`MAX_METRIC_FILE_BYTES`: the largest file a metric reads for its definition (a
+  ``json_schema(schema=PATH)`` schema, a judge's price table): 16 MiB, read by
+  :func:`read_capped`, which never reads more than the cap plus one byte, so
+  ``schema=/dev/zero`` or a multi-gigabyte file is refused at once instead of filling
+  memory while every metric name is resolved.
 * :data:`MIN_LABEL` .. :data:`MAX_LABEL`: a relevance label is a 64-bit signed integer,
   trec_eval's ``long`` (:func:`label_problem`); ``10**30`` in a qrels file is refused with
   its line instead of overflowing where the labels become arrays.
@@ -27,6 +37,7 @@ its own error naming the file and line; it never becomes a ``RecursionError``, a
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 MAX_DEPTH = 100
@@ -37,6 +48,12 @@ MAX_ID_CHARS = 1024
 MAX_NAME_CHARS = 256
 #: the most samples per case (``epochs``): K x cases work items are planned up front
 MAX_EPOCHS = 10_000
+#: the largest file a metric reads for its definition (bytes)
+MAX_METRIC_FILE_BYTES = 16 << 20
+#: the longest wait one option may ask for (seconds)
+MAX_WAIT_S = 3600.0
+#: the longest grace period after Ctrl-C (seconds)
+MAX_GRACE_S = MAX_WAIT_S
 MIN_LABEL = -(2**63)
 MAX_LABEL = 2**63 - 1
 
@@ -113,6 +130,23 @@ def check_depth(value: Any, max_depth: int = MAX_DEPTH, text: str | bytes | None
         stack.extend((c, depth + 1) for c in children if isinstance(c, dict | list))
 
 
+def read_capped(path: Path, max_bytes: int = MAX_METRIC_FILE_BYTES) -> bytes:
+    """The bytes of the file ``path``, reading at most ``max_bytes + 1`` of them (a
+    device or a pipe that never ends is refused too).
+
+    Raises:
+        OSError: as ``open`` and ``read``.
+        LimitError: the file holds more than ``max_bytes`` bytes; the message gives the
+            cap in MiB.
+    """
+    with open(path, "rb") as fh:
+        data = fh.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        raise LimitError(f"larger than {max_bytes / (1 << 20):g} MiB; evalkit reads at "
+                         "most that much of a file that defines a metric")
+    return data
+
+
 # ------------------------------------------------------------------ ids and names
 def check_length(text: str, what: str, limit: int) -> str:
     """``text`` when it has at most ``limit`` characters.
@@ -143,8 +177,11 @@ __all__ = [
     "MAX_ALIAS_NODES",
     "MAX_ARTIFACT_DEPTH",
     "MAX_DEPTH",
+    "MAX_GRACE_S",
     "MAX_ID_CHARS",
+    "MAX_METRIC_FILE_BYTES",
     "MAX_NAME_CHARS",
+    "MAX_WAIT_S",
     "MAX_YAML_NODES",
     "LimitError",
     "check_depth",
@@ -152,4 +189,5 @@ __all__ = [
     "check_length",
     "check_name",
     "loads_json",
+    "read_capped",
 ]

@@ -8,6 +8,12 @@ import math
 from evalkit.report.formatting import p_cell
 from evalkit.report.formatting import signed as signed_text
 from evalkit.report.model import Report, ReportRow
+from evalkit.report.samples_cells import (
+    SAMPLES_HEADERS,
+    has_samples,
+    samples_cells,
+    samples_per_run,
+)
 
 
 def num(x: float | None, signed: bool = False) -> str:
@@ -37,7 +43,8 @@ def ci(row: ReportRow) -> str:
 
 def columns(report: Report) -> tuple[list[str], list[list[str]]]:
     """``(headers, cells)`` of the report's table; comparison columns only when some row
-    has a comparison."""
+    has a comparison; a comparison with repeated samples (K > 1 in some run) adds K and
+    the within-case spread (:mod:`evalkit.report.samples_cells`)."""
     stats = any(r.has_comparison for r in report.rows)
     adjusted = any(r.p_adjusted is not None for r in report.rows)
     if report.kind == "gate":
@@ -68,6 +75,10 @@ def columns(report: Report) -> tuple[list[str], list[list[str]]]:
     counts = any(r.wins_ties_losses for r in report.rows)
     if counts:
         headers.append("W/T/L")
+    samples = has_samples(report)  # K > 1 in some run: K and the within-case spread
+    k = samples_per_run(report) if samples else {}
+    if samples:
+        headers += SAMPLES_HEADERS
     cells = []
     for r in report.rows:
         line = [r.name, num(r.value), num(r.reference_value), num(r.difference, True), ci(r),
@@ -77,6 +88,8 @@ def columns(report: Report) -> tuple[list[str], list[list[str]]]:
         line += [r.status, r.coverage]
         if counts:
             line.append(r.wins_ties_losses)
+        if samples:
+            line += samples_cells(r, k)
         cells.append(line)
     return headers, cells
 

@@ -30,6 +30,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 
+from evalkit.io.limits import MAX_WAIT_S
+
 #: The statuses a rate-limit retry applies to.
 RATE_LIMIT_STATUSES = frozenset({429, 529})
 #: Backoff without a header: the first wait and the longest (seconds), as the OpenAI SDK.
@@ -99,8 +101,9 @@ class RateLimitPolicy:
         for key, value in (("rate_limit_total_s", self.total_s),
                            ("retry_after_max_s", self.retry_after_max_s)):
             if isinstance(value, bool) or not isinstance(value, int | float) \
-                    or not math.isfinite(value) or value <= 0:
-                raise ValueError(f"{key} must be a positive number of seconds, got {value!r}")
+                    or not math.isfinite(value) or not 0 < value <= MAX_WAIT_S:
+                raise ValueError(f"{key} must be a positive number of seconds, at most "
+                                 f"{MAX_WAIT_S:g} (one hour), got {value!r}")
 
     def applies(self, status: int) -> bool:
         """Whether an answer with ``status`` is retried as a rate limit."""

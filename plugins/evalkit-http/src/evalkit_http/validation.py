@@ -15,6 +15,7 @@ import re
 from numbers import Real
 from urllib.parse import urlsplit
 
+from evalkit.io.limits import MAX_WAIT_S
 from evalkit.io.redaction import public_url
 
 _HOST = re.compile(r"[A-Za-z0-9._~-]+|\[[0-9A-Fa-f:.]+\]")
@@ -55,6 +56,9 @@ def _seconds(name: str, value: object, *, zero_ok: bool) -> float:
             or value < 0 or (value == 0 and not zero_ok):
         bound = "a finite number >= 0" if zero_ok else "a finite number > 0"
         raise ValueError(f"HttpTarget {name} must be {bound} (seconds), got {value!r}")
+    if float(value) > MAX_WAIT_S:
+        raise ValueError(f"HttpTarget {name} must be at most {MAX_WAIT_S:g} seconds (one "
+                         f"hour), got {value!r}")
     return float(value)
 
 
@@ -69,7 +73,8 @@ def check_options(*, timeout_s: object, retry_backoff_s: object, max_connections
     """Refuse numeric options no call could honour.
 
     ``timeout_s`` (the deadline of one attempt) is a finite number of seconds > 0;
-    ``retry_backoff_s`` a finite number >= 0; ``max_connections`` and
+    ``retry_backoff_s`` a finite number >= 0; both at most one hour
+    (:data:`evalkit.io.limits.MAX_WAIT_S`); ``max_connections`` and
     ``max_response_bytes`` integers >= 1; ``max_raw_bytes`` an integer >= 0 or ``None``
     (no cap). Booleans are refused where numbers are asked (``True`` is not 1 second).
 

@@ -66,8 +66,12 @@ def read_seed_json(path: Path) -> tuple[dict[str, tuple[int, str]], int, str | N
     Returns ``(grades, skipped entries, problem)``; ``problem`` is ``None`` when the file
     is a 0.2 cache (an empty object is one).
     """
-    try:
-        data = json.loads(path.read_text(encoding="utf-8-sig"))
+    from evalkit.io.limits import LimitError, loads_json
+
+    try:  # bounded depth: a file nested 200,000 deep is refused, not a RecursionError
+        data = loads_json(path.read_text(encoding="utf-8-sig"))
+    except LimitError as exc:
+        return {}, 0, f"is refused: {exc}"
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         return {}, 0, f"is not valid JSON ({exc})"
     if not isinstance(data, dict):

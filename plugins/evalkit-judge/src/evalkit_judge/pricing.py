@@ -3,7 +3,6 @@ is given (``{model: (input, output)}`` in US dollars per million tokens, or a JS
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -95,16 +94,20 @@ def price_table(prices: PricesLike | None) -> dict[str, ModelPrice]:
 
     Raises:
         ValueError: an entry of another shape, or a negative or non-finite price (the
-            message names the model).
+            message names the model); a file that cannot be read, is not JSON, holds
+            more than 16 MiB or nests more than 100 levels (the message names it).
     """
     if prices is None:
         return {}
     if isinstance(prices, str | Path):
+        from evalkit.io.limits import LimitError, loads_json, read_capped
+
         path = Path(prices)
-        try:
-            loaded = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError) as exc:
-            raise ValueError(f"price table {path}: cannot read it ({exc})") from exc
+        try:  # bounded: at most 16 MiB, nested at most 100 levels (evalkit.io.limits)
+            loaded = loads_json(read_capped(path).decode("utf-8"))
+        except (OSError, ValueError) as exc:  # JSONDecodeError, LimitError, UnicodeError
+            what = "is refused" if isinstance(exc, LimitError) else "cannot read it"
+            raise ValueError(f"price table {path}: {what} ({exc})") from None
         if not isinstance(loaded, Mapping):
             raise ValueError(f"price table {path}: expected a JSON object of models")
         prices = loaded

@@ -1,6 +1,7 @@
 """The comparison page: what the template shows, built from a ``kind="compare"`` report.
 
-For the whole comparison the summary table, the notes and the forest plot; per row
+For the whole comparison the summary table (with repeated samples, K > 1 in some run:
+also each pair's K and its within-case spread), the notes and the forest plot; per row
 (metric and candidate) the sorted per-query differences, the scatter (or its density),
 the null or resampling distribution and the movers; and a table of every query.
 """
@@ -12,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from evalkit.report.formatting import CORRECTION_LABELS, METHOD_LABELS
+from evalkit.report.samples_cells import has_samples, samples_cells, samples_per_run
 from evalkit_report_html import charts
 from evalkit_report_html.page import Charts, ci_cell, movers, num, p_text, sort_key
 
@@ -25,6 +27,13 @@ def _label(row: Any, several_baselines: bool) -> str:
     """A forest plot's row: the candidate (and its baseline with ``all_pairs``)."""
     name = row.candidate or row.name
     return f"{name} vs {row.baseline}" if several_baselines else name
+
+
+def _samples_cells(row: Any, k: Mapping[str, int]) -> dict[str, str]:
+    """The repeated-samples cells of a summary row, as the other reporters write them
+    (:mod:`evalkit.report.samples_cells`)."""
+    return dict(zip(("k", "within_share", "se_now", "se_limit"), samples_cells(row, k),
+                    strict=True))
 
 
 def _summary_row(row: Any) -> dict[str, Any]:
@@ -171,6 +180,7 @@ def compare_context(report: Any, limit: int = charts.MAX_MARKS) -> dict[str, Any
         CORRECTION_LABELS.get(str(settings.get("correction")), "")
         if settings.get("correction") not in (None, "none") else "")
     sections = [_section(r, texts, page, i, limit) for i, r in enumerate(rows, 1)]
+    k = samples_per_run(report)
     return {
         "kind": "compare", "title": report.title, "subject": report.subject,
         "reference": report.reference, "summary": report.summary,
@@ -179,7 +189,8 @@ def compare_context(report: Any, limit: int = charts.MAX_MARKS) -> dict[str, Any
         "runs": [{"name": r.name, "source": r.source or "", "role": r.role}
                  for r in report.runs],
         "correction": correction, "adjusted": any(r.p_adjusted is not None for r in rows),
-        "table": [_summary_row(r) for r in rows], "notes": list(report.notes),
+        "table": [{**_summary_row(r), **_samples_cells(r, k)} for r in rows],
+        "samples": has_samples(report), "notes": list(report.notes),
         "ci_label": f"{conf:.0%} CI",
         "forest": forest, "sections": sections, "queries": _query_table(rows, texts),
         "max_marks": limit, "sampled": any(s["sampled"] for s in sections),

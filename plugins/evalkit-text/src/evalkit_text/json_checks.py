@@ -7,9 +7,10 @@ value by RFC 8259: Python's :func:`json.loads`, with ``NaN``, ``Infinity`` and
 the text is valid JSON and the value validates against the JSON Schema in the file
 ``PATH`` (relative to the working directory), with the ``jsonschema`` library's
 validator for the schema's ``$schema`` (draft 2020-12 when it names none; ``format`` is
-not asserted, as the specification's default). The schema file is read, and checked with
-``check_schema``, when the metric's name is resolved, so a missing or invalid schema is
-refused before any call; the metric's definition version carries the digest of the
+not asserted, as the specification's default). The schema file (at most 16 MiB, nested
+at most 100 levels: :mod:`evalkit.io.limits`) is read, and checked with
+``check_schema``, when the metric's name is resolved, so a missing, oversized or
+invalid schema is refused before any call; the metric's definition version carries the digest of the
 schema, so a baseline scored with another schema is known to differ.
 """
 
@@ -53,26 +54,28 @@ def json_schema_scorer(schema: Any = None) -> tuple[str, str, Scorer]:
     """``(canonical name, definition version, fn)`` of ``json_schema(schema=PATH)``.
 
     Raises:
-        ValueError: no path, a file that is missing, not JSON, nested more than
-            :data:`evalkit.io.limits.MAX_DEPTH` levels, or not a valid JSON Schema
-            (``check_schema``), naming the file; from ``fn``, a schema whose ``$ref``
-            loops (that case's metric error).
+        ValueError: no path, a file that is missing, larger than
+            :data:`evalkit.io.limits.MAX_METRIC_FILE_BYTES` (16 MiB), not UTF-8 JSON,
+            nested more than :data:`evalkit.io.limits.MAX_DEPTH` levels, or not a valid
+            JSON Schema (``check_schema``), naming the file; from ``fn`` (that case's metric
+            error), a response whose JSON nests more than ``MAX_DEPTH`` levels, or a
+            schema whose ``$ref`` loops.
     """
     source = text_parameter("json_schema", "schema", schema,
                             "json_schema(schema=schemas/answer.json)")
     path = Path(source)
-    try:
-        raw = path.read_text(encoding="utf-8-sig")
+    from evalkit.io.limits import MAX_DEPTH, LimitError, check_depth, loads_json, read_capped
+
+    try:  # bounded: a schema of gigabytes, or nested 100,000 deep, is refused at once
+        raw = read_capped(path).decode("utf-8-sig")
+        document = loads_json(raw)
     except OSError as exc:
         raise ValueError(f"json_schema: cannot read the schema {path}: "
                          f"{exc.strerror or exc}") from None
-    from evalkit.io.limits import LimitError, loads_json
-
-    try:  # bounded: a schema nested 100,000 deep is refused, not a RecursionError
-        document = loads_json(raw)
     except LimitError as exc:
-        raise ValueError(f"json_schema: the schema {path} is refused: {exc}") from None
-    except ValueError as exc:
+        raise ValueError(f"json_schema: the schema {path} is refused: {exc}; give a "
+                         "smaller schema") from None
+    except ValueError as exc:  # UnicodeDecodeError included
         raise ValueError(f"json_schema: the schema {path} is not JSON ({exc})") from None
     from jsonschema.exceptions import SchemaError
     from jsonschema.validators import validator_for
@@ -92,6 +95,12 @@ def json_schema_scorer(schema: Any = None) -> tuple[str, str, Scorer]:
         value = parse_json(response_text(response, name))
         if value is _MISSING:
             return 0.0
+        try:  # a value this deep would exhaust the validator's recursion, not the schema
+            check_depth(value, MAX_DEPTH)
+        except LimitError:
+            raise ValueError(f"{name}: the response's JSON is nested more than "
+                             f"{MAX_DEPTH} levels deep; json_schema validates values "
+                             f"nested at most {MAX_DEPTH} levels") from None
         try:
             valid = validator.is_valid(value)
         except RecursionError:  # a schema whose $ref loops without reading the value

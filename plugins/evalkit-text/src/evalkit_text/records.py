@@ -9,6 +9,15 @@ response. ``contains``, ``regex`` and ``json_schema`` take their parameters in t
 (``contains(text=refund)``); the bare name is refused when it is resolved, since it has
 no default to fall back on.
 
+``exact_match``, ``f1``, ``contains`` and ``json_valid`` are ``nonblocking``: their work is
+one pass, linear in the response and the answers (SQuAD normalisation and token
+counting, a substring search, ``json.loads``), with no I/O, so the async runner scores
+them on its event loop, and only rows whose input is small
+(:func:`evalkit.execute.async_executor.small_input`: 8,192 characters of response and
+answers), a larger row in a thread. ``regex`` (a search may take up to its 1 s
+timeout), ``rouge_l`` (an LCS table, quadratic in the token counts) and ``json_schema``
+(validation by a schema of any size, and ``$ref`` resolution) always score in threads.
+
 The scoring modules are imported on first use, so that registering the records (every
 command's start-up) imports only this module.
 """
@@ -68,7 +77,8 @@ def _contains(**params: Any) -> MetricSpec:
     from evalkit_text.assertions import contains_scorer
 
     name, fn = contains_scorer(**params)
-    return MetricSpec(name, fn, True, description=fn.__doc__ or "", family="contains")
+    return MetricSpec(name, fn, True, description=fn.__doc__ or "", family="contains",
+                      nonblocking=True)
 
 
 def _regex(**params: Any) -> MetricSpec:
@@ -101,9 +111,10 @@ def metric_records() -> list[MetricSpec]:
     """The records the plugin registers (see the module docstring)."""
     return [
         MetricSpec("exact_match", exact_match, True, needs_answers=True, aliases=("em",),
+                   nonblocking=True,
                    description="SQuAD v1.1 exact match after answer normalisation, max over "
                                "answers"),
-        MetricSpec("f1", f1, True, needs_answers=True,
+        MetricSpec("f1", f1, True, needs_answers=True, nonblocking=True,
                    description="SQuAD v1.1 token F1 after answer normalisation, max over "
                                "answers"),
         MetricSpec("rouge_l", rouge_l, True, needs_answers=True, aliases=("rougeL",),
@@ -115,7 +126,7 @@ def metric_records() -> list[MetricSpec]:
                        "case), else 0"),
         _parameterised("regex", ("pattern", "ignore_case"), _regex, "regex(pattern=^[0-9]+$)",
                        "1 when re.search finds pattern= in the response's text, else 0"),
-        MetricSpec("json_valid", json_valid, True,
+        MetricSpec("json_valid", json_valid, True, nonblocking=True,
                    description="1 when the response's text is one JSON value (RFC 8259), "
                                "else 0"),
         _parameterised("json_schema", ("schema",), _json_schema,
