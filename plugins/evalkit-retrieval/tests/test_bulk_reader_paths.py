@@ -1,0 +1,70 @@
+"""The bulk reader's fast paths against their plain definitions: the plain-file check
+against ``bytes.translate`` over every byte value, a plain file handed to numpy by path
+(a compressor's suffix by file object) against its bytes parsed, and the query blocks'
+word-wise comparison against numpy's ``!=`` on strided fixed-width columns."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+from evalkit_retrieval import trec_bulk
+from evalkit_retrieval.trec import load_qrels, load_run, parse_qrels, parse_run
+
+from evalkit.execute.ranking import _differs_from_previous
+
+
+def _by_translate(data: bytes) -> bool:
+    """The definition: only bytes of _PLAIN_ASCII, no CR, no comment line, not empty."""
+    return (bool(data) and not data.translate(None, trec_bulk._PLAIN_ASCII)
+            and b"\r" not in data and not trec_bulk._COMMENT_LINE.search(data))
+
+
+@pytest.mark.parametrize("chunk", [7, 1 << 20])
+def test_the_plain_file_check_agrees_with_translate_for_every_byte(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chunk: int) -> None:
+    monkeypatch.setattr(trec_bulk, "_CHUNK", chunk)
+    path = tmp_path / "run.txt"
+    for value in range(256):
+        # first byte, in a line, at and past a chunk's end (no chunk starts a line
+        # at 5, 6 or 20, so a '#' there is no comment line in either reading)
+        for at in (0, 5, 6, 20):
+            data = bytearray(b"q1 Q0 a 1 0.5 t\nq1 Q0 b 2 0.25 t\n")
+            data[at] = value
+            path.write_bytes(bytes(data))
+            assert trec_bulk.plain_file(path) is _by_translate(bytes(data)), (value, at)
+    path.write_bytes(b"")
+    assert trec_bulk.plain_file(path) is False
+
+
+@pytest.mark.parametrize("name", ["run.txt", "run", "run.gz", "run.TXT.BZ2", "run.xz"])
+def test_a_plain_file_read_from_disk_equals_its_bytes_whatever_its_suffix(
+        tmp_path: Path, name: str) -> None:
+    path = tmp_path / name
+    text = "".join(f"q{i % 3} Q0 d{i:03d} {i} {i % 7}.5 tag\n" for i in range(50))
+    path.write_text(text)
+    run = load_run(path)
+    assert run.meta["parser"] == "bulk"
+    assert run.rankings == parse_run(text.encode(), source=path).rankings
+    qrels = tmp_path / name.replace("run", "qrels")
+    qtext = "".join(f"q{i % 3} 0 d{i:03d} {i % 4}\n" for i in range(0, 50, 3))
+    qrels.write_text(qtext)
+    assert load_qrels(qrels) == parse_qrels(qtext.encode())
+
+
+@pytest.mark.parametrize("width", [1, 8, 16, 18, 24, 40])
+def test_query_changes_compared_by_words_equal_numpys_comparison(width: int) -> None:
+    rng = random.Random(width)
+    ids = [bytes(rng.choice(b"ab\x00") for _ in range(rng.randint(0, width)))
+           for _ in range(2000)]
+    ids = [x.rstrip(b"\x00") for x in ids]  # numpy drops trailing NULs of S values
+    ids.sort(key=lambda x: rng.random() < 0.5)  # runs of equal and unequal neighbours
+    table = np.zeros(len(ids), dtype=[("s", "f8"), ("q", f"S{width}"), ("t", "S1")])
+    table["q"] = ids
+    for column in (table["q"], np.ascontiguousarray(table["q"])):  # strided and packed
+        expected = np.array([a != b for a, b in zip(ids[1:], ids[:-1], strict=True)])
+        assert (_differs_from_previous(column) == expected).all()
+        assert (_differs_from_previous(column) == (column[1:] != column[:-1])).all()
+    assert len(_differs_from_previous(table["q"][:1])) == 0
