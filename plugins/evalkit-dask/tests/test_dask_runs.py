@@ -332,6 +332,42 @@ def test_ctrl_c_in_the_terminal_writes_the_calls_in_flight(tmp_path: Path) -> No
     assert all(n == 1 for n in svc.calls.values()) and all(r["error"] is None for r in rows)
 
 
+def test_ctrl_c_of_a_driver_on_a_running_cluster_writes_the_calls_and_leaves_it_clean(
+        cluster: Any, tmp_path: Path) -> None:
+    # the cluster is not the run's: a Ctrl-C stops the driver, the calls in flight are
+    # written, the tasks not started are cancelled, and the cluster keeps serving
+    client, address = cluster
+    with Service(delay_s=1.0) as svc:
+        config = write_config(tmp_path, svc.url, 12)
+        proc = subprocess.Popen([*EVALKIT, "run", str(config), "--no-progress",
+                                 "--scheduler", address],
+                                start_new_session=True, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 120
+        while sum(svc.calls.values()) < 4:
+            assert proc.poll() is None, proc.communicate()
+            assert time.monotonic() < deadline, "no call within 120 s"
+            time.sleep(0.02)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+        started = dict(svc.calls)
+    assert proc.returncode == 130, err
+    assert "continue with --resume" in err and "Traceback" not in err
+    rows = complete_rows(tmp_path / "run.jsonl")
+    assert sorted(str(r["id"]) for r in rows) == sorted(started)  # the 4 in flight
+    assert len(rows) == 4 and all(n == 1 for n in started.values())
+    # nothing of the run is left on the scheduler once its driver has gone
+    deadline = time.monotonic() + 30
+    while client.run_on_scheduler(_evalkit_tasks) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert client.run_on_scheduler(_evalkit_tasks) == 0
+    assert client.submit(sum, [1, 2], pure=False).result(timeout=30) == 3
+
+
+def _evalkit_tasks(dask_scheduler: Any) -> int:
+    return sum(1 for key in dask_scheduler.tasks if str(key).startswith("evalkit-batch-"))
+
+
 def test_a_factory_the_workers_cannot_import_is_refused_before_any_call(
         cluster: Any, tmp_path: Path) -> None:
     _, address = cluster
