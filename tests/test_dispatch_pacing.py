@@ -103,3 +103,24 @@ def test_paced_admission_halves_the_window_at_a_rate_limited_row() -> None:
     assert pacing.in_flight == 0
     # each success adds 1/limit: 4 + 1/4 + 1/4.25 + ... stays below 6 after 7 successes
     assert 5 <= pacing.current < 6
+
+
+def test_paced_admission_frees_slots_when_tasks_settle_and_learns_from_rows_later() -> None:
+    # a remote executor knows a task is over before its rows arrive: the slots of its
+    # calls are free at once (sync), what the calls met is applied when the rows come
+    pacing = Pacing(8)
+    admission = PacedAdmission(pacing)
+    assert admission.take(8) == 8 and admission.take(1) == 0
+    admission.sync(8)  # nothing has ended: nothing changes
+    assert pacing.in_flight == 8 and admission.take(1) == 0
+    admission.sync(4)  # 4 calls ended, their rows on their way
+    assert pacing.in_flight == 4 and admission.take(8) == 4  # 4 slots free again
+    admission.on_row(CaseResult("c0", None, {}, "429", 1.0, rate_limited=1))
+    # by hand: 8 calls in flight when the 429 is seen: the window is half of 8
+    assert pacing.current == 4 and pacing.in_flight == 8
+    for i in range(3):  # the other three ended calls: no slot to give back twice
+        admission.on_row(CaseResult(f"c{i + 1}", None, {}, None, 1.0))
+    assert pacing.in_flight == 8
+    for i in range(8):
+        admission.on_row(CaseResult(f"d{i}", None, {}, None, 1.0))
+    assert pacing.in_flight == 0 and admission.take(1) == 1

@@ -9,11 +9,14 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 
+import pytest
+
 from evalkit.data.cases import GoldenCase
 from evalkit.data.targets import CallableTarget
 from evalkit.execute.dispatch import Dispatch, Outcome
 from evalkit.execute.executor import Job
 from evalkit.execute.executor_api import Work
+from evalkit.execute.pacing import Pacing
 from evalkit.execute.remote_work import run_item
 
 
@@ -76,10 +79,14 @@ class ThreadedBackend:
         pass
 
 
-def test_a_listening_backend_is_refilled_from_its_own_thread_within_the_window() -> None:
+@pytest.mark.parametrize("paced", [False, True])
+def test_a_listening_backend_is_refilled_from_its_own_thread_within_the_window(
+        paced: bool) -> None:
+    # paced: the run's Pacing (as evaluate() always has) must free a settled call's slot
+    # before its row arrives, or the backend's thread could never refill
     cases = [GoldenCase(f"c{i:02d}", f"query {i}") for i in range(60)]
     work = Work(CallableTarget(lambda c: [c.id], name="rank"), "rank",
-                [Job(c) for c in cases], [], 6)
+                [Job(c) for c in cases], [], 6, pacing=Pacing(6) if paced else None)
     backend = ThreadedBackend(work, call_s=0.005)
     dispatch = Dispatch(backend, work, batch_size=2).start()
     got: list[str] = []
@@ -92,3 +99,5 @@ def test_a_listening_backend_is_refilled_from_its_own_thread_within_the_window()
     assert backend.submitted_on[:3] == ["MainThread"] * 3
     assert backend.submitted_on.count("backend-task") > len(backend.submitted_on) // 2
     assert len(backend.submitted_on) == 30 and dispatch.in_flight == 0
+    if paced:
+        assert work.pacing is not None and work.pacing.in_flight == 0

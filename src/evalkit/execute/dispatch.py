@@ -79,12 +79,18 @@ class Backend(Protocol):
 
 class Admission(Protocol):
     """How many items may be in flight now (a fixed bound, or a window that adapts to
-    rate limits); told of every row handed back."""
+    rate limits); told how many calls are still running before each refill, and of every
+    row handed back."""
 
     def limit(self) -> int: ...
 
     def take(self, wanted: int) -> int:
         """How many of ``wanted`` items (within :meth:`limit`) may start now."""
+        ...
+
+    def sync(self, calls_in_flight: int) -> None:
+        """Of the items taken and not handed back, only ``calls_in_flight`` are still
+        being called (the others' tasks are over; their rows are on their way)."""
         ...
 
     def on_row(self, row: CaseResult) -> None: ...
@@ -102,6 +108,9 @@ class FixedAdmission:
     def take(self, wanted: int) -> int:
         return wanted
 
+    def sync(self, calls_in_flight: int) -> None:
+        pass
+
     def on_row(self, row: CaseResult) -> None:
         pass
 
@@ -110,12 +119,15 @@ class PacedAdmission:
     """The run's :class:`~evalkit.execute.pacing.Pacing` on the driver, so its adaptive
     window, a server's ``Retry-After`` pause seen through the rows and the
     ``requests_per_minute`` / ``tokens_per_minute`` buckets span every worker: an item
-    starts only when the pacing admits it, and each row handed back releases one start
-    (with the rate-limit answers and tokens the row reports)."""
+    starts only when the pacing admits it. A call's slot is freed as soon as the driver
+    knows its task is over (:meth:`sync`), and its row, when it arrives, tells the pacing
+    the rate-limit answers and tokens it met."""
 
     def __init__(self, pacing: Pacing) -> None:
         self._pacing = pacing
-        self._starts: deque[float] = deque()
+        self._starts: deque[float] = deque()  # admitted, still being called
+        self._ended: deque[float] = deque()  # their calls over, their rows not seen yet
+        self._lock = threading.Lock()  # refills run on the backend's thread too
 
     def limit(self) -> int:
         return self._pacing.max_concurrency
@@ -126,16 +138,27 @@ class PacedAdmission:
             started = self._pacing.try_admit()
             if started is None:
                 break
-            self._starts.append(started)
+            with self._lock:
+                self._starts.append(started)
             n += 1
         return n
 
+    def sync(self, calls_in_flight: int) -> None:
+        with self._lock:
+            ended = 0
+            while len(self._starts) > max(0, calls_in_flight):
+                self._ended.append(self._starts.popleft())
+                ended += 1
+        self._pacing.finish(ended)
+
     def on_row(self, row: CaseResult) -> None:
-        if not self._starts:
-            return
         meta = row.response.meta if row.response is not None else {}
-        self._pacing.release(self._starts.popleft(), int(getattr(row, "rate_limited", 0) or 0),
-                             reported_tokens(meta or {}))
+        seen = int(getattr(row, "rate_limited", 0) or 0), reported_tokens(meta or {})
+        with self._lock:
+            if self._ended:
+                self._pacing.observe(self._ended.popleft(), *seen)
+            elif self._starts:
+                self._pacing.release(self._starts.popleft(), *seen)
 
 
 class Dispatch:
@@ -258,7 +281,11 @@ class Dispatch:
         with self._refilling:
             if self._closed:
                 return
-            room = self._admission.limit() - self._calls_in_flight()
+            calls = self._calls_in_flight()
+            sync = getattr(self._admission, "sync", None)
+            if callable(sync):  # an admission written before sync existed has none
+                sync(calls)
+            room = self._admission.limit() - calls
             while room > 0 and self._todo and not self._stopped:
                 n = self._admission.take(min(room, self._batch, len(self._todo)))
                 if n == 0:

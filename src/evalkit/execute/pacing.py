@@ -243,27 +243,47 @@ class Pacing:
 
     def release(self, started: float, rate_limited: int = 0, tokens: int = 0) -> None:
         """A call that started at ``started`` ended, having met ``rate_limited`` rate-limit
-        answers and used ``tokens`` (both as reported)."""
+        answers and used ``tokens`` (both as reported): :meth:`finish` and
+        :meth:`observe` at once."""
+        self._settle(1, (started, rate_limited, tokens))
+
+    def finish(self, calls: int = 1) -> None:
+        """``calls`` calls ended, what they met not known yet (a remote executor learns
+        that a task is over before its rows arrive): their slots are free now, and
+        :meth:`observe` follows for each."""
+        if calls > 0:
+            self._settle(calls, None)
+
+    def observe(self, started: float, rate_limited: int = 0, tokens: int = 0) -> None:
+        """What a call that :meth:`finish` already counted met (see :meth:`release`)."""
+        self._settle(0, (started, rate_limited, tokens))
+
+    def _settle(self, ended: int, seen: tuple[float, int, int] | None) -> None:
         with self._lock:
-            self.in_flight -= 1
-            if tokens and self._tokens is not None:
-                self._tokens.refill(time.monotonic())
-                self._tokens.level -= tokens
-            if rate_limited > 0:
-                if started > self._last_decrease:  # one decrease per round trip
-                    # half of what was in flight (this call included), when that is
-                    # fewer than the limit allowed
-                    self.limit = max(1.0, min(self.limit, self.in_flight + 1) * DECREASE)
-                    self._last_decrease = time.monotonic()
-                    self.decreases += 1
-                    self.lowest = min(self.lowest, self.current)
-            else:
-                self.limit = min(float(self.max_concurrency), self.limit + 1.0 / self.limit)
-            self._cond.notify()
+            self.in_flight -= ended
+            if seen is not None:
+                self._adapt(*seen)
+            self._cond.notify(max(1, ended))
             waiters, self._waiters = self._waiters, []
         for waiter in waiters:
             if not waiter.done():
                 waiter.set_result(None)
+
+    def _adapt(self, started: float, rate_limited: int, tokens: int) -> None:
+        """Under the lock: the token bucket and the window after one call's answer."""
+        if tokens and self._tokens is not None:
+            self._tokens.refill(time.monotonic())
+            self._tokens.level -= tokens
+        if rate_limited > 0:
+            if started > self._last_decrease:  # one decrease per round trip
+                # half of what was in flight (this call included), when that is
+                # fewer than the limit allowed
+                self.limit = max(1.0, min(self.limit, self.in_flight + 1) * DECREASE)
+                self._last_decrease = time.monotonic()
+                self.decreases += 1
+                self.lowest = min(self.lowest, self.current)
+        else:
+            self.limit = min(float(self.max_concurrency), self.limit + 1.0 / self.limit)
 
     def summary(self) -> dict[str, int]:
         """``{"max_concurrency", "lowest", "final", "decreases"}`` of the limit so far."""
