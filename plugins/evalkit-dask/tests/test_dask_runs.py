@@ -368,6 +368,35 @@ def _evalkit_tasks(dask_scheduler: Any) -> int:
     return sum(1 for key in dask_scheduler.tasks if str(key).startswith("evalkit-batch-"))
 
 
+def test_a_target_too_large_to_send_with_every_task_is_scattered_and_runs(
+        cluster: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    import distributed
+    from evalkit_dask.executor import SCATTER_BYTES
+
+    _client, address = cluster
+    scattered: list[int] = []
+    real_scatter: Any = distributed.Client.scatter
+
+    def counting_scatter(self: Any, data: Any, *args: Any, **kwargs: Any) -> Any:
+        scattered.append(1)
+        return real_scatter(self, data, *args, **kwargs)
+
+    monkeypatch.setattr(distributed.Client, "scatter", counting_scatter)
+    blob = os.urandom(2 * SCATTER_BYTES)
+
+    def rank(case: GoldenCase) -> list[str]:  # a closure: cloudpickle sends it by value
+        return [case.id, f"{len(blob)}"]
+
+    cases = goldens(12)
+    run = evaluate(CallableTarget(rank, name="big"), cases, ["recall@1"], max_concurrency=4,
+                   progress=False,
+                   executor=ExecutorChoice("dask", {"address": address, "batch_size": 2}))
+    assert run.header["status"] == "complete" and run.header["executor"]["retried"] == 0
+    assert len(scattered) == 1  # once for the run, not with each of its 6 tasks
+    # recall@1 by hand: odd cases' own id is relevant and ranked first
+    assert run.scores("recall@1") == {c.id: float(i % 2) for i, c in enumerate(cases)}
+
+
 def test_a_factory_the_workers_cannot_import_is_refused_before_any_call(
         cluster: Any, tmp_path: Path) -> None:
     _, address = cluster
