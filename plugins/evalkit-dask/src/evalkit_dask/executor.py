@@ -176,7 +176,11 @@ class DaskExecutor:
 
         Raises:
             UnsendableError: the workers cannot build the target (the error is theirs).
-            OSError: the scheduler does not answer within ``connect_timeout_s``.
+            OSError: the scheduler does not answer within ``connect_timeout_s``
+                (:class:`~evalkit_dask.address.RefusedError` when its port refuses); the
+                run's own LocalCluster did not start
+                (:class:`~evalkit_dask.spawn.ClusterStartError`, naming a script without
+                an ``if __name__ == "__main__":`` guard).
             ValueError: the address is not one distributed can parse.
         """
         plan = self._plan or self._make_plan(work)

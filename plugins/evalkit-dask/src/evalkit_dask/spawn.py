@@ -67,13 +67,18 @@ def unguarded_script() -> str | None:
     return None if any(first <= line <= last for first, last in spans) else file
 
 
+class ClusterStartError(OSError):
+    """The run's own LocalCluster did not start (an ``OSError``: processes of this
+    machine could not be started, so ``evalkit run`` reports it in one line)."""
+
+
 @contextlib.contextmanager
 def local_cluster_start() -> Iterator[None]:
     """Around the start of a LocalCluster: its failure is re-raised as a
-    ``RuntimeError`` that names the likely cause.
+    :class:`ClusterStartError` that names the likely cause.
 
     Raises:
-        RuntimeError: ``dask executor: the LocalCluster did not start (...)``, followed
+        ClusterStartError: ``dask executor: the LocalCluster did not start (...)``, followed
             by :data:`GUARD_FIX` when :func:`unguarded_script` finds the call outside a
             guard, else by a hint naming that cause among others.
     """
@@ -88,8 +93,8 @@ def local_cluster_start() -> Iterator[None]:
             why = f"{script} runs the evaluation at its top level; {GUARD_FIX}"
         else:
             why = f"if this runs from a script: {GUARD_FIX}"
-        raise RuntimeError(f"dask executor: the LocalCluster did not start "
+        raise ClusterStartError(f"dask executor: the LocalCluster did not start "
                            f"({type(exc).__name__}: {exc}); {why}") from exc
 
 
-__all__ = ["GUARD_FIX", "local_cluster_start", "unguarded_script"]
+__all__ = ["GUARD_FIX", "ClusterStartError", "local_cluster_start", "unguarded_script"]
