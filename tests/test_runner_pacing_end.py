@@ -1,5 +1,6 @@
 """A paced run ends when its last call does (no idle worker waits for a request token
-no call will use), in the threaded, the async and the remote executor; and
+no call will use), in the threaded and the async executor (the remote one:
+tests/test_dispatch_pacing.py); and
 ``tokens_per_minute`` reads the token keys evalkit's cost docs prescribe, and says so
 when no response reports any.
 
@@ -14,65 +15,21 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 
-from evalkit.core.hookspecs import hookimpl
-from evalkit.core.specs import ExecutorSpec
 from evalkit.data.cases import GoldenCase
 from evalkit.data.goldens import GoldenSet
 from evalkit.data.results import RunResult
 from evalkit.data.targets import CallableTarget, TargetResponse
-from evalkit.execute.dispatch import Dispatch, Outcome
-from evalkit.execute.executor import Job
-from evalkit.execute.executor_api import Work
 from evalkit.execute.pacing import MIN_REQUESTS_PER_MINUTE, Pacing, reported_tokens
-from evalkit.execute.remote_work import run_item
 from evalkit.execute.target_runner import evaluate
 from evalkit.report.target_run import summary_lines
-from evalkit.testing import registered_plugin
 
 #: Slack over a bound from the arithmetic (thread start, scoring, a loaded machine).
 SLACK_S = 0.4
-
-
-class _Backend:
-    """A remote executor's backend in this process: every submitted item runs at the
-    next poll (the driver's Dispatch and its PacedAdmission are the real ones)."""
-
-    def __init__(self, work: Work) -> None:
-        self.work, self.pending = work, list[Job]()
-
-    def submit(self, jobs: Sequence[Job]) -> None:
-        self.pending += jobs
-
-    def poll(self, timeout_s: float) -> list[Outcome]:
-        out = [Outcome(job, row=run_item(self.work.target, self.work.target_name,  # type: ignore[arg-type]
-                                         job, [], False)) for job in self.pending]
-        self.pending = []
-        if not out:
-            time.sleep(min(timeout_s, 0.01))
-        return out
-
-    def cancel(self) -> None:
-        self.pending.clear()
-
-    def close(self) -> None:
-        pass
-
-
-class _Instant:
-    def open(self, work: Work) -> Dispatch:
-        return Dispatch(_Backend(work), work, batch_size=8)
-
-
-class InstantPlugin:
-    @staticmethod
-    @hookimpl
-    def evalkit_register_executors() -> list[ExecutorSpec]:
-        return [ExecutorSpec("instant", _Instant, "in-process, for tests")]
 
 
 def cases(n: int) -> GoldenSet:
@@ -89,23 +46,20 @@ def _targets(starts: list[float]) -> dict[str, Callable[[], Any]]:
         return [case.id]
 
     return {"threads": lambda: CallableTarget(rank, name="r"),
-            "async": lambda: CallableTarget(arank, name="r"),
-            "remote": lambda: CallableTarget(rank, name="r")}
+            "async": lambda: CallableTarget(arank, name="r")}
 
 
 def _run(kind: str, starts: list[float], n: int, **kw: Any) -> tuple[RunResult, float, float]:
     """``(run, seconds from the call to its return, seconds from the last start to the
     return)``."""
     target = _targets(starts)[kind]()
-    remote: dict[str, Any] = {"executor": "instant"} if kind == "remote" else {}
-    with registered_plugin(InstantPlugin(), installed=True):
-        t0 = time.monotonic()
-        run = evaluate(target, cases(n), ["recall@1"], progress=False, **remote, **kw)
-        end = time.monotonic()
+    t0 = time.monotonic()
+    run = evaluate(target, cases(n), ["recall@1"], progress=False, **kw)
+    end = time.monotonic()
     return run, end - t0, end - max(starts)
 
 
-@pytest.mark.parametrize("kind", ["threads", "async", "remote"])
+@pytest.mark.parametrize("kind", ["threads", "async"])
 @pytest.mark.parametrize(("rpm", "concurrency", "last_start_s"),
                          [(60, 4, 2.0), (60, 2, 2.0), (30, 2, 4.0)])
 def test_a_paced_run_ends_when_its_last_call_does(kind: str, rpm: float, concurrency: int,
@@ -120,7 +74,7 @@ def test_a_paced_run_ends_when_its_last_call_does(kind: str, rpm: float, concurr
     assert took < last_start_s + SLACK_S + 0.5  # the bucket's own time, not one more token
 
 
-@pytest.mark.parametrize("kind", ["threads", "async", "remote"])
+@pytest.mark.parametrize("kind", ["threads", "async"])
 def test_at_the_floor_an_idle_worker_does_not_wait_an_hour(kind: str) -> None:
     # one call an hour, one case, eight workers: the case starts at once (a full bucket
     # of one); a worker that waited for the next token would hold the run for 3600 s
