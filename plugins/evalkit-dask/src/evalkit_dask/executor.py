@@ -290,7 +290,8 @@ class DaskExecutor:
             return client, None, n
         n = self.n_workers or max(1, os.cpu_count() or 1)
         batch = self.batch_size or default_batch_size(max_concurrency, n)
-        threads = self.threads_per_worker or math.ceil(max_concurrency / batch / n) + 1
+        threads = self.threads_per_worker or min(
+            MAX_THREADS_PER_WORKER, math.ceil(max_concurrency / batch / n) + 1)
         # the run's own scheduler reschedules nothing silently: a task whose worker died
         # errs with KilledWorker at once, so the driver retries it and counts it
         with dask.config.set({"distributed.scheduler.allowed-failures": 0}), \
