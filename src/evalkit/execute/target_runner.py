@@ -14,8 +14,10 @@ error as 0. A metric that raises on a case is recorded on that metric
 stays complete (:mod:`evalkit.data.coverage`); ``RunResult.mean`` of that metric raises.
 
 The artifact (``artifact=path``, :mod:`evalkit.execute.artifact_writer`) is locked for the whole
-run (:mod:`evalkit.io.runlock`: a second writer is refused at once); the header line is
-written first with ``"status": "running"``, each row is appended and flushed as its case
+run (:mod:`evalkit.io.runlock`: a second writer is refused at once); once the executor
+is open (nothing that can fail before the first call has touched the file: an earlier
+artifact under ``overwrite``/``resume`` stays as it was until then) the header line is
+written with ``"status": "running"``, each row is appended and flushed as its case
 completes, and at the end the file is replaced atomically by the finished artifact (rows
 in golden-set order, final header, trailer). Ctrl-C keeps the rows of the calls in
 flight that finish within ``grace_s``.
