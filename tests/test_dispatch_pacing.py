@@ -124,3 +124,22 @@ def test_paced_admission_frees_slots_when_tasks_settle_and_learns_from_rows_late
     for i in range(8):
         admission.on_row(CaseResult(f"d{i}", None, {}, None, 1.0))
     assert pacing.in_flight == 0 and admission.take(1) == 1
+
+
+def test_a_paced_remote_run_ends_when_its_last_call_does() -> None:
+    # 60 a minute: one start a second, a bucket of one; 3 items start at 0, 1 and 2 s
+    # and nothing is left to wait for after the last (tests/test_runner_pacing_end.py
+    # holds the same bounds for the local executors); at the floor (one call an hour)
+    # a single item must not hold the run for the next token either
+    target = CallableTarget(lambda case: [case.id], name="echo")
+    for rpm, n, most_s in ((60, 3, 2.0 + 0.9), (1 / 60, 1, 0.9)):
+        gset = GoldenSet(GoldenCase(f"c{i}", "q", expected=[f"c{i}"]) for i in range(n))
+        with registered_plugin(InstantPlugin(), installed=True):
+            t0 = time.monotonic()
+            run = evaluate(target, gset, ["recall@1"], max_concurrency=4, progress=False,
+                           executor="instant", requests_per_minute=rpm)
+            took = time.monotonic() - t0
+        assert run.header["status"] == "complete"
+        assert InstantBackend.last is not None
+        starts = InstantBackend.last.starts
+        assert len(starts) == n and took < most_s

@@ -155,16 +155,15 @@ class AsyncExecutor(Executor):
     async def _task(self, pool: ThreadPoolExecutor) -> None:
         pacing = self._pacing
         while not self._stop.is_set():
+            # the job first, then the start (as in Executor._work): an idle task ends
+            job = next(self._todo, None)  # one thread takes jobs: no lock needed
+            if job is None:
+                return
             started = None
             if pacing is not None:
                 started = await pacing.admit_async(self._stop.is_set)
                 if started is None:
                     return
-            job = next(self._todo, None)  # one thread takes jobs: no lock needed
-            if job is None:
-                if pacing is not None and started is not None:
-                    pacing.release(started)
-                return
             with self._busy_lock:
                 self._busy += 1
             try:

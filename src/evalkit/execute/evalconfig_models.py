@@ -128,8 +128,8 @@ class EvalSettings(BaseModel):
     tokens_per_minute: Annotated[float, Field(
         ge=MIN_TOKENS_PER_MINUTE, allow_inf_nan=False)] | None = Field(
         None, description="Most tokens per minute, from the usage the target's responses "
-        "report (meta 'tokens' or 'usage'), applied after the fact, at least 60 (one token "
-        "a second) (default: no limit).")
+        "report (meta 'tokens', 'tokens_in' + 'tokens_out', or 'usage'), applied after the "
+        "fact, at least 60 (one token a second) (default: no limit).")
     executor: ExecutorSettings = Field(
         default_factory=lambda: ExecutorSettings.model_validate({}),
         description="Where the target calls are made.")

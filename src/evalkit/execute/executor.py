@@ -179,17 +179,17 @@ class Executor:
     def _work(self) -> None:
         try:
             while not self._stop.is_set():
-                started = None if self._pacing is None else self._pacing.admit(self._stop)
-                if self._pacing is not None and started is None:
-                    return  # stopped while waiting for a start
+                # the job first, then the start: an idle worker finds the queue empty
+                # and ends, instead of waiting for a request token no call will use
                 with self._todo_lock:
                     job = next(self._todo, None)
-                    if job is None:
-                        if started is not None and self._pacing is not None:
-                            self._pacing.release(started)
-                        return
-                    with self._busy_lock:
-                        self._busy += 1
+                if job is None:
+                    return
+                started = None if self._pacing is None else self._pacing.admit(self._stop)
+                if self._pacing is not None and started is None:
+                    return  # stopped while waiting for a start: the job is not run
+                with self._busy_lock:
+                    self._busy += 1
                 try:
                     row = run_job(self._target, self._name, job, self._specs)
                 except BaseException as exc:  # a stop signal, or a bug: the run stops

@@ -22,7 +22,13 @@ included), so that a rate limit pauses and narrows every call of the target.
 * ``tokens_per_minute``: applied after the fact, from the usage a response reports
   (:func:`reported_tokens`): each call's tokens are taken from a token bucket that
   refills at ``tokens_per_minute / 60`` a second (holding at most one second's worth),
-  and no call starts while the bucket is below zero.
+  and no call starts while the bucket is below zero. A response that reports no tokens
+  takes none, so when no response of a run reports them the limit never acts, and
+  :meth:`Pacing.token_limit_note` says so (the run's ``header["notes"]``).
+
+Both limits are taken by a worker that holds a case to call: a worker takes its next
+case first and only then waits for a start, so once the last case has started no worker
+waits for a token, and the run ends when its last call does.
 
 Both limits have a floor, so that a slip of units (``requests_per_minute: 1e-9``, meant
 as something else) is refused instead of making the run wait for ever:
@@ -44,6 +50,8 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
+
+from evalkit.execute.cost_aggregates import TOKENS_IN_KEY, TOKENS_OUT_KEY
 
 if TYPE_CHECKING:
     import asyncio
@@ -89,9 +97,12 @@ def check_rate(key: str, value: object) -> float | None:
 
 
 def reported_tokens(meta: Mapping[str, Any]) -> int:
-    """The tokens a response reports in its ``meta``: ``tokens`` (a number), or
-    ``usage`` holding ``total_tokens`` (OpenAI) or ``input_tokens + output_tokens``
-    (Anthropic; ``prompt_tokens + completion_tokens`` too); 0 when none is reported."""
+    """The tokens a response reports in its ``meta``, the first of: ``tokens`` (a
+    number); ``tokens_in + tokens_out`` (the keys of the cost aggregates,
+    :mod:`evalkit.execute.cost_aggregates`, and of ``HttpTarget(meta_keys=...)`` in
+    docs/text.md); ``usage`` holding ``total_tokens`` (OpenAI) or ``input_tokens +
+    output_tokens`` (Anthropic; ``prompt_tokens + completion_tokens`` too); 0 when none
+    is reported (a value that is not a finite number > 0 counts as 0)."""
     def number(value: Any) -> int:
         ok = isinstance(value, int | float) and not isinstance(value, bool) \
             and math.isfinite(value) and value > 0
@@ -99,6 +110,8 @@ def reported_tokens(meta: Mapping[str, Any]) -> int:
 
     if "tokens" in meta:
         return number(meta["tokens"])
+    if TOKENS_IN_KEY in meta or TOKENS_OUT_KEY in meta:
+        return number(meta.get(TOKENS_IN_KEY)) + number(meta.get(TOKENS_OUT_KEY))
     usage = meta.get("usage")
     if isinstance(usage, Mapping):
         if "total_tokens" in usage:
@@ -159,6 +172,8 @@ class Pacing:
         self._cond = threading.Condition(self._lock)
         self._waiters: list[asyncio.Future[None]] = []
         self._paused_until = 0.0
+        self.answers = 0  # calls whose answer was seen (release / observe)
+        self.token_answers = 0  # those whose answer reported its tokens
 
     def pause(self, seconds: float) -> None:
         """No call starts within ``seconds`` from now (a later pause already set stays):
@@ -271,6 +286,8 @@ class Pacing:
 
     def _adapt(self, started: float, rate_limited: int, tokens: int) -> None:
         """Under the lock: the token bucket and the window after one call's answer."""
+        self.answers += 1
+        self.token_answers += tokens > 0
         if tokens and self._tokens is not None:
             self._tokens.refill(time.monotonic())
             self._tokens.level -= tokens
@@ -284,6 +301,18 @@ class Pacing:
                 self.lowest = min(self.lowest, self.current)
         else:
             self.limit = min(float(self.max_concurrency), self.limit + 1.0 / self.limit)
+
+    def token_limit_note(self) -> str | None:
+        """A sentence when ``tokens_per_minute`` is set and calls were answered but none
+        reported its tokens (:func:`reported_tokens`): the limit then never acted.
+        ``None`` otherwise."""
+        with self._lock:
+            if self._tokens is None or not self.answers or self.token_answers:
+                return None
+            return (f"tokens_per_minute {self._tokens.rate * 60:g} did not act: none of "
+                    f"the {self.answers} answered call(s) reported its tokens (meta "
+                    "'tokens', 'tokens_in' + 'tokens_out', or 'usage'); report them, or "
+                    "drop the limit")
 
     def summary(self) -> dict[str, int]:
         """``{"max_concurrency", "lowest", "final", "decreases"}`` of the limit so far."""

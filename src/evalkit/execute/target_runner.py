@@ -14,8 +14,10 @@ error as 0. A metric that raises on a case is recorded on that metric
 stays complete (:mod:`evalkit.data.coverage`); ``RunResult.mean`` of that metric raises.
 
 The artifact (``artifact=path``, :mod:`evalkit.execute.artifact_writer`) is locked for the whole
-run (:mod:`evalkit.io.runlock`: a second writer is refused at once); the header line is
-written first with ``"status": "running"``, each row is appended and flushed as its case
+run (:mod:`evalkit.io.runlock`: a second writer is refused at once); once the executor
+is open (nothing that can fail before the first call has touched the file: an earlier
+artifact under ``overwrite``/``resume`` stays as it was until then) the header line is
+written with ``"status": "running"``, each row is appended and flushed as its case
 completes, and at the end the file is replaced atomically by the finished artifact (rows
 in golden-set order, final header, trailer). Ctrl-C keeps the rows of the calls in
 flight that finish within ``grace_s``.
@@ -155,8 +157,11 @@ def evaluate(
             (``None``: no limit; else at least 1/60, one call an hour); see
             :mod:`evalkit.execute.pacing`.
         tokens_per_minute: the most tokens per minute, from the usage responses report
-            (``meta["tokens"]`` or ``meta["usage"]``), applied after the fact (``None``:
-            no limit; else at least 60, one token a second).
+            (``meta["tokens"]``, ``meta["tokens_in"] + meta["tokens_out"]`` or
+            ``meta["usage"]``: :func:`~evalkit.execute.pacing.reported_tokens`), applied
+            after the fact (``None``: no limit; else at least 60, one token a second).
+            When no response reports its tokens the limit cannot act, and
+            ``header["notes"]["tokens_per_minute"]`` says so.
 
     Calls in flight adapt to rate limits (:mod:`evalkit.execute.pacing`): a call that
     met a 429/529 halves the limit, successes raise it again, never above
@@ -253,15 +258,17 @@ def evaluate(
             header["created"] = old_header.get("created", header["created"])
             header["resumed"] = int(old_header.get("resumed", 0)) + 1
             kept, redo, header["resume"] = resume_rows(gset, epochs, old_rows)
-            writer.start(header, ordered(gset, epochs, {**kept, **redo}))
+            first = ordered(gset, epochs, {**kept, **redo})
         else:
             if path.exists() and not writer.stream and not resume and not overwrite:
                 raise FileExistsError(
                     f"{path} already exists; resume it (--resume), overwrite it "
                     "(--overwrite) or choose another output"
                 )
-            writer.start(header, [])
-        return plan.run(writer, kept, redo)
+            first = []
+        # the artifact is (re)written only once the executor is open: a scheduler that
+        # does not answer, workers that cannot build the target... leave it as it was
+        return plan.run(writer, kept, redo, lambda: writer.start(header, first))
 
 
 def _check_grace(grace_s: float) -> float:
@@ -288,7 +295,10 @@ class _Plan:
     epochs, reduce = 1, "mean"
 
     def run(self, writer: ArtifactWriter | None, kept: Mapping[RowKey, CaseResult],
-            redo: Mapping[RowKey, CaseResult]) -> RunResult:
+            redo: Mapping[RowKey, CaseResult],
+            begin: Callable[[], None] | None = None) -> RunResult:
+        """Open the executor, then ``begin()`` (write the artifact's first lines), then
+        collect every row; nothing is written before the executor is open."""
         jobs = [Job(c, redo.get((c.id, s)), s) for c in self.gset
                 for s in sample_numbers(self.epochs) if (c.id, s) not in kept]
         results: dict[RowKey, CaseResult] = dict(kept)
@@ -301,6 +311,8 @@ class _Plan:
             executor = self.chosen.open(Work(self.target, self.target_name, jobs, self.specs,
                                              self.max_concurrency, self.chosen.choice.target,
                                              self.pacing))
+            if begin is not None:
+                begin()
             with Interrupts() as interrupts, ProgressBar(
                     self.header["name"], total, len(kept), show) as bar:
 
@@ -341,6 +353,9 @@ class _Plan:
             raise stopped
         rows, samples = finish_rows(self.gset, self.epochs, self.reduce, results)
         finish_header(self.header, samples or rows, self.agg_specs, self.specs)
+        note = None if self.pacing is None else self.pacing.token_limit_note()
+        if note is not None:  # the limit could not act: say so, not silently nothing
+            self.header.setdefault("notes", {})["tokens_per_minute"] = note
         run = RunResult(name=self.header["name"], per_query=rows, header=self.header,
                         samples=samples)
         if writer is not None:

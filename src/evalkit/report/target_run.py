@@ -97,6 +97,9 @@ def summary_lines(run: RunResult) -> list[str]:
     executor = executor_line(run)
     if executor:
         lines.append(executor)
+    token_note = (run.header.get("notes") or {}).get("tokens_per_minute")
+    if isinstance(token_note, str):  # a rate limit that could not act
+        lines.append(f"note: {token_note}")
     empty = empty_answers_line(run)
     return lines if empty is None else [*lines, empty]
 

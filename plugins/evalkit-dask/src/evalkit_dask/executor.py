@@ -25,6 +25,9 @@ from typing import Any
 from evalkit.execute.dispatch import DEFAULT_MAX_RETRIES, Dispatch
 from evalkit.execute.executor_api import UnsendableError, Work
 from evalkit.execute.remote_work import on_driver_only, split_metrics
+from evalkit.io.limits import MAX_WAIT_S
+from evalkit_dask.address import RefusedError, check_address, refused_fast
+from evalkit_dask.spawn import local_cluster_start
 from evalkit_dask.worker import WorkerPlan, probe
 
 #: Seconds a worker of the run's own LocalCluster waits for a driver that has gone (a
@@ -35,6 +38,10 @@ SCATTER_BYTES = 1_000_000
 #: Seconds to wait for the scheduler, and for the first worker to build the target,
 #: unless the ``connect_timeout_s`` option says otherwise.
 CONNECT_TIMEOUT_S = 60.0
+#: The most worker processes of the run's own LocalCluster (one machine).
+MAX_N_WORKERS = 256
+#: The most task threads of one worker process, and the most items of one task.
+MAX_THREADS_PER_WORKER = MAX_BATCH_SIZE = 1024
 
 
 def _answers(address: str, timeout_s: float) -> None:
@@ -68,17 +75,18 @@ def _answers(address: str, timeout_s: float) -> None:
 
 def _seconds(name: str, value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float) \
-            or not math.isfinite(value) or value <= 0:
-        raise ValueError(f"dask executor: {name} must be a positive number of seconds, "
-                         f"got {value!r}")
+            or not math.isfinite(value) or not 0 < value <= MAX_WAIT_S:
+        raise ValueError(f"dask executor: {name} must be a number of seconds above 0 and at "
+                         f"most {MAX_WAIT_S:g} (one hour), got {value!r}")
     return float(value)
 
 
-def _positive(name: str, value: Any, *, optional: bool = True) -> None:
-    if value is None and optional:
+def _positive(name: str, value: Any, most: int) -> None:
+    if value is None:
         return
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValueError(f"dask executor: {name} must be a positive integer, got {value!r}")
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= most:
+        raise ValueError(f"dask executor: {name} must be an integer from 1 to {most}, "
+                         f"got {value!r}")
 
 
 #: Tasks of one worker in flight at once at the full window (see default_batch_size).
@@ -103,19 +111,26 @@ class DaskExecutor:
 
     Args:
         address: the scheduler (``tcp://host:8786``); ``None`` starts a LocalCluster.
-        n_workers: worker processes of that LocalCluster (default: the machine's CPUs).
-        threads_per_worker: task threads of each (default: enough for the window).
-        batch_size: items per task (default :func:`default_batch_size`).
+        n_workers: worker processes of that LocalCluster (default: the machine's CPUs;
+            at most :data:`MAX_N_WORKERS`).
+        threads_per_worker: task threads of each (default: enough for the window; at
+            most :data:`MAX_THREADS_PER_WORKER`).
+        batch_size: items per task (default :func:`default_batch_size`; at most
+            :data:`MAX_BATCH_SIZE`).
         max_retries: how often an item lost with its worker is sent again (default 3).
         judge_on_workers: score LLM-judge metrics from installed plugins on the workers
             too; refused for a judge with a spending budget, or with a grade cache when
             the cluster is at ``address`` (docs/scaling.md); default False.
-        death_timeout_s: how long the LocalCluster's workers outlive a dead driver.
+        death_timeout_s: how long the LocalCluster's workers outlive a dead driver
+            (seconds, above 0, at most :data:`~evalkit.io.limits.MAX_WAIT_S`, one hour).
         connect_timeout_s: how long to wait for the scheduler at ``address`` to answer,
-            and for the first worker to build the target (default 60).
+            and for the first worker to build the target (default 60, at most one
+            hour); a port that refuses is given up after
+            :data:`~evalkit_dask.address.REFUSED_RETRY_S`.
 
     Raises:
-        ValueError: an option of the wrong type or range (named).
+        ValueError: an option of the wrong type or range (named); ``address`` with a
+            port outside 0-65535 (:func:`~evalkit_dask.address.check_address`).
     """
 
     def __init__(self, address: str | None = None, *, n_workers: int | None = None,
@@ -125,15 +140,22 @@ class DaskExecutor:
                  connect_timeout_s: float = CONNECT_TIMEOUT_S) -> None:
         if address is not None and (not isinstance(address, str) or not address.strip()):
             raise ValueError(f"dask executor: address must be tcp://host:port, got {address!r}")
-        for name, value in (("n_workers", n_workers), ("threads_per_worker", threads_per_worker),
-                            ("batch_size", batch_size)):
-            _positive(name, value)
+        if address is not None:
+            address = check_address(address)
+        for name, value, most in (("n_workers", n_workers, MAX_N_WORKERS),
+                                  ("threads_per_worker", threads_per_worker,
+                                   MAX_THREADS_PER_WORKER),
+                                  ("batch_size", batch_size, MAX_BATCH_SIZE)):
+            _positive(name, value, most)
+        if not isinstance(judge_on_workers, bool):
+            raise ValueError("dask executor: judge_on_workers must be true or false, got "
+                             f"{judge_on_workers!r}")
         if isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < 0:
             raise ValueError(f"dask executor: max_retries must be an integer >= 0, "
                              f"got {max_retries!r}")
         self.address, self.n_workers = address, n_workers
         self.threads_per_worker, self.batch_size = threads_per_worker, batch_size
-        self.max_retries, self.judge_on_workers = max_retries, bool(judge_on_workers)
+        self.max_retries, self.judge_on_workers = max_retries, judge_on_workers
         self.death_timeout_s = _seconds("death_timeout_s", death_timeout_s)
         self.connect_timeout_s = _seconds("connect_timeout_s", connect_timeout_s)
         self._plan: WorkerPlan | None = None
@@ -154,7 +176,11 @@ class DaskExecutor:
 
         Raises:
             UnsendableError: the workers cannot build the target (the error is theirs).
-            OSError: the scheduler does not answer within ``connect_timeout_s``.
+            OSError: the scheduler does not answer within ``connect_timeout_s``
+                (:class:`~evalkit_dask.address.RefusedError` when its port refuses); the
+                run's own LocalCluster did not start
+                (:class:`~evalkit_dask.spawn.ClusterStartError`, naming a script without
+                an ``if __name__ == "__main__":`` guard).
             ValueError: the address is not one distributed can parse.
         """
         plan = self._plan or self._make_plan(work)
@@ -249,8 +275,11 @@ class DaskExecutor:
 
         if self.address is not None:
             try:
+                refused_fast(self.address, self.connect_timeout_s)
                 _answers(self.address, self.connect_timeout_s)
                 client = Client(self.address, timeout=f"{self.connect_timeout_s}s")
+            except RefusedError:
+                raise  # it says what is wrong already
             except OSError as exc:
                 raise OSError(f"dask executor: no scheduler answers at {self.address} within "
                               f"connect_timeout_s {self.connect_timeout_s:g} s ({exc})") from None
@@ -261,14 +290,19 @@ class DaskExecutor:
             return client, None, n
         n = self.n_workers or max(1, os.cpu_count() or 1)
         batch = self.batch_size or default_batch_size(max_concurrency, n)
-        threads = self.threads_per_worker or math.ceil(max_concurrency / batch / n) + 1
+        threads = self.threads_per_worker or min(
+            MAX_THREADS_PER_WORKER, math.ceil(max_concurrency / batch / n) + 1)
         # the run's own scheduler reschedules nothing silently: a task whose worker died
         # errs with KilledWorker at once, so the driver retries it and counts it
-        with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
+        with dask.config.set({"distributed.scheduler.allowed-failures": 0}), \
+                local_cluster_start():
             cluster = LocalCluster(
                 n_workers=n, threads_per_worker=threads, processes=True, host="127.0.0.1",
                 dashboard_address=None, silence_logs=logging.ERROR,
                 death_timeout=self.death_timeout_s,
+                # the scheduler's HTTP server (health, metrics) always starts: on a free
+                # port of 127.0.0.1, so a cluster already on 8787 raises no warning
+                scheduler_kwargs={"dashboard": False, "dashboard_address": "127.0.0.1:0"},
             )
         from evalkit_dask.worker import IgnoreCtrlC
 

@@ -63,6 +63,7 @@ class AsyncHttpTarget(HttpTargetBase):
                  transport: httpx.AsyncBaseTransport | None = None,
                  **options: Unpack[HttpOptionKeywords]) -> None:
         super().__init__(url, name, **options)
+        self._own_transport = transport is not None
         max_connections = self.max_connections
         # one pool when the caller gives the transport (a test's): it is one transport
         self._pool_sizes = [max_connections] if transport is not None else [

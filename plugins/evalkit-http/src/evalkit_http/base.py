@@ -70,6 +70,10 @@ class HttpTargetBase:
         register_url_secrets(str(url))
         check_url(url)
         opts = HttpOptions.of(type(self).__name__, options)
+        #: what a pickle of the target holds (:meth:`__reduce__`): the arguments, not
+        #: the connection pool, its locks or the pause gate
+        self._given = (url, name, dict(options))
+        self._own_transport = False  # set by a subclass given transport=
         self.rate_limit = opts.rate_limit_policy()
         #: what every request passes: the pause of a server's Retry-After, and a limit on
         #: requests in flight that narrows at rate-limit answers (retries included)
@@ -100,6 +104,23 @@ class HttpTargetBase:
         sent["content-type"] = "application/json"
         sent["accept-encoding"] = ACCEPT_ENCODING
         self._sent_headers = sent
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickle the target as its arguments (url, name, options), so that a remote
+        executor's worker (``executor="dask"``) builds its own client on unpickling; the
+        client, its connection pool and locks are not pickled. The pickle holds the
+        header values (an API key): it is made for the run's workers only, and never
+        written to an artifact or a log.
+
+        Raises:
+            TypeError: the target was given ``transport=`` (a test's transport belongs
+                to this process).
+        """
+        if self._own_transport:
+            raise TypeError(f"{type(self).__name__} with transport= cannot be pickled: "
+                            "the transport belongs to this process; leave it out")
+        url, name, options = self._given
+        return (_rebuilt, (type(self), url, name, options))
 
     @property
     def retry_rate_limited(self) -> bool:
@@ -251,6 +272,12 @@ class HttpTargetBase:
             case, f"extract returned {type(out).__name__}; return a list of ids, a string "
             "or a TargetResponse"
         )
+
+
+def _rebuilt(cls: type[HttpTargetBase], url: str, name: str | None,
+             options: dict[str, Any]) -> HttpTargetBase:
+    """An HTTP target made again from what :meth:`HttpTargetBase.__reduce__` pickled."""
+    return cls(url, name, **options)
 
 
 def _callable_name(fn: Callable[..., Any]) -> str:

@@ -92,6 +92,7 @@ class HttpTarget(HttpTargetBase):
                  transport: httpx.BaseTransport | None = None,
                  **options: Unpack[HttpOptionKeywords]) -> None:
         super().__init__(url, name, **options)
+        self._own_transport = transport is not None
         self._client = httpx.Client(
             headers=self._sent_headers, timeout=httpx.Timeout(self.timeout_s),
             limits=httpx.Limits(max_connections=self.max_connections,

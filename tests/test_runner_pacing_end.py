@@ -1,0 +1,139 @@
+"""A paced run ends when its last call does (no idle worker waits for a request token
+no call will use), in the threaded and the async executor (the remote one:
+tests/test_dispatch_pacing.py); and
+``tokens_per_minute`` reads the token keys evalkit's cost docs prescribe, and says so
+when no response reports any.
+
+The time bounds follow from the bucket arithmetic of :mod:`evalkit.execute.pacing`
+(60 a minute: one start a second, a bucket of one): 3 cases start at 0, 1 and 2 s, so
+the run needs 2 s and must be over well before the 3 s at which an idle worker's token
+would come (before the fix, idle workers took 3, 4 and 5 s). At the floor (one call an
+hour) an idle worker would wait an hour; the run must end within seconds.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from evalkit.data.cases import GoldenCase
+from evalkit.data.goldens import GoldenSet
+from evalkit.data.results import RunResult
+from evalkit.data.targets import CallableTarget, TargetResponse
+from evalkit.execute.pacing import MIN_REQUESTS_PER_MINUTE, Pacing, reported_tokens
+from evalkit.execute.target_runner import evaluate
+from evalkit.report.target_run import summary_lines
+
+#: Slack over a bound from the arithmetic (thread start, scoring, a loaded machine).
+SLACK_S = 0.4
+
+
+def cases(n: int) -> GoldenSet:
+    return GoldenSet(GoldenCase(f"c{i}", "q", expected=[f"c{i}"]) for i in range(n))
+
+
+def _targets(starts: list[float]) -> dict[str, Callable[[], Any]]:
+    def rank(case: GoldenCase) -> list[str]:
+        starts.append(time.monotonic())
+        return [case.id]
+
+    async def arank(case: GoldenCase) -> list[str]:
+        starts.append(time.monotonic())
+        return [case.id]
+
+    return {"threads": lambda: CallableTarget(rank, name="r"),
+            "async": lambda: CallableTarget(arank, name="r")}
+
+
+def _run(kind: str, starts: list[float], n: int, **kw: Any) -> tuple[RunResult, float, float]:
+    """``(run, seconds from the call to its return, seconds from the last start to the
+    return)``."""
+    target = _targets(starts)[kind]()
+    t0 = time.monotonic()
+    run = evaluate(target, cases(n), ["recall@1"], progress=False, **kw)
+    end = time.monotonic()
+    return run, end - t0, end - max(starts)
+
+
+@pytest.mark.parametrize("kind", ["threads", "async"])
+@pytest.mark.parametrize(("rpm", "concurrency", "last_start_s"),
+                         [(60, 4, 2.0), (60, 2, 2.0), (30, 2, 4.0)])
+def test_a_paced_run_ends_when_its_last_call_does(kind: str, rpm: float, concurrency: int,
+                                                  last_start_s: float) -> None:
+    starts: list[float] = []
+    run, took, after_last = _run(kind, starts, 3, requests_per_minute=rpm,
+                                 max_concurrency=concurrency)
+    assert run.header["status"] == "complete" and len(starts) == 3
+    gaps = [b - a for a, b in zip(sorted(starts), sorted(starts)[1:], strict=False)]
+    assert all(g >= 60 / rpm - 0.05 for g in gaps)  # the limit still holds
+    assert after_last < SLACK_S  # nothing waits once the last call is over
+    assert took < last_start_s + SLACK_S + 0.5  # the bucket's own time, not one more token
+
+
+@pytest.mark.parametrize("kind", ["threads", "async"])
+def test_at_the_floor_an_idle_worker_does_not_wait_an_hour(kind: str) -> None:
+    # one call an hour, one case, eight workers: the case starts at once (a full bucket
+    # of one); a worker that waited for the next token would hold the run for 3600 s
+    starts: list[float] = []
+    done: list[tuple[RunResult, float, float]] = []
+    thread = threading.Thread(target=lambda: done.append(_run(
+        kind, starts, 1, requests_per_minute=MIN_REQUESTS_PER_MINUTE, max_concurrency=8)),
+        daemon=True)
+    thread.start()
+    thread.join(30.0)
+    assert done, "the run was still waiting 30 s after its only call"
+    run, _took, after_last = done[0]
+    assert run.header["status"] == "complete" and after_last < SLACK_S
+
+
+def test_reported_tokens_reads_tokens_in_and_tokens_out() -> None:
+    # the keys of the cost aggregates and of docs/text.md's HttpTarget(meta_keys=...)
+    assert reported_tokens({"tokens_in": 28, "tokens_out": 7, "cost_usd": 0.1}) == 35
+    assert reported_tokens({"tokens_in": 12}) == 12 and reported_tokens({"tokens_out": 3}) == 3
+    assert reported_tokens({"tokens": 5, "tokens_in": 28, "tokens_out": 7}) == 5  # tokens first
+    assert reported_tokens({"tokens_in": "12", "tokens_out": True}) == 0
+
+
+def test_tokens_per_minute_acts_on_tokens_in_and_tokens_out() -> None:
+    def rank(case: GoldenCase) -> TargetResponse:
+        return TargetResponse(ranked_ids=[case.id], meta={"tokens_in": 80, "tokens_out": 20})
+
+    # 6000 a minute = 100 a second, a bucket of 100; each call takes 100 tokens: the
+    # first empties the bucket (0, not below: the second starts at once), each later call
+    # waits about 1 s for the refill of the 100 the one before took: at least 2 s
+    t0 = time.monotonic()
+    run = evaluate(CallableTarget(rank), cases(4), ["recall@1"], max_concurrency=1,
+                   tokens_per_minute=6000, progress=False)
+    assert time.monotonic() - t0 >= 2.0 - 0.1
+    # read as nothing (the old reading), no call would have waited: 4 calls in far less
+    fast = time.monotonic()
+    evaluate(CallableTarget(lambda case: [case.id], name="e"), cases(4), ["recall@1"],
+             max_concurrency=1, tokens_per_minute=6000, progress=False)
+    assert time.monotonic() - fast < 1.0
+    assert "tokens_per_minute" not in (run.header.get("notes") or {})
+
+
+def test_a_token_limit_no_response_can_feed_is_named_in_the_summary() -> None:
+    run = evaluate(CallableTarget(lambda case: [case.id], name="echo"), cases(3),
+                   ["recall@1"], tokens_per_minute=6000, progress=False)
+    note = run.header["notes"]["tokens_per_minute"]
+    assert note == ("tokens_per_minute 6000 did not act: none of the 3 answered call(s) "
+                    "reported its tokens (meta 'tokens', 'tokens_in' + 'tokens_out', or "
+                    "'usage'); report them, or drop the limit")
+    assert f"note: {note}" in summary_lines(run)
+    # no limit, no note
+    plain = evaluate(CallableTarget(lambda case: [case.id], name="echo"), cases(1),
+                     ["recall@1"], progress=False)
+    assert "tokens_per_minute" not in (plain.header.get("notes") or {})
+
+
+def test_the_note_counts_answers_through_a_remote_executor_too() -> None:
+    pacing = Pacing(2, tokens_per_minute=600)
+    pacing.release(time.monotonic(), 0, 0)
+    assert pacing.token_limit_note() is not None
+    pacing.observe(time.monotonic(), 0, 9)
+    assert pacing.token_limit_note() is None
