@@ -6,7 +6,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from evalkit.report.comparison_rows import NO_DIFFERENCE, comparison_row
+from evalkit.data.summaries import is_log_scale
+from evalkit.report.comparison_rows import (
+    NO_DIFFERENCE,
+    comparison_row,
+    log_scale_note,
+    row_label,
+)
 from evalkit.report.formatting import CORRECTION_LABELS
 from evalkit.report.model import Report, ReportRow, ReportRun
 
@@ -38,6 +44,7 @@ def to_report(c: Comparison) -> Report:
             name = f"{r.metric} ({r.candidate})"
         else:
             name = r.metric
+        name = row_label(name, r.metric)  # gm_map: "gm_map [diff: mean ln]"
         rows.append(comparison_row(
             name=name, metric=r.metric, a=r.candidate, b=r.baseline, diff=r.diff,
             p_value=r.p_value, p_adjusted=r.p_adjusted, alpha=s.alpha,
@@ -64,6 +71,8 @@ def to_report(c: Comparison) -> Report:
     notes = [*c.warnings, *(f"{label}: {text}" for label, text in c.notes())]
     notes += [f"{row.name}: {r.spread.line()}" for row, r in zip(rows, c.results, strict=True)
               if r.spread is not None]
+    notes += [log_scale_note(row.name, r.metric, r.diff, r.ci_low, r.ci_high)
+              for row, r in zip(rows, c.results, strict=True) if is_log_scale(r.metric)]
     return Report(
         kind="compare", title=TITLE, subject=subject, reference=reference,
         rows=tuple(rows), status="done", summary=summary, exit_code=None,

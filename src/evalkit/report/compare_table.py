@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from evalkit.report.comparison_rows import row_label
 from evalkit.report.formatting import interval, p_cell, signed
 from evalkit.report.model import Report, ReportRow
 
@@ -34,7 +35,7 @@ def significance_rule(settings: Mapping[str, Any], adjusted: bool) -> str:
 
 
 def _row_cells(r: ReportRow, several: bool, adjusted: bool) -> list[str]:
-    cells = [r.metric]
+    cells = [row_label(r.metric, r.metric)]  # gm_map: "gm_map [diff: mean ln]"
     if several:
         cells += [r.candidate or "", r.baseline or "", _mean(r.reference_value),
                   _mean(r.value)]

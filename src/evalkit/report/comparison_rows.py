@@ -10,13 +10,44 @@ their rows with it.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from evalkit.data.summaries import is_log_scale
 from evalkit.report.formatting import CORRECTION_LABELS, p_phrase, signed
 from evalkit.report.model import Report, ReportRow
 
 NO_DIFFERENCE = "no significant difference"
+
+#: What a log-scale measure's row name adds (gm_map, gm_bpref): its difference and
+#: interval are of mean ln values, its means geometric means (docs/metrics.md).
+LOG_SCALE_LABEL = " [diff: mean ln]"
+
+
+def ratio_text(diff: float) -> str:
+    """``exp(diff)``, the ratio of geometric means a difference of mean logs stands for,
+    to 4 significant digits (``"1.463"``; ``"inf"`` past the float range)."""
+    try:
+        return f"{math.exp(diff):.4g}"
+    except OverflowError:
+        return "inf"
+
+
+def row_label(name: str, metric: str) -> str:
+    """``name`` with :data:`LOG_SCALE_LABEL` when ``metric``'s per-query values are logs."""
+    return name + LOG_SCALE_LABEL if is_log_scale(metric) else name
+
+
+def log_scale_note(name: str, metric: str, diff: float, ci_low: float | None,
+                   ci_high: float | None) -> str:
+    """The note under a comparison that explains a log-scale row (gm_map)."""
+    ci = "" if ci_low is None or ci_high is None else (
+        f", CI [{ratio_text(ci_low)}, {ratio_text(ci_high)}]")
+    return (f"{name}: the means are geometric means, exp of the mean per-query "
+            f"ln(max(value, 1e-5)) as trec_eval prints {metric}; diff and CI are "
+            f"differences of mean ln values; the ratio of geometric means is exp(diff) = "
+            f"{ratio_text(diff)}{ci}")
 
 
 def comparison_row(
@@ -62,6 +93,9 @@ def comparison_row(
         status = NO_DIFFERENCE
     # the row's name (the metric) heads the detail wherever a reporter shows it
     detail = f"{a} minus {b} = {signed(diff)}"
+    if is_log_scale(metric):  # gm_map: the per-query values are logs
+        detail = (f"mean ln {a} minus mean ln {b} = {signed(diff)} (ratio of geometric "
+                  f"means {a}/{b} = {ratio_text(diff)})")
     if ci_low is not None and ci_high is not None:
         detail += f", {1 - alpha:.0%} CI [{signed(ci_low)}, {signed(ci_high)}]"
     detail += f", {p_phrase(p_value, n_resamples)}"
@@ -172,7 +206,8 @@ def report_from_comparison(
         counts = {k: None if _get(it, k) is None else int(_get(it, k))
                   for k in ("wins", "ties", "losses")}
         rows.append(comparison_row(
-            name=f"{metric} ({a})" if several else metric, metric=metric, a=a, b=b,
+            name=row_label(f"{metric} ({a})" if several else metric, metric), metric=metric,
+            a=a, b=b,
             diff=float(_first(it, "observed", "diff")), p_value=float(_get(it, "p_value")),
             p_adjusted=_float(_get(it, "p_adjusted")),
             alpha=float(_get(it, "alpha", 0.05) or 0.05),
@@ -182,6 +217,9 @@ def report_from_comparison(
             n_resamples=None if b_res is None else int(b_res), method=method,
             correction=correction, **counts,
         ))
+    notes = [*notes, *(log_scale_note(r.name, r.metric, float(r.difference or 0.0),
+                                      r.ci_low, r.ci_high)
+                       for r in rows if is_log_scale(r.metric))]
     n_sig = sum(1 for r in rows if r.status != NO_DIFFERENCE)
     subject = ", ".join(cands) if several else a_default
     summary = (f"{subject} vs {b}: {n_sig} of {len(rows)} comparison(s) differ "
@@ -194,4 +232,5 @@ def report_from_comparison(
     )
 
 
-__all__ = ["NO_DIFFERENCE", "comparison_row", "report_from_comparison"]
+__all__ = ["LOG_SCALE_LABEL", "NO_DIFFERENCE", "comparison_row", "log_scale_note",
+           "ratio_text", "report_from_comparison", "row_label"]
