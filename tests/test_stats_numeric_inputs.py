@@ -40,19 +40,19 @@ def test_non_numeric_scores_are_refused_naming_the_case(
 
 
 def test_numbers_of_every_real_kind_are_accepted() -> None:
-    a = {"q1": 1, "q2": np.float32(0.5), "q3": Fraction(1, 4)}
-    b = {"q1": np.int64(0), "q2": 0.25, "q3": 0.0}
+    a: dict[str, Any] = {"q1": 1, "q2": np.float32(0.5), "q3": Fraction(1, 4)}
+    b: dict[str, Any] = {"q1": np.int64(0), "q2": 0.25, "q3": 0.0}
     res = paired_test(a, b, "ap", method="t-test")
     assert res.observed == pytest.approx((1 + 0.25 + 0.25) / 3)  # by hand
 
 
 def test_p_values_and_pilot_differences_must_be_numbers() -> None:
     with pytest.raises(ValueError, match=r"p-value 1 \(of 2\) must be a number"):
-        holm([0.01, "0.02"])
+        holm([0.01, "0.02"])  # type: ignore[list-item]
     with pytest.raises(ValueError, match=r"p-value 0 \(of 2\).*bool"):
         benjamini_hochberg([True, 0.02])
     with pytest.raises(ValueError, match=r"pilot difference 1 \(of 3\)"):
-        simulate_power([0.1, "0.2", 0.3], 0.1, 10)
+        simulate_power([0.1, "0.2", 0.3], 0.1, 10)  # type: ignore[list-item]
     with pytest.raises(ValueError, match=r"pilot difference 0 \(of 2\)"):
         simulate_power(np.array(["0.1", "0.2"]), 0.1, 10)
     assert holm([0.01, 0.04]) == pytest.approx([0.02, 0.04])  # Holm by hand
@@ -68,5 +68,6 @@ def test_an_aggregate_returning_a_string_is_refused() -> None:
             self.name, self.per_query = name, [Row("q1"), Row("q2")]
 
     with pytest.raises(ValueError, match=r"aggregate 'agg' returned must be a number"):
-        aggregate_bootstrap(Run("a"), Run("b"), lambda rows: "0.5", name="agg",
+        aggregate_bootstrap(Run("a"), Run("b"), lambda rows: "0.5",  # type: ignore[arg-type,return-value]
+                            name="agg",
                             n_resamples=10)
