@@ -47,7 +47,8 @@ def command(
         "--epochs", "-k", min=1, max=MAX_EPOCHS,
         help="Planned samples per case K, repeatable: with a pilot whose runs have K >= 2 "
         "samples per case, the smallest detectable diff at each (n, K) and the K beyond "
-        "which more samples stop helping (default: 1, 2, 5, 10, 20 and the pilot's).",
+        "which more samples stop helping (default: 1, 2, 5, 10, 20 and the pilot's). "
+        "Refused with --sd, which has no within-case spread.",
         show_default=False,
     )] = None,
     qrels: Annotated[Path | None, typer.Option(

@@ -15,12 +15,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from evalkit.report.comparison_rows import row_label
-from evalkit.report.formatting import interval, p_cell, signed
+from evalkit.report.formatting import decimal, interval, p_cell, signed
 from evalkit.report.model import Report, ReportRow
 
 
 def _mean(x: float | None) -> str:
-    return "" if x is None else f"{x:.4f}"
+    return "" if x is None else decimal(x)
 
 
 def significance_rule(settings: Mapping[str, Any], adjusted: bool) -> str:

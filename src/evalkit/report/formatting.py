@@ -9,6 +9,10 @@
   value that rounds to zero as ``-0.0000``.
 * :func:`figure` writes a planning figure with 4 decimals, or 4 significant digits below
   1e-3, so that a small effect is never shown as ``0.0000``.
+* :func:`decimal` writes a mean or any other table value with 4 decimals. Every one of
+  them (and :func:`signed`, :func:`figure`) switches to scientific notation with 4
+  significant digits at :data:`LARGE` (1e6) and above, so a huge value is ``1e+308``, not
+  309 digits cut by the table.
 * :func:`interval` writes a confidence interval, ``[+0.0434, +0.0747]``, its open ends as
   ``-inf``/``+inf``.
 * :func:`~evalkit.stats.numeric.json_ready` (re-exported here) turns NaN and infinities
@@ -44,13 +48,33 @@ def p_cell(p: float | None, n_resamples: int | None = None) -> str:
     return p_phrase(p, n_resamples).removeprefix("p = ").removeprefix("p ")
 
 
+#: From this size on, values are written in scientific notation (``1.235e+06``).
+LARGE = 1e6
+
+
+def decimal(x: float, digits: int = 4) -> str:
+    """A value for a table cell or a line: ``digits`` decimals (``0.2177``), ``NaN``,
+    ``inf``/``-inf``; at :data:`LARGE` and above in size ``digits`` significant digits
+    in scientific notation (``1e+308``, ``-2.5e+07``)."""
+    if math.isnan(x):
+        return "NaN"
+    if math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    if abs(x) >= LARGE:
+        return f"{x:.{digits}g}"
+    return f"{x:.{digits}f}"
+
+
 def signed(x: float, digits: int = 4) -> str:
     """``x`` with its sign, ``digits`` decimals: ``+0.0590``, ``-0.1278``, ``+inf``; a value
-    that rounds to zero is ``+0.0000``, never ``-0.0000``."""
+    that rounds to zero is ``+0.0000``, never ``-0.0000``; at :data:`LARGE` and above,
+    scientific notation (``+1e+308``)."""
     if math.isnan(x):
         return "NaN"
     if math.isinf(x):
         return "+inf" if x > 0 else "-inf"
+    if abs(x) >= LARGE:
+        return f"{x:+.{digits}g}"
     text = f"{x:+.{digits}f}"
     return f"{0.0:+.{digits}f}" if float(text) == 0.0 else text
 
@@ -66,13 +90,7 @@ def figure(x: float, signed: bool = False, digits: int = 4) -> str:
     """
     if math.isfinite(x) and x != 0 and abs(x) < 1e-3:
         return f"{x:+.{digits}g}" if signed else f"{x:.{digits}g}"
-    if signed:
-        return _with_sign(x, digits)
-    if math.isnan(x):
-        return "NaN"
-    if math.isinf(x):
-        return "inf" if x > 0 else "-inf"
-    return f"{x:.{digits}f}"
+    return _with_sign(x, digits) if signed else decimal(x, digits)
 
 
 def interval(low: float | None, high: float | None) -> str:

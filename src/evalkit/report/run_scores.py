@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from evalkit.data import summaries
 from evalkit.data.coverage import notes_of
 from evalkit.data.metric_info import COUNT_NAMES, canonical_metric, is_count
+from evalkit.report.formatting import decimal
 
 if TYPE_CHECKING:
     from evalkit.data.results import RunResult
@@ -123,7 +124,7 @@ def trec_remark(result: RunResult) -> str | None:
 
 
 def fmt(value: float) -> str:
-    return f"{value:.4f}"
+    return decimal(value)
 
 
 def _count_cell(value: float) -> str:
