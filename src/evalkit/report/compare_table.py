@@ -54,7 +54,8 @@ def print_compare_table(report: Report, console: Any) -> None:
     a console that is not a terminal is widened to 160 columns so that rows never wrap).
     Significant rows are bold."""
     from rich.markup import escape
-    from rich.table import Table
+
+    from evalkit.report.rich_tables import new_table as Table
 
     if not console.is_terminal:
         console.width = max(console.width, 160)
@@ -80,9 +81,8 @@ def print_compare_table(report: Report, console: Any) -> None:
     if adjusted:
         headers.append(f"p ({report.correction})")
     headers += ["significant", "W/T/L"]
-    table = Table(*headers, box=None, pad_edge=False)
+    table = Table(*headers)
     for col in table.columns:
-        col.no_wrap = True
         col.justify = "left" if col.header in left else "right"
     for r in report.rows:
         table.add_row(*map(escape, _row_cells(r, several, adjusted)),
@@ -99,7 +99,8 @@ def print_compare_table(report: Report, console: Any) -> None:
 
 def _print_movers(console: Any, r: ReportRow, several: bool) -> None:
     from rich.markup import escape
-    from rich.table import Table
+
+    from evalkit.report.rich_tables import new_table as Table
 
     title = r.metric + (f", {r.candidate} vs {r.baseline}" if several else "")
     # the title is a line of its own: as a table title it would wrap at the table's

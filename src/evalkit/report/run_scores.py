@@ -169,7 +169,7 @@ def print_table(console: Any, result: RunResult, metrics: Sequence[str], per_que
                 source: Path, counts: Sequence[str] = ()) -> None:
     """Means (and with ``per_query`` every query's values) on a rich ``console``; counts
     as integers, summed over the queries in the total line."""
-    from rich.table import Table
+    from evalkit.report.rich_tables import new_table as Table
 
     console.print(f"run [bold]{result.name}[/bold] ({source})")
     console.print(summary_line(result), soft_wrap=True)
