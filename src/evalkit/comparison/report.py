@@ -12,6 +12,7 @@ from evalkit.report.comparison_rows import (
     comparison_row,
     log_scale_note,
     row_label,
+    row_unit,
 )
 from evalkit.report.formatting import CORRECTION_LABELS
 from evalkit.report.model import Report, ReportRow, ReportRun
@@ -36,6 +37,7 @@ def to_report(c: Comparison) -> Report:
     pairs = list(dict.fromkeys((r.candidate, r.baseline) for r in c.results))
     several_baselines = s.all_pairs and len({b for _, b in pairs}) > 1
     cands = list(dict.fromkeys(r.candidate for r in c.results))
+    unit = row_unit({run.name: run.provenance for run in c.runs})
     rows: list[ReportRow] = []
     for r in c.results:
         if several_baselines:
@@ -56,7 +58,7 @@ def to_report(c: Comparison) -> Report:
             warnings=r.warnings, top_gains=r.top_gains, top_losses=r.top_losses,
             query_ids=r.query_ids, differences=r.differences, distribution=r.distribution,
             details=r.details, baseline_values=r.baseline_values,
-            candidate_values=r.candidate_values, spread=r.spread,
+            candidate_values=r.candidate_values, spread=r.spread, unit=unit,
         ))
     n_sig = sum(1 for r in rows if r.status != NO_DIFFERENCE)
     names = [run.name for run in c.runs]

@@ -197,6 +197,13 @@ class RunResult(RunViews):
         values = list(self.scores(metric).values())
         return mean_value(values, metric)  # fsum / n, without fsum's overflow at +-1e308
 
+    @property
+    def row_nouns(self) -> tuple[str, str]:
+        """``("case", "cases")`` for a target run (header ``kind: "target"``: its rows are
+        golden cases), else ``("query", "queries")`` (a TREC run's topics)."""
+        return ("case", "cases") if self.header.get("kind") == "target" else (
+            "query", "queries")
+
     def means(self) -> dict[str, float]:
         """``{metric: mean}`` for every metric present on all rows."""
         return {m: self.mean(m) for m in self.metric_names()}

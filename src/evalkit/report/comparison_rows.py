@@ -70,6 +70,7 @@ def comparison_row(
     n_resamples: int | None,
     method: str | None,
     correction: str | None,
+    unit: str = "queries",
     **extra: Any,
 ) -> ReportRow:
     """One comparison as a report row; ``a`` is the candidate, ``b`` the baseline.
@@ -78,7 +79,8 @@ def comparison_row(
     ``alpha`` decides. The status names the better system when the polarity is known
     (``"bm25 better"``), else the higher one, or says ``"no significant difference"``.
     ``n_resamples`` is the resampling floor of the p-values (None for an analytic or
-    exact p); ``correction`` the label of the adjustment (``"Holm"``). ``extra`` goes to
+    exact p); ``correction`` the label of the adjustment (``"Holm"``); ``unit`` what the
+    paired rows are (``"queries"``, a target run's ``"cases"``). ``extra`` goes to
     the row as is (wins, movers, distribution...).
     """
     sig = bool(significant) if significant is not None else (
@@ -108,10 +110,17 @@ def comparison_row(
         name=name, status=status, metric=metric, level="info", value=value,
         reference_value=reference_value, difference=diff, ci_low=ci_low, ci_high=ci_high,
         confidence=1 - alpha, p_value=p_value, p_adjusted=p_adjusted,
-        n_resamples=n_resamples, coverage="" if n_queries is None else f"{n_queries} queries",
+        n_resamples=n_resamples, coverage="" if n_queries is None else f"{n_queries} {unit}",
         detail=detail, candidate=a, baseline=b, n_queries=n_queries, significant=sig,
         higher_is_better=higher_is_better, method=method, **extra,
     )
+
+
+def row_unit(runs_provenance: Mapping[str, Mapping[str, Any]]) -> str:
+    """``"cases"`` when every compared run is a target run (its provenance says
+    ``"rows": "cases"``), else ``"queries"``."""
+    kinds = {str(p.get("rows", "queries")) for p in runs_provenance.values()}
+    return "cases" if kinds == {"cases"} else "queries"
 
 
 def _get(obj: Any, name: str, default: Any = None) -> Any:
@@ -215,7 +224,8 @@ def report_from_comparison(
             value=_float(ma), reference_value=_float(mb), ci_low=_float(_get(it, "ci_low")),
             ci_high=_float(_get(it, "ci_high")), n_queries=None if n is None else int(n),
             n_resamples=None if b_res is None else int(b_res), method=method,
-            correction=correction, **counts,
+            correction=correction, wins=counts["wins"], ties=counts["ties"],
+            losses=counts["losses"],
         ))
     notes = [*notes, *(log_scale_note(r.name, r.metric, float(r.difference or 0.0),
                                       r.ci_low, r.ci_high)
@@ -233,4 +243,4 @@ def report_from_comparison(
 
 
 __all__ = ["LOG_SCALE_LABEL", "NO_DIFFERENCE", "comparison_row", "log_scale_note",
-           "ratio_text", "report_from_comparison", "row_label"]
+           "ratio_text", "report_from_comparison", "row_label", "row_unit"]

@@ -93,9 +93,10 @@ def _count(n: int, one: str, many: str) -> str:
 
 
 def summary_line(result: RunResult) -> str:
-    """One sentence: queries evaluated, unjudged topics ignored, judged queries missing."""
+    """One sentence: queries (a target run's cases) evaluated, unjudged topics ignored,
+    judged queries missing."""
     n = notes_of(result)
-    parts = [f"{_count(len(result.per_query), 'query', 'queries')} evaluated"]
+    parts = [f"{_count(len(result.per_query), *result.row_nouns)} evaluated"]
     if result.epochs > 1:  # repeated samples: each case's values are its samples reduced
         how = (result.header.get("samples") or {}).get("reduce", "mean")
         parts[0] += f" ({result.epochs} samples each, reduced by {how})"
@@ -174,7 +175,7 @@ def print_table(console: Any, result: RunResult, metrics: Sequence[str], per_que
     console.print(f"run [bold]{result.name}[/bold] ({source})")
     console.print(summary_line(result), soft_wrap=True)
     if per_query:
-        table = Table("query", *metrics, *counts, box=None, pad_edge=False)
+        table = Table(result.row_nouns[0], *metrics, *counts, box=None, pad_edge=False)
         for col in table.columns[1:]:
             col.justify = "right"
         for r in result.per_query:
