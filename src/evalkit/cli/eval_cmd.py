@@ -117,6 +117,13 @@ def command(
     from evalkit.report.table_outputs import check_table_outputs, write_table_outputs
 
     fmt_out = OutputFormat(pick_format(as_json_flag, output and output.value))
+    if name is not None:
+        from evalkit.io.limits import check_name
+
+        try:
+            check_name(name)  # not blank (as the eval config's name), not too long
+        except ValueError as exc:
+            raise CliError(f"--name: {exc}") from None
     request = read_measure_args(metric)
     if complete and missing not in (None, Missing.zero):
         raise CliError(f"-c is --missing zero; it contradicts --missing {missing.value}")
