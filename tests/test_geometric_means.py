@@ -128,3 +128,19 @@ def test_gate_threshold_and_baseline_value_are_geometric_means(
     assert res.comparison is not None
     assert res.comparison.baseline_value == pytest.approx(GM_A)
     assert res.comparison.difference == pytest.approx(MEAN_LOG_DIFF)
+
+
+def test_gate_report_says_the_difference_is_of_mean_logs(
+        files: tuple[Path, Path, Path]) -> None:
+    from evalkit.report.model import report_from_gate
+
+    q, a, b = files
+    run_a, run_b = evaluate_run(a, q, ["gm_map"]), evaluate_run(b, q, ["gm_map"])
+    noreg = CheckSpec("gm_noreg", "gm_map", vs_baseline="no_significant_regression")
+    report = report_from_gate(evaluate_gate([noreg], run_b, run_a, n_resamples=200))
+    (row,) = report.rows
+    assert row.value == pytest.approx(GM_B) and row.reference_value == pytest.approx(GM_A)
+    assert row.difference == pytest.approx(MEAN_LOG_DIFF)
+    ratio = f"{GM_B / GM_A:.4g}"
+    assert any(n.startswith("gm_noreg: the means are geometric means")
+               and f"exp(diff) = {ratio}" in n for n in report.notes)

@@ -10,45 +10,22 @@ their rows with it.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from evalkit.data.summaries import is_log_scale
-from evalkit.report.formatting import CORRECTION_LABELS, p_phrase, signed
+from evalkit.report.formatting import (
+    CORRECTION_LABELS,
+    LOG_SCALE_LABEL,
+    log_scale_note,
+    p_phrase,
+    ratio_text,
+    row_label,
+    signed,
+)
 from evalkit.report.model import Report, ReportRow
 
 NO_DIFFERENCE = "no significant difference"
-
-#: What a log-scale measure's row name adds (gm_map, gm_bpref): its difference and
-#: interval are of mean ln values, its means geometric means (docs/metrics.md).
-LOG_SCALE_LABEL = " [diff: mean ln]"
-
-
-def ratio_text(diff: float) -> str:
-    """``exp(diff)``, the ratio of geometric means a difference of mean logs stands for,
-    to 4 significant digits (``"1.463"``; ``"inf"`` past the float range)."""
-    try:
-        return f"{math.exp(diff):.4g}"
-    except OverflowError:
-        return "inf"
-
-
-def row_label(name: str, metric: str) -> str:
-    """``name`` with :data:`LOG_SCALE_LABEL` when ``metric``'s per-query values are logs."""
-    return name + LOG_SCALE_LABEL if is_log_scale(metric) else name
-
-
-def log_scale_note(name: str, metric: str, diff: float, ci_low: float | None,
-                   ci_high: float | None) -> str:
-    """The note under a comparison that explains a log-scale row (gm_map)."""
-    ci = "" if ci_low is None or ci_high is None else (
-        f", CI [{ratio_text(ci_low)}, {ratio_text(ci_high)}]")
-    return (f"{name}: the means are geometric means, exp of the mean per-query "
-            f"ln(max(value, 1e-5)) as trec_eval prints {metric}; diff and CI are "
-            f"differences of mean ln values; the ratio of geometric means is exp(diff) = "
-            f"{ratio_text(diff)}{ci}")
-
 
 def comparison_row(
     *,

@@ -27,6 +27,7 @@ The statistics are imported only when a p-value is formatted.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from evalkit.stats.numeric import json_ready as json_ready
 
@@ -98,6 +99,48 @@ def interval(low: float | None, high: float | None) -> str:
     lo = "-inf" if low is None else signed(low)
     hi = "+inf" if high is None else signed(high)
     return f"[{lo}, {hi}]"
+
+
+#: What a log-scale measure's row name adds (gm_map, gm_bpref): its difference and
+#: interval are of mean ln values, its means geometric means (docs/metrics.md).
+LOG_SCALE_LABEL = " [diff: mean ln]"
+
+
+def ratio_text(diff: float) -> str:
+    """``exp(diff)``, the ratio of geometric means a difference of mean logs stands for,
+    to 4 significant digits (``"1.463"``; ``"inf"`` past the float range)."""
+    try:
+        return f"{math.exp(diff):.4g}"
+    except OverflowError:
+        return "inf"
+
+
+def row_label(name: str, metric: str) -> str:
+    """``name`` with :data:`LOG_SCALE_LABEL` when ``metric``'s per-query values are logs
+    (:func:`evalkit.data.summaries.is_log_scale`)."""
+    from evalkit.data.summaries import is_log_scale
+
+    return name + LOG_SCALE_LABEL if is_log_scale(metric) else name
+
+
+def log_scale_note(name: str, metric: str, diff: float, ci_low: float | None,
+                   ci_high: float | None) -> str:
+    """The note under a comparison that explains a log-scale row (gm_map)."""
+    ci = "" if ci_low is None or ci_high is None else (
+        f", CI [{ratio_text(ci_low)}, {ratio_text(ci_high)}]")
+    return (f"{name}: the means are geometric means, exp of the mean per-query "
+            f"ln(max(value, 1e-5)) as trec_eval prints {metric}; diff and CI are "
+            f"differences of mean ln values; the ratio of geometric means is exp(diff) = "
+            f"{ratio_text(diff)}{ci}")
+
+
+def log_scale_notes(rows: Any) -> list[str]:
+    """:func:`log_scale_note` of each report row (``name``, ``metric``, ``difference``,
+    ``ci_low``, ``ci_high``) with a difference whose metric's per-case values are logs."""
+    from evalkit.data.summaries import is_log_scale
+
+    return [log_scale_note(r.name, r.metric, r.difference, r.ci_low, r.ci_high)
+            for r in rows if r.difference is not None and is_log_scale(r.metric)]
 
 
 #: The paired tests (``method=``), as a sentence names them.
