@@ -136,9 +136,11 @@ def test_eval_trec_format_without_per_query_prints_only_the_summary(
     lines = res.stdout.splitlines()
     assert all("\tall\t" in line for line in lines)
     values = {line.split("\t")[0].strip(): line.split("\t")[2] for line in lines}
-    for measure in ("map", "ndcg_cut_10", "P_10", "recall_100", "recip_rank",
-                    "num_ret", "num_rel", "num_rel_ret", "num_q"):
+    # no -m: trec_eval's own default set, "official" (not evalkit's ndcg@10, recall@100)
+    for measure in ("map", "gm_map", "Rprec", "bpref", "P_10", "recip_rank",
+                    "iprec_at_recall_0.50", "num_ret", "num_rel", "num_rel_ret", "num_q"):
         assert values[measure] == expected["all"][measure]
+    assert "ndcg_cut_10" not in values and "recall_100" not in values
 
 
 def test_eval_json_matches_trec_eval(expected: dict[str, dict[str, str]]) -> None:

@@ -226,7 +226,7 @@ def test_the_gate_judges_reduced_values_and_counts_every_sample(tmp_path: Path) 
     assert "3/3 cases" in res.output
     assert "samples per case: run 'sys' K = 3 (mean)" in res.output
     res = CliRunner().invoke(app, ["eval", str(art)])
-    assert "3 queries evaluated (3 samples each, reduced by mean)" in res.output
+    assert "3 cases evaluated (3 samples each, reduced by mean)" in res.output  # target run
     assert "0.3889" in res.output
     checks.write_text(checks.read_text().replace("0.38", "0.39"))
     res = CliRunner().invoke(app, ["gate", "--checks", str(checks), "--run", str(art)])

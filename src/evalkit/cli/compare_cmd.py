@@ -127,7 +127,7 @@ def command(
     """
     from evalkit.comparison import compare
     from evalkit.comparison.options import check_request
-    from evalkit.execute.measure_args import measure_names
+    from evalkit.execute.measure_args import comparable_names
     from evalkit.report.writing import check_report_targets, file_targets, write_reports
 
     as_json_flag = pick_format(as_json_flag, output and output.value) == "json"
@@ -138,9 +138,13 @@ def command(
     targets = list(report or [])
     to_stdout = check_report_targets(targets, as_json=as_json_flag,
                                      inputs=[*runs, qrels, topics])
+    names, left_out = comparable_names(metric)
+    if left_out:  # -m all_trec: its counts are reported by evalkit eval, never compared
+        note(f"note: left out of the comparison, as counts are reported (evalkit eval), "
+             f"not compared: {', '.join(left_out)}")
     with progress(f"comparing {len(runs)} runs"):
         result = compare(
-            *runs, metrics=measure_names(metric) or None, qrels=qrels, method=test.value,
+            *runs, metrics=names or None, qrels=qrels, method=test.value,
             correction=correction.value, alpha=alpha, alternative=alternative.value,
             ci=ci_method, n_resamples=resamples, seed=seed,
             all_pairs=all_pairs, top=top, relevance_level=relevance_level,

@@ -47,7 +47,8 @@ def command(
         help="Metric to compute, repeatable or comma-separated (ap, ndcg@10, P@10, R@100, "
         "rr, ...), or a per-query count (num_ret, num_rel, num_rel_ret; printed as "
         "integers and summed). Default: ap, ndcg@10, precision@10, recall@100, rr; for an "
-        "artifact, every metric it holds.",
+        "artifact, every metric it holds; with --format trec on a TREC run file, "
+        "trec_eval's own default set (official, as trec_eval without -m).",
         show_default=False,
     )] = None,
     per_query: Annotated[bool, typer.Option(
@@ -117,6 +118,15 @@ def command(
     from evalkit.report.table_outputs import check_table_outputs, write_table_outputs
 
     fmt_out = OutputFormat(pick_format(as_json_flag, output and output.value))
+    if name is not None:
+        from evalkit.io.limits import check_name
+
+        try:
+            check_name(name)  # not blank (as the eval config's name), not too long
+        except ValueError as exc:
+            raise CliError(f"--name: {exc}") from None
+    if not metric and fmt_out is OutputFormat.trec and not is_artifact(run):
+        metric = ["official"]  # trec_eval's own default set (trec_eval.c: "official")
     request = read_measure_args(metric)
     if complete and missing not in (None, Missing.zero):
         raise CliError(f"-c is --missing zero; it contradicts --missing {missing.value}")

@@ -47,7 +47,8 @@ def command(
         "--epochs", "-k", min=1, max=MAX_EPOCHS,
         help="Planned samples per case K, repeatable: with a pilot whose runs have K >= 2 "
         "samples per case, the smallest detectable diff at each (n, K) and the K beyond "
-        "which more samples stop helping (default: 1, 2, 5, 10, 20 and the pilot's).",
+        "which more samples stop helping (default: 1, 2, 5, 10, 20 and the pilot's). "
+        "Refused with --sd, which has no within-case spread.",
         show_default=False,
     )] = None,
     qrels: Annotated[Path | None, typer.Option(
@@ -91,12 +92,16 @@ def command(
     -e 0.02`; `evalkit power --sd 0.15 -n 100 -e 0.03`.
     """
     from evalkit.comparison import plan_power
-    from evalkit.execute.measure_args import measure_names
+    from evalkit.execute.measure_args import comparable_names
 
     pilot = list(runs or [])
+    names, left_out = comparable_names(metric)
+    if left_out:  # -m all_trec: its counts are reported by evalkit eval, never planned for
+        note(f"note: left out of the plan, as counts are reported (evalkit eval), not "
+             f"compared: {', '.join(left_out)}")
     with progress("planning" + (" (simulating)" if simulate and pilot else "")):
         result = plan_power(
-            *pilot, sd=sd, n=n or [], effects=effect or [], metrics=measure_names(metric) or None,
+            *pilot, sd=sd, n=n or [], effects=effect or [], metrics=names or None,
             qrels=qrels, alpha=alpha, power=power, alternative=alternative.value,
             simulate=simulate, trials=trials, seed=seed, relevance_level=relevance_level,
             missing=missing.value if missing is not None else None, depth=depth,

@@ -270,7 +270,8 @@ _PROVENANCE_KEYS = ("qrels", "run", "goldens", "relevance_level", "missing", "de
 def _run_info(loaded: Loaded, i: int) -> RunInfo:
     run = loaded.runs[i]
     header = run.header
-    prov: dict[str, Any] = {"kind": loaded.kinds[i]}
+    # "rows": what the rows are, "cases" of a target run (header kind "target") or "queries"
+    prov: dict[str, Any] = {"kind": loaded.kinds[i], "rows": run.row_nouns[1]}
     for key in _PROVENANCE_KEYS:
         if key in header:
             value = header[key]

@@ -281,7 +281,8 @@ def plan_power(
     Raises:
         ComparisonError: both or neither of a pilot and ``sd``; a pilot that is not two
             runs; ``alpha`` or ``power`` out of range; an effect of 0, not finite or
-            against a one-sided ``alternative``; ``sd`` without ``n`` or ``effects``; and
+            against a one-sided ``alternative``; ``sd`` without ``n`` or ``effects``;
+            ``epochs`` with ``sd`` (only a pilot's samples split the spread by K); and
             every refusal of :func:`evalkit.compare`'s inputs.
     """
     ns = list(dict.fromkeys(n))
@@ -316,6 +317,11 @@ def plan_power(
             seed, f"pilot: {cand.name} - {base.name}{names}, paired by query id", notes)
     if sd is None:
         raise ComparisonError("give a pilot pair of runs (BASELINE CANDIDATE) or --sd")
+    if epochs:
+        raise ComparisonError(
+            "-k/--epochs plans samples per case from a pilot pair of runs with K >= 2 "
+            "samples per case (it splits their spread into within- and between-case "
+            "parts); --sd is the spread of one difference per case, so it has no K")
     if not (sd > 0 and math.isfinite(sd)):
         raise ComparisonError(f"--sd must be a positive number, got {sd:g}")
     check_effects(wanted, alternative)

@@ -102,8 +102,12 @@ class MetricComparison:
         metric: the metric (canonical name).
         baseline, candidate: the two runs' names.
         n_queries: queries paired by id.
-        baseline_mean, candidate_mean: the means over those queries.
-        diff: ``candidate_mean - baseline_mean``, the mean per-query difference.
+        baseline_mean, candidate_mean: the means over those queries (for gm_map and
+            gm_bpref, whose per-query values are logs, the geometric means trec_eval
+            prints: ``exp`` of the mean log).
+        diff: the mean per-query difference, ``candidate_mean - baseline_mean``; for
+            gm_map and gm_bpref the difference of mean logs, ``exp(diff)`` being
+            ``candidate_mean / baseline_mean`` (docs/metrics.md).
         ci_low, ci_high: its interval at confidence ``1 - alpha`` (None: unbounded).
         p_value: the test's p; ``p_adjusted``: adjusted over the whole family (None with
             ``correction="none"``).

@@ -6,7 +6,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from evalkit.report.comparison_rows import NO_DIFFERENCE, comparison_row
+from evalkit.data.summaries import is_log_scale
+from evalkit.report.comparison_rows import (
+    NO_DIFFERENCE,
+    comparison_row,
+    log_scale_note,
+    row_label,
+    row_unit,
+)
 from evalkit.report.formatting import CORRECTION_LABELS
 from evalkit.report.model import Report, ReportRow, ReportRun
 
@@ -30,6 +37,7 @@ def to_report(c: Comparison) -> Report:
     pairs = list(dict.fromkeys((r.candidate, r.baseline) for r in c.results))
     several_baselines = s.all_pairs and len({b for _, b in pairs}) > 1
     cands = list(dict.fromkeys(r.candidate for r in c.results))
+    unit = row_unit({run.name: run.provenance for run in c.runs})
     rows: list[ReportRow] = []
     for r in c.results:
         if several_baselines:
@@ -38,6 +46,7 @@ def to_report(c: Comparison) -> Report:
             name = f"{r.metric} ({r.candidate})"
         else:
             name = r.metric
+        name = row_label(name, r.metric)  # gm_map: "gm_map [diff: mean ln]"
         rows.append(comparison_row(
             name=name, metric=r.metric, a=r.candidate, b=r.baseline, diff=r.diff,
             p_value=r.p_value, p_adjusted=r.p_adjusted, alpha=s.alpha,
@@ -49,7 +58,7 @@ def to_report(c: Comparison) -> Report:
             warnings=r.warnings, top_gains=r.top_gains, top_losses=r.top_losses,
             query_ids=r.query_ids, differences=r.differences, distribution=r.distribution,
             details=r.details, baseline_values=r.baseline_values,
-            candidate_values=r.candidate_values, spread=r.spread,
+            candidate_values=r.candidate_values, spread=r.spread, unit=unit,
         ))
     n_sig = sum(1 for r in rows if r.status != NO_DIFFERENCE)
     names = [run.name for run in c.runs]
@@ -64,6 +73,8 @@ def to_report(c: Comparison) -> Report:
     notes = [*c.warnings, *(f"{label}: {text}" for label, text in c.notes())]
     notes += [f"{row.name}: {r.spread.line()}" for row, r in zip(rows, c.results, strict=True)
               if r.spread is not None]
+    notes += [log_scale_note(row.name, r.metric, r.diff, r.ci_low, r.ci_high)
+              for row, r in zip(rows, c.results, strict=True) if is_log_scale(r.metric)]
     return Report(
         kind="compare", title=TITLE, subject=subject, reference=reference,
         rows=tuple(rows), status="done", summary=summary, exit_code=None,

@@ -271,10 +271,29 @@ def empty_answers(run: RunResult) -> list[str]:
             if not resp.ranked_ids and (ranked_somewhere or not resp.text)]
 
 
+def has_retrieval_metric(run: RunResult) -> bool:
+    """Whether some metric of ``run`` ranks ids against judgments (its registered record
+    has ``needs_judgments``: the retrieval measures); unknown names count as not."""
+    from evalkit.core.registry import RegistryError
+    from evalkit.plugins.default import default_registry
+
+    reg = default_registry()
+    names = set(run.metric_names()) | {m for r in run.per_query for m in r.metrics}
+    for name in names:
+        try:
+            if getattr(reg.resolve(name), "needs_judgments", False):
+                return True
+        except (RegistryError, ValueError, TypeError):
+            continue
+    return False
+
+
 def empty_answers_line(run: RunResult) -> str | None:
-    """The ``note:`` line of :func:`empty_answers`, or None when every case has some."""
+    """The ``note:`` line of :func:`empty_answers`, or None when every case has some, or
+    when no metric of the run is a retrieval metric (:func:`has_retrieval_metric`: a
+    text-only run has no ranking to score)."""
     empty = empty_answers(run)
-    if not empty:
+    if not empty or not has_retrieval_metric(run):
         return None
     return (f"note: {len(empty)} of {len(run.per_query)} case(s) answered with no ranked "
             f"ids ({show_ids(empty, 5)}): retrieval metrics score an empty ranking 0")

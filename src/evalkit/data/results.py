@@ -24,7 +24,6 @@ from evalkit.data.query_rows import QueryResult as QueryResult
 from evalkit.data.result_files import is_artifact as is_artifact
 from evalkit.data.result_files import read_run, write_run
 from evalkit.data.run_views import RunViews
-from evalkit.stats.numeric import exact_mean
 
 if TYPE_CHECKING:
     from evalkit.data.coverage import Coverage
@@ -180,7 +179,10 @@ class RunResult(RunViews):
         return canonical if canonical in self.per_query[0].metrics else metric
 
     def mean(self, metric: str) -> float:
-        """Mean of ``metric`` over all rows (each query weighs the same).
+        """Mean of ``metric`` over all rows (each query weighs the same); for a measure
+        whose per-query values are logarithms (gm_map, gm_bpref: summary ``exp_mean``)
+        ``exp`` of their mean, trec_eval's geometric mean
+        (:func:`evalkit.data.summaries.mean_value`).
 
         Raises:
             ValueError: the run has no rows.
@@ -190,8 +192,17 @@ class RunResult(RunViews):
         """
         if not self.per_query:
             raise ValueError(f"run {self.name!r} has no rows; its mean is undefined")
+        from evalkit.data.summaries import mean_value
+
         values = list(self.scores(metric).values())
-        return exact_mean(values)  # fsum / n, without fsum's overflow at +-1e308
+        return mean_value(values, metric)  # fsum / n, without fsum's overflow at +-1e308
+
+    @property
+    def row_nouns(self) -> tuple[str, str]:
+        """``("case", "cases")`` for a target run (header ``kind: "target"``: its rows are
+        golden cases), else ``("query", "queries")`` (a TREC run's topics)."""
+        return ("case", "cases") if self.header.get("kind") == "target" else (
+            "query", "queries")
 
     def means(self) -> dict[str, float]:
         """``{metric: mean}`` for every metric present on all rows."""

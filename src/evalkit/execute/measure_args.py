@@ -74,6 +74,29 @@ def read_measure_args(values: Sequence[str] | None) -> MeasureRequest:
                           req.asked)
 
 
+def comparable_names(values: Sequence[str] | None) -> tuple[list[str], list[str]]:
+    """``(names, left_out)``: :func:`measure_names` of ``values`` for a command that
+    compares or plans (``evalkit compare``, ``evalkit power``), with the counts that a
+    set of measures brought in (trec_eval's ``all_trec``, ``official``, ``set`` list
+    num_ret, num_rel, ...) left out and returned in ``left_out``; a count named on its
+    own stays, for the comparison to refuse by name.
+
+    Raises:
+        MetricNameError: as :func:`read_measure_args`.
+    """
+    from evalkit.data.metric_info import canonical_metric, is_count
+
+    names = read_measure_args(values).names
+    from_sets: set[str] = set()
+    alone: set[str] = set()
+    for piece in split_measure_args(values):
+        expanded = read_measure_args([piece]).names
+        (from_sets if len(expanded) > 1 else alone).update(expanded)
+    left_out = [n for n in names
+                if n in from_sets and n not in alone and is_count(canonical_metric(n))]
+    return [n for n in names if n not in left_out], left_out
+
+
 def measure_names(values: Sequence[str] | None) -> list[str]:
     """``-m a -m b,c`` -> ``["a", "b", "c"]`` (order kept, repeats dropped), trec_eval's
     nicknames and parameter lists expanded: the names of :func:`read_measure_args`.

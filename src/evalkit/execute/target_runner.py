@@ -88,7 +88,7 @@ from evalkit.execute.scoring import (
     resolve_aggregates,
     resolve_metrics,
 )
-from evalkit.io.limits import MAX_GRACE_S
+from evalkit.io.limits import MAX_GRACE_S, check_name
 from evalkit.io.runlock import run_lock
 
 __all__ = ["DEFAULT_MAX_CONCURRENCY", "ResumeError", "RunInterrupted", "as_golden_set",
@@ -121,6 +121,8 @@ def evaluate(
     executor: str | ExecutorChoice | None = None,
 ) -> RunResult:
     """Run ``target`` on every golden case and score the responses.
+
+    ``name`` (default: the target's name) may not be blank (``ValueError``).
 
     Args:
         target: an object with ``name`` and ``invoke(case) -> TargetResponse``
@@ -186,7 +188,8 @@ def evaluate(
         "rescored": kept rows whose failed metrics were scored again}``.
 
     Raises:
-        ValueError: ``max_concurrency``, ``grace_s``, ``fsync_interval_s``,
+        ValueError: ``name`` blank or too long; ``max_concurrency``, ``grace_s``,
+            ``fsync_interval_s``,
             ``requests_per_minute`` or ``tokens_per_minute`` out of its range (the
             message names it).
         SampleError: (a ``ValueError``) ``epochs`` or ``reduce`` is not valid.
@@ -210,6 +213,8 @@ def evaluate(
     if isinstance(max_concurrency, bool) or not isinstance(max_concurrency, int) \
             or max_concurrency < 1:
         raise ValueError(f"max_concurrency must be a positive integer, got {max_concurrency!r}")
+    if name is not None:
+        check_name(name)  # not blank, as the eval config's name
     from evalkit.execute.async_executor import is_async_target
 
     if not callable(getattr(target, "invoke", None)) and not is_async_target(target):

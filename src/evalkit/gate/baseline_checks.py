@@ -146,7 +146,7 @@ def baseline_result(
         else:
             cand = case_values(rows, res.name, f"run {run.name!r}")
             base = case_values(base_rows, res.name, f"baseline {baseline.name!r}")
-            observed, base_value = mean_of(cand), mean_of(base)
+            observed, base_value = mean_of(cand, res.name), mean_of(base, res.name)
             t = _per_case_test(cand, base, res.name, alpha, n_resamples, seed)
     except (CheckError, CheckFailure) as exc:
         return error_result(check, cov, str(exc), kind=kind)

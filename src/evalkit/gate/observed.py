@@ -20,7 +20,6 @@ from evalkit.gate.verdicts import (
     CheckResult,
     MetricKind,
 )
-from evalkit.stats.numeric import exact_mean
 
 
 @dataclass(frozen=True)
@@ -144,8 +143,12 @@ def _cases_and_why(cases: Sequence[tuple[str, str]], limit: int) -> str:
     return shown + (f"; and {len(cases) - limit} more" if len(cases) > limit else "")
 
 
-def mean_of(values: Mapping[str, float]) -> float:
-    return exact_mean(list(values.values()))
+def mean_of(values: Mapping[str, float], name: str) -> float:
+    """The mean of metric ``name``'s per-case values, or for a measure whose values are
+    logs (gm_map) ``exp`` of it, as every mean is shown (:mod:`evalkit.data.summaries`)."""
+    from evalkit.data.summaries import mean_value
+
+    return mean_value(list(values.values()), name)
 
 
 def aggregate_value(spec: AggregateSpec, rows: Sequence[Any], run_name: str) -> float:
@@ -167,7 +170,7 @@ def observed_value(res: Resolved, rows: Sequence[Any], run_name: str) -> float:
     if res.kind == "aggregate":
         assert isinstance(res.spec, AggregateSpec)
         return aggregate_value(res.spec, rows, run_name)
-    return mean_of(case_values(rows, res.name, run_name))
+    return mean_of(case_values(rows, res.name, run_name), res.name)
 
 
 def error_result(check: CheckSpec, cov: tuple[int, int], message: str,

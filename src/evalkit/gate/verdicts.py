@@ -29,7 +29,9 @@ class BaselineComparison:
 
     Attributes:
         baseline_value: the baseline's mean (per-case metric) or aggregate value.
-        difference: run minus baseline, in the metric's units.
+        difference: run minus baseline, in the metric's units (for gm_map and gm_bpref,
+            whose per-case values are logs, the difference of mean logs; the two
+            means are geometric means, docs/metrics.md).
         ci_low, ci_high: the ``1 - alpha`` confidence interval of ``difference``.
         p_value: two-sided p of "no difference".
         p_adjusted: Holm-adjusted p (blocking checks), ``None`` for warn-level checks.

@@ -168,8 +168,18 @@ def check_id(text: str, what: str = "id") -> str:
 
 
 def check_name(text: str, what: str = "run name") -> str:
-    """``text`` when it is at most :data:`MAX_NAME_CHARS` characters (see
-    :func:`check_length`)."""
+    """``text`` when it is not blank and at most :data:`MAX_NAME_CHARS` characters (see
+    :func:`check_length`).
+
+    Raises:
+        ValueError: ``text`` is empty or only whitespace (``""``, ``"   "``): a run
+            named so cannot be told apart in a table or a comparison; as the eval
+            config refuses it.
+        LimitError: ``text`` is longer than the limit.
+    """
+    if not isinstance(text, str) or not text.strip():
+        raise ValueError(f"the {what} {text!r} is blank; give a name with a visible "
+                         "character, or leave it out for the default")
     return check_length(text, what, MAX_NAME_CHARS)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from evalkit.report.formatting import p_cell
+from evalkit.report.formatting import decimal, p_cell
 from evalkit.report.formatting import signed as signed_text
 from evalkit.report.model import Report, ReportRow
 from evalkit.report.samples_cells import (
@@ -25,9 +25,9 @@ def num(x: float | None, signed: bool = False) -> str:
         return "NaN"
     if math.isinf(x):
         return ("+" if x > 0 and signed else "") + ("inf" if x > 0 else "-inf")
-    if not signed and x == int(x) and abs(x) >= 10:
-        return f"{x:g}"
-    return signed_text(x) if signed else f"{x:.4f}"
+    if not signed and x == int(x) and 10 <= abs(x) < 1e15:
+        return f"{x:.0f}"
+    return signed_text(x) if signed else decimal(x)
 
 
 def pval(x: float | None, n_resamples: int | None = None) -> str:

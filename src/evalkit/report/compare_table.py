@@ -14,27 +14,30 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from evalkit.report.formatting import interval, p_cell, signed
+from evalkit.report.comparison_rows import row_label, row_unit
+from evalkit.report.formatting import decimal, interval, p_cell, signed
 from evalkit.report.model import Report, ReportRow
 
 
 def _mean(x: float | None) -> str:
-    return "" if x is None else f"{x:.4f}"
+    return "" if x is None else decimal(x)
 
 
-def significance_rule(settings: Mapping[str, Any], adjusted: bool) -> str:
-    """The sentence under the table: what ``significant`` means and what W/T/L counts."""
+def significance_rule(settings: Mapping[str, Any], adjusted: bool,
+                      unit: str = "queries") -> str:
+    """The sentence under the table: what ``significant`` means and what W/T/L counts
+    (``unit``: ``"queries"``, or a target run's ``"cases"``)."""
     alpha = float(settings.get("alpha", 0.05))
     if settings.get("method") == "bootstrap" and not adjusted:
-        return ("significant: the CI excluding 0 (the seed's rule). W/T/L: queries where "
+        return (f"significant: the CI excluding 0 (the seed's rule). W/T/L: {unit} where "
                 "the candidate is better / equal / worse.")
     rule = "adjusted p" if adjusted else "p"
-    return (f"significant: {rule} < {alpha:g}. W/T/L: queries where the candidate is "
+    return (f"significant: {rule} < {alpha:g}. W/T/L: {unit} where the candidate is "
             "better / equal / worse.")
 
 
 def _row_cells(r: ReportRow, several: bool, adjusted: bool) -> list[str]:
-    cells = [r.metric]
+    cells = [row_label(r.metric, r.metric)]  # gm_map: "gm_map [diff: mean ln]"
     if several:
         cells += [r.candidate or "", r.baseline or "", _mean(r.reference_value),
                   _mean(r.value)]
@@ -53,7 +56,8 @@ def print_compare_table(report: Report, console: Any) -> None:
     a console that is not a terminal is widened to 160 columns so that rows never wrap).
     Significant rows are bold."""
     from rich.markup import escape
-    from rich.table import Table
+
+    from evalkit.report.rich_tables import new_table as Table
 
     if not console.is_terminal:
         console.width = max(console.width, 160)
@@ -65,7 +69,8 @@ def print_compare_table(report: Report, console: Any) -> None:
         where = f" ({escape(run.source)})" if run.source else ""
         console.print(f"{run.role} [bold]{escape(run.name)}[/bold]{where}", soft_wrap=True)
     n = report.rows[0].n_queries if report.rows else 0
-    console.print(f"{n} queries paired by id; diff = candidate - baseline", soft_wrap=True)
+    unit = row_unit((report.provenance or {}).get("runs") or {})
+    console.print(f"{n} {unit} paired by id; diff = candidate - baseline", soft_wrap=True)
     if report.description:
         console.print(report.description, soft_wrap=True, markup=False)
     alpha = float(settings.get("alpha", 0.05))
@@ -79,15 +84,14 @@ def print_compare_table(report: Report, console: Any) -> None:
     if adjusted:
         headers.append(f"p ({report.correction})")
     headers += ["significant", "W/T/L"]
-    table = Table(*headers, box=None, pad_edge=False)
+    table = Table(*headers)
     for col in table.columns:
-        col.no_wrap = True
         col.justify = "left" if col.header in left else "right"
     for r in report.rows:
         table.add_row(*map(escape, _row_cells(r, several, adjusted)),
                       style="bold" if r.significant else None)
     console.print(table)
-    console.print(significance_rule(settings, adjusted), soft_wrap=True)
+    console.print(significance_rule(settings, adjusted, unit), soft_wrap=True)
     for note in report.notes:
         if note not in report.warnings:  # the inputs' warnings go to stderr, once
             console.print(f"note: {note}", soft_wrap=True, markup=False)
@@ -98,7 +102,8 @@ def print_compare_table(report: Report, console: Any) -> None:
 
 def _print_movers(console: Any, r: ReportRow, several: bool) -> None:
     from rich.markup import escape
-    from rich.table import Table
+
+    from evalkit.report.rich_tables import new_table as Table
 
     title = r.metric + (f", {r.candidate} vs {r.baseline}" if several else "")
     # the title is a line of its own: as a table title it would wrap at the table's

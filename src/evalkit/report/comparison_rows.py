@@ -13,11 +13,19 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from evalkit.report.formatting import CORRECTION_LABELS, p_phrase, signed
+from evalkit.data.summaries import is_log_scale
+from evalkit.report.formatting import (
+    CORRECTION_LABELS,
+    LOG_SCALE_LABEL,
+    log_scale_note,
+    p_phrase,
+    ratio_text,
+    row_label,
+    signed,
+)
 from evalkit.report.model import Report, ReportRow
 
 NO_DIFFERENCE = "no significant difference"
-
 
 def comparison_row(
     *,
@@ -39,6 +47,7 @@ def comparison_row(
     n_resamples: int | None,
     method: str | None,
     correction: str | None,
+    unit: str = "queries",
     **extra: Any,
 ) -> ReportRow:
     """One comparison as a report row; ``a`` is the candidate, ``b`` the baseline.
@@ -47,7 +56,8 @@ def comparison_row(
     ``alpha`` decides. The status names the better system when the polarity is known
     (``"bm25 better"``), else the higher one, or says ``"no significant difference"``.
     ``n_resamples`` is the resampling floor of the p-values (None for an analytic or
-    exact p); ``correction`` the label of the adjustment (``"Holm"``). ``extra`` goes to
+    exact p); ``correction`` the label of the adjustment (``"Holm"``); ``unit`` what the
+    paired rows are (``"queries"``, a target run's ``"cases"``). ``extra`` goes to
     the row as is (wins, movers, distribution...).
     """
     sig = bool(significant) if significant is not None else (
@@ -62,6 +72,9 @@ def comparison_row(
         status = NO_DIFFERENCE
     # the row's name (the metric) heads the detail wherever a reporter shows it
     detail = f"{a} minus {b} = {signed(diff)}"
+    if is_log_scale(metric):  # gm_map: the per-query values are logs
+        detail = (f"mean ln {a} minus mean ln {b} = {signed(diff)} (ratio of geometric "
+                  f"means {a}/{b} = {ratio_text(diff)})")
     if ci_low is not None and ci_high is not None:
         detail += f", {1 - alpha:.0%} CI [{signed(ci_low)}, {signed(ci_high)}]"
     detail += f", {p_phrase(p_value, n_resamples)}"
@@ -74,10 +87,17 @@ def comparison_row(
         name=name, status=status, metric=metric, level="info", value=value,
         reference_value=reference_value, difference=diff, ci_low=ci_low, ci_high=ci_high,
         confidence=1 - alpha, p_value=p_value, p_adjusted=p_adjusted,
-        n_resamples=n_resamples, coverage="" if n_queries is None else f"{n_queries} queries",
+        n_resamples=n_resamples, coverage="" if n_queries is None else f"{n_queries} {unit}",
         detail=detail, candidate=a, baseline=b, n_queries=n_queries, significant=sig,
         higher_is_better=higher_is_better, method=method, **extra,
     )
+
+
+def row_unit(runs_provenance: Mapping[str, Mapping[str, Any]]) -> str:
+    """``"cases"`` when every compared run is a target run (its provenance says
+    ``"rows": "cases"``), else ``"queries"``."""
+    kinds = {str(p.get("rows", "queries")) for p in runs_provenance.values()}
+    return "cases" if kinds == {"cases"} else "queries"
 
 
 def _get(obj: Any, name: str, default: Any = None) -> Any:
@@ -172,7 +192,8 @@ def report_from_comparison(
         counts = {k: None if _get(it, k) is None else int(_get(it, k))
                   for k in ("wins", "ties", "losses")}
         rows.append(comparison_row(
-            name=f"{metric} ({a})" if several else metric, metric=metric, a=a, b=b,
+            name=row_label(f"{metric} ({a})" if several else metric, metric), metric=metric,
+            a=a, b=b,
             diff=float(_first(it, "observed", "diff")), p_value=float(_get(it, "p_value")),
             p_adjusted=_float(_get(it, "p_adjusted")),
             alpha=float(_get(it, "alpha", 0.05) or 0.05),
@@ -180,8 +201,12 @@ def report_from_comparison(
             value=_float(ma), reference_value=_float(mb), ci_low=_float(_get(it, "ci_low")),
             ci_high=_float(_get(it, "ci_high")), n_queries=None if n is None else int(n),
             n_resamples=None if b_res is None else int(b_res), method=method,
-            correction=correction, **counts,
+            correction=correction, wins=counts["wins"], ties=counts["ties"],
+            losses=counts["losses"],
         ))
+    notes = [*notes, *(log_scale_note(r.name, r.metric, float(r.difference or 0.0),
+                                      r.ci_low, r.ci_high)
+                       for r in rows if is_log_scale(r.metric))]
     n_sig = sum(1 for r in rows if r.status != NO_DIFFERENCE)
     subject = ", ".join(cands) if several else a_default
     summary = (f"{subject} vs {b}: {n_sig} of {len(rows)} comparison(s) differ "
@@ -194,4 +219,5 @@ def report_from_comparison(
     )
 
 
-__all__ = ["NO_DIFFERENCE", "comparison_row", "report_from_comparison"]
+__all__ = ["LOG_SCALE_LABEL", "NO_DIFFERENCE", "comparison_row", "log_scale_note",
+           "ratio_text", "report_from_comparison", "row_label", "row_unit"]

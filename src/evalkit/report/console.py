@@ -22,6 +22,8 @@ def render_console(obj: Any, *, width: int = 200, color: bool = False) -> str:
     from rich.console import Console
     from rich.table import Table
 
+    from evalkit.report.rich_tables import new_table
+
     report = as_report(obj)
     headers, cells = columns(report)
     title = report.title + (f": {report.subject}" if report.subject else "")
@@ -45,7 +47,7 @@ def render_console(obj: Any, *, width: int = 200, color: bool = False) -> str:
         heads, lines = movers(row)
         if lines:
             console.print(f"queries that moved most ({row.name})", markup=False)
-            moved = Table(*heads, box=None, pad_edge=False)
+            moved = new_table(*heads)
             for line in lines:
                 moved.add_row(*line)
             console.print(moved)

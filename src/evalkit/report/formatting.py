@@ -9,6 +9,10 @@
   value that rounds to zero as ``-0.0000``.
 * :func:`figure` writes a planning figure with 4 decimals, or 4 significant digits below
   1e-3, so that a small effect is never shown as ``0.0000``.
+* :func:`decimal` writes a mean or any other table value with 4 decimals. Every one of
+  them (and :func:`signed`, :func:`figure`) switches to scientific notation with 4
+  significant digits at :data:`LARGE` (1e6) and above, so a huge value is ``1e+308``, not
+  309 digits cut by the table.
 * :func:`interval` writes a confidence interval, ``[+0.0434, +0.0747]``, its open ends as
   ``-inf``/``+inf``.
 * :func:`~evalkit.stats.numeric.json_ready` (re-exported here) turns NaN and infinities
@@ -23,6 +27,7 @@ The statistics are imported only when a p-value is formatted.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from evalkit.stats.numeric import json_ready as json_ready
 
@@ -44,13 +49,33 @@ def p_cell(p: float | None, n_resamples: int | None = None) -> str:
     return p_phrase(p, n_resamples).removeprefix("p = ").removeprefix("p ")
 
 
+#: From this size on, values are written in scientific notation (``1.235e+06``).
+LARGE = 1e6
+
+
+def decimal(x: float, digits: int = 4) -> str:
+    """A value for a table cell or a line: ``digits`` decimals (``0.2177``), ``NaN``,
+    ``inf``/``-inf``; at :data:`LARGE` and above in size ``digits`` significant digits
+    in scientific notation (``1e+308``, ``-2.5e+07``)."""
+    if math.isnan(x):
+        return "NaN"
+    if math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    if abs(x) >= LARGE:
+        return f"{x:.{digits}g}"
+    return f"{x:.{digits}f}"
+
+
 def signed(x: float, digits: int = 4) -> str:
     """``x`` with its sign, ``digits`` decimals: ``+0.0590``, ``-0.1278``, ``+inf``; a value
-    that rounds to zero is ``+0.0000``, never ``-0.0000``."""
+    that rounds to zero is ``+0.0000``, never ``-0.0000``; at :data:`LARGE` and above,
+    scientific notation (``+1e+308``)."""
     if math.isnan(x):
         return "NaN"
     if math.isinf(x):
         return "+inf" if x > 0 else "-inf"
+    if abs(x) >= LARGE:
+        return f"{x:+.{digits}g}"
     text = f"{x:+.{digits}f}"
     return f"{0.0:+.{digits}f}" if float(text) == 0.0 else text
 
@@ -66,13 +91,7 @@ def figure(x: float, signed: bool = False, digits: int = 4) -> str:
     """
     if math.isfinite(x) and x != 0 and abs(x) < 1e-3:
         return f"{x:+.{digits}g}" if signed else f"{x:.{digits}g}"
-    if signed:
-        return _with_sign(x, digits)
-    if math.isnan(x):
-        return "NaN"
-    if math.isinf(x):
-        return "inf" if x > 0 else "-inf"
-    return f"{x:.{digits}f}"
+    return _with_sign(x, digits) if signed else decimal(x, digits)
 
 
 def interval(low: float | None, high: float | None) -> str:
@@ -80,6 +99,48 @@ def interval(low: float | None, high: float | None) -> str:
     lo = "-inf" if low is None else signed(low)
     hi = "+inf" if high is None else signed(high)
     return f"[{lo}, {hi}]"
+
+
+#: What a log-scale measure's row name adds (gm_map, gm_bpref): its difference and
+#: interval are of mean ln values, its means geometric means (docs/metrics.md).
+LOG_SCALE_LABEL = " [diff: mean ln]"
+
+
+def ratio_text(diff: float) -> str:
+    """``exp(diff)``, the ratio of geometric means a difference of mean logs stands for,
+    to 4 significant digits (``"1.463"``; ``"inf"`` past the float range)."""
+    try:
+        return f"{math.exp(diff):.4g}"
+    except OverflowError:
+        return "inf"
+
+
+def row_label(name: str, metric: str) -> str:
+    """``name`` with :data:`LOG_SCALE_LABEL` when ``metric``'s per-query values are logs
+    (:func:`evalkit.data.summaries.is_log_scale`)."""
+    from evalkit.data.summaries import is_log_scale
+
+    return name + LOG_SCALE_LABEL if is_log_scale(metric) else name
+
+
+def log_scale_note(name: str, metric: str, diff: float, ci_low: float | None,
+                   ci_high: float | None) -> str:
+    """The note under a comparison that explains a log-scale row (gm_map)."""
+    ci = "" if ci_low is None or ci_high is None else (
+        f", CI [{ratio_text(ci_low)}, {ratio_text(ci_high)}]")
+    return (f"{name}: the means are geometric means, exp of the mean per-query "
+            f"ln(max(value, 1e-5)) as trec_eval prints {metric}; diff and CI are "
+            f"differences of mean ln values; the ratio of geometric means is exp(diff) = "
+            f"{ratio_text(diff)}{ci}")
+
+
+def log_scale_notes(rows: Any) -> list[str]:
+    """:func:`log_scale_note` of each report row (``name``, ``metric``, ``difference``,
+    ``ci_low``, ``ci_high``) with a difference whose metric's per-case values are logs."""
+    from evalkit.data.summaries import is_log_scale
+
+    return [log_scale_note(r.name, r.metric, r.difference, r.ci_low, r.ci_high)
+            for r in rows if r.difference is not None and is_log_scale(r.metric)]
 
 
 #: The paired tests (``method=``), as a sentence names them.

@@ -15,9 +15,9 @@ import html
 from collections.abc import Sequence
 from typing import Any
 
+from evalkit.data.summaries import mean_value
 from evalkit.report._table import columns, num
 from evalkit.report.model import as_report
-from evalkit.stats.numeric import exact_mean
 
 #: The columns of text in a report table (the others hold numbers: right-aligned).
 _TEXT = {"check", "verdict", "level", "metric", "rule", "result"}
@@ -76,7 +76,7 @@ def run_html(run: Any) -> str:
     lines: list[list[str]] = []
     for m in metrics:
         values = run.available_scores(m)
-        mean = num(exact_mean(list(values.values()))) if values else ""
+        mean = num(mean_value(list(values.values()), m)) if values else ""
         lines.append([m, "mean", mean, f"{len(values)} of {len(rows)}"])
     for c in counts:
         have = [float(r.counts[c]) for r in rows if c in (getattr(r, "counts", None) or {})]

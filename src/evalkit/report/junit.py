@@ -13,7 +13,7 @@ import re
 import xml.etree.ElementTree as ET
 from typing import Any
 
-from evalkit.report.formatting import signed
+from evalkit.report.formatting import decimal, signed
 from evalkit.report.model import Report, ReportRow, as_report
 
 # characters XML 1.0 cannot hold, even escaped
@@ -48,8 +48,8 @@ def _case(suite: ET.Element, report: Report, row: ReportRow) -> None:
         out += f"\nwins/ties/losses (candidate better/equal/worse): {row.wins_ties_losses}"
     for label, moved in (("up", row.top_gains), ("down", row.top_losses)):
         for m in moved:
-            out += (f"\nmoved {label}: query {m.id} {m.baseline:.4f} -> {m.candidate:.4f} "
-                    f"({signed(m.diff)})" + (f" {m.text}" if m.text else ""))
+            out += (f"\nmoved {label}: query {m.id} {decimal(m.baseline)} -> "
+                    f"{decimal(m.candidate)} ({signed(m.diff)})" + (f" {m.text}" if m.text else ""))
     if row.level == "warn" and row.status != "pass":
         out = "warning: " + out
     ET.SubElement(tc, "system-out").text = _text(out)

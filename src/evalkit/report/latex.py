@@ -30,7 +30,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from evalkit.report.formatting import CORRECTION_LABELS, METHOD_LABELS, p_cell
+from evalkit.report.formatting import CORRECTION_LABELS, METHOD_LABELS, decimal, p_cell
 from evalkit.report.model import Report, ReportRow, as_report
 
 #: Characters with a meaning in LaTeX, and how they are written as text.
@@ -77,7 +77,7 @@ def _number(x: float | None) -> str:
         return "--"
     if math.isinf(x):
         return r"$\infty$" if x > 0 else r"$-\infty$"
-    text = f"{x:.4f}"
+    text = decimal(x)
     return "$-$" + text[1:] if text.startswith("-") and float(text) != 0.0 else (
         text.lstrip("-"))
 

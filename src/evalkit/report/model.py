@@ -20,6 +20,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from evalkit.report.formatting import log_scale_notes
+
 if TYPE_CHECKING:
     from evalkit.gate import GateReport
     from evalkit.stats.histogram import Histogram
@@ -366,16 +368,14 @@ def report_from_gate(gate: GateReport) -> Report:
         rows.append(ReportRow(
             name=r.check.id, status=r.verdict, metric=r.check.metric, level=r.check.level,
             value=r.observed, reference_value=None if c is None else c.baseline_value,
-            rule=_rule(r.check),
-            difference=None if c is None else c.difference,
+            rule=_rule(r.check), difference=None if c is None else c.difference,
             ci_low=None if c is None else c.ci_low, ci_high=None if c is None else c.ci_high,
             confidence=None if c is None else 1 - c.alpha,
             p_value=None if c is None else c.p_value,
             p_adjusted=None if c is None else c.p_adjusted,
             n_resamples=None if c is None else c.n_resamples,
             coverage=r.coverage, detail=r.detail(),
-            failed=r.blocking and r.verdict == "fail",
-            errored=r.blocking and r.verdict == "error",
+            failed=r.blocking and r.verdict == "fail", errored=r.blocking and r.verdict == "error",
             # a baseline check's comparison, in the fields a comparison report fills
             candidate=None if c is None else gate.run_name,
             baseline=None if c is None else gate.baseline_name,
@@ -388,7 +388,8 @@ def report_from_gate(gate: GateReport) -> Report:
         kind="gate", title="evalkit gate", subject=gate.run_name,
         reference=gate.baseline_name, rows=tuple(rows), status=gate.status,
         summary=gate.summary(), exit_code=gate.exit_code,
-        notes=(*(f"incomplete: {m}" for m in gate.incomplete), *gate.notes),
+        notes=(*(f"incomplete: {m}" for m in gate.incomplete), *gate.notes,
+               *log_scale_notes(rows)),
         data=gate.to_dict(),
         correction="Holm" if any(r.p_adjusted is not None for r in rows) else None,
         cases=_cases(getattr(gate, "run", None)),

@@ -21,7 +21,7 @@ def _pct(x: float | None, se: float | None = None) -> str:
 def print_power_plans(result: PowerPlan, console: Any) -> None:
     """Print ``result`` on ``console`` (a :class:`rich.console.Console`; one that is not a
     terminal is widened to 140 columns so that rows never wrap)."""
-    from rich.table import Table
+    from evalkit.report.rich_tables import new_table as Table
 
     plans, alpha, power = result.plans, result.alpha, result.power
     alternative = result.alternative
@@ -44,7 +44,7 @@ def print_power_plans(result: PowerPlan, console: Any) -> None:
         _right(t, 1)
         console.print(t)
     t = Table(*(["metric"] if with_metric else []), "queries", "smallest detectable diff",
-              *(["simulated power at it"] if pilot else []), box=None, pad_edge=False,
+              *(["simulated power at it"] if pilot else []),
               title="minimum detectable effect", title_justify="left")
     for p in plans:
         for d in p.detectable:
@@ -61,7 +61,7 @@ def print_power_plans(result: PowerPlan, console: Any) -> None:
                        None)
         t = Table(*(["metric"] if with_metric else []), "diff", "queries needed",
                   *([n_label] if n_label else []),
-                  *(["simulated"] if pilot else []), box=None, pad_edge=False,
+                  *(["simulated"] if pilot else []),
                   title="queries needed", title_justify="left")
         for p in plans:
             for x in p.needed:
@@ -96,12 +96,12 @@ def print_power_plans(result: PowerPlan, console: Any) -> None:
 def _samples_tables(plans: Any, with_metric: bool, console: Any) -> None:
     """The n x K table of a pilot with repeated samples, and where more samples stop
     helping."""
-    from rich.table import Table
+    from evalkit.report.rich_tables import new_table as Table
 
     if not any(p.samples for p in plans):
         return
     t = Table(*(["metric"] if with_metric else []), "queries", "samples per case (K)",
-              "sd of diffs", "smallest detectable diff", box=None, pad_edge=False,
+              "sd of diffs", "smallest detectable diff",
               title="cases x samples (paired t-test on per-case means)",
               title_justify="left")
     for p in plans:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from evalkit.data import summaries
 from evalkit.data.coverage import notes_of
 from evalkit.data.metric_info import COUNT_NAMES, canonical_metric, is_count
+from evalkit.report.formatting import decimal
 
 if TYPE_CHECKING:
     from evalkit.data.results import RunResult
@@ -92,9 +93,10 @@ def _count(n: int, one: str, many: str) -> str:
 
 
 def summary_line(result: RunResult) -> str:
-    """One sentence: queries evaluated, unjudged topics ignored, judged queries missing."""
+    """One sentence: queries (a target run's cases) evaluated, unjudged topics ignored,
+    judged queries missing."""
     n = notes_of(result)
-    parts = [f"{_count(len(result.per_query), 'query', 'queries')} evaluated"]
+    parts = [f"{_count(len(result.per_query), *result.row_nouns)} evaluated"]
     if result.epochs > 1:  # repeated samples: each case's values are its samples reduced
         how = (result.header.get("samples") or {}).get("reduce", "mean")
         parts[0] += f" ({result.epochs} samples each, reduced by {how})"
@@ -123,7 +125,7 @@ def trec_remark(result: RunResult) -> str | None:
 
 
 def fmt(value: float) -> str:
-    return f"{value:.4f}"
+    return decimal(value)
 
 
 def _count_cell(value: float) -> str:
@@ -168,12 +170,12 @@ def print_table(console: Any, result: RunResult, metrics: Sequence[str], per_que
                 source: Path, counts: Sequence[str] = ()) -> None:
     """Means (and with ``per_query`` every query's values) on a rich ``console``; counts
     as integers, summed over the queries in the total line."""
-    from rich.table import Table
+    from evalkit.report.rich_tables import new_table as Table
 
     console.print(f"run [bold]{result.name}[/bold] ({source})")
     console.print(summary_line(result), soft_wrap=True)
     if per_query:
-        table = Table("query", *metrics, *counts, box=None, pad_edge=False)
+        table = Table(result.row_nouns[0], *metrics, *counts, box=None, pad_edge=False)
         for col in table.columns[1:]:
             col.justify = "right"
         for r in result.per_query:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from evalkit.report.formatting import decimal
 from evalkit.report.model import Report, ReportRow
 
 #: The headers of the columns, in table order.
@@ -46,7 +47,7 @@ def samples_cells(row: ReportRow, k: Mapping[str, int]) -> tuple[str, str, str, 
     pair = f"{k.get(row.baseline or '', 1)} / {k.get(row.candidate or '', 1)}"
     if s is None:
         return pair, "", "", ""
-    return pair, f"{100 * s.within_share:.1f}%", f"{s.se:.4f}", f"{s.se_limit:.4f}"
+    return pair, f"{100 * s.within_share:.1f}%", decimal(s.se), decimal(s.se_limit)
 
 
 __all__ = ["SAMPLES_HEADERS", "has_samples", "samples_cells", "samples_per_run"]

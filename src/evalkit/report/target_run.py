@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from evalkit.data.coverage import empty_answers_line
+from evalkit.report.formatting import decimal
 
 if TYPE_CHECKING:
     from evalkit.data.results import RunResult
@@ -67,7 +68,7 @@ def aggregate_text(value: float) -> str:
     0.01 so that a small cost stays readable (``0.0002063``, not ``0.0002``)."""
     v = float(value)
     if v == 0 or not math.isfinite(v) or abs(v) >= 0.01:
-        return f"{v:.4f}"
+        return decimal(v)
     return f"{v:.{3 - math.floor(math.log10(abs(v)))}f}"
 
 
@@ -86,7 +87,7 @@ def summary_lines(run: RunResult) -> list[str]:
                              f"case(s): {', '.join(repr(c) for c in list(failed[n])[:3])}"
                              f"{', ...' if len(failed[n]) > 3 else ''})")
             else:
-                lines.append(f"{n:<{width}}  {run.mean(n):>8.4f}")
+                lines.append(f"{n:<{width}}  {decimal(run.mean(n)):>8}")
     aggs: dict[str, float] = run.header.get("aggregates") or {}
     for n, v in aggs.items():
         lines.append(f"{n}: {aggregate_text(v)}")

@@ -24,6 +24,7 @@ from evalkit.stats.engine import analyse_family
 from evalkit.stats.histogram import MAX_BINS
 from evalkit.stats.methods import check_options
 from evalkit.stats.multiple import CORRECTIONS, benjamini_hochberg, holm, westfall_young
+from evalkit.stats.numeric import real_number
 from evalkit.stats.paired import DEFAULT_METHOD, make_result
 from evalkit.stats.pairing import RunLike, align
 from evalkit.stats.results import PairedTestResult
@@ -240,11 +241,14 @@ def paired_subset(runs: Sequence[RunLike], metrics: Sequence[str]
         available = getattr(run, "available_scores", None)
         names.append(str(getattr(run, "name", "") or f"run{i}"))
         if callable(available):
-            tables.append({m: dict(available(m)) for m in metrics})
+            raw = {m: dict(available(m)) for m in metrics}
         elif isinstance(run, Mapping):
-            tables.append({m: {str(k): float(v) for k, v in run.items()} for m in metrics})
+            raw = {m: dict(run) for m in metrics}
         else:
             raise TypeError(f"expected a RunResult or a mapping, got {type(run).__name__}")
+        tables.append({m: {str(k): real_number(
+            v, f"run {names[-1]!r}: case {k!r}: the {m!r} score")
+            for k, v in values.items()} for m, values in raw.items()})
     every = [set(t[m]) for t in tables for m in metrics]
     common = set.intersection(*every)
     union = set.union(*every)

@@ -17,12 +17,18 @@ from collections.abc import Sequence
 import numpy as np
 from numpy.typing import NDArray
 
+from evalkit.stats.numeric import numbers_of
+
 CORRECTIONS: tuple[str, ...] = ("holm", "bh", "westfall-young", "none")
 
 
 def holm(p: Sequence[float]) -> list[float]:
-    """Holm step-down adjusted p-values, same order as ``p``; each in ``[p_i, 1]``."""
-    arr = np.asarray(p, dtype=np.float64)
+    """Holm step-down adjusted p-values, same order as ``p``; each in ``[p_i, 1]``.
+
+    Raises:
+        ValueError: a p-value is not a number (a string, a bool).
+    """
+    arr = np.asarray(numbers_of(p, "p-value"), dtype=np.float64)
     m = arr.size
     order = np.argsort(arr, kind="stable")
     adj = np.empty(m)
@@ -34,8 +40,12 @@ def holm(p: Sequence[float]) -> list[float]:
 
 
 def benjamini_hochberg(p: Sequence[float]) -> list[float]:
-    """Benjamini-Hochberg adjusted p-values (q-values), same order as ``p``."""
-    arr = np.asarray(p, dtype=np.float64)
+    """Benjamini-Hochberg adjusted p-values (q-values), same order as ``p``.
+
+    Raises:
+        ValueError: a p-value is not a number (a string, a bool).
+    """
+    arr = np.asarray(numbers_of(p, "p-value"), dtype=np.float64)
     m = arr.size
     order = np.argsort(arr, kind="stable")
     adj = np.empty(m)

@@ -13,10 +13,11 @@ where the plain one would overflow.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+import numbers
+from collections.abc import Iterable, Sequence
 from typing import Any
 
-__all__ = ["exact_mean", "json_ready", "pow2_above", "pow2_scale"]
+__all__ = ["exact_mean", "json_ready", "numbers_of", "pow2_above", "pow2_scale", "real_number"]
 
 
 def pow2_above(top: float) -> float:
@@ -36,6 +37,29 @@ def pow2_scale(values: Sequence[float]) -> float:
         if a > top and math.isfinite(a):
             top = a
     return pow2_above(top)
+
+
+def real_number(value: Any, what: str) -> float:
+    """``float(value)`` for a real number (``int``, ``float``, a numpy integer or float,
+    ``fractions.Fraction``); refuses what ``float()`` would also take but is no score.
+
+    Raises:
+        ValueError: ``value`` is a ``str`` or ``bytes`` (``"0.5"``), a ``bool`` (or
+            ``numpy.bool_``), ``None`` or any other non-real object; the message starts
+            with ``what`` (``"run 'a': case 'q1': the 'ap' score"``).
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        kind = type(value).__name__
+        raise ValueError(f"{what} must be a number (int or float), got {value!r} (a {kind}); "
+                         "parse strings first, give booleans as 0/1")
+    return float(value)
+
+
+def numbers_of(values: Iterable[Any], what: str) -> list[float]:
+    """:func:`real_number` of each value; ``what`` names the list (``"p-value"``) and the
+    message the offending position (``"p-value 2 (of 3)"``)."""
+    items = list(values)
+    return [real_number(v, f"{what} {i} (of {len(items)})") for i, v in enumerate(items)]
 
 
 def exact_mean(values: Sequence[float]) -> float:

@@ -14,6 +14,8 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 from numpy.typing import NDArray
 
+from evalkit.stats.numeric import real_number
+
 
 @runtime_checkable
 class ScoredRun(Protocol):
@@ -105,7 +107,8 @@ def scores_of(run: Any, metric: str, default_name: str) -> tuple[str, dict[str, 
 
     Raises:
         ValueError: the run lacks the metric on some row, has no rows, or holds a
-            non-finite score.
+            non-finite or non-numeric score (a string such as ``"0.5"``, a bool: the
+            message names the case id).
         TypeError: ``run`` is neither a run nor a mapping.
     """
     name = run_name(run, default_name)
@@ -135,12 +138,7 @@ def scores_of(run: Any, metric: str, default_name: str) -> tuple[str, dict[str, 
         raise ValueError(f"run {name!r} is empty (no per-query scores); nothing to compare")
     out: dict[str, float] = {}
     for qid, v in raw.items():
-        try:
-            f = float(v)
-        except (TypeError, ValueError):
-            raise ValueError(
-                f"run {name!r}: query {qid!r} has a non-numeric {metric!r} value {v!r}"
-            ) from None
+        f = real_number(v, f"run {name!r}: case {qid!r}: the {metric!r} score")
         if not math.isfinite(f):
             raise ValueError(f"run {name!r}: query {qid!r} has a non-finite {metric!r} ({f})")
         out[qid] = f

@@ -24,7 +24,7 @@ from numpy.typing import NDArray
 from evalkit.stats._rng import bootstrap_indices, check_seed
 from evalkit.stats.degenerate import constant_outcome
 from evalkit.stats.effects import effect_sizes
-from evalkit.stats.numeric import pow2_above
+from evalkit.stats.numeric import numbers_of, pow2_above
 from evalkit.stats.pairing import SNAP_BITS, RunLike, align, snap_differences
 
 
@@ -192,6 +192,10 @@ def simulate_power(
             :data:`MAX_TRIALS` trials or :data:`MAX_SIMULATED_N` queries, bad options.
     """
     _check(alpha, alternative)
+    if not (isinstance(pilot_diffs, np.ndarray) and pilot_diffs.dtype.kind in "iuf"):
+        pilot_diffs = numbers_of(np.asarray(pilot_diffs, dtype=object).ravel().tolist()
+                                 if isinstance(pilot_diffs, np.ndarray) else pilot_diffs,
+                                 "pilot difference")
     pilot = np.asarray(pilot_diffs, dtype=np.float64)
     if pilot.ndim != 1 or pilot.size < 2:
         raise ValueError("need at least 2 pilot differences")

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from evalkit.report.formatting import interval, p_cell, signed
+from evalkit.report.formatting import decimal, interval, p_cell, signed
 
 #: Queries that moved most, each way, when the report carries none of its own.
 MOVERS = 10
@@ -24,7 +24,7 @@ def num(x: float | None, with_sign: bool = False) -> str:
         return ""
     if math.isnan(x):
         return "NaN"
-    return signed(x) if with_sign else f"{x:.4f}"
+    return signed(x) if with_sign else decimal(x)
 
 
 def ci_cell(low: float | None, high: float | None, diff: float | None) -> str:

@@ -1,0 +1,68 @@
+"""``evalkit power``: ``-k/--epochs`` needs a pilot with samples (with ``--sd`` it is
+refused in one line), and very large values are printed in scientific notation by the
+shared formatter (:mod:`evalkit.report.formatting`) in every console table, never as
+hundreds of digits cut by the table. The expected MDE is solved here with scipy's
+noncentral t, not by evalkit."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from scipy import optimize, stats
+from typer.testing import CliRunner
+
+from evalkit.cli.app import app
+from evalkit.comparison import ComparisonError, plan_power
+from evalkit.report.formatting import decimal, figure, signed
+
+runner = CliRunner()
+
+
+def _mde(sd: float, n: int, alpha: float = 0.05, power: float = 0.8) -> float:
+    """Two-sided paired t-test: the effect whose power is ``power`` (scipy's nct)."""
+    df, crit = n - 1, stats.t.ppf(1 - alpha / 2, n - 1)
+
+    def gap(d: float) -> float:
+        nc = d * math.sqrt(n)
+        lower = float(stats.nct.cdf(-crit, df, nc))  # the far tail; scipy gives NaN at
+        return float(stats.nct.sf(crit, df, nc)) + (0.0 if math.isnan(lower) else lower) \
+            - power  # large nc, where it is below 1e-10
+
+    return float(optimize.brentq(gap, 1e-6, 1.5)) * sd
+
+
+def test_epochs_with_sd_is_refused_in_one_line() -> None:
+    res = runner.invoke(app, ["power", "--sd", "0.1", "-n", "50", "-k", "5"])
+    assert res.exit_code == 2
+    assert "Traceback" not in res.output
+    lines = [ln for ln in res.output.splitlines() if ln.strip()]
+    assert len(lines) == 1 and "-k/--epochs" in lines[0] and "--sd" in lines[0]
+    with pytest.raises(ComparisonError, match="epochs"):
+        plan_power(sd=0.1, n=[50], epochs=[5])
+
+
+def test_sd_without_epochs_still_plans() -> None:
+    res = runner.invoke(app, ["power", "--sd", "0.1", "-n", "50"])
+    assert res.exit_code == 0, res.output
+    assert f"{_mde(0.1, 50):.4f}" in res.output
+
+
+@pytest.mark.parametrize("sd", [1e308, 1e7])
+def test_huge_values_are_printed_in_scientific_notation(sd: float) -> None:
+    res = runner.invoke(app, ["power", "--sd", repr(sd), "-n", "10"])
+    assert res.exit_code == 0, res.output
+    assert "…" not in res.output
+    expected = _mde(1.0, 10) * sd  # 9.96 sd
+    assert f"{expected:.4g}" in res.output  # "9.96e+307"
+    assert max(len(w) for w in res.output.split()) < 20
+
+
+def test_shared_formatter_by_hand() -> None:
+    assert decimal(0.21774) == "0.2177"
+    assert decimal(1234567.0) == "1.235e+06"
+    assert decimal(-2.5e7) == "-2.5e+07"
+    assert decimal(999999.0) == "999999.0000"
+    assert signed(1e308) == "+1e+308" and signed(-3e6) == "-3e+06"
+    assert figure(1e308) == "1e+308" and figure(2e-5) == "2e-05"
+    assert decimal(math.inf) == "inf" and signed(math.nan) == "NaN"
