@@ -78,6 +78,15 @@ class Integrity:
         return not self.problems
 
     @property
+    def altered(self) -> str | None:
+        """The problem of a finished file edited or damaged after it was written (its
+        trailer's row count or sha256 does not match), with the advice to write it again;
+        ``None`` otherwise (a file cut short or still being written is not altered)."""
+        if not self.has_trailer or not self.problems:
+            return None
+        return self.problems[0]
+
+    @property
     def notes(self) -> tuple[str, ...]:
         """What the file cannot prove (schema 1 has no trailer)."""
         if self.schema_version < 2:

@@ -320,7 +320,10 @@ def _read_yaml(file: Path) -> MarkedYaml:
     from evalkit.io.limits import LimitError
 
     try:
-        return load_marked(file.read_text(encoding="utf-8-sig"))
+        from evalkit.io.user_files import read_input
+
+        return load_marked(read_input(file, "config", error=ConfigError
+                                      ).decode("utf-8-sig"))
     except LimitError as exc:
         line = "" if exc.line is None else f":{exc.line}"
         raise ConfigError(f"{file}{line}: {exc}") from None

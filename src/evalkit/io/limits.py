@@ -135,12 +135,18 @@ def read_capped(path: Path, max_bytes: int = MAX_METRIC_FILE_BYTES) -> bytes:
     device or a pipe that never ends is refused too).
 
     Raises:
-        OSError: as ``open`` and ``read``.
-        LimitError: the file holds more than ``max_bytes`` bytes; the message gives the
-            cap in MiB.
+        OSError: as ``open`` and ``read`` (a directory: ``IsADirectoryError``).
+        LimitError: the file holds more than ``max_bytes`` bytes (the message gives the
+            cap in MiB), or is a pipe or device (opened without blocking, then refused).
     """
-    with open(path, "rb") as fh:
-        data = fh.read(max_bytes + 1)
+    from evalkit.io.user_files import NotRegularError, open_regular
+
+    try:
+        with open_regular(path) as fh:
+            data = fh.read(max_bytes + 1)
+    except NotRegularError:
+        raise LimitError("a pipe or device, not a regular file; save it to a file and "
+                         "pass its path") from None
     if len(data) > max_bytes:
         raise LimitError(f"larger than {max_bytes / (1 << 20):g} MiB; evalkit reads at "
                          "most that much of a file that defines a metric")
