@@ -84,11 +84,13 @@ def test_beir_ids(tmp_path: Path) -> None:
         load_queries(q)
     t = tmp_path / "queries.tsv"
     t.write_text("q1\tx\x00y\n")
-    with pytest.raises(BeirError, match=re.escape("queries.tsv:1: the line contains a NUL byte")):
+    with pytest.raises(BeirError,
+                       match=re.escape("queries.tsv:1: the line contains a NUL byte")):
         load_queries(t)
     r = tmp_path / "test.tsv"
     r.write_text("query-id\tcorpus-id\tscore\nq1\td\x01\t1\n")
-    with pytest.raises(BeirError, match=re.escape("test.tsv:2: corpus-id 'd\\x01' holds a control")):
+    with pytest.raises(BeirError,
+                       match=re.escape("test.tsv:2: corpus-id 'd\\x01' holds a control")):
         load_qrels(r)
 
 
