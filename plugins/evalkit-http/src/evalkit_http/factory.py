@@ -84,8 +84,9 @@ def make_http_target(*, url: str, name: str | None = None, asynchronous: bool = 
         ValueError, TypeError, ImportError: a bad import string or argument, or a URL or
             header that cannot be sent (see :class:`HttpTarget`).
         UnknownOptionError: an unknown option (with a did-you-mean; a ``TypeError``).
-        evalkit.io.model_errors.Problem: a header refers to an environment variable that is unset or empty (the
-            variable is named, never its value); ``loc`` is the key under ``kwargs``.
+        evalkit.io.model_errors.Problem: a header refers to an environment variable that
+            is unset or empty (the variable is named, never its value); ``loc`` is the
+            key under ``kwargs`` (a ``ValueError``).
     """
     _check_names(options)
     for key in ("build_payload", "extract"):
