@@ -13,7 +13,6 @@ Nothing here looks next to the installed package: pass the directory or the file
 from __future__ import annotations
 
 import json
-import zlib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -54,18 +53,10 @@ class BeirDataset:
 
 def _lines(path: Path) -> Iterator[tuple[int, str]]:
     """``(line number, line without its end)`` of a text file, gzip or plain, BOM-free."""
-    from evalkit.io.user_files import MAX_GOLDEN_BYTES, read_input
+    from evalkit.io.user_files import MAX_GOLDEN_BYTES, gunzipped, read_input
 
     raw = read_input(path, "BEIR", max_bytes=MAX_GOLDEN_BYTES, error=BeirError)
-    if raw[:2] == b"\x1f\x8b":
-        d = zlib.decompressobj(16 + zlib.MAX_WBITS)
-        try:
-            raw = d.decompress(raw, MAX_GOLDEN_BYTES + 1)
-        except zlib.error as exc:
-            raise BeirError(f"{path}: damaged gzip data ({exc})") from None
-        if len(raw) > MAX_GOLDEN_BYTES:
-            raise BeirError(f"{path}: more than {MAX_GOLDEN_BYTES >> 20} MiB once "
-                            "decompressed, the most evalkit reads of a BEIR file")
+    raw = gunzipped(raw, str(path), "BEIR", max_bytes=MAX_GOLDEN_BYTES, error=BeirError)
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
+import zlib
 from pathlib import Path
 from typing import BinaryIO
 
@@ -110,10 +111,33 @@ def read_input(path: str | Path, what: str, *, max_bytes: int = MAX_CONFIG_BYTES
     return data
 
 
+def gunzipped(raw: bytes, where: str, what: str, *, max_bytes: int,
+              error: type[Exception] = InputError) -> bytes:
+    """``raw`` decompressed when it is gzip data (its first bytes say so), at most
+    ``max_bytes`` of it (a gzip bomb is refused after ``max_bytes + 1`` bytes), else
+    ``raw`` unchanged. ``where`` begins the messages (``"topics q.gz"``).
+
+    Raises:
+        error: damaged gzip data, or more than ``max_bytes`` once decompressed.
+    """
+    if raw[:2] != b"\x1f\x8b":
+        return raw
+    d = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    try:
+        out = d.decompress(raw, max_bytes + 1)
+    except zlib.error as exc:
+        raise error(f"{where}: damaged gzip data ({exc})") from None
+    if len(out) > max_bytes:
+        raise error(f"{where}: decompresses to more than {max_bytes >> 20} MiB, the most "
+                    f"evalkit reads of a {what} file")
+    return out
+
+
 def _too_large(path: str | Path, what: str, max_bytes: int) -> str:
     return (f"{path}: larger than {max_bytes / (1 << 20):g} MiB, the most evalkit reads "
             f"of a {what} file; is this the right file?")
 
 
-__all__ = ["MAX_CONFIG_BYTES", "MAX_GOLDEN_BYTES", "NotRegularError", "open_regular",
+__all__ = ["MAX_CONFIG_BYTES", "MAX_GOLDEN_BYTES", "NotRegularError", "gunzipped",
+           "open_regular",
            "read_input", "regular_file_problem"]
