@@ -59,19 +59,18 @@ def open_regular(path: str | Path) -> BinaryIO:
         NotRegularError: a pipe, socket or device (checked on the open file).
     """
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    fh = os.fdopen(fd, "rb")
     try:
         mode = os.fstat(fd).st_mode
         if stat.S_ISDIR(mode):
-            raise IsADirectoryError(errno.EISDIR, "is a directory", str(path))
+            raise IsADirectoryError(errno.EISDIR, "Is a directory", str(path))
         if not stat.S_ISREG(mode):
             raise NotRegularError(errno.EINVAL, "is a pipe or device, not a regular file",
                                   str(path))
         os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
     except BaseException:
-        fh.close()
+        os.close(fd)
         raise
-    return fh
 
 
 def read_input(path: str | Path, what: str, *, max_bytes: int = MAX_CONFIG_BYTES,
