@@ -147,3 +147,22 @@ def test_judge_cache_fifo_and_dev_null_are_refused_not_renamed(tmp_path: Path) -
     with pytest.raises(CacheError, match="is a pipe or device"):
         GradeCache("/dev/null")
     assert Path("/dev/null").exists() and not Path("/dev/null").is_file()
+
+
+def test_python_readers_of_runs_qrels_and_artifacts(tmp_path: Path) -> None:
+    from evalkit_retrieval.trec import TrecFormatError, load_qrels, load_run
+
+    from evalkit import RunResult
+    from evalkit.data.artifact import ArtifactError
+    from evalkit.execute.run_files import is_artifact
+
+    path = fifo(tmp_path, "run.txt")
+    with pytest.raises(TrecFormatError, match=PIPE):
+        load_run(path)
+    with pytest.raises(TrecFormatError, match=PIPE):
+        load_qrels(path)
+    with pytest.raises(ArtifactError, match=PIPE):
+        RunResult.load(path)
+    assert is_artifact(path) is False
+    with pytest.raises(TrecFormatError, match="is a directory"):
+        load_run(tmp_path)

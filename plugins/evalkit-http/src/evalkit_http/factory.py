@@ -10,7 +10,6 @@ config files. The values ``${NAME}`` expands to are registered as secrets
 
 from __future__ import annotations
 
-import dataclasses
 import importlib
 import os
 import re
@@ -20,7 +19,7 @@ from typing import Any
 from evalkit.io.model_errors import Problem, did_you_mean
 from evalkit.io.redaction import ENV_REFERENCE, register_secret
 from evalkit_http.async_target import AsyncHttpTarget
-from evalkit_http.options import HttpOptions
+from evalkit_http.options import OPTION_NAMES
 from evalkit_http.target import HttpTarget
 
 
@@ -60,8 +59,7 @@ class UnknownOptionError(Problem, TypeError):
 
 
 def _check_names(options: dict[str, Any]) -> None:
-    known = ["url", "name", "asynchronous",
-             *(f.name for f in dataclasses.fields(HttpOptions) if f.name != "who")]
+    known = ["url", "name", "asynchronous", *OPTION_NAMES]
     for key in options:
         if key not in known:
             raise UnknownOptionError((key,), f"the http target has no option {key!r}"
