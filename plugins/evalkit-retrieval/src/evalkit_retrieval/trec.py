@@ -85,9 +85,8 @@ class TrecFormatError(ValueError):
 def _require_regular(p: Path, what: str) -> None:
     """Refuse a pipe, device or directory before it is opened (a FIFO would block)."""
     if regular_file_problem(p, what) is not None:
-        kind = "a directory" if p.is_dir() else "a pipe or device, not a regular file"
-        raise TrecFormatError(p, None, f"is {kind}",
-                              f"Save the {what} to a file and pass its path")
+        raise TrecFormatError(p, None, "is a directory" if p.is_dir() else "is a pipe or "
+                              "device, not a regular file", f"Save the {what} to a file")
 
 
 # --------------------------------------------------------------------------- public API
