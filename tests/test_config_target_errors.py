@@ -58,3 +58,14 @@ def test_unknown_option_has_line_and_suggestion(tmp_path: Path) -> None:
     err = one_line(run(tmp_path, "    timeot_s: 3\n", {}))
     assert err.startswith(f"error: {cfg}:8: target.kwargs.timeot_s: the http target has no "
                           "option 'timeot_s' (did you mean 'timeout_s'?); its options are ")
+
+
+def test_a_bad_value_is_located_at_its_key(tmp_path: Path) -> None:
+    cfg = tmp_path / "evalkit.yaml"
+    assert one_line(run(tmp_path, "    timeout_s: -3\n", {})) == (
+        f"error: {cfg}:8: target.kwargs.timeout_s: HttpTarget timeout_s must be a finite "
+        "number > 0 (seconds), got -3\n")
+    err = one_line(run(tmp_path, HEADER, {"MY_TOK": "abcdefghijkl "}))
+    assert err == (f"error: {cfg}:9: target.kwargs.headers.Authorization: HttpTarget header "
+                   "'Authorization': its value holds a space at its end, which HTTP forbids; "
+                   "remove it\n")

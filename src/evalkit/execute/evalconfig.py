@@ -160,6 +160,7 @@ class EvalConfig:
             scrub_exception(exc)
             raise ConfigError(factory_error(exc, source=self.source,
                                             factory=self.target_factory,
+                                            kwargs=self.target_kwargs,
                                             line_of=yaml_lines(self.path))) from exc
         from evalkit.execute.async_executor import is_async_target
 
