@@ -55,3 +55,22 @@ def test_allow_incomplete_reads_it_with_the_warning(edited: Path) -> None:
     assert proc.stderr.startswith("warning: ") and ALTERED in proc.stderr
     assert cli(["baseline", "show", str(edited), "--allow-incomplete"],
                edited.parent).returncode == 0
+
+
+def test_rescore_of_an_altered_target_run_says_why_it_stays_incomplete(tmp_path: Path) -> None:
+    (tmp_path / "tgt.py").write_text(
+        "from evalkit.data.targets import CallableTarget\n"
+        "def make():\n    return CallableTarget(lambda case: ['d1'], name='t')\n")
+    (tmp_path / "g.jsonl").write_text('{"id": "q1", "query": "x", "expected": ["d1"]}\n')
+    (tmp_path / "evalkit.yaml").write_text(
+        "target:\n  factory: tgt:make\ngoldens: g.jsonl\nmetrics: [recall@1]\n"
+        "output: out.jsonl\n")
+    assert cli(["run", "--no-progress"], tmp_path).returncode == 0
+    out = tmp_path / "out.jsonl"
+    lines = out.read_text().splitlines(keepends=True)
+    lines[1] = lines[1].replace('"d1"', '"d2"')
+    out.write_text("".join(lines))
+    proc = cli(["rescore", "out.jsonl", "-m", "recall@1", "-o", "r.jsonl"], tmp_path)
+    assert proc.returncode == 1  # the rescored run stays incomplete (the library's rule)
+    assert proc.stderr.startswith("warning: run out.jsonl is incomplete: ")
+    assert ALTERED in proc.stderr and "Traceback" not in proc.stderr

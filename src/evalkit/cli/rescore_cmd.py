@@ -52,6 +52,9 @@ def command(
     agg = None if aggregates is None else measure_names(aggregates)
     result = rescore(run, names, agg, goldens=goldens, output=output)
     path = output if output is not None else run
+    for problem in (result.header.get("rescored") or {}).get("input_problems") or []:
+        # the input was altered after it was written: the output stays incomplete
+        typer.echo(f"warning: run {run} is incomplete: {problem}", err=True)
     if as_json:
         typer.echo(summary_json(result, path, rescored=True))
     else:
