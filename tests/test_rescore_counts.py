@@ -70,6 +70,7 @@ def test_the_command_prints_the_counts(artifact: Path) -> None:
         "rescored 2 case(s) from their stored responses; 1 without a response kept as "
         "errored")
     proc = subprocess.run([*EVALKIT, "rescore", str(artifact), "-m", "recall@1", "-o",
-                           "r.jsonl", "--json"], cwd=artifact.parent, capture_output=True,
+                           "r.jsonl", "--json", "--overwrite"],
+                          cwd=artifact.parent, capture_output=True,
                           text=True, timeout=60)
     assert json.loads(proc.stdout)["rescored"]["kept_errored"] == 1

@@ -91,7 +91,9 @@ def test_the_factory_passes_every_option(tmp_path: Path) -> None:
         "svc", 2.5, ("cost_usd",), 3, None, 2)
     assert target.retry_rate_limited is True
     assert target.extract.__name__ == "default_extract"
-    with pytest.raises(TypeError, match=r"^HttpTarget\.__init__\(\) got an unexpected "
-                       "keyword argument 'retries'"):
+    with pytest.raises(TypeError, match=r"^the http target has no option 'retries'; its "
+                       r"options are url, name, asynchronous, build_payload, "):
         make_http_target(url=URL, retries=3)
+    with pytest.raises(TypeError, match=r"no option 'timeot_s' \(did you mean 'timeout_s'"):
+        make_http_target(url=URL, timeot_s=3)
 

@@ -289,7 +289,8 @@ def test_registered_http_target_factory(monkeypatch: pytest.MonkeyPatch) -> None
             assert list(t.invoke(CASE).ranked_ids) == ["d1", "d2"]
         assert server.requests[0].headers["authorization"] == "Bearer tok-42"
     monkeypatch.delenv("EVALKIT_TEST_TOKEN")
-    with pytest.raises(KeyError, match=r"refers to \$\{EVALKIT_TEST_TOKEN\}, which is not set"):
+    with pytest.raises(ValueError, match=r"refers to \$\{EVALKIT_TEST_TOKEN\}, which is not "
+                       "set; export EVALKIT_TEST_TOKEN before the run"):
         spec.factory(url="http://127.0.0.1/", headers={"X": "${EVALKIT_TEST_TOKEN}"})
     with pytest.raises(ValueError, match="import string"):
         spec.factory(url="http://127.0.0.1/", extract="no_colon")

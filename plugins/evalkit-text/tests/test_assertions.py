@@ -184,8 +184,9 @@ def test_json_schema_refuses_a_schema_file_over_16_mib_without_reading_it_all(
     Path("big.json").write_text('"' + "a" * ((16 << 20) - 2) + '"')
     with pytest.raises(RegistryError, match=re.escape("big.json is not a valid JSON Schema")):
         resolve("json_schema(schema=big.json)")
-    # a device that never ends is refused after 16 MiB + 1 bytes, not read for ever
-    with pytest.raises(RegistryError, match="the schema /dev/zero is refused: larger than"):
+    # a device that never ends is refused before any read (not read for ever)
+    with pytest.raises(RegistryError, match="the schema /dev/zero is refused: a pipe or "
+                       "device, not a regular file"):
         resolve("json_schema(schema=/dev/zero)")
 
 

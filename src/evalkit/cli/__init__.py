@@ -36,22 +36,41 @@ def main() -> None:
     from evalkit.cli.process_env import prepare_process
 
     prepare_process()  # before numpy is imported
+    from evalkit.cli.stdout import guard_stdout
+
+    guard_stdout()  # a failed write says it was standard output's
     from evalkit.cli.app import app
-    from evalkit.cli.errors import PIPE_CLOSED, quiet_closed_stdout
+    from evalkit.cli.errors import (
+        PIPE_CLOSED,
+        USER_ERROR,
+        quiet_closed_stdout,
+        report_stdout_failure,
+        stdout_failure,
+    )
 
     closed = False
+    code: Any = 0
     try:
         app()
-        code: Any = 0
     except SystemExit as exc:
         code = exc.code
+    except OSError as exc:  # outside a command (typer printing --help or usage)
+        failed = stdout_failure(exc)
+        if failed is None:
+            raise
+        report_stdout_failure(failed)
+        code = USER_ERROR
     finally:  # also before the traceback of an unexpected error
         try:
             sys.stdout.flush()
         except BrokenPipeError:
             quiet_closed_stdout()
             closed = True
-        except (OSError, ValueError):
+        except OSError as exc:  # the last bytes could not be written: say so, fail
+            if stdout_failure(exc) is not None:
+                report_stdout_failure(exc)
+                code = code or USER_ERROR
+        except ValueError:
             pass
         with contextlib.suppress(OSError, ValueError):
             sys.stderr.flush()

@@ -31,7 +31,8 @@ def promote(
         "enough to commit. Gates read only the metrics of retrieval rows.",
     )] = False,
     force: Annotated[bool, typer.Option(
-        "--force", help="Replace an existing baseline at --to.",
+        "--force", "--overwrite", help="Replace an existing baseline at --to "
+        "(--overwrite is the same flag, named as in `evalkit run`, `eval`, `rescore`).",
     )] = False,
 ) -> None:
     """Store RUN as a baseline, with a fingerprint of its golden set and metric definitions.
@@ -60,14 +61,19 @@ def show(
     path: Annotated[Path, typer.Argument(
         metavar="BASELINE", help="A baseline file.", show_default=False,
     )] = DEFAULT_TO,
+    allow_incomplete: Annotated[bool, typer.Option(
+        "--allow-incomplete", help="Show the fingerprint of a baseline edited or damaged "
+        "after it was written (its trailer does not match).",
+    )] = False,
 ) -> None:
     """Print a baseline's fingerprint: cases, expected values, settings, metric definitions."""
-    from evalkit.execute.run_files import require_artifact
+    from evalkit.execute.run_files import refuse_altered, require_artifact
     from evalkit.gate.baseline import load_baseline
 
     require_artifact(path, "baseline", "Pass a file written by `evalkit baseline promote`",
                      rows=False)
     stored = load_baseline(path)
+    refuse_altered(stored.run, "baseline", allow=allow_incomplete)
     state = f"promoted {stored.promoted_at}" if stored.promoted else "a plain run, not promoted"
     typer.echo(f"{path}: run {stored.name!r}, {state}")
     for line in stored.fingerprint.lines():

@@ -46,6 +46,25 @@ def quiet_closed_stdout() -> None:
         pass
 
 
+def stdout_failure(exc: BaseException) -> OSError | None:
+    """``exc`` when it is the error of writing standard output (a full disk behind
+    ``> file``, ``> /dev/full``, an I/O error: :class:`evalkit.cli.stdout.StdoutError`),
+    else ``None``."""
+    from evalkit.cli.stdout import StdoutError
+
+    return exc if isinstance(exc, StdoutError) else None
+
+
+def report_stdout_failure(exc: OSError) -> None:
+    """Say, on stderr, that standard output could not be written and why, then send
+    standard output to the null device so that the interpreter's last flush is quiet."""
+    why = exc.strerror or str(exc)
+    quiet_closed_stdout()
+    with contextlib.suppress(OSError, ValueError):
+        sys.stderr.write(f"error: cannot write to standard output: {why}\n")
+        sys.stderr.flush()
+
+
 class CliError(Exception):
     """A problem the user can fix; its message is printed as is."""
 
@@ -126,6 +145,10 @@ def handle_errors(fn: F) -> F:
             quiet_closed_stdout()
             raise typer.Exit(PIPE_CLOSED) from None
         except Exception as exc:
+            failed = stdout_failure(exc)
+            if failed is not None:
+                report_stdout_failure(failed)
+                raise typer.Exit(USER_ERROR) from None
             from evalkit.io.redaction import scrub_exception
 
             scrub_exception(exc)  # a traceback shown below must not show a secret either

@@ -85,6 +85,13 @@ def command(
         "--save", help="Write the per-query rows to this run artifact (JSON Lines).",
         show_default=False,
     )] = None,
+    allow_incomplete: Annotated[bool, typer.Option(
+        "--allow-incomplete", help="Show the figures of a run artifact edited or damaged "
+        "after it was written (its trailer does not match), with a warning.",
+    )] = False,
+    overwrite: Annotated[bool, typer.Option(
+        "--overwrite", help="Replace an existing artifact at --save.",
+    )] = False,
     name: Annotated[str | None, typer.Option(
         "--name", help="Name of the run (default: the run tag of the file).",
         show_default=False,
@@ -112,6 +119,7 @@ def command(
         is_artifact,
         judgments_of,
         load_or_evaluate,
+        refuse_altered,
     )
     from evalkit.io.outputs import require_writable
     from evalkit.report import run_scores
@@ -132,7 +140,8 @@ def command(
         raise CliError(f"-c is --missing zero; it contradicts --missing {missing.value}")
     missing_value = missing.value if missing is not None else ("zero" if complete else None)
     if save is not None:
-        require_writable(save, "--save", f"{run.stem}.jsonl", inputs=[run, qrels])
+        require_writable(save, "--save", f"{run.stem}.jsonl", inputs=[run, qrels],
+                         overwrite=overwrite)
     check_table_outputs(csv, parquet, [run, qrels, save])
     loaded: dict[Path, LoadedQrels] = {}  # qrels read once, for --format trec too
     to_score = request.to_score(DEFAULT_METRICS, trec=fmt_out is OutputFormat.trec)
@@ -142,6 +151,7 @@ def command(
             relevance_level=relevance_level or 1, missing=missing_value or "zero",
             depth=depth, name=name, loaded=loaded)
     if is_artifact(run):
+        refuse_altered(result, allow=allow_incomplete)
         check_artifact(result, run, qrels=qrels, relevance_level=relevance_level,
                        missing=missing_value, depth=depth, alone=True)
         for line in completeness_lines(result):

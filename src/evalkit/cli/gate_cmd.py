@@ -16,7 +16,8 @@ from evalkit.cli.errors import CliError
 def command(
     checks: Annotated[Path | None, typer.Option(
         "--checks", "-c", help="The checks file (YAML, a 'checks:' list); - or /dev/stdin "
-        "reads it from standard input. Default: the eval config's checks.",
+        "reads it from standard input (another pipe or a device is refused). Default: the "
+        "eval config's checks.",
         show_default=False,
     )] = None,
     run: Annotated[Path | None, typer.Option(

@@ -33,6 +33,10 @@ def command(
     output: Annotated[Path | None, typer.Option(
         "--output", "-o", help="Write here instead of replacing RUN.", show_default=False,
     )] = None,
+    overwrite: Annotated[bool, typer.Option(
+        "--overwrite", help="Replace an existing file at --output (RUN itself, the "
+        "default destination, needs no flag).",
+    )] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
 ) -> None:
     """Recompute metrics and aggregates of RUN from its stored responses."""
@@ -41,13 +45,16 @@ def command(
     from evalkit.execute.rescore import check_rescore_paths, rescore
     from evalkit.report.target_run import rescore_line, summary_json, summary_lines
 
-    check_rescore_paths(run, output, goldens)
+    check_rescore_paths(run, output, goldens, overwrite=overwrite)
     names = measure_names(metrics)
     if not names:
         raise typer.BadParameter("name at least one metric", param_hint="--metrics")
     agg = None if aggregates is None else measure_names(aggregates)
     result = rescore(run, names, agg, goldens=goldens, output=output)
     path = output if output is not None else run
+    for problem in (result.header.get("rescored") or {}).get("input_problems") or []:
+        # the input was altered after it was written: the output stays incomplete
+        typer.echo(f"warning: run {run} is incomplete: {problem}", err=True)
     if as_json:
         typer.echo(summary_json(result, path, rescored=True))
     else:

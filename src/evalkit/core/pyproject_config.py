@@ -107,7 +107,7 @@ def read_tool_config(
         path = Path(config)
         if path.is_dir():
             path = path / PYPROJECT
-        if not path.is_file():
+        if not path.exists():
             raise ConfigError(f"config file {path.absolute()} does not exist")
     else:
         found = find_pyproject(start)
@@ -115,8 +115,10 @@ def read_tool_config(
             return ToolConfig(None, None)
         path = found
     try:
-        with path.open("rb") as fh:
-            data = tomllib.load(fh)
+        from evalkit.io.user_files import read_input
+
+        data = tomllib.loads(read_input(path, "config", error=ConfigError
+                                        ).decode("utf-8-sig"))
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
     except RecursionError:  # tomllib reads nested arrays and tables recursively

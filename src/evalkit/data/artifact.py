@@ -78,6 +78,15 @@ class Integrity:
         return not self.problems
 
     @property
+    def altered(self) -> str | None:
+        """The problem of a finished file edited or damaged after it was written (its
+        trailer's row count or sha256 does not match), with the advice to write it again;
+        ``None`` otherwise (a file cut short or still being written is not altered)."""
+        if not self.has_trailer or not self.problems:
+            return None
+        return self.problems[0]
+
+    @property
     def notes(self) -> tuple[str, ...]:
         """What the file cannot prove (schema 1 has no trailer)."""
         if self.schema_version < 2:
@@ -177,12 +186,17 @@ def upgrade_schema1_rows(rows: list[Any], header: Mapping[str, Any]) -> None:
 
 
 def _open(p: Path) -> Any:
+    from evalkit.io.user_files import NotRegularError, open_regular
+
     try:
-        return p.open("rb")
+        return open_regular(p)  # a FIFO is refused, not waited on
     except FileNotFoundError:
         raise ArtifactError(f"{p}: no such file") from None
     except IsADirectoryError:
         raise ArtifactError(f"{p}: is a directory, not a run artifact") from None
+    except NotRegularError:
+        raise ArtifactError(f"{p}: is a pipe or device, not a regular file; save the run "
+                            "artifact to a file and pass its path") from None
 
 
 def _parse(p: Path, raw: bytes, lineno: int) -> Any:

@@ -12,7 +12,6 @@ Nothing here looks next to the installed package: pass the directory or the file
 
 from __future__ import annotations
 
-import gzip
 import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -21,7 +20,7 @@ from typing import Any
 
 from evalkit.data.cases import GoldenCase
 from evalkit.data.goldens import GoldenSet
-from evalkit.io.limits import label_problem
+from evalkit.io.limits import LimitError, check_id, label_problem, text_problem
 
 QRELS_HEADER = ("query-id", "corpus-id", "score")
 
@@ -54,16 +53,18 @@ class BeirDataset:
 
 def _lines(path: Path) -> Iterator[tuple[int, str]]:
     """``(line number, line without its end)`` of a text file, gzip or plain, BOM-free."""
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise BeirError(f"{path}: no such file") from None
-    if raw[:2] == b"\x1f\x8b":
-        raw = gzip.decompress(raw)
+    from evalkit.io.user_files import MAX_GOLDEN_BYTES, gunzipped, read_input
+
+    raw = read_input(path, "BEIR", max_bytes=MAX_GOLDEN_BYTES, error=BeirError)
+    raw = gunzipped(raw, str(path), "BEIR", max_bytes=MAX_GOLDEN_BYTES, error=BeirError)
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise BeirError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    nul = text.find("\x00")
+    if nul >= 0:
+        raise BeirError(f"{path}:{text.count(chr(10), 0, nul) + 1}: the line contains a NUL "
+                        "byte; the file may be binary or UTF-16: save it as UTF-8 text")
     yield from enumerate(text.splitlines(), start=1)
 
 
@@ -90,7 +91,16 @@ def _doc_id(obj: Mapping[str, Any], path: Path, lineno: int) -> str:
         raise BeirError(f"{path}:{lineno}: missing '_id'")
     if not isinstance(value, str | int):
         raise BeirError(f"{path}:{lineno}: '_id' must be text, got {value!r}")
-    return str(value)
+    return _checked(str(value), path, lineno, "'_id'")
+
+
+def _checked(text: str, path: Path, lineno: int, what: str) -> str:
+    """``text`` as an id (:func:`evalkit.io.limits.check_id`: bounded, printable, no white
+    space around it)."""
+    try:
+        return check_id(text, what)
+    except LimitError as exc:
+        raise BeirError(f"{path}:{lineno}: {exc}") from None
 
 
 def load_corpus(path: str | Path) -> dict[str, dict[str, Any]]:
@@ -128,6 +138,8 @@ def load_queries(path: str | Path) -> dict[str, str]:
             text = obj.get("text")
             if not isinstance(text, str):
                 raise BeirError(f"{p}:{lineno}: query {qid!r} has no 'text'")
+            if text_problem(text, "") is not None:
+                raise BeirError(f"{p}:{lineno}: {text_problem(text, f'query {qid!r}')}")
             if qid in out:
                 raise BeirError(f"{p}:{lineno}: duplicate query id {qid!r}")
             out[qid] = text
@@ -144,6 +156,7 @@ def load_queries(path: str | Path) -> dict[str, str]:
             first = False
             continue
         first = False
+        qid = _checked(qid, p, lineno, "query id")
         if qid in out:
             raise BeirError(f"{p}:{lineno}: duplicate query id {qid!r}")
         out[qid] = text
@@ -181,7 +194,8 @@ def load_qrels(path: str | Path) -> dict[str, dict[str, int]]:
             continue
         if len(fields) != 3:
             raise BeirError(f"{p}:{lineno}: expected 3 fields, got {len(fields)}")
-        qid, doc, score = fields
+        qid, doc, score = (_checked(fields[0], p, lineno, "query-id"),
+                           _checked(fields[1], p, lineno, "corpus-id"), fields[2])
         try:
             label = int(score)
         except ValueError:

@@ -189,12 +189,13 @@ def read_text(path: Path) -> str:
     """The text of a golden file (UTF-8, a byte order mark dropped).
 
     Raises:
-        GoldenError: missing, not UTF-8, or holding a NUL byte (file and line named).
+        GoldenError: missing, a directory, a pipe or device, larger than
+            :data:`evalkit.io.user_files.MAX_GOLDEN_BYTES`, not UTF-8, or holding a NUL
+            byte (file and line named).
     """
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise GoldenError(f"{path}: no such golden file") from None
+    from evalkit.io.user_files import MAX_GOLDEN_BYTES, read_input
+
+    data = read_input(path, "golden", max_bytes=MAX_GOLDEN_BYTES, error=GoldenError)
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

@@ -30,7 +30,7 @@ from pydantic import (
 )
 from pydantic_core import ErrorDetails
 
-from evalkit.io.limits import MAX_ID_CHARS, LimitError, check_id, label_problem
+from evalkit.io.limits import MAX_ID_CHARS, LimitError, check_id, label_problem, text_problem
 from evalkit.io.model_errors import (
     MISSING,
     Problem,
@@ -68,11 +68,29 @@ def _each_once(ids: list[str], info: ValidationInfo) -> list[str]:
     return ids
 
 
+def _printable(text: str) -> str:
+    """An id of printable text without white space around it (:func:`check_id`; the
+    message comes from :func:`id_problem`)."""
+    try:
+        return check_id(text)
+    except LimitError as exc:
+        raise ValueError(str(exc)) from None
+
+
+def _no_nul(text: str) -> str:
+    if text_problem(text, "the text") is not None:
+        raise ValueError("holds a NUL character")
+    return text
+
+
 CaseId = Annotated[
     str,
     BeforeValidator(_int_as_text, json_schema_input_type=str | int),
     Field(min_length=1, max_length=MAX_ID_CHARS, pattern=r"\S"),
+    AfterValidator(_printable),
 ]
+#: free text (a query, a reference text): anything but a NUL character
+Text = Annotated[str, AfterValidator(_no_nul)]
 def _tuple_as_list(value: Any) -> Any:
     """A custom loader's tuple of ids as a list (files only ever hold lists)."""
     return list(value) if isinstance(value, tuple) else value
@@ -80,7 +98,7 @@ def _tuple_as_list(value: Any) -> Any:
 
 IdList = Annotated[list[CaseId], BeforeValidator(_tuple_as_list), AfterValidator(_each_once)]
 #: A reference answer: text with something besides white space.
-AnswerText = Annotated[str, Field(min_length=1, pattern=r"\S")]
+AnswerText = Annotated[str, Field(min_length=1, pattern=r"\S"), AfterValidator(_no_nul)]
 AnswerList = Annotated[list[AnswerText], BeforeValidator(_tuple_as_list), Field(min_length=1)]
 
 
@@ -90,8 +108,8 @@ class GoldenRow(BaseModel):
     model_config = ConfigDict(strict=True, extra="allow", title="golden case")
 
     id: CaseId = Field(description="The case id, kept as text (quote ids such as 010).")
-    query: str | None = Field(description="What the target is asked (null: empty text).")
-    expected: IdList | str | None = Field(
+    query: Text | None = Field(description="What the target is asked (null: empty text).")
+    expected: IdList | Text | None = Field(
         None, description="Ids a good answer contains (they become the relevant set), or "
         "a reference text, or null.")
     relevant: IdList | None = Field(
@@ -153,7 +171,10 @@ def _explain(err: ErrorDetails, record: Mapping[str, Any]) -> str:
     if key == "query":
         if err["type"] == "missing":
             return f"{case} has no 'query'"
-        return f"{case}: 'query' must be text, got {type(record['query']).__name__}"
+        query = record["query"]
+        if isinstance(query, str) and text_problem(query, "") is not None:
+            return f"{case}: {text_problem(query, repr('query'))}"
+        return f"{case}: 'query' must be text, got {type(query).__name__}"
     if is_rule(err):
         return f"{case}: {rule_message(err)}"
     value = record[key]
@@ -162,6 +183,8 @@ def _explain(err: ErrorDetails, record: Mapping[str, Any]) -> str:
             value_at(value, (index,)) is not MISSING:
         return id_problem(value[index], f"{case}: {key!r} item")
     if key == "expected":
+        if isinstance(value, str) and text_problem(value, "") is not None:
+            return f"{case}: {text_problem(value, repr('expected'))}"
         return (f"{case}: 'expected' must be a list of ids, a text or null; got "
                 f"{type(value).__name__} {value!r}")
     if key == "relevant":
@@ -178,6 +201,10 @@ def _explain(err: ErrorDetails, record: Mapping[str, Any]) -> str:
 
 def _answers_problem(case: str, value: Any) -> str:
     fix = "write a text or a list of texts (answers: [Paris, City of Paris])"
+    texts = value if isinstance(value, list | tuple) else [value]
+    nul = next((t for t in texts if isinstance(t, str) and "\x00" in t), None)
+    if nul is not None:
+        return f"{case}: {text_problem(nul, repr('answers'))}"
     if isinstance(value, list | tuple):
         if not value:
             return f"{case}: 'answers' is an empty list; {fix}, or leave the field out"

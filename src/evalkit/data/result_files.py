@@ -121,7 +121,10 @@ def _bounded(p: Path, lineno: int, check: Callable[[str, str], str], text: str,
 
 
 def is_artifact(path: str | Path) -> bool:
-    """Whether ``path`` starts with an evalkit run header line."""
+    """Whether ``path`` starts with an evalkit run header line (``False`` for a pipe or
+    device, which is not opened)."""
+    if not Path(path).is_file():
+        return False
     try:
         with Path(path).open("r", encoding="utf-8-sig") as fh:
             first = fh.readline()

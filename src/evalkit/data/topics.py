@@ -21,7 +21,6 @@ and blank space) is not ``<``, and that holds no ``<top>``, is read as TSV or BE
 from __future__ import annotations
 
 import re
-import zlib
 from os import PathLike
 from pathlib import Path
 
@@ -66,15 +65,9 @@ def _read_text(path: Path) -> str:
                           ) from None
     if not raw and path.stat().st_size > MAX_BYTES:
         raise TopicsError(f"topics {path}: larger than {MAX_BYTES >> 20} MiB; not a topic file")
-    if raw[:2] == b"\x1f\x8b":
-        d = zlib.decompressobj(16 + zlib.MAX_WBITS)
-        try:
-            raw = d.decompress(raw, MAX_BYTES + 1)
-        except zlib.error as exc:
-            raise TopicsError(f"topics {path}: damaged gzip data ({exc})") from None
-        if len(raw) > MAX_BYTES:
-            raise TopicsError(f"topics {path}: decompresses to more than {MAX_BYTES >> 20} "
-                              "MiB; not a topic file")
+    from evalkit.io.user_files import gunzipped
+
+    raw = gunzipped(raw, f"topics {path}", "topic", max_bytes=MAX_BYTES, error=TopicsError)
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

@@ -55,7 +55,6 @@ from typing import TYPE_CHECKING, Any
 from evalkit.core.pyproject_config import RUN_KEYS
 from evalkit.execute.target_runner import DEFAULT_MAX_CONCURRENCY
 from evalkit.io.redaction import (
-    error_text,
     redact_structure,
     register_structure_secrets,
     scrub_exception,
@@ -156,10 +155,13 @@ class EvalConfig:
         except ConfigError:
             raise
         except Exception as exc:
+            from evalkit.execute.factory_errors import factory_error, yaml_lines
+
             scrub_exception(exc)
-            raise ConfigError(
-                f"{where}: {self.target_factory}(**kwargs) raised {error_text(exc)}"
-            ) from exc
+            raise ConfigError(factory_error(exc, source=self.source,
+                                            factory=self.target_factory,
+                                            kwargs=self.target_kwargs,
+                                            line_of=yaml_lines(self.path))) from exc
         from evalkit.execute.async_executor import is_async_target
 
         if not callable(getattr(target, "invoke", None)) and not is_async_target(target):
@@ -320,7 +322,10 @@ def _read_yaml(file: Path) -> MarkedYaml:
     from evalkit.io.limits import LimitError
 
     try:
-        return load_marked(file.read_text(encoding="utf-8-sig"))
+        from evalkit.io.user_files import read_input
+
+        return load_marked(read_input(file, "config", error=ConfigError
+                                      ).decode("utf-8-sig"))
     except LimitError as exc:
         line = "" if exc.line is None else f":{exc.line}"
         raise ConfigError(f"{file}{line}: {exc}") from None

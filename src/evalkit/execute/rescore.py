@@ -10,6 +10,7 @@ since the run are listed in the header (``rescored.goldens_changed``).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 from contextlib import nullcontext
 from dataclasses import replace
@@ -202,10 +203,12 @@ def recorded_goldens(run: Path) -> Path | None:
     return Path(recorded) if isinstance(recorded, str) else None
 
 
-def check_rescore_paths(run: Path, output: Path | None, goldens: Path | None) -> None:
+def check_rescore_paths(run: Path, output: Path | None, goldens: Path | None, *,
+                        overwrite: bool = True) -> None:
     """What ``evalkit rescore`` refuses before any work: ``run`` that is not a target-run
     artifact, and an artifact that cannot be written (``output``, else ``run`` itself,
-    replaced; neither may be one of the inputs).
+    replaced; neither may be one of the inputs). Without ``overwrite`` an ``output`` that
+    is an existing file other than ``run`` is refused (``--overwrite``).
 
     Raises:
         InputError: ``run`` is missing or not an artifact.
@@ -217,8 +220,10 @@ def check_rescore_paths(run: Path, output: Path | None, goldens: Path | None) ->
     require_artifact(run, "run", "rescore reads a target run written by `evalkit run` (a "
                      "TREC run is scored again with `evalkit eval`)", rows=False)
     if output is not None:
+        same = output.exists() and os.path.samefile(output, run)
         require_writable(output, "--output", run.name,
-                         inputs=[goldens, recorded_goldens(run)])
+                         inputs=[goldens, recorded_goldens(run)],
+                         overwrite=overwrite or same)
         return
     try:  # RUN itself is replaced
         require_writable(run, "run", run.name)

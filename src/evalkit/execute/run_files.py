@@ -209,6 +209,23 @@ def check_artifact(
         )
 
 
+def refuse_altered(result: RunResult, role: str = "run", *, allow: bool = False) -> None:
+    """Refuse a run artifact edited or damaged after it was written (its trailer's row
+    count or sha256 does not match; :attr:`evalkit.data.artifact.Integrity.altered`), as
+    ``evalkit gate``, ``compare`` and ``baseline promote`` do, unless ``allow``
+    (``--allow-incomplete``).
+
+    Raises:
+        InputError: one line: the role, name and file, the problem and how to save the
+            file again.
+    """
+    integrity = result.integrity
+    problem = integrity.altered if integrity is not None else None
+    if integrity is not None and problem is not None and not allow:
+        raise InputError(f"{role} {result.name!r} ({integrity.path}) is incomplete: "
+                         f"{problem}. Pass --allow-incomplete to read it anyway")
+
+
 def require_artifact(path: Path, what: str, fix: str | None = None, *,
                      rows: bool = True) -> None:
     """Refuse ``path`` (the command's ``what``: "run", "baseline") unless it is a run

@@ -254,6 +254,26 @@ def parse_checks(
     return specs
 
 
+def _checks_bytes(p: Path) -> bytes:
+    """The bytes of a checks file: standard input for ``-`` and ``/dev/stdin`` (read to
+    its end, at most :data:`~evalkit.io.user_files.MAX_CONFIG_BYTES`), otherwise a
+    regular file (:func:`evalkit.io.user_files.read_input`: a named pipe or a device is
+    refused rather than blocking)."""
+    from evalkit.io.user_files import MAX_CONFIG_BYTES, read_input
+
+    if str(p) in ("-", "/dev/stdin"):
+        try:
+            with open("/dev/stdin" if str(p) == "-" else p, "rb") as fh:
+                data = fh.read(MAX_CONFIG_BYTES + 1)
+        except OSError as exc:
+            raise CheckError(f"{p}: cannot read the checks ({exc.strerror})") from None
+        if len(data) > MAX_CONFIG_BYTES:
+            raise CheckError(f"{p}: more than {MAX_CONFIG_BYTES >> 20} MiB on standard "
+                             "input; is this a checks file?")
+        return data
+    return read_input(p, "checks", error=CheckError)
+
+
 def load_checks(
     path: str | Path, known_case_ids: Collection[str] | None = None
 ) -> list[CheckSpec]:
@@ -269,8 +289,10 @@ def load_checks(
         when a gate runs, so a file may name a metric registered later.
 
     Raises:
-        CheckError: the file is missing, not YAML, empty or without checks; a check has an
-            unknown key, a duplicate id, both or neither of threshold and ``vs_baseline``,
+        CheckError: the file is missing, a directory, a pipe or device other than
+            standard input (``-``, ``/dev/stdin``), larger than 16 MiB, not YAML, empty
+            or without checks; a check has an unknown key, a duplicate id, both or
+            neither of threshold and ``vs_baseline``,
             an op outside ``<=``, ``>=``, ``==``, a non-numeric or non-finite threshold,
             ``alpha`` on a threshold check or outside (0, 1), a level other than block or
             warn, or a bad ``scope`` (empty, repeated or non-text ids, ids not in
@@ -278,13 +300,7 @@ def load_checks(
     """
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise CheckError(f"{p}: no such checks file") from None
-    except IsADirectoryError:
-        raise CheckError(f"{p}: is a directory; pass the checks file (YAML) itself") from None
-    except OSError as exc:
-        raise CheckError(f"{p}: cannot read the checks file ({exc.strerror})") from None
+        text = _checks_bytes(p).decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise CheckError(
             f"{p}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset {exc.start}); "

@@ -122,6 +122,11 @@ class CheckModel(BaseModel):
         if blank is not None:
             raise rule(f"'scope' lists a blank case id ({blank!r}); write the case ids, or "
                        "leave the entry out")
+        for case_id in scope:
+            try:
+                check_id(case_id, "'scope' case id")
+            except LimitError as exc:
+                raise rule(str(exc)) from None
         repeated = list(dict.fromkeys(x for i, x in enumerate(scope) if x in scope[:i]))
         if repeated:
             raise rule(f"'scope' names {', '.join(repeated)} more than once; each case "

@@ -202,8 +202,9 @@ def _incomplete(run: RunResult, cov: Coverage, role: str) -> str:
 
 
 def checks_source(path: Path) -> Path:
-    """The checks file to read for ``-c PATH``: any path that is not a directory
-    (``/dev/stdin`` and pipes too); ``-`` is standard input.
+    """The checks file to read for ``-c PATH``: any path that is not a directory;
+    ``-`` (and ``/dev/stdin``) is standard input. Another pipe or a device is refused
+    when the file is read (:func:`evalkit.gate.checks.load_checks`).
 
     Raises:
         InputError: a directory (the message names the checks files it holds), a missing

@@ -135,12 +135,18 @@ def read_capped(path: Path, max_bytes: int = MAX_METRIC_FILE_BYTES) -> bytes:
     device or a pipe that never ends is refused too).
 
     Raises:
-        OSError: as ``open`` and ``read``.
-        LimitError: the file holds more than ``max_bytes`` bytes; the message gives the
-            cap in MiB.
+        OSError: as ``open`` and ``read`` (a directory: ``IsADirectoryError``).
+        LimitError: the file holds more than ``max_bytes`` bytes (the message gives the
+            cap in MiB), or is a pipe or device (opened without blocking, then refused).
     """
-    with open(path, "rb") as fh:
-        data = fh.read(max_bytes + 1)
+    from evalkit.io.user_files import NotRegularError, open_regular
+
+    try:
+        with open_regular(path) as fh:
+            data = fh.read(max_bytes + 1)
+    except NotRegularError:
+        raise LimitError("a pipe or device, not a regular file; save it to a file and "
+                         "pass its path") from None
     if len(data) > max_bytes:
         raise LimitError(f"larger than {max_bytes / (1 << 20):g} MiB; evalkit reads at "
                          "most that much of a file that defines a metric")
@@ -163,8 +169,35 @@ def check_length(text: str, what: str, limit: int) -> str:
 
 def check_id(text: str, what: str = "id") -> str:
     """``text`` when it is at most :data:`MAX_ID_CHARS` characters (see
-    :func:`check_length`)."""
-    return check_length(text, what, MAX_ID_CHARS)
+    :func:`check_length`), holds no control character (U+0000..U+001F, U+007F: a NUL
+    written ``\\u0000`` in JSON included) and starts and ends with a character that is
+    not white space (``" a "`` could never match the ``a`` of a TREC file or a ranking).
+
+    Raises:
+        LimitError: the first of these problems, naming ``what`` and saying what to write.
+    """
+    check_length(text, what, MAX_ID_CHARS)
+    bad = next((i for i, ch in enumerate(text) if ch < " " or ch == "\x7f"), None)
+    if bad is not None:
+        raise LimitError(f"{what} {text[:40]!r} holds a control character "
+                         f"({text[bad]!r} at position {bad}); ids are printable text: "
+                         "remove it")
+    if text.strip() != text and text.strip():
+        end = "start" if text[0].isspace() else "end"
+        raise LimitError(f"{what} {text[:40]!r} has white space at its {end}, so it "
+                         "can never match an id of a TREC file or a ranking; write "
+                         f"{text.strip()[:40]!r}")
+    return text
+
+
+def text_problem(text: str, what: str) -> str | None:
+    """Why ``text`` (a query, an answer: free text) cannot be read, or None: it holds a
+    NUL character (``\\u0000`` in JSON), refused in every format (docs/runner.md)."""
+    nul = text.find("\x00")
+    if nul < 0:
+        return None
+    return (f"{what} holds a NUL character (\\u0000 at position {nul}); remove it (a NUL "
+            "is refused in every format)")
 
 
 def check_name(text: str, what: str = "run name") -> str:
@@ -200,4 +233,5 @@ __all__ = [
     "check_name",
     "loads_json",
     "read_capped",
+    "text_problem",
 ]

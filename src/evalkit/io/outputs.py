@@ -275,13 +275,28 @@ def refuse_overwriting_inputs(path: Path, option: str, inputs: Sequence[Path | N
             )
 
 
+def refuse_existing(path: Path, option: str, flag: str = "--overwrite") -> None:
+    """Refuse an output ``path`` that is an existing regular file (a run artifact that
+    may have cost calls to make), unless the command was given ``flag``. A character
+    device or FIFO (``/dev/null``) is not replaced, so it is never refused here.
+
+    Raises:
+        DestinationError: ``<option> <path>: already exists; pass <flag> to replace it,
+            or choose another path``.
+    """
+    if path.exists() and destination(path) == "file":
+        raise DestinationError(f"{option} {path}: already exists; pass {flag} to replace "
+                               "it, or choose another path")
+
+
 def require_writable(path: Path, option: str, example: str, *, in_place: bool = False,
-                     inputs: Sequence[Path | None] = ()) -> None:
+                     inputs: Sequence[Path | None] = (), overwrite: bool = True) -> None:
     """Refuse, before any work, an output path that cannot be written: one of the
     command's ``inputs``, a directory (``example`` is a file name to suggest), or a file
     whose folder does not let it be created (permission, read-only file system, a folder
     that is a file...). See :func:`check_writable` (``in_place``: the file is written
-    into, not replaced).
+    into, not replaced). ``overwrite=False``: an existing regular file is refused too
+    (:func:`refuse_existing`, naming ``--overwrite``).
 
     Raises:
         DestinationError: the message begins with ``option`` and ``path``.
@@ -296,6 +311,8 @@ def require_writable(path: Path, option: str, example: str, *, in_place: bool = 
         check_writable(path, in_place=in_place)
     except UnwritableError as exc:
         raise DestinationError(f"{option} {path}: cannot be written: {exc.reason}") from None
+    if not overwrite:
+        refuse_existing(path, option)
 
 
 __all__ = [
@@ -304,6 +321,7 @@ __all__ = [
     "check_writable",
     "destination",
     "reason_for",
+    "refuse_existing",
     "refuse_overwriting_inputs",
     "require_writable",
     "sync_folder",

@@ -122,9 +122,18 @@ def register_url_secrets(url: str) -> None:
     register_secrets(v for _, v in query)
 
 
+#: a reference to an environment variable in a header value of a config (``${NAME}``)
+ENV_REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
 def register_header_secrets(headers: Mapping[str, str]) -> None:
-    """Register the value of every header but the :data:`PLAIN_HEADERS`."""
-    register_secrets(v for k, v in headers.items() if str(k).lower() not in PLAIN_HEADERS)
+    """Register the value of every header but the :data:`PLAIN_HEADERS`. The ``${NAME}``
+    references of a config's header value are not secrets (a variable's name is shown,
+    ``header 'Authorization' refers to ${MY_TOK}, which is not set``): the text around
+    them is registered, and what they expand to is registered when they are expanded."""
+    for k, v in headers.items():
+        if str(k).lower() not in PLAIN_HEADERS:
+            register_secrets(ENV_REFERENCE.split(v)[::2] if ENV_REFERENCE.search(v) else [v])
 
 
 def secrets_registered() -> bool:
@@ -328,6 +337,7 @@ def install_log_redaction() -> None:
 
 
 __all__ = [
+    "ENV_REFERENCE",
     "MIN_SECRET_CHARS",
     "REDACTED",
     "RedactingFilter",

@@ -16,11 +16,11 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from evalkit.io.redaction import register_secret
+from evalkit.io.model_errors import Problem, did_you_mean
+from evalkit.io.redaction import ENV_REFERENCE, register_secret
 from evalkit_http.async_target import AsyncHttpTarget
+from evalkit_http.options import OPTION_NAMES
 from evalkit_http.target import HttpTarget
-
-_ENV_RE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
 def _import_string(text: str, what: str) -> Callable[..., Any]:
@@ -40,11 +40,30 @@ def _expand_env(name: str, value: str) -> str:
     def sub(m: re.Match[str]) -> str:
         var = m.group(1)
         if var not in os.environ:
-            raise KeyError(f"header {name!r} refers to ${{{var}}}, which is not set")
+            raise Problem(("headers", name), f"header {name!r} refers to ${{{var}}}, which "
+                          f"is not set; export {var} before the run")
+        if not os.environ[var].strip():
+            raise Problem(("headers", name), f"header {name!r} refers to ${{{var}}}, which "
+                          f"is {'empty' if not os.environ[var] else 'only white space'}; "
+                          f"set {var} to the value to send")
         register_secret(os.environ[var])  # masked wherever it could be shown
         return os.environ[var]
 
-    return _ENV_RE.sub(sub, value)
+    return ENV_REFERENCE.sub(sub, value)
+
+
+class UnknownOptionError(Problem, TypeError):
+    """An option the ``http`` factory does not take (a ``TypeError``, as Python's own for
+    an unexpected keyword argument, and a :class:`~evalkit.io.model_errors.Problem`
+    located at the key)."""
+
+
+def _check_names(options: dict[str, Any]) -> None:
+    known = ["url", "name", "asynchronous", *OPTION_NAMES]
+    for key in options:
+        if key not in known:
+            raise UnknownOptionError((key,), f"the http target has no option {key!r}"
+                          f"{did_you_mean(key, known)}; its options are {', '.join(known)}")
 
 
 def make_http_target(*, url: str, name: str | None = None, asynchronous: bool = False,
@@ -62,8 +81,12 @@ def make_http_target(*, url: str, name: str | None = None, asynchronous: bool = 
     Raises:
         ValueError, TypeError, ImportError: a bad import string or argument, or a URL or
             header that cannot be sent (see :class:`HttpTarget`).
-        KeyError: a header refers to an unset environment variable.
+        UnknownOptionError: an unknown option (with a did-you-mean; a ``TypeError``).
+        evalkit.io.model_errors.Problem: a header refers to an environment variable that
+            is unset or empty (the variable is named, never its value); ``loc`` is the
+            key under ``kwargs`` (a ``ValueError``).
     """
+    _check_names(options)
     for key in ("build_payload", "extract"):
         if isinstance(options.get(key), str):
             options[key] = _import_string(options[key], key)
@@ -75,4 +98,4 @@ def make_http_target(*, url: str, name: str | None = None, asynchronous: bool = 
     return kind(url, name, **options)
 
 
-__all__ = ["make_http_target"]
+__all__ = ["UnknownOptionError", "make_http_target"]

@@ -131,6 +131,14 @@ class GradeCache:
 
     def _prepare(self) -> None:
         p = self.path
+        from evalkit.io.user_files import regular_file_problem
+
+        problem = regular_file_problem(p, "judge cache")
+        if problem is not None:  # a FIFO would block the read below; /dev/null be renamed
+            kind = "a directory" if p.is_dir() else "a pipe or device, not a regular file"
+            raise CacheError(f"judge cache {p}: is {kind}; the judge cache is a SQLite file "
+                             "that evalkit reads and writes: pass the path of a file (it is "
+                             "created when missing)")
         if not p.exists():
             self._create()
             self._notice(f"judge cache {p}: no file; a new cache was started", warn=False)

@@ -67,11 +67,13 @@ def read_seed_json(path: Path) -> tuple[dict[str, tuple[int, str]], int, str | N
     is a 0.2 cache (an empty object is one).
     """
     from evalkit.io.limits import LimitError, loads_json
+    from evalkit.io.user_files import read_input
 
     try:  # bounded depth: a file nested 200,000 deep is refused, not a RecursionError
-        data = loads_json(path.read_text(encoding="utf-8-sig"))
+        data = loads_json(read_input(path, "JSON cache", max_bytes=1 << 30,
+                                     error=LimitError).decode("utf-8-sig"))
     except LimitError as exc:
-        return {}, 0, f"is refused: {exc}"
+        return {}, 0, f"is refused: {str(exc).removeprefix(f'{path}: ')}"
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         return {}, 0, f"is not valid JSON ({exc})"
     if not isinstance(data, dict):

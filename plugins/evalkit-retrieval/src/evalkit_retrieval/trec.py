@@ -44,6 +44,7 @@ import numpy as np
 
 from evalkit.execute.ranking import DuplicateDocumentError, RankedRun, rank_arrays
 from evalkit.io.limits import MAX_ID_CHARS, MAX_NAME_CHARS, label_problem
+from evalkit.io.user_files import regular_file_problem
 from evalkit_retrieval.columns import ranked_columns
 from evalkit_retrieval.trec_bulk import RunTable, bulk_qrels, bulk_run, sha256_meanwhile
 
@@ -81,6 +82,13 @@ class TrecFormatError(ValueError):
         super().__init__(f"{where}: {problem}. {fix}")
 
 
+def _require_regular(p: Path, what: str) -> None:
+    """Refuse a pipe, device or directory before it is opened (a FIFO would block)."""
+    if regular_file_problem(p, what) is not None:
+        raise TrecFormatError(p, None, "is a directory" if p.is_dir() else "is a pipe or "
+                              "device, not a regular file", f"Save the {what} to a file")
+
+
 # --------------------------------------------------------------------------- public API
 def load_run(path: str | Path, *, name: str | None = None) -> RankedRun:
     """Read a TREC run file (plain or gzip) into a :class:`~evalkit.execute.ranking.RankedRun`.
@@ -96,9 +104,10 @@ def load_run(path: str | Path, *, name: str | None = None) -> RankedRun:
 
     Raises:
         FileNotFoundError: no such file.
-        TrecFormatError: see the module docstring.
+        TrecFormatError: see the module docstring; a pipe, device or directory.
     """
     p = Path(path)
+    _require_regular(p, "run")
     digest = sha256_meanwhile(p)
     cols = _bulk_run(p)  # a plain file is read from disk, without a copy of its bytes
     if cols is None:
@@ -134,9 +143,10 @@ def load_qrels(path: str | Path, *, lazy: bool = False) -> _Qrels:
 
     Raises:
         FileNotFoundError: no such file.
-        TrecFormatError: see the module docstring.
+        TrecFormatError: see the module docstring; a pipe, device or directory.
     """
     p = Path(path)
+    _require_regular(p, "qrels")
     out = _bulk_qrels(p)  # a plain file is read from disk, without a copy of its bytes
     if out is None:
         return parse_qrels(p.read_bytes(), source=p, lazy=lazy)

@@ -73,8 +73,7 @@ def json_schema_scorer(schema: Any = None) -> tuple[str, str, Scorer]:
         raise ValueError(f"json_schema: cannot read the schema {path}: "
                          f"{exc.strerror or exc}") from None
     except LimitError as exc:
-        raise ValueError(f"json_schema: the schema {path} is refused: {exc}; give a "
-                         "smaller schema") from None
+        raise ValueError(f"json_schema: the schema {path} is refused: {exc}") from None
     except ValueError as exc:  # UnicodeDecodeError included
         raise ValueError(f"json_schema: the schema {path} is not JSON ({exc})") from None
     from jsonschema.exceptions import SchemaError

@@ -1,0 +1,142 @@
+"""Reading a file the user named: a regular file, within a size cap, or a one-line refusal.
+
+Every declarative input that evalkit reads whole (golden sets in every format, BEIR
+folders, checks files, eval configs, ``pyproject.toml`` given with ``--config``, a
+``json_schema`` schema, a judge's price table) goes through :func:`read_input`, so that a
+named pipe, ``/dev/zero``, ``/dev/stdin``, a terminal, a directory or a file of many
+gigabytes is refused at once instead of blocking for ever or filling memory. The file is
+opened non-blocking (opening a FIFO that no one writes to returns at once), the open file
+is checked with ``fstat`` (so a file swapped between the check and the read is still
+checked), then read at most ``max_bytes + 1`` bytes. Runs, qrels and artifacts, read more
+than once, are checked by :func:`evalkit.io.input_files.require_file` with the same
+wording ("is a pipe or device"). Only the standard library is imported.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+import zlib
+from pathlib import Path
+from typing import BinaryIO
+
+from evalkit.io.input_files import InputError
+
+#: the largest golden set read (bytes): far above any hand-written set
+MAX_GOLDEN_BYTES = 1 << 30
+#: the largest checks file, eval config or pyproject.toml read (bytes)
+MAX_CONFIG_BYTES = 16 << 20
+
+
+def regular_file_problem(path: str | Path, what: str) -> str | None:
+    """Why ``path`` cannot be read as the ``what`` file (``"golden"``, ``"checks"``), or
+    None when it is a regular file or does not exist yet (never opens nor blocks)."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return f"{path}: cannot read the {what} file ({exc.strerror or exc})"
+    if stat.S_ISDIR(mode):
+        return f"{path}: is a directory; pass the {what} file itself"
+    if not stat.S_ISREG(mode):
+        return (f"{path}: is a pipe or device, not a regular file; save the {what} data "
+                "to a file and pass its path")
+    return None
+
+
+class NotRegularError(OSError):
+    """The path is a pipe, socket or device (raised by :func:`open_regular`)."""
+
+
+def open_regular(path: str | Path) -> BinaryIO:
+    """``path`` opened for binary reading, without blocking on a named pipe.
+
+    Raises:
+        FileNotFoundError, PermissionError, OSError: as ``open``.
+        IsADirectoryError: a directory.
+        NotRegularError: a pipe, socket or device (checked on the open file).
+    """
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(errno.EISDIR, "Is a directory", str(path))
+        if not stat.S_ISREG(mode):
+            raise NotRegularError(errno.EINVAL, "is a pipe or device, not a regular file",
+                                  str(path))
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def read_input(path: str | Path, what: str, *, max_bytes: int = MAX_CONFIG_BYTES,
+               error: type[Exception] = InputError) -> bytes:
+    """The bytes of the regular file ``path``, the ``what`` file named in messages.
+
+    Args:
+        path: the file. ``-`` is refused (a caller that reads standard input checks for
+            ``-`` first).
+        what: the kind of file, for messages: ``"golden"`` gives "no such golden file".
+        max_bytes: the most bytes read; a larger file is refused.
+        error: the exception class raised (the caller's own, e.g. ``GoldenError``).
+
+    Raises:
+        error: ``-``; missing; a directory; a pipe, socket or device; unreadable; larger
+            than ``max_bytes``. One line naming the file and what to pass instead.
+    """
+    if str(path) == "-":
+        raise error(f"-: standard input is not read as the {what} file; save the data to "
+                    "a file and pass its path")
+    try:
+        with open_regular(path) as fh:
+            if os.fstat(fh.fileno()).st_size > max_bytes:
+                raise error(_too_large(path, what, max_bytes))
+            data = fh.read(max_bytes + 1)
+    except FileNotFoundError:
+        raise error(f"{path}: no such {what} file") from None
+    except IsADirectoryError:
+        raise error(f"{path}: is a directory; pass the {what} file itself") from None
+    except NotRegularError:
+        raise error(f"{path}: is a pipe or device, not a regular file; save the {what} "
+                    "data to a file and pass its path") from None
+    except OSError as exc:
+        raise error(f"{path}: cannot read the {what} file ({exc.strerror or exc})") from None
+    if len(data) > max_bytes:
+        raise error(_too_large(path, what, max_bytes))
+    return data
+
+
+def gunzipped(raw: bytes, where: str, what: str, *, max_bytes: int,
+              error: type[Exception] = InputError) -> bytes:
+    """``raw`` decompressed when it is gzip data (its first bytes say so), at most
+    ``max_bytes`` of it (a gzip bomb is refused after ``max_bytes + 1`` bytes), else
+    ``raw`` unchanged. ``where`` begins the messages (``"topics q.gz"``).
+
+    Raises:
+        error: damaged gzip data, or more than ``max_bytes`` once decompressed.
+    """
+    if raw[:2] != b"\x1f\x8b":
+        return raw
+    d = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    try:
+        out = d.decompress(raw, max_bytes + 1)
+    except zlib.error as exc:
+        raise error(f"{where}: damaged gzip data ({exc})") from None
+    if len(out) > max_bytes:
+        raise error(f"{where}: decompresses to more than {max_bytes >> 20} MiB, the most "
+                    f"evalkit reads of a {what} file")
+    return out
+
+
+def _too_large(path: str | Path, what: str, max_bytes: int) -> str:
+    return (f"{path}: larger than {max_bytes / (1 << 20):g} MiB, the most evalkit reads "
+            f"of a {what} file; is this the right file?")
+
+
+__all__ = ["MAX_CONFIG_BYTES", "MAX_GOLDEN_BYTES", "NotRegularError", "gunzipped",
+           "open_regular",
+           "read_input", "regular_file_problem"]
