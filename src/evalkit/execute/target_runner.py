@@ -49,12 +49,7 @@ from evalkit.data.results import ArtifactError, RunResult
 from evalkit.data.rows import CaseResult
 from evalkit.data.targets import AsyncTarget, Target
 from evalkit.execute.artifact_writer import ArtifactWriter, read_partial
-from evalkit.execute.executor import (
-    Interrupts,
-    Job,
-    RunInterrupted,
-    default_grace_s,
-)
+from evalkit.execute.executor import Interrupts, Job, RunInterrupted, default_grace_s
 from evalkit.execute.executor_api import (
     ChosenExecutor,
     ExecutorChoice,
