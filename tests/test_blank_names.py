@@ -30,6 +30,15 @@ def test_api_refuses_blank_names(blank: str) -> None:
         check_name(blank)
 
 
+@pytest.mark.parametrize("name", ["x\x1b[31my", "x\ny", "a\x85b"])
+def test_names_with_control_characters_are_refused(name: str) -> None:
+    # a terminal escape or a line break would be printed raw into tables and headers
+    with pytest.raises(ValueError, match="holds a control character"):
+        check_name(name)
+    with pytest.raises(ValueError, match="holds a control character"):
+        evaluate_run(RUN, QRELS, ["ap"], name=name)
+
+
 def test_names_with_a_visible_character_pass() -> None:
     assert evaluate_run(RUN, QRELS, ["ap"], name=" bm25 ").name == " bm25 "
     assert check_name("x") == "x"

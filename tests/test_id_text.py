@@ -25,6 +25,9 @@ def jsonl(tmp_path: Path, record: dict[str, object]) -> Path:
     ({"id": "a\x00", "query": "q"},
      "g.jsonl:2: id 'a\\x00' holds a control character ('\\x00' at position 1)"),
     ({"id": "a\tb", "query": "q"}, "id 'a\\tb' holds a control character"),
+    ({"id": "q\x85c", "query": "q"}, "id 'q\\x85c' holds a control character ('\\x85' "
+     "at position 1)"),  # NEL, a C1 control
+    ({"id": "q\u2028b", "query": "q"}, "id 'q\\u2028b' holds a control character"),
     ({"id": " a ", "query": "q"}, "g.jsonl:2: id ' a ' has white space at its start"),
     ({"id": "a ", "query": "q"}, "has white space at its end, so it can never match an "
      "id of a TREC file or a ranking; write 'a'"),

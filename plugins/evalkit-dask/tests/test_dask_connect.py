@@ -35,6 +35,7 @@ def closed_port() -> int:
     ("tcp://127.0.0.1:http", "Port could not be cast to integer value as 'http'"),
     ("127.0.0.1:70000", "Port out of range 0-65535"),
     ("tls://:8786", "no host"),
+    ("tcp://127.0.0.1:0", "port 0 is not one a scheduler listens on"),
 ])
 def test_a_malformed_address_is_refused_before_any_connection(address: str,
                                                               problem: str) -> None:
@@ -63,6 +64,17 @@ def test_a_refused_port_is_given_up_after_the_retry_not_the_connect_timeout() ->
         f"{REFUSED_RETRY_S:g} s); start the scheduler (dask scheduler) or fix the address")
     # it tried for about REFUSED_RETRY_S, far below the 60 s it was allowed
     assert REFUSED_RETRY_S - 0.5 <= took < 60 / 2
+
+
+@pytest.mark.parametrize("host", ["nohost.invalid", "256.1.1.1"])
+def test_a_host_that_does_not_resolve_is_refused_at_once(host: str) -> None:
+    # .invalid never resolves (RFC 2606), and 256 is no IPv4 octet: no DNS answer can help
+    executor = DaskExecutor(f"tcp://{host}:8786", connect_timeout_s=60)
+    t0 = time.monotonic()
+    with pytest.raises(RefusedError, match=rf"^dask executor: the scheduler host '{host}' "
+                                           rf"of tcp://{host}:8786 does not resolve \("):
+        executor._connect(4)
+    assert time.monotonic() - t0 < 60 / 2  # not the connect timeout
 
 
 def test_a_scheduler_that_starts_within_the_retry_is_waited_for() -> None:

@@ -167,17 +167,29 @@ def check_length(text: str, what: str, limit: int) -> str:
     return text
 
 
+def control_at(text: str) -> int | None:
+    """The position of the first control character of ``text`` (Unicode category Cc:
+    U+0000..U+001F, U+007F..U+009F, a NUL written ``\\u0000`` in JSON included) or line
+    or paragraph separator (U+2028, U+2029), or ``None``: characters that break a table
+    row or a terminal line."""
+    import unicodedata
+
+    return next((i for i, ch in enumerate(text)
+                 if (ch < " " or ch >= "\x7f")
+                 and unicodedata.category(ch) in ("Cc", "Zl", "Zp")), None)
+
+
 def check_id(text: str, what: str = "id") -> str:
     """``text`` when it is at most :data:`MAX_ID_CHARS` characters (see
-    :func:`check_length`), holds no control character (U+0000..U+001F, U+007F: a NUL
-    written ``\\u0000`` in JSON included) and starts and ends with a character that is
-    not white space (``" a "`` could never match the ``a`` of a TREC file or a ranking).
+    :func:`check_length`), holds no control character or line separator
+    (:func:`control_at`) and starts and ends with a character that is not white space
+    (``" a "`` could never match the ``a`` of a TREC file or a ranking).
 
     Raises:
         LimitError: the first of these problems, naming ``what`` and saying what to write.
     """
     check_length(text, what, MAX_ID_CHARS)
-    bad = next((i for i, ch in enumerate(text) if ch < " " or ch == "\x7f"), None)
+    bad = control_at(text)
     if bad is not None:
         raise LimitError(f"{what} {text[:40]!r} holds a control character "
                          f"({text[bad]!r} at position {bad}); ids are printable text: "
@@ -207,12 +219,17 @@ def check_name(text: str, what: str = "run name") -> str:
     Raises:
         ValueError: ``text`` is empty or only whitespace (``""``, ``"   "``): a run
             named so cannot be told apart in a table or a comparison; as the eval
-            config refuses it.
+            config refuses it; or it holds a control character or line separator
+            (:func:`control_at`: a terminal escape would be printed raw).
         LimitError: ``text`` is longer than the limit.
     """
     if not isinstance(text, str) or not text.strip():
         raise ValueError(f"the {what} {text!r} is blank; give a name with a visible "
                          "character, or leave it out for the default")
+    bad = control_at(text)
+    if bad is not None:  # a terminal escape or a line break would be printed raw
+        raise ValueError(f"the {what} {text[:40]!r} holds a control character "
+                         f"({text[bad]!r} at position {bad}); names are printable text")
     return check_length(text, what, MAX_NAME_CHARS)
 
 

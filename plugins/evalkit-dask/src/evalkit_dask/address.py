@@ -25,7 +25,7 @@ _RETRY_PAUSE_S = 0.25
 
 class RefusedError(ConnectionRefusedError):
     """Nothing listens at the scheduler's address (every try within
-    :data:`REFUSED_RETRY_S` was refused)."""
+    :data:`REFUSED_RETRY_S` was refused), or its host does not resolve."""
 
 
 def _host_port(address: str) -> tuple[str, int | None] | None:
@@ -43,6 +43,8 @@ def _host_port(address: str) -> tuple[str, int | None] | None:
     port = parts.port  # ValueError: "Port out of range 0-65535", "Port could not be cast..."
     if not parts.hostname:
         raise ValueError("no host")
+    if port == 0:
+        raise ValueError("port 0 is not one a scheduler listens on")
     return parts.hostname, port
 
 
@@ -89,6 +91,10 @@ def refused_fast(address: str, timeout_s: float) -> None:
                     f"{min(timeout_s, REFUSED_RETRY_S):g} s); start the scheduler "
                     "(dask scheduler) or fix the address") from None
             time.sleep(_RETRY_PAUSE_S)
+        except socket.gaierror as exc:  # no such host (a typo, an IP like 256.1.1.1)
+            raise RefusedError(
+                f"dask executor: the scheduler host {host!r} of {address} does not resolve "
+                f"({exc.strerror or exc}); fix the address") from None
         except OSError:
             return  # a timeout, an unreachable network: the handshake's bound applies
 
