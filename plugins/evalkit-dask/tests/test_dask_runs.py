@@ -11,7 +11,6 @@ import logging
 import os
 import signal
 import subprocess
-import sys
 import threading
 import time
 from collections import Counter
@@ -34,6 +33,7 @@ from evalkit.execute.executor_api import ExecutorChoice, TargetRecipe, Unsendabl
 from evalkit.execute.target_runner import evaluate
 from evalkit.report.target_run import summary_lines
 from evalkit.testing import check_conformance, registered_plugin
+from evalkit.testing.child_runs import EVALKIT_COMMAND, wait_until, written_rows
 from evalkit.testing.executors import executor_runs, without_timing
 
 
@@ -240,7 +240,7 @@ def test_a_target_that_cannot_be_sent_is_refused_before_anything_is_written(
     assert not (tmp_path / "run.jsonl").exists()
 
 
-EVALKIT = [sys.executable, "-c", "from evalkit.cli import main; main()"]
+EVALKIT = list(EVALKIT_COMMAND)
 
 
 def write_config(folder: Path, url: str, n: int) -> Path:
@@ -256,11 +256,6 @@ def write_config(folder: Path, url: str, n: int) -> Path:
     return config
 
 
-def complete_rows(artifact: Path) -> list[dict[str, Any]]:
-    lines = artifact.read_bytes().split(b"\n")[:-1] if artifact.exists() else []
-    return [json.loads(x) for x in lines[1:] if x.strip()]
-
-
 def test_resume_after_sigkill_of_the_driver_calls_no_finished_case_again(
         cluster: Any, tmp_path: Path) -> None:
     import psutil
@@ -273,18 +268,14 @@ def test_resume_after_sigkill_of_the_driver_calls_no_finished_case_again(
         # the first run starts its own LocalCluster (2 worker processes)
         proc = subprocess.Popen([*EVALKIT, "run", str(config), "--no-progress"],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        deadline = time.monotonic() + 120
-        while len(complete_rows(artifact)) < 6:
-            assert proc.poll() is None, proc.communicate()
-            assert time.monotonic() < deadline, "no progress within 120 s"
-            time.sleep(0.05)
+        wait_until(lambda: len(written_rows(artifact)) >= 6, proc, "no progress", 120)
         workers = psutil.Process(proc.pid).children(recursive=True)
         os.kill(proc.pid, signal.SIGKILL)
         proc.communicate(timeout=30)
         # the run's worker processes exit once their driver is gone (docs/scaling.md)
         _, alive = psutil.wait_procs(workers, timeout=DEATH_TIMEOUT_S + 20)
         assert alive == [], alive
-        done_before = {str(r["id"]) for r in complete_rows(artifact) if r["error"] is None}
+        done_before = {str(r["id"]) for r in written_rows(artifact) if r["error"] is None}
         assert 6 <= len(done_before) < n
         calls_before = Counter(svc.calls)
         # resume on the module's cluster
@@ -310,23 +301,30 @@ def test_the_plugin_conforms_and_its_executor_runs_the_conformance_run(cluster: 
     executor_runs(spec, address=address)  # the kernel's check, on the module's cluster
 
 
+def interrupted_after_four_calls(svc: Service, config: Path, *args: str, group: bool) -> None:
+    """Run ``evalkit run config *args`` in a session of its own, send SIGINT once the
+    service has seen 4 calls (to the whole process group, as a terminal's Ctrl-C does,
+    when ``group``; else to the driver alone), and check that it exited 130 saying how
+    to resume, without a traceback."""
+    proc = subprocess.Popen([*EVALKIT, "run", str(config), "--no-progress", *args],
+                            start_new_session=True, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    wait_until(lambda: sum(svc.calls.values()) >= 4, proc, "no call", 120)
+    if group:
+        os.killpg(proc.pid, signal.SIGINT)
+    else:
+        proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "continue with --resume" in err and "Traceback" not in err
+
+
 def test_ctrl_c_in_the_terminal_writes_the_calls_in_flight(tmp_path: Path) -> None:
     # a terminal's Ctrl-C reaches the whole process group: the run's own workers ignore it
     with Service(delay_s=1.0) as svc:
         config = write_config(tmp_path, svc.url, 12)
-        proc = subprocess.Popen([*EVALKIT, "run", str(config), "--no-progress"],
-                                start_new_session=True, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True)
-        deadline = time.monotonic() + 120
-        while sum(svc.calls.values()) < 4:
-            assert proc.poll() is None, proc.communicate()
-            assert time.monotonic() < deadline, "no call within 120 s"
-            time.sleep(0.02)
-        os.killpg(proc.pid, signal.SIGINT)
-        _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 130, err
-    assert "continue with --resume" in err and "Traceback" not in err
-    rows = complete_rows(tmp_path / "run.jsonl")
+        interrupted_after_four_calls(svc, config, group=True)
+    rows = written_rows(tmp_path / "run.jsonl")
     # every call that started was answered within the grace period and written, once
     assert sorted(str(r["id"]) for r in rows) == sorted(svc.calls)
     assert all(n == 1 for n in svc.calls.values()) and all(r["error"] is None for r in rows)
@@ -339,21 +337,9 @@ def test_ctrl_c_of_a_driver_on_a_running_cluster_writes_the_calls_and_leaves_it_
     client, address = cluster
     with Service(delay_s=1.0) as svc:
         config = write_config(tmp_path, svc.url, 12)
-        proc = subprocess.Popen([*EVALKIT, "run", str(config), "--no-progress",
-                                 "--scheduler", address],
-                                start_new_session=True, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True)
-        deadline = time.monotonic() + 120
-        while sum(svc.calls.values()) < 4:
-            assert proc.poll() is None, proc.communicate()
-            assert time.monotonic() < deadline, "no call within 120 s"
-            time.sleep(0.02)
-        proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=60)
+        interrupted_after_four_calls(svc, config, "--scheduler", address, group=False)
         started = dict(svc.calls)
-    assert proc.returncode == 130, err
-    assert "continue with --resume" in err and "Traceback" not in err
-    rows = complete_rows(tmp_path / "run.jsonl")
+    rows = written_rows(tmp_path / "run.jsonl")
     assert sorted(str(r["id"]) for r in rows) == sorted(started)  # the 4 in flight
     assert len(rows) == 4 and all(n == 1 for n in started.values())
     # nothing of the run is left on the scheduler once its driver has gone
