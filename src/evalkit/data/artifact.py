@@ -186,17 +186,9 @@ def upgrade_schema1_rows(rows: list[Any], header: Mapping[str, Any]) -> None:
 
 
 def _open(p: Path) -> Any:
-    from evalkit.io.user_files import NotRegularError, open_regular
+    from evalkit.io.user_files import open_input
 
-    try:
-        return open_regular(p)  # a FIFO is refused, not waited on
-    except FileNotFoundError:
-        raise ArtifactError(f"{p}: no such file") from None
-    except IsADirectoryError:
-        raise ArtifactError(f"{p}: is a directory, not a run artifact") from None
-    except NotRegularError:
-        raise ArtifactError(f"{p}: is a pipe or device, not a regular file; save the run "
-                            "artifact to a file and pass its path") from None
+    return open_input(p, "run artifact", ArtifactError)  # a FIFO is refused, not waited on
 
 
 def _parse(p: Path, raw: bytes, lineno: int) -> Any:

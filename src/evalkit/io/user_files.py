@@ -73,6 +73,24 @@ def open_regular(path: str | Path) -> BinaryIO:
         raise
 
 
+def open_input(path: str | Path, what: str, error: type[Exception] = InputError) -> BinaryIO:
+    """``path`` opened as by :func:`open_regular`, the ``what`` file named in messages.
+
+    Raises:
+        error: no such file, a directory, or a pipe or device, each in one line saying
+            what to pass instead.
+    """
+    try:
+        return open_regular(path)
+    except FileNotFoundError:
+        raise error(f"{path}: no such {what} file") from None
+    except IsADirectoryError:
+        raise error(f"{path}: is a directory; pass the {what} file itself") from None
+    except NotRegularError:
+        raise error(f"{path}: is a pipe or device, not a regular file; save the {what} "
+                    "data to a file and pass its path") from None
+
+
 def read_input(path: str | Path, what: str, *, max_bytes: int = MAX_CONFIG_BYTES,
                error: type[Exception] = InputError) -> bytes:
     """The bytes of the regular file ``path``, the ``what`` file named in messages.
@@ -92,17 +110,10 @@ def read_input(path: str | Path, what: str, *, max_bytes: int = MAX_CONFIG_BYTES
         raise error(f"-: standard input is not read as the {what} file; save the data to "
                     "a file and pass its path")
     try:
-        with open_regular(path) as fh:
+        with open_input(path, what, error) as fh:
             if os.fstat(fh.fileno()).st_size > max_bytes:
                 raise error(_too_large(path, what, max_bytes))
             data = fh.read(max_bytes + 1)
-    except FileNotFoundError:
-        raise error(f"{path}: no such {what} file") from None
-    except IsADirectoryError:
-        raise error(f"{path}: is a directory; pass the {what} file itself") from None
-    except NotRegularError:
-        raise error(f"{path}: is a pipe or device, not a regular file; save the {what} "
-                    "data to a file and pass its path") from None
     except OSError as exc:
         raise error(f"{path}: cannot read the {what} file ({exc.strerror or exc})") from None
     if len(data) > max_bytes:
@@ -138,5 +149,5 @@ def _too_large(path: str | Path, what: str, max_bytes: int) -> str:
 
 
 __all__ = ["MAX_CONFIG_BYTES", "MAX_GOLDEN_BYTES", "NotRegularError", "gunzipped",
-           "open_regular",
+           "open_input", "open_regular",
            "read_input", "regular_file_problem"]
