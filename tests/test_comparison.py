@@ -14,7 +14,6 @@ import math
 import re
 import subprocess
 import sys
-import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -156,15 +155,14 @@ def test_evalkit_compare_is_the_function_and_the_object_is_exported() -> None:
     assert proc.stdout.strip() == "False", proc.stderr
 
 
-def test_the_old_statistics_name_still_resolves_with_a_warning() -> None:
+def test_the_statistics_family_has_one_name() -> None:
+    """``compare_runs`` answers a ``PairedTestFamily``; ``Comparison`` is only
+    ``evalkit.compare``'s object, and ``evalkit.stats`` has no name ``Comparison``."""
     from evalkit import stats
 
-    with pytest.warns(DeprecationWarning, match="PairedTestFamily"):
-        old = stats.Comparison
-    assert old is stats.PairedTestFamily
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        assert stats.compare_runs.__module__ == "evalkit.stats.family"
+    assert "Comparison" not in dir(stats)
+    with pytest.raises(AttributeError, match="Comparison"):
+        stats.Comparison  # noqa: B018
 
 
 # ------------------------------------------------------------------- the refusals

@@ -23,7 +23,6 @@ GROUND: frozenset[str] = frozenset({"evalkit._version", "evalkit._lazy"})
 LAYERS: dict[str, tuple[str, ...]] = {
     "evalkit._version": (),
     "evalkit._lazy": (),
-    "evalkit._moved": (),
     "evalkit.layers": (),
     "evalkit.io": (),
     "evalkit.stats": (),
@@ -39,6 +38,8 @@ LAYERS: dict[str, tuple[str, ...]] = {
                            "evalkit.data", "evalkit.execute", "evalkit.report"),
     "evalkit.gate": ("evalkit.io", "evalkit.stats", "evalkit.core", "evalkit.plugins",
                      "evalkit.data", "evalkit.report"),
+    # `evalkit.runner.METRICS` and `evalkit.runner.run`, where version 0.2 documented them
+    "evalkit.runner": ("evalkit.execute",),
     "evalkit.builtins": ("evalkit.core", "evalkit.data", "evalkit.execute", "evalkit.report"),
     # the JSON Schemas of the three declarative files, from the models on their floors
     "evalkit.file_schemas": ("evalkit.data", "evalkit.execute", "evalkit.gate"),
@@ -48,8 +49,8 @@ LAYERS: dict[str, tuple[str, ...]] = {
                     "evalkit.data", "evalkit.execute", "evalkit.report", "evalkit.comparison",
                     "evalkit.gate", "evalkit.file_schemas"),
     # the package itself: the seed's names, each imported on first use from its floor
-    "evalkit": ("evalkit._moved", "evalkit.stats", "evalkit.core", "evalkit.plugins",
-                "evalkit.data", "evalkit.execute", "evalkit.comparison", "evalkit.gate"),
+    "evalkit": ("evalkit.stats", "evalkit.core", "evalkit.plugins", "evalkit.data",
+                "evalkit.execute", "evalkit.comparison", "evalkit.gate"),
     # an in-repo plugin talks to the kernel through its hooks and public records
     "evalkit_*": ("evalkit", "evalkit.io", "evalkit.stats", "evalkit.core", "evalkit.plugins",
                   "evalkit.data", "evalkit.execute", "evalkit.report"),
