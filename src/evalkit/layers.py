@@ -48,7 +48,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "evalkit.cli": ("evalkit.io", "evalkit.stats", "evalkit.core", "evalkit.plugins",
                     "evalkit.data", "evalkit.execute", "evalkit.report", "evalkit.comparison",
                     "evalkit.gate", "evalkit.file_schemas"),
-    # the package itself: the seed's names, each imported on first use from its floor
+    # the package itself: its top-level names, each imported on first use from its floor
     "evalkit": ("evalkit.stats", "evalkit.core", "evalkit.plugins", "evalkit.data",
                 "evalkit.execute", "evalkit.comparison", "evalkit.gate"),
     # an in-repo plugin talks to the kernel through its hooks and public records
@@ -60,11 +60,11 @@ LAYERS: dict[str, tuple[str, ...]] = {
 #: the kernel reaching into a plugin, or a run's views drawn by the report floor
 FACADES: dict[tuple[str, str], str] = {
     ("evalkit", "evalkit_http"):
-        "the seed's `from evalkit import HttpTarget`, resolved on first use",
+        "`from evalkit import HttpTarget`, resolved on first use",
     ("evalkit.metrics", "evalkit_judge"):
-        "the seed's `evalkit.metrics.LLMJudge`, resolved on first use",
+        "`evalkit.metrics.LLMJudge`, resolved on first use",
     ("evalkit.metrics.core", "evalkit_retrieval"):
-        "the seed's `evalkit.metrics.core` functions are the retrieval plugin's",
+        "the `evalkit.metrics.core` functions are the retrieval plugin's",
     ("evalkit.execute.measure_args", "evalkit_retrieval"):
         "trec_eval's -m spellings (`P.5,10`, `official`) are read by the retrieval plugin",
     ("evalkit.report.run_scores", "evalkit_retrieval"):
