@@ -1,4 +1,4 @@
-"""``evalkit.compare``: the comparison as a library object (#10).
+"""``evalkit.compare``: the comparison as a library object.
 
 The runs are the two Vaswani systems of the main job (examples/vaswani/main.py, written
 into a temporary directory). Expected values come from the README's published
@@ -181,7 +181,7 @@ def test_every_refusal_of_the_command_line_is_the_librarys(runs: Runs, tmp_path:
     other_qrels.write_text("".join(ln + "\n" for ln in QRELS.read_text().splitlines()[1:]))
     few = first_queries(runs.bm25, tmp_path / "few.jsonl", 50)  # a complete run of 50
     lines = runs.bm25.read_text().splitlines()
-    cut = tmp_path / "cut.jsonl"  # the header and 50 rows of a 93-row file (issue #8)
+    cut = tmp_path / "cut.jsonl"  # the header and 50 rows of a 93-row file
     cut.write_text("\n".join(lines[:51]) + "\n")
     header_only = tmp_path / "header.jsonl"
     header_only.write_text(lines[0] + "\n")
