@@ -16,7 +16,7 @@ An untimed warm-up run of 32 cases comes first (plugin loading, imports).
     .venv/bin/python benchmarks/bench_runner.py [--cases 500] [--delay-ms 50]
         [--levels 1,8,32] [--repeat 9] [--no-artifact]
 
-``--suite async`` (issue #20): 2,000 cases through ``AsyncHttpTarget`` at concurrency 256
+``--suite async``: 2,000 cases through ``AsyncHttpTarget`` at concurrency 256
 against an asyncio server in its own process (``benchmarks/aio_server.py``) answering
 in 200 ms, alternating with a bare ``httpx.AsyncClient`` loop (a semaphore of 256, one
 POST per case, the JSON decoded) against the same server, ``--repeat`` rounds each, and

@@ -1,4 +1,4 @@
-"""The async and rate-limited suites of ``benchmarks/bench_runner.py`` (issue #20); run
+"""The async and rate-limited suites of ``benchmarks/bench_runner.py``; run
 them through it (``--suite async``, ``--suite rate-limited``)."""
 
 from __future__ import annotations

@@ -27,7 +27,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-#: the budget of each command, as a ratio of the baseline's median (issue #11)
+#: the budget of each command, as a ratio of the baseline's median (docs/performance.md)
 GOALS = {"evalkit --help": 1.5, "evalkit plugins list": 2.0}
 BASELINE = 'python -c "import typer, rich"'
 HEAVY = ("numpy", "scipy", "pydantic", "yaml", "anthropic", "httpx", "pluggy", "rich.console")

@@ -8,7 +8,7 @@ which sees numpy's allocations) of:
   p-value, interval, effect sizes);
 * the reference loop: a minimal compiled, multi-core bootstrap (numba ``prange`` over
   resamples, inline xorshift64* indices, no index matrix, no extras) — the fastest
-  practical implementation, the yardstick of issue #3;
+  practical implementation, the yardstick;
 * the naive algorithm: a ``(B x n)`` index matrix from numpy's generator;
 * ``scipy.stats.bootstrap`` (percentile) and ``scipy.stats.permutation_test`` (paired
   sign flips), with ``batch=`` sized to ~256 MB where a single batch would not fit.

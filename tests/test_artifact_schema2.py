@@ -1,4 +1,4 @@
-"""Artifact schema 2 (issue #8): the trailer detects a file cut anywhere, a line boundary
+"""Artifact schema 2: the trailer detects a file cut anywhere, a line boundary
 included; per-metric errors and ``sample`` on rows; schema 1 files still read."""
 
 from __future__ import annotations
@@ -152,7 +152,7 @@ def test_metric_errors_and_samples_round_trip(tmp_path: Path) -> None:
     assert [o.get("sample") for o in objs[2:]] == [0, 1]
     back = RunResult.load(path)
     assert back.per_query[0].metric_errors == first.metric_errors
-    # the rows are kept as samples; per_query holds one reduced row per case (#19)
+    # the rows are kept as samples; per_query holds one reduced row per case
     assert [r.sample for r in back.samples] == [None, None, 0, 1]
     assert [(r.query_id, r.sample) for r in back.per_query] == [
         ("a", None), ("b", None), ("c", None)]
@@ -265,7 +265,7 @@ def test_rescoring_an_altered_file_keeps_it_incomplete(tmp_path: Path) -> None:
 
 
 def test_the_example_baseline_is_schema_2_and_holds_what_schema_1_did() -> None:
-    """examples/gate/baseline.jsonl was migrated by saving it again (docs/artifacts.md):
+    """examples/gate/baseline.jsonl is the schema 1 file saved again (docs/artifacts.md):
     its header and rows are the schema 1 file's, and its trailer covers them (computed
     here with hashlib over the bytes before the trailer)."""
     example = ROOT / "examples" / "gate" / "baseline.jsonl"

@@ -1,4 +1,4 @@
-"""load_checks / CheckSpec: every load rule, select and coverage (issue #5)."""
+"""load_checks / CheckSpec: every load rule, select and coverage."""
 
 from __future__ import annotations
 

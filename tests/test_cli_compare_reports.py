@@ -1,4 +1,4 @@
-"""``evalkit compare --report FORMAT:PATH``: the gate's reporters render a comparison (#5).
+"""``evalkit compare --report FORMAT:PATH``: the gate's reporters render a comparison.
 
 The runs are the two Vaswani systems that examples/vaswani/main.py builds into a temporary
 directory. The expected numbers are computed here from the artifacts' per-query rows with

@@ -1,4 +1,4 @@
-"""``evalkit.compare``: the comparison as a library object (#10).
+"""``evalkit.compare``: the comparison as a library object.
 
 The runs are the two Vaswani systems of the main job (examples/vaswani/main.py, written
 into a temporary directory). Expected values come from the README's published
@@ -14,7 +14,6 @@ import math
 import re
 import subprocess
 import sys
-import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -156,15 +155,14 @@ def test_evalkit_compare_is_the_function_and_the_object_is_exported() -> None:
     assert proc.stdout.strip() == "False", proc.stderr
 
 
-def test_the_old_statistics_name_still_resolves_with_a_warning() -> None:
+def test_the_statistics_family_has_one_name() -> None:
+    """``compare_runs`` answers a ``PairedTestFamily``; ``Comparison`` is only
+    ``evalkit.compare``'s object, and ``evalkit.stats`` has no name ``Comparison``."""
     from evalkit import stats
 
-    with pytest.warns(DeprecationWarning, match="PairedTestFamily"):
-        old = stats.Comparison
-    assert old is stats.PairedTestFamily
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        assert stats.compare_runs.__module__ == "evalkit.stats.family"
+    assert "Comparison" not in dir(stats)
+    with pytest.raises(AttributeError, match="Comparison"):
+        stats.Comparison  # noqa: B018
 
 
 # ------------------------------------------------------------------- the refusals
@@ -183,7 +181,7 @@ def test_every_refusal_of_the_command_line_is_the_librarys(runs: Runs, tmp_path:
     other_qrels.write_text("".join(ln + "\n" for ln in QRELS.read_text().splitlines()[1:]))
     few = first_queries(runs.bm25, tmp_path / "few.jsonl", 50)  # a complete run of 50
     lines = runs.bm25.read_text().splitlines()
-    cut = tmp_path / "cut.jsonl"  # the header and 50 rows of a 93-row file (issue #8)
+    cut = tmp_path / "cut.jsonl"  # the header and 50 rows of a 93-row file
     cut.write_text("\n".join(lines[:51]) + "\n")
     header_only = tmp_path / "header.jsonl"
     header_only.write_text(lines[0] + "\n")

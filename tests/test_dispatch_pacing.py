@@ -1,4 +1,4 @@
-"""The run's pacing (issue #20) spans a remote executor (issue #22): the driver's
+"""The run's pacing spans a remote executor: the driver's
 :class:`~evalkit.execute.dispatch.Dispatch` starts an item only when the run's
 :class:`~evalkit.execute.pacing.Pacing` admits it, so ``requests_per_minute`` and the
 adaptive window bound the calls of every worker together."""

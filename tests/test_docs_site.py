@@ -1,4 +1,4 @@
-"""The documentation site (#13): ``mkdocs build --strict`` passes, and the API reference
+"""The documentation site: ``mkdocs build --strict`` passes, and the API reference
 is complete and documented.
 
 * The real site is built into a temporary folder with the project's ``mkdocs.yml``

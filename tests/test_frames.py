@@ -1,4 +1,4 @@
-"""DataFrames (#13): runs and qrels in PyTerrier's shape, and ``to_pandas()``.
+"""DataFrames: runs and qrels in PyTerrier's shape, and ``to_pandas()``.
 
 A DataFrame run must score exactly as the TREC file it was read from (the frames are built
 here from the files' lines with plain Python, their rows shuffled and the rank column

@@ -1,4 +1,4 @@
-"""evaluate_gate: verdicts, exit codes, polarity, Holm, aggregates, errors (issue #5).
+"""evaluate_gate: verdicts, exit codes, polarity, Holm, aggregates, errors.
 
 Every expected number is worked out in the test itself: means of chosen values, Holm's
 step-down by hand, sign-flip p-values by enumerating the sign patterns, bootstraps whose

@@ -1,4 +1,4 @@
-"""Baselines: promote, fingerprint, and refusing an incomparable baseline (issue #5)."""
+"""Baselines: promote, fingerprint, and refusing an incomparable baseline."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`evalkit gate` and `evalkit baseline`: exit codes, printed lines, reports (issue #5)."""
+"""`evalkit gate` and `evalkit baseline`: exit codes, printed lines, reports."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""examples/gate: the stored baseline, both candidates' verdicts, the CI workflow (#5)."""
+"""examples/gate: the stored baseline, both candidates' verdicts, the CI workflow."""
 
 from __future__ import annotations
 

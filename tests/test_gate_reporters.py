@@ -1,4 +1,4 @@
-"""Reporters: console, JSON, Markdown, JUnit XML on gate reports and comparisons (#5)."""
+"""Reporters: console, JSON, Markdown, JUnit XML on gate reports and comparisons."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The checks examples of the seed README load and gate as it describes (issue #5)."""
+"""The checks examples of the seed README load and gate as it describes."""
 
 from __future__ import annotations
 

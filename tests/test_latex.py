@@ -1,4 +1,4 @@
-"""The ``latex`` reporter (#13): the comparison as the booktabs table of an IR paper.
+"""The ``latex`` reporter: the comparison as the booktabs table of an IR paper.
 
 Three hand-made systems on ten queries and two metrics of opposite polarity (AP, higher
 is better; unj@10, the share of unjudged documents, lower is better). Every expected cell

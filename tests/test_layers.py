@@ -17,7 +17,6 @@ from pathlib import Path
 import pytest
 
 from evalkit import layers
-from evalkit._moved import MOVED, MOVED_PACKAGES, new_homes
 
 REPO = Path(__file__).resolve().parents[1]
 ROOTS = [REPO / "src", *sorted((REPO / "plugins").glob("*/src"))]
@@ -191,15 +190,18 @@ def test_no_import_circle() -> None:
     assert circles == []
 
 
-def test_nothing_of_ours_imports_an_old_path() -> None:
-    old = []
+def test_every_import_of_evalkit_names_a_module_or_a_top_level_name() -> None:
+    """``import evalkit.x`` and ``from evalkit.x import y`` name a module of src/, and
+    ``from evalkit import y`` a module or a name ``evalkit`` exports."""
+    import evalkit
+
+    unknown = []
     for name, path in MODULES.items():
         for line, dotted in imported_names(name, path):
-            if dotted.startswith("evalkit.") and resolve(dotted) in (None, "evalkit") and \
-                    new_homes(dotted.rpartition(".")[0] if dotted.rpartition(".")[0] in MOVED
-                              else dotted) is not None:
-                old.append(f"{path.relative_to(REPO)}:{line}: {dotted}")
-    assert old == []
+            if resolve(dotted) == "evalkit" and \
+                    dotted.removeprefix("evalkit.") not in evalkit.__all__:
+                unknown.append(f"{path.relative_to(REPO)}:{line}: {dotted}")
+    assert unknown == []
 
 
 PACKAGES = sorted(m for m, p in MODULES.items()
@@ -219,12 +221,3 @@ def test_a_package_says_what_it_may_import(package: str) -> None:
     said = {w for w in re.findall(r"[\w]+", found.group(1)) if w not in ("nothing", "of",
                                                                         "evalkit", "the")}
     assert said == {_short(f) for f in layers.LAYERS[package]}, package
-
-
-def test_moved_paths_point_at_modules_that_exist() -> None:
-    for old, homes in MOVED.items():
-        assert old not in MODULES, f"{old} exists again; drop it from evalkit._moved.MOVED"
-        for home in homes:
-            assert home in MODULES, f"{old} -> {home}, which does not exist"
-    for old, new in MOVED_PACKAGES.items():
-        assert old not in MODULES and new in MODULES

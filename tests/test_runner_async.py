@@ -1,4 +1,4 @@
-"""Async targets (issue #20): an ``async def`` function is a target; the runner calls it
+"""Async targets: an ``async def`` function is a target; the runner calls it
 from one event loop with bounded concurrency, scores in threads off the loop, and keeps
 resume, Ctrl-C, SIGTERM and the grace period as for threads (real subprocesses and
 signals)."""

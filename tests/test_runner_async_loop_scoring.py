@@ -1,4 +1,4 @@
-"""Where an async run scores (issue #20, the runner's cost per case): on the event loop
+"""Where an async run scores (the runner's cost per case): on the event loop
 when every metric is ``nonblocking`` (the built-in retrieval measures), in threads off
 the loop otherwise; and the rows of one turn of the loop reach the caller together."""
 

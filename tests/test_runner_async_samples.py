@@ -1,4 +1,4 @@
-"""Repeated samples (issue #19) with an async target (issue #20): every (case, sample) is
+"""Repeated samples with an async target: every (case, sample) is
 called once on the event loop, the target and the metrics see the sample number, and
 resume calls only the missing samples."""
 

@@ -1,4 +1,4 @@
-"""Correctness faults of issue #8: an unjudged golden case is refused before any call
+"""Correctness faults: an unjudged golden case is refused before any call
 when a metric needs judgments; `factory: http` resolves build_payload/extract next to
 the config, wherever evalkit run is started."""
 

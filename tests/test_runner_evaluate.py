@@ -137,7 +137,7 @@ def test_a_target_returning_the_wrong_type_or_raising_anything() -> None:
 
 
 def test_a_failing_metric_keeps_the_response_and_is_recorded_on_that_metric() -> None:
-    # schema 2 (issue #8): errors are per metric; the row keeps its response and its
+    # schema 2: errors are per metric; the row keeps its response and its
     # other metrics, and the run stays complete
     with use_registry() as reg:
 

@@ -1,4 +1,4 @@
-"""A run killed mid-way (issue #8): `evalkit run` on 240 cases is killed with SIGKILL after
+"""A run killed mid-way: `evalkit run` on 240 cases is killed with SIGKILL after
 about 100; gate exits 2 naming the missing cases (never "pass"), promote refuses it,
 rescore keeps it incomplete, eval says so in one line, compare refuses it unless
 --allow-incomplete, and --resume (not blocked by the dead run's lock) completes it."""

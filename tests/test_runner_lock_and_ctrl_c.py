@@ -1,4 +1,4 @@
-"""One writer per artifact, and Ctrl-C (issue #8), with real `evalkit run` children:
+"""One writer per artifact, and Ctrl-C, with real `evalkit run` children:
 a second writer is refused at once naming the path and the pid; Ctrl-C writes the calls
 in flight that finish within the grace period; a second Ctrl-C ends at once with one
 line and no traceback."""

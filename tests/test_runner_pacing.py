@@ -1,4 +1,4 @@
-"""The runner's pacing (issue #20): the AIMD limit on calls in flight, worked by hand;
+"""The runner's pacing: the AIMD limit on calls in flight, worked by hand;
 ``requests_per_minute`` and ``tokens_per_minute`` shared by every worker (lower bounds
 on a run's time that follow from the buckets' arithmetic, never speed claims); the eval
 config keys."""

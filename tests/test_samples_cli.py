@@ -68,7 +68,7 @@ def test_a_bad_reduce_key_names_the_file_and_key(tmp_path: Path,
 
 
 # ------------------------------------------------------------------ hostile settings
-# (review of issues 19-22: every bad setting is one line naming the file, line and fix,
+# (every bad setting is one line naming the file, line and fix,
 # exit 2; hostile artifacts are bounded)
 def run_with(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, **extra: str) -> Any:
     """``evalkit run`` in ``tmp_path`` with the config keys ``extra``."""

@@ -16,6 +16,7 @@ import io
 import math
 import re
 import statistics
+import subprocess
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, fields
@@ -268,7 +269,7 @@ def precision_at_k(retrieved: list[str], relevant: set[str], k: int) -> float:
 
 def test_metrics_table_assignment_adds_a_family() -> None:
     from evalkit import polarity, run
-    from evalkit.execute.run_retriever import METRICS
+    from evalkit.runner import METRICS
 
     with fresh(plugins=False):
         run_snippet(SNIPPET_METRICS_TABLE, {"METRICS": METRICS, "precision_at_k": precision_at_k})
@@ -291,7 +292,7 @@ def test_metrics_table_snippet_runs_with_the_plugins_installed() -> None:
     evalkit-retrieval provides ``precision@k``: as a dict's assignment, it replaces the
     family (with a warning) until ``del METRICS["precision"]`` gives the plugin's back."""
     from evalkit import run
-    from evalkit.execute.run_retriever import METRICS
+    from evalkit.runner import METRICS
 
     with fresh():
         if "precision" not in METRICS:
@@ -452,3 +453,61 @@ def test_targets_and_goldens_snippet(tmp_path: Path, monkeypatch: pytest.MonkeyP
     assert response.latency_ms > 0
     assert ns["goldens"].ids() == ["q1"]
     assert list(ns["local"].invoke(ns["goldens"].get("q1")).ranked_ids) == ["p7"]
+
+
+# ------------------------------------------------------------------ the import paths of 0.2
+#: ``runner.METRICS`` is named in the README's prose and its table of metric tables
+SEED_PROSE_PATHS = ("from evalkit.runner import METRICS, run",)
+
+
+def _seed_import_lines() -> list[str]:
+    """Every ``import``/``from ... import`` line of the README's Python snippets."""
+    text = SEED_README.read_text(encoding="utf-8")
+    blocks = re.findall(r"```python\n(.*?)```", text, re.S)
+    return [line.split("#")[0].strip() for block in blocks for line in block.splitlines()
+            if re.match(r"(from evalkit[\w.]* import |import evalkit)", line)]
+
+
+@pytest.mark.skipif(not SEED_README.exists(), reason="the seed README is not reachable")
+def test_every_import_of_the_seed_readme_works_in_a_fresh_interpreter() -> None:
+    lines = [*_seed_import_lines(), *SEED_PROSE_PATHS]
+    assert "from evalkit.metrics import LLMJudge" in lines and len(lines) >= 9
+    code = "\n".join([*lines, "print('ok')"])
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120)
+    assert (out.returncode, out.stdout) == (0, "ok\n"), out.stderr
+
+
+def test_evalkit_runner_is_the_table_run_scores_with() -> None:
+    import evalkit
+    import evalkit.runner
+
+    assert evalkit.runner.METRICS is evalkit.METRICS and evalkit.runner.run is evalkit.run
+    assert sorted(evalkit.runner.__all__) == ["METRICS", "run"]
+    with fresh():
+        # recall_at_k through the 0.2 paths: 2 of the 3 relevant ids in the first 4
+        from evalkit.metrics.core import recall_at_k
+
+        assert evalkit.runner.METRICS["recall"] is recall_at_k
+        assert recall_at_k(["a", "x", "b", "y", "c"], {"a", "b", "c"}, 4) == 2 / 3
+        result = evalkit.runner.run("r", lambda q: ["a", "x", "b", "y", "c"], [Query("q1")],
+                                    {"q1": {"a", "b", "c"}}, ["recall@4"])
+        assert result.per_query[0].metrics == {"recall@4": 2 / 3}
+
+
+def test_evalkit_metrics_llmjudge_is_the_judge_plugins() -> None:
+    evalkit_judge = pytest.importorskip("evalkit_judge")
+    from evalkit.metrics import LLMJudge
+
+    assert LLMJudge is evalkit_judge.LLMJudge
+
+
+def test_module_paths_0_2_never_had_are_not_answered() -> None:
+    """Only real modules import: ``import evalkit`` installs no finder of its own."""
+    code = ("import importlib.util, sys, evalkit\n"
+            "print([str(f) for f in sys.meta_path if 'evalkit' in type(f).__module__],"
+            " [n for n in ('evalkit.results', 'evalkit.registry', 'evalkit.reporters')"
+            " if importlib.util.find_spec(n) is not None])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120)
+    assert (out.returncode, out.stdout) == (0, "[] []\n"), out.stderr

@@ -1,4 +1,4 @@
-"""paired_bootstrap (issue #2): handed cases C18, C19, C21, known answers, alignment,
+"""paired_bootstrap: handed cases C18, C19, C21, known answers, alignment,
 errors, and agreement with independently computed values (scipy, exact enumeration,
 the published SplitMix64 test vector)."""
 
@@ -48,7 +48,7 @@ def test_c19_constant_nonzero_difference() -> None:
     assert r.p_value == 1 / 1001
     assert r.p_value > 0 and r.p_value >= 1 / (1000 + 1)
     assert r.p_value <= 0.001998
-    # issue #8: constant differences follow the sign-flip rule of paired_test's
+    # constant differences follow the sign-flip rule of paired_test's
     # degenerate table: at n = 5 its smallest two-sided p is 2**(1-5) = 0.0625 >= 0.05,
     # so not significant, whatever the mechanical [c, c] interval says
     assert r.significant is False

@@ -1,4 +1,4 @@
-"""Degenerate input and intervals near zero (issue #8): constant differences are never
+"""Degenerate input and intervals near zero: constant differences are never
 significant on too few queries, each method's interval agrees with its own p near 0,
 too few resamples give an unbounded interval, simulate_power decides zero variance as
 paired_test does, and extreme magnitudes give defined answers. Expected values come

@@ -1,4 +1,4 @@
-"""paired_test (issue #3): every method and interval against independently obtained
+"""paired_test: every method and interval against independently obtained
 values (scipy, exact enumeration, naive re-implementations), the degenerate-input
 table, effect sizes, and result invariants."""
 

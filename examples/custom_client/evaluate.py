@@ -4,7 +4,7 @@ Both versions are called through ``HttpTarget`` exactly as a deployed search API
 be (JSON request, JSON answer, ``extract``, a meta field), but the transport is answered
 in-process by ``bookshop.py``, so nothing touches the network. The script prints each
 version's metric means, then paired tests of candidate minus baseline, case by case:
-evalkit's default test (``paired_test``) and the seed's paired bootstrap, with a note on
+evalkit's default test (``paired_test``) and the paired bootstrap, with a note on
 how far ten cases can be trusted.
 
     .venv/bin/python examples/custom_client/evaluate.py

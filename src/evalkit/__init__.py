@@ -1,21 +1,17 @@
 """paired-evalkit: per-query evaluation rows, paired significance tests and CI gates.
 
-The import name is ``evalkit``; the distribution is ``paired-evalkit``. The seed's names
+The import name is ``evalkit``; the distribution is ``paired-evalkit``. The names below
 are imported from their floors on first use (:mod:`evalkit.layers`; docs/architecture.md),
 so that ``import evalkit`` (and ``evalkit --help``) load no numpy, pydantic or plugin;
-``HttpTarget`` is the ``evalkit-http`` plugin's. The module paths of the flat layout before
-0.4 are answered by :mod:`evalkit._moved`.
+``HttpTarget`` is the ``evalkit-http`` plugin's.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from evalkit import _moved
 from evalkit._lazy import lazy_exports
 from evalkit._version import __version__ as __version__
-
-_moved.install()  # the module paths of the flat layout keep working (evalkit._moved)
 
 _EXPORTS: dict[str, str] = {
     "register_metric": "evalkit.plugins.default",

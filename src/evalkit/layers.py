@@ -23,7 +23,6 @@ GROUND: frozenset[str] = frozenset({"evalkit._version", "evalkit._lazy"})
 LAYERS: dict[str, tuple[str, ...]] = {
     "evalkit._version": (),
     "evalkit._lazy": (),
-    "evalkit._moved": (),
     "evalkit.layers": (),
     "evalkit.io": (),
     "evalkit.stats": (),
@@ -39,6 +38,8 @@ LAYERS: dict[str, tuple[str, ...]] = {
                            "evalkit.data", "evalkit.execute", "evalkit.report"),
     "evalkit.gate": ("evalkit.io", "evalkit.stats", "evalkit.core", "evalkit.plugins",
                      "evalkit.data", "evalkit.report"),
+    # `evalkit.runner.METRICS` and `evalkit.runner.run`, where version 0.2 documented them
+    "evalkit.runner": ("evalkit.execute",),
     "evalkit.builtins": ("evalkit.core", "evalkit.data", "evalkit.execute", "evalkit.report"),
     # the JSON Schemas of the three declarative files, from the models on their floors
     "evalkit.file_schemas": ("evalkit.data", "evalkit.execute", "evalkit.gate"),
@@ -47,9 +48,9 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "evalkit.cli": ("evalkit.io", "evalkit.stats", "evalkit.core", "evalkit.plugins",
                     "evalkit.data", "evalkit.execute", "evalkit.report", "evalkit.comparison",
                     "evalkit.gate", "evalkit.file_schemas"),
-    # the package itself: the seed's names, each imported on first use from its floor
-    "evalkit": ("evalkit._moved", "evalkit.stats", "evalkit.core", "evalkit.plugins",
-                "evalkit.data", "evalkit.execute", "evalkit.comparison", "evalkit.gate"),
+    # the package itself: its top-level names, each imported on first use from its floor
+    "evalkit": ("evalkit.stats", "evalkit.core", "evalkit.plugins", "evalkit.data",
+                "evalkit.execute", "evalkit.comparison", "evalkit.gate"),
     # an in-repo plugin talks to the kernel through its hooks and public records
     "evalkit_*": ("evalkit", "evalkit.io", "evalkit.stats", "evalkit.core", "evalkit.plugins",
                   "evalkit.data", "evalkit.execute", "evalkit.report"),
@@ -59,11 +60,11 @@ LAYERS: dict[str, tuple[str, ...]] = {
 #: the kernel reaching into a plugin, or a run's views drawn by the report floor
 FACADES: dict[tuple[str, str], str] = {
     ("evalkit", "evalkit_http"):
-        "the seed's `from evalkit import HttpTarget`, resolved on first use",
+        "`from evalkit import HttpTarget`, resolved on first use",
     ("evalkit.metrics", "evalkit_judge"):
-        "the seed's `evalkit.metrics.LLMJudge`, resolved on first use",
+        "`evalkit.metrics.LLMJudge`, resolved on first use",
     ("evalkit.metrics.core", "evalkit_retrieval"):
-        "the seed's `evalkit.metrics.core` functions are the retrieval plugin's",
+        "the `evalkit.metrics.core` functions are the retrieval plugin's",
     ("evalkit.execute.measure_args", "evalkit_retrieval"):
         "trec_eval's -m spellings (`P.5,10`, `official`) are read by the retrieval plugin",
     ("evalkit.report.run_scores", "evalkit_retrieval"):

@@ -54,8 +54,8 @@ def command(
         "--test",
         help="The paired test: auto (the default, chosen by the calibration study in "
         "docs/statistics.md: the sign-flip randomization test, or the paired t-test on a "
-        "0/1 metric), randomization, t-test, bootstrap-t, or bootstrap (the seed's paired "
-        "bootstrap).",
+        "0/1 metric), randomization, t-test, bootstrap-t, or bootstrap (paired_bootstrap's "
+        "percentile bootstrap).",
     )] = DEFAULT_METHOD,
     correction: Annotated[Correction, typer.Option(
         "--correction",

@@ -75,7 +75,7 @@ def compare(
         method: the paired test, as for :func:`evalkit.stats.paired_test`: ``"auto"``
             (the sign-flip randomization test, or the paired t-test on 0/1 metrics),
             ``"randomization"``, ``"t-test"``, ``"bootstrap-t"`` or ``"bootstrap"`` (the
-            seed's paired bootstrap).
+            percentile bootstrap of :func:`evalkit.paired_bootstrap`).
         correction: ``"holm"``, ``"bh"``, ``"westfall-young"`` or ``"none"``.
         alpha: significance level, in (0, 1); intervals have confidence ``1 - alpha``.
         alternative: ``"two-sided"``, ``"greater"`` (candidate higher) or ``"less"``.
@@ -219,7 +219,7 @@ def _metric_comparison(
     wins, losses = (effect.wins, effect.losses) if hib else (effect.losses, effect.wins)
     p_adj = res.p_adjusted if correction != "none" else None
     if method == "bootstrap" and correction == "none":
-        verdict = bool(res.ci_low > 0.0 or res.ci_high < 0.0)  # the seed's rule
+        verdict = bool(res.ci_low > 0.0 or res.ci_high < 0.0)  # the interval decides
     else:
         verdict = (p_adj if p_adj is not None else res.p_value) < alpha
     if res.degenerate and res.method == "bootstrap":  # constant: the sign-flip rule

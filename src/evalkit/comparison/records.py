@@ -112,7 +112,7 @@ class MetricComparison:
         p_value: the test's p; ``p_adjusted``: adjusted over the whole family (None with
             ``correction="none"``).
         significant: the verdict: the adjusted p (or the raw p when nothing is adjusted)
-            below alpha; the seed's bootstrap without correction decides by its interval.
+            below alpha; ``"bootstrap"`` without correction decides by its interval.
         significant_unadjusted: the raw p below alpha.
         wins, ties, losses: queries where the candidate is better, equal (|difference|
             <= 1e-12, after rounding noise is removed), worse, by the metric's polarity.

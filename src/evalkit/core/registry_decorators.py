@@ -111,7 +111,7 @@ class RegistrationDecorators:
     ) -> Callable[[F], F]:
         """Decorator: register ``fn(path) -> object`` as a loader of ``kind``.
 
-        ``kind`` defaults to ``"goldens"`` (the seed's ``@register_loader("parquet")``);
+        ``kind`` defaults to ``"goldens"`` (``@register_loader("parquet")`` loads golden sets);
         ``suffixes`` default to ``(f".{name}",)``.
         """
         if kind not in LOADER_KINDS:

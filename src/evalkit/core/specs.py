@@ -122,7 +122,7 @@ class MetricFamily(_Record):
     ``iprec@0.5``). A family that declares ``params`` also takes them as keywords:
     ``"precision(rel=2)@5"`` calls ``factory(5, rel=2)``, which names the spec canonically
     (:func:`evalkit.core.metric_names.canonical`) and raises ``ValueError`` for a bad value; a
-    family without ``params`` (the seed's ``METRICS[name] = fn``) is only ever called as
+    family without ``params`` (``evalkit.METRICS[name] = fn``) is only ever called as
     ``factory(k)``. ``aliases`` are alternative family prefixes (``"P"`` for
     ``"precision"``); ``presets`` the parameters an alias implies. ``core`` is the
     underlying ``(retrieved, relevant, k) -> float`` function when there is one.

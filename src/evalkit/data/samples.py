@@ -2,8 +2,8 @@
 
 A run with ``epochs: K >= 2`` answers each case K times. Every answer is its own row,
 keyed by ``(case id, sample)`` with ``sample`` in ``0..K-1``, and scored by every metric
-(``RunResult.samples``; the artifact stores these rows). ``RunResult.per_query`` keeps
-the seed's meaning, one row per case: the **reduced** row of :func:`reduce_samples`.
+(``RunResult.samples``; the artifact stores these rows). ``RunResult.per_query`` holds
+one row per case: the **reduced** row of :func:`reduce_samples`.
 
 Reductions (``reduce``), per metric, over the values of the case's samples:
 

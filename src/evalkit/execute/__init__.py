@@ -1,6 +1,6 @@
 """Making rows: targets called on golden cases, rankings scored, metrics computed.
 
-Holds the three ways to get a run: the seed's :func:`~evalkit.execute.run_retriever.run`
+Holds the three ways to get a run: :func:`~evalkit.execute.run_retriever.run`
 (a retriever callable over queries and qrels, :mod:`.run_retriever`), :func:`evalkit.evaluate_run`
 (a precomputed TREC run, ``{qid: {doc: score}}`` or a DataFrame, :mod:`.precomputed`,
 :mod:`.frame_inputs`), and the target

@@ -1,6 +1,6 @@
 """``run()``: evaluate a retriever callable over queries with qrels, keeping every row.
 
-``METRICS`` is the seed's metric table of ``(retrieved, relevant, k) -> float`` families;
+``METRICS`` is the metric table of ``(retrieved, relevant, k) -> float`` families;
 it is a view of the one registry, so ``METRICS["precision"] = fn`` adds a family
 ``precision@k`` with no declared polarity (``run()`` and ``compare`` use it; gates refuse it).
 As a dict's assignment does, it replaces a family of that name that a plugin provides

@@ -1,8 +1,8 @@
 """The runner's side of repeated samples: one job per (case, sample), resume by that key,
 and the reduced rows at the end (:mod:`evalkit.data.samples` defines the reduction).
 
-With ``epochs`` K = 1 nothing changes: rows carry no ``sample`` and ``RunResult.samples``
-is empty, so the seed's runs and artifacts are byte-for-byte what they were. With K >= 2
+With ``epochs`` K = 1 (the default), rows carry no ``sample``, ``RunResult.samples`` is
+empty and the artifact has one row per case. With K >= 2
 every case is called K times; the jobs go case by case (``q1`` samples 0..K-1, then
 ``q2``...), each sample is its own row, and a resumed run calls only the (case, sample)
 pairs without a response.

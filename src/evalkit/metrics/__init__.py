@@ -1,4 +1,4 @@
-"""The seed's metric helpers, kept at its import paths.
+"""Retrieval metric helpers at the import paths ``evalkit.metrics.*``.
 
 Holds the adapters from ``(retrieved, relevant, k) -> float`` functions to per-case
 metrics and ``register_retrieval_metric`` (:mod:`.retrieval`), and two facades:

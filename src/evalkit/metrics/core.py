@@ -1,7 +1,7 @@
 """The core ranking functions ``(retrieved, relevant, k) -> float``.
 
 They are implemented by the ``evalkit-retrieval`` plugin (``evalkit_retrieval.core``);
-this module re-exports them under the seed's import path.
+this module re-exports them as ``evalkit.metrics.core``.
 """
 
 from __future__ import annotations

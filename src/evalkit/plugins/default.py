@@ -3,8 +3,8 @@
 Whatever first needs it (scoring a run, resolving a name, ``evalkit.registered()`` right
 after ``import evalkit``) triggers discovery through :func:`default_registry`; the
 :class:`~evalkit.core.registry.Registry` itself never imports a plugin. The module-level
-client API of the seed (:func:`register_metric`, :func:`polarity`, :func:`registered`...)
-works on it, and :func:`use_registry` swaps in another for the length of a ``with`` block.
+client API (:func:`register_metric`, :func:`polarity`, :func:`registered`...) works on it,
+and :func:`use_registry` swaps in another for the length of a ``with`` block.
 """
 
 from __future__ import annotations

@@ -29,7 +29,7 @@ def significance_rule(settings: Mapping[str, Any], adjusted: bool,
     (``unit``: ``"queries"``, or a target run's ``"cases"``)."""
     alpha = float(settings.get("alpha", 0.05))
     if settings.get("method") == "bootstrap" and not adjusted:
-        return (f"significant: the CI excluding 0 (the seed's rule). W/T/L: {unit} where "
+        return (f"significant: the CI excludes 0 (paired bootstrap). W/T/L: {unit} where "
                 "the candidate is better / equal / worse.")
     rule = "adjusted p" if adjusted else "p"
     return (f"significant: {rule} < {alpha:g}. W/T/L: {unit} where the candidate is "

@@ -149,7 +149,7 @@ METHOD_LABELS: dict[str, str] = {
     "randomization": "sign-flip randomization test",
     "t-test": "paired t-test",
     "bootstrap-t": "studentized bootstrap (bootstrap-t)",
-    "bootstrap": "paired bootstrap (the seed's: percentile CI, p from the centred null)",
+    "bootstrap": "paired bootstrap (percentile CI, p from the centred null)",
 }
 #: The multiple-comparison corrections (``correction=``), as a column heading names them.
 CORRECTION_LABELS: dict[str, str] = {

@@ -119,8 +119,8 @@ class ReportRow:
     Attributes:
         candidate, baseline: the names of the two runs of this row.
         n_queries: paired queries.
-        significant: the comparison's verdict (adjusted p below alpha, or the seed's
-            interval rule).
+        significant: the comparison's verdict (adjusted p below alpha, or for
+            ``"bootstrap"`` without correction, an interval excluding 0).
         wins, ties, losses: queries where the candidate is better, equal, worse (polarity).
         effect_size: Cohen's d_z of the per-query differences (mean / sd).
         method, ci_method: the test and the interval that ran.

@@ -2,7 +2,8 @@
 
 Entry points:
 
-* :func:`paired_bootstrap` — the seed's paired bootstrap (issue #2 contract).
+* :func:`paired_bootstrap` — the paired bootstrap of version 0.2 (percentile interval,
+  centred null, ``(k + 1) / (B + 1)`` p-value).
 * :func:`paired_test` — every paired test of a mean difference (default
   :data:`DEFAULT_METHOD` = "auto": the sign-flip randomization test, or the paired
   t-test for binary differences).
@@ -23,7 +24,7 @@ of per-query values, usable on their own.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from evalkit._lazy import lazy_exports
 
@@ -58,23 +59,7 @@ _LAZY: dict[str, str] = {
 
 __all__ = sorted(_LAZY)
 # numpy loads with the first test, not with the exact sums or the formatting of a p-value
-_lazy_getattr, __dir__ = lazy_exports(__name__, _LAZY)
-
-
-def __getattr__(name: str) -> Any:
-    if name == "Comparison":  # deprecated: the family's name before 0.4
-        import warnings
-
-        warnings.warn(
-            "evalkit.stats.Comparison is now evalkit.stats.PairedTestFamily (what "
-            "compare_runs returns); the name Comparison belongs to the object of "
-            "evalkit.compare (evalkit.comparison.Comparison)",
-            DeprecationWarning, stacklevel=2,
-        )
-        from evalkit.stats.family import PairedTestFamily
-
-        return PairedTestFamily
-    return _lazy_getattr(name)
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)
 
 
 if TYPE_CHECKING:

@@ -1,4 +1,4 @@
-"""The paired bootstrap of issue #2 (the seed's method).
+"""The paired bootstrap: percentile interval, centred-null p-value (``method="bootstrap"``).
 
 Efron and Tibshirani, *An Introduction to the Bootstrap* (1993): resample query ids with
 replacement, recompute the mean difference, read the 95% interval off the percentiles
@@ -143,7 +143,7 @@ def paired_bootstrap(
 
 def constant_verdict(c: float, n: int, n_resamples: int, alpha: float = 0.05
                      ) -> tuple[bool, str]:
-    """``(significant, note)`` of the seed's bootstrap on ``n`` differences all equal to
+    """``(significant, note)`` of the paired bootstrap on ``n`` differences all equal to
     ``c``: every resample has mean ``c``, so its interval ``[c, c]`` excludes 0 whatever
     the evidence; significance follows the sign-flip test's degenerate rule
     (:func:`evalkit.stats.degenerate.constant_p_floor`), as ``paired_test`` decides."""

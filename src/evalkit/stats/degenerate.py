@@ -3,8 +3,8 @@
 This covers ``sd = 0`` and ``n = 1`` (and ``n = 2`` with equal differences); ``n = 2`` with
 different values is an ordinary input. ``c`` is the common difference.
 
-* ``method="bootstrap"`` (the seed's rules, issue #2): every resample has mean ``c``, so
-  the interval is ``[c, c]``; p is 1 when ``c`` is on the null side (``c = 0``
+* ``method="bootstrap"`` (:func:`~evalkit.stats.paired_bootstrap`): every resample has
+  mean ``c``, so the interval is ``[c, c]``; p is 1 when ``c`` is on the null side (``c = 0``
   two-sided) and ``1/(B+1)`` otherwise.
 * every other method answers with the exact sign-flip test, the only test whose null
   distribution is defined without a variance: two-sided ``p = 2**(1-n)`` (one-sided

@@ -1,9 +1,8 @@
 """Many metrics, many systems: one call, shared resamples, adjusted p-values.
 
 :func:`compare_runs` is the statistics core of :func:`evalkit.compare`; its answer is a
-:class:`PairedTestFamily` (called ``Comparison`` before 0.4, a name that now belongs to
-:class:`evalkit.comparison.Comparison`; ``evalkit.stats.Comparison`` still resolves to
-this class with a :class:`DeprecationWarning`).
+:class:`PairedTestFamily`, which :class:`evalkit.comparison.Comparison` (the answer of
+:func:`evalkit.compare`) is built on.
 """
 
 from __future__ import annotations

@@ -30,7 +30,7 @@ class Histogram:
         kind: ``"null"``, the distribution under H0 (the sign-flip randomization test:
             every per-query difference given a random sign, or every sign pattern when
             ``exact``); ``"bootstrap"``, the distribution over resamples of the queries
-            (the seed's bootstrap: the mean difference of each resample; bootstrap-t:
+            (the paired bootstrap: the mean difference of each resample; bootstrap-t:
             the studentized statistic ``(mean* - mean) / se*``, which stands in for its
             null).
         statistic: ``"mean difference"`` (metric units) or ``"studentized mean
@@ -131,7 +131,7 @@ def distribution(
     tstar: NDArray[np.float64] | None, exact: bool, bins: int,
 ) -> Histogram | None:
     """Column ``j``'s statistic as the test resampled it, binned: the sign-flip null of
-    the mean difference (randomization), the bootstrap means (the seed's bootstrap), the
+    the mean difference (randomization), the bootstrap means (bootstrap), the
     studentized bootstrap statistics (bootstrap-t); None for the t-test."""
     if method == "randomization" and flips is not None:
         return histogram(flips[:, j] / n, kind="null", statistic="mean difference",

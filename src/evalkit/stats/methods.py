@@ -33,7 +33,7 @@ ALTERNATIVES: tuple[str, ...] = ("two-sided", "greater", "less")
 
 
 #: The interval each method reports unless ``ci=`` says otherwise; with these the
-#: interval excludes 0 exactly when ``p < alpha`` (the seed's bootstrap excepted).
+#: interval excludes 0 exactly when ``p < alpha`` (``"bootstrap"`` excepted).
 DEFAULT_CI: dict[str, str] = {
     "bootstrap-t": "bootstrap-t",
     "bootstrap": "percentile",

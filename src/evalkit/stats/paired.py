@@ -73,7 +73,7 @@ def make_result(
     note = None
     if outcome.degenerate == "constant" and method == "bootstrap" and \
             alternative == "two-sided":
-        # the seed's p (1/(B+1)) is mechanical here: the sign-flip rule decides, as for
+        # the bootstrap's p (1/(B+1)) is mechanical here: the sign-flip rule decides, as for
         # every other method (and paired_bootstrap)
         significant, note = constant_verdict(outcome.observed, n, family.n_resamples[j],
                                              alpha)
@@ -125,7 +125,7 @@ def paired_test(
         method: "auto" (the default: "randomization", or "t-test" when the
             differences are binary, as from a 0/1 metric), "randomization" (the
             sign-flip test, exact for n <= 16), "t-test" (paired Student t),
-            "bootstrap-t" (studentized bootstrap) or "bootstrap" (the seed's paired
+            "bootstrap-t" (studentized bootstrap) or "bootstrap" (the percentile paired
             bootstrap, as :func:`paired_bootstrap`). The result's ``method`` names the
             test actually run.
         alpha: significance level; ``significant`` is ``p_value < alpha`` and the
@@ -133,7 +133,7 @@ def paired_test(
         alternative: "two-sided", "greater" (mean of a exceeds b's) or "less".
         ci: interval method; None picks the method's own ("inversion" for
             randomization, "t", "bootstrap-t", "percentile"), whose interval excludes
-            0 exactly when ``p < alpha`` (except the seed's bootstrap). Any method may
+            0 exactly when ``p < alpha`` (except "bootstrap"). Any method may
             ask for "percentile", "bca", "bootstrap-t" or "t"; "inversion" inverts the
             randomization test and goes only with ``method="randomization"`` (not
             "auto", which may run the t-test): :data:`evalkit.stats.CI_OF_METHOD`.

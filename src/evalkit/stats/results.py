@@ -1,7 +1,7 @@
 """Result types of the paired statistics.
 
-:class:`BootstrapResult` is the seed's result (issue #2) with the generator's name and
-seed added as provenance; :class:`PairedTestResult` extends it for every method of
+:class:`BootstrapResult` is :func:`evalkit.stats.paired_bootstrap`'s result, with the
+generator's name and seed as provenance; :class:`PairedTestResult` extends it for every method of
 :func:`evalkit.stats.paired_test`.
 """
 
@@ -42,7 +42,7 @@ def format_p_value(p: float, n_resamples: int | None = None, digits: int = 4) ->
 
 @dataclass(frozen=True, kw_only=True)
 class BootstrapResult:
-    """Outcome of :func:`evalkit.stats.paired_bootstrap` (the contract of issue #2).
+    """Outcome of :func:`evalkit.stats.paired_bootstrap`.
 
     Attributes:
         observed: mean over queries of ``a - b`` (equal to ``mean(a) - mean(b)``), in
@@ -114,7 +114,8 @@ class EffectSizes:
 
 @dataclass(frozen=True, kw_only=True)
 class PairedTestResult(BootstrapResult):
-    """Outcome of :func:`evalkit.stats.paired_test`: the seed's fields plus the method.
+    """Outcome of :func:`evalkit.stats.paired_test`: :class:`BootstrapResult`'s fields plus
+    the method.
 
     ``significant`` means ``p_value < alpha``. For one-sided alternatives the interval
     is one-sided (the open end is ``+-inf``). ``p_adjusted`` and ``correction`` are set
