@@ -159,7 +159,7 @@ def test_no_call_outlives_a_run_that_failed_to_write(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # the artifact cannot be written (a full disk): the run stops and raises, but only
     # once the call still in flight has ended, so no target call runs behind the caller
-    from evalkit import artifact_writer
+    from evalkit.execute import artifact_writer
 
     ended: list[str] = []
 
