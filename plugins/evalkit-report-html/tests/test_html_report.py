@@ -363,8 +363,9 @@ def test_each_warning_once_with_the_rows_it_concerns() -> None:
     report = report_from_comparison(rows)
     everywhere, c2, skewed = ("run 'b' lacks 2 queries", "run 'c2' lacks 1 query",
                               "differences are skewed")
-    said = {("ap", "c1"): (everywhere,), ("ap", "c2"): (everywhere, c2, skewed),
-            ("rr", "c1"): (everywhere, skewed), ("rr", "c2"): (everywhere, c2)}
+    said: dict[tuple[str, str | None], tuple[str, ...]] = {
+        ("ap", "c1"): (everywhere,), ("ap", "c2"): (everywhere, c2, skewed),
+        ("rr", "c1"): (everywhere, skewed), ("rr", "c2"): (everywhere, c2)}
     report = replace(report, rows=tuple(replace(r, warnings=said[r.metric, r.candidate])
                                         for r in report.rows),
                      notes=(everywhere, c2, f"ap (c2 vs b); rr (c1 vs b): {skewed}",

@@ -111,7 +111,7 @@
     var metric = form.elements.namedItem("metric");
     var candidate = form.elements.namedItem("candidate");
     var apply = function () {
-      var m = metric.value, c = candidate.value;
+      var m = metric ? metric.value : "", c = candidate ? candidate.value : "";
       var keep = function (el) {
         var em = el.getAttribute("data-metric"), ec = el.getAttribute("data-candidate");
         return (!m || !em || em === m) && (!c || !ec || ec === c);
@@ -147,8 +147,9 @@
       }
       style.textContent = rules.length ? rules.join(",\n") + " { display: none; }" : "";
     };
-    metric.addEventListener("change", apply);
-    candidate.addEventListener("change", apply);
+    [metric, candidate].forEach(function (select) {
+      if (select) { select.addEventListener("change", apply); }
+    });
     form.addEventListener("submit", function (event) { event.preventDefault(); });
     form.hidden = false;
     apply();
