@@ -39,8 +39,6 @@ DENSITY_BINS = 40
 #: The most bins a distribution is drawn with: adjacent bins of the test's histogram are
 #: merged (their counts added) down to this many.
 DISTRIBUTION_BINS = 50
-#: Characters of query text kept in a hover (the per-query table has it all).
-TOOLTIP_TEXT = 160
 #: A difference within this of zero is a tie (the rule of the comparison's W/T/L).
 TIE_ATOL = 1e-12
 #: The plotting area's width of the wide charts (per-query, distribution), of the
@@ -57,7 +55,7 @@ class Series:
 
     Attributes:
         ids: query ids; ``baseline``, ``candidate``: their values; ``diffs``: candidate
-            minus baseline as the test saw it; ``texts``: ``{id: text}`` where known.
+            minus baseline as the test saw it.
         higher_is_better: the metric's polarity (decides which colour a sign gets).
         baseline_name, candidate_name: the runs, for tooltips and axis titles.
         metric: the metric's name.
@@ -67,7 +65,6 @@ class Series:
     baseline: Sequence[float]
     candidate: Sequence[float]
     diffs: Sequence[float]
-    texts: Mapping[str, str]
     higher_is_better: bool
     baseline_name: str
     candidate_name: str
@@ -82,13 +79,6 @@ class Series:
 def _num(x: float) -> float | None:
     """A finite value rounded to 6 decimals (enough for 4 shown), else None."""
     return round(float(x), 6) if math.isfinite(x) else None
-
-
-def short_text(text: str | None) -> str:
-    """Query text for a hover: at most :data:`TOOLTIP_TEXT` characters."""
-    if not text:
-        return ""
-    return text if len(text) <= TOOLTIP_TEXT else text[: TOOLTIP_TEXT - 1] + "…"
 
 
 def _base(title: str, width: int, height: int) -> dict[str, Any]:
@@ -151,7 +141,7 @@ def per_query(s: Series, limit: int = MAX_MARKS) -> tuple[dict[str, Any], list[i
 
 def _diagonal(lo: float, hi: float) -> dict[str, Any]:
     return {"data": {"values": [{"x": lo, "y": lo, "x2": hi, "y2": hi}]},
-            "mark": {"type": "rule", "color": "#757575", "strokeDash": [4, 3]},
+            "mark": {"type": "rule", "color": "#757575", "strokeDash": [4, 3], "aria": False},
             "encoding": {"x": {"field": "x", "type": "quantitative"},
                          "y": {"field": "y", "type": "quantitative"},
                          "x2": {"field": "x2"}, "y2": {"field": "y2"}}}
@@ -218,7 +208,7 @@ def density(s: Series, bins: int = DENSITY_BINS) -> tuple[dict[str, Any], int]:
                       "color": {"field": "n", "type": "quantitative", "title": "queries",
                                 "scale": {"type": "log", "scheme": "blues"}},
                       "description": {"field": "tip"}}},
-        {**_diagonal(lo, hi), "mark": {**_diagonal(lo, hi)["mark"], "aria": False}},
+        _diagonal(lo, hi),
     ]})
     return spec, len(cells)
 
@@ -321,5 +311,4 @@ def forest(items: Sequence[Mapping[str, Any]], title: str) -> dict[str, Any]:
 
 __all__ = ["COLOURS", "DENSITY_BINS", "DISTRIBUTION_BINS", "FOREST", "LOSS", "MAX_MARKS",
            "NARROW", "TIE", "TIE_ATOL", "WIDE", "WIN", "Series", "density", "forest",
-           "merge_bins", "null_distribution", "per_query", "scatter", "short_text",
-           "sorted_positions"]
+           "merge_bins", "null_distribution", "per_query", "scatter", "sorted_positions"]

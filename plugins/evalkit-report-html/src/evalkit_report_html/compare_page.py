@@ -20,6 +20,9 @@ from evalkit.report.samples_cells import has_samples, samples_cells, samples_per
 from evalkit_report_html import charts
 from evalkit_report_html.page import Charts, ci_cell, movers, num, p_text, sort_key
 
+#: Characters of query text kept in a hover (the table of every query has it all).
+HOVER_TEXT = 160
+
 _DISTRIBUTION = {
     "null": "Null distribution of the {statistic} (sign-flip randomization{how})",
     "bootstrap": "Bootstrap distribution of the {statistic} ({how} resamples of the queries)",
@@ -68,13 +71,13 @@ def _distribution_title(dist: Any) -> str:
     return template.format(statistic=dist.statistic, how=how)
 
 
-def _series(row: Any, texts: Mapping[str, str]) -> charts.Series | None:
+def _series(row: Any) -> charts.Series | None:
     ids = row.query_ids
     if not ids or len(row.differences) != len(ids):
         return None
     nan = [math.nan] * len(ids)
     return charts.Series(
-        ids=ids, diffs=row.differences, texts=texts,
+        ids=ids, diffs=row.differences,
         baseline=row.baseline_values if len(row.baseline_values) == len(ids) else nan,
         candidate=row.candidate_values if len(row.candidate_values) == len(ids) else nan,
         higher_is_better=row.higher_is_better is not False,
@@ -86,7 +89,7 @@ def _section(row: Any, texts: Mapping[str, str], page: Charts, index: int,
              limit: int, drawn: dict[str, tuple[int, list[int]]]) -> dict[str, Any]:
     """A row's section; ``drawn[chart id]`` gets ``(index - 1, the row's queries in the
     order of the chart's marks)`` for its per-query plot and scatter."""
-    s = _series(row, texts)
+    s = _series(row)
     out: dict[str, Any] = {"id": f"row-{index}", "name": row.name, "metric": row.metric,
                            "candidate": row.candidate or "", "baseline": row.baseline or "",
                            "n": len(row.query_ids), "per_query": None, "scatter": None,
@@ -175,7 +178,7 @@ def hover(rows: tuple[Any, ...], ids: list[str], texts: Mapping[str, str],
 
     Returns:
         ``ids`` and ``texts`` (every query once, text cut to
-        :data:`~evalkit_report_html.charts.TOOLTIP_TEXT`); ``series``: lists of cells,
+        :data:`HOVER_TEXT`); ``series``: lists of cells,
         each list once however many rows share it (a baseline's values); ``rows``:
         ``{row index: [metric, baseline name, candidate name, baseline series, candidate
         series, difference series, positions in ids or None for ids' own order]}``;
@@ -201,13 +204,16 @@ def hover(rows: tuple[Any, ...], ids: list[str], texts: Mapping[str, str],
                             row.candidate or "candidate", ref(base), ref(cand),
                             ref([num(d, True) for d in row.differences]),
                             None if at == list(range(n)) else at]
-    return {"ids": ids, "texts": [charts.short_text(texts.get(q)) for q in ids],
+    def short(text: str) -> str:
+        return text if len(text) <= HOVER_TEXT else text[: HOVER_TEXT - 1] + "…"
+
+    return {"ids": ids, "texts": [short(texts.get(q, "")) for q in ids],
             "series": [list(cells) for cells in series], "rows": out_rows,
             "charts": {chart: [r, None if order == list(range(len(rows[r].query_ids)))
                                else order] for chart, (r, order) in drawn.items()}}
 
 
-def warnings(rows: tuple[Any, ...], labels: list[str]) -> list[dict[str, Any]]:
+def grouped_warnings(rows: tuple[Any, ...], labels: list[str]) -> list[dict[str, Any]]:
     """Each distinct warning of the rows once, in row order, with the rows it concerns:
     ``{"text", "where"}``; ``where`` reads ``run2: ap, rr; run3: every metric``,
     ``every metric and candidate``, or nothing when there is one row; ``labels[i]`` names
@@ -218,7 +224,7 @@ def warnings(rows: tuple[Any, ...], labels: list[str]) -> list[dict[str, Any]]:
             metrics = found.setdefault(text, {}).setdefault(label, [])
             if row.metric not in metrics:
                 metrics.append(row.metric)
-    every = set(r.metric for r in rows)
+    every = {r.metric for r in rows}
     out = []
     for text, pairs in found.items():
         concerned = sum(len(m) for m in pairs.values())
@@ -261,7 +267,7 @@ def compare_context(report: Any, limit: int = charts.MAX_MARKS) -> dict[str, Any
     labels = [_label(r, several_baselines) for r in rows]
     for section, label in zip(sections, labels, strict=True):
         section["label"] = label
-    warned = warnings(rows, labels)
+    warned = grouped_warnings(rows, labels)
     said = {w["text"] for w in warned}
     # a note that only repeats a row's warning (alone, or after its rows' label) is
     # shown once, in the warnings
@@ -290,4 +296,4 @@ def compare_context(report: Any, limit: int = charts.MAX_MARKS) -> dict[str, Any
     }
 
 
-__all__ = ["compare_context"]
+__all__ = ["HOVER_TEXT", "compare_context", "grouped_warnings", "hover"]
