@@ -62,7 +62,11 @@ def test_the_report_of_seven_runs_in_headless_chromium(
         try:
             assert result.console_errors == [] and result.network == []
             page.screenshot(path=str(tmp_path / "top.png"))
-            summary_fits(page, tmp_path)
+            summary_fits(page, tmp_path / "summary.png")
+            # in a narrower window the box scrolls and the two columns stay
+            page.set_viewport_size({"width": 900, "height": 1000})
+            assert summary_fits(page, tmp_path / "summary-900.png") != []
+            page.set_viewport_size({"width": WIDTH, "height": 1000})
             warnings_once(page, printed)
             contents_lead_somewhere(page)
             filter_hides_the_others(page, tmp_path)
@@ -75,9 +79,10 @@ def test_the_report_of_seven_runs_in_headless_chromium(
             page.close()
 
 
-def summary_fits(page: Any, shots: Path) -> None:
+def summary_fits(page: Any, shot: Path) -> list[str]:
     """Every heading of the summary table lies inside its box's visible part, or the box
-    scrolls and the metric and candidate columns stay at its left edge."""
+    scrolls and the metric and candidate columns stay at its left edge; the headings
+    that were not in view."""
     box = page.locator("#summary .wide-table")
     outer = box.bounding_box()
     heads = page.locator("#summary-table thead th")
@@ -89,9 +94,9 @@ def summary_fits(page: Any, shots: Path) -> None:
         if cell["x"] < outer["x"] - 0.5 or cell["x"] + cell["width"] > outer["x"] + \
                 outer["width"] + 0.5:
             cut.append(heads.nth(i).inner_text())
-    box.screenshot(path=str(shots / "summary.png"))
+    box.screenshot(path=str(shot))
     if not cut:
-        return
+        return cut
     # the box scrolls; scrolled to its end the fixed columns are still at its left
     assert box.evaluate("el => el.scrollWidth > el.clientWidth"), cut
     box.evaluate("el => { el.scrollLeft = el.scrollWidth; }")
@@ -102,6 +107,9 @@ def summary_fits(page: Any, shots: Path) -> None:
         assert outer["x"] - 0.5 <= x < outer["x"] + outer["width"] / 3
     last = heads.nth(heads.count() - 1).bounding_box()
     assert last["x"] + last["width"] <= outer["x"] + outer["width"] + 0.5
+    box.screenshot(path=str(shot.with_name(shot.stem + "-scrolled.png")))
+    box.evaluate("el => { el.scrollLeft = 0; }")
+    return cut
 
 
 def warnings_once(page: Any, printed: list[str]) -> None:
