@@ -1,17 +1,24 @@
 """The HTML report's choice of plotting library: the same charts drawn by Plotly, Bokeh and
-Vega-Lite, measured for file size, time to write and time to render in headless Chromium.
+Vega-Lite in the browser, or drawn as SVG when the page is written by Vega-Lite (through
+vl-convert) or matplotlib, measured for file size, time to write and time to render in
+headless Chromium.
 
-    pip install plotly bokeh   # not dependencies of evalkit; vl-convert-python is
-    python benchmarks/bench_html_libraries.py N_QUERIES N_ROWS [plotly bokeh bokehsvg vega]
+    pip install plotly bokeh matplotlib   # not dependencies of evalkit; vl-convert-python is
+    python benchmarks/bench_html_libraries.py N_QUERIES N_ROWS \
+        [plotly bokeh bokehsvg vega vegasvg mplsvg]
 
-Each row of the comparison gets a sorted per-query bar chart with a tooltip (query id,
-text, both scores), a baseline-vs-candidate scatter and a 200-bin histogram, every chart
-drawn in full (no downsampling), each library used the ordinary way: Plotly figures with
-the inlined plotly.js (SVG traces: bar, scatter), Bokeh figures sharing one data source
-with BokehJS inlined (canvas, or SVG with ``bokehsvg``), Vega-Lite specifications with the
-vl-convert bundle inlined (SVG renderer). Rendered is navigation to the moment every chart
-reported done (median of 3). A library that is not installed is skipped. docs/report.md
-gives the figures and the choice.
+Each row of the comparison gets a sorted per-query bar chart, a baseline-vs-candidate
+scatter and a 200-bin histogram, every chart drawn in full (no downsampling), each library
+used the ordinary way. Drawn in the browser, with a tooltip per bar (query id, text, both
+scores): Plotly figures with the inlined plotly.js (SVG traces: bar, scatter), Bokeh
+figures sharing one data source with BokehJS inlined (canvas, or SVG with ``bokehsvg``),
+Vega-Lite specifications with the vl-convert bundle inlined (SVG renderer). Drawn when
+written, without tooltips (the report adds its own hover): ``vegasvg``, the same Vega-Lite
+specifications drawn by ``vl_convert.vegalite_to_svg`` and compacted as the report does
+(:func:`evalkit_report_html.vega.to_svg`); ``mplsvg``, matplotlib figures saved as SVG
+(text as text). Rendered is navigation to the moment every chart reported done, for the
+pages drawn when written the first frames after the load (median of 3). A library that is
+not installed is skipped. docs/report.md gives the figures and the choice.
 """
 from __future__ import annotations
 
@@ -123,7 +130,7 @@ def bokeh_page(ids: list[str], texts: list[str], rows: list[dict[str, Any]],
 
 # ---------------------------------------------------------------- vega-lite
 def vega_page(ids: list[str], texts: list[str], rows: list[dict[str, Any]]) -> str:
-    from evalkit_report_html.vega import javascript
+    import vl_convert as vlc
 
     specs = []
     for r in rows:
@@ -148,7 +155,7 @@ def vega_page(ids: list[str], texts: list[str], rows: list[dict[str, Any]]) -> s
                       "encoding": {"x": {"field": "x0", "type": "quantitative"},
                                    "x2": {"field": "x1"},
                                    "y": {"field": "n", "type": "quantitative"}}})
-    bundle = javascript()
+    bundle = vlc.javascript_bundle()  # type: ignore[call-arg]
     divs = "".join(f"<div id='v{i}'></div>" for i in range(len(specs)))
     run = ("<script>const S=" + json.dumps(specs) + ";Promise.all(S.map((s,i)=>vegaEmbed('#v'+i,s,"
            "{renderer:'svg',actions:false}))).then(()=>requestAnimationFrame(()=>"
@@ -156,6 +163,82 @@ def vega_page(ids: list[str], texts: list[str], rows: list[dict[str, Any]]) -> s
     return ("<html><head><meta charset='utf-8'><script type='module'>" + bundle
             + "</script></head><body>" + divs
             + run.replace("<script>", "<script type='module'>") + "</body></html>")
+
+
+def vega_specs(ids: list[str], texts: list[str], rows: list[dict[str, Any]]
+               ) -> list[dict[str, Any]]:
+    """The three charts of each row as Vega-Lite specifications without tooltips."""
+    specs: list[dict[str, Any]] = []
+    for r in rows:
+        order = np.argsort(r["d"], kind="stable")
+        specs.append({"data": {"values": [{"r": int(k), "d": float(r["d"][i])}
+                                          for k, i in enumerate(order)]},
+                      "mark": "bar", "width": 700, "height": 250, "config": {"aria": False},
+                      "encoding": {"x": {"field": "r", "type": "ordinal",
+                                         "axis": {"labels": False, "ticks": False}},
+                                   "y": {"field": "d", "type": "quantitative"}}})
+        specs.append({"data": {"values": [{"b": float(b), "c": float(c)}
+                                          for b, c in zip(r["b"], r["c"], strict=True)]},
+                      "mark": {"type": "circle", "size": 36, "strokeWidth": None},
+                      "width": 250, "height": 250, "config": {"aria": False},
+                      "encoding": {"x": {"field": "b", "type": "quantitative"},
+                                   "y": {"field": "c", "type": "quantitative"}}})
+        e = r["edges"]
+        specs.append({"data": {"values": [{"x0": float(e[i]), "x1": float(e[i + 1]),
+                                           "n": int(r["counts"][i])} for i in range(200)]},
+                      "mark": "rect", "width": 400, "height": 250, "config": {"aria": False},
+                      "encoding": {"x": {"field": "x0", "type": "quantitative"},
+                                   "x2": {"field": "x1"},
+                                   "y": {"field": "n", "type": "quantitative"}}})
+    return specs
+
+
+#: Sets ``window.evalkitRendered`` once the page's first frames are painted.
+_PAINTED = ("<script>requestAnimationFrame(()=>requestAnimationFrame(()=>"
+            "{window.evalkitRendered=true;}));</script>")
+
+
+def vega_svg_page(ids: list[str], texts: list[str], rows: list[dict[str, Any]]) -> str:
+    from evalkit_report_html.vega import to_svg
+
+    svgs = [to_svg(spec, f"c{i}") for i, spec in enumerate(vega_specs(ids, texts, rows))]
+    return ("<html><head><meta charset='utf-8'></head><body>"
+            + "".join(f"<figure>{s}</figure>" for s in svgs) + _PAINTED + "</body></html>")
+
+
+def matplotlib_svg_page(ids: list[str], texts: list[str], rows: list[dict[str, Any]]) -> str:
+    import io
+
+    import matplotlib
+
+    matplotlib.use("svg")
+    import matplotlib.pyplot as plt
+
+    matplotlib.rcParams["svg.fonttype"] = "none"  # text as text, not as paths
+    svgs = []
+
+    def save(fig: Any) -> None:
+        out = io.StringIO()
+        fig.savefig(out, format="svg")
+        plt.close(fig)
+        text = out.getvalue()
+        svgs.append(text[text.index("<svg"):])
+
+    for r in rows:
+        order = np.argsort(r["d"], kind="stable")
+        fig, ax = plt.subplots(figsize=(7, 2.5))
+        ax.bar(np.arange(len(ids)), r["d"][order], width=1.0,
+               color=np.where(r["d"][order] > 0, "#1a9850", "#d73027"))
+        save(fig)
+        fig, ax = plt.subplots(figsize=(2.5, 2.5))
+        ax.scatter(r["b"], r["c"], s=9)
+        save(fig)
+        fig, ax = plt.subplots(figsize=(4, 2.5))
+        e = r["edges"]
+        ax.bar(e[:-1], r["counts"], width=np.diff(e), align="edge")
+        save(fig)
+    return ("<html><head><meta charset='utf-8'></head><body>"
+            + "".join(f"<figure>{s}</figure>" for s in svgs) + _PAINTED + "</body></html>")
 
 
 def render_ms(path: Path, runs: int = 3) -> tuple[float, list[str]]:
@@ -173,6 +256,7 @@ def render_ms(path: Path, runs: int = 3) -> tuple[float, list[str]]:
 PAGES: dict[str, Callable[[list[str], list[str], list[dict[str, Any]]], str]] = {
     "plotly": plotly_page, "bokeh": bokeh_page,
     "bokehsvg": lambda i, t, r: bokeh_page(i, t, r, backend="svg"), "vega": vega_page,
+    "vegasvg": vega_svg_page, "mplsvg": matplotlib_svg_page,
 }
 
 
@@ -182,7 +266,7 @@ def main() -> int:
     ids, texts, rows = data(n, nrows)
     for lib in libs:
         module = {"plotly": "plotly", "bokeh": "bokeh", "bokehsvg": "bokeh",
-                  "vega": "vl_convert"}[lib]
+                  "vega": "vl_convert", "vegasvg": "vl_convert", "mplsvg": "matplotlib"}[lib]
         if importlib.util.find_spec(module) is None:
             print(f"{lib:8s} skipped: {module} is not installed")
             continue

@@ -77,7 +77,7 @@ def test_the_html_reporter_registers_without_its_template_or_plotting_library() 
     assert [p["status"] for p in html] == ["loaded"]
     assert any(n["name"] == "html" and n["kind"] == "reporter" for n in listing["names"])
     assert "evalkit_report_html.plugin" in modules
-    # registering imported neither jinja2 nor the Vega bundle (nor the browser driver)
+    # registering imported neither jinja2 nor vl-convert (nor the browser driver)
     assert top_level(modules) & {"jinja2", "markupsafe", "vl_convert", "playwright"} == set()
     assert {m for m in modules if m.startswith("evalkit_report_html.")} == {
         "evalkit_report_html.plugin"}

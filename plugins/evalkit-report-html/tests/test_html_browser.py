@@ -6,7 +6,8 @@ ap,ndcg@10`` on the Vaswani runs of examples/vaswani/main.py). The test waits fo
 chart's render-complete event and asserts: no console errors and no request beyond the
 file; one mark per query in each per-query plot; the table shows the README's published
 values (read from the README, not from evalkit); hovering the tallest bar shows that
-query's id, text and both scores. It saves a screenshot in its temporary folder.
+query's id, text and both scores, and hovering a point of the forest plot its row's
+difference. It saves a screenshot in its temporary folder.
 """
 
 from __future__ import annotations
@@ -89,16 +90,21 @@ def test_report_in_headless_chromium(tmp_path: Path) -> None:
             figure = page.locator("figure.chart[data-kind=per-query]").first
             bars = figure.locator("g.mark-rect.role-mark > path")
             assert bars.count() == 93
-            box = bars.nth(92).bounding_box()
-            assert box is not None
-            page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
-            tip = page.locator("#vg-tooltip-element")
+            bars.nth(92).hover()  # scrolled into view, the mouse on its middle
+            tip = page.locator("#evalkit-tooltip")
             tip.wait_for(state="visible", timeout=5000)
             text = tip.inner_text()
             ap = c.get("ap")
             assert top_id in text and c.queries[top_id] in text
             assert f"{ap.baseline_values[top]:.4f}" in text
             assert f"{ap.candidate_values[top]:.4f}" in text
+            assert f"{ap.differences[top]:+.4f}" in text
+            # the forest plot's point of ndcg@10 says its difference and interval
+            page.locator("figure.chart[data-kind=forest] g.mark-symbol.role-mark > path"
+                         ).nth(1).hover()
+            tip.wait_for(state="visible", timeout=5000)
+            ndcg = table["ndcg@10"]
+            assert tip.inner_text().strip() == f"ndcg@10: {ndcg[3]} {ndcg[4]}, p {ndcg[6]}"
         finally:
             page.close()
         # the code that made the README's screenshot (docs/images/report.png)

@@ -1,5 +1,6 @@
-"""The ``html`` reporter of paired-evalkit: a comparison or a gate as one self-contained,
-interactive HTML file (charts by Vega-Lite, rendered as SVG; HTML from jinja2 templates).
+"""The ``html`` reporter of paired-evalkit: a comparison or a gate as one self-contained
+HTML file (charts by Vega-Lite, drawn as SVG when the report is written; HTML from jinja2
+templates).
 
 ``render_html`` is imported on first use, so discovering the plugin (``evalkit plugins
 list``, ``evalkit --help``) imports neither jinja2 nor the plotting library.

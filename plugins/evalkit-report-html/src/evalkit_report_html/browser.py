@@ -4,16 +4,16 @@ screenshot all use this module.
 
 The browser is Debian's ``chromium`` (``/usr/bin/chromium``, or ``$EVALKIT_CHROMIUM``),
 driven by Playwright for Python with ``executable_path`` set, so no browser is downloaded
-(``PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1``). Each session gets a fresh profile folder, and
-Chromium's own background traffic (updates, sync, first-run pages) is switched off; as
-root, Chromium needs ``--no-sandbox``.
+(``PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1``). Each session gets a fresh profile folder
+(Playwright's, removed when it ends), and Chromium's own background traffic (updates,
+sync, first-run pages) is switched off; as root, Chromium needs ``--no-sandbox``. One
+session opens pages with JavaScript and, in a second browser context, without.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
-import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -57,8 +57,8 @@ class PageResult:
     """What a loaded report showed.
 
     Attributes:
-        seconds: from the start of navigation to the last chart's render-complete
-            event (``evalkit:rendered``).
+        seconds: from the start of navigation to ``evalkit:rendered`` (without
+            JavaScript: to the load event).
         console_errors: ``console.error`` messages and uncaught exceptions.
         marks: ``{chart id: data marks drawn in its SVG}`` (bars, points, cells).
         expected: ``{chart id: data-marks}``, the marks the page says it drew.
@@ -102,27 +102,34 @@ _COUNT_MARKS = """() => {
 class Browser:
     """A headless Chromium session (see :func:`browser`)."""
 
-    def __init__(self, context: Any) -> None:
-        self._context = context
+    def __init__(self, browser: Any) -> None:
+        self._browser = browser
+        self._contexts: dict[bool, Any] = {}
 
-    def open(self, path: Path, *, timeout_s: float = 60.0, keep: bool = False
+    def _context(self, javascript: bool) -> Any:
+        if javascript not in self._contexts:
+            self._contexts[javascript] = self._browser.new_context(
+                viewport={"width": 1280, "height": 900}, java_script_enabled=javascript)
+        return self._contexts[javascript]
+
+    def open(self, path: Path, *, timeout_s: float = 60.0, keep: bool = False,
+             javascript: bool = True, width: int = 1280, height: int = 900
              ) -> tuple[PageResult, Any]:
-        """Load ``path`` and wait for ``evalkit:rendered``; ``(result, page)`` (the page
-        is closed unless ``keep``)."""
-        page = self._context.new_page()
+        """Load ``path`` in a ``width`` x ``height`` viewport and wait for
+        ``evalkit:rendered`` (without ``javascript``: for the page's load event);
+        ``(result, page)`` (the page is closed unless ``keep``)."""
+        page = self._context(javascript).new_page()
+        page.set_viewport_size({"width": width, "height": height})
         errors: list[str] = []
         requests: list[str] = []
         page.on("request", lambda r: requests.append(r.url))
         page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
         page.on("pageerror", lambda exc: errors.append(f"uncaught: {exc}"))
         start = time.perf_counter()
-        page.goto(Path(path).resolve().as_uri())
-        page.wait_for_function("window.evalkitRendered === true || !!window.evalkitRenderError",
-                               timeout=timeout_s * 1000)
+        page.goto(Path(path).resolve().as_uri(), wait_until="load")
+        if javascript:
+            page.wait_for_function("window.evalkitRendered === true", timeout=timeout_s * 1000)
         seconds = time.perf_counter() - start
-        failed = page.evaluate("window.evalkitRenderError || null")
-        if failed:
-            errors.append(str(failed))
         info = page.evaluate("""() => Array.from(document.querySelectorAll("figure.chart"))
             .map(f => [f.id, f.dataset.kind, f.dataset.marks === undefined ? -1
                                                 : parseInt(f.dataset.marks, 10)])""")
@@ -137,21 +144,18 @@ class Browser:
     def screenshot(self, path: Path, png: Path, *, width: int = 1200, height: int = 1400
                    ) -> PageResult:
         """Load ``path`` in a ``width`` x ``height`` viewport and save its top as ``png``."""
-        page = self._context.new_page()
-        page.set_viewport_size({"width": width, "height": height})
+        result, page = self.open(path, keep=True, width=width, height=height)
         try:
-            page.goto(Path(path).resolve().as_uri())
-            page.wait_for_function("window.evalkitRendered === true", timeout=60_000)
             png.parent.mkdir(parents=True, exist_ok=True)
             page.screenshot(path=str(png), full_page=False)
         finally:
             page.close()
-        return PageResult(seconds=0.0)
+        return result
 
 
 @contextmanager
 def browser() -> Iterator[Browser]:
-    """A headless Chromium session with a fresh profile folder, removed afterwards.
+    """A headless Chromium session with a fresh profile, removed afterwards.
 
     Raises:
         RuntimeError: no browser can be driven (:func:`unavailable` says why).
@@ -162,15 +166,13 @@ def browser() -> Iterator[Browser]:
     os.environ.setdefault("PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD", "1")
     from playwright.sync_api import sync_playwright
 
-    with tempfile.TemporaryDirectory(prefix="evalkit-chromium-") as profile, \
-            sync_playwright() as pw:
-        context = pw.chromium.launch_persistent_context(
-            profile, executable_path=chromium_path(), headless=True,
-            args=list(CHROMIUM_ARGS), viewport={"width": 1280, "height": 900})
+    with sync_playwright() as pw:
+        launched = pw.chromium.launch(executable_path=chromium_path(), headless=True,
+                                      args=list(CHROMIUM_ARGS))
         try:
-            yield Browser(context)
+            yield Browser(launched)
         finally:
-            context.close()
+            launched.close()
 
 
 def main(argv: list[str] | None = None) -> int:

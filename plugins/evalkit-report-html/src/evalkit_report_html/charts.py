@@ -1,17 +1,23 @@
 """Vega-Lite specifications of the report's charts, built from a report row's numbers.
 
-Each function returns one JSON-ready Vega-Lite specification; vega-embed renders it as
-SVG in the page. Nothing here draws: the marks, scales, axes and tooltips are Vega-Lite's.
+Each function returns one JSON-ready Vega-Lite specification with its data inline and a
+fixed size; :func:`evalkit_report_html.vega.to_svg` draws it as SVG when the report is
+written. Nothing here draws: the marks, scales, axes and legends are Vega-Lite's.
 
 * :func:`forest`: every difference with its interval against zero, significant ones
   coloured; one panel when every interval lies within [-1, 1] (metrics on a 0-1 scale),
   else one panel per metric (or gate check) with its own scale;
 * :func:`per_query`: the per-query differences sorted, wins and losses coloured by the
-  metric's polarity, a tooltip per bar (query id, text, both scores, difference);
+  metric's polarity;
 * :func:`scatter`: baseline against candidate, one point per query, and the diagonal;
 * :func:`density`: the same as a 2-D histogram, past :data:`MAX_MARKS` queries;
 * :func:`null_distribution`: the binned null or resampling distribution of the test's
-  statistic, with the observed value marked.
+  statistic (at most :data:`DISTRIBUTION_BINS` bins), with the observed value marked.
+
+The per-query bars and the scatter's points are drawn in the order of the query
+positions :func:`per_query` and :func:`scatter` return, so the page can say which query
+a mark is (its hover). The forest plot's and the density's marks carry their own text
+(Vega-Lite's ``description``, written as each mark's ``aria-label``).
 
 Past :data:`MAX_MARKS` queries the per-query bars show :data:`MAX_MARKS` queries evenly
 spread over the sorted order (each bar still a real query) and the scatter becomes
@@ -30,10 +36,14 @@ from typing import Any
 MAX_MARKS = 2000
 #: Bins on each axis of the density view.
 DENSITY_BINS = 40
-#: Characters of query text kept in a tooltip (the per-query table has it all).
-TOOLTIP_TEXT = 160
+#: The most bins a distribution is drawn with: adjacent bins of the test's histogram are
+#: merged (their counts added) down to this many.
+DISTRIBUTION_BINS = 50
 #: A difference within this of zero is a tie (the rule of the comparison's W/T/L).
 TIE_ATOL = 1e-12
+#: The plotting area's width of the wide charts (per-query, distribution), of the
+#: scatter and density, and of the forest plot, in CSS pixels.
+WIDE, NARROW, FOREST = 680, 300, 560
 
 WIN, TIE, LOSS = "candidate better", "tie", "baseline better"
 COLOURS = {WIN: "#1a9850", TIE: "#9e9e9e", LOSS: "#d73027"}
@@ -45,7 +55,7 @@ class Series:
 
     Attributes:
         ids: query ids; ``baseline``, ``candidate``: their values; ``diffs``: candidate
-            minus baseline as the test saw it; ``texts``: ``{id: text}`` where known.
+            minus baseline as the test saw it.
         higher_is_better: the metric's polarity (decides which colour a sign gets).
         baseline_name, candidate_name: the runs, for tooltips and axis titles.
         metric: the metric's name.
@@ -55,7 +65,6 @@ class Series:
     baseline: Sequence[float]
     candidate: Sequence[float]
     diffs: Sequence[float]
-    texts: Mapping[str, str]
     higher_is_better: bool
     baseline_name: str
     candidate_name: str
@@ -72,17 +81,13 @@ def _num(x: float) -> float | None:
     return round(float(x), 6) if math.isfinite(x) else None
 
 
-def _short(text: str | None) -> str:
-    if not text:
-        return ""
-    return text if len(text) <= TOOLTIP_TEXT else text[: TOOLTIP_TEXT - 1] + "…"
-
-
-def _base(title: str, height: int = 220) -> dict[str, Any]:
-    # no "$schema": the page names the mode (vega-lite) itself, so it holds no URL
+def _base(title: str, width: int, height: int) -> dict[str, Any]:
+    # marks carry no ARIA text unless a chart gives them a description: a label on each
+    # of thousands of marks would be most of the file (the figure has a label)
     return {"title": {"text": title, "anchor": "start", "fontSize": 13},
-            "width": "container", "height": height,
-            "config": {"view": {"stroke": None}, "axis": {"labelFontSize": 11}}}
+            "width": width, "height": height,
+            "config": {"view": {"stroke": None}, "axis": {"labelFontSize": 11},
+                       "aria": False}}
 
 
 def _colour(legend: bool = True) -> dict[str, Any]:
@@ -90,13 +95,6 @@ def _colour(legend: bool = True) -> dict[str, Any]:
                            "scale": {"domain": list(COLOURS), "range": list(COLOURS.values())}}
     out["legend"] = {"orient": "top", "direction": "horizontal"} if legend else None
     return out
-
-
-def _tooltip(s: Series) -> list[dict[str, Any]]:
-    return [{"field": "q", "title": "query"}, {"field": "t", "title": "text"},
-            {"field": "b", "title": s.baseline_name, "format": ".4f"},
-            {"field": "c", "title": s.candidate_name, "format": ".4f"},
-            {"field": "d", "title": "difference", "format": "+.4f"}]
 
 
 def sorted_positions(n: int, limit: int = MAX_MARKS) -> list[int]:
@@ -108,27 +106,26 @@ def sorted_positions(n: int, limit: int = MAX_MARKS) -> list[int]:
     return [round(k * (n - 1) / (limit - 1)) for k in range(limit)]
 
 
-def per_query(s: Series, limit: int = MAX_MARKS) -> tuple[dict[str, Any], int]:
-    """The sorted per-query differences as bars, and the number of bars drawn.
+def per_query(s: Series, limit: int = MAX_MARKS) -> tuple[dict[str, Any], list[int]]:
+    """The sorted per-query differences as bars, and the queries drawn: their indices in
+    ``s.ids``, in the order of the bars.
 
-    Queries are sorted by difference (ties by id); past ``limit`` queries, ``limit`` of
-    them evenly spread over that order are drawn (:func:`sorted_positions`), each bar a
-    real query with its own tooltip.
+    Queries with a finite difference are sorted by it (ties by id); past ``limit``
+    queries, ``limit`` of them evenly spread over that order are drawn
+    (:func:`sorted_positions`), each bar a real query.
     """
-    order = sorted(range(len(s.ids)), key=lambda i: (s.diffs[i], s.ids[i]))
+    order = sorted((i for i in range(len(s.ids)) if math.isfinite(s.diffs[i])),
+                   key=lambda i: (s.diffs[i], s.ids[i]))
     positions = sorted_positions(len(order), limit)
     sampled = len(positions) < len(order)
-    values = []
-    for pos in positions:
-        i = order[pos]
-        values.append({"r": pos, "q": s.ids[i], "t": _short(s.texts.get(s.ids[i])),
-                       "b": _num(s.baseline[i]), "c": _num(s.candidate[i]),
-                       "d": _num(s.diffs[i]), "o": s.outcome(s.diffs[i])})
+    drawn = [order[pos] for pos in positions]
+    values = [{"r": pos, "d": _num(s.diffs[i]), "o": s.outcome(s.diffs[i])}
+              for pos, i in zip(positions, drawn, strict=True)]
     title = f"{s.metric}: {s.candidate_name} − {s.baseline_name}, per query, sorted"
-    spec = _base(title)
+    spec = _base(title, WIDE, 220)
     spec.update({
         "data": {"values": values},
-        "mark": {"type": "bar", "tooltip": True},
+        "mark": {"type": "bar"},
         "encoding": {
             "x": {"field": "r", "type": "ordinal", "sort": None,
                   "axis": {"labels": False, "ticks": False, "title":
@@ -137,14 +134,14 @@ def per_query(s: Series, limit: int = MAX_MARKS) -> tuple[dict[str, Any], int]:
                               else "")},
                   "scale": {"paddingInner": 0.1 if len(values) < 200 else 0}},
             "y": {"field": "d", "type": "quantitative", "title": f"Δ {s.metric}"},
-            "color": _colour(), "tooltip": _tooltip(s)},
+            "color": _colour()},
     })
-    return spec, len(values)
+    return spec, drawn
 
 
 def _diagonal(lo: float, hi: float) -> dict[str, Any]:
     return {"data": {"values": [{"x": lo, "y": lo, "x2": hi, "y2": hi}]},
-            "mark": {"type": "rule", "color": "#757575", "strokeDash": [4, 3]},
+            "mark": {"type": "rule", "color": "#757575", "strokeDash": [4, 3], "aria": False},
             "encoding": {"x": {"field": "x", "type": "quantitative"},
                          "y": {"field": "y", "type": "quantitative"},
                          "x2": {"field": "x2"}, "y2": {"field": "y2"}}}
@@ -166,26 +163,31 @@ def _axes(s: Series, lo: float, hi: float) -> dict[str, Any]:
                   "scale": scale}}
 
 
-def scatter(s: Series) -> dict[str, Any]:
-    """Baseline (x) against candidate (y), one point per query, over the diagonal."""
+def scatter(s: Series) -> tuple[dict[str, Any], list[int]]:
+    """Baseline (x) against candidate (y), one point per query with both values finite,
+    over the diagonal; and the queries drawn (indices in ``s.ids``, in the points'
+    order)."""
     lo, hi = _range(s)
-    values = [{"q": q, "t": _short(s.texts.get(q)), "b": _num(b), "c": _num(c),
-               "d": _num(d), "o": s.outcome(d)}
-              for q, b, c, d in zip(s.ids, s.baseline, s.candidate, s.diffs, strict=True)]
-    spec = _base(f"{s.metric}: {s.candidate_name} against {s.baseline_name}", 260)
+    drawn = [i for i in range(len(s.ids))
+             if math.isfinite(s.baseline[i]) and math.isfinite(s.candidate[i])]
+    values = [{"b": _num(s.baseline[i]), "c": _num(s.candidate[i]),
+               "o": s.outcome(s.diffs[i])} for i in drawn]
+    spec = _base(f"{s.metric}: {s.candidate_name} against {s.baseline_name}", NARROW, 260)
+    spec["config"]["axis"]["tickCount"] = 5
     spec.update({"layer": [
         _diagonal(lo, hi),
+        # a circle of radius 3 px (size 36), no stroke: the shortest SVG per point
         {"data": {"values": values},
-         "mark": {"type": "point", "filled": True, "size": 28, "opacity": 0.75,
-                  "tooltip": True},
-         "encoding": {**_axes(s, lo, hi), "color": _colour(False), "tooltip": _tooltip(s)}},
+         "mark": {"type": "circle", "size": 36, "opacity": 0.7, "strokeWidth": None},
+         "encoding": {**_axes(s, lo, hi), "color": _colour(False)}},
     ]})
-    return spec
+    return spec, drawn
 
 
 def density(s: Series, bins: int = DENSITY_BINS) -> tuple[dict[str, Any], int]:
     """Baseline against candidate as a 2-D histogram of ``bins`` x ``bins`` cells (only
-    the cells that hold a query are drawn), over the diagonal; and the cells drawn."""
+    the cells that hold a query are drawn; each says how many), over the diagonal; and the
+    cells drawn."""
     lo, hi = _range(s)
     width = (hi - lo) / bins
     counts: dict[tuple[int, int], int] = {}
@@ -194,41 +196,53 @@ def density(s: Series, bins: int = DENSITY_BINS) -> tuple[dict[str, Any], int]:
             key = (min(int((b - lo) / width), bins - 1), min(int((c - lo) / width), bins - 1))
             counts[key] = counts.get(key, 0) + 1
     cells = [{"b": _num(lo + i * width), "b2": _num(lo + (i + 1) * width),
-              "c": _num(lo + j * width), "c2": _num(lo + (j + 1) * width), "n": n}
+              "c": _num(lo + j * width), "c2": _num(lo + (j + 1) * width), "n": n,
+              "tip": f"{n:,} {'query' if n == 1 else 'queries'}"}
              for (i, j), n in sorted(counts.items())]
     spec = _base(f"{s.metric}: {s.candidate_name} against {s.baseline_name} "
-                 f"(density of {len(s.ids):,} queries)", 260)
+                 f"(density of {len(s.ids):,} queries)", NARROW, 260)
+    spec["config"]["aria"] = True
     spec.update({"layer": [
-        {"data": {"values": cells}, "mark": {"type": "rect", "tooltip": True},
+        {"data": {"values": cells}, "mark": {"type": "rect"},
          "encoding": {**_axes(s, lo, hi), "x2": {"field": "b2"}, "y2": {"field": "c2"},
                       "color": {"field": "n", "type": "quantitative", "title": "queries",
                                 "scale": {"type": "log", "scheme": "blues"}},
-                      "tooltip": [{"field": "n", "title": "queries"}]}},
+                      "description": {"field": "tip"}}},
         _diagonal(lo, hi),
     ]})
     return spec, len(cells)
 
 
+def merge_bins(edges: Sequence[float], counts: Sequence[int], most: int = DISTRIBUTION_BINS
+               ) -> tuple[list[float], list[int]]:
+    """``(edges, counts)`` of at most ``most`` bins: each run of ``ceil(len(counts) /
+    most)`` adjacent bins becomes one (its counts added), so equal-width bins stay equal
+    width but for the last."""
+    step = max(1, math.ceil(len(counts) / most))
+    merged = [sum(int(n) for n in counts[i:i + step]) for i in range(0, len(counts), step)]
+    kept = [float(edges[i]) for i in range(0, len(counts), step)] + [float(edges[-1])]
+    return kept, merged
+
+
 def null_distribution(edges: Sequence[float], counts: Sequence[int], observed: float,
                       title: str, x_title: str) -> dict[str, Any]:
-    """Bars over the bins of a distribution and a rule at the observed value."""
-    values = [{"x": _num(edges[i]), "x2": _num(edges[i + 1]), "n": int(n)}
-              for i, n in enumerate(counts)]
-    spec = _base(title, 200)
+    """Bars over the bins of a distribution (merged to at most
+    :data:`DISTRIBUTION_BINS`; empty bins draw nothing) and a rule at the observed
+    value."""
+    edges, counts = merge_bins(edges, counts)
+    values = [{"x": _num(edges[i]), "x2": _num(edges[i + 1]), "n": n}
+              for i, n in enumerate(counts) if n]
+    spec = _base(title, WIDE, 200)
+    spec["config"]["axis"]["tickCount"] = 6
     spec.update({"layer": [
         {"data": {"values": values},
-         "mark": {"type": "rect", "color": "#90a4ae", "tooltip": True},
+         "mark": {"type": "rect", "color": "#90a4ae"},
          "encoding": {"x": {"field": "x", "type": "quantitative", "title": x_title},
                       "x2": {"field": "x2"},
-                      "y": {"field": "n", "type": "quantitative", "title": "resamples"},
-                      "tooltip": [{"field": "x", "title": "from", "format": "+.4f"},
-                                  {"field": "x2", "title": "to", "format": "+.4f"},
-                                  {"field": "n", "title": "count"}]}},
-        {"data": {"values": [{"x": _num(observed), "label": "observed"}]},
-         "mark": {"type": "rule", "color": "#c62828", "strokeWidth": 2, "tooltip": True},
-         "encoding": {"x": {"field": "x", "type": "quantitative"},
-                      "tooltip": [{"field": "label", "title": "value"},
-                                  {"field": "x", "title": "statistic", "format": "+.4f"}]}},
+                      "y": {"field": "n", "type": "quantitative", "title": "resamples"}}},
+        {"data": {"values": [{"x": _num(observed)}]},
+         "mark": {"type": "rule", "color": "#c62828", "strokeWidth": 2},
+         "encoding": {"x": {"field": "x", "type": "quantitative"}}},
     ]})
     return spec
 
@@ -240,44 +254,47 @@ def forest(items: Sequence[Mapping[str, Any]], title: str) -> dict[str, Any]:
         items: one mapping per difference: ``group`` (a panel: the metric, or the gate
             check), ``label`` (its row in the panel: the candidate), ``diff``, ``lo``,
             ``hi`` (None: an open end, drawn to the difference), ``significant``, and
-            ``p`` (text for the tooltip).
+            ``p`` (text for the hover).
         title: the chart's title.
     """
+    from evalkit.report.formatting import interval, signed
+
+    def tip(it: Mapping[str, Any]) -> str:
+        name = it["group"] if it["label"] == it["group"] else f"{it['group']} · {it['label']}"
+        return (f"{name}: {signed(it['diff'])} {interval(it['lo'], it['hi'])}, "
+                f"p {it.get('p', '')}")
+
     values = [{"g": it["group"], "l": it["label"], "d": _num(it["diff"]),
                "lo": _num(it["diff"] if it["lo"] is None else it["lo"]),
                "hi": _num(it["diff"] if it["hi"] is None else it["hi"]),
                "s": "significant" if it["significant"] else "not significant",
-               "p": it.get("p", "")} for it in items]
-    tooltip = [{"field": "g", "title": "metric"}, {"field": "l", "title": "candidate"},
-               {"field": "d", "title": "difference", "format": "+.4f"},
-               {"field": "lo", "title": "CI low", "format": "+.4f"},
-               {"field": "hi", "title": "CI high", "format": "+.4f"},
-               {"field": "p", "title": "p"}]
+               "tip": tip(it)} for it in items]
     y = {"field": "l", "type": "nominal", "title": None, "sort": None}
     colour = {"field": "s", "type": "nominal", "title": None,
               "scale": {"domain": ["significant", "not significant"],
                         "range": ["#1565c0", "#9e9e9e"]},
               "legend": {"orient": "top", "direction": "horizontal"}}
+    described = {"field": "tip"}
     layer = [
-        {"mark": {"type": "rule", "color": "#616161", "strokeDash": [3, 3]},
+        {"mark": {"type": "rule", "color": "#616161", "strokeDash": [3, 3], "aria": False},
          "encoding": {"x": {"datum": 0, "type": "quantitative"}}},
-        {"mark": {"type": "rule", "strokeWidth": 2, "tooltip": True},
+        {"mark": {"type": "rule", "strokeWidth": 2},
          "encoding": {"x": {"field": "lo", "type": "quantitative", "title": "difference"},
-                      "x2": {"field": "hi"}, "y": y, "color": colour,
-                      "tooltip": tooltip}},
-        {"mark": {"type": "point", "filled": True, "size": 70, "tooltip": True},
+                      "x2": {"field": "hi"}, "y": y, "color": colour, "description": described}},
+        {"mark": {"type": "point", "filled": True, "size": 70},
          "encoding": {"x": {"field": "d", "type": "quantitative"}, "y": y,
-                      "color": colour, "tooltip": tooltip}},
+                      "color": colour, "description": described}},
     ]
     rows = len({v["l"] for v in values})
-    spec = _base(title)
+    spec = _base(title, FOREST, 0)
+    spec["config"]["aria"] = True
     del spec["height"]
     ends = [x for v in values for x in (v["lo"], v["hi"]) if x is not None]
     if all(abs(x) <= 1 for x in ends):
         # one panel on one scale: differences of metrics in [0, 1] compare directly
         for v in values:
             v["l"] = f"{v['g']} · {v['l']}" if v["l"] != v["g"] else v["g"]
-        spec.update({"data": {"values": values}, "width": 560,
+        spec.update({"data": {"values": values},
                      "height": max(40, 26 * len(values)), "layer": layer})
         return spec
     spec.update({
@@ -285,13 +302,13 @@ def forest(items: Sequence[Mapping[str, Any]], title: str) -> dict[str, Any]:
         "facet": {"row": {"field": "g", "type": "nominal", "title": None, "sort": None,
                           "header": {"labelAngle": 0, "labelAlign": "left",
                                      "labelFontWeight": "bold"}}},
-        "spec": {"width": 560, "height": max(24, 22 * rows), "layer": layer},
+        "spec": {"width": FOREST, "height": max(24, 22 * rows), "layer": layer},
         "resolve": {"scale": {"x": "independent", "y": "independent"}},
     })
     del spec["width"]
     return spec
 
 
-__all__ = ["COLOURS", "DENSITY_BINS", "LOSS", "MAX_MARKS", "TIE", "TIE_ATOL", "WIN",
-           "Series", "density", "forest", "null_distribution", "per_query", "scatter",
-           "sorted_positions"]
+__all__ = ["COLOURS", "DENSITY_BINS", "DISTRIBUTION_BINS", "FOREST", "LOSS", "MAX_MARKS",
+           "NARROW", "TIE", "TIE_ATOL", "WIDE", "WIN", "Series", "density", "forest",
+           "merge_bins", "null_distribution", "per_query", "scatter", "sorted_positions"]

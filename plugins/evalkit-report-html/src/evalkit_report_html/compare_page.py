@@ -1,9 +1,12 @@
 """The comparison page: what the template shows, built from a ``kind="compare"`` report.
 
-For the whole comparison the summary table (with repeated samples, K > 1 in some run:
-also each pair's K and its within-case spread), the notes and the forest plot; per row
-(metric and candidate) the sorted per-query differences, the scatter (or its density),
-the null or resampling distribution and the movers; and a table of every query.
+For the whole comparison the contents and the filter (by metric and candidate), the
+summary table (with repeated samples, K > 1 in some run: also each pair's K and its
+within-case spread), each distinct warning once with the rows it concerns, the notes and
+the forest plot; per row (metric and candidate) the sorted per-query differences, the
+scatter (or its density), the null or resampling distribution and the movers; a table of
+every query; and what a hover over a per-query bar or a scatter's point shows
+(:func:`hover`).
 """
 
 from __future__ import annotations
@@ -16,6 +19,9 @@ from evalkit.report.formatting import CORRECTION_LABELS, METHOD_LABELS
 from evalkit.report.samples_cells import has_samples, samples_cells, samples_per_run
 from evalkit_report_html import charts
 from evalkit_report_html.page import Charts, ci_cell, movers, num, p_text, sort_key
+
+#: Characters of query text kept in a hover (the table of every query has it all).
+HOVER_TEXT = 160
 
 _DISTRIBUTION = {
     "null": "Null distribution of the {statistic} (sign-flip randomization{how})",
@@ -65,13 +71,13 @@ def _distribution_title(dist: Any) -> str:
     return template.format(statistic=dist.statistic, how=how)
 
 
-def _series(row: Any, texts: Mapping[str, str]) -> charts.Series | None:
+def _series(row: Any) -> charts.Series | None:
     ids = row.query_ids
     if not ids or len(row.differences) != len(ids):
         return None
     nan = [math.nan] * len(ids)
     return charts.Series(
-        ids=ids, diffs=row.differences, texts=texts,
+        ids=ids, diffs=row.differences,
         baseline=row.baseline_values if len(row.baseline_values) == len(ids) else nan,
         candidate=row.candidate_values if len(row.candidate_values) == len(ids) else nan,
         higher_is_better=row.higher_is_better is not False,
@@ -80,21 +86,26 @@ def _series(row: Any, texts: Mapping[str, str]) -> charts.Series | None:
 
 
 def _section(row: Any, texts: Mapping[str, str], page: Charts, index: int,
-             limit: int) -> dict[str, Any]:
-    s = _series(row, texts)
+             limit: int, drawn: dict[str, tuple[int, list[int]]]) -> dict[str, Any]:
+    """A row's section; ``drawn[chart id]`` gets ``(index - 1, the row's queries in the
+    order of the chart's marks)`` for its per-query plot and scatter."""
+    s = _series(row)
     out: dict[str, Any] = {"id": f"row-{index}", "name": row.name, "metric": row.metric,
                            "candidate": row.candidate or "", "baseline": row.baseline or "",
                            "n": len(row.query_ids), "per_query": None, "scatter": None,
                            "distribution": None, "sampled": False, "shown": 0,
                            "has_values": False}
     if s is not None:
-        spec, shown = charts.per_query(s, limit)
-        out["per_query"] = page.add("per-query", spec, shown)
-        out["shown"], out["sampled"] = shown, shown < len(s.ids)
+        spec, bars = charts.per_query(s, limit)
+        out["per_query"] = page.add("per-query", spec, len(bars))
+        drawn[out["per_query"]] = (index - 1, bars)
+        out["shown"], out["sampled"] = len(bars), len(bars) < len(s.ids)
         out["has_values"] = len(row.baseline_values) == len(s.ids)
         if out["has_values"]:
             if len(s.ids) <= limit:
-                out["scatter"] = page.add("scatter", charts.scatter(s), len(s.ids))
+                spec, points = charts.scatter(s)
+                out["scatter"] = page.add("scatter", spec, len(points))
+                drawn[out["scatter"]] = (index - 1, points)
             else:
                 spec, cells = charts.density(s)
                 out["scatter"] = page.add("density", spec, cells)
@@ -151,9 +162,81 @@ def _query_table(rows: tuple[Any, ...], texts: Mapping[str, str]) -> dict[str, A
         filled.append(col)
     empty = ("", "")
     body = [[col.get(q, empty) for col in filled] for q in ids]
-    return {"groups": groups, "headers": [h for _, _, h in columns], "ids": ids,
+    headers = [{"text": h, "metric": r.metric,
+                "candidate": "" if what == "baseline" else (r.candidate or "")}
+               for r, what, h in columns]
+    return {"groups": groups, "headers": headers, "ids": ids,
             "texts": [texts.get(q, "") for q in ids], "rows": body,
             "has_text": any(texts.get(q) for q in ids)}
+
+
+def hover(rows: tuple[Any, ...], ids: list[str], texts: Mapping[str, str],
+          drawn: Mapping[str, tuple[int, list[int]]]) -> dict[str, Any]:
+    """What the page's script shows over a per-query bar or a scatter's point: the query
+    id, its text and the row's baseline value, candidate value and difference (written
+    as the tables write them).
+
+    Returns:
+        ``ids`` and ``texts`` (every query once, text cut to
+        :data:`HOVER_TEXT`); ``series``: lists of cells,
+        each list once however many rows share it (a baseline's values); ``rows``:
+        ``{row index: [metric, baseline name, candidate name, baseline series, candidate
+        series, difference series, positions in ids or None for ids' own order]}``;
+        ``charts``: ``{chart id: [row index, the row's query positions in the order of
+        the chart's marks, or None for the row's own order]}``.
+    """
+    where = {q: i for i, q in enumerate(ids)}
+    series: dict[tuple[str, ...], int] = {}
+
+    def ref(cells: list[str]) -> int:
+        return series.setdefault(tuple(cells), len(series))
+
+    out_rows: dict[str, list[Any]] = {}
+    for r, _ in drawn.values():
+        row = rows[r]
+        n = len(row.query_ids)
+        base = ([num(v) for v in row.baseline_values] if len(row.baseline_values) == n
+                else [""] * n)
+        cand = ([num(v) for v in row.candidate_values] if len(row.candidate_values) == n
+                else [""] * n)
+        at = [where[q] for q in row.query_ids]
+        out_rows[str(r)] = [row.metric, row.baseline or "baseline",
+                            row.candidate or "candidate", ref(base), ref(cand),
+                            ref([num(d, True) for d in row.differences]),
+                            None if at == list(range(n)) else at]
+    def short(text: str) -> str:
+        return text if len(text) <= HOVER_TEXT else text[: HOVER_TEXT - 1] + "…"
+
+    return {"ids": ids, "texts": [short(texts.get(q, "")) for q in ids],
+            "series": [list(cells) for cells in series], "rows": out_rows,
+            "charts": {chart: [r, None if order == list(range(len(rows[r].query_ids)))
+                               else order] for chart, (r, order) in drawn.items()}}
+
+
+def grouped_warnings(rows: tuple[Any, ...], labels: list[str]) -> list[dict[str, Any]]:
+    """Each distinct warning of the rows once, in row order, with the rows it concerns:
+    ``{"text", "where"}``; ``where`` reads ``run2: ap, rr; run3: every metric``,
+    ``every metric and candidate``, or nothing when there is one row; ``labels[i]`` names
+    row ``i``'s pair."""
+    found: dict[str, dict[str, list[str]]] = {}
+    for row, label in zip(rows, labels, strict=True):
+        for text in row.warnings:
+            metrics = found.setdefault(text, {}).setdefault(label, [])
+            if row.metric not in metrics:
+                metrics.append(row.metric)
+    every = {r.metric for r in rows}
+    out = []
+    for text, pairs in found.items():
+        concerned = sum(len(m) for m in pairs.values())
+        if concerned < len(rows):
+            where = "; ".join(f"{label}: {'every metric' if set(m) == every else ', '.join(m)}"
+                              for label, m in pairs.items())
+        elif len(set(labels)) > 1:
+            where = "every metric and candidate"
+        else:  # one pair: nothing to tell apart
+            where = "every metric" if len(every) > 1 else ""
+        out.append({"text": text, "where": where})
+    return out
 
 
 def compare_context(report: Any, limit: int = charts.MAX_MARKS) -> dict[str, Any]:
@@ -179,7 +262,18 @@ def compare_context(report: Any, limit: int = charts.MAX_MARKS) -> dict[str, Any
     correction = report.correction or (
         CORRECTION_LABELS.get(str(settings.get("correction")), "")
         if settings.get("correction") not in (None, "none") else "")
-    sections = [_section(r, texts, page, i, limit) for i, r in enumerate(rows, 1)]
+    drawn: dict[str, tuple[int, list[int]]] = {}
+    sections = [_section(r, texts, page, i, limit, drawn) for i, r in enumerate(rows, 1)]
+    labels = [_label(r, several_baselines) for r in rows]
+    for section, label in zip(sections, labels, strict=True):
+        section["label"] = label
+    warned = grouped_warnings(rows, labels)
+    said = {w["text"] for w in warned}
+    # a note that only repeats a row's warning (alone, or after its rows' label) is
+    # shown once, in the warnings
+    notes = [n for n in report.notes
+             if n not in said and not any(n.endswith(": " + t) for t in said)]
+    queries = _query_table(rows, texts)
     k = samples_per_run(report)
     return {
         "kind": "compare", "title": report.title, "subject": report.subject,
@@ -190,12 +284,16 @@ def compare_context(report: Any, limit: int = charts.MAX_MARKS) -> dict[str, Any
                  for r in report.runs],
         "correction": correction, "adjusted": any(r.p_adjusted is not None for r in rows),
         "table": [{**_summary_row(r), **_samples_cells(r, k)} for r in rows],
-        "samples": has_samples(report), "notes": list(report.notes),
+        "samples": has_samples(report), "notes": notes, "warnings": warned,
         "ci_label": f"{conf:.0%} CI",
-        "forest": forest, "sections": sections, "queries": _query_table(rows, texts),
+        "forest": forest, "sections": sections, "queries": queries,
+        "metrics": list(dict.fromkeys(r.metric for r in rows)),
+        # the summary's fixed metric column: the longest name, with room for wide letters
+        "metric_width": math.ceil(1.05 * max((len(r.metric) for r in rows), default=6)) + 1,
+        "candidates": list(dict.fromkeys(r.candidate or "" for r in rows)),
         "max_marks": limit, "sampled": any(s["sampled"] for s in sections),
-        "charts": page.items,
+        "charts": page.items, "hover": hover(rows, queries["ids"], texts, drawn),
     }
 
 
-__all__ = ["compare_context"]
+__all__ = ["HOVER_TEXT", "compare_context", "grouped_warnings", "hover"]

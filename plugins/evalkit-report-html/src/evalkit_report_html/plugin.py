@@ -1,6 +1,6 @@
 """Hook implementations of the evalkit-report-html plugin: the ``html`` reporter.
 
-Registering imports nothing heavy: jinja2 and the Vega bundle are loaded when a report is
+Registering imports nothing heavy: jinja2 and vl-convert are loaded when a report is
 rendered.
 """
 

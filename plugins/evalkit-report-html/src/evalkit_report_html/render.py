@@ -2,12 +2,14 @@
 
 The page is a jinja2 template (``templates/compare.html.j2`` or ``gate.html.j2`` on
 ``base.html.j2``) filled from :func:`~evalkit_report_html.compare_page.compare_context`
-or :func:`~evalkit_report_html.gate_page.gate_context`. Its style sheet, its small script
-(``templates/report.js``: draw every chart, sort tables) and the Vega bundle
-(:func:`evalkit_report_html.vega.javascript`) are inlined, and the charts' Vega-Lite
-specifications travel as one JSON block, so the file needs no network to open. Text from
-the report is escaped by jinja2's autoescaping; JSON in the page has ``<``, ``>`` and
-``&`` written as ``\\uXXXX`` so that no value can close its ``<script>``.
+or :func:`~evalkit_report_html.gate_page.gate_context`. Every chart is drawn as SVG here,
+when the report is written (:func:`evalkit_report_html.vega.to_svg`), and inlined, so the
+charts show without JavaScript; the style sheet and a small script
+(``templates/report.js``: the hover over a query's mark, sorting and filtering) are
+inlined too, with the hover's data as one JSON block, so the file needs no network to
+open. Text from the report is escaped by jinja2's autoescaping (and in the SVG by Vega);
+JSON in the page has ``<``, ``>`` and ``&`` written as ``\\uXXXX`` so that no value can
+close its ``<script>``.
 """
 
 from __future__ import annotations
@@ -72,7 +74,7 @@ def render_html(obj: Any, *, max_marks: int | None = None) -> str:
     from evalkit.report.model import as_report
     from evalkit_report_html import __version__ as plugin_version
     from evalkit_report_html.charts import MAX_MARKS
-    from evalkit_report_html.vega import javascript, versions
+    from evalkit_report_html.vega import to_svg, versions
 
     report = as_report(obj)
     if report.kind == "gate":
@@ -83,12 +85,11 @@ def render_html(obj: Any, *, max_marks: int | None = None) -> str:
         from evalkit_report_html.compare_page import compare_context
 
         context = compare_context(report, max_marks or MAX_MARKS)
-    chart_list = context.pop("charts")
+    svgs = {c["id"]: Markup(to_svg(c["spec"], c["id"])) for c in context.pop("charts")}
+    hover = context.pop("hover", {})
     template = _environment().get_template(f"{context['kind']}.html.j2")
     return str(template.render(
-        **context,
-        charts_json=Markup(script_json(chart_list)),
-        vega_js=Markup(inline_script(javascript())),
+        **context, svgs=svgs, hover_json=Markup(script_json(hover)),
         app_js=Markup(inline_script(_asset("report.js"))),
         css=Markup(_asset("report.css").replace("</", "<\\/")),
         versions=versions(), evalkit_version=evalkit_version,
