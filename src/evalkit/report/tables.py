@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import csv
 import io
-import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -157,24 +156,22 @@ def gate_columns(g: GateReport) -> Columns:
     return out
 
 
-def _cell(value: Any) -> str:
-    """A CSV cell: empty for None and NaN, ``repr`` for floats (they read back exactly)."""
-    if value is None:
-        return ""
-    if isinstance(value, float):
-        return "" if math.isnan(value) else repr(value)
-    return str(value)
-
-
 def csv_text(columns: Columns) -> str:
-    """The columns as CSV text (a header line, then one line per row; RFC 4180 quoting)."""
+    """The columns as CSV text (a header line, then one line per row; RFC 4180 quoting).
+
+    Each cell, the header's included, is :func:`evalkit.report.escaping.csv_cell`: empty
+    for None and NaN, floats as their ``repr`` (they read back exactly), and text that a
+    spreadsheet would run as a formula (``=``, ``+``, ``-``, ``@``, tab or carriage return
+    first) with a leading ``'``, so that Excel and LibreOffice show it as text."""
+    from evalkit.report.escaping import csv_cell
+
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     names = list(columns)
-    writer.writerow(names)
+    writer.writerow([csv_cell(name) for name in names])
     n = len(columns[names[0]]) if names else 0
     for i in range(n):
-        writer.writerow([_cell(columns[name][i]) for name in names])
+        writer.writerow([csv_cell(columns[name][i]) for name in names])
     return buf.getvalue()
 
 
