@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from evalkit.report.comparison_rows import row_label, row_unit
-from evalkit.report.formatting import decimal, interval, p_cell, signed
+from evalkit.report.comparison_rows import row_label, row_unit, unit_count
+from evalkit.report.formatting import decimal, interval, signed
 from evalkit.report.model import Report, ReportRow
 
 
@@ -44,9 +44,9 @@ def _row_cells(r: ReportRow, several: bool, adjusted: bool) -> list[str]:
     else:
         cells += [_mean(r.reference_value), _mean(r.value)]
     diff = "" if r.difference is None else signed(r.difference)
-    cells += [diff, interval(r.ci_low, r.ci_high), p_cell(r.p_value, r.n_resamples)]
+    cells += [diff, interval(r.ci_low, r.ci_high), r.p_display()]
     if adjusted:
-        cells.append(p_cell(r.p_adjusted, r.n_resamples))
+        cells.append(r.p_display(adjusted=True))
     cells += ["yes" if r.significant else "no", r.wins_ties_losses]
     return cells
 
@@ -69,9 +69,10 @@ def print_compare_table(report: Report, console: Any) -> None:
     for run in report.runs:
         where = f" ({escape(run.source)})" if run.source else ""
         console.print(f"{run.role} [bold]{escape(run.name)}[/bold]{where}", soft_wrap=True)
-    n = report.rows[0].n_queries if report.rows else 0
+    n = (report.rows[0].n_queries if report.rows else 0) or 0
     unit = row_unit((report.provenance or {}).get("runs") or {})
-    console.print(f"{n} {unit} paired by id; diff = candidate - baseline", soft_wrap=True)
+    console.print(f"{unit_count(n, unit)} paired by id; diff = candidate - baseline",
+                  soft_wrap=True)
     if report.description:
         console.print(terminal_text(report.description), soft_wrap=True, markup=False)
     alpha = float(settings.get("alpha", 0.05))

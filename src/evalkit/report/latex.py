@@ -31,7 +31,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from evalkit.report.escaping import latex_text as escape
-from evalkit.report.formatting import CORRECTION_LABELS, METHOD_LABELS, decimal, p_cell
+from evalkit.report.formatting import CORRECTION_LABELS, METHOD_LABELS, decimal
 from evalkit.report.model import Report, ReportRow, as_report
 
 #: Metrics whose printed name differs from the canonical one (``name`` or ``name@k``).
@@ -263,9 +263,8 @@ def _gate_table(report: Report) -> str:
             diff = "" if r.difference is None else _number(r.difference)
             if r.difference is not None and r.difference > 0:
                 diff = "+" + diff
-            p = r.p_adjusted if r.p_adjusted is not None else r.p_value
             line += [_number(r.reference_value) if r.reference_value is not None else "",
-                     diff, escape(p_cell(p, r.n_resamples))]
+                     diff, escape(r.p_display(adjusted=r.p_adjusted is not None))]
         line.append(escape(r.status))
         lines.append(" & ".join(line) + r" \\")
     against = f" against the baseline {escape(report.reference)}" if report.reference else ""

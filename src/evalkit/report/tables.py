@@ -34,7 +34,7 @@ Columns = dict[str, list[Any]]
 #: The scalar fields of a MetricComparison, in the order of the comparison's table.
 COMPARISON_FIELDS: tuple[str, ...] = (
     "candidate", "baseline", "metric", "n_queries", "baseline_mean", "candidate_mean",
-    "diff", "ci_low", "ci_high", "p_value", "p_adjusted", "significant",
+    "diff", "ci_low", "ci_high", "p_value", "p_adjusted", "p_note", "significant",
     "significant_unadjusted", "wins", "ties", "losses", "higher_is_better",
     "standardized_effect", "method", "ci_method", "p_resamples",
 )
