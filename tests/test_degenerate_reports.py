@@ -2,10 +2,11 @@
 the degenerate-input rule (docs/statistics.md) finds no significance, no report prints a
 p-value that reads as significant beside "not significant"; the p cells say why.
 
-Expected values by hand: the seed's bootstrap gives ``p = 1/(B+1)`` to constant non-zero
-differences; the sign-flip test's smallest p on ``n`` equal differences is ``2**(1-n)``
-two-sided and ``2**-n`` one-sided, so at alpha 0.05 it can be significant from n = 6
-(two-sided: 2**-5 = 0.03125) or n = 5 (one-sided: 2**-5), never below.
+Expected values by hand: the paired bootstrap (``method="bootstrap"``) gives
+``p = 1/(B+1)`` to constant non-zero differences; the sign-flip test's smallest p on
+``n`` equal differences is ``2**(1-n)`` two-sided and ``2**-n`` one-sided, so at alpha
+0.05 it can be significant from n = 6 (two-sided: 2**-5 = 0.03125) or n = 5 (one-sided:
+2**-5), never below.
 """
 
 from __future__ import annotations

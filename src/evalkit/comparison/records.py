@@ -139,7 +139,7 @@ class MetricComparison:
         p_note: why reports show words instead of the p-values, or None:
             ``"n too small"`` when every per-query difference is equal and the
             degenerate-input rule (docs/statistics.md) finds no significance although p
-            is below alpha (the seed's bootstrap on one query gives ``1/(B+1)``); the
+            is below alpha (the paired bootstrap on one query gives ``1/(B+1)``); the
             reason in full is the last of ``warnings``
             (:func:`evalkit.report.comparison_rows.p_note_for`).
     """

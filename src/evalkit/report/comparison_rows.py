@@ -35,7 +35,7 @@ def p_note_for(degenerate: str | None, significant: bool, p_value: float, alpha:
                ) -> str | None:
     """:data:`N_TOO_SMALL` when the degenerate-input rule (docs/statistics.md: every
     per-query difference equal, ``degenerate="constant"``) made a test "not significant"
-    although its p is below ``alpha`` (the seed's bootstrap gives ``1/(B+1)`` to one
+    although its p is below ``alpha`` (the paired bootstrap gives ``1/(B+1)`` to one
     query, and to five equal differences, which the sign-flip test cannot find
     significant); else None. Reporters print the note instead of a p that reads as
     significant (:meth:`evalkit.report.ReportRow.p_display`)."""
