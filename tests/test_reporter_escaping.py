@@ -383,3 +383,16 @@ def test_the_html_charts_draw_whatever_the_names(registry: Registry, reports: di
         pytest.skip("the evalkit-report-html plugin is not installed")
     result = open_html(render_report(reports[kind], "html"), tmp_path)[0]
     assert result.console_errors == []
+
+
+@pytest.mark.parametrize("kind", ["compare", "gate"])
+def test_the_notebook_tables_escape_every_name(reports: dict[str, Any], kind: str) -> None:
+    parsed = _Elements()
+    parsed.feed(reports[kind]._repr_html_())
+    assert {tag for tag, _ in parsed.tags} <= {"div", "table", "caption", "b", "br", "i",
+                                               "thead", "tbody", "tr", "th", "td", "ul",
+                                               "li", "p"}
+    assert not [a for _, attrs in parsed.tags for a in attrs if a not in ("style", "class")]
+    shown = "".join(parsed.text)
+    for name in ([BASELINE, CANDIDATE, METRIC] if kind == "compare" else CHECK_IDS):
+        assert name in shown, name
