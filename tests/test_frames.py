@@ -199,7 +199,10 @@ def test_run_to_pandas_one_row_per_query(runs: Path) -> None:
     df = run.to_pandas()
     assert list(df.columns) == ["qid", "ap", "ndcg@10", "precision@10", "recall@100", "rr",
                                 "num_rel", "num_rel_ret", "num_ret", "error", "latency_ms"]
-    assert len(df) == 93 and df["qid"].tolist() == run.ids()
+    # the artifact keeps trec_eval's text order ("1", "10", "11", ...); the frame lists
+    # the queries in natural order
+    assert run.ids()[:3] == ["1", "10", "11"]
+    assert len(df) == 93 and df["qid"].tolist() == [str(q) for q in range(1, 94)]
     rows = [json.loads(line) for line in (runs / "bm25.jsonl").read_text().splitlines()]
     stored = {r["id"]: r for r in rows if r.get("type") == "row"}
     for qid, ap, num_ret in zip(df["qid"], df["ap"], df["num_ret"], strict=True):
@@ -326,3 +329,41 @@ def test_eval_parquet_and_csv_hold_the_same_table(tmp_path: Path) -> None:
                                    "--csv", str(tmp_path / "x"), "--parquet",
                                    str(tmp_path / "x")])
     assert res.exit_code == 2 and "both name" in res.output
+
+
+def test_frames_and_csv_list_a_runs_queries_in_its_order(tmp_path: Path) -> None:
+    from evalkit.data.query_rows import QueryResult
+    from evalkit.report.tables import csv_text, run_columns
+
+    # a TREC run: stored in text order, listed in natural order
+    run_file, qrels = tmp_path / "run.txt", tmp_path / "qrels"
+    ids = ["q10", "2", "q2", "100", "10", "1", "q1"]
+    run_file.write_text("".join(f"{q} Q0 d1 1 1.0 t\n" for q in ids))
+    qrels.write_text("".join(f"{q} 0 d1 1\n" for q in ids))
+    trec = evalkit.evaluate_run(run_file, qrels, ["ap"])
+    natural = ["1", "2", "10", "100", "q1", "q2", "q10"]
+    assert trec.to_pandas()["qid"].tolist() == natural
+    assert [line.split(",")[0] for line in csv_text(run_columns(trec)).splitlines()[1:]] == (
+        natural)
+    # a run in an order of its own (a golden set's) keeps it
+    own = RunResult("r", [QueryResult(q, [], {"ap": 1.0}) for q in ids])
+    assert own.to_pandas()["qid"].tolist() == ids
+    long = evalkit.compare(trec, trec, metrics=["ap"], n_resamples=200).to_pandas(long=True)
+    assert long["qid"].tolist() == natural * 2
+
+
+def test_parquet_is_written_like_every_output(tmp_path: Path) -> None:
+    from evalkit.data.query_rows import QueryResult
+    from evalkit.report.frames import write_parquet
+
+    run = RunResult("r", [QueryResult("q1", [], {"ap": 0.25})])
+    target = tmp_path / "real" / "table.parquet"
+    target.parent.mkdir()
+    target.write_bytes(b"old")
+    link = tmp_path / "table.parquet"
+    link.symlink_to(target)
+    write_parquet(run, link)
+    assert link.is_symlink()  # followed, not renamed over
+    assert pd.read_parquet(target)[["qid", "ap"]].values.tolist() == [["q1", 0.25]]
+    write_parquet(run, tmp_path / "a" / "b" / "t.parquet")  # missing folders made
+    assert pd.read_parquet(tmp_path / "a" / "b" / "t.parquet")["qid"].tolist() == ["q1"]

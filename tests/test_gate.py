@@ -171,6 +171,21 @@ def test_unknown_metric_and_count_are_errors(reg: Registry) -> None:
     assert report.exit_code == 2
 
 
+def test_a_misspelled_metric_of_the_run_gets_did_you_mean(reg: Registry) -> None:
+    # a project's own metric, not registered in this process: the run's rows name it
+    run = qrun("r", {"a": {"faithfulness": 0.5, "ndcg@10": 0.2},
+                     "b": {"faithfulness": 0.7, "ndcg@10": 0.4}})
+    report = evaluate_gate([floor("faithfullness", 0.5), floor("ndcg@3", 0.1)], run)
+    misspelled, absent = report.results
+    assert misspelled.verdict == absent.verdict == "error"
+    assert misspelled.message == ("unknown metric 'faithfullness'; did you mean "
+                                  "'faithfulness'? The run's rows have: faithfulness, ndcg@10")
+    # registered, but not what the run holds: the run's own spelling is suggested
+    assert absent.message == ("metric 'ndcg@3' is missing from run 'r' on 2 of 2 case(s) "
+                              "(a, b); the rows have: faithfulness, ndcg@10; did you mean "
+                              "'ndcg@10'?")
+
+
 def test_threshold_on_an_unregistered_metric_the_rows_carry(reg: Registry) -> None:
     run = qrun("r", {"a": {"client_score": 0.25}, "b": {"client_score": 0.75}})
     report = evaluate_gate([floor("client_score", 0.5)], run)

@@ -73,15 +73,17 @@ def test_junit_one_testcase_per_check(reg: Registry) -> None:
     assert out is not None and (out.text or "").startswith("warning: soft: warn")
 
 
-def test_junit_strips_characters_xml_cannot_hold(reg: Registry) -> None:
+def test_junit_writes_characters_xml_cannot_hold_as_escapes(reg: Registry) -> None:
     run = RunResult("r", [QueryResult("a", [], {"ndcg@10": 0.1})])
     spec = CheckSpec("badname", "ndcg@10", op=">=", threshold=1.0)
     # a check id holding a control character is refused when a check is made (see
-    # test_id_text); the JUnit writer still strips what XML cannot hold from any text
+    # test_id_text); the JUnit writer still writes what XML cannot hold, in any text, as
+    # the escape Python prints for it
     object.__setattr__(spec, "id", "bad\x01name")
     report = evaluate_gate([spec], run)
     root = ET.fromstring(render_junit(report))
-    assert root.find("./testsuite/testcase").get("name") == "bad?name"  # type: ignore[union-attr]
+    name = root.find("./testsuite/testcase").get("name")  # type: ignore[union-attr]
+    assert name == "bad\\x01name"
 
 
 def test_json_is_strict_and_complete(reg: Registry) -> None:

@@ -289,3 +289,45 @@ def test_rescore_refuses_an_unwritable_output(tmp_path: Path) -> None:
     assert one_error(res) == ("error: --output /proc/x.jsonl: cannot be written: the folder "
                               "/proc does not accept new files")
     assert art.read_bytes() == before
+
+
+def test_every_writer_creates_missing_folders(tmp_path: Path) -> None:
+    """The rule of docs/runner.md ("Missing folders of any output are created") for each
+    writer: run artifacts (evaluate, save, rescore, promote), reports (every built-in
+    format, the HTML page, to_latex), the CSV and Parquet tables."""
+    from evalkit import CallableTarget, compare, evaluate
+    from evalkit.execute.rescore import rescore
+    from evalkit.gate import evaluate_gate
+    from evalkit.gate.baseline import promote
+    from evalkit.gate.checks import CheckSpec
+    from evalkit.report.frames import write_parquet
+    from evalkit.report.tables import run_columns, write_csv
+    from evalkit.report.writing import write_reports
+
+    goldens = tmp_path / "cases.jsonl"
+    goldens.write_text('{"id": "c1", "query": "q1", "expected": ["a"]}\n'
+                       '{"id": "c2", "query": "q2", "expected": ["b"]}\n')
+    out = tmp_path / "missing"
+    run = evaluate(CallableTarget(lambda q: ["a", "b"], name="t"), goldens,
+                   metrics=["recall@1"], artifact=out / "run" / "t.jsonl")
+    written = [out / "run" / "t.jsonl",
+               run.save(out / "save" / "t.jsonl"),
+               promote(out / "run" / "t.jsonl", out / "baseline" / "b.jsonl"),
+               write_csv(run_columns(run), out / "csv" / "t.csv")]
+    rescore(out / "run" / "t.jsonl", ["recall@1"], output=out / "rescore" / "t.jsonl")
+    written.append(out / "rescore" / "t.jsonl")
+    pytest.importorskip("pyarrow")
+    written.append(write_parquet(run, out / "parquet" / "t.parquet"))
+    c = compare(run, run.save(tmp_path / "same.jsonl"), metrics=["recall@1"],
+                n_resamples=200)
+    c.to_latex(out / "latex" / "t.tex")
+    written.append(out / "latex" / "t.tex")
+    gate = evaluate_gate([CheckSpec("c", "recall@1", op=">=", threshold=0.1)], run)
+    targets = [f"{fmt}:{out / fmt / 'r.txt'}" for fmt in
+               ("console", "json", "markdown", "junit", "latex")]
+    write_reports(gate, targets)
+    written += [out / fmt / "r.txt" for fmt in ("console", "json", "markdown", "junit",
+                                                 "latex")]
+    written.append(c.to_html(out / "html" / "r.html"))
+    for path in written:
+        assert Path(path).is_file() and Path(path).stat().st_size > 0, path

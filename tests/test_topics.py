@@ -161,3 +161,34 @@ def test_cli_topics_option(artifacts: tuple[Path, Path], tmp_path: Path) -> None
                               str(bad)])
     assert res.exit_code == 2
     assert f"{bad}:1: a topic without a <num>" in res.output
+
+
+def test_a_tsv_of_more_than_two_columns_is_refused_never_merged(tmp_path: Path) -> None:
+    with_header = tmp_path / "topics.tsv"
+    with_header.write_text("qid\toriginal id\ttext\n1\t301\tforeign minorities\n")
+    with pytest.raises(BeirError) as err:
+        load_topics(with_header)
+    assert str(err.value) == (
+        f"{with_header}:1: the header names 3 tab-separated columns ('qid', 'original id', "
+        "'text'); a queries TSV has two, '<query id><TAB><text>', and evalkit never joins "
+        f"columns into a query's text. Write a file of the id and the text (cut -f1,3 "
+        f"{with_header} > queries.tsv); a tab inside a query's text must be a space")
+    # no header: the first line with a third column is named
+    later = tmp_path / "later.tsv.gz"
+    later.write_bytes(gzip.compress(b"1\tfirst query\n2\tsecond\tquery\n"))
+    with pytest.raises(BeirError, match=rf"later.tsv.gz:2: the line has 3 tab-separated "
+                       rf"columns; .* \(zcat {re.escape(str(later))} \| cut -f1,N > "
+                       r"queries.tsv, N being the text's column\)"):
+        load_topics(later)
+
+
+def test_cli_refuses_a_three_column_topics_tsv(artifacts: tuple[Path, Path],
+                                               tmp_path: Path) -> None:
+    base, cand = artifacts
+    tsv = tmp_path / "topics.tsv"
+    tsv.write_text("qid\toriginal id\ttext\n1\t301\tMEASUREMENT\n")
+    res = runner.invoke(app, ["compare", str(base), str(cand), "-m", "ap", "--topics",
+                              str(tsv)])
+    assert res.exit_code == 2
+    assert res.output.startswith(f"error: {tsv}:1: the header names 3 tab-separated columns")
+    assert "Traceback" not in res.output

@@ -96,13 +96,15 @@ def _path_args(values: Iterable[Any]) -> list[Path]:
 
 def report(exc: BaseException, paths: Sequence[Path] = ()) -> None:
     """Print ``exc`` as one user-facing line on stderr (registered secrets masked:
-    :mod:`evalkit.io.redaction`)."""
+    :mod:`evalkit.io.redaction`; control characters and bidi overrides written visibly:
+    :func:`evalkit.report.escaping.terminal_text`)."""
     from evalkit.io.redaction import mask
+    from evalkit.report.escaping import terminal_text
 
     lines = mask(message_of(exc, paths)).strip().splitlines() or [type(exc).__name__]
-    typer.echo(f"error: {lines[0]}", err=True)
+    typer.echo(f"error: {terminal_text(lines[0])}", err=True)
     for line in lines[1:]:
-        typer.echo(f"       {line}", err=True)
+        typer.echo(f"       {terminal_text(line)}", err=True)
 
 
 @contextlib.contextmanager

@@ -65,6 +65,7 @@ def command(
     from evalkit.execute.gate_options import gate_options
     from evalkit.execute.run_files import require_artifact
     from evalkit.gate.evaluate import checks_source, gate_from_files
+    from evalkit.report.escaping import terminal_text
     from evalkit.report.writing import check_report_targets, file_targets, write_reports
 
     options = gate_options(checks, run, baseline, report or [], config)
@@ -92,6 +93,6 @@ def command(
     write_reports(gate, to_files)
     # a report on stdout must be the only thing there (json:- is parsed by scripts)
     for line in gate.lines():
-        typer.echo(line, err=to_stdout)
+        typer.echo(terminal_text(line), err=to_stdout)
     write_reports(gate, to_std)
     raise typer.Exit(gate.exit_code)

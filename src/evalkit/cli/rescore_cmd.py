@@ -58,8 +58,10 @@ def command(
     if as_json:
         typer.echo(summary_json(result, path, rescored=True))
     else:
+        from evalkit.report.escaping import terminal_text
+
         for line in (rescore_line(result), *summary_lines(result)):
-            typer.echo(line)
+            typer.echo(terminal_text(line))
         typer.echo(f"artifact: {path}")
     if result.header.get("status") != "complete" or result.header.get("aggregate_errors"):
         raise typer.Exit(INCOMPLETE)

@@ -160,8 +160,10 @@ def command(
     if as_json:
         typer.echo(summary_json(run, path, resumed=resume))
     else:
-        for line in summary_lines(run):
-            typer.echo(line)
+        from evalkit.report.escaping import terminal_text
+
+        for line in summary_lines(run):  # a target's error message may hold escapes
+            typer.echo(terminal_text(line))
         if resumed:
             typer.echo(resumed)
         typer.echo(f"artifact: {path}")

@@ -31,6 +31,7 @@ from evalkit.comparison.spread import samples_warnings, spread_of
 from evalkit.data.metric_info import higher_is_better
 from evalkit.data.results import RunResult
 from evalkit.execute.run_files import QrelsArg
+from evalkit.report.comparison_rows import p_note_for
 
 
 def compare(
@@ -224,6 +225,9 @@ def _metric_comparison(
         verdict = (p_adj if p_adj is not None else res.p_value) < alpha
     if res.degenerate and res.method == "bootstrap":  # constant: the sign-flip rule
         verdict = verdict and bool(res.significant)
+    # p = 1/(B+1) beside "not significant": the reports say why instead of the p
+    p_note = p_note_for(res.degenerate, bool(res.significant), float(res.p_value), alpha)
+    why = (res.note,) if p_note and res.note else ()
     details = _details(base, cand, metric)
     b_scores, c_scores = base.scores(metric), cand.scores(metric)
     gains, falls = _movers(ids, diffs, b_scores, c_scores, texts, details, top)
@@ -235,7 +239,8 @@ def _metric_comparison(
         significant_unadjusted=bool(res.p_value < alpha), wins=wins, ties=effect.ties,
         losses=losses, higher_is_better=hib,
         standardized_effect=_finite(effect.standardized),
-        warnings=(*input_notes, *res.warnings), top_gains=gains, top_losses=falls,
+        warnings=(*input_notes, *res.warnings, *why), top_gains=gains, top_losses=falls,
+        p_note=p_note,
         p_resamples=None if res.method == "t-test" or res.exact
         else int(res.n_resamples) or None,
         method=res.method, ci_method=res.ci_method, effect=effect, query_ids=ids,

@@ -136,6 +136,12 @@ class MetricComparison:
             reason), ``{query id: {"baseline": {...} | None, "candidate": {...} | None}}``.
         spread: with K >= 2 samples per case in both runs (reduced by the mean), the
             :class:`evalkit.stats.spread.WithinCaseSpread` of the differences; else None.
+        p_note: why reports show words instead of the p-values, or None:
+            ``"n too small"`` when every per-query difference is equal and the
+            degenerate-input rule (docs/statistics.md) finds no significance although p
+            is below alpha (the paired bootstrap on one query gives ``1/(B+1)``); the
+            reason in full is the last of ``warnings``
+            (:func:`evalkit.report.comparison_rows.p_note_for`).
     """
 
     metric: str
@@ -170,6 +176,7 @@ class MetricComparison:
     baseline_values: tuple[float, ...] = ()
     candidate_values: tuple[float, ...] = ()
     spread: WithinCaseSpread | None = None
+    p_note: str | None = None
 
     def per_query(self) -> dict[str, float]:
         """``{query id: candidate - baseline}`` over the paired queries."""

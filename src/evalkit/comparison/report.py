@@ -59,6 +59,7 @@ def to_report(c: Comparison) -> Report:
             query_ids=r.query_ids, differences=r.differences, distribution=r.distribution,
             details=r.details, baseline_values=r.baseline_values,
             candidate_values=r.candidate_values, spread=r.spread, unit=unit,
+            p_note=r.p_note,
         ))
     n_sig = sum(1 for r in rows if r.status != NO_DIFFERENCE)
     names = [run.name for run in c.runs]

@@ -37,7 +37,8 @@ def _row(c: MetricComparison) -> dict[str, Any]:
         "n_queries": c.n_queries, "baseline_mean": c.baseline_mean,
         "candidate_mean": c.candidate_mean, "diff": c.diff, "ci_low": c.ci_low,
         "ci_high": c.ci_high, "p_value": c.p_value, "p_adjusted": c.p_adjusted,
-        "significant": c.significant, "significant_unadjusted": c.significant_unadjusted,
+        "p_note": c.p_note, "significant": c.significant,
+        "significant_unadjusted": c.significant_unadjusted,
         "wins": c.wins, "ties": c.ties, "losses": c.losses,
         "higher_is_better": c.higher_is_better, "standardized_effect": c.standardized_effect,
         "warnings": list(c.warnings), "top_gains": [m.to_dict() for m in c.top_gains],
@@ -141,6 +142,7 @@ def _row_from(d: Mapping[str, Any], ids: tuple[str, ...], texts: Mapping[str, st
         distribution=None if dist is None else Histogram.from_dict(dist),
         details={str(q): dict(v) for q, v in (d.get("details") or {}).items()},
         spread=None if not d.get("spread") else WithinCaseSpread.from_dict(d["spread"]),
+        p_note=None if d.get("p_note") is None else str(d["p_note"]),
         **values,
     )
 

@@ -119,15 +119,48 @@ def load_corpus(path: str | Path) -> dict[str, dict[str, Any]]:
     return out
 
 
+#: The first column of a queries TSV's header line.
+_QUERY_HEADERS = ("query-id", "_id", "id", "qid")
+#: Header names of the column that holds a query's text.
+_TEXT_HEADERS = ("text", "query", "title", "query_text", "querytext")
+
+
+def _columns_message(path: Path, lineno: int, parts: list[str], header: bool) -> str:
+    """Why a queries TSV line is refused, and how to make the file two columns."""
+    if len(parts) == 2:  # two columns, the first empty
+        return f"{path}:{lineno}: the query id (before the tab) is empty"
+    if len(parts) == 1:
+        return f"{path}:{lineno}: expected '<query id><TAB><text>', found no tab"
+    names = [x.strip().lower() for x in parts]
+    what = "the header names" if header else "the line has"
+    found = f"{what} {len(parts)} tab-separated columns"
+    if header:
+        found += f" ({', '.join(repr(x.strip()) for x in parts)})"
+    column = next((i + 1 for i, x in enumerate(names) if i and x in _TEXT_HEADERS),
+                  None) if header else None
+    n = "N" if column is None else str(column)
+    gz = path.name.lower().endswith(".gz")
+    cut = f"zcat {path} | cut -f1,{n}" if gz else f"cut -f1,{n} {path}"
+    keep = cut + " > queries.tsv" + ("" if column is not None else
+                                     ", N being the text's column")
+    return (f"{path}:{lineno}: {found}; a queries TSV has two, '<query id><TAB><text>', "
+            "and evalkit never joins columns into a query's text. Write a file of the id "
+            f"and the text ({keep}); a tab inside a query's text must be a space")
+
+
 def load_queries(path: str | Path) -> dict[str, str]:
     """``{query id: text}`` from ``queries.jsonl`` or a ``<id><TAB><text>`` TSV.
 
     The format is chosen by suffix (``.jsonl``/``.json`` vs anything else, ``.gz``
-    ignored). A TSV whose first line is ``query-id<TAB>text`` (or ``_id``/``id``) treats it
-    as a header.
+    ignored). A TSV whose first line is ``query-id<TAB>text`` (or ``_id``/``id``/``qid``)
+    treats it as a header. Every line of a TSV has exactly two tab-separated columns: a
+    file with more (``qid<TAB>original id<TAB>text``) is refused at its first such line,
+    naming the columns and the ``cut`` command that keeps the id and the text, never read
+    with the extra columns in the text.
 
     Raises:
-        BeirError: malformed line, duplicate id, or an empty file.
+        BeirError: malformed line (a line without a tab, or with more than one, or an empty
+            id), duplicate id, or an empty file; file and line named.
     """
     p = Path(path)
     name = p.name.lower().removesuffix(".gz")
@@ -148,11 +181,12 @@ def load_queries(path: str | Path) -> dict[str, str]:
     for lineno, line in _lines(p):
         if not line.strip():
             continue
-        parts = line.split("\t", 1)
+        parts = line.split("\t")
+        header = first and parts[0].strip().lower() in _QUERY_HEADERS
         if len(parts) != 2 or not parts[0].strip():
-            raise BeirError(f"{p}:{lineno}: expected '<query id><TAB><text>'")
+            raise BeirError(_columns_message(p, lineno, parts, header))
         qid, text = parts[0].strip(), parts[1].strip()
-        if first and qid.lower() in ("query-id", "_id", "id", "qid"):
+        if header:
             first = False
             continue
         first = False

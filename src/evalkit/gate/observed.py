@@ -33,6 +33,19 @@ class CheckFailure(Exception):
     """Internal: the check cannot be judged; becomes an error verdict."""
 
 
+def _row_metrics(rows: Sequence[Any]) -> list[str]:
+    return sorted({str(k) for r in rows for k in getattr(r, "metrics", {})})
+
+
+def _did_you_mean(name: str, rows: Sequence[Any]) -> str:
+    """``"; did you mean 'x'?"`` naming the metrics of ``rows`` that ``name`` looks like a
+    misspelling of (:func:`evalkit.core.metric_lookup.unknown_message`), or ``""``."""
+    from evalkit.core.metric_lookup import unknown_message
+
+    found = unknown_message(set(_row_metrics(rows)), name)
+    return found[found.index(";"):] if "; did you mean" in found else ""
+
+
 def resolve_check_metric(check: CheckSpec, reg: Registry, rows: Sequence[Any]) -> Resolved:
     try:
         spec = reg.resolve(check.metric)
@@ -41,6 +54,10 @@ def resolve_check_metric(check: CheckSpec, reg: Registry, rows: Sequence[Any]) -
         if check.kind == "threshold" and on_rows:
             # not registered in this process, but the run carries the values
             return Resolved(check.metric, "metric", None)
+        hint = _did_you_mean(check.metric, rows)
+        if hint:  # a misspelling of a metric the run holds (a project's own, say)
+            raise CheckFailure(f"unknown metric {check.metric!r}{hint} The run's rows have: "
+                               f"{', '.join(_row_metrics(rows))}") from None
         raise CheckFailure(str(exc)) from None
     if isinstance(spec, AggregateSpec):
         return Resolved(spec.name, "aggregate", spec)
@@ -69,11 +86,12 @@ def case_values(rows: Sequence[Any], metric: str, run_name: str) -> dict[str, fl
         )
     missing = [row_id(r) for r in rows if metric not in r.metrics]
     if missing:
-        have = sorted({k for r in rows for k in r.metrics})
+        have = _row_metrics(rows)
         shown = ", ".join(missing[:10]) + (" ..." if len(missing) > 10 else "")
         raise CheckFailure(
             f"metric {metric!r} is missing from {run_name} on {len(missing)} of {len(rows)} "
             f"case(s) ({shown}); the rows have: {', '.join(have) or 'no metrics'}"
+            + (_did_you_mean(metric, rows) if len(missing) == len(rows) else "")
         )
     out = {row_id(r): float(r.metrics[metric]) for r in rows}
     bad = [i for i, v in out.items() if not math.isfinite(v)]

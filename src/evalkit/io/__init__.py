@@ -2,7 +2,8 @@
 
 Holds the bounds on what evalkit reads and the readers that enforce them (:mod:`.limits`,
 :mod:`.bounded_yaml`), what an input file is, to say what to pass instead
-(:mod:`.input_files`), how output files are checked and written (:mod:`.outputs`) and
+(:mod:`.input_files`), gzip data decompressed, and damage named by its byte
+(:mod:`.gzip_data`), how output files are checked and written (:mod:`.outputs`) and
 locked while a run writes them (:mod:`.runlock`), secrets masked by value wherever they
 could be shown (:mod:`.redaction`), HTTP header names and values checked before anything is
 sent (:mod:`.headers`), and an exception as one message a person can act on

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import codecs
 import json
-import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -22,8 +21,8 @@ from typing import Literal
 SNIFF_BYTES = 1 << 16
 
 Kind = Literal[
-    "missing", "directory", "unreadable", "empty", "binary", "artifact", "goldens", "json",
-    "qrels", "run", "text",
+    "missing", "directory", "unreadable", "damaged", "empty", "binary", "artifact", "goldens",
+    "json", "qrels", "run", "text",
 ]
 
 class InputError(ValueError):
@@ -52,13 +51,20 @@ class Sniffed:
 
 
 def _head(path: Path) -> bytes:
+    """The first :data:`SNIFF_BYTES` bytes of ``path``, decompressed when it is gzip.
+
+    Raises:
+        DamagedGzipError: gzip data damaged within those bytes, or cut short in a file
+            no longer than them.
+    """
+    from evalkit.io.gzip_data import inflate, is_gzip
+
     with path.open("rb") as fh:
-        raw = fh.read(SNIFF_BYTES)
-    if raw[:2] == b"\x1f\x8b":
-        try:
-            return zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(raw, SNIFF_BYTES)
-        except zlib.error:
-            return b"\x00"  # a damaged gzip file: report it as binary
+        raw = fh.read(SNIFF_BYTES + 1)
+    whole = len(raw) <= SNIFF_BYTES
+    raw = raw[:SNIFF_BYTES]
+    if is_gzip(raw):
+        return inflate(raw, SNIFF_BYTES, complete=whole)[:SNIFF_BYTES]
     return raw
 
 
@@ -81,10 +87,14 @@ def sniff(path: str | Path) -> Sniffed:
         return Sniffed("missing", "a path that does not exist")
     if p.is_dir():
         return Sniffed("directory", "a directory")
+    from evalkit.io.gzip_data import DamagedGzipError
+
     try:
         raw = _head(p)
     except OSError as exc:
         return Sniffed("unreadable", f"a file that cannot be read ({exc.strerror or exc})")
+    except DamagedGzipError as exc:
+        return Sniffed("damaged", str(exc))
     if not raw.strip():
         return Sniffed("empty", "an empty file" if not raw else
                        "a file of only white space (no line of data)")
@@ -162,8 +172,15 @@ def require_file(path: Path, what: str) -> None:
         raise InputError(f"{what} {path}: is a pipe or device, not a regular file: evalkit "
                          f"reads a {what} file more than once (to tell what it is, then to "
                          "parse and hash it); save it to a file and pass its path")
+def _damaged(where: str, found: Sniffed) -> str:
+    """The message for a damaged gzip file: what is wrong and where, and the fix."""
+    return f"{where}: {found.looks_like}; copy or download the file again"
+
+
 def not_a_run_message(path: Path, found: Sniffed, *, qrels_given: bool) -> str:
     """Why ``path`` cannot be scored as a run, and what to pass instead."""
+    if found.kind == "damaged":
+        return _damaged(str(path), found)
     takes = (f"a TREC run file ({RUN_LINE}) with --qrels QRELS, or a run artifact (written "
              "by `evalkit eval --save` or `evalkit run`)")
     if found.kind == "run":
@@ -187,6 +204,8 @@ def not_qrels_message(path: Path, found: Sniffed) -> str | None:
     """Why ``path`` cannot be read as qrels, or None when it may be qrels."""
     if found.kind in ("qrels", "text", "missing", "directory", "unreadable"):
         return None  # the loader (or require_file) has the precise message
+    if found.kind == "damaged":
+        return _damaged(f"--qrels {path}", found)
     if found.kind == "run":
         return (f"--qrels {path} looks like {found.looks_like}, not qrels; were RUN and "
                 f"--qrels swapped? Qrels lines are `{QRELS_LINE}`")
@@ -201,6 +220,8 @@ def not_artifact_message(path: Path, what: str, fix: str | None = None) -> str:
                f"{path.stem}.jsonl (or write one with evalkit run)")
     if found.kind in ("directory", "missing"):
         return f"{what} {path}: {found.looks_like}; pass a run artifact file"
+    if found.kind == "damaged":
+        return _damaged(f"{what} {path}", found)
     if found.kind == "run":
         return f"{what} {path} is a TREC run file, not an evalkit run artifact. {fix}"
     if found.kind == "qrels":

@@ -38,7 +38,7 @@ import tempfile
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Literal
+from typing import IO, Any, Literal
 
 
 class UnwritableError(OSError):
@@ -173,11 +173,11 @@ def sync_folder(folder: str | os.PathLike[str]) -> None:
         os.close(fd)
 
 
-def write_output(path: str | os.PathLike[str], text: str | Iterable[str]) -> Path:
-    """Write ``text`` (one string, or pieces written in order) to ``path`` as
-    :func:`destination` says: a regular file is replaced atomically (temporary file
-    beside it, fsync, rename, folder fsync; missing folders are created); a character
-    device or FIFO is written to directly.
+def write_output(path: str | os.PathLike[str], text: str | bytes | Iterable[str]) -> Path:
+    """Write ``text`` (one string, pieces written in order, or bytes such as a Parquet
+    file) to ``path`` as :func:`destination` says: a regular file is replaced atomically
+    (temporary file beside it, fsync, rename, folder fsync; missing folders are created);
+    a character device or FIFO is written to directly.
 
     Returns:
         ``path``.
@@ -187,10 +187,15 @@ def write_output(path: str | os.PathLike[str], text: str | Iterable[str]) -> Pat
             written; an existing file is left as it was.
     """
     p = Path(path)
-    pieces = [text] if isinstance(text, str) else text
+    pieces: Iterable[str | bytes] = [text] if isinstance(text, str | bytes) else text
+    binary = isinstance(text, bytes)
+
+    def open_for_writing(target: Path) -> IO[Any]:
+        return target.open("wb") if binary else target.open("w", encoding="utf-8")
+
     with writing(p):
         if destination(p) == "stream":
-            with open(p, "w", encoding="utf-8") as fh:
+            with open_for_writing(p) as fh:
                 for piece in pieces:
                     fh.write(piece)
             return p
@@ -198,7 +203,7 @@ def write_output(path: str | os.PathLike[str], text: str | Iterable[str]) -> Pat
         real.parent.mkdir(parents=True, exist_ok=True)
         tmp = real.with_name(f".{real.name}.{os.getpid()}.{threading.get_ident()}.tmp")
         try:
-            with tmp.open("w", encoding="utf-8") as fh:
+            with open_for_writing(tmp) as fh:
                 for piece in pieces:
                     fh.write(piece)
                 fh.flush()

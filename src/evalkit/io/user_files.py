@@ -17,7 +17,6 @@ from __future__ import annotations
 import errno
 import os
 import stat
-import zlib
 from pathlib import Path
 from typing import BinaryIO
 
@@ -128,15 +127,18 @@ def gunzipped(raw: bytes, where: str, what: str, *, max_bytes: int,
     ``raw`` unchanged. ``where`` begins the messages (``"topics q.gz"``).
 
     Raises:
-        error: damaged gzip data, or more than ``max_bytes`` once decompressed.
+        error: damaged or cut-short gzip data, naming the byte
+            (:func:`evalkit.io.gzip_data.inflate`), or more than ``max_bytes`` once
+            decompressed.
     """
-    if raw[:2] != b"\x1f\x8b":
+    from evalkit.io.gzip_data import DamagedGzipError, inflate, is_gzip
+
+    if not is_gzip(raw):
         return raw
-    d = zlib.decompressobj(16 + zlib.MAX_WBITS)
     try:
-        out = d.decompress(raw, max_bytes + 1)
-    except zlib.error as exc:
-        raise error(f"{where}: damaged gzip data ({exc})") from None
+        out = inflate(raw, max_bytes)
+    except DamagedGzipError as exc:
+        raise error(f"{where}: {exc}; copy or download the file again") from None
     if len(out) > max_bytes:
         raise error(f"{where}: decompresses to more than {max_bytes >> 20} MiB, the most "
                     f"evalkit reads of a {what} file")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from evalkit.report.formatting import decimal, p_cell
+from evalkit.report.formatting import decimal
 from evalkit.report.formatting import signed as signed_text
 from evalkit.report.model import Report, ReportRow
 from evalkit.report.samples_cells import (
@@ -28,11 +28,6 @@ def num(x: float | None, signed: bool = False) -> str:
     if not signed and x == int(x) and 10 <= abs(x) < 1e15:
         return f"{x:.0f}"
     return signed_text(x) if signed else decimal(x)
-
-
-def pval(x: float | None, n_resamples: int | None = None) -> str:
-    """A p-value cell: ``0.0123``, or ``< 0.0001`` at the floor of ``n_resamples``."""
-    return p_cell(x, n_resamples)
 
 
 def ci(row: ReportRow) -> str:
@@ -59,9 +54,9 @@ def columns(report: Report) -> tuple[list[str], list[list[str]]]:
             line = [r.name, r.status, r.level, r.metric, num(r.value), r.rule]
             if stats:
                 line += [num(r.reference_value), num(r.difference, True), ci(r),
-                         pval(r.p_value, r.n_resamples)]
+                         r.p_display()]
                 if adjusted:
-                    line.append(pval(r.p_adjusted, r.n_resamples))
+                    line.append(r.p_display(adjusted=True))
             line.append(r.coverage)
             cells.append(line)
         return headers, cells
@@ -82,9 +77,9 @@ def columns(report: Report) -> tuple[list[str], list[list[str]]]:
     cells = []
     for r in report.rows:
         line = [r.name, num(r.value), num(r.reference_value), num(r.difference, True), ci(r),
-                pval(r.p_value, r.n_resamples)]
+                r.p_display()]
         if adjusted:
-            line.append(pval(r.p_adjusted, r.n_resamples))
+            line.append(r.p_display(adjusted=True))
         line += [r.status, r.coverage]
         if counts:
             line.append(r.wins_ties_losses)

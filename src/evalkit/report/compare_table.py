@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from evalkit.report.comparison_rows import row_label, row_unit
-from evalkit.report.formatting import decimal, interval, p_cell, signed
+from evalkit.report.comparison_rows import row_label, row_unit, unit_count
+from evalkit.report.formatting import decimal, interval, signed
 from evalkit.report.model import Report, ReportRow
 
 
@@ -44,9 +44,9 @@ def _row_cells(r: ReportRow, several: bool, adjusted: bool) -> list[str]:
     else:
         cells += [_mean(r.reference_value), _mean(r.value)]
     diff = "" if r.difference is None else signed(r.difference)
-    cells += [diff, interval(r.ci_low, r.ci_high), p_cell(r.p_value, r.n_resamples)]
+    cells += [diff, interval(r.ci_low, r.ci_high), r.p_display()]
     if adjusted:
-        cells.append(p_cell(r.p_adjusted, r.n_resamples))
+        cells.append(r.p_display(adjusted=True))
     cells += ["yes" if r.significant else "no", r.wins_ties_losses]
     return cells
 
@@ -54,9 +54,10 @@ def _row_cells(r: ReportRow, several: bool, adjusted: bool) -> list[str]:
 def print_compare_table(report: Report, console: Any) -> None:
     """Print ``report`` (kind ``compare``) on ``console`` (a :class:`rich.console.Console`;
     a console that is not a terminal is widened to 160 columns so that rows never wrap).
-    Significant rows are bold."""
-    from rich.markup import escape
-
+    Significant rows are bold. Names and texts are printed as written
+    (:mod:`evalkit.report.escaping`: no markup, terminal escape or bidi override)."""
+    from evalkit.report.escaping import rich_markup as escape
+    from evalkit.report.escaping import terminal_text
     from evalkit.report.rich_tables import new_table as Table
 
     if not console.is_terminal:
@@ -68,11 +69,12 @@ def print_compare_table(report: Report, console: Any) -> None:
     for run in report.runs:
         where = f" ({escape(run.source)})" if run.source else ""
         console.print(f"{run.role} [bold]{escape(run.name)}[/bold]{where}", soft_wrap=True)
-    n = report.rows[0].n_queries if report.rows else 0
+    n = (report.rows[0].n_queries if report.rows else 0) or 0
     unit = row_unit((report.provenance or {}).get("runs") or {})
-    console.print(f"{n} {unit} paired by id; diff = candidate - baseline", soft_wrap=True)
+    console.print(f"{unit_count(n, unit)} paired by id; diff = candidate - baseline",
+                  soft_wrap=True)
     if report.description:
-        console.print(report.description, soft_wrap=True, markup=False)
+        console.print(terminal_text(report.description), soft_wrap=True, markup=False)
     alpha = float(settings.get("alpha", 0.05))
     if several:
         headers = ["metric", "candidate", "baseline", "baseline mean", "candidate mean"]
@@ -85,30 +87,30 @@ def print_compare_table(report: Report, console: Any) -> None:
         headers.append(f"p ({report.correction})")
     headers += ["significant", "W/T/L"]
     table = Table(*headers)
-    for col in table.columns:
-        col.justify = "left" if col.header in left else "right"
+    for col, header in zip(table.columns, headers, strict=True):
+        col.justify = "left" if header in left else "right"
     for r in report.rows:
-        table.add_row(*map(escape, _row_cells(r, several, adjusted)),
+        table.add_row(*_row_cells(r, several, adjusted),
                       style="bold" if r.significant else None)
     console.print(table)
     console.print(significance_rule(settings, adjusted, unit), soft_wrap=True)
     for note in report.notes:
         if note not in report.warnings:  # the inputs' warnings go to stderr, once
-            console.print(f"note: {note}", soft_wrap=True, markup=False)
+            console.print(terminal_text(f"note: {note}"), soft_wrap=True, markup=False)
     if int(settings.get("top", 0) or 0) > 0:
         for r in report.rows:
             _print_movers(console, r, several)
 
 
 def _print_movers(console: Any, r: ReportRow, several: bool) -> None:
-    from rich.markup import escape
-
+    from evalkit.report.escaping import terminal_text
     from evalkit.report.rich_tables import new_table as Table
 
     title = r.metric + (f", {r.candidate} vs {r.baseline}" if several else "")
     # the title is a line of its own: as a table title it would wrap at the table's
     # (narrow) width
-    console.print(f"queries that moved most ({title})", soft_wrap=True, markup=False)
+    console.print(terminal_text(f"queries that moved most ({title})"), soft_wrap=True,
+                  markup=False)
     texts = any(m.text for m in (*r.top_gains, *r.top_losses))
     t = Table("", "query", "baseline", "candidate", "diff", *(["text"] if texts else []),
               box=None, pad_edge=False)
@@ -119,7 +121,7 @@ def _print_movers(console: Any, r: ReportRow, several: bool) -> None:
             cells = [label, m.id, _mean(m.baseline), _mean(m.candidate), signed(m.diff)]
             if texts:
                 cells.append(m.text or "")
-            t.add_row(*map(escape, cells))
+            t.add_row(*cells)
     if not r.top_gains and not r.top_losses:
         t.add_row("", "(no query moved)", "", "", "", *([""] if texts else []))
     console.print(t)

@@ -27,6 +27,22 @@ from evalkit.report.model import Report, ReportRow
 
 NO_DIFFERENCE = "no significant difference"
 
+#: What the p cells say when the p-values are not shown (:func:`p_note_for`).
+N_TOO_SMALL = "n too small"
+
+
+def p_note_for(degenerate: str | None, significant: bool, p_value: float, alpha: float
+               ) -> str | None:
+    """:data:`N_TOO_SMALL` when the degenerate-input rule (docs/statistics.md: every
+    per-query difference equal, ``degenerate="constant"``) made a test "not significant"
+    although its p is below ``alpha`` (the paired bootstrap gives ``1/(B+1)`` to one
+    query, and to five equal differences, which the sign-flip test cannot find
+    significant); else None. Reporters print the note instead of a p that reads as
+    significant (:meth:`evalkit.report.ReportRow.p_display`)."""
+    if degenerate and not significant and p_value < alpha:
+        return N_TOO_SMALL
+    return None
+
 def comparison_row(
     *,
     name: str,
@@ -48,6 +64,7 @@ def comparison_row(
     method: str | None,
     correction: str | None,
     unit: str = "queries",
+    p_note: str | None = None,
     **extra: Any,
 ) -> ReportRow:
     """One comparison as a report row; ``a`` is the candidate, ``b`` the baseline.
@@ -57,8 +74,9 @@ def comparison_row(
     (``"bm25 better"``), else the higher one, or says ``"no significant difference"``.
     ``n_resamples`` is the resampling floor of the p-values (None for an analytic or
     exact p); ``correction`` the label of the adjustment (``"Holm"``); ``unit`` what the
-    paired rows are (``"queries"``, a target run's ``"cases"``). ``extra`` goes to
-    the row as is (wins, movers, distribution...).
+    paired rows are (``"queries"``, a target run's ``"cases"``); ``p_note`` why the
+    p-values are not shown (:func:`p_note_for`), and then the detail says so instead of
+    giving them. ``extra`` goes to the row as is (wins, movers, distribution...).
     """
     sig = bool(significant) if significant is not None else (
         float(p_adjusted if p_adjusted is not None else p_value) < alpha)
@@ -77,20 +95,30 @@ def comparison_row(
                   f"means {a}/{b} = {ratio_text(diff)})")
     if ci_low is not None and ci_high is not None:
         detail += f", {1 - alpha:.0%} CI [{signed(ci_low)}, {signed(ci_high)}]"
-    detail += f", {p_phrase(p_value, n_resamples)}"
-    if p_adjusted is not None:
-        by = f" by {correction}" if correction else ""
-        detail += f", adjusted{by}: {p_phrase(float(p_adjusted), n_resamples)}"
+    if p_note:
+        detail += (f", p not shown: {p_note} (every difference is equal; docs/statistics.md, "
+                   "degenerate input)")
+    else:
+        detail += f", {p_phrase(p_value, n_resamples)}"
+        if p_adjusted is not None:
+            by = f" by {correction}" if correction else ""
+            detail += f", adjusted{by}: {p_phrase(float(p_adjusted), n_resamples)}"
     if method:
         detail += f" ({method})"
     return ReportRow(
         name=name, status=status, metric=metric, level="info", value=value,
         reference_value=reference_value, difference=diff, ci_low=ci_low, ci_high=ci_high,
         confidence=1 - alpha, p_value=p_value, p_adjusted=p_adjusted,
-        n_resamples=n_resamples, coverage="" if n_queries is None else f"{n_queries} {unit}",
+        n_resamples=n_resamples, p_note=p_note,
+        coverage="" if n_queries is None else unit_count(n_queries, unit),
         detail=detail, candidate=a, baseline=b, n_queries=n_queries, significant=sig,
         higher_is_better=higher_is_better, method=method, **extra,
     )
+
+
+def unit_count(n: int, unit: str) -> str:
+    """``"93 queries"``, ``"1 query"`` (``unit``: ``"queries"`` or ``"cases"``)."""
+    return f"{n} {({'queries': 'query', 'cases': 'case'}.get(unit, unit) if n == 1 else unit)}"
 
 
 def row_unit(runs_provenance: Mapping[str, Mapping[str, Any]]) -> str:
@@ -189,14 +217,17 @@ def report_from_comparison(
             b_res = None  # an analytic or exact p has no resampling floor
         n = _get(it, "n_queries")
         verdict = _get(it, "significant")
+        alpha = float(_get(it, "alpha", 0.05) or 0.05)
+        p_value = float(_get(it, "p_value"))
+        note = _get(it, "p_note") or (None if verdict is None else p_note_for(
+            _get(it, "degenerate"), bool(verdict), p_value, alpha))
         counts = {k: None if _get(it, k) is None else int(_get(it, k))
                   for k in ("wins", "ties", "losses")}
         rows.append(comparison_row(
             name=row_label(f"{metric} ({a})" if several else metric, metric), metric=metric,
             a=a, b=b,
-            diff=float(_first(it, "observed", "diff")), p_value=float(_get(it, "p_value")),
-            p_adjusted=_float(_get(it, "p_adjusted")),
-            alpha=float(_get(it, "alpha", 0.05) or 0.05),
+            diff=float(_first(it, "observed", "diff")), p_value=p_value,
+            p_adjusted=_float(_get(it, "p_adjusted")), alpha=alpha, p_note=note,
             significant=None if verdict is None else bool(verdict), higher_is_better=hib,
             value=_float(ma), reference_value=_float(mb), ci_low=_float(_get(it, "ci_low")),
             ci_high=_float(_get(it, "ci_high")), n_queries=None if n is None else int(n),
@@ -219,5 +250,6 @@ def report_from_comparison(
     )
 
 
-__all__ = ["LOG_SCALE_LABEL", "NO_DIFFERENCE", "comparison_row", "log_scale_note",
-           "ratio_text", "report_from_comparison", "row_label", "row_unit"]
+__all__ = ["LOG_SCALE_LABEL", "NO_DIFFERENCE", "N_TOO_SMALL", "comparison_row",
+           "log_scale_note", "p_note_for", "ratio_text", "report_from_comparison",
+           "row_label", "row_unit", "unit_count"]

@@ -1,4 +1,8 @@
-"""Console reporter: a rich table, rendered to plain text (no colour codes)."""
+"""Console reporter: a rich table, rendered to plain text (no colour codes).
+
+Every text from the report goes through :func:`evalkit.report.escaping.terminal_text`
+(and table cells are ``rich.text.Text``, never read as markup), so a name holding
+``[bold]``, a terminal escape or a bidirectional override prints as written."""
 
 from __future__ import annotations
 
@@ -19,9 +23,10 @@ def render_console(obj: Any, *, width: int = 200, color: bool = False) -> str:
         width: the table width in characters.
         color: keep ANSI colour codes (off for files).
     """
+    from rich.box import HEAVY_HEAD
     from rich.console import Console
-    from rich.table import Table
 
+    from evalkit.report.escaping import rich_cell, terminal_text
     from evalkit.report.rich_tables import new_table
 
     report = as_report(obj)
@@ -29,29 +34,28 @@ def render_console(obj: Any, *, width: int = 200, color: bool = False) -> str:
     title = report.title + (f": {report.subject}" if report.subject else "")
     if report.reference:
         title += f" vs {report.reference}"
-    table = Table(title=title, show_lines=False)
-    for h in headers:
-        table.add_column(h, overflow="fold")
+    table = new_table(*headers, title=rich_cell(title), box=HEAVY_HEAD, pad_edge=True)
     for row, line in zip(report.rows, cells, strict=True):
         table.add_row(*line, style=STYLES.get(row.status) if color else None)
     buf = io.StringIO()
     console = Console(file=buf, width=width, force_terminal=color, color_system=(
         "standard" if color else None), highlight=False, soft_wrap=False)
     if report.description:  # how a comparison was tested
-        console.print(report.description, markup=False)
+        console.print(terminal_text(report.description), markup=False)
     console.print(table)
     for row in report.rows:
         if row.status not in ("pass", "no significant difference") and row.detail:
-            console.print(f"{row.name}: {row.detail}", markup=False)
+            console.print(terminal_text(f"{row.name}: {row.detail}"), markup=False)
     for row in report.rows:
         heads, lines = movers(row)
         if lines:
-            console.print(f"queries that moved most ({row.name})", markup=False)
+            console.print(terminal_text(f"queries that moved most ({row.name})"),
+                          markup=False)
             moved = new_table(*heads)
             for line in lines:
                 moved.add_row(*line)
             console.print(moved)
     for note in report.notes:
-        console.print(f"note: {note}", markup=False)
-    console.print(report.summary, markup=False)
+        console.print(terminal_text(f"note: {note}"), markup=False)
+    console.print(terminal_text(report.summary), markup=False)
     return buf.getvalue()

@@ -120,14 +120,17 @@ def write_parquet(run: RunResult, path: str | os.PathLike[str], *,
                   metrics: Sequence[str] | None = None,
                   counts: Sequence[str] | None = None) -> Path:
     """Write the per-query table of ``run`` (:func:`run_frame`, with ``metrics`` and
-    ``counts`` chosen) to a Parquet file, atomically (a temporary file beside it, then
-    renamed).
+    ``counts`` chosen) to a Parquet file, as every output is written
+    (:func:`evalkit.io.outputs.write_output`: missing folders created, a regular file
+    replaced atomically, a symbolic link followed, a device or FIFO written directly).
 
     Raises:
         MissingExtraError: pandas or pyarrow is not installed.
         evalkit.io.outputs.UnwritableError: the file cannot be written.
     """
-    from evalkit.io.outputs import writing
+    import io
+
+    from evalkit.io.outputs import write_output
 
     df = run_frame(run, metrics, counts)
     try:
@@ -136,16 +139,9 @@ def write_parquet(run: RunResult, path: str | os.PathLike[str], *,
         raise MissingExtraError(
             f"--parquet needs pyarrow, which is not installed ({exc}); install the extra: "
             f"pip install '{PANDAS_EXTRA}'") from None
-    p = Path(path)
-    with writing(p):
-        p.parent.mkdir(parents=True, exist_ok=True)
-        tmp = p.with_name(f".{p.name}.{os.getpid()}.tmp")
-        try:
-            df.to_parquet(tmp, index=False, engine="pyarrow")
-            os.replace(tmp, p)
-        finally:
-            tmp.unlink(missing_ok=True)
-    return p
+    buf = io.BytesIO()
+    df.to_parquet(buf, index=False, engine="pyarrow")
+    return write_output(Path(path), buf.getvalue())
 
 
 __all__ = ["PANDAS_EXTRA", "MissingExtraError", "comparison_frame", "gate_frame",

@@ -5,23 +5,30 @@ Blocking checks that fail get ``<failure>``, blocking checks that could not be j
 ``<error>``; warn-level checks never fail the suite (their verdict and reason go to
 ``<system-out>``, prefixed ``warning:``). Comparisons produce passing test cases whose
 ``<system-out>`` holds the numbers.
+
+Text from the report goes through :func:`evalkit.report.escaping.xml_text` (the characters
+XML 1.0 cannot hold, and bidirectional overrides, written as their escapes) and the XML
+library's escaping, so the document always parses and shows each name as written.
 """
 
 from __future__ import annotations
 
-import re
 import xml.etree.ElementTree as ET
 from typing import Any
 
+from evalkit.report.escaping import xml_text
 from evalkit.report.formatting import decimal, signed
 from evalkit.report.model import Report, ReportRow, as_report
 
-# characters XML 1.0 cannot hold, even escaped
-_INVALID_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
-
 
 def _text(s: str) -> str:
-    return _INVALID_XML.sub("?", s)
+    """An attribute value: one line."""
+    return xml_text(s)
+
+
+def _body(s: str) -> str:
+    """Element text: its lines kept."""
+    return xml_text(s, breaks=None)
 
 
 def _case(suite: ET.Element, report: Report, row: ReportRow) -> None:
@@ -36,11 +43,11 @@ def _case(suite: ET.Element, report: Report, row: ReportRow) -> None:
             ET.SubElement(props, "property", name=key, value=_text(value))
     first = row.detail.split("; ")[0] if row.detail else row.status
     if row.failed:
-        el = ET.SubElement(tc, "failure", message=_text(first), type=row.status)
-        el.text = _text(row.detail)
+        el = ET.SubElement(tc, "failure", message=_text(first), type=_text(row.status))
+        el.text = _body(row.detail)
     elif row.errored:
-        el = ET.SubElement(tc, "error", message=_text(first), type=row.status)
-        el.text = _text(row.detail)
+        el = ET.SubElement(tc, "error", message=_text(first), type=_text(row.status))
+        el.text = _body(row.detail)
     out = f"{row.name}: {row.status}" + (f" ({row.coverage})" if row.coverage else "")
     if row.detail:
         out += f"\n{row.detail}"
@@ -52,7 +59,7 @@ def _case(suite: ET.Element, report: Report, row: ReportRow) -> None:
                     f"{decimal(m.candidate)} ({signed(m.diff)})" + (f" {m.text}" if m.text else ""))
     if row.level == "warn" and row.status != "pass":
         out = "warning: " + out
-    ET.SubElement(tc, "system-out").text = _text(out)
+    ET.SubElement(tc, "system-out").text = _body(out)
 
 
 def render_junit(obj: Any) -> str:
@@ -67,7 +74,7 @@ def render_junit(obj: Any) -> str:
     root = ET.Element("testsuites", attrs)
     suite = ET.SubElement(root, "testsuite", attrs)
     props = ET.SubElement(suite, "properties")
-    ET.SubElement(props, "property", name="status", value=report.status)
+    ET.SubElement(props, "property", name="status", value=_text(report.status))
     if report.exit_code is not None:
         ET.SubElement(props, "property", name="exit_code", value=str(report.exit_code))
     ET.SubElement(props, "property", name="summary", value=_text(report.summary))
@@ -76,7 +83,7 @@ def render_junit(obj: Any) -> str:
     for row in report.rows:
         _case(suite, report, row)
     if report.notes:
-        ET.SubElement(suite, "system-out").text = _text("\n".join(report.notes))
+        ET.SubElement(suite, "system-out").text = _body("\n".join(report.notes))
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(
         root, encoding="unicode") + "\n"

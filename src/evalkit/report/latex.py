@@ -14,7 +14,8 @@ tests at the corrected p:
 The caption says what was compared and how: the metrics, the systems, the number of
 paired queries, the legend of the marks, the test (per metric when ``auto`` chose two),
 one- or two-sided, the resamples and seed (or that the p is analytic), the correction
-and the size of its family, and alpha. Run and metric names are escaped (:func:`escape`);
+and the size of its family, and alpha. Run and metric names are escaped (:func:`escape`,
+which is :func:`evalkit.report.escaping.latex_text`);
 known metrics get the names papers print (:func:`paper_name`: ``AP``, ``nDCG@10``,
 ``P@10``, ``R@100``, ``RR``).
 
@@ -26,21 +27,12 @@ checks. Rendering is plain string work: nothing is imported beyond the report mo
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from evalkit.report.formatting import CORRECTION_LABELS, METHOD_LABELS, decimal, p_cell
+from evalkit.report.escaping import latex_text as escape
+from evalkit.report.formatting import CORRECTION_LABELS, METHOD_LABELS, decimal
 from evalkit.report.model import Report, ReportRow, as_report
-
-#: Characters with a meaning in LaTeX, and how they are written as text.
-_SPECIAL = {
-    "\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "$": r"\$", "&": r"\&", "#": r"\#",
-    "%": r"\%", "_": r"\_", "^": r"\textasciicircum{}", "~": r"\textasciitilde{}",
-    "<": r"\textless{}", ">": r"\textgreater{}", "|": r"\textbar{}",
-}
-_SPECIAL_RE = re.compile("[" + re.escape("".join(_SPECIAL)) + "]")
-_CONTROL_RE = re.compile(r"[\x00-\x1f\x7f]+")
 
 #: Metrics whose printed name differs from the canonical one (``name`` or ``name@k``).
 _PAPER = {"ap": "AP", "ndcg": "nDCG", "rr": "RR", "err": "ERR", "rbp": "RBP",
@@ -52,16 +44,6 @@ _PAPER = {"ap": "AP", "ndcg": "nDCG", "rr": "RR", "err": "ERR", "rbp": "RBP",
 BETTER = r"$^{\dagger}$"
 #: The mark after a mean significantly worse than the baseline's.
 WORSE = r"$^{\nabla}$"
-
-
-def escape(text: str) -> str:
-    """``text`` as LaTeX text: the ten special characters (``\\ { } $ & # % _ ^ ~``) and
-    ``< > |`` (which the default OT1 font encoding prints as other glyphs) are written
-    with their text commands; line breaks and other control characters become one space.
-    Other characters pass unchanged (pdflatex reads UTF-8; accented Latin letters
-    compile, scripts it has no font for need xelatex or lualatex)."""
-    text = _CONTROL_RE.sub(" ", str(text))
-    return _SPECIAL_RE.sub(lambda m: _SPECIAL[m.group(0)], text)
 
 
 def paper_name(metric: str) -> str:
@@ -281,9 +263,8 @@ def _gate_table(report: Report) -> str:
             diff = "" if r.difference is None else _number(r.difference)
             if r.difference is not None and r.difference > 0:
                 diff = "+" + diff
-            p = r.p_adjusted if r.p_adjusted is not None else r.p_value
             line += [_number(r.reference_value) if r.reference_value is not None else "",
-                     diff, escape(p_cell(p, r.n_resamples))]
+                     diff, escape(r.p_display(adjusted=r.p_adjusted is not None))]
         line.append(escape(r.status))
         lines.append(" & ".join(line) + r" \\")
     against = f" against the baseline {escape(report.reference)}" if report.reference else ""

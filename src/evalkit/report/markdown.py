@@ -6,54 +6,61 @@ from __future__ import annotations
 from typing import Any
 
 from evalkit.report._table import columns, movers
+from evalkit.report.escaping import markdown_code as code
+from evalkit.report.escaping import markdown_text as text
 from evalkit.report.model import as_report
 
 ICONS = {"pass": "✅", "fail": "❌", "warn": "⚠️", "error": "🛑"}
 STATUS_ICONS = {"passed": "✅", "failed": "❌", "error": "🛑"}
 
 
-def _cell(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ").strip()
+def _row(cells: list[str]) -> str:
+    return "| " + " | ".join(text(c).strip() for c in cells) + " |"
 
 
 def render_markdown(obj: Any) -> str:
-    """The report as GitHub-flavoured Markdown."""
+    """The report as GitHub-flavoured Markdown. Every text from the report (run names,
+    check ids, metric names, query ids and texts, details, notes) is escaped so that it
+    renders as written (:func:`evalkit.report.escaping.markdown_text`, names in code
+    spans :func:`~evalkit.report.escaping.markdown_code`): no HTML, link, emphasis or
+    table cell comes from a name."""
     report = as_report(obj)
     headers, cells = columns(report)
     out: list[str] = []
     if report.kind == "gate":
         icon = STATUS_ICONS.get(report.status, "")
-        out.append(f"### {icon} {report.title}: {report.status} (exit {report.exit_code})")
+        out.append(f"### {icon} {text(report.title)}: {text(report.status)} "
+                   f"(exit {report.exit_code})")
     else:
-        out.append(f"### {report.title}")
-    what = f"`{_cell(report.subject)}`"
+        out.append(f"### {text(report.title)}")
+    what = code(report.subject)
     if report.reference:
         what += (" against baseline " if report.kind == "gate" else " vs ") + (
-            f"`{_cell(report.reference)}`")
+            code(report.reference))
     out += ["", what, ""]
     if report.description:  # how a comparison was tested
-        out += [f"_{_cell(report.description)}_", ""]
-    out.append("| " + " | ".join(_cell(h) for h in headers) + " |")
+        out += [f"_{text(report.description)}_", ""]
+    out.append(_row(headers))
     out.append("|" + "|".join("---" for _ in headers) + "|")
     for row, line in zip(report.rows, cells, strict=True):
         line = list(line)
         if report.kind == "gate":
             line[1] = f"{ICONS.get(row.status, '')} {row.status}".strip()
-        out.append("| " + " | ".join(_cell(c) for c in line) + " |")
+        out.append(_row(line))
     reasons = [r for r in report.rows if r.status not in ("pass", "no significant difference")]
     if reasons:
         out += ["", "**Details**", ""]
-        out += [f"- `{_cell(r.name)}`: {_cell(r.detail)}" for r in reasons]
+        out += [f"- {code(r.name)}: {text(r.detail)}" for r in reasons]
     for r in report.rows:
         heads, lines = movers(r)
         if not lines:
             continue
-        out += ["", f"**Queries that moved most: `{_cell(r.name)}`**", ""]
-        out.append("| " + " | ".join(_cell(h) for h in heads) + " |")
+        out += ["", f"**Queries that moved most: {code(r.name)}**", ""]
+        out.append(_row(heads))
         out.append("|" + "|".join("---" for _ in heads) + "|")
-        out += ["| " + " | ".join(_cell(c) for c in line) + " |" for line in lines]
+        out += [_row(line) for line in lines]
     if report.notes:
         out.append("")
-        out += [f"> {_cell(n)}" for n in report.notes]
-    out += ["", _cell(report.summary), ""]
+        out += [f"> {text(n, line_start=True)}" for n in report.notes]
+    out += ["", text(report.summary, line_start=True), ""]
     return "\n".join(out)

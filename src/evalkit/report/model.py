@@ -109,6 +109,12 @@ class ReportRow:
         p_value, p_adjusted: raw and multiplicity-adjusted p.
         n_resamples: ``B`` of the resampling test that gave the p-values (its floor is
             ``1/(B+1)``, printed as ``< 0.0001`` for B = 10,000), or None.
+        p_note: why the p-values are shown as words instead of numbers, or None: with
+            every per-query difference equal and too few queries
+            (:data:`evalkit.report.comparison_rows.N_TOO_SMALL`, ``"n too small"``), the
+            degenerate-input rule of docs/statistics.md decides "not significant" while
+            the test's p (``1/(B+1)``) would read as significant. Every reporter prints
+            it in the p cells (:meth:`p_display`).
         coverage: ``"k/n cases"`` (gate) or ``"n queries"`` (compare).
         detail: one human-readable sentence with the numbers and the reason.
         failed: counts as a failure (a blocking check that failed).
@@ -174,11 +180,23 @@ class ReportRow:
     baseline_values: tuple[float, ...] = ()
     candidate_values: tuple[float, ...] = ()
     spread: WithinCaseSpread | None = None  # K >= 2 in both runs (evalkit.stats.spread)
+    p_note: str | None = None
 
     @property
     def has_comparison(self) -> bool:
         """Whether the row carries a paired test (a difference or a p-value)."""
         return self.difference is not None or self.p_value is not None
+
+    def p_display(self, adjusted: bool = False) -> str:
+        """The p-value (``adjusted``: the adjusted one) as a table cell: ``0.0123``,
+        ``< 0.0001`` at the resampling floor (:func:`evalkit.report.formatting.p_cell`),
+        empty when there is none, or :attr:`p_note` when the p-values are not shown."""
+        from evalkit.report.formatting import p_cell
+
+        p = self.p_adjusted if adjusted else self.p_value
+        if self.p_note and p is not None:
+            return self.p_note
+        return p_cell(p, self.n_resamples)
 
     @property
     def wins_ties_losses(self) -> str:
@@ -196,6 +214,7 @@ class ReportRow:
             "difference": _clean(self.difference), "ci_low": _clean(self.ci_low),
             "ci_high": _clean(self.ci_high), "confidence": self.confidence,
             "p_value": _clean(self.p_value), "p_adjusted": _clean(self.p_adjusted),
+            "p_note": self.p_note,
             "coverage": self.coverage, "detail": self.detail, "failed": self.failed,
             "errored": self.errored, "n_resamples": self.n_resamples,
             "candidate": self.candidate, "baseline": self.baseline,

@@ -21,13 +21,14 @@ def _pct(x: float | None, se: float | None = None) -> str:
 def print_power_plans(result: PowerPlan, console: Any) -> None:
     """Print ``result`` on ``console`` (a :class:`rich.console.Console`; one that is not a
     terminal is widened to 140 columns so that rows never wrap)."""
+    from evalkit.report.escaping import terminal_text
     from evalkit.report.rich_tables import new_table as Table
 
     plans, alpha, power = result.plans, result.alpha, result.power
     alternative = result.alternative
     if not console.is_terminal:
         console.width = max(console.width, 140)
-    console.print(result.header, soft_wrap=True)
+    console.print(terminal_text(result.header), soft_wrap=True, markup=False)
     simulated = any(d.simulated_se is not None for p in plans for d in p.detectable) or any(
         x.simulated_se is not None for p in plans for x in p.needed)
     console.print(f"paired t-test, alpha {alpha:g}, {alternative}, target power "
@@ -85,17 +86,18 @@ def print_power_plans(result: PowerPlan, console: Any) -> None:
                 metrics.append(p.metric)
     for text, metrics in remarks.items():
         label = f"{', '.join(metrics)}: " if metrics else ""
-        console.print(f"note: {label}{text}", soft_wrap=True)
+        console.print(terminal_text(f"note: {label}{text}"), soft_wrap=True, markup=False)
     skewed = [p.metric for p in plans if p.skewness is not None and abs(p.skewness) > 1]
     if skewed:
-        console.print(f"note: the differences of {', '.join(str(m) for m in skewed)} are "
-                      "skewed; trust the simulated power over the analytic figures",
-                      soft_wrap=True)
+        console.print(terminal_text(f"note: the differences of {', '.join(map(str, skewed))} "
+                                    "are skewed; trust the simulated power over the "
+                                    "analytic figures"), soft_wrap=True, markup=False)
 
 
 def _samples_tables(plans: Any, with_metric: bool, console: Any) -> None:
     """The n x K table of a pilot with repeated samples, and where more samples stop
     helping."""
+    from evalkit.report.escaping import terminal_text
     from evalkit.report.rich_tables import new_table as Table
 
     if not any(p.samples for p in plans):
@@ -119,9 +121,10 @@ def _samples_tables(plans: Any, with_metric: bool, console: Any) -> None:
                  f"detectable diff is then within {100 * s.tolerance:g}% of its value with "
                  "unlimited samples; add cases instead)" if s.enough_k is not None else
                  "the pilot shows no between-case variance: more samples keep helping")
-        console.print(f"note: {label}pilot K = {s.k_baseline} and {s.k_candidate}; "
-                      f"{100 * s.within_share:.1f}% of the per-case variance comes from "
-                      f"resampling; {where}", soft_wrap=True)
+        console.print(terminal_text(
+            f"note: {label}pilot K = {s.k_baseline} and {s.k_candidate}; "
+            f"{100 * s.within_share:.1f}% of the per-case variance comes from "
+            f"resampling; {where}"), soft_wrap=True, markup=False)
 
 
 def _right(table: Any, first: int) -> None:

@@ -170,10 +170,11 @@ def print_table(console: Any, result: RunResult, metrics: Sequence[str], per_que
                 source: Path, counts: Sequence[str] = ()) -> None:
     """Means (and with ``per_query`` every query's values) on a rich ``console``; counts
     as integers, summed over the queries in the total line."""
+    from evalkit.report.escaping import rich_markup, terminal_text
     from evalkit.report.rich_tables import new_table as Table
 
-    console.print(f"run [bold]{result.name}[/bold] ({source})")
-    console.print(summary_line(result), soft_wrap=True)
+    console.print(f"run [bold]{rich_markup(result.name)}[/bold] ({rich_markup(source)})")
+    console.print(terminal_text(summary_line(result)), soft_wrap=True, markup=False)
     if per_query:
         table = Table(result.row_nouns[0], *metrics, *counts, box=None, pad_edge=False)
         for col in table.columns[1:]:

@@ -5,10 +5,11 @@ Each function returns ``{column name: [value, ...]}`` (insertion-ordered, every 
 length), with ``None`` where a value is missing; :mod:`evalkit.report.frames` makes DataFrames of
 them and :func:`write_csv` writes them with the standard library's :mod:`csv`.
 
-* :func:`run_columns`: one row per query (or case, or sample): ``qid``, ``sample`` (runs
-  with repeated samples only), one column per metric (the union over the rows, in
-  first-seen order), one per count (``num_ret``, ``num_rel``, ...), then ``error`` (the
-  failed target call's message) and ``latency_ms``.
+* :func:`run_columns`: one row per query (or case, or sample), in the run's order (a
+  TREC run's, which evalkit keeps in text order, in natural order: ``2`` before ``10``):
+  ``qid``, ``sample`` (runs with repeated samples only), one column per metric (the
+  union over the rows, in first-seen order), one per count (``num_ret``, ``num_rel``,
+  ...), then ``error`` (the failed target call's message) and ``latency_ms``.
 * :func:`comparison_columns`: one row per (candidate, metric), every scalar field of
   :class:`~evalkit.comparison.MetricComparison`; :func:`comparison_long_columns`: ``qid,
   system, metric, value`` per paired query, as PyTerrier's ``perquery=True``.
@@ -19,7 +20,7 @@ from __future__ import annotations
 
 import csv
 import io
-import math
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -35,7 +36,7 @@ Columns = dict[str, list[Any]]
 #: The scalar fields of a MetricComparison, in the order of the comparison's table.
 COMPARISON_FIELDS: tuple[str, ...] = (
     "candidate", "baseline", "metric", "n_queries", "baseline_mean", "candidate_mean",
-    "diff", "ci_low", "ci_high", "p_value", "p_adjusted", "significant",
+    "diff", "ci_low", "ci_high", "p_value", "p_adjusted", "p_note", "significant",
     "significant_unadjusted", "wins", "ties", "losses", "higher_is_better",
     "standardized_effect", "method", "ci_method", "p_resamples",
 )
@@ -63,9 +64,29 @@ def column_names(run: RunResult) -> tuple[list[str], list[str]]:
     return _union(rows, "metrics"), _union(rows, "counts")
 
 
+def natural_key(text: str) -> tuple[Any, ...]:
+    """Sort key of an id in natural order: its runs of digits compare as numbers
+    (``"2"`` before ``"10"``, ``"q2"`` before ``"q10"``), the rest as text; ids equal
+    as numbers (``"7"``, ``"007"``) fall back to the text."""
+    parts = re.split(r"(\d+)", text)
+    return (*((int(p) if i % 2 else p) for i, p in enumerate(parts)), text)
+
+
+def row_order(ids: Sequence[str]) -> list[int]:
+    """The positions of ``ids`` in the order a table lists them: the run's own order, or,
+    when the ids are in text order (``"1", "10", "100", "2"``: how evalkit keeps a TREC
+    run's or a DataFrame's rows, as trec_eval prints them), natural order (``"1", "2",
+    "10", "100"``, :func:`natural_key`)."""
+    positions = list(range(len(ids)))
+    if all(ids[i] <= ids[i + 1] for i in range(len(ids) - 1)):
+        positions.sort(key=lambda i: natural_key(ids[i]))
+    return positions
+
+
 def run_columns(run: RunResult, metrics: Sequence[str] | None = None,
                 counts: Sequence[str] | None = None) -> Columns:
-    """One row per row of ``run`` (see the module docstring), in stored order.
+    """One row per row of ``run`` (see the module docstring), in the run's order, or in
+    natural order of the ids when they are stored in text order (:func:`row_order`).
 
     Metric values are floats (``None`` where a row has no value: the metric or the call
     failed there); counts keep their stored type; ``latency_ms`` is ``None`` for rows of
@@ -77,6 +98,7 @@ def run_columns(run: RunResult, metrics: Sequence[str] | None = None,
             the id or error columns.
     """
     rows = list(run.per_query)
+    rows = [rows[i] for i in row_order([str(r.query_id) for r in rows])]
     all_metrics, all_counts = column_names(run)
     metrics = all_metrics if metrics is None else list(metrics)
     counts = all_counts if counts is None else list(counts)
@@ -117,7 +139,8 @@ def comparison_columns(c: Comparison) -> Columns:
 
 def comparison_long_columns(c: Comparison) -> Columns:
     """``qid, system, metric, value``: every paired query's value of every compared metric
-    in every run, by run (baseline first), then metric, then query id."""
+    in every run, by run (baseline first), then metric, then query id (in natural order,
+    :func:`row_order`)."""
     values: dict[tuple[str, str], tuple[tuple[str, ...], tuple[float, ...]]] = {}
     for r in c.results:
         values.setdefault((r.baseline, r.metric), (r.query_ids, r.baseline_values))
@@ -126,10 +149,11 @@ def comparison_long_columns(c: Comparison) -> Columns:
     for run in c.runs:
         for metric in c.metrics:
             ids, vals = values.get((run.name, metric), ((), ()))
-            out["qid"] += ids
+            order = row_order(ids)
+            out["qid"] += [ids[i] for i in order]
             out["system"] += [run.name] * len(ids)
             out["metric"] += [metric] * len(ids)
-            out["value"] += [float(v) for v in vals]
+            out["value"] += [float(vals[i]) for i in order]
     return out
 
 
@@ -157,24 +181,22 @@ def gate_columns(g: GateReport) -> Columns:
     return out
 
 
-def _cell(value: Any) -> str:
-    """A CSV cell: empty for None and NaN, ``repr`` for floats (they read back exactly)."""
-    if value is None:
-        return ""
-    if isinstance(value, float):
-        return "" if math.isnan(value) else repr(value)
-    return str(value)
-
-
 def csv_text(columns: Columns) -> str:
-    """The columns as CSV text (a header line, then one line per row; RFC 4180 quoting)."""
+    """The columns as CSV text (a header line, then one line per row; RFC 4180 quoting).
+
+    Each cell, the header's included, is :func:`evalkit.report.escaping.csv_cell`: empty
+    for None and NaN, floats as their ``repr`` (they read back exactly), and text that a
+    spreadsheet would run as a formula (``=``, ``+``, ``-``, ``@``, tab or carriage return
+    first) with a leading ``'``, so that Excel and LibreOffice show it as text."""
+    from evalkit.report.escaping import csv_cell
+
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     names = list(columns)
-    writer.writerow(names)
+    writer.writerow([csv_cell(name) for name in names])
     n = len(columns[names[0]]) if names else 0
     for i in range(n):
-        writer.writerow([_cell(columns[name][i]) for name in names])
+        writer.writerow([csv_cell(columns[name][i]) for name in names])
     return buf.getvalue()
 
 
@@ -192,5 +214,5 @@ def write_csv(columns: Columns, path: str | Path) -> Path:
 
 
 __all__ = ["COMPARISON_FIELDS", "GATE_FIELDS", "Columns", "column_names", "comparison_columns",
-           "comparison_long_columns", "csv_text", "gate_columns", "run_columns",
-           "write_csv"]
+           "comparison_long_columns", "csv_text", "gate_columns", "natural_key", "row_order",
+           "run_columns", "write_csv"]

@@ -141,22 +141,31 @@ def paired_bootstrap(
     )
 
 
-def constant_verdict(c: float, n: int, n_resamples: int, alpha: float = 0.05
-                     ) -> tuple[bool, str]:
+def constant_verdict(c: float, n: int, n_resamples: int, alpha: float = 0.05,
+                     alternative: str = "two-sided") -> tuple[bool, str]:
     """``(significant, note)`` of the paired bootstrap on ``n`` differences all equal to
     ``c``: every resample has mean ``c``, so its interval ``[c, c]`` excludes 0 whatever
     the evidence; significance follows the sign-flip test's degenerate rule
-    (:func:`evalkit.stats.degenerate.constant_p_floor`), as ``paired_test`` decides."""
+    (:func:`evalkit.stats.degenerate.constant_p_floor`), as ``paired_test`` decides:
+    two-sided, its smallest p ``2**(1-n)``; one-sided (``"greater"``, ``"less"``),
+    ``2**-n`` when ``c`` lies in the alternative's direction, and never significant
+    against it."""
     if c == 0:
         return False, ("every per-query difference is 0: the runs agree on every query, "
                        "so there is no difference to detect")
-    floor = constant_p_floor(n, n_resamples, True)
+    two = alternative == "two-sided"
+    sided = "two-sided" if two else "one-sided"
+    if not two and (c > 0) != (alternative == "greater"):
+        return False, (f"every per-query difference equals {c:.6g}, against the "
+                       f"alternative ({alternative}), so this is not significant "
+                       "(docs/statistics.md, degenerate input)")
+    floor = constant_p_floor(n, n_resamples, two)
     if floor < alpha:
         return True, (f"every per-query difference equals {c:.6g}; significant by the "
                       f"sign-flip test's rule for constant differences (its smallest "
-                      f"two-sided p at n = {n} is {floor:.4g} < {alpha:g})")
+                      f"{sided} p at n = {n} is {floor:.4g} < {alpha:g})")
     queries = "query" if n == 1 else "queries"
     return False, (f"every per-query difference equals {c:.6g}, so the bootstrap interval "
                    f"[c, c] excludes 0 mechanically; with {n} {queries} the sign-flip test "
-                   f"cannot reach p < {alpha:g} (its smallest two-sided p is {floor:.4g}), "
+                   f"cannot reach p < {alpha:g} (its smallest {sided} p is {floor:.4g}), "
                    "so this is not significant (docs/statistics.md, degenerate input)")

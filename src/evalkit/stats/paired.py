@@ -71,12 +71,11 @@ def make_result(
     used = family.used_generator[j]
     significant = bool(outcome.p_value < alpha)
     note = None
-    if outcome.degenerate == "constant" and method == "bootstrap" and \
-            alternative == "two-sided":
+    if outcome.degenerate == "constant" and method == "bootstrap":
         # the bootstrap's p (1/(B+1)) is mechanical here: the sign-flip rule decides, as for
-        # every other method (and paired_bootstrap)
+        # every other method (and paired_bootstrap), on either alternative
         significant, note = constant_verdict(outcome.observed, n, family.n_resamples[j],
-                                             alpha)
+                                             alpha, alternative)
     return PairedTestResult(
         observed=outcome.observed,
         ci_low=outcome.ci_low,

@@ -48,8 +48,8 @@ def _summary_row(row: Any) -> dict[str, Any]:
         "baseline": row.baseline or "", "value": num(row.value),
         "reference": num(row.reference_value), "diff": num(row.difference, True),
         "ci": ci_cell(row.ci_low, row.ci_high, row.difference),
-        "p": p_text(row.p_value, row.n_resamples),
-        "p_adjusted": p_text(row.p_adjusted, row.n_resamples),
+        "p": row.p_display(),
+        "p_adjusted": row.p_display(adjusted=True),
         "status": row.status, "significant": bool(row.significant),
         "wtl": row.wins_ties_losses, "n": "" if row.n_queries is None else str(row.n_queries),
         "effect": num(row.effect_size), "method": row.method or "",
@@ -250,8 +250,7 @@ def compare_context(report: Any, limit: int = charts.MAX_MARKS) -> dict[str, Any
                      "label": r.metric if one_pair else _label(r, several_baselines),
                      "diff": r.difference,
                      "lo": r.ci_low, "hi": r.ci_high, "significant": bool(r.significant),
-                     "p": p_text(r.p_adjusted if r.p_adjusted is not None else r.p_value,
-                                 r.n_resamples)}
+                     "p": r.p_display(adjusted=r.p_adjusted is not None)}
                     for r in rows if r.difference is not None]
     forest = None
     conf = next((r.confidence for r in rows if r.confidence), 0.95)

@@ -32,10 +32,8 @@ line-by-line reader here, which gives the same result or the precise error.
 
 from __future__ import annotations
 
-import gzip
 import math
 import re
-import zlib
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal, overload
@@ -217,15 +215,15 @@ def parse_qrels(raw: bytes, *, source: str | Path = "<qrels>", lazy: bool = Fals
 
 # --------------------------------------------------------------------------- shared
 def _text_bytes(raw: bytes, source: str | Path) -> bytes:
+    from evalkit.io.gzip_data import DamagedGzipError, inflate, is_gzip
+
     data = raw
-    if data[:2] == b"\x1f\x8b":
+    if is_gzip(data):
         try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError, zlib.error) as exc:
-            raise TrecFormatError(
-                source, None, f"looks gzip-compressed but cannot be decompressed ({exc})",
-                "Check that the file was copied completely",
-            ) from None
+            data = inflate(data)
+        except DamagedGzipError as exc:
+            raise TrecFormatError(source, None, str(exc),
+                                  "Copy or download the file again") from None
     if data.startswith(_BOM):
         data = data[len(_BOM):]
     return data
