@@ -273,7 +273,7 @@ def empty_answers(run: RunResult) -> list[str]:
 
 def has_retrieval_metric(run: RunResult) -> bool:
     """Whether some metric of ``run`` ranks ids against judgments (its registered record
-    has ``needs_judgments``: the retrieval measures); unknown names count as not."""
+    needs ``"relevance"``: the retrieval measures); unknown names count as not."""
     from evalkit.core.registry import RegistryError
     from evalkit.plugins.default import default_registry
 
@@ -281,7 +281,7 @@ def has_retrieval_metric(run: RunResult) -> bool:
     names = set(run.metric_names()) | {m for r in run.per_query for m in r.metrics}
     for name in names:
         try:
-            if getattr(reg.resolve(name), "needs_judgments", False):
+            if "relevance" in getattr(reg.resolve(name), "needs", ()):
                 return True
         except (RegistryError, ValueError, TypeError):
             continue

@@ -26,6 +26,7 @@ from evalkit.data.rows import CaseResult, CutRaw, RawCutError
 from evalkit.data.samples import reduce_samples
 from evalkit.data.targets import TargetResponse
 from evalkit.execute.artifact_writer import save_finished
+from evalkit.execute.case_needs import require_case_fields
 from evalkit.execute.executor import (
     scored,
 )
@@ -37,7 +38,6 @@ from evalkit.execute.run_header import (
 from evalkit.execute.samples import scoring_sample
 from evalkit.execute.scoring import (
     MetricError,
-    require_judgments,
     resolve_aggregates,
     resolve_metrics,
     score_cases,
@@ -76,7 +76,8 @@ def rescore(
     Raises:
         ArtifactError: not a target run, or a row's case is missing from the goldens.
         RegistryError: unknown metric or aggregate name.
-        UnjudgedCasesError: a metric that needs judgments and a case without them.
+        MissingCaseFieldsError: a case lacks a field a metric needs (``MetricSpec.needs``;
+            :mod:`evalkit.execute.case_needs`), before anything is written.
         ArtifactBusyError: a run is writing the file to be replaced.
     """
     source: Path | None = None
@@ -108,7 +109,7 @@ def rescore(
                 f"{gset.path or ''}".rstrip()
             )
         cases.append(gset.get(old.case_id))
-    require_judgments(specs, cases)
+    require_case_fields(specs, cases)
     rows: list[CaseResult] = []
     for old, case in zip(old_rows, cases, strict=True):
         if old.response is None:
