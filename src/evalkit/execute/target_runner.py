@@ -385,7 +385,8 @@ class _Plan:
         except Exception:  # a worker's failure while stopping: Ctrl-C wins
             pass
         again = again or interrupts.count > 1
-        return RunInterrupted(len(results), total, executor.in_flight, self.grace, again)
+        return RunInterrupted(len(results), total, executor.in_flight, self.grace, again,
+                              self.epochs)
 
 
 def as_golden_set(goldens: GoldensInput) -> GoldenSet:
