@@ -165,17 +165,55 @@ def load_run_input(run: RunInput, name: str | None = None) -> RankedRun:
     return rank_run(run, name=name or "run")
 
 
+#: The plugin whose loaders read TREC run and qrels files (a facade: the kernel names it
+#: to say how to get them, and never imports it).
+TREC_LOADERS = "evalkit-retrieval"
+
+
 def _loader(kind: str, path: str | Path) -> LoaderSpec:
-    """The loader of ``kind`` for ``path``: by suffix, else the one named ``trec``."""
+    """The loader of ``kind`` for ``path``: by suffix, else the one named ``trec``.
+
+    Raises:
+        RegistryError: no loader reads ``path`` (a TREC file, when the plugin of the TREC
+            loaders is not loaded: the message says it is disabled, failed or not
+            installed, and how to enable or install it).
+    """
     reg = default_registry()
     try:
-        return reg.loader(kind, path=str(path))
+        spec = reg.loader(kind, path=str(path))
     except RegistryError:
         try:
             return reg.loader(kind, name="trec")
         except RegistryError:
             pass
+        _refuse_without_trec_loader(kind, path)
         raise
+    if not _reads(spec, path):  # the only loader of the kind, not chosen for this file
+        _refuse_without_trec_loader(kind, path)
+    return spec
+
+
+def _reads(spec: LoaderSpec, path: str | Path) -> bool:
+    """Whether ``spec`` was chosen for ``path`` itself: a suffix of it matches and its
+    ``accepts`` (when it has one) takes the file."""
+    lowered = str(path).lower()
+    if not any(lowered.endswith(s.lower()) for s in spec.suffixes):
+        return False
+    try:
+        return spec.accepts is None or bool(spec.accepts(Path(path)))
+    except Exception:
+        return True  # the loader reports it
+
+
+def _refuse_without_trec_loader(kind: str, path: str | Path) -> None:
+    """Raise when ``path`` needs the TREC loader of ``kind`` and its plugin is not loaded
+    (:func:`evalkit.plugins.loading.unavailable_plugin`)."""
+    from evalkit.plugins.loading import unavailable_plugin
+
+    why = unavailable_plugin(default_registry(), TREC_LOADERS,
+                             f"{path}: the TREC {kind} loader that reads it")
+    if why is not None:
+        raise RegistryError(why)
 
 
 def evaluate_run(
