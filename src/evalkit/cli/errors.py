@@ -118,12 +118,34 @@ def _path_args(values: Iterable[Any]) -> list[Path]:
     return out
 
 
+def command_options() -> dict[str, tuple[str, str | None]]:
+    """The options of the running command by Python name: ``{"missing": ("--missing",
+    None), "progress": ("--progress", "--no-progress")}`` (empty outside a command)."""
+    import importlib
+
+    # the click that typer runs (typer ships its own copy): its context stack
+    click = typer.BadParameter.__module__.rsplit(".", 1)[0]
+    ctx = importlib.import_module(f"{click}.globals").get_current_context(silent=True)
+    out: dict[str, tuple[str, str | None]] = {}
+    for param in ctx.command.params if ctx is not None else ():
+        if getattr(param, "param_type_name", "") == "option" and param.name:
+            longs = [o for o in param.opts if o.startswith("--")] or list(param.opts)
+            negative = next((o for o in param.secondary_opts if o.startswith("--")), None)
+            out[param.name] = (longs[0], negative)
+    return out
+
+
 def report(exc: BaseException, paths: Sequence[Path] = ()) -> None:
     """Print ``exc`` as one user-facing line on stderr (registered secrets masked:
-    :mod:`evalkit.io.redaction`)."""
+    :mod:`evalkit.io.redaction`); the settings a
+    :class:`~evalkit.io.setting_names.SettingError` names are spelled as the running
+    command's options (``--missing zero``, not ``missing='zero'``)."""
     from evalkit.io.redaction import mask
+    from evalkit.io.setting_names import SettingError
 
-    lines = mask(message_of(exc, paths)).strip().splitlines() or [type(exc).__name__]
+    text = exc.spelled(command_options()) if isinstance(exc, SettingError) \
+        else message_of(exc, paths)
+    lines = mask(text).strip().splitlines() or [type(exc).__name__]
     typer.echo(f"error: {lines[0]}", err=True)
     for line in lines[1:]:
         typer.echo(f"       {line}", err=True)

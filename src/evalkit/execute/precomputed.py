@@ -23,6 +23,7 @@ from evalkit.data.targets import TargetResponse
 from evalkit.execute.ranking import RankedRun, rank_run
 from evalkit.execute.scoring import require_metrics, resolve_metrics, score_rankings
 from evalkit.io.limits import check_name, label_problem
+from evalkit.io.setting_names import Setting, SettingError
 from evalkit.plugins.default import default_registry
 
 if TYPE_CHECKING:
@@ -269,6 +270,8 @@ def evaluate_run(
     Raises:
         ValueError: a bad ``missing``, ``depth`` or ``relevance_level``; qrels with no
             query; a ranking that lists a document twice.
+        SettingError: (a ``ValueError``) ``missing="refuse"`` and a judged query is
+            missing from the run; the message names the settings that score or skip it.
         RegistryError: an unknown metric name.
         TrecFormatError (a ValueError, from the retrieval plugin): a malformed file.
         FrameFormatError (a ValueError, :mod:`evalkit.execute.frame_inputs`): a DataFrame with a
@@ -304,12 +307,12 @@ def evaluate_run(
     qids = sorted(q.judgments)
     if missing == "refuse" and missing_ids:
         shown = ", ".join(repr(x) for x in missing_ids[:5])
-        raise ValueError(
+        raise SettingError(
             f"{len(missing_ids)} judged quer{'y is' if len(missing_ids) == 1 else 'ies are'} "
             f"missing from the run ({shown}{', ...' if len(missing_ids) > 5 else ''}); "
-            "trec_eval 10.0 without -c stops here too. Score them 0 (missing='zero', -c) or "
-            "leave them out (missing='skip', as trec_eval 9.0.8 did)"
-        )
+            "trec_eval 10.0 without -c stops here too. Score them 0 (",
+            Setting("missing", "zero"), ", trec_eval -c) or leave them out (",
+            Setting("missing", "skip"), ", as trec_eval 9.0.8 did)")
     if missing == "skip":
         qids = [x for x in qids if x in rankings]
 

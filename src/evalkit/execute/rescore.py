@@ -45,6 +45,11 @@ from evalkit.execute.scoring import (
 from evalkit.execute.target_runner import GoldensInput, as_golden_set
 from evalkit.io.outputs import destination
 from evalkit.io.runlock import run_lock
+from evalkit.io.setting_names import Setting, SettingError
+
+
+class GoldensNotRecorded(ArtifactError, SettingError):
+    """A run whose header records no golden file, rescored without ``goldens``."""
 
 
 def rescore(
@@ -74,7 +79,9 @@ def rescore(
             file written is locked while it is replaced, as :func:`evaluate` locks it.
 
     Raises:
-        ArtifactError: not a target run, or a row's case is missing from the goldens.
+        ArtifactError: not a target run, or a row's case is missing from the goldens;
+            ``GoldensNotRecorded``, also a ``SettingError``: no ``goldens`` given and
+            none recorded.
         RegistryError: unknown metric or aggregate name.
         MissingCaseFieldsError: a case lacks a field a metric needs (``MetricSpec.needs``;
             :mod:`evalkit.execute.case_needs`), before anything is written.
@@ -180,9 +187,9 @@ def _rescore_goldens(header: Mapping[str, Any], old_config: Mapping[str, Any],
         return as_golden_set(goldens)
     recorded = (header.get("goldens") or {}).get("path")
     if not recorded:
-        raise ArtifactError(
-            f"{source or run.name}: the header records no golden file; pass goldens="
-        )
+        raise GoldensNotRecorded(
+            f"{source or run.name}: the header records no golden file; pass ",
+            Setting("goldens"), " (the golden set it was run on)")
     gpath = Path(recorded)
     if not gpath.is_absolute() and source is not None:
         gpath = source.parent / gpath
