@@ -1,5 +1,6 @@
 """A target run as ``evalkit run`` and ``evalkit rescore`` report it: the metric means and
-aggregates, the one-line status, why cases errored, what ``--resume`` did, and the same
+aggregates, the one-line status, why cases errored, how many cases each metric scored and
+why it failed on the others, why the command exits 4, what ``--resume`` did, and the same
 summary as JSON.
 
 Only the run's header and rows are read (:class:`~evalkit.data.results.RunResult`); a run
