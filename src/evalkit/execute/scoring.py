@@ -246,10 +246,6 @@ def _check(spec: MetricSpec, case_id: str, value: Any) -> float:
     return v
 
 
-#: The name this check had when it knew judgments only.
-require_judgments = require_case_fields
-
-
 def registered_counts(registry: Registry | None = None) -> list[MetricSpec]:
     """Every registered count-kind spec (num_rel, num_ret, num_rel_ret, ...)."""
     reg = registry or default_registry()
