@@ -6,12 +6,13 @@ raises :class:`CliError`. Set ``EVALKIT_DEBUG=1`` to get the traceback back.
 
 Exit codes: 0 success; 1 is left to commands whose verdict is "no" (a failed gate, an
 incomplete run); :data:`USER_ERROR` (2, as for a bad option) for anything the user can
-fix; 3 when a judge spending limit stopped ``evalkit run``; :data:`METRIC_ERRORS` (4) when
-``evalkit run`` or ``evalkit rescore`` finished a complete run on which a metric failed
-(:func:`finish_run`); 130 on Ctrl-C; :data:`PIPE_CLOSED` (141, what a shell reports for
-``yes | head``) when the reader of the output went away early (``evalkit ... | head``):
-the command stops without a message, so that a gate piped into ``head`` is never read as
-passed, failed or broken. docs/runner.md tabulates ``evalkit run``'s.
+fix; 3 when a judge spending limit stopped ``evalkit run``; :data:`METRIC_ERRORS` (4)
+when ``evalkit run`` or ``evalkit rescore`` finished a complete run on which a metric
+failed (:func:`evalkit.cli.output.finish_run`); 130 on Ctrl-C; :data:`PIPE_CLOSED` (141,
+what a shell reports for ``yes | head``) when the reader of the output went away early
+(``evalkit ... | head``): the command stops without a message, so that a gate piped into
+``head`` is never read as passed, failed or broken. docs/runner.md tabulates ``evalkit
+run``'s.
 """
 
 from __future__ import annotations
@@ -69,24 +70,6 @@ def report_stdout_failure(exc: OSError) -> None:
     with contextlib.suppress(OSError, ValueError):
         sys.stderr.write(f"error: cannot write to standard output: {why}\n")
         sys.stderr.flush()
-
-
-def finish_run(run: Any, *, allow_metric_errors: bool = False) -> None:
-    """End ``evalkit run`` or ``evalkit rescore`` with the run's exit status, once its
-    summary is printed: :data:`INCOMPLETE` when a call failed, a case has no row or an
-    aggregate was not computed; else :data:`METRIC_ERRORS`, after one ``error:`` line per
-    metric that did not measure the run (a metric that failed on some case, unless
-    ``allow_metric_errors``; one that scored no case, whatever it is:
-    :func:`evalkit.report.target_run.unmeasured_lines`); else nothing (exit 0)."""
-    from evalkit.report.target_run import unmeasured_lines
-
-    if run.header.get("status") != "complete" or run.header.get("aggregate_errors"):
-        raise typer.Exit(INCOMPLETE)
-    problems = unmeasured_lines(run, allow_errors=allow_metric_errors)
-    for line in problems:
-        typer.echo(f"error: {line}", err=True)
-    if problems:
-        raise typer.Exit(METRIC_ERRORS)
 
 
 class CliError(Exception):

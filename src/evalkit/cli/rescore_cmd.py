@@ -46,7 +46,7 @@ def command(
     )] = False,
 ) -> None:
     """Recompute metrics and aggregates of RUN from its stored responses."""
-    from evalkit.cli.errors import finish_run
+    from evalkit.cli.output import finish_run
     from evalkit.execute.measure_args import measure_names
     from evalkit.execute.rescore import check_rescore_paths, rescore
     from evalkit.report.target_run import rescore_line, summary_json, summary_lines

@@ -97,7 +97,8 @@ def command(
     )] = False,
 ) -> None:
     """Run the target of the eval config on every golden case and write the run artifact."""
-    from evalkit.cli.errors import INTERRUPTED, STOPPED, CliError, finish_run
+    from evalkit.cli.errors import INTERRUPTED, STOPPED, CliError
+    from evalkit.cli.output import finish_run
     from evalkit.execute.evalconfig import load_eval_config
     from evalkit.execute.run_checks import prepare_run
     from evalkit.execute.target_runner import RunInterrupted, evaluate
