@@ -218,7 +218,8 @@ def test_promote_refuses_a_failed_metric_and_an_incomplete_run(tmp_path: Path) -
     rows = [CaseResult("a", TargetResponse(), {"recall@1": 1.0},
                        metric_errors={"judge": "judge call failed: 529"}),
             CaseResult("b", TargetResponse(), {"recall@1": 0.5, "judge": 4.0})]
-    with pytest.raises(BaselineError, match=r"metric judge failed on 1 case\(s\) \('a'\).*"
+    with pytest.raises(BaselineError, match=r"metric judge scored on 1 of 2 cases; 1 "
+                                            r"error\(s\) \('a'\).*"
                                             r"A baseline must hold every metric"):
         promote(RunResult("r", rows), tmp_path / "b.jsonl")
     lines = small_run().save(tmp_path / "r.jsonl").read_bytes().splitlines(keepends=True)

@@ -25,6 +25,7 @@ import evalkit
 from evalkit.cli.app import app
 from evalkit.comparison import Comparison, ComparisonError, compare
 from evalkit.data.results import QueryResult, RunResult
+from evalkit.io.setting_names import SettingError
 
 REPO = Path(__file__).resolve().parents[1]
 VASWANI = REPO / "examples" / "vaswani"
@@ -205,12 +206,17 @@ def test_every_refusal_of_the_command_line_is_the_librarys(runs: Runs, tmp_path:
         ([a, runs.trec_bm25], [], {}, "is a TREC run file; pass --qrels QRELS"),
         ([a, QRELS], [], {}, "looks like a TREC qrels file"),
     ]
+    compare_options = {"relevance_level": ("--relevance-level", None),
+                       "allow_incomplete": ("--allow-incomplete", None)}
     for paths, argv, options, needle in cases:
         with pytest.raises(ValueError) as caught:
             compare(*paths, **options)  # type: ignore[arg-type]
         message = str(caught.value)
         assert needle in message, (argv, message)
-        # the command line prints the library's message, and nothing else
+        # the command line prints the library's message, and nothing else: the settings
+        # it names spelled as compare's options
+        if isinstance(caught.value, SettingError):
+            message = caught.value.spelled(compare_options)
         assert _cli_message(invoke("compare", *paths, *argv)) == message, argv
     with pytest.raises(ComparisonError):
         compare(a, b, top=-1)
@@ -230,14 +236,14 @@ def test_allow_incomplete_pairs_the_queries_both_runs_have(runs: Runs, tmp_path:
     assert r.n_queries == 50 and set(c.query_ids) == kept
     assert r.baseline_mean == pytest.approx(math.fsum(base.values()) / 50, abs=1e-12)
     assert r.diff == pytest.approx(math.fsum(cand[q] - base[q] for q in kept) / 50, abs=1e-12)
-    assert any("43 queries that another run lacks" in w and "allow_incomplete" in w
+    assert any("43 queries that another run lacks" in w and "incomplete runs allowed" in w
                for w in c.warnings)
     assert c.settings.allow_incomplete and c.to_json()["allow_incomplete"] is True
     res = invoke("compare", runs.tfidf, few, "-m", "ap", "-B", "500", "--allow-incomplete",
                  "--json")
     assert res.exit_code == 0, res.output
     assert json.loads(res.stdout) == json.loads(json.dumps(c.to_json()))
-    assert "left out (allow_incomplete)" in res.stderr
+    assert "left out (incomplete runs allowed)" in res.stderr
 
 
 # ------------------------------------------------------------- what the object carries

@@ -6,6 +6,8 @@ rename.
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
 import textwrap
 from pathlib import Path
@@ -20,6 +22,7 @@ from evalkit.core.registry import Registry, RegistryError
 from evalkit.data.results import QueryResult, RunResult
 from evalkit.plugins import default as registry_module
 from evalkit.plugins.loading import PluginLoadWarning, load_plugins
+from evalkit.testing.child_runs import EVALKIT_COMMAND
 
 runner = CliRunner()
 BUILTINS = f"paired-evalkit {evalkit.__version__} (evalkit.builtins)"
@@ -231,3 +234,53 @@ def test_a_trec_eval_measure_name_resolves_to_its_evalkit_metric() -> None:
         with pytest.raises(RegistryError) as err:
             reg.resolve(given)
         assert f"unknown metric {given!r}; did you mean {first!r}" in str(err.value)
+
+
+HITS_METRIC = """
+from evalkit.core.hookspecs import hookimpl
+from evalkit.core.specs import MetricSpec
+
+
+@hookimpl
+def evalkit_register_metrics():
+    return [MetricSpec("hits", lambda r, c: float(len(r.ranked_ids)), True)]
+"""
+
+
+@pytest.mark.parametrize("qrels", ["qrels.txt", "qrels.tsv"])
+def test_a_trec_file_with_the_retrieval_plugin_disabled_says_how_to_enable_it(
+        tmp_path: Path, qrels: str) -> None:
+    (tmp_path / "hits_plugin.py").write_text(HITS_METRIC)
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.evalkit]\nplugins = ["evalkit-judge"]\nlocal_plugins = ["hits_plugin"]\n')
+    (tmp_path / "run.trec").write_text("q1 Q0 d1 1 1.0 r\n")
+    (tmp_path / qrels).write_text("q1\t0\td1\t1\n")  # TREC's four columns, no BEIR header
+    (tmp_path / "beir.tsv").write_text("query-id\tcorpus-id\tscore\nq1\td1\t1\n")
+    env = {k: v for k, v in os.environ.items() if k != "EVALKIT_PLUGINS"}
+
+    def evalkit_eval(*args: str, **extra: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([*EVALKIT_COMMAND, "eval", *args, "-m", "hits"], cwd=tmp_path,
+                              capture_output=True, text=True, timeout=120,
+                              env={**env, **extra})
+
+    disabled = (f"which is installed but disabled by {tmp_path / 'pyproject.toml'} "
+                '[tool.evalkit] plugins; add "evalkit-retrieval" to that list (or remove '
+                "the list to load every plugin)\n")
+    got = evalkit_eval("run.trec", "--qrels", qrels)
+    assert got.returncode == 2
+    assert got.stderr == (f"error: {qrels}: the TREC qrels loader that reads it is provided "
+                          f"by the 'evalkit-retrieval' plugin, {disabled}")
+    # BEIR qrels are the kernel's: the run file is what needs the plugin then
+    got = evalkit_eval("run.trec", "--qrels", "beir.tsv")
+    assert got.returncode == 2
+    assert got.stderr == ("error: run.trec: the TREC run loader that reads it is provided by "
+                          f"the 'evalkit-retrieval' plugin, {disabled}")
+    got = evalkit_eval("run.trec", "--qrels", qrels, EVALKIT_PLUGINS="hits_plugin")
+    assert got.stderr.endswith("which is installed but disabled by "
+                               "EVALKIT_PLUGINS='hits_plugin'; add evalkit-retrieval to "
+                               "EVALKIT_PLUGINS (or unset it)\n")
+    # enabled, the same files are read
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.evalkit]\nplugins = ["evalkit-retrieval"]\nlocal_plugins = ["hits_plugin"]\n')
+    got = evalkit_eval("run.trec", "--qrels", qrels, "--json")
+    assert got.returncode == 0, got.stderr

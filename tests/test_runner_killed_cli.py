@@ -141,5 +141,5 @@ def test_compare_refuses_an_incomplete_run_unless_allowed(
     assert any(f"candidate 'slow' is incomplete: {N - k} of {N} cases have no row" in w
                for w in warnings)  # said, not hidden
     assert any(f"has {N - k} queries that another run lacks" in w
-               and f"left out (allow_incomplete), so {k} queries are paired" in w
+               and f"left out (incomplete runs allowed), so {k} queries are paired" in w
                for w in warnings)

@@ -157,6 +157,20 @@ def test_a_second_ctrl_c_ends_at_once_with_one_line(tmp_path: Path) -> None:
     ]
 
 
+def test_ctrl_c_of_a_run_with_samples_counts_samples(tmp_path: Path) -> None:
+    artifact = project(tmp_path, delay=0.3, n=6, concurrency=2)
+    proc = spawn_run(tmp_path, "--epochs", "3")
+    wait_until(lambda: len(written_rows(artifact)) >= 2, proc, "no sample written")
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=20)
+    assert proc.returncode == 130, err
+    done = len(written_rows(artifact))  # one row per (case, sample)
+    assert 2 <= done < 18
+    assert err.strip().splitlines()[-1] == (
+        f"interrupted: {done} of 18 samples are done (6 cases x 3 samples) in {artifact}; "
+        "continue with --resume")
+
+
 def test_the_grace_period_is_bounded_and_set_by_grace_s(tmp_path: Path) -> None:
     artifact = project(tmp_path, delay=30.0)
     proc = spawn_run(tmp_path, "--grace-s", "0.5")

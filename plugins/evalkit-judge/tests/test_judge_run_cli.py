@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from evalkit_judge import GradeCache
-from evalkit_judge.testing import MessagesAPIServer, error_body, tool_reply
+from evalkit_judge.testing import MessagesAPIServer, error_body, text_reply, tool_reply
 
 N_CASES = 6
 # each reply: 100 input and 20 output tokens at $1 / $5 per million = $0.0002
@@ -201,3 +201,19 @@ def test_a_refused_api_key_stops_evalkit_run_after_one_request(
     assert len(errors) == 1 and "refused the credentials (401" in errors[0]
     assert "failed on case" not in out.stdout + out.stderr
     assert len(server.requests) == 1
+
+
+def test_a_judge_that_refused_every_reply_exits_4_even_with_allow_metric_errors(
+        project: tuple[Path, MessagesAPIServer, dict[str, str]]) -> None:
+    root, server, env = project
+    server.answer = lambda req: text_reply("I will not grade this.", model="claude-test")
+    out = evalkit(root, env, "--allow-metric-errors", "--no-progress")
+    assert out.returncode == 4, out.stderr
+    assert len(server.requests) == N_CASES
+    lines = out.stdout.splitlines()
+    assert f"helpfulness       n/a  (scored on 0 of {N_CASES} cases; {N_CASES} errors)" in lines
+    assert f"helpfulness: scored on 0 of {N_CASES} cases; {N_CASES} errors:" in lines
+    assert "the reply has no record_grade tool call (stop_reason='end_turn')" in out.stdout
+    assert out.stderr.splitlines()[-1] == (
+        f"error: metric helpfulness scored no case: it failed on all {N_CASES} it was "
+        "given; a metric that measured nothing exits 4 even with --allow-metric-errors")

@@ -4,11 +4,15 @@ Every command registered in :mod:`evalkit.cli.app` is wrapped with :func:`handle
 command body simply lets library errors propagate. A command that finds a problem of its own
 raises :class:`CliError`. Set ``EVALKIT_DEBUG=1`` to get the traceback back.
 
-Exit codes: 0 success; 1 is left to commands whose verdict is "no" (a failed gate);
-:data:`USER_ERROR` (2, as for a bad option) for anything the user can fix; 130 on Ctrl-C;
-:data:`PIPE_CLOSED` (141, what a shell reports for ``yes | head``) when the reader of the
-output went away early (``evalkit ... | head``): the command stops without a message, so
-that a gate piped into ``head`` is never read as passed, failed or broken.
+Exit codes: 0 success; 1 is left to commands whose verdict is "no" (a failed gate, an
+incomplete run); :data:`USER_ERROR` (2, as for a bad option) for anything the user can
+fix; 3 when a judge spending limit stopped ``evalkit run``; :data:`METRIC_ERRORS` (4)
+when ``evalkit run`` or ``evalkit rescore`` finished a complete run on which a metric
+failed (:func:`evalkit.cli.output.finish_run`); 130 on Ctrl-C; :data:`PIPE_CLOSED` (141,
+what a shell reports for ``yes | head``) when the reader of the output went away early
+(``evalkit ... | head``): the command stops without a message, so that a gate piped into
+``head`` is never read as passed, failed or broken. docs/runner.md tabulates ``evalkit
+run``'s.
 """
 
 from __future__ import annotations
@@ -28,7 +32,10 @@ from evalkit.io.error_messages import message_of as message_of
 
 F = TypeVar("F", bound=Callable[..., Any])
 
+INCOMPLETE = 1
 USER_ERROR = 2
+STOPPED = 3
+METRIC_ERRORS = 4
 INTERRUPTED = 130
 PIPE_CLOSED = 141  # 128 + SIGPIPE
 
@@ -94,14 +101,36 @@ def _path_args(values: Iterable[Any]) -> list[Path]:
     return out
 
 
+def command_options() -> dict[str, tuple[str, str | None]]:
+    """The options of the running command by Python name: ``{"missing": ("--missing",
+    None), "progress": ("--progress", "--no-progress")}`` (empty outside a command)."""
+    import importlib
+
+    # the click that typer runs (typer ships its own copy): its context stack
+    click = typer.BadParameter.__module__.rsplit(".", 1)[0]
+    ctx = importlib.import_module(f"{click}.globals").get_current_context(silent=True)
+    out: dict[str, tuple[str, str | None]] = {}
+    for param in ctx.command.params if ctx is not None else ():
+        if getattr(param, "param_type_name", "") == "option" and param.name:
+            longs = [o for o in param.opts if o.startswith("--")] or list(param.opts)
+            negative = next((o for o in param.secondary_opts if o.startswith("--")), None)
+            out[param.name] = (longs[0], negative)
+    return out
+
+
 def report(exc: BaseException, paths: Sequence[Path] = ()) -> None:
     """Print ``exc`` as one user-facing line on stderr (registered secrets masked:
     :mod:`evalkit.io.redaction`; control characters and bidi overrides written visibly:
-    :func:`evalkit.report.escaping.terminal_text`)."""
+    :func:`evalkit.report.escaping.terminal_text`); the settings a
+    :class:`~evalkit.io.setting_names.SettingError` names are spelled as the running
+    command's options (``--missing zero``, not ``missing='zero'``)."""
     from evalkit.io.redaction import mask
+    from evalkit.io.setting_names import SettingError
     from evalkit.report.escaping import terminal_text
 
-    lines = mask(message_of(exc, paths)).strip().splitlines() or [type(exc).__name__]
+    text = exc.spelled(command_options()) if isinstance(exc, SettingError) \
+        else message_of(exc, paths)
+    lines = mask(text).strip().splitlines() or [type(exc).__name__]
     typer.echo(f"error: {terminal_text(lines[0])}", err=True)
     for line in lines[1:]:
         typer.echo(f"       {terminal_text(line)}", err=True)

@@ -1,5 +1,5 @@
-"""What a command prints besides its result: a spinner and remarks on stderr, and the
-console its tables go to."""
+"""What a command prints besides its result: a spinner and remarks on stderr, the
+console its tables go to, and how ``evalkit run`` and ``rescore`` end (:func:`finish_run`)."""
 
 from __future__ import annotations
 
@@ -66,3 +66,23 @@ def output_console(**kwargs: Any) -> Any:
             raise BrokenPipeError("standard output was closed")
 
     return _OutputConsole(**kwargs)
+
+
+def finish_run(run: Any, *, allow_metric_errors: bool = False) -> None:
+    """End ``evalkit run`` or ``evalkit rescore`` with the run's exit status, once its
+    summary is printed: :data:`~evalkit.cli.errors.INCOMPLETE` when a call failed, a case
+    has no row or an aggregate was not computed; else
+    :data:`~evalkit.cli.errors.METRIC_ERRORS`, after one ``error:`` line per metric that
+    did not measure the run (a metric that failed on some case, unless
+    ``allow_metric_errors``; one that scored no case, whatever it is:
+    :func:`evalkit.report.target_run.unmeasured_lines`); else nothing (exit 0)."""
+    from evalkit.cli.errors import INCOMPLETE, METRIC_ERRORS
+    from evalkit.report.target_run import unmeasured_lines
+
+    if run.header.get("status") != "complete" or run.header.get("aggregate_errors"):
+        raise typer.Exit(INCOMPLETE)
+    problems = unmeasured_lines(run, allow_errors=allow_metric_errors)
+    for line in problems:
+        typer.echo(f"error: {line}", err=True)
+    if problems:
+        raise typer.Exit(METRIC_ERRORS)

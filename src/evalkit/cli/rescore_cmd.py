@@ -3,7 +3,9 @@
 The target is not called. The golden set is the file the run header records, or
 ``--goldens``. The artifact is replaced atomically unless ``--output`` names another file.
 Exit status: 0 complete, 1 incomplete (rows whose call failed stay errored; cases without
-a row stay missing: a partial run is never marked complete), 2 usage error.
+a row stay missing: a partial run is never marked complete), 2 usage error, 4 a metric
+failed on some case (as ``evalkit run``; ``--allow-metric-errors`` accepts a metric that
+scored some cases).
 """
 
 from __future__ import annotations
@@ -38,9 +40,13 @@ def command(
         "default destination, needs no flag).",
     )] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+    allow_metric_errors: Annotated[bool, typer.Option(
+        "--allow-metric-errors", help="Exit 0, not 4, when a metric failed on some cases "
+        "but scored others (a metric that scored no case still exits 4).",
+    )] = False,
 ) -> None:
     """Recompute metrics and aggregates of RUN from its stored responses."""
-    from evalkit.cli.run_cmd import INCOMPLETE
+    from evalkit.cli.output import finish_run
     from evalkit.execute.measure_args import measure_names
     from evalkit.execute.rescore import check_rescore_paths, rescore
     from evalkit.report.target_run import rescore_line, summary_json, summary_lines
@@ -63,5 +69,4 @@ def command(
         for line in (rescore_line(result), *summary_lines(result)):
             typer.echo(terminal_text(line))
         typer.echo(f"artifact: {path}")
-    if result.header.get("status") != "complete" or result.header.get("aggregate_errors"):
-        raise typer.Exit(INCOMPLETE)
+    finish_run(result, allow_metric_errors=allow_metric_errors)

@@ -2,18 +2,16 @@
 
 Reads ``evalkit.yaml`` or ``[tool.evalkit]`` (see :mod:`evalkit.execute.evalconfig`), calls the
 target on every case with a bounded thread pool, appends each row to the run artifact as
-it completes, and prints the metric means and aggregates. Exit status: 0 when every case
-succeeded, 1 when the run is incomplete (some case errored; nothing is scored as if
-complete), 2 for a config or usage error, 3 when a judge spending limit (``--max-calls``,
-``--max-cost``) stopped the run (``--resume`` continues), 130 on Ctrl-C (the calls in
-flight that finish within ``--grace-s`` are written; ``--resume`` continues; one line,
-no traceback, also for a second Ctrl-C that stops the wait). ``--executor dask
-[--scheduler ADDRESS]`` makes the calls on a Dask cluster (docs/scaling.md); the artifact
-is written here as for a local run. ``--dry-run`` calls the
-target but sends no LLM-judge request and writes no artifact; it reports the grades found
-in the judge cache and those that would be requested (the spending options come from the
-``evalkit-judge`` plugin). A metric that failed on a case (``metric_errors``) leaves the
-run complete; the summary says which.
+it completes, and prints the metric means, how many cases each metric scored, and the
+aggregates. Exit status (docs/runner.md has the table): 0 when every case and every
+metric succeeded, 1 when the run is incomplete, 2 for a config or usage error, 3 when a
+judge spending limit stopped the run, 4 when a metric failed on some case
+(``--allow-metric-errors`` accepts a metric that scored some cases; one that scored none
+exits 4 still), 130 on Ctrl-C (one line, no traceback; ``--resume`` continues). ``--executor
+dask [--scheduler ADDRESS]`` makes the calls on a Dask cluster (docs/scaling.md).
+``--dry-run`` calls the target but sends no LLM-judge request and writes no artifact; it
+reports the grades found in the judge cache and those that would be requested (the
+spending options come from the ``evalkit-judge`` plugin).
 """
 
 from __future__ import annotations
@@ -26,9 +24,6 @@ from typing import Annotated, Any
 import typer
 
 from evalkit.io.limits import MAX_EPOCHS, MAX_GRACE_S
-
-INCOMPLETE = 1
-STOPPED = 3
 
 
 def command(
@@ -96,9 +91,14 @@ def command(
         "less than one request's cost (docs/judge.md). --resume continues.",
         show_default=False,
     )] = None,
+    allow_metric_errors: Annotated[bool, typer.Option(
+        "--allow-metric-errors", help="Exit 0, not 4, when a metric failed on some cases "
+        "but scored others (a metric that scored no case still exits 4).",
+    )] = False,
 ) -> None:
     """Run the target of the eval config on every golden case and write the run artifact."""
-    from evalkit.cli.errors import INTERRUPTED, CliError
+    from evalkit.cli.errors import INTERRUPTED, STOPPED, CliError
+    from evalkit.cli.output import finish_run
     from evalkit.execute.evalconfig import load_eval_config
     from evalkit.execute.run_checks import prepare_run
     from evalkit.execute.target_runner import RunInterrupted, evaluate
@@ -167,8 +167,7 @@ def command(
         if resumed:
             typer.echo(resumed)
         typer.echo(f"artifact: {path}")
-    if run.header.get("status") != "complete" or run.header.get("aggregate_errors"):
-        raise typer.Exit(INCOMPLETE)
+    finish_run(run, allow_metric_errors=allow_metric_errors)
 
 
 def executor_choice(cfg: Any, name: str | None, scheduler: str | None) -> Any:

@@ -34,6 +34,7 @@ from evalkit.execute.run_files import (
     require_rows,
 )
 from evalkit.io.input_files import require_file
+from evalkit.io.setting_names import Setting
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -111,9 +112,8 @@ def load_inputs(
         try:
             cov = run.require_complete(role, allow_incomplete=allow_incomplete)
         except IncompleteRunError as exc:
-            raise ComparisonError(f"{where}{exc}; pass --allow-incomplete "
-                                  "(allow_incomplete=True) to compare the cases it has"
-                                  ) from None
+            raise ComparisonError(f"{where}{exc}; pass ", Setting("allow_incomplete", True),
+                                  " to compare the cases it has") from None
         if not cov.complete:
             incomplete[i] = f"{where}{cov.message(role)}"
     header = stored[min(stored)].header if stored else {}
@@ -249,8 +249,8 @@ def _pair_common_queries(loaded: Loaded) -> None:
         common &= usable(r)
     if not common:
         raise ComparisonError(
-            "the runs share no query, so nothing can be paired (allow_incomplete keeps "
-            "only the queries every run has)")
+            "the runs share no query, so nothing can be paired (with incomplete runs "
+            "allowed, only the queries every run has are compared)")
     for i, r in enumerate(loaded.runs):
         dropped = sorted(set(r.ids()) - common)
         if not dropped:
@@ -259,7 +259,7 @@ def _pair_common_queries(loaded: Loaded) -> None:
         loaded.notes[i].append(
             f"{loaded.label(i)}: run {r.name!r} has {len(dropped)} queries that another run "
             f"lacks, or on which a compared metric failed ({shown}); left out "
-            f"(allow_incomplete), so {len(common)} queries are paired")
+            f"(incomplete runs allowed), so {len(common)} queries are paired")
         loaded.runs[i] = dataclasses.replace(
             r, per_query=[row for row in r.per_query if row.query_id in common])
 

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from evalkit.io.setting_names import SettingError
 from evalkit.report.model import QueryDelta
 
 if TYPE_CHECKING:
@@ -20,9 +21,11 @@ if TYPE_CHECKING:
     from evalkit.stats.spread import WithinCaseSpread
 
 
-class ComparisonError(ValueError):
+class ComparisonError(SettingError):
     """Runs that cannot be compared, or options no test can run with; the message names
-    the files (or runs) and says what to do (the same message the command line prints)."""
+    the files (or runs) and says what to do, naming each setting to change as Python
+    spells it (the command line prints its options instead:
+    :class:`~evalkit.io.setting_names.SettingError`)."""
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 from evalkit.core.metric_names import MetricNameError, parse_name, trec_spelling
@@ -135,7 +136,8 @@ def _member(family: MetricFamily, base: str, cutoff: str, params: Mapping[str, A
         if not math.isfinite(k):
             raise LookupFailure(f"{name!r}: the cut-off after '@' must be a number")
     try:
-        return family.factory(k, **merged) if merged else family.factory(k)
+        return _needing(family.factory(k, **merged) if merged else family.factory(k),
+                        family.needs)
     except (ValueError, TypeError) as exc:
         raise LookupFailure(f"{name!r}: {exc}") from None
 
@@ -145,9 +147,20 @@ def _variant(spec: MetricSpec, params: dict[str, Any], name: str) -> MetricSpec:
         raise LookupFailure(f"{name!r}: {spec.name} takes no parameters")
     _check_params(spec.params, params, spec.name, name)
     try:
-        return spec.variant(**params)
+        return _needing(spec.variant(**params), spec.needs)
     except (ValueError, TypeError) as exc:
         raise LookupFailure(f"{name!r}: {exc}") from None
+
+
+def _needing(spec: MetricSpec, needs: tuple[str, ...]) -> MetricSpec:
+    """``spec`` needing ``needs`` too: what a family or a parameterised measure declares
+    holds for every member it makes."""
+    if not isinstance(spec, MetricSpec):
+        return spec
+    extra = [n for n in needs if n not in spec.needs]
+    if not extra:
+        return spec
+    return replace(spec, needs=(*spec.needs, *extra))
 
 
 def unknown_message(spellings: set[str], name: str) -> str:

@@ -72,6 +72,9 @@ class Registry(RegistrationDecorators, RegistryLookups):
         #: filled by :func:`evalkit.plugins.load_plugins`
         self.plugins: list[Any] = []
         self.entry_point_conflicts: list[str] = []
+        #: where the plugin selection came from (``"pyproject.toml [tool.evalkit]
+        #: plugins"``, ``"EVALKIT_PLUGINS='...'"``), set by ``load_plugins``
+        self.selection_source = ""
 
     # ------------------------------------------------------------------ adding
     def add(self, spec: AnySpec, provider: Provider, *, from_plugin: bool = False) -> None:

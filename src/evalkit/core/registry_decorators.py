@@ -68,15 +68,18 @@ class RegistrationDecorators:
         aliases: Sequence[str] = (),
         needs_judgments: bool = False,
         needs_answers: bool = False,
+        needs: Sequence[str] = (),
     ) -> Callable[[F], F]:
         """Decorator: register ``fn(response, case) -> float`` as per-case metric ``name``.
 
         ``higher_is_better`` is required: it decides which direction a gate treats as a
-        regression. ``needs_judgments=True`` says the metric reads the case's relevance
-        judgments, so a golden case without expected ids is refused before a run starts;
-        ``needs_answers=True`` likewise for reference answers (``answers`` or a text
-        ``expected``).
-        Raises :class:`RegistryError` if ``name`` is provided elsewhere.
+        regression. ``needs`` names the case fields the metric reads
+        (``"relevance"``, ``"answers"``, ``"context:KEY"``: :attr:`MetricSpec.needs`), so
+        that a case without one is refused, naming the metric and the cases, before
+        anything is scored; ``needs_judgments=True`` is short for ``"relevance"`` and
+        ``needs_answers=True`` for ``"answers"``.
+        Raises :class:`RegistryError` if ``name`` is provided elsewhere, or a need is not
+        one of those.
         """
         require_polarity("register_metric", name, higher_is_better)
         return self._registering(lambda fn: MetricSpec(
@@ -84,6 +87,7 @@ class RegistrationDecorators:
             description=_first_line(description, fn),
             version=version, aliases=_as_tuple(aliases),
             needs_judgments=bool(needs_judgments), needs_answers=bool(needs_answers),
+            needs=_as_tuple(needs),
         ))
 
     def register_aggregate(

@@ -93,9 +93,12 @@ class RegistryLookups:
         msg += f" Known: {', '.join(self.registered()) or 'none'}."
         missing = [p for p in self.plugins if getattr(p, "status", "loaded") != "loaded"]
         if missing:
+            source = getattr(self, "selection_source", "")
+            why = (f"; the disabled ones are left out by {source}"
+                   if source and any(p.status == "disabled" for p in missing) else "")
             msg += " Not loaded: " + ", ".join(
                 f"{p.distribution or p.name} ({p.status})" for p in missing
-            ) + " (see `evalkit plugins list`)."
+            ) + f" (see `evalkit plugins list`{why})."
         msg += (
             " A metric comes from a plugin (e.g. evalkit-retrieval) or from "
             "register_metric(name, higher_is_better=...) in Python."

@@ -35,6 +35,14 @@ SummaryKind = Literal["mean", "sum", "exp_mean"]
 SUMMARY_KINDS: tuple[SummaryKind, ...] = ("mean", "sum", "exp_mean")
 LoaderKind = Literal["goldens", "run", "qrels", "queries", "corpus"]
 LOADER_KINDS: tuple[LoaderKind, ...] = ("goldens", "run", "qrels", "queries", "corpus")
+#: What a metric may need of each case it scores (``MetricSpec.needs``): ``"relevance"``,
+#: relevance judgments (expected ids, ``relevant`` or ``relevance`` labels);
+#: ``"answers"``, reference answers (``answers``, else a text ``expected``:
+#: ``GoldenCase.reference_answers()``); ``"context:KEY"``, the field ``KEY`` of the golden
+#: row, kept in ``GoldenCase.context``.
+CASE_NEEDS: tuple[str, ...] = ("relevance", "answers", "context:KEY")
+#: The prefix of a need for a context key (``"context:topic"``).
+CONTEXT_NEED = "context:"
 
 
 @dataclass(frozen=True)
@@ -76,13 +84,15 @@ class MetricSpec(_Record):
             values themselves.
         always: for a count, whether retrieval evaluations record it on every row even
             when it was not asked for (num_ret, num_rel, num_rel_ret).
-        needs_judgments: the metric reads the case's relevance judgments (its expected
-            ids): the target runner refuses, before any call, a golden case without
-            them, instead of scoring it 0 (retrieval measures set it).
-        needs_answers: the metric compares the response with the case's reference
-            answers (``GoldenCase.reference_answers()``: its ``answers``, else a text
-            ``expected``): a case with neither is refused before any call, as for
-            ``needs_judgments`` (exact_match, f1 and rouge_l set it).
+        needs: the fields every case it scores must have (:data:`CASE_NEEDS`):
+            ``"relevance"`` (the retrieval measures), ``"answers"`` (exact_match, f1,
+            rouge_l), ``"context:KEY"`` (a field ``KEY`` of the golden row). A case that
+            lacks one is refused before anything is scored (before any call of a
+            target run), naming the metric and the cases
+            (:func:`evalkit.execute.case_needs.require_case_fields`), instead of being
+            scored 0 and averaged in.
+        needs_judgments: short for ``"relevance"`` in ``needs`` (either sets both).
+        needs_answers: short for ``"answers"`` in ``needs`` (either sets both).
         nonblocking: ``fn`` only computes, in work linear in its input (no I/O, no
             waiting, no lock held long, nothing quadratic): the async runner scores a
             row whose metrics are all nonblocking on its event loop instead of handing
@@ -111,6 +121,15 @@ class MetricSpec(_Record):
     needs_judgments: bool = False
     needs_answers: bool = False
     nonblocking: bool = False
+    needs: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        merged = merged_needs(self.needs, judgments=self.needs_judgments,
+                              answers=self.needs_answers)
+        if merged is not None:  # else record_problem names the bad value
+            object.__setattr__(self, "needs", merged)
+            object.__setattr__(self, "needs_judgments", "relevance" in merged)
+            object.__setattr__(self, "needs_answers", "answers" in merged)
 
 
 @dataclass(frozen=True)
@@ -126,6 +145,7 @@ class MetricFamily(_Record):
     ``factory(k)``. ``aliases`` are alternative family prefixes (``"P"`` for
     ``"precision"``); ``presets`` the parameters an alias implies. ``core`` is the
     underlying ``(retrieved, relevant, k) -> float`` function when there is one.
+    ``needs`` (as :attr:`MetricSpec.needs`) is added to every member's own.
     """
 
     name: str
@@ -139,6 +159,40 @@ class MetricFamily(_Record):
     params: tuple[str, ...] = ()
     cutoff: Literal["int", "float"] = "int"
     presets: Mapping[str, Mapping[str, Any]] | None = None
+    needs: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        merged = merged_needs(self.needs)
+        if merged is not None:
+            object.__setattr__(self, "needs", merged)
+
+
+def merged_needs(needs: Any, *, judgments: Any = False, answers: Any = False
+                 ) -> tuple[str, ...] | None:
+    """``needs`` with ``"relevance"`` added when ``judgments`` and ``"answers"`` when
+    ``answers`` (the shorthands), each need once, in order; ``None`` when ``needs`` is
+    not a tuple or list of strings (:func:`record_problem` says so)."""
+    if not isinstance(needs, tuple | list) or not all(isinstance(n, str) for n in needs):
+        return None
+    extra = (["relevance"] if judgments is True else []) + (["answers"] if answers is True
+                                                             else [])
+    return tuple(dict.fromkeys([*needs, *extra]))
+
+
+def need_problem(need: str) -> str | None:
+    """Why ``need`` is not one of :data:`CASE_NEEDS`, or ``None`` when it is."""
+    if need in ("relevance", "answers"):
+        return None
+    if need.startswith(CONTEXT_NEED):
+        key = need[len(CONTEXT_NEED):]
+        return None if key.strip() and key == key.strip() else (
+            f"{need!r} names no context key; write 'context:KEY' with the field's name")
+    import difflib
+
+    close = difflib.get_close_matches(need, ["relevance", "answers", "context:"], n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    return (f"{need!r} is not a case field a metric can need{hint}; needs are 'relevance', "
+            "'answers' and 'context:KEY'")
 
 
 @dataclass(frozen=True)
@@ -272,6 +326,16 @@ def record_problem(rec: Any) -> str | None:
         needs = getattr(rec, attr, False)
         if not isinstance(needs, bool):
             return f"{what}: {attr} must be True or False, got {needs!r}"
+    declared = getattr(rec, "needs", ())
+    if isinstance(declared, str):
+        return (f"{what}: needs must be a tuple of strings, got the string {declared!r}; "
+                f"write needs=({declared!r},)")
+    if merged_needs(declared) is None:
+        return f"{what}: needs must be a tuple of strings, got {declared!r}"
+    for need in declared:
+        problem = need_problem(need)
+        if problem is not None:
+            return f"{what}: needs: {problem}"
     family = getattr(rec, "family", None)
     if family is not None and not isinstance(family, str):
         return f"{what}: family must be a string or None, got {family!r}"

@@ -9,7 +9,8 @@ reader :mod:`.goldens_yaml`, a golden row's pydantic model :mod:`.goldens_models
 :mod:`.results`: :class:`~evalkit.data.results.RunResult`, with its DataFrame and notebook
 views, :mod:`.run_views`; a ranking kept as a lazy view of arrays, :mod:`.ranked_ids`), the
 run artifact's format (:mod:`.artifact`) and its reading and writing (:mod:`.result_files`),
-whether a run is complete (:mod:`.coverage`), what its header records about how its rows
+whether a run is complete (:mod:`.coverage`) and how many cases each metric scored
+(:mod:`.metric_counts`), what its header records about how its rows
 were made (:mod:`.provenance`), and what a stored measure name means (:mod:`.metric_info`,
 :mod:`.summaries`).
 

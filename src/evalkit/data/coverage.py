@@ -273,7 +273,7 @@ def empty_answers(run: RunResult) -> list[str]:
 
 def has_retrieval_metric(run: RunResult) -> bool:
     """Whether some metric of ``run`` ranks ids against judgments (its registered record
-    has ``needs_judgments``: the retrieval measures); unknown names count as not."""
+    needs ``"relevance"``: the retrieval measures); unknown names count as not."""
     from evalkit.core.registry import RegistryError
     from evalkit.plugins.default import default_registry
 
@@ -281,7 +281,7 @@ def has_retrieval_metric(run: RunResult) -> bool:
     names = set(run.metric_names()) | {m for r in run.per_query for m in r.metrics}
     for name in names:
         try:
-            if getattr(reg.resolve(name), "needs_judgments", False):
+            if "relevance" in getattr(reg.resolve(name), "needs", ()):
                 return True
         except (RegistryError, ValueError, TypeError):
             continue
@@ -306,9 +306,12 @@ def completeness_lines(run: RunResult) -> list[str]:
     one when cases answered with an empty ranking (:func:`empty_answers_line`)."""
     cov = coverage_of(run)
     out = [] if cov.complete else [f"warning: {cov.message()}"]
-    for metric, cases in run.metric_failures().items():
-        out.append(f"warning: metric {metric} failed on {len(cases)} case(s) "
-                   f"({show_ids(list(cases), 5)}); its mean is not defined "
+    from evalkit.data.metric_counts import metric_counts
+
+    for c in metric_counts(run, list(run.metric_failures())).values():
+        ids = [i for g in c.errors for i in g.ids]
+        out.append(f"warning: metric {c.metric} scored on {c.scored} of {c.cases} cases; "
+                   f"{c.errored} error(s) ({show_ids(ids, 5)}): its mean is not defined "
                    "(`evalkit rescore` scores it again)")
     out.extend(f"note: {n}" for n in cov.notes)
     empty = empty_answers_line(run)

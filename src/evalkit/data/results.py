@@ -27,6 +27,7 @@ from evalkit.data.run_views import RunViews
 
 if TYPE_CHECKING:
     from evalkit.data.coverage import Coverage
+    from evalkit.data.metric_counts import MetricCounts
 
 __all__ = ["SCHEMA_VERSION", "ArtifactError", "Integrity", "MetricFailedError", "QueryResult",
            "RunResult", "artifact_line", "is_artifact", "iter_rows", "settings_differences"]
@@ -145,6 +146,21 @@ class RunResult(RunViews):
             for m, message in getattr(r, "metric_errors", {}).items():
                 out.setdefault(m, {})[r.query_id] = message
         return out
+
+    def metric_counts(self) -> dict[str, MetricCounts]:
+        """Per metric the run asked for: how many rows it scored and failed on, and its
+        failures grouped by message (:mod:`evalkit.data.metric_counts`).
+
+        Returns:
+            ``{metric: MetricCounts}``; each has ``cases``, ``scored``, ``errored``,
+            ``no_response`` (rows whose call failed) and ``errors``, a tuple of
+            ``MessageGroup(message, cases, ids)``, most frequent first. ``evalkit run``
+            prints them as ``judged: scored on 27 of 30 cases; 3 errors: ...`` and exits
+            4 when a metric failed on some case.
+        """
+        from evalkit.data.metric_counts import metric_counts
+
+        return metric_counts(self)
 
     def coverage(self) -> Coverage:
         """Whether the run saw every case it should have (:mod:`evalkit.data.coverage`)."""

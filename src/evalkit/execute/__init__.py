@@ -7,7 +7,8 @@ Holds the three ways to get a run: :func:`~evalkit.execute.run_retriever.run`
 runner (:mod:`.target_runner`: concurrent, resumable, with :mod:`.executor` calling the
 target, :mod:`.artifact_writer` and :mod:`.run_header` keeping the artifact, and
 :mod:`.rescore` computing a saved run's metrics again). Scoring with the registered
-metrics is one path for all of them (:mod:`.scoring`, :mod:`.ranking`), as are the kernel's
+metrics is one path for all of them (:mod:`.scoring`, :mod:`.ranking`; what a metric needs
+of each case, checked before scoring, :mod:`.case_needs`), as are the kernel's
 aggregates (:mod:`.aggregates`), the eval config of ``evalkit run`` and ``evalkit gate``
 (:mod:`.evalconfig`, its pydantic models :mod:`.evalconfig_models`, the gate's options
 filled from it :mod:`.gate_options`) and what ``evalkit run`` refuses before the first

@@ -59,27 +59,36 @@ class RunInterrupted(KeyboardInterrupt):
     that arrived are written and the artifact is synced.
 
     Attributes:
-        done: cases with a row (kept from before, and completed now).
-        total: cases in the golden set.
+        done: items with a row (kept from before, and completed now): cases, or with
+            repeated samples (case, sample) pairs.
+        total: items of the run: the golden set's cases times ``epochs``.
         abandoned: calls still running when the runner stopped waiting.
         grace_s: the grace period the calls in flight were given.
         again: a second Ctrl-C ended the wait before the grace period did.
+        epochs: K, the samples per case (1: ``done`` and ``total`` count cases).
     """
 
     def __init__(self, done: int, total: int, abandoned: int, grace_s: float,
-                 again: bool) -> None:
-        super().__init__(f"interrupted with {done} of {total} cases done")
+                 again: bool, epochs: int = 1) -> None:
         self.done, self.total, self.abandoned = done, total, abandoned
-        self.grace_s, self.again = grace_s, again
+        self.grace_s, self.again, self.epochs = grace_s, again, epochs
+        super().__init__(f"interrupted with {self._progress('done')}")
+
+    def _progress(self, done: str) -> str:
+        if self.epochs <= 1:
+            return f"{self.done} of {self.total} cases {done}"
+        return (f"{self.done} of {self.total} samples {done} ({self.total // self.epochs} "
+                f"cases x {self.epochs} samples)")
 
     def line(self, artifact: object = None) -> str:
-        """One line for people: what was kept, what was dropped, how to continue."""
+        """One line for people: what was kept, what was dropped, how to continue (a run
+        with repeated samples counts samples: ``8 of 60 samples are done (20 cases x 3
+        samples)``)."""
         where = f" in {artifact}" if artifact is not None else ""
         left = (f"; {self.abandoned} call(s) still running were abandoned"
                 if self.abandoned else "")
         how = "interrupted again" if self.again else "interrupted"
-        return (f"{how}: {self.done} of {self.total} cases are done{where}{left}; "
-                "continue with --resume")
+        return f"{how}: {self._progress('are done')}{where}{left}; continue with --resume"
 
 
 def default_grace_s(target: Any) -> float:

@@ -23,6 +23,7 @@ from evalkit.data.targets import TargetResponse
 from evalkit.execute.ranking import RankedRun, rank_run
 from evalkit.execute.scoring import require_metrics, resolve_metrics, score_rankings
 from evalkit.io.limits import check_name, label_problem
+from evalkit.io.setting_names import Setting, SettingError
 from evalkit.plugins.default import default_registry
 
 if TYPE_CHECKING:
@@ -165,17 +166,55 @@ def load_run_input(run: RunInput, name: str | None = None) -> RankedRun:
     return rank_run(run, name=name or "run")
 
 
+#: The plugin whose loaders read TREC run and qrels files (a facade: the kernel names it
+#: to say how to get them, and never imports it).
+TREC_LOADERS = "evalkit-retrieval"
+
+
 def _loader(kind: str, path: str | Path) -> LoaderSpec:
-    """The loader of ``kind`` for ``path``: by suffix, else the one named ``trec``."""
+    """The loader of ``kind`` for ``path``: by suffix, else the one named ``trec``.
+
+    Raises:
+        RegistryError: no loader reads ``path`` (a TREC file, when the plugin of the TREC
+            loaders is not loaded: the message says it is disabled, failed or not
+            installed, and how to enable or install it).
+    """
     reg = default_registry()
     try:
-        return reg.loader(kind, path=str(path))
+        spec = reg.loader(kind, path=str(path))
     except RegistryError:
         try:
             return reg.loader(kind, name="trec")
         except RegistryError:
             pass
+        _refuse_without_trec_loader(kind, path)
         raise
+    if not _reads(spec, path):  # the only loader of the kind, not chosen for this file
+        _refuse_without_trec_loader(kind, path)
+    return spec
+
+
+def _reads(spec: LoaderSpec, path: str | Path) -> bool:
+    """Whether ``spec`` was chosen for ``path`` itself: a suffix of it matches and its
+    ``accepts`` (when it has one) takes the file."""
+    lowered = str(path).lower()
+    if not any(lowered.endswith(s.lower()) for s in spec.suffixes):
+        return False
+    try:
+        return spec.accepts is None or bool(spec.accepts(Path(path)))
+    except Exception:
+        return True  # the loader reports it
+
+
+def _refuse_without_trec_loader(kind: str, path: str | Path) -> None:
+    """Raise when ``path`` needs the TREC loader of ``kind`` and its plugin is not loaded
+    (:func:`evalkit.plugins.loading.unavailable_plugin`)."""
+    from evalkit.plugins.loading import unavailable_plugin
+
+    why = unavailable_plugin(default_registry(), TREC_LOADERS,
+                             f"{path}: the TREC {kind} loader that reads it")
+    if why is not None:
+        raise RegistryError(why)
 
 
 def evaluate_run(
@@ -231,6 +270,8 @@ def evaluate_run(
     Raises:
         ValueError: a bad ``missing``, ``depth`` or ``relevance_level``; qrels with no
             query; a ranking that lists a document twice.
+        SettingError: (a ``ValueError``) ``missing="refuse"`` and a judged query is
+            missing from the run; the message names the settings that score or skip it.
         RegistryError: an unknown metric name.
         TrecFormatError (a ValueError, from the retrieval plugin): a malformed file.
         FrameFormatError (a ValueError, :mod:`evalkit.execute.frame_inputs`): a DataFrame with a
@@ -266,12 +307,12 @@ def evaluate_run(
     qids = sorted(q.judgments)
     if missing == "refuse" and missing_ids:
         shown = ", ".join(repr(x) for x in missing_ids[:5])
-        raise ValueError(
+        raise SettingError(
             f"{len(missing_ids)} judged quer{'y is' if len(missing_ids) == 1 else 'ies are'} "
             f"missing from the run ({shown}{', ...' if len(missing_ids) > 5 else ''}); "
-            "trec_eval 10.0 without -c stops here too. Score them 0 (missing='zero', -c) or "
-            "leave them out (missing='skip', as trec_eval 9.0.8 did)"
-        )
+            "trec_eval 10.0 without -c stops here too. Score them 0 (",
+            Setting("missing", "zero"), ", trec_eval -c) or leave them out (",
+            Setting("missing", "skip"), ", as trec_eval 9.0.8 did)")
     if missing == "skip":
         qids = [x for x in qids if x in rankings]
 

@@ -26,6 +26,7 @@ from evalkit.data.rows import CaseResult, CutRaw, RawCutError
 from evalkit.data.samples import reduce_samples
 from evalkit.data.targets import TargetResponse
 from evalkit.execute.artifact_writer import save_finished
+from evalkit.execute.case_needs import require_case_fields
 from evalkit.execute.executor import (
     scored,
 )
@@ -37,7 +38,6 @@ from evalkit.execute.run_header import (
 from evalkit.execute.samples import scoring_sample
 from evalkit.execute.scoring import (
     MetricError,
-    require_judgments,
     resolve_aggregates,
     resolve_metrics,
     score_cases,
@@ -45,6 +45,11 @@ from evalkit.execute.scoring import (
 from evalkit.execute.target_runner import GoldensInput, as_golden_set
 from evalkit.io.outputs import destination
 from evalkit.io.runlock import run_lock
+from evalkit.io.setting_names import Setting, SettingError
+
+
+class GoldensNotRecorded(ArtifactError, SettingError):
+    """A run whose header records no golden file, rescored without ``goldens``."""
 
 
 def rescore(
@@ -74,9 +79,12 @@ def rescore(
             file written is locked while it is replaced, as :func:`evaluate` locks it.
 
     Raises:
-        ArtifactError: not a target run, or a row's case is missing from the goldens.
+        ArtifactError: not a target run, or a row's case is missing from the goldens;
+            ``GoldensNotRecorded``, also a ``SettingError``: no ``goldens`` given and
+            none recorded.
         RegistryError: unknown metric or aggregate name.
-        UnjudgedCasesError: a metric that needs judgments and a case without them.
+        MissingCaseFieldsError: a case lacks a field a metric needs (``MetricSpec.needs``;
+            :mod:`evalkit.execute.case_needs`), before anything is written.
         ArtifactBusyError: a run is writing the file to be replaced.
     """
     source: Path | None = None
@@ -108,7 +116,7 @@ def rescore(
                 f"{gset.path or ''}".rstrip()
             )
         cases.append(gset.get(old.case_id))
-    require_judgments(specs, cases)
+    require_case_fields(specs, cases)
     rows: list[CaseResult] = []
     for old, case in zip(old_rows, cases, strict=True):
         if old.response is None:
@@ -179,9 +187,9 @@ def _rescore_goldens(header: Mapping[str, Any], old_config: Mapping[str, Any],
         return as_golden_set(goldens)
     recorded = (header.get("goldens") or {}).get("path")
     if not recorded:
-        raise ArtifactError(
-            f"{source or run.name}: the header records no golden file; pass goldens="
-        )
+        raise GoldensNotRecorded(
+            f"{source or run.name}: the header records no golden file; pass ",
+            Setting("goldens"), " (the golden set it was run on)")
     gpath = Path(recorded)
     if not gpath.is_absolute() and source is not None:
         gpath = source.parent / gpath

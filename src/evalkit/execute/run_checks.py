@@ -1,14 +1,15 @@
 """What ``evalkit run`` refuses before the target is built or called: names the registry
-does not know, a golden set that cannot be read, cases without the judgments a metric
-needs, and an output artifact that cannot be written."""
+does not know, a golden set that cannot be read, cases without a field a metric needs,
+and an output artifact that cannot be written."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from evalkit.data.goldens import GoldenSet, load_goldens
+from evalkit.execute.case_needs import require_case_fields
 from evalkit.execute.evalconfig import EvalConfig, check_names
-from evalkit.execute.scoring import require_judgments, resolve_metrics
+from evalkit.execute.scoring import resolve_metrics
 from evalkit.io.outputs import DestinationError, require_writable
 
 
@@ -19,15 +20,15 @@ def prepare_run(cfg: EvalConfig, output: Path | None, *, resume: bool, dry_run: 
 
     Raises:
         RegistryError: an unknown metric, aggregate, loader or target name.
-        ValueError: a golden set that cannot be read, a case without the judgments a
-            metric needs (:func:`~evalkit.execute.scoring.require_judgments`).
+        ValueError: a golden set that cannot be read, a case without a field a metric
+            needs (:func:`~evalkit.execute.case_needs.require_case_fields`).
         DestinationError: the artifact cannot be written (a dry run writes none); when
             the config sets it, the message says where.
     """
     check_names(cfg)
     goldens = load_goldens(cfg.goldens, cfg.goldens_loader)
     # before the target is built (building it may start work) and before any call
-    require_judgments(resolve_metrics(cfg.metrics), list(goldens))
+    require_case_fields(resolve_metrics(cfg.metrics), list(goldens))
     path = output.resolve() if output is not None else cfg.output
     if not dry_run:
         try:  # a resumed artifact is replaced (rewritten beside it); a new one written into

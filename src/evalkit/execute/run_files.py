@@ -28,6 +28,7 @@ from evalkit.io.input_files import (
     require_file,
     sniff,
 )
+from evalkit.io.setting_names import Setting
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -181,7 +182,7 @@ def check_artifact(
         InputError: naming ``path`` and each contradiction.
     """
     header = result.header
-    problems: list[str] = []
+    problems: list[tuple[str | Setting, ...]] = []
     stored = (header.get("qrels") or {}).get("sha256")
     qrels_path = _as_path(qrels)
     if alone and header.get("kind") == "target":  # its golden set scored it: nothing to set
@@ -197,16 +198,17 @@ def check_artifact(
     if qrels_path is not None and stored:
         require_file(qrels_path, "qrels")
         if qrels_sha256(qrels_path) != stored:
-            problems.append(f"it was scored against other qrels (sha256 {stored[:12]})")
+            problems.append((f"it was scored against other qrels (sha256 {stored[:12]})",))
     wanted = {"relevance_level": relevance_level, "missing": missing, "depth": depth}
     for key, value in wanted.items():
         if value is not None and key in header and header[key] != value:
-            problems.append(f"it was scored with {key}={header[key]!r}, not {value!r}")
+            problems.append(("it was scored with ", Setting(key, header[key]),
+                             f", not {value!r}"))
     if problems:
+        joined = [part for i, p in enumerate(problems) for part in (("; ",) if i else ()) + p]
         raise InputError(
-            f"{path}: {'; '.join(problems)}. An artifact keeps the values it was saved with; "
-            "evaluate the TREC run file again to change them"
-        )
+            f"{path}: ", *joined, ". An artifact keeps the values it was saved with; "
+            "evaluate the TREC run file again to change them")
 
 
 def refuse_altered(result: RunResult, role: str = "run", *, allow: bool = False) -> None:
@@ -223,7 +225,8 @@ def refuse_altered(result: RunResult, role: str = "run", *, allow: bool = False)
     problem = integrity.altered if integrity is not None else None
     if integrity is not None and problem is not None and not allow:
         raise InputError(f"{role} {result.name!r} ({integrity.path}) is incomplete: "
-                         f"{problem}. Pass --allow-incomplete to read it anyway")
+                         f"{problem}. Pass ", Setting("allow_incomplete", True),
+                         " to read it anyway")
 
 
 def require_artifact(path: Path, what: str, fix: str | None = None, *,

@@ -15,6 +15,10 @@ from evalkit.core.specs import AggregateSpec, MetricSpec
 from evalkit.data.judged_queries import case_ids
 from evalkit.data.ranked_ids import RankedIds
 from evalkit.data.results import QueryResult
+from evalkit.execute.case_needs import MissingCaseFieldsError as MissingCaseFieldsError
+from evalkit.execute.case_needs import UnansweredCasesError as UnansweredCasesError
+from evalkit.execute.case_needs import UnjudgedCasesError as UnjudgedCasesError
+from evalkit.execute.case_needs import require_case_fields
 from evalkit.plugins.default import default_registry
 
 if TYPE_CHECKING:
@@ -118,6 +122,8 @@ def score_cases(
     called per case. Count-kind specs are included under their names too.
 
     Raises:
+        MissingCaseFieldsError: a case lacks a field a metric needs (``MetricSpec.needs``;
+            :func:`~evalkit.execute.case_needs.require_case_fields`), before any scoring.
         MetricError: a metric raised or returned a non-finite value (names the case).
         Exception: the :attr:`RunAborted.error` of a metric that raised
             :class:`RunAborted` (no case can be scored; not a case's error).
@@ -138,10 +144,11 @@ def score_columns(
     form rows are built from without a Python step per value).
 
     Raises:
-        MetricError, Exception: as :func:`score_cases`.
+        MissingCaseFieldsError, MetricError, Exception: as :func:`score_cases`.
     """
     if len(responses) != len(cases):
         raise ValueError("responses and cases must have the same length")
+    require_case_fields(specs, cases)  # every batch path: run(), evaluate_run(), rescore
     try:
         return _score(responses, cases, specs)
     except RunAborted as exc:
@@ -216,56 +223,6 @@ def score_case(
     except RunAborted as exc:
         raise exc.error from exc
     return values, errors
-
-
-class UnjudgedCasesError(ValueError):
-    """Metrics that need judgments were asked for on cases that have none (the message
-    lists the metrics and the cases)."""
-
-
-class UnansweredCasesError(UnjudgedCasesError):
-    """Metrics that compare with reference answers (exact_match, f1, rouge_l) were asked
-    for on cases that have none (no ``answers`` and no text ``expected``); the message
-    lists the metrics and the cases. A subclass of :class:`UnjudgedCasesError`: both are
-    the same refusal before the run, of a case a metric cannot score."""
-
-
-def _shown(ids: Sequence[str]) -> str:
-    return ", ".join(repr(i) for i in ids[:10]) + (
-        f" and {len(ids) - 10} more" if len(ids) > 10 else "")
-
-
-def require_judgments(specs: Sequence[MetricSpec], cases: Sequence[GoldenCase]) -> None:
-    """Refuse, before any call, a golden case with no expected ids (no relevance
-    judgments) scored by a metric that needs them (``MetricSpec.needs_judgments``): it
-    would score 0 and be averaged in, as ``run()`` refuses a query without qrels. The
-    same for a case without reference answers (no ``answers``, no text ``expected``)
-    scored by a metric that compares with them (``MetricSpec.needs_answers``).
-
-    Raises:
-        UnjudgedCasesError: lists the metrics and the cases.
-        UnansweredCasesError: lists the metrics and the cases without answers.
-    """
-    needing = [s.name for s in specs if getattr(s, "needs_judgments", False)]
-    bare = [c.id for c in cases if not c.relevance and not c.relevant] if needing else []
-    if bare:
-        raise UnjudgedCasesError(
-            f"{', '.join(needing)} need{'s' if len(needing) == 1 else ''} relevance "
-            f"judgments, but {len(bare)} case(s) of the golden set have no expected ids: "
-            f"{_shown(bare)}. An unjudged case would score 0 and be averaged in; give these "
-            "cases expected ids (or relevance labels), or leave them out or drop these "
-            "metrics"
-        )
-    comparing = [s.name for s in specs if getattr(s, "needs_answers", False)]
-    unanswered = [c.id for c in cases if not c.reference_answers()] if comparing else []
-    if unanswered:
-        raise UnansweredCasesError(
-            f"{', '.join(comparing)} compare{'s' if len(comparing) == 1 else ''} the "
-            f"response with reference answers, but {len(unanswered)} case(s) of the golden "
-            f"set have none: {_shown(unanswered)}. A case without answers would score 0 and "
-            "be averaged in; give these cases 'answers' (a text or a list of texts) or a "
-            "text 'expected', or leave them out or drop these metrics"
-        )
 
 
 def _call_fn(spec: MetricSpec, response: TargetResponse, case: GoldenCase) -> Any:

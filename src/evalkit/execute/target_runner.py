@@ -49,6 +49,7 @@ from evalkit.data.results import ArtifactError, RunResult
 from evalkit.data.rows import CaseResult
 from evalkit.data.targets import AsyncTarget, Target
 from evalkit.execute.artifact_writer import ArtifactWriter, read_partial
+from evalkit.execute.case_needs import require_case_fields
 from evalkit.execute.executor import Interrupts, Job, RunInterrupted, default_grace_s
 from evalkit.execute.executor_api import (
     ChosenExecutor,
@@ -79,7 +80,6 @@ from evalkit.execute.samples import (
     sample_numbers,
 )
 from evalkit.execute.scoring import (
-    require_judgments,
     resolve_aggregates,
     resolve_metrics,
 )
@@ -189,8 +189,10 @@ def evaluate(
             message names it).
         SampleError: (a ``ValueError``) ``epochs`` or ``reduce`` is not valid.
         RegistryError: an unknown metric or aggregate name (before any call is made).
-        UnjudgedCasesError: a metric that needs judgments and a case without expected
-            ids (before any call is made; lists the cases).
+        MissingCaseFieldsError: a case lacks a field a metric needs (``MetricSpec.needs``:
+            :class:`~evalkit.execute.case_needs.UnjudgedCasesError` for expected ids,
+            ``UnansweredCasesError`` for reference answers), before any call is made;
+            names the metrics and the cases.
         UnsendableError: the executor cannot send the target or a metric to its
             workers (before anything is written; names it).
         GoldenError: a golden file breaks a rule.
@@ -226,7 +228,7 @@ def evaluate(
     gset = as_golden_set(goldens)
     specs = resolve_metrics(metrics)
     agg_specs = resolve_aggregates(aggregates)
-    require_judgments(specs, list(gset))
+    require_case_fields(specs, list(gset))
     target_name = str(getattr(target, "name", "") or type(target).__name__)
     header = new_header(
         name or target_name, target, gset, specs, agg_specs,  # type: ignore[arg-type]
@@ -383,7 +385,8 @@ class _Plan:
         except Exception:  # a worker's failure while stopping: Ctrl-C wins
             pass
         again = again or interrupts.count > 1
-        return RunInterrupted(len(results), total, executor.in_flight, self.grace, again)
+        return RunInterrupted(len(results), total, executor.in_flight, self.grace, again,
+                              self.epochs)
 
 
 def as_golden_set(goldens: GoldensInput) -> GoldenSet:

@@ -8,7 +8,8 @@ locked while a run writes them (:mod:`.runlock`), secrets masked by value wherev
 could be shown (:mod:`.redaction`), HTTP header names and values checked before anything is
 sent (:mod:`.headers`), and an exception as one message a person can act on
 (:mod:`.error_messages`; a pydantic validation error of a declarative file as one line,
-:mod:`.model_errors`).
+:mod:`.model_errors`; an error that names a setting, spelled as Python's keyword argument
+or as the command line's option, :mod:`.setting_names`).
 
 May import: nothing of evalkit (the standard library, pyyaml, and pydantic for
 :mod:`.model_errors`, which only the readers of declarative files import), so every floor

@@ -6,7 +6,7 @@ run or qrels file, a golden set, other JSON, binary data, an empty file, a direc
 name what it looks like and what they need instead (``evalkit eval qrels.txt`` says "looks
 like a TREC qrels file" rather than "is a TREC run file"). The messages name the command
 line's options (``--qrels``), which the Python functions take under the same names. Only
-the standard library is imported.
+the standard library (and :mod:`.setting_names`) is imported.
 """
 
 from __future__ import annotations
@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from evalkit.io.setting_names import SettingError
+
 #: bytes inspected (after gzip decompression, when the file is compressed)
 SNIFF_BYTES = 1 << 16
 
@@ -25,9 +27,10 @@ Kind = Literal[
     "json", "qrels", "run", "text",
 ]
 
-class InputError(ValueError):
+class InputError(SettingError):
     """An input file that is missing, a directory or not what the function takes; the
-    message names the file and says what to pass."""
+    message names the file and says what to pass (a setting it names is spelled as the
+    command line's option there: :class:`~evalkit.io.setting_names.SettingError`)."""
 
 
 RUN_LINE = "qid Q0 docno rank score tag"

@@ -37,7 +37,7 @@ def core_family(
     def factory(k: int) -> MetricSpec:
         return MetricSpec(
             name=f"{name}@{k}", fn=adapt_core(core, k), higher_is_better=higher_is_better,
-            description=description, family=name, needs_judgments=True,
+            description=description, family=name, needs=("relevance",),
         )
 
     return MetricFamily(
@@ -70,7 +70,7 @@ def register_retrieval_metric(
     reg = registry or default_registry()
     spec = MetricSpec(
         name=f"{name}@{k}", fn=_cached_adapter(fn, k), higher_is_better=higher_is_better,
-        description=f"{getattr(fn, '__name__', name)} at k={k}", needs_judgments=True,
+        description=f"{getattr(fn, '__name__', name)} at k={k}", needs=("relevance",),
     )
     provider: Provider = client_provider(fn)
     reg.add(spec, provider)

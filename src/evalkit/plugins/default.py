@@ -85,14 +85,16 @@ def use_registry(registry: Registry | None = None, *, plugins: bool = True) -> I
 def register_metric(
     name: str, *, higher_is_better: bool, description: str = "", version: str = "1",
     aliases: Sequence[str] = (), needs_judgments: bool = False, needs_answers: bool = False,
+    needs: Sequence[str] = (),
 ) -> Callable[[F], F]:
     """Register a per-case metric ``fn(response, case) -> float`` in the default registry.
 
-    See :meth:`Registry.register_metric`.
+    See :meth:`Registry.register_metric` (``needs``: the case fields it reads).
     """
     return default_registry().register_metric(
         name, higher_is_better=higher_is_better, description=description, version=version,
         aliases=aliases, needs_judgments=needs_judgments, needs_answers=needs_answers,
+        needs=needs,
     )
 
 

@@ -21,7 +21,9 @@ from typing import Any
 
 from evalkit._version import __version__
 from evalkit.core.pyproject_config import (
+    ENV_PLUGINS,
     PluginSelection,
+    canonical_name,
     plugin_selection,
 )
 from evalkit.core.registry import Provider, Registry, RegistryError
@@ -155,6 +157,7 @@ def load_plugins(
         raise PluginSelectionError("; ".join(msg for _, msg in problems))
 
     load_builtins(registry)
+    registry.selection_source = selection.source
     plan: list[tuple[Candidate, bool]] = []
     for cand in candidates:
         req = selection.requirement_for(cand.distribution)
@@ -240,15 +243,43 @@ def _load_local_plugins(registry: Registry, selection: PluginSelection) -> None:
         register_plugin_object(registry, module, provider, info=info)
 
 
-def missing_plugin(distribution: str, what: str, exc: ImportError) -> ImportError:
+def missing_plugin(distribution: str, what: str, exc: ImportError | None) -> ImportError:
     """The error for ``what`` when the optional plugin ``distribution`` that provides it
-    failed to import with ``exc``: it says what to install."""
+    failed to import with ``exc`` (``None``: it is not among the installed plugins): it
+    says what to install."""
+    why = f" ({exc})" if exc is not None else ""
     return ImportError(
-        f"{what} is provided by the {distribution!r} plugin, which is not installed "
-        f"({exc}). It ships in the paired-evalkit repository: from a clone, run "
+        f"{what} is provided by the {distribution!r} plugin, which is not installed"
+        f"{why}. It ships in the paired-evalkit repository: from a clone, run "
         f"`pip install -e plugins/{distribution}` (or `pip install -r requirements.txt` "
         "for every in-repo plugin)"
     )
+
+
+def unavailable_plugin(registry: Registry, distribution: str, what: str) -> str | None:
+    """Why ``what``, which the plugin ``distribution`` provides, is not in ``registry``:
+    the plugin is installed but the plugin selection disables it (naming the selection
+    and how to enable it), it failed to load (and why), or it is not installed (and what
+    to install); ``None`` when it is loaded."""
+    key = canonical_name(distribution)
+    info = next((p for p in registry.plugins if p.distribution is not None
+                 and canonical_name(p.distribution) == key), None)
+    if info is None:
+        return str(missing_plugin(distribution, what, None))
+    if info.status == "loaded":
+        return None
+    if info.status == "failed":
+        return (f"{what} is provided by the {distribution!r} plugin, which failed to load: "
+                f"{info.error} (see `evalkit plugins list`)")
+    source = registry.selection_source or "the plugin selection"
+    if source.startswith(ENV_PLUGINS):
+        how = f"add {distribution} to {ENV_PLUGINS} (or unset it)"
+    elif "[tool.evalkit]" in source:
+        how = f'add "{distribution}" to that list (or remove the list to load every plugin)'
+    else:
+        how = "enable it"
+    return (f"{what} is provided by the {distribution!r} plugin, which is installed but "
+            f"disabled by {source}; {how}")
 
 
 def import_optional(module: str, distribution: str, what: str) -> Any:

@@ -1,5 +1,6 @@
 """A target run as ``evalkit run`` and ``evalkit rescore`` report it: the metric means and
-aggregates, the one-line status, why cases errored, what ``--resume`` did, and the same
+aggregates, the one-line status, why cases errored, how many cases each metric scored and
+why it failed on the others, why the command exits 4, what ``--resume`` did, and the same
 summary as JSON.
 
 Only the run's header and rows are read (:class:`~evalkit.data.results.RunResult`); a run
@@ -14,9 +15,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from evalkit.data.coverage import empty_answers_line
+from evalkit.data.metric_counts import message_groups, unmeasured
 from evalkit.report.formatting import decimal
 
 if TYPE_CHECKING:
+    from evalkit.data.metric_counts import MetricCounts
     from evalkit.data.results import RunResult
 
 #: kinds of error printed under an incomplete run's status line (all go in --json)
@@ -24,31 +27,22 @@ SHOWN_ERROR_KINDS = 3
 
 
 def error_groups(run: RunResult) -> list[dict[str, Any]]:
-    """The errored rows grouped by message, most frequent first.
-
-    Messages that differ only in the case id they name (``target 'x' failed on case
-    '001': ...``) are one group. Each group: ``message`` (the first case's own text),
-    ``cases`` (how many) and ``ids`` (up to 20).
+    """The errored rows grouped by message, most frequent first
+    (:func:`evalkit.data.metric_counts.message_groups`: messages that differ only in the
+    case id they name are one group). Each group: ``message`` (the first case's own
+    text), ``cases`` (how many) and ``ids`` (up to 20).
     """
-    groups: dict[str, dict[str, Any]] = {}
-    for r in run.per_query:
-        err = getattr(r, "error", None)
-        if err is None:
-            continue
-        rid = str(r.query_id)
-        key = str(err)
-        for quoted in (repr(rid), f'"{rid}"'):
-            key = key.replace(quoted, "<case>")
-        g = groups.setdefault(key, {"message": str(err), "cases": 0, "ids": []})
-        g["cases"] += 1
-        if len(g["ids"]) < 20:
-            g["ids"].append(rid)
-    return sorted(groups.values(), key=lambda g: -int(g["cases"]))
+    failed = [(str(r.query_id), str(r.error)) for r in run.per_query
+              if getattr(r, "error", None) is not None]
+    return [g.as_dict() for g in message_groups(failed)]
 
 
 def error_lines(run: RunResult) -> list[str]:
     """Why cases errored, for people: the first message of each kind, with its cases."""
-    groups = error_groups(run)
+    return _group_lines(error_groups(run), "error message(s)")
+
+
+def _group_lines(groups: list[dict[str, Any]], what: str) -> list[str]:
     lines: list[str] = []
     for g in groups[:SHOWN_ERROR_KINDS]:
         n = int(g["cases"])
@@ -59,7 +53,46 @@ def error_lines(run: RunResult) -> list[str]:
     if rest:
         n = sum(int(g["cases"]) for g in rest)
         lines.append(f"  and {n} more case{'' if n == 1 else 's'} with {len(rest)} other "
-                     "error message(s); --json lists them all")
+                     f"{what}; --json lists them all")
+    return lines
+
+
+def coverage_text(counts: MetricCounts) -> str:
+    """``"scored on 27 of 30 cases; 3 errors"`` (and the cases without a response, when
+    some call failed)."""
+    text = f"scored on {counts.scored} of {counts.cases} cases"
+    if counts.errored:
+        text += f"; {counts.errored} error{'' if counts.errored == 1 else 's'}"
+    if counts.no_response:
+        text += f"; {counts.no_response} without a response"
+    return text
+
+
+def metric_error_lines(run: RunResult) -> list[str]:
+    """Per metric that failed on some case: ``judged: scored on 27 of 30 cases; 3
+    errors:`` and its first messages, each with its cases."""
+    lines: list[str] = []
+    for name, counts in run.metric_counts().items():
+        if counts.errored:
+            lines.append(f"{name}: {coverage_text(counts)}:")
+            lines.extend(_group_lines([g.as_dict() for g in counts.errors], "messages"))
+    return lines
+
+
+def unmeasured_lines(run: RunResult, *, allow_errors: bool = False) -> list[str]:
+    """Why ``evalkit run`` (or ``rescore``) exits 4, one line per metric that did not
+    measure the run (:func:`evalkit.data.metric_counts.unmeasured`); empty when none."""
+    lines: list[str] = []
+    for c in unmeasured(run.metric_counts().values(), allow_errors=allow_errors):
+        if c.scored == 0:
+            lines.append(f"metric {c.metric} scored no case: it failed on all "
+                         f"{c.errored} it was given; a metric that measured nothing exits "
+                         "4 even with --allow-metric-errors")
+        else:
+            lines.append(f"metric {c.metric} failed on {c.errored} of {c.cases} cases, so "
+                         "the run did not measure every case (exit 4); `evalkit run "
+                         "--resume` scores them again from the stored responses, and "
+                         "--allow-metric-errors accepts a metric that scored some cases")
     return lines
 
 
@@ -78,14 +111,12 @@ def summary_lines(run: RunResult) -> list[str]:
     complete = run.header.get("status") == "complete"
     names = list((run.header.get("config") or {}).get("metrics") or [])
     if complete and names:
-        failed = run.metric_failures()
+        counts = run.metric_counts()
         width = max(len(n) for n in names)
         lines.append(f"{'metric':<{width}}  {'mean':>8}")
         for n in names:
-            if n in failed:  # its mean is undefined; the other metrics keep theirs
-                lines.append(f"{n:<{width}}  {'n/a':>8}  (failed on {len(failed[n])} "
-                             f"case(s): {', '.join(repr(c) for c in list(failed[n])[:3])}"
-                             f"{', ...' if len(failed[n]) > 3 else ''})")
+            if counts[n].errored:  # its mean is undefined; the other metrics keep theirs
+                lines.append(f"{n:<{width}}  {'n/a':>8}  ({coverage_text(counts[n])})")
             else:
                 lines.append(f"{n:<{width}}  {decimal(run.mean(n)):>8}")
     aggs: dict[str, float] = run.header.get("aggregates") or {}
@@ -95,6 +126,7 @@ def summary_lines(run: RunResult) -> list[str]:
         lines.append(f"{n}: not computed ({problem})")
     lines.append(status_line(run))
     lines.extend(error_lines(run))
+    lines.extend(metric_error_lines(run))
     executor = executor_line(run)
     if executor:
         lines.append(executor)
@@ -184,6 +216,7 @@ def summary_json(run: RunResult, path: Path | None, *, resumed: bool = False,
         "means": {n: None if n in failed else run.mean(n) for n in names} if complete else {},
         "metric_errors": {m: {"cases": len(c), "ids": list(c)[:20], "first": next(iter(
             c.values()))} for m, c in failed.items()},
+        "metric_counts": {m: c.as_dict() for m, c in run.metric_counts().items()},
         "aggregates": run.header.get("aggregates") or {},
         "aggregate_errors": run.header.get("aggregate_errors") or {},
     }

@@ -1,9 +1,11 @@
 """The conformance suite: one check per record a plugin registers, each a callable that
 raises ``AssertionError`` on failure.
 
-Metrics must return finite numbers, the same number twice, and survive an empty response
-(a metric that compares with reference answers, ``needs_answers``, is tried on the sample
-cases that have some: the runner refuses the others before a run); families must build
+Metrics must return finite numbers, the same number twice, and survive an empty response;
+each is tried on the sample cases that have every field its record needs
+(``MetricSpec.needs``: ``"relevance"``, ``"answers"``, ``"context:KEY"``), since every
+scoring path refuses the others before scoring; a metric that needs a field no sample case
+has fails ``needs-met``. Families must build
 members at several cut-offs; aggregates must refuse an empty run (or return a number) and
 be deterministic; loaders must refuse an empty file clearly; targets and reporters must be
 callable; executors must run a few items and hand back every row once (:mod:`.executors`).
@@ -33,6 +35,7 @@ from evalkit.core.specs import (
     TargetSpec,
 )
 from evalkit.data.targets import TargetResponse
+from evalkit.execute.case_needs import lacks
 from evalkit.plugins.hooks import PluginError, collect_records
 from evalkit.plugins.loading import register_plugin_object
 
@@ -81,8 +84,16 @@ def _polarity_check(kind: str, spec: MetricSpec | MetricFamily | AggregateSpec) 
 
 def _metric_checks(spec: MetricSpec, pairs: Sequence[Pair], kind: str) -> list[ConformanceCheck]:
     label = f"{kind} {spec.name!r}"
-    if spec.needs_answers:  # the runner refuses, before the run, a case without answers
-        pairs = [(resp, case) for resp, case in pairs if case.reference_answers()]
+    # a case without a field the metric needs is refused before scoring: never tried
+    every = pairs
+    pairs = [(resp, case) for resp, case in pairs
+             if not any(lacks(case, need) for need in spec.needs)]
+
+    def needs_met() -> None:
+        if every and not pairs:
+            raise AssertionError(
+                f"{label} needs {', '.join(spec.needs)}, which no sample case has, so "
+                "nothing could be checked; pass pairs= with cases that have them")
 
     def finite() -> None:
         for resp, case in pairs:
@@ -112,6 +123,8 @@ def _metric_checks(spec: MetricSpec, pairs: Sequence[Pair], kind: str) -> list[C
         ConformanceCheck(f"metric:{spec.name}:deterministic", deterministic),
         ConformanceCheck(f"metric:{spec.name}:empty-response", empty_response),
     ]
+    if spec.needs:
+        checks.append(ConformanceCheck(f"metric:{spec.name}:needs-met", needs_met))
     if spec.prepare is not None and spec.batch is not None:
         prepare, batch = spec.prepare, spec.batch
 
@@ -236,9 +249,11 @@ def conformance_checks(
 
     Metrics (and each ``name@k`` of a family, for ``k`` in ``ks``): a declared polarity,
     a finite float on every sample pair, the same value twice, a finite float on an empty
-    response, and agreement of ``batch`` with ``fn`` when given. Aggregates: a declared
-    polarity, an error on an empty run, a finite and repeatable value on sample rows.
-    Loaders: an error naming the file on an empty file of each suffix. Targets and
+    response, and agreement of ``batch`` with ``fn`` when given; the pairs are those whose
+    case has every field the record ``needs`` (``needs-met`` fails when none has).
+    Aggregates: a declared polarity, an error on an empty run, a finite and repeatable
+    value on sample rows. Loaders: an error naming the file on an empty file of each
+    suffix. Targets and
     reporters: callables. Executors: a callable factory, and ``executor:<name>:runs``
     (:func:`evalkit.testing.executors.executor_runs`: every row of a small run once, equal
     to the local pool's; skipped by ``exclude``, for executors that need a cluster).

@@ -112,7 +112,8 @@ class Measure:
             name=name, fn=fn, higher_is_better=self.higher_is_better, kind=self.kind,
             description=text, version=VERSION, prepare=prepare, batch=batch,
             family=self.base if k is not None else None, summary=self.summary,
-            always=self.always, needs_judgments=self.kind == "metric", nonblocking=True,
+            always=self.always, needs=("relevance",) if self.kind == "metric" else (),
+            nonblocking=True,
         )
 
     def record(self) -> MetricSpec | MetricFamily:

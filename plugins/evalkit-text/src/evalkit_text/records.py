@@ -3,7 +3,7 @@
 Every metric reads the response's text, scores higher-is-better values in [0, 1], has
 definition version ``"1"`` (``json_schema``: ``"1+schema.<digest>"``) and needs no
 relevance judgments. ``exact_match``, ``f1`` and ``rouge_l`` compare with the case's
-reference answers (``needs_answers``: a case with no ``answers`` and no text ``expected``
+reference answers (``needs=("answers",)``: a case with no ``answers`` and no text ``expected``
 is refused before the run); ``contains``, ``regex`` and the JSON checks read only the
 response. ``contains``, ``regex`` and ``json_schema`` take their parameters in their name
 (``contains(text=refund)``); the bare name is refused when it is resolved, since it has
@@ -110,14 +110,14 @@ def _parameterised(name: str, params: tuple[str, ...], variant: Callable[..., Me
 def metric_records() -> list[MetricSpec]:
     """The records the plugin registers (see the module docstring)."""
     return [
-        MetricSpec("exact_match", exact_match, True, needs_answers=True, aliases=("em",),
+        MetricSpec("exact_match", exact_match, True, needs=("answers",), aliases=("em",),
                    nonblocking=True,
                    description="SQuAD v1.1 exact match after answer normalisation, max over "
                                "answers"),
-        MetricSpec("f1", f1, True, needs_answers=True, nonblocking=True,
+        MetricSpec("f1", f1, True, needs=("answers",), nonblocking=True,
                    description="SQuAD v1.1 token F1 after answer normalisation, max over "
                                "answers"),
-        MetricSpec("rouge_l", rouge_l, True, needs_answers=True, aliases=("rougeL",),
+        MetricSpec("rouge_l", rouge_l, True, needs=("answers",), aliases=("rougeL",),
                    description="ROUGE-L F-measure (LCS of rouge-score's default tokens), max "
                                "over answers"),
         _parameterised("contains", ("text", "ignore_case"), _contains,
