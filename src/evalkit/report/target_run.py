@@ -95,6 +95,10 @@ def summary_lines(run: RunResult) -> list[str]:
         lines.append(f"{n}: not computed ({problem})")
     lines.append(status_line(run))
     lines.extend(error_lines(run))
+    retried = retried_requests(run)
+    if retried:
+        lines.append(f"retried: {retried} request(s) sent again by the target (after a 5xx, "
+                     "a transport failure or a rate-limit answer)")
     executor = executor_line(run)
     if executor:
         lines.append(executor)
@@ -103,6 +107,14 @@ def summary_lines(run: RunResult) -> list[str]:
         lines.append(f"note: {token_note}")
     empty = empty_answers_line(run)
     return lines if empty is None else [*lines, empty]
+
+
+def retried_requests(run: RunResult) -> int:
+    """The requests the target sent again (a retry after a 5xx, a transport failure or a
+    rate-limit answer): every sample row's ``requests`` beyond its first. A target that
+    does not count its requests adds none."""
+    rows = run.samples or run.per_query
+    return sum(max(0, int(getattr(r, "requests", None) or 0) - 1) for r in rows)
 
 
 def rescore_counts(run: RunResult) -> dict[str, int]:
@@ -165,7 +177,8 @@ def resume_line(run: RunResult) -> str:
 
 def summary_json(run: RunResult, path: Path | None, *, resumed: bool = False,
                  rescored: bool = False) -> str:
-    """The same summary as JSON (means only when the run is complete); with ``resumed``
+    """The same summary as JSON (means only when the run is complete; ``retried_requests``
+    is :func:`retried_requests`); with ``resumed``
     (``evalkit run --resume``), also ``resume``: ``{"kept", "called", "retried"}``, or
     null when there was no earlier run; with ``rescored`` (``evalkit rescore``), also
     ``rescored``: :func:`rescore_counts`."""
@@ -186,6 +199,7 @@ def summary_json(run: RunResult, path: Path | None, *, resumed: bool = False,
             c.values()))} for m, c in failed.items()},
         "aggregates": run.header.get("aggregates") or {},
         "aggregate_errors": run.header.get("aggregate_errors") or {},
+        "retried_requests": retried_requests(run),
     }
     if resumed:
         out["resume"] = run.header.get("resume")
