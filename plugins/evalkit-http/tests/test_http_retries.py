@@ -186,7 +186,7 @@ def test_evalkit_run_counts_the_requests_the_server_saw_twice(tmp_path: Path,
         assert done.returncode != 0
         assert sorted(summary["error_ids"]) == ["c03", "c17"]
         assert duplicates(server) == 1 + 1 + 1
-    assert summary["retried_requests"] == duplicates(server)
+    assert summary["retried_requests"] == {"target": duplicates(server)}
 
 
 def test_the_text_summary_names_the_retried_requests(tmp_path: Path) -> None:

@@ -95,10 +95,9 @@ def summary_lines(run: RunResult) -> list[str]:
         lines.append(f"{n}: not computed ({problem})")
     lines.append(status_line(run))
     lines.extend(error_lines(run))
-    retried = retried_requests(run)
-    if retried:
-        lines.append(f"retried: {retried} request(s) sent again by the target (after a 5xx, "
-                     "a transport failure or a rate-limit answer)")
+    retried = retried_line(run)
+    if retried is not None:
+        lines.append(retried)
     executor = executor_line(run)
     if executor:
         lines.append(executor)
@@ -109,12 +108,31 @@ def summary_lines(run: RunResult) -> list[str]:
     return lines if empty is None else [*lines, empty]
 
 
-def retried_requests(run: RunResult) -> int:
-    """The requests the target sent again (a retry after a 5xx, a transport failure or a
-    rate-limit answer): every sample row's ``requests`` beyond its first. A target that
-    does not count its requests adds none."""
+def retried_requests(run: RunResult) -> dict[str, int]:
+    """The requests sent again after a 5xx, a transport failure or a rate-limit answer:
+    ``{"target": n}``, every sample row's ``requests`` beyond its first (a target that
+    does not count its requests adds none), then ``{metric: n}`` for each metric whose run
+    totals in the header count the requests it sent again as ``retried`` (an LLM judge),
+    when not 0."""
     rows = run.samples or run.per_query
-    return sum(max(0, int(getattr(r, "requests", None) or 0) - 1) for r in rows)
+    out = {"target": sum(max(0, int(getattr(r, "requests", None) or 0) - 1) for r in rows)}
+    for metric, totals in (run.header.get("details") or {}).items():
+        n = totals.get("retried") if isinstance(totals, dict) else None
+        if isinstance(n, int) and not isinstance(n, bool) and n > 0:
+            out[str(metric)] = n
+    return out
+
+
+def retried_line(run: RunResult) -> str | None:
+    """:func:`retried_requests` for people, or ``None`` when nothing was sent again."""
+    counts = retried_requests(run)
+    if not any(counts.values()):
+        return None
+    by = ", ".join(f"{n} by metric {metric!r}" for metric, n in counts.items()
+                   if metric != "target")
+    return (f"retried: {counts['target']} request(s) sent again by the target"
+            f"{', ' + by if by else ''} (after a 5xx, a transport failure or a rate-limit "
+            "answer)")
 
 
 def rescore_counts(run: RunResult) -> dict[str, int]:

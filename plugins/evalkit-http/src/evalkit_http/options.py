@@ -64,7 +64,7 @@ class HttpOptions:
     retries: int = 1
     """How many times a 5xx answer or a transport failure (a timeout of the whole attempt
     included) is retried per case, with the same body: an integer from 0 to
-    :data:`~evalkit_http.validation.MAX_RETRIES` (10); default once. The row's
+    :data:`evalkit.io.limits.MAX_RETRIES` (10); default once. The row's
     ``requests`` counts every request sent, and ``evalkit run`` reports the requests sent
     again."""
     retry_backoff_s: float = 0.1

@@ -15,12 +15,8 @@ import re
 from numbers import Real
 from urllib.parse import urlsplit
 
-from evalkit.io.limits import MAX_WAIT_S
+from evalkit.io.limits import MAX_RETRIES, MAX_WAIT_S
 from evalkit.io.redaction import public_url
-
-#: The most retries of a 5xx or transport failure per case (the ``retries`` option): with
-#: the longest attempt deadline (one hour) a case still ends within hours, never "for ever".
-MAX_RETRIES = 10
 
 _HOST = re.compile(r"[A-Za-z0-9._~-]+|\[[0-9A-Fa-f:.]+\]")
 
@@ -52,7 +48,7 @@ def check_url(url: str) -> None:
         raise ValueError(f"HttpTarget url {shown!r}: port 0 cannot be called")
 
 
-__all__ = ["MAX_RETRIES", "check_options", "check_url"]
+__all__ = ["check_options", "check_url"]
 
 
 def _seconds(name: str, value: object, *, zero_ok: bool) -> float:
@@ -80,9 +76,10 @@ def check_options(*, timeout_s: object, retries: object, retry_backoff_s: object
     ``timeout_s`` (the deadline of one attempt) is a finite number of seconds > 0;
     ``retry_backoff_s`` a finite number >= 0; both at most one hour
     (:data:`evalkit.io.limits.MAX_WAIT_S`); ``retries`` an integer from 0 to
-    :data:`MAX_RETRIES`; ``max_connections`` and ``max_response_bytes`` integers >= 1;
-    ``max_raw_bytes`` an integer >= 0 or ``None`` (no cap). Booleans are refused where
-    numbers are asked (``True`` is not 1 second, nor one retry).
+    :data:`evalkit.io.limits.MAX_RETRIES` (10); ``max_connections`` and
+    ``max_response_bytes`` integers >= 1; ``max_raw_bytes`` an integer >= 0 or ``None``
+    (no cap). Booleans are refused where numbers are asked (``True`` is not 1 second, nor
+    one retry).
 
     Raises:
         ValueError: names the option, the bound and the value given.
