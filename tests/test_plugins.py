@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import sys
 import textwrap
+import threading
 import tomllib
 from collections.abc import Iterator
 from importlib import metadata
@@ -398,6 +399,21 @@ def test_same_function_and_polarity_again_is_a_no_op() -> None:
     reg.register_metric("again", higher_is_better=True)(_m1)
     assert reg.registered() == ["again"]
     assert reg.resolve("again").fn is _m1
+
+
+def test_a_loop_over_the_entries_leaves_the_registry_free_for_other_threads() -> None:
+    reg = Registry()
+    reg.register_metric("first", higher_is_better=True)(_m1)
+    looping = reg.entries()
+    assert next(looping)[1] == "first"  # the caller's loop is under way
+    adding = threading.Thread(
+        target=lambda: reg.register_metric("meanwhile", higher_is_better=True)(_m2),
+        daemon=True)
+    adding.start()
+    adding.join(timeout=60)  # a registry held by the loop would keep it waiting
+    assert not adding.is_alive()
+    assert reg.registered() == ["first", "meanwhile"]
+    assert list(looping) == []  # the loop sees the entries as they were when it began
 
 
 def test_a_second_client_registration_raises_naming_both_providers() -> None:

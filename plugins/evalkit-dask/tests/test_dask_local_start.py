@@ -123,3 +123,28 @@ def test_no_dashboard_port_warning_while_another_server_holds_8787() -> None:
     finally:
         holder.close()
     assert [str(w.message) for w in caught if "in use" in str(w.message)] == []
+
+
+def test_workers_too_slow_to_start_name_the_timeout_not_the_guard(tmp_path: Path) -> None:
+    # `evalkit run` has no script to guard; workers given 0.01 s to start (a Python
+    # process cannot even import Dask in that time) stand for a slow or busy machine
+    (tmp_path / "goldens.jsonl").write_text(
+        "".join(json.dumps({"id": f"c{i}", "query": "q", "expected": [f"c{i}"]}) + "\n"
+                for i in range(2)))
+    (tmp_path / "evalkit.yaml").write_text(
+        "goldens: goldens.jsonl\ntarget: {factory: http, kwargs: {url: 'http://127.0.0.1:9/'}}\n"
+        "metrics: [recall@1]\noutput: run.jsonl\n"
+        "executor: {name: dask, options: {n_workers: 1, death_timeout_s: 0.01}}\n")
+    done = subprocess.run([sys.executable, "-c", "from evalkit.cli import main; main()",
+                           "run", "--no-progress"], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=180)
+    assert done.returncode == 2, done.stderr
+    (line,) = [x for x in done.stderr.splitlines() if x.startswith("error:")]
+    assert line.startswith("error: dask executor: the LocalCluster did not start (")
+    assert line.endswith(
+        "its worker processes did not start within death_timeout_s (0.01 s), so this "
+        "machine is slow or busy: raise the dask executor's death_timeout_s (in the eval "
+        "config, executor: {name: dask, options: {death_timeout_s: 60}}), or start fewer "
+        "workers (n_workers)")
+    assert "__main__" not in done.stderr
+    assert not (tmp_path / "run.jsonl").exists()

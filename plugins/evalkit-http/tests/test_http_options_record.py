@@ -15,10 +15,11 @@ from evalkit_http.options import OPTION_NAMES, HttpOptionKeywords, HttpOptions
 
 URL = "http://127.0.0.1:9/search"
 
-#: the defaults of HttpTarget(...) in 0.3.0, copied from its keyword list
+#: the defaults of HttpTarget(...) in 0.3.0, copied from its keyword list (``retries``
+#: came later; its default, once, is the single retry 0.3.0 always made)
 FORMER_DEFAULTS = {
     "build_payload": None, "extract": None, "headers": None, "timeout_s": 30.0,
-    "meta_keys": (), "retry_backoff_s": 0.1, "max_connections": 100,
+    "meta_keys": (), "retries": 1, "retry_backoff_s": 0.1, "max_connections": 100,
     "max_response_bytes": 10_000_000, "max_raw_bytes": 64 * 1024,
     "retry_rate_limited": False, "rate_limit_retries": 20, "rate_limit_total_s": 120.0,
     "retry_after_max_s": 60.0,
@@ -84,16 +85,18 @@ def test_the_factory_passes_every_option(tmp_path: Path) -> None:
     target = make_http_target(url=URL, name="svc", asynchronous=True, timeout_s=2.5,
                               meta_keys=["cost_usd"], max_connections=3,
                               max_raw_bytes=None, retry_rate_limited=True,
-                              rate_limit_retries=2, extract="evalkit_http.base:default_extract")
+                              rate_limit_retries=2, retries=4,
+                              extract="evalkit_http.base:default_extract")
     assert isinstance(target, AsyncHttpTarget)
     assert (target.name, target.timeout_s, target.meta_keys, target.max_connections,
-            target.max_raw_bytes, target.rate_limit.retries) == (
-        "svc", 2.5, ("cost_usd",), 3, None, 2)
+            target.max_raw_bytes, target.rate_limit.retries, target.retries) == (
+        "svc", 2.5, ("cost_usd",), 3, None, 2, 4)
     assert target.retry_rate_limited is True
     assert target.extract.__name__ == "default_extract"
-    with pytest.raises(TypeError, match=r"^the http target has no option 'retries'; its "
-                       r"options are url, name, asynchronous, build_payload, "):
-        make_http_target(url=URL, retries=3)
+    with pytest.raises(TypeError, match=r"^the http target has no option 'max_retries' "
+                       r"\(did you mean 'retries'\?\); its options are url, name, "
+                       r"asynchronous, build_payload, "):
+        make_http_target(url=URL, max_retries=3)
     with pytest.raises(TypeError, match=r"no option 'timeot_s' \(did you mean 'timeout_s'"):
         make_http_target(url=URL, timeot_s=3)
 

@@ -203,7 +203,7 @@ def test_header_values_never_reach_messages_repr_describe_or_logs(
         shown = " ".join([str(info.value), repr(t), str(t.describe()), caplog.text])
     assert "sk-very-secret" not in shown
     assert t.describe()["header_names"] == ["Authorization"]
-    assert "retrying once" in caplog.text
+    assert "retry 1 of 1" in caplog.text
 
 
 @pytest.mark.parametrize("level", [logging.DEBUG, logging.INFO])
@@ -230,7 +230,7 @@ def test_query_string_and_header_secrets_never_reach_any_log(
     logged = caplog.text
     assert "SECRET" not in logged and "SECRET" not in str(info.value)
     assert f'POST {url}search?<redacted> "HTTP/1.1 200 OK"' in logged
-    assert "retrying once" in logged
+    assert "retry 1 of 1" in logged
     if level == logging.DEBUG:
         assert "receive_response_headers.complete" in logged  # traced, values redacted
 

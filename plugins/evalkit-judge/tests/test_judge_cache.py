@@ -316,3 +316,35 @@ def test_processes_opening_a_corrupt_file_set_it_aside_once(tmp_path: Path) -> N
     assert [p.returncode for p in procs] == [0, 0, 0, 0], [e for _, e in outs]
     assert sorted(int(o) for o, _ in outs) == [0, 0, 0, 1]
     assert len(asides(tmp_path, "corrupt")) == 1
+
+
+def test_opening_waits_for_another_processes_lock_file_at_most_busy_timeout(
+        tmp_path: Path) -> None:
+    path = tmp_path / "grades.sqlite"
+    lock = tmp_path / "grades.sqlite.lock"
+    holder = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
+        import fcntl, sys
+        fh = open({str(lock)!r}, "a+b")
+        fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
+        print("held", flush=True)
+        sys.stdin.read()  # until the test closes our stdin
+        """)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+        # opened in a child under a timeout: a wait without a bound would hang the test
+        opener = subprocess.run([sys.executable, "-c", textwrap.dedent(f"""
+            from evalkit_judge import CacheError, GradeCache
+            try:
+                GradeCache({str(path)!r}, busy_timeout=0.2)
+            except CacheError as exc:
+                print(exc)
+            """)], capture_output=True, text=True, timeout=60)
+        assert opener.stdout == (
+            f"judge cache {path}: another process has held {lock} for more than "
+            "busy_timeout (0.2 s) while it opens the cache; stop it, or use another "
+            "cache_path\n"), opener.stderr
+    finally:
+        assert holder.stdin is not None
+        holder.stdin.close()
+        holder.wait(timeout=30)
+    assert len(GradeCache(path, busy_timeout=0.2)) == 0  # free again: it opens

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -24,6 +25,7 @@ COST_PER_GRADE = (100 * 1.0 + 20 * 5.0) / 1e6
 
 PLUGIN = '''
 import os
+import re
 from evalkit.core.hookspecs import hookimpl
 from evalkit.core.specs import MetricSpec
 from evalkit.data.targets import CallableTarget
@@ -217,3 +219,32 @@ def test_a_judge_that_refused_every_reply_exits_4_even_with_allow_metric_errors(
     assert out.stderr.splitlines()[-1] == (
         f"error: metric helpfulness scored no case: it failed on all {N_CASES} it was "
         "given; a metric that measured nothing exits 4 even with --allow-metric-errors")
+def test_the_first_example_of_the_judge_docs_runs_as_a_local_plugin(tmp_path: Path) -> None:
+    # The example registers with evalkit.register_metric when the module is imported,
+    # during plugin discovery; the run must not wait for the discovery it is part of.
+    docs = Path(__file__).resolve().parents[3] / "docs" / "judge.md"
+    example = re.findall(r"```python\n(.*?)```", docs.read_text(encoding="utf-8"), re.S)[0]
+    (tmp_path / "judge_example.py").write_text(example, encoding="utf-8")
+    (tmp_path / "echo_target.py").write_text(
+        "from evalkit.data.targets import CallableTarget\n\n\ndef make():\n"
+        "    return CallableTarget(lambda case: 'an answer', name='echo')\n")
+    (tmp_path / "pyproject.toml").write_text(textwrap.dedent('''
+        [tool.evalkit]
+        local_plugins = ["judge_example"]
+        goldens = "cases.jsonl"
+        target = {factory = "echo_target:make"}
+        metrics = ["correctness"]
+        output = "runs/judged.jsonl"
+        '''))
+    (tmp_path / "cases.jsonl").write_text("".join(
+        json.dumps({"id": f"c{i}", "query": f"question {i}"}) + "\n" for i in range(3)))
+    with MessagesAPIServer(lambda req: tool_reply(4, model="claude-haiku-4-5")) as server:
+        env = {k: v for k, v in os.environ.items()
+               if not k.startswith(("ANTHROPIC_", "EVALKIT_PLUGINS"))}
+        env.update({"ANTHROPIC_BASE_URL": server.base_url, "ANTHROPIC_API_KEY": "test-key"})
+        out = evalkit(tmp_path, env, "--no-progress")
+    assert out.returncode == 0, out.stderr
+    rows = [json.loads(x) for x in (tmp_path / "runs" / "judged.jsonl").read_text().splitlines()
+            if json.loads(x)["type"] == "row"]
+    assert [r["metrics"] for r in rows] == [{"correctness": 4.0}] * 3
+    assert len(server.requests) == 3 and (tmp_path / ".evalkit" / "judge-cache.sqlite").exists()

@@ -150,12 +150,13 @@ class RegistryLookups:
         return sorted(names, key=name_order)
 
     def entries(self, namespace: str | None = None) -> Iterator[tuple[str, str, Entry]]:
-        """``(namespace, key, entry)`` for every live registration."""
+        """``(namespace, key, entry)`` for every live registration (as they were when the
+        iteration began: the lock is not held while the caller's loop runs)."""
         with self._lock:
-            for ns, table in sorted(self._tables.items()):
-                if namespace is None or ns == namespace:
-                    for key, entry in sorted(table.items()):
-                        yield ns, key, entry
+            found = [(ns, key, entry) for ns, table in sorted(self._tables.items())
+                     if namespace is None or ns == namespace
+                     for key, entry in sorted(table.items())]
+        yield from found
 
     def conflicts(self) -> list[Conflict]:
         """Every blocked name with its providers."""

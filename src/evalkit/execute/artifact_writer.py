@@ -41,6 +41,8 @@ class ArtifactWriter:
         self.interval = max(0.0, float(interval))
         self._fh: IO[str] | None = None
         self._last_sync = 0.0
+        # held for one write (and its fsync): unbounded only for a pipe, whose write waits
+        # for its reader, at the reader's pace
         self._lock = threading.Lock()
         self._lines: dict[tuple[str, int | None], str] = {}  # by (case id, sample)
         with writing(path):  # a socket or a block device is refused before any call

@@ -144,6 +144,8 @@ class AsyncExecutor(Executor):
         try:
             self._tasks = [asyncio.create_task(self._task(pool))
                            for _ in range(self._tasks_wanted)]
+            # each task ends when its jobs run out, the run stops, or cancel() cuts its
+            # call (the driver does after the grace period): bounded by the calls
             await asyncio.gather(*self._tasks, return_exceptions=True)
         finally:
             pool.shutdown(wait=False, cancel_futures=True)

@@ -192,7 +192,9 @@ class Dispatch:
         self._stopped = False
         self._failure: BaseException | None = None
         self._lock = threading.Lock()
-        self._refilling = threading.Lock()  # refills run on this thread and the backend's
+        # refills run on this thread and the backend's; held around backend.submit, which
+        # never waits for the thread that calls _wake, so the two cannot wait on each other
+        self._refilling = threading.Lock()
         self._raw = getattr(work.target, "max_raw_bytes", DEFAULT_MAX_RAW_BYTES)
         self._report: dict[str, Any] = {**(report or {}), "retried": 0, "lost_rows": 0,
                                         "duplicates_dropped": 0}

@@ -245,7 +245,8 @@ class Executor:
                 wait = min(wait, deadline - time.monotonic())
                 if wait <= 0:
                     return
-            try:
+            try:  # in slices of POLL_S: a run lasts as long as its calls (each bounded by
+                # its target), Ctrl-C ends the wait, and after it the deadline does
                 item = self._done.get(timeout=wait)
             except queue.Empty:
                 continue

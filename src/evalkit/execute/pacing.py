@@ -227,6 +227,8 @@ class Pacing:
                     return time.monotonic()
                 if wait < 0:
                     return None
+                # in slices of at most _POLL_S until a start is free, `stop` is set or
+                # `latest` passes: a start frees when a call ends, within its target's bounds
                 self._cond.wait(wait)  # a release wakes it at once
         return None
 
@@ -250,6 +252,7 @@ class Pacing:
                 return time.monotonic()
             if wait < 0:
                 return None
+            # as admit(): a slice of at most _POLL_S, then look again
             waiter = asyncio.get_running_loop().create_future()
             self._waiters.append(waiter)
             with contextlib.suppress(TimeoutError):

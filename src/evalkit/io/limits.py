@@ -24,6 +24,9 @@ its own error naming the file and line; it never becomes a ``RecursionError``, a
   ``HttpTarget``'s ``timeout_s``, ``retry_backoff_s``, ``retry_after_max_s`` and
   ``rate_limit_total_s``; so that ``--grace-s 1e12`` or ``timeout_s: 1e9`` is refused
   rather than leaving a run waiting for ever on a call that never ends.
+* :data:`MAX_RETRIES`: the most retries of one failed request an option may ask for
+  (``HttpTarget``'s ``retries``, ``LLMJudge``'s ``max_retries``): 10, so that with the
+  longest attempt deadline a call still ends within hours.
 * :data:`MAX_METRIC_FILE_BYTES`: the largest file a metric reads for its definition (a
   ``json_schema(schema=PATH)`` schema, a judge's price table): 16 MiB, read by
   :func:`read_capped`, which never reads more than the cap plus one byte, so
@@ -54,6 +57,8 @@ MAX_METRIC_FILE_BYTES = 16 << 20
 MAX_WAIT_S = 3600.0
 #: the longest grace period after Ctrl-C (seconds)
 MAX_GRACE_S = MAX_WAIT_S
+#: the most retries of one failed request (a 5xx, a transport failure)
+MAX_RETRIES = 10
 MIN_LABEL = -(2**63)
 MAX_LABEL = 2**63 - 1
 
@@ -241,6 +246,7 @@ __all__ = [
     "MAX_ID_CHARS",
     "MAX_METRIC_FILE_BYTES",
     "MAX_NAME_CHARS",
+    "MAX_RETRIES",
     "MAX_WAIT_S",
     "MAX_YAML_NODES",
     "LimitError",

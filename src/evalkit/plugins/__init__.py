@@ -3,8 +3,9 @@
 Holds what discovery learns about a plugin (:mod:`.info`), the calling and checking of its
 hooks (:mod:`.hooks`), discovery from distribution metadata alone (:mod:`.discovery`), the
 loading of the kernel's built-ins, the enabled entry points and the project's
-``local_plugins`` (:mod:`.loading`), the process-wide default registry that discovery fills
-on first use, with ``register_metric`` / ``polarity`` / ``registered`` working on it
+``local_plugins`` (:mod:`.loading`), the registry being filled and what a plugin registers
+while it is imported (:mod:`.filling`), the process-wide default registry that discovery
+fills on first use, with ``register_metric`` / ``polarity`` / ``registered`` working on it
 (:mod:`.default`), the ``evalkit plugins list`` report (:mod:`.listing`) and the hook
 reference of docs/plugins.md (:mod:`.hookdocs`; ``python -m evalkit.plugins`` writes it).
 

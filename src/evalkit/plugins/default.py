@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 from evalkit.core.pyproject_config import plugin_selection
 from evalkit.core.registry import Registry
 from evalkit.core.specs import AggregateSpec, MetricSpec
+from evalkit.plugins.filling import registry_being_filled
 from evalkit.plugins.loading import load_plugins
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -42,17 +43,39 @@ def _discovered(registry: Registry) -> Registry:
 
 
 _default: Registry | None = None
+# guards reads and writes of `_default`; never held while plugins are imported
 _default_lock = threading.Lock()
+# one discovery of the default registry at a time (held while plugins are imported)
+_discovery_lock = threading.Lock()
 
 
 def default_registry() -> Registry:
-    """The process-wide registry, with installed plugins discovered on first use."""
+    """The process-wide registry, with installed plugins discovered on first use.
+
+    While plugin discovery fills a registry in this thread (a plugin registering with
+    ``evalkit.register_metric(...)`` when it is imported, or from a hook), the registry
+    being filled (:func:`evalkit.plugins.filling.registry_being_filled`).
+    """
     global _default
-    if _default is None:
+    filling = registry_being_filled()
+    if filling is not None:
+        return filling
+    current = _default
+    if current is not None:
+        return current
+    # Unbounded wait while another thread discovers the plugins: that discovery imports
+    # them, and how long a plugin's import takes is the plugin's (the thread discovering
+    # never waits here: it is answered with the registry it fills).
+    with _discovery_lock:
         with _default_lock:
-            if _default is None:
-                _default = _discovered(Registry())
-    return _default
+            current = _default
+        if current is not None:
+            return current
+        built = _discovered(Registry())
+        with _default_lock:
+            if _default is None:  # set_default_registry() may have run meanwhile
+                _default = built
+            return _default
 
 
 def set_default_registry(registry: Registry | None) -> None:

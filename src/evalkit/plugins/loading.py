@@ -16,6 +16,7 @@ import importlib
 import sys
 import warnings
 from collections.abc import Callable, Iterable
+from functools import partial
 from importlib import metadata
 from typing import Any
 
@@ -37,6 +38,7 @@ from evalkit.plugins.discovery import (
     discover,
     selection_problems,
 )
+from evalkit.plugins.filling import filling, import_plugin
 from evalkit.plugins.hooks import PluginError, collect_records, short_error
 from evalkit.plugins.info import KERNEL_DISTRIBUTION, PluginInfo, origin_of
 
@@ -156,6 +158,24 @@ def load_plugins(
     if problems and strict:
         raise PluginSelectionError("; ".join(msg for _, msg in problems))
 
+    with filling(registry):  # the default registry's API works on `registry` meanwhile
+        _load_all(registry, selection, candidates, problems, enabled)
+    if warn:
+        for info in registry.plugins:
+            if info.status == "failed":
+                # stacklevel 1: the warning is issued by this module, which is how the
+                # command line recognises it without importing this module (and pluggy)
+                warnings.warn(failure_message(info), PluginLoadWarning, stacklevel=1)
+    return list(registry.plugins)
+
+
+def _load_all(
+    registry: Registry,
+    selection: PluginSelection,
+    candidates: list[Candidate],
+    problems: list[tuple[PluginInfo, str]],
+    enabled: Callable[[str | None, str], bool] | None,
+) -> None:
     load_builtins(registry)
     registry.selection_source = selection.source
     plan: list[tuple[Candidate, bool]] = []
@@ -175,7 +195,8 @@ def load_plugins(
             continue
         info = cand.info()
         try:
-            plugin = cand.entry_point.load()
+            plugin, info.names = import_plugin(registry, cand.value.partition(":")[0],
+                                               cand.entry_point.load)
         except Exception as exc:  # one broken plugin must not break the others
             info.status, info.error = "failed", short_error(exc)
             registry.plugins.append(info)
@@ -185,13 +206,6 @@ def load_plugins(
         register_plugin_object(registry, plugin, provider, info=info)
     registry.plugins.extend(info for info, _ in problems)
     _load_local_plugins(registry, selection)
-    if warn:
-        for info in registry.plugins:
-            if info.status == "failed":
-                # stacklevel 1: the warning is issued by this module, which is how the
-                # command line recognises it without importing this module (and pluggy)
-                warnings.warn(failure_message(info), PluginLoadWarning, stacklevel=1)
-    return list(registry.plugins)
 
 
 def failure_message(info: PluginInfo) -> str:
@@ -233,7 +247,8 @@ def _load_local_plugins(registry: Registry, selection: PluginSelection) -> None:
         info = PluginInfo(module_name, None, None, module_name, origin="local",
                           location=str(path.parent) if path else None)
         try:
-            module = importlib.import_module(module_name)
+            module, info.names = import_plugin(
+                registry, module_name, partial(importlib.import_module, module_name))
         except Exception as exc:
             info.status, info.error = "failed", short_error(exc)
             registry.plugins.append(info)

@@ -127,6 +127,9 @@ def summary_lines(run: RunResult) -> list[str]:
     lines.append(status_line(run))
     lines.extend(error_lines(run))
     lines.extend(metric_error_lines(run))
+    retried = retried_line(run)
+    if retried is not None:
+        lines.append(retried)
     executor = executor_line(run)
     if executor:
         lines.append(executor)
@@ -135,6 +138,33 @@ def summary_lines(run: RunResult) -> list[str]:
         lines.append(f"note: {token_note}")
     empty = empty_answers_line(run)
     return lines if empty is None else [*lines, empty]
+
+
+def retried_requests(run: RunResult) -> dict[str, int]:
+    """The requests sent again after a 5xx, a transport failure or a rate-limit answer:
+    ``{"target": n}``, every sample row's ``requests`` beyond its first (a target that
+    does not count its requests adds none), then ``{metric: n}`` for each metric whose run
+    totals in the header count the requests it sent again as ``retried`` (an LLM judge),
+    when not 0."""
+    rows = run.samples or run.per_query
+    out = {"target": sum(max(0, int(getattr(r, "requests", None) or 0) - 1) for r in rows)}
+    for metric, totals in (run.header.get("details") or {}).items():
+        n = totals.get("retried") if isinstance(totals, dict) else None
+        if isinstance(n, int) and not isinstance(n, bool) and n > 0:
+            out[str(metric)] = n
+    return out
+
+
+def retried_line(run: RunResult) -> str | None:
+    """:func:`retried_requests` for people, or ``None`` when nothing was sent again."""
+    counts = retried_requests(run)
+    if not any(counts.values()):
+        return None
+    by = ", ".join(f"{n} by metric {metric!r}" for metric, n in counts.items()
+                   if metric != "target")
+    return (f"retried: {counts['target']} request(s) sent again by the target"
+            f"{', ' + by if by else ''} (after a 5xx, a transport failure or a rate-limit "
+            "answer)")
 
 
 def rescore_counts(run: RunResult) -> dict[str, int]:
@@ -197,7 +227,8 @@ def resume_line(run: RunResult) -> str:
 
 def summary_json(run: RunResult, path: Path | None, *, resumed: bool = False,
                  rescored: bool = False) -> str:
-    """The same summary as JSON (means only when the run is complete); with ``resumed``
+    """The same summary as JSON (means only when the run is complete; ``retried_requests``
+    is :func:`retried_requests`); with ``resumed``
     (``evalkit run --resume``), also ``resume``: ``{"kept", "called", "retried"}``, or
     null when there was no earlier run; with ``rescored`` (``evalkit rescore``), also
     ``rescored``: :func:`rescore_counts`."""
@@ -219,6 +250,7 @@ def summary_json(run: RunResult, path: Path | None, *, resumed: bool = False,
         "metric_counts": {m: c.as_dict() for m, c in run.metric_counts().items()},
         "aggregates": run.header.get("aggregates") or {},
         "aggregate_errors": run.header.get("aggregate_errors") or {},
+        "retried_requests": retried_requests(run),
     }
     if resumed:
         out["resume"] = run.header.get("resume")

@@ -45,7 +45,9 @@ class DaskBackend:
         self._value = value  # the plan itself, to scatter again if its replicas are lost
         self._token = uuid.uuid4().hex[:12]
         self._n = 0
-        self._lock = threading.Lock()  # submit runs on the driver's and Dask's threads
+        # submit runs on the driver's and Dask's threads; held for table updates, and around
+        # a scatter, which waits at most the client's timeout
+        self._lock = threading.Lock()
         self._done: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._tasks: dict[str, tuple[Any, list[Job]]] = {}
         self._settled: dict[str, int] = {}  # finished tasks not handed back: their items

@@ -121,8 +121,9 @@ class DaskExecutor:
         judge_on_workers: score LLM-judge metrics from installed plugins on the workers
             too; refused for a judge with a spending budget, or with a grade cache when
             the cluster is at ``address`` (docs/scaling.md); default False.
-        death_timeout_s: how long the LocalCluster's workers outlive a dead driver
-            (seconds, above 0, at most :data:`~evalkit.io.limits.MAX_WAIT_S`, one hour).
+        death_timeout_s: how long the LocalCluster's workers outlive a dead driver, and
+            how long each has to start (seconds, above 0, at most
+            :data:`~evalkit.io.limits.MAX_WAIT_S`, one hour).
         connect_timeout_s: how long to wait for the scheduler at ``address`` to answer,
             and for the first worker to build the target (default 60, at most one
             hour); a port that refuses is given up after
@@ -180,7 +181,8 @@ class DaskExecutor:
                 (:class:`~evalkit_dask.address.RefusedError` when its port refuses); the
                 run's own LocalCluster did not start
                 (:class:`~evalkit_dask.spawn.ClusterStartError`, naming a script without
-                an ``if __name__ == "__main__":`` guard).
+                an ``if __name__ == "__main__":`` guard, or ``death_timeout_s`` when the
+                worker processes were too slow to start).
             ValueError: the address is not one distributed can parse.
         """
         plan = self._plan or self._make_plan(work)
@@ -295,7 +297,7 @@ class DaskExecutor:
         # the run's own scheduler reschedules nothing silently: a task whose worker died
         # errs with KilledWorker at once, so the driver retries it and counts it
         with dask.config.set({"distributed.scheduler.allowed-failures": 0}), \
-                local_cluster_start():
+                local_cluster_start(self.death_timeout_s):
             cluster = LocalCluster(
                 n_workers=n, threads_per_worker=threads, processes=True, host="127.0.0.1",
                 dashboard_address=None, silence_logs=logging.ERROR,

@@ -1,5 +1,5 @@
-"""Why the run's own LocalCluster failed to start, in words: most often a script without
-an ``if __name__ == "__main__":`` guard.
+"""Why the run's own LocalCluster failed to start, in words: a script without an
+``if __name__ == "__main__":`` guard, or worker processes too slow to start.
 
 The LocalCluster's workers are new processes (multiprocessing's *spawn*), and each
 re-imports the driver's ``__main__`` script to start. A script that calls
@@ -8,6 +8,11 @@ worker (its artifact is locked by the driver, so the worker fails and Dask repor
 ``RuntimeError: Nanny failed to start``). :func:`local_cluster_start` turns that failure
 into one error naming the cause; :func:`unguarded_script` tells whether the call comes
 from the top level of a script outside such a guard.
+
+On a slow or busy machine a worker process may take longer to start (import Python,
+evalkit and Dask) than the Nanny allows it, which is the executor's ``death_timeout_s``:
+that failure names the timeout to raise instead (:func:`timed_out`), and the guard is
+suggested only to a script.
 """
 
 from __future__ import annotations
@@ -67,20 +72,42 @@ def unguarded_script() -> str | None:
     return None if any(first <= line <= last for first, last in spans) else file
 
 
+def timed_out(exc: BaseException) -> bool:
+    """Whether a timeout is in the chain of ``exc`` (its causes and contexts): Dask's
+    Nanny gave a worker process ``death_timeout`` to start, and it did not."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        if isinstance(current, TimeoutError) or "timed out" in str(current):
+            return True
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return False
+
+
+def _runs_a_script() -> bool:
+    """Whether ``__main__`` is a Python file (a script), not ``evalkit`` or ``-c``."""
+    file = getattr(sys.modules.get("__main__"), "__file__", None)
+    return isinstance(file, str) and file.endswith(".py")
+
+
 class ClusterStartError(OSError):
     """The run's own LocalCluster did not start (an ``OSError``: processes of this
     machine could not be started, so ``evalkit run`` reports it in one line)."""
 
 
 @contextlib.contextmanager
-def local_cluster_start() -> Iterator[None]:
-    """Around the start of a LocalCluster: its failure is re-raised as a
-    :class:`ClusterStartError` that names the likely cause.
+def local_cluster_start(death_timeout_s: float) -> Iterator[None]:
+    """Around the start of a LocalCluster whose workers have ``death_timeout_s`` seconds
+    to start: its failure is re-raised as a :class:`ClusterStartError` that names the
+    likely cause.
 
     Raises:
-        ClusterStartError: ``dask executor: the LocalCluster did not start (...)``, followed
-            by :data:`GUARD_FIX` when :func:`unguarded_script` finds the call outside a
-            guard, else by a hint naming that cause among others.
+        ClusterStartError: ``dask executor: the LocalCluster did not start (...)``,
+            followed by :data:`GUARD_FIX` when :func:`unguarded_script` finds the call
+            outside a guard; else, when the workers timed out (:func:`timed_out`), by the
+            timeout to raise; else by what is known (the guard is suggested only when
+            ``__main__`` is a script).
     """
     try:
         yield
@@ -91,10 +118,19 @@ def local_cluster_start() -> Iterator[None]:
                    f"save it to a file: {GUARD_FIX}")
         elif script is not None:
             why = f"{script} runs the evaluation at its top level; {GUARD_FIX}"
+        elif timed_out(exc):
+            why = (f"its worker processes did not start within death_timeout_s "
+                   f"({death_timeout_s:g} s), so this machine is slow or busy: raise the "
+                   "dask executor's death_timeout_s (in the eval config, executor: {name: "
+                   "dask, options: {death_timeout_s: 60}}), or start fewer workers "
+                   "(n_workers)")
+        elif _runs_a_script():
+            why = f"if the script runs the evaluation at its top level: {GUARD_FIX}"
         else:
-            why = f"if this runs from a script: {GUARD_FIX}"
+            why = "its worker processes could not be started on this machine"
         raise ClusterStartError(f"dask executor: the LocalCluster did not start "
-                           f"({type(exc).__name__}: {exc}); {why}") from exc
+                                f"({type(exc).__name__}: {exc}); {why}") from exc
 
 
-__all__ = ["GUARD_FIX", "ClusterStartError", "local_cluster_start", "unguarded_script"]
+__all__ = ["GUARD_FIX", "ClusterStartError", "local_cluster_start", "timed_out",
+           "unguarded_script"]

@@ -60,6 +60,8 @@ class _Built:
     complete: bool
 
 
+# held while a plan's target is built, once per worker process: the worker's other
+# tasks, which need that target, wait as long as its factory takes
 _lock = threading.Lock()
 _built: dict[str, _Built] = {}
 _pool: ThreadPoolExecutor | None = None
@@ -118,7 +120,7 @@ def run_batch(plan: WorkerPlan, jobs: Sequence[Job]) -> list[CaseResult | BaseEx
                             built.complete) for job in jobs]
     out: list[CaseResult | BaseException] = []
     for future in futures:
-        try:
+        try:  # the item's call and scoring: bounded by the target's own deadlines
             out.append(future.result())
         except BaseException as exc:
             out.append(sendable(exc))

@@ -6,7 +6,10 @@ how they send a request and how they sleep.
 The rules (docs/runner.md, "Retry policy"):
 
 * a 5xx answer or a transport failure (any timeout of the whole attempt included) is
-  retried once, after ``retry_backoff_s``;
+  retried up to ``retries`` times (default once), after a jittered exponential backoff
+  from ``retry_backoff_s`` (:func:`~evalkit_http.ratelimit.backoff_s`), as long as the
+  retry can start before the case's deadline (``rate_limit_total_s``, when the
+  rate-limit retry is on);
 * with the rate-limit retry on (:class:`~evalkit_http.ratelimit.RateLimitPolicy`), a 429
   or 529 is retried up to ``rate_limit_retries`` times, after the server's wait (which
   pauses the whole target) or a jittered backoff, as long as the next request can start
@@ -21,7 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from evalkit.execute.pacing import Pacing
-from evalkit_http.ratelimit import RateLimitPolicy
+from evalkit_http.ratelimit import RateLimitPolicy, backoff_s
 
 
 @dataclass(frozen=True)
@@ -42,13 +45,15 @@ class Attempts:
     Attributes:
         requests: requests sent so far.
         rate_limited: rate-limit answers (429/529) received.
+        server_retries: retries after a 5xx or a transport failure so far.
         waited_s: seconds spent waiting (the target's pause, rate-limit waits and the
             5xx backoff), measured by the caller through :meth:`add_wait`.
     """
 
-    def __init__(self, policy: RateLimitPolicy, gate: Pacing, retry_backoff_s: float
-                 ) -> None:
+    def __init__(self, policy: RateLimitPolicy, gate: Pacing, retry_backoff_s: float,
+                 retries: int = 1) -> None:
         self.policy, self.gate, self.retry_backoff_s = policy, gate, retry_backoff_s
+        self.retries = retries
         self.start = time.monotonic()
         self.latest = self.start + policy.total_s if policy.enabled else float("inf")
         self.requests = 0
@@ -67,10 +72,19 @@ class Attempts:
 
     def failed(self, problem: str) -> Step:
         """After a transport failure (or a 5xx, through :meth:`answered`)."""
-        if self.server_retries >= 1:
-            return Step(error=problem)
+        if self.server_retries >= self.retries:
+            if not self.retries:
+                return Step(error=f"{problem} (not retried: retries is 0)")
+            times = "once" if self.retries == 1 else f"{self.retries} times"
+            return Step(error=f"{problem}, still after retrying {times} (retries: "
+                        f"{self.retries})")
         self.server_retries += 1
-        return Step(delay_s=self.retry_backoff_s, note=f"{problem}; retrying once")
+        wait = backoff_s(self.server_retries, initial=self.retry_backoff_s)
+        if time.monotonic() + wait > self.latest:
+            return Step(error=f"{problem}; retrying in {wait:.3g} s would pass "
+                        f"rate_limit_total_s ({self.policy.total_s:g} s)")
+        return Step(delay_s=wait, note=f"{problem}; retry {self.server_retries} of "
+                    f"{self.retries} in {wait:.3g} s")
 
     def answered(self, status: int, reason: str, headers: Mapping[str, str]) -> Step:
         """After an answer with ``status`` (its ``headers`` give a server's wait)."""

@@ -91,6 +91,7 @@ class HttpTargetBase:
         self.extract: ExtractFn = opts.extract or default_extract
         self.timeout_s = float(opts.timeout_s)
         self.meta_keys = tuple(opts.meta_keys)
+        self.retries = opts.retries
         self.retry_backoff_s = float(opts.retry_backoff_s)
         self.max_connections = opts.max_connections
         self.max_response_bytes = int(opts.max_response_bytes)
@@ -131,8 +132,8 @@ class HttpTargetBase:
 
     def describe(self) -> dict[str, Any]:
         """What identifies this target in a run header: no header values, no query string."""
-        # the rate-limit settings are left out: they decide whether a call gets through,
-        # not what an answer is, so a run that met 429s can be resumed with them on
+        # the retry settings are left out: they decide whether a call gets through, not
+        # what an answer is, so a run that met 429s or 5xx can be resumed with more retries
         return {
             "type": f"evalkit_http.{type(self).__name__}",
             "name": self.name,
@@ -166,7 +167,7 @@ class HttpTargetBase:
                              cause=exc) from exc
 
     def _attempts(self) -> Attempts:
-        return Attempts(self.rate_limit, self.pause_gate, self.retry_backoff_s)
+        return Attempts(self.rate_limit, self.pause_gate, self.retry_backoff_s, self.retries)
 
     def _admitted(self, case: GoldenCase, seq: Attempts, started: float | None,
                   waited_since: float) -> float:
@@ -182,7 +183,8 @@ class HttpTargetBase:
 
     def _step_of_error(self, case: GoldenCase, seq: Attempts, exc: Exception) -> Step:
         """What follows an attempt that raised ``exc``: a timeout of the whole attempt
-        or a transport failure is retried once; anything else is the case's error."""
+        or a transport failure is retried (up to ``retries`` times); anything else is the
+        case's error."""
         if isinstance(exc, TimeoutError | httpx.TimeoutException):
             return seq.failed(f"timed out after {self.timeout_s:g} s (the whole attempt; "
                               f"{type(exc).__name__})")

@@ -39,7 +39,8 @@ class HttpOptions:
     Raises:
         ValueError: a header name or value that HTTP forbids (named, its value never
             shown); a non-positive timeout or cap, a negative backoff or
-            ``rate_limit_retries``, a non-boolean ``retry_rate_limited``.
+            ``rate_limit_retries``, ``retries`` that is not an integer from 0 to 10, a
+            non-boolean ``retry_rate_limited``.
         TypeError: ``meta_keys`` is one string.
     """
 
@@ -60,8 +61,17 @@ class HttpOptions:
     meta_keys: Sequence[str] = ()
     """Top-level body fields copied into ``TargetResponse.meta`` when present
     (``"cost_usd"``...)."""
+    retries: int = 1
+    """How many times a 5xx answer or a transport failure (a timeout of the whole attempt
+    included) is retried per case, with the same body: an integer from 0 to
+    :data:`evalkit.io.limits.MAX_RETRIES` (10); default once. The row's
+    ``requests`` counts every request sent, and ``evalkit run`` reports the requests sent
+    again."""
     retry_backoff_s: float = 0.1
-    """Pause before the single retry of a 5xx or transport failure, in seconds."""
+    """The pause before the first retry of a 5xx or transport failure, in seconds; it
+    doubles before each further retry, up to 8 s (or ``retry_backoff_s`` when larger),
+    less up to 25 % jitter: ``min(b x 2^(n-1), max(b, 8)) x (1 - 0.25 u)`` before retry
+    ``n``, the rate-limit backoff's rule (:func:`evalkit_http.ratelimit.backoff_s`)."""
     max_connections: int = 100
     """Size of the connection pool (keep it >= the runner's ``max_concurrency``, or
     requests wait for a free connection)."""
@@ -92,7 +102,8 @@ class HttpOptions:
         headers = dict(self.headers or {})
         register_header_secrets({k: v for k, v in headers.items() if isinstance(v, str)})
         check_headers(headers, who)
-        check_options(timeout_s=self.timeout_s, retry_backoff_s=self.retry_backoff_s,
+        check_options(timeout_s=self.timeout_s, retries=self.retries,
+                      retry_backoff_s=self.retry_backoff_s,
                       max_connections=self.max_connections,
                       max_response_bytes=self.max_response_bytes,
                       max_raw_bytes=self.max_raw_bytes)
@@ -140,6 +151,7 @@ class HttpOptionKeywords(TypedDict, total=False):
     headers: Mapping[str, str] | None
     timeout_s: float
     meta_keys: Sequence[str]
+    retries: int
     retry_backoff_s: float
     max_connections: int
     max_response_bytes: int

@@ -69,11 +69,19 @@ def retry_after_s(headers: Mapping[str, str], now: float | None = None) -> float
     return None
 
 
-def backoff_s(retry: int, rand: float | None = None) -> float:
-    """The jittered exponential wait before rate-limit retry number ``retry`` (1, 2, ...)
-    when the server gave none: ``min(0.5 x 2^(retry-1), 8) x (1 - 0.25 x rand)``."""
+def backoff_s(retry: int, rand: float | None = None, *,
+              initial: float = INITIAL_BACKOFF_S) -> float:
+    """The jittered exponential wait before retry number ``retry`` (1, 2, ...):
+    ``min(initial x 2^(retry-1), max(initial, 8)) x (1 - 0.25 x rand)`` seconds, ``rand``
+    uniform in [0, 1) by default (the OpenAI SDK's rule, whose ``initial`` is 0.5 s).
+
+    A rate-limit answer without a server's wait uses the default ``initial``; a 5xx or a
+    transport failure starts from the target's ``retry_backoff_s``
+    (:class:`evalkit_http.attempts.Attempts`). An ``initial`` over 8 s is never doubled.
+    """
     u = random.random() if rand is None else rand
-    return min(INITIAL_BACKOFF_S * 2.0 ** (max(retry, 1) - 1), MAX_BACKOFF_S) * (1 - 0.25 * u)
+    cap = max(initial, MAX_BACKOFF_S)
+    return min(initial * 2.0 ** (max(retry, 1) - 1), cap) * (1 - 0.25 * u)
 
 
 @dataclass(frozen=True)

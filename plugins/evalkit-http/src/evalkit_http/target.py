@@ -1,10 +1,11 @@
 """``HttpTarget``: POST each golden case as JSON and read the answer from a JSON object.
 
-Retry policy (one rule, no options):
+Retry policy (:mod:`evalkit_http.attempts`):
 
 * a response with status 500-599, or a transport failure (connection refused or reset,
-  a timeout of any kind, a broken response), is retried exactly once, after
-  ``retry_backoff_s``, with the very same request body;
+  a timeout of any kind, a broken response), is retried ``retries`` times at most
+  (default once), with the very same request body, after a jittered exponential backoff
+  from ``retry_backoff_s`` (0.1 s, doubling, at most 8 s);
 * a 4xx answer is never retried: the request itself was refused; by default this holds
   for 429 too, and with ``retry_rate_limited=True`` a 429 or 529 is retried after the
   server's ``Retry-After`` (which pauses the whole target) or a jittered backoff, within
@@ -15,8 +16,8 @@ Retry policy (one rule, no options):
 
 Bounds (:mod:`evalkit_http.bounds`): ``timeout_s`` is the deadline of each whole attempt
 (connecting, sending, the headers and the complete body), so a case takes at most
-``2 x timeout_s + retry_backoff_s`` (with the rate-limit retry,
-``rate_limit_total_s + 2 x timeout_s + retry_backoff_s``); the body is read within
+``(retries + 1) x timeout_s`` plus the backoffs (``2 x timeout_s + retry_backoff_s`` by
+default; with the rate-limit retry, ``rate_limit_total_s`` more); the body is read within
 ``max_response_bytes`` of decoded bytes, gzip and deflate included, without ever being
 decoded whole.
 
@@ -142,7 +143,7 @@ class HttpTarget(HttpTargetBase):
         Raises:
             TargetError: the payload cannot be built or encoded; a 4xx (not retried, or
                 a 429/529 still refused after the rate-limit bounds); a 5xx or transport
-                failure (a timeout of the whole attempt included) on both attempts; a body
+                failure (a timeout of the whole attempt included) on every attempt; a body
                 over ``max_response_bytes``, not decodable, not JSON or not a JSON object;
                 ``extract`` failing or returning an unusable value.
         """

@@ -15,7 +15,7 @@ import re
 from numbers import Real
 from urllib.parse import urlsplit
 
-from evalkit.io.limits import MAX_WAIT_S
+from evalkit.io.limits import MAX_RETRIES, MAX_WAIT_S
 from evalkit.io.redaction import public_url
 
 _HOST = re.compile(r"[A-Za-z0-9._~-]+|\[[0-9A-Fa-f:.]+\]")
@@ -48,7 +48,7 @@ def check_url(url: str) -> None:
         raise ValueError(f"HttpTarget url {shown!r}: port 0 cannot be called")
 
 
-__all__ = ["check_url"]
+__all__ = ["check_options", "check_url"]
 
 
 def _seconds(name: str, value: object, *, zero_ok: bool) -> float:
@@ -68,20 +68,27 @@ def _count(name: str, value: object, *, least: int) -> int:
     return value
 
 
-def check_options(*, timeout_s: object, retry_backoff_s: object, max_connections: object,
-                  max_response_bytes: object, max_raw_bytes: object) -> None:
+def check_options(*, timeout_s: object, retries: object, retry_backoff_s: object,
+                  max_connections: object, max_response_bytes: object,
+                  max_raw_bytes: object) -> None:
     """Refuse numeric options no call could honour.
 
     ``timeout_s`` (the deadline of one attempt) is a finite number of seconds > 0;
     ``retry_backoff_s`` a finite number >= 0; both at most one hour
-    (:data:`evalkit.io.limits.MAX_WAIT_S`); ``max_connections`` and
+    (:data:`evalkit.io.limits.MAX_WAIT_S`); ``retries`` an integer from 0 to
+    :data:`evalkit.io.limits.MAX_RETRIES` (10); ``max_connections`` and
     ``max_response_bytes`` integers >= 1; ``max_raw_bytes`` an integer >= 0 or ``None``
-    (no cap). Booleans are refused where numbers are asked (``True`` is not 1 second).
+    (no cap). Booleans are refused where numbers are asked (``True`` is not 1 second, nor
+    one retry).
 
     Raises:
         ValueError: names the option, the bound and the value given.
     """
     _seconds("timeout_s", timeout_s, zero_ok=False)
+    if isinstance(retries, bool) or not isinstance(retries, int) \
+            or not 0 <= retries <= MAX_RETRIES:
+        raise ValueError(f"HttpTarget retries must be an integer from 0 to {MAX_RETRIES}, "
+                         f"got {retries!r}")
     _seconds("retry_backoff_s", retry_backoff_s, zero_ok=True)
     _count("max_connections", max_connections, least=1)
     _count("max_response_bytes", max_response_bytes, least=1)

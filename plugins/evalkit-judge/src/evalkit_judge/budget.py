@@ -183,6 +183,8 @@ class Budget:
                 if self.in_flight == 0 or self.spent_usd + self.reserved_usd + expected <= limit:
                     break
                 # it fits unless the requests in flight cost their worst case: wait for them
+                # (in slices of 0.5 s; each request in flight settles within its client's
+                # timeout and retries, and settling wakes this wait)
                 self._settled.wait(timeout=0.5)
             held = worst_usd or 0.0
             self.calls += 1

@@ -60,6 +60,10 @@ class JudgeCacheWarning(UserWarning):
     """A cache file was set aside (renamed) or imported when the cache was opened."""
 
 
+#: How often opening a cache looks again at a lock file another process holds (seconds).
+_LOCK_POLL_S = 0.05
+
+
 class CacheError(RuntimeError):
     """The cache cannot be used (for example its directory is not writable)."""
 
@@ -83,14 +87,16 @@ class GradeCache:
 
     Args:
         path: the database file; its directory is created if needed.
-        busy_timeout: seconds a write waits for another writer's lock before failing.
+        busy_timeout: seconds a write waits for another writer's lock before failing,
+            and opening the cache for another process that holds ``<path>.lock``.
         durable: ``True`` (default) syncs every commit to disk (``synchronous=FULL``), so a
             grade survives a power loss, not only a crash of the process; ``False`` uses
             ``synchronous=NORMAL`` (a crash of the process still loses nothing).
 
     Raises:
-        CacheError: the directory cannot be created, or the file cannot be opened, set
-            aside or created.
+        CacheError: the directory cannot be created, the file cannot be opened, set
+            aside or created, or another process holds ``<path>.lock`` for more than
+            ``busy_timeout``.
     """
 
     def __init__(self, path: str | Path, *, busy_timeout: float = 30.0,
@@ -117,7 +123,21 @@ class GradeCache:
             yield
             return
         with open(lock_path, "a+b") as fh:
-            fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
+            # bounded like a write: another process checks the cache under this lock for
+            # as long as its check takes, and a stopped one (SIGSTOP) would hold it for ever
+            deadline = time.monotonic() + self.busy_timeout
+            while True:
+                try:
+                    fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if time.monotonic() >= deadline:
+                        raise CacheError(
+                            f"judge cache {self.path}: another process has held "
+                            f"{lock_path} for more than busy_timeout "
+                            f"({self.busy_timeout:g} s) while it opens the cache; "
+                            "stop it, or use another cache_path") from None
+                    time.sleep(_LOCK_POLL_S)
             try:
                 yield
             finally:

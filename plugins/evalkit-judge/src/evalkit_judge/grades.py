@@ -40,6 +40,9 @@ class Grade:
         usage: tokens of the request that produced the grade (zeros for imported ones).
         cost_usd: the cost of that request in US dollars, ``None`` without a price.
         definition: a short hash of the judge's definition (everything but the case).
+        retries: the requests the SDK sent again for this grade (a retry after a 429,
+            529, 5xx or connection failure; its ``retries_taken``); on a row's details
+            as ``"retries"`` only when not 0.
     """
 
     score: int
@@ -52,10 +55,11 @@ class Grade:
     cost_usd: float | None
     served_model: str | None
     definition: str
+    retries: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         """The JSON-ready details kept on a run row."""
-        return {
+        out = {
             "score": self.score,
             "reason": self.reason,
             "model": self.model,
@@ -70,6 +74,9 @@ class Grade:
             "key": self.key,
             "definition": self.definition,
         }
+        if self.retries:
+            out["retries"] = self.retries
+        return out
 
 
 def canonical_json(value: Any) -> str:
@@ -139,16 +146,18 @@ def summarize(rows: Iterable[Mapping[str, Any] | None]) -> dict[str, Any]:
     """Totals of the grade details of a run's rows (``None`` rows are skipped).
 
     Returns:
-        ``{"grades", "requested", "cached", "input_tokens", "output_tokens", "cost_usd",
-        "unpriced", "models", "definitions"}``: ``requested`` and ``cached`` count the
-        rows whose grade was requested, or served from the cache, when the row was
-        written; token counts and ``cost_usd`` (US dollars) cover every grade on the rows,
-        at what it cost when it was requested; ``unpriced`` counts grades with no cost (no
+        ``{"grades", "requested", "cached", "retried", "input_tokens", "output_tokens",
+        "cost_usd", "unpriced", "models", "definitions"}``: ``requested`` and ``cached``
+        count the rows whose grade was requested, or served from the cache, when the row
+        was written; ``retried`` the requests the SDK sent again for them; token counts
+        and ``cost_usd`` (US dollars) cover every grade on the rows, at what it cost when
+        it was requested; ``unpriced`` counts grades with no cost (no
         price configured, or imported from 0.2). What one session actually spent is
         reported by its :class:`~evalkit_judge.budget.Budget`.
     """
-    out: dict[str, Any] = {"grades": 0, "requested": 0, "cached": 0, "input_tokens": 0,
-                           "output_tokens": 0, "cost_usd": 0.0, "unpriced": 0}
+    out: dict[str, Any] = {"grades": 0, "requested": 0, "cached": 0, "retried": 0,
+                           "input_tokens": 0, "output_tokens": 0, "cost_usd": 0.0,
+                           "unpriced": 0}
     models: set[str] = set()
     definitions: set[str] = set()
     for row in rows:
@@ -157,10 +166,11 @@ def summarize(rows: Iterable[Mapping[str, Any] | None]) -> dict[str, Any]:
         out["grades"] += 1
         cached = bool(row.get("cached"))
         out["cached" if cached else "requested"] += 1
-        for name in ("input_tokens", "output_tokens"):
+        for name, total in (("input_tokens", "input_tokens"),
+                            ("output_tokens", "output_tokens"), ("retries", "retried")):
             value = row.get(name)
             if isinstance(value, int) and not isinstance(value, bool):
-                out[name] += value
+                out[total] += value
         cost = row.get("cost_usd")
         if isinstance(cost, int | float) and not isinstance(cost, bool):
             out["cost_usd"] += float(cost)

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from evalkit.execute.samples import current_sample
+from evalkit.io.limits import MAX_RETRIES
 from evalkit_judge.budget import (
     Budget,
     CostPlan,
@@ -73,9 +74,11 @@ class LLMJudge:
         budget: the :class:`Budget` to consult; by default the one installed by
             :func:`~evalkit_judge.budget.use_budget` (``evalkit run --max-calls ...``).
         max_retries: retries of 429, 529, 5xx and connection failures, done by the SDK
-            with exponential backoff (honouring ``retry-after``). Applied to the client
-            the judge builds (default 4) and, when given, to a passed SDK client through
-            ``with_options``.
+            with jittered exponential backoff (honouring ``retry-after``): an integer from
+            0 to 10 (:data:`evalkit.io.limits.MAX_RETRIES`). Applied to the client the
+            judge builds (default 4) and, when given, to a passed SDK client through
+            ``with_options``. The requests sent again are counted on the grade's details
+            (``retries``) and in the run's totals (``retried``).
         timeout: seconds per HTTP attempt for a client the judge builds.
         base_url: the API base URL for a client the judge builds.
         seed_grades: serve grades imported from a 0.2 JSON cache (matched on what 0.2
@@ -87,7 +90,8 @@ class LLMJudge:
 
     Raises:
         ValueError: an empty rubric or model, a scale below 2, ``max_tokens`` below 1, a
-            negative or non-finite temperature, or a malformed price table.
+            negative or non-finite temperature, ``max_retries`` that is not an integer
+            from 0 to 10, or a malformed price table.
         CacheError: the cache file cannot be opened or created.
     """
 
@@ -127,9 +131,10 @@ class LLMJudge:
         ):
             raise ValueError(f"temperature must be a finite number >= 0 or None, "
                              f"got {temperature!r}")
-        if max_retries is not None and (isinstance(max_retries, bool)
-                                        or not isinstance(max_retries, int) or max_retries < 0):
-            raise ValueError(f"max_retries must be an integer >= 0, got {max_retries!r}")
+        if max_retries is not None and (isinstance(max_retries, bool) or not isinstance(
+                max_retries, int) or not 0 <= max_retries <= MAX_RETRIES):
+            raise ValueError(f"max_retries must be an integer from 0 to {MAX_RETRIES}, got "
+                             f"{max_retries!r}")
         if timeout is not None and (isinstance(timeout, bool) or not isinstance(
                 timeout, int | float) or not math.isfinite(timeout) or timeout <= 0):
             raise ValueError(f"timeout must be a finite number of seconds > 0 or None, "

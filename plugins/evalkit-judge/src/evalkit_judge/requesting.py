@@ -60,7 +60,7 @@ def request_grade(judge: LLMJudge, key: str, body: dict[str, Any], case: GoldenC
     if temperature is not None:
         kwargs["extra_body"] = {"temperature": temperature}
     try:
-        message = client.messages.create(**kwargs)
+        message, retries = _sent(client, kwargs)
     except Exception as exc:
         if budget is not None and reservation is not None:
             budget.release(reservation, sent=not is_credentials_failure(exc),
@@ -68,7 +68,9 @@ def request_grade(judge: LLMJudge, key: str, body: dict[str, Any], case: GoldenC
         stop = judge.api_client.stop_for(exc)
         if stop is not None:
             raise stop from exc
-        raise JudgeError(f"{_what(judge, case)}: the request failed "
+        retried = _retries_before(exc)
+        after = f" after {retried} retr{'y' if retried == 1 else 'ies'}" if retried else ""
+        raise JudgeError(f"{_what(judge, case)}: the request failed{after} "
                          f"({type(exc).__name__}: {exc})") from exc
     reply = reply_dict(message)
     usage = Usage.from_reply(reply.get("usage"))
@@ -77,11 +79,37 @@ def request_grade(judge: LLMJudge, key: str, body: dict[str, Any], case: GoldenC
     cost = judge.cost(usage, served)
     if budget is not None and reservation is not None:
         budget.settle(reservation, cost)
-    return _graded(judge, key, case, reply, usage, served, cost)
+    return _graded(judge, key, case, reply, usage, served, cost, retries)
+
+
+#: The header the ``anthropic`` SDK sends with each request: the retries before it.
+RETRY_COUNT_HEADER = "x-stainless-retry-count"
+
+
+def _sent(client: Any, kwargs: dict[str, Any]) -> tuple[Any, int]:
+    """The reply to ``client.messages.create(**kwargs)`` and the requests the client sent
+    again on the way (the SDK's ``retries_taken``; 0 for a client that does not say)."""
+    raw_api = getattr(client.messages, "with_raw_response", None)
+    if raw_api is None:
+        return client.messages.create(**kwargs), 0
+    raw = raw_api.create(**kwargs)
+    retries = getattr(raw, "retries_taken", 0)
+    return raw.parse(), retries if isinstance(retries, int) and retries > 0 else 0
+
+
+def _retries_before(exc: Exception) -> int:
+    """The retries the SDK made before the request that raised ``exc`` (the retry count
+    header of its last request; 0 when unknown)."""
+    request = getattr(exc, "request", None)
+    try:
+        return max(0, int(getattr(request, "headers", {}).get(RETRY_COUNT_HEADER, 0)))
+    except (TypeError, ValueError):
+        return 0
 
 
 def _graded(judge: LLMJudge, key: str, case: GoldenCase, reply: dict[str, Any],
-            usage: Usage, served: str | None, cost: float | None) -> Grade:
+            usage: Usage, served: str | None, cost: float | None, retries: int = 0
+            ) -> Grade:
     """The grade of ``reply``, kept in the cache (or the reply kept as rejected)."""
     try:
         score, reason = parse_reply(reply, judge.scale)
@@ -104,4 +132,4 @@ def _graded(judge: LLMJudge, key: str, case: GoldenCase, reply: dict[str, Any],
                 from exc
     return Grade(score=score, reason=reason, model=judge.model, key=key, cached=False,
                  source="api", usage=usage, cost_usd=cost, served_model=served,
-                 definition=judge.definition)
+                 definition=judge.definition, retries=retries)

@@ -95,6 +95,8 @@ class SingleFlight(Generic[T]):
                     with self._lock:
                         del self._inflight[key]
                     event.set()
+            # unbounded: as long as the owner's request for this key, which its client's
+            # timeout and retries bound; the owner sets the event whatever happens (finally)
             event.wait()
             found = reread()
             if found is not None:

@@ -290,7 +290,7 @@ def sha256_meanwhile(path: Path) -> Callable[[], str]:
     thread.start()
 
     def result() -> str:
-        thread.join()
+        thread.join()  # the hash of a regular file (load_run refuses pipes): its size bounds it
         if isinstance(out[0], OSError):
             raise out[0]
         return out[0]
