@@ -22,7 +22,7 @@ from evalkit.plugins import default as registry_module
 from evalkit.plugins.loading import PluginLoadWarning, load_plugins
 
 runner = CliRunner()
-BUILTINS = f"paired-evalkit {evalkit.__version__} (evalkit.builtins)"
+BUILTINS = f"paired-evalkit-core {evalkit.__version__} (evalkit.builtins)"
 
 BROKEN = "import evalkit\n\ndef broken(:\n    pass\n"  # line 3 is not Python
 

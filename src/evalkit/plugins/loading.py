@@ -36,7 +36,7 @@ from evalkit.plugins.discovery import (
     selection_problems,
 )
 from evalkit.plugins.hooks import PluginError, collect_records, short_error
-from evalkit.plugins.info import KERNEL_DISTRIBUTION, PluginInfo, origin_of
+from evalkit.plugins.info import KERNEL_DISTRIBUTION, PluginInfo, install_hint, origin_of
 
 
 class PluginLoadWarning(UserWarning):
@@ -245,9 +245,7 @@ def missing_plugin(distribution: str, what: str, exc: ImportError) -> ImportErro
     failed to import with ``exc``: it says what to install."""
     return ImportError(
         f"{what} is provided by the {distribution!r} plugin, which is not installed "
-        f"({exc}). It ships in the paired-evalkit repository: from a clone, run "
-        f"`pip install -e plugins/{distribution}` (or `pip install -r requirements.txt` "
-        "for every in-repo plugin)"
+        f"({exc}): {install_hint(distribution)}"
     )
 
 
