@@ -87,7 +87,8 @@ def pytrec_per_query(run_path: Path, measures: set[str]) -> dict[str, dict[str, 
 # --------------------------------------------------------------------------- basics
 def test_version() -> None:
     res = ok("--version")
-    assert metadata.version("paired-evalkit") in res.stdout
+    version = metadata.version("paired-evalkit-core")
+    assert res.stdout == f"evalkit {version} (paired-evalkit-core)\n"
 
 
 def test_no_arguments_shows_help() -> None:

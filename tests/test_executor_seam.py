@@ -46,7 +46,7 @@ def factory_b(**options: Any) -> Any:
 
 def test_local_is_the_kernels_executor_and_dask_the_plugins_in_the_listing() -> None:
     names = {(n.name, n.kind): n for n in plugin_report().names}
-    assert names[("local", "executor")].distribution == "paired-evalkit"
+    assert names[("local", "executor")].distribution == "paired-evalkit-core"
     assert names[("dask", "executor")].distribution == "evalkit-dask"
 
 
@@ -74,7 +74,7 @@ def test_a_plugin_cannot_take_the_name_local_from_the_kernel() -> None:
 
     failures = check_conformance(Shadow())
     assert failures == []  # on its own the plugin is fine; beside the kernel it is not
-    with pytest.raises(AssertionError, match="already provided by paired-evalkit"), \
+    with pytest.raises(AssertionError, match="already provided by paired-evalkit-core"), \
             registered_plugin(Shadow()):
         pass
 

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from evalkit.core.registry import Registry
-from evalkit.data.results import QueryResult, RunResult
+from evalkit.data.results import QueryResult, RunResult, settings_differences
 from evalkit.data.rows import CaseResult
 from evalkit.data.targets import TargetResponse
 from evalkit.gate import evaluate_gate
@@ -21,6 +21,7 @@ from evalkit.gate.fingerprint import BaselineError, fingerprint, fingerprint_dif
 from evalkit.plugins.default import use_registry
 
 B = 999
+REPO = Path(__file__).resolve().parents[1]
 IDS = [f"q{i}" for i in range(12)]
 
 
@@ -120,6 +121,41 @@ def test_a_changed_definition_of_an_unchecked_metric_does_not_matter(
     cand = make_run("cand")
     cand.header["metrics"]["ap"] = {"provider": "evalkit-retrieval", "version": "7"}
     assert evaluate_gate(NOREG, cand, load_baseline(path), n_resamples=B).exit_code == 0
+
+
+def test_the_kernel_named_paired_evalkit_in_a_stored_baseline_is_the_same_provider(
+    reg: Registry, tmp_path: Path
+) -> None:
+    """Runs and baselines written while the kernel's distribution was ``paired-evalkit``
+    name it as the provider of its definitions; it is now ``paired-evalkit-core``."""
+    base = make_run("bm25")
+    base.header["metrics"]["ndcg@10"]["provider"] = "paired-evalkit"
+    path = promote(base, tmp_path / "b.jsonl")
+    cand = make_run("cand")
+    cand.header["metrics"]["ndcg@10"]["provider"] = "paired-evalkit-core"
+    report = evaluate_gate(NOREG, cand, load_baseline(path), n_resamples=B)
+    assert report.results[0].verdict == "pass", report.results[0].message
+    assert settings_differences(base, cand) == []
+    # another distribution's definition, or another version, is still a difference
+    for provider, version in (("evalkit-retrieval", "1"), ("paired-evalkit-core", "2")):
+        cand.header["metrics"]["ndcg@10"] = {"provider": provider, "version": version}
+        r = evaluate_gate(NOREG, cand, load_baseline(path), n_resamples=B).results[0]
+        assert r.verdict == "error"
+        assert ("metric ndcg@10 is defined differently: paired-evalkit definition v1 in the "
+                f"baseline, {provider} definition v{version} in the run") in r.message
+        assert settings_differences(base, cand) != []
+
+
+def test_the_example_baseline_compares_with_the_kernel_aggregates_of_now() -> None:
+    """examples/gate/baseline.jsonl records the kernel's aggregates as ``paired-evalkit``'s;
+    the kernel registers them as ``paired-evalkit-core``'s."""
+    stored = load_baseline(REPO / "examples" / "gate" / "baseline.jsonl")
+    recorded = stored.fingerprint.aggregates
+    assert recorded["latency_p95"] == {"provider": "paired-evalkit", "version": "1"}
+    with use_registry():
+        now = fingerprint(stored.run)
+    assert now.aggregates["latency_p95"] == {"provider": "paired-evalkit-core", "version": "1"}
+    assert fingerprint_differences(stored.fingerprint, now, aggregates=sorted(recorded)) == []
 
 
 def test_different_cases_against_a_stored_baseline(reg: Registry, tmp_path: Path) -> None:

@@ -27,7 +27,7 @@ def _never(response: Any, case: Any) -> float:
 def reg() -> Iterator[Registry]:
     with use_registry(plugins=False) as r:
         for spec in builtin_reporters():
-            r.add(spec, Provider("evalkit.report", "paired-evalkit", "test"), from_plugin=True)
+            r.add(spec, Provider("evalkit.report", "paired-evalkit-core", "test"), from_plugin=True)
         for name in ("ndcg@10", "recall@100", "ndcg@3"):
             r.register_metric(name, higher_is_better=True)(_never)
         yield r

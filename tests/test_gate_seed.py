@@ -70,7 +70,7 @@ def reg() -> Iterator[Registry]:
     with use_registry(plugins=False) as r:
         # the kernel's own aggregates (latency_p95 ...) and reporters
         register_plugin_object(r, evalkit.builtins, Provider("evalkit.builtins",
-                                                             "paired-evalkit", "test"))
+                                                             "paired-evalkit-core", "test"))
         for name in ("recall@10", "ndcg@10", "ndcg@3"):
             r.register_metric(name, higher_is_better=True)(_never)
         r.register_metric("unsupported_claims", higher_is_better=False)(_never)

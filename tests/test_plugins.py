@@ -507,6 +507,31 @@ def test_a_listed_plugin_at_the_wrong_version_is_a_clear_error(
     assert "beta_only" not in reg.registered()
 
 
+@pytest.mark.parametrize("kernel", ["paired-evalkit-core", "paired-evalkit", "Paired_Evalkit"])
+def test_listing_the_kernel_checks_the_running_version(
+    two_plugins: Fakes, tmp_path: Path, kernel: str
+) -> None:
+    """The kernel's distribution, and the one users install (at the same version), stand
+    for the running kernel in the selection: its version is checked, nothing is loaded."""
+    running = metadata.version("paired-evalkit-core")
+    cfg = write_pyproject(tmp_path / "ok", f"""
+        [tool.evalkit]
+        plugins = ["{kernel}>={running}", "fake-alpha"]
+        """)
+    reg = Registry()
+    load_plugins(reg, selection=plugin_selection(cfg, environ={}),
+                 entry_points=two_plugins.entry_points())
+    assert by_name(reg)["fake_alpha"].status == "loaded"
+    cfg = write_pyproject(tmp_path / "newer", f"""
+        [tool.evalkit]
+        plugins = ["{kernel}>99"]
+        """)
+    with pytest.raises(PluginSelectionError) as err:
+        load_plugins(Registry(), selection=plugin_selection(cfg, environ={}),
+                     entry_points=two_plugins.entry_points())
+    assert f"lists '{kernel}>99', but paired-evalkit-core {running} is running" in str(err.value)
+
+
 def test_a_listed_plugin_that_is_missing_names_what_is_installed(
     two_plugins: Fakes, tmp_path: Path
 ) -> None:

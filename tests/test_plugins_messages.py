@@ -25,7 +25,7 @@ from evalkit.plugins.loading import PluginLoadWarning, load_plugins
 from evalkit.testing.child_runs import EVALKIT_COMMAND
 
 runner = CliRunner()
-BUILTINS = f"paired-evalkit {evalkit.__version__} (evalkit.builtins)"
+BUILTINS = f"paired-evalkit-core {evalkit.__version__} (evalkit.builtins)"
 
 BROKEN = "import evalkit\n\ndef broken(:\n    pass\n"  # line 3 is not Python
 

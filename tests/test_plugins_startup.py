@@ -63,7 +63,8 @@ def test_plugins_list_shows_the_dask_executor_without_importing_dask() -> None:
     assert code == 0, out
     listing = json.loads(out)
     assert {(n["name"], n["distribution"]) for n in listing["names"]
-            if n["kind"] == "executor"} == {("local", "paired-evalkit"), ("dask", "evalkit-dask")}
+            if n["kind"] == "executor"} == {("local", "paired-evalkit-core"),
+                                            ("dask", "evalkit-dask")}
     assert top_level(modules) & {"dask", "distributed", "cloudpickle", "tornado"} == set()
     assert {m for m in modules if m.startswith("evalkit_dask")} == {
         "evalkit_dask", "evalkit_dask.plugin"}

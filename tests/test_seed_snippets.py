@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import io
+import json
 import math
 import re
 import statistics
@@ -120,9 +121,21 @@ with HttpTarget(
     response = remote.invoke(goldens.get("q1"))
 '''
 
+SNIPPET_JUDGE = '''from evalkit import register_metric
+from evalkit.metrics import LLMJudge
+
+judge = LLMJudge(
+    rubric="Score 5 if the answer is correct and complete, 1 if it is wrong.",
+    model="claude-haiku-4-5",  # required — there is no default
+    scale=5,
+    cache_path=".evalkit/judge-cache.json",
+)
+register_metric("helpfulness", higher_is_better=True)(judge)
+'''
+
 ALL_SNIPPETS = [
     SNIPPET_QUICKSTART, SNIPPET_IMPORT, SNIPPET_ROWS, SNIPPET_METRICS_TABLE,
-    SNIPPET_EXTENSIONS, SNIPPET_RETRIEVAL_METRIC, SNIPPET_TARGETS,
+    SNIPPET_EXTENSIONS, SNIPPET_RETRIEVAL_METRIC, SNIPPET_TARGETS, SNIPPET_JUDGE,
 ]
 
 
@@ -511,3 +524,35 @@ def test_module_paths_0_2_never_had_are_not_answered() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          timeout=120)
     assert (out.returncode, out.stdout) == (0, "[] []\n"), out.stderr
+
+
+# ------------------------------------------------------------------ LLM-as-judge
+def test_llm_judge_snippet_registers_a_judge_that_grades(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The snippet as written (no client, no base URL): the judge reaches the Messages API
+    through the environment, here a local imitation of it."""
+    from evalkit_judge.testing import MessagesAPIServer, tool_reply
+
+    from evalkit import polarity
+    from evalkit.core.specs import MetricSpec
+    from evalkit.plugins.default import default_registry
+
+    monkeypatch.chdir(tmp_path)
+    with MessagesAPIServer(lambda request: tool_reply(4, model=request["model"])) as server:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.base_url)
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
+        with fresh():
+            glb, _ = run_snippet(SNIPPET_JUDGE, {})
+            assert polarity("helpfulness") is True
+            metric = default_registry().resolve("helpfulness")
+            assert isinstance(metric, MetricSpec)
+            case = GoldenCase(id="q1", query="What is the capital of France?")
+            assert metric.fn(TargetResponse(text="Paris"), case) == 4.0
+    assert glb["judge"].model == "claude-haiku-4-5"
+    (request,) = server.requests
+    assert request["model"] == "claude-haiku-4-5"
+    (tool,) = request["tools"]
+    assert tool["input_schema"]["properties"]["score"]["enum"] == [1, 2, 3, 4, 5]
+    assert "Score 5 if the answer is correct and complete" in json.dumps(request)
+    assert (tmp_path / ".evalkit" / "judge-cache.json").is_file()

@@ -1,9 +1,10 @@
 """paired-evalkit: per-query evaluation rows, paired significance tests and CI gates.
 
-The import name is ``evalkit``; the distribution is ``paired-evalkit``. The names below
-are imported from their floors on first use (:mod:`evalkit.layers`; docs/architecture.md),
-so that ``import evalkit`` (and ``evalkit --help``) load no numpy, pydantic or plugin;
-``HttpTarget`` is the ``evalkit-http`` plugin's.
+The import name is ``evalkit``; the kernel's distribution is ``paired-evalkit-core``
+(``pip install paired-evalkit`` installs it with the retrieval, HTTP and judge plugins).
+The names below are imported from their floors on first use (:mod:`evalkit.layers`;
+docs/architecture.md), so that ``import evalkit`` (and ``evalkit --help``) load no numpy,
+pydantic or plugin; ``HttpTarget`` is the ``evalkit-http`` plugin's.
 """
 
 from __future__ import annotations

@@ -30,7 +30,9 @@ app = typer.Typer(
 
 def _print_version(value: bool) -> None:
     if value:
-        typer.echo(f"evalkit {__version__} (paired-evalkit)")
+        from evalkit.plugins.info import KERNEL_DISTRIBUTION
+
+        typer.echo(f"evalkit {__version__} ({KERNEL_DISTRIBUTION})")
         raise typer.Exit()
 
 

@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from evalkit.plugins.default import default_registry
+from evalkit.plugins.info import same_definition
 
 if TYPE_CHECKING:
     from evalkit.data.results import RunResult
@@ -92,6 +93,11 @@ def settings_differences(a: RunResult, b: RunResult) -> list[str]:
     ma: Mapping[str, Any] = a.header.get("metrics") or {}
     mb: Mapping[str, Any] = b.header.get("metrics") or {}
     for name in sorted(set(ma) & set(mb)):
-        if ma[name] != mb[name]:
+        da, db = ma[name], mb[name]
+        if isinstance(da, Mapping) and isinstance(db, Mapping):
+            same = same_definition(da, db)
+        else:
+            same = da == db
+        if not same:
             diffs.append(f"metric {name} defined differently ({ma[name]} vs {mb[name]})")
     return diffs

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from evalkit.data.results import RunResult
 from evalkit.gate.checks import row_id
+from evalkit.plugins.info import same_definition
 
 if TYPE_CHECKING:
     from evalkit.core.registry import Registry
@@ -260,7 +261,7 @@ def fingerprint_differences(
     ):
         for name in names:
             b, c = base_defs.get(name), cur_defs.get(name)
-            if (b is None) != (c is None) or (b is not None and dict(b) != dict(c or {})):
+            if (b is None) != (c is None) or (b is not None and not same_definition(b, c or {})):
                 out.append(f"{kind} {name} is defined differently: {_definition(b)} in the "
                            f"baseline, {_definition(c)} {where}")
     return out

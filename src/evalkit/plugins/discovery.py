@@ -19,7 +19,7 @@ from evalkit.core.pyproject_config import (
     canonical_name,
 )
 from evalkit.core.registry import RegistryError
-from evalkit.plugins.info import KERNEL_DISTRIBUTION, PluginInfo, origin_of
+from evalkit.plugins.info import KERNEL_DISTRIBUTION, KERNEL_NAMES, PluginInfo, origin_of
 
 ENTRY_POINT_GROUP = "evalkit.plugins"
 
@@ -134,7 +134,7 @@ def _selection_problem(
     req: PluginRequirement, selection: PluginSelection, candidates: list[Candidate]
 ) -> tuple[PluginInfo, str] | None:
     """A missing or wrong-version requirement, as a failed info and a message."""
-    if req.name == KERNEL_DISTRIBUTION:
+    if req.name in KERNEL_NAMES:
         if req.accepts(__version__):
             return None
         msg = (f"{selection.source} lists {req.text!r}, but {KERNEL_DISTRIBUTION} "

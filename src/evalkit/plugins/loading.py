@@ -40,7 +40,7 @@ from evalkit.plugins.discovery import (
 )
 from evalkit.plugins.filling import filling, import_plugin
 from evalkit.plugins.hooks import PluginError, collect_records, short_error
-from evalkit.plugins.info import KERNEL_DISTRIBUTION, PluginInfo, origin_of
+from evalkit.plugins.info import KERNEL_DISTRIBUTION, PluginInfo, install_hint, origin_of
 
 
 class PluginLoadWarning(UserWarning):
@@ -265,9 +265,7 @@ def missing_plugin(distribution: str, what: str, exc: ImportError | None) -> Imp
     why = f" ({exc})" if exc is not None else ""
     return ImportError(
         f"{what} is provided by the {distribution!r} plugin, which is not installed"
-        f"{why}. It ships in the paired-evalkit repository: from a clone, run "
-        f"`pip install -e plugins/{distribution}` (or `pip install -r requirements.txt` "
-        "for every in-repo plugin)"
+        f"{why}: {install_hint(distribution)}"
     )
 
 

@@ -36,6 +36,7 @@ def get_reporter(name: str) -> ReporterSpec:
     """
     from evalkit.core.registry import RegistryError
     from evalkit.plugins.default import default_registry
+    from evalkit.plugins.info import install_hint
 
     registry = default_registry()
     try:
@@ -48,9 +49,7 @@ def get_reporter(name: str) -> ReporterSpec:
             raise  # not a plugin's reporter, or a conflict: the registry's message
         raise RegistryError(
             f"{exc}. The {name!r} reporter comes from the {dist} plugin, which is not "
-            f"installed or not enabled: install it with `pip install {dist}` (from a clone of "
-            f"paired-evalkit: `pip install -e plugins/{dist}`, or `pip install -r "
-            "requirements.txt` for every in-repo plugin), and list it in [tool.evalkit] "
+            f"installed or not enabled: {install_hint(dist)}, and list it in [tool.evalkit] "
             "plugins if the project selects its plugins") from None
     assert isinstance(spec, ReporterSpec)
     return spec

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+__version__ = "0.3.0"
 __all__ = ["DaskExecutor", "__version__"]
 
 if TYPE_CHECKING:
