@@ -19,6 +19,7 @@ from evalkit.comparison.options import (
     CIMethod,
     Correction,
     Method,
+    Tau2,
 )
 from evalkit.execute.run_files import Missing
 
@@ -26,12 +27,13 @@ __all__ = ["DEFAULT_METHOD", "Alternative", "CIMethod", "Correction", "Method", 
 
 
 def command(
-    runs: Annotated[list[Path], typer.Argument(
+    ctx: typer.Context,
+    runs: Annotated[list[Path] | None, typer.Argument(
         metavar="BASELINE CANDIDATE...",
         help="The baseline, then one or more candidates: TREC run files (scored with --qrels) "
         "or run artifacts saved by `evalkit eval --save`.",
         show_default=False,
-    )],
+    )] = None,
     qrels: Annotated[Path | None, typer.Option(
         "--qrels", help="TREC qrels; required when an input is a TREC run file.",
         show_default=False,
@@ -117,13 +119,25 @@ def command(
         help="Pair only the queries every run has (and say which were left out) instead of "
         "refusing runs over different queries.",
     )] = False,
+    collections: Annotated[Path | None, typer.Option(
+        "--collections", show_default=False,
+        help="Instead of runs: a YAML or JSON file listing collections (name, baseline, "
+        "candidate, qrels); the differences of each are pooled by a random-effects model "
+        "(docs/comparison.md#several-collections).")] = None,
+    tau2: Annotated[Tau2, typer.Option(
+        "--tau2", help="With --collections: the estimator of the between-collection "
+        "variance, pm (Paule-Mandel) or dl (DerSimonian-Laird).")] = Tau2.pm,
+    hartung_knapp: Annotated[bool, typer.Option(
+        "--hartung-knapp", help="With --collections: the Hartung-Knapp-Sidik-Jonkman "
+        "interval and p (t on k-1 df) instead of the normal ones.")] = False,
 ) -> None:
     """Compare candidates with a baseline on the same queries, metric by metric.
 
     For each metric and candidate: both means, the difference (candidate - baseline) with
     its confidence interval, the p-value (raw, and adjusted over all the tests), the
     verdict, and how many queries the candidate wins, ties and loses. Runs scored against
-    different qrels or with different settings are refused.
+    different qrels or with different settings are refused. With --collections: the
+    difference in each collection and pooled over them, with tau^2 and I^2.
     """
     from evalkit.comparison import compare
     from evalkit.comparison.options import check_request
@@ -131,6 +145,17 @@ def command(
     from evalkit.report.writing import check_report_targets, file_targets, write_reports
 
     as_json_flag = pick_format(as_json_flag, output and output.value) == "json"
+    from evalkit.cli.compare_collections import given_options, run_collections
+    from evalkit.comparison.meta_compute import check_collections_options
+
+    runs = runs or []
+    check_collections_options(given_options(ctx), collections is not None, len(runs))
+    if collections is not None:
+        return run_collections(
+            collections, metric=metric, tau2=tau2.value, hartung_knapp=hartung_knapp,
+            alpha=alpha, correction=correction.value, relevance_level=relevance_level,
+            missing=missing.value if missing is not None else None, depth=depth,
+            allow_incomplete=allow_incomplete, as_json=as_json_flag, report=report)
     ci_method = ci.value if ci is not None else None
     # the options first, then the report targets, then the work
     check_request(len(runs), alpha=alpha, method=test.value, ci=ci_method,

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from evalkit.report._table import columns, movers
-from evalkit.report.model import as_report
+from evalkit.report.model import Report, as_report
 
 ICONS = {"pass": "✅", "fail": "❌", "warn": "⚠️", "error": "🛑"}
 STATUS_ICONS = {"passed": "✅", "failed": "❌", "error": "🛑"}
@@ -33,6 +33,8 @@ def render_markdown(obj: Any) -> str:
     out += ["", what, ""]
     if report.description:  # how a comparison was tested
         out += [f"_{_cell(report.description)}_", ""]
+    if report.pooled:  # several collections: the pooled metrics and their forest tables
+        return "\n".join(out + _pooled(report) + ["", _cell(report.summary), ""])
     out.append("| " + " | ".join(_cell(h) for h in headers) + " |")
     out.append("|" + "|".join("---" for _ in headers) + "|")
     for row, line in zip(report.rows, cells, strict=True):
@@ -57,3 +59,27 @@ def render_markdown(obj: Any) -> str:
         out += [f"> {_cell(n)}" for n in report.notes]
     out += ["", _cell(report.summary), ""]
     return "\n".join(out)
+
+
+def _grid(headers: list[str], cells: list[list[str]]) -> list[str]:
+    out = ["| " + " | ".join(_cell(h) for h in headers) + " |",
+           "|" + "|".join("---" for _ in headers) + "|"]
+    return out + ["| " + " | ".join(_cell(c) for c in line) + " |" for line in cells]
+
+
+def _pooled(report: Report) -> list[str]:
+    """The lines of a report over several collections: the pooled metrics, then each
+    metric's collections with its heterogeneity, then the notes."""
+    from evalkit.report.pooled import collection_cells, heterogeneity, pooled_cells
+
+    out = _grid(*pooled_cells(report.pooled, report.correction))
+    for p in report.pooled:
+        out += ["", f"**`{_cell(p.metric)}` by collection**", ""]
+        out += _grid(*collection_cells(p))
+        out += ["", f"_{_cell(heterogeneity(p))}_"]
+    shown = {f"{p.metric}: {heterogeneity(p)}" for p in report.pooled}
+    notes = [n for n in report.notes if n not in shown]
+    if notes:
+        out.append("")
+        out += [f"> {_cell(n)}" for n in notes]
+    return out
