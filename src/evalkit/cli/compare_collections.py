@@ -17,11 +17,12 @@ from evalkit.cli.output import note, progress
 
 def given_options(ctx: typer.Context) -> list[str]:
     """The options of the command given on the command line (their first spelling)."""
-    from click.core import ParameterSource
+    def given(name: str) -> bool:  # by name: typer may carry its own click
+        source = ctx.get_parameter_source(name)
+        return getattr(source, "name", None) == "COMMANDLINE"
 
     return [p.opts[0] for p in ctx.command.params
-            if p.name is not None and p.param_type_name == "option"
-            and ctx.get_parameter_source(p.name) is ParameterSource.COMMANDLINE]
+            if p.name is not None and p.param_type_name == "option" and given(p.name)]
 
 
 def run_collections(path: Path, *, metric: list[str] | None, as_json: bool,

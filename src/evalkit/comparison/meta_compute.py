@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from os import PathLike
+from pathlib import Path
 from typing import Any, TypeAlias
 
 from evalkit.comparison.inputs import Loaded, RunInput, load_inputs
@@ -118,6 +119,18 @@ def _load(name: str, value: Sequence[Any], metrics: Sequence[str] | None,
         raise InputError(f"collection {name!r}: {exc}") from None
 
 
+def _require_files(collections: Mapping[str, Sequence[Any]]) -> None:
+    from evalkit.io.input_files import InputError, require_file
+
+    for name, value in collections.items():
+        for item, what in zip(value, ("run", "run", "qrels"), strict=False):
+            if isinstance(item, str | PathLike):
+                try:
+                    require_file(Path(item), what)
+                except InputError as exc:
+                    raise InputError(f"collection {name!r}: {exc}") from None
+
+
 def _shared_metrics(loaded: Mapping[str, Loaded]) -> list[str]:
     first = next(iter(loaded.values())).metrics
     shared = [m for m in first if all(m in ld.metrics for ld in loaded.values())]
@@ -186,6 +199,7 @@ def meta_compare(
     wanted = [metrics] if isinstance(metrics, str) else (list(metrics) if metrics else None)
     scoring = {"relevance_level": relevance_level, "missing": missing, "depth": depth,
                "allow_incomplete": allow_incomplete}
+    _require_files(collections)  # a typo in the last collection stops before any scoring
     loaded = {name: _load(name, value, wanted, **scoring)
               for name, value in collections.items()}
     if any(not r.per_query for ld in loaded.values() for r in ld.runs):
