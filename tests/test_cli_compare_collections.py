@@ -205,8 +205,8 @@ def test_the_documented_example_prints_what_the_docs_show(suite: Path) -> None:
 
 
 def _py_example(doc: str) -> str:
-    return next(b for b in re.findall(r"```python\n(.*?)```", doc, re.S)
-                if "meta_compare(" in b)
+    return str(next(b for b in re.findall(r"```python\n(.*?)```", doc, re.S)
+                    if "meta_compare(" in b))
 
 
 def test_the_python_example_of_the_docs_prints_its_comments(

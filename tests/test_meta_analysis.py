@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 from typing import Any
 
@@ -154,8 +155,8 @@ def test_paired_effect_is_the_mean_and_s2_over_n() -> None:
     assert eff.ci_high - eff.effect == pytest.approx(1.959963984540054 * math.sqrt(0.0114))
     with pytest.raises(MetaAnalysisError, match="1 paired query"):
         paired_effect([0.3])
-    with pytest.raises(MetaAnalysisError, match="every one of the 4 per-query differences "
-                       "is \\+0.1"):
+    with pytest.raises(MetaAnalysisError, match=re.escape(
+            "every one of the 4 per-query differences is +0.1")):
         paired_effect([0.1, 0.1, 0.1, 0.1])
 
 
@@ -232,8 +233,8 @@ def test_a_collection_without_variance_is_refused_by_name() -> None:
     other = {"q1": 0.5, "q2": 0.2, "q3": 0.9}
     collections = {"robust04": (run("a", same, "ap"), run("b", other, "ap")),
                    "trec-covid": (run("a", same, "ap"), run("b", shifted, "ap"))}
-    with pytest.raises(ComparisonError, match="collection 'trec-covid', ap: every one of "
-                       "the 3 per-query differences is \\+0.1"):
+    with pytest.raises(ComparisonError, match=re.escape(
+            "collection 'trec-covid', ap: every one of the 3 per-query differences is +0.1")):
         meta_compare(collections)
     one = {"robust04": (run("a", {"q1": 0.5}, "ap"), run("b", {"q1": 0.6}, "ap"))}
     with pytest.raises(ComparisonError, match="collection 'robust04', ap: 1 paired query"):
@@ -243,8 +244,9 @@ def test_a_collection_without_variance_is_refused_by_name() -> None:
 def test_mismatched_queries_in_a_collection_are_refused_as_compare_does() -> None:
     a = run("a", {"q1": 0.5, "q2": 0.6, "q3": 0.1}, "ap")
     b = run("b", {"q1": 0.5, "q2": 0.2, "q4": 0.9}, "ap")
-    with pytest.raises(ComparisonError, match="collection 'nfcorpus': the runs cover "
-                       "different queries: 1 only in run 'a' \\(e.g. q3\\)"):
+    with pytest.raises(ComparisonError, match=re.escape(
+            "collection 'nfcorpus': the runs cover different queries: 1 only in run 'a' "
+            "(e.g. q3)")):
         meta_compare({"nfcorpus": (a, b)})
 
 

@@ -6,7 +6,6 @@ the table (:mod:`evalkit.report.compare_table`), ``--json``/``--format json``
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated
 
@@ -142,7 +141,7 @@ def command(
     from evalkit.comparison import compare
     from evalkit.comparison.options import check_request
     from evalkit.execute.measure_args import comparable_names
-    from evalkit.report.writing import check_report_targets, file_targets, write_reports
+    from evalkit.report.writing import check_report_targets
 
     as_json_flag = pick_format(as_json_flag, output and output.value) == "json"
     from evalkit.cli.compare_collections import given_options, run_collections
@@ -178,17 +177,8 @@ def command(
         )
     for w in result.warnings:
         note(f"warning: {w}")
-    from evalkit.cli.output import output_console
+    from evalkit.cli.output import show_result
     from evalkit.report.compare_table import print_compare_table
 
-    rendered = result.to_report()
-    # files first: a report that cannot be written stops the command before any result
-    # is printed, so nothing printed is contradicted by the exit code
-    to_files, to_std = file_targets(targets)
-    write_reports(rendered, to_files)
-    if as_json_flag:
-        typer.echo(json.dumps(result.to_json(), indent=2, allow_nan=False))
-    else:
-        # a report on stdout must be the only thing there (json:- is parsed by scripts)
-        print_compare_table(rendered, output_console(highlight=False, stderr=to_stdout))
-    write_reports(rendered, to_std)
+    show_result(result, targets, as_json=as_json_flag, to_stdout=to_stdout,
+                table=print_compare_table)

@@ -6,7 +6,6 @@ library's."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -28,12 +27,12 @@ def given_options(ctx: typer.Context) -> list[str]:
 def run_collections(path: Path, *, metric: list[str] | None, as_json: bool,
                     report: list[str] | None, **options: Any) -> None:
     """Read ``path``, run :func:`evalkit.meta_compare` with ``options`` and print it."""
-    from evalkit.cli.output import output_console
+    from evalkit.cli.output import show_result
     from evalkit.comparison.collections_file import load_collections
     from evalkit.comparison.meta_compute import meta_compare
     from evalkit.execute.measure_args import comparable_names
     from evalkit.report.pooled_table import print_pooled_table
-    from evalkit.report.writing import check_report_targets, file_targets, write_reports
+    from evalkit.report.writing import check_report_targets
 
     collections = load_collections(path)
     targets = list(report or [])
@@ -47,11 +46,5 @@ def run_collections(path: Path, *, metric: list[str] | None, as_json: bool,
         result = meta_compare(collections, metrics=names or None, **options)
     for w in result.warnings:
         note(f"warning: {w}")
-    rendered = result.to_report()
-    to_files, to_std = file_targets(targets)
-    write_reports(rendered, to_files)
-    if as_json:
-        typer.echo(json.dumps(result.to_json(), indent=2, allow_nan=False))
-    else:
-        print_pooled_table(rendered, output_console(highlight=False, stderr=to_stdout))
-    write_reports(rendered, to_std)
+    show_result(result, targets, as_json=as_json, to_stdout=to_stdout,
+                table=print_pooled_table)

@@ -6,7 +6,7 @@ shadow the function), the object (:mod:`.model`) and its parts (:mod:`.records`)
 (:mod:`.text`), the checks of its options (:mod:`.options`), the reading of its inputs
 (:mod:`.inputs`) and power planning from a pilot pair (:mod:`.planning`); and
 ``evalkit.meta_compare`` over several collections (:mod:`.meta_compute`), its
-:class:`MetaComparison` (:mod:`.meta_model`) and report (:mod:`.meta_report`), and the
+:class:`MetaComparison` and its report (:mod:`.meta_model`), and the
 collections file of ``evalkit compare --collections`` (:mod:`.collections_file`).
 
 May import: io, stats, core, plugins, data, execute, report. The execute floor scores a

@@ -99,8 +99,9 @@ def _problem(err: ErrorDetails, data: Any) -> Problem:
     kind, value = err["type"], value_at(data, loc)
     if len(loc) < 3 or not isinstance(loc[1], int):  # the top level, or the list itself
         if kind == "extra_forbidden":
-            return Problem(loc, f"unknown key {loc[-1]!r}{did_you_mean(str(loc[-1]), ['collections'])}"
-                           "; the file holds one key, 'collections'")
+            hint = did_you_mean(str(loc[-1]), ["collections"])
+            return Problem(loc, f"unknown key {loc[-1]!r}{hint}; the file holds one key, "
+                           "'collections'")
         if kind == "too_short":
             return Problem(loc, "'collections' is empty; list at least one collection")
         return Problem(loc, "'collections' must be a list of collections, each with name, "

@@ -208,7 +208,8 @@ def meta_compare(
                               "nothing to compare")
     chosen = _shared_metrics(loaded)
     settings = MetaSettings(tau2=tau2, hartung_knapp=hartung_knapp, alpha=float(alpha),
-                            correction=correction, **scoring)
+                            correction=correction, relevance_level=relevance_level,
+                            missing=missing, depth=depth, allow_incomplete=allow_incomplete)
     results = _pool(loaded, chosen, settings)
     infos = tuple(_collection_info(name, ld, collections[name]) for name, ld in
                   loaded.items())

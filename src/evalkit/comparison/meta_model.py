@@ -6,7 +6,10 @@ metric (with its collections' rows, :class:`~evalkit.report.pooled.CollectionEff
 the collections and their runs (:class:`CollectionInfo`), the :class:`MetaSettings`, a
 one-line description, the warnings on the inputs and provenance. It becomes JSON
 (:meth:`MetaComparison.to_json`, what ``evalkit compare --collections --json`` prints) and
-a reporters' :class:`~evalkit.report.Report` (:meth:`MetaComparison.to_report`).
+a reporters' :class:`~evalkit.report.Report` (:meth:`MetaComparison.to_report`,
+:func:`meta_report`: a row per metric with the pooled difference, so that a reporter that
+knows only rows, JUnit or a plugin's, shows the pooled verdicts, and ``pooled`` with each
+metric's collections, which the console, Markdown, JSON and LaTeX reporters print).
 """
 
 from __future__ import annotations
@@ -14,14 +17,13 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from dataclasses import asdict, dataclass, field
 from os import PathLike
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from evalkit.comparison.records import RunInfo
 from evalkit.report.pooled import CollectionEffect, PooledEffect
 
 if TYPE_CHECKING:
-    from evalkit.report.model import Report
+    from evalkit.report.model import Report, ReportRow
 
 #: The JSON document's ``type`` and version.
 DOCUMENT_TYPE = "meta_comparison"
@@ -150,9 +152,7 @@ class MetaComparison:
     def to_report(self) -> Report:
         """The reporters' :class:`~evalkit.report.Report`: a row per metric with the
         pooled difference, and ``pooled`` with every collection's row."""
-        from evalkit.comparison.meta_report import to_report
-
-        return to_report(self)
+        return meta_report(self)
 
     def to_latex(self, path: str | PathLike[str] | None = None) -> str:
         """The forest table of a paper (a row per collection and the pooled row, a column
@@ -166,15 +166,60 @@ class MetaComparison:
             RegistryError: no ``latex`` reporter is registered.
             evalkit.io.outputs.UnwritableError: ``path`` cannot be written.
         """
-        from evalkit.report import render_report
+        from evalkit.report.writing import render_text
 
-        text = render_report(self, "latex")
-        if path is not None:
-            from evalkit.io.outputs import write_output
-
-            write_output(Path(path), text)
-        return text
+        return render_text(self, "latex", path)
 
 
-__all__ = ["CollectionEffect", "CollectionInfo", "MetaComparison", "MetaSettings",
-           "PooledEffect"]
+TITLE = "evalkit compare --collections"
+
+
+def _method(tau2: str, interval: str) -> str:
+    from evalkit.stats.meta import TAU2_LABELS
+
+    how = "Hartung-Knapp" if interval == "hartung-knapp" else "z"
+    return f"random effects ({TAU2_LABELS.get(tau2, tau2)} tau^2, {how})"
+
+
+def meta_report(m: MetaComparison) -> Report:
+    """The report of ``m``: the candidate is system A, the baseline B; the notes are the
+    collections' warnings, then each metric's heterogeneity."""
+    from evalkit.report.comparison_rows import NO_DIFFERENCE, comparison_row, row_label
+    from evalkit.report.formatting import CORRECTION_LABELS
+    from evalkit.report.model import Report, ReportRun
+    from evalkit.report.pooled import heterogeneity
+
+    s = m.settings
+    correction = CORRECTION_LABELS[s.correction] if s.adjusted else None
+    rows: list[ReportRow] = []
+    for p in m.results:
+        rows.append(comparison_row(
+            name=row_label(p.metric, p.metric), metric=p.metric, a=p.candidate,
+            b=p.baseline, diff=p.estimate, p_value=p.p_value, p_adjusted=p.p_adjusted,
+            alpha=p.alpha, significant=p.significant, higher_is_better=p.higher_is_better,
+            value=None, reference_value=None, ci_low=p.ci_low, ci_high=p.ci_high,
+            n_queries=p.n_queries, n_resamples=None, method=_method(p.method, p.interval),
+            correction=correction,
+        ))
+    n_sig = sum(1 for r in rows if r.status != NO_DIFFERENCE)
+    cand = m.results[0].candidate if m.results else ""
+    base = m.results[0].baseline if m.results else ""
+    k = len(m.collections)
+    summary = (f"{cand} vs {base} over {k} collection{'s' if k != 1 else ''}: {n_sig} of "
+               f"{len(rows)} pooled difference(s) significant")
+    notes = [*m.warnings, *(f"{p.metric}: {heterogeneity(p)}" for p in m.results)]
+    runs: list[ReportRun] = []
+    for c in m.collections:
+        runs.append(ReportRun(c.baseline.name, c.baseline.source, f"baseline ({c.name})"))
+        runs.append(ReportRun(c.candidate.name, c.candidate.source, f"candidate ({c.name})"))
+    return Report(
+        kind="compare", title=TITLE, subject=cand, reference=base, rows=tuple(rows),
+        status="done", summary=summary, exit_code=None, notes=tuple(notes),
+        data=m.to_json(), correction=correction, description=m.description,
+        settings=s.to_dict(), provenance=dict(m.provenance), runs=tuple(runs),
+        warnings=m.warnings, pooled=m.results,
+    )
+
+
+__all__ = ["TITLE", "CollectionEffect", "CollectionInfo", "MetaComparison", "MetaSettings",
+           "PooledEffect", "meta_report"]

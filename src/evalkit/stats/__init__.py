@@ -82,8 +82,6 @@ if TYPE_CHECKING:
     from evalkit.stats.family import PairedTestFamily as PairedTestFamily
     from evalkit.stats.family import compare_runs as compare_runs
     from evalkit.stats.histogram import Histogram as Histogram
-    from evalkit.stats.methods import CI_METHODS as CI_METHODS
-    from evalkit.stats.methods import CI_OF_METHOD as CI_OF_METHOD
     from evalkit.stats.meta import MetaAnalysisError as MetaAnalysisError
     from evalkit.stats.meta import PairedEffect as PairedEffect
     from evalkit.stats.meta import RandomEffects as RandomEffects
@@ -91,6 +89,8 @@ if TYPE_CHECKING:
     from evalkit.stats.meta import paired_effect as paired_effect
     from evalkit.stats.meta import paule_mandel as paule_mandel
     from evalkit.stats.meta import random_effects as random_effects
+    from evalkit.stats.methods import CI_METHODS as CI_METHODS
+    from evalkit.stats.methods import CI_OF_METHOD as CI_OF_METHOD
     from evalkit.stats.methods import METHODS as METHODS
     from evalkit.stats.multiple import benjamini_hochberg as benjamini_hochberg
     from evalkit.stats.multiple import holm as holm
