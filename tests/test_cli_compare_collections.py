@@ -113,6 +113,7 @@ def test_the_reports_carry_the_pooled_rows(suite: Path, tmp_path: Path) -> None:
                  "--report", f"markdown:{tmp_path / 'r.md'}",
                  "--report", f"latex:{tmp_path / 'r.tex'}",
                  "--report", f"junit:{tmp_path / 'r.xml'}",
+                 "--report", f"html:{tmp_path / 'r.html'}",
                  "--report", "console:-")
     assert res.exit_code == 0, res.output
     report = json.loads((tmp_path / "r.json").read_text())
@@ -128,6 +129,8 @@ def test_the_reports_carry_the_pooled_rows(suite: Path, tmp_path: Path) -> None:
     assert r"\label{tab:evalkit-collections}" in tex and "Hartung-Knapp" in tex
     assert tex.count(r"\\") == 5 and "q1-31 & 31 &" in tex
     assert 'tests="2"' in (tmp_path / "r.xml").read_text()
+    # the HTML report (evalkit-report-html) shows the pooled rows as a comparison's
+    assert "bm25 better" in (tmp_path / "r.html").read_text(encoding="utf-8")
     # console:- is the report on standard output; the table then goes to standard error
     assert res.stdout.startswith("evalkit compare --collections: bm25 vs tfidf")
     assert "pooled" in res.stderr

@@ -275,3 +275,17 @@ def test_bad_requests_are_refused_before_reading(collections: dict[str, Any],
                                                  options: dict[str, Any], match: str) -> None:
     with pytest.raises(ComparisonError, match=match):
         meta_compare(collections, **options)
+
+
+def test_without_metrics_the_collections_share_theirs() -> None:
+    def pair(metrics: list[str]) -> tuple[RunResult, RunResult]:
+        values = {"q1": 0.1, "q2": 0.5, "q3": 0.2}
+        return (RunResult("a", [QueryResult(q, [], dict.fromkeys(metrics, v))
+                                for q, v in values.items()]),
+                RunResult("b", [QueryResult(q, [], dict.fromkeys(metrics, v * v + 0.1))
+                                for q, v in values.items()]))
+
+    result = meta_compare({"x": pair(["ap", "rr", "ndcg@10"]), "y": pair(["rr", "ap"])})
+    assert result.metrics == ("ap", "rr")
+    with pytest.raises(ComparisonError, match="the collections share no metric"):
+        meta_compare({"x": pair(["ap"]), "y": pair(["rr"])})
