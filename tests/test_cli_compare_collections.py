@@ -149,6 +149,8 @@ def test_the_reports_carry_the_pooled_rows(suite: Path, tmp_path: Path) -> None:
     ("collection:\n  - name: a\n", ":1: unknown key 'collection' (did you mean "
      "'collections'?)"),
     ("", ": empty file"),
+    ('collections:\n  - {name: "a\\e[31m", baseline: x, candidate: y}\n',
+     ":2: collection 1: the collection name 'a\\x1b[31m' holds a control character"),
     ("collections:\n  - name: a\n    baseline: [x\n", ":4: not valid YAML"),
     ('{"collections": [{"name": "a", "baseline": 3, "candidate": "y"}]}',
      ":1: collection 1 ('a'): key 'baseline' must be a non-empty text (a path), got 3"),

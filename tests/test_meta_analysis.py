@@ -267,6 +267,7 @@ def test_one_collection_gives_its_effect_and_says_heterogeneity_is_undefined() -
     ({}, {}, "no collections"),
     ({"x": ("a.txt",)}, {}, "collection 'x': expected \\(baseline, candidate\\)"),
     ({" ": ("a", "b")}, {}, "collection name ' '"),
+    ({"a\x1b[2J": ("a", "b")}, {}, "collection name 'a\\\\x1b\\[2J' holds a control"),
     ({"x": ("a", "b")}, {"tau2": "reml"}, "--tau2 reml: expected one of pm, dl"),
     ({"x": ("a", "b")}, {"correction": "westfall-young"}, "westfall-young needs resamples"),
     ({"x": ("a", "b")}, {"alpha": 1.0}, "--alpha 1"),

@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from pydantic_core import ErrorDetails
 
 from evalkit.comparison.records import ComparisonError
-from evalkit.io.limits import MAX_NAME_CHARS
+from evalkit.io.limits import MAX_NAME_CHARS, check_name
 from evalkit.io.model_errors import (
     MISSING,
     Problem,
@@ -58,6 +58,14 @@ class CollectionEntry(BaseModel):
                              "artifact.")
     qrels: _Text | None = Field(None, description="The collection's TREC qrels (needed "
                                 "to score TREC run files).")
+
+    @field_validator("name")
+    @classmethod
+    def _printable(cls, name: str) -> str:
+        try:
+            return check_name(name, "collection name")
+        except ValueError as exc:  # LimitError too
+            raise rule(str(exc)) from None
 
 
 #: the keys of a collection
@@ -92,8 +100,10 @@ def _rank(err: ErrorDetails) -> tuple[int, ...]:
 
 def _problem(err: ErrorDetails, data: Any) -> Problem:
     loc = tuple(err["loc"])
+    ctx = err.get("ctx") or {}
+    if is_rule(err) and "first" not in ctx:
+        return Problem(loc, f"collection {int(loc[1]) + 1}: {rule_message(err)}")
     if is_rule(err):
-        ctx = err.get("ctx") or {}
         return Problem(("collections", int(ctx["index"]), "name"), rule_message(err),
                        related=("collections", int(ctx["first"]), "name"))
     kind, value = err["type"], value_at(data, loc)

@@ -84,9 +84,15 @@ def _check(collections: Any, *, tau2: str, alpha: float, correction: str,
                         f"candidate[, qrels])}}, not {type(collections).__name__}")
     if not collections:
         raise ComparisonError("no collections to compare; give at least one")
+    from evalkit.io.limits import check_name
+
     for name, value in collections.items():
         if not isinstance(name, str) or not name.strip():
             raise ComparisonError(f"collection name {name!r}: expected a non-empty text")
+        try:
+            check_name(name, "collection name")
+        except ValueError as exc:
+            raise ComparisonError(str(exc)) from None
         if not isinstance(value, tuple | list) or len(value) not in (2, 3):
             raise ComparisonError(
                 f"collection {name!r}: expected (baseline, candidate) or (baseline, "
