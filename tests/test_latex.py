@@ -225,3 +225,37 @@ def test_the_tables_compile_with_pdflatex_and_booktabs(tmp_path: Path) -> None:
     assert NAMES[1] in text and NAMES[2] in text
     assert "0.4000†" in text and "0.7000∇" in text and "0.4000ab" in text
     assert "α = 0.05" in text and ("ap_floor" in text or "ap floor" in text)
+
+
+def test_collections_become_one_forest_table_that_compiles(tmp_path: Path) -> None:
+    import statistics
+
+    a, b, _ = systems()
+    halves = {"trec_covid": QIDS[:5], "50% split": QIDS[5:]}
+
+    def part(r: RunResult, ids: list[str]) -> RunResult:
+        return RunResult(r.name, [q for q in r.per_query if q.query_id in ids], r.header)
+
+    m = evalkit.meta_compare({n: (part(a, ids), part(b, ids)) for n, ids in halves.items()},
+                             metrics=["ap", "unj@10"])
+    tex = m.to_latex()
+    z = stats.norm.ppf(0.975)
+
+    def cells(x: list[float], y: list[float]) -> str:
+        d = [v - u for u, v in zip(x, y, strict=True)]
+        mean, se = statistics.fmean(d), statistics.stdev(d) / len(d) ** 0.5
+        return f"$+${mean:.4f} & [$+${mean - z * se:.4f}, $+${mean + z * se:.4f}]"
+
+    lines = body(tex)
+    assert lines[0] == (rf"trec\_covid & 5 & {cells(AP_A[:5], AP_B[:5])} & "
+                        rf"{cells(UNJ_A[:5], UNJ_B[:5])} \\")
+    assert lines[1].startswith(r"50\% split & 5 & " + cells(AP_A[5:], AP_B[5:]))
+    # AP: both halves differ by 0.1 with the same spread, so the pool is 0.1 with SE
+    # se / sqrt(2), significantly better; unj@10 rose, which is worse (lower is better)
+    se = statistics.stdev([d - u for u, d in zip(AP_A[:5], AP_B[:5], strict=True)]) / 5**0.5
+    half = z * se / 2**0.5
+    assert lines[3].startswith(rf"Pooled & 10 & $+$0.1000$^{{\dagger}}$ & [$+${0.1 - half:.4f}, "
+                               rf"$+${0.1 + half:.4f}] & ")
+    assert r"$^{\nabla}$" in lines[3] and lines[2] == r"\midrule"
+    assert r"A\_base" in tex and r"B\&co" in tex and "Paule-Mandel" in tex
+    compile_tables([tex], tmp_path)

@@ -42,6 +42,8 @@ _EXPORTS: dict[str, str] = {
     "RankedRun": "evalkit.execute.ranking",
     "compare": "evalkit.comparison",
     "Comparison": "evalkit.comparison",
+    "meta_compare": "evalkit.comparison",
+    "MetaComparison": "evalkit.comparison",
     "paired_bootstrap": "evalkit.stats",
     "BootstrapResult": "evalkit.stats",
     "hookimpl": "evalkit.core.hookspecs",
@@ -82,7 +84,9 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:
     from evalkit.comparison import Comparison as Comparison
+    from evalkit.comparison import MetaComparison as MetaComparison
     from evalkit.comparison import compare as compare
+    from evalkit.comparison import meta_compare as meta_compare
     from evalkit.core.hookspecs import hookimpl as hookimpl
     from evalkit.core.registry import Registry as Registry
     from evalkit.core.registry import RegistryError as RegistryError

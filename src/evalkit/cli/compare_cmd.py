@@ -6,7 +6,6 @@ the table (:mod:`evalkit.report.compare_table`), ``--json``/``--format json``
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated
 
@@ -19,6 +18,7 @@ from evalkit.comparison.options import (
     CIMethod,
     Correction,
     Method,
+    Tau2,
 )
 from evalkit.execute.run_files import Missing
 
@@ -26,12 +26,13 @@ __all__ = ["DEFAULT_METHOD", "Alternative", "CIMethod", "Correction", "Method", 
 
 
 def command(
-    runs: Annotated[list[Path], typer.Argument(
+    ctx: typer.Context,
+    runs: Annotated[list[Path] | None, typer.Argument(
         metavar="BASELINE CANDIDATE...",
         help="The baseline, then one or more candidates: TREC run files (scored with --qrels) "
         "or run artifacts saved by `evalkit eval --save`.",
         show_default=False,
-    )],
+    )] = None,
     qrels: Annotated[Path | None, typer.Option(
         "--qrels", help="TREC qrels; required when an input is a TREC run file.",
         show_default=False,
@@ -117,20 +118,43 @@ def command(
         help="Pair only the queries every run has (and say which were left out) instead of "
         "refusing runs over different queries.",
     )] = False,
+    collections: Annotated[Path | None, typer.Option(
+        "--collections", show_default=False,
+        help="Instead of runs: a YAML or JSON file listing collections (name, baseline, "
+        "candidate, qrels); the differences of each are pooled by a random-effects model "
+        "(docs/comparison.md#several-collections).")] = None,
+    tau2: Annotated[Tau2, typer.Option(
+        "--tau2", help="With --collections: the estimator of the between-collection "
+        "variance, pm (Paule-Mandel) or dl (DerSimonian-Laird).")] = Tau2.pm,
+    hartung_knapp: Annotated[bool, typer.Option(
+        "--hartung-knapp", help="With --collections: the Hartung-Knapp-Sidik-Jonkman "
+        "interval and p (t on k-1 df) instead of the normal ones.")] = False,
 ) -> None:
     """Compare candidates with a baseline on the same queries, metric by metric.
 
     For each metric and candidate: both means, the difference (candidate - baseline) with
     its confidence interval, the p-value (raw, and adjusted over all the tests), the
     verdict, and how many queries the candidate wins, ties and loses. Runs scored against
-    different qrels or with different settings are refused.
+    different qrels or with different settings are refused. With --collections: the
+    difference in each collection and pooled over them, with tau^2 and I^2.
     """
     from evalkit.comparison import compare
     from evalkit.comparison.options import check_request
     from evalkit.execute.measure_args import comparable_names
-    from evalkit.report.writing import check_report_targets, file_targets, write_reports
+    from evalkit.report.writing import check_report_targets
 
     as_json_flag = pick_format(as_json_flag, output and output.value) == "json"
+    from evalkit.cli.compare_collections import given_options, run_collections
+    from evalkit.comparison.meta_compute import check_collections_options
+
+    runs = runs or []
+    check_collections_options(given_options(ctx), collections is not None, len(runs))
+    if collections is not None:
+        return run_collections(
+            collections, metric=metric, tau2=tau2.value, hartung_knapp=hartung_knapp,
+            alpha=alpha, correction=correction.value, relevance_level=relevance_level,
+            missing=missing.value if missing is not None else None, depth=depth,
+            allow_incomplete=allow_incomplete, as_json=as_json_flag, report=report)
     ci_method = ci.value if ci is not None else None
     # the options first, then the report targets, then the work
     check_request(len(runs), alpha=alpha, method=test.value, ci=ci_method,
@@ -153,17 +177,8 @@ def command(
         )
     for w in result.warnings:
         note(f"warning: {w}")
-    from evalkit.cli.output import output_console
+    from evalkit.cli.output import show_result
     from evalkit.report.compare_table import print_compare_table
 
-    rendered = result.to_report()
-    # files first: a report that cannot be written stops the command before any result
-    # is printed, so nothing printed is contradicted by the exit code
-    to_files, to_std = file_targets(targets)
-    write_reports(rendered, to_files)
-    if as_json_flag:
-        typer.echo(json.dumps(result.to_json(), indent=2, allow_nan=False))
-    else:
-        # a report on stdout must be the only thing there (json:- is parsed by scripts)
-        print_compare_table(rendered, output_console(highlight=False, stderr=to_stdout))
-    write_reports(rendered, to_std)
+    show_result(result, targets, as_json=as_json_flag, to_stdout=to_stdout,
+                table=print_compare_table)

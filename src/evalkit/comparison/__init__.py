@@ -4,7 +4,10 @@ Holds the function (:mod:`.compute`; no module here is named ``compare``, which 
 shadow the function), the object (:mod:`.model`) and its parts (:mod:`.records`), its JSON
 (:mod:`.serialize`), its report (:mod:`.report`), its description and notes in words
 (:mod:`.text`), the checks of its options (:mod:`.options`), the reading of its inputs
-(:mod:`.inputs`) and power planning from a pilot pair (:mod:`.planning`).
+(:mod:`.inputs`) and power planning from a pilot pair (:mod:`.planning`); and
+``evalkit.meta_compare`` over several collections (:mod:`.meta_compute`), its
+:class:`MetaComparison` and its report (:mod:`.meta_model`), and the
+collections file of ``evalkit compare --collections`` (:mod:`.collections_file`).
 
 May import: io, stats, core, plugins, data, execute, report. The execute floor scores a
 TREC run given by path; the report floor holds the model a :class:`Comparison` becomes.
@@ -29,6 +32,14 @@ _LAZY: dict[str, str] = {
     "SCHEMA_VERSION": "evalkit.comparison.serialize",
     "PowerPlan": "evalkit.comparison.planning",
     "plan_power": "evalkit.comparison.planning",
+    "meta_compare": "evalkit.comparison.meta_compute",
+    "MetaComparison": "evalkit.comparison.meta_model",
+    "MetaSettings": "evalkit.comparison.meta_model",
+    "CollectionInfo": "evalkit.comparison.meta_model",
+    "PooledEffect": "evalkit.report.pooled",
+    "CollectionEffect": "evalkit.report.pooled",
+    "CollectionsFileError": "evalkit.comparison.collections_file",
+    "load_collections": "evalkit.comparison.collections_file",
 }
 
 __all__ = sorted(_LAZY)
@@ -47,7 +58,13 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:
+    from evalkit.comparison.collections_file import CollectionsFileError as CollectionsFileError
+    from evalkit.comparison.collections_file import load_collections as load_collections
     from evalkit.comparison.compute import compare as compare
+    from evalkit.comparison.meta_compute import meta_compare as meta_compare
+    from evalkit.comparison.meta_model import CollectionInfo as CollectionInfo
+    from evalkit.comparison.meta_model import MetaComparison as MetaComparison
+    from evalkit.comparison.meta_model import MetaSettings as MetaSettings
     from evalkit.comparison.model import Comparison as Comparison
     from evalkit.comparison.planning import PowerPlan as PowerPlan
     from evalkit.comparison.planning import plan_power as plan_power
@@ -57,3 +74,5 @@ if TYPE_CHECKING:
     from evalkit.comparison.records import RunInfo as RunInfo
     from evalkit.comparison.records import Settings as Settings
     from evalkit.comparison.serialize import SCHEMA_VERSION as SCHEMA_VERSION
+    from evalkit.report.pooled import CollectionEffect as CollectionEffect
+    from evalkit.report.pooled import PooledEffect as PooledEffect

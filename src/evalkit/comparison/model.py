@@ -195,14 +195,9 @@ class Comparison:
             RegistryError: no ``latex`` reporter is registered.
             evalkit.io.outputs.UnwritableError: ``path`` cannot be written.
         """
-        from evalkit.report import render_report
+        from evalkit.report.writing import render_text
 
-        text = render_report(self, "latex")
-        if path is not None:
-            from evalkit.io.outputs import write_output
-
-            write_output(Path(path), text)
-        return text
+        return render_text(self, "latex", path)
 
 
 __all__ = ["Comparison", "ComparisonError", "MetricComparison", "QueryDelta", "RunInfo",

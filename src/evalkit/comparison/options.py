@@ -44,6 +44,14 @@ class CIMethod(StrEnum):
     t = "t"
 
 
+class Tau2(StrEnum):
+    """The between-collection variance estimator of ``evalkit compare --collections``
+    (mirrors ``evalkit.stats.meta.TAU2_METHODS``; a test keeps them equal)."""
+
+    pm = "pm"
+    dl = "dl"
+
+
 class Alternative(StrEnum):
     """Which difference the test looks for."""
 

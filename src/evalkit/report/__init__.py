@@ -2,8 +2,9 @@
 written the way people read them.
 
 Holds the model (:mod:`.model`: :class:`Report`, :class:`ReportRow` and their parts, built
-from a ``GateReport`` or a ``Comparison`` by their ``to_report()``, and the rows of a
-comparison, :mod:`.comparison_rows`), the kernel's renderers (console, json, markdown,
+from a ``GateReport`` or a ``Comparison`` by their ``to_report()``, the rows of a
+comparison, :mod:`.comparison_rows`, and a metric pooled over collections,
+:mod:`.pooled`), the kernel's renderers (console, json, markdown,
 junit, latex; :mod:`.builtin` makes their records; plain HTML tables for notebooks,
 :mod:`.html_table`), the tables the commands print
 (:mod:`.compare_table`, :mod:`.power_table`, :mod:`.plugin_listing`, :mod:`.run_scores`,
@@ -32,6 +33,8 @@ _LAZY: dict[str, str] = {
     "ReportRun": "evalkit.report.model",
     "as_report": "evalkit.report.model",
     "report_from_gate": "evalkit.report.model",
+    "PooledEffect": "evalkit.report.pooled",
+    "CollectionEffect": "evalkit.report.pooled",
     "report_from_comparison": "evalkit.report.comparison_rows",
     "builtin_reporters": "evalkit.report.builtin",
     "PLUGIN_REPORTERS": "evalkit.report.writing",
@@ -58,6 +61,8 @@ if TYPE_CHECKING:
     from evalkit.report.model import ReportRun as ReportRun
     from evalkit.report.model import as_report as as_report
     from evalkit.report.model import report_from_gate as report_from_gate
+    from evalkit.report.pooled import CollectionEffect as CollectionEffect
+    from evalkit.report.pooled import PooledEffect as PooledEffect
     from evalkit.report.writing import PLUGIN_REPORTERS as PLUGIN_REPORTERS
     from evalkit.report.writing import ReportTargetError as ReportTargetError
     from evalkit.report.writing import check_report_targets as check_report_targets

@@ -10,7 +10,7 @@ import io
 from typing import Any
 
 from evalkit.report._table import columns, movers
-from evalkit.report.model import as_report
+from evalkit.report.model import Report, as_report
 
 STYLES = {"pass": "green", "fail": "bold red", "warn": "yellow", "error": "bold magenta"}
 
@@ -30,6 +30,8 @@ def render_console(obj: Any, *, width: int = 200, color: bool = False) -> str:
     from evalkit.report.rich_tables import new_table
 
     report = as_report(obj)
+    if report.pooled:  # several collections: the forest tables of evalkit compare
+        return _render_pooled(report, width=width, color=color)
     headers, cells = columns(report)
     title = report.title + (f": {report.subject}" if report.subject else "")
     if report.reference:
@@ -58,4 +60,23 @@ def render_console(obj: Any, *, width: int = 200, color: bool = False) -> str:
     for note in report.notes:
         console.print(terminal_text(f"note: {note}"), markup=False)
     console.print(terminal_text(report.summary), markup=False)
+    return buf.getvalue()
+
+
+def _render_pooled(report: Report, *, width: int, color: bool) -> str:
+    """A report over several collections: its title, the tables ``evalkit compare
+    --collections`` prints (:mod:`evalkit.report.pooled_table`), the warnings on the
+    inputs and the summary."""
+    from rich.console import Console
+
+    from evalkit.report.pooled_table import print_pooled_table
+
+    buf = io.StringIO()
+    console = Console(file=buf, width=width, force_terminal=color, color_system=(
+        "standard" if color else None), highlight=False, soft_wrap=False)
+    console.print(f"{report.title}: {report.subject} vs {report.reference}", markup=False)
+    print_pooled_table(report, console)
+    for warning in report.warnings:
+        console.print(f"warning: {warning}", markup=False)
+    console.print(report.summary, markup=False)
     return buf.getvalue()

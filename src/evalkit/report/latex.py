@@ -31,7 +31,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from evalkit.report.escaping import latex_text as escape
-from evalkit.report.formatting import CORRECTION_LABELS, METHOD_LABELS, decimal
+from evalkit.report.formatting import (
+    CORRECTION_LABELS,
+    METHOD_LABELS,
+    decimal,
+    figure,
+    signed,
+)
 from evalkit.report.model import Report, ReportRow, as_report
 
 #: Metrics whose printed name differs from the canonical one (``name`` or ``name@k``).
@@ -273,6 +279,60 @@ def _gate_table(report: Report) -> str:
     return _table(report, caption, "tab:evalkit-gate", spec, lines)
 
 
+def _signed(x: float) -> str:
+    text = signed(x)
+    return ("$-$" if text.startswith("-") else "$+$") + text[1:]
+
+
+def _pooled_table(report: Report) -> str:
+    """A comparison over several collections: a row per collection and a pooled row, a
+    column pair (difference, interval) per metric; the caption says how the effects were
+    pooled, the verdicts and each metric's heterogeneity."""
+    from evalkit.stats.meta import TAU2_LABELS
+
+    pooled = report.pooled
+    first = pooled[0]
+    confidence = f"{100 * (1 - first.alpha):g}\\% CI"
+    head = ["Collection", "$n$"]
+    for p in pooled:
+        head += [paper_name(p.metric), confidence]
+    lines = [" & ".join(head) + r" \\"]
+    for i, c in enumerate(first.collections):
+        line = [escape(c.collection), f"{c.n_queries:,}"]
+        for p in pooled:
+            row = p.collections[i]
+            line += [_signed(row.effect), f"[{_signed(row.ci_low)}, {_signed(row.ci_high)}]"]
+        lines.append(" & ".join(line) + r" \\")
+    lines.append(r"\midrule")
+    line = ["Pooled", f"{first.n_queries:,}"]
+    for p in pooled:
+        better = (p.estimate > 0) == (p.higher_is_better is not False)
+        mark = "" if not p.significant else BETTER if better else WORSE
+        line += [_signed(p.estimate) + mark, f"[{_signed(p.ci_low)}, {_signed(p.ci_high)}]"]
+    lines.append(" & ".join(line) + r" \\")
+    metrics = _and([paper_name(p.metric) for p in pooled])
+    how = ("Hartung-Knapp-Sidik-Jonkman interval, $t$ on $k-1$ df"
+           if first.interval == "hartung-knapp" else "normal interval")
+    adjusted = any(p.p_adjusted is not None for p in pooled)
+    label = report.correction or "Holm"
+    verdict = (f"p adjusted by {escape(label)} over {_count(len(pooled), 'metric')}"
+               if adjusted and len(pooled) > 1 else "p not adjusted")
+    hetero = "; ".join(
+        f"{paper_name(p.metric)} $\\tau^2 = {figure(p.tau2)}$"
+        + ("" if p.i2 is None else f", $I^2 = {100 * p.i2:.1f}\\%$, $Q = {p.q:.2f}$")
+        for p in pooled)
+    caption = (
+        f"Difference {escape(report.subject)} minus {escape(report.reference or '')} in "
+        f"{metrics} on each of {_count(len(first.collections), 'collection')} (the mean "
+        "over its queries, paired by query; interval $\\pm z\\,s/\\sqrt{n}$) and pooled "
+        f"by a random-effects model ({TAU2_LABELS.get(first.method, first.method)} "
+        f"$\\tau^2$, {how}). {BETTER} marks a pooled difference significantly in the "
+        f"candidate's favour, {WORSE} one significantly against it, at "
+        f"$\\alpha = {first.alpha:g}$ ({verdict}). Heterogeneity: {hetero}.")
+    spec = "lr" + "rr" * len(pooled)
+    return _table(report, caption, "tab:evalkit-collections", spec, lines)
+
+
 def render_latex(obj: Any) -> str:
     """The report (a comparison, a gate, or a :class:`~evalkit.report.Report`) as a
     LaTeX ``table`` environment with ``booktabs`` rules (see the module docstring).
@@ -283,6 +343,8 @@ def render_latex(obj: Any) -> str:
     report = as_report(obj)
     if report.kind == "gate":
         return _gate_table(report)
+    if report.pooled:
+        return _pooled_table(report)
     return _compare_table(report)
 
 

@@ -8,7 +8,7 @@ from typing import Any
 from evalkit.report._table import columns, movers
 from evalkit.report.escaping import markdown_code as code
 from evalkit.report.escaping import markdown_text as text
-from evalkit.report.model import as_report
+from evalkit.report.model import Report, as_report
 
 ICONS = {"pass": "✅", "fail": "❌", "warn": "⚠️", "error": "🛑"}
 STATUS_ICONS = {"passed": "✅", "failed": "❌", "error": "🛑"}
@@ -40,6 +40,8 @@ def render_markdown(obj: Any) -> str:
     out += ["", what, ""]
     if report.description:  # how a comparison was tested
         out += [f"_{text(report.description)}_", ""]
+    if report.pooled:  # several collections: the pooled metrics and their forest tables
+        return "\n".join(out + _pooled(report) + ["", text(report.summary, line_start=True), ""])
     out.append(_row(headers))
     out.append("|" + "|".join("---" for _ in headers) + "|")
     for row, line in zip(report.rows, cells, strict=True):
@@ -64,3 +66,26 @@ def render_markdown(obj: Any) -> str:
         out += [f"> {text(n, line_start=True)}" for n in report.notes]
     out += ["", text(report.summary, line_start=True), ""]
     return "\n".join(out)
+
+
+def _grid(headers: list[str], cells: list[list[str]]) -> list[str]:
+    out = [_row(headers), "|" + "|".join("---" for _ in headers) + "|"]
+    return out + [_row(line) for line in cells]
+
+
+def _pooled(report: Report) -> list[str]:
+    """The lines of a report over several collections: the pooled metrics, then each
+    metric's collections with its heterogeneity, then the notes."""
+    from evalkit.report.pooled import collection_cells, heterogeneity, pooled_cells
+
+    out = _grid(*pooled_cells(report.pooled, report.correction))
+    for p in report.pooled:
+        out += ["", f"**{code(p.metric)} by collection**", ""]
+        out += _grid(*collection_cells(p))
+        out += ["", f"_{text(heterogeneity(p))}_"]
+    shown = {f"{p.metric}: {heterogeneity(p)}" for p in report.pooled}
+    notes = [n for n in report.notes if n not in shown]
+    if notes:
+        out.append("")
+        out += [f"> {text(n, line_start=True)}" for n in notes]
+    return out

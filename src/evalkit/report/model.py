@@ -24,6 +24,7 @@ from evalkit.report.formatting import log_scale_notes
 
 if TYPE_CHECKING:
     from evalkit.gate import GateReport
+    from evalkit.report.pooled import PooledEffect
     from evalkit.stats.histogram import Histogram
     from evalkit.stats.spread import WithinCaseSpread
 
@@ -289,6 +290,9 @@ class Report:
         queries: ``{query id: text}`` where the text is known.
         cases: a gate's cases (:class:`ReportCase`), when the gate kept its run; empty
             for comparisons.
+        pooled: a comparison over several collections (:func:`evalkit.meta_compare`):
+            one :class:`~evalkit.report.pooled.PooledEffect` per metric, with its
+            collections' rows; ``rows`` then hold the pooled differences. Empty otherwise.
     """
 
     kind: ReportKind
@@ -309,6 +313,7 @@ class Report:
     warnings: tuple[str, ...] = ()
     queries: Mapping[str, str] = field(default_factory=dict)
     cases: tuple[ReportCase, ...] = ()
+    pooled: tuple[PooledEffect, ...] = ()
 
     def counts(self) -> dict[str, int]:
         """``{status: number of rows}``."""
@@ -318,7 +323,8 @@ class Report:
         return out
 
     def to_dict(self) -> dict[str, Any]:
-        """The report as JSON-ready values, with ``counts`` and the source's ``data``."""
+        """The report as JSON-ready values, with ``counts``, ``pooled`` (when there are
+        pooled metrics) and the source's ``data``."""
         out: dict[str, Any] = {
             "kind": self.kind, "title": self.title, "subject": self.subject,
             "reference": self.reference, "status": self.status, "summary": self.summary,
@@ -331,6 +337,8 @@ class Report:
             "warnings": list(self.warnings), "queries": dict(self.queries),
             "cases": [c.to_dict() for c in self.cases],
         }
+        if self.pooled:
+            out["pooled"] = [p.to_dict() for p in self.pooled]
         if self.data:
             out["data"] = dict(self.data)
         return out

@@ -189,6 +189,22 @@ def render_report(obj: Any, fmt: str) -> str:
     return mask(get_reporter(fmt).render(as_report(obj)))
 
 
+def render_text(obj: Any, fmt: str, path: str | os.PathLike[str] | None = None) -> str:
+    """:func:`render_report`, also written to ``path`` when one is given (its folder made
+    when missing, replaced atomically): ``Comparison.to_latex(path)``.
+
+    Raises:
+        RegistryError: no reporter ``fmt``.
+        evalkit.io.outputs.UnwritableError: ``path`` cannot be written.
+    """
+    text = render_report(obj, fmt)
+    if path is not None:
+        from evalkit.io.outputs import write_output
+
+        write_output(Path(path), text)
+    return text
+
+
 def write_report(obj: Any, fmt: str, path: str | os.PathLike[str]) -> Path:
     """Render ``obj`` (a :class:`Report`, a ``Comparison``, a ``GateReport``) with the
     reporter registered as ``fmt``, looked up in the registry, and write it to the file

@@ -11,6 +11,10 @@ Entry points:
   Holm / Benjamini-Hochberg / Westfall-Young adjusted p-values (a
   :class:`PairedTestFamily`; the statistics core of :func:`evalkit.compare`).
 * :func:`aggregate_bootstrap` — paired bootstrap of a whole-run aggregate.
+* several collections: :func:`random_effects` pools per-collection effects
+  (:func:`paired_effect`) with a random-effects model, ``tau^2`` by
+  :func:`paule_mandel` or :func:`dersimonian_laird` (the statistics of
+  :func:`evalkit.meta_compare`).
 * power: :func:`t_power`, :func:`minimum_detectable_effect`, :func:`required_n`,
   :func:`simulate_power`, :func:`plan_from_pilot`.
 
@@ -55,6 +59,13 @@ _LAZY: dict[str, str] = {
     "CI_METHODS": "evalkit.stats.methods",
     "CI_OF_METHOD": "evalkit.stats.methods",
     "GENERATOR_NAME": "evalkit.stats._rng",
+    "random_effects": "evalkit.stats.meta",
+    "RandomEffects": "evalkit.stats.meta",
+    "paired_effect": "evalkit.stats.meta",
+    "PairedEffect": "evalkit.stats.meta",
+    "dersimonian_laird": "evalkit.stats.meta",
+    "paule_mandel": "evalkit.stats.meta",
+    "MetaAnalysisError": "evalkit.stats.meta",
 }
 
 __all__ = sorted(_LAZY)
@@ -71,6 +82,13 @@ if TYPE_CHECKING:
     from evalkit.stats.family import PairedTestFamily as PairedTestFamily
     from evalkit.stats.family import compare_runs as compare_runs
     from evalkit.stats.histogram import Histogram as Histogram
+    from evalkit.stats.meta import MetaAnalysisError as MetaAnalysisError
+    from evalkit.stats.meta import PairedEffect as PairedEffect
+    from evalkit.stats.meta import RandomEffects as RandomEffects
+    from evalkit.stats.meta import dersimonian_laird as dersimonian_laird
+    from evalkit.stats.meta import paired_effect as paired_effect
+    from evalkit.stats.meta import paule_mandel as paule_mandel
+    from evalkit.stats.meta import random_effects as random_effects
     from evalkit.stats.methods import CI_METHODS as CI_METHODS
     from evalkit.stats.methods import CI_OF_METHOD as CI_OF_METHOD
     from evalkit.stats.methods import METHODS as METHODS

@@ -1,0 +1,201 @@
+"""The collections file of ``evalkit compare --collections FILE``: YAML (or JSON, which
+YAML reads) listing each collection's baseline, candidate and qrels::
+
+    collections:
+      - name: trec-covid
+        baseline: runs/bm25.trec-covid.txt       # a TREC run file or a run artifact
+        candidate: runs/splade.trec-covid.txt
+        qrels: qrels/trec-covid.txt               # needed for TREC run files
+      - name: nfcorpus
+        baseline: runs/bm25.nfcorpus.jsonl       # artifacts carry their scores
+        candidate: runs/splade.nfcorpus.jsonl
+
+Relative paths are relative to the file's folder. The file is read within bounds (at
+most 16 MiB, :mod:`evalkit.io.bounded_yaml`) and validated by the pydantic models below;
+a problem is one line naming the file and line (``suite.yaml:7: collection 2
+('nfcorpus'): key 'candidate' is missing``).
+"""
+
+from __future__ import annotations
+
+from os import PathLike
+from pathlib import Path
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic_core import ErrorDetails
+
+from evalkit.comparison.records import ComparisonError
+from evalkit.io.limits import MAX_NAME_CHARS, check_name
+from evalkit.io.model_errors import (
+    MISSING,
+    Problem,
+    did_you_mean,
+    first_error,
+    is_rule,
+    located,
+    rule,
+    rule_message,
+    value_at,
+)
+
+_Text = Annotated[str, Field(min_length=1, pattern=r"\S")]
+
+
+class CollectionsFileError(ComparisonError):
+    """A collections file that cannot be used; the message names the file and line."""
+
+
+class CollectionEntry(BaseModel):
+    """One collection: its name and its runs' paths."""
+
+    model_config = ConfigDict(strict=True, extra="forbid", title="collection")
+
+    name: Annotated[_Text, Field(max_length=MAX_NAME_CHARS)] = Field(
+        description="The collection's name, unique in the file.")
+    baseline: _Text = Field(description="The baseline: a TREC run file or a run artifact.")
+    candidate: _Text = Field(description="The candidate: a TREC run file or a run "
+                             "artifact.")
+    qrels: _Text | None = Field(None, description="The collection's TREC qrels (needed "
+                                "to score TREC run files).")
+
+    @field_validator("name")
+    @classmethod
+    def _printable(cls, name: str) -> str:
+        try:
+            return check_name(name, "collection name")
+        except ValueError as exc:  # LimitError too
+            raise rule(str(exc)) from None
+
+
+#: the keys of a collection
+ENTRY_KEYS: tuple[str, ...] = tuple(CollectionEntry.model_fields)
+
+
+class CollectionsFile(BaseModel):
+    """A collections file: ``collections``, a list of at least one collection, names
+    unique."""
+
+    model_config = ConfigDict(strict=True, extra="forbid", title="evalkit collections file")
+
+    collections: Annotated[list[CollectionEntry], Field(min_length=1)] = Field(
+        description="The collections, in report order.")
+
+    @field_validator("collections")
+    @classmethod
+    def _unique_names(cls, entries: list[CollectionEntry]) -> list[CollectionEntry]:
+        first: dict[str, int] = {}
+        for i, e in enumerate(entries):
+            if e.name in first:
+                raise rule(f"collection {i + 1}: the name {e.name!r} is used twice (also "
+                           f"collection {first[e.name] + 1}); give each its own name",
+                           index=i, first=first[e.name])
+            first[e.name] = i
+        return entries
+
+
+def _rank(err: ErrorDetails) -> tuple[int, ...]:
+    return {"extra_forbidden": 0, "missing": 1}.get(err["type"], 2), len(err["loc"])
+
+
+def _problem(err: ErrorDetails, data: Any) -> Problem:
+    loc = tuple(err["loc"])
+    ctx = err.get("ctx") or {}
+    if is_rule(err) and "first" not in ctx:
+        return Problem(loc, f"collection {int(loc[1]) + 1}: {rule_message(err)}")
+    if is_rule(err):
+        return Problem(("collections", int(ctx["index"]), "name"), rule_message(err),
+                       related=("collections", int(ctx["first"]), "name"))
+    kind, value = err["type"], value_at(data, loc)
+    if len(loc) < 3 or not isinstance(loc[1], int):  # the top level, or the list itself
+        if kind == "extra_forbidden":
+            hint = did_you_mean(str(loc[-1]), ["collections"])
+            return Problem(loc, f"unknown key {loc[-1]!r}{hint}; the file holds one key, "
+                           "'collections'")
+        if kind == "too_short":
+            return Problem(loc, "'collections' is empty; list at least one collection")
+        return Problem(loc, "'collections' must be a list of collections, each with name, "
+                       "baseline, candidate and (for TREC run files) qrels")
+    i, key = int(loc[1]), str(loc[2])
+    name = value_at(data, ("collections", i, "name"))
+    label = f"collection {i + 1}" + (f" ({name!r})" if isinstance(name, str) else "")
+    if kind == "model_type" or kind == "dict_type":
+        return Problem(loc[:2], f"{label}: must be a mapping with name, baseline, "
+                       f"candidate and qrels, got {value!r}")
+    if kind == "extra_forbidden":
+        return Problem(loc, f"{label}: unknown key {key!r}"
+                       f"{did_you_mean(key, ENTRY_KEYS)}; known keys: {', '.join(ENTRY_KEYS)}")
+    if kind == "missing" or value is MISSING:
+        return Problem(loc[:2], f"{label}: key {key!r} is missing")
+    if key == "name" and kind == "string_too_long":
+        return Problem(loc, f"{label}: the name is longer than {MAX_NAME_CHARS} characters")
+    what = "a name" if key == "name" else "a path"
+    return Problem(loc, f"{label}: key {key!r} must be a non-empty text ({what}), "
+                   f"got {value!r}")
+
+
+def validate_collections(data: Any) -> list[CollectionEntry]:
+    """The collections of a parsed file, in file order.
+
+    Raises:
+        Problem: the first problem, its location in ``data`` and its message.
+    """
+    if data is None:
+        raise Problem(None, "empty file; list the collections under 'collections'")
+    if not isinstance(data, dict):
+        raise Problem((), "expected a mapping with one key, 'collections'")
+    try:
+        return CollectionsFile.model_validate(data).collections
+    except ValidationError as exc:
+        raise _problem(first_error(exc, _rank), data) from None
+
+
+def load_collections(path: str | PathLike[str]
+                     ) -> dict[str, tuple[Path, Path] | tuple[Path, Path, Path]]:
+    """Read a collections file as the mapping :func:`evalkit.meta_compare` takes:
+    ``{name: (baseline, candidate)}`` or ``{name: (baseline, candidate, qrels)}``, paths
+    resolved against the file's folder, in file order.
+
+    Raises:
+        CollectionsFileError: the file is missing, a directory, a pipe or device, larger
+            than 16 MiB, not UTF-8, not YAML, beyond the YAML bounds, empty; a collection
+            without name, baseline or candidate, with an unknown key or a value that is
+            not a text, or a name used twice. One line: the file, the line, the problem.
+    """
+    import yaml
+
+    from evalkit.io.bounded_yaml import load_marked
+    from evalkit.io.limits import LimitError
+    from evalkit.io.user_files import read_input
+
+    file = Path(path)
+    try:
+        text = read_input(file, "collections", error=CollectionsFileError).decode(
+            "utf-8-sig")
+        doc = load_marked(text)
+    except UnicodeDecodeError as exc:
+        raise CollectionsFileError(
+            f"{file}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset "
+            f"{exc.start}); a collections file is YAML or JSON text") from None
+    except LimitError as exc:
+        raise CollectionsFileError(f"{file}{'' if exc.line is None else f':{exc.line}'}: "
+                                   f"{exc}") from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = "" if mark is None else f":{mark.line + 1}"
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise CollectionsFileError(f"{file}{where}: not valid YAML ({problem})") from None
+    try:
+        entries = validate_collections(doc.data)
+    except Problem as exc:
+        raise CollectionsFileError(located(str(file), exc, doc.line)) from None
+    base = file.parent
+    out: dict[str, tuple[Path, Path] | tuple[Path, Path, Path]] = {}
+    for e in entries:
+        runs = (base / e.baseline, base / e.candidate)
+        out[e.name] = runs if e.qrels is None else (*runs, base / e.qrels)
+    return out
+
+
+__all__ = ["ENTRY_KEYS", "CollectionEntry", "CollectionsFile", "CollectionsFileError",
+           "load_collections", "validate_collections"]

@@ -1,0 +1,318 @@
+""":func:`meta_compare`: one candidate against one baseline over several collections, each
+metric's per-collection effects pooled by a random-effects model.
+
+Each collection is read and checked as :func:`evalkit.compare` reads a pair of runs
+(:func:`~evalkit.comparison.inputs.load_inputs`: scored alike, over the same queries,
+refusals prefixed with the collection's name); its effect is the mean per-query
+difference with variance ``s^2 / n`` (:func:`evalkit.stats.meta.paired_effect`), and the
+effects are pooled by :func:`evalkit.stats.meta.random_effects`. The pooled p-values are
+adjusted over the metrics (Holm by default), as ``evalkit compare`` adjusts its table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from os import PathLike
+from pathlib import Path
+from typing import Any, TypeAlias
+
+from evalkit.comparison.inputs import Loaded, RunInput, load_inputs
+from evalkit.comparison.meta_model import CollectionInfo, MetaComparison, MetaSettings
+from evalkit.comparison.records import ComparisonError
+from evalkit.execute.run_files import QrelsArg
+from evalkit.report.pooled import CollectionEffect, PooledEffect
+
+#: One collection: ``(baseline, candidate)`` (artifacts, :class:`~evalkit.RunResult`
+#: objects) or ``(baseline, candidate, qrels)`` (TREC run files or run DataFrames, scored
+#: against the collection's qrels).
+CollectionInput: TypeAlias = "tuple[RunInput, RunInput] | tuple[RunInput, RunInput, QrelsArg]"
+
+#: The corrections of the pooled p-values over the metrics (no resampling: no
+#: Westfall-Young).
+META_CORRECTIONS: tuple[str, ...] = ("holm", "bh", "none")
+
+
+#: Options of ``evalkit compare`` that a comparison over collections has no use for, and
+#: why.
+NOT_WITH_COLLECTIONS: dict[str, str] = {
+    "--qrels": "each collection names its qrels in the collections file",
+    "--topics": "the pooled tables list collections, not queries",
+    "--top": "the pooled tables list collections, not queries",
+    "--test": "each collection's effect is its mean difference with variance s^2/n, pooled "
+              "by a z (or Hartung-Knapp t) test; there is no paired test to choose",
+    "--ci": "the intervals are normal (or Hartung-Knapp t) intervals",
+    "--alternative": "the pooled test is two-sided",
+    "--all-pairs": "a collection holds one baseline and one candidate",
+    "--resamples": "nothing is resampled",
+    "--seed": "nothing is resampled",
+}
+#: Options that go only with ``--collections``.
+ONLY_WITH_COLLECTIONS: tuple[str, ...] = ("--tau2", "--hartung-knapp")
+
+
+def check_collections_options(given: Sequence[str], collections: bool, n_runs: int) -> None:
+    """Refuse options of ``evalkit compare`` that do not go together: runs and
+    ``--collections``; with ``--collections``, an option of :data:`NOT_WITH_COLLECTIONS`;
+    without it, ``--tau2`` or ``--hartung-knapp``. ``given`` lists the options given on
+    the command line (their first spelling).
+
+    Raises:
+        ComparisonError: naming the option and why.
+    """
+    if collections and n_runs:
+        raise ComparisonError("give the runs (BASELINE CANDIDATE...) or --collections FILE, "
+                              "not both: the collections file names each collection's runs")
+    if collections:
+        for option in given:
+            if option in NOT_WITH_COLLECTIONS:
+                raise ComparisonError(f"{option} does not go with --collections: "
+                                      f"{NOT_WITH_COLLECTIONS[option]}")
+        return
+    for option in given:
+        if option in ONLY_WITH_COLLECTIONS:
+            raise ComparisonError(f"{option} goes with --collections FILE (it sets how "
+                                  "the collections' differences are pooled)")
+
+
+def _check(collections: Any, *, tau2: str, alpha: float, correction: str,
+           hartung_knapp: bool) -> None:
+    from evalkit.comparison.options import check_alpha
+    from evalkit.stats.meta import TAU2_METHODS
+
+    if not isinstance(collections, Mapping):
+        raise TypeError("meta_compare takes a mapping {collection name: (baseline, "
+                        f"candidate[, qrels])}}, not {type(collections).__name__}")
+    if not collections:
+        raise ComparisonError("no collections to compare; give at least one")
+    from evalkit.io.limits import check_name
+
+    for name, value in collections.items():
+        if not isinstance(name, str) or not name.strip():
+            raise ComparisonError(f"collection name {name!r}: expected a non-empty text")
+        try:
+            check_name(name, "collection name")
+        except ValueError as exc:
+            raise ComparisonError(str(exc)) from None
+        if not isinstance(value, tuple | list) or len(value) not in (2, 3):
+            raise ComparisonError(
+                f"collection {name!r}: expected (baseline, candidate) or (baseline, "
+                f"candidate, qrels), got {type(value).__name__}"
+                + (f" of {len(value)}" if isinstance(value, tuple | list) else ""))
+    check_alpha(alpha)
+    if tau2 not in TAU2_METHODS:
+        raise ComparisonError(f"--tau2 {tau2}: expected one of {', '.join(TAU2_METHODS)} "
+                              "(Paule-Mandel, DerSimonian-Laird)")
+    if correction not in META_CORRECTIONS:
+        raise ComparisonError(
+            f"--correction {correction}: the pooled p-values are adjusted over the metrics "
+            f"with {', '.join(META_CORRECTIONS)} (westfall-young needs resamples, which "
+            "the pooled z or t test has none of)")
+    if hartung_knapp and len(collections) < 2:
+        raise ComparisonError("--hartung-knapp needs at least two collections (its t has "
+                              "k - 1 degrees of freedom)")
+
+
+def _load(name: str, value: Sequence[Any], metrics: Sequence[str] | None,
+          **scoring: Any) -> Loaded:
+    from evalkit.io.input_files import InputError
+
+    qrels = value[2] if len(value) == 3 else None
+    try:
+        return load_inputs([value[0], value[1]], qrels=qrels, metrics=metrics, **scoring)
+    except ComparisonError as exc:
+        raise ComparisonError(f"collection {name!r}: {exc}") from None
+    except InputError as exc:
+        raise InputError(f"collection {name!r}: {exc}") from None
+
+
+def _require_files(collections: Mapping[str, Sequence[Any]]) -> None:
+    from evalkit.io.input_files import InputError, require_file
+
+    for name, value in collections.items():
+        for item, what in zip(value, ("run", "run", "qrels"), strict=False):
+            if isinstance(item, str | PathLike):
+                try:
+                    require_file(Path(item), what)
+                except InputError as exc:
+                    raise InputError(f"collection {name!r}: {exc}") from None
+
+
+def _shared_metrics(loaded: Mapping[str, Loaded]) -> list[str]:
+    first = next(iter(loaded.values())).metrics
+    shared = [m for m in first if all(m in ld.metrics for ld in loaded.values())]
+    if not shared:
+        raise ComparisonError("the collections share no metric; name one with -m")
+    return shared
+
+
+def meta_compare(
+    collections: Mapping[str, CollectionInput],
+    *,
+    metrics: Sequence[str] | str | None = None,
+    tau2: str = "pm",
+    hartung_knapp: bool = False,
+    alpha: float = 0.05,
+    correction: str = "holm",
+    relevance_level: int | None = None,
+    missing: str | None = None,
+    depth: int | None = None,
+    allow_incomplete: bool = False,
+) -> MetaComparison:
+    """Compare a candidate with a baseline over several collections and pool each metric's
+    effects with a random-effects model (docs/statistics.md#several-collections).
+
+    In each collection the effect is the mean over its queries of the paired difference
+    (candidate minus baseline, paired by query id) and its variance is ``s^2 / n``, ``s``
+    the standard deviation of the differences: the query is the unit, as in every paired
+    test of evalkit. The pooled effect weighs collection ``i`` by
+    ``1 / (s_i^2 / n_i + tau^2)``; ``tau^2``, the variance of the true effects between
+    collections, is estimated by Paule-Mandel (default) or DerSimonian-Laird.
+
+    Args:
+        collections: ``{name: (baseline, candidate)}`` or ``{name: (baseline, candidate,
+            qrels)}``, in the order to report. Runs are what :func:`evalkit.compare`
+            takes (run artifacts or TREC run files by path, :class:`~evalkit.RunResult`
+            objects, run DataFrames); ``qrels`` scores a collection's TREC run files.
+        metrics: metric names; None: the metrics every collection's runs share (for
+            TREC run files ``ap``, ``ndcg@10``, ``precision@10``, ``recall@100``, ``rr``).
+        tau2: ``"pm"`` (Paule-Mandel, the default) or ``"dl"`` (DerSimonian-Laird).
+        hartung_knapp: the Hartung-Knapp-Sidik-Jonkman interval and p (Student's t on
+            ``k - 1`` df) instead of the normal ones.
+        alpha: significance level; intervals have confidence ``1 - alpha``.
+        correction: ``"holm"``, ``"bh"`` or ``"none"``: how the pooled p-values are
+            adjusted over the metrics.
+        relevance_level, missing, depth, allow_incomplete: as :func:`evalkit.compare`,
+            for every collection.
+
+    Returns:
+        :class:`~evalkit.comparison.MetaComparison`. With one collection the pooled
+        effect is that collection's, ``tau^2`` is 0 and the heterogeneity (``i2``,
+        ``q_p_value``) is undefined (None); the warnings say so.
+
+    Raises:
+        ComparisonError: no collections; a malformed entry; ``alpha``, ``tau2`` or
+            ``correction`` out of range; ``hartung_knapp`` with one collection; any
+            refusal of :func:`evalkit.compare` for a collection's pair (runs over
+            different queries, scored otherwise, lacking a metric...), prefixed with
+            ``collection 'name':``; collections that share no metric; a collection
+            whose differences on a metric are all equal or fewer than two (the variance
+            of its effect would be 0 or undefined).
+        InputError: a run or qrels path that cannot be read, prefixed likewise.
+        TypeError: ``collections`` is not a mapping.
+    """
+    _check(collections, tau2=tau2, alpha=alpha, correction=correction,
+           hartung_knapp=hartung_knapp)
+    wanted = [metrics] if isinstance(metrics, str) else (list(metrics) if metrics else None)
+    scoring = {"relevance_level": relevance_level, "missing": missing, "depth": depth,
+               "allow_incomplete": allow_incomplete}
+    _require_files(collections)  # a typo in the last collection stops before any scoring
+    loaded = {name: _load(name, value, wanted, **scoring)
+              for name, value in collections.items()}
+    if any(not r.per_query for ld in loaded.values() for r in ld.runs):
+        empty = next(n for n, ld in loaded.items() if any(not r.per_query for r in ld.runs))
+        raise ComparisonError(f"collection {empty!r}: a run has no evaluated query; "
+                              "nothing to compare")
+    chosen = _shared_metrics(loaded)
+    settings = MetaSettings(tau2=tau2, hartung_knapp=hartung_knapp, alpha=float(alpha),
+                            correction=correction, relevance_level=relevance_level,
+                            missing=missing, depth=depth, allow_incomplete=allow_incomplete)
+    results = _pool(loaded, chosen, settings)
+    infos = tuple(_collection_info(name, ld, collections[name]) for name, ld in
+                  loaded.items())
+    warnings = [f"collection {c.name!r}: {w}" for c in infos for w in c.warnings]
+    if len(infos) == 1:
+        warnings.append("one collection: the pooled effect is its effect; tau^2 cannot be "
+                        "estimated (taken as 0) and the heterogeneity (I^2, Q) is undefined")
+    from evalkit._version import __version__
+
+    return MetaComparison(
+        results=results, collections=infos, metrics=tuple(chosen), settings=settings,
+        description=describe(settings, len(infos), len(chosen)), warnings=tuple(warnings),
+        provenance={"evalkit_version": __version__},
+    )
+
+
+def _pool(loaded: Mapping[str, Loaded], metrics: Sequence[str], settings: MetaSettings
+          ) -> tuple[PooledEffect, ...]:
+    from evalkit.data.metric_info import higher_is_better
+    from evalkit.stats.meta import MetaAnalysisError, paired_effect, random_effects
+    from evalkit.stats.multiple import benjamini_hochberg, holm
+    from evalkit.stats.pairing import align
+
+    pooled: list[tuple[str, list[tuple[str, Any, Any, Any]], Any]] = []
+    for metric in metrics:
+        rows = []
+        for name, ld in loaded.items():
+            base, cand = ld.runs
+            paired = align(cand, base, metric, (cand.name, base.name))
+            try:
+                eff = paired_effect(paired.diffs, settings.alpha)
+            except MetaAnalysisError as exc:
+                raise ComparisonError(
+                    f"collection {name!r}, {metric}: {exc}; leave the collection out, or "
+                    "compare it on its own with `evalkit compare`") from None
+            rows.append((name, base, cand, eff))
+        res = random_effects([r[3].effect for r in rows], [r[3].variance for r in rows],
+                             method=settings.tau2, alpha=settings.alpha,
+                             hartung_knapp=settings.hartung_knapp)
+        pooled.append((metric, rows, res))
+    raw = [res.p_value for _, _, res in pooled]
+    adjusted: list[float] | None = (holm(raw) if settings.correction == "holm" else
+                                    benjamini_hochberg(raw) if settings.correction == "bh"
+                                    else None)
+    out: list[PooledEffect] = []
+    for j, (metric, rows, res) in enumerate(pooled):
+        p_adj = None if adjusted is None else adjusted[j]
+        names = (", ".join(dict.fromkeys(r[2].name for r in rows)),
+                 ", ".join(dict.fromkeys(r[1].name for r in rows)))
+        out.append(PooledEffect(
+            metric=metric, candidate=names[0], baseline=names[1], estimate=res.estimate,
+            std_error=res.std_error, ci_low=res.ci_low, ci_high=res.ci_high,
+            p_value=res.p_value, p_adjusted=p_adj,
+            significant=(p_adj if p_adj is not None else res.p_value) < settings.alpha,
+            tau2=res.tau2, q=res.q, q_df=res.q_df, q_p_value=res.q_p_value, i2=res.i2,
+            k=res.k, df=res.df, method=res.method, interval=res.interval,
+            alpha=settings.alpha, higher_is_better=higher_is_better(metric),
+            collections=tuple(
+                CollectionEffect(
+                    collection=name, metric=metric, baseline=base.name,
+                    candidate=cand.name, n_queries=eff.n, baseline_mean=base.mean(metric),
+                    candidate_mean=cand.mean(metric), effect=eff.effect,
+                    std_error=eff.std_error, ci_low=eff.ci_low, ci_high=eff.ci_high,
+                    weight=w)
+                for (name, base, cand, eff), w in zip(rows, res.weights, strict=True)),
+        ))
+    return tuple(out)
+
+
+def _collection_info(name: str, ld: Loaded, value: Sequence[Any]) -> CollectionInfo:
+    from evalkit.comparison.compute import _run_info
+
+    qrels = value[2] if len(value) == 3 else None
+    return CollectionInfo(
+        name=name, baseline=_run_info(ld, 0), candidate=_run_info(ld, 1),
+        qrels=str(qrels) if isinstance(qrels, str | PathLike) else None,
+        n_queries=len(ld.runs[0].per_query),
+        warnings=tuple(w for ws in ld.notes for w in ws))
+
+
+def describe(settings: MetaSettings, k: int, n_metrics: int) -> str:
+    """How the effects were pooled, in one line: ``"random-effects meta-analysis of 3
+    collections (Paule-Mandel tau^2, normal (z) interval); each effect is a collection's
+    mean per-query difference, variance s^2/n; p adjusted by Holm over 2 metrics"``."""
+    from evalkit.report.formatting import CORRECTION_LABELS
+    from evalkit.stats.meta import INTERVAL_LABELS, TAU2_LABELS
+
+    text = (f"random-effects meta-analysis of {k} collection{'s' if k != 1 else ''} "
+            f"({TAU2_LABELS[settings.tau2]} tau^2, "
+            f"{INTERVAL_LABELS['hartung-knapp' if settings.hartung_knapp else 'z']} "
+            "interval); each effect is a collection's mean per-query difference, "
+            "variance s^2/n")
+    if settings.adjusted and n_metrics > 1:
+        text += (f"; p adjusted by {CORRECTION_LABELS[settings.correction]} over "
+                 f"{n_metrics} metrics")
+    return text
+
+
+__all__ = ["META_CORRECTIONS", "NOT_WITH_COLLECTIONS", "ONLY_WITH_COLLECTIONS",
+           "CollectionInput", "check_collections_options", "describe", "meta_compare"]

@@ -1,0 +1,225 @@
+"""``evalkit compare --collections FILE``: several collections, one pooled difference.
+
+The collections are the two Vaswani systems of examples/vaswani/main.py cut into three
+parts by query id (examples/vaswani/split_collections.py), each with its own qrels and
+TREC run files. Each collection's effect is checked against ``evalkit compare`` on the
+same files (mean and standard deviation of its per-query differences, by numpy), and the
+pooled numbers against DerSimonian-Laird's formulas written out here; statsmodels'
+values are the reference of tests/test_meta_analysis.py.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from scipy import stats
+from typer.testing import CliRunner, Result
+
+import evalkit
+from evalkit.cli.app import app
+
+REPO = Path(__file__).resolve().parents[1]
+VASWANI = REPO / "examples" / "vaswani"
+runner = CliRunner()
+
+
+def invoke(*args: str | Path) -> Result:
+    return runner.invoke(app, [str(a) for a in args])
+
+
+@pytest.fixture(scope="module")
+def suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The collections file of the three Vaswani parts."""
+    out = tmp_path_factory.mktemp("vaswani")
+    for script, extra in (("main.py", ["--resamples", "200", "--no-report"]),
+                          ("split_collections.py", [])):
+        proc = subprocess.run([sys.executable, str(VASWANI / script), "--out", str(out),
+                               *extra], capture_output=True, text=True, cwd=REPO)
+        assert proc.returncode == 0, proc.stderr
+    return out / "collections.yaml"
+
+
+def naive_dl(y: list[float], se: list[float]) -> dict[str, float]:
+    """DerSimonian and Laird (1986), eq. 8-9, with a normal interval."""
+    w = [1 / s**2 for s in se]
+    fe = sum(wi * yi for wi, yi in zip(w, y, strict=True)) / sum(w)
+    q = sum(wi * (yi - fe) ** 2 for wi, yi in zip(w, y, strict=True))
+    c = sum(w) - sum(wi**2 for wi in w) / sum(w)
+    tau2 = max(0.0, (q - (len(y) - 1)) / c)
+    wr = [1 / (s**2 + tau2) for s in se]
+    mu = sum(wi * yi for wi, yi in zip(wr, y, strict=True)) / sum(wr)
+    sd = 1 / math.sqrt(sum(wr))
+    return {"estimate": mu, "std_error": sd, "tau2": tau2, "q": q,
+            "ci_low": mu - 1.959963984540054 * sd, "p_value": 2 * stats.norm.sf(abs(mu / sd))}
+
+
+def test_each_collection_is_compare_and_the_pool_is_dersimonian_laird(suite: Path) -> None:
+    res = invoke("compare", "--collections", suite, "-m", "ap,ndcg@10", "--tau2", "dl",
+                 "--json")
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.stdout)
+    assert doc["type"] == "meta_comparison" and doc["metrics"] == ["ap", "ndcg@10"]
+    assert [c["name"] for c in doc["collections"]] == ["q1-31", "q32-62", "q63-93"]
+    for result in doc["results"]:
+        y, se = [], []
+        for row in result["collections"]:
+            part = suite.parent / "collections" / row["collection"]
+            c = evalkit.compare(part / "run.tfidf.txt", part / "run.bm25.txt",
+                                qrels=part / "qrels", metrics=[result["metric"]],
+                                method="t-test").get(result["metric"])
+            d = np.array(c.differences)
+            assert row["n_queries"] == d.size == 31
+            assert row["effect"] == pytest.approx(float(d.mean()), rel=1e-12)
+            assert row["std_error"] == pytest.approx(float(d.std(ddof=1)) / math.sqrt(31))
+            assert (row["baseline"], row["candidate"]) == ("tfidf", "bm25")
+            y.append(row["effect"])
+            se.append(row["std_error"])
+        expected = naive_dl(y, se)
+        for key, value in expected.items():
+            assert result[key] == pytest.approx(value, rel=1e-10, abs=1e-300), key
+        assert result["method"] == "dl" and result["interval"] == "z"
+    holm = sorted(r["p_value"] for r in doc["results"])
+    assert sorted(r["p_adjusted"] for r in doc["results"]) == pytest.approx(
+        [min(1, 2 * holm[0]), max(min(1, 2 * holm[0]), holm[1])])
+
+
+def test_the_table_shows_every_collection_and_the_heterogeneity(suite: Path) -> None:
+    res = invoke("compare", "--collections", suite, "-m", "ap")
+    assert res.exit_code == 0, res.output
+    doc = json.loads(invoke("compare", "--collections", suite, "-m", "ap", "--json").stdout)
+    pooled = doc["results"][0]
+    out = res.stdout
+    assert "Paule-Mandel tau^2, normal (z) interval" in out
+    for row in pooled["collections"]:
+        line = next(ln for ln in out.splitlines() if ln.startswith(row["collection"] + " "))
+        assert f"{row['effect']:+.4f}" in line and f"{100 * row['weight']:.1f}%" in line
+    line = next(ln for ln in out.splitlines() if ln.startswith("pooled "))
+    assert f"{pooled['estimate']:+.4f}" in line and f"[{pooled['ci_low']:+.4f}," in line
+    assert f"Q = {pooled['q']:.2f} on 2 df" in out
+    assert sum(r["weight"] for r in pooled["collections"]) == pytest.approx(1.0)
+
+
+def test_the_reports_carry_the_pooled_rows(suite: Path, tmp_path: Path) -> None:
+    res = invoke("compare", "--collections", suite, "-m", "ap,ndcg@10", "--hartung-knapp",
+                 "--report", f"json:{tmp_path / 'r.json'}",
+                 "--report", f"markdown:{tmp_path / 'r.md'}",
+                 "--report", f"latex:{tmp_path / 'r.tex'}",
+                 "--report", f"junit:{tmp_path / 'r.xml'}",
+                 "--report", f"html:{tmp_path / 'r.html'}",
+                 "--report", "console:-")
+    assert res.exit_code == 0, res.output
+    report = json.loads((tmp_path / "r.json").read_text())
+    data = report["data"]
+    assert report["pooled"] == data["results"] and data["settings"]["hartung_knapp"]
+    for p in data["results"]:
+        assert p["interval"] == "hartung-knapp" and p["df"] == 2
+        row = next(r for r in report["rows"] if r["metric"] == p["metric"])
+        assert row["difference"] == p["estimate"] and row["ci_low"] == p["ci_low"]
+    md = (tmp_path / "r.md").read_text()
+    assert "| q32-62 | 31 |" in md and "**`ndcg@10` by collection**" in md
+    tex = (tmp_path / "r.tex").read_text()
+    assert r"\label{tab:evalkit-collections}" in tex and "Hartung-Knapp" in tex
+    assert tex.count(r"\\") == 5 and "q1-31 & 31 &" in tex
+    assert 'tests="2"' in (tmp_path / "r.xml").read_text()
+    # the HTML report (evalkit-report-html) shows the pooled rows as a comparison's
+    assert "bm25 better" in (tmp_path / "r.html").read_text(encoding="utf-8")
+    # console:- is the report on standard output; the table then goes to standard error
+    assert res.stdout.startswith("evalkit compare --collections: bm25 vs tfidf")
+    assert "pooled" in res.stderr
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("collections:\n  - name: a\n    baseline: x.txt\n", ":2: collection 1 ('a'): key "
+     "'candidate' is missing"),
+    ("collections:\n  - name: a\n    baseline: x\n    candidate: y\n    qrel: z\n",
+     ":5: collection 1 ('a'): unknown key 'qrel' (did you mean 'qrels'?)"),
+    ("collections:\n  - {name: a, baseline: x, candidate: y}\n"
+     "  - {name: a, baseline: x, candidate: z}\n",
+     ": collection 2: the name 'a' is used twice (also collection 1); give each its own "
+     "name (lines 2 and 3)"),
+    ("collections: []\n", ":1: 'collections' is empty"),
+    ("collection:\n  - name: a\n", ":1: unknown key 'collection' (did you mean "
+     "'collections'?)"),
+    ("", ": empty file"),
+    ('collections:\n  - {name: "a\\e[31m", baseline: x, candidate: y}\n',
+     ":2: collection 1: the collection name 'a\\x1b[31m' holds a control character"),
+    ("collections:\n  - name: a\n    baseline: [x\n", ":4: not valid YAML"),
+    ('{"collections": [{"name": "a", "baseline": 3, "candidate": "y"}]}',
+     ":1: collection 1 ('a'): key 'baseline' must be a non-empty text (a path), got 3"),
+])
+def test_a_bad_collections_file_is_one_line_naming_file_and_line(
+        tmp_path: Path, text: str, message: str) -> None:
+    path = tmp_path / "suite.yaml"
+    path.write_text(text, encoding="utf-8")
+    res = invoke("compare", "--collections", path)
+    assert res.exit_code == 2, res.output
+    assert res.stderr == f"error: {path}{message}" + res.stderr.split(message, 1)[1]
+    assert "Traceback" not in res.output and len(res.stderr.strip().splitlines()) == 1
+
+
+def test_a_missing_run_names_its_collection(tmp_path: Path) -> None:
+    path = tmp_path / "suite.yaml"
+    path.write_text("collections:\n  - {name: covid, baseline: a.txt, candidate: b.txt, "
+                    "qrels: q.txt}\n", encoding="utf-8")
+    res = invoke("compare", "--collections", path)
+    assert res.exit_code == 2
+    assert res.stderr == f"error: collection 'covid': run {tmp_path / 'a.txt'}: no such file\n"
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--test", "t-test"], "--test does not go with --collections"),
+    (["--seed", "1"], "--seed does not go with --collections: nothing is resampled"),
+    (["--qrels", "q"], "--qrels does not go with --collections: each collection names"),
+    (["--correction", "westfall-young"], "westfall-young needs resamples"),
+    (["a.txt"], "give the runs (BASELINE CANDIDATE...) or --collections FILE, not both"),
+])
+def test_options_that_do_not_go_with_collections_are_refused(
+        suite: Path, args: list[str], message: str) -> None:
+    res = invoke("compare", "--collections", suite, *args)
+    assert res.exit_code == 2 and message in res.stderr, res.output
+
+
+def test_pooling_options_need_collections(suite: Path) -> None:
+    part = suite.parent / "collections" / "q1-31"
+    for extra in (["--tau2", "dl"], ["--hartung-knapp"]):
+        res = invoke("compare", part / "run.tfidf.txt", part / "run.bm25.txt", "--qrels",
+                     part / "qrels", *extra)
+        assert res.exit_code == 2
+        assert f"{extra[0]} goes with --collections FILE" in res.stderr
+    res = invoke("compare")
+    assert res.exit_code == 2 and "a baseline and at least one candidate" in res.stderr
+
+
+def test_the_documented_example_prints_what_the_docs_show(suite: Path) -> None:
+    doc = (REPO / "docs" / "comparison.md").read_text(encoding="utf-8")
+    command = "$ evalkit compare --collections examples/vaswani/out/collections.yaml -m ap"
+    block = doc.split(command, 1)[1].split("```", 1)[0]
+    res = invoke(*command.split()[2:4], suite, "-m", "ap")
+    assert res.exit_code == 0, res.output
+    shown = [re.sub(r"\s+$", "", ln) for ln in block.strip("\n").splitlines()]
+    printed = [re.sub(r"\s+$", "", ln) for ln in res.stdout.strip("\n").splitlines()]
+    assert printed == shown
+
+
+def _py_example(doc: str) -> str:
+    return str(next(b for b in re.findall(r"```python\n(.*?)```", doc, re.S)
+                    if "meta_compare(" in b))
+
+
+def test_the_python_example_of_the_docs_prints_its_comments(
+        suite: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    doc = (REPO / "docs" / "comparison.md").read_text(encoding="utf-8")
+    code = _py_example(doc)
+    namespace: dict[str, Any] = {}
+    exec(compile(code.replace("examples/vaswani/out/", f"{suite.parent}/"), "docs", "exec"),
+         namespace)
+    shown = [ln.removeprefix("# ") for ln in code.splitlines() if ln.startswith("# ")]
+    assert capsys.readouterr().out.splitlines() == shown
