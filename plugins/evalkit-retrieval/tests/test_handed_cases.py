@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
+from evalkit.execute.case_needs import UnjudgedCasesError
 from evalkit_retrieval.trec import TrecFormatError, load_qrels, load_run, parse_qrels, parse_run
 
 from evalkit import GoldenCase, RankedRun, TargetResponse, evaluate_run, run
@@ -38,12 +39,17 @@ def metric_spec(name: str) -> MetricSpec:
 
 def both_paths(ranked: list[str], judgments: Mapping[str, int], metric: str,
                relevance_level: int = 1) -> float:
-    """The metric on one ranking by the per-case function and by the batch path."""
+    """The metric on one ranking by the per-case function and by the batch path (the
+    record's own ``prepare``/``batch``: the scoring entry points refuse a case without
+    judgments before any metric sees it, which C07 checks separately)."""
     spec = metric_spec(metric)
     case = GoldenCase.from_judgments("q", judgments, relevance_level=relevance_level)
     response = TargetResponse(ranked_ids=ranked)
     per_case = spec.fn(response, case)
-    batch = score_cases([response], [case], [spec])[0][spec.name]
+    assert spec.prepare is not None and spec.batch is not None
+    batch = list(spec.batch(spec.prepare([response], [case])))[0]
+    if judgments:
+        assert batch == score_cases([response], [case], [spec])[0][spec.name]
     assert per_case == pytest.approx(batch, abs=1e-12)
     return float(batch)
 
@@ -198,6 +204,10 @@ def test_c07_query_without_relevant_documents_scores_zero(tmp_path: Path) -> Non
     for metric in ["r_precision", "success@1", "ap@5", "rr@5", "ndcg@5"]:
         assert both_paths(["d2"], {"d2": 0}, metric) == 0.0
         assert both_paths([], {}, metric) == 0.0
+    # a query with no judgments at all (pytrec_eval's empty qrels dict) is never dropped
+    # in silence nor averaged in as 0: it is refused, named
+    with pytest.raises(UnjudgedCasesError, match="'q2'"):
+        evaluate_run(run_file, {"q1": {"d1": 1}, "q2": {}}, metrics)
 
 
 # --------------------------------------------------------------------------- C08

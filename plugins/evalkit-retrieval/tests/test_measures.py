@@ -108,7 +108,8 @@ def _random_batch(seed: int) -> tuple[list[TargetResponse], list[GoldenCase]]:
     for i in range(60):
         pool = [f"d{j}" for j in range(rng.randint(0, 40))]
         ranked = rng.sample(pool, rng.randint(0, len(pool)))
-        judged = rng.sample([*pool, "x1", "x2", "x3"], rng.randint(0, len(pool) + 3))
+        # at least one judgment: a case with none is refused before scoring (test_case_needs)
+        judged = rng.sample([*pool, "x1", "x2", "x3"], rng.randint(1, len(pool) + 3))
         labels = {d: rng.choice([-1, 0, 0, 1, 1, 2, 3]) for d in judged}
         level = rng.choice([1, 1, 2, 3])
         responses.append(TargetResponse(ranked_ids=ranked))
