@@ -278,7 +278,7 @@ def without_pandas(code: str, tmp_path: Path) -> subprocess.CompletedProcess[str
 def test_without_the_extra_to_pandas_names_it_and_csv_still_works(tmp_path: Path) -> None:
     proc = without_pandas(
         "from evalkit import RunResult, QueryResult\n"
-        "from evalkit.report.frames import MissingExtraError\n"
+        "from evalkit.tables.frames import MissingExtraError\n"
         "try:\n"
         "    RunResult('r', [QueryResult('q', [], {'ap': 1.0})]).to_pandas()\n"
         "except MissingExtraError as exc:\n"
@@ -333,7 +333,8 @@ def test_eval_parquet_and_csv_hold_the_same_table(tmp_path: Path) -> None:
 
 def test_frames_and_csv_list_a_runs_queries_in_its_order(tmp_path: Path) -> None:
     from evalkit.data.query_rows import QueryResult
-    from evalkit.report.tables import csv_text, run_columns
+    from evalkit.data.run_views import run_columns
+    from evalkit.report.tables import csv_text
 
     # a TREC run: stored in text order, listed in natural order
     run_file, qrels = tmp_path / "run.txt", tmp_path / "qrels"
@@ -354,7 +355,7 @@ def test_frames_and_csv_list_a_runs_queries_in_its_order(tmp_path: Path) -> None
 
 def test_parquet_is_written_like_every_output(tmp_path: Path) -> None:
     from evalkit.data.query_rows import QueryResult
-    from evalkit.report.frames import write_parquet
+    from evalkit.data.run_views import write_parquet
 
     run = RunResult("r", [QueryResult("q1", [], {"ap": 0.25})])
     target = tmp_path / "real" / "table.parquet"

@@ -2,9 +2,9 @@
 layers (evalkit.layers) allows, no module imports itself round a circle, and each package
 says in its docstring what it may import, as the table does.
 
-Imports are read with ast, inside functions too; those under `if TYPE_CHECKING:` are left
-out (they never run), and the names a package exports lazily (its `_LAZY` or `_EXPORTS`
-table) count as imports of their modules.
+Imports are read with ast, inside functions and under `if TYPE_CHECKING:` too (an import
+that never runs still says that the two modules know each other's types), and the names a
+package exports lazily (its `_LAZY` or `_EXPORTS` table) count as imports of their modules.
 """
 
 from __future__ import annotations
@@ -36,23 +36,11 @@ def modules() -> dict[str, Path]:
 MODULES = modules()
 
 
-def _type_checking_nodes(tree: ast.AST) -> set[int]:
-    skipped: set[int] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
-            for child in node.body:
-                skipped.update(id(n) for n in ast.walk(child))
-    return skipped
-
-
 def imported_names(name: str, path: Path) -> Iterator[tuple[int, str]]:
     """``(line, dotted name)`` of every import of the module ``name`` at ``path``."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    skipped = _type_checking_nodes(tree)
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     for node in ast.walk(tree):
-        if id(node) in skipped:
-            continue
         if isinstance(node, ast.Import):
             for alias in node.names:
                 yield node.lineno, alias.name
@@ -101,6 +89,20 @@ def edges() -> dict[str, dict[str, int]]:
 
 
 GRAPH = edges()
+
+
+def test_imports_under_type_checking_and_inside_functions_count(tmp_path: Path) -> None:
+    source = tmp_path / "views.py"
+    source.write_text(
+        "from __future__ import annotations\n"
+        "from typing import TYPE_CHECKING\n"
+        "if TYPE_CHECKING:\n"
+        "    from evalkit.gate.verdicts import GateReport\n"
+        "def f() -> None:\n"
+        "    from evalkit.comparison import model\n", encoding="utf-8")
+    found = dict((dotted, line) for line, dotted in imported_names("evalkit.report.x", source))
+    assert found["evalkit.gate.verdicts.GateReport"] == 4
+    assert found["evalkit.comparison.model"] == 6
 
 
 def _facade(module: str, target: str) -> tuple[str, str] | None:

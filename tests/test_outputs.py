@@ -296,12 +296,12 @@ def test_every_writer_creates_missing_folders(tmp_path: Path) -> None:
     writer: run artifacts (evaluate, save, rescore, promote), reports (every built-in
     format, the HTML page, to_latex), the CSV and Parquet tables."""
     from evalkit import CallableTarget, compare, evaluate
+    from evalkit.data.run_views import run_columns, write_parquet
     from evalkit.execute.rescore import rescore
     from evalkit.gate import evaluate_gate
     from evalkit.gate.baseline import promote
     from evalkit.gate.checks import CheckSpec
-    from evalkit.report.frames import write_parquet
-    from evalkit.report.tables import run_columns, write_csv
+    from evalkit.report.tables import write_csv
     from evalkit.report.writing import write_reports
 
     goldens = tmp_path / "cases.jsonl"

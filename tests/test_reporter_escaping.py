@@ -335,7 +335,10 @@ def test_console_compare_table_and_eval_table_print_names_as_written(
 
 def test_csv_cells_a_spreadsheet_would_run_are_text(registry: Registry,
                                                     reports: dict[str, Any]) -> None:
-    from evalkit.report.tables import comparison_columns, csv_text, gate_columns, run_columns
+    from evalkit.comparison.tables import comparison_columns
+    from evalkit.data.run_views import run_columns
+    from evalkit.gate.verdicts import gate_columns
+    from evalkit.report.tables import csv_text
 
     _, cand = _runs()
     for columns in (run_columns(cand), comparison_columns(reports["compare"]),

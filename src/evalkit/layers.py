@@ -4,8 +4,9 @@ Rows flow up the floors: records and the registry (core) and the plugins that fi
 then cases and runs (data), their making (execute), then what is concluded from them
 (report, comparison, gate), then the command line. A package may import its own modules,
 the ground (:data:`GROUND`), and the packages :data:`LAYERS` lists for it; nothing else.
-Imports inside functions count; those under ``if TYPE_CHECKING:`` do not (they are never
-run). The few deliberate exceptions are :data:`FACADES`, each with its reason.
+Every import counts: inside functions, and under ``if TYPE_CHECKING:`` too (never run, but
+two modules that name each other's types know each other). The few deliberate exceptions
+are :data:`FACADES`, each with its reason.
 
 tests/test_layers.py reads this table, walks every import of ``src/`` and
 ``plugins/*/src`` with :mod:`ast`, and fails on an import the table refuses, on an import
@@ -26,18 +27,22 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "evalkit.layers": (),
     "evalkit.io": (),
     "evalkit.stats": (),
+    # tables as columns, DataFrames and notebook HTML, for every floor that has a table
+    "evalkit.tables": ("evalkit.io",),
     "evalkit.core": ("evalkit.io",),
     "evalkit.plugins": ("evalkit.io", "evalkit.core"),
-    "evalkit.data": ("evalkit.io", "evalkit.stats", "evalkit.core", "evalkit.plugins"),
+    "evalkit.data": ("evalkit.io", "evalkit.stats", "evalkit.core", "evalkit.plugins",
+                     "evalkit.tables"),
     "evalkit.metrics": ("evalkit.core", "evalkit.plugins", "evalkit.data"),
     "evalkit.execute": ("evalkit.io", "evalkit.stats", "evalkit.core", "evalkit.plugins",
                         "evalkit.data", "evalkit.metrics"),
     "evalkit.report": ("evalkit.io", "evalkit.stats", "evalkit.core", "evalkit.plugins",
-                       "evalkit.data"),
+                       "evalkit.data", "evalkit.tables"),
     "evalkit.comparison": ("evalkit.io", "evalkit.stats", "evalkit.core", "evalkit.plugins",
-                           "evalkit.data", "evalkit.execute", "evalkit.report"),
+                           "evalkit.data", "evalkit.execute", "evalkit.report",
+                           "evalkit.tables"),
     "evalkit.gate": ("evalkit.io", "evalkit.stats", "evalkit.core", "evalkit.plugins",
-                     "evalkit.data", "evalkit.report"),
+                     "evalkit.data", "evalkit.report", "evalkit.tables"),
     # `evalkit.runner.METRICS` and `evalkit.runner.run`, where version 0.2 documented them
     "evalkit.runner": ("evalkit.execute",),
     "evalkit.builtins": ("evalkit.core", "evalkit.data", "evalkit.execute", "evalkit.report"),
@@ -53,11 +58,11 @@ LAYERS: dict[str, tuple[str, ...]] = {
                 "evalkit.execute", "evalkit.comparison", "evalkit.gate"),
     # an in-repo plugin talks to the kernel through its hooks and public records
     "evalkit_*": ("evalkit", "evalkit.io", "evalkit.stats", "evalkit.core", "evalkit.plugins",
-                  "evalkit.data", "evalkit.execute", "evalkit.report"),
+                  "evalkit.data", "evalkit.execute", "evalkit.report", "evalkit.tables"),
 }
 
 #: (importing module or package, imported module) -> why it is imported against the table:
-#: the kernel reaching into a plugin, or a run's views drawn by the report floor
+#: the kernel reaching into a plugin
 FACADES: dict[tuple[str, str], str] = {
     ("evalkit", "evalkit_http"):
         "`from evalkit import HttpTarget`, resolved on first use",
@@ -71,12 +76,6 @@ FACADES: dict[tuple[str, str], str] = {
         "`evalkit eval --format trec` prints trec_eval's layout, which the plugin owns",
     ("evalkit.cli.run_cmd", "evalkit_judge"):
         "`evalkit run --dry-run/--max-calls/--max-cost` set the judge plugin's budget",
-    ("evalkit.data.run_views", "evalkit.report.frames"):
-        "`RunResult.to_pandas()`: a run's DataFrame is the report floor's, as a comparison's "
-        "and a gate's are (one implementation of the tables)",
-    ("evalkit.data.run_views", "evalkit.report.html_table"):
-        "`RunResult._repr_html_()`: Jupyter's view of a run is the report floor's HTML table, "
-        "as a comparison's and a gate's are",
 }
 
 

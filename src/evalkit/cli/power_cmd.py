@@ -3,7 +3,7 @@ many queries does a given difference need?
 
 The command parses its options, calls :func:`evalkit.comparison.plan_power` (a pilot
 pair of runs, or a given sd of the per-query differences) and prints the
-:class:`~evalkit.comparison.PowerPlan` (:mod:`evalkit.report.power_table`) or its JSON.
+:class:`~evalkit.comparison.PowerPlan` (:mod:`evalkit.comparison.power_table`) or its JSON.
 Only typer is imported at module level.
 """
 
@@ -113,6 +113,6 @@ def command(
         typer.echo(json.dumps(result.to_json(), indent=2, allow_nan=False))
         return
     from evalkit.cli.output import output_console
-    from evalkit.report.power_table import print_power_plans
+    from evalkit.comparison.power_table import print_power_plans
 
     print_power_plans(result, output_console(highlight=False))

@@ -1,16 +1,18 @@
 """The comparison: ``evalkit.compare(...)`` and the :class:`Comparison` it returns.
 
 Holds the function (:mod:`.compute`; no module here is named ``compare``, which would
-shadow the function), the object (:mod:`.model`) and its parts (:mod:`.records`), its JSON
-(:mod:`.serialize`), its report (:mod:`.report`), its description and notes in words
-(:mod:`.text`), the checks of its options (:mod:`.options`), the reading of its inputs
-(:mod:`.inputs`) and power planning from a pilot pair (:mod:`.planning`); and
+shadow the function), the object (:mod:`.model`) and its parts and fields
+(:mod:`.records`), its JSON (:mod:`.serialize`), its report (:mod:`.report`), its columns
+and DataFrames (:mod:`.tables`), its description and notes in words (:mod:`.text`), the
+checks of its options (:mod:`.options`), the reading of its inputs (:mod:`.inputs`) and
+power planning from a pilot pair (:mod:`.planning`, printed by :mod:`.power_table`); and
 ``evalkit.meta_compare`` over several collections (:mod:`.meta_compute`), its
 :class:`MetaComparison` and its report (:mod:`.meta_model`), and the
 collections file of ``evalkit compare --collections`` (:mod:`.collections_file`).
 
-May import: io, stats, core, plugins, data, execute, report. The execute floor scores a
-TREC run given by path; the report floor holds the model a :class:`Comparison` becomes.
+May import: io, stats, core, plugins, data, execute, report, tables. The execute floor
+scores a TREC run given by path; the report floor holds the model a :class:`Comparison`
+becomes, and the tables floor the generic DataFrames its columns are drawn as.
 Never the gate or the command line; a reporter is found in the registry by name
 (:meth:`Comparison.to_html`). Names are loaded on first use, so ``import
 evalkit.comparison`` imports no numpy.

@@ -10,14 +10,14 @@ writes the HTML report and :meth:`Comparison.to_latex` the LaTeX table.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Mapping
 from os import PathLike
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, overload
 
 from evalkit.comparison.records import (
     ComparisonError,
+    ComparisonRecord,
     MetricComparison,
     QueryDelta,
     RunInfo,
@@ -30,8 +30,7 @@ if TYPE_CHECKING:
     from evalkit.report.model import Report
 
 
-@dataclass(frozen=True, repr=False)
-class Comparison:
+class Comparison(ComparisonRecord):
     """Candidates against a baseline (or every pair), metric by metric.
 
     Attributes:
@@ -49,53 +48,6 @@ class Comparison:
         queries: ``{query id: text}`` for the queries whose text is known.
         provenance: ``evalkit_version`` and the statistics' ``generator``.
     """
-
-    baseline: RunInfo
-    candidates: tuple[RunInfo, ...]
-    results: tuple[MetricComparison, ...]
-    metrics: tuple[str, ...]
-    settings: Settings
-    description: str = ""
-    warnings: tuple[str, ...] = ()
-    query_ids: tuple[str, ...] = ()
-    queries: Mapping[str, str] = field(default_factory=dict)
-    provenance: Mapping[str, Any] = field(default_factory=dict)
-
-    def __repr__(self) -> str:
-        shown = ", ".join(repr(r) for r in self.results[:3])
-        more = f", ... {len(self.results) - 3} more" if len(self.results) > 3 else ""
-        s = self.settings
-        return (f"Comparison(baseline={self.baseline.name!r}, candidates="
-                f"{[c.name for c in self.candidates]!r}, metrics={list(self.metrics)!r}, "
-                f"{len(self.query_ids)} queries, method={s.method!r}, "
-                f"correction={s.correction!r}, alpha={s.alpha}, results=[{shown}{more}])")
-
-    @property
-    def runs(self) -> tuple[RunInfo, ...]:
-        """The baseline, then the candidates."""
-        return (self.baseline, *self.candidates)
-
-    def __iter__(self) -> Iterator[MetricComparison]:
-        return iter(self.results)
-
-    def __len__(self) -> int:
-        return len(self.results)
-
-    def get(self, metric: str, candidate: str | None = None,
-            baseline: str | None = None) -> MetricComparison:
-        """The result for ``metric`` (and ``candidate``, and ``baseline`` with
-        ``all_pairs``; the first candidate / the baseline by default).
-
-        Raises:
-            KeyError: no such comparison.
-        """
-        cand = candidate if candidate is not None else self.candidates[0].name
-        for r in self.results:
-            if r.metric == metric and r.candidate == cand and (
-                    baseline is None or r.baseline == baseline):
-                return r
-        raise KeyError(f"no comparison of {cand!r} on {metric!r}"
-                       + (f" against {baseline!r}" if baseline is not None else ""))
 
     def notes(self) -> list[tuple[str, str]]:
         """The statistics' notes (skewed differences, few queries...) once each, labelled
@@ -161,13 +113,13 @@ class Comparison:
         every field of its table (means, ``diff``, interval, ``p_value``, ``p_adjusted``,
         verdicts, wins/ties/losses, effect size, test); with ``long=True`` one row per
         run, metric and paired query, columns ``qid, system, metric, value`` (PyTerrier's
-        ``perquery=True``). See :mod:`evalkit.report.frames`.
+        ``perquery=True``). See :mod:`evalkit.comparison.tables`.
 
         Raises:
-            evalkit.report.frames.MissingExtraError: (an ``ImportError``) pandas is not
+            evalkit.tables.frames.MissingExtraError: (an ``ImportError``) pandas is not
                 installed: ``pip install 'paired-evalkit[pandas]'``.
         """
-        from evalkit.report.frames import comparison_frame
+        from evalkit.comparison.tables import comparison_frame
 
         return comparison_frame(self, long=long)
 

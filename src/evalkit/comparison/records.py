@@ -1,14 +1,16 @@
 """The parts of a comparison: one :class:`MetricComparison` per (candidate, metric), the
-runs (:class:`RunInfo`), the :class:`Settings`, and :class:`ComparisonError`.
+runs (:class:`RunInfo`), the :class:`Settings`, :class:`ComparisonError`, and the
+record they make, :class:`ComparisonRecord`.
 
-Pure records: :mod:`.model` puts them together as :class:`~evalkit.comparison.Comparison`,
-and the modules that write, read and render it (:mod:`.serialize`, :mod:`.report`,
-:mod:`.text`) import these, never the model, so the package has no import circle.
+Pure records: :mod:`.model` adds to the record its outputs as
+:class:`~evalkit.comparison.Comparison`, and the modules that write, read and render it
+(:mod:`.serialize`, :mod:`.report`, :mod:`.tables`, :mod:`.text`) take these, never the
+model, so the package has no import circle.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -196,4 +198,59 @@ class MetricComparison:
                 f"W/T/L={self.wins}/{self.ties}/{self.losses}, n={self.n_queries})")
 
 
-__all__ = ["ComparisonError", "MetricComparison", "QueryDelta", "RunInfo", "Settings"]
+@dataclass(frozen=True, repr=False)
+class ComparisonRecord:
+    """The fields of a :class:`~evalkit.comparison.Comparison` (its attributes are
+    documented there) and what is read straight off them; the comparison adds its
+    outputs (JSON, report, tables, HTML, LaTeX)."""
+
+    baseline: RunInfo
+    candidates: tuple[RunInfo, ...]
+    results: tuple[MetricComparison, ...]
+    metrics: tuple[str, ...]
+    settings: Settings
+    description: str = ""
+    warnings: tuple[str, ...] = ()
+    query_ids: tuple[str, ...] = ()
+    queries: Mapping[str, str] = field(default_factory=dict)
+    provenance: Mapping[str, Any] = field(default_factory=dict)
+
+    def __repr__(self) -> str:
+        shown = ", ".join(repr(r) for r in self.results[:3])
+        more = f", ... {len(self.results) - 3} more" if len(self.results) > 3 else ""
+        s = self.settings
+        return (f"{type(self).__name__}(baseline={self.baseline.name!r}, candidates="
+                f"{[c.name for c in self.candidates]!r}, metrics={list(self.metrics)!r}, "
+                f"{len(self.query_ids)} queries, method={s.method!r}, "
+                f"correction={s.correction!r}, alpha={s.alpha}, results=[{shown}{more}])")
+
+    @property
+    def runs(self) -> tuple[RunInfo, ...]:
+        """The baseline, then the candidates."""
+        return (self.baseline, *self.candidates)
+
+    def __iter__(self) -> Iterator[MetricComparison]:
+        return iter(self.results)
+
+    def __len__(self) -> int:
+        return len(self.results)
+
+    def get(self, metric: str, candidate: str | None = None,
+            baseline: str | None = None) -> MetricComparison:
+        """The result for ``metric`` (and ``candidate``, and ``baseline`` with
+        ``all_pairs``; the first candidate / the baseline by default).
+
+        Raises:
+            KeyError: no such comparison.
+        """
+        cand = candidate if candidate is not None else self.candidates[0].name
+        for r in self.results:
+            if r.metric == metric and r.candidate == cand and (
+                    baseline is None or r.baseline == baseline):
+                return r
+        raise KeyError(f"no comparison of {cand!r} on {metric!r}"
+                       + (f" against {baseline!r}" if baseline is not None else ""))
+
+
+__all__ = ["ComparisonError", "ComparisonRecord", "MetricComparison", "QueryDelta", "RunInfo",
+           "Settings"]

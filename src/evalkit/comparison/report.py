@@ -4,8 +4,9 @@ console, JSON, Markdown and JUnit reports (and any plugin's) show the same facts
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+from evalkit.comparison.records import ComparisonRecord
+from evalkit.comparison.serialize import to_json
+from evalkit.comparison.text import result_notes
 from evalkit.data.summaries import is_log_scale
 from evalkit.report.comparison_rows import (
     NO_DIFFERENCE,
@@ -17,16 +18,13 @@ from evalkit.report.comparison_rows import (
 from evalkit.report.formatting import CORRECTION_LABELS
 from evalkit.report.model import Report, ReportRow, ReportRun
 
-if TYPE_CHECKING:
-    from evalkit.comparison.model import Comparison
-
 TITLE = "evalkit compare"
 
 
-def to_report(c: Comparison) -> Report:
+def to_report(c: ComparisonRecord) -> Report:
     """The report of ``c``: the candidate is system A, the baseline B; the notes are the
     warnings on the inputs, then the statistics' notes labelled with their metric and
-    pair; ``data`` is :meth:`Comparison.to_json`.
+    pair; ``data`` is its JSON (:func:`evalkit.comparison.serialize.to_json`).
 
     Rows are named by their metric; with several candidates ``metric (candidate)``; with
     ``all_pairs`` over more than two runs ``metric (candidate vs baseline)``, and then the
@@ -71,7 +69,8 @@ def to_report(c: Comparison) -> Report:
         subject, reference = ", ".join(cands) or c.candidates[0].name, c.baseline.name
         summary = (f"{subject} vs {reference}: {n_sig} of {len(rows)} comparison(s) differ "
                    "significantly" if rows else f"{subject} vs {reference}: nothing compared")
-    notes = [*c.warnings, *(f"{label}: {text}" for label, text in c.notes())]
+    notes = [*c.warnings, *(f"{label}: {text}"
+                            for label, text in result_notes(c.results, c.warnings))]
     notes += [f"{row.name}: {r.spread.line()}" for row, r in zip(rows, c.results, strict=True)
               if r.spread is not None]
     notes += [log_scale_note(row.name, r.metric, r.diff, r.ci_low, r.ci_high)
@@ -79,7 +78,7 @@ def to_report(c: Comparison) -> Report:
     return Report(
         kind="compare", title=TITLE, subject=subject, reference=reference,
         rows=tuple(rows), status="done", summary=summary, exit_code=None,
-        notes=tuple(notes), data=c.to_json(),
+        notes=tuple(notes), data=to_json(c),
         correction=correction if any(r.p_adjusted is not None for r in rows) else None,
         description=c.description, settings=s.to_dict(),
         provenance={**c.provenance,

@@ -12,12 +12,17 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any, TypeVar
 
-from evalkit.comparison.records import MetricComparison, QueryDelta, RunInfo, Settings
+from evalkit.comparison.records import (
+    ComparisonRecord,
+    MetricComparison,
+    QueryDelta,
+    RunInfo,
+    Settings,
+)
 
-if TYPE_CHECKING:
-    from evalkit.comparison.model import Comparison
+_C = TypeVar("_C", bound=ComparisonRecord)
 
 #: The document's ``type``.
 DOCUMENT_TYPE = "comparison"
@@ -57,7 +62,7 @@ def _row(c: MetricComparison) -> dict[str, Any]:
     }
 
 
-def to_json(c: Comparison) -> dict[str, Any]:
+def to_json(c: ComparisonRecord) -> dict[str, Any]:
     """``c`` as the JSON-ready document (see the module docstring)."""
     from evalkit.stats.numeric import json_ready
 
@@ -147,7 +152,7 @@ def _row_from(d: Mapping[str, Any], ids: tuple[str, ...], texts: Mapping[str, st
     )
 
 
-def from_json(doc: Mapping[str, Any] | str, cls: type[Comparison]) -> Comparison:
+def from_json(doc: Mapping[str, Any] | str, cls: type[_C]) -> _C:
     """The ``cls`` (:class:`~evalkit.comparison.Comparison`) of a document written by
     :func:`to_json` (or its JSON text).
 

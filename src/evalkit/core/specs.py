@@ -14,16 +14,15 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Self
+from typing import Any, Literal, Self
 
-if TYPE_CHECKING:
-    from evalkit.data.cases import GoldenCase
-    from evalkit.data.targets import TargetResponse
-
-#: ``(response, case) -> float``: the shape of every per-case metric.
-CaseMetricFn = Callable[["TargetResponse", "GoldenCase"], float]
-#: Prepares shared state once for a batch of (response, case) pairs.
-PrepareFn = Callable[[Sequence["TargetResponse"], Sequence["GoldenCase"]], Any]
+#: ``(response, case) -> float``: the shape of every per-case metric, called with an
+#: :class:`evalkit.data.targets.TargetResponse` and an :class:`evalkit.data.cases.GoldenCase`
+#: (named in words only: the records sit below the floor that defines them).
+CaseMetricFn = Callable[[Any, Any], float]
+#: Prepares shared state once for a batch of (response, case) pairs: ``(responses,
+#: cases) -> state``, two sequences of the types :data:`CaseMetricFn` takes.
+PrepareFn = Callable[[Sequence[Any], Sequence[Any]], Any]
 #: Computes one value per case from prepared state, in the order of the batch.
 BatchFn = Callable[[Any], Sequence[float]]
 

@@ -6,15 +6,15 @@ reader :mod:`.goldens_yaml`, a golden row's pydantic model :mod:`.goldens_models
 (:mod:`.judged_queries`), what a target returns (:mod:`.targets`), the rows of a run
 (:mod:`.rows`: a target run's :class:`~evalkit.data.rows.CaseResult`;
 :mod:`.query_rows`: a ranking run's :class:`~evalkit.data.query_rows.QueryResult`;
-:mod:`.results`: :class:`~evalkit.data.results.RunResult`, with its DataFrame and notebook
-views, :mod:`.run_views`; a ranking kept as a lazy view of arrays, :mod:`.ranked_ids`), the
+:mod:`.results`: :class:`~evalkit.data.results.RunResult`, its fields and what is read
+straight off its rows, :mod:`.run_record`, and its columns, DataFrame and notebook view,
+:mod:`.run_views`; a ranking kept as a lazy view of arrays, :mod:`.ranked_ids`), the
 run artifact's format (:mod:`.artifact`) and its reading and writing (:mod:`.result_files`),
 whether a run is complete (:mod:`.coverage`) and how many cases each metric scored
 (:mod:`.metric_counts`), what its header records about how its rows
 were made (:mod:`.provenance`), and what a stored measure name means (:mod:`.metric_info`,
 :mod:`.summaries`).
 
-May import: io, stats, core, plugins (the default registry, for loaders and polarity).
-Exceptions (:data:`evalkit.layers.FACADES`): a run's ``to_pandas()`` and ``_repr_html_()``
-are drawn by the report floor's tables (:mod:`.run_views`).
+May import: io, stats, core, plugins, tables (the default registry, for loaders and
+polarity; the generic DataFrames and HTML tables a run's views are drawn with).
 """

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from evalkit.data.results import RunResult
+    from evalkit.data.run_record import RunRecord
 
 __all__ = ["Coverage", "IncompleteRunError", "completeness_lines", "coverage_of",
            "notes_of", "require_complete"]
@@ -106,7 +106,7 @@ def _int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def coverage_of(run: RunResult) -> Coverage:
+def coverage_of(run: RunRecord) -> Coverage:
     """The :class:`Coverage` of ``run`` (a loaded artifact or a run built in memory).
 
     Never raises for an odd header: a field that is not what it should be is a problem
@@ -237,7 +237,7 @@ def _retrieval(header: Mapping[str, Any], ids: Sequence[str]) -> tuple[int | Non
     return expected, problems
 
 
-def require_complete(run: RunResult, role: str = "run", *,
+def require_complete(run: RunRecord, role: str = "run", *,
                      allow_incomplete: bool = False) -> Coverage:
     """``run``'s :class:`Coverage`; raise unless it is complete or ``allow_incomplete``.
 
@@ -259,7 +259,7 @@ def require_complete(run: RunResult, role: str = "run", *,
         + ". No verdict rests on evidence it did not fully see", cov)
 
 
-def empty_answers(run: RunResult) -> list[str]:
+def empty_answers(run: RunRecord) -> list[str]:
     """Ids of the target-run cases whose call succeeded but answered nothing to rank: no
     ranked ids, while other cases have some (a retrieval target that found nothing) or
     while the response has no text either. Retrieval metrics score such a case 0: a
@@ -271,7 +271,7 @@ def empty_answers(run: RunResult) -> list[str]:
             if not resp.ranked_ids and (ranked_somewhere or not resp.text)]
 
 
-def has_retrieval_metric(run: RunResult) -> bool:
+def has_retrieval_metric(run: RunRecord) -> bool:
     """Whether some metric of ``run`` ranks ids against judgments (its registered record
     needs ``"relevance"``: the retrieval measures); unknown names count as not."""
     from evalkit.core.registry import RegistryError
@@ -288,7 +288,7 @@ def has_retrieval_metric(run: RunResult) -> bool:
     return False
 
 
-def empty_answers_line(run: RunResult) -> str | None:
+def empty_answers_line(run: RunRecord) -> str | None:
     """The ``note:`` line of :func:`empty_answers`, or None when every case has some, or
     when no metric of the run is a retrieval metric (:func:`has_retrieval_metric`: a
     text-only run has no ranking to score)."""
@@ -299,7 +299,7 @@ def empty_answers_line(run: RunResult) -> str | None:
             f"ids ({show_ids(empty, 5)}): retrieval metrics score an empty ranking 0")
 
 
-def completeness_lines(run: RunResult) -> list[str]:
+def completeness_lines(run: RunRecord) -> list[str]:
     """What a command that shows a run's figures says about its completeness: one
     ``warning:`` line when it fails coverage, one per metric that failed on some case,
     one ``note:`` per thing the file cannot prove (a schema 1 file has no trailer), and
@@ -318,7 +318,7 @@ def completeness_lines(run: RunResult) -> list[str]:
     return out if empty is None else [*out, empty]
 
 
-def notes_of(result: RunResult) -> dict[str, Any]:
+def notes_of(result: RunRecord) -> dict[str, Any]:
     """The evaluation notes of a run header: ``unjudged_ignored`` (run topics without
     judgments, ignored) and their ids, ``missing`` (the policy), ``missing_count``
     (judged queries the run lacks, scored 0 or skipped) and their ids, ``empty_rankings``

@@ -15,7 +15,7 @@ from evalkit.plugins.default import default_registry
 from evalkit.plugins.info import same_definition
 
 if TYPE_CHECKING:
-    from evalkit.data.results import RunResult
+    from evalkit.data.run_record import RunRecord
 
 
 def metric_provenance(names: Sequence[str]) -> dict[str, dict[str, str]]:
@@ -72,7 +72,7 @@ def base_header(
     }
 
 
-def settings_differences(a: RunResult, b: RunResult) -> list[str]:
+def settings_differences(a: RunRecord, b: RunRecord) -> list[str]:
     """What differs between two runs' evaluation settings (qrels hash, relevance level,
     missing-query policy, depth, metric definitions). Empty when comparable."""
     diffs: list[str] = []

@@ -4,14 +4,14 @@ per-metric values and means derived from the rows.
 Every aggregate is derived from the rows; nothing else is stored as truth. A row is
 :mod:`evalkit.data.query_rows`' :class:`QueryResult` (or a target run's
 :class:`~evalkit.data.rows.CaseResult`); the run's artifact file, its format, and
-:func:`is_artifact` are :mod:`evalkit.data.result_files`; its DataFrame and notebook views
-:mod:`evalkit.data.run_views`.
+:func:`is_artifact` are :mod:`evalkit.data.result_files`; its columns, DataFrame and notebook
+views :mod:`evalkit.data.run_views`; its fields and what is read straight off the rows
+:mod:`evalkit.data.run_record`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -23,9 +23,11 @@ from evalkit.data.provenance import settings_differences as settings_differences
 from evalkit.data.query_rows import QueryResult as QueryResult
 from evalkit.data.result_files import is_artifact as is_artifact
 from evalkit.data.result_files import read_run, write_run
-from evalkit.data.run_views import RunViews
+from evalkit.data.run_record import RunRecord
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from evalkit.data.coverage import Coverage
     from evalkit.data.metric_counts import MetricCounts
 
@@ -47,23 +49,14 @@ class MetricFailedError(KeyError):
         return self.message
 
 
-@dataclass(repr=False)
-class RunResult(RunViews):
+class RunResult(RunRecord):
     """A named run: the per-query rows and the header that says how they were made.
 
     ``per_query`` is always retained; :meth:`mean` and every comparison derive from it
     and pair by query id. With K >= 2 samples per case, ``per_query`` holds the reduced
-    rows and ``samples`` every sample row (:mod:`evalkit.data.samples`).
+    rows and ``samples`` every sample row (:mod:`evalkit.data.samples`). The fields and
+    what is read straight off the rows are :class:`~evalkit.data.run_record.RunRecord`'s.
     """
-
-    name: str
-    per_query: list[Any]
-    header: dict[str, Any] = field(default_factory=dict)
-    #: what reading the file proved (set by :meth:`load`; ``None`` for a run built in
-    #: memory)
-    integrity: Integrity | None = field(default=None, compare=False, repr=False)
-    #: the sample rows (by case, then sample) when K >= 2; empty otherwise
-    samples: list[Any] = field(default_factory=list, repr=False)
 
     @property
     def epochs(self) -> int:
@@ -83,13 +76,6 @@ class RunResult(RunViews):
     def ids(self) -> list[str]:
         """The row ids in stored order."""
         return [r.query_id for r in self.per_query]
-
-    def metric_names(self) -> list[str]:
-        """Metric names present on every row, in first-row order."""
-        if not self.per_query:
-            return []
-        names = list(self.per_query[0].metrics)
-        return [n for n in names if all(n in r.metrics for r in self.per_query)]
 
     def scores(self, metric: str) -> dict[str, float]:
         """``{query id: value}`` of one metric.
@@ -130,23 +116,6 @@ class RunResult(RunViews):
                 out[r.query_id] = f"case {r.query_id!r} failed: {r.metric_errors[metric]}"
         return out
 
-    def available_scores(self, metric: str) -> dict[str, float]:
-        """``{query id: value}`` of the cases that have a value of ``metric``: rows whose
-        call or whose metric failed are left out (:meth:`scores` refuses them). For
-        comparisons that pair what two incomplete runs share (``allow_incomplete``)."""
-        metric = self._stored_name(metric)
-        return {r.query_id: float(r.metrics[metric]) for r in self.per_query
-                if r.error is None and metric in r.metrics}
-
-    def metric_failures(self) -> dict[str, dict[str, str]]:
-        """``{metric: {case id: message}}`` of every metric that failed on some case
-        (rows whose target call failed are not included: see :meth:`coverage`)."""
-        out: dict[str, dict[str, str]] = {}
-        for r in self.per_query:
-            for m, message in getattr(r, "metric_errors", {}).items():
-                out.setdefault(m, {})[r.query_id] = message
-        return out
-
     def metric_counts(self) -> dict[str, MetricCounts]:
         """Per metric the run asked for: how many rows it scored and failed on, and its
         failures grouped by message (:mod:`evalkit.data.metric_counts`).
@@ -180,20 +149,6 @@ class RunResult(RunViews):
 
         return require_complete(self, role, allow_incomplete=allow_incomplete)
 
-    def _stored_name(self, metric: str) -> str:
-        """The name rows store for ``metric``: itself, or its canonical registry name
-        (so ``"AP"``, ``"map"`` and ``"nDCG@10"`` find ``ap`` and ``ndcg@10``)."""
-        if not self.per_query or metric in self.per_query[0].metrics:
-            return metric
-        from evalkit.core.registry import RegistryError
-        from evalkit.plugins.default import default_registry
-
-        try:
-            canonical = default_registry().resolve(metric).name
-        except RegistryError:
-            return metric
-        return canonical if canonical in self.per_query[0].metrics else metric
-
     def mean(self, metric: str) -> float:
         """Mean of ``metric`` over all rows (each query weighs the same); for a measure
         whose per-query values are logarithms (gm_map, gm_bpref: summary ``exp_mean``)
@@ -223,6 +178,32 @@ class RunResult(RunViews):
     def means(self) -> dict[str, float]:
         """``{metric: mean}`` for every metric present on all rows."""
         return {m: self.mean(m) for m in self.metric_names()}
+
+    def to_pandas(self, samples: bool = False) -> pd.DataFrame:
+        """The rows as a ``pandas.DataFrame``: one row per query, ``qid`` (text), one float
+        column per metric (NaN where it failed), one per count (``num_ret``, ...), then
+        ``error`` and ``latency_ms`` (:func:`evalkit.data.run_views.run_frame`). With
+        ``samples=True`` and a run of K >= 2 samples per case, one row per (case,
+        sample) instead, with a ``sample`` column (the per-case rows are their mean, or
+        the run's reduction).
+
+        Raises:
+            evalkit.tables.frames.MissingExtraError: (an ``ImportError``) pandas is not
+                installed: ``pip install 'paired-evalkit[pandas]'``.
+        """
+        from dataclasses import replace
+
+        from evalkit.data.run_views import run_frame
+
+        run = replace(self, per_query=list(self.samples)) if samples and self.samples else self
+        return run_frame(run)
+
+    def _repr_html_(self) -> str:
+        """Jupyter's view of the run: each metric's mean, each count's total, how many rows
+        errored (:func:`evalkit.data.run_views.run_html`)."""
+        from evalkit.data.run_views import run_html
+
+        return run_html(self)
 
     # -- artifact --------------------------------------------------------------
     def save(self, path: str | Path) -> Path:

@@ -4,7 +4,8 @@ An executor is an :class:`~evalkit.core.specs.ExecutorSpec` registered through t
 ``evalkit_register_executors`` hook; the kernel's ``local`` (threads of this process,
 :mod:`evalkit.execute.local_executor`) is registered that way too. ``spec.factory(**options)``
 returns an object with ``open(work: Work) -> RunningExecutor`` (and optionally
-``check(work)``, which refuses before anything is written what it cannot send); the runner
+``check(work)``, which refuses before anything is written what it cannot send;
+:mod:`evalkit.execute.executor_choice` makes it and asks); the runner
 (:mod:`evalkit.execute.target_runner`) drives the :class:`RunningExecutor` and alone writes
 the artifact, holds its lock and decides resume, so the guarantees of docs/runner.md hold
 whatever the executor.
@@ -24,9 +25,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from evalkit.core.specs import ExecutorSpec, MetricSpec
+from evalkit.core.specs import MetricSpec
 
 if TYPE_CHECKING:
     from evalkit.data.rows import CaseResult
@@ -143,62 +144,6 @@ def as_choice(executor: str | ExecutorChoice | None) -> ExecutorChoice:
     if not isinstance(executor, ExecutorChoice):
         raise TypeError(f"executor must be a name or an ExecutorChoice, got {executor!r}")
     return executor
-
-
-class ChosenExecutor(NamedTuple):
-    """An executor made from its spec, checked against a run before anything is written."""
-
-    choice: ExecutorChoice
-    executor: Any
-
-    def open(self, work: Work) -> RunningExecutor:
-        """The running executor of ``work`` (the remote ones connect here)."""
-        opened: RunningExecutor = self.executor.open(work)
-        return opened
-
-
-def choose_executor(choice: ExecutorChoice, work: Work) -> ChosenExecutor:
-    """Make the executor ``choice`` names and let it refuse ``work`` (its ``check``, when
-    it has one, sees everything but the items) before any artifact is written.
-
-    Raises:
-        RegistryError: no executor has that name, or two plugins provide it (names both).
-        UnsendableError: the executor cannot send the target or a metric, or the target
-            is asynchronous and the executor is not ``local``.
-        ValueError: an option the executor does not take (its factory's ``TypeError``).
-    """
-    from evalkit.core.registry import RegistryError
-    from evalkit.plugins.default import default_registry
-
-    registry = default_registry()
-    try:
-        spec = registry.get("executor", choice.name)
-    except RegistryError as exc:
-        if choice.name != DEFAULT_EXECUTOR or any(registry.entries("executor")):
-            if "unknown executor" not in str(exc):
-                raise
-            raise RegistryError(f"{exc}. Executors come from plugins: 'dask' from "
-                                "evalkit-dask (docs/scaling.md)") from None
-        # a registry without the kernel's built-ins (use_registry(plugins=False)) still runs
-        from evalkit.execute.local_executor import LocalExecutor
-
-        spec = ExecutorSpec(DEFAULT_EXECUTOR, LocalExecutor)
-    assert isinstance(spec, ExecutorSpec)
-    if choice.name != DEFAULT_EXECUTOR and callable(getattr(work.target, "ainvoke", None)):
-        raise UnsendableError(
-            f"target {work.target_name!r} is asynchronous (async def / ainvoke): async "
-            f"targets run on the local executor's event loop; the {choice.name!r} executor "
-            "calls synchronous targets (use the synchronous target, e.g. factory http "
-            "without asynchronous: true)")
-    try:
-        executor = spec.factory(**dict(choice.options))
-    except TypeError as exc:  # an option it does not take: a setting, not a crash
-        raise ValueError(f"executor {choice.name!r}: {exc}; its options are listed in "
-                         "docs/scaling.md (executor: name, address, options)") from None
-    check = getattr(executor, "check", None)
-    if callable(check):
-        check(work)
-    return ChosenExecutor(choice, executor)
 
 
 def executor_report(running: object) -> dict[str, Any]:

@@ -52,15 +52,14 @@ from evalkit.execute.artifact_writer import ArtifactWriter, read_partial
 from evalkit.execute.case_needs import require_case_fields
 from evalkit.execute.executor import Interrupts, Job, RunInterrupted, default_grace_s
 from evalkit.execute.executor_api import (
-    ChosenExecutor,
     ExecutorChoice,
     RunningExecutor,
     Work,
     as_choice,
-    choose_executor,
     close_executor,
     executor_report,
 )
+from evalkit.execute.executor_choice import ChosenExecutor, choose_executor
 from evalkit.execute.pacing import Pacing
 from evalkit.execute.progress import ProgressBar
 from evalkit.execute.run_header import (

@@ -18,6 +18,13 @@ from evalkit.core.specs import AggregateSpec
 from evalkit.data.results import RunResult
 from evalkit.data.samples import sample_rows
 from evalkit.gate.baseline import Baseline
+from evalkit.gate.check_verdicts import (
+    BaselineComparison,
+    CheckResult,
+    MetricKind,
+    Verdict,
+    p_text,
+)
 from evalkit.gate.checks import CheckError, CheckSpec, row_id
 from evalkit.gate.fingerprint import (
     Fingerprint,
@@ -34,13 +41,6 @@ from evalkit.gate.observed import (
     mean_of,
     require_no_errors,
     resolve_check_metric,
-)
-from evalkit.gate.verdicts import (
-    BaselineComparison,
-    CheckResult,
-    MetricKind,
-    Verdict,
-    p_text,
 )
 from evalkit.report.formatting import signed
 

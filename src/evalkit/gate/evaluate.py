@@ -38,6 +38,12 @@ from evalkit.data.results import RunResult
 from evalkit.data.samples import sample_rows, samples_note
 from evalkit.gate.baseline import Baseline
 from evalkit.gate.baseline_checks import baseline_result, decide
+from evalkit.gate.check_verdicts import (
+    BaselineComparison,
+    CheckResult,
+    Verdict,
+    fmt_value,
+)
 from evalkit.gate.checks import CheckError, CheckSpec
 from evalkit.gate.fingerprint import Fingerprint, case_set_difference, fingerprint
 from evalkit.gate.observed import (
@@ -48,13 +54,7 @@ from evalkit.gate.observed import (
     require_no_errors,
     resolve_check_metric,
 )
-from evalkit.gate.verdicts import (
-    BaselineComparison,
-    CheckResult,
-    GateReport,
-    Verdict,
-    fmt_value,
-)
+from evalkit.gate.verdicts import GateReport
 from evalkit.plugins.default import default_registry
 
 #: Resamples of the baseline checks' bootstrap tests (``evalkit gate --resamples``).

@@ -15,11 +15,11 @@ from typing import Any
 
 from evalkit.core.registry import Registry, RegistryError
 from evalkit.core.specs import AggregateSpec, MetricSpec
-from evalkit.gate.checks import CheckSpec, row_error, row_id
-from evalkit.gate.verdicts import (
+from evalkit.gate.check_verdicts import (
     CheckResult,
     MetricKind,
 )
+from evalkit.gate.checks import CheckSpec, row_error, row_id
 
 
 @dataclass(frozen=True)

@@ -1,15 +1,16 @@
-"""What a gate decided: per check a :class:`CheckResult`, per gate a :class:`GateReport`
-(with the exit code every reporter and the CLI use), and the statistics of a baseline
-check (:class:`BaselineComparison`). :mod:`evalkit.gate` computes them."""
+"""What a gate decided: its :class:`GateReport` (with the exit code every reporter and the
+CLI use), made of a :class:`~evalkit.gate.check_verdicts.CheckResult` per check, and its
+views: the reporters' :class:`~evalkit.report.Report` (:meth:`GateReport.to_report`), the
+checks as columns (:func:`gate_columns`, :data:`GATE_FIELDS`) and as a DataFrame
+(:func:`gate_frame`). :mod:`evalkit.gate` computes them."""
 
 from __future__ import annotations
 
-import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, overload
+from typing import TYPE_CHECKING, Any, overload
 
-from evalkit.gate.checks import CheckSpec
-from evalkit.report.formatting import p_phrase, signed
+from evalkit.gate.check_verdicts import CheckResult
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -17,159 +18,15 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from evalkit.data.results import RunResult
-    from evalkit.report.model import Report
+    from evalkit.report.model import Report, ReportCase, ReportRow
+    from evalkit.tables.columns import Columns
 
-Verdict = Literal["pass", "fail", "warn", "error"]
-MetricKind = Literal["metric", "aggregate"]
-
-
-@dataclass(frozen=True)
-class BaselineComparison:
-    """The statistics of one baseline check.
-
-    Attributes:
-        baseline_value: the baseline's mean (per-case metric) or aggregate value.
-        difference: run minus baseline, in the metric's units (for gm_map and gm_bpref,
-            whose per-case values are logs, the difference of mean logs; the two
-            means are geometric means, docs/metrics.md).
-        ci_low, ci_high: the ``1 - alpha`` confidence interval of ``difference``.
-        p_value: two-sided p of "no difference".
-        p_adjusted: Holm-adjusted p (blocking checks), ``None`` for warn-level checks.
-        alpha: the check's significance level.
-        method: the test used (``"bootstrap-t"``, ``"bootstrap over case ids"``, ...).
-        n_cases: number of paired cases.
-        higher_is_better: the metric's polarity.
-        outcome: ``"regressed"``, ``"improved"`` or ``"no significant change"`` (set once
-            the p-value used for the decision is known).
-    """
-
-    baseline_value: float
-    difference: float
-    ci_low: float
-    ci_high: float
-    p_value: float
-    alpha: float
-    method: str
-    n_cases: int
-    higher_is_better: bool
-    p_adjusted: float | None = None
-    outcome: str = "no significant change"
-    n_resamples: int | None = None
-
-    @property
-    def p_decision(self) -> float:
-        """The p-value the verdict used: adjusted when present, else raw."""
-        return self.p_value if self.p_adjusted is None else self.p_adjusted
-
-    @property
-    def worse(self) -> bool:
-        """Whether the observed difference points in the worse direction."""
-        return self.difference < 0 if self.higher_is_better else self.difference > 0
-
-    def to_dict(self) -> dict[str, Any]:
-        """The statistics as JSON-ready values (non-finite numbers are None)."""
-        return {
-            "baseline_value": _finite_or_none(self.baseline_value),
-            "difference": _finite_or_none(self.difference),
-            "ci_low": _finite_or_none(self.ci_low),
-            "ci_high": _finite_or_none(self.ci_high),
-            "p_value": self.p_value,
-            "p_adjusted": self.p_adjusted,
-            "alpha": self.alpha,
-            "method": self.method,
-            "n_cases": self.n_cases,
-            "n_resamples": self.n_resamples,
-            "higher_is_better": self.higher_is_better,
-            "outcome": self.outcome,
-        }
-
-
-@dataclass(frozen=True)
-class CheckResult:
-    """The verdict of one check.
-
-    Attributes:
-        check: the check.
-        verdict: ``"pass"``, ``"fail"``, ``"warn"`` or ``"error"``.
-        observed: the run's value (mean over the covered cases, or the aggregate), or
-            ``None`` when it could not be computed; may be NaN on an error verdict.
-        evaluated, covered: cases with a usable value of the check's metric (for an
-            aggregate: the rows it is computed over) over cases the check covers.
-        message: one sentence saying why (the failure, or the error).
-        metric_kind: ``"metric"`` (per-case, mean) or ``"aggregate"``, when resolved.
-        comparison: the statistics of a baseline check that reached its test.
-    """
-
-    check: CheckSpec
-    verdict: Verdict
-    observed: float | None
-    evaluated: int
-    covered: int
-    message: str = ""
-    metric_kind: MetricKind | None = None
-    comparison: BaselineComparison | None = None
-
-    @property
-    def coverage(self) -> str:
-        """``"k/n cases"``."""
-        return f"{self.evaluated}/{self.covered} cases"
-
-    @property
-    def blocking(self) -> bool:
-        """Whether the check decides the exit code (level ``block``)."""
-        return self.check.blocking
-
-    def line(self) -> str:
-        """``"<id>: <verdict> (<k>/<n> cases)"``."""
-        return f"{self.check.id}: {self.verdict} ({self.coverage})"
-
-    def detail(self) -> str:
-        """One line of numbers and reasons to print under :meth:`line`."""
-        parts: list[str] = []
-        c = self.comparison
-        word = "mean " if self.metric_kind == "metric" else ""
-        if self.check.kind == "threshold" and self.observed is not None and self.verdict in (
-            "pass", "fail", "warn"
-        ):
-            parts.append(self.message or (
-                f"{word}{self.check.metric} {fmt_value(self.observed)} (required "
-                f"{self.check.op} {self.check.threshold:g})"))
-        elif c is not None:
-            padj = "" if c.p_adjusted is None else (
-                f", Holm-adjusted p {p_text(c.p_adjusted, c.n_resamples)}")
-            direction = "higher" if c.higher_is_better else "lower"
-            parts.append(
-                f"{word}{self.check.metric} {fmt_value(self.observed)} vs baseline "
-                f"{fmt_value(c.baseline_value)}: difference {signed(c.difference)}, "
-                f"{1 - c.alpha:.0%} CI [{signed(c.ci_low)}, {signed(c.ci_high)}], "
-                f"p {p_text(c.p_value, c.n_resamples)}"
-                f"{padj} (alpha {c.alpha:g}, {direction} is better): {c.outcome}"
-            )
-        elif self.message:
-            parts.append(self.message)
-        if not self.blocking and self.verdict != "pass":
-            parts.append("warn level: does not affect the exit code")
-        return "; ".join(parts)
-
-    def to_dict(self) -> dict[str, Any]:
-        """The check's verdict as the JSON reporter writes it."""
-        return {
-            "id": self.check.id,
-            "metric": self.check.metric,
-            "kind": self.check.kind,
-            "level": self.check.level,
-            "verdict": self.verdict,
-            "observed": _finite_or_none(self.observed),
-            "observed_text": None if self.observed is None else fmt_value(self.observed),
-            "op": self.check.op,
-            "threshold": self.check.threshold,
-            "scope": None if self.check.scope is None else list(self.check.scope),
-            "coverage": {"evaluated": self.evaluated, "covered": self.covered,
-                         "text": self.coverage},
-            "metric_kind": self.metric_kind,
-            "comparison": None if self.comparison is None else self.comparison.to_dict(),
-            "message": self.message,
-        }
+#: The columns of a gate's table (:func:`gate_columns`).
+GATE_FIELDS: tuple[str, ...] = (
+    "check", "metric", "kind", "level", "verdict", "observed", "op", "threshold", "scope",
+    "evaluated", "covered", "metric_kind", "baseline_value", "difference", "ci_low",
+    "ci_high", "p_value", "p_adjusted", "alpha", "method", "n_cases", "message",
+)
 
 
 @dataclass(frozen=True, repr=False)
@@ -278,10 +135,23 @@ class GateReport:
         }
 
     def to_report(self) -> Report:
-        """The neutral report model every reporter renders."""
-        from evalkit.report.model import report_from_gate
+        """The neutral report model every reporter renders: one row per check, in check
+        order (a baseline check's statistics in the fields a comparison report fills),
+        and the cases of the gated run when the gate kept it (:attr:`run`)."""
+        from evalkit.report.formatting import log_scale_notes
+        from evalkit.report.model import Report
 
-        return report_from_gate(self)
+        rows = [_report_row(r, self.run_name, self.baseline_name) for r in self.results]
+        return Report(
+            kind="gate", title="evalkit gate", subject=self.run_name,
+            reference=self.baseline_name, rows=tuple(rows), status=self.status,
+            summary=self.summary(), exit_code=self.exit_code,
+            notes=(*(f"incomplete: {m}" for m in self.incomplete), *self.notes,
+                   *log_scale_notes(rows)),
+            data=self.to_dict(),
+            correction="Holm" if any(r.p_adjusted is not None for r in rows) else None,
+            cases=_report_cases(self.run),
+        )
 
     @overload
     def to_html(self, path: None = None) -> str: ...
@@ -307,14 +177,12 @@ class GateReport:
     def to_pandas(self) -> pd.DataFrame:
         """The checks as a ``pandas.DataFrame``, one row per check: id, metric, verdict,
         the run's value, the rule, coverage, and a baseline check's statistics
-        (:func:`evalkit.report.tables.gate_columns`).
+        (:func:`gate_columns`).
 
         Raises:
-            evalkit.report.frames.MissingExtraError: (an ``ImportError``) pandas is not
+            evalkit.tables.frames.MissingExtraError: (an ``ImportError``) pandas is not
                 installed: ``pip install 'paired-evalkit[pandas]'``.
         """
-        from evalkit.report.frames import gate_frame
-
         return gate_frame(self)
 
     def _repr_html_(self) -> str:
@@ -324,24 +192,92 @@ class GateReport:
         return report_html(self)
 
 
-# ------------------------------------------------------------------- helpers
-def _finite_or_none(x: float | None) -> float | None:
-    return x if x is not None and math.isfinite(x) else None
+def _rule(check: Any) -> str:
+    if check.kind == "threshold":
+        return f"{check.op} {check.threshold:g}"
+    return f"no regression (alpha {check.alpha:g})"
 
 
-def fmt_value(x: float | None) -> str:
-    if x is None:
-        return "n/a"
-    if math.isnan(x):
-        return "NaN"
-    if x == int(x) and abs(x) < 1e15:
-        return f"{x:.4f}" if abs(x) < 10 else f"{x:g}"
-    return f"{x:.4f}" if abs(x) < 1000 else f"{x:.1f}"
+def _report_row(r: CheckResult, run_name: str, baseline_name: str | None) -> ReportRow:
+    """The report row of one check: the check, its verdict, the run's value and the rule;
+    for a baseline check that reached its test, its statistics."""
+    from evalkit.report.model import ReportRow
+
+    c = r.comparison
+    return ReportRow(
+        name=r.check.id, status=r.verdict, metric=r.check.metric, level=r.check.level,
+        value=r.observed, reference_value=None if c is None else c.baseline_value,
+        rule=_rule(r.check), difference=None if c is None else c.difference,
+        ci_low=None if c is None else c.ci_low, ci_high=None if c is None else c.ci_high,
+        confidence=None if c is None else 1 - c.alpha,
+        p_value=None if c is None else c.p_value,
+        p_adjusted=None if c is None else c.p_adjusted,
+        n_resamples=None if c is None else c.n_resamples,
+        coverage=r.coverage, detail=r.detail(),
+        failed=r.blocking and r.verdict == "fail", errored=r.blocking and r.verdict == "error",
+        # a baseline check's comparison, in the fields a comparison report fills
+        candidate=None if c is None else run_name,
+        baseline=None if c is None else baseline_name,
+        n_queries=None if c is None else c.n_cases,
+        significant=None if c is None else c.p_decision < c.alpha,
+        method=None if c is None else c.method,
+        higher_is_better=None if c is None else c.higher_is_better,
+    )
 
 
-def p_text(p: float, n_resamples: int | None = None) -> str:
-    """``"= 0.0123"`` or ``"< 0.0001"`` (at the floor ``1/(B+1)`` of ``n_resamples``), to
-    follow the letter p (:func:`evalkit.report.formatting.p_phrase`)."""
-    return p_phrase(p, n_resamples).removeprefix("p ")
+def _report_cases(run: RunResult | None) -> tuple[ReportCase, ...]:
+    """The report's case of each row of ``run``, in row order (none without a run)."""
+    from evalkit.report.model import ReportCase
+
+    out: list[ReportCase] = []
+    for row in getattr(run, "per_query", None) or ():
+        case_id = next((str(v) for a in ("case_id", "query_id", "id")
+                        if (v := getattr(row, a, None)) is not None), "")
+        error = getattr(row, "error", None)
+        out.append(ReportCase(
+            id=case_id, error=None if error is None else str(error),
+            metric_errors=dict(getattr(row, "metric_errors", None) or {}),
+            values={str(k): float(v) for k, v in (getattr(row, "metrics", None) or {}
+                                                  ).items()},
+            details=dict(getattr(row, "details", None) or {}),
+        ))
+    return tuple(out)
 
 
+def gate_columns(g: GateReport) -> Columns:
+    """One row per check of ``g``, in check order (:data:`GATE_FIELDS`): the check, its
+    verdict, the run's value and the rule, coverage, and for a baseline check its
+    statistics (``None`` elsewhere). :func:`evalkit.report.tables.write_csv` writes them."""
+    out: Columns = {f: [] for f in GATE_FIELDS}
+    for r in g.results:
+        d = r.to_dict()
+        comp: Mapping[str, Any] = d["comparison"] or {}
+        row = {
+            "check": d["id"], "metric": d["metric"], "kind": d["kind"], "level": d["level"],
+            "verdict": d["verdict"], "observed": r.observed, "op": d["op"],
+            "threshold": d["threshold"],
+            "scope": None if d["scope"] is None else ",".join(map(str, d["scope"])),
+            "evaluated": r.evaluated, "covered": r.covered, "metric_kind": r.metric_kind,
+            "message": r.message or None,
+        }
+        for key in ("baseline_value", "difference", "ci_low", "ci_high", "p_value",
+                    "p_adjusted", "alpha", "method", "n_cases"):
+            row[key] = comp.get(key)
+        for f in GATE_FIELDS:
+            out[f].append(row[f])
+    return out
+
+
+def gate_frame(g: GateReport) -> pd.DataFrame:
+    """``g`` as a ``pandas.DataFrame``, one row per check (:func:`gate_columns`).
+
+    Raises:
+        evalkit.tables.frames.MissingExtraError: pandas is not installed.
+    """
+    from evalkit.tables.frames import frame
+
+    return frame(gate_columns(g), ("observed", "threshold", "baseline_value", "difference",
+                                   "ci_low", "ci_high", "p_value", "p_adjusted", "alpha"))
+
+
+__all__ = ["GATE_FIELDS", "GateReport", "gate_columns", "gate_frame"]

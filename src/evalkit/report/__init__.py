@@ -2,21 +2,21 @@
 written the way people read them.
 
 Holds the model (:mod:`.model`: :class:`Report`, :class:`ReportRow` and their parts, built
-from a ``GateReport`` or a ``Comparison`` by their ``to_report()``, the rows of a
+by a ``GateReport`` or a ``Comparison`` in their ``to_report()``, the rows of a
 comparison, :mod:`.comparison_rows`, and a metric pooled over collections,
 :mod:`.pooled`), the kernel's renderers (console, json, markdown,
-junit, latex; :mod:`.builtin` makes their records; plain HTML tables for notebooks,
-:mod:`.html_table`), the tables the commands print
-(:mod:`.compare_table`, :mod:`.power_table`, :mod:`.plugin_listing`, :mod:`.run_scores`,
-:mod:`.target_run`), runs, comparisons and gates as columns, CSV and DataFrames
-(:mod:`.tables`, :mod:`.frames`; ``evalkit eval --csv/--parquet``,
+junit, latex; :mod:`.builtin` makes their records; plain HTML tables of reports for
+notebooks, :mod:`.html_table`), the tables the commands print
+(:mod:`.compare_table`, :mod:`.pooled_table`, :mod:`.plugin_listing`, :mod:`.run_scores`,
+:mod:`.target_run`), tables as CSV (:mod:`.tables`; ``evalkit eval --csv/--parquet``,
 :mod:`.table_outputs`), reports written to ``--report FORMAT:PATH`` targets
 (:mod:`.writing`) and number formatting (:mod:`.formatting`).
 
-May import: io, stats, core, plugins, data. The model sits below the gate and the
-comparison, which build it; a reporter is found in the registry by name, never imported,
-so a plugin's reporter (``html``) works like the built-in ones. Facade: ``--format trec``
-asks the retrieval plugin for trec_eval's layout (:mod:`.run_scores`).
+May import: io, stats, core, plugins, data, tables. The model sits below the gate and the
+comparison, which build it from their fields: nothing here names their types. A reporter
+is found in the registry by name, never imported, so a plugin's reporter (``html``) works
+like the built-in ones. Facade: ``--format trec`` asks the retrieval plugin for
+trec_eval's layout (:mod:`.run_scores`).
 """
 
 from __future__ import annotations

@@ -3,10 +3,6 @@ table of the queries that moved most in a comparison."""
 
 from __future__ import annotations
 
-import math
-
-from evalkit.report.formatting import decimal
-from evalkit.report.formatting import signed as signed_text
 from evalkit.report.model import Report, ReportRow
 from evalkit.report.samples_cells import (
     SAMPLES_HEADERS,
@@ -14,20 +10,7 @@ from evalkit.report.samples_cells import (
     samples_cells,
     samples_per_run,
 )
-
-
-def num(x: float | None, signed: bool = False) -> str:
-    """A value for a table cell: 4 decimals (``+`` sign when ``signed``), ``NaN``, or
-    empty for ``None``."""
-    if x is None:
-        return ""
-    if math.isnan(x):
-        return "NaN"
-    if math.isinf(x):
-        return ("+" if x > 0 and signed else "") + ("inf" if x > 0 else "-inf")
-    if not signed and x == int(x) and 10 <= abs(x) < 1e15:
-        return f"{x:.0f}"
-    return signed_text(x) if signed else decimal(x)
+from evalkit.tables.cells import number_cell as num
 
 
 def ci(row: ReportRow) -> str:

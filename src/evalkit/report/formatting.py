@@ -6,13 +6,12 @@
   table cell (``0.0123`` or ``< 0.0001``) and :func:`p_phrase` for a sentence
   (``p = 0.0123``, ``p < 0.0001``).
 * :func:`signed` writes a difference or an interval bound with its sign, and never prints a
-  value that rounds to zero as ``-0.0000``.
+  value that rounds to zero as ``-0.0000``; :func:`decimal` writes a mean or any other
+  table value with 4 decimals (both from :mod:`evalkit.tables.cells`, re-exported here).
 * :func:`figure` writes a planning figure with 4 decimals, or 4 significant digits below
-  1e-3, so that a small effect is never shown as ``0.0000``.
-* :func:`decimal` writes a mean or any other table value with 4 decimals. Every one of
-  them (and :func:`signed`, :func:`figure`) switches to scientific notation with 4
-  significant digits at :data:`LARGE` (1e6) and above, so a huge value is ``1e+308``, not
-  309 digits cut by the table.
+  1e-3, so that a small effect is never shown as ``0.0000``. Every one of them switches
+  to scientific notation with 4 significant digits at :data:`LARGE` (1e6) and above, so a
+  huge value is ``1e+308``, not 309 digits cut by the table.
 * :func:`interval` writes a confidence interval, ``[+0.0434, +0.0747]``, its open ends as
   ``-inf``/``+inf``.
 * :func:`~evalkit.stats.numeric.json_ready` (re-exported here) turns NaN and infinities
@@ -30,6 +29,9 @@ import math
 from typing import Any
 
 from evalkit.stats.numeric import json_ready as json_ready
+from evalkit.tables.cells import LARGE as LARGE
+from evalkit.tables.cells import decimal as decimal
+from evalkit.tables.cells import signed as signed
 
 
 def p_phrase(p: float, n_resamples: int | None = None) -> str:
@@ -47,37 +49,6 @@ def p_cell(p: float | None, n_resamples: int | None = None) -> str:
     if math.isnan(p):
         return "NaN"
     return p_phrase(p, n_resamples).removeprefix("p = ").removeprefix("p ")
-
-
-#: From this size on, values are written in scientific notation (``1.235e+06``).
-LARGE = 1e6
-
-
-def decimal(x: float, digits: int = 4) -> str:
-    """A value for a table cell or a line: ``digits`` decimals (``0.2177``), ``NaN``,
-    ``inf``/``-inf``; at :data:`LARGE` and above in size ``digits`` significant digits
-    in scientific notation (``1e+308``, ``-2.5e+07``)."""
-    if math.isnan(x):
-        return "NaN"
-    if math.isinf(x):
-        return "inf" if x > 0 else "-inf"
-    if abs(x) >= LARGE:
-        return f"{x:.{digits}g}"
-    return f"{x:.{digits}f}"
-
-
-def signed(x: float, digits: int = 4) -> str:
-    """``x`` with its sign, ``digits`` decimals: ``+0.0590``, ``-0.1278``, ``+inf``; a value
-    that rounds to zero is ``+0.0000``, never ``-0.0000``; at :data:`LARGE` and above,
-    scientific notation (``+1e+308``)."""
-    if math.isnan(x):
-        return "NaN"
-    if math.isinf(x):
-        return "+inf" if x > 0 else "-inf"
-    if abs(x) >= LARGE:
-        return f"{x:+.{digits}g}"
-    text = f"{x:+.{digits}f}"
-    return f"{0.0:+.{digits}f}" if float(text) == 0.0 else text
 
 
 _with_sign = signed  # ``figure``'s argument ``signed`` hides the function

@@ -3,14 +3,15 @@
 A :class:`Report` is a title, the two things compared (``subject``: the run or system A;
 ``reference``: the baseline or system B, if any), one :class:`ReportRow` per check or
 metric, an overall status and summary, and an exit code for gates. Gate reports come from
-:func:`report_from_gate` (``GateReport.to_report()``); comparisons from
+``GateReport.to_report()`` (:func:`report_from_gate`); comparisons from
 :meth:`evalkit.comparison.Comparison.to_report`, which fills every field of a comparison
 (wins/ties/losses, the queries that moved most with their text and per-case details, the
 per-query differences, the binned null or resampling distribution, the settings, the
 test's description, warnings and provenance), or from
 :func:`evalkit.report.report_from_comparison` for bare statistics results. Reporters
 take a :class:`Report` or anything with a ``to_report()`` method (:func:`as_report`).
-This module sits below the gate and the comparison: it imports neither.
+This module sits below the gate and the comparison, which build it from their fields: it
+imports neither and names none of their types.
 """
 
 from __future__ import annotations
@@ -20,10 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from evalkit.report.formatting import log_scale_notes
-
 if TYPE_CHECKING:
-    from evalkit.gate import GateReport
     from evalkit.report.pooled import PooledEffect
     from evalkit.stats.histogram import Histogram
     from evalkit.stats.spread import WithinCaseSpread
@@ -363,64 +361,19 @@ def as_report(obj: Any) -> Report:
     )
 
 
-def _rule(check: Any) -> str:
-    if check.kind == "threshold":
-        return f"{check.op} {check.threshold:g}"
-    return f"no regression (alpha {check.alpha:g})"
+def report_from_gate(gate: Any) -> Report:
+    """The :class:`Report` of a gate: ``gate.to_report()``, which
+    :meth:`evalkit.gate.GateReport.to_report` builds (one row per check, in check order,
+    and the cases of the gated run when the gate kept it).
 
-
-def _cases(run: Any) -> tuple[ReportCase, ...]:
-    """The :class:`ReportCase` of each row of ``run`` (a RunResult), in row order."""
-    out: list[ReportCase] = []
-    for row in getattr(run, "per_query", None) or ():
-        case_id = next((str(v) for a in ("case_id", "query_id", "id")
-                        if (v := getattr(row, a, None)) is not None), "")
-        error = getattr(row, "error", None)
-        out.append(ReportCase(
-            id=case_id, error=None if error is None else str(error),
-            metric_errors=dict(getattr(row, "metric_errors", None) or {}),
-            values={str(k): float(v) for k, v in (getattr(row, "metrics", None) or {}
-                                                  ).items()},
-            details=dict(getattr(row, "details", None) or {}),
-        ))
-    return tuple(out)
-
-
-def report_from_gate(gate: GateReport) -> Report:
-    """The :class:`Report` of a gate: one row per check, in check order, and the cases
-    of the gated run when the gate kept it (``GateReport.run``)."""
-    rows: list[ReportRow] = []
-    for r in gate.results:
-        c = r.comparison
-        rows.append(ReportRow(
-            name=r.check.id, status=r.verdict, metric=r.check.metric, level=r.check.level,
-            value=r.observed, reference_value=None if c is None else c.baseline_value,
-            rule=_rule(r.check), difference=None if c is None else c.difference,
-            ci_low=None if c is None else c.ci_low, ci_high=None if c is None else c.ci_high,
-            confidence=None if c is None else 1 - c.alpha,
-            p_value=None if c is None else c.p_value,
-            p_adjusted=None if c is None else c.p_adjusted,
-            n_resamples=None if c is None else c.n_resamples,
-            coverage=r.coverage, detail=r.detail(),
-            failed=r.blocking and r.verdict == "fail", errored=r.blocking and r.verdict == "error",
-            # a baseline check's comparison, in the fields a comparison report fills
-            candidate=None if c is None else gate.run_name,
-            baseline=None if c is None else gate.baseline_name,
-            n_queries=None if c is None else c.n_cases,
-            significant=None if c is None else c.p_decision < c.alpha,
-            method=None if c is None else c.method,
-            higher_is_better=None if c is None else c.higher_is_better,
-        ))
-    return Report(
-        kind="gate", title="evalkit gate", subject=gate.run_name,
-        reference=gate.baseline_name, rows=tuple(rows), status=gate.status,
-        summary=gate.summary(), exit_code=gate.exit_code,
-        notes=(*(f"incomplete: {m}" for m in gate.incomplete), *gate.notes,
-               *log_scale_notes(rows)),
-        data=gate.to_dict(),
-        correction="Holm" if any(r.p_adjusted is not None for r in rows) else None,
-        cases=_cases(getattr(gate, "run", None)),
-    )
+    Raises:
+        TypeError: ``gate`` has no ``to_report()``, or its report is not a gate's.
+    """
+    report = as_report(gate)
+    if report.kind != "gate":
+        raise TypeError(f"expected a gate, got a {report.kind!r} report of "
+                        f"{type(gate).__name__}")
+    return report
 
 
 __all__ = ["QueryDelta", "Report", "ReportCase", "ReportRow", "ReportRun", "as_report",

@@ -23,7 +23,7 @@ SAMPLES_HEADERS = ("K (baseline / candidate)", "within-case share", "SE now", "S
 
 def samples_per_run(report: Report) -> dict[str, int]:
     """``{run name: K}`` of a comparison report: from its provenance
-    (``runs.<name>.samples.epochs``, as :func:`evalkit.report.tables.comparison_columns`
+    (``runs.<name>.samples.epochs``, as :func:`evalkit.comparison.tables.comparison_columns`
     reads a comparison), else a row's spread; a run neither names has K = 1."""
     runs: Mapping[str, Any] = (report.provenance or {}).get("runs") or {}
     out = {str(name): int(((prov or {}).get("samples") or {}).get("epochs") or 1)

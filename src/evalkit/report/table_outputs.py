@@ -1,6 +1,6 @@
 """``evalkit eval --csv PATH`` and ``--parquet PATH``: the per-query table as a file.
 
-The table is :func:`evalkit.report.tables.run_columns` of the scored run, restricted to the
+The table is :func:`evalkit.data.run_views.run_columns` of the scored run, restricted to the
 metrics and counts the command shows: ``qid``, one column per metric, one per count, then
 ``error`` and ``latency_ms`` (empty for a TREC run), the columns of
 ``RunResult.to_pandas()``. CSV is written by the standard library; Parquet needs the
@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from evalkit.io.outputs import DestinationError, require_writable
 
 if TYPE_CHECKING:
-    from evalkit.data.results import RunResult
+    from evalkit.data.run_record import RunRecord
 
 
 def check_table_outputs(csv: Path | None, parquet: Path | None,
@@ -31,36 +31,31 @@ def check_table_outputs(csv: Path | None, parquet: Path | None,
         require_writable(csv, "--csv", "per-query.csv", inputs=inputs)
     if parquet is not None:
         require_writable(parquet, "--parquet", "per-query.parquet", inputs=inputs)
-        from evalkit.report.frames import MissingExtraError, require_pandas
+        from evalkit.tables.frames import MissingExtraError, require_parquet
 
         try:
-            require_pandas("--parquet")
-            import pyarrow  # noqa: F401
-        except (MissingExtraError, ImportError) as exc:
-            message = str(exc) if isinstance(exc, MissingExtraError) else (
-                f"--parquet needs pyarrow, which is not installed ({exc}); install the "
-                "extra: pip install 'paired-evalkit[pandas]'")
-            raise DestinationError(message + " (or write CSV with --csv, which needs neither)"
-                           ) from None
+            require_parquet("--parquet")
+        except MissingExtraError as exc:
+            raise DestinationError(f"{exc} (or write CSV with --csv, which needs neither)"
+                                   ) from None
     if csv is not None and parquet is not None and csv.resolve() == parquet.resolve():
         raise DestinationError(f"--csv and --parquet both name {csv}; give each its own path")
 
 
-def write_table_outputs(result: RunResult, metrics: Sequence[str], counts: Sequence[str],
+def write_table_outputs(result: RunRecord, metrics: Sequence[str], counts: Sequence[str],
                         csv: Path | None, parquet: Path | None) -> list[Path]:
     """Write the per-query table of ``result`` to ``csv`` and ``parquet`` (those given).
 
     Returns:
         The paths written.
     """
-    from evalkit.report.tables import run_columns, write_csv
+    from evalkit.data.run_views import run_columns, write_parquet
+    from evalkit.report.tables import write_csv
 
     written: list[Path] = []
     if csv is not None:
         written.append(write_csv(run_columns(result, metrics, counts), csv))
     if parquet is not None:
-        from evalkit.report.frames import write_parquet
-
         written.append(write_parquet(result, parquet, metrics=metrics, counts=counts))
     return written
 
