@@ -69,8 +69,6 @@ FACADES: dict[tuple[str, str], str] = {
         "trec_eval's -m spellings (`P.5,10`, `official`) are read by the retrieval plugin",
     ("evalkit.report.run_scores", "evalkit_retrieval"):
         "`evalkit eval --format trec` prints trec_eval's layout, which the plugin owns",
-    ("evalkit.cli.run_cmd", "evalkit_judge"):
-        "`evalkit run --dry-run/--max-calls/--max-cost` set the judge plugin's budget",
     ("evalkit.data.run_views", "evalkit.report.frames"):
         "`RunResult.to_pandas()`: a run's DataFrame is the report floor's, as a comparison's "
         "and a gate's are (one implementation of the tables)",

@@ -18,17 +18,22 @@ counted its input tokens with the API; see ``docs/judge.md``, "How --max-cost de
 
 In a dry run no request is sent: the budget counts the grades found in the cache and the
 ones that would be requested, with their estimated cost when prices are known.
+
+A budget is the judges' account in the kernel's spending protocol
+(:mod:`evalkit.execute.spending`): under ``evalkit run --max-calls/--max-cost/--dry-run``
+every judge without a budget of its own shares the run's (:func:`run_budget`), and
+:class:`BudgetExhausted` is a :class:`~evalkit.execute.spending.SpendingLimitReached`.
 """
 
 from __future__ import annotations
 
-import math
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, NoReturn
 
+from evalkit.execute.spending import SpendingLimitReached, SpendingLimits, current_spending
 from evalkit_judge.pricing import CostPlan as CostPlan
 from evalkit_judge.pricing import ModelPrice as ModelPrice
 from evalkit_judge.pricing import PricesLike as PricesLike
@@ -59,20 +64,17 @@ class JudgeUnavailable(JudgeError, ValueError):
     """
 
 
-class BudgetExhausted(BaseException):
+class BudgetExhausted(SpendingLimitReached):
     """Raised before a request that would exceed ``max_calls`` or ``max_cost``.
 
-    It derives from :class:`BaseException` (as :class:`KeyboardInterrupt` does) so that
-    ``except Exception`` clauses around single cases do not turn it into a case error:
-    the run stops cleanly, and every grade already received stays in the cache.
+    It derives from :class:`BaseException` (as :class:`KeyboardInterrupt` does), through
+    the kernel's :class:`~evalkit.execute.spending.SpendingLimitReached`, so that ``except
+    Exception`` clauses around single cases do not turn it into a case error: the run
+    stops cleanly, and every grade already received stays in the cache.
 
     Attributes:
         reason: one line saying which limit stopped the run.
     """
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
 
 
 #: Slack for the float sums of prices compared with ``max_cost`` (US dollars).
@@ -108,12 +110,7 @@ class Budget:
 
     def __init__(self, *, max_calls: int | None = None, max_cost: float | None = None,
                  dry_run: bool = False) -> None:
-        if max_calls is not None and (isinstance(max_calls, bool) or not isinstance(
-                max_calls, int) or max_calls < 0):
-            raise ValueError(f"max_calls must be an integer >= 0, got {max_calls!r}")
-        if max_cost is not None and (isinstance(max_cost, bool) or not isinstance(
-                max_cost, int | float) or not math.isfinite(max_cost) or max_cost < 0):
-            raise ValueError(f"max_cost must be a finite number >= 0, got {max_cost!r}")
+        SpendingLimits(max_calls, max_cost, dry_run)  # ValueError for a bad limit
         self.max_calls = max_calls
         self.max_cost = None if max_cost is None else float(max_cost)
         self.dry_run = dry_run
@@ -320,6 +317,17 @@ def active_budget() -> Budget | None:
     """
     with _active_lock:
         return _active[-1] if _active else None
+
+
+def run_budget() -> Budget | None:
+    """The judges' budget under the run's spending limits (``evalkit run --max-calls``,
+    ``--max-cost``, ``--dry-run``: :func:`evalkit.execute.spending.current_spending`),
+    made on first use and shared by every judge of the run; ``None`` outside such a run."""
+    spending = current_spending()
+    if spending is None:
+        return None
+    return spending.account("judge", lambda limits: Budget(
+        max_calls=limits.max_calls, max_cost=limits.max_cost, dry_run=limits.dry_run))
 
 
 @contextmanager
