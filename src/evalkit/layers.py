@@ -5,7 +5,8 @@ then cases and runs (data), their making (execute), then what is concluded from 
 (report, comparison, gate), then the command line. A package may import its own modules,
 the ground (:data:`GROUND`), and the packages :data:`LAYERS` lists for it; nothing else.
 Imports inside functions count; those under ``if TYPE_CHECKING:`` do not (they are never
-run). The few deliberate exceptions are :data:`FACADES`, each with its reason.
+run). The few deliberate exceptions are :data:`FACADES`, each with its reason: the kernel
+imports a plugin only for the three import paths of version 0.2 listed there.
 
 tests/test_layers.py reads this table, walks every import of ``src/`` and
 ``plugins/*/src`` with :mod:`ast`, and fails on an import the table refuses, on an import
@@ -56,19 +57,19 @@ LAYERS: dict[str, tuple[str, ...]] = {
                   "evalkit.data", "evalkit.execute", "evalkit.report"),
 }
 
-#: (importing module or package, imported module) -> why it is imported against the table:
-#: the kernel reaching into a plugin, or a run's views drawn by the report floor
+#: (importing module or package, imported module) -> why it is imported against the table.
+#: The kernel imports a plugin only for the three import paths version 0.2 documented,
+#: each resolved on first use and naming the distribution to install when it is missing;
+#: everything else a plugin gives the kernel comes through its hooks and the records they
+#: return (docs/plugins.md). The other entries are a run's views drawn by the report floor.
 FACADES: dict[tuple[str, str], str] = {
     ("evalkit", "evalkit_http"):
-        "`from evalkit import HttpTarget`, resolved on first use",
+        "`from evalkit import HttpTarget`: the HTTP target is the evalkit-http plugin's",
     ("evalkit.metrics", "evalkit_judge"):
-        "`evalkit.metrics.LLMJudge`, resolved on first use",
+        "`evalkit.metrics.LLMJudge`: the judge is the evalkit-judge plugin's",
     ("evalkit.metrics.core", "evalkit_retrieval"):
-        "the `evalkit.metrics.core` functions are the retrieval plugin's",
-    ("evalkit.execute.measure_args", "evalkit_retrieval"):
-        "trec_eval's -m spellings (`P.5,10`, `official`) are read by the retrieval plugin",
-    ("evalkit.report.run_scores", "evalkit_retrieval"):
-        "`evalkit eval --format trec` prints trec_eval's layout, which the plugin owns",
+        "`evalkit.metrics.core` (beside `evalkit.metrics.retrieval`, the kernel's adapters): "
+        "the ranking functions are the evalkit-retrieval plugin's",
     ("evalkit.data.run_views", "evalkit.report.frames"):
         "`RunResult.to_pandas()`: a run's DataFrame is the report floor's, as a comparison's "
         "and a gate's are (one implementation of the tables)",

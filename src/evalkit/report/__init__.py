@@ -15,8 +15,8 @@ junit, latex; :mod:`.builtin` makes their records; plain HTML tables for noteboo
 
 May import: io, stats, core, plugins, data. The model sits below the gate and the
 comparison, which build it; a reporter is found in the registry by name, never imported,
-so a plugin's reporter (``html``) works like the built-in ones. Facade: ``--format trec``
-asks the retrieval plugin for trec_eval's layout (:mod:`.run_scores`).
+so a plugin's reporter (``html``) works like the built-in ones; so is a run format of
+``evalkit eval --format`` (:mod:`.run_scores`; the retrieval plugin's ``trec``).
 """
 
 from __future__ import annotations
