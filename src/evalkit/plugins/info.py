@@ -50,8 +50,8 @@ def user_extras() -> dict[str, str]:
         name = _NAME.match(text)
         if name is None:
             continue
-        extra = _EXTRA.search(text.partition(";")[2])
-        by_extra.setdefault(extra[1] if extra else "", []).append(canonical_name(name[1]))
+        marker = _EXTRA.search(text.partition(";")[2])
+        by_extra.setdefault(marker[1] if marker else "", []).append(canonical_name(name[1]))
     out: dict[str, str] = {}
     for extra, names in sorted(by_extra.items(), key=lambda e: (e[0] != "", len(e[1]), e[0])):
         for dist in names:

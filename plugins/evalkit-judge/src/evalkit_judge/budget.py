@@ -21,8 +21,9 @@ ones that would be requested, with their estimated cost when prices are known.
 
 A budget is the judges' account in the kernel's spending protocol
 (:mod:`evalkit.execute.spending`): under ``evalkit run --max-calls/--max-cost/--dry-run``
-every judge without a budget of its own shares the run's (:func:`run_budget`), and
-:class:`BudgetExhausted` is a :class:`~evalkit.execute.spending.SpendingLimitReached`.
+or :func:`use_budget` every judge without a budget of its own shares it
+(:func:`active_budget`), and :class:`BudgetExhausted` is a
+:class:`~evalkit.execute.spending.SpendingLimitReached`.
 """
 
 from __future__ import annotations
@@ -33,7 +34,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, NoReturn
 
-from evalkit.execute.spending import SpendingLimitReached, SpendingLimits, current_spending
+from evalkit.execute.spending import (
+    Spending,
+    SpendingLimitReached,
+    SpendingLimits,
+    current_spending,
+    use_spending,
+)
 from evalkit_judge.pricing import CostPlan as CostPlan
 from evalkit_judge.pricing import ModelPrice as ModelPrice
 from evalkit_judge.pricing import PricesLike as PricesLike
@@ -306,37 +313,31 @@ class Budget:
         return "\n".join(lines)
 
 
-_active: list[Budget] = []
-_active_lock = threading.Lock()
+#: The judges' account in a run's spending (:mod:`evalkit.execute.spending`).
+ACCOUNT = "judge"
 
 
 def active_budget() -> Budget | None:
-    """The budget installed by the innermost :func:`use_budget` block, if any.
+    """The budget every judge without its own ``budget=`` consults: the judges' account
+    in the innermost spending (:func:`evalkit.execute.spending.current_spending`), the one
+    :func:`use_budget` installs or the one ``evalkit run --max-calls/--max-cost/--dry-run``
+    makes, whose budget is made on first use from its limits and shared by every judge of
+    the run; ``None`` outside both.
 
     It is process-wide (not per thread), so worker threads of a run share it.
     """
-    with _active_lock:
-        return _active[-1] if _active else None
-
-
-def run_budget() -> Budget | None:
-    """The judges' budget under the run's spending limits (``evalkit run --max-calls``,
-    ``--max-cost``, ``--dry-run``: :func:`evalkit.execute.spending.current_spending`),
-    made on first use and shared by every judge of the run; ``None`` outside such a run."""
     spending = current_spending()
     if spending is None:
         return None
-    return spending.account("judge", lambda limits: Budget(
+    return spending.account(ACCOUNT, lambda limits: Budget(
         max_calls=limits.max_calls, max_cost=limits.max_cost, dry_run=limits.dry_run))
 
 
 @contextmanager
 def use_budget(budget: Budget) -> Iterator[Budget]:
-    """Make ``budget`` the one every judge without its own ``budget=`` consults."""
-    with _active_lock:
-        _active.append(budget)
-    try:
+    """Make ``budget`` the one every judge without its own ``budget=`` consults (a run's
+    spending whose judges' account it is)."""
+    spending = Spending(SpendingLimits(budget.max_calls, budget.max_cost, budget.dry_run))
+    spending.account(ACCOUNT, lambda limits: budget)
+    with use_spending(spending):
         yield budget
-    finally:
-        with _active_lock:
-            _active.remove(budget)

@@ -33,7 +33,6 @@ from evalkit_judge.budget import (
     Usage,
     active_budget,
     price_table,
-    run_budget,
 )
 from evalkit_judge.cache import CacheError, GradeCache
 from evalkit_judge.client import DEFAULT_MAX_RETRIES as DEFAULT_MAX_RETRIES
@@ -115,9 +114,9 @@ class LLMJudge:
         prices: ``{model: (input, output)}`` in US dollars per million tokens (see
             :func:`~evalkit_judge.budget.price_table`), or a JSON file of them. Needed for
             costs on rows and for ``max_cost``.
-        budget: the :class:`Budget` to consult; by default the one installed by
-            :func:`~evalkit_judge.budget.use_budget`, else the run's
-            (:func:`~evalkit_judge.budget.run_budget`: ``evalkit run --max-calls ...``).
+        budget: the :class:`Budget` to consult; by default the run's
+            (:func:`~evalkit_judge.budget.active_budget`: the one installed by
+            :func:`~evalkit_judge.budget.use_budget`, or ``evalkit run --max-calls ...``).
         max_retries: retries of 429, 529, 5xx and connection failures, done by the SDK
             with jittered exponential backoff (honouring ``retry-after``): an integer from
             0 to 10 (:data:`evalkit.io.limits.MAX_RETRIES`). Applied to the client the
@@ -301,7 +300,7 @@ class LLMJudge:
             self._details.pop(case_id, None)
         body = self.request(response, case)
         key = self.prompt.key(body, self._sample())
-        budget = self.budget or active_budget() or run_budget()
+        budget = self.budget or active_budget()
         grade = self._cached_grade(key, response, case)
         cached = grade is not None
         if grade is None:  # one request per key, however many threads ask for it
