@@ -3,7 +3,7 @@
 The Dask executor runs the items of one task at once on a worker's threads, and the task
 ends with its slowest item. This measures that tail without Dask: ``--calls`` work items
 of the local HTTP service (``evalkit_http.testing``, answering after ``--delay-ms``) run
-through the worker's own code (:func:`evalkit.execute.remote_work.run_item` on an
+through the worker's own code (:func:`evalkit_dask.remote_work.run_item` on an
 ``HttpTarget``) in batches of 16, 8, 4 and 1 started together on a thread pool, one batch
 after another. Printed per batch size: the median span of a batch (start of its first
 call to end of its last), the span over the span of a single call measured in the same
@@ -28,10 +28,11 @@ def main() -> int:
     parser.add_argument("--delay-ms", type=float, default=50.0)
     args = parser.parse_args()
 
+    from evalkit_dask.remote_work import build_target, run_item
+
     from evalkit.data.cases import GoldenCase
     from evalkit.execute.executor import Job
     from evalkit.execute.executor_api import TargetRecipe
-    from evalkit.execute.remote_work import build_target, run_item
     from evalkit.execute.scoring import resolve_metrics
 
     server = subprocess.Popen(

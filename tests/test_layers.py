@@ -153,6 +153,34 @@ def test_no_import_of_a_floor_the_table_does_not_allow() -> None:
     assert refused == [], "\n".join(refused)
 
 
+#: The kernel's only imports of a plugin: the import paths version 0.2 documented.
+SEED_FACADES = {("evalkit", "evalkit_http"), ("evalkit.metrics", "evalkit_judge"),
+                ("evalkit.metrics.core", "evalkit_retrieval")}
+
+
+def test_the_kernel_imports_a_plugin_only_through_the_three_seed_facades() -> None:
+    reaching = {(module, target.split(".")[0]) for module, targets in GRAPH.items()
+                if not module.startswith("evalkit_") for target in targets
+                if target.startswith("evalkit_")}
+    assert reaching == SEED_FACADES
+    assert {key for key in layers.FACADES if key[1].startswith("evalkit_")} == SEED_FACADES
+
+
+def test_the_kernel_imports_no_plugin_by_the_name_of_its_module() -> None:
+    """``importlib.import_module("evalkit_x...")`` would be an import the graph misses."""
+    named = []
+    for name, path in MODULES.items():
+        if name.startswith("evalkit_"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and ast.unparse(node.func).endswith(
+                    ("import_module", "__import__")) and node.args and isinstance(
+                    node.args[0], ast.Constant) and str(node.args[0].value).startswith(
+                    "evalkit_"):
+                named.append(f"{path.relative_to(REPO)}:{node.lineno}")
+    assert named == []
+
+
 def test_every_facade_is_still_used() -> None:
     used = {_facade(m, t) for m, targets in GRAPH.items() for t in targets}
     assert set(layers.FACADES) - used == set()

@@ -29,9 +29,8 @@ def evalkit_register_metrics() -> list[MetricSpec]:
 @hookimpl
 def evalkit_register_aggregates() -> list[AggregateSpec]:
     from evalkit.execute.aggregates import builtin_aggregates
-    from evalkit.execute.cost_aggregates import cost_aggregates
 
-    return [*builtin_aggregates(), *cost_aggregates()]
+    return builtin_aggregates()
 
 
 def _on_call(module: str, name: str) -> Callable[..., Any]:

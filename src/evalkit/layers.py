@@ -6,7 +6,8 @@ then cases and runs (data), their making (execute), then what is concluded from 
 the ground (:data:`GROUND`), and the packages :data:`LAYERS` lists for it; nothing else.
 Every import counts: inside functions, and under ``if TYPE_CHECKING:`` too (never run, but
 two modules that name each other's types know each other). The few deliberate exceptions
-are :data:`FACADES`, each with its reason.
+are :data:`FACADES`, each with its reason: the kernel imports a plugin only for the three
+import paths of version 0.2 listed there.
 
 tests/test_layers.py reads this table, walks every import of ``src/`` and
 ``plugins/*/src`` with :mod:`ast`, and fails on an import the table refuses, on an import
@@ -61,21 +62,19 @@ LAYERS: dict[str, tuple[str, ...]] = {
                   "evalkit.data", "evalkit.execute", "evalkit.report", "evalkit.tables"),
 }
 
-#: (importing module or package, imported module) -> why it is imported against the table:
-#: the kernel reaching into a plugin
+#: (importing module or package, imported module) -> why it is imported against the table.
+#: The kernel imports a plugin only for the three import paths version 0.2 documented,
+#: each resolved on first use and naming the distribution to install when it is missing;
+#: everything else a plugin gives the kernel comes through its hooks and the records they
+#: return (docs/plugins.md).
 FACADES: dict[tuple[str, str], str] = {
     ("evalkit", "evalkit_http"):
-        "`from evalkit import HttpTarget`, resolved on first use",
+        "`from evalkit import HttpTarget`: the HTTP target is the evalkit-http plugin's",
     ("evalkit.metrics", "evalkit_judge"):
-        "`evalkit.metrics.LLMJudge`, resolved on first use",
+        "`evalkit.metrics.LLMJudge`: the judge is the evalkit-judge plugin's",
     ("evalkit.metrics.core", "evalkit_retrieval"):
-        "the `evalkit.metrics.core` functions are the retrieval plugin's",
-    ("evalkit.execute.measure_args", "evalkit_retrieval"):
-        "trec_eval's -m spellings (`P.5,10`, `official`) are read by the retrieval plugin",
-    ("evalkit.report.run_scores", "evalkit_retrieval"):
-        "`evalkit eval --format trec` prints trec_eval's layout, which the plugin owns",
-    ("evalkit.cli.run_cmd", "evalkit_judge"):
-        "`evalkit run --dry-run/--max-calls/--max-cost` set the judge plugin's budget",
+        "`evalkit.metrics.core` (beside `evalkit.metrics.retrieval`, the kernel's adapters): "
+        "the ranking functions are the evalkit-retrieval plugin's",
 }
 
 

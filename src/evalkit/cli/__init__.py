@@ -8,9 +8,8 @@ pairing, validation or formatting lives here: a command's checks and output are 
 library's.
 
 May import: io, stats, core, plugins, data, execute, report, comparison, gate, file_schemas.
-Facade: ``evalkit run``'s spending options set the judge plugin's budget. A command module imports
-typer at module level and the library inside its function, so ``evalkit --help`` imports
-no command module, no numpy and no plugin.
+A command module imports typer at module level and the library inside its function, so
+``evalkit --help`` imports no command module, no numpy and no plugin.
 """
 
 from __future__ import annotations

@@ -6,13 +6,13 @@ raises :class:`CliError`. Set ``EVALKIT_DEBUG=1`` to get the traceback back.
 
 Exit codes: 0 success; 1 is left to commands whose verdict is "no" (a failed gate, an
 incomplete run); :data:`USER_ERROR` (2, as for a bad option) for anything the user can
-fix; 3 when a judge spending limit stopped ``evalkit run``; :data:`METRIC_ERRORS` (4)
-when ``evalkit run`` or ``evalkit rescore`` finished a complete run on which a metric
-failed (:func:`evalkit.cli.output.finish_run`); 130 on Ctrl-C; :data:`PIPE_CLOSED` (141,
-what a shell reports for ``yes | head``) when the reader of the output went away early
-(``evalkit ... | head``): the command stops without a message, so that a gate piped into
-``head`` is never read as passed, failed or broken. docs/runner.md tabulates ``evalkit
-run``'s.
+fix; 3 when a spending limit (an LLM judge's) stopped ``evalkit run``;
+:data:`METRIC_ERRORS` (4) when ``evalkit run`` or ``evalkit rescore`` finished a complete
+run on which a metric failed (:func:`evalkit.cli.output.finish_run`); 130 on Ctrl-C;
+:data:`PIPE_CLOSED` (141, what a shell reports for ``yes | head``) when the reader of the
+output went away early (``evalkit ... | head``): the command stops without a message, so
+that a gate piped into ``head`` is never read as passed, failed or broken.
+docs/runner.md tabulates ``evalkit run``'s.
 """
 
 from __future__ import annotations

@@ -1,14 +1,14 @@
 """``evalkit eval``: score one run against qrels and print means and per-query values.
 
 It reads the run (:func:`evalkit.execute.run_files.load_or_evaluate`) and prints it as
-:mod:`evalkit.report.run_scores` lays it out (a table, JSON, or trec_eval's layout;
-``--csv``/``--parquet``: :mod:`evalkit.report.table_outputs`). Imports that pull in numpy
-happen inside the function, so ``evalkit --help`` stays light."""
+:mod:`evalkit.report.run_scores` lays it out (a table, JSON, or a run format a plugin
+registers, such as trec_eval's layout; ``--csv``/``--parquet``:
+:mod:`evalkit.report.table_outputs`). Imports that pull in numpy happen inside the
+function, so ``evalkit --help`` stays light."""
 
 from __future__ import annotations
 
 import json
-from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -20,14 +20,6 @@ from evalkit.execute.run_files import Missing
 
 if TYPE_CHECKING:
     from evalkit.execute.precomputed import LoadedQrels
-
-
-class OutputFormat(StrEnum):
-    """How ``eval`` prints its result."""
-
-    table = "table"
-    json = "json"
-    trec = "trec"
 
 
 RUN_HELP = (
@@ -57,9 +49,10 @@ def command(
     as_json_flag: Annotated[bool, typer.Option(
         "--json", help="Print JSON (same as --format json)."
     )] = False,
-    output: Annotated[OutputFormat | None, typer.Option(
-        "--format", "-f", show_default=False, help="table (for people, the default), json "
-        "(for scripts) or trec (trec_eval's exact layout).",
+    output: Annotated[str | None, typer.Option(
+        "--format", "-f", metavar="FORMAT", show_default=False, help="table (for people, "
+        "the default), json (for scripts), or a run format a plugin registers: trec "
+        "(trec_eval's exact layout, evalkit-retrieval); `evalkit plugins list` shows them.",
     )] = None,
     relevance_level: Annotated[int | None, typer.Option(
         "--relevance-level", "-l", min=1,
@@ -125,7 +118,8 @@ def command(
     from evalkit.report import run_scores
     from evalkit.report.table_outputs import check_table_outputs, write_table_outputs
 
-    fmt_out = OutputFormat(pick_format(as_json_flag, output and output.value))
+    fmt_out = pick_format(as_json_flag, output)
+    formatter = None if fmt_out in ("table", "json") else run_scores.run_format(fmt_out)
     if name is not None:
         from evalkit.io.limits import check_name
 
@@ -133,8 +127,8 @@ def command(
             check_name(name)  # not blank (as the eval config's name), not too long
         except ValueError as exc:
             raise CliError(f"--name: {exc}") from None
-    if not metric and fmt_out is OutputFormat.trec and not is_artifact(run):
-        metric = ["official"]  # trec_eval's own default set (trec_eval.c: "official")
+    if not metric and formatter is not None and not is_artifact(run):
+        metric = list(formatter.default_measures) or None  # trec_eval's: "official"
     request = read_measure_args(metric)
     if complete and missing not in (None, Missing.zero):
         raise CliError(f"-c is --missing zero; it contradicts --missing {missing.value}")
@@ -144,7 +138,7 @@ def command(
                          overwrite=overwrite)
     check_table_outputs(csv, parquet, [run, qrels, save])
     loaded: dict[Path, LoadedQrels] = {}  # qrels read once, for --format trec too
-    to_score = request.to_score(DEFAULT_METRICS, trec=fmt_out is OutputFormat.trec)
+    to_score = request.to_score(DEFAULT_METRICS, fmt_out)
     with progress(f"evaluating {run.name}"):
         result = load_or_evaluate(
             run, qrels=qrels, metrics=to_score,
@@ -164,17 +158,18 @@ def command(
         note(f"saved run artifact {result.save(save)}")
     for table in write_table_outputs(result, metrics, counts, csv, parquet):
         note(f"wrote the per-query table {table}")
-    if fmt_out is OutputFormat.json:
+    if fmt_out == "json":
         from evalkit.stats.numeric import json_ready
 
         typer.echo(json.dumps(json_ready(run_scores.as_json(result, metrics, per_query, run,
                                                             counts)), indent=2, allow_nan=False))
-    elif fmt_out is OutputFormat.trec:
-        if (remark := run_scores.trec_remark(result)) is not None:
-            note(remark)  # stdout holds trec_eval's lines only
+    elif formatter is not None:
+        if (remark := run_scores.format_remark(result)) is not None:
+            note(remark)  # stdout holds the format's output only
         judgments = None if qrels is None else judgments_of(qrels, loaded)
-        typer.echo("\n".join(run_scores.trec_lines(result, request, metrics, counts, per_query,
-                                                   judgments, complete or missing is Missing.zero)))
+        typer.echo(formatter.render(run_scores.ScoredRun(
+            result, request, metrics, counts, per_query, judgments,
+            complete or missing is Missing.zero, run)))
     else:
         from evalkit.cli.output import output_console
 

@@ -9,9 +9,9 @@ judge spending limit stopped the run, 4 when a metric failed on some case
 (``--allow-metric-errors`` accepts a metric that scored some cases; one that scored none
 exits 4 still), 130 on Ctrl-C (one line, no traceback; ``--resume`` continues). ``--executor
 dask [--scheduler ADDRESS]`` makes the calls on a Dask cluster (docs/scaling.md).
-``--dry-run`` calls the target but sends no LLM-judge request and writes no artifact; it
-reports the grades found in the judge cache and those that would be requested (the
-spending options come from the ``evalkit-judge`` plugin).
+``--dry-run`` calls the target but sends no paid request (an LLM judge's) and writes no
+artifact; it reports what the paid metrics found cached and would request. The spending
+options reach the paid metrics through :mod:`evalkit.execute.spending`.
 """
 
 from __future__ import annotations
@@ -59,13 +59,13 @@ def command(
     )] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
     dry_run: Annotated[bool, typer.Option(
-        "--dry-run", help="Call the target but send no LLM-judge request and write no "
-        "artifact; report how many grades are cached and how many would be requested "
-        "(with their estimated cost when the judge has prices).",
+        "--dry-run", help="Call the target but send no paid request (an LLM judge's) and "
+        "write no artifact; report how many grades are cached and how many would be "
+        "requested (with their estimated cost when the judge has prices).",
     )] = False,
     max_calls: Annotated[int | None, typer.Option(
-        "--max-calls", min=0, help="Stop the run cleanly before the LLM judge sends more "
-        "than N requests; grades received are kept and --resume continues.",
+        "--max-calls", min=0, help="Stop the run cleanly before its paid metrics (an LLM "
+        "judge) send more than N requests; grades received are kept and --resume continues.",
         show_default=False,
     )] = None,
     grace_s: Annotated[float | None, typer.Option(
@@ -86,9 +86,9 @@ def command(
         show_default=False,
     )] = None,
     max_cost: Annotated[float | None, typer.Option(
-        "--max-cost", min=0.0, help="Stop the run cleanly once the next LLM-judge request "
-        "would not fit this many US dollars (the judge needs prices); spending passes it by "
-        "less than one request's cost (docs/judge.md). --resume continues.",
+        "--max-cost", min=0.0, help="Stop the run cleanly once the next paid request (an "
+        "LLM judge's) would not fit this many US dollars (the judge needs prices); spending "
+        "passes it by less than one request's cost (docs/judge.md). --resume continues.",
         show_default=False,
     )] = None,
     allow_metric_errors: Annotated[bool, typer.Option(
@@ -115,19 +115,13 @@ def command(
     choice = executor_choice(cfg, executor, scheduler)
     goldens, path = prepare_run(cfg, output, resume=resume, dry_run=dry_run)
     target = cfg.build_target()  # after the checks: building it may start work
-    judge: Any = None
-    budget: Any = None
+    spending: Any = None
     if dry_run or max_calls is not None or max_cost is not None:
-        try:  # a facade: the spending limits are the evalkit-judge plugin's
-            import evalkit_judge as judge
-        except ImportError as exc:
-            from evalkit.plugins.loading import missing_plugin
+        from evalkit.execute.spending import Spending, SpendingLimits, use_spending
 
-            raise missing_plugin("evalkit-judge", "--dry-run, --max-calls and --max-cost",
-                                 exc) from exc
-        budget = judge.Budget(max_calls=max_calls, max_cost=max_cost, dry_run=dry_run)
+        spending = Spending(SpendingLimits(max_calls, max_cost, dry_run))
     try:
-        with judge.use_budget(budget) if budget is not None else nullcontext():
+        with use_spending(spending) if spending is not None else nullcontext():
             run = evaluate(
                 target, goldens, cfg.metrics, cfg.aggregates,
                 max_concurrency=max_concurrency or cfg.max_concurrency,
@@ -141,9 +135,14 @@ def command(
         typer.echo(exc.line(None if dry_run else path), err=True)
         raise typer.Exit(INTERRUPTED) from None
     except BaseException as exc:
-        if judge is None or not isinstance(exc, judge.BudgetExhausted):
+        from evalkit.execute.spending import SpendingLimitReached
+
+        if spending is None or not isinstance(exc, SpendingLimitReached):
             raise
-        typer.echo(budget.describe(), err=True)
+        described = spending.describe()
+        typer.echo(described, err=True)
+        if exc.reason not in described:  # a metric with limits of its own stopped
+            typer.echo(f"stopped: {exc.reason}", err=True)
         typer.echo(f"the rows completed so far are kept in {path}; continue with --resume",
                    err=True)
         raise typer.Exit(STOPPED) from None
@@ -152,10 +151,10 @@ def command(
         if callable(close):
             close()
     if dry_run:
-        typer.echo(json.dumps(budget.report(), indent=2) if as_json else budget.describe())
+        typer.echo(json.dumps(spending.report(), indent=2) if as_json else spending.describe())
         return
-    if budget is not None:
-        typer.echo(budget.describe(), err=True)
+    if spending is not None:
+        typer.echo(spending.describe(), err=True)
     resumed = resume_line(run) if resume else None
     if as_json:
         typer.echo(summary_json(run, path, resumed=resume))

@@ -17,9 +17,11 @@ if TYPE_CHECKING:
         AggregateSpec,
         ExecutorSpec,
         LoaderSpec,
+        MeasureSyntaxSpec,
         MetricFamily,
         MetricSpec,
         ReporterSpec,
+        RunFormatSpec,
         TargetSpec,
     )
 
@@ -120,4 +122,38 @@ def evalkit_register_executors() -> list[ExecutorSpec]:  # type: ignore[empty-bo
         kernel's ``local`` cannot be replaced. ``open`` must refuse, before any call, a
         target or metric it cannot send (``evalkit.execute.executor_api.UnsendableError``
         naming it).
+    """
+
+
+@hookspec
+def evalkit_register_measure_syntaxes() -> list[MeasureSyntaxSpec]:  # type: ignore[empty-body]
+    """Return the ways of writing measures on the command line this plugin reads.
+
+    Returns:
+        A list of :class:`~evalkit.core.specs.MeasureSyntaxSpec`: ``expand(pieces)`` turns
+        the ``-m`` values (split at commas) into a
+        :class:`~evalkit.core.metric_names.MeasureRequest`, or returns ``None`` when no
+        piece is written in its syntax (``evalkit-retrieval`` reads trec_eval's
+        ``P.5,10``, ``ndcg_cut.10``, ``official``).
+
+    Errors:
+        A syntax name another plugin also provides is blocked and reported by
+        ``evalkit plugins list``; values that two syntaxes both claim are refused, naming
+        both; ``expand`` raises ``ValueError`` naming a piece it refuses.
+    """
+
+
+@hookspec
+def evalkit_register_run_formats() -> list[RunFormatSpec]:  # type: ignore[empty-body]
+    """Return the outputs of ``evalkit eval --format NAME`` this plugin provides.
+
+    Returns:
+        A list of :class:`~evalkit.core.specs.RunFormatSpec`: ``render(scored) -> str``
+        prints a scored run (:class:`~evalkit.report.run_scores.ScoredRun`) for
+        ``--format NAME`` (``evalkit-retrieval``'s ``trec`` prints trec_eval's layout).
+
+    Errors:
+        ``table`` and ``json`` are the command's own and cannot be taken; a format name
+        another plugin also provides is blocked and reported; ``render`` raises
+        ``ValueError`` (one line) for a run it cannot print.
     """

@@ -15,7 +15,9 @@ the base, then the parameters that differ from the measure's defaults sorted by 
 the cut-off (``precision(rel=2)@5``, ``ndcg(dcg=exp-log2)@10``, ``rbp(p=0.8)``,
 ``iprec@0.5``); numbers are written in their shortest form (``0.5``, ``2``).
 
-:func:`split_measure_args` splits ``-m`` values the way the command line does.
+:func:`split_measure_args` splits ``-m`` values the way the command line does, and a
+:class:`MeasureRequest` is what they ask for once read (by a plugin's measure syntax, or
+as typed).
 """
 
 from __future__ import annotations
@@ -24,9 +26,11 @@ import ast
 import math
 import re
 from collections.abc import Mapping, Sequence
+from types import MappingProxyType
 from typing import Any, NamedTuple
 
 __all__ = [
+    "MeasureRequest",
     "MetricNameError",
     "ParsedName",
     "canonical",
@@ -237,3 +241,50 @@ def split_measure_args(values: Sequence[str] | None) -> list[str]:
                 out.append(name)
     return out
 
+
+class MeasureRequest(NamedTuple):
+    """What ``-m`` values ask for: the measures to score and show, and what a run format
+    reads beside them. A measure syntax's ``expand`` returns one
+    (:class:`~evalkit.core.specs.MeasureSyntaxSpec`); values no syntax reads make
+    ``MeasureRequest(pieces, asked=bool(pieces))``.
+
+    Attributes:
+        names: measure names in the order asked (canonical where the syntax resolved them,
+            else as typed, for the registry to resolve).
+        asked: whether any ``-m`` value was given (``names`` may still be empty:
+            trec_eval's ``-m runid`` asks for a line of its layout only).
+        layout: what the run format ``format`` reads beside the names (for trec_eval's:
+            ``labels``, the line name of a measure where it is not the usual one;
+            ``relstring``, its length or ``None``; ``header``, the ``runid`` / ``num_q``
+            lines; ``counts``, whether the counts are printed). Empty by default.
+        format: the run format (``evalkit eval --format``) the values were written for;
+            when they name no measure, only that format can print them.
+        scored: what must be scored to print such a request (trec_eval's ``runid`` line
+            needs a ranking evaluated: ``("num_ret",)``).
+    """
+
+    names: list[str]
+    asked: bool = False
+    layout: Mapping[str, Any] = MappingProxyType({})
+    format: str | None = None
+    scored: tuple[str, ...] = ()
+
+    @property
+    def lines_only(self) -> bool:
+        """Values were given, and they name no measure, only lines of :attr:`format`."""
+        return self.asked and not self.names
+
+    def to_score(self, default: Sequence[str], output: str) -> list[str]:
+        """The measures to score for ``evalkit eval --format OUTPUT``: those asked for,
+        else ``default``; for :attr:`lines_only`, :attr:`scored`.
+
+        Raises:
+            MetricNameError: :attr:`lines_only` with another format than :attr:`format`.
+        """
+        if not self.lines_only:
+            return self.names or list(default)
+        if self.format is None or output != self.format:
+            raise MetricNameError(
+                f"the -m values name no measure, only lines of the {self.format} format's "
+                f"layout: add --format {self.format}, or name a measure (-m ap)")
+        return list(self.scored)

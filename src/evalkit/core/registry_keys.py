@@ -5,8 +5,8 @@ A record lives in one namespace under one key:
 * per-case metrics and whole-run aggregates under their name, and a metric family under
   ``prefix@k``, all in ``"metric"``;
 * a loader under its name in ``"loader:<kind>"`` (goldens, run, qrels, queries, corpus);
-* targets, reporters and executors under their names in ``"target"``, ``"reporter"`` and
-  ``"executor"``.
+* targets, reporters, executors, measure syntaxes and run formats under their names in
+  ``"target"``, ``"reporter"``, ``"executor"``, ``"measure_syntax"`` and ``"run_format"``.
 """
 
 from __future__ import annotations
@@ -20,9 +20,11 @@ from evalkit.core.specs import (
     AnySpec,
     ExecutorSpec,
     LoaderSpec,
+    MeasureSyntaxSpec,
     MetricFamily,
     MetricSpec,
     ReporterSpec,
+    RunFormatSpec,
     TargetSpec,
 )
 
@@ -64,4 +66,8 @@ def namespace_of(spec: AnySpec) -> tuple[str, str]:
         return "reporter", spec.name
     if isinstance(spec, ExecutorSpec):
         return "executor", spec.name
+    if isinstance(spec, MeasureSyntaxSpec):
+        return "measure_syntax", spec.name
+    if isinstance(spec, RunFormatSpec):
+        return "run_format", spec.name
     raise RegistryError(f"cannot register {spec!r}: not an evalkit.core.specs record")

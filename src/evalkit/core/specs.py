@@ -266,24 +266,66 @@ class ExecutorSpec(_Record):
     description: str = ""
 
 
+@dataclass(frozen=True)
+class MeasureSyntaxSpec(_Record):
+    """A way of writing measures on the command line (``-m`` of ``evalkit eval``,
+    ``compare``, ``power``, ``rescore``): trec_eval's ``P.5,10`` and ``official``, say.
+
+    ``expand(pieces)`` takes the ``-m`` values split at their commas
+    (:func:`evalkit.core.metric_names.split_measure_args`) and returns ``None`` when none
+    of them is written in this syntax, else a
+    :class:`~evalkit.core.metric_names.MeasureRequest`: the measures they name (pieces
+    of other syntaxes kept as typed, for the registry to resolve) and what its run
+    format reads. It raises ``ValueError`` (one line naming the piece) for a piece of its
+    syntax it refuses. Two syntaxes that both claim one list of values are refused,
+    naming both.
+    """
+
+    name: str
+    expand: Callable[[Sequence[str]], Any]
+    description: str = ""
+
+
+#: The formats of ``evalkit eval --format`` that are the command's own, not records.
+OWN_RUN_FORMATS: tuple[str, ...] = ("table", "json")
+
+
+@dataclass(frozen=True)
+class RunFormatSpec(_Record):
+    """An output of ``evalkit eval --format NAME`` besides ``table`` and ``json``.
+
+    ``render(scored) -> str`` prints a scored run
+    (:class:`~evalkit.report.run_scores.ScoredRun`: the run, the measures to show, the
+    ``-m`` request, ``--per-query``, the qrels) on standard output; it raises
+    ``ValueError`` (one line) for what it cannot print. ``default_measures`` are the
+    ``-m`` values it implies for a run file when none is given (trec_eval's
+    ``("official",)``). The names of :data:`OWN_RUN_FORMATS` are refused.
+    """
+
+    name: str
+    render: Callable[[Any], str]
+    description: str = ""
+    default_measures: tuple[str, ...] = ()
+
+
 AnySpec = (MetricSpec | MetricFamily | AggregateSpec | LoaderSpec | TargetSpec | ReporterSpec
-           | ExecutorSpec)
+           | ExecutorSpec | MeasureSyntaxSpec | RunFormatSpec)
 #: Every record type, for ``isinstance`` checks.
 SPEC_TYPES: tuple[type, ...] = (MetricSpec, MetricFamily, AggregateSpec, LoaderSpec, TargetSpec,
-                                ReporterSpec, ExecutorSpec)
+                                ReporterSpec, ExecutorSpec, MeasureSyntaxSpec, RunFormatSpec)
 
 #: The fields of each record type that must be callable, and those that may also be None.
 _CALLABLE_FIELDS: dict[type, tuple[str, ...]] = {
     MetricSpec: ("fn",), MetricFamily: ("factory",), AggregateSpec: ("fn",),
     LoaderSpec: ("fn",), TargetSpec: ("factory",), ReporterSpec: ("render",),
-    ExecutorSpec: ("factory",),
+    ExecutorSpec: ("factory",), MeasureSyntaxSpec: ("expand",), RunFormatSpec: ("render",),
 }
 _OPTIONAL_CALLABLES: dict[type, tuple[str, ...]] = {
     MetricSpec: ("prepare", "batch", "variant"), MetricFamily: ("core",),
     LoaderSpec: ("accepts",),
 }
 _STRING_FIELDS = ("description", "version", "suffix")
-_NAME_TUPLES = ("aliases", "suffixes", "params")
+_NAME_TUPLES = ("aliases", "suffixes", "params", "default_measures")
 
 
 def record_problem(rec: Any) -> str | None:
@@ -296,6 +338,9 @@ def record_problem(rec: Any) -> str | None:
     what = f"{cls.__name__} {rec.name!r}" if isinstance(rec.name, str) else cls.__name__
     if not isinstance(rec.name, str) or not rec.name.strip():
         return f"{what}: name must be a non-empty string, got {rec.name!r}"
+    if cls is RunFormatSpec and rec.name in OWN_RUN_FORMATS:
+        return (f"{what}: {' and '.join(OWN_RUN_FORMATS)} are evalkit eval's own formats; "
+                "give the run format another name")
     for attr in _CALLABLE_FIELDS.get(cls, ()):
         if not callable(getattr(rec, attr)):
             return f"{what}: {attr} must be callable, got {getattr(rec, attr)!r}"

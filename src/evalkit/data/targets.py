@@ -11,6 +11,13 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 if TYPE_CHECKING:
     from evalkit.data.cases import GoldenCase
 
+#: The ``meta`` key of one call's cost in US dollars (a number >= 0).
+COST_KEY = "cost_usd"
+#: The ``meta`` keys of one call's prompt and completion tokens (integers >= 0), which
+#: ``tokens_per_minute`` (:func:`evalkit.execute.pacing.reported_tokens`) and the cost
+#: aggregates read.
+TOKENS_IN_KEY, TOKENS_OUT_KEY = "tokens_in", "tokens_out"
+
 
 @dataclass(frozen=True)
 class TargetResponse:

@@ -13,9 +13,9 @@ aggregates (:mod:`.aggregates`), the eval config of ``evalkit run`` and ``evalki
 (:mod:`.evalconfig`, its pydantic models :mod:`.evalconfig_models`, the gate's options
 filled from it :mod:`.gate_options`) and what ``evalkit run`` refuses before the first
 call (:mod:`.run_checks`),
-runs named by a path (:mod:`.run_files`) and the ``-m`` values of the commands
-(:mod:`.measure_args`).
+runs named by a path (:mod:`.run_files`), the ``-m`` values of the commands, read by the
+measure syntaxes plugins register (:mod:`.measure_args`), and a run's spending limits with
+the protocol paid metrics follow to honour them (:mod:`.spending`).
 
-May import: io, stats, core, plugins, data, metrics. Facade: :mod:`.measure_args` asks the
-retrieval plugin, when it is installed, to read trec_eval's ``-m`` spellings.
+May import: io, stats, core, plugins, data, metrics.
 """

@@ -18,9 +18,8 @@ ranked ids at all for the diversity measures.
   responses (once per response), divided by ``log(number of distinct items)`` so it lies
   in [0, 1]; 0 when only one item ever appears.
 
-The cost and token aggregates (``cost_total``, ``cost_per_case``, ``tokens_in_total``,
-``tokens_out_total``, ``judge_cost_total``) are :mod:`evalkit.execute.cost_aggregates`;
-the built-in plugin registers both.
+The built-in plugin registers them. The cost and token aggregates (``cost_total``,
+``judge_cost_total``, ...) are the ``evalkit-judge`` plugin's.
 """
 
 from __future__ import annotations

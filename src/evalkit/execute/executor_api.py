@@ -10,12 +10,10 @@ returns an object with ``open(work: Work) -> RunningExecutor`` (and optionally
 the artifact, holds its lock and decides resume, so the guarantees of docs/runner.md hold
 whatever the executor.
 
-A remote executor (the ``evalkit-dask`` plugin) implements only a
-:class:`~evalkit.execute.dispatch.Backend` (send a batch of work items, hand back the rows
-that finished or the items that were lost) and wraps it in
-:class:`~evalkit.execute.dispatch.Dispatch`, which keeps the in-flight bound, retries lost
-items (bounded), drops duplicates and scores on the driver the metrics the workers
-cannot (:mod:`evalkit.execute.remote_work`).
+A remote executor returns its own running executor from ``open``; the ``evalkit-dask``
+plugin's drives the cluster from the driver (the in-flight bound spans every worker, the
+run's :class:`~evalkit.execute.pacing.Pacing` admits each call, lost items are retried a
+bounded number of times) and hands back rows as the local pool does (docs/scaling.md).
 
 A work item is a :class:`~evalkit.execute.executor.Job`, keyed by :func:`item_key`:
 ``(case id, sample index)``, the sample index 0 while each case is answered once.

@@ -1,77 +1,56 @@
 """What ``-m`` values ask for, read as the command line reads them.
 
 :func:`read_measure_args` splits them (:func:`evalkit.core.metric_names.split_measure_args`)
-and lets the retrieval plugin, when it is installed, expand trec_eval's nicknames and
-parameter lists; every other name is left for the registry to resolve.
+and lets the measure syntaxes that plugins register (``evalkit_register_measure_syntaxes``:
+trec_eval's ``P.5,10`` and ``official``, from ``evalkit-retrieval``) expand what is
+written in theirs; every other name is left for the registry to resolve.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import NamedTuple
 
-from evalkit.core.metric_names import MetricNameError, split_measure_args
-
-
-class MeasureRequest(NamedTuple):
-    """What ``-m`` values ask for: measure names, plus what trec_eval's layout needs.
-
-    ``labels`` maps a canonical name to the line name trec_eval prints for it (a
-    parameter list as typed), ``relstring`` the length of trec_eval's ``relstring``
-    line, ``header`` which of the ``runid`` / ``num_q`` lines are printed, ``counts``
-    whether trec_eval's counts are printed beside evalkit's names, and ``asked`` whether
-    any ``-m`` was given (``names`` is empty for ``-m runid`` alone).
-    """
-
-    names: list[str]
-    labels: dict[str, str]
-    relstring: int | None
-    header: tuple[str, ...]
-    counts: bool = True
-    asked: bool = False
-
-    @property
-    def header_only(self) -> bool:
-        """Only trec_eval's ``runid``, ``num_q`` or ``relstring`` lines were asked for."""
-        return self.asked and not self.names
-
-    def to_score(self, default: Sequence[str], *, trec: bool) -> list[str]:
-        """The measures to score: those asked for, else ``default``; for
-        :attr:`header_only` the ``num_ret`` count only (the lines need the rankings).
-
-        Raises:
-            MetricNameError: :attr:`header_only` outside trec_eval's layout.
-        """
-        if not self.header_only:
-            return self.names or list(default)
-        if not trec:
-            raise MetricNameError("-m runid, num_q and relstring are lines of trec_eval's "
-                                  "layout: add --format trec, or name a measure (-m ap)")
-        return ["num_ret"]
+from evalkit.core.metric_names import MeasureRequest, MetricNameError, split_measure_args
 
 
 def read_measure_args(values: Sequence[str] | None) -> MeasureRequest:
     """``-m`` values as the command line reads them: split by :func:`split_measure_args`,
-    then trec_eval's nicknames and parameter lists (``all_trec``, ``P.5,10``,
-    ``ndcg.1=3,2=9``) expanded by the retrieval plugin when it is installed
-    (``evalkit_retrieval.trec_names.expand``); other names are kept for the registry.
+    then expanded by the registered measure syntax that claims them (its
+    :class:`~evalkit.core.specs.MeasureSyntaxSpec` ``expand``); with none, the names as
+    typed, for the registry.
 
     Raises:
-        MetricNameError: a value names no measure, or a trec_eval parameter list is bad.
+        MetricNameError: a value names no measure, a syntax refuses a piece (its message),
+            names a measure the registry does not know, or two syntaxes claim the values.
     """
+    from evalkit.plugins.default import default_registry
+
     pieces = split_measure_args(values)
-    try:
-        from evalkit_retrieval.trec_names import expand
-    except ImportError:
-        return MeasureRequest(pieces, {}, None, ("runid", "num_q"), True, bool(pieces))
-    try:
-        req = expand(pieces)
-    except ValueError as exc:
-        raise MetricNameError(str(exc)) from None
-    except LookupError as exc:  # a measure the registry does not know (or blocked)
-        raise MetricNameError(str(exc.args[0]) if exc.args else str(exc)) from None
-    return MeasureRequest(req.names, req.labels, req.relstring, req.header, req.counts,
-                          req.asked)
+    if not pieces:
+        return MeasureRequest([])
+    claimed: list[tuple[str, str, MeasureRequest]] = []
+    for _, name, entry in default_registry().entries("measure_syntax"):
+        expand = getattr(entry.spec, "expand", None)
+        if not callable(expand):
+            continue
+        try:
+            req = expand(pieces)
+        except ValueError as exc:
+            raise MetricNameError(str(exc)) from None
+        except LookupError as exc:  # a measure the registry does not know (or blocked)
+            raise MetricNameError(str(exc.args[0]) if exc.args else str(exc)) from None
+        if req is None:
+            continue
+        if not isinstance(req, MeasureRequest):
+            raise TypeError(f"measure syntax {name!r} of {entry.provider} returned "
+                            f"{type(req).__name__}, not a MeasureRequest or None")
+        claimed.append((name, str(entry.provider), req))
+    if len(claimed) > 1:
+        both = " and ".join(f"{n!r} ({provider})" for n, provider, _ in claimed)
+        raise MetricNameError(f"-m {', '.join(pieces)}: the measure syntaxes {both} both "
+                              "read these values; name the measures in one syntax per "
+                              "command, or disable one of the plugins")
+    return claimed[0][2] if claimed else MeasureRequest(pieces, bool(pieces))
 
 
 def comparable_names(values: Sequence[str] | None) -> tuple[list[str], list[str]]:

@@ -51,7 +51,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from evalkit.execute.cost_aggregates import TOKENS_IN_KEY, TOKENS_OUT_KEY
+from evalkit.data.targets import TOKENS_IN_KEY, TOKENS_OUT_KEY
 
 if TYPE_CHECKING:
     import asyncio
@@ -98,9 +98,9 @@ def check_rate(key: str, value: object) -> float | None:
 
 def reported_tokens(meta: Mapping[str, Any]) -> int:
     """The tokens a response reports in its ``meta``, the first of: ``tokens`` (a
-    number); ``tokens_in + tokens_out`` (the keys of the cost aggregates,
-    :mod:`evalkit.execute.cost_aggregates`, and of ``HttpTarget(meta_keys=...)`` in
-    docs/text.md); ``usage`` holding ``total_tokens`` (OpenAI) or ``input_tokens +
+    number); ``tokens_in + tokens_out`` (the keys a target reports a call's tokens
+    under, :data:`evalkit.data.targets.TOKENS_IN_KEY`, as ``HttpTarget(meta_keys=...)``
+    copies them in docs/text.md); ``usage`` holding ``total_tokens`` (OpenAI) or ``input_tokens +
     output_tokens`` (Anthropic; ``prompt_tokens + completion_tokens`` too); 0 when none
     is reported (a value that is not a finite number > 0 counts as 0)."""
     def number(value: Any) -> int:

@@ -21,7 +21,6 @@ from evalkit._lazy import lazy_exports
 
 _LAZY: dict[str, str] = {
     "KERNEL_DISTRIBUTION": "evalkit.plugins.info",
-    "IN_REPO_DISTRIBUTIONS": "evalkit.plugins.info",
     "PluginInfo": "evalkit.plugins.info",
     "HOOKS": "evalkit.plugins.hooks",
     "PluginError": "evalkit.plugins.hooks",
@@ -90,7 +89,6 @@ if TYPE_CHECKING:
     from evalkit.plugins.hooks import PluginError as PluginError
     from evalkit.plugins.hooks import collect_records as collect_records
     from evalkit.plugins.hooks import new_plugin_manager as new_plugin_manager
-    from evalkit.plugins.info import IN_REPO_DISTRIBUTIONS as IN_REPO_DISTRIBUTIONS
     from evalkit.plugins.info import KERNEL_DISTRIBUTION as KERNEL_DISTRIBUTION
     from evalkit.plugins.info import PluginInfo as PluginInfo
     from evalkit.plugins.listing import NameInfo as NameInfo

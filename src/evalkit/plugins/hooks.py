@@ -23,9 +23,11 @@ from evalkit.core.specs import (
     AnySpec,
     ExecutorSpec,
     LoaderSpec,
+    MeasureSyntaxSpec,
     MetricFamily,
     MetricSpec,
     ReporterSpec,
+    RunFormatSpec,
     TargetSpec,
     record_problem,
 )
@@ -37,6 +39,8 @@ HOOKS: dict[str, tuple[type, ...]] = {
     "evalkit_register_targets": (TargetSpec,),
     "evalkit_register_reporters": (ReporterSpec,),
     "evalkit_register_executors": (ExecutorSpec,),
+    "evalkit_register_measure_syntaxes": (MeasureSyntaxSpec,),
+    "evalkit_register_run_formats": (RunFormatSpec,),
 }
 
 

@@ -22,11 +22,9 @@ from evalkit.core.registry import Conflict, Provider, Registry
 from evalkit.core.specs import (
     AggregateSpec,
     AnySpec,
-    ExecutorSpec,
     LoaderSpec,
     MetricFamily,
     MetricSpec,
-    TargetSpec,
 )
 from evalkit.plugins.discovery import location_of
 from evalkit.plugins.info import KERNEL_DISTRIBUTION, PluginInfo
@@ -38,7 +36,8 @@ class NameInfo(NamedTuple):
     """One registered name, as listed by ``evalkit plugins list``.
 
     ``kind`` is ``metric``, ``count``, ``aggregate``, ``loader`` (with ``loader_kind``),
-    ``target``, ``reporter`` or ``executor``; a ``name@k`` family is one entry named ``name@k``.
+    ``target``, ``reporter``, ``executor``, ``measure_syntax`` or ``run_format``; a
+    ``name@k`` family is one entry named ``name@k``.
     ``polarity`` is ``"higher"``, ``"lower"``, ``"undeclared"`` or ``None`` (not a metric).
     """
 
@@ -90,12 +89,11 @@ def describe_entry(namespace: str, key: str, spec: AnySpec, provider: Provider) 
     if isinstance(spec, LoaderSpec):
         return NameInfo(key, "loader", None, definition_version=None,
                         loader_kind=spec.kind, **common)
-    kind = "target" if isinstance(spec, TargetSpec) else \
-        "executor" if isinstance(spec, ExecutorSpec) else "reporter"
-    return NameInfo(key, kind, None, definition_version=None, **common)
+    return NameInfo(key, namespace, None, definition_version=None, **common)
 
 
-_KIND_ORDER = ("metric", "count", "aggregate", "loader", "target", "reporter", "executor")
+_KIND_ORDER = ("metric", "count", "aggregate", "loader", "target", "reporter", "executor",
+               "measure_syntax", "run_format")
 
 
 def _listing_order(n: NameInfo) -> tuple[Any, ...]:

@@ -15,8 +15,8 @@ notebooks, :mod:`.html_table`), the tables the commands print
 May import: io, stats, core, plugins, data, tables. The model sits below the gate and the
 comparison, which build it from their fields: nothing here names their types. A reporter
 is found in the registry by name, never imported, so a plugin's reporter (``html``) works
-like the built-in ones. Facade: ``--format trec`` asks the retrieval plugin for
-trec_eval's layout (:mod:`.run_scores`).
+like the built-in ones; so is a run format of ``evalkit eval --format`` (:mod:`.run_scores`;
+the retrieval plugin's ``trec``).
 """
 
 from __future__ import annotations

@@ -1,25 +1,29 @@
 """A scored run as ``evalkit eval`` shows it: which measures, one summary sentence, the
-table for people, the JSON for scripts, and trec_eval's own layout.
+table for people, the JSON for scripts, and the run formats plugins register.
 
 Means and totals are each measure's summary as its record declares it
 (:mod:`evalkit.data.summaries`: a mean, a count's sum, trec_eval's geometric means);
-per-query values are printed with 4 decimals, counts as integers. The trec_eval layout is
-the retrieval plugin's (:mod:`evalkit_retrieval.trec_output`), asked for by name of the
-module when ``--format trec`` is given.
+per-query values are printed with 4 decimals, counts as integers. Any other
+``--format NAME`` is a :class:`~evalkit.core.specs.RunFormatSpec` found in the registry
+by name (:func:`run_format`; ``evalkit-retrieval`` registers ``trec``, trec_eval's own
+layout), which renders a :class:`ScoredRun`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from evalkit.data import summaries
 from evalkit.data.coverage import notes_of
-from evalkit.data.metric_info import COUNT_NAMES, canonical_metric, is_count
+from evalkit.data.metric_info import canonical_metric, is_count
 from evalkit.report.formatting import decimal
 
 if TYPE_CHECKING:
+    from evalkit.core.metric_names import MeasureRequest
+    from evalkit.core.specs import RunFormatSpec
     from evalkit.data.results import RunResult
 
 
@@ -41,8 +45,8 @@ def select_measures(
 ) -> tuple[list[str], list[str]]:
     """``(metrics, counts)`` to show: the requested ones (resolved to the run's stored
     names), or every metric the run has (and no count); none for a
-    :class:`~evalkit.execute.measure_args.MeasureRequest` of trec_eval's ``runid``,
-    ``num_q`` or ``relstring`` lines only (``requested`` may be such a request).
+    :class:`~evalkit.core.metric_names.MeasureRequest` of a run format's lines only
+    (trec_eval's ``runid``, ``num_q``, ``relstring``; ``requested`` may be a request).
 
     Raises:
         MeasureSelectionError: a requested measure the run lacks, or a run with no metric
@@ -50,7 +54,7 @@ def select_measures(
         evalkit.data.results.MetricFailedError: a requested metric that failed on some
             case (names the run, the metric and the cases).
     """
-    if getattr(requested, "header_only", False):
+    if getattr(requested, "lines_only", False):
         return [], []
     requested = getattr(requested, "names", requested)
     have = result.metric_names()
@@ -115,9 +119,10 @@ def summary_line(result: RunResult) -> str:
     return "; ".join(parts)
 
 
-def trec_remark(result: RunResult) -> str | None:
-    """:func:`summary_line` when it has something to say beside trec_eval's layout
-    (unjudged topics ignored, judged queries missing or with an empty ranking)."""
+def format_remark(result: RunResult) -> str | None:
+    """:func:`summary_line` when it has something to say beside a run format's output,
+    which alone goes to standard output (unjudged topics ignored, judged queries missing
+    or with an empty ranking)."""
     n = notes_of(result)
     if any(n[k] for k in ("unjudged_ignored", "missing_count", "empty_rankings")):
         return summary_line(result)
@@ -207,46 +212,54 @@ def print_table(console: Any, result: RunResult, metrics: Sequence[str], per_que
         console.print(table)
 
 
-def trec_lines(result: RunResult, request: Any, metrics: Sequence[str], counts: Sequence[str],
-               per_query: bool, judgments: Mapping[str, Mapping[str, int]] | None,
-               asked_c: bool = False) -> list[str]:
-    """trec_eval's layout of the run, from the retrieval plugin; ``request`` is the
-    :class:`~evalkit.execute.measure_args.MeasureRequest` the ``-m`` values made,
-    ``judgments`` the qrels, when given (``{qid: {doc: label}}``), and ``asked_c`` whether
-    ``-c`` (``--missing zero``) was given. trec_eval recounts ``num_rel`` on the ``all``
-    line only under ``-c``: when it was asked for, or when judged queries missing from the
-    run were scored 0 (trec_eval 10.0 refuses those without ``-c``).
+@dataclass(frozen=True)
+class ScoredRun:
+    """What ``evalkit eval --format NAME`` hands a run format's ``render``.
+
+    Attributes:
+        result: the scored run (its rows, their metrics and counts, its header).
+        request: what the ``-m`` values asked for
+            (:class:`~evalkit.core.metric_names.MeasureRequest`; its ``layout`` is the run
+            format's own when its measure syntax read them).
+        metrics: the measures to show, as the run stores them, in the order asked.
+        counts: the per-query counts to show (num_ret, ...).
+        per_query: ``--per-query`` / ``-q``: every query's values too.
+        judgments: the qrels given with ``--qrels`` (``{qid: {doc: label}}``), else
+            ``None`` (an artifact scored earlier keeps its rankings, not the labels).
+        zero_missing: ``-c`` or ``--missing zero`` was given (trec_eval's ``-c``).
+        source: the run file or artifact.
+    """
+
+    result: RunResult
+    request: MeasureRequest
+    metrics: Sequence[str]
+    counts: Sequence[str]
+    per_query: bool
+    judgments: Mapping[str, Mapping[str, int]] | None
+    zero_missing: bool
+    source: Path
+
+
+def run_format(name: str) -> RunFormatSpec:
+    """The run format registered as ``name`` (``evalkit eval --format NAME``).
 
     Raises:
-        ImportError: the retrieval plugin is not installed (the message says what to
-            install).
-        MeasureSelectionError: ``relstring`` asked for without the judgments.
+        MeasureSelectionError: no run format has that name (the message lists the
+            formats there are: ``table``, ``json`` and those plugins registered), or two
+            plugins provide it (naming both).
     """
-    if request.relstring is not None and judgments is None:
-        raise MeasureSelectionError(
-            "relstring prints each query's relevance labels, and this run comes without "
-            "its judgments: pass --qrels QRELS (the run artifact keeps its rankings, not "
-            "the labels)")
-    if request.relstring is not None and not any(r.retrieved for r in result.per_query) \
-            and any(getattr(r, "counts", {}).get("num_ret") for r in result.per_query):
-        raise MeasureSelectionError(
-            "relstring prints the labels of each ranking, and this artifact stores its rows "
-            "without their rankings (a baseline promoted with --drop-rankings): score the "
-            "TREC run file itself")
-    try:  # a facade: trec_eval's layout is the evalkit-retrieval plugin's
-        from evalkit_retrieval import trec_output
-    except ImportError as exc:
-        from evalkit.plugins.loading import missing_plugin
+    from evalkit.core.registry import RegistryError
+    from evalkit.core.specs import OWN_RUN_FORMATS, RunFormatSpec
+    from evalkit.plugins.default import default_registry
 
-        raise missing_plugin("evalkit-retrieval", "--format trec", exc) from exc
-    wanted = list(metrics) + [c for c in counts if c not in metrics]
-    if request.counts:  # evalkit's names: trec_eval's counts are printed, as it prints them
-        wanted = [c for c in COUNT_NAMES if c in count_names(result) and c not in wanted] + wanted
-    labels = {canonical_metric(k): v for k, v in request.labels.items()}
-    return trec_output.trec_lines(
-        result, wanted, per_query=per_query, labels=labels,
-        relstring_len=request.relstring, judgments=judgments,
-        complete=asked_c or bool(result.header.get("missing") == "zero"
-                                 and notes_of(result)["missing_count"]),
-        header=request.header,
-    )
+    registry = default_registry()
+    try:
+        spec = registry.get("run_format", name)
+    except RegistryError as exc:
+        if any(c.namespace == "run_format" and c.name == name for c in registry.conflicts()):
+            raise MeasureSelectionError(f"--format {name}: {exc}") from None
+        known = [*OWN_RUN_FORMATS, *(key for _, key, _ in registry.entries("run_format"))]
+        raise MeasureSelectionError(f"--format/-f {name}: expected one of "
+                                    f"{', '.join(known)}") from None
+    assert isinstance(spec, RunFormatSpec)
+    return spec

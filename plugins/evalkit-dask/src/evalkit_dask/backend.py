@@ -1,8 +1,8 @@
-"""The :class:`~evalkit.execute.dispatch.Backend` of the ``dask`` executor.
+"""The :class:`~evalkit_dask.dispatch.Backend` of the ``dask`` executor.
 
 Each ``submit`` is one Dask task (:func:`evalkit_dask.worker.run_batch`) with a unique
 key. Its done-callback (on Dask's callback thread) counts the task's items as settled
-and tells the driver's :class:`~evalkit.execute.dispatch.Dispatch` (``listen``), which
+and tells the driver's :class:`~evalkit_dask.dispatch.Dispatch` (``listen``), which
 sends the next batch from that thread at once, before the rows travel back and without
 waiting for the driver's main thread; the future then goes on a queue, and ``poll``
 gathers every finished future at once. A task that errs with ``KilledWorker`` (its
@@ -23,8 +23,8 @@ from typing import Any
 from distributed.scheduler import KilledWorker
 
 from evalkit.data.rows import CaseResult
-from evalkit.execute.dispatch import Outcome
 from evalkit.execute.executor import Job
+from evalkit_dask.dispatch import Outcome
 from evalkit_dask.worker import WorkerPlan, forget, run_batch
 
 

@@ -8,8 +8,8 @@ is touched) decides how the workers get the target: the eval config's factory an
 cloudpickle; one that cannot be sent is refused, naming it. :meth:`DaskExecutor.open`
 connects (or starts a ``LocalCluster`` of worker processes on 127.0.0.1, stopped with
 the run), scatters the plan once, builds the target on one worker to refuse a factory
-the workers cannot import before any call, and returns the kernel's
-:class:`~evalkit.execute.dispatch.Dispatch` over a :class:`~evalkit_dask.backend.DaskBackend`:
+the workers cannot import before any call, and returns a
+:class:`~evalkit_dask.dispatch.Dispatch` over a :class:`~evalkit_dask.backend.DaskBackend`:
 the in-flight bound, the retries of items lost with a worker and the artifact stay on the
 driver (docs/scaling.md).
 """
@@ -22,11 +22,11 @@ import os
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from evalkit.execute.dispatch import DEFAULT_MAX_RETRIES, Dispatch
 from evalkit.execute.executor_api import UnsendableError, Work
-from evalkit.execute.remote_work import on_driver_only, split_metrics
 from evalkit.io.limits import MAX_WAIT_S
 from evalkit_dask.address import RefusedError, check_address, refused_fast
+from evalkit_dask.dispatch import DEFAULT_MAX_RETRIES, Dispatch
+from evalkit_dask.remote_work import on_driver_only, split_metrics
 from evalkit_dask.spawn import local_cluster_start
 from evalkit_dask.worker import WorkerPlan, probe
 

@@ -25,8 +25,8 @@ from evalkit.data.rows import CaseResult
 from evalkit.data.targets import Target
 from evalkit.execute.executor import Job
 from evalkit.execute.executor_api import TargetRecipe
-from evalkit.execute.remote_work import build_target, run_item, worker_metrics
 from evalkit.execute.scoring import RunAborted
+from evalkit_dask.remote_work import build_target, run_item, worker_metrics
 
 #: The most item threads of one worker process (idle ones cost nothing).
 MAX_ITEM_THREADS = 512

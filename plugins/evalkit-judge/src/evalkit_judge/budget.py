@@ -18,17 +18,29 @@ counted its input tokens with the API; see ``docs/judge.md``, "How --max-cost de
 
 In a dry run no request is sent: the budget counts the grades found in the cache and the
 ones that would be requested, with their estimated cost when prices are known.
+
+A budget is the judges' account in the kernel's spending protocol
+(:mod:`evalkit.execute.spending`): under ``evalkit run --max-calls/--max-cost/--dry-run``
+or :func:`use_budget` every judge without a budget of its own shares it
+(:func:`active_budget`), and :class:`BudgetExhausted` is a
+:class:`~evalkit.execute.spending.SpendingLimitReached`.
 """
 
 from __future__ import annotations
 
-import math
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, NoReturn
 
+from evalkit.execute.spending import (
+    Spending,
+    SpendingLimitReached,
+    SpendingLimits,
+    current_spending,
+    use_spending,
+)
 from evalkit_judge.pricing import CostPlan as CostPlan
 from evalkit_judge.pricing import ModelPrice as ModelPrice
 from evalkit_judge.pricing import PricesLike as PricesLike
@@ -59,20 +71,17 @@ class JudgeUnavailable(JudgeError, ValueError):
     """
 
 
-class BudgetExhausted(BaseException):
+class BudgetExhausted(SpendingLimitReached):
     """Raised before a request that would exceed ``max_calls`` or ``max_cost``.
 
-    It derives from :class:`BaseException` (as :class:`KeyboardInterrupt` does) so that
-    ``except Exception`` clauses around single cases do not turn it into a case error:
-    the run stops cleanly, and every grade already received stays in the cache.
+    It derives from :class:`BaseException` (as :class:`KeyboardInterrupt` does), through
+    the kernel's :class:`~evalkit.execute.spending.SpendingLimitReached`, so that ``except
+    Exception`` clauses around single cases do not turn it into a case error: the run
+    stops cleanly, and every grade already received stays in the cache.
 
     Attributes:
         reason: one line saying which limit stopped the run.
     """
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
 
 
 #: Slack for the float sums of prices compared with ``max_cost`` (US dollars).
@@ -108,12 +117,7 @@ class Budget:
 
     def __init__(self, *, max_calls: int | None = None, max_cost: float | None = None,
                  dry_run: bool = False) -> None:
-        if max_calls is not None and (isinstance(max_calls, bool) or not isinstance(
-                max_calls, int) or max_calls < 0):
-            raise ValueError(f"max_calls must be an integer >= 0, got {max_calls!r}")
-        if max_cost is not None and (isinstance(max_cost, bool) or not isinstance(
-                max_cost, int | float) or not math.isfinite(max_cost) or max_cost < 0):
-            raise ValueError(f"max_cost must be a finite number >= 0, got {max_cost!r}")
+        SpendingLimits(max_calls, max_cost, dry_run)  # ValueError for a bad limit
         self.max_calls = max_calls
         self.max_cost = None if max_cost is None else float(max_cost)
         self.dry_run = dry_run
@@ -309,26 +313,31 @@ class Budget:
         return "\n".join(lines)
 
 
-_active: list[Budget] = []
-_active_lock = threading.Lock()
+#: The judges' account in a run's spending (:mod:`evalkit.execute.spending`).
+ACCOUNT = "judge"
 
 
 def active_budget() -> Budget | None:
-    """The budget installed by the innermost :func:`use_budget` block, if any.
+    """The budget every judge without its own ``budget=`` consults: the judges' account
+    in the innermost spending (:func:`evalkit.execute.spending.current_spending`), the one
+    :func:`use_budget` installs or the one ``evalkit run --max-calls/--max-cost/--dry-run``
+    makes, whose budget is made on first use from its limits and shared by every judge of
+    the run; ``None`` outside both.
 
     It is process-wide (not per thread), so worker threads of a run share it.
     """
-    with _active_lock:
-        return _active[-1] if _active else None
+    spending = current_spending()
+    if spending is None:
+        return None
+    return spending.account(ACCOUNT, lambda limits: Budget(
+        max_calls=limits.max_calls, max_cost=limits.max_cost, dry_run=limits.dry_run))
 
 
 @contextmanager
 def use_budget(budget: Budget) -> Iterator[Budget]:
-    """Make ``budget`` the one every judge without its own ``budget=`` consults."""
-    with _active_lock:
-        _active.append(budget)
-    try:
+    """Make ``budget`` the one every judge without its own ``budget=`` consults (a run's
+    spending whose judges' account it is)."""
+    spending = Spending(SpendingLimits(budget.max_calls, budget.max_cost, budget.dry_run))
+    spending.account(ACCOUNT, lambda limits: budget)
+    with use_spending(spending):
         yield budget
-    finally:
-        with _active_lock:
-            _active.remove(budget)

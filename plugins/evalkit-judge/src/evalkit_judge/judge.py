@@ -1,11 +1,14 @@
 """``LLMJudge``: a per-case metric graded by a model through a forced, strict tool call.
 
 A grade is served from the cache when its request was sent before (or imported from a 0.2
-JSON cache; :mod:`evalkit_judge.serving`), requested once per key however many threads ask
-for it, and sent only when the budget allows (:mod:`evalkit_judge.requesting`); the
-request itself is :mod:`evalkit_judge.prompt`'s, its cost :mod:`evalkit_judge.costs`'s,
-the reply's parsing :mod:`evalkit_judge.grades`', the client :mod:`evalkit_judge.client`'s
-and its credentials :mod:`evalkit_judge.credentials`'.
+JSON cache), requested once per key however many threads ask for it (:class:`SingleFlight`:
+a thread asking for a grade another thread is requesting waits for it and reads what it
+stored), and sent only when the budget allows: under a dry run the request's typical and
+worst cost are noted instead; otherwise the budget reserves the worst case first and
+settles the real cost after, and the grade (or the reply that held none) is kept in the
+cache. The request itself is :mod:`evalkit_judge.prompt`'s, its cost
+:mod:`evalkit_judge.costs`'s, the reply's parsing :mod:`evalkit_judge.grades`', the
+client :mod:`evalkit_judge.client`'s and its credentials :mod:`evalkit_judge.credentials`'.
 """
 
 from __future__ import annotations
@@ -13,34 +16,74 @@ from __future__ import annotations
 import math
 import sys
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from evalkit.execute.samples import current_sample
 from evalkit.io.limits import MAX_RETRIES
 from evalkit_judge.budget import (
     Budget,
     CostPlan,
+    GradeNotRequested,
+    JudgeError,
     ModelPrice,
     PricesLike,
+    Reservation,
     Usage,
     active_budget,
     price_table,
 )
-from evalkit_judge.cache import GradeCache
+from evalkit_judge.cache import CacheError, GradeCache
 from evalkit_judge.client import DEFAULT_MAX_RETRIES as DEFAULT_MAX_RETRIES
 from evalkit_judge.client import AnthropicLike as AnthropicLike
 from evalkit_judge.client import JudgeClient
 from evalkit_judge.costs import CostModel
-from evalkit_judge.grades import Grade, summarize
+from evalkit_judge.credentials import is_credentials_failure, is_refusal
+from evalkit_judge.grades import Grade, parse_reply, reply_dict, summarize
 from evalkit_judge.prompt import GradingPrompt
-from evalkit_judge.requesting import request_grade
-from evalkit_judge.serving import SingleFlight, cached_grade, stored_grade
 
 if TYPE_CHECKING:
     from evalkit.data.cases import GoldenCase
     from evalkit.data.targets import TargetResponse
+
+T = TypeVar("T")
+#: The header the ``anthropic`` SDK sends with each request: the retries before it.
+RETRY_COUNT_HEADER = "x-stainless-retry-count"
+
+
+class SingleFlight(Generic[T]):
+    """One fetch per key at a time: a thread asking for a key another thread is fetching
+    waits for it, then reads what it stored; if nothing was stored (the fetch failed, or
+    there is no cache), it fetches itself."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._inflight: dict[str, threading.Event] = {}
+
+    def run(self, key: str, reread: Callable[[], T | None], fetch: Callable[[], T]
+            ) -> tuple[T, bool]:
+        """``(value, whether it was read rather than fetched)``."""
+        while True:
+            with self._lock:
+                event = self._inflight.get(key)
+                owner = event is None
+                if event is None:
+                    event = self._inflight[key] = threading.Event()
+            if owner:
+                try:
+                    found = reread()  # a fetch that finished between our read and now
+                    return (found, True) if found is not None else (fetch(), False)
+                finally:
+                    with self._lock:
+                        del self._inflight[key]
+                    event.set()
+            # unbounded: as long as the owner's request for this key, which its client's
+            # timeout and retries bound; the owner sets the event whatever happens (finally)
+            event.wait()
+            found = reread()
+            if found is not None:
+                return found, True
 
 
 class LLMJudge:
@@ -71,8 +114,9 @@ class LLMJudge:
         prices: ``{model: (input, output)}`` in US dollars per million tokens (see
             :func:`~evalkit_judge.budget.price_table`), or a JSON file of them. Needed for
             costs on rows and for ``max_cost``.
-        budget: the :class:`Budget` to consult; by default the one installed by
-            :func:`~evalkit_judge.budget.use_budget` (``evalkit run --max-calls ...``).
+        budget: the :class:`Budget` to consult; by default the run's
+            (:func:`~evalkit_judge.budget.active_budget`: the one installed by
+            :func:`~evalkit_judge.budget.use_budget`, or ``evalkit run --max-calls ...``).
         max_retries: retries of 429, 529, 5xx and connection failures, done by the SDK
             with jittered exponential backoff (honouring ``retry-after``): an integer from
             0 to 10 (:data:`evalkit.io.limits.MAX_RETRIES`). Applied to the client the
@@ -257,14 +301,165 @@ class LLMJudge:
         body = self.request(response, case)
         key = self.prompt.key(body, self._sample())
         budget = self.budget or active_budget()
-        grade = cached_grade(self, key, response, case)
+        grade = self._cached_grade(key, response, case)
         cached = grade is not None
         if grade is None:  # one request per key, however many threads ask for it
-            grade, cached = self._inflight.run(key, lambda: stored_grade(self, key),
-                                               lambda: request_grade(self, key, body, case,
-                                                                     budget))
+            grade, cached = self._inflight.run(key, lambda: self._stored_grade(key),
+                                               lambda: self._request_grade(key, body, case,
+                                                                           budget))
         if cached and budget is not None:
             budget.note_cached()
         with self._lock:
             self._details[case_id] = grade.as_dict()
         return grade
+
+    # ------------------------------------------------------------------ grades
+    def _what(self, case: GoldenCase) -> str:
+        return f"judge {self.model!r}, case {str(case.id)!r}"
+
+    def _stored_grade(self, key: str) -> Grade | None:
+        """The grade the judge's cache holds for ``key``, or None.
+
+        Raises:
+            JudgeError: the cache cannot be read.
+        """
+        if self.cache is None:
+            return None
+        try:
+            stored = self.cache.get(key)
+        except CacheError as exc:
+            raise JudgeError(str(exc)) from exc
+        if stored is None:
+            return None
+        return Grade(score=stored.score, reason=stored.reason, model=self.model, key=key,
+                     cached=True, source="cache" if stored.source == "api" else stored.source,
+                     usage=stored.usage, served_model=stored.served_model,
+                     cost_usd=None if stored.source == "seed-json"
+                     else self.cost(stored.usage, stored.served_model),
+                     definition=self.definition)
+
+    def _cached_grade(self, key: str, response: TargetResponse, case: GoldenCase
+                      ) -> Grade | None:
+        """The stored grade for ``key``, else one imported from a 0.2 JSON cache (matched
+        on the 0.2 key, kept under ``key`` from now on) when ``seed_grades`` allows, else
+        None.
+
+        Raises:
+            JudgeError: the cache cannot be read or written.
+        """
+        grade = self._stored_grade(key)
+        if grade is not None or self.cache is None or not self.seed_grades:
+            return grade
+        try:
+            if not self.cache.has_seed_grades():
+                return None
+            seed = self.cache.seed_get(self.seed_key(response, case))
+            if seed is None:
+                return None
+            score, reason = seed
+            if not 1 <= score <= self.scale:
+                return None
+            self.cache.put(key, case_id=str(case.id), model=self.model, score=score,
+                           reason=reason, usage=Usage(), served_model=None,
+                           source="seed-json", reply=None)
+        except CacheError as exc:
+            raise JudgeError(str(exc)) from exc
+        return self._stored_grade(key)
+
+    def _request_grade(self, key: str, body: dict[str, Any], case: GoldenCase,
+                       budget: Budget | None) -> Grade:
+        """Send ``body`` (the request of ``case``, cached under ``key``); its grade.
+
+        Under a dry run nothing is sent: the request's typical and worst cost are noted on
+        the budget. Otherwise the budget reserves the worst case first and settles the real
+        cost after; the grade (or the reply that held none) is kept in the judge's cache.
+
+        Raises:
+            GradeNotRequested: dry run.
+            BudgetExhausted: the budget's limits leave no room for the request.
+            RunAborted: the client has no usable credentials, or the API refused them.
+            JudgeError: the request failed after the SDK's retries, the reply held no valid
+                grade, or the grade could not be cached (names the case).
+        """
+        if budget is not None and budget.dry_run:
+            typical, most = self.estimate(body)
+            budget.note_planned(key, typical, most)
+            raise GradeNotRequested(f"{self._what(case)}: dry run, grade not cached and "
+                                    "not requested")
+        # before the budget counts a request: a client that cannot send one stops the run
+        client = self.api_client.resolve()
+        reservation: Reservation | None = None
+        if budget is not None:
+            reservation = budget.reserve(None, model=self.model, plan=self._plan(body, budget))
+        kwargs = dict(body)
+        temperature = kwargs.pop("temperature", None)
+        if temperature is not None:
+            kwargs["extra_body"] = {"temperature": temperature}
+        try:
+            message, retries = _sent(client, kwargs)
+        except Exception as exc:
+            if budget is not None and reservation is not None:
+                budget.release(reservation, sent=not is_credentials_failure(exc),
+                               refused=is_refusal(exc))
+            stop = self.api_client.stop_for(exc)
+            if stop is not None:
+                raise stop from exc
+            retried = _retries_before(exc)
+            after = f" after {retried} retr{'y' if retried == 1 else 'ies'}" if retried else ""
+            raise JudgeError(f"{self._what(case)}: the request failed{after} "
+                             f"({type(exc).__name__}: {exc})") from exc
+        reply = reply_dict(message)
+        usage = Usage.from_reply(reply.get("usage"))
+        self.costs.calibrate(body, usage)
+        served = reply.get("model") if isinstance(reply.get("model"), str) else None
+        cost = self.cost(usage, served)
+        if budget is not None and reservation is not None:
+            budget.settle(reservation, cost)
+        return self._graded(key, case, reply, usage, served, cost, retries)
+
+    def _graded(self, key: str, case: GoldenCase, reply: dict[str, Any], usage: Usage,
+                served: str | None, cost: float | None, retries: int = 0) -> Grade:
+        """The grade of ``reply``, kept in the cache (or the reply kept as rejected)."""
+        try:
+            score, reason = parse_reply(reply, self.scale)
+        except JudgeError as exc:
+            message_text = f"{self._what(case)}: {exc}"
+            if self.cache is not None:
+                try:
+                    self.cache.reject(key, case_id=str(case.id), model=self.model,
+                                      error=str(exc), reply=reply)
+                except CacheError as cache_exc:
+                    message_text += f" (and the reply could not be kept: {cache_exc})"
+            raise JudgeError(message_text) from None
+        if self.cache is not None:
+            try:
+                self.cache.put(key, case_id=str(case.id), model=self.model, score=score,
+                               reason=reason, usage=usage, served_model=served,
+                               source="api", reply=reply)
+            except CacheError as exc:
+                raise JudgeError(f"{self._what(case)}: {exc}; the grade was not used") \
+                    from exc
+        return Grade(score=score, reason=reason, model=self.model, key=key, cached=False,
+                     source="api", usage=usage, cost_usd=cost, served_model=served,
+                     definition=self.definition, retries=retries)
+
+
+def _sent(client: Any, kwargs: dict[str, Any]) -> tuple[Any, int]:
+    """The reply to ``client.messages.create(**kwargs)`` and the requests the client sent
+    again on the way (the SDK's ``retries_taken``; 0 for a client that does not say)."""
+    raw_api = getattr(client.messages, "with_raw_response", None)
+    if raw_api is None:
+        return client.messages.create(**kwargs), 0
+    raw = raw_api.create(**kwargs)
+    retries = getattr(raw, "retries_taken", 0)
+    return raw.parse(), retries if isinstance(retries, int) and retries > 0 else 0
+
+
+def _retries_before(exc: Exception) -> int:
+    """The retries the SDK made before the request that raised ``exc`` (the retry count
+    header of its last request; 0 when unknown)."""
+    request = getattr(exc, "request", None)
+    try:
+        return max(0, int(getattr(request, "headers", {}).get(RETRY_COUNT_HEADER, 0)))
+    except (TypeError, ValueError):
+        return 0

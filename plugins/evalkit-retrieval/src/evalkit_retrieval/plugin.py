@@ -3,16 +3,24 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from evalkit.core.hookspecs import hookimpl
-from evalkit.core.specs import LoaderSpec, MetricFamily, MetricSpec
+from evalkit.core.specs import (
+    LoaderSpec,
+    MeasureSyntaxSpec,
+    MetricFamily,
+    MetricSpec,
+    RunFormatSpec,
+)
 from evalkit_retrieval.measures import metric_records
 
 if TYPE_CHECKING:
+    from evalkit.core.metric_names import MeasureRequest
     from evalkit.execute.ranking import RankedRun
+    from evalkit.report.run_scores import ScoredRun
 
 RUN_SUFFIXES = (".run", ".txt", ".trec", ".res", ".run.gz", ".txt.gz", ".trec.gz", ".res.gz")
 # ".tsv" too: MS MARCO's qrels are TREC's four columns in a .tsv file (a .tsv with BEIR's
@@ -57,3 +65,36 @@ def evalkit_register_loaders() -> list[LoaderSpec]:
             description="TREC qrels `qid 0 docno label` (plain or .gz)",
         ),
     ]
+
+
+def read_trec_measures(pieces: Sequence[str]) -> MeasureRequest | None:
+    """trec_eval's ``-m`` syntax; see :func:`evalkit_retrieval.trec_names.measure_request`
+    (imported on use)."""
+    from evalkit_retrieval.trec_names import measure_request
+
+    return measure_request(pieces)
+
+
+def render_trec(scored: ScoredRun) -> str:
+    """trec_eval's layout; see :func:`evalkit_retrieval.trec_output.render` (imported on
+    use)."""
+    from evalkit_retrieval.trec_output import render
+
+    return render(scored)
+
+
+@hookimpl
+def evalkit_register_measure_syntaxes() -> list[MeasureSyntaxSpec]:
+    """trec_eval's ``-m`` syntax: ``P.5,10``, ``ndcg_cut.10``, ``official``, ``all_trec``."""
+    return [MeasureSyntaxSpec(
+        "trec_eval", read_trec_measures,
+        "trec_eval's -m syntax: parameter lists (P.5,10, ndcg.1=3,2=9), the nicknames "
+        "official, all_trec and set, the runid, num_q and relstring lines")]
+
+
+@hookimpl
+def evalkit_register_run_formats() -> list[RunFormatSpec]:
+    """``evalkit eval --format trec``: trec_eval's output, line for line."""
+    return [RunFormatSpec(
+        "trec", render_trec, "trec_eval's output layout, line for line (trec_eval -q -c)",
+        default_measures=("official",))]

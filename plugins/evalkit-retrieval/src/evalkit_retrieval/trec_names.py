@@ -2,7 +2,8 @@
 
 * :func:`trec_label`: the line name trec_eval prints for a canonical measure
   (``precision@10`` -> ``P_10``, ``iprec@0.5`` -> ``iprec_at_recall_0.50``).
-* :func:`expand`: ``-m`` pieces as trec_eval reads them: the nicknames ``all_trec``,
+* :func:`expand`: ``-m`` pieces as trec_eval reads them (:func:`measure_request`, the
+  plugin's measure syntax, when any piece is one of trec_eval's): the nicknames ``all_trec``,
   ``official`` and ``set``; a measure's parameter list after a ``.`` (``P.5,10``,
   ``ndcg_cut.10,20``, ``iprec_at_recall..10,.20``, ``ndcg.1=3,2=9``,
   ``utility.2,-1,0,0``, ``11pt_avg..25,.5``, ``set_F.0.5``, ``rbp.p=0.8``,
@@ -18,7 +19,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from evalkit.core.metric_names import MetricNameError, canonical, parse_name
+from evalkit.core.metric_names import MeasureRequest, MetricNameError, canonical, parse_name
 
 #: trec_eval's measures in the order it prints them (measures.c), with their defaults
 DEFAULT_CUTOFFS: dict[str, tuple[float, ...]] = {
@@ -156,8 +157,7 @@ def expand(pieces: Sequence[str]) -> TrecRequest:
             header.update(HEADER_LINES)
             for trec in NICKNAMES[piece]:
                 _mark(marked, slots, trec, None)
-        elif piece in _BASE or piece == "relstring" or (dot and (
-                base in _BASE or base == "relstring")):
+        elif _is_measure(piece):
             if dot and not params:
                 raise ValueError(f"-m {piece!r}: the parameter list after '.' is empty")
             _mark(marked, slots, base, params if dot else None)
@@ -184,6 +184,41 @@ def expand(pieces: Sequence[str]) -> TrecRequest:
             if label != trec_label(name):
                 out.labels[name] = label
     return out
+
+
+def _is_measure(piece: str) -> bool:
+    """``piece`` names one of trec_eval's measures, bare or with a parameter list."""
+    base, dot, _ = piece.partition(".")
+    return piece in _BASE or piece == "relstring" or (bool(dot) and (
+        base in _BASE or base == "relstring"))
+
+
+def is_trec_piece(piece: str) -> bool:
+    """``piece`` is written in trec_eval's syntax: one of its measures (with or without
+    a parameter list), nicknames, or the ``runid`` / ``num_q`` lines."""
+    return piece in HEADER_LINES or piece in NICKNAMES or _is_measure(piece)
+
+
+#: What the ``runid``, ``num_q`` and ``relstring`` lines need scored: the rankings.
+LINES_NEED: tuple[str, ...] = ("num_ret",)
+
+
+def measure_request(pieces: Sequence[str]) -> MeasureRequest | None:
+    """The plugin's measure syntax (``evalkit_register_measure_syntaxes``): the request
+    of ``pieces`` read by :func:`expand` when any of them is trec_eval's
+    (:func:`is_trec_piece`), for the ``trec`` run format; ``None`` otherwise (the
+    registry then resolves the names as typed). ``layout`` holds :class:`TrecRequest`'s
+    ``labels``, ``relstring``, ``header`` and ``counts``.
+
+    Raises:
+        ValueError: as :func:`expand`.
+    """
+    if not any(is_trec_piece(p) for p in pieces):
+        return None
+    req = expand(pieces)
+    layout = {"labels": dict(req.labels), "relstring": req.relstring, "header": req.header,
+              "counts": req.counts}
+    return MeasureRequest(req.names, req.asked, layout, format="trec", scored=LINES_NEED)
 
 
 def _mark(marked: dict[str, str | None], slots: list[str], trec: str, params: str | None

@@ -1,5 +1,6 @@
 """trec_eval's output layout, line for line, for an evaluated run.
 
+:func:`render` is the plugin's ``trec`` run format (``evalkit eval --format trec``), and
 :func:`trec_lines` prints what ``trec_eval [-q] [-c] -m ...`` prints for the same run:
 ``%-22s\\t%s\\t%6.4f`` lines (counts as integers), per query in query-id byte order when
 asked (``-q``), then the ``all`` block: ``runid``, ``num_q``, then each measure in
@@ -22,9 +23,15 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from operator import itemgetter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from evalkit_retrieval.trec_names import order_key, trec_label
+from evalkit.data.coverage import notes_of
+from evalkit.data.metric_info import COUNT_NAMES, canonical_metric
+from evalkit.report.run_scores import MeasureSelectionError, count_names
+from evalkit_retrieval.trec_names import HEADER_LINES, order_key, trec_label
+
+if TYPE_CHECKING:
+    from evalkit.report.run_scores import ScoredRun
 
 
 def relstring(retrieved: Sequence[str], judgments: Mapping[str, int], n: int) -> str:
@@ -39,6 +46,47 @@ def relstring(retrieved: Sequence[str], judgments: Mapping[str, int], n: int) ->
         else:
             chars.append(">" if label > 9 else str(label))
     return "".join(chars)
+
+
+def render(scored: ScoredRun) -> str:
+    """trec_eval's layout of a scored run (``evalkit eval --format trec``): the measures
+    to show, trec_eval's counts beside them when the ``-m`` values were evalkit's names or
+    a nickname, with the line names, ``relstring`` length and ``runid`` / ``num_q`` lines
+    that trec_eval's ``-m`` syntax asked for (the request's ``layout``, from
+    :func:`~evalkit_retrieval.trec_names.measure_request`). trec_eval recounts ``num_rel``
+    on the ``all`` line only under ``-c``: when it was asked for, or when judged queries
+    missing from the run were scored 0 (trec_eval 10.0 refuses those without ``-c``).
+
+    Raises:
+        MeasureSelectionError: ``relstring`` asked for without the judgments, or on an
+            artifact stored without its rankings.
+    """
+    result, request = scored.result, scored.request
+    layout = request.layout if request.format == "trec" else {}
+    relstring_len: int | None = layout.get("relstring")
+    if relstring_len is not None and scored.judgments is None:
+        raise MeasureSelectionError(
+            "relstring prints each query's relevance labels, and this run comes without "
+            "its judgments: pass --qrels QRELS (the run artifact keeps its rankings, not "
+            "the labels)")
+    if relstring_len is not None and not any(r.retrieved for r in result.per_query) \
+            and any(getattr(r, "counts", {}).get("num_ret") for r in result.per_query):
+        raise MeasureSelectionError(
+            "relstring prints the labels of each ranking, and this artifact stores its rows "
+            "without their rankings (a baseline promoted with --drop-rankings): score the "
+            "TREC run file itself")
+    metrics, counts = scored.metrics, scored.counts
+    wanted = list(metrics) + [c for c in counts if c not in metrics]
+    if layout.get("counts", True):  # evalkit's names: trec_eval's counts, as it prints them
+        wanted = [c for c in COUNT_NAMES if c in count_names(result) and c not in wanted] \
+            + wanted
+    labels = {canonical_metric(k): v for k, v in layout.get("labels", {}).items()}
+    complete = scored.zero_missing or bool(result.header.get("missing") == "zero"
+                                           and notes_of(result)["missing_count"])
+    return "\n".join(trec_lines(
+        result, wanted, per_query=scored.per_query, labels=labels,
+        relstring_len=relstring_len, judgments=scored.judgments, complete=complete,
+        header=layout.get("header", HEADER_LINES)))
 
 
 def _value(row: Any, name: str) -> float:

@@ -1,5 +1,5 @@
 """The run's pacing spans a remote executor: the driver's
-:class:`~evalkit.execute.dispatch.Dispatch` starts an item only when the run's
+:class:`~evalkit_dask.dispatch.Dispatch` starts an item only when the run's
 :class:`~evalkit.execute.pacing.Pacing` admits it, so ``requests_per_minute`` and the
 adaptive window bound the calls of every worker together."""
 
@@ -9,17 +9,18 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from evalkit_dask.dispatch import Dispatch, Outcome, PacedAdmission
+from evalkit_dask.remote_work import run_item
+
 from evalkit.core.hookspecs import hookimpl
 from evalkit.core.specs import ExecutorSpec
 from evalkit.data.cases import GoldenCase
 from evalkit.data.goldens import GoldenSet
 from evalkit.data.rows import CaseResult
 from evalkit.data.targets import CallableTarget
-from evalkit.execute.dispatch import Dispatch, Outcome, PacedAdmission
 from evalkit.execute.executor import Job
 from evalkit.execute.executor_api import Work
 from evalkit.execute.pacing import Pacing
-from evalkit.execute.remote_work import run_item
 from evalkit.execute.target_runner import evaluate
 from evalkit.testing import registered_plugin
 

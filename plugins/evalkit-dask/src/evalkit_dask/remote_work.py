@@ -9,7 +9,7 @@ judge, whose grade cache and spending limits are per process). A row whose metri
 not all scored on the worker comes back with its whole raw body, which the driver bounds
 after scoring (``max_raw_bytes``), so a row is the one the local pool would write.
 
-Everything here is plain functions of picklable values, so any executor can ship them.
+Everything here is plain functions of picklable values, so a task can ship them.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from evalkit.core.specs import MetricSpec
 from evalkit.data.rows import DEFAULT_MAX_RAW_BYTES, CaseResult, bounded_response
 from evalkit.execute.executor import Job, details, run_job
+from evalkit.execute.samples import scoring_sample
 from evalkit.execute.scoring import score_case
 from evalkit.io.redaction import mask
 
@@ -130,19 +131,6 @@ def run_item(target: Target, target_name: str, job: Job, specs: Sequence[MetricS
     return run_job(target if complete else _WholeRaw(target), target_name, job, specs)
 
 
-def _scoring_context(job: Job) -> Any:
-    """What the local pool scores a sample inside (``evalkit.execute.samples``, when the
-    runner has repeated samples), else nothing."""
-    import contextlib
-    import importlib
-
-    try:
-        samples = importlib.import_module("evalkit.execute.samples")
-    except ImportError:
-        return contextlib.nullcontext()
-    return samples.scoring_sample(getattr(job, "sample", None))
-
-
 def finish_row(row: CaseResult, job: Job, specs: Sequence[MetricSpec],
                max_raw_bytes: int = DEFAULT_MAX_RAW_BYTES) -> CaseResult:
     """``row`` with every metric of ``specs`` the worker did not score scored here, the
@@ -153,7 +141,7 @@ def finish_row(row: CaseResult, job: Job, specs: Sequence[MetricSpec],
     missing = [s for s in specs if s.name not in row.metrics and s.name not in row.metric_errors]
     if not missing:  # the worker scored everything, and bounded the raw body itself
         return row
-    with _scoring_context(job):
+    with scoring_sample(getattr(job, "sample", None)):  # as the local pool scores it
         got, failed = score_case(row.response, job.case, missing)
     values = {**row.metrics, **got}
     errors = {**row.metric_errors, **{m: mask(e) for m, e in failed.items()}}

@@ -10,14 +10,14 @@ import time
 from collections.abc import Callable, Sequence
 
 import pytest
+from evalkit_dask.dispatch import Dispatch, Outcome
+from evalkit_dask.remote_work import run_item
 
 from evalkit.data.cases import GoldenCase
 from evalkit.data.targets import CallableTarget
-from evalkit.execute.dispatch import Dispatch, Outcome
 from evalkit.execute.executor import Job
 from evalkit.execute.executor_api import Work
 from evalkit.execute.pacing import Pacing
-from evalkit.execute.remote_work import run_item
 
 
 class ThreadedBackend:

@@ -1,4 +1,4 @@
-"""Whole-run cost and token aggregates, read from what targets and metrics record.
+"""Whole-run cost and token aggregates, read from what targets and the judge record.
 
 A target reports what one call cost in its response's ``meta`` under documented keys:
 
@@ -34,10 +34,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from evalkit.core.specs import AggregateSpec
+from evalkit.data.targets import COST_KEY, TOKENS_IN_KEY, TOKENS_OUT_KEY
 from evalkit.execute.aggregates import AggregateError, checked_rows
-
-#: The ``meta`` keys the aggregates read.
-COST_KEY, TOKENS_IN_KEY, TOKENS_OUT_KEY = "cost_usd", "tokens_in", "tokens_out"
 
 
 def _meta_value(row: Any, key: str, name: str, *, integer: bool) -> float:
@@ -120,7 +118,7 @@ def judge_cost_total(rows: Sequence[Any]) -> float:
 
 
 def cost_aggregates() -> list[AggregateSpec]:
-    """The records of this module, for the kernel's built-in plugin."""
+    """The records of this module, which the plugin registers (``evalkit_register_aggregates``)."""
     return [
         AggregateSpec("cost_total", cost_total, False,
                       "sum of the target's meta cost_usd over every row and sample (USD)"),

@@ -25,7 +25,7 @@ holds the lock and resumes as for a local run:
 * an item's row is handed back once: a second outcome for the same key (a recomputed
   task) is dropped;
 * metrics the worker did not score are scored here, in ``max_concurrency`` driver
-  threads (:func:`evalkit.execute.remote_work.finish_row`).
+  threads (:func:`evalkit_dask.remote_work.finish_row`).
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ from evalkit.data.rows import DEFAULT_MAX_RAW_BYTES, CaseResult
 from evalkit.execute.executor import POLL_S, Interrupts, Job
 from evalkit.execute.executor_api import Work, item_key
 from evalkit.execute.pacing import reported_tokens
-from evalkit.execute.remote_work import finish_row
+from evalkit_dask.remote_work import finish_row
 
 if TYPE_CHECKING:
     from evalkit.execute.pacing import Pacing
