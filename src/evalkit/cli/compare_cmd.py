@@ -11,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from evalkit.cli.output import TableOrJson, note, pick_format, progress
+from evalkit.cli.output import TableOrJson, compared_metrics, note, pick_format, progress
 from evalkit.comparison.options import (
     DEFAULT_METHOD,
     Alternative,
@@ -140,7 +140,6 @@ def command(
     """
     from evalkit.comparison import compare
     from evalkit.comparison.options import check_request
-    from evalkit.execute.measure_args import comparable_names
     from evalkit.report.writing import check_report_targets
 
     as_json_flag = pick_format(as_json_flag, output and output.value) == "json"
@@ -162,13 +161,10 @@ def command(
     targets = list(report or [])
     to_stdout = check_report_targets(targets, as_json=as_json_flag,
                                      inputs=[*runs, qrels, topics])
-    names, left_out = comparable_names(metric)
-    if left_out:  # -m all_trec: its counts are reported by evalkit eval, never compared
-        note(f"note: left out of the comparison, as counts are reported (evalkit eval), "
-             f"not compared: {', '.join(left_out)}")
+    names = compared_metrics(metric)
     with progress(f"comparing {len(runs)} runs"):
         result = compare(
-            *runs, metrics=names or None, qrels=qrels, method=test.value,
+            *runs, metrics=names, qrels=qrels, method=test.value,
             correction=correction.value, alpha=alpha, alternative=alternative.value,
             ci=ci_method, n_resamples=resamples, seed=seed,
             all_pairs=all_pairs, top=top, relevance_level=relevance_level,

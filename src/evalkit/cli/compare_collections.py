@@ -11,7 +11,7 @@ from typing import Any
 
 import typer
 
-from evalkit.cli.output import note, progress
+from evalkit.cli.output import compared_metrics, note, progress
 
 
 def given_options(ctx: typer.Context) -> list[str]:
@@ -30,7 +30,6 @@ def run_collections(path: Path, *, metric: list[str] | None, as_json: bool,
     from evalkit.cli.output import show_result
     from evalkit.comparison.collections_file import load_collections
     from evalkit.comparison.meta_compute import meta_compare
-    from evalkit.execute.measure_args import comparable_names
     from evalkit.report.pooled_table import print_pooled_table
     from evalkit.report.writing import check_report_targets
 
@@ -38,12 +37,9 @@ def run_collections(path: Path, *, metric: list[str] | None, as_json: bool,
     targets = list(report or [])
     named = [Path(str(p)) for entry in collections.values() for p in entry]
     to_stdout = check_report_targets(targets, as_json=as_json, inputs=[path, *named])
-    names, left_out = comparable_names(metric)
-    if left_out:
-        note(f"note: left out of the comparison, as counts are reported (evalkit eval), "
-             f"not compared: {', '.join(left_out)}")
+    names = compared_metrics(metric)
     with progress(f"comparing {len(collections)} collections"):
-        result = meta_compare(collections, metrics=names or None, **options)
+        result = meta_compare(collections, metrics=names, **options)
     for w in result.warnings:
         note(f"warning: {w}")
     show_result(result, targets, as_json=as_json, to_stdout=to_stdout,
