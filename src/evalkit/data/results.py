@@ -10,7 +10,7 @@ Every aggregate is derived from the rows; nothing else is stored as truth. A row
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from evalkit.data.metric_counts import MetricCounts
 
 __all__ = ["SCHEMA_VERSION", "ArtifactError", "Integrity", "MetricFailedError", "QueryResult",
-           "RunResult", "artifact_line", "is_artifact", "iter_rows", "settings_differences"]
+           "RunResult", "artifact_line", "is_artifact", "settings_differences"]
 
 
 class MetricFailedError(KeyError):
@@ -259,10 +259,3 @@ class RunResult(RunViews):
         read = read_run(path)
         return cls(name=read.name, per_query=read.per_query, header=read.header,
                    integrity=read.integrity, samples=read.samples)
-
-
-def iter_rows(runs: Iterable[RunResult]) -> Iterator[tuple[str, Any]]:
-    """``(run name, row)`` for every row of every run, in order."""
-    for run in runs:
-        for row in run.per_query:
-            yield run.name, row

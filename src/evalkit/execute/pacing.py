@@ -183,12 +183,6 @@ class Pacing:
             self._paused_until = max(self._paused_until, until)
 
     @property
-    def paused_until(self) -> float:
-        """The ``time.monotonic`` time before which no call starts."""
-        with self._lock:
-            return self._paused_until
-
-    @property
     def current(self) -> int:
         """The number of calls that may be in flight now."""
         return max(1, min(self.max_concurrency, int(self.limit)))
