@@ -2,7 +2,7 @@
 per-metric values and means derived from the rows.
 
 Every aggregate is derived from the rows; nothing else is stored as truth. A row is
-:mod:`evalkit.data.query_rows`' :class:`QueryResult` (or a target run's
+:mod:`evalkit.data.rows`' :class:`QueryResult` (or a target run's
 :class:`~evalkit.data.rows.CaseResult`); the run's artifact file, its format, and
 :func:`is_artifact` are :mod:`evalkit.data.result_files`; its DataFrame and notebook views
 :mod:`evalkit.data.run_views`.
@@ -20,9 +20,9 @@ from evalkit.data.artifact import ArtifactError as ArtifactError
 from evalkit.data.artifact import Integrity
 from evalkit.data.artifact import artifact_line as artifact_line
 from evalkit.data.provenance import settings_differences as settings_differences
-from evalkit.data.query_rows import QueryResult as QueryResult
 from evalkit.data.result_files import is_artifact as is_artifact
 from evalkit.data.result_files import read_run, write_run
+from evalkit.data.rows import QueryResult as QueryResult
 from evalkit.data.run_views import RunViews
 
 if TYPE_CHECKING:
