@@ -20,7 +20,7 @@ from typer.testing import CliRunner
 
 from evalkit import RunResult, compare
 from evalkit.cli.app import app
-from evalkit.data.query_rows import QueryResult
+from evalkit.data.rows import QueryResult
 from evalkit.report.comparison_rows import report_from_comparison
 from evalkit.report.writing import render_report
 from evalkit.stats import paired_bootstrap, paired_test

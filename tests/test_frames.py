@@ -332,7 +332,7 @@ def test_eval_parquet_and_csv_hold_the_same_table(tmp_path: Path) -> None:
 
 
 def test_frames_and_csv_list_a_runs_queries_in_its_order(tmp_path: Path) -> None:
-    from evalkit.data.query_rows import QueryResult
+    from evalkit.data.rows import QueryResult
     from evalkit.data.run_views import run_columns
     from evalkit.report.tables import csv_text
 
@@ -354,7 +354,7 @@ def test_frames_and_csv_list_a_runs_queries_in_its_order(tmp_path: Path) -> None
 
 
 def test_parquet_is_written_like_every_output(tmp_path: Path) -> None:
-    from evalkit.data.query_rows import QueryResult
+    from evalkit.data.rows import QueryResult
     from evalkit.data.run_views import write_parquet
 
     run = RunResult("r", [QueryResult("q1", [], {"ap": 0.25})])

@@ -44,7 +44,7 @@ from evalkit import RunResult, compare
 from evalkit.core.hookspecs import hookimpl
 from evalkit.core.registry import Registry
 from evalkit.core.specs import MetricSpec
-from evalkit.data.query_rows import QueryResult
+from evalkit.data.rows import QueryResult
 from evalkit.gate import evaluate_gate
 from evalkit.gate.checks import CheckSpec
 from evalkit.report.writing import render_report

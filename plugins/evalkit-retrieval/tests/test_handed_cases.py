@@ -11,11 +11,11 @@ from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
-from evalkit.execute.case_needs import UnjudgedCasesError
 from evalkit_retrieval.trec import TrecFormatError, load_qrels, load_run, parse_qrels, parse_run
 
 from evalkit import GoldenCase, RankedRun, TargetResponse, evaluate_run, run
 from evalkit.core.specs import MetricSpec
+from evalkit.execute.case_needs import UnjudgedCasesError
 from evalkit.execute.ranking import rank_mapping
 from evalkit.execute.scoring import MetricError, score_cases
 from evalkit.plugins.default import resolve
@@ -47,7 +47,7 @@ def both_paths(ranked: list[str], judgments: Mapping[str, int], metric: str,
     response = TargetResponse(ranked_ids=ranked)
     per_case = spec.fn(response, case)
     assert spec.prepare is not None and spec.batch is not None
-    batch = list(spec.batch(spec.prepare([response], [case])))[0]
+    (batch,) = spec.batch(spec.prepare([response], [case]))
     if judgments:
         assert batch == score_cases([response], [case], [spec])[0][spec.name]
     assert per_case == pytest.approx(batch, abs=1e-12)

@@ -2,16 +2,21 @@
 
 It calls :func:`evalkit.compare` and hands the :class:`~evalkit.comparison.Comparison` to
 the table (:mod:`evalkit.report.compare_table`), ``--json``/``--format json``
-(``Comparison.to_json``) and ``--report FORMAT:PATH``; every refusal is the library's."""
+(``Comparison.to_json``) and ``--report FORMAT:PATH``. With ``--collections FILE`` it
+reads the collections file, compares the candidate with the baseline in each collection
+and pools the differences (:func:`evalkit.meta_compare`), printed as tables
+(:mod:`evalkit.report.pooled_table`), JSON (``MetaComparison.to_json``) or ``--report``.
+Every refusal is the library's."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
-from evalkit.cli.output import TableOrJson, note, pick_format, progress
+from evalkit.cli.output import TableOrJson, compared_metrics, note, pick_format, progress
 from evalkit.comparison.options import (
     DEFAULT_METHOD,
     Alternative,
@@ -138,47 +143,69 @@ def command(
     different qrels or with different settings are refused. With --collections: the
     difference in each collection and pooled over them, with tau^2 and I^2.
     """
-    from evalkit.comparison import compare
-    from evalkit.comparison.options import check_request
-    from evalkit.execute.measure_args import comparable_names
-    from evalkit.report.writing import check_report_targets
-
-    as_json_flag = pick_format(as_json_flag, output and output.value) == "json"
-    from evalkit.cli.compare_collections import given_options, run_collections
     from evalkit.comparison.meta_compute import check_collections_options
 
+    as_json_flag = pick_format(as_json_flag, output and output.value) == "json"
     runs = runs or []
-    check_collections_options(given_options(ctx), collections is not None, len(runs))
+    check_collections_options(_given_options(ctx), collections is not None, len(runs))
+    missing_value = missing.value if missing is not None else None
     if collections is not None:
-        return run_collections(
-            collections, metric=metric, tau2=tau2.value, hartung_knapp=hartung_knapp,
-            alpha=alpha, correction=correction.value, relevance_level=relevance_level,
-            missing=missing.value if missing is not None else None, depth=depth,
-            allow_incomplete=allow_incomplete, as_json=as_json_flag, report=report)
+        from evalkit.comparison.collections_file import load_collections
+        from evalkit.comparison.meta_compute import meta_compare
+        from evalkit.report.pooled_table import print_pooled_table
+
+        sets = load_collections(collections)
+        return _compare_and_show(
+            lambda names: meta_compare(
+                sets, metrics=names, tau2=tau2.value, hartung_knapp=hartung_knapp,
+                alpha=alpha, correction=correction.value, relevance_level=relevance_level,
+                missing=missing_value, depth=depth, allow_incomplete=allow_incomplete),
+            f"comparing {len(sets)} collections", metric=metric, report=report,
+            inputs=[collections, *(Path(str(p)) for entry in sets.values() for p in entry)],
+            as_json=as_json_flag, table=print_pooled_table)
+    from evalkit.comparison import compare
+    from evalkit.comparison.options import check_request
+    from evalkit.report.compare_table import print_compare_table
+
     ci_method = ci.value if ci is not None else None
     # the options first, then the report targets, then the work
     check_request(len(runs), alpha=alpha, method=test.value, ci=ci_method,
                   n_resamples=resamples, top=top)
-    targets = list(report or [])
-    to_stdout = check_report_targets(targets, as_json=as_json_flag,
-                                     inputs=[*runs, qrels, topics])
-    names, left_out = comparable_names(metric)
-    if left_out:  # -m all_trec: its counts are reported by evalkit eval, never compared
-        note(f"note: left out of the comparison, as counts are reported (evalkit eval), "
-             f"not compared: {', '.join(left_out)}")
-    with progress(f"comparing {len(runs)} runs"):
-        result = compare(
-            *runs, metrics=names or None, qrels=qrels, method=test.value,
+    return _compare_and_show(
+        lambda names: compare(
+            *runs, metrics=names, qrels=qrels, method=test.value,
             correction=correction.value, alpha=alpha, alternative=alternative.value,
             ci=ci_method, n_resamples=resamples, seed=seed,
             all_pairs=all_pairs, top=top, relevance_level=relevance_level,
-            missing=missing.value if missing is not None else None, depth=depth,
-            topics=topics, allow_incomplete=allow_incomplete,
-        )
+            missing=missing_value, depth=depth, topics=topics,
+            allow_incomplete=allow_incomplete),
+        f"comparing {len(runs)} runs", metric=metric, report=report,
+        inputs=[*runs, qrels, topics], as_json=as_json_flag, table=print_compare_table)
+
+
+def _compare_and_show(work: Callable[[list[str] | None], Any], doing: str, *,
+                      metric: list[str] | None, report: list[str] | None,
+                      inputs: list[Path | None], as_json: bool, table: Any) -> None:
+    """The ``--report`` targets checked (none over an input), then ``work(metrics)``
+    under a spinner, its warnings noted and its result shown (:func:`show_result`)."""
+    from evalkit.cli.output import show_result
+    from evalkit.report.writing import check_report_targets
+
+    targets = list(report or [])
+    to_stdout = check_report_targets(targets, as_json=as_json, inputs=inputs)
+    names = compared_metrics(metric)
+    with progress(doing):
+        result = work(names)
     for w in result.warnings:
         note(f"warning: {w}")
-    from evalkit.cli.output import show_result
-    from evalkit.report.compare_table import print_compare_table
+    show_result(result, targets, as_json=as_json, to_stdout=to_stdout, table=table)
 
-    show_result(result, targets, as_json=as_json_flag, to_stdout=to_stdout,
-                table=print_compare_table)
+
+def _given_options(ctx: typer.Context) -> list[str]:
+    """The options of the command given on the command line (their first spelling)."""
+    def given(name: str) -> bool:  # by name: typer may carry its own click
+        source = ctx.get_parameter_source(name)
+        return getattr(source, "name", None) == "COMMANDLINE"
+
+    return [p.opts[0] for p in ctx.command.params
+            if p.name is not None and p.param_type_name == "option" and given(p.name)]

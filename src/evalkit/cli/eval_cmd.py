@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -19,6 +19,7 @@ from evalkit.cli.output import note, pick_format, progress
 from evalkit.execute.run_files import Missing
 
 if TYPE_CHECKING:
+    from evalkit.data.results import RunResult
     from evalkit.execute.precomputed import LoadedQrels
 
 
@@ -103,61 +104,24 @@ def command(
     Reports how many run topics had no judgments (ignored, as trec_eval does) and how many
     judged queries the run lacks (scored 0 unless --missing skip).
     """
-    from evalkit.data.coverage import completeness_lines
     from evalkit.execute.measure_args import read_measure_args
-    from evalkit.execute.run_files import (
-        DEFAULT_METRICS,
-        check_artifact,
-        check_scored,
-        is_artifact,
-        judgments_of,
-        load_or_evaluate,
-        refuse_altered,
-    )
-    from evalkit.io.outputs import require_writable
+    from evalkit.execute.run_files import is_artifact, judgments_of
     from evalkit.report import run_scores
-    from evalkit.report.table_outputs import check_table_outputs, write_table_outputs
 
     fmt_out = pick_format(as_json_flag, output)
     formatter = None if fmt_out in ("table", "json") else run_scores.run_format(fmt_out)
-    if name is not None:
-        from evalkit.io.limits import check_name
-
-        try:
-            check_name(name)  # not blank (as the eval config's name), not too long
-        except ValueError as exc:
-            raise CliError(f"--name: {exc}") from None
+    missing_value = _missing_of(missing, complete)
+    _check_outputs(run, qrels, name=name, save=save, overwrite=overwrite, csv=csv,
+                   parquet=parquet)
     if not metric and formatter is not None and not is_artifact(run):
         metric = list(formatter.default_measures) or None  # trec_eval's: "official"
     request = read_measure_args(metric)
-    if complete and missing not in (None, Missing.zero):
-        raise CliError(f"-c is --missing zero; it contradicts --missing {missing.value}")
-    missing_value = missing.value if missing is not None else ("zero" if complete else None)
-    if save is not None:
-        require_writable(save, "--save", f"{run.stem}.jsonl", inputs=[run, qrels],
-                         overwrite=overwrite)
-    check_table_outputs(csv, parquet, [run, qrels, save])
     loaded: dict[Path, LoadedQrels] = {}  # qrels read once, for --format trec too
-    to_score = request.to_score(DEFAULT_METRICS, fmt_out)
-    with progress(f"evaluating {run.name}"):
-        result = load_or_evaluate(
-            run, qrels=qrels, metrics=to_score,
-            relevance_level=relevance_level or 1, missing=missing_value or "zero",
-            depth=depth, name=name, loaded=loaded)
-    if is_artifact(run):
-        refuse_altered(result, allow=allow_incomplete)
-        check_artifact(result, run, qrels=qrels, relevance_level=relevance_level,
-                       missing=missing_value, depth=depth, alone=True)
-        for line in completeness_lines(result):
-            note(line)
-    warnings = check_scored(result, run, qrels)
-    metrics, counts = run_scores.select_measures(result, request, run)
-    for line in warnings:
-        note(line)
-    if save is not None:
-        note(f"saved run artifact {result.save(save)}")
-    for table in write_table_outputs(result, metrics, counts, csv, parquet):
-        note(f"wrote the per-query table {table}")
+    result = _score(run, qrels, request, fmt_out,
+                    relevance_level=relevance_level, missing=missing_value, depth=depth,
+                    name=name, loaded=loaded, allow_incomplete=allow_incomplete)
+    metrics, counts = _write_outputs(result, run, qrels, request, save=save, csv=csv,
+                                     parquet=parquet)
     if fmt_out == "json":
         from evalkit.stats.numeric import json_ready
 
@@ -175,3 +139,89 @@ def command(
 
         run_scores.print_table(output_console(highlight=False), result, metrics, per_query,
                                run, counts)
+
+
+def _missing_of(missing: Missing | None, complete: bool) -> str | None:
+    """``--missing``, or ``zero`` for ``-c``, or None (given neither).
+
+    Raises:
+        CliError: ``-c`` with another ``--missing``.
+    """
+    if complete and missing not in (None, Missing.zero):
+        raise CliError(f"-c is --missing zero; it contradicts --missing {missing.value}")
+    return missing.value if missing is not None else ("zero" if complete else None)
+
+
+def _check_outputs(run: Path, qrels: Path | None, *, name: str | None, save: Path | None,
+                   overwrite: bool, csv: Path | None, parquet: Path | None) -> None:
+    """Refuse, before any scoring, a bad ``--name`` and an output that cannot be written
+    (``--save``, ``--csv``, ``--parquet``: not over an input, not over a file unless
+    ``--overwrite`` for ``--save``).
+
+    Raises:
+        CliError, OutputError: naming the option.
+    """
+    from evalkit.io.outputs import require_writable
+    from evalkit.report.table_outputs import check_table_outputs
+
+    if name is not None:
+        from evalkit.io.limits import check_name
+
+        try:
+            check_name(name)  # not blank (as the eval config's name), not too long
+        except ValueError as exc:
+            raise CliError(f"--name: {exc}") from None
+    if save is not None:
+        require_writable(save, "--save", f"{run.stem}.jsonl", inputs=[run, qrels],
+                         overwrite=overwrite)
+    check_table_outputs(csv, parquet, [run, qrels, save])
+
+
+def _score(run: Path, qrels: Path | None, request: Any, fmt_out: str, *,
+           relevance_level: int | None, missing: str | None, depth: int | None,
+           name: str | None, loaded: dict[Path, LoadedQrels], allow_incomplete: bool
+           ) -> RunResult:
+    """The run scored (a TREC run file) or read and checked against the settings given
+    (a run artifact: refused when altered unless ``allow_incomplete``; its completeness
+    noted)."""
+    from evalkit.data.coverage import completeness_lines
+    from evalkit.execute.run_files import (
+        DEFAULT_METRICS,
+        check_artifact,
+        is_artifact,
+        load_or_evaluate,
+        refuse_altered,
+    )
+
+    with progress(f"evaluating {run.name}"):
+        result = load_or_evaluate(
+            run, qrels=qrels, metrics=request.to_score(DEFAULT_METRICS, fmt_out),
+            relevance_level=relevance_level or 1, missing=missing or "zero",
+            depth=depth, name=name, loaded=loaded)
+    if is_artifact(run):
+        refuse_altered(result, allow=allow_incomplete)
+        check_artifact(result, run, qrels=qrels, relevance_level=relevance_level,
+                       missing=missing, depth=depth, alone=True)
+        for line in completeness_lines(result):
+            note(line)
+    return result
+
+
+def _write_outputs(result: RunResult, run: Path, qrels: Path | None, request: Any, *,
+                   save: Path | None, csv: Path | None, parquet: Path | None
+                   ) -> tuple[list[str], list[str]]:
+    """``(metrics, counts)`` to show, after the warnings on the scoring are noted and the
+    artifact (``--save``) and per-query tables (``--csv``, ``--parquet``) are written."""
+    from evalkit.execute.run_files import check_scored
+    from evalkit.report import run_scores
+    from evalkit.report.table_outputs import write_table_outputs
+
+    warnings = check_scored(result, run, qrels)
+    metrics, counts = run_scores.select_measures(result, request, run)
+    for line in warnings:
+        note(line)
+    if save is not None:
+        note(f"saved run artifact {result.save(save)}")
+    for table in write_table_outputs(result, metrics, counts, csv, parquet):
+        note(f"wrote the per-query table {table}")
+    return metrics, counts

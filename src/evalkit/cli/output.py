@@ -55,6 +55,19 @@ def note(message: str) -> None:
     typer.echo(message, err=True)
 
 
+def compared_metrics(metric: list[str] | None, *, of: str = "comparison") -> list[str] | None:
+    """The ``-m`` values a comparison (or a power plan, ``of="plan"``) takes, None for
+    its default, after a note naming the per-query counts left out (``-m all_trec``: a
+    count is reported by ``evalkit eval``, never compared)."""
+    from evalkit.execute.measure_args import comparable_names
+
+    names, left_out = comparable_names(metric)
+    if left_out:
+        note(f"note: left out of the {of}, as counts are reported (evalkit eval), not "
+             f"compared: {', '.join(left_out)}")
+    return names or None
+
+
 def output_console(**kwargs: Any) -> Any:
     """A :class:`rich.console.Console` for a command's output that raises
     :class:`BrokenPipeError` when the reader goes away (rich's own answer is exit 1), so

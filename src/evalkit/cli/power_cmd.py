@@ -15,7 +15,7 @@ from typing import Annotated
 
 import typer
 
-from evalkit.cli.output import note, progress
+from evalkit.cli.output import compared_metrics, note, progress
 from evalkit.comparison.options import Alternative
 from evalkit.execute.run_files import Missing
 from evalkit.io.limits import MAX_EPOCHS
@@ -92,16 +92,12 @@ def command(
     -e 0.02`; `evalkit power --sd 0.15 -n 100 -e 0.03`.
     """
     from evalkit.comparison import plan_power
-    from evalkit.execute.measure_args import comparable_names
 
     pilot = list(runs or [])
-    names, left_out = comparable_names(metric)
-    if left_out:  # -m all_trec: its counts are reported by evalkit eval, never planned for
-        note(f"note: left out of the plan, as counts are reported (evalkit eval), not "
-             f"compared: {', '.join(left_out)}")
+    names = compared_metrics(metric, of="plan")
     with progress("planning" + (" (simulating)" if simulate and pilot else "")):
         result = plan_power(
-            *pilot, sd=sd, n=n or [], effects=effect or [], metrics=names or None,
+            *pilot, sd=sd, n=n or [], effects=effect or [], metrics=names,
             qrels=qrels, alpha=alpha, power=power, alternative=alternative.value,
             simulate=simulate, trials=trials, seed=seed, relevance_level=relevance_level,
             missing=missing.value if missing is not None else None, depth=depth,

@@ -17,7 +17,7 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias, TypedDict
 
 from evalkit.comparison.records import ComparisonError
 from evalkit.data.coverage import IncompleteRunError, notes_of
@@ -97,16 +97,61 @@ def load_inputs(
     for p in paths:
         if p is not None:
             require_file(p, "run")
-    # keyed by position: the same file given twice is two runs, renamed independently
+    stored = _stored_runs(inputs, paths)
+    incomplete = _coverage_notes(stored, paths, allow_incomplete)
+    chosen = _chosen_metrics(metrics, stored)
+    trec = _trec_settings(stored, relevance_level, missing, depth)
+    runs: list[RunResult] = []
+    kinds: list[str] = []
+    for i, p in enumerate(paths):
+        if i in stored:  # checked against the settings given, not those it lends
+            check_artifact(stored[i], p if p is not None else f"run {stored[i].name!r}",
+                           qrels=qrels, relevance_level=relevance_level, missing=missing,
+                           depth=depth)
+            runs.append(stored[i])
+            kinds.append("run" if p is None else "artifact")
+        elif p is None:  # a DataFrame, scored as a TREC run file is
+            runs.append(_score_frame(inputs[i], qrels=qrels, metrics=chosen, **trec))
+            kinds.append("frame")
+        else:
+            runs.append(load_or_evaluate(p, qrels=qrels, metrics=chosen, **trec))
+            kinds.append("trec")
+    loaded = Loaded(runs, paths, kinds, [canonical_metric(m) for m in chosen])
+    _require_metrics(loaded, allow_incomplete)
+    _unique_names(loaded)
+    _require_alike(loaded, allow_incomplete)
+    loaded.notes = [input_warnings(r, loaded.label(i)) for i, r in enumerate(runs)]
+    for i, message in incomplete.items():
+        loaded.notes[i].insert(0, message)
+    if allow_incomplete:
+        _pair_common_queries(loaded)
+    return loaded
+
+
+def _stored_runs(inputs: Sequence[RunInput], paths: Sequence[Path | None]
+                 ) -> dict[int, RunResult]:
+    """The runs already scored (artifacts and :class:`RunResult` objects), by position:
+    the same file given twice is two runs, renamed independently."""
     stored: dict[int, RunResult] = {}
     for i, (x, p) in enumerate(zip(inputs, paths, strict=True)):
         if isinstance(x, RunResult):
-            stored[i] = dataclasses.replace(x)  # renamed below: never the caller's object
+            stored[i] = dataclasses.replace(x)  # renamed later: never the caller's object
         elif p is not None and is_artifact(p):
             stored[i] = RunResult.load(p)
             require_rows(stored[i], p)
+    return stored
+
+
+def _coverage_notes(stored: Mapping[int, RunResult], paths: Sequence[Path | None],
+                    allow_incomplete: bool) -> dict[int, str]:
+    """``{position: note}`` for the stored runs that did not see every case; no verdict
+    on evidence a run did not fully see unless ``allow_incomplete``.
+
+    Raises:
+        ComparisonError: an incomplete run, and ``allow_incomplete`` is false.
+    """
     incomplete: dict[int, str] = {}
-    for i, run in stored.items():  # no verdict on evidence a run did not fully see
+    for i, run in stored.items():
         where = f"{paths[i]}: " if paths[i] is not None else ""
         role = "baseline" if i == 0 else "candidate"
         try:
@@ -116,11 +161,17 @@ def load_inputs(
                                   " to compare the cases it has") from None
         if not cov.complete:
             incomplete[i] = f"{where}{cov.message(role)}"
-    header = stored[min(stored)].header if stored else {}
-    level = relevance_level if relevance_level is not None else int(
-        header.get("relevance_level") or 1)
-    miss = missing if missing is not None else str(header.get("missing") or "zero")
-    dep = depth if depth is not None else header.get("depth")
+    return incomplete
+
+
+def _chosen_metrics(metrics: Sequence[str] | None, stored: Mapping[int, RunResult]
+                    ) -> list[str]:
+    """The metrics to compare: those asked for, else those every stored run has, else
+    :data:`~evalkit.execute.run_files.DEFAULT_METRICS`; once each, in order.
+
+    Raises:
+        ComparisonError: a per-query count asked for, or stored runs sharing no metric.
+    """
     requested = [str(m) for m in ([metrics] if isinstance(metrics, str) else metrics or [])]
     counts = [m for m in requested if is_count(canonical_metric(m))]
     if counts:
@@ -138,38 +189,56 @@ def load_inputs(
             raise ComparisonError("the run artifacts share no metric; name one with -m")
     else:
         chosen = list(DEFAULT_METRICS)
-    chosen = list(dict.fromkeys(chosen))
-    runs: list[RunResult] = []
-    kinds: list[str] = []
-    for i, p in enumerate(paths):
-        if i in stored:
-            result = stored[i]
-            check_artifact(result, p if p is not None else f"run {result.name!r}",
-                           qrels=qrels, relevance_level=relevance_level, missing=missing,
-                           depth=depth)
-            kinds.append("run" if p is None else "artifact")
-        elif p is None:  # a DataFrame, scored as a TREC run file is
-            result = _score_frame(inputs[i], qrels=qrels, metrics=chosen,
-                                  relevance_level=level, missing=miss, depth=dep)
-            kinds.append("frame")
-        else:
-            result = load_or_evaluate(p, qrels=qrels, metrics=chosen, relevance_level=level,
-                                      missing=miss, depth=dep)
-            kinds.append("trec")
-        runs.append(result)
-    loaded = Loaded(runs, paths, kinds, [canonical_metric(m) for m in chosen])
-    for i, r in enumerate(runs):
+    return list(dict.fromkeys(chosen))
+
+
+class _TrecSettings(TypedDict):
+    relevance_level: int
+    missing: str
+    depth: int | None
+
+
+def _trec_settings(stored: Mapping[int, RunResult], relevance_level: int | None,
+                   missing: str | None, depth: int | None) -> _TrecSettings:
+    """The settings that score TREC run files and DataFrames: each given one, else the
+    first stored run's, else trec_eval's default (1, ``"zero"``, no limit)."""
+    header = stored[min(stored)].header if stored else {}
+    return _TrecSettings(
+        relevance_level=relevance_level if relevance_level is not None
+        else int(header.get("relevance_level") or 1),
+        missing=missing if missing is not None else str(header.get("missing") or "zero"),
+        depth=depth if depth is not None else header.get("depth"),
+    )
+
+
+def _require_metrics(loaded: Loaded, allow_incomplete: bool) -> None:
+    """Every run has every compared metric (with ``allow_incomplete``, a metric that
+    failed on some case counts: it is paired where present).
+
+    Raises:
+        ComparisonError: names the run, what it lacks and what it has.
+    """
+    for i, r in enumerate(loaded.runs):
         have = r.metric_names()
-        if allow_incomplete:  # a metric that failed on some case is paired where present
+        if allow_incomplete:
             have = [*have, *r.metric_failures()]
         lacking = [m for m in loaded.metrics if m not in have]
         if lacking:
-            what = f"{paths[i]}: run {r.name!r}" if paths[i] is not None else f"run {r.name!r}"
+            p = loaded.paths[i]
+            what = f"{p}: run {r.name!r}" if p is not None else f"run {r.name!r}"
             raise ComparisonError(
                 f"{what} has no {', '.join(lacking)} (it has: {', '.join(have) or 'none'})")
-    _unique_names(loaded)
-    base = runs[0]
-    for i, r in enumerate(runs[1:], start=1):
+
+
+def _require_alike(loaded: Loaded, allow_incomplete: bool) -> None:
+    """Every candidate was evaluated like the baseline and (unless ``allow_incomplete``)
+    over the same queries.
+
+    Raises:
+        ComparisonError: the settings that differ, or the queries only one run has.
+    """
+    base = loaded.runs[0]
+    for i, r in enumerate(loaded.runs[1:], start=1):
         diffs = settings_differences(base, r)
         if diffs:
             raise ComparisonError(
@@ -179,12 +248,6 @@ def load_inputs(
             )
         if not allow_incomplete:
             _check_same_queries(loaded, i)
-    loaded.notes = [input_warnings(r, loaded.label(i)) for i, r in enumerate(runs)]
-    for i, message in incomplete.items():
-        loaded.notes[i].insert(0, message)
-    if allow_incomplete:
-        _pair_common_queries(loaded)
-    return loaded
 
 
 def _score_frame(df: Any, *, qrels: QrelsArg | None, metrics: Sequence[str],

@@ -4,12 +4,13 @@ notes (skewed differences, effects no n detects)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from evalkit.report.formatting import figure
 
 if TYPE_CHECKING:
-    from evalkit.comparison.planning import PowerPlan
+    from evalkit.comparison.planning import Plan, PowerPlan
 
 
 def _pct(x: float | None, se: float | None = None) -> str:
@@ -22,28 +23,45 @@ def print_power_plans(result: PowerPlan, console: Any) -> None:
     """Print ``result`` on ``console`` (a :class:`rich.console.Console`; one that is not a
     terminal is widened to 140 columns so that rows never wrap)."""
     from evalkit.report.escaping import terminal_text
-    from evalkit.report.rich_tables import new_table as Table
 
-    plans, alpha, power = result.plans, result.alpha, result.power
-    alternative = result.alternative
+    plans = result.plans
     if not console.is_terminal:
         console.width = max(console.width, 140)
     console.print(terminal_text(result.header), soft_wrap=True, markup=False)
     simulated = any(d.simulated_se is not None for p in plans for d in p.detectable) or any(
         x.simulated_se is not None for p in plans for x in p.needed)
-    console.print(f"paired t-test, alpha {alpha:g}, {alternative}, target power "
-                  f"{100 * power:g}%" + ("; ± is the simulation's standard error"
-                                         if simulated else ""), soft_wrap=True)
+    console.print(f"paired t-test, alpha {result.alpha:g}, {result.alternative}, target power "
+                  f"{100 * result.power:g}%" + ("; ± is the simulation's standard error"
+                                                if simulated else ""), soft_wrap=True)
     with_metric = any(p.metric for p in plans)
     pilot = any(p.n_pilot for p in plans)
     if pilot:
-        t = Table("metric", "pilot n", "mean diff", "sd of diffs", "skewness",
-                  box=None, pad_edge=False, title="pilot", title_justify="left")
-        for p in plans:
-            t.add_row(p.metric or "", str(p.n_pilot), figure(p.mean_diff or 0.0, signed=True),
-                      figure(p.sd_diff), f"{p.skewness:+.2f}")
-        _right(t, 1)
-        console.print(t)
+        _pilot_table(plans, console)
+    _detectable_table(plans, with_metric, pilot, console)
+    _samples_tables(plans, with_metric, console)
+    if any(p.needed for p in plans):
+        _needed_table(plans, with_metric, pilot, console)
+    _notes(plans, console)
+
+
+def _pilot_table(plans: Sequence[Plan], console: Any) -> None:
+    """The pilot's n, mean difference, spread and skewness, per metric."""
+    from evalkit.report.rich_tables import new_table as Table
+
+    t = Table("metric", "pilot n", "mean diff", "sd of diffs", "skewness",
+              box=None, pad_edge=False, title="pilot", title_justify="left")
+    for p in plans:
+        t.add_row(p.metric or "", str(p.n_pilot), figure(p.mean_diff or 0.0, signed=True),
+                  figure(p.sd_diff), f"{p.skewness:+.2f}")
+    _right(t, 1)
+    console.print(t)
+
+
+def _detectable_table(plans: Sequence[Plan], with_metric: bool, pilot: bool, console: Any) -> None:
+    """The smallest detectable difference at each planned n (and its simulated power,
+    with a pilot); nothing when no n was planned and there is no pilot."""
+    from evalkit.report.rich_tables import new_table as Table
+
     t = Table(*(["metric"] if with_metric else []), "queries", "smallest detectable diff",
               *(["simulated power at it"] if pilot else []),
               title="minimum detectable effect", title_justify="left")
@@ -54,29 +72,39 @@ def print_power_plans(result: PowerPlan, console: Any) -> None:
                 cells.append(_pct(d.simulated_power, d.simulated_se))
             t.add_row(*cells)
     _right(t, 1 if with_metric else 0)
-    if t.row_count:  # no -n and no pilot: only the queries-needed table has rows
+    if t.row_count:
         console.print(t)
-    _samples_tables(plans, with_metric, console)
-    if any(p.needed for p in plans):
-        n_label = next((f"power at {x.n} queries" for p in plans for x in p.needed if x.n),
-                       None)
-        t = Table(*(["metric"] if with_metric else []), "diff", "queries needed",
-                  *([n_label] if n_label else []),
-                  *(["simulated"] if pilot else []),
-                  title="queries needed", title_justify="left")
-        for p in plans:
-            for x in p.needed:
-                cells = ([p.metric or ""] if with_metric else []) + [
-                    figure(x.effect, signed=True),
-                    str(x.n_required) if x.n_required is not None else "n/a",
-                    *([_pct(x.power_at_n)] if n_label else []),
-                ]
-                if pilot:
-                    cells.append(_pct(x.simulated_power, x.simulated_se))
-                t.add_row(*cells)
-        _right(t, 1 if with_metric else 0)
-        console.print(t)
-    # each note once, labelled with the metric(s) it is about when there is a pilot
+
+
+def _needed_table(plans: Sequence[Plan], with_metric: bool, pilot: bool, console: Any) -> None:
+    """The queries each effect needs, with the power at the first planned n."""
+    from evalkit.report.rich_tables import new_table as Table
+
+    n_label = next((f"power at {x.n} queries" for p in plans for x in p.needed if x.n),
+                   None)
+    t = Table(*(["metric"] if with_metric else []), "diff", "queries needed",
+              *([n_label] if n_label else []),
+              *(["simulated"] if pilot else []),
+              title="queries needed", title_justify="left")
+    for p in plans:
+        for x in p.needed:
+            cells = ([p.metric or ""] if with_metric else []) + [
+                figure(x.effect, signed=True),
+                str(x.n_required) if x.n_required is not None else "n/a",
+                *([_pct(x.power_at_n)] if n_label else []),
+            ]
+            if pilot:
+                cells.append(_pct(x.simulated_power, x.simulated_se))
+            t.add_row(*cells)
+    _right(t, 1 if with_metric else 0)
+    console.print(t)
+
+
+def _notes(plans: Sequence[Plan], console: Any) -> None:
+    """Each note once, labelled with the metric(s) it is about when there is a pilot,
+    then which metrics' differences are skewed."""
+    from evalkit.report.escaping import terminal_text
+
     remarks: dict[str, list[str]] = {}
     for p in plans:
         texts = [x.error for x in p.needed if x.error] + [p.skewness_warning or ""]
@@ -94,7 +122,7 @@ def print_power_plans(result: PowerPlan, console: Any) -> None:
                                     "analytic figures"), soft_wrap=True, markup=False)
 
 
-def _samples_tables(plans: Any, with_metric: bool, console: Any) -> None:
+def _samples_tables(plans: Sequence[Plan], with_metric: bool, console: Any) -> None:
     """The n x K table of a pilot with repeated samples, and where more samples stop
     helping."""
     from evalkit.report.escaping import terminal_text

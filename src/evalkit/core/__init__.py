@@ -3,9 +3,8 @@ registry that holds the records, how measures are named, and the ``[tool.evalkit
 
 Holds the records (:mod:`.specs`) and hook specifications (:mod:`.hookspecs`), the
 :class:`~evalkit.core.registry.Registry` with its provenance and conflict rules
-(:mod:`.registry`, :mod:`.providers`; its keys :mod:`.registry_keys`, lookups
-:mod:`.registry_lookup` and ``register_*`` decorators :mod:`.registry_decorators`),
-measure names and how a name finds its metric (:mod:`.metric_names`,
+(:mod:`.registry`: its keys, rules of adding, ``register_*`` decorators and lookups;
+:mod:`.providers`), measure names and how a name finds its metric (:mod:`.metric_names`,
 :mod:`.metric_lookup`), and the project's ``[tool.evalkit]`` table
 with the plugin selection it makes (:mod:`.pyproject_config`).
 

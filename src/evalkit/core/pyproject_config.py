@@ -25,7 +25,6 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 PYPROJECT = "pyproject.toml"
-TABLE = "tool.evalkit"
 ENV_PLUGINS = "EVALKIT_PLUGINS"
 
 #: The keys of the table: the run settings of ``evalkit run`` (:mod:`evalkit.execute.evalconfig`),

@@ -1,10 +1,12 @@
 """One registry for every extension kind, with provenance and conflict rules.
 
-Namespaces (:mod:`evalkit.core.registry_keys`):
+A record lives in one namespace under one key (:func:`namespace_of`):
 
-* per-case metrics, metric families (``name@k``) and whole-run aggregates share one;
-* loaders have one namespace per kind (goldens, run, qrels, queries, corpus);
-* targets, reporters and executors have one each.
+* per-case metrics and whole-run aggregates under their name, and a metric family under
+  ``prefix@k``, all in ``"metric"``;
+* a loader under its name in ``"loader:<kind>"`` (goldens, run, qrels, queries, corpus);
+* targets, reporters, executors, measure syntaxes and run formats under their names in
+  ``"target"``, ``"reporter"``, ``"executor"``, ``"measure_syntax"`` and ``"run_format"``.
 
 Rules:
 
@@ -13,48 +15,124 @@ Rules:
 * any other second registration from client code raises :class:`RegistryError` naming
   both providers;
 * two plugins that provide one name do not stop discovery: the name is *blocked*, and
-  resolving it raises :class:`RegistryError` naming both.
+  resolving it raises :class:`RegistryError` naming both;
+* ``register_metric`` and ``register_aggregate`` require a polarity
+  (:func:`require_polarity`).
 
-This module holds the :class:`Registry`'s tables and its rules for adding a record
-(duplicates, aliases, family shadows, case-insensitive spellings); its lookups are
-:mod:`evalkit.core.registry_lookup`, its ``register_*`` decorators and the polarity rule
-:mod:`evalkit.core.registry_decorators`. Who provides a name and the conflict messages
-are :mod:`evalkit.core.providers`; how a name finds its metric is
-:mod:`evalkit.core.metric_lookup`; the process-wide registry that discovery fills is
-:mod:`evalkit.plugins.default`.
+Who provides a name and the conflict messages are :mod:`evalkit.core.providers`; how a
+name finds its metric is :mod:`evalkit.core.metric_lookup`; the process-wide registry that
+discovery fills is :mod:`evalkit.plugins.default`.
 """
 
 from __future__ import annotations
 
+import re
 import threading
-from typing import Any
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, TypeVar
 
 from evalkit.core.providers import Conflict as Conflict
 from evalkit.core.providers import Entry as Entry
 from evalkit.core.providers import Provider as Provider
 from evalkit.core.providers import RegistryError as RegistryError
-from evalkit.core.providers import same_definition
-from evalkit.core.registry_decorators import RegistrationDecorators
-from evalkit.core.registry_decorators import require_polarity as require_polarity
-from evalkit.core.registry_keys import FAMILY_RE, family_key, namespace_of
-from evalkit.core.registry_lookup import RegistryLookups
+from evalkit.core.providers import client_provider, same_definition
 from evalkit.core.specs import (
+    LOADER_KINDS,
     SPEC_TYPES,
     AggregateSpec,
     AnySpec,
+    ExecutorSpec,
+    LoaderKind,
+    LoaderSpec,
+    MeasureSyntaxSpec,
     MetricFamily,
     MetricSpec,
+    ReporterSpec,
+    RunFormatSpec,
+    TargetSpec,
+    loader_for_path,
     record_problem,
 )
 
+F = TypeVar("F", bound=Callable[..., Any])
 
-class Registry(RegistrationDecorators, RegistryLookups):
+#: ``prefix@k``: a name with one cut-off (``recall@10``), or a family's key (``recall@k``).
+FAMILY_RE = re.compile(r"^(?P<prefix>[^@]+)@(?P<k>[^@]+)$")
+
+
+def family_key(prefix: str) -> str:
+    """The key of the ``prefix`` family in the ``"metric"`` namespace: ``prefix@k``."""
+    return f"{prefix}@k"
+
+
+def name_order(name: str) -> tuple[str, int, str]:
+    """Sort key: ``prefix@k`` by prefix, then ``k`` as a number (``@k`` itself first)."""
+    prefix, at, k = name.partition("@")
+    return (prefix, int(k) if k.isdigit() else -1, k) if at else (prefix, -2, "")
+
+
+def namespace_of(spec: AnySpec) -> tuple[str, str]:
+    """``(namespace, key)`` of a record (the module docstring lists them).
+
+    Raises:
+        RegistryError: a loader of an unknown kind, or an object that is not one of the
+            :mod:`evalkit.core.specs` records.
+    """
+    if isinstance(spec, MetricFamily):
+        return "metric", family_key(spec.name)
+    if isinstance(spec, MetricSpec | AggregateSpec):
+        return "metric", spec.name
+    if isinstance(spec, LoaderSpec):
+        if spec.kind not in LOADER_KINDS:
+            raise RegistryError(
+                f"loader {spec.name!r} has kind {spec.kind!r}; use one of {LOADER_KINDS}"
+            )
+        return f"loader:{spec.kind}", spec.name
+    if isinstance(spec, TargetSpec):
+        return "target", spec.name
+    if isinstance(spec, ReporterSpec):
+        return "reporter", spec.name
+    if isinstance(spec, ExecutorSpec):
+        return "executor", spec.name
+    if isinstance(spec, MeasureSyntaxSpec):
+        return "measure_syntax", spec.name
+    if isinstance(spec, RunFormatSpec):
+        return "run_format", spec.name
+    raise RegistryError(f"cannot register {spec!r}: not an evalkit.core.specs record")
+
+
+def require_polarity(fn_name: str, name: str, value: object) -> None:
+    """Refuse a registration whose ``higher_is_better`` is not ``True`` or ``False``.
+
+    Raises:
+        RegistryError: names the function and the metric, and why there is no default.
+    """
+    if not isinstance(value, bool):
+        raise RegistryError(
+            f"{fn_name}({name!r}): higher_is_better must be True or False; it decides which "
+            "direction a gate treats as a regression, so it has no default"
+        )
+
+
+def _as_tuple(value: Sequence[str]) -> Any:
+    """``value`` as a tuple, but a bare string (``aliases="mrr"``) as it is, so that the
+    record check refuses it by name (:func:`evalkit.core.specs.record_problem`) instead of
+    registering each letter."""
+    return value if isinstance(value, str) else tuple(value)
+
+
+def _first_line(description: str, fn: Callable[..., Any]) -> str:
+    """``description``, or else the first line of ``fn``'s docstring."""
+    return description or (fn.__doc__ or "").strip().split("\n")[0]
+
+
+class Registry:
     """The table of every registered metric, aggregate, loader, target and reporter.
 
-    Adding (:meth:`add`, :meth:`replace`, :meth:`remove`) is here; the decorators
-    (``register_metric`` ...) and the lookups (``resolve``, ``polarity``, ``loader`` ...)
-    are inherited from :class:`~evalkit.core.registry_decorators.RegistrationDecorators`
-    and :class:`~evalkit.core.registry_lookup.RegistryLookups`.
+    Adding a record (:meth:`add`, :meth:`replace`, :meth:`remove`), the decorators that
+    add one from a function (:meth:`register_metric`, :meth:`register_aggregate`,
+    :meth:`register_loader`) and the lookups (:meth:`resolve`, :meth:`polarity`,
+    :meth:`loader`, :meth:`get` ...).
     """
 
     def __init__(self) -> None:
@@ -158,7 +236,7 @@ class Registry(RegistrationDecorators, RegistryLookups):
             f"{entry.provider}; a registration from {provider} was refused. Pick another name."
         )
 
-    def _spellings(self, ns: str, key: str, spec: AnySpec) -> list[str]:
+    def _spellings(self, spec: AnySpec) -> list[str]:
         aliases: tuple[str, ...] = getattr(spec, "aliases", ())
         if isinstance(spec, MetricFamily):
             return [family_key(a) for a in aliases]
@@ -174,7 +252,7 @@ class Registry(RegistrationDecorators, RegistryLookups):
         other = self._aliases.get(key)
         if other is not None and other != key and other in table:
             out.append((key, other))
-        for spelling in self._spellings(ns, key, spec):
+        for spelling in self._spellings(spec):
             if spelling == key or (ns, spelling) in self._conflicts:
                 continue
             if spelling in table:
@@ -244,3 +322,256 @@ class Registry(RegistrationDecorators, RegistryLookups):
             self._aliases = {a: k for a, k in self._aliases.items() if k != name}
             self._family_cache.clear()
             self._lower = None
+
+    # ------------------------------------------------------------ registering
+    def register_metric(
+        self,
+        name: str,
+        *,
+        higher_is_better: bool,
+        description: str = "",
+        version: str = "1",
+        aliases: Sequence[str] = (),
+        needs_judgments: bool = False,
+        needs_answers: bool = False,
+        needs: Sequence[str] = (),
+    ) -> Callable[[F], F]:
+        """Decorator: register ``fn(response, case) -> float`` as per-case metric ``name``.
+
+        ``higher_is_better`` is required: it decides which direction a gate treats as a
+        regression. ``needs`` names the case fields the metric reads
+        (``"relevance"``, ``"answers"``, ``"context:KEY"``: :attr:`MetricSpec.needs`), so
+        that a case without one is refused, naming the metric and the cases, before
+        anything is scored; ``needs_judgments=True`` is short for ``"relevance"`` and
+        ``needs_answers=True`` for ``"answers"``.
+        Raises :class:`RegistryError` if ``name`` is provided elsewhere, or a need is not
+        one of those.
+        """
+        require_polarity("register_metric", name, higher_is_better)
+        return self._registering(lambda fn: MetricSpec(
+            name=name, fn=fn, higher_is_better=higher_is_better,
+            description=_first_line(description, fn),
+            version=version, aliases=_as_tuple(aliases),
+            needs_judgments=bool(needs_judgments), needs_answers=bool(needs_answers),
+            needs=_as_tuple(needs),
+        ))
+
+    def register_aggregate(
+        self,
+        name: str,
+        *,
+        higher_is_better: bool,
+        description: str = "",
+        version: str = "1",
+    ) -> Callable[[F], F]:
+        """Decorator: register ``fn(rows) -> float`` as whole-run aggregate ``name``."""
+        require_polarity("register_aggregate", name, higher_is_better)
+        return self._registering(lambda fn: AggregateSpec(
+            name=name, fn=fn, higher_is_better=higher_is_better,
+            description=_first_line(description, fn), version=version,
+        ))
+
+    def register_loader(
+        self,
+        name: str,
+        *,
+        kind: str = "goldens",
+        suffixes: Sequence[str] = (),
+        description: str = "",
+    ) -> Callable[[F], F]:
+        """Decorator: register ``fn(path) -> object`` as a loader of ``kind``.
+
+        ``kind`` defaults to ``"goldens"`` (``@register_loader("parquet")`` loads golden sets);
+        ``suffixes`` default to ``(f".{name}",)``.
+        """
+        if kind not in LOADER_KINDS:
+            raise RegistryError(f"loader kind {kind!r} is not one of {LOADER_KINDS}")
+        loader_kind: LoaderKind = kind
+        return self._registering(lambda fn: LoaderSpec(
+            name=name, kind=loader_kind,
+            fn=fn, suffixes=_as_tuple(suffixes) or (f".{name}",),
+            description=_first_line(description, fn),
+        ))
+
+    def _registering(self, record: Callable[[Callable[..., Any]], AnySpec]
+                     ) -> Callable[[F], F]:
+        """A decorator that adds ``record(fn)`` with ``fn``'s client as provider and
+        returns ``fn`` unchanged."""
+
+        def deco(fn: F) -> F:
+            self.add(record(fn), client_provider(fn))
+            return fn
+
+        return deco
+
+    # ---------------------------------------------------------------- lookups
+    def _canonical(self, name: str) -> str | None:
+        table = self._tables.get("metric", {})
+        if name in table or ("metric", name) in self._conflicts:
+            return name
+        if name in self._aliases:
+            return self._aliases[name]
+        if self._lower is None:
+            keys: dict[str, set[str]] = {}
+            aliases: dict[str, set[str]] = {}
+            for key in list(table) + [k for (ns, k) in self._conflicts if ns == "metric"]:
+                keys.setdefault(key.lower(), set()).add(key)
+            for alias, key in self._aliases.items():
+                aliases.setdefault(alias.lower(), set()).add(key)
+            self._lower = (keys, aliases)
+        low = name.lower()
+        found = set(self._lower[0].get(low, ())) or set(self._lower[1].get(low, ()))
+        if len(found) > 1:
+            raise RegistryError(
+                f"{name!r} matches {', '.join(repr(k) for k in sorted(found))}, which differ "
+                "only in case; use the exact spelling"
+            )
+        return found.pop() if found else None
+
+    def _raise_if_blocked(self, key: str) -> None:
+        conflict = self._conflicts.get(("metric", key))
+        if conflict is not None:
+            raise RegistryError(conflict.message())
+
+    def _metric_record(self, key: str) -> AnySpec:
+        return self._tables["metric"][key].spec
+
+    def resolve(self, name: str) -> MetricSpec | AggregateSpec:
+        """The metric or aggregate a spec string names (``"recall@10"``, ``"nDCG@10"``,
+        ``"P(rel=2)@5"``, ``"ndcg_cut_10"``); see :mod:`evalkit.core.metric_lookup`.
+
+        Exact names and aliases come first (case-insensitively when nothing matches
+        exactly), then ir_measures' ``Base(params)@k``, then trec_eval's ``base_k``.
+
+        Raises:
+            RegistryError: unknown name, blocked name, a bad ``@k`` cut-off or parameter.
+        """
+        from evalkit.core.metric_lookup import LookupFailure, lookup
+
+        with self._lock:
+            try:
+                return lookup(self, name)
+            except LookupFailure as exc:
+                raise RegistryError(str(exc)) from None
+
+    def _unknown_message(self, name: str) -> str:
+        from evalkit.core.metric_lookup import unknown_message
+
+        msg = unknown_message(set(self._tables.get("metric", {})) | set(self._aliases), name)
+        msg += f" Known: {', '.join(self.registered()) or 'none'}."
+        missing = [p for p in self.plugins if getattr(p, "status", "loaded") != "loaded"]
+        if missing:
+            source = self.selection_source
+            why = (f"; the disabled ones are left out by {source}"
+                   if source and any(p.status == "disabled" for p in missing) else "")
+            msg += " Not loaded: " + ", ".join(
+                f"{p.distribution or p.name} ({p.status})" for p in missing
+            ) + f" (see `evalkit plugins list`{why})."
+        msg += (
+            " A metric comes from a plugin (e.g. evalkit-retrieval) or from "
+            "register_metric(name, higher_is_better=...) in Python."
+        )
+        return msg
+
+    def provider_of(self, name: str) -> Provider:
+        """The provider of the metric, family or aggregate that ``name`` resolves to."""
+        from evalkit.core.metric_lookup import record_base
+
+        spec = self.resolve(name)
+        key = self._canonical(spec.name)
+        if key is None and isinstance(spec, MetricSpec) and spec.family:
+            key = self._canonical(family_key(spec.family))
+        if key is None:
+            base = record_base(spec.name)
+            if base is not None:
+                key = self._canonical(base) if "@" not in spec.name else \
+                    self._canonical(family_key(base))
+        if key is None:
+            m = FAMILY_RE.match(spec.name)
+            key = self._canonical(family_key(m["prefix"])) if m else None
+        if key is None:
+            raise RegistryError(f"no provider recorded for {name!r}")
+        return self._tables["metric"][key].provider
+
+    def polarity(self, name: str) -> bool:
+        """``higher_is_better`` of a metric or aggregate.
+
+        Raises:
+            RegistryError: the name is unknown, blocked, or was added through the legacy
+                ``METRICS[name] = fn`` table, which declares no polarity.
+        """
+        spec = self.resolve(name)
+        if spec.higher_is_better is None:
+            raise RegistryError(
+                f"metric {name!r} has no declared polarity (it was added with "
+                f"METRICS[...] = fn). Declare one with register_metric({name!r}, "
+                "higher_is_better=True or False) or register_retrieval_metric(..., "
+                "higher_is_better=...)"
+            )
+        return bool(spec.higher_is_better)
+
+    def registered(self) -> list[str]:
+        """Every metric, family (``prefix@k``) and aggregate name, sorted with cut-offs in
+        numeric order (``p@5`` before ``p@10``)."""
+        with self._lock:
+            names = set(self._tables.get("metric", {}))
+        return sorted(names, key=name_order)
+
+    def entries(self, namespace: str | None = None) -> Iterator[tuple[str, str, Entry]]:
+        """``(namespace, key, entry)`` for every live registration (as they were when the
+        iteration began: the lock is not held while the caller's loop runs)."""
+        with self._lock:
+            found = [(ns, key, entry) for ns, table in sorted(self._tables.items())
+                     if namespace is None or ns == namespace
+                     for key, entry in sorted(table.items())]
+        yield from found
+
+    def conflicts(self) -> list[Conflict]:
+        """Every blocked name with its providers."""
+        return list(self._conflicts.values())
+
+    def family(self, prefix: str) -> MetricFamily:
+        """The ``prefix@k`` family (aliases accepted)."""
+        key = self._canonical(family_key(prefix))
+        if key is None:
+            raise RegistryError(f"no metric family {prefix!r}@k is registered")
+        self._raise_if_blocked(key)
+        spec = self._tables["metric"][key].spec
+        assert isinstance(spec, MetricFamily)
+        return spec
+
+    def loader(
+        self, kind: str, name: str | None = None, path: str | None = None
+    ) -> LoaderSpec:
+        """The loader of ``kind`` by name, or else by the suffix of ``path``.
+
+        Raises:
+            RegistryError: no loader matches (the message lists the known ones).
+        """
+        ns = f"loader:{kind}"
+        table = self._tables.get(ns, {})
+        if name is not None:
+            if (ns, name) in self._conflicts:
+                raise RegistryError(self._conflicts[(ns, name)].message())
+            if name in table:
+                spec = table[name].spec
+                assert isinstance(spec, LoaderSpec)
+                return spec
+        elif path is not None:
+            chosen = loader_for_path({key: entry.spec for key, entry in table.items()
+                                      if isinstance(entry.spec, LoaderSpec)}, path)
+            if chosen is not None:
+                return chosen
+        known = ", ".join(sorted(table)) or "none"
+        what = name if name is not None else f"the suffix of {path}"
+        raise RegistryError(f"no {kind} loader for {what}; known {kind} loaders: {known}")
+
+    def get(self, namespace: str, name: str) -> AnySpec:
+        """A target, reporter or executor (or any record) by namespace and name."""
+        if (namespace, name) in self._conflicts:
+            raise RegistryError(self._conflicts[(namespace, name)].message())
+        table = self._tables.get(namespace, {})
+        if name not in table:
+            known = ", ".join(sorted(table)) or "none"
+            raise RegistryError(f"unknown {namespace} {name!r}; known: {known}")
+        return table[name].spec

@@ -4,10 +4,10 @@ Holds golden cases and sets and their loaders (:mod:`.cases`, :mod:`.goldens`, t
 reader :mod:`.goldens_yaml`, a golden row's pydantic model :mod:`.goldens_models`,
 :mod:`.beir`, :mod:`.topics`), the cases of judged queries made on demand
 (:mod:`.judged_queries`), what a target returns (:mod:`.targets`), the rows of a run
-(:mod:`.rows`: a target run's :class:`~evalkit.data.rows.CaseResult`;
-:mod:`.query_rows`: a ranking run's :class:`~evalkit.data.query_rows.QueryResult`;
-:mod:`.results`: :class:`~evalkit.data.results.RunResult`, its fields and what is read
-straight off its rows, :mod:`.run_record`, and its columns, DataFrame and notebook view,
+(:mod:`.rows`: a ranking run's :class:`~evalkit.data.rows.QueryResult`, a target run's
+:class:`~evalkit.data.rows.CaseResult`; :mod:`.results`:
+:class:`~evalkit.data.results.RunResult`, its fields and what is read straight off its
+rows, :mod:`.run_record`, and its columns, DataFrame and notebook view,
 :mod:`.run_views`; a ranking kept as a lazy view of arrays, :mod:`.ranked_ids`), the
 run artifact's format (:mod:`.artifact`) and its reading and writing (:mod:`.result_files`),
 whether a run is complete (:mod:`.coverage`) and how many cases each metric scored

@@ -1,41 +1,12 @@
 """Golden sets: hand-written cases read from jsonl, yaml or csv, failing loudly.
 
-A golden file holds one record per case. The recognised fields are:
-
-``id`` (required)
-    The case id, always kept as text. YAML ids keep the exact characters written in the
-    file (``010``, ``10`` and ``12:30`` are three ids, never 8, 10 and 750); JSON integer
-    ids become their digits; CSV cells are text already. A null, empty or non-scalar id is
-    refused.
-``query`` (required)
-    The text the target is asked (a string, possibly empty).
-``expected`` (optional)
-    A list of ids (retrieval: they become the case's relevant set), a text (generation),
-    or null.
-``relevant`` (optional)
-    A list of relevant ids, when it differs from ``expected``.
-``relevance`` (optional)
-    Graded judgments ``{id: integer label}`` as in TREC qrels.
-``answers`` (optional)
-    Acceptable reference answers, a text or a list of texts, that text metrics
-    (``exact_match``, ``f1``, ``rouge_l``) compare a generated answer with; without it they
-    read a text ``expected``.
-
-Every other field is kept, unchanged, in :attr:`GoldenCase.context`. The rules on a record
-are the pydantic model :class:`evalkit.data.goldens_models.GoldenRow`; this module reads JSON
-Lines and CSV (YAML: :mod:`evalkit.data.goldens_yaml`), refuses what only a format can get
-wrong (a CSV row of the wrong width) and checks the set (zero cases, a repeated id).
-
-Refused with the file and line: a missing, null or duplicate id, a missing query, a
-file with zero cases, a CSV row with more (or fewer) cells than the header, a duplicate
-CSV column or YAML key, an ``expected`` that is neither ids, text nor null, and a repeated
-id inside ``expected``/``relevant``. A UTF-8 byte order mark and CRLF line ends are
-accepted in every format.
-
-CSV cells: ``expected`` is null when empty, a list of ids when it is a JSON array
-(``["d1", "d2"]``), and text otherwise; ``relevant`` is a JSON array or ids separated by
-whitespace; ``relevance`` is a JSON object; ``answers`` is null when empty, a list of
-texts when it is a JSON array (``["Paris", "City of Paris"]``), and one text otherwise.
+A golden file holds one record per case (``id``, ``query``, ``expected``, ``relevant``,
+``relevance``, ``answers``; every other field is kept in :attr:`GoldenCase.context`). The
+fields, what is refused (with the file and line) and how CSV cells are read are in
+docs/runner.md (Golden sets). The rules on a record are the pydantic model
+:class:`evalkit.data.goldens_models.GoldenRow`; this module reads JSON Lines and CSV
+(YAML: :mod:`evalkit.data.goldens_yaml`), refuses what only a format can get wrong (a
+CSV row of the wrong width) and checks the set (zero cases, a repeated id).
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ line, UTF-8:
   {"provider": ..., "version": ...}}, "qrels": {"path": ..., "sha256": ...},
   "relevance_level": 1, "missing": "zero" | "skip", "depth": null | int,
   "created": ISO-8601 UTC, "notes": {...}}``;
-* then one line per query or case (:mod:`evalkit.data.query_rows`);
+* then one line per query or case (:mod:`evalkit.data.rows`);
 * last, the trailer: ``{"type": "trailer", "rows": n, "sha256": ...}``.
 
 Schema 1 files (no trailer, no ``metric_errors``) are read too.
@@ -32,7 +32,7 @@ from evalkit.data.artifact import (
     read_artifact,
     upgrade_schema1_rows,
 )
-from evalkit.data.query_rows import row_from_json
+from evalkit.data.rows import row_from_json
 from evalkit.io.limits import LimitError, check_id, check_name
 
 

@@ -2,7 +2,7 @@
 per-metric values and means derived from the rows.
 
 Every aggregate is derived from the rows; nothing else is stored as truth. A row is
-:mod:`evalkit.data.query_rows`' :class:`QueryResult` (or a target run's
+:mod:`evalkit.data.rows`' :class:`QueryResult` (or a target run's
 :class:`~evalkit.data.rows.CaseResult`); the run's artifact file, its format, and
 :func:`is_artifact` are :mod:`evalkit.data.result_files`; its columns, DataFrame and notebook
 views :mod:`evalkit.data.run_views`; its fields and what is read straight off the rows
@@ -11,18 +11,18 @@ views :mod:`evalkit.data.run_views`; its fields and what is read straight off th
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from evalkit.data.artifact import SCHEMA_VERSION as SCHEMA_VERSION
 from evalkit.data.artifact import ArtifactError as ArtifactError
 from evalkit.data.artifact import Integrity
 from evalkit.data.artifact import artifact_line as artifact_line
 from evalkit.data.provenance import settings_differences as settings_differences
-from evalkit.data.query_rows import QueryResult as QueryResult
 from evalkit.data.result_files import is_artifact as is_artifact
 from evalkit.data.result_files import read_run, write_run
+from evalkit.data.rows import QueryResult as QueryResult
 from evalkit.data.run_record import RunRecord
 
 if TYPE_CHECKING:
@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from evalkit.data.metric_counts import MetricCounts
 
 __all__ = ["SCHEMA_VERSION", "ArtifactError", "Integrity", "MetricFailedError", "QueryResult",
-           "RunResult", "artifact_line", "is_artifact", "iter_rows", "settings_differences"]
+           "RunResult", "artifact_line", "is_artifact", "settings_differences"]
 
 
 class MetricFailedError(KeyError):
@@ -240,10 +240,3 @@ class RunResult(RunRecord):
         read = read_run(path)
         return cls(name=read.name, per_query=read.per_query, header=read.header,
                    integrity=read.integrity, samples=read.samples)
-
-
-def iter_rows(runs: Iterable[RunResult]) -> Iterator[tuple[str, Any]]:
-    """``(run name, row)`` for every row of every run, in order."""
-    for run in runs:
-        for row in run.per_query:
-            yield run.name, row

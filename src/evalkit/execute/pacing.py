@@ -1,40 +1,16 @@
 """How many target calls may start, and when: adaptive concurrency and rate limits.
 
-**Adaptive concurrency (AIMD).** The runner keeps a limit on the calls in flight, never
-above ``max_concurrency`` and never below 1. It starts at ``max_concurrency``. A call
-that met a rate-limit answer (its response or error reports ``rate_limited > 0``, as
-``HttpTarget`` does for 429 and 529) halves the limit, or the number of calls in flight
-when that is smaller (multiplicative decrease, factor :data:`DECREASE`), at most once
-per round trip: calls that started before the last
-decrease do not lower it again (TCP's rule of one decrease per window, RFC 5681). Every
-call that succeeds without one raises it by ``1 / limit`` (additive increase: about one
-more call in flight per ``limit`` calls), up to ``max_concurrency``.
-
-**A pause** (:meth:`Pacing.pause`: a server's ``Retry-After``): no call starts before it
-ends. ``HttpTarget`` keeps a :class:`Pacing` of its own over its requests (retries
-included), so that a rate limit pauses and narrows every call of the target.
-
-**Client-side rate limits**, shared by every worker of a run:
-
-* ``requests_per_minute``: a call starts only when the request bucket holds a token;
-  the bucket refills at ``requests_per_minute / 60`` tokens a second and holds at most
-  one second's worth (at least 1), so a run never bursts above the per-second rate;
-* ``tokens_per_minute``: applied after the fact, from the usage a response reports
-  (:func:`reported_tokens`): each call's tokens are taken from a token bucket that
-  refills at ``tokens_per_minute / 60`` a second (holding at most one second's worth),
-  and no call starts while the bucket is below zero. A response that reports no tokens
-  takes none, so when no response of a run reports them the limit never acts, and
-  :meth:`Pacing.token_limit_note` says so (the run's ``header["notes"]``).
-
-Both limits are taken by a worker that holds a case to call: a worker takes its next
-case first and only then waits for a start, so once the last case has started no worker
-waits for a token, and the run ends when its last call does.
-
-Both limits have a floor, so that a slip of units (``requests_per_minute: 1e-9``, meant
-as something else) is refused instead of making the run wait for ever:
-:data:`MIN_REQUESTS_PER_MINUTE` is one call an hour (no more than an hour between two
-call starts), :data:`MIN_TOKENS_PER_MINUTE` one token a second (a response of ``n``
-tokens then holds the next call for at most ``n`` seconds). No real API limit is lower.
+The rules, as docs/runner.md (Rate limits) gives them: the calls in flight adapt (AIMD:
+a call that met a rate-limit answer halves the limit, at most once per round trip, RFC
+5681's one decrease per window; each success raises it by ``1 / limit``, up to
+``max_concurrency``); a server's ``Retry-After`` pauses every start
+(:meth:`Pacing.pause`); ``requests_per_minute`` and ``tokens_per_minute`` are token
+buckets shared by every worker, each holding at most one second's worth, the second
+applied after the fact from the tokens a response reports (:func:`reported_tokens`;
+:meth:`Pacing.token_limit_note` says when none did). A worker takes its next case before
+it waits for a start, so the run ends when its last call does. Both limits have a floor
+(:data:`MIN_REQUESTS_PER_MINUTE`, :data:`MIN_TOKENS_PER_MINUTE`) so that a slip of units
+is refused instead of making the run wait for ever.
 
 :class:`Pacing` is the limit and the buckets of one run; :meth:`Pacing.admit` (threads)
 and :meth:`Pacing.admit_async` (an event loop) wait for a start, :meth:`Pacing.release`
@@ -181,12 +157,6 @@ class Pacing:
         until = time.monotonic() + seconds
         with self._lock:
             self._paused_until = max(self._paused_until, until)
-
-    @property
-    def paused_until(self) -> float:
-        """The ``time.monotonic`` time before which no call starts."""
-        with self._lock:
-            return self._paused_until
 
     @property
     def current(self) -> int:

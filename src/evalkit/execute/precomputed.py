@@ -278,17 +278,7 @@ def evaluate_run(
             missing column, a duplicate (qid, docno), a NaN or infinite score, a label
             that is not an integer, or a missing id; the message names the row.
     """
-    if missing not in ("zero", "skip", "refuse"):
-        raise ValueError(f"missing must be 'zero', 'skip' or 'refuse', got {missing!r}")
-    if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int)
-                              or depth < 1):
-        raise ValueError(f"depth must be a positive integer (trec_eval -M), got {depth!r}")
-    if isinstance(relevance_level, bool) or not isinstance(relevance_level, int) \
-            or relevance_level < 1:
-        raise ValueError(
-            f"relevance_level must be an integer >= 1 (trec_eval -l), got {relevance_level!r};"
-            " labels <= 0 never count as relevant"
-        )
+    _check_settings(missing, depth, relevance_level)
     require_metrics(metrics)
     if name is not None:
         check_name(name)  # as long as a TREC run tag may be (it names the run everywhere)
@@ -298,24 +288,7 @@ def evaluate_run(
     if not q.judgments:
         raise ValueError("the qrels hold no judged query; nothing can be evaluated")
     rankings = ranked.rankings
-    unjudged = sorted(set(rankings).difference(q.judgments))
-    missing_ids = sorted(set(q.judgments).difference(rankings))
-    # a judged query given an empty ranking ({qid: {}} in a mapping or frame; a TREC file
-    # cannot say it) is in the run and scores 0, as pytrec_eval scores it: counted in the
-    # notes, so that `evalkit eval` says so instead of a silent 0
-    empty_ids = sorted(x for x in q.judgments if x in rankings and not len(rankings[x]))
-    qids = sorted(q.judgments)
-    if missing == "refuse" and missing_ids:
-        shown = ", ".join(repr(x) for x in missing_ids[:5])
-        raise SettingError(
-            f"{len(missing_ids)} judged quer{'y is' if len(missing_ids) == 1 else 'ies are'} "
-            f"missing from the run ({shown}{', ...' if len(missing_ids) > 5 else ''}); "
-            "trec_eval 10.0 without -c stops here too. Score them 0 (",
-            Setting("missing", "zero"), ", trec_eval -c) or leave them out (",
-            Setting("missing", "skip"), ", as trec_eval 9.0.8 did)")
-    if missing == "skip":
-        qids = [x for x in qids if x in rankings]
-
+    qids, notes = _evaluated_queries(rankings, q.judgments, missing)
     responses: list[TargetResponse] = []
     for qid in qids:
         docs = rankings.get(qid, [])
@@ -324,7 +297,6 @@ def evaluate_run(
         responses.append(TargetResponse(ranked_ids=docs))
     # each case is built when read; vectorised metrics read the judgments in bulk
     cases = JudgedQueries(qids, q.judgments, relevance_level)
-
     rows = score_rankings(responses, cases, specs)
     header: dict[str, Any] = {
         "evalkit_version": __version__,
@@ -337,15 +309,58 @@ def evaluate_run(
         "missing": missing,
         "depth": depth,
         "created": datetime.now(UTC).isoformat(timespec="seconds"),
-        "notes": {
-            "num_queries": len(rows),
-            "unjudged_ignored": len(unjudged),
-            "unjudged_ignored_ids": unjudged[:20],
-            ("missing_scored_zero" if missing == "zero" else "missing_skipped"):
-                len(missing_ids),
-            "missing_ids": missing_ids[:20],
-            **({"empty_rankings": len(empty_ids), "empty_ranking_ids": empty_ids[:20]}
-               if empty_ids else {}),
-        },
+        "notes": {"num_queries": len(rows), **notes},
     }
     return RunResult(name=name or ranked.name, per_query=rows, header=header)
+
+
+def _check_settings(missing: object, depth: object, relevance_level: object) -> None:
+    """Raises ValueError naming a bad ``missing``, ``depth`` or ``relevance_level``."""
+    if missing not in ("zero", "skip", "refuse"):
+        raise ValueError(f"missing must be 'zero', 'skip' or 'refuse', got {missing!r}")
+    if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int)
+                              or depth < 1):
+        raise ValueError(f"depth must be a positive integer (trec_eval -M), got {depth!r}")
+    if isinstance(relevance_level, bool) or not isinstance(relevance_level, int) \
+            or relevance_level < 1:
+        raise ValueError(
+            f"relevance_level must be an integer >= 1 (trec_eval -l), got {relevance_level!r};"
+            " labels <= 0 never count as relevant"
+        )
+
+
+def _evaluated_queries(rankings: Mapping[str, Any], judgments: Mapping[str, Any],
+                       missing: str) -> tuple[list[str], dict[str, Any]]:
+    """``(query ids evaluated, in text order; the header's notes on the others)``: run
+    topics without judgments are ignored, judged topics missing from the run scored
+    (``"zero"``) or left out (``"skip"``), and judged queries given an empty ranking
+    counted.
+
+    Raises:
+        SettingError: ``missing="refuse"`` and a judged query is missing from the run.
+    """
+    unjudged = sorted(set(rankings).difference(judgments))
+    missing_ids = sorted(set(judgments).difference(rankings))
+    # a judged query given an empty ranking ({qid: {}} in a mapping or frame; a TREC file
+    # cannot say it) is in the run and scores 0, as pytrec_eval scores it: counted in the
+    # notes, so that `evalkit eval` says so instead of a silent 0
+    empty_ids = sorted(x for x in judgments if x in rankings and not len(rankings[x]))
+    qids = sorted(judgments)
+    if missing == "refuse" and missing_ids:
+        shown = ", ".join(repr(x) for x in missing_ids[:5])
+        raise SettingError(
+            f"{len(missing_ids)} judged quer{'y is' if len(missing_ids) == 1 else 'ies are'} "
+            f"missing from the run ({shown}{', ...' if len(missing_ids) > 5 else ''}); "
+            "trec_eval 10.0 without -c stops here too. Score them 0 (",
+            Setting("missing", "zero"), ", trec_eval -c) or leave them out (",
+            Setting("missing", "skip"), ", as trec_eval 9.0.8 did)")
+    if missing == "skip":
+        qids = [x for x in qids if x in rankings]
+    return qids, {
+        "unjudged_ignored": len(unjudged),
+        "unjudged_ignored_ids": unjudged[:20],
+        ("missing_scored_zero" if missing == "zero" else "missing_skipped"): len(missing_ids),
+        "missing_ids": missing_ids[:20],
+        **({"empty_rankings": len(empty_ids), "empty_ranking_ids": empty_ids[:20]}
+           if empty_ids else {}),
+    }

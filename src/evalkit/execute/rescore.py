@@ -17,7 +17,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from evalkit.core.specs import MetricSpec
+from evalkit.core.specs import AggregateSpec, MetricSpec
 from evalkit.data.cases import GoldenCase
 from evalkit.data.goldens import GoldenSet, load_goldens
 from evalkit.data.provenance import metric_provenance
@@ -87,35 +87,16 @@ def rescore(
             :mod:`evalkit.execute.case_needs`), before anything is written.
         ArtifactBusyError: a run is writing the file to be replaced.
     """
-    source: Path | None = None
-    if isinstance(run, str | Path):
-        source = Path(run)
-        run = RunResult.load(source)
-    header = dict(run.header)
-    if header.get("kind") != "target":
-        raise ArtifactError(
-            f"{source or run.name}: not a target run (written by evalkit run/evaluate); "
-            "precomputed runs are rescored with `evalkit eval`"
-        )
-    old_config = dict(header.get("config") or {})
+    run, source = _target_run(run)
+    label = source or run.name
+    old_config = dict(run.header.get("config") or {})
     if aggregates is None:
         aggregates = list(old_config.get("aggregates") or [])
     specs = resolve_metrics(metrics)
     agg_specs = resolve_aggregates(aggregates)
-    gset = _rescore_goldens(header, old_config, source, run, goldens)
-    old_digests: Mapping[str, str] = (header.get("goldens") or {}).get("case_digests") or {}
-    new_digests = gset.case_digests()
+    gset = _rescore_goldens(run, source, goldens)
     old_rows = run.samples or run.per_query  # every sample of a run with repeated samples
-    cases: list[GoldenCase] = []
-    for old in old_rows:
-        if not isinstance(old, CaseResult):
-            raise ArtifactError(f"{source or run.name}: row {old.query_id!r} is not a case row")
-        if old.case_id not in gset:
-            raise ArtifactError(
-                f"case {old.case_id!r} of run {run.name!r} is not in the golden set "
-                f"{gset.path or ''}".rstrip()
-            )
-        cases.append(gset.get(old.case_id))
+    cases = _cases_of(old_rows, gset, run.name, label)
     require_case_fields(specs, cases)
     rows: list[CaseResult] = []
     for old, case in zip(old_rows, cases, strict=True):
@@ -123,29 +104,9 @@ def rescore(
             rows.append(CaseResult(old.case_id, None, {}, old.error, old.latency_ms))
         else:
             with scoring_sample(old.sample):
-                rows.append(_rescored(case, old.response, old.latency_ms, specs,
-                                      source or run.name))
+                rows.append(_rescored(case, old.response, old.latency_ms, specs, label))
         rows[-1].sample = old.sample
-    present = {r.case_id for r in rows}
-    missing = [c.id for c in gset if c.id not in present]
-    # a file cut short or still unfinished keeps its rows; one altered after it was
-    # finished (its trailer disagrees) cannot vouch for them
-    damaged = list(run.integrity.problems) if run.integrity is not None \
-        and run.integrity.has_trailer else []
-    changed = sorted(c for c in new_digests if c in old_digests
-                     and old_digests[c] != new_digests[c])
-    previous_metrics = list(old_config.get("metrics") or [])
-    header["metrics"] = metric_provenance([s.name for s in specs])
-    header["aggregate_definitions"] = metric_provenance([s.name for s in agg_specs])
-    header["config"] = {**old_config, "metrics": [s.name for s in specs],
-                        "aggregates": [s.name for s in agg_specs]}
-    header["goldens"] = {**(header.get("goldens") or {}), **goldens_record(gset)}
-    header["rescored"] = {
-        "at": now(), "previous_metrics": previous_metrics,
-        "goldens_changed": changed, "input_status": run.header.get("status"),
-        "input_problems": damaged,
-    }
-    finish_header(header, rows, agg_specs, specs, missing=missing, damaged=damaged)
+    header = _rescored_header(run, gset, rows, specs, agg_specs)
     per_query, samples = (reduce_samples(rows, (header.get("samples") or {}).get("reduce")),
                           rows) if run.samples else (rows, [])
     out = RunResult(name=run.name, per_query=per_query, header=header, samples=samples)
@@ -155,6 +116,76 @@ def rescore(
                 else run_lock(target_path):
             save_finished(out, target_path)
     return out
+
+
+def _target_run(run: RunResult | str | Path) -> tuple[RunResult, Path | None]:
+    """``(run, path it was read from)``.
+
+    Raises:
+        ArtifactError: not a target run.
+    """
+    source = None
+    if isinstance(run, str | Path):
+        source = Path(run)
+        run = RunResult.load(source)
+    if run.header.get("kind") != "target":
+        raise ArtifactError(
+            f"{source or run.name}: not a target run (written by evalkit run/evaluate); "
+            "precomputed runs are rescored with `evalkit eval`"
+        )
+    return run, source
+
+
+def _cases_of(rows: Sequence[Any], gset: GoldenSet, name: str, label: object
+              ) -> list[GoldenCase]:
+    """The golden case of every row, in order.
+
+    Raises:
+        ArtifactError: a row that is not a case row, or whose case the set lacks.
+    """
+    cases: list[GoldenCase] = []
+    for old in rows:
+        if not isinstance(old, CaseResult):
+            raise ArtifactError(f"{label}: row {old.query_id!r} is not a case row")
+        if old.case_id not in gset:
+            raise ArtifactError(
+                f"case {old.case_id!r} of run {name!r} is not in the golden set "
+                f"{gset.path or ''}".rstrip()
+            )
+        cases.append(gset.get(old.case_id))
+    return cases
+
+
+def _rescored_header(run: RunResult, gset: GoldenSet, rows: Sequence[CaseResult],
+                     specs: Sequence[MetricSpec], agg_specs: Sequence[AggregateSpec]
+                     ) -> dict[str, Any]:
+    """The input's header with the new metrics, aggregates and golden set, what the
+    rescoring changed (``rescored``), and the coverage kept: cases without a row stay
+    missing, and the problems of a file altered after it was finished stay recorded."""
+    header = dict(run.header)
+    old_config = dict(header.get("config") or {})
+    old_digests: Mapping[str, str] = (header.get("goldens") or {}).get("case_digests") or {}
+    new_digests = gset.case_digests()
+    present = {r.case_id for r in rows}
+    missing = [c.id for c in gset if c.id not in present]
+    # a file cut short or still unfinished keeps its rows; one altered after it was
+    # finished (its trailer disagrees) cannot vouch for them
+    damaged = list(run.integrity.problems) if run.integrity is not None \
+        and run.integrity.has_trailer else []
+    changed = sorted(c for c in new_digests if c in old_digests
+                     and old_digests[c] != new_digests[c])
+    header["metrics"] = metric_provenance([s.name for s in specs])
+    header["aggregate_definitions"] = metric_provenance([s.name for s in agg_specs])
+    header["config"] = {**old_config, "metrics": [s.name for s in specs],
+                        "aggregates": [s.name for s in agg_specs]}
+    header["goldens"] = {**(header.get("goldens") or {}), **goldens_record(gset)}
+    header["rescored"] = {
+        "at": now(), "previous_metrics": list(old_config.get("metrics") or []),
+        "goldens_changed": changed, "input_status": run.header.get("status"),
+        "input_problems": damaged,
+    }
+    finish_header(header, rows, agg_specs, specs, missing=missing, damaged=damaged)
+    return header
 
 
 def _rescored(case: GoldenCase, response: TargetResponse, latency: float | None,
@@ -180,12 +211,17 @@ def _rescored(case: GoldenCase, response: TargetResponse, latency: float | None,
     return row
 
 
-def _rescore_goldens(header: Mapping[str, Any], old_config: Mapping[str, Any],
-                     source: Path | None, run: RunResult,
+def _rescore_goldens(run: RunResult, source: Path | None,
                      goldens: GoldensInput | None) -> GoldenSet:
+    """``goldens``, else the golden file the run's header records (relative to the
+    artifact's folder), read with the loader it records.
+
+    Raises:
+        GoldensNotRecorded: no ``goldens`` given and none recorded.
+    """
     if goldens is not None:
         return as_golden_set(goldens)
-    recorded = (header.get("goldens") or {}).get("path")
+    recorded = (run.header.get("goldens") or {}).get("path")
     if not recorded:
         raise GoldensNotRecorded(
             f"{source or run.name}: the header records no golden file; pass ",
@@ -193,6 +229,7 @@ def _rescore_goldens(header: Mapping[str, Any], old_config: Mapping[str, Any],
     gpath = Path(recorded)
     if not gpath.is_absolute() and source is not None:
         gpath = source.parent / gpath
+    header, old_config = run.header, run.header.get("config") or {}
     loader = (header.get("goldens") or {}).get("loader") or old_config.get("goldens_loader")
     return load_goldens(gpath, loader)
 

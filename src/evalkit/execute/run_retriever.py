@@ -84,12 +84,6 @@ class _MetricsTable(MutableMapping[str, Callable[..., float]]):
 METRICS: MutableMapping[str, Callable[..., float]] = _MetricsTable()
 
 
-def judgments_for(qrels: Qrels, qid: str) -> Mapping[str, int] | set[str]:
-    """The judgments of one query (raises KeyError when the query is not in qrels)."""
-    value: Any = qrels[qid]
-    return value  # type: ignore[no-any-return]
-
-
 def run(
     name: str,
     retriever: Callable[[Any], Sequence[str]],

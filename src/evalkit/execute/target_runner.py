@@ -158,16 +158,16 @@ def evaluate(
             after the fact (``None``: no limit; else at least 60, one token a second).
             When no response reports its tokens the limit cannot act, and
             ``header["notes"]["tokens_per_minute"]`` says so.
-
-    Calls in flight adapt to rate limits (:mod:`evalkit.execute.pacing`): a call that
-    met a 429/529 halves the limit, successes raise it again, never above
-    ``max_concurrency``. An async target (an ``ainvoke`` coroutine method) runs on one
-    event loop (:mod:`evalkit.execute.async_executor`) with the same rules.
         executor: where the calls are made: ``"local"`` (the default, threads of this
             process), ``"dask"`` (the evalkit-dask plugin) or an
             :class:`~evalkit.execute.executor_api.ExecutorChoice` with options and how
             workers build the target (docs/scaling.md). The artifact, its lock, resume
             and the in-flight bound stay here whatever it is.
+
+    Calls in flight adapt to rate limits (:mod:`evalkit.execute.pacing`): a call that
+    met a 429/529 halves the limit, successes raise it again, never above
+    ``max_concurrency``. An async target (an ``ainvoke`` coroutine method) runs on one
+    event loop (:mod:`evalkit.execute.async_executor`) with the same rules.
 
     Returns:
         A :class:`RunResult` of :class:`CaseResult` rows in golden-set order (with
@@ -206,23 +206,8 @@ def evaluate(
             failure that is not a case's, such as an LLM judge without credentials),
             raised once after the artifact is synced; resume continues the run.
     """
-    if isinstance(max_concurrency, bool) or not isinstance(max_concurrency, int) \
-            or max_concurrency < 1:
-        raise ValueError(f"max_concurrency must be a positive integer, got {max_concurrency!r}")
-    if name is not None:
-        check_name(name)  # not blank, as the eval config's name
-    from evalkit.execute.async_executor import is_async_target
-
-    if not callable(getattr(target, "invoke", None)) and not is_async_target(target):
-        raise TypeError(
-            f"{target!r} is not a target: it has no invoke(case) method; wrap a function in "
-            "evalkit.CallableTarget(fn)"
-        )
+    _check_settings(target, max_concurrency, name, fsync_interval_s)
     grace = default_grace_s(target) if grace_s is None else _check_grace(grace_s)
-    if isinstance(fsync_interval_s, bool) or not isinstance(fsync_interval_s, int | float) \
-            or math.isnan(fsync_interval_s) or fsync_interval_s < 0:
-        raise ValueError("fsync_interval_s must be a number of seconds >= 0 (0 syncs after "
-                         f"every row), got {fsync_interval_s!r}")
     pacing = Pacing(max_concurrency, requests_per_minute, tokens_per_minute)
     gset = as_golden_set(goldens)
     specs = resolve_metrics(metrics)
@@ -247,29 +232,64 @@ def evaluate(
     writer = ArtifactWriter(path, fsync_interval_s)
     # a device or a pipe is written once, at the end: there is no file to replace or lock
     with nullcontext(path) if writer.stream else run_lock(path):
-        if resume and writer.stream:
-            raise ArtifactError(f"{path}: not a regular file (a device or a pipe), so there "
-                                "is no earlier run to resume; drop --resume")
-        previous = read_partial(path) if resume and path.exists() else None
-        kept: dict[RowKey, CaseResult] = {}
-        redo: dict[RowKey, CaseResult] = {}
-        if previous is not None:
-            old_header, old_rows = previous
-            check_resumable(path, old_header, header)
-            header["created"] = old_header.get("created", header["created"])
-            header["resumed"] = int(old_header.get("resumed", 0)) + 1
-            kept, redo, header["resume"] = resume_rows(gset, epochs, old_rows)
-            first = ordered(gset, epochs, {**kept, **redo})
-        else:
-            if path.exists() and not writer.stream and not resume and not overwrite:
-                raise FileExistsError(
-                    f"{path} already exists; resume it (--resume), overwrite it "
-                    "(--overwrite) or choose another output"
-                )
-            first = []
+        kept, redo, first = _earlier_rows(path, writer, header, gset, epochs, resume=resume,
+                                          overwrite=overwrite)
         # the artifact is (re)written only once the executor is open: a scheduler that
         # does not answer, workers that cannot build the target... leave it as it was
         return plan.run(writer, kept, redo, lambda: writer.start(header, first))
+
+
+def _check_settings(target: object, max_concurrency: int, name: str | None,
+                    fsync_interval_s: float) -> None:
+    """Refuse, before anything runs, what :func:`evaluate` cannot take (its ``Raises``)."""
+    if isinstance(max_concurrency, bool) or not isinstance(max_concurrency, int) \
+            or max_concurrency < 1:
+        raise ValueError(f"max_concurrency must be a positive integer, got {max_concurrency!r}")
+    if name is not None:
+        check_name(name)  # not blank, as the eval config's name
+    from evalkit.execute.async_executor import is_async_target
+
+    if not callable(getattr(target, "invoke", None)) and not is_async_target(target):
+        raise TypeError(
+            f"{target!r} is not a target: it has no invoke(case) method; wrap a function in "
+            "evalkit.CallableTarget(fn)"
+        )
+    if isinstance(fsync_interval_s, bool) or not isinstance(fsync_interval_s, int | float) \
+            or math.isnan(fsync_interval_s) or fsync_interval_s < 0:
+        raise ValueError("fsync_interval_s must be a number of seconds >= 0 (0 syncs after "
+                         f"every row), got {fsync_interval_s!r}")
+
+
+def _earlier_rows(path: Path, writer: ArtifactWriter, header: dict[str, Any],
+                  gset: GoldenSet, epochs: int, *, resume: bool, overwrite: bool
+                  ) -> tuple[dict[RowKey, CaseResult], dict[RowKey, CaseResult],
+                             list[CaseResult]]:
+    """``(kept, redo, first)``: the rows of the run in ``path`` that are kept, those whose
+    case is called again or scored again, and the rows the artifact starts with; none
+    unless ``resume``. A resumed run's ``header`` records it.
+
+    Raises:
+        ArtifactError: ``resume`` on a device or a pipe, or an unreadable artifact.
+        ResumeError: the config or golden set changed since the run in ``path``.
+        FileExistsError: ``path`` exists and neither ``resume`` nor ``overwrite``.
+    """
+    if resume and writer.stream:
+        raise ArtifactError(f"{path}: not a regular file (a device or a pipe), so there "
+                            "is no earlier run to resume; drop --resume")
+    previous = read_partial(path) if resume and path.exists() else None
+    if previous is None:
+        if path.exists() and not writer.stream and not resume and not overwrite:
+            raise FileExistsError(
+                f"{path} already exists; resume it (--resume), overwrite it "
+                "(--overwrite) or choose another output"
+            )
+        return {}, {}, []
+    old_header, old_rows = previous
+    check_resumable(path, old_header, header)
+    header["created"] = old_header.get("created", header["created"])
+    header["resumed"] = int(old_header.get("resumed", 0)) + 1
+    kept, redo, header["resume"] = resume_rows(gset, epochs, old_rows)
+    return kept, redo, ordered(gset, epochs, {**kept, **redo})
 
 
 def _check_grace(grace_s: float) -> float:

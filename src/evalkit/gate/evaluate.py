@@ -131,34 +131,15 @@ def evaluate_gate(
         TypeError: ``run`` is not a RunResult.
     """
     run = _as_run(run)
-    if not checks:
-        raise CheckError("no checks to evaluate; a gate without checks gates nothing")
-    seen: set[str] = set()
-    for c in checks:
-        if c.id in seen:
-            raise CheckError(f"duplicate check id {c.id!r}")
-        seen.add(c.id)
+    _require_ids(checks)
     reg = registry or default_registry()
     base: Baseline | None
     if baseline is None or isinstance(baseline, Baseline):
         base = baseline
     else:
         base = Baseline.from_run(_as_run(baseline))
-    notes: list[str] = []
-    incomplete: list[str] = []
-    lacking: list[str] = []
     run_cov = coverage_of(run)
-    if not run_cov.complete:
-        incomplete.append(_incomplete(run, run_cov, "run"))
-        lacking.append("the run")
-    notes.extend(run_cov.notes)
-    if base is not None:
-        base_cov = coverage_of(base.run)
-        if not base_cov.complete:
-            incomplete.append(_incomplete(base.run, base_cov, "baseline"))
-            lacking.append("the baseline")
-        notes.extend(base_cov.notes)
-    notes.extend(samples_note(run, base.run if base is not None else None))
+    notes, incomplete, lacking = _coverage_notes(run, run_cov, base)
     run_fp: Fingerprint | None = None
     if base is not None and any(c.kind == "baseline" for c in checks):
         run_fp = fingerprint(run, aggregates=False)
@@ -176,13 +157,7 @@ def evaluate_gate(
         except Exception as exc:  # a bug or a plugin failure: cannot judge, never a pass
             results.append(error_result(
                 check, cov, f"the check raised {type(exc).__name__}: {exc}"))
-    family = [i for i, r in enumerate(results)
-              if r.comparison is not None and r.blocking and r.verdict != "error"]
-    adjusted = holm([results[i].comparison.p_value for i in family])  # type: ignore[union-attr]
-    adj_by_index = dict(zip(family, adjusted, strict=True))
-    for i, r in enumerate(results):
-        if r.comparison is not None and r.verdict != "error":
-            results[i] = decide(r, adj_by_index.get(i))
+    results = _decided(results)
     if incomplete:  # no verdict rests on evidence the gate did not fully see
         which = " and ".join(lacking)
         results = [r if r.verdict == "error" else replace(
@@ -194,6 +169,49 @@ def evaluate_gate(
         baseline_name=None if base is None else base.name, notes=tuple(notes),
         incomplete=tuple(incomplete), run=run,
     )
+
+
+def _require_ids(checks: Sequence[CheckSpec]) -> None:
+    """Raises :class:`CheckError` when there is no check or two share an id."""
+    if not checks:
+        raise CheckError("no checks to evaluate; a gate without checks gates nothing")
+    seen: set[str] = set()
+    for c in checks:
+        if c.id in seen:
+            raise CheckError(f"duplicate check id {c.id!r}")
+        seen.add(c.id)
+
+
+def _coverage_notes(run: RunResult, run_cov: Coverage, base: Baseline | None
+                    ) -> tuple[list[str], list[str], list[str]]:
+    """``(notes, incomplete, lacking)``: the coverage notes of the run and the baseline
+    (and on their samples), a line for each that is incomplete, and which are
+    (``"the run"``, ``"the baseline"``)."""
+    notes: list[str] = list(run_cov.notes)
+    incomplete: list[str] = []
+    lacking: list[str] = []
+    if not run_cov.complete:
+        incomplete.append(_incomplete(run, run_cov, "run"))
+        lacking.append("the run")
+    if base is not None:
+        base_cov = coverage_of(base.run)
+        if not base_cov.complete:
+            incomplete.append(_incomplete(base.run, base_cov, "baseline"))
+            lacking.append("the baseline")
+        notes.extend(base_cov.notes)
+    notes.extend(samples_note(run, base.run if base is not None else None))
+    return notes, incomplete, lacking
+
+
+def _decided(results: list[CheckResult]) -> list[CheckResult]:
+    """Every baseline check's verdict, its p adjusted by Holm's method over the blocking
+    baseline checks that were judged."""
+    family = [i for i, r in enumerate(results)
+              if r.comparison is not None and r.blocking and r.verdict != "error"]
+    adjusted = holm([results[i].comparison.p_value for i in family])  # type: ignore[union-attr]
+    adj_by_index = dict(zip(family, adjusted, strict=True))
+    return [decide(r, adj_by_index.get(i)) if r.comparison is not None and r.verdict != "error"
+            else r for i, r in enumerate(results)]
 
 
 def _incomplete(run: RunResult, cov: Coverage, role: str) -> str:

@@ -136,11 +136,6 @@ def register_header_secrets(headers: Mapping[str, str]) -> None:
             register_secrets(ENV_REFERENCE.split(v)[::2] if ENV_REFERENCE.search(v) else [v])
 
 
-def secrets_registered() -> bool:
-    """Whether any secret is registered."""
-    return bool(_forms)
-
-
 def mask(text: str) -> str:
     """``text`` with every registered secret (in each of its shown forms) replaced by
     :data:`REDACTED`. Costs one substring search per form; nothing when none is
@@ -354,5 +349,4 @@ __all__ = [
     "register_url_secrets",
     "scrub_exception",
     "scrub_record",
-    "secrets_registered",
 ]

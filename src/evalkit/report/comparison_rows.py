@@ -10,7 +10,7 @@ their rows with it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from evalkit.data.summaries import is_log_scale
@@ -197,44 +197,9 @@ def report_from_comparison(
     several = len(cands) > 1
     a_default, b = str(name_a or "A"), str(name_b or "B")
     if correction is None:
-        named = {str(c) for c in (_get(it, "correction") for it in items) if c}
-        if len(named) == 1:
-            only = named.pop()
-            correction = CORRECTION_LABELS.get(only, only)
-    rows: list[ReportRow] = []
-    for it in items:
-        metric = str(_get(it, "metric"))
-        a = str(_first(it, "name_a", "candidate") or a_default)
-        hib = _get(it, "higher_is_better")
-        if hib is None and polarity is not None:
-            hib = polarity.get(metric)
-        ma, mb = (means or {}).get(metric, (None, None))
-        ma = _first(it, "candidate_mean", "mean_a") if ma is None else ma
-        mb = _first(it, "baseline_mean", "mean_b") if mb is None else mb
-        method = _get(it, "method")
-        b_res = _first(it, "p_resamples", "n_resamples")
-        if method == "t-test" or _get(it, "exact"):
-            b_res = None  # an analytic or exact p has no resampling floor
-        n = _get(it, "n_queries")
-        verdict = _get(it, "significant")
-        alpha = float(_get(it, "alpha", 0.05) or 0.05)
-        p_value = float(_get(it, "p_value"))
-        note = _get(it, "p_note") or (None if verdict is None else p_note_for(
-            _get(it, "degenerate"), bool(verdict), p_value, alpha))
-        counts = {k: None if _get(it, k) is None else int(_get(it, k))
-                  for k in ("wins", "ties", "losses")}
-        rows.append(comparison_row(
-            name=row_label(f"{metric} ({a})" if several else metric, metric), metric=metric,
-            a=a, b=b,
-            diff=float(_first(it, "observed", "diff")), p_value=p_value,
-            p_adjusted=_float(_get(it, "p_adjusted")), alpha=alpha, p_note=note,
-            significant=None if verdict is None else bool(verdict), higher_is_better=hib,
-            value=_float(ma), reference_value=_float(mb), ci_low=_float(_get(it, "ci_low")),
-            ci_high=_float(_get(it, "ci_high")), n_queries=None if n is None else int(n),
-            n_resamples=None if b_res is None else int(b_res), method=method,
-            correction=correction, wins=counts["wins"], ties=counts["ties"],
-            losses=counts["losses"],
-        ))
+        correction = _correction_of(items)
+    rows = [_row_of(it, several=several, a_default=a_default, b=b, means=means,
+                    polarity=polarity, correction=correction) for it in items]
     notes = [*notes, *(log_scale_note(r.name, r.metric, float(r.difference or 0.0),
                                       r.ci_low, r.ci_high)
                        for r in rows if is_log_scale(r.metric))]
@@ -247,6 +212,54 @@ def report_from_comparison(
         kind="compare", title=title, subject=subject, reference=b, rows=tuple(rows),
         status="done", summary=summary, exit_code=None, notes=tuple(notes),
         correction=correction if adjusted else None,
+    )
+
+
+def _correction_of(items: Sequence[Any]) -> str | None:
+    """The label of the one correction the results name (``"holm"`` as ``"Holm"``), or
+    None when they name none or several."""
+    named = {str(c) for c in (_get(it, "correction") for it in items) if c}
+    if len(named) != 1:
+        return None
+    only = named.pop()
+    return CORRECTION_LABELS.get(only, only)
+
+
+def _row_of(it: Any, *, several: bool, a_default: str, b: str,
+            means: Mapping[str, tuple[float, float]] | None,
+            polarity: Mapping[str, bool] | None, correction: str | None) -> ReportRow:
+    """The row of one result, in either shape :func:`report_from_comparison` takes."""
+    metric = str(_get(it, "metric"))
+    a = str(_first(it, "name_a", "candidate") or a_default)
+    hib = _get(it, "higher_is_better")
+    if hib is None and polarity is not None:
+        hib = polarity.get(metric)
+    ma, mb = (means or {}).get(metric, (None, None))
+    ma = _first(it, "candidate_mean", "mean_a") if ma is None else ma
+    mb = _first(it, "baseline_mean", "mean_b") if mb is None else mb
+    method = _get(it, "method")
+    b_res = _first(it, "p_resamples", "n_resamples")
+    if method == "t-test" or _get(it, "exact"):
+        b_res = None  # an analytic or exact p has no resampling floor
+    n = _get(it, "n_queries")
+    verdict = _get(it, "significant")
+    alpha = float(_get(it, "alpha", 0.05) or 0.05)
+    p_value = float(_get(it, "p_value"))
+    note = _get(it, "p_note") or (None if verdict is None else p_note_for(
+        _get(it, "degenerate"), bool(verdict), p_value, alpha))
+    counts = {k: None if _get(it, k) is None else int(_get(it, k))
+              for k in ("wins", "ties", "losses")}
+    return comparison_row(
+        name=row_label(f"{metric} ({a})" if several else metric, metric), metric=metric,
+        a=a, b=b,
+        diff=float(_first(it, "observed", "diff")), p_value=p_value,
+        p_adjusted=_float(_get(it, "p_adjusted")), alpha=alpha, p_note=note,
+        significant=None if verdict is None else bool(verdict), higher_is_better=hib,
+        value=_float(ma), reference_value=_float(mb), ci_low=_float(_get(it, "ci_low")),
+        ci_high=_float(_get(it, "ci_high")), n_queries=None if n is None else int(n),
+        n_resamples=None if b_res is None else int(b_res), method=method,
+        correction=correction, wins=counts["wins"], ties=counts["ties"],
+        losses=counts["losses"],
     )
 
 
