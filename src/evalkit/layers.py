@@ -57,7 +57,8 @@ LAYERS: dict[str, tuple[str, ...]] = {
 }
 
 #: (importing module or package, imported module) -> why it is imported against the table:
-#: the kernel reaching into a plugin, or a run's views drawn by the report floor
+#: the kernel reaching into a plugin, the kernel's commands registered by its built-ins,
+#: or a run's views drawn by the report floor
 FACADES: dict[tuple[str, str], str] = {
     ("evalkit", "evalkit_http"):
         "`from evalkit import HttpTarget`, resolved on first use",
@@ -71,6 +72,10 @@ FACADES: dict[tuple[str, str], str] = {
         "`evalkit eval --format trec` prints trec_eval's layout, which the plugin owns",
     ("evalkit.cli.run_cmd", "evalkit_judge"):
         "`evalkit run --dry-run/--max-calls/--max-cost` set the judge plugin's budget",
+    ("evalkit.builtins", "evalkit.cli.commands"):
+        "the kernel's commands are the built-ins' command records, so that a plugin's "
+        "command of the same name is a conflict naming both (the table itself stays where "
+        "`evalkit --help` reads it without the registry)",
     ("evalkit.data.run_views", "evalkit.report.frames"):
         "`RunResult.to_pandas()`: a run's DataFrame is the report floor's, as a comparison's "
         "and a gate's are (one implementation of the tables)",

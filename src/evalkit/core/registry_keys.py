@@ -6,7 +6,9 @@ A record lives in one namespace under one key:
   ``prefix@k``, all in ``"metric"``;
 * a loader under its name in ``"loader:<kind>"`` (goldens, run, qrels, queries, corpus);
 * targets, reporters and executors under their names in ``"target"``, ``"reporter"`` and
-  ``"executor"``.
+  ``"executor"``;
+* ``evalkit`` subcommands under their names in ``"command"``, and sections of the eval
+  config under their keys in ``"config section"``.
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from evalkit.core.specs import (
     LOADER_KINDS,
     AggregateSpec,
     AnySpec,
+    CommandSpec,
+    ConfigSectionSpec,
     ExecutorSpec,
     LoaderSpec,
     MetricFamily,
@@ -64,4 +68,8 @@ def namespace_of(spec: AnySpec) -> tuple[str, str]:
         return "reporter", spec.name
     if isinstance(spec, ExecutorSpec):
         return "executor", spec.name
+    if isinstance(spec, CommandSpec):
+        return "command", spec.name
+    if isinstance(spec, ConfigSectionSpec):
+        return "config section", spec.name
     raise RegistryError(f"cannot register {spec!r}: not an evalkit.core.specs record")

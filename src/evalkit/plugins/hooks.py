@@ -21,6 +21,8 @@ from evalkit.core.specs import (
     SPEC_TYPES,
     AggregateSpec,
     AnySpec,
+    CommandSpec,
+    ConfigSectionSpec,
     ExecutorSpec,
     LoaderSpec,
     MetricFamily,
@@ -37,6 +39,8 @@ HOOKS: dict[str, tuple[type, ...]] = {
     "evalkit_register_targets": (TargetSpec,),
     "evalkit_register_reporters": (ReporterSpec,),
     "evalkit_register_executors": (ExecutorSpec,),
+    "evalkit_register_commands": (CommandSpec,),
+    "evalkit_register_config_sections": (ConfigSectionSpec,),
 }
 
 

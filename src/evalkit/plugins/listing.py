@@ -22,6 +22,8 @@ from evalkit.core.registry import Conflict, Provider, Registry
 from evalkit.core.specs import (
     AggregateSpec,
     AnySpec,
+    CommandSpec,
+    ConfigSectionSpec,
     ExecutorSpec,
     LoaderSpec,
     MetricFamily,
@@ -38,7 +40,9 @@ class NameInfo(NamedTuple):
     """One registered name, as listed by ``evalkit plugins list``.
 
     ``kind`` is ``metric``, ``count``, ``aggregate``, ``loader`` (with ``loader_kind``),
-    ``target``, ``reporter`` or ``executor``; a ``name@k`` family is one entry named ``name@k``.
+    ``target``, ``reporter``, ``executor``, ``command`` (an ``evalkit`` subcommand; its
+    ``description`` is its help) or ``config section`` (a key of the eval config); a
+    ``name@k`` family is one entry named ``name@k``.
     ``polarity`` is ``"higher"``, ``"lower"``, ``"undeclared"`` or ``None`` (not a metric).
     """
 
@@ -90,12 +94,18 @@ def describe_entry(namespace: str, key: str, spec: AnySpec, provider: Provider) 
     if isinstance(spec, LoaderSpec):
         return NameInfo(key, "loader", None, definition_version=None,
                         loader_kind=spec.kind, **common)
+    if isinstance(spec, CommandSpec):
+        common["description"] = spec.help
+        return NameInfo(key, "command", None, definition_version=None, **common)
+    if isinstance(spec, ConfigSectionSpec):
+        return NameInfo(key, "config section", None, definition_version=None, **common)
     kind = "target" if isinstance(spec, TargetSpec) else \
         "executor" if isinstance(spec, ExecutorSpec) else "reporter"
     return NameInfo(key, kind, None, definition_version=None, **common)
 
 
-_KIND_ORDER = ("metric", "count", "aggregate", "loader", "target", "reporter", "executor")
+_KIND_ORDER = ("metric", "count", "aggregate", "loader", "target", "reporter", "executor",
+               "command", "config section")
 
 
 def _listing_order(n: NameInfo) -> tuple[Any, ...]:
