@@ -240,6 +240,20 @@ def test_the_kept_list_follows_the_plugins_source(tmp_path: Path) -> None:
     assert imported(folder) == ["greet_plugin", "greet_plugin"]
 
 
+def test_the_kept_list_follows_an_install(tmp_path: Path) -> None:
+    """Installing a distribution changes a folder of sys.path: the next listing discovers."""
+    folder = project(tmp_path, {"greet_plugin": GREET_RECORDS}, greet_cli=GREET_CLI)
+    site = tmp_path / "site"
+    site.mkdir()
+    env = {"PYTHONPATH": str(site)}
+    evalkit(folder, "--help", **env)
+    evalkit(folder, "--help", **env)
+    assert imported(folder) == ["greet_plugin"]
+    (site / "other_plugin-1.0.dist-info").mkdir()
+    evalkit(folder, "--help", **env)
+    assert imported(folder) == ["greet_plugin", "greet_plugin"]
+
+
 def test_a_malformed_selection_still_prints_help(tmp_path: Path) -> None:
     folder = project(tmp_path, {})
     (folder / "pyproject.toml").write_text('[tool.evalkit]\nplugins = "x"\n', encoding="utf-8")

@@ -1,8 +1,8 @@
 """The commands plugins add (``CommandSpec`` records of ``evalkit_register_commands``) as
 ``evalkit --help`` lists them: kept between runs, so that listing them imports no plugin.
 
-Only discovery knows the commands, and discovery imports every enabled plugin: as long as
-``evalkit plugins list`` takes, twice the start-up budget of ``evalkit --help``
+Only discovery knows the commands, and discovery imports every enabled plugin: about as
+long as ``evalkit plugins list`` takes, beyond the start-up budget of ``evalkit --help``
 (docs/performance.md). So :func:`listed_commands` writes what one discovery found to a
 small JSON file, with what that discovery read, and uses the file while all of these are
 unchanged, each compared by path, modification time and size (``os.stat``; no file is
@@ -17,9 +17,9 @@ read):
 
 Anything else is discovered again and the file rewritten. The folder is
 ``EVALKIT_CACHE_DIR``, else ``$XDG_CACHE_HOME/evalkit``, else ``~/.cache/evalkit``; one
-file per interpreter and project; ``EVALKIT_CACHE_DIR=`` (empty) keeps nothing. Running a
-command never reads the file: it discovers the plugins and takes the command's record.
-The kernel's own commands are listed from the command line's table, not from here.
+file per interpreter, project and ``sys.path``; ``EVALKIT_CACHE_DIR=`` (empty) keeps
+nothing. Running a command never reads the file: it discovers the plugins and takes the
+command's record. The kernel's own commands are listed from the command line's table.
 """
 
 from __future__ import annotations
@@ -79,7 +79,9 @@ def _file(state: dict[str, Any]) -> Path | None:
     folder = cache_dir()
     if folder is None:
         return None
-    key = zlib.crc32(f"{state['python']}\0{state['config']}".encode())
+    # one file per interpreter, config and path (`python -c` puts the working folder on it)
+    key = zlib.crc32("\0".join([state["python"], str(state["config"]), *state["watched"]])
+                     .encode())
     return folder / f"commands-{key:08x}.json"
 
 
