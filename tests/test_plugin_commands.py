@@ -173,6 +173,24 @@ def test_a_misspelt_plugin_command_is_answered_with_its_name(tmp_path: Path) -> 
                            "(see `evalkit --help`)\n")
 
 
+def test_a_command_whose_load_cannot_run_says_why(tmp_path: Path) -> None:
+    folder = project(tmp_path, {"broken_plugin": (
+        'CommandSpec("broken", "Imports nothing.", "no_such_module_here:run"), '
+        'CommandSpec("number", "Not a command.", "broken_plugin:VALUE")')})
+    (folder / "broken_plugin.py").write_text(
+        (folder / "broken_plugin.py").read_text(encoding="utf-8") + "\nVALUE = 3\n",
+        encoding="utf-8")
+    done = evalkit(folder, "broken")
+    assert (done.returncode, done.stderr) == (
+        2, "error: command 'broken' of module broken_plugin: cannot import "
+        "'no_such_module_here:run' (No module named 'no_such_module_here') "
+        "(see `evalkit --help`)\n")
+    done = evalkit(folder, "number")
+    assert (done.returncode, done.stderr) == (
+        2, "error: command 'number' of module broken_plugin: 3 is not a function, a "
+        "typer.Typer or a click command (see `evalkit --help`)\n")
+
+
 def test_plugins_list_shows_a_plugins_commands(tmp_path: Path) -> None:
     folder = project(tmp_path, {"greet_plugin": GREET_RECORDS}, greet_cli=GREET_CLI)
     done = evalkit(folder, "plugins", "list", "--json", "--check")

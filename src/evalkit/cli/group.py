@@ -111,7 +111,8 @@ class EvalkitGroup(TyperGroup):
             return super().resolve_command(ctx, args)
         except _click_errors.UsageError as exc:
             if args and "Did you mean" not in exc.message:
-                matches = difflib.get_close_matches(args[0], self.list_commands(ctx))
+                matches = [m for m in difflib.get_close_matches(args[0], self.list_commands(ctx))
+                           if m != args[0]]  # a command that cannot run says why itself
                 if matches:
                     listed = ", ".join(repr(m) for m in matches)
                     exc.message = f"{exc.message.rstrip('.')}. Did you mean {listed}?"
