@@ -150,6 +150,7 @@ def test_schema_config_includes_a_plugins_section(greeting_plugin: Registry) -> 
     assert schema["properties"]["greeting"]["description"] == "How to greet."
     assert schema["$defs"]["Greeting"]["required"] == ["word"]
     assert schema["additionalProperties"] is False
+    jsonschema.Draft202012Validator.check_schema(schema)
     validator = jsonschema.Draft202012Validator(schema)
     good = yaml.safe_load(CONFIG + "greeting: {word: hello, times: 2}\n")
     assert list(validator.iter_errors(good)) == []
