@@ -815,13 +815,17 @@ def test_the_example_plugin_appears_in_the_listing_once_installed(fakes: Fakes) 
         "location": str(EXAMPLE), "editable": True, "enabled": True, "status": "loaded",
         "error": None,
         "hooks": ["evalkit_register_metrics", "evalkit_register_aggregates",
-                  "evalkit_register_reporters"],
-        "names": ["keyword_recall", "answered_share", "tsv-summary"],
+                  "evalkit_register_reporters", "evalkit_register_commands",
+                  "evalkit_register_config_sections"],
+        "names": ["keyword_recall", "answered_share", "tsv-summary", "keywords",
+                  "keyword_metrics"],
     }
     names = {n["name"]: (n["kind"], n["polarity"]) for n in data["names"]}
     assert names["keyword_recall"] == ("metric", "higher")
     assert names["answered_share"] == ("aggregate", "higher")
     assert names["tsv-summary"] == ("reporter", None)
+    assert names["keywords"] == ("command", None)
+    assert names["keyword_metrics"] == ("config section", None)
     assert result.exit_code == 0, result.output
 
 

@@ -7,8 +7,10 @@ modules it imported.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 PROBE = """
 import json, sys
@@ -23,10 +25,13 @@ print(json.dumps({{"code": code, "modules": sorted(sys.modules)}}), file=sys.std
 """
 
 
-def imported_by(*args: str) -> tuple[int, set[str], str]:
+def imported_by(*args: str, cache: Path | None = None) -> tuple[int, set[str], str]:
+    """Run ``evalkit *args``; ``cache`` is the folder of the kept list of plugin commands
+    (default: none kept, so `--help` discovers the plugins)."""
+    env = {**os.environ, "EVALKIT_CACHE_DIR": str(cache) if cache is not None else ""}
     result = subprocess.run(
         [sys.executable, "-c", PROBE.format(argv=["evalkit", *args])],
-        capture_output=True, text=True, timeout=120,
+        capture_output=True, text=True, timeout=120, env=env,
     )
     report = json.loads(result.stderr.strip().splitlines()[-1])
     return report["code"], set(report["modules"]), result.stdout
@@ -36,14 +41,23 @@ def top_level(modules: set[str]) -> set[str]:
     return {m.split(".")[0] for m in modules}
 
 
-def test_help_imports_no_library_dependency_and_no_plugin() -> None:
-    code, modules, out = imported_by("--help")
+def test_help_imports_no_library_dependency_and_no_plugin(tmp_path: Path) -> None:
+    # the first run discovers the plugins (to list their commands) and keeps the list
+    code, modules, out = imported_by("--help", cache=tmp_path)
+    assert code == 0 and "plugins" in out
+    assert "evalkit_retrieval.plugin" in modules and "pluggy" in modules
+    assert top_level(modules) & {"numpy", "scipy", "pydantic", "yaml"} == set()
+    assert {m for m in modules if m.endswith("_cmd")} == set()
+    # every later one reads the list kept
+    code, modules, out = imported_by("--help", cache=tmp_path)
     assert code == 0 and "plugins" in out
     heavy = {"numpy", "scipy", "pydantic", "yaml", "anthropic", "httpx", "pluggy", "jinja2",
              "markupsafe", "vl_convert", "playwright", "pandas", "pyarrow"}
     assert top_level(modules) & heavy == set()
     assert {m for m in top_level(modules) if m.startswith("evalkit_")} == set()
-    assert "evalkit.core.registry" not in modules and "evalkit.plugins" not in modules
+    assert "evalkit.core.registry" not in modules
+    assert {m for m in modules if m.startswith("evalkit.plugins.")} == {
+        "evalkit.plugins.command_list"}
     # the command list comes from the command table: no command module is imported
     assert {m for m in modules if m.endswith("_cmd")} == set()
     # typer's rich help layout would import markdown-it and pygments
@@ -115,8 +129,6 @@ def test_version_help_and_listing_import_no_validator_and_no_numpy() -> None:
 
 
 def test_eval_of_a_trec_run_imports_what_scoring_needs() -> None:
-    from pathlib import Path
-
     data = Path(__file__).resolve().parents[1] / "examples" / "vaswani" / "data"
     run = str(data / "runs" / "run.vaswani.bm25.txt")
     for output in ("trec", "json"):

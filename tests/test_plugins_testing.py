@@ -16,7 +16,14 @@ import pytest
 
 from evalkit import hookimpl
 from evalkit.core.registry import RegistryError
-from evalkit.core.specs import AggregateSpec, LoaderSpec, MetricFamily, MetricSpec
+from evalkit.core.specs import (
+    AggregateSpec,
+    CommandSpec,
+    ConfigSectionSpec,
+    LoaderSpec,
+    MetricFamily,
+    MetricSpec,
+)
 from evalkit.plugins.default import default_registry
 from evalkit.testing import (
     PluginLoadError,
@@ -64,7 +71,32 @@ def test_the_example_plugin_conforms() -> None:
         "metric:keyword_recall:deterministic", "metric:keyword_recall:empty-response",
         "aggregate:answered_share:polarity", "aggregate:answered_share:empty-run-raises",
         "aggregate:answered_share:finite", "aggregate:answered_share:deterministic",
-        "reporter:tsv-summary:callable",
+        "reporter:tsv-summary:callable", "command:keywords:loads",
+        "config-section:keyword_metrics:model",
+    ]
+
+
+class CommandAndSectionPlugin:
+    """A command whose module is missing and a section whose model is not a model."""
+
+    @hookimpl
+    def evalkit_register_commands(self) -> list[CommandSpec]:
+        return [CommandSpec("greet", "Greet.", "no_such_module_here:greet"),
+                CommandSpec("kernel-table", "A module's app or command.",
+                            "evalkit.cli.schema_cmd")]
+
+    @hookimpl
+    def evalkit_register_config_sections(self) -> list[ConfigSectionSpec]:
+        return [ConfigSectionSpec("greeting", "evalkit.core.specs:MetricSpec"),
+                ConfigSectionSpec("plain", "evalkit.execute.evalconfig_models:TargetSettings")]
+
+
+def test_conformance_checks_commands_and_config_sections() -> None:
+    assert check_conformance(CommandAndSectionPlugin()) == [
+        "command:greet:loads: command 'greet': cannot import 'no_such_module_here:greet' "
+        "(No module named 'no_such_module_here')",
+        "config-section:greeting:model: config section 'greeting': the section's model "
+        "'evalkit.core.specs:MetricSpec' is not a pydantic model",
     ]
 
 

@@ -1,6 +1,8 @@
 """The kernel's built-in plugin: records registered through the same hooks as any plugin.
 
-Later releases add the golden-set loaders, latency/diversity aggregates and reporters here.
+The golden-set and BEIR loaders, the latency, diversity and cost aggregates, the five
+reporters, the ``local`` executor, and the kernel's commands (as records, so that a
+plugin's command of the same name is a conflict).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from typing import Any
 from evalkit.core.hookspecs import hookimpl
 from evalkit.core.specs import (
     AggregateSpec,
+    CommandSpec,
     ExecutorSpec,
     LoaderSpec,
     MetricSpec,
@@ -100,3 +103,13 @@ _EXECUTORS = (
 @hookimpl
 def evalkit_register_executors() -> list[ExecutorSpec]:
     return list(_EXECUTORS)
+
+
+@hookimpl
+def evalkit_register_commands() -> list[CommandSpec]:
+    """The kernel's own commands, from the command line's table (which ``evalkit --help``
+    reads without the registry): a plugin's command of the same name is a conflict that
+    names both, and never replaces the kernel's."""
+    from evalkit.cli.commands import COMMANDS
+
+    return [CommandSpec(c.name, c.summary, c.module) for c in COMMANDS]

@@ -1,10 +1,11 @@
 """The JSON Schemas of evalkit's declarative files, generated from their pydantic models.
 
-``evalkit schema checks|config|goldens`` prints them; an editor's YAML language server
-validates and completes a file against them (docs/configuration.md). The schemas say what
-JSON Schema can: types, allowed values, required and unknown keys, the threshold-or-
-baseline choice of a check. Rules across entries (unique ids, scope ids among the golden
-set's) are evalkit's own, checked at load.
+``evalkit schema checks|config|goldens`` prints them (the eval config's with the sections
+the loaded plugins declare); an editor's YAML language server validates and completes a
+file against them (docs/configuration.md). The schemas say what JSON Schema can: types,
+allowed values, required and unknown keys, the threshold-or-baseline choice of a check.
+Rules across entries (unique ids, scope ids among the golden set's) are evalkit's own,
+checked at load.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ from typing import Any
 #: the file kinds, and what each describes
 KINDS: dict[str, str] = {
     "checks": "a checks file (evalkit gate --checks)",
-    "config": "evalkit.yaml, the eval config (the keys of [tool.evalkit] but the plugins)",
+    "config": "evalkit.yaml, the eval config (the keys of [tool.evalkit] but the plugins), "
+              "with the config sections of the loaded plugins",
     "goldens": "a YAML golden set (a list of cases, or a mapping with 'cases'); each "
                "JSON Lines line is one case",
 }
@@ -26,7 +28,8 @@ def json_schema(kind: str) -> dict[str, Any]:
     """The JSON Schema (draft 2020-12) of one file kind of :data:`KINDS`.
 
     Raises:
-        ValueError: an unknown kind (the message lists the kinds).
+        ValueError: an unknown kind (the message lists the kinds), or a plugin's config
+            section whose model cannot be imported.
     """
     from pydantic import TypeAdapter
 
@@ -35,9 +38,10 @@ def json_schema(kind: str) -> dict[str, Any]:
 
         schema = ChecksFile.model_json_schema()
     elif kind == "config":
+        from evalkit.execute.config_sections import declared_sections, settings_schema
         from evalkit.execute.evalconfig_models import EvalSettings
 
-        schema = EvalSettings.model_json_schema()
+        schema = settings_schema(EvalSettings, declared_sections()[0])
     elif kind == "goldens":
         from evalkit.data.goldens_models import GoldenCases, GoldenRow
 

@@ -66,7 +66,8 @@ LAYERS: dict[str, tuple[str, ...]] = {
 #: The kernel imports a plugin only for the three import paths version 0.2 documented,
 #: each resolved on first use and naming the distribution to install when it is missing;
 #: everything else a plugin gives the kernel comes through its hooks and the records they
-#: return (docs/plugins.md).
+#: return (docs/plugins.md). The one other entry is the kernel's command table, read by
+#: the built-ins.
 FACADES: dict[tuple[str, str], str] = {
     ("evalkit", "evalkit_http"):
         "`from evalkit import HttpTarget`: the HTTP target is the evalkit-http plugin's",
@@ -75,6 +76,10 @@ FACADES: dict[tuple[str, str], str] = {
     ("evalkit.metrics.core", "evalkit_retrieval"):
         "`evalkit.metrics.core` (beside `evalkit.metrics.retrieval`, the kernel's adapters): "
         "the ranking functions are the evalkit-retrieval plugin's",
+    ("evalkit.builtins", "evalkit.cli.commands"):
+        "the kernel's commands are the built-ins' command records, so that a plugin's "
+        "command of the same name is a conflict naming both (the table itself stays where "
+        "`evalkit --help` reads it without the registry)",
 }
 
 

@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from evalkit_example_plugin import plugin
+from typer.testing import CliRunner
 
 from evalkit import GoldenCase, TargetResponse
+from evalkit.cli.app import app
 from evalkit.core.registry import RegistryError
-from evalkit.core.specs import ReporterSpec
+from evalkit.core.specs import MetricSpec, ReporterSpec
 from evalkit.data.rows import CaseResult
+from evalkit.execute.evalconfig import ConfigError, load_eval_config
+from evalkit.execute.run_checks import apply_config_sections
 from evalkit.plugins.default import default_registry
 from evalkit.report.model import Report, ReportRow
 from evalkit.testing import ConformanceCheck, conformance_checks, registered_plugin
@@ -91,3 +97,48 @@ def test_a_name_taken_elsewhere_is_refused_naming_both() -> None:
         registry.register_metric("keyword_recall", higher_is_better=True)(
             lambda response, case: 0.0
         )
+
+
+def test_the_keywords_command_prints_each_cases_keywords(tmp_path: Path) -> None:
+    goldens = tmp_path / "goldens.jsonl"
+    goldens.write_text('{"id": "q1", "query": "?", "expected": "Paris is the capital"}\n'
+                       '{"id": "q2", "query": "?"}\n', encoding="utf-8")
+    with registered_plugin(plugin):
+        everything = CliRunner().invoke(app, ["keywords", str(goldens)])
+        missing = CliRunner().invoke(app, ["keywords", str(goldens), "--missing-only"])
+    assert (everything.exit_code, everything.output) == (0, "q1\tparis is the capital\nq2\t\n")
+    assert missing.output == "q2\t\n"
+
+
+CONFIG = """\
+goldens: goldens.jsonl
+target: {factory: "target:make"}
+keyword_metrics:
+  mentions_a_capital: [Paris, Rome, Berlin]
+metrics: [mentions_a_capital]
+output: run.jsonl
+"""
+
+
+def test_the_keyword_metrics_section_registers_a_metric_per_entry(tmp_path: Path) -> None:
+    config = tmp_path / "evalkit.yaml"
+    config.write_text(CONFIG, encoding="utf-8")
+    with registered_plugin(plugin) as registry:
+        cfg = load_eval_config(config)
+        apply_config_sections(cfg)
+        spec = registry.resolve("mentions_a_capital")
+        assert isinstance(spec, MetricSpec)
+        assert registry.polarity("mentions_a_capital") is True
+        # two of the three capitals are words of the answer
+        answer = TargetResponse(text="Rome, then Paris.")
+        assert spec.fn(answer, GoldenCase(id="q")) == pytest.approx(2 / 3)
+        apply_config_sections(cfg)  # again (a resumed run): the same metric, no conflict
+
+
+def test_a_bad_keyword_metrics_section_names_its_line(tmp_path: Path) -> None:
+    config = tmp_path / "evalkit.yaml"
+    config.write_text(CONFIG.replace("[Paris, Rome, Berlin]", "Paris"), encoding="utf-8")
+    with registered_plugin(plugin), pytest.raises(ConfigError) as caught:
+        load_eval_config(config)
+    assert str(caught.value) == (f"{config.resolve()}:4: key 'keyword_metrics."
+                                 "mentions_a_capital': Input should be a valid list, got 'Paris'")

@@ -2,7 +2,10 @@
 
 A command's module is imported only when that command runs (click's lazily loaded
 subcommands), and command modules import only typer at module level and the library inside
-the function body, so ``evalkit --help`` loads no command module, no numpy and no plugin.
+the function body, so ``evalkit --help`` loads no command module and no numpy; the
+plugins' commands it lists come from the list the last discovery kept
+(:mod:`evalkit.plugins.command_list`), so it imports no plugin either while that is
+current.
 Every command is wrapped with :func:`evalkit.cli.errors.handle_errors`, so user errors
 print one line and exit 2.
 """
@@ -13,7 +16,7 @@ import difflib
 import importlib
 import sys
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import typer
 from typer.core import TyperGroup
@@ -22,11 +25,13 @@ from evalkit.cli.commands import COMMANDS, LazyCommand
 from evalkit.cli.errors import (
     PIPE_CLOSED,
     USER_ERROR,
-    handle_errors,
     plugin_warnings_as_lines,
     quiet_closed_stdout,
 )
 from evalkit.cli.usage import usage_message
+
+if TYPE_CHECKING:
+    from evalkit.plugins.command_list import ListedCommand
 
 #: click's exceptions, from wherever this typer takes click (its own copy, or click itself)
 _click_errors: Any = importlib.import_module(typer.BadParameter.__module__)
@@ -37,54 +42,68 @@ class EvalkitGroup(TyperGroup):
     an option does not accept, an unknown command) prints one ``error: ...`` line naming
     the option and what it accepts, and exits 2, like every other user error; help and
     ``--version`` print as typer prints them. A plugin that fails to load while a command
-    runs is reported as one ``warning: ...`` line. Commands of :data:`COMMANDS` are
+    runs is reported as one ``warning: ...`` line. Commands of :data:`COMMANDS`, and the
+    commands plugins add (:func:`evalkit.cli.command_targets.plugin_command`), are
     imported and built on first use."""
 
     lazy: ClassVar[dict[str, LazyCommand]] = {entry.name: entry for entry in COMMANDS}
+    _listed: list[ListedCommand] | None = None
+
+    def _plugin_commands(self) -> list[ListedCommand]:
+        """The plugins' commands as ``--help`` lists them (read once per process); when
+        they cannot be listed, one ``warning:`` line says why."""
+        if self._listed is None:
+            from evalkit.plugins.command_list import listed_commands
+
+            listed, problem = listed_commands()
+            if problem is not None:
+                typer.echo(f"warning: plugin commands are not listed: {problem}", err=True)
+            self._listed = [c for c in listed if c.name not in self.lazy]
+        return self._listed
 
     def list_commands(self, ctx: Any) -> list[str]:
-        return [*self.lazy, *(name for name in self.commands if name not in self.lazy)]
+        names = [*self.lazy, *(c.name for c in self._plugin_commands())]
+        return [*names, *(name for name in self.commands if name not in names)]
 
     def get_command(self, ctx: Any, cmd_name: str) -> Any:
         if cmd_name not in self.commands and cmd_name in self.lazy:
             self.commands[cmd_name] = self._build(self.lazy[cmd_name])
+        elif cmd_name not in self.commands:  # a plugin's, found and imported only now
+            from evalkit.cli.command_targets import plugin_command
+
+            command = plugin_command(cmd_name, self.rich_markup_mode, _click_errors.UsageError)
+            if command is not None:
+                self.commands[cmd_name] = command
         return self.commands.get(cmd_name)
 
     def _build(self, entry: LazyCommand) -> Any:
         """The click command (or group) that ``entry.module`` defines, its callbacks
         wrapped with :func:`handle_errors`, with this group's help layout."""
-        module = importlib.import_module(entry.module)
-        group = getattr(module, "app", None)
-        if isinstance(group, typer.Typer):
-            for info in group.registered_commands:
-                if info.callback is not None and not getattr(info.callback, "_evalkit_wrapped",
-                                                             False):
-                    info.callback = handle_errors(info.callback)
-                    info.callback._evalkit_wrapped = True  # type: ignore[attr-defined]
-            group.rich_markup_mode = self.rich_markup_mode
-            command: Any = typer.main.get_group(group)
-        else:
-            single = typer.Typer(add_completion=False, rich_markup_mode=self.rich_markup_mode)
-            single.command(entry.name)(handle_errors(module.command))
-            command = typer.main.get_command(single)
-        command.name = entry.name
-        command.short_help = entry.summary
-        return command
+        from evalkit.cli.command_targets import click_command, import_target
+
+        return click_command(import_target(entry.module), entry.name, entry.summary,
+                             self.rich_markup_mode)
 
     def format_commands(self, ctx: Any, formatter: Any) -> None:
-        """The command list of ``evalkit --help``, from :data:`COMMANDS` without importing
-        the commands' modules."""
-        rows = []
+        """The command lists of ``evalkit --help``: the kernel's from :data:`COMMANDS`,
+        then the plugins' from their records, neither importing a command's module."""
+        listed = {c.name: c.help for c in self._plugin_commands()}
+        rows: list[tuple[str, str]] = []
+        plugin_rows: list[tuple[str, str]] = []
         for name in self.list_commands(ctx):
-            if name in self.lazy and name not in self.commands:
+            if name in self.commands:
+                command = self.commands[name]
+                if not command.hidden:
+                    (plugin_rows if name in listed else rows).append(
+                        (name, command.get_short_help_str(formatter.width)))
+            elif name in self.lazy:
                 rows.append((name, self.lazy[name].summary))
-                continue
-            command = self.get_command(ctx, name)
-            if command is not None and not command.hidden:
-                rows.append((name, command.get_short_help_str(formatter.width)))
-        if rows:
-            with formatter.section("Commands"):
-                formatter.write_dl(rows)
+            else:
+                plugin_rows.append((name, listed[name]))
+        for title, section in (("Commands", rows), ("Commands from plugins", plugin_rows)):
+            if section:
+                with formatter.section(title):
+                    formatter.write_dl(section)
 
     def resolve_command(self, ctx: Any, args: list[str]) -> Any:
         """As typer resolves it, with the did-you-mean over every command, loaded or not."""
@@ -92,7 +111,8 @@ class EvalkitGroup(TyperGroup):
             return super().resolve_command(ctx, args)
         except _click_errors.UsageError as exc:
             if args and "Did you mean" not in exc.message:
-                matches = difflib.get_close_matches(args[0], self.list_commands(ctx))
+                matches = [m for m in difflib.get_close_matches(args[0], self.list_commands(ctx))
+                           if m != args[0]]  # a command that cannot run says why itself
                 if matches:
                     listed = ", ".join(repr(m) for m in matches)
                     exc.message = f"{exc.message.rstrip('.')}. Did you mean {listed}?"
@@ -141,8 +161,11 @@ class EvalkitGroup(TyperGroup):
         """``evalkit baseline promote``: the (sub)command that ``argv`` runs."""
         parts, group = [prog], self.commands
         for token in argv:
-            command = self.get_command(None, token) if group is self.commands else group.get(
-                token)
+            try:
+                command = self.get_command(None, token) if group is self.commands else \
+                    group.get(token)
+            except _click_errors.UsageError:  # a plugin's command that cannot run
+                command = None
             if command is None:
                 break
             parts.append(token)

@@ -15,6 +15,8 @@ import pluggy
 if TYPE_CHECKING:
     from evalkit.core.specs import (
         AggregateSpec,
+        CommandSpec,
+        ConfigSectionSpec,
         ExecutorSpec,
         LoaderSpec,
         MeasureSyntaxSpec,
@@ -156,4 +158,42 @@ def evalkit_register_run_formats() -> list[RunFormatSpec]:  # type: ignore[empty
         ``table`` and ``json`` are the command's own and cannot be taken; a format name
         another plugin also provides is blocked and reported; ``render`` raises
         ``ValueError`` (one line) for a run it cannot print.
+    """
+
+
+@hookspec
+def evalkit_register_commands() -> list[CommandSpec]:  # type: ignore[empty-body]
+    """Return the ``evalkit`` subcommands this plugin adds.
+
+    Returns:
+        A list of :class:`~evalkit.core.specs.CommandSpec`: the command's name, its
+        one-line help and ``load``, the import string of what runs it. ``evalkit --help``
+        lists the commands with their help without importing ``load`` (the list is kept
+        between runs: docs/plugins.md); ``load`` is imported when the command runs.
+        ``evalkit plugins list`` shows them.
+
+    Errors:
+        A name of the kernel's commands, or of another plugin's, is blocked: the
+        kernel's command keeps running, the plugins' cannot run, and the message (of
+        ``evalkit NAME`` and ``evalkit plugins list``) names both providers. A disabled
+        plugin's commands do not exist.
+    """
+
+
+@hookspec
+def evalkit_register_config_sections() -> list[ConfigSectionSpec]:  # type: ignore[empty-body]
+    """Return the sections of the eval config this plugin declares and validates.
+
+    Returns:
+        A list of :class:`~evalkit.core.specs.ConfigSectionSpec`: a key of
+        ``evalkit.yaml`` (a table ``[tool.evalkit.NAME]`` of ``pyproject.toml``) and the
+        pydantic model of its value. Reading the eval config validates the section with
+        the model (an error names the file, line and key); ``evalkit run`` then hands the
+        validated section to ``apply`` before the run; ``evalkit schema config``
+        includes the model's JSON Schema.
+
+    Errors:
+        A key no loaded plugin declares is still refused, with a did-you-mean. A name
+        of the eval config's own keys fails the plugin; a name another plugin also
+        declares is blocked, and a config that uses it is refused naming both.
     """

@@ -15,6 +15,8 @@ from typing import NamedTuple
 from evalkit.core.specs import (
     AggregateSpec,
     AnySpec,
+    CommandSpec,
+    ConfigSectionSpec,
     ExecutorSpec,
     LoaderSpec,
     MetricFamily,
@@ -108,6 +110,10 @@ def _kind_of(spec: AnySpec) -> str:
         return f"{spec.kind} loader"
     if isinstance(spec, ExecutorSpec):
         return "executor"
+    if isinstance(spec, CommandSpec):
+        return "command"
+    if isinstance(spec, ConfigSectionSpec):
+        return "config section"
     return "target" if isinstance(spec, TargetSpec) else "reporter"
 
 
@@ -138,4 +144,6 @@ def same_definition(a: AnySpec, b: AnySpec) -> bool:
         return a.factory is b.factory
     if isinstance(a, ReporterSpec) and isinstance(b, ReporterSpec):
         return a.render is b.render
+    if isinstance(a, CommandSpec | ConfigSectionSpec):
+        return a == b
     return False

@@ -19,8 +19,7 @@ from __future__ import annotations
 
 import os
 import re
-import tomllib
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -113,6 +112,8 @@ def read_tool_config(
         if found is None:
             return ToolConfig(None, None)
         path = found
+    import tomllib  # here: `evalkit --help` looks for the file without reading it
+
     try:
         from evalkit.io.user_files import read_input
 
@@ -263,16 +264,31 @@ def _string_list(table: Mapping[str, Any], key: str, where: str) -> list[str] | 
     return list(value)
 
 
-def _refuse_unknown_keys(table: Mapping[str, Any], where: str) -> None:
-    known = RUN_KEYS | OTHER_KEYS
-    unknown = sorted(str(k) for k in table if k not in known)
+def refuse_unknown_keys(table: Mapping[str, Any], where: str,
+                        sections: Collection[str] | None = None) -> None:
+    """Refuse a key of ``[tool.evalkit]`` that is neither evalkit's nor, in ``sections``,
+    a loaded plugin's config section. With ``sections=None`` (the plugins are not loaded
+    yet) a key whose value is a table may be a plugin's section, and is left for the
+    check after discovery (:func:`evalkit.plugins.loading.load_plugins`).
+
+    Raises:
+        ConfigError: naming the key, a close match, and the keys there are.
+    """
+    known = RUN_KEYS | OTHER_KEYS | set(sections or ())
+    unknown = sorted(str(k) for k, v in table.items() if k not in known
+                     and (sections is not None or not isinstance(v, Mapping)))
     if unknown:
         import difflib
 
         maybe = difflib.get_close_matches(unknown[0], sorted(known), n=1)
         hint = f"did you mean {maybe[0]!r}? " if maybe else ""
+        plugins = (f", and the sections of the loaded plugins: {', '.join(sorted(sections))}"
+                   if sections else "")
+        table_hint = ("; a plugin's section is a key only while the plugin is loaded (see "
+                      "`evalkit plugins list`)" if isinstance(table[unknown[0]], Mapping)
+                      else "")
         raise ConfigError(f"{where}: unknown key {unknown[0]!r}; {hint}(the keys are "
-                          f"{', '.join(sorted(known))})")
+                          f"{', '.join(sorted(RUN_KEYS | OTHER_KEYS))}{plugins}){table_hint}")
 
 
 def plugin_selection(
@@ -295,7 +311,7 @@ def plugin_selection(
     tool = config if isinstance(config, ToolConfig) else read_tool_config(config, start=start)
     table: Mapping[str, Any] = tool.table or {}
     where = f"{tool.path} [tool.evalkit]"
-    _refuse_unknown_keys(table, where)
+    refuse_unknown_keys(table, where)
     plugins = _string_list(table, "plugins", where)
     local = _string_list(table, "local_plugins", where) or []
     for i, module in enumerate(local):

@@ -6,7 +6,9 @@ A record lives in one namespace under one key (:func:`namespace_of`):
   ``prefix@k``, all in ``"metric"``;
 * a loader under its name in ``"loader:<kind>"`` (goldens, run, qrels, queries, corpus);
 * targets, reporters, executors, measure syntaxes and run formats under their names in
-  ``"target"``, ``"reporter"``, ``"executor"``, ``"measure_syntax"`` and ``"run_format"``.
+  ``"target"``, ``"reporter"``, ``"executor"``, ``"measure_syntax"`` and ``"run_format"``;
+* ``evalkit`` subcommands under their names in ``"command"``, and sections of the eval
+  config under their keys in ``"config section"``.
 
 Rules:
 
@@ -41,6 +43,8 @@ from evalkit.core.specs import (
     SPEC_TYPES,
     AggregateSpec,
     AnySpec,
+    CommandSpec,
+    ConfigSectionSpec,
     ExecutorSpec,
     LoaderKind,
     LoaderSpec,
@@ -98,6 +102,10 @@ def namespace_of(spec: AnySpec) -> tuple[str, str]:
         return "measure_syntax", spec.name
     if isinstance(spec, RunFormatSpec):
         return "run_format", spec.name
+    if isinstance(spec, CommandSpec):
+        return "command", spec.name
+    if isinstance(spec, ConfigSectionSpec):
+        return "config section", spec.name
     raise RegistryError(f"cannot register {spec!r}: not an evalkit.core.specs record")
 
 

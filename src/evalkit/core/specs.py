@@ -308,11 +308,67 @@ class RunFormatSpec(_Record):
     default_measures: tuple[str, ...] = ()
 
 
+@dataclass(frozen=True)
+class CommandSpec(_Record):
+    """A subcommand of ``evalkit`` that a plugin adds: ``evalkit NAME ...``.
+
+    Attributes:
+        name: the command's name: lower-case letters, digits and hyphens, starting with
+            a letter (``"judge-cache"``). A name of the kernel's commands or of another
+            plugin's is a conflict (:class:`~evalkit.core.registry.Conflict`).
+        help: its summary, one line: what ``evalkit --help`` lists, without importing
+            ``load``.
+        load: where the command is, imported only when it runs:
+            ``"package.module:attr"``, ``attr`` being a function whose parameters are typer
+            options and arguments (one command), a :class:`typer.Typer` (a group:
+            ``evalkit NAME SUB ...``) or a click command or group (run as click runs it,
+            with its own help and errors); or ``"package.module"``, whose ``app`` (a
+            group) or else ``command`` (a function) is taken, as for the kernel's own
+            command modules.
+    """
+
+    name: str
+    help: str
+    load: str
+
+
+@dataclass(frozen=True)
+class ConfigSectionSpec(_Record):
+    """A section of the eval config that a plugin declares and validates: the key ``name``
+    of ``evalkit.yaml`` (the table ``[tool.evalkit.NAME]`` of ``pyproject.toml``).
+
+    Attributes:
+        name: the key: letters, digits, ``_`` and ``-``, starting with a letter; not one
+            of the eval config's own keys (``metrics``, ``target``...).
+        model: the section's pydantic model (a ``BaseModel`` subclass), or
+            ``"package.module:Model"`` naming it, imported only when a config is read or
+            its schema printed, so that registering the section imports no pydantic.
+            Its errors are reported with the file and line, and ``evalkit schema config``
+            includes its JSON Schema.
+        apply: ``apply(section, config) -> None``, called by ``evalkit run`` with the
+            validated section (an instance of ``model``) and the
+            :class:`~evalkit.execute.evalconfig.EvalConfig`, before the run's metric
+            names are checked, so that the plugin can register what the section declares;
+            a ``ValueError`` or ``LookupError`` it raises is reported as an error of the
+            section. ``None``: the section is validated only.
+        description: one line, for listings and the JSON Schema.
+    """
+
+    name: str
+    model: Any
+    apply: Callable[[Any, Any], None] | None = None
+    description: str = ""
+
+
 AnySpec = (MetricSpec | MetricFamily | AggregateSpec | LoaderSpec | TargetSpec | ReporterSpec
-           | ExecutorSpec | MeasureSyntaxSpec | RunFormatSpec)
+           | ExecutorSpec | MeasureSyntaxSpec | RunFormatSpec | CommandSpec | ConfigSectionSpec)
 #: Every record type, for ``isinstance`` checks.
 SPEC_TYPES: tuple[type, ...] = (MetricSpec, MetricFamily, AggregateSpec, LoaderSpec, TargetSpec,
-                                ReporterSpec, ExecutorSpec, MeasureSyntaxSpec, RunFormatSpec)
+                                ReporterSpec, ExecutorSpec, MeasureSyntaxSpec, RunFormatSpec,
+                                CommandSpec, ConfigSectionSpec)
+#: A command's name, and a config section's name.
+COMMAND_NAME = r"^[a-z][a-z0-9-]*$"
+SECTION_NAME = r"^[A-Za-z][A-Za-z0-9_-]*$"
 
 #: The fields of each record type that must be callable, and those that may also be None.
 _CALLABLE_FIELDS: dict[type, tuple[str, ...]] = {
@@ -322,9 +378,9 @@ _CALLABLE_FIELDS: dict[type, tuple[str, ...]] = {
 }
 _OPTIONAL_CALLABLES: dict[type, tuple[str, ...]] = {
     MetricSpec: ("prepare", "batch", "variant"), MetricFamily: ("core",),
-    LoaderSpec: ("accepts",),
+    LoaderSpec: ("accepts",), ConfigSectionSpec: ("apply",),
 }
-_STRING_FIELDS = ("description", "version", "suffix")
+_STRING_FIELDS = ("description", "version", "suffix", "help", "load")
 _NAME_TUPLES = ("aliases", "suffixes", "params", "default_measures")
 
 
@@ -341,6 +397,8 @@ def record_problem(rec: Any) -> str | None:
     if cls is RunFormatSpec and rec.name in OWN_RUN_FORMATS:
         return (f"{what}: {' and '.join(OWN_RUN_FORMATS)} are evalkit eval's own formats; "
                 "give the run format another name")
+    if isinstance(rec, CommandSpec | ConfigSectionSpec):
+        return _extension_problem(rec, what)
     for attr in _CALLABLE_FIELDS.get(cls, ()):
         if not callable(getattr(rec, attr)):
             return f"{what}: {attr} must be callable, got {getattr(rec, attr)!r}"
@@ -394,6 +452,46 @@ def record_problem(rec: Any) -> str | None:
         return f"{what}: cutoff must be 'int' or 'float', got {rec.cutoff!r}"
     if not isinstance(getattr(rec, "always", True), bool):
         return f"{what}: always must be True or False, got {rec.always!r}"
+    return None
+
+
+def _extension_problem(rec: CommandSpec | ConfigSectionSpec, what: str) -> str | None:
+    """:func:`record_problem` of a command or a config section."""
+    import re
+
+    from evalkit.core.import_strings import IMPORT_STRING
+
+    if isinstance(rec, CommandSpec):
+        if not re.match(COMMAND_NAME, rec.name):
+            return (f"{what}: a command's name is lower-case letters, digits and hyphens, "
+                    "starting with a letter")
+        if not isinstance(rec.help, str) or not rec.help.strip() or "\n" in rec.help.strip():
+            return f"{what}: help must be one line of text, got {rec.help!r}"
+        if not isinstance(rec.load, str) or not re.match(IMPORT_STRING, rec.load):
+            return (f"{what}: load must be 'package.module:attr' or 'package.module', got "
+                    f"{rec.load!r}")
+        return None
+    from evalkit.core.pyproject_config import OTHER_KEYS, RUN_KEYS
+
+    if not re.match(SECTION_NAME, rec.name):
+        return (f"{what}: a section's name is letters, digits, '_' and '-', starting with "
+                "a letter")
+    if rec.name in RUN_KEYS | OTHER_KEYS:
+        return (f"{what}: {rec.name!r} is a key of the eval config itself; give the section "
+                "another name")
+    model = rec.model
+    if isinstance(model, str):
+        if ":" not in model or not re.match(IMPORT_STRING, model):
+            return (f"{what}: model must be a pydantic model or 'package.module:Model', "
+                    f"got {model!r}")
+    elif not (isinstance(model, type) and callable(getattr(model, "model_validate", None))
+              and callable(getattr(model, "model_json_schema", None))):
+        return (f"{what}: model must be a pydantic model class (a BaseModel subclass) or "
+                f"'package.module:Model', got {model!r}")
+    if rec.apply is not None and not callable(rec.apply):
+        return f"{what}: apply must be callable or None, got {rec.apply!r}"
+    if not isinstance(rec.description, str):
+        return f"{what}: description must be a string, got {rec.description!r}"
     return None
 
 

@@ -45,7 +45,6 @@ line) and the key.
 from __future__ import annotations
 
 import contextlib
-import importlib
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -98,6 +97,10 @@ class EvalConfig:
         baseline: ``evalkit gate``'s baseline (absolute), or ``None``.
         reporters: ``evalkit gate``'s reports, ``FORMAT:PATH`` (paths absolute, ``-``
             kept).
+        sections: the plugins' sections the file holds, ``{key: instance of the
+            section's model}`` (:mod:`evalkit.execute.config_sections`); ``evalkit run``
+            hands each to its plugin
+            (:func:`evalkit.execute.run_checks.apply_config_sections`).
         notice: a message about which config file was chosen, or ``""``.
     """
 
@@ -121,6 +124,7 @@ class EvalConfig:
     checks: Path | None = None
     baseline: Path | None = None
     reporters: tuple[str, ...] = ()
+    sections: Mapping[str, Any] = field(default_factory=dict)
     notice: str = field(default="", compare=False)
 
     def recorded(self) -> dict[str, Any]:
@@ -216,11 +220,10 @@ def _resolve_factory(spec: str, where: str) -> Any:
             raise ConfigError(f"{where}: {exc} (or use 'package.module:callable')") from None
         assert isinstance(record, TargetSpec)
         return record.factory
-    module_name, _, attr = spec.partition(":")
+    from evalkit.core.import_strings import import_object
+
     try:
-        obj: Any = importlib.import_module(module_name)
-        for part in attr.split("."):
-            obj = getattr(obj, part)
+        obj = import_object(spec)
     except (ImportError, AttributeError) as exc:
         raise ConfigError(f"{where}: cannot import {spec!r} ({exc})") from None
     if not callable(obj):
@@ -347,11 +350,21 @@ def _read_yaml(file: Path) -> MarkedYaml:
 def _validate(table: Any, file: Path, source: str,
               line_of: Callable[[Sequence[int | str]], int | None] | None, *,
               pyproject: bool, notice: str) -> EvalConfig:
+    from evalkit.execute.config_sections import (
+        declared_sections,
+        split_sections,
+        validate_section,
+    )
     from evalkit.execute.evalconfig_models import EvalSettings, ToolSettings, validate_settings
     from evalkit.io.model_errors import Problem, located
 
+    declared, blocked = declared_sections()
     try:
-        settings = validate_settings(table, ToolSettings if pyproject else EvalSettings)
+        own, raw_sections = split_sections(table, declared, blocked)
+        settings = validate_settings(own, ToolSettings if pyproject else EvalSettings,
+                                     sorted(declared))
+        sections = {key: validate_section(declared[key], value)
+                    for key, value in raw_sections.items()}
     except Problem as exc:
         raise ConfigError(located(source, exc, line_of)) from None
     base = file.parent
@@ -374,7 +387,8 @@ def _validate(table: Any, file: Path, source: str,
         tokens_per_minute=settings.tokens_per_minute,
         executor=settings.executor.name, executor_options=settings.executor.factory_options(),
         checks=path(settings.checks), baseline=path(settings.baseline),
-        reporters=tuple(report(r) for r in settings.reporters), notice=notice,
+        reporters=tuple(report(r) for r in settings.reporters), sections=sections,
+        notice=notice,
     )
 
 

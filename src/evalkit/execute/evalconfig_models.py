@@ -13,6 +13,7 @@ it belongs. The JSON Schema (``evalkit schema config``) comes from :class:`EvalS
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
@@ -173,8 +174,10 @@ def known_keys(model: type[BaseModel]) -> tuple[str, ...]:
 
 
 # ------------------------------------------------------------------ messages
-def _problem(err: ErrorDetails, path: str, data: Any, model: type[EvalSettings]) -> str:
-    """The problem of one error at the key ``path`` (``metrics``, ``target.factory``)."""
+def _problem(err: ErrorDetails, path: str, data: Any, model: type[EvalSettings],
+             sections: Sequence[str] = ()) -> str:
+    """The problem of one error at the key ``path`` (``metrics``, ``target.factory``);
+    ``sections`` are the plugins' config sections, keys too."""
     loc = err["loc"]
     key = str(loc[0])
     value = value_at(data, loc[:1] if key != "target" else loc[:2])
@@ -188,8 +191,12 @@ def _problem(err: ErrorDetails, path: str, data: Any, model: type[EvalSettings])
     if kind == "extra_forbidden" and key in MISPLACED:
         return MISPLACED[key]
     if kind == "extra_forbidden":
-        return (f"unknown key{did_you_mean(key, known_keys(model), HINTS)}; the keys are "
-                f"{', '.join(known_keys(model))}")
+        plugins = (f", and the sections of the loaded plugins: {', '.join(sorted(sections))}"
+                   if sections else "")
+        table = ("; a plugin's section is a key only while the plugin is loaded (see "
+                 "`evalkit plugins list`)" if isinstance(value, dict) else "")
+        return (f"unknown key{did_you_mean(key, [*known_keys(model), *sections], HINTS)}; "
+                f"the keys are {', '.join(known_keys(model))}{plugins}{table}")
     if kind == "missing":
         return "missing (required): 'package.module:callable'" if path == "target.factory" \
             else "missing (required)"
@@ -237,8 +244,11 @@ def _rank(err: ErrorDetails) -> tuple[int, ...]:
     return {"extra_forbidden": 0, "missing": 1}.get(err["type"], 2), len(err["loc"])
 
 
-def validate_settings(data: Any, model: type[EvalSettings]) -> EvalSettings:
-    """``data`` (a parsed ``evalkit.yaml``, or the ``[tool.evalkit]`` table) as ``model``.
+def validate_settings(data: Any, model: type[EvalSettings],
+                      sections: Sequence[str] = ()) -> EvalSettings:
+    """``data`` (a parsed ``evalkit.yaml``, or the ``[tool.evalkit]`` table, without the
+    plugins' sections: :mod:`evalkit.execute.config_sections`) as ``model``;
+    ``sections`` are named with the keys of an unknown key's message.
 
     Raises:
         Problem: the first problem; its message is ``key 'K': ...``, or the file's
@@ -258,7 +268,8 @@ def validate_settings(data: Any, model: type[EvalSettings]) -> EvalSettings:
             raise Problem((key,), f"key {key!r}: {rule_message(err)}") from None
         shown = [p for p in loc[:2] if isinstance(p, str) and p != "[key]"]
         path = ".".join(shown if loc[:1] == ("target",) else shown[:1])
-        raise Problem(loc, f"key {path!r}: {_problem(err, path, data, model)}") from None
+        raise Problem(loc, f"key {path!r}: {_problem(err, path, data, model, sections)}"
+                      ) from None
 
 
 __all__ = [

@@ -1,6 +1,7 @@
-"""What ``evalkit run`` refuses before the target is built or called: names the registry
-does not know, a golden set that cannot be read, cases without a field a metric needs,
-and an output artifact that cannot be written."""
+"""What ``evalkit run`` refuses before the target is built or called (after handing the
+plugins their config sections): names the registry does not know, a golden set that
+cannot be read, cases without a field a metric needs, and an output artifact that cannot
+be written."""
 
 from __future__ import annotations
 
@@ -8,23 +9,42 @@ from pathlib import Path
 
 from evalkit.data.goldens import GoldenSet, load_goldens
 from evalkit.execute.case_needs import require_case_fields
-from evalkit.execute.evalconfig import EvalConfig, check_names
+from evalkit.execute.config_sections import apply_sections
+from evalkit.execute.evalconfig import ConfigError, EvalConfig, check_names
+from evalkit.execute.factory_errors import yaml_lines
 from evalkit.execute.scoring import resolve_metrics
+from evalkit.io.model_errors import Problem, located
 from evalkit.io.outputs import DestinationError, require_writable
+
+
+def apply_config_sections(cfg: EvalConfig) -> None:
+    """Hand each plugin's section of ``cfg`` to the plugin (its record's ``apply``), so
+    that it can register what the section declares (:mod:`evalkit.execute.config_sections`).
+
+    Raises:
+        ConfigError: an ``apply`` refused its section (the file, line and key named).
+    """
+    try:
+        apply_sections(cfg.sections, cfg)
+    except Problem as exc:
+        raise ConfigError(located(cfg.source, exc, yaml_lines(cfg.path))) from None
 
 
 def prepare_run(cfg: EvalConfig, output: Path | None, *, resume: bool, dry_run: bool
                 ) -> tuple[GoldenSet, Path]:
-    """``(golden set, artifact path)`` of the run ``cfg`` describes, every check passed;
-    ``output`` (``--output``) replaces the config's output.
+    """``(golden set, artifact path)`` of the run ``cfg`` describes, its plugins' config
+    sections applied (:func:`apply_config_sections`) and every check passed; ``output``
+    (``--output``) replaces the config's output.
 
     Raises:
+        ConfigError: a plugin refused its config section.
         RegistryError: an unknown metric, aggregate, loader or target name.
         ValueError: a golden set that cannot be read, a case without a field a metric
             needs (:func:`~evalkit.execute.case_needs.require_case_fields`).
         DestinationError: the artifact cannot be written (a dry run writes none); when
             the config sets it, the message says where.
     """
+    apply_config_sections(cfg)  # a plugin's section may register names the run uses
     check_names(cfg)
     goldens = load_goldens(cfg.goldens, cfg.goldens_loader)
     # before the target is built (building it may start work) and before any call

@@ -6,8 +6,10 @@ loading of the kernel's built-ins, the enabled entry points and the project's
 ``local_plugins`` (:mod:`.loading`), the registry being filled and what a plugin registers
 while it is imported (:mod:`.filling`), the process-wide default registry that discovery
 fills on first use, with ``register_metric`` / ``polarity`` / ``registered`` working on it
-(:mod:`.default`), the ``evalkit plugins list`` report (:mod:`.listing`) and the hook
-reference of docs/plugins.md (:mod:`.hookdocs`; ``python -m evalkit.plugins`` writes it).
+(:mod:`.default`), the ``evalkit plugins list`` report (:mod:`.listing`), the plugins'
+commands as ``evalkit --help`` lists them, kept between runs (:mod:`.command_list`), and
+the hook reference of docs/plugins.md (:mod:`.hookdocs`; ``python -m evalkit.plugins``
+writes it).
 
 May import: io, core. The kernel's built-in plugin (:mod:`evalkit.builtins`) sits above
 every floor whose records it registers, so it is loaded by name, as an entry point is.

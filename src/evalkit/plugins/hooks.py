@@ -21,6 +21,8 @@ from evalkit.core.specs import (
     SPEC_TYPES,
     AggregateSpec,
     AnySpec,
+    CommandSpec,
+    ConfigSectionSpec,
     ExecutorSpec,
     LoaderSpec,
     MeasureSyntaxSpec,
@@ -41,6 +43,8 @@ HOOKS: dict[str, tuple[type, ...]] = {
     "evalkit_register_executors": (ExecutorSpec,),
     "evalkit_register_measure_syntaxes": (MeasureSyntaxSpec,),
     "evalkit_register_run_formats": (RunFormatSpec,),
+    "evalkit_register_commands": (CommandSpec,),
+    "evalkit_register_config_sections": (ConfigSectionSpec,),
 }
 
 

@@ -22,6 +22,8 @@ from evalkit.core.registry import Conflict, Provider, Registry
 from evalkit.core.specs import (
     AggregateSpec,
     AnySpec,
+    CommandSpec,
+    ConfigSectionSpec,
     LoaderSpec,
     MetricFamily,
     MetricSpec,
@@ -36,7 +38,9 @@ class NameInfo(NamedTuple):
     """One registered name, as listed by ``evalkit plugins list``.
 
     ``kind`` is ``metric``, ``count``, ``aggregate``, ``loader`` (with ``loader_kind``),
-    ``target``, ``reporter``, ``executor``, ``measure_syntax`` or ``run_format``; a
+    ``target``, ``reporter``, ``executor``, ``measure_syntax``, ``run_format``,
+    ``command`` (an ``evalkit`` subcommand; its ``description`` is its help) or
+    ``config section`` (a key of the eval config); a
     ``name@k`` family is one entry named ``name@k``.
     ``polarity`` is ``"higher"``, ``"lower"``, ``"undeclared"`` or ``None`` (not a metric).
     """
@@ -89,11 +93,16 @@ def describe_entry(namespace: str, key: str, spec: AnySpec, provider: Provider) 
     if isinstance(spec, LoaderSpec):
         return NameInfo(key, "loader", None, definition_version=None,
                         loader_kind=spec.kind, **common)
+    if isinstance(spec, CommandSpec):
+        common["description"] = spec.help
+        return NameInfo(key, "command", None, definition_version=None, **common)
+    if isinstance(spec, ConfigSectionSpec):
+        return NameInfo(key, "config section", None, definition_version=None, **common)
     return NameInfo(key, namespace, None, definition_version=None, **common)
 
 
 _KIND_ORDER = ("metric", "count", "aggregate", "loader", "target", "reporter", "executor",
-               "measure_syntax", "run_format")
+               "measure_syntax", "run_format", "command", "config section")
 
 
 def _listing_order(n: NameInfo) -> tuple[Any, ...]:

@@ -26,6 +26,7 @@ from evalkit.core.pyproject_config import (
     PluginSelection,
     canonical_name,
     plugin_selection,
+    refuse_unknown_keys,
 )
 from evalkit.core.registry import Provider, Registry, RegistryError
 from evalkit.core.specs import (
@@ -149,7 +150,9 @@ def load_plugins(
     Raises:
         PluginSelectionError: with ``strict``, a listed plugin is missing or at a version
             its specifiers refuse. Nothing has been imported or registered.
-        evalkit.core.pyproject_config.ConfigError: a malformed ``[tool.evalkit]`` table.
+        evalkit.core.pyproject_config.ConfigError: a malformed ``[tool.evalkit]`` table,
+            or a key of it that is neither evalkit's nor a loaded plugin's config section
+            (raised after the plugins are loaded).
     """
     if selection is None:
         selection = plugin_selection()
@@ -166,6 +169,9 @@ def load_plugins(
                 # stacklevel 1: the warning is issued by this module, which is how the
                 # command line recognises it without importing this module (and pluggy)
                 warnings.warn(failure_message(info), PluginLoadWarning, stacklevel=1)
+    if selection.config.table:  # its tables may be plugins' config sections: known now
+        refuse_unknown_keys(selection.config.table, f"{selection.config.path} [tool.evalkit]",
+                            sections=section_names(registry))
     return list(registry.plugins)
 
 
@@ -206,6 +212,13 @@ def _load_all(
         register_plugin_object(registry, plugin, provider, info=info)
     registry.plugins.extend(info for info, _ in problems)
     _load_local_plugins(registry, selection)
+
+
+def section_names(registry: Registry) -> list[str]:
+    """The keys of the eval config that the plugins in ``registry`` declare as sections,
+    blocked ones (two plugins declare them) included."""
+    live = [key for _, key, _ in registry.entries("config section")]
+    return live + [c.name for c in registry.conflicts() if c.namespace == "config section"]
 
 
 def failure_message(info: PluginInfo) -> str:

@@ -24,7 +24,8 @@ built-ins, made the default for one test. pytest is imported only when that fixt
 
 Holds the throwaway registry and the fixture (:mod:`.registry`), sample inputs
 (:mod:`.samples`), the conformance suite (:mod:`.conformance`), the executors' check
-(:mod:`.executors`: a small run whose rows must equal the local pool's), and ``evalkit
+(:mod:`.executors`: a small run whose rows must equal the local pool's), the checks of a
+command's ``load`` and a config section's model (:mod:`.extension_checks`), and ``evalkit
 run`` as a child process to interrupt and resume (:mod:`.child_runs`).
 
 May import: io, core, plugins, data, execute.

@@ -8,7 +8,9 @@ scoring path refuses the others before scoring; a metric that needs a field no s
 has fails ``needs-met``. Families must build
 members at several cut-offs; aggregates must refuse an empty run (or return a number) and
 be deterministic; loaders must refuse an empty file clearly; targets and reporters must be
-callable; executors must run a few items and hand back every row once (:mod:`.executors`).
+callable; executors must run a few items and hand back every row once (:mod:`.executors`);
+a command's ``load`` must import, and a config section's model must be a pydantic model
+with a JSON Schema (:mod:`.extension_checks`).
 :func:`conformance_checks` lists them,
 :func:`check_conformance` runs them and :func:`assert_conforms` fails on the first problem.
 """
@@ -27,6 +29,8 @@ from evalkit.core.registry import Provider, Registry
 from evalkit.core.specs import (
     AggregateSpec,
     AnySpec,
+    CommandSpec,
+    ConfigSectionSpec,
     ExecutorSpec,
     LoaderSpec,
     MetricFamily,
@@ -43,6 +47,7 @@ if TYPE_CHECKING:
     pass
 
 from evalkit.testing.executors import executor_runs
+from evalkit.testing.extension_checks import command_loads, section_model_works
 from evalkit.testing.registry import module_of
 from evalkit.testing.samples import Pair, sample_pairs, sample_rows
 
@@ -257,6 +262,8 @@ def conformance_checks(
     reporters: callables. Executors: a callable factory, and ``executor:<name>:runs``
     (:func:`evalkit.testing.executors.executor_runs`: every row of a small run once, equal
     to the local pool's; skipped by ``exclude``, for executors that need a cluster).
+    Commands: ``command:<name>:loads``, the ``load`` string imports what a command runs.
+    Config sections: ``config-section:<name>:model``, a pydantic model with a JSON Schema.
     The first check, ``plugin:loads``, registers the plugin in a fresh registry (its
     hooks run cleanly and it provides no name twice).
 
@@ -314,6 +321,13 @@ def conformance_checks(
             checks.append(_callable_check("target", rec.name, rec.factory))
         elif isinstance(rec, ReporterSpec):
             checks.append(_callable_check("reporter", rec.name, rec.render))
+        elif isinstance(rec, CommandSpec):
+            checks.append(ConformanceCheck(f"command:{rec.name}:loads",
+                                           lambda rec=rec: command_loads(rec)))  # type: ignore[misc]
+        elif isinstance(rec, ConfigSectionSpec):
+            checks.append(ConformanceCheck(
+                f"config-section:{rec.name}:model",
+                lambda rec=rec: section_model_works(rec)))  # type: ignore[misc]
         elif isinstance(rec, ExecutorSpec):
             checks.append(_callable_check("executor", rec.name, rec.factory))
             if not skip:

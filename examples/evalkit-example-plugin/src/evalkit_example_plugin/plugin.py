@@ -10,8 +10,16 @@ It provides, through evalkit's hooks:
   response has non-blank text. Raises on an empty run and on an errored row.
 * ``tsv-summary`` (reporter): one tab-separated line per check or metric of a gate report
   or a comparison.
+* ``evalkit keywords GOLDENS`` (command, :mod:`evalkit_example_plugin.commands`): the
+  keywords of each case.
+* ``keyword_metrics`` (section of the eval config, :mod:`evalkit_example_plugin.config`):
+  ``{metric name: keywords}``, each registered before the run as a metric scoring the share
+  of those keywords found in the response text.
 
-Keep this module cheap to import: ``evalkit plugins list`` imports it to see its hooks.
+Keep this module cheap to import: ``evalkit plugins list`` imports it to see its hooks,
+and ``evalkit --help`` when the plugins changed since it last listed their commands. The
+command's module and the section's model (pydantic) are named by import strings, imported
+only when used.
 """
 
 from __future__ import annotations
@@ -21,7 +29,13 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from evalkit import hookimpl
-from evalkit.core.specs import AggregateSpec, MetricSpec, ReporterSpec
+from evalkit.core.specs import (
+    AggregateSpec,
+    CommandSpec,
+    ConfigSectionSpec,
+    MetricSpec,
+    ReporterSpec,
+)
 
 if TYPE_CHECKING:
     from evalkit import GoldenCase, TargetResponse
@@ -118,5 +132,58 @@ def evalkit_register_reporters() -> list[ReporterSpec]:
         ReporterSpec(
             name="tsv-summary", render=render_tsv, suffix=".tsv",
             description="one tab-separated line per check or metric",
+        )
+    ]
+
+
+@hookimpl
+def evalkit_register_commands() -> list[CommandSpec]:
+    return [
+        CommandSpec(
+            name="keywords", help="Print the keywords keyword_recall looks for in each case.",
+            load="evalkit_example_plugin.commands:keywords",
+        )
+    ]
+
+
+_KEYWORD_METRICS: dict[tuple[str, tuple[str, ...]], Any] = {}
+
+
+def fixed_keyword_recall(name: str, keywords: Sequence[str]) -> Any:
+    """The metric ``name``: the share of ``keywords`` found as words in the response text
+    (the same function for the same name and keywords, so registering it again is a
+    no-op)."""
+    wanted = tuple(dict.fromkeys(k.lower() for k in keywords))
+    key = (name, wanted)
+    if key not in _KEYWORD_METRICS:
+        def recall(response: TargetResponse, case: GoldenCase) -> float:
+            found = set(_words(response.text or ""))
+            return sum(1 for k in wanted if k in found) / len(wanted)
+
+        recall.__name__ = recall.__qualname__ = name
+        _KEYWORD_METRICS[key] = recall
+    return _KEYWORD_METRICS[key]
+
+
+def apply_keyword_metrics(section: Any, config: Any) -> None:
+    """Register one metric per entry of the ``keyword_metrics`` section (``section.root``:
+    ``{name: keywords}``); a name another provider has raises ``RegistryError`` naming
+    both, which evalkit reports as an error of the section."""
+    import evalkit
+
+    for name, keywords in section.root.items():
+        evalkit.register_metric(name, higher_is_better=True,
+                                description=f"share of {', '.join(keywords)} in the response")(
+            fixed_keyword_recall(name, keywords))
+
+
+@hookimpl
+def evalkit_register_config_sections() -> list[ConfigSectionSpec]:
+    return [
+        ConfigSectionSpec(
+            name="keyword_metrics", model="evalkit_example_plugin.config:KeywordMetrics",
+            apply=apply_keyword_metrics,
+            description="A metric per list of keywords: {name: [keyword, ...]}; each scores "
+            "the share of its keywords found in the response text.",
         )
     ]

@@ -1,0 +1,54 @@
+"""What an import string names: ``"package.module:attr"`` (the attribute may be dotted,
+``Class.method``), or ``"package.module"``.
+
+Records name what they would otherwise import at registration by such a string
+(:attr:`~evalkit.core.specs.CommandSpec.load`,
+:attr:`~evalkit.core.specs.ConfigSectionSpec.model`), and the eval config names a target
+factory by one; each is imported only when it is used.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+#: ``package.module`` or ``package.module:attr``, each part an identifier
+IMPORT_STRING = r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*(:[A-Za-z_]\w*(\.[A-Za-z_]\w*)*)?$"
+
+
+def import_object(text: str) -> Any:
+    """The object ``text`` names, imported now: the module ``package.module``, or its
+    attribute ``attr`` (dotted: attribute of attribute).
+
+    Raises:
+        ImportError: the module cannot be imported.
+        AttributeError: the module (or an attribute on the way) has no such attribute.
+    """
+    module_name, _, attr = text.partition(":")
+    obj: Any = importlib.import_module(module_name)
+    for part in attr.split(".") if attr else ():
+        obj = getattr(obj, part)
+    return obj
+
+
+def command_target(load: str) -> Any:
+    """What a command's ``load`` names (:class:`~evalkit.core.specs.CommandSpec`):
+    ``"package.module:attr"``, or ``"package.module"``, whose ``app`` (a group) or else
+    ``command`` is taken, as for the kernel's own command modules.
+
+    Raises:
+        ImportError: the module cannot be imported.
+        AttributeError: no such attribute, or a module with neither ``app`` nor
+            ``command``.
+    """
+    found = import_object(load)
+    if ":" in load:
+        return found
+    for name in ("app", "command"):
+        target = getattr(found, name, None)
+        if target is not None:
+            return target
+    raise AttributeError(f"module {load!r} has neither 'app' nor 'command'")
+
+
+__all__ = ["IMPORT_STRING", "command_target", "import_object"]
