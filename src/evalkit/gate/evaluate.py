@@ -74,6 +74,23 @@ def holm(p_values: Sequence[float]) -> list[float]:
     return [float(x) for x in stats_holm(list(p_values))]
 
 
+def holm_floor(comparisons: Sequence[BaselineComparison], n_resamples: int) -> str | None:
+    """Why no blocking baseline check can fail, when Holm's correction over them makes
+    that certain whatever the data (each test's smallest attainable p times their number
+    is at least every check's alpha), naming the fewest resamples with which one can
+    (:func:`evalkit.stats.multiple.holm_floor_note`); else None."""
+    if not comparisons:
+        return None
+    from evalkit.stats._kernels import EXACT_MAX_N
+    from evalkit.stats.methods import smallest_p
+    from evalkit.stats.multiple import holm_floor_note
+
+    floors = [smallest_p(c.method, c.n_cases, n_resamples, "two-sided",
+                         c.method == "randomization" and c.n_cases <= EXACT_MAX_N)
+              for c in comparisons]
+    return holm_floor_note(floors, max(c.alpha for c in comparisons), n_resamples)
+
+
 # --------------------------------------------------------------------- gate
 def _as_run(run: RunResult | Any) -> RunResult:
     if isinstance(run, RunResult):
@@ -180,6 +197,10 @@ def evaluate_gate(
               if r.comparison is not None and r.blocking and r.verdict != "error"]
     adjusted = holm([results[i].comparison.p_value for i in family])  # type: ignore[union-attr]
     adj_by_index = dict(zip(family, adjusted, strict=True))
+    floor = holm_floor(
+        [c for c in (results[i].comparison for i in family) if c is not None], n_resamples)
+    if floor is not None:
+        notes.append(floor)
     for i, r in enumerate(results):
         if r.comparison is not None and r.verdict != "error":
             results[i] = decide(r, adj_by_index.get(i))

@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -37,6 +38,42 @@ def holm(p: Sequence[float]) -> list[float]:
         running = max(running, min(1.0, (m - rank) * float(arr[i])))
         adj[i] = running
     return adj.tolist()
+
+
+def holm_floor_note(floors: Sequence[float], alpha: float, n_resamples: int
+                    ) -> str | None:
+    """Why Holm over these tests can reject nothing, or None when it can.
+
+    Holm's smallest adjusted p is ``m`` times the smallest raw p, and a resampling test's
+    p never goes below its floor (:func:`evalkit.stats.methods.smallest_p`: ``1/(B+1)``,
+    ``2/(B+1)`` for the two-sided bootstrap-t): when ``m * floor >= alpha`` for every test
+    (with one resampling floor, ``B + 1 <= m / alpha``), no result can be significant
+    whatever the data. The note names the smallest ``B`` with which one can, or says that
+    none can (every floor comes from an exact enumeration, which ``B`` does not move).
+
+    Args:
+        floors: each test's smallest attainable p, in the family's order.
+        alpha: the significance level.
+        n_resamples: the ``B`` the floors were computed with.
+    """
+    m = len(floors)
+    if m == 0 or min(1.0, m * min(floors)) < alpha:  # Holm's first step
+        return None
+    per_b = [f * (n_resamples + 1) for f in floors]  # 1 or 2 for a Monte Carlo floor
+    movable = [c for c, f in zip(per_b, floors, strict=True)
+               if f > 0 and abs(c - round(c)) < 1e-9 and round(c) in (1, 2)]
+    head = (f"no test can be significant after Holm's correction: {m} tests at alpha = "
+            f"{alpha:g} need a raw p below {alpha / m:.3g}, and the smallest p these tests "
+            f"can give is {min(floors):.3g}")
+    if not movable:
+        return head + (" (an exact enumeration, which more resamples do not change); "
+                       "test fewer metrics or pairs, or use correction 'bh'")
+    c = min(movable)
+    need = max(n_resamples + 1, math.floor(m * c / alpha) - 2)
+    while min(1.0, m * (c / (need + 1))) >= alpha:  # the float test holm() makes
+        need += 1
+    return (head + f" with B = {n_resamples:,} resamples; B = {need:,} is the fewest "
+            f"that can reject (n_resamples={need}; --resamples {need} on the command line)")
 
 
 def benjamini_hochberg(p: Sequence[float]) -> list[float]:
