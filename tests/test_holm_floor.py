@@ -9,6 +9,7 @@ B + 1 > 51/0.05 = 1,020, so B = 1,020.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -23,31 +24,37 @@ from evalkit.stats import compare_runs, holm
 from evalkit.stats.multiple import holm_floor_note
 
 
+def mc(count: int, numerator: int = 1) -> Callable[[int], list[float]]:
+    """``count`` Monte Carlo tests whose floor is ``numerator / (B + 1)``."""
+    return lambda b: [numerator / (b + 1)] * count
+
+
 def test_the_boundary_by_hand() -> None:
     assert min(holm([1 / 1001] * 50)) < 0.05 <= min(holm([1 / 1001] * 51))
-    assert holm_floor_note([1 / 1001] * 50, 0.05, 1000) is None
-    note = holm_floor_note([1 / 1001] * 51, 0.05, 1000)
+    assert holm_floor_note(mc(50), 0.05, 1000) is None
+    note = holm_floor_note(mc(51), 0.05, 1000)
     assert note is not None
     assert "51 tests" in note and "B = 1,020 is the fewest" in note
     assert "--resamples 1020" in note and "n_resamples=1020" in note
-    # and B = 1,020 is enough: 51/1021 < 0.05
-    assert min(holm([1 / 1021] * 51)) < 0.05
-    assert holm_floor_note([1 / 1021] * 51, 0.05, 1020) is None
+    # and B = 1,020 is enough, 1,019 is not: 51/1021 < 0.05 <= 51/1020
+    assert min(holm([1 / 1021] * 51)) < 0.05 <= min(holm([1 / 1020] * 51))
+    assert holm_floor_note(mc(51), 0.05, 1020) is None
 
 
 def test_the_two_sided_bootstrap_t_floor_is_twice_as_high() -> None:
     # 2/(B+1): 30 tests at B = 1,000 need B + 1 > 2 * 30 / 0.05 = 1,200
-    note = holm_floor_note([2 / 1001] * 30, 0.05, 1000)
-    assert note is not None and "B = 1,200" in note
+    note = holm_floor_note(mc(30, 2), 0.05, 1000)
+    assert note is not None and "B = 1,200 is the fewest" in note
 
 
 def test_a_test_without_a_floor_can_always_reject() -> None:
-    assert holm_floor_note([1 / 1001] * 80 + [0.0], 0.05, 1000) is None
+    assert holm_floor_note(lambda b: [1 / (b + 1)] * 80 + [0.0], 0.05, 1000) is None
 
 
 def test_exact_enumeration_floors_do_not_move_with_b() -> None:
-    note = holm_floor_note([2 / 2**8] * 7, 0.05, 1000)  # 7 * 2/256 = 0.055
-    assert note is not None and "exact enumeration" in note and "B =" not in note
+    note = holm_floor_note(lambda b: [2 / 2**8] * 7, 0.05, 1000)  # 7 * 2/256 = 0.055
+    assert note is not None and "more resamples do not change that" in note
+    assert "is the fewest" not in note
 
 
 def _runs(n_metrics: int, n: int = 40) -> tuple[RunResult, RunResult, list[str]]:

@@ -85,10 +85,10 @@ def holm_floor(comparisons: Sequence[BaselineComparison], n_resamples: int) -> s
     from evalkit.stats.methods import smallest_p
     from evalkit.stats.multiple import holm_floor_note
 
-    floors = [smallest_p(c.method, c.n_cases, n_resamples, "two-sided",
-                         c.method == "randomization" and c.n_cases <= EXACT_MAX_N)
-              for c in comparisons]
-    return holm_floor_note(floors, max(c.alpha for c in comparisons), n_resamples)
+    return holm_floor_note(
+        lambda b: [smallest_p(c.method, c.n_cases, b, "two-sided",
+                              c.method == "randomization" and c.n_cases <= EXACT_MAX_N)
+                   for c in comparisons], max(c.alpha for c in comparisons), n_resamples)
 
 
 # --------------------------------------------------------------------- gate

@@ -10,7 +10,8 @@ studentized statistics feed Westfall-Young's max-T.
 the method and interval need drawn (:func:`needs_of`), the draws
 (:func:`draw_resamples`), then per column the p-value (:func:`column_p`) and the
 interval (:func:`column_ci`), and the null statistics of max-T
-(:func:`null_statistics`).
+(:func:`null_statistics`). :mod:`evalkit.stats.grouped` resolves "auto" per column and
+runs each test on its columns.
 """
 
 from __future__ import annotations
@@ -40,8 +41,7 @@ from evalkit.stats.intervals import (
     studentized_p,
     studentized_stats,
 )
-from evalkit.stats.methods import BOTH, DEFAULT_CI, resolve_method
-from evalkit.stats.numeric import pow2_above
+from evalkit.stats.methods import BOTH
 from evalkit.stats.randomization import inversion_ci, signflip_p
 from evalkit.stats.ttest import t_test
 
@@ -354,100 +354,3 @@ def _reported_resamples(method: str, needs: Needs, exact: bool, live: bool, n: i
     if method == "t-test" and not (needs.boot or needs.squares):
         return 0
     return n_resamples
-
-
-@dataclass(frozen=True)
-class Family:
-    """:func:`analyse_family`'s answer: per column the outcome, the test and interval
-    actually used and the resamples behind it, plus what max-T needs."""
-
-    outcomes: list[ColumnOutcome]
-    methods: list[str]
-    ci_methods: list[str]
-    n_resamples: list[int]
-    used_generator: list[bool]
-    t_obs: FloatArray
-    null_t: FloatArray | None
-    null_exact: bool
-    histograms: tuple[Histogram | None, ...] = ()
-
-
-def analyse_family(
-    D: FloatArray,
-    *,
-    method: str,
-    ci: str | None,
-    alpha: float,
-    alternative: Alternative,
-    n_resamples: int,
-    seed: int,
-    want_null: bool = False,
-    backend: Backend = "auto",
-    bins: int = 0,
-    value_types: list[str | None] | None = None,
-) -> Family:
-    """:func:`analyse` with "auto" resolved per column (:func:`resolve_method`, from
-    ``value_types[j]``, the declared value type of column ``j``'s metric, and the column's
-    skewness).
-
-    Columns resolved to the same test run together; all groups draw from the same
-    generator streams, so the sign patterns (and bootstrap indices) are shared across
-    groups and the max-T null rows line up.
-
-    Each column is divided by a power of two that brings its largest magnitude into
-    ``[1, 2)`` (exact: :mod:`evalkit.stats.numeric`) and the means and intervals are scaled
-    back, so differences of any magnitude a float holds (1e-300 to 1e300) give the same
-    answer as the same differences near 1: no sum overflows, no square vanishes.
-    """
-    m = D.shape[1]
-    types = value_types if value_types is not None else [None] * m
-    scales = np.array([pow2_above(float(x)) for x in np.max(np.abs(D), axis=0)])
-    D = D / scales[None, :]
-    resolved = [resolve_method(method, D[:, j], types[j]) for j in range(m)]
-    groups: dict[str, list[int]] = {}
-    for j, r in enumerate(resolved):
-        groups.setdefault(r, []).append(j)
-    outcomes: list[ColumnOutcome | None] = [None] * m
-    ci_methods = [""] * m
-    reported = [0] * m
-    used = [False] * m
-    t_obs = np.zeros(m)
-    hists: list[Histogram | None] = [None] * m
-    parts: list[tuple[list[int], Analysis]] = []
-    for g, cols in groups.items():
-        ci_g = ci if ci is not None else DEFAULT_CI[g]
-        an = analyse(D[:, cols], method=g, ci_method=ci_g, alpha=alpha,
-                     alternative=alternative, n_resamples=n_resamples, seed=seed,
-                     want_null=want_null, backend=backend, bins=bins)
-        parts.append((cols, an))
-        for k, j in enumerate(cols):
-            outcomes[j] = an.outcomes[k]
-            ci_methods[j] = ci_g
-            reported[j] = an.n_resamples
-            used[j] = an.used_generator
-            t_obs[j] = an.t_obs[k]
-            if an.histograms:
-                hists[j] = an.histograms[k]
-    null_t, null_exact = _joined_null(parts, m) if want_null else (None, False)
-    final = [ColumnOutcome(o.observed * sc, o.ci_low * sc, o.ci_high * sc, o.p_value,
-                           o.exact, o.degenerate)
-             for o, sc in zip(outcomes, scales.tolist(), strict=True) if o is not None]
-    return Family(final, resolved, ci_methods, reported, used, t_obs, null_t, null_exact,
-                  tuple(None if h is None else h.scaled(sc)
-                        for h, sc in zip(hists, scales.tolist(), strict=True))
-                  if bins else ())
-
-
-def _joined_null(parts: list[tuple[list[int], Analysis]], m: int
-                 ) -> tuple[FloatArray, bool]:
-    """The groups' max-T null statistics side by side, ``(R, m)``: R is the longest
-    group's (a group of another length, an exact enumeration beside Monte Carlo
-    patterns, contributes zeros)."""
-    rows = max(an.null_t.shape[0] for _, an in parts if an.null_t is not None)
-    null_t = np.zeros((rows, m))
-    null_exact = False
-    for cols, an in parts:
-        if an.null_t is not None and an.null_t.shape[0] == rows:
-            null_t[:, cols] = an.null_t
-            null_exact = null_exact or an.null_exact
-    return null_t, null_exact

@@ -19,7 +19,7 @@ from evalkit.stats._kernels import Backend
 from evalkit.stats._rng import check_seed
 from evalkit.stats.bootstrap import check_resamples
 from evalkit.stats.effects import effect_sizes
-from evalkit.stats.engine import analyse_family
+from evalkit.stats.grouped import analyse_family
 from evalkit.stats.histogram import MAX_BINS
 from evalkit.stats.methods import check_options, check_value_type, smallest_p
 from evalkit.stats.multiple import (
@@ -247,9 +247,9 @@ def correction_floor_note(results: Sequence[PairedTestResult], correction: str,
     with the family)."""
     if correction != "holm" or not results:
         return None
-    floors = [smallest_p(r.method, r.n_queries, n_resamples, r.alternative, r.exact)
-              for r in results]
-    return holm_floor_note(floors, alpha, n_resamples)
+    return holm_floor_note(
+        lambda b: [smallest_p(r.method, r.n_queries, b, r.alternative, r.exact)
+                   for r in results], alpha, n_resamples)
 
 
 @dataclass(frozen=True)

@@ -12,8 +12,7 @@
 
 from __future__ import annotations
 
-import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 from numpy.typing import NDArray
@@ -40,40 +39,46 @@ def holm(p: Sequence[float]) -> list[float]:
     return adj.tolist()
 
 
-def holm_floor_note(floors: Sequence[float], alpha: float, n_resamples: int
-                    ) -> str | None:
-    """Why Holm over these tests can reject nothing, or None when it can.
+def holm_floor_note(floors_at: Callable[[int], Sequence[float]], alpha: float,
+                    n_resamples: int) -> str | None:
+    """Why Holm over a family of tests can reject nothing, or None when it can.
 
     Holm's smallest adjusted p is ``m`` times the smallest raw p, and a resampling test's
     p never goes below its floor (:func:`evalkit.stats.methods.smallest_p`: ``1/(B+1)``,
-    ``2/(B+1)`` for the two-sided bootstrap-t): when ``m * floor >= alpha`` for every test
-    (with one resampling floor, ``B + 1 <= m / alpha``), no result can be significant
-    whatever the data. The note names the smallest ``B`` with which one can, or says that
-    none can (every floor comes from an exact enumeration, which ``B`` does not move).
+    ``2/(B+1)`` for the two-sided bootstrap-t): when ``m * min(floor) >= alpha`` (with one
+    Monte Carlo floor, ``B + 1 <= m / alpha``), no result can be significant whatever the
+    data. The note names the fewest resamples with which one can, or says that no number
+    up to :data:`evalkit.stats.bootstrap.MAX_RESAMPLES` can (an exact enumeration's floor,
+    ``2/2**n``, does not move with ``B``).
 
     Args:
-        floors: each test's smallest attainable p, in the family's order.
+        floors_at: ``B -> each test's smallest attainable p with B resamples``, in the
+            family's order (non-increasing in ``B``).
         alpha: the significance level.
-        n_resamples: the ``B`` the floors were computed with.
+        n_resamples: the ``B`` the family ran with.
     """
-    m = len(floors)
-    if m == 0 or min(1.0, m * min(floors)) < alpha:  # Holm's first step
+    from evalkit.stats.bootstrap import MAX_RESAMPLES
+
+    def rejects(b: int) -> bool:
+        floors = floors_at(b)
+        return bool(floors) and min(1.0, len(floors) * min(floors)) < alpha  # Holm's step 1
+
+    if rejects(n_resamples):
         return None
-    per_b = [f * (n_resamples + 1) for f in floors]  # 1 or 2 for a Monte Carlo floor
-    movable = [c for c, f in zip(per_b, floors, strict=True)
-               if f > 0 and abs(c - round(c)) < 1e-9 and round(c) in (1, 2)]
+    m = len(floors_at(n_resamples))
+    floor = min(floors_at(n_resamples))
     head = (f"no test can be significant after Holm's correction: {m} tests at alpha = "
             f"{alpha:g} need a raw p below {alpha / m:.3g}, and the smallest p these tests "
-            f"can give is {min(floors):.3g}")
-    if not movable:
-        return head + (" (an exact enumeration, which more resamples do not change); "
-                       "test fewer metrics or pairs, or use correction 'bh'")
-    c = min(movable)
-    need = max(n_resamples + 1, math.floor(m * c / alpha) - 2)
-    while min(1.0, m * (c / (need + 1))) >= alpha:  # the float test holm() makes
-        need += 1
-    return (head + f" with B = {n_resamples:,} resamples; B = {need:,} is the fewest "
-            f"that can reject (n_resamples={need}; --resamples {need} on the command line)")
+            f"can give with B = {n_resamples:,} resamples is {floor:.3g}")
+    if not rejects(MAX_RESAMPLES):
+        return head + ("; more resamples do not change that (an exact enumeration's "
+                       "floor): test fewer metrics or pairs, or use correction 'bh'")
+    low, high = n_resamples, MAX_RESAMPLES  # rejects(high), not rejects(low)
+    while high - low > 1:
+        mid = (low + high) // 2
+        low, high = (low, mid) if rejects(mid) else (mid, high)
+    return (head + f"; B = {high:,} is the fewest that can reject (n_resamples={high}; "
+            f"--resamples {high} on the command line)")
 
 
 def benjamini_hochberg(p: Sequence[float]) -> list[float]:

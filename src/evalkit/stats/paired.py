@@ -8,7 +8,8 @@ from evalkit.stats._kernels import Backend
 from evalkit.stats._rng import GENERATOR_NAME, check_seed
 from evalkit.stats.bootstrap import check_resamples, constant_verdict
 from evalkit.stats.effects import effect_sizes
-from evalkit.stats.engine import ColumnOutcome, Family, analyse_family
+from evalkit.stats.engine import ColumnOutcome
+from evalkit.stats.grouped import Family, analyse_family
 from evalkit.stats.methods import BOTH, SKEW_GUARD, check_options, check_value_type
 from evalkit.stats.pairing import RunLike, align
 from evalkit.stats.results import EffectSizes, PairedTestResult
