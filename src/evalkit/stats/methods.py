@@ -47,7 +47,7 @@ VALUE_TYPES: tuple[str, ...] = ("binary", "discrete", "continuous")
 
 #: "auto" adds the bootstrap-t to the sign-flip test when the differences' sample skewness
 #: ``|G1|`` (:func:`sample_skewness`) is at least this ("highly skewed" by the usual rule
-#: of thumb, Bulmer, *Principles of Statistics*, 1979, ch. 4); the calibration of the
+#: of thumb, Bulmer, *Principles of Statistics*, 1979); the calibration of the
 #: whole procedure is in docs/statistics.md.
 SKEW_GUARD = 1.0
 
