@@ -22,7 +22,7 @@ from evalkit.data.metric_info import value_type
 from evalkit.data.results import QueryResult, RunResult
 from evalkit.gate import evaluate_gate
 from evalkit.gate.checks import CheckSpec
-from evalkit.plugins.default import default_registry, use_registry
+from evalkit.plugins.default import use_registry
 
 REPO = Path(__file__).resolve().parents[1]
 VASWANI = REPO / "examples" / "vaswani" / "data"
@@ -156,4 +156,3 @@ def test_the_gate_passes_the_declared_value_type(gate_registry: Registry) -> Non
     report = evaluate_gate(checks, cand, base, n_resamples=999)
     methods = [r.comparison.method for r in report.results]  # type: ignore[union-attr]
     assert methods == ["t-test", "randomization"]
-    assert default_registry() is gate_registry
