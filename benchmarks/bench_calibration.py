@@ -1,91 +1,190 @@
-"""Calibration of every paired method: type I error under realistic nulls, and power.
+"""Calibration of the default paired test: type I error under skewed, symmetric,
+heavy-tailed and 0/1 nulls, and power, each with a binomial 95% interval.
 
-Per-query differences come from the Vaswani collection (examples/vaswani): BM25 and
-TF-IDF are run with the example's retrievers and scored with ``evaluate_run``; a third
-run is the Terrier BM25 run bundled in examples/vaswani/data/runs.
+The procedures, each run as the library runs it (``evalkit.stats.engine`` on a batch of
+simulated comparisons, one column per trial; 250 trials share one seed):
 
-Nulls (each simulated comparison draws ``n`` differences with replacement from a pool):
+* ``default``: ``method="auto"`` with the metric's declared value type: the paired t-test
+  on a 0/1 metric; otherwise the sign-flip test, joined by the equal-tailed bootstrap-t
+  (p the larger of the two) when the differences' sample skewness ``|G1| >= 1``;
+* ``sign-flip``: ``method="randomization"`` on every trial (the default before the skew
+  guard);
+* ``both``: ``method="randomization+bootstrap-t"`` on every trial (the guard always on).
 
-* ``AP sign-exchange``: AP(bm25) - AP(tfidf), each drawn difference given a random sign
-  (H0: the two systems are exchangeable per query);
-* ``nDCG@10 close pair``: nDCG@10(terrier bm25) - nDCG@10(example bm25), sign exchange;
-* ``P@1 (0/1 metric)``: P@1(bm25) - P@1(tfidf) in {-1, 0, 1}, sign exchange;
-* ``RR centred (skewed)``: RR(bm25) - RR(tfidf) minus its mean: mean 0 but asymmetric,
-  so no test is exact;
-* ``exponential(1) - 1``: a heavily skewed synthetic null (skewness 2).
+The data are per-query differences of seven pairs of systems on the Vaswani collection
+(``benchmarks/data/vaswani_differences.json``, made by
+``benchmarks/data/make_vaswani_differences.py`` with ``examples/vaswani/retrieval.py``:
+BM25 at four settings of k1 and b, TF-IDF, BM25 on the rarer half of each query's terms,
+and the bundled Terrier BM25 run), and synthetic distributions. Each trial draws ``n``
+values with replacement from a pool (93 per-query differences) or from the distribution:
 
-Power: the AP pool under sign exchange plus a true effect of 0.3 sd; and the P@1 pool's
-magnitudes with a sign that is + with probability 0.65 (a 0/1 metric where one system
-wins 65% of the queries on which the two disagree).
+* skewed nulls (mean 0, asymmetric): a pool minus its mean ("centred"); exponential(1) - 1,
+  lognormal(0, 1) - e^0.5, chi-square(3) - 3, gamma(0.3) - 0.3;
+* symmetric nulls: a pool's values with random signs ("sign exchange": the two systems
+  are exchangeable per query); normal, Laplace, uniform, Student t with 3 (heavy-tailed)
+  and 2 (infinite variance) degrees of freedom;
+* 0/1 nulls: P@1's differences (-1, 0, 1) with random signs, tested as a binary metric
+  (the default runs the t-test) and as an undeclared one (the sign-flip test);
+* alternatives: a symmetric null plus 0.3 of the pool's sd (symmetric real
+  alternatives), and a centred pool shifted by 0.3 sd toward its long tail (the sign of
+  its skewness) and against it (skewed real alternatives).
 
-Repeated samples (``--samples-only``): K = 5 samples per case under a null whose case
-differences are the AP pool's with random signs, at high and low within-case noise, n =
-25, 50, 100, ``--samples-trials`` (4,000) trials each; the default test on the per-case
-means.
+Rates are rejections at alpha = 0.05, two-sided, in percent, with Wilson's 95% interval;
+a power difference is the default's rejections minus the sign-flip test's on the same
+trials, with the normal interval of a paired difference (from the discordant trials).
 
-Every method sees the same simulated data in each trial; the first ``--trials`` trials
-run every method, the default ("auto": the randomization test, or the t-test for binary
-differences), the randomization test and the t-test continue to ``--default-trials``.
-Rates are rejections at alpha = 0.05 (two-sided); "+-" is the binomial standard error.
+Three more parts, not run unless named: ``methods``, every method and interval of
+``paired_test`` (bootstrap-t, the percentile bootstrap's p and interval, BCa) beside the
+default on five nulls (``--method-trials`` every method, ``--default-trials`` the
+default, the sign-flip test and the t-test; "+-" one binomial standard error);
+``binary-exact``, the exact size of the t-test and the sign-flip test on a 0/1 metric
+given the number of queries the systems disagree on (enumerated, no simulation);
+``samples`` (or ``--samples-only``), the default test on per-case means of K = 5 samples.
 
-    .venv/bin/python benchmarks/bench_calibration.py [--trials 2000] [--default-trials 10000]
-    .venv/bin/python benchmarks/bench_calibration.py --samples-only [--samples-trials 4000]
+    .venv/bin/python benchmarks/bench_calibration.py [--trials 4000] [--resamples 10000]
+        [--part skewed symmetric binary power power-skewed methods binary-exact samples]
+        [--json results.json]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import math
-import sys
-import tempfile
 import time
+import zlib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
+POOLS = ROOT / "benchmarks" / "data" / "vaswani_differences.json"
 ALPHA = 0.05
-NS = (25, 50, 100, 300)
-METHODS = ("auto (default)", "randomization", "t-test", "bootstrap-t", "bootstrap (p)",
-           "bootstrap (CI)", "BCa CI")
+CHUNK = 250
+PROCEDURES = ("default", "sign-flip", "both")
+#: Pairs whose systems the example's retrieval code builds; the Terrier pair's "a" is the
+#: bundled run, made by other software.
+BUILT_BY_EXAMPLE = "terrier"
+
+Sampler = Callable[[np.random.Generator, int, int], np.ndarray]
 
 
-def vaswani_pools() -> dict[str, np.ndarray]:
-    sys.path.insert(0, str(ROOT / "examples" / "vaswani"))
-    import retrieval  # type: ignore[import-not-found, unused-ignore]
+@dataclass
+class Cell:
+    """Rejections of each procedure over ``trials`` simulated comparisons."""
 
-    from evalkit import evaluate_run
+    name: str
+    n: int
+    trials: int = 0
+    rejections: dict[str, int] = field(default_factory=dict)
+    only_default: int = 0  # trials the default rejects and the sign-flip test does not
+    only_flip: int = 0
+    guarded: int = 0  # trials on which the default ran the bootstrap-t too
 
-    data = retrieval.DATA_DIR
-    qrels = data / "qrels"
-    docs = retrieval.load_documents()
-    queries = retrieval.load_queries()
-    bm25, tfidf = retrieval.build(docs)
-    metrics = ["AP", "nDCG@10", "P@1", "RR"]
-    runs = {}
-    with tempfile.TemporaryDirectory() as tmp:
-        for system in (bm25, tfidf):
-            f = retrieval.write_trec_run(Path(tmp) / f"{system.name}.txt",
-                                         system.score_all(queries), tag=system.name)
-            runs[system.name] = evaluate_run(f, qrels, metrics)
-    runs["terrier"] = evaluate_run(data / "runs" / "run.vaswani.bm25.txt", qrels, metrics)
+    def rate(self, proc: str) -> str:
+        k = self.rejections.get(proc)
+        if k is None:
+            return "-"
+        lo, hi = wilson(k, self.trials)
+        return f"{100 * k / self.trials:.2f} [{100 * lo:.1f}, {100 * hi:.1f}]"
 
-    def diff(x: str, y: str, metric: str) -> np.ndarray:
-        canon = runs[x].metric_names()[metrics.index(metric)]
-        sx, sy = runs[x].scores(canon), runs[y].scores(canon)
-        return np.array([sx[q] - sy[q] for q in sorted(sx)])
-
-    rr = diff("bm25", "tfidf", "RR")
-    return {
-        "AP sign-exchange": diff("bm25", "tfidf", "AP"),
-        "nDCG@10 close pair": diff("terrier", "bm25", "nDCG@10"),
-        "P@1 (0/1 metric)": diff("bm25", "tfidf", "P@1"),
-        "RR centred (skewed)": rr - rr.mean(),
-    }
+    def difference(self) -> str:
+        """Default minus sign-flip, points, with the 95% interval of a paired difference."""
+        t = self.trials
+        d = (self.only_default - self.only_flip) / t
+        var = (self.only_default + self.only_flip) / t - d * d
+        half = 1.96 * math.sqrt(max(var, 0.0) / t)
+        return f"{100 * d:+.2f} [{100 * (d - half):+.1f}, {100 * (d + half):+.1f}]"
 
 
-def decide(d: np.ndarray, seed: int, full: bool, B: int) -> dict[str, bool]:
-    """Each method's two-sided decision at ALPHA on differences ``d`` (library code)."""
+def wilson(k: int, n: int, z: float = 1.959964) -> tuple[float, float]:
+    """Wilson's score interval for a binomial proportion (Wilson, JASA 22, 1927)."""
+    p = k / n
+    den = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / den
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def run_cell(name: str, n: int, sample: Sampler, trials: int, n_resamples: int,
+             value_type: str | None = None) -> Cell:
+    """Simulate ``trials`` comparisons of ``n`` differences from ``sample`` and count each
+    procedure's rejections (all three see the same data and the same resamples)."""
+    from evalkit.stats.engine import analyse
+    from evalkit.stats.grouped import analyse_family
+    from evalkit.stats.methods import BOTH
+
+    cell = Cell(name, n, rejections=dict.fromkeys(PROCEDURES, 0))
+    base = zlib.crc32(f"{name}|{n}".encode())
+    rng = np.random.default_rng(base)
+    for c0 in range(0, trials, CHUNK):
+        m = min(CHUNK, trials - c0)
+        D = np.ascontiguousarray(sample(rng, n, m).T)  # (n, m): one trial per column
+        seed = base * 1_000 + c0
+        common = {"alpha": ALPHA, "alternative": "two-sided", "n_resamples": n_resamples,
+                  "seed": seed, "backend": "numba"}
+        fam = analyse_family(D, method="auto", ci="t", value_types=[value_type] * m,
+                             **common)  # type: ignore[arg-type]
+        flip = analyse(D, method="randomization", ci_method="t", **common)  # type: ignore[arg-type]
+        both = analyse(D, method=BOTH, ci_method="t", **common)  # type: ignore[arg-type]
+        d_rej = np.array([o.p_value < ALPHA for o in fam.outcomes])
+        f_rej = np.array([o.p_value < ALPHA for o in flip.outcomes])
+        b_rej = np.array([o.p_value < ALPHA for o in both.outcomes])
+        cell.rejections["default"] += int(d_rej.sum())
+        cell.rejections["sign-flip"] += int(f_rej.sum())
+        cell.rejections["both"] += int(b_rej.sum())
+        cell.only_default += int((d_rej & ~f_rej).sum())
+        cell.only_flip += int((f_rej & ~d_rej).sum())
+        cell.guarded += sum(meth == BOTH for meth in fam.methods)
+        cell.trials += m
+    return cell
+
+
+# ------------------------------------------------------------------ samplers
+def from_pool(pool: np.ndarray, *, signs: bool, shift: float = 0.0) -> Sampler:
+    def sample(rng: np.random.Generator, n: int, m: int) -> np.ndarray:
+        x = pool[rng.integers(0, pool.size, size=(m, n))]
+        if signs:
+            x = x * np.where(rng.random(size=(m, n)) < 0.5, 1.0, -1.0)
+        return x + shift
+
+    return sample
+
+
+SYNTHETIC_SKEWED: dict[str, Sampler] = {
+    "exponential(1) - 1": lambda r, n, m: r.exponential(1.0, (m, n)) - 1.0,
+    "lognormal(0, 1) - e^0.5": lambda r, n, m: r.lognormal(0.0, 1.0, (m, n)) - math.exp(0.5),
+    "chi-square(3) - 3": lambda r, n, m: r.chisquare(3, (m, n)) - 3.0,
+    "gamma(0.3) - 0.3": lambda r, n, m: r.gamma(0.3, 1.0, (m, n)) - 0.3,
+}
+SYNTHETIC_SYMMETRIC: dict[str, Sampler] = {
+    "normal": lambda r, n, m: r.normal(0.0, 1.0, (m, n)),
+    "Laplace": lambda r, n, m: r.laplace(0.0, 1.0, (m, n)),
+    "uniform": lambda r, n, m: r.uniform(-1.0, 1.0, (m, n)),
+    "Student t, 3 df": lambda r, n, m: r.standard_t(3, (m, n)),
+    "Student t, 2 df": lambda r, n, m: r.standard_t(2, (m, n)),
+}
+
+
+def load_pools() -> list[tuple[str, str, np.ndarray]]:
+    """``(pair, measure, differences)`` for every pool in the data file."""
+    doc = json.loads(POOLS.read_text(encoding="utf-8"))
+    return [(f"{p['a']} - {p['b']}", p["measure"], np.array(p["differences"], dtype=float))
+            for p in doc["pools"]]
+
+
+def skewness(x: np.ndarray) -> float:
+    from scipy import stats
+
+    return float(stats.skew(x, bias=False))
+
+
+def decide(d: np.ndarray, seed: int, full: bool, B: int, value_type: str | None
+           ) -> dict[str, bool]:
+    """Each method's two-sided decision at ALPHA on differences ``d`` of a metric of
+    ``value_type`` (library code; the default through ``resolve_method``, its choice)."""
     from evalkit.stats._kernels import bootstrap_sums, signflip_sums
     from evalkit.stats.bootstrap import mean_and_centred, tie_tolerance
     from evalkit.stats.degenerate import constant_outcome
@@ -95,7 +194,7 @@ def decide(d: np.ndarray, seed: int, full: bool, B: int) -> dict[str, bool]:
         studentized_p,
         studentized_stats,
     )
-    from evalkit.stats.methods import is_binary
+    from evalkit.stats.methods import BOTH, resolve_method
     from evalkit.stats.randomization import signflip_p
     from evalkit.stats.ttest import t_test
 
@@ -109,6 +208,8 @@ def decide(d: np.ndarray, seed: int, full: bool, B: int) -> dict[str, bool]:
         out["bootstrap (CI)"] = mean != 0
         out["BCa CI"] = mean != 0
         out["auto (default)"] = out["randomization"]
+        if not full:
+            return {k: out[k] for k in ("randomization", "t-test", "auto (default)")}
         return out
     tol = tie_tolerance(d)
     var = math.fsum((centred * centred).tolist()) / (n - 1)
@@ -117,8 +218,9 @@ def decide(d: np.ndarray, seed: int, full: bool, B: int) -> dict[str, bool]:
     out["randomization"] = signflip_p(flips[:, 0], signs, n, mean, 0.0, "two-sided", False,
                                       tol) < ALPHA
     out["t-test"] = t_test(mean, se, n, ALPHA, "two-sided")[0] < ALPHA
-    out["auto (default)"] = out["t-test"] if is_binary(d) else out["randomization"]
-    if not full:
+    chosen = resolve_method("auto", d, value_type)
+    if not full and chosen != BOTH:
+        out["auto (default)"] = out["t-test" if chosen == "t-test" else "randomization"]
         return out
     sums, sq = bootstrap_sums(centred, B, seed, want_squares=True, backend="numba")
     assert sq is not None
@@ -133,12 +235,19 @@ def decide(d: np.ndarray, seed: int, full: bool, B: int) -> dict[str, bool]:
     t_obs = mean / se
     out["bootstrap-t"] = studentized_p(t_obs, tstar, "two-sided",
                                        1e-10 * max(1.0, abs(t_obs))) < ALPHA
+    if chosen == BOTH:
+        out["auto (default)"] = out["randomization"] and out["bootstrap-t"]
+    else:
+        out["auto (default)"] = out["t-test" if chosen == "t-test" else "randomization"]
+    if not full:
+        return {k: out[k] for k in ("randomization", "t-test", "auto (default)")}
     return out
 
 
 def simulate(pool: np.ndarray, n: int, trials: int, default_trials: int, B: int,
              sign_exchange: bool, shift: float, seed: int,
-             p_plus: float = 0.5) -> dict[str, tuple[int, int]]:
+             p_plus: float = 0.5, value_type: str | None = None
+             ) -> dict[str, tuple[int, int]]:
     """Rejections and trials per method; key "discordant" holds (default only,
     t-test only) over the trials both ran."""
     rng = np.random.default_rng(seed)
@@ -149,7 +258,7 @@ def simulate(pool: np.ndarray, n: int, trials: int, default_trials: int, B: int,
         if sign_exchange:
             d = d * np.where(rng.random(size=n) < p_plus, 1.0, -1.0)
         d = d + shift
-        res = decide(d, 1_000_003 * seed + t, t < trials, B)
+        res = decide(d, 1_000_003 * seed + t, t < trials, B, value_type)
         for m, rej in res.items():
             counts[m][0] += int(rej)
             counts[m][1] += 1
@@ -218,7 +327,7 @@ def samples_null(pool: np.ndarray, n: int, k: int, noise: float, trials: int, B:
     naive = int(np.count_nonzero(sps.ttest_1samp(flat, 0.0, axis=1).pvalue < ALPHA))
     default = ttest = 0
     for t in range(trials):
-        res = decide(d[t], 1_000_003 * seed + t, False, B)
+        res = decide(d[t], 1_000_003 * seed + t, False, B, "continuous")
         default += int(res["auto (default)"])
         ttest += int(res["t-test"])
     return (default, trials), (ttest, trials), (naive, trials), share
@@ -246,82 +355,170 @@ def rate(c: tuple[int, int]) -> str:
     return f"{100 * p:5.2f} +- {100 * math.sqrt(p * (1 - p) / total):4.2f}"
 
 
-def skew(x: np.ndarray) -> float:
-    e = x - x.mean()
-    return float(np.mean(e**3) / np.mean(e**2) ** 1.5)
+# ------------------------------------------------------------------ every method
+#: Sample sizes and methods of the every-method table.
+METHOD_NS = (25, 50, 100, 300)
+METHODS = ("auto (default)", "randomization", "t-test", "bootstrap-t", "bootstrap (p)",
+           "bootstrap (CI)", "BCa CI")
+
+
+def method_pools() -> dict[str, tuple[np.ndarray, bool, str | None]]:
+    """The every-method table's nulls: ``{name: (pool, sign exchange, value type)}``."""
+    by = {(pair, meas): x for pair, meas, x in load_pools()}
+    rr = by[("bm25 - tfidf", "RR")]
+    expo = np.random.default_rng(0).exponential(1.0, size=100_000)
+    return {
+        "AP sign-exchange": (by[("bm25 - tfidf", "AP")], True, "continuous"),
+        "nDCG@10 close pair": (by[("terrier - bm25", "nDCG@10")], True, "continuous"),
+        "P@1 (0/1 metric)": (by[("bm25 - tfidf", "P@1")], True, "binary"),
+        "RR centred (skewed)": (rr - rr.mean(), False, "continuous"),
+        "exponential(1) - 1": (expo - expo.mean(), False, None),
+    }
+
+
+def methods_tables(trials: int, default_trials: int, B: int) -> None:
+    """Type I error of every method (and the default) on five nulls, and power on two
+    alternatives: the first ``trials`` trials run every method, the default, the
+    randomization test and the t-test continue to ``default_trials``; "+-" is one
+    binomial standard error."""
+    header = f"{'null':<22}{'n':>5}  " + "".join(f"{m:>16}" for m in METHODS)
+    print(f"\nEvery method: {trials:,} trials, default/randomization/t-test "
+          f"{default_trials:,}; type I error (%)\n" + header)
+    pools = method_pools()
+    for k, (name, (pool, sign, vtype)) in enumerate(pools.items()):
+        for n in METHOD_NS:
+            c = simulate(pool, n, trials, default_trials, B, sign, 0.0, seed=100 * k + n,
+                         value_type=vtype)
+            print(f"{name:<22}{n:>5}  " + "".join(f"{rate(c[m]):>16}" for m in METHODS),
+                  flush=True)
+    ap = pools["AP sign-exchange"][0]
+    p1 = np.abs(pools["P@1 (0/1 metric)"][0])
+    effect = 0.3 * float(ap.std(ddof=1))
+    print(f"\nPower (%): AP + 0.3 sd = {effect:+.4f}; P@1 magnitudes, sign + with "
+          f"probability 0.65 (true mean {0.3 * p1.mean():+.4f})\n" + header)
+    for label, pool, shift, p_plus, seed0, vtype in (
+            ("AP + 0.3 sd", ap, effect, 0.5, 7_000, "continuous"),
+            ("P@1, 65% of wins", p1, 0.0, 0.65, 9_000, "binary")):
+        for n in METHOD_NS:
+            c = simulate(pool, n, trials, default_trials, B, True, shift, seed=seed0 + n,
+                         p_plus=p_plus, value_type=vtype)
+            only_r, only_t = c["discordant"]
+            total = c["t-test"][1]
+            diff = (only_r - only_t) / total
+            se = math.sqrt(max(only_r + only_t - total * diff * diff, 0.0)) / total
+            print(f"{label:<22}{n:>5}  " + "".join(f"{rate(c[m]):>16}" for m in METHODS)
+                  + f"   default - t-test: {100 * diff:+.2f} +- {100 * se:.2f} points",
+                  flush=True)
+
+
+# ------------------------------------------------------------------ the tables
+def table(title: str, cells: Iterator[tuple[str, Cell]], power: bool = False) -> None:
+    print(f"\n### {title}\n")
+    extra = " | default - sign-flip (points) |" if power else ""
+    print("| null | n | default | sign-flip | both always | guarded |" + extra)
+    print("|---|---|---|---|---|---|" + ("---|" if power else ""))
+    for label, c in cells:
+        row = (f"| {label} | {c.n} | {c.rate('default')} | {c.rate('sign-flip')} | "
+               f"{c.rate('both')} | {100 * c.guarded / c.trials:.0f}% |")
+        print(row + (f" {c.difference()} |" if power else ""), flush=True)
 
 
 def main() -> int:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--trials", type=int, default=2000)
-    parser.add_argument("--default-trials", type=int, default=10_000)
+    parser.add_argument("--trials", type=int, default=4000)
     parser.add_argument("--resamples", type=int, default=10_000)
-    parser.add_argument("--ns", type=int, nargs="*", default=list(NS))
-    parser.add_argument("--power-only", action="store_true", help="skip the type I tables")
+    parser.add_argument("--part", nargs="*",
+                        default=["skewed", "symmetric", "binary", "power", "power-skewed"],
+                        choices=["skewed", "symmetric", "binary", "power", "power-skewed",
+                                 "methods",
+                                 "binary-exact", "samples"])
+    parser.add_argument("--method-trials", type=int, default=2000,
+                        help="trials per cell of the every-method table (--part methods)")
+    parser.add_argument("--default-trials", type=int, default=10_000,
+                        help="... continued for the default, randomization and t-test")
     parser.add_argument("--samples-trials", type=int, default=4000,
                         help="trials per row of the repeated-samples (K = 5) table")
     parser.add_argument("--samples-only", action="store_true",
-                        help="only the repeated-samples (K = 5) table")
+                        help="only the repeated-samples (K = 5) table (--part samples)")
+    parser.add_argument("--json", type=Path, default=None,
+                        help="also write every cell's counts to this file")
     args = parser.parse_args()
-    from evalkit.stats import DEFAULT_METHOD
-
-    t_start = time.perf_counter()
-    pools = vaswani_pools()
-    rng = np.random.default_rng(0)
-    expo = rng.exponential(1.0, size=100_000)
-    pools["exponential(1) - 1"] = expo - expo.mean()  # centred exactly: mean 0
-    print(f"alpha = {ALPHA}, B = {args.resamples:,}; every method {args.trials:,} trials, "
-          f"default ({DEFAULT_METHOD}), randomization and t-test {args.default_trials:,}; "
-          "rates in %, +- one SE")
     if args.samples_only:
-        samples_table(pools["AP sign-exchange"], args.samples_trials, args.resamples)
-        print(f"\ntotal {time.perf_counter() - t_start:.0f} s")
-        return 0
-    for name, pool in pools.items():
-        print(f"  pool {name}: {pool.size} values, mean {pool.mean():+.4f}, "
-              f"sd {pool.std(ddof=1):.4f}, skewness {skew(pool):+.2f}")
-    header = f"{'null':<22}{'n':>5}  " + "".join(f"{m:>16}" for m in METHODS)
-    print("\nType I error (%)\n" + header)
-    for k, (name, pool) in enumerate(pools.items()):
-        if args.power_only:
-            break
-        sign = "centred" not in name and not name.startswith("exponential")
-        for n in args.ns:
-            c = simulate(pool, n, args.trials, args.default_trials, args.resamples, sign, 0.0,
-                         seed=100 * k + n)
-            print(f"{name:<22}{n:>5}  " + "".join(f"{rate(c[m]):>16}" for m in METHODS),
-                  flush=True)
-    ap = pools["AP sign-exchange"]
-    effect = 0.3 * float(ap.std(ddof=1))
-    print(f"\nPower (%) at a true effect of 0.3 sd = {effect:+.4f} AP (AP pool, sign exchange)")
-    print(header)
-    for n in args.ns:
-        c = simulate(ap, n, args.trials, args.default_trials, args.resamples, True, effect,
-                     seed=7_000 + n)
-        only_r, only_t = c["discordant"]
-        total = c["t-test"][1]
-        diff = (only_r - only_t) / total
-        se = math.sqrt(max(only_r + only_t - total * diff * diff, 0.0)) / total
-        print(f"{'AP + 0.3 sd':<22}{n:>5}  " + "".join(f"{rate(c[m]):>16}" for m in METHODS)
-              + f"   default - t-test: {100 * diff:+.2f} +- {100 * se:.2f} points",
-              flush=True)
-    p1 = np.abs(pools["P@1 (0/1 metric)"])
-    print(f"\nPower (%): P@1 magnitudes, sign + with probability 0.65 "
-          f"(true mean {0.3 * p1.mean():+.4f})")
-    print(header)
-    for n in args.ns:
-        c = simulate(p1, n, args.trials, args.default_trials, args.resamples, True, 0.0,
-                     seed=9_000 + n, p_plus=0.65)
-        only_r, only_t = c["discordant"]
-        total = c["t-test"][1]
-        diff = (only_r - only_t) / total
-        se = math.sqrt(max(only_r + only_t - total * diff * diff, 0.0)) / total
-        print(f"{'P@1, 65% of wins':<22}{n:>5}  " + "".join(f"{rate(c[m]):>16}" for m in METHODS)
-              + f"   default - t-test: {100 * diff:+.2f} +- {100 * se:.2f} points",
-              flush=True)
-    binary_conditional_size()
-    samples_table(pools["AP sign-exchange"], args.samples_trials, args.resamples)
-    print(f"\ntotal {time.perf_counter() - t_start:.0f} s")
+        args.part = ["samples"]
+    t0 = time.perf_counter()
+    T, B = args.trials, args.resamples
+    pools = load_pools()
+    graded = [(pair, meas, x) for pair, meas, x in pools if meas in ("AP", "nDCG@10", "RR")]
+    print(f"alpha = {ALPHA}, two-sided; B = {B:,} resamples; {T:,} trials per cell; rates in "
+          "%, Wilson 95% interval in brackets; 'guarded': share of trials on which the "
+          "default ran the bootstrap-t too")
+    print("\npools (93 per-query differences each):")
+    for pair, meas, x in pools:
+        print(f"  {pair:<34} {meas:<8} mean {x.mean():+.4f} sd {x.std(ddof=1):.4f} "
+              f"skewness {skewness(x):+.2f} ties {np.mean(x == 0):.0%}")
+    done: list[Cell] = []
+
+    def cells(specs: list[tuple[str, Sampler, str | None]], ns: tuple[int, ...]
+              ) -> Iterator[tuple[str, Cell]]:
+        for label, sampler, vtype in specs:
+            for n in ns:
+                c = run_cell(label, n, sampler, T, B, vtype)
+                done.append(c)
+                yield label, c
+
+    def pool_specs(signs: bool, shift: float = 0.0, toward: bool = True
+                   ) -> list[tuple[str, Sampler, str | None]]:
+        """Every graded pool, centred or under sign exchange, plus ``shift`` sd; a centred
+        pool is shifted toward its long tail (the sign of its skewness), or against it."""
+        out: list[tuple[str, Sampler, str | None]] = []
+        for pair, meas, x in graded:
+            centred = x - x.mean() if not signs else x
+            mark = "" if BUILT_BY_EXAMPLE not in pair else " (bundled run)"
+            way = 1.0 if signs else math.copysign(1.0, skewness(x)) * (1 if toward else -1)
+            out.append((f"{meas} {pair}{mark}",
+                        from_pool(centred, signs=signs,
+                                  shift=way * shift * float(x.std(ddof=1))),
+                        "continuous"))
+        return out
+
+    if "skewed" in args.part:
+        table("Type I error (%), skewed synthetic nulls", cells(
+            [(k, v, None) for k, v in SYNTHETIC_SKEWED.items()], (10, 25, 50, 100)))
+        table("Type I error (%), real centred differences (skewed nulls)",
+              cells(pool_specs(signs=False), (25, 50, 100)))
+    if "symmetric" in args.part:
+        table("Type I error (%), symmetric synthetic nulls", cells(
+            [(k, v, None) for k, v in SYNTHETIC_SYMMETRIC.items()], (10, 25, 50, 100)))
+        table("Type I error (%), real differences under sign exchange (symmetric nulls)",
+              cells(pool_specs(signs=True), (25, 50, 100)))
+    if "binary" in args.part:
+        specs: list[tuple[str, Sampler, str | None]] = []
+        for pair, meas, x in pools:
+            if meas == "P@1":
+                specs.append((f"P@1 {pair}, declared binary", from_pool(x, signs=True),
+                              "binary"))
+                specs.append((f"P@1 {pair}, undeclared", from_pool(x, signs=True), None))
+        table("Type I error (%), 0/1 nulls (P@1, sign exchange)", cells(specs, (25, 50, 100)))
+    if "power" in args.part:
+        table("Power (%), symmetric real alternatives (sign exchange + 0.3 sd)",
+              cells(pool_specs(signs=True, shift=0.3), (25, 50, 100)), power=True)
+    if "power-skewed" in args.part:
+        table("Power (%), skewed real alternatives (centred, 0.3 sd toward the long tail)",
+              cells(pool_specs(signs=False, shift=0.3), (25, 50, 100)), power=True)
+        table("Power (%), skewed real alternatives (centred, 0.3 sd against the long tail)",
+              cells(pool_specs(signs=False, shift=0.3, toward=False), (25, 50, 100)),
+              power=True)
+    if "methods" in args.part:
+        methods_tables(args.method_trials, args.default_trials, B)
+    if "binary-exact" in args.part:
+        binary_conditional_size()
+    if "samples" in args.part:
+        ap = next(x for pair, meas, x in pools if (pair, meas) == ("bm25 - tfidf", "AP"))
+        samples_table(ap, args.samples_trials, B)
+    if args.json is not None:
+        args.json.write_text(json.dumps([c.__dict__ for c in done], indent=1) + "\n",
+                             encoding="utf-8")
+    print(f"\ntotal {time.perf_counter() - t0:.0f} s")
     return 0
 
 

@@ -266,10 +266,19 @@ def test_compare_matches_independent_values(
                         "-m", "ndcg@10")
     assert doc["baseline"]["name"] == "bm25" and doc["candidates"][0]["name"] == "flipped"
     assert doc["method"] == "auto" and doc["correction"] == "holm"
-    # none of the three metrics has 0/1 differences, so auto ran the sign-flip test
-    assert doc["methods_used"] == ["randomization"] and doc["ci_methods_used"] == ["inversion"]
+    scipy_stats = pytest.importorskip("scipy.stats")
+    # none of the three metrics is a 0/1 metric, so auto ran the sign-flip test, joined
+    # by the bootstrap-t where the differences' skewness |G1| (scipy) is at least 1
     assert doc["family_size"] == 3
     rows = {c["metric"]: c for c in doc["comparisons"]}
+    for metric, measure in (("ap", "map"), ("precision@10", "P_10"),
+                            ("ndcg@10", "ndcg_cut_10")):
+        base, cand = _independent(candidate, expected, measure)
+        d = [y - x for x, y in zip(base, cand, strict=True)]
+        skewed = len(set(d)) > 1 and abs(float(scipy_stats.skew(d, bias=False))) >= 1.0
+        assert rows[metric]["method"] == (
+            "randomization+bootstrap-t" if skewed else "randomization"), metric
+    assert set(doc["methods_used"]) <= {"randomization", "randomization+bootstrap-t"}
     assert set(rows) == {"ap", "precision@10", "ndcg@10"}
     for metric, measure in (("ap", "map"), ("precision@10", "P_10"),
                             ("ndcg@10", "ndcg_cut_10")):

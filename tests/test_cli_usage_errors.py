@@ -24,7 +24,8 @@ runner = CliRunner()
 
 @pytest.mark.parametrize(("args", "line"), [
     (["compare", "a", "b", "--test", "foo"],
-     "error: --test foo: expected one of auto, randomization, t-test, bootstrap-t, bootstrap"),
+     "error: --test foo: expected one of auto, randomization, t-test, bootstrap-t, bootstrap, "
+     "randomization+bootstrap-t"),
     (["compare", "a", "b", "--correction", "bonferroni"],
      "error: --correction bonferroni: expected one of holm, bh, westfall-young, none"),
     (["compare", "a", "b", "--missing=x"],
@@ -121,7 +122,7 @@ def test_through_the_installed_script() -> None:
                           capture_output=True, text=True)
     assert proc.returncode == 2
     assert proc.stderr == ("error: --test foo: expected one of auto, randomization, t-test, "
-                           "bootstrap-t, bootstrap\n")
+                           "bootstrap-t, bootstrap, randomization+bootstrap-t\n")
     assert proc.stdout == ""
 
 

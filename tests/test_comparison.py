@@ -3,7 +3,8 @@
 The runs are the two Vaswani systems of the main job (examples/vaswani/main.py, written
 into a temporary directory). Expected values come from the README's published
 ``evalkit compare`` table, from the artifacts' per-query rows read here as JSON, and from
-Holm's rule and the sign-flip null written out by hand, never from evalkit.
+Holm's rule, the sign-flip null and the bootstrap-t written out by hand, never from
+evalkit.
 """
 
 from __future__ import annotations
@@ -14,11 +15,13 @@ import math
 import re
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pytest
+from scipy import stats
 from typer.testing import CliRunner, Result
 
 import evalkit
@@ -93,11 +96,23 @@ def published() -> dict[str, list[str]]:
 
 
 # ----------------------------------------------------------------- the published values
-def test_compare_reproduces_the_readme_table(runs: Runs) -> None:
+def test_compare_reproduces_the_readme_table(
+        runs: Runs, reference_bootstrap_t: Callable[..., tuple[float, float, float]]) -> None:
     table = published()
     # metric, baseline, candidate, diff, CI, p, p (Holm), significant, W/T/L
-    assert table["ap"][3:5] + table["ap"][6:] == ["+0.0590", "[+0.0434, +0.0747]", "0.0002",
-                                                 "yes", "80/1/12"]
+    assert table["ap"][3:] == ["+0.0590", "[+0.0434, +0.0776]", "0.0002", "0.0002", "yes",
+                               "80/1/12"]
+    # AP's differences are skewed (G1 = 1.59 >= 1), so the default runs the sign-flip
+    # test and the bootstrap-t together: p is the larger p, 2/(B+1) (no resampled t* is
+    # as extreme as the observed t = 7.4), and the interval spans both tests' intervals:
+    # the sign-flip inversion interval [+0.0434, +0.0747] (the default's figures when
+    # it ran alone) and the bootstrap-t interval computed here
+    ap_d = np.array([v - rows_of(runs.tfidf, "ap")[q]
+                     for q, v in sorted(rows_of(runs.bm25, "ap").items())])
+    assert stats.skew(ap_d, bias=False) >= 1.0
+    p_t, lo_t, hi_t = reference_bootstrap_t(ap_d)
+    assert p_t == 2 / 10_001 and f"{p_t:.4f}" == table["ap"][5]
+    assert f"[{min(0.0434, lo_t):+.4f}, {max(0.0747, hi_t):+.4f}]" == table["ap"][4]
     c = compare(runs.tfidf, runs.bm25, metrics=["ap", "ndcg@10"])
     assert isinstance(c, Comparison) and [r.metric for r in c] == ["ap", "ndcg@10"]
     raw = {}
@@ -120,7 +135,10 @@ def test_compare_reproduces_the_readme_table(runs: Runs) -> None:
         assert f"{r.wins}/{r.ties}/{r.losses}" == cells[8]
         assert r.significant and cells[7] == "yes"
         raw[r.metric] = r.p_value
-        assert r.p_resamples == 10_000 and r.method == "randomization"
+        assert r.p_resamples == 10_000
+        skewed = abs(stats.skew(list(diffs.values()), bias=False)) >= 1.0
+        assert r.method == ("randomization+bootstrap-t" if skewed else "randomization")
+        assert skewed == (r.metric == "ap")
     # Holm over the two tests, by hand: the smaller p times 2, then the running maximum
     order = sorted(raw, key=raw.__getitem__)
     running = 0.0

@@ -108,12 +108,14 @@ def test_auto_resolves_per_metric_in_one_family() -> None:
     rows_c = [QueryResult(f"q{i}", [], {"ap": float(base_ap[i] + rng.normal(0.02, 0.05)),
                                         "hit": float(rng.uniform() < 0.6)}) for i in range(n)]
     b, c = RunResult("b", rows_b), RunResult("c", rows_c)
-    cmp = compare_runs(b, [c], ["ap", "hit"], correction="westfall-young", n_resamples=2000)
+    cmp = compare_runs(b, [c], ["ap", "hit"], correction="westfall-young", n_resamples=2000,
+                       value_types={"hit": "binary", "ap": "continuous"})
     assert cmp.method == "auto"
     assert cmp.get("c", "b", "ap").method == "randomization"
     assert cmp.get("c", "b", "hit").method == "t-test"
     for metric in ("ap", "hit"):
-        single = paired_test(c, b, metric, n_resamples=2000)
+        single = paired_test(c, b, metric, n_resamples=2000,
+                             value_type="binary" if metric == "hit" else "continuous")
         got = cmp.get("c", "b", metric)
         assert (got.p_value, got.ci_low, got.ci_high) == (
             single.p_value, single.ci_low, single.ci_high)

@@ -348,24 +348,24 @@ def test_to_dict_is_json_ready() -> None:
     assert out["method"] == "randomization" and isinstance(out["warnings"], list)
 
 
-def test_auto_uses_t_test_for_binary_differences_only() -> None:
+def test_auto_uses_t_test_for_a_metric_declared_binary_only() -> None:
     rng = np.random.default_rng(21)
     a_vals = (rng.uniform(size=60) < 0.6).astype(float)
     b_vals = (rng.uniform(size=60) < 0.45).astype(float)
     a = {f"q{i}": float(v) for i, v in enumerate(a_vals)}
     b = {f"q{i}": float(v) for i, v in enumerate(b_vals)}
-    r = paired_test(a, b, "acc")
+    r = paired_test(a, b, "acc", value_type="binary")
     assert r.method == "t-test" and r.ci_method == "t"
     ref = stats.ttest_rel(a_vals, b_vals)
     assert r.p_value == pytest.approx(ref.pvalue, rel=1e-9)
     assert any("binary" in w for w in r.warnings)
-    cont = paired_test(*pair(data(22, 30, 0.02)), "m")
+    cont = paired_test(*pair(data(22, 30, 0.02)), "m", value_type="continuous")
     assert cont.method == "randomization" and cont.ci_method == "inversion"
     assert not any("binary" in w for w in cont.warnings)
-    # pass/fail on another scale is binary too
-    scaled = paired_test({k: 5.0 * v for k, v in a.items()}, {k: 5.0 * v for k, v in b.items()},
-                         "x")
-    assert scaled.method == "t-test"
+    # the same 0/1 values of a metric that declares nothing get the default test: the
+    # choice follows what the metric is, not the values this comparison observed
+    undeclared = paired_test(a, b, "acc")
+    assert undeclared.method != "t-test"
 
 
 @pytest.mark.parametrize("method", ["auto", "randomization", "t-test", "bootstrap-t",

@@ -58,10 +58,11 @@ def command(
     )] = 0,
     test: Annotated[Method, typer.Option(
         "--test",
-        help="The paired test: auto (the default, chosen by the calibration study in "
-        "docs/statistics.md: the sign-flip randomization test, or the paired t-test on a "
-        "0/1 metric), randomization, t-test, bootstrap-t, or bootstrap (paired_bootstrap's "
-        "percentile bootstrap).",
+        help="The paired test: auto (the default, chosen per metric by the calibration "
+        "study in docs/statistics.md: the paired t-test on a 0/1 metric, else the sign-flip "
+        "randomization test, joined by the bootstrap-t on skewed differences), "
+        "randomization, t-test, bootstrap-t, bootstrap (paired_bootstrap's percentile "
+        "bootstrap), or randomization+bootstrap-t (both must reject).",
     )] = DEFAULT_METHOD,
     correction: Annotated[Correction, typer.Option(
         "--correction",

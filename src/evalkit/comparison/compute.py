@@ -28,7 +28,7 @@ from evalkit.comparison.records import (
     Settings,
 )
 from evalkit.comparison.spread import samples_warnings, spread_of
-from evalkit.data.metric_info import higher_is_better
+from evalkit.data.metric_info import higher_is_better, value_type
 from evalkit.data.results import RunResult
 from evalkit.execute.run_files import QrelsArg
 from evalkit.report.comparison_rows import p_note_for
@@ -74,9 +74,11 @@ def compare(
             DataFrame) to score TREC run files and run frames; with artifacts, a qrels
             path is checked against the hash they were scored with.
         method: the paired test, as for :func:`evalkit.stats.paired_test`: ``"auto"``
-            (the sign-flip randomization test, or the paired t-test on 0/1 metrics),
-            ``"randomization"``, ``"t-test"``, ``"bootstrap-t"`` or ``"bootstrap"`` (the
-            percentile bootstrap of :func:`evalkit.paired_bootstrap`).
+            (the paired t-test on a metric whose registered value type is binary, else
+            the sign-flip randomization test, joined by the bootstrap-t on skewed
+            differences; docs/statistics.md), ``"randomization"``, ``"t-test"``,
+            ``"bootstrap-t"``, ``"bootstrap"`` (the percentile bootstrap of
+            :func:`evalkit.paired_bootstrap`) or ``"randomization+bootstrap-t"``.
         correction: ``"holm"``, ``"bh"``, ``"westfall-young"`` or ``"none"``.
         alpha: significance level, in (0, 1); intervals have confidence ``1 - alpha``.
         alternative: ``"two-sided"``, ``"greater"`` (candidate higher) or ``"less"``.
@@ -136,7 +138,12 @@ def compare(
         alpha=alpha, alternative=alternative, ci=ci, correction=correction,
         n_resamples=n_resamples, seed=seed, distribution_bins=MAX_BINS,
         allow_incomplete=allow_incomplete,  # the runs were checked (and paired) above
+        value_types={m: value_type(m) for m in loaded.metrics},
     )
+    from evalkit.stats.family import correction_floor_note
+
+    floor = correction_floor_note(family.results, correction, alpha, n_resamples)
+    floor_note = (floor,) if floor else ()
     texts, text_notes = query_texts(runs, topics)
     by_name = {r.name: r for r in runs}
     notes_by = {r.name: loaded.notes[i] for i, r in enumerate(runs)}
@@ -164,7 +171,7 @@ def compare(
         results=tuple(results), metrics=tuple(loaded.metrics), settings=settings,
         description=describe(settings),
         warnings=tuple(w for ws in loaded.notes for w in ws) + tuple(text_notes)
-        + tuple(samples_warnings(runs)),
+        + tuple(samples_warnings(runs)) + floor_note,
         query_ids=ids, queries={q: texts[q] for q in ids if q in texts},
         provenance={"evalkit_version": __version__, "generator": settings.generator},
     )

@@ -23,6 +23,7 @@ class Method(StrEnum):
     t_test = "t-test"
     bootstrap_t = "bootstrap-t"
     bootstrap = "bootstrap"
+    randomization_bootstrap_t = "randomization+bootstrap-t"
 
 
 class Correction(StrEnum):
@@ -42,6 +43,7 @@ class CIMethod(StrEnum):
     bootstrap_t = "bootstrap-t"
     inversion = "inversion"
     t = "t"
+    inversion_bootstrap_t = "inversion+bootstrap-t"
 
 
 class Tau2(StrEnum):
@@ -72,7 +74,8 @@ MIN_RESAMPLES = 100
 #: Interval methods that only one test defines (the others go with any test); equal to
 #: ``evalkit.stats.CI_OF_METHOD`` (a test checks it), written out so that this module does
 #: not import numpy.
-CI_OF_TEST: dict[str, str] = {"inversion": "randomization"}
+CI_OF_TEST: dict[str, str] = {"inversion": "randomization",
+                               "inversion+bootstrap-t": "randomization+bootstrap-t"}
 
 
 def check_alpha(alpha: float) -> None:

@@ -14,14 +14,24 @@ def describe(settings: Settings) -> str:
     (--test auto); test-inversion CI; 10,000 resamples, seed 42; p adjusted by Holm over
     2 tests; alpha 0.05"``."""
     methods = list(settings.methods_used) or [settings.method]
-    label = " and ".join(METHOD_LABELS.get(m, m) for m in methods)
+    cis = list(settings.ci_methods_used) or (
+        [settings.ci_method] if settings.ci_method else [])
+    guarded = "randomization+bootstrap-t"
+    joined = settings.method == "auto" and guarded in methods and "randomization" in methods
+    labels = [
+        ("sign-flip randomization test, with the bootstrap-t (both must reject) on skewed "
+         "differences") if joined and m == "randomization" else METHOD_LABELS.get(m, m)
+        for m in methods if not (joined and m == guarded)]
+    united = joined and "inversion+bootstrap-t" in cis
+    if united:  # one procedure: the sign-flip test, joined by the bootstrap-t where skewed
+        cis = [c for c in cis if c != "inversion+bootstrap-t"]
+    label = " and ".join(labels)
     if settings.method == "auto" and settings.methods_used:
         label += " (--test auto)"
     parts = [label]
-    cis = list(settings.ci_methods_used) or (
-        [settings.ci_method] if settings.ci_method else [])
     if cis:
-        parts.append(" and ".join(CI_LABELS.get(c, c) for c in cis) + " CI")
+        parts.append(" and ".join(CI_LABELS.get(c, c) for c in cis) + " CI" + (
+            " (with the bootstrap-t interval's ends where those are wider)" if united else ""))
     if settings.alternative != "two-sided":
         parts.append(f"one-sided ({settings.alternative})")
     if any(m != "t-test" for m in methods) or any(c != "t" for c in cis):

@@ -136,10 +136,14 @@ def _member(family: MetricFamily, base: str, cutoff: str, params: Mapping[str, A
         if not math.isfinite(k):
             raise LookupFailure(f"{name!r}: the cut-off after '@' must be a number")
     try:
-        return _needing(family.factory(k, **merged) if merged else family.factory(k),
+        spec = _needing(family.factory(k, **merged) if merged else family.factory(k),
                         family.needs)
     except (ValueError, TypeError) as exc:
         raise LookupFailure(f"{name!r}: {exc}") from None
+    if family.value_type is not None and isinstance(spec, MetricSpec) and \
+            spec.value_type is None:  # the family's declaration holds for its members
+        spec = replace(spec, value_type=family.value_type)
+    return spec
 
 
 def _variant(spec: MetricSpec, params: dict[str, Any], name: str) -> MetricSpec:
@@ -147,9 +151,13 @@ def _variant(spec: MetricSpec, params: dict[str, Any], name: str) -> MetricSpec:
         raise LookupFailure(f"{name!r}: {spec.name} takes no parameters")
     _check_params(spec.params, params, spec.name, name)
     try:
-        return _needing(spec.variant(**params), spec.needs)
+        made = _needing(spec.variant(**params), spec.needs)
     except (ValueError, TypeError) as exc:
         raise LookupFailure(f"{name!r}: {exc}") from None
+    if spec.value_type is not None and isinstance(made, MetricSpec) and \
+            made.value_type is None:  # a variant is what its measure is
+        made = replace(made, value_type=spec.value_type)
+    return made
 
 
 def _needing(spec: MetricSpec, needs: tuple[str, ...]) -> MetricSpec:

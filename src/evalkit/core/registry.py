@@ -54,6 +54,7 @@ from evalkit.core.specs import (
     ReporterSpec,
     RunFormatSpec,
     TargetSpec,
+    ValueType,
     loader_for_path,
     record_problem,
 )
@@ -343,6 +344,7 @@ class Registry:
         needs_judgments: bool = False,
         needs_answers: bool = False,
         needs: Sequence[str] = (),
+        value_type: ValueType | None = None,
     ) -> Callable[[F], F]:
         """Decorator: register ``fn(response, case) -> float`` as per-case metric ``name``.
 
@@ -352,8 +354,11 @@ class Registry:
         that a case without one is refused, naming the metric and the cases, before
         anything is scored; ``needs_judgments=True`` is short for ``"relevance"`` and
         ``needs_answers=True`` for ``"answers"``.
-        Raises :class:`RegistryError` if ``name`` is provided elsewhere, or a need is not
-        one of those.
+        ``value_type`` says what one case's value can be (``"binary"``, ``"discrete"`` or
+        ``"continuous"``: :attr:`MetricSpec.value_type`); it chooses the default paired
+        test.
+        Raises :class:`RegistryError` if ``name`` is provided elsewhere, a need is not one
+        of those, or ``value_type`` is not one of its three.
         """
         require_polarity("register_metric", name, higher_is_better)
         return self._registering(lambda fn: MetricSpec(
@@ -362,6 +367,7 @@ class Registry:
             version=version, aliases=_as_tuple(aliases),
             needs_judgments=bool(needs_judgments), needs_answers=bool(needs_answers),
             needs=_as_tuple(needs),
+            value_type=value_type,
         ))
 
     def register_aggregate(

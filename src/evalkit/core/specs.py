@@ -42,6 +42,12 @@ LOADER_KINDS: tuple[LoaderKind, ...] = ("goldens", "run", "qrels", "queries", "c
 CASE_NEEDS: tuple[str, ...] = ("relevance", "answers", "context:KEY")
 #: The prefix of a need for a context key (``"context:topic"``).
 CONTEXT_NEED = "context:"
+#: What one case's value of a metric can be (``MetricSpec.value_type``): ``"binary"``, 0
+#: or 1 (success@k, P@1, exact match, pass/fail); ``"discrete"``, one of a few fixed
+#: levels (P@k, in steps of 1/k); ``"continuous"``, any value in a range (AP, nDCG, RR,
+#: F1). The default paired test is chosen from it (docs/statistics.md, "Which method when").
+ValueType = Literal["binary", "discrete", "continuous"]
+VALUE_TYPES: tuple[ValueType, ...] = ("binary", "discrete", "continuous")
 
 
 @dataclass(frozen=True)
@@ -100,6 +106,11 @@ class MetricSpec(_Record):
             measures and evalkit-text's exact_match, f1, contains and json_valid set it.
             Leave it ``False`` for anything that may wait (an LLM judge) or whose cost
             can grow faster than its input (a regex search, an LCS).
+        value_type: what one case's value can be (:data:`VALUE_TYPES`), or ``None``
+            (undeclared). The default paired test ("auto") runs the paired t-test on a
+            ``"binary"`` metric and the sign-flip test with its skew guard on any other,
+            so the test depends on what the metric is, never on the values one
+            comparison happened to observe.
     """
 
     name: str
@@ -121,6 +132,7 @@ class MetricSpec(_Record):
     needs_answers: bool = False
     nonblocking: bool = False
     needs: tuple[str, ...] = ()
+    value_type: ValueType | None = None
 
     def __post_init__(self) -> None:
         merged = merged_needs(self.needs, judgments=self.needs_judgments,
@@ -145,6 +157,8 @@ class MetricFamily(_Record):
     ``"precision"``); ``presets`` the parameters an alias implies. ``core`` is the
     underlying ``(retrieved, relevant, k) -> float`` function when there is one.
     ``needs`` (as :attr:`MetricSpec.needs`) is added to every member's own.
+    ``value_type`` (as :attr:`MetricSpec.value_type`) holds for every member that does
+    not declare its own.
     """
 
     name: str
@@ -159,6 +173,7 @@ class MetricFamily(_Record):
     cutoff: Literal["int", "float"] = "int"
     presets: Mapping[str, Mapping[str, Any]] | None = None
     needs: tuple[str, ...] = ()
+    value_type: ValueType | None = None
 
     def __post_init__(self) -> None:
         merged = merged_needs(self.needs)
@@ -452,6 +467,10 @@ def record_problem(rec: Any) -> str | None:
         return f"{what}: cutoff must be 'int' or 'float', got {rec.cutoff!r}"
     if not isinstance(getattr(rec, "always", True), bool):
         return f"{what}: always must be True or False, got {rec.always!r}"
+    value_type = getattr(rec, "value_type", None)
+    if value_type is not None and value_type not in VALUE_TYPES:
+        return (f"{what}: value_type must be one of {', '.join(VALUE_TYPES)} or None, got "
+                f"{value_type!r}")
     return None
 
 

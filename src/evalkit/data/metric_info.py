@@ -1,4 +1,5 @@
-"""What the default registry says of a stored metric name: its canonical form, polarity, count-ness.
+"""What the default registry says of a stored metric name: its canonical form, polarity,
+value type, count-ness.
 
 Thin answers over the default registry that never raise for a name the registry does
 not know (the callers refuse unknown names themselves, naming the run that lacks them).
@@ -34,6 +35,21 @@ def higher_is_better(metric: str) -> bool:
         return True
 
 
+def value_type(metric: str) -> str | None:
+    """What one case's value of ``metric`` can be, as the registered metric declares it
+    (``"binary"``, ``"discrete"``, ``"continuous"``: ``MetricSpec.value_type``); None when
+    the metric is unknown or declares nothing. The default paired test is chosen from it."""
+    from evalkit.core.registry import RegistryError
+    from evalkit.core.specs import MetricSpec
+    from evalkit.plugins.default import default_registry
+
+    try:
+        spec = default_registry().resolve(metric)
+    except RegistryError:
+        return None
+    return spec.value_type if isinstance(spec, MetricSpec) else None
+
+
 def is_count(name: str) -> bool:
     """Whether ``name`` is a per-query count (num_ret, num_rel, num_rel_ret, or a metric
     registered with kind ``"count"``)."""
@@ -50,4 +66,4 @@ def is_count(name: str) -> bool:
     return isinstance(spec, MetricSpec) and spec.kind == "count"
 
 
-__all__ = ["COUNT_NAMES", "canonical_metric", "higher_is_better", "is_count"]
+__all__ = ["COUNT_NAMES", "canonical_metric", "higher_is_better", "is_count", "value_type"]

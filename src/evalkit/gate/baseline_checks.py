@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from evalkit.core.registry import Registry, RegistryError
-from evalkit.core.specs import AggregateSpec
+from evalkit.core.specs import AggregateSpec, MetricSpec
 from evalkit.data.results import RunResult
 from evalkit.data.samples import sample_rows
 from evalkit.gate.baseline import Baseline
@@ -58,14 +58,15 @@ class _TestOutcome:
 
 def _per_case_test(
     cand: Mapping[str, float], base: Mapping[str, float], metric: str, alpha: float,
-    n_resamples: int, seed: int,
+    n_resamples: int, seed: int, value_type: str | None = None,
 ) -> _TestOutcome:
     """:func:`evalkit.stats.paired_test` with its default method on ``{case id: value}``
-    maps: run minus baseline, two-sided, interval of confidence ``1 - alpha``."""
+    maps: run minus baseline, two-sided, interval of confidence ``1 - alpha``; "auto"
+    chooses the test from the metric's declared ``value_type``."""
     from evalkit.stats import paired_test
 
     r = paired_test(dict(cand), dict(base), metric, alpha=alpha, alternative="two-sided",
-                    n_resamples=n_resamples, seed=seed)
+                    n_resamples=n_resamples, seed=seed, value_type=value_type)
     return _TestOutcome(float(r.observed), float(r.ci_low), float(r.ci_high),
                         float(r.p_value), str(r.method), r.n_resamples)
 
@@ -147,7 +148,9 @@ def baseline_result(
             cand = case_values(rows, res.name, f"run {run.name!r}")
             base = case_values(base_rows, res.name, f"baseline {baseline.name!r}")
             observed, base_value = mean_of(cand, res.name), mean_of(base, res.name)
-            t = _per_case_test(cand, base, res.name, alpha, n_resamples, seed)
+            t = _per_case_test(cand, base, res.name, alpha, n_resamples, seed,
+                               res.spec.value_type if isinstance(res.spec, MetricSpec)
+                               else None)
     except (CheckError, CheckFailure) as exc:
         return error_result(check, cov, str(exc), kind=kind)
     except (ValueError, TypeError) as exc:

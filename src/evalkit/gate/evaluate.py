@@ -74,6 +74,23 @@ def holm(p_values: Sequence[float]) -> list[float]:
     return [float(x) for x in stats_holm(list(p_values))]
 
 
+def holm_floor(comparisons: Sequence[BaselineComparison], n_resamples: int) -> str | None:
+    """Why no blocking baseline check can fail, when Holm's correction over them makes
+    that certain whatever the data (each test's smallest attainable p times their number
+    is at least every check's alpha), naming the fewest resamples with which one can
+    (:func:`evalkit.stats.multiple.holm_floor_note`); else None."""
+    if not comparisons:
+        return None
+    from evalkit.stats._kernels import EXACT_MAX_N
+    from evalkit.stats.methods import smallest_p
+    from evalkit.stats.multiple import holm_floor_note
+
+    return holm_floor_note(
+        lambda b: [smallest_p(c.method, c.n_cases, b, "two-sided",
+                              c.method == "randomization" and c.n_cases <= EXACT_MAX_N)
+                   for c in comparisons], max(c.alpha for c in comparisons), n_resamples)
+
+
 # --------------------------------------------------------------------- gate
 def _as_run(run: RunResult | Any) -> RunResult:
     if isinstance(run, RunResult):
@@ -157,7 +174,9 @@ def evaluate_gate(
         except Exception as exc:  # a bug or a plugin failure: cannot judge, never a pass
             results.append(error_result(
                 check, cov, f"the check raised {type(exc).__name__}: {exc}"))
-    results = _decided(results)
+    results, floor = _decided(results, n_resamples)
+    if floor is not None:
+        notes.append(floor)
     if incomplete:  # no verdict rests on evidence the gate did not fully see
         which = " and ".join(lacking)
         results = [r if r.verdict == "error" else replace(
@@ -203,15 +222,19 @@ def _coverage_notes(run: RunResult, run_cov: Coverage, base: Baseline | None
     return notes, incomplete, lacking
 
 
-def _decided(results: list[CheckResult]) -> list[CheckResult]:
+def _decided(results: list[CheckResult], n_resamples: int
+             ) -> tuple[list[CheckResult], str | None]:
     """Every baseline check's verdict, its p adjusted by Holm's method over the blocking
-    baseline checks that were judged."""
+    baseline checks that were judged; and the note when ``n_resamples`` is too few for
+    any of them to be significant after that adjustment (:func:`holm_floor`)."""
     family = [i for i, r in enumerate(results)
               if r.comparison is not None and r.blocking and r.verdict != "error"]
     adjusted = holm([results[i].comparison.p_value for i in family])  # type: ignore[union-attr]
     adj_by_index = dict(zip(family, adjusted, strict=True))
+    floor = holm_floor(
+        [c for c in (results[i].comparison for i in family) if c is not None], n_resamples)
     return [decide(r, adj_by_index.get(i)) if r.comparison is not None and r.verdict != "error"
-            else r for i, r in enumerate(results)]
+            else r for i, r in enumerate(results)], floor
 
 
 def _incomplete(run: RunResult, cov: Coverage, role: str) -> str:

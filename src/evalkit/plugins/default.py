@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 
 from evalkit.core.pyproject_config import plugin_selection
 from evalkit.core.registry import Registry
-from evalkit.core.specs import AggregateSpec, MetricSpec
+from evalkit.core.specs import AggregateSpec, MetricSpec, ValueType
 from evalkit.plugins.filling import registry_being_filled
 from evalkit.plugins.loading import load_plugins
 
@@ -109,6 +109,7 @@ def register_metric(
     name: str, *, higher_is_better: bool, description: str = "", version: str = "1",
     aliases: Sequence[str] = (), needs_judgments: bool = False, needs_answers: bool = False,
     needs: Sequence[str] = (),
+    value_type: ValueType | None = None,
 ) -> Callable[[F], F]:
     """Register a per-case metric ``fn(response, case) -> float`` in the default registry.
 
@@ -118,6 +119,7 @@ def register_metric(
         name, higher_is_better=higher_is_better, description=description, version=version,
         aliases=aliases, needs_judgments=needs_judgments, needs_answers=needs_answers,
         needs=needs,
+        value_type=value_type,
     )
 
 

@@ -116,11 +116,14 @@ def log_scale_notes(rows: Any) -> list[str]:
 
 #: The paired tests (``method=``), as a sentence names them.
 METHOD_LABELS: dict[str, str] = {
-    "auto": "auto (sign-flip randomization test; paired t-test on 0/1 metrics)",
+    "auto": "auto (sign-flip randomization test, with the bootstrap-t on skewed "
+            "differences; paired t-test on 0/1 metrics)",
     "randomization": "sign-flip randomization test",
     "t-test": "paired t-test",
     "bootstrap-t": "studentized bootstrap (bootstrap-t)",
     "bootstrap": "paired bootstrap (percentile CI, p from the centred null)",
+    "randomization+bootstrap-t": "sign-flip randomization test and bootstrap-t (both must "
+                                 "reject)",
 }
 #: The multiple-comparison corrections (``correction=``), as a column heading names them.
 CORRECTION_LABELS: dict[str, str] = {
@@ -131,6 +134,7 @@ CORRECTION_LABELS: dict[str, str] = {
 CI_LABELS: dict[str, str] = {
     "percentile": "percentile", "bca": "BCa", "bootstrap-t": "bootstrap-t",
     "inversion": "test-inversion", "t": "t",
+    "inversion+bootstrap-t": "test-inversion and bootstrap-t (their union)",
 }
 
 

@@ -5,8 +5,8 @@ Entry points:
 * :func:`paired_bootstrap` — the paired bootstrap of version 0.2 (percentile interval,
   centred null, ``(k + 1) / (B + 1)`` p-value).
 * :func:`paired_test` — every paired test of a mean difference (default
-  :data:`DEFAULT_METHOD` = "auto": the sign-flip randomization test, or the paired
-  t-test for binary differences).
+  :data:`DEFAULT_METHOD` = "auto": the paired t-test on a metric declared binary, else
+  the sign-flip randomization test, joined by the bootstrap-t on skewed differences).
 * :func:`compare_runs` — many metrics and systems in one call, shared resamples,
   Holm / Benjamini-Hochberg / Westfall-Young adjusted p-values (a
   :class:`PairedTestFamily`; the statistics core of :func:`evalkit.compare`).

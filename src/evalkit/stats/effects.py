@@ -7,6 +7,7 @@ import math
 import numpy as np
 from numpy.typing import NDArray
 
+from evalkit.stats.methods import sample_skewness
 from evalkit.stats.numeric import pow2_above
 from evalkit.stats.results import EffectSizes
 
@@ -53,12 +54,7 @@ def effect_sizes(d: NDArray[np.float64]) -> EffectSizes:
     wins = int(np.count_nonzero(raw > TIE_ATOL))
     losses = int(np.count_nonzero(raw < -TIE_ATOL))
     ties = n - wins - losses
-    skew = 0.0
-    if sd > 0 and n >= 3:
-        m2 = math.fsum((e * e).tolist()) / n
-        m3 = math.fsum((e * e * e).tolist()) / n
-        g1 = m3 / m2**1.5 if m2 > 0 else 0.0
-        skew = g1 * math.sqrt(n * (n - 1)) / (n - 2)
+    skew = sample_skewness(d) if sd > 0 else 0.0
     warning = None
     if n < SKEW_MIN_N:
         warning = (

@@ -5,6 +5,13 @@ Column ``j`` of ``D`` (shape ``(n, m)``) holds one comparison's per-query differ
 same sign patterns, because both are functions of ``(seed, resample, position)`` only;
 so all metrics and all systems of one comparison share resamples, and the resampled
 studentized statistics feed Westfall-Young's max-T.
+
+:func:`analyse` runs in named steps: the columns' moments (:func:`column_moments`), what
+the method and interval need drawn (:func:`needs_of`), the draws
+(:func:`draw_resamples`), then per column the p-value (:func:`column_p`) and the
+interval (:func:`column_ci`), and the null statistics of max-T
+(:func:`null_statistics`). :mod:`evalkit.stats.grouped` resolves "auto" per column and
+runs each test on its columns.
 """
 
 from __future__ import annotations
@@ -34,16 +41,7 @@ from evalkit.stats.intervals import (
     studentized_p,
     studentized_stats,
 )
-from evalkit.stats.methods import ALTERNATIVES as ALTERNATIVES
-from evalkit.stats.methods import CI_METHODS as CI_METHODS
-from evalkit.stats.methods import CI_OF_METHOD as CI_OF_METHOD
-from evalkit.stats.methods import DEFAULT_CI, resolve_method
-from evalkit.stats.methods import METHODS as METHODS
-from evalkit.stats.methods import CIMethod as CIMethod
-from evalkit.stats.methods import Method as Method
-from evalkit.stats.methods import check_options as check_options
-from evalkit.stats.methods import is_binary as is_binary
-from evalkit.stats.numeric import pow2_above
+from evalkit.stats.methods import BOTH
 from evalkit.stats.randomization import inversion_ci, signflip_p
 from evalkit.stats.ttest import t_test
 
@@ -51,7 +49,11 @@ FloatArray = NDArray[np.float64]
 
 #: Intervals whose ends within rounding of 0 (:func:`evalkit.stats.bootstrap.tie_tolerance`)
 #: are set to 0: those read off resampled sums, whose rounding can put an end at 1e-17.
-SNAPPED_CI: frozenset[str] = frozenset({"inversion", "bootstrap-t", "percentile", "bca"})
+SNAPPED_CI: frozenset[str] = frozenset(
+    {"inversion", "bootstrap-t", "percentile", "bca", "inversion+bootstrap-t"})
+
+#: Methods whose null statistics for max-T are bootstrap ones (the others: sign flips).
+BOOTSTRAP_METHODS: frozenset[str] = frozenset({"bootstrap", "bootstrap-t"})
 
 
 @dataclass(frozen=True)
@@ -92,8 +94,196 @@ class Analysis:
     histograms: tuple[Histogram | None, ...] = ()
 
 
+@dataclass(frozen=True)
+class Moments:
+    """Each column's mean, spread and observed t, shape ``(m,)`` each.
+
+    ``centred`` (``(n, m)``) is ``D - mean`` with exact zeros in constant columns;
+    ``tols`` the tie tolerances of :func:`evalkit.stats.bootstrap.tie_tolerance`.
+    """
+
+    n: int
+    constant: NDArray[np.bool_]
+    means: FloatArray
+    centred: FloatArray
+    var: FloatArray
+    se: FloatArray
+    t_obs: FloatArray
+    tols: FloatArray
+
+
+@dataclass(frozen=True)
+class Needs:
+    """Which resamples a method and interval need: bootstrap sums, their squares, sign
+    flips."""
+
+    boot: bool
+    squares: bool
+    flips: bool
+
+
+@dataclass(frozen=True)
+class Draws:
+    """The resampled quantities every column shares: bootstrap deviations of the mean
+    ``dev`` and sums of squares ``sqdev`` (``(B, m)``), sign-flip sums ``flips``
+    (``(B, m)``) and their sign sums ``signs`` (``(B,)``), studentized bootstrap statistics
+    ``tstar``; None where not drawn. ``exact``: the sign patterns are all ``2**n``."""
+
+    dev: FloatArray | None
+    sqdev: FloatArray | None
+    flips: FloatArray | None
+    signs: FloatArray | None
+    tstar: FloatArray | None
+    exact: bool
+
+
 def _fsum_cols(x: FloatArray) -> FloatArray:
     return np.array([math.fsum(x[:, j].tolist()) for j in range(x.shape[1])])
+
+
+def column_moments(D: FloatArray) -> Moments:
+    """Means (exact sums), variances (``n - 1`` divisor), standard errors and observed
+    t statistics of the columns of ``D`` (``(n, m)``); constant columns get variance 0."""
+    n, m = D.shape
+    constant = np.all(D[0:1, :] == D, axis=0)
+    means = np.where(constant, D[0, :], _fsum_cols(D) / n)
+    centred = np.where(constant[None, :], 0.0, D - means[None, :])
+    sq = _fsum_cols(centred * centred)
+    var = sq / (n - 1) if n > 1 else np.zeros(m)
+    var = np.where(constant, 0.0, var)
+    se = np.sqrt(var / n)
+    t_obs = safe_ratio(means, se, 0.0)
+    tols = np.array([tie_tolerance(D[:, j]) for j in range(m)])
+    return Moments(n, constant, means, centred, var, se, t_obs, tols)
+
+
+def needs_of(method: str, ci_method: str, want_null: bool, live: bool) -> Needs:
+    """What ``method`` with interval ``ci_method`` (and max-T, when ``want_null``) must
+    draw; nothing when no column is ``live`` (every column constant)."""
+    if not live:
+        return Needs(False, False, False)
+    boot_null = want_null and method in BOOTSTRAP_METHODS
+    studentized = method in ("bootstrap-t", BOTH) or ci_method in (
+        "bootstrap-t", "inversion+bootstrap-t")
+    boot = (method in BOOTSTRAP_METHODS or method == BOTH
+            or ci_method in ("percentile", "bca", "bootstrap-t", "inversion+bootstrap-t"))
+    flips = (method in ("randomization", BOTH)
+             or ci_method in ("inversion", "inversion+bootstrap-t")
+             or (want_null and not boot_null))
+    return Needs(boot or studentized or boot_null, studentized or boot_null, flips)
+
+
+def draw_resamples(D: FloatArray, mo: Moments, needs: Needs, *, n_resamples: int,
+                   seed: int, backend: Backend, want_t: bool) -> Draws:
+    """Draw what ``needs`` asks for (the sign flips exactly when ``n <= EXACT_MAX_N``),
+    and the studentized bootstrap statistics when ``want_t`` and the squares were drawn."""
+    n = mo.n
+    exact = n <= EXACT_MAX_N
+    dev = sqdev = flips = signs = tstar = None
+    if needs.boot or needs.squares:
+        sums, sqdev = bootstrap_sums(mo.centred, n_resamples, seed,
+                                     want_squares=needs.squares, backend=backend)
+        dev = sums / n
+    if needs.flips:
+        if exact:
+            flips, signs = exact_signflip_sums(D)
+        else:
+            flips, signs = signflip_sums(D, n_resamples, seed, backend=backend)
+    if want_t and dev is not None and sqdev is not None:
+        tstar = np.empty_like(dev)
+        for j in range(D.shape[1]):
+            tstar[:, j] = studentized_stats(dev[:, j], sqdev[:, j], n, float(mo.var[j]),
+                                            float(mo.tols[j]))
+    return Draws(dev, sqdev, flips, signs, tstar, exact)
+
+
+def column_p(method: str, j: int, mo: Moments, dr: Draws, alpha: float,
+             alternative: Alternative) -> tuple[float, bool]:
+    """``(p, exact)`` of ``method`` on live column ``j``; :data:`BOTH`'s p is the larger
+    of the sign-flip test's and the bootstrap-t's, so it is below ``alpha`` only when
+    both are."""
+    mean, tol, sej = float(mo.means[j]), float(mo.tols[j]), float(mo.se[j])
+    n = mo.n
+    if method == "t-test":
+        return t_test(mean, sej, n, alpha, alternative)[0], False
+    if method == "bootstrap":
+        assert dr.dev is not None
+        dj = dr.dev[:, j]
+        if alternative == "two-sided":
+            count = np.count_nonzero(np.abs(dj) >= abs(mean) - tol)
+        elif alternative == "greater":
+            count = np.count_nonzero(dj >= mean - tol)
+        else:
+            count = np.count_nonzero(dj <= mean + tol)
+        return (int(count) + 1) / (dr.dev.shape[0] + 1), False
+    p_t = 0.0
+    if method in ("bootstrap-t", BOTH):
+        assert dr.tstar is not None
+        t_j = float(mo.t_obs[j])
+        p_t = studentized_p(t_j, dr.tstar[:, j], alternative, 1e-10 * max(1.0, abs(t_j)))
+        if method == "bootstrap-t":
+            return p_t, False
+    assert dr.flips is not None and dr.signs is not None
+    p_f = signflip_p(dr.flips[:, j], dr.signs, n, mean, 0.0, alternative, dr.exact, tol)
+    if method == BOTH:
+        return max(p_f, p_t), False
+    return p_f, dr.exact
+
+
+def column_ci(ci_method: str, j: int, mo: Moments, dr: Draws, alpha: float,
+              alternative: Alternative) -> tuple[float, float]:
+    """The ``ci_method`` interval of live column ``j``, ends within rounding of 0 set to 0
+    (:data:`SNAPPED_CI`). ``inversion+bootstrap-t`` is the smallest interval holding both
+    the inversion and the bootstrap-t intervals: the means that either test does not
+    reject, so it excludes 0 exactly when both tests reject."""
+    mean, tol, sej = float(mo.means[j]), float(mo.tols[j]), float(mo.se[j])
+    n = mo.n
+    if ci_method == "t":
+        _, lo, hi = t_test(mean, sej, n, alpha, alternative)
+        return lo, hi
+    if ci_method == "percentile":
+        assert dr.dev is not None
+        lo, hi = percentile_ci(mean, dr.dev[:, j], alpha, alternative)
+    elif ci_method == "bca":
+        assert dr.dev is not None
+        lo, hi = bca_ci(mean, dr.dev[:, j], mo.centred[:, j], alpha, alternative, tol)
+    elif ci_method == "bootstrap-t":
+        assert dr.tstar is not None
+        lo, hi = studentized_ci(mean, sej, dr.tstar[:, j], alpha, alternative)
+    else:
+        assert dr.flips is not None and dr.signs is not None
+        lo, hi = inversion_ci(dr.flips[:, j], dr.signs, n, mean, max(sej, tol, 1e-300),
+                              alpha, alternative, dr.exact, tol)
+        if ci_method == "inversion+bootstrap-t":
+            assert dr.tstar is not None
+            lo_t, hi_t = studentized_ci(mean, sej, dr.tstar[:, j], alpha, alternative)
+            lo, hi = min(lo, lo_t), max(hi, hi_t)
+    # an end within rounding of 0 is 0, so the interval agrees with the test's own p,
+    # which counts ties within the same tolerance
+    return (0.0 if abs(lo) <= tol else lo), (0.0 if abs(hi) <= tol else hi)
+
+
+def null_statistics(method: str, D: FloatArray, mo: Moments, dr: Draws,
+                    n_resamples: int) -> tuple[FloatArray, bool]:
+    """Resampled studentized statistics under H0 for max-T, ``(R, m)``, and whether they
+    enumerate every sign pattern: the bootstrap-t statistics for the bootstrap methods,
+    the studentized sign-flip means for the others, zeros when nothing was drawn."""
+    m = D.shape[1]
+    if method in BOOTSTRAP_METHODS:
+        return (dr.tstar if dr.tstar is not None else np.zeros((n_resamples, m))), False
+    if dr.flips is None or dr.signs is None:
+        return np.zeros((n_resamples, m)), False
+    n = mo.n
+    fm = dr.flips / n
+    if n <= 1:
+        return np.zeros_like(fm), dr.exact
+    sumsq = _fsum_cols(D * D)
+    v = (sumsq[None, :] - n * fm * fm) / (n - 1)
+    v[v < 1e-14 * np.maximum(mo.var, 1e-300)[None, :]] = 0.0
+    null_t = np.empty_like(fm)
+    for j in range(m):
+        null_t[:, j] = safe_ratio(fm[:, j], np.sqrt(v[:, j] / n), float(mo.tols[j]))
+    return null_t, dr.exact
 
 
 def analyse(
@@ -113,7 +303,8 @@ def analyse(
 
     Args:
         D: differences, shape ``(n, m)``, finite.
-        method, ci_method, alpha, alternative: as in :func:`evalkit.stats.paired_test`.
+        method, ci_method, alpha, alternative: as in :func:`evalkit.stats.paired_test`
+            ("auto" resolved).
         n_resamples: ``B``.
         seed: generator seed.
         want_null: also return resampled studentized statistics for max-T.
@@ -121,239 +312,45 @@ def analyse(
         bins: also bin each column's resampled statistic into this many bins (0: no).
     """
     n, m = D.shape
-    constant = np.all(D[0:1, :] == D, axis=0)
-    means = np.where(constant, D[0, :], _fsum_cols(D) / n)
-    centred = np.where(constant[None, :], 0.0, D - means[None, :])
-    sq = _fsum_cols(centred * centred)
-    var = sq / (n - 1) if n > 1 else np.zeros(m)
-    var = np.where(constant, 0.0, var)
-    se = np.sqrt(var / n)
-    t_obs = safe_ratio(means, se, 0.0)
-    tols = np.array([tie_tolerance(D[:, j]) for j in range(m)])
-    live = not bool(np.all(constant))
-
-    boot_family = method in ("bootstrap", "bootstrap-t")
-    need_boot = live and (boot_family or ci_method in ("percentile", "bca", "bootstrap-t"))
-    need_sq = live and (
-        method == "bootstrap-t" or ci_method == "bootstrap-t" or (want_null and boot_family)
-    )
-    need_flip = live and (
-        method == "randomization"
-        or ci_method == "inversion"
-        or (want_null and not boot_family)
-    )
-    exact = n <= EXACT_MAX_N
-
-    dev: FloatArray | None = None
-    sqdev: FloatArray | None = None
-    if need_boot or need_sq:
-        sums, squares = bootstrap_sums(
-            centred, n_resamples, seed, want_squares=need_sq, backend=backend
-        )
-        dev = sums / n
-        sqdev = squares
-    flips: FloatArray | None = None
-    signs: FloatArray | None = None
-    if need_flip:
-        if exact:
-            flips, signs = exact_signflip_sums(D)
-        else:
-            flips, signs = signflip_sums(D, n_resamples, seed, backend=backend)
-
-    tstar: FloatArray | None = None
-    wants_t = method == "bootstrap-t" or ci_method == "bootstrap-t" or want_null
-    if wants_t and dev is not None and sqdev is not None:
-        tstar = np.empty_like(dev)
-        for j in range(m):
-            tstar[:, j] = studentized_stats(
-                dev[:, j], sqdev[:, j], n, float(var[j]), float(tols[j])
-            )
-
+    mo = column_moments(D)
+    live = not bool(np.all(mo.constant))
+    needs = needs_of(method, ci_method, want_null, live)
+    dr = draw_resamples(D, mo, needs, n_resamples=n_resamples, seed=seed, backend=backend,
+                        want_t=needs.squares)
     outcomes: list[ColumnOutcome] = []
     for j in range(m):
-        mean = float(means[j])
-        if constant[j]:
+        mean = float(mo.means[j])
+        if mo.constant[j]:
             p, lo, hi = constant_outcome(mean, n, n_resamples, method, alpha, alternative)
-            outcomes.append(
-                ColumnOutcome(mean, lo, hi, p, method != "bootstrap" and exact, "constant")
-            )
+            exact = method != "bootstrap" and dr.exact
+            outcomes.append(ColumnOutcome(mean, lo, hi, p, exact, "constant"))
             continue
-        tol = float(tols[j])
-        sej = float(se[j])
-        t_j = float(t_obs[j])
-        t_tol = 1e-10 * max(1.0, abs(t_j))
-        col_exact = False
-        if method == "t-test":
-            p, _, _ = t_test(mean, sej, n, alpha, alternative)
-        elif method == "bootstrap":
-            assert dev is not None
-            dj = dev[:, j]
-            if alternative == "two-sided":
-                count = np.count_nonzero(np.abs(dj) >= abs(mean) - tol)
-            elif alternative == "greater":
-                count = np.count_nonzero(dj >= mean - tol)
-            else:
-                count = np.count_nonzero(dj <= mean + tol)
-            p = (int(count) + 1) / (n_resamples + 1)
-        elif method == "bootstrap-t":
-            assert tstar is not None
-            p = studentized_p(t_j, tstar[:, j], alternative, t_tol)
-        else:
-            assert flips is not None and signs is not None
-            p = signflip_p(flips[:, j], signs, n, mean, 0.0, alternative, exact, tol)
-            col_exact = exact
-
-        if ci_method == "t":
-            _, lo, hi = t_test(mean, sej, n, alpha, alternative)
-        elif ci_method == "percentile":
-            assert dev is not None
-            lo, hi = percentile_ci(mean, dev[:, j], alpha, alternative)
-        elif ci_method == "bca":
-            assert dev is not None
-            lo, hi = bca_ci(mean, dev[:, j], centred[:, j], alpha, alternative, tol)
-        elif ci_method == "bootstrap-t":
-            assert tstar is not None
-            lo, hi = studentized_ci(mean, sej, tstar[:, j], alpha, alternative)
-        else:
-            assert flips is not None and signs is not None
-            scale = max(sej, tol, 1e-300)
-            lo, hi = inversion_ci(
-                flips[:, j], signs, n, mean, scale, alpha, alternative, exact, tol
-            )
-        if ci_method in SNAPPED_CI:
-            # an end within rounding of 0 is 0, so the interval agrees with the test's own
-            # p, which counts ties within the same tolerance
-            lo = 0.0 if abs(lo) <= tol else lo
-            hi = 0.0 if abs(hi) <= tol else hi
-        outcomes.append(ColumnOutcome(mean, lo, hi, p, col_exact, None))
-
+        p, exact = column_p(method, j, mo, dr, alpha, alternative)
+        lo, hi = column_ci(ci_method, j, mo, dr, alpha, alternative)
+        outcomes.append(ColumnOutcome(mean, lo, hi, p, exact, None))
     null_t: FloatArray | None = None
     null_exact = False
     if want_null:
-        if boot_family:
-            null_t = tstar if tstar is not None else np.zeros((n_resamples, m))
-        elif flips is not None and signs is not None:
-            fm = flips / n
-            sumsq = _fsum_cols(D * D)
-            if n > 1:
-                v = (sumsq[None, :] - n * fm * fm) / (n - 1)
-                v[v < 1e-14 * np.maximum(var, 1e-300)[None, :]] = 0.0
-                null_t = np.empty_like(fm)
-                for j in range(m):
-                    null_t[:, j] = safe_ratio(fm[:, j], np.sqrt(v[:, j] / n), float(tols[j]))
-            else:
-                null_t = np.zeros_like(fm)
-            null_exact = exact
-        else:
-            null_t = np.zeros((n_resamples, m))
-
+        null_t, null_exact = null_statistics(method, D, mo, dr, n_resamples)
     hists: tuple[Histogram | None, ...] = ()
     if bins:
         hists = tuple(
-            None if constant[j] else distribution(
-                method, j, n, float(means[j]), float(t_obs[j]), flips, dev, tstar, exact, bins)
-            for j in range(m)
-        )
-    used = need_boot or need_sq or (need_flip and not exact)
+            None if mo.constant[j] else distribution(
+                method, j, n, float(mo.means[j]), float(mo.t_obs[j]), dr.flips, dr.dev,
+                dr.tstar, dr.exact, bins)
+            for j in range(m))
+    used = needs.boot or needs.squares or (needs.flips and not dr.exact)
+    return Analysis(outcomes, mo.t_obs, null_t, null_exact,
+                    _reported_resamples(method, needs, dr.exact, live, n, n_resamples),
+                    used, hists)
+
+
+def _reported_resamples(method: str, needs: Needs, exact: bool, live: bool, n: int,
+                        n_resamples: int) -> int:
+    """The resamples (or sign patterns) behind the p-values: ``2**n`` for the exact
+    sign-flip test, 0 for a t-test that drew nothing, else ``B``."""
     if method == "randomization" and exact and live:
-        reported = 1 << n
-    elif method == "t-test" and not (need_boot or need_sq):
-        reported = 0
-    else:
-        reported = n_resamples
-    return Analysis(outcomes, t_obs, null_t, null_exact, reported, used, hists)
-
-
-@dataclass(frozen=True)
-class Family:
-    """:func:`analyse_family`'s answer: per column the outcome, the test and interval
-    actually used and the resamples behind it, plus what max-T needs."""
-
-    outcomes: list[ColumnOutcome]
-    methods: list[str]
-    ci_methods: list[str]
-    n_resamples: list[int]
-    used_generator: list[bool]
-    t_obs: FloatArray
-    null_t: FloatArray | None
-    null_exact: bool
-    histograms: tuple[Histogram | None, ...] = ()
-
-
-def analyse_family(
-    D: FloatArray,
-    *,
-    method: str,
-    ci: str | None,
-    alpha: float,
-    alternative: Alternative,
-    n_resamples: int,
-    seed: int,
-    want_null: bool = False,
-    backend: Backend = "auto",
-    bins: int = 0,
-) -> Family:
-    """:func:`analyse` with "auto" resolved per column (:func:`resolve_method`).
-
-    Columns resolved to the same test run together; all groups draw from the same
-    generator streams, so the sign patterns (and bootstrap indices) are shared across
-    groups and the max-T null rows line up.
-
-    Each column is divided by a power of two that brings its largest magnitude into
-    ``[1, 2)`` (exact: :mod:`evalkit.stats.numeric`) and the means and intervals are scaled
-    back, so differences of any magnitude a float holds (1e-300 to 1e300) give the same
-    answer as the same differences near 1: no sum overflows, no square vanishes.
-    """
-    m = D.shape[1]
-    scales = np.array([pow2_above(float(x)) for x in np.max(np.abs(D), axis=0)])
-    D = D / scales[None, :]
-    resolved = [resolve_method(method, D[:, j]) for j in range(m)]
-    groups: dict[str, list[int]] = {}
-    for j, r in enumerate(resolved):
-        groups.setdefault(r, []).append(j)
-    outcomes: list[ColumnOutcome | None] = [None] * m
-    ci_methods = [""] * m
-    reported = [0] * m
-    used = [False] * m
-    t_obs = np.zeros(m)
-    hists: list[Histogram | None] = [None] * m
-    parts: list[tuple[list[int], Analysis]] = []
-    for g, cols in groups.items():
-        ci_g = ci if ci is not None else DEFAULT_CI[g]
-        an = analyse(
-            D[:, cols],
-            method=g,
-            ci_method=ci_g,
-            alpha=alpha,
-            alternative=alternative,
-            n_resamples=n_resamples,
-            seed=seed,
-            want_null=want_null,
-            backend=backend,
-            bins=bins,
-        )
-        parts.append((cols, an))
-        for k, j in enumerate(cols):
-            outcomes[j] = an.outcomes[k]
-            ci_methods[j] = ci_g
-            reported[j] = an.n_resamples
-            used[j] = an.used_generator
-            t_obs[j] = an.t_obs[k]
-            if an.histograms:
-                hists[j] = an.histograms[k]
-    null_t: FloatArray | None = None
-    null_exact = False
-    if want_null:
-        rows = max(an.null_t.shape[0] for _, an in parts if an.null_t is not None)
-        null_t = np.zeros((rows, m))
-        for cols, an in parts:
-            if an.null_t is not None and an.null_t.shape[0] == rows:
-                null_t[:, cols] = an.null_t
-                null_exact = null_exact or an.null_exact
-    final = [ColumnOutcome(o.observed * sc, o.ci_low * sc, o.ci_high * sc, o.p_value,
-                           o.exact, o.degenerate)
-             for o, sc in zip(outcomes, scales.tolist(), strict=True) if o is not None]
-    return Family(final, resolved, ci_methods, reported, used, t_obs, null_t, null_exact,
-                  tuple(None if h is None else h.scaled(sc)
-                        for h, sc in zip(hists, scales.tolist(), strict=True))
-                  if bins else ())
+        return 1 << n
+    if method == "t-test" and not (needs.boot or needs.squares):
+        return 0
+    return n_resamples

@@ -19,10 +19,16 @@ from evalkit.stats._kernels import Backend
 from evalkit.stats._rng import check_seed
 from evalkit.stats.bootstrap import check_resamples
 from evalkit.stats.effects import effect_sizes
-from evalkit.stats.engine import analyse_family
+from evalkit.stats.grouped import analyse_family
 from evalkit.stats.histogram import MAX_BINS
-from evalkit.stats.methods import check_options
-from evalkit.stats.multiple import CORRECTIONS, benjamini_hochberg, holm, westfall_young
+from evalkit.stats.methods import check_options, check_value_type, smallest_p
+from evalkit.stats.multiple import (
+    CORRECTIONS,
+    benjamini_hochberg,
+    holm,
+    holm_floor_note,
+    westfall_young,
+)
 from evalkit.stats.numeric import real_number
 from evalkit.stats.paired import DEFAULT_METHOD, make_result
 from evalkit.stats.pairing import RunLike, align
@@ -47,7 +53,11 @@ class PairedTestFamily:
             ``a - b`` in ``query_ids`` order, after rounding noise is removed
             (:func:`evalkit.stats.pairing.snap_differences`).
         notes: what the family was computed on when it is not every case of every run
-            (``allow_incomplete``: how many cases were paired and which were left out).
+            (``allow_incomplete``: how many cases were paired and which were left out),
+            and, with Holm's correction, that no result can be significant when the
+            tests' smallest attainable p times the family size is at least alpha
+            (:func:`evalkit.stats.multiple.holm_floor_note`, naming the fewest resamples
+            with which one can).
     """
 
     results: tuple[PairedTestResult, ...]
@@ -86,6 +96,7 @@ def compare_runs(
     backend: Backend = "auto",
     distribution_bins: int = 0,
     allow_incomplete: bool = False,
+    value_types: Mapping[str, str | None] | None = None,
 ) -> PairedTestFamily:
     """Compare candidates with a baseline (or all pairs) on several metrics at once.
 
@@ -111,6 +122,10 @@ def compare_runs(
             cases without a row, a file cut short) or lack a metric on some case, on the
             cases every run has a value for, and say so in :attr:`PairedTestFamily.notes`.
             Without it such a run is refused.
+        value_types: ``{metric: value type}``, what one case's value of each metric can
+            be ("binary", "discrete", "continuous"; ``MetricSpec.value_type``); "auto"
+            runs the t-test on a "binary" one. A metric left out is undeclared.
+            ``evalkit.compare`` passes the registered metrics'.
 
     Returns:
         :class:`PairedTestFamily`.
@@ -138,6 +153,7 @@ def compare_runs(
     metric_list = [metrics] if isinstance(metrics, str) else list(metrics)
     if not metric_list:
         raise ValueError("compare_runs needs at least one metric")
+    declared = {m: check_value_type(t) for m, t in (value_types or {}).items()}
     runs: list[RunLike] = [baseline, *candidates]
     notes: tuple[str, ...] = ()
     for i, run in enumerate(runs):
@@ -153,6 +169,7 @@ def compare_runs(
         pairs = [(j, 0) for j in range(1, len(runs))]
 
     columns: list[np.ndarray[Any, np.dtype[np.float64]]] = []
+    types: list[str | None] = []
     labels: list[tuple[str, str, str]] = []
     ids_ref: tuple[str, ...] | None = None
     for metric in metric_list:
@@ -170,6 +187,7 @@ def compare_runs(
                     "the rest of the family; every run must cover the same queries"
                 )
             columns.append(pair.diffs)
+            types.append(declared.get(metric))
             labels.append((pair.name_a, pair.name_b, metric))
     D = np.column_stack(columns)
     n = D.shape[0]
@@ -184,6 +202,7 @@ def compare_runs(
         want_null=correction == "westfall-young" and D.shape[1] > 1,
         backend=backend,
         bins=distribution_bins,
+        value_types=types,
     )
     raw = [o.p_value for o in analysis.outcomes]
     if correction == "holm":
@@ -214,8 +233,23 @@ def compare_runs(
             seed=s,
         )
         results.append(dataclasses.replace(r, p_adjusted=adj[j], correction=correction))
+    floor = correction_floor_note(results, correction, float(alpha), B)
     return PairedTestFamily(tuple(results), correction, method, len(results),
-                            ids_ref or (), D, notes)
+                            ids_ref or (), D, notes + ((floor,) if floor else ()))
+
+
+def correction_floor_note(results: Sequence[PairedTestResult], correction: str,
+                          alpha: float, n_resamples: int) -> str | None:
+    """With Holm's correction, why none of ``results`` can be significant
+    (:func:`evalkit.stats.multiple.holm_floor_note` on each test's smallest attainable p,
+    :func:`evalkit.stats.methods.smallest_p`); None when one can, or for another
+    correction (Benjamini-Hochberg's and Westfall-Young's smallest adjusted p do not grow
+    with the family)."""
+    if correction != "holm" or not results:
+        return None
+    return holm_floor_note(
+        lambda b: [smallest_p(r.method, r.n_queries, b, r.alternative, r.exact)
+                   for r in results], alpha, n_resamples)
 
 
 @dataclass(frozen=True)

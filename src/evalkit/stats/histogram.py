@@ -131,9 +131,10 @@ def distribution(
     tstar: NDArray[np.float64] | None, exact: bool, bins: int,
 ) -> Histogram | None:
     """Column ``j``'s statistic as the test resampled it, binned: the sign-flip null of
-    the mean difference (randomization), the bootstrap means (bootstrap), the
-    studentized bootstrap statistics (bootstrap-t); None for the t-test."""
-    if method == "randomization" and flips is not None:
+    the mean difference (randomization, and randomization+bootstrap-t, whose first test
+    it is), the bootstrap means (bootstrap), the studentized bootstrap statistics
+    (bootstrap-t); None for the t-test."""
+    if method in ("randomization", "randomization+bootstrap-t") and flips is not None:
         return histogram(flips[:, j] / n, kind="null", statistic="mean difference",
                          observed=mean, exact=exact, bins=bins)
     if method == "bootstrap" and dev is not None:

@@ -2,31 +2,54 @@
 
 :data:`METHODS` and :data:`CI_METHODS` are the names the library and the command line
 accept; :data:`DEFAULT_CI` is each test's own interval (with it the interval excludes 0
-exactly when ``p < alpha``); :func:`check_options` refuses a combination no test runs.
+exactly when ``p < alpha``); :func:`check_options` refuses a combination no test runs;
+:func:`resolve_method` is the choice of "auto" (docs/statistics.md, "Which method when");
+:func:`smallest_p` the floor under each test's p-values.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Literal
 
 import numpy as np
 from numpy.typing import NDArray
 
+from evalkit.stats._kernels import EXACT_MAX_N
+
 FloatArray = NDArray[np.float64]
 
 
-Method = Literal["auto", "bootstrap-t", "bootstrap", "randomization", "t-test"]
+Method = Literal["auto", "bootstrap-t", "bootstrap", "randomization", "t-test",
+                 "randomization+bootstrap-t"]
 
 
-CIMethod = Literal["percentile", "bca", "bootstrap-t", "inversion", "t"]
+CIMethod = Literal["percentile", "bca", "bootstrap-t", "inversion", "t",
+                   "inversion+bootstrap-t"]
 
+#: The sign-flip test and the equal-tailed bootstrap-t together: significant only when
+#: both are (p is the larger of their two p-values). "auto" runs it on skewed differences.
+BOTH = "randomization+bootstrap-t"
 
 #: The paired tests ``method=`` accepts (``auto`` picks one per metric).
-METHODS: tuple[str, ...] = ("auto", "randomization", "t-test", "bootstrap-t", "bootstrap")
+METHODS: tuple[str, ...] = ("auto", "randomization", "t-test", "bootstrap-t", "bootstrap",
+                            BOTH)
 
 
 #: The interval methods ``ci=`` accepts.
-CI_METHODS: tuple[str, ...] = ("percentile", "bca", "bootstrap-t", "inversion", "t")
+CI_METHODS: tuple[str, ...] = ("percentile", "bca", "bootstrap-t", "inversion", "t",
+                               "inversion+bootstrap-t")
+
+#: What one case's value of a metric can be, as a metric declares it
+#: (``evalkit.core.specs.VALUE_TYPES``; a test keeps the two equal): "auto" runs the paired
+#: t-test on a "binary" metric.
+VALUE_TYPES: tuple[str, ...] = ("binary", "discrete", "continuous")
+
+#: "auto" adds the bootstrap-t to the sign-flip test when the differences' sample skewness
+#: ``|G1|`` (:func:`sample_skewness`) is at least this ("highly skewed" by the usual rule
+#: of thumb, Bulmer, *Principles of Statistics*, 1979); the calibration of the
+#: whole procedure is in docs/statistics.md.
+SKEW_GUARD = 1.0
 
 
 ALTERNATIVES: tuple[str, ...] = ("two-sided", "greater", "less")
@@ -39,14 +62,18 @@ DEFAULT_CI: dict[str, str] = {
     "bootstrap": "percentile",
     "randomization": "inversion",
     "t-test": "t",
+    BOTH: "inversion+bootstrap-t",
 }
 
 
 #: Interval methods that belong to one test: ``inversion`` is the set of means the
 #: sign-flip randomization test does not reject, so it goes only with
 #: ``method="randomization"`` (whose default it is; not with "auto", which may run the
-#: t-test). Every other interval goes with every method.
-CI_OF_METHOD: dict[str, str] = {"inversion": "randomization"}
+#: t-test); ``inversion+bootstrap-t``, the means that either of the two tests does not
+#: reject, only with ``method="randomization+bootstrap-t"``. Every other interval goes
+#: with every method.
+CI_OF_METHOD: dict[str, str] = {"inversion": "randomization",
+                                "inversion+bootstrap-t": BOTH}
 
 
 def check_options(method: str, ci: str | None, alpha: float, alternative: str) -> str | None:
@@ -75,16 +102,68 @@ def check_options(method: str, ci: str | None, alpha: float, alternative: str) -
     return ci
 
 
-def is_binary(d: FloatArray) -> bool:
-    """Whether the non-zero differences all have one magnitude (a 0/1 metric, pass/fail),
-    not all differences being equal."""
-    nz = np.abs(d[d != 0.0])
-    return bool(nz.size > 0 and np.all(nz == nz[0]) and not np.all(d == d[0]))
+def check_value_type(value_type: str | None) -> str | None:
+    """``value_type`` itself. Raises ValueError unless it is one of :data:`VALUE_TYPES`
+    or None."""
+    if value_type is not None and value_type not in VALUE_TYPES:
+        raise ValueError(f"unknown value type {value_type!r}; choose one of "
+                         f"{', '.join(VALUE_TYPES)} (or None: not declared)")
+    return value_type
 
 
-def resolve_method(method: str, d: FloatArray) -> str:
-    """The test ``method`` runs on differences ``d``: "auto" is the sign-flip
-    randomization test, or the paired t-test when ``d`` is binary (:func:`is_binary`)."""
+def sample_skewness(d: FloatArray) -> float:
+    """The adjusted Fisher-Pearson sample skewness ``G1 = g1 sqrt(n (n - 1)) / (n - 2)``,
+    ``g1 = m3 / m2**1.5`` with ``m_k`` the central moments with divisor ``n`` (Joanes and
+    Gill, "Comparing measures of sample skewness and kurtosis", The Statistician 47,
+    1998; ``scipy.stats.skew(d, bias=False)``). 0 when ``n < 3`` or every value is
+    equal. ``d`` has shape ``(n,)``; the sums are exact (``math.fsum``)."""
+    n = int(d.shape[0])
+    if n < 3 or bool(np.all(d == d[0])):
+        return 0.0
+    mean = math.fsum(d.tolist()) / n
+    e = d - mean
+    m2 = math.fsum((e * e).tolist()) / n
+    if m2 <= 0.0:
+        return 0.0
+    m3 = math.fsum((e * e * e).tolist()) / n
+    return float(m3 / m2**1.5 * math.sqrt(n * (n - 1)) / (n - 2))
+
+
+def resolve_method(method: str, d: FloatArray, value_type: str | None = None) -> str:
+    """The test ``method`` runs on differences ``d`` of a metric of ``value_type``.
+
+    "auto" is decided by what the metric is, never by the values ``d`` happens to take:
+    the paired t-test for a ``"binary"`` metric (its differences are -1, 0 or 1, where the
+    exact sign-flip test is far below alpha); for every other metric, and an undeclared
+    one, the sign-flip randomization test with a skew guard: when ``|G1| >=``
+    :data:`SKEW_GUARD` (:func:`sample_skewness` of ``d``), the sign-flip test together
+    with the equal-tailed bootstrap-t (:data:`BOTH`), since under skew the sign-flip
+    test's error rate exceeds alpha (docs/statistics.md, Calibration). Any other method is
+    returned as it is.
+    """
     if method != "auto":
         return method
-    return "t-test" if is_binary(d) else "randomization"
+    if value_type == "binary":
+        return "t-test"
+    return BOTH if abs(sample_skewness(d)) >= SKEW_GUARD else "randomization"
+
+
+def smallest_p(method: str, n_queries: int, n_resamples: int, alternative: str,
+               exact: bool) -> float:
+    """The smallest p-value ``method`` can return with these settings (0 for the t-test,
+    whose p has no floor): ``1/(B+1)`` for a Monte Carlo test (Davison and Hinkley 1997,
+    eq. 4.11), ``2/(B+1)`` for the two-sided bootstrap-t (it doubles a tail), ``2/2**n``
+    for the exact two-sided sign-flip test (the observed pattern and its mirror; one-sided
+    ``1/2**n``), and the larger of the two floors for :data:`BOTH`."""
+    two = 2.0 if alternative == "two-sided" else 1.0
+    if method == "t-test":
+        return 0.0
+    if method == "bootstrap-t":
+        return min(1.0, two / (n_resamples + 1))
+    if method == "randomization":
+        return min(1.0, two / 2.0**n_queries) if exact else 1.0 / (n_resamples + 1)
+    if method == BOTH:
+        flip = (min(1.0, two / 2.0**n_queries) if n_queries <= EXACT_MAX_N
+                else 1.0 / (n_resamples + 1))
+        return max(flip, min(1.0, two / (n_resamples + 1)))
+    return 1.0 / (n_resamples + 1)

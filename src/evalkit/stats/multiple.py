@@ -12,7 +12,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 from numpy.typing import NDArray
@@ -37,6 +37,48 @@ def holm(p: Sequence[float]) -> list[float]:
         running = max(running, min(1.0, (m - rank) * float(arr[i])))
         adj[i] = running
     return adj.tolist()
+
+
+def holm_floor_note(floors_at: Callable[[int], Sequence[float]], alpha: float,
+                    n_resamples: int) -> str | None:
+    """Why Holm over a family of tests can reject nothing, or None when it can.
+
+    Holm's smallest adjusted p is ``m`` times the smallest raw p, and a resampling test's
+    p never goes below its floor (:func:`evalkit.stats.methods.smallest_p`: ``1/(B+1)``,
+    ``2/(B+1)`` for the two-sided bootstrap-t): when ``m * min(floor) >= alpha`` (with one
+    Monte Carlo floor, ``B + 1 <= m / alpha``), no result can be significant whatever the
+    data. The note names the fewest resamples with which one can, or says that no number
+    up to :data:`evalkit.stats.bootstrap.MAX_RESAMPLES` can (an exact enumeration's floor,
+    ``2/2**n``, does not move with ``B``).
+
+    Args:
+        floors_at: ``B -> each test's smallest attainable p with B resamples``, in the
+            family's order (non-increasing in ``B``).
+        alpha: the significance level.
+        n_resamples: the ``B`` the family ran with.
+    """
+    from evalkit.stats.bootstrap import MAX_RESAMPLES
+
+    def rejects(b: int) -> bool:
+        floors = floors_at(b)
+        return bool(floors) and min(1.0, len(floors) * min(floors)) < alpha  # Holm's step 1
+
+    if rejects(n_resamples):
+        return None
+    m = len(floors_at(n_resamples))
+    floor = min(floors_at(n_resamples))
+    head = (f"no test can be significant after Holm's correction: {m} tests at alpha = "
+            f"{alpha:g} need a raw p below {alpha / m:.3g}, and the smallest p these tests "
+            f"can give with B = {n_resamples:,} resamples is {floor:.3g}")
+    if not rejects(MAX_RESAMPLES):
+        return head + ("; more resamples do not change that (an exact enumeration's "
+                       "floor): test fewer metrics or pairs, or use correction 'bh'")
+    low, high = n_resamples, MAX_RESAMPLES  # rejects(high), not rejects(low)
+    while high - low > 1:
+        mid = (low + high) // 2
+        low, high = (low, mid) if rejects(mid) else (mid, high)
+    return (head + f"; B = {high:,} is the fewest that can reject (n_resamples={high}; "
+            f"--resamples {high} on the command line)")
 
 
 def benjamini_hochberg(p: Sequence[float]) -> list[float]:

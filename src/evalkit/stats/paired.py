@@ -8,17 +8,19 @@ from evalkit.stats._kernels import Backend
 from evalkit.stats._rng import GENERATOR_NAME, check_seed
 from evalkit.stats.bootstrap import check_resamples, constant_verdict
 from evalkit.stats.effects import effect_sizes
-from evalkit.stats.engine import ColumnOutcome, Family, analyse_family
-from evalkit.stats.methods import check_options
+from evalkit.stats.engine import ColumnOutcome
+from evalkit.stats.grouped import Family, analyse_family
+from evalkit.stats.methods import BOTH, SKEW_GUARD, check_options, check_value_type
 from evalkit.stats.pairing import RunLike, align
 from evalkit.stats.results import EffectSizes, PairedTestResult
 
 #: The method ``paired_test``, ``compare_runs``, ``evalkit compare`` and the gate use
 #: unless told otherwise, chosen from the calibration benchmark
-#: (benchmarks/bench_calibration.py, docs/statistics.md): "auto" is the sign-flip
-#: randomization test, and the paired t-test when the differences are binary (a 0/1
-#: metric), where the exact sign-flip test rejects far less than alpha. It keeps 4-6%
-#: type I error at n >= 25 on every Vaswani null measured, with the t-test's power.
+#: (benchmarks/bench_calibration.py, docs/statistics.md): "auto" is the paired t-test on
+#: a metric declared binary (a 0/1 metric, where the exact sign-flip test rejects far
+#: less than alpha), and on any other metric the sign-flip randomization test, joined by
+#: the bootstrap-t when the differences are skewed
+#: (:func:`evalkit.stats.methods.resolve_method`).
 DEFAULT_METHOD = "auto"
 
 #: Fewer queries than this add a warning to the result.
@@ -28,11 +30,20 @@ SMALL_N = 20
 def build_warnings(
     n: int, effect: EffectSizes, outcome: ColumnOutcome, method: str, requested: str
 ) -> tuple[str, ...]:
+    """The notes a reader of one result needs: which test "auto" chose and why, degenerate
+    input, few queries, skewness."""
     notes: list[str] = []
     if requested == "auto" and method == "t-test":
         notes.append(
-            "method 'auto': the differences are binary (0/1 metric), so the paired t-test "
-            "was used; the exact sign-flip test is very conservative there"
+            "method 'auto': the metric is binary (its declared value type), so the paired "
+            "t-test was used; the exact sign-flip test is very conservative there"
+        )
+    if requested == "auto" and method == BOTH:
+        notes.append(
+            f"method 'auto': the differences are skewed (G1 = {effect.skewness:.2f}, "
+            f"|G1| >= {SKEW_GUARD:g}), where the sign-flip test alone rejects too often, so "
+            "the bootstrap-t was run too and p is the larger of their two p-values: "
+            "significant only if both tests reject (docs/statistics.md)"
         )
     if outcome.degenerate == "constant":
         notes.append(
@@ -44,10 +55,13 @@ def build_warnings(
         notes.append(f"only {n} {queries}: power is low and intervals are wide or unbounded")
     if effect.skewness_warning is not None and n >= 3:
         notes.append(effect.skewness_warning)
-    if abs(effect.skewness) > 1.0 and n < 100 and method in ("t-test", "bootstrap"):
+    if abs(effect.skewness) > 1.0 and n < 100 and method in (
+            "t-test", "bootstrap", "randomization"):
         notes.append(
             f"differences are skewed (G1 = {effect.skewness:.2f}); at this n the "
             f"{method}'s error rate can drift from alpha"
+            + (" (method 'auto' would add the bootstrap-t)" if method == "randomization"
+               else "")
         )
     return tuple(notes)
 
@@ -114,6 +128,7 @@ def paired_test(
     seed: int | None = 42,
     *,
     backend: Backend = "auto",
+    value_type: str | None = None,
 ) -> PairedTestResult:
     """Test whether ``a`` and ``b`` differ in mean ``metric``, paired by query id.
 
@@ -121,12 +136,16 @@ def paired_test(
         a, b: runs (:class:`evalkit.RunResult`) or ``{query id: score}`` mappings over
             the same ids. Differences are always ``a - b``.
         metric: metric name.
-        method: "auto" (the default: "randomization", or "t-test" when the
-            differences are binary, as from a 0/1 metric), "randomization" (the
+        method: "auto" (the default: "t-test" when ``value_type`` is "binary";
+            otherwise "randomization", or "randomization+bootstrap-t" when the
+            differences' sample skewness ``|G1|`` is at least 1:
+            :func:`evalkit.stats.methods.resolve_method`), "randomization" (the
             sign-flip test, exact for n <= 16), "t-test" (paired Student t),
-            "bootstrap-t" (studentized bootstrap) or "bootstrap" (the percentile paired
-            bootstrap, as :func:`paired_bootstrap`). The result's ``method`` names the
-            test actually run.
+            "bootstrap-t" (studentized bootstrap, equal-tailed), "bootstrap" (the
+            percentile paired bootstrap, as :func:`paired_bootstrap`) or
+            "randomization+bootstrap-t" (significant only when both the sign-flip test
+            and the bootstrap-t are: p is the larger of their p-values). The result's
+            ``method`` names the test actually run.
         alpha: significance level; ``significant`` is ``p_value < alpha`` and the
             interval has confidence ``1 - alpha``.
         alternative: "two-sided", "greater" (mean of a exceeds b's) or "less".
@@ -135,10 +154,16 @@ def paired_test(
             0 exactly when ``p < alpha`` (except "bootstrap"). Any method may
             ask for "percentile", "bca", "bootstrap-t" or "t"; "inversion" inverts the
             randomization test and goes only with ``method="randomization"`` (not
-            "auto", which may run the t-test): :data:`evalkit.stats.CI_OF_METHOD`.
+            "auto", which may run the t-test), "inversion+bootstrap-t" (the means
+            either test accepts) only with "randomization+bootstrap-t":
+            :data:`evalkit.stats.CI_OF_METHOD`.
         n_resamples: ``B`` for resampling methods (ignored by an exact enumeration).
         seed: generator seed (None draws one; it is recorded in the result).
         backend: "auto", "numpy" or "numba" (results are identical).
+        value_type: what one case's value of ``metric`` can be ("binary",
+            "discrete", "continuous"; ``MetricSpec.value_type``), or None when not
+            declared; only "auto" reads it. ``evalkit.compare`` and the gate pass the
+            registered metric's.
 
     Returns:
         :class:`PairedTestResult`; one-sided alternatives give one-sided intervals
@@ -146,11 +171,12 @@ def paired_test(
         follow :mod:`evalkit.stats.degenerate`: never NaN, never p = 0.
 
     Raises:
-        ValueError: bad options (an unknown name, or ``ci="inversion"`` with a method
-            other than "randomization"; the message lists the allowed combinations),
-            empty runs, different query ids, a missing metric.
+        ValueError: bad options (an unknown name or value type, or ``ci="inversion"``
+            with a method other than "randomization"; the message lists the allowed
+            combinations), empty runs, different query ids, a missing metric.
     """
     ci_checked = check_options(method, ci, alpha, alternative)
+    check_value_type(value_type)
     B = check_resamples(n_resamples)
     s = check_seed(seed)
     pair = align(a, b, metric)
@@ -165,6 +191,7 @@ def paired_test(
         n_resamples=B,
         seed=s,
         backend=backend,
+        value_types=[value_type],
     )
     return make_result(
         family.outcomes[0],

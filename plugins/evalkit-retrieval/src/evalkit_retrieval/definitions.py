@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from evalkit.core.metric_names import canonical
-from evalkit.core.specs import MetricFamily, MetricKind, MetricSpec, SummaryKind
+from evalkit.core.specs import MetricFamily, MetricKind, MetricSpec, SummaryKind, ValueType
 
 if TYPE_CHECKING:
     from evalkit.data.cases import GoldenCase
@@ -64,6 +64,9 @@ class Measure:
     ``description`` is a template: ``{k}`` becomes the cut-off. ``fns`` gives the
     reference per-case function of the default measure (``k -> fn`` for a family) when
     there is one; otherwise the per-case function computes a batch of one.
+    ``value_type`` is what one query's value can be (:attr:`MetricSpec.value_type`), or
+    ``k -> value type`` when it depends on the cut-off (P@1 is 0 or 1, P@10 a multiple
+    of 0.1).
     """
 
     base: str
@@ -81,6 +84,13 @@ class Measure:
     fns: Callable[[Any], CaseFn] | None = None
     redirect: Callable[[Mapping[str, Any]], MetricSpec | None] | None = field(
         default=None, compare=False)
+    value_type: ValueType | Callable[[Any], ValueType] | None = "continuous"
+
+    def value_type_at(self, k: Any) -> ValueType | None:
+        """The value type of the measure at cut-off ``k`` (None: without one)."""
+        if self.kind == "count":  # reported, never compared
+            return None
+        return self.value_type(k) if callable(self.value_type) else self.value_type
 
     def normalise(self, given: Mapping[str, Any]) -> dict[str, Any]:
         """Every parameter, checked, with defaults for those not given."""
@@ -112,6 +122,7 @@ class Measure:
             name=name, fn=fn, higher_is_better=self.higher_is_better, kind=self.kind,
             description=text, version=VERSION, prepare=prepare, batch=batch,
             family=self.base if k is not None else None, summary=self.summary,
+            value_type=self.value_type_at(k),
             always=self.always, needs=("relevance",) if self.kind == "metric" else (),
             nonblocking=True,
         )
@@ -134,6 +145,7 @@ class Measure:
             kind=self.kind, description=self.description.format(k="k"), version=VERSION,
             aliases=self.aliases, core=self.core, params=names,
             cutoff=self.cutoff, presets=self.presets,
+            value_type=None if callable(self.value_type) else self.value_type_at(None),
         )
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from evalkit.core.specs import MetricFamily, MetricSpec
+from evalkit.core.specs import MetricFamily, MetricSpec, ValueType
 from evalkit_retrieval import core
 from evalkit_retrieval.definitions import (
     REL,
@@ -189,6 +189,17 @@ def _set_p_redirect(values: Mapping[str, Any]) -> MetricSpec | None:
     return _by_base["set_relative_p"].spec(None, {"rel": values["rel"]})
 
 
+def _steps_of_one_over_k(k: Any) -> ValueType:
+    """A count of documents in the top k over k: 0 or 1 at k = 1, else one of k + 1
+    levels."""
+    return "binary" if k == 1 else "discrete"
+
+
+def _binary_at_one(k: Any) -> ValueType:
+    """RR@1 is 1 or 0 (the first document is relevant or not); RR@k is 1/rank or 0."""
+    return "binary" if k == 1 else "continuous"
+
+
 def _measures() -> list[Measure]:
     b, g = _b, _g
     dcg_text = "linear gains, log2(rank+1) discount"
@@ -197,7 +208,7 @@ def _measures() -> list[Measure]:
         Measure("precision", b("precision"), "Precision@{k}: relevant documents in the "
                 "top {k} / {k} (trec_eval P_{k}, -m P.{k}; m_P.c)", (REL,),
                 aliases=("P", "Precision"), cutoff="int", core=core.precision_at_k,
-                fns=_cut_fn(core.precision_at_k)),
+                fns=_cut_fn(core.precision_at_k), value_type=_steps_of_one_over_k),
         Measure("recall", b("recall"), "Recall@{k}: relevant documents in the top {k} / "
                 "all relevant documents (trec_eval recall_{k}, -m recall.{k}; m_recall.c)",
                 (REL,), aliases=("R", "Recall"), cutoff="int", core=core.recall_at_k,
@@ -210,7 +221,7 @@ def _measures() -> list[Measure]:
         Measure("rr", b("reciprocal_rank"), "RR@{k}: 1/rank of the first relevant "
                 "document if within the top {k}, else 0 (trec_eval recip_rank with -M{k})",
                 (REL,), aliases=("RR", "mrr", "MRR"), cutoff="int", core=core.rr_at_k,
-                fns=_cut_fn(core.rr_at_k)),
+                fns=_cut_fn(core.rr_at_k), value_type=_binary_at_one),
         Measure("ap", b("average_precision"), "AP@{k}: precision at each relevant "
                 "document in the top {k}, summed, / all relevant documents (trec_eval "
                 "map_cut_{k}, -m map_cut.{k}; m_map_cut.c)", (REL,),
@@ -219,7 +230,8 @@ def _measures() -> list[Measure]:
         Measure("success", b("success"), "Success@{k}: 1 if a relevant document is in the "
                 "top {k}, else 0 (trec_eval success_{k}, -m success.{k}; m_success.c)",
                 (REL,), aliases=("hit_rate", "Success"), cutoff="int",
-                core=core.success_at_k, fns=_cut_fn(core.success_at_k)),
+                core=core.success_at_k, fns=_cut_fn(core.success_at_k),
+                value_type="binary"),
         Measure("ndcg", g("ndcg"), "nDCG over the whole ranking: " + dcg_text +
                 " (trec_eval ndcg, -m ndcg; m_ndcg.c; gains= is -m ndcg.1=3,2=9)",
                 (DCG, GAINS), aliases=("nDCG", "NDCG"),
@@ -282,7 +294,8 @@ def _measures() -> list[Measure]:
                 "m_Rndcg.c)", (REL, GAINS), aliases=("Rndcg",)),
         Measure("relative_precision", b("relative_precision"), "Relative precision@{k}: "
                 "relevant in the top {k} / min({k}, R) (trec_eval relative_P_{k}; m_rel_P.c)",
-                (REL,), aliases=("relative_P",), cutoff="int"),
+                (REL,), aliases=("relative_P",), cutoff="int",
+                value_type=_steps_of_one_over_k),
         Measure("set_p", b("set_precision"), "Set precision: relevant retrieved / "
                 "retrieved (trec_eval set_P; m_set_P.c)",
                 (REL, Param("relative", False, check_bool("relative"))),
@@ -311,10 +324,10 @@ def _measures() -> list[Measure]:
                 summary="mean", always=False),
         Measure("unj", _c(_lazy("unjudged")), "Unjudged documents in the top {k} / {k} "
                 "(trec_eval unj_{k}; m_unjudged.c); lower is better covered",
-                higher_is_better=False, cutoff="int"),
+                higher_is_better=False, cutoff="int", value_type=_steps_of_one_over_k),
         Measure("judged", _c(_lazy("judged")), "Judged documents in the top {k} / "
                 "min({k}, ranked) (ir_measures Judged@{k})", aliases=("Judged",),
-                cutoff="int"),
+                cutoff="int", value_type=_steps_of_one_over_k),
         Measure("err", _c(_lazy("err"), "max"), "Expected reciprocal rank@{k} (gdeval.pl, "
                 "TREC Web track; Chapelle et al. 2009): grades up to max (4)",
                 (Param("max", 4, check_int("max", 1)),), aliases=("ERR",), cutoff="int"),

@@ -78,14 +78,15 @@ def _contains(**params: Any) -> MetricSpec:
 
     name, fn = contains_scorer(**params)
     return MetricSpec(name, fn, True, description=fn.__doc__ or "", family="contains",
-                      nonblocking=True)
+                      nonblocking=True, value_type="binary")
 
 
 def _regex(**params: Any) -> MetricSpec:
     from evalkit_text.assertions import regex_scorer
 
     name, fn = regex_scorer(**params)
-    return MetricSpec(name, fn, True, description=fn.__doc__ or "", family="regex")
+    return MetricSpec(name, fn, True, description=fn.__doc__ or "", family="regex",
+                      value_type="binary")
 
 
 def _json_schema(**params: Any) -> MetricSpec:
@@ -93,7 +94,7 @@ def _json_schema(**params: Any) -> MetricSpec:
 
     name, version, fn = json_schema_scorer(**params)
     return MetricSpec(name, fn, True, description=fn.__doc__ or "", version=version,
-                      family="json_schema")
+                      family="json_schema", value_type="binary")
 
 
 def _parameterised(name: str, params: tuple[str, ...], variant: Callable[..., MetricSpec],
@@ -103,7 +104,7 @@ def _parameterised(name: str, params: tuple[str, ...], variant: Callable[..., Me
     # before any call, rather than failing on every case.
     return MetricSpec(
         name, _unparameterised(example), True, description=description, params=params,
-        variant=variant, presets={name: {params[0]: None}},
+        variant=variant, presets={name: {params[0]: None}}, value_type="binary",
     )
 
 
@@ -111,22 +112,22 @@ def metric_records() -> list[MetricSpec]:
     """The records the plugin registers (see the module docstring)."""
     return [
         MetricSpec("exact_match", exact_match, True, needs=("answers",), aliases=("em",),
-                   nonblocking=True,
+                   nonblocking=True, value_type="binary",
                    description="SQuAD v1.1 exact match after answer normalisation, max over "
                                "answers"),
         MetricSpec("f1", f1, True, needs=("answers",), nonblocking=True,
                    description="SQuAD v1.1 token F1 after answer normalisation, max over "
-                               "answers"),
+                               "answers", value_type="continuous"),
         MetricSpec("rouge_l", rouge_l, True, needs=("answers",), aliases=("rougeL",),
                    description="ROUGE-L F-measure (LCS of rouge-score's default tokens), max "
-                               "over answers"),
+                               "over answers", value_type="continuous"),
         _parameterised("contains", ("text", "ignore_case"), _contains,
                        "contains(text=refund)",
                        "1 when the response's text contains text= (ignore_case=True to fold "
                        "case), else 0"),
         _parameterised("regex", ("pattern", "ignore_case"), _regex, "regex(pattern=^[0-9]+$)",
                        "1 when re.search finds pattern= in the response's text, else 0"),
-        MetricSpec("json_valid", json_valid, True, nonblocking=True,
+        MetricSpec("json_valid", json_valid, True, nonblocking=True, value_type="binary",
                    description="1 when the response's text is one JSON value (RFC 8259), "
                                "else 0"),
         _parameterised("json_schema", ("schema",), _json_schema,

@@ -1,0 +1,119 @@
+"""Many columns, each with its own test: "auto" resolved per column, the columns of each
+resolved test analysed together (:func:`evalkit.stats.engine.analyse`).
+
+Column ``j`` of ``D`` is one comparison's per-query differences; its test comes from
+:func:`evalkit.stats.methods.resolve_method` (the method asked for, or for "auto" the
+metric's declared value type and the column's skewness). All groups draw from the same
+generator streams, so sign patterns and bootstrap indices are shared across groups and
+the max-T null rows line up.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from evalkit.stats._kernels import Backend
+from evalkit.stats.engine import Analysis, ColumnOutcome, FloatArray, analyse
+from evalkit.stats.histogram import Histogram
+from evalkit.stats.intervals import Alternative
+from evalkit.stats.methods import DEFAULT_CI, resolve_method
+from evalkit.stats.numeric import pow2_above
+
+
+@dataclass(frozen=True)
+class Family:
+    """:func:`analyse_family`'s answer: per column the outcome, the test and interval
+    actually used and the resamples behind it, plus what max-T needs."""
+
+    outcomes: list[ColumnOutcome]
+    methods: list[str]
+    ci_methods: list[str]
+    n_resamples: list[int]
+    used_generator: list[bool]
+    t_obs: FloatArray
+    null_t: FloatArray | None
+    null_exact: bool
+    histograms: tuple[Histogram | None, ...] = ()
+
+
+def analyse_family(
+    D: FloatArray,
+    *,
+    method: str,
+    ci: str | None,
+    alpha: float,
+    alternative: Alternative,
+    n_resamples: int,
+    seed: int,
+    want_null: bool = False,
+    backend: Backend = "auto",
+    bins: int = 0,
+    value_types: list[str | None] | None = None,
+) -> Family:
+    """:func:`analyse` with "auto" resolved per column (:func:`resolve_method`, from
+    ``value_types[j]``, the declared value type of column ``j``'s metric, and the column's
+    skewness).
+
+    Columns resolved to the same test run together; all groups draw from the same
+    generator streams, so the sign patterns (and bootstrap indices) are shared across
+    groups and the max-T null rows line up.
+
+    Each column is divided by a power of two that brings its largest magnitude into
+    ``[1, 2)`` (exact: :mod:`evalkit.stats.numeric`) and the means and intervals are scaled
+    back, so differences of any magnitude a float holds (1e-300 to 1e300) give the same
+    answer as the same differences near 1: no sum overflows, no square vanishes.
+    """
+    m = D.shape[1]
+    types = value_types if value_types is not None else [None] * m
+    scales = np.array([pow2_above(float(x)) for x in np.max(np.abs(D), axis=0)])
+    D = D / scales[None, :]
+    resolved = [resolve_method(method, D[:, j], types[j]) for j in range(m)]
+    groups: dict[str, list[int]] = {}
+    for j, r in enumerate(resolved):
+        groups.setdefault(r, []).append(j)
+    outcomes: list[ColumnOutcome | None] = [None] * m
+    ci_methods = [""] * m
+    reported = [0] * m
+    used = [False] * m
+    t_obs = np.zeros(m)
+    hists: list[Histogram | None] = [None] * m
+    parts: list[tuple[list[int], Analysis]] = []
+    for g, cols in groups.items():
+        ci_g = ci if ci is not None else DEFAULT_CI[g]
+        an = analyse(D[:, cols], method=g, ci_method=ci_g, alpha=alpha,
+                     alternative=alternative, n_resamples=n_resamples, seed=seed,
+                     want_null=want_null, backend=backend, bins=bins)
+        parts.append((cols, an))
+        for k, j in enumerate(cols):
+            outcomes[j] = an.outcomes[k]
+            ci_methods[j] = ci_g
+            reported[j] = an.n_resamples
+            used[j] = an.used_generator
+            t_obs[j] = an.t_obs[k]
+            if an.histograms:
+                hists[j] = an.histograms[k]
+    null_t, null_exact = _joined_null(parts, m) if want_null else (None, False)
+    final = [ColumnOutcome(o.observed * sc, o.ci_low * sc, o.ci_high * sc, o.p_value,
+                           o.exact, o.degenerate)
+             for o, sc in zip(outcomes, scales.tolist(), strict=True) if o is not None]
+    return Family(final, resolved, ci_methods, reported, used, t_obs, null_t, null_exact,
+                  tuple(None if h is None else h.scaled(sc)
+                        for h, sc in zip(hists, scales.tolist(), strict=True))
+                  if bins else ())
+
+
+def _joined_null(parts: list[tuple[list[int], Analysis]], m: int
+                 ) -> tuple[FloatArray, bool]:
+    """The groups' max-T null statistics side by side, ``(R, m)``: R is the longest
+    group's (a group of another length, an exact enumeration beside Monte Carlo
+    patterns, contributes zeros)."""
+    rows = max(an.null_t.shape[0] for _, an in parts if an.null_t is not None)
+    null_t = np.zeros((rows, m))
+    null_exact = False
+    for cols, an in parts:
+        if an.null_t is not None and an.null_t.shape[0] == rows:
+            null_t[:, cols] = an.null_t
+            null_exact = null_exact or an.null_exact
+    return null_t, null_exact

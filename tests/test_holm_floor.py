@@ -1,0 +1,107 @@
+"""Holm's correction with a p floor: with B resamples no p goes below 1/(B+1), so Holm
+over m tests can reject nothing once (B + 1) <= m / alpha; the library, ``evalkit
+compare`` and the gate say so and name the fewest resamples that can reject.
+
+The boundary is worked out by hand: with B = 1,000 and alpha = 0.05, 50 tests can reject
+(50/1001 = 0.04995 < 0.05) and 51 cannot (51/1001 = 0.05095); 51 tests need
+B + 1 > 51/0.05 = 1,020, so B = 1,020.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from evalkit.cli.app import app
+from evalkit.data.results import QueryResult, RunResult
+from evalkit.gate import evaluate_gate
+from evalkit.gate.checks import CheckSpec
+from evalkit.plugins.default import use_registry
+from evalkit.stats import compare_runs, holm
+from evalkit.stats.multiple import holm_floor_note
+
+
+def mc(count: int, numerator: int = 1) -> Callable[[int], list[float]]:
+    """``count`` Monte Carlo tests whose floor is ``numerator / (B + 1)``."""
+    return lambda b: [numerator / (b + 1)] * count
+
+
+def test_the_boundary_by_hand() -> None:
+    assert min(holm([1 / 1001] * 50)) < 0.05 <= min(holm([1 / 1001] * 51))
+    assert holm_floor_note(mc(50), 0.05, 1000) is None
+    note = holm_floor_note(mc(51), 0.05, 1000)
+    assert note is not None
+    assert "51 tests" in note and "B = 1,020 is the fewest" in note
+    assert "--resamples 1020" in note and "n_resamples=1020" in note
+    # and B = 1,020 is enough, 1,019 is not: 51/1021 < 0.05 <= 51/1020
+    assert min(holm([1 / 1021] * 51)) < 0.05 <= min(holm([1 / 1020] * 51))
+    assert holm_floor_note(mc(51), 0.05, 1020) is None
+
+
+def test_the_two_sided_bootstrap_t_floor_is_twice_as_high() -> None:
+    # 2/(B+1): 30 tests at B = 1,000 need B + 1 > 2 * 30 / 0.05 = 1,200
+    note = holm_floor_note(mc(30, 2), 0.05, 1000)
+    assert note is not None and "B = 1,200 is the fewest" in note
+
+
+def test_a_test_without_a_floor_can_always_reject() -> None:
+    assert holm_floor_note(lambda b: [1 / (b + 1)] * 80 + [0.0], 0.05, 1000) is None
+
+
+def test_exact_enumeration_floors_do_not_move_with_b() -> None:
+    note = holm_floor_note(lambda b: [2 / 2**8] * 7, 0.05, 1000)  # 7 * 2/256 = 0.055
+    assert note is not None and "more resamples do not change that" in note
+    assert "is the fewest" not in note
+
+
+def _runs(n_metrics: int, n: int = 40) -> tuple[RunResult, RunResult, list[str]]:
+    names = [f"m{j}" for j in range(n_metrics)]
+    base = RunResult("base", [QueryResult(f"q{i}", [], dict.fromkeys(names, 0.0))
+                              for i in range(n)])
+    # every candidate value above the baseline: each test's p is at its floor
+    cand = RunResult("cand", [QueryResult(f"q{i}", [], {m: 0.5 + 0.01 * i for m in names})
+                              for i in range(n)])
+    return base, cand, names
+
+
+def test_compare_runs_notes_the_floor() -> None:
+    base, cand, names = _runs(51)
+    fam = compare_runs(base, [cand], names, method="randomization", n_resamples=1000)
+    assert all(r.p_value == 1 / 1001 and not r.significant_adjusted for r in fam.results)
+    assert any("B = 1,020 is the fewest" in n for n in fam.notes)
+    ok = compare_runs(base, [cand], names, method="randomization", n_resamples=1020)
+    assert all(r.significant_adjusted for r in ok.results)
+    assert not any("Holm" in n for n in ok.notes)
+    # other corrections have no such floor
+    bh = compare_runs(base, [cand], names, method="randomization", n_resamples=1000,
+                      correction="bh")
+    assert not any("Holm" in n for n in bh.notes)
+
+
+def test_evalkit_compare_warns(tmp_path: Path) -> None:
+    base, cand, names = _runs(51)
+    a, b = base.save(tmp_path / "base.jsonl"), cand.save(tmp_path / "cand.jsonl")
+    res = CliRunner().invoke(app, ["compare", str(a), str(b), "--test", "randomization",
+                                   "-B", "1000", "-m", ",".join(names)])
+    assert res.exit_code == 0, res.output
+    assert "warning: no test can be significant after Holm's correction" in res.output
+    assert "--resamples 1020" in res.output
+
+
+@pytest.mark.parametrize(("checks", "warned"), [(5, False), (6, True)])
+def test_the_gate_notes_the_floor(checks: int, warned: bool) -> None:
+    # B = 100: 5 checks can fail (5/101 < 0.05), 6 cannot (6/101 = 0.0594)
+    base, cand, names = _runs(checks)
+    with use_registry(plugins=False) as reg:
+        for m in names:
+            reg.register_metric(m, higher_is_better=False)(lambda r, c: 0.0)
+        report = evaluate_gate(
+            [CheckSpec(f"c_{m}", m, vs_baseline="no_significant_regression") for m in names],
+            cand, base, n_resamples=100)
+    assert any("Holm" in n for n in report.notes) == warned
+    assert (report.exit_code == 1) == (not warned)
+    if warned:
+        assert any("B = 120 is the fewest" in n for n in report.notes)
