@@ -1,8 +1,7 @@
 """A paced run ends when its last call does (no idle worker waits for a request token
 no call will use), in the threaded and the async executor (the remote one:
-tests/test_dispatch_pacing.py); and
-``tokens_per_minute`` reads the token keys evalkit's cost docs prescribe, and says so
-when no response reports any.
+plugins/evalkit-dask/tests/test_dask_dispatch_pacing.py); and ``tokens_per_minute`` reads
+the token keys evalkit's cost docs prescribe, and says so when no response reports any.
 
 The time bounds follow from the bucket arithmetic of :mod:`evalkit.execute.pacing`
 (60 a minute: one start a second, a bucket of one): 3 cases start at 0, 1 and 2 s, so
