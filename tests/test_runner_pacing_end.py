@@ -108,7 +108,7 @@ def test_tokens_per_minute_acts_on_tokens_in_and_tokens_out() -> None:
     run = evaluate(CallableTarget(rank), cases(4), ["recall@1"], max_concurrency=1,
                    tokens_per_minute=6000, progress=False)
     assert time.monotonic() - t0 >= 2.0 - 0.1
-    # read as nothing (the old reading), no call would have waited: 4 calls in far less
+    # responses that report no token keys: no call waits for tokens, 4 calls in far less
     fast = time.monotonic()
     evaluate(CallableTarget(lambda case: [case.id], name="e"), cases(4), ["recall@1"],
              max_concurrency=1, tokens_per_minute=6000, progress=False)

@@ -1,4 +1,4 @@
-"""The opt-in rate-limit retry (issue #20) against real 127.0.0.1 servers.
+"""The opt-in rate-limit retry against real 127.0.0.1 servers.
 
 Expected waits come from the headers the server sent (read here with the standard
 library, not with the target's parser), the backoff formula of the OpenAI SDK written
@@ -64,7 +64,7 @@ def test_the_default_still_never_retries_a_429_and_treats_529_as_a_5xx() -> None
             HttpTarget(server.url, retry_backoff_s=0) as t:
         response = t.invoke(CASE)
     assert len(server.requests) == 2 and response.requests == 2
-    assert "wait_ms" not in response.meta  # rows of the seed's targets are unchanged
+    assert "wait_ms" not in response.meta  # without the opt-in, a row has no wait_ms
 
 
 def test_a_429_is_retried_after_its_retry_after() -> None:

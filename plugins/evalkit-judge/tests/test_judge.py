@@ -1,8 +1,9 @@
 """LLMJudge with an in-process fake client: request shape, key, validation, details.
 
 A golden case's reference ``answers`` reach the judge's request (so a case with answers
-and no ``expected`` is graded against them), and a case without answers sends the request
-it sent before the field existed (its cache key is unchanged).
+and no ``expected`` is graded against them), and a case without answers sends a request
+with no answers block, the same request as a golden set without the field (so the same
+cache key).
 
 LLMJudge's ``timeout`` is checked when the judge is built, as HttpTarget's numeric
 options are (plugins/evalkit-http/tests/test_http_options.py): NaN, infinities, zero,
