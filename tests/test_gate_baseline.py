@@ -126,8 +126,9 @@ def test_a_changed_definition_of_an_unchecked_metric_does_not_matter(
 def test_the_kernel_named_paired_evalkit_in_a_stored_baseline_is_the_same_provider(
     reg: Registry, tmp_path: Path
 ) -> None:
-    """Runs and baselines written while the kernel's distribution was ``paired-evalkit``
-    name it as the provider of its definitions; it is now ``paired-evalkit-core``."""
+    """Runs and baselines that name ``paired-evalkit`` as the provider of the kernel's
+    definitions compare with runs that name ``paired-evalkit-core``, the kernel's
+    distribution."""
     base = make_run("bm25")
     base.header["metrics"]["ndcg@10"]["provider"] = "paired-evalkit"
     path = promote(base, tmp_path / "b.jsonl")
