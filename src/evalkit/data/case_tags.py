@@ -62,6 +62,9 @@ def load_tags(path: str | PathLike[str]) -> CaseTags:
                 f"{where}: expected 'query id<TAB>tag' (one tab), got {len(fields) - 1} "
                 "tabs; write one tag per line, a query with several tags on several lines")
         qid, tag = fields[0], fields[1].rstrip("\r")
+        if not qid.strip() or not tag.strip():
+            raise TagsError(f"{where}: the {'query id' if not qid.strip() else 'tag'} is "
+                            "empty; write 'query id<TAB>tag'")
         try:
             check_id(qid, "query id")
             check_id(tag, "tag")

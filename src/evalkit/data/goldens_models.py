@@ -104,7 +104,7 @@ AnswerList = Annotated[list[AnswerText], BeforeValidator(_tuple_as_list), Field(
 #: A case's tag (a slice it belongs to): text as an id is (printable, no white space
 #: around it), without ``;``, which separates tags in a CSV cell.
 TagText = Annotated[
-    str, Field(min_length=1, max_length=MAX_ID_CHARS, pattern=r"^[^;]*\S[^;]*$"),
+    str, Field(min_length=1, max_length=MAX_ID_CHARS, pattern=r"^[^;]*[^;\s][^;]*$"),
     AfterValidator(_printable)]
 TagList = Annotated[list[TagText], BeforeValidator(_tuple_as_list), AfterValidator(_each_once)]
 
