@@ -242,7 +242,10 @@ def test_tags_of_the_golden_set_a_run_records(tmp_path: Path) -> None:
 def write_trec(tmp_path: Path) -> tuple[Path, Path, Path, Path]:
     """Two TREC runs over 30 queries of 10 judged documents, a qrels and a tags file."""
     rng = np.random.default_rng(5)
-    qrels, a, b, tags = [], [], [], []
+    qrels: list[str] = []
+    a: list[str] = []
+    b: list[str] = []
+    tags: list[str] = []
     for q in range(1, 31):
         rel = set(rng.choice(10, 3, replace=False).tolist())
         qrels += [f"{q} 0 d{d} {int(d in rel)}" for d in range(10)]
