@@ -1,7 +1,7 @@
 """Golden sets: hand-written cases read from jsonl, yaml or csv, failing loudly.
 
 A golden file holds one record per case (``id``, ``query``, ``expected``, ``relevant``,
-``relevance``, ``answers``; every other field is kept in :attr:`GoldenCase.context`). The
+``relevance``, ``answers``, ``tags``; every other field is kept in :attr:`GoldenCase.context`). The
 fields, what is refused (with the file and line) and how CSV cells are read are in
 docs/runner.md (Golden sets). The rules on a record are the pydantic model
 :class:`evalkit.data.goldens_models.GoldenRow`; this module reads JSON Lines and CSV
@@ -112,6 +112,8 @@ def case_digest(case: GoldenCase) -> str:
     }
     if case.answers:  # only when given: the digests of cases without answers stay as they were
         doc["answers"] = list(case.answers)
+    if case.tags:  # likewise
+        doc["tags"] = list(case.tags)
     text = json.dumps(doc, sort_keys=True, default=str, ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
@@ -152,6 +154,7 @@ def case_from_record(record: Mapping[str, Any], where: str) -> GoldenCase:
         id=row.id, query=row.query or "", expected=expected, relevance=relevance,
         relevant=frozenset(relevant), context=row.context(),
         answers=() if row.answers is None else row.answers,
+        tags=() if row.tags is None else row.tags,
     )
 
 
@@ -281,6 +284,9 @@ def _csv_record(row: dict[str, str], where: str) -> dict[str, Any]:
             _json_cell(answers, where, "answers", list) if answers.lstrip().startswith("[")
             else answers
         )
+    tags = row.get("tags")
+    if tags is not None:  # tags separated by ';', each stripped; an empty cell: none
+        out["tags"] = [t.strip() for t in tags.split(";")] if tags.strip() else None
     grades = row.get("relevance")
     if grades is not None:
         out["relevance"] = None if not grades.strip() else _json_cell(

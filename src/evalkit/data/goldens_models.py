@@ -7,7 +7,8 @@ the text written), a null query is the empty text, and every field it does not k
 kept, unchanged, as the case's context. Everything else is strict: an id is non-empty
 text of at most :data:`~evalkit.io.limits.MAX_ID_CHARS` characters (never a float, a bool or
 null), ``expected`` is a list of ids, a text or null, ``relevant`` a list of ids,
-``relevance`` maps ids to integer labels, ``answers`` is a non-blank text or a non-empty
+``relevance`` maps ids to integer labels, ``tags`` is a text or a list of distinct
+texts (printable, without ``;``), ``answers`` is a non-blank text or a non-empty
 list of non-blank texts (a text of only white space is no answer: exact match and F1
 would compare with the empty text), no id is blank, and no id repeats in a list.
 :func:`validate_row` raises :class:`evalkit.io.model_errors.Problem` with the message of
@@ -41,7 +42,7 @@ from evalkit.io.model_errors import (
     value_at,
 )
 
-KNOWN_FIELDS = ("id", "query", "expected", "relevant", "relevance", "answers")
+KNOWN_FIELDS = ("id", "query", "expected", "relevant", "relevance", "answers", "tags")
 
 
 def _int_as_text(value: Any) -> Any:
@@ -100,6 +101,12 @@ IdList = Annotated[list[CaseId], BeforeValidator(_tuple_as_list), AfterValidator
 #: A reference answer: text with something besides white space.
 AnswerText = Annotated[str, Field(min_length=1, pattern=r"\S"), AfterValidator(_no_nul)]
 AnswerList = Annotated[list[AnswerText], BeforeValidator(_tuple_as_list), Field(min_length=1)]
+#: A case's tag (a slice it belongs to): text as an id is (printable, no white space
+#: around it), without ``;``, which separates tags in a CSV cell.
+TagText = Annotated[
+    str, Field(min_length=1, max_length=MAX_ID_CHARS, pattern=r"^[^;]*[^;\s][^;]*$"),
+    AfterValidator(_printable)]
+TagList = Annotated[list[TagText], BeforeValidator(_tuple_as_list), AfterValidator(_each_once)]
 
 
 class GoldenRow(BaseModel):
@@ -120,6 +127,10 @@ class GoldenRow(BaseModel):
         None, description="Acceptable reference answers (a text or a list of texts) that "
         "text metrics (exact_match, f1, rouge_l) compare a generated answer with; without "
         "it they read a text expected.")
+    tags: TagList | TagText | None = Field(
+        None, description="The slices the case belongs to (a text or a list of texts): "
+        "`evalkit compare --by tag` compares each tag's cases, and a gate check may be "
+        "scoped to them (scope: {tags: [...]}).")
 
     def context(self) -> dict[str, Any]:
         """The fields this model does not know, unchanged."""
@@ -191,6 +202,8 @@ def _explain(err: ErrorDetails, record: Mapping[str, Any]) -> str:
         return f"{case}: 'relevant' must be a list of ids"
     if key == "answers":
         return _answers_problem(case, value)
+    if key == "tags":
+        return _tags_problem(case, value)
     if len(loc) == 3:  # a key of relevance
         return id_problem(loc[1], f"{case}: 'relevance' key")
     if len(loc) == 2:
@@ -225,6 +238,26 @@ def _answers_problem(case: str, value: Any) -> str:
     quote = (f" (quote it: \"{value}\")" if isinstance(value, int | float)
              and not isinstance(value, bool) else "")
     return f"{case}: {what} must be text, got {type(value).__name__} {value!r}{quote}; {fix}"
+
+
+def _tags_problem(case: str, value: Any) -> str:
+    fix = "write a tag or a list of tags (tags: [medical, hard])"
+    texts = value if isinstance(value, list | tuple) else [value]
+    for t in texts:
+        if not isinstance(t, str):
+            return f"{case}: a tag must be text, got {type(t).__name__} {t!r}; {fix}"
+        if ";" in t:
+            return (f"{case}: tag {t!r} holds ';', which separates tags in a CSV cell; "
+                    "write it without")
+        if not t.strip():
+            return f"{case}: tag {t!r} is empty or blank; remove it or {fix}"
+        try:
+            check_id(t, "tag")
+        except LimitError as exc:
+            return f"{case}: {exc}"
+    if isinstance(value, list | tuple) and len(set(value)) < len(value):
+        return f"{case}: 'tags' lists a tag twice"
+    return f"{case}: 'tags' must be a text or a list of texts; {fix}"  # pragma: no cover
 
 
 def validate_row(record: Mapping[Any, Any]) -> GoldenRow:
