@@ -194,6 +194,26 @@ def _loader(kind: str, path: str | Path) -> LoaderSpec:
     return spec
 
 
+def retrieval_loader(kind: str, name: str, what: str) -> LoaderSpec:
+    """The loader ``name`` of ``kind`` that the retrieval plugin provides (``("queries",
+    "topics")``: the topic files of ``evalkit.compare(topics=PATH)``).
+
+    Raises:
+        RegistryError: the plugin is disabled, failed or not installed (the message says
+            which, naming ``what``, and how to get it), or it has no such loader.
+    """
+    from evalkit.plugins.loading import unavailable_plugin
+
+    reg = default_registry()
+    try:
+        return reg.loader(kind, name=name)
+    except RegistryError:
+        why = unavailable_plugin(reg, TREC_LOADERS, what)
+        if why is not None:
+            raise RegistryError(why) from None
+        raise
+
+
 def _reads(spec: LoaderSpec, path: str | Path) -> bool:
     """Whether ``spec`` was chosen for ``path`` itself: a suffix of it matches and its
     ``accepts`` (when it has one) takes the file."""
