@@ -6,7 +6,8 @@ import gzip
 from pathlib import Path
 
 import pytest
-from evalkit_retrieval.beir import (
+
+from evalkit.data.beir import (
     BeirError,
     goldens_from_qrels,
     load_beir,
@@ -14,7 +15,6 @@ from evalkit_retrieval.beir import (
     load_qrels,
     load_queries,
 )
-
 from evalkit.plugins.default import default_registry
 
 SCIFACT = Path(__file__).parent / "data" / "scifact"
@@ -141,7 +141,7 @@ def test_beir_readers_are_registered_loaders(tmp_path: Path) -> None:
     for kind, spec in [("qrels", reg.loader("qrels", path="qrels/test.tsv")),
                        ("queries", reg.loader("queries", name="beir")),
                        ("corpus", reg.loader("corpus", path="corpus.jsonl"))]:
-        assert (spec.fn.__module__, spec.fn.__name__) == ("evalkit_retrieval.beir", f"load_{kind}")
+        assert (spec.fn.__module__, spec.fn.__name__) == ("evalkit.data.beir", f"load_{kind}")
     qrels = tmp_path / "test.tsv"
     qrels.write_text("query-id\tcorpus-id\tscore\nq1\td1\t2\n")
     assert reg.loader("qrels", path="qrels/test.tsv").fn(qrels) == load_qrels(qrels) == {

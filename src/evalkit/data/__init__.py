@@ -1,9 +1,9 @@
 """What flows: golden cases, target responses, per-case rows and the runs that hold them.
 
 Holds golden cases and sets and their loaders (:mod:`.cases`, :mod:`.goldens`, the YAML
-reader :mod:`.goldens_yaml`, a golden row's pydantic model :mod:`.goldens_models`), the
-cases of judged queries made on demand (:mod:`.judged_queries`), what a target returns
-(:mod:`.targets`), the rows of a run (:mod:`.rows`: a ranking run's
+reader :mod:`.goldens_yaml`, a golden row's pydantic model :mod:`.goldens_models`,
+:mod:`.beir`), the cases of judged queries made on demand (:mod:`.judged_queries`), what a
+target returns (:mod:`.targets`), the rows of a run (:mod:`.rows`: a ranking run's
 :class:`~evalkit.data.rows.QueryResult`, a target run's
 :class:`~evalkit.data.rows.CaseResult`; :mod:`.results`:
 :class:`~evalkit.data.results.RunResult`, its fields and what is read straight off its

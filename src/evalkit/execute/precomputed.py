@@ -187,10 +187,10 @@ def _loader(kind: str, path: str | Path) -> LoaderSpec:
             return reg.loader(kind, name="trec")
         except RegistryError:
             pass
-        _refuse_without_trec_loader(kind, path)
+        _refuse_without_retrieval(f"{path}: the TREC {kind} loader that reads it")
         raise
     if not _reads(spec, path):  # the only loader of the kind, not chosen for this file
-        _refuse_without_trec_loader(kind, path)
+        _refuse_without_retrieval(f"{path}: the TREC {kind} loader that reads it")
     return spec
 
 
@@ -202,15 +202,10 @@ def retrieval_loader(kind: str, name: str, what: str) -> LoaderSpec:
         RegistryError: the plugin is disabled, failed or not installed (the message says
             which, naming ``what``, and how to get it), or it has no such loader.
     """
-    from evalkit.plugins.loading import unavailable_plugin
-
-    reg = default_registry()
     try:
-        return reg.loader(kind, name=name)
+        return default_registry().loader(kind, name=name)
     except RegistryError:
-        why = unavailable_plugin(reg, TREC_LOADERS, what)
-        if why is not None:
-            raise RegistryError(why) from None
+        _refuse_without_retrieval(what)
         raise
 
 
@@ -226,13 +221,12 @@ def _reads(spec: LoaderSpec, path: str | Path) -> bool:
         return True  # the loader reports it
 
 
-def _refuse_without_trec_loader(kind: str, path: str | Path) -> None:
-    """Raise when ``path`` needs the TREC loader of ``kind`` and its plugin is not loaded
+def _refuse_without_retrieval(what: str) -> None:
+    """Raise when ``what`` needs the retrieval plugin and it is not loaded
     (:func:`evalkit.plugins.loading.unavailable_plugin`)."""
     from evalkit.plugins.loading import unavailable_plugin
 
-    why = unavailable_plugin(default_registry(), TREC_LOADERS,
-                             f"{path}: the TREC {kind} loader that reads it")
+    why = unavailable_plugin(default_registry(), TREC_LOADERS, what)
     if why is not None:
         raise RegistryError(why)
 

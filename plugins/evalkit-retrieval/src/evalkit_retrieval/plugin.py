@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from evalkit.core.hookspecs import hookimpl
 from evalkit.core.import_strings import on_call
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 RUN_SUFFIXES = (".run", ".txt", ".trec", ".res", ".run.gz", ".txt.gz", ".trec.gz", ".res.gz")
 # ".tsv" too: MS MARCO's qrels are TREC's four columns in a .tsv file (a .tsv with BEIR's
-# header line goes to the BEIR loader, which looks at the first line first)
+# header line goes to the kernel's BEIR loader, which looks at the first line first)
 QRELS_SUFFIXES = ("qrels", ".qrels", ".txt", ".trec", ".tsv", "qrels.gz", ".qrels.gz",
                   ".txt.gz", ".trec.gz", ".tsv.gz")
 
@@ -52,42 +52,20 @@ def evalkit_register_metrics() -> list[MetricSpec | MetricFamily]:
     return metric_records()
 
 
-def beir_qrels_header(path: Path) -> bool:
-    """Whether the first non-blank line is BEIR's ``query-id corpus-id score`` header (a
-    ``.tsv`` qrels file without it is TREC's four columns, as MS MARCO's are)."""
-    import gzip
-
-    opener: Any = gzip.open if str(path).lower().endswith(".gz") else open
-    with opener(path, "rt", encoding="utf-8-sig", errors="replace") as fh:
-        for line in fh:
-            if line.strip():
-                return bool(line.lstrip().lower().startswith("query-id"))
-    return True  # empty: the BEIR loader says so
-
-
-#: Built once: the BEIR readers and the topic file reader, each imported when first called.
-_BEIR_AND_TOPICS = (
-    LoaderSpec("beir", "corpus", on_call("evalkit_retrieval.beir:load_corpus"),
-               (".jsonl", ".jsonl.gz"), "BEIR corpus.jsonl (plain or .gz)"),
-    LoaderSpec("beir", "queries", on_call("evalkit_retrieval.beir:load_queries"),
-               (".jsonl", ".tsv", ".tsv.gz"),
-               "BEIR queries.jsonl or qid<TAB>text TSV (plain or .gz)"),
-    LoaderSpec("beir", "qrels", on_call("evalkit_retrieval.beir:load_qrels"),
-               (".tsv", ".tsv.gz"), "BEIR qrels: query-id corpus-id score TSV with its header",
-               accepts=beir_qrels_header),
-    # by name only (no suffix): `evalkit.compare(topics=PATH)` and `--topics` read it
-    LoaderSpec("topics", "queries", on_call("evalkit_retrieval.topics:load_topics"), (),
-               "TREC topics (<top> <num> <title>...), qid<TAB>text TSV or BEIR "
-               "queries.jsonl: {query id: text} for reports"),
-)
+#: Built once: the topic file reader, imported when first called, and read by name only
+#: (no suffix): `evalkit.compare(topics=PATH)` and `evalkit compare --topics` read it.
+_TOPICS = LoaderSpec(
+    "topics", "queries", on_call("evalkit_retrieval.topics:load_topics"), (),
+    "TREC topics (<top> <num> <title>...), qid<TAB>text TSV or BEIR queries.jsonl: "
+    "{query id: text} for reports")
 
 
 @hookimpl
 def evalkit_register_loaders() -> list[LoaderSpec]:
-    """TREC run files (kind ``run``) and TREC qrels (kind ``qrels``), plain or gzip; BEIR
-    corpus, queries and qrels; topic files (kind ``queries``, by name only)."""
+    """TREC run files (kind ``run``) and TREC qrels (kind ``qrels``), plain or gzip; topic
+    files (kind ``queries``, by name only)."""
     return [
-        *_BEIR_AND_TOPICS,
+        _TOPICS,
         LoaderSpec(
             name="trec", kind="run", fn=load_run, suffixes=RUN_SUFFIXES,
             description="TREC run file `qid Q0 docno rank score tag` (plain or .gz), "
