@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from os import PathLike
-from typing import Any
+from typing import Any, cast
 
 from evalkit.comparison.inputs import Loaded, RunInput, load_inputs, query_texts
 from evalkit.comparison.model import Comparison
@@ -97,7 +97,8 @@ def compare(
             artifacts among the inputs were scored with, else trec_eval's: 1, ``"zero"``,
             no depth limit. A value given must agree with every artifact's.
         topics: ``{query id: text}``, or the path of a topic file (TREC ``<top>`` topics,
-            plain or gzipped, or ``qid<TAB>text`` TSV; :func:`evalkit.load_topics`);
+            plain or gzipped, or ``qid<TAB>text`` TSV;
+            :func:`evalkit_retrieval.topics.load_topics`);
             without it the text comes from the golden set the runs were made from, when
             its file is still there and unchanged.
         allow_incomplete: pair only the queries every run has, and say so in
@@ -128,7 +129,8 @@ def compare(
         FrameFormatError: a DataFrame that is not a run or qrels (the row named).
         ValueError: an unknown ``method``, ``correction`` or ``alternative`` (from
             :func:`evalkit.stats.compare_runs`).
-        RegistryError: an unknown metric for a TREC run file.
+        RegistryError: an unknown metric for a TREC run file; ``topics`` a path and the
+            retrieval plugin, which reads topic files, not loaded.
     """
     inputs = [baseline, *candidates]
     check_request(len(inputs), alpha=alpha, method=method, ci=ci, n_resamples=n_resamples,
@@ -137,9 +139,10 @@ def compare(
 
     given_tags = check_by(by, tags, correction)  # a bad tags file stops before any work
     if isinstance(topics, str | PathLike):  # read first: a bad file stops before any work
-        from evalkit.data.topics import load_topics
+        from evalkit.execute.precomputed import retrieval_loader
 
-        topics = load_topics(topics)
+        reader = retrieval_loader("queries", "topics", f"{topics}: the topic file reader")
+        topics = cast("dict[str, str]", reader.fn(topics))
     loaded = load_inputs(inputs, qrels=qrels, metrics=metrics,
                          relevance_level=relevance_level, missing=missing, depth=depth,
                          allow_incomplete=allow_incomplete)
