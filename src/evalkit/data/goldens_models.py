@@ -27,6 +27,8 @@ from pydantic import (
     Field,
     ValidationError,
     ValidationInfo,
+    WithJsonSchema,
+    field_validator,
 )
 from pydantic_core import ErrorDetails
 
@@ -41,7 +43,7 @@ from evalkit.io.model_errors import (
     value_at,
 )
 
-KNOWN_FIELDS = ("id", "query", "expected", "relevant", "relevance", "answers")
+KNOWN_FIELDS = ("id", "query", "expected", "relevant", "relevance", "answers", "labels")
 
 
 def _int_as_text(value: Any) -> Any:
@@ -102,6 +104,10 @@ AnswerText = Annotated[str, Field(min_length=1, pattern=r"\S"), AfterValidator(_
 AnswerList = Annotated[list[AnswerText], BeforeValidator(_tuple_as_list), Field(min_length=1)]
 
 
+#: a human label: a finite number, checked by :func:`evalkit.data.labels.label_value_problem`
+HumanLabel = Annotated[Any, WithJsonSchema({"type": "number"})]
+
+
 class GoldenRow(BaseModel):
     """One golden case as written in its file (see docs/runner.md)."""
 
@@ -120,6 +126,22 @@ class GoldenRow(BaseModel):
         None, description="Acceptable reference answers (a text or a list of texts) that "
         "text metrics (exact_match, f1, rouge_l) compare a generated answer with; without "
         "it they read a text expected.")
+    labels: dict[str, HumanLabel] | None = Field(
+        None, description="Human labels of this case, {metric: number} "
+        "(correctness: 4), that `evalkit agreement` compares the judge with.")
+
+    @field_validator("labels")
+    @classmethod
+    def _labels_are_numbers(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
+        from evalkit.data.labels import label_value_problem
+
+        for metric, label in (value or {}).items():
+            if not metric.strip():
+                raise rule("a metric name in 'labels' must be non-empty text")
+            problem = label_value_problem(label)
+            if problem is not None:
+                raise rule(f"label of {metric!r}: {problem}")
+        return value
 
     def context(self) -> dict[str, Any]:
         """The fields this model does not know, unchanged."""
@@ -191,6 +213,9 @@ def _explain(err: ErrorDetails, record: Mapping[str, Any]) -> str:
         return f"{case}: 'relevant' must be a list of ids"
     if key == "answers":
         return _answers_problem(case, value)
+    if key == "labels":
+        return (f"{case}: 'labels' must map metric names to numbers (labels: "
+                f"{{correctness: 4}}), got {type(value).__name__} {value!r}")
     if len(loc) == 3:  # a key of relevance
         return id_problem(loc[1], f"{case}: 'relevance' key")
     if len(loc) == 2:
