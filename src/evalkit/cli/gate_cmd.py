@@ -49,6 +49,12 @@ def command(
         "--resamples", "-B", min=100, max=1_000_000, help="Resamples of the bootstrap tests."
     )] = 10_000,
     seed: Annotated[int, typer.Option("--seed", min=0, help="Seed of the resampling.")] = 42,
+    labels: Annotated[Path | None, typer.Option(
+        "--labels", help="Human labels that agreement aggregates such as "
+        "krippendorff_alpha(correctness) read: a labels file (JSON Lines, {\"id\", "
+        "\"labels\"}) or a golden file with labels. Default: the labels of the golden file "
+        "the run's header names.", show_default=False,
+    )] = None,
     as_json: Annotated[bool, typer.Option(
         "--json", help="Print the verdict as JSON for scripts (the json report on standard "
         "output: every check, its verdict, numbers and coverage, and exit_code); the verdict "
@@ -62,6 +68,7 @@ def command(
     Warn-level checks never change the exit code. Options left out come from the eval
     config (evalkit.yaml or [tool.evalkit]: checks, output, baseline, reporters).
     """
+    from evalkit.data.labels import read_labels
     from evalkit.execute.gate_options import gate_options
     from evalkit.execute.run_files import require_artifact
     from evalkit.gate.evaluate import checks_source, gate_from_files
@@ -79,7 +86,8 @@ def command(
     if baseline is not None:
         require_artifact(baseline, "baseline")
     try:
-        gate = gate_from_files(checks_file, run, baseline, n_resamples=resamples, seed=seed)
+        gate = gate_from_files(checks_file, run, baseline, n_resamples=resamples, seed=seed,
+                               labels=None if labels is None else read_labels(labels))
     except (ValueError, LookupError, OSError, ImportError):
         raise  # user errors: reported by the CLI's handler, exit 2
     except Exception as exc:

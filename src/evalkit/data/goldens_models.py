@@ -16,6 +16,7 @@ docs/runner.md; the reader adds the file and line.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Annotated, Any
 
@@ -104,7 +105,18 @@ AnswerText = Annotated[str, Field(min_length=1, pattern=r"\S"), AfterValidator(_
 AnswerList = Annotated[list[AnswerText], BeforeValidator(_tuple_as_list), Field(min_length=1)]
 
 
-#: a human label: a finite number, checked by :func:`evalkit.data.labels.label_value_problem`
+def label_value_problem(value: Any) -> str | None:
+    """What is wrong with ``value`` as a human label, or ``None`` (a finite number)."""
+    if isinstance(value, bool):
+        return f"{value!r} is a boolean; write 1 or 0"
+    if not isinstance(value, int | float):
+        return f"{value!r} is a {type(value).__name__}; a label is a number"
+    if isinstance(value, float) and not math.isfinite(value):
+        return f"{value!r} is not a finite number"
+    return None
+
+
+#: a human label: a finite number, checked by :func:`label_value_problem`
 HumanLabel = Annotated[Any, WithJsonSchema({"type": "number"})]
 
 
@@ -133,8 +145,6 @@ class GoldenRow(BaseModel):
     @field_validator("labels")
     @classmethod
     def _labels_are_numbers(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
-        from evalkit.data.labels import label_value_problem
-
         for metric, label in (value or {}).items():
             if not metric.strip():
                 raise rule("a metric name in 'labels' must be non-empty text")
@@ -267,4 +277,5 @@ def validate_row(record: Mapping[Any, Any]) -> GoldenRow:
         raise Problem(tuple(err["loc"]), _explain(err, data)) from None
 
 
-__all__ = ["KNOWN_FIELDS", "CaseId", "GoldenCases", "GoldenRow", "id_problem", "validate_row"]
+__all__ = ["KNOWN_FIELDS", "CaseId", "GoldenCases", "GoldenRow", "id_problem",
+           "label_value_problem", "validate_row"]

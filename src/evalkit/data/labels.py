@@ -23,15 +23,15 @@ per file. Every problem raises :class:`LabelError` naming the file and line.
 from __future__ import annotations
 
 import json
-import math
 import random
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from evalkit.data.goldens_models import label_value_problem
 from evalkit.io.limits import LimitError, check_id
 
 Selection = Literal["random", "all"]
@@ -40,17 +40,6 @@ SELECTIONS: tuple[str, ...] = ("random", "all")
 
 class LabelError(ValueError):
     """A labels file or label that cannot be used; the message names the file and line."""
-
-
-def label_value_problem(value: Any) -> str | None:
-    """What is wrong with ``value`` as a human label, or ``None`` (a finite number)."""
-    if isinstance(value, bool):
-        return f"{value!r} is a boolean; write 1 or 0"
-    if not isinstance(value, int | float):
-        return f"{value!r} is a {type(value).__name__}; a label is a number"
-    if isinstance(value, float) and not math.isfinite(value):
-        return f"{value!r} is not a finite number"
-    return None
 
 
 def checked_labels(value: Any, where: str) -> dict[str, float]:
@@ -274,14 +263,38 @@ def _looks_golden(p: Path) -> bool:
     return isinstance(first, dict) and "query" in first
 
 
+def run_golden_labels(header: Mapping[str, Any]) -> HumanLabels | None:
+    """The ``labels`` of the golden file a run's header names (``goldens.path``), when
+    that file still exists, still holds the run's cases (its digest, which labels do not
+    enter, is the header's) and some case has labels; else ``None``."""
+    from evalkit.data.goldens import GoldenError, load_goldens
+
+    record = header.get("goldens") or {}
+    path = record.get("path") if isinstance(record, Mapping) else None
+    if not isinstance(path, str) or not Path(path).is_file():
+        return None
+    try:
+        gset = load_goldens(path)
+    except (GoldenError, OSError, ValueError):
+        return None
+    if record.get("sha256") not in (None, gset.digest()):
+        return None
+    found = labels_from_goldens(gset)
+    return found if found.labels else None
+
+
 # ------------------------------------------------------- labels a gate's aggregates read
-_ACTIVE: ContextVar[HumanLabels | None] = ContextVar("evalkit_human_labels", default=None)
+_ACTIVE: ContextVar[HumanLabels | Callable[[], HumanLabels | None] | None] = ContextVar(
+    "evalkit_human_labels", default=None)
 
 
 @contextmanager
-def labels_in_effect(labels: HumanLabels | None) -> Iterator[None]:
+def labels_in_effect(
+    labels: HumanLabels | Callable[[], HumanLabels | None] | None,
+) -> Iterator[None]:
     """Make ``labels`` the human labels that agreement aggregates
-    (``krippendorff_alpha(metric)`` and the others) read while the block runs."""
+    (``krippendorff_alpha(metric)`` and the others) read while the block runs; a
+    callable is called once, when an aggregate first asks."""
     token = _ACTIVE.set(labels)
     try:
         yield
@@ -291,7 +304,11 @@ def labels_in_effect(labels: HumanLabels | None) -> Iterator[None]:
 
 def active_labels() -> HumanLabels | None:
     """The labels set by :func:`labels_in_effect`, or ``None``."""
-    return _ACTIVE.get()
+    found = _ACTIVE.get()
+    if callable(found):
+        found = found()
+        _ACTIVE.set(found)
+    return found
 
 
 __all__ = [
@@ -306,4 +323,5 @@ __all__ = [
     "load_labels",
     "random_subset",
     "read_labels",
+    "run_golden_labels",
 ]

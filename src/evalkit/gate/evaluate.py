@@ -34,6 +34,7 @@ from typing import Any
 
 from evalkit.core.registry import Registry
 from evalkit.data.coverage import Coverage, coverage_of
+from evalkit.data.labels import HumanLabels
 from evalkit.data.results import RunResult
 from evalkit.data.samples import sample_rows, samples_note
 from evalkit.gate.baseline import Baseline
@@ -128,6 +129,7 @@ def evaluate_gate(
     registry: Registry | None = None,
     n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
+    labels: HumanLabels | None = None,
 ) -> GateReport:
     """Judge every check on ``run`` (and ``baseline`` for baseline checks).
 
@@ -139,6 +141,9 @@ def evaluate_gate(
         registry: where metric names are resolved (default: the process registry).
         n_resamples: resamples of the bootstrap tests.
         seed: seed of the bootstrap tests (fixed by default, so a gate is reproducible).
+        labels: the human labels that agreement aggregates
+            (``krippendorff_alpha(correctness)``) read; by default the ``labels`` of the
+            golden file the run's header names (:func:`evalkit.data.labels.run_golden_labels`).
 
     Returns:
         A :class:`GateReport`; its ``exit_code`` is 0, 1 or 2.
@@ -163,17 +168,21 @@ def evaluate_gate(
         if run_fp.ids_sha256 != base.fingerprint.ids_sha256:
             notes.append(case_set_difference(base.run.ids(), run.ids()))
     results: list[CheckResult] = []
-    for check in checks:
-        cov = check_coverage(check, run.per_query, reg, run_cov.expected)
-        try:
-            if check.kind == "threshold":
-                results.append(_threshold_result(check, run, reg, cov))
-            else:
-                results.append(
-                    baseline_result(check, run, base, reg, cov, n_resamples, seed, run_fp))
-        except Exception as exc:  # a bug or a plugin failure: cannot judge, never a pass
-            results.append(error_result(
-                check, cov, f"the check raised {type(exc).__name__}: {exc}"))
+    from evalkit.data.labels import labels_in_effect, run_golden_labels
+
+    with labels_in_effect(labels if labels is not None
+                          else (lambda: run_golden_labels(run.header))):
+        for check in checks:
+            cov = check_coverage(check, run.per_query, reg, run_cov.expected)
+            try:
+                if check.kind == "threshold":
+                    results.append(_threshold_result(check, run, reg, cov))
+                else:
+                    results.append(baseline_result(
+                        check, run, base, reg, cov, n_resamples, seed, run_fp))
+            except Exception as exc:  # a bug or a plugin failure: cannot judge, never a pass
+                results.append(error_result(
+                    check, cov, f"the check raised {type(exc).__name__}: {exc}"))
     results, floor = _decided(results, n_resamples)
     if floor is not None:
         notes.append(floor)
