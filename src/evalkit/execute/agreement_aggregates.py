@@ -30,31 +30,36 @@ from typing import Any
 from evalkit.core.specs import AggregateSpec
 from evalkit.execute.aggregates import AggregateError, checked_rows
 
-Stat = Callable[[list[float], list[float]], float]
+#: name -> (statistic, its argument, higher is better, description); the statistic is a
+#: function of :mod:`evalkit.stats.agreement` (imported when an aggregate is computed, so
+#: that registering these imports no numpy)
+_STATS: dict[str, tuple[str, str | None, bool, str]] = {
+    "krippendorff_alpha": ("alpha", "interval", True,
+                           "Krippendorff's alpha (interval) of judge and human labels"),
+    "krippendorff_alpha_ordinal": ("alpha", "ordinal", True, "Krippendorff's alpha (ordinal)"),
+    "krippendorff_alpha_nominal": ("alpha", "nominal", True, "Krippendorff's alpha (nominal)"),
+    "cohen_kappa": ("kappa", "none", True,
+                    "Cohen's kappa (unweighted) of judge and human labels"),
+    "cohen_kappa_linear": ("kappa", "linear", True, "Cohen's kappa, linear weights"),
+    "cohen_kappa_quadratic": ("kappa", "quadratic", True, "Cohen's kappa, quadratic weights"),
+    "spearman_rho": ("rho", None, True, "Spearman's rho of judge and human labels"),
+    "judge_abs_bias": ("bias", None, False, "|mean judge - human| over the labelled cases"),
+    "labelled_cases": ("count", None, True, "labelled cases with a judge value"),
+}
 
 
-def _stats() -> dict[str, tuple[Stat, bool, str]]:
+def _statistic(kind: str, arg: str | None, judge: list[float], human: list[float]) -> float:
     from evalkit.stats import agreement as ag
 
-    return {
-        "krippendorff_alpha": (lambda j, h: ag.krippendorff_alpha([j, h], "interval"), True,
-                               "Krippendorff's alpha (interval) of judge and human labels"),
-        "krippendorff_alpha_ordinal": (lambda j, h: ag.krippendorff_alpha([j, h], "ordinal"),
-                                       True, "Krippendorff's alpha (ordinal)"),
-        "krippendorff_alpha_nominal": (lambda j, h: ag.krippendorff_alpha([j, h], "nominal"),
-                                       True, "Krippendorff's alpha (nominal)"),
-        "cohen_kappa": (lambda j, h: ag.cohen_kappa(j, h, "none"), True,
-                        "Cohen's kappa (unweighted) of judge and human labels"),
-        "cohen_kappa_linear": (lambda j, h: ag.cohen_kappa(j, h, "linear"), True,
-                               "Cohen's kappa, linear weights"),
-        "cohen_kappa_quadratic": (lambda j, h: ag.cohen_kappa(j, h, "quadratic"), True,
-                                  "Cohen's kappa, quadratic weights"),
-        "spearman_rho": (ag.spearman_rho, True, "Spearman's rho of judge and human labels"),
-        "judge_abs_bias": (lambda j, h: abs(ag.mean_bias(j, h).mean), False,
-                           "|mean judge - human| over the labelled cases"),
-        "labelled_cases": (lambda j, h: float(len(j)), True,
-                           "labelled cases with a judge value"),
-    }
+    if kind == "alpha":
+        return ag.krippendorff_alpha([judge, human], arg)  # type: ignore[arg-type]
+    if kind == "kappa":
+        return ag.cohen_kappa(judge, human, arg)  # type: ignore[arg-type]
+    if kind == "rho":
+        return ag.spearman_rho(judge, human)
+    if kind == "bias":
+        return abs(ag.mean_bias(judge, human).mean)
+    return float(len(judge))
 
 
 def _pairs(rows: Sequence[Any], name: str, metric: str) -> tuple[list[float], list[float]]:
@@ -77,13 +82,14 @@ def _pairs(rows: Sequence[Any], name: str, metric: str) -> tuple[list[float], li
     return [values[c] for c in ids], [own[c] for c in ids]
 
 
-def _bound(base: str, stat: Stat) -> Callable[[str], Callable[[Sequence[Any]], float]]:
+def _bound(base: str, kind: str, arg: str | None
+           ) -> Callable[[str], Callable[[Sequence[Any]], float]]:
     def of_metric(metric: str) -> Callable[[Sequence[Any]], float]:
         name = f"{base}(metric={metric})"
 
         def fn(rows: Sequence[Any]) -> float:
             judge, human = _pairs(rows, name, metric)
-            value = float(stat(judge, human))
+            value = float(_statistic(kind, arg, judge, human))
             if math.isnan(value):
                 raise AggregateError(f"{name}: undefined on these labels (no variation: "
                                      "every value the same)")
@@ -107,8 +113,8 @@ def _unbound(base: str) -> Callable[[Sequence[Any]], float]:
 def agreement_aggregates() -> list[AggregateSpec]:
     """The records the kernel's built-in plugin registers (module docstring)."""
     return [AggregateSpec(name, _unbound(name), hib, f"{text}; write {name}(METRIC)",
-                          of_metric=_bound(name, stat))
-            for name, (stat, hib, text) in _stats().items()]
+                          of_metric=_bound(name, kind, arg))
+            for name, (kind, arg, hib, text) in _STATS.items()]
 
 
 __all__ = ["agreement_aggregates"]
