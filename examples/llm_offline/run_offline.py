@@ -13,8 +13,9 @@ It starts the fake model, then runs, in this folder, the commands a CI job would
     evalkit run v1.yaml --overwrite --no-progress      # out/v1.jsonl, 3 samples per case
     evalkit run v2.yaml --overwrite --no-progress      # out/v2.jsonl
     evalkit compare out/v1.jsonl out/v2.jsonl -m exact_match,f1,rouge_l,correctness
+    evalkit agreement out/v2.jsonl --labels labels.jsonl
     evalkit gate --checks checks.yaml --run out/v2.jsonl --baseline out/v1.jsonl \\
-        --report markdown:out/gate.md
+        --labels labels.jsonl --report markdown:out/gate.md
 
 and exits with the gate's status (0 pass, 1 a blocking check failed, 2 cannot judge).
 """
@@ -39,8 +40,9 @@ COMMANDS = [
     ["run", "v1.yaml", "--overwrite", "--no-progress"],
     ["run", "v2.yaml", "--overwrite", "--no-progress"],
     ["compare", "out/v1.jsonl", "out/v2.jsonl", "-m", "exact_match,f1,rouge_l,correctness"],
+    ["agreement", "out/v2.jsonl", "--labels", "labels.jsonl"],
     ["gate", "--checks", "checks.yaml", "--run", "out/v2.jsonl", "--baseline", "out/v1.jsonl",
-     "--report", "markdown:out/gate.md"],
+     "--labels", "labels.jsonl", "--report", "markdown:out/gate.md"],
 ]
 
 
@@ -60,10 +62,11 @@ def main() -> int:
             code = evalkit(command, env)
             if code != 0:
                 return code
-    code = evalkit(COMMANDS[2], env)
-    if code != 0:
-        return code
-    return evalkit(COMMANDS[3], env)
+    for command in COMMANDS[2:4]:
+        code = evalkit(command, env)
+        if code != 0:
+            return code
+    return evalkit(COMMANDS[4], env)
 
 
 if __name__ == "__main__":

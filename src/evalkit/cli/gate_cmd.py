@@ -54,6 +54,12 @@ def command(
         help="The cases' tags for checks scoped by tag (scope: {tags: [...]}): one "
         "'query id<TAB>tag' per line. Default: the tags of the golden set the run was "
         "made from.")] = None,
+    labels: Annotated[Path | None, typer.Option(
+        "--labels", help="Human labels that agreement aggregates such as "
+        "krippendorff_alpha(correctness) read: a labels file (JSON Lines, {\"id\", "
+        "\"labels\"}) or a golden file with labels. Default: the labels of the golden file "
+        "the run's header names.", show_default=False,
+    )] = None,
     as_json: Annotated[bool, typer.Option(
         "--json", help="Print the verdict as JSON for scripts (the json report on standard "
         "output: every check, its verdict, numbers and coverage, and exit_code); the verdict "
@@ -67,6 +73,7 @@ def command(
     Warn-level checks never change the exit code. Options left out come from the eval
     config (evalkit.yaml or [tool.evalkit]: checks, output, baseline, reporters).
     """
+    from evalkit.data.labels import read_labels
     from evalkit.execute.gate_options import gate_options
     from evalkit.execute.run_files import require_artifact
     from evalkit.gate.evaluate import checks_source, gate_from_files
@@ -85,7 +92,8 @@ def command(
         require_artifact(baseline, "baseline")
     try:
         gate = gate_from_files(checks_file, run, baseline, n_resamples=resamples, seed=seed,
-                               case_tags=tags)
+                               case_tags=tags,
+                               labels=None if labels is None else read_labels(labels))
     except (ValueError, LookupError, OSError, ImportError):
         raise  # user errors: reported by the CLI's handler, exit 2
     except Exception as exc:

@@ -215,6 +215,10 @@ class AggregateSpec(_Record):
 
     Shares one namespace with per-case metrics. ``fn`` must raise (not return 0) when it
     cannot be computed, for example on an empty run.
+
+    An aggregate *of a metric* sets ``of_metric``: ``of_metric(metric)`` returns the
+    ``fn`` of ``name(metric)`` (``krippendorff_alpha(correctness)``, canonically
+    ``krippendorff_alpha(metric=correctness)``), and the bare ``name`` is refused.
     """
 
     name: str
@@ -223,6 +227,7 @@ class AggregateSpec(_Record):
     description: str = ""
     version: str = "1"
     aliases: tuple[str, ...] = ()
+    of_metric: Callable[[str], Callable[[Sequence[Any]], float]] | None = None
 
 
 @dataclass(frozen=True)
@@ -393,7 +398,7 @@ _CALLABLE_FIELDS: dict[type, tuple[str, ...]] = {
 }
 _OPTIONAL_CALLABLES: dict[type, tuple[str, ...]] = {
     MetricSpec: ("prepare", "batch", "variant"), MetricFamily: ("core",),
-    LoaderSpec: ("accepts",), ConfigSectionSpec: ("apply",),
+    LoaderSpec: ("accepts",), ConfigSectionSpec: ("apply",), AggregateSpec: ("of_metric",),
 }
 _STRING_FIELDS = ("description", "version", "suffix", "help", "load")
 _NAME_TUPLES = ("aliases", "suffixes", "params", "default_measures")

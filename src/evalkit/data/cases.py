@@ -40,6 +40,9 @@ class GoldenCase:
         tags: the slices the case belongs to (``evalkit compare --by tag``, a gate check's
             ``scope: {tags: [...]}``), in the order written; a single text is a one-tag
             tuple. Empty when the case gives none.
+        labels: human labels of this case, ``{metric: value}`` (finite numbers), that
+            :func:`evalkit.judge_agreement` compares a judge's grades with; not part of
+            what a target or metric sees. Empty when the case has none.
     """
 
     id: str
@@ -50,6 +53,7 @@ class GoldenCase:
     context: Mapping[str, Any] = field(default_factory=dict)
     answers: Sequence[str] = ()
     tags: Sequence[str] = ()
+    labels: Mapping[str, float] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not isinstance(self.id, str):

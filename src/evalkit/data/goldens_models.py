@@ -17,6 +17,7 @@ docs/runner.md; the reader adds the file and line.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Annotated, Any
 
@@ -28,6 +29,8 @@ from pydantic import (
     Field,
     ValidationError,
     ValidationInfo,
+    WithJsonSchema,
+    field_validator,
 )
 from pydantic_core import ErrorDetails
 
@@ -42,7 +45,8 @@ from evalkit.io.model_errors import (
     value_at,
 )
 
-KNOWN_FIELDS = ("id", "query", "expected", "relevant", "relevance", "answers", "tags")
+KNOWN_FIELDS = ("id", "query", "expected", "relevant", "relevance", "answers", "tags",
+                "labels")
 
 
 def _int_as_text(value: Any) -> Any:
@@ -109,6 +113,21 @@ TagText = Annotated[
 TagList = Annotated[list[TagText], BeforeValidator(_tuple_as_list), AfterValidator(_each_once)]
 
 
+def label_value_problem(value: Any) -> str | None:
+    """What is wrong with ``value`` as a human label, or ``None`` (a finite number)."""
+    if isinstance(value, bool):
+        return f"{value!r} is a boolean; write 1 or 0"
+    if not isinstance(value, int | float):
+        return f"{value!r} is a {type(value).__name__}; a label is a number"
+    if isinstance(value, float) and not math.isfinite(value):
+        return f"{value!r} is not a finite number"
+    return None
+
+
+#: a human label: a finite number, checked by :func:`label_value_problem`
+HumanLabel = Annotated[Any, WithJsonSchema({"type": "number"})]
+
+
 class GoldenRow(BaseModel):
     """One golden case as written in its file (see docs/runner.md)."""
 
@@ -131,6 +150,20 @@ class GoldenRow(BaseModel):
         None, description="The slices the case belongs to (a text or a list of texts): "
         "`evalkit compare --by tag` compares each tag's cases, and a gate check may be "
         "scoped to them (scope: {tags: [...]}).")
+    labels: dict[str, HumanLabel] | None = Field(
+        None, description="Human labels of this case, {metric: number} "
+        "(correctness: 4), that `evalkit agreement` compares the judge with.")
+
+    @field_validator("labels")
+    @classmethod
+    def _labels_are_numbers(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
+        for metric, label in (value or {}).items():
+            if not metric.strip():
+                raise rule("a metric name in 'labels' must be non-empty text")
+            problem = label_value_problem(label)
+            if problem is not None:
+                raise rule(f"label of {metric!r}: {problem}")
+        return value
 
     def context(self) -> dict[str, Any]:
         """The fields this model does not know, unchanged."""
@@ -204,6 +237,9 @@ def _explain(err: ErrorDetails, record: Mapping[str, Any]) -> str:
         return _answers_problem(case, value)
     if key == "tags":
         return _tags_problem(case, value)
+    if key == "labels":
+        return (f"{case}: 'labels' must map metric names to numbers (labels: "
+                f"{{correctness: 4}}), got {type(value).__name__} {value!r}")
     if len(loc) == 3:  # a key of relevance
         return id_problem(loc[1], f"{case}: 'relevance' key")
     if len(loc) == 2:
@@ -275,4 +311,5 @@ def validate_row(record: Mapping[Any, Any]) -> GoldenRow:
         raise Problem(tuple(err["loc"]), _explain(err, data)) from None
 
 
-__all__ = ["KNOWN_FIELDS", "CaseId", "GoldenCases", "GoldenRow", "id_problem", "validate_row"]
+__all__ = ["KNOWN_FIELDS", "CaseId", "GoldenCases", "GoldenRow", "id_problem",
+           "label_value_problem", "validate_row"]

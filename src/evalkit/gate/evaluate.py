@@ -35,6 +35,7 @@ from typing import Any
 
 from evalkit.core.registry import Registry
 from evalkit.data.coverage import Coverage, coverage_of
+from evalkit.data.labels import HumanLabels
 from evalkit.data.results import RunResult
 from evalkit.data.samples import sample_rows, samples_note
 from evalkit.gate.baseline import Baseline
@@ -130,6 +131,7 @@ def evaluate_gate(
     n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
     case_tags: Mapping[str, Sequence[str]] | None = None,
+    labels: HumanLabels | None = None,
 ) -> GateReport:
     """Judge every check on ``run`` (and ``baseline`` for baseline checks).
 
@@ -147,6 +149,9 @@ def evaluate_gate(
             scope covers the cases carrying its tags, and like an id scope, a covered
             case the run lacks makes the check ``error``, never ``pass``; unknown tags
             (no golden set, or one gone or changed) make it ``error`` too.
+        labels: the human labels that agreement aggregates
+            (``krippendorff_alpha(correctness)``) read; by default the ``labels`` of the
+            golden file the run's header names (:func:`evalkit.data.labels.run_golden_labels`).
 
     Returns:
         A :class:`GateReport`; its ``exit_code`` is 0, 1 or 2.
@@ -171,23 +176,27 @@ def evaluate_gate(
         if run_fp.ids_sha256 != base.fingerprint.ids_sha256:
             notes.append(case_set_difference(base.run.ids(), run.ids()))
     results: list[CheckResult] = []
+    from evalkit.data.labels import labels_in_effect, run_golden_labels
+
     resolve = _tag_scopes(checks, run, base, case_tags)
-    for check in checks:
-        try:
-            check = resolve(check)
-        except CheckError as exc:
-            results.append(error_result(check, (0, 0), str(exc)))
-            continue
-        cov = check_coverage(check, run.per_query, reg, run_cov.expected)
-        try:
-            if check.kind == "threshold":
-                results.append(_threshold_result(check, run, reg, cov))
-            else:
-                results.append(
-                    baseline_result(check, run, base, reg, cov, n_resamples, seed, run_fp))
-        except Exception as exc:  # a bug or a plugin failure: cannot judge, never a pass
-            results.append(error_result(
-                check, cov, f"the check raised {type(exc).__name__}: {exc}"))
+    with labels_in_effect(labels if labels is not None
+                          else (lambda: run_golden_labels(run.header))):
+        for check in checks:
+            try:
+                check = resolve(check)
+            except CheckError as exc:
+                results.append(error_result(check, (0, 0), str(exc)))
+                continue
+            cov = check_coverage(check, run.per_query, reg, run_cov.expected)
+            try:
+                if check.kind == "threshold":
+                    results.append(_threshold_result(check, run, reg, cov))
+                else:
+                    results.append(baseline_result(
+                        check, run, base, reg, cov, n_resamples, seed, run_fp))
+            except Exception as exc:  # a bug or a plugin failure: cannot judge, never a pass
+                results.append(error_result(
+                    check, cov, f"the check raised {type(exc).__name__}: {exc}"))
     results, floor = _decided(results, n_resamples)
     if floor is not None:
         notes.append(floor)
