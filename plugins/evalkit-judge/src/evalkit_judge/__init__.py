@@ -1,9 +1,10 @@
-"""evalkit-judge: an LLM-as-judge metric for paired-evalkit, on the Anthropic API or any
-OpenAI-compatible endpoint (or a provider another package registers).
+"""evalkit-judge: an LLM-as-judge metric for paired-evalkit, on the Anthropic API, any
+OpenAI-compatible endpoint, or a provider another package registers.
 
 ``LLMJudge(rubric, model, scale)`` grades ``(response, case)`` with one forced, strict
-tool call (or a strict JSON schema reply) and caches every grade in SQLite (:class:`GradeCache`); a :class:`Budget`
-bounds the requests and money of a run, or counts them in a dry run.
+tool call (or a strict JSON schema reply) and caches every grade in SQLite
+(:class:`GradeCache`); a :class:`Budget` bounds the requests and money of a run, or
+counts them in a dry run.
 
 Names are imported on first use, so discovering the plugin (``evalkit plugins list``)
 imports neither sqlite3 nor the judge.
