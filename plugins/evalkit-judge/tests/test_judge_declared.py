@@ -43,7 +43,7 @@ judges:
     model: gpt-test
     base_url: ${JUDGE_URL}
     api_key_env: JUDGE_KEY
-    headers: {X-Org: %s}
+    headers: {X-Org: ORG_VALUE}
     rubric: {file: rubrics/unhelpful.md}
     higher_is_better: false
     cache: judge.sqlite
@@ -51,7 +51,7 @@ judges:
     retries: 1
 metrics: [unhelpfulness]
 output: runs/judged.jsonl
-''' % ORG
+'''.replace("ORG_VALUE", ORG)
 
 
 def grade(request: dict[str, Any]) -> dict[str, Any]:
