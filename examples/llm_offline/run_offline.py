@@ -2,9 +2,9 @@
 -> text metrics, an LLM judge and cost -> comparison -> gate verdict.
 
 A fake model (``fake_model.py``) answers over HTTP on 127.0.0.1 with a controlled amount
-of noise per sample; the judge is evalkit-judge's ``LLMJudge`` on the plugin's fake
-Anthropic client (``judge_plugin.py``, this folder's local plugin). Nothing leaves the
-machine. From the repository root:
+of noise per sample; the judge, declared in the configs (``judges:``), grades on an
+OpenAI-compatible server on 127.0.0.1 (``fake_judge.py``). Nothing leaves the machine.
+From the repository root:
 
     .venv/bin/python examples/llm_offline/run_offline.py
 
@@ -32,6 +32,8 @@ HERE = Path(__file__).resolve().parent
 if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
+from fake_judge import URL_VARIABLE as JUDGE_URL_VARIABLE  # noqa: E402
+from fake_judge import FakeJudge  # noqa: E402
 from fake_model import FakeModel  # noqa: E402
 from targets import URL_VARIABLE  # noqa: E402
 
@@ -47,7 +49,7 @@ COMMANDS = [
 
 
 def evalkit(args: list[str], env: dict[str, str]) -> int:
-    """Run ``evalkit ARGS`` in this folder (its pyproject.toml loads the local plugin)."""
+    """Run ``evalkit ARGS`` in this folder."""
     print(f"\n$ evalkit {' '.join(args)}", flush=True)
     return subprocess.run([*EVALKIT, *args], cwd=HERE, env=env, check=False).returncode
 
@@ -56,8 +58,8 @@ def main() -> int:
     out = HERE / "out"
     if out.exists():  # a fresh start: the judge's grade cache too
         shutil.rmtree(out)
-    with FakeModel() as model:
-        env = {**os.environ, URL_VARIABLE: model.url, "LLM_OFFLINE_OUT": str(out)}
+    with FakeModel() as model, FakeJudge() as judge:
+        env = {**os.environ, URL_VARIABLE: model.url, JUDGE_URL_VARIABLE: judge.api_base}
         for command in COMMANDS[:2]:
             code = evalkit(command, env)
             if code != 0:

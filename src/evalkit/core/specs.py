@@ -372,12 +372,20 @@ class ConfigSectionSpec(_Record):
             a ``ValueError`` or ``LookupError`` it raises is reported as an error of the
             section. ``None``: the section is validated only.
         description: one line, for listings and the JSON Schema.
+        restore: ``restore(header) -> None``, called with a run artifact's header when
+            the run is read (``evalkit rescore``, ``gate``, ``compare``: any
+            :meth:`~evalkit.data.results.RunResult.load`) and the header holds metric
+            details, so that the plugin can register again what the section declared
+            for that run from what its metrics recorded there (their ``details``),
+            without the config. It must skip what it cannot rebuild and what the
+            registry already has. ``None``: nothing is restored.
     """
 
     name: str
     model: Any
     apply: Callable[[Any, Any], None] | None = None
     description: str = ""
+    restore: Callable[[Any], None] | None = None
 
 
 AnySpec = (MetricSpec | MetricFamily | AggregateSpec | LoaderSpec | TargetSpec | ReporterSpec
@@ -398,7 +406,8 @@ _CALLABLE_FIELDS: dict[type, tuple[str, ...]] = {
 }
 _OPTIONAL_CALLABLES: dict[type, tuple[str, ...]] = {
     MetricSpec: ("prepare", "batch", "variant"), MetricFamily: ("core",),
-    LoaderSpec: ("accepts",), ConfigSectionSpec: ("apply",), AggregateSpec: ("of_metric",),
+    LoaderSpec: ("accepts",), ConfigSectionSpec: ("apply", "restore"),
+    AggregateSpec: ("of_metric",),
 }
 _STRING_FIELDS = ("description", "version", "suffix", "help", "load")
 _NAME_TUPLES = ("aliases", "suffixes", "params", "default_measures")

@@ -1,8 +1,10 @@
-"""evalkit-judge: an LLM-as-judge metric for paired-evalkit, on the Anthropic API.
+"""evalkit-judge: an LLM-as-judge metric for paired-evalkit, on the Anthropic API, any
+OpenAI-compatible endpoint, or a provider another package registers.
 
 ``LLMJudge(rubric, model, scale)`` grades ``(response, case)`` with one forced, strict
-tool call and caches every grade in SQLite (:class:`GradeCache`); a :class:`Budget`
-bounds the requests and money of a run, or counts them in a dry run.
+tool call (or a strict JSON schema reply) and caches every grade in SQLite
+(:class:`GradeCache`); a :class:`Budget` bounds the requests and money of a run, or
+counts them in a dry run.
 
 Names are imported on first use, so discovering the plugin (``evalkit plugins list``)
 imports neither sqlite3 nor the judge.
@@ -32,6 +34,10 @@ _EXPORTS: dict[str, str] = {
     "TOOL_NAME": "evalkit_judge.grades",
     "Grade": "evalkit_judge.grades",
     "LLMJudge": "evalkit_judge.judge",
+    "JudgeProvider": "evalkit_judge.providers",
+    "ProviderSettings": "evalkit_judge.providers",
+    "RequestFailed": "evalkit_judge.providers",
+    "Sent": "evalkit_judge.providers",
     "summarize": "evalkit_judge.grades",
 }
 
@@ -68,3 +74,7 @@ if TYPE_CHECKING:
     from evalkit_judge.grades import Grade as Grade
     from evalkit_judge.grades import summarize as summarize
     from evalkit_judge.judge import LLMJudge as LLMJudge
+    from evalkit_judge.providers import JudgeProvider as JudgeProvider
+    from evalkit_judge.providers import ProviderSettings as ProviderSettings
+    from evalkit_judge.providers import RequestFailed as RequestFailed
+    from evalkit_judge.providers import Sent as Sent

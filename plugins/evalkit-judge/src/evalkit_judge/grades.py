@@ -215,6 +215,17 @@ def parse_reply(reply: Mapping[str, Any], scale: int) -> tuple[int, str]:
     data = ours[0].get("input")
     if not isinstance(data, Mapping):
         raise JudgeError(f"the {TOOL_NAME} input is not an object: {data!r}")
+    return grade_fields(data, scale)
+
+
+def grade_fields(data: Mapping[str, Any], scale: int) -> tuple[int, str]:
+    """``(score, reason)`` of a grade object: an integer ``score`` on ``1..scale`` and a
+    text ``reason``.
+
+    Raises:
+        JudgeError: a score that is not an integer or lies off the scale, a reason that
+            is not text.
+    """
     score = data.get("score")
     if isinstance(score, bool) or not isinstance(score, int):
         raise JudgeError(f"the score {score!r} is not an integer")

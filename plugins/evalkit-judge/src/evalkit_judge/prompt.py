@@ -103,10 +103,21 @@ class GradingPrompt:
 
     def request(self, response: TargetResponse, case: GoldenCase) -> dict[str, Any]:
         """The Messages API request body for ``(response, case)`` (JSON-ready)."""
+        return self.messages_body(self.render(response, case))
+
+    @property
+    def schema(self) -> dict[str, Any]:
+        """The JSON schema of a grade: ``{"score": 1..scale, "reason": text}``, both
+        required, nothing else."""
+        schema: dict[str, Any] = self.tool["input_schema"]
+        return schema
+
+    def messages_body(self, message: str) -> dict[str, Any]:
+        """The Messages API request body whose user message is ``message``."""
         body: dict[str, Any] = {
             "model": self.model,
             "max_tokens": self.max_tokens,
-            "messages": [{"role": "user", "content": self.render(response, case)}],
+            "messages": [{"role": "user", "content": message}],
             "tools": [self.tool],
             "tool_choice": {"type": "tool", "name": TOOL_NAME,
                             "disable_parallel_tool_use": True},
@@ -121,11 +132,15 @@ class GradingPrompt:
         """A short hash of :meth:`definition` (16 hex digits)."""
         return sha256_hex(canonical_json(self.definition()))[:16]
 
-    def key(self, body: Mapping[str, Any], sample: int | None = None) -> str:
-        """The cache key of a request ``body``: SHA-256 hex of the canonical request, and
-        of ``sample`` when given (``judge_resamples``: one grade per sample)."""
+    def key(self, body: Mapping[str, Any], sample: int | None = None,
+            scope: Mapping[str, Any] | None = None) -> str:
+        """The cache key of a request ``body``: SHA-256 hex of the canonical request, of
+        ``sample`` when given (``judge_resamples``: one grade per sample) and of
+        ``scope`` (the provider and its endpoint) when not empty."""
         keyed: dict[str, Any] = {"version": KEY_VERSION, "scale": self.scale,
                                  "rubric": self.rubric, "request": body}
+        if scope:
+            keyed["scope"] = dict(scope)
         if sample is not None:
             keyed["sample"] = sample
         return sha256_hex(canonical_json(keyed))
