@@ -73,12 +73,12 @@ def _signflip_p_by_hand(sums: list[float], alternative: str) -> float:
     for signs in itertools.product((1, -1), repeat=len(sums)):
         t = sum(s * x for s, x in zip(signs, sums, strict=True))
         if alternative == "two-sided":
-            count += abs(t) >= abs(obs) - 1e-12
+            count += int(abs(t) >= abs(obs) - 1e-12)
         elif alternative == "greater":
-            count += t >= obs - 1e-12
+            count += int(t >= obs - 1e-12)
         else:
-            count += t <= obs + 1e-12
-    return float(count) / 2 ** len(sums)
+            count += int(t <= obs + 1e-12)
+    return count / float(2 ** len(sums))
 
 
 @pytest.mark.parametrize("alternative", ["two-sided", "greater", "less"])
