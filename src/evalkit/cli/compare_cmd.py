@@ -124,6 +124,15 @@ def command(
         help="Pair only the queries every run has (and say which were left out) instead of "
         "refusing runs over different queries.",
     )] = False,
+    cluster: Annotated[bool, typer.Option(
+        "--cluster", help="Clustered cases: take each golden case's 'cluster' (of the "
+        "golden sets the runs were made from) as the unit of the tests: whole-cluster "
+        "sign flips and bootstrap, the CR1 t-test (docs/statistics.md#clustered-cases).",
+    )] = False,
+    clusters_file: Annotated[Path | None, typer.Option(
+        "--clusters", show_default=False,
+        help="Clustered cases from a file: 'query id<TAB>cluster' lines (for TREC runs), "
+        "or a golden set whose cases name their 'cluster'; implies --cluster.")] = None,
     collections: Annotated[Path | None, typer.Option(
         "--collections", show_default=False,
         help="Instead of runs: a YAML or JSON file listing collections (name, baseline, "
@@ -179,9 +188,11 @@ def command(
             ci=ci_method, n_resamples=resamples, seed=seed,
             all_pairs=all_pairs, top=top, relevance_level=relevance_level,
             missing=missing_value, depth=depth, topics=topics,
-            allow_incomplete=allow_incomplete),
+            allow_incomplete=allow_incomplete,
+            clusters=clusters_file if clusters_file is not None else (cluster or None)),
         f"comparing {len(runs)} runs", metric=metric, report=report,
-        inputs=[*runs, qrels, topics], as_json=as_json_flag, table=print_compare_table)
+        inputs=[*runs, qrels, topics, clusters_file], as_json=as_json_flag,
+        table=print_compare_table)
 
 
 def _compare_and_show(work: Callable[[list[str] | None], Any], doing: str, *,

@@ -45,6 +45,8 @@ NOT_WITH_COLLECTIONS: dict[str, str] = {
     "--all-pairs": "a collection holds one baseline and one candidate",
     "--resamples": "nothing is resampled",
     "--seed": "nothing is resampled",
+    "--cluster": "each collection's variance s^2/n treats its queries as independent",
+    "--clusters": "each collection's variance s^2/n treats its queries as independent",
 }
 #: Options that go only with ``--collections``.
 ONLY_WITH_COLLECTIONS: tuple[str, ...] = ("--tau2", "--hartung-knapp")

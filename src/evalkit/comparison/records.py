@@ -59,7 +59,8 @@ class Settings:
     second what ran: ``ci_method`` (the interval of the last test), ``family_size``
     (hypotheses adjusted together), ``generator`` (the resampling generator, None when
     nothing was drawn), ``methods_used`` / ``ci_methods_used`` (with ``method="auto"``
-    each metric gets its own test).
+    each metric gets its own test), ``clusters`` (the number of clusters the tests took
+    as their unit, None when the cases were not clustered).
     """
 
     method: str = "auto"
@@ -79,6 +80,7 @@ class Settings:
     generator: str | None = None
     methods_used: tuple[str, ...] = ()
     ci_methods_used: tuple[str, ...] = ()
+    clusters: int | None = None
 
     @property
     def adjusted(self) -> bool:
@@ -95,7 +97,7 @@ class Settings:
             "missing": self.missing, "depth": self.depth,
             "allow_incomplete": self.allow_incomplete, "family_size": self.family_size,
             "generator": self.generator, "methods_used": list(self.methods_used),
-            "ci_methods_used": list(self.ci_methods_used),
+            "ci_methods_used": list(self.ci_methods_used), "clusters": self.clusters,
         }
 
 
@@ -147,6 +149,8 @@ class MetricComparison:
             is below alpha (the paired bootstrap on one query gives ``1/(B+1)``); the
             reason in full is the last of ``warnings``
             (:func:`evalkit.report.comparison_rows.p_note_for`).
+        n_clusters: the number of clusters the test took as its unit when the cases
+            were clustered (``evalkit.compare(..., clusters=...)``), else None.
     """
 
     metric: str
@@ -182,6 +186,7 @@ class MetricComparison:
     candidate_values: tuple[float, ...] = ()
     spread: WithinCaseSpread | None = None
     p_note: str | None = None
+    n_clusters: int | None = None
 
     def per_query(self) -> dict[str, float]:
         """``{query id: candidate - baseline}`` over the paired queries."""

@@ -37,6 +37,9 @@ class GoldenCase:
             generated answer with (exact match, F1, ROUGE-L), kept as a tuple; a single
             text is a one-answer tuple. Empty when the case gives none: :meth:`reference_answers`
             then falls back to a text ``expected``.
+        cluster: the cluster the case belongs to (cases about one passage, one
+            conversation), which clustered paired tests take as their unit
+            (:mod:`evalkit.stats.clusters`); None when not given.
     """
 
     id: str
@@ -46,6 +49,7 @@ class GoldenCase:
     relevant: frozenset[str] = field(default_factory=lambda: _NOT_GIVEN)
     context: Mapping[str, Any] = field(default_factory=dict)
     answers: Sequence[str] = ()
+    cluster: str | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.id, str):

@@ -112,6 +112,8 @@ def case_digest(case: GoldenCase) -> str:
     }
     if case.answers:  # only when given: the digests of cases without answers stay as they were
         doc["answers"] = list(case.answers)
+    if case.cluster is not None:  # likewise
+        doc["cluster"] = case.cluster
     text = json.dumps(doc, sort_keys=True, default=str, ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
@@ -152,6 +154,7 @@ def case_from_record(record: Mapping[str, Any], where: str) -> GoldenCase:
         id=row.id, query=row.query or "", expected=expected, relevance=relevance,
         relevant=frozenset(relevant), context=row.context(),
         answers=() if row.answers is None else row.answers,
+        cluster=row.cluster,
     )
 
 
@@ -281,6 +284,9 @@ def _csv_record(row: dict[str, str], where: str) -> dict[str, Any]:
             _json_cell(answers, where, "answers", list) if answers.lstrip().startswith("[")
             else answers
         )
+    cluster = row.get("cluster")
+    if cluster is not None and not cluster.strip():  # an empty cell: no cluster
+        out["cluster"] = None
     grades = row.get("relevance")
     if grades is not None:
         out["relevance"] = None if not grades.strip() else _json_cell(

@@ -10,6 +10,7 @@ null), ``expected`` is a list of ids, a text or null, ``relevant`` a list of ids
 ``relevance`` maps ids to integer labels, ``answers`` is a non-blank text or a non-empty
 list of non-blank texts (a text of only white space is no answer: exact match and F1
 would compare with the empty text), no id is blank, and no id repeats in a list.
+``cluster`` is text as an id is (a JSON integer becomes its digits) or null.
 :func:`validate_row` raises :class:`evalkit.io.model_errors.Problem` with the message of
 docs/runner.md; the reader adds the file and line.
 """
@@ -41,7 +42,7 @@ from evalkit.io.model_errors import (
     value_at,
 )
 
-KNOWN_FIELDS = ("id", "query", "expected", "relevant", "relevance", "answers")
+KNOWN_FIELDS = ("id", "query", "expected", "relevant", "relevance", "answers", "cluster")
 
 
 def _int_as_text(value: Any) -> Any:
@@ -120,6 +121,10 @@ class GoldenRow(BaseModel):
         None, description="Acceptable reference answers (a text or a list of texts) that "
         "text metrics (exact_match, f1, rouge_l) compare a generated answer with; without "
         "it they read a text expected.")
+    cluster: CaseId | None = Field(
+        None, description="The cluster the case belongs to (cases about one passage, one "
+        "conversation, one document): `evalkit compare --cluster` and the gate's "
+        "`clusters` take the cluster as the unit of the paired tests.")
 
     def context(self) -> dict[str, Any]:
         """The fields this model does not know, unchanged."""
@@ -191,6 +196,8 @@ def _explain(err: ErrorDetails, record: Mapping[str, Any]) -> str:
         return f"{case}: 'relevant' must be a list of ids"
     if key == "answers":
         return _answers_problem(case, value)
+    if key == "cluster":
+        return id_problem(value, f"{case}: 'cluster'")
     if len(loc) == 3:  # a key of relevance
         return id_problem(loc[1], f"{case}: 'relevance' key")
     if len(loc) == 2:
