@@ -159,7 +159,7 @@ def baseline_result(
             observed, base_value = mean_of(cand, res.name), mean_of(base, res.name)
             t = _per_case_test(cand, base, res.name, alpha, n_resamples, seed,
                                res.spec.value_type if isinstance(res.spec, MetricSpec)
-                               else None, clusters)
+                               else None, clusters=clusters)
     except (CheckError, CheckFailure) as exc:
         return error_result(check, cov, str(exc), kind=kind)
     except (ValueError, TypeError) as exc:
