@@ -66,6 +66,9 @@ def load_clusters(path: str | PathLike[str]) -> CaseClusters:
                 f"{where}: expected 'query id<TAB>cluster' (one tab), got "
                 f"{len(fields) - 1} tabs")
         qid, cluster = fields[0], fields[1].rstrip("\r")
+        if not qid or not cluster:
+            raise ClustersError(f"{where}: an empty {'query id' if not qid else 'cluster'}; "
+                                "write 'query id<TAB>cluster'")
         try:
             check_id(qid, "query id")
             check_id(cluster, "cluster")

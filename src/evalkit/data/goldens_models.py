@@ -197,7 +197,9 @@ def _explain(err: ErrorDetails, record: Mapping[str, Any]) -> str:
     if key == "answers":
         return _answers_problem(case, value)
     if key == "cluster":
-        return id_problem(value, f"{case}: 'cluster'")
+        if value == "":
+            return f"{case}: 'cluster' is empty; name the cluster, or leave the field out"
+        return f"{case}: {id_problem(value, repr('cluster'))}"
     if len(loc) == 3:  # a key of relevance
         return id_problem(loc[1], f"{case}: 'relevance' key")
     if len(loc) == 2:
