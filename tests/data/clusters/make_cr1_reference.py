@@ -5,7 +5,7 @@ seconds to import on the shared 2-core machine (pandas and patsy).
 Run from the repository root, with statsmodels installed (the version is stored)::
 
     pip install statsmodels
-    python tests/data/clusters/make_statsmodels_reference.py
+    python tests/data/clusters/make_cr1_reference.py
 
 Each case is per-case differences ``d`` and a cluster per case. statsmodels regresses
 ``d`` on a constant, ``OLS(d, ones).fit(cov_type="cluster", cov_kwds={"groups": codes},
