@@ -330,7 +330,7 @@ def test_holm_across_blocking_baseline_checks_only(
     raw_p = {"ndcg@10": 0.01, "recall@10": 0.04, "recall@100": 0.03, "ndcg@3": 0.04}
 
     def fake_test(cand: Any, base: Any, metric: str, alpha: float, n_resamples: int,
-                  seed: int, value_type: str | None = None) -> Any:
+                  seed: int, value_type: str | None = None, clusters: Any = None) -> Any:
         return gate_mod._TestOutcome(-0.1, -0.2, -0.01, raw_p[metric], "fake", None)
 
     monkeypatch.setattr(gate_mod, "_per_case_test", fake_test)

@@ -134,6 +134,15 @@ def command(
         "--tags", show_default=False,
         help="With --by tag: the cases' tags, one 'query id<TAB>tag' per line (a query "
         "with several tags on several lines); needed for TREC runs.")] = None,
+    cluster: Annotated[bool, typer.Option(
+        "--cluster", help="Clustered cases: take each golden case's 'cluster' (of the "
+        "golden sets the runs were made from) as the unit of the tests: whole-cluster "
+        "sign flips and bootstrap, the CR1 t-test (docs/statistics.md#clustered-cases).",
+    )] = False,
+    clusters_file: Annotated[Path | None, typer.Option(
+        "--clusters", show_default=False,
+        help="Clustered cases from a file: 'query id<TAB>cluster' lines (for TREC runs), "
+        "or a golden set whose cases name their 'cluster'; implies --cluster.")] = None,
     collections: Annotated[Path | None, typer.Option(
         "--collections", show_default=False,
         help="Instead of runs: a YAML or JSON file listing collections (name, baseline, "
@@ -191,9 +200,10 @@ def command(
             all_pairs=all_pairs, top=top, relevance_level=relevance_level,
             missing=missing_value, depth=depth, topics=topics,
             allow_incomplete=allow_incomplete, by=by.value if by is not None else None,
-            tags=tags),
+            tags=tags,
+            clusters=clusters_file if clusters_file is not None else (cluster or None)),
         f"comparing {len(runs)} runs", metric=metric, report=report,
-        inputs=[*runs, qrels, topics, tags], as_json=as_json_flag,
+        inputs=[*runs, qrels, topics, tags, clusters_file], as_json=as_json_flag,
         table=print_compare_table)
 
 

@@ -60,6 +60,14 @@ def command(
         "\"labels\"}) or a golden file with labels. Default: the labels of the golden file "
         "the run's header names.", show_default=False,
     )] = None,
+    cluster: Annotated[bool, typer.Option(
+        "--cluster", help="Clustered cases: the baseline checks' tests take each golden "
+        "case's 'cluster' (of the golden set the run was made from) as their unit "
+        "(docs/statistics.md#clustered-cases).")] = False,
+    clusters_file: Annotated[Path | None, typer.Option(
+        "--clusters", show_default=False,
+        help="Clustered cases from a file: 'case id<TAB>cluster' lines, or a golden set "
+        "whose cases name their 'cluster'; implies --cluster.")] = None,
     as_json: Annotated[bool, typer.Option(
         "--json", help="Print the verdict as JSON for scripts (the json report on standard "
         "output: every check, its verdict, numbers and coverage, and exit_code); the verdict "
@@ -85,15 +93,16 @@ def command(
     targets = [*options.reports, *(["json:-"] if as_json else [])]
     # refuse a malformed, unknown or unwritable --report before any work
     to_stdout = check_report_targets(
-        targets, inputs=[run, checks_source(options.checks), baseline, tags])
+        targets, inputs=[run, checks_source(options.checks), baseline, tags, clusters_file])
     checks_file = checks_source(options.checks)
     require_artifact(run, "run")
     if baseline is not None:
         require_artifact(baseline, "baseline")
     try:
-        gate = gate_from_files(checks_file, run, baseline, n_resamples=resamples, seed=seed,
-                               case_tags=tags,
-                               labels=None if labels is None else read_labels(labels))
+        gate = gate_from_files(
+            checks_file, run, baseline, n_resamples=resamples, seed=seed, case_tags=tags,
+            labels=None if labels is None else read_labels(labels),
+            clusters=clusters_file if clusters_file is not None else (cluster or None))
     except (ValueError, LookupError, OSError, ImportError):
         raise  # user errors: reported by the CLI's handler, exit 2
     except Exception as exc:

@@ -82,6 +82,14 @@ def command(
     missing: Annotated[Missing | None, typer.Option(
         "--missing", help="As for compare.", show_default=False,
     )] = None,
+    cluster: Annotated[bool, typer.Option(
+        "--cluster", help="Clustered cases: plan in clusters (each golden case's "
+        "'cluster', of the golden sets the pilot runs were made from): every n counts "
+        "clusters (docs/statistics.md#clustered-cases).")] = False,
+    clusters_file: Annotated[Path | None, typer.Option(
+        "--clusters", show_default=False,
+        help="Clustered cases from a file: 'query id<TAB>cluster' lines, or a golden set "
+        "whose cases name their 'cluster'; implies --cluster.")] = None,
     as_json_flag: Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")] = False,
 ) -> None:
     """Plan a comparison: the smallest difference n queries can detect, and the queries a
@@ -102,6 +110,7 @@ def command(
             simulate=simulate, trials=trials, seed=seed, relevance_level=relevance_level,
             missing=missing.value if missing is not None else None, depth=depth,
             epochs=epochs or [],
+            clusters=clusters_file if clusters_file is not None else (cluster or None),
         )
     for w in result.warnings:
         note(f"warning: {w}")

@@ -29,6 +29,7 @@ from evalkit.comparison.records import (
 )
 from evalkit.comparison.slices import TagsArg
 from evalkit.comparison.spread import samples_warnings, spread_of
+from evalkit.data.case_clusters import ClustersArg
 from evalkit.data.metric_info import higher_is_better, value_type
 from evalkit.data.results import RunResult
 from evalkit.execute.run_files import QrelsArg
@@ -57,6 +58,7 @@ def compare(
     allow_incomplete: bool = False,
     by: str | None = None,
     tags: TagsArg | None = None,
+    clusters: ClustersArg | bool | None = None,
 ) -> Comparison:
     """Compare each candidate with the baseline on the same queries, metric by metric.
 
@@ -110,6 +112,15 @@ def compare(
         tags: the cases' tags, ``{case id: [tag, ...]}`` or the path of a tags file
             (``query id<TAB>tag`` lines, :func:`evalkit.data.case_tags.load_tags`); without
             it, with ``by="tag"``, the tags of the golden sets the runs were made from.
+        clusters: clustered cases (several questions about one passage, one
+            conversation): ``{case id: cluster}``, the path of a clusters file
+            (``query id<TAB>cluster`` lines) or of a golden set whose cases name their
+            ``cluster``, or True for the clusters of the golden sets the runs were made
+            from. Every test then takes the cluster as its unit
+            (:mod:`evalkit.stats.clusters`: whole-cluster sign flips, the CR1 t-test on
+            ``G - 1`` degrees of freedom, the cluster bootstrap); the description says
+            how many clusters, each row's ``n_clusters`` holds it, and fewer than 20 add
+            a warning. None or False: every case is its own cluster.
 
     Returns:
         :class:`Comparison`.
@@ -126,6 +137,10 @@ def compare(
         TopicsError: a ``topics`` file that cannot be read (file and line named).
         TagsError: a ``tags`` file that cannot be read (file and line named), a golden
             set the runs record that is gone or changed, or no case with a tag.
+        ClustersError: a clusters file that cannot be read (file and line named); with
+            ``clusters=True``, runs made from no golden set, or one gone or changed.
+        ValueError: ``clusters`` that miss a compared case, name a case no run has, or
+            hold fewer than two clusters (:func:`evalkit.stats.clusters.cluster_index`).
         FrameFormatError: a DataFrame that is not a run or qrels (the row named).
         ValueError: an unknown ``method``, ``correction`` or ``alternative`` (from
             :func:`evalkit.stats.compare_runs`).
@@ -143,6 +158,11 @@ def compare(
 
         reader = retrieval_loader("queries", "topics", f"{topics}: the topic file reader")
         topics = cast("dict[str, str]", reader.fn(topics))
+    given_clusters = None
+    if clusters is not None and not isinstance(clusters, bool):
+        from evalkit.data.case_clusters import as_case_clusters
+
+        given_clusters = as_case_clusters(clusters)  # a bad file stops before any work
     loaded = load_inputs(inputs, qrels=qrels, metrics=metrics,
                          relevance_level=relevance_level, missing=missing, depth=depth,
                          allow_incomplete=allow_incomplete)
@@ -152,12 +172,17 @@ def compare(
     from evalkit.stats.histogram import MAX_BINS
 
     runs = loaded.runs
+    if clusters is True:
+        from evalkit.data.case_clusters import clusters_from_runs
+
+        given_clusters = clusters_from_runs([r.header for r in runs])
     family = compare_runs(
         runs[0], list(runs[1:]), list(loaded.metrics), all_pairs=all_pairs, method=method,
         alpha=alpha, alternative=alternative, ci=ci, correction=correction,
         n_resamples=n_resamples, seed=seed, distribution_bins=MAX_BINS,
         allow_incomplete=allow_incomplete,  # the runs were checked (and paired) above
         value_types={m: value_type(m) for m in loaded.metrics},
+        clusters=given_clusters,
     )
     from evalkit.stats.family import correction_floor_note
 
@@ -279,6 +304,7 @@ def _metric_comparison(
         baseline_values=tuple(float(b_scores[q]) for q in ids),
         candidate_values=tuple(float(c_scores[q]) for q in ids),
         spread=spread_of(base, cand, metric, ids),
+        n_clusters=res.n_clusters,
     )
 
 
@@ -295,6 +321,7 @@ def _settings(results: Sequence[Any], family_size: int, **asked: Any) -> Setting
         depth=asked["depth"], allow_incomplete=bool(asked["allow_incomplete"]),
         family_size=family_size, generator=generator, methods_used=methods,
         ci_methods_used=cis, by=asked["by"], slice_family_size=asked["slice_family_size"],
+        clusters=next((r.n_clusters for r in results), None),
     )
 
 

@@ -47,6 +47,8 @@ NOT_WITH_COLLECTIONS: dict[str, str] = {
     "--seed": "nothing is resampled",
     "--by": "the collections are pooled as wholes; compare one collection's runs by tag",
     "--tags": "the collections are pooled as wholes; compare one collection's runs by tag",
+    "--cluster": "each collection's variance s^2/n treats its queries as independent",
+    "--clusters": "each collection's variance s^2/n treats its queries as independent",
 }
 #: Options that go only with ``--collections``.
 ONLY_WITH_COLLECTIONS: tuple[str, ...] = ("--tau2", "--hartung-knapp")

@@ -11,13 +11,14 @@ resampling the pilot's own differences, which holds when they are skewed.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from evalkit.comparison.inputs import RunInput, load_inputs
 from evalkit.comparison.options import check_alpha
 from evalkit.comparison.records import ComparisonError
+from evalkit.data.case_clusters import ClustersArg
 from evalkit.execute.run_files import QrelsArg
 
 
@@ -75,7 +76,9 @@ class SamplesPlan:
 @dataclass
 class Plan:
     """Planning figures for one metric of a pilot (or for a given sd: ``metric`` None);
-    ``samples`` with a pilot of K >= 2 samples per case in both runs."""
+    ``samples`` with a pilot of K >= 2 samples per case in both runs. With clusters
+    (``n_clusters``, the pilot's), every n counts clusters and ``sd_diff`` is the sd of
+    the cluster-level values (:func:`cluster_level_pilot`)."""
 
     metric: str | None
     sd_diff: float
@@ -86,6 +89,7 @@ class Plan:
     detectable: list[Detectable] = field(default_factory=list)
     needed: list[Needed] = field(default_factory=list)
     samples: SamplesPlan | None = None
+    n_clusters: int | None = None
 
 
 @dataclass
@@ -175,29 +179,61 @@ def plan_from_sd(sd: float, ns: Sequence[int], effects: Sequence[float], *, alph
     return plan
 
 
+def cluster_level_pilot(baseline: Any, candidate: Any, metric: str,
+                        clusters: Mapping[str, Hashable]) -> dict[str, float]:
+    """``{cluster: r_g}``, the pilot's cluster-level values of ``candidate - baseline``
+    on ``metric``: ``r_g = (G / N) (S_g - n_g mean) + mean``
+    (:func:`evalkit.stats.clusters.cluster_columns`), whose mean is the mean difference
+    and whose ``sd / sqrt(G)`` is its CR1 standard error; so the t-test's planning
+    formulas and the simulation read them as one difference per cluster.
+
+    Raises:
+        ValueError: as :func:`evalkit.stats.clusters.cluster_index`.
+    """
+    import numpy as np
+
+    from evalkit.stats.clusters import cluster_columns, cluster_index
+    from evalkit.stats.pairing import align
+
+    pair = align(candidate, baseline, metric)
+    index = cluster_index(pair.ids, clusters)
+    robust, _ = cluster_columns(np.asarray(pair.diffs)[:, None], index)
+    return {c: float(v) for c, v in zip(index.labels, robust[:, 0].tolist(), strict=True)}
+
+
 def plans_from_pilot(
     baseline: Any, candidate: Any, metrics: Sequence[str], ns: Sequence[int],
     effects: Sequence[float], *, alpha: float, power: float, alternative: str,
     simulate: bool, trials: int, seed: int, ks: Sequence[int] = (),
+    clusters: Mapping[str, Hashable] | None = None,
 ) -> list[Plan]:
     """One plan per metric from a pilot pair of runs (``candidate - baseline``); with
     K >= 2 samples per case in both, also the n x K plan at ``ks`` (default 1, 2, 5,
-    10, 20 and the pilot's K)."""
+    10, 20 and the pilot's K). With ``clusters`` the unit is the cluster: the plan is
+    made from the cluster-level values (:func:`cluster_level_pilot`) and every n counts
+    clusters (no n x K plan)."""
     from evalkit.stats import plan_from_pilot, simulate_power
 
     plans: list[Plan] = []
     for metric in metrics:
-        base, cand = baseline.scores(metric), candidate.scores(metric)
+        if clusters is not None:  # one value per cluster, against 0
+            cand_m: Any = cluster_level_pilot(baseline, candidate, metric, clusters)
+            base_m: Any = dict.fromkeys(cand_m, 0.0)
+            base, cand = base_m, cand_m
+        else:
+            cand_m, base_m = candidate, baseline
+            base, cand = baseline.scores(metric), candidate.scores(metric)
         diffs = [cand[q] - base[q] for q in base]
         plan: Plan | None = None
         for n in ns or [len(diffs)]:
-            p = plan_from_pilot(candidate, baseline, metric, n=n, alpha=alpha, power=power,
+            p = plan_from_pilot(cand_m, base_m, metric, n=n, alpha=alpha, power=power,
                                 alternative=alternative, simulate=simulate, n_trials=trials,
                                 seed=seed)
             if plan is None:
                 plan = Plan(metric=metric, sd_diff=p.sd_diff, n_pilot=p.n_pilot,
                             mean_diff=p.mean_diff, skewness=p.skewness,
-                            skewness_warning=p.skewness_warning)
+                            skewness_warning=p.skewness_warning,
+                            n_clusters=len(diffs) if clusters is not None else None)
             sim = p.simulated
             plan.detectable.append(Detectable(
                 p.n, p.mde, sim.power if sim else None, sim.se if sim else None))
@@ -211,9 +247,10 @@ def plans_from_pilot(
                                      n_trials=trials, seed=seed)
                 need.simulated_power, need.simulated_se = sim.power, sim.se
             plan.needed.append(need)
-        plan.samples = _samples_plan(baseline, candidate, metric, sorted(base),
-                                     ns or [plan.n_pilot or 2], ks, alpha=alpha,
-                                     power=power, alternative=alternative)
+        if clusters is None:
+            plan.samples = _samples_plan(baseline, candidate, metric, sorted(base),
+                                         ns or [plan.n_pilot or 2], ks, alpha=alpha,
+                                         power=power, alternative=alternative)
         plans.append(plan)
     return plans
 
@@ -258,6 +295,7 @@ def plan_power(
     missing: str | None = None,
     depth: int | None = None,
     epochs: Sequence[int] = (),
+    clusters: ClustersArg | bool | None = None,
 ) -> PowerPlan:
     """Plan a comparison from a pilot pair of runs (``baseline, candidate``) or from
     ``sd``, the standard deviation of the per-query differences.
@@ -277,6 +315,12 @@ def plan_power(
         epochs: planned samples per case K; with a pilot of K >= 2 samples per case in
             both runs each (n, K) gets its minimum detectable effect, and the plan says
             beyond which K more samples stop helping (``Plan.samples``).
+        clusters: with a pilot, clustered cases (``{case id: cluster}``, the path of a
+            clusters file or golden set, or True for the golden sets the runs were made
+            from, as for :func:`evalkit.compare`): the plan is made from one
+            cluster-level value per cluster (:func:`cluster_level_pilot`), so ``n`` and
+            every figure count clusters of the pilot's mean size, planned for the CR1
+            t-test on ``G - 1`` degrees of freedom.
 
     Raises:
         ComparisonError: both or neither of a pilot and ``sd``; a pilot that is not two
@@ -300,10 +344,20 @@ def plan_power(
         loaded = load_inputs(list(pilot), qrels=qrels, metrics=metrics,
                              relevance_level=relevance_level, missing=missing, depth=depth)
         base, cand = loaded.runs
+        given = _pilot_clusters(clusters, loaded.runs)
         plans = plans_from_pilot(base, cand, loaded.metrics, ns, wanted, alpha=alpha,
                                  power=power, alternative=alternative, simulate=simulate,
-                                 trials=trials, seed=seed, ks=list(epochs))
+                                 trials=trials, seed=seed, ks=list(epochs), clusters=given)
         notes = [w for ws in loaded.notes for w in ws]
+        if given is not None:
+            from evalkit.stats.clusters import few_clusters_note
+
+            g = plans[0].n_clusters or 0
+            notes.append(f"clustered: every n counts clusters (the pilot has {g} clusters "
+                         f"of {len(base.ids()) / g:.3g} cases on average); sd is that of "
+                         "one cluster-level difference")
+            few = few_clusters_note(g)
+            notes.extend([few] if few else [])
         if epochs and not any(p.samples for p in plans):
             notes.append("--epochs plans samples per case only from a pilot whose runs "
                          "both have K >= 2 samples per case (evalkit run --epochs 2 or "
@@ -317,6 +371,9 @@ def plan_power(
             seed, f"pilot: {cand.name} - {base.name}{names}, paired by query id", notes)
     if sd is None:
         raise ComparisonError("give a pilot pair of runs (BASELINE CANDIDATE) or --sd")
+    if clusters is not None and clusters is not False:
+        raise ComparisonError("clusters go with a pilot pair of runs; with --sd give the sd "
+                              "of one cluster-level difference and count n in clusters")
     if epochs:
         raise ComparisonError(
             "-k/--epochs plans samples per case from a pilot pair of runs with K >= 2 "
@@ -330,6 +387,18 @@ def plan_power(
     plan = plan_from_sd(sd, ns, wanted, alpha=alpha, power=power, alternative=alternative)
     return PowerPlan([plan], alpha, power, alternative, None, None,
                      f"sd of the per-query differences: {sd:g}")
+
+
+def _pilot_clusters(clusters: ClustersArg | bool | None, runs: Sequence[Any]
+                    ) -> Mapping[str, Hashable] | None:
+    """``clusters`` as ``{case id: cluster}`` (True: the runs' golden sets'), or None."""
+    if clusters is None or clusters is False:
+        return None
+    from evalkit.data.case_clusters import as_case_clusters, clusters_from_runs
+
+    if clusters is True:
+        return clusters_from_runs([r.header for r in runs])
+    return as_case_clusters(clusters)
 
 
 __all__ = [

@@ -44,11 +44,17 @@ def print_power_plans(result: PowerPlan, console: Any) -> None:
     _notes(plans, console)
 
 
+def _unit(plans: Sequence[Plan]) -> str:
+    """What n counts: "clusters" for a clustered plan, else "queries"."""
+    return "clusters" if any(p.n_clusters for p in plans) else "queries"
+
+
 def _pilot_table(plans: Sequence[Plan], console: Any) -> None:
     """The pilot's n, mean difference, spread and skewness, per metric."""
     from evalkit.report.rich_tables import new_table as Table
 
-    t = Table("metric", "pilot n", "mean diff", "sd of diffs", "skewness",
+    n_head = "pilot n" if _unit(plans) == "queries" else "pilot n (clusters)"
+    t = Table("metric", n_head, "mean diff", "sd of diffs", "skewness",
               box=None, pad_edge=False, title="pilot", title_justify="left")
     for p in plans:
         t.add_row(p.metric or "", str(p.n_pilot), figure(p.mean_diff or 0.0, signed=True),
@@ -62,7 +68,7 @@ def _detectable_table(plans: Sequence[Plan], with_metric: bool, pilot: bool, con
     with a pilot); nothing when no n was planned and there is no pilot."""
     from evalkit.report.rich_tables import new_table as Table
 
-    t = Table(*(["metric"] if with_metric else []), "queries", "smallest detectable diff",
+    t = Table(*(["metric"] if with_metric else []), _unit(plans), "smallest detectable diff",
               *(["simulated power at it"] if pilot else []),
               title="minimum detectable effect", title_justify="left")
     for p in plans:
@@ -80,12 +86,13 @@ def _needed_table(plans: Sequence[Plan], with_metric: bool, pilot: bool, console
     """The queries each effect needs, with the power at the first planned n."""
     from evalkit.report.rich_tables import new_table as Table
 
-    n_label = next((f"power at {x.n} queries" for p in plans for x in p.needed if x.n),
+    unit = _unit(plans)
+    n_label = next((f"power at {x.n} {unit}" for p in plans for x in p.needed if x.n),
                    None)
-    t = Table(*(["metric"] if with_metric else []), "diff", "queries needed",
+    t = Table(*(["metric"] if with_metric else []), "diff", f"{unit} needed",
               *([n_label] if n_label else []),
               *(["simulated"] if pilot else []),
-              title="queries needed", title_justify="left")
+              title=f"{unit} needed", title_justify="left")
     for p in plans:
         for x in p.needed:
             cells = ([p.metric or ""] if with_metric else []) + [

@@ -63,6 +63,8 @@ class Settings:
     each metric gets its own test). ``by``: ``"tag"`` when the comparison was also made
     slice by slice (``evalkit compare --by tag``), else None; ``slice_family_size``: the
     hypotheses the slices' p-values were adjusted over (slices x metrics x candidates).
+    ``clusters``: the number of clusters the tests took as their unit, None when the
+    cases were not clustered.
     """
 
     method: str = "auto"
@@ -84,6 +86,7 @@ class Settings:
     ci_methods_used: tuple[str, ...] = ()
     by: str | None = None
     slice_family_size: int = 0
+    clusters: int | None = None
 
     @property
     def adjusted(self) -> bool:
@@ -100,7 +103,7 @@ class Settings:
             "missing": self.missing, "depth": self.depth,
             "allow_incomplete": self.allow_incomplete, "family_size": self.family_size,
             "generator": self.generator, "methods_used": list(self.methods_used),
-            "ci_methods_used": list(self.ci_methods_used),
+            "ci_methods_used": list(self.ci_methods_used), "clusters": self.clusters,
         } | ({"by": self.by, "slice_family_size": self.slice_family_size}
              if self.by is not None else {})
 
@@ -153,6 +156,8 @@ class MetricComparison:
             is below alpha (the paired bootstrap on one query gives ``1/(B+1)``); the
             reason in full is the last of ``warnings``
             (:func:`evalkit.report.comparison_rows.p_note_for`).
+        n_clusters: the number of clusters the test took as its unit when the cases
+            were clustered (``evalkit.compare(..., clusters=...)``), else None.
     """
 
     metric: str
@@ -188,6 +193,7 @@ class MetricComparison:
     candidate_values: tuple[float, ...] = ()
     spread: WithinCaseSpread | None = None
     p_note: str | None = None
+    n_clusters: int | None = None
 
     def per_query(self) -> dict[str, float]:
         """``{query id: candidate - baseline}`` over the paired queries."""

@@ -43,7 +43,8 @@ def _row(c: MetricComparison) -> dict[str, Any]:
     e = c.effect
     return {
         "metric": c.metric, "baseline": c.baseline, "candidate": c.candidate,
-        "n_queries": c.n_queries, "baseline_mean": c.baseline_mean,
+        "n_queries": c.n_queries, "n_clusters": c.n_clusters,
+        "baseline_mean": c.baseline_mean,
         "candidate_mean": c.candidate_mean, "diff": c.diff, "ci_low": c.ci_low,
         "ci_high": c.ci_high, "p_value": c.p_value, "p_adjusted": c.p_adjusted,
         "p_note": c.p_note, "significant": c.significant,
@@ -154,6 +155,7 @@ def _row_from(d: Mapping[str, Any], ids: tuple[str, ...], texts: Mapping[str, st
         details={str(q): dict(v) for q, v in (d.get("details") or {}).items()},
         spread=None if not d.get("spread") else WithinCaseSpread.from_dict(d["spread"]),
         p_note=None if d.get("p_note") is None else str(d["p_note"]),
+        n_clusters=None if d.get("n_clusters") is None else int(d["n_clusters"]),
         **values,
     )
 

@@ -43,6 +43,9 @@ class GoldenCase:
         labels: human labels of this case, ``{metric: value}`` (finite numbers), that
             :func:`evalkit.judge_agreement` compares a judge's grades with; not part of
             what a target or metric sees. Empty when the case has none.
+        cluster: the cluster the case belongs to (cases about one passage, one
+            conversation), which clustered paired tests take as their unit
+            (:mod:`evalkit.stats.clusters`); None when not given.
     """
 
     id: str
@@ -54,6 +57,7 @@ class GoldenCase:
     answers: Sequence[str] = ()
     tags: Sequence[str] = ()
     labels: Mapping[str, float] = field(default_factory=dict)
+    cluster: str | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.id, str):

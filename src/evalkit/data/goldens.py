@@ -115,6 +115,8 @@ def case_digest(case: GoldenCase) -> str:
         doc["answers"] = list(case.answers)
     if case.tags:  # likewise
         doc["tags"] = list(case.tags)
+    if case.cluster is not None:  # likewise
+        doc["cluster"] = case.cluster
     text = json.dumps(doc, sort_keys=True, default=str, ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
@@ -157,6 +159,7 @@ def case_from_record(record: Mapping[str, Any], where: str) -> GoldenCase:
         answers=() if row.answers is None else row.answers,
         tags=() if row.tags is None else row.tags,
         labels={} if row.labels is None else {k: float(v) for k, v in row.labels.items()},
+        cluster=row.cluster,
     )
 
 
@@ -307,6 +310,9 @@ def _csv_record(row: dict[str, str], where: str) -> dict[str, Any]:
         del out[column]
     if labels:
         out["labels"] = labels
+    cluster = row.get("cluster")
+    if cluster is not None and not cluster.strip():  # an empty cell: no cluster
+        out["cluster"] = None
     grades = row.get("relevance")
     if grades is not None:
         out["relevance"] = None if not grades.strip() else _json_cell(

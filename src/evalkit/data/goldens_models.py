@@ -11,6 +11,7 @@ null), ``expected`` is a list of ids, a text or null, ``relevant`` a list of ids
 texts (printable, without ``;``), ``answers`` is a non-blank text or a non-empty
 list of non-blank texts (a text of only white space is no answer: exact match and F1
 would compare with the empty text), no id is blank, and no id repeats in a list.
+``cluster`` is text as an id is (a JSON integer becomes its digits) or null.
 :func:`validate_row` raises :class:`evalkit.io.model_errors.Problem` with the message of
 docs/runner.md; the reader adds the file and line.
 """
@@ -46,7 +47,7 @@ from evalkit.io.model_errors import (
 )
 
 KNOWN_FIELDS = ("id", "query", "expected", "relevant", "relevance", "answers", "tags",
-                "labels")
+                "labels", "cluster")
 
 
 def _int_as_text(value: Any) -> Any:
@@ -146,6 +147,10 @@ class GoldenRow(BaseModel):
         None, description="Acceptable reference answers (a text or a list of texts) that "
         "text metrics (exact_match, f1, rouge_l) compare a generated answer with; without "
         "it they read a text expected.")
+    cluster: CaseId | None = Field(
+        None, description="The cluster the case belongs to (cases about one passage, one "
+        "conversation, one document): `evalkit compare --cluster` and the gate's "
+        "`clusters` take the cluster as the unit of the paired tests.")
     tags: TagList | TagText | None = Field(
         None, description="The slices the case belongs to (a text or a list of texts): "
         "`evalkit compare --by tag` compares each tag's cases, and a gate check may be "
@@ -240,6 +245,10 @@ def _explain(err: ErrorDetails, record: Mapping[str, Any]) -> str:
     if key == "labels":
         return (f"{case}: 'labels' must map metric names to numbers (labels: "
                 f"{{correctness: 4}}), got {type(value).__name__} {value!r}")
+    if key == "cluster":
+        if value == "":
+            return f"{case}: 'cluster' is empty; name the cluster, or leave the field out"
+        return f"{case}: {id_problem(value, repr('cluster'))}"
     if len(loc) == 3:  # a key of relevance
         return id_problem(loc[1], f"{case}: 'relevance' key")
     if len(loc) == 2:

@@ -67,6 +67,10 @@ def load_yaml(path: str | Path) -> GoldenSet:
                     record[key] = _yaml_ids_or_text(loader, value_node, where)
                 elif key in ("answers", "tags"):
                     record[key] = _yaml_texts(loader, value_node)
+                elif key == "cluster" and isinstance(value_node, yaml.ScalarNode):
+                    # as written: 010 and 3.10 stay text; a null is no cluster
+                    record[key] = None if value_node.tag == _NULL_TAG and \
+                        value_node.style is None else str(value_node.value)
                 elif key == "relevance" and isinstance(value_node, yaml.MappingNode):
                     record[key] = {
                         _yaml_id(k, where): loader.construct_object(v, deep=True)

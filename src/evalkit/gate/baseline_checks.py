@@ -9,7 +9,7 @@ different fingerprint is refused before any test, naming the difference.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -54,21 +54,26 @@ class _TestOutcome:
     p_value: float
     method: str
     n_resamples: int | None
+    n_clusters: int | None = None
 
 
 def _per_case_test(
     cand: Mapping[str, float], base: Mapping[str, float], metric: str, alpha: float,
     n_resamples: int, seed: int, value_type: str | None = None,
+    clusters: Mapping[str, Hashable] | None = None,
 ) -> _TestOutcome:
     """:func:`evalkit.stats.paired_test` with its default method on ``{case id: value}``
     maps: run minus baseline, two-sided, interval of confidence ``1 - alpha``; "auto"
-    chooses the test from the metric's declared ``value_type``."""
+    chooses the test from the metric's declared ``value_type``; with ``clusters`` (of
+    these cases and perhaps others) the cluster is the test's unit."""
     from evalkit.stats import paired_test
 
+    mine = None if clusters is None else {i: clusters[i] for i in cand if i in clusters}
     r = paired_test(dict(cand), dict(base), metric, alpha=alpha, alternative="two-sided",
-                    n_resamples=n_resamples, seed=seed, value_type=value_type)
+                    n_resamples=n_resamples, seed=seed, value_type=value_type,
+                    clusters=mine)
     return _TestOutcome(float(r.observed), float(r.ci_low), float(r.ci_high),
-                        float(r.p_value), str(r.method), r.n_resamples)
+                        float(r.p_value), str(r.method), r.n_resamples, r.n_clusters)
 
 
 def _part(name: str, run: RunResult, rows: Sequence[Any]) -> RunResult:
@@ -97,7 +102,11 @@ def _aggregate_test(
 def baseline_result(
     check: CheckSpec, run: RunResult, baseline: Baseline | None, reg: Registry,
     cov: tuple[int, int], n_resamples: int, seed: int, run_fp: Fingerprint | None,
+    clusters: Mapping[str, Hashable] | None = None,
 ) -> CheckResult:
+    """One baseline check judged (its verdict placeholder "pass" until :func:`decide`);
+    a per-case metric's test takes ``clusters`` as its unit when given (a whole-run
+    aggregate's bootstrap resamples cases), or an error result naming what failed."""
     if baseline is None:
         return error_result(check, cov, "this check compares against a baseline, but none was "
                                   "given (pass --baseline, or baseline= to evaluate_gate)")
@@ -150,7 +159,7 @@ def baseline_result(
             observed, base_value = mean_of(cand, res.name), mean_of(base, res.name)
             t = _per_case_test(cand, base, res.name, alpha, n_resamples, seed,
                                res.spec.value_type if isinstance(res.spec, MetricSpec)
-                               else None)
+                               else None, clusters=clusters)
     except (CheckError, CheckFailure) as exc:
         return error_result(check, cov, str(exc), kind=kind)
     except (ValueError, TypeError) as exc:
@@ -159,6 +168,7 @@ def baseline_result(
         baseline_value=base_value, difference=t.difference, ci_low=t.ci_low,
         ci_high=t.ci_high, p_value=t.p_value, alpha=alpha, method=t.method,
         n_cases=len(ids), higher_is_better=higher, n_resamples=t.n_resamples,
+        n_clusters=t.n_clusters,
     )
     # verdict decided after Holm; "pass" is a placeholder
     return CheckResult(check, "pass", observed, cov[0], cov[1], "", kind, comp)

@@ -33,6 +33,8 @@ class BaselineComparison:
         higher_is_better: the metric's polarity.
         outcome: ``"regressed"``, ``"improved"`` or ``"no significant change"`` (set once
             the p-value used for the decision is known).
+        n_clusters: the clusters the test took as its unit (``evaluate_gate(...,
+            clusters=...)``), None when the cases were not clustered.
     """
 
     baseline_value: float
@@ -47,6 +49,7 @@ class BaselineComparison:
     p_adjusted: float | None = None
     outcome: str = "no significant change"
     n_resamples: int | None = None
+    n_clusters: int | None = None
 
     @property
     def p_decision(self) -> float:
@@ -70,6 +73,7 @@ class BaselineComparison:
             "alpha": self.alpha,
             "method": self.method,
             "n_cases": self.n_cases,
+            "n_clusters": self.n_clusters,
             "n_resamples": self.n_resamples,
             "higher_is_better": self.higher_is_better,
             "outcome": self.outcome,

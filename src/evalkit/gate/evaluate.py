@@ -27,13 +27,14 @@ when ``p < alpha``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import replace
 from os import PathLike
 from pathlib import Path
 from typing import Any
 
 from evalkit.core.registry import Registry
+from evalkit.data.case_clusters import ClustersArg
 from evalkit.data.coverage import Coverage, coverage_of
 from evalkit.data.labels import HumanLabels
 from evalkit.data.results import RunResult
@@ -88,8 +89,9 @@ def holm_floor(comparisons: Sequence[BaselineComparison], n_resamples: int) -> s
     from evalkit.stats.multiple import holm_floor_note
 
     return holm_floor_note(
-        lambda b: [smallest_p(c.method, c.n_cases, b, "two-sided",
-                              c.method == "randomization" and c.n_cases <= EXACT_MAX_N)
+        lambda b: [smallest_p(c.method, c.n_clusters or c.n_cases, b, "two-sided",
+                              c.method == "randomization"
+                              and (c.n_clusters or c.n_cases) <= EXACT_MAX_N)
                    for c in comparisons], max(c.alpha for c in comparisons), n_resamples)
 
 
@@ -122,6 +124,42 @@ def _threshold_result(
     return CheckResult(check, verdict, observed, cov[0], cov[1], msg, res.kind)
 
 
+def _gate_clusters(clusters: ClustersArg | bool | None, run: RunResult,
+                   base: Baseline | None) -> Mapping[str, Hashable] | None:
+    """``clusters`` as ``{case id: cluster}`` (None: not clustered), its ids checked
+    against the run's and the baseline's. Raises ClustersError."""
+    from evalkit.data.case_clusters import (
+        ClustersError,
+        as_case_clusters,
+        clusters_from_runs,
+    )
+
+    if clusters is None or clusters is False:
+        return None
+    given = clusters_from_runs([run.header]) if clusters is True else \
+        as_case_clusters(clusters)
+    known = set(run.ids()) | (set(base.run.ids()) if base is not None else set())
+    extra = sorted(i for i in given if i not in known)
+    if extra:
+        shown = ", ".join(repr(i) for i in extra[:10])
+        raise ClustersError(f"clusters: {len(extra)} id(s) are not cases of the run or the "
+                            f"baseline ({shown}{' ...' if len(extra) > 10 else ''}); check "
+                            "that the clusters belong to this run")
+    return given
+
+
+def _clusters_notes(clusters: Mapping[str, Hashable], run: RunResult) -> list[str]:
+    """How many clusters the run's cases fall in (the unit of the baseline checks'
+    tests), and the warning below :data:`evalkit.stats.clusters.FEW_CLUSTERS`."""
+    from evalkit.stats.clusters import few_clusters_note
+
+    g = len({str(clusters[i]) for i in run.ids() if i in clusters})
+    notes = [f"clustered: the baseline checks' tests take the cluster as their unit "
+             f"({g} clusters over the run's {len(run.ids())} cases)"]
+    few = few_clusters_note(g)
+    return notes + ([few] if few else [])
+
+
 def evaluate_gate(
     checks: Sequence[CheckSpec],
     run: RunResult,
@@ -132,6 +170,7 @@ def evaluate_gate(
     seed: int = DEFAULT_SEED,
     case_tags: Mapping[str, Sequence[str]] | None = None,
     labels: HumanLabels | None = None,
+    clusters: ClustersArg | bool | None = None,
 ) -> GateReport:
     """Judge every check on ``run`` (and ``baseline`` for baseline checks).
 
@@ -152,6 +191,13 @@ def evaluate_gate(
         labels: the human labels that agreement aggregates
             (``krippendorff_alpha(correctness)``) read; by default the ``labels`` of the
             golden file the run's header names (:func:`evalkit.data.labels.run_golden_labels`).
+        clusters: clustered cases: ``{case id: cluster}``, the path of a clusters file
+            (``query id<TAB>cluster``) or of a golden set naming each case's
+            ``cluster``, or True for the clusters of the golden set the run was made
+            from. The test of every baseline check on a per-case metric then takes the
+            cluster as its unit (:mod:`evalkit.stats.clusters`; its comparison's
+            ``n_clusters``); a note says how many clusters, and warns below 20. A
+            whole-run aggregate's bootstrap still resamples cases.
 
     Returns:
         A :class:`GateReport`; its ``exit_code`` is 0, 1 or 2.
@@ -159,6 +205,8 @@ def evaluate_gate(
     Raises:
         CheckError: ``checks`` is empty or has duplicate ids.
         TypeError: ``run`` is not a RunResult.
+        ClustersError: a clusters file that cannot be read, ids the run and baseline do
+            not have, or (True) a run made from no golden set, or one gone or changed.
     """
     run = _as_run(run)
     _require_ids(checks)
@@ -170,6 +218,9 @@ def evaluate_gate(
         base = Baseline.from_run(_as_run(baseline))
     run_cov = coverage_of(run)
     notes, incomplete, lacking = _coverage_notes(run, run_cov, base)
+    case_clusters = _gate_clusters(clusters, run, base)
+    if case_clusters is not None:
+        notes.extend(_clusters_notes(case_clusters, run))
     run_fp: Fingerprint | None = None
     if base is not None and any(c.kind == "baseline" for c in checks):
         run_fp = fingerprint(run, aggregates=False)
@@ -192,8 +243,8 @@ def evaluate_gate(
                 if check.kind == "threshold":
                     results.append(_threshold_result(check, run, reg, cov))
                 else:
-                    results.append(baseline_result(
-                        check, run, base, reg, cov, n_resamples, seed, run_fp))
+                    results.append(baseline_result(check, run, base, reg, cov, n_resamples,
+                                                   seed, run_fp, case_clusters))
             except Exception as exc:  # a bug or a plugin failure: cannot judge, never a pass
                 results.append(error_result(
                     check, cov, f"the check raised {type(exc).__name__}: {exc}"))

@@ -17,6 +17,8 @@ Entry points:
   (:func:`paired_effect`) with a random-effects model, ``tau^2`` by
   :func:`paule_mandel` or :func:`dersimonian_laird` (the statistics of
   :func:`evalkit.meta_compare`).
+* clustered cases: ``clusters=`` on :func:`paired_test` and :func:`compare_runs`
+  (:mod:`.clusters`; :func:`cr1_se`, :func:`cluster_index`).
 * power: :func:`t_power`, :func:`minimum_detectable_effect`, :func:`required_n`,
   :func:`simulate_power`, :func:`plan_from_pilot`.
 
@@ -70,6 +72,9 @@ _LAZY: dict[str, str] = {
     "dersimonian_laird": "evalkit.stats.meta",
     "paule_mandel": "evalkit.stats.meta",
     "MetaAnalysisError": "evalkit.stats.meta",
+    "cr1_se": "evalkit.stats.clusters",
+    "cluster_index": "evalkit.stats.clusters",
+    "ClusterIndex": "evalkit.stats.clusters",
 }
 
 __all__ = sorted(_LAZY)
@@ -82,6 +87,9 @@ if TYPE_CHECKING:
     from evalkit.stats.aggregate import aggregate_bootstrap as aggregate_bootstrap
     from evalkit.stats.bootstrap import BootstrapResult as BootstrapResult
     from evalkit.stats.bootstrap import paired_bootstrap as paired_bootstrap
+    from evalkit.stats.clusters import ClusterIndex as ClusterIndex
+    from evalkit.stats.clusters import cluster_index as cluster_index
+    from evalkit.stats.clusters import cr1_se as cr1_se
     from evalkit.stats.effects import effect_sizes as effect_sizes
     from evalkit.stats.family import PairedTestFamily as PairedTestFamily
     from evalkit.stats.family import compare_runs as compare_runs

@@ -16,6 +16,7 @@ runs each test on its columns.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
@@ -175,8 +176,9 @@ def needs_of(method: str, ci_method: str, want_null: bool, live: bool) -> Needs:
 
 def draw_resamples(D: FloatArray, mo: Moments, needs: Needs, *, n_resamples: int,
                    seed: int, backend: Backend, want_t: bool) -> Draws:
-    """Draw what ``needs`` asks for (the sign flips exactly when ``n <= EXACT_MAX_N``),
-    and the studentized bootstrap statistics when ``want_t`` and the squares were drawn."""
+    """Draw what ``needs`` asks for (the sign flips of ``D`` exactly when
+    ``n <= EXACT_MAX_N``; the bootstrap from ``mo.centred``), and the studentized
+    bootstrap statistics when ``want_t`` and the squares were drawn."""
     n = mo.n
     exact = n <= EXACT_MAX_N
     dev = sqdev = flips = signs = tstar = None
@@ -298,6 +300,7 @@ def analyse(
     want_null: bool = False,
     backend: Backend = "auto",
     bins: int = 0,
+    flip: FloatArray | None = None,
 ) -> Analysis:
     """Run ``method`` (with interval ``ci_method``) on every column of ``D``.
 
@@ -310,12 +313,20 @@ def analyse(
         want_null: also return resampled studentized statistics for max-T.
         backend: kernel backend.
         bins: also bin each column's resampled statistic into this many bins (0: no).
+        flip: the values the sign-flip test flips, ``(n, m)`` with ``D``'s column means,
+            when they are not ``D`` itself: clustered cases, where ``D`` holds the
+            clusters' residual totals and ``flip`` their sums
+            (:func:`evalkit.stats.clusters.cluster_columns`). None: ``D``.
     """
     n, m = D.shape
+    F = D if flip is None else flip
     mo = column_moments(D)
+    if flip is not None:
+        mo = dataclasses.replace(mo, tols=np.maximum(mo.tols, np.array(
+            [tie_tolerance(F[:, j]) for j in range(m)])))
     live = not bool(np.all(mo.constant))
     needs = needs_of(method, ci_method, want_null, live)
-    dr = draw_resamples(D, mo, needs, n_resamples=n_resamples, seed=seed, backend=backend,
+    dr = draw_resamples(F, mo, needs, n_resamples=n_resamples, seed=seed, backend=backend,
                         want_t=needs.squares)
     outcomes: list[ColumnOutcome] = []
     for j in range(m):
@@ -331,7 +342,7 @@ def analyse(
     null_t: FloatArray | None = None
     null_exact = False
     if want_null:
-        null_t, null_exact = null_statistics(method, D, mo, dr, n_resamples)
+        null_t, null_exact = null_statistics(method, F, mo, dr, n_resamples)
     hists: tuple[Histogram | None, ...] = ()
     if bins:
         hists = tuple(

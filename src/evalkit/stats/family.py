@@ -8,7 +8,7 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,7 +21,7 @@ from evalkit.stats.bootstrap import check_resamples
 from evalkit.stats.effects import effect_sizes
 from evalkit.stats.grouped import analyse_family
 from evalkit.stats.histogram import MAX_BINS
-from evalkit.stats.methods import check_options, check_value_type, smallest_p
+from evalkit.stats.methods import check_options, check_value_type, sample_skewness, smallest_p
 from evalkit.stats.multiple import (
     CORRECTIONS,
     benjamini_hochberg,
@@ -30,7 +30,7 @@ from evalkit.stats.multiple import (
     westfall_young,
 )
 from evalkit.stats.numeric import real_number
-from evalkit.stats.paired import DEFAULT_METHOD, make_result
+from evalkit.stats.paired import DEFAULT_METHOD, clustered, make_result
 from evalkit.stats.pairing import RunLike, align
 from evalkit.stats.results import PairedTestResult
 
@@ -97,6 +97,7 @@ def compare_runs(
     distribution_bins: int = 0,
     allow_incomplete: bool = False,
     value_types: Mapping[str, str | None] | None = None,
+    clusters: Mapping[str, Hashable] | None = None,
 ) -> PairedTestFamily:
     """Compare candidates with a baseline (or all pairs) on several metrics at once.
 
@@ -126,6 +127,11 @@ def compare_runs(
             be ("binary", "discrete", "continuous"; ``MetricSpec.value_type``); "auto"
             runs the t-test on a "binary" one. A metric left out is undeclared.
             ``evalkit.compare`` passes the registered metrics'.
+        clusters: ``{case id: cluster}``: every test of the family takes the cluster as
+            its unit, as in :func:`evalkit.stats.paired_test` (each result's
+            ``n_clusters`` is ``G``). Every paired case needs a cluster; an id that no
+            paired case has is refused, unless ``allow_incomplete`` (it may be a case
+            left out).
 
     Returns:
         :class:`PairedTestFamily`.
@@ -135,7 +141,8 @@ def compare_runs(
             ``allow_incomplete`` is false.
         ValueError: bad options, no candidates, runs over different query ids, a
             metric missing from a run (unless ``allow_incomplete``), no case shared by
-            every run.
+            every run; ``clusters`` that miss a paired case, name a case no run has or
+            hold fewer than two clusters.
     """
     ci_checked = check_options(method, ci, alpha, alternative)
     if correction not in CORRECTIONS:
@@ -191,8 +198,10 @@ def compare_runs(
             labels.append((pair.name_a, pair.name_b, metric))
     D = np.column_stack(columns)
     n = D.shape[0]
+    units, flip, n_clusters = clustered(
+        D, ids_ref or (), clusters, tuple(clusters or ()) if allow_incomplete else ())
     analysis = analyse_family(
-        D,
+        units,
         method=method,
         ci=ci_checked,
         alpha=float(alpha),
@@ -203,6 +212,7 @@ def compare_runs(
         backend=backend,
         bins=distribution_bins,
         value_types=types,
+        flip=flip,
     )
     raw = [o.p_value for o in analysis.outcomes]
     if correction == "holm":
@@ -231,6 +241,8 @@ def compare_runs(
             alpha=float(alpha),
             alternative=alternative,
             seed=s,
+            n_clusters=n_clusters,
+            cluster_skewness=0.0 if flip is None else sample_skewness(flip[:, j]),
         )
         results.append(dataclasses.replace(r, p_adjusted=adj[j], correction=correction))
     floor = correction_floor_note(results, correction, float(alpha), B)
@@ -248,7 +260,8 @@ def correction_floor_note(results: Sequence[PairedTestResult], correction: str,
     if correction != "holm" or not results:
         return None
     return holm_floor_note(
-        lambda b: [smallest_p(r.method, r.n_queries, b, r.alternative, r.exact)
+        lambda b: [smallest_p(r.method, r.n_clusters or r.n_queries, b, r.alternative,
+                              r.exact)
                    for r in results], alpha, n_resamples)
 
 

@@ -51,6 +51,7 @@ def analyse_family(
     backend: Backend = "auto",
     bins: int = 0,
     value_types: list[str | None] | None = None,
+    flip: FloatArray | None = None,
 ) -> Family:
     """:func:`analyse` with "auto" resolved per column (:func:`resolve_method`, from
     ``value_types[j]``, the declared value type of column ``j``'s metric, and the column's
@@ -64,12 +65,21 @@ def analyse_family(
     ``[1, 2)`` (exact: :mod:`evalkit.stats.numeric`) and the means and intervals are scaled
     back, so differences of any magnitude a float holds (1e-300 to 1e300) give the same
     answer as the same differences near 1: no sum overflows, no square vanishes.
+
+    ``flip`` (the same shape as ``D``): clustered cases, where ``D`` holds the clusters'
+    residual totals and ``flip`` the values the sign-flip test flips
+    (:func:`evalkit.stats.clusters.cluster_columns`); the skew guard of "auto" then
+    reads the skewness of ``flip``, the values whose sign-flip distribution it guards.
     """
     m = D.shape[1]
     types = value_types if value_types is not None else [None] * m
-    scales = np.array([pow2_above(float(x)) for x in np.max(np.abs(D), axis=0)])
+    peak = np.max(np.abs(D), axis=0)
+    if flip is not None:
+        peak = np.maximum(peak, np.max(np.abs(flip), axis=0))
+    scales = np.array([pow2_above(float(x)) for x in peak])
     D = D / scales[None, :]
-    resolved = [resolve_method(method, D[:, j], types[j]) for j in range(m)]
+    F = D if flip is None else flip / scales[None, :]
+    resolved = [resolve_method(method, F[:, j], types[j]) for j in range(m)]
     groups: dict[str, list[int]] = {}
     for j, r in enumerate(resolved):
         groups.setdefault(r, []).append(j)
@@ -84,7 +94,8 @@ def analyse_family(
         ci_g = ci if ci is not None else DEFAULT_CI[g]
         an = analyse(D[:, cols], method=g, ci_method=ci_g, alpha=alpha,
                      alternative=alternative, n_resamples=n_resamples, seed=seed,
-                     want_null=want_null, backend=backend, bins=bins)
+                     want_null=want_null, backend=backend, bins=bins,
+                     flip=None if flip is None else F[:, cols])
         parts.append((cols, an))
         for k, j in enumerate(cols):
             outcomes[j] = an.outcomes[k]

@@ -2,15 +2,24 @@
 
 from __future__ import annotations
 
+from collections.abc import Hashable, Mapping, Sequence
+
 import numpy as np
 
 from evalkit.stats._kernels import Backend
 from evalkit.stats._rng import GENERATOR_NAME, check_seed
 from evalkit.stats.bootstrap import check_resamples, constant_verdict
+from evalkit.stats.clusters import cluster_columns, cluster_index, few_clusters_note
 from evalkit.stats.effects import effect_sizes
-from evalkit.stats.engine import ColumnOutcome
+from evalkit.stats.engine import ColumnOutcome, FloatArray
 from evalkit.stats.grouped import Family, analyse_family
-from evalkit.stats.methods import BOTH, SKEW_GUARD, check_options, check_value_type
+from evalkit.stats.methods import (
+    BOTH,
+    SKEW_GUARD,
+    check_options,
+    check_value_type,
+    sample_skewness,
+)
 from evalkit.stats.pairing import RunLike, align
 from evalkit.stats.results import EffectSizes, PairedTestResult
 
@@ -28,19 +37,27 @@ SMALL_N = 20
 
 
 def build_warnings(
-    n: int, effect: EffectSizes, outcome: ColumnOutcome, method: str, requested: str
+    n: int, effect: EffectSizes, outcome: ColumnOutcome, method: str, requested: str,
+    n_clusters: int | None = None,
+    cluster_skewness: float = 0.0,
 ) -> tuple[str, ...]:
     """The notes a reader of one result needs: which test "auto" chose and why, degenerate
-    input, few queries, skewness."""
+    input, few queries or clusters, skewness (with clusters, the guard's is
+    ``cluster_skewness``, that of the values the sign-flip test flips)."""
     notes: list[str] = []
+    if n_clusters is not None:
+        few = few_clusters_note(n_clusters)
+        if few is not None:
+            notes.append(few)
     if requested == "auto" and method == "t-test":
         notes.append(
             "method 'auto': the metric is binary (its declared value type), so the paired "
             "t-test was used; the exact sign-flip test is very conservative there"
         )
     if requested == "auto" and method == BOTH:
+        what = "clusters' sums" if n_clusters is not None else "differences"
         notes.append(
-            f"method 'auto': the differences are skewed (sample skewness |G1| >= "
+            f"method 'auto': the {what} are skewed (sample skewness |G1| >= "
             f"{SKEW_GUARD:g}), where the sign-flip test alone rejects too often, so "
             "the bootstrap-t was run too and p is the larger of their two p-values: "
             "significant only if both tests reject (docs/statistics.md)"
@@ -80,7 +97,12 @@ def make_result(
     alpha: float,
     alternative: str,
     seed: int,
+    n_clusters: int | None = None,
+    cluster_skewness: float = 0.0,
 ) -> PairedTestResult:
+    """Column ``j`` of ``family`` as a :class:`PairedTestResult` over ``n`` cases (in
+    ``n_clusters`` clusters when clustered: the unit of the degenerate-input rule; their
+    sums' skewness ``cluster_skewness``, which the skew guard read)."""
     method = family.methods[j]
     used = family.used_generator[j]
     significant = bool(outcome.p_value < alpha)
@@ -88,8 +110,8 @@ def make_result(
     if outcome.degenerate == "constant" and method == "bootstrap":
         # the bootstrap's p (1/(B+1)) is mechanical here: the sign-flip rule decides, as for
         # every other method (and paired_bootstrap), on either alternative
-        significant, note = constant_verdict(outcome.observed, n, family.n_resamples[j],
-                                             alpha, alternative)
+        significant, note = constant_verdict(outcome.observed, n_clusters or n,
+                                             family.n_resamples[j], alpha, alternative)
     return PairedTestResult(
         observed=outcome.observed,
         ci_low=outcome.ci_low,
@@ -101,6 +123,7 @@ def make_result(
         name_a=name_a,
         name_b=name_b,
         n_queries=n,
+        n_clusters=n_clusters,
         n_resamples=family.n_resamples[j],
         seed=seed if used else None,
         generator=GENERATOR_NAME if used else None,
@@ -111,7 +134,8 @@ def make_result(
         exact=outcome.exact,
         degenerate=outcome.degenerate,
         effect=effect,
-        warnings=build_warnings(n, effect, outcome, method, requested),
+        warnings=build_warnings(n, effect, outcome, method, requested, n_clusters,
+                                cluster_skewness),
         distribution=family.histograms[j] if family.histograms else None,
     )
 
@@ -129,6 +153,7 @@ def paired_test(
     *,
     backend: Backend = "auto",
     value_type: str | None = None,
+    clusters: Mapping[str, Hashable] | None = None,
 ) -> PairedTestResult:
     """Test whether ``a`` and ``b`` differ in mean ``metric``, paired by query id.
 
@@ -164,6 +189,14 @@ def paired_test(
             "discrete", "continuous"; ``MetricSpec.value_type``), or None when not
             declared; only "auto" reads it. ``evalkit.compare`` and the gate pass the
             registered metric's.
+        clusters: ``{case id: cluster}`` for clustered cases (several questions about
+            one passage, turns of one conversation), every paired id given one; the
+            tests then take the cluster as their unit (:mod:`evalkit.stats.clusters`):
+            the sign-flip test flips whole clusters' sums, the t-test uses the CR1
+            cluster-robust standard error on ``G - 1`` degrees of freedom, the bootstrap
+            resamples whole clusters, and the skew guard reads the skewness of the
+            cluster-level values. ``n_clusters`` of the result is ``G``; fewer than 20
+            add a warning. None: every case is its own cluster.
 
     Returns:
         :class:`PairedTestResult`; one-sided alternatives give one-sided intervals
@@ -173,7 +206,14 @@ def paired_test(
     Raises:
         ValueError: bad options (an unknown name or value type, or ``ci="inversion"``
             with a method other than "randomization"; the message lists the allowed
-            combinations), empty runs, different query ids, a missing metric.
+            combinations), empty runs, different query ids, a missing metric; with
+            ``clusters``, a paired case without a cluster, an id no run has, or fewer
+            than two clusters (:func:`evalkit.stats.clusters.cluster_index`).
+
+    Sources: the sign-flip test, Fisher 1935; the CR1 standard error, Cameron and
+    Miller, "A Practitioner's Guide to Cluster-Robust Inference", J. Human Resources
+    50(2), 2015; clustered errors for evals, Miller, "Adding Error Bars to Evals",
+    arXiv:2411.00640, 2024.
     """
     ci_checked = check_options(method, ci, alpha, alternative)
     check_value_type(value_type)
@@ -182,8 +222,9 @@ def paired_test(
     pair = align(a, b, metric)
     d = pair.diffs
     n = d.shape[0]
+    D, flip, n_clusters = clustered(d[:, None], pair.ids, clusters)
     family = analyse_family(
-        d[:, None],
+        D,
         method=method,
         ci=ci_checked,
         alpha=float(alpha),
@@ -192,6 +233,7 @@ def paired_test(
         seed=s,
         backend=backend,
         value_types=[value_type],
+        flip=flip,
     )
     return make_result(
         family.outcomes[0],
@@ -206,4 +248,20 @@ def paired_test(
         alpha=float(alpha),
         alternative=alternative,
         seed=s,
+        n_clusters=n_clusters,
+        cluster_skewness=0.0 if flip is None else sample_skewness(flip[:, 0]),
     )
+
+
+def clustered(D: FloatArray, ids: Sequence[str], clusters: Mapping[str, Hashable] | None,
+              unpaired_ok: Sequence[str] = ()
+              ) -> tuple[FloatArray, FloatArray | None, int | None]:
+    """``(D, None, None)`` without clusters; with them the cluster-level values
+    ``(robust, flip, G)`` of :func:`evalkit.stats.clusters.cluster_columns` for the
+    cases ``ids`` (the rows of ``D``, ``(N, m)``). Raises ValueError as
+    :func:`evalkit.stats.clusters.cluster_index`."""
+    if clusters is None:
+        return D, None, None
+    index = cluster_index(ids, clusters, unpaired_ok=unpaired_ok)
+    robust, flip = cluster_columns(D, index)
+    return robust, flip, index.n_clusters

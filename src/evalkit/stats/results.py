@@ -136,6 +136,8 @@ class PairedTestResult(BootstrapResult):
             (:class:`evalkit.stats.histogram.Histogram`), when
             :func:`evalkit.stats.compare_runs` was asked for it (``distribution_bins``);
             None otherwise and for the t-test.
+        n_clusters: the number of clusters ``G`` the inference rests on when the cases
+            were clustered (``paired_test(..., clusters=...)``), else None.
     """
 
     method: str
@@ -148,6 +150,7 @@ class PairedTestResult(BootstrapResult):
     p_adjusted: float | None = None
     correction: str | None = None
     distribution: Histogram | None = None
+    n_clusters: int | None = None
 
     @property
     def significant_adjusted(self) -> bool:

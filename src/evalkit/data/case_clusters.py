@@ -1,0 +1,180 @@
+"""Case clusters: which cases are not independent, from a golden set or a clusters file.
+
+A golden case names its cluster in ``cluster`` (:attr:`evalkit.data.cases.GoldenCase.cluster`);
+TREC runs have no golden set, so their clusters come from a clusters file, one
+``query id<TAB>cluster`` per line (:func:`load_clusters`). Both give ``{case id:
+cluster}``, which ``evalkit compare --cluster``, the gate and ``evalkit power`` hand to
+the paired tests (:mod:`evalkit.stats.clusters`). :func:`clusters_from_runs` reads the
+clusters of the golden sets run artifacts record (when the file is still there and
+unchanged).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable, Mapping, Sequence
+from os import PathLike
+from pathlib import Path
+from typing import Any
+
+#: ``{case id: cluster}``.
+CaseClusters = dict[str, str]
+
+#: What ``clusters=`` may be: a mapping, or the path of a clusters file or golden set.
+ClustersArg = Mapping[str, Hashable] | str | PathLike[str]
+
+
+class ClustersError(ValueError):
+    """A clusters file that cannot be read, or clusters that cannot be found; the message
+    names the file and line and says what to fix."""
+
+
+def load_clusters(path: str | PathLike[str]) -> CaseClusters:
+    """``{query id: cluster}`` from a clusters file.
+
+    The file is UTF-8 text, one ``query id<TAB>cluster`` per line; blank lines and lines
+    starting with ``#`` are skipped. Ids and cluster names follow the rules of golden ids
+    (:func:`evalkit.io.limits.check_id`: printable, no white space around them). A query
+    is in one cluster: a second line for it is refused, whatever it says.
+
+    Raises:
+        ClustersError: a missing file, a directory, not UTF-8, a line without exactly one
+            tab, an empty or malformed id or cluster, a query given twice, or no line at
+            all (file and line named).
+    """
+    from evalkit.io.limits import LimitError, check_id
+    from evalkit.io.user_files import read_input
+
+    p = Path(path)
+    if str(p) == "-":
+        raise ClustersError("clusters -: standard input is not read here; save the clusters "
+                            "to a file and pass its path")
+    raw = read_input(p, "clusters", error=ClustersError)
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ClustersError(f"{p}: not UTF-8 text ({exc.reason} at byte {exc.start})"
+                            ) from None
+    out: CaseClusters = {}
+    first: dict[str, int] = {}
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        where = f"{p}:{lineno}"
+        fields = line.split("\t")
+        if len(fields) != 2:
+            raise ClustersError(
+                f"{where}: expected 'query id<TAB>cluster' (one tab), got "
+                f"{len(fields) - 1} tabs")
+        qid, cluster = fields[0], fields[1].rstrip("\r")
+        if not qid or not cluster:
+            raise ClustersError(f"{where}: an empty {'query id' if not qid else 'cluster'}; "
+                                "write 'query id<TAB>cluster'")
+        try:
+            check_id(qid, "query id")
+            check_id(cluster, "cluster")
+        except LimitError as exc:
+            raise ClustersError(f"{where}: {exc}") from None
+        if qid in first:
+            raise ClustersError(f"{where}: query {qid!r} is given a cluster again (first on "
+                                f"line {first[qid]}); a query belongs to one cluster")
+        first[qid] = lineno
+        out[qid] = cluster
+    if not out:
+        raise ClustersError(f"{p}: no cluster; the file should hold 'query id<TAB>cluster' "
+                            "lines")
+    return out
+
+
+def goldens_clusters(cases: Iterable[Any], where: str = "the golden set") -> CaseClusters:
+    """``{case id: cluster}`` of a golden set's cases.
+
+    Raises:
+        ClustersError: some cases name a cluster and others do not (the clusters are
+            then unknown for those; the message names up to ten), or none does.
+    """
+    given = {str(c.id): c.cluster for c in cases}
+    lacking = [i for i, c in given.items() if c is None]
+    if len(lacking) == len(given):
+        raise ClustersError(f"no case of {where} names a cluster; give the cases "
+                            "'cluster', or pass a clusters file (query id<TAB>cluster)")
+    if lacking:
+        shown = ", ".join(repr(x) for x in lacking[:10]) + (
+            f" and {len(lacking) - 10} more" if len(lacking) > 10 else "")
+        raise ClustersError(f"{len(lacking)} case(s) of {where} name no cluster ({shown}); "
+                            "give every case a 'cluster' (a case alone is its own cluster)")
+    return {i: str(c) for i, c in given.items()}
+
+
+def load_case_clusters(path: str | PathLike[str]) -> CaseClusters:
+    """The clusters in ``path``: a golden set (``.jsonl``, ``.yaml``/``.yml``, ``.csv``,
+    read by :func:`evalkit.data.goldens.load_goldens`, every case naming its cluster) or
+    else a clusters file (:func:`load_clusters`).
+
+    Raises:
+        ClustersError: as :func:`load_clusters` and :func:`goldens_clusters`, or a golden
+            set that cannot be read (its message).
+    """
+    p = Path(path)
+    if p.suffix.lower() not in (".jsonl", ".yaml", ".yml", ".csv"):
+        return load_clusters(p)
+    from evalkit.data.goldens import load_goldens
+
+    try:
+        gset = load_goldens(p)
+    except (OSError, ValueError, LookupError) as exc:
+        raise ClustersError(f"clusters {p}: {exc}") from None
+    return goldens_clusters(gset, str(p))
+
+
+def as_case_clusters(clusters: ClustersArg) -> Mapping[str, Hashable]:
+    """``clusters`` as ``{case id: cluster}``: a mapping (ids taken as text; the clusters
+    are checked by :func:`evalkit.stats.clusters.cluster_index`) or the path of a
+    clusters file or golden set (:func:`load_case_clusters`)."""
+    if isinstance(clusters, str | PathLike):
+        return load_case_clusters(clusters)
+    return {str(k): v for k, v in clusters.items()}
+
+
+def clusters_from_runs(headers: Sequence[Mapping[str, Any]]) -> CaseClusters:
+    """The clusters of the golden sets the runs' headers record (``goldens``: path,
+    loader, sha256), each set read once.
+
+    Raises:
+        ClustersError: no header records a golden set (TREC runs: pass a clusters file);
+            a recorded set is gone, cannot be read, changed since the run was made, names
+            no cluster for some case, or puts one case in two clusters.
+    """
+    from evalkit.data.goldens import load_goldens
+
+    fix = "pass the clusters with --clusters FILE (query id<TAB>cluster lines)"
+    out: CaseClusters = {}
+    seen: set[str] = set()
+    for header in headers:
+        record = header.get("goldens") or {}
+        path = record.get("path") if isinstance(record, Mapping) else None
+        if not path or path in seen:
+            continue
+        seen.add(path)
+        if not Path(path).is_file():
+            raise ClustersError(f"the golden set {path} the runs were made from is not "
+                                f"there, so its clusters are unknown; restore it, or {fix}")
+        try:
+            gset = load_goldens(path, loader=record.get("loader"))
+        except (OSError, ValueError, LookupError) as exc:
+            raise ClustersError(f"the golden set {path} could not be read ({exc}); {fix}"
+                                ) from None
+        if record.get("sha256") and gset.digest() != record["sha256"]:
+            raise ClustersError(f"the golden set {path} changed since the runs were made, "
+                                f"so its clusters may not be theirs; {fix}")
+        for case, cluster in goldens_clusters(gset, f"the golden set {path}").items():
+            if out.setdefault(case, cluster) != cluster:
+                raise ClustersError(f"case {case!r} is in cluster {out[case]!r} in one golden "
+                                    f"set and {cluster!r} in {path}; {fix}")
+    if not seen:
+        raise ClustersError(f"these runs were not made from a golden set, so their clusters "
+                            f"are unknown; {fix}")
+    return out
+
+
+__all__ = ["CaseClusters", "ClustersArg", "ClustersError", "as_case_clusters",
+           "clusters_from_runs", "goldens_clusters", "load_case_clusters", "load_clusters"]

@@ -1,0 +1,161 @@
+"""Clustered cases: the CR1 t-test against statsmodels, the cluster sign-flip test against
+a hand enumeration of every sign pattern, the cluster bootstrap against the bootstrap of
+the clusters' values, and the refusals."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from evalkit.stats import compare_runs, paired_test
+from evalkit.stats.clusters import FEW_CLUSTERS, cluster_index, cr1_se
+
+REFERENCE = json.loads((Path(__file__).parent / "data" / "clusters" /
+                        "statsmodels_reference.json").read_text())
+CASES = REFERENCE["cases"]
+
+
+def _runs(d: list[float], clusters: list[str]) -> tuple[dict[str, float], dict[str, float],
+                                                        dict[str, str]]:
+    ids = [f"q{i:03d}" for i in range(len(d))]
+    return ({q: float(x) for q, x in zip(ids, d, strict=True)}, dict.fromkeys(ids, 0.0),
+            dict(zip(ids, clusters, strict=True)))
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
+def test_cr1_standard_error_matches_statsmodels(case: dict[str, Any]) -> None:
+    a, _, cl = _runs(case["d"], case["clusters"])
+    ids = sorted(a)
+    index = cluster_index(ids, cl)
+    d = np.array([a[q] for q in ids])
+    se = cr1_se(d, index)
+    assert se == pytest.approx(case["se"], rel=1e-10)
+    # statsmodels' CR0 (use_correction=False) lacks exactly the factor G / (G - 1)
+    G = case["n_clusters"]
+    assert se * math.sqrt((G - 1) / G) == pytest.approx(case["se_cr0"], rel=1e-10)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
+def test_clustered_t_test_matches_statsmodels(case: dict[str, Any]) -> None:
+    a, b, cl = _runs(case["d"], case["clusters"])
+    r = paired_test(a, b, "x", method="t-test", clusters=cl)
+    assert r.n_clusters == case["n_clusters"] == case["df"] + 1
+    assert r.observed == pytest.approx(case["mean"], rel=1e-12, abs=1e-15)
+    assert r.p_value == pytest.approx(case["p_value"], rel=1e-8)
+    assert r.ci_low == pytest.approx(case["ci_low"], rel=1e-10)
+    assert r.ci_high == pytest.approx(case["ci_high"], rel=1e-10)
+    assert r.n_clusters is not None
+    assert (r.n_clusters < FEW_CLUSTERS) == any("clusters" in w for w in r.warnings)
+
+
+def test_vaswani_runs_with_clusters_match_statsmodels() -> None:
+    for case in (c for c in CASES if c["name"].startswith("vaswani")):
+        cand = dict(zip(case["ids"], case["candidate"], strict=True))
+        base = dict(zip(case["ids"], case["baseline"], strict=True))
+        cl = dict(zip(case["ids"], case["clusters"], strict=True))
+        fam = compare_runs(base, [cand], "ap", method="t-test", clusters=cl)
+        r = fam.results[0]
+        assert r.p_value == pytest.approx(case["p_value"], rel=1e-8)
+        assert r.ci_high - r.observed == pytest.approx(case["ci_high"] - case["mean"],
+                                                       rel=1e-10)
+
+
+def _signflip_p_by_hand(sums: list[float], alternative: str) -> float:
+    """Every one of the 2**G sign patterns of the clusters' sums, counted here."""
+    obs = sum(sums)
+    count = 0
+    for signs in itertools.product((1, -1), repeat=len(sums)):
+        t = sum(s * x for s, x in zip(signs, sums, strict=True))
+        if alternative == "two-sided":
+            count += int(abs(t) >= abs(obs) - 1e-12)
+        elif alternative == "greater":
+            count += int(t >= obs - 1e-12)
+        else:
+            count += int(t <= obs + 1e-12)
+    return count / float(2 ** len(sums))
+
+
+@pytest.mark.parametrize("alternative", ["two-sided", "greater", "less"])
+def test_cluster_sign_flip_is_the_enumeration_of_cluster_sums(alternative: str) -> None:
+    # five clusters of unequal sizes; the sums are 0.9, 0.5, 0.6, -0.2, 0.3
+    d = [0.5, 0.4, 0.1, 0.3, 0.1, 0.2, 0.3, 0.1, -0.4, 0.2, 0.3]
+    clusters = ["A", "A", "B", "B", "B", "C", "C", "C", "D", "D", "E"]
+    sums = [0.9, 0.5, 0.6, -0.2, 0.3]
+    a, b, cl = _runs(d, clusters)
+    r = paired_test(a, b, "x", method="randomization", alternative=alternative, clusters=cl)
+    assert r.exact and r.n_resamples == 2**5 and r.n_clusters == 5
+    assert r.p_value == pytest.approx(_signflip_p_by_hand(sums, alternative), abs=1e-15)
+    if alternative == "two-sided":
+        # by hand, T = 2.1; |T*| >= 2.1 only for the observed signs, for D's sign flipped
+        # (T* = 2.5) and for their two mirrors: p = 4/32
+        assert r.p_value == pytest.approx(4 / 32)
+    # the independent test flips 11 differences and sees another null
+    r0 = paired_test(a, b, "x", method="randomization", alternative=alternative)
+    assert r0.n_resamples == 2**11
+
+
+def test_singleton_clusters_are_the_independent_tests() -> None:
+    rng = np.random.default_rng(3)
+    d = rng.normal(0.05, 0.3, 40).tolist()
+    a, b, _ = _runs(d, ["x"] * 40)
+    own = {q: q for q in a}
+    for method in ("t-test", "randomization", "bootstrap", "bootstrap-t", "auto",
+                   "randomization+bootstrap-t"):
+        r0 = paired_test(a, b, "x", method=method, n_resamples=2000)
+        r = paired_test(a, b, "x", method=method, n_resamples=2000, clusters=own)
+        assert (r.p_value, r.ci_low, r.ci_high) == pytest.approx(
+            (r0.p_value, r0.ci_low, r0.ci_high), rel=1e-9), method
+        assert r.method == r0.method and r.n_clusters == 40
+
+
+def test_cluster_bootstrap_resamples_whole_clusters() -> None:
+    # each value copied into a cluster of 3: resampling clusters is resampling the 12
+    # values, so every method equals the independent test on the 12 values
+    rng = np.random.default_rng(5)
+    values = rng.normal(0.1, 0.4, 12).tolist()
+    a1, b1, _ = _runs(values, ["x"] * 12)
+    d = [v for v in values for _ in range(3)]
+    names = [f"g{g:02d}" for g in range(12) for _ in range(3)]
+    a3, b3, cl = _runs(d, names)
+    for method, ci in (("bootstrap", None), ("bootstrap", "bca"), ("bootstrap-t", None),
+                       ("randomization", None), ("t-test", None)):
+        r1 = paired_test(a1, b1, "x", method=method, ci=ci, n_resamples=3000)
+        r3 = paired_test(a3, b3, "x", method=method, ci=ci, n_resamples=3000, clusters=cl)
+        assert (r3.p_value, r3.ci_low, r3.ci_high) == pytest.approx(
+            (r1.p_value, r1.ci_low, r1.ci_high), rel=1e-9), (method, ci)
+        # without clusters the 36 cases look like 36 independent draws: narrower
+        r0 = paired_test(a3, b3, "x", method=method, ci=ci, n_resamples=3000)
+        assert r0.ci_high - r0.ci_low < r3.ci_high - r3.ci_low
+
+
+def test_refusals_name_the_cases() -> None:
+    a, b, cl = _runs([0.1, 0.2, 0.3, 0.4], ["A", "A", "B", "B"])
+    with pytest.raises(ValueError, match=r"1 compared case\(s\) have no cluster \('q003'\)"):
+        paired_test(a, b, "x", clusters={k: v for k, v in cl.items() if k != "q003"})
+    with pytest.raises(ValueError, match=r"not cases of the compared runs \('zz'\)"):
+        paired_test(a, b, "x", clusters={**cl, "zz": "A"})
+    with pytest.raises(ValueError, match="one cluster"):
+        paired_test(a, b, "x", clusters=dict.fromkeys(cl, "A"))
+    with pytest.raises(ValueError, match="has cluster None"):
+        paired_test(a, b, "x", clusters={**cl, "q000": None})
+
+
+def test_family_counts_clusters_and_warns_below_twenty() -> None:
+    rng = np.random.default_rng(11)
+    ids = [f"q{i:03d}" for i in range(60)]
+    base = {q: float(x) for q, x in zip(ids, rng.uniform(0, 1, 60), strict=True)}
+    cand = {q: v + 0.05 for q, v in base.items()}
+    few = {q: f"c{i // 6}" for i, q in enumerate(ids)}  # 10 clusters
+    fam = compare_runs(base, [cand], ["m"], clusters=few)
+    assert fam.results[0].n_clusters == 10
+    assert any("rests on 10 clusters" in w for w in fam.results[0].warnings)
+    many = {q: f"c{i // 2}" for i, q in enumerate(ids)}  # 30 clusters
+    fam = compare_runs(base, [cand], ["m"], clusters=many)
+    assert fam.results[0].n_clusters == 30
+    assert not any("clusters" in w for w in fam.results[0].warnings)
