@@ -2,7 +2,8 @@
 
 ``LLMJudge(rubric, model, scale)`` grades ``(response, case)`` with one forced, strict
 tool call and caches every grade in SQLite (:class:`GradeCache`); a :class:`Budget`
-bounds the requests and money of a run, or counts them in a dry run.
+bounds the requests and money of a run, or counts them in a dry run. :func:`pairwise`
+compares the stored answers of two or more runs with a judge's verdicts, in both orders.
 
 Names are imported on first use, so discovering the plugin (``evalkit plugins list``)
 imports neither sqlite3 nor the judge.
@@ -33,6 +34,10 @@ _EXPORTS: dict[str, str] = {
     "Grade": "evalkit_judge.grades",
     "LLMJudge": "evalkit_judge.judge",
     "summarize": "evalkit_judge.grades",
+    "PairwiseError": "evalkit_judge.pairwise",
+    "PairwiseResult": "evalkit_judge.pairwise",
+    "load_pairwise": "evalkit_judge.pairwise_artifact",
+    "pairwise": "evalkit_judge.pairwise",
 }
 
 __all__ = sorted([*_EXPORTS, "__version__"])
@@ -68,3 +73,7 @@ if TYPE_CHECKING:
     from evalkit_judge.grades import Grade as Grade
     from evalkit_judge.grades import summarize as summarize
     from evalkit_judge.judge import LLMJudge as LLMJudge
+    from evalkit_judge.pairwise import PairwiseError as PairwiseError
+    from evalkit_judge.pairwise import PairwiseResult as PairwiseResult
+    from evalkit_judge.pairwise import pairwise as pairwise
+    from evalkit_judge.pairwise_artifact import load_pairwise as load_pairwise
