@@ -35,7 +35,7 @@ _EXPORTS: dict[str, str] = {
     "LLMJudge": "evalkit_judge.judge",
     "summarize": "evalkit_judge.grades",
     "PairwiseError": "evalkit_judge.pairwise",
-    "PairwiseResult": "evalkit_judge.pairwise",
+    "PairwiseResult": "evalkit_judge.pairwise_artifact",
     "load_pairwise": "evalkit_judge.pairwise_artifact",
     "pairwise": "evalkit_judge.pairwise",
 }
@@ -74,6 +74,6 @@ if TYPE_CHECKING:
     from evalkit_judge.grades import summarize as summarize
     from evalkit_judge.judge import LLMJudge as LLMJudge
     from evalkit_judge.pairwise import PairwiseError as PairwiseError
-    from evalkit_judge.pairwise import PairwiseResult as PairwiseResult
     from evalkit_judge.pairwise import pairwise as pairwise
+    from evalkit_judge.pairwise_artifact import PairwiseResult as PairwiseResult
     from evalkit_judge.pairwise_artifact import load_pairwise as load_pairwise

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass, field
 from itertools import combinations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -22,7 +21,8 @@ from typing import TYPE_CHECKING, Any
 from evalkit_judge.bradley_terry import BT_ALPHA
 from evalkit_judge.budget import Budget, GradeNotRequested, JudgeError, use_budget
 from evalkit_judge.judge import LLMJudge, SingleFlight
-from evalkit_judge.pairwise_ask import Answer, ask_verdict
+from evalkit_judge.pairwise_artifact import PairwiseResult
+from evalkit_judge.pairwise_ask import Answer, Task, ask_verdict
 from evalkit_judge.pairwise_prompt import PairwisePrompt
 from evalkit_judge.pairwise_stats import check_rules
 
@@ -39,63 +39,6 @@ DEFAULT_CONCURRENCY = 4
 
 class PairwiseError(ValueError):
     """The runs cannot be compared pairwise (the message says why and what to do)."""
-
-
-@dataclass
-class Task:
-    """One verdict to ask: ``first``'s answer shown as A, ``second``'s as B."""
-
-    case: str
-    sample: int | None
-    first: str
-    second: str
-    body: dict[str, Any]
-    key: str
-
-
-@dataclass
-class PairwiseResult:
-    """What :func:`pairwise` found (also what :func:`~evalkit_judge.pairwise_artifact.load`
-    reads back).
-
-    Attributes:
-        header: the artifact header: ``systems``, ``judge``, ``goldens``, ``options``,
-            ``pairs`` (one dict per pair: :meth:`PairStats.as_dict
-            <evalkit_judge.pairwise_stats.PairStats.as_dict>`), ``bradley_terry``
-            (``None`` under three systems), ``totals`` and ``notes``.
-        rows: one dict per verdict asked (``id`` the case, ``sample``, ``first``,
-            ``second``, ``verdict``, ``winner``, ``reason``, ``key``, ``cached``,
-            ``cost_usd``, tokens), or with ``error`` when none could be had.
-    """
-
-    header: dict[str, Any]
-    rows: list[dict[str, Any]] = field(default_factory=list)
-
-    @property
-    def systems(self) -> list[str]:
-        """The systems' names, in the order given."""
-        return [s["name"] for s in self.header["systems"]]
-
-    @property
-    def pairs(self) -> list[dict[str, Any]]:
-        """The per-pair statistics."""
-        return list(self.header["pairs"])
-
-    def win_rate(self, a: str, b: str) -> float | None:
-        """``a``'s win rate against ``b`` (``None`` for ``a == b`` or without cases)."""
-        for pair in self.header["pairs"]:
-            if (pair["a"], pair["b"]) == (a, b):
-                return pair["win_rate"]  # type: ignore[no-any-return]
-            if (pair["a"], pair["b"]) == (b, a):
-                rate = pair["win_rate"]
-                return None if rate is None else 1.0 - rate
-        return None
-
-    def save(self, path: str | Path) -> Path:
-        """Write the artifact (:mod:`evalkit_judge.pairwise_artifact`); returns ``path``."""
-        from evalkit_judge.pairwise_artifact import save
-
-        return save(self, path)
 
 
 def judge_of(metric: Any) -> LLMJudge:

@@ -14,23 +14,65 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from evalkit_judge.pairwise_ask import Answer
+from evalkit_judge.pairwise_ask import Answer, Task
 from evalkit_judge.pairwise_stats import PairStats, case_win_matrix, pair_stats, paired_tests
 
 if TYPE_CHECKING:
     from evalkit.data.goldens import GoldenSet
     from evalkit.data.results import RunResult
     from evalkit_judge.judge import LLMJudge
-    from evalkit_judge.pairwise import PairwiseResult, Task
     from evalkit_judge.pairwise_prompt import PairwisePrompt
 
 KIND = "pairwise"
 #: The version of the pairwise header's own fields (the envelope is the run artifacts').
 PAIRWISE_FORMAT = 1
+
+
+@dataclass
+class PairwiseResult:
+    """What :func:`pairwise` found (also what :func:`load_pairwise` reads back).
+
+    Attributes:
+        header: the artifact header: ``systems``, ``judge``, ``goldens``, ``options``,
+            ``pairs`` (one dict per pair: :meth:`PairStats.as_dict
+            <evalkit_judge.pairwise_stats.PairStats.as_dict>`), ``bradley_terry``
+            (``None`` under three systems), ``totals`` and ``notes``.
+        rows: one dict per verdict asked (``id`` the case, ``sample``, ``first``,
+            ``second``, ``verdict``, ``winner``, ``reason``, ``key``, ``cached``,
+            ``cost_usd``, tokens), or with ``error`` when none could be had.
+    """
+
+    header: dict[str, Any]
+    rows: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def systems(self) -> list[str]:
+        """The systems' names, in the order given."""
+        return [s["name"] for s in self.header["systems"]]
+
+    @property
+    def pairs(self) -> list[dict[str, Any]]:
+        """The per-pair statistics."""
+        return list(self.header["pairs"])
+
+    def win_rate(self, a: str, b: str) -> float | None:
+        """``a``'s win rate against ``b`` (``None`` for ``a == b`` or without cases)."""
+        for pair in self.header["pairs"]:
+            if (pair["a"], pair["b"]) == (a, b):
+                return pair["win_rate"]  # type: ignore[no-any-return]
+            if (pair["a"], pair["b"]) == (b, a):
+                rate = pair["win_rate"]
+                return None if rate is None else 1.0 - rate
+        return None
+
+    def save(self, path: str | Path) -> Path:
+        """Write the artifact (:mod:`evalkit_judge.pairwise_artifact`); returns ``path``."""
+        return save(self, path)
 
 
 def verdict_row(task: Task, outcome: Answer | str) -> dict[str, Any]:
@@ -173,7 +215,6 @@ def load_pairwise(path: str | Path) -> PairwiseResult:
             was written (file named; the kernel's integrity check).
     """
     from evalkit.data.artifact import ArtifactError, read_artifact
-    from evalkit_judge.pairwise import PairwiseResult
 
     header, rows, integrity = read_artifact(path)
     if header.get("kind") != KIND:

@@ -47,6 +47,18 @@ class Answer:
     served_model: str | None
 
 
+@dataclass
+class Task:
+    """One verdict to ask: ``first``'s answer shown as A, ``second``'s as B."""
+
+    case: str
+    sample: int | None
+    first: str
+    second: str
+    body: dict[str, Any]
+    key: str
+
+
 def _stored(judge: LLMJudge, key: str) -> Answer | None:
     if judge.cache is None:
         return None

@@ -7,7 +7,7 @@ through the kernel's escaping for its reader (:mod:`evalkit.report.escaping`:
 :func:`~evalkit.report.escaping.markdown_text` for Markdown,
 :func:`~evalkit.report.escaping.visible` then :func:`evalkit.tables.html.escape` for
 HTML), so a name never acts as markup or a terminal command. Each renderer takes a
-:class:`~evalkit_judge.pairwise.PairwiseResult` (computed, or loaded from an artifact).
+:class:`~evalkit_judge.pairwise_artifact.PairwiseResult` (computed, or loaded from an artifact).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from evalkit.report.escaping import markdown_text, terminal_text, visible
 
 if TYPE_CHECKING:
-    from evalkit_judge.pairwise import PairwiseResult
+    from evalkit_judge.pairwise_artifact import PairwiseResult
 
 #: The formats of ``--report FORMAT:PATH``.
 FORMATS: tuple[str, ...] = ("markdown", "html", "json", "table")

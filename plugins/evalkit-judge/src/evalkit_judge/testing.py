@@ -21,6 +21,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from evalkit_judge.grades import TOOL_NAME
+from evalkit_judge.pairwise_prompt import VERDICT_TOOL
 
 Reply = dict[str, Any]
 #: ``(status, body, headers)``; a ``str`` or ``bytes`` body is sent as is.
@@ -44,6 +45,17 @@ def tool_reply(score: Any, reason: Any = "graded by a test double", *, model: st
         "stop_reason": "tool_use", "stop_sequence": None,
         "usage": {"input_tokens": input_tokens, "output_tokens": output_tokens},
     }
+
+
+def verdict_reply(verdict: Any, reason: Any = "judged by a test double", *,
+                  model: str = "fake", input_tokens: int = DEFAULT_INPUT_TOKENS,
+                  output_tokens: int = 20, name: str = VERDICT_TOOL) -> Reply:
+    """A Messages API reply holding one ``tool_use`` block with ``{verdict, reason}`` (a
+    pairwise verdict: ``"A"``, ``"B"`` or ``"tie"``)."""
+    reply = tool_reply(None, reason, model=model, input_tokens=input_tokens,
+                       output_tokens=output_tokens, name=name)
+    reply["content"][0]["input"] = {"verdict": verdict, "reason": reason}
+    return reply
 
 
 def text_reply(text: str = "I would rather not grade this.", *, model: str = "fake",
