@@ -1,11 +1,14 @@
 """The example's local plugin (``[tool.evalkit] local_plugins`` in pyproject.toml): it
-registers ``correctness``, an LLM judge, as a higher-is-better metric.
+registers ``correctness``, an LLM judge, as a higher-is-better metric, which also gives
+the pairwise verdicts of ``evalkit pairwise --judge correctness``.
 
 The judge is evalkit-judge's real ``LLMJudge`` on the plugin's fake Anthropic client
 (``evalkit_judge.testing.FakeAnthropic``), whose grader answers every request from the
 request itself: it reads the ``<response>`` and ``<answers>`` the judge sends and grades
 on 1-5: 5 when the response is one of the answers (after SQuAD's normalisation), 4 when
-it contains one, 2 when it shares a word with one, else 1. Usage is counted as an API
+it contains one, 2 when it shares a word with one, else 1. Asked for a pairwise verdict,
+it grades both answers so and prefers the higher grade (a tie when equal), whatever the
+order they are shown in: this fake judge has no position bias. Usage is counted as an API
 would bill it (input tokens a quarter of the characters), so the judge's cost is real
 arithmetic on fake numbers.
 
@@ -50,25 +53,40 @@ def _block(content: str, tag: str) -> str:
     return found.group(1) if found else ""
 
 
-def grade(request: dict[str, Any]) -> dict[str, Any]:
-    """The reply to one grading request (a ``record_grade`` tool call)."""
-    from evalkit_judge.testing import tool_reply
+def score_of(response: str, answers: list[str]) -> tuple[int, str]:
+    """The 1-5 grade of ``response`` against the reference ``answers`` (and its reason)."""
     from evalkit_text.squad import normalize_answer
 
-    content = str(request["messages"][0]["content"])
-    said = normalize_answer(_block(content, "response"))
-    answers = [normalize_answer(a) for a in json.loads(_block(content, "answers") or "[]")]
+    said = normalize_answer(response)
+    normal = [normalize_answer(a) for a in answers]
     words = set(said.split())
-    if said in answers:
-        score, reason = 5, "the response is a correct answer"
-    elif any(a and f" {a} " in f" {said} " for a in answers):
-        score, reason = 4, "the response contains a correct answer"
-    elif any(words & set(a.split()) for a in answers):
-        score, reason = 2, "the response is related to the answer but not correct"
-    else:
-        score, reason = 1, "the response is wrong"
-    return tool_reply(score, reason, model=JUDGE_MODEL, input_tokens=len(content) // 4,
-                      output_tokens=25)
+    if said in normal:
+        return 5, "the response is a correct answer"
+    if any(a and f" {a} " in f" {said} " for a in normal):
+        return 4, "the response contains a correct answer"
+    if any(words & set(a.split()) for a in normal):
+        return 2, "the response is related to the answer but not correct"
+    return 1, "the response is wrong"
+
+
+def grade(request: dict[str, Any]) -> dict[str, Any]:
+    """The reply to one request: a ``record_grade`` tool call for a grading request, a
+    ``record_verdict`` one for a pairwise request (the answer with the higher grade is
+    better, equal grades a tie: the verdict does not depend on the order)."""
+    from evalkit_judge.testing import tool_reply, verdict_reply
+
+    content = str(request["messages"][0]["content"])
+    tokens = len(content) // 4
+    if request["tools"][0]["name"] == "record_verdict":
+        answers = json.loads(_block(content, "reference") or "[]")
+        first = score_of(_block(content, "answer_a"), answers)[0]
+        second = score_of(_block(content, "answer_b"), answers)[0]
+        verdict = "A" if first > second else "B" if second > first else "tie"
+        return verdict_reply(verdict, f"grades {first} and {second}", model=JUDGE_MODEL,
+                             input_tokens=tokens, output_tokens=25)
+    answers = json.loads(_block(content, "answers") or "[]")
+    score, reason = score_of(_block(content, "response"), answers)
+    return tool_reply(score, reason, model=JUDGE_MODEL, input_tokens=tokens, output_tokens=25)
 
 
 def make_judge(cache_path: Path) -> LLMJudge:
@@ -96,6 +114,10 @@ class LazyJudge:
 
     def __call__(self, response: TargetResponse, case: GoldenCase) -> float:
         return self._get()(response, case)
+
+    def llm_judge(self) -> LLMJudge:
+        """The judge itself: what ``evalkit pairwise --judge correctness`` asks."""
+        return self._get()
 
     def details(self, case_id: str) -> dict[str, Any] | None:
         return None if self._judge is None else self._judge.details(case_id)

@@ -1,5 +1,5 @@
 """The offline LLM example, end to end: golden set -> two systems answered K times each
--> text metrics, an LLM judge and cost -> comparison -> gate verdict.
+-> text metrics, an LLM judge and cost -> comparison, pairwise verdicts -> gate verdict.
 
 A fake model (``fake_model.py``) answers over HTTP on 127.0.0.1 with a controlled amount
 of noise per sample; the judge is evalkit-judge's ``LLMJudge`` on the plugin's fake
@@ -13,6 +13,8 @@ It starts the fake model, then runs, in this folder, the commands a CI job would
     evalkit run v1.yaml --overwrite --no-progress      # out/v1.jsonl, 3 samples per case
     evalkit run v2.yaml --overwrite --no-progress      # out/v2.jsonl
     evalkit compare out/v1.jsonl out/v2.jsonl -m exact_match,f1,rouge_l,correctness
+    evalkit pairwise out/v1.jsonl out/v2.jsonl --judge correctness \\
+        -o out/pairwise.jsonl --report html:out/pairwise.html
     evalkit gate --checks checks.yaml --run out/v2.jsonl --baseline out/v1.jsonl \\
         --report markdown:out/gate.md
 
@@ -39,6 +41,8 @@ COMMANDS = [
     ["run", "v1.yaml", "--overwrite", "--no-progress"],
     ["run", "v2.yaml", "--overwrite", "--no-progress"],
     ["compare", "out/v1.jsonl", "out/v2.jsonl", "-m", "exact_match,f1,rouge_l,correctness"],
+    ["pairwise", "out/v1.jsonl", "out/v2.jsonl", "--judge", "correctness",
+     "-o", "out/pairwise.jsonl", "--report", "html:out/pairwise.html"],
     ["gate", "--checks", "checks.yaml", "--run", "out/v2.jsonl", "--baseline", "out/v1.jsonl",
      "--report", "markdown:out/gate.md"],
 ]
@@ -60,10 +64,11 @@ def main() -> int:
             code = evalkit(command, env)
             if code != 0:
                 return code
-    code = evalkit(COMMANDS[2], env)
-    if code != 0:
-        return code
-    return evalkit(COMMANDS[3], env)
+    for command in COMMANDS[2:4]:
+        code = evalkit(command, env)
+        if code != 0:
+            return code
+    return evalkit(COMMANDS[4], env)
 
 
 if __name__ == "__main__":

@@ -266,10 +266,10 @@ def test_plugin_is_discovered_through_its_entry_point() -> None:
     assert len(infos) == 1
     assert infos[0].status == "loaded" and infos[0].version == "0.3.0"
     # the judge is defined and named by the client: the plugin registers no metric, only
-    # the cost aggregates
-    assert infos[0].hooks == ["evalkit_register_aggregates"]
+    # the cost aggregates and the pairwise command
+    assert infos[0].hooks == ["evalkit_register_aggregates", "evalkit_register_commands"]
     assert infos[0].names == ["cost_total", "cost_per_case", "tokens_in_total",
-                              "tokens_out_total", "judge_cost_total"]
+                              "tokens_out_total", "judge_cost_total", "pairwise"]
 
 
 def test_llmjudge_import_path_and_missing_plugin_message(

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from evalkit_judge.budget import JudgeError
 from evalkit_judge.grades import canonical_json, forced_tool_input, sha256_hex, text_block
+from evalkit_judge.prompt import forced_tool_request, strict_tool
 
 if TYPE_CHECKING:
     from evalkit.data.cases import GoldenCase
@@ -57,28 +58,18 @@ class PairwisePrompt:
     @property
     def tool(self) -> dict[str, Any]:
         """The verdict tool: strict input ``{"verdict": "A" | "B" | "tie", "reason"}``."""
-        return {
-            "name": VERDICT_TOOL,
-            "description": "Record which of the two answers is better.",
-            "strict": True,
-            "input_schema": {
-                "type": "object",
-                "properties": {
-                    "verdict": {
-                        "type": "string",
-                        "enum": list(VERDICTS),
-                        "description": "A: answer A is better. B: answer B is better. "
-                                       "tie: neither is better.",
-                    },
-                    "reason": {
-                        "type": "string",
-                        "description": "A short justification of the verdict.",
-                    },
-                },
-                "required": ["verdict", "reason"],
-                "additionalProperties": False,
+        return strict_tool(VERDICT_TOOL, "Record which of the two answers is better.", {
+            "verdict": {
+                "type": "string",
+                "enum": list(VERDICTS),
+                "description": "A: answer A is better. B: answer B is better. "
+                               "tie: neither is better.",
             },
-        }
+            "reason": {
+                "type": "string",
+                "description": "A short justification of the verdict.",
+            },
+        })
 
     def definition(self) -> dict[str, Any]:
         """Everything a verdict depends on but the case and the answers."""
@@ -111,19 +102,9 @@ class PairwisePrompt:
     def request(self, case: GoldenCase, first: TargetResponse, second: TargetResponse
                 ) -> dict[str, Any]:
         """The Messages API request body of one verdict (JSON-ready)."""
-        body: dict[str, Any] = {
-            "model": self.model,
-            "max_tokens": self.max_tokens,
-            "messages": [{"role": "user", "content": self.render(case, first, second)}],
-            "tools": [self.tool],
-            "tool_choice": {"type": "tool", "name": VERDICT_TOOL,
-                            "disable_parallel_tool_use": True},
-        }
-        if self.system is not None:
-            body["system"] = self.system
-        if self.temperature is not None:
-            body["temperature"] = self.temperature
-        return body
+        return forced_tool_request(self.model, self.max_tokens,
+                                   self.render(case, first, second), self.tool,
+                                   system=self.system, temperature=self.temperature)
 
     def key(self, body: Mapping[str, Any], sample: int | None = None) -> str:
         """The cache key of a verdict request ``body``: SHA-256 hex of the canonical

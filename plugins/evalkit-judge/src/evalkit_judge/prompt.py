@@ -29,6 +29,43 @@ if TYPE_CHECKING:
     from evalkit.data.targets import TargetResponse
 
 
+def strict_tool(name: str, description: str, properties: Mapping[str, Any]
+                ) -> dict[str, Any]:
+    """A strict tool definition whose input is an object of exactly ``properties``, all
+    required (no other property allowed)."""
+    return {
+        "name": name,
+        "description": description,
+        "strict": True,
+        "input_schema": {
+            "type": "object",
+            "properties": dict(properties),
+            "required": list(properties),
+            "additionalProperties": False,
+        },
+    }
+
+
+def forced_tool_request(model: str, max_tokens: int, content: str, tool: Mapping[str, Any],
+                        *, system: str | None, temperature: float | None) -> dict[str, Any]:
+    """A Messages API request body (JSON-ready) whose one user message is ``content`` and
+    whose only possible answer is one call of ``tool`` (``tool_choice`` forces it and
+    disables parallel calls); ``system`` and ``temperature`` are sent when not ``None``."""
+    body: dict[str, Any] = {
+        "model": model,
+        "max_tokens": max_tokens,
+        "messages": [{"role": "user", "content": content}],
+        "tools": [dict(tool)],
+        "tool_choice": {"type": "tool", "name": tool["name"],
+                        "disable_parallel_tool_use": True},
+    }
+    if system is not None:
+        body["system"] = system
+    if temperature is not None:
+        body["temperature"] = temperature
+    return body
+
+
 @dataclass(frozen=True)
 class GradingPrompt:
     """The parts of a judge's definition that go into every request."""
@@ -43,27 +80,17 @@ class GradingPrompt:
     @property
     def tool(self) -> dict[str, Any]:
         """The grading tool: strict input ``{"score": 1..scale, "reason": text}``."""
-        return {
-            "name": TOOL_NAME,
-            "description": "Record the grade of the response under evaluation.",
-            "strict": True,
-            "input_schema": {
-                "type": "object",
-                "properties": {
-                    "score": {
-                        "type": "integer",
-                        "enum": list(range(1, self.scale + 1)),
-                        "description": f"1 is the worst grade, {self.scale} the best.",
-                    },
-                    "reason": {
-                        "type": "string",
-                        "description": "A short justification of the score.",
-                    },
-                },
-                "required": ["score", "reason"],
-                "additionalProperties": False,
+        return strict_tool(TOOL_NAME, "Record the grade of the response under evaluation.", {
+            "score": {
+                "type": "integer",
+                "enum": list(range(1, self.scale + 1)),
+                "description": f"1 is the worst grade, {self.scale} the best.",
             },
-        }
+            "reason": {
+                "type": "string",
+                "description": "A short justification of the score.",
+            },
+        })
 
     def definition(self) -> dict[str, Any]:
         """Everything a grade depends on but the case: what the definition hash covers."""
@@ -103,19 +130,9 @@ class GradingPrompt:
 
     def request(self, response: TargetResponse, case: GoldenCase) -> dict[str, Any]:
         """The Messages API request body for ``(response, case)`` (JSON-ready)."""
-        body: dict[str, Any] = {
-            "model": self.model,
-            "max_tokens": self.max_tokens,
-            "messages": [{"role": "user", "content": self.render(response, case)}],
-            "tools": [self.tool],
-            "tool_choice": {"type": "tool", "name": TOOL_NAME,
-                            "disable_parallel_tool_use": True},
-        }
-        if self.system is not None:
-            body["system"] = self.system
-        if self.temperature is not None:
-            body["temperature"] = self.temperature
-        return body
+        return forced_tool_request(self.model, self.max_tokens, self.render(response, case),
+                                   self.tool, system=self.system,
+                                   temperature=self.temperature)
 
     def definition_hash(self) -> str:
         """A short hash of :meth:`definition` (16 hex digits)."""
