@@ -16,6 +16,11 @@ from typing import Annotated
 
 import typer
 
+#: The exit status when a spending limit stopped the comparison (as ``evalkit run``'s).
+STOPPED = 3
+#: The exit status after Ctrl-C (128 + SIGINT, as every evalkit command's).
+INTERRUPTED = 130
+
 
 class Flips(StrEnum):
     """How a verdict that changes with the order counts."""
@@ -96,7 +101,6 @@ def command(
     """Ask a judge which of two systems' stored answers is better, for every case and
     every pair of runs, in both orders; print win rates, position flips, intervals, Holm-
     corrected tests and (three runs or more) Bradley-Terry strengths."""
-    from evalkit.cli.errors import INTERRUPTED, STOPPED
     from evalkit.io.outputs import write_output
     from evalkit_judge.budget import Budget, BudgetExhausted
     from evalkit_judge.pairwise import pairwise, registered_judge
