@@ -32,7 +32,7 @@ it, answering allowed requests in 50 ms, at ``max_concurrency`` 32, with
 ``retry_rate_limited`` and no ``requests_per_minute``: errored rows (the bar: 0),
 throughput and throughput / rate (the bar: 80%), the 429s the server sent and the
 lowest concurrency limit the runner reached, for the threaded and the async target.
-``--executors`` compares the executors instead (issue 22): ``--cases`` (2,000) items at
+``--executors`` compares the executors instead: ``--cases`` (2,000) items at
 ``--delay-ms`` through the ``local`` executor and through the ``dask`` executor on a
 ``LocalCluster`` of ``--workers`` (2) worker processes, both at total concurrency
 ``--concurrency`` (32), each writing its artifact. The cluster's start-up is timed on

@@ -33,7 +33,7 @@ them drawn from the top of the ranking. ``--shuffle`` writes each query's lines 
 order instead (the rank column then disagrees with the scores, which both tools ignore).
 Scores stay below 8 with five decimals so that they remain distinct in 32-bit floats
 (pytrec_eval, which wraps trec_eval 9.0.8, ranks by float scores; the cross-check test
-plugins/evalkit-retrieval/tests/test_against_pytrec_eval.py uses this generator).
+plugins/evalkit-retrieval/tests/test_parity_pytrec_eval.py uses this generator).
 
 Usage::
 

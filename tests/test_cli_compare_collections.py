@@ -5,7 +5,7 @@ parts by query id (examples/vaswani/split_collections.py), each with its own qre
 TREC run files. Each collection's effect is checked against ``evalkit compare`` on the
 same files (mean and standard deviation of its per-query differences, by numpy), and the
 pooled numbers against DerSimonian-Laird's formulas written out here; statsmodels'
-values are the reference of tests/test_meta_analysis.py.
+values are the reference of tests/test_stats_meta.py.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ its extras the others, as the READMEs and the kernel's messages say.
 The wheel tests build our wheels (``pip wheel --no-deps``), install ``paired-evalkit``
 from them into a fresh virtual environment (never editable) and run from it ``evalkit
 --version``, ``evalkit plugins list --check``, the snippets of the 0.2.0 README
-(``tests/test_seed_snippets.py`` and ``tests/test_gate_seed.py``, after adding pytest and
+(``tests/test_seed_snippets.py`` and ``tests/test_seed_checks.py``, after adding pytest and
 pytrec_eval), the main job (``examples/vaswani/main.py``, after ``pip install
 'paired-evalkit[html]'``) and last ``paired-evalkit[all]``. Our distributions come only
 from the local wheels: a constraints file pins each to its wheel's file URL, and each one
@@ -357,7 +357,7 @@ def test_the_seed_snippets_run_from_the_wheels(user_env: UserEnv) -> None:
     # the test tools, from the index (pytrec_eval: the quickstart's independent numbers)
     user_env.pip("install", "pytest>=8", "pytrec-eval-terrier>=0.5.6")
     proc = run([user_env.python, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider",
-                "tests/test_seed_snippets.py", "tests/test_gate_seed.py"],
+                "tests/test_seed_snippets.py", "tests/test_seed_checks.py"],
                cwd=REPO, env=user_env.env)
     assert " passed" in proc.stdout and "failed" not in proc.stdout, proc.stdout
     # nothing is skipped for want of a plugin or pytrec_eval (only the comparison with the

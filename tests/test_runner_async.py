@@ -6,6 +6,7 @@ signals)."""
 from __future__ import annotations
 
 import asyncio
+import select
 import signal
 import subprocess
 import sys
@@ -74,14 +75,18 @@ def test_an_async_def_target_runs_on_one_loop_with_bounded_concurrency() -> None
 def test_metrics_run_in_threads_off_the_loop_so_a_slow_grade_blocks_no_call() -> None:
     probe = Probe(delay_s=0.01)
     graded_on: set[str] = set()
-    slow_window: list[float] = []
+    calls_during: list[int] = []
 
     def slow_grade(response: TargetResponse, case: GoldenCase) -> float:
         graded_on.add(threading.current_thread().name)
         if case.id == "c000":
-            slow_window.append(time.monotonic())
-            time.sleep(0.5)  # a slow judge: blocks its thread, not the event loop
-            slow_window.append(time.monotonic())
+            # a slow judge: it blocks its thread until ten more calls have started, which
+            # can happen only if it does not block the event loop (else: the hang guard)
+            before = len(probe.starts)
+            guard = time.monotonic() + HANG_S
+            while len(probe.starts) < before + 10 and time.monotonic() < guard:
+                time.sleep(0.001)
+            calls_during.append(len(probe.starts) - before)
         return 1.0
 
     with use_registry() as reg:
@@ -91,9 +96,7 @@ def test_metrics_run_in_threads_off_the_loop_so_a_slow_grade_blocks_no_call() ->
     assert run.header["status"] == "complete"
     assert graded_on and "evalkit-event-loop" not in graded_on
     assert all(name.startswith("evalkit-score") for name in graded_on)
-    begin, end = slow_window
-    during = [t for t in probe.starts if begin < t < end]
-    assert len(during) >= 10  # the other three tasks kept calling the target meanwhile
+    assert calls_during[0] >= 10  # the other three tasks kept calling the target meanwhile
 
 
 def test_async_failures_are_rows_with_errors() -> None:
@@ -134,24 +137,36 @@ def test_invoke_of_an_async_target_outside_and_inside_a_loop() -> None:
 
 # ------------------------------------------------------------------ real processes
 TARGET = '''
-import asyncio
+import asyncio, os
 from pathlib import Path
 from evalkit.data.targets import CallableTarget
 
 LOG = Path(__file__).with_name("started.log")
 
-def make(delay=0.5):
+def make(delay=0.5, gate=None):
     async def rank(case):
         with LOG.open("a") as fh:
             fh.write(case.id + "\\n")
-        await asyncio.sleep(delay)
+        if gate is None:
+            await asyncio.sleep(delay)
+        else:  # held until the test creates the gate file: the call's length is the test's
+            while not os.path.exists(gate):
+                await asyncio.sleep(0.01)
         return [case.id]
     return CallableTarget(rank, name="slow-async")
 '''
 
+#: how long a wait may take before the test calls the run hung: a guard against a hang,
+#: never a measure of speed (every wait below ends on an event, long before it)
+HANG_S = 120.0
 
-def project(root: Path, delay: float, n: int = 20, concurrency: int = 4) -> Path:
-    return write_project(root, TARGET, module="async_target", target_kwargs={"delay": delay},
+
+def project(root: Path, delay: float, n: int = 20, concurrency: int = 4,
+            gate: Path | None = None) -> Path:
+    kwargs: dict[str, object] = {"delay": delay}
+    if gate is not None:
+        kwargs["gate"] = str(gate)
+    return write_project(root, TARGET, module="async_target", target_kwargs=kwargs,
                          cases=n, max_concurrency=concurrency)
 
 
@@ -186,18 +201,29 @@ def test_ctrl_c_or_sigterm_writes_the_async_calls_in_flight_then_resume_finishes
 
 
 def test_a_second_ctrl_c_cancels_the_async_calls_at_once(tmp_path: Path) -> None:
-    artifact = project(tmp_path, delay=30.0)
-    proc = spawn_run(tmp_path)
-    wait_until(lambda: len(started_ids(tmp_path)) >= 4, proc, "no call started")
-    proc.send_signal(signal.SIGINT)
-    wait_until(lambda: artifact.exists() and proc.poll() is None, proc, "run ended early")
-    time.sleep(0.3)
-    t0 = time.monotonic()
-    proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=10)
-    assert time.monotonic() - t0 < 3.0 and proc.returncode == 130
-    assert err.strip().splitlines() == [
-        "interrupted: waiting up to 10 s for 4 call(s) in flight to finish and be written "
+    """The calls never end (their gate stays shut) and the grace period is an hour, so a
+    run that ends at all after the second Ctrl-C waited for neither."""
+    gate = tmp_path / "gate"
+    artifact = project(tmp_path, delay=0.0, gate=gate)
+    proc = spawn_run(tmp_path, "--grace-s", "3600")
+    try:
+        wait_until(lambda: len(started_ids(tmp_path)) >= 4, proc, "no call started",
+                   limit=HANG_S)
+        proc.send_signal(signal.SIGINT)
+        assert proc.stderr is not None
+        ready, _, _ = select.select([proc.stderr], [], [], HANG_S)  # a guard against a hang
+        assert ready, "the run never said it was waiting for its calls"
+        first = proc.stderr.readline()  # printed once the runner waits for the calls
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=HANG_S)  # a guard: the grace period is 3600 s
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 130
+    assert not gate.exists()  # no call could have finished
+    assert [first.rstrip("\n"), *err.strip().splitlines()] == [
+        "interrupted: waiting up to 3600 s for 4 call(s) in flight to finish and be written "
         "(Ctrl-C again to stop now)",
         f"interrupted again: 0 of 20 cases are done in {artifact}; 4 call(s) still running "
         "were abandoned; continue with --resume",

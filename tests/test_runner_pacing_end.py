@@ -1,8 +1,7 @@
 """A paced run ends when its last call does (no idle worker waits for a request token
 no call will use), in the threaded and the async executor (the remote one:
-tests/test_dispatch_pacing.py); and
-``tokens_per_minute`` reads the token keys evalkit's cost docs prescribe, and says so
-when no response reports any.
+plugins/evalkit-dask/tests/test_dask_dispatch_pacing.py); and ``tokens_per_minute`` reads
+the token keys evalkit's cost docs prescribe, and says so when no response reports any.
 
 The time bounds follow from the bucket arithmetic of :mod:`evalkit.execute.pacing`
 (60 a minute: one start a second, a bucket of one): 3 cases start at 0, 1 and 2 s, so
@@ -109,7 +108,7 @@ def test_tokens_per_minute_acts_on_tokens_in_and_tokens_out() -> None:
     run = evaluate(CallableTarget(rank), cases(4), ["recall@1"], max_concurrency=1,
                    tokens_per_minute=6000, progress=False)
     assert time.monotonic() - t0 >= 2.0 - 0.1
-    # read as nothing (the old reading), no call would have waited: 4 calls in far less
+    # responses that report no token keys: no call waits for tokens, 4 calls in far less
     fast = time.monotonic()
     evaluate(CallableTarget(lambda case: [case.id], name="e"), cases(4), ["recall@1"],
              max_concurrency=1, tokens_per_minute=6000, progress=False)

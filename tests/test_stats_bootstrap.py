@@ -42,7 +42,7 @@ def test_c19_constant_nonzero_difference() -> None:
     r = paired_bootstrap(a, b, "m", n_resamples=1000, seed=0)
     assert r.observed == pytest.approx(0.125, rel=1e-6)
     assert (r.ci_low, r.ci_high) == pytest.approx((0.125, 0.125), rel=1e-6)
-    # Issue #2's rule (centred null, +1 floor): no resample is as extreme, so
+    # The p rule (centred null, +1 floor): no resample is as extreme, so
     # p = 1/(B+1) = 0.000999 (the case's scipy convention doubles it to 0.001998).
     assert r.p_value == pytest.approx(0.000999, rel=1e-3)
     assert r.p_value == 1 / 1001

@@ -2,9 +2,9 @@
 -> text metrics, an LLM judge and cost -> comparison, pairwise verdicts -> gate verdict.
 
 A fake model (``fake_model.py``) answers over HTTP on 127.0.0.1 with a controlled amount
-of noise per sample; the judge is evalkit-judge's ``LLMJudge`` on the plugin's fake
-Anthropic client (``judge_plugin.py``, this folder's local plugin). Nothing leaves the
-machine. From the repository root:
+of noise per sample; the judge, declared in the configs (``judges:``), grades on an
+OpenAI-compatible server on 127.0.0.1 (``fake_judge.py``). Nothing leaves the machine.
+From the repository root:
 
     .venv/bin/python examples/llm_offline/run_offline.py
 
@@ -15,8 +15,9 @@ It starts the fake model, then runs, in this folder, the commands a CI job would
     evalkit compare out/v1.jsonl out/v2.jsonl -m exact_match,f1,rouge_l,correctness
     evalkit pairwise out/v1.jsonl out/v2.jsonl --judge correctness \\
         -o out/pairwise.jsonl --report html:out/pairwise.html
+    evalkit agreement out/v2.jsonl --labels labels.jsonl
     evalkit gate --checks checks.yaml --run out/v2.jsonl --baseline out/v1.jsonl \\
-        --report markdown:out/gate.md
+        --labels labels.jsonl --report markdown:out/gate.md
 
 and exits with the gate's status (0 pass, 1 a blocking check failed, 2 cannot judge).
 """
@@ -33,6 +34,8 @@ HERE = Path(__file__).resolve().parent
 if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
+from fake_judge import URL_VARIABLE as JUDGE_URL_VARIABLE  # noqa: E402
+from fake_judge import FakeJudge  # noqa: E402
 from fake_model import FakeModel  # noqa: E402
 from targets import URL_VARIABLE  # noqa: E402
 
@@ -43,13 +46,14 @@ COMMANDS = [
     ["compare", "out/v1.jsonl", "out/v2.jsonl", "-m", "exact_match,f1,rouge_l,correctness"],
     ["pairwise", "out/v1.jsonl", "out/v2.jsonl", "--judge", "correctness",
      "-o", "out/pairwise.jsonl", "--report", "html:out/pairwise.html"],
+    ["agreement", "out/v2.jsonl", "--labels", "labels.jsonl"],
     ["gate", "--checks", "checks.yaml", "--run", "out/v2.jsonl", "--baseline", "out/v1.jsonl",
-     "--report", "markdown:out/gate.md"],
+     "--labels", "labels.jsonl", "--report", "markdown:out/gate.md"],
 ]
 
 
 def evalkit(args: list[str], env: dict[str, str]) -> int:
-    """Run ``evalkit ARGS`` in this folder (its pyproject.toml loads the local plugin)."""
+    """Run ``evalkit ARGS`` in this folder."""
     print(f"\n$ evalkit {' '.join(args)}", flush=True)
     return subprocess.run([*EVALKIT, *args], cwd=HERE, env=env, check=False).returncode
 
@@ -58,17 +62,16 @@ def main() -> int:
     out = HERE / "out"
     if out.exists():  # a fresh start: the judge's grade cache too
         shutil.rmtree(out)
-    with FakeModel() as model:
-        env = {**os.environ, URL_VARIABLE: model.url, "LLM_OFFLINE_OUT": str(out)}
-        for command in COMMANDS[:2]:
+    with FakeModel() as model, FakeJudge() as judge:
+        env = {**os.environ, URL_VARIABLE: model.url, JUDGE_URL_VARIABLE: judge.api_base}
+        for command in COMMANDS[:4]:  # the runs and the pairwise verdicts ask the judge
             code = evalkit(command, env)
             if code != 0:
                 return code
-    for command in COMMANDS[2:4]:
-        code = evalkit(command, env)
-        if code != 0:
-            return code
-    return evalkit(COMMANDS[4], env)
+    code = evalkit(COMMANDS[4], env)
+    if code != 0:
+        return code
+    return evalkit(COMMANDS[5], env)
 
 
 if __name__ == "__main__":

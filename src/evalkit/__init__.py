@@ -35,7 +35,6 @@ _EXPORTS: dict[str, str] = {
     "CallableTarget": "evalkit.data.targets",
     "GoldenSet": "evalkit.data.goldens",
     "load_goldens": "evalkit.data.goldens",
-    "load_topics": "evalkit.data.topics",
     "CaseResult": "evalkit.data.rows",
     "rescore": "evalkit.execute.rescore",
     "evaluate": "evalkit.execute.target_runner",
@@ -106,7 +105,6 @@ if TYPE_CHECKING:
     from evalkit.data.targets import Target as Target
     from evalkit.data.targets import TargetError as TargetError
     from evalkit.data.targets import TargetResponse as TargetResponse
-    from evalkit.data.topics import load_topics as load_topics
     from evalkit.execute.precomputed import evaluate_run as evaluate_run
     from evalkit.execute.ranking import RankedRun as RankedRun
     from evalkit.execute.rescore import rescore as rescore

@@ -1,18 +1,18 @@
 """The kernel's built-in plugin: records registered through the same hooks as any plugin.
 
-The golden-set and BEIR loaders, the latency, diversity and cost aggregates, the five
+The golden-set and BEIR loaders, the latency, diversity, cost and judge-agreement
+aggregates, the five
 reporters, the ``local`` executor, and the kernel's commands (as records, so that a
 plugin's command of the same name is a conflict).
 """
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from evalkit.core.hookspecs import hookimpl
+from evalkit.core.import_strings import on_call
 from evalkit.core.specs import (
     AggregateSpec,
     CommandSpec,
@@ -32,21 +32,9 @@ def evalkit_register_metrics() -> list[MetricSpec]:
 @hookimpl
 def evalkit_register_aggregates() -> list[AggregateSpec]:
     from evalkit.execute.aggregates import builtin_aggregates
+    from evalkit.execute.agreement_aggregates import agreement_aggregates
 
-    return builtin_aggregates()
-
-
-def _on_call(module: str, name: str) -> Callable[..., Any]:
-    """``module.name``, imported when first called, so that registering the built-in
-    loaders (every command, ``evalkit plugins list``) imports no loader module."""
-
-    def load(*args: Any, **kwargs: Any) -> Any:
-        return getattr(importlib.import_module(module), name)(*args, **kwargs)
-
-    load.__name__ = load.__qualname__ = name
-    load.__module__ = module
-    load.__doc__ = f"{module}.{name}, imported on first call."
-    return load
+    return builtin_aggregates() + agreement_aggregates()
 
 
 def _beir_qrels_header(path: Path) -> bool:
@@ -62,16 +50,18 @@ def _beir_qrels_header(path: Path) -> bool:
     return True  # empty: the BEIR loader says so
 
 
-_GOLDENS, _YAML, _BEIR = "evalkit.data.goldens", "evalkit.data.goldens_yaml", "evalkit.data.beir"
-#: Built once, so that registering the built-ins twice is recognised as the same loaders.
+#: Built once, so that registering the built-ins twice is recognised as the same loaders
+#: (each imported when first called: registering them, for every command, imports none).
 _LOADERS = (
-    LoaderSpec("jsonl", "goldens", _on_call(_GOLDENS, "load_jsonl"), (".jsonl",)),
-    LoaderSpec("yaml", "goldens", _on_call(_YAML, "load_yaml"), (".yaml", ".yml")),
-    LoaderSpec("csv", "goldens", _on_call(_GOLDENS, "load_csv"), (".csv",)),
-    LoaderSpec("beir", "corpus", _on_call(_BEIR, "load_corpus"), (".jsonl", ".jsonl.gz")),
-    LoaderSpec("beir", "queries", _on_call(_BEIR, "load_queries"),
+    LoaderSpec("jsonl", "goldens", on_call("evalkit.data.goldens:load_jsonl"), (".jsonl",)),
+    LoaderSpec("yaml", "goldens", on_call("evalkit.data.goldens_yaml:load_yaml"),
+               (".yaml", ".yml")),
+    LoaderSpec("csv", "goldens", on_call("evalkit.data.goldens:load_csv"), (".csv",)),
+    LoaderSpec("beir", "corpus", on_call("evalkit.data.beir:load_corpus"),
+               (".jsonl", ".jsonl.gz")),
+    LoaderSpec("beir", "queries", on_call("evalkit.data.beir:load_queries"),
                (".jsonl", ".tsv", ".tsv.gz")),
-    LoaderSpec("beir", "qrels", _on_call(_BEIR, "load_qrels"), (".tsv", ".tsv.gz"),
+    LoaderSpec("beir", "qrels", on_call("evalkit.data.beir:load_qrels"), (".tsv", ".tsv.gz"),
                accepts=_beir_qrels_header),
 )
 
@@ -95,7 +85,7 @@ def evalkit_register_reporters() -> list[ReporterSpec]:
 
 #: Built once, so that registering the built-ins twice is recognised as the same executor.
 _EXECUTORS = (
-    ExecutorSpec("local", _on_call("evalkit.execute.local_executor", "LocalExecutor"),
+    ExecutorSpec("local", on_call("evalkit.execute.local_executor:LocalExecutor"),
                  "threads of this process (max_concurrency of them); the default"),
 )
 

@@ -11,7 +11,7 @@ import paths of version 0.2 listed there.
 
 tests/test_layers.py reads this table, walks every import of ``src/`` and
 ``plugins/*/src`` with :mod:`ast`, and fails on an import the table refuses, on an import
-circle between modules, on a facade no longer used, and on a package whose ``__init__``
+circle between modules, on a facade nothing uses, and on a package whose ``__init__``
 docstring names other floors than the table in its ``May import:`` line.
 """
 

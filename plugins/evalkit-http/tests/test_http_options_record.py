@@ -1,6 +1,6 @@
 """The HTTP targets' options are declared once (:class:`evalkit_http.options.HttpOptions`):
-the typing mirror names the same fields with the same types, the defaults are the 0.3
-constructors' (written out here from their former signatures), and every constructor and
+the typing mirror names the same fields with the same types, the defaults are those of
+the 0.3.0 release's constructors (written out here from its signatures), and every constructor and
 the ``http`` factory refuse what the record refuses, naming themselves."""
 
 from __future__ import annotations

@@ -20,6 +20,7 @@ from evalkit_judge import (
     BudgetExhausted,
     GradeCache,
     JudgeError,
+    JudgeProvider,
     LLMJudge,
     load_pairwise,
     pairwise,
@@ -241,6 +242,11 @@ def test_rules_can_be_changed_without_asking_again(tmp_path: Path) -> None:
 
 
 # ---------------------------------------------------------------- strict replies
+def messages_api() -> JudgeProvider:
+    """The Anthropic provider of a judge (it reads replies; it sends nothing here)."""
+    return LLMJudge("r", model="judge-m", client=FakeAnthropic(lambda req: None)).provider
+
+
 @pytest.mark.parametrize(("reply", "message"), [
     (text_reply("A is better."), "no record_verdict tool call"),
     (verdict_reply("C"), "not one of 'A', 'B', 'tie'"),
@@ -252,14 +258,14 @@ def test_rules_can_be_changed_without_asking_again(tmp_path: Path) -> None:
 def test_a_reply_without_a_valid_verdict_is_refused(reply: dict[str, Any], message: str
                                                      ) -> None:
     with pytest.raises(JudgeError, match=re.escape(message)):
-        parse_verdict(reply)
+        parse_verdict(messages_api(), reply)
 
 
 def test_extra_properties_are_refused() -> None:
     reply = verdict_reply("A")
     reply["content"][0]["input"]["score"] = 5
-    with pytest.raises(JudgeError, match="forbids: 'score'"):
-        parse_verdict(reply)
+    with pytest.raises(JudgeError, match="'score' the schema does not allow"):
+        parse_verdict(messages_api(), reply)
 
 
 def test_refused_replies_are_kept_as_rejected_and_never_served(tmp_path: Path) -> None:

@@ -118,10 +118,14 @@ def warnings_once(page: Any, printed: list[str]) -> None:
     for warning in printed:
         assert text.count(warning) == 1, warning
     items = page.locator("#warnings li").all_inner_texts()
-    assert len(items) == 2
+    assert len(items) == len(set(items)) == 3
     # the baseline's warning concerns every row; sys7's the five rows of sys7
     assert items[0] == f"{printed[0]} (every metric and candidate)"
     assert items[1] == f"{printed[1]} (sys7: every metric)"
+    # the skew guard's note is one item whatever each pair's skewness, with its pairs
+    assert items[2].startswith("method 'auto': the differences are skewed")
+    assert items[2].endswith("(" + "; ".join(f"{c}: recall@100" for c in CANDIDATES[:5])
+                             + ")")
 
 
 def contents_lead_somewhere(page: Any) -> None:

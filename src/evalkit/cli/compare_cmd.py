@@ -20,6 +20,7 @@ from evalkit.cli.output import TableOrJson, compared_metrics, note, pick_format,
 from evalkit.comparison.options import (
     DEFAULT_METHOD,
     Alternative,
+    By,
     CIMethod,
     Correction,
     Method,
@@ -124,6 +125,15 @@ def command(
         help="Pair only the queries every run has (and say which were left out) instead of "
         "refusing runs over different queries.",
     )] = False,
+    by: Annotated[By | None, typer.Option(
+        "--by", show_default=False,
+        help="Also compare on each slice of the cases: tag (each tag's cases, from the "
+        "golden cases' tags or --tags), with the correction over slices x metrics x "
+        "candidates (docs/statistics.md#slices).")] = None,
+    tags: Annotated[Path | None, typer.Option(
+        "--tags", show_default=False,
+        help="With --by tag: the cases' tags, one 'query id<TAB>tag' per line (a query "
+        "with several tags on several lines); needed for TREC runs.")] = None,
     collections: Annotated[Path | None, typer.Option(
         "--collections", show_default=False,
         help="Instead of runs: a YAML or JSON file listing collections (name, baseline, "
@@ -141,8 +151,9 @@ def command(
     For each metric and candidate: both means, the difference (candidate - baseline) with
     its confidence interval, the p-value (raw, and adjusted over all the tests), the
     verdict, and how many queries the candidate wins, ties and loses. Runs scored against
-    different qrels or with different settings are refused. With --collections: the
-    difference in each collection and pooled over them, with tau^2 and I^2.
+    different qrels or with different settings are refused. With --by tag: the same on
+    each tag's cases, in a slice table. With --collections: the difference in each
+    collection and pooled over them, with tau^2 and I^2.
     """
     from evalkit.comparison.meta_compute import check_collections_options
 
@@ -179,9 +190,11 @@ def command(
             ci=ci_method, n_resamples=resamples, seed=seed,
             all_pairs=all_pairs, top=top, relevance_level=relevance_level,
             missing=missing_value, depth=depth, topics=topics,
-            allow_incomplete=allow_incomplete),
+            allow_incomplete=allow_incomplete, by=by.value if by is not None else None,
+            tags=tags),
         f"comparing {len(runs)} runs", metric=metric, report=report,
-        inputs=[*runs, qrels, topics], as_json=as_json_flag, table=print_compare_table)
+        inputs=[*runs, qrels, topics, tags], as_json=as_json_flag,
+        table=print_compare_table)
 
 
 def _compare_and_show(work: Callable[[list[str] | None], Any], doing: str, *,

@@ -49,6 +49,17 @@ def command(
         "--resamples", "-B", min=100, max=1_000_000, help="Resamples of the bootstrap tests."
     )] = 10_000,
     seed: Annotated[int, typer.Option("--seed", min=0, help="Seed of the resampling.")] = 42,
+    tags: Annotated[Path | None, typer.Option(
+        "--tags", show_default=False,
+        help="The cases' tags for checks scoped by tag (scope: {tags: [...]}): one "
+        "'query id<TAB>tag' per line. Default: the tags of the golden set the run was "
+        "made from.")] = None,
+    labels: Annotated[Path | None, typer.Option(
+        "--labels", help="Human labels that agreement aggregates such as "
+        "krippendorff_alpha(correctness) read: a labels file (JSON Lines, {\"id\", "
+        "\"labels\"}) or a golden file with labels. Default: the labels of the golden file "
+        "the run's header names.", show_default=False,
+    )] = None,
     as_json: Annotated[bool, typer.Option(
         "--json", help="Print the verdict as JSON for scripts (the json report on standard "
         "output: every check, its verdict, numbers and coverage, and exit_code); the verdict "
@@ -62,6 +73,7 @@ def command(
     Warn-level checks never change the exit code. Options left out come from the eval
     config (evalkit.yaml or [tool.evalkit]: checks, output, baseline, reporters).
     """
+    from evalkit.data.labels import read_labels
     from evalkit.execute.gate_options import gate_options
     from evalkit.execute.run_files import require_artifact
     from evalkit.gate.evaluate import checks_source, gate_from_files
@@ -72,14 +84,16 @@ def command(
     run, baseline = options.run, options.baseline
     targets = [*options.reports, *(["json:-"] if as_json else [])]
     # refuse a malformed, unknown or unwritable --report before any work
-    to_stdout = check_report_targets(targets,
-                                     inputs=[run, checks_source(options.checks), baseline])
+    to_stdout = check_report_targets(
+        targets, inputs=[run, checks_source(options.checks), baseline, tags])
     checks_file = checks_source(options.checks)
     require_artifact(run, "run")
     if baseline is not None:
         require_artifact(baseline, "baseline")
     try:
-        gate = gate_from_files(checks_file, run, baseline, n_resamples=resamples, seed=seed)
+        gate = gate_from_files(checks_file, run, baseline, n_resamples=resamples, seed=seed,
+                               case_tags=tags,
+                               labels=None if labels is None else read_labels(labels))
     except (ValueError, LookupError, OSError, ImportError):
         raise  # user errors: reported by the CLI's handler, exit 2
     except Exception as exc:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from os import PathLike
-from typing import Any
+from typing import Any, cast
 
 from evalkit.comparison.inputs import Loaded, RunInput, load_inputs, query_texts
 from evalkit.comparison.model import Comparison
@@ -27,11 +27,13 @@ from evalkit.comparison.records import (
     RunInfo,
     Settings,
 )
+from evalkit.comparison.slices import TagsArg
 from evalkit.comparison.spread import samples_warnings, spread_of
 from evalkit.data.metric_info import higher_is_better, value_type
 from evalkit.data.results import RunResult
 from evalkit.execute.run_files import QrelsArg
-from evalkit.report.comparison_rows import p_note_for
+from evalkit.report.comparison_rows import verdict_of
+from evalkit.report.slices import SliceEffect
 
 
 def compare(
@@ -53,6 +55,8 @@ def compare(
     depth: int | None = None,
     topics: Mapping[str, str] | str | PathLike[str] | None = None,
     allow_incomplete: bool = False,
+    by: str | None = None,
+    tags: TagsArg | None = None,
 ) -> Comparison:
     """Compare each candidate with the baseline on the same queries, metric by metric.
 
@@ -93,11 +97,19 @@ def compare(
             artifacts among the inputs were scored with, else trec_eval's: 1, ``"zero"``,
             no depth limit. A value given must agree with every artifact's.
         topics: ``{query id: text}``, or the path of a topic file (TREC ``<top>`` topics,
-            plain or gzipped, or ``qid<TAB>text`` TSV; :func:`evalkit.load_topics`);
+            plain or gzipped, or ``qid<TAB>text`` TSV;
+            :func:`evalkit_retrieval.topics.load_topics`);
             without it the text comes from the golden set the runs were made from, when
             its file is still there and unchanged.
         allow_incomplete: pair only the queries every run has, and say so in
             ``warnings``, instead of refusing runs over different queries.
+        by: ``"tag"``: also compare on each tag's cases (``Comparison.slices``), every
+            slice, metric and candidate adjusted together by ``correction`` (``"holm"``,
+            ``"bh"`` or ``"none"``); the overall rows are unchanged (docs/statistics.md,
+            Slices).
+        tags: the cases' tags, ``{case id: [tag, ...]}`` or the path of a tags file
+            (``query id<TAB>tag`` lines, :func:`evalkit.data.case_tags.load_tags`); without
+            it, with ``by="tag"``, the tags of the golden sets the runs were made from.
 
     Returns:
         :class:`Comparison`.
@@ -112,18 +124,25 @@ def compare(
         InputError: a path that is missing, a directory, or not a run (the message
             says what it looks like); a TREC run without ``qrels``.
         TopicsError: a ``topics`` file that cannot be read (file and line named).
+        TagsError: a ``tags`` file that cannot be read (file and line named), a golden
+            set the runs record that is gone or changed, or no case with a tag.
         FrameFormatError: a DataFrame that is not a run or qrels (the row named).
         ValueError: an unknown ``method``, ``correction`` or ``alternative`` (from
             :func:`evalkit.stats.compare_runs`).
-        RegistryError: an unknown metric for a TREC run file.
+        RegistryError: an unknown metric for a TREC run file; ``topics`` a path and the
+            retrieval plugin, which reads topic files, not loaded.
     """
     inputs = [baseline, *candidates]
     check_request(len(inputs), alpha=alpha, method=method, ci=ci, n_resamples=n_resamples,
                   top=top)
-    if isinstance(topics, str | PathLike):  # read first: a bad file stops before any work
-        from evalkit.data.topics import load_topics
+    from evalkit.comparison.slices import check_by
 
-        topics = load_topics(topics)
+    given_tags = check_by(by, tags, correction)  # a bad tags file stops before any work
+    if isinstance(topics, str | PathLike):  # read first: a bad file stops before any work
+        from evalkit.execute.precomputed import retrieval_loader
+
+        reader = retrieval_loader("queries", "topics", f"{topics}: the topic file reader")
+        topics = cast("dict[str, str]", reader.fn(topics))
     loaded = load_inputs(inputs, qrels=qrels, metrics=metrics,
                          relevance_level=relevance_level, missing=missing, depth=depth,
                          allow_incomplete=allow_incomplete)
@@ -157,11 +176,22 @@ def compare(
             res, base, cand, ids, diffs, texts, top=top, alpha=alpha,
             correction=correction, method=method,
             input_notes=notes_by[base.name] + notes_by[cand.name]))
+    slices: tuple[SliceEffect, ...] = ()
+    slice_notes: tuple[str, ...] = ()
+    if by is not None:
+        from evalkit.comparison.slices import case_tags_for, compare_by_tag
+
+        slices, slice_notes = compare_by_tag(
+            runs, loaded.metrics, case_tags_for(given_tags, runs), correction=correction,
+            method=method, alpha=alpha, alternative=alternative, n_resamples=n_resamples,
+            ci=ci, seed=seed, all_pairs=all_pairs,
+            value_types={m: value_type(m) for m in loaded.metrics})
     settings = _settings(family.results, family.family_size, method=method, ci=ci,
                          alpha=alpha, alternative=alternative, correction=correction,
                          n_resamples=n_resamples, seed=seed, all_pairs=all_pairs, top=top,
                          relevance_level=relevance_level, missing=missing, depth=depth,
-                         allow_incomplete=allow_incomplete)
+                         allow_incomplete=allow_incomplete, by=by,
+                         slice_family_size=len(slices))
     from evalkit._version import __version__
     from evalkit.comparison.text import describe
 
@@ -171,9 +201,10 @@ def compare(
         results=tuple(results), metrics=tuple(loaded.metrics), settings=settings,
         description=describe(settings),
         warnings=tuple(w for ws in loaded.notes for w in ws) + tuple(text_notes)
-        + tuple(samples_warnings(runs)) + floor_note,
+        + tuple(samples_warnings(runs)) + floor_note + slice_notes,
         query_ids=ids, queries={q: texts[q] for q in ids if q in texts},
         provenance={"evalkit_version": __version__, "generator": settings.generator},
+        slices=slices,
     )
 
 
@@ -225,15 +256,8 @@ def _metric_comparison(
     assert effect is not None
     # the test's own counts (rounding noise removed), read by the metric's polarity
     wins, losses = (effect.wins, effect.losses) if hib else (effect.losses, effect.wins)
-    p_adj = res.p_adjusted if correction != "none" else None
-    if method == "bootstrap" and correction == "none":
-        verdict = bool(res.ci_low > 0.0 or res.ci_high < 0.0)  # the interval decides
-    else:
-        verdict = (p_adj if p_adj is not None else res.p_value) < alpha
-    if res.degenerate and res.method == "bootstrap":  # constant: the sign-flip rule
-        verdict = verdict and bool(res.significant)
-    # p = 1/(B+1) beside "not significant": the reports say why instead of the p
-    p_note = p_note_for(res.degenerate, bool(res.significant), float(res.p_value), alpha)
+    p_adj, verdict, p_note = verdict_of(res, correction=correction, method=method,
+                                        alpha=alpha)
     why = (res.note,) if p_note and res.note else ()
     details = _details(base, cand, metric)
     b_scores, c_scores = base.scores(metric), cand.scores(metric)
@@ -270,7 +294,7 @@ def _settings(results: Sequence[Any], family_size: int, **asked: Any) -> Setting
         relevance_level=asked["relevance_level"], missing=asked["missing"],
         depth=asked["depth"], allow_incomplete=bool(asked["allow_incomplete"]),
         family_size=family_size, generator=generator, methods_used=methods,
-        ci_methods_used=cis,
+        ci_methods_used=cis, by=asked["by"], slice_family_size=asked["slice_family_size"],
     )
 
 

@@ -45,6 +45,8 @@ NOT_WITH_COLLECTIONS: dict[str, str] = {
     "--all-pairs": "a collection holds one baseline and one candidate",
     "--resamples": "nothing is resampled",
     "--seed": "nothing is resampled",
+    "--by": "the collections are pooled as wholes; compare one collection's runs by tag",
+    "--tags": "the collections are pooled as wholes; compare one collection's runs by tag",
 }
 #: Options that go only with ``--collections``.
 ONLY_WITH_COLLECTIONS: tuple[str, ...] = ("--tau2", "--hartung-knapp")

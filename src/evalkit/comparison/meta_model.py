@@ -5,7 +5,9 @@ A :class:`MetaComparison` holds one :class:`~evalkit.report.pooled.PooledEffect`
 metric (with its collections' rows, :class:`~evalkit.report.pooled.CollectionEffect`),
 the collections and their runs (:class:`CollectionInfo`), the :class:`MetaSettings`, a
 one-line description, the warnings on the inputs and provenance. It becomes JSON
-(:meth:`MetaComparison.to_json`, what ``evalkit compare --collections --json`` prints) and
+(:meth:`MetaComparison.to_json`, what ``evalkit compare --collections --json`` prints,
+read back by :meth:`MetaComparison.from_json`), a DataFrame
+(:meth:`MetaComparison.to_pandas`: a row per collection and a pooled row per metric) and
 a reporters' :class:`~evalkit.report.Report` (:meth:`MetaComparison.to_report`,
 :func:`meta_report`: a row per metric with the pooled difference, so that a reporter that
 knows only rows, JUnit or a plugin's, shows the pooled verdicts, and ``pooled`` with each
@@ -23,6 +25,8 @@ from evalkit.comparison.records import RunInfo
 from evalkit.report.pooled import CollectionEffect, PooledEffect
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from evalkit.report.model import Report, ReportRow
 
 #: The JSON document's ``type`` and version.
@@ -149,6 +153,64 @@ class MetaComparison:
             "warnings": list(self.warnings), "provenance": dict(self.provenance),
         }))
 
+    @classmethod
+    def from_json(cls, doc: Mapping[str, Any] | str) -> MetaComparison:
+        """Read :meth:`to_json`'s document back (a mapping, or its JSON text): the same
+        fields, an open interval end or a NaN mean written as null read as infinite or
+        NaN.
+
+        Raises:
+            ValueError: not a meta-comparison document, a version this evalkit cannot
+                read, or a malformed field (the message names it).
+        """
+        import json
+
+        data: Any = json.loads(doc) if isinstance(doc, str) else doc
+        if not isinstance(data, Mapping) or data.get("type") != DOCUMENT_TYPE:
+            raise ValueError(f"not an evalkit {DOCUMENT_TYPE} document (its 'type' is "
+                             f"{data.get('type') if isinstance(data, Mapping) else None!r})")
+        if data.get("schema_version") != SCHEMA_VERSION:
+            raise ValueError(f"{DOCUMENT_TYPE} document of schema_version "
+                             f"{data.get('schema_version')!r}: this evalkit reads "
+                             f"schema_version {SCHEMA_VERSION}")
+
+        def run(d: Mapping[str, Any]) -> RunInfo:
+            return RunInfo(str(d["name"]), d.get("source"), dict(d.get("provenance") or {}))
+
+        try:
+            return cls(
+                results=tuple(PooledEffect.from_dict(r) for r in data["results"]),
+                collections=tuple(CollectionInfo(
+                    name=str(c["name"]), baseline=run(c["baseline"]),
+                    candidate=run(c["candidate"]), qrels=c.get("qrels"),
+                    n_queries=int(c["n_queries"]),
+                    warnings=tuple(str(w) for w in c.get("warnings") or ()))
+                    for c in data["collections"]),
+                metrics=tuple(str(m) for m in data["metrics"]),
+                settings=MetaSettings(**dict(data["settings"])),
+                description=str(data.get("description") or ""),
+                warnings=tuple(str(w) for w in data.get("warnings") or ()),
+                provenance=dict(data.get("provenance") or {}))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ValueError(f"malformed {DOCUMENT_TYPE} document: {type(exc).__name__}: "
+                             f"{exc}") from None
+
+    def to_pandas(self) -> pd.DataFrame:
+        """The comparison as a ``pandas.DataFrame``: per metric one row per collection
+        (``row`` ``"collection"``: its queries, both means, ``effect``, ``std_error``,
+        interval, ``weight``) and one pooled row (``row`` ``"pooled"``, ``collection``
+        empty: the pooled ``effect``, its ``std_error`` and interval, ``p_value``,
+        ``p_adjusted``, ``significant``, ``tau2``, ``i2``, ``q``, ``q_p_value``, ``k``),
+        the columns of :func:`meta_columns`.
+
+        Raises:
+            evalkit.tables.frames.MissingExtraError: (an ``ImportError``) pandas is not
+                installed: ``pip install 'paired-evalkit[pandas]'``.
+        """
+        from evalkit.tables.frames import frame
+
+        return frame(meta_columns(self), _META_FLOATS)
+
     def to_report(self) -> Report:
         """The reporters' :class:`~evalkit.report.Report`: a row per metric with the
         pooled difference, and ``pooled`` with every collection's row."""
@@ -172,6 +234,38 @@ class MetaComparison:
 
 
 TITLE = "evalkit compare --collections"
+
+#: The columns of :func:`meta_columns`, in order.
+META_COLUMNS: tuple[str, ...] = (
+    "metric", "row", "collection", "baseline", "candidate", "n_queries", "baseline_mean",
+    "candidate_mean", "effect", "std_error", "ci_low", "ci_high", "weight", "p_value",
+    "p_adjusted", "significant", "tau2", "i2", "q", "q_p_value", "k")
+_META_FLOATS = ("baseline_mean", "candidate_mean", "weight", "p_value", "p_adjusted",
+                "tau2", "i2", "q", "q_p_value")
+
+
+def meta_columns(m: MetaComparison) -> dict[str, list[Any]]:
+    """:data:`META_COLUMNS` of ``m``: per metric, a row per collection then the pooled
+    row; a field that does not apply to a row is None."""
+    out: dict[str, list[Any]] = {c: [] for c in META_COLUMNS}
+
+    def add(**row: Any) -> None:
+        for c in META_COLUMNS:
+            out[c].append(row.get(c))
+
+    for p in m.results:
+        for c in p.collections:
+            add(metric=p.metric, row="collection", collection=c.collection,
+                baseline=c.baseline, candidate=c.candidate, n_queries=c.n_queries,
+                baseline_mean=c.baseline_mean, candidate_mean=c.candidate_mean,
+                effect=c.effect, std_error=c.std_error, ci_low=c.ci_low, ci_high=c.ci_high,
+                weight=c.weight)
+        add(metric=p.metric, row="pooled", collection="", baseline=p.baseline,
+            candidate=p.candidate, n_queries=p.n_queries, effect=p.estimate,
+            std_error=p.std_error, ci_low=p.ci_low, ci_high=p.ci_high, weight=1.0,
+            p_value=p.p_value, p_adjusted=p.p_adjusted, significant=p.significant,
+            tau2=p.tau2, i2=p.i2, q=p.q, q_p_value=p.q_p_value, k=p.k)
+    return out
 
 
 def _method(tau2: str, interval: str) -> str:
@@ -221,5 +315,5 @@ def meta_report(m: MetaComparison) -> Report:
     )
 
 
-__all__ = ["TITLE", "CollectionEffect", "CollectionInfo", "MetaComparison", "MetaSettings",
-           "PooledEffect", "meta_report"]
+__all__ = ["META_COLUMNS", "TITLE", "CollectionEffect", "CollectionInfo", "MetaComparison",
+           "MetaSettings", "PooledEffect", "meta_columns", "meta_report"]

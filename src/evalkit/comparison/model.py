@@ -47,6 +47,9 @@ class Comparison(ComparisonRecord):
         query_ids: the paired query ids, sorted.
         queries: ``{query id: text}`` for the queries whose text is known.
         provenance: ``evalkit_version`` and the statistics' ``generator``.
+        slices: with ``by="tag"``, one :class:`~evalkit.report.slices.SliceEffect` per
+            (tag, metric, candidate): the comparison on that tag's cases alone, its p
+            adjusted over slices x metrics x candidates; empty otherwise.
     """
 
     def notes(self) -> list[tuple[str, str]]:

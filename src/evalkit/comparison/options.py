@@ -46,6 +46,13 @@ class CIMethod(StrEnum):
     inversion_bootstrap_t = "inversion+bootstrap-t"
 
 
+class By(StrEnum):
+    """What ``evalkit compare --by`` slices the cases by (mirrors
+    ``evalkit.comparison.slices.BY_CHOICES``)."""
+
+    tag = "tag"
+
+
 class Tau2(StrEnum):
     """The between-collection variance estimator of ``evalkit compare --collections``
     (mirrors ``evalkit.stats.meta.TAU2_METHODS``; a test keeps them equal)."""

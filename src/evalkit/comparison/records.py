@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from evalkit.io.setting_names import SettingError
 from evalkit.report.model import QueryDelta
+from evalkit.report.slices import SliceEffect
 
 if TYPE_CHECKING:
     from evalkit.stats.histogram import Histogram
@@ -59,7 +60,9 @@ class Settings:
     second what ran: ``ci_method`` (the interval of the last test), ``family_size``
     (hypotheses adjusted together), ``generator`` (the resampling generator, None when
     nothing was drawn), ``methods_used`` / ``ci_methods_used`` (with ``method="auto"``
-    each metric gets its own test).
+    each metric gets its own test). ``by``: ``"tag"`` when the comparison was also made
+    slice by slice (``evalkit compare --by tag``), else None; ``slice_family_size``: the
+    hypotheses the slices' p-values were adjusted over (slices x metrics x candidates).
     """
 
     method: str = "auto"
@@ -79,6 +82,8 @@ class Settings:
     generator: str | None = None
     methods_used: tuple[str, ...] = ()
     ci_methods_used: tuple[str, ...] = ()
+    by: str | None = None
+    slice_family_size: int = 0
 
     @property
     def adjusted(self) -> bool:
@@ -96,7 +101,8 @@ class Settings:
             "allow_incomplete": self.allow_incomplete, "family_size": self.family_size,
             "generator": self.generator, "methods_used": list(self.methods_used),
             "ci_methods_used": list(self.ci_methods_used),
-        }
+        } | ({"by": self.by, "slice_family_size": self.slice_family_size}
+             if self.by is not None else {})
 
 
 @dataclass(frozen=True, repr=False)
@@ -214,6 +220,7 @@ class ComparisonRecord:
     query_ids: tuple[str, ...] = ()
     queries: Mapping[str, str] = field(default_factory=dict)
     provenance: Mapping[str, Any] = field(default_factory=dict)
+    slices: tuple[SliceEffect, ...] = ()
 
     def __repr__(self) -> str:
         shown = ", ".join(repr(r) for r in self.results[:3])

@@ -85,7 +85,7 @@ def to_report(c: ComparisonRecord) -> Report:
                     "runs": {run.name: dict(run.provenance) for run in c.runs}},
         runs=tuple(ReportRun(run.name, run.source, "baseline" if i == 0 else "candidate")
                    for i, run in enumerate(c.runs)),
-        warnings=c.warnings, queries=dict(c.queries),
+        warnings=c.warnings, queries=dict(c.queries), slices=c.slices,
     )
 
 

@@ -4,7 +4,10 @@ Version 1 (``"type": "comparison", "schema_version": 1``) keeps every key the 0.
 had and adds the description, the query ids and texts, provenance, and per comparison
 the interval method, the effect sizes, the per-query differences and both runs'
 per-query values (aligned with the top-level ``query_ids``), the binned distribution and
-per-case details. Non-finite numbers (an open interval end) are ``null``.
+per-case details. Compared slice by slice (``by="tag"``) it adds ``by``,
+``slice_family_size`` and ``slices``, one per (tag, metric, candidate)
+(:meth:`evalkit.report.slices.SliceEffect.to_dict`). Non-finite numbers (an open
+interval end) are ``null``.
 docs/comparison.md lists every field.
 """
 
@@ -21,6 +24,7 @@ from evalkit.comparison.records import (
     RunInfo,
     Settings,
 )
+from evalkit.report.slices import SliceEffect
 
 _C = TypeVar("_C", bound=ComparisonRecord)
 
@@ -77,6 +81,8 @@ def to_json(c: ComparisonRecord) -> dict[str, Any]:
         "queries": dict(c.queries), "provenance": dict(c.provenance),
         "comparisons": [_row(r) for r in c.results],
     }
+    if s.by is not None:
+        doc["slices"] = [x.to_dict() for x in c.slices]
     return json_ready(doc)  # type: ignore[no-any-return]
 
 
@@ -190,6 +196,7 @@ def from_json(doc: Mapping[str, Any] | str, cls: type[_C]) -> _C:
             settings=settings, description=str(data.get("description") or describe(settings)),
             warnings=tuple(str(w) for w in data.get("warnings") or ()), query_ids=ids,
             queries=texts, provenance=dict(data.get("provenance") or {}),
+            slices=tuple(SliceEffect.from_dict(x) for x in data.get("slices") or ()),
         )
     except (KeyError, TypeError) as exc:
         raise ValueError(f"malformed comparison document: {type(exc).__name__}: {exc}"

@@ -4,12 +4,14 @@
 Records name what they would otherwise import at registration by such a string
 (:attr:`~evalkit.core.specs.CommandSpec.load`,
 :attr:`~evalkit.core.specs.ConfigSectionSpec.model`), and the eval config names a target
-factory by one; each is imported only when it is used.
+factory by one; each is imported only when it is used. A record that takes a function
+takes :func:`on_call` of its import string, so that registering imports nothing.
 """
 
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from typing import Any
 
 #: ``package.module`` or ``package.module:attr``, each part an identifier
@@ -29,6 +31,25 @@ def import_object(text: str) -> Any:
     for part in attr.split(".") if attr else ():
         obj = getattr(obj, part)
     return obj
+
+
+def on_call(text: str) -> Callable[..., Any]:
+    """The function ``text`` (``"package.module:name"``) names, imported when first called:
+    it carries that function's module and name, so that a registered loader reads as the
+    function it stands for (``evalkit plugins list``, error messages).
+
+    Raises:
+        ImportError, AttributeError: when called, as :func:`import_object`.
+    """
+    module, _, name = text.partition(":")
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        return import_object(text)(*args, **kwargs)
+
+    call.__name__ = call.__qualname__ = name
+    call.__module__ = module
+    call.__doc__ = f"{module}.{name}, imported on first call."
+    return call
 
 
 def command_target(load: str) -> Any:
@@ -51,4 +72,4 @@ def command_target(load: str) -> Any:
     raise AttributeError(f"module {load!r} has neither 'app' nor 'command'")
 
 
-__all__ = ["IMPORT_STRING", "command_target", "import_object"]
+__all__ = ["IMPORT_STRING", "command_target", "import_object", "on_call"]

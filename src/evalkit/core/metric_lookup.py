@@ -64,6 +64,9 @@ def lookup(table: Table, name: str) -> MetricSpec | AggregateSpec:
         if isinstance(spec, MetricSpec):
             preset = (spec.presets or {}).get(name)
             return _remember(table, name, _variant(spec, dict(preset), name) if preset else spec)
+    positional = _OF_METRIC.match(name)
+    if positional is not None:  # krippendorff_alpha(correctness): the metric= form
+        name = f"{positional['base']}(metric={positional['metric'].strip()})"
     try:
         parsed = parse_name(name)
     except MetricNameError as exc:
@@ -79,6 +82,8 @@ def lookup(table: Table, name: str) -> MetricSpec | AggregateSpec:
             if skey is not None:
                 table._raise_if_blocked(skey)
                 spec = table._metric_record(skey)
+                if isinstance(spec, AggregateSpec) and spec.of_metric is not None:
+                    return _of_metric(spec, parsed.params, name)
                 if isinstance(spec, MetricSpec):
                     params = {**(spec.presets or {}).get(parsed.base, {}), **parsed.params}
                     return _remember(table, name, _variant(spec, params, name))
@@ -91,6 +96,21 @@ def lookup(table: Table, name: str) -> MetricSpec | AggregateSpec:
         if family is not None:
             return _remember(table, name, _member(family, trec[0], trec[1], {}, name))
     raise LookupFailure(table._unknown_message(name))
+
+
+#: ``base(metric)``: an aggregate of one metric named without ``metric=``
+_OF_METRIC = re.compile(r"^(?P<base>[A-Za-z0-9_]+)\((?P<metric>[^()=,]+)\)$")
+
+
+def _of_metric(spec: AggregateSpec, params: Mapping[str, Any], name: str) -> AggregateSpec:
+    """``spec`` bound to the metric of ``params`` (``{"metric": "correctness"}``)."""
+    assert spec.of_metric is not None
+    metric = params.get("metric")
+    if set(params) != {"metric"} or not isinstance(metric, str) or not metric:
+        raise LookupFailure(f"{name!r}: {spec.name} takes one parameter, the metric: write "
+                            f"{spec.name}(correctness)")
+    return replace(spec, name=f"{spec.name}(metric={metric})", fn=spec.of_metric(metric),
+                   of_metric=None)
 
 
 def _remember(table: Table, name: str, spec: MetricSpec) -> MetricSpec:

@@ -215,6 +215,10 @@ class AggregateSpec(_Record):
 
     Shares one namespace with per-case metrics. ``fn`` must raise (not return 0) when it
     cannot be computed, for example on an empty run.
+
+    An aggregate *of a metric* sets ``of_metric``: ``of_metric(metric)`` returns the
+    ``fn`` of ``name(metric)`` (``krippendorff_alpha(correctness)``, canonically
+    ``krippendorff_alpha(metric=correctness)``), and the bare ``name`` is refused.
     """
 
     name: str
@@ -223,6 +227,7 @@ class AggregateSpec(_Record):
     description: str = ""
     version: str = "1"
     aliases: tuple[str, ...] = ()
+    of_metric: Callable[[str], Callable[[Sequence[Any]], float]] | None = None
 
 
 @dataclass(frozen=True)
@@ -367,12 +372,20 @@ class ConfigSectionSpec(_Record):
             a ``ValueError`` or ``LookupError`` it raises is reported as an error of the
             section. ``None``: the section is validated only.
         description: one line, for listings and the JSON Schema.
+        restore: ``restore(header) -> None``, called with a run artifact's header when
+            the run is read (``evalkit rescore``, ``gate``, ``compare``: any
+            :meth:`~evalkit.data.results.RunResult.load`) and the header holds metric
+            details, so that the plugin can register again what the section declared
+            for that run from what its metrics recorded there (their ``details``),
+            without the config. It must skip what it cannot rebuild and what the
+            registry already has. ``None``: nothing is restored.
     """
 
     name: str
     model: Any
     apply: Callable[[Any, Any], None] | None = None
     description: str = ""
+    restore: Callable[[Any], None] | None = None
 
 
 AnySpec = (MetricSpec | MetricFamily | AggregateSpec | LoaderSpec | TargetSpec | ReporterSpec
@@ -393,7 +406,8 @@ _CALLABLE_FIELDS: dict[type, tuple[str, ...]] = {
 }
 _OPTIONAL_CALLABLES: dict[type, tuple[str, ...]] = {
     MetricSpec: ("prepare", "batch", "variant"), MetricFamily: ("core",),
-    LoaderSpec: ("accepts",), ConfigSectionSpec: ("apply",),
+    LoaderSpec: ("accepts",), ConfigSectionSpec: ("apply", "restore"),
+    AggregateSpec: ("of_metric",),
 }
 _STRING_FIELDS = ("description", "version", "suffix", "help", "load")
 _NAME_TUPLES = ("aliases", "suffixes", "params", "default_measures")

@@ -2,9 +2,9 @@
 
 Holds golden cases and sets and their loaders (:mod:`.cases`, :mod:`.goldens`, the YAML
 reader :mod:`.goldens_yaml`, a golden row's pydantic model :mod:`.goldens_models`,
-:mod:`.beir`, :mod:`.topics`), the cases of judged queries made on demand
-(:mod:`.judged_queries`), what a target returns (:mod:`.targets`), the rows of a run
-(:mod:`.rows`: a ranking run's :class:`~evalkit.data.rows.QueryResult`, a target run's
+:mod:`.beir`), the cases of judged queries made on demand (:mod:`.judged_queries`), what a
+target returns (:mod:`.targets`), the rows of a run (:mod:`.rows`: a ranking run's
+:class:`~evalkit.data.rows.QueryResult`, a target run's
 :class:`~evalkit.data.rows.CaseResult`; :mod:`.results`:
 :class:`~evalkit.data.results.RunResult`, its fields and what is read straight off its
 rows, :mod:`.run_record`, and its columns, DataFrame and notebook view,

@@ -37,6 +37,12 @@ class GoldenCase:
             generated answer with (exact match, F1, ROUGE-L), kept as a tuple; a single
             text is a one-answer tuple. Empty when the case gives none: :meth:`reference_answers`
             then falls back to a text ``expected``.
+        tags: the slices the case belongs to (``evalkit compare --by tag``, a gate check's
+            ``scope: {tags: [...]}``), in the order written; a single text is a one-tag
+            tuple. Empty when the case gives none.
+        labels: human labels of this case, ``{metric: value}`` (finite numbers), that
+            :func:`evalkit.judge_agreement` compares a judge's grades with; not part of
+            what a target or metric sees. Empty when the case has none.
     """
 
     id: str
@@ -46,10 +52,15 @@ class GoldenCase:
     relevant: frozenset[str] = field(default_factory=lambda: _NOT_GIVEN)
     context: Mapping[str, Any] = field(default_factory=dict)
     answers: Sequence[str] = ()
+    tags: Sequence[str] = ()
+    labels: Mapping[str, float] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not isinstance(self.id, str):
             object.__setattr__(self, "id", str(self.id))
+        tags: Any = self.tags
+        object.__setattr__(self, "tags", (tags,) if isinstance(tags, str) else tuple(
+            str(t) for t in tags or ()))
         answers: Any = self.answers
         if isinstance(answers, str):
             answers = (answers,)

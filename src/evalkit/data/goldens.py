@@ -1,7 +1,7 @@
 """Golden sets: hand-written cases read from jsonl, yaml or csv, failing loudly.
 
 A golden file holds one record per case (``id``, ``query``, ``expected``, ``relevant``,
-``relevance``, ``answers``; every other field is kept in :attr:`GoldenCase.context`). The
+``relevance``, ``answers``, ``tags``; every other field is kept in :attr:`GoldenCase.context`). The
 fields, what is refused (with the file and line) and how CSV cells are read are in
 docs/runner.md (Golden sets). The rules on a record are the pydantic model
 :class:`evalkit.data.goldens_models.GoldenRow`; this module reads JSON Lines and CSV
@@ -14,6 +14,7 @@ from __future__ import annotations
 import csv
 import hashlib
 import json
+import math
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -112,6 +113,8 @@ def case_digest(case: GoldenCase) -> str:
     }
     if case.answers:  # only when given: the digests of cases without answers stay as they were
         doc["answers"] = list(case.answers)
+    if case.tags:  # likewise
+        doc["tags"] = list(case.tags)
     text = json.dumps(doc, sort_keys=True, default=str, ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
@@ -152,31 +155,57 @@ def case_from_record(record: Mapping[str, Any], where: str) -> GoldenCase:
         id=row.id, query=row.query or "", expected=expected, relevance=relevance,
         relevant=frozenset(relevant), context=row.context(),
         answers=() if row.answers is None else row.answers,
+        tags=() if row.tags is None else row.tags,
+        labels={} if row.labels is None else {k: float(v) for k, v in row.labels.items()},
     )
 
 
 # ----------------------------------------------------------------------- readers
-def read_text(path: Path) -> str:
-    """The text of a golden file (UTF-8, a byte order mark dropped).
+def read_text(path: Path, what: str = "golden",
+              error: type[ValueError] = GoldenError) -> str:
+    """The text of a golden (or other ``what``) file (UTF-8, a byte order mark dropped).
 
     Raises:
-        GoldenError: missing, a directory, a pipe or device, larger than
+        error: missing, a directory, a pipe or device, larger than
             :data:`evalkit.io.user_files.MAX_GOLDEN_BYTES`, not UTF-8, or holding a NUL
-            byte (file and line named).
+            byte (file and line named); :class:`GoldenError` unless told.
     """
     from evalkit.io.user_files import MAX_GOLDEN_BYTES, read_input
 
-    data = read_input(path, "golden", max_bytes=MAX_GOLDEN_BYTES, error=GoldenError)
+    data = read_input(path, what, max_bytes=MAX_GOLDEN_BYTES, error=error)
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise GoldenError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+        raise error(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     nul = text.find("\x00")
     if nul >= 0:  # JSON and YAML refuse it too; a CSV reader would keep it in a cell
-        raise GoldenError(
+        raise error(
             f"{path}:{text.count(chr(10), 0, nul) + 1}: the line contains a NUL byte; the "
             "file may be binary or UTF-16: save it as UTF-8 text")
     return text
+
+
+def json_objects(text: str, p: Path, error: type[ValueError] = GoldenError
+                 ) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``(line number, object)`` of each non-blank line of JSON Lines ``text``.
+
+    Raises:
+        error: invalid JSON, a bound of :mod:`evalkit.io.limits` exceeded, or a line
+            that is not an object (file and line named).
+    """
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        where = f"{p}:{lineno}"
+        try:
+            obj = loads_json(line)
+        except json.JSONDecodeError as exc:
+            raise error(f"{where}: not valid JSON ({exc.msg})") from None
+        except LimitError as exc:
+            raise error(f"{where}: {exc}") from None
+        if not isinstance(obj, dict):
+            raise error(f"{where}: expected a JSON object, got {type(obj).__name__}")
+        yield lineno, obj
 
 
 def load_jsonl(path: str | Path) -> GoldenSet:
@@ -190,19 +219,8 @@ def load_jsonl(path: str | Path) -> GoldenSet:
     text = read_text(p)
     cases: list[GoldenCase] = []
     lines_of: dict[str, int] = {}
-    for lineno, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        where = f"{p}:{lineno}"
-        try:
-            obj = loads_json(line)
-        except json.JSONDecodeError as exc:
-            raise GoldenError(f"{where}: not valid JSON ({exc.msg})") from None
-        except LimitError as exc:
-            raise GoldenError(f"{where}: {exc}") from None
-        if not isinstance(obj, dict):
-            raise GoldenError(f"{where}: expected a JSON object, got {type(obj).__name__}")
-        case = case_from_record(obj, where)
+    for lineno, obj in json_objects(text, p):
+        case = case_from_record(obj, f"{p}:{lineno}")
         check_unique(case.id, lineno, lines_of, p)
         cases.append(case)
     return GoldenSet(cases, path=p)
@@ -281,11 +299,44 @@ def _csv_record(row: dict[str, str], where: str) -> dict[str, Any]:
             _json_cell(answers, where, "answers", list) if answers.lstrip().startswith("[")
             else answers
         )
+    tags = row.get("tags")
+    if tags is not None:  # tags separated by ';', each stripped; an empty cell: none
+        out["tags"] = [t.strip() for t in tags.split(";")] if tags.strip() else None
+    labels = _csv_labels(row, where)
+    for column in [c for c in out if c.startswith(LABEL_COLUMN)]:
+        del out[column]
+    if labels:
+        out["labels"] = labels
     grades = row.get("relevance")
     if grades is not None:
         out["relevance"] = None if not grades.strip() else _json_cell(
             grades, where, "relevance", dict
         )
+    return out
+
+
+#: a CSV column ``label:<metric>`` holds the case's human label of ``<metric>``
+LABEL_COLUMN = "label:"
+
+
+def _csv_labels(row: dict[str, str], where: str) -> dict[str, float]:
+    """``{metric: number}`` from the ``label:<metric>`` cells (an empty cell: no label)."""
+    out: dict[str, float] = {}
+    for column, cell in row.items():
+        if not column.startswith(LABEL_COLUMN) or not cell.strip():
+            continue
+        metric = column[len(LABEL_COLUMN):].strip()
+        if not metric:
+            raise GoldenError(f"{where}: column {column!r} names no metric; write "
+                              "label:<metric> (label:correctness)")
+        try:
+            value = float(cell)
+        except ValueError:
+            raise GoldenError(f"{where}: column {column!r}: {cell!r} is not a number; a "
+                              "label is a number, or an empty cell for no label") from None
+        if not math.isfinite(value):
+            raise GoldenError(f"{where}: column {column!r}: {cell!r} is not a finite number")
+        out[metric] = value
     return out
 
 

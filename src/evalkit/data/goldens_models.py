@@ -7,7 +7,8 @@ the text written), a null query is the empty text, and every field it does not k
 kept, unchanged, as the case's context. Everything else is strict: an id is non-empty
 text of at most :data:`~evalkit.io.limits.MAX_ID_CHARS` characters (never a float, a bool or
 null), ``expected`` is a list of ids, a text or null, ``relevant`` a list of ids,
-``relevance`` maps ids to integer labels, ``answers`` is a non-blank text or a non-empty
+``relevance`` maps ids to integer labels, ``tags`` is a text or a list of distinct
+texts (printable, without ``;``), ``answers`` is a non-blank text or a non-empty
 list of non-blank texts (a text of only white space is no answer: exact match and F1
 would compare with the empty text), no id is blank, and no id repeats in a list.
 :func:`validate_row` raises :class:`evalkit.io.model_errors.Problem` with the message of
@@ -16,6 +17,7 @@ docs/runner.md; the reader adds the file and line.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Annotated, Any
 
@@ -27,6 +29,8 @@ from pydantic import (
     Field,
     ValidationError,
     ValidationInfo,
+    WithJsonSchema,
+    field_validator,
 )
 from pydantic_core import ErrorDetails
 
@@ -41,7 +45,8 @@ from evalkit.io.model_errors import (
     value_at,
 )
 
-KNOWN_FIELDS = ("id", "query", "expected", "relevant", "relevance", "answers")
+KNOWN_FIELDS = ("id", "query", "expected", "relevant", "relevance", "answers", "tags",
+                "labels")
 
 
 def _int_as_text(value: Any) -> Any:
@@ -100,6 +105,27 @@ IdList = Annotated[list[CaseId], BeforeValidator(_tuple_as_list), AfterValidator
 #: A reference answer: text with something besides white space.
 AnswerText = Annotated[str, Field(min_length=1, pattern=r"\S"), AfterValidator(_no_nul)]
 AnswerList = Annotated[list[AnswerText], BeforeValidator(_tuple_as_list), Field(min_length=1)]
+#: A case's tag (a slice it belongs to): text as an id is (printable, no white space
+#: around it), without ``;``, which separates tags in a CSV cell.
+TagText = Annotated[
+    str, Field(min_length=1, max_length=MAX_ID_CHARS, pattern=r"^[^;]*[^;\s][^;]*$"),
+    AfterValidator(_printable)]
+TagList = Annotated[list[TagText], BeforeValidator(_tuple_as_list), AfterValidator(_each_once)]
+
+
+def label_value_problem(value: Any) -> str | None:
+    """What is wrong with ``value`` as a human label, or ``None`` (a finite number)."""
+    if isinstance(value, bool):
+        return f"{value!r} is a boolean; write 1 or 0"
+    if not isinstance(value, int | float):
+        return f"{value!r} is a {type(value).__name__}; a label is a number"
+    if isinstance(value, float) and not math.isfinite(value):
+        return f"{value!r} is not a finite number"
+    return None
+
+
+#: a human label: a finite number, checked by :func:`label_value_problem`
+HumanLabel = Annotated[Any, WithJsonSchema({"type": "number"})]
 
 
 class GoldenRow(BaseModel):
@@ -120,6 +146,24 @@ class GoldenRow(BaseModel):
         None, description="Acceptable reference answers (a text or a list of texts) that "
         "text metrics (exact_match, f1, rouge_l) compare a generated answer with; without "
         "it they read a text expected.")
+    tags: TagList | TagText | None = Field(
+        None, description="The slices the case belongs to (a text or a list of texts): "
+        "`evalkit compare --by tag` compares each tag's cases, and a gate check may be "
+        "scoped to them (scope: {tags: [...]}).")
+    labels: dict[str, HumanLabel] | None = Field(
+        None, description="Human labels of this case, {metric: number} "
+        "(correctness: 4), that `evalkit agreement` compares the judge with.")
+
+    @field_validator("labels")
+    @classmethod
+    def _labels_are_numbers(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
+        for metric, label in (value or {}).items():
+            if not metric.strip():
+                raise rule("a metric name in 'labels' must be non-empty text")
+            problem = label_value_problem(label)
+            if problem is not None:
+                raise rule(f"label of {metric!r}: {problem}")
+        return value
 
     def context(self) -> dict[str, Any]:
         """The fields this model does not know, unchanged."""
@@ -191,6 +235,11 @@ def _explain(err: ErrorDetails, record: Mapping[str, Any]) -> str:
         return f"{case}: 'relevant' must be a list of ids"
     if key == "answers":
         return _answers_problem(case, value)
+    if key == "tags":
+        return _tags_problem(case, value)
+    if key == "labels":
+        return (f"{case}: 'labels' must map metric names to numbers (labels: "
+                f"{{correctness: 4}}), got {type(value).__name__} {value!r}")
     if len(loc) == 3:  # a key of relevance
         return id_problem(loc[1], f"{case}: 'relevance' key")
     if len(loc) == 2:
@@ -227,6 +276,26 @@ def _answers_problem(case: str, value: Any) -> str:
     return f"{case}: {what} must be text, got {type(value).__name__} {value!r}{quote}; {fix}"
 
 
+def _tags_problem(case: str, value: Any) -> str:
+    fix = "write a tag or a list of tags (tags: [medical, hard])"
+    texts = value if isinstance(value, list | tuple) else [value]
+    for t in texts:
+        if not isinstance(t, str):
+            return f"{case}: a tag must be text, got {type(t).__name__} {t!r}; {fix}"
+        if ";" in t:
+            return (f"{case}: tag {t!r} holds ';', which separates tags in a CSV cell; "
+                    "write it without")
+        if not t.strip():
+            return f"{case}: tag {t!r} is empty or blank; remove it or {fix}"
+        try:
+            check_id(t, "tag")
+        except LimitError as exc:
+            return f"{case}: {exc}"
+    if isinstance(value, list | tuple) and len(set(value)) < len(value):
+        return f"{case}: 'tags' lists a tag twice"
+    return f"{case}: 'tags' must be a text or a list of texts; {fix}"  # pragma: no cover
+
+
 def validate_row(record: Mapping[Any, Any]) -> GoldenRow:
     """One golden row from a record (its keys are taken as text).
 
@@ -242,4 +311,5 @@ def validate_row(record: Mapping[Any, Any]) -> GoldenRow:
         raise Problem(tuple(err["loc"]), _explain(err, data)) from None
 
 
-__all__ = ["KNOWN_FIELDS", "CaseId", "GoldenCases", "GoldenRow", "id_problem", "validate_row"]
+__all__ = ["KNOWN_FIELDS", "CaseId", "GoldenCases", "GoldenRow", "id_problem",
+           "label_value_problem", "validate_row"]

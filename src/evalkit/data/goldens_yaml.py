@@ -65,7 +65,7 @@ def load_yaml(path: str | Path) -> GoldenSet:
                     record[key] = _yaml_id(value_node, where)
                 elif key in ("expected", "relevant"):
                     record[key] = _yaml_ids_or_text(loader, value_node, where)
-                elif key == "answers":
+                elif key in ("answers", "tags"):
                     record[key] = _yaml_texts(loader, value_node)
                 elif key == "relevance" and isinstance(value_node, yaml.MappingNode):
                     record[key] = {

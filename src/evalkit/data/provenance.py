@@ -39,6 +39,23 @@ def metric_provenance(names: Sequence[str]) -> dict[str, dict[str, str]]:
     return out
 
 
+def restore_recorded(header: Mapping[str, Any]) -> None:
+    """Let the plugins register again the metrics a run's header records the definition
+    of: each config section's ``restore(header)``
+    (:class:`~evalkit.core.specs.ConfigSectionSpec`), called when the header holds
+    metric details (``header["details"]``, where a metric such as a judge declared in
+    the eval config keeps its definition). Nothing is done for a header without them,
+    so reading such a run loads no plugin."""
+    if not isinstance(header.get("details"), Mapping) or not header["details"]:
+        return
+    from evalkit.core.specs import ConfigSectionSpec
+
+    for _, _, entry in default_registry().entries("config section"):
+        spec = entry.spec
+        if isinstance(spec, ConfigSectionSpec) and spec.restore is not None:
+            spec.restore(header)
+
+
 def plugin_versions() -> dict[str, str]:
     """``{distribution: version}`` of every loaded plugin of the default registry."""
     out: dict[str, str] = {}

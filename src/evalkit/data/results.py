@@ -237,6 +237,9 @@ class RunResult(RunRecord):
             ArtifactError: missing header, unknown schema, malformed line (file and line
                 named), duplicate row id.
         """
+        from evalkit.data.provenance import restore_recorded
+
         read = read_run(path)
+        restore_recorded(read.header)  # metrics defined by the run (a declared judge)
         return cls(name=read.name, per_query=read.per_query, header=read.header,
                    integrity=read.integrity, samples=read.samples)

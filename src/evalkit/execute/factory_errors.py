@@ -65,7 +65,7 @@ def factory_error(exc: Exception, *, source: str, factory: str, kwargs: Mapping[
 
 def yaml_lines(path: Path) -> Callable[[Sequence[int | str]], int | None] | None:
     """The line finder of the YAML file ``path`` (``None`` for a TOML file or a file that
-    no longer reads: the message then names no line)."""
+    cannot be read again: the message then names no line)."""
     if path.suffix not in (".yaml", ".yml"):
         return None
     from evalkit.io.bounded_yaml import load_marked

@@ -187,11 +187,26 @@ def _loader(kind: str, path: str | Path) -> LoaderSpec:
             return reg.loader(kind, name="trec")
         except RegistryError:
             pass
-        _refuse_without_trec_loader(kind, path)
+        _refuse_without_retrieval(f"{path}: the TREC {kind} loader that reads it")
         raise
     if not _reads(spec, path):  # the only loader of the kind, not chosen for this file
-        _refuse_without_trec_loader(kind, path)
+        _refuse_without_retrieval(f"{path}: the TREC {kind} loader that reads it")
     return spec
+
+
+def retrieval_loader(kind: str, name: str, what: str) -> LoaderSpec:
+    """The loader ``name`` of ``kind`` that the retrieval plugin provides (``("queries",
+    "topics")``: the topic files of ``evalkit.compare(topics=PATH)``).
+
+    Raises:
+        RegistryError: the plugin is disabled, failed or not installed (the message says
+            which, naming ``what``, and how to get it), or it has no such loader.
+    """
+    try:
+        return default_registry().loader(kind, name=name)
+    except RegistryError:
+        _refuse_without_retrieval(what)
+        raise
 
 
 def _reads(spec: LoaderSpec, path: str | Path) -> bool:
@@ -206,13 +221,12 @@ def _reads(spec: LoaderSpec, path: str | Path) -> bool:
         return True  # the loader reports it
 
 
-def _refuse_without_trec_loader(kind: str, path: str | Path) -> None:
-    """Raise when ``path`` needs the TREC loader of ``kind`` and its plugin is not loaded
+def _refuse_without_retrieval(what: str) -> None:
+    """Raise when ``what`` needs the retrieval plugin and it is not loaded
     (:func:`evalkit.plugins.loading.unavailable_plugin`)."""
     from evalkit.plugins.loading import unavailable_plugin
 
-    why = unavailable_plugin(default_registry(), TREC_LOADERS,
-                             f"{path}: the TREC {kind} loader that reads it")
+    why = unavailable_plugin(default_registry(), TREC_LOADERS, what)
     if why is not None:
         raise RegistryError(why)
 

@@ -161,7 +161,8 @@ class CheckResult:
             "metric_kind": self.metric_kind,
             "comparison": None if self.comparison is None else self.comparison.to_dict(),
             "message": self.message,
-        }
+        } | ({"scope_tags": list(self.check.scope_tags)}
+             if self.check.scope_tags is not None else {})
 
 
 # ------------------------------------------------------------------- helpers

@@ -8,7 +8,8 @@ A checks file is a mapping with one key, ``checks``, holding a list of checks::
         op: ">="                    # "<=" | ">=" | "=="   (threshold checks)
         threshold: 0.60             # a finite number        (threshold checks)
         level: block                # "block" (default) | "warn"
-        scope: [q1, q2]             # optional: only these case ids
+        scope: [q1, q2]             # optional: only these case ids,
+                                    # or {tags: [medical]}: the cases with these tags
 
       - id: no_ndcg_regression
         metric: ndcg@10
@@ -25,8 +26,8 @@ key, and ends with the line (``(line 6)``; a duplicate id names both lines).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -88,6 +89,9 @@ class CheckSpec:
             checks.
         level: ``"block"`` (decides the exit code) or ``"warn"`` (reported only).
         scope: the case ids the check covers, or ``None`` for every case of the run.
+        scope_tags: the tags of a check scoped by tag (``scope: {tags: [...]}``), else
+            None; :meth:`with_case_tags` sets ``scope`` to the cases carrying any of them,
+            from then on judged as an id scope.
         source: the file the check came from (for messages), if any.
     """
 
@@ -100,23 +104,50 @@ class CheckSpec:
     level: Level = "block"
     scope: tuple[str, ...] | None = None
     source: str | None = None
+    scope_tags: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         if self.vs_baseline is not None and self.alpha is None:
             object.__setattr__(self, "alpha", DEFAULT_ALPHA)
         if self.scope is not None and not isinstance(self.scope, tuple):
             object.__setattr__(self, "scope", tuple(self.scope))
+        if self.scope_tags is not None and not isinstance(self.scope_tags, tuple):
+            object.__setattr__(self, "scope_tags", tuple(self.scope_tags))
         from evalkit.gate.checks_models import validate_check
         from evalkit.io.model_errors import Problem
 
         fields = {k: getattr(self, k) for k in _FIELDS}
-        if self.scope is not None:
+        if self.scope_tags is not None:
+            fields["scope"] = {"tags": list(self.scope_tags)}
+        elif self.scope is not None:
             fields["scope"] = list(self.scope)
         try:
             validate_check(fields)
         except Problem as exc:
             where = f"{self.source}: " if self.source else ""
             raise CheckError(f"{where}check {self.id!r}: {exc.message}") from None
+
+    def with_case_tags(self, case_tags: Mapping[str, Sequence[str]]) -> CheckSpec:
+        """A check scoped by tag made an id scope: ``scope`` becomes the cases of
+        ``case_tags`` (``{case id: tags}``, the golden set's: every case it defines)
+        carrying any of :attr:`scope_tags`, in its order; any other check unchanged. A
+        case of the scope the run lacks is then refused as for an id scope
+        (:meth:`select`).
+
+        Raises:
+            CheckError: no case carries any of the tags.
+        """
+        if self.scope_tags is None:
+            return self
+        wanted = set(self.scope_tags)
+        ids = tuple(c for c, tags in case_tags.items() if wanted & set(tags))
+        if not ids:
+            known = sorted({t for tags in case_tags.values() for t in tags})
+            raise CheckError(
+                f"check {self.id!r}: no case carries the tag(s) "
+                f"{', '.join(self.scope_tags)}, so the check would gate nothing; the "
+                f"tags known are {', '.join(known) or 'none'}")
+        return replace(self, scope=ids)
 
     # ------------------------------------------------------------------ views
     @property
@@ -214,7 +245,9 @@ class CheckSpec:
             out["vs_baseline"] = self.vs_baseline
             out["alpha"] = self.alpha
         out["level"] = self.level
-        if self.scope is not None:
+        if self.scope_tags is not None:
+            out["scope"] = {"tags": list(self.scope_tags)}
+        elif self.scope is not None:
             out["scope"] = list(self.scope)
         return out
 
@@ -242,7 +275,7 @@ def parse_checks(
         models = validate_file(data)
     except Problem as exc:
         raise error(exc) from None
-    specs = [CheckSpec(**m.model_dump(), source=source) for m in models]
+    specs = [CheckSpec(**_spec_fields(m.model_dump()), source=source) for m in models]
     if known_case_ids is not None:
         known = {str(x) for x in known_case_ids}
         for i, spec in enumerate(specs):
@@ -252,6 +285,15 @@ def parse_checks(
                     f"check {spec.id!r}: 'scope' names {len(unknown)} case id(s) "
                     f"that are not among the {len(known)} known cases: {', '.join(unknown)}")))
     return specs
+
+
+def _spec_fields(dumped: dict[str, Any]) -> dict[str, Any]:
+    """A check model's fields as :class:`CheckSpec` takes them: a ``{tags: [...]}``
+    scope becomes ``scope_tags``."""
+    scope = dumped.get("scope")
+    if isinstance(scope, Mapping):
+        return {**dumped, "scope": None, "scope_tags": tuple(scope["tags"])}
+    return dumped
 
 
 def _checks_bytes(p: Path) -> bytes:

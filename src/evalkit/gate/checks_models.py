@@ -82,6 +82,28 @@ _ONE_KIND: JsonDict = {"oneOf": [
 ]}
 
 
+class TagScope(BaseModel):
+    """A check's scope by tag: the cases carrying any of ``tags``."""
+
+    model_config = ConfigDict(strict=True, extra="forbid", title="tag scope")
+
+    tags: Annotated[list[str], Field(min_length=1)] = Field(
+        description="The tags whose cases the check covers (a case with any of them).")
+
+    @field_validator("tags")
+    @classmethod
+    def _tags_once(cls, tags: list[str]) -> list[str]:
+        for tag in tags:
+            try:
+                check_id(tag, "'scope' tag")
+            except LimitError as exc:
+                raise rule(str(exc)) from None
+        repeated = list(dict.fromkeys(x for i, x in enumerate(tags) if x in tags[:i]))
+        if repeated:
+            raise rule(f"'scope' names the tag {', '.join(repeated)} more than once")
+        return tags
+
+
 class CheckModel(BaseModel):
     """One check of a checks file (see docs/gate.md)."""
 
@@ -100,9 +122,10 @@ class CheckModel(BaseModel):
         None, description="Baseline checks: the significance level (default 0.05).")
     level: Level = Field("block", description="block decides the exit code; warn is "
                          "reported only.")
-    scope: Annotated[list[str], Field(min_length=1)] | _Absent = Field(
-        None, description="Only these case ids (text: quote ids such as \"010\"); "
-        "without it, every case of the run.")
+    scope: Annotated[list[str], Field(min_length=1)] | TagScope | _Absent = Field(
+        None, description="Only these case ids (text: quote ids such as \"010\"), or "
+        "{tags: [...]}: the cases of the golden set carrying any of these tags; without "
+        "it, every case of the run.")
 
     @model_validator(mode="before")
     @classmethod
@@ -115,9 +138,10 @@ class CheckModel(BaseModel):
 
     @field_validator("scope")
     @classmethod
-    def _each_case_once(cls, scope: list[str] | None) -> list[str] | None:
-        if scope is None:
-            return None
+    def _each_case_once(cls, scope: list[str] | TagScope | None
+                        ) -> list[str] | TagScope | None:
+        if scope is None or isinstance(scope, TagScope):
+            return scope
         blank = next((x for x in scope if not x.strip()), None)
         if blank is not None:
             raise rule(f"'scope' lists a blank case id ({blank!r}); write the case ids, or "
@@ -194,6 +218,8 @@ def op_problem(op: object) -> str:
 def _field_problem(err: ErrorDetails, key: str, value: Any, check: Any) -> str:
     """The message of an error on one key of a check."""
     kind = err["type"]
+    if key == "scope" and isinstance(value, Mapping):
+        return _tag_scope_problem(value)
     if kind == "extra_forbidden":
         return (f"unknown key {key!r}{did_you_mean(key, CHECK_KEYS, HINTS)}; known keys: "
                 f"{', '.join(CHECK_KEYS)}")
@@ -219,7 +245,9 @@ def _field_problem(err: ErrorDetails, key: str, value: Any, check: Any) -> str:
     if key == "alpha":
         return f"'alpha' must be a number strictly between 0 and 1, got {value!r}"
     scope = check.get("scope") if isinstance(check, Mapping) else None
-    if kind == "list_type":
+    if isinstance(scope, Mapping):
+        return _tag_scope_problem(scope)
+    if kind in ("list_type", "model_type") and not isinstance(value, list):
         return f"'scope' must be a list of case ids, got {value!r}"
     if kind == "too_short":
         return ("'scope' is empty; a check scoped to no case gates nothing. Remove 'scope' "
@@ -227,6 +255,30 @@ def _field_problem(err: ErrorDetails, key: str, value: Any, check: Any) -> str:
     not_text = [x for x in scope or [] if not isinstance(x, str)]
     return (f"'scope' ids must be strings; quote {', '.join(repr(x) for x in not_text)} "
             "(YAML reads 010 as a number, and case ids are text)")
+
+
+def _tag_scope_problem(scope: Mapping[Any, Any]) -> str:
+    """What is wrong with a ``scope`` written as a mapping (``{tags: [...]}``)."""
+    unknown = [str(k) for k in scope if k != "tags"]
+    if unknown:
+        return (f"'scope' has the key {unknown[0]!r}; a scope is a list of case ids or "
+                "{tags: [...]}")
+    tags = scope.get("tags")
+    if "tags" not in scope or tags is None:
+        return "'scope' needs 'tags': a list of tags (scope: {tags: [medical]})"
+    if not isinstance(tags, list):
+        return f"'scope' tags must be a list of tags, got {tags!r}"
+    if not tags:
+        return ("'scope' tags is empty; a check scoped to no case gates nothing. Remove "
+                "'scope' to cover every case, or name the tags")
+    not_text = [x for x in tags if not isinstance(x, str)]
+    if not_text:
+        return f"'scope' tags must be strings; quote {', '.join(repr(x) for x in not_text)}"
+    try:
+        TagScope._tags_once(tags)
+    except PydanticCustomError as exc:
+        return exc.message()
+    return f"'scope' is not a list of case ids nor {{tags: [...]}}: {scope!r}"
 
 
 def _rank(err: ErrorDetails) -> tuple[Any, ...]:

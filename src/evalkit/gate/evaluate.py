@@ -27,13 +27,15 @@ when ``p < alpha``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
+from os import PathLike
 from pathlib import Path
 from typing import Any
 
 from evalkit.core.registry import Registry
 from evalkit.data.coverage import Coverage, coverage_of
+from evalkit.data.labels import HumanLabels
 from evalkit.data.results import RunResult
 from evalkit.data.samples import sample_rows, samples_note
 from evalkit.gate.baseline import Baseline
@@ -128,6 +130,8 @@ def evaluate_gate(
     registry: Registry | None = None,
     n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
+    case_tags: Mapping[str, Sequence[str]] | None = None,
+    labels: HumanLabels | None = None,
 ) -> GateReport:
     """Judge every check on ``run`` (and ``baseline`` for baseline checks).
 
@@ -139,6 +143,15 @@ def evaluate_gate(
         registry: where metric names are resolved (default: the process registry).
         n_resamples: resamples of the bootstrap tests.
         seed: seed of the bootstrap tests (fixed by default, so a gate is reproducible).
+        case_tags: ``{case id: tags}`` of every case of the golden set, for checks scoped
+            by tag (``scope: {tags: [...]}``); None: the tags of the golden sets the run
+            and the baseline were made from (read when a check is scoped by tag). A tag
+            scope covers the cases carrying its tags, and like an id scope, a covered
+            case the run lacks makes the check ``error``, never ``pass``; unknown tags
+            (no golden set, or one gone or changed) make it ``error`` too.
+        labels: the human labels that agreement aggregates
+            (``krippendorff_alpha(correctness)``) read; by default the ``labels`` of the
+            golden file the run's header names (:func:`evalkit.data.labels.run_golden_labels`).
 
     Returns:
         A :class:`GateReport`; its ``exit_code`` is 0, 1 or 2.
@@ -163,17 +176,27 @@ def evaluate_gate(
         if run_fp.ids_sha256 != base.fingerprint.ids_sha256:
             notes.append(case_set_difference(base.run.ids(), run.ids()))
     results: list[CheckResult] = []
-    for check in checks:
-        cov = check_coverage(check, run.per_query, reg, run_cov.expected)
-        try:
-            if check.kind == "threshold":
-                results.append(_threshold_result(check, run, reg, cov))
-            else:
-                results.append(
-                    baseline_result(check, run, base, reg, cov, n_resamples, seed, run_fp))
-        except Exception as exc:  # a bug or a plugin failure: cannot judge, never a pass
-            results.append(error_result(
-                check, cov, f"the check raised {type(exc).__name__}: {exc}"))
+    from evalkit.data.labels import labels_in_effect, run_golden_labels
+
+    resolve = _tag_scopes(checks, run, base, case_tags)
+    with labels_in_effect(labels if labels is not None
+                          else (lambda: run_golden_labels(run.header))):
+        for check in checks:
+            try:
+                check = resolve(check)
+            except CheckError as exc:
+                results.append(error_result(check, (0, 0), str(exc)))
+                continue
+            cov = check_coverage(check, run.per_query, reg, run_cov.expected)
+            try:
+                if check.kind == "threshold":
+                    results.append(_threshold_result(check, run, reg, cov))
+                else:
+                    results.append(baseline_result(
+                        check, run, base, reg, cov, n_resamples, seed, run_fp))
+            except Exception as exc:  # a bug or a plugin failure: cannot judge, never a pass
+                results.append(error_result(
+                    check, cov, f"the check raised {type(exc).__name__}: {exc}"))
     results, floor = _decided(results, n_resamples)
     if floor is not None:
         notes.append(floor)
@@ -188,6 +211,47 @@ def evaluate_gate(
         baseline_name=None if base is None else base.name, notes=tuple(notes),
         incomplete=tuple(incomplete), run=run,
     )
+
+
+def _tag_scopes(checks: Sequence[CheckSpec], run: RunResult, base: Baseline | None,
+                case_tags: Mapping[str, Sequence[str]] | None
+                ) -> Callable[[CheckSpec], CheckSpec]:
+    """``check -> check`` with a tag scope made the ids of its cases
+    (:meth:`CheckSpec.with_case_tags`), the tags read once, when a check needs them.
+
+    The function raises :class:`CheckError` when the tags are unknown or no case carries
+    the check's tags."""
+    found: list[Mapping[str, Sequence[str]]] = []
+
+    def tags() -> Mapping[str, Sequence[str]]:
+        if case_tags is not None:
+            return case_tags
+        if not found:
+            from evalkit.data.case_tags import TagsError, tags_from_runs
+
+            headers = [run.header] + ([base.run.header] if base is not None else [])
+            try:
+                known = tags_from_runs(headers)
+            except TagsError as exc:
+                raise CheckError(f"scoped by tag, but {exc}") from None
+            if known is None:
+                raise CheckError(
+                    "scoped by tag, but the run records no golden set, so its cases' tags "
+                    "are unknown: pass the tags with --tags FILE (query id<TAB>tag lines)")
+            found.append(known)
+        return found[0]
+
+    def resolve(check: CheckSpec) -> CheckSpec:
+        if check.scope_tags is None:
+            return check
+        try:
+            return check.with_case_tags(tags())
+        except CheckError as exc:
+            text = str(exc)
+            raise CheckError(text if text.startswith("check ") else
+                             f"check {check.id!r}: {text}") from None
+
+    return resolve
 
 
 def _require_ids(checks: Sequence[CheckSpec]) -> None:
@@ -276,10 +340,12 @@ def gate_from_files(
 ) -> GateReport:
     """:func:`evaluate_gate` on files: a checks file, a run artifact and optionally a
     baseline file. Scope ids are checked at load against the ids of the run and the
-    baseline (an id in neither is a typo). ``kwargs`` go to :func:`evaluate_gate`.
+    baseline (an id in neither is a typo). ``kwargs`` go to :func:`evaluate_gate`;
+    ``case_tags`` may be a tags file's path (``query id<TAB>tag`` lines).
 
     Raises:
-        CheckError, ArtifactError, BaselineError: unusable input (file named).
+        CheckError, ArtifactError, BaselineError, TagsError: unusable input (file
+            named).
     """
     from evalkit.gate.baseline import load_baseline
     from evalkit.gate.checks import load_checks
@@ -288,7 +354,12 @@ def gate_from_files(
     base = load_baseline(baseline_path) if baseline_path else None
     known = set(run.ids()) | (set(base.run.ids()) if base is not None else set())
     checks = load_checks(checks_path, known_case_ids=known)
-    return evaluate_gate(checks, run, base, **kwargs)
+    tags = kwargs.pop("case_tags", None)
+    if isinstance(tags, str | PathLike):
+        from evalkit.data.case_tags import load_tags
+
+        tags = load_tags(tags)
+    return evaluate_gate(checks, run, base, case_tags=tags, **kwargs)
 
 
 __all__ = [

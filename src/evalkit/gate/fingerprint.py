@@ -153,7 +153,8 @@ def aggregate_definitions(
 ) -> dict[str, dict[str, str]]:
     """``{aggregate name: {"provider", "version"}}`` from ``registry`` (default: the
     process registry), for the given names (unknown ones skipped) or for every registered
-    aggregate."""
+    aggregate but the aggregates of a metric (``krippendorff_alpha``: recorded only when
+    named, as ``krippendorff_alpha(metric=correctness)``)."""
     from evalkit.core.registry import RegistryError
     from evalkit.core.specs import AggregateSpec
     from evalkit.plugins.default import default_registry
@@ -161,7 +162,8 @@ def aggregate_definitions(
     reg = registry or default_registry()
     out: dict[str, dict[str, str]] = {}
     if names is None:
-        names = [key for _, key, e in reg.entries("metric") if isinstance(e.spec, AggregateSpec)]
+        names = [key for _, key, e in reg.entries("metric")
+                 if isinstance(e.spec, AggregateSpec) and e.spec.of_metric is None]
     for name in names:
         try:
             spec = reg.resolve(name)

@@ -94,12 +94,38 @@ def print_compare_table(report: Report, console: Any) -> None:
                       style="bold" if r.significant else None)
     console.print(table)
     console.print(significance_rule(settings, adjusted, unit), soft_wrap=True)
+    if report.slices:
+        print_slice_table(report, console)
     for note in report.notes:
         if note not in report.warnings:  # the inputs' warnings go to stderr, once
             console.print(terminal_text(f"note: {note}"), soft_wrap=True, markup=False)
     if int(settings.get("top", 0) or 0) > 0:
         for r in report.rows:
             _print_movers(console, r, several)
+
+
+def print_slice_table(report: Report, console: Any) -> None:
+    """The slice table of ``report`` (``Report.slices``): a line per slice, metric and
+    candidate (:func:`evalkit.report.slices.slice_cells`), significant lines bold, and
+    what the family adjusted over."""
+    from evalkit.report.escaping import terminal_text
+    from evalkit.report.rich_tables import new_table as Table
+    from evalkit.report.slices import slice_cells
+
+    headers, cells = slice_cells(report.slices, report.correction)
+    size = (report.settings or {}).get("slice_family_size") or len(report.slices)
+    how = (f"adjusted ({report.correction}) over {size} slice x metric x candidate tests"
+           if any(x.p_adjusted is not None for x in report.slices) else "not adjusted")
+    console.print(terminal_text(f"by tag: the comparison on each tag's cases, p {how}"),
+                  soft_wrap=True, markup=False)
+    table = Table(*headers)
+    for col, header in zip(table.columns, headers, strict=True):
+        col.justify = "left" if header in ("slice", "metric", "candidate", "verdict") \
+            else "right"
+    for x, line in zip(report.slices, cells, strict=True):
+        table.add_row(*(terminal_text(c) for c in line),
+                      style="bold" if x.significant else None)
+    console.print(table)
 
 
 def _print_movers(console: Any, r: ReportRow, several: bool) -> None:
@@ -127,4 +153,4 @@ def _print_movers(console: Any, r: ReportRow, several: bool) -> None:
     console.print(t)
 
 
-__all__ = ["print_compare_table", "significance_rule"]
+__all__ = ["print_compare_table", "print_slice_table", "significance_rule"]

@@ -42,6 +42,23 @@ def p_note_for(degenerate: str | None, significant: bool, p_value: float, alpha:
     if degenerate and not significant and p_value < alpha:
         return N_TOO_SMALL
     return None
+def verdict_of(res: Any, *, correction: str, method: str, alpha: float
+               ) -> tuple[float | None, bool, str | None]:
+    """``(adjusted p or None, significant, p note)`` of one test result: the adjusted p
+    below ``alpha`` (the raw p without correction; for the percentile bootstrap without
+    correction, an interval excluding 0), the degenerate-input rule kept, and
+    :func:`p_note_for`'s note."""
+    p_adj = res.p_adjusted if correction != "none" else None
+    if method == "bootstrap" and correction == "none":
+        verdict = bool(res.ci_low > 0.0 or res.ci_high < 0.0)  # the interval decides
+    else:
+        verdict = bool((p_adj if p_adj is not None else res.p_value) < alpha)
+    if res.degenerate and res.method == "bootstrap":  # constant: the sign-flip rule
+        verdict = verdict and bool(res.significant)
+    # p = 1/(B+1) beside "not significant": the reports say why instead of the p
+    p_note = p_note_for(res.degenerate, bool(res.significant), float(res.p_value), alpha)
+    return p_adj, verdict, p_note
+
 
 def comparison_row(
     *,
@@ -263,6 +280,17 @@ def _row_of(it: Any, *, several: bool, a_default: str, b: str,
     )
 
 
-__all__ = ["LOG_SCALE_LABEL", "NO_DIFFERENCE", "N_TOO_SMALL", "comparison_row",
-           "log_scale_note", "p_note_for", "ratio_text", "report_from_comparison",
-           "row_label", "row_unit", "unit_count"]
+__all__ = [
+    "LOG_SCALE_LABEL",
+    "NO_DIFFERENCE",
+    "N_TOO_SMALL",
+    "comparison_row",
+    "log_scale_note",
+    "p_note_for",
+    "ratio_text",
+    "report_from_comparison",
+    "row_label",
+    "row_unit",
+    "unit_count",
+    "verdict_of",
+]

@@ -57,6 +57,10 @@ def render_console(obj: Any, *, width: int = 200, color: bool = False) -> str:
             for line in lines:
                 moved.add_row(*line)
             console.print(moved)
+    if report.slices:
+        from evalkit.report.compare_table import print_slice_table
+
+        print_slice_table(report, console)
     for note in report.notes:
         console.print(terminal_text(f"note: {note}"), markup=False)
     console.print(terminal_text(report.summary), markup=False)

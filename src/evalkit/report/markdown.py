@@ -61,6 +61,11 @@ def render_markdown(obj: Any) -> str:
         out.append(_row(heads))
         out.append("|" + "|".join("---" for _ in heads) + "|")
         out += [_row(line) for line in lines]
+    if report.slices:  # compared slice by slice: the slice table
+        from evalkit.report.slices import slice_cells
+
+        out += ["", "**By tag** (the comparison on each tag's cases)", ""]
+        out += _grid(*slice_cells(report.slices, report.correction))
     if report.notes:
         out.append("")
         out += [f"> {text(n, line_start=True)}" for n in report.notes]

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
     from evalkit.report.pooled import PooledEffect
+    from evalkit.report.slices import SliceEffect
     from evalkit.stats.histogram import Histogram
     from evalkit.stats.spread import WithinCaseSpread
 
@@ -291,6 +292,9 @@ class Report:
         pooled: a comparison over several collections (:func:`evalkit.meta_compare`):
             one :class:`~evalkit.report.pooled.PooledEffect` per metric, with its
             collections' rows; ``rows`` then hold the pooled differences. Empty otherwise.
+        slices: a comparison made slice by slice (``evalkit compare --by tag``): one
+            :class:`~evalkit.report.slices.SliceEffect` per (slice, metric, candidate);
+            ``rows`` hold the overall comparison. Empty otherwise.
     """
 
     kind: ReportKind
@@ -312,6 +316,7 @@ class Report:
     queries: Mapping[str, str] = field(default_factory=dict)
     cases: tuple[ReportCase, ...] = ()
     pooled: tuple[PooledEffect, ...] = ()
+    slices: tuple[SliceEffect, ...] = ()
 
     def counts(self) -> dict[str, int]:
         """``{status: number of rows}``."""
@@ -322,7 +327,8 @@ class Report:
 
     def to_dict(self) -> dict[str, Any]:
         """The report as JSON-ready values, with ``counts``, ``pooled`` (when there are
-        pooled metrics) and the source's ``data``."""
+        pooled metrics), ``slices`` (when compared slice by slice) and the source's
+        ``data``."""
         out: dict[str, Any] = {
             "kind": self.kind, "title": self.title, "subject": self.subject,
             "reference": self.reference, "status": self.status, "summary": self.summary,
@@ -337,6 +343,8 @@ class Report:
         }
         if self.pooled:
             out["pooled"] = [p.to_dict() for p in self.pooled]
+        if self.slices:
+            out["slices"] = [x.to_dict() for x in self.slices]
         if self.data:
             out["data"] = dict(self.data)
         return out

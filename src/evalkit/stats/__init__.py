@@ -10,6 +10,8 @@ Entry points:
 * :func:`compare_runs` — many metrics and systems in one call, shared resamples,
   Holm / Benjamini-Hochberg / Westfall-Young adjusted p-values (a
   :class:`PairedTestFamily`; the statistics core of :func:`evalkit.compare`).
+* :func:`compare_slices` — the same comparison on each slice of the cases (a tag's
+  cases), adjusted over slices x metrics x systems (a :class:`SliceFamily`).
 * :func:`aggregate_bootstrap` — paired bootstrap of a whole-run aggregate.
 * several collections: :func:`random_effects` pools per-collection effects
   (:func:`paired_effect`) with a random-effects model, ``tau^2`` by
@@ -43,6 +45,8 @@ _LAZY: dict[str, str] = {
     "effect_sizes": "evalkit.stats.effects",
     "compare_runs": "evalkit.stats.family",
     "PairedTestFamily": "evalkit.stats.family",
+    "compare_slices": "evalkit.stats.slices",
+    "SliceFamily": "evalkit.stats.slices",
     "Histogram": "evalkit.stats.histogram",
     "aggregate_bootstrap": "evalkit.stats.aggregate",
     "holm": "evalkit.stats.multiple",
@@ -107,3 +111,5 @@ if TYPE_CHECKING:
     from evalkit.stats.results import EffectSizes as EffectSizes
     from evalkit.stats.results import PairedTestResult as PairedTestResult
     from evalkit.stats.results import format_p_value as format_p_value
+    from evalkit.stats.slices import SliceFamily as SliceFamily
+    from evalkit.stats.slices import compare_slices as compare_slices

@@ -24,7 +24,7 @@ around ``mu`` by the between-collection variance ``tau^2``.
   in a meta-analysis", Statistics in Medicine 21 (2002), 1539-1558).
 
 The values agree with statsmodels' ``combine_effects`` (``method_re="dl"`` and ``"pm"``,
-``use_t=True`` for Hartung-Knapp) to 1e-8 (tests/test_meta_analysis.py, against values
+``use_t=True`` for Hartung-Knapp) to 1e-8 (tests/test_stats_meta.py, against values
 statsmodels produced, stored beside the test with the script that made them).
 """
 

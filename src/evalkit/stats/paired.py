@@ -40,8 +40,8 @@ def build_warnings(
         )
     if requested == "auto" and method == BOTH:
         notes.append(
-            f"method 'auto': the differences are skewed (G1 = {effect.skewness:.2f}, "
-            f"|G1| >= {SKEW_GUARD:g}), where the sign-flip test alone rejects too often, so "
+            f"method 'auto': the differences are skewed (sample skewness |G1| >= "
+            f"{SKEW_GUARD:g}), where the sign-flip test alone rejects too often, so "
             "the bootstrap-t was run too and p is the larger of their two p-values: "
             "significant only if both tests reject (docs/statistics.md)"
         )

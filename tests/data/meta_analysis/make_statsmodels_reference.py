@@ -1,5 +1,5 @@
 """Make ``statsmodels_reference.json``: statsmodels' random-effects pooling of the effects
-and variances tests/test_meta_analysis.py feeds evalkit, stored because statsmodels takes
+and variances tests/test_stats_meta.py feeds evalkit, stored because statsmodels takes
 seconds to import (``python -X importtime -c "import statsmodels.stats.meta_analysis"``:
 1.7 to 5.7 s on the shared 2-core machine, most of it pandas and patsy).
 

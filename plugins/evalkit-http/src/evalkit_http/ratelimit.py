@@ -24,66 +24,17 @@ when the next request could not start within ``rate_limit_total_s`` of the case'
 from __future__ import annotations
 
 import math
-import random
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass
-from email.utils import parsedate_to_datetime
 
 from evalkit.io.limits import MAX_WAIT_S
+from evalkit.io.retry_waits import INITIAL_BACKOFF_S as INITIAL_BACKOFF_S
+from evalkit.io.retry_waits import MAX_BACKOFF_S as MAX_BACKOFF_S
+from evalkit.io.retry_waits import backoff_s as backoff_s
+from evalkit.io.retry_waits import retry_after_s as retry_after_s
 
 #: The statuses a rate-limit retry applies to.
 RATE_LIMIT_STATUSES = frozenset({429, 529})
-#: Backoff without a header: the first wait and the longest (seconds), as the OpenAI SDK.
-INITIAL_BACKOFF_S = 0.5
-MAX_BACKOFF_S = 8.0
-
-
-def retry_after_s(headers: Mapping[str, str], now: float | None = None) -> float | None:
-    """The wait a rate-limit answer asks for, in seconds (``>= 0``), or ``None``.
-
-    Reads ``retry-after-ms`` (a number of milliseconds) first, then ``Retry-After``: a
-    number of seconds (``"2"``, ``"0.25"``) or an HTTP date (``"Wed, 21 Oct 2026 07:28:00
-    GMT"``, a wait of that date minus ``now``, Unix seconds, default ``time.time()``).
-    A negative, non-finite or unreadable value counts as absent.
-    """
-    for key, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
-        text = (headers.get(key) or "").strip()
-        if not text:
-            continue
-        try:
-            value = float(text) * scale
-        except ValueError:
-            if scale != 1.0:
-                continue
-            try:
-                when = parsedate_to_datetime(text)
-            except (TypeError, ValueError, IndexError):
-                continue
-            if when.tzinfo is None:
-                continue
-            value = when.timestamp() - (time.time() if now is None else now)
-            value = max(value, 0.0)
-        if math.isfinite(value) and value >= 0:
-            return value
-    return None
-
-
-def backoff_s(retry: int, rand: float | None = None, *,
-              initial: float = INITIAL_BACKOFF_S) -> float:
-    """The jittered exponential wait before retry number ``retry`` (1, 2, ...):
-    ``min(initial x 2^(retry-1), max(initial, 8)) x (1 - 0.25 x rand)`` seconds, ``rand``
-    uniform in [0, 1) by default (the OpenAI SDK's rule, whose ``initial`` is 0.5 s).
-
-    A rate-limit answer without a server's wait uses the default ``initial``; a 5xx or a
-    transport failure starts from the target's ``retry_backoff_s``
-    (:class:`evalkit_http.attempts.Attempts`). An ``initial`` over 8 s is never doubled.
-    """
-    u = random.random() if rand is None else rand
-    cap = max(initial, MAX_BACKOFF_S)
-    return min(initial * 2.0 ** (max(retry, 1) - 1), cap) * (1 - 0.25 * u)
-
-
 @dataclass(frozen=True)
 class RateLimitPolicy:
     """The bounds of the rate-limit retry of one target (see the module docstring).

@@ -1,9 +1,11 @@
-"""evalkit-judge: an LLM-as-judge metric for paired-evalkit, on the Anthropic API.
+"""evalkit-judge: an LLM-as-judge metric for paired-evalkit, on the Anthropic API, any
+OpenAI-compatible endpoint, or a provider another package registers.
 
 ``LLMJudge(rubric, model, scale)`` grades ``(response, case)`` with one forced, strict
-tool call and caches every grade in SQLite (:class:`GradeCache`); a :class:`Budget`
-bounds the requests and money of a run, or counts them in a dry run. :func:`pairwise`
-compares the stored answers of two or more runs with a judge's verdicts, in both orders.
+tool call (or a strict JSON schema reply) and caches every grade in SQLite
+(:class:`GradeCache`); a :class:`Budget` bounds the requests and money of a run, or
+counts them in a dry run. :func:`pairwise` compares the stored answers of two or more
+runs with a judge's verdicts, in both orders, through the same provider.
 
 Names are imported on first use, so discovering the plugin (``evalkit plugins list``)
 imports neither sqlite3 nor the judge.
@@ -33,6 +35,10 @@ _EXPORTS: dict[str, str] = {
     "TOOL_NAME": "evalkit_judge.grades",
     "Grade": "evalkit_judge.grades",
     "LLMJudge": "evalkit_judge.judge",
+    "JudgeProvider": "evalkit_judge.providers",
+    "ProviderSettings": "evalkit_judge.providers",
+    "RequestFailed": "evalkit_judge.providers",
+    "Sent": "evalkit_judge.providers",
     "summarize": "evalkit_judge.grades",
     "PairwiseError": "evalkit_judge.pairwise",
     "PairwiseResult": "evalkit_judge.pairwise_artifact",
@@ -77,3 +83,7 @@ if TYPE_CHECKING:
     from evalkit_judge.pairwise import pairwise as pairwise
     from evalkit_judge.pairwise_artifact import PairwiseResult as PairwiseResult
     from evalkit_judge.pairwise_artifact import load_pairwise as load_pairwise
+    from evalkit_judge.providers import JudgeProvider as JudgeProvider
+    from evalkit_judge.providers import ProviderSettings as ProviderSettings
+    from evalkit_judge.providers import RequestFailed as RequestFailed
+    from evalkit_judge.providers import Sent as Sent

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Protocol, cast
 
 from evalkit.execute.scoring import RunAborted
@@ -55,16 +55,20 @@ class JudgeClient:
             ``max_retries`` through ``with_options`` when both are set.
         max_retries, timeout, base_url: the settings of a client built here
             (``max_retries`` defaults to :data:`DEFAULT_MAX_RETRIES`).
+        build_options: more keyword arguments of a client built here (``api_key``,
+            ``default_headers``), read when it is built.
     """
 
     def __init__(self, model: str, client: Any | None, *, max_retries: int | None,
-                 timeout: float | None, base_url: str | None) -> None:
+                 timeout: float | None, base_url: str | None,
+                 build_options: Callable[[], dict[str, Any]] | None = None) -> None:
         if client is not None and max_retries is not None and hasattr(client, "with_options"):
             client = client.with_options(max_retries=max_retries)
         self.model = model
         self.max_retries, self.timeout, self.base_url = max_retries, timeout, base_url
         self._client = client
         self._builds_client = client is None
+        self._build_options = build_options
         self._lock = threading.Lock()
         self._count_tokens = True  # until the client lacks the endpoint or it fails
         # why the API refused this judge's credentials (401): no request is sent after it
@@ -86,9 +90,12 @@ class JudgeClient:
         with self._lock:
             client = self._client
             if client is None:
+                options = self._build_options() if self._build_options else {}
                 client = build_client(self.model, max_retries=DEFAULT_MAX_RETRIES
                                       if self.max_retries is None else self.max_retries,
-                                      timeout=self.timeout, base_url=self.base_url)
+                                      timeout=self.timeout,
+                                      base_url=options.pop("base_url", self.base_url),
+                                      **options)
             require_credentials(client, self.model)
             self._client = client
             return cast(AnthropicLike, client)

@@ -96,14 +96,15 @@ __all__ = ["check_credentials", "is_credentials_failure", "is_refusal", "lacks_c
 
 
 def build_client(model: str, *, max_retries: int, timeout: float | None,
-                 base_url: str | None) -> Any:
-    """An ``anthropic.Anthropic`` client with the credentials the SDK finds.
+                 base_url: str | None, **extra: Any) -> Any:
+    """An ``anthropic.Anthropic`` client with the credentials the SDK finds (or the
+    ``api_key`` and ``default_headers`` of ``extra``).
 
     Raises:
         RunAborted: with a :class:`JudgeUnavailable`: the client cannot be built (the SDK
             is missing or refuses the settings); no request was sent.
     """
-    kwargs: dict[str, Any] = {"max_retries": max_retries}
+    kwargs: dict[str, Any] = {"max_retries": max_retries, **extra}
     if timeout is not None:
         kwargs["timeout"] = timeout
     if base_url is not None:

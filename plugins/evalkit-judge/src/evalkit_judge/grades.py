@@ -18,6 +18,8 @@ from evalkit_judge.budget import JudgeError, Usage
 
 #: The name of the tool the model is forced to call to record its grade.
 TOOL_NAME = "record_grade"
+#: The properties of a grade (the ``record_grade`` input), all required, no other.
+GRADE_FIELDS: tuple[str, ...] = ("score", "reason")
 
 
 #: Folded into every key: bump it when the rendering of requests changes.
@@ -185,13 +187,32 @@ def summarize(rows: Iterable[Mapping[str, Any] | None]) -> dict[str, Any]:
     return out
 
 
-def forced_tool_input(reply: Mapping[str, Any], name: str) -> Mapping[str, Any]:
-    """The input of the one completed call of the tool ``name`` in ``reply`` (a reply to a
-    request that forced that tool: a grade, or a pairwise verdict).
+def only_fields(data: Mapping[str, Any], name: str, fields: tuple[str, ...]
+                ) -> Mapping[str, Any]:
+    """``data`` (the input of the forced tool ``name``), checked to hold no key outside
+    ``fields`` (the tool's strict schema).
+
+    Raises:
+        JudgeError: a key the schema does not allow (named).
+    """
+    extra = sorted(set(data) - set(fields))
+    if extra:
+        allowed = " and ".join(map(repr, fields))
+        raise JudgeError(f"the {name} input has key(s) {', '.join(map(repr, extra))} the "
+                         f"schema does not allow (only {allowed})")
+    return data
+
+
+def forced_tool_input(reply: Mapping[str, Any], name: str, fields: tuple[str, ...]
+                      ) -> Mapping[str, Any]:
+    """The input of the one completed call of the tool ``name`` in the Messages API
+    ``reply`` (a reply to a request that forced that tool: a grade, or a pairwise
+    verdict), holding no key outside ``fields``.
 
     Raises:
         JudgeError: no call, another tool, two calls, a reply that stopped before the call
-            completed (``max_tokens``), or an input that is not an object.
+            completed (``max_tokens``), an input that is not an object, or a key outside
+            ``fields``.
     """
     content = reply.get("content")
     blocks = [b for b in content if isinstance(b, Mapping)] \
@@ -215,7 +236,7 @@ def forced_tool_input(reply: Mapping[str, Any], name: str) -> Mapping[str, Any]:
     data = ours[0].get("input")
     if not isinstance(data, Mapping):
         raise JudgeError(f"the {name} input is not an object: {data!r}")
-    return data
+    return only_fields(data, name, fields)
 
 
 def parse_reply(reply: Mapping[str, Any], scale: int) -> tuple[int, str]:
@@ -226,7 +247,17 @@ def parse_reply(reply: Mapping[str, Any], scale: int) -> tuple[int, str]:
             completed (``max_tokens``), a score that is not an integer on ``1..scale``, or
             a reason that is not text.
     """
-    data = forced_tool_input(reply, TOOL_NAME)
+    return grade_fields(forced_tool_input(reply, TOOL_NAME, GRADE_FIELDS), scale)
+
+
+def grade_fields(data: Mapping[str, Any], scale: int) -> tuple[int, str]:
+    """``(score, reason)`` of a grade object: an integer ``score`` on ``1..scale`` and a
+    text ``reason``.
+
+    Raises:
+        JudgeError: a score that is not an integer or lies off the scale, a reason that
+            is not text.
+    """
     score = data.get("score")
     if isinstance(score, bool) or not isinstance(score, int):
         raise JudgeError(f"the score {score!r} is not an integer")

@@ -38,19 +38,17 @@ from evalkit_judge.budget import (
 from evalkit_judge.cache import CacheError, GradeCache
 from evalkit_judge.client import DEFAULT_MAX_RETRIES as DEFAULT_MAX_RETRIES
 from evalkit_judge.client import AnthropicLike as AnthropicLike
-from evalkit_judge.client import JudgeClient
 from evalkit_judge.costs import CostModel
-from evalkit_judge.credentials import is_credentials_failure, is_refusal
-from evalkit_judge.grades import Grade, parse_reply, reply_dict, summarize
+from evalkit_judge.credentials import is_refusal
+from evalkit_judge.grades import Grade, canonical_json, sha256_hex, summarize
 from evalkit_judge.prompt import GradingPrompt
+from evalkit_judge.providers import JudgeProvider, ProviderSettings, make_provider
 
 if TYPE_CHECKING:
     from evalkit.data.cases import GoldenCase
     from evalkit.data.targets import TargetResponse
 
 T = TypeVar("T")
-#: The header the ``anthropic`` SDK sends with each request: the retries before it.
-RETRY_COUNT_HEADER = "x-stainless-retry-count"
 
 
 class SingleFlight(Generic[T]):
@@ -117,6 +115,23 @@ class LLMJudge:
         rubric: what a good response is; part of every request (non-empty).
         model: the judge model id; required, no default, part of the cache key.
         scale: the top score (an integer >= 2); scores run from 1 to ``scale``.
+        provider: the model API: ``"anthropic"`` (the Messages API, default),
+            ``"openai"`` (the Chat Completions wire format, for OpenAI and compatible
+            servers), a provider registered through the entry-point group
+            ``evalkit_judge.providers``, or a
+            :class:`~evalkit_judge.providers.JudgeProvider` instance
+            (:mod:`evalkit_judge.providers`).
+        api_key_env: the environment variable holding the API key (default:
+            ``ANTHROPIC_API_KEY`` / the SDK's credentials for ``anthropic``,
+            ``OPENAI_API_KEY`` for ``openai``); read when the first request leaves.
+        headers: extra HTTP headers of every request (``${NAME}`` references expanded
+            from the environment); every value is a secret, never recorded.
+        grade_via: ``"tool"`` (a forced, strict tool call; every provider) or
+            ``"json_schema"`` (``response_format`` with a strict JSON schema; ``openai``).
+        retries: retries of a 408, 409, 429, 5xx or a transport failure, with the
+            server's ``Retry-After`` or a jittered exponential backoff: an integer from 0
+            to 10 (default 4). ``max_retries`` is the same setting under its former name
+            (give one of them).
         client: an ``anthropic.Anthropic`` client, or any object with
             ``messages.create(**request)`` returning a Message (or its dict). By default
             one is built on first use, with the credentials the SDK finds
@@ -177,6 +192,11 @@ class LLMJudge:
         base_url: str | None = None,
         seed_grades: bool = True,
         judge_resamples: bool = False,
+        provider: str | JudgeProvider = "anthropic",
+        api_key_env: str | None = None,
+        headers: Mapping[str, str] | None = None,
+        grade_via: str = "tool",
+        retries: int | None = None,
     ) -> None:
         if not isinstance(rubric, str) or not rubric.strip():
             raise ValueError("LLMJudge needs a non-empty rubric")
@@ -195,10 +215,16 @@ class LLMJudge:
         ):
             raise ValueError(f"temperature must be a finite number >= 0 or None, "
                              f"got {temperature!r}")
-        if max_retries is not None and (isinstance(max_retries, bool) or not isinstance(
-                max_retries, int) or not 0 <= max_retries <= MAX_RETRIES):
-            raise ValueError(f"max_retries must be an integer from 0 to {MAX_RETRIES}, got "
-                             f"{max_retries!r}")
+        if retries is not None and max_retries is not None and retries != max_retries:
+            raise ValueError(f"retries={retries!r} and max_retries={max_retries!r} are one "
+                             "setting (max_retries is its former name): give one of them")
+        option = "retries" if retries is not None else "max_retries"
+        retries = retries if retries is not None else max_retries
+        if retries is not None and (isinstance(retries, bool) or not isinstance(
+                retries, int) or not 0 <= retries <= MAX_RETRIES):
+            raise ValueError(f"{option} must be an integer from 0 to {MAX_RETRIES}, got "
+                             f"{retries!r}")
+        max_retries = retries
         if timeout is not None and (isinstance(timeout, bool) or not isinstance(
                 timeout, int | float) or not math.isfinite(timeout) or timeout <= 0):
             raise ValueError(f"timeout must be a finite number of seconds > 0 or None, "
@@ -217,9 +243,12 @@ class LLMJudge:
         self.timeout = timeout
         self.base_url = base_url
         self.seed_grades, self.judge_resamples = seed_grades, bool(judge_resamples)
-        #: the API client, built on first use (:class:`~evalkit_judge.client.JudgeClient`)
-        self.api_client = JudgeClient(model, client, max_retries=max_retries,
-                                      timeout=timeout, base_url=base_url)
+        #: the model API (:class:`~evalkit_judge.providers.JudgeProvider`)
+        self.provider = make_provider(provider, ProviderSettings(
+            model=model, base_url=base_url, api_key_env=api_key_env,
+            headers=dict(headers or {}), retries=retries, timeout=timeout,
+            grade_via=grade_via, client=client))
+        self.cache_path = None if cache_path is None else Path(cache_path)
         self.cache: GradeCache | None = None if cache_path is None else GradeCache(cache_path)
         self._details: dict[tuple[str, int | None], dict[str, Any]] = {}  # (case, sample)
         self._inflight: SingleFlight[Grade] = SingleFlight()
@@ -227,12 +256,56 @@ class LLMJudge:
         self.costs = CostModel(self.prices, model, max_tokens)
         self.prompt = GradingPrompt(rubric, model, scale, max_tokens, self.temperature,
                                     system)
-        self.definition = self.prompt.definition_hash()
+        self.definition = self._definition_hash()
+        self._scope: dict[str, Any] | None = None
         # Registered metrics take their description and provider from the function.
         self.__doc__ = f"LLM judge {model}, scale 1-{scale}"
         caller = sys._getframe(1).f_globals.get("__name__")
         if isinstance(caller, str):
             self.__module__ = caller
+
+    @property
+    def api_client(self) -> Any:
+        """The Anthropic provider's client (:class:`~evalkit_judge.client.JudgeClient`);
+        ``None`` for another provider."""
+        return getattr(self.provider, "client", None)
+
+    def _definition_hash(self) -> str:
+        """A short hash of everything a grade depends on but the case (16 hex digits):
+        the prompt's definition, and the provider and its endpoint unless they are the
+        Anthropic API's default."""
+        settings = self.provider.settings
+        if self.provider.name == "anthropic" and settings.base_url is None:
+            return self.prompt.definition_hash()
+        where = {"provider": self.provider.name, "base_url": self.provider.endpoint,
+                 "grade_via": settings.grade_via}
+        return sha256_hex(canonical_json({**self.prompt.definition(), **where}))[:16]
+
+    def record(self) -> dict[str, Any]:
+        """The judge's whole definition, JSON-ready and without secrets (a header value
+        is shown only as its ``${NAME}`` reference): provider settings, model, rubric,
+        scale, system prompt, generation settings, prices, cache path and the definition
+        hash. A run header keeps it under ``details[metric]["judge"]``."""
+        return {
+            **self.provider.record(),
+            "model": self.model, "rubric": self.rubric, "scale": self.scale,
+            "system": self.system, "max_tokens": self.max_tokens,
+            "temperature": self.temperature, "judge_resamples": self.judge_resamples,
+            "cache": None if self.cache_path is None else str(self.cache_path),
+            "prices": {m: {"input": p.input_per_mtok, "output": p.output_per_mtok,
+                           "cache_write": p.cache_write_per_mtok,
+                           "cache_read": p.cache_read_per_mtok}
+                       for m, p in sorted(self.prices.items())},
+            "definition": self.definition,
+        }
+
+    def scope(self) -> dict[str, Any]:
+        """What the cache key covers besides the request body: the provider and its
+        endpoint (:meth:`JudgeProvider.key_scope
+        <evalkit_judge.providers.JudgeProvider.key_scope>`), worked out on first use."""
+        if self._scope is None:
+            self._scope = self.provider.key_scope()
+        return self._scope
 
     def __repr__(self) -> str:
         return (f"LLMJudge(model={self.model!r}, scale={self.scale}, "
@@ -249,13 +322,14 @@ class LLMJudge:
         return self.prompt.render(response, case)
 
     def request(self, response: TargetResponse, case: GoldenCase) -> dict[str, Any]:
-        """The Messages API request body for ``(response, case)`` (JSON-ready)."""
-        return self.prompt.request(response, case)
+        """The request body for ``(response, case)`` in the provider's wire format
+        (JSON-ready)."""
+        return self.provider.request(self.prompt, self.prompt.render(response, case))
 
     def key(self, response: TargetResponse, case: GoldenCase) -> str:
         """The cache key of ``(response, case)``: SHA-256 hex of the canonical request
         (and, under ``judge_resamples``, of the sample number being scored)."""
-        return self.prompt.key(self.request(response, case), self._sample())
+        return self.prompt.key(self.request(response, case), self._sample(), self.scope())
 
     def _sample(self) -> int | None:
         return current_sample() if self.judge_resamples else None
@@ -281,7 +355,7 @@ class LLMJudge:
     def _plan(self, body: Mapping[str, Any], budget: Budget) -> CostPlan:
         """The cost plan of sending ``body`` now (:meth:`evalkit_judge.costs.CostModel.plan`),
         input tokens counted by the API when the budget may not fit the worst case."""
-        return self.costs.plan(body, budget, self.api_client.count_input_tokens)
+        return self.costs.plan(body, budget, self.provider.count_input_tokens)
 
     # ------------------------------------------------------------------ the metric
     def __call__(self, response: TargetResponse, case: GoldenCase) -> float:
@@ -319,7 +393,7 @@ class LLMJudge:
         with self._lock:
             self._details.pop(case_id, None)
         body = self.request(response, case)
-        key = self.prompt.key(body, self._sample())
+        key = self.prompt.key(body, self._sample(), self.scope())
         budget = self.budget or active_budget()
         grade = self._cached_grade(key, response, case)
         cached = grade is not None
@@ -416,32 +490,32 @@ class LLMJudge:
             typical, most = self.estimate(body)
             budget.note_planned(key, typical, most)
             raise GradeNotRequested(f"{what}: dry run, grade not cached and not requested")
-        # before the budget counts a request: a client that cannot send one stops the run
-        client = self.api_client.resolve()
+        # before the budget counts a request: a provider that cannot send one stops the run
+        provider = self.provider
+        stop = provider.refused()
+        if stop is not None:
+            raise stop
+        provider.prepare()
         reservation: Reservation | None = None
         if budget is not None:
             reservation = budget.reserve(None, model=self.model, plan=self._plan(body, budget))
-        kwargs = dict(body)
-        temperature = kwargs.pop("temperature", None)
-        if temperature is not None:
-            kwargs["extra_body"] = {"temperature": temperature}
         try:
-            message, retries = _sent(client, kwargs)
+            sent = provider.send(body)
         except Exception as exc:
             if budget is not None and reservation is not None:
-                budget.release(reservation, sent=not is_credentials_failure(exc),
+                budget.release(reservation, sent=provider.sent_anything(exc),
                                refused=is_refusal(exc))
-            stop = self.api_client.stop_for(exc)
+            stop = provider.stop_for(exc)
             if stop is not None:
                 raise stop from exc
-            retried = _retries_before(exc)
+            retried = provider.retries_before(exc)
             after = f" after {retried} retr{'y' if retried == 1 else 'ies'}" if retried else ""
             raise JudgeError(f"{what}: the request failed{after} "
                              f"({type(exc).__name__}: {exc})") from exc
-        reply = reply_dict(message)
-        usage = Usage.from_reply(reply.get("usage"))
+        reply, retries = sent.reply, sent.retries
+        usage = provider.usage(reply)
         self.costs.calibrate(body, usage)
-        served = reply.get("model") if isinstance(reply.get("model"), str) else None
+        served = provider.served_model(reply)
         cost = self.cost(usage, served)
         if budget is not None and reservation is not None:
             budget.settle(reservation, cost)
@@ -451,7 +525,7 @@ class LLMJudge:
                 served: str | None, cost: float | None, retries: int = 0) -> Grade:
         """The grade of ``reply``, kept in the cache (or the reply kept as rejected)."""
         try:
-            score, reason = parse_reply(reply, self.scale)
+            score, reason = self.provider.parse(reply, self.scale)
         except JudgeError as exc:
             message_text = f"{self._what(case)}: {exc}"
             if self.cache is not None:
@@ -472,24 +546,3 @@ class LLMJudge:
         return Grade(score=score, reason=reason, model=self.model, key=key, cached=False,
                      source="api", usage=usage, cost_usd=cost, served_model=served,
                      definition=self.definition, retries=retries)
-
-
-def _sent(client: Any, kwargs: dict[str, Any]) -> tuple[Any, int]:
-    """The reply to ``client.messages.create(**kwargs)`` and the requests the client sent
-    again on the way (the SDK's ``retries_taken``; 0 for a client that does not say)."""
-    raw_api = getattr(client.messages, "with_raw_response", None)
-    if raw_api is None:
-        return client.messages.create(**kwargs), 0
-    raw = raw_api.create(**kwargs)
-    retries = getattr(raw, "retries_taken", 0)
-    return raw.parse(), retries if isinstance(retries, int) and retries > 0 else 0
-
-
-def _retries_before(exc: Exception) -> int:
-    """The retries the SDK made before the request that raised ``exc`` (the retry count
-    header of its last request; 0 when unknown)."""
-    request = getattr(exc, "request", None)
-    try:
-        return max(0, int(getattr(request, "headers", {}).get(RETRY_COUNT_HEADER, 0)))
-    except (TypeError, ValueError):
-        return 0

@@ -12,7 +12,7 @@ and :mod:`evalkit_judge.bradley_terry`'s; the artifact :mod:`evalkit_judge.pairw
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from itertools import combinations
 from pathlib import Path
@@ -58,13 +58,20 @@ def judge_of(metric: Any) -> LLMJudge:
                         "object whose llm_judge() returns one)")
 
 
-def registered_judge(name: str) -> LLMJudge:
-    """The judge registered as the metric ``name`` (plugins, local plugins).
+def registered_judge(name: str, headers: Iterable[Mapping[str, Any]] = ()) -> LLMJudge:
+    """The judge registered as the metric ``name`` (plugins, local plugins, the eval
+    config's ``judges:`` when the config was applied), or else declared in the eval
+    config of a run whose header is among ``headers`` (restored from the header's record
+    of it: :func:`evalkit_judge.declared.restore_judges`).
 
     Raises:
         RegistryError: no such metric; PairwiseError: it is not an LLM judge.
     """
     from evalkit.execute.scoring import resolve_metrics
+    from evalkit_judge.declared import restore_judges
+
+    for header in headers:
+        restore_judges(header)
 
     spec = resolve_metrics([name])[0]
     try:
@@ -72,6 +79,23 @@ def registered_judge(name: str) -> LLMJudge:
     except PairwiseError:
         raise PairwiseError(f"--judge {name}: the metric {name!r} is not an LLM judge; name "
                             "a metric registered as an evalkit_judge.LLMJudge") from None
+
+
+def _check_provider(judge: LLMJudge) -> None:
+    """Refuse a judge whose provider cannot read a verdict (it overrides ``parse`` for
+    grades but implements no ``tool_input``).
+
+    Raises:
+        PairwiseError: naming the provider and the missing method.
+    """
+    from evalkit_judge.providers import JudgeProvider
+
+    provider = judge.provider
+    if type(provider).tool_input is JudgeProvider.tool_input:
+        raise PairwiseError(
+            f"judge {judge.model!r}: its provider {provider.name!r} reads grades but not "
+            "pairwise verdicts: it implements no tool_input(reply, name, fields) (see "
+            "docs/judge.md, A provider of your own)")
 
 
 def _load_runs(runs: Sequence[str | Path | RunResult]) -> list[tuple[str, RunResult, str | None]]:
@@ -123,7 +147,7 @@ def _responses(run: RunResult) -> dict[tuple[str, int | None], TargetResponse]:
 
 
 def plan_tasks(systems: Sequence[tuple[str, RunResult]], gset: GoldenSet,
-               prompt: PairwisePrompt, *, resample_key: bool = False
+               prompt: PairwisePrompt, judge: LLMJudge, *, resample_key: bool = False
                ) -> tuple[list[Task], list[str]]:
     """Every verdict to ask, case by case, and the notes on what could not be compared.
 
@@ -164,8 +188,8 @@ def plan_tasks(systems: Sequence[tuple[str, RunResult]], gset: GoldenSet,
             if ra is None or rb is None:
                 continue
             for first, second, r1, r2 in ((a, b, ra, rb), (b, a, rb, ra)):
-                body = prompt.request(case, r1, r2)
-                key = prompt.key(body, sample if resample_key else None)
+                body = prompt.request(judge.provider, case, r1, r2)
+                key = prompt.key(body, sample if resample_key else None, judge.scope())
                 tasks.append(Task(case_id, sample, first, second, body, key))
     return tasks, notes
 
@@ -235,7 +259,7 @@ def ask_all(judge: LLMJudge, tasks: Sequence[Task], *, max_concurrency: int = DE
 
 def pairwise(
     runs: Sequence[str | Path | RunResult],
-    judge: LLMJudge,
+    judge: LLMJudge | str,
     *,
     goldens: GoldensInput | None = None,
     flips: str = "tie",
@@ -256,9 +280,12 @@ def pairwise(
     Args:
         runs: two or more target runs (artifact paths or loaded runs), named by their
             header's name (by file stem when two names agree).
-        judge: the judge; its model, client, cache, prices, budget, ``max_tokens``,
-            ``system`` and ``temperature`` are used, and its rubric says what "better"
-            means. With ``judge_resamples`` the sample number is in each verdict's key.
+        judge: the judge, or the name of the metric it is registered as (looked up after
+            the runs are read, so a judge declared in the eval config and recorded in
+            the runs' headers is found: :func:`registered_judge`); its provider, model,
+            cache, prices, budget, ``max_tokens``, ``system`` and ``temperature`` are
+            used, and its rubric says what "better" means. With ``judge_resamples`` the
+            sample number is in each verdict's key.
         goldens: the golden set: a file, a :class:`~evalkit.data.goldens.GoldenSet` or
             cases (default: the file the first run's header records); the query and
             reference answers of each case are shown to the judge.
@@ -281,7 +308,8 @@ def pairwise(
 
     Raises:
         PairwiseError: fewer than two runs, not target runs, samples per case that
-            differ, a case the golden set lacks, a duplicate name.
+            differ, a case the golden set lacks, a duplicate name, a judge whose
+            provider reads no verdicts.
         ValueError: an unknown ``flips``, ``ties`` or ``method``.
         BudgetExhausted: a spending limit stopped the comparison (run it again with a
             larger limit: the verdicts received are in the cache).
@@ -293,10 +321,13 @@ def pairwise(
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
     loaded = _load_runs(runs)
+    if isinstance(judge, str):
+        judge = registered_judge(judge, [run.header for _, run, _ in loaded])
+    _check_provider(judge)
     gset = _goldens(loaded[0][1], loaded[0][2], goldens)
     prompt = PairwisePrompt(judge.rubric, judge.model, judge.max_tokens, judge.temperature,
                             judge.system)
-    tasks, notes = plan_tasks([(n, r) for n, r, _ in loaded], gset, prompt,
+    tasks, notes = plan_tasks([(n, r) for n, r, _ in loaded], gset, prompt, judge,
                               resample_key=judge.judge_resamples)
     if budget is not None:
         with use_budget(budget):

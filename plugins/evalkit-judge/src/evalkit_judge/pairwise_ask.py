@@ -2,8 +2,9 @@
 
 :func:`ask_verdict` is the only place pairwise judging touches a judge: it reads the
 judge's grade cache (a verdict is a row of it, its ``score`` the verdict's code), sends the
-request with :meth:`LLMJudge.send <evalkit_judge.judge.LLMJudge.send>` (dry runs, spending
-limits, retries, credentials: exactly as for a grade), parses the reply strictly
+request with :meth:`LLMJudge.send <evalkit_judge.judge.LLMJudge.send>` through the judge's provider
+(dry runs, spending limits, retries, credentials: exactly as for a grade), parses the
+reply strictly with the provider's reading of a forced tool
 (:func:`~evalkit_judge.pairwise_prompt.parse_verdict`) and commits the verdict to the
 cache before returning it, or keeps a reply that holds none as rejected.
 """
@@ -80,7 +81,8 @@ def ask_verdict(judge: LLMJudge, body: dict[str, Any], key: str, *, case_id: str
 
     Args:
         judge: the judge whose client, cache, prices and budget are used.
-        body: the verdict request (:meth:`PairwisePrompt.request
+        body: the verdict request in the judge provider's wire format
+            (:meth:`PairwisePrompt.request
             <evalkit_judge.pairwise_prompt.PairwisePrompt.request>`).
         key: its cache key.
         case_id: stored on the cache row.
@@ -111,7 +113,7 @@ def _requested(judge: LLMJudge, body: dict[str, Any], key: str, *, case_id: str,
                what: str, budget: Budget | None) -> Answer:
     sent = judge.send(key, body, what, budget)
     try:
-        verdict, reason = parse_verdict(sent.reply)
+        verdict, reason = parse_verdict(judge.provider, sent.reply)
     except JudgeError as exc:
         message = f"{what}: {exc}"
         if judge.cache is not None:

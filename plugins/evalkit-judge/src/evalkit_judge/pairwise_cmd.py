@@ -56,8 +56,9 @@ def command(
         metavar="RUN_A RUN_B [MORE...]", help="Two or more target-run artifacts (evalkit "
         "run) answering the same golden set.", show_default=False)],
     judge: Annotated[str, typer.Option(
-        "--judge", help="The registered LLM-judge metric whose model, client, cache, prices "
-        "and rubric decide the verdicts.", show_default=False)],
+        "--judge", help="The LLM-judge metric whose provider, model, cache, prices and "
+        "rubric decide the verdicts: registered by a plugin, or declared in the eval "
+        "config (judges:) the runs were made with.", show_default=False)],
     goldens: Annotated[Path | None, typer.Option(
         "--goldens", help="Golden file (default: the one the first run's header records).",
         show_default=False)] = None,
@@ -103,17 +104,16 @@ def command(
     corrected tests and (three runs or more) Bradley-Terry strengths."""
     from evalkit.io.outputs import write_output
     from evalkit_judge.budget import Budget, BudgetExhausted
-    from evalkit_judge.pairwise import pairwise, registered_judge
+    from evalkit_judge.pairwise import pairwise
     from evalkit_judge.pairwise_report import RENDERERS
 
     if len(runs) < 2:
         raise typer.BadParameter("name at least two runs to compare", param_hint="RUN_A RUN_B")
     reports = _reports(report or [])
-    the_judge = registered_judge(judge)
     budget = Budget(max_calls=max_calls, max_cost=max_cost, dry_run=dry_run) \
         if (max_calls is not None or max_cost is not None or dry_run) else None
     try:
-        result = pairwise(runs, the_judge, goldens=goldens, flips=flips.value,
+        result = pairwise(runs, judge, goldens=goldens, flips=flips.value,
                           ties=ties.value, alpha=alpha, method=test, n_resamples=resamples,
                           seed=seed, bt_resamples=bt_resamples,
                           max_concurrency=max_concurrency, budget=budget,

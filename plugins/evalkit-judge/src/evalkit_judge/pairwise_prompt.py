@@ -1,13 +1,17 @@
 """What a pairwise verdict request sends: the verdict tool, the user message showing a case
 and two answers, the request body, its cache key, and the strict reading of the reply.
 
-A verdict is one forced, strict call of the tool ``record_verdict`` whose input is
-``{"verdict": "A" | "B" | "tie", "reason": text}``. ``A`` is the answer shown first,
+A verdict is one forced, strict answer of the tool ``record_verdict`` whose input is
+``{"verdict": "A" | "B" | "tie", "reason": text}``; the judge's provider builds the
+request and reads the answer with the same code as a grade's (a Messages API tool call,
+a Chat Completions function call or ``json_schema`` content:
+:mod:`evalkit_judge.providers`). ``A`` is the answer shown first,
 ``B`` the one shown second; which system each is stays out of the request (the judge sees
 the answers, never the systems' names), so the same two answers in the same order share
 one cached verdict whatever run they came from. The cache key is the SHA-256 of the
 canonical request (model, system prompt, rubric, tool, generation parameters, the case's
-query and reference answers, both answers in their order) and a format version.
+query and reference answers, both answers in their order), a format version and the
+provider's scope (its name and endpoint, unless it is the Anthropic API's default).
 """
 
 from __future__ import annotations
@@ -17,12 +21,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from evalkit_judge.budget import JudgeError
-from evalkit_judge.grades import canonical_json, forced_tool_input, sha256_hex, text_block
-from evalkit_judge.prompt import forced_tool_request, strict_tool
+from evalkit_judge.grades import canonical_json, sha256_hex, text_block
+from evalkit_judge.prompt import ForcedToolPrompt, strict_tool
 
 if TYPE_CHECKING:
     from evalkit.data.cases import GoldenCase
     from evalkit.data.targets import TargetResponse
+    from evalkit_judge.providers import JudgeProvider
 
 #: The name of the tool the model is forced to call to record its verdict.
 VERDICT_TOOL = "record_verdict"
@@ -30,6 +35,8 @@ VERDICT_TOOL = "record_verdict"
 PAIRWISE_KEY_VERSION = "evalkit-judge/pairwise/1"
 #: The verdicts a reply may give: the first answer, the second, or neither.
 VERDICTS: tuple[str, ...] = ("A", "B", "tie")
+#: The properties of a verdict (the ``record_verdict`` input), all required, no other.
+VERDICT_FIELDS: tuple[str, ...] = ("verdict", "reason")
 #: How a verdict is kept in the judge's cache (its integer ``score`` column).
 VERDICT_CODES: dict[str, int] = {"A": 1, "B": 2, "tie": 3}
 
@@ -45,9 +52,11 @@ def answer_text(response: TargetResponse) -> str:
 
 
 @dataclass(frozen=True)
-class PairwisePrompt:
+class PairwisePrompt(ForcedToolPrompt):
     """The parts of a judge's definition that go into every verdict request: the rubric
-    says what "better" means (the judge's grading rubric, read as the criterion)."""
+    says what "better" means (the judge's grading rubric, read as the criterion). The
+    judge's provider builds the request (:meth:`request`) and reads the reply
+    (:func:`parse_verdict`) with the same code as a grade's, another schema."""
 
     rubric: str
     model: str
@@ -99,36 +108,40 @@ class PairwisePrompt:
         parts.append(f"Call {VERDICT_TOOL} once: verdict A, B or tie, and the reason.")
         return "\n\n".join(parts)
 
-    def request(self, case: GoldenCase, first: TargetResponse, second: TargetResponse
-                ) -> dict[str, Any]:
-        """The Messages API request body of one verdict (JSON-ready)."""
-        return forced_tool_request(self.model, self.max_tokens,
-                                   self.render(case, first, second), self.tool,
-                                   system=self.system, temperature=self.temperature)
+    def request(self, provider: JudgeProvider, case: GoldenCase, first: TargetResponse,
+                second: TargetResponse) -> dict[str, Any]:
+        """The request body of one verdict in ``provider``'s wire format (JSON-ready):
+        :meth:`JudgeProvider.request <evalkit_judge.providers.JudgeProvider.request>` of
+        this prompt and :meth:`render`'s message."""
+        return provider.request(self, self.render(case, first, second))
 
-    def key(self, body: Mapping[str, Any], sample: int | None = None) -> str:
+    def key(self, body: Mapping[str, Any], sample: int | None = None,
+            scope: Mapping[str, Any] | None = None) -> str:
         """The cache key of a verdict request ``body``: SHA-256 hex of the canonical
-        request (and of ``sample`` when given: one verdict per sample)."""
+        request, of ``sample`` when given (one verdict per sample) and of ``scope`` (the
+        provider and its endpoint: :meth:`LLMJudge.scope
+        <evalkit_judge.judge.LLMJudge.scope>`) when not empty."""
         keyed: dict[str, Any] = {"version": PAIRWISE_KEY_VERSION, "rubric": self.rubric,
                                  "request": body}
+        if scope:
+            keyed["scope"] = dict(scope)
         if sample is not None:
             keyed["sample"] = sample
         return sha256_hex(canonical_json(keyed))
 
 
-def parse_verdict(reply: Mapping[str, Any]) -> tuple[str, str]:
-    """``(verdict, reason)`` of a reply that completed one ``record_verdict`` call.
+def parse_verdict(provider: JudgeProvider, reply: Mapping[str, Any]) -> tuple[str, str]:
+    """``(verdict, reason)`` of a reply (in ``provider``'s wire format) that completed one
+    ``record_verdict`` answer: :meth:`JudgeProvider.tool_input
+    <evalkit_judge.providers.JudgeProvider.tool_input>`, then the values.
 
     Raises:
-        JudgeError: no call, another tool, two calls, a reply cut before the call
-            completed, a verdict other than ``"A"``, ``"B"`` or ``"tie"``, a reason that is
-            not text, or another property in the input. Never read from prose.
+        JudgeError: the provider's refusals (no call, another tool, two calls, a reply cut
+            before the answer completed, prose, another property in the input), a verdict
+            other than ``"A"``, ``"B"`` or ``"tie"``, or a reason that is not text. Never
+            read from prose.
     """
-    data = forced_tool_input(reply, VERDICT_TOOL)
-    extra = sorted(set(data) - {"verdict", "reason"})
-    if extra:
-        raise JudgeError(f"the {VERDICT_TOOL} input has properties the schema forbids: "
-                         f"{', '.join(map(repr, extra))}")
+    data = provider.tool_input(reply, VERDICT_TOOL, VERDICT_FIELDS)
     verdict = data.get("verdict")
     if not isinstance(verdict, str) or verdict not in VERDICTS:
         raise JudgeError(f"the verdict {verdict!r} is not one of 'A', 'B', 'tie'")

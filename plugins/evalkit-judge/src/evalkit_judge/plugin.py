@@ -1,9 +1,11 @@
-"""The ``evalkit.plugins`` entry point of evalkit-judge: the cost and token aggregates.
+"""The ``evalkit.plugins`` entry point of evalkit-judge: the ``judges:`` section of the
+eval config and the cost and token aggregates.
 
-The judge itself is a metric the client defines (rubric, model, scale) and registers
-under a name of its choice, with ``register_metric`` or from its own plugin's
-``evalkit_register_metrics``; there is no judge metric this package could register by
-itself. What it registers is the whole-run aggregates of what LLM calls cost
+A judge is a metric the client defines (provider, model, rubric, scale) and names:
+in the eval config's ``judges:`` section (:mod:`evalkit_judge.declared`, which this
+plugin declares and registers when ``evalkit run`` reads the config, and registers
+again from a run's header when a command reads the run without its config), or in
+Python with ``register_metric``. It also registers the whole-run aggregates of what LLM calls cost
 (:mod:`evalkit_judge.cost_aggregates`: ``cost_total``, ``cost_per_case``,
 ``tokens_in_total``, ``tokens_out_total``, ``judge_cost_total``). The entry point also lets
 ``evalkit plugins list`` show the distribution and its version, the project's plugin
@@ -17,8 +19,31 @@ runs.
 
 from __future__ import annotations
 
+from typing import Any
+
 from evalkit.core.hookspecs import hookimpl
-from evalkit.core.specs import AggregateSpec, CommandSpec
+from evalkit.core.specs import AggregateSpec, CommandSpec, ConfigSectionSpec
+
+
+def _apply(section: Any, config: Any) -> None:
+    from evalkit_judge.declared import apply_judges
+
+    apply_judges(section, config)
+
+
+def _restore(header: Any) -> None:
+    from evalkit_judge.declared import restore_judges
+
+    restore_judges(header)
+
+
+@hookimpl
+def evalkit_register_config_sections() -> list[ConfigSectionSpec]:
+    """``judges``: LLM judges declared in the eval config, each a metric."""
+    return [ConfigSectionSpec(
+        "judges", "evalkit_judge.declared:Judges", apply=_apply, restore=_restore,
+        description="LLM judges, each a metric: name, provider, model, rubric, scale, "
+        "higher_is_better, cache, prices (docs/judge.md).")]
 
 
 @hookimpl

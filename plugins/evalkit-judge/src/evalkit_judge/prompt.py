@@ -46,28 +46,67 @@ def strict_tool(name: str, description: str, properties: Mapping[str, Any]
     }
 
 
-def forced_tool_request(model: str, max_tokens: int, content: str, tool: Mapping[str, Any],
-                        *, system: str | None, temperature: float | None) -> dict[str, Any]:
-    """A Messages API request body (JSON-ready) whose one user message is ``content`` and
-    whose only possible answer is one call of ``tool`` (``tool_choice`` forces it and
-    disables parallel calls); ``system`` and ``temperature`` are sent when not ``None``."""
-    body: dict[str, Any] = {
-        "model": model,
-        "max_tokens": max_tokens,
-        "messages": [{"role": "user", "content": content}],
-        "tools": [dict(tool)],
-        "tool_choice": {"type": "tool", "name": tool["name"],
-                        "disable_parallel_tool_use": True},
-    }
-    if system is not None:
-        body["system"] = system
-    if temperature is not None:
-        body["temperature"] = temperature
-    return body
+class ForcedToolPrompt:
+    """What every forced-tool request shares: a model, generation settings, an optional
+    system prompt and one strict tool (:attr:`tool`, from :func:`strict_tool`) whose call
+    is the only answer. A grade (:class:`GradingPrompt`) and a pairwise verdict
+    (:class:`~evalkit_judge.pairwise_prompt.PairwisePrompt`) are such prompts; a provider
+    builds the request of either with :meth:`JudgeProvider.request
+    <evalkit_judge.providers.JudgeProvider.request>` and reads the tool's input with
+    :meth:`JudgeProvider.tool_input <evalkit_judge.providers.JudgeProvider.tool_input>`.
+    """
+
+    model: str
+    max_tokens: int
+    temperature: float | None
+    system: str | None
+
+    @property
+    def tool(self) -> dict[str, Any]:
+        """The strict tool (Messages API shape: ``name``, ``description``, ``strict``,
+        ``input_schema``)."""
+        raise NotImplementedError
+
+    @property
+    def tool_name(self) -> str:
+        """The forced tool's name."""
+        name: str = self.tool["name"]
+        return name
+
+    @property
+    def schema(self) -> dict[str, Any]:
+        """The JSON schema of the tool's input: its properties, all required, nothing
+        else."""
+        schema: dict[str, Any] = self.tool["input_schema"]
+        return schema
+
+    @property
+    def fields(self) -> tuple[str, ...]:
+        """The properties of the tool's input (all required, no other allowed)."""
+        return tuple(self.schema["properties"])
+
+    def messages_body(self, message: str) -> dict[str, Any]:
+        """The Messages API request body (JSON-ready) whose one user message is
+        ``message`` and whose only possible answer is one call of :attr:`tool`
+        (``tool_choice`` forces it and disables parallel calls); ``system`` and
+        ``temperature`` are sent when not ``None``."""
+        body: dict[str, Any] = {
+            "model": self.model,
+            "max_tokens": self.max_tokens,
+            "messages": [{"role": "user", "content": message}],
+            "tools": [self.tool],
+            "tool_choice": {"type": "tool", "name": self.tool_name,
+                            "disable_parallel_tool_use": True},
+        }
+        if self.system is not None:
+            body["system"] = self.system
+        if self.temperature is not None:
+            body["temperature"] = self.temperature
+        return body
 
 
 @dataclass(frozen=True)
-class GradingPrompt:
+class GradingPrompt(ForcedToolPrompt):
     """The parts of a judge's definition that go into every request."""
 
     rubric: str
@@ -130,19 +169,21 @@ class GradingPrompt:
 
     def request(self, response: TargetResponse, case: GoldenCase) -> dict[str, Any]:
         """The Messages API request body for ``(response, case)`` (JSON-ready)."""
-        return forced_tool_request(self.model, self.max_tokens, self.render(response, case),
-                                   self.tool, system=self.system,
-                                   temperature=self.temperature)
+        return self.messages_body(self.render(response, case))
 
     def definition_hash(self) -> str:
         """A short hash of :meth:`definition` (16 hex digits)."""
         return sha256_hex(canonical_json(self.definition()))[:16]
 
-    def key(self, body: Mapping[str, Any], sample: int | None = None) -> str:
-        """The cache key of a request ``body``: SHA-256 hex of the canonical request, and
-        of ``sample`` when given (``judge_resamples``: one grade per sample)."""
+    def key(self, body: Mapping[str, Any], sample: int | None = None,
+            scope: Mapping[str, Any] | None = None) -> str:
+        """The cache key of a request ``body``: SHA-256 hex of the canonical request, of
+        ``sample`` when given (``judge_resamples``: one grade per sample) and of
+        ``scope`` (the provider and its endpoint) when not empty."""
         keyed: dict[str, Any] = {"version": KEY_VERSION, "scale": self.scale,
                                  "rubric": self.rubric, "request": body}
+        if scope:
+            keyed["scope"] = dict(scope)
         if sample is not None:
             keyed["sample"] = sample
         return sha256_hex(canonical_json(keyed))

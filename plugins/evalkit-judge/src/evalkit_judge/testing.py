@@ -1,4 +1,4 @@
-"""Offline stand-ins for the Anthropic API, for tests and benchmarks.
+"""Offline stand-ins for the Anthropic and OpenAI APIs, for tests and benchmarks.
 
 * :class:`FakeAnthropic`: an in-process client whose ``messages.create(**request)``
   answers from a function and records every request (and, when given ``count=``, whose
@@ -6,7 +6,11 @@
 * :class:`MessagesAPIServer`: a local HTTP server on 127.0.0.1 that imitates
   ``POST /v1/messages`` and ``POST /v1/messages/count_tokens``, so the real ``anthropic``
   SDK can be pointed at it with ``base_url`` (retries, status errors and malformed bodies
-  included).
+  included);
+* :class:`ChatCompletionsServer`: the same for the OpenAI wire format, ``POST
+  /v1/chat/completions`` (:func:`chat_tool_reply`, :func:`chat_json_reply`,
+  :func:`chat_content_reply` build its replies), for the judge's ``openai`` provider and
+  the official ``openai`` client.
 
 Neither touches the network beyond 127.0.0.1.
 """
@@ -18,7 +22,7 @@ import json
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Self
 
 from evalkit_judge.grades import TOOL_NAME
 from evalkit_judge.pairwise_prompt import VERDICT_TOOL
@@ -198,7 +202,15 @@ class MessagesAPIServer:
             return int(status), body, dict(headers)
         return 200, {"input_tokens": out}, {}
 
-    def start(self) -> MessagesAPIServer:
+    def _route(self, path: str, request: dict[str, Any]) -> HTTPAnswer:
+        """The answer to a POST of ``request`` to ``path``."""
+        if path == "/v1/messages":
+            return self._next(request)
+        if path == "/v1/messages/count_tokens":
+            return self._count(request)
+        return 404, error_body("not_found_error", path), {}
+
+    def start(self) -> Self:
         """Start serving in a daemon thread."""
         owner = self
 
@@ -215,14 +227,8 @@ class MessagesAPIServer:
                     request = {"_undecodable": raw.decode("utf-8", "replace")}
                 with owner._lock:
                     owner.headers.append({k.lower(): v for k, v in self.headers.items()})
-                headers: Mapping[str, str] = {}
                 path = self.path.split("?")[0]
-                if path == "/v1/messages":
-                    status, body, headers = owner._next(request)
-                elif path == "/v1/messages/count_tokens":
-                    status, body, headers = owner._count(request)
-                else:
-                    status, body = 404, error_body("not_found_error", self.path)
+                status, body, headers = owner._route(path, request)
                 data = body if isinstance(body, bytes) else (
                     body.encode() if isinstance(body, str) else json.dumps(body).encode())
                 self.send_response(status)
@@ -251,8 +257,101 @@ class MessagesAPIServer:
         self._server = None
         self._thread = None
 
-    def __enter__(self) -> MessagesAPIServer:
-        return self.start()
+    def __enter__(self) -> Self:
+        self.start()
+        return self
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+# ---------------------------------------------------------------------------- OpenAI wire
+def chat_tool_reply(score: Any, reason: Any = "graded by a test double", *,
+                    model: str = "fake", prompt_tokens: int = DEFAULT_INPUT_TOKENS,
+                    completion_tokens: int = 20, name: str = TOOL_NAME,
+                    finish_reason: str = "tool_calls", arguments: str | None = None
+                    ) -> Reply:
+    """A Chat Completions reply holding one function call of ``name`` with arguments
+    ``{"score": score, "reason": reason}`` (or the raw ``arguments`` text)."""
+    n = next(_ids)
+    args = json.dumps({"score": score, "reason": reason}) if arguments is None else arguments
+    return _chat(n, model, {"role": "assistant", "content": None, "refusal": None,
+                            "tool_calls": [{"id": f"call_{n:08d}", "type": "function",
+                                            "function": {"name": name, "arguments": args}}]},
+                 finish_reason, prompt_tokens, completion_tokens)
+
+
+def chat_verdict_reply(verdict: Any, reason: Any = "judged by a test double", *,
+                       name: str = VERDICT_TOOL, **kwargs: Any) -> Reply:
+    """A Chat Completions reply holding one function call of ``record_verdict`` with
+    arguments ``{"verdict": verdict, "reason": reason}`` (a pairwise verdict: ``"A"``,
+    ``"B"`` or ``"tie"``); other keywords as :func:`chat_tool_reply`'s."""
+    return chat_tool_reply(None, name=name, arguments=json.dumps(
+        {"verdict": verdict, "reason": reason}), **kwargs)
+
+
+def chat_content_reply(content: str | None, *, model: str = "fake",
+                       prompt_tokens: int = DEFAULT_INPUT_TOKENS, completion_tokens: int = 20,
+                       finish_reason: str = "stop", refusal: str | None = None) -> Reply:
+    """A Chat Completions reply whose message is ``content`` (prose, or the JSON of a
+    grade under ``response_format``)."""
+    n = next(_ids)
+    return _chat(n, model, {"role": "assistant", "content": content, "refusal": refusal},
+                 finish_reason, prompt_tokens, completion_tokens)
+
+
+def chat_json_reply(score: Any, reason: Any = "graded by a test double", **kwargs: Any
+                    ) -> Reply:
+    """A Chat Completions reply whose content is the JSON grade ``{score, reason}``."""
+    return chat_content_reply(json.dumps({"score": score, "reason": reason}), **kwargs)
+
+
+def _chat(n: int, model: str, message: dict[str, Any], finish_reason: str,
+          prompt_tokens: int, completion_tokens: int) -> Reply:
+    return {
+        "id": f"chatcmpl-{n:08d}", "object": "chat.completion", "created": 1_700_000_000,
+        "model": model,
+        "choices": [{"index": 0, "message": message, "finish_reason": finish_reason,
+                     "logprobs": None}],
+        "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
+                  "total_tokens": prompt_tokens + completion_tokens},
+    }
+
+
+def openai_error_body(message: str, kind: str = "rate_limit_exceeded") -> Reply:
+    """The body of an OpenAI API error reply."""
+    return {"error": {"message": message, "type": kind, "param": None, "code": kind}}
+
+
+def _default_chat_answer(request: Mapping[str, Any]) -> Reply:
+    if "response_format" in request:
+        return chat_json_reply(3, model=str(request.get("model", "fake")))
+    return chat_tool_reply(3, model=str(request.get("model", "fake")))
+
+
+class ChatCompletionsServer(MessagesAPIServer):
+    """A local imitation of an OpenAI-compatible ``POST /v1/chat/completions`` on
+    ``127.0.0.1`` (a free port), for the judge's ``openai`` provider and the official
+    ``openai`` client alike: point either at :attr:`api_base` (``base_url`` plus
+    ``/v1``).
+
+    Each request takes the next answer of ``script`` if any is left, else asks
+    ``answer(request_json)``; an answer is a reply dict (status 200) or an ``(status,
+    body, headers)`` tuple. The default answer grades 3 (a function call, or JSON
+    content when the request has ``response_format``). ``requests`` and ``headers``
+    list what arrived.
+    """
+
+    def __init__(self, answer: Callable[[dict[str, Any]], Any] | None = None, *,
+                 script: Iterable[Any] = ()) -> None:
+        super().__init__(answer or _default_chat_answer, script=script)
+
+    @property
+    def api_base(self) -> str:
+        """``http://127.0.0.1:<port>/v1``: the ``base_url`` of an OpenAI client."""
+        return f"{self.base_url}/v1"
+
+    def _route(self, path: str, request: dict[str, Any]) -> HTTPAnswer:
+        if path == "/v1/chat/completions":
+            return self._next(request)
+        return 404, openai_error_body(f"no route {path}", "not_found"), {}

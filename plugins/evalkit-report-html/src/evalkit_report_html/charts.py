@@ -6,7 +6,9 @@ written. Nothing here draws: the marks, scales, axes and legends are Vega-Lite's
 
 * :func:`forest`: every difference with its interval against zero, significant ones
   coloured; one panel when every interval lies within [-1, 1] (metrics on a 0-1 scale),
-  else one panel per metric (or gate check) with its own scale;
+  else one panel per metric (or gate check) with its own scale; the same chart draws the
+  slices of ``--by tag`` (a row per slice) and the collections of ``--collections`` with
+  their pooled estimate (a diamond);
 * :func:`per_query`: the per-query differences sorted, wins and losses coloured by the
   metric's polarity;
 * :func:`scatter`: baseline against candidate, one point per query, and the diagonal;
@@ -46,6 +48,8 @@ TIE_ATOL = 1e-12
 WIDE, NARROW, FOREST = 680, 300, 560
 
 WIN, TIE, LOSS = "candidate better", "tie", "baseline better"
+#: The forest plot's two kinds of row when it shows a pooled estimate.
+ESTIMATE, POOLED = "collection", "pooled (random effects)"
 COLOURS = {WIN: "#1a9850", TIE: "#9e9e9e", LOSS: "#d73027"}
 
 
@@ -254,7 +258,8 @@ def forest(items: Sequence[Mapping[str, Any]], title: str) -> dict[str, Any]:
         items: one mapping per difference: ``group`` (a panel: the metric, or the gate
             check), ``label`` (its row in the panel: the candidate), ``diff``, ``lo``,
             ``hi`` (None: an open end, drawn to the difference), ``significant``, and
-            ``p`` (text for the hover).
+            ``p`` (text for the hover); optionally ``pooled`` (true on a pooled estimate
+            of several collections: drawn as a diamond, the collections as circles).
         title: the chart's title.
     """
     from evalkit.report.formatting import interval, signed
@@ -268,14 +273,15 @@ def forest(items: Sequence[Mapping[str, Any]], title: str) -> dict[str, Any]:
                "lo": _num(it["diff"] if it["lo"] is None else it["lo"]),
                "hi": _num(it["diff"] if it["hi"] is None else it["hi"]),
                "s": "significant" if it["significant"] else "not significant",
-               "tip": tip(it)} for it in items]
+               "tip": tip(it), "k": POOLED if it.get("pooled") else ESTIMATE}
+              for it in items]
     y = {"field": "l", "type": "nominal", "title": None, "sort": None}
     colour = {"field": "s", "type": "nominal", "title": None,
               "scale": {"domain": ["significant", "not significant"],
                         "range": ["#1565c0", "#9e9e9e"]},
               "legend": {"orient": "top", "direction": "horizontal"}}
     described = {"field": "tip"}
-    layer = [
+    layer: list[dict[str, Any]] = [
         {"mark": {"type": "rule", "color": "#616161", "strokeDash": [3, 3], "aria": False},
          "encoding": {"x": {"datum": 0, "type": "quantitative"}}},
         {"mark": {"type": "rule", "strokeWidth": 2},
@@ -285,6 +291,12 @@ def forest(items: Sequence[Mapping[str, Any]], title: str) -> dict[str, Any]:
          "encoding": {"x": {"field": "d", "type": "quantitative"}, "y": y,
                       "color": colour, "description": described}},
     ]
+    if any(it.get("pooled") for it in items):
+        layer[-1]["mark"]["size"] = 110
+        layer[-1]["encoding"]["shape"] = {
+            "field": "k", "type": "nominal", "title": None,
+            "scale": {"domain": [ESTIMATE, POOLED], "range": ["circle", "diamond"]},
+            "legend": {"orient": "top", "direction": "horizontal"}}
     rows = len({v["l"] for v in values})
     spec = _base(title, FOREST, 0)
     spec["config"]["aria"] = True
@@ -309,6 +321,7 @@ def forest(items: Sequence[Mapping[str, Any]], title: str) -> dict[str, Any]:
     return spec
 
 
-__all__ = ["COLOURS", "DENSITY_BINS", "DISTRIBUTION_BINS", "FOREST", "LOSS", "MAX_MARKS",
-           "NARROW", "TIE", "TIE_ATOL", "WIDE", "WIN", "Series", "density", "forest",
-           "merge_bins", "null_distribution", "per_query", "scatter", "sorted_positions"]
+__all__ = ["COLOURS", "DENSITY_BINS", "DISTRIBUTION_BINS", "ESTIMATE", "FOREST", "LOSS",
+           "MAX_MARKS", "NARROW", "POOLED", "TIE", "TIE_ATOL", "WIDE", "WIN", "Series",
+           "density", "forest", "merge_bins", "null_distribution", "per_query", "scatter",
+           "sorted_positions"]

@@ -239,6 +239,60 @@ def grouped_warnings(rows: tuple[Any, ...], labels: list[str]) -> list[dict[str,
     return out
 
 
+def slice_context(report: Any, page: Charts) -> dict[str, Any] | None:
+    """The slice table and forest plot of a comparison made by tag (``Report.slices``):
+    ``{"table": [...], "headers": [...], "forest": chart id, "size": tests adjusted
+    together}``; None without slices. The forest plot has a panel per metric (or a row
+    per metric and slice on one scale) and a row per slice (and candidate)."""
+    from evalkit.report.slices import slice_cells
+
+    slices = report.slices
+    if not slices:
+        return None
+    headers, cells = slice_cells(slices, report.correction)
+    several = len({(x.candidate, x.baseline) for x in slices}) > 1
+    items = [{"group": x.metric,
+              "label": f"{x.slice} · {x.candidate}" if several else x.slice,
+              "diff": x.diff, "lo": x.ci_low if math.isfinite(x.ci_low) else None,
+              "hi": x.ci_high if math.isfinite(x.ci_high) else None,
+              "significant": x.significant,
+              "p": x.p_display(adjusted=x.p_adjusted is not None)} for x in slices]
+    conf = 1 - slices[0].alpha
+    forest = page.add("forest", charts.forest(
+        items, f"By tag: differences (candidate − baseline) on each tag's cases, "
+        f"{conf:.0%} intervals"))
+    size = (report.settings or {}).get("slice_family_size") or len(slices)
+    return {"headers": headers,
+            "table": [{"cells": line, "significant": x.significant, "metric": x.metric,
+                       "candidate": x.candidate} for x, line in zip(slices, cells,
+                                                                   strict=True)],
+            "forest": forest, "size": size,
+            "adjusted": any(x.p_adjusted is not None for x in slices)}
+
+
+def collections_forest(report: Any, page: Charts) -> str | None:
+    """The forest plot of a comparison over several collections (``Report.pooled``): per
+    metric a row per collection (its effect and interval) and the pooled effect with its
+    interval (a diamond); None without pooled metrics."""
+    items: list[dict[str, Any]] = []
+    for p in report.pooled:
+        for c in p.collections:
+            items.append({"group": p.metric, "label": c.collection, "diff": c.effect,
+                          "lo": c.ci_low, "hi": c.ci_high,
+                          "significant": c.ci_low > 0 or c.ci_high < 0,
+                          "p": f"weight {100 * c.weight:.1f}%"})
+        items.append({"group": p.metric, "label": charts.POOLED, "diff": p.estimate,
+                      "lo": p.ci_low, "hi": p.ci_high, "significant": p.significant,
+                      "p": p_text(p.p_adjusted if p.p_adjusted is not None else p.p_value,
+                                  None), "pooled": True})
+    if not items:
+        return None
+    conf = 1 - report.pooled[0].alpha
+    return page.add("forest", charts.forest(
+        items, f"Each collection's difference and the pooled difference, {conf:.0%} "
+        "intervals"))
+
+
 def compare_context(report: Any, limit: int = charts.MAX_MARKS) -> dict[str, Any]:
     """The template's variables for a comparison report (see the module docstring)."""
     page = Charts()
@@ -257,6 +311,8 @@ def compare_context(report: Any, limit: int = charts.MAX_MARKS) -> dict[str, Any
     if forest_items:
         forest = page.add("forest", charts.forest(
             forest_items, f"Differences (candidate − baseline) with {conf:.0%} intervals"))
+    slices = slice_context(report, page)
+    collections = collections_forest(report, page)
     settings: Mapping[str, Any] = report.settings or {}
     correction = report.correction or (
         CORRECTION_LABELS.get(str(settings.get("correction")), "")
@@ -286,6 +342,7 @@ def compare_context(report: Any, limit: int = charts.MAX_MARKS) -> dict[str, Any
         "samples": has_samples(report), "notes": notes, "warnings": warned,
         "ci_label": f"{conf:.0%} CI",
         "forest": forest, "sections": sections, "queries": queries,
+        "slices": slices, "collections_forest": collections,
         "metrics": list(dict.fromkeys(r.metric for r in rows)),
         # the summary's fixed metric column: the longest name, with room for wide letters
         "metric_width": math.ceil(1.05 * max((len(r.metric) for r in rows), default=6)) + 1,
@@ -295,4 +352,5 @@ def compare_context(report: Any, limit: int = charts.MAX_MARKS) -> dict[str, Any
     }
 
 
-__all__ = ["HOVER_TEXT", "compare_context", "grouped_warnings", "hover"]
+__all__ = ["HOVER_TEXT", "collections_forest", "compare_context", "grouped_warnings", "hover",
+           "slice_context"]

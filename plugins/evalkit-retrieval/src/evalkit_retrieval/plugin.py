@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from evalkit.core.hookspecs import hookimpl
+from evalkit.core.import_strings import on_call
 from evalkit.core.specs import (
     LoaderSpec,
     MeasureSyntaxSpec,
@@ -51,10 +52,20 @@ def evalkit_register_metrics() -> list[MetricSpec | MetricFamily]:
     return metric_records()
 
 
+#: Built once: the topic file reader, imported when first called, and read by name only
+#: (no suffix): `evalkit.compare(topics=PATH)` and `evalkit compare --topics` read it.
+_TOPICS = LoaderSpec(
+    "topics", "queries", on_call("evalkit_retrieval.topics:load_topics"), (),
+    "TREC topics (<top> <num> <title>...), qid<TAB>text TSV or BEIR queries.jsonl: "
+    "{query id: text} for reports")
+
+
 @hookimpl
 def evalkit_register_loaders() -> list[LoaderSpec]:
-    """TREC run files (kind ``run``) and TREC qrels (kind ``qrels``), plain or gzip."""
+    """TREC run files (kind ``run``) and TREC qrels (kind ``qrels``), plain or gzip; topic
+    files (kind ``queries``, by name only)."""
     return [
+        _TOPICS,
         LoaderSpec(
             name="trec", kind="run", fn=load_run, suffixes=RUN_SUFFIXES,
             description="TREC run file `qid Q0 docno rank score tag` (plain or .gz), "

@@ -15,7 +15,8 @@ TREC topic files come in two spellings, and both are read:
 Labels (``Number:``, ``Topic:``, ``Description:``, ``Narrative:``) are removed and
 whitespace runs become one space. A file whose first character (after a byte order mark
 and blank space) is not ``<``, and that holds no ``<top>``, is read as TSV or BEIR
-``queries.jsonl`` by :func:`evalkit.data.beir.load_queries`. Only the standard library is imported.
+``queries.jsonl`` by :func:`evalkit.data.beir.load_queries`. Only the standard library
+is imported.
 """
 
 from __future__ import annotations

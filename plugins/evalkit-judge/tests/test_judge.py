@@ -1,9 +1,20 @@
-"""LLMJudge with an in-process fake client: request shape, key, validation, details."""
+"""LLMJudge with an in-process fake client: request shape, key, validation, details.
+
+A golden case's reference ``answers`` reach the judge's request (so a case with answers
+and no ``expected`` is graded against them), and a case without answers sends a request
+with no answers block, the same request as a golden set without the field (so the same
+cache key).
+
+LLMJudge's ``timeout`` is checked when the judge is built, as HttpTarget's numeric
+options are (plugins/evalkit-http/tests/test_http_options.py): NaN, infinities, zero,
+negatives, booleans and text are refused before any request.
+"""
 
 from __future__ import annotations
 
 import hashlib
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -265,11 +276,13 @@ def test_plugin_is_discovered_through_its_entry_point() -> None:
         infos = [p for p in reg.plugins if p.distribution == "evalkit-judge"]
     assert len(infos) == 1
     assert infos[0].status == "loaded" and infos[0].version == "0.3.0"
-    # the judge is defined and named by the client: the plugin registers no metric, only
-    # the cost aggregates and the pairwise command
-    assert infos[0].hooks == ["evalkit_register_aggregates", "evalkit_register_commands"]
+    # the judges are defined and named by the client (in the config's `judges:` section,
+    # which the plugin declares, or in Python): the plugin registers no metric itself,
+    # only the cost aggregates, the `judges:` section and the pairwise command
+    assert infos[0].hooks == ["evalkit_register_aggregates", "evalkit_register_commands",
+                              "evalkit_register_config_sections"]
     assert infos[0].names == ["cost_total", "cost_per_case", "tokens_in_total",
-                              "tokens_out_total", "judge_cost_total", "pairwise"]
+                              "tokens_out_total", "judge_cost_total", "pairwise", "judges"]
 
 
 def test_llmjudge_import_path_and_missing_plugin_message(
@@ -286,3 +299,34 @@ def test_llmjudge_import_path_and_missing_plugin_message(
     with pytest.raises(ImportError, match=r"LLMJudge is provided by the 'evalkit-judge' "
                        r"plugin.*pip install -e plugins/evalkit-judge"):
         evalkit.metrics.__getattr__("LLMJudge")
+
+
+def sent(case: GoldenCase) -> str:
+    client = FakeAnthropic()
+    LLMJudge("Is it right?", model="m", client=client)(TargetResponse(text="Paris"), case)
+    (request,) = client.calls
+    content = request["messages"][0]["content"]
+    assert isinstance(content, str)
+    return content
+
+
+def test_answers_are_sent_and_absent_answers_change_nothing() -> None:
+    with_answers = sent(GoldenCase("c", "Capital of France?", answers=["Paris", "City of Paris"]))
+    assert f"<answers>\n{json.dumps(['Paris', 'City of Paris'], separators=(',', ':'))}\n" \
+           "</answers>" in with_answers
+    without = sent(GoldenCase("c", "Capital of France?", expected="Paris"))
+    assert "<answers>" not in without
+    assert without == "\n\n".join([
+        "Grade the response below against the rubric.", "<rubric>\nIs it right?\n</rubric>",
+        "<scale>integers from 1 (worst) to 5 (best)</scale>",
+        "<query>\nCapital of France?\n</query>", "<expected>\nParis\n</expected>",
+        "<response>\nParis\n</response>", "Call record_grade once with the score and the reason."])
+
+
+@pytest.mark.parametrize("value", [-1, 0, math.nan, math.inf, True, "30"])
+def test_the_judges_timeout_is_checked_as_well(value: object) -> None:
+    from evalkit_judge.judge import LLMJudge
+
+    with pytest.raises(ValueError, match=r"^timeout must be a finite number of seconds > 0"):
+        LLMJudge("Is it right?", model="claude-test", timeout=value)  # type: ignore[arg-type]
+    assert LLMJudge("Is it right?", model="claude-test", timeout=2.5).timeout == 2.5

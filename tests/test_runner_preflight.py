@@ -102,14 +102,14 @@ def extract(body):
 def test_http_import_strings_resolve_next_to_the_config(tmp_path: Path) -> None:
     project = tmp_path / "project"
     project.mkdir()
-    (project / "payloads_for_issue8.py").write_text(PAYLOADS)
+    (project / "payloads_beside_config.py").write_text(PAYLOADS)
     (project / "goldens.jsonl").write_text('{"id": "a", "query": "alpha", "expected": ["d1"]}\n')
     with ScriptedServer([Reply(body={"hits": ["d1", "d2"]})]).start() as server:
         (project / "evalkit.yaml").write_text(
             "goldens: goldens.jsonl\ntarget:\n  factory: http\n  kwargs:\n"
             f"    url: {server.url}search\n"
-            "    build_payload: payloads_for_issue8:build\n"
-            "    extract: payloads_for_issue8:extract\n"
+            "    build_payload: payloads_beside_config:build\n"
+            "    extract: payloads_beside_config:extract\n"
             "metrics: [recall@1]\noutput: run.jsonl\n")
         elsewhere = tmp_path / "elsewhere"  # started from another folder
         elsewhere.mkdir()

@@ -16,10 +16,10 @@ import zlib
 from pathlib import Path
 
 import pytest
+from evalkit_retrieval.topics import TopicsError, load_topics
 from typer.testing import CliRunner
 
 from evalkit.cli.app import app
-from evalkit.data.topics import TopicsError, load_topics
 from evalkit.io.gzip_data import DamagedGzipError, inflate
 from evalkit.io.input_files import sniff
 

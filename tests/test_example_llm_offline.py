@@ -1,5 +1,5 @@
 """examples/llm_offline end to end, as its README runs it: run_offline.py on a copy of the
-folder, in a real subprocess (the fake model on 127.0.0.1, five `evalkit` commands), then
+folder, in a real subprocess (the fake model on 127.0.0.1, six `evalkit` commands), then
 every figure checked against what the fake model and the fake judge were told to do.
 
 Independently of evalkit: each case's three stored answers are the fake model's draws 0, 1
@@ -113,12 +113,13 @@ def test_the_comparison_and_the_gate_verdict_are_printed(ran: tuple[Path, str]) 
     assert "within-case spread (K = 3 baseline, 3 candidate samples per case)" in out
     assert "exact_match_floor: pass" in out and "judge_holds: pass" in out
     assert "cost_ceiling: warn" in out
-    assert "gate passed: 4 passed, 0 failed, 1 warned, 0 errors (exit 0)" in out
+    assert "judge_agrees_with_people: pass" in out
+    assert "gate passed: 5 passed, 0 failed, 1 warned, 0 errors (exit 0)" in out
     assert (folder / "out" / "gate.md").read_text().strip()
 
 
 def hand_grade(response: str, answers: list[str]) -> int:
-    """The fake judge's rule (judge_plugin.py), written out again."""
+    """The fake judge's rule (fake_judge.py), written out again."""
     said = squad_normal(response)
     normal = [squad_normal(a) for a in answers]
     if said in normal:
@@ -159,6 +160,32 @@ def test_the_pairwise_win_rate_follows_the_judges_grades(ran: tuple[Path, str]) 
     assert pair["flip_rate"] == 0.0  # the fake judge ignores the order
     assert f"{wins}/{ties}/{losses}" in out and "$ evalkit pairwise out/v1.jsonl" in out
     assert 'class="matrix"' in (folder / "out" / "pairwise.html").read_text()
+
+
+def test_agreement_and_ppi_are_the_reference_packages_numbers(ran: tuple[Path, str]) -> None:
+    import json
+
+    import numpy as np
+
+    krippendorff = pytest.importorskip("krippendorff")
+    ppi_py = pytest.importorskip("ppi_py")
+    folder, out = ran
+    lines = (folder / "labels.jsonl").read_text().splitlines()
+    assert json.loads(lines[0]) == {"selection": "random", "seed": 2024}
+    human = {d["id"]: d["labels"]["correctness"] for d in map(json.loads, lines[1:])}
+    judge = RunResult.load(folder / "out" / "v2.jsonl").scores("correctness")
+    ids = [c for c in judge if c in human]
+    alpha = krippendorff.alpha(reliability_data=[[judge[c] for c in ids],
+                                                 [human[c] for c in ids]],
+                               level_of_measurement="interval")
+    assert f"interval {alpha:.4f}" in out
+    y = np.array([human[c] for c in ids], dtype=float)
+    f = np.array([judge[c] for c in ids])
+    u = np.array([v for c, v in judge.items() if c not in human])
+    lo, hi = ppi_py.ppi_mean_ci(y, f, u, alpha=0.05)
+    point = float(np.ravel(ppi_py.ppi_mean_pointestimate(y, f, u))[0])
+    assert (f"human mean (PPI++)   {point:.4f}  95% CI [{float(np.ravel(lo)[0]):.4f}, "
+            f"{float(np.ravel(hi)[0]):.4f}]  on 12 human labels and 12 judge-only cases") in out
 
 
 def test_the_readme_runs_the_one_command() -> None:

@@ -1,4 +1,4 @@
-"""AsyncHttpTarget (issue #20) keeps HttpTarget's rules and bounds (issue #12) against
+"""AsyncHttpTarget keeps HttpTarget's rules and bounds against
 real 127.0.0.1 servers: the retry policy, the deadline of a whole attempt against a
 dripping server, the decoded-size cap (a gzip bomb included), secrets masked by value,
 headers HTTP forbids refused when the target is built, and the rate-limit retry.

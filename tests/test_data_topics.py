@@ -1,6 +1,6 @@
 """Topic files: TREC ``<top>`` topics (classic and closed spellings, plain or gzipped) and
-``qid<TAB>text`` TSV, read by :func:`evalkit.load_topics`, given to ``evalkit.compare`` as
-``topics=PATH`` and to ``evalkit compare`` as ``--topics``.
+``qid<TAB>text`` TSV, read by :func:`evalkit_retrieval.topics.load_topics`, given to
+``evalkit.compare`` as ``topics=PATH`` and to ``evalkit compare`` as ``--topics``.
 
 Expected texts are read off the files by eye (the fixtures are written here by hand, in the
 layout of the TREC-8 ad hoc and TREC-1 topics), or parsed by the Vaswani example's own
@@ -15,12 +15,12 @@ import re
 from pathlib import Path
 
 import pytest
+from evalkit_retrieval.topics import TopicsError, load_topics, parse_trec_topics
 from typer.testing import CliRunner
 
 import evalkit
 from evalkit.cli.app import app
 from evalkit.data.beir import BeirError
-from evalkit.data.topics import TopicsError, load_topics, parse_trec_topics
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO / "tests" / "data"
@@ -108,7 +108,7 @@ def test_unreadable_topic_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     with pytest.raises(TopicsError, match="field 'body'"):
         load_topics(DATA / "topics" / "robust-style.trec", field="body")
     # a compression bomb is cut off at the limit, not decompressed whole
-    import evalkit.data.topics as topics_module
+    import evalkit_retrieval.topics as topics_module
 
     monkeypatch.setattr(topics_module, "MAX_BYTES", 1000)
     bomb = tmp_path / "bomb.gz"

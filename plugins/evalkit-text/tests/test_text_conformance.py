@@ -1,7 +1,7 @@
 """evalkit-text passes the kernel's plugin conformance suite (evalkit.testing): its plain
 metrics as registered, and its parameterised ones through variants of each (the bare
 names have no default parameter: they are refused when named, tested in
-test_assertions.py)."""
+test_text_assertions.py)."""
 
 from __future__ import annotations
 

@@ -193,8 +193,8 @@ def test_json_schema_refuses_a_schema_file_over_16_mib_without_reading_it_all(
 def test_json_schema_fails_a_response_nested_deeper_than_the_bound_not_the_schema(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # a valid recursive schema: arrays of such arrays. At 100 levels the response
-    # validates (1.0); at 300 jsonschema's recursion ran out and the error blamed the
-    # schema's $ref, so such a response is now that case's error, naming the bound
+    # validates (1.0); at 300 jsonschema's recursion would run out and blame the schema's
+    # $ref, so such a response is that case's error, naming the bound
     monkeypatch.chdir(tmp_path)
     Path("nested.json").write_text(json.dumps({"type": "array", "items": {"$ref": "#"}}))
     spec = resolve("json_schema(schema=nested.json)")

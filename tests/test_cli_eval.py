@@ -1,6 +1,6 @@
 """``evalkit eval`` on a target-run artifact refuses the scoring options that cannot
 apply (its golden set scored it when it ran): ``--qrels``, ``-l``, ``-M`` and
-``--missing`` were silently ignored before; a retrieval artifact still checks them
+``--missing`` are refused by name rather than ignored; a retrieval artifact checks them
 against its header."""
 
 from __future__ import annotations

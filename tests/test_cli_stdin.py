@@ -85,9 +85,10 @@ def test_a_named_pipe_is_refused_without_blocking(tmp_path: Path, artifact: Path
 
 
 def test_goldens_and_topics_dash_in_python(tmp_path: Path) -> None:
+    from evalkit_retrieval.topics import TopicsError, load_topics
+
     from evalkit import load_goldens
     from evalkit.data.goldens import GoldenError
-    from evalkit.data.topics import TopicsError, load_topics
 
     with pytest.raises(GoldenError, match="goldens -: standard input is not read here"):
         load_goldens("-")

@@ -1,4 +1,4 @@
-"""A judge failure on one case costs that case its judge metric only (issue #8): recall
+"""A judge failure on one case costs that case its judge metric only: recall
 keeps its value, the run stays complete, aggregates are computed, the gate judges the
 checks the failure does not touch, and resume grades the case again without calling the
 target. A reply cut at max_tokens is never a grade and never cached."""

@@ -1,0 +1,116 @@
+"""The ``anthropic`` provider: the Messages API through the ``anthropic`` SDK.
+
+One grade (or pairwise verdict) is one request whose only possible answer is a call of
+the strict tool ``record_grade`` (``record_verdict``): ``tool_choice`` forces it, and
+:func:`evalkit_judge.grades.forced_tool_input` reads it. The SDK retries 408, 409, 429,
+5xx (529 included) and connection failures with its jittered exponential backoff,
+honouring ``retry-after`` (the rule of :mod:`evalkit.io.retry_waits`), ``retries``
+times. The client, its credentials and the token counting endpoint are
+:class:`~evalkit_judge.client.JudgeClient`'s.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from evalkit.execute.scoring import RunAborted
+from evalkit_judge.client import JudgeClient
+from evalkit_judge.credentials import is_credentials_failure
+from evalkit_judge.grades import forced_tool_input, reply_dict
+from evalkit_judge.providers import JudgeProvider, ProviderSettings, Sent
+
+if TYPE_CHECKING:
+    from evalkit_judge.prompt import ForcedToolPrompt
+
+#: The header the ``anthropic`` SDK sends with each request: the retries before it.
+RETRY_COUNT_HEADER = "x-stainless-retry-count"
+
+
+class AnthropicProvider(JudgeProvider):
+    """Grades on the Anthropic Messages API (see the module docstring).
+
+    ``settings.client`` is used when given (an ``anthropic.Anthropic`` or any object
+    with ``messages.create``); otherwise a client is built on first use with
+    ``base_url``, ``timeout``, ``retries`` (the SDK's ``max_retries``), the key of
+    ``api_key_env`` when named (else what the SDK finds: ``ANTHROPIC_API_KEY``,
+    ``ANTHROPIC_AUTH_TOKEN``, a profile) and the extra ``headers``.
+    """
+
+    name: ClassVar[str] = "anthropic"
+    default_api_key_env: ClassVar[str | None] = "ANTHROPIC_API_KEY"
+
+    def __init__(self, settings: ProviderSettings) -> None:
+        super().__init__(settings)
+        self.client = JudgeClient(settings.model, settings.client,
+                                  max_retries=settings.retries, timeout=settings.timeout,
+                                  base_url=None,  # resolved by _build_options
+                                  build_options=self._build_options)
+
+    def _build_options(self) -> dict[str, Any]:
+        options: dict[str, Any] = {}
+        if self.settings.api_key_env is not None:
+            options["api_key"] = self.api_key()
+        if self.settings.headers:
+            options["default_headers"] = self.resolved_headers()
+        if self.settings.base_url is not None:
+            options["base_url"] = self.resolved_base_url()
+        return options
+
+    def key_scope(self) -> dict[str, Any]:
+        """Empty at the API's default endpoint (the key is the body's alone), else the
+        provider and the endpoint."""
+        return {} if self.settings.base_url is None else super().key_scope()
+
+    def request(self, prompt: ForcedToolPrompt, message: str) -> dict[str, Any]:
+        return prompt.messages_body(message)
+
+    def prepare(self) -> None:
+        self.client.resolve()
+
+    def refused(self) -> RunAborted | None:
+        return None  # JudgeClient.resolve refuses after a 401
+
+    def send(self, body: dict[str, Any]) -> Sent:
+        kwargs = dict(body)
+        temperature = kwargs.pop("temperature", None)
+        if temperature is not None:  # the SDK's types lack it: sent in the body as is
+            kwargs["extra_body"] = {"temperature": temperature}
+        message, retries = _sent(self.client.resolve(), kwargs)
+        return Sent(reply_dict(message), retries)
+
+    def stop_for(self, exc: Exception) -> RunAborted | None:
+        return self.client.stop_for(exc)
+
+    def sent_anything(self, exc: Exception) -> bool:
+        return not is_credentials_failure(exc)
+
+    def retries_before(self, exc: Exception) -> int:
+        """The retries the SDK made before the request that raised ``exc`` (the retry
+        count header of its last request; 0 when unknown)."""
+        request = getattr(exc, "request", None)
+        try:
+            return max(0, int(getattr(request, "headers", {}).get(RETRY_COUNT_HEADER, 0)))
+        except (TypeError, ValueError):
+            return 0
+
+    def count_input_tokens(self, body: Mapping[str, Any]) -> int | None:
+        return self.client.count_input_tokens(body)
+
+    def tool_input(self, reply: Mapping[str, Any], name: str, fields: tuple[str, ...]
+                   ) -> Mapping[str, Any]:
+        return forced_tool_input(reply, name, fields)
+
+
+def _sent(client: Any, kwargs: dict[str, Any]) -> tuple[Any, int]:
+    """The reply to ``client.messages.create(**kwargs)`` and the requests the client sent
+    again on the way (the SDK's ``retries_taken``; 0 for a client that does not say)."""
+    raw_api = getattr(client.messages, "with_raw_response", None)
+    if raw_api is None:
+        return client.messages.create(**kwargs), 0
+    raw = raw_api.create(**kwargs)
+    retries = getattr(raw, "retries_taken", 0)
+    return raw.parse(), retries if isinstance(retries, int) and retries > 0 else 0
+
+
+__all__ = ["RETRY_COUNT_HEADER", "AnthropicProvider"]

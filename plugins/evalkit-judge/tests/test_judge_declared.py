@@ -1,0 +1,241 @@
+"""Judges declared in the eval config (``judges:``), through ``evalkit`` in subprocesses
+against a Chat Completions server on 127.0.0.1; and a provider added by another package
+through the entry-point group ``evalkit_judge.providers``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from evalkit_judge import LLMJudge
+from evalkit_judge.testing import ChatCompletionsServer, chat_tool_reply
+
+from evalkit.data.cases import GoldenCase
+from evalkit.data.targets import TargetResponse
+
+KEY = "sk-declared-judge-key-7f3a91"
+ORG = "literal-org-header-value-5521"
+SCORES = {"c0": 2, "c1": 5, "c2": 4}
+
+TARGETS = '''
+from evalkit.data.targets import CallableTarget
+
+
+def make_target():
+    return CallableTarget(lambda case: "an answer to " + case.query, name="echo")
+'''
+
+CONFIG = '''
+goldens: cases.jsonl
+target: {factory: "project_targets:make_target"}
+judges:
+  - name: unhelpfulness
+    provider: openai
+    model: gpt-test
+    base_url: ${JUDGE_URL}
+    api_key_env: JUDGE_KEY
+    headers: {X-Org: ORG_VALUE}
+    rubric: {file: rubrics/unhelpful.md}
+    higher_is_better: false
+    cache: judge.sqlite
+    prices: {gpt-test: [1.0, 5.0]}
+    retries: 1
+metrics: [unhelpfulness]
+output: runs/judged.jsonl
+'''.replace("ORG_VALUE", ORG)
+
+
+def grade(request: dict[str, Any]) -> dict[str, Any]:
+    text = request["messages"][-1]["content"]
+    case = next(c for c in SCORES if f"question {c}\n" in text)
+    return chat_tool_reply(SCORES[case], model="gpt-test")
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Iterator[tuple[Path, ChatCompletionsServer, dict[str, str]]]:
+    root = tmp_path / "project"
+    (root / "rubrics").mkdir(parents=True)
+    (root / "rubrics" / "unhelpful.md").write_text("5: the answer does not help. 1: it "
+                                                   "answers the question.\n")
+    (root / "project_targets.py").write_text(textwrap.dedent(TARGETS))
+    (root / "evalkit.yaml").write_text(textwrap.dedent(CONFIG))
+    (root / "cases.jsonl").write_text("".join(
+        json.dumps({"id": c, "query": f"question {c}"}) + "\n" for c in SCORES))
+    with ChatCompletionsServer(grade) as server:
+        env = {k: v for k, v in os.environ.items()
+               if not k.startswith(("ANTHROPIC_", "OPENAI_"))}
+        env.update({"JUDGE_URL": server.api_base, "JUDGE_KEY": KEY,
+                    "PYTHONPATH": str(root), "COLUMNS": "200"})
+        yield root, server, env
+
+
+def evalkit(cwd: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-c", "from evalkit.cli import main; main()",
+                           *args], cwd=cwd, env=env, capture_output=True, text=True,
+                          timeout=120)
+
+
+def header(path: Path) -> dict[str, Any]:
+    with path.open() as fh:
+        first: dict[str, Any] = json.loads(fh.readline())
+    return first
+
+
+def test_a_declared_judge_runs_and_its_definition_travels_with_the_run(
+        project: tuple[Path, ChatCompletionsServer, dict[str, str]], tmp_path: Path) -> None:
+    root, server, env = project
+    done = evalkit(root, env, "run", "--no-progress")
+    assert done.returncode == 0, done.stderr
+    # (2 + 5 + 4) / 3
+    assert "unhelpfulness    3.6667" in done.stdout
+    artifact = root / "runs" / "judged.jsonl"
+    head = header(artifact)
+    assert head["metrics"]["unhelpfulness"]["provider"] == "evalkit-judge"
+    version = head["metrics"]["unhelpfulness"]["version"]
+    record = head["details"]["unhelpfulness"]["judge"]
+    assert record["name"] == "unhelpfulness" and record["higher_is_better"] is False
+    assert record["provider"] == "openai" and record["base_url"] == "${JUDGE_URL}"
+    assert record["api_key_env"] == "JUDGE_KEY" and record["headers"] == {"X-Org": "<redacted>"}
+    assert record["rubric"].startswith("5: the answer does not help.")
+    assert record["prices"]["gpt-test"]["input"] == 1.0
+    assert version == f"judge-{record['definition']}"
+    assert len(server.requests) == 3
+    assert server.headers[0]["x-org"] == ORG and server.headers[0]["authorization"] == \
+        f"Bearer {KEY}"
+
+    # elsewhere, without the config: rescore, compare and gate find the judge in the header
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    shutil.copy(artifact, elsewhere / "a.jsonl")
+    shutil.copy(artifact, elsewhere / "b.jsonl")
+    rescored = evalkit(elsewhere, env, "rescore", "a.jsonl", "-m", "unhelpfulness")
+    assert rescored.returncode == 0, rescored.stderr
+    assert "unhelpfulness    3.6667" in rescored.stdout
+    assert len(server.requests) == 3  # every grade from the cache the header names
+    assert header(elsewhere / "a.jsonl")["metrics"]["unhelpfulness"]["version"] == version
+    compared = evalkit(elsewhere, env, "compare", "a.jsonl", "b.jsonl", "-m",
+                       "unhelpfulness", "--json")
+    assert compared.returncode == 0, compared.stderr
+    (elsewhere / "checks.yaml").write_text(textwrap.dedent('''
+        checks:
+          - id: judge_holds
+            metric: unhelpfulness
+            vs_baseline: no_significant_regression
+          - id: judge_ceiling
+            metric: unhelpfulness
+            op: "<="
+            threshold: 4.0
+    '''))
+    gated = evalkit(elsewhere, env, "gate", "--checks", "checks.yaml", "--run", "a.jsonl",
+                    "--baseline", "b.jsonl")
+    assert gated.returncode == 0, gated.stdout + gated.stderr
+    # the polarity came from the header: lower is better
+    listed = evalkit(elsewhere, env, "compare", "a.jsonl", "b.jsonl", "-m", "unhelpfulness")
+    assert "unhelpfulness" in listed.stdout
+
+    # no secret anywhere: outputs, artifacts, the cache
+    outputs = [done, rescored, compared, gated, listed]
+    texts = [p.stdout + p.stderr for p in outputs]
+    files = [p for p in [*root.rglob("*"), *elsewhere.rglob("*")]
+             if p.is_file() and p.name != "evalkit.yaml"]  # the user's own file holds it
+    for secret in (KEY, ORG):
+        assert not any(secret in t for t in texts), secret
+        for f in files:
+            assert secret.encode() not in f.read_bytes(), (secret, f)
+
+
+def test_the_config_schema_includes_judges(
+        project: tuple[Path, ChatCompletionsServer, dict[str, str]]) -> None:
+    root, _, env = project
+    done = evalkit(root, env, "schema", "config")
+    assert done.returncode == 0, done.stderr
+    schema = json.loads(done.stdout)
+    judges = schema["properties"]["judges"]
+    entry = schema["$defs"]["JudgeEntry"]
+    assert "judges" in json.dumps(judges)
+    assert {"name", "model", "higher_is_better", "rubric"} <= set(entry["required"])
+    assert {"provider", "base_url", "api_key_env", "headers", "scale", "cache", "prices",
+            "retries", "timeout", "temperature", "grade_via"} <= set(entry["properties"])
+
+
+@pytest.mark.parametrize(("edit", "message"), [
+    (("    retries: 1\n", "    retries: 1\n    retry: 2\n"),
+     "evalkit.yaml:16: key 'judges[0].retry': unknown key"),
+    (("    higher_is_better: false\n", ""),
+     "key 'judges[0].higher_is_better': missing (required)"),
+    (("provider: openai", "provider: openia"), "no judge provider 'openia'; known: "
+     "anthropic, openai"),
+    (("name: unhelpfulness", "name: exact_match"), "metric name 'exact_match' is already "
+     "provided by evalkit-text"),
+    (("rubrics/unhelpful.md", "rubrics/missing.md"), "rubric file"),
+])
+def test_a_bad_judge_entry_is_refused_with_its_file_and_line(
+        project: tuple[Path, ChatCompletionsServer, dict[str, str]],
+        edit: tuple[str, str], message: str) -> None:
+    root, server, env = project
+    config = root / "evalkit.yaml"
+    config.write_text(config.read_text().replace(*edit))
+    done = evalkit(root, env, "run", "--no-progress")
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert message in done.stderr and "evalkit.yaml:" in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr
+    assert server.requests == []
+
+
+# ---------------------------------------------------------------- a third-party provider
+PROVIDER_MODULE = '''
+from evalkit_judge import JudgeProvider, Sent
+
+
+class EchoProvider(JudgeProvider):
+    """Grades every request 2: a provider another package adds."""
+
+    name = "echo-cloud"
+    sent = []
+
+    def request(self, prompt, message):
+        return {"model": prompt.model, "prompt": message}
+
+    def send(self, body):
+        type(self).sent.append(body)
+        return Sent({"grade": {"score": 2, "reason": "echo"}, "model": body["model"]})
+
+    def parse(self, reply, scale):
+        return reply["grade"]["score"], reply["grade"]["reason"]
+'''
+
+
+def test_a_provider_registered_through_an_entry_point_is_used_by_name(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "echo_cloud_judge.py").write_text(textwrap.dedent(PROVIDER_MODULE))
+    info = tmp_path / "echo_cloud_judge-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: echo-cloud-judge\n"
+                                   "Version: 0.1\n")
+    (info / "entry_points.txt").write_text("[evalkit_judge.providers]\n"
+                                           "echo-cloud = echo_cloud_judge:EchoProvider\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    from evalkit_judge.providers import provider_names
+
+    assert "echo-cloud" in provider_names()
+    judge = LLMJudge("Is it right?", model="echo-1", provider="echo-cloud",
+                     cache_path=tmp_path / "c.sqlite")
+    case, response = GoldenCase("c1", "q"), TargetResponse(text="a")
+    assert judge(response, case) == 2.0
+    assert judge.record()["provider"] == "echo-cloud"
+    module = sys.modules["echo_cloud_judge"]
+    assert len(module.EchoProvider.sent) == 1
+    assert judge(response, case) == 2.0 and len(module.EchoProvider.sent) == 1  # cached
+    details = judge.details("c1")
+    assert details is not None and details["cached"] is True
+    # its cache key names the provider, so another provider never shares its grades
+    assert judge.scope() == {"provider": "echo-cloud", "endpoint": None}

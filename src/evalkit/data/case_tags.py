@@ -1,0 +1,163 @@
+"""Case tags: the slices a case belongs to, from a golden set or a ``qid<TAB>tag`` file.
+
+A golden case carries its tags in ``tags`` (:attr:`evalkit.data.cases.GoldenCase.tags`);
+TREC runs have no golden set, so their tags come from a tags file: one ``query id<TAB>tag``
+per line, a query with several tags on several lines (:func:`load_tags`). Both give
+``{case id: (tag, ...)}``, which :func:`slices_of` turns into ``{tag: (case id, ...)}``:
+what ``evalkit compare --by tag`` compares slice by slice and what a gate check's
+``scope: {tags: [...]}`` covers. :func:`tags_from_runs` reads the tags of the golden sets
+run artifacts record (when the file is still there and unchanged).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from os import PathLike
+from pathlib import Path
+from typing import Any
+
+#: ``{case id: its tags in order}``.
+CaseTags = dict[str, tuple[str, ...]]
+
+
+class TagsError(ValueError):
+    """A tags file that cannot be read, or tags that cannot be found; the message names
+    the file and line and says what to fix."""
+
+
+def load_tags(path: str | PathLike[str]) -> CaseTags:
+    """``{query id: (tag, ...)}`` from a tags file.
+
+    The file is UTF-8 text, one ``query id<TAB>tag`` per line; a query with several tags
+    takes several lines. Blank lines and lines starting with ``#`` are skipped. Ids and
+    tags follow the rules of golden ids (:func:`evalkit.io.limits.check_id`: printable,
+    no white space around them); a tag may not hold ``;``.
+
+    Raises:
+        TagsError: a missing file, a directory, not UTF-8, a line without exactly one tab,
+            an empty or malformed id or tag, the same tag given twice to a query, or no
+            tag at all (file and line named).
+    """
+    from evalkit.io.limits import LimitError, check_id
+    from evalkit.io.user_files import read_input
+
+    p = Path(path)
+    if str(p) == "-":
+        raise TagsError("tags -: standard input is not read here; save the tags to a file "
+                        "and pass its path")
+    raw = read_input(p, "tags", error=TagsError)
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise TagsError(f"{p}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    out: dict[str, list[str]] = {}
+    first: dict[tuple[str, str], int] = {}
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        where = f"{p}:{lineno}"
+        fields = line.split("\t")
+        if len(fields) != 2:
+            raise TagsError(
+                f"{where}: expected 'query id<TAB>tag' (one tab), got {len(fields) - 1} "
+                "tabs; write one tag per line, a query with several tags on several lines")
+        qid, tag = fields[0], fields[1].rstrip("\r")
+        if not qid.strip() or not tag.strip():
+            raise TagsError(f"{where}: the {'query id' if not qid.strip() else 'tag'} is "
+                            "empty; write 'query id<TAB>tag'")
+        try:
+            check_id(qid, "query id")
+            check_id(tag, "tag")
+        except LimitError as exc:
+            raise TagsError(f"{where}: {exc}") from None
+        if ";" in tag:
+            raise TagsError(f"{where}: tag {tag!r} holds ';', which separates tags in a "
+                            "golden CSV cell; write it without")
+        if (qid, tag) in first:
+            raise TagsError(f"{where}: query {qid!r} is given tag {tag!r} twice (first on "
+                            f"line {first[(qid, tag)]})")
+        first[(qid, tag)] = lineno
+        out.setdefault(qid, []).append(tag)
+    if not out:
+        raise TagsError(f"{p}: no tag; the file should hold 'query id<TAB>tag' lines")
+    return {q: tuple(t) for q, t in out.items()}
+
+
+def goldens_tags(cases: Iterable[Any]) -> CaseTags:
+    """``{case id: tags}`` of every case of a golden set (a case without tags maps to
+    ``()``, so the set's cases are all known)."""
+    return {str(c.id): tuple(c.tags) for c in cases}
+
+
+def as_case_tags(tags: Mapping[str, Sequence[str] | str] | str | PathLike[str]
+                 ) -> CaseTags:
+    """``tags`` as ``{case id: (tag, ...)}``: a mapping (a single text is one tag), or a
+    tags file's path (:func:`load_tags`).
+
+    Raises:
+        TagsError: a file that cannot be read; a tag that is not text.
+    """
+    if isinstance(tags, str | PathLike):
+        return load_tags(tags)
+    out: CaseTags = {}
+    for case, given in tags.items():
+        values = (given,) if isinstance(given, str) else tuple(given)
+        bad = [t for t in values if not isinstance(t, str) or not t.strip()]
+        if bad:
+            raise TagsError(f"case {case!r}: tags must be non-empty texts, got {bad[0]!r}")
+        out[str(case)] = tuple(dict.fromkeys(values))
+    return out
+
+
+def tags_from_runs(headers: Sequence[Mapping[str, Any]]) -> CaseTags | None:
+    """The tags of the golden sets the runs' headers record (``goldens``: path, loader,
+    sha256), each read once, merged per case; None when no header records a golden set.
+
+    Raises:
+        TagsError: a recorded golden set is gone, cannot be read, or changed since the
+            run was made (its tags might not be the run's).
+    """
+    from evalkit.data.goldens import load_goldens
+
+    out: dict[str, list[str]] = {}
+    seen: set[str] = set()
+    for header in headers:
+        record = header.get("goldens") or {}
+        path = record.get("path") if isinstance(record, Mapping) else None
+        if not path or path in seen:
+            continue
+        seen.add(path)
+        fix = "pass the tags with --tags FILE (query id<TAB>tag lines)"
+        if not Path(path).is_file():
+            raise TagsError(f"the golden set {path} the runs were made from is not there, "
+                            f"so its tags are unknown; restore it, or {fix}")
+        try:
+            gset = load_goldens(path, loader=record.get("loader"))
+        except (OSError, ValueError, LookupError) as exc:
+            raise TagsError(f"the golden set {path} could not be read ({exc}); {fix}"
+                            ) from None
+        if record.get("sha256") and gset.digest() != record["sha256"]:
+            raise TagsError(f"the golden set {path} changed since the runs were made, so "
+                            f"its tags may not be theirs; {fix}")
+        for case, tags in goldens_tags(gset).items():
+            have = out.setdefault(case, [])
+            have.extend(t for t in tags if t not in have)
+    return None if not seen else {q: tuple(t) for q, t in out.items()}
+
+
+def slices_of(tags: Mapping[str, Sequence[str]],
+              only: Sequence[str] | None = None) -> dict[str, tuple[str, ...]]:
+    """``{tag: case ids}`` of ``tags`` (``{case id: tags}``), tags in order of first
+    appearance, ids in the order of ``tags`` (restricted to ``only`` when given)."""
+    keep = None if only is None else set(only)
+    out: dict[str, list[str]] = {}
+    for case, names in tags.items():
+        if keep is not None and case not in keep:
+            continue
+        for tag in names:
+            out.setdefault(tag, []).append(case)
+    return {t: tuple(ids) for t, ids in out.items()}
+
+
+__all__ = ["CaseTags", "TagsError", "as_case_tags", "goldens_tags", "load_tags",
+           "slices_of", "tags_from_runs"]

@@ -1,0 +1,327 @@
+"""Human labels: what people graded, on which cases, and how those cases were chosen.
+
+Labels come from a golden file (each case's ``labels: {metric: value}``; in CSV the
+``label:<metric>`` columns) or from a labels file, JSON Lines::
+
+    {"selection": "random", "seed": 7}
+    {"id": "austen", "labels": {"correctness": 5}}
+    {"id": "canberra", "labels": {"correctness": 2}}
+
+keyed by case id (for a TREC run, the query id). The optional first line says how the
+labelled cases were chosen: ``{"selection": "random", "seed": S}`` (a random subset
+drawn with seed ``S``) or ``{"selection": "all"}`` (every case was labelled).
+Prediction-powered intervals are valid only when the labelled cases are a random sample
+of the run's cases (Angelopoulos et al., Science 2023, section "Problem setup"), so
+:meth:`HumanLabels.selection_warning` says so when that is not declared. The format and
+its rules are in docs/judge.md (Human labels).
+
+A label is a finite number (``true``/``false`` are refused: write 1 or 0); a metric name
+is non-empty text; a case id is text (a JSON integer becomes its digits), at most once
+per file. Every problem raises :class:`LabelError` naming the file and line.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from evalkit.data.goldens_models import label_value_problem
+from evalkit.io.limits import LimitError, check_id
+
+Selection = Literal["random", "all"]
+SELECTIONS: tuple[str, ...] = ("random", "all")
+
+
+class LabelError(ValueError):
+    """A labels file or label that cannot be used; the message names the file and line."""
+
+
+def checked_labels(value: Any, where: str) -> dict[str, float]:
+    """``{metric: value}`` from a ``labels`` mapping, each label a finite number.
+
+    Raises:
+        LabelError: not a mapping, empty, a blank metric name or a label that is not a
+            finite number (``where`` prefixes the message).
+    """
+    if not isinstance(value, Mapping):
+        raise LabelError(f"{where}: 'labels' must map metric names to numbers "
+                         f"({{\"correctness\": 4}}), got {type(value).__name__}")
+    if not value:
+        raise LabelError(f"{where}: 'labels' is empty; leave the field out or label a metric")
+    out: dict[str, float] = {}
+    for metric, label in value.items():
+        if not isinstance(metric, str) or not metric.strip():
+            raise LabelError(f"{where}: a metric name in 'labels' must be non-empty text, "
+                             f"got {metric!r}")
+        problem = label_value_problem(label)
+        if problem is not None:
+            raise LabelError(f"{where}: label of {metric!r}: {problem}")
+        out[metric] = float(label)
+    return out
+
+
+@dataclass(frozen=True)
+class HumanLabels:
+    """Human labels of some cases, and how those cases were chosen.
+
+    Attributes:
+        labels: ``{case id: {metric: value}}`` in file order.
+        selection: ``"random"``, ``"all"`` or ``None`` (not declared).
+        seed: the seed of a random selection, else ``None``.
+        source: the file they were read from (``None`` when built in Python).
+        lines: ``{case id: line}`` in ``source``, for messages.
+    """
+
+    labels: Mapping[str, Mapping[str, float]]
+    selection: Selection | None = None
+    seed: int | None = None
+    source: str | None = None
+    lines: Mapping[str, int] = field(default_factory=dict)
+
+    def metrics(self) -> list[str]:
+        """The labelled metrics, in order of first appearance."""
+        seen: dict[str, None] = {}
+        for row in self.labels.values():
+            seen.update(dict.fromkeys(row))
+        return list(seen)
+
+    def for_metric(self, metric: str) -> dict[str, float]:
+        """``{case id: label}`` of the cases labelled for ``metric``."""
+        return {cid: row[metric] for cid, row in self.labels.items() if metric in row}
+
+    def where(self, case_id: str) -> str:
+        """``"file:line"`` (or the source alone) of the label of ``case_id``."""
+        src = self.source or "labels"
+        line = self.lines.get(case_id)
+        return src if line is None else f"{src}:{line}"
+
+    def check_ids(self, case_ids: Sequence[str], what: str = "the run") -> None:
+        """Refuse a label of a case that ``case_ids`` does not hold.
+
+        Raises:
+            LabelError: the first unknown id, with its file and line.
+        """
+        known = set(case_ids)
+        for cid in self.labels:
+            if cid not in known:
+                raise LabelError(
+                    f"{self.where(cid)}: case {cid!r} is not a case of {what}; label the "
+                    "run's own case ids (for a TREC run, its query ids)")
+
+    def selection_warning(self, n_cases: int) -> str | None:
+        """Why a prediction-powered interval over ``n_cases`` cases may be invalid, or
+        ``None`` when the labelled cases are declared a random sample (or are all)."""
+        n = len(self.labels)
+        if self.selection == "random":
+            return None
+        if self.selection == "all" and n >= n_cases:
+            return None
+        if self.selection == "all":
+            return (f"{self.source or 'labels'}: 'selection: all' is declared but only {n} "
+                    f"of {n_cases} cases are labelled; the PPI interval is valid only for a "
+                    "random subset")
+        if n >= n_cases:
+            return None
+        return (f"{self.source or 'labels'}: the {n} labelled cases (of {n_cases}) are not "
+                "declared a random sample; a prediction-powered interval is valid only when "
+                "they are. Draw them with evalkit.data.labels.random_subset and write "
+                "{\"selection\": \"random\", \"seed\": S} as the labels file's first line")
+
+
+def random_subset(case_ids: Sequence[str], k: int, seed: int) -> list[str]:
+    """``k`` of ``case_ids`` drawn uniformly without replacement with
+    ``random.Random(seed).sample`` (Python's Mersenne Twister), in the order given.
+
+    Raises:
+        ValueError: ``k`` is negative or larger than the number of ids.
+    """
+    if not 0 <= k <= len(case_ids):
+        raise ValueError(f"cannot draw {k} of {len(case_ids)} cases")
+    chosen = set(random.Random(seed).sample(list(case_ids), k))
+    return [c for c in case_ids if c in chosen]
+
+
+def _header(obj: Mapping[str, Any], where: str) -> tuple[Selection, int | None]:
+    unknown = sorted(set(obj) - {"selection", "seed"})
+    if unknown:
+        raise LabelError(f"{where}: unknown key {unknown[0]!r} in the selection line; it "
+                         "holds 'selection' and, for a random one, 'seed'")
+    sel = obj.get("selection")
+    if sel not in SELECTIONS:
+        raise LabelError(f"{where}: 'selection' must be \"random\" or \"all\", got {sel!r}")
+    seed = obj.get("seed")
+    if sel == "random" and (isinstance(seed, bool) or not isinstance(seed, int)):
+        raise LabelError(f"{where}: a random selection records its integer 'seed' "
+                         "({\"selection\": \"random\", \"seed\": 7})")
+    if sel == "all" and seed is not None:
+        raise LabelError(f"{where}: 'selection: all' has no seed; remove it")
+    return sel, seed
+
+
+def _case_id(value: Any, where: str) -> str:
+    if isinstance(value, int) and not isinstance(value, bool):
+        value = str(value)
+    if not isinstance(value, str):
+        raise LabelError(f"{where}: 'id' must be text, got {type(value).__name__} {value!r}")
+    try:
+        return check_id(value)
+    except LimitError as exc:
+        raise LabelError(f"{where}: {exc}") from None
+
+
+def load_labels(path: str | Path) -> HumanLabels:
+    """Read a labels file (JSON Lines; module docstring).
+
+    Raises:
+        LabelError: unreadable, invalid JSON, a line that is not an object, a selection
+            line anywhere but first, a missing or repeated id, unknown keys, a label that
+            is not a finite number, or no labels at all (file and line named).
+    """
+    from evalkit.data.goldens import json_objects, read_text
+
+    p = Path(path)
+    text = read_text(p, "labels", LabelError)
+    labels: dict[str, dict[str, float]] = {}
+    lines: dict[str, int] = {}
+    selection: Selection | None = None
+    seed: int | None = None
+    first = True
+    for lineno, obj in json_objects(text, p, LabelError):
+        where = f"{p}:{lineno}"
+        if "selection" in obj:
+            if not first:
+                raise LabelError(f"{where}: the selection line must be the file's first line")
+            selection, seed = _header(obj, where)
+            first = False
+            continue
+        first = False
+        if "id" not in obj:
+            raise LabelError(f"{where}: a label line needs an 'id' "
+                             "({\"id\": \"q1\", \"labels\": {\"correctness\": 4}})")
+        unknown = sorted(set(obj) - {"id", "labels"})
+        if unknown:
+            raise LabelError(f"{where}: unknown key {unknown[0]!r}; a label line holds "
+                             "'id' and 'labels'")
+        cid = _case_id(obj["id"], where)
+        if cid in lines:
+            raise LabelError(f"{where}: case {cid!r} is labelled twice (first on line "
+                             f"{lines[cid]})")
+        if "labels" not in obj:
+            raise LabelError(f"{where}: case {cid!r} has no 'labels'")
+        labels[cid] = checked_labels(obj["labels"], f"{where}: case {cid!r}")
+        lines[cid] = lineno
+    if not labels:
+        raise LabelError(f"{p}: no labels; write one line per labelled case "
+                         "({\"id\": \"q1\", \"labels\": {\"correctness\": 4}})")
+    return HumanLabels(labels, selection, seed, str(p), lines)
+
+
+def labels_from_goldens(gset: Any, selection: Selection | None = None,
+                        seed: int | None = None) -> HumanLabels:
+    """The ``labels`` of a golden set's cases (cases without any are left out)."""
+    labels = {c.id: dict(c.labels) for c in gset if getattr(c, "labels", None)}
+    return HumanLabels(labels, selection, seed, getattr(gset, "path", None))
+
+
+def read_labels(path: str | Path) -> HumanLabels:
+    """Labels from a labels file, or from a golden file's ``labels`` (a ``.yaml``,
+    ``.yml`` or ``.csv`` file, or JSON Lines whose first record has a ``query``).
+
+    Raises:
+        LabelError: as :func:`load_labels`, or a golden file that breaks a rule or holds
+            no labels.
+    """
+    from evalkit.data.goldens import GoldenError, load_goldens
+
+    p = Path(path)
+    if p.suffix.lower() in (".yaml", ".yml", ".csv") or _looks_golden(p):
+        try:
+            gset = load_goldens(p)
+        except GoldenError as exc:
+            raise LabelError(str(exc)) from None
+        found = labels_from_goldens(gset)
+        if not found.labels:
+            raise LabelError(f"{p}: no case has 'labels'; add labels: {{metric: value}} to "
+                             "the labelled cases, or pass a labels file")
+        return found
+    return load_labels(p)
+
+
+def _looks_golden(p: Path) -> bool:
+    try:
+        with p.open("rb") as fh:
+            head = fh.readline(1 << 20)
+        first = json.loads(head.decode("utf-8-sig"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(first, dict) and "query" in first
+
+
+def run_golden_labels(header: Mapping[str, Any]) -> HumanLabels | None:
+    """The ``labels`` of the golden file a run's header names (``goldens.path``), when
+    that file still exists, still holds the run's cases (its digest, which labels do not
+    enter, is the header's) and some case has labels; else ``None``."""
+    from evalkit.data.goldens import GoldenError, load_goldens
+
+    record = header.get("goldens") or {}
+    path = record.get("path") if isinstance(record, Mapping) else None
+    if not isinstance(path, str) or not Path(path).is_file():
+        return None
+    try:
+        gset = load_goldens(path)
+    except (GoldenError, OSError, ValueError):
+        return None
+    if record.get("sha256") not in (None, gset.digest()):
+        return None
+    found = labels_from_goldens(gset)
+    return found if found.labels else None
+
+
+# ------------------------------------------------------- labels a gate's aggregates read
+_ACTIVE: ContextVar[HumanLabels | Callable[[], HumanLabels | None] | None] = ContextVar(
+    "evalkit_human_labels", default=None)
+
+
+@contextmanager
+def labels_in_effect(
+    labels: HumanLabels | Callable[[], HumanLabels | None] | None,
+) -> Iterator[None]:
+    """Make ``labels`` the human labels that agreement aggregates
+    (``krippendorff_alpha(metric)`` and the others) read while the block runs; a
+    callable is called once, when an aggregate first asks."""
+    token = _ACTIVE.set(labels)
+    try:
+        yield
+    finally:
+        _ACTIVE.reset(token)
+
+
+def active_labels() -> HumanLabels | None:
+    """The labels set by :func:`labels_in_effect`, or ``None``."""
+    found = _ACTIVE.get()
+    if callable(found):
+        found = found()
+        _ACTIVE.set(found)
+    return found
+
+
+__all__ = [
+    "SELECTIONS",
+    "HumanLabels",
+    "LabelError",
+    "active_labels",
+    "checked_labels",
+    "label_value_problem",
+    "labels_from_goldens",
+    "labels_in_effect",
+    "load_labels",
+    "random_subset",
+    "read_labels",
+    "run_golden_labels",
+]

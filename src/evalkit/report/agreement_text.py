@@ -1,0 +1,59 @@
+"""The text of ``evalkit agreement``: per labelled metric the agreement statistics and
+the PPI++ mean (:class:`evalkit.data.judge_agreement.AgreementReport`)."""
+
+from __future__ import annotations
+
+import math
+
+from evalkit.data.judge_agreement import AgreementReport, MetricAgreement
+
+
+def _num(x: float, digits: int = 4) -> str:
+    return "n/a" if math.isnan(x) else f"{x:.{digits}f}"
+
+
+def _metric_lines(m: MetricAgreement) -> list[str]:
+    t = m.table
+    b = t.bias
+    pct = f"{round(b.confidence * 100):d}%"
+    lines = [
+        f"{t.metric}: {t.n} labelled cases",
+        f"  cohen_kappa          unweighted {_num(t.kappa['none'])}  linear "
+        f"{_num(t.kappa['linear'])}  quadratic {_num(t.kappa['quadratic'])}",
+        f"  krippendorff_alpha   nominal {_num(t.alpha['nominal'])}  ordinal "
+        f"{_num(t.alpha['ordinal'])}  interval {_num(t.alpha['interval'])}",
+        f"  spearman_rho         {_num(t.spearman)}",
+        f"  bias (judge - human) {b.mean:+.4f}  {pct} CI [{_num(b.ci_low)}, {_num(b.ci_high)}]",
+    ]
+    if m.ppi is not None:
+        p = m.ppi
+        lines.append(
+            f"  human mean (PPI++)   {p.estimate:.4f}  {round(p.confidence * 100):d}% CI "
+            f"[{p.ci_low:.4f}, {p.ci_high:.4f}]  on {p.n_labels} human labels and "
+            f"{p.n_unlabelled} judge-only cases (lambda {p.lam:.3f}; judge mean "
+            f"{p.judge_mean:.4f}, labels mean {p.labels_mean:.4f})")
+    else:
+        lines.append(f"  human mean (PPI++)   none: {m.ppi_note}")
+    header = "  confusion (rows judge, columns human): " + " ".join(
+        f"{v:g}" for v in t.values)
+    lines.append(header)
+    for v, row in zip(t.values, t.confusion, strict=True):
+        lines.append(f"    {v:>6g} | " + " ".join(f"{c:>4d}" for c in row))
+    return lines
+
+
+def agreement_lines(report: AgreementReport) -> list[str]:
+    """The lines ``evalkit agreement`` prints for ``report``."""
+    sel = report.selection or "not declared"
+    if report.selection == "random":
+        sel += f" (seed {report.seed})"
+    lines = [f"run {report.run!r}: {report.n_cases} cases; labels {report.labels_source} "
+             f"(selection: {sel})"]
+    for m in report.metrics:
+        lines.extend(_metric_lines(m))
+    if report.warning:
+        lines.append(f"warning: {report.warning}")
+    return lines
+
+
+__all__ = ["agreement_lines"]

@@ -1,0 +1,326 @@
+"""Prediction-powered intervals for the mean of a judge-graded metric (PPI++).
+
+A judge grades every case; humans label a random subset. Prediction-powered inference
+(Angelopoulos, Bates, Fannjiang, Jordan & Zrnic, "Prediction-powered inference", Science
+382, 2023) estimates the *human* mean from both, with an interval that stays valid
+however biased the judge is. PPI++ (Angelopoulos, Duchi & Zrnic, "PPI++: Efficient
+Prediction-Powered Inference", 2024, arXiv:2311.01453) weights the judge by a tuning
+parameter ``lambda`` so that the interval is never (asymptotically) wider than the one
+from the human labels alone.
+
+With ``Y`` the ``n`` human labels, ``f`` the judge's grades on those cases and ``f~`` the
+judge's grades on the ``N`` other (unlabelled) cases:
+
+* the estimate is ``theta = lambda * mean(f~) + mean(Y - lambda * f)``;
+* its standard error is ``sqrt(var0(lambda * f~) / N + var0(Y - lambda * f) / n)``
+  (``var0``: the variance with divisor ``n``, as ``numpy.std`` by default) and the
+  interval ``theta -+ z_{1-alpha/2} * se`` (normal quantile);
+* the power-tuned ``lambda`` (PPI++ Example 6.1 / eq. for the mean, in the form that
+  ppi_py 0.2's ``_calc_lam_glm`` computes) is
+  ``lambda = cov_n(Y, f) / ((1 + n / N) * var_{n+N}(f, f~))``, where ``cov_n`` divides by
+  ``n`` and ``var_{n+N}`` is the sample variance (divisor ``n + N - 1``) of all the
+  judge's grades, labelled and unlabelled together, clipped to ``[0, 1]``.
+  ``lambda = 1`` is classic PPI; ``lambda = 0`` is the human labels alone.
+
+The paired difference of two systems graded by one judge on the same cases, with one
+shared labelled subset, is the PPI mean of the per-case differences ``Y_a - Y_b`` with
+predictions ``f_a - f_b`` (:func:`ppi_paired_difference`).
+
+:func:`labels_needed` plans how many human labels a target interval width needs, given a
+pilot (the analogue of :func:`evalkit.stats.plan_from_pilot`).
+
+May import: nothing of evalkit (numpy and scipy).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+FloatArray = npt.NDArray[np.float64]
+
+
+class PPIError(ValueError):
+    """Inputs a prediction-powered interval cannot be computed from."""
+
+
+@dataclass(frozen=True)
+class PPIResult:
+    """A prediction-powered estimate of a human mean.
+
+    Attributes:
+        estimate: the PPI++ point estimate of the human mean (metric units).
+        ci_low, ci_high: the two-sided normal interval (module docstring).
+        se: its standard error.
+        lam: the ``lambda`` used (power-tuned and clipped to [0, 1] unless given).
+        n_labels: ``n``, the human labels it rests on.
+        n_unlabelled: ``N``, the judge-only cases.
+        confidence: ``1 - alpha``.
+        judge_mean: the judge's mean over all ``n + N`` cases (for comparison).
+        labels_mean: the mean of the ``n`` human labels.
+    """
+
+    estimate: float
+    ci_low: float
+    ci_high: float
+    se: float
+    lam: float
+    n_labels: int
+    n_unlabelled: int
+    confidence: float
+    judge_mean: float
+    labels_mean: float
+
+    @property
+    def width(self) -> float:
+        """``ci_high - ci_low``."""
+        return self.ci_high - self.ci_low
+
+    def to_dict(self) -> dict[str, float | int | str]:
+        """A JSON-ready dict, naming the interval (``"interval": "ppi++"``)."""
+        return {
+            "interval": "ppi++", "estimate": self.estimate, "ci_low": self.ci_low,
+            "ci_high": self.ci_high, "se": self.se, "lambda": self.lam,
+            "n_labels": self.n_labels, "n_unlabelled": self.n_unlabelled,
+            "confidence": self.confidence, "judge_mean": self.judge_mean,
+            "labels_mean": self.labels_mean,
+        }
+
+
+def _vector(x: Sequence[float] | FloatArray, what: str) -> FloatArray:
+    a = np.asarray(x, dtype=np.float64)
+    if a.ndim != 1:
+        raise PPIError(f"{what} must be a flat sequence of numbers")
+    if not np.isfinite(a).all():
+        raise PPIError(f"{what} must be finite numbers")
+    return a
+
+
+def _checked(
+    labels: Sequence[float] | FloatArray,
+    judge_labelled: Sequence[float] | FloatArray,
+    judge_unlabelled: Sequence[float] | FloatArray,
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    y = _vector(labels, "human labels")
+    f = _vector(judge_labelled, "judge grades of the labelled cases")
+    u = _vector(judge_unlabelled, "judge grades of the unlabelled cases")
+    if y.shape != f.shape:
+        raise PPIError(f"{y.size} human labels but {f.size} judge grades of the labelled "
+                       "cases; give one grade per label")
+    if y.size < 2:
+        raise PPIError(f"a prediction-powered interval needs at least 2 human labels, got "
+                       f"{y.size}")
+    if u.size < 1:
+        raise PPIError("a prediction-powered interval needs unlabelled cases graded by the "
+                       "judge; with every case labelled, use the labels' own interval")
+    return y, f, u
+
+
+def power_tuning_lambda(
+    labels: Sequence[float] | FloatArray,
+    judge_labelled: Sequence[float] | FloatArray,
+    judge_unlabelled: Sequence[float] | FloatArray,
+) -> float:
+    """PPI++'s power-tuned ``lambda`` for a mean, clipped to ``[0, 1]`` (module
+    docstring): ``cov_n(Y, f) / ((1 + n/N) * var_{n+N}(f))``; 0 when the judge's grades do
+    not vary.
+
+    Raises:
+        PPIError: lengths differ, fewer than 2 labels, no unlabelled case, a value not
+            finite.
+    """
+    y, f, u = _checked(labels, judge_labelled, judge_unlabelled)
+    n, big_n = y.size, u.size
+    cov = float(((y - y.mean()) * (f - f.mean())).sum()) / n
+    var = float(np.var(np.concatenate([f, u]), ddof=1))
+    if var == 0.0:
+        return 0.0
+    return float(min(1.0, max(0.0, cov / ((1.0 + n / big_n) * var))))
+
+
+def ppi_mean(
+    labels: Sequence[float] | FloatArray,
+    judge_labelled: Sequence[float] | FloatArray,
+    judge_unlabelled: Sequence[float] | FloatArray,
+    *,
+    alpha: float = 0.05,
+    lam: float | None = None,
+) -> PPIResult:
+    """The PPI++ estimate and interval of the human mean (module docstring).
+
+    Args:
+        labels: the human labels ``Y`` (length ``n``).
+        judge_labelled: the judge's grades ``f`` of the same cases, in the same order.
+        judge_unlabelled: the judge's grades of the ``N`` cases without a label.
+        alpha: 1 - confidence of the two-sided interval.
+        lam: a fixed ``lambda`` (1: classic PPI, 0: labels only); ``None`` tunes it.
+
+    Raises:
+        PPIError: lengths differ, fewer than 2 labels, no unlabelled case, a value not
+            finite, or ``alpha`` outside (0, 1).
+    """
+    from scipy.special import ndtri
+
+    if not 0.0 < alpha < 1.0:
+        raise PPIError(f"alpha must lie in (0, 1), got {alpha!r}")
+    y, f, u = _checked(labels, judge_labelled, judge_unlabelled)
+    if lam is None:
+        lam = power_tuning_lambda(y, f, u)
+    n, big_n = y.size, u.size
+    rect = y - lam * f
+    estimate = float(lam * u.mean() + rect.mean())
+    se = math.sqrt(float(np.var(lam * u)) / big_n + float(np.var(rect)) / n)
+    half = float(ndtri(1 - alpha / 2)) * se
+    return PPIResult(
+        estimate=estimate, ci_low=estimate - half, ci_high=estimate + half, se=se,
+        lam=float(lam), n_labels=n, n_unlabelled=big_n, confidence=1 - alpha,
+        judge_mean=float(np.concatenate([f, u]).mean()), labels_mean=float(y.mean()),
+    )
+
+
+def ppi_paired_difference(
+    labels_a: Sequence[float] | FloatArray,
+    labels_b: Sequence[float] | FloatArray,
+    judge_labelled_a: Sequence[float] | FloatArray,
+    judge_labelled_b: Sequence[float] | FloatArray,
+    judge_unlabelled_a: Sequence[float] | FloatArray,
+    judge_unlabelled_b: Sequence[float] | FloatArray,
+    *,
+    alpha: float = 0.05,
+    lam: float | None = None,
+) -> PPIResult:
+    """The PPI++ interval of the mean human difference ``a - b`` between two systems
+    graded by one judge on the same cases, with the labelled subset shared: the PPI
+    mean of ``Y_a - Y_b`` with predictions ``f_a - f_b`` (each argument in one case
+    order).
+
+    Raises:
+        PPIError: as :func:`ppi_mean`, or the two systems' sequences differ in length.
+    """
+    pairs = ((labels_a, labels_b, "human labels"),
+             (judge_labelled_a, judge_labelled_b, "judge grades of the labelled cases"),
+             (judge_unlabelled_a, judge_unlabelled_b, "judge grades of the unlabelled cases"))
+    diffs: list[FloatArray] = []
+    for a, b, what in pairs:
+        va, vb = _vector(a, what), _vector(b, what)
+        if va.shape != vb.shape:
+            raise PPIError(f"{what}: {va.size} for system a but {vb.size} for system b; the "
+                           "difference pairs the same cases")
+        diffs.append(va - vb)
+    return ppi_mean(diffs[0], diffs[1], diffs[2], alpha=alpha, lam=lam)
+
+
+def labels_only_interval(
+    labels: Sequence[float] | FloatArray, alpha: float = 0.05
+) -> tuple[float, float, float]:
+    """``(mean, low, high)``: the normal interval of the human labels alone,
+    ``mean -+ z * sd0 / sqrt(n)`` (``sd0`` with divisor ``n``; PPI++ with ``lambda = 0``,
+    as ppi_py's ``classical`` baseline uses).
+
+    Raises:
+        PPIError: fewer than 2 labels or a value not finite.
+    """
+    from scipy.special import ndtri
+
+    y = _vector(labels, "human labels")
+    if y.size < 2:
+        raise PPIError(f"an interval needs at least 2 labels, got {y.size}")
+    mean = float(y.mean())
+    half = float(ndtri(1 - alpha / 2)) * float(y.std()) / math.sqrt(y.size)
+    return mean, mean - half, mean + half
+
+
+@dataclass(frozen=True)
+class LabelPlan:
+    """How many human labels a target PPI++ interval width needs.
+
+    Attributes:
+        n_labels: the smallest ``n`` whose planned width is at most the target, or
+            ``None`` when even labelling every case does not reach it.
+        width: the planned width at ``n_labels`` (at the largest ``n`` when ``None``).
+        labels_only_n: the labels a labels-only interval would need for the same width.
+        target_width, n_cases, confidence: as asked.
+    """
+
+    n_labels: int | None
+    width: float
+    labels_only_n: int
+    target_width: float
+    n_cases: int
+    confidence: float
+
+
+def planned_width(var_y: float, var_f: float, cov: float, n: int, n_unlabelled: int,
+                  alpha: float = 0.05) -> float:
+    """The PPI++ interval width with ``n`` labels and ``N`` unlabelled cases, for
+    population variances ``var_y`` (labels), ``var_f`` (judge) and covariance ``cov``:
+    ``2 z sqrt(lambda^2 var_f / N + (var_y - 2 lambda cov + lambda^2 var_f) / n)`` with
+    ``lambda = cov / ((1 + n/N) var_f)`` clipped to [0, 1] (module docstring)."""
+    from scipy.special import ndtri
+
+    lam = 0.0 if var_f <= 0 else min(1.0, max(0.0, cov / ((1 + n / n_unlabelled) * var_f)))
+    var = lam * lam * var_f / n_unlabelled + \
+        max(0.0, var_y - 2 * lam * cov + lam * lam * var_f) / n
+    return 2.0 * float(ndtri(1 - alpha / 2)) * math.sqrt(var)
+
+
+def labels_needed(
+    pilot_labels: Sequence[float] | FloatArray,
+    pilot_judge: Sequence[float] | FloatArray,
+    judge_all: Sequence[float] | FloatArray,
+    target_width: float,
+    *,
+    alpha: float = 0.05,
+) -> LabelPlan:
+    """How many of the ``len(judge_all)`` cases humans must label for a PPI++ interval
+    no wider than ``target_width``, from a pilot of labelled cases.
+
+    The pilot gives ``var(Y)``, ``cov(Y, f)`` (divisor ``n``) and ``judge_all`` gives
+    ``var(f)``; each ``n`` from 2 up is tried with ``N = len(judge_all) - n`` unlabelled
+    cases and the width of :func:`planned_width` (normal approximation, the variances
+    taken as known).
+
+    Raises:
+        PPIError: fewer than 2 pilot pairs, lengths differ, fewer than 3 cases, a value
+            not finite, or a target width that is not positive.
+    """
+    from scipy.special import ndtri
+
+    y = _vector(pilot_labels, "pilot labels")
+    f = _vector(pilot_judge, "pilot judge grades")
+    every = _vector(judge_all, "judge grades of every case")
+    if y.shape != f.shape or y.size < 2:
+        raise PPIError("the pilot needs at least 2 cases with both a label and a judge grade")
+    if every.size < 3:
+        raise PPIError("planning needs the judge's grades of at least 3 cases")
+    if not target_width > 0:
+        raise PPIError(f"the target width must be positive, got {target_width!r}")
+    var_y = float(y.var())
+    cov = float(((y - y.mean()) * (f - f.mean())).mean())
+    var_f = float(every.var(ddof=1))
+    total = every.size
+    z = float(ndtri(1 - alpha / 2))
+    labels_only_n = max(2, math.ceil((2 * z) ** 2 * var_y / target_width ** 2))
+    width = math.inf
+    for n in range(2, total):
+        width = planned_width(var_y, var_f, cov, n, total - n, alpha)
+        if width <= target_width:
+            return LabelPlan(n, width, labels_only_n, target_width, total, 1 - alpha)
+    return LabelPlan(None, width, labels_only_n, target_width, total, 1 - alpha)
+
+
+__all__ = [
+    "LabelPlan",
+    "PPIError",
+    "PPIResult",
+    "labels_needed",
+    "labels_only_interval",
+    "planned_width",
+    "power_tuning_lambda",
+    "ppi_mean",
+    "ppi_paired_difference",
+]

@@ -1,0 +1,102 @@
+"""`evalkit agreement` and a gate on krippendorff_alpha(correctness), in real
+subprocesses, checked against scikit-learn, the krippendorff package and ppi_py."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from evalkit.data.results import RunResult
+from evalkit.data.rows import CaseResult
+from evalkit.data.targets import TargetResponse
+
+EVALKIT = [sys.executable, "-c", "from evalkit.cli import main; main()"]
+
+
+def evalkit(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*EVALKIT, *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=120, check=False)
+
+
+@pytest.fixture
+def labelled(tmp_path: Path) -> tuple[Path, dict[str, float], dict[str, float]]:
+    rng = np.random.default_rng(5)
+    ids = [f"c{i:02d}" for i in range(40)]
+    human_all = rng.integers(1, 6, size=40)
+    judge = np.clip(human_all + rng.integers(-1, 2, size=40), 1, 5)
+    rows = [CaseResult(c, TargetResponse(text="x"), {"correctness": float(j)})
+            for c, j in zip(ids, judge, strict=True)]
+    RunResult("sys", rows, {"kind": "target"}).save(tmp_path / "run.jsonl")
+    chosen = sorted(rng.choice(40, size=15, replace=False))
+    human = {ids[i]: float(human_all[i]) for i in chosen}
+    with (tmp_path / "labels.jsonl").open("w") as fh:
+        fh.write('{"selection": "random", "seed": 5}\n')
+        for cid, value in human.items():
+            fh.write(json.dumps({"id": cid, "labels": {"correctness": value}}) + "\n")
+    return tmp_path, {c: float(j) for c, j in zip(ids, judge, strict=True)}, human
+
+
+def test_agreement_json_is_the_reference_packages(labelled: tuple[Path, dict[str, float],
+                                                                  dict[str, float]]) -> None:
+    sk = pytest.importorskip("sklearn.metrics")
+    krippendorff = pytest.importorskip("krippendorff")
+    ppi_py = pytest.importorskip("ppi_py")
+    folder, judge, human = labelled
+    proc = evalkit("agreement", "run.jsonl", "--labels", "labels.jsonl", "--json", cwd=folder)
+    assert proc.returncode == 0, proc.stderr
+    [m] = json.loads(proc.stdout)["metrics"]
+    ids = list(human)
+    j, h = [judge[c] for c in ids], [human[c] for c in ids]
+    assert m["n"] == 15
+    assert m["cohen_kappa"]["linear"] == pytest.approx(
+        sk.cohen_kappa_score(j, h, weights="linear"), abs=1e-12)
+    assert m["krippendorff_alpha"]["interval"] == pytest.approx(
+        krippendorff.alpha(reliability_data=[j, h], level_of_measurement="interval"),
+        abs=1e-12)
+    u = [v for c, v in judge.items() if c not in human]
+    lo, hi = ppi_py.ppi_mean_ci(np.array(h), np.array(j), np.array(u), alpha=0.05)
+    assert m["ppi"]["n_labels"] == 15 and m["ppi"]["interval"] == "ppi++"
+    assert (m["ppi"]["ci_low"], m["ppi"]["ci_high"]) == pytest.approx(
+        (float(np.ravel(lo)[0]), float(np.ravel(hi)[0])), abs=1e-9)
+    assert proc.stderr == ""  # declared random: no warning
+
+
+def test_gate_holds_the_judge_to_a_floor(labelled: tuple[Path, dict[str, float],
+                                                         dict[str, float]]) -> None:
+    krippendorff = pytest.importorskip("krippendorff")
+    folder, judge, human = labelled
+    ids = list(human)
+    alpha = krippendorff.alpha(reliability_data=[[judge[c] for c in ids],
+                                                 [human[c] for c in ids]],
+                               level_of_measurement="interval")
+    for threshold, code in ((alpha - 0.01, 0), (alpha + 0.01, 1)):
+        (folder / "checks.yaml").write_text(
+            "checks:\n  - id: judge_agrees\n    metric: krippendorff_alpha(correctness)\n"
+            f"    op: \">=\"\n    threshold: {threshold}\n")
+        proc = evalkit("gate", "-c", "checks.yaml", "-r", "run.jsonl", "--labels",
+                       "labels.jsonl", cwd=folder)
+        assert proc.returncode == code, proc.stdout + proc.stderr
+        assert f"{alpha:.4f}" in proc.stdout
+    proc = evalkit("gate", "-c", "checks.yaml", "-r", "run.jsonl", cwd=folder)
+    assert proc.returncode == 2 and "no human labels" in proc.stdout
+
+
+def test_errors_name_the_file_and_line(labelled: tuple[Path, dict[str, float],
+                                                      dict[str, float]]) -> None:
+    folder, _, _ = labelled
+    (folder / "bad.jsonl").write_text('{"id": "c00", "labels": {"correctness": 3}}\n'
+                                      '{"id": "nope", "labels": {"correctness": 3}}\n')
+    proc = evalkit("agreement", "run.jsonl", "--labels", "bad.jsonl", cwd=folder)
+    assert proc.returncode == 2
+    assert "bad.jsonl:2: case 'nope' is not a case of run 'sys'" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    (folder / "few.jsonl").write_text('{"id": "c00", "labels": {"correctness": 3}}\n'
+                                      '{"id": "c01", "labels": {"correctness": 3}}\n')
+    proc = evalkit("agreement", "run.jsonl", "--labels", "few.jsonl", cwd=folder)
+    assert proc.returncode == 0
+    assert "not declared a random sample" in proc.stdout

@@ -1,0 +1,115 @@
+"""PPI++ against ppi_py (Angelopoulos et al.'s package) and by derivation."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from evalkit.stats.ppi import (
+    PPIError,
+    labels_needed,
+    labels_only_interval,
+    planned_width,
+    power_tuning_lambda,
+    ppi_mean,
+    ppi_paired_difference,
+)
+
+
+def _judge_data(seed: int, n: int = 80, big_n: int = 600, bias: float = 0.4,
+                noise: float = 0.7) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    human = rng.normal(3.0, 1.0, size=n + big_n)
+    judge = human + bias + rng.normal(0.0, noise, size=n + big_n)
+    return human[:n], judge[:n], judge[n:]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_ppi_mean_matches_ppi_py(seed: int) -> None:
+    ppi_py = pytest.importorskip("ppi_py")
+    y, f, u = _judge_data(seed, noise=0.3 + 0.4 * seed)
+    ours = ppi_mean(y, f, u, alpha=0.1)
+    point = ppi_py.ppi_mean_pointestimate(y, f, u)
+    low, high = ppi_py.ppi_mean_ci(y, f, u, alpha=0.1)
+    assert ours.estimate == pytest.approx(float(np.ravel(point)[0]), abs=1e-9)
+    assert ours.ci_low == pytest.approx(float(np.ravel(low)[0]), abs=1e-9)
+    assert ours.ci_high == pytest.approx(float(np.ravel(high)[0]), abs=1e-9)
+    for lam in (0.0, 0.5, 1.0):  # a fixed lambda: classic PPI at 1
+        fixed = ppi_mean(y, f, u, alpha=0.05, lam=lam)
+        lo, hi = ppi_py.ppi_mean_ci(y, f, u, alpha=0.05, lam=lam)
+        assert (fixed.ci_low, fixed.ci_high) == pytest.approx(
+            (float(np.ravel(lo)[0]), float(np.ravel(hi)[0])), abs=1e-9)
+
+
+def test_lambda_by_hand() -> None:
+    y = np.array([1.0, 2.0, 4.0])
+    f = np.array([1.0, 3.0, 5.0])
+    u = np.array([2.0, 4.0, 3.0, 1.0])
+    # cov_3(y, f) = mean((y - 7/3)(f - 3)) = ((-4/3)(-2) + (-1/3)(0) + (5/3)(2)) / 3 = 2
+    # var of all 7 grades (ddof 1): mean 19/7, sum of squares 65 - 7 (19/7)^2 = 94/7 -> /6
+    var = (65 - 19 ** 2 / 7) / 6
+    expected = 2 / ((1 + 3 / 4) * var)
+    assert power_tuning_lambda(y, f, u) == pytest.approx(min(1.0, expected), abs=1e-15)
+
+
+def test_paired_difference_is_the_ppi_mean_of_differences() -> None:
+    ppi_py = pytest.importorskip("ppi_py")
+    ya, fa, ua = _judge_data(1)
+    rng = np.random.default_rng(9)
+    yb = ya - 0.3 + rng.normal(0, 0.5, ya.size)
+    fb = fa - 0.2 + rng.normal(0, 0.5, fa.size)
+    ub = ua - 0.2 + rng.normal(0, 0.5, ua.size)
+    ours = ppi_paired_difference(ya, yb, fa, fb, ua, ub)
+    # by derivation: the PPI++ mean of Y_a - Y_b with predictions f_a - f_b
+    low, high = ppi_py.ppi_mean_ci(ya - yb, fa - fb, ua - ub, alpha=0.05)
+    point = ppi_py.ppi_mean_pointestimate(ya - yb, fa - fb, ua - ub)
+    assert ours.estimate == pytest.approx(float(np.ravel(point)[0]), abs=1e-9)
+    assert (ours.ci_low, ours.ci_high) == pytest.approx(
+        (float(np.ravel(low)[0]), float(np.ravel(high)[0])), abs=1e-9)
+
+
+def test_labels_only_is_lambda_zero_and_classical() -> None:
+    ppi_py = pytest.importorskip("ppi_py")
+    y, f, u = _judge_data(3)
+    _mean, lo, hi = labels_only_interval(y, 0.1)
+    c_lo, c_hi = ppi_py.classical_mean_ci(y, alpha=0.1)
+    assert (lo, hi) == pytest.approx((float(np.ravel(c_lo)[0]), float(np.ravel(c_hi)[0])),
+                                     rel=1e-3)  # ppi_py's classical uses the t quantile
+    zero = ppi_mean(y, f, u, lam=0.0, alpha=0.1)
+    assert (zero.ci_low, zero.ci_high) == pytest.approx((lo, hi), abs=1e-12)
+
+
+def test_ppi_is_narrower_than_labels_when_the_judge_correlates() -> None:
+    y, f, u = _judge_data(5, noise=0.3)
+    ppi = ppi_mean(y, f, u)
+    _, lo, hi = labels_only_interval(y)
+    assert ppi.width < hi - lo
+
+
+def test_planning() -> None:
+    y, f, u = _judge_data(7, n=60, big_n=940, noise=0.5)
+    every = np.concatenate([f, u])
+    plan = labels_needed(y, f, every, 0.3)
+    assert plan.n_labels is not None
+    var_y, cov = float(y.var()), float(np.mean((y - y.mean()) * (f - f.mean())))
+    var_f = float(every.var(ddof=1))
+    assert planned_width(var_y, var_f, cov, plan.n_labels, 1000 - plan.n_labels) <= 0.3
+    assert planned_width(var_y, var_f, cov, plan.n_labels - 1, 1001 - plan.n_labels) > 0.3
+    # labels alone: n >= (2 z sd / w)^2
+    z = 1.959963984540054
+    assert plan.labels_only_n == math.ceil((2 * z) ** 2 * var_y / 0.09)
+    assert plan.n_labels < plan.labels_only_n
+    assert labels_needed(y, f, every, 1e-6).n_labels is None
+
+
+def test_errors() -> None:
+    with pytest.raises(PPIError, match="at least 2 human labels"):
+        ppi_mean([1.0], [1.0], [1.0, 2.0])
+    with pytest.raises(PPIError, match="one grade per label"):
+        ppi_mean([1.0, 2.0], [1.0], [1.0, 2.0])
+    with pytest.raises(PPIError, match="unlabelled"):
+        ppi_mean([1.0, 2.0], [1.0, 2.0], [])
+    with pytest.raises(PPIError, match="finite"):
+        ppi_mean([1.0, math.nan], [1.0, 2.0], [1.0])
