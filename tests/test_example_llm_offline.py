@@ -1,5 +1,5 @@
 """examples/llm_offline end to end, as its README runs it: run_offline.py on a copy of the
-folder, in a real subprocess (the fake model on 127.0.0.1, four `evalkit` commands), then
+folder, in a real subprocess (the fake model on 127.0.0.1, six `evalkit` commands), then
 every figure checked against what the fake model and the fake judge were told to do.
 
 Independently of evalkit: each case's three stored answers are the fake model's draws 0, 1
@@ -12,6 +12,7 @@ judge's spend is the sum, over the distinct grades of both runs, of input tokens
 from __future__ import annotations
 
 import importlib.util
+import json
 import math
 import re
 import shutil
@@ -115,6 +116,50 @@ def test_the_comparison_and_the_gate_verdict_are_printed(ran: tuple[Path, str]) 
     assert "judge_agrees_with_people: pass" in out
     assert "gate passed: 5 passed, 0 failed, 1 warned, 0 errors (exit 0)" in out
     assert (folder / "out" / "gate.md").read_text().strip()
+
+
+def hand_grade(response: str, answers: list[str]) -> int:
+    """The fake judge's rule (fake_judge.py), written out again."""
+    said = squad_normal(response)
+    normal = [squad_normal(a) for a in answers]
+    if said in normal:
+        return 5
+    if any(a and f" {a} " in f" {said} " for a in normal):
+        return 4
+    if any(set(said.split()) & set(a.split()) for a in normal):
+        return 2
+    return 1
+
+
+def test_the_pairwise_win_rate_follows_the_judges_grades(ran: tuple[Path, str]) -> None:
+    """Sample i of v1 against sample i of v2: v1 scores 1, 1/2 or 0 as its answer's grade
+    is above, equal to or below v2's; a case scores the mean of its three samples."""
+    folder, out = ran
+    model = fake_model()
+    goldens = load_goldens(folder / "goldens.yaml")
+    runs = {v: RunResult.load(folder / "out" / f"{v}.jsonl") for v in ("v1", "v2")}
+    case_scores = []
+    wins = ties = losses = 0
+    for case in goldens:
+        texts = {v: {r.sample: r.response.text for r in run.samples if r.case_id == case.id
+                     and r.response is not None} for v, run in runs.items()}
+        assert sorted(texts["v1"].values()) == sorted(  # the draws, in the order they came
+            model.draw("v1", case.query, k) for k in range(EPOCHS))
+        scores = []
+        for k in range(EPOCHS):
+            g1 = hand_grade(texts["v1"][k] or "", list(case.answers))
+            g2 = hand_grade(texts["v2"][k] or "", list(case.answers))
+            scores.append(1.0 if g1 > g2 else 0.5 if g1 == g2 else 0.0)
+            wins, ties, losses = wins + (g1 > g2), ties + (g1 == g2), losses + (g1 < g2)
+        case_scores.append(math.fsum(scores) / EPOCHS)
+    (pair,) = json.loads((folder / "out" / "pairwise.jsonl").read_text()
+                         .splitlines()[0])["pairs"]
+    assert (pair["a"], pair["b"]) == ("assistant-v1", "assistant-v2")
+    assert pair["win_rate"] == pytest.approx(math.fsum(case_scores) / len(goldens), abs=1e-12)
+    assert (pair["wins"], pair["ties"], pair["losses"]) == (wins, ties, losses)
+    assert pair["flip_rate"] == 0.0  # the fake judge ignores the order
+    assert f"{wins}/{ties}/{losses}" in out and "$ evalkit pairwise out/v1.jsonl" in out
+    assert 'class="matrix"' in (folder / "out" / "pairwise.html").read_text()
 
 
 def test_agreement_and_ppi_are_the_reference_packages_numbers(ran: tuple[Path, str]) -> None:

@@ -4,7 +4,10 @@ from the request itself, as a strict judge model would.
 
 It reads the ``<response>`` and ``<answers>`` the judge sends and calls the forced
 function ``record_grade`` on 1-5: 5 when the response is one of the answers (after SQuAD's
-normalisation), 4 when it contains one, 2 when it shares a word with one, else 1. Usage
+normalisation), 4 when it contains one, 2 when it shares a word with one, else 1. Asked
+for a pairwise verdict (``evalkit pairwise``: the forced function ``record_verdict``), it
+grades both answers so and prefers the higher grade (a tie when equal), whatever the
+order they are shown in: this fake judge has no position bias. Usage
 is reported as an API would bill it (prompt tokens a quarter of the characters, 25
 completion tokens), so the judge's cost is real arithmetic on fake numbers.
 
@@ -18,7 +21,7 @@ import json
 import re
 from typing import Any
 
-from evalkit_judge.testing import ChatCompletionsServer, chat_tool_reply
+from evalkit_judge.testing import ChatCompletionsServer, chat_tool_reply, chat_verdict_reply
 
 #: The environment variable the configs read the judge's base URL from.
 URL_VARIABLE = "LLM_OFFLINE_JUDGE_URL"
@@ -31,24 +34,38 @@ def _block(content: str, tag: str) -> str:
     return found.group(1) if found else ""
 
 
-def grade(request: dict[str, Any]) -> dict[str, Any]:
-    """The reply to one grading request (a ``record_grade`` function call)."""
+def score_of(response: str, answers: list[str]) -> tuple[int, str]:
+    """The 1-5 grade of ``response`` against the reference ``answers`` (and its reason)."""
     from evalkit_text.squad import normalize_answer
 
-    content = str(request["messages"][-1]["content"])
-    said = normalize_answer(_block(content, "response"))
-    answers = [normalize_answer(a) for a in json.loads(_block(content, "answers") or "[]")]
+    said = normalize_answer(response)
+    normal = [normalize_answer(a) for a in answers]
     words = set(said.split())
-    if said in answers:
-        score, reason = 5, "the response is a correct answer"
-    elif any(a and f" {a} " in f" {said} " for a in answers):
-        score, reason = 4, "the response contains a correct answer"
-    elif any(words & set(a.split()) for a in answers):
-        score, reason = 2, "the response is related to the answer but not correct"
-    else:
-        score, reason = 1, "the response is wrong"
-    return chat_tool_reply(score, reason, model=JUDGE_MODEL,
-                           prompt_tokens=len(content) // 4, completion_tokens=25)
+    if said in normal:
+        return 5, "the response is a correct answer"
+    if any(a and f" {a} " in f" {said} " for a in normal):
+        return 4, "the response contains a correct answer"
+    if any(words & set(a.split()) for a in normal):
+        return 2, "the response is related to the answer but not correct"
+    return 1, "the response is wrong"
+
+
+def grade(request: dict[str, Any]) -> dict[str, Any]:
+    """The reply to one request: a ``record_grade`` function call for a grading request,
+    a ``record_verdict`` one for a pairwise request (the answer with the higher grade is
+    better, equal grades a tie: the verdict does not depend on the order)."""
+    content = str(request["messages"][-1]["content"])
+    usage = {"model": JUDGE_MODEL, "prompt_tokens": len(content) // 4,
+             "completion_tokens": 25}
+    if request["tools"][0]["function"]["name"] == "record_verdict":
+        answers = json.loads(_block(content, "reference") or "[]")
+        first = score_of(_block(content, "answer_a"), answers)[0]
+        second = score_of(_block(content, "answer_b"), answers)[0]
+        verdict = "A" if first > second else "B" if second > first else "tie"
+        return chat_verdict_reply(verdict, f"grades {first} and {second}", **usage)
+    score, reason = score_of(_block(content, "response"),
+                             json.loads(_block(content, "answers") or "[]"))
+    return chat_tool_reply(score, reason, **usage)
 
 
 def FakeJudge() -> ChatCompletionsServer:

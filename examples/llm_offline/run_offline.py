@@ -1,5 +1,5 @@
 """The offline LLM example, end to end: golden set -> two systems answered K times each
--> text metrics, an LLM judge and cost -> comparison -> gate verdict.
+-> text metrics, an LLM judge and cost -> comparison, pairwise verdicts -> gate verdict.
 
 A fake model (``fake_model.py``) answers over HTTP on 127.0.0.1 with a controlled amount
 of noise per sample; the judge, declared in the configs (``judges:``), grades on an
@@ -13,6 +13,8 @@ It starts the fake model, then runs, in this folder, the commands a CI job would
     evalkit run v1.yaml --overwrite --no-progress      # out/v1.jsonl, 3 samples per case
     evalkit run v2.yaml --overwrite --no-progress      # out/v2.jsonl
     evalkit compare out/v1.jsonl out/v2.jsonl -m exact_match,f1,rouge_l,correctness
+    evalkit pairwise out/v1.jsonl out/v2.jsonl --judge correctness \\
+        -o out/pairwise.jsonl --report html:out/pairwise.html
     evalkit agreement out/v2.jsonl --labels labels.jsonl
     evalkit gate --checks checks.yaml --run out/v2.jsonl --baseline out/v1.jsonl \\
         --labels labels.jsonl --report markdown:out/gate.md
@@ -42,6 +44,8 @@ COMMANDS = [
     ["run", "v1.yaml", "--overwrite", "--no-progress"],
     ["run", "v2.yaml", "--overwrite", "--no-progress"],
     ["compare", "out/v1.jsonl", "out/v2.jsonl", "-m", "exact_match,f1,rouge_l,correctness"],
+    ["pairwise", "out/v1.jsonl", "out/v2.jsonl", "--judge", "correctness",
+     "-o", "out/pairwise.jsonl", "--report", "html:out/pairwise.html"],
     ["agreement", "out/v2.jsonl", "--labels", "labels.jsonl"],
     ["gate", "--checks", "checks.yaml", "--run", "out/v2.jsonl", "--baseline", "out/v1.jsonl",
      "--labels", "labels.jsonl", "--report", "markdown:out/gate.md"],
@@ -60,15 +64,14 @@ def main() -> int:
         shutil.rmtree(out)
     with FakeModel() as model, FakeJudge() as judge:
         env = {**os.environ, URL_VARIABLE: model.url, JUDGE_URL_VARIABLE: judge.api_base}
-        for command in COMMANDS[:2]:
+        for command in COMMANDS[:4]:  # the runs and the pairwise verdicts ask the judge
             code = evalkit(command, env)
             if code != 0:
                 return code
-    for command in COMMANDS[2:4]:
-        code = evalkit(command, env)
-        if code != 0:
-            return code
-    return evalkit(COMMANDS[4], env)
+    code = evalkit(COMMANDS[4], env)
+    if code != 0:
+        return code
+    return evalkit(COMMANDS[5], env)
 
 
 if __name__ == "__main__":

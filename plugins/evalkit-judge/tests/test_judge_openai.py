@@ -144,7 +144,7 @@ REFUSED = [
     (chat_tool_reply(6), "outside the scale 1-5"),
     (chat_tool_reply(4, reason=None), "is not text"),
     (chat_tool_reply(4, finish_reason="content_filter"), "finish_reason='content_filter'"),
-    (chat_content_reply(None, refusal="I can't help with that."), "refused to grade"),
+    (chat_content_reply(None, refusal="I can't help with that."), "the model refused"),
     ({"choices": []}, "no choice"),
 ]
 

@@ -4,7 +4,8 @@ OpenAI-compatible endpoint, or a provider another package registers.
 ``LLMJudge(rubric, model, scale)`` grades ``(response, case)`` with one forced, strict
 tool call (or a strict JSON schema reply) and caches every grade in SQLite
 (:class:`GradeCache`); a :class:`Budget` bounds the requests and money of a run, or
-counts them in a dry run.
+counts them in a dry run. :func:`pairwise` compares the stored answers of two or more
+runs with a judge's verdicts, in both orders, through the same provider.
 
 Names are imported on first use, so discovering the plugin (``evalkit plugins list``)
 imports neither sqlite3 nor the judge.
@@ -39,6 +40,10 @@ _EXPORTS: dict[str, str] = {
     "RequestFailed": "evalkit_judge.providers",
     "Sent": "evalkit_judge.providers",
     "summarize": "evalkit_judge.grades",
+    "PairwiseError": "evalkit_judge.pairwise",
+    "PairwiseResult": "evalkit_judge.pairwise_artifact",
+    "load_pairwise": "evalkit_judge.pairwise_artifact",
+    "pairwise": "evalkit_judge.pairwise",
 }
 
 __all__ = sorted([*_EXPORTS, "__version__"])
@@ -74,6 +79,10 @@ if TYPE_CHECKING:
     from evalkit_judge.grades import Grade as Grade
     from evalkit_judge.grades import summarize as summarize
     from evalkit_judge.judge import LLMJudge as LLMJudge
+    from evalkit_judge.pairwise import PairwiseError as PairwiseError
+    from evalkit_judge.pairwise import pairwise as pairwise
+    from evalkit_judge.pairwise_artifact import PairwiseResult as PairwiseResult
+    from evalkit_judge.pairwise_artifact import load_pairwise as load_pairwise
     from evalkit_judge.providers import JudgeProvider as JudgeProvider
     from evalkit_judge.providers import ProviderSettings as ProviderSettings
     from evalkit_judge.providers import RequestFailed as RequestFailed

@@ -1,11 +1,12 @@
 """The ``anthropic`` provider: the Messages API through the ``anthropic`` SDK.
 
-One grade is one request whose only possible answer is a call of the strict tool
-``record_grade`` (``tool_choice`` forces it); :func:`evalkit_judge.grades.parse_reply`
-reads it. The SDK retries 408, 409, 429, 5xx (529 included) and connection failures
-with its jittered exponential backoff, honouring ``retry-after`` (the rule of
-:mod:`evalkit.io.retry_waits`), ``retries`` times. The client, its credentials and the
-token counting endpoint are :class:`~evalkit_judge.client.JudgeClient`'s.
+One grade (or pairwise verdict) is one request whose only possible answer is a call of
+the strict tool ``record_grade`` (``record_verdict``): ``tool_choice`` forces it, and
+:func:`evalkit_judge.grades.forced_tool_input` reads it. The SDK retries 408, 409, 429,
+5xx (529 included) and connection failures with its jittered exponential backoff,
+honouring ``retry-after`` (the rule of :mod:`evalkit.io.retry_waits`), ``retries``
+times. The client, its credentials and the token counting endpoint are
+:class:`~evalkit_judge.client.JudgeClient`'s.
 """
 
 from __future__ import annotations
@@ -16,11 +17,11 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from evalkit.execute.scoring import RunAborted
 from evalkit_judge.client import JudgeClient
 from evalkit_judge.credentials import is_credentials_failure
-from evalkit_judge.grades import parse_reply, reply_dict
+from evalkit_judge.grades import forced_tool_input, reply_dict
 from evalkit_judge.providers import JudgeProvider, ProviderSettings, Sent
 
 if TYPE_CHECKING:
-    from evalkit_judge.prompt import GradingPrompt
+    from evalkit_judge.prompt import ForcedToolPrompt
 
 #: The header the ``anthropic`` SDK sends with each request: the retries before it.
 RETRY_COUNT_HEADER = "x-stainless-retry-count"
@@ -61,7 +62,7 @@ class AnthropicProvider(JudgeProvider):
         provider and the endpoint."""
         return {} if self.settings.base_url is None else super().key_scope()
 
-    def request(self, prompt: GradingPrompt, message: str) -> dict[str, Any]:
+    def request(self, prompt: ForcedToolPrompt, message: str) -> dict[str, Any]:
         return prompt.messages_body(message)
 
     def prepare(self) -> None:
@@ -96,8 +97,9 @@ class AnthropicProvider(JudgeProvider):
     def count_input_tokens(self, body: Mapping[str, Any]) -> int | None:
         return self.client.count_input_tokens(body)
 
-    def parse(self, reply: Mapping[str, Any], scale: int) -> tuple[int, str]:
-        return parse_reply(reply, scale)
+    def tool_input(self, reply: Mapping[str, Any], name: str, fields: tuple[str, ...]
+                   ) -> Mapping[str, Any]:
+        return forced_tool_input(reply, name, fields)
 
 
 def _sent(client: Any, kwargs: dict[str, Any]) -> tuple[Any, int]:

@@ -145,6 +145,11 @@ class DeclaredJudge:
         found: dict[str, Any] | None = self.judge.details(case_id)
         return found
 
+    def llm_judge(self) -> Any:
+        """The :class:`~evalkit_judge.judge.LLMJudge` behind the metric (what
+        ``evalkit pairwise --judge NAME`` asks)."""
+        return self.judge
+
     def record(self) -> dict[str, Any]:
         """The judge's definition with its metric name and polarity."""
         return {"name": self.name, "higher_is_better": self.higher_is_better,

@@ -18,6 +18,8 @@ from evalkit_judge.budget import JudgeError, Usage
 
 #: The name of the tool the model is forced to call to record its grade.
 TOOL_NAME = "record_grade"
+#: The properties of a grade (the ``record_grade`` input), all required, no other.
+GRADE_FIELDS: tuple[str, ...] = ("score", "reason")
 
 
 #: Folded into every key: bump it when the rendering of requests changes.
@@ -185,6 +187,58 @@ def summarize(rows: Iterable[Mapping[str, Any] | None]) -> dict[str, Any]:
     return out
 
 
+def only_fields(data: Mapping[str, Any], name: str, fields: tuple[str, ...]
+                ) -> Mapping[str, Any]:
+    """``data`` (the input of the forced tool ``name``), checked to hold no key outside
+    ``fields`` (the tool's strict schema).
+
+    Raises:
+        JudgeError: a key the schema does not allow (named).
+    """
+    extra = sorted(set(data) - set(fields))
+    if extra:
+        allowed = " and ".join(map(repr, fields))
+        raise JudgeError(f"the {name} input has key(s) {', '.join(map(repr, extra))} the "
+                         f"schema does not allow (only {allowed})")
+    return data
+
+
+def forced_tool_input(reply: Mapping[str, Any], name: str, fields: tuple[str, ...]
+                      ) -> Mapping[str, Any]:
+    """The input of the one completed call of the tool ``name`` in the Messages API
+    ``reply`` (a reply to a request that forced that tool: a grade, or a pairwise
+    verdict), holding no key outside ``fields``.
+
+    Raises:
+        JudgeError: no call, another tool, two calls, a reply that stopped before the call
+            completed (``max_tokens``), an input that is not an object, or a key outside
+            ``fields``.
+    """
+    content = reply.get("content")
+    blocks = [b for b in content if isinstance(b, Mapping)] \
+        if isinstance(content, list) else []
+    uses = [b for b in blocks if b.get("type") == "tool_use"]
+    if not uses:
+        raise JudgeError(f"the reply has no {name} tool call "
+                         f"(stop_reason={reply.get('stop_reason')!r})")
+    ours = [b for b in uses if b.get("name") == name]
+    if not ours:
+        names = ", ".join(repr(b.get("name")) for b in uses)
+        raise JudgeError(f"the reply called {names}, not {name}")
+    if len(ours) > 1:
+        raise JudgeError(f"the reply called {name} {len(ours)} times")
+    stop = reply.get("stop_reason")
+    if stop != "tool_use":  # only a completed tool call is an answer
+        why = (" (it hit max_tokens: the tool call, and its reason, may be cut "
+               "mid-word; raise max_tokens)" if stop == "max_tokens" else "")
+        raise JudgeError(f"the reply stopped with stop_reason={stop!r}, not a completed "
+                         f"{name} tool call ('tool_use'){why}")
+    data = ours[0].get("input")
+    if not isinstance(data, Mapping):
+        raise JudgeError(f"the {name} input is not an object: {data!r}")
+    return only_fields(data, name, fields)
+
+
 def parse_reply(reply: Mapping[str, Any], scale: int) -> tuple[int, str]:
     """``(score, reason)`` of a reply that completed one grading tool call.
 
@@ -193,29 +247,7 @@ def parse_reply(reply: Mapping[str, Any], scale: int) -> tuple[int, str]:
             completed (``max_tokens``), a score that is not an integer on ``1..scale``, or
             a reason that is not text.
     """
-    content = reply.get("content")
-    blocks = [b for b in content if isinstance(b, Mapping)] \
-        if isinstance(content, list) else []
-    uses = [b for b in blocks if b.get("type") == "tool_use"]
-    if not uses:
-        raise JudgeError(f"the reply has no {TOOL_NAME} tool call "
-                         f"(stop_reason={reply.get('stop_reason')!r})")
-    ours = [b for b in uses if b.get("name") == TOOL_NAME]
-    if not ours:
-        names = ", ".join(repr(b.get("name")) for b in uses)
-        raise JudgeError(f"the reply called {names}, not {TOOL_NAME}")
-    if len(ours) > 1:
-        raise JudgeError(f"the reply called {TOOL_NAME} {len(ours)} times")
-    stop = reply.get("stop_reason")
-    if stop != "tool_use":  # only a completed tool call is a grade
-        why = (" (it hit max_tokens: the tool call, and its reason, may be cut "
-               "mid-word; raise max_tokens)" if stop == "max_tokens" else "")
-        raise JudgeError(f"the reply stopped with stop_reason={stop!r}, not a completed "
-                         f"{TOOL_NAME} tool call ('tool_use'){why}")
-    data = ours[0].get("input")
-    if not isinstance(data, Mapping):
-        raise JudgeError(f"the {TOOL_NAME} input is not an object: {data!r}")
-    return grade_fields(data, scale)
+    return grade_fields(forced_tool_input(reply, TOOL_NAME, GRADE_FIELDS), scale)
 
 
 def grade_fields(data: Mapping[str, Any], scale: int) -> tuple[int, str]:

@@ -17,6 +17,7 @@ import math
 import sys
 import threading
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
@@ -82,6 +83,25 @@ class SingleFlight(Generic[T]):
             found = reread()
             if found is not None:
                 return found, True
+
+
+@dataclass(frozen=True)
+class SentReply:
+    """A reply the API delivered for one request (:meth:`LLMJudge.send`), not yet parsed.
+
+    Attributes:
+        reply: the reply as a JSON-ready dict (:func:`~evalkit_judge.grades.reply_dict`).
+        usage: its token counts.
+        served_model: the model id the API reported, or ``None``.
+        cost_usd: what it cost in US dollars, ``None`` without a price.
+        retries: the requests the SDK sent again on the way.
+    """
+
+    reply: dict[str, Any]
+    usage: Usage
+    served_model: str | None
+    cost_usd: float | None
+    retries: int
 
 
 class LLMJudge:
@@ -442,24 +462,34 @@ class LLMJudge:
 
     def _request_grade(self, key: str, body: dict[str, Any], case: GoldenCase,
                        budget: Budget | None) -> Grade:
-        """Send ``body`` (the request of ``case``, cached under ``key``); its grade.
+        """Send ``body`` (the request of ``case``, cached under ``key``); its grade, kept
+        in the cache (or the reply that held none kept as rejected). The errors are
+        :meth:`send`'s and :meth:`_graded`'s."""
+        sent = self.send(key, body, self._what(case), budget)
+        return self._graded(key, case, sent.reply, sent.usage, sent.served_model,
+                            sent.cost_usd, sent.retries)
+
+    def send(self, key: str, body: dict[str, Any], what: str, budget: Budget | None
+             ) -> SentReply:
+        """Send one request ``body`` (cache key ``key``) through this judge's client,
+        within ``budget``; the reply, not parsed and not cached (the caller parses it and
+        keeps it in the cache). Grades and pairwise verdicts both go through here.
 
         Under a dry run nothing is sent: the request's typical and worst cost are noted on
         the budget. Otherwise the budget reserves the worst case first and settles the real
-        cost after; the grade (or the reply that held none) is kept in the judge's cache.
+        cost after.
 
         Raises:
             GradeNotRequested: dry run.
             BudgetExhausted: the budget's limits leave no room for the request.
             RunAborted: the client has no usable credentials, or the API refused them.
-            JudgeError: the request failed after the SDK's retries, the reply held no valid
-                grade, or the grade could not be cached (names the case).
+            JudgeError: the request failed after the SDK's retries (``what`` names the
+                model and the case).
         """
         if budget is not None and budget.dry_run:
             typical, most = self.estimate(body)
             budget.note_planned(key, typical, most)
-            raise GradeNotRequested(f"{self._what(case)}: dry run, grade not cached and "
-                                    "not requested")
+            raise GradeNotRequested(f"{what}: dry run, grade not cached and not requested")
         # before the budget counts a request: a provider that cannot send one stops the run
         provider = self.provider
         stop = provider.refused()
@@ -480,7 +510,7 @@ class LLMJudge:
                 raise stop from exc
             retried = provider.retries_before(exc)
             after = f" after {retried} retr{'y' if retried == 1 else 'ies'}" if retried else ""
-            raise JudgeError(f"{self._what(case)}: the request failed{after} "
+            raise JudgeError(f"{what}: the request failed{after} "
                              f"({type(exc).__name__}: {exc})") from exc
         reply, retries = sent.reply, sent.retries
         usage = provider.usage(reply)
@@ -489,7 +519,7 @@ class LLMJudge:
         cost = self.cost(usage, served)
         if budget is not None and reservation is not None:
             budget.settle(reservation, cost)
-        return self._graded(key, case, reply, usage, served, cost, retries)
+        return SentReply(reply, usage, served, cost, retries)
 
     def _graded(self, key: str, case: GoldenCase, reply: dict[str, Any], usage: Usage,
                 served: str | None, cost: float | None, retries: int = 0) -> Grade:

@@ -2,7 +2,8 @@
 {base_url}/chat/completions``) over ``httpx``, which OpenAI, Azure OpenAI, vLLM, Ollama,
 llama.cpp's server, LiteLLM's proxy and most hosted models accept.
 
-The grade is forced in one of two strict ways (``grade_via``):
+The grade (or a pairwise verdict, ``record_verdict``) is forced in one of two strict ways
+(``grade_via``):
 
 * ``tool`` (default): the only tool is the function ``record_grade``, ``strict``, whose
   parameters are the grade's JSON schema, and ``tool_choice`` names it (with
@@ -11,7 +12,7 @@ The grade is forced in one of two strict ways (``grade_via``):
   {"name": "record_grade", "strict": true, "schema": ...}}``: the reply's content must be
   a JSON object of that schema.
 
-:func:`parse_chat_reply` accepts nothing else: prose, a reply cut at ``max_tokens``
+:func:`chat_tool_input` accepts nothing else: prose, a reply cut at ``max_tokens``
 (``finish_reason: length``), a refusal, another function, two calls, arguments that are
 not JSON, keys the schema does not have, or a score off the scale are refused (the judge
 keeps such a reply as rejected, never as a grade).
@@ -37,7 +38,7 @@ from evalkit.execute.scoring import RunAborted
 from evalkit.io.redaction import mask
 from evalkit.io.retry_waits import backoff_s, retry_after_s
 from evalkit_judge.budget import JudgeError, JudgeUnavailable, Usage
-from evalkit_judge.grades import TOOL_NAME, grade_fields, plain
+from evalkit_judge.grades import GRADE_FIELDS, TOOL_NAME, grade_fields, only_fields, plain
 from evalkit_judge.providers import (
     DEFAULT_RETRIES,
     JudgeProvider,
@@ -49,7 +50,7 @@ from evalkit_judge.providers import (
 if TYPE_CHECKING:
     import httpx
 
-    from evalkit_judge.prompt import GradingPrompt
+    from evalkit_judge.prompt import ForcedToolPrompt
 
 #: Statuses retried (as the official SDKs do): timeout, conflict, rate limit, 5xx.
 RETRIED_STATUSES = frozenset({408, 409, 429})
@@ -82,22 +83,23 @@ class OpenAIProvider(JudgeProvider):
         self._http: httpx.Client | None = None
 
     # ------------------------------------------------------------------ the request
-    def request(self, prompt: GradingPrompt, message: str) -> dict[str, Any]:
+    def request(self, prompt: ForcedToolPrompt, message: str) -> dict[str, Any]:
         messages: list[dict[str, Any]] = []
         if prompt.system is not None:
             messages.append({"role": "system", "content": prompt.system})
         messages.append({"role": "user", "content": message})
         body: dict[str, Any] = {"model": prompt.model, "max_tokens": prompt.max_tokens,
                                 "messages": messages}
+        name = prompt.tool_name
         if self.settings.grade_via == "tool":
             body["tools"] = [{"type": "function", "function": {
-                "name": TOOL_NAME, "description": prompt.tool["description"],
+                "name": name, "description": prompt.tool["description"],
                 "strict": True, "parameters": prompt.schema}}]
-            body["tool_choice"] = {"type": "function", "function": {"name": TOOL_NAME}}
+            body["tool_choice"] = {"type": "function", "function": {"name": name}}
             body["parallel_tool_calls"] = False
         else:
             body["response_format"] = {"type": "json_schema", "json_schema": {
-                "name": TOOL_NAME, "strict": True, "schema": prompt.schema}}
+                "name": name, "strict": True, "schema": prompt.schema}}
         if prompt.temperature is not None:
             body["temperature"] = prompt.temperature
         return body
@@ -184,8 +186,9 @@ class OpenAIProvider(JudgeProvider):
                 self._http = None
 
     # ------------------------------------------------------------------ the reply
-    def parse(self, reply: Mapping[str, Any], scale: int) -> tuple[int, str]:
-        return parse_chat_reply(reply, scale, self.settings.grade_via)
+    def tool_input(self, reply: Mapping[str, Any], name: str, fields: tuple[str, ...]
+                   ) -> Mapping[str, Any]:
+        return chat_tool_input(reply, name, fields, self.settings.grade_via)
 
     def usage(self, reply: Mapping[str, Any]) -> Usage:
         """``prompt_tokens`` (less its ``cached_tokens``, counted as cache reads) and
@@ -231,17 +234,29 @@ def _error_message(answer: httpx.Response) -> str:
 def parse_chat_reply(reply: Mapping[str, Any], scale: int, grade_via: str = "tool"
                      ) -> tuple[int, str]:
     """``(score, reason)`` of a Chat Completions reply that completed one conforming
-    grade: with ``grade_via="tool"`` one call of ``record_grade`` (``finish_reason``
-    ``tool_calls``, or ``stop``, which OpenAI reports for a forced function); with
-    ``"json_schema"`` content that is a JSON object of the schema (``finish_reason``
-    ``stop``). The grade must have exactly ``score`` (an integer on ``1..scale``) and
-    ``reason`` (text).
+    grade (:func:`chat_tool_input` of ``record_grade``): exactly ``score`` (an integer on
+    ``1..scale``) and ``reason`` (text).
+
+    Raises:
+        JudgeError: :func:`chat_tool_input`'s refusals, a score off the scale or a reason
+            that is not text.
+    """
+    return grade_fields(chat_tool_input(reply, TOOL_NAME, GRADE_FIELDS, grade_via), scale)
+
+
+def chat_tool_input(reply: Mapping[str, Any], name: str, fields: tuple[str, ...],
+                    grade_via: str = "tool") -> Mapping[str, Any]:
+    """The answer object of a Chat Completions reply forced to the strict schema ``name``
+    (a grade's ``record_grade``, a verdict's ``record_verdict``): with
+    ``grade_via="tool"`` the arguments of one call of the function ``name``
+    (``finish_reason`` ``tool_calls``, or ``stop``, which OpenAI reports for a forced
+    function); with ``"json_schema"`` the content, a JSON object (``finish_reason``
+    ``stop``). It may hold no key outside ``fields``.
 
     Raises:
         JudgeError: no choice, a refusal, prose, ``finish_reason`` ``length`` (or another
-            that is not a completed grade), another function, two calls, content or
-            arguments that are not a JSON object, keys outside the schema, a score off
-            the scale or a reason that is not text.
+            that is not a completed answer), another function, two calls, content or
+            arguments that are not a JSON object, keys outside the schema.
     """
     if "unreadable" in reply:
         raise JudgeError(f"the reply is not a JSON chat completion: "
@@ -257,65 +272,61 @@ def parse_chat_reply(reply: Mapping[str, Any], scale: int, grade_via: str = "too
     message = message if isinstance(message, Mapping) else {}
     refusal = message.get("refusal")
     if isinstance(refusal, str) and refusal:
-        raise JudgeError(f"the model refused to grade: {refusal[:QUOTED]!r}")
+        raise JudgeError(f"the model refused to answer: {refusal[:QUOTED]!r}")
     if finish == "length":
-        raise JudgeError("the reply stopped with finish_reason='length', not a completed "
-                         "grade (it hit max_tokens: the grade, and its reason, may be cut "
-                         "mid-word; raise max_tokens)")
+        raise JudgeError(f"the reply stopped with finish_reason='length', not a completed "
+                         f"{name} answer (it hit max_tokens: the answer, and its reason, may "
+                         "be cut mid-word; raise max_tokens)")
     calls = message.get("tool_calls")
     calls = [c for c in calls if isinstance(c, Mapping)] if isinstance(calls, list) else []
     if grade_via == "tool":
-        raw = _tool_arguments(calls, finish)
+        raw = _tool_arguments(calls, finish, name)
     else:
         if calls:
-            raise JudgeError(f"the reply called a function; a grade via json_schema is the "
-                             f"content (finish_reason={finish!r})")
+            raise JudgeError(f"the reply called a function; an answer via json_schema is "
+                             f"the content (finish_reason={finish!r})")
         if finish != "stop":
             raise JudgeError(f"the reply stopped with finish_reason={finish!r}, not a "
-                             "completed grade ('stop')")
+                             f"completed {name} answer ('stop')")
         raw = message.get("content")
     if not isinstance(raw, str):
-        raise JudgeError(f"the grade is not JSON text: {raw!r}")
+        raise JudgeError(f"the {name} answer is not JSON text: {raw!r}")
     try:
         data = json.loads(raw)
     except ValueError:
-        raise JudgeError(f"the grade is not JSON (a grade is never read from prose): "
-                         f"{raw[:QUOTED]!r}") from None
+        raise JudgeError(f"the {name} answer is not JSON (an answer is never read from "
+                         f"prose): {raw[:QUOTED]!r}") from None
     if not isinstance(data, Mapping):
-        raise JudgeError(f"the grade is not a JSON object: {raw[:QUOTED]!r}")
-    extra = sorted(set(data) - {"score", "reason"})
-    if extra:
-        raise JudgeError(f"the grade has key(s) {', '.join(map(repr, extra))} the schema "
-                         "does not allow (only 'score' and 'reason')")
-    return grade_fields(data, scale)
+        raise JudgeError(f"the {name} answer is not a JSON object: {raw[:QUOTED]!r}")
+    return only_fields(data, name, fields)
 
 
-def _tool_arguments(calls: list[Mapping[str, Any]], finish: Any) -> Any:
-    """The arguments of the one ``record_grade`` call among ``calls``.
+def _tool_arguments(calls: list[Mapping[str, Any]], finish: Any, name: str) -> Any:
+    """The arguments of the one call of the function ``name`` among ``calls``.
 
     Raises:
         JudgeError: no call, another function, two calls, or a reply not finished by the
             call.
     """
     if not calls:
-        raise JudgeError(f"the reply has no {TOOL_NAME} function call "
+        raise JudgeError(f"the reply has no {name} function call "
                          f"(finish_reason={finish!r})")
     functions: list[Mapping[str, Any]] = []
     for call in calls:
         function = call.get("function")
         functions.append(function if isinstance(function, Mapping) else {})
-    ours = [f for f in functions if f.get("name") == TOOL_NAME]
+    ours = [f for f in functions if f.get("name") == name]
     if not ours:
         names = ", ".join(repr(f.get("name")) for f in functions)
-        raise JudgeError(f"the reply called {names}, not {TOOL_NAME}")
+        raise JudgeError(f"the reply called {names}, not {name}")
     if len(calls) > 1:
         raise JudgeError(f"the reply made {len(calls)} function calls, not one "
-                         f"{TOOL_NAME} call")
+                         f"{name} call")
     if finish not in ("tool_calls", "stop"):
         raise JudgeError(f"the reply stopped with finish_reason={finish!r}, not a "
-                         f"completed {TOOL_NAME} call ('tool_calls')")
+                         f"completed {name} call ('tool_calls')")
     return ours[0].get("arguments")
 
 
 __all__ = ["DEFAULT_TIMEOUT_S", "RETRIED_STATUSES", "RETRY_AFTER_MAX_S", "OpenAIProvider",
-           "parse_chat_reply"]
+           "chat_tool_input", "parse_chat_reply"]

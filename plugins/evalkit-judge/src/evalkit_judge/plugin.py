@@ -11,6 +11,10 @@ Python with ``register_metric``. It also registers the whole-run aggregates of w
 ``evalkit plugins list`` show the distribution and its version, the project's plugin
 selection (``plugins = ["evalkit-judge>=0.3"]``) require it, and run headers record its
 version.
+
+It also adds the command ``evalkit pairwise`` (:mod:`evalkit_judge.pairwise_cmd`, imported
+only when it runs): pairwise verdicts of a judge between the stored answers of two or more
+runs.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from __future__ import annotations
 from typing import Any
 
 from evalkit.core.hookspecs import hookimpl
-from evalkit.core.specs import AggregateSpec, ConfigSectionSpec
+from evalkit.core.specs import AggregateSpec, CommandSpec, ConfigSectionSpec
 
 
 def _apply(section: Any, config: Any) -> None:
@@ -49,3 +53,13 @@ def evalkit_register_aggregates() -> list[AggregateSpec]:
     from evalkit_judge.cost_aggregates import cost_aggregates
 
     return cost_aggregates()
+
+
+@hookimpl
+def evalkit_register_commands() -> list[CommandSpec]:
+    """``evalkit pairwise RUN_A RUN_B [MORE ...] --judge NAME``."""
+    return [CommandSpec(
+        name="pairwise",
+        help="Ask an LLM judge which run's stored answer is better, case by case, in both "
+             "orders: win rates, position flips, tests, Bradley-Terry.",
+        load="evalkit_judge.pairwise_cmd:command")]

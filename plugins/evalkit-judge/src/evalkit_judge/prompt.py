@@ -29,8 +29,84 @@ if TYPE_CHECKING:
     from evalkit.data.targets import TargetResponse
 
 
+def strict_tool(name: str, description: str, properties: Mapping[str, Any]
+                ) -> dict[str, Any]:
+    """A strict tool definition whose input is an object of exactly ``properties``, all
+    required (no other property allowed)."""
+    return {
+        "name": name,
+        "description": description,
+        "strict": True,
+        "input_schema": {
+            "type": "object",
+            "properties": dict(properties),
+            "required": list(properties),
+            "additionalProperties": False,
+        },
+    }
+
+
+class ForcedToolPrompt:
+    """What every forced-tool request shares: a model, generation settings, an optional
+    system prompt and one strict tool (:attr:`tool`, from :func:`strict_tool`) whose call
+    is the only answer. A grade (:class:`GradingPrompt`) and a pairwise verdict
+    (:class:`~evalkit_judge.pairwise_prompt.PairwisePrompt`) are such prompts; a provider
+    builds the request of either with :meth:`JudgeProvider.request
+    <evalkit_judge.providers.JudgeProvider.request>` and reads the tool's input with
+    :meth:`JudgeProvider.tool_input <evalkit_judge.providers.JudgeProvider.tool_input>`.
+    """
+
+    model: str
+    max_tokens: int
+    temperature: float | None
+    system: str | None
+
+    @property
+    def tool(self) -> dict[str, Any]:
+        """The strict tool (Messages API shape: ``name``, ``description``, ``strict``,
+        ``input_schema``)."""
+        raise NotImplementedError
+
+    @property
+    def tool_name(self) -> str:
+        """The forced tool's name."""
+        name: str = self.tool["name"]
+        return name
+
+    @property
+    def schema(self) -> dict[str, Any]:
+        """The JSON schema of the tool's input: its properties, all required, nothing
+        else."""
+        schema: dict[str, Any] = self.tool["input_schema"]
+        return schema
+
+    @property
+    def fields(self) -> tuple[str, ...]:
+        """The properties of the tool's input (all required, no other allowed)."""
+        return tuple(self.schema["properties"])
+
+    def messages_body(self, message: str) -> dict[str, Any]:
+        """The Messages API request body (JSON-ready) whose one user message is
+        ``message`` and whose only possible answer is one call of :attr:`tool`
+        (``tool_choice`` forces it and disables parallel calls); ``system`` and
+        ``temperature`` are sent when not ``None``."""
+        body: dict[str, Any] = {
+            "model": self.model,
+            "max_tokens": self.max_tokens,
+            "messages": [{"role": "user", "content": message}],
+            "tools": [self.tool],
+            "tool_choice": {"type": "tool", "name": self.tool_name,
+                            "disable_parallel_tool_use": True},
+        }
+        if self.system is not None:
+            body["system"] = self.system
+        if self.temperature is not None:
+            body["temperature"] = self.temperature
+        return body
+
+
 @dataclass(frozen=True)
-class GradingPrompt:
+class GradingPrompt(ForcedToolPrompt):
     """The parts of a judge's definition that go into every request."""
 
     rubric: str
@@ -43,27 +119,17 @@ class GradingPrompt:
     @property
     def tool(self) -> dict[str, Any]:
         """The grading tool: strict input ``{"score": 1..scale, "reason": text}``."""
-        return {
-            "name": TOOL_NAME,
-            "description": "Record the grade of the response under evaluation.",
-            "strict": True,
-            "input_schema": {
-                "type": "object",
-                "properties": {
-                    "score": {
-                        "type": "integer",
-                        "enum": list(range(1, self.scale + 1)),
-                        "description": f"1 is the worst grade, {self.scale} the best.",
-                    },
-                    "reason": {
-                        "type": "string",
-                        "description": "A short justification of the score.",
-                    },
-                },
-                "required": ["score", "reason"],
-                "additionalProperties": False,
+        return strict_tool(TOOL_NAME, "Record the grade of the response under evaluation.", {
+            "score": {
+                "type": "integer",
+                "enum": list(range(1, self.scale + 1)),
+                "description": f"1 is the worst grade, {self.scale} the best.",
             },
-        }
+            "reason": {
+                "type": "string",
+                "description": "A short justification of the score.",
+            },
+        })
 
     def definition(self) -> dict[str, Any]:
         """Everything a grade depends on but the case: what the definition hash covers."""
@@ -104,29 +170,6 @@ class GradingPrompt:
     def request(self, response: TargetResponse, case: GoldenCase) -> dict[str, Any]:
         """The Messages API request body for ``(response, case)`` (JSON-ready)."""
         return self.messages_body(self.render(response, case))
-
-    @property
-    def schema(self) -> dict[str, Any]:
-        """The JSON schema of a grade: ``{"score": 1..scale, "reason": text}``, both
-        required, nothing else."""
-        schema: dict[str, Any] = self.tool["input_schema"]
-        return schema
-
-    def messages_body(self, message: str) -> dict[str, Any]:
-        """The Messages API request body whose user message is ``message``."""
-        body: dict[str, Any] = {
-            "model": self.model,
-            "max_tokens": self.max_tokens,
-            "messages": [{"role": "user", "content": message}],
-            "tools": [self.tool],
-            "tool_choice": {"type": "tool", "name": TOOL_NAME,
-                            "disable_parallel_tool_use": True},
-        }
-        if self.system is not None:
-            body["system"] = self.system
-        if self.temperature is not None:
-            body["temperature"] = self.temperature
-        return body
 
     def definition_hash(self) -> str:
         """A short hash of :meth:`definition` (16 hex digits)."""

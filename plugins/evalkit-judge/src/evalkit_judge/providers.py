@@ -1,8 +1,9 @@
 """The model APIs a judge can grade with ("providers"), and how a third party adds one.
 
-A provider turns a grading prompt into the request body of its wire format, sends it
-(retrying what may succeed later), and reads the grade out of the reply, refusing any
-reply that is not a completed, schema-conforming grade. The judge does the rest for
+A provider turns a forced-tool prompt (a grade's, or a pairwise verdict's: the same
+code, another strict schema) into the request body of its wire format, sends it
+(retrying what may succeed later), and reads the tool's input out of the reply, refusing
+any reply that is not one completed, schema-conforming answer. The judge does the rest for
 every provider alike: the cache key (:meth:`JudgeProvider.key_scope` plus the whole
 body), the cache, the budget, the row details and the run header.
 
@@ -33,7 +34,7 @@ from evalkit.io.redaction import ENV_REFERENCE, mask, register_secret
 from evalkit_judge.budget import JudgeUnavailable, Usage
 
 if TYPE_CHECKING:
-    from evalkit_judge.prompt import GradingPrompt
+    from evalkit_judge.prompt import ForcedToolPrompt
 
 #: The entry-point group through which a package registers a provider class.
 ENTRY_POINT_GROUP = "evalkit_judge.providers"
@@ -102,8 +103,11 @@ DEFAULT_RETRIES = 4
 
 class JudgeProvider:
     """The base of every provider: a subclass sets :attr:`name` and implements
-    :meth:`request`, :meth:`send` and :meth:`parse` (and :meth:`usage` when its replies
-    report tokens differently from the Messages API).
+    :meth:`request`, :meth:`send` and :meth:`tool_input` (and :meth:`usage` when its
+    replies report tokens differently from the Messages API). :meth:`request` and
+    :meth:`tool_input` serve every forced-tool prompt alike: grades (:meth:`parse` reads
+    the ``record_grade`` input with :meth:`tool_input`) and pairwise verdicts
+    (``record_verdict``).
 
     The judge calls, per grade: :meth:`request` (the body, JSON-ready: it is hashed
     into the cache key with :meth:`key_scope`), then, unless the grade is cached,
@@ -140,9 +144,11 @@ class JudgeProvider:
         self._lock = threading.Lock()
 
     # ------------------------------------------------------------------ what is sent
-    def request(self, prompt: GradingPrompt, message: str) -> dict[str, Any]:
-        """The JSON-ready request body grading ``message`` (the rendered user message)
-        with ``prompt``'s model, system prompt, tool schema and generation settings."""
+    def request(self, prompt: ForcedToolPrompt, message: str) -> dict[str, Any]:
+        """The JSON-ready request body sending ``message`` (the rendered user message)
+        with ``prompt``'s model, system prompt and generation settings, whose only
+        possible answer is ``prompt``'s strict tool (:attr:`ForcedToolPrompt.tool
+        <evalkit_judge.prompt.ForcedToolPrompt.tool>`: a grade or a verdict)."""
         raise NotImplementedError
 
     @property
@@ -217,13 +223,28 @@ class JudgeProvider:
         return None
 
     # ------------------------------------------------------------------ reading
+    def tool_input(self, reply: Mapping[str, Any], name: str, fields: tuple[str, ...]
+                   ) -> Mapping[str, Any]:
+        """The input of the one completed call of the forced tool ``name`` in ``reply``
+        (a reply to :meth:`request`), an object with no key outside ``fields``; its values
+        are checked by the caller (a grade's score, a verdict).
+
+        Raises:
+            JudgeError: anything else (prose, a cut reply, another tool, two calls, input
+                that is not an object, a key the schema does not allow).
+        """
+        raise NotImplementedError
+
     def parse(self, reply: Mapping[str, Any], scale: int) -> tuple[int, str]:
-        """``(score, reason)`` of a reply holding one completed, conforming grade.
+        """``(score, reason)`` of a reply holding one completed, conforming grade: the
+        ``record_grade`` input read by :meth:`tool_input`, its score on ``1..scale``.
 
         Raises:
             JudgeError: anything else (prose, a cut reply, another tool, a wrong schema).
         """
-        raise NotImplementedError
+        from evalkit_judge.grades import GRADE_FIELDS, TOOL_NAME, grade_fields
+
+        return grade_fields(self.tool_input(reply, TOOL_NAME, GRADE_FIELDS), scale)
 
     def usage(self, reply: Mapping[str, Any]) -> Usage:
         """The tokens the reply reports (Messages API ``usage`` fields by default)."""

@@ -25,6 +25,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Self
 
 from evalkit_judge.grades import TOOL_NAME
+from evalkit_judge.pairwise_prompt import VERDICT_TOOL
 
 Reply = dict[str, Any]
 #: ``(status, body, headers)``; a ``str`` or ``bytes`` body is sent as is.
@@ -48,6 +49,17 @@ def tool_reply(score: Any, reason: Any = "graded by a test double", *, model: st
         "stop_reason": "tool_use", "stop_sequence": None,
         "usage": {"input_tokens": input_tokens, "output_tokens": output_tokens},
     }
+
+
+def verdict_reply(verdict: Any, reason: Any = "judged by a test double", *,
+                  model: str = "fake", input_tokens: int = DEFAULT_INPUT_TOKENS,
+                  output_tokens: int = 20, name: str = VERDICT_TOOL) -> Reply:
+    """A Messages API reply holding one ``tool_use`` block with ``{verdict, reason}`` (a
+    pairwise verdict: ``"A"``, ``"B"`` or ``"tie"``)."""
+    reply = tool_reply(None, reason, model=model, input_tokens=input_tokens,
+                       output_tokens=output_tokens, name=name)
+    reply["content"][0]["input"] = {"verdict": verdict, "reason": reason}
+    return reply
 
 
 def text_reply(text: str = "I would rather not grade this.", *, model: str = "fake",
@@ -267,6 +279,15 @@ def chat_tool_reply(score: Any, reason: Any = "graded by a test double", *,
                             "tool_calls": [{"id": f"call_{n:08d}", "type": "function",
                                             "function": {"name": name, "arguments": args}}]},
                  finish_reason, prompt_tokens, completion_tokens)
+
+
+def chat_verdict_reply(verdict: Any, reason: Any = "judged by a test double", *,
+                       name: str = VERDICT_TOOL, **kwargs: Any) -> Reply:
+    """A Chat Completions reply holding one function call of ``record_verdict`` with
+    arguments ``{"verdict": verdict, "reason": reason}`` (a pairwise verdict: ``"A"``,
+    ``"B"`` or ``"tie"``); other keywords as :func:`chat_tool_reply`'s."""
+    return chat_tool_reply(None, name=name, arguments=json.dumps(
+        {"verdict": verdict, "reason": reason}), **kwargs)
 
 
 def chat_content_reply(content: str | None, *, model: str = "fake",

@@ -1,0 +1,349 @@
+"""``pairwise``: which of two (or more) systems' answers a judge prefers, case by case, in
+both orders, from the runs' stored responses (no target is called).
+
+For every case, every sample number and every pair of systems (X, Y) the judge is asked
+twice: X's answer shown first (as A), then Y's first. Each verdict is one forced, strict
+tool call (:mod:`evalkit_judge.pairwise_prompt`), asked through the judge's cache and
+budget (:func:`evalkit_judge.pairwise_ask.ask_verdict`): a verdict already in the cache is
+never paid again, so a comparison stopped by Ctrl-C, a kill or a spending limit continues
+where it stopped when run again. The statistics are :mod:`evalkit_judge.pairwise_stats`'
+and :mod:`evalkit_judge.bradley_terry`'s; the artifact :mod:`evalkit_judge.pairwise_artifact`'s.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from itertools import combinations
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from evalkit_judge.bradley_terry import BT_ALPHA
+from evalkit_judge.budget import Budget, GradeNotRequested, JudgeError, use_budget
+from evalkit_judge.judge import LLMJudge, SingleFlight
+from evalkit_judge.pairwise_artifact import PairwiseResult
+from evalkit_judge.pairwise_ask import Answer, Task, ask_verdict
+from evalkit_judge.pairwise_prompt import PairwisePrompt
+from evalkit_judge.pairwise_stats import check_rules
+
+if TYPE_CHECKING:
+    from evalkit.data.cases import GoldenCase
+    from evalkit.data.goldens import GoldenSet
+    from evalkit.data.results import RunResult
+    from evalkit.data.targets import TargetResponse
+    from evalkit.execute.target_runner import GoldensInput
+
+#: Requests in flight at once, by default.
+DEFAULT_CONCURRENCY = 4
+
+
+class PairwiseError(ValueError):
+    """The runs cannot be compared pairwise (the message says why and what to do)."""
+
+
+def judge_of(metric: Any) -> LLMJudge:
+    """The :class:`LLMJudge` behind a registered metric: the metric itself, or what its
+    ``llm_judge()`` method returns (a metric that builds its judge on first use).
+
+    Raises:
+        PairwiseError: the metric is not an LLM judge.
+    """
+    if isinstance(metric, LLMJudge):
+        return metric
+    get = getattr(metric, "llm_judge", None)
+    found = get() if callable(get) else None
+    if isinstance(found, LLMJudge):
+        return found
+    raise PairwiseError(f"{metric!r} is not an LLM judge (an evalkit_judge.LLMJudge, or an "
+                        "object whose llm_judge() returns one)")
+
+
+def registered_judge(name: str, headers: Iterable[Mapping[str, Any]] = ()) -> LLMJudge:
+    """The judge registered as the metric ``name`` (plugins, local plugins, the eval
+    config's ``judges:`` when the config was applied), or else declared in the eval
+    config of a run whose header is among ``headers`` (restored from the header's record
+    of it: :func:`evalkit_judge.declared.restore_judges`).
+
+    Raises:
+        RegistryError: no such metric; PairwiseError: it is not an LLM judge.
+    """
+    from evalkit.execute.scoring import resolve_metrics
+    from evalkit_judge.declared import restore_judges
+
+    for header in headers:
+        restore_judges(header)
+
+    spec = resolve_metrics([name])[0]
+    try:
+        return judge_of(spec.fn)
+    except PairwiseError:
+        raise PairwiseError(f"--judge {name}: the metric {name!r} is not an LLM judge; name "
+                            "a metric registered as an evalkit_judge.LLMJudge") from None
+
+
+def _check_provider(judge: LLMJudge) -> None:
+    """Refuse a judge whose provider cannot read a verdict (it overrides ``parse`` for
+    grades but implements no ``tool_input``).
+
+    Raises:
+        PairwiseError: naming the provider and the missing method.
+    """
+    from evalkit_judge.providers import JudgeProvider
+
+    provider = judge.provider
+    if type(provider).tool_input is JudgeProvider.tool_input:
+        raise PairwiseError(
+            f"judge {judge.model!r}: its provider {provider.name!r} reads grades but not "
+            "pairwise verdicts: it implements no tool_input(reply, name, fields) (see "
+            "docs/judge.md, A provider of your own)")
+
+
+def _load_runs(runs: Sequence[str | Path | RunResult]) -> list[tuple[str, RunResult, str | None]]:
+    from evalkit.data.results import RunResult
+
+    loaded: list[tuple[RunResult, str | None]] = []
+    for run in runs:
+        if isinstance(run, str | Path):
+            loaded.append((RunResult.load(run), str(run)))
+        else:
+            loaded.append((run, None))
+    if len(loaded) < 2:
+        raise PairwiseError("pairwise needs at least two runs to compare")
+    for run, path in loaded:
+        if run.header.get("kind") != "target":
+            raise PairwiseError(f"{path or run.name}: not a target run (written by evalkit "
+                                "run or evaluate); pairwise compares stored responses")
+    names = [run.name for run, _ in loaded]
+    if len(set(names)) < len(names):
+        names = [Path(path).stem if path else run.name for run, path in loaded]
+    if len(set(names)) < len(names):
+        raise PairwiseError(f"two runs have the same name ({', '.join(names)}); give each "
+                            "run a distinct name (the config's name:)")
+    return [(name, run, path) for name, (run, path) in zip(names, loaded, strict=True)]
+
+
+def _goldens(run: RunResult, path: str | None, goldens: GoldensInput | None) -> GoldenSet:
+    from evalkit.data.goldens import load_goldens
+    from evalkit.execute.target_runner import as_golden_set
+
+    if goldens is not None:
+        return as_golden_set(goldens)
+    recorded = (run.header.get("goldens") or {}).get("path")
+    if not recorded:
+        raise PairwiseError(f"{path or run.name}: the header records no golden file; pass "
+                            "goldens= (--goldens) with the golden set the runs answered")
+    gpath = Path(recorded)
+    if not gpath.is_absolute() and path is not None:
+        gpath = Path(path).parent / gpath
+    loader = (run.header.get("goldens") or {}).get("loader") or \
+        (run.header.get("config") or {}).get("goldens_loader")
+    return load_goldens(gpath, loader)
+
+
+def _responses(run: RunResult) -> dict[tuple[str, int | None], TargetResponse]:
+    rows = run.samples or run.per_query
+    return {(row.case_id, row.sample): row.response for row in rows
+            if getattr(row, "response", None) is not None}
+
+
+def plan_tasks(systems: Sequence[tuple[str, RunResult]], gset: GoldenSet,
+               prompt: PairwisePrompt, judge: LLMJudge, *, resample_key: bool = False
+               ) -> tuple[list[Task], list[str]]:
+    """Every verdict to ask, case by case, and the notes on what could not be compared.
+
+    Sample ``i`` of one system is paired with sample ``i`` of the other; a (case, sample)
+    that either run lacks a response for is left out of that pair (noted).
+
+    Raises:
+        PairwiseError: the runs hold different numbers of samples per case, or a case
+            that the golden set lacks.
+    """
+    epochs = {name: run.epochs for name, run in systems}
+    if len(set(epochs.values())) > 1:
+        shown = ", ".join(f"{n}: {k}" for n, k in epochs.items())
+        raise PairwiseError(f"the runs hold different numbers of samples per case ({shown}); "
+                            "sample i is paired with sample i, so run them with the same "
+                            "epochs")
+    answers = {name: _responses(run) for name, run in systems}
+    slots = sorted({slot for found in answers.values() for slot in found},
+                   key=lambda s: (s[0], -1 if s[1] is None else s[1]))
+    for case_id, _ in slots:
+        if case_id not in gset:
+            raise PairwiseError(f"case {case_id!r} is not in the golden set "
+                                f"{gset.path or ''}; pass the golden set the runs answered")
+    order = {c.id: i for i, c in enumerate(gset)}
+    slots.sort(key=lambda s: (order[s[0]], -1 if s[1] is None else s[1]))
+    tasks: list[Task] = []
+    notes: list[str] = []
+    for a, b in combinations([name for name, _ in systems], 2):
+        missing = [s for s in slots if s not in answers[a] or s not in answers[b]]
+        if missing:
+            shown = ", ".join(repr(c) for c, _ in missing[:5])
+            notes.append(f"{a} vs {b}: {len(missing)} (case, sample) pair(s) without a "
+                         f"response from both, left out (case {shown})")
+    for case_id, sample in slots:
+        case: GoldenCase = gset.get(case_id)
+        for a, b in combinations([name for name, _ in systems], 2):
+            ra, rb = answers[a].get((case_id, sample)), answers[b].get((case_id, sample))
+            if ra is None or rb is None:
+                continue
+            for first, second, r1, r2 in ((a, b, ra, rb), (b, a, rb, ra)):
+                body = prompt.request(judge.provider, case, r1, r2)
+                key = prompt.key(body, sample if resample_key else None, judge.scope())
+                tasks.append(Task(case_id, sample, first, second, body, key))
+    return tasks, notes
+
+
+Outcome = Answer | str  # a verdict, or the message of why there is none
+
+
+def ask_all(judge: LLMJudge, tasks: Sequence[Task], *, max_concurrency: int = DEFAULT_CONCURRENCY,
+            budget: Budget | None = None,
+            progress: Callable[[int, int], None] | None = None) -> list[Outcome | None]:
+    """The verdict of every task, ``max_concurrency`` requests at a time (in task order);
+    a task whose verdict could not be had holds its error message, one left unasked in a
+    dry run ``None``.
+
+    Raises:
+        BudgetExhausted: a spending limit stopped the comparison (verdicts already
+            received stay in the cache); KeyboardInterrupt: Ctrl-C (likewise).
+        JudgeUnavailable: the judge has no usable credentials.
+    """
+    from evalkit.execute.scoring import RunAborted
+
+    if isinstance(max_concurrency, bool) or not isinstance(max_concurrency, int) \
+            or max_concurrency < 1:
+        raise ValueError(f"max_concurrency must be an integer >= 1, got {max_concurrency!r}")
+    inflight: SingleFlight[Answer] = SingleFlight()
+    out: list[Outcome | None] = [None] * len(tasks)
+
+    def one(i: int) -> Outcome | None:
+        task = tasks[i]
+        what = (f"judge {judge.model!r}, case {task.case!r}"
+                + ("" if task.sample is None else f" sample {task.sample}")
+                + f", {task.first!r} shown first against {task.second!r}")
+        try:
+            return ask_verdict(judge, task.body, task.key, case_id=task.case, what=what,
+                               inflight=inflight, budget=budget)
+        except GradeNotRequested:
+            return None
+        except JudgeError as exc:
+            return str(exc)
+
+    pool = ThreadPoolExecutor(max_workers=max_concurrency)
+    pending: dict[Future[Outcome | None], int] = {}
+    done = 0
+    try:
+        queue = iter(range(len(tasks)))
+        for i in queue:
+            pending[pool.submit(one, i)] = i
+            if len(pending) < 2 * max_concurrency:
+                continue
+            finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for fut in finished:
+                out[pending.pop(fut)] = fut.result()
+                done += 1
+                if progress is not None:
+                    progress(done, len(tasks))
+        for fut in list(pending):
+            out[pending.pop(fut)] = fut.result()
+            done += 1
+            if progress is not None:
+                progress(done, len(tasks))
+    except RunAborted as exc:
+        raise exc.error from None
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+    return out
+
+
+def pairwise(
+    runs: Sequence[str | Path | RunResult],
+    judge: LLMJudge | str,
+    *,
+    goldens: GoldensInput | None = None,
+    flips: str = "tie",
+    ties: str = "half",
+    alpha: float = 0.05,
+    method: str = "auto",
+    n_resamples: int = 10_000,
+    seed: int = 42,
+    bt_penalty: float = BT_ALPHA,
+    bt_resamples: int = 1000,
+    max_concurrency: int = DEFAULT_CONCURRENCY,
+    budget: Budget | None = None,
+    output: str | Path | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> PairwiseResult:
+    """Compare the systems of ``runs`` pairwise with ``judge``, both orders per pair.
+
+    Args:
+        runs: two or more target runs (artifact paths or loaded runs), named by their
+            header's name (by file stem when two names agree).
+        judge: the judge, or the name of the metric it is registered as (looked up after
+            the runs are read, so a judge declared in the eval config and recorded in
+            the runs' headers is found: :func:`registered_judge`); its provider, model,
+            cache, prices, budget, ``max_tokens``, ``system`` and ``temperature`` are
+            used, and its rubric says what "better" means. With ``judge_resamples`` the
+            sample number is in each verdict's key.
+        goldens: the golden set: a file, a :class:`~evalkit.data.goldens.GoldenSet` or
+            cases (default: the file the first run's header records); the query and
+            reference answers of each case are shown to the judge.
+        flips: a verdict that changes with the order: ``"tie"`` (default), ``"average"``
+            or ``"drop"`` (:mod:`evalkit_judge.pairwise_stats`).
+        ties: ``"half"`` (default: a tie is half a win) or ``"drop"``.
+        alpha: the level of the intervals and of the tests after Holm's correction.
+        method: the kernel's paired test (:func:`evalkit.stats.paired_test`).
+        n_resamples, seed: of the paired tests.
+        bt_penalty: the L2 weight of the Bradley-Terry fit (three systems or more).
+        bt_resamples: bootstrap resamples of cases for the strengths' intervals.
+        max_concurrency: verdict requests in flight at once.
+        budget: spending limits (:class:`~evalkit_judge.budget.Budget`); a dry run asks
+            nothing and leaves unasked verdicts out.
+        output: write the pairwise artifact here.
+        progress: called with ``(verdicts done, verdicts in all)``.
+
+    Returns:
+        :class:`PairwiseResult`.
+
+    Raises:
+        PairwiseError: fewer than two runs, not target runs, samples per case that
+            differ, a case the golden set lacks, a duplicate name, a judge whose
+            provider reads no verdicts.
+        ValueError: an unknown ``flips``, ``ties`` or ``method``.
+        BudgetExhausted: a spending limit stopped the comparison (run it again with a
+            larger limit: the verdicts received are in the cache).
+        JudgeUnavailable: the judge has no usable credentials.
+    """
+    from evalkit_judge.pairwise_artifact import build_header, verdict_row
+
+    check_rules(flips, ties)
+    if not 0 < alpha < 1:
+        raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
+    loaded = _load_runs(runs)
+    if isinstance(judge, str):
+        judge = registered_judge(judge, [run.header for _, run, _ in loaded])
+    _check_provider(judge)
+    gset = _goldens(loaded[0][1], loaded[0][2], goldens)
+    prompt = PairwisePrompt(judge.rubric, judge.model, judge.max_tokens, judge.temperature,
+                            judge.system)
+    tasks, notes = plan_tasks([(n, r) for n, r, _ in loaded], gset, prompt, judge,
+                              resample_key=judge.judge_resamples)
+    if budget is not None:
+        with use_budget(budget):
+            outcomes = ask_all(judge, tasks, max_concurrency=max_concurrency, budget=budget,
+                               progress=progress)
+    else:
+        outcomes = ask_all(judge, tasks, max_concurrency=max_concurrency, progress=progress)
+    rows = [verdict_row(t, o) for t, o in zip(tasks, outcomes, strict=True) if o is not None]
+    header = build_header(loaded, gset, judge, prompt, rows, notes,
+                          options={"flips": flips, "ties": ties, "alpha": alpha,
+                                   "method": method, "n_resamples": n_resamples,
+                                   "seed": seed, "bt_penalty": bt_penalty,
+                                   "bt_resamples": bt_resamples},
+                          unasked=sum(o is None for o in outcomes))
+    result = PairwiseResult(header, rows)
+    if output is not None:
+        result.save(output)
+    return result
+

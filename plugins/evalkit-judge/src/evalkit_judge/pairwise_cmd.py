@@ -1,0 +1,139 @@
+"""``evalkit pairwise RUN_A RUN_B [MORE ...] --judge NAME``: the command the judge plugin
+adds (:func:`evalkit_judge.plugin.evalkit_register_commands`).
+
+It parses its options, calls :func:`evalkit_judge.pairwise.pairwise` and prints
+(:mod:`evalkit_judge.pairwise_report`). Exit status: 0 done; 2 a usage error (one line,
+no traceback); 3 a spending limit (``--max-calls``/``--max-cost``) stopped it; 130 Ctrl-C.
+After 3 or 130 the verdicts received are in the judge's cache: the same command again
+continues without paying for them twice.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+#: The exit status when a spending limit stopped the comparison (as ``evalkit run``'s).
+STOPPED = 3
+#: The exit status after Ctrl-C (128 + SIGINT, as every evalkit command's).
+INTERRUPTED = 130
+
+
+class Flips(StrEnum):
+    """How a verdict that changes with the order counts."""
+
+    tie = "tie"
+    average = "average"
+    drop = "drop"
+
+
+class Ties(StrEnum):
+    """How a tie counts in the win rate."""
+
+    half = "half"
+    drop = "drop"
+
+
+def _reports(values: list[str]) -> list[tuple[str, Path]]:
+    from evalkit_judge.pairwise_report import FORMATS
+
+    out = []
+    for value in values:
+        fmt, sep, path = value.partition(":")
+        if not sep or fmt not in FORMATS or not path:
+            raise typer.BadParameter(f"{value!r}: expected FORMAT:PATH with FORMAT one of "
+                                     f"{', '.join(FORMATS)} (html:out/pairwise.html)",
+                                     param_hint="--report")
+        out.append((fmt, Path(path)))
+    return out
+
+
+def command(
+    runs: Annotated[list[Path], typer.Argument(
+        metavar="RUN_A RUN_B [MORE...]", help="Two or more target-run artifacts (evalkit "
+        "run) answering the same golden set.", show_default=False)],
+    judge: Annotated[str, typer.Option(
+        "--judge", help="The LLM-judge metric whose provider, model, cache, prices and "
+        "rubric decide the verdicts: registered by a plugin, or declared in the eval "
+        "config (judges:) the runs were made with.", show_default=False)],
+    goldens: Annotated[Path | None, typer.Option(
+        "--goldens", help="Golden file (default: the one the first run's header records).",
+        show_default=False)] = None,
+    output: Annotated[Path | None, typer.Option(
+        "--output", "-o", help="Write the pairwise artifact (JSON Lines) here.",
+        show_default=False)] = None,
+    report: Annotated[list[str] | None, typer.Option(
+        "--report", help="Also write FORMAT:PATH (markdown, html, json, table); "
+        "repeatable.", show_default=False)] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")] = False,
+    flips: Annotated[Flips, typer.Option(
+        "--flips", help="A verdict that changes when the answers swap places counts as a "
+        "tie (default), the average of both orders, or is dropped.")] = Flips.tie,
+    ties: Annotated[Ties, typer.Option(
+        "--ties", help="A tie is half a win (default), or is dropped from the win rate."
+    )] = Ties.half,
+    alpha: Annotated[float, typer.Option(
+        "--alpha", help="Significance level (after Holm's correction across pairs); the "
+        "intervals have confidence 1 - alpha.")] = 0.05,
+    test: Annotated[str, typer.Option(
+        "--test", help="The kernel's paired test of the case scores (as evalkit compare's "
+        "--test).")] = "auto",
+    resamples: Annotated[int, typer.Option(
+        "--resamples", min=1, help="Resamples of the paired tests.")] = 10_000,
+    bt_resamples: Annotated[int, typer.Option(
+        "--bt-resamples", min=1, help="Bootstrap resamples of cases for the "
+        "Bradley-Terry intervals (three systems or more).")] = 1000,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the resampling.")] = 42,
+    max_concurrency: Annotated[int, typer.Option(
+        "--max-concurrency", min=1, help="Verdict requests in flight at once.")] = 4,
+    max_calls: Annotated[int | None, typer.Option(
+        "--max-calls", min=0, help="Send at most N judge requests.", show_default=False
+    )] = None,
+    max_cost: Annotated[float | None, typer.Option(
+        "--max-cost", min=0.0, help="Spend at most USD on judge requests (needs prices).",
+        show_default=False)] = None,
+    dry_run: Annotated[bool, typer.Option(
+        "--dry-run", help="Ask nothing: count the cached verdicts and estimate the cost of "
+        "the others.")] = False,
+) -> None:
+    """Ask a judge which of two systems' stored answers is better, for every case and
+    every pair of runs, in both orders; print win rates, position flips, intervals, Holm-
+    corrected tests and (three runs or more) Bradley-Terry strengths."""
+    from evalkit.io.outputs import write_output
+    from evalkit_judge.budget import Budget, BudgetExhausted
+    from evalkit_judge.pairwise import pairwise
+    from evalkit_judge.pairwise_report import RENDERERS
+
+    if len(runs) < 2:
+        raise typer.BadParameter("name at least two runs to compare", param_hint="RUN_A RUN_B")
+    reports = _reports(report or [])
+    budget = Budget(max_calls=max_calls, max_cost=max_cost, dry_run=dry_run) \
+        if (max_calls is not None or max_cost is not None or dry_run) else None
+    try:
+        result = pairwise(runs, judge, goldens=goldens, flips=flips.value,
+                          ties=ties.value, alpha=alpha, method=test, n_resamples=resamples,
+                          seed=seed, bt_resamples=bt_resamples,
+                          max_concurrency=max_concurrency, budget=budget,
+                          output=None if dry_run else output)
+    except BudgetExhausted as exc:
+        typer.echo(f"stopped: {exc}", err=True)
+        if budget is not None:
+            typer.echo(budget.describe(), err=True)
+        typer.echo("the verdicts received are in the judge's cache: run the same command "
+                   "again (with a larger limit) to continue; none is paid twice", err=True)
+        raise typer.Exit(STOPPED) from None
+    except KeyboardInterrupt:
+        typer.echo("interrupted: the verdicts received are in the judge's cache; run the "
+                   "same command again to continue (none is paid twice)", err=True)
+        raise typer.Exit(INTERRUPTED) from None
+    if dry_run and budget is not None:
+        typer.echo(budget.describe().replace("grade(s)", "verdict(s)"))
+        return
+    for fmt, path in reports:
+        write_output(path, RENDERERS[fmt](result))
+    typer.echo(RENDERERS["json" if as_json else "table"](result), nl=False)
+    if output is not None and not as_json:
+        typer.echo(f"artifact: {output}")

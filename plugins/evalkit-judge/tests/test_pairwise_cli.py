@@ -1,0 +1,168 @@
+"""``evalkit pairwise`` in a subprocess, as a user runs it: the judge plugin's command,
+the real ``anthropic`` SDK against a local imitation of the Messages API on 127.0.0.1,
+reports, errors, and a comparison stopped by a signal that continues without paying any
+verdict twice."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from evalkit_judge import GradeCache
+from evalkit_judge.testing import MessagesAPIServer, verdict_reply
+
+from evalkit.data.cases import GoldenCase
+from evalkit.data.goldens import load_goldens
+from evalkit.data.targets import TargetResponse
+from evalkit.execute.target_runner import evaluate
+from evalkit.plugins.default import use_registry
+
+N_CASES = 5
+VERDICTS = N_CASES * 2  # two systems: one pair, two orders
+
+PLUGIN = '''
+import os
+from evalkit.core.hookspecs import hookimpl
+from evalkit.core.specs import MetricSpec
+from evalkit_judge import LLMJudge
+
+judge = LLMJudge(
+    "The more complete answer is better.", model="claude-test", max_tokens=100,
+    base_url=os.environ["JUDGE_URL"], max_retries=0, timeout=20.0,
+    cache_path=os.environ["JUDGE_CACHE"], prices={"claude-test": (1.0, 5.0)},
+)
+
+
+@hookimpl
+def evalkit_register_metrics():
+    return [MetricSpec("preference", judge, higher_is_better=True)]
+'''
+
+
+class Text:
+    def __init__(self, name: str, text: str) -> None:
+        self.name, self.text = name, text
+
+    def invoke(self, case: GoldenCase) -> TargetResponse:
+        return TargetResponse(text=f"{self.text} ({case.query})")
+
+
+def prefer_long(request: dict[str, Any]) -> dict[str, Any]:
+    content = request["messages"][0]["content"]
+    return verdict_reply("B" if "<answer_b>\nlonger" in content else "A", model="claude-test")
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Iterator[tuple[Path, MessagesAPIServer, dict[str, str]]]:
+    (tmp_path / "judged_project.py").write_text(textwrap.dedent(PLUGIN))
+    (tmp_path / "pyproject.toml").write_text('[tool.evalkit]\nlocal_plugins = '
+                                             '["judged_project"]\n')
+    goldens = tmp_path / "cases.jsonl"
+    goldens.write_text("".join(json.dumps({"id": f"c{i}", "query": f"question {i}"}) + "\n"
+                               for i in range(N_CASES)))
+    gset = load_goldens(goldens)
+    with use_registry(plugins=False):
+        evaluate(Text("short", "short"), gset, [], progress=False, name="short",
+                 artifact=tmp_path / "short.jsonl")
+        evaluate(Text("long", "longer answer"), gset, [], progress=False, name="long",
+                 artifact=tmp_path / "long.jsonl")
+    with MessagesAPIServer(prefer_long) as server:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
+        env.update({"JUDGE_URL": server.base_url, "ANTHROPIC_API_KEY": "test-key",
+                    "JUDGE_CACHE": str(tmp_path / "judge.sqlite"),
+                    "PYTHONPATH": str(tmp_path), "COLUMNS": "200"})
+        yield tmp_path, server, env
+
+
+COMMAND = [sys.executable, "-c", "from evalkit.cli import main; main()", "pairwise",
+           "short.jsonl", "long.jsonl", "--judge", "preference", "--max-concurrency", "1"]
+
+
+def evalkit(cwd: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*COMMAND, *args], cwd=cwd, env=env, capture_output=True,
+                          text=True, timeout=120)
+
+
+def test_the_command_prints_writes_the_artifact_and_the_reports(
+        project: tuple[Path, MessagesAPIServer, dict[str, str]]) -> None:
+    root, server, env = project
+    out = evalkit(root, env, "-o", "out/pairwise.jsonl", "--report", "html:out/p.html",
+                  "--report", "markdown:out/p.md")
+    assert out.returncode == 0, out.stderr
+    assert len(server.requests) == VERDICTS
+    assert "short vs long    0.0000" in out.stdout  # short never wins
+    assert "artifact: out/pairwise.jsonl" in out.stdout
+    assert "0/0/5" in out.stdout and "0.0%" in out.stdout  # W/T/L, no flips
+    assert 'class="matrix"' in (root / "out" / "p.html").read_text()
+    assert "| short vs long | 0.0000 |" in (root / "out" / "p.md").read_text()
+    again = evalkit(root, env, "--json")
+    assert again.returncode == 0, again.stderr
+    summary = json.loads(again.stdout)
+    assert summary["totals"]["cached"] == VERDICTS and len(server.requests) == VERDICTS
+    assert summary["pairs"][0]["win_rate"] == 0.0
+
+
+def test_user_errors_are_one_line_and_exit_2(
+        project: tuple[Path, MessagesAPIServer, dict[str, str]]) -> None:
+    root, _, env = project
+    out = evalkit(root, env, "--judge", "nosuch")
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    assert "nosuch" in out.stderr
+    bad = subprocess.run([*COMMAND[:4], "short.jsonl", "cases.jsonl", "--judge", "preference"],
+                         cwd=root, env=env, capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr and "cases.jsonl" in bad.stderr
+    dry = evalkit(root, env, "--dry-run")
+    assert dry.returncode == 0, dry.stderr
+    assert f"0 verdict(s) cached, {VERDICTS} would be requested" in dry.stdout
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGKILL], ids=["SIGINT", "SIGKILL"])
+def test_a_signal_stops_it_and_a_rerun_pays_no_verdict_twice(
+        project: tuple[Path, MessagesAPIServer, dict[str, str]], sig: int) -> None:
+    root, server, env = project
+    release = threading.Event()
+
+    def held_at_the_fourth(request: dict[str, Any]) -> dict[str, Any]:
+        if len(server.requests) == 4:
+            release.wait(30)
+        return prefer_long(request)
+
+    server.answer = held_at_the_fourth
+    proc = subprocess.Popen([*COMMAND, "-o", "p.jsonl"], cwd=root, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while len(server.requests) < 4 and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.02)
+    assert len(server.requests) == 4, proc.communicate()
+    proc.send_signal(sig)
+    if sig == signal.SIGKILL:
+        proc.wait(30)
+    release.set()
+    _, stderr = proc.communicate(timeout=60)
+    answered = 3 if sig == signal.SIGKILL else 4  # SIGINT lets the 4th reply be stored
+    if sig == signal.SIGINT:
+        assert proc.returncode == 130, stderr
+        assert "run the same command again to continue" in stderr
+    else:
+        assert proc.returncode == -signal.SIGKILL
+    assert not (root / "p.jsonl").exists()
+    assert len(GradeCache(root / "judge.sqlite")) == answered
+    paid = {json.dumps(r, sort_keys=True) for r in server.requests[:answered]}
+    server.answer = prefer_long
+    done = evalkit(root, env, "-o", "p.jsonl")
+    assert done.returncode == 0, done.stderr
+    again = [json.dumps(r, sort_keys=True) for r in server.requests[4:]]
+    assert len(again) == VERDICTS - answered and not paid & set(again)
+    header = json.loads((root / "p.jsonl").read_text().splitlines()[0])
+    assert header["totals"]["cached"] == answered
+    assert header["totals"]["requested"] == VERDICTS - answered
