@@ -110,9 +110,11 @@ class EvalkitGroup(TyperGroup):
         try:
             return super().resolve_command(ctx, args)
         except _click_errors.UsageError as exc:
-            if args and "Did you mean" not in exc.message:
-                matches = [m for m in difflib.get_close_matches(args[0], self.list_commands(ctx))
-                           if m != args[0]]  # a command that cannot run says why itself
+            # only for a name that is no command: a command that cannot run says why itself
+            if args and "Did you mean" not in exc.message and \
+                    exc.message.startswith("No such command"):
+                matches = [m for m in difflib.get_close_matches(
+                    args[0], self.list_commands(ctx), cutoff=0.7) if m != args[0]]
                 if matches:
                     listed = ", ".join(repr(m) for m in matches)
                     exc.message = f"{exc.message.rstrip('.')}. Did you mean {listed}?"

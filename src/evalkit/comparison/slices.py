@@ -48,7 +48,7 @@ def check_by(by: str | None, tags: TagsArg | None, correction: str) -> CaseTags 
                                   Setting("by", "tag"))
         return None
     if by not in BY_CHOICES:
-        raise ComparisonError(f"by={by!r}: slices are made by 'tag' (the cases' tags)")
+        raise ComparisonError(Setting("by", by), ": slices are made by 'tag' (the cases' tags)")
     if correction == "westfall-young":
         raise ComparisonError(
             "the westfall-young correction adjusts tests sharing one set of cases, and "

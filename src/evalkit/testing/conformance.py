@@ -182,6 +182,28 @@ def _family_checks(
 
 def _aggregate_checks(spec: AggregateSpec, rows: Sequence[Any]) -> list[ConformanceCheck]:
     label = f"aggregate {spec.name!r}"
+    polarity = ConformanceCheck(f"aggregate:{spec.name}:polarity",
+                                lambda: _polarity_check("aggregate", spec))
+    if spec.of_metric is not None:  # an aggregate of a metric: checked as its factory
+        of_metric = spec.of_metric
+
+        def bare_name_raises() -> None:
+            try:
+                value = spec.fn(rows)
+            except Exception:
+                return
+            raise AssertionError(f"{label} without a metric returned {value!r}; it must "
+                                 f"raise, naming the {spec.name}(METRIC) spelling")
+
+        def makes_an_aggregate() -> None:
+            made = of_metric("m")
+            if not callable(made):
+                raise AssertionError(f"{label}: of_metric('m') returned {made!r}, not a "
+                                     "callable of the run's rows")
+
+        return [polarity,
+                ConformanceCheck(f"aggregate:{spec.name}:bare-name-raises", bare_name_raises),
+                ConformanceCheck(f"aggregate:{spec.name}:of-metric", makes_an_aggregate)]
 
     def empty_run() -> None:
         try:
@@ -199,8 +221,7 @@ def _aggregate_checks(spec: AggregateSpec, rows: Sequence[Any]) -> list[Conforma
             raise AssertionError(f"{label} gave {a!r} then {b!r} on the same rows")
 
     return [
-        ConformanceCheck(f"aggregate:{spec.name}:polarity",
-                         lambda: _polarity_check("aggregate", spec)),
+        polarity,
         ConformanceCheck(f"aggregate:{spec.name}:empty-run-raises", empty_run),
         ConformanceCheck(f"aggregate:{spec.name}:finite", finite),
         ConformanceCheck(f"aggregate:{spec.name}:deterministic", deterministic),

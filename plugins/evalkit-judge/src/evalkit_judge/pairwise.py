@@ -18,6 +18,7 @@ from itertools import combinations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from evalkit.io.setting_names import Setting, SettingError
 from evalkit_judge.bradley_terry import BT_ALPHA
 from evalkit_judge.budget import Budget, GradeNotRequested, JudgeError, use_budget
 from evalkit_judge.judge import LLMJudge, SingleFlight
@@ -37,7 +38,7 @@ if TYPE_CHECKING:
 DEFAULT_CONCURRENCY = 4
 
 
-class PairwiseError(ValueError):
+class PairwiseError(SettingError):
     """The runs cannot be compared pairwise (the message says why and what to do)."""
 
 
@@ -130,8 +131,8 @@ def _goldens(run: RunResult, path: str | None, goldens: GoldensInput | None) -> 
         return as_golden_set(goldens)
     recorded = (run.header.get("goldens") or {}).get("path")
     if not recorded:
-        raise PairwiseError(f"{path or run.name}: the header records no golden file; pass "
-                            "goldens= (--goldens) with the golden set the runs answered")
+        raise PairwiseError(f"{path or run.name}: the header records no golden file; pass ",
+                            Setting("goldens"), " with the golden set the runs answered")
     gpath = Path(recorded)
     if not gpath.is_absolute() and path is not None:
         gpath = Path(path).parent / gpath

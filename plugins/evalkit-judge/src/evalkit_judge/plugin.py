@@ -60,6 +60,5 @@ def evalkit_register_commands() -> list[CommandSpec]:
     """``evalkit pairwise RUN_A RUN_B [MORE ...] --judge NAME``."""
     return [CommandSpec(
         name="pairwise",
-        help="Ask an LLM judge which run's stored answer is better, case by case, in both "
-             "orders: win rates, position flips, tests, Bradley-Terry.",
+        help="Judge runs' stored answers pairwise, in both orders.",
         load="evalkit_judge.pairwise_cmd:command")]
