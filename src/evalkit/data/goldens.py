@@ -195,7 +195,7 @@ def load_jsonl(path: str | Path) -> GoldenSet:
             continue
         where = f"{p}:{lineno}"
         try:
-            obj = loads_json(line)
+            obj = loads_json(line, unique_keys=True)
         except json.JSONDecodeError as exc:
             raise GoldenError(f"{where}: not valid JSON ({exc.msg})") from None
         except LimitError as exc:
@@ -291,7 +291,7 @@ def _csv_record(row: dict[str, str], where: str) -> dict[str, Any]:
 
 def _json_cell(text: str, where: str, column: str, kind: type) -> Any:
     try:
-        value = loads_json(text)
+        value = loads_json(text, unique_keys=True)
     except json.JSONDecodeError as exc:
         raise GoldenError(f"{where}: column {column!r} is not valid JSON ({exc.msg})") from None
     except LimitError as exc:

@@ -90,19 +90,39 @@ def _too_deep(limit: int) -> LimitError:
                       "evalkit refuses deeper JSON")
 
 
-def loads_json(text: str | bytes, max_depth: int = MAX_DEPTH) -> Any:
-    """``json.loads(text)``, refusing a document nested deeper than ``max_depth``.
+class RepeatedKeyError(LimitError):
+    """A key written twice in one JSON object (or YAML mapping): the format keeps only
+    the last value, so a declarative file that repeats a key would silently lose one."""
+
+
+def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise RepeatedKeyError(
+                f"key {key!r} appears twice in one JSON object; JSON keeps only the last "
+                "value, so evalkit refuses it: remove or merge one of them")
+        out[key] = value
+    return out
+
+
+def loads_json(text: str | bytes, max_depth: int = MAX_DEPTH, *,
+               unique_keys: bool = False) -> Any:
+    """``json.loads(text)``, refusing a document nested deeper than ``max_depth``; with
+    ``unique_keys``, also an object that repeats a key (declarative files: goldens,
+    price tables, schemas; RFC 8259 section 4 leaves its meaning undefined).
 
     Raises:
         json.JSONDecodeError: not JSON (as ``json.loads``).
         UnicodeDecodeError: bytes that are not UTF-8.
-        LimitError: nested too deeply.
+        LimitError: nested too deeply; :class:`RepeatedKeyError`, a repeated key.
     """
     try:
-        value = json.loads(text)
+        value = json.loads(text, object_pairs_hook=_unique_pairs) if unique_keys \
+            else json.loads(text)
     except RecursionError:
         raise _too_deep(max_depth) from None
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, LimitError):
         raise
     except ValueError as exc:  # an integer of more digits than Python converts
         raise LimitError(str(exc).split(";")[0]) from None
@@ -250,6 +270,7 @@ __all__ = [
     "MAX_WAIT_S",
     "MAX_YAML_NODES",
     "LimitError",
+    "RepeatedKeyError",
     "check_depth",
     "check_id",
     "check_length",
