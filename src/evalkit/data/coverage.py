@@ -27,13 +27,13 @@ import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
     from evalkit.data.run_record import RunRecord
 
 __all__ = ["Coverage", "IncompleteRunError", "completeness_lines", "coverage_of",
-           "notes_of", "require_complete"]
+           "notes_of", "require_complete", "skipped_judged"]
 
 #: Case ids shown in a message before "and N more".
 SHOWN_IDS = 10
@@ -316,6 +316,43 @@ def completeness_lines(run: RunRecord) -> list[str]:
     out.extend(f"note: {n}" for n in cov.notes)
     empty = empty_answers_line(run)
     return out if empty is None else [*out, empty]
+
+
+class SkippedJudged(NamedTuple):
+    """Judged queries a run was scored without (``--missing skip``).
+
+    Attributes:
+        skipped: judged queries the run lacks, left out of every mean.
+        judged: the judged queries of the qrels (rows present plus ``skipped``).
+        problem: one sentence saying so and naming the fix (``--missing zero``).
+    """
+
+    skipped: int
+    judged: int
+    problem: str
+
+
+def skipped_judged(run: RunRecord) -> SkippedJudged | None:
+    """What a run scored with ``missing="skip"`` left out: its means are over the judged
+    queries it has, not over the judged set, so a run that lacks most of them can score
+    higher than the whole run would. ``None`` when nothing judged was skipped (or the
+    header records no evaluation notes).
+
+    ``evalkit gate`` and ``evalkit baseline promote`` refuse such a run as incomplete
+    evidence (docs/gate.md); ``evalkit eval`` and ``compare`` say it in a note."""
+    n = notes_of(run)
+    count = n["missing_count"]
+    if n["missing"] != "skip" or not isinstance(count, int) or count <= 0:
+        return None
+    judged = len(run.per_query) + count
+    ids = [str(x) for x in n["missing_ids"]][:5]
+    shown = ", ".join(repr(i) for i in ids) + (
+        f" and {count - len(ids)} more" if count > len(ids) else "")
+    return SkippedJudged(count, judged, (
+        f"it was scored without {count} of the {judged} judged queries (--missing skip, "
+        f"missing='skip' in Python: {shown}), so its means are over {len(run.per_query)} "
+        f"quer{'y' if len(run.per_query) == 1 else 'ies'}, not the judged set; score the run again with --missing zero (judged "
+        "queries it lacks score 0, as trec_eval -c)"))
 
 
 def notes_of(result: RunRecord) -> dict[str, Any]:

@@ -11,7 +11,8 @@ Verdicts, per check:
   a scoped case without a row, any errored case in the run (covered or not: a run with
   errored cases is incomplete), unknown metric, a baseline check with no
   baseline, a baseline over other cases or with a different fingerprint, a metric with no
-  declared polarity. An error is never a pass.
+  declared polarity, a run or baseline scored without some of its judged queries
+  (``--missing skip``: its means are not over the judged set). An error is never a pass.
 
 Exit code (:attr:`GateReport.exit_code`): 2 if any blocking check is ``error``, else 1 if
 any blocking check is ``fail``, else 0. Warn-level checks never change it.
@@ -33,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from evalkit.core.registry import Registry
-from evalkit.data.coverage import Coverage, coverage_of
+from evalkit.data.coverage import Coverage, coverage_of, skipped_judged
 from evalkit.data.results import RunResult
 from evalkit.data.samples import sample_rows, samples_note
 from evalkit.gate.baseline import Baseline
@@ -157,6 +158,8 @@ def evaluate_gate(
         base = Baseline.from_run(_as_run(baseline))
     run_cov = coverage_of(run)
     notes, incomplete, lacking = _coverage_notes(run, run_cov, base)
+    skipped = skipped_judged(run)
+    expected = run_cov.expected if skipped is None else skipped.judged
     run_fp: Fingerprint | None = None
     if base is not None and any(c.kind == "baseline" for c in checks):
         run_fp = fingerprint(run, aggregates=False)
@@ -164,7 +167,7 @@ def evaluate_gate(
             notes.append(case_set_difference(base.run.ids(), run.ids()))
     results: list[CheckResult] = []
     for check in checks:
-        cov = check_coverage(check, run.per_query, reg, run_cov.expected)
+        cov = check_coverage(check, run.per_query, reg, expected)
         try:
             if check.kind == "threshold":
                 results.append(_threshold_result(check, run, reg, cov))
@@ -209,12 +212,12 @@ def _coverage_notes(run: RunResult, run_cov: Coverage, base: Baseline | None
     notes: list[str] = list(run_cov.notes)
     incomplete: list[str] = []
     lacking: list[str] = []
-    if not run_cov.complete:
+    if not run_cov.complete or skipped_judged(run) is not None:
         incomplete.append(_incomplete(run, run_cov, "run"))
         lacking.append("the run")
     if base is not None:
         base_cov = coverage_of(base.run)
-        if not base_cov.complete:
+        if not base_cov.complete or skipped_judged(base.run) is not None:
             incomplete.append(_incomplete(base.run, base_cov, "baseline"))
             lacking.append("the baseline")
         notes.extend(base_cov.notes)
@@ -239,7 +242,9 @@ def _decided(results: list[CheckResult], n_resamples: int
 
 def _incomplete(run: RunResult, cov: Coverage, role: str) -> str:
     where = f" ({run.integrity.path})" if run.integrity is not None else ""
-    return f"{role} {run.name!r}{where} is incomplete: " + "; ".join(cov.problems)
+    skipped = skipped_judged(run)
+    problems = [*cov.problems, *([] if skipped is None else [skipped.problem])]
+    return f"{role} {run.name!r}{where} is incomplete: " + "; ".join(problems)
 
 
 def checks_source(path: Path) -> Path:
