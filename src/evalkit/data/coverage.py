@@ -351,8 +351,8 @@ def skipped_judged(run: RunRecord) -> SkippedJudged | None:
     return SkippedJudged(count, judged, (
         f"it was scored without {count} of the {judged} judged queries (--missing skip, "
         f"missing='skip' in Python: {shown}), so its means are over {len(run.per_query)} "
-        f"quer{'y' if len(run.per_query) == 1 else 'ies'}, not the judged set; score the run again with --missing zero (judged "
-        "queries it lacks score 0, as trec_eval -c)"))
+        f"quer{'y' if len(run.per_query) == 1 else 'ies'}, not the judged set; score the "
+        "run again with --missing zero (judged queries it lacks score 0, as trec_eval -c)"))
 
 
 def notes_of(result: RunRecord) -> dict[str, Any]:

@@ -13,10 +13,10 @@ the line:
   387 million nodes). Each node's expanded size is computed once, when it is composed,
   from its children's, so the count costs a few operations per node.
 
-It also refuses a mapping key written twice in one mapping (:class:`RepeatedKeyError`,
-from :mod:`evalkit.io.limits`, naming both lines). YAML 1.2 forbids it but pyyaml keeps the last value, so two ``checks:``
-lists or two ``threshold:`` lines in one check would silently drop the first; no file
-evalkit reads means that.
+It also refuses a mapping key written twice in one mapping
+(:class:`evalkit.io.limits.RepeatedKeyError`, naming both lines). YAML 1.2 forbids it but
+pyyaml keeps the last value, so two ``checks:`` lists or two ``threshold:`` lines in one
+check would silently drop the first; no file evalkit reads means that.
 
 Parsing and construction are pyyaml's own; only composition is watched.
 :func:`load_marked` also keeps the composed node tree, whose marks give the line of any

@@ -16,6 +16,10 @@ its own error naming the file and line; it never becomes a ``RecursionError``, a
   pyyaml's own ``SafeLoader`` and a composer that counts.
 * :data:`MAX_ID_CHARS`: the longest case, query or document id; :data:`MAX_NAME_CHARS`:
   the longest run name or TREC run tag. Longer ones are refused (not printed back).
+* :data:`MAX_INFLATED_BYTES`: the most a gzip TREC run or qrels file is decompressed to
+  (1 GiB); a larger one is refused, naming the file and the cap (decompress it and pass
+  the plain file, if it really is that large). Topic and BEIR files have their own caps
+  (:func:`evalkit.io.user_files.gunzipped`).
 * :data:`MAX_EPOCHS`: the most samples per case (``epochs: K``); the (case, sample) work
   items are planned before the first call, so ``epochs: 1000000000`` is refused at once
   instead of filling memory.
@@ -51,6 +55,9 @@ MAX_ID_CHARS = 1024
 MAX_NAME_CHARS = 256
 #: the most samples per case (``epochs``): K x cases work items are planned up front
 MAX_EPOCHS = 10_000
+#: the most bytes a gzip input (a TREC run or qrels file) is decompressed to: a
+#: "decompression bomb" of 19 MB that inflates to gigabytes is refused there
+MAX_INFLATED_BYTES = 1 << 30
 #: the largest file a metric reads for its definition (bytes)
 MAX_METRIC_FILE_BYTES = 16 << 20
 #: the longest wait one option may ask for (seconds)
@@ -264,6 +271,7 @@ __all__ = [
     "MAX_DEPTH",
     "MAX_GRACE_S",
     "MAX_ID_CHARS",
+    "MAX_INFLATED_BYTES",
     "MAX_METRIC_FILE_BYTES",
     "MAX_NAME_CHARS",
     "MAX_RETRIES",
