@@ -22,18 +22,23 @@ prints for them (``\\x1b``, ``\\u202e``). Then:
   OWASP rule for CSV injection: a text cell starting with ``=``, ``+``, ``-``, ``@``, a
   tab or a carriage return gets a leading ``'``); numbers stay numbers;
 * :func:`latex_text`: LaTeX text (the ten special characters, ``< > |``);
-* :func:`xml_text`: XML 1.0 character data (JUnit): the characters XML 1.0 cannot hold
-  even escaped are written visibly; the XML library escapes ``<``, ``>``, ``&`` and quotes.
+* :func:`xml_text`: XML 1.0 character data (JUnit), and HTML text (the HTML report's
+  templates and the text of its SVG charts): the characters XML 1.0 cannot hold even
+  escaped are written visibly; the XML library (or jinja2's autoescaping) escapes ``<``,
+  ``>``, ``&`` and quotes; :func:`xml_data` applies it to every string of nested data (a
+  chart's specification, a page's JSON).
 
 JSON needs none of this: :mod:`json` escapes whatever a string holds and reads it back
-exactly. HTML is the ``evalkit-report-html`` plugin's (jinja2 autoescaping) and
-:mod:`evalkit.report.html_table`'s (:func:`html.escape`).
+exactly. HTML is the ``evalkit-report-html`` plugin's (:func:`xml_text` on every value a
+template writes, then jinja2's autoescaping) and :mod:`evalkit.report.html_table`'s
+(:func:`html.escape`).
 """
 
 from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping
 from typing import Any
 
 #: The bidirectional formatting characters (Unicode's Bidi_Control property): embeddings,
@@ -205,6 +210,21 @@ def xml_text(text: object, *, breaks: str | None = " ") -> str:
     return re.sub("[\ufffe\uffff\ud800-\udfff]", _escape_char, s)
 
 
+def xml_data(value: Any) -> Any:
+    """``value`` (JSON-like data: mappings, lists, tuples, scalars) copied with every
+    string, keys included, passed through :func:`xml_text` (line breaks kept), so that no
+    control or bidirectional formatting character reaches an XML or HTML document or an
+    SVG renderer (vl-convert aborts the process on a control character in a chart's
+    text). Other values are returned as they are."""
+    if isinstance(value, str):
+        return xml_text(value, breaks=None)
+    if isinstance(value, Mapping):
+        return {xml_data(k): xml_data(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [xml_data(v) for v in value]
+    return value
+
+
 __all__ = ["BIDI_CONTROLS", "FORMULA_START", "csv_cell", "latex_text", "markdown_code",
            "markdown_text", "rich_cell", "rich_markup", "terminal_text", "visible",
-           "xml_text"]
+           "xml_data", "xml_text"]
