@@ -15,7 +15,8 @@ prints for them (``\\x1b``, ``\\u202e``). Then:
 * :func:`markdown_text`: Markdown inline text as GitHub renders it (a pull-request
   comment, a CI step summary, a table cell): what would start an HTML tag or a character
   reference written as a reference (``&lt;``, ``&amp;``), the punctuation with a Markdown
-  meaning (`` ` * _ ] | ~ \\``) escaped with a backslash where it has it, and at the start
+  meaning (`` ` * _ ] | ~ $ \\``) escaped with a backslash where it has it, an ``@``
+  that would mention a user broken by a zero-width space, and at the start
   of a line a first character that would start a heading, a quote or a list escaped
   too; :func:`markdown_code` a code span that no backtick can close;
 * :func:`csv_cell`: a CSV cell that a spreadsheet shows as text, not as a formula (the
@@ -97,14 +98,18 @@ def rich_cell(text: object) -> Any:
 # ------------------------------------------------------------------ Markdown (GitHub)
 #: What makes Markdown of inline text, each escaped only where it has that meaning, so
 #: that ordinary text (``>= 0.3``, ``< 0.0001``, ``[+0.04, +0.07]``, ``ndcg_cut``) stays
-#: readable in the raw file: a backslash, a backtick, ``*``, ``|``, ``~`` anywhere; ``_``
+#: readable in the raw file: a backslash, a backtick, ``*``, ``|``, ``~``, ``$`` (GitHub
+#: reads ``$x$`` as math) anywhere; ``_``
 #: at the edge of a word (GFM never reads an underscore inside a word as emphasis); ``]``
 #: before ``(``, ``[`` or ``:`` (the link and reference forms); ``<`` before a letter,
 #: ``/``, ``!`` or ``?`` (a tag, comment, declaration or autolink); ``&`` before ``#`` or
-#: a letter (a character reference).
-_MD_INLINE = re.compile(r"[\\`*|~]|(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])|\](?=[(\[:])"
-                        r"|<(?=[A-Za-z/!?])|&(?=[#A-Za-z])")
-_MD_ENTITY = {"<": "&lt;", "&": "&amp;"}
+#: a letter (a character reference); ``@`` before a name and not after a word character
+#: (a mention that would notify a GitHub user or team; ``ndcg@10`` is none): a zero-width
+#: space follows the ``@``, since GitHub finds mentions in the rendered text, where a
+#: backslash is gone.
+_MD_INLINE = re.compile(r"[\\`*|~$]|(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])|\](?=[(\[:])"
+                        r"|<(?=[A-Za-z/!?])|&(?=[#A-Za-z])|(?<![0-9A-Za-z_.])@(?=[0-9A-Za-z])")
+_MD_ENTITY = {"<": "&lt;", "&": "&amp;", "@": "@\u200b"}
 #: A first character that would start a block: a heading, a quote, a list item, a rule,
 #: a setext underline, a link reference definition, a table of its own.
 _MD_BLOCK_START = re.compile(r"^( {0,3})(?:([#>+\-=\[])|(\d+)([.)]))")
@@ -119,8 +124,9 @@ def markdown_text(text: object, *, line_start: bool = False) -> str:
     """``text`` as GitHub-flavoured Markdown inline text that renders as written, in a
     paragraph or a table cell: :func:`visible` (a line break would end a table row or
     start a block), then each character that would make Markdown or HTML escaped where
-    it would (``<`` before a tag as ``&lt;``, ``&`` before a reference as ``&amp;``; a
-    backslash before `` \\ ` * | ~``, an underscore at the edge of a word and a ``]``
+    it would (``<`` before a tag as ``&lt;``, ``&`` before a reference as ``&amp;``, ``@``
+    before a name followed by a zero-width space (no mention); a backslash before
+    `` \\ ` * | ~ $``, an underscore at the edge of a word and a ``]``
     that would close a link). With ``line_start`` (the text begins a line, or a quote's
     line) also a first ``#``, ``>``, ``+``, ``-``, ``=``, ``[`` or the ``.``/``)`` of a
     first number (no heading, quote, list, rule or link definition). CommonMark, sections
