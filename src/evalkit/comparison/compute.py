@@ -233,7 +233,8 @@ def _metric_comparison(
     if res.degenerate and res.method == "bootstrap":  # constant: the sign-flip rule
         verdict = verdict and bool(res.significant)
     # p = 1/(B+1) beside "not significant": the reports say why instead of the p
-    p_note = p_note_for(res.degenerate, bool(res.significant), float(res.p_value), alpha)
+    p_note = p_note_for(res.degenerate, bool(res.significant), float(res.p_value), alpha,
+                        res.n_queries)
     why = (res.note,) if p_note and res.note else ()
     details = _details(base, cand, metric)
     b_scores, c_scores = base.scores(metric), cand.scores(metric)
