@@ -299,10 +299,26 @@ def empty_answers_line(run: RunRecord) -> str | None:
             f"ids ({show_ids(empty, 5)}): retrieval metrics score an empty ranking 0")
 
 
+def _non_finite_lines(run: RunRecord) -> list[str]:
+    """A ``warning:`` per metric stored as a non-finite number on some row (a file
+    written by hand, or by an evalkit before 0.4, as ``NaN``)."""
+    import math
+
+    bad: dict[str, list[str]] = {}
+    for r in run.per_query:
+        for k, v in r.metrics.items():
+            if isinstance(v, float) and not math.isfinite(v):
+                bad.setdefault(k, []).append(_row_id(r))
+    return [f"warning: metric {m} holds a non-finite value ({show_ids(ids, 5)}) on "
+            f"{len(ids)} of {len(run.per_query)} rows: its mean is not defined"
+            for m, ids in bad.items()]
+
+
 def completeness_lines(run: RunRecord) -> list[str]:
     """What a command that shows a run's figures says about its completeness: one
     ``warning:`` line when it fails coverage, one per metric that failed on some case,
-    one ``note:`` per thing the file cannot prove (a schema 1 file has no trailer), and
+    one per metric stored as a non-finite number, one ``note:`` per thing the file
+    cannot prove (a schema 1 file has no trailer), and
     one when cases answered with an empty ranking (:func:`empty_answers_line`)."""
     cov = coverage_of(run)
     out = [] if cov.complete else [f"warning: {cov.message()}"]
@@ -313,6 +329,7 @@ def completeness_lines(run: RunRecord) -> list[str]:
         out.append(f"warning: metric {c.metric} scored on {c.scored} of {c.cases} cases; "
                    f"{c.errored} error(s) ({show_ids(ids, 5)}): its mean is not defined "
                    "(`evalkit rescore` scores it again)")
+    out.extend(_non_finite_lines(run))
     out.extend(f"note: {n}" for n in cov.notes)
     empty = empty_answers_line(run)
     return out if empty is None else [*out, empty]
