@@ -17,6 +17,7 @@ from evalkit.data.summaries import is_log_scale
 from evalkit.report.formatting import (
     CORRECTION_LABELS,
     LOG_SCALE_LABEL,
+    interval,
     log_scale_note,
     p_phrase,
     ratio_text,
@@ -80,7 +81,7 @@ def comparison_row(
         detail = (f"mean ln {a} minus mean ln {b} = {signed(diff)} (ratio of geometric "
                   f"means {a}/{b} = {ratio_text(diff)})")
     if ci_low is not None and ci_high is not None:
-        detail += f", {1 - alpha:.0%} CI [{signed(ci_low)}, {signed(ci_high)}]"
+        detail += f", {1 - alpha:.0%} CI {interval(ci_low, ci_high)}"
     if p_note and n_queries is not None and n_queries < 2:
         detail += (f", p not shown: {p_note} (one pair: no paired test is possible; "
                    "docs/statistics.md, degenerate input)")
