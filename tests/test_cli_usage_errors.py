@@ -30,7 +30,8 @@ runner = CliRunner()
      "error: --correction bonferroni: expected one of holm, bh, westfall-young, none"),
     (["compare", "a", "b", "--missing=x"],
      "error: --missing x: expected one of zero, skip, refuse"),
-    (["compare", "a", "b", "-B", "abc"], "error: --resamples/-B abc: expected an integer"),
+    (["compare", "a", "b", "-B", "abc"],
+     "error: --resamples/-B abc: expected an integer from 100 to 1,000,000"),
     (["compare", "a", "b", "--alpha", "x"], "error: --alpha x: expected a number"),
     (["power", "-n", "1"], "error: --queries/-n 1: expected an integer >= 2"),
     # a repeated option: the value at fault is named, not the last one
@@ -38,7 +39,7 @@ runner = CliRunner()
     (["power", "-n1"], "error: --queries/-n 1: expected an integer >= 2"),
     (["run", "-j", "0"], "error: --max-concurrency/-j 0: expected an integer >= 1"),
     (["power", "--sd", "0.1", "-n", "10", "--trials", "1"],
-     "error: --trials 1: expected an integer >= 100"),
+     "error: --trials 1: expected an integer from 100 to 1,000,000"),
     (["eval", "x", "--format", "nope"],
      "error: --format/-f nope: expected one of table, json, trec"),
     (["gate"], "error: evalkit gate: missing option --checks/-c (see `evalkit gate --help`)"),

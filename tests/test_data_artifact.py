@@ -163,7 +163,7 @@ def test_metric_errors_and_samples_round_trip(tmp_path: Path) -> None:
         RunResult.load(tmp_path / "bad.jsonl")
     twice = path.read_text().replace('"sample": 1', '"sample": 0')
     (tmp_path / "twice.jsonl").write_text(twice)
-    with pytest.raises(ArtifactError, match=r"duplicate row id 'c' sample 0"):
+    with pytest.raises(ArtifactError, match=r"'c' sample 0 has a second row \(first on line 4\)"):
         RunResult.load(tmp_path / "twice.jsonl")
 
 

@@ -68,7 +68,7 @@ def test_artifact_errors_name_file_and_line(tmp_path: Path) -> None:
         RunResult.load(p)
     p.write_text('{"type": "header", "schema_version": 1}\n{"type": "row", "id": "a"}\n'
                  '{"type": "row", "id": "a"}\n')
-    with pytest.raises(ArtifactError, match="duplicate row id 'a'"):
+    with pytest.raises(ArtifactError, match="'a' has a second row"):
         RunResult.load(p)
 
 

@@ -24,7 +24,7 @@ import bookshop  # noqa: E402  (this example's pretend search API)
 
 from evalkit import HttpTarget, RunResult, load_goldens, paired_bootstrap  # noqa: E402
 from evalkit.execute.target_runner import evaluate  # noqa: E402
-from evalkit.report.formatting import signed  # noqa: E402
+from evalkit.report.formatting import interval, signed  # noqa: E402
 from evalkit.stats import DEFAULT_METHOD, paired_test  # noqa: E402
 
 METRICS = ["recall@1", "recall@5", "ndcg@10"]
@@ -72,16 +72,16 @@ def report(baseline: RunResult, candidate: RunResult, n_resamples: int = 10_000)
         verdict = "REAL" if t.significant else "not significant"
         how = t.method + (", exact" if t.exact else "")
         lines.append(
-            f"  {m:<{mwidth}}  {signed(t.observed)}  95% CI [{signed(t.ci_low)}, "
-            f"{signed(t.ci_high)}]  {t.p_display()}  {verdict} ({how})"
+            f"  {m:<{mwidth}}  {signed(t.observed)}  95% CI {interval(t.ci_low, t.ci_high)}  "
+            f"{t.p_display()}  {verdict} ({how})"
         )
     lines += ["", f"Paired bootstrap ({n_resamples:,} resamples, candidate - baseline):"]
     for m in METRICS:
         v = paired_bootstrap(candidate, baseline, m, n_resamples=n_resamples, seed=42)
         verdict = "REAL" if v.significant else "not significant"
         lines.append(
-            f"  {m:<{mwidth}}  {signed(v.observed)}  95% CI [{signed(v.ci_low)}, "
-            f"{signed(v.ci_high)}]  {v.p_display()}  {verdict}"
+            f"  {m:<{mwidth}}  {signed(v.observed)}  95% CI {interval(v.ci_low, v.ci_high)}  "
+            f"{v.p_display()}  {verdict}"
         )
     if n < BOOTSTRAP_MIN_N:
         note = (

@@ -87,7 +87,7 @@ def command(
         "--all-pairs", help="Compare every pair of runs, not only each with the baseline.",
     )] = False,
     resamples: Annotated[int, typer.Option(
-        "--resamples", "-B",
+        "--resamples", "-B", min=100, max=1_000_000,  # MIN_RESAMPLES, MAX_RESAMPLES
         help="Resamples of the randomization or bootstrap test (at least 100).",
     )] = 10_000,
     seed: Annotated[int, typer.Option("--seed", min=0, help="Seed of the resampling.")] = 42,

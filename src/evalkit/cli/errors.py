@@ -9,6 +9,7 @@ incomplete run); :data:`USER_ERROR` (2, as for a bad option) for anything the us
 fix; 3 when a spending limit (an LLM judge's) stopped ``evalkit run``;
 :data:`METRIC_ERRORS` (4) when ``evalkit run`` or ``evalkit rescore`` finished a complete
 run on which a metric failed (:func:`evalkit.cli.output.finish_run`); 130 on Ctrl-C;
+running out of memory is one ``error:`` line naming the file being read (exit 2);
 :data:`PIPE_CLOSED` (141, what a shell reports for ``yes | head``) when the reader of the
 output went away early (``evalkit ... | head``): the command stops without a message, so
 that a gate piped into ``head`` is never read as passed, failed or broken.
@@ -175,6 +176,14 @@ def handle_errors(fn: F) -> F:
         except BrokenPipeError:
             quiet_closed_stdout()
             raise typer.Exit(PIPE_CLOSED) from None
+        except MemoryError as exc:
+            if os.environ.get("EVALKIT_DEBUG"):
+                raise
+            from evalkit.io.error_messages import out_of_memory
+
+            paths = _path_args([*args, *kwargs.values()])
+            typer.echo(f"error: {out_of_memory(exc, paths)}", err=True)
+            raise typer.Exit(USER_ERROR) from None
         except Exception as exc:
             failed = stdout_failure(exc)
             if failed is not None:

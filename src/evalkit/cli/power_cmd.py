@@ -69,7 +69,8 @@ def command(
         help="With a pilot, also simulate the power from its own differences.",
     )] = True,
     trials: Annotated[int, typer.Option(
-        "--trials", min=100, help="Simulated comparisons per figure (at least 100: the "
+        "--trials", min=100, max=1_000_000,  # evalkit.stats.power.MAX_TRIALS
+        help="Simulated comparisons per figure (at least 100: the "
         "simulated power's standard error is up to 0.5/sqrt(trials))."
     )] = 2000,
     seed: Annotated[int, typer.Option("--seed", min=0, help="Seed of the simulation.")] = 42,
@@ -82,6 +83,11 @@ def command(
     missing: Annotated[Missing | None, typer.Option(
         "--missing", help="As for compare.", show_default=False,
     )] = None,
+    allow_incomplete: Annotated[bool, typer.Option(
+        "--allow-incomplete",
+        help="Plan from the queries both pilot runs have (and say which were left out) "
+        "instead of refusing an incomplete run or runs over different queries.",
+    )] = False,
     cluster: Annotated[bool, typer.Option(
         "--cluster", help="Clustered cases: plan in clusters (each golden case's "
         "'cluster', of the golden sets the pilot runs were made from): every n counts "
@@ -109,7 +115,7 @@ def command(
             qrels=qrels, alpha=alpha, power=power, alternative=alternative.value,
             simulate=simulate, trials=trials, seed=seed, relevance_level=relevance_level,
             missing=missing.value if missing is not None else None, depth=depth,
-            epochs=epochs or [],
+            epochs=epochs or [], allow_incomplete=allow_incomplete,
             clusters=clusters_file if clusters_file is not None else (cluster or None),
         )
     for w in result.warnings:

@@ -58,12 +58,19 @@ def _expected(param: Any) -> str | None:
         return None
     low, high = _bounds(param)
     if low is not None and high is not None:
-        return f"{kind} from {low:g} to {high:g}"
+        return f"{kind} from {_number(low)} to {_number(high)}"
     if low is not None:
-        return f"{kind} >= {low:g}"
+        return f"{kind} >= {_number(low)}"
     if high is not None:
-        return f"{kind} <= {high:g}"
+        return f"{kind} <= {_number(high)}"
     return kind
+
+
+def _number(x: Any) -> str:
+    """A bound as the messages write numbers: ``1,000,000``, ``0.5``."""
+    if isinstance(x, int) or (isinstance(x, float) and x.is_integer() and abs(x) < 1e15):
+        return f"{int(x):,}"
+    return f"{x:g}"
 
 
 def _accepts(param: Any, text: str) -> bool:

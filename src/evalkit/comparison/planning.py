@@ -20,6 +20,7 @@ from evalkit.comparison.options import check_alpha
 from evalkit.comparison.records import ComparisonError
 from evalkit.data.case_clusters import ClustersArg
 from evalkit.execute.run_files import QrelsArg
+from evalkit.io.setting_names import Setting
 
 
 @dataclass
@@ -179,6 +180,30 @@ def plan_from_sd(sd: float, ns: Sequence[int], effects: Sequence[float], *, alph
     return plan
 
 
+def check_simulation(simulate: bool, trials: int, ns: Sequence[int]) -> None:
+    """Refuse a number of simulated trials outside 100 to
+    :data:`~evalkit.stats.power.MAX_TRIALS`, or (when simulating) a planned n above
+    :data:`~evalkit.stats.power.MAX_SIMULATED_N`, naming the setting as the reader spells
+    it (``--trials``/``trials=``, ``--no-simulate``/``simulate=False``).
+
+    Raises:
+        ComparisonError: as above.
+    """
+    from evalkit.stats.power import MAX_SIMULATED_N, MAX_TRIALS
+
+    if isinstance(trials, bool) or not isinstance(trials, int) \
+            or not 100 <= trials <= MAX_TRIALS:
+        raise ComparisonError("", Setting("trials", trials), f": expected an integer from "
+                              f"100 to {MAX_TRIALS:,} (the simulated power's standard error "
+                              "is below 0.0005 at the upper end)")
+    big = [n for n in ns if n > MAX_SIMULATED_N]
+    if simulate and big:
+        raise ComparisonError(
+            f"the power is simulated with at most {MAX_SIMULATED_N:,} queries per trial "
+            f"(got {big[0]:,}); plan that n without the simulation (",
+            Setting("simulate", False), "): the t-test's analytic power needs none")
+
+
 def cluster_level_pilot(baseline: Any, candidate: Any, metric: str,
                         clusters: Mapping[str, Hashable]) -> dict[str, float]:
     """``{cluster: r_g}``, the pilot's cluster-level values of ``candidate - baseline``
@@ -296,6 +321,7 @@ def plan_power(
     depth: int | None = None,
     epochs: Sequence[int] = (),
     clusters: ClustersArg | bool | None = None,
+    allow_incomplete: bool = False,
 ) -> PowerPlan:
     """Plan a comparison from a pilot pair of runs (``baseline, candidate``) or from
     ``sd``, the standard deviation of the per-query differences.
@@ -321,13 +347,16 @@ def plan_power(
             cluster-level value per cluster (:func:`cluster_level_pilot`), so ``n`` and
             every figure count clusters of the pilot's mean size, planned for the CR1
             t-test on ``G - 1`` degrees of freedom.
+        allow_incomplete: as for :func:`evalkit.compare`: plan from the queries both
+            pilot runs have instead of refusing an incomplete run.
 
     Raises:
         ComparisonError: both or neither of a pilot and ``sd``; a pilot that is not two
             runs; ``alpha`` or ``power`` out of range; an effect of 0, not finite or
             against a one-sided ``alternative``; ``sd`` without ``n`` or ``effects``;
             ``epochs`` with ``sd`` (only a pilot's samples split the spread by K); and
-            every refusal of :func:`evalkit.compare`'s inputs.
+            every refusal of :func:`evalkit.compare`'s inputs; ``trials`` outside 100 to
+            1,000,000, or a planned n above 10,000,000 with ``simulate``.
     """
     ns = list(dict.fromkeys(n))
     wanted = list(dict.fromkeys(effects))
@@ -341,8 +370,10 @@ def plan_power(
         if len(pilot) != 2:
             raise ComparisonError("a pilot is two runs: BASELINE CANDIDATE")
         check_effects(wanted, alternative)
+        check_simulation(simulate, trials, ns)
         loaded = load_inputs(list(pilot), qrels=qrels, metrics=metrics,
-                             relevance_level=relevance_level, missing=missing, depth=depth)
+                             relevance_level=relevance_level, missing=missing, depth=depth,
+                             allow_incomplete=allow_incomplete)
         base, cand = loaded.runs
         given = _pilot_clusters(clusters, loaded.runs)
         plans = plans_from_pilot(base, cand, loaded.metrics, ns, wanted, alpha=alpha,

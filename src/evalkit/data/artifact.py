@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from evalkit.io.error_messages import reading
 from evalkit.io.limits import MAX_ARTIFACT_DEPTH, LimitError, loads_json
 from evalkit.io.redaction import mask
 
@@ -234,7 +235,7 @@ def read_artifact(path: str | Path) -> tuple[dict[str, Any], list[tuple[int, dic
     digest = hashlib.sha256()
     trailer: dict[str, Any] | None = None
     cut: tuple[int, ArtifactError] | None = None
-    with _open(p) as fh:
+    with _open(p) as fh, reading(p, "run artifact"):
         for lineno, raw in _lines(fh):
             if trailer is not None:
                 if raw and not raw.isspace():

@@ -27,13 +27,13 @@ import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
     from evalkit.data.run_record import RunRecord
 
 __all__ = ["Coverage", "IncompleteRunError", "completeness_lines", "coverage_of",
-           "notes_of", "require_complete"]
+           "notes_of", "require_complete", "skipped_judged"]
 
 #: Case ids shown in a message before "and N more".
 SHOWN_IDS = 10
@@ -299,10 +299,26 @@ def empty_answers_line(run: RunRecord) -> str | None:
             f"ids ({show_ids(empty, 5)}): retrieval metrics score an empty ranking 0")
 
 
+def _non_finite_lines(run: RunRecord) -> list[str]:
+    """A ``warning:`` per metric stored as a non-finite number on some row (a file
+    written by hand, or by an evalkit before 0.4, as ``NaN``)."""
+    import math
+
+    bad: dict[str, list[str]] = {}
+    for r in run.per_query:
+        for k, v in r.metrics.items():
+            if isinstance(v, float) and not math.isfinite(v):
+                bad.setdefault(k, []).append(_row_id(r))
+    return [f"warning: metric {m} holds a non-finite value ({show_ids(ids, 5)}) on "
+            f"{len(ids)} of {len(run.per_query)} rows: its mean is not defined"
+            for m, ids in bad.items()]
+
+
 def completeness_lines(run: RunRecord) -> list[str]:
     """What a command that shows a run's figures says about its completeness: one
     ``warning:`` line when it fails coverage, one per metric that failed on some case,
-    one ``note:`` per thing the file cannot prove (a schema 1 file has no trailer), and
+    one per metric stored as a non-finite number, one ``note:`` per thing the file
+    cannot prove (a schema 1 file has no trailer), and
     one when cases answered with an empty ranking (:func:`empty_answers_line`)."""
     cov = coverage_of(run)
     out = [] if cov.complete else [f"warning: {cov.message()}"]
@@ -313,9 +329,47 @@ def completeness_lines(run: RunRecord) -> list[str]:
         out.append(f"warning: metric {c.metric} scored on {c.scored} of {c.cases} cases; "
                    f"{c.errored} error(s) ({show_ids(ids, 5)}): its mean is not defined "
                    "(`evalkit rescore` scores it again)")
+    out.extend(_non_finite_lines(run))
     out.extend(f"note: {n}" for n in cov.notes)
     empty = empty_answers_line(run)
     return out if empty is None else [*out, empty]
+
+
+class SkippedJudged(NamedTuple):
+    """Judged queries a run was scored without (``--missing skip``).
+
+    Attributes:
+        skipped: judged queries the run lacks, left out of every mean.
+        judged: the judged queries of the qrels (rows present plus ``skipped``).
+        problem: one sentence saying so and naming the fix (``--missing zero``).
+    """
+
+    skipped: int
+    judged: int
+    problem: str
+
+
+def skipped_judged(run: RunRecord) -> SkippedJudged | None:
+    """What a run scored with ``missing="skip"`` left out: its means are over the judged
+    queries it has, not over the judged set, so a run that lacks most of them can score
+    higher than the whole run would. ``None`` when nothing judged was skipped (or the
+    header records no evaluation notes).
+
+    ``evalkit gate`` and ``evalkit baseline promote`` refuse such a run as incomplete
+    evidence (docs/gate.md); ``evalkit eval`` and ``compare`` say it in a note."""
+    n = notes_of(run)
+    count = n["missing_count"]
+    if n["missing"] != "skip" or not isinstance(count, int) or count <= 0:
+        return None
+    judged = len(run.per_query) + count
+    ids = [str(x) for x in n["missing_ids"]][:5]
+    shown = ", ".join(repr(i) for i in ids) + (
+        f" and {count - len(ids)} more" if count > len(ids) else "")
+    return SkippedJudged(count, judged, (
+        f"it was scored without {count} of the {judged} judged queries (--missing skip, "
+        f"missing='skip' in Python: {shown}), so its means are over {len(run.per_query)} "
+        f"quer{'y' if len(run.per_query) == 1 else 'ies'}, not the judged set; score the "
+        "run again with --missing zero (judged queries it lacks score 0, as trec_eval -c)"))
 
 
 def notes_of(result: RunRecord) -> dict[str, Any]:

@@ -201,7 +201,7 @@ def json_objects(text: str, p: Path, error: type[ValueError] = GoldenError
             continue
         where = f"{p}:{lineno}"
         try:
-            obj = loads_json(line)
+            obj = loads_json(line, unique_keys=True)
         except json.JSONDecodeError as exc:
             raise error(f"{where}: not valid JSON ({exc.msg})") from None
         except LimitError as exc:
@@ -348,7 +348,7 @@ def _csv_labels(row: dict[str, str], where: str) -> dict[str, float]:
 
 def _json_cell(text: str, where: str, column: str, kind: type) -> Any:
     try:
-        value = loads_json(text)
+        value = loads_json(text, unique_keys=True)
     except json.JSONDecodeError as exc:
         raise GoldenError(f"{where}: column {column!r} is not valid JSON ({exc.msg})") from None
     except LimitError as exc:

@@ -3,8 +3,8 @@
 YAML 1.1 would read the id ``010`` as 8 and ``12:30`` as 750; this reader takes every id
 (``id``, the items of ``expected``/``relevant``, the keys of ``relevance``) from the text
 of its node, so ids keep the characters written in the file. The file is composed within
-the bounds of :mod:`evalkit.io.bounded_yaml`; a repeated key is refused here (the YAML format
-allows it, a case may not), every other rule on a record is the model of
+the bounds of :mod:`evalkit.io.bounded_yaml` (which also refuses a repeated key); every
+other rule on a record is the model of
 :mod:`evalkit.data.goldens_models`, applied by :func:`evalkit.data.goldens.case_from_record`.
 """
 
@@ -114,13 +114,9 @@ def _yaml_items(root: yaml.Node, p: Path) -> list[yaml.MappingNode]:
     for node in seq.value:
         if not isinstance(node, yaml.MappingNode):
             raise GoldenError(f"{p}:{node.start_mark.line + 1}: a case must be a mapping")
-        keys: set[str] = set()
-        for k, _ in node.value:
+        for k, _ in node.value:  # a repeated key: refused by BoundedSafeLoader
             if not isinstance(k, yaml.ScalarNode):
                 raise GoldenError(f"{p}:{k.start_mark.line + 1}: keys must be plain names")
-            if k.value in keys:
-                raise GoldenError(f"{p}:{k.start_mark.line + 1}: key {k.value!r} appears twice")
-            keys.add(k.value)
         items.append(node)
     return items
 

@@ -18,6 +18,7 @@ Schema 1 files (no trailer, no ``metric_errors``) are read too.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -66,7 +67,7 @@ def write_run(path: str | Path, name: str, header: Mapping[str, Any],
     from evalkit.io.outputs import write_output
 
     p = Path(path)
-    lines = [artifact_line(row.to_json()) for row in rows]
+    lines = [artifact_line(finite_metrics(row.to_json())) for row in rows]
     write_output(p, finished_lines(header_line(name, dict(header)), lines))
     return p
 
@@ -76,14 +77,19 @@ def read_run(path: str | Path) -> RunFile:
 
     Raises:
         ArtifactError: missing header, unknown schema, malformed line (file and line
-            named), duplicate row id.
+            named), a second row of a case or query (both lines named; in an unfinished
+            file only the row of a case whose call or metric failed may be followed by
+            another).
     """
     p = Path(path)
     header, lines, integrity = read_artifact(p)
     # an unfinished file (schema 2, no trailer) is a log in completion order: a case
-    # a resume scored again has two rows there, and the later one counts
+    # a resume called or scored again (its first row failed) has two rows there, and the
+    # later one counts; any other second row is refused, naming both lines
     unfinished = integrity.schema_version >= 2 and not integrity.has_trailer
     by_key: dict[tuple[str, int | None], Any] = {}
+    first_line: dict[tuple[str, int | None], int] = {}
+    noun = "case" if header.get("kind") == "target" else "query"
     for lineno, obj in lines:
         rid = _bounded(p, lineno, check_id, str(obj["id"]), "row id")
         try:
@@ -91,11 +97,14 @@ def read_run(path: str | Path) -> RunFile:
         except (ValueError, TypeError, AttributeError) as exc:
             raise ArtifactError(f"{p}:{lineno}: row {rid!r}: {exc}") from None
         key = (rid, row.sample)
-        if key in by_key and not unfinished:
+        if key in by_key and not (unfinished and _failed(by_key[key])):
             what = "" if row.sample is None else f" sample {row.sample}"
-            raise ArtifactError(f"{p}:{lineno}: duplicate row id {rid!r}{what}")
+            raise ArtifactError(f"{p}:{lineno}: {noun} {rid!r}{what} has a second row "
+                                f"(first on line {first_line[key]}); each has one row: "
+                                "remove one, or score the run again")
         by_key.pop(key, None)
         by_key[key] = row
+        first_line.setdefault(key, lineno)
     rows = list(by_key.values())
     if integrity.schema_version < 2:
         upgrade_schema1_rows(rows, header)
@@ -110,6 +119,29 @@ def read_run(path: str | Path) -> RunFile:
             raise ArtifactError(f"{p}:1: header 'samples': {exc}") from None
     return RunFile(name=name, per_query=rows, header=dict(header), integrity=integrity,
                    samples=samples)
+
+
+def finite_metrics(obj: dict[str, Any]) -> dict[str, Any]:
+    """A row's artifact object with each non-finite metric value (NaN, infinity: only a
+    hand-built row has one, scoring refuses them) moved to ``metric_errors``, so that the
+    line is standard JSON and every reader sees a failed metric, never a number."""
+    metrics = obj.get("metrics") or {}
+    bad = {k: v for k, v in metrics.items()
+           if isinstance(v, float) and not math.isfinite(v)}
+    if not bad:
+        return obj
+    errors = dict(obj.get("metric_errors") or {})
+    for k, v in bad.items():
+        errors.setdefault(k, f"the value is {v!r}, not a finite number (saved as an error)")
+    out = {**obj, "metrics": {k: v for k, v in metrics.items() if k not in bad}}
+    out["metric_errors"] = errors
+    return out
+
+
+def _failed(row: Any) -> bool:
+    """Whether a resume would call or score ``row``'s case again (its call or a metric
+    failed), so that a second row of it may follow in an unfinished file."""
+    return getattr(row, "error", None) is not None or bool(getattr(row, "metric_errors", None))
 
 
 def _bounded(p: Path, lineno: int, check: Callable[[str, str], str], text: str,

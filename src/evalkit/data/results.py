@@ -215,9 +215,11 @@ class RunResult(RunRecord):
         are masked (:func:`artifact_line`). The header is written with this evalkit's
         ``schema_version`` (a loaded schema 1 run is saved as schema 2).
 
-        Non-finite values (only possible in hand-built rows: scoring refuses them) are
-        written as ``NaN``/``Infinity``, which Python's json reads back, so nothing is lost
-        and a gate can report them as errors.
+        A non-finite metric value (NaN, infinity: only possible in hand-built rows, scoring
+        refuses them) is written as that metric's error on its row (``metric_errors``:
+        ``the value is nan, not a finite number``), not as the non-standard JSON token
+        ``NaN``: the file stays JSON, and every reader sees a failed metric (a gate check
+        on it is an error; ``evalkit eval`` warns), never a number.
 
         Raises:
             evalkit.io.outputs.UnwritableError: an :class:`OSError` naming ``path`` (not the

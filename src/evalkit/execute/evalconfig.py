@@ -147,7 +147,11 @@ class EvalConfig:
             ConfigError: the factory cannot be imported, raises, or returns something
                 without ``invoke``.
         """
-        where = f"{self.source}: target.factory"
+        from evalkit.execute.factory_errors import yaml_lines
+
+        line_of = yaml_lines(self.path)
+        line = None if line_of is None else line_of(("target", "factory"))
+        where = f"{self.source}{'' if line is None else f':{line}'}: target.factory"
         register_structure_secrets(self.target_kwargs)
         try:
             # the config's folder is on the path while the factory is imported and called,
@@ -408,4 +412,31 @@ def check_names(cfg: EvalConfig) -> None:
             try:
                 resolver([n])
             except RegistryError as exc:
-                raise ConfigError(f"{cfg.source}: key {key!r}: {exc}") from None
+                hint = _factory_registers_hint(cfg) if "unknown" in str(exc) else ""
+                text = f"{cfg.source}: key {key!r}: {exc}"
+                raise ConfigError(text.rstrip(".") + hint if hint else text) from None
+
+
+def _factory_registers_hint(cfg: EvalConfig) -> str:
+    """When the target factory's module registers metrics (its source calls
+    ``register_metric`` or ``register_aggregate``), why they are unknown here and the fix:
+    names are resolved before the factory is imported; ``local_plugins`` loads the module
+    first. Empty otherwise (the module is read, never imported)."""
+    module = cfg.target_factory.partition(":")[0] if ":" in cfg.target_factory else ""
+    if not module:
+        return ""
+    import importlib.util
+
+    try:
+        with _on_path(cfg.path.parent):
+            spec = importlib.util.find_spec(module)
+        origin = None if spec is None else spec.origin
+        text = Path(origin).read_text("utf-8", errors="replace") if origin else ""
+    except (ImportError, ValueError, OSError):
+        return ""
+    if "register_metric" not in text and "register_aggregate" not in text:
+        return ""
+    return (f". {module} (the target factory's module) registers metrics when it is "
+            "imported, but metric names are resolved before the factory is: load it as a "
+            f"plugin first, with local_plugins = [\"{module}\"] under [tool.evalkit] in "
+            "pyproject.toml (docs/plugins.md)")

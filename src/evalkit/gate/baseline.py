@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from evalkit.data.coverage import completeness_lines
+from evalkit.data.coverage import completeness_lines, skipped_judged
 from evalkit.data.results import QueryResult, RunResult
 from evalkit.gate.checks import row_error, row_id
 
@@ -105,7 +105,8 @@ def promote(
     Raises:
         BaselineError: the run has no rows, has errored cases, fails coverage (cases
             without a row, a file cut short or never finished: :mod:`evalkit.data.coverage`),
-            has a metric that failed on some case, or has a non-finite metric value; a
+            has a metric that failed on some case, was scored without some of its judged
+            queries (``--missing skip``), or has a non-finite metric value; a
             baseline with holes would make every later comparison an error.
         ArtifactError: ``run`` is a path that is not a run artifact.
     """
@@ -124,6 +125,9 @@ def promote(
         )
     gaps = [line.removeprefix("warning: ") for line in completeness_lines(run)
             if line.startswith("warning:")]  # incomplete, or a metric failed on a case
+    skipped = skipped_judged(run)
+    if skipped is not None:
+        gaps.append(f"run {run.name!r}: {skipped.problem}")
     if gaps:
         raise BaselineError("; ".join(gaps) + ". A baseline must hold every metric on every "
                             "case: resume or re-run the run (or rescore it), then promote")

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from evalkit.gate.checks import CheckSpec
-from evalkit.report.formatting import p_phrase, signed
+from evalkit.report.formatting import interval, p_phrase, signed
 
 Verdict = Literal["pass", "fail", "warn", "error"]
 MetricKind = Literal["metric", "aggregate"]
@@ -137,7 +137,7 @@ class CheckResult:
             parts.append(
                 f"{word}{self.check.metric} {fmt_value(self.observed)} vs baseline "
                 f"{fmt_value(c.baseline_value)}: difference {signed(c.difference)}, "
-                f"{1 - c.alpha:.0%} CI [{signed(c.ci_low)}, {signed(c.ci_high)}], "
+                f"{1 - c.alpha:.0%} CI {interval(c.ci_low, c.ci_high)}, "
                 f"p {p_text(c.p_value, c.n_resamples)}"
                 f"{padj} (alpha {c.alpha:g}, {direction} is better): {c.outcome}"
             )

@@ -11,7 +11,8 @@ Verdicts, per check:
   a scoped case without a row, any errored case in the run (covered or not: a run with
   errored cases is incomplete), unknown metric, a baseline check with no
   baseline, a baseline over other cases or with a different fingerprint, a metric with no
-  declared polarity. An error is never a pass.
+  declared polarity, a run or baseline scored without some of its judged queries
+  (``--missing skip``: its means are not over the judged set). An error is never a pass.
 
 Exit code (:attr:`GateReport.exit_code`): 2 if any blocking check is ``error``, else 1 if
 any blocking check is ``fail``, else 0. Warn-level checks never change it.
@@ -35,7 +36,7 @@ from typing import Any
 
 from evalkit.core.registry import Registry
 from evalkit.data.case_clusters import ClustersArg
-from evalkit.data.coverage import Coverage, coverage_of
+from evalkit.data.coverage import Coverage, coverage_of, skipped_judged
 from evalkit.data.labels import HumanLabels
 from evalkit.data.results import RunResult
 from evalkit.data.samples import sample_rows, samples_note
@@ -221,6 +222,8 @@ def evaluate_gate(
     case_clusters = _gate_clusters(clusters, run, base)
     if case_clusters is not None:
         notes.extend(_clusters_notes(case_clusters, run))
+    skipped = skipped_judged(run)
+    expected = run_cov.expected if skipped is None else skipped.judged
     run_fp: Fingerprint | None = None
     if base is not None and any(c.kind == "baseline" for c in checks):
         run_fp = fingerprint(run, aggregates=False)
@@ -238,7 +241,7 @@ def evaluate_gate(
             except CheckError as exc:
                 results.append(error_result(check, (0, 0), str(exc)))
                 continue
-            cov = check_coverage(check, run.per_query, reg, run_cov.expected)
+            cov = check_coverage(check, run.per_query, reg, expected)
             try:
                 if check.kind == "threshold":
                     results.append(_threshold_result(check, run, reg, cov))
@@ -324,12 +327,12 @@ def _coverage_notes(run: RunResult, run_cov: Coverage, base: Baseline | None
     notes: list[str] = list(run_cov.notes)
     incomplete: list[str] = []
     lacking: list[str] = []
-    if not run_cov.complete:
+    if not run_cov.complete or skipped_judged(run) is not None:
         incomplete.append(_incomplete(run, run_cov, "run"))
         lacking.append("the run")
     if base is not None:
         base_cov = coverage_of(base.run)
-        if not base_cov.complete:
+        if not base_cov.complete or skipped_judged(base.run) is not None:
             incomplete.append(_incomplete(base.run, base_cov, "baseline"))
             lacking.append("the baseline")
         notes.extend(base_cov.notes)
@@ -354,7 +357,9 @@ def _decided(results: list[CheckResult], n_resamples: int
 
 def _incomplete(run: RunResult, cov: Coverage, role: str) -> str:
     where = f" ({run.integrity.path})" if run.integrity is not None else ""
-    return f"{role} {run.name!r}{where} is incomplete: " + "; ".join(cov.problems)
+    skipped = skipped_judged(run)
+    problems = [*cov.problems, *([] if skipped is None else [skipped.problem])]
+    return f"{role} {run.name!r}{where} is incomplete: " + "; ".join(problems)
 
 
 def checks_source(path: Path) -> Path:

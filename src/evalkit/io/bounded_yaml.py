@@ -13,6 +13,11 @@ the line:
   387 million nodes). Each node's expanded size is computed once, when it is composed,
   from its children's, so the count costs a few operations per node.
 
+It also refuses a mapping key written twice in one mapping
+(:class:`evalkit.io.limits.RepeatedKeyError`, naming both lines). YAML 1.2 forbids it but
+pyyaml keeps the last value, so two ``checks:`` lists or two ``threshold:`` lines in one
+check would silently drop the first; no file evalkit reads means that.
+
 Parsing and construction are pyyaml's own; only composition is watched.
 :func:`load_marked` also keeps the composed node tree, whose marks give the line of any
 location in the data (the line pydantic's error locations are reported at).
@@ -26,9 +31,23 @@ from typing import Any, NamedTuple
 import yaml
 from yaml.nodes import Node
 
-from evalkit.io.limits import MAX_ALIAS_NODES, MAX_DEPTH, MAX_YAML_NODES, LimitError
+from evalkit.io.limits import (
+    MAX_ALIAS_NODES,
+    MAX_DEPTH,
+    MAX_YAML_NODES,
+    LimitError,
+    RepeatedKeyError,
+)
 
 _COLLECTION_START = (yaml.SequenceStartEvent, yaml.MappingStartEvent)
+
+
+def _key_text(node: Node) -> str | None:
+    """A scalar key's text as written (``1`` and ``"1"`` are one key: golden ids are read
+    as text); ``None`` for a merge key (``<<``) or a collection key."""
+    if not isinstance(node, yaml.ScalarNode) or node.tag == "tag:yaml.org,2002:merge":
+        return None
+    return str(node.value)
 
 
 class BoundedSafeLoader(yaml.SafeLoader):
@@ -84,6 +103,7 @@ class BoundedSafeLoader(yaml.SafeLoader):
         elif isinstance(node, yaml.MappingNode):
             size += sum(self._sizes.get(id(k), 1) + self._sizes.get(id(v), 1)
                         for k, v in node.value)
+            _refuse_repeated_keys(node)
         self._sizes[id(node)] = size
         self._nodes += 1
         if self._nodes > self.max_nodes:
@@ -92,12 +112,28 @@ class BoundedSafeLoader(yaml.SafeLoader):
         return node
 
 
+def _refuse_repeated_keys(node: yaml.MappingNode) -> None:
+    first: dict[str, int] = {}
+    for key, _ in node.value:
+        ident = _key_text(key)
+        if ident is None:
+            continue
+        line = int(key.start_mark.line) + 1
+        if ident in first:
+            raise RepeatedKeyError(
+                f"key {ident!r} appears twice (first on line "
+                f"{first[ident]}); YAML keeps only the last value, so evalkit refuses "
+                "it: remove or merge one of them", line)
+        first[ident] = line
+
+
 def load_yaml(text: str) -> Any:
     """``yaml.safe_load(text)`` within the bounds of :class:`BoundedSafeLoader`.
 
     Raises:
         yaml.YAMLError: not YAML (as ``yaml.safe_load``).
-        evalkit.io.limits.LimitError: beyond a bound (its ``line`` set).
+        evalkit.io.limits.LimitError: beyond a bound, or a repeated mapping key
+            (:class:`RepeatedKeyError`); its ``line`` set.
     """
     loader = BoundedSafeLoader(text)
     try:
@@ -148,7 +184,8 @@ def load_marked(text: str) -> MarkedYaml:
 
     Raises:
         yaml.YAMLError: not YAML.
-        evalkit.io.limits.LimitError: beyond a bound (its ``line`` set).
+        evalkit.io.limits.LimitError: beyond a bound, or a repeated mapping key
+            (:class:`RepeatedKeyError`); its ``line`` set.
     """
     loader = BoundedSafeLoader(text)
     try:

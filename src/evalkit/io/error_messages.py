@@ -3,14 +3,62 @@
 :func:`message_of` is what the command line prints after ``error:``: a file-system error
 names its path and says what is wrong in words (``out/: is a directory; give the path of
 a file``), a text file that is not UTF-8 is named with the byte at fault, a KeyError's
-quotes are dropped. Only the standard library is imported.
+quotes are dropped. :func:`reading` marks the file a reader is holding in memory, so that
+running out of memory is reported as one line naming it (:func:`out_of_memory`). Only the
+standard library is imported.
 """
 
 from __future__ import annotations
 
 import codecs
-from collections.abc import Sequence
+import contextlib
+from collections.abc import Iterator, Sequence
+from contextvars import ContextVar
 from pathlib import Path
+
+_READING: ContextVar[tuple[str, str] | None] = ContextVar("evalkit_reading", default=None)
+
+
+@contextlib.contextmanager
+def reading(path: str | Path, what: str) -> Iterator[None]:
+    """Mark ``path`` (a ``what`` file: ``"run"``, ``"qrels"``) as the file being read in
+    this context, for :func:`out_of_memory`."""
+    token = _READING.set((str(path), what))
+    try:
+        yield
+    except MemoryError as exc:  # the innermost file read keeps its name on the error
+        if getattr(exc, "evalkit_reading", None) is None:
+            exc.evalkit_reading = (str(path), what)  # type: ignore[attr-defined]
+        raise
+    finally:
+        _READING.reset(token)
+
+
+def _size(path: Path) -> str:
+    try:
+        size = path.stat().st_size
+    except OSError:
+        return ""
+    for unit, shift in (("GB", 30), ("MB", 20), ("KB", 10)):
+        if size >= 1 << shift:
+            return f" ({size / (1 << shift):.1f} {unit} on disk)"
+    return f" ({size} bytes on disk)"
+
+
+def out_of_memory(exc: MemoryError, paths: Sequence[Path] = ()) -> str:
+    """The message for ``exc``: the file being read (:func:`reading`) when memory ran
+    out, else the command's input ``paths``, with their sizes, and what to do."""
+    current = getattr(exc, "evalkit_reading", None) or _READING.get()
+    if current is not None:
+        path, what = current
+        where = f"while reading the {what} file {path}{_size(Path(path))}"
+    elif paths:
+        where = "with the inputs " + ", ".join(f"{p}{_size(p)}" for p in paths)
+    else:
+        where = "during the command"
+    return (f"out of memory {where}: evalkit holds each input in memory, and this one is "
+            "larger than this machine can hold. Check that it is the right file; split it, "
+            "or run on a machine with more memory")
 
 
 def _not_utf8(path: Path) -> bool:
@@ -65,4 +113,4 @@ def message_of(exc: BaseException, paths: Sequence[Path] = ()) -> str:
     return text or type(exc).__name__
 
 
-__all__ = ["message_of"]
+__all__ = ["message_of", "out_of_memory", "reading"]

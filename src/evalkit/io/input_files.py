@@ -24,7 +24,7 @@ SNIFF_BYTES = 1 << 16
 
 Kind = Literal[
     "missing", "directory", "unreadable", "damaged", "empty", "binary", "artifact", "goldens",
-    "json", "qrels", "run", "text",
+    "json", "cut", "qrels", "run", "text",
 ]
 
 class InputError(SettingError):
@@ -120,7 +120,7 @@ def sniff(path: str | Path) -> Sniffed:
     lineno, first = data[0]
     stripped = first.strip()
     if stripped[0] in "{[":
-        return _sniff_json(stripped, lineno)
+        return _sniff_json(stripped, lineno, last=len(data) == 1)
     fields = stripped.split()
     if len(fields) == 4 and _is_int(fields[3]):
         return Sniffed("qrels", f"a TREC qrels file (4 fields per line: {QRELS_LINE})", lineno)
@@ -134,10 +134,13 @@ def sniff(path: str | Path) -> Sniffed:
     )
 
 
-def _sniff_json(line: str, lineno: int) -> Sniffed:
+def _sniff_json(line: str, lineno: int, *, last: bool) -> Sniffed:
     try:
         obj = json.loads(line)
-    except json.JSONDecodeError:
+    except json.JSONDecodeError as exc:
+        if last and exc.pos >= len(line):  # the file ends inside the value: cut short
+            return Sniffed("cut", "the line ends in the middle of a JSON value (the file "
+                           "was cut short?)", lineno)
         return Sniffed("json", "a JSON document (not JSON Lines)", lineno)
     if isinstance(obj, dict):
         if obj.get("type") == "header":
@@ -180,10 +183,18 @@ def _damaged(where: str, found: Sniffed) -> str:
     return f"{where}: {found.looks_like}; copy or download the file again"
 
 
+def _cut(path: Path, found: Sniffed) -> str:
+    """The message for a file whose only JSON line ends mid-value."""
+    return (f"{path}:{found.line}: {found.looks_like}; write or copy the file again "
+            "(a run artifact's first line is its whole header object)")
+
+
 def not_a_run_message(path: Path, found: Sniffed, *, qrels_given: bool) -> str:
     """Why ``path`` cannot be scored as a run, and what to pass instead."""
     if found.kind == "damaged":
         return _damaged(str(path), found)
+    if found.kind == "cut":
+        return _cut(path, found)
     takes = (f"a TREC run file ({RUN_LINE}) with --qrels QRELS, or a run artifact (written "
              "by `evalkit eval --save` or `evalkit run`)")
     if found.kind == "run":
@@ -209,6 +220,8 @@ def not_qrels_message(path: Path, found: Sniffed) -> str | None:
         return None  # the loader (or require_file) has the precise message
     if found.kind == "damaged":
         return _damaged(f"--qrels {path}", found)
+    if found.kind == "cut":
+        return f"--qrels {_cut(path, found)}"
     if found.kind == "run":
         return (f"--qrels {path} looks like {found.looks_like}, not qrels; were RUN and "
                 f"--qrels swapped? Qrels lines are `{QRELS_LINE}`")
@@ -225,6 +238,8 @@ def not_artifact_message(path: Path, what: str, fix: str | None = None) -> str:
         return f"{what} {path}: {found.looks_like}; pass a run artifact file"
     if found.kind == "damaged":
         return _damaged(f"{what} {path}", found)
+    if found.kind == "cut":
+        return f"{what} {_cut(path, found)}"
     if found.kind == "run":
         return f"{what} {path} is a TREC run file, not an evalkit run artifact. {fix}"
     if found.kind == "qrels":

@@ -16,6 +16,10 @@ its own error naming the file and line; it never becomes a ``RecursionError``, a
   pyyaml's own ``SafeLoader`` and a composer that counts.
 * :data:`MAX_ID_CHARS`: the longest case, query or document id; :data:`MAX_NAME_CHARS`:
   the longest run name or TREC run tag. Longer ones are refused (not printed back).
+* :data:`MAX_INFLATED_BYTES`: the most a gzip TREC run or qrels file is decompressed to
+  (1 GiB); a larger one is refused, naming the file and the cap (decompress it and pass
+  the plain file, if it really is that large). Topic and BEIR files have their own caps
+  (:func:`evalkit.io.user_files.gunzipped`).
 * :data:`MAX_EPOCHS`: the most samples per case (``epochs: K``); the (case, sample) work
   items are planned before the first call, so ``epochs: 1000000000`` is refused at once
   instead of filling memory.
@@ -51,6 +55,9 @@ MAX_ID_CHARS = 1024
 MAX_NAME_CHARS = 256
 #: the most samples per case (``epochs``): K x cases work items are planned up front
 MAX_EPOCHS = 10_000
+#: the most bytes a gzip input (a TREC run or qrels file) is decompressed to: a
+#: "decompression bomb" of 19 MB that inflates to gigabytes is refused there
+MAX_INFLATED_BYTES = 1 << 30
 #: the largest file a metric reads for its definition (bytes)
 MAX_METRIC_FILE_BYTES = 16 << 20
 #: the longest wait one option may ask for (seconds)
@@ -90,19 +97,39 @@ def _too_deep(limit: int) -> LimitError:
                       "evalkit refuses deeper JSON")
 
 
-def loads_json(text: str | bytes, max_depth: int = MAX_DEPTH) -> Any:
-    """``json.loads(text)``, refusing a document nested deeper than ``max_depth``.
+class RepeatedKeyError(LimitError):
+    """A key written twice in one JSON object (or YAML mapping): the format keeps only
+    the last value, so a declarative file that repeats a key would silently lose one."""
+
+
+def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise RepeatedKeyError(
+                f"key {key!r} appears twice in one JSON object; JSON keeps only the last "
+                "value, so evalkit refuses it: remove or merge one of them")
+        out[key] = value
+    return out
+
+
+def loads_json(text: str | bytes, max_depth: int = MAX_DEPTH, *,
+               unique_keys: bool = False) -> Any:
+    """``json.loads(text)``, refusing a document nested deeper than ``max_depth``; with
+    ``unique_keys``, also an object that repeats a key (declarative files: goldens,
+    price tables, schemas; RFC 8259 section 4 leaves its meaning undefined).
 
     Raises:
         json.JSONDecodeError: not JSON (as ``json.loads``).
         UnicodeDecodeError: bytes that are not UTF-8.
-        LimitError: nested too deeply.
+        LimitError: nested too deeply; :class:`RepeatedKeyError`, a repeated key.
     """
     try:
-        value = json.loads(text)
+        value = json.loads(text, object_pairs_hook=_unique_pairs) if unique_keys \
+            else json.loads(text)
     except RecursionError:
         raise _too_deep(max_depth) from None
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, LimitError):
         raise
     except ValueError as exc:  # an integer of more digits than Python converts
         raise LimitError(str(exc).split(";")[0]) from None
@@ -244,12 +271,14 @@ __all__ = [
     "MAX_DEPTH",
     "MAX_GRACE_S",
     "MAX_ID_CHARS",
+    "MAX_INFLATED_BYTES",
     "MAX_METRIC_FILE_BYTES",
     "MAX_NAME_CHARS",
     "MAX_RETRIES",
     "MAX_WAIT_S",
     "MAX_YAML_NODES",
     "LimitError",
+    "RepeatedKeyError",
     "check_depth",
     "check_id",
     "check_length",

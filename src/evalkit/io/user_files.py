@@ -20,6 +20,7 @@ import stat
 from pathlib import Path
 from typing import BinaryIO
 
+from evalkit.io.error_messages import reading
 from evalkit.io.input_files import InputError
 
 #: the largest golden set read (bytes): far above any hand-written set
@@ -109,7 +110,7 @@ def read_input(path: str | Path, what: str, *, max_bytes: int = MAX_CONFIG_BYTES
         raise error(f"-: standard input is not read as the {what} file; save the data to "
                     "a file and pass its path")
     try:
-        with open_input(path, what, error) as fh:
+        with open_input(path, what, error) as fh, reading(path, what):
             if os.fstat(fh.fileno()).st_size > max_bytes:
                 raise error(_too_large(path, what, max_bytes))
             data = fh.read(max_bytes + 1)

@@ -16,9 +16,9 @@ from contextlib import contextmanager
 from typing import Any, TypeVar
 
 from evalkit.core.pyproject_config import plugin_selection
-from evalkit.core.registry import Registry
+from evalkit.core.registry import Registry, RegistryError
 from evalkit.core.specs import AggregateSpec, MetricSpec, ValueType
-from evalkit.plugins.filling import registry_being_filled
+from evalkit.plugins.filling import discovery_of_new_thread, importing_now, registry_being_filled
 from evalkit.plugins.loading import load_plugins
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -47,26 +47,42 @@ _default: Registry | None = None
 _default_lock = threading.Lock()
 # one discovery of the default registry at a time (held while plugins are imported)
 _discovery_lock = threading.Lock()
+#: The longest another thread waits for a discovery of the default registry in progress
+#: (seconds): far longer than any plugin's import, short of for ever.
+DISCOVERY_WAIT_S = 300.0
 
 
 def default_registry() -> Registry:
     """The process-wide registry, with installed plugins discovered on first use.
 
     While plugin discovery fills a registry in this thread (a plugin registering with
-    ``evalkit.register_metric(...)`` when it is imported, or from a hook), the registry
-    being filled (:func:`evalkit.plugins.filling.registry_being_filled`).
+    ``evalkit.register_metric(...)`` when it is imported, or from a hook), or in a thread
+    started while it does (a plugin's worker thread), the registry being filled
+    (:func:`evalkit.plugins.filling.registry_being_filled`,
+    :func:`~evalkit.plugins.filling.discovery_of_new_thread`).
+
+    Raises:
+        RegistryError: another thread has been discovering the plugins for
+            :data:`DISCOVERY_WAIT_S` seconds; the message names the plugin it is importing.
     """
     global _default
-    filling = registry_being_filled()
+    filling = registry_being_filled() or discovery_of_new_thread()
     if filling is not None:
         return filling
     current = _default
     if current is not None:
         return current
-    # Unbounded wait while another thread discovers the plugins: that discovery imports
-    # them, and how long a plugin's import takes is the plugin's (the thread discovering
-    # never waits here: it is answered with the registry it fills).
-    with _discovery_lock:
+    # A bounded wait while another thread discovers the plugins (that discovery imports
+    # them; the thread discovering never waits here, nor a thread it started meanwhile).
+    if not _discovery_lock.acquire(timeout=DISCOVERY_WAIT_S):
+        modules = importing_now()
+        raise RegistryError(
+            f"plugins are still being discovered in another thread after "
+            f"{DISCOVERY_WAIT_S:g} s" + (f" (importing {modules[-1]!r})" if modules else "")
+            + "; a plugin whose import waits for another thread that uses evalkit's "
+            "registry can never finish: register from the importing thread, or start the "
+            "thread after the import")
+    try:
         with _default_lock:
             current = _default
         if current is not None:
@@ -76,6 +92,8 @@ def default_registry() -> Registry:
             if _default is None:  # set_default_registry() may have run meanwhile
                 _default = built
             return _default
+    finally:
+        _discovery_lock.release()
 
 
 def set_default_registry(registry: Registry | None) -> None:

@@ -6,7 +6,10 @@ or besides, returning records from its hooks. While
 :func:`~evalkit.plugins.loading.load_plugins` fills a registry, the default registry's API
 called in the same thread works on the registry being filled
 (:func:`registry_being_filled`), so such a registration lands in the registry being built,
-and nothing waits for the discovery it is part of.
+and nothing waits for the discovery it is part of. A thread started while a discovery is
+in progress (a plugin that starts a worker thread when it is imported, and waits for it)
+is answered the same way (:func:`discovery_of_new_thread`): waiting for the discovery
+from there would wait for ever on the import that started it.
 
 A module is imported once per process, but a process may discover plugins more than once
 (:func:`~evalkit.plugins.default.use_registry`, :func:`~evalkit.plugins.default.set_config`,
@@ -21,6 +24,7 @@ import sys
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from typing import TypeVar
 
 from evalkit.core.registry import Entry, Registry
@@ -29,6 +33,18 @@ from evalkit.core.specs import MetricFamily
 T = TypeVar("T")
 
 _this_thread = threading.local()
+
+
+@dataclass
+class _Discovery:
+    registry: Registry
+    owner: int  # the thread filling it
+    threads: frozenset[int]  # the threads alive when it began
+    importing: list[str] = field(default_factory=list)  # modules being imported
+
+
+_discoveries: list[_Discovery] = []
+_discoveries_lock = threading.Lock()  # held for a list read or write only
 # module name -> what it registered through the default registry's API while imported
 _registered_on_import: dict[str, list[Entry]] = {}
 _registered_on_import_lock = threading.Lock()  # held for a dict read or write only
@@ -46,10 +62,50 @@ def filling(registry: Registry) -> Iterator[None]:
     the ``with`` block (blocks nest: the innermost registry wins)."""
     stack: list[Registry] = _this_thread.__dict__.setdefault("stack", [])
     stack.append(registry)
+    record = _Discovery(registry, threading.get_ident(),
+                        frozenset(t.ident for t in threading.enumerate() if t.ident))
+    with _discoveries_lock:
+        _discoveries.append(record)
     try:
         yield
     finally:
         stack.pop()
+        with _discoveries_lock:
+            _discoveries.remove(record)
+
+
+def discovery_of_new_thread() -> Registry | None:
+    """The registry a discovery in another thread is filling when this thread was started
+    after it began (most likely by a plugin being imported), else ``None``. Such a thread
+    works on that registry, as the discovering thread itself does: waiting for the
+    discovery to end could wait for the very import that waits for this thread."""
+    me = threading.get_ident()
+    with _discoveries_lock:
+        for d in reversed(_discoveries):
+            if d.owner != me and me not in d.threads:
+                return d.registry
+    return None
+
+
+def importing_now() -> list[str]:
+    """The plugin modules discoveries in progress are importing, outermost first."""
+    with _discoveries_lock:
+        return [m for d in _discoveries for m in d.importing]
+
+
+def _note_import(registry: Registry, module: str | None) -> None:
+    """Record (``module``) or forget (``None``) what this thread's discovery of
+    ``registry`` imports."""
+    me = threading.get_ident()
+    with _discoveries_lock:
+        for d in _discoveries:
+            if d.owner == me and d.registry is registry:
+                if module is None:
+                    if d.importing:
+                        d.importing.pop()
+                else:
+                    d.importing.append(module)
+                return
 
 
 def import_plugin(registry: Registry, module: str, load: Callable[[], T]) -> tuple[T, list[str]]:
@@ -80,12 +136,15 @@ def import_plugin(registry: Registry, module: str, load: Callable[[], T]) -> tup
             registry.add(entry.spec, entry.provider)
         return plugin, _names(added)
     before = {id(entry) for _, _, entry in registry.entries()}
+    _note_import(registry, module)
     try:
         plugin = load()
     except BaseException:  # the import failed: none of its records stays
         for ns, key, _ in _added_since(registry, before):
             registry.remove(ns, key)
         raise
+    finally:
+        _note_import(registry, None)
     added = [entry for _, _, entry in _added_since(registry, before)]
     with _registered_on_import_lock:
         _registered_on_import[module] = added

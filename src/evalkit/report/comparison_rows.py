@@ -17,6 +17,7 @@ from evalkit.data.summaries import is_log_scale
 from evalkit.report.formatting import (
     CORRECTION_LABELS,
     LOG_SCALE_LABEL,
+    interval,
     log_scale_note,
     p_phrase,
     ratio_text,
@@ -24,24 +25,11 @@ from evalkit.report.formatting import (
     signed,
 )
 from evalkit.report.model import Report, ReportRow
+from evalkit.stats.results import N_TOO_SMALL as N_TOO_SMALL
+from evalkit.stats.results import p_note_for as p_note_for
 
 NO_DIFFERENCE = "no significant difference"
 
-#: What the p cells say when the p-values are not shown (:func:`p_note_for`).
-N_TOO_SMALL = "n too small"
-
-
-def p_note_for(degenerate: str | None, significant: bool, p_value: float, alpha: float
-               ) -> str | None:
-    """:data:`N_TOO_SMALL` when the degenerate-input rule (docs/statistics.md: every
-    per-query difference equal, ``degenerate="constant"``) made a test "not significant"
-    although its p is below ``alpha`` (the paired bootstrap gives ``1/(B+1)`` to one
-    query, and to five equal differences, which the sign-flip test cannot find
-    significant); else None. Reporters print the note instead of a p that reads as
-    significant (:meth:`evalkit.report.ReportRow.p_display`)."""
-    if degenerate and not significant and p_value < alpha:
-        return N_TOO_SMALL
-    return None
 def verdict_of(res: Any, *, correction: str, method: str, alpha: float
                ) -> tuple[float | None, bool, str | None]:
     """``(adjusted p or None, significant, p note)`` of one test result: the adjusted p
@@ -56,7 +44,8 @@ def verdict_of(res: Any, *, correction: str, method: str, alpha: float
     if res.degenerate and res.method == "bootstrap":  # constant: the sign-flip rule
         verdict = verdict and bool(res.significant)
     # p = 1/(B+1) beside "not significant": the reports say why instead of the p
-    p_note = p_note_for(res.degenerate, bool(res.significant), float(res.p_value), alpha)
+    p_note = p_note_for(res.degenerate, bool(res.significant), float(res.p_value), alpha,
+                        res.n_queries)
     return p_adj, verdict, p_note
 
 
@@ -111,8 +100,11 @@ def comparison_row(
         detail = (f"mean ln {a} minus mean ln {b} = {signed(diff)} (ratio of geometric "
                   f"means {a}/{b} = {ratio_text(diff)})")
     if ci_low is not None and ci_high is not None:
-        detail += f", {1 - alpha:.0%} CI [{signed(ci_low)}, {signed(ci_high)}]"
-    if p_note:
+        detail += f", {1 - alpha:.0%} CI {interval(ci_low, ci_high)}"
+    if p_note and n_queries is not None and n_queries < 2:
+        detail += (f", p not shown: {p_note} (one pair: no paired test is possible; "
+                   "docs/statistics.md, degenerate input)")
+    elif p_note:
         detail += (f", p not shown: {p_note} (every difference is equal; docs/statistics.md, "
                    "degenerate input)")
     else:
@@ -263,7 +255,8 @@ def _row_of(it: Any, *, several: bool, a_default: str, b: str,
     alpha = float(_get(it, "alpha", 0.05) or 0.05)
     p_value = float(_get(it, "p_value"))
     note = _get(it, "p_note") or (None if verdict is None else p_note_for(
-        _get(it, "degenerate"), bool(verdict), p_value, alpha))
+        _get(it, "degenerate"), bool(verdict), p_value, alpha,
+        None if n is None else int(n)))
     counts = {k: None if _get(it, k) is None else int(_get(it, k))
               for k in ("wins", "ties", "losses")}
     return comparison_row(

@@ -15,25 +15,31 @@ prints for them (``\\x1b``, ``\\u202e``). Then:
 * :func:`markdown_text`: Markdown inline text as GitHub renders it (a pull-request
   comment, a CI step summary, a table cell): what would start an HTML tag or a character
   reference written as a reference (``&lt;``, ``&amp;``), the punctuation with a Markdown
-  meaning (`` ` * _ ] | ~ \\``) escaped with a backslash where it has it, and at the start
+  meaning (`` ` * _ ] | ~ $ \\``) escaped with a backslash where it has it, an ``@``
+  that would mention a user broken by a zero-width space, and at the start
   of a line a first character that would start a heading, a quote or a list escaped
   too; :func:`markdown_code` a code span that no backtick can close;
 * :func:`csv_cell`: a CSV cell that a spreadsheet shows as text, not as a formula (the
   OWASP rule for CSV injection: a text cell starting with ``=``, ``+``, ``-``, ``@``, a
   tab or a carriage return gets a leading ``'``); numbers stay numbers;
 * :func:`latex_text`: LaTeX text (the ten special characters, ``< > |``);
-* :func:`xml_text`: XML 1.0 character data (JUnit): the characters XML 1.0 cannot hold
-  even escaped are written visibly; the XML library escapes ``<``, ``>``, ``&`` and quotes.
+* :func:`xml_text`: XML 1.0 character data (JUnit), and HTML text (the HTML report's
+  templates and the text of its SVG charts): the characters XML 1.0 cannot hold even
+  escaped are written visibly; the XML library (or jinja2's autoescaping) escapes ``<``,
+  ``>``, ``&`` and quotes; :func:`xml_data` applies it to every string of nested data (a
+  chart's specification, a page's JSON).
 
 JSON needs none of this: :mod:`json` escapes whatever a string holds and reads it back
-exactly. HTML is the ``evalkit-report-html`` plugin's (jinja2 autoescaping) and
-:mod:`evalkit.report.html_table`'s (:func:`html.escape`).
+exactly. HTML is the ``evalkit-report-html`` plugin's (:func:`xml_text` on every value a
+template writes, then jinja2's autoescaping) and :mod:`evalkit.report.html_table`'s
+(:func:`html.escape`).
 """
 
 from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping
 from typing import Any
 
 #: The bidirectional formatting characters (Unicode's Bidi_Control property): embeddings,
@@ -92,14 +98,18 @@ def rich_cell(text: object) -> Any:
 # ------------------------------------------------------------------ Markdown (GitHub)
 #: What makes Markdown of inline text, each escaped only where it has that meaning, so
 #: that ordinary text (``>= 0.3``, ``< 0.0001``, ``[+0.04, +0.07]``, ``ndcg_cut``) stays
-#: readable in the raw file: a backslash, a backtick, ``*``, ``|``, ``~`` anywhere; ``_``
+#: readable in the raw file: a backslash, a backtick, ``*``, ``|``, ``~``, ``$`` (GitHub
+#: reads ``$x$`` as math) anywhere; ``_``
 #: at the edge of a word (GFM never reads an underscore inside a word as emphasis); ``]``
 #: before ``(``, ``[`` or ``:`` (the link and reference forms); ``<`` before a letter,
 #: ``/``, ``!`` or ``?`` (a tag, comment, declaration or autolink); ``&`` before ``#`` or
-#: a letter (a character reference).
-_MD_INLINE = re.compile(r"[\\`*|~]|(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])|\](?=[(\[:])"
-                        r"|<(?=[A-Za-z/!?])|&(?=[#A-Za-z])")
-_MD_ENTITY = {"<": "&lt;", "&": "&amp;"}
+#: a letter (a character reference); ``@`` before a name and not after a word character
+#: (a mention that would notify a GitHub user or team; ``ndcg@10`` is none): a zero-width
+#: space follows the ``@``, since GitHub finds mentions in the rendered text, where a
+#: backslash is gone.
+_MD_INLINE = re.compile(r"[\\`*|~$]|(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])|\](?=[(\[:])"
+                        r"|<(?=[A-Za-z/!?])|&(?=[#A-Za-z])|(?<![0-9A-Za-z_.])@(?=[0-9A-Za-z])")
+_MD_ENTITY = {"<": "&lt;", "&": "&amp;", "@": "@\u200b"}
 #: A first character that would start a block: a heading, a quote, a list item, a rule,
 #: a setext underline, a link reference definition, a table of its own.
 _MD_BLOCK_START = re.compile(r"^( {0,3})(?:([#>+\-=\[])|(\d+)([.)]))")
@@ -114,8 +124,9 @@ def markdown_text(text: object, *, line_start: bool = False) -> str:
     """``text`` as GitHub-flavoured Markdown inline text that renders as written, in a
     paragraph or a table cell: :func:`visible` (a line break would end a table row or
     start a block), then each character that would make Markdown or HTML escaped where
-    it would (``<`` before a tag as ``&lt;``, ``&`` before a reference as ``&amp;``; a
-    backslash before `` \\ ` * | ~``, an underscore at the edge of a word and a ``]``
+    it would (``<`` before a tag as ``&lt;``, ``&`` before a reference as ``&amp;``, ``@``
+    before a name followed by a zero-width space (no mention); a backslash before
+    `` \\ ` * | ~ $``, an underscore at the edge of a word and a ``]``
     that would close a link). With ``line_start`` (the text begins a line, or a quote's
     line) also a first ``#``, ``>``, ``+``, ``-``, ``=``, ``[`` or the ``.``/``)`` of a
     first number (no heading, quote, list, rule or link definition). CommonMark, sections
@@ -205,6 +216,21 @@ def xml_text(text: object, *, breaks: str | None = " ") -> str:
     return re.sub("[\ufffe\uffff\ud800-\udfff]", _escape_char, s)
 
 
+def xml_data(value: Any) -> Any:
+    """``value`` (JSON-like data: mappings, lists, tuples, scalars) copied with every
+    string, keys included, passed through :func:`xml_text` (line breaks kept), so that no
+    control or bidirectional formatting character reaches an XML or HTML document or an
+    SVG renderer (vl-convert aborts the process on a control character in a chart's
+    text). Other values are returned as they are."""
+    if isinstance(value, str):
+        return xml_text(value, breaks=None)
+    if isinstance(value, Mapping):
+        return {xml_data(k): xml_data(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [xml_data(v) for v in value]
+    return value
+
+
 __all__ = ["BIDI_CONTROLS", "FORMULA_START", "csv_cell", "latex_text", "markdown_code",
            "markdown_text", "rich_cell", "rich_markup", "terminal_text", "visible",
-           "xml_text"]
+           "xml_data", "xml_text"]

@@ -66,10 +66,16 @@ def figure(x: float, signed: bool = False, digits: int = 4) -> str:
 
 
 def interval(low: float | None, high: float | None) -> str:
-    """``[+0.0434, +0.0747]``; an end that is None or infinite is ``-inf`` / ``+inf``."""
-    lo = "-inf" if low is None else signed(low)
-    hi = "+inf" if high is None else signed(high)
-    return f"[{lo}, {hi}]"
+    """``[+0.0434, +0.0747]``; an end that is None or infinite is ``unbounded``
+    (``[-0.0309, unbounded]``: the test cannot bound the difference on that side at this
+    n, although the difference of a bounded metric lies in [-1, 1]), and an interval with
+    no finite end is ``unbounded``."""
+    def end(x: float | None) -> str:
+        return "unbounded" if x is None or math.isinf(x) else signed(x)
+
+    if end(low) == end(high) == "unbounded":
+        return "unbounded"
+    return f"[{end(low)}, {end(high)}]"
 
 
 #: What a log-scale measure's row name adds (gm_map, gm_bpref): its difference and

@@ -173,8 +173,10 @@ def as_json(result: RunResult, metrics: Sequence[str], per_query: bool, source: 
 
 def print_table(console: Any, result: RunResult, metrics: Sequence[str], per_query: bool,
                 source: Path, counts: Sequence[str] = ()) -> None:
-    """Means (and with ``per_query`` every query's values) on a rich ``console``; counts
-    as integers, summed over the queries in the total line."""
+    """Means (and with ``per_query`` every query's values, in the order of the command's
+    CSV: the run's own, or natural order for ids kept in text order,
+    :func:`evalkit.tables.row_order`) on a rich ``console``; counts as integers, summed
+    over the queries in the total line."""
     from evalkit.report.escaping import rich_markup, terminal_text
     from evalkit.report.rich_tables import new_table as Table
 
@@ -184,7 +186,11 @@ def print_table(console: Any, result: RunResult, metrics: Sequence[str], per_que
         table = Table(result.row_nouns[0], *metrics, *counts, box=None, pad_edge=False)
         for col in table.columns[1:]:
             col.justify = "right"
-        for r in result.per_query:
+        from evalkit.tables.columns import row_order
+
+        rows = result.per_query  # in the order of the CSV and frames (docs/tables.md)
+        for i in row_order([str(r.query_id) for r in rows]):
+            r = rows[i]
             table.add_row(str(r.query_id), *(fmt(float(r.metrics[m])) for m in metrics),
                           *(_count_cell(float(r.counts[c])) for c in counts))
         table.add_section()

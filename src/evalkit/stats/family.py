@@ -256,8 +256,8 @@ def correction_floor_note(results: Sequence[PairedTestResult], correction: str,
     (:func:`evalkit.stats.multiple.holm_floor_note` on each test's smallest attainable p,
     :func:`evalkit.stats.methods.smallest_p`); None when one can, or for another
     correction (Benjamini-Hochberg's and Westfall-Young's smallest adjusted p do not grow
-    with the family)."""
-    if correction != "holm" or not results:
+    with the family), or when no result pairs 2 queries (each says no test is possible)."""
+    if correction != "holm" or not results or all(r.n_queries < 2 for r in results):
         return None
     return holm_floor_note(
         lambda b: [smallest_p(r.method, r.n_clusters or r.n_queries, b, r.alternative,

@@ -21,7 +21,7 @@ from evalkit.stats.methods import (
     sample_skewness,
 )
 from evalkit.stats.pairing import RunLike, align
-from evalkit.stats.results import EffectSizes, PairedTestResult
+from evalkit.stats.results import MIN_N_FOR_P05, EffectSizes, PairedTestResult
 
 #: The method ``paired_test``, ``compare_runs``, ``evalkit compare`` and the gate use
 #: unless told otherwise, chosen from the calibration benchmark
@@ -62,10 +62,15 @@ def build_warnings(
             "the bootstrap-t was run too and p is the larger of their two p-values: "
             "significant only if both tests reject (docs/statistics.md)"
         )
+    if n < 2:  # nothing can be tested; the notes below would say less than this
+        notes.append(
+            f"only {n} {'query is' if n == 1 else 'queries are'} paired: no paired test is "
+            f"possible (at least 2 are needed; {MIN_N_FOR_P05} for p < 0.05 two-sided)")
+        return tuple(notes)
     if outcome.degenerate == "constant":
         notes.append(
-            "every per-query difference is equal; the answer follows the documented "
-            "degenerate-input rule (docs/statistics.md)"
+            f"every per-query difference is equal ({effect.mean_diff:+.4g}); the answer "
+            "follows the documented degenerate-input rule (docs/statistics.md)"
         )
     if n < SMALL_N:
         queries = "query" if n == 1 else "queries"

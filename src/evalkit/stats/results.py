@@ -40,6 +40,29 @@ def format_p_value(p: float, n_resamples: int | None = None, digits: int = 4) ->
     return f"p = {p:.{digits}f}"
 
 
+#: What a p-value is shown as when the test could not find anything at this n
+#: (:func:`p_note_for`).
+N_TOO_SMALL = "n too small"
+#: The fewest paired queries with which the exact two-sided sign-flip test can give
+#: p < 0.05: all n differences of one sign give p = 2 / 2**n, 0.03125 at n = 6.
+MIN_N_FOR_P05 = 6
+
+
+def p_note_for(degenerate: str | None, significant: bool, p_value: float, alpha: float,
+               n: int | None = None) -> str | None:
+    """:data:`N_TOO_SMALL` when fewer than 2 queries are paired (``n``: no paired test is
+    possible), or when the degenerate-input rule (docs/statistics.md: every per-query
+    difference equal, ``degenerate="constant"``) made a test "not significant" although
+    its p is below ``alpha`` (the paired bootstrap gives ``1/(B+1)`` to one query, and to
+    five equal differences, which the sign-flip test cannot find significant); else None.
+    Reporters print the note instead of a p that reads as significant."""
+    if n is not None and n < 2:
+        return N_TOO_SMALL
+    if degenerate and not significant and p_value < alpha:
+        return N_TOO_SMALL
+    return None
+
+
 @dataclass(frozen=True, kw_only=True)
 class BootstrapResult:
     """Outcome of :func:`evalkit.stats.paired_bootstrap`.
@@ -78,8 +101,13 @@ class BootstrapResult:
     note: str | None = None
 
     def p_display(self) -> str:
-        """The p-value as text (see :func:`format_p_value`)."""
-        return format_p_value(self.p_value, self.n_resamples or None)
+        """The p-value as text (see :func:`format_p_value`), or ``"n too small"`` when it
+        would read as significant beside a "not significant" verdict, or when fewer than 2
+        queries are paired (:func:`p_note_for`), as every report prints it."""
+        alpha = float(getattr(self, "alpha", 0.05))
+        note = p_note_for(self.degenerate, self.significant, self.p_value, alpha,
+                          self.n_queries)
+        return note or format_p_value(self.p_value, self.n_resamples or None)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict: nested values included, tuples as lists, and infinite

@@ -104,7 +104,7 @@ def price_table(prices: PricesLike | None) -> dict[str, ModelPrice]:
 
         path = Path(prices)
         try:  # bounded: at most 16 MiB, nested at most 100 levels (evalkit.io.limits)
-            loaded = loads_json(read_capped(path).decode("utf-8"))
+            loaded = loads_json(read_capped(path).decode("utf-8"), unique_keys=True)
         except (OSError, ValueError) as exc:  # JSONDecodeError, LimitError, UnicodeError
             what = "is refused" if isinstance(exc, LimitError) else "cannot read it"
             raise ValueError(f"price table {path}: {what} ({exc})") from None

@@ -7,7 +7,12 @@ when the report is written (:func:`evalkit_report_html.vega.to_svg`), and inline
 charts show without JavaScript; the style sheet and a small script
 (``templates/report.js``: the hover over a query's mark, sorting and filtering) are
 inlined too, with the hover's data as one JSON block, so the file needs no network to
-open. Text from the report is escaped by jinja2's autoescaping (and in the SVG by Vega);
+open. Every text from the report is first written as XML 1.0 can hold it and as a reader
+sees it (:func:`evalkit.report.escaping.xml_text`: a control character or a bidirectional
+override becomes its visible escape, ``\x1b``, ``\u202e``, as in every other report), in
+the templates (jinja2's ``finalize``), the chart specifications and the hover data
+(:func:`evalkit.report.escaping.xml_data`); then escaped by jinja2's autoescaping (and in
+the SVG by Vega);
 JSON in the page has ``<``, ``>`` and ``&`` written as ``\\uXXXX`` so that no value can
 close its ``<script>``.
 """
@@ -30,8 +35,20 @@ def _environment() -> Any:
     return jinja2.Environment(
         loader=jinja2.PackageLoader("evalkit_report_html", "templates"),
         autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True,
-        lstrip_blocks=True,
+        lstrip_blocks=True, finalize=_finalize,
     )
+
+
+def _finalize(value: Any) -> Any:
+    """What a template writes: text made visible (:func:`evalkit.report.escaping.xml_text`)
+    before autoescaping; markup built here (the SVG, the script, the style) as it is."""
+    from markupsafe import Markup
+
+    from evalkit.report.escaping import xml_text
+
+    if isinstance(value, str) and not isinstance(value, Markup):
+        return xml_text(value, breaks=None)
+    return value
 
 
 @functools.lru_cache(maxsize=4)
@@ -71,6 +88,7 @@ def render_html(obj: Any, *, max_marks: int | None = None) -> str:
     from markupsafe import Markup
 
     from evalkit import __version__ as evalkit_version
+    from evalkit.report.escaping import xml_data
     from evalkit.report.model import as_report
     from evalkit_report_html import __version__ as plugin_version
     from evalkit_report_html.charts import MAX_MARKS
@@ -85,8 +103,9 @@ def render_html(obj: Any, *, max_marks: int | None = None) -> str:
         from evalkit_report_html.compare_page import compare_context
 
         context = compare_context(report, max_marks or MAX_MARKS)
-    svgs = {c["id"]: Markup(to_svg(c["spec"], c["id"])) for c in context.pop("charts")}
-    hover = context.pop("hover", {})
+    svgs = {c["id"]: Markup(to_svg(xml_data(c["spec"]), c["id"]))
+            for c in context.pop("charts")}
+    hover = xml_data(context.pop("hover", {}))
     template = _environment().get_template(f"{context['kind']}.html.j2")
     return str(template.render(
         **context, svgs=svgs, hover_json=Markup(script_json(hover)),

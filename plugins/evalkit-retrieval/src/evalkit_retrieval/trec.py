@@ -11,8 +11,10 @@ Formats (fields separated by any run of ASCII whitespace):
 Accepted as trec_eval accepts them: comment lines (first non-blank character ``#``; a
 ``#`` anywhere else belongs to the field, as in MS MARCO v2.1 segment ids), blank lines,
 tabs and runs of spaces, CRLF line endings, a missing final newline, gzip compression
-(``.gz`` or gzip magic bytes). Accepted beyond trec_eval: a UTF-8 byte-order mark (trec_eval
-would read it as part of the first query id).
+(``.gz`` or gzip magic bytes; decompressed to at most
+:data:`evalkit.io.limits.MAX_INFLATED_BYTES`, 1 GiB, a larger stream is refused). Accepted
+beyond trec_eval: a UTF-8 byte-order mark (trec_eval would read it as part of the first
+query id).
 
 Refused with :class:`TrecFormatError` (file, line and fix in the message): a document
 listed twice for one query, in a run or in qrels (trec_eval: ``duplicate docs``); a line
@@ -41,7 +43,8 @@ from typing import Any, Literal, overload
 import numpy as np
 
 from evalkit.execute.ranking import DuplicateDocumentError, RankedRun, rank_arrays
-from evalkit.io.limits import MAX_ID_CHARS, MAX_NAME_CHARS, label_problem
+from evalkit.io.error_messages import reading
+from evalkit.io.limits import MAX_ID_CHARS, MAX_INFLATED_BYTES, MAX_NAME_CHARS, label_problem
 from evalkit.io.user_files import regular_file_problem
 from evalkit_retrieval.columns import ranked_columns
 from evalkit_retrieval.trec_bulk import RunTable, bulk_qrels, bulk_run, sha256_meanwhile
@@ -107,11 +110,12 @@ def load_run(path: str | Path, *, name: str | None = None) -> RankedRun:
     p = Path(path)
     _require_regular(p, "run")
     digest = sha256_meanwhile(p)
-    cols = _bulk_run(p)  # a plain file is read from disk, without a copy of its bytes
-    if cols is None:
-        run = parse_run(p.read_bytes(), source=p)
-    else:
-        run = _ranked(cols, p, lambda: _text_bytes(p.read_bytes(), p))
+    with reading(p, "run"):  # out of memory: one line naming the file (evalkit.cli)
+        cols = _bulk_run(p)  # a plain file is read from disk, without a copy of its bytes
+        if cols is None:
+            run = parse_run(p.read_bytes(), source=p)
+        else:
+            run = _ranked(cols, p, lambda: _text_bytes(p.read_bytes(), p))
     run.sha256 = digest()
     run.path = str(p)
     if name:
@@ -145,9 +149,10 @@ def load_qrels(path: str | Path, *, lazy: bool = False) -> _Qrels:
     """
     p = Path(path)
     _require_regular(p, "qrels")
-    out = _bulk_qrels(p)  # a plain file is read from disk, without a copy of its bytes
-    if out is None:
-        return parse_qrels(p.read_bytes(), source=p, lazy=lazy)
+    with reading(p, "qrels"):  # out of memory: one line naming the file (evalkit.cli)
+        out = _bulk_qrels(p)  # a plain file is read from disk, without a copy of its bytes
+        if out is None:
+            return parse_qrels(p.read_bytes(), source=p, lazy=lazy)
     return out if lazy else {q: dict(judged) for q, judged in out.items()}
 
 
@@ -220,10 +225,17 @@ def _text_bytes(raw: bytes, source: str | Path) -> bytes:
     data = raw
     if is_gzip(data):
         try:
-            data = inflate(data)
+            data = inflate(data, MAX_INFLATED_BYTES)
         except DamagedGzipError as exc:
             raise TrecFormatError(source, None, str(exc),
                                   "Copy or download the file again") from None
+        if len(data) > MAX_INFLATED_BYTES:
+            cap = f"{MAX_INFLATED_BYTES / (1 << 20):,.0f} MiB"
+            raise TrecFormatError(
+                source, None, f"decompresses to more than {cap}, "
+                "the most evalkit decompresses of a gzip input (a decompression bomb stops "
+                "there)", "If the file really is that large, decompress it (gunzip -k) "
+                "and pass the plain file")
     if data.startswith(_BOM):
         data = data[len(_BOM):]
     return data

@@ -68,7 +68,7 @@ def json_schema_scorer(schema: Any = None) -> tuple[str, str, Scorer]:
 
     try:  # bounded: a schema of gigabytes, or nested 100,000 deep, is refused at once
         raw = read_capped(path).decode("utf-8-sig")
-        document = loads_json(raw)
+        document = loads_json(raw, unique_keys=True)
     except OSError as exc:
         raise ValueError(f"json_schema: cannot read the schema {path}: "
                          f"{exc.strerror or exc}") from None
