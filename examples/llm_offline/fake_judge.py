@@ -55,17 +55,18 @@ def grade(request: dict[str, Any]) -> dict[str, Any]:
     a ``record_verdict`` one for a pairwise request (the answer with the higher grade is
     better, equal grades a tie: the verdict does not depend on the order)."""
     content = str(request["messages"][-1]["content"])
-    usage = {"model": JUDGE_MODEL, "prompt_tokens": len(content) // 4,
-             "completion_tokens": 25}
+    tokens = len(content) // 4
     if request["tools"][0]["function"]["name"] == "record_verdict":
         answers = json.loads(_block(content, "reference") or "[]")
         first = score_of(_block(content, "answer_a"), answers)[0]
         second = score_of(_block(content, "answer_b"), answers)[0]
         verdict = "A" if first > second else "B" if second > first else "tie"
-        return chat_verdict_reply(verdict, f"grades {first} and {second}", **usage)
+        return chat_verdict_reply(verdict, f"grades {first} and {second}", model=JUDGE_MODEL,
+                                  prompt_tokens=tokens, completion_tokens=25)
     score, reason = score_of(_block(content, "response"),
                              json.loads(_block(content, "answers") or "[]"))
-    return chat_tool_reply(score, reason, **usage)
+    return chat_tool_reply(score, reason, model=JUDGE_MODEL, prompt_tokens=tokens,
+                           completion_tokens=25)
 
 
 def FakeJudge() -> ChatCompletionsServer:
