@@ -4,7 +4,9 @@
 repeated samples, a case's mean over its samples) with the human labels of the same
 cases, and gives per metric the agreement table of :mod:`evalkit.stats.agreement` and
 the PPI++ mean of :mod:`evalkit.stats.ppi` (the judge's values on the unlabelled cases
-as predictions). :func:`metric_labels` is the pairing, which the agreement aggregates
+as predictions). :func:`paired_ppi` is the PPI++ interval of the difference of two runs
+on their shared labelled cases, which ``evalkit compare --ppi`` and the gate's
+``vs_baseline`` checks use. :func:`metric_labels` is the pairing, which the agreement aggregates
 (``krippendorff_alpha(correctness)``, :mod:`evalkit.execute.agreement_aggregates`) share.
 """
 
@@ -17,7 +19,7 @@ from typing import Any
 
 from evalkit.data.labels import HumanLabels, LabelError
 from evalkit.stats.agreement import AgreementTable, agreement_table
-from evalkit.stats.ppi import PPIResult, ppi_mean
+from evalkit.stats.ppi import PPIResult, ppi_mean, ppi_paired_difference
 
 
 @dataclass(frozen=True)
@@ -158,11 +160,105 @@ def judge_agreement(run: Any, labels: HumanLabels, metrics: Sequence[str] | None
         warning=labels.selection_warning(len(run.ids())), metrics=out)
 
 
+@dataclass(frozen=True)
+class PairedPPI:
+    """The PPI++ interval of the human difference ``a - b`` of one metric.
+
+    Attributes:
+        metric: the metric.
+        result: :func:`evalkit.stats.ppi.ppi_paired_difference` of the shared labelled
+            cases and the others (``n_labels`` human labels per run).
+        judge_difference: the mean judge difference ``a - b`` over every paired case.
+        labels: where each run's labels came from (``a`` first).
+        notes: the cases labelled in one run only (left out), and each labels' selection
+            warning (:meth:`HumanLabels.selection_warning`).
+    """
+
+    metric: str
+    result: PPIResult
+    judge_difference: float
+    labels: tuple[str | None, str | None]
+    notes: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        """``result.to_dict()`` with ``p_value`` (:meth:`PPIResult.p_value`),
+        ``judge_difference``, ``labels`` and ``notes``."""
+        return {**self.result.to_dict(), "p_value": self.result.p_value(),
+                "judge_difference": self.judge_difference, "labels": list(self.labels),
+                "notes": list(self.notes)}
+
+
+
+def ppi_sentence(ppi: Mapping[str, Any]) -> str:
+    """The line every report prints for a PPI++ interval of a difference
+    (:meth:`PairedPPI.to_dict`): which interval, on how many human labels."""
+    return (f"interval PPI++ on {ppi['n_labels']} human labels per run and "
+            f"{ppi['n_unlabelled']} judge-only cases: human difference "
+            f"{ppi['estimate']:+.4f} [{ppi['ci_low']:+.4f}, {ppi['ci_high']:+.4f}] "
+            f"({round(float(ppi['confidence']) * 100):d}%), judge difference "
+            f"{ppi['judge_difference']:+.4f}, lambda {ppi['lambda']:.3f}")
+
+
+def has_labels(labels: HumanLabels, metric: str) -> bool:
+    """Whether any case of ``labels`` is labelled for ``metric``."""
+    return any(metric in row for row in labels.labels.values())
+
+
+def paired_ppi(values_a: Mapping[str, float], values_b: Mapping[str, float],
+               labels_a: HumanLabels, labels_b: HumanLabels, metric: str, *,
+               alpha: float = 0.05) -> PairedPPI:
+    """The PPI++ interval of the mean human difference ``a - b`` over the cases both
+    ``values_a`` and ``values_b`` hold (``{case id: judge value}``, one judge), the
+    labelled subset being the cases labelled for ``metric`` in both runs' labels
+    (:func:`evalkit.stats.ppi.ppi_paired_difference`; module docstring of
+    :mod:`evalkit.stats.ppi`).
+
+    Raises:
+        LabelError: a label of a case a run does not hold (file and line named), fewer
+            than 2 shared labelled cases, or every case labelled (no judge-only case).
+    """
+    ids = [cid for cid in values_a if cid in values_b]
+    own_a = metric_labels(values_a, labels_a, metric)
+    own_b = metric_labels(values_b, labels_b, metric)
+    set_a, set_b = set(own_a.ids), set(own_b.ids)
+    shared = [cid for cid in ids if cid in set_a and cid in set_b]
+    where = f"{labels_a.source or 'labels'} and {labels_b.source or 'labels'}"
+    if len(shared) < 2:
+        raise LabelError(f"{where}: {len(shared)} case(s) labelled for {metric!r} in both "
+                         "runs; a PPI interval of the difference needs at least 2 shared "
+                         "labelled cases (label the same cases of both runs)")
+    if len(shared) == len(ids):
+        raise LabelError(f"{where}: every case is labelled for {metric!r} in both runs; "
+                         "the labels' own difference needs no PPI (leave --ppi out)")
+    rest = [cid for cid in ids if cid not in set(shared)]
+    ha, hb = labels_a.for_metric(metric), labels_b.for_metric(metric)
+    result = ppi_paired_difference(
+        [ha[c] for c in shared], [hb[c] for c in shared],
+        [values_a[c] for c in shared], [values_b[c] for c in shared],
+        [values_a[c] for c in rest], [values_b[c] for c in rest], alpha=alpha)
+    notes: list[str] = []
+    alone = len(set_a ^ set_b)
+    if alone:
+        notes.append(f"{metric}: {alone} case(s) labelled in one run only are treated as "
+                     "unlabelled; the PPI interval rests on the cases labelled in both")
+    for lab in [labels_a] + ([labels_b] if labels_b is not labels_a else []):
+        warning = lab.selection_warning(len(ids))
+        if warning:
+            notes.append(warning)
+    diff = math.fsum(values_a[c] - values_b[c] for c in ids) / len(ids)
+    return PairedPPI(metric, result, diff, (labels_a.source, labels_b.source),
+                     tuple(dict.fromkeys(notes)))
+
+
 __all__ = [
     "AgreementReport",
     "LabelledValues",
     "MetricAgreement",
+    "PairedPPI",
     "case_means",
+    "has_labels",
     "judge_agreement",
     "metric_labels",
+    "paired_ppi",
+    "ppi_sentence",
 ]
