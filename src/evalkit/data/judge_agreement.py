@@ -14,12 +14,18 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import asdict, dataclass
+from typing import Any, ClassVar
 
 from evalkit.data.labels import HumanLabels, LabelError
 from evalkit.stats.agreement import AgreementTable, agreement_table
-from evalkit.stats.ppi import PPIResult, ppi_mean, ppi_paired_difference
+from evalkit.stats.ppi import (
+    LabelPlan,
+    PPIResult,
+    labels_needed,
+    ppi_mean,
+    ppi_paired_difference,
+)
 
 
 @dataclass(frozen=True)
@@ -76,17 +82,23 @@ class MetricAgreement:
         ppi: the PPI++ estimate of the human mean, or ``None`` (see ``ppi_note``).
         ppi_note: why there is no PPI interval (every case labelled, fewer than 2
             labels), else ``None``.
+        plan: with ``judge_agreement(..., plan_width=W)``, how many human labels a
+            PPI++ interval of width ``W`` needs, these labels as the pilot
+            (:func:`evalkit.stats.ppi.labels_needed`); else ``None``.
     """
 
     table: AgreementTable
     ppi: PPIResult | None
     ppi_note: str | None = None
+    plan: LabelPlan | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict: the table's fields, ``ppi`` and ``ppi_note``."""
+        """A JSON-ready dict: the table's fields, ``ppi``, ``ppi_note`` and, when planned,
+        ``plan`` (:class:`~evalkit.stats.ppi.LabelPlan`'s fields)."""
         return {**self.table.to_dict(),
                 "ppi": None if self.ppi is None else self.ppi.to_dict(),
-                "ppi_note": self.ppi_note}
+                "ppi_note": self.ppi_note} | (
+            {"plan": asdict(self.plan)} if self.plan is not None else {})
 
 
 @dataclass(frozen=True)
@@ -101,6 +113,8 @@ class AgreementReport:
         warning: :meth:`HumanLabels.selection_warning`, or ``None``.
         metrics: one :class:`MetricAgreement` per labelled metric.
     """
+
+    kind: ClassVar[str] = "agreement"  # what a reporter (the HTML page) recognises
 
     run: str
     n_cases: int
@@ -118,7 +132,8 @@ class AgreementReport:
 
 
 def judge_agreement(run: Any, labels: HumanLabels, metrics: Sequence[str] | None = None,
-                    *, alpha: float = 0.05) -> AgreementReport:
+                    *, alpha: float = 0.05, plan_width: float | None = None
+                    ) -> AgreementReport:
     """Agreement between a run's values and human labels, per labelled metric.
 
     Args:
@@ -126,11 +141,16 @@ def judge_agreement(run: Any, labels: HumanLabels, metrics: Sequence[str] | None
         labels: the human labels (:func:`evalkit.data.labels.read_labels`).
         metrics: the metrics to report; by default every labelled metric.
         alpha: 1 - confidence of the bias and PPI intervals.
+        plan_width: also plan, per metric, how many human labels a PPI++ interval of
+            this width needs (metric units; :func:`evalkit.stats.ppi.labels_needed` with
+            these labels as the pilot and the judge's values on every case).
 
     Raises:
         LabelError: a label of a case the run does not hold, a metric the run lacks, or
             a requested metric without labels.
         KeyError: the metric failed on a case (:meth:`RunResult.scores`).
+        PPIError: ``plan_width`` not positive, or fewer than 2 labelled cases to plan
+            from.
     """
     labels.check_ids(run.ids(), f"run {run.name!r}")
     wanted = list(metrics) if metrics else labels.metrics()
@@ -153,7 +173,10 @@ def judge_agreement(run: Any, labels: HumanLabels, metrics: Sequence[str] | None
             note = "fewer than 2 labelled cases"
         else:
             ppi = ppi_mean(pairs.human, pairs.judge, pairs.unlabelled, alpha=alpha)
-        out.append(MetricAgreement(table, ppi, note))
+        plan = None if plan_width is None else labels_needed(
+            pairs.human, pairs.judge, [*pairs.judge, *pairs.unlabelled], plan_width,
+            alpha=alpha)
+        out.append(MetricAgreement(table, ppi, note, plan))
     return AgreementReport(
         run=run.name, n_cases=len(run.ids()), labels_source=labels.source,
         selection=labels.selection, seed=labels.seed,
