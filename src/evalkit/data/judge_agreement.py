@@ -212,6 +212,49 @@ class PairedPPI:
 
 
 
+def ppi_means(run: Any, labels: HumanLabels, *, alpha: float = 0.05) -> dict[str, Any]:
+    """The PPI++ mean of every labelled metric the run has, as a run's header records it
+    (``evaluate(..., ppi=True)``): ``{"labels", "selection", "seed", "warning",
+    "metrics": {metric: PPIResult.to_dict() | {"note": why none}}}``; the judge's values
+    are the run's per-case values (a case's mean over its samples).
+
+    Raises:
+        LabelError: a label of a case the run does not hold (file and line named).
+    """
+    labels.check_ids(run.ids(), f"run {run.name!r}")
+    out: dict[str, Any] = {}
+    for metric in labels.metrics():
+        if metric not in run.metric_names():
+            continue
+        try:
+            pairs = metric_labels(run.scores(metric), labels, metric)
+        except KeyError as exc:  # the metric failed on a case: no mean, so no PPI mean
+            out[metric] = {"note": str(exc.args[0]) if exc.args else "the metric failed"}
+            continue
+        if not pairs.unlabelled:
+            out[metric] = {"note": "every case is labelled: the labels' own mean is the "
+                                   "answer"}
+        elif len(pairs.human) < 2:
+            out[metric] = {"note": "fewer than 2 labelled cases"}
+        else:
+            out[metric] = ppi_mean(pairs.human, pairs.judge, pairs.unlabelled,
+                                   alpha=alpha).to_dict()
+    return {"labels": labels.source, "selection": labels.selection, "seed": labels.seed,
+            "warning": labels.selection_warning(len(run.ids())), "metrics": out}
+
+
+def ppi_mean_line(metric: str, found: Mapping[str, Any]) -> str:
+    """``correctness: human mean (PPI++) 3.4100 [3.1200, 3.7000] (95%) on 12 human labels
+    and 28 judge-only cases, judge mean 3.9000`` (or why there is none)."""
+    if "estimate" not in found:
+        return f"{metric}: human mean (PPI++) none: {found.get('note')}"
+    return (f"{metric}: human mean (PPI++) {found['estimate']:.4f} "
+            f"[{found['ci_low']:.4f}, {found['ci_high']:.4f}] "
+            f"({round(float(found['confidence']) * 100):d}%) on {found['n_labels']} human "
+            f"labels and {found['n_unlabelled']} judge-only cases, judge mean "
+            f"{found['judge_mean']:.4f}")
+
+
 def ppi_sentence(ppi: Mapping[str, Any]) -> str:
     """The line every report prints for a PPI++ interval of a difference
     (:meth:`PairedPPI.to_dict`): which interval, on how many human labels."""
@@ -283,5 +326,7 @@ __all__ = [
     "judge_agreement",
     "metric_labels",
     "paired_ppi",
+    "ppi_mean_line",
+    "ppi_means",
     "ppi_sentence",
 ]
