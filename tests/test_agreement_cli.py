@@ -100,3 +100,45 @@ def test_errors_name_the_file_and_line(labelled: tuple[Path, dict[str, float],
     proc = evalkit("agreement", "run.jsonl", "--labels", "few.jsonl", cwd=folder)
     assert proc.returncode == 0
     assert "not declared a random sample" in proc.stdout
+
+
+def _planned_width(y: np.ndarray, f: np.ndarray, every: np.ndarray, n: int) -> float:
+    """PPI++'s width with n labels, derived here: 2 z sqrt(lam^2 var_f / N + (var_y -
+    2 lam cov + lam^2 var_f) / n), lam = cov / ((1 + n/N) var_f) clipped to [0, 1]."""
+    from statistics import NormalDist
+
+    big_n = every.size - n
+    var_y, var_f = float(np.var(y)), float(np.var(every, ddof=1))
+    cov = float(np.mean((y - y.mean()) * (f - f.mean())))
+    lam = min(1.0, max(0.0, cov / ((1 + n / big_n) * var_f)))
+    var = lam ** 2 * var_f / big_n + (var_y - 2 * lam * cov + lam ** 2 * var_f) / n
+    return 2 * NormalDist().inv_cdf(0.975) * float(np.sqrt(var))
+
+
+def test_plan_and_html_report(labelled: tuple[Path, dict[str, float],
+                                              dict[str, float]]) -> None:
+    sk = pytest.importorskip("sklearn.metrics")
+    pytest.importorskip("evalkit_report_html")
+    folder, judge, human = labelled
+    proc = evalkit("agreement", "run.jsonl", "--labels", "labels.jsonl", "--plan", "1.0",
+                   "--json", "--report", "html:out/agreement.html", cwd=folder)
+    assert proc.returncode == 0, proc.stderr
+    [m] = json.loads(proc.stdout)["metrics"]
+    ids = list(human)
+    y = np.array([human[c] for c in ids])
+    f = np.array([judge[c] for c in ids])
+    every = np.array(list(judge.values()))
+    n = m["plan"]["n_labels"]
+    assert n is not None and m["plan"]["target_width"] == 1.0
+    assert _planned_width(y, f, every, n) <= 1.0 < _planned_width(y, f, every, n - 1)
+    page = (folder / "out" / "agreement.html").read_text()
+    kappa = sk.cohen_kappa_score(f, y, weights="quadratic")
+    assert f"{kappa:.4f}" in page
+    assert f"on {m['ppi']['n_labels']} human labels" in page
+    assert f"needs {n} of 40 cases labelled" in page
+    text = evalkit("agreement", "run.jsonl", "--labels", "labels.jsonl", "--plan", "1.0",
+                   cwd=folder)
+    assert f"needs {n} of 40 cases labelled" in text.stdout
+    bad = evalkit("agreement", "run.jsonl", "--labels", "labels.jsonl", "--report",
+                  "junit:x.xml", cwd=folder)
+    assert bad.returncode == 2 and "html or json" in bad.stderr

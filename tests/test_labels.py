@@ -106,3 +106,26 @@ def test_random_subset_is_seeded() -> None:
     assert len(chosen) == 10 and chosen == [i for i in ids if i in set(chosen)]
     import random
     assert set(chosen) == set(random.Random(11).sample(ids, 10))
+
+
+def test_a_yaml_golden_file_declares_its_labels_selection(tmp_path: Path) -> None:
+    cases = ("cases:\n  - {id: a, query: q, labels: {correctness: 4}}\n"
+             "  - {id: b, query: q}\n  - {id: c, query: q}\n")
+    p = tmp_path / "g.yaml"
+    p.write_text("labels_selection: {selection: random, seed: 7}\n" + cases)
+    found = read_labels(p)
+    assert (found.selection, found.seed) == ("random", 7)
+    assert found.selection_warning(3) is None
+    assert labels_from_goldens(load_goldens(p), "all").selection == "all"  # given wins
+    plain = tmp_path / "plain.yaml"
+    plain.write_text(cases)
+    undeclared = read_labels(plain)
+    assert undeclared.selection is None
+    assert "not declared a random sample" in (undeclared.selection_warning(3) or "")
+    assert load_goldens(p).digest() == load_goldens(plain).digest()  # labels stay out
+    for bad, message in (("{selection: random}", "integer 'seed'"),
+                         ("{selection: some}", "must be \"random\" or \"all\""),
+                         ("random", "must be a mapping")):
+        p.write_text(f"labels_selection: {bad}\n" + cases)
+        with pytest.raises(GoldenError, match=f"g.yaml:1: .*{message}"):
+            load_goldens(p)

@@ -70,6 +70,17 @@ def test_paired_difference_is_the_ppi_mean_of_differences() -> None:
         (float(np.ravel(low)[0]), float(np.ravel(high)[0])), abs=1e-9)
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_p_value_matches_ppi_py(seed: int) -> None:
+    ppi_py = pytest.importorskip("ppi_py")
+    y, f, u = _judge_data(seed, n=40, big_n=300, bias=0.2, noise=0.5 + seed)
+    shifted = y - 3.0 + 0.05 * seed  # a mean near 0, so p is neither 0 nor 1
+    ours = ppi_mean(shifted, f - 3.0, u - 3.0)
+    theirs = ppi_py.ppi_mean_pval(shifted, f - 3.0, u - 3.0, null=0.0)
+    assert ours.p_value() == pytest.approx(float(np.ravel(theirs)[0]), abs=1e-9)
+    assert 0.0 < ours.p_value() < 1.0
+
+
 def test_labels_only_is_lambda_zero_and_classical() -> None:
     ppi_py = pytest.importorskip("ppi_py")
     y, f, u = _judge_data(3)

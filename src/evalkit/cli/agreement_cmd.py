@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -42,13 +42,22 @@ def command(
     alpha: Annotated[float, typer.Option(
         "--alpha", min=1e-6, max=0.5, help="1 - confidence of the bias and PPI intervals."
     )] = 0.05,
+    plan: Annotated[float | None, typer.Option(
+        "--plan", min=0.0, help="Also plan: how many human labels a PPI++ interval of "
+        "this width (metric units) needs, the labels given as the pilot.",
+        show_default=False)] = None,
+    report: Annotated[list[str] | None, typer.Option(
+        "--report", help="Also write the report, FORMAT:PATH: html (the agreement table "
+        "and PPI line; the evalkit-report-html plugin) or json. Repeatable.",
+        show_default=False)] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
 ) -> None:
     """Agreement of a run's judge with human labels: per labelled metric the number of
     labelled cases, Cohen's kappa (unweighted, linear, quadratic), Krippendorff's alpha
     (nominal, ordinal, interval), Spearman's rho, the mean bias judge minus human with its
     t interval, the confusion matrix, and the PPI++ mean of the human grade with its
-    interval. Warns when the labelled cases are not declared a random sample."""
+    interval. Warns when the labelled cases are not declared a random sample. With
+    --plan WIDTH: how many labels a PPI++ interval of that width needs."""
     from dataclasses import replace
 
     from evalkit.data.judge_agreement import judge_agreement
@@ -57,6 +66,7 @@ def command(
     from evalkit.execute.run_files import require_artifact
     from evalkit.report.agreement_text import agreement_lines
 
+    targets = _report_targets(report or [])
     require_artifact(run, "run")
     result = RunResult.load(run)
     found = read_labels(labels) if labels is not None else run_golden_labels(result.header)
@@ -66,11 +76,47 @@ def command(
     if selection is not None and found.selection is None:
         kind, seed = _selection(selection)
         found = replace(found, selection=kind, seed=seed)  # type: ignore[arg-type]
-    report = judge_agreement(result, found, metric or None, alpha=alpha)
+    agreement = judge_agreement(result, found, metric or None, alpha=alpha, plan_width=plan)
+    for fmt, path in targets:
+        _write(agreement, fmt, path)
     if as_json:
-        typer.echo(json.dumps(report.to_dict(), indent=2))
-        if report.warning:
-            typer.echo(f"warning: {report.warning}", err=True)
+        typer.echo(json.dumps(agreement.to_dict(), indent=2))
+        if agreement.warning:
+            typer.echo(f"warning: {agreement.warning}", err=True)
         return
-    for line in agreement_lines(report):
+    for line in agreement_lines(agreement):
         typer.echo(line)
+
+
+#: The ``--report`` formats of ``evalkit agreement``.
+FORMATS = ("html", "json")
+
+
+def _report_targets(targets: list[str]) -> list[tuple[str, Path]]:
+    """``[(format, path)]`` of ``--report FORMAT:PATH``, the format one of
+    :data:`FORMATS` (refused before any work)."""
+    from evalkit.report.writing import parse_report_target
+
+    out: list[tuple[str, Path]] = []
+    for text in targets:
+        fmt, path = parse_report_target(text)
+        if fmt not in FORMATS:
+            raise CliError(f"--report {text!r}: evalkit agreement writes "
+                           f"{' or '.join(FORMATS)} reports (html:agreement.html)")
+        if path == "-":
+            raise CliError(f"--report {text!r}: write the report to a file; --json prints "
+                           "the report on standard output")
+        out.append((fmt, Path(path)))
+    return out
+
+
+def _write(agreement: Any, fmt: str, path: Path) -> None:
+    """The report written to ``path`` (secrets masked, replaced atomically): ``html`` by
+    the registered html reporter, which knows agreement reports; ``json`` its dict."""
+    from evalkit.io.outputs import write_output
+    from evalkit.io.redaction import mask
+    from evalkit.report.writing import get_reporter
+
+    text = (get_reporter("html").render(agreement) if fmt == "html"
+            else json.dumps(agreement.to_dict(), indent=2) + "\n")
+    write_output(path, mask(text))

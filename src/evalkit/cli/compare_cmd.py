@@ -143,6 +143,17 @@ def command(
         "--clusters", show_default=False,
         help="Clustered cases from a file: 'query id<TAB>cluster' lines (for TREC runs), "
         "or a golden set whose cases name their 'cluster'; implies --cluster.")] = None,
+    ppi: Annotated[bool, typer.Option(
+        "--ppi", help="For a metric with human labels in both runs (a judge's grade): "
+        "the interval of the difference is the PPI++ interval of the human difference on "
+        "the cases labelled in both (docs/judge.md#prediction-powered-intervals).",
+    )] = False,
+    labels: Annotated[list[Path] | None, typer.Option(
+        "--labels", show_default=False,
+        help="With --ppi: one run's human labels (a labels file, JSON Lines {\"id\", "
+        "\"labels\"}, or a labelled golden file), once per run in the order of the runs, "
+        "baseline first. Default: the labels of the golden file each run's header names.",
+    )] = None,
     collections: Annotated[Path | None, typer.Option(
         "--collections", show_default=False,
         help="Instead of runs: a YAML or JSON file listing collections (name, baseline, "
@@ -201,9 +212,11 @@ def command(
             missing=missing_value, depth=depth, topics=topics,
             allow_incomplete=allow_incomplete, by=by.value if by is not None else None,
             tags=tags,
-            clusters=clusters_file if clusters_file is not None else (cluster or None)),
+            clusters=clusters_file if clusters_file is not None else (cluster or None),
+            ppi=ppi, labels=labels),
         f"comparing {len(runs)} runs", metric=metric, report=report,
-        inputs=[*runs, qrels, topics, tags, clusters_file], as_json=as_json_flag,
+        inputs=[*runs, qrels, topics, tags, clusters_file, *(labels or [])],
+        as_json=as_json_flag,
         table=print_compare_table)
 
 

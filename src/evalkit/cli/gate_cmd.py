@@ -57,8 +57,18 @@ def command(
     labels: Annotated[Path | None, typer.Option(
         "--labels", help="Human labels that agreement aggregates such as "
         "krippendorff_alpha(correctness) read: a labels file (JSON Lines, {\"id\", "
-        "\"labels\"}) or a golden file with labels. Default: the labels of the golden file "
-        "the run's header names.", show_default=False,
+        "\"labels\"}) or a golden file with labels. Default: the checks file's 'labels', "
+        "else the labels of the golden file the run's header names.", show_default=False,
+    )] = None,
+    ppi: Annotated[bool, typer.Option(
+        "--ppi", help="Decide each baseline check on a metric with human labels in the run "
+        "and the baseline by the PPI++ interval of the human difference on the cases "
+        "labelled in both (docs/gate.md#prediction-powered-baseline-checks).",
+    )] = False,
+    baseline_labels: Annotated[Path | None, typer.Option(
+        "--baseline-labels", help="With --ppi: the baseline's human labels. Default: the "
+        "checks file's 'baseline_labels', else the labels of the golden file the "
+        "baseline's header names.", show_default=False,
     )] = None,
     cluster: Annotated[bool, typer.Option(
         "--cluster", help="Clustered cases: the baseline checks' tests take each golden "
@@ -93,7 +103,8 @@ def command(
     targets = [*options.reports, *(["json:-"] if as_json else [])]
     # refuse a malformed, unknown or unwritable --report before any work
     to_stdout = check_report_targets(
-        targets, inputs=[run, checks_source(options.checks), baseline, tags, clusters_file])
+        targets, inputs=[run, checks_source(options.checks), baseline, tags, clusters_file,
+                         labels, baseline_labels])
     checks_file = checks_source(options.checks)
     require_artifact(run, "run")
     if baseline is not None:
@@ -101,7 +112,8 @@ def command(
     try:
         gate = gate_from_files(
             checks_file, run, baseline, n_resamples=resamples, seed=seed, case_tags=tags,
-            labels=None if labels is None else read_labels(labels),
+            labels=None if labels is None else read_labels(labels), ppi=ppi,
+            baseline_labels=None if baseline_labels is None else read_labels(baseline_labels),
             clusters=clusters_file if clusters_file is not None else (cluster or None))
     except (ValueError, LookupError, OSError, ImportError):
         raise  # user errors: reported by the CLI's handler, exit 2

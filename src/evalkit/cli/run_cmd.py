@@ -57,6 +57,15 @@ def command(
         "--progress/--no-progress", help="Progress bar (default: on a terminal only).",
         show_default=False,
     )] = None,
+    ppi: Annotated[bool, typer.Option(
+        "--ppi", help="Also give each labelled metric's human mean with its PPI++ interval "
+        "(recorded in the header as 'ppi'), from --labels or the golden cases' labels.",
+    )] = False,
+    labels: Annotated[Path | None, typer.Option(
+        "--labels", help="With --ppi: the human labels of this run's outputs (a labels "
+        "file, JSON Lines {\"id\", \"labels\"}, or a labelled golden file). Default: the "
+        "golden cases' labels.", show_default=False,
+    )] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
     dry_run: Annotated[bool, typer.Option(
         "--dry-run", help="Call the target but send no paid request (an LLM judge's) and "
@@ -130,6 +139,7 @@ def command(
                 grace_s=grace_s, epochs=epochs or cfg.epochs, reduce=cfg.reduce,
                 requests_per_minute=cfg.requests_per_minute,
                 tokens_per_minute=cfg.tokens_per_minute, executor=choice,
+                ppi=ppi, labels=labels,
             )
     except RunInterrupted as exc:  # the rows that arrived are written; say so in a line
         typer.echo(exc.line(None if dry_run else path), err=True)

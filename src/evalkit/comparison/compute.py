@@ -20,6 +20,7 @@ from typing import Any, cast
 from evalkit.comparison.inputs import Loaded, RunInput, load_inputs, query_texts
 from evalkit.comparison.model import Comparison
 from evalkit.comparison.options import check_request
+from evalkit.comparison.ppi_rows import RunLabelsArg
 from evalkit.comparison.records import (
     ComparisonError,
     MetricComparison,
@@ -30,6 +31,7 @@ from evalkit.comparison.records import (
 from evalkit.comparison.slices import TagsArg
 from evalkit.comparison.spread import samples_warnings, spread_of
 from evalkit.data.case_clusters import ClustersArg
+from evalkit.data.labels import HumanLabels
 from evalkit.data.metric_info import higher_is_better, value_type
 from evalkit.data.results import RunResult
 from evalkit.execute.run_files import QrelsArg
@@ -59,6 +61,8 @@ def compare(
     by: str | None = None,
     tags: TagsArg | None = None,
     clusters: ClustersArg | bool | None = None,
+    ppi: bool = False,
+    labels: RunLabelsArg | None = None,
 ) -> Comparison:
     """Compare each candidate with the baseline on the same queries, metric by metric.
 
@@ -121,6 +125,17 @@ def compare(
             ``G - 1`` degrees of freedom, the cluster bootstrap); the description says
             how many clusters, each row's ``n_clusters`` holds it, and fewer than 20 add
             a warning. None or False: every case is its own cluster.
+        ppi: give each metric that has human labels in both runs of a row the PPI++
+            interval of the human difference on the cases labelled in both
+            (:mod:`evalkit.comparison.ppi_rows`; docs/judge.md): the row's
+            ``ci_low``/``ci_high`` are then that interval (``ci_method`` ``"ppi++"``) and
+            its ``ppi`` says on how many human labels it rests; the p-value and the
+            verdict stay the paired test's. Two-sided only.
+        labels: with ``ppi``, the human labels of each run, one per run in the order
+            given (baseline first; ``None`` for a run without), or ``{run name: labels}``;
+            each a :class:`~evalkit.data.labels.HumanLabels` or the path of a labels file
+            or labelled golden file. Without it, the labels of the golden file each
+            run's header names.
 
     Returns:
         :class:`Comparison`.
@@ -137,6 +152,8 @@ def compare(
         TopicsError: a ``topics`` file that cannot be read (file and line named).
         TagsError: a ``tags`` file that cannot be read (file and line named), a golden
             set the runs record that is gone or changed, or no case with a tag.
+        LabelError: a labels file that cannot be read, a label of a case a run lacks,
+            or fewer than 2 cases labelled in both runs (file and line named).
         ClustersError: a clusters file that cannot be read (file and line named); with
             ``clusters=True``, runs made from no golden set, or one gone or changed.
         ValueError: ``clusters`` that miss a compared case, name a case no run has, or
@@ -158,6 +175,7 @@ def compare(
 
         reader = retrieval_loader("queries", "topics", f"{topics}: the topic file reader")
         topics = cast("dict[str, str]", reader.fn(topics))
+    read_labels = _ppi_labels(ppi, labels, alternative, len(inputs))
     given_clusters = None
     if clusters is not None and not isinstance(clusters, bool):
         from evalkit.data.case_clusters import as_case_clusters
@@ -201,6 +219,11 @@ def compare(
             res, base, cand, ids, diffs, texts, top=top, alpha=alpha,
             correction=correction, method=method,
             input_notes=notes_by[base.name] + notes_by[cand.name]))
+    ppi_notes: list[str] = []
+    if read_labels is not None:
+        from evalkit.comparison.ppi_rows import run_labels, with_ppi
+
+        results, ppi_notes = with_ppi(results, run_labels(read_labels, runs), alpha)
     slices: tuple[SliceEffect, ...] = ()
     slice_notes: tuple[str, ...] = ()
     if by is not None:
@@ -224,13 +247,35 @@ def compare(
         baseline=_run_info(loaded, 0), candidates=tuple(
             _run_info(loaded, i) for i in range(1, len(runs))),
         results=tuple(results), metrics=tuple(loaded.metrics), settings=settings,
-        description=describe(settings),
+        description=describe(settings) + (_PPI_DESCRIPTION if read_labels is not None
+                                          else ""),
         warnings=tuple(w for ws in loaded.notes for w in ws) + tuple(text_notes)
-        + tuple(samples_warnings(runs)) + floor_note + slice_notes,
+        + tuple(samples_warnings(runs)) + floor_note + slice_notes + tuple(ppi_notes),
         query_ids=ids, queries={q: texts[q] for q in ids if q in texts},
         provenance={"evalkit_version": __version__, "generator": settings.generator},
         slices=slices,
     )
+
+
+_PPI_DESCRIPTION = ("; a labelled metric's interval is the PPI++ interval of the human "
+                    "difference (its p-value the paired test's on the judge's values)")
+
+
+def _ppi_labels(ppi: bool, labels: RunLabelsArg | None, alternative: str, n_runs: int
+                ) -> list[HumanLabels | None] | dict[str, HumanLabels] | None:
+    """The labels files read when ``ppi`` (None otherwise); refuses labels without
+    ``ppi`` and a one-sided alternative with it."""
+    if not ppi:
+        if labels is not None:
+            raise ComparisonError("labels are read only for PPI intervals: add ppi=True "
+                                  "(--ppi)")
+        return None
+    if alternative != "two-sided":
+        raise ComparisonError(f"ppi=True (--ppi) gives two-sided intervals; leave "
+                              f"--alternative {alternative} out")
+    from evalkit.comparison.ppi_rows import read_run_labels
+
+    return read_run_labels(labels, n_runs)
 
 
 def _finite(x: float) -> float | None:

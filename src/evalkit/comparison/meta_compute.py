@@ -49,6 +49,8 @@ NOT_WITH_COLLECTIONS: dict[str, str] = {
     "--tags": "the collections are pooled as wholes; compare one collection's runs by tag",
     "--cluster": "each collection's variance s^2/n treats its queries as independent",
     "--clusters": "each collection's variance s^2/n treats its queries as independent",
+    "--ppi": "PPI intervals are given for one collection's runs",
+    "--labels": "PPI intervals are given for one collection's runs",
 }
 #: Options that go only with ``--collections``.
 ONLY_WITH_COLLECTIONS: tuple[str, ...] = ("--tau2", "--hartung-knapp")

@@ -158,6 +158,12 @@ class MetricComparison:
             (:func:`evalkit.report.comparison_rows.p_note_for`).
         n_clusters: the number of clusters the test took as its unit when the cases
             were clustered (``evalkit.compare(..., clusters=...)``), else None.
+        ppi: with ``ppi=True`` and human labels of this metric in both runs, the PPI++
+            interval of the human difference
+            (:meth:`evalkit.data.judge_agreement.PairedPPI.to_dict`: ``estimate``,
+            ``ci_low``, ``ci_high``, ``se``, ``lambda``, ``n_labels``, ``n_unlabelled``,
+            ``p_value``, ``judge_difference``, ``labels``, ``notes``), which is then
+            ``ci_low``/``ci_high`` (``ci_method`` ``"ppi++"``); else None.
     """
 
     metric: str
@@ -194,6 +200,7 @@ class MetricComparison:
     spread: WithinCaseSpread | None = None
     p_note: str | None = None
     n_clusters: int | None = None
+    ppi: Mapping[str, Any] | None = None
 
     def per_query(self) -> dict[str, float]:
         """``{query id: candidate - baseline}`` over the paired queries."""

@@ -64,6 +64,7 @@ def _row(c: MetricComparison) -> dict[str, Any]:
         "distribution": None if c.distribution is None else c.distribution.to_dict(),
         "details": {q: dict(d) for q, d in c.details.items()},
         "spread": None if c.spread is None else c.spread.to_dict(),
+        "ppi": None if c.ppi is None else dict(c.ppi),
     }
 
 
@@ -156,6 +157,7 @@ def _row_from(d: Mapping[str, Any], ids: tuple[str, ...], texts: Mapping[str, st
         spread=None if not d.get("spread") else WithinCaseSpread.from_dict(d["spread"]),
         p_note=None if d.get("p_note") is None else str(d["p_note"]),
         n_clusters=None if d.get("n_clusters") is None else int(d["n_clusters"]),
+        ppi=None if d.get("ppi") is None else dict(d["ppi"]),
         **values,
     )
 

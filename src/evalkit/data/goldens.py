@@ -39,6 +39,9 @@ class GoldenSet:
 
     def __init__(self, cases: Iterable[GoldenCase], path: str | Path | None = None) -> None:
         self.path: str | None = None if path is None else str(path)
+        #: how the labelled cases were chosen, ``(selection, seed)``, when the file
+        #: declares it (a YAML file's ``labels_selection``), else None
+        self.labels_selection: tuple[str, int | None] | None = None
         self._cases: list[GoldenCase] = []
         self._index: dict[str, GoldenCase] = {}
         self._digests: dict[str, str] | None = None

@@ -125,6 +125,31 @@ def label_value_problem(value: Any) -> str | None:
     return None
 
 
+def selection_of(obj: Mapping[str, Any]) -> tuple[str, int | None]:
+    """``(selection, seed)`` of a declaration of how labelled cases were chosen:
+    ``{"selection": "random", "seed": S}`` or ``{"selection": "all"}`` (a labels file's
+    first line, a YAML golden file's ``labels_selection``).
+
+    Raises:
+        ValueError: another key, another selection, a random one without an integer
+            seed, or ``all`` with a seed (the message says what to write).
+    """
+    unknown = sorted(set(obj) - {"selection", "seed"})
+    if unknown:
+        raise ValueError(f"unknown key {unknown[0]!r} in the selection; it holds "
+                         "'selection' and, for a random one, 'seed'")
+    sel = obj.get("selection")
+    if sel not in ("random", "all"):
+        raise ValueError(f"'selection' must be \"random\" or \"all\", got {sel!r}")
+    seed = obj.get("seed")
+    if sel == "random" and (isinstance(seed, bool) or not isinstance(seed, int)):
+        raise ValueError("a random selection records its integer 'seed' "
+                         "({\"selection\": \"random\", \"seed\": 7})")
+    if sel == "all" and seed is not None:
+        raise ValueError("'selection: all' has no seed; remove it")
+    return str(sel), seed
+
+
 #: a human label: a finite number, checked by :func:`label_value_problem`
 HumanLabel = Annotated[Any, WithJsonSchema({"type": "number"})]
 
@@ -175,12 +200,26 @@ class GoldenRow(BaseModel):
         return dict(self.model_extra or {})
 
 
+class LabelsSelection(BaseModel):
+    """How the labelled cases of a golden file were chosen (:func:`selection_of`)."""
+
+    model_config = ConfigDict(strict=True, extra="forbid", title="labels selection")
+
+    selection: Annotated[str, WithJsonSchema({"enum": ["random", "all"]})] = Field(
+        description="random: a random subset drawn with 'seed'; all: every case labelled.")
+    seed: int | None = Field(None, description="The seed of a random selection.")
+
+
 class GoldenCases(BaseModel):
-    """A YAML golden file written as a mapping: its ``cases`` list."""
+    """A YAML golden file written as a mapping: its ``cases`` list, and optionally how
+    its labelled cases were chosen."""
 
     model_config = ConfigDict(strict=True, extra="allow", title="golden set")
 
     cases: list[GoldenRow] = Field(description="The cases, in order.")
+    labels_selection: LabelsSelection | None = Field(
+        None, description="How the cases with 'labels' were chosen: {selection: random, "
+        "seed: S} or {selection: all}; prediction-powered intervals need a random one.")
 
 
 # ------------------------------------------------------------------ messages

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from evalkit.data.cases import GoldenCase
 from evalkit.data.goldens import GoldenError, GoldenSet, case_from_record, check_unique, read_text
+from evalkit.data.goldens_models import selection_of
 from evalkit.io.limits import LimitError, check_id
 
 if TYPE_CHECKING:
@@ -55,6 +56,7 @@ def load_yaml(path: str | Path) -> GoldenSet:
         root = loader.get_single_node()
         if root is None:
             raise GoldenError(f"{p}: empty file; zero cases")
+        selection = _labels_selection(loader, root, p)
         for node in _yaml_items(root, p):
             lineno = node.start_mark.line + 1
             where = f"{p}:{lineno}"
@@ -94,7 +96,30 @@ def load_yaml(path: str | Path) -> GoldenSet:
         case = case_from_record(record, f"{p}:{lineno}")
         check_unique(case.id, lineno, lines_of, p)
         cases.append(case)
-    return GoldenSet(cases, path=p)
+    gset = GoldenSet(cases, path=p)
+    gset.labels_selection = selection
+    return gset
+
+
+def _labels_selection(loader: Any, root: yaml.Node, p: Path) -> tuple[str, int | None] | None:
+    """The ``labels_selection`` of a mapping-form file (how its labelled cases were
+    chosen: ``{selection: random, seed: S}`` or ``{selection: all}``), or None."""
+    import yaml
+
+    if not isinstance(root, yaml.MappingNode):
+        return None
+    node = next((v for k, v in root.value if k.value == "labels_selection"), None)
+    if node is None:
+        return None
+    where = f"{p}:{node.start_mark.line + 1}"
+    value = loader.construct_object(node, deep=True)
+    if not isinstance(value, dict):
+        raise GoldenError(f"{where}: 'labels_selection' must be a mapping "
+                          "({selection: random, seed: 7} or {selection: all})")
+    try:
+        return selection_of(value)
+    except ValueError as exc:
+        raise GoldenError(f"{where}: labels_selection: {exc}") from None
 
 
 def _yaml_items(root: yaml.Node, p: Path) -> list[yaml.MappingNode]:

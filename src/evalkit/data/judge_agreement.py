@@ -4,7 +4,9 @@
 repeated samples, a case's mean over its samples) with the human labels of the same
 cases, and gives per metric the agreement table of :mod:`evalkit.stats.agreement` and
 the PPI++ mean of :mod:`evalkit.stats.ppi` (the judge's values on the unlabelled cases
-as predictions). :func:`metric_labels` is the pairing, which the agreement aggregates
+as predictions). :func:`paired_ppi` is the PPI++ interval of the difference of two runs
+on their shared labelled cases, which ``evalkit compare --ppi`` and the gate's
+``vs_baseline`` checks use. :func:`metric_labels` is the pairing, which the agreement aggregates
 (``krippendorff_alpha(correctness)``, :mod:`evalkit.execute.agreement_aggregates`) share.
 """
 
@@ -12,12 +14,18 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import asdict, dataclass
+from typing import Any, ClassVar
 
 from evalkit.data.labels import HumanLabels, LabelError
 from evalkit.stats.agreement import AgreementTable, agreement_table
-from evalkit.stats.ppi import PPIResult, ppi_mean
+from evalkit.stats.ppi import (
+    LabelPlan,
+    PPIResult,
+    labels_needed,
+    ppi_mean,
+    ppi_paired_difference,
+)
 
 
 @dataclass(frozen=True)
@@ -74,17 +82,23 @@ class MetricAgreement:
         ppi: the PPI++ estimate of the human mean, or ``None`` (see ``ppi_note``).
         ppi_note: why there is no PPI interval (every case labelled, fewer than 2
             labels), else ``None``.
+        plan: with ``judge_agreement(..., plan_width=W)``, how many human labels a
+            PPI++ interval of width ``W`` needs, these labels as the pilot
+            (:func:`evalkit.stats.ppi.labels_needed`); else ``None``.
     """
 
     table: AgreementTable
     ppi: PPIResult | None
     ppi_note: str | None = None
+    plan: LabelPlan | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict: the table's fields, ``ppi`` and ``ppi_note``."""
+        """A JSON-ready dict: the table's fields, ``ppi``, ``ppi_note`` and, when planned,
+        ``plan`` (:class:`~evalkit.stats.ppi.LabelPlan`'s fields)."""
         return {**self.table.to_dict(),
                 "ppi": None if self.ppi is None else self.ppi.to_dict(),
-                "ppi_note": self.ppi_note}
+                "ppi_note": self.ppi_note} | (
+            {"plan": asdict(self.plan)} if self.plan is not None else {})
 
 
 @dataclass(frozen=True)
@@ -99,6 +113,8 @@ class AgreementReport:
         warning: :meth:`HumanLabels.selection_warning`, or ``None``.
         metrics: one :class:`MetricAgreement` per labelled metric.
     """
+
+    kind: ClassVar[str] = "agreement"  # what a reporter (the HTML page) recognises
 
     run: str
     n_cases: int
@@ -116,7 +132,8 @@ class AgreementReport:
 
 
 def judge_agreement(run: Any, labels: HumanLabels, metrics: Sequence[str] | None = None,
-                    *, alpha: float = 0.05) -> AgreementReport:
+                    *, alpha: float = 0.05, plan_width: float | None = None
+                    ) -> AgreementReport:
     """Agreement between a run's values and human labels, per labelled metric.
 
     Args:
@@ -124,11 +141,16 @@ def judge_agreement(run: Any, labels: HumanLabels, metrics: Sequence[str] | None
         labels: the human labels (:func:`evalkit.data.labels.read_labels`).
         metrics: the metrics to report; by default every labelled metric.
         alpha: 1 - confidence of the bias and PPI intervals.
+        plan_width: also plan, per metric, how many human labels a PPI++ interval of
+            this width needs (metric units; :func:`evalkit.stats.ppi.labels_needed` with
+            these labels as the pilot and the judge's values on every case).
 
     Raises:
         LabelError: a label of a case the run does not hold, a metric the run lacks, or
             a requested metric without labels.
         KeyError: the metric failed on a case (:meth:`RunResult.scores`).
+        PPIError: ``plan_width`` not positive, or fewer than 2 labelled cases to plan
+            from.
     """
     labels.check_ids(run.ids(), f"run {run.name!r}")
     wanted = list(metrics) if metrics else labels.metrics()
@@ -151,18 +173,160 @@ def judge_agreement(run: Any, labels: HumanLabels, metrics: Sequence[str] | None
             note = "fewer than 2 labelled cases"
         else:
             ppi = ppi_mean(pairs.human, pairs.judge, pairs.unlabelled, alpha=alpha)
-        out.append(MetricAgreement(table, ppi, note))
+        plan = None if plan_width is None else labels_needed(
+            pairs.human, pairs.judge, [*pairs.judge, *pairs.unlabelled], plan_width,
+            alpha=alpha)
+        out.append(MetricAgreement(table, ppi, note, plan))
     return AgreementReport(
         run=run.name, n_cases=len(run.ids()), labels_source=labels.source,
         selection=labels.selection, seed=labels.seed,
         warning=labels.selection_warning(len(run.ids())), metrics=out)
 
 
+@dataclass(frozen=True)
+class PairedPPI:
+    """The PPI++ interval of the human difference ``a - b`` of one metric.
+
+    Attributes:
+        metric: the metric.
+        result: :func:`evalkit.stats.ppi.ppi_paired_difference` of the shared labelled
+            cases and the others (``n_labels`` human labels per run).
+        judge_difference: the mean judge difference ``a - b`` over every paired case.
+        labels: where each run's labels came from (``a`` first).
+        notes: the cases labelled in one run only (left out), and each labels' selection
+            warning (:meth:`HumanLabels.selection_warning`).
+    """
+
+    metric: str
+    result: PPIResult
+    judge_difference: float
+    labels: tuple[str | None, str | None]
+    notes: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        """``result.to_dict()`` with ``p_value`` (:meth:`PPIResult.p_value`),
+        ``judge_difference``, ``labels`` and ``notes``."""
+        return {**self.result.to_dict(), "p_value": self.result.p_value(),
+                "judge_difference": self.judge_difference, "labels": list(self.labels),
+                "notes": list(self.notes)}
+
+
+
+def ppi_means(run: Any, labels: HumanLabels, *, alpha: float = 0.05) -> dict[str, Any]:
+    """The PPI++ mean of every labelled metric the run has, as a run's header records it
+    (``evaluate(..., ppi=True)``): ``{"labels", "selection", "seed", "warning",
+    "metrics": {metric: PPIResult.to_dict() | {"note": why none}}}``; the judge's values
+    are the run's per-case values (a case's mean over its samples).
+
+    Raises:
+        LabelError: a label of a case the run does not hold (file and line named).
+    """
+    labels.check_ids(run.ids(), f"run {run.name!r}")
+    out: dict[str, Any] = {}
+    for metric in labels.metrics():
+        if metric not in run.metric_names():
+            continue
+        try:
+            pairs = metric_labels(run.scores(metric), labels, metric)
+        except KeyError as exc:  # the metric failed on a case: no mean, so no PPI mean
+            out[metric] = {"note": str(exc.args[0]) if exc.args else "the metric failed"}
+            continue
+        if not pairs.unlabelled:
+            out[metric] = {"note": "every case is labelled: the labels' own mean is the "
+                                   "answer"}
+        elif len(pairs.human) < 2:
+            out[metric] = {"note": "fewer than 2 labelled cases"}
+        else:
+            out[metric] = ppi_mean(pairs.human, pairs.judge, pairs.unlabelled,
+                                   alpha=alpha).to_dict()
+    return {"labels": labels.source, "selection": labels.selection, "seed": labels.seed,
+            "warning": labels.selection_warning(len(run.ids())), "metrics": out}
+
+
+def ppi_mean_line(metric: str, found: Mapping[str, Any]) -> str:
+    """``correctness: human mean (PPI++) 3.4100 [3.1200, 3.7000] (95%) on 12 human labels
+    and 28 judge-only cases, judge mean 3.9000`` (or why there is none)."""
+    if "estimate" not in found:
+        return f"{metric}: human mean (PPI++) none: {found.get('note')}"
+    return (f"{metric}: human mean (PPI++) {found['estimate']:.4f} "
+            f"[{found['ci_low']:.4f}, {found['ci_high']:.4f}] "
+            f"({round(float(found['confidence']) * 100):d}%) on {found['n_labels']} human "
+            f"labels and {found['n_unlabelled']} judge-only cases, judge mean "
+            f"{found['judge_mean']:.4f}")
+
+
+def ppi_sentence(ppi: Mapping[str, Any]) -> str:
+    """The line every report prints for a PPI++ interval of a difference
+    (:meth:`PairedPPI.to_dict`): which interval, on how many human labels."""
+    return (f"interval PPI++ on {ppi['n_labels']} human labels per run and "
+            f"{ppi['n_unlabelled']} judge-only cases: human difference "
+            f"{ppi['estimate']:+.4f} [{ppi['ci_low']:+.4f}, {ppi['ci_high']:+.4f}] "
+            f"({round(float(ppi['confidence']) * 100):d}%), judge difference "
+            f"{ppi['judge_difference']:+.4f}, lambda {ppi['lambda']:.3f}")
+
+
+def has_labels(labels: HumanLabels, metric: str) -> bool:
+    """Whether any case of ``labels`` is labelled for ``metric``."""
+    return any(metric in row for row in labels.labels.values())
+
+
+def paired_ppi(values_a: Mapping[str, float], values_b: Mapping[str, float],
+               labels_a: HumanLabels, labels_b: HumanLabels, metric: str, *,
+               alpha: float = 0.05) -> PairedPPI:
+    """The PPI++ interval of the mean human difference ``a - b`` over the cases both
+    ``values_a`` and ``values_b`` hold (``{case id: judge value}``, one judge), the
+    labelled subset being the cases labelled for ``metric`` in both runs' labels
+    (:func:`evalkit.stats.ppi.ppi_paired_difference`; module docstring of
+    :mod:`evalkit.stats.ppi`).
+
+    Raises:
+        LabelError: a label of a case a run does not hold (file and line named), fewer
+            than 2 shared labelled cases, or every case labelled (no judge-only case).
+    """
+    ids = [cid for cid in values_a if cid in values_b]
+    own_a = metric_labels(values_a, labels_a, metric)
+    own_b = metric_labels(values_b, labels_b, metric)
+    set_a, set_b = set(own_a.ids), set(own_b.ids)
+    shared = [cid for cid in ids if cid in set_a and cid in set_b]
+    where = f"{labels_a.source or 'labels'} and {labels_b.source or 'labels'}"
+    if len(shared) < 2:
+        raise LabelError(f"{where}: {len(shared)} case(s) labelled for {metric!r} in both "
+                         "runs; a PPI interval of the difference needs at least 2 shared "
+                         "labelled cases (label the same cases of both runs)")
+    if len(shared) == len(ids):
+        raise LabelError(f"{where}: every case is labelled for {metric!r} in both runs; "
+                         "the labels' own difference needs no PPI (leave --ppi out)")
+    rest = [cid for cid in ids if cid not in set(shared)]
+    ha, hb = labels_a.for_metric(metric), labels_b.for_metric(metric)
+    result = ppi_paired_difference(
+        [ha[c] for c in shared], [hb[c] for c in shared],
+        [values_a[c] for c in shared], [values_b[c] for c in shared],
+        [values_a[c] for c in rest], [values_b[c] for c in rest], alpha=alpha)
+    notes: list[str] = []
+    alone = len(set_a ^ set_b)
+    if alone:
+        notes.append(f"{metric}: {alone} case(s) labelled in one run only are treated as "
+                     "unlabelled; the PPI interval rests on the cases labelled in both")
+    for lab in [labels_a] + ([labels_b] if labels_b is not labels_a else []):
+        warning = lab.selection_warning(len(ids))
+        if warning:
+            notes.append(warning)
+    diff = math.fsum(values_a[c] - values_b[c] for c in ids) / len(ids)
+    return PairedPPI(metric, result, diff, (labels_a.source, labels_b.source),
+                     tuple(dict.fromkeys(notes)))
+
+
 __all__ = [
     "AgreementReport",
     "LabelledValues",
     "MetricAgreement",
+    "PairedPPI",
     "case_means",
+    "has_labels",
     "judge_agreement",
     "metric_labels",
+    "paired_ppi",
+    "ppi_mean_line",
+    "ppi_means",
+    "ppi_sentence",
 ]

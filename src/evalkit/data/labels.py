@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from evalkit.data.goldens_models import label_value_problem
+from evalkit.data.goldens_models import label_value_problem, selection_of
 from evalkit.io.limits import LimitError, check_id
 
 Selection = Literal["random", "all"]
@@ -148,20 +148,11 @@ def random_subset(case_ids: Sequence[str], k: int, seed: int) -> list[str]:
 
 
 def _header(obj: Mapping[str, Any], where: str) -> tuple[Selection, int | None]:
-    unknown = sorted(set(obj) - {"selection", "seed"})
-    if unknown:
-        raise LabelError(f"{where}: unknown key {unknown[0]!r} in the selection line; it "
-                         "holds 'selection' and, for a random one, 'seed'")
-    sel = obj.get("selection")
-    if sel not in SELECTIONS:
-        raise LabelError(f"{where}: 'selection' must be \"random\" or \"all\", got {sel!r}")
-    seed = obj.get("seed")
-    if sel == "random" and (isinstance(seed, bool) or not isinstance(seed, int)):
-        raise LabelError(f"{where}: a random selection records its integer 'seed' "
-                         "({\"selection\": \"random\", \"seed\": 7})")
-    if sel == "all" and seed is not None:
-        raise LabelError(f"{where}: 'selection: all' has no seed; remove it")
-    return sel, seed
+    try:
+        sel, seed = selection_of(obj)
+    except ValueError as exc:
+        raise LabelError(f"{where}: {exc}") from None
+    return sel, seed  # type: ignore[return-value]
 
 
 def _case_id(value: Any, where: str) -> str:
@@ -224,8 +215,14 @@ def load_labels(path: str | Path) -> HumanLabels:
 
 def labels_from_goldens(gset: Any, selection: Selection | None = None,
                         seed: int | None = None) -> HumanLabels:
-    """The ``labels`` of a golden set's cases (cases without any are left out)."""
+    """The ``labels`` of a golden set's cases (cases without any are left out); the
+    selection is the one given, else the golden set's ``labels_selection`` (a YAML golden
+    file's top-level ``labels_selection: {selection: random, seed: S}``)."""
     labels = {c.id: dict(c.labels) for c in gset if getattr(c, "labels", None)}
+    if selection is None:
+        declared = getattr(gset, "labels_selection", None)
+        if declared is not None:
+            selection, seed = declared
     return HumanLabels(labels, selection, seed, getattr(gset, "path", None))
 
 

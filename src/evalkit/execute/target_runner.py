@@ -45,6 +45,7 @@ from typing import Any
 from evalkit.core.specs import AggregateSpec, MetricSpec
 from evalkit.data.cases import GoldenCase
 from evalkit.data.goldens import GoldenSet, load_goldens
+from evalkit.data.labels import HumanLabels
 from evalkit.data.results import ArtifactError, RunResult
 from evalkit.data.rows import CaseResult
 from evalkit.data.targets import AsyncTarget, Target
@@ -113,6 +114,8 @@ def evaluate(
     requests_per_minute: float | None = None,
     tokens_per_minute: float | None = None,
     executor: str | ExecutorChoice | None = None,
+    ppi: bool = False,
+    labels: HumanLabels | str | Path | None = None,
 ) -> RunResult:
     """Run ``target`` on every golden case and score the responses.
 
@@ -226,6 +229,7 @@ def evaluate(
                  grace, progress, chosen)
     plan.epochs, plan.reduce = epochs, reduce
     plan.pacing = pacing
+    plan.ppi_labels = _ppi_labels(ppi, labels, gset)
     if artifact is None:
         return plan.run(None, {}, {})
     path = Path(artifact)
@@ -292,6 +296,31 @@ def _earlier_rows(path: Path, writer: ArtifactWriter, header: dict[str, Any],
     return kept, redo, ordered(gset, epochs, {**kept, **redo})
 
 
+def _ppi_labels(ppi: bool, labels: HumanLabels | str | Path | None, gset: GoldenSet
+                ) -> HumanLabels | None:
+    """The labels ``evaluate(..., ppi=True)`` records PPI means from, read before any
+    call (checked against the golden set's ids); None without ``ppi``.
+
+    Raises:
+        LabelError: ``labels`` without ``ppi``, an unreadable labels file, a label of a
+            case the golden set lacks, or no labels at all.
+    """
+    from evalkit.data.labels import LabelError, labels_from_goldens, read_labels
+
+    if not ppi:
+        if labels is not None:
+            raise LabelError("labels are read for PPI means only: add ppi=True (--ppi)")
+        return None
+    found = labels if isinstance(labels, HumanLabels) else (
+        read_labels(labels) if labels is not None else labels_from_goldens(gset))
+    if not found.labels:
+        raise LabelError(f"{gset.path or 'the golden set'}: ppi=True (--ppi) but no case "
+                         "has labels; pass labels (--labels FILE) or add labels: {metric: "
+                         "value} to the labelled golden cases")
+    found.check_ids(gset.ids(), "the golden set")
+    return found
+
+
 def _check_grace(grace_s: float) -> float:
     if isinstance(grace_s, bool) or not isinstance(grace_s, int | float) \
             or not math.isfinite(grace_s) or not 0 <= grace_s <= MAX_GRACE_S:
@@ -312,6 +341,7 @@ class _Plan:
         self.max_concurrency, self.grace, self.progress = max_concurrency, grace, progress
         self.chosen = chosen
         self.pacing: Pacing | None = None
+        self.ppi_labels: HumanLabels | None = None
 
     epochs, reduce = 1, "mean"
 
@@ -379,6 +409,10 @@ class _Plan:
             self.header.setdefault("notes", {})["tokens_per_minute"] = note
         run = RunResult(name=self.header["name"], per_query=rows, header=self.header,
                         samples=samples)
+        if self.ppi_labels is not None:
+            from evalkit.data.judge_agreement import ppi_means
+
+            run.header["ppi"] = ppi_means(run, self.ppi_labels)
         if writer is not None:
             writer.close(sync=False)  # the rewrite below is synced before it replaces it
             writer.rewrite(run)

@@ -15,6 +15,7 @@ from typing import Any
 
 from evalkit.core.registry import Registry, RegistryError
 from evalkit.core.specs import AggregateSpec, MetricSpec
+from evalkit.data.labels import HumanLabels
 from evalkit.data.results import RunResult
 from evalkit.data.samples import sample_rows
 from evalkit.gate.baseline import Baseline
@@ -55,6 +56,36 @@ class _TestOutcome:
     method: str
     n_resamples: int | None
     n_clusters: int | None = None
+    ppi: Mapping[str, Any] | None = None
+
+
+def _ppi_test(cand: Mapping[str, float], base: Mapping[str, float], metric: str,
+              alpha: float, labels: tuple[HumanLabels, HumanLabels] | None
+              ) -> _TestOutcome | None:
+    """The PPI++ interval of the human difference run minus baseline and its normal
+    two-sided p (:func:`evalkit.data.judge_agreement.paired_ppi`), when both runs have
+    labels of ``metric``; else None.
+
+    Raises:
+        CheckFailure: labels that cannot give an interval (fewer than 2 shared labelled
+            cases, every case labelled, a label of a case the run lacks).
+    """
+    from evalkit.data.judge_agreement import has_labels, paired_ppi
+    from evalkit.data.labels import LabelError
+
+    if labels is None or not all(has_labels(x, metric) for x in labels):
+        return None
+    try:
+        found = paired_ppi(cand, base, labels[0], labels[1], metric, alpha=alpha)
+    except (LabelError, ValueError) as exc:
+        raise CheckFailure(f"the PPI interval (--ppi) failed: {exc}") from None
+    r = found.result
+    return _TestOutcome(r.estimate, r.ci_low, r.ci_high, r.p_value(), PPI_METHOD, None,
+                        ppi=found.to_dict())
+
+
+#: ``BaselineComparison.method`` of a check decided by a PPI++ interval.
+PPI_METHOD = "ppi++"
 
 
 def _per_case_test(
@@ -103,10 +134,14 @@ def baseline_result(
     check: CheckSpec, run: RunResult, baseline: Baseline | None, reg: Registry,
     cov: tuple[int, int], n_resamples: int, seed: int, run_fp: Fingerprint | None,
     clusters: Mapping[str, Hashable] | None = None,
+    ppi_labels: tuple[HumanLabels, HumanLabels] | None = None,
 ) -> CheckResult:
     """One baseline check judged (its verdict placeholder "pass" until :func:`decide`);
     a per-case metric's test takes ``clusters`` as its unit when given (a whole-run
-    aggregate's bootstrap resamples cases), or an error result naming what failed."""
+    aggregate's bootstrap resamples cases); with ``ppi_labels`` (the run's labels, the
+    baseline's) and labels of the metric in both, the PPI++ interval of the human
+    difference and its p decide instead (:func:`_ppi_test`); or an error result naming
+    what failed."""
     if baseline is None:
         return error_result(check, cov, "this check compares against a baseline, but none was "
                                   "given (pass --baseline, or baseline= to evaluate_gate)")
@@ -157,9 +192,10 @@ def baseline_result(
             cand = case_values(rows, res.name, f"run {run.name!r}")
             base = case_values(base_rows, res.name, f"baseline {baseline.name!r}")
             observed, base_value = mean_of(cand, res.name), mean_of(base, res.name)
-            t = _per_case_test(cand, base, res.name, alpha, n_resamples, seed,
-                               res.spec.value_type if isinstance(res.spec, MetricSpec)
-                               else None, clusters=clusters)
+            t = _ppi_test(cand, base, res.name, alpha, ppi_labels) or _per_case_test(
+                cand, base, res.name, alpha, n_resamples, seed,
+                res.spec.value_type if isinstance(res.spec, MetricSpec) else None,
+                clusters=clusters)
     except (CheckError, CheckFailure) as exc:
         return error_result(check, cov, str(exc), kind=kind)
     except (ValueError, TypeError) as exc:
@@ -168,7 +204,7 @@ def baseline_result(
         baseline_value=base_value, difference=t.difference, ci_low=t.ci_low,
         ci_high=t.ci_high, p_value=t.p_value, alpha=alpha, method=t.method,
         n_cases=len(ids), higher_is_better=higher, n_resamples=t.n_resamples,
-        n_clusters=t.n_clusters,
+        n_clusters=t.n_clusters, ppi=t.ppi,
     )
     # verdict decided after Holm; "pass" is a placeholder
     return CheckResult(check, "pass", observed, cov[0], cov[1], "", kind, comp)

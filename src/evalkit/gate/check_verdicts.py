@@ -5,6 +5,7 @@ puts them together as the gate's :class:`~evalkit.gate.GateReport`."""
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -35,6 +36,11 @@ class BaselineComparison:
             the p-value used for the decision is known).
         n_clusters: the clusters the test took as its unit (``evaluate_gate(...,
             clusters=...)``), None when the cases were not clustered.
+        ppi: with ``evaluate_gate(..., ppi=True)`` and human labels of the metric in
+            the run and the baseline, the PPI++ interval of the human difference
+            (:meth:`evalkit.data.judge_agreement.PairedPPI.to_dict`), which then gives
+            ``difference``, the interval and ``p_value`` (``method`` ``"ppi++"``); else
+            None.
     """
 
     baseline_value: float
@@ -50,6 +56,7 @@ class BaselineComparison:
     outcome: str = "no significant change"
     n_resamples: int | None = None
     n_clusters: int | None = None
+    ppi: Mapping[str, Any] | None = None
 
     @property
     def p_decision(self) -> float:
@@ -77,7 +84,7 @@ class BaselineComparison:
             "n_resamples": self.n_resamples,
             "higher_is_better": self.higher_is_better,
             "outcome": self.outcome,
-        }
+        } | ({"ppi": dict(self.ppi)} if self.ppi is not None else {})
 
 
 @dataclass(frozen=True)
@@ -141,6 +148,10 @@ class CheckResult:
                 f"p {p_text(c.p_value, c.n_resamples)}"
                 f"{padj} (alpha {c.alpha:g}, {direction} is better): {c.outcome}"
             )
+            if c.ppi is not None:
+                from evalkit.data.judge_agreement import ppi_sentence
+
+                parts.append(ppi_sentence(c.ppi))
         elif self.message:
             parts.append(self.message)
         if not self.blocking and self.verdict != "pass":

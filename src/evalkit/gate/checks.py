@@ -265,17 +265,41 @@ def parse_checks(
     :mod:`evalkit.gate.checks_models`); ``source`` names the origin in messages, and
     ``line_of`` (a location in ``data`` -> its line) adds the line.
     """
-    from evalkit.gate.checks_models import validate_file
+    return _parse_document(data, source, known_case_ids, line_of).checks
+
+
+@dataclass(frozen=True)
+class ChecksDocument:
+    """A checks file read whole (:func:`load_checks_file`).
+
+    Attributes:
+        checks: the checks, in file order.
+        labels: the run's human labels file its ``labels`` key names, resolved against
+            the checks file's folder (the working directory for standard input), or
+            None.
+        baseline_labels: the baseline's, from ``baseline_labels``, or None.
+    """
+
+    checks: list[CheckSpec]
+    labels: Path | None = None
+    baseline_labels: Path | None = None
+
+
+def _parse_document(
+    data: Any, source: str, known_case_ids: Collection[str] | None,
+    line_of: Callable[[Sequence[int | str]], int | None] | None,
+) -> ChecksDocument:
+    from evalkit.gate.checks_models import validate_document
     from evalkit.io.model_errors import Problem, located
 
     def error(problem: Problem) -> CheckError:
         return CheckError(located(source, problem, line_of, line_last=True))
 
     try:
-        models = validate_file(data)
+        model = validate_document(data)
     except Problem as exc:
         raise error(exc) from None
-    specs = [CheckSpec(**_spec_fields(m.model_dump()), source=source) for m in models]
+    specs = [CheckSpec(**_spec_fields(m.model_dump()), source=source) for m in model.checks]
     if known_case_ids is not None:
         known = {str(x) for x in known_case_ids}
         for i, spec in enumerate(specs):
@@ -284,7 +308,12 @@ def parse_checks(
                 raise error(Problem(("checks", i, "scope"), (
                     f"check {spec.id!r}: 'scope' names {len(unknown)} case id(s) "
                     f"that are not among the {len(known)} known cases: {', '.join(unknown)}")))
-    return specs
+    folder = Path(".") if source in ("-", "/dev/stdin", "<checks>") else Path(source).parent
+
+    def beside(path: str | None) -> Path | None:
+        return None if path is None else folder / path
+
+    return ChecksDocument(specs, beside(model.labels), beside(model.baseline_labels))
 
 
 def _spec_fields(dumped: dict[str, Any]) -> dict[str, Any]:
@@ -319,6 +348,14 @@ def _checks_bytes(p: Path) -> bytes:
 def load_checks(
     path: str | Path, known_case_ids: Collection[str] | None = None
 ) -> list[CheckSpec]:
+    """The checks of a checks file: :func:`load_checks_file`'s ``checks`` (same
+    arguments, rules and errors)."""
+    return load_checks_file(path, known_case_ids).checks
+
+
+def load_checks_file(
+    path: str | Path, known_case_ids: Collection[str] | None = None
+) -> ChecksDocument:
     """Read a checks file (YAML, safe and bounded: :mod:`evalkit.io.bounded_yaml`).
 
     Args:
@@ -327,8 +364,9 @@ def load_checks(
             must be one of them.
 
     Returns:
-        The checks, in file order. Metric names are kept as written; they are resolved
-        when a gate runs, so a file may name a metric registered later.
+        The checks, in file order (metric names are kept as written; they are resolved
+        when a gate runs, so a file may name a metric registered later), and the paths
+        of its ``labels`` and ``baseline_labels`` keys, relative to the file's folder.
 
     Raises:
         CheckError: the file is missing, a directory, a pipe or device other than
@@ -338,7 +376,8 @@ def load_checks(
             an op outside ``<=``, ``>=``, ``==``, a non-numeric or non-finite threshold,
             ``alpha`` on a threshold check or outside (0, 1), a level other than block or
             warn, or a bad ``scope`` (empty, repeated or non-text ids, ids not in
-            ``known_case_ids``). The message starts with the file and the check.
+            ``known_case_ids``); ``labels`` or ``baseline_labels`` not a path. The
+            message starts with the file and the check.
     """
     p = Path(path)
     try:
@@ -367,7 +406,7 @@ def load_checks(
             text.splitlines()) else ""
         hint = f"; {QUOTE_OP}" if _UNQUOTED_OP.match(line) else ""
         raise CheckError(f"{p}{where}: not valid YAML ({problem}){hint}") from None
-    return parse_checks(doc.data, str(p), known_case_ids, line_of=doc.line)
+    return _parse_document(doc.data, str(p), known_case_ids, doc.line)
 
 
 __all__ = [
@@ -380,10 +419,12 @@ __all__ = [
     "BaselineRule",
     "CheckError",
     "CheckSpec",
+    "ChecksDocument",
     "Level",
     "Op",
     "compare_threshold",
     "load_checks",
+    "load_checks_file",
     "parse_checks",
     "row_error",
     "row_id",

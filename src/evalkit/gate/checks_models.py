@@ -44,7 +44,7 @@ from evalkit.io.model_errors import (
 CHECK_KEYS: tuple[str, ...] = (
     "id", "metric", "op", "threshold", "vs_baseline", "alpha", "level", "scope",
 )
-TOP_LEVEL_KEYS: tuple[str, ...] = ("checks",)
+TOP_LEVEL_KEYS: tuple[str, ...] = ("checks", "labels", "baseline_labels")
 
 #: what to write instead of a key some other tool uses
 HINTS = {
@@ -179,12 +179,20 @@ class CheckModel(BaseModel):
 
 
 class ChecksFile(BaseModel):
-    """A checks file: ``checks``, a list of at least one check, ids unique."""
+    """A checks file: ``checks``, a list of at least one check, ids unique; optionally the
+    human labels the gate reads (``labels``, ``baseline_labels``)."""
 
     model_config = ConfigDict(strict=True, extra="forbid", title="evalkit checks file")
 
     checks: Annotated[list[CheckModel], Field(min_length=1)] = Field(
         description="The checks of the gate, in report order.")
+    labels: _Text | _Absent = Field(
+        None, description="The run's human labels (a labels file or a labelled golden "
+        "file; relative to this file), which agreement aggregates and --ppi read; "
+        "--labels overrides it.")
+    baseline_labels: _Text | _Absent = Field(
+        None, description="The baseline's human labels for --ppi (relative to this "
+        "file); --baseline-labels overrides it.")
 
     @field_validator("checks")
     @classmethod
@@ -322,9 +330,12 @@ def _explain(err: ErrorDetails, data: Any) -> tuple[Loc | None, str | None, str]
     if err["type"] == "extra_forbidden":
         key = str(loc[0])
         return loc, None, (f"unknown top-level key {key!r}"
-                           f"{did_you_mean(key, TOP_LEVEL_KEYS, HINTS)}; the file holds one "
-                           "key, 'checks'")
+                           f"{did_you_mean(key, TOP_LEVEL_KEYS, HINTS)}; the file holds "
+                           "'checks' and optionally 'labels' and 'baseline_labels'")
     value = value_at(data, loc)
+    if loc[0] in ("labels", "baseline_labels"):
+        return loc[:1], None, (f"'{loc[0]}' must be the path of a labels file (relative to "
+                               f"the checks file), got {value_at(data, loc[:1])!r}")
     if err["type"] == "list_type" and value is not None:
         return loc, None, f"'checks' must be a list, got {type(value).__name__}"
     return None, None, "'checks' is missing or empty; the file defines no checks"
@@ -336,8 +347,17 @@ def validate_file(data: Any) -> list[CheckModel]:
     Raises:
         Problem: the first problem, its ``loc`` in ``data`` and its message.
     """
+    return validate_document(data).checks
+
+
+def validate_document(data: Any) -> ChecksFile:
+    """A parsed checks file as its model (the checks and the labels paths).
+
+    Raises:
+        Problem: the first problem, its ``loc`` in ``data`` and its message.
+    """
     try:
-        return ChecksFile.model_validate(data).checks
+        return ChecksFile.model_validate(data)
     except ValidationError as exc:
         err = first_error(exc, _rank)
         loc, label, problem = _explain(err, data)
@@ -371,5 +391,6 @@ __all__ = [
     "ChecksFile",
     "op_problem",
     "validate_check",
+    "validate_document",
     "validate_file",
 ]

@@ -172,6 +172,8 @@ def evaluate_gate(
     case_tags: Mapping[str, Sequence[str]] | None = None,
     labels: HumanLabels | None = None,
     clusters: ClustersArg | bool | None = None,
+    ppi: bool = False,
+    baseline_labels: HumanLabels | None = None,
 ) -> GateReport:
     """Judge every check on ``run`` (and ``baseline`` for baseline checks).
 
@@ -199,6 +201,15 @@ def evaluate_gate(
             cluster as its unit (:mod:`evalkit.stats.clusters`; its comparison's
             ``n_clusters``); a note says how many clusters, and warns below 20. A
             whole-run aggregate's bootstrap still resamples cases.
+        ppi: decide each baseline check on a per-case metric that has human labels in
+            the run and in the baseline by the PPI++ interval of the human difference on
+            the cases labelled in both (:func:`evalkit.data.judge_agreement.paired_ppi`):
+            its estimate, interval and normal p (Holm-adjusted with the other checks)
+            replace the paired test's; ``comparison.ppi`` says on how many human labels
+            it rests. A check on a metric without labels keeps its test; labels that
+            cannot give an interval make the check ``error``.
+        baseline_labels: the baseline's human labels for ``ppi``; by default those of
+            the golden file the baseline's header names.
 
     Returns:
         A :class:`GateReport`; its ``exit_code`` is 0, 1 or 2.
@@ -233,6 +244,7 @@ def evaluate_gate(
     from evalkit.data.labels import labels_in_effect, run_golden_labels
 
     resolve = _tag_scopes(checks, run, base, case_tags)
+    ppi_labels = _ppi_labels(ppi, labels, baseline_labels, run, base, checks, notes)
     with labels_in_effect(labels if labels is not None
                           else (lambda: run_golden_labels(run.header))):
         for check in checks:
@@ -247,7 +259,7 @@ def evaluate_gate(
                     results.append(_threshold_result(check, run, reg, cov))
                 else:
                     results.append(baseline_result(check, run, base, reg, cov, n_resamples,
-                                                   seed, run_fp, case_clusters))
+                                                   seed, run_fp, case_clusters, ppi_labels))
             except Exception as exc:  # a bug or a plugin failure: cannot judge, never a pass
                 results.append(error_result(
                     check, cov, f"the check raised {type(exc).__name__}: {exc}"))
@@ -265,6 +277,34 @@ def evaluate_gate(
         baseline_name=None if base is None else base.name, notes=tuple(notes),
         incomplete=tuple(incomplete), run=run,
     )
+
+
+def _ppi_labels(ppi: bool, labels: HumanLabels | None, baseline_labels: HumanLabels | None,
+                run: RunResult, base: Baseline | None, checks: Sequence[CheckSpec],
+                notes: list[str]) -> tuple[HumanLabels, HumanLabels] | None:
+    """``(run labels, baseline labels)`` for PPI intervals (given, else the golden files'
+    labels), or None: no ``ppi``, no baseline check, or labels missing (said in
+    ``notes``). The selection warning of each is added to ``notes``."""
+    from evalkit.data.labels import run_golden_labels
+
+    if not ppi or base is None or not any(c.kind == "baseline" for c in checks):
+        return None
+    mine = labels if labels is not None else run_golden_labels(run.header)
+    theirs = baseline_labels if baseline_labels is not None else run_golden_labels(
+        base.run.header)
+    if mine is None or theirs is None:
+        which = " and ".join(w for w, x in (("the run", mine), ("the baseline", theirs))
+                             if x is None)
+        notes.append(f"--ppi: {which} has no human labels (pass --labels and "
+                     "--baseline-labels, or label the golden files), so the baseline "
+                     "checks use their paired tests")
+        return None
+    n = len(run.ids())
+    for lab in (mine, theirs):
+        warning = lab.selection_warning(n)
+        if warning and warning not in notes:
+            notes.append(warning)
+    return mine, theirs
 
 
 def _tag_scopes(checks: Sequence[CheckSpec], run: RunResult, base: Baseline | None,
@@ -397,25 +437,31 @@ def gate_from_files(
     """:func:`evaluate_gate` on files: a checks file, a run artifact and optionally a
     baseline file. Scope ids are checked at load against the ids of the run and the
     baseline (an id in neither is a typo). ``kwargs`` go to :func:`evaluate_gate`;
-    ``case_tags`` may be a tags file's path (``query id<TAB>tag`` lines).
+    ``case_tags`` may be a tags file's path (``query id<TAB>tag`` lines). The labels the
+    checks file names (``labels``, ``baseline_labels``) are read when ``labels`` /
+    ``baseline_labels`` are not given.
 
     Raises:
-        CheckError, ArtifactError, BaselineError, TagsError: unusable input (file
-            named).
+        CheckError, ArtifactError, BaselineError, TagsError, LabelError: unusable input
+            (file named).
     """
+    from evalkit.data.labels import read_labels
     from evalkit.gate.baseline import load_baseline
-    from evalkit.gate.checks import load_checks
+    from evalkit.gate.checks import load_checks_file
 
     run = RunResult.load(run_path)
     base = load_baseline(baseline_path) if baseline_path else None
     known = set(run.ids()) | (set(base.run.ids()) if base is not None else set())
-    checks = load_checks(checks_path, known_case_ids=known)
+    doc = load_checks_file(checks_path, known_case_ids=known)
     tags = kwargs.pop("case_tags", None)
     if isinstance(tags, str | PathLike):
         from evalkit.data.case_tags import load_tags
 
         tags = load_tags(tags)
-    return evaluate_gate(checks, run, base, case_tags=tags, **kwargs)
+    for key, path in (("labels", doc.labels), ("baseline_labels", doc.baseline_labels)):
+        if kwargs.get(key) is None and path is not None:
+            kwargs[key] = read_labels(path)
+    return evaluate_gate(doc.checks, run, base, case_tags=tags, **kwargs)
 
 
 __all__ = [

@@ -34,12 +34,31 @@ def _metric_lines(m: MetricAgreement) -> list[str]:
             f"{p.judge_mean:.4f}, labels mean {p.labels_mean:.4f})")
     else:
         lines.append(f"  human mean (PPI++)   none: {m.ppi_note}")
+    if m.plan is not None:
+        lines.append(plan_line(m))
     header = "  confusion (rows judge, columns human): " + " ".join(
         f"{v:g}" for v in t.values)
     lines.append(header)
     for v, row in zip(t.values, t.confusion, strict=True):
         lines.append(f"    {v:>6g} | " + " ".join(f"{c:>4d}" for c in row))
     return lines
+
+
+def plan_line(m: MetricAgreement) -> str:
+    """``  plan: a 95% PPI++ interval of width 0.2 needs 57 of 100 cases labelled ...``
+    (empty when the metric was not planned)."""
+    p = m.plan
+    if p is None:
+        return ""
+    head = f"  plan                 a {round(p.confidence * 100):d}% PPI++ interval of width " \
+        f"{p.target_width:g} needs "
+    if p.n_labels is None:
+        head += (f"more than the {p.n_cases} cases hold (width {p.width:.4f} with all but "
+                 "one labelled)")
+    else:
+        head += f"{p.n_labels} of {p.n_cases} cases labelled (width {p.width:.4f})"
+    return (f"{head}; labels alone: {p.labels_only_n}; labelled now: {m.table.n} "
+            "(from these labels as a pilot)")
 
 
 def agreement_lines(report: AgreementReport) -> list[str]:
@@ -56,4 +75,4 @@ def agreement_lines(report: AgreementReport) -> list[str]:
     return lines
 
 
-__all__ = ["agreement_lines"]
+__all__ = ["agreement_lines", "plan_line"]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -105,6 +106,21 @@ def aggregate_text(value: float) -> str:
     return f"{v:.{3 - math.floor(math.log10(abs(v)))}f}"
 
 
+def ppi_lines(recorded: Any) -> list[str]:
+    """The PPI++ means a run's header records (``evaluate(..., ppi=True)``), one line per
+    labelled metric, then the labels' selection warning."""
+    if not isinstance(recorded, Mapping):
+        return []
+    from evalkit.data.judge_agreement import ppi_mean_line
+
+    lines = [ppi_mean_line(str(m), found)
+             for m, found in (recorded.get("metrics") or {}).items()
+             if isinstance(found, Mapping)]
+    if recorded.get("warning"):
+        lines.append(f"warning: {recorded['warning']}")
+    return lines
+
+
 def summary_lines(run: RunResult) -> list[str]:
     """Metric means, aggregates and the status line of a target run, for people."""
     lines: list[str] = []
@@ -122,6 +138,7 @@ def summary_lines(run: RunResult) -> list[str]:
     aggs: dict[str, float] = run.header.get("aggregates") or {}
     for n, v in aggs.items():
         lines.append(f"{n}: {aggregate_text(v)}")
+    lines.extend(ppi_lines(run.header.get("ppi")))
     for n, problem in (run.header.get("aggregate_errors") or {}).items():
         lines.append(f"{n}: not computed ({problem})")
     lines.append(status_line(run))
@@ -252,6 +269,8 @@ def summary_json(run: RunResult, path: Path | None, *, resumed: bool = False,
         "aggregate_errors": run.header.get("aggregate_errors") or {},
         "retried_requests": retried_requests(run),
     }
+    if run.header.get("ppi") is not None:
+        out["ppi"] = run.header["ppi"]
     if resumed:
         out["resume"] = run.header.get("resume")
     if rescored:

@@ -80,6 +80,17 @@ class PPIResult:
         """``ci_high - ci_low``."""
         return self.ci_high - self.ci_low
 
+    def p_value(self, null: float = 0.0) -> float:
+        """The two-sided normal p-value of ``estimate = null``:
+        ``2 * Phi(-|estimate - null| / se)`` (the interval's own test, as ppi_py's
+        ``ppi_mean_pval``); ``0`` or ``1`` when ``se`` is 0."""
+        from scipy.special import ndtr
+
+        gap = abs(self.estimate - null)
+        if self.se == 0.0:
+            return 1.0 if gap == 0.0 else 0.0
+        return float(2.0 * ndtr(-gap / self.se))
+
     def to_dict(self) -> dict[str, float | int | str]:
         """A JSON-ready dict, naming the interval (``"interval": "ppi++"``)."""
         return {

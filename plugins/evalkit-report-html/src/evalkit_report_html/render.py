@@ -1,8 +1,10 @@
 """``render_html(report) -> str``: a comparison or a gate as one self-contained HTML page.
 
-The page is a jinja2 template (``templates/compare.html.j2`` or ``gate.html.j2`` on
-``base.html.j2``) filled from :func:`~evalkit_report_html.compare_page.compare_context`
-or :func:`~evalkit_report_html.gate_page.gate_context`. Every chart is drawn as SVG here,
+The page is a jinja2 template (``templates/compare.html.j2``, ``gate.html.j2`` or
+``agreement.html.j2`` on ``base.html.j2``) filled from
+:func:`~evalkit_report_html.compare_page.compare_context`,
+:func:`~evalkit_report_html.gate_page.gate_context` or
+:func:`~evalkit_report_html.agreement_page.agreement_context`. Every chart is drawn as SVG here,
 when the report is written (:func:`evalkit_report_html.vega.to_svg`), and inlined, so the
 charts show without JavaScript; the style sheet and a small script
 (``templates/report.js``: the hover over a query's mark, sorting and filtering) are
@@ -75,7 +77,9 @@ def render_html(obj: Any, *, max_marks: int | None = None) -> str:
 
     Args:
         obj: an :class:`evalkit.report.Report`, or anything with ``to_report()`` (a
-            ``Comparison``, a ``GateReport``).
+            ``Comparison``, a ``GateReport``), or an agreement report
+            (:class:`evalkit.data.judge_agreement.AgreementReport`, ``kind
+            "agreement"``: :mod:`evalkit_report_html.agreement_page`).
         max_marks: the most queries a per-query plot draws before it is downsampled
             (default :data:`evalkit_report_html.charts.MAX_MARKS`).
 
@@ -94,8 +98,11 @@ def render_html(obj: Any, *, max_marks: int | None = None) -> str:
     from evalkit_report_html.charts import MAX_MARKS
     from evalkit_report_html.vega import to_svg, versions
 
-    report = as_report(obj)
-    if report.kind == "gate":
+    if getattr(obj, "kind", None) == "agreement":  # evalkit agreement --report html:PATH
+        from evalkit_report_html.agreement_page import agreement_context
+
+        context = agreement_context(obj)
+    elif (report := as_report(obj)).kind == "gate":
         from evalkit_report_html.gate_page import gate_context
 
         context = gate_context(report)
