@@ -50,8 +50,9 @@ when it will stop), one pseudo-observation. The two-sided CS is the intersection
 one-sided CSs at ``alpha / 2`` each; since ``lambda`` and ``v`` are the same for ``X``
 and ``1 - X`` it is the symmetric interval above. The ``confseq`` package's
 ``predmix_empbern_twosided_cs`` computes the same bounds except that it centres ``v_i``
-on the plain running mean ``S_{i-1} / (i - 1)`` (0 for ``i = 1``);
-``variance_centre="running"`` does the same, for comparison.
+on the plain running mean ``S_{i-1} / (i - 1)``, of ``X`` for the lower bound and of
+``1 - X`` for the upper one (0 for ``i = 1`` on each side, so the two sides differ in
+``v_1``); ``variance_centre="running"`` does the same, for comparison.
 
 **The range is declared, never read from the data.** Paired differences of a metric
 declared in ``[lo, hi]`` lie in ``[-r, r]`` with ``r = hi - lo``;
@@ -144,7 +145,8 @@ def eb_confidence_sequence(
         running_intersection: intersect each interval with the earlier ones.
         variance_centre: ``"regularized"`` (the paper: ``v_i`` centred on
             ``mu_hat_{i-1}`` with its pseudo-observation) or ``"running"`` (centred on
-            the plain running mean, 0 at ``i = 1``, as the ``confseq`` package does).
+            each side's plain running mean, 0 at ``i = 1``, as the ``confseq`` package
+            does).
 
     Returns:
         ``(lower, upper)``, each of shape ``(t,)``, inside ``[0, 1]``.
@@ -178,13 +180,14 @@ def eb_confidence_sequence(
     lambdas = np.minimum(truncation, np.sqrt(2.0 * log_term / (sigma2_before * t
                                                                  * np.log1p(t))))
     if variance_centre == "regularized":
-        centre = mu_before
-    elif variance_centre == "running":
-        centre = np.concatenate(([0.0], sums[:-1] / t[:-1]))
+        v_low = v_high = 4.0 * (values - mu_before) ** 2
+    elif variance_centre == "running":  # each side's own running mean, 0 at i = 1
+        running = np.concatenate(([0.0], sums[:-1] / t[:-1]))
+        v_low = 4.0 * (values - running) ** 2
+        v_high = 4.0 * ((1.0 - values) - np.concatenate(([0.0], 1.0 - running[1:]))) ** 2
     else:
         raise ValueError(f"variance_centre must be 'regularized' or 'running', got "
                          f"{variance_centre!r}")
-    v = 4.0 * (values - centre) ** 2
     psi = (-np.log1p(-lambdas) - lambdas) / 4.0
     if population is None:
         shifted, weights = values, np.ones_like(values)
@@ -194,9 +197,8 @@ def eb_confidence_sequence(
         weights = 1.0 + (t - 1.0) / left
     denominator = np.cumsum(lambdas * weights)
     centre_t = np.cumsum(lambdas * shifted) / denominator
-    margin = (log_term + np.cumsum(v * psi)) / denominator
-    lower = np.clip(centre_t - margin, 0.0, 1.0)
-    upper = np.clip(centre_t + margin, 0.0, 1.0)
+    lower = np.clip(centre_t - (log_term + np.cumsum(v_low * psi)) / denominator, 0.0, 1.0)
+    upper = np.clip(centre_t + (log_term + np.cumsum(v_high * psi)) / denominator, 0.0, 1.0)
     if running_intersection:
         lower = np.maximum.accumulate(lower)
         upper = np.minimum.accumulate(upper)
