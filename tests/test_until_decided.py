@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import json
 import signal
-from collections.abc import Callable
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
