@@ -26,7 +26,7 @@ sys.modules.setdefault("multiprocess", types.ModuleType("multiprocess"))
 if not hasattr(np, "float_"):
     np.float_ = np.float64  # type: ignore[attr-defined]
 
-from confseq.predmix import predmix_empbern_twosided_cs  # noqa: E402
+from confseq.predmix import predmix_empbern_twosided_cs  # type: ignore[import-not-found]  # noqa: E402
 
 rng = np.random.default_rng(5)
 cases = []
