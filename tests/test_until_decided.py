@@ -99,6 +99,11 @@ def test_a_much_worse_candidate_stops_early_and_the_gate_fails_it(tmp_path: Path
     assert report.exit_code == 2
     assert [r.verdict for r in report.results] == ["fail", "error"]
     assert "incomplete evidence for metric ndcg@10" in report.results[1].message
+    # compare pairs it with the baseline on the cases it holds, and names the valid interval
+    comparison = evalkit.compare(base, out, metrics=["recall@1"])
+    (row,) = comparison.results
+    assert row.n_queries == len(saved.per_query)
+    assert any("stopped by a sequential rule" in w for w in comparison.warnings)
 
 
 def test_an_equal_candidate_stops_inside_the_margin(tmp_path: Path) -> None:
