@@ -18,7 +18,7 @@ import pytest
 import evalkit
 from evalkit.core.registry import Registry, RegistryError
 from evalkit.core.specs import MetricFamily, MetricSpec
-from evalkit.data.metric_info import value_type
+from evalkit.data.metric_info import declared_bounds, value_type
 from evalkit.data.results import QueryResult, RunResult
 from evalkit.gate import evaluate_gate
 from evalkit.gate.checks import CheckSpec
@@ -156,3 +156,26 @@ def test_the_gate_passes_the_declared_value_type(gate_registry: Registry) -> Non
     report = evaluate_gate(checks, cand, base, n_resamples=999)
     methods = [r.comparison.method for r in report.results]  # type: ignore[union-attr]
     assert methods == ["t-test", "randomization"]
+
+
+@pytest.mark.parametrize(("name", "bounds"), [
+    ("ap", (0.0, 1.0)), ("ndcg@10", (0.0, 1.0)), ("P@1", (0.0, 1.0)), ("rr", (0.0, 1.0)),
+    ("ap(rel=2)", (0.0, 1.0)), ("recall@100", (0.0, 1.0)), ("num_rel", None),
+    ("utility", None), ("f1", (0.0, 1.0)), ("exact_match", (0.0, 1.0)),
+    ("contains(text=refund)", (0.0, 1.0)), ("no_such_metric_anywhere", None),
+])
+def test_declared_bounds(name: str, bounds: tuple[float, float] | None) -> None:
+    assert declared_bounds(name) == bounds
+
+
+def test_register_metric_takes_bounds_and_a_binary_metric_is_in_0_1() -> None:
+    with use_registry(plugins=False) as reg:
+        reg.register_metric("stars", higher_is_better=True, bounds=(1, 5))(_never)
+        reg.register_metric("passed", higher_is_better=True, value_type="binary")(_never)
+        reg.register_metric("free", higher_is_better=True)(_never)
+        assert declared_bounds("stars") == (1.0, 5.0)
+        assert declared_bounds("passed") == (0.0, 1.0)
+        assert declared_bounds("free") is None
+        with pytest.raises(RegistryError, match=r"bounds must be \(lo, hi\)"):
+            reg.register_metric("upside_down", higher_is_better=True,
+                                bounds=(1.0, 0.0))(_never)

@@ -104,6 +104,27 @@ def command(
         "--allow-metric-errors", help="Exit 0, not 4, when a metric failed on some cases "
         "but scored others (a metric that scored no case still exits 4).",
     )] = False,
+    until_decided: Annotated[bool, typer.Option(
+        "--until-decided", help="Call the cases in a random order (--seed) and stop once an "
+        "anytime-valid confidence sequence of the mean difference from --baseline on "
+        "--metric excludes 0, or lies inside +-MARGIN (--margin); docs/statistics.md.",
+    )] = False,
+    baseline: Annotated[Path | None, typer.Option(
+        "--baseline", help="With --until-decided: the baseline run artifact, on the same "
+        "golden set.", show_default=False,
+    )] = None,
+    metric: Annotated[str | None, typer.Option(
+        "--metric", help="With --until-decided: the metric compared (default: the run's "
+        "only metric).", show_default=False,
+    )] = None,
+    margin: Annotated[float | None, typer.Option(
+        "--margin", min=0.0, help="With --until-decided: also stop once no difference larger "
+        "than DELTA remains possible.", show_default=False, metavar="DELTA",
+    )] = None,
+    seed: Annotated[int, typer.Option(
+        "--seed", min=0, help="With --until-decided: the seed of the random order of the "
+        "cases (recorded; --resume continues the same order).",
+    )] = 0,
 ) -> None:
     """Run the target of the eval config on every golden case and write the run artifact."""
     from evalkit.cli.errors import INTERRUPTED, STOPPED, CliError
@@ -118,6 +139,7 @@ def command(
             "--resume and --overwrite contradict each other: --resume continues the existing "
             "artifact, --overwrite replaces it; pass one of them"
         )
+    sequential = _until_decided(until_decided, baseline, metric, margin, seed)
     cfg = load_eval_config(config)
     if cfg.notice:
         typer.echo(cfg.notice, err=True)
@@ -140,6 +162,7 @@ def command(
                 requests_per_minute=cfg.requests_per_minute,
                 tokens_per_minute=cfg.tokens_per_minute, executor=choice,
                 ppi=ppi, labels=labels,
+                until_decided=sequential,
             )
     except RunInterrupted as exc:  # the rows that arrived are written; say so in a line
         typer.echo(exc.line(None if dry_run else path), err=True)
@@ -153,6 +176,10 @@ def command(
         typer.echo(described, err=True)
         if exc.reason not in described:  # a metric with limits of its own stopped
             typer.echo(f"stopped: {exc.reason}", err=True)
+        record = getattr(exc, "sequential", None)
+        if record is not None:  # both rules could stop it: say which came first
+            typer.echo(f"the spending limit came first: the sequential rule had not "
+                       f"decided ({sequential_line(record)})", err=True)
         typer.echo(f"the rows completed so far are kept in {path}; continue with --resume",
                    err=True)
         raise typer.Exit(STOPPED) from None
@@ -175,8 +202,54 @@ def command(
             typer.echo(terminal_text(line))
         if resumed:
             typer.echo(resumed)
+        if "sequential" in run.header:
+            typer.echo(sequential_line(run.header["sequential"]))
         typer.echo(f"artifact: {path}")
     finish_run(run, allow_metric_errors=allow_metric_errors)
+
+
+def _until_decided(on: bool, baseline: Path | None, metric: str | None,
+                   margin: float | None, seed: int) -> Any:
+    """The :class:`UntilDecided` of ``--until-decided``, or ``None`` without it.
+
+    Raises:
+        CliError: ``--until-decided`` without ``--baseline``, or its options without it.
+    """
+    from evalkit.cli.errors import CliError
+
+    if not on:
+        given = [o for o, v in (("--baseline", baseline), ("--metric", metric),
+                                ("--margin", margin)) if v is not None]
+        if given:
+            raise CliError(f"{', '.join(given)} only act with --until-decided; add it, or "
+                           "leave them out")
+        return None
+    if baseline is None:
+        raise CliError("--until-decided needs --baseline RUN: the artifact of the run to "
+                       "compare with, on the same golden set")
+    from evalkit.execute.run_files import require_artifact
+    from evalkit.execute.sequential_run import UntilDecided
+
+    require_artifact(baseline, "baseline")
+    return UntilDecided(baseline, metric=metric, margin=margin or None, seed=seed)
+
+
+def sequential_line(record: Any) -> str:
+    """One line: what the sequential rule did (``header["sequential"]``)."""
+    low, high = (record.get("interval") or [None, None])[:2]
+    shown = "[" + ", ".join(f"{x:+.4f}" if isinstance(x, int | float) else "?"
+                            for x in (low, high)) + "]"
+    used = f"{record.get('cases_used')} of {record.get('units')} " + (
+        "clusters' cases" if record.get("unit") == "cluster" else "cases")
+    if record.get("stopped_early"):
+        what = {"differs": "the difference is decided (the interval excludes 0)",
+                "equivalent": f"no difference larger than {record.get('margin')} remains "
+                              "(the interval lies inside the margin)"}.get(
+            str(record.get("reason")), str(record.get("reason")))
+        return (f"stopped early by the sequential rule: {what}; {record.get('metric')} "
+                f"difference {shown} (anytime-valid) after {used}")
+    return (f"sequential rule on {record.get('metric')}: {record.get('decision')} after "
+            f"{used}; interval {shown} (anytime-valid)")
 
 
 def executor_choice(cfg: Any, name: str | None, scheduler: str | None) -> Any:

@@ -31,6 +31,7 @@ from evalkit.comparison.records import (
 from evalkit.comparison.slices import TagsArg
 from evalkit.comparison.spread import samples_warnings, spread_of
 from evalkit.data.case_clusters import ClustersArg
+from evalkit.data.coverage import sequential_stop
 from evalkit.data.labels import HumanLabels
 from evalkit.data.metric_info import higher_is_better, value_type
 from evalkit.data.results import RunResult
@@ -198,7 +199,10 @@ def compare(
         runs[0], list(runs[1:]), list(loaded.metrics), all_pairs=all_pairs, method=method,
         alpha=alpha, alternative=alternative, ci=ci, correction=correction,
         n_resamples=n_resamples, seed=seed, distribution_bins=MAX_BINS,
-        allow_incomplete=allow_incomplete,  # the runs were checked (and paired) above
+        # the runs were checked above; a run a sequential rule stopped is paired on the
+        # cases it holds (load_inputs accepted it as a subset of the others)
+        allow_incomplete=allow_incomplete or any(
+            sequential_stop(r.header or {}) is not None for r in runs),
         value_types={m: value_type(m) for m in loaded.metrics},
         clusters=given_clusters,
     )

@@ -286,6 +286,11 @@ def _check_same_queries(loaded: Loaded, i: int) -> None:
     ia, ib = set(a.ids()), set(b.ids())
     if ia == ib:
         return
+    from evalkit.data.coverage import sequential_stop
+
+    if (sequential_stop(b.header or {}) is not None and ib <= ia) or (
+            sequential_stop(a.header or {}) is not None and ia <= ib):
+        return  # a run a sequential rule stopped: compared on the cases it holds
     only_a, only_b = sorted(ia - ib), sorted(ib - ia)
     parts = []
     if only_a:
@@ -331,7 +336,12 @@ def input_warnings(r: RunResult, label: str) -> list[str]:
     """What a run's evaluation notes say about queries the comparison does not see as the
     file has them: judged queries the run lacks (scored 0 or skipped) and run topics
     without judgments (ignored), as ``evalkit eval`` reports them."""
+    from evalkit.data.coverage import sequential_stop, stopped_note
+
     out: list[str] = []
+    stopped = sequential_stop(r.header or {})
+    if stopped is not None:  # which interval is valid for it, not the fixed-n test's
+        out.append(f"{label}: run {r.name!r} was {stopped_note(stopped, r.header)}")
     n = notes_of(r)
     missing_count = n["missing_count"] or 0
     if missing_count:

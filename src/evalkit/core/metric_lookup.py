@@ -163,6 +163,8 @@ def _member(family: MetricFamily, base: str, cutoff: str, params: Mapping[str, A
     if family.value_type is not None and isinstance(spec, MetricSpec) and \
             spec.value_type is None:  # the family's declaration holds for its members
         spec = replace(spec, value_type=family.value_type)
+    if family.bounds is not None and isinstance(spec, MetricSpec) and spec.bounds is None:
+        spec = replace(spec, bounds=family.bounds)
     return spec
 
 
@@ -177,6 +179,8 @@ def _variant(spec: MetricSpec, params: dict[str, Any], name: str) -> MetricSpec:
     if spec.value_type is not None and isinstance(made, MetricSpec) and \
             made.value_type is None:  # a variant is what its measure is
         made = replace(made, value_type=spec.value_type)
+    if spec.bounds is not None and isinstance(made, MetricSpec) and made.bounds is None:
+        made = replace(made, bounds=spec.bounds)
     return made
 
 

@@ -345,6 +345,7 @@ class Registry:
         needs_answers: bool = False,
         needs: Sequence[str] = (),
         value_type: ValueType | None = None,
+        bounds: tuple[float, float] | None = None,
     ) -> Callable[[F], F]:
         """Decorator: register ``fn(response, case) -> float`` as per-case metric ``name``.
 
@@ -356,9 +357,11 @@ class Registry:
         ``needs_answers=True`` for ``"answers"``.
         ``value_type`` says what one case's value can be (``"binary"``, ``"discrete"`` or
         ``"continuous"``: :attr:`MetricSpec.value_type`); it chooses the default paired
-        test.
+        test. ``bounds=(lo, hi)`` declares the range of every case's value
+        (:attr:`MetricSpec.bounds`), which ``evalkit run --until-decided`` needs.
         Raises :class:`RegistryError` if ``name`` is provided elsewhere, a need is not one
-        of those, or ``value_type`` is not one of its three.
+        of those, ``value_type`` is not one of its three, or ``bounds`` is not
+        ``(lo, hi)`` with ``lo < hi``.
         """
         require_polarity("register_metric", name, higher_is_better)
         return self._registering(lambda fn: MetricSpec(
@@ -368,6 +371,7 @@ class Registry:
             needs_judgments=bool(needs_judgments), needs_answers=bool(needs_answers),
             needs=_as_tuple(needs),
             value_type=value_type,
+            bounds=None if bounds is None else tuple(bounds),  # type: ignore[arg-type]
         ))
 
     def register_aggregate(

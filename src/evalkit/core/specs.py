@@ -111,6 +111,13 @@ class MetricSpec(_Record):
             ``"binary"`` metric and the sign-flip test with its skew guard on any other,
             so the test depends on what the metric is, never on the values one
             comparison happened to observe.
+        bounds: ``(lo, hi)``, the range every case's value lies in, declared with the
+            metric (retrieval measures and evalkit-text's metrics: ``(0.0, 1.0)``), or
+            ``None`` (undeclared; a ``"binary"`` metric is taken as ``(0, 1)``). An
+            anytime-valid comparison (``evalkit run --until-decided``) needs it: paired
+            differences then lie in ``[-(hi - lo), hi - lo]``
+            (:mod:`evalkit.stats.sequential`); a range read from the data would void
+            its guarantee.
     """
 
     name: str
@@ -133,6 +140,7 @@ class MetricSpec(_Record):
     nonblocking: bool = False
     needs: tuple[str, ...] = ()
     value_type: ValueType | None = None
+    bounds: tuple[float, float] | None = None
 
     def __post_init__(self) -> None:
         merged = merged_needs(self.needs, judgments=self.needs_judgments,
@@ -158,7 +166,7 @@ class MetricFamily(_Record):
     underlying ``(retrieved, relevant, k) -> float`` function when there is one.
     ``needs`` (as :attr:`MetricSpec.needs`) is added to every member's own.
     ``value_type`` (as :attr:`MetricSpec.value_type`) holds for every member that does
-    not declare its own.
+    not declare its own, and so do ``bounds`` (:attr:`MetricSpec.bounds`).
     """
 
     name: str
@@ -174,6 +182,7 @@ class MetricFamily(_Record):
     presets: Mapping[str, Mapping[str, Any]] | None = None
     needs: tuple[str, ...] = ()
     value_type: ValueType | None = None
+    bounds: tuple[float, float] | None = None
 
     def __post_init__(self) -> None:
         merged = merged_needs(self.needs)
@@ -485,6 +494,21 @@ def record_problem(rec: Any) -> str | None:
     if value_type is not None and value_type not in VALUE_TYPES:
         return (f"{what}: value_type must be one of {', '.join(VALUE_TYPES)} or None, got "
                 f"{value_type!r}")
+    return bounds_problem(what, getattr(rec, "bounds", None))
+
+
+def bounds_problem(what: str, bounds: Any) -> str | None:
+    """Why ``bounds`` is not ``None`` or ``(lo, hi)``, two finite numbers with
+    ``lo < hi`` (:attr:`MetricSpec.bounds`), or ``None`` when it is fine."""
+    import math
+
+    if bounds is None:
+        return None
+    if not isinstance(bounds, tuple | list) or len(bounds) != 2 or not all(
+            isinstance(b, int | float) and not isinstance(b, bool) and math.isfinite(b)
+            for b in bounds) or not bounds[0] < bounds[1]:
+        return (f"{what}: bounds must be (lo, hi), two finite numbers with lo < hi, or "
+                f"None, got {bounds!r}")
     return None
 
 

@@ -33,7 +33,8 @@ if TYPE_CHECKING:
     from evalkit.data.run_record import RunRecord
 
 __all__ = ["Coverage", "IncompleteRunError", "completeness_lines", "coverage_of",
-           "notes_of", "require_complete", "skipped_judged"]
+           "notes_of", "require_complete", "sequential_stop", "skipped_judged",
+           "stopped_note"]
 
 #: Case ids shown in a message before "and N more".
 SHOWN_IDS = 10
@@ -126,6 +127,9 @@ def coverage_of(run: RunRecord) -> Coverage:
     if header.get("kind") == "target":
         expected, missing, found = _target(header, ids)
         problems.extend(found)
+        stopped = sequential_stop(header)
+        if stopped is not None:
+            notes.append(stopped_note(stopped, header))
         problems.extend(_samples(header, run.samples))
         unfinished = header.get("status") == "running"
     else:
@@ -162,6 +166,27 @@ def coverage_of(run: RunRecord) -> Coverage:
     )
 
 
+def stopped_note(record: Mapping[str, Any], header: Mapping[str, Any]) -> str:
+    """One line: a sequential rule stopped the run, after how many cases, why, and the
+    interval valid for it."""
+    goldens = header.get("goldens")
+    total = goldens.get("n_cases") if isinstance(goldens, Mapping) else None
+    low, high = [*list(record.get("interval") or []), None, None][:2]
+    level = 1 - float(record.get("alpha") or 0.05)
+    why = {"differs": "its confidence sequence excluded 0",
+           "equivalent": f"its confidence sequence lay inside +-{record.get('margin')}"
+           }.get(str(record.get("reason")), str(record.get("reason")))
+    return (f"stopped by a sequential rule after {record.get('cases_used')} of {total} "
+            f"cases in a random order (seed {record.get('seed')}): {why} for "
+            f"{record.get('metric')}; the interval valid for this run is the sequence's, "
+            f"[{_num(low)}, {_num(high)}] (anytime-valid at {level:.0%}), "
+            "not a fixed-n test's")
+
+
+def _num(x: Any) -> str:
+    return f"{x:+.4f}" if isinstance(x, int | float) else "?"
+
+
 def _target(header: Mapping[str, Any], ids: Sequence[str]
             ) -> tuple[int | None, tuple[str, ...], list[str]]:
     """``(expected count, missing ids, problems)`` of a target run."""
@@ -183,6 +208,13 @@ def _target(header: Mapping[str, Any], ids: Sequence[str]
                         "digests")
     present = set(ids)
     missing = tuple(c for c in recorded if c not in present)
+    stopped = sequential_stop(header)
+    if stopped is not None and missing:
+        unused = _sequential_gaps(stopped, recorded, present)
+        if unused:
+            problems.append(unused)
+        else:  # complete for what it evaluated: the cases the rule left out are no gap
+            return len(ids), (), problems + _status_problems(header)
     if missing:
         problems.append(f"{len(missing)} of {expected} cases have no row "
                         f"({show_ids(missing)})")
@@ -191,10 +223,47 @@ def _target(header: Mapping[str, Any], ids: Sequence[str]
     if extra:
         problems.append(f"{len(extra)} row(s) are not cases of its golden set "
                         f"({show_ids(extra)})")
+    return expected, missing, problems + _status_problems(header)
+
+
+def _status_problems(header: Mapping[str, Any]) -> list[str]:
     status = header.get("status")
     if status not in ("running", "complete", "incomplete"):
-        problems.append(f"its status is {status!r}, not 'complete'")
-    return expected, missing, problems
+        return [f"its status is {status!r}, not 'complete'"]
+    return []
+
+
+def sequential_stop(header: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """The ``sequential`` record of a target run that a sequential rule stopped early
+    (``evalkit run --until-decided``: :mod:`evalkit.execute.sequential_run`), else
+    ``None``."""
+    record = header.get("sequential")
+    if isinstance(record, Mapping) and record.get("stopped_early") is True:
+        return record
+    return None
+
+
+def _sequential_gaps(record: Mapping[str, Any], recorded: Sequence[str],
+                     present: set[str]) -> str | None:
+    """Why a sequentially stopped run is not complete for what it evaluated: a case of
+    the prefix its decision rests on has no row (the order is rebuilt from the seed:
+    :func:`evalkit.stats.sequential.random_order`; for a run by cluster only the count
+    is checked)."""
+    used = _int(record.get("cases_used"))
+    seed = _int(record.get("seed"))
+    if used is None or seed is None or used > len(present):
+        return ("its sequential record says its decision rests on more cases than it "
+                "holds rows for")
+    if record.get("unit") != "case":
+        return None
+    from evalkit.stats.sequential import random_order
+
+    prefix = [recorded[i] for i in random_order(len(recorded), seed)[:used]]
+    gone = [c for c in prefix if c not in present]
+    if gone:
+        return (f"{len(gone)} of the {used} cases its sequential decision rests on have "
+                f"no row ({show_ids(gone)})")
+    return None
 
 
 def _samples(header: Mapping[str, Any], samples: Sequence[Any]) -> list[str]:

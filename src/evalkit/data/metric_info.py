@@ -50,6 +50,25 @@ def value_type(metric: str) -> str | None:
     return spec.value_type if isinstance(spec, MetricSpec) else None
 
 
+def declared_bounds(metric: str) -> tuple[float, float] | None:
+    """The range ``(lo, hi)`` every case's value of ``metric`` lies in, as the registered
+    metric declares it (``MetricSpec.bounds``; ``(0, 1)`` for a metric declared
+    ``"binary"``); None when the metric is unknown or declares neither."""
+    from evalkit.core.registry import RegistryError
+    from evalkit.core.specs import MetricSpec
+    from evalkit.plugins.default import default_registry
+
+    try:
+        spec = default_registry().resolve(metric)
+    except RegistryError:
+        return None
+    if not isinstance(spec, MetricSpec):
+        return None
+    if spec.bounds is not None:
+        return (float(spec.bounds[0]), float(spec.bounds[1]))
+    return (0.0, 1.0) if spec.value_type == "binary" else None
+
+
 def is_count(name: str) -> bool:
     """Whether ``name`` is a per-query count (num_ret, num_rel, num_rel_ret, or a metric
     registered with kind ``"count"``)."""
@@ -66,4 +85,5 @@ def is_count(name: str) -> bool:
     return isinstance(spec, MetricSpec) and spec.kind == "count"
 
 
-__all__ = ["COUNT_NAMES", "canonical_metric", "higher_is_better", "is_count", "value_type"]
+__all__ = ["COUNT_NAMES", "canonical_metric", "declared_bounds", "higher_is_better",
+           "is_count", "value_type"]

@@ -83,6 +83,7 @@ from evalkit.execute.scoring import (
     resolve_aggregates,
     resolve_metrics,
 )
+from evalkit.execute.sequential_run import SequentialMonitor, UntilDecided
 from evalkit.io.limits import MAX_GRACE_S, check_name
 from evalkit.io.runlock import run_lock
 
@@ -116,6 +117,7 @@ def evaluate(
     executor: str | ExecutorChoice | None = None,
     ppi: bool = False,
     labels: HumanLabels | str | Path | None = None,
+    until_decided: UntilDecided | None = None,
 ) -> RunResult:
     """Run ``target`` on every golden case and score the responses.
 
@@ -166,6 +168,14 @@ def evaluate(
             :class:`~evalkit.execute.executor_api.ExecutorChoice` with options and how
             workers build the target (docs/scaling.md). The artifact, its lock, resume
             and the in-flight bound stay here whatever it is.
+        until_decided: stop once a comparison with a baseline is decided
+            (:class:`~evalkit.execute.sequential_run.UntilDecided`: baseline, metric,
+            margin, seed): the cases are called in a random order fixed by the seed and
+            the run stops taking new ones when the anytime-valid confidence sequence of
+            the mean difference over the longest completed prefix of that order
+            excludes 0 or lies inside the margin. ``header["sequential"]`` records why
+            and where it stopped (:mod:`evalkit.execute.sequential_run`); the artifact
+            is complete for the cases it holds.
 
     Calls in flight adapt to rate limits (:mod:`evalkit.execute.pacing`): a call that
     met a 429/529 halves the limit, successes raise it again, never above
@@ -190,6 +200,9 @@ def evaluate(
             ``requests_per_minute`` or ``tokens_per_minute`` out of its range (the
             message names it).
         SampleError: (a ``ValueError``) ``epochs`` or ``reduce`` is not valid.
+        SequentialError: (a ``ValueError``) ``until_decided`` cannot run: a metric
+            without a declared range, a baseline without every case's value (names
+            them), a bad margin.
         RegistryError: an unknown metric or aggregate name (before any call is made).
         MissingCaseFieldsError: a case lacks a field a metric needs (``MetricSpec.needs``:
             :class:`~evalkit.execute.case_needs.UnjudgedCasesError` for expected ids,
@@ -216,6 +229,12 @@ def evaluate(
     specs = resolve_metrics(metrics)
     agg_specs = resolve_aggregates(aggregates)
     require_case_fields(specs, list(gset))
+    monitor = None
+    if until_decided is not None:
+        from evalkit.execute.sequential_run import sequential_monitor
+
+        monitor = sequential_monitor(until_decided, gset, specs, epochs, reduce)
+        config = {**(config or {}), "until_decided": monitor.config()}
     target_name = str(getattr(target, "name", "") or type(target).__name__)
     header = new_header(
         name or target_name, target, gset, specs, agg_specs,  # type: ignore[arg-type]
@@ -230,6 +249,7 @@ def evaluate(
     plan.epochs, plan.reduce = epochs, reduce
     plan.pacing = pacing
     plan.ppi_labels = _ppi_labels(ppi, labels, gset)
+    plan.monitor = monitor
     if artifact is None:
         return plan.run(None, {}, {})
     path = Path(artifact)
@@ -342,6 +362,7 @@ class _Plan:
         self.chosen = chosen
         self.pacing: Pacing | None = None
         self.ppi_labels: HumanLabels | None = None
+        self.monitor: SequentialMonitor | None = None
 
     epochs, reduce = 1, "mean"
 
@@ -350,7 +371,9 @@ class _Plan:
             begin: Callable[[], None] | None = None) -> RunResult:
         """Open the executor, then ``begin()`` (write the artifact's first lines), then
         collect every row; nothing is written before the executor is open."""
-        jobs = [Job(c, redo.get((c.id, s)), s) for c in self.gset
+        monitor = self.monitor
+        cases = list(self.gset) if monitor is None else self._in_order(monitor)
+        jobs = [Job(c, redo.get((c.id, s)), s) for c in cases
                 for s in sample_numbers(self.epochs) if (c.id, s) not in kept]
         results: dict[RowKey, CaseResult] = dict(kept)
         total = len(self.gset) * self.epochs
@@ -375,7 +398,10 @@ class _Plan:
                         writer.append_many(batch)
                         writing[0] = False
                     bar.advance(len(batch), sum(1 for r in batch if r.error is not None))
+                    self._monitor(results, running)
 
+                running = executor
+                self._monitor(results, running)  # a resumed run may be decided already
                 executor.start()
                 try:
                     for batch in executor.batches(interrupts):
@@ -387,6 +413,8 @@ class _Plan:
                 if interrupts.count:
                     stopped = self._grace(executor, interrupts, take, bar, results, total)
         except BaseException as exc:
+            if monitor is not None:  # what the sequence said when the run was stopped
+                exc.sequential = monitor.record({})  # type: ignore[attr-defined]
             if executor is not None:
                 executor.stop()
                 if isinstance(exc, Exception):  # a failed write or a stopping worker
@@ -404,6 +432,8 @@ class _Plan:
             raise stopped
         rows, samples = finish_rows(self.gset, self.epochs, self.reduce, results)
         finish_header(self.header, samples or rows, self.agg_specs, self.specs)
+        if monitor is not None:
+            monitor.record(self.header, called=len(rows))
         note = None if self.pacing is None else self.pacing.token_limit_note()
         if note is not None:  # the limit could not act: say so, not silently nothing
             self.header.setdefault("notes", {})["tokens_per_minute"] = note
@@ -417,6 +447,20 @@ class _Plan:
             writer.close(sync=False)  # the rewrite below is synced before it replaces it
             writer.rewrite(run)
         return run
+
+    def _in_order(self, monitor: SequentialMonitor) -> list[GoldenCase]:
+        """The golden cases in the monitor's random order."""
+        by_id = {c.id: c for c in self.gset}
+        return [by_id[cid] for cid in monitor.case_order()]
+
+    def _monitor(self, results: Mapping[RowKey, CaseResult],
+                 executor: RunningExecutor) -> None:
+        """Update the sequence with the rows so far; once it is decided, no new case
+        starts (the calls in flight finish and are written)."""
+        monitor = self.monitor
+        if monitor is not None and not monitor.decided and \
+                monitor.update(results) != "undecided":
+            executor.stop()
 
     def _grace(self, executor: RunningExecutor, interrupts: Interrupts,
                take: Callable[[list[CaseResult]], None], bar: ProgressBar,

@@ -9,6 +9,7 @@ different fingerprint is refused before any test, naming the difference.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -208,6 +209,60 @@ def baseline_result(
     )
     # verdict decided after Holm; "pass" is a placeholder
     return CheckResult(check, "pass", observed, cov[0], cov[1], "", kind, comp)
+
+
+def sequential_result(check: CheckSpec, run: RunResult, baseline: Baseline | None,
+                      reg: Registry, cov: tuple[int, int], record: Mapping[str, Any]
+                      ) -> CheckResult:
+    """A baseline check on a run a sequential rule stopped early
+    (``header["sequential"]``, :mod:`evalkit.execute.sequential_run`): the check of the
+    sequence's own metric over every case is decided by the sequence (its last
+    interval, anytime-valid, excludes 0: regressed or improved; lies inside the margin:
+    no change larger than it); any other baseline check is an error, since the cases
+    the run holds are the prefix the rule chose for that one metric."""
+    if baseline is None:
+        return baseline_result(check, run, baseline, reg, cov, 0, 0, None)
+    try:
+        name = resolve_check_metric(check, reg, run.per_query).name
+    except (CheckError, CheckFailure) as exc:
+        return error_result(check, cov, str(exc))
+    metric = str(record.get("metric"))
+    stopped = (f"the run was stopped early by a sequential rule on {metric} after "
+               f"{record.get('cases_used')} cases")
+    if name != metric or check.scope is not None:
+        what = f"metric {name}" if name != metric else "a scoped check"
+        return error_result(check, cov, (
+            f"not judged: {stopped}, so its cases are incomplete evidence for {what} (the "
+            f"rule chose where to stop for {metric} over every case only); run the other "
+            "cases (`evalkit run` without --until-decided) to judge it"), kind="metric")
+    low, high = (float(x) for x in record["interval"])
+    try:
+        higher = reg.polarity(check.metric)
+    except RegistryError as exc:
+        return error_result(check, cov, str(exc))
+    used = int(record.get("cases_used") or 0)
+    diff = float(record.get("mean_difference") or 0.0)
+    alpha = float(record.get("alpha") or 0.05)
+    base_value = mean_of({r.query_id: float(r.metrics[name]) for r in baseline.run.per_query
+                          if name in r.metrics}, name)
+    reason = str(record.get("reason"))
+    worse = (high < 0) if higher else (low > 0)
+    outcome = ("regressed" if worse else "improved") if reason == "differs" else \
+        "no significant change"
+    comp = BaselineComparison(
+        baseline_value=base_value, difference=diff, ci_low=low, ci_high=high,
+        p_value=math.nan, alpha=alpha,  # no p-value: the sequence's interval decides
+        method=f"sequential: {record.get('method')}", n_cases=used,
+        higher_is_better=higher, outcome=outcome)
+    result = CheckResult(check, "pass", base_value + diff, cov[0], cov[1], "", "metric",
+                         comp)
+    if not worse or reason != "differs":
+        return result
+    msg = (f"{metric} moved {signed(diff)} against the baseline: {stopped}, and its "
+           f"anytime-valid interval [{low:+.4f}, {high:+.4f}] excludes 0 "
+           f"({'higher' if higher else 'lower'} is better)")
+    verdict: Verdict = "fail" if result.blocking else "warn"
+    return replace(result, verdict=verdict, message=msg)
 
 
 def decide(result: CheckResult, p_adjusted: float | None) -> CheckResult:

@@ -141,6 +141,13 @@ class CheckResult:
             padj = "" if c.p_adjusted is None else (
                 f", Holm-adjusted p {p_text(c.p_adjusted, c.n_resamples)}")
             direction = "higher" if c.higher_is_better else "lower"
+            if c.method.startswith("sequential:"):  # no p-value: the sequence decides
+                parts.append(
+                    f"{word}{self.check.metric}: difference {signed(c.difference)} over "
+                    f"{c.n_cases} cases before the sequential rule stopped the run, "
+                    f"anytime-valid {1 - c.alpha:.0%} interval [{signed(c.ci_low)}, "
+                    f"{signed(c.ci_high)}] ({direction} is better): {c.outcome}")
+                return "; ".join(parts)
             parts.append(
                 f"{word}{self.check.metric} {fmt_value(self.observed)} vs baseline "
                 f"{fmt_value(c.baseline_value)}: difference {signed(c.difference)}, "

@@ -36,12 +36,12 @@ from typing import Any
 
 from evalkit.core.registry import Registry
 from evalkit.data.case_clusters import ClustersArg
-from evalkit.data.coverage import Coverage, coverage_of, skipped_judged
+from evalkit.data.coverage import Coverage, coverage_of, sequential_stop, skipped_judged
 from evalkit.data.labels import HumanLabels
 from evalkit.data.results import RunResult
 from evalkit.data.samples import sample_rows, samples_note
 from evalkit.gate.baseline import Baseline
-from evalkit.gate.baseline_checks import baseline_result, decide
+from evalkit.gate.baseline_checks import baseline_result, decide, sequential_result
 from evalkit.gate.check_verdicts import (
     BaselineComparison,
     CheckResult,
@@ -229,6 +229,7 @@ def evaluate_gate(
     else:
         base = Baseline.from_run(_as_run(baseline))
     run_cov = coverage_of(run)
+    stopped = sequential_stop(run.header or {})
     notes, incomplete, lacking = _coverage_notes(run, run_cov, base)
     case_clusters = _gate_clusters(clusters, run, base)
     if case_clusters is not None:
@@ -257,6 +258,8 @@ def evaluate_gate(
             try:
                 if check.kind == "threshold":
                     results.append(_threshold_result(check, run, reg, cov))
+                elif stopped is not None:
+                    results.append(sequential_result(check, run, base, reg, cov, stopped))
                 else:
                     results.append(baseline_result(check, run, base, reg, cov, n_resamples,
                                                    seed, run_fp, case_clusters, ppi_labels))
@@ -386,13 +389,16 @@ def _decided(results: list[CheckResult], n_resamples: int
     baseline checks that were judged; and the note when ``n_resamples`` is too few for
     any of them to be significant after that adjustment (:func:`holm_floor`)."""
     family = [i for i, r in enumerate(results)
-              if r.comparison is not None and r.blocking and r.verdict != "error"]
+              if r.comparison is not None and r.blocking and r.verdict != "error"
+              and not r.comparison.method.startswith("sequential:")]
     adjusted = holm([results[i].comparison.p_value for i in family])  # type: ignore[union-attr]
     adj_by_index = dict(zip(family, adjusted, strict=True))
     floor = holm_floor(
         [c for c in (results[i].comparison for i in family) if c is not None], n_resamples)
-    return [decide(r, adj_by_index.get(i)) if r.comparison is not None and r.verdict != "error"
-            else r for i, r in enumerate(results)], floor
+    return [decide(r, adj_by_index.get(i)) if i in adj_by_index or (
+        r.comparison is not None and r.verdict != "error"
+        and not r.comparison.method.startswith("sequential:")) else r
+        for i, r in enumerate(results)], floor
 
 
 def _incomplete(run: RunResult, cov: Coverage, role: str) -> str:

@@ -66,7 +66,9 @@ class Measure:
     there is one; otherwise the per-case function computes a batch of one.
     ``value_type`` is what one query's value can be (:attr:`MetricSpec.value_type`), or
     ``k -> value type`` when it depends on the cut-off (P@1 is 0 or 1, P@10 a multiple
-    of 0.1).
+    of 0.1). ``bounds`` is the range of one query's value (:attr:`MetricSpec.bounds`):
+    ``(0, 1)`` for the measures normalised to it, ``None`` for those that are not
+    (utility, a count).
     """
 
     base: str
@@ -85,6 +87,12 @@ class Measure:
     redirect: Callable[[Mapping[str, Any]], MetricSpec | None] | None = field(
         default=None, compare=False)
     value_type: ValueType | Callable[[Any], ValueType] | None = "continuous"
+    bounds: tuple[float, float] | None = (0.0, 1.0)
+
+    @property
+    def declared_bounds(self) -> tuple[float, float] | None:
+        """The range of one query's value; a count declares none."""
+        return None if self.kind == "count" else self.bounds
 
     def value_type_at(self, k: Any) -> ValueType | None:
         """The value type of the measure at cut-off ``k`` (None: without one)."""
@@ -122,7 +130,7 @@ class Measure:
             name=name, fn=fn, higher_is_better=self.higher_is_better, kind=self.kind,
             description=text, version=VERSION, prepare=prepare, batch=batch,
             family=self.base if k is not None else None, summary=self.summary,
-            value_type=self.value_type_at(k),
+            value_type=self.value_type_at(k), bounds=self.declared_bounds,
             always=self.always, needs=("relevance",) if self.kind == "metric" else (),
             nonblocking=True,
         )
@@ -146,6 +154,7 @@ class Measure:
             aliases=self.aliases, core=self.core, params=names,
             cutoff=self.cutoff, presets=self.presets,
             value_type=None if callable(self.value_type) else self.value_type_at(None),
+            bounds=self.declared_bounds,
         )
 
 

@@ -15,6 +15,7 @@ level, ``case.relevance`` (graded labels) for graded ones and for ``rel=``.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -173,6 +174,8 @@ def _num_rel_ret(r: TargetResponse, c: GoldenCase) -> float:
 # --------------------------------------------------------------- parameters
 GAINS = Param("gains", None, check_gains)
 DCG = Param("dcg", "log2", check_choice("dcg", ("log2", "exp-log2")))
+#: gm_map and gm_bpref's per-query values: ln(max(value, 0.00001)), value in [0, 1]
+LOG_BOUNDS = (math.log(0.00001), 0.0)
 RBP_P = Param("p", 0.9, check_number("p", 0.0, 1.0, open_low=True, open_high=True))
 _DEFAULT_RECALLS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 
@@ -260,7 +263,8 @@ def _measures() -> list[Measure]:
         # ---- the rest of trec_eval's all_trec
         Measure("gm_map", _log_of("average_precision"), "Geometric mean AP (trec_eval "
                 "gm_map; m_gm_map.c): per query ln(max(AP, 0.00001)), summarised as exp of "
-                "the mean", (REL,), summary="exp_mean"),
+                "the mean", (REL,), summary="exp_mean",
+                bounds=LOG_BOUNDS),
         Measure("bpref", b("bpref"), "bpref (trec_eval bpref; m_bpref.c; Buckley and "
                 "Voorhees 2004): judged non-relevant documents ranked above each relevant "
                 "one, unjudged ones skipped", (REL,), aliases=("Bpref", "BPref")),
@@ -269,17 +273,18 @@ def _measures() -> list[Measure]:
                 (REL,), aliases=("IPrec", "iprec_at_recall"), cutoff="float"),
         Measure("infap", b("infap"), "Inferred AP (trec_eval infAP; m_infap.c; Yilmaz "
                 "and Aslam 2006): documents labelled < 0 are in the pool but unjudged",
-                (REL,), aliases=("infAP", "InfAP")),
+                (REL,), aliases=("infAP", "InfAP"), bounds=None),
         Measure("gm_bpref", _log_of("bpref"), "Geometric mean bpref (trec_eval gm_bpref; "
                 "m_gm_bpref.c): per query ln(max(bpref, 0.00001)), summarised as exp of the "
-                "mean", (REL,), summary="exp_mean"),
+                "mean", (REL,), summary="exp_mean",
+                bounds=LOG_BOUNDS),
         Measure("rprec_mult", b("rprec_mult"), "Precision at rank (long)({k} * R + 0.9) "
                 "(trec_eval Rprec_mult_{k}; m_Rprec_mult.c)", (REL,),
                 aliases=("Rprec_mult",), cutoff="float"),
         Measure("utility", b("utility", "coefficients"), "Set utility p1*a + p2*b + p3*c "
                 "+ p4*d over relevant/non-relevant x retrieved/not (trec_eval utility; "
                 "m_utility.c; -N taken as 0)",
-                (REL, Param("coefficients", (1.0, -1.0, 0.0, 0.0), _four))),
+                (REL, Param("coefficients", (1.0, -1.0, 0.0, 0.0), _four)), bounds=None),
         Measure("11pt_avg", b("eleven_point_average", "recalls"), "Interpolated precision "
                 "averaged over recall levels 0.0, 0.1, ..., 1.0 (trec_eval 11pt_avg; "
                 "m_11pt_avg.c)", (REL, Param("recalls", _DEFAULT_RECALLS, check_recalls))),
@@ -287,7 +292,7 @@ def _measures() -> list[Measure]:
                 "relevant document, / R (trec_eval binG; m_binG.c)", (REL,),
                 aliases=("binG",)),
         Measure("g", g("normalized_gain"), "Normalized gain G (trec_eval G; m_G.c)",
-                (GAINS,), aliases=("G",)),
+                (GAINS,), aliases=("G",), bounds=None),
         Measure("ndcg_rel", g("ndcg_rel"), "nDCG averaged over the relevant documents "
                 "(trec_eval ndcg_rel; m_ndcg_rel.c)", (GAINS,)),
         Measure("rndcg", g("rndcg"), "nDCG averaged at the R levels (trec_eval Rndcg; "
@@ -317,7 +322,7 @@ def _measures() -> list[Measure]:
                 "m_num_nonrel_judged_ret.c)", (REL,), kind="count", always=False),
         Measure("rbp", g("rbp"), "Rank-biased precision, persistence p (trec_eval rbp; "
                 "m_rbp.c; Moffat and Zobel 2008; ir_measures' RBP is p=0.8)",
-                (RBP_P, GAINS), aliases=("RBP",), presets={"RBP": {"p": 0.8}}),
+                (RBP_P, GAINS), aliases=("RBP",), presets={"RBP": {"p": 0.8}}, bounds=None),
         Measure("rbp_resid", _c(_lazy("rbp_residual"), "p"), "RBP's residual: how much "
                 "RBP could rise if every unjudged retrieved document were relevant "
                 "(trec_eval rbp_resid; m_rbp_resid.c)", (RBP_P,), kind="count",

@@ -29,6 +29,9 @@ from typing import TYPE_CHECKING, Any
 
 from evalkit.core.specs import MetricSpec
 
+#: The range every metric of the plugin scores a case in (``MetricSpec.bounds``).
+UNIT = (0.0, 1.0)
+
 if TYPE_CHECKING:
     from evalkit.data.cases import GoldenCase
     from evalkit.data.targets import TargetResponse
@@ -78,7 +81,7 @@ def _contains(**params: Any) -> MetricSpec:
 
     name, fn = contains_scorer(**params)
     return MetricSpec(name, fn, True, description=fn.__doc__ or "", family="contains",
-                      nonblocking=True, value_type="binary")
+                      nonblocking=True, value_type="binary", bounds=UNIT)
 
 
 def _regex(**params: Any) -> MetricSpec:
@@ -86,7 +89,7 @@ def _regex(**params: Any) -> MetricSpec:
 
     name, fn = regex_scorer(**params)
     return MetricSpec(name, fn, True, description=fn.__doc__ or "", family="regex",
-                      value_type="binary")
+                      value_type="binary", bounds=UNIT)
 
 
 def _json_schema(**params: Any) -> MetricSpec:
@@ -94,7 +97,7 @@ def _json_schema(**params: Any) -> MetricSpec:
 
     name, version, fn = json_schema_scorer(**params)
     return MetricSpec(name, fn, True, description=fn.__doc__ or "", version=version,
-                      family="json_schema", value_type="binary")
+                      family="json_schema", value_type="binary", bounds=UNIT)
 
 
 def _parameterised(name: str, params: tuple[str, ...], variant: Callable[..., MetricSpec],
@@ -104,7 +107,7 @@ def _parameterised(name: str, params: tuple[str, ...], variant: Callable[..., Me
     # before any call, rather than failing on every case.
     return MetricSpec(
         name, _unparameterised(example), True, description=description, params=params,
-        variant=variant, presets={name: {params[0]: None}}, value_type="binary",
+        variant=variant, presets={name: {params[0]: None}}, value_type="binary", bounds=UNIT,
     )
 
 
@@ -112,15 +115,15 @@ def metric_records() -> list[MetricSpec]:
     """The records the plugin registers (see the module docstring)."""
     return [
         MetricSpec("exact_match", exact_match, True, needs=("answers",), aliases=("em",),
-                   nonblocking=True, value_type="binary",
+                   nonblocking=True, value_type="binary", bounds=UNIT,
                    description="SQuAD v1.1 exact match after answer normalisation, max over "
                                "answers"),
         MetricSpec("f1", f1, True, needs=("answers",), nonblocking=True,
                    description="SQuAD v1.1 token F1 after answer normalisation, max over "
-                               "answers", value_type="continuous"),
+                               "answers", value_type="continuous", bounds=UNIT),
         MetricSpec("rouge_l", rouge_l, True, needs=("answers",), aliases=("rougeL",),
                    description="ROUGE-L F-measure (LCS of rouge-score's default tokens), max "
-                               "over answers", value_type="continuous"),
+                               "over answers", value_type="continuous", bounds=UNIT),
         _parameterised("contains", ("text", "ignore_case"), _contains,
                        "contains(text=refund)",
                        "1 when the response's text contains text= (ignore_case=True to fold "
@@ -128,6 +131,7 @@ def metric_records() -> list[MetricSpec]:
         _parameterised("regex", ("pattern", "ignore_case"), _regex, "regex(pattern=^[0-9]+$)",
                        "1 when re.search finds pattern= in the response's text, else 0"),
         MetricSpec("json_valid", json_valid, True, nonblocking=True, value_type="binary",
+                   bounds=UNIT,
                    description="1 when the response's text is one JSON value (RFC 8259), "
                                "else 0"),
         _parameterised("json_schema", ("schema",), _json_schema,
