@@ -4,6 +4,8 @@ on the grades and labels written here."""
 
 from __future__ import annotations
 
+import re
+
 import json
 import subprocess
 import sys
@@ -106,14 +108,13 @@ def test_evaluate_records_the_ppi_mean(reg: Registry, tmp_path: Path) -> None:
 
 
 def test_evaluate_ppi_refusals(reg: Registry, tmp_path: Path) -> None:
-    judge, human = _grades()
     goldens = tmp_path / "goldens.yaml"
     _write_goldens(goldens, {}, "")
     target = CallableTarget(lambda case: "answer", name="echo")
     with pytest.raises(LabelError, match="no case has labels"):
         evaluate(target, goldens, ["correctness"], ppi=True, progress=False)
     (tmp_path / "labels.jsonl").write_text('{"id": "zz", "labels": {"correctness": 3}}\n')
-    with pytest.raises(LabelError, match="labels.jsonl:1: case 'zz' is not a case"):
+    with pytest.raises(LabelError, match=re.escape("labels.jsonl:1: case 'zz' is not a case")):
         evaluate(target, goldens, ["correctness"], ppi=True,
                  labels=tmp_path / "labels.jsonl", progress=False)
     with pytest.raises(LabelError, match="add ppi=True"):
