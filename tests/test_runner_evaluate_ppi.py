@@ -4,9 +4,8 @@ on the grades and labels written here."""
 
 from __future__ import annotations
 
-import re
-
 import json
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
