@@ -95,6 +95,12 @@ def command(
         "--allow-metric-errors", help="Exit 0, not 4, when a metric failed on some cases "
         "but scored others (a metric that scored no case still exits 4).",
     )] = False,
+    report: Annotated[list[str] | None, typer.Option(
+        "--report", metavar="FORMAT:TARGET",
+        help="Also record the finished run with a reporter that stores runs (history:PATH "
+        "from the evalkit-history plugin adds it to a run history); repeatable. A run "
+        "that exits non-zero is not recorded.", show_default=False,
+    )] = None,
 ) -> None:
     """Run the target of the eval config on every golden case and write the run artifact."""
     from evalkit.cli.errors import INTERRUPTED, STOPPED, CliError
@@ -109,6 +115,10 @@ def command(
             "--resume and --overwrite contradict each other: --resume continues the existing "
             "artifact, --overwrite replaces it; pass one of them"
         )
+    if report:  # a malformed or unknown --report stops before any work
+        from evalkit.report.writing import check_report_targets
+
+        check_report_targets(report, records_only="evalkit run")
     cfg = load_eval_config(config)
     if cfg.notice:
         typer.echo(cfg.notice, err=True)
@@ -166,7 +176,18 @@ def command(
         if resumed:
             typer.echo(resumed)
         typer.echo(f"artifact: {path}")
-    finish_run(run, allow_metric_errors=allow_metric_errors)
+    try:
+        finish_run(run, allow_metric_errors=allow_metric_errors)
+    except typer.Exit:
+        if report:
+            typer.echo(f"not recorded by --report {' '.join(report)}: the run did not "
+                       "finish cleanly", err=True)
+        raise
+    if report:
+        from evalkit.data.results import RunResult
+        from evalkit.report.writing import write_reports
+
+        write_reports(RunResult.load(path), report)  # the artifact as it is on disk
 
 
 def executor_choice(cfg: Any, name: str | None, scheduler: str | None) -> Any:
