@@ -19,13 +19,13 @@ from typing import Any
 
 import numpy as np
 import pytest
+from evalkit_history.schema import SCHEMA_VERSION
+from evalkit_history.store import History, HistoryError, db_path
 from scipy import stats
 
 import evalkit
 from evalkit.data.results import RunResult
 from evalkit.gate.baseline import BaselineError
-from evalkit_history.schema import SCHEMA_VERSION
-from evalkit_history.store import History, HistoryError, db_path
 
 DATA = Path(__file__).parent / "data"
 
@@ -57,7 +57,7 @@ def exact_sign_flip_p(d: np.ndarray) -> float:
     observed = abs(d.mean())
     hits = sum(abs((d * np.array(s)).mean()) >= observed - 1e-12
                for s in itertools.product((1, -1), repeat=len(d)))
-    return hits / 2 ** len(d)
+    return float(hits / 2 ** len(d))
 
 
 # ------------------------------------------------------------------ storing and reading
@@ -134,8 +134,9 @@ def test_runs_are_found_by_number_label_commit_and_name(tmp_path: Path) -> None:
     with History(tmp_path / "h.sqlite") as history:
         history.add(scored(FIX.RANKS_A, "sys"), label="v1", commit="aaaaaaa1111")
         history.add(scored(FIX.RANKS_B, "sys"), label="v2", commit="bbbbbbb2222")
-        assert [history.find(r) for r in ("1", "#2", "-1", "-2", "v1", "bbbbbbb", "v2")] == [
-            1, 2, 2, 1, 1, 2, 2]
+        assert [history.find(r) for r in (
+            "1", "#2", "-1", "-2", "latest", "latest~1", "v1", "bbbbbbb", "v2")] == [
+            1, 2, 2, 1, 2, 1, 1, 2, 2]
         with pytest.raises(HistoryError, match=r"2 runs match 'sys' \(#1, #2\)"):
             history.find("sys")
         with pytest.raises(HistoryError, match="no run 3"):
@@ -228,7 +229,7 @@ def test_two_processes_adding_at_once_each_add_whole_runs_in_turn(tmp_path: Path
     go.touch()
     for p in procs:
         out, err = p.communicate(timeout=300)
-        assert p.returncode == 0, err
+        assert p.returncode == 0 and out == "done\n", err
     with History(db) as history:
         runs = history.runs()
         counts = [len(history.load_id(r.id).per_query) for r in runs]

@@ -104,8 +104,8 @@ def show(
 @app.command("diff", short_help="Compare two stored runs, as evalkit compare does.")
 def diff(
     a: Annotated[str, typer.Argument(
-        metavar="A", help="The baseline: a run's number (#3, or -1 for the newest), label, "
-        "commit or name.", show_default=False)],
+        metavar="A", help="The baseline: a run's number (3), latest or latest~N (N runs "
+        "before the newest), or its label, commit or name.", show_default=False)],
     b: Annotated[str, typer.Argument(
         metavar="B", help="The candidate, named as A.", show_default=False)],
     metric: Metrics = None,

@@ -275,14 +275,17 @@ class History:
         return RunResult(name=name, per_query=rows, header=header, samples=samples)
 
     def find(self, ref: str) -> int:
-        """The id of the run ``ref`` names: its number (``3`` or ``#3``), ``-1`` for the
-        newest and ``-2`` for the one before, or its label, its commit (or a prefix of at
-        least 7 characters) or its name, when exactly one run has it.
+        """The id of the run ``ref`` names: its number (``3`` or ``#3``), ``latest`` for
+        the newest and ``latest~1`` for the one before it (or ``-1``, ``-2``), or its
+        label, its commit (or a prefix of at least 7 characters) or its name, when
+        exactly one run has it.
 
         Raises:
             HistoryError: no run, or several, match (the message lists them).
         """
         text = ref.removeprefix("#")
+        if text == "latest" or (text.startswith("latest~") and text[7:].isdigit()):
+            text = str(-1 - int(text[7:] or 0))
         if text.lstrip("-").isdigit():
             number = int(text)
             ids = [r[0] for r in self._con.execute("SELECT id FROM runs ORDER BY id")]
