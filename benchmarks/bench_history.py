@@ -65,9 +65,10 @@ def main() -> None:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
 
-    import evalkit
     from evalkit_history.store import History
     from evalkit_history.table import available_metrics, history_lines
+
+    import evalkit
 
     runs = make_runs(args.runs, args.cases)
     folder = Path(tempfile.mkdtemp(prefix="evalkit-bench-history-"))
