@@ -114,13 +114,20 @@ def imported(folder: Path) -> list[str]:
     return log.read_text(encoding="utf-8").split() if log.exists() else []
 
 
+#: The commands of the in-repo plugins, listed in every project: left out of
+#: :func:`plugin_section`, which reads the commands of the tests' own plugins.
+IN_REPO_COMMANDS = ("history",)
+
+
 def plugin_section(help_text: str) -> list[str]:
-    """The lines of the "Commands from plugins" section of `evalkit --help`."""
+    """The lines of the "Commands from plugins" section of `evalkit --help`, but those of
+    :data:`IN_REPO_COMMANDS`."""
     lines = help_text.splitlines()
     if "Commands from plugins:" not in lines:
         return []
     section = lines[lines.index("Commands from plugins:") + 1:]
-    return [" ".join(line.split()) for line in section if line.strip()]
+    return [" ".join(line.split()) for line in section
+            if line.strip() and line.split()[0] not in IN_REPO_COMMANDS]
 
 
 def test_help_lists_a_plugins_commands_without_importing_them(tmp_path: Path) -> None:

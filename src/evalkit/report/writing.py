@@ -205,6 +205,31 @@ def write_reports(obj: Any, targets: Sequence[str]) -> list[str]:
     return written
 
 
+def show_result(result: Any, targets: Sequence[str], *, as_json: bool, table: Any,
+                console: Any) -> None:
+    """Write ``result``'s report (``result.to_report()``: a comparison's) to the
+    ``--report`` files, then print its JSON (``as_json``) or ``table(report, console)``,
+    then the report that goes to standard output: files first, so that a report that
+    cannot be written stops the command before any result is printed (nothing printed is
+    contradicted by the exit code), and a report on standard output is the only thing
+    there (``json:-`` is parsed by scripts; ``console`` then writes to standard error).
+
+    Raises:
+        As :func:`write_reports`.
+    """
+    import json
+
+    rendered = result.to_report()
+    to_files, to_std = file_targets(targets)
+    write_reports(rendered, to_files)
+    if as_json:
+        sys.stdout.write(json.dumps(result.to_json(), indent=2, allow_nan=False) + "\n")
+        sys.stdout.flush()
+    else:
+        table(rendered, console)
+    write_reports(rendered, to_std)
+
+
 def render_report(obj: Any, fmt: str) -> str:
     """``obj`` (a :class:`Report`, a ``Comparison``, a ``GateReport``) rendered by the
     reporter registered as ``fmt``, looked up in the registry, with registered secrets

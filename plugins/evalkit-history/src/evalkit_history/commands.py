@@ -119,10 +119,11 @@ def diff(
     """Compare stored run B with stored run A, paired by case, every metric they share (or
     those named by -m): `evalkit compare` of the two runs, rebuilt from the database
     without their files."""
-    from evalkit.cli.output import show_result
+    from rich.console import Console
+
     from evalkit.comparison import compare
     from evalkit.report.compare_table import print_compare_table
-    from evalkit.report.writing import check_report_targets
+    from evalkit.report.writing import check_report_targets, show_result
     from evalkit_history.store import History, db_path
 
     targets = list(report or [])
@@ -133,8 +134,8 @@ def diff(
     result = compare(first, second, metrics=names)
     for w in result.warnings:
         typer.echo(f"warning: {w}", err=True)
-    show_result(result, targets, as_json=as_json, to_stdout=to_stdout,
-                table=print_compare_table)
+    show_result(result, targets, as_json=as_json, table=print_compare_table,
+                console=Console(highlight=False, stderr=to_stdout))
 
 
 @app.command("report", short_help="Write the trend of each metric as a page.")

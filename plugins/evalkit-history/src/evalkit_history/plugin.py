@@ -32,8 +32,8 @@ def record(obj: object, target: str) -> str:
 @hookimpl
 def evalkit_register_commands() -> list[CommandSpec]:
     return [CommandSpec(
-        "history", "A run history: add runs, show each metric's trend and its significant "
-        "steps, compare stored runs, draw the trend.", "evalkit_history.commands:app")]
+        "history", "Run history: each metric's trend and its significant steps.",
+        "evalkit_history.commands:app")]
 
 
 @hookimpl
