@@ -43,11 +43,13 @@ USER_DIST = REPO / "packages" / "paired-evalkit"
 PROJECTS = [REPO, *sorted(p.parent for p in REPO.glob("plugins/*/pyproject.toml")), USER_DIST]
 OURS = {
     "paired-evalkit", "paired-evalkit-core", "evalkit-retrieval", "evalkit-http",
-    "evalkit-judge", "evalkit-report-html", "evalkit-text", "evalkit-dask",
+    "evalkit-judge", "evalkit-report-html", "evalkit-text", "evalkit-dask", "evalkit-history",
+    "evalkit-mlflow",
 }
 DEFAULT_INSTALL = {"paired-evalkit", "paired-evalkit-core", "evalkit-retrieval",
-                   "evalkit-http", "evalkit-judge"}
-EXTRAS = {"html": "evalkit-report-html", "text": "evalkit-text", "dask": "evalkit-dask"}
+                   "evalkit-http", "evalkit-judge", "evalkit-history"}
+EXTRAS = {"html": "evalkit-report-html", "text": "evalkit-text", "dask": "evalkit-dask",
+          "mlflow": "evalkit-mlflow"}
 
 
 # ------------------------------------------------------------------ the pyproject files

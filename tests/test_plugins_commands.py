@@ -114,13 +114,14 @@ def imported(folder: Path) -> list[str]:
     return log.read_text(encoding="utf-8").split() if log.exists() else []
 
 
-#: The commands of the in-repo plugins installed with the kernel, listed in every project.
-IN_REPO_COMMANDS = ("pairwise",)
+#: The commands of the in-repo plugins, listed in every project: left out of
+#: :func:`plugin_section`, which reads the commands of the tests' own plugins.
+IN_REPO_COMMANDS = ("pairwise", "history")
 
 
 def plugin_section(help_text: str) -> list[str]:
-    """The lines of the "Commands from plugins" section of `evalkit --help`, without the
-    installed in-repo plugins' commands (one line each)."""
+    """The lines of the "Commands from plugins" section of `evalkit --help`, but those of
+    :data:`IN_REPO_COMMANDS`."""
     lines = help_text.splitlines()
     if "Commands from plugins:" not in lines:
         return []

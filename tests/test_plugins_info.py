@@ -77,5 +77,6 @@ def test_without_paired_evalkit_a_plugin_pinned_to_this_kernel_is_first_party(
 def test_the_installed_paired_evalkit_brings_each_repository_plugin() -> None:
     """This checkout's own metadata (requirements.txt installs packages/paired-evalkit)."""
     assert info.user_extras() == {
-        "evalkit-retrieval": "", "evalkit-http": "", "evalkit-judge": "",
-        "evalkit-report-html": "html", "evalkit-text": "text", "evalkit-dask": "dask"}
+        "evalkit-retrieval": "", "evalkit-http": "", "evalkit-judge": "", "evalkit-history": "",
+        "evalkit-report-html": "html", "evalkit-text": "text", "evalkit-dask": "dask",
+        "evalkit-mlflow": "mlflow"}

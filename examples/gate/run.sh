@@ -20,6 +20,8 @@ OUT=examples/gate/out
 "$EVALKIT" baseline show examples/gate/baseline.jsonl
 
 # 3. Gate each candidate; exit 0 = pass, 1 = a blocking check failed, 2 = cannot judge.
+#    Each gated run is also recorded in a run history (docs/history.md).
+rm -f "$OUT/history.sqlite" "$OUT/history.sqlite-wal" "$OUT/history.sqlite-shm"
 status=0
 for name in bm25 tfidf; do
   echo
@@ -27,7 +29,12 @@ for name in bm25 tfidf; do
   "$EVALKIT" gate --checks examples/gate/checks.yaml --run "$OUT/runs/$name.jsonl" \
     --baseline examples/gate/baseline.jsonl \
     --report "junit:$OUT/reports/$name.xml" --report "markdown:$OUT/reports/$name.md" \
+    --report "history:$OUT/history.sqlite" \
     || status=$?
   echo "exit code: $status"
   status=0
 done
+
+# 4. The history: both gated runs, and the step from the first to the second.
+echo
+"$EVALKIT" history show --db "$OUT/history.sqlite" -m ndcg@10 -m ap

@@ -57,9 +57,11 @@ LAYERS: dict[str, tuple[str, ...]] = {
     # the package itself: its top-level names, each imported on first use from its floor
     "evalkit": ("evalkit.stats", "evalkit.core", "evalkit.plugins", "evalkit.data",
                 "evalkit.execute", "evalkit.comparison", "evalkit.gate"),
-    # an in-repo plugin talks to the kernel through its hooks and public records
+    # an in-repo plugin talks to the kernel through its hooks and public records (a run
+    # history compares stored runs and reads the gate's fingerprints)
     "evalkit_*": ("evalkit", "evalkit.io", "evalkit.stats", "evalkit.core", "evalkit.plugins",
-                  "evalkit.data", "evalkit.execute", "evalkit.report", "evalkit.tables"),
+                  "evalkit.data", "evalkit.execute", "evalkit.report", "evalkit.tables",
+                  "evalkit.comparison", "evalkit.gate"),
 }
 
 #: (importing module or package, imported module) -> why it is imported against the table.

@@ -103,21 +103,9 @@ def finish_run(run: Any, *, allow_metric_errors: bool = False) -> None:
 
 def show_result(result: Any, targets: list[str], *, as_json: bool, to_stdout: bool,
                 table: Any) -> None:
-    """Write ``result``'s report to the ``--report`` files, then print its JSON
-    (``as_json``) or ``table(report, console)``, then the report that goes to standard
-    output: files first, so that a report that cannot be written stops the command before
-    any result is printed (nothing printed is contradicted by the exit code), and a report
-    on standard output is the only thing there (``json:-`` is parsed by scripts; the table
-    then goes to standard error, ``to_stdout``)."""
-    import json
+    """:func:`evalkit.report.writing.show_result` on this command's console (the table
+    on standard error when a report goes to standard output, ``to_stdout``)."""
+    from evalkit.report.writing import show_result as show
 
-    from evalkit.report.writing import file_targets, write_reports
-
-    rendered = result.to_report()
-    to_files, to_std = file_targets(targets)
-    write_reports(rendered, to_files)
-    if as_json:
-        typer.echo(json.dumps(result.to_json(), indent=2, allow_nan=False))
-    else:
-        table(rendered, output_console(highlight=False, stderr=to_stdout))
-    write_reports(rendered, to_std)
+    show(result, targets, as_json=as_json, table=table,
+         console=output_console(highlight=False, stderr=to_stdout))

@@ -125,6 +125,12 @@ def command(
         "--seed", min=0, help="With --until-decided: the seed of the random order of the "
         "cases (recorded; --resume continues the same order).",
     )] = 0,
+    report: Annotated[list[str] | None, typer.Option(
+        "--report", metavar="FORMAT:TARGET",
+        help="Also record the finished run with a reporter that stores runs (history:PATH "
+        "from the evalkit-history plugin adds it to a run history); repeatable. A run "
+        "that exits non-zero is not recorded.", show_default=False,
+    )] = None,
 ) -> None:
     """Run the target of the eval config on every golden case and write the run artifact."""
     from evalkit.cli.errors import INTERRUPTED, STOPPED, CliError
@@ -140,6 +146,10 @@ def command(
             "artifact, --overwrite replaces it; pass one of them"
         )
     sequential = _until_decided(until_decided, baseline, metric, margin, seed)
+    if report:  # a malformed or unknown --report stops before any work
+        from evalkit.report.writing import check_report_targets
+
+        check_report_targets(report, records_only="evalkit run")
     cfg = load_eval_config(config)
     if cfg.notice:
         typer.echo(cfg.notice, err=True)
@@ -205,7 +215,18 @@ def command(
         if "sequential" in run.header:
             typer.echo(sequential_line(run.header["sequential"]))
         typer.echo(f"artifact: {path}")
-    finish_run(run, allow_metric_errors=allow_metric_errors)
+    try:
+        finish_run(run, allow_metric_errors=allow_metric_errors)
+    except typer.Exit:
+        if report:
+            typer.echo(f"not recorded by --report {' '.join(report)}: the run did not "
+                       "finish cleanly", err=True)
+        raise
+    if report:
+        from evalkit.data.results import RunResult
+        from evalkit.report.writing import write_reports
+
+        write_reports(RunResult.load(path), report)  # the artifact as it is on disk
 
 
 def _until_decided(on: bool, baseline: Path | None, metric: str | None,

@@ -274,6 +274,16 @@ class ReporterSpec(_Record):
     """A reporter: ``render(report) -> str`` for a gate report or a comparison.
 
     ``suffix`` is the usual file suffix of its output (``".xml"`` for JUnit).
+
+    A reporter with ``record`` stores what a command made instead of rendering text:
+    ``--report NAME:TARGET`` then calls ``record(obj, target) -> str`` with the object
+    itself (the ``GateReport`` of ``evalkit gate``, whose ``run`` is the gated run; the
+    ``RunResult`` of ``evalkit run``; the report model of ``evalkit compare``) and the
+    text after the colon (a database path, an experiment name); it returns one line
+    saying what it recorded, which the command prints on standard error, and raises
+    ``ValueError`` (one line) for an object it does not record. ``render`` is not called
+    and ``TARGET`` is not checked as a file. ``evalkit run --report`` takes only such
+    reporters.
     """
 
     name: str
@@ -281,6 +291,7 @@ class ReporterSpec(_Record):
     suffix: str = ".txt"
     description: str = ""
     options: Mapping[str, Any] | None = None
+    record: Callable[[Any, str], str] | None = None
 
 
 @dataclass(frozen=True)
@@ -416,7 +427,7 @@ _CALLABLE_FIELDS: dict[type, tuple[str, ...]] = {
 _OPTIONAL_CALLABLES: dict[type, tuple[str, ...]] = {
     MetricSpec: ("prepare", "batch", "variant"), MetricFamily: ("core",),
     LoaderSpec: ("accepts",), ConfigSectionSpec: ("apply", "restore"),
-    AggregateSpec: ("of_metric",),
+    AggregateSpec: ("of_metric",), ReporterSpec: ("record",),
 }
 _STRING_FIELDS = ("description", "version", "suffix", "help", "load")
 _NAME_TUPLES = ("aliases", "suffixes", "params", "default_measures")

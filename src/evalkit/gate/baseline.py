@@ -84,6 +84,48 @@ def load_baseline(path: str | Path) -> Baseline:
     return base
 
 
+def require_storable(run: RunResult, *, what: str = "a baseline",
+                     then: str = "promote") -> None:
+    """Refuse a run that cannot be stored as ``what`` (a baseline, a run of a history):
+    every later comparison with it would be an error.
+
+    Args:
+        run: the run.
+        what: what it would be stored as, for the messages (``"a baseline"``).
+        then: the command to run again once the run is fixed (``"promote"``).
+
+    Raises:
+        BaselineError: the run has no rows, has errored cases, fails coverage (cases
+            without a row, a file cut short or never finished: :mod:`evalkit.data.coverage`),
+            has a metric that failed on some case, or has a non-finite metric value.
+    """
+    if not run.per_query:
+        raise BaselineError(f"run {run.name!r} has no rows; there is nothing to {then}")
+    errored = [row_id(r) for r in run.per_query if row_error(r) is not None]
+    if errored:
+        shown = ", ".join(errored[:10]) + (" ..." if len(errored) > 10 else "")
+        raise BaselineError(
+            f"run {run.name!r} has {len(errored)} errored case(s) ({shown}); {what} must "
+            f"have a result for every case. Fix or re-run them, then {then}"
+        )
+    gaps = [line.removeprefix("warning: ") for line in completeness_lines(run)
+            if line.startswith("warning:")]  # incomplete, or a metric failed on a case
+    skipped = skipped_judged(run)
+    if skipped is not None:
+        gaps.append(f"run {run.name!r}: {skipped.problem}")
+    if gaps:
+        raise BaselineError("; ".join(gaps) + f". {what[:1].upper()}{what[1:]} must hold "
+                            "every metric on every case: resume or re-run the run (or "
+                            f"rescore it), then {then}")
+    for r in run.per_query:
+        bad = [k for k, v in r.metrics.items() if not math.isfinite(float(v))]
+        if bad:
+            raise BaselineError(
+                f"run {run.name!r}: case {row_id(r)!r} has a non-finite value for "
+                f"{', '.join(bad)}; refusing to store it as {what}"
+            )
+
+
 def promote(
     run: RunResult | str | Path,
     to: str | Path = DEFAULT_BASELINE_PATH,
@@ -114,30 +156,7 @@ def promote(
     if isinstance(run, str | Path):
         source = str(run)
         run = RunResult.load(run)
-    if not run.per_query:
-        raise BaselineError(f"run {run.name!r} has no rows; there is nothing to promote")
-    errored = [row_id(r) for r in run.per_query if row_error(r) is not None]
-    if errored:
-        shown = ", ".join(errored[:10]) + (" ..." if len(errored) > 10 else "")
-        raise BaselineError(
-            f"run {run.name!r} has {len(errored)} errored case(s) ({shown}); a baseline must "
-            "have a result for every case. Fix or re-run them, then promote"
-        )
-    gaps = [line.removeprefix("warning: ") for line in completeness_lines(run)
-            if line.startswith("warning:")]  # incomplete, or a metric failed on a case
-    skipped = skipped_judged(run)
-    if skipped is not None:
-        gaps.append(f"run {run.name!r}: {skipped.problem}")
-    if gaps:
-        raise BaselineError("; ".join(gaps) + ". A baseline must hold every metric on every "
-                            "case: resume or re-run the run (or rescore it), then promote")
-    for r in run.per_query:
-        bad = [k for k, v in r.metrics.items() if not math.isfinite(float(v))]
-        if bad:
-            raise BaselineError(
-                f"run {run.name!r}: case {row_id(r)!r} has a non-finite value for "
-                f"{', '.join(bad)}; refusing to store it as a baseline"
-            )
+    require_storable(run)
     fp = fingerprint(run)
     header = dict(run.header)
     header["baseline"] = {
@@ -193,4 +212,5 @@ __all__ = [
     "promote",
     "promoted_fingerprint",
     "refuse_replacing",
+    "require_storable",
 ]

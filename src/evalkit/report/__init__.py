@@ -42,6 +42,8 @@ _LAZY: dict[str, str] = {
     "check_report_targets": "evalkit.report.writing",
     "file_targets": "evalkit.report.writing",
     "get_reporter": "evalkit.report.writing",
+    "is_recorder": "evalkit.report.writing",
+    "show_result": "evalkit.report.writing",
     "parse_report_target": "evalkit.report.writing",
     "render_report": "evalkit.report.writing",
     "write_report": "evalkit.report.writing",
@@ -68,7 +70,9 @@ if TYPE_CHECKING:
     from evalkit.report.writing import check_report_targets as check_report_targets
     from evalkit.report.writing import file_targets as file_targets
     from evalkit.report.writing import get_reporter as get_reporter
+    from evalkit.report.writing import is_recorder as is_recorder
     from evalkit.report.writing import parse_report_target as parse_report_target
     from evalkit.report.writing import render_report as render_report
+    from evalkit.report.writing import show_result as show_result
     from evalkit.report.writing import write_report as write_report
     from evalkit.report.writing import write_reports as write_reports

@@ -23,7 +23,8 @@ class ReportTargetError(ValueError):
 
 #: Reporters that a plugin distribution of this repository provides: ``{name:
 #: distribution}``, so that asking for one that is not installed says what to install.
-PLUGIN_REPORTERS: dict[str, str] = {"html": "evalkit-report-html"}
+PLUGIN_REPORTERS: dict[str, str] = {"html": "evalkit-report-html", "history": "evalkit-history",
+                                     "mlflow": "evalkit-mlflow"}
 
 
 def get_reporter(name: str) -> ReporterSpec:
@@ -72,12 +73,25 @@ def parse_report_target(text: str) -> tuple[str, str]:
     return fmt.strip(), path.strip()
 
 
+def is_recorder(fmt: str) -> bool:
+    """Whether the reporter registered as ``fmt`` records objects (a database, a tracking
+    server: ``ReporterSpec.record``) rather than rendering text.
+
+    Raises:
+        RegistryError: no reporter ``fmt``.
+    """
+    return get_reporter(fmt).record is not None
+
+
 def check_report_targets(targets: Sequence[str], *, as_json: bool = False,
-                         inputs: Sequence[Path | None] = ()) -> bool:
+                         inputs: Sequence[Path | None] = (),
+                         records_only: str | None = None) -> bool:
     """Refuse, before any work, a ``--report FORMAT:PATH`` value that is malformed, names an
     unknown format, names one of the command's ``inputs`` or a file that cannot be
     written, or would share standard output with another report or with ``--json``
-    (``as_json``).
+    (``as_json``). The targets of a recording reporter (``ReporterSpec.record``) are
+    not files and are not checked as such; ``records_only`` (the command's name) refuses
+    every other reporter.
 
     Returns:
         Whether a report goes to standard output (the command's own output then goes to
@@ -85,7 +99,7 @@ def check_report_targets(targets: Sequence[str], *, as_json: bool = False,
 
     Raises:
         ReportTargetError: a malformed target, two reports on one file or on standard
-            output.
+            output, a rendering reporter with ``records_only``.
         RegistryError: an unknown format.
         evalkit.io.outputs.DestinationError: an input, or a file that cannot be written.
     """
@@ -97,8 +111,18 @@ def check_report_targets(targets: Sequence[str], *, as_json: bool = False,
     )
 
     parsed = [parse_report_target(t) for t in targets]
-    for fmt_name, _ in parsed:
-        get_reporter(fmt_name)
+    recorders = {t for t, (fmt_name, _) in zip(targets, parsed, strict=True)
+                 if is_recorder(fmt_name)}
+    if records_only is not None:
+        rendered = [t for t in targets if t not in recorders]
+        if rendered:
+            raise ReportTargetError(
+                f"--report {rendered[0]}: {records_only} only records its result with a "
+                "reporter that stores runs (such as history:PATH of evalkit-history); "
+                "render reports of a gate or a comparison with evalkit gate or evalkit "
+                "compare")
+    targets = [t for t in targets if t not in recorders]
+    parsed = [parse_report_target(t) for t in targets]
     for text, (_, path) in zip(targets, parsed, strict=True):
         if path == "-":
             continue
@@ -140,7 +164,9 @@ def file_targets(targets: Sequence[str]) -> tuple[list[str], list[str]]:
 
 
 def write_reports(obj: Any, targets: Sequence[str]) -> list[str]:
-    """Render ``obj`` once per ``FORMAT:PATH`` target and write each (``-`` = stdout).
+    """Render ``obj`` once per ``FORMAT:PATH`` target and write each (``-`` = stdout); a
+    recording reporter (``ReporterSpec.record``) is handed ``obj`` itself and its target,
+    and the line it returns is printed on standard error.
 
     Every target is parsed and its reporter looked up before anything is written.
 
@@ -152,18 +178,25 @@ def write_reports(obj: Any, targets: Sequence[str]) -> list[str]:
         RegistryError: an unknown format.
         evalkit.io.outputs.UnwritableError: an :class:`OSError` naming the file that cannot
             be written and why.
+        ValueError: a recording reporter refused ``obj`` or its target (its message).
     """
     from evalkit.io.outputs import write_output
     from evalkit.io.redaction import mask
 
     if not targets:
         return []
-    from evalkit.report.model import as_report
-
-    report = as_report(obj)
     plan = [(get_reporter(fmt), path) for fmt, path in map(parse_report_target, targets)]
+    report: Any = None
+    if any(spec.record is None for spec, _ in plan):
+        from evalkit.report.model import as_report
+
+        report = as_report(obj)
     written: list[str] = []
     for spec, path in plan:
+        if spec.record is not None:  # a database, a tracking server: the object itself
+            sys.stderr.write(mask(spec.record(obj, path)).rstrip("\n") + "\n")
+            written.append(path)
+            continue
         text = mask(spec.render(report))
         if path == "-":
             sys.stdout.write(text if text.endswith("\n") else text + "\n")
@@ -171,6 +204,31 @@ def write_reports(obj: Any, targets: Sequence[str]) -> list[str]:
             write_output(Path(path), text)
         written.append(path)
     return written
+
+
+def show_result(result: Any, targets: Sequence[str], *, as_json: bool, table: Any,
+                console: Any) -> None:
+    """Write ``result``'s report (``result.to_report()``: a comparison's) to the
+    ``--report`` files, then print its JSON (``as_json``) or ``table(report, console)``,
+    then the report that goes to standard output: files first, so that a report that
+    cannot be written stops the command before any result is printed (nothing printed is
+    contradicted by the exit code), and a report on standard output is the only thing
+    there (``json:-`` is parsed by scripts; ``console`` then writes to standard error).
+
+    Raises:
+        As :func:`write_reports`.
+    """
+    import json
+
+    rendered = result.to_report()
+    to_files, to_std = file_targets(targets)
+    write_reports(rendered, to_files)
+    if as_json:
+        sys.stdout.write(json.dumps(result.to_json(), indent=2, allow_nan=False) + "\n")
+        sys.stdout.flush()
+    else:
+        table(rendered, console)
+    write_reports(rendered, to_std)
 
 
 def render_report(obj: Any, fmt: str) -> str:

@@ -1,0 +1,233 @@
+"""What the ``mlflow`` reporter logs, and logging it.
+
+One call logs one MLflow run in the experiment the reporter's target names (created when
+missing), to the tracking server of ``MLFLOW_TRACKING_URI`` (MLflow's own setting), with
+MLflow's client (:class:`mlflow.MlflowClient`, no global active run):
+
+* a run (``evalkit run --report mlflow:EXP``): each metric's mean and each aggregate's
+  value as metrics; its settings and provenance as parameters (``run_name``,
+  ``n_cases``, ``relevance_level``, ``missing``, ``depth``, ``qrels_sha256``,
+  ``evalkit_version``, ``metric.KEY`` = the metric's provider and definition version)
+  and tags (``evalkit.kind``, ``evalkit.run``, ``evalkit.created``); the run artifact
+  (``evalkit/run.jsonl``) and its per-query table (``evalkit/per_query.csv``);
+* a gate (``evalkit gate --report mlflow:EXP``): the gated run as above, and the gate:
+  tag ``evalkit.gate.status``, a tag ``evalkit.check.ID`` per check with its verdict,
+  metrics ``evalkit.exit_code`` and ``check.ID.value`` (the observed value), the
+  reports ``evalkit/gate.json`` and, when the html reporter is installed,
+  ``evalkit/gate.html``;
+* a comparison (``evalkit compare --report mlflow:EXP``): per metric and candidate,
+  ``KEY.baseline``, ``KEY.candidate``, ``KEY.diff``, ``KEY.ci_low``, ``KEY.ci_high``,
+  ``KEY.p_value``, ``KEY.p_adjusted`` and ``KEY.significant`` (1 or 0), the
+  comparison's settings as parameters, and ``evalkit/comparison.json`` (and ``.html``).
+
+MLflow keys hold letters, digits, ``_ - . /`` and spaces: :func:`metric_key` writes
+``@`` as ``_at_`` and any other character as ``_`` (``ndcg@10`` is ``ndcg_at_10``).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+_NOT_A_KEY = re.compile(r"[^A-Za-z0-9_\-. /]")
+#: The most parameters, tags or metrics MLflow takes in one ``log_batch``.
+BATCH = 100
+
+
+def metric_key(name: str) -> str:
+    """``name`` as an MLflow key: ``@`` as ``_at_``, any character MLflow refuses as ``_``."""
+    return _NOT_A_KEY.sub("_", name.replace("@", "_at_"))
+
+
+@dataclass
+class Logged:
+    """What one MLflow run receives.
+
+    Attributes:
+        kind: ``"run"``, ``"gate"`` or ``"comparison"``.
+        name: the MLflow run's name.
+        metrics: ``{key: value}`` (finite values only).
+        params: ``{key: text}``.
+        tags: ``{key: text}``.
+        files: ``{path under the run's artifacts: text}``.
+    """
+
+    kind: str
+    name: str
+    metrics: dict[str, float] = field(default_factory=dict)
+    params: dict[str, str] = field(default_factory=dict)
+    tags: dict[str, str] = field(default_factory=dict)
+    files: dict[str, str] = field(default_factory=dict)
+
+    def metric(self, key: str, value: float | int | bool | None) -> None:
+        """Add a metric, unless ``value`` is None or not finite."""
+        if value is not None and math.isfinite(float(value)):
+            self.metrics[metric_key(key)] = float(value)
+
+
+def run_logged(run: Any, kind: str = "run") -> Logged:
+    """What a run (:class:`~evalkit.data.results.RunResult`) logs (the module docstring)."""
+    from evalkit.data.result_files import write_run
+    from evalkit.data.run_views import run_columns
+    from evalkit.report.tables import csv_text
+
+    header: Mapping[str, Any] = run.header
+    out = Logged(kind, run.name)
+    for name in run.metric_names():
+        try:
+            out.metric(name, run.mean(name))
+        except (KeyError, ValueError):  # a metric that failed on a case has no mean
+            continue
+    aggregates = header.get("aggregates")
+    if isinstance(aggregates, Mapping):
+        for name, value in aggregates.items():
+            if isinstance(value, int | float):
+                out.metric(str(name), value)
+    qrels = header.get("qrels") if isinstance(header.get("qrels"), Mapping) else {}
+    params: dict[str, Any] = {
+        "run_name": run.name, "n_cases": len(run.per_query),
+        "relevance_level": header.get("relevance_level"), "missing": header.get("missing"),
+        "depth": header.get("depth"), "qrels_sha256": (qrels or {}).get("sha256"),
+        "evalkit_version": header.get("evalkit_version"), "epochs": run.epochs,
+    }
+    for name, definition in (header.get("metrics") or {}).items():
+        if isinstance(definition, Mapping):
+            params[f"metric.{name}"] = (f"{definition.get('provider')} "
+                                        f"v{definition.get('version')}")
+    out.params.update({metric_key(k): str(v) for k, v in params.items() if v is not None})
+    out.tags.update({"evalkit.kind": kind, "evalkit.run": run.name,
+                     "evalkit.created": str(header.get("created") or "")})
+    with tempfile.TemporaryDirectory() as folder:  # the artifact exactly as saved
+        path = write_run(Path(folder) / "run.jsonl", run.name, header,
+                         run.samples or run.per_query)
+        out.files["run.jsonl"] = path.read_text(encoding="utf-8")
+    out.files["per_query.csv"] = csv_text(run_columns(run))
+    return out
+
+
+def _reports(obj: Any, stem: str, out: Logged) -> None:
+    """The JSON report of ``obj``, and the HTML one when a reporter ``html`` is installed."""
+    from evalkit.core.registry import RegistryError
+    from evalkit.report.writing import render_report
+
+    out.files[f"{stem}.json"] = render_report(obj, "json")
+    try:
+        out.files[f"{stem}.html"] = render_report(obj, "html")
+    except (RegistryError, ImportError):
+        out.tags["evalkit.html"] = "not written: the html reporter is not installed"
+
+
+def gate_logged(gate: Any) -> Logged:
+    """What a gate (:class:`~evalkit.gate.verdicts.GateReport`) logs: its run, if it kept
+    it, and its checks."""
+    from evalkit.report.model import as_report
+
+    out = run_logged(gate.run, "gate") if gate.run is not None else Logged("gate",
+                                                                          gate.run_name)
+    report = as_report(gate)
+    out.tags["evalkit.gate.status"] = report.status
+    out.metric("evalkit.exit_code", gate.exit_code)
+    if gate.baseline_name:
+        out.tags["evalkit.baseline"] = gate.baseline_name
+    for row in report.rows:
+        out.tags[metric_key(f"evalkit.check.{row.name}")] = row.status
+        out.metric(f"check.{row.name}.value", row.value)
+    _reports(gate, "gate", out)
+    return out
+
+
+def comparison_logged(report: Any) -> Logged:
+    """What a comparison's report (:class:`~evalkit.report.model.Report` of kind
+    ``compare``) logs."""
+    names = [r.name for r in report.runs]
+    out = Logged("comparison", " vs ".join(names) or report.subject)
+    several = len({r.candidate for r in report.rows}) > 1
+    for row in report.rows:
+        key = f"{row.candidate}/{row.metric}" if several else row.metric
+        out.metric(f"{key}.baseline", row.reference_value)
+        out.metric(f"{key}.candidate", row.value)
+        out.metric(f"{key}.diff", row.difference)
+        out.metric(f"{key}.ci_low", row.ci_low)
+        out.metric(f"{key}.ci_high", row.ci_high)
+        out.metric(f"{key}.p_value", row.p_value)
+        out.metric(f"{key}.p_adjusted", row.p_adjusted)
+        if row.significant is not None:
+            out.metric(f"{key}.significant", row.significant)
+    out.params.update({metric_key(str(k)): str(v) for k, v in (report.settings or {}).items()
+                       if v is not None and not isinstance(v, list | dict)})
+    out.tags.update({"evalkit.kind": "comparison", "evalkit.runs": ", ".join(names)})
+    _reports(report, "comparison", out)
+    return out
+
+
+def what_to_log(obj: Any) -> Logged:
+    """:func:`run_logged`, :func:`gate_logged` or :func:`comparison_logged`, by what
+    ``obj`` is.
+
+    Raises:
+        ValueError: an object none of them logs.
+    """
+    from evalkit.data.results import RunResult
+    from evalkit.gate.verdicts import GateReport
+    from evalkit.report.model import Report
+
+    if isinstance(obj, RunResult):
+        return run_logged(obj)
+    if isinstance(obj, GateReport):
+        return gate_logged(obj)
+    if isinstance(obj, Report) and obj.kind == "compare":
+        return comparison_logged(obj)
+    raise ValueError(f"mlflow: logs a run, a gate or a comparison, not a {type(obj).__name__}")
+
+
+def log_to_mlflow(obj: Any, experiment: str, tracking_uri: str | None = None) -> str:
+    """Log ``obj`` (:func:`what_to_log`) as one finished MLflow run of ``experiment``
+    (created when missing), to ``tracking_uri`` (default: MLflow's, from
+    ``MLFLOW_TRACKING_URI``).
+
+    Returns:
+        One line naming the experiment, the run's id and the tracking URI.
+
+    Raises:
+        ValueError: an object it does not log, or an empty experiment name.
+        mlflow.exceptions.MlflowException: the tracking server refused the run.
+    """
+    if not experiment.strip():
+        raise ValueError("--report mlflow:EXPERIMENT: name the experiment")
+    logged = what_to_log(obj)
+    from mlflow import MlflowClient
+    from mlflow.entities import Metric, Param, RunTag
+
+    client = MlflowClient(tracking_uri)
+    found = client.get_experiment_by_name(experiment)
+    experiment_id = (found.experiment_id if found is not None
+                     else client.create_experiment(experiment))
+    run = client.create_run(experiment_id, run_name=logged.name)
+    run_id = run.info.run_id
+    try:
+        now = int(run.info.start_time)
+        metrics = [Metric(k, v, now, 0) for k, v in logged.metrics.items()]
+        params = [Param(k, v) for k, v in logged.params.items()]
+        tags = [RunTag(k, v) for k, v in logged.tags.items()]
+        for i in range(0, max(len(metrics), len(params), len(tags)), BATCH):
+            client.log_batch(run_id, metrics=metrics[i:i + BATCH], params=params[i:i + BATCH],
+                             tags=tags[i:i + BATCH])
+        with tempfile.TemporaryDirectory() as folder:
+            for name, text in logged.files.items():
+                (Path(folder) / name).write_text(text, encoding="utf-8")
+            client.log_artifacts(run_id, folder, "evalkit")
+    except BaseException:
+        client.set_terminated(run_id, "FAILED")
+        raise
+    client.set_terminated(run_id)
+    return (f"mlflow: logged {logged.kind} {logged.name!r} to experiment {experiment!r} as "
+            f"run {run_id} ({client.tracking_uri})")
+
+
+__all__ = ["BATCH", "Logged", "comparison_logged", "gate_logged", "log_to_mlflow",
+           "metric_key", "run_logged", "what_to_log"]

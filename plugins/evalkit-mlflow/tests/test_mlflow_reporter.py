@@ -1,0 +1,129 @@
+"""The mlflow reporter against a real MLflow tracking store (a SQLite file in a temporary
+folder; MLflow 3 refuses ``file:`` stores): what ``evalkit gate``, ``evalkit compare`` and
+``evalkit run`` log is read back through MLflow's own client and equals the run."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from evalkit_mlflow.tracking import log_to_mlflow, metric_key, what_to_log
+from typer.testing import CliRunner
+
+import evalkit
+from evalkit.cli.app import app
+from evalkit.data.results import RunResult
+
+mlflow = pytest.importorskip("mlflow", reason="the tracking client (evalkit-mlflow's dependency)")
+pytest.importorskip("sqlalchemy", reason="MLflow's SQLite tracking store needs SQLAlchemy")
+pytest.importorskip("alembic", reason="MLflow's SQLite tracking store needs Alembic")
+
+QIDS = [f"q{i}" for i in range(1, 9)]
+QRELS = {q: {"rel": 1} for q in QIDS}
+RANKS_A = [1, 2, 4, 1, 3, 2, 5, 1]
+RANKS_B = [1, 1, 2, 1, 1, 2, 1, 1]
+runner = CliRunner()
+
+
+def scored(ranks: list[int], name: str) -> RunResult:
+    ranking = {q: {**{f"n{j}": 100.0 - j for j in range(1, r)}, "rel": 100.0 - r}
+               for q, r in zip(QIDS, ranks, strict=True)}
+    return evalkit.evaluate_run(ranking, QRELS, ["rr", "precision@1"], name=name)
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Any]]:
+    """A tracking URI of a SQLite store, and a client of it; experiments keep their
+    artifacts in the temporary folder."""
+    folder = tmp_path_factory.mktemp("mlflow")
+    uri = f"sqlite:///{folder / 'mlflow.db'}"
+    client = mlflow.MlflowClient(uri)
+    for name in ("gates", "comparisons", "runs"):
+        client.create_experiment(name, artifact_location=(folder / name).as_uri())
+    yield uri, client
+
+
+def logged_run(client: Any, experiment: str) -> Any:
+    (run,) = client.search_runs([client.get_experiment_by_name(experiment).experiment_id])
+    return run
+
+
+def file_mean(path: Path, metric: str) -> float:
+    """A metric's mean read straight off the artifact's row lines."""
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    values = [float(r["metrics"][metric]) for r in rows
+              if r.get("type") not in ("header", "trailer")]
+    return sum(values) / len(values)
+
+
+def test_metric_names_become_mlflow_keys() -> None:
+    assert metric_key("ndcg@10") == "ndcg_at_10"
+    assert metric_key("krippendorff_alpha(metric=correctness)") == (
+        "krippendorff_alpha_metric_correctness_")
+    assert metric_key("check.no ndcg/regression-1.value") == "check.no ndcg/regression-1.value"
+
+
+def test_a_gate_is_logged_with_its_run_checks_settings_and_files(
+        tmp_path: Path, store: tuple[str, Any]) -> None:
+    uri, client = store
+    artifact = scored(RANKS_A, "sys-a").save(tmp_path / "a.jsonl")
+    checks = tmp_path / "checks.yaml"
+    checks.write_text("checks:\n  - id: rr_floor\n    metric: rr\n    op: '>='\n"
+                      "    threshold: 0.9\n")
+    out = runner.invoke(app, ["gate", "--checks", str(checks), "--run", str(artifact),
+                              "--report", "mlflow:gates"], env={"MLFLOW_TRACKING_URI": uri})
+    assert out.exit_code == 1, out.output  # rr 0.6458 < 0.9: the gate fails, and is logged
+    assert "mlflow: logged gate 'sys-a' to experiment 'gates' as run " in out.output
+    run = logged_run(client, "gates")
+    assert run.info.status == "FINISHED" and run.info.run_name == "sys-a"
+    rr = sum(1 / r for r in RANKS_A) / len(RANKS_A)
+    assert rr == pytest.approx(file_mean(artifact, "rr"))
+    assert run.data.metrics == pytest.approx({
+        "rr": rr, "precision_at_1": sum(r == 1 for r in RANKS_A) / len(RANKS_A),
+        "check.rr_floor.value": rr, "evalkit.exit_code": 1.0})
+    assert run.data.params["n_cases"] == "8" and run.data.params["missing"] == "zero"
+    assert run.data.params["metric.rr"] == "evalkit-retrieval v1"
+    assert run.data.params["qrels_sha256"] == RunResult.load(artifact).header["qrels"]["sha256"]
+    tags = run.data.tags
+    assert (tags["evalkit.kind"], tags["evalkit.gate.status"], tags["evalkit.check.rr_floor"]
+            ) == ("gate", "failed", "fail")
+    names = {a.path for a in client.list_artifacts(run.info.run_id, "evalkit")}
+    assert {"evalkit/run.jsonl", "evalkit/per_query.csv", "evalkit/gate.json"} <= names
+    local = Path(client.download_artifacts(run.info.run_id, "evalkit", str(tmp_path / "dl")))
+    assert RunResult.load(local / "run.jsonl") == RunResult.load(artifact)
+    table = (local / "per_query.csv").read_text().splitlines()
+    assert len(table) == 1 + len(QIDS) and table[0].startswith("qid,")
+    assert json.loads((local / "gate.json").read_text())["exit_code"] == 1
+
+
+def test_a_comparison_is_logged_metric_by_metric(tmp_path: Path,
+                                                 store: tuple[str, Any]) -> None:
+    uri, client = store
+    a = scored(RANKS_A, "sys-a").save(tmp_path / "a.jsonl")
+    b = scored(RANKS_B, "sys-b").save(tmp_path / "b.jsonl")
+    out = runner.invoke(app, ["compare", str(a), str(b), "--report", "mlflow:comparisons"],
+                        env={"MLFLOW_TRACKING_URI": uri})
+    assert out.exit_code == 0, out.output
+    metrics = logged_run(client, "comparisons").data.metrics
+    rr_diff = sum(1 / rb - 1 / ra for ra, rb in zip(RANKS_A, RANKS_B, strict=True)) / 8
+    assert metrics["rr.diff"] == pytest.approx(rr_diff)
+    assert metrics["rr.baseline"] == pytest.approx(sum(1 / r for r in RANKS_A) / 8)
+    assert metrics["rr.candidate"] == pytest.approx(sum(1 / r for r in RANKS_B) / 8)
+    assert 0 < metrics["rr.p_value"] <= metrics["rr.p_adjusted"] <= 1
+    assert metrics["rr.significant"] in (0.0, 1.0)
+
+
+def test_a_run_is_logged_and_an_unknown_object_refused(tmp_path: Path,
+                                                        store: tuple[str, Any]) -> None:
+    uri, client = store
+    run = scored(RANKS_B, "sys-b")
+    line = log_to_mlflow(run, "runs", tracking_uri=uri)
+    assert line.startswith("mlflow: logged run 'sys-b' to experiment 'runs' as run ")
+    logged = logged_run(client, "runs")
+    assert logged.data.metrics["rr"] == pytest.approx(sum(1 / r for r in RANKS_B) / 8)
+    assert logged.data.tags["evalkit.kind"] == "run"
+    with pytest.raises(ValueError, match="mlflow: logs a run, a gate or a comparison, not a"):
+        what_to_log(object())
