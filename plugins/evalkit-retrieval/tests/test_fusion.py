@@ -3,7 +3,7 @@
 The expected values are what ranx 0.3.21 produced on three small Vaswani runs (the bundled
 Terrier BM25 run and the example's BM25 and TF-IDF, cut to 20 documents on 10 queries
 without equal scores): ``data/fusion/ranx_fuse.json``, made by
-``data/fusion/make_ranx_reference.py`` (the runs by ``data/fusion/make_runs.py``). Every
+``data/fusion/make_ranx_fuse.py`` (the runs by ``data/fusion/make_runs.py``). Every
 fused document's score agrees to 1e-9 and the ranking is ranx's, documents ranx scores
 within 1e-9 of each other counting as tied (evalkit orders those by id descending, ranx by
 an unstable sort). The small cases below are checked by hand.

@@ -3,7 +3,7 @@ fusion tests check, and store what ranx produced in ``ranx_fuse.json`` (run from
 repository root, in an environment with ranx installed; ranx is not a test dependency):
 
     .venv/bin/pip install ranx==0.3.21
-    .venv/bin/python plugins/evalkit-retrieval/tests/data/fusion/make_ranx_reference.py
+    .venv/bin/python plugins/evalkit-retrieval/tests/data/fusion/make_ranx_fuse.py
 """
 
 from __future__ import annotations
