@@ -55,7 +55,7 @@ def fuse(
 ) -> None:
     """Fuse TREC runs into one (docs/fusion.md): normalise each query's scores, combine
     them per document, write the fused ranking in trec_eval's order."""
-    from evalkit.cli.errors import CliError
+    from evalkit_retrieval.fusion import FusionError
     from evalkit_retrieval.fusion import fuse as fuse_runs
 
     parsed: list[float] | None = None
@@ -63,7 +63,7 @@ def fuse(
         try:
             parsed = [float(w) for w in weights.split(",")]
         except ValueError:
-            raise CliError(f"--weights {weights!r}: expected numbers separated by commas, "
+            raise FusionError(f"--weights {weights!r}: expected numbers separated by commas, "
                            "one per run (--weights 0.6,0.4)") from None
     fused = fuse_runs(runs, method=method.value, norm=norm.value if norm else None,
                       weights=parsed, rrf_k=rrf_k, depth=depth, missing=missing.value,
