@@ -150,3 +150,13 @@ def test_cli_errors_name_the_problem(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["fuse", *map(str, RUNS[:2]), "--method", "wsum",
                                       "--weights", "1,a", "-o", str(tmp_path / "o.run")])
     assert result.exit_code == 2 and "--weights '1,a'" in result.stderr
+
+
+def test_plugins_list_names_the_provider_of_fuse_and_ranx_measures() -> None:
+    result = CliRunner().invoke(app, ["plugins", "list", "--json"])
+    assert result.exit_code == 0, result.output
+    names = {(n["name"], n["kind"]): n for n in json.loads(result.stdout)["names"]}
+    for key in [("fuse", "command"), ("f1@k", "metric"), ("dcg@k", "metric"),
+                ("hits@k", "metric")]:
+        assert names[key]["distribution"] == "evalkit-retrieval", key
+    assert "dcg_burges@k" in names[("dcg@k", "metric")]["aliases"]

@@ -127,11 +127,16 @@ def _show(scored: list[tuple[Path, RunResult]], request: Any, fmt_out: str,
 
     metrics = list(dict.fromkeys(m for _, _, ms in rows for m in ms))
     table = new_table("run", "file", "queries", *metrics, box=None, pad_edge=False)
-    table.columns[1].overflow = "fold"
     for col in table.columns[2:]:
         col.justify = "right"
     for path, result, ms in rows:
         table.add_row(terminal_text(result.name), terminal_text(path.name),
                       str(len(result.per_query)),
                       *(run_scores.fmt(result.mean(m)) if m in ms else "-" for m in metrics))
-    output_console(highlight=False).print(table)
+    console = output_console(highlight=False)
+    if not console.is_terminal:  # a file or a pipe: one line a run, however wide
+        from rich.measure import Measurement
+
+        wide = Measurement.get(console, console.options.update(width=10_000), table).maximum
+        console = output_console(highlight=False, width=max(console.width, wide))
+    console.print(table)
