@@ -116,7 +116,7 @@ def imported(folder: Path) -> list[str]:
 
 #: The commands of the in-repo plugins, listed in every project: left out of
 #: :func:`plugin_section`, which reads the commands of the tests' own plugins.
-IN_REPO_COMMANDS = ("pairwise", "history")
+IN_REPO_COMMANDS = ("pairwise", "history", "fuse")
 
 
 def plugin_section(help_text: str) -> list[str]:
@@ -134,6 +134,7 @@ def test_help_lists_a_plugins_commands_without_importing_them(tmp_path: Path) ->
     folder = project(tmp_path, {"greet_plugin": GREET_RECORDS}, greet_cli=GREET_CLI)
     first = evalkit(folder, "--help")
     assert first.returncode == 0, first.stderr
+    assert all(f"{name} " in " ".join(first.stdout.split()) for name in IN_REPO_COMMANDS)
     expected = ["clicky A command written with click.", "greet Greet someone by name.",
                 "tools Shout or whisper a word."]
     assert plugin_section(first.stdout) == expected

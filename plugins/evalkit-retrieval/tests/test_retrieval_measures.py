@@ -28,6 +28,8 @@ ALIASES = {
     "r_precision": "r_precision", "Rprec": "r_precision",
     "num_rel": "num_rel", "num_relevant": "num_rel",
     "num_ret": "num_ret", "num_rel_ret": "num_rel_ret",
+    "F1@10": "f1@10", "DCG@5": "dcg@5", "dcg_burges@10": "dcg(dcg=exp-log2)@10",
+    "Hits@3": "hits@3",
 }
 
 
@@ -50,11 +52,12 @@ def test_every_record_declares_polarity_description_and_version() -> None:
         "gm_map", "bpref", "iprec", "infap", "gm_bpref", "rprec_mult", "utility",
         "11pt_avg", "bin_g", "g", "ndcg_rel", "rndcg", "relative_precision", "set_p",
         "set_relative_p", "set_recall", "set_ap", "set_f", "num_nonrel_judged_ret", "rbp",
-        "rbp_resid", "unj", "judged", "err"}
+        "rbp_resid", "unj", "judged", "err", "f1", "dcg", "hits"}
     lower_is_better = {"unj"}
     for record in records:
         assert record.higher_is_better is (record.name not in lower_is_better)
-        assert "trec_eval" in record.description or record.name in ("judged", "err")
+        assert ("trec_eval" in record.description or "ranx" in record.description
+                or record.name in ("judged", "err"))
         assert record.version == "1"
     counts = {r.name for r in records if isinstance(r, MetricSpec) and r.kind == "count"}
     assert counts == {"num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret",

@@ -36,9 +36,14 @@ def command(
     runs: Annotated[list[Path] | None, typer.Argument(
         metavar="BASELINE CANDIDATE...",
         help="The baseline, then one or more candidates: TREC run files (scored with --qrels) "
-        "or run artifacts saved by `evalkit eval --save`.",
+        "or run artifacts saved by `evalkit eval --save`; folders of them or quoted glob "
+        "patterns ('runs/*.txt') give every file they hold or match.",
         show_default=False,
     )] = None,
+    baseline: Annotated[Path | None, typer.Option(
+        "--baseline", show_default=False,
+        help="The baseline; then every RUN is a candidate (folders and patterns too, the "
+        "baseline left out of them). A candidate that fails is named and left out.")] = None,
     qrels: Annotated[Path | None, typer.Option(
         "--qrels", help="TREC qrels; required when an input is a TREC run file.",
         show_default=False,
@@ -195,17 +200,19 @@ def command(
             f"comparing {len(sets)} collections", metric=metric, report=report,
             inputs=[collections, *(Path(str(p)) for entry in sets.values() for p in entry)],
             as_json=as_json_flag, table=print_pooled_table)
+    from evalkit.cli.run_folders import finish, leaving_out_bad, runs_to_compare
     from evalkit.comparison import compare
     from evalkit.comparison.options import check_request
     from evalkit.report.compare_table import print_compare_table
 
+    runs, many = runs_to_compare(baseline, runs)
     ci_method = ci.value if ci is not None else None
     # the options first, then the report targets, then the work
     check_request(len(runs), alpha=alpha, method=test.value, ci=ci_method,
                   n_resamples=resamples, top=top)
-    return _compare_and_show(
-        lambda names: compare(
-            *runs, metrics=names, qrels=qrels, method=test.value,
+    def compare_runs(some: list[Path], names: list[str] | None) -> Any:
+        return compare(
+            *some, metrics=names, qrels=qrels, method=test.value,
             correction=correction.value, alpha=alpha, alternative=alternative.value,
             ci=ci_method, n_resamples=resamples, seed=seed,
             all_pairs=all_pairs, top=top, relevance_level=relevance_level,
@@ -213,11 +220,17 @@ def command(
             allow_incomplete=allow_incomplete, by=by.value if by is not None else None,
             tags=tags,
             clusters=clusters_file if clusters_file is not None else (cluster or None),
-            ppi=ppi, labels=labels),
+            ppi=ppi, labels=labels)
+
+    left_out: list[Path] = []
+    _compare_and_show(
+        lambda names: leaving_out_bad(runs, lambda some: compare_runs(some, names),
+                                      left_out) if many else compare_runs(runs, names),
         f"comparing {len(runs)} runs", metric=metric, report=report,
         inputs=[*runs, qrels, topics, tags, clusters_file, *(labels or [])],
         as_json=as_json_flag,
         table=print_compare_table)
+    return finish(left_out, len(runs) - 1)
 
 
 def _compare_and_show(work: Callable[[list[str] | None], Any], doing: str, *,

@@ -1,4 +1,6 @@
-"""``evalkit eval``: score one run against qrels and print means and per-query values.
+"""``evalkit eval``: score one run against qrels and print means and per-query values;
+or every run of folders and glob patterns (:mod:`evalkit.io.run_paths`), in one process,
+each saved with ``--save-dir``, with one summary table.
 
 It reads the run (:func:`evalkit.execute.run_files.load_or_evaluate`) and prints it as
 :mod:`evalkit.report.run_scores` lays it out (a table, JSON, or a run format a plugin
@@ -25,12 +27,14 @@ if TYPE_CHECKING:
 
 RUN_HELP = (
     "A TREC run file (qid Q0 docno rank score tag; ranked by score, ties by docno "
-    "descending, as trec_eval) or a run artifact saved with --save."
+    "descending, as trec_eval) or a run artifact saved with --save; or several, folders "
+    "of them, or quoted glob patterns ('runs/*.txt'): each is scored, with one summary table."
 )
 
 
 def command(
-    run: Annotated[Path, typer.Argument(metavar="RUN", help=RUN_HELP, show_default=False)],
+    runs: Annotated[list[Path], typer.Argument(metavar="RUN...", help=RUN_HELP,
+                                               show_default=False)],
     qrels: Annotated[Path | None, typer.Option(
         "--qrels", help="TREC qrels (qid 0 docno label). Required for a TREC run file.",
         show_default=False,
@@ -98,17 +102,34 @@ def command(
         "--parquet", help="Write the per-query table to this Parquet file (needs "
         "paired-evalkit[pandas]).", show_default=False,
     )] = None,
+    save_dir: Annotated[Path | None, typer.Option(
+        "--save-dir", help="Several runs: save each as a run artifact NAME.jsonl in this "
+        "folder (created if needed; NAME the run's, made unique).", show_default=False,
+    )] = None,
 ) -> None:
     """Score a run against qrels: means, and with --per-query every query's values.
 
     Reports how many run topics had no judgments (ignored, as trec_eval does) and how many
-    judged queries the run lacks (scored 0 unless --missing skip).
+    judged queries the run lacks (scored 0 unless --missing skip). Several runs (folders,
+    glob patterns): each scored in turn, a file that fails named and skipped (the exit
+    status is then 2), and one table of every run's means.
     """
     from evalkit.execute.measure_args import read_measure_args
     from evalkit.execute.run_files import is_artifact, judgments_of
+    from evalkit.io.run_paths import is_many
     from evalkit.report import run_scores
 
     fmt_out = pick_format(as_json_flag, output)
+    if len(runs) > 1 or is_many(runs[0]) or save_dir is not None:
+        from evalkit.cli.eval_many import eval_many
+
+        given = {"--save": save, "--csv": csv, "--parquet": parquet, "--name": name,
+                 "--per-query": per_query or None}
+        return eval_many(runs, qrels, metric, fmt_out, given, relevance_level=relevance_level,
+                         missing=_missing_of(missing, complete), depth=depth,
+                         save_dir=save_dir, overwrite=overwrite,
+                         allow_incomplete=allow_incomplete, score=_score)
+    run = runs[0]
     formatter = None if fmt_out in ("table", "json") else run_scores.run_format(fmt_out)
     missing_value = _missing_of(missing, complete)
     _check_outputs(run, qrels, name=name, save=save, overwrite=overwrite, csv=csv,

@@ -272,13 +272,11 @@ def _score_frame(df: Any, *, qrels: QrelsArg | None, metrics: Sequence[str],
 def _unique_names(loaded: Loaded) -> None:
     """Give runs distinct names: the first keeps its name; a later run whose name is taken
     gets its file stem, or the name with its position (``tfidf#2``)."""
-    seen: set[str] = set()
-    for i, r in enumerate(loaded.runs):
-        if r.name in seen:
-            p = loaded.paths[i]
-            stem = p.stem if p is not None else None
-            r.name = stem if stem is not None and stem not in seen else f"{r.name}#{i + 1}"
-        seen.add(r.name)
+    from evalkit.io.run_paths import unique_names
+
+    names = unique_names([r.name for r in loaded.runs], loaded.paths)
+    for r, name in zip(loaded.runs, names, strict=True):
+        r.name = name
 
 
 def _check_same_queries(loaded: Loaded, i: int) -> None:

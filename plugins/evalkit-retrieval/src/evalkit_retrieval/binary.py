@@ -35,6 +35,24 @@ def success(s: RankingState, level: Level, k: int) -> Floats:
     return (s.hits(level, k) > 0).astype(np.float64)
 
 
+def f1(s: RankingState, level: Level, k: int) -> Floats:
+    """F1@k (ranx's ``f1@k``): 2 P R / (P + R) with P = hits in the top ``k`` / ``k`` and
+    R = hits in the top ``k`` / relevant documents; 0 without a relevant document in the
+    top ``k``."""
+    hits = s.hits(level, k)
+    some = hits > 0
+    p = hits[some] / k
+    r = hits[some] / s.num_rel_at(level)[some]
+    out = np.zeros(s.n)
+    out[some] = 2.0 * (p * r / (p + r))
+    return out
+
+
+def hits(s: RankingState, level: Level, k: int) -> Floats:
+    """Hits@k (ranx's ``hits@k``): relevant documents in the top ``k``."""
+    return s.hits(level, k)
+
+
 def relative_precision(s: RankingState, level: Level, k: int) -> Floats:
     """relative_P@k (m_rel_P.c): relevant documents in the top ``k`` / min(k, R)."""
     return s.divide(s.hits(level, k), np.minimum(k, s.num_rel_at(level)))

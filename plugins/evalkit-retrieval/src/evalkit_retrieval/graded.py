@@ -77,6 +77,16 @@ def ndcg(s: RankingState, gains: Gains, k: int | None) -> Floats:
     return s.divide(dcg, idcg)
 
 
+def dcg(s: RankingState, gains: Gains, k: int) -> Floats:
+    """DCG@k, not normalised (Jaervelin and Kekaelaeinen 2002; ranx's ``dcg@k``): the sum
+    over the top ``k`` of gain / log2(rank + 1), the gain the label (labels <= 0 gain
+    nothing); with ``Gains(exp=True)`` 2**label - 1 (Burges et al. 2005; ranx's
+    ``dcg_burges@k``)."""
+    d = _graded(s, gains)
+    keep = d.rank <= k
+    return s.per_case(d.case[keep], d.disc[keep])
+
+
 def ndcg_rel(s: RankingState, gains: Gains) -> Floats:
     """ndcg_rel (m_ndcg_rel.c): nDCG averaged over the relevant documents (positive
     gain): at each one retrieved, DCG so far / ideal DCG of as many positions (at most

@@ -93,8 +93,8 @@ def _g(name: str) -> Callable[[RankingState, Any, Mapping[str, Any]], Floats]:
         from evalkit_retrieval import graded
 
         fn = getattr(graded, name)
-        if name == "ndcg":
-            return graded.ndcg(s, _gains(v), k)
+        if name in ("ndcg", "dcg"):
+            return fn(s, _gains(v), k)  # type: ignore[no-any-return]
         if name == "rndcg":
             return graded.rndcg(s, _gains(v), s.num_rel_at(v["rel"]))
         if name == "rbp":
@@ -198,6 +198,11 @@ def _steps_of_one_over_k(k: Any) -> ValueType:
     return "binary" if k == 1 else "discrete"
 
 
+def _hits_value(k: Any) -> ValueType:
+    """Hits@1 is 0 or 1; Hits@k a whole number from 0 to k."""
+    return "binary" if k == 1 else "discrete"
+
+
 def _binary_at_one(k: Any) -> ValueType:
     """RR@1 is 1 or 0 (the first document is relevant or not); RR@k is 1/rank or 0."""
     return "binary" if k == 1 else "continuous"
@@ -235,6 +240,16 @@ def _measures() -> list[Measure]:
                 (REL,), aliases=("hit_rate", "Success"), cutoff="int",
                 core=core.success_at_k, fns=_cut_fn(core.success_at_k),
                 value_type="binary"),
+        # ---- ranx's measures trec_eval lacks
+        Measure("f1", b("f1"), "F1@{k}: 2 P R / (P + R) of P@{k} and R@{k} (ranx f1@{k})",
+                (REL,), aliases=("F1",), cutoff="int"),
+        Measure("dcg", g("dcg"), "DCG@{k}, not normalised: " + dcg_text + " (ranx "
+                "dcg@{k}); dcg=exp-log2: gain 2**label - 1 (ranx dcg_burges@{k})",
+                (DCG, GAINS), aliases=("DCG", "dcg_burges"), cutoff="int",
+                presets={"dcg_burges": {"dcg": "exp-log2"}}),
+        Measure("hits", b("hits"), "Hits@{k}: relevant documents in the top {k}, a count "
+                "(ranx hits@{k})", (REL,), aliases=("Hits",), cutoff="int",
+                value_type=_hits_value),
         Measure("ndcg", g("ndcg"), "nDCG over the whole ranking: " + dcg_text +
                 " (trec_eval ndcg, -m ndcg; m_ndcg.c; gains= is -m ndcg.1=3,2=9)",
                 (DCG, GAINS), aliases=("nDCG", "NDCG"),

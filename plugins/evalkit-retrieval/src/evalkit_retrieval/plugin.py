@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from evalkit.core.hookspecs import hookimpl
 from evalkit.core.import_strings import on_call
 from evalkit.core.specs import (
+    CommandSpec,
     LoaderSpec,
     MeasureSyntaxSpec,
     MetricFamily,
@@ -109,3 +110,11 @@ def evalkit_register_run_formats() -> list[RunFormatSpec]:
     return [RunFormatSpec(
         "trec", render_trec, "trec_eval's output layout, line for line (trec_eval -q -c)",
         default_measures=("official",))]
+
+
+@hookimpl
+def evalkit_register_commands() -> list[CommandSpec]:
+    """``evalkit fuse``: TREC runs fused into one (RRF, CombSUM, CombMNZ, ..., wsum)."""
+    return [CommandSpec(
+        "fuse", "Fuse TREC runs into one (RRF, CombSUM, CombMNZ, ...).",
+        "evalkit_retrieval.fuse_cmd:fuse")]

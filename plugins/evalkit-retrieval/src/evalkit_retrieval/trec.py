@@ -37,6 +37,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, overload
 
@@ -49,7 +50,8 @@ from evalkit.io.user_files import regular_file_problem
 from evalkit_retrieval.columns import ranked_columns
 from evalkit_retrieval.trec_bulk import RunTable, bulk_qrels, bulk_run, sha256_meanwhile
 
-__all__ = ["TrecFormatError", "load_qrels", "load_run", "parse_qrels", "parse_run"]
+__all__ = ["RunScores", "TrecFormatError", "load_qrels", "load_run", "load_run_scores",
+           "parse_qrels", "parse_run"]
 
 # the bulk readers (evalkit_retrieval.trec_bulk), tried first
 _bulk_run = bulk_run
@@ -121,6 +123,56 @@ def load_run(path: str | Path, *, name: str | None = None) -> RankedRun:
     if name:
         run.name = name
     return run
+
+
+@dataclass
+class RunScores:
+    """A run with its scores, each query's documents in trec_eval's order.
+
+    Attributes:
+        name: the run tag (of the file's last line).
+        queries: ``{query id: (doc ids best first, their scores)}``, queries in order of
+            first appearance in the file.
+        path: the file read.
+    """
+
+    name: str
+    queries: dict[str, tuple[list[str], list[float]]]
+    path: str
+
+
+def load_run_scores(path: str | Path) -> RunScores:
+    """Read a TREC run file (plain or gzip) keeping every document's score: what run
+    fusion (:mod:`evalkit_retrieval.fusion`) works on.
+
+    Documents are ranked as :func:`load_run` ranks them (score descending, equal scores by
+    document id descending: :func:`evalkit.execute.ranking.rank_order`).
+
+    Raises:
+        FileNotFoundError: no such file.
+        TrecFormatError: see the module docstring (a duplicate names both lines).
+    """
+    from evalkit.execute.ranking import rank_order
+
+    p = Path(path)
+    _require_regular(p, "run")
+    cols = _bulk_run(p)
+    if cols is None:
+        data = _text_bytes(p.read_bytes(), p)
+        cols = _bulk_run(data) or _careful_run(data, p)
+    order = rank_order(cols.qids, cols.docids, cols.scores)
+    docs = [d if isinstance(d, str) else d.decode("ascii")
+            for d in order.ranked(np.asarray(cols.docids)).tolist()]
+    scores = order.ranked(np.asarray(cols.scores, dtype=np.float64)).tolist()
+    queries: dict[str, tuple[list[str], list[float]]] = {}
+    for qid, st, en in zip(order.qids, order.starts.tolist(), order.ends.tolist(),
+                           strict=True):
+        ranked = docs[st:en]
+        if len(set(ranked)) != len(ranked):
+            _careful_run(_text_bytes(p.read_bytes(), p), p)  # names the two lines
+            raise DuplicateDocumentError(qid, ranked[0])  # pragma: no cover
+        queries[qid] = (ranked, scores[st:en])
+    return RunScores(cols.tag, queries, str(p))
 
 
 @overload

@@ -1,0 +1,142 @@
+"""``evalkit eval`` on several runs: folders and glob patterns expanded
+(:mod:`evalkit.io.run_paths`), each run scored in turn in this one process (the qrels
+read once), saved with ``--save-dir``, and one table of every run's means.
+
+A file that cannot be scored is named with its error and skipped; the others still run,
+and the command then exits 2.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import typer
+
+from evalkit.cli.errors import USER_ERROR, CliError, _user_error_types, message_of
+from evalkit.cli.output import note, progress
+
+if TYPE_CHECKING:
+    from evalkit.data.results import RunResult
+    from evalkit.execute.precomputed import LoadedQrels
+
+
+def eval_many(args: list[Path], qrels: Path | None, metric: list[str] | None, fmt_out: str,
+              given: Mapping[str, object], *, relevance_level: int | None,
+              missing: str | None, depth: int | None, save_dir: Path | None,
+              overwrite: bool, allow_incomplete: bool, score: Callable[..., RunResult]
+              ) -> None:
+    """Score every run the arguments name and print the summary (a table, or JSON).
+
+    Raises:
+        CliError: an option of one run only, a format other than table and json, a
+            folder or pattern with no file; exit 2 (after the summary) when a run failed.
+    """
+    from evalkit.execute.measure_args import read_measure_args
+    from evalkit.execute.run_files import check_scored
+    from evalkit.io.run_paths import expand_run_paths, unique_names
+    from evalkit.report import run_scores
+
+    one_run = [option for option, value in given.items() if value]
+    if one_run:
+        raise CliError(f"{', '.join(one_run)}: for one run; with several runs, save them "
+                       "with --save-dir and score one run at a time for its own outputs")
+    if fmt_out not in ("table", "json"):
+        raise CliError(f"--format {fmt_out}: for one run; several runs print a table or "
+                       "json")
+    try:
+        paths = expand_run_paths(args)
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+    if save_dir is not None:
+        save_dir.mkdir(parents=True, exist_ok=True)
+    request = read_measure_args(metric)
+    loaded: dict[Path, LoadedQrels] = {}
+    scored: list[tuple[Path, RunResult]] = []
+    failed: list[Path] = []
+    for i, path in enumerate(paths, start=1):
+        try:
+            with progress(f"[{i}/{len(paths)}] evaluating {path.name}"):
+                result = score(path, qrels, request, fmt_out,
+                               relevance_level=relevance_level, missing=missing,
+                               depth=depth, name=None, loaded=loaded,
+                               allow_incomplete=allow_incomplete)
+            for line in check_scored(result, path, qrels):
+                note(f"{path}: {line}")
+        except _user_error_types() as exc:
+            note(f"error: {named(exc, path)}")
+            failed.append(path)
+            continue
+        note(f"[{i}/{len(paths)}] {path}: {len(result.per_query)} queries")
+        scored.append((path, result))
+    names = unique_names([r.name for _, r in scored], [p for p, _ in scored])
+    for (path, result), name in zip(scored, names, strict=True):
+        result.name = name
+        if save_dir is not None:
+            _save(result, save_dir / f"{_file_name(name)}.jsonl", path, overwrite, failed)
+    _show(scored, request, fmt_out, run_scores)
+    if failed:
+        raise CliError(f"{len(failed)} of {len(paths)} runs failed: "
+                       f"{', '.join(str(p) for p in failed)}", USER_ERROR)
+
+
+def named(exc: BaseException, path: Path) -> str:
+    """The error's message, beginning with the file unless the message names it."""
+    text = message_of(exc, [path])
+    return text if str(path) in text else f"{path}: {text}"
+
+
+def _file_name(name: str) -> str:
+    """A run name as a file name: path separators and leading dots replaced."""
+    safe = "".join("_" if c in '/\\:*?"<>|' or ord(c) < 32 else c for c in name)
+    return safe.lstrip(".") or "run"
+
+
+def _save(result: RunResult, target: Path, source: Path, overwrite: bool,
+          failed: list[Path]) -> None:
+    from evalkit.io.outputs import require_writable
+
+    try:
+        require_writable(target, "--save-dir", target.name, inputs=[source],
+                         overwrite=overwrite)
+        note(f"saved run artifact {result.save(target)}")
+    except _user_error_types() as exc:
+        note(f"error: {named(exc, source)}")
+        failed.append(source)
+
+
+def _show(scored: list[tuple[Path, RunResult]], request: Any, fmt_out: str,
+          run_scores: Any) -> None:
+    """One row per run: its name, file, queries scored and the mean of each metric."""
+    rows = []
+    for path, result in scored:
+        metrics, _ = run_scores.select_measures(result, request, path)
+        rows.append((path, result, metrics))
+    if fmt_out == "json":
+        from evalkit.stats.numeric import json_ready
+
+        out = [{"run": r.name, "source": str(p), "queries": len(r.per_query),
+                "means": {m: r.mean(m) for m in ms}} for p, r, ms in rows]
+        typer.echo(json.dumps(json_ready(out), indent=2, allow_nan=False))
+        return
+    from evalkit.cli.output import output_console
+    from evalkit.report.escaping import terminal_text
+    from evalkit.report.rich_tables import new_table
+
+    metrics = list(dict.fromkeys(m for _, _, ms in rows for m in ms))
+    table = new_table("run", "file", "queries", *metrics, box=None, pad_edge=False)
+    for col in table.columns[2:]:
+        col.justify = "right"
+    for path, result, ms in rows:
+        table.add_row(terminal_text(result.name), terminal_text(path.name),
+                      str(len(result.per_query)),
+                      *(run_scores.fmt(result.mean(m)) if m in ms else "-" for m in metrics))
+    console = output_console(highlight=False)
+    if not console.is_terminal:  # a file or a pipe: one line a run, however wide
+        from rich.measure import Measurement
+
+        wide = Measurement.get(console, console.options.update(width=10_000), table).maximum
+        console = output_console(highlight=False, width=max(console.width, wide))
+    console.print(table)
