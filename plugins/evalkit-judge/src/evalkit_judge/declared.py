@@ -261,6 +261,34 @@ def apply_judges(section: Judges, config: Any) -> None:
         _register(declared, entry.description, registry)
 
 
+def apply_config_judges(path: str | Path) -> list[str]:
+    """Register the judges of the eval config ``path``'s ``judges:`` section (its other
+    plugin sections are validated, not applied), as ``evalkit run`` would: what
+    ``evalkit pairwise --config PATH`` does, so that a judge declared there judges runs
+    made without it.
+
+    Returns:
+        The names of the judges registered, in the order of the file.
+
+    Raises:
+        evalkit.execute.evalconfig.ConfigError: the config cannot be read or validated,
+            has no ``judges:`` section, or a judge is refused (a rubric file that cannot
+            be read, a name another metric has): the file, line and key named.
+    """
+    from dataclasses import replace
+
+    from evalkit.execute.evalconfig import ConfigError, load_eval_config
+    from evalkit.execute.run_checks import apply_config_sections
+
+    cfg = load_eval_config(path)
+    section = cfg.sections.get("judges")
+    if not isinstance(section, Judges):
+        raise ConfigError(f"{cfg.source}: no judges: section; declare the judge there "
+                          "(docs/judge.md, Judges in the eval config)")
+    apply_config_sections(replace(cfg, sections={"judges": section}))
+    return [entry.name for entry in section.root]
+
+
 def restore_judges(header: Mapping[str, Any]) -> None:
     """Register the judges a run header records (``details[name]["judge"]``) whose names
     the registry does not know, so that a command reading the run without its config
@@ -314,5 +342,5 @@ def _from_record(record: Mapping[str, Any]) -> dict[str, Any]:
                          for m, p in entry.prices.items()}
     return out
 
-__all__ = ["DeclaredJudge", "JudgeEntry", "Judges", "apply_judges", "build_judge",
-           "restore_judges"]
+__all__ = ["DeclaredJudge", "JudgeEntry", "Judges", "apply_config_judges", "apply_judges",
+           "build_judge", "restore_judges"]
