@@ -49,6 +49,7 @@ judges:
     cache: judge.sqlite
     prices: {gpt-test: [1.0, 5.0]}
     retries: 1
+    max_tokens_field: max_completion_tokens
 metrics: [unhelpfulness]
 output: runs/judged.jsonl
 '''.replace("ORG_VALUE", ORG)
@@ -109,6 +110,10 @@ def test_a_declared_judge_runs_and_its_definition_travels_with_the_run(
     assert record["prices"]["gpt-test"]["input"] == 1.0
     assert version == f"judge-{record['definition']}"
     assert len(server.requests) == 3
+    # the output cap under the name o-series models require, and in the header
+    assert server.requests[0]["max_completion_tokens"] == 1024
+    assert "max_tokens" not in server.requests[0]
+    assert record["max_tokens_field"] == "max_completion_tokens"
     assert server.headers[0]["x-org"] == ORG and server.headers[0]["authorization"] == \
         f"Bearer {KEY}"
 

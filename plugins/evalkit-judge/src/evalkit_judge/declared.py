@@ -101,6 +101,9 @@ class JudgeEntry(BaseModel):
                                   description="Seconds per HTTP attempt.")
     temperature: float | None = Field(None, ge=0, allow_inf_nan=False)
     max_tokens: int = Field(1024, ge=1, description="The output token cap of a request.")
+    max_tokens_field: Literal["max_tokens", "max_completion_tokens"] = Field(
+        "max_tokens", description="The request's name of that cap: max_tokens, or "
+        "max_completion_tokens (openai: the o-series models require it).")
     system: str | None = None
     judge_resamples: bool = Field(False, description="With epochs, grade every sample "
                                   "by its own request.")
@@ -214,7 +217,8 @@ def build_judge(settings: Mapping[str, Any]) -> DeclaredJudge:
             base_url=s["base_url"], api_key_env=s["api_key_env"], headers=s["headers"],
             grade_via=s["grade_via"], cache_path=s["cache"], prices=prices,
             retries=s["retries"], timeout=s["timeout"], temperature=s["temperature"],
-            max_tokens=s["max_tokens"], system=s["system"],
+            max_tokens=s["max_tokens"], max_tokens_field=s["max_tokens_field"],
+            system=s["system"],
             judge_resamples=s["judge_resamples"])
         judge.__module__ = PROVIDER_MODULE
         declared = DeclaredJudge(s["name"], s["higher_is_better"], judge)
