@@ -31,6 +31,7 @@ from evalkit.core.pyproject_config import (
     split_env_list,
 )
 from evalkit.core.registry import Provider, Registry, RegistryError
+from evalkit.core.specs import MetricSpec
 from evalkit.plugins.default import default_registry, set_config, use_registry
 from evalkit.plugins.discovery import ENTRY_POINT_GROUP, PluginSelectionError
 from evalkit.plugins.listing import plugin_report
@@ -350,6 +351,37 @@ def test_the_listing_shows_a_name_conflict_and_check_fails(fakes: Fakes) -> None
     text = CliRunner().invoke(app, ["plugins", "list"]).output
     assert "metric name 'overlap' is provided by fake-alpha 1.0" in text
     assert "and fake-beta 2.5" in text
+
+
+def test_names_registered_by_configure_are_listed_and_a_clash_is_a_conflict(
+        fakes: Fakes) -> None:
+    fakes.plugin("fake-alpha", "1.0", "fake_alpha", own_name="alpha_only")
+    client = Provider(module="project.judges", distribution="fake-judges", version="0.1")
+
+    def configure(registry: Registry) -> str:
+        # registered through the default registry's API, as a plugin's section does
+        assert default_registry() is registry
+        registry.add(MetricSpec("declared", _m1, higher_is_better=False), client)
+        registry.add(MetricSpec("alpha_only", _m2, higher_is_better=True), client)
+        return "evalkit.yaml"
+
+    report = plugin_report(entry_points=fakes.entry_points(), configure=configure)
+    names = {n.name: n for n in report.names}
+    assert (names["declared"].kind, names["declared"].polarity) == ("metric", "lower")
+    assert names["declared"].provider == str(client)
+    assert "alpha_only" not in names  # blocked, naming both providers
+    [conflict] = report.conflicts
+    assert [e.provider.distribution for e in conflict.entries] == ["fake-alpha",
+                                                                   "fake-judges"]
+    assert report.eval_config == "evalkit.yaml" and not report.ok
+
+    def broken(registry: Registry) -> str:
+        raise ValueError("evalkit.yaml:3: key 'judges[0].model': missing (required)")
+
+    failed = plugin_report(entry_points=fakes.entry_points(), configure=broken)
+    assert failed.eval_config is None and not failed.ok and not failed.conflicts
+    assert failed.eval_config_error == "evalkit.yaml:3: key 'judges[0].model': missing " \
+        "(required)"
 
 
 def test_the_same_distribution_found_twice_on_the_path_loads_once(fakes: Fakes) -> None:

@@ -49,6 +49,7 @@ judges:
     cache: judge.sqlite
     prices: {gpt-test: [1.0, 5.0]}
     retries: 1
+    max_tokens_field: max_completion_tokens
 metrics: [unhelpfulness]
 output: runs/judged.jsonl
 '''.replace("ORG_VALUE", ORG)
@@ -109,6 +110,10 @@ def test_a_declared_judge_runs_and_its_definition_travels_with_the_run(
     assert record["prices"]["gpt-test"]["input"] == 1.0
     assert version == f"judge-{record['definition']}"
     assert len(server.requests) == 3
+    # the output cap under the name o-series models require, and in the header
+    assert server.requests[0]["max_completion_tokens"] == 1024
+    assert "max_tokens" not in server.requests[0]
+    assert record["max_tokens_field"] == "max_completion_tokens"
     assert server.headers[0]["x-org"] == ORG and server.headers[0]["authorization"] == \
         f"Bearer {KEY}"
 
@@ -189,6 +194,72 @@ def test_a_bad_judge_entry_is_refused_with_its_file_and_line(
     assert message in done.stderr and "evalkit.yaml:" in done.stderr, done.stderr
     assert "Traceback" not in done.stderr
     assert server.requests == []
+
+
+def listing(root: Path, env: dict[str, str], *args: str) -> dict[str, Any]:
+    done = evalkit(root, env, "plugins", "list", "--json", *args)
+    out: dict[str, Any] = json.loads(done.stdout)
+    out["returncode"], out["stderr"] = done.returncode, done.stderr
+    return out
+
+
+def test_plugins_list_shows_the_declared_judges_as_metrics(
+        project: tuple[Path, ChatCompletionsServer, dict[str, str]], tmp_path: Path) -> None:
+    root, server, env = project
+    found = listing(root, env, "--check")  # evalkit.yaml of the working directory
+    assert found["returncode"] == 0, found["stderr"]
+    assert found["eval_config"] == str(root / "evalkit.yaml")
+    judge = next(n for n in found["names"] if n["name"] == "unhelpfulness")
+    assert (judge["kind"], judge["polarity"]) == ("metric", "lower")
+    assert judge["distribution"] == "evalkit-judge"
+    assert judge["definition_version"].startswith("judge-")
+    text = evalkit(root, env, "plugins", "list")
+    assert text.returncode == 0, text.stderr
+    row = next(line.split() for line in text.stdout.splitlines()
+               if line.split()[:1] == ["unhelpfulness"])
+    assert row[1:3] == ["metric", "lower"] and "evalkit-judge" in row
+    assert f"eval config: {root / 'evalkit.yaml'}" in text.stdout
+    # from another folder, the file named by --eval-config
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    assert "unhelpfulness" not in {n["name"] for n in listing(elsewhere, env)["names"]}
+    named = listing(elsewhere, env, "--eval-config", str(root / "evalkit.yaml"))
+    assert "unhelpfulness" in {n["name"] for n in named["names"]}
+    assert server.requests == []  # listing never asks the model
+    assert not any(KEY in t or ORG in t for t in (text.stdout, text.stderr,
+                                                  json.dumps(found), json.dumps(named)))
+
+
+def test_plugins_list_shows_a_declared_judge_clash_as_a_conflict(
+        project: tuple[Path, ChatCompletionsServer, dict[str, str]]) -> None:
+    root, _, env = project
+    config = root / "evalkit.yaml"
+    config.write_text(config.read_text().replace("name: unhelpfulness", "name: exact_match"))
+    found = listing(root, env, "--check")
+    assert found["returncode"] == 1 and not found["ok"]
+    (conflict,) = found["conflicts"]
+    assert conflict["name"] == "exact_match"
+    assert {p["distribution"] for p in conflict["providers"]} == {"evalkit-text",
+                                                                   "evalkit-judge"}
+    assert "exact_match" not in {n["name"] for n in found["names"]}  # blocked
+
+
+def test_plugins_list_warns_of_an_eval_config_it_cannot_read(
+        project: tuple[Path, ChatCompletionsServer, dict[str, str]]) -> None:
+    root, _, env = project
+    config = root / "evalkit.yaml"
+    config.write_text(config.read_text().replace("    higher_is_better: false\n", ""))
+    found = listing(root, env)
+    assert found["returncode"] == 0  # the listing is still made
+    # line 5: the entry (the file opens with an empty line)
+    where = f"{config}:5: key 'judges[0].higher_is_better': missing (required)"
+    assert found["eval_config_error"] == where
+    assert found["stderr"] == f"warning: {where}; the names its plugin sections declare " \
+        "are not listed\n"
+    assert listing(root, env, "--check")["returncode"] == 1
+    missing = evalkit(root, env, "plugins", "list", "--eval-config", "nowhere.yaml")
+    assert missing.returncode == 2
+    assert missing.stderr.startswith("error: --eval-config nowhere.yaml: no such file")
 
 
 # ---------------------------------------------------------------- a third-party provider

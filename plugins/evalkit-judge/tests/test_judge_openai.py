@@ -100,6 +100,27 @@ def test_json_schema_mode_sends_a_strict_response_format_and_reads_the_content()
     assert body["temperature"] == 0.0
 
 
+def test_the_output_cap_is_sent_under_the_field_the_judge_names(tmp_path: Path) -> None:
+    with ChatCompletionsServer() as server:
+        o_series = judge(server, max_tokens=300, max_tokens_field="max_completion_tokens")
+        assert o_series(RESPONSE, CASE) == 3.0
+        default = judge(server, max_tokens=300)
+        assert default(RESPONSE, CASE) == 3.0
+        with pytest.raises(ValueError, match="not 'max_output_tokens'"):
+            judge(server, max_tokens_field="max_output_tokens")
+    sent, plain = server.requests
+    assert sent["max_completion_tokens"] == 300 and "max_tokens" not in sent
+    assert plain["max_tokens"] == 300 and "max_completion_tokens" not in plain
+    # two requests, two grades: the cache key and the definition tell them apart
+    assert o_series.key(RESPONSE, CASE) != default.key(RESPONSE, CASE)
+    assert o_series.definition != default.definition
+    assert o_series.record()["max_tokens_field"] == "max_completion_tokens"
+    with pytest.raises(ValueError, match="provider 'anthropic' sends the output token cap "
+                       "as 'max_tokens', not 'max_completion_tokens'"):
+        LLMJudge("Is it right?", model="m", client=FakeAnthropic(),
+                 max_tokens_field="max_completion_tokens")
+
+
 def test_the_official_openai_client_sends_our_requests_unchanged() -> None:
     """Our bodies are valid ``chat.completions.create`` parameters (the SDK's own types
     accept them: a key it does not know would be a TypeError), the official client puts
@@ -109,16 +130,19 @@ def test_the_official_openai_client_sends_our_requests_unchanged() -> None:
     from pydantic import TypeAdapter
 
     adapter = TypeAdapter(completion_create_params.CompletionCreateParamsNonStreaming)
-    for via in ("tool", "json_schema"):
+    for via, cap in (("tool", "max_tokens"), ("json_schema", "max_tokens"),
+                     ("tool", "max_completion_tokens")):
         with ChatCompletionsServer() as server:
-            j = judge(server, grade_via=via, system="Be strict.", temperature=0.5)
+            j = judge(server, grade_via=via, system="Be strict.", temperature=0.5,
+                      max_tokens_field=cap)
             assert j(RESPONSE, CASE) == 3.0
             ours = server.requests[0]
+            assert ours[cap] == 1024
             adapter.validate_python(ours)  # the SDK's request type, field by field
             client = openai.OpenAI(base_url=server.api_base, api_key=KEY, max_retries=0)
             completion = client.chat.completions.create(**ours)
             theirs = server.requests[1]
-        assert theirs == ours, via
+        assert theirs == ours, (via, cap)
         assert server.headers[1]["authorization"] == server.headers[0]["authorization"]
         choice = completion.choices[0]
         if via == "tool":

@@ -126,6 +126,56 @@ def test_user_errors_are_one_line_and_exit_2(
     assert f"0 verdict(s) cached, {VERDICTS} would be requested" in dry.stdout
 
 
+DECLARED = """\
+goldens: cases.jsonl
+target: {factory: "nowhere:make"}
+metrics: [completeness]
+output: declared.jsonl
+judges:
+  - name: completeness
+    model: claude-test
+    base_url: ${JUDGE_URL}
+    rubric: The more complete answer is better.
+    higher_is_better: true
+    max_tokens: 100
+    retries: 0
+    cache: declared.sqlite
+"""
+
+
+def test_a_judge_declared_in_a_config_judges_runs_made_without_it(
+        project: tuple[Path, MessagesAPIServer, dict[str, str]]) -> None:
+    root, server, env = project
+    (root / "judges.yaml").write_text(DECLARED)
+    # the runs were made with no metric: their headers declare no judge
+    unknown = evalkit(root, env, "--judge", "completeness")
+    assert unknown.returncode == 2 and "completeness" in unknown.stderr
+    out = evalkit(root, env, "--judge", "completeness", "--config", "judges.yaml", "--json")
+    assert out.returncode == 0, out.stderr
+    assert len(server.requests) == VERDICTS
+    assert json.loads(out.stdout)["pairs"][0]["win_rate"] == 0.0  # short never wins
+    assert len(GradeCache(root / "declared.sqlite")) == VERDICTS  # the config's cache
+    assert len(GradeCache(root / "judge.sqlite")) == 0  # not the plugin's judge
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    (DECLARED.replace("    higher_is_better: true\n", ""),
+     "judges.yaml:6: key 'judges[0].higher_is_better': missing (required)"),
+    (DECLARED.split("judges:")[0], "judges.yaml: no judges: section"),
+    (DECLARED.replace("name: completeness", "name: preference"),
+     "metric name 'preference' is already provided by"),
+])
+def test_a_config_whose_judges_cannot_be_read_is_one_line_and_exit_2(
+        project: tuple[Path, MessagesAPIServer, dict[str, str]], text: str,
+        message: str) -> None:
+    root, server, env = project
+    (root / "judges.yaml").write_text(text)
+    out = evalkit(root, env, "--judge", "completeness", "--config", "judges.yaml")
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    assert message in out.stderr and out.stderr.count("\n") == 1, out.stderr
+    assert server.requests == []
+
+
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGKILL], ids=["SIGINT", "SIGKILL"])
 def test_a_signal_stops_it_and_a_rerun_pays_no_verdict_twice(
         project: tuple[Path, MessagesAPIServer, dict[str, str]], sig: int) -> None:

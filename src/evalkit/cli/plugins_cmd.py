@@ -3,16 +3,21 @@
 Distribution metadata is read first and plugins are imported after, each on its own, so a
 plugin that fails to import is listed as failed and the command still works
 (:func:`evalkit.plugins.plugin_report`); the listing is
-:func:`evalkit.report.plugin_listing.render_plugin_listing`. Only typer is imported at
+:func:`evalkit.report.plugin_listing.render_plugin_listing`. The eval config's plugin
+sections are then applied to the listing's registry (:func:`eval_config_sections`), so
+the judges declared in ``judges:`` are listed like any metric. Only typer is imported at
 module level.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
+
+if TYPE_CHECKING:
+    from evalkit.plugins.listing import Configure
 
 app = typer.Typer(
     name="plugins",
@@ -40,13 +45,28 @@ def list_plugins(
             "(default: the nearest one at or above the working directory).",
         ),
     ] = None,
+    eval_config: Annotated[
+        Path | None,
+        typer.Option(
+            "--eval-config",
+            help="The eval config whose plugin sections (judges:...) register names to "
+            "list (default: evalkit.yaml in the working directory, when there is one).",
+        ),
+    ] = None,
 ) -> None:
     """List each plugin (distribution, version, origin, location, status, hooks) and each
     registered name (kind, polarity, provider, definition version), with conflicts."""
+    from evalkit.cli.errors import CliError
     from evalkit.plugins.listing import plugin_report
     from evalkit.report.plugin_listing import render_plugin_listing
 
-    report = plugin_report(config)
+    if eval_config is not None and not eval_config.is_file():
+        raise CliError(f"--eval-config {eval_config}: no such file; pass the eval config "
+                       "(evalkit.yaml), or leave the option out")
+    report = plugin_report(config, configure=eval_config_sections(eval_config))
+    if report.eval_config_error:
+        typer.echo(f"warning: {report.eval_config_error}; the names its plugin sections "
+                   "declare are not listed", err=True)
     if as_json:
         import json
 
@@ -56,3 +76,29 @@ def list_plugins(
     if check and not report.ok:
         raise typer.Exit(1)
 
+
+
+def eval_config_sections(path: Path | None) -> Configure | None:
+    """What :func:`~evalkit.plugins.plugin_report` calls with its registry: read the eval
+    config ``path`` (default: ``evalkit.yaml`` or ``evalkit.yml`` in the working
+    directory; ``None`` when there is none) and apply its plugin sections there
+    (:func:`evalkit.execute.run_checks.apply_config_sections`). The callback raises
+    ``ConfigError`` (a ``ValueError``: file, line and key named) when the config cannot
+    be read, validated or applied."""
+    from evalkit.execute.evalconfig import YAML_NAMES
+
+    if path is None:
+        path = next((Path(n) for n in YAML_NAMES if Path(n).is_file()), None)
+        if path is None:
+            return None
+    found = path
+
+    def configure(_registry: object) -> str:
+        from evalkit.execute.evalconfig import load_eval_config
+        from evalkit.execute.run_checks import apply_config_sections
+
+        cfg = load_eval_config(found)
+        apply_config_sections(cfg)
+        return str(cfg.path)
+
+    return configure

@@ -390,7 +390,9 @@ class ConfigSectionSpec(_Record):
             :class:`~evalkit.execute.evalconfig.EvalConfig`, before the run's metric
             names are checked, so that the plugin can register what the section declares;
             a ``ValueError`` or ``LookupError`` it raises is reported as an error of the
-            section. ``None``: the section is validated only.
+            section. ``evalkit plugins list`` calls it too, with the default registry
+            answering with the listing's registry, so that what it registers is
+            listed; it must not start work. ``None``: the section is validated only.
         description: one line, for listings and the JSON Schema.
         restore: ``restore(header) -> None``, called with a run artifact's header when
             the run is read (``evalkit rescore``, ``gate``, ``compare``: any

@@ -1,8 +1,10 @@
 """What ``evalkit plugins list`` shows: every plugin and every name it registered.
 
 :func:`plugin_report` discovers the plugins into a fresh registry (a broken or missing
-plugin is listed as failed, never raised) and describes each registry entry
-(:class:`NameInfo`); the text layout is :mod:`evalkit.report.plugin_listing`.
+plugin is listed as failed, never raised), lets the caller register more into it (the
+command applies the eval config's plugin sections there, so the judges declared in
+``judges:`` are listed as metrics) and describes each registry entry (:class:`NameInfo`);
+the text layout is :mod:`evalkit.report.plugin_listing`.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from importlib import metadata
 from typing import Any, NamedTuple
 
@@ -18,8 +20,9 @@ from evalkit.core.pyproject_config import (
     ToolConfig,
     plugin_selection,
 )
-from evalkit.core.registry import Conflict, Provider, Registry
+from evalkit.core.registry import Conflict, Provider, Registry, RegistryError
 from evalkit.core.specs import (
+    SPEC_TYPES,
     AggregateSpec,
     AnySpec,
     CommandSpec,
@@ -27,8 +30,10 @@ from evalkit.core.specs import (
     LoaderSpec,
     MetricFamily,
     MetricSpec,
+    record_problem,
 )
 from evalkit.plugins.discovery import location_of
+from evalkit.plugins.filling import filling
 from evalkit.plugins.info import KERNEL_DISTRIBUTION, PluginInfo
 from evalkit.plugins.loading import load_plugins
 
@@ -122,6 +127,10 @@ class PluginReport(NamedTuple):
     names: list[NameInfo]
     conflicts: list[Conflict]
     entry_point_conflicts: list[str]
+    #: the eval config whose plugin sections were applied (``None``: none was read)
+    eval_config: str | None = None
+    #: why the eval config could not be read or applied (``None``: it was, or none given)
+    eval_config_error: str | None = None
 
     @property
     def failed(self) -> list[PluginInfo]:
@@ -129,8 +138,10 @@ class PluginReport(NamedTuple):
 
     @property
     def ok(self) -> bool:
-        """No failed plugin and no conflict (what ``--check`` requires)."""
-        return not (self.failed or self.conflicts or self.entry_point_conflicts)
+        """No failed plugin, no conflict and an eval config that was read (what
+        ``--check`` requires)."""
+        return not (self.failed or self.conflicts or self.entry_point_conflicts
+                    or self.eval_config_error)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -151,8 +162,30 @@ class PluginReport(NamedTuple):
                 for c in self.conflicts
             ],
             "entry_point_conflicts": list(self.entry_point_conflicts),
+            "eval_config": self.eval_config,
+            "eval_config_error": self.eval_config_error,
             "ok": self.ok,
         }
+
+
+class _AuditRegistry(Registry):
+    """The listing's registry: while :attr:`auditing`, a name registered (by a section
+    of the eval config) that another provider has is kept as a conflict, listed with
+    both providers as a clash between two plugins is, instead of being refused."""
+
+    auditing = False
+
+    def add(self, spec: AnySpec, provider: Provider, *, from_plugin: bool = False) -> None:
+        if self.auditing and not from_plugin:
+            problem = record_problem(spec) if isinstance(spec, SPEC_TYPES) else None
+            if problem is not None:
+                raise RegistryError(problem)
+            from_plugin = True
+        super().add(spec, provider, from_plugin=from_plugin)
+
+
+#: ``configure(registry) -> path or None`` (:func:`plugin_report`)
+Configure = Callable[[Registry], str | None]
 
 
 def plugin_report(
@@ -160,17 +193,43 @@ def plugin_report(
     *,
     environ: Mapping[str, str] | None = None,
     entry_points: Iterable[metadata.EntryPoint] | None = None,
+    configure: Configure | None = None,
 ) -> PluginReport:
     """Discover plugins into a fresh registry and describe them (never raises for a
     broken or missing plugin: those are listed as failed).
+
+    Args:
+        config: the ``pyproject.toml`` whose ``[tool.evalkit]`` selects the plugins
+            (default: the nearest one at or above the working directory).
+        environ: the environment (``EVALKIT_PLUGINS``...); default ``os.environ``.
+        entry_points: the entry points to discover instead of the installed ones.
+        configure: called after discovery with the registry, which the default
+            registry's API also answers with meanwhile (in this thread), so that the
+            caller registers more names into it: ``evalkit plugins list`` reads the eval
+            config and applies its plugin sections. It returns the file it read (or
+            ``None``), kept as :attr:`PluginReport.eval_config`. A name it registers
+            that another provider has is listed as a conflict. A ``ValueError`` or
+            ``LookupError`` it raises is kept as :attr:`PluginReport.eval_config_error`
+            (the listing is still made, and it is not :attr:`~PluginReport.ok`).
 
     Raises:
         evalkit.core.pyproject_config.ConfigError: the config file is missing or malformed.
     """
     selection = plugin_selection(config, environ=environ)
-    registry = Registry()
+    registry = _AuditRegistry()
     load_plugins(registry, selection=selection, entry_points=entry_points, strict=False,
                  warn=False)
+    eval_config: str | None = None
+    eval_config_error: str | None = None
+    if configure is not None:
+        registry.auditing = True
+        try:
+            with filling(registry):
+                eval_config = configure(registry)
+        except (ValueError, LookupError) as exc:
+            eval_config_error = str(exc)
+        finally:
+            registry.auditing = False
     for info in registry.plugins:
         if info.origin == "kernel" and info.location is None:
             with contextlib.suppress(metadata.PackageNotFoundError):
@@ -184,4 +243,5 @@ def plugin_report(
         config=selection.config, selection=selection.source, plugins=list(registry.plugins),
         names=names, conflicts=registry.conflicts(),
         entry_point_conflicts=list(registry.entry_point_conflicts),
+        eval_config=eval_config, eval_config_error=eval_config_error,
     )

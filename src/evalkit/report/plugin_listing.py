@@ -23,7 +23,12 @@ def _hook_short(hook: str) -> str:
 
 def render_plugin_listing(report: PluginReport) -> str:
     """The human-readable listing: config, plugins, names, then problems."""
-    out = [f"config: {report.config.describe()}", f"selection: {report.selection}", ""]
+    out = [f"config: {report.config.describe()}", f"selection: {report.selection}"]
+    if report.eval_config is not None:
+        out.append(f"eval config: {report.eval_config}")
+    elif report.eval_config_error is not None:
+        out.append(f"eval config: not read ({report.eval_config_error})")
+    out.append("")
     out.append("plugins:")
     rows = []
     for p in report.plugins:

@@ -101,6 +101,9 @@ class JudgeEntry(BaseModel):
                                   description="Seconds per HTTP attempt.")
     temperature: float | None = Field(None, ge=0, allow_inf_nan=False)
     max_tokens: int = Field(1024, ge=1, description="The output token cap of a request.")
+    max_tokens_field: Literal["max_tokens", "max_completion_tokens"] = Field(
+        "max_tokens", description="The request's name of that cap: max_tokens, or "
+        "max_completion_tokens (openai: the o-series models require it).")
     system: str | None = None
     judge_resamples: bool = Field(False, description="With epochs, grade every sample "
                                   "by its own request.")
@@ -214,7 +217,8 @@ def build_judge(settings: Mapping[str, Any]) -> DeclaredJudge:
             base_url=s["base_url"], api_key_env=s["api_key_env"], headers=s["headers"],
             grade_via=s["grade_via"], cache_path=s["cache"], prices=prices,
             retries=s["retries"], timeout=s["timeout"], temperature=s["temperature"],
-            max_tokens=s["max_tokens"], system=s["system"],
+            max_tokens=s["max_tokens"], max_tokens_field=s["max_tokens_field"],
+            system=s["system"],
             judge_resamples=s["judge_resamples"])
         judge.__module__ = PROVIDER_MODULE
         declared = DeclaredJudge(s["name"], s["higher_is_better"], judge)
@@ -259,6 +263,34 @@ def apply_judges(section: Judges, config: Any) -> None:
     for entry in section.root:
         declared = build_judge(_resolved(entry, base))
         _register(declared, entry.description, registry)
+
+
+def apply_config_judges(path: str | Path) -> list[str]:
+    """Register the judges of the eval config ``path``'s ``judges:`` section (its other
+    plugin sections are validated, not applied), as ``evalkit run`` would: what
+    ``evalkit pairwise --config PATH`` does, so that a judge declared there judges runs
+    made without it.
+
+    Returns:
+        The names of the judges registered, in the order of the file.
+
+    Raises:
+        evalkit.execute.evalconfig.ConfigError: the config cannot be read or validated,
+            has no ``judges:`` section, or a judge is refused (a rubric file that cannot
+            be read, a name another metric has): the file, line and key named.
+    """
+    from dataclasses import replace
+
+    from evalkit.execute.evalconfig import ConfigError, load_eval_config
+    from evalkit.execute.run_checks import apply_config_sections
+
+    cfg = load_eval_config(path)
+    section = cfg.sections.get("judges")
+    if not isinstance(section, Judges):
+        raise ConfigError(f"{cfg.source}: no judges: section; declare the judge there "
+                          "(docs/judge.md, Judges in the eval config)")
+    apply_config_sections(replace(cfg, sections={"judges": section}))
+    return [entry.name for entry in section.root]
 
 
 def restore_judges(header: Mapping[str, Any]) -> None:
@@ -314,5 +346,5 @@ def _from_record(record: Mapping[str, Any]) -> dict[str, Any]:
                          for m, p in entry.prices.items()}
     return out
 
-__all__ = ["DeclaredJudge", "JudgeEntry", "Judges", "apply_judges", "build_judge",
-           "restore_judges"]
+__all__ = ["DeclaredJudge", "JudgeEntry", "Judges", "apply_config_judges", "apply_judges",
+           "build_judge", "restore_judges"]

@@ -142,6 +142,10 @@ class LLMJudge:
             path is imported). ``None``: no cache, every grade is requested.
         max_tokens: the output token cap of a request (also the worst case that
             ``max_cost`` reserves).
+        max_tokens_field: the name the request gives that cap: ``"max_tokens"``
+            (default) or ``"max_completion_tokens"`` (``openai`` only: OpenAI's o-series
+            models refuse ``max_tokens``). Part of the cache key and, when not the
+            default, of the definition hash.
         temperature: sent only when not ``None``. Anthropic API version 2026-10-21, the one
             the ``anthropic`` 2.x SDK sends, rejects every sampling parameter, so set it
             only for an endpoint that accepts it. Part of the cache key either way.
@@ -197,6 +201,7 @@ class LLMJudge:
         headers: Mapping[str, str] | None = None,
         grade_via: str = "tool",
         retries: int | None = None,
+        max_tokens_field: str = "max_tokens",
     ) -> None:
         if not isinstance(rubric, str) or not rubric.strip():
             raise ValueError("LLMJudge needs a non-empty rubric")
@@ -247,7 +252,7 @@ class LLMJudge:
         self.provider = make_provider(provider, ProviderSettings(
             model=model, base_url=base_url, api_key_env=api_key_env,
             headers=dict(headers or {}), retries=retries, timeout=timeout,
-            grade_via=grade_via, client=client))
+            grade_via=grade_via, client=client, max_tokens_field=max_tokens_field))
         self.cache_path = None if cache_path is None else Path(cache_path)
         self.cache: GradeCache | None = None if cache_path is None else GradeCache(cache_path)
         self._details: dict[tuple[str, int | None], dict[str, Any]] = {}  # (case, sample)
@@ -279,6 +284,8 @@ class LLMJudge:
             return self.prompt.definition_hash()
         where = {"provider": self.provider.name, "base_url": self.provider.endpoint,
                  "grade_via": settings.grade_via}
+        if settings.max_tokens_field != "max_tokens":  # hashes of the default unchanged
+            where["max_tokens_field"] = settings.max_tokens_field
         return sha256_hex(canonical_json({**self.prompt.definition(), **where}))[:16]
 
     def record(self) -> dict[str, Any]:

@@ -17,6 +17,9 @@ The grade (or a pairwise verdict, ``record_verdict``) is forced in one of two st
 not JSON, keys the schema does not have, or a score off the scale are refused (the judge
 keeps such a reply as rejected, never as a grade).
 
+The output token cap is sent as ``max_tokens``, or as ``max_completion_tokens`` when the
+judge's ``max_tokens_field`` says so (OpenAI's o-series models refuse ``max_tokens``).
+
 Requests are retried ``retries`` times (default 4) after a 408, 409, 429, 5xx or a
 transport failure, waiting what the server's ``retry-after-ms`` / ``Retry-After`` asks
 (at most :data:`RETRY_AFTER_MAX_S`) or else a jittered exponential backoff from 0.5 s
@@ -41,6 +44,7 @@ from evalkit_judge.budget import JudgeError, JudgeUnavailable, Usage
 from evalkit_judge.grades import GRADE_FIELDS, TOOL_NAME, grade_fields, only_fields, plain
 from evalkit_judge.providers import (
     DEFAULT_RETRIES,
+    MAX_TOKENS_FIELDS,
     JudgeProvider,
     ProviderSettings,
     RequestFailed,
@@ -73,6 +77,7 @@ class OpenAIProvider(JudgeProvider):
 
     name: ClassVar[str] = "openai"
     grade_modes: ClassVar[tuple[str, ...]] = ("tool", "json_schema")
+    max_tokens_fields: ClassVar[tuple[str, ...]] = MAX_TOKENS_FIELDS
     default_base_url: ClassVar[str | None] = "https://api.openai.com/v1"
     default_api_key_env: ClassVar[str | None] = "OPENAI_API_KEY"
 
@@ -88,7 +93,8 @@ class OpenAIProvider(JudgeProvider):
         if prompt.system is not None:
             messages.append({"role": "system", "content": prompt.system})
         messages.append({"role": "user", "content": message})
-        body: dict[str, Any] = {"model": prompt.model, "max_tokens": prompt.max_tokens,
+        body: dict[str, Any] = {"model": prompt.model,
+                                self.settings.max_tokens_field: prompt.max_tokens,
                                 "messages": messages}
         name = prompt.tool_name
         if self.settings.grade_via == "tool":

@@ -58,7 +58,12 @@ def command(
     judge: Annotated[str, typer.Option(
         "--judge", help="The LLM-judge metric whose provider, model, cache, prices and "
         "rubric decide the verdicts: registered by a plugin, or declared in the eval "
-        "config (judges:) the runs were made with.", show_default=False)],
+        "config (judges:) the runs were made with or the one --config names.",
+        show_default=False)],
+    config: Annotated[Path | None, typer.Option(
+        "--config", help="An eval config (evalkit.yaml or pyproject.toml) whose judges: "
+        "section declares the judge; its definition wins over the runs' headers.",
+        show_default=False)] = None,
     goldens: Annotated[Path | None, typer.Option(
         "--goldens", help="Golden file (default: the one the first run's header records).",
         show_default=False)] = None,
@@ -110,6 +115,10 @@ def command(
     if len(runs) < 2:
         raise typer.BadParameter("name at least two runs to compare", param_hint="RUN_A RUN_B")
     reports = _reports(report or [])
+    if config is not None:
+        from evalkit_judge.declared import apply_config_judges
+
+        apply_config_judges(config)
     budget = Budget(max_calls=max_calls, max_cost=max_cost, dry_run=dry_run) \
         if (max_calls is not None or max_cost is not None or dry_run) else None
     try:

@@ -41,6 +41,11 @@ ENTRY_POINT_GROUP = "evalkit_judge.providers"
 #: The ways of forcing the grade: a required tool (function) call with a JSON schema,
 #: or a reply whose content must be JSON of that schema (``response_format``).
 GRADE_VIA = ("tool", "json_schema")
+#: The names under which a request may carry the output token cap: ``max_tokens``, or
+#: ``max_completion_tokens``, which OpenAI's o-series (reasoning) models require in its
+#: place (Chat Completions API reference: ``max_tokens`` is deprecated there and "not
+#: compatible with o-series models").
+MAX_TOKENS_FIELDS = ("max_tokens", "max_completion_tokens")
 #: A header value that is shown in run headers and listings as it is written: only a
 #: value made of ``${NAME}`` references and text around them is; any other is a secret.
 REDACTED = "<redacted>"
@@ -63,6 +68,8 @@ class ProviderSettings:
             provider's default, 4).
         timeout: seconds per HTTP attempt (``None``: the provider's default).
         grade_via: ``"tool"`` or ``"json_schema"`` (:data:`GRADE_VIA`).
+        max_tokens_field: the request's name of the output token cap (one of
+            :data:`MAX_TOKENS_FIELDS`; ``"max_tokens"`` by default).
         client: a ready client object, for providers that take one (``anthropic``:
             an ``anthropic.Anthropic`` or a test double).
     """
@@ -75,6 +82,7 @@ class ProviderSettings:
     timeout: float | None = None
     grade_via: str = "tool"
     client: Any = None
+    max_tokens_field: str = "max_tokens"
 
 
 @dataclass(frozen=True)
@@ -122,13 +130,17 @@ class JudgeProvider:
 
     Raises:
         ValueError: a setting the provider does not support (a ``grade_via`` outside
-            :attr:`grade_modes`).
+            :attr:`grade_modes`, a ``max_tokens_field`` outside
+            :attr:`max_tokens_fields`).
     """
 
     #: The provider's name (``provider:`` of a judge entry).
     name: ClassVar[str] = ""
     #: The ``grade_via`` values the provider supports.
     grade_modes: ClassVar[tuple[str, ...]] = ("tool",)
+    #: The ``max_tokens_field`` values the provider supports (its :meth:`request`
+    #: sends the cap under ``settings.max_tokens_field``).
+    max_tokens_fields: ClassVar[tuple[str, ...]] = ("max_tokens",)
     #: The base URL used when the settings give none.
     default_base_url: ClassVar[str | None] = None
     #: The environment variable of the API key when the settings name none.
@@ -139,6 +151,10 @@ class JudgeProvider:
             raise ValueError(f"provider {self.name!r} grades via "
                              f"{' or '.join(map(repr, self.grade_modes))}, not "
                              f"{settings.grade_via!r}")
+        if settings.max_tokens_field not in self.max_tokens_fields:
+            raise ValueError(f"provider {self.name!r} sends the output token cap as "
+                             f"{' or '.join(map(repr, self.max_tokens_fields))}, not "
+                             f"{settings.max_tokens_field!r}")
         self.settings = settings
         self.model = settings.model
         self._lock = threading.Lock()
@@ -171,6 +187,7 @@ class JudgeProvider:
             "provider": self.name, "base_url": s.base_url,
             "api_key_env": s.api_key_env, "headers": shown_headers(s.headers),
             "retries": s.retries, "timeout": s.timeout, "grade_via": s.grade_via,
+            "max_tokens_field": s.max_tokens_field,
         }
 
     # ------------------------------------------------------------------ sending
@@ -397,6 +414,7 @@ __all__ = [
     "DEFAULT_RETRIES",
     "ENTRY_POINT_GROUP",
     "GRADE_VIA",
+    "MAX_TOKENS_FIELDS",
     "JudgeProvider",
     "ProviderSettings",
     "RequestFailed",
