@@ -156,6 +156,21 @@ def test_gate_records_the_gated_run_with_the_label_of_the_environment(
     assert run.means["rr"] == pytest.approx(RR_A.mean())
 
 
+def test_history_flag_records_into_the_default_file(
+        tmp_path: Path, artifacts: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    """``evalkit gate --history`` is ``--report history:.evalkit/history.sqlite``, in the
+    working directory."""
+    monkeypatch.chdir(tmp_path)
+    checks = tmp_path / "checks.yaml"
+    checks.write_text(CHECKS.format(t=0.1))  # sys-b's rr passes the floor
+    out = invoke("gate", "--checks", str(checks), "--run", str(artifacts[1]), "--history")
+    assert out.exit_code == 0, out.output
+    assert "history: .evalkit/history.sqlite: added run 'sys-b' as #1" in out.output
+    with History(tmp_path / ".evalkit" / "history.sqlite") as history:
+        (run,) = history.runs()
+    assert run.means["rr"] == pytest.approx(RR_B.mean())
+
+
 def test_the_history_reporter_refuses_a_comparison(tmp_path: Path,
                                                     artifacts: tuple[Path, Path]) -> None:
     out = invoke("compare", str(artifacts[0]), str(artifacts[1]), "--report",

@@ -78,6 +78,10 @@ def command(
         "--clusters", show_default=False,
         help="Clustered cases from a file: 'case id<TAB>cluster' lines, or a golden set "
         "whose cases name their 'cluster'; implies --cluster.")] = None,
+    history: Annotated[bool, typer.Option(
+        "--history", help="Add the gated run to the run history .evalkit/history.sqlite "
+        "(the same as --report history:.evalkit/history.sqlite; needs the evalkit-history "
+        "plugin).")] = False,
     as_json: Annotated[bool, typer.Option(
         "--json", help="Print the verdict as JSON for scripts (the json report on standard "
         "output: every check, its verdict, numbers and coverage, and exit_code); the verdict "
@@ -98,6 +102,10 @@ def command(
     from evalkit.report.escaping import terminal_text
     from evalkit.report.writing import check_report_targets, file_targets, write_reports
 
+    if history:
+        from evalkit.cli.output import HISTORY_REPORT
+
+        report = [*(report or []), HISTORY_REPORT]
     options = gate_options(checks, run, baseline, report or [], config)
     run, baseline = options.run, options.baseline
     targets = [*options.reports, *(["json:-"] if as_json else [])]

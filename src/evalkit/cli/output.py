@@ -109,3 +109,8 @@ def show_result(result: Any, targets: list[str], *, as_json: bool, to_stdout: bo
 
     show(result, targets, as_json=as_json, table=table,
          console=output_console(highlight=False, stderr=to_stdout))
+
+
+#: What ``--history`` adds to a command's ``--report`` targets: the run history of the
+#: evalkit-history plugin, in its default file (docs/history.md).
+HISTORY_REPORT = "history:.evalkit/history.sqlite"

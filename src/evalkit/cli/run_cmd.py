@@ -131,6 +131,10 @@ def command(
         "from the evalkit-history plugin adds it to a run history); repeatable. A run "
         "that exits non-zero is not recorded.", show_default=False,
     )] = None,
+    history: Annotated[bool, typer.Option(
+        "--history", help="Add the finished run to the run history "
+        ".evalkit/history.sqlite (the same as --report history:.evalkit/history.sqlite; "
+        "needs the evalkit-history plugin).")] = False,
 ) -> None:
     """Run the target of the eval config on every golden case and write the run artifact."""
     from evalkit.cli.errors import INTERRUPTED, STOPPED, CliError
@@ -146,6 +150,10 @@ def command(
             "artifact, --overwrite replaces it; pass one of them"
         )
     sequential = _until_decided(until_decided, baseline, metric, margin, seed)
+    if history:
+        from evalkit.cli.output import HISTORY_REPORT
+
+        report = [*(report or []), HISTORY_REPORT]
     if report:  # a malformed or unknown --report stops before any work
         from evalkit.report.writing import check_report_targets
 
