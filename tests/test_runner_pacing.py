@@ -173,4 +173,4 @@ def test_the_eval_config_takes_the_limits_and_names_a_bad_one(
     (tmp_path / "evalkit.yaml").write_text(base)
     res = runner.invoke(app, ["run", "--no-progress", "--overwrite", "--grace-s", "1e12"])
     assert res.exit_code == 2 and "Traceback" not in res.output
-    assert "--grace-s" in res.output and "3600" in res.output
+    assert "--grace-s" in res.output and "3,600" in res.output

@@ -109,7 +109,7 @@ def test_epochs_on_the_command_line_is_bounded(tmp_path: Path, command: list[str
     monkeypatch.chdir(tmp_path)
     res = runner.invoke(app, [*command, "-k", "1000000000"])
     assert res.exit_code == 2
-    assert "expected an integer from 1 to 10000" in res.output
+    assert "expected an integer from 1 to 10,000" in res.output
     assert "Traceback" not in res.output
 
 
