@@ -115,7 +115,8 @@ def command(
     )] = None,
     metric: Annotated[str | None, typer.Option(
         "--metric", help="With --until-decided: the metric compared (default: the run's "
-        "only metric).", show_default=False,
+        "only metric, else the metric of the vs_baseline check in the config's checks).",
+        show_default=False,
     )] = None,
     margin: Annotated[float | None, typer.Option(
         "--margin", min=0.0, help="With --until-decided: also stop once no difference larger "
@@ -151,6 +152,7 @@ def command(
 
         check_report_targets(report, records_only="evalkit run")
     cfg = load_eval_config(config)
+    sequential = _gate_metric(sequential, cfg)
     if cfg.notice:
         typer.echo(cfg.notice, err=True)
     choice = executor_choice(cfg, executor, scheduler)
@@ -253,6 +255,32 @@ def _until_decided(on: bool, baseline: Path | None, metric: str | None,
 
     require_artifact(baseline, "baseline")
     return UntilDecided(baseline, metric=metric, margin=margin or None, seed=seed)
+
+
+def _gate_metric(sequential: Any, cfg: Any) -> Any:
+    """``sequential`` given the metrics of the gate's ``vs_baseline`` checks (from the
+    checks file the eval config names), the default of ``--metric`` when the run has
+    several metrics.
+
+    Raises:
+        CliError: that checks file cannot be read (file and problem named).
+    """
+    if sequential is None or sequential.metric is not None or cfg.checks is None \
+            or len(cfg.metrics) < 2:
+        return sequential
+    from dataclasses import replace
+
+    from evalkit.cli.errors import CliError
+    from evalkit.gate.checks import CheckError, load_checks
+
+    try:
+        checks = load_checks(cfg.checks)
+    except CheckError as exc:
+        raise CliError(f"--until-decided without --metric compares the metric of the "
+                       f"gate's vs_baseline check, and {cfg.source} names checks that "
+                       f"cannot be read: {exc}; fix them, or pass --metric NAME") from None
+    return replace(sequential, gate_source=str(cfg.checks),
+                   gate_metrics=tuple(c.metric for c in checks if c.vs_baseline is not None))
 
 
 def sequential_line(record: Any) -> str:
