@@ -27,7 +27,7 @@ from evalkit.data.targets import CallableTarget
 from evalkit.execute.sequential_run import SequentialError, UntilDecided
 from evalkit.gate import evaluate_gate
 from evalkit.plugins.default import use_registry
-from evalkit.stats.sequential import random_order
+from evalkit.stats.sequential import paired_confidence_sequence, random_order
 
 N = 1000
 
@@ -236,6 +236,39 @@ def test_cli_compares_the_metric_of_the_gates_vs_baseline_check(tmp_path: Path) 
     result = runner.invoke(app, ["run", str(config), "--until-decided", "--baseline",
                                  str(base), "-o", str(tmp_path / "three.jsonl")])
     assert result.exit_code == 2 and "names no checks file" in result.output
+
+
+def test_cli_with_clusters_the_unit_is_the_cluster(tmp_path: Path) -> None:
+    """100 clusters of 10 cases (case i in cluster i % 100): the sequence runs over
+    whole clusters in the seeded order, one value per cluster, its mean difference."""
+    base = project(tmp_path, CONFIG, cluster=lambda i: f"k{i % 100:02d}")
+    result = CliRunner().invoke(app, ["run", str(tmp_path / "evalkit.yaml"),
+                                      "--until-decided", "--cluster", "--baseline",
+                                      str(base), "--seed", "5"])
+    assert result.exit_code == 0, result.output
+    record = json.loads((tmp_path / "cand.jsonl").read_text().splitlines()[0])["sequential"]
+    assert record["unit"] == "cluster" and record["units"] == 100
+    used = record["used"]  # the sequence's n counts clusters, each of 10 cases
+    assert record["reason"] == "differs" and 2 <= used < 100
+    assert record["cases_used"] == 10 * used
+    assert f"after {used} of 100 clusters ({10 * used} cases)" in result.output
+    # the worse ranker finds case i when i % 10 == 0, the baseline every case: the mean
+    # difference of cluster k is 0 when k % 10 == 0, else -1
+    clusters = [f"k{k:02d}" for k in range(100)]  # in the order the golden set names them
+    means = []
+    for g in [clusters[j] for j in random_order(100, 5)][:used]:
+        members = [i for i in range(N) if f"k{i % 100:02d}" == g]
+        means.append(sum((1.0 if i % 10 == 0 else 0.0) - 1.0 for i in members)
+                     / len(members))
+    # the differences lie in [-1, 1]; a cluster's mean too (G max(n_g) / N = 1)
+    cs = paired_confidence_sequence(means, 1.0, alpha=0.05, population=100)
+    assert record["radius"] == pytest.approx(1.0)
+    assert record["interval"] == pytest.approx(list(cs.last), abs=1e-12)
+    assert record["mean_difference"] == pytest.approx(sum(means) / used)
+    # every case of the clusters the sequence used was called
+    called = {r.query_id for r in RunResult.load(tmp_path / "cand.jsonl").per_query}
+    used_clusters = {clusters[j] for j in random_order(100, 5)[:used]}
+    assert {f"c{i:04d}" for i in range(N) if f"k{i % 100:02d}" in used_clusters} <= called
 
 
 SCRIPT = '''

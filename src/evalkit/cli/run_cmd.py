@@ -122,6 +122,10 @@ def command(
         "--margin", min=0.0, help="With --until-decided: also stop once no difference larger "
         "than DELTA remains possible.", show_default=False, metavar="DELTA",
     )] = None,
+    cluster: Annotated[bool, typer.Option(
+        "--cluster", help="With --until-decided: the unit of the sequence is the cluster "
+        "(each golden case's 'cluster'; whole clusters are called in the random order).",
+    )] = False,
     seed: Annotated[int, typer.Option(
         "--seed", min=0, help="With --until-decided: the seed of the random order of the "
         "cases (recorded; --resume continues the same order).",
@@ -146,7 +150,7 @@ def command(
             "--resume and --overwrite contradict each other: --resume continues the existing "
             "artifact, --overwrite replaces it; pass one of them"
         )
-    sequential = _until_decided(until_decided, baseline, metric, margin, seed)
+    sequential = _until_decided(until_decided, baseline, metric, margin, seed, cluster)
     if report:  # a malformed or unknown --report stops before any work
         from evalkit.report.writing import check_report_targets
 
@@ -232,7 +236,7 @@ def command(
 
 
 def _until_decided(on: bool, baseline: Path | None, metric: str | None,
-                   margin: float | None, seed: int) -> Any:
+                   margin: float | None, seed: int, cluster: bool) -> Any:
     """The :class:`UntilDecided` of ``--until-decided``, or ``None`` without it.
 
     Raises:
@@ -242,7 +246,8 @@ def _until_decided(on: bool, baseline: Path | None, metric: str | None,
 
     if not on:
         given = [o for o, v in (("--baseline", baseline), ("--metric", metric),
-                                ("--margin", margin)) if v is not None]
+                                ("--margin", margin),
+                                ("--cluster", cluster or None)) if v is not None]
         if given:
             raise CliError(f"{', '.join(given)} only act with --until-decided; add it, or "
                            "leave them out")
@@ -254,7 +259,8 @@ def _until_decided(on: bool, baseline: Path | None, metric: str | None,
     from evalkit.execute.sequential_run import UntilDecided
 
     require_artifact(baseline, "baseline")
-    return UntilDecided(baseline, metric=metric, margin=margin or None, seed=seed)
+    return UntilDecided(baseline, metric=metric, margin=margin or None, seed=seed,
+                        clusters=cluster)
 
 
 def _gate_metric(sequential: Any, cfg: Any) -> Any:
@@ -288,8 +294,9 @@ def sequential_line(record: Any) -> str:
     low, high = (record.get("interval") or [None, None])[:2]
     shown = "[" + ", ".join(f"{x:+.4f}" if isinstance(x, int | float) else "?"
                             for x in (low, high)) + "]"
-    used = f"{record.get('cases_used')} of {record.get('units')} " + (
-        "clusters' cases" if record.get("unit") == "cluster" else "cases")
+    used = (f"{record.get('used')} of {record.get('units')} clusters "
+            f"({record.get('cases_used')} cases)" if record.get("unit") == "cluster"
+            else f"{record.get('cases_used')} of {record.get('units')} cases")
     if record.get("stopped_early"):
         what = {"differs": "the difference is decided (the interval excludes 0)",
                 "equivalent": f"no difference larger than {record.get('margin')} remains "
