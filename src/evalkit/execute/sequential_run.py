@@ -183,6 +183,7 @@ class SequentialMonitor:
 
     @property
     def decided(self) -> bool:
+        """Whether the sequence has decided (``differs`` or ``equivalent``)."""
         return self.decision != "undecided"
 
     def record(self, header: dict[str, Any], called: int | None = None) -> dict[str, Any]:
