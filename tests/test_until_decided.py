@@ -27,7 +27,7 @@ from evalkit.data.targets import CallableTarget
 from evalkit.execute.sequential_run import SequentialError, UntilDecided
 from evalkit.gate import evaluate_gate
 from evalkit.plugins.default import use_registry
-from evalkit.stats.sequential import random_order
+from evalkit.stats.sequential import paired_confidence_sequence, random_order
 
 N = 1000
 
@@ -124,6 +124,21 @@ def test_refusals_name_the_problem(tmp_path: Path) -> None:
     with pytest.raises(SequentialError, match="--metric"):
         evalkit.evaluate(target, goldens(), ["recall@1", "ndcg@10"], progress=False,
                          until_decided=UntilDecided(base))
+    with pytest.raises(SequentialError, match="names no checks file"):
+        evalkit.evaluate(target, goldens(), ["recall@1", "ndcg@10"], progress=False,
+                         until_decided=UntilDecided(base))
+    with pytest.raises(SequentialError, match=r"c\.yaml has vs_baseline checks on 2 metrics "
+                       r"\(recall@1, ndcg@10\)"):
+        evalkit.evaluate(target, goldens(), ["recall@1", "ndcg@10"], progress=False,
+                         until_decided=UntilDecided(base, gate_source="c.yaml",
+                                                    gate_metrics=("recall@1", "ndcg@10")))
+    with pytest.raises(SequentialError, match=r"c\.yaml has no vs_baseline check"):
+        evalkit.evaluate(target, goldens(), ["recall@1", "ndcg@10"], progress=False,
+                         until_decided=UntilDecided(base, gate_source="c.yaml",
+                                                    gate_metrics=()))
+    with pytest.raises(SequentialError, match="compares mrr@10, which is not a metric"):
+        evalkit.evaluate(target, goldens(), ["recall@1", "ndcg@10"], progress=False,
+                         until_decided=UntilDecided(base, gate_metrics=("mrr@10",)))
     with pytest.raises(SequentialError, match="no value of recall@1 in the baseline"):
         evalkit.evaluate(target, goldens(N + 3), ["recall@1"], progress=False,
                          until_decided=UntilDecided(base))
@@ -155,13 +170,21 @@ def make():
 '''
 
 
-def test_cli_until_decided_exits_0_and_says_so(tmp_path: Path) -> None:
-    base = baseline_run(tmp_path)
+def project(tmp_path: Path, config: str, cluster: Callable[[int], str] | None = None
+            ) -> Path:
+    """A project folder (goldens.jsonl, each case i in ``cluster(i)`` when given;
+    evalkit.yaml; the worse ranker); returns the baseline artifact."""
     (tmp_path / "goldens.jsonl").write_text("".join(
-        json.dumps({"id": c.id, "query": "q", "expected": sorted(c.relevant)}) + "\n"
-        for c in goldens()))
-    (tmp_path / "evalkit.yaml").write_text(CONFIG)
+        json.dumps({"id": f"c{i:04d}", "query": "q", "expected": [f"c{i:04d}"]}
+                   | ({} if cluster is None else {"cluster": cluster(i)})) + "\n"
+        for i in range(N)))
+    (tmp_path / "evalkit.yaml").write_text(config)
     (tmp_path / "ranker.py").write_text(RANKER)
+    return baseline_run(tmp_path)
+
+
+def test_cli_until_decided_exits_0_and_says_so(tmp_path: Path) -> None:
+    base = project(tmp_path, CONFIG)
     runner = CliRunner()
     result = runner.invoke(app, ["run", str(tmp_path / "evalkit.yaml"), "--until-decided",
                                  "--baseline", str(base), "--seed", "3"])
@@ -173,6 +196,79 @@ def test_cli_until_decided_exits_0_and_says_so(tmp_path: Path) -> None:
     result = runner.invoke(app, ["run", str(tmp_path / "evalkit.yaml"), "--until-decided",
                                  "-o", str(tmp_path / "other.jsonl")])
     assert result.exit_code == 2 and "--until-decided needs --baseline" in result.output
+
+
+GATED = """
+checks:
+  - id: floor
+    metric: ndcg@10
+    op: ">="
+    threshold: 0.1
+  - id: no_regression
+    metric: recall@1
+    vs_baseline: no_significant_regression
+"""
+
+
+def test_cli_compares_the_metric_of_the_gates_vs_baseline_check(tmp_path: Path) -> None:
+    # ndcg@10 first: the default is the gate's, not the first metric
+    base = project(tmp_path, CONFIG.replace("[recall@1]", "[ndcg@10, recall@1]")
+                   + "checks: checks.yaml\n")
+    (tmp_path / "checks.yaml").write_text(GATED)
+    config = tmp_path / "evalkit.yaml"
+    runner = CliRunner()
+    result = runner.invoke(app, ["run", str(config), "--until-decided", "--baseline",
+                                 str(base)])
+    assert result.exit_code == 0, result.output
+    header = json.loads((tmp_path / "cand.jsonl").read_text().splitlines()[0])
+    assert header["sequential"]["metric"] == "recall@1"
+    assert header["sequential"]["reason"] == "differs"
+    # a second vs_baseline check on another metric: no default, and the message says why
+    (tmp_path / "checks.yaml").write_text(GATED + "  - id: ndcg\n    metric: ndcg@10\n    "
+                                          "vs_baseline: no_significant_regression\n")
+    result = runner.invoke(app, ["run", str(config), "--until-decided", "--baseline",
+                                 str(base), "-o", str(tmp_path / "two.jsonl")])
+    assert result.exit_code == 2
+    assert "vs_baseline checks on 2 metrics (recall@1, ndcg@10)" in result.output
+    assert "--metric NAME" in result.output
+    # no checks file named: the refusal says that too
+    config.write_text(CONFIG.replace("[recall@1]", "[ndcg@10, recall@1]"))
+    result = runner.invoke(app, ["run", str(config), "--until-decided", "--baseline",
+                                 str(base), "-o", str(tmp_path / "three.jsonl")])
+    assert result.exit_code == 2 and "names no checks file" in result.output
+
+
+def test_cli_with_clusters_the_unit_is_the_cluster(tmp_path: Path) -> None:
+    """100 clusters of 10 cases (case i in cluster i % 100): the sequence runs over
+    whole clusters in the seeded order, one value per cluster, its mean difference."""
+    base = project(tmp_path, CONFIG, cluster=lambda i: f"k{i % 100:02d}")
+    result = CliRunner().invoke(app, ["run", str(tmp_path / "evalkit.yaml"),
+                                      "--until-decided", "--cluster", "--baseline",
+                                      str(base), "--seed", "5"])
+    assert result.exit_code == 0, result.output
+    record = json.loads((tmp_path / "cand.jsonl").read_text().splitlines()[0])["sequential"]
+    assert record["unit"] == "cluster" and record["units"] == 100
+    used = record["used"]  # the sequence's n counts clusters, each of 10 cases
+    assert record["reason"] == "differs" and 2 <= used < 100
+    assert record["cases_used"] == 10 * used
+    assert f"after {used} of 100 clusters ({10 * used} cases)" in result.output
+    # the worse ranker finds case i when i % 10 == 0, the baseline every case: the mean
+    # difference of cluster k is 0 when k % 10 == 0, else -1
+    clusters = [f"k{k:02d}" for k in range(100)]  # in the order the golden set names them
+    means = []
+    for g in [clusters[j] for j in random_order(100, 5)][:used]:
+        members = [i for i in range(N) if f"k{i % 100:02d}" == g]
+        means.append(sum((1.0 if i % 10 == 0 else 0.0) - 1.0 for i in members)
+                     / len(members))
+    # the differences lie in [-1, 1]; a cluster's mean too (G max(n_g) / N = 1)
+    cs = paired_confidence_sequence(means, 1.0, alpha=0.05, population=100)
+    assert record["radius"] == pytest.approx(1.0)
+    assert record["interval"] == pytest.approx(list(cs.last), abs=1e-12)
+    assert record["mean_difference"] == pytest.approx(sum(means) / used)
+    # every case of the clusters the sequence used was called
+    called = {r.query_id for r in RunResult.load(tmp_path / "cand.jsonl").per_query}
+    used_clusters = {clusters[j] for j in random_order(100, 5)[:used]}
+    assert {f"c{i:04d}" for i in range(N) if f"k{i % 100:02d}" in used_clusters} <= called
 
 
 SCRIPT = '''

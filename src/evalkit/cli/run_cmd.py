@@ -115,12 +115,17 @@ def command(
     )] = None,
     metric: Annotated[str | None, typer.Option(
         "--metric", help="With --until-decided: the metric compared (default: the run's "
-        "only metric).", show_default=False,
+        "only metric, else the metric of the vs_baseline check in the config's checks).",
+        show_default=False,
     )] = None,
     margin: Annotated[float | None, typer.Option(
         "--margin", min=0.0, help="With --until-decided: also stop once no difference larger "
         "than DELTA remains possible.", show_default=False, metavar="DELTA",
     )] = None,
+    cluster: Annotated[bool, typer.Option(
+        "--cluster", help="With --until-decided: the unit of the sequence is the cluster "
+        "(each golden case's 'cluster'; whole clusters are called in the random order).",
+    )] = False,
     seed: Annotated[int, typer.Option(
         "--seed", min=0, help="With --until-decided: the seed of the random order of the "
         "cases (recorded; --resume continues the same order).",
@@ -149,7 +154,7 @@ def command(
             "--resume and --overwrite contradict each other: --resume continues the existing "
             "artifact, --overwrite replaces it; pass one of them"
         )
-    sequential = _until_decided(until_decided, baseline, metric, margin, seed)
+    sequential = _until_decided(until_decided, baseline, metric, margin, seed, cluster)
     if history:
         from evalkit.cli.output import HISTORY_REPORT
 
@@ -159,6 +164,7 @@ def command(
 
         check_report_targets(report, records_only="evalkit run")
     cfg = load_eval_config(config)
+    sequential = _gate_metric(sequential, cfg)
     if cfg.notice:
         typer.echo(cfg.notice, err=True)
     choice = executor_choice(cfg, executor, scheduler)
@@ -238,7 +244,7 @@ def command(
 
 
 def _until_decided(on: bool, baseline: Path | None, metric: str | None,
-                   margin: float | None, seed: int) -> Any:
+                   margin: float | None, seed: int, cluster: bool) -> Any:
     """The :class:`UntilDecided` of ``--until-decided``, or ``None`` without it.
 
     Raises:
@@ -248,7 +254,8 @@ def _until_decided(on: bool, baseline: Path | None, metric: str | None,
 
     if not on:
         given = [o for o, v in (("--baseline", baseline), ("--metric", metric),
-                                ("--margin", margin)) if v is not None]
+                                ("--margin", margin),
+                                ("--cluster", cluster or None)) if v is not None]
         if given:
             raise CliError(f"{', '.join(given)} only act with --until-decided; add it, or "
                            "leave them out")
@@ -260,7 +267,34 @@ def _until_decided(on: bool, baseline: Path | None, metric: str | None,
     from evalkit.execute.sequential_run import UntilDecided
 
     require_artifact(baseline, "baseline")
-    return UntilDecided(baseline, metric=metric, margin=margin or None, seed=seed)
+    return UntilDecided(baseline, metric=metric, margin=margin or None, seed=seed,
+                        clusters=cluster)
+
+
+def _gate_metric(sequential: Any, cfg: Any) -> Any:
+    """``sequential`` given the metrics of the gate's ``vs_baseline`` checks (from the
+    checks file the eval config names), the default of ``--metric`` when the run has
+    several metrics.
+
+    Raises:
+        CliError: that checks file cannot be read (file and problem named).
+    """
+    if sequential is None or sequential.metric is not None or cfg.checks is None \
+            or len(cfg.metrics) < 2:
+        return sequential
+    from dataclasses import replace
+
+    from evalkit.cli.errors import CliError
+    from evalkit.gate.checks import CheckError, load_checks
+
+    try:
+        checks = load_checks(cfg.checks)
+    except CheckError as exc:
+        raise CliError(f"--until-decided without --metric compares the metric of the "
+                       f"gate's vs_baseline check, and {cfg.source} names checks that "
+                       f"cannot be read: {exc}; fix them, or pass --metric NAME") from None
+    return replace(sequential, gate_source=str(cfg.checks),
+                   gate_metrics=tuple(c.metric for c in checks if c.vs_baseline is not None))
 
 
 def sequential_line(record: Any) -> str:
@@ -268,8 +302,9 @@ def sequential_line(record: Any) -> str:
     low, high = (record.get("interval") or [None, None])[:2]
     shown = "[" + ", ".join(f"{x:+.4f}" if isinstance(x, int | float) else "?"
                             for x in (low, high)) + "]"
-    used = f"{record.get('cases_used')} of {record.get('units')} " + (
-        "clusters' cases" if record.get("unit") == "cluster" else "cases")
+    used = (f"{record.get('used')} of {record.get('units')} clusters "
+            f"({record.get('cases_used')} cases)" if record.get("unit") == "cluster"
+            else f"{record.get('cases_used')} of {record.get('units')} cases")
     if record.get("stopped_early"):
         what = {"differs": "the difference is decided (the interval excludes 0)",
                 "equivalent": f"no difference larger than {record.get('margin')} remains "

@@ -72,13 +72,18 @@ class UntilDecided:
         baseline: the baseline run (a :class:`RunResult` or an artifact path) on the same
             golden set: every case needs its value of ``metric``.
         metric: the metric compared (a per-case metric of the run with a declared range,
-            :attr:`MetricSpec.bounds`); ``None``: the run's only metric.
+            :attr:`MetricSpec.bounds`); ``None``: the run's only metric, or, when the run
+            has several, the one metric of ``gate_metrics``.
         margin: stop as equivalent once the interval lies inside ``[-margin, margin]``
             (``None``: only a difference stops the run).
         seed: fixes the random order of the cases (recorded in the header).
         alpha: the sequence covers the mean difference at every look with probability
             ``1 - alpha``.
         clusters: take the golden cases' ``cluster`` as the unit.
+        gate_metrics: the metrics of the gate's ``vs_baseline`` checks (``evalkit run``
+            reads them from the checks file the eval config names), which ``metric=None``
+            falls back on; ``None``: no checks file known.
+        gate_source: where ``gate_metrics`` came from (the checks file), for messages.
     """
 
     baseline: RunResult | str | Path
@@ -87,6 +92,8 @@ class UntilDecided:
     seed: int = 0
     alpha: float = DEFAULT_ALPHA
     clusters: bool = False
+    gate_metrics: tuple[str, ...] | None = None
+    gate_source: str | None = None
 
 
 @dataclass
@@ -176,6 +183,7 @@ class SequentialMonitor:
 
     @property
     def decided(self) -> bool:
+        """Whether the sequence has decided (``differs`` or ``equivalent``)."""
         return self.decision != "undecided"
 
     def record(self, header: dict[str, Any], called: int | None = None) -> dict[str, Any]:
@@ -224,7 +232,7 @@ def sequential_monitor(settings: UntilDecided, gset: GoldenSet, specs: Sequence[
         raise SequentialError(f"margin must be a positive number, got {settings.margin!r}")
     if isinstance(settings.alpha, bool) or not 0 < settings.alpha < 1:
         raise SequentialError(f"alpha must be between 0 and 1, got {settings.alpha!r}")
-    spec = _metric(settings.metric, specs)
+    spec = _metric(settings, specs)
     bounds = spec.bounds if spec.bounds is not None else (
         (0.0, 1.0) if spec.value_type == "binary" else None)
     if bounds is None:
@@ -239,14 +247,43 @@ def sequential_monitor(settings: UntilDecided, gset: GoldenSet, specs: Sequence[
                              epochs, reduce)
 
 
-def _metric(name: str | None, specs: Sequence[MetricSpec]) -> MetricSpec:
+def _metric(settings: UntilDecided, specs: Sequence[MetricSpec]) -> MetricSpec:
+    """The metric compared: ``settings.metric``; without it the run's only metric, else
+    the one metric of the gate's ``vs_baseline`` checks."""
     per_case = [s for s in specs if s.kind == "metric"]
-    if name is None:
-        if len(per_case) != 1:
-            raise SequentialError(
-                "until_decided needs the metric to compare (--metric NAME): the run has "
-                f"{len(per_case)} metrics ({', '.join(s.name for s in per_case) or 'none'})")
+    have = ", ".join(s.name for s in per_case) or "none"
+    name = settings.metric
+    if name is not None:
+        spec = _find(name, per_case)
+        if spec is None:
+            raise SequentialError(f"--metric {name}: not a metric of this run (it has "
+                                  f"{have}); add it to the run's metrics")
+        return spec
+    if len(per_case) == 1:
         return per_case[0]
+    gate = settings.gate_metrics
+    where = settings.gate_source or "the checks"
+    named = list(dict.fromkeys(
+        (s.name if (s := _find(m, per_case)) is not None else m) for m in gate or ()))
+    if len(named) == 1:
+        spec = _find(named[0], per_case)
+        if spec is None:
+            raise SequentialError(
+                f"the gate's vs_baseline check in {where} compares {named[0]}, which is not "
+                f"a metric of this run (it has {have}); add it to the run's metrics, or "
+                "pass --metric NAME")
+        return spec
+    why = ("the eval config names no checks file whose vs_baseline check would name it"
+           if gate is None else f"{where} has no vs_baseline check to take it from"
+           if not named else f"{where} has vs_baseline checks on {len(named)} metrics "
+           f"({', '.join(named)})")
+    raise SequentialError(
+        "until_decided needs the metric to compare (--metric NAME): the run has "
+        f"{len(per_case)} metrics ({have}), and {why}")
+
+
+def _find(name: str, per_case: Sequence[MetricSpec]) -> MetricSpec | None:
+    """The metric of ``per_case`` that ``name`` (a name, alias or registry name) means."""
     from evalkit.core.registry import RegistryError
     from evalkit.plugins.default import default_registry
 
@@ -254,12 +291,8 @@ def _metric(name: str | None, specs: Sequence[MetricSpec]) -> MetricSpec:
         wanted = default_registry().resolve(name).name
     except RegistryError:
         wanted = name
-    for s in per_case:
-        if s.name in (name, wanted) or name in s.aliases:
-            return s
-    raise SequentialError(f"--metric {name}: not a metric of this run (it has "
-                          f"{', '.join(s.name for s in per_case) or 'none'}); add it to "
-                          "the run's metrics")
+    return next((s for s in per_case if s.name in (name, wanted) or name in s.aliases),
+                None)
 
 
 def _baseline_values(baseline: RunResult | str | Path, metric: str, gset: GoldenSet

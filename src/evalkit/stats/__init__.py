@@ -19,6 +19,8 @@ Entry points:
   :func:`evalkit.meta_compare`).
 * clustered cases: ``clusters=`` on :func:`paired_test` and :func:`compare_runs`
   (:mod:`.clusters`; :func:`cr1_se`, :func:`cluster_index`).
+* anytime-valid confidence sequences (stopping early): :func:`paired_confidence_sequence`,
+  :func:`eb_confidence_sequence`, :func:`decide`, :func:`random_order` (:mod:`.sequential`).
 * power: :func:`t_power`, :func:`minimum_detectable_effect`, :func:`required_n`,
   :func:`simulate_power`, :func:`plan_from_pilot`.
 
@@ -75,6 +77,13 @@ _LAZY: dict[str, str] = {
     "cr1_se": "evalkit.stats.clusters",
     "cluster_index": "evalkit.stats.clusters",
     "ClusterIndex": "evalkit.stats.clusters",
+    "eb_confidence_sequence": "evalkit.stats.sequential",
+    "paired_confidence_sequence": "evalkit.stats.sequential",
+    "ConfidenceSequence": "evalkit.stats.sequential",
+    "decide": "evalkit.stats.sequential",
+    "Decision": "evalkit.stats.sequential",
+    "random_order": "evalkit.stats.sequential",
+    "DEFAULT_TRUNCATION": "evalkit.stats.sequential",
 }
 
 __all__ = sorted(_LAZY)
@@ -119,5 +128,14 @@ if TYPE_CHECKING:
     from evalkit.stats.results import EffectSizes as EffectSizes
     from evalkit.stats.results import PairedTestResult as PairedTestResult
     from evalkit.stats.results import format_p_value as format_p_value
+    from evalkit.stats.sequential import DEFAULT_TRUNCATION as DEFAULT_TRUNCATION
+    from evalkit.stats.sequential import ConfidenceSequence as ConfidenceSequence
+    from evalkit.stats.sequential import Decision as Decision
+    from evalkit.stats.sequential import decide as decide
+    from evalkit.stats.sequential import eb_confidence_sequence as eb_confidence_sequence
+    from evalkit.stats.sequential import (
+        paired_confidence_sequence as paired_confidence_sequence,
+    )
+    from evalkit.stats.sequential import random_order as random_order
     from evalkit.stats.slices import SliceFamily as SliceFamily
     from evalkit.stats.slices import compare_slices as compare_slices
