@@ -19,6 +19,7 @@ from evalkit_dask.executor import (
 )
 
 from evalkit.io.limits import MAX_WAIT_S
+from evalkit.testing import returns_within
 
 #: a guard against a hang: far beyond the retry, far below the hour-long connect timeout
 #: the tests allow, so a call that ends in time gave up by the retry, whatever the load
@@ -26,25 +27,11 @@ HANG_S = 120.0
 
 
 def refusal_of(executor: DaskExecutor) -> tuple[float, BaseException]:
-    """``(seconds, the error)`` of ``executor._connect(4)``, run in a thread the test
-    waits for at most :data:`HANG_S`."""
-    done: list[BaseException | None] = []
-
-    def go() -> None:
-        try:
-            executor._connect(4)
-        except BaseException as exc:  # handed to the test
-            done.append(exc)
-        else:
-            done.append(None)
-
-    t0 = time.monotonic()
-    thread = threading.Thread(target=go, daemon=True)
-    thread.start()
-    thread.join(HANG_S)
-    assert done, f"still connecting after {HANG_S:g} s"
-    assert isinstance(done[0], RefusedError), done[0]
-    return time.monotonic() - t0, done[0]
+    """``(seconds, the error)`` of ``executor._connect(4)``, waited for at most
+    :data:`HANG_S`."""
+    took, error = returns_within(lambda: executor._connect(4), HANG_S)
+    assert isinstance(error, RefusedError), error
+    return took, error
 
 
 def closed_port() -> int:

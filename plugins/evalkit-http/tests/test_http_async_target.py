@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import threading
 import time
 import zlib
 from pathlib import Path
@@ -28,7 +27,9 @@ from evalkit_http.testing import RateLimit, Reply, ScriptedServer
 from evalkit.data.cases import GoldenCase
 from evalkit.data.goldens import GoldenSet
 from evalkit.data.targets import TargetError, TargetResponse
+from evalkit.execute.pacing import Pacing
 from evalkit.execute.target_runner import evaluate
+from evalkit.testing import returns_within
 
 CASE = GoldenCase("q1", "what is alpha")
 OK = Reply(200, {"ranked_ids": ["d1", "d2"], "cost_usd": 0.25})
@@ -52,23 +53,11 @@ def call(t: AsyncHttpTarget, case: GoldenCase = CASE) -> TargetResponse:
 
 
 def failure(t: AsyncHttpTarget) -> tuple[float, TargetError]:
-    """``(seconds, the error)`` of a call that must fail, run in a thread the test waits
-    for at most :data:`HANG_S`."""
-    done: list[BaseException | TargetResponse] = []
-
-    def go() -> None:
-        try:
-            done.append(call(t))
-        except BaseException as exc:  # handed to the test
-            done.append(exc)
-
-    start = time.monotonic()
-    thread = threading.Thread(target=go, daemon=True)
-    thread.start()
-    thread.join(HANG_S)
-    assert done, f"the call was still running after {HANG_S:g} s"
-    assert isinstance(done[0], TargetError), done[0]
-    return time.monotonic() - start, done[0]
+    """``(seconds, the error)`` of a call that must fail, waited for at most
+    :data:`HANG_S`."""
+    elapsed, error = returns_within(lambda: call(t), HANG_S)
+    assert isinstance(error, TargetError), error
+    return elapsed, error
 
 
 def test_a_200_is_extracted_with_its_meta_and_request_count() -> None:
@@ -185,7 +174,27 @@ class RecordingAsync(httpx.AsyncBaseTransport):
         await self.inner.aclose()
 
 
-def test_no_async_call_starts_before_a_retry_after() -> None:
+def test_no_async_call_starts_before_a_retry_after(monkeypatch: pytest.MonkeyPatch) -> None:
+    # every start the target's pause gate grants, and every pause a Retry-After sets (when
+    # it was set and when it ends), on the event loop's thread: a start granted after a
+    # pause was set and before it ended would be a call started before its Retry-After.
+    # Cause and effect, not a time window: no result depends on the machine's load.
+    grants: list[tuple[int, float]] = []
+    pauses: list[tuple[int, float, float]] = []
+    admit, pause = Pacing.admit_async, Pacing.pause
+
+    async def admit_async(gate: Pacing, *args: Any, **kw: Any) -> float | None:
+        started = await admit(gate, *args, **kw)
+        if started is not None:
+            grants.append((id(gate), started))
+        return started
+
+    def paused(gate: Pacing, seconds: float) -> None:
+        pause(gate, seconds)
+        pauses.append((id(gate), time.monotonic(), gate._paused_until))
+
+    monkeypatch.setattr(Pacing, "admit_async", admit_async)
+    monkeypatch.setattr(Pacing, "pause", paused)
     limit = RateLimit(rate=30.0, burst=3.0, delay_s=0.01)
     recording = RecordingAsync()
     cases = GoldenSet(GoldenCase(f"c{i:03d}", "q", expected=[f"c{i:03d}-a"])
@@ -193,11 +202,10 @@ def test_no_async_call_starts_before_a_retry_after() -> None:
     with ScriptedServer(handler=limit) as server:
         t = AsyncHttpTarget(server.url, retry_rate_limited=True, transport=recording)
         run = evaluate(t, cases, ["recall@1"], max_concurrency=8, progress=False)
-    assert run.header["errors"] == 0 and recording.pauses
-    # a request sent while a 429 that had already arrived (10 ms earlier: the answer is
-    # being handed over) asked to wait would be a call started before its Retry-After
-    early = [s for s in recording.sent for got, end in recording.pauses
-             if got + 0.010 < s < end - 0.001]
+    assert run.header["errors"] == 0 and recording.pauses and pauses
+    assert {gate for gate, _ in grants} & {gate for gate, _, _ in pauses}  # the same gate
+    early = [(g, set_at, end) for gate, g in grants for paused_gate, set_at, end in pauses
+             if gate == paused_gate and set_at < g < end]
     assert early == []
 
 

@@ -15,13 +15,9 @@ from __future__ import annotations
 
 import gzip
 import json
-import threading
-import time
 import tracemalloc
 import zlib
-from collections.abc import Callable
 from pathlib import Path
-from typing import TypeVar
 
 import httpx
 import pytest
@@ -35,6 +31,7 @@ from evalkit.data.goldens import GoldenSet
 from evalkit.data.results import RunResult
 from evalkit.data.targets import TargetError
 from evalkit.execute.target_runner import evaluate
+from evalkit.testing import returns_within
 
 CASE = GoldenCase("q1", "what is alpha")
 OK_BODY = {"ranked_ids": ["d1", "d2"]}
@@ -42,7 +39,6 @@ OK_BODY = {"ranked_ids": ["d1", "d2"]}
 HANG_S = 120.0
 #: repeats of a dripped body: hours at the drips below, so only a bound ends a call
 ENDLESS = 1000
-T = TypeVar("T")
 
 
 def target(server: ScriptedServer, **kw: object) -> HttpTarget:
@@ -50,27 +46,8 @@ def target(server: ScriptedServer, **kw: object) -> HttpTarget:
     return HttpTarget(server.url + "search", name="svc", **kw)  # type: ignore[arg-type]
 
 
-def guarded(fn: Callable[[], T]) -> tuple[float, T | BaseException]:
-    """``(seconds, what fn returned or raised)``, failing if it still runs after
-    :data:`HANG_S`."""
-    done: list[T | BaseException] = []
-
-    def go() -> None:
-        try:
-            done.append(fn())
-        except BaseException as exc:  # handed to the test
-            done.append(exc)
-
-    start = time.monotonic()
-    thread = threading.Thread(target=go, daemon=True)
-    thread.start()
-    thread.join(HANG_S)
-    assert done, f"the call was still running after {HANG_S:g} s"
-    return time.monotonic() - start, done[0]
-
-
 def timed_failure(t: HttpTarget) -> tuple[float, str]:
-    elapsed, result = guarded(lambda: t.invoke(CASE))
+    elapsed, result = returns_within(lambda: t.invoke(CASE), HANG_S)
     assert isinstance(result, TargetError), result
     return elapsed, str(result)
 
@@ -130,9 +107,9 @@ def test_a_dripping_server_bounds_a_whole_run(tmp_path: Path) -> None:
     cases = GoldenSet([GoldenCase(f"c{i}", "q", expected=["d1"]) for i in range(3)])
     with ScriptedServer([drip]) as server, target(server, timeout_s=0.4,
                                                   retry_backoff_s=0.05) as t:
-        elapsed, run = guarded(lambda: evaluate(
+        elapsed, run = returns_within(lambda: evaluate(
             t, cases, ["recall@1"], max_concurrency=3, progress=False,
-            artifact=tmp_path / "run.jsonl"))
+            artifact=tmp_path / "run.jsonl"), HANG_S)
     assert isinstance(run, RunResult), run
     assert elapsed >= 2 * 0.4 + 0.05 - 0.05
     assert run.header["status"] == "incomplete" and run.header["errors"] == 3
