@@ -38,7 +38,7 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
 #: the wheel tests take minutes (one environment, built step by step): under pytest-xdist
-#: they start before the others (conftest.py) instead of finishing last
+#: they start before the others (tests/conftest.py) instead of finishing last
 pytestmark = pytest.mark.schedule_first
 
 REPO = Path(__file__).resolve().parents[1]
