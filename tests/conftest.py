@@ -2,7 +2,8 @@
 (:mod:`evalkit.plugins.command_list`; the tests' child processes inherit it, and nothing is
 written to the user's cache folder), and reference implementations the statistics tests
 share, written out from their sources and never calling evalkit: the equal-tailed
-bootstrap-t on the documented generator."""
+bootstrap-t on the documented generator; and the order in which pytest-xdist hands out
+the modules (the wheel tests first)."""
 
 from __future__ import annotations
 
@@ -73,3 +74,15 @@ def bootstrap_t(d: np.ndarray, seed: int = 42, n_resamples: int = 10_000,
 def reference_bootstrap_t() -> BootstrapT:
     """:func:`bootstrap_t`, for tests that check a bootstrap-t from evalkit."""
     return bootstrap_t
+
+
+# ------------------------------------------------------------------ pytest-xdist
+# -n auto --dist loadfile --no-loadscope-reorder (pyproject.toml's addopts; -n 0 runs in
+# one process): each test module runs whole in one worker, so a module-scoped fixture
+# (built wheels, a browser, one run of an example) is made once. (--dist loadgroup would
+# spread the other tests one by one, but with pytest 9.2 it no longer groups anything:
+# pytest-dev/pytest-xdist#1386.) Modules are handed out in collection order, except that
+# tests marked ``schedule_first`` (the wheel tests, minutes long) come first, so that they
+# do not start last and finish alone. Under -n 0 only the order changes.
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    items.sort(key=lambda item: item.get_closest_marker("schedule_first") is None)

@@ -10,7 +10,6 @@ import re
 import statistics
 import subprocess
 import sys
-import time
 from collections import defaultdict
 from pathlib import Path
 
@@ -33,22 +32,19 @@ TREC = {"ap": "map", "ndcg@10": "ndcg_cut_10", "precision@10": "P_10",
 
 
 @pytest.fixture(scope="module")
-def job(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, float]:
+def job(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     out = tmp_path_factory.mktemp("vaswani-out")
-    start = time.perf_counter()
     proc = subprocess.run(
         [sys.executable, str(EXAMPLE / "main.py"), "--out", str(out), "--resamples", "2000"],
         capture_output=True, text=True, cwd=REPO,
     )
-    elapsed = time.perf_counter() - start
     assert proc.returncode == 0, proc.stderr
     assert "Traceback" not in proc.stderr
-    return out, proc.stdout, elapsed
+    return out, proc.stdout
 
 
-def test_main_job_is_quick_and_writes_runs_and_artifacts(job: tuple[Path, str, float]) -> None:
-    out, stdout, elapsed = job
-    assert elapsed < 30, f"the main job took {elapsed:.1f} s"
+def test_main_job_writes_runs_and_artifacts(job: tuple[Path, str]) -> None:
+    out, stdout = job
     for name in ("run.bm25.txt", "run.tfidf.txt", "bm25.jsonl", "tfidf.jsonl"):
         assert (out / name).is_file()
     assert "93 queries scored, 0 unjudged run topics ignored, 0 judged queries missing" in stdout
@@ -58,9 +54,9 @@ def test_main_job_is_quick_and_writes_runs_and_artifacts(job: tuple[Path, str, f
     assert "MEASUREMENT OF DIELECTRIC CONSTANT OF LIQUIDS" in report
 
 
-def test_main_job_table_agrees_with_pytrec_eval(job: tuple[Path, str, float]) -> None:
+def test_main_job_table_agrees_with_pytrec_eval(job: tuple[Path, str]) -> None:
     pytrec_eval = pytest.importorskip("pytrec_eval")
-    out, stdout, _ = job
+    out, stdout = job
     qrels: dict[str, dict[str, int]] = defaultdict(dict)
     for line in (EXAMPLE / "data" / "qrels").read_text().splitlines():
         q, _, d, rel = line.split()
@@ -98,10 +94,10 @@ def test_main_job_table_agrees_with_pytrec_eval(job: tuple[Path, str, float]) ->
     assert rows["ap"][6] == "<0.001"
 
 
-def test_main_job_writes_the_readme_latex_table(job: tuple[Path, str, float]) -> None:
+def test_main_job_writes_the_readme_latex_table(job: tuple[Path, str]) -> None:
     """out/table.tex holds the README's LaTeX table (at the job's 2,000 resamples), with
     the means the job printed (which the test above checks against pytrec_eval)."""
-    out, stdout, _ = job
+    out, stdout = job
     tex = (out / "table.tex").read_text(encoding="utf-8")
     assert f"wrote {out / 'table.tex'}" in stdout
     block = re.search(r"```latex\n(.*?)```", README.read_text(encoding="utf-8"), re.S)
@@ -135,9 +131,9 @@ def test_readme_opens_with_the_two_commands() -> None:
            '"$VENV/bin/python" -m pytest' in ci
 
 
-def test_readme_python_runs(job: tuple[Path, str, float], tmp_path: Path,
+def test_readme_python_runs(job: tuple[Path, str], tmp_path: Path,
                             monkeypatch: pytest.MonkeyPatch) -> None:
-    out, _, _ = job
+    out, _ = job
     text = README.read_text(encoding="utf-8")
     quick = re.findall(r"```python\n(.*?)```", text, re.S)[0]
     code = quick.replace("examples/vaswani/out/", f"{out}/").replace(

@@ -14,8 +14,9 @@ pytrec_eval), the main job (``examples/vaswani/main.py``, after ``pip install
 from the local wheels: a constraints file pins each to its wheel's file URL, and each one
 installed must record that URL. The package index pip is configured with is used for
 third-party packages only (the dependencies, a current pip and the build backend,
-hatchling), as for a user; pip's cache makes a second run faster. One environment serves
-the whole module.
+hatchling), as for a user; pip's cache makes a second run faster, and ``--no-compile``
+skips writing bytecode for the thousands of modules of numpy, scipy, pandas and the
+others (nothing here depends on it). One environment serves the whole module.
 """
 
 from __future__ import annotations
@@ -35,6 +36,10 @@ from typing import Any
 import pytest
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
+
+#: the wheel tests take minutes (one environment, built step by step): under pytest-xdist
+#: they start before the others (tests/conftest.py) instead of finishing last
+pytestmark = pytest.mark.schedule_first
 
 REPO = Path(__file__).resolve().parents[1]
 USER_DIST = REPO / "packages" / "paired-evalkit"
@@ -238,7 +243,7 @@ class UserEnv:
 
     def install(self, requirement: str) -> dict[str, Any]:
         """``pip install REQUIREMENT``, ours pinned to our wheels; what is installed then."""
-        self.pip("install", "-c", self.constraints, requirement)
+        self.pip("install", "--no-compile", "-c", self.constraints, requirement)
         self.snapshots[requirement] = self.probe()
         return self.snapshots[requirement]
 
@@ -265,7 +270,7 @@ def tools(tmp_path_factory: pytest.TempPathFactory) -> Path:
     python = fresh_venv(tmp_path_factory.mktemp("tools") / "venv")
     build_requires = {r for folder in PROJECTS
                       for r in project(folder)["build-system"]["requires"]}
-    run([sys.executable, "-m", "pip", "--python", python, "install", "-q",
+    run([sys.executable, "-m", "pip", "--python", python, "install", "-q", "--no-compile",
          "--disable-pip-version-check", "pip>=24", *sorted(build_requires)])
     return python
 
@@ -357,8 +362,12 @@ def test_pip_install_paired_evalkit_brings_the_kernel_and_the_default_plugins(
 
 def test_the_seed_snippets_run_from_the_wheels(user_env: UserEnv) -> None:
     # the test tools, from the index (pytrec_eval: the quickstart's independent numbers)
-    user_env.pip("install", "pytest>=8", "pytrec-eval-terrier>=0.5.6")
+    # and pytest-xdist, which the repository's pytest options (pyproject.toml) name; the
+    # two files run in one process (-n 0)
+    user_env.pip("install", "--no-compile", "pytest>=8", "pytest-xdist>=3.5",
+                 "pytrec-eval-terrier>=0.5.6")
     proc = run([user_env.python, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider",
+                "-n", "0",
                 "tests/test_seed_snippets.py", "tests/test_seed_checks.py"],
                cwd=REPO, env=user_env.env)
     assert " passed" in proc.stdout and "failed" not in proc.stdout, proc.stdout

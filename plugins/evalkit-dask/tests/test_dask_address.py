@@ -19,6 +19,19 @@ from evalkit_dask.executor import (
 )
 
 from evalkit.io.limits import MAX_WAIT_S
+from evalkit.testing import returns_within
+
+#: a guard against a hang: far beyond the retry, far below the hour-long connect timeout
+#: the tests allow, so a call that ends in time gave up by the retry, whatever the load
+HANG_S = 120.0
+
+
+def refusal_of(executor: DaskExecutor) -> tuple[float, BaseException]:
+    """``(seconds, the error)`` of ``executor._connect(4)``, waited for at most
+    :data:`HANG_S`."""
+    took, error = returns_within(lambda: executor._connect(4), HANG_S)
+    assert isinstance(error, RefusedError), error
+    return took, error
 
 
 def closed_port() -> int:
@@ -53,28 +66,24 @@ def test_addresses_of_other_forms_are_left_to_distributed() -> None:
 
 def test_a_refused_port_is_given_up_after_the_retry_not_the_connect_timeout() -> None:
     port = closed_port()
-    executor = DaskExecutor(f"tcp://127.0.0.1:{port}", connect_timeout_s=60)
-    t0 = time.monotonic()
-    with pytest.raises(RefusedError) as info:
-        executor._connect(4)
-    took = time.monotonic() - t0
-    assert str(info.value) == (
+    executor = DaskExecutor(f"tcp://127.0.0.1:{port}", connect_timeout_s=MAX_WAIT_S)
+    took, error = refusal_of(executor)
+    assert str(error) == (
         f"dask executor: the scheduler address tcp://127.0.0.1:{port} refused the "
         f"connection (nothing listens on port {port} of 127.0.0.1; tried for "
         f"{REFUSED_RETRY_S:g} s); start the scheduler (dask scheduler) or fix the address")
-    # it tried for about REFUSED_RETRY_S, far below the 60 s it was allowed
-    assert REFUSED_RETRY_S - 0.5 <= took < 60 / 2
+    # it tried for REFUSED_RETRY_S, and gave up long before the hour it was allowed
+    assert took >= REFUSED_RETRY_S - 0.5
 
 
 @pytest.mark.parametrize("host", ["nohost.invalid", "256.1.1.1"])
 def test_a_host_that_does_not_resolve_is_refused_at_once(host: str) -> None:
     # .invalid never resolves (RFC 2606), and 256 is no IPv4 octet: no DNS answer can help
-    executor = DaskExecutor(f"tcp://{host}:8786", connect_timeout_s=60)
-    t0 = time.monotonic()
-    with pytest.raises(RefusedError, match=rf"^dask executor: the scheduler host '{host}' "
-                                           rf"of tcp://{host}:8786 does not resolve \("):
-        executor._connect(4)
-    assert time.monotonic() - t0 < 60 / 2  # not the connect timeout
+    # allowed an hour to connect, it ends (within the guard) without waiting for it
+    executor = DaskExecutor(f"tcp://{host}:8786", connect_timeout_s=MAX_WAIT_S)
+    _, error = refusal_of(executor)
+    assert str(error).startswith(f"dask executor: the scheduler host '{host}' of "
+                                 f"tcp://{host}:8786 does not resolve (")
 
 
 def test_a_scheduler_that_starts_within_the_retry_is_waited_for() -> None:

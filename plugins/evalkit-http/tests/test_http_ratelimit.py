@@ -23,6 +23,7 @@ from evalkit_http.testing import RateLimit, Reply, ScriptedServer
 from evalkit.data.cases import GoldenCase
 from evalkit.data.goldens import GoldenSet
 from evalkit.data.targets import TargetError, TargetResponse
+from evalkit.execute.pacing import Pacing
 from evalkit.execute.target_runner import evaluate
 
 CASE = GoldenCase("q1", "what is alpha")
@@ -152,10 +153,34 @@ class Recording(httpx.BaseTransport):
         self.inner.close()
 
 
-def early_starts(sent: list[float], pauses: list[tuple[float, float]]) -> list[float]:
-    """Requests sent while a 429 that had already arrived asked to wait (10 ms after
-    the arrival: the answer is being handed to the target)."""
-    return [s for s in sent for got, end in pauses if got + 0.010 < s < end - 0.001]
+class PauseWatch:
+    """Every start a :class:`Pacing` grants (stamped under its lock) and every pause a
+    Retry-After sets (when it was set, when it ends). A start granted after a pause was
+    set and before it ended is a call started before its Retry-After: cause and effect
+    under one lock, not a time window, so no result depends on the machine's load."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.grants: list[tuple[int, float]] = []
+        self.pauses: list[tuple[int, float, float]] = []
+        try_start, pause = Pacing._try_start, Pacing.pause
+
+        def counted(gate: Pacing, latest: float) -> tuple[bool, float]:
+            started, wait = try_start(gate, latest)  # the caller holds the gate's lock
+            if started:
+                self.grants.append((id(gate), time.monotonic()))
+            return started, wait
+
+        def paused(gate: Pacing, seconds: float) -> None:
+            pause(gate, seconds)
+            self.pauses.append((id(gate), time.monotonic(), gate._paused_until))
+
+        monkeypatch.setattr(Pacing, "_try_start", counted)
+        monkeypatch.setattr(Pacing, "pause", paused)
+
+    def early(self) -> list[tuple[float, float, float]]:
+        return [(g, set_at, end) for gate, g in self.grants
+                for paused_gate, set_at, end in self.pauses
+                if gate == paused_gate and set_at < g < end]
 
 
 @pytest.fixture
@@ -164,8 +189,10 @@ def cases() -> Iterator[GoldenSet]:
                     for i in range(120))
 
 
-def test_no_call_starts_before_a_retry_after_and_no_row_errors(cases: GoldenSet) -> None:
+def test_no_call_starts_before_a_retry_after_and_no_row_errors(
+        cases: GoldenSet, monkeypatch: pytest.MonkeyPatch) -> None:
     # 30 requests a second allowed, 8 calls in flight answered in 10 ms would make ~800
+    watch = PauseWatch(monkeypatch)
     limit = RateLimit(rate=30.0, burst=3.0, delay_s=0.01)
     recording = Recording()
     with ScriptedServer(handler=limit) as server, HttpTarget(
@@ -175,7 +202,8 @@ def test_no_call_starts_before_a_retry_after_and_no_row_errors(cases: GoldenSet)
     assert statuses.count(429) > 0  # the server did refuse some
     assert run.header["status"] == "complete" and run.header["errors"] == 0
     assert run.mean("recall@1") == 1.0
-    assert recording.pauses and early_starts(recording.sent, recording.pauses) == []
+    assert recording.pauses and watch.pauses and watch.early() == []
+    assert {gate for gate, _ in watch.grants} & {gate for gate, _, _ in watch.pauses}
     rows = run.per_query
     assert sum(r.requests or 0 for r in rows) == len(limit.log)  # every request counted
     assert sum(r.rate_limited for r in rows) == statuses.count(429)

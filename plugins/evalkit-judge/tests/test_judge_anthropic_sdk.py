@@ -8,9 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import anthropic
 import pytest
 from evalkit_judge import TOOL_NAME, Budget, BudgetExhausted, JudgeError, LLMJudge
 from evalkit_judge.testing import MessagesAPIServer, error_body, text_reply, tool_reply
@@ -19,6 +18,9 @@ from evalkit.data.cases import GoldenCase
 from evalkit.data.targets import TargetResponse
 from evalkit.execute.scoring import MetricError, resolve_metrics, score_cases
 from evalkit.plugins.default import use_registry
+
+if TYPE_CHECKING:
+    import anthropic
 
 FAST = {"retry-after-ms": "1"}
 
@@ -30,6 +32,10 @@ def server() -> Iterator[MessagesAPIServer]:
 
 
 def sdk(srv: MessagesAPIServer, retries: int = 3) -> anthropic.Anthropic:
+    # imported here, not at collection: the SDK takes seconds to import, paid only by
+    # the process that runs these tests
+    import anthropic
+
     return anthropic.Anthropic(api_key="test-key", base_url=srv.base_url,
                                max_retries=retries, timeout=5.0)
 

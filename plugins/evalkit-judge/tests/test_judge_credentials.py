@@ -16,7 +16,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import anthropic
 import pytest
 from evalkit_judge import (
     Budget,
@@ -135,6 +134,8 @@ def test_a_dry_run_needs_no_credentials(server: MessagesAPIServer, tmp_path: Pat
 @pytest.mark.usefixtures("no_credentials")
 def test_a_passed_sdk_client_without_credentials_is_stopped_too(
         server: MessagesAPIServer, tmp_path: Path) -> None:
+    import anthropic  # here, not at collection: the SDK takes seconds to import
+
     client = anthropic.Anthropic(base_url=server.base_url, max_retries=0)
     judge = LLMJudge("r", model="claude-test", client=client)
     with pytest.raises(RunAborted) as info:
@@ -192,6 +193,8 @@ def test_every_credential_the_sdk_accepts_is_accepted(
         monkeypatch.setenv("ANTHROPIC_CONFIG_DIR", str(no_credentials))
         header, expected = "authorization", "Bearer token-2"
     else:
+        import anthropic  # here, not at collection: the SDK takes seconds to import
+
         client = anthropic.Anthropic(base_url=server.base_url, max_retries=0,
                                      default_headers={"X-Api-Key": "key-3"})
         header, expected = "x-api-key", "key-3"

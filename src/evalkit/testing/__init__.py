@@ -26,7 +26,8 @@ Holds the throwaway registry and the fixture (:mod:`.registry`), sample inputs
 (:mod:`.samples`), the conformance suite (:mod:`.conformance`), the executors' check
 (:mod:`.executors`: a small run whose rows must equal the local pool's), the checks of a
 command's ``load`` and a config section's model (:mod:`.extension_checks`), and ``evalkit
-run`` as a child process to interrupt and resume (:mod:`.child_runs`).
+run`` as a child process to interrupt and resume, with the waits guarded against a hang
+(:mod:`.child_runs`).
 
 May import: io, core, plugins, data, execute.
 """
@@ -37,6 +38,7 @@ from typing import Any
 
 from evalkit.testing.child_runs import (
     EVALKIT_COMMAND,
+    returns_within,
     spawn_run,
     started_ids,
     wait_until,
@@ -63,6 +65,7 @@ __all__ = [
     "conformance_checks",
     "executor_runs",
     "registered_plugin",
+    "returns_within",
     "sample_pairs",
     "sample_rows",
     "spawn_run",

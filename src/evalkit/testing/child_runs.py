@@ -18,13 +18,16 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 #: ``evalkit`` as a command of this interpreter (what the ``evalkit`` script runs).
 EVALKIT_COMMAND: tuple[str, ...] = (sys.executable, "-c", "from evalkit.cli import main; main()")
+
+T = TypeVar("T")
 
 
 def write_project(folder: Path, target_source: str, *, module: str = "child_target",
@@ -98,5 +101,33 @@ def wait_until(condition: Callable[[], object], proc: subprocess.Popen[str], wha
         time.sleep(0.005)
 
 
-__all__ = ["EVALKIT_COMMAND", "spawn_run", "started_ids", "wait_until", "write_project",
-           "written_rows"]
+def returns_within(fn: Callable[[], T], limit: float) -> tuple[float, T | BaseException]:
+    """Call ``fn()`` in a daemon thread and wait for it at most ``limit`` seconds, a
+    guard against a hang (never a measurement: a test asserts that a bounded call ends,
+    and makes the unbounded one take far longer than ``limit``).
+
+    Returns:
+        ``(seconds it took, what fn returned or the exception it raised)``.
+
+    Raises:
+        AssertionError: ``fn`` was still running after ``limit`` seconds.
+    """
+    done: list[T | BaseException] = []
+
+    def call() -> None:
+        try:
+            done.append(fn())
+        except BaseException as exc:  # handed to the caller
+            done.append(exc)
+
+    start = time.monotonic()
+    thread = threading.Thread(target=call, daemon=True)
+    thread.start()
+    thread.join(limit)
+    if not done:
+        raise AssertionError(f"still running after {limit:g} s")
+    return time.monotonic() - start, done[0]
+
+
+__all__ = ["EVALKIT_COMMAND", "returns_within", "spawn_run", "started_ids", "wait_until",
+           "write_project", "written_rows"]
