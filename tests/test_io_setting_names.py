@@ -126,6 +126,9 @@ NOT_ON_THE_COMMAND_LINE = {
     ("src/evalkit/execute/frame_inputs.py", "qrels"): "DataFrames are Python's",
     ("src/evalkit/comparison/inputs.py", "qrels"): "DataFrames are Python's",
     ("src/evalkit/core/metric_names.py", "name"): "the name=value syntax of a measure",
+    ("src/evalkit/stats/methods.py", "method"): "compare checks --test with --ci itself",
+    ("plugins/evalkit-retrieval/src/evalkit_retrieval/trec_names.py", "label"):
+        "trec_eval's label=gain parameter syntax",
 }
 
 

@@ -117,7 +117,10 @@ def reports(registry: Registry) -> dict[str, Any]:
 
 
 def reporter_names(registry: Registry) -> list[str]:
-    return sorted(key for _, key, _ in registry.entries("reporter"))
+    """The reporters that render text; those that record the object elsewhere (a run
+    history, a tracking server: ``ReporterSpec.record``) write nothing a reader sees."""
+    return sorted(key for _, key, entry in registry.entries("reporter")
+                  if getattr(entry.spec, "record", None) is None)
 
 
 # ------------------------------------------------------------------ readers

@@ -85,7 +85,7 @@ def eval_config_sections(path: Path | None) -> Configure | None:
     (:func:`evalkit.execute.run_checks.apply_config_sections`). The callback raises
     ``ConfigError`` (a ``ValueError``: file, line and key named) when the config cannot
     be read, validated or applied."""
-    from evalkit.execute.evalconfig import YAML_NAMES
+    from evalkit.core.pyproject_config import YAML_NAMES
 
     if path is None:
         path = next((Path(n) for n in YAML_NAMES if Path(n).is_file()), None)

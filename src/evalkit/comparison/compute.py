@@ -36,6 +36,7 @@ from evalkit.data.labels import HumanLabels
 from evalkit.data.metric_info import higher_is_better, value_type
 from evalkit.data.results import RunResult
 from evalkit.execute.run_files import QrelsArg
+from evalkit.io.setting_names import Setting
 from evalkit.report.comparison_rows import verdict_of
 from evalkit.report.slices import SliceEffect
 
@@ -271,12 +272,12 @@ def _ppi_labels(ppi: bool, labels: RunLabelsArg | None, alternative: str, n_runs
     ``ppi`` and a one-sided alternative with it."""
     if not ppi:
         if labels is not None:
-            raise ComparisonError("labels are read only for PPI intervals: add ppi=True "
-                                  "(--ppi)")
+            raise ComparisonError("labels are read only for PPI intervals: add ",
+                                  Setting("ppi", True))
         return None
     if alternative != "two-sided":
-        raise ComparisonError(f"ppi=True (--ppi) gives two-sided intervals; leave "
-                              f"--alternative {alternative} out")
+        raise ComparisonError(Setting("ppi", True), " gives two-sided intervals; leave ",
+                              Setting("alternative", alternative), " out")
     from evalkit.comparison.ppi_rows import read_run_labels
 
     return read_run_labels(labels, n_runs)

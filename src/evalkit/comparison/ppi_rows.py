@@ -19,6 +19,7 @@ from typing import Any
 
 from evalkit.comparison.records import ComparisonError, MetricComparison
 from evalkit.data.labels import HumanLabels
+from evalkit.io.setting_names import Setting
 
 #: Human labels of one run: read, or the path of a labels file or labelled golden file.
 LabelsArg = HumanLabels | str | PathLike[str]
@@ -116,7 +117,7 @@ def with_ppi(results: Sequence[MetricComparison], labels: Mapping[str, HumanLabe
     if all(r.ppi is None for r in out):
         have = {name: lab.metrics() for name, lab in labels.items()}
         raise ComparisonError(
-            "ppi=True (--ppi), but no compared metric has human labels in both runs of a "
+            Setting("ppi", True), ", but no compared metric has human labels in both runs of a "
             "comparison (labelled: " + ("; ".join(f"{n}: {', '.join(m)}" for n, m in
                                                   have.items()) or "no run") + "); pass "
             "one labels file per run (--labels, baseline first) or label the runs' golden "

@@ -24,6 +24,8 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 PYPROJECT = "pyproject.toml"
+#: The eval config's file names, looked for in the working directory in this order.
+YAML_NAMES = ("evalkit.yaml", "evalkit.yml")
 ENV_PLUGINS = "EVALKIT_PLUGINS"
 
 #: The keys of the table: the run settings of ``evalkit run`` (:mod:`evalkit.execute.evalconfig`),

@@ -33,12 +33,13 @@ from typing import Any, Literal
 
 from evalkit.data.goldens_models import label_value_problem, selection_of
 from evalkit.io.limits import LimitError, check_id
+from evalkit.io.setting_names import SettingError
 
 Selection = Literal["random", "all"]
 SELECTIONS: tuple[str, ...] = ("random", "all")
 
 
-class LabelError(ValueError):
+class LabelError(SettingError):
     """A labels file or label that cannot be used; the message names the file and line."""
 
 

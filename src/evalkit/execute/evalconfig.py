@@ -51,7 +51,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from evalkit.core.pyproject_config import RUN_KEYS
+from evalkit.core.pyproject_config import RUN_KEYS, YAML_NAMES
 from evalkit.execute.target_runner import DEFAULT_MAX_CONCURRENCY
 from evalkit.io.redaction import (
     redact_structure,
@@ -62,7 +62,6 @@ from evalkit.io.redaction import (
 if TYPE_CHECKING:
     from evalkit.io.bounded_yaml import MarkedYaml
 
-YAML_NAMES = ("evalkit.yaml", "evalkit.yml")
 #: the keys that make a [tool.evalkit] table an eval config (the gate's settings are part
 #: of it: a table with only those is an incomplete config, and is reported as one)
 CONFIG_KEYS = RUN_KEYS | {"checks", "baseline", "reporters"}

@@ -86,6 +86,7 @@ from evalkit.execute.scoring import (
 from evalkit.execute.sequential_run import SequentialMonitor, UntilDecided
 from evalkit.io.limits import MAX_GRACE_S, check_name
 from evalkit.io.runlock import run_lock
+from evalkit.io.setting_names import Setting
 
 __all__ = ["DEFAULT_MAX_CONCURRENCY", "ResumeError", "RunInterrupted", "as_golden_set",
            "describe_target", "evaluate", "resolve_aggregates"]
@@ -329,14 +330,14 @@ def _ppi_labels(ppi: bool, labels: HumanLabels | str | Path | None, gset: Golden
 
     if not ppi:
         if labels is not None:
-            raise LabelError("labels are read for PPI means only: add ppi=True (--ppi)")
+            raise LabelError("labels are read for PPI means only: add ", Setting("ppi", True))
         return None
     found = labels if isinstance(labels, HumanLabels) else (
         read_labels(labels) if labels is not None else labels_from_goldens(gset))
     if not found.labels:
-        raise LabelError(f"{gset.path or 'the golden set'}: ppi=True (--ppi) but no case "
-                         "has labels; pass labels (--labels FILE) or add labels: {metric: "
-                         "value} to the labelled golden cases")
+        raise LabelError(f"{gset.path or 'the golden set'}: ", Setting("ppi", True),
+                         " but no case has labels; pass ", Setting("labels"), " or add "
+                         "labels: {metric: value} to the labelled golden cases")
     found.check_ids(gset.ids(), "the golden set")
     return found
 

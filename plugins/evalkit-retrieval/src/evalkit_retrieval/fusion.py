@@ -50,6 +50,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from evalkit.io.setting_names import Setting, SettingError
+
 __all__ = ["FUSION_METHODS", "FUSION_NORMS", "FusedRun", "FusionError", "fuse"]
 
 #: The fusion methods, by their names here (ranx's: ``sum``, ``mnz``, ``max``, ``min``,
@@ -66,7 +68,7 @@ Ranking = tuple[list[str], list[float]]
 RunInput = str | Path | Mapping[str, Mapping[str, float]]
 
 
-class FusionError(ValueError):
+class FusionError(SettingError):
     """Runs or options that cannot be fused (the message names the run and the fix)."""
 
 
@@ -231,7 +233,7 @@ def _query_ids(loaded: Sequence[tuple[str, dict[str, Ranking]]], missing: str) -
                     f"{where} has no ranking for {len(lacking)} quer"
                     f"{'y' if len(lacking) == 1 else 'ies'} the other runs have ({shown}); "
                     "ranx refuses runs whose query ids differ. Fuse runs of the same "
-                    "queries, or pass --missing empty (missing='empty') to fuse each query "
+                    "queries, or pass ", Setting("missing", "empty"), " to fuse each query "
                     "from the runs that have it")
     return list(seen)
 
