@@ -144,35 +144,19 @@ def clusters_from_runs(headers: Sequence[Mapping[str, Any]]) -> CaseClusters:
             a recorded set is gone, cannot be read, changed since the run was made, names
             no cluster for some case, or puts one case in two clusters.
     """
-    from evalkit.data.goldens import load_goldens
+    from evalkit.data.goldens import recorded_golden_sets
 
     fix = "pass the clusters with --clusters FILE (query id<TAB>cluster lines)"
+    sets = recorded_golden_sets(headers, "clusters", fix, ClustersError)
+    if not sets:
+        raise ClustersError(f"these runs were not made from a golden set, so their clusters "
+                            f"are unknown; {fix}")
     out: CaseClusters = {}
-    seen: set[str] = set()
-    for header in headers:
-        record = header.get("goldens") or {}
-        path = record.get("path") if isinstance(record, Mapping) else None
-        if not path or path in seen:
-            continue
-        seen.add(path)
-        if not Path(path).is_file():
-            raise ClustersError(f"the golden set {path} the runs were made from is not "
-                                f"there, so its clusters are unknown; restore it, or {fix}")
-        try:
-            gset = load_goldens(path, loader=record.get("loader"))
-        except (OSError, ValueError, LookupError) as exc:
-            raise ClustersError(f"the golden set {path} could not be read ({exc}); {fix}"
-                                ) from None
-        if record.get("sha256") and gset.digest() != record["sha256"]:
-            raise ClustersError(f"the golden set {path} changed since the runs were made, "
-                                f"so its clusters may not be theirs; {fix}")
+    for path, gset in sets:
         for case, cluster in goldens_clusters(gset, f"the golden set {path}").items():
             if out.setdefault(case, cluster) != cluster:
                 raise ClustersError(f"case {case!r} is in cluster {out[case]!r} in one golden "
                                     f"set and {cluster!r} in {path}; {fix}")
-    if not seen:
-        raise ClustersError(f"these runs were not made from a golden set, so their clusters "
-                            f"are unknown; {fix}")
     return out
 
 

@@ -117,32 +117,17 @@ def tags_from_runs(headers: Sequence[Mapping[str, Any]]) -> CaseTags | None:
         TagsError: a recorded golden set is gone, cannot be read, or changed since the
             run was made (its tags might not be the run's).
     """
-    from evalkit.data.goldens import load_goldens
+    from evalkit.data.goldens import recorded_golden_sets
 
+    sets = recorded_golden_sets(headers, "tags",
+                                "pass the tags with --tags FILE (query id<TAB>tag lines)",
+                                TagsError)
     out: dict[str, list[str]] = {}
-    seen: set[str] = set()
-    for header in headers:
-        record = header.get("goldens") or {}
-        path = record.get("path") if isinstance(record, Mapping) else None
-        if not path or path in seen:
-            continue
-        seen.add(path)
-        fix = "pass the tags with --tags FILE (query id<TAB>tag lines)"
-        if not Path(path).is_file():
-            raise TagsError(f"the golden set {path} the runs were made from is not there, "
-                            f"so its tags are unknown; restore it, or {fix}")
-        try:
-            gset = load_goldens(path, loader=record.get("loader"))
-        except (OSError, ValueError, LookupError) as exc:
-            raise TagsError(f"the golden set {path} could not be read ({exc}); {fix}"
-                            ) from None
-        if record.get("sha256") and gset.digest() != record["sha256"]:
-            raise TagsError(f"the golden set {path} changed since the runs were made, so "
-                            f"its tags may not be theirs; {fix}")
+    for _, gset in sets:
         for case, tags in goldens_tags(gset).items():
             have = out.setdefault(case, [])
             have.extend(t for t in tags if t not in have)
-    return None if not seen else {q: tuple(t) for q, t in out.items()}
+    return None if not sets else {q: tuple(t) for q, t in out.items()}
 
 
 def slices_of(tags: Mapping[str, Sequence[str]],

@@ -15,7 +15,7 @@ import csv
 import hashlib
 import json
 import math
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -413,3 +413,35 @@ def load_goldens(path: str | Path, loader: str | None = None, **options: Any) ->
         f"goldens loader {spec.name!r} returned {type(result).__name__} for {path}; "
         "it must return a GoldenSet or an iterable of cases"
     )
+
+
+def recorded_golden_sets(headers: Sequence[Mapping[str, Any]], what: str, fix: str,
+                         error: type[ValueError]) -> list[tuple[str, GoldenSet]]:
+    """``[(path, golden set)]`` of the golden sets the runs' headers record (``goldens``:
+    path, loader, sha256), each read once, in the order first recorded; empty when no
+    header records one. ``what`` (``"tags"``, ``"clusters"``) and ``fix`` (how to give
+    them otherwise) word the errors.
+
+    Raises:
+        error: a recorded set is gone, cannot be read, or changed since the run was made
+            (its ``what`` might not be the run's).
+    """
+    out: list[tuple[str, GoldenSet]] = []
+    for header in headers:
+        record = header.get("goldens") or {}
+        path = record.get("path") if isinstance(record, Mapping) else None
+        if not path or any(path == seen for seen, _ in out):
+            continue
+        if not Path(path).is_file():
+            raise error(f"the golden set {path} the runs were made from is not there, so "
+                        f"its {what} are unknown; restore it, or {fix}")
+        try:
+            gset = load_goldens(path, loader=record.get("loader"))
+        except (OSError, ValueError, LookupError) as exc:
+            raise error(f"the golden set {path} could not be read ({exc}); {fix}") from None
+        if record.get("sha256") and gset.digest() != record["sha256"]:
+            raise error(f"the golden set {path} changed since the runs were made, so its "
+                        f"{what} may not be theirs; {fix}")
+        out.append((path, gset))
+    return out
+
