@@ -300,7 +300,10 @@ class DaskExecutor:
                 local_cluster_start(self.death_timeout_s):
             cluster = LocalCluster(
                 n_workers=n, threads_per_worker=threads, processes=True, host="127.0.0.1",
-                dashboard_address=None, silence_logs=logging.ERROR,
+                # workers' own logs stay quiet: a failed task reaches the driver as its
+                # exception, and a worker whose scheduler closed on Ctrl-C would print a
+                # heartbeat traceback under the run's last message
+                dashboard_address=None, silence_logs=logging.CRITICAL,
                 death_timeout=self.death_timeout_s,
                 # the scheduler's HTTP server (health, metrics) always starts: on a free
                 # port of 127.0.0.1, so a cluster already on 8787 raises no warning
