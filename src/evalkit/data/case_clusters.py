@@ -41,46 +41,19 @@ def load_clusters(path: str | PathLike[str]) -> CaseClusters:
             tab, an empty or malformed id or cluster, a query given twice, or no line at
             all (file and line named).
     """
-    from evalkit.io.limits import LimitError, check_id
-    from evalkit.io.user_files import read_input
+    from evalkit.data.id_value_files import id_value_lines
 
-    p = Path(path)
-    if str(p) == "-":
-        raise ClustersError("clusters -: standard input is not read here; save the clusters "
-                            "to a file and pass its path")
-    raw = read_input(p, "clusters", error=ClustersError)
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise ClustersError(f"{p}: not UTF-8 text ({exc.reason} at byte {exc.start})"
-                            ) from None
     out: CaseClusters = {}
     first: dict[str, int] = {}
-    for lineno, line in enumerate(text.splitlines(), start=1):
-        if not line.strip() or line.startswith("#"):
-            continue
-        where = f"{p}:{lineno}"
-        fields = line.split("\t")
-        if len(fields) != 2:
-            raise ClustersError(
-                f"{where}: expected 'query id<TAB>cluster' (one tab), got "
-                f"{len(fields) - 1} tabs")
-        qid, cluster = fields[0], fields[1].rstrip("\r")
-        if not qid or not cluster:
-            raise ClustersError(f"{where}: an empty {'query id' if not qid else 'cluster'}; "
-                                "write 'query id<TAB>cluster'")
-        try:
-            check_id(qid, "query id")
-            check_id(cluster, "cluster")
-        except LimitError as exc:
-            raise ClustersError(f"{where}: {exc}") from None
+    for where, lineno, qid, cluster in id_value_lines(path, "clusters", "cluster",
+                                                      ClustersError):
         if qid in first:
             raise ClustersError(f"{where}: query {qid!r} is given a cluster again (first on "
                                 f"line {first[qid]}); a query belongs to one cluster")
         first[qid] = lineno
         out[qid] = cluster
     if not out:
-        raise ClustersError(f"{p}: no cluster; the file should hold 'query id<TAB>cluster' "
+        raise ClustersError(f"{path}: no cluster; the file should hold 'query id<TAB>cluster' "
                             "lines")
     return out
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from os import PathLike
-from pathlib import Path
 from typing import Any
 
 #: ``{case id: its tags in order}``.
@@ -38,38 +37,13 @@ def load_tags(path: str | PathLike[str]) -> CaseTags:
             an empty or malformed id or tag, the same tag given twice to a query, or no
             tag at all (file and line named).
     """
-    from evalkit.io.limits import LimitError, check_id
-    from evalkit.io.user_files import read_input
+    from evalkit.data.id_value_files import id_value_lines
 
-    p = Path(path)
-    if str(p) == "-":
-        raise TagsError("tags -: standard input is not read here; save the tags to a file "
-                        "and pass its path")
-    raw = read_input(p, "tags", error=TagsError)
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise TagsError(f"{p}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     out: dict[str, list[str]] = {}
     first: dict[tuple[str, str], int] = {}
-    for lineno, line in enumerate(text.splitlines(), start=1):
-        if not line.strip() or line.startswith("#"):
-            continue
-        where = f"{p}:{lineno}"
-        fields = line.split("\t")
-        if len(fields) != 2:
-            raise TagsError(
-                f"{where}: expected 'query id<TAB>tag' (one tab), got {len(fields) - 1} "
-                "tabs; write one tag per line, a query with several tags on several lines")
-        qid, tag = fields[0], fields[1].rstrip("\r")
-        if not qid.strip() or not tag.strip():
-            raise TagsError(f"{where}: the {'query id' if not qid.strip() else 'tag'} is "
-                            "empty; write 'query id<TAB>tag'")
-        try:
-            check_id(qid, "query id")
-            check_id(tag, "tag")
-        except LimitError as exc:
-            raise TagsError(f"{where}: {exc}") from None
+    for where, lineno, qid, tag in id_value_lines(
+            path, "tags", "tag", TagsError,
+            hint="; write one tag per line, a query with several tags on several lines"):
         if ";" in tag:
             raise TagsError(f"{where}: tag {tag!r} holds ';', which separates tags in a "
                             "golden CSV cell; write it without")
@@ -79,7 +53,7 @@ def load_tags(path: str | PathLike[str]) -> CaseTags:
         first[(qid, tag)] = lineno
         out.setdefault(qid, []).append(tag)
     if not out:
-        raise TagsError(f"{p}: no tag; the file should hold 'query id<TAB>tag' lines")
+        raise TagsError(f"{path}: no tag; the file should hold 'query id<TAB>tag' lines")
     return {q: tuple(t) for q, t in out.items()}
 
 
