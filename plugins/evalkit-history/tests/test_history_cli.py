@@ -171,6 +171,16 @@ def test_history_flag_records_into_the_default_file(
     assert run.means["rr"] == pytest.approx(RR_B.mean())
 
 
+def test_reading_commands_refuse_a_missing_history_and_create_nothing(tmp_path: Path) -> None:
+    db = tmp_path / "typo.sqlite"
+    report = f"json:{tmp_path / 'r.json'}"
+    for args in (("show",), ("diff", "1", "2"), ("report", "--report", report)):
+        out = invoke("history", *args, "--db", str(db))
+        assert out.exit_code == 2, out.output
+        assert f"{db}: no run history there" in out.output and "Traceback" not in out.output
+    assert not db.exists()
+
+
 def test_the_history_reporter_refuses_a_comparison(tmp_path: Path,
                                                     artifacts: tuple[Path, Path]) -> None:
     out = invoke("compare", str(artifacts[0]), str(artifacts[1]), "--report",

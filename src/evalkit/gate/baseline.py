@@ -100,7 +100,8 @@ def require_storable(run: RunResult, *, what: str = "a baseline",
             has a metric that failed on some case, or has a non-finite metric value.
     """
     if not run.per_query:
-        raise BaselineError(f"run {run.name!r} has no rows; there is nothing to {then}")
+        raise BaselineError(f"run {run.name!r} has no rows (an empty run, or a file cut "
+                            f"short in its first row); there is nothing to store as {what}")
     errored = [row_id(r) for r in run.per_query if row_error(r) is not None]
     if errored:
         shown = ", ".join(errored[:10]) + (" ..." if len(errored) > 10 else "")

@@ -81,7 +81,7 @@ def show(
     from evalkit_history.store import History
     from evalkit_history.table import chosen_metrics, history_lines
 
-    with History(db) as history:
+    with History(db, create=False) as history:
         runs = history.runs(last)
     names = chosen_metrics(runs, metric or [])
     if as_json:
@@ -128,7 +128,7 @@ def diff(
 
     targets = list(report or [])
     to_stdout = check_report_targets(targets, as_json=as_json, inputs=[db_path(db)])
-    with History(db) as history:
+    with History(db, create=False) as history:
         first, second = history.load_id(history.find(a)), history.load_id(history.find(b))
     names = [n.strip() for m in metric or [] for n in m.split(",") if n.strip()] or None
     result = compare(first, second, metrics=names)
@@ -163,7 +163,7 @@ def report(
             raise typer.BadParameter(
                 f"{fmt!r} is not a format of the trend; use one of {', '.join(TREND_FORMATS)}",
                 param_hint="--report")
-    with History(db) as history:
+    with History(db, create=False) as history:
         runs = history.runs(last)
     names = chosen_metrics(runs, metric or [])
     for fmt, path in plan:

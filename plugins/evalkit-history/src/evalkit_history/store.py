@@ -114,13 +114,20 @@ class History:
 
     Args:
         db: a path or a ``sqlite:///`` URL (:func:`db_path`); its folder is made.
+        create: make the database when it does not exist (``history add``, the history
+            reporter); False for the commands that only read one.
 
     Raises:
-        HistoryError: the file cannot be opened, is not a history, or has a newer schema.
+        HistoryError: the file cannot be opened, is not a history, or has a newer schema;
+            or, with ``create=False``, does not exist.
     """
 
-    def __init__(self, db: str | Path = DEFAULT_DB) -> None:
+    def __init__(self, db: str | Path = DEFAULT_DB, *, create: bool = True) -> None:
         self.path = db_path(db)
+        if not create and not self.path.exists():
+            raise HistoryError(f"{self.path}: no run history there; add a run first with "
+                               f"`evalkit history add RUN --db {self.path}`, or name the "
+                               "history's file with --db")
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._con = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S,
