@@ -79,7 +79,7 @@ def test_yaml_and_csv(tmp_path: Path, name: str, text: str, says: str) -> None:
 
 
 def test_beir_ids(tmp_path: Path) -> None:
-    from evalkit.data.beir import BeirError, load_qrels, load_queries
+    from evalkit_retrieval.beir import BeirError, load_qrels, load_queries
 
     q = tmp_path / "queries.jsonl"
     q.write_text('{"_id": "q1\\u0000", "text": "x"}\n')

@@ -56,7 +56,7 @@ def test_a_mapping_label_beyond_64_bits_names_query_and_document() -> None:
 
 
 def test_a_beir_label_beyond_64_bits_names_the_line(tmp_path: Path) -> None:
-    from evalkit.data.beir import BeirError, load_qrels
+    from evalkit_retrieval.beir import BeirError, load_qrels
 
     tsv = tmp_path / "test.tsv"
     tsv.write_text(f"query-id\tcorpus-id\tscore\nq1\td1\t1\nq1\td2\t{HUGE}\n")

@@ -182,7 +182,7 @@ def test_a_bad_value_in_an_artifact_row_names_the_file_line_row_and_metric(
 def test_a_single_metric_name_is_one_metric_and_an_empty_list_is_refused() -> None:
     """``"ap"`` means ``["ap"]`` (it once resolved as the metrics 'a' and 'p'); an empty
     list would score nothing and is refused."""
-    from evalkit.execute.precomputed import evaluate_run
+    from evalkit.execute.run_evaluator import evaluate_run
 
     run = {"q1": {"d1": 2.0, "d2": 1.0}}
     qrels = {"q1": {"d2": 1}}

@@ -15,12 +15,12 @@ import re
 from pathlib import Path
 
 import pytest
+from evalkit_retrieval.beir import BeirError
 from evalkit_retrieval.topics import TopicsError, load_topics, parse_trec_topics
 from typer.testing import CliRunner
 
 import evalkit
 from evalkit.cli.app import app
-from evalkit.data.beir import BeirError
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO / "tests" / "data"

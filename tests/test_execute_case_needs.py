@@ -20,8 +20,8 @@ from evalkit.execute.case_needs import (
     UnansweredCasesError,
     UnjudgedCasesError,
 )
-from evalkit.execute.precomputed import evaluate_run
 from evalkit.execute.rescore import rescore
+from evalkit.execute.run_evaluator import evaluate_run
 from evalkit.execute.run_retriever import run
 from evalkit.execute.scoring import resolve_metrics
 from evalkit.execute.target_runner import evaluate

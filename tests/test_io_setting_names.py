@@ -16,8 +16,8 @@ from evalkit.comparison import compare
 from evalkit.comparison.records import ComparisonError
 from evalkit.data.cases import GoldenCase
 from evalkit.data.targets import CallableTarget
-from evalkit.execute.precomputed import evaluate_run
 from evalkit.execute.rescore import rescore
+from evalkit.execute.run_evaluator import evaluate_run
 from evalkit.execute.target_runner import evaluate
 from evalkit.io.setting_names import Setting, SettingError
 from evalkit.plugins.default import use_registry

@@ -85,7 +85,7 @@ def test_golden_directory_and_oversized_file(tmp_path: Path,
 
 
 def test_beir_queries_fifo(tmp_path: Path) -> None:
-    from evalkit.data.beir import BeirError, load_queries
+    from evalkit_retrieval.beir import BeirError, load_queries
 
     with pytest.raises(BeirError, match=PIPE):
         load_queries(fifo(tmp_path, "queries.jsonl"))

@@ -25,7 +25,7 @@ _EXPORTS: dict[str, str] = {
     "Registry": "evalkit.core.registry",
     "run": "evalkit.execute.run_retriever",
     "METRICS": "evalkit.execute.run_retriever",
-    "evaluate_run": "evalkit.execute.precomputed",
+    "evaluate_run": "evalkit.execute.run_evaluator",
     "QueryResult": "evalkit.data.results",
     "RunResult": "evalkit.data.results",
     "GoldenCase": "evalkit.data.cases",
@@ -38,7 +38,7 @@ _EXPORTS: dict[str, str] = {
     "CaseResult": "evalkit.data.rows",
     "rescore": "evalkit.execute.rescore",
     "evaluate": "evalkit.execute.target_runner",
-    "RankedRun": "evalkit.execute.ranking",
+    "RankedRun": "evalkit.data.ranked_ids",
     "compare": "evalkit.comparison",
     "Comparison": "evalkit.comparison",
     "meta_compare": "evalkit.comparison",
@@ -98,6 +98,7 @@ if TYPE_CHECKING:
     from evalkit.data.cases import GoldenCase as GoldenCase
     from evalkit.data.goldens import GoldenSet as GoldenSet
     from evalkit.data.goldens import load_goldens as load_goldens
+    from evalkit.data.ranked_ids import RankedRun as RankedRun
     from evalkit.data.results import QueryResult as QueryResult
     from evalkit.data.results import RunResult as RunResult
     from evalkit.data.rows import CaseResult as CaseResult
@@ -105,9 +106,8 @@ if TYPE_CHECKING:
     from evalkit.data.targets import Target as Target
     from evalkit.data.targets import TargetError as TargetError
     from evalkit.data.targets import TargetResponse as TargetResponse
-    from evalkit.execute.precomputed import evaluate_run as evaluate_run
-    from evalkit.execute.ranking import RankedRun as RankedRun
     from evalkit.execute.rescore import rescore as rescore
+    from evalkit.execute.run_evaluator import evaluate_run as evaluate_run
     from evalkit.execute.run_retriever import METRICS as METRICS
     from evalkit.execute.run_retriever import run as run
     from evalkit.execute.target_runner import evaluate as evaluate

@@ -1,15 +1,12 @@
 """The kernel's built-in plugin: records registered through the same hooks as any plugin.
 
-The golden-set and BEIR loaders, the latency, diversity, cost and judge-agreement
+The golden-set loaders, the latency, diversity, cost and judge-agreement
 aggregates, the five
 reporters, the ``local`` executor, and the kernel's commands (as records, so that a
 plugin's command of the same name is a conflict).
 """
 
 from __future__ import annotations
-
-from pathlib import Path
-from typing import Any
 
 from evalkit.core.hookspecs import hookimpl
 from evalkit.core.import_strings import on_call
@@ -37,19 +34,6 @@ def evalkit_register_aggregates() -> list[AggregateSpec]:
     return builtin_aggregates() + agreement_aggregates()
 
 
-def _beir_qrels_header(path: Path) -> bool:
-    """Whether the first non-blank line is BEIR's ``query-id corpus-id score`` header (a
-    ``.tsv`` qrels file without it is TREC's four columns, as MS MARCO's are)."""
-    import gzip
-
-    opener: Any = gzip.open if str(path).lower().endswith(".gz") else open
-    with opener(path, "rt", encoding="utf-8-sig", errors="replace") as fh:
-        for line in fh:
-            if line.strip():
-                return bool(line.lstrip().lower().startswith("query-id"))
-    return True  # empty: the BEIR loader says so
-
-
 #: Built once, so that registering the built-ins twice is recognised as the same loaders
 #: (each imported when first called: registering them, for every command, imports none).
 _LOADERS = (
@@ -57,12 +41,6 @@ _LOADERS = (
     LoaderSpec("yaml", "goldens", on_call("evalkit.data.goldens_yaml:load_yaml"),
                (".yaml", ".yml")),
     LoaderSpec("csv", "goldens", on_call("evalkit.data.goldens:load_csv"), (".csv",)),
-    LoaderSpec("beir", "corpus", on_call("evalkit.data.beir:load_corpus"),
-               (".jsonl", ".jsonl.gz")),
-    LoaderSpec("beir", "queries", on_call("evalkit.data.beir:load_queries"),
-               (".jsonl", ".tsv", ".tsv.gz")),
-    LoaderSpec("beir", "qrels", on_call("evalkit.data.beir:load_qrels"), (".tsv", ".tsv.gz"),
-               accepts=_beir_qrels_header),
 )
 
 

@@ -58,10 +58,11 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "evalkit": ("evalkit.stats", "evalkit.core", "evalkit.plugins", "evalkit.data",
                 "evalkit.execute", "evalkit.comparison", "evalkit.gate"),
     # an in-repo plugin talks to the kernel through its hooks and public records (a run
-    # history compares stored runs and reads the gate's fingerprints)
+    # history compares stored runs and reads the gate's fingerprints); a plugin's command
+    # prints and fails as the kernel's do (the command line's errors and output)
     "evalkit_*": ("evalkit", "evalkit.io", "evalkit.stats", "evalkit.core", "evalkit.plugins",
                   "evalkit.data", "evalkit.execute", "evalkit.report", "evalkit.tables",
-                  "evalkit.comparison", "evalkit.gate"),
+                  "evalkit.comparison", "evalkit.gate", "evalkit.cli"),
 }
 
 #: (importing module or package, imported module) -> why it is imported against the table.

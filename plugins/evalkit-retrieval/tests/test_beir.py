@@ -6,8 +6,7 @@ import gzip
 from pathlib import Path
 
 import pytest
-
-from evalkit.data.beir import (
+from evalkit_retrieval.beir import (
     BeirError,
     goldens_from_qrels,
     load_beir,
@@ -15,6 +14,7 @@ from evalkit.data.beir import (
     load_qrels,
     load_queries,
 )
+
 from evalkit.plugins.default import default_registry
 
 SCIFACT = Path(__file__).parent / "data" / "scifact"
@@ -141,7 +141,7 @@ def test_beir_readers_are_registered_loaders(tmp_path: Path) -> None:
     for kind, spec in [("qrels", reg.loader("qrels", path="qrels/test.tsv")),
                        ("queries", reg.loader("queries", name="beir")),
                        ("corpus", reg.loader("corpus", path="corpus.jsonl"))]:
-        assert (spec.fn.__module__, spec.fn.__name__) == ("evalkit.data.beir", f"load_{kind}")
+        assert (spec.fn.__module__, spec.fn.__name__) == ("evalkit_retrieval.beir", f"load_{kind}")
     qrels = tmp_path / "test.tsv"
     qrels.write_text("query-id\tcorpus-id\tscore\nq1\td1\t2\n")
     assert reg.loader("qrels", path="qrels/test.tsv").fn(qrels) == load_qrels(qrels) == {
@@ -151,7 +151,7 @@ def test_beir_readers_are_registered_loaders(tmp_path: Path) -> None:
 def test_a_tsv_qrels_file_goes_by_its_first_line(tmp_path: Path) -> None:
     """MS MARCO's qrels.dev.small.tsv is TREC's four columns in a .tsv file: read by the
     TREC loader; a .tsv with BEIR's header line still goes to the BEIR loader."""
-    from evalkit.execute.precomputed import evaluate_run
+    from evalkit.execute.run_evaluator import evaluate_run
 
     trec_tsv = tmp_path / "qrels.dev.small.tsv"
     trec_tsv.write_text("q1\t0\td2\t1\nq2\t0\td5\t1\n")

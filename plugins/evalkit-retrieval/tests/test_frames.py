@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from evalkit_retrieval.frames import FrameFormatError
 
 import evalkit
 from evalkit.data.results import RunResult
-from evalkit.execute.frame_inputs import FrameFormatError
 
 REPO = Path(__file__).resolve().parents[1]
 VASWANI = REPO / "examples" / "vaswani"

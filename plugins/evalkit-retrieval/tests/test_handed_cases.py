@@ -11,12 +11,12 @@ from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
+from evalkit_retrieval.ranking import rank_mapping
 from evalkit_retrieval.trec import TrecFormatError, load_qrels, load_run, parse_qrels, parse_run
 
 from evalkit import GoldenCase, RankedRun, TargetResponse, evaluate_run, run
 from evalkit.core.specs import MetricSpec
 from evalkit.execute.case_needs import UnjudgedCasesError
-from evalkit.execute.ranking import rank_mapping
 from evalkit.execute.scoring import MetricError, score_cases
 from evalkit.plugins.default import resolve
 

@@ -1,4 +1,4 @@
-"""evalkit.execute.ranking (trec_eval's order) and evalkit.evaluate_run (queries, -c, -M, -l)."""
+"""evalkit_retrieval.ranking (trec_eval's order) and evalkit.evaluate_run (queries, -c, -M, -l)."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from typing import Any
 
 import numpy as np
 import pytest
+from evalkit_retrieval.ranking import DuplicateDocumentError, rank_arrays, rank_mapping, rank_run
 
 from evalkit import RankedRun, evaluate_run
-from evalkit.execute.ranking import DuplicateDocumentError, rank_arrays, rank_mapping, rank_run
 
 DATA = Path(__file__).parent / "data"
 

@@ -13,6 +13,7 @@ import pytest
 from evalkit_retrieval import bulk_state as bulk_module
 from evalkit_retrieval import doc_keys
 from evalkit_retrieval.columns import ColumnIds, ColumnJudged
+from evalkit_retrieval.ranking import RankedRun, rank_arrays
 from evalkit_retrieval.state import build_state
 from evalkit_retrieval.trec import TrecFormatError, load_qrels, load_run, parse_qrels, parse_run
 from evalkit_retrieval.trec_names import expand
@@ -20,7 +21,6 @@ from evalkit_retrieval.trec_names import expand
 from evalkit import evaluate_run
 from evalkit.data.judged_queries import JudgedQueries
 from evalkit.data.targets import TargetResponse
-from evalkit.execute.ranking import RankedRun, rank_arrays
 
 ALL_TREC = expand(["all_trec"]).names
 

@@ -10,9 +10,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 from evalkit_retrieval import trec
+from evalkit_retrieval.ranking import rank_arrays
 from evalkit_retrieval.trec import TrecFormatError, load_qrels, load_run, parse_qrels, parse_run
 
-from evalkit.execute.ranking import rank_arrays
 from evalkit.plugins.default import default_registry
 
 DATA = Path(__file__).parent / "data"

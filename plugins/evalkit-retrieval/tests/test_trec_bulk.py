@@ -11,9 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 from evalkit_retrieval import trec_bulk
+from evalkit_retrieval.ranking import _differs_from_previous
 from evalkit_retrieval.trec import load_qrels, load_run, parse_qrels, parse_run
-
-from evalkit.execute.ranking import _differs_from_previous
 
 
 def _by_translate(data: bytes) -> bool:

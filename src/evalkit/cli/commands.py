@@ -27,8 +27,6 @@ class LazyCommand(NamedTuple):
 
 #: The commands, in the order ``evalkit --help`` lists them.
 COMMANDS: list[LazyCommand] = [
-    LazyCommand("eval", "evalkit.cli.eval_cmd",
-                "Score TREC runs or run artifacts against qrels."),
     LazyCommand("compare", "evalkit.cli.compare_cmd",
                 "Compare runs with a baseline on the same queries (paired tests)."),
     LazyCommand("power", "evalkit.cli.power_cmd",

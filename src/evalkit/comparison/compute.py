@@ -76,7 +76,7 @@ def compare(
         baseline, candidates: :class:`~evalkit.RunResult` objects, paths of run
             artifacts or of TREC run files, or run DataFrames in PyTerrier's shape
             (``qid, docno, score``, an optional ``name`` column;
-            :mod:`evalkit.execute.frame_inputs`), the last two scored against ``qrels``.
+            :mod:`evalkit_retrieval.frames`), the last two scored against ``qrels``.
             A name used twice is made distinct (the later run takes its file stem, or
             ``name#2``).
         metrics: metric names (ir_measures and trec_eval spellings resolve); None: every
@@ -173,7 +173,7 @@ def compare(
 
     given_tags = check_by(by, tags, correction)  # a bad tags file stops before any work
     if isinstance(topics, str | PathLike):  # read first: a bad file stops before any work
-        from evalkit.execute.precomputed import retrieval_loader
+        from evalkit.execute.run_evaluator import retrieval_loader
 
         reader = retrieval_loader("queries", "topics", f"{topics}: the topic file reader")
         topics = cast("dict[str, str]", reader.fn(topics))

@@ -24,7 +24,6 @@ from evalkit.data.coverage import IncompleteRunError, notes_of
 from evalkit.data.metric_info import canonical_metric, is_count
 from evalkit.data.provenance import settings_differences
 from evalkit.data.results import RunResult
-from evalkit.execute.frame_inputs import is_dataframe, qrels_from_frame
 from evalkit.execute.run_files import (
     DEFAULT_METRICS,
     QrelsArg,
@@ -33,6 +32,7 @@ from evalkit.execute.run_files import (
     load_or_evaluate,
     require_rows,
 )
+from evalkit.io.dataframes import is_dataframe
 from evalkit.io.input_files import require_file
 from evalkit.io.setting_names import Setting
 
@@ -92,8 +92,10 @@ def load_inputs(
         ComparisonError, InputError: see the module docstring.
     """
     paths = [_path_of(x) for x in inputs]
-    if is_dataframe(qrels):
-        qrels = qrels_from_frame(qrels)
+    if is_dataframe(qrels):  # read once, by the run evaluator, for every run
+        from evalkit.execute.run_evaluator import load_qrels_input
+
+        qrels = dict(load_qrels_input(qrels).judgments)
     for p in paths:
         if p is not None:
             require_file(p, "run")
@@ -257,7 +259,7 @@ def _score_frame(df: Any, *, qrels: QrelsArg | None, metrics: Sequence[str],
     Raises:
         InputError: no ``qrels``.
     """
-    from evalkit.execute.precomputed import evaluate_run
+    from evalkit.execute.run_evaluator import evaluate_run
     from evalkit.io.input_files import InputError
 
     if qrels is None:

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
         MetricFamily,
         MetricSpec,
         ReporterSpec,
+        RunEvaluatorSpec,
         RunFormatSpec,
         TargetSpec,
     )
@@ -158,6 +159,25 @@ def evalkit_register_run_formats() -> list[RunFormatSpec]:  # type: ignore[empty
         ``table`` and ``json`` are the command's own and cannot be taken; a format name
         another plugin also provides is blocked and reported; ``render`` raises
         ``ValueError`` (one line) for a run it cannot print.
+    """
+
+
+@hookspec
+def evalkit_register_run_evaluators() -> list[RunEvaluatorSpec]:  # type: ignore[empty-body]
+    """Return the engine that scores ranked runs against qrels, when this plugin has one.
+
+    Returns:
+        A list of :class:`~evalkit.core.specs.RunEvaluatorSpec`: ``evaluate(run, qrels,
+        metrics, ...)`` scores a run (a file, a mapping, a DataFrame) against qrels into a
+        :class:`~evalkit.data.results.RunResult`, and ``load_qrels(qrels)`` reads qrels.
+        :func:`evalkit.evaluate_run`, :func:`evalkit.compare` and ``evalkit compare`` and
+        ``power`` on run files reach it through the registry (``evalkit-retrieval``
+        provides ``trec``).
+
+    Errors:
+        Two evaluators are a conflict: scoring a run then raises ``RegistryError``
+        naming both; with none loaded, scoring a run says which plugin provides one and
+        how to enable or install it.
     """
 
 

@@ -5,8 +5,9 @@ A record lives in one namespace under one key (:func:`namespace_of`):
 * per-case metrics and whole-run aggregates under their name, and a metric family under
   ``prefix@k``, all in ``"metric"``;
 * a loader under its name in ``"loader:<kind>"`` (goldens, run, qrels, queries, corpus);
-* targets, reporters, executors, measure syntaxes and run formats under their names in
-  ``"target"``, ``"reporter"``, ``"executor"``, ``"measure_syntax"`` and ``"run_format"``;
+* targets, reporters, executors, measure syntaxes, run formats and run evaluators under
+  their names in ``"target"``, ``"reporter"``, ``"executor"``, ``"measure_syntax"``,
+  ``"run_format"`` and ``"run_evaluator"``;
 * ``evalkit`` subcommands under their names in ``"command"``, and sections of the eval
   config under their keys in ``"config section"``.
 
@@ -52,6 +53,7 @@ from evalkit.core.specs import (
     MetricFamily,
     MetricSpec,
     ReporterSpec,
+    RunEvaluatorSpec,
     RunFormatSpec,
     TargetSpec,
     ValueType,
@@ -103,6 +105,8 @@ def namespace_of(spec: AnySpec) -> tuple[str, str]:
         return "measure_syntax", spec.name
     if isinstance(spec, RunFormatSpec):
         return "run_format", spec.name
+    if isinstance(spec, RunEvaluatorSpec):
+        return "run_evaluator", spec.name
     if isinstance(spec, CommandSpec):
         return "command", spec.name
     if isinstance(spec, ConfigSectionSpec):

@@ -349,6 +349,29 @@ class RunFormatSpec(_Record):
 
 
 @dataclass(frozen=True)
+class RunEvaluatorSpec(_Record):
+    """What scores ranked runs against relevance judgments (qrels): the engine behind
+    :func:`evalkit.evaluate_run` and the run files and qrels of ``evalkit compare``,
+    ``power``, :func:`evalkit.compare` and :func:`evalkit.run` (``evalkit-retrieval``'s
+    ``trec``: TREC run and qrels files, ``{qid: {doc: score}}`` and DataFrames).
+
+    ``evaluate(run, qrels, metrics, relevance_level=1, missing="zero", *, depth=None,
+    name=None)`` returns a :class:`~evalkit.data.results.RunResult` with one row per
+    judged query, as :func:`evalkit.evaluate_run` documents it, and raises ``ValueError``
+    (one line naming the file, query or row) for what it cannot read. ``load_qrels(qrels)``
+    returns :class:`~evalkit.data.judgments.LoadedQrels` for a qrels path, mapping or
+    DataFrame (a mapping of judgments alone is read by the kernel:
+    :func:`evalkit.data.judgments.graded_judgments`). One evaluator is used; two are
+    a conflict that names both.
+    """
+
+    name: str
+    evaluate: Callable[..., Any]
+    load_qrels: Callable[[Any], Any]
+    description: str = ""
+
+
+@dataclass(frozen=True)
 class CommandSpec(_Record):
     """A subcommand of ``evalkit`` that a plugin adds: ``evalkit NAME ...``.
 
@@ -411,11 +434,12 @@ class ConfigSectionSpec(_Record):
 
 
 AnySpec = (MetricSpec | MetricFamily | AggregateSpec | LoaderSpec | TargetSpec | ReporterSpec
-           | ExecutorSpec | MeasureSyntaxSpec | RunFormatSpec | CommandSpec | ConfigSectionSpec)
+           | ExecutorSpec | MeasureSyntaxSpec | RunFormatSpec | RunEvaluatorSpec | CommandSpec
+           | ConfigSectionSpec)
 #: Every record type, for ``isinstance`` checks.
 SPEC_TYPES: tuple[type, ...] = (MetricSpec, MetricFamily, AggregateSpec, LoaderSpec, TargetSpec,
                                 ReporterSpec, ExecutorSpec, MeasureSyntaxSpec, RunFormatSpec,
-                                CommandSpec, ConfigSectionSpec)
+                                RunEvaluatorSpec, CommandSpec, ConfigSectionSpec)
 #: A command's name, and a config section's name.
 COMMAND_NAME = r"^[a-z][a-z0-9-]*$"
 SECTION_NAME = r"^[A-Za-z][A-Za-z0-9_-]*$"
@@ -425,6 +449,7 @@ _CALLABLE_FIELDS: dict[type, tuple[str, ...]] = {
     MetricSpec: ("fn",), MetricFamily: ("factory",), AggregateSpec: ("fn",),
     LoaderSpec: ("fn",), TargetSpec: ("factory",), ReporterSpec: ("render",),
     ExecutorSpec: ("factory",), MeasureSyntaxSpec: ("expand",), RunFormatSpec: ("render",),
+    RunEvaluatorSpec: ("evaluate", "load_qrels"),
 }
 _OPTIONAL_CALLABLES: dict[type, tuple[str, ...]] = {
     MetricSpec: ("prepare", "batch", "variant"), MetricFamily: ("core",),

@@ -1,6 +1,6 @@
 """The cases of an evaluation against qrels, made one at a time when read.
 
-:func:`evalkit.execute.precomputed.evaluate_run` scores every judged query; its cases are a
+:func:`evalkit.evaluate_run` scores every judged query; its cases are a
 :class:`JudgedQueries` sequence rather than a list, so that a case (its ``relevance``
 mapping and ``relevant`` set) is only built when something reads it. Metrics with a
 vectorised path read the judgments in bulk instead: ``ids``, ``judgments`` and

@@ -1,4 +1,5 @@
-"""Rankings whose ids are kept elsewhere and become ``str`` only when read.
+"""Rankings: a run whose rankings are in order (:class:`RankedRun`, what a ``run`` loader
+returns), and rankings whose ids are kept elsewhere and become ``str`` only when read.
 
 A loader may hold a run's document ids in arrays (the TREC reader of evalkit-retrieval
 does, for runs of millions of lines) and hand out one :class:`RankedIds` view per query
@@ -10,8 +11,9 @@ nobody reads.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from typing import overload
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, overload
 
 
 class RankedIds(Sequence[str]):
@@ -63,3 +65,26 @@ class RankedIds(Sequence[str]):
         ids = list(self[:5])
         more = f", ... ({len(self)} ids)" if len(self) > 5 else ""
         return f"{type(self).__name__}({ids!r}{more})"
+
+
+@dataclass
+class RankedRun:
+    """A run whose per-query rankings are already in trec_eval's order.
+
+    Attributes:
+        name: the run tag (column 6 of the last line of a TREC run, as trec_eval reports
+            it as ``runid``) or a caller-given name.
+        rankings: ``{query id: [doc id, ...]}``, best first. A query may map to ``[]``
+            (it was listed with no documents). A loader may give each query a
+            :class:`RankedIds` view instead of a list.
+        path: the source file, when loaded from one.
+        sha256: hex SHA-256 of the source file's bytes (as stored, so of the compressed
+            bytes for ``.gz``), when loaded from one.
+        meta: loader details (line counts, parse path, ...).
+    """
+
+    name: str
+    rankings: Mapping[str, Sequence[str]]
+    path: str | None = None
+    sha256: str | None = None
+    meta: dict[str, Any] = field(default_factory=dict)

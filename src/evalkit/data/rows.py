@@ -53,7 +53,7 @@ class QueryResult:
     Attributes:
         query_id: the query id (text).
         retrieved: ids best first, as scored (after any depth limit): a list, or a
-            read-only lazy view (:class:`evalkit.execute.ranking.RankedIds`) for a run read
+            read-only lazy view (:class:`evalkit.data.ranked_ids.RankedIds`) for a run read
             from a TREC file.
         metrics: ``{canonical metric name: value}``.
         counts: per-query values that are reported but never gated or compared: counts

@@ -2,10 +2,11 @@
 
 :func:`load_or_evaluate` is what ``evalkit eval``, ``evalkit compare`` and
 :func:`evalkit.compare` do with a path: read the artifact, or score the TREC run with
-:func:`evalkit.evaluate_run`; :func:`check_artifact` refuses settings that contradict how
-an artifact was scored (it is never re-scored); :func:`notes_of` reads what the scoring
-noted about unjudged and missing queries. Refusals are :class:`~evalkit.io.input_files.
-InputError` (a ValueError) naming the file.
+the registered run evaluator (:func:`evalkit.execute.run_evaluator.evaluate_run`);
+:func:`check_artifact` refuses settings that contradict how an artifact was scored (it is
+never re-scored); :func:`notes_of` reads what the scoring noted about unjudged and missing
+queries. Refusals are :class:`~evalkit.io.input_files.InputError` (a ValueError) naming
+the file.
 """
 
 from __future__ import annotations
@@ -33,8 +34,8 @@ from evalkit.io.setting_names import Setting
 if TYPE_CHECKING:
     import pandas as pd
 
+    from evalkit.data.judgments import LoadedQrels
     from evalkit.data.results import RunResult
-    from evalkit.execute.precomputed import LoadedQrels
 
 #: Metrics used when none is named: the usual trec_eval summary of a ranked run.
 DEFAULT_METRICS: tuple[str, ...] = ("ap", "ndcg@10", "precision@10", "recall@100", "rr")
@@ -63,7 +64,7 @@ def is_artifact(path: str | os.PathLike[str]) -> bool:
 
 
 def _as_path(qrels: QrelsArg | None) -> Path | None:
-    from evalkit.execute.frame_inputs import is_dataframe
+    from evalkit.io.dataframes import is_dataframe
 
     if qrels is None or isinstance(qrels, Mapping) or is_dataframe(qrels):
         return None
@@ -93,7 +94,7 @@ def load_or_evaluate(
         ValueError, RegistryError: from :func:`evalkit.evaluate_run`.
     """
     from evalkit.data.results import RunResult
-    from evalkit.execute.precomputed import evaluate_run, load_qrels_input
+    from evalkit.execute.run_evaluator import evaluate_run, load_qrels_input
     from evalkit.execute.scoring import require_metrics, resolve_metrics
 
     p = Path(path)
@@ -107,7 +108,7 @@ def load_or_evaluate(
     found = sniff(p)
     if qrels is None or found.kind not in ("run", "text"):
         raise InputError(not_a_run_message(p, found, qrels_given=qrels is not None))
-    from evalkit.execute.frame_inputs import is_dataframe
+    from evalkit.io.dataframes import is_dataframe
 
     judgments: QrelsArg | LoadedQrels
     if isinstance(qrels, Mapping) or is_dataframe(qrels):
@@ -128,22 +129,6 @@ def load_or_evaluate(
         missing=missing,  # type: ignore[arg-type]
         depth=depth, name=name,
     )
-
-
-def judgments_of(qrels: Path, loaded: Mapping[Path, LoadedQrels] | None = None
-                 ) -> Mapping[str, Mapping[str, int]]:
-    """The judgments of the qrels file ``qrels`` (``{qid: {doc: label}}``), taken from
-    ``loaded`` when :func:`load_or_evaluate` has read that file already, else read now.
-
-    Raises:
-        FileNotFoundError, TrecFormatError (a ValueError): a missing or malformed file.
-    """
-    found = (loaded or {}).get(qrels)
-    if found is not None:
-        return found.judgments
-    from evalkit.execute.precomputed import load_qrels_input
-
-    return load_qrels_input(qrels).judgments
 
 
 def require_rows(result: RunResult, path: str | os.PathLike[str]) -> None:
@@ -245,36 +230,12 @@ def require_artifact(path: Path, what: str, fix: str | None = None, *,
         require_artifact_rows(path, what)
 
 
-def check_scored(result: RunResult, run: Path, qrels: Path | None) -> list[str]:
-    """Refuse a scored run with no query, and say when no topic of the run is judged.
-
-    Returns:
-        Warnings for the reader (none of the run's topics in the qrels: every query
-        scores 0).
-
-    Raises:
-        InputError: no query was evaluated (no topic judged, and ``missing=skip``).
-    """
-    if not result.per_query:
-        raise InputError(
-            f"{run}: no query was evaluated (none of the run's topics is judged in the qrels, "
-            "and --missing skip drops the judged ones the run lacks)")
-    notes = notes_of(result)
-    judged_overlap = len(result.per_query) - (notes["missing_count"] or 0)
-    if notes["missing"] == "zero" and judged_overlap == 0:
-        return [f"warning: none of the run's topics appears in {qrels}; every query scores 0. "
-                "Are these the right files?"]
-    return []
-
-
 __all__ = [
     "DEFAULT_METRICS",
     "Missing",
     "QrelsArg",
     "check_artifact",
-    "check_scored",
     "is_artifact",
-    "judgments_of",
     "load_or_evaluate",
     "notes_of",
     "qrels_sha256",

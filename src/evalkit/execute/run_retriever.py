@@ -112,7 +112,7 @@ def run(
             ``rel=`` above 1 (run() takes binary qrels).
         RegistryError: an unknown metric name.
     """
-    from evalkit.execute.precomputed import load_qrels_input
+    from evalkit.execute.run_evaluator import load_qrels_input
 
     require_metrics(metrics)
     specs = resolve_metrics(metrics)

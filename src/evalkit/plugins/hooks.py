@@ -29,6 +29,7 @@ from evalkit.core.specs import (
     MetricFamily,
     MetricSpec,
     ReporterSpec,
+    RunEvaluatorSpec,
     RunFormatSpec,
     TargetSpec,
     record_problem,
@@ -43,6 +44,7 @@ HOOKS: dict[str, tuple[type, ...]] = {
     "evalkit_register_executors": (ExecutorSpec,),
     "evalkit_register_measure_syntaxes": (MeasureSyntaxSpec,),
     "evalkit_register_run_formats": (RunFormatSpec,),
+    "evalkit_register_run_evaluators": (RunEvaluatorSpec,),
     "evalkit_register_commands": (CommandSpec,),
     "evalkit_register_config_sections": (ConfigSectionSpec,),
 }

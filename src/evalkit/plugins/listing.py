@@ -44,7 +44,7 @@ class NameInfo(NamedTuple):
 
     ``kind`` is ``metric``, ``count``, ``aggregate``, ``loader`` (with ``loader_kind``),
     ``target``, ``reporter``, ``executor``, ``measure_syntax``, ``run_format``,
-    ``command`` (an ``evalkit`` subcommand; its ``description`` is its help) or
+    ``run_evaluator``, ``command`` (an ``evalkit`` subcommand; its ``description`` is its help) or
     ``config section`` (a key of the eval config); a
     ``name@k`` family is one entry named ``name@k``.
     ``polarity`` is ``"higher"``, ``"lower"``, ``"undeclared"`` or ``None`` (not a metric).
@@ -107,7 +107,7 @@ def describe_entry(namespace: str, key: str, spec: AnySpec, provider: Provider) 
 
 
 _KIND_ORDER = ("metric", "count", "aggregate", "loader", "target", "reporter", "executor",
-               "measure_syntax", "run_format", "command", "config section")
+               "measure_syntax", "run_format", "run_evaluator", "command", "config section")
 
 
 def _listing_order(n: NameInfo) -> tuple[Any, ...]:

@@ -19,9 +19,9 @@ from typing import Any
 import numpy as np
 
 from evalkit.data.ranked_ids import RankedIds
-from evalkit.execute.ranking import group_queries, rank_order
 from evalkit_retrieval import doc_keys
 from evalkit_retrieval.doc_keys import Ids, Ints, Keys, PairKeys
+from evalkit_retrieval.ranking import group_queries, rank_order
 
 
 # --------------------------------------------------------------------------- runs
@@ -46,7 +46,7 @@ class RunColumns:
 
 
 def ranked_columns(parsed: list[Any]) -> RunColumns:
-    """Rank a parsed run, ``[qids, docs, scores]`` (:func:`evalkit.execute.ranking.rank_order`),
+    """Rank a parsed run, ``[qids, docs, scores]`` (:func:`evalkit_retrieval.ranking.rank_order`),
     into :class:`RunColumns`. The list is emptied once its arrays have been read, so
     that the parsed table they view can be freed before the keys are made."""
     qids, docs, scores = parsed

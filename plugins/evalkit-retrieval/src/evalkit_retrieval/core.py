@@ -5,7 +5,7 @@ them). Each follows the trec_eval measure named in its docstring, with trec_eval
 conventions:
 
 * ``retrieved`` is the ranking, best first, already in trec_eval's order (see
-  :mod:`evalkit.execute.ranking`); a document id may appear only once (:class:`ValueError`
+  :mod:`evalkit_retrieval.ranking`); a document id may appear only once (:class:`ValueError`
   otherwise, naming the document);
 * ``relevant`` is the set of ids binary measures count as relevant (labels at or above the
   relevance level, trec_eval ``-l``); a ``{doc: label}`` mapping is accepted too and

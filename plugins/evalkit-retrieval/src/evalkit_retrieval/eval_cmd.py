@@ -21,8 +21,8 @@ from evalkit.cli.output import note, pick_format, progress
 from evalkit.execute.run_files import Missing
 
 if TYPE_CHECKING:
+    from evalkit.data.judgments import LoadedQrels
     from evalkit.data.results import RunResult
-    from evalkit.execute.precomputed import LoadedQrels
 
 
 RUN_HELP = (
@@ -115,13 +115,14 @@ def command(
     status is then 2), and one table of every run's means.
     """
     from evalkit.execute.measure_args import read_measure_args
-    from evalkit.execute.run_files import is_artifact, judgments_of
+    from evalkit.execute.run_files import is_artifact
     from evalkit.io.run_paths import is_many
     from evalkit.report import run_scores
+    from evalkit_retrieval.run_evaluation import judgments_of
 
     fmt_out = pick_format(as_json_flag, output)
     if len(runs) > 1 or is_many(runs[0]) or save_dir is not None:
-        from evalkit.cli.eval_many import eval_many
+        from evalkit_retrieval.eval_many import eval_many
 
         given = {"--save": save, "--csv": csv, "--parquet": parquet, "--name": name,
                  "--per-query": per_query or None}
@@ -233,9 +234,9 @@ def _write_outputs(result: RunResult, run: Path, qrels: Path | None, request: An
                    ) -> tuple[list[str], list[str]]:
     """``(metrics, counts)`` to show, after the warnings on the scoring are noted and the
     artifact (``--save``) and per-query tables (``--csv``, ``--parquet``) are written."""
-    from evalkit.execute.run_files import check_scored
     from evalkit.report import run_scores
     from evalkit.report.table_outputs import write_table_outputs
+    from evalkit_retrieval.run_evaluation import check_scored
 
     warnings = check_scored(result, run, qrels)
     metrics, counts = run_scores.select_measures(result, request, run)

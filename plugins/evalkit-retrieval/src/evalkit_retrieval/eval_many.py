@@ -19,8 +19,8 @@ from evalkit.cli.errors import USER_ERROR, CliError, _user_error_types, message_
 from evalkit.cli.output import note, progress
 
 if TYPE_CHECKING:
+    from evalkit.data.judgments import LoadedQrels
     from evalkit.data.results import RunResult
-    from evalkit.execute.precomputed import LoadedQrels
 
 
 def eval_many(args: list[Path], qrels: Path | None, metric: list[str] | None, fmt_out: str,
@@ -35,9 +35,9 @@ def eval_many(args: list[Path], qrels: Path | None, metric: list[str] | None, fm
             folder or pattern with no file; exit 2 (after the summary) when a run failed.
     """
     from evalkit.execute.measure_args import read_measure_args
-    from evalkit.execute.run_files import check_scored
     from evalkit.io.run_paths import expand_run_paths, unique_names
     from evalkit.report import run_scores
+    from evalkit_retrieval.run_evaluation import check_scored
 
     one_run = [option for option, value in given.items() if value]
     if one_run:

@@ -2,7 +2,7 @@
 
 * a run: columns ``qid``, ``docno`` and ``score`` (others, such as PyTerrier's ``docid``,
   ``query`` or ``rank``, are ignored: as with a TREC run file, the ranking comes from the
-  scores, descending, ties broken by ``docno`` descending, :func:`evalkit.execute.ranking.
+  scores, descending, ties broken by ``docno`` descending, :func:`evalkit_retrieval.ranking.
   rank_arrays`); an optional ``name`` column holding one value names the run;
 * qrels: columns ``qid``, ``docno`` and ``label`` (integers; labels <= 0 are judged
   non-relevant).
@@ -21,15 +21,11 @@ from __future__ import annotations
 
 import math
 import re
-import sys
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from evalkit.execute.ranking import RankedRun
+from evalkit.data.ranked_ids import RankedRun
+from evalkit.io.dataframes import is_dataframe as is_dataframe
 from evalkit.io.limits import MAX_ID_CHARS, MAX_NAME_CHARS
-
-if TYPE_CHECKING:
-    import pandas as pd
-    from typing_extensions import TypeIs
 
 #: The columns a run DataFrame needs (PyTerrier's names).
 RUN_COLUMNS = ("qid", "docno", "score")
@@ -41,13 +37,6 @@ _INTEGER = re.compile(r"[+-]?\d+")
 class FrameFormatError(ValueError):
     """A DataFrame that cannot be read as a run or as qrels; the message names the row
     (its index label) and the fix."""
-
-
-def is_dataframe(obj: object) -> TypeIs[pd.DataFrame]:
-    """Whether ``obj`` is a ``pandas.DataFrame`` (without importing pandas: a frame exists
-    only once pandas is imported)."""
-    pd = sys.modules.get("pandas")
-    return pd is not None and isinstance(obj, pd.DataFrame)
 
 
 def _require_columns(df: Any, needed: tuple[str, ...], kind: str) -> None:
@@ -109,7 +98,7 @@ def _first_duplicate(df: Any, qids: list[str], docs: list[str]) -> tuple[int, in
 
 
 def run_from_frame(df: Any, name: str | None = None) -> RankedRun:
-    """A run DataFrame as a :class:`~evalkit.execute.ranking.RankedRun` in trec_eval's order.
+    """A run DataFrame as a :class:`~evalkit.data.ranked_ids.RankedRun` in trec_eval's order.
 
     Args:
         df: a ``pandas.DataFrame`` with ``qid``, ``docno``, ``score`` (see the module
@@ -121,7 +110,7 @@ def run_from_frame(df: Any, name: str | None = None) -> RankedRun:
     """
     import numpy as np
 
-    from evalkit.execute.ranking import rank_arrays
+    from evalkit_retrieval.ranking import rank_arrays
 
     _require_columns(df, RUN_COLUMNS, "run")
     qids, docs = _ids(df, "qid", "run"), _ids(df, "docno", "run")

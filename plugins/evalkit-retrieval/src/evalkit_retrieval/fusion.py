@@ -30,7 +30,7 @@ document (a run that did not adds 0 to a sum):
   (``k`` = 60 by default). RRF uses ranks only: ``norm`` does not apply.
 
 Ranks are trec_eval's: score descending, equal scores by document id descending
-(:func:`evalkit.execute.ranking.rank_order`); ``rank``, ``borda`` and ``rrf`` depend on
+(:func:`evalkit_retrieval.ranking.rank_order`); ``rank``, ``borda`` and ``rrf`` depend on
 them. ranx orders equal scores by an unstable sort, so on input runs with tied scores those
 three may give tied documents other values than ranx does; on runs without ties the scores
 agree with ranx's to 1e-9 (``plugins/evalkit-retrieval/tests/test_fusion.py``). The fused
@@ -212,7 +212,7 @@ def _read(run: RunInput, index: int) -> tuple[str, dict[str, Ranking]]:
 
         scored = load_run_scores(run)
         return str(run), scored.queries
-    from evalkit.execute.ranking import rank_run
+    from evalkit_retrieval.ranking import rank_run
 
     ranked = rank_run(run, name=f"run {index + 1}")
     return f"run {index + 1}", {

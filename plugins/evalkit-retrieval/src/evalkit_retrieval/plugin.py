@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from evalkit.core.hookspecs import hookimpl
 from evalkit.core.import_strings import on_call
@@ -15,18 +15,19 @@ from evalkit.core.specs import (
     MeasureSyntaxSpec,
     MetricFamily,
     MetricSpec,
+    RunEvaluatorSpec,
     RunFormatSpec,
 )
 from evalkit_retrieval.measures import metric_records
 
 if TYPE_CHECKING:
     from evalkit.core.metric_names import MeasureRequest
-    from evalkit.execute.ranking import RankedRun
+    from evalkit.data.ranked_ids import RankedRun
     from evalkit.report.run_scores import ScoredRun
 
 RUN_SUFFIXES = (".run", ".txt", ".trec", ".res", ".run.gz", ".txt.gz", ".trec.gz", ".res.gz")
 # ".tsv" too: MS MARCO's qrels are TREC's four columns in a .tsv file (a .tsv with BEIR's
-# header line goes to the kernel's BEIR loader, which looks at the first line first)
+# header line goes to the BEIR loader, which looks at the first line first)
 QRELS_SUFFIXES = ("qrels", ".qrels", ".txt", ".trec", ".tsv", "qrels.gz", ".qrels.gz",
                   ".txt.gz", ".trec.gz", ".tsv.gz")
 
@@ -61,11 +62,37 @@ _TOPICS = LoaderSpec(
     "{query id: text} for reports")
 
 
+def _beir_qrels_header(path: Path) -> bool:
+    """Whether the first non-blank line is BEIR's ``query-id corpus-id score`` header (a
+    ``.tsv`` qrels file without it is TREC's four columns, as MS MARCO's are)."""
+    import gzip
+
+    opener: Any = gzip.open if str(path).lower().endswith(".gz") else open
+    with opener(path, "rt", encoding="utf-8-sig", errors="replace") as fh:
+        for line in fh:
+            if line.strip():
+                return bool(line.lstrip().lower().startswith("query-id"))
+    return True  # empty: the BEIR loader says so
+
+
+#: Built once, so that registering the plugin twice is recognised as the same loaders
+#: (each imported when first called).
+_BEIR = (
+    LoaderSpec("beir", "corpus", on_call("evalkit_retrieval.beir:load_corpus"),
+               (".jsonl", ".jsonl.gz")),
+    LoaderSpec("beir", "queries", on_call("evalkit_retrieval.beir:load_queries"),
+               (".jsonl", ".tsv", ".tsv.gz")),
+    LoaderSpec("beir", "qrels", on_call("evalkit_retrieval.beir:load_qrels"),
+               (".tsv", ".tsv.gz"), accepts=_beir_qrels_header),
+)
+
+
 @hookimpl
 def evalkit_register_loaders() -> list[LoaderSpec]:
     """TREC run files (kind ``run``) and TREC qrels (kind ``qrels``), plain or gzip; topic
-    files (kind ``queries``, by name only)."""
+    files (kind ``queries``, by name only); BEIR's corpus, queries and qrels."""
     return [
+        *_BEIR,
         _TOPICS,
         LoaderSpec(
             name="trec", kind="run", fn=load_run, suffixes=RUN_SUFFIXES,
@@ -112,9 +139,27 @@ def evalkit_register_run_formats() -> list[RunFormatSpec]:
         default_measures=("official",))]
 
 
+#: Built once: the run evaluator, its functions imported when first called.
+_EVALUATOR = RunEvaluatorSpec(
+    "trec", on_call("evalkit_retrieval.run_evaluation:evaluate_run"),
+    on_call("evalkit_retrieval.run_evaluation:load_qrels_input"),
+    "TREC runs, {qid: {doc: score}} and run DataFrames scored against qrels, as trec_eval "
+    "scores them")
+
+
+@hookimpl
+def evalkit_register_run_evaluators() -> list[RunEvaluatorSpec]:
+    """What :func:`evalkit.evaluate_run`, ``evalkit eval`` and ``compare`` score runs with."""
+    return [_EVALUATOR]
+
+
 @hookimpl
 def evalkit_register_commands() -> list[CommandSpec]:
-    """``evalkit fuse``: TREC runs fused into one (RRF, CombSUM, CombMNZ, ..., wsum)."""
-    return [CommandSpec(
-        "fuse", "Fuse TREC runs into one (RRF, CombSUM, CombMNZ, ...).",
-        "evalkit_retrieval.fuse_cmd:fuse")]
+    """``evalkit eval``: runs scored against qrels; ``evalkit fuse``: TREC runs fused into
+    one (RRF, CombSUM, CombMNZ, ..., wsum)."""
+    return [
+        CommandSpec("eval", "Score TREC runs or run artifacts against qrels.",
+                    "evalkit_retrieval.eval_cmd:command"),
+        CommandSpec("fuse", "Fuse TREC runs into one (RRF, CombSUM, CombMNZ, ...).",
+                    "evalkit_retrieval.fuse_cmd:fuse"),
+    ]

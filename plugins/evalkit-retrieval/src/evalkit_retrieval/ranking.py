@@ -13,17 +13,16 @@ a ranking that says "first whatever the model scored" belongs in a finite score,
 
 :func:`rank_arrays` is the single implementation of that order. :func:`rank_mapping` and
 :func:`rank_run` (``{qid: {doc: score}}`` input) and the TREC run loader of the
-``evalkit-retrieval`` plugin all call it.
+TREC run loader of this plugin all call it.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from evalkit.data.ranked_ids import RankedIds
+from evalkit.data.ranked_ids import RankedIds, RankedRun
 
 if TYPE_CHECKING:  # numpy is imported on first use: `import evalkit` stays light
     import numpy as np
@@ -61,29 +60,6 @@ class DuplicateDocumentError(ValueError):
             "each document once (trec_eval refuses this as 'duplicate docs'). Keep one "
             "entry per (query, document)"
         )
-
-
-@dataclass
-class RankedRun:
-    """A run whose per-query rankings are already in trec_eval's order.
-
-    Attributes:
-        name: the run tag (column 6 of the last line of a TREC run, as trec_eval reports
-            it as ``runid``) or a caller-given name.
-        rankings: ``{query id: [doc id, ...]}``, best first. A query may map to ``[]``
-            (it was listed with no documents). A loader may give each query a
-            :class:`RankedIds` view instead of a list.
-        path: the source file, when loaded from one.
-        sha256: hex SHA-256 of the source file's bytes (as stored, so of the compressed
-            bytes for ``.gz``), when loaded from one.
-        meta: loader details (line counts, parse path, ...).
-    """
-
-    name: str
-    rankings: Mapping[str, Sequence[str]]
-    path: str | None = None
-    sha256: str | None = None
-    meta: dict[str, Any] = field(default_factory=dict)
 
 
 def rank_mapping(scores: Mapping[str, float]) -> list[str]:

@@ -1,55 +1,33 @@
-"""``evaluate_run()``: score a precomputed run (TREC file, ``{qid: {doc: score}}`` or a
-DataFrame in PyTerrier's shape, :mod:`evalkit.execute.frame_inputs`)."""
+"""The run evaluator (:class:`~evalkit.core.specs.RunEvaluatorSpec` ``trec``): score a
+precomputed run (TREC file, ``{qid: {doc: score}}`` or a DataFrame in PyTerrier's shape,
+:mod:`evalkit_retrieval.frames`) against qrels; :func:`evalkit.evaluate_run` reaches
+:func:`evaluate_run` through the registry."""
 
 from __future__ import annotations
 
 import hashlib
-import json
-import math
-import operator
-from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, TypeAlias
+from typing import Any, Literal
 
 from evalkit._version import __version__
 from evalkit.core.registry import RegistryError
 from evalkit.core.specs import LoaderSpec
+from evalkit.data.coverage import notes_of
 from evalkit.data.judged_queries import JudgedQueries
+from evalkit.data.judgments import LoadedQrels, loaded_from_mapping
 from evalkit.data.provenance import metric_provenance, plugin_versions
+from evalkit.data.ranked_ids import RankedRun
 from evalkit.data.results import RunResult
 from evalkit.data.targets import TargetResponse
-from evalkit.execute.ranking import RankedRun, rank_run
+from evalkit.execute.run_evaluator import QrelsInput, RunInput, refuse_unavailable
 from evalkit.execute.scoring import require_metrics, resolve_metrics, score_rankings
-from evalkit.io.limits import check_name, label_problem
+from evalkit.io.input_files import InputError
+from evalkit.io.limits import check_name
 from evalkit.io.setting_names import Setting, SettingError
 from evalkit.plugins.default import default_registry
-
-if TYPE_CHECKING:
-    import pandas as pd
-
-#: a TREC run path, a ranked run, ``{qid: {doc: score}}``, or a ``pandas.DataFrame`` with
-#: ``qid, docno, score``
-RunInput: TypeAlias = "str | Path | RankedRun | Mapping[str, Mapping[str, float]] | pd.DataFrame"
-
-
-@dataclass(frozen=True)
-class LoadedQrels:
-    """Qrels as graded judgments plus where they came from (a loader may give each query
-    a lazy ``{doc: label}`` view rather than a dict)."""
-
-    judgments: Mapping[str, Mapping[str, int]]
-    path: str | None
-    sha256: str
-
-
-#: a TREC qrels path, ``{qid: {doc: label}}``, ``{qid: relevant ids}`` (a set or list), a
-#: ``pandas.DataFrame`` with ``qid, docno, label``, or qrels already loaded by
-#: :func:`load_qrels_input`
-QrelsInput: TypeAlias = (
-    "str | Path | LoadedQrels | Mapping[str, Mapping[str, int] | Collection[str]]"
-    " | pd.DataFrame")
+from evalkit_retrieval.ranking import rank_run
 
 
 def load_qrels_input(qrels: QrelsInput) -> LoadedQrels:
@@ -59,7 +37,7 @@ def load_qrels_input(qrels: QrelsInput) -> LoadedQrels:
     A mapping may give ``{doc: label}`` (integer labels; numpy integers, integral floats
     and integer text are accepted) or a set or list of relevant ids (label 1 each). A
     ``pandas.DataFrame`` with ``qid, docno, label`` columns is read by
-    :func:`evalkit.execute.frame_inputs.qrels_from_frame` and hashed as the mapping it holds.
+    :func:`evalkit_retrieval.frames.qrels_from_frame` and hashed as the mapping it holds.
 
     Returns:
         ``judgments`` as ``{qid: {doc: label}}`` with text ids; ``sha256`` of the file's
@@ -74,7 +52,7 @@ def load_qrels_input(qrels: QrelsInput) -> LoadedQrels:
     """
     if isinstance(qrels, LoadedQrels):
         return qrels
-    from evalkit.execute.frame_inputs import is_dataframe, qrels_from_frame
+    from evalkit_retrieval.frames import is_dataframe, qrels_from_frame
 
     if is_dataframe(qrels):
         qrels = qrels_from_frame(qrels)
@@ -84,62 +62,15 @@ def load_qrels_input(qrels: QrelsInput) -> LoadedQrels:
         with Path(qrels).open("rb") as fh:  # hashed in chunks: no copy of the file in memory
             digest = hashlib.file_digest(fh, "sha256").hexdigest()
         return LoadedQrels(judgments=judg, path=str(qrels), sha256=digest)
-    graded: dict[str, dict[str, int]] = {}
-    for q, j in qrels.items():
-        qid = str(q)
-        if isinstance(j, Mapping):
-            graded[qid] = {str(d): _label(qid, d, g) for d, g in j.items()}
-        elif isinstance(j, str | bytes) or not isinstance(j, Collection):
-            raise TypeError(
-                f"qrels of query {qid!r}: expected {{doc id: label}} or a set of relevant "
-                f"ids, got {type(j).__name__}"
-            )
-        else:
-            ids = [str(d) for d in j]
-            if len(set(ids)) != len(ids):
-                dup = next(d for i, d in enumerate(ids) if d in ids[:i])
-                raise ValueError(f"qrels of query {qid!r} list document {dup!r} twice")
-            graded[qid] = dict.fromkeys(ids, 1)
-    canon = json.dumps(graded, sort_keys=True).encode()
-    return LoadedQrels(judgments=graded, path=None, sha256=hashlib.sha256(canon).hexdigest())
-
-
-def _label(qid: str, doc: object, value: object) -> int:
-    """An integer label (ints, numpy ints, integral floats, integer text) in the 64-bit
-    range (:func:`evalkit.io.limits.label_problem`)."""
-    label = _integer_label(qid, doc, value)
-    problem = label_problem(label)
-    if problem is not None:
-        raise ValueError(f"qrels of query {qid!r}, document {doc!r}: {problem}")
-    return label
-
-
-def _integer_label(qid: str, doc: object, value: object) -> int:
-    if type(value) is int:
-        return value
-    if not isinstance(value, bool):
-        try:
-            return operator.index(value)  # type: ignore[arg-type]
-        except TypeError:
-            pass
-        try:
-            number = float(value) if isinstance(value, float | str) else math.nan
-        except ValueError:
-            number = math.nan
-        if number.is_integer():
-            return int(number)
-    raise ValueError(
-        f"qrels of query {qid!r}: the label of document {doc!r} is {value!r}; labels are "
-        "integers (0 = not relevant)"
-    )
+    return loaded_from_mapping(qrels)
 
 
 def load_run_input(run: RunInput, name: str | None = None) -> RankedRun:
     """A ranked run from a path (through the registered ``run`` loader) or a mapping.
 
     A :class:`RankedRun` is returned as given; ``{qid: {doc: score}}`` is ranked with
-    :func:`evalkit.execute.ranking.rank_run`, a ``pandas.DataFrame`` (``qid, docno, score``) with
-    :func:`evalkit.execute.frame_inputs.run_from_frame`. ``name`` replaces the run tag of a file
+    :func:`evalkit_retrieval.ranking.rank_run`, a ``pandas.DataFrame`` (``qid, docno, score``) with
+    :func:`evalkit_retrieval.frames.run_from_frame`. ``name`` replaces the run tag of a file
     (and the ``name`` column of a frame).
 
     Raises:
@@ -149,7 +80,7 @@ def load_run_input(run: RunInput, name: str | None = None) -> RankedRun:
         FrameFormatError (ValueError): a DataFrame that is not a run (a missing column, a
             duplicate, a score that is not finite; the row named).
     """
-    from evalkit.execute.frame_inputs import is_dataframe, run_from_frame
+    from evalkit_retrieval.frames import is_dataframe, run_from_frame
 
     if isinstance(run, RankedRun):
         return run
@@ -164,11 +95,6 @@ def load_run_input(run: RunInput, name: str | None = None) -> RankedRun:
             loaded.name = name
         return loaded
     return rank_run(run, name=name or "run")
-
-
-#: The plugin whose loaders read TREC run and qrels files (a facade: the kernel names it
-#: to say how to get them, and never imports it).
-TREC_LOADERS = "evalkit-retrieval"
 
 
 def _loader(kind: str, path: str | Path) -> LoaderSpec:
@@ -187,26 +113,11 @@ def _loader(kind: str, path: str | Path) -> LoaderSpec:
             return reg.loader(kind, name="trec")
         except RegistryError:
             pass
-        _refuse_without_retrieval(f"{path}: the TREC {kind} loader that reads it")
+        refuse_unavailable(f"{path}: the TREC {kind} loader that reads it")
         raise
     if not _reads(spec, path):  # the only loader of the kind, not chosen for this file
-        _refuse_without_retrieval(f"{path}: the TREC {kind} loader that reads it")
+        refuse_unavailable(f"{path}: the TREC {kind} loader that reads it")
     return spec
-
-
-def retrieval_loader(kind: str, name: str, what: str) -> LoaderSpec:
-    """The loader ``name`` of ``kind`` that the retrieval plugin provides (``("queries",
-    "topics")``: the topic files of ``evalkit.compare(topics=PATH)``).
-
-    Raises:
-        RegistryError: the plugin is disabled, failed or not installed (the message says
-            which, naming ``what``, and how to get it), or it has no such loader.
-    """
-    try:
-        return default_registry().loader(kind, name=name)
-    except RegistryError:
-        _refuse_without_retrieval(what)
-        raise
 
 
 def _reads(spec: LoaderSpec, path: str | Path) -> bool:
@@ -219,16 +130,6 @@ def _reads(spec: LoaderSpec, path: str | Path) -> bool:
         return spec.accepts is None or bool(spec.accepts(Path(path)))
     except Exception:
         return True  # the loader reports it
-
-
-def _refuse_without_retrieval(what: str) -> None:
-    """Raise when ``what`` needs the retrieval plugin and it is not loaded
-    (:func:`evalkit.plugins.loading.unavailable_plugin`)."""
-    from evalkit.plugins.loading import unavailable_plugin
-
-    why = unavailable_plugin(default_registry(), TREC_LOADERS, what)
-    if why is not None:
-        raise RegistryError(why)
 
 
 def evaluate_run(
@@ -251,7 +152,7 @@ def evaluate_run(
     document stays in and scores 0.
 
     Args:
-        run: a TREC run file path, a :class:`~evalkit.execute.ranking.RankedRun`,
+        run: a TREC run file path, a :class:`~evalkit.data.ranked_ids.RankedRun`,
             ``{qid: {doc: score}}``, or a ``pandas.DataFrame`` in PyTerrier's shape
             (``qid, docno, score``; an optional ``name`` column names the run; ``rank``
             and other columns are ignored). Mappings and frames are ranked as trec_eval
@@ -288,7 +189,7 @@ def evaluate_run(
             missing from the run; the message names the settings that score or skip it.
         RegistryError: an unknown metric name.
         TrecFormatError (a ValueError, from the retrieval plugin): a malformed file.
-        FrameFormatError (a ValueError, :mod:`evalkit.execute.frame_inputs`): a DataFrame with a
+        FrameFormatError (a ValueError, :mod:`evalkit_retrieval.frames`): a DataFrame with a
             missing column, a duplicate (qid, docno), a NaN or infinite score, a label
             that is not an integer, or a missing id; the message names the row.
     """
@@ -378,3 +279,43 @@ def _evaluated_queries(rankings: Mapping[str, Any], judgments: Mapping[str, Any]
         **({"empty_rankings": len(empty_ids), "empty_ranking_ids": empty_ids[:20]}
            if empty_ids else {}),
     }
+
+
+def judgments_of(qrels: Path, loaded: Mapping[Path, LoadedQrels] | None = None
+                 ) -> Mapping[str, Mapping[str, int]]:
+    """The judgments of the qrels file ``qrels`` (``{qid: {doc: label}}``), taken from
+    ``loaded`` when
+    :func:`evalkit.execute.run_files.load_or_evaluate` has read that file already, else
+    read now.
+
+    Raises:
+        FileNotFoundError, TrecFormatError (a ValueError): a missing or malformed file.
+    """
+    found = (loaded or {}).get(qrels)
+    if found is not None:
+        return found.judgments
+    return load_qrels_input(qrels).judgments
+
+
+
+
+def check_scored(result: RunResult, run: Path, qrels: Path | None) -> list[str]:
+    """Refuse a scored run with no query, and say when no topic of the run is judged.
+
+    Returns:
+        Warnings for the reader (none of the run's topics in the qrels: every query
+        scores 0).
+
+    Raises:
+        InputError: no query was evaluated (no topic judged, and ``missing=skip``).
+    """
+    if not result.per_query:
+        raise InputError(
+            f"{run}: no query was evaluated (none of the run's topics is judged in the qrels, "
+            "and --missing skip drops the judged ones the run lacks)")
+    notes = notes_of(result)
+    judged_overlap = len(result.per_query) - (notes["missing_count"] or 0)
+    if notes["missing"] == "zero" and judged_overlap == 0:
+        return [f"warning: none of the run's topics appears in {qrels}; every query scores 0. "
+                "Are these the right files?"]
+    return []

@@ -15,7 +15,7 @@ TREC topic files come in two spellings, and both are read:
 Labels (``Number:``, ``Topic:``, ``Description:``, ``Narrative:``) are removed and
 whitespace runs become one space. A file whose first character (after a byte order mark
 and blank space) is not ``<``, and that holds no ``<top>``, is read as TSV or BEIR
-``queries.jsonl`` by :func:`evalkit.data.beir.load_queries`. Only the standard library
+``queries.jsonl`` by :func:`evalkit_retrieval.beir.load_queries`. Only the standard library
 is imported.
 """
 
@@ -154,14 +154,14 @@ def load_topics(path: str | PathLike[str], field: str = "title") -> dict[str, st
     Raises:
         TopicsError: a missing file or a directory, more than :data:`MAX_BYTES`, not
             UTF-8, or malformed TREC topics (file and line named); an unknown ``field``.
-        evalkit.data.beir.BeirError: a malformed TSV or JSON Lines file (file and line named).
+        evalkit_retrieval.beir.BeirError: a malformed TSV or JSON Lines file (file and line named).
     """
     if field not in FIELDS:
         raise TopicsError(f"topics field {field!r}: expected one of {', '.join(FIELDS)}")
     p = Path(path)
     text = _read_text(p)
     if not text.lstrip().startswith("<") and not _TOP.search(text):
-        from evalkit.data.beir import load_queries
+        from evalkit_retrieval.beir import load_queries
 
         return load_queries(p)
     out: dict[str, str] = {}

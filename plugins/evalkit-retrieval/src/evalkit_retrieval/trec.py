@@ -4,7 +4,7 @@ Formats (fields separated by any run of ASCII whitespace):
 
 * run: ``qid iter docno rank score tag [anything else...]``: six fields or more; ``iter``
   (usually ``Q0``) and ``rank`` are ignored, fields after ``tag`` are ignored, and the
-  ranking comes from the scores (:func:`evalkit.execute.ranking.rank_arrays`);
+  ranking comes from the scores (:func:`evalkit_retrieval.ranking.rank_arrays`);
 * qrels: ``qid iter docno label``: exactly four fields; ``iter`` (``0`` or ``Q0``) is
   ignored; ``label`` is an integer, labels <= 0 are judged non-relevant.
 
@@ -43,11 +43,11 @@ from typing import Any, Literal, overload
 
 import numpy as np
 
-from evalkit.execute.ranking import DuplicateDocumentError, RankedRun, rank_arrays
 from evalkit.io.error_messages import reading
 from evalkit.io.limits import MAX_ID_CHARS, MAX_INFLATED_BYTES, MAX_NAME_CHARS, label_problem
 from evalkit.io.user_files import regular_file_problem
 from evalkit_retrieval.columns import ranked_columns
+from evalkit_retrieval.ranking import DuplicateDocumentError, RankedRun, rank_arrays
 from evalkit_retrieval.trec_bulk import RunTable, bulk_qrels, bulk_run, sha256_meanwhile
 
 __all__ = ["RunScores", "TrecFormatError", "load_qrels", "load_run", "load_run_scores",
@@ -94,7 +94,7 @@ def _require_regular(p: Path, what: str) -> None:
 
 # --------------------------------------------------------------------------- public API
 def load_run(path: str | Path, *, name: str | None = None) -> RankedRun:
-    """Read a TREC run file (plain or gzip) into a :class:`~evalkit.execute.ranking.RankedRun`.
+    """Read a TREC run file (plain or gzip) into a :class:`~evalkit.data.ranked_ids.RankedRun`.
 
     Args:
         path: the run file.
@@ -146,13 +146,13 @@ def load_run_scores(path: str | Path) -> RunScores:
     fusion (:mod:`evalkit_retrieval.fusion`) works on.
 
     Documents are ranked as :func:`load_run` ranks them (score descending, equal scores by
-    document id descending: :func:`evalkit.execute.ranking.rank_order`).
+    document id descending: :func:`evalkit_retrieval.ranking.rank_order`).
 
     Raises:
         FileNotFoundError: no such file.
         TrecFormatError: see the module docstring (a duplicate names both lines).
     """
-    from evalkit.execute.ranking import rank_order
+    from evalkit_retrieval.ranking import rank_order
 
     p = Path(path)
     _require_regular(p, "run")

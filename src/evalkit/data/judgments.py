@@ -1,0 +1,107 @@
+"""Relevance judgments (qrels) given as a mapping, and qrels as a run evaluator loads them.
+
+:func:`graded_judgments` reads ``{qid: {doc: label}}`` or ``{qid: relevant ids}`` into
+graded judgments with text ids and integer labels, and :func:`loaded_from_mapping` makes
+them :class:`LoadedQrels` (what :func:`evalkit.run` and the run evaluator of a plugin,
+:class:`~evalkit.core.specs.RunEvaluatorSpec`, take from a mapping); :class:`LoadedQrels`
+is also what a run evaluator's ``load_qrels`` returns.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import operator
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass
+
+from evalkit.io.limits import label_problem
+
+
+@dataclass(frozen=True)
+class LoadedQrels:
+    """Qrels as graded judgments plus where they came from (a loader may give each query
+    a lazy ``{doc: label}`` view rather than a dict).
+
+    Attributes:
+        judgments: ``{qid: {doc: label}}``.
+        path: the file read, or None for judgments given in memory.
+        sha256: hex SHA-256 of the file's bytes, or of the judgments as canonical JSON.
+    """
+
+    judgments: Mapping[str, Mapping[str, int]]
+    path: str | None
+    sha256: str
+
+
+def graded_judgments(qrels: Mapping[str, Mapping[str, object] | Collection[object]]
+                     ) -> dict[str, dict[str, int]]:
+    """``{qid: {doc: label}}`` with text ids from a mapping of ``{doc: label}`` (integer
+    labels; numpy integers, integral floats and integer text are accepted) or of a set or
+    list of relevant ids (label 1 each).
+
+    Raises:
+        ValueError: a label that is not an integer or lies outside the 64-bit range
+            (:func:`evalkit.io.limits.label_problem`), a relevant id listed twice.
+        TypeError: a query's judgments are neither a mapping nor a collection of ids.
+    """
+    graded: dict[str, dict[str, int]] = {}
+    for q, j in qrels.items():
+        qid = str(q)
+        if isinstance(j, Mapping):
+            graded[qid] = {str(d): _label(qid, d, g) for d, g in j.items()}
+        elif isinstance(j, str | bytes) or not isinstance(j, Collection):
+            raise TypeError(
+                f"qrels of query {qid!r}: expected {{doc id: label}} or a set of relevant "
+                f"ids, got {type(j).__name__}"
+            )
+        else:
+            ids = [str(d) for d in j]
+            if len(set(ids)) != len(ids):
+                dup = next(d for i, d in enumerate(ids) if d in ids[:i])
+                raise ValueError(f"qrels of query {qid!r} list document {dup!r} twice")
+            graded[qid] = dict.fromkeys(ids, 1)
+    return graded
+
+
+def loaded_from_mapping(qrels: Mapping[str, Mapping[str, object] | Collection[object]]
+                        ) -> LoadedQrels:
+    """:func:`graded_judgments` of ``qrels``, hashed as canonical JSON (sorted keys).
+
+    Raises:
+        ValueError, TypeError: as :func:`graded_judgments`.
+    """
+    graded = graded_judgments(qrels)
+    canon = json.dumps(graded, sort_keys=True).encode()
+    return LoadedQrels(judgments=graded, path=None, sha256=hashlib.sha256(canon).hexdigest())
+
+
+def _label(qid: str, doc: object, value: object) -> int:
+    """An integer label (ints, numpy ints, integral floats, integer text) in the 64-bit
+    range (:func:`evalkit.io.limits.label_problem`)."""
+    label = _integer_label(qid, doc, value)
+    problem = label_problem(label)
+    if problem is not None:
+        raise ValueError(f"qrels of query {qid!r}, document {doc!r}: {problem}")
+    return label
+
+
+def _integer_label(qid: str, doc: object, value: object) -> int:
+    if type(value) is int:
+        return value
+    if not isinstance(value, bool):
+        try:
+            return operator.index(value)  # type: ignore[arg-type]
+        except TypeError:
+            pass
+        try:
+            number = float(value) if isinstance(value, float | str) else math.nan
+        except ValueError:
+            number = math.nan
+        if number.is_integer():
+            return int(number)
+    raise ValueError(
+        f"qrels of query {qid!r}: the label of document {doc!r} is {value!r}; labels are "
+        "integers (0 = not relevant)"
+    )
