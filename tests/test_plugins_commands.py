@@ -116,7 +116,7 @@ def imported(folder: Path) -> list[str]:
 
 #: The commands of the in-repo plugins, listed in every project: left out of
 #: :func:`plugin_section`, which reads the commands of the tests' own plugins.
-IN_REPO_COMMANDS = ("pairwise", "history", "fuse")
+IN_REPO_COMMANDS = ("pairwise", "history", "eval", "fuse")
 
 
 def plugin_section(help_text: str) -> list[str]:
@@ -139,7 +139,7 @@ def test_help_lists_a_plugins_commands_without_importing_them(tmp_path: Path) ->
                 "tools Shout or whisper a word."]
     assert plugin_section(first.stdout) == expected
     # the kernel's commands are listed as before, under their own heading
-    assert "Commands:" in first.stdout and "  eval " in first.stdout
+    assert "Commands:" in first.stdout and "  compare " in first.stdout
     # the first listing imported the plugin (to call its hook), not its commands' module
     assert imported(folder) == ["greet_plugin"]
     second = evalkit(folder, "--help")
@@ -218,15 +218,15 @@ def test_plugins_list_shows_a_plugins_commands(tmp_path: Path) -> None:
 
 
 def test_a_command_named_like_the_kernels_is_a_conflict_naming_both(tmp_path: Path) -> None:
-    folder = project(tmp_path, {"eval_plugin": 'CommandSpec("eval", "Mine.", "x:y")'})
+    folder = project(tmp_path, {"compare_plugin": 'CommandSpec("compare", "Mine.", "x:y")'})
     listing = evalkit(folder, "plugins", "list", "--check")
     assert listing.returncode == 1
-    assert ("command name 'eval' is provided by paired-evalkit-core" in listing.stdout
-            and "and module eval_plugin; the kernel's built-ins cannot be disabled, so module "
-            "eval_plugin must rename its command" in listing.stdout)
+    assert ("command name 'compare' is provided by paired-evalkit-core" in listing.stdout
+            and "and module compare_plugin; the kernel's built-ins cannot be disabled, so "
+            "module compare_plugin must rename its command" in listing.stdout)
     # the kernel's command keeps running; the plugin's is listed nowhere
-    kernel = evalkit(folder, "eval", "--help")
-    assert kernel.returncode == 0 and "Score a run against qrels" in kernel.stdout
+    kernel = evalkit(folder, "compare", "--help")
+    assert kernel.returncode == 0 and "Compare candidates with a baseline" in kernel.stdout
     assert plugin_section(evalkit(folder, "--help").stdout) == []
 
 

@@ -254,33 +254,41 @@ def test_a_trec_file_with_the_retrieval_plugin_disabled_says_how_to_enable_it(
     (tmp_path / "pyproject.toml").write_text(
         '[tool.evalkit]\nplugins = ["evalkit-judge"]\nlocal_plugins = ["hits_plugin"]\n')
     (tmp_path / "run.trec").write_text("q1 Q0 d1 1 1.0 r\n")
+    (tmp_path / "run2.trec").write_text("q1 Q0 d2 1 1.0 s\n")
     (tmp_path / qrels).write_text("q1\t0\td1\t1\n")  # TREC's four columns, no BEIR header
     (tmp_path / "beir.tsv").write_text("query-id\tcorpus-id\tscore\nq1\td1\t1\n")
     env = {k: v for k, v in os.environ.items() if k != "EVALKIT_PLUGINS"}
 
-    def evalkit_eval(*args: str, **extra: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([*EVALKIT_COMMAND, "eval", *args, "-m", "hits"], cwd=tmp_path,
+    def evalkit(command: str, *args: str, **extra: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([*EVALKIT_COMMAND, command, *args, "-m", "hits"], cwd=tmp_path,
                               capture_output=True, text=True, timeout=120,
                               env={**env, **extra})
 
     disabled = (f"which is installed but disabled by {tmp_path / 'pyproject.toml'} "
                 '[tool.evalkit] plugins; add "evalkit-retrieval" to that list (or remove '
-                "the list to load every plugin)\n")
-    got = evalkit_eval("run.trec", "--qrels", qrels)
+                "the list to load every plugin)")
+    # the kernel's commands reach the TREC readers through the plugin's run evaluator
+    got = evalkit("compare", "run.trec", "run2.trec", "--qrels", qrels)
     assert got.returncode == 2
     assert got.stderr == (f"error: {qrels}: the TREC qrels loader that reads it is provided "
-                          f"by the 'evalkit-retrieval' plugin, {disabled}")
-    # BEIR qrels are the kernel's: the run file is what needs the plugin then
-    got = evalkit_eval("run.trec", "--qrels", "beir.tsv")
+                          f"by the 'evalkit-retrieval' plugin, {disabled}\n")
+    # BEIR qrels are the retrieval plugin's too
+    got = evalkit("compare", "run.trec", "run2.trec", "--qrels", "beir.tsv")
     assert got.returncode == 2
-    assert got.stderr == ("error: run.trec: the TREC run loader that reads it is provided by "
-                          f"the 'evalkit-retrieval' plugin, {disabled}")
-    got = evalkit_eval("run.trec", "--qrels", qrels, EVALKIT_PLUGINS="hits_plugin")
+    assert got.stderr == ("error: beir.tsv: the TREC qrels loader that reads it is provided "
+                          f"by the 'evalkit-retrieval' plugin, {disabled}\n")
+    got = evalkit("compare", "run.trec", "run2.trec", "--qrels", qrels,
+                  EVALKIT_PLUGINS="hits_plugin")
     assert got.stderr.endswith("which is installed but disabled by "
                                "EVALKIT_PLUGINS='hits_plugin'; add evalkit-retrieval to "
                                "EVALKIT_PLUGINS (or unset it)\n")
+    # `evalkit eval` is the plugin's command: disabled, it says so
+    got = evalkit("eval", "run.trec", "--qrels", qrels)
+    assert got.returncode == 2
+    assert got.stderr == ("error: `evalkit eval` is provided by the 'evalkit-retrieval' "
+                          f"plugin, {disabled} (see `evalkit --help`)\n")
     # enabled, the same files are read
     (tmp_path / "pyproject.toml").write_text(
         '[tool.evalkit]\nplugins = ["evalkit-retrieval"]\nlocal_plugins = ["hits_plugin"]\n')
-    got = evalkit_eval("run.trec", "--qrels", qrels, "--json")
+    got = evalkit("eval", "run.trec", "--qrels", qrels, "--json")
     assert got.returncode == 0, got.stderr

@@ -114,7 +114,12 @@ def plugin_command(name: str, markup: Any, usage_error: type[Exception]) -> Any:
     if blocked is not None:
         raise usage_error(blocked.message())
     entry = next((e for _, key, e in registry.entries("command") if key == name), None)
-    if entry is None or entry.provider.module == KERNEL_PLUGIN:
+    if entry is None:
+        why = _why_not_loaded(registry, name)
+        if why is not None:
+            raise usage_error(why)
+        return None
+    if entry.provider.module == KERNEL_PLUGIN:
         return None
     spec = entry.spec
     assert isinstance(spec, CommandSpec)
@@ -122,6 +127,27 @@ def plugin_command(name: str, markup: Any, usage_error: type[Exception]) -> Any:
         return click_command(import_target(spec.load), name, spec.help, markup)
     except TargetError as exc:
         raise usage_error(f"command {name!r} of {entry.provider}: {exc}") from None
+
+
+def _why_not_loaded(registry: Any, name: str) -> str | None:
+    """Why ``evalkit NAME`` does not run when an installed plugin the plugin selection
+    disables provides it (its hook module imported now, on this error path only): the
+    message of :func:`evalkit.plugins.loading.unavailable_plugin`; else ``None``."""
+    import importlib
+
+    from evalkit.plugins.loading import unavailable_plugin
+
+    for info in registry.plugins:
+        if info.status != "disabled" or info.distribution is None:
+            continue
+        try:
+            hooks = importlib.import_module(info.module.partition(":")[0])
+            records = getattr(hooks, "evalkit_register_commands", lambda: [])()
+        except Exception:  # a plugin that cannot say is not named
+            continue
+        if any(getattr(r, "name", None) == name for r in records or ()):
+            return unavailable_plugin(registry, info.distribution, f"`evalkit {name}`")
+    return None
 
 
 __all__ = ["TargetError", "click_command", "import_target", "plugin_command"]
