@@ -123,7 +123,8 @@ def test_a_run_without_recorded_goldens_names_the_goldens_option(tmp_path: Path)
 #: Python name, and why no command shows them.
 NOT_ON_THE_COMMAND_LINE = {
     ("src/evalkit/stats/methods.py", "ci"): "compare checks --ci with --test itself",
-    ("src/evalkit/execute/frame_inputs.py", "qrels"): "DataFrames are Python's",
+    ("plugins/evalkit-retrieval/src/evalkit_retrieval/frames.py", "qrels"):
+        "DataFrames are Python's",
     ("src/evalkit/comparison/inputs.py", "qrels"): "DataFrames are Python's",
     ("src/evalkit/core/metric_names.py", "name"): "the name=value syntax of a measure",
     ("src/evalkit/stats/methods.py", "method"): "compare checks --test with --ci itself",

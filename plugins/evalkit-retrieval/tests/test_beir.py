@@ -17,7 +17,7 @@ from evalkit_retrieval.beir import (
 
 from evalkit.plugins.default import default_registry
 
-SCIFACT = Path(__file__).parent / "data" / "scifact"
+SCIFACT = Path(__file__).resolve().parents[3] / "tests" / "data" / "scifact"
 TOPICS = "topics.beir-v1.0.0-scifact.test.tsv.gz"
 
 

@@ -22,7 +22,7 @@ from evalkit_retrieval.frames import FrameFormatError
 import evalkit
 from evalkit.data.results import RunResult
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[3]
 VASWANI = REPO / "examples" / "vaswani"
 QRELS = VASWANI / "data" / "qrels"
 BM25 = VASWANI / "data" / "runs" / "run.vaswani.bm25.txt"
