@@ -18,7 +18,7 @@ from evalkit.cli.app import app
 from evalkit.core.hookspecs import hookimpl
 from evalkit.core.metric_names import MeasureRequest
 from evalkit.core.specs import MeasureSyntaxSpec, RunFormatSpec
-from evalkit.report.run_scores import ScoredRun
+from evalkit.report.run_formats import ScoredRun
 from evalkit.testing import check_conformance, registered_plugin
 
 SEEN: list[ScoredRun] = []

@@ -322,10 +322,10 @@ def test_markdown_shows_query_ids_and_texts_as_written(reports: dict[str, Any]) 
 
 def test_console_compare_table_and_eval_table_print_names_as_written(
         reports: dict[str, Any]) -> None:
+    from evalkit_retrieval.run_scores import print_table
     from rich.console import Console
 
     from evalkit.report.compare_table import print_compare_table
-    from evalkit.report.run_scores import print_table
 
     buf = io.StringIO()
     console = Console(file=buf, width=400, color_system=None, highlight=False)

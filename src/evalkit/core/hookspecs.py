@@ -152,7 +152,7 @@ def evalkit_register_run_formats() -> list[RunFormatSpec]:  # type: ignore[empty
 
     Returns:
         A list of :class:`~evalkit.core.specs.RunFormatSpec`: ``render(scored) -> str``
-        prints a scored run (:class:`~evalkit.report.run_scores.ScoredRun`) for
+        prints a scored run (:class:`~evalkit.report.run_formats.ScoredRun`) for
         ``--format NAME`` (``evalkit-retrieval``'s ``trec`` prints trec_eval's layout).
 
     Errors:

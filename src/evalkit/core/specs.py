@@ -335,7 +335,7 @@ class RunFormatSpec(_Record):
     """An output of ``evalkit eval --format NAME`` besides ``table`` and ``json``.
 
     ``render(scored) -> str`` prints a scored run
-    (:class:`~evalkit.report.run_scores.ScoredRun`: the run, the measures to show, the
+    (:class:`~evalkit.report.run_formats.ScoredRun`: the run, the measures to show, the
     ``-m`` request, ``--per-query``, the qrels) on standard output; it raises
     ``ValueError`` (one line) for what it cannot print. ``default_measures`` are the
     ``-m`` values it implies for a run file when none is given (trec_eval's

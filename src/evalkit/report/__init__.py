@@ -7,15 +7,15 @@ comparison, :mod:`.comparison_rows`, and a metric pooled over collections,
 :mod:`.pooled`), the kernel's renderers (console, json, markdown,
 junit, latex; :mod:`.builtin` makes their records; plain HTML tables of reports for
 notebooks, :mod:`.html_table`), the tables the commands print
-(:mod:`.compare_table`, :mod:`.pooled_table`, :mod:`.plugin_listing`, :mod:`.run_scores`,
-:mod:`.target_run`), tables as CSV (:mod:`.tables`; ``evalkit eval --csv/--parquet``,
-:mod:`.table_outputs`), reports written to ``--report FORMAT:PATH`` targets
-(:mod:`.writing`) and number formatting (:mod:`.formatting`).
+(:mod:`.compare_table`, :mod:`.pooled_table`, :mod:`.plugin_listing`,
+:mod:`.target_run`), tables as CSV (:mod:`.tables`), reports written to
+``--report FORMAT:PATH`` targets (:mod:`.writing`) and number formatting
+(:mod:`.formatting`).
 
 May import: io, stats, core, plugins, data, tables. The model sits below the gate and the
 comparison, which build it from their fields: nothing here names their types. A reporter
 is found in the registry by name, never imported, so a plugin's reporter (``html``) works
-like the built-in ones; so is a run format of ``evalkit eval --format`` (:mod:`.run_scores`;
+like the built-in ones; so is a run format of ``evalkit eval --format`` (:mod:`.run_formats`;
 the retrieval plugin's ``trec``).
 """
 

@@ -3,9 +3,9 @@ or every run of folders and glob patterns (:mod:`evalkit.io.run_paths`), in one 
 each saved with ``--save-dir``, with one summary table.
 
 It reads the run (:func:`evalkit.execute.run_files.load_or_evaluate`) and prints it as
-:mod:`evalkit.report.run_scores` lays it out (a table, JSON, or a run format a plugin
+:mod:`evalkit_retrieval.run_scores` lays it out (a table, JSON, or a run format a plugin
 registers, such as trec_eval's layout; ``--csv``/``--parquet``:
-:mod:`evalkit.report.table_outputs`). Imports that pull in numpy happen inside the
+:mod:`evalkit_retrieval.table_outputs`). Imports that pull in numpy happen inside the
 function, so ``evalkit --help`` stays light."""
 
 from __future__ import annotations
@@ -117,7 +117,8 @@ def command(
     from evalkit.execute.measure_args import read_measure_args
     from evalkit.execute.run_files import is_artifact
     from evalkit.io.run_paths import is_many
-    from evalkit.report import run_scores
+    from evalkit.report.run_formats import ScoredRun, run_format
+    from evalkit_retrieval import run_scores
     from evalkit_retrieval.run_evaluation import judgments_of
 
     fmt_out = pick_format(as_json_flag, output)
@@ -131,7 +132,7 @@ def command(
                          save_dir=save_dir, overwrite=overwrite,
                          allow_incomplete=allow_incomplete, score=_score)
     run = runs[0]
-    formatter = None if fmt_out in ("table", "json") else run_scores.run_format(fmt_out)
+    formatter = None if fmt_out in ("table", "json") else run_format(fmt_out)
     missing_value = _missing_of(missing, complete)
     _check_outputs(run, qrels, name=name, save=save, overwrite=overwrite, csv=csv,
                    parquet=parquet)
@@ -153,7 +154,7 @@ def command(
         if (remark := run_scores.format_remark(result)) is not None:
             note(remark)  # stdout holds the format's output only
         judgments = None if qrels is None else judgments_of(qrels, loaded)
-        typer.echo(formatter.render(run_scores.ScoredRun(
+        typer.echo(formatter.render(ScoredRun(
             result, request, metrics, counts, per_query, judgments,
             complete or missing is Missing.zero, run)))
     else:
@@ -184,7 +185,7 @@ def _check_outputs(run: Path, qrels: Path | None, *, name: str | None, save: Pat
         CliError, OutputError: naming the option.
     """
     from evalkit.io.outputs import require_writable
-    from evalkit.report.table_outputs import check_table_outputs
+    from evalkit_retrieval.table_outputs import check_table_outputs
 
     if name is not None:
         from evalkit.io.limits import check_name
@@ -234,9 +235,9 @@ def _write_outputs(result: RunResult, run: Path, qrels: Path | None, request: An
                    ) -> tuple[list[str], list[str]]:
     """``(metrics, counts)`` to show, after the warnings on the scoring are noted and the
     artifact (``--save``) and per-query tables (``--csv``, ``--parquet``) are written."""
-    from evalkit.report import run_scores
-    from evalkit.report.table_outputs import write_table_outputs
+    from evalkit_retrieval import run_scores
     from evalkit_retrieval.run_evaluation import check_scored
+    from evalkit_retrieval.table_outputs import write_table_outputs
 
     warnings = check_scored(result, run, qrels)
     metrics, counts = run_scores.select_measures(result, request, run)

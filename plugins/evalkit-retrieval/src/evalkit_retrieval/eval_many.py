@@ -36,7 +36,7 @@ def eval_many(args: list[Path], qrels: Path | None, metric: list[str] | None, fm
     """
     from evalkit.execute.measure_args import read_measure_args
     from evalkit.io.run_paths import expand_run_paths, unique_names
-    from evalkit.report import run_scores
+    from evalkit_retrieval import run_scores
     from evalkit_retrieval.run_evaluation import check_scored
 
     one_run = [option for option, value in given.items() if value]

@@ -23,7 +23,7 @@ from evalkit_retrieval.measures import metric_records
 if TYPE_CHECKING:
     from evalkit.core.metric_names import MeasureRequest
     from evalkit.data.ranked_ids import RankedRun
-    from evalkit.report.run_scores import ScoredRun
+    from evalkit.report.run_formats import ScoredRun
 
 RUN_SUFFIXES = (".run", ".txt", ".trec", ".res", ".run.gz", ".txt.gz", ".trec.gz", ".res.gz")
 # ".tsv" too: MS MARCO's qrels are TREC's four columns in a .tsv file (a .tsv with BEIR's

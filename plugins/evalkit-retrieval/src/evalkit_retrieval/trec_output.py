@@ -27,11 +27,12 @@ from typing import TYPE_CHECKING, Any
 
 from evalkit.data.coverage import notes_of
 from evalkit.data.metric_info import COUNT_NAMES, canonical_metric
-from evalkit.report.run_scores import MeasureSelectionError, count_names
+from evalkit.report.run_formats import MeasureSelectionError
+from evalkit_retrieval.run_scores import count_names
 from evalkit_retrieval.trec_names import HEADER_LINES, order_key, trec_label
 
 if TYPE_CHECKING:
-    from evalkit.report.run_scores import ScoredRun
+    from evalkit.report.run_formats import ScoredRun
 
 
 def relstring(retrieved: Sequence[str], judgments: Mapping[str, int], n: int) -> str:
