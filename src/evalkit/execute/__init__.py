@@ -2,12 +2,12 @@
 
 Holds the three ways to get a run: :func:`~evalkit.execute.run_retriever.run`
 (a retriever callable over queries and qrels, :mod:`.run_retriever`), :func:`evalkit.evaluate_run`
-(a precomputed TREC run, ``{qid: {doc: score}}`` or a DataFrame, :mod:`.precomputed`,
-:mod:`.frame_inputs`), and the target
+(a precomputed TREC run, ``{qid: {doc: score}}`` or a DataFrame, scored by the run
+evaluator a plugin registers, :mod:`.run_evaluator`), and the target
 runner (:mod:`.target_runner`: concurrent, resumable, with :mod:`.executor` calling the
 target, :mod:`.artifact_writer` and :mod:`.run_header` keeping the artifact, and
 :mod:`.rescore` computing a saved run's metrics again). Scoring with the registered
-metrics is one path for all of them (:mod:`.scoring`, :mod:`.ranking`; what a metric needs
+metrics is one path for all of them (:mod:`.scoring`; what a metric needs
 of each case, checked before scoring, :mod:`.case_needs`), as are the kernel's
 aggregates (:mod:`.aggregates`), the eval config of ``evalkit run`` and ``evalkit gate``
 (:mod:`.evalconfig`, its pydantic models :mod:`.evalconfig_models`, the gate's options
