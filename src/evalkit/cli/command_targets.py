@@ -142,10 +142,11 @@ def _why_not_loaded(registry: Any, name: str) -> str | None:
             continue
         try:
             hooks = importlib.import_module(info.module.partition(":")[0])
-            records = getattr(hooks, "evalkit_register_commands", lambda: [])()
+            hook = getattr(hooks, "evalkit_register_commands", None)
+            records: list[Any] = list(hook() or ()) if callable(hook) else []
         except Exception:  # a plugin that cannot say is not named
             continue
-        if any(getattr(r, "name", None) == name for r in records or ()):
+        if any(getattr(r, "name", None) == name for r in records):
             return unavailable_plugin(registry, info.distribution, f"`evalkit {name}`")
     return None
 

@@ -95,31 +95,40 @@ def evaluate_run(
         qrels: a TREC qrels path, ``{qid: {doc: label}}`` / ``{qid: set of relevant
             ids}``, a ``pandas.DataFrame`` with ``qid, docno, label``, or
             :class:`~evalkit.data.judgments.LoadedQrels`.
-        metrics: spec strings (``"ap"``, ``"ndcg@10"``, ``"P@10"``, ...); an empty list
-            raises ValueError. Every registered count (``num_ret``, ``num_rel``,
-            ``num_rel_ret``) is added to each row's ``counts``; a count named here goes
-            there too and is listed in ``header["counts"]``. An unknown name raises.
+        metrics: spec strings (``"ap"``, ``"ndcg@10"``, ``"P@10"``, ...), or one on its own;
+            an empty list raises ValueError. Every registered
+            count (``num_ret``, ``num_rel``, ``num_rel_ret``) is added to each row's
+            ``counts``; a count named here goes there too (never to ``metrics``) and is
+            listed in ``header["counts"]``. An unknown name raises.
         relevance_level: trec_eval ``-l``: the smallest label binary measures count as
             relevant (an integer >= 1; nDCG always uses the labels themselves).
-        missing: ``"zero"``, ``"skip"`` or ``"refuse"``, see above.
+        missing: ``"zero"``, ``"skip"`` or ``"refuse"``, see above. The counts of unjudged
+            and missing queries go in the header (``"refuse"`` records them like
+            ``"skip"``).
         depth: trec_eval ``-M``: only the first ``depth`` documents of each ranking (after
             ranking by score) are evaluated.
         name: the run's name (defaults to the run tag).
 
     Returns:
-        A :class:`~evalkit.data.results.RunResult` with rows in query-id order; its
-        header records the run and qrels hashes, the settings, every metric's provider
-        and definition version, and ``notes`` on unjudged, missing and empty queries (the
-        run evaluator's documentation: ``evalkit_retrieval.run_evaluation.evaluate_run``).
+        A :class:`~evalkit.data.results.RunResult` with rows in query-id order (text
+        order, as trec_eval prints them). ``header["notes"]`` holds ``num_queries``,
+        ``unjudged_ignored`` (and up to 20 ``unjudged_ignored_ids``),
+        ``missing_scored_zero`` or ``missing_skipped`` (and ``missing_ids``),
+        ``empty_rankings`` and ``empty_ranking_ids`` when a judged query was given an
+        empty ranking (it scores 0); the header also records the run and qrels hashes,
+        the settings and every metric's provider and definition version.
 
     Raises:
         ValueError: a bad ``missing``, ``depth`` or ``relevance_level``; qrels with no
-            query; a ranking that lists a document twice; a malformed file or DataFrame
-            (the message names the file and line, or the row).
+            query; a ranking that lists a document twice.
         SettingError: (a ``ValueError``) ``missing="refuse"`` and a judged query is
-            missing from the run.
+            missing from the run; the message names the settings that score or skip it.
         RegistryError: an unknown metric name; no run evaluator is loaded (the message
-            says which plugin provides one and how to get it).
+            says which plugin provides one and how to enable or install it).
+        TrecFormatError (a ValueError, from the retrieval plugin): a malformed file.
+        FrameFormatError (a ValueError, from the retrieval plugin): a DataFrame with a
+            missing column, a duplicate (qid, docno), a NaN or infinite score, a label
+            that is not an integer, or a missing id; the message names the row.
     """
     what = f"{run}: the TREC run loader that reads it" if isinstance(run, str | Path) \
         else "scoring a ranked run against qrels"

@@ -142,56 +142,13 @@ def evaluate_run(
     depth: int | None = None,
     name: str | None = None,
 ) -> RunResult:
-    """Score a precomputed run against qrels: one row per evaluated query.
-
-    Queries are those of the qrels (as trec_eval evaluates them): run topics without
-    judgments are ignored, and judged topics missing from the run are scored as an empty
-    ranking (``missing="zero"``, trec_eval ``-c``), left out (``"skip"``, as trec_eval
-    9.0.8 did without ``-c``) or refused (``"refuse"``: ValueError naming them, as
-    trec_eval 10.0 exits with an error without ``-c``). A judged query with no relevant
-    document stays in and scores 0.
-
-    Args:
-        run: a TREC run file path, a :class:`~evalkit.data.ranked_ids.RankedRun`,
-            ``{qid: {doc: score}}``, or a ``pandas.DataFrame`` in PyTerrier's shape
-            (``qid, docno, score``; an optional ``name`` column names the run; ``rank``
-            and other columns are ignored). Mappings and frames are ranked as trec_eval
-            ranks a file: score descending, ties by doc id descending.
-        qrels: a TREC qrels path, ``{qid: {doc: label}}`` / ``{qid: set of relevant
-            ids}``, a ``pandas.DataFrame`` with ``qid, docno, label``, or
-            :class:`LoadedQrels`.
-        metrics: spec strings (``"ap"``, ``"ndcg@10"``, ``"P@10"``, ...), or one on its own;
-            an empty list raises ValueError. Every registered
-            count (``num_ret``, ``num_rel``, ``num_rel_ret``) is added to each row's
-            ``counts``; a count named here goes there too (never to ``metrics``) and is
-            listed in ``header["counts"]``. An unknown name raises.
-        relevance_level: trec_eval ``-l``: the smallest label binary measures count as
-            relevant (an integer >= 1; nDCG always uses the labels themselves).
-        missing: ``"zero"``, ``"skip"`` or ``"refuse"``, see above. The counts of unjudged
-            and missing queries go in the header (``"refuse"`` records them like
-            ``"skip"``).
-        depth: trec_eval ``-M``: only the first ``depth`` documents of each ranking (after
-            ranking by score) are evaluated.
-        name: the run's name (defaults to the run tag).
-
-    Returns:
-        A :class:`RunResult` with rows in query-id order (text order, as trec_eval prints
-        them). ``header["notes"]`` holds ``num_queries``, ``unjudged_ignored`` (and up to
-        20 ``unjudged_ignored_ids``), ``missing_scored_zero`` or ``missing_skipped`` (and
-        ``missing_ids``), ``empty_rankings`` and ``empty_ranking_ids`` when a judged query
-        was given an empty ranking (it scores 0); the header also records the run and
-        qrels hashes, the settings and every metric's provider and definition version.
-
-    Raises:
-        ValueError: a bad ``missing``, ``depth`` or ``relevance_level``; qrels with no
-            query; a ranking that lists a document twice.
-        SettingError: (a ``ValueError``) ``missing="refuse"`` and a judged query is
-            missing from the run; the message names the settings that score or skip it.
-        RegistryError: an unknown metric name.
-        TrecFormatError (a ValueError, from the retrieval plugin): a malformed file.
-        FrameFormatError (a ValueError, :mod:`evalkit_retrieval.frames`): a DataFrame with a
-            missing column, a duplicate (qid, docno), a NaN or infinite score, a label
-            that is not an integer, or a missing id; the message names the row.
+    """The ``trec`` run evaluator's ``evaluate``: a TREC run file, a
+    :class:`~evalkit.data.ranked_ids.RankedRun`, ``{qid: {doc: score}}`` or a run
+    DataFrame scored against qrels, one row per evaluated query, as
+    :func:`evalkit.evaluate_run` documents it (the arguments, the header's ``notes``, the
+    errors: a malformed file raises :class:`~evalkit_retrieval.trec.TrecFormatError`, a
+    DataFrame :class:`~evalkit_retrieval.frames.FrameFormatError`, both ValueErrors naming
+    the line or row).
     """
     _check_settings(missing, depth, relevance_level)
     require_metrics(metrics)
