@@ -25,7 +25,6 @@ from evalkit.data.metric_info import canonical_metric, is_count
 from evalkit.data.provenance import settings_differences
 from evalkit.data.results import RunResult
 from evalkit.execute.run_files import (
-    DEFAULT_METRICS,
     QrelsArg,
     check_artifact,
     is_artifact,
@@ -169,7 +168,7 @@ def _coverage_notes(stored: Mapping[int, RunResult], paths: Sequence[Path | None
 def _chosen_metrics(metrics: Sequence[str] | None, stored: Mapping[int, RunResult]
                     ) -> list[str]:
     """The metrics to compare: those asked for, else those every stored run has, else
-    :data:`~evalkit.execute.run_files.DEFAULT_METRICS`; once each, in order.
+    the registered run evaluator's ``default_metrics``; once each, in order.
 
     Raises:
         ComparisonError: a per-query count asked for, or stored runs sharing no metric.
@@ -190,7 +189,9 @@ def _chosen_metrics(metrics: Sequence[str] | None, stored: Mapping[int, RunResul
         if not chosen:
             raise ComparisonError("the run artifacts share no metric; name one with -m")
     else:
-        chosen = list(DEFAULT_METRICS)
+        from evalkit.execute.run_evaluator import run_evaluator
+
+        chosen = list(run_evaluator("comparing run files").default_metrics)
     return list(dict.fromkeys(chosen))
 
 

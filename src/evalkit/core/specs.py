@@ -361,14 +361,16 @@ class RunEvaluatorSpec(_Record):
     (one line naming the file, query or row) for what it cannot read. ``load_qrels(qrels)``
     returns :class:`~evalkit.data.judgments.LoadedQrels` for a qrels path, mapping or
     DataFrame (a mapping of judgments alone is read by the kernel:
-    :func:`evalkit.data.judgments.graded_judgments`). One evaluator is used; two are
-    a conflict that names both.
+    :func:`evalkit.data.judgments.graded_judgments`). ``default_metrics`` are the metrics
+    ``evalkit compare`` and ``evalkit eval`` score a run file with when none is named.
+    One evaluator is used; two are a conflict that names both.
     """
 
     name: str
     evaluate: Callable[..., Any]
     load_qrels: Callable[[Any], Any]
     description: str = ""
+    default_metrics: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -457,7 +459,7 @@ _OPTIONAL_CALLABLES: dict[type, tuple[str, ...]] = {
     AggregateSpec: ("of_metric",), ReporterSpec: ("record",),
 }
 _STRING_FIELDS = ("description", "version", "suffix", "help", "load")
-_NAME_TUPLES = ("aliases", "suffixes", "params", "default_measures")
+_NAME_TUPLES = ("aliases", "suffixes", "params", "default_measures", "default_metrics")
 
 
 def record_problem(rec: Any) -> str | None:

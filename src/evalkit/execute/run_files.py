@@ -37,9 +37,6 @@ if TYPE_CHECKING:
     from evalkit.data.judgments import LoadedQrels
     from evalkit.data.results import RunResult
 
-#: Metrics used when none is named: the usual trec_eval summary of a ranked run.
-DEFAULT_METRICS: tuple[str, ...] = ("ap", "ndcg@10", "precision@10", "recall@100", "rr")
-
 
 class Missing(StrEnum):
     """What a judged query absent from a TREC run counts as (``--missing``)."""
@@ -231,7 +228,6 @@ def require_artifact(path: Path, what: str, fix: str | None = None, *,
 
 
 __all__ = [
-    "DEFAULT_METRICS",
     "Missing",
     "QrelsArg",
     "check_artifact",

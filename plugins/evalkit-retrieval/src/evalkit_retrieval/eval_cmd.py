@@ -209,12 +209,12 @@ def _score(run: Path, qrels: Path | None, request: Any, fmt_out: str, *,
     noted)."""
     from evalkit.data.coverage import completeness_lines
     from evalkit.execute.run_files import (
-        DEFAULT_METRICS,
         check_artifact,
         is_artifact,
         load_or_evaluate,
         refuse_altered,
     )
+    from evalkit_retrieval.plugin import DEFAULT_METRICS
 
     with progress(f"evaluating {run.name}"):
         result = load_or_evaluate(

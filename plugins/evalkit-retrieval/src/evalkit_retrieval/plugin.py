@@ -139,12 +139,15 @@ def evalkit_register_run_formats() -> list[RunFormatSpec]:
         default_measures=("official",))]
 
 
+#: Metrics used when none is named: the usual trec_eval summary of a ranked run.
+DEFAULT_METRICS: tuple[str, ...] = ("ap", "ndcg@10", "precision@10", "recall@100", "rr")
+
 #: Built once: the run evaluator, its functions imported when first called.
 _EVALUATOR = RunEvaluatorSpec(
     "trec", on_call("evalkit_retrieval.run_evaluation:evaluate_run"),
     on_call("evalkit_retrieval.run_evaluation:load_qrels_input"),
     "TREC runs, {qid: {doc: score}} and run DataFrames scored against qrels, as trec_eval "
-    "scores them")
+    "scores them", default_metrics=DEFAULT_METRICS)
 
 
 @hookimpl
