@@ -327,6 +327,12 @@ def _lines(data: bytes, source: str | Path) -> list[tuple[int, list[bytes]]]:
                 source, lineno, "the line contains a NUL byte",
                 "The file may be binary or in UTF-16; save it as UTF-8 text",
             )
+        if not out and fields[0][:1] in (b"{", b"["):
+            raise TrecFormatError(
+                source, lineno, "the file is JSON, not whitespace-separated TREC fields",
+                "A run artifact (JSON Lines written by `evalkit run`) is read by `evalkit "
+                "compare`, `gate` and `pairwise`; this command needs a TREC run or qrels file",
+            )
         out.append((lineno, fields))
     return out
 
