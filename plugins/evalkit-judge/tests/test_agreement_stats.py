@@ -7,7 +7,6 @@ import math
 
 import numpy as np
 import pytest
-
 from evalkit_judge.agreement_stats import (
     AgreementError,
     agreement_table,

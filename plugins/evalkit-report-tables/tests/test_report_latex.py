@@ -15,6 +15,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from evalkit_report_tables.latex import escape, paper_name
 from scipy import stats
 from typer.testing import CliRunner
 
@@ -22,7 +23,6 @@ import evalkit
 from evalkit.cli.app import app
 from evalkit.data.results import QueryResult, RunResult
 from evalkit.report import get_reporter
-from evalkit_report_tables.latex import escape, paper_name
 
 QIDS = [f"q{i:02d}" for i in range(1, 11)]
 AP_A = [0.1, 0.2, 0.3, 0.4, 0.5, 0.1, 0.2, 0.3, 0.4, 0.5]  # mean 0.3

@@ -42,7 +42,8 @@ class GoldenCase:
             tuple. Empty when the case gives none.
         labels: human labels of this case, ``{metric: value}`` (finite numbers), that
             the PPI intervals and the judge plugin's ``evalkit agreement`` compare a
-            judge's grades with; not part of what a target or metric sees. Empty when the case has none.
+            judge's grades with; not part of what a target or metric sees. Empty when
+            the case has none.
         cluster: the cluster the case belongs to (cases about one passage, one
             conversation), which clustered paired tests take as their unit
             (:mod:`evalkit.stats.clusters`); None when not given.

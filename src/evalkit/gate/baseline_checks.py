@@ -71,8 +71,8 @@ def _ppi_test(cand: Mapping[str, float], base: Mapping[str, float], metric: str,
         CheckFailure: labels that cannot give an interval (fewer than 2 shared labelled
             cases, every case labelled, a label of a case the run lacks).
     """
-    from evalkit.data.ppi_labels import has_labels, paired_ppi
     from evalkit.data.labels import LabelError
+    from evalkit.data.ppi_labels import has_labels, paired_ppi
 
     if labels is None or not all(has_labels(x, metric) for x in labels):
         return None

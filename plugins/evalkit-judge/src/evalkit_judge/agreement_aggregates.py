@@ -63,8 +63,8 @@ def _statistic(kind: str, arg: str | None, judge: list[float], human: list[float
 
 
 def _pairs(rows: Sequence[Any], name: str, metric: str) -> tuple[list[float], list[float]]:
-    from evalkit_judge.agreement import case_means
     from evalkit.data.labels import active_labels
+    from evalkit_judge.agreement import case_means
 
     labels = active_labels()
     if labels is None:
