@@ -48,11 +48,11 @@ USER_DIST = REPO / "packages" / "paired-evalkit"
 PROJECTS = [REPO, *sorted(p.parent for p in REPO.glob("plugins/*/pyproject.toml")), USER_DIST]
 OURS = {
     "paired-evalkit", "paired-evalkit-core", "evalkit-retrieval", "evalkit-http",
-    "evalkit-judge", "evalkit-report-html", "evalkit-text", "evalkit-dask", "evalkit-history",
-    "evalkit-mlflow",
+    "evalkit-judge", "evalkit-report-html", "evalkit-report-tables", "evalkit-text",
+    "evalkit-dask", "evalkit-history", "evalkit-mlflow",
 }
 DEFAULT_INSTALL = {"paired-evalkit", "paired-evalkit-core", "evalkit-retrieval",
-                   "evalkit-http", "evalkit-judge", "evalkit-history"}
+                   "evalkit-http", "evalkit-judge", "evalkit-report-tables", "evalkit-history"}
 EXTRAS = {"html": "evalkit-report-html", "text": "evalkit-text", "dask": "evalkit-dask",
           "mlflow": "evalkit-mlflow"}
 
