@@ -250,6 +250,12 @@ class LoaderSpec(_Record):
     the next one matching the suffix (a ``.tsv`` qrels file without the BEIR header goes
     to the TREC loader). It should not raise; an error counts as accepting, so that the
     loader itself reports it.
+
+    ``scheme`` (``"irds"``), when given, makes the loader read sources named
+    ``SCHEME:ID`` rather than files: wherever a file of the kind is taken (``--qrels``,
+    ``qrels=``), a name starting ``SCHEME:`` goes to this loader whatever the suffixes
+    say, and ``fn`` receives the name as text. Nothing is hashed from disk: a run records
+    the SHA-256 of what ``fn`` returned (for qrels, as canonical JSON).
     """
 
     name: str
@@ -258,6 +264,7 @@ class LoaderSpec(_Record):
     suffixes: tuple[str, ...] = ()
     description: str = ""
     accepts: Callable[[Any], bool] | None = None
+    scheme: str = ""
 
 
 @dataclass(frozen=True)
@@ -578,7 +585,11 @@ def loader_for_path(loaders: Mapping[str, LoaderSpec], path: str) -> LoaderSpec 
     """The loader of ``loaders`` (``{name: record}``, one kind) that reads ``path``: the
     longest matching suffix first; on a tie, one whose ``accepts`` looks at the content
     before one that takes any file; the only loader of the kind when none matches; else
-    None."""
+    None. A ``path`` written ``SCHEME:ID`` goes to the loader of that ``scheme``."""
+    scheme = next((s for s in loaders.values() if s.scheme and str(path).startswith(
+        f"{s.scheme}:")), None)
+    if scheme is not None:
+        return scheme
     lowered = str(path).lower()
     matches: list[tuple[int, bool, str, LoaderSpec]] = []
     for key, spec in loaders.items():

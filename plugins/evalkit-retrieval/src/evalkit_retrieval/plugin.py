@@ -61,12 +61,26 @@ _TOPICS = LoaderSpec(
     "{query id: text} for reports")
 
 
+#: ``irds:DATASET_ID``: qrels and queries read through ir_datasets (LoaderSpec.scheme)
+_IRDS = (
+    LoaderSpec("irds", "qrels", on_call("evalkit_retrieval.irds:load_qrels"),
+               description="irds:DATASET_ID: the qrels of an ir_datasets dataset (extra "
+                           "[irds]; data already on this machine, never downloaded)",
+               scheme="irds"),
+    LoaderSpec("irds", "queries", on_call("evalkit_retrieval.irds:load_topics"),
+               description="irds:DATASET_ID: the queries of an ir_datasets dataset (extra "
+                           "[irds]; data already on this machine, never downloaded)",
+               scheme="irds"),
+)
+
+
 @hookimpl
 def evalkit_register_loaders() -> list[LoaderSpec]:
     """TREC run files (kind ``run``) and TREC qrels (kind ``qrels``), plain or gzip; topic
-    files (kind ``queries``, by name only)."""
+    files (kind ``queries``, by name only); ``irds:DATASET_ID`` qrels and queries."""
     return [
         _TOPICS,
+        *_IRDS,
         LoaderSpec(
             name="trec", kind="run", fn=load_run, suffixes=RUN_SUFFIXES,
             description="TREC run file `qid Q0 docno rank score tag` (plain or .gz), "

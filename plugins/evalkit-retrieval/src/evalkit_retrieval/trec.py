@@ -195,10 +195,18 @@ def load_qrels(path: str | Path, *, lazy: bool = False) -> _Qrels:
             strings when read (:class:`~evalkit_retrieval.columns.ColumnJudged`, what
             evalkit's own evaluation uses), instead of a ``dict``.
 
+    ``irds:DATASET_ID`` reads the qrels of an ir_datasets dataset instead
+    (:func:`evalkit_retrieval.irds.load_qrels`; ``lazy`` does not apply).
+
     Raises:
         FileNotFoundError: no such file.
         TrecFormatError: see the module docstring; a pipe, device or directory.
+        evalkit_retrieval.irds.IrdsError (ValueError): an ``irds:`` id that cannot be read.
     """
+    if str(path).startswith("irds:"):
+        from evalkit_retrieval import irds
+
+        return dict(irds.load_qrels(str(path)))
     p = Path(path)
     _require_regular(p, "qrels")
     with reading(p, "qrels"):  # out of memory: one line naming the file (evalkit.cli)
