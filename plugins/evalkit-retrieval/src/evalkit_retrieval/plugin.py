@@ -17,6 +17,7 @@ from evalkit.core.specs import (
     MetricSpec,
     RunFormatSpec,
 )
+from evalkit_retrieval.diversity import diversity_records
 from evalkit_retrieval.measures import metric_records
 
 if TYPE_CHECKING:
@@ -49,8 +50,9 @@ def load_qrels(path: str | Path) -> dict[str, Mapping[str, int]]:
 
 @hookimpl
 def evalkit_register_metrics() -> list[MetricSpec | MetricFamily]:
-    """Precision, recall, nDCG, RR, AP, success, R-precision and the trec_eval counts."""
-    return metric_records()
+    """Precision, recall, nDCG, RR, AP, success, R-precision and the trec_eval counts;
+    the diversity measures alpha-nDCG@k and ERR-IA@k."""
+    return [*metric_records(), *diversity_records()]
 
 
 #: Built once: the topic file reader, imported when first called, and read by name only

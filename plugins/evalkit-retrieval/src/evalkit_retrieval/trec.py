@@ -274,7 +274,10 @@ def parse_qrels(raw: bytes, *, source: str | Path = "<qrels>", lazy: bool = Fals
     data = _text_bytes(raw, source)
     out = _bulk_qrels(data)
     if out is None:
-        return dict(_careful_qrels(data, source))
+        from evalkit_retrieval.subtopics import parse_subtopic_qrels
+
+        subtopics: _Qrels | None = parse_subtopic_qrels(data, source)  # qid subtopic docno label
+        return subtopics if subtopics is not None else dict(_careful_qrels(data, source))
     return out if lazy else {q: dict(judged) for q, judged in out.items()}
 
 

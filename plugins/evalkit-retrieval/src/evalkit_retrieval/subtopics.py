@@ -1,0 +1,106 @@
+"""Diversity (subtopic) qrels: ``qid subtopic docno label``, the TREC Web track's
+``qrels.diversity`` layout, which ndeval and ir_measures (its ``iteration`` column as the
+subtopic) read.
+
+The layout is TREC qrels' own; only the second column means something. A qrels file is
+read as subtopic qrels when that column holds two or more distinct values other than
+trec_eval's ``0`` / ``Q0`` (``Q0`` is taken as ``0``); otherwise it is ordinary qrels, and
+the diversity measures see each query as one subtopic (as ndeval and ir_measures do).
+
+Each query of subtopic qrels becomes a :class:`SubtopicJudgments`: a ``{docno: label}``
+dict holding each document's largest label over its subtopics (what every other measure
+sees: a document relevant to any subtopic is relevant to the query, ndeval's own rule
+for its MAP), with the per-subtopic judgments in :attr:`SubtopicJudgments.subtopics` for
+:mod:`evalkit_retrieval.diversity`. A document may be judged once per (query, subtopic);
+twice is refused, as trec_eval refuses ``duplicate docs``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+from evalkit.io.limits import label_problem
+
+#: trec_eval's usual values of the second column (not subtopics)
+_PLAIN = frozenset({b"0", b"Q0"})
+
+
+class SubtopicJudgments(dict[str, int]):
+    """``{docno: largest label over the subtopics}`` of one query, with
+    ``subtopics``: ``{subtopic: {docno: label}}`` in file order."""
+
+    subtopics: dict[str, dict[str, int]]
+
+    def __init__(self, subtopics: Mapping[str, Mapping[str, int]] | None = None) -> None:
+        super().__init__()
+        self.subtopics = {str(s): dict(j) for s, j in (subtopics or {}).items()}
+        for judged in self.subtopics.values():
+            for doc, label in judged.items():
+                self[doc] = max(self.get(doc, label), label)
+
+
+def subtopics_of(judgments: Mapping[str, int]) -> Mapping[str, Mapping[str, int]]:
+    """The subtopics of one query's judgments: those of :class:`SubtopicJudgments`, else
+    the judgments as one subtopic (ndeval and ir_measures on ordinary qrels)."""
+    found = getattr(judgments, "subtopics", None)
+    return found if isinstance(found, Mapping) else {"0": judgments}
+
+
+def is_subtopic_qrels(data: bytes) -> bool:
+    """Whether the qrels text ``data`` (decompressed) is subtopic qrels: its second
+    column holds two or more distinct values other than ``0`` / ``Q0``."""
+    seen: set[bytes] = set()
+    for line in data.split(b"\n"):
+        fields = line.split(None, 2)
+        if len(fields) >= 2 and not fields[0].startswith(b"#"):
+            seen.add(b"0" if fields[1] in _PLAIN else fields[1])
+            if len(seen) >= 2:
+                return True
+    return False
+
+
+def parse_subtopic_qrels(data: bytes, source: str | Path
+                         ) -> dict[str, dict[str, int]] | None:
+    """``{qid: SubtopicJudgments}`` (each a ``dict``) of subtopic qrels, or None when ``data`` is ordinary
+    qrels (:func:`is_subtopic_qrels`).
+
+    Raises:
+        TrecFormatError: a line without four fields, a label that is not an integer, a
+            document judged twice for one (query, subtopic) (both lines named).
+    """
+    from evalkit_retrieval.trec import _LABEL, TrecFormatError, _decode, _lines
+
+    if not is_subtopic_qrels(data):
+        return None
+    grouped: dict[str, dict[str, dict[str, int]]] = {}
+    where: dict[tuple[str, str, str], int] = {}
+    for lineno, fields in _lines(data, source):
+        if len(fields) != 4:
+            raise TrecFormatError(
+                source, lineno, f"expected 4 fields (qid subtopic docno label), got "
+                f"{len(fields)}", "Write one judgment per line: query id, subtopic, "
+                "document id, integer label")
+        qid = _decode(fields[0], source, lineno, "query id")
+        sub = _decode(fields[1], source, lineno, "subtopic")
+        doc = _decode(fields[2], source, lineno, "document id")
+        label = int(fields[3]) if _LABEL.match(fields[3]) else None
+        problem = "not an integer" if label is None else label_problem(label)
+        if label is None or problem is not None:
+            raise TrecFormatError(
+                source, lineno, f"the label {fields[3].decode('utf-8', 'replace')!r} is "
+                f"{problem}", "Labels are integers (0 = not relevant)")
+        key = (qid, sub, doc)
+        if key in where:
+            raise TrecFormatError(
+                source, lineno, f"document {doc!r} is judged twice for query {qid!r}, "
+                f"subtopic {sub!r} (lines {where[key]} and {lineno})",
+                "Keep one line per (query, subtopic, document)")
+        where[key] = lineno
+        grouped.setdefault(qid, {}).setdefault(sub, {})[doc] = label
+    out: dict[str, dict[str, int]] = {qid: SubtopicJudgments(subs)
+                                      for qid, subs in grouped.items()}
+    return out
+
+
+__all__ = ["SubtopicJudgments", "is_subtopic_qrels", "parse_subtopic_qrels", "subtopics_of"]
