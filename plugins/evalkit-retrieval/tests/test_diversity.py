@@ -12,15 +12,15 @@ import json
 from pathlib import Path
 
 import pytest
+from evalkit_retrieval.diversity import alpha_ndcg, err_ia
+from evalkit_retrieval.subtopics import SubtopicJudgments
+from evalkit_retrieval.trec import TrecFormatError, load_qrels, parse_qrels
 from typer.testing import CliRunner
 
 from evalkit.cli.app import app
 from evalkit.core.registry import RegistryError
 from evalkit.execute.precomputed import evaluate_run
 from evalkit.plugins.default import default_registry
-from evalkit_retrieval.diversity import alpha_ndcg, err_ia
-from evalkit_retrieval.subtopics import SubtopicJudgments
-from evalkit_retrieval.trec import TrecFormatError, load_qrels, parse_qrels
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE / "data" / "diversity"

@@ -62,8 +62,8 @@ def is_subtopic_qrels(data: bytes) -> bool:
 
 def parse_subtopic_qrels(data: bytes, source: str | Path
                          ) -> dict[str, dict[str, int]] | None:
-    """``{qid: SubtopicJudgments}`` (each a ``dict``) of subtopic qrels, or None when ``data`` is ordinary
-    qrels (:func:`is_subtopic_qrels`).
+    """``{qid: SubtopicJudgments}`` (each a ``dict``) of subtopic qrels, or None when
+    ``data`` is ordinary qrels (:func:`is_subtopic_qrels`).
 
     Raises:
         TrecFormatError: a line without four fields, a label that is not an integer, a
