@@ -177,3 +177,52 @@ def test_without_ir_datasets_the_message_names_the_extra(monkeypatch: pytest.Mon
     monkeypatch.setitem(sys.modules, "ir_datasets", None)
     with pytest.raises(irds.IrdsError, match=r"pip install 'evalkit-retrieval\[irds\]'"):
         irds.load_qrels("irds:vaswani")
+
+
+TARGET = '''\
+from pathlib import Path
+
+from evalkit.data.targets import TargetResponse
+
+
+class RunTarget:
+    """The ranking of a TREC run file, as a target."""
+
+    name = "bm25"
+
+    def __init__(self, path):
+        ranked = {}
+        for line in Path(path).read_text().splitlines():
+            q, _, d, _, s, _ = line.split()
+            ranked.setdefault(q, []).append((float(s), d))
+        self.ranked = {q: [d for _, d in sorted(v, reverse=True)] for q, v in ranked.items()}
+
+    def invoke(self, case):
+        return TargetResponse(ranked_ids=self.ranked.get(case.id, []))
+'''
+
+
+def test_the_eval_config_takes_irds_goldens(ir_datasets: Any, tmp_path: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """``goldens: irds:ID``: a case per judged query, with its text; the run header
+    records the id as given (not a path under the config's folder)."""
+    (tmp_path / "runtarget.py").write_text(TARGET, encoding="utf-8")
+    (tmp_path / "evalkit.yaml").write_text(
+        f"goldens: irds:{ID}\ntarget:\n  factory: runtarget:RunTarget\n"
+        f"  kwargs: {{path: {RUN}}}\nmetrics: [ndcg@10, ap]\noutput: out.jsonl\n",
+        encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    code, _, err = _cli("run")
+    assert code == 0, err
+    from evalkit.data.results import RunResult
+
+    target = RunResult.load(tmp_path / "out.jsonl")
+    assert target.header["goldens"]["path"] == f"irds:{ID}"
+    assert len(target.per_query) == len(load_qrels(QRELS))
+    scored = load_qrels_input(QRELS)
+    from evalkit.execute.precomputed import evaluate_run
+
+    by_file = evaluate_run(RUN, scored, ["ndcg@10", "ap"])
+    ours = {r.query_id: r.metrics for r in target.per_query}
+    assert all(ours[r.query_id] == pytest.approx(r.metrics) for r in by_file.per_query)
+    assert irds.load_goldens(f"irds:{ID}").get("16").query == load_topics(TOPICS)["16"]

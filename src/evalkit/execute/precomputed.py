@@ -202,19 +202,6 @@ def _loader(kind: str, path: str | Path) -> LoaderSpec:
     return spec
 
 
-def scheme_loader(kind: str, source: object) -> LoaderSpec | None:
-    """The loader of ``kind`` whose ``scheme`` names ``source`` (``irds:vaswani``:
-    :attr:`~evalkit.core.specs.LoaderSpec.scheme`), or None when ``source`` is a file
-    path (or not a path at all)."""
-    if not isinstance(source, str | Path) or ":" not in str(source):
-        return None
-    try:
-        spec = default_registry().loader(kind, path=str(source))
-    except RegistryError:
-        return None
-    return spec if spec.scheme and str(source).startswith(f"{spec.scheme}:") else None
-
-
 def retrieval_loader(kind: str, name: str, what: str) -> LoaderSpec:
     """The loader ``name`` of ``kind`` that the retrieval plugin provides (``("queries",
     "topics")``: the topic files of ``evalkit.compare(topics=PATH)``).

@@ -1,7 +1,8 @@
 """Qrels and topics of an ``ir_datasets`` dataset, named ``irds:DATASET_ID``.
 
 ``--qrels irds:vaswani``, ``--topics irds:vaswani``, ``load_qrels("irds:vaswani")`` and
-``evalkit.compare(qrels="irds:...", topics="irds:...")`` read the dataset through
+``evalkit.compare(qrels="irds:...", topics="irds:...")`` and the eval config's
+``goldens: irds:...`` (a case per judged query) read the dataset through
 `ir_datasets <https://ir-datasets.com>`_ (the optional extra ``evalkit-retrieval[irds]``;
 imported only when such an id is used).
 
@@ -20,7 +21,10 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from evalkit.data.goldens import GoldenSet
 
 #: The prefix of an ir_datasets id where a qrels or topic file is expected.
 SCHEME = "irds"
@@ -204,5 +208,28 @@ def load_topics(source: str | Path, field: str = "title") -> dict[str, str]:
 
 
 
-__all__ = ["SCHEME", "IrdsError", "dataset_id", "is_irds", "load_qrels",
+def load_goldens(source: str | Path, *, relevance_level: int = 1,
+                 field: str = "title") -> GoldenSet:
+    """A golden set of ``irds:ID``, for the eval config's ``goldens: irds:ID``: one case
+    per judged query (its id, its text as :func:`load_topics` gives it, its graded
+    judgments), in the qrels' order.
+
+    Raises:
+        IrdsError: see the class; a judged query without a text.
+    """
+    from evalkit.data.cases import GoldenCase
+    from evalkit.data.goldens import GoldenSet
+
+    qrels = load_qrels(source)
+    texts = load_topics(source, field)
+    missing = [q for q in qrels if q not in texts]
+    if missing:
+        raise IrdsError(f"{source}: judged queries without a text in its queries: "
+                        f"{', '.join(missing[:5])}{' ...' if len(missing) > 5 else ''}")
+    return GoldenSet([GoldenCase.from_judgments(q, judged, relevance_level=relevance_level,
+                                                query=texts[q])
+                      for q, judged in qrels.items()], path=str(source))
+
+
+__all__ = ["SCHEME", "IrdsError", "dataset_id", "is_irds", "load_goldens", "load_qrels",
            "load_topics"]

@@ -73,13 +73,18 @@ _IRDS = (
                description="irds:DATASET_ID: the queries of an ir_datasets dataset (extra "
                            "[irds]; data already on this machine, never downloaded)",
                scheme="irds"),
+    LoaderSpec("irds", "goldens", on_call("evalkit_retrieval.irds:load_goldens"),
+               description="irds:DATASET_ID: a case per judged query of an ir_datasets "
+                           "dataset (its text and judgments), for the eval config",
+               scheme="irds"),
 )
 
 
 @hookimpl
 def evalkit_register_loaders() -> list[LoaderSpec]:
     """TREC run files (kind ``run``) and TREC qrels (kind ``qrels``), plain or gzip; topic
-    files (kind ``queries``, by name only); ``irds:DATASET_ID`` qrels and queries."""
+    files (kind ``queries``, by name only); ``irds:DATASET_ID`` qrels, queries and golden
+    sets."""
     return [
         _TOPICS,
         *_IRDS,
