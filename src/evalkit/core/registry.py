@@ -584,22 +584,6 @@ class Registry:
         what = name if name is not None else f"the suffix of {path}"
         raise RegistryError(f"no {kind} loader for {what}; known {kind} loaders: {known}")
 
-    def scheme_loader(self, kind: str, source: object) -> LoaderSpec | None:
-        """The loader of ``kind`` whose ``scheme`` names ``source`` (``irds:vaswani``:
-        :attr:`~evalkit.core.specs.LoaderSpec.scheme`), or None when ``source`` is a file
-        path (or no path at all)."""
-        text = source if isinstance(source, str) else getattr(source, "__fspath__", None)
-        if callable(text):
-            text = text()
-        if not isinstance(text, str) or ":" not in text:
-            return None
-        for entry in self._tables.get(f"loader:{kind}", {}).values():
-            spec = entry.spec
-            if (isinstance(spec, LoaderSpec) and spec.scheme
-                    and text.startswith(f"{spec.scheme}:")):
-                return spec
-        return None
-
     def get(self, namespace: str, name: str) -> AnySpec:
         """A target, reporter or executor (or any record) by namespace and name."""
         if (namespace, name) in self._conflicts:

@@ -250,12 +250,9 @@ class LoaderSpec(_Record):
     the next one matching the suffix (a ``.tsv`` qrels file without the BEIR header goes
     to the TREC loader). It should not raise; an error counts as accepting, so that the
     loader itself reports it.
-
-    ``scheme`` (``"irds"``), when given, makes the loader read sources named
-    ``SCHEME:ID`` rather than files: wherever a file of the kind is taken (``--qrels``,
-    ``qrels=``), a name starting ``SCHEME:`` goes to this loader whatever the suffixes
-    say, and ``fn`` receives the name as text. Nothing is hashed from disk: a run records
-    the SHA-256 of what ``fn`` returned (for qrels, as canonical JSON).
+    ``scheme`` (``"irds"``): the loader reads sources named ``SCHEME:ID``, not files; where
+    a file of the kind is taken, such a name goes to it as text, suffixes aside (a run
+    records the SHA-256 of what ``fn`` returned, for qrels as canonical JSON).
     """
 
     name: str
@@ -586,10 +583,9 @@ def loader_for_path(loaders: Mapping[str, LoaderSpec], path: str) -> LoaderSpec 
     longest matching suffix first; on a tie, one whose ``accepts`` looks at the content
     before one that takes any file; the only loader of the kind when none matches; else
     None. A ``path`` written ``SCHEME:ID`` goes to the loader of that ``scheme``."""
-    scheme = next((s for s in loaders.values() if s.scheme and str(path).startswith(
-        f"{s.scheme}:")), None)
-    if scheme is not None:
-        return scheme
+    if (named := next((s for s in loaders.values() if s.scheme and str(path).startswith(
+            f"{s.scheme}:")), None)) is not None:
+        return named
     lowered = str(path).lower()
     matches: list[tuple[int, bool, str, LoaderSpec]] = []
     for key, spec in loaders.items():

@@ -444,8 +444,8 @@ def _factory_registers_hint(cfg: EvalConfig) -> str:
 def _goldens_path(base: Path, goldens: str) -> Path:
     """The golden file relative to the config's folder, absolute; a source a goldens
     loader names by its scheme (``irds:vaswani``, :attr:`LoaderSpec.scheme`) as given."""
-    from evalkit.plugins.default import default_registry
+    from evalkit.plugins.default import scheme_loader
 
-    if default_registry().scheme_loader("goldens", goldens) is not None:
+    if scheme_loader("goldens", goldens) is not None:
         return Path(goldens)
     return (base / goldens).resolve()

@@ -57,10 +57,10 @@ def describe_target(target: Any) -> dict[str, Any]:
 
 
 def goldens_record(gset: GoldenSet) -> dict[str, Any]:
-    from evalkit.plugins.default import default_registry
+    from evalkit.plugins.default import scheme_loader
 
     path = gset.path
-    if path is not None and default_registry().scheme_loader("goldens", path) is None:
+    if path is not None and scheme_loader("goldens", path) is None:
         path = str(Path(path).resolve())  # a file; irds:ID (LoaderSpec.scheme) as given
     return {
         "path": path,

@@ -12,15 +12,13 @@ dict holding each document's largest label over its subtopics (what every other 
 sees: a document relevant to any subtopic is relevant to the query, ndeval's own rule
 for its MAP), with the per-subtopic judgments in :attr:`SubtopicJudgments.subtopics` for
 :mod:`evalkit_retrieval.diversity`. A document may be judged once per (query, subtopic);
-twice is refused, as trec_eval refuses ``duplicate docs``.
+twice is refused, as trec_eval refuses ``duplicate docs``
+(:func:`evalkit_retrieval.trec.parse_qrels` reads the file).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from pathlib import Path
-
-from evalkit.io.limits import label_problem
 
 #: trec_eval's usual values of the second column (not subtopics)
 _PLAIN = frozenset({b"0", b"Q0"})
@@ -60,47 +58,4 @@ def is_subtopic_qrels(data: bytes) -> bool:
     return False
 
 
-def parse_subtopic_qrels(data: bytes, source: str | Path
-                         ) -> dict[str, dict[str, int]] | None:
-    """``{qid: SubtopicJudgments}`` (each a ``dict``) of subtopic qrels, or None when
-    ``data`` is ordinary qrels (:func:`is_subtopic_qrels`).
-
-    Raises:
-        TrecFormatError: a line without four fields, a label that is not an integer, a
-            document judged twice for one (query, subtopic) (both lines named).
-    """
-    from evalkit_retrieval.trec import _LABEL, TrecFormatError, _decode, _lines
-
-    if not is_subtopic_qrels(data):
-        return None
-    grouped: dict[str, dict[str, dict[str, int]]] = {}
-    where: dict[tuple[str, str, str], int] = {}
-    for lineno, fields in _lines(data, source):
-        if len(fields) != 4:
-            raise TrecFormatError(
-                source, lineno, f"expected 4 fields (qid subtopic docno label), got "
-                f"{len(fields)}", "Write one judgment per line: query id, subtopic, "
-                "document id, integer label")
-        qid = _decode(fields[0], source, lineno, "query id")
-        sub = _decode(fields[1], source, lineno, "subtopic")
-        doc = _decode(fields[2], source, lineno, "document id")
-        label = int(fields[3]) if _LABEL.match(fields[3]) else None
-        problem = "not an integer" if label is None else label_problem(label)
-        if label is None or problem is not None:
-            raise TrecFormatError(
-                source, lineno, f"the label {fields[3].decode('utf-8', 'replace')!r} is "
-                f"{problem}", "Labels are integers (0 = not relevant)")
-        key = (qid, sub, doc)
-        if key in where:
-            raise TrecFormatError(
-                source, lineno, f"document {doc!r} is judged twice for query {qid!r}, "
-                f"subtopic {sub!r} (lines {where[key]} and {lineno})",
-                "Keep one line per (query, subtopic, document)")
-        where[key] = lineno
-        grouped.setdefault(qid, {}).setdefault(sub, {})[doc] = label
-    out: dict[str, dict[str, int]] = {qid: SubtopicJudgments(subs)
-                                      for qid, subs in grouped.items()}
-    return out
-
-
-__all__ = ["SubtopicJudgments", "is_subtopic_qrels", "parse_subtopic_qrels", "subtopics_of"]
+__all__ = ["SubtopicJudgments", "is_subtopic_qrels", "subtopics_of"]
