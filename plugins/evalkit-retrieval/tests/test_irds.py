@@ -99,7 +99,7 @@ def test_the_commands_read_irds_qrels_as_the_file(ir_datasets: Any, command: lis
 
 def test_compare_reads_irds_topics(ir_datasets: Any, tmp_path: Path) -> None:
     runs = [str(FUSION / "bm25.run"), str(FUSION / "tfidf.run")]
-    outs = []
+    outs: list[str] = []
     for topics in (f"irds:{ID}", str(TOPICS)):
         out = tmp_path / f"{len(outs)}.json"
         code, _, err = _cli("compare", *runs, "--qrels", str(QRELS), "-m", "ndcg_cut.10",

@@ -82,9 +82,9 @@ def load_qrels_input(qrels: QrelsInput) -> LoadedQrels:
         loader = _loader("qrels", qrels)
         if loader.scheme:  # SCHEME:ID, not a file (LoaderSpec.scheme)
             named = {str(q): j for q, j in loader.fn(str(qrels)).items()}
-            canon = json.dumps({q: dict(j) for q, j in named.items()}, sort_keys=True)
+            text = json.dumps({q: dict(j) for q, j in named.items()}, sort_keys=True)
             return LoadedQrels(judgments=named, path=str(qrels),
-                               sha256=hashlib.sha256(canon.encode()).hexdigest())
+                               sha256=hashlib.sha256(text.encode()).hexdigest())
         judg = loader.fn(Path(qrels))
         with Path(qrels).open("rb") as fh:  # hashed in chunks: no copy of the file in memory
             digest = hashlib.file_digest(fh, "sha256").hexdigest()

@@ -109,13 +109,25 @@ def _offline(ir_datasets: Any) -> Iterator[None]:
             raise _NoDownload(None, _urls(self))
         return original_stream(self)
 
+    def refuse(self: Any, *_: object) -> Any:  # any remote stream, however reached
+        raise _NoDownload(None, [str(getattr(self, "url", getattr(self, "uri", "")))])
+
+    module = ir_datasets.util.download
+    remote = [(getattr(module, name), attr) for name, attrs in (
+        ("RequestsDownload", ("stream", "__iter__")), ("GoogleDriveDownload", ("stream",)),
+        ("GoogleCloudBucketStream", ("stream",))) if hasattr(module, name) for attr in attrs]
+    saved = [(cls, attr, cls.__dict__[attr]) for cls, attr in remote if attr in cls.__dict__]
     download_cls.path = path
     download_cls.stream = stream
+    for cls, attr, _ in saved:
+        setattr(cls, attr, refuse)
     try:
         yield
     finally:
         download_cls.path = original_path
         download_cls.stream = original_stream
+        for cls, attr, original in saved:
+            setattr(cls, attr, original)
 
 
 def _missing(source: str, what: str, exc: _NoDownload, home: Path) -> IrdsError:
