@@ -72,8 +72,9 @@ def _gains(cover: npt.NDArray[np.bool_], alpha: float) -> npt.NDArray[np.float64
     """``G(i)`` of each row of ``cover`` in order (a ranking's rows)."""
     import numpy as np
 
-    seen = np.cumsum(cover, axis=0) - cover
-    return np.where(cover, (1.0 - alpha) ** seen, 0.0).sum(axis=1)  # type: ignore[no-any-return]
+    seen: npt.NDArray[np.int64] = np.cumsum(cover, axis=0, dtype=np.int64) - cover
+    gains: npt.NDArray[np.float64] = np.where(cover, (1.0 - alpha) ** seen, 0.0).sum(axis=1)
+    return gains
 
 
 def _ideal_gains(cover: npt.NDArray[np.bool_], alpha: float, k: int
@@ -156,7 +157,7 @@ def err_ia(ids: Sequence[str], judgments: Mapping[str, int], k: int, *, rel: int
     rows, cover = found
     ranks = np.arange(1, k + 1, dtype=float)
     err = float((_gains(rows, ALPHA) / ranks[:len(rows)]).sum())
-    ideal_ideal = cover.shape[1] * float(((1.0 - ALPHA) ** (ranks - 1) / ranks).sum())
+    ideal_ideal = int(cover.shape[1]) * float(((1.0 - ALPHA) ** (ranks - 1) / ranks).sum())
     return err / ideal_ideal
 
 
@@ -174,8 +175,8 @@ def _spec(base: str, k: Any, given: Mapping[str, Any], description: str) -> Metr
         raise ValueError(f"{base} takes no parameter {', '.join(sorted(unknown))}")
     if isinstance(k, bool) or not isinstance(k, int) or k < 1:
         raise ValueError(f"{base}@k: k must be an integer >= 1, got {k!r}")
-    values = {"rel": check_level(given.get("rel", 1)),
-              "judged_only": _JUDGED(given.get("judged_only", False))}
+    values: dict[str, Any] = {"rel": check_level(given.get("rel", 1)),
+                              "judged_only": _JUDGED(given.get("judged_only", False))}
     if base == "alpha_ndcg":
         values["alpha"] = _ALPHA(given.get("alpha", ALPHA))
     shown = {p: v for p, v in values.items() if v != _DEFAULTS[p]}
