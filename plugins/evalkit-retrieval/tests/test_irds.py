@@ -226,3 +226,26 @@ def test_the_eval_config_takes_irds_goldens(ir_datasets: Any, tmp_path: Path,
     ours = {r.query_id: r.metrics for r in target.per_query}
     assert all(ours[r.query_id] == pytest.approx(r.metrics) for r in by_file.per_query)
     assert irds.load_goldens(f"irds:{ID}").get("16").query == load_topics(TOPICS)["16"]
+
+
+def test_a_collections_file_takes_irds_qrels(ir_datasets: Any, tmp_path: Path) -> None:
+    runs = f"baseline: {FUSION / 'bm25.run'}\n    candidate: {FUSION / 'tfidf.run'}"
+    outs = []
+    for qrels in (f"irds:{ID}", str(QRELS)):
+        suite = tmp_path / f"suite{len(outs)}.yaml"
+        suite.write_text(f"collections:\n  - name: a\n    {runs}\n    qrels: {qrels}\n"
+                         f"  - name: b\n    {runs}\n    qrels: {qrels}\n", encoding="utf-8")
+        code, out, err = _cli("compare", "--collections", str(suite), "-m", "ndcg_cut.10")
+        assert code == 0, err
+        outs.append(_without_paths(out).replace(str(suite), "SUITE"))
+    assert outs[0] == outs[1]
+
+
+def test_ir_datasets_is_imported_only_for_an_irds_id() -> None:
+    code = ("import sys; from evalkit.cli import main\n"
+            "try:\n    main()\nexcept SystemExit:\n    pass\n"
+            "print('ir_datasets' in sys.modules)")
+    done = subprocess.run(
+        [sys.executable, "-c", code, "eval", str(RUN), "--qrels", str(QRELS), "-m", "ap"],
+        capture_output=True, text=True, timeout=300, check=False)
+    assert done.stdout.strip().splitlines()[-1] == "False", done.stderr
