@@ -95,11 +95,11 @@ def _ideal_gains(cover: npt.NDArray[np.bool_], alpha: float, k: int
     return out
 
 
-def _run_cover(ids: Sequence[str], judgments: Mapping[str, int], k: int, rel: int,
-               judged_only: bool
-               ) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_]] | None:
-    """``(the top k's coverage rows, every judged document's)``; None when no subtopic
-    is covered."""
+def _top(ids: Sequence[str], judgments: Mapping[str, int], k: int, rel: int,
+         judged_only: bool, alpha: float
+         ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.bool_]] | None:
+    """``(G(i) of the top k, every judged document's coverage rows)``; None when no
+    subtopic is covered."""
     import numpy as np
 
     _, row, cover = _coverage(judgments, rel)
@@ -117,7 +117,7 @@ def _run_cover(ids: Sequence[str], judgments: Mapping[str, int], k: int, rel: in
     for i, doc in enumerate(top):
         if doc in row:
             rows[i] = cover[row[doc]]
-    return rows, cover
+    return _gains(rows, alpha), cover
 
 
 def alpha_ndcg(ids: Sequence[str], judgments: Mapping[str, int], k: int, *,
@@ -129,15 +129,13 @@ def alpha_ndcg(ids: Sequence[str], judgments: Mapping[str, int], k: int, *,
     """
     import numpy as np
 
-    found = _run_cover(ids, judgments, k, rel, judged_only)
-    if found is None:
+    if (found := _top(ids, judgments, k, rel, judged_only, alpha)) is None:
         return 0.0
-    rows, cover = found
     discount = np.log(2.0) / np.log(np.arange(k) + 2.0)  # ndeval's discount(i)
-    dcg = float(_gains(rows, alpha) @ discount[:len(rows)])
+    dcg = float(found[0] @ discount[:len(found[0])])
     if dcg == 0.0:
         return 0.0
-    ideal = _ideal_gains(cover, alpha, k)
+    ideal = _ideal_gains(found[1], alpha, k)
     return dcg / float(ideal @ discount[:len(ideal)])
 
 
@@ -151,12 +149,11 @@ def err_ia(ids: Sequence[str], judgments: Mapping[str, int], k: int, *, rel: int
     """
     import numpy as np
 
-    found = _run_cover(ids, judgments, k, rel, judged_only)
-    if found is None:
+    if (found := _top(ids, judgments, k, rel, judged_only, ALPHA)) is None:
         return 0.0
-    rows, cover = found
+    gains, cover = found
     ranks = np.arange(1, k + 1, dtype=float)
-    err = float((_gains(rows, ALPHA) / ranks[:len(rows)]).sum())
+    err = float((gains / ranks[:len(gains)]).sum())
     ideal_ideal = int(cover.shape[1]) * float(((1.0 - ALPHA) ** (ranks - 1) / ranks).sum())
     return err / ideal_ideal
 

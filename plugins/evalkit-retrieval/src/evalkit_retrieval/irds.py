@@ -96,16 +96,18 @@ def _offline(ir_datasets: Any) -> Iterator[None]:
     original_path = download_cls.path
     original_stream = download_cls.stream
 
+    def from_afar(self: Any) -> bool:
+        return not all(isinstance(m, local_cls) for m in getattr(self, "mirrors", ()))
+
     def path(self: Any, force: bool = True) -> Any:
-        cached = self._cache_path
-        if self._path is None and force and not (
-                cached is not None and Path(cached).exists()) and not all(
-                isinstance(m, local_cls) for m in self.mirrors):
+        cached = getattr(self, "_cache_path", None)
+        if getattr(self, "_path", None) is None and force and not (
+                cached is not None and Path(cached).exists()) and from_afar(self):
             raise _NoDownload(None if cached is None else str(cached), _urls(self))
         return original_path(self, force)
 
     def stream(self: Any) -> Any:
-        if self._stream and not all(isinstance(m, local_cls) for m in self.mirrors):
+        if getattr(self, "_stream", False) and from_afar(self):
             raise _NoDownload(None, _urls(self))
         return original_stream(self)
 
