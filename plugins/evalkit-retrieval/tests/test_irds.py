@@ -230,7 +230,7 @@ def test_the_eval_config_takes_irds_goldens(ir_datasets: Any, tmp_path: Path,
 
 def test_a_collections_file_takes_irds_qrels(ir_datasets: Any, tmp_path: Path) -> None:
     runs = f"baseline: {FUSION / 'bm25.run'}\n    candidate: {FUSION / 'tfidf.run'}"
-    outs = []
+    outs: list[str] = []
     for qrels in (f"irds:{ID}", str(QRELS)):
         suite = tmp_path / f"suite{len(outs)}.yaml"
         suite.write_text(f"collections:\n  - name: a\n    {runs}\n    qrels: {qrels}\n"
