@@ -3,9 +3,10 @@
 subtopic) read.
 
 The layout is TREC qrels' own; only the second column means something. A qrels file is
-read as subtopic qrels when that column holds two or more distinct values other than
-trec_eval's ``0`` / ``Q0`` (``Q0`` is taken as ``0``); otherwise it is ordinary qrels, and
-the diversity measures see each query as one subtopic (as ndeval and ir_measures do).
+read as subtopic qrels when that column holds two or more distinct values (trec_eval's
+``Q0`` counted as ``0``, so ``0`` and ``Q0`` alone are ordinary qrels); otherwise it is
+ordinary qrels, and the diversity measures see each query as one subtopic (as ndeval and
+ir_measures do).
 
 Each query of subtopic qrels becomes a :class:`SubtopicJudgments`: a ``{docno: label}``
 dict holding each document's largest label over its subtopics (what every other measure
@@ -47,7 +48,7 @@ def subtopics_of(judgments: Mapping[str, int]) -> Mapping[str, Mapping[str, int]
 
 def is_subtopic_qrels(data: bytes) -> bool:
     """Whether the qrels text ``data`` (decompressed) is subtopic qrels: its second
-    column holds two or more distinct values other than ``0`` / ``Q0``."""
+    column holds two or more distinct values, ``Q0`` counted as ``0``."""
     seen: set[bytes] = set()
     for line in data.split(b"\n"):
         fields = line.split(None, 2)

@@ -7,9 +7,9 @@ Formats (fields separated by any run of ASCII whitespace):
   ranking comes from the scores (:func:`evalkit.execute.ranking.rank_arrays`);
 * qrels: ``qid iter docno label``: exactly four fields; ``iter`` (``0`` or ``Q0``) is
   ignored; ``label`` is an integer, labels <= 0 are judged non-relevant. When ``iter``
-  holds subtopics (two or more values other than ``0`` / ``Q0``), the file is subtopic
-  qrels (:mod:`evalkit_retrieval.subtopics`): a document may then be judged once per
-  (query, subtopic).
+  holds subtopics (two or more distinct values, ``Q0`` counted as ``0``), the file is
+  subtopic qrels (:mod:`evalkit_retrieval.subtopics`): a document may then be judged once
+  per (query, subtopic).
 
 Accepted as trec_eval accepts them: comment lines (first non-blank character ``#``; a
 ``#`` anywhere else belongs to the field, as in MS MARCO v2.1 segment ids), blank lines,
