@@ -192,7 +192,7 @@ def test_missing_file_and_unknown_suffix(tmp_path: Path) -> None:
         load_goldens(tmp_path / "absent.jsonl")
     p = write(tmp_path, "cases.parquet", "x")
     with pytest.raises(RegistryError, match=r"no goldens loader for the suffix of .*parquet.*"
-                       r"known goldens loaders: csv, jsonl, yaml"):
+                       r"known goldens loaders: csv, (irds, )?jsonl, yaml"):
         load_goldens(p)
 
 

@@ -28,7 +28,7 @@ API = REPO / "docs" / "api"
 SOURCES = [REPO / "src", *sorted((REPO / "plugins").glob("*/src"))]
 #: The in-repository plugins' packages: their names are public API too.
 PLUGIN_PACKAGES = ("evalkit_retrieval", "evalkit_judge", "evalkit_http", "evalkit_report_html",
-                   "evalkit_text", "evalkit_history")
+                   "evalkit_report_tables", "evalkit_text", "evalkit_history")
 DIRECTIVE = re.compile(r"^::: ([\w.]+)\s*$", re.MULTILINE)
 
 

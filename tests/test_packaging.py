@@ -48,11 +48,11 @@ USER_DIST = REPO / "packages" / "paired-evalkit"
 PROJECTS = [REPO, *sorted(p.parent for p in REPO.glob("plugins/*/pyproject.toml")), USER_DIST]
 OURS = {
     "paired-evalkit", "paired-evalkit-core", "evalkit-retrieval", "evalkit-http",
-    "evalkit-judge", "evalkit-report-html", "evalkit-text", "evalkit-dask", "evalkit-history",
-    "evalkit-mlflow",
+    "evalkit-judge", "evalkit-report-html", "evalkit-report-tables", "evalkit-text",
+    "evalkit-dask", "evalkit-history", "evalkit-mlflow",
 }
 DEFAULT_INSTALL = {"paired-evalkit", "paired-evalkit-core", "evalkit-retrieval",
-                   "evalkit-http", "evalkit-judge", "evalkit-history"}
+                   "evalkit-http", "evalkit-judge", "evalkit-report-tables", "evalkit-history"}
 EXTRAS = {"html": "evalkit-report-html", "text": "evalkit-text", "dask": "evalkit-dask",
           "mlflow": "evalkit-mlflow"}
 
@@ -122,9 +122,12 @@ def test_paired_evalkit_brings_the_kernel_and_the_default_plugins_and_extras_the
     (pandas,) = reqs["pandas"]
     assert (pandas.name, pandas.extras) == ("paired-evalkit-core", {"pandas"})
     assert "pandas" in requirements(REPO)["pandas"][0].name
+    (irds,) = reqs["irds"]
+    assert (irds.name, irds.extras) == ("evalkit-retrieval", {"irds"})
+    assert "irds" in requirements(REPO / "plugins" / "evalkit-retrieval")
     (everything,) = reqs["all"]
     assert everything.name == "paired-evalkit"
-    assert everything.extras == set(reqs) - {"", "all"} == {*EXTRAS, "pandas"}
+    assert everything.extras == set(reqs) - {"", "all"} == {*EXTRAS, "pandas", "irds"}
     # every plugin of the repository comes with one or the other
     plugins = {name_of(folder) for folder in PROJECTS[1:-1]}
     assert plugins == (DEFAULT_INSTALL - {"paired-evalkit", "paired-evalkit-core"}) | set(

@@ -116,7 +116,7 @@ def imported(folder: Path) -> list[str]:
 
 #: The commands of the in-repo plugins, listed in every project: left out of
 #: :func:`plugin_section`, which reads the commands of the tests' own plugins.
-IN_REPO_COMMANDS = ("pairwise", "history", "eval", "fuse")
+IN_REPO_COMMANDS = ("pairwise", "agreement", "history", "eval", "fuse")
 
 
 def plugin_section(help_text: str) -> list[str]:

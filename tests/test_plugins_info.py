@@ -78,5 +78,5 @@ def test_the_installed_paired_evalkit_brings_each_repository_plugin() -> None:
     """This checkout's own metadata (requirements.txt installs packages/paired-evalkit)."""
     assert info.user_extras() == {
         "evalkit-retrieval": "", "evalkit-http": "", "evalkit-judge": "", "evalkit-history": "",
-        "evalkit-report-html": "html", "evalkit-text": "text", "evalkit-dask": "dask",
-        "evalkit-mlflow": "mlflow"}
+        "evalkit-report-tables": "", "evalkit-report-html": "html", "evalkit-text": "text",
+        "evalkit-dask": "dask", "evalkit-mlflow": "mlflow"}

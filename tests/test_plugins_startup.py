@@ -144,7 +144,8 @@ def test_eval_of_a_trec_run_imports_what_scoring_needs() -> None:
         others = {m for m in modules if m.startswith(
             ("evalkit_judge", "evalkit_http", "evalkit_report_html"))}
         assert others <= {"evalkit_judge", "evalkit_judge.plugin",
-                          "evalkit_judge.cost_aggregates", "evalkit_http",
+                          "evalkit_judge.cost_aggregates",
+                          "evalkit_judge.agreement_aggregates", "evalkit_http",
                           "evalkit_http.plugin", "evalkit_report_html",
                           "evalkit_report_html.plugin"}
         assert {"rich.console", "rich.table", "concurrent.futures"} & modules == set()

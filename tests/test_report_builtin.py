@@ -54,7 +54,7 @@ def test_builtin_reporters_are_registered_through_the_hook() -> None:
     with use_registry(plugins=True) as r:
         names = {key for _, key, _ in r.entries("reporter")}
     assert {"console", "json", "markdown", "junit", "latex"} <= names
-    assert [s.suffix for s in builtin_reporters()] == [".txt", ".json", ".md", ".xml", ".tex"]
+    assert [s.suffix for s in builtin_reporters()] == [".txt", ".json", ".md", ".xml"]
 
 
 def test_junit_one_testcase_per_check(reg: Registry) -> None:

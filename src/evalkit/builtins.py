@@ -1,7 +1,6 @@
 """The kernel's built-in plugin: records registered through the same hooks as any plugin.
 
-The golden-set loaders, the latency, diversity, cost and judge-agreement
-aggregates, the five
+The golden-set loaders, the latency and diversity aggregates, the
 reporters, the ``local`` executor, and the kernel's commands (as records, so that a
 plugin's command of the same name is a conflict).
 """
@@ -29,9 +28,8 @@ def evalkit_register_metrics() -> list[MetricSpec]:
 @hookimpl
 def evalkit_register_aggregates() -> list[AggregateSpec]:
     from evalkit.execute.aggregates import builtin_aggregates
-    from evalkit.execute.agreement_aggregates import agreement_aggregates
 
-    return builtin_aggregates() + agreement_aggregates()
+    return builtin_aggregates()
 
 
 #: Built once, so that registering the built-ins twice is recognised as the same loaders

@@ -278,11 +278,16 @@ def test_plugin_is_discovered_through_its_entry_point() -> None:
     assert infos[0].status == "loaded" and infos[0].version == "0.3.0"
     # the judges are defined and named by the client (in the config's `judges:` section,
     # which the plugin declares, or in Python): the plugin registers no metric itself,
-    # only the cost aggregates, the `judges:` section and the pairwise command
+    # only the cost and agreement aggregates, the `judges:` section and the pairwise and
+    # agreement commands
     assert infos[0].hooks == ["evalkit_register_aggregates", "evalkit_register_commands",
                               "evalkit_register_config_sections"]
     assert infos[0].names == ["cost_total", "cost_per_case", "tokens_in_total",
-                              "tokens_out_total", "judge_cost_total", "pairwise", "judges"]
+                              "tokens_out_total", "judge_cost_total", "krippendorff_alpha",
+                              "krippendorff_alpha_ordinal", "krippendorff_alpha_nominal",
+                              "cohen_kappa", "cohen_kappa_linear", "cohen_kappa_quadratic",
+                              "spearman_rho", "judge_abs_bias", "labelled_cases", "pairwise",
+                              "agreement", "judges"]
 
 
 def test_llmjudge_import_path_and_missing_plugin_message(

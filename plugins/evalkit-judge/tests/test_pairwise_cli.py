@@ -117,7 +117,18 @@ def test_user_errors_are_one_line_and_exit_2(
     root, _, env = project
     out = evalkit(root, env, "--judge", "nosuch")
     assert out.returncode == 2 and "Traceback" not in out.stderr
-    assert "nosuch" in out.stderr
+    assert "unknown metric 'nosuch'" in out.stderr
+    assert "The judges registered: preference." in out.stderr
+    assert "recall" not in out.stderr  # the other metrics are not listed
+    plain = evalkit(root, env, "--judge", "latency_mean")
+    assert plain.returncode == 2
+    assert "'latency_mean' is a whole-run aggregate" in plain.stderr
+    assert "The judges registered: preference." in plain.stderr
+    (root / "run.trec").write_text("q1 Q0 d1 1 2.5 bm25\n")
+    trec = subprocess.run([*COMMAND[:4], "short.jsonl", "run.trec", "--judge", "preference"],
+                          cwd=root, env=env, capture_output=True, text=True, timeout=120)
+    assert trec.returncode == 2 and "Traceback" not in trec.stderr
+    assert "run.trec:1: not a run artifact" in trec.stderr and "TREC run" in trec.stderr
     bad = subprocess.run([*COMMAND[:4], "short.jsonl", "cases.jsonl", "--judge", "preference"],
                          cwd=root, env=env, capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and "Traceback" not in bad.stderr and "cases.jsonl" in bad.stderr

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from evalkit_judge.agreement import judge_agreement
 from evalkit_report_html.render import render_html
 
-from evalkit.data.judge_agreement import judge_agreement
 from evalkit.data.labels import HumanLabels
 from evalkit.data.results import RunResult
 from evalkit.data.rows import CaseResult

@@ -134,6 +134,9 @@ def test_missing_query_refused_as_ranx_or_fused_as_empty() -> None:
     ({"method": "wsum", "weights": [1.0]}, "1 weights for 2 runs"),
     ({"method": "combsum", "weights": [1.0, 2.0]}, "weights apply to wsum only"),
     ({"method": "rrf", "rrf_k": 0}, "positive"),
+    ({"method": "wsum", "weights": [1.0, -0.5]}, "weights must be finite numbers >= 0"),
+    ({"method": "wsum", "weights": [0.0, 0.0]}, "not all 0"),
+    ({"method": "wsum", "weights": [1.0, math.nan]}, "weights must be finite"),
 ])
 def test_bad_options_are_refused(options: dict[str, Any], message: str) -> None:
     with pytest.raises(FusionError, match=message):
@@ -150,6 +153,13 @@ def test_cli_errors_name_the_problem(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["fuse", *map(str, RUNS[:2]), "--method", "wsum",
                                       "--weights", "1,a", "-o", str(tmp_path / "o.run")])
     assert result.exit_code == 2 and "--weights '1,a'" in result.stderr
+    artifact = tmp_path / "run.jsonl"
+    artifact.write_text('{"kind": "header", "schema": 2}\n')
+    result = CliRunner().invoke(app, ["fuse", str(RUNS[0]), str(artifact), "--method", "rrf",
+                                      "-o", str(tmp_path / "o.run")])
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert f"{artifact}:1: the file is JSON, not whitespace-separated TREC fields" \
+        in result.stderr
 
 
 def test_plugins_list_names_the_provider_of_fuse_and_ranx_measures() -> None:

@@ -37,8 +37,6 @@ COMMANDS: list[LazyCommand] = [
                 "Recompute the metrics and aggregates of a saved run."),
     LazyCommand("gate", "evalkit.cli.gate_cmd",
                 "Check a run against YAML checks: exit 0 pass, 1 fail, 2 error."),
-    LazyCommand("agreement", "evalkit.cli.agreement_cmd",
-                "Judge-human agreement (kappa, alpha) and PPI means from labels."),
     LazyCommand("baseline", "evalkit.cli.baseline_cmd",
                 "Store and inspect the baselines that gates compare against."),
     LazyCommand("plugins", "evalkit.cli.plugins_cmd",

@@ -189,11 +189,15 @@ def load_collections(path: str | PathLike[str]
         entries = validate_collections(doc.data)
     except Problem as exc:
         raise CollectionsFileError(located(str(file), exc, doc.line)) from None
+    from evalkit.plugins.default import scheme_loader
+
     base = file.parent
     out: dict[str, tuple[Path, Path] | tuple[Path, Path, Path]] = {}
     for e in entries:
         runs = (base / e.baseline, base / e.candidate)
-        out[e.name] = runs if e.qrels is None else (*runs, base / e.qrels)
+        qrels = None if e.qrels is None else (  # irds:ID (LoaderSpec.scheme) as given
+            Path(e.qrels) if scheme_loader("qrels", e.qrels) else base / e.qrels)
+        out[e.name] = runs if qrels is None else (*runs, qrels)
     return out
 
 

@@ -133,10 +133,12 @@ def _load(name: str, value: Sequence[Any], metrics: Sequence[str] | None,
 
 def _require_files(collections: Mapping[str, Sequence[Any]]) -> None:
     from evalkit.io.input_files import InputError, require_file
+    from evalkit.plugins.default import scheme_loader
 
     for name, value in collections.items():
         for item, what in zip(value, ("run", "run", "qrels"), strict=False):
-            if isinstance(item, str | PathLike):
+            if isinstance(item, str | PathLike) and not (
+                    what == "qrels" and scheme_loader("qrels", item)):  # irds:ID
                 try:
                     require_file(Path(item), what)
                 except InputError as exc:

@@ -2,7 +2,7 @@
 
 With ``ppi=True`` each compared metric that has human labels in both runs of a row gets
 the PPI++ interval of the human difference on the cases labelled in both
-(:func:`evalkit.data.judge_agreement.paired_ppi`): the row's ``ci_low``/``ci_high`` become
+(:func:`evalkit.data.ppi_labels.paired_ppi`): the row's ``ci_low``/``ci_high`` become
 that interval, its ``ci_method`` ``"ppi++"`` and its ``ppi`` the estimate, the number of
 human labels and lambda. The p-value, the verdict, wins/ties/losses and the per-query
 differences stay those of the paired test on the judge's values. Labels come one per run
@@ -90,14 +90,14 @@ def run_labels(read: list[HumanLabels | None] | dict[str, HumanLabels], runs: Se
 def with_ppi(results: Sequence[MetricComparison], labels: Mapping[str, HumanLabels],
              alpha: float) -> tuple[list[MetricComparison], list[str]]:
     """``results`` with the PPI++ interval on every row whose metric both runs have
-    labels for, and the notes (:func:`evalkit.data.judge_agreement.paired_ppi`).
+    labels for, and the notes (:func:`evalkit.data.ppi_labels.paired_ppi`).
 
     Raises:
         ComparisonError: no row has labels in both runs.
         LabelError: a row's labels that cannot give an interval (fewer than 2 shared
             labelled cases, every case labelled, a label of a case the run lacks).
     """
-    from evalkit.data.judge_agreement import has_labels, paired_ppi
+    from evalkit.data.ppi_labels import has_labels, paired_ppi
 
     out: list[MetricComparison] = []
     notes: list[str] = []

@@ -160,7 +160,7 @@ class MetricComparison:
             were clustered (``evalkit.compare(..., clusters=...)``), else None.
         ppi: with ``ppi=True`` and human labels of this metric in both runs, the PPI++
             interval of the human difference
-            (:meth:`evalkit.data.judge_agreement.PairedPPI.to_dict`: ``estimate``,
+            (:meth:`evalkit.data.ppi_labels.PairedPPI.to_dict`: ``estimate``,
             ``ci_low``, ``ci_high``, ``se``, ``lambda``, ``n_labels``, ``n_unlabelled``,
             ``p_value``, ``judge_difference``, ``labels``, ``notes``), which is then
             ``ci_low``/``ci_high`` (``ci_method`` ``"ppi++"``); else None.

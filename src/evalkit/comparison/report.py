@@ -73,7 +73,7 @@ def to_report(c: ComparisonRecord) -> Report:
                             for label, text in result_notes(c.results, c.warnings))]
     notes += [f"{row.name}: {r.spread.line()}" for row, r in zip(rows, c.results, strict=True)
               if r.spread is not None]
-    from evalkit.data.judge_agreement import ppi_sentence
+    from evalkit.data.ppi_labels import ppi_sentence
 
     notes += [f"{row.name}: {ppi_sentence(r.ppi)}"
               for row, r in zip(rows, c.results, strict=True) if r.ppi is not None]

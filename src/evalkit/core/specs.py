@@ -250,6 +250,9 @@ class LoaderSpec(_Record):
     the next one matching the suffix (a ``.tsv`` qrels file without the BEIR header goes
     to the TREC loader). It should not raise; an error counts as accepting, so that the
     loader itself reports it.
+    ``scheme`` (``"irds"``): the loader reads sources named ``SCHEME:ID``, not files; where
+    a file of the kind is taken, such a name goes to it as text, suffixes aside (a run
+    records the SHA-256 of what ``fn`` returned, for qrels as canonical JSON).
     """
 
     name: str
@@ -258,6 +261,7 @@ class LoaderSpec(_Record):
     suffixes: tuple[str, ...] = ()
     description: str = ""
     accepts: Callable[[Any], bool] | None = None
+    scheme: str = ""
 
 
 @dataclass(frozen=True)
@@ -605,7 +609,10 @@ def loader_for_path(loaders: Mapping[str, LoaderSpec], path: str) -> LoaderSpec 
     """The loader of ``loaders`` (``{name: record}``, one kind) that reads ``path``: the
     longest matching suffix first; on a tie, one whose ``accepts`` looks at the content
     before one that takes any file; the only loader of the kind when none matches; else
-    None."""
+    None. A ``path`` written ``SCHEME:ID`` goes to the loader of that ``scheme``."""
+    if (named := next((s for s in loaders.values() if s.scheme and str(path).startswith(
+            f"{s.scheme}:")), None)) is not None:
+        return named
     lowered = str(path).lower()
     matches: list[tuple[int, bool, str, LoaderSpec]] = []
     for key, spec in loaders.items():

@@ -203,6 +203,12 @@ def _parse(p: Path, raw: bytes, lineno: int) -> Any:
             "a run artifact is JSON Lines in UTF-8. Is this the right file?"
         ) from None
     except json.JSONDecodeError as exc:
+        if lineno == 1 and len(raw.split()) >= 4 and raw[:1] not in (b"{", b"["):
+            raise ArtifactError(
+                f"{p}:1: not a run artifact: the first line holds whitespace-separated "
+                "fields, as a TREC run or qrels file does. A run artifact is the JSON Lines "
+                "file `evalkit run` writes (or `evalkit eval --save` for a TREC run)"
+            ) from None
         raise ArtifactError(f"{p}:{lineno}: not valid JSON ({exc.msg} at column "
                             f"{exc.colno})") from None
     except LimitError as exc:

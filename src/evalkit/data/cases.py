@@ -41,8 +41,9 @@ class GoldenCase:
             ``scope: {tags: [...]}``), in the order written; a single text is a one-tag
             tuple. Empty when the case gives none.
         labels: human labels of this case, ``{metric: value}`` (finite numbers), that
-            :func:`evalkit.judge_agreement` compares a judge's grades with; not part of
-            what a target or metric sees. Empty when the case has none.
+            the PPI intervals and the judge plugin's ``evalkit agreement`` compare a
+            judge's grades with; not part of what a target or metric sees. Empty when
+            the case has none.
         cluster: the cluster the case belongs to (cases about one passage, one
             conversation), which clustered paired tests take as their unit
             (:mod:`evalkit.stats.clusters`); None when not given.

@@ -21,7 +21,7 @@ from typing import Any
 
 from evalkit.data.cases import GoldenCase
 from evalkit.io.limits import LimitError, loads_json
-from evalkit.plugins.default import default_registry
+from evalkit.plugins.default import default_registry, scheme_loader
 
 
 class GoldenError(ValueError):
@@ -432,7 +432,8 @@ def recorded_golden_sets(headers: Sequence[Mapping[str, Any]], what: str, fix: s
         path = record.get("path") if isinstance(record, Mapping) else None
         if not path or any(path == seen for seen, _ in out):
             continue
-        if not Path(path).is_file():
+        if not Path(path).is_file() and scheme_loader(
+                "goldens", path) is None:
             raise error(f"the golden set {path} the runs were made from is not there, so "
                         f"its {what} are unknown; restore it, or {fix}")
         try:

@@ -380,7 +380,7 @@ def _validate(table: Any, file: Path, source: str,
         return target if dest == "-" else f"{fmt}:{path(dest)}"
 
     return EvalConfig(
-        path=file, source=source, goldens=(base / settings.goldens).resolve(),
+        path=file, source=source, goldens=_goldens_path(base, settings.goldens),
         goldens_loader=settings.goldens_loader, target_factory=settings.target.factory,
         target_kwargs=dict(settings.target.kwargs), metrics=tuple(settings.metrics),
         aggregates=tuple(settings.aggregates), output=(base / settings.output).resolve(),
@@ -439,3 +439,13 @@ def _factory_registers_hint(cfg: EvalConfig) -> str:
             "imported, but metric names are resolved before the factory is: load it as a "
             f"plugin first, with local_plugins = [\"{module}\"] under [tool.evalkit] in "
             "pyproject.toml (docs/plugins.md)")
+
+
+def _goldens_path(base: Path, goldens: str) -> Path:
+    """The golden file relative to the config's folder, absolute; a source a goldens
+    loader names by its scheme (``irds:vaswani``, :attr:`LoaderSpec.scheme`) as given."""
+    from evalkit.plugins.default import scheme_loader
+
+    if scheme_loader("goldens", goldens) is not None:
+        return Path(goldens)
+    return (base / goldens).resolve()

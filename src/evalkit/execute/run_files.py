@@ -93,6 +93,7 @@ def load_or_evaluate(
     from evalkit.data.results import RunResult
     from evalkit.execute.run_evaluator import evaluate_run, load_qrels_input
     from evalkit.execute.scoring import require_metrics, resolve_metrics
+    from evalkit.plugins.default import scheme_loader
 
     p = Path(path)
     require_file(p, "run")
@@ -112,10 +113,11 @@ def load_or_evaluate(
         judgments = qrels
     else:
         qrels_path = Path(qrels)
-        require_file(qrels_path, "qrels")
-        wrong = not_qrels_message(qrels_path, sniff(qrels_path))
-        if wrong:
-            raise InputError(wrong)
+        if scheme_loader("qrels", qrels) is None:  # a file, not irds:ID
+            require_file(qrels_path, "qrels")
+            wrong = not_qrels_message(qrels_path, sniff(qrels_path))
+            if wrong:
+                raise InputError(wrong)
         require_metrics(metrics)  # a bad name is told before the qrels are read, as
         resolve_metrics(metrics)  # evaluate_run tells it
         judgments = (loaded or {}).get(qrels_path) or load_qrels_input(qrels_path)
@@ -139,7 +141,13 @@ def require_rows(result: RunResult, path: str | os.PathLike[str]) -> None:
 
 
 def qrels_sha256(path: str | os.PathLike[str]) -> str:
-    """The sha256 of a qrels file, as run headers record it."""
+    """The sha256 of a qrels file, as run headers record it (of the judgments, for
+    ``SCHEME:ID`` qrels: :func:`evalkit.execute.run_evaluator.load_qrels_input`)."""
+    from evalkit.execute.run_evaluator import load_qrels_input
+    from evalkit.plugins.default import scheme_loader
+
+    if scheme_loader("qrels", path) is not None:
+        return load_qrels_input(str(path)).sha256
     with Path(path).open("rb") as fh:  # hashed in chunks: no copy of the file in memory
         return hashlib.file_digest(fh, "sha256").hexdigest()
 
@@ -178,7 +186,10 @@ def check_artifact(
                 f"{'it' if len(given) == 1 else 'them'} out (`evalkit rescore` scores it "
                 "again with other metrics)")
     if qrels_path is not None and stored:
-        require_file(qrels_path, "qrels")
+        from evalkit.plugins.default import scheme_loader
+
+        if scheme_loader("qrels", qrels_path) is None:
+            require_file(qrels_path, "qrels")
         if qrels_sha256(qrels_path) != stored:
             problems.append((f"it was scored against other qrels (sha256 {stored[:12]})",))
     wanted = {"relevance_level": relevance_level, "missing": missing, "depth": depth}

@@ -57,8 +57,13 @@ def describe_target(target: Any) -> dict[str, Any]:
 
 
 def goldens_record(gset: GoldenSet) -> dict[str, Any]:
+    from evalkit.plugins.default import scheme_loader
+
+    path = gset.path
+    if path is not None and scheme_loader("goldens", path) is None:
+        path = str(Path(path).resolve())  # a file; irds:ID (LoaderSpec.scheme) as given
     return {
-        "path": None if gset.path is None else str(Path(gset.path).resolve()),
+        "path": path,
         "sha256": gset.digest(),
         "n_cases": len(gset),
         "case_digests": gset.case_digests(),

@@ -441,7 +441,7 @@ class _Plan:
         run = RunResult(name=self.header["name"], per_query=rows, header=self.header,
                         samples=samples)
         if self.ppi_labels is not None:
-            from evalkit.data.judge_agreement import ppi_means
+            from evalkit.data.ppi_labels import ppi_means
 
             run.header["ppi"] = ppi_means(run, self.ppi_labels)
         if writer is not None:

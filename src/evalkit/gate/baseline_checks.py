@@ -64,15 +64,15 @@ def _ppi_test(cand: Mapping[str, float], base: Mapping[str, float], metric: str,
               alpha: float, labels: tuple[HumanLabels, HumanLabels] | None
               ) -> _TestOutcome | None:
     """The PPI++ interval of the human difference run minus baseline and its normal
-    two-sided p (:func:`evalkit.data.judge_agreement.paired_ppi`), when both runs have
+    two-sided p (:func:`evalkit.data.ppi_labels.paired_ppi`), when both runs have
     labels of ``metric``; else None.
 
     Raises:
         CheckFailure: labels that cannot give an interval (fewer than 2 shared labelled
             cases, every case labelled, a label of a case the run lacks).
     """
-    from evalkit.data.judge_agreement import has_labels, paired_ppi
     from evalkit.data.labels import LabelError
+    from evalkit.data.ppi_labels import has_labels, paired_ppi
 
     if labels is None or not all(has_labels(x, metric) for x in labels):
         return None

@@ -38,7 +38,7 @@ class BaselineComparison:
             clusters=...)``), None when the cases were not clustered.
         ppi: with ``evaluate_gate(..., ppi=True)`` and human labels of the metric in
             the run and the baseline, the PPI++ interval of the human difference
-            (:meth:`evalkit.data.judge_agreement.PairedPPI.to_dict`), which then gives
+            (:meth:`evalkit.data.ppi_labels.PairedPPI.to_dict`), which then gives
             ``difference``, the interval and ``p_value`` (``method`` ``"ppi++"``); else
             None.
     """
@@ -156,7 +156,7 @@ class CheckResult:
                 f"{padj} (alpha {c.alpha:g}, {direction} is better): {c.outcome}"
             )
             if c.ppi is not None:
-                from evalkit.data.judge_agreement import ppi_sentence
+                from evalkit.data.ppi_labels import ppi_sentence
 
                 parts.append(ppi_sentence(c.ppi))
         elif self.message:

@@ -203,7 +203,7 @@ def evaluate_gate(
             whole-run aggregate's bootstrap still resamples cases.
         ppi: decide each baseline check on a per-case metric that has human labels in
             the run and in the baseline by the PPI++ interval of the human difference on
-            the cases labelled in both (:func:`evalkit.data.judge_agreement.paired_ppi`):
+            the cases labelled in both (:func:`evalkit.data.ppi_labels.paired_ppi`):
             its estimate, interval and normal p (Holm-adjusted with the other checks)
             replace the paired test's; ``comparison.ppi`` says on how many human labels
             it rests. A check on a metric without labels keeps its test; labels that

@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 
 from evalkit.core.pyproject_config import plugin_selection
 from evalkit.core.registry import Registry, RegistryError
-from evalkit.core.specs import AggregateSpec, MetricSpec, ValueType
+from evalkit.core.specs import AggregateSpec, LoaderSpec, MetricSpec, ValueType
 from evalkit.plugins.filling import discovery_of_new_thread, importing_now, registry_being_filled
 from evalkit.plugins.loading import load_plugins
 
@@ -172,3 +172,13 @@ def registered() -> list[str]:
 def resolve(name: str) -> MetricSpec | AggregateSpec:
     """The metric or aggregate ``name`` resolves to in the default registry."""
     return default_registry().resolve(name)
+
+
+def scheme_loader(kind: str, source: object) -> LoaderSpec | None:
+    """The loader of ``kind`` whose :attr:`~evalkit.core.specs.LoaderSpec.scheme` names
+    ``source`` (``irds:vaswani``) in the default registry, or None when ``source`` is a
+    file path (or no path at all)."""
+    text = os.fspath(source) if isinstance(source, str | os.PathLike) else ""
+    found = (entry.spec for _, _, entry in default_registry().entries(f"loader:{kind}"))
+    return next((spec for spec in found if isinstance(spec, LoaderSpec) and spec.scheme
+                 and str(text).startswith(f"{spec.scheme}:")), None)

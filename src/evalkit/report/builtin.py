@@ -1,4 +1,5 @@
-"""The kernel's five reporters as records: console, json, markdown, junit, latex.
+"""The kernel's four reporters as records: console, json, markdown, junit (the
+``latex`` reporter is the evalkit-report-tables plugin's, ``html`` evalkit-report-html's).
 
 Each renderer is imported when first called, so registering the reporters (every command,
 ``evalkit plugins list``) imports neither rich nor the report model.
@@ -35,21 +36,12 @@ def _junit(obj: Any) -> str:
     return render_junit(obj)
 
 
-def _latex(obj: Any) -> str:
-    from evalkit.report.latex import render_latex
-
-    return render_latex(obj)
-
-
 def builtin_reporters() -> list[ReporterSpec]:
-    """The kernel's reporters: ``console``, ``json``, ``markdown``, ``junit``, ``latex``."""
+    """The kernel's reporters: ``console``, ``json``, ``markdown``, ``junit``."""
     return [
         ReporterSpec("console", _console, ".txt", "a plain-text table (rich)"),
         ReporterSpec("json", _json, ".json", "one JSON document, NaN written as null"),
         ReporterSpec("markdown", _markdown, ".md",
                      "a table for a pull-request comment or a CI step summary"),
         ReporterSpec("junit", _junit, ".xml", "JUnit XML, one test case per check"),
-        ReporterSpec("latex", _latex, ".tex",
-                     "a booktabs table for a paper: one row per system, one column per "
-                     "metric, best in bold, significance marks"),
     ]

@@ -111,7 +111,7 @@ def ppi_lines(recorded: Any) -> list[str]:
     labelled metric, then the labels' selection warning."""
     if not isinstance(recorded, Mapping):
         return []
-    from evalkit.data.judge_agreement import ppi_mean_line
+    from evalkit.data.ppi_labels import ppi_mean_line
 
     lines = [ppi_mean_line(str(m), found)
              for m, found in (recorded.get("metrics") or {}).items()

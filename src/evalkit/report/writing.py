@@ -24,7 +24,8 @@ class ReportTargetError(ValueError):
 #: Reporters that a plugin distribution of this repository provides: ``{name:
 #: distribution}``, so that asking for one that is not installed says what to install.
 PLUGIN_REPORTERS: dict[str, str] = {"html": "evalkit-report-html", "history": "evalkit-history",
-                                     "mlflow": "evalkit-mlflow"}
+                                     "mlflow": "evalkit-mlflow",
+                                     "latex": "evalkit-report-tables"}
 
 
 def get_reporter(name: str) -> ReporterSpec:

@@ -66,20 +66,50 @@ def registered_judge(name: str, headers: Iterable[Mapping[str, Any]] = ()) -> LL
     of it: :func:`evalkit_judge.declared.restore_judges`).
 
     Raises:
-        RegistryError: no such metric; PairwiseError: it is not an LLM judge.
+        PairwiseError: no such metric, or it is not an LLM judge (the message names the
+            judges registered).
     """
+    from evalkit.core.providers import RegistryError
     from evalkit.execute.scoring import resolve_metrics
     from evalkit_judge.declared import restore_judges
 
     for header in headers:
         restore_judges(header)
 
-    spec = resolve_metrics([name])[0]
+    try:
+        spec = resolve_metrics([name])[0]
+    except RegistryError as exc:
+        # the registry's own sentence (with its "did you mean"), without its list of every
+        # metric: the judges are what this option takes
+        why = str(exc).split(" Known: ")[0]
+        end = "" if why.endswith((".", "?")) else "."
+        raise PairwiseError(f"--judge {name}: {why}{end} {_known_judges()}") from None
     try:
         return judge_of(spec.fn)
     except PairwiseError:
-        raise PairwiseError(f"--judge {name}: the metric {name!r} is not an LLM judge; name "
-                            "a metric registered as an evalkit_judge.LLMJudge") from None
+        raise PairwiseError(f"--judge {name}: the metric {name!r} is not an LLM judge. "
+                            f"{_known_judges()}") from None
+
+
+def _known_judges() -> str:
+    """One sentence naming the LLM-judge metrics registered now, or how to declare one."""
+    from evalkit.core.specs import MetricSpec
+    from evalkit.plugins.default import default_registry
+
+    found = sorted(key for _, key, entry in default_registry().entries("metric")
+                   if isinstance(entry.spec, MetricSpec) and _is_judge(entry.spec.fn))
+    if found:
+        return "The judges registered: " + ", ".join(found) + "."
+    return ("No judge is registered: declare one in the eval config's judges: section and "
+            "pass --config, or pass runs made by `evalkit run` with a judge")
+
+
+def _is_judge(fn: Any) -> bool:
+    try:
+        judge_of(fn)
+    except Exception:  # a metric whose llm_judge() fails is not a usable judge here
+        return False
+    return True
 
 
 def _check_provider(judge: LLMJudge) -> None:

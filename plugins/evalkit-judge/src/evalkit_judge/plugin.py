@@ -12,9 +12,11 @@ Python with ``register_metric``. It also registers the whole-run aggregates of w
 selection (``plugins = ["evalkit-judge>=0.3"]``) require it, and run headers record its
 version.
 
-It also adds the command ``evalkit pairwise`` (:mod:`evalkit_judge.pairwise_cmd`, imported
-only when it runs): pairwise verdicts of a judge between the stored answers of two or more
-runs.
+It also adds two commands, each imported only when it runs: ``evalkit pairwise``
+(:mod:`evalkit_judge.pairwise_cmd`), pairwise verdicts of a judge between the stored
+answers of two or more runs, and ``evalkit agreement`` (:mod:`evalkit_judge.agreement_cmd`),
+how far a judge agrees with human labels, with the agreement aggregates a gate can bound
+(:mod:`evalkit_judge.agreement_aggregates`).
 """
 
 from __future__ import annotations
@@ -49,16 +51,24 @@ def evalkit_register_config_sections() -> list[ConfigSectionSpec]:
 @hookimpl
 def evalkit_register_aggregates() -> list[AggregateSpec]:
     """``cost_total``, ``cost_per_case``, ``tokens_in_total``, ``tokens_out_total`` and
-    ``judge_cost_total`` (US dollars and tokens, lower is better)."""
+    ``judge_cost_total`` (US dollars and tokens, lower is better), and the agreement of a
+    judged metric with human labels (``krippendorff_alpha(correctness)``, ``cohen_kappa``,
+    ``spearman_rho``, ``judge_abs_bias``, ``labelled_cases``...)."""
+    from evalkit_judge.agreement_aggregates import agreement_aggregates
     from evalkit_judge.cost_aggregates import cost_aggregates
 
-    return cost_aggregates()
+    return cost_aggregates() + agreement_aggregates()
 
 
 @hookimpl
 def evalkit_register_commands() -> list[CommandSpec]:
-    """``evalkit pairwise RUN_A RUN_B [MORE ...] --judge NAME``."""
+    """``evalkit pairwise RUN_A RUN_B [MORE ...] --judge NAME`` and ``evalkit agreement
+    RUN --labels FILE``."""
     return [CommandSpec(
         name="pairwise",
         help="Judge runs' stored answers pairwise, in both orders.",
-        load="evalkit_judge.pairwise_cmd:command")]
+        load="evalkit_judge.pairwise_cmd:command"),
+        CommandSpec(
+        name="agreement",
+        help="Judge-human agreement (kappa, alpha) and PPI means from labels.",
+        load="evalkit_judge.agreement_cmd:command")]

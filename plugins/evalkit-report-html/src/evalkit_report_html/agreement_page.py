@@ -1,6 +1,6 @@
 """The agreement page: what the template shows for ``evalkit agreement --report
 html:PATH``, built from the report's dictionary
-(:meth:`evalkit.data.judge_agreement.AgreementReport.to_dict`).
+(:meth:`evalkit_judge.agreement.AgreementReport.to_dict`).
 
 Per labelled metric: the number of labelled cases, Cohen's kappa (three weightings),
 Krippendorff's alpha (three levels), Spearman's rho, the mean bias judge minus human with

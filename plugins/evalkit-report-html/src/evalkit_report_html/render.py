@@ -78,7 +78,7 @@ def render_html(obj: Any, *, max_marks: int | None = None) -> str:
     Args:
         obj: an :class:`evalkit.report.Report`, or anything with ``to_report()`` (a
             ``Comparison``, a ``GateReport``), or an agreement report
-            (:class:`evalkit.data.judge_agreement.AgreementReport`, ``kind
+            (:class:`evalkit_judge.agreement.AgreementReport`, ``kind
             "agreement"``: :mod:`evalkit_report_html.agreement_page`).
         max_marks: the most queries a per-query plot draws before it is downsampled
             (default :data:`evalkit_report_html.charts.MAX_MARKS`).

@@ -130,7 +130,8 @@ def fuse(
         method: one of :data:`FUSION_METHODS`.
         norm: one of :data:`FUSION_NORMS`; ``None`` is ``min-max`` (ranx's default) for
             the score methods and ``none`` for ``rrf``, which refuses any other.
-        weights: one weight per run, for ``wsum`` only (required there).
+        weights: one finite weight >= 0 per run, not all 0, for ``wsum`` only (required
+            there).
         rrf_k: RRF's ``k`` (> 0).
         depth: keep the best ``depth`` documents of each fused query (all by default).
         missing: ``"refuse"`` (ranx's rule) runs whose query ids differ, or fuse each
@@ -189,8 +190,11 @@ def _check_options(n_runs: int, method: str, norm: str | None,
         if len(weights) != n_runs:
             raise FusionError(f"wsum: {len(weights)} weights for {n_runs} runs; pass one "
                               "weight per run, in the runs' order")
-        if not all(math.isfinite(w) for w in weights):
-            raise FusionError(f"wsum: weights must be finite numbers, got {list(weights)}")
+        if not all(math.isfinite(w) and w >= 0 for w in weights) or not any(weights):
+            raise FusionError(
+                f"wsum: weights must be finite numbers >= 0, not all 0, got {list(weights)}: "
+                "a negative weight would turn a run's ranking upside down (leave that run "
+                "out instead), and a zero weight ignores its run")
     elif weights is not None:
         raise FusionError(f"weights apply to wsum only, not to {method}: leave them out "
                           "or choose wsum")

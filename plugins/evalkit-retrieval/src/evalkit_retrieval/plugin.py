@@ -18,6 +18,7 @@ from evalkit.core.specs import (
     RunEvaluatorSpec,
     RunFormatSpec,
 )
+from evalkit_retrieval.diversity import diversity_records
 from evalkit_retrieval.measures import metric_records
 
 if TYPE_CHECKING:
@@ -50,8 +51,9 @@ def load_qrels(path: str | Path) -> dict[str, Mapping[str, int]]:
 
 @hookimpl
 def evalkit_register_metrics() -> list[MetricSpec | MetricFamily]:
-    """Precision, recall, nDCG, RR, AP, success, R-precision and the trec_eval counts."""
-    return metric_records()
+    """Precision, recall, nDCG, RR, AP, success, R-precision and the trec_eval counts;
+    the diversity measures alpha-nDCG@k and ERR-IA@k."""
+    return [*metric_records(), *diversity_records()]
 
 
 #: Built once: the topic file reader, imported when first called, and read by name only
@@ -87,13 +89,32 @@ _BEIR = (
 )
 
 
+#: ``irds:DATASET_ID``: qrels and queries read through ir_datasets (LoaderSpec.scheme)
+_IRDS = (
+    LoaderSpec("irds", "qrels", on_call("evalkit_retrieval.irds:load_qrels"),
+               description="irds:DATASET_ID: the qrels of an ir_datasets dataset (extra "
+                           "[irds]; data already on this machine, never downloaded)",
+               scheme="irds"),
+    LoaderSpec("irds", "queries", on_call("evalkit_retrieval.irds:load_topics"),
+               description="irds:DATASET_ID: the queries of an ir_datasets dataset (extra "
+                           "[irds]; data already on this machine, never downloaded)",
+               scheme="irds"),
+    LoaderSpec("irds", "goldens", on_call("evalkit_retrieval.irds:load_goldens"),
+               description="irds:DATASET_ID: a case per judged query of an ir_datasets "
+                           "dataset (its text and judgments), for the eval config",
+               scheme="irds"),
+)
+
+
 @hookimpl
 def evalkit_register_loaders() -> list[LoaderSpec]:
     """TREC run files (kind ``run``) and TREC qrels (kind ``qrels``), plain or gzip; topic
-    files (kind ``queries``, by name only); BEIR's corpus, queries and qrels."""
+    files (kind ``queries``, by name only); BEIR's corpus, queries and qrels;
+    ``irds:DATASET_ID`` qrels, queries and golden sets."""
     return [
         *_BEIR,
         _TOPICS,
+        *_IRDS,
         LoaderSpec(
             name="trec", kind="run", fn=load_run, suffixes=RUN_SUFFIXES,
             description="TREC run file `qid Q0 docno rank score tag` (plain or .gz), "

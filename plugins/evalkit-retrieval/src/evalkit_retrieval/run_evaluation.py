@@ -6,6 +6,7 @@ precomputed run (TREC file, ``{qid: {doc: score}}`` or a DataFrame in PyTerrier'
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -58,6 +59,11 @@ def load_qrels_input(qrels: QrelsInput) -> LoadedQrels:
         qrels = qrels_from_frame(qrels)
     if isinstance(qrels, str | Path):
         loader = _loader("qrels", qrels)
+        if loader.scheme:  # SCHEME:ID, not a file (LoaderSpec.scheme)
+            named = {str(q): j for q, j in loader.fn(str(qrels)).items()}
+            text = json.dumps({q: dict(j) for q, j in named.items()}, sort_keys=True)
+            return LoadedQrels(judgments=named, path=str(qrels),
+                               sha256=hashlib.sha256(text.encode()).hexdigest())
         judg = loader.fn(Path(qrels))
         with Path(qrels).open("rb") as fh:  # hashed in chunks: no copy of the file in memory
             digest = hashlib.file_digest(fh, "sha256").hexdigest()
@@ -98,7 +104,8 @@ def load_run_input(run: RunInput, name: str | None = None) -> RankedRun:
 
 
 def _loader(kind: str, path: str | Path) -> LoaderSpec:
-    """The loader of ``kind`` for ``path``: by suffix, else the one named ``trec``.
+    """The loader of ``kind`` for ``path``: by scheme (``irds:ID``) or suffix, else the one
+    named ``trec``.
 
     Raises:
         RegistryError: no loader reads ``path`` (a TREC file, when the plugin of the TREC
@@ -108,6 +115,8 @@ def _loader(kind: str, path: str | Path) -> LoaderSpec:
     reg = default_registry()
     try:
         spec = reg.loader(kind, path=str(path))
+        if spec.scheme:
+            return spec
     except RegistryError:
         try:
             return reg.loader(kind, name="trec")

@@ -146,7 +146,8 @@ def load_topics(path: str | PathLike[str], field: str = "title") -> dict[str, st
 
     Args:
         path: a TREC topic file, a ``qid<TAB>text`` TSV or a BEIR ``queries.jsonl``; gzip
-            is recognised by its bytes, not its name.
+            is recognised by its bytes, not its name. ``irds:DATASET_ID``: the queries of
+            an ir_datasets dataset (:func:`evalkit_retrieval.irds.load_topics`).
         field: for TREC topics, the field that becomes the text: ``"title"`` (the short
             query, the default), ``"desc"`` or ``"narr"``. A topic that lacks it takes the
             first of title, description, narrative that it has.
@@ -155,9 +156,14 @@ def load_topics(path: str | PathLike[str], field: str = "title") -> dict[str, st
         TopicsError: a missing file or a directory, more than :data:`MAX_BYTES`, not
             UTF-8, or malformed TREC topics (file and line named); an unknown ``field``.
         evalkit_retrieval.beir.BeirError: a malformed TSV or JSON Lines file (file and line named).
+        evalkit_retrieval.irds.IrdsError (ValueError): an ``irds:`` id that cannot be read.
     """
     if field not in FIELDS:
         raise TopicsError(f"topics field {field!r}: expected one of {', '.join(FIELDS)}")
+    if str(path).startswith("irds:"):  # an ir_datasets id (evalkit_retrieval.irds)
+        from evalkit_retrieval import irds
+
+        return irds.load_topics(str(path), field)
     p = Path(path)
     text = _read_text(p)
     if not text.lstrip().startswith("<") and not _TOP.search(text):

@@ -6,7 +6,10 @@ Formats (fields separated by any run of ASCII whitespace):
   (usually ``Q0``) and ``rank`` are ignored, fields after ``tag`` are ignored, and the
   ranking comes from the scores (:func:`evalkit_retrieval.ranking.rank_arrays`);
 * qrels: ``qid iter docno label``: exactly four fields; ``iter`` (``0`` or ``Q0``) is
-  ignored; ``label`` is an integer, labels <= 0 are judged non-relevant.
+  ignored; ``label`` is an integer, labels <= 0 are judged non-relevant. When ``iter``
+  holds subtopics (two or more distinct values, ``Q0`` counted as ``0``), the file is
+  subtopic qrels (:mod:`evalkit_retrieval.subtopics`): a document may then be judged once
+  per (query, subtopic).
 
 Accepted as trec_eval accepts them: comment lines (first non-blank character ``#``; a
 ``#`` anywhere else belongs to the field, as in MS MARCO v2.1 segment ids), blank lines,
@@ -195,10 +198,18 @@ def load_qrels(path: str | Path, *, lazy: bool = False) -> _Qrels:
             strings when read (:class:`~evalkit_retrieval.columns.ColumnJudged`, what
             evalkit's own evaluation uses), instead of a ``dict``.
 
+    ``irds:DATASET_ID`` reads the qrels of an ir_datasets dataset instead
+    (:func:`evalkit_retrieval.irds.load_qrels`; ``lazy`` does not apply).
+
     Raises:
         FileNotFoundError: no such file.
         TrecFormatError: see the module docstring; a pipe, device or directory.
+        evalkit_retrieval.irds.IrdsError (ValueError): an ``irds:`` id that cannot be read.
     """
+    if str(path).startswith("irds:"):
+        from evalkit_retrieval import irds
+
+        return dict(irds.load_qrels(str(path)))
     p = Path(path)
     _require_regular(p, "qrels")
     with reading(p, "qrels"):  # out of memory: one line naming the file (evalkit.cli)
@@ -266,7 +277,8 @@ def parse_qrels(raw: bytes, *, source: str | Path = "<qrels>", lazy: bool = Fals
     data = _text_bytes(raw, source)
     out = _bulk_qrels(data)
     if out is None:
-        return dict(_careful_qrels(data, source))
+        subtopics: _Qrels | None = _subtopic_qrels(data, source)  # qid subtopic docno label
+        return subtopics if subtopics is not None else dict(_careful_qrels(data, source))
     return out if lazy else {q: dict(judged) for q, judged in out.items()}
 
 
@@ -326,6 +338,12 @@ def _lines(data: bytes, source: str | Path) -> list[tuple[int, list[bytes]]]:
             raise TrecFormatError(
                 source, lineno, "the line contains a NUL byte",
                 "The file may be binary or in UTF-16; save it as UTF-8 text",
+            )
+        if not out and fields[0][:1] in (b"{", b"["):
+            raise TrecFormatError(
+                source, lineno, "the file is JSON, not whitespace-separated TREC fields",
+                "A run artifact (JSON Lines written by `evalkit run`) is read by `evalkit "
+                "compare`, `gate` and `pairwise`; this command needs a TREC run or qrels file",
             )
         out.append((lineno, fields))
     return out
@@ -407,6 +425,48 @@ def _careful_run(data: bytes, source: str | Path) -> RunTable:
 
 
 # --------------------------------------------------------------------------- qrels
+def _subtopic_qrels(data: bytes, source: str | Path) -> dict[str, dict[str, int]] | None:
+    """``{qid: SubtopicJudgments}`` (each a ``dict``) of subtopic qrels, or None when
+    ``data`` is ordinary qrels (:func:`~evalkit_retrieval.subtopics.is_subtopic_qrels`).
+
+    Raises:
+        TrecFormatError: a line without four fields, a label that is not an integer, a
+            document judged twice for one (query, subtopic) (both lines named).
+    """
+    from evalkit_retrieval.subtopics import SubtopicJudgments, is_subtopic_qrels
+
+    if not is_subtopic_qrels(data):
+        return None
+    grouped: dict[str, dict[str, dict[str, int]]] = {}
+    where: dict[tuple[str, str, str], int] = {}
+    for lineno, fields in _lines(data, source):
+        if len(fields) != 4:
+            raise TrecFormatError(
+                source, lineno, f"expected 4 fields (qid subtopic docno label), got "
+                f"{len(fields)}", "Write one judgment per line: query id, subtopic, "
+                "document id, integer label")
+        qid = _decode(fields[0], source, lineno, "query id")
+        sub = _decode(fields[1], source, lineno, "subtopic")
+        doc = _decode(fields[2], source, lineno, "document id")
+        label = int(fields[3]) if _LABEL.match(fields[3]) else None
+        problem = "not an integer" if label is None else label_problem(label)
+        if label is None or problem is not None:
+            raise TrecFormatError(
+                source, lineno, f"the label {fields[3].decode('utf-8', 'replace')!r} is "
+                f"{problem}", "Labels are integers (0 = not relevant)")
+        key = (qid, sub, doc)
+        if key in where:
+            raise TrecFormatError(
+                source, lineno, f"document {doc!r} is judged twice for query {qid!r}, "
+                f"subtopic {sub!r} (lines {where[key]} and {lineno})",
+                "Keep one line per (query, subtopic, document)")
+        where[key] = lineno
+        grouped.setdefault(qid, {}).setdefault(sub, {})[doc] = label
+    out: dict[str, dict[str, int]] = {qid: SubtopicJudgments(subs)
+                                      for qid, subs in grouped.items()}
+    return out
+
+
 def _careful_qrels(data: bytes, source: str | Path) -> dict[str, dict[str, int]]:
     out: dict[str, dict[str, int]] = {}
     first_line: dict[tuple[str, str], tuple[int, int]] = {}

@@ -258,11 +258,11 @@ def bulk_qrels(source: Source) -> dict[str, Mapping[str, int]] | None:
     if data is None:
         return None
     table = _bulk_table(
-        data, lambda wq, wd: [("q", f"S{wq}"), ("i", "S1"), ("d", f"S{wd}"), ("r", "i8")],
+        data, lambda wq, wd: [("q", f"S{wq}"), ("i", "S3"), ("d", f"S{wd}"), ("r", "i8")],
         None,
     )
-    if table is None:
-        return None
+    if table is None or (table["i"] != table["i"][0]).any():
+        return None  # a second column that varies: perhaps subtopics (.subtopics)
     columns = QrelsColumns(table["q"], table["d"], table["r"])
     if columns.duplicate:
         return None  # the careful reader names the two lines

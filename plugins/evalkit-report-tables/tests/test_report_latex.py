@@ -15,6 +15,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from evalkit_report_tables.latex import escape, paper_name
 from scipy import stats
 from typer.testing import CliRunner
 
@@ -22,7 +23,6 @@ import evalkit
 from evalkit.cli.app import app
 from evalkit.data.results import QueryResult, RunResult
 from evalkit.report import get_reporter
-from evalkit.report.latex import escape, paper_name
 
 QIDS = [f"q{i:02d}" for i in range(1, 11)]
 AP_A = [0.1, 0.2, 0.3, 0.4, 0.5, 0.1, 0.2, 0.3, 0.4, 0.5]  # mean 0.3
@@ -211,7 +211,7 @@ def test_the_tables_compile_with_pdflatex_and_booktabs(tmp_path: Path) -> None:
                                 alpha=0.05)]
     gate = evalkit.evaluate_gate(checks, b, baseline=a)
     gate_tex = gate.to_report()
-    from evalkit.report.latex import render_latex
+    from evalkit_report_tables.latex import render_latex
 
     pdf = compile_tables([against.to_latex(), pairs.to_latex(), render_latex(gate_tex)],
                          tmp_path)

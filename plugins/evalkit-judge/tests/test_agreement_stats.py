@@ -7,8 +7,7 @@ import math
 
 import numpy as np
 import pytest
-
-from evalkit.stats.agreement import (
+from evalkit_judge.agreement_stats import (
     AgreementError,
     agreement_table,
     cohen_kappa,

@@ -4,12 +4,12 @@
 registered *of a metric* (:attr:`evalkit.core.specs.AggregateSpec.of_metric`) and
 computed over the run's cases that a human labelled for that metric, pairing the
 judge's per-case value (a case's mean over its samples) with the label
-(:func:`evalkit.data.judge_agreement.metric_labels`):
+(:func:`evalkit.data.ppi_labels.metric_labels`):
 
 * ``krippendorff_alpha`` (interval), ``krippendorff_alpha_ordinal``,
   ``krippendorff_alpha_nominal``; ``cohen_kappa`` (unweighted), ``cohen_kappa_linear``,
   ``cohen_kappa_quadratic``; ``spearman_rho`` — higher is better (formulas and sources:
-  :mod:`evalkit.stats.agreement`);
+  :mod:`evalkit_judge.agreement_stats`);
 * ``judge_abs_bias``: ``|mean(judge - human)|`` in the metric's unit, lower is better;
 * ``labelled_cases``: the number of labelled cases with a judge value, higher is better.
 
@@ -31,7 +31,7 @@ from evalkit.core.specs import AggregateSpec
 from evalkit.execute.aggregates import AggregateError, checked_rows
 
 #: name -> (statistic, its argument, higher is better, description); the statistic is a
-#: function of :mod:`evalkit.stats.agreement` (imported when an aggregate is computed, so
+#: function of :mod:`evalkit_judge.agreement_stats` (imported when an aggregate is computed, so
 #: that registering these imports no numpy)
 _STATS: dict[str, tuple[str, str | None, bool, str]] = {
     "krippendorff_alpha": ("alpha", "interval", True,
@@ -49,7 +49,7 @@ _STATS: dict[str, tuple[str, str | None, bool, str]] = {
 
 
 def _statistic(kind: str, arg: str | None, judge: list[float], human: list[float]) -> float:
-    from evalkit.stats import agreement as ag
+    from evalkit_judge import agreement_stats as ag
 
     if kind == "alpha":
         return ag.krippendorff_alpha([judge, human], arg)  # type: ignore[arg-type]
@@ -63,8 +63,8 @@ def _statistic(kind: str, arg: str | None, judge: list[float], human: list[float
 
 
 def _pairs(rows: Sequence[Any], name: str, metric: str) -> tuple[list[float], list[float]]:
-    from evalkit.data.judge_agreement import case_means
     from evalkit.data.labels import active_labels
+    from evalkit_judge.agreement import case_means
 
     labels = active_labels()
     if labels is None:

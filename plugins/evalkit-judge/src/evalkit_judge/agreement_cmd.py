@@ -1,7 +1,8 @@
-"""``evalkit agreement``: how far a run's judge agrees with human labels, and the human
-mean a prediction-powered interval gives (:func:`evalkit.data.judge_agreement.judge_agreement`,
-printed by :func:`evalkit.report.agreement_text.agreement_lines`). Only typer is imported
-at module level."""
+"""``evalkit agreement``, the command the judge plugin adds: how far a run's judge agrees
+with human labels, and the human mean a prediction-powered interval gives
+(:func:`evalkit_judge.agreement.judge_agreement`, printed by
+:func:`evalkit_judge.agreement_text.agreement_lines`). Only typer is imported at module
+level. Exit status: 0 done; 2 a usage error or bad labels (one line, no traceback)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,10 @@ from typing import Annotated, Any
 
 import typer
 
-from evalkit.cli.errors import CliError
+
+class CliError(ValueError):
+    """A problem with the command's arguments the user can fix: the ``evalkit`` command
+    line prints its message as one line and exits 2, as for every user error."""
 
 
 def _selection(text: str) -> tuple[str, int | None]:
@@ -60,11 +64,11 @@ def command(
     --plan WIDTH: how many labels a PPI++ interval of that width needs."""
     from dataclasses import replace
 
-    from evalkit.data.judge_agreement import judge_agreement
     from evalkit.data.labels import read_labels, run_golden_labels
     from evalkit.data.results import RunResult
     from evalkit.execute.run_files import require_artifact
-    from evalkit.report.agreement_text import agreement_lines
+    from evalkit_judge.agreement import judge_agreement
+    from evalkit_judge.agreement_text import agreement_lines
 
     targets = _report_targets(report or [])
     require_artifact(run, "run")

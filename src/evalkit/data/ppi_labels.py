@@ -1,31 +1,24 @@
-"""How far a run's judge agrees with human labels, and the human mean it implies.
+"""A run's judge values paired with human labels, and the PPI++ intervals they give.
 
-:func:`judge_agreement` pairs a run's per-case values of each labelled metric (with
-repeated samples, a case's mean over its samples) with the human labels of the same
-cases, and gives per metric the agreement table of :mod:`evalkit.stats.agreement` and
-the PPI++ mean of :mod:`evalkit.stats.ppi` (the judge's values on the unlabelled cases
-as predictions). :func:`paired_ppi` is the PPI++ interval of the difference of two runs
-on their shared labelled cases, which ``evalkit compare --ppi`` and the gate's
-``vs_baseline`` checks use. :func:`metric_labels` is the pairing, which the agreement aggregates
-(``krippendorff_alpha(correctness)``, :mod:`evalkit.execute.agreement_aggregates`) share.
+:func:`metric_labels` pairs a run's per-case values of one metric with the human labels
+of the same cases. :func:`ppi_means` is the PPI++ mean of every labelled metric that
+``evalkit run --ppi`` records in a run's header (:func:`ppi_mean_line` prints one);
+:func:`paired_ppi` is the PPI++ interval of the difference of two runs on their shared
+labelled cases, which ``evalkit compare --ppi`` and the gate's ``vs_baseline`` checks use
+(:func:`ppi_sentence` prints one). The formulas are :mod:`evalkit.stats.ppi`'s. The
+judge plugin's ``evalkit agreement`` pairs values and labels with :func:`metric_labels`
+too.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
-from typing import Any, ClassVar
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
 
 from evalkit.data.labels import HumanLabels, LabelError
-from evalkit.stats.agreement import AgreementTable, agreement_table
-from evalkit.stats.ppi import (
-    LabelPlan,
-    PPIResult,
-    labels_needed,
-    ppi_mean,
-    ppi_paired_difference,
-)
+from evalkit.stats.ppi import PPIResult, ppi_mean, ppi_paired_difference
 
 
 @dataclass(frozen=True)
@@ -62,127 +55,6 @@ def metric_labels(values: Mapping[str, float], labels: HumanLabels, metric: str
                           [v for c, v in values.items() if c not in own])
 
 
-def case_means(rows: Sequence[Any], metric: str) -> dict[str, float]:
-    """``{case id: mean of metric}`` over rows (several sample rows of a case averaged),
-    leaving out rows without the metric."""
-    sums: dict[str, list[float]] = {}
-    for r in rows:
-        value = getattr(r, "metrics", {}).get(metric)
-        if value is not None:
-            sums.setdefault(str(r.query_id), []).append(float(value))
-    return {cid: math.fsum(v) / len(v) for cid, v in sums.items()}
-
-
-@dataclass(frozen=True)
-class MetricAgreement:
-    """Agreement and the PPI++ mean of one labelled metric.
-
-    Attributes:
-        table: the agreement statistics (:class:`~evalkit.stats.agreement.AgreementTable`).
-        ppi: the PPI++ estimate of the human mean, or ``None`` (see ``ppi_note``).
-        ppi_note: why there is no PPI interval (every case labelled, fewer than 2
-            labels), else ``None``.
-        plan: with ``judge_agreement(..., plan_width=W)``, how many human labels a
-            PPI++ interval of width ``W`` needs, these labels as the pilot
-            (:func:`evalkit.stats.ppi.labels_needed`); else ``None``.
-    """
-
-    table: AgreementTable
-    ppi: PPIResult | None
-    ppi_note: str | None = None
-    plan: LabelPlan | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict: the table's fields, ``ppi``, ``ppi_note`` and, when planned,
-        ``plan`` (:class:`~evalkit.stats.ppi.LabelPlan`'s fields)."""
-        return {**self.table.to_dict(),
-                "ppi": None if self.ppi is None else self.ppi.to_dict(),
-                "ppi_note": self.ppi_note} | (
-            {"plan": asdict(self.plan)} if self.plan is not None else {})
-
-
-@dataclass(frozen=True)
-class AgreementReport:
-    """:func:`judge_agreement`'s answer for one run.
-
-    Attributes:
-        run: the run's name.
-        n_cases: the run's cases.
-        labels_source, selection, seed: where the labels came from and how the labelled
-            cases were chosen (:class:`~evalkit.data.labels.HumanLabels`).
-        warning: :meth:`HumanLabels.selection_warning`, or ``None``.
-        metrics: one :class:`MetricAgreement` per labelled metric.
-    """
-
-    kind: ClassVar[str] = "agreement"  # what a reporter (the HTML page) recognises
-
-    run: str
-    n_cases: int
-    labels_source: str | None
-    selection: str | None
-    seed: int | None
-    warning: str | None
-    metrics: list[MetricAgreement]
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict (what ``evalkit agreement --json`` prints)."""
-        return {"run": self.run, "n_cases": self.n_cases, "labels": self.labels_source,
-                "selection": self.selection, "seed": self.seed, "warning": self.warning,
-                "metrics": [m.to_dict() for m in self.metrics]}
-
-
-def judge_agreement(run: Any, labels: HumanLabels, metrics: Sequence[str] | None = None,
-                    *, alpha: float = 0.05, plan_width: float | None = None
-                    ) -> AgreementReport:
-    """Agreement between a run's values and human labels, per labelled metric.
-
-    Args:
-        run: a :class:`~evalkit.data.results.RunResult`.
-        labels: the human labels (:func:`evalkit.data.labels.read_labels`).
-        metrics: the metrics to report; by default every labelled metric.
-        alpha: 1 - confidence of the bias and PPI intervals.
-        plan_width: also plan, per metric, how many human labels a PPI++ interval of
-            this width needs (metric units; :func:`evalkit.stats.ppi.labels_needed` with
-            these labels as the pilot and the judge's values on every case).
-
-    Raises:
-        LabelError: a label of a case the run does not hold, a metric the run lacks, or
-            a requested metric without labels.
-        KeyError: the metric failed on a case (:meth:`RunResult.scores`).
-        PPIError: ``plan_width`` not positive, or fewer than 2 labelled cases to plan
-            from.
-    """
-    labels.check_ids(run.ids(), f"run {run.name!r}")
-    wanted = list(metrics) if metrics else labels.metrics()
-    out: list[MetricAgreement] = []
-    for metric in wanted:
-        if metric not in labels.metrics():
-            raise LabelError(f"{labels.source or 'labels'}: no case is labelled for "
-                             f"{metric!r}; labelled: {', '.join(labels.metrics())}")
-        if metric not in run.metric_names():
-            raise LabelError(f"{labels.source or 'labels'}: metric {metric!r} is labelled "
-                             f"but run {run.name!r} has no such metric (it has: "
-                             f"{', '.join(run.metric_names())})")
-        pairs = metric_labels(run.scores(metric), labels, metric)
-        table = agreement_table(metric, pairs.judge, pairs.human, alpha)
-        ppi: PPIResult | None = None
-        note: str | None = None
-        if not pairs.unlabelled:
-            note = "every case is labelled: the labels' own mean is the answer"
-        elif len(pairs.human) < 2:
-            note = "fewer than 2 labelled cases"
-        else:
-            ppi = ppi_mean(pairs.human, pairs.judge, pairs.unlabelled, alpha=alpha)
-        plan = None if plan_width is None else labels_needed(
-            pairs.human, pairs.judge, [*pairs.judge, *pairs.unlabelled], plan_width,
-            alpha=alpha)
-        out.append(MetricAgreement(table, ppi, note, plan))
-    return AgreementReport(
-        run=run.name, n_cases=len(run.ids()), labels_source=labels.source,
-        selection=labels.selection, seed=labels.seed,
-        warning=labels.selection_warning(len(run.ids())), metrics=out)
-
-
 @dataclass(frozen=True)
 class PairedPPI:
     """The PPI++ interval of the human difference ``a - b`` of one metric.
@@ -209,7 +81,6 @@ class PairedPPI:
         return {**self.result.to_dict(), "p_value": self.result.p_value(),
                 "judge_difference": self.judge_difference, "labels": list(self.labels),
                 "notes": list(self.notes)}
-
 
 
 def ppi_means(run: Any, labels: HumanLabels, *, alpha: float = 0.05) -> dict[str, Any]:
@@ -317,13 +188,9 @@ def paired_ppi(values_a: Mapping[str, float], values_b: Mapping[str, float],
 
 
 __all__ = [
-    "AgreementReport",
     "LabelledValues",
-    "MetricAgreement",
     "PairedPPI",
-    "case_means",
     "has_labels",
-    "judge_agreement",
     "metric_labels",
     "paired_ppi",
     "ppi_mean_line",

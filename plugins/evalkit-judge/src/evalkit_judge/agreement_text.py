@@ -1,11 +1,11 @@
 """The text of ``evalkit agreement``: per labelled metric the agreement statistics and
-the PPI++ mean (:class:`evalkit.data.judge_agreement.AgreementReport`)."""
+the PPI++ mean (:class:`evalkit_judge.agreement.AgreementReport`)."""
 
 from __future__ import annotations
 
 import math
 
-from evalkit.data.judge_agreement import AgreementReport, MetricAgreement
+from evalkit_judge.agreement import AgreementReport, MetricAgreement
 
 
 def _num(x: float, digits: int = 4) -> str:
