@@ -442,15 +442,16 @@ def carried_mean_limit(pool: np.ndarray, k: int, trials: int, B: int) -> None:
     print(f"Q: the other {N - k} centred differences, mean {rest.mean():+.4f}, sd "
           f"{rest.std(ddof=1):.4f}, skewness {skewness(rest):+.2f}; largest "
           + ", ".join(f"{v:+.3f}" for v in centred[order[-k:]]) + "\n")
-    print("| n | P(none of the k drawn) | default's power on Q | floor on the default's "
-          "type I | most power on Q any test holding 6% can have |")
-    print("|---|---|---|---|---|")
+    print("| n | P(none of the k drawn) | default's power on Q | sign-flip's | floor on the "
+          "default's type I | most power on Q any test holding 6% can have |")
+    print("|---|---|---|---|---|---|")
     for n in (25, 50, 100):
         w = ((N - k) / N) ** n
         c = run_cell(f"Q {CARRIED[1]} {CARRIED[0]}", n, from_pool(rest, signs=False),
                      trials, B, "continuous")
         pw = c.rejections["default"] / c.trials
-        print(f"| {n} | {100 * w:.1f}% | {c.rate('default')} | {100 * w * pw:.1f}% | "
+        print(f"| {n} | {100 * w:.1f}% | {c.rate('default')} | {c.rate('sign-flip')} | "
+              f"{100 * w * pw:.1f}% | "
               f"{min(100.0, 6.0 / w):.1f}% |", flush=True)
 
 
