@@ -33,6 +33,14 @@ Rates are rejections at alpha = 0.05, two-sided, in percent, with Wilson's 95% i
 a power difference is the default's rejections minus the sign-flip test's on the same
 trials, with the normal interval of a paired difference (from the discordant trials).
 
+Two parts about the nulls themselves, not run unless named: ``ties``, the tie-heavy pools
+(at least 25% of differences exactly 0) made mean-zero by shifting only their non-zero
+differences, so ties stay ties (centring moves every tie to ``-mean``, a value no tie
+takes); ``limit``, the floor under any test's type I error on the centred pool whose mean
+three queries carry (AP BM25 - BM25(0.6, 0.3)): with probability ``(90/93)^n`` none of the
+three is drawn, and then the sample is i.i.d. from the other 90 values, a real
+alternative, so a test's type I error is at least that probability times its power there.
+
 Three more parts, not run unless named: ``methods``, every method and interval of
 ``paired_test`` (bootstrap-t, the percentile bootstrap's p and interval, BCa) beside the
 default on five nulls (``--method-trials`` every method, ``--default-trials`` the
@@ -42,7 +50,8 @@ given the number of queries the systems disagree on (enumerated, no simulation);
 ``samples`` (or ``--samples-only``), the default test on per-case means of K = 5 samples.
 
     .venv/bin/python benchmarks/bench_calibration.py [--trials 4000] [--resamples 10000]
-        [--part skewed symmetric binary power power-skewed methods binary-exact samples]
+        [--part skewed symmetric binary power power-skewed ties limit methods binary-exact
+                samples]
         [--json results.json]
 """
 
@@ -411,6 +420,50 @@ def methods_tables(trials: int, default_trials: int, B: int) -> None:
                   flush=True)
 
 
+# ------------------------------------------------------------------ limits of any test
+#: The centred pool whose mean three of its 93 queries carry, and how many.
+CARRIED = ("bm25 - bm25-k0.6-b0.3", "AP", 3)
+#: A pool counts as tie-heavy when at least this share of its differences is exactly 0.
+TIE_HEAVY = 0.25
+
+
+def carried_mean_limit(pool: np.ndarray, k: int, trials: int, B: int) -> None:
+    """The floor under any test's type I error on a centred pool whose mean ``k`` values
+    carry. Draw n values from the N centred values P; with probability ((N-k)/N)^n none of
+    the k largest is drawn, and then the n draws are i.i.d. from the other N-k values Q
+    (mean below 0: a real alternative). So for every test phi, whatever its statistic,
+    E_P[phi] >= ((N-k)/N)^n E_Q[phi]: holding ``rate`` on P caps its power on Q at
+    rate / ((N-k)/N)^n. The default's power on Q (simulated) puts its own floor beside."""
+    centred = pool - pool.mean()
+    order = np.argsort(centred)
+    rest = centred[order[:-k]]
+    N = centred.size
+    print(f"\n### Limit: {k} of {N} queries carry the mean ({CARRIED[1]} {CARRIED[0]})\n")
+    print(f"Q: the other {N - k} centred differences, mean {rest.mean():+.4f}, sd "
+          f"{rest.std(ddof=1):.4f}, skewness {skewness(rest):+.2f}; largest "
+          + ", ".join(f"{v:+.3f}" for v in centred[order[-k:]]) + "\n")
+    print("| n | P(none of the k drawn) | default's power on Q | sign-flip's | floor on the "
+          "default's type I | most power on Q any test holding 6% can have |")
+    print("|---|---|---|---|---|---|")
+    for n in (25, 50, 100):
+        w = ((N - k) / N) ** n
+        c = run_cell(f"Q {CARRIED[1]} {CARRIED[0]}", n, from_pool(rest, signs=False),
+                     trials, B, "continuous")
+        pw = c.rejections["default"] / c.trials
+        print(f"| {n} | {100 * w:.1f}% | {c.rate('default')} | {c.rate('sign-flip')} | "
+              f"{100 * w * pw:.1f}% | "
+              f"{min(100.0, 6.0 / w):.1f}% |", flush=True)
+
+
+def tie_preserving(x: np.ndarray) -> np.ndarray:
+    """``x`` with mean 0 by shifting only its non-zero values: the ties stay exact ties
+    (centring every value would move them to ``-mean``)."""
+    y = x.copy()
+    nz = x != 0
+    y[nz] -= math.fsum(x.tolist()) / int(nz.sum())
+    return y
+
+
 # ------------------------------------------------------------------ the tables
 def table(title: str, cells: Iterator[tuple[str, Cell]], power: bool = False) -> None:
     print(f"\n### {title}\n")
@@ -430,7 +483,7 @@ def main() -> int:
     parser.add_argument("--part", nargs="*",
                         default=["skewed", "symmetric", "binary", "power", "power-skewed"],
                         choices=["skewed", "symmetric", "binary", "power", "power-skewed",
-                                 "methods",
+                                 "methods", "limit", "ties",
                                  "binary-exact", "samples"])
     parser.add_argument("--method-trials", type=int, default=2000,
                         help="trials per cell of the every-method table (--part methods)")
@@ -508,6 +561,17 @@ def main() -> int:
         table("Power (%), skewed real alternatives (centred, 0.3 sd against the long tail)",
               cells(pool_specs(signs=False, shift=0.3, toward=False), (25, 50, 100)),
               power=True)
+    if "ties" in args.part:
+        table("Type I error (%), tie-heavy real pools centred on their non-tied "
+              "differences (ties stay 0)",
+              cells([(f"{meas} {pair}" + (" (bundled run)" if BUILT_BY_EXAMPLE in pair
+                                          else ""),
+                      from_pool(tie_preserving(x), signs=False), "continuous")
+                     for pair, meas, x in graded if np.mean(x == 0) >= TIE_HEAVY],
+                    (25, 50, 100)))
+    if "limit" in args.part:
+        pool = next(x for pair, meas, x in pools if (pair, meas) == CARRIED[:2])
+        carried_mean_limit(pool, CARRIED[2], T, B)
     if "methods" in args.part:
         methods_tables(args.method_trials, args.default_trials, B)
     if "binary-exact" in args.part:
