@@ -45,7 +45,8 @@ def command(
         help="The baseline; then every RUN is a candidate (folders and patterns too, the "
         "baseline left out of them). A candidate that fails is named and left out.")] = None,
     qrels: Annotated[Path | None, typer.Option(
-        "--qrels", help="TREC qrels; required when an input is a TREC run file.",
+        "--qrels", help="TREC qrels (or irds:DATASET_ID); required when an input is a TREC "
+        "run file.",
         show_default=False,
     )] = None,
     metric: Annotated[list[str] | None, typer.Option(
@@ -122,7 +123,8 @@ def command(
     topics: Annotated[Path | None, typer.Option(
         "--topics",
         help="Query text for the reports (the movers, the HTML report's hover): a TREC "
-        "topic file (<top> <num> <title>), plain or gzipped, or qid<TAB>text TSV.",
+        "topic file (<top> <num> <title>), plain or gzipped, qid<TAB>text TSV, or "
+        "irds:DATASET_ID.",
         show_default=False,
     )] = None,
     allow_incomplete: Annotated[bool, typer.Option(

@@ -52,7 +52,8 @@ def command(
         show_default=False,
     )] = None,
     qrels: Annotated[Path | None, typer.Option(
-        "--qrels", help="TREC qrels, to score pilot runs given as TREC run files.",
+        "--qrels", help="TREC qrels (or irds:DATASET_ID), to score pilot runs given as TREC "
+        "run files.",
         show_default=False,
     )] = None,
     metric: Annotated[list[str] | None, typer.Option(

@@ -36,7 +36,8 @@ def command(
     runs: Annotated[list[Path], typer.Argument(metavar="RUN...", help=RUN_HELP,
                                                show_default=False)],
     qrels: Annotated[Path | None, typer.Option(
-        "--qrels", help="TREC qrels (qid 0 docno label). Required for a TREC run file.",
+        "--qrels", help="TREC qrels (qid 0 docno label; qid subtopic docno label for the "
+        "diversity measures) or irds:DATASET_ID. Required for a TREC run file.",
         show_default=False,
     )] = None,
     metric: Annotated[list[str] | None, typer.Option(
