@@ -191,11 +191,11 @@ def measure(runs: int, no_bytecode: bool = False) -> list[Row]:
     for _ in range(runs):
         for cmd in cmds:
             cmd.times.append(wall(cmd))
-    bases = {False: next(c for c in cmds if c.name == BASELINE),
-             True: next((c for c in cmds if c.name == f"{BASELINE}, no bytecode"), None)}
+    cached = next(c for c in cmds if c.name == BASELINE)
+    uncached = next((c for c in cmds if c.name == f"{BASELINE}, no bytecode"), cached)
     rows = []
     for c in cmds:
-        base = bases["no bytecode" in c.name] or bases[False]
+        base = uncached if "no bytecode" in c.name else cached
         rows.append(Row(
             command=c.name,
             min_ms=round(min(c.times) * 1000, 1),

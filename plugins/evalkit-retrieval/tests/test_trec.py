@@ -252,10 +252,11 @@ def test_the_parsed_table_is_freed_before_the_run_keys_are_made(
     import weakref
 
     from evalkit_retrieval import columns, trec_bulk
+    from evalkit_retrieval.doc_keys import PairKeys
 
     tables: list[weakref.ref[np.ndarray]] = []
     alive_at_keys: list[bool] = []
-    real_loadtxt, real_keys = trec_bulk._loadtxt, columns.PairKeys
+    real_loadtxt = trec_bulk._loadtxt
 
     def loadtxt(*args: object) -> np.ndarray | None:
         table = real_loadtxt(*args)  # type: ignore[arg-type]
@@ -263,9 +264,9 @@ def test_the_parsed_table_is_freed_before_the_run_keys_are_made(
             tables.append(weakref.ref(table))
         return table
 
-    def pair_keys(*args: object) -> columns.PairKeys:
+    def pair_keys(*args: object) -> PairKeys:
         alive_at_keys.append(any(t() is not None for t in tables))
-        return real_keys(*args)  # type: ignore[arg-type]
+        return PairKeys(*args)  # type: ignore[arg-type]
 
     monkeypatch.setattr(trec_bulk, "_loadtxt", loadtxt)
     monkeypatch.setattr(columns, "PairKeys", pair_keys)
