@@ -119,7 +119,7 @@ def _column_widths(head: bytes, tail: bytes, columns: tuple[int, ...]) -> list[i
     """Fixed widths for the id columns, from the longest ids of the whole lines among the
     file's first and last :data:`_SAMPLE` bytes: twice the longest, at least 16 bytes, or
     8 when the longest has at most 4 (query numbers: 8 bytes a line less to parse into
-    and keep, and still one 64-bit word, :mod:`evalkit.execute.ranking`)."""
+    and keep, and still one 64-bit word to compare query blocks by)."""
     widest = [1] * len(columns)
     sampled = head[:_SAMPLE].split(b"\n")[:-1] or [head[:_SAMPLE]]
     sampled += tail[-_SAMPLE:].split(b"\n")[1:]  # the first may be cut
