@@ -26,9 +26,8 @@ import re
 import threading
 import warnings
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -53,10 +52,10 @@ Source = bytes | Path
 _NUMPY_OPENS = frozenset({".gz", ".bz2", ".xz", ".lzma"})
 
 
-@dataclass(frozen=True)
-class RunTable:
+class RunTable(NamedTuple):
     """A run as read, one entry per line: arrays from the bulk reader, lists of ``str``
-    from the careful one (``path``), and the tag of the last line."""
+    from the careful one (``path``), and the tag of the last line. (A named tuple: defined
+    on every ``eval`` at a quarter of a frozen dataclass's cost, docs/performance.md.)"""
 
     qids: npt.NDArray[Any] | list[str]
     docids: npt.NDArray[Any] | list[str]
