@@ -15,6 +15,18 @@ entry-point scan, pluggy, tomllib: the floor under `plugins list`), `plugins lis
 `EVALKIT_PLUGINS=` (the kernel alone, no plugin imported), and `plugins list` with the
 interpreter's final garbage collection left in (what `evalkit.cli.main`'s `gc.freeze()`
 saves). The last column lists the heavy dependencies each evalkit command imported.
+
+Bytecode is cached for every module each command imports (the warm-up run writes
+evalkit's; pip compiled the installed libraries'): the benchmark checks this and says so
+before timing. ``--no-bytecode`` adds the baseline and ``plugins list`` run with no
+bytecode at all (``PYTHONDONTWRITEBYTECODE=1`` and an empty ``PYTHONPYCACHEPREFIX``:
+every module compiled from source on every run, for both alike), and their ratio.
+
+``--import-profile`` prints where the import time goes (``python -X importtime``, the
+fastest of ``--runs`` runs for each module) for ``evalkit plugins list`` and ``evalkit
+eval`` of a small TREC run (six measures, ``--format trec``): by package, and the
+slowest modules; with ``--previous DIR`` (a checkout of an earlier tree: its ``src``
+and ``plugins/*/src`` first on ``PYTHONPATH``) for that tree too, side by side.
 """
 
 from __future__ import annotations
@@ -22,6 +34,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -89,7 +102,12 @@ class Row:
     heavy_imports: list[str] | None
 
 
-def commands() -> list[Command]:
+#: both sides without bytecode: nothing read from a cache, nothing written (--no-bytecode)
+NO_BYTECODE = {"PYTHONDONTWRITEBYTECODE": "1",
+               "PYTHONPYCACHEPREFIX": tempfile.mkdtemp(prefix="evalkit-bench-nopyc-")}
+
+
+def commands(no_bytecode: bool = False) -> list[Command]:
     script = Path(sys.executable).with_name("evalkit")
     evalkit = [str(script)] if script.exists() else [
         sys.executable, "-c", "from evalkit.cli import main; main()"]
@@ -106,7 +124,47 @@ def commands() -> list[Command]:
         Command("EVALKIT_PLUGINS= evalkit plugins list", [*evalkit, "plugins", "list"],
                 env={"EVALKIT_PLUGINS": ""}, probe=["plugins", "list"]),
         Command("plugins list, with the final GC", [sys.executable, "-c", WITH_FINAL_GC]),
+        *([Command(f"{BASELINE}, no bytecode", [sys.executable, "-c", "import typer, rich"],
+                   env=NO_BYTECODE),
+           Command("evalkit plugins list, no bytecode", [*evalkit, "plugins", "list"],
+                   env=NO_BYTECODE)] if no_bytecode else []),
     ]
+
+
+BYTECODE_PROBE = """
+import importlib.util, os, sys
+sys.argv = {argv!r}
+try:
+    from evalkit.cli import main
+    main()
+except SystemExit:
+    pass
+missing = []
+for name, module in list(sys.modules.items()):
+    source = getattr(module, "__file__", None)
+    if isinstance(source, str) and source.endswith(".py"):
+        if not os.path.exists(importlib.util.cache_from_source(source)):
+            missing.append(name)
+print(len(sys.modules), ",".join(sorted(missing)), file=sys.stderr)
+"""
+
+
+def check_bytecode(argvs: list[list[str]]) -> str:
+    """Fail unless every module imported by ``python -c "import typer, rich"`` and by each
+    evalkit command (``argvs``) has its bytecode cached; else say how many were checked."""
+    checked = 0
+    for argv in [["--version"], *argvs]:
+        code = BYTECODE_PROBE.format(argv=["evalkit", *argv])
+        if argv == ["--version"]:  # the baseline's modules, typer and rich
+            code = code.replace("from evalkit.cli import main\n    main()", "import typer, rich")
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                             check=True, env=ENV)
+        count, _, missing = out.stderr.strip().splitlines()[-1].partition(" ")
+        if missing:
+            raise SystemExit(f"no bytecode cached for {missing} (imported by "
+                             f"{' '.join(argv)}): the comparison would not be like for like")
+        checked += int(count)
+    return f"bytecode cached for every module imported ({checked} module loads checked)"
 
 
 def wall(cmd: Command) -> float:
@@ -125,34 +183,133 @@ def heavy_imports(cmd: Command) -> list[str]:
     return [m for m in (lines[-1] if lines else "").split(",") if m]
 
 
-def measure(runs: int) -> list[Row]:
-    cmds = commands()
+def measure(runs: int, no_bytecode: bool = False) -> list[Row]:
+    cmds = commands(no_bytecode)
     for cmd in cmds:  # warm the file cache and write bytecode
         wall(cmd)
+    print(check_bytecode([c.probe for c in cmds if c.probe is not None]), file=sys.stderr)
     for _ in range(runs):
         for cmd in cmds:
             cmd.times.append(wall(cmd))
-    base = next(c for c in cmds if c.name == BASELINE)
-    base_min, base_med = min(base.times), statistics.median(base.times)
-    return [
-        Row(
+    cached = next(c for c in cmds if c.name == BASELINE)
+    uncached = next((c for c in cmds if c.name == f"{BASELINE}, no bytecode"), cached)
+    rows = []
+    for c in cmds:
+        base = uncached if "no bytecode" in c.name else cached
+        rows.append(Row(
             command=c.name,
             min_ms=round(min(c.times) * 1000, 1),
             median_ms=round(statistics.median(c.times) * 1000, 1),
-            ratio_min=round(min(c.times) / base_min, 2),
-            ratio_median=round(statistics.median(c.times) / base_med, 2),
+            ratio_min=round(min(c.times) / min(base.times), 2),
+            ratio_median=round(statistics.median(c.times) / statistics.median(base.times), 2),
             heavy_imports=heavy_imports(c) if c.probe is not None else None,
-        )
-        for c in cmds
-    ]
+        ))
+    return rows
+
+
+# --------------------------------------------------------------------------- import profile
+IMPORT_LINE = re.compile(r"import time:\s+(\d+) \|\s+(\d+) \|( *)(\S+)")
+#: top-level packages shown as themselves; the rest of the standard library as one group
+PACKAGES = {"numpy": "numpy", "typer": "typer", "click": "typer", "rich": "rich",
+            "pluggy": "pluggy", "evalkit": "evalkit (kernel)"}
+
+
+def package_of(module: str) -> str:
+    top = module.split(".")[0]
+    if top.startswith("evalkit_"):
+        return "evalkit plugins"
+    if top in PACKAGES:
+        return PACKAGES[top]
+    if module.startswith("importlib.metadata") or top in (
+            "email", "zipfile", "csv", "socket", "calendar", "quopri", "uu"):
+        return "importlib.metadata (and its email parser)"
+    if top in sys.stdlib_module_names or top.startswith("_"):
+        return "rest of the standard library"
+    return top
+
+
+@dataclass
+class ImportProfile:
+    total_ms: float  # sum of the top-level imports' cumulative time, fastest run
+    self_ms: dict[str, float]  # each module's own time, its fastest run
+
+
+def import_profile(argv: list[str], runs: int, env: dict[str, str], cwd: str) -> ImportProfile:
+    """``python -X importtime`` of an evalkit command, ``runs`` times: each module's
+    fastest own time, and the fastest run's total."""
+    code = PROBE.format(argv=["evalkit", *argv], heavy=())
+    best: dict[str, int] = {}
+    totals = []
+    for _ in range(runs):
+        out = subprocess.run([sys.executable, "-X", "importtime", "-c", code], cwd=cwd,
+                             capture_output=True, text=True, check=True, env=env)
+        total = 0
+        for line in out.stderr.splitlines():
+            m = IMPORT_LINE.match(line)
+            if m is None:
+                continue
+            own, cumulative, indent, name = int(m[1]), int(m[2]), len(m[3]), m[4]
+            best[name] = min(best.get(name, own), own)
+            if indent == 1:  # a top-level import
+                total += cumulative
+        totals.append(total)
+    return ImportProfile(min(totals) / 1000, {k: v / 1000 for k, v in best.items()})
+
+
+def print_profiles(runs: int, previous: Path | None) -> None:
+    """The import profiles of ``plugins list`` and ``eval`` (see the module docstring)."""
+    folder = Path(tempfile.mkdtemp(prefix="evalkit-bench-run-"))
+    (folder / "run.txt").write_text("".join(
+        f"{q} Q0 D{d} {d} {100 - d / 10:.2f} bench\n" for q in range(1, 11) for d in range(100)))
+    (folder / "qrels.txt").write_text("".join(
+        f"{q} 0 D{d} {d % 3}\n" for q in range(1, 11) for d in range(0, 200, 7)))
+    trees = {"this tree": ENV}
+    if previous is not None:
+        paths = [previous / "src", *sorted((previous / "plugins").glob("*/src"))]
+        trees = {"previous tree": {**ENV, "PYTHONPATH": os.pathsep.join(map(str, paths))},
+                 **trees}
+    for argv in (["plugins", "list"],
+                 ["eval", "run.txt", "--qrels", "qrels.txt", "-m",
+                  "ap,ndcg@10,ndcg,P@10,R@100,rr", "--format", "trec"]):
+        profiles = {}
+        for name, env in trees.items():
+            import_profile(argv, 1, env, str(folder))  # writes bytecode
+            profiles[name] = import_profile(argv, runs, env, str(folder))
+        print(f"\nimports of `evalkit {' '.join(argv)}` (python -X importtime, fastest of "
+              f"{runs} runs per module, ms)")
+        print(f"{'':48s}" + "".join(f"{name:>15s}" for name in profiles))
+        groups: dict[str, dict[str, float]] = {}
+        for name, prof in profiles.items():
+            for module, ms in prof.self_ms.items():
+                g = groups.setdefault(package_of(module), {})
+                g[name] = g.get(name, 0.0) + ms
+        for group, by_tree in sorted(groups.items(), key=lambda kv: -max(kv[1].values())):
+            if max(by_tree.values()) >= 0.5:
+                print(f"{group:48s}" + "".join(f"{by_tree.get(n, 0.0):15.1f}" for n in profiles))
+        print(f"{'all imports (top-level, fastest run)':48s}"
+              + "".join(f"{p.total_ms:15.1f}" for p in profiles.values()))
+        print(f"{'modules imported':48s}" + "".join(f"{len(p.self_ms):15d}"
+                                                    for p in profiles.values()))
+        last = list(profiles.values())[-1].self_ms
+        slowest = sorted(last.items(), key=lambda kv: -kv[1])[:12]
+        print("slowest modules (this tree): " + ", ".join(f"{m} {ms:.1f}" for m, ms in slowest))
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description="evalkit start-up benchmark")
     parser.add_argument("--runs", type=int, default=21)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--no-bytecode", action="store_true",
+                        help="add the baseline and plugins list without any bytecode")
+    parser.add_argument("--import-profile", action="store_true",
+                        help="print where the import time goes instead of timing")
+    parser.add_argument("--previous", type=Path,
+                        help="with --import-profile: a checkout of an earlier tree too")
     args = parser.parse_args()
-    rows = measure(args.runs)
+    if args.import_profile:
+        print_profiles(args.runs, args.previous)
+        return 0
+    rows = measure(args.runs, args.no_bytecode)
     if args.json:
         print(json.dumps({"runs": args.runs, "goal_ratios": GOALS,
                           "python": sys.version.split()[0], "cpus": os.cpu_count(),

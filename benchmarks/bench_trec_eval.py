@@ -22,6 +22,14 @@ also checks that evalkit's values equal trec_eval's at its four printed decimals
 counts exactly, in every format; at the end one untimed ``-q`` run of each compares all
 per-query values.
 
+``--lines 300000 1000000`` times runs of those sizes in the same rounds (each with its
+own trec_eval baseline; ``--depth`` documents per query), and checks the budgets of
+:data:`GOALS`. ``--previous DIR`` also times ``evalkit eval --format trec`` (six
+measures) as the source tree at ``DIR`` has it (a checkout of an earlier commit:
+``git worktree add DIR main``; its ``src`` and ``plugins/*/src`` put first on
+``PYTHONPATH``, the installed distributions' entry points unchanged), and checks that
+its output is byte for byte the current one's, every round.
+
 ``--linearity`` measures instead how time and memory grow: runs of 1 line, 1,000,000 and
 5,000,000 lines (1,000 documents per query, qrels growing with the queries), and prints
 (X(5M) - X(1 line)) / (X(1M) - X(1 line)) for wall time and peak memory (5 is linear).
@@ -38,6 +46,7 @@ plugins/evalkit-retrieval/tests/test_parity_pytrec_eval.py uses this generator).
 Usage::
 
     python benchmarks/bench_trec_eval.py [--rounds 5] [--shuffle] [--keep DIR]
+    python benchmarks/bench_trec_eval.py --lines 300000 1000000 [--previous DIR]
     python benchmarks/bench_trec_eval.py --linearity [--rounds 3]
 """
 
@@ -69,6 +78,9 @@ SIX_TREC = ["map", "ndcg_cut.10", "ndcg", "P.10", "recall.100", "recip_rank",
 NAMES = {"ap": "map", "ndcg@10": "ndcg_cut_10", "ndcg": "ndcg", "precision@10": "P_10",
          "recall@100": "recall_100", "rr": "recip_rank"}
 COUNTS = ("num_q", "num_ret", "num_rel", "num_rel_ret")
+#: budgets on the medians, per run size (lines): evalkit's six measures (each format) at
+#: most this multiple of trec_eval's wall time and of its peak memory
+GOALS = {300_000: {"time": 2.0}, 1_000_000: {"time": 0.7, "memory": 1.5}}
 
 
 def generate(directory: Path, queries: int, depth: int, *, shuffle: bool, seed: int = 7
@@ -264,15 +276,19 @@ def left_behind(before: dict[Path, float], after: dict[Path, float]) -> list[str
 @dataclass
 class Job:
     label: str
-    kind: str  # table, trec, json, all_trec, or trec_eval / trec_eval_all
+    kind: str  # table, trec, json, all_trec, previous, or trec_eval / trec_eval_all
     argv: list[str]
     samples: list[Measured] = field(default_factory=list)
+    lines: int = 0  # the size of the run it reads
+    folder: str = ""  # where in a round's directory that run is
+    env: dict[str, str] = field(default_factory=dict)  # added to the round's
 
 
-def jobs(trec_eval: Path, evalkit: list[str], run: str, qrels: str) -> list[Job]:
+def jobs(trec_eval: Path, evalkit: list[str], run: str, qrels: str,
+         previous: Path | None = None) -> list[Job]:
     six = [a for m in [*SIX_TREC, "num_q"] for a in ("-m", m)]
     ek = [*evalkit, "eval", run, "--qrels", qrels]
-    return [
+    out = [
         Job("trec_eval (six measures)", "trec_eval", [str(trec_eval), "-c", *six, qrels, run]),
         Job("evalkit eval (table)", "table", [*ek, *SIX]),
         Job("evalkit eval --format trec", "trec", [*ek, *SIX, "--format", "trec"]),
@@ -282,13 +298,30 @@ def jobs(trec_eval: Path, evalkit: list[str], run: str, qrels: str) -> list[Job]
         Job("evalkit eval -m all_trec --format trec", "all_trec",
             [*ek, "-m", "all_trec", "--format", "trec"]),
     ]
+    if previous is not None:
+        out.append(Job("previous tree: eval --format trec", "previous",
+                       [*ek, *SIX, "--format", "trec"], env=previous_env(previous)))
+    return out
 
 
-def fresh_round(base: Path, source_run: Path, source_qrels: Path, r: int) -> Path:
+def previous_env(tree: Path) -> dict[str, str]:
+    """``PYTHONPATH`` putting the kernel and plugin sources of ``tree`` before the
+    installed (editable) ones."""
+    if not (tree / "src" / "evalkit").is_dir():
+        raise SystemExit(f"--previous {tree}: no src/evalkit there (a checkout of the tree)")
+    paths = [tree / "src", *sorted((tree / "plugins").glob("*/src"))]
+    return {"PYTHONPATH": os.pathsep.join(str(p) for p in paths)}
+
+
+def fresh_round(base: Path, sources: dict[str, tuple[Path, Path]], r: int) -> Path:
+    """An empty round directory holding a fresh copy of each run and qrels in a folder
+    named after it (``sources``: folder -> (run, qrels))."""
     where = base / f"round{r}"
     where.mkdir()
-    shutil.copyfile(source_run, where / "run.txt")
-    shutil.copyfile(source_qrels, where / "qrels.txt")
+    for folder, (source_run, source_qrels) in sources.items():
+        (where / folder).mkdir()
+        shutil.copyfile(source_run, where / folder / "run.txt")
+        shutil.copyfile(source_qrels, where / folder / "qrels.txt")
     for sub in ("tmp", "cache"):
         (where / sub).mkdir()
     return where
@@ -301,42 +334,56 @@ def round_env(where: Path) -> dict[str, str]:
     return env
 
 
-def run_rounds(args: argparse.Namespace, trec_eval: Path, data: Path, run_path: Path,
-               qrels_path: Path) -> list[Job]:
+def run_rounds(args: argparse.Namespace, trec_eval: Path, data: Path,
+               sources: dict[int, tuple[Path, Path]]) -> list[Job]:
+    """Time every job on every run (``sources``: lines -> (run, qrels)), alternately."""
     evalkit = evalkit_command()
-    table = jobs(trec_eval, evalkit, "run.txt", "qrels.txt")
+    folders = {f"lines{n}": paths for n, paths in sources.items()}
+    table: list[Job] = []
+    for n in sources:
+        for job in jobs(trec_eval, evalkit, "run.txt", "qrels.txt", args.previous):
+            job.lines, job.folder = n, f"lines{n}"
+            table.append(job)
     if args.only:
-        table = [j for j in table if j.kind in args.only or j.kind.startswith("trec_eval")]
+        kept = {*args.only, "previous", "trec"} if args.previous else set(args.only)
+        table = [j for j in table if j.kind in kept or j.kind.startswith("trec_eval")]
     packages = package_dirs()
-    warm = fresh_round(data, run_path, qrels_path, 0)
+    warm = fresh_round(data, folders, 0)
     for job in table:  # bytecode written, page cache warm; untimed
-        measure(job.argv, warm, round_env(warm))
+        measure(job.argv, warm / job.folder, {**round_env(warm), **job.env})
     compared = 0
     for r in range(1, args.rounds + 1):
-        where = fresh_round(data, run_path, qrels_path, r)
+        where = fresh_round(data, folders, r)
         env = round_env(where)
         shift = r % len(table)
-        baseline: dict[str, dict[str, str]] = {}
         for job in table[shift:] + table[:shift]:
             before = snapshot(where, *packages)
-            got = measure(job.argv, where, env)
+            got = measure(job.argv, where / job.folder, {**env, **job.env})
             job.samples.append(got)
             extra = left_behind(before, snapshot(where, *packages))
             extra = [p for p in extra if not p.endswith(("run.txt", "qrels.txt"))]
             if extra:
                 raise SystemExit(f"{job.label} left files behind: {extra[:5]}")
-        for job in table:
-            if job.kind.startswith("trec_eval"):
-                baseline[job.kind] = trec_all_lines(job.samples[-1].stdout)
-        for job in table:
-            if not job.kind.startswith("trec_eval"):
-                key = "trec_eval_all" if job.kind == "all_trec" else "trec_eval"
-                compared += check_values(job.kind, job.samples[-1].stdout, baseline[key])
+        for n in sources:
+            mine = [j for j in table if j.lines == n]
+            baseline = {j.kind: trec_all_lines(j.samples[-1].stdout)
+                        for j in mine if j.kind.startswith("trec_eval")}
+            current = {j.kind: j.samples[-1].stdout for j in mine}
+            for job in mine:
+                if job.kind == "previous":
+                    if current["previous"] != current["trec"]:
+                        raise SystemExit(f"MISMATCH at {n:,} lines: the previous tree's "
+                                         "--format trec output differs from this tree's")
+                    compared += len(trec_all_lines(current["previous"]))
+                elif not job.kind.startswith("trec_eval"):
+                    key = "trec_eval_all" if job.kind == "all_trec" else "trec_eval"
+                    compared += check_values(job.kind, job.samples[-1].stdout, baseline[key])
         shutil.rmtree(where)
-    per_query = check_per_query(trec_eval, evalkit, warm)
+    per_query = sum(check_per_query(trec_eval, evalkit, warm / f"lines{n}") for n in sources)
     shutil.rmtree(warm)
-    print(f"values: {compared:,} summary values equal trec_eval's in {args.rounds} rounds; "
-          f"{per_query:,} per-query values of -q equal too")
+    print(f"values: {compared:,} summary values equal trec_eval's (and the previous tree's, "
+          f"where timed) in {args.rounds} rounds; {per_query:,} per-query values of -q "
+          "equal too")
     return table
 
 
@@ -354,25 +401,40 @@ def check_per_query(trec_eval: Path, evalkit: list[str], where: Path) -> int:
 
 
 def report(table: list[Job]) -> None:
-    """Medians, bests and ratios to trec_eval: of the medians, and the median of each
-    round's ratio (the two ran within seconds of each other: the figure least moved by
-    load that comes and goes)."""
-    base = {j.kind: j for j in table if j.kind.startswith("trec_eval")}
-    print(f"{'command':42s} {'median':>8s} {'best':>8s} {'x trec_eval':>11s} "
+    """Medians, bests and ratios to trec_eval on the same run: of the medians, and the
+    median of each round's ratio (the two ran within seconds of each other: the figure
+    least moved by load that comes and goes); then the budgets of :data:`GOALS`."""
+    print(f"{'lines':>9s} {'command':40s} {'median':>8s} {'best':>8s} {'x trec_eval':>11s} "
           f"{'per round':>9s} {'peak MB':>8s} {'x trec_eval':>11s}")
+    ratios: dict[tuple[int, str], tuple[float, float, float]] = {}
     for job in table:
-        ref = base["trec_eval_all" if job.kind in ("all_trec", "trec_eval_all")
-                   else "trec_eval"]
+        ref = next(j for j in table if j.lines == job.lines and j.kind == (
+            "trec_eval_all" if job.kind in ("all_trec", "trec_eval_all") else "trec_eval"))
         t = statistics.median(s.seconds for s in job.samples)
         m = statistics.median(s.max_rss_mb for s in job.samples)
         rt = t / statistics.median(s.seconds for s in ref.samples)
         rr = statistics.median(a.seconds / b.seconds
                                for a, b in zip(job.samples, ref.samples, strict=True))
         rm = m / statistics.median(s.max_rss_mb for s in ref.samples)
-        print(f"{job.label:42s} {t:7.3f}s {min(s.seconds for s in job.samples):7.3f}s "
-              f"{rt:10.2f}x {rr:8.2f}x {m:8.1f} {rm:10.2f}x")
+        ratios[(job.lines, job.kind)] = (rt, rr, rm)
+        print(f"{job.lines:9,d} {job.label:40s} {t:7.3f}s "
+              f"{min(s.seconds for s in job.samples):7.3f}s {rt:10.2f}x {rr:8.2f}x {m:8.1f} "
+              f"{rm:10.2f}x")
     for job in table:
-        print(f"  {job.label:40s} " + " ".join(f"{s.seconds:.3f}" for s in job.samples))
+        print(f"  {job.lines:9,d} {job.label:40s} "
+              + " ".join(f"{s.seconds:.3f}" for s in job.samples))
+    for lines, goal in GOALS.items():
+        for kind in ("table", "trec", "json"):
+            if (lines, kind) not in ratios:
+                continue
+            rt, rr, rm = ratios[(lines, kind)]
+            verdicts = [f"time {rt:.2f}x (per round {rr:.2f}x) "
+                        f"{'meets' if rt <= goal['time'] else 'misses'} <= {goal['time']}x"]
+            if "memory" in goal:
+                verdicts.append(f"memory {rm:.2f}x "
+                                f"{'meets' if rm <= goal['memory'] else 'misses'} "
+                                f"<= {goal['memory']}x")
+            print(f"budget at {lines:,} lines, evalkit eval ({kind}): " + "; ".join(verdicts))
 
 
 # --------------------------------------------------------------------------- linearity
@@ -424,6 +486,11 @@ def main(argv: list[str] | None = None) -> int:
                         help="measure growth from 1 line to 1M and 5M lines instead")
     parser.add_argument("--only", nargs="+", choices=("table", "trec", "json", "all_trec"),
                         help="time only these evalkit jobs (and trec_eval)")
+    parser.add_argument("--lines", type=int, nargs="+",
+                        help="run sizes timed in the same rounds (default: --queries x "
+                             "--depth); each a multiple of --depth")
+    parser.add_argument("--previous", type=Path,
+                        help="a checkout of an earlier tree, timed and checked too")
     args = parser.parse_args(argv)
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())} "
           f"({os.cpu_count()} CPUs)")
@@ -437,14 +504,20 @@ def main(argv: list[str] | None = None) -> int:
         if args.linearity:
             linearity(args, trec_eval, data)
         else:
-            t0 = time.perf_counter()
-            run_path, qrels_path = generate(data, args.queries, args.depth,
-                                            shuffle=args.shuffle)
-            print(f"generated {args.queries * args.depth:,} run lines and "
-                  f"{sum(1 for _ in qrels_path.open()):,} qrels lines in "
-                  f"{time.perf_counter() - t0:.1f} s "
-                  f"({'shuffled' if args.shuffle else 'rank order'})")
-            table = run_rounds(args, trec_eval, data, run_path, qrels_path)
+            sources: dict[int, tuple[Path, Path]] = {}
+            for lines in args.lines or [args.queries * args.depth]:
+                if lines % args.depth:
+                    raise SystemExit(f"--lines {lines} is no multiple of --depth {args.depth}")
+                t0 = time.perf_counter()
+                folder = data / f"source{lines}"
+                folder.mkdir(exist_ok=True)
+                sources[lines] = generate(folder, lines // args.depth, args.depth,
+                                          shuffle=args.shuffle)
+                print(f"generated {lines:,} run lines and "
+                      f"{sum(1 for _ in sources[lines][1].open()):,} qrels lines in "
+                      f"{time.perf_counter() - t0:.1f} s "
+                      f"({'shuffled' if args.shuffle else 'rank order'})")
+            table = run_rounds(args, trec_eval, data, sources)
             print(f"python {sys.version.split()[0]}, numpy {np.__version__}, "
                   f"{args.rounds} rounds, alternating")
             report(table)

@@ -139,8 +139,8 @@ def test_eval_of_a_trec_run_imports_what_scoring_needs() -> None:
         # registers their names; nothing for statistics, gates, HTTP, LLM judges or tables,
         # no compiler, no thread pool
         assert "numpy" in top_level(modules) and "evalkit_retrieval.bulk_state" in modules
-        assert top_level(modules) & {"scipy", "numba", "pydantic", "yaml", "anthropic",
-                                     "httpx"} == set()
+        assert top_level(modules) & {"scipy", "numba", "llvmlite", "pydantic", "yaml",
+                                     "anthropic", "httpx"} == set()
         others = {m for m in modules if m.startswith(
             ("evalkit_judge", "evalkit_http", "evalkit_report_html"))}
         assert others <= {"evalkit_judge", "evalkit_judge.plugin",
@@ -153,3 +153,9 @@ def test_eval_of_a_trec_run_imports_what_scoring_needs() -> None:
         # of evalkit.stats only the exact sums the rows' means use (no test, no engine)
         assert {m for m in modules if m.startswith("evalkit.stats")} <= {
             "evalkit.stats", "evalkit.stats.numeric"}
+    # the default table, the per-query values, a folder of runs: no compiler either
+    for args in ((run,), (run, "-q"), (str(data / "runs"),)):
+        code, modules, out = imported_by("eval", *args, "--qrels", str(data / "qrels"),
+                                         "-m", "ap,ndcg@10")
+        assert code == 0, out
+        assert top_level(modules) & {"scipy", "numba", "llvmlite", "pydantic"} == set()

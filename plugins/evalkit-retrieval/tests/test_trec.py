@@ -241,3 +241,38 @@ def test_bulk_reader_declines_rather_than_guesses() -> None:
     assert trec._bulk_qrels(b"q1 0 a 1 extra\n") is None
     cols = trec._bulk_run(b"q1 Q0 a 1 0.5 t\n")
     assert cols is not None and np.asarray(cols.scores).tolist() == [0.5]
+
+
+@pytest.mark.parametrize("from_file", [True, False])
+def test_the_parsed_table_is_freed_before_the_run_keys_are_made(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, from_file: bool
+) -> None:
+    # the bulk table (ids, scores and tag of every line) is the largest array of a load:
+    # nothing may keep it alive while the ranked run's keys are made (docs/performance.md)
+    import weakref
+
+    from evalkit_retrieval import columns, trec_bulk
+    from evalkit_retrieval.doc_keys import PairKeys
+
+    tables: list[weakref.ref[np.ndarray]] = []
+    alive_at_keys: list[bool] = []
+    real_loadtxt = trec_bulk._loadtxt
+
+    def loadtxt(*args: object) -> np.ndarray | None:
+        table = real_loadtxt(*args)  # type: ignore[arg-type]
+        if table is not None:
+            tables.append(weakref.ref(table))
+        return table
+
+    def pair_keys(*args: object) -> PairKeys:
+        alive_at_keys.append(any(t() is not None for t in tables))
+        return PairKeys(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(trec_bulk, "_loadtxt", loadtxt)
+    monkeypatch.setattr(columns, "PairKeys", pair_keys)
+    text = b"q1 Q0 a 1 0.5 t\nq1 Q0 b 2 0.5 t\nq2 Q0 a 1 0.2 t\n"
+    path = tmp_path / "run.txt"
+    path.write_bytes(text)
+    run = load_run(path) if from_file else parse_run(text)
+    assert run.meta["parser"] == "bulk" and tables and alive_at_keys == [False]
+    assert {q: list(r) for q, r in run.rankings.items()} == {"q1": ["b", "a"], "q2": ["a"]}

@@ -67,3 +67,22 @@ def test_query_changes_compared_by_words_equal_numpys_comparison(width: int) -> 
         assert (_differs_from_previous(column) == expected).all()
         assert (_differs_from_previous(column) == (column[1:] != column[:-1])).all()
     assert len(_differs_from_previous(table["q"][:1])) == 0
+
+
+def test_id_widths_come_from_whole_lines_at_both_ends_of_the_file() -> None:
+    head = b"".join(f"{q} Q0 D{q:04d} 1 1.0 t\n".encode() for q in range(1, 3000))
+    tail = b"x" * 70_000 + b"\n123456789 Q0 D1 1 1.0 t\n"  # its cut first line is not read
+    # query numbers of up to 4 digits: one 64-bit word; longer ids: twice the longest
+    assert trec_bulk._column_widths(head, head, (0, 2)) == [8, 16]
+    assert trec_bulk._column_widths(head, tail, (0, 2)) == [18, 16]
+    assert trec_bulk._width_attempts(head, b"") == [(8, 16), (64, 128)]
+
+
+@pytest.mark.parametrize("where", ["middle", "end"])
+def test_query_ids_wider_than_the_first_width_are_read_whole(where: str) -> None:
+    lines = [f"{q} Q0 D{d} {d} {100 - d} t\n" for q in range(1, 2000) for d in range(3)]
+    wide = f"{'7' * 12} Q0 D1 1 1.0 t\n"
+    lines.insert(len(lines) // 2 if where == "middle" else len(lines), wide)
+    parsed = parse_run("".join(lines).encode())
+    assert parsed.meta["parser"] == "bulk"
+    assert list(parsed.rankings["7" * 12]) == ["D1"] and len(parsed.rankings) == 2000

@@ -8,14 +8,17 @@ a cut-off, a :class:`~evalkit.core.specs.MetricFamily`. Every spec shares one ``
 (:func:`prepare`), so one evaluation builds the ranking state once for all measures;
 its canonical name is :func:`evalkit.core.metric_names.canonical` of the base, the parameters
 that differ from their defaults, and the cut-off.
+
+Both are named tuples, not dataclasses: every evalkit command defines them when it loads
+the plugin, and a frozen dataclass compiles its generated methods when defined (about four
+times the instructions of a named tuple; docs/performance.md).
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from evalkit.core.metric_names import canonical
 from evalkit.core.specs import MetricFamily, MetricKind, MetricSpec, SummaryKind, ValueType
@@ -48,8 +51,7 @@ def prepare(responses: Sequence[TargetResponse], cases: Sequence[GoldenCase]) ->
     return bulk_state(responses, cases) or build_state(responses, cases)
 
 
-@dataclass(frozen=True)
-class Param:
+class Param(NamedTuple):
     """A named parameter: its default and a check returning the normalised value."""
 
     name: str
@@ -57,8 +59,7 @@ class Param:
     check: Callable[[Any], Any]
 
 
-@dataclass(frozen=True)
-class Measure:
+class Measure(NamedTuple):
     """One measure (or family of measures with a cut-off) of the plugin.
 
     ``description`` is a template: ``{k}`` becomes the cut-off. ``fns`` gives the
@@ -84,8 +85,7 @@ class Measure:
     cutoff: Literal["int", "float"] | None = None
     core: Callable[..., float] | None = None
     fns: Callable[[Any], CaseFn] | None = None
-    redirect: Callable[[Mapping[str, Any]], MetricSpec | None] | None = field(
-        default=None, compare=False)
+    redirect: Callable[[Mapping[str, Any]], MetricSpec | None] | None = None
     value_type: ValueType | Callable[[Any], ValueType] | None = "continuous"
     bounds: tuple[float, float] | None = (0.0, 1.0)
 

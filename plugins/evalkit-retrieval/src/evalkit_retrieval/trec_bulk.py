@@ -26,9 +26,8 @@ import re
 import threading
 import warnings
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -53,10 +52,10 @@ Source = bytes | Path
 _NUMPY_OPENS = frozenset({".gz", ".bz2", ".xz", ".lzma"})
 
 
-@dataclass(frozen=True)
-class RunTable:
+class RunTable(NamedTuple):
     """A run as read, one entry per line: arrays from the bulk reader, lists of ``str``
-    from the careful one (``path``), and the tag of the last line."""
+    from the careful one (``path``), and the tag of the last line. (A named tuple: defined
+    on every ``eval`` at a quarter of a frozen dataclass's cost, docs/performance.md.)"""
 
     qids: npt.NDArray[Any] | list[str]
     docids: npt.NDArray[Any] | list[str]
@@ -115,21 +114,26 @@ def bulk_ready(data: bytes) -> bytes | None:
     return data
 
 
-def _column_widths(head: bytes, columns: tuple[int, ...]) -> list[int]:
-    """Fixed widths for the id columns, from the longest ids of the file's first bytes."""
+def _column_widths(head: bytes, tail: bytes, columns: tuple[int, ...]) -> list[int]:
+    """Fixed widths for the id columns, from the longest ids of the whole lines among the
+    file's first and last :data:`_SAMPLE` bytes: twice the longest, at least 16 bytes, or
+    8 when the longest has at most 4 (query numbers: 8 bytes a line less to parse into
+    and keep, and still one 64-bit word to compare query blocks by)."""
     widest = [1] * len(columns)
-    for line in head[:_SAMPLE].split(b"\n")[:-1] or [head[:_SAMPLE]]:
+    sampled = head[:_SAMPLE].split(b"\n")[:-1] or [head[:_SAMPLE]]
+    sampled += tail[-_SAMPLE:].split(b"\n")[1:]  # the first may be cut
+    for line in sampled:
         fields = line.split()
         for j, c in enumerate(columns):
             if c < len(fields):
                 widest[j] = max(widest[j], len(fields[c]))
-    return [max(16, 2 * w) for w in widest]
+    return [8 if w <= 4 else max(16, 2 * w) for w in widest]
 
 
-def _width_attempts(head: bytes) -> list[tuple[int, int]]:
-    """Widths to try for the query and document id columns: twice the longest sampled id,
-    then eight times that, never beyond ``_MAX_WIDTH`` (the careful reader takes over)."""
-    wq, wd = _column_widths(head, (0, 2))
+def _width_attempts(head: bytes, tail: bytes) -> list[tuple[int, int]]:
+    """Widths to try for the query and document id columns (:func:`_column_widths`),
+    then eight times those, never beyond ``_MAX_WIDTH`` (the careful reader takes over)."""
+    wq, wd = _column_widths(head, tail, (0, 2))
     return [(q, d) for q, d in ((wq, wd), (wq * 8, wd * 8))
             if q <= _MAX_WIDTH and d <= _MAX_WIDTH]
 
@@ -185,7 +189,7 @@ def _bulk_table(
     ``dtype(query_width, doc_width)`` gives the record layout. ``None`` when the bulk
     parse cannot read the text (the careful per-line reader then names the line).
     """
-    for wq, wd in _width_attempts(_head(data)):
+    for wq, wd in _width_attempts(_head(data), _tail(data)):
         table = _loadtxt(data, dtype(wq, wd), usecols)
         if table is None or len(table) == 0:
             return None
