@@ -184,11 +184,12 @@ def compare_runs(
     def scores(j: int, metric: str) -> Scores:
         """Run ``j``'s values of ``metric``, read and checked once for every pair."""
         if (j, metric) not in read:
+            like = next(iter(read.values()), None)  # ids most likely the same
             if subsets is not None:
                 read[j, metric] = run_scores(subsets[j].scores[metric], metric,
-                                             subsets[j].name)
+                                             subsets[j].name, like)
             else:
-                read[j, metric] = run_scores(runs[j], metric, f"run{j}")
+                read[j, metric] = run_scores(runs[j], metric, f"run{j}", like)
         return read[j, metric]
 
     for metric in metric_list:

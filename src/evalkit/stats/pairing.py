@@ -83,15 +83,15 @@ def snap_differences(
     scale = max(float(np.max(np.abs(a))), float(np.max(np.abs(b))), 2.0**-1000)
     step = 2.0 ** (int(np.ceil(np.log2(scale))) - SNAP_BITS)
     order = np.argsort(d, kind="stable")
-    starts = np.concatenate(([0], np.cumsum(np.diff(d[order]) > step)))
+    gap = np.diff(d[order]) > step
+    starts = np.concatenate(([0], np.cumsum(gap)))
     group = np.empty(n, dtype=np.int64)
     group[order] = starts
-    k = int(starts[-1]) + 1
-    first = np.full(k, n, dtype=np.int64)
-    np.minimum.at(first, group, np.arange(n))
+    # a group is a run of consecutive positions in sorted order: reduce over each run
+    bounds = np.concatenate(([0], np.flatnonzero(gap) + 1))
+    first = np.minimum.reduceat(order, bounds)
     representative = d[first].copy()
-    near_zero = np.zeros(k, dtype=bool)
-    np.logical_or.at(near_zero, group, np.abs(d) <= step / 2)
+    near_zero = np.logical_or.reduceat(np.abs(d[order]) <= step / 2, bounds)
     representative[near_zero] = 0.0
     snapped: NDArray[np.float64] = representative[group]
     return snapped
@@ -186,33 +186,40 @@ class Scores:
         ids: the query ids, sorted.
         values: the values in ``ids`` order, shape ``(n,)``.
         raw: ``{id: value}`` as the run gave them (for messages).
+        order: the ids in ``raw``'s order.
     """
 
     name: str
     ids: tuple[str, ...]
     values: NDArray[np.float64]
     raw: Mapping[str, Any]
+    order: tuple[str, ...]
 
 
-def run_scores(run: RunLike, metric: str, default_name: str) -> Scores:
+def run_scores(run: RunLike, metric: str, default_name: str,
+               like: Scores | None = None) -> Scores:
     """``run``'s ``metric`` values, checked and in sorted id order: what :func:`align`
     pairs. A family of comparisons reads each run once and pairs the results with
     :func:`pair_scores`.
+
+    ``like``: another run's scores; when ``run`` holds the same ids, its ids are taken
+    from ``like`` (the same tuple, not sorted again).
 
     Raises:
         As :func:`scores_of`.
     """
     name, raw = _raw_scores(run, metric, default_name)
     checked = _checked_values(name, raw, metric)
-    keys = list(raw)
-    ids = sorted(keys)
+    keys = tuple(raw)
+    if like is not None and (keys == like.order or raw.keys() == like.raw.keys()):
+        ids = like.ids
+    else:
+        ids = tuple(sorted(keys))
     if ids == keys:
         values = checked
-    else:
-        position = dict(zip(keys, range(len(keys)), strict=True))
-        values = checked[np.fromiter(map(position.__getitem__, ids), dtype=np.intp,
-                                     count=len(ids))]
-    return Scores(name, tuple(ids), values, raw)
+    else:  # read in id order (each value was checked above)
+        values = np.fromiter(map(raw.__getitem__, ids), dtype=np.float64, count=len(ids))
+    return Scores(name, ids, values, raw, keys)
 
 
 def _id_list(ids: Sequence[str], limit: int = 5) -> str:
@@ -258,7 +265,7 @@ def align(
             two runs cover different ids (the message lists them).
     """
     sa = run_scores(a, metric, default_names[0])
-    sb = run_scores(b, metric, default_names[1])
+    sb = run_scores(b, metric, default_names[1], like=sa)
     return pair_scores(sa, sb, metric)
 
 
