@@ -334,8 +334,8 @@ class _RunViews:
     def values(self, run: RunResult, metric: str) -> tuple[float, ...]:
         key = (id(run), metric)
         if key not in self._values:
-            scores = self.scores(run, metric)
-            self._values[key] = tuple(float(scores[q]) for q in self.ids)
+            scores = self.scores(run, metric)  # floats: RunResult.scores converts them
+            self._values[key] = tuple(map(scores.__getitem__, self.ids))
         return self._values[key]
 
     def details(self, run: RunResult, metric: str) -> list[tuple[str, Any]]:
