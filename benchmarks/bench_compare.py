@@ -15,9 +15,10 @@ command alone); the default test, interval and Holm correction, B = 10,000:
 
 The floor is ``benchmarks/limit_kernels.py``'s sign-flip kernel (the default test's
 resampling, numba on all cores, no index matrix) at n = 10,000 and B = 10,000, called
-100 times in a row, before and after the commands (the lower of the two is used, so load
-on the machine can only make a ratio smaller); the all-pairs floor is the same per-call
-time times 1,050. Ratios are command / floor.
+100 times in a row right before and right after each command; the mean of the two is
+that command's per-test floor (so both see the load the machine had then), times the
+tests the command runs (100, or 1,050 all-pairs). Ratios are command / floor. The
+bootstrap limit is printed beside it.
 
 Values: the JSON output's observed differences, intervals, p-values and adjusted p-values
 of the 100 comparisons, and the statistics core's 1,050 all-pairs ones
@@ -55,18 +56,19 @@ BUDGET_MB = 600.0
 EVALKIT = Path(sys.executable).with_name("evalkit")
 
 
-def floor_per_test(calls: int = 100) -> tuple[float, float]:
-    """(seconds per sign-flip limit test, per bootstrap limit test): ``calls`` calls each,
-    timed together."""
+def floor_per_test(calls: int = 100, sign_only: bool = False) -> tuple[float, float]:
+    """(seconds per sign-flip limit test, per bootstrap limit test; NaN if
+    ``sign_only``): ``calls`` calls each, timed together."""
     d = np.random.default_rng(5).normal(0.01, 0.2, N)
     limit_kernels.warm()
-    out = []
-    for kernel in (limit_kernels.signflip_means, limit_kernels.bootstrap_means):
+    out = [math.nan, math.nan]
+    kernels = (limit_kernels.signflip_means, limit_kernels.bootstrap_means)
+    for i, kernel in enumerate(kernels[:1] if sign_only else kernels):
         kernel(d, B, 1)
         t0 = time.perf_counter()
         for seed in range(calls):
             kernel(d, B, seed)
-        out.append((time.perf_counter() - t0) / calls)
+        out[i] = (time.perf_counter() - t0) / calls
     return out[0], out[1]
 
 
@@ -122,43 +124,54 @@ def main() -> int:
         paths = compare_inputs.write_runs(tmp / "runs", N, CANDIDATES)
         files = [str(p) for p in paths]
         run_timed(files[:2])  # untimed: bytecode and the compiled kernels' cache
-        sign_1, boot_1 = floor_per_test()
-        print(f"limit kernel, one test: sign-flip {sign_1 * 1e3:.1f} ms, "
-              f"bootstrap {boot_1 * 1e3:.1f} ms (mean of 100 calls)")
-        rows: list[tuple[str, float, float, int]] = []
-        t, mb = run_timed(files)
-        rows.append(("baseline + 20 candidates, table", t, mb, 100))
+        sign_0, boot_0 = floor_per_test()
+        print(f"limit kernel, one test: sign-flip {sign_0 * 1e3:.1f} ms, "
+              f"bootstrap {boot_0 * 1e3:.1f} ms (mean of 100 calls)")
+        rows: list[tuple[str, float, float, int, float]] = []
+
+        def timed(name: str, tests: int, cmd: list[str], stdout: Path | None = None) -> None:
+            before = floor_per_test(sign_only=True)[0]
+            t, mb = run_timed(cmd, stdout)
+            after = floor_per_test(sign_only=True)[0]
+            rows.append((name, t, mb, tests, (before + after) / 2))
+            print(f"  {name}: {t:.2f} s; sign-flip limit before {before * 1e3:.1f} ms, "
+                  f"after {after * 1e3:.1f} ms", flush=True)
+
+        timed("baseline + 20 candidates, table", 100, files)
         out = tmp / "compare.json"
-        t, mb = run_timed([*files, "--format", "json"], stdout=out)
-        rows.append(("baseline + 20 candidates, --format json", t, mb, 100))
+        timed("baseline + 20 candidates, --format json", 100, [*files, "--format", "json"],
+              out)
         eq, total = check_json(out, reference["baseline"])
         print(f"values (JSON output) equal to the stored ones: {eq} of {total}")
         ok &= eq == total
         if not args.skip_all_pairs:
-            t, mb = run_timed([*files, "--all-pairs"])
-            rows.append(("all pairs of 21 runs, table", t, mb, 1050))
+            timed("all pairs of 21 runs, table", 1050, [*files, "--all-pairs"])
             eq, total = check_family(paths, True, reference["all_pairs"])
             print(f"values (all pairs, compare_runs) equal to the stored ones: {eq} of {total}")
             ok &= eq == total
-        sign_2, boot_2 = floor_per_test()
-        sign = min(sign_1, sign_2)
-        print(f"limit kernel after the commands: sign-flip {sign_2 * 1e3:.1f} ms, "
-              f"bootstrap {boot_2 * 1e3:.1f} ms; floor uses {sign * 1e3:.1f} ms per test\n")
-        print(f"{'command':<42}{'wall':>9}{'floor':>9}{'x floor':>9}{'peak MB':>9}")
-        for name, t, mb, tests in rows:
-            floor = tests * sign
+        print(f"\n{'command':<42}{'wall':>9}{'floor':>9}{'x floor':>9}{'peak MB':>9}")
+        for name, t, mb, tests, per_test in rows:
+            floor = tests * per_test
             fast = "met" if t <= BUDGET_RATIO * floor else "not met"
             small = "met" if mb < BUDGET_MB else "not met"
             print(f"{name:<42}{t:>8.2f}s{floor:>8.2f}s{t / floor:>9.2f}{mb:>9.0f}"
                   f"   time (<= {BUDGET_RATIO}x) {fast}, memory (< {BUDGET_MB:g} MB) {small}")
         if args.linearity:
-            print("\npeak memory against systems x queries (baseline case, table):")
-            for systems, n in ((6, N), (11, N), (21, N), (21, N // 4), (21, N // 2)):
+            print("\npeak memory against systems x queries (baseline case, table); the "
+                  "slope from the smallest:")
+            first: tuple[int, float] | None = None
+            for systems, n in ((6, N // 4), (6, N), (11, N), (21, N // 4), (21, N // 2),
+                               (21, N)):
                 sub = tmp / f"runs{systems}_{n}"
                 sub_paths = compare_inputs.write_runs(sub, n, systems - 1)
                 _, mb = run_timed([str(p) for p in sub_paths])
-                print(f"  {systems:>3} systems x {n:>6,} queries: {mb:7.0f} MB, "
-                      f"{mb * 1024**2 / (systems * n):7.0f} bytes per value")
+                slope = ""
+                if first is None:
+                    first = (systems * n, mb)
+                else:
+                    per = (mb - first[1]) * 1024**2 / (systems * n - first[0])
+                    slope = f", {per:6.0f} bytes per further run x query"
+                print(f"  {systems:>3} systems x {n:>6,} queries: {mb:7.0f} MB{slope}")
                 shutil.rmtree(sub)
     print(f"\nload average at end {os.getloadavg()[0]:.2f}")
     return 0 if ok else 1
