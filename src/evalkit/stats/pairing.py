@@ -120,9 +120,11 @@ def _raw_scores(run: Any, metric: str, default_name: str) -> tuple[str, dict[str
     """``(name, {id: value as given})``; the errors of :func:`scores_of` but the values'."""
     name = run_name(run, default_name)
     if isinstance(run, Mapping):
-        # the usual case, every key a str, needs no key converted
-        raw = dict(run) if set(map(type, run)) <= {str} else {
-            str(k): v for k, v in run.items()}
+        # the usual case, a dict keyed by str, is read as it is (never written to)
+        if set(map(type, run)) <= {str}:
+            raw = run if type(run) is dict else dict(run)
+        else:
+            raw = {str(k): v for k, v in run.items()}
     elif hasattr(run, "scores"):
         rows = getattr(run, "per_query", None)
         if rows is not None and len(rows) == 0:
@@ -157,9 +159,9 @@ def _checked_values(name: str, raw: dict[str, Any], metric: str) -> NDArray[np.f
     """``raw``'s values as float64, in ``raw``'s order, each checked as
     :func:`evalkit.stats.numeric.real_number` and finite; raises ValueError naming the
     first value (in ``raw``'s order) that is not."""
-    values: list[Any] = list(raw.values())
-    if not set(map(type, values)) <= _PLAIN_TYPES:
-        # something to refuse, or a number of another type: check each in turn
+    if set(map(type, raw.values())) <= _PLAIN_TYPES:
+        out = np.fromiter(raw.values(), dtype=np.float64, count=len(raw))
+    else:  # something to refuse, or a number of another type: check each in turn
         values = []
         for qid, v in raw.items():
             f = real_number(v, f"run {name!r}: case {qid!r}: the {metric!r} score")
@@ -167,7 +169,7 @@ def _checked_values(name: str, raw: dict[str, Any], metric: str) -> NDArray[np.f
                 raise ValueError(f"run {name!r}: query {qid!r} has a non-finite {metric!r} "
                                  f"({f})")
             values.append(f)
-    out = np.array(values, dtype=np.float64)
+        out = np.array(values, dtype=np.float64)
     finite = np.isfinite(out)
     if not finite.all():
         k = int(np.argmin(finite))
