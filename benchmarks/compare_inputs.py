@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
+import math
 import sys
 import tempfile
 from collections.abc import Sequence
@@ -70,8 +71,9 @@ def reference(paths: Sequence[Path], all_pairs: bool) -> list[list[Any]]:
     runs = [RunResult.load(p) for p in paths]
     fam = compare_runs(runs[0], runs[1:], list(METRICS), all_pairs=all_pairs)
     return [[r.name_a, r.name_b, r.metric, r.method,
-             *(repr(float(x)) for x in (r.observed, r.ci_low, r.ci_high, r.p_value,
-                                        r.p_adjusted))] for r in fam.results]
+             *(repr(math.nan if x is None else float(x))
+               for x in (r.observed, r.ci_low, r.ci_high, r.p_value, r.p_adjusted))]
+            for r in fam.results]
 
 
 def write_reference() -> None:
