@@ -71,3 +71,34 @@ def test_an_aggregate_returning_a_string_is_refused() -> None:
         aggregate_bootstrap(Run("a"), Run("b"), lambda rows: "0.5",  # type: ignore[arg-type,return-value]
                             name="agg",
                             n_resamples=10)
+
+
+def test_the_first_bad_score_in_the_runs_order_is_named() -> None:
+    # a non-finite value before a string: the non-finite one is reported, as a check of
+    # each value in turn would; and the other way round
+    nan_first: dict[str, Any] = {"q1": 0.5, "q2": float("nan"), "q3": "0.4"}
+    with pytest.raises(ValueError, match=r"query 'q2' has a non-finite 'ap' \(nan\)"):
+        paired_test(nan_first, GOOD, "ap")
+    text_first: dict[str, Any] = {"q1": "0.5", "q2": float("inf"), "q3": 0.4}
+    with pytest.raises(ValueError, match=r"case 'q1'.*must be a number"):
+        paired_test(text_first, GOOD, "ap")
+    plain = {"q3": 0.4, "q1": float("-inf"), "q2": float("nan")}  # all floats: one pass
+    with pytest.raises(ValueError, match=r"query 'q1' has a non-finite 'ap' \(-inf\)"):
+        paired_test(plain, GOOD, "ap")
+
+
+def test_pairing_is_by_id_whatever_order_the_runs_hold() -> None:
+    from evalkit.stats.pairing import align, run_scores
+
+    a = {"q3": 3.0, "q1": 1.0, "q2": 2}  # int: read as 2.0
+    b = {"q2": 20.0, "q3": 30.0, "q1": 10.0}
+    p = align(a, b, "ap")
+    assert p.ids == ("q1", "q2", "q3")
+    assert p.a.tolist() == [1.0, 2.0, 3.0] and p.b.tolist() == [10.0, 20.0, 30.0]
+    first = run_scores(b, "ap", "b")
+    same = run_scores({"q1": 5.0, "q3": 7.0, "q2": 6.0}, "ap", "c", like=first)
+    assert same.ids is first.ids and same.values.tolist() == [5.0, 6.0, 7.0]
+    other = run_scores({"q9": 1.0, "q1": 2.0}, "ap", "d", like=first)
+    assert other.ids == ("q1", "q9") and other.values.tolist() == [2.0, 1.0]
+    with pytest.raises(ValueError, match=r"1 only in 'a' \('q9'\)"):
+        align({**a, "q9": 0.0}, b, "ap")

@@ -310,6 +310,29 @@ def test_serial_and_parallel_builds_keep_separate_disk_cache_entries() -> None:
         assert len(names) == 2, names
 
 
+@pytest.mark.parametrize("block_columns", [1, 2, 5])
+def test_column_blocks_never_change_a_sum(block_columns: int,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    # a wide matrix is resampled a block of columns at a time; every (resample, column)
+    # sum must equal the one of the whole matrix at once, and the numpy backend's
+    pytest.importorskip("numba")
+    from evalkit.stats import _compiled
+
+    d = np.random.default_rng(8).normal(size=(200, 7))
+    whole = _compiled.bootstrap_sums(d, 1500, 5, True), _compiled.signflip_sums(d, 1500, 5)
+    monkeypatch.setattr(_compiled, "BLOCK_BYTES", 8 * 200 * block_columns)
+    assert len(_compiled.column_blocks(200, 7)) == -(-7 // block_columns)
+    (s, q), (f, g) = _compiled.bootstrap_sums(d, 1500, 5, True), _compiled.signflip_sums(
+        d, 1500, 5)
+    assert q is not None and whole[0][1] is not None
+    assert np.array_equal(s, whole[0][0]) and np.array_equal(q, whole[0][1])
+    assert np.array_equal(f, whole[1][0]) and np.array_equal(g, whole[1][1])
+    ref, refq = bootstrap_sums(d, 1500, 5, want_squares=True, backend="numpy")
+    assert refq is not None and np.array_equal(ref, s) and np.array_equal(refq, q)
+    f_np, g_np = signflip_sums(d, 1500, 5, backend="numpy")
+    assert np.array_equal(f_np, f) and np.array_equal(g_np, g)
+
+
 @pytest.mark.parametrize("parallel", [False, True])
 def test_backends_chunks_and_threads_agree(parallel: bool, monkeypatch: pytest.MonkeyPatch) -> None:
     numba = pytest.importorskip("numba")

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from itertools import repeat
 from os import PathLike
 from typing import Any, cast
 
@@ -217,13 +218,14 @@ def compare(
     ids = tuple(family.query_ids)
     assert family.differences is not None
     results: list[MetricComparison] = []
+    views = _RunViews(ids)
     for j, res in enumerate(family.results):
         cand, base = by_name[res.name_a], by_name[res.name_b]
-        diffs = tuple(float(x) for x in family.differences[:, j])
+        diffs = tuple(family.differences[:, j].tolist())
         results.append(_metric_comparison(
             res, base, cand, ids, diffs, texts, top=top, alpha=alpha,
             correction=correction, method=method,
-            input_notes=notes_by[base.name] + notes_by[cand.name]))
+            input_notes=notes_by[base.name] + notes_by[cand.name], views=views))
     ppi_notes: list[str] = []
     if read_labels is not None:
         from evalkit.comparison.ppi_rows import run_labels, with_ppi
@@ -287,18 +289,64 @@ def _finite(x: float) -> float | None:
     return float(x) if math.isfinite(x) else None
 
 
-def _details(base: RunResult, cand: RunResult, metric: str
+def _details(base: RunResult, cand: RunResult, metric: str, views: _RunViews
              ) -> dict[str, dict[str, Any]]:
     """``{query id: {"baseline": ..., "candidate": ...}}`` of the per-case details either
     run's rows hold for ``metric``."""
     out: dict[str, dict[str, Any]] = {}
     for side, run in (("baseline", base), ("candidate", cand)):
-        for row in run.per_query:
-            found = (getattr(row, "details", None) or {}).get(metric)
-            if found is not None:
-                out.setdefault(row.query_id, {"baseline": None, "candidate": None})[side] = (
-                    dict(found) if isinstance(found, Mapping) else found)
+        for qid, found in views.details(run, metric):
+            out.setdefault(qid, {"baseline": None, "candidate": None})[side] = (
+                dict(found) if isinstance(found, Mapping) else found)
     return out
+
+
+class _RunViews:
+    """What the rows of a comparison read from each run, once per (run, metric): many
+    comparisons share a run (every candidate shares the baseline), so its scores, mean,
+    per-case details and values in the family's query order are built once and the
+    values' tuple is shared by every row that shows them."""
+
+    def __init__(self, ids: tuple[str, ...]) -> None:
+        self.ids = ids
+        self._scores: dict[tuple[int, str], dict[str, float]] = {}
+        self._means: dict[tuple[int, str], float] = {}
+        self._values: dict[tuple[int, str], tuple[float, ...]] = {}
+        self._details: dict[tuple[int, str], list[tuple[str, Any]]] = {}
+
+    def scores(self, run: RunResult, metric: str) -> dict[str, float]:
+        key = (id(run), metric)
+        if key not in self._scores:
+            self._scores[key] = run.scores(metric)
+        return self._scores[key]
+
+    def mean(self, run: RunResult, metric: str) -> float:
+        key = (id(run), metric)
+        if key not in self._means:
+            from evalkit.data.summaries import mean_value
+
+            if not run.per_query:
+                return run.mean(metric)  # raises its error
+            # RunResult.mean, on the scores read once
+            self._means[key] = mean_value(list(self.scores(run, metric).values()), metric)
+        return self._means[key]
+
+    def values(self, run: RunResult, metric: str) -> tuple[float, ...]:
+        key = (id(run), metric)
+        if key not in self._values:
+            scores = self.scores(run, metric)  # floats: RunResult.scores converts them
+            self._values[key] = tuple(map(scores.__getitem__, self.ids))
+        return self._values[key]
+
+    def details(self, run: RunResult, metric: str) -> list[tuple[str, Any]]:
+        key = (id(run), metric)
+        if key not in self._details:
+            rows = run.per_query
+            held = [(row.query_id, d) for row, d in zip(
+                rows, map(getattr, rows, repeat("details"), repeat(None)), strict=True) if d]
+            found = [(q, d.get(metric)) for q, d in held]
+            self._details[key] = [(q, d) for q, d in found if d is not None]
+        return self._details[key]
 
 
 def _movers(ids: tuple[str, ...], diffs: tuple[float, ...], b: Mapping[str, float],
@@ -323,7 +371,7 @@ def _movers(ids: tuple[str, ...], diffs: tuple[float, ...], b: Mapping[str, floa
 def _metric_comparison(
     res: Any, base: RunResult, cand: RunResult, ids: tuple[str, ...],
     diffs: tuple[float, ...], texts: Mapping[str, str], *, top: int, alpha: float,
-    correction: str, method: str, input_notes: list[str],
+    correction: str, method: str, input_notes: list[str], views: _RunViews,
 ) -> MetricComparison:
     metric = res.metric
     hib = higher_is_better(metric)
@@ -334,12 +382,12 @@ def _metric_comparison(
     p_adj, verdict, p_note = verdict_of(res, correction=correction, method=method,
                                         alpha=alpha)
     why = (res.note,) if p_note and res.note else ()
-    details = _details(base, cand, metric)
-    b_scores, c_scores = base.scores(metric), cand.scores(metric)
+    details = _details(base, cand, metric, views)
+    b_scores, c_scores = views.scores(base, metric), views.scores(cand, metric)
     gains, falls = _movers(ids, diffs, b_scores, c_scores, texts, details, top)
     return MetricComparison(
         metric=metric, baseline=base.name, candidate=cand.name, n_queries=int(res.n_queries),
-        baseline_mean=base.mean(metric), candidate_mean=cand.mean(metric),
+        baseline_mean=views.mean(base, metric), candidate_mean=views.mean(cand, metric),
         diff=float(res.observed), ci_low=_finite(res.ci_low), ci_high=_finite(res.ci_high),
         p_value=float(res.p_value), p_adjusted=p_adj, significant=bool(verdict),
         significant_unadjusted=bool(res.p_value < alpha), wins=wins, ties=effect.ties,
@@ -351,8 +399,8 @@ def _metric_comparison(
         else int(res.n_resamples) or None,
         method=res.method, ci_method=res.ci_method, effect=effect, query_ids=ids,
         differences=diffs, distribution=res.distribution, details=details,
-        baseline_values=tuple(float(b_scores[q]) for q in ids),
-        candidate_values=tuple(float(c_scores[q]) for q in ids),
+        baseline_values=views.values(base, metric),
+        candidate_values=views.values(cand, metric),
         spread=spread_of(base, cand, metric, ids),
         n_clusters=res.n_clusters,
     )

@@ -183,9 +183,10 @@ def _chosen_metrics(metrics: Sequence[str] | None, stored: Mapping[int, RunResul
     if requested:
         chosen = [canonical_metric(m) for m in requested]
     elif stored:
+        names = [set(a.metric_names()) for a in stored.values()]
         first = next(iter(stored.values()))
         chosen = [m for m in first.metric_names()
-                  if all(m in a.metric_names() for a in stored.values()) and not is_count(m)]
+                  if all(m in have for have in names) and not is_count(m)]
         if not chosen:
             raise ComparisonError("the run artifacts share no metric; name one with -m")
     else:

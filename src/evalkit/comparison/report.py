@@ -4,6 +4,9 @@ console, JSON, Markdown and JUnit reports (and any plugin's) show the same facts
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
+from typing import Any
+
 from evalkit.comparison.records import ComparisonRecord
 from evalkit.comparison.serialize import to_json
 from evalkit.comparison.text import result_notes
@@ -82,7 +85,7 @@ def to_report(c: ComparisonRecord) -> Report:
     return Report(
         kind="compare", title=TITLE, subject=subject, reference=reference,
         rows=tuple(rows), status="done", summary=summary, exit_code=None,
-        notes=tuple(notes), data=to_json(c),
+        notes=tuple(notes), data=_JsonOnDemand(c),
         correction=correction if any(r.p_adjusted is not None for r in rows) else None,
         description=c.description, settings=s.to_dict(),
         provenance={**c.provenance,
@@ -91,6 +94,29 @@ def to_report(c: ComparisonRecord) -> Report:
                    for i, run in enumerate(c.runs)),
         warnings=c.warnings, queries=dict(c.queries), slices=c.slices,
     )
+
+
+class _JsonOnDemand(Mapping[str, Any]):
+    """``to_json(c)``, built the first time a key is read: the console table never reads
+    it, and for many systems it holds every per-query value of every comparison."""
+
+    def __init__(self, c: ComparisonRecord) -> None:
+        self._c = c
+        self._doc: dict[str, Any] | None = None
+
+    def _built(self) -> dict[str, Any]:
+        if self._doc is None:
+            self._doc = to_json(self._c)
+        return self._doc
+
+    def __getitem__(self, key: str) -> Any:
+        return self._built()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._built())
+
+    def __len__(self) -> int:
+        return len(self._built())
 
 
 __all__ = ["TITLE", "to_report"]

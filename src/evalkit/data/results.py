@@ -31,6 +31,9 @@ if TYPE_CHECKING:
     from evalkit.data.coverage import Coverage
     from evalkit.data.metric_counts import MetricCounts
 
+#: Row types whose ``error`` is always None (a scored ranking made no call that can fail).
+_NO_CALL_ROWS = frozenset({QueryResult})
+
 __all__ = ["SCHEMA_VERSION", "ArtifactError", "Integrity", "MetricFailedError", "QueryResult",
            "RunResult", "artifact_line", "is_artifact", "settings_differences"]
 
@@ -87,6 +90,19 @@ class RunResult(RunRecord):
             KeyError: some row lacks the metric (the message names the run and a row).
         """
         metric = self._stored_name(metric)
+        rows = self.per_query
+        try:  # every row has a value and no call failed: the usual case, in one pass
+            out = {r.query_id: float(r.metrics[metric]) for r in rows}
+        except Exception:
+            pass
+        else:
+            if set(map(type, rows)) <= _NO_CALL_ROWS or not any(
+                    r.error is not None for r in rows):
+                return out
+        return self._checked_scores(metric)
+
+    def _checked_scores(self, metric: str) -> dict[str, float]:
+        """:meth:`scores` row by row, raising on the first failure it documents."""
         failed = self._failures(metric)
         if failed:
             shown = "; ".join(failed[i] for i in list(failed)[:10])

@@ -318,6 +318,10 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
+_FLOAT = frozenset({float})
+_STR = frozenset({str})
+
+
 def row_from_json(obj: Mapping[str, Any]) -> Any:
     """The row an artifact line holds: a :class:`CaseResult` for a
     target run's line, else a :class:`QueryResult`.
@@ -328,10 +332,16 @@ def row_from_json(obj: Mapping[str, Any]) -> Any:
     """
     if "response" in obj or "error" in obj:
         return case_result_from_json(obj)
+    stored = obj.get("metrics", {})
+    if type(stored) is dict and set(map(type, stored.values())) <= _FLOAT and set(
+            map(type, stored)) <= _STR:  # as JSON gives them: nothing to convert or refuse
+        metrics = dict(stored)
+    else:
+        metrics = {str(k): _value(v, "metric", k, float) for k, v in stored.items()}
     return QueryResult(
         query_id=str(obj["id"]),
         retrieved=[str(x) for x in obj.get("retrieved", [])],
-        metrics={str(k): _value(v, "metric", k, float) for k, v in obj.get("metrics", {}).items()},
+        metrics=metrics,
         counts={str(k): _count(v, k) for k, v in obj.get("counts", {}).items()},
         metric_errors=metric_errors_of(obj),
         sample=sample_of(obj),

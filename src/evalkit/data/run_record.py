@@ -38,7 +38,11 @@ class RunRecord:
         if not self.per_query:
             return []
         names = list(self.per_query[0].metrics)
-        return [n for n in names if all(n in r.metrics for r in self.per_query)]
+        everywhere = set(names)
+        for r in self.per_query:
+            if not everywhere <= r.metrics.keys():
+                everywhere &= r.metrics.keys()
+        return [n for n in names if n in everywhere]
 
     def available_scores(self, metric: str) -> dict[str, float]:
         """``{query id: value}`` of the cases that have a value of ``metric``: rows whose

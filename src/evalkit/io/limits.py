@@ -204,6 +204,8 @@ def control_at(text: str) -> int | None:
     U+0000..U+001F, U+007F..U+009F, a NUL written ``\\u0000`` in JSON included) or line
     or paragraph separator (U+2028, U+2029), or ``None``: characters that break a table
     row or a terminal line."""
+    if text.isprintable():  # no character of category Cc, Zl or Zp (nor any other C, Z)
+        return None
     import unicodedata
 
     return next((i for i, ch in enumerate(text)

@@ -150,26 +150,54 @@ _sign_kernel_1d_serial = _serial(_sign_kernel_1d)
 #: Work (n * B * columns) from which the multi-threaded loops are used.
 PARALLEL_MIN_WORK = 1_000_000
 
+#: Bytes of the values the loops resample at once: the columns of a matrix are taken in
+#: blocks of at most this much (at least one column), each copied to a contiguous array,
+#: so every resample reads a block that stays in cache instead of streaming the whole
+#: matrix from memory once per resample (1,050 columns of 10,000 values are 84 MB).
+#: Narrower blocks draw the random numbers again for each block: at n = 10,000 and 400
+#: columns, blocks of 8 MiB took 0.6-0.7 of one block's time, blocks of 2 MiB 0.75-0.8.
+#: Each (resample, column) sum is accumulated in the same order whatever the blocks, so
+#: the block size never changes a value.
+BLOCK_BYTES = 8 << 20
+
+
+def column_blocks(n: int, m: int) -> list[tuple[int, int]]:
+    """``[(first, stop), ...]``: the column ranges of an ``(n, m)`` matrix resampled
+    together (:data:`BLOCK_BYTES`)."""
+    width = max(1, min(m, BLOCK_BYTES // (8 * max(n, 1))))
+    return [(j, min(m, j + width)) for j in range(0, m, width)]
+
 
 def bootstrap_sums(
     mat: NDArray[np.float64], n_resamples: int, seed: int, want_squares: bool
 ) -> tuple[NDArray[np.float64], NDArray[np.float64] | None]:
     """See :func:`evalkit.stats._kernels.bootstrap_sums`."""
     n, m = mat.shape
-    sums = np.zeros((n_resamples, m))
-    squares = np.zeros((n_resamples, m) if want_squares else (1, 1))
     stride = np.uint64((n * GAMMA) & MASK64)
     base0 = np.uint64((seed + GAMMA) & MASK64)
-    parallel = n * n_resamples * m >= PARALLEL_MIN_WORK
-    if m == 1:
-        s1 = np.zeros(n_resamples)
-        q1 = np.zeros(n_resamples if want_squares else 1)
-        k1 = _boot_kernel_1d if parallel else _boot_kernel_1d_serial
-        k1(np.ascontiguousarray(mat[:, 0]), n_resamples, base0, stride, want_squares, s1, q1)
-        return s1[:, None], (q1[:, None] if want_squares else None)
-    k = _boot_kernel if parallel else _boot_kernel_serial
-    k(mat, n_resamples, base0, stride, want_squares, sums, squares)
-    return sums, (squares if want_squares else None)
+    sums = np.empty((n_resamples, m))
+    squares = np.empty((n_resamples, m)) if want_squares else None
+    for j0, j1 in column_blocks(n, m):
+        width = j1 - j0
+        parallel = n * n_resamples * width >= PARALLEL_MIN_WORK
+        if width == 1:
+            s1 = np.zeros(n_resamples)
+            q1 = np.zeros(n_resamples if want_squares else 1)
+            k1 = _boot_kernel_1d if parallel else _boot_kernel_1d_serial
+            k1(np.ascontiguousarray(mat[:, j0]), n_resamples, base0, stride, want_squares,
+               s1, q1)
+            sums[:, j0] = s1
+            if squares is not None:
+                squares[:, j0] = q1
+            continue
+        s = np.zeros((n_resamples, width))
+        q = np.zeros((n_resamples, width) if want_squares else (1, 1))
+        k = _boot_kernel if parallel else _boot_kernel_serial
+        k(np.ascontiguousarray(mat[:, j0:j1]), n_resamples, base0, stride, want_squares, s, q)
+        sums[:, j0:j1] = s
+        if squares is not None:
+            squares[:, j0:j1] = q
+    return sums, squares
 
 
 def signflip_sums(
@@ -178,17 +206,21 @@ def signflip_sums(
     """See :func:`evalkit.stats._kernels.signflip_sums`."""
     n, m = mat.shape
     words = (n + 63) // 64
-    sums = np.zeros((n_resamples, m))
+    sums = np.empty((n_resamples, m))
     signs = np.zeros(n_resamples)
     stride = np.uint64((words * GAMMA) & MASK64)
     base0 = np.uint64((seed + SIGN_STREAM_OFFSET + GAMMA) & MASK64)
-    parallel = n * n_resamples * m >= PARALLEL_MIN_WORK
-    if m == 1:
-        s1 = np.zeros(n_resamples)
-        k1 = _sign_kernel_1d if parallel else _sign_kernel_1d_serial
-        k1(np.ascontiguousarray(mat[:, 0]), n_resamples, base0, stride, s1, signs)
-        return s1[:, None], signs
-    k = _sign_kernel if parallel else _sign_kernel_serial
-    k(mat, n_resamples, base0, stride, sums, signs)
+    for j0, j1 in column_blocks(n, m):
+        width = j1 - j0
+        parallel = n * n_resamples * width >= PARALLEL_MIN_WORK
+        if width == 1:
+            s1 = np.zeros(n_resamples)
+            k1 = _sign_kernel_1d if parallel else _sign_kernel_1d_serial
+            k1(np.ascontiguousarray(mat[:, j0]), n_resamples, base0, stride, s1, signs)
+            sums[:, j0] = s1
+            continue
+        s = np.zeros((n_resamples, width))
+        k = _sign_kernel if parallel else _sign_kernel_serial
+        k(np.ascontiguousarray(mat[:, j0:j1]), n_resamples, base0, stride, s, signs)
+        sums[:, j0:j1] = s
     return sums, signs
-

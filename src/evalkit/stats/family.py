@@ -31,7 +31,7 @@ from evalkit.stats.multiple import (
 )
 from evalkit.stats.numeric import real_number
 from evalkit.stats.paired import DEFAULT_METHOD, clustered, make_result
-from evalkit.stats.pairing import RunLike, align
+from evalkit.stats.pairing import RunLike, Scores, pair_scores, run_scores
 from evalkit.stats.results import PairedTestResult
 
 
@@ -179,13 +179,23 @@ def compare_runs(
     types: list[str | None] = []
     labels: list[tuple[str, str, str]] = []
     ids_ref: tuple[str, ...] | None = None
+    read: dict[tuple[int, str], Scores] = {}
+
+    def scores(j: int, metric: str) -> Scores:
+        """Run ``j``'s values of ``metric``, read and checked once for every pair."""
+        if (j, metric) not in read:
+            like = next(iter(read.values()), None)  # ids most likely the same
+            if subsets is not None:
+                read[j, metric] = run_scores(subsets[j].scores[metric], metric,
+                                             subsets[j].name, like)
+            else:
+                read[j, metric] = run_scores(runs[j], metric, f"run{j}", like)
+        return read[j, metric]
+
     for metric in metric_list:
         for ja, jb in pairs:
-            if subsets is not None:
-                a, b = subsets[ja], subsets[jb]
-                pair = align(a.scores[metric], b.scores[metric], metric, (a.name, b.name))
-            else:
-                pair = align(runs[ja], runs[jb], metric, (f"run{ja}", f"run{jb}"))
+            sa = scores(ja, metric)
+            pair = pair_scores(sa, scores(jb, metric), metric)
             if ids_ref is None:
                 ids_ref = pair.ids
             elif pair.ids != ids_ref:

@@ -76,12 +76,19 @@ def exact_mean(values: Sequence[float]) -> float:
     return math.fsum(v / s for v in values) / n * s
 
 
+_FLOAT = frozenset({float})
+
+
 def json_ready(value: Any) -> Any:
     """``value`` (nested dicts, lists, tuples) with every non-finite float as ``None``: JSON
-    has no token for NaN or infinity (Python would write a bare ``NaN`` that parsers refuse)."""
+    has no token for NaN or infinity (Python would write a bare ``NaN`` that parsers refuse).
+    A list of finite floats is returned itself, not copied; tuples become lists."""
     if isinstance(value, dict):
         return {k: json_ready(x) for k, x in value.items()}
     if isinstance(value, list | tuple):
+        if set(map(type, value)) <= _FLOAT and all(map(math.isfinite, value)):
+            # finite floats (per-query values), checked in C; a list is returned as it is
+            return value if type(value) is list else list(value)
         return [json_ready(x) for x in value]
     if isinstance(value, float) and not math.isfinite(value):
         return None

@@ -83,15 +83,15 @@ def snap_differences(
     scale = max(float(np.max(np.abs(a))), float(np.max(np.abs(b))), 2.0**-1000)
     step = 2.0 ** (int(np.ceil(np.log2(scale))) - SNAP_BITS)
     order = np.argsort(d, kind="stable")
-    starts = np.concatenate(([0], np.cumsum(np.diff(d[order]) > step)))
+    gap = np.diff(d[order]) > step
+    starts = np.concatenate(([0], np.cumsum(gap)))
     group = np.empty(n, dtype=np.int64)
     group[order] = starts
-    k = int(starts[-1]) + 1
-    first = np.full(k, n, dtype=np.int64)
-    np.minimum.at(first, group, np.arange(n))
+    # a group is a run of consecutive positions in sorted order: reduce over each run
+    bounds = np.concatenate(([0], np.flatnonzero(gap) + 1))
+    first = np.minimum.reduceat(order, bounds)
     representative = d[first].copy()
-    near_zero = np.zeros(k, dtype=bool)
-    np.logical_or.at(near_zero, group, np.abs(d) <= step / 2)
+    near_zero = np.logical_or.reduceat(np.abs(d[order]) <= step / 2, bounds)
     representative[near_zero] = 0.0
     snapped: NDArray[np.float64] = representative[group]
     return snapped
@@ -111,9 +111,20 @@ def scores_of(run: Any, metric: str, default_name: str) -> tuple[str, dict[str, 
             message names the case id).
         TypeError: ``run`` is neither a run nor a mapping.
     """
+    name, raw = _raw_scores(run, metric, default_name)
+    values = _checked_values(name, raw, metric)
+    return name, dict(zip(raw, values.tolist(), strict=True))
+
+
+def _raw_scores(run: Any, metric: str, default_name: str) -> tuple[str, dict[str, Any]]:
+    """``(name, {id: value as given})``; the errors of :func:`scores_of` but the values'."""
     name = run_name(run, default_name)
     if isinstance(run, Mapping):
-        raw = {str(k): v for k, v in run.items()}
+        # the usual case, a dict keyed by str, is read as it is (never written to)
+        if set(map(type, run)) <= {str}:
+            raw = run if type(run) is dict else dict(run)
+        else:
+            raw = {str(k): v for k, v in run.items()}
     elif hasattr(run, "scores"):
         rows = getattr(run, "per_query", None)
         if rows is not None and len(rows) == 0:
@@ -136,13 +147,81 @@ def scores_of(run: Any, metric: str, default_name: str) -> tuple[str, dict[str, 
         )
     if not raw:
         raise ValueError(f"run {name!r} is empty (no per-query scores); nothing to compare")
-    out: dict[str, float] = {}
-    for qid, v in raw.items():
-        f = real_number(v, f"run {name!r}: case {qid!r}: the {metric!r} score")
-        if not math.isfinite(f):
-            raise ValueError(f"run {name!r}: query {qid!r} has a non-finite {metric!r} ({f})")
-        out[qid] = f
-    return name, out
+    return name, raw
+
+
+#: Value types whose ``float()`` is the value itself (or an exact conversion): a score
+#: of one of these needs no per-value check beyond finiteness.
+_PLAIN_TYPES = frozenset({float, int, np.float64})
+
+
+def _checked_values(name: str, raw: dict[str, Any], metric: str) -> NDArray[np.float64]:
+    """``raw``'s values as float64, in ``raw``'s order, each checked as
+    :func:`evalkit.stats.numeric.real_number` and finite; raises ValueError naming the
+    first value (in ``raw``'s order) that is not."""
+    if set(map(type, raw.values())) <= _PLAIN_TYPES:
+        out = np.fromiter(raw.values(), dtype=np.float64, count=len(raw))
+    else:  # something to refuse, or a number of another type: check each in turn
+        values = []
+        for qid, v in raw.items():
+            f = real_number(v, f"run {name!r}: case {qid!r}: the {metric!r} score")
+            if not math.isfinite(f):
+                raise ValueError(f"run {name!r}: query {qid!r} has a non-finite {metric!r} "
+                                 f"({f})")
+            values.append(f)
+        out = np.array(values, dtype=np.float64)
+    finite = np.isfinite(out)
+    if not finite.all():
+        k = int(np.argmin(finite))
+        qid = list(raw)[k]
+        raise ValueError(f"run {name!r}: query {qid!r} has a non-finite {metric!r} "
+                         f"({float(out[k])})")
+    return out
+
+
+@dataclass(frozen=True)
+class Scores:
+    """One run's checked values of one metric, by sorted id (:func:`run_scores`).
+
+    Attributes:
+        name: the run's name.
+        ids: the query ids, sorted.
+        values: the values in ``ids`` order, shape ``(n,)``.
+        raw: ``{id: value}`` as the run gave them (for messages).
+        order: the ids in ``raw``'s order.
+    """
+
+    name: str
+    ids: tuple[str, ...]
+    values: NDArray[np.float64]
+    raw: Mapping[str, Any]
+    order: tuple[str, ...]
+
+
+def run_scores(run: RunLike, metric: str, default_name: str,
+               like: Scores | None = None) -> Scores:
+    """``run``'s ``metric`` values, checked and in sorted id order: what :func:`align`
+    pairs. A family of comparisons reads each run once and pairs the results with
+    :func:`pair_scores`.
+
+    ``like``: another run's scores; when ``run`` holds the same ids, its ids are taken
+    from ``like`` (the same tuple, not sorted again).
+
+    Raises:
+        As :func:`scores_of`.
+    """
+    name, raw = _raw_scores(run, metric, default_name)
+    checked = _checked_values(name, raw, metric)
+    keys = tuple(raw)
+    if like is not None and (keys == like.order or raw.keys() == like.raw.keys()):
+        ids = like.ids
+    else:
+        ids = tuple(sorted(keys))
+    if ids == keys:
+        values = checked
+    else:  # read in id order (each value was checked above)
+        values = np.fromiter(map(raw.__getitem__, ids), dtype=np.float64, count=len(ids))
+    return Scores(name, ids, values, raw, keys)
 
 
 def _id_list(ids: Sequence[str], limit: int = 5) -> str:
@@ -187,21 +266,26 @@ def align(
         ValueError: a run is empty, lacks the metric, holds a non-finite value, or the
             two runs cover different ids (the message lists them).
     """
-    name_a, sa = scores_of(a, metric, default_names[0])
-    name_b, sb = scores_of(b, metric, default_names[1])
-    check_same_ids(name_a, set(sa), name_b, set(sb))
-    ids = tuple(sorted(sa))
-    va = np.fromiter((sa[i] for i in ids), dtype=np.float64, count=len(ids))
-    vb = np.fromiter((sb[i] for i in ids), dtype=np.float64, count=len(ids))
+    sa = run_scores(a, metric, default_names[0])
+    sb = run_scores(b, metric, default_names[1], like=sa)
+    return pair_scores(sa, sb, metric)
+
+
+def pair_scores(sa: Scores, sb: Scores, metric: str) -> Paired:
+    """:class:`Paired` of two runs' :func:`run_scores`; the checks and errors of
+    :func:`align`."""
+    if sa.ids != sb.ids:
+        check_same_ids(sa.name, set(sa.ids), sb.name, set(sb.ids))
+    ids, va, vb = sa.ids, sa.values, sb.values
     with np.errstate(over="ignore", invalid="ignore"):
         over = ~np.isfinite(va - vb)
     if over.any():
         bad = [i for i, o in zip(ids, over.tolist(), strict=True) if o]
         first = bad[0]
         raise ValueError(
-            f"{metric}: the difference {name_a!r} - {name_b!r} exceeds the float64 range "
+            f"{metric}: the difference {sa.name!r} - {sb.name!r} exceeds the float64 range "
             f"on {len(bad)} quer{'y' if len(bad) == 1 else 'ies'} ({_id_list(bad)}; "
-            f"{sa[first]!r} - {sb[first]!r}); rescale the scores (divide both runs by the "
-            "same power of ten) before comparing them"
+            f"{float(sa.raw[first])!r} - {float(sb.raw[first])!r}); rescale the scores "
+            "(divide both runs by the same power of ten) before comparing them"
         )
-    return Paired(ids=ids, a=va, b=vb, name_a=name_a, name_b=name_b, metric=metric)
+    return Paired(ids=ids, a=va, b=vb, name_a=sa.name, name_b=sb.name, metric=metric)
