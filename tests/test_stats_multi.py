@@ -233,3 +233,24 @@ def test_plan_from_pilot() -> None:
     same = RunResult("x", runs[0].per_query)
     with pytest.raises(ValueError, match="no spread"):
         plan_from_pilot(same, runs[0], "ap")
+
+
+def test_a_two_sided_plan_does_not_depend_on_which_run_is_named_first() -> None:
+    # skewed differences: a few large gains among many small losses, as AP's often are
+    rng = np.random.default_rng(5)
+    gains = np.where(rng.random(80) < 0.15, rng.exponential(0.3, 80), -rng.random(80) * 0.02)
+    ids = [f"q{i}" for i in range(80)]
+    a = RunResult("a", [QueryResult(q, [], {"ap": 0.5 + float(g)})
+                        for q, g in zip(ids, gains, strict=True)])
+    b = RunResult("b", [QueryResult(q, [], {"ap": 0.5}) for q in ids])
+    ab = plan_from_pilot(a, b, "ap", effect=0.03, n_trials=2000)
+    ba = plan_from_pilot(b, a, "ap", effect=0.03, n_trials=2000)
+    assert ab.simulated is not None and ba.simulated is not None
+    assert ab.simulated.power == ba.simulated.power
+    assert ab.mde == ba.mde
+    # the shift follows the pilot's direction: simulating -0.03 on a's differences gives
+    # another power on these skewed data, which is what naming b first used to simulate
+    diffs = np.array([0.5 + g for g in gains]) - 0.5
+    other = simulate_power(diffs, -0.03, 80, n_trials=2000)
+    assert other.power != ab.simulated.power
+    assert simulate_power(-diffs, -0.03, 80, n_trials=2000).power == ab.simulated.power

@@ -238,6 +238,7 @@ def plans_from_pilot(
     made from the cluster-level values (:func:`cluster_level_pilot`) and every n counts
     clusters (no n x K plan)."""
     from evalkit.stats import plan_from_pilot, simulate_power
+    from evalkit.stats.power import simulated_effect
 
     plans: list[Plan] = []
     for metric in metrics:
@@ -268,7 +269,8 @@ def plans_from_pilot(
             need = _needed(e, plan.sd_diff, n_at, alpha=alpha, power=power,
                            alternative=alternative)
             if simulate and n_at is not None and n_at >= 2:
-                sim = simulate_power(diffs, e, n_at, alpha=alpha, alternative=alternative,
+                shift = simulated_effect(e, plan.mean_diff, alternative)
+                sim = simulate_power(diffs, shift, n_at, alpha=alpha, alternative=alternative,
                                      n_trials=trials, seed=seed)
                 need.simulated_power, need.simulated_se = sim.power, sim.se
             plan.needed.append(need)

@@ -238,6 +238,21 @@ def simulate_power(
     return SimulatedPower(pw, math.sqrt(pw * (1 - pw) / n_trials), n_trials, n, effect, method)
 
 
+def simulated_effect(effect: float, pilot_mean: float, alternative: str) -> float:
+    """The shift a simulation of power adds to the pilot's centred differences.
+
+    A one-sided plan keeps ``effect`` as given (its sign is the alternative's). A
+    two-sided plan asks about an effect of size ``|effect|``; it is simulated in the
+    direction the pilot's mean difference points (``+`` when it is 0), so that naming the
+    runs in the other order, which negates every difference, negates the simulated
+    population too and leaves the power unchanged (with skewed differences, shifting
+    them the other way would give another power).
+    """
+    if alternative != "two-sided":
+        return effect
+    return math.copysign(abs(effect), pilot_mean) if pilot_mean != 0 else abs(effect)
+
+
 def _draw(pop: NDArray[np.float64], n: int, seed: int, t0: int, t1: int) -> NDArray[np.float64]:
     """Trials ``t0 .. t1-1``, shape ``(t1 - t0, n)``: ``n`` i.i.d. uniform draws each
     from ``pop``, taken from consecutive bootstrap resamples of ``range(pop.size)``."""
@@ -362,6 +377,7 @@ def plan_from_pilot(
     sim = None
     if simulate:
         target = effect if effect is not None else (-mde if alternative == "less" else mde)
+        target = simulated_effect(target, eff.mean_diff, alternative)
         sim = simulate_power(
             d, target, n_plan, alpha=alpha, alternative=alternative, n_trials=n_trials, seed=seed
         )
