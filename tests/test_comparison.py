@@ -285,6 +285,17 @@ def test_per_query_differences_movers_and_query_text(runs: Runs) -> None:
         np.mean(list(diffs.values())) / np.std(list(diffs.values()), ddof=1), rel=1e-9)
 
 
+def test_topics_that_name_none_of_the_queries_are_a_warning(runs: Runs) -> None:
+    other = {"1037798": "who is robert gray", "104861": "cost of interior concrete"}
+    c = compare(runs.tfidf, runs.bm25, metrics="ap", topics=other, n_resamples=200)
+    n = len(rows_of(runs.tfidf, "ap"))
+    assert (f"query text: the topics name none of the {n} compared queries (they start "
+            "with '1037798'); is it the topic file of this collection?") in c.warnings
+    some = {next(iter(rows_of(runs.tfidf, "ap"))): "text", **other}
+    assert not any("topics name none" in w for w in compare(
+        runs.tfidf, runs.bm25, metrics="ap", topics=some, n_resamples=200).warnings)
+
+
 def _judged_run(name: str, grades: dict[str, float]) -> RunResult:
     from evalkit.data.rows import CaseResult
 

@@ -377,7 +377,14 @@ def query_texts(runs: Sequence[RunResult], topics: Mapping[str, str] | None
         if not isinstance(topics, Mapping):
             raise TypeError(f"topics must be a mapping of query id to text, not "
                             f"{type(topics).__name__}")
-        return {str(k): str(v) for k, v in topics.items() if v is not None}, []
+        given = {str(k): str(v) for k, v in topics.items() if v is not None}
+        ids = {q.query_id for r in runs for q in r.per_query}
+        if given and ids and ids.isdisjoint(given):
+            example = sorted(given)[0]
+            return given, [f"query text: the topics name none of the {len(ids):,} compared "
+                           f"queries (they start with {example!r}); is it the topic file of "
+                           "this collection?"]
+        return given, []
     texts: dict[str, str] = {}
     notes: list[str] = []
     seen: set[str] = set()
