@@ -296,6 +296,23 @@ def test_topics_that_name_none_of_the_queries_are_a_warning(runs: Runs) -> None:
         runs.tfidf, runs.bm25, metrics="ap", topics=some, n_resamples=200).warnings)
 
 
+def test_a_metric_that_failed_on_one_case_is_named_as_such(runs: Runs,
+                                                          tmp_path: Path) -> None:
+    damaged = RunResult.load(runs.bm25)
+    first = damaged.per_query[0]
+    first.metrics["ap"] = math.nan
+    path = tmp_path / "nan.jsonl"
+    damaged.save(path)
+    n = len(damaged.per_query)
+    with pytest.raises(ComparisonError) as info:
+        compare(runs.tfidf, path, metrics="ap", n_resamples=200)
+    message = str(info.value)
+    assert f"has ap on {n - 1} of {n} cases; it failed on 1 (first {first.query_id!r}" \
+        in message and "--allow-incomplete" in message and "(it has:" not in message
+    kept = compare(runs.tfidf, path, metrics="ap", n_resamples=200, allow_incomplete=True)
+    assert len(kept.get("ap", damaged.name).query_ids) == n - 1
+
+
 def _judged_run(name: str, grades: dict[str, float]) -> RunResult:
     from evalkit.data.rows import CaseResult
 

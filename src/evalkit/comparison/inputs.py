@@ -230,8 +230,29 @@ def _require_metrics(loaded: Loaded, allow_incomplete: bool) -> None:
         if lacking:
             p = loaded.paths[i]
             what = f"{p}: run {r.name!r}" if p is not None else f"run {r.name!r}"
+            partial = _partial_metric(r, lacking)
+            if partial:
+                raise ComparisonError(f"{what} {partial}")
             raise ComparisonError(
                 f"{what} has no {', '.join(lacking)} (it has: {', '.join(have) or 'none'})")
+
+
+def _partial_metric(run: RunResult, lacking: Sequence[str]) -> str | None:
+    """What to say of a metric some of ``run``'s rows have and others lack (a value that
+    failed or was never stored), or None when no row has any of ``lacking``."""
+    failures = run.metric_failures()
+    for m in lacking:
+        on = sum(1 for row in run.per_query if m in row.metrics)
+        if on == 0 and m not in failures:
+            continue
+        failed = failures.get(m, {})
+        example = next(iter(failed.items()), None)
+        why = (f"; it failed on {len(failed)} (first {example[0]!r}: {example[1]})"
+               if example else "")
+        return (f"has {m} on {on} of {len(run.per_query)} cases{why}: pass "
+                "--allow-incomplete (allow_incomplete=True) to pair the cases where both "
+                "runs have it, or score the run again")
+    return None
 
 
 def _require_alike(loaded: Loaded, allow_incomplete: bool) -> None:

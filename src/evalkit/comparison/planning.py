@@ -269,7 +269,7 @@ def plans_from_pilot(
             need = _needed(e, plan.sd_diff, n_at, alpha=alpha, power=power,
                            alternative=alternative)
             if simulate and n_at is not None and n_at >= 2:
-                shift = simulated_effect(e, plan.mean_diff, alternative)
+                shift = simulated_effect(e, plan.mean_diff or 0.0, alternative)
                 sim = simulate_power(diffs, shift, n_at, alpha=alpha, alternative=alternative,
                                      n_trials=trials, seed=seed)
                 need.simulated_power, need.simulated_se = sim.power, sim.se
