@@ -391,7 +391,9 @@ def test_singular_and_plural(runs: Runs) -> None:
 def test_number_formatting() -> None:
     from evalkit.report.formatting import p_cell, p_phrase, signed
 
-    assert signed(-0.00004) == "+0.0000" and signed(-0.00005001) == "-0.0001"
+    # a value that rounds to zero keeps its direction; floating-point residue does not
+    assert signed(-0.00004) == "-0.0000" and signed(-0.00005001) == "-0.0001"
+    assert signed(0.1 - 0.3 + 0.2) == "+0.0000" and signed(-0.0) == "+0.0000"
     assert signed(0.059) == "+0.0590" and signed(-math.inf) == "-inf"
     # the floor 1/(B+1): 1/10001 = 0.0000999..., 1/1001 = 0.000999...
     assert p_cell(1 / 10_001, 10_000) == "< 0.0001"
@@ -401,7 +403,7 @@ def test_number_formatting() -> None:
     assert p_cell(None) == ""
 
 
-def test_compare_prints_a_bound_near_zero_as_plus_zero() -> None:
+def test_compare_prints_a_bound_just_below_zero_as_minus_zero() -> None:
     from evalkit.comparison import MetricComparison as Comparison
     from evalkit.report.formatting import interval
 
@@ -414,7 +416,7 @@ def test_compare_prints_a_bound_near_zero_as_plus_zero() -> None:
         p_adjusted=None, significant=False, significant_unadjusted=False, wins=1, ties=1,
         losses=1, higher_is_better=True,
     )
-    assert _ci(row) == "[+0.0000, +0.0200]"
+    assert _ci(row) == "[-0.0000, +0.0200]"  # the interval reaches below 0
 
 
 def test_power_from_sd_does_not_mention_a_simulation() -> None:

@@ -30,18 +30,25 @@ def decimal(x: float, digits: int = 4) -> str:
     return f"{x:.{digits}f}"
 
 
+#: below this size a difference is floating-point residue (``0.3 - 0.1 - 0.2``), shown
+#: as ``+0.0000`` by :func:`signed`
+ZERO_RESIDUE = 1e-12
+
+
 def signed(x: float, digits: int = 4) -> str:
     """``x`` with its sign, ``digits`` decimals: ``+0.0590``, ``-0.1278``, ``+inf``; a value
-    that rounds to zero is ``+0.0000``, never ``-0.0000``; at :data:`LARGE` and above,
-    scientific notation (``+1e+308``)."""
+    that rounds to zero keeps the sign of its direction (``-0.0000`` for -1.2e-05, beside
+    a W/T/L of 0/0/1), except a rounding residue under 1e-12 in size (and zero itself),
+    which is ``+0.0000``; at :data:`LARGE` and above, scientific notation (``+1e+308``)."""
     if math.isnan(x):
         return "NaN"
     if math.isinf(x):
         return "+inf" if x > 0 else "-inf"
     if abs(x) >= LARGE:
         return f"{x:+.{digits}g}"
-    text = f"{x:+.{digits}f}"
-    return f"{0.0:+.{digits}f}" if float(text) == 0.0 else text
+    if abs(x) < ZERO_RESIDUE:
+        x = 0.0
+    return f"{x:+.{digits}f}"
 
 
 def number_cell(x: float | None, signed: bool = False) -> str:
