@@ -46,6 +46,9 @@ def test_sd_without_epochs_still_plans() -> None:
     res = runner.invoke(app, ["power", "--sd", "0.1", "-n", "50"])
     assert res.exit_code == 0, res.output
     assert f"{_mde(0.1, 50):.4f}" in res.output
+    titled = runner.invoke(app, ["power", "--sd", "0.1", "-n", "50", "-e", "0.05"])
+    assert "minimum detectable effect\n" in titled.output
+    assert [ln for ln in titled.output.splitlines() if ln != ln.rstrip()] == []
 
 
 @pytest.mark.parametrize("sd", [1e308, 1e7])

@@ -55,7 +55,7 @@ def _pilot_table(plans: Sequence[Plan], console: Any) -> None:
 
     n_head = "pilot n" if _unit(plans) == "queries" else "pilot n (clusters)"
     t = Table("metric", n_head, "mean diff", "sd of diffs", "skewness",
-              box=None, pad_edge=False, title="pilot", title_justify="left")
+              box=None, pad_edge=False, title="pilot", title_justify="default")
     for p in plans:
         t.add_row(p.metric or "", str(p.n_pilot), figure(p.mean_diff or 0.0, signed=True),
                   figure(p.sd_diff), f"{p.skewness:+.2f}")
@@ -70,7 +70,7 @@ def _detectable_table(plans: Sequence[Plan], with_metric: bool, pilot: bool, con
 
     t = Table(*(["metric"] if with_metric else []), _unit(plans), "smallest detectable diff",
               *(["simulated power at it"] if pilot else []),
-              title="minimum detectable effect", title_justify="left")
+              title="minimum detectable effect", title_justify="default")
     for p in plans:
         for d in p.detectable:
             cells = ([p.metric or ""] if with_metric else []) + [str(d.n), figure(d.mde)]
@@ -92,7 +92,7 @@ def _needed_table(plans: Sequence[Plan], with_metric: bool, pilot: bool, console
     t = Table(*(["metric"] if with_metric else []), "diff", f"{unit} needed",
               *([n_label] if n_label else []),
               *(["simulated"] if pilot else []),
-              title=f"{unit} needed", title_justify="left")
+              title=f"{unit} needed", title_justify="default")
     for p in plans:
         for x in p.needed:
             cells = ([p.metric or ""] if with_metric else []) + [
@@ -140,7 +140,7 @@ def _samples_tables(plans: Sequence[Plan], with_metric: bool, console: Any) -> N
     t = Table(*(["metric"] if with_metric else []), "queries", "samples per case (K)",
               "sd of diffs", "smallest detectable diff",
               title="cases x samples (paired t-test on per-case means)",
-              title_justify="left")
+              title_justify="default")
     for p in plans:
         for d in p.samples.detectable if p.samples else ():
             t.add_row(*([p.metric or ""] if with_metric else []), str(d.n), str(d.k),
