@@ -66,6 +66,25 @@ def test_agreement_json_is_the_reference_packages(labelled: tuple[Path, dict[str
     assert proc.stderr == ""  # declared random: no warning
 
 
+def test_the_confusion_table_lines_up_with_fractional_grades(tmp_path: Path) -> None:
+    judge = {"a": 3.0, "b": 4.0, "c": 13 / 3, "d": 5.0}
+    human = {"a": 3.0, "b": 4.0, "c": 4.0, "d": 5.0}
+    rows = [CaseResult(c, TargetResponse(text="x"), {"correctness": v})
+            for c, v in judge.items()]
+    RunResult("sys", rows, {"kind": "target"}).save(tmp_path / "run.jsonl")
+    (tmp_path / "labels.jsonl").write_text("".join(
+        json.dumps({"id": c, "labels": {"correctness": v}}) + "\n" for c, v in human.items()))
+    proc = evalkit("agreement", "run.jsonl", "--labels", "labels.jsonl", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    start = lines.index("  confusion (rows judge, columns human):") + 1
+    table = lines[start:start + 5]
+    assert len({ln.index("|") for ln in table}) == 1  # the row labels line up
+    assert table[0].split() == ["|", "3", "4", "4.33333", "5"]
+    assert table[3].split() == ["4.33333", "|", "0", "1", "0", "0"]  # judge 4.33, human 4
+    assert len({len(ln) for ln in table}) == 1  # and so do the columns
+
+
 def test_gate_holds_the_judge_to_a_floor(labelled: tuple[Path, dict[str, float],
                                                          dict[str, float]]) -> None:
     krippendorff = pytest.importorskip("krippendorff")

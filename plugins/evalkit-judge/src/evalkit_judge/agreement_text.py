@@ -36,11 +36,14 @@ def _metric_lines(m: MetricAgreement) -> list[str]:
         lines.append(f"  human mean (PPI++)   none: {m.ppi_note}")
     if m.plan is not None:
         lines.append(plan_line(m))
-    header = "  confusion (rows judge, columns human): " + " ".join(
-        f"{v:g}" for v in t.values)
-    lines.append(header)
-    for v, row in zip(t.values, t.confusion, strict=True):
-        lines.append(f"    {v:>6g} | " + " ".join(f"{c:>4d}" for c in row))
+    labels = [f"{v:g}" for v in t.values]
+    w_row = max(len(label) for label in labels)
+    w_col = max([4, *map(len, labels), *(len(str(c)) for row in t.confusion for c in row)])
+    lines.append("  confusion (rows judge, columns human):")
+    lines.append("    " + " " * w_row + " | " + " ".join(x.rjust(w_col) for x in labels))
+    for label, row in zip(labels, t.confusion, strict=True):
+        lines.append("    " + label.rjust(w_row) + " | "
+                     + " ".join(str(c).rjust(w_col) for c in row))
     return lines
 
 
