@@ -137,10 +137,13 @@ def evaluate_run(
     return result
 
 
-def load_qrels_input(qrels: QrelsInput) -> LoadedQrels:
+def load_qrels_input(qrels: QrelsInput, metrics: Sequence[str] | None = None
+                     ) -> LoadedQrels:
     """Qrels from a mapping (read here, :func:`~evalkit.data.judgments.loaded_from_mapping`)
     or a path or DataFrame (read by the run evaluator); :class:`LoadedQrels` are returned
-    as given.
+    as given. ``metrics``, the measures the qrels are read for, go to the run evaluator's
+    ``load_qrels`` (the retrieval plugin reads a file as subtopic qrels for a diversity
+    measure only).
 
     Raises:
         FileNotFoundError: no such file. ValueError: a malformed file or frame, a label
@@ -154,7 +157,9 @@ def load_qrels_input(qrels: QrelsInput) -> LoadedQrels:
         return loaded_from_mapping(qrels)
     what = f"{qrels}: the TREC qrels loader that reads it" if isinstance(qrels, str | Path) \
         else "reading qrels"
-    loaded: LoadedQrels = run_evaluator(what).load_qrels(qrels)
+    spec = run_evaluator(what)
+    loaded: LoadedQrels = (spec.load_qrels(qrels) if metrics is None
+                           else spec.load_qrels(qrels, list(metrics)))
     return loaded
 
 

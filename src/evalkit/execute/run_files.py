@@ -120,7 +120,8 @@ def load_or_evaluate(
                 raise InputError(wrong)
         require_metrics(metrics)  # a bad name is told before the qrels are read, as
         resolve_metrics(metrics)  # evaluate_run tells it
-        judgments = (loaded or {}).get(qrels_path) or load_qrels_input(qrels_path)
+        judgments = ((loaded or {}).get(qrels_path)
+                     or load_qrels_input(qrels_path, list(metrics)))
         if loaded is not None:
             loaded[qrels_path] = judgments
     return evaluate_run(
