@@ -53,6 +53,9 @@ def eval_many(args: list[Path], qrels: Path | None, metric: list[str] | None, fm
     if save_dir is not None:
         save_dir.mkdir(parents=True, exist_ok=True)
     request = read_measure_args(metric)
+    from evalkit_retrieval.plugin import DEFAULT_METRICS
+
+    request.to_score(DEFAULT_METRICS, fmt_out)  # a line of a format's layout: refused once
     loaded: dict[Path, LoadedQrels] = {}
     scored: list[tuple[Path, RunResult]] = []
     failed: list[Path] = []
