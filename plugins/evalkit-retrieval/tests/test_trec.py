@@ -314,5 +314,5 @@ def test_a_too_long_field_is_told_in_its_own_words() -> None:
         parse_run(long_doc)
     assert "run tag" not in str(err.value)
     assert "ids name queries and documents" in str(err.value)
-    with pytest.raises(TrecFormatError, match="run tag is 300 bytes long.*A run tag names"):
+    with pytest.raises(TrecFormatError, match=r"run tag is 300 bytes long.*A run tag names"):
         parse_run(b"q1 Q0 d1 1 1.0 " + b"t" * 300 + b"\n")

@@ -27,8 +27,9 @@ with too few fields (or a qrels line with too many); a score that is not a numbe
 a finite one (``nan``, ``inf``, ``-inf``, or beyond the range of a double, such as
 ``1e999``: trec_eval's ``atof`` would rank an infinite score above or below every other
 document); a label that is not an integer (or beyond 64 bits); text that is not UTF-8;
-NUL bytes; a file with no data lines; a query or document id longer than :data:`evalkit.io.limits.MAX_ID_CHARS`
-(1024) bytes, or a run tag longer than :data:`evalkit.io.limits.MAX_NAME_CHARS` (256).
+NUL bytes; a file with no data lines; a query or document id longer than
+:data:`evalkit.io.limits.MAX_ID_CHARS` (1024) bytes, or a run tag longer than
+:data:`evalkit.io.limits.MAX_NAME_CHARS` (256).
 A message echoes at most :data:`_SHOWN_CHARS` characters of a field, saying its length.
 
 Speed: a well-formed file is parsed in bulk (:mod:`evalkit_retrieval.trec_bulk`:
