@@ -190,6 +190,11 @@ def evaluate_run(
     errors: a malformed file raises :class:`~evalkit_retrieval.trec.TrecFormatError`, a
     DataFrame :class:`~evalkit_retrieval.frames.FrameFormatError`, both ValueErrors naming
     the line or row).
+
+    Warns:
+        UserWarning: no evaluated query is in the run (an empty run, or one whose topics
+            the qrels do not judge): every query scores 0 (:func:`no_overlap_warning`),
+            or none is evaluated (``missing="skip"``).
     """
     _check_settings(missing, depth, relevance_level)
     require_metrics(metrics)
@@ -213,6 +218,14 @@ def evaluate_run(
     rows = score_rankings(responses, cases, specs)
     if _has_subtopics(q.judgments):
         notes["subtopic_qrels"] = True
+    if not any(qid in rankings for qid in qids):
+        import warnings
+
+        where = q.path or "the qrels"
+        warnings.warn(no_overlap_warning(where) if qids else (
+            f"none of the run's topics appears in {where}; no query was evaluated "
+            "(missing='skip' leaves out the judged queries the run lacks). Are these the "
+            "right files?"), UserWarning, stacklevel=_outside_evalkit())
     header: dict[str, Any] = {
         "evalkit_version": __version__,
         "plugins": plugin_versions(),
@@ -227,6 +240,27 @@ def evaluate_run(
         "notes": {"num_queries": len(rows), **notes},
     }
     return RunResult(name=name or ranked.name, per_query=rows, header=header)
+
+
+def _outside_evalkit() -> int:
+    """The ``stacklevel`` that makes a warning issued by the caller point at the first
+    frame outside evalkit's packages (the user's call of :func:`evalkit.evaluate_run`,
+    however many of evalkit's frames lie between)."""
+    import sys
+
+    level, frame = 1, sys._getframe(1)
+    while frame.f_back is not None and str(frame.f_globals.get("__name__", "")).split(".")[
+            0] in ("evalkit", "evalkit_retrieval"):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def no_overlap_warning(qrels: object) -> str:
+    """The warning for a run none of whose topics is judged in ``qrels`` (named): every
+    query scores 0 (told by :func:`evaluate_run` with :func:`warnings.warn`, and by
+    ``evalkit eval``)."""
+    return (f"none of the run's topics appears in {qrels}; every query scores 0. Are these "
+            "the right files?")
 
 
 def _has_subtopics(judgments: Mapping[str, Any]) -> bool:
@@ -328,6 +362,5 @@ def check_scored(result: RunResult, run: Path, qrels: Path | None) -> list[str]:
                     "document with its largest label over the subtopics")
     judged_overlap = len(result.per_query) - (notes["missing_count"] or 0)
     if notes["missing"] == "zero" and judged_overlap == 0:
-        return [*told, f"warning: none of the run's topics appears in {qrels}; every query "
-                "scores 0. Are these the right files?"]
+        return [*told, f"warning: {no_overlap_warning(qrels)}"]
     return told
