@@ -95,7 +95,7 @@ def wants_subtopics(metrics: Sequence[str]) -> bool:
     reg = default_registry()
     for name in metrics:
         try:
-            family = reg.resolve(name).family
+            family = getattr(reg.resolve(name), "family", None)
         except (RegistryError, ValueError):
             continue
         if family in SUBTOPIC_FAMILIES:
