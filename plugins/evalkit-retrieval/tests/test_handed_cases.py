@@ -308,6 +308,9 @@ def test_c16_run_sharing_no_query_with_the_qrels(tmp_path: Path) -> None:
         result = evaluate_run(write(tmp_path, "run", ["q9 Q0 d1 1 1.0 sysA"]), qrels,
                               ["map", "mrr"])
     assert told[0].filename == __file__  # points at the caller, not inside evalkit
+    from evalkit.execute.run_evaluator import NoJudgedQueryWarning
+
+    assert told[0].category is NoJudgedQueryWarning
     assert result.mean("ap") == 0.0 and result.mean("rr") == 0.0
     notes = result.header["notes"]
     assert notes["num_queries"] == 2
@@ -332,6 +335,18 @@ def test_c16_the_python_api_warns_as_the_command_line_does(tmp_path: Path) -> No
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         evaluate_run({"q1": {"d1": 1.0}}, qrels, ["ap"])
+    from typer.testing import CliRunner
+
+    from evalkit.cli.app import app
+
+    run_file = write(tmp_path, "run", ["q9 Q0 d1 1 1.0 sysA"])
+    for command in (["eval", run_file, "--qrels", qrels, "-m", "ap"],
+                    ["compare", run_file, run_file, "--qrels", qrels, "-m", "ap"]):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # the commands tell it in their own lines
+            out = CliRunner().invoke(app, [str(a) for a in command])
+        assert "Traceback" not in out.output and "UserWarning" not in out.stderr
+    assert out.exit_code in (0, 2)
 
 
 def test_c16_a_query_with_an_empty_result_list() -> None:

@@ -11,7 +11,6 @@ function, so ``evalkit --help`` stays light."""
 from __future__ import annotations
 
 import json
-import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -218,9 +217,7 @@ def _score(run: Path, qrels: Path | None, request: Any, fmt_out: str, *,
     )
     from evalkit_retrieval.plugin import DEFAULT_METRICS
 
-    with progress(f"evaluating {run.name}"), warnings.catch_warnings():
-        # told as a line of its own by check_scored, after the scoring
-        warnings.filterwarnings("ignore", message="none of the run's topics appears in")
+    with progress(f"evaluating {run.name}"):
         result = load_or_evaluate(
             run, qrels=qrels, metrics=request.to_score(DEFAULT_METRICS, fmt_out),
             relevance_level=relevance_level or 1, missing=missing or "zero",

@@ -22,7 +22,12 @@ from evalkit.data.provenance import metric_provenance, plugin_versions
 from evalkit.data.ranked_ids import RankedRun
 from evalkit.data.results import RunResult
 from evalkit.data.targets import TargetResponse
-from evalkit.execute.run_evaluator import QrelsInput, RunInput, refuse_unavailable
+from evalkit.execute.run_evaluator import (
+    NoJudgedQueryWarning,
+    QrelsInput,
+    RunInput,
+    refuse_unavailable,
+)
 from evalkit.execute.scoring import require_metrics, resolve_metrics, score_rankings
 from evalkit.io.input_files import InputError
 from evalkit.io.limits import check_name
@@ -192,9 +197,9 @@ def evaluate_run(
     the line or row).
 
     Warns:
-        UserWarning: no evaluated query is in the run (an empty run, or one whose topics
-            the qrels do not judge): every query scores 0 (:func:`no_overlap_warning`),
-            or none is evaluated (``missing="skip"``).
+        NoJudgedQueryWarning (UserWarning): no evaluated query is in the run (an empty
+            run, or one whose topics the qrels do not judge): every query scores 0
+            (:func:`no_overlap_warning`), or none is evaluated (``missing="skip"``).
     """
     _check_settings(missing, depth, relevance_level)
     require_metrics(metrics)
@@ -225,7 +230,7 @@ def evaluate_run(
         warnings.warn(no_overlap_warning(where) if qids else (
             f"none of the run's topics appears in {where}; no query was evaluated "
             "(missing='skip' leaves out the judged queries the run lacks). Are these the "
-            "right files?"), UserWarning, stacklevel=_outside_evalkit())
+            "right files?"), NoJudgedQueryWarning, stacklevel=_outside_evalkit())
     header: dict[str, Any] = {
         "evalkit_version": __version__,
         "plugins": plugin_versions(),
