@@ -54,7 +54,7 @@ def eval_many(args: list[Path], qrels: Path | None, metric: list[str] | None, fm
         paths = expand_run_paths(args)
     except ValueError as exc:
         raise CliError(str(exc)) from None
-    targets: list[Path] | None = None
+    targets: list[tuple[str, Path]] | None = None
     if save_dir is not None:
         save_dir.mkdir(parents=True, exist_ok=True)
         targets = _targets(paths, qrels, save_dir, overwrite)
@@ -83,9 +83,9 @@ def eval_many(args: list[Path], qrels: Path | None, metric: list[str] | None, fm
             note(f"[{i}/{len(paths)}] {path}: {len(result.per_query)} queries")
             scored.append((path, result))
             if targets is not None:
-                result.name = targets[i - 1].stem
-                if _save(result, targets[i - 1], path, failed):
-                    saved.append(targets[i - 1])
+                result.name, target = targets[i - 1]
+                if _save(result, target, path, failed):
+                    saved.append(target)
     except KeyboardInterrupt:
         if save_dir is not None:
             kept = ", ".join(p.name for p in saved) or "none"
@@ -168,9 +168,9 @@ def _data_line(line: bytes) -> bool:
 
 
 def _targets(paths: list[Path], qrels: Path | None, save_dir: Path, overwrite: bool
-             ) -> list[Path]:
-    """The artifact of each run in ``save_dir`` (``NAME.jsonl``, the names made unique),
-    every one checked before any run is scored.
+             ) -> list[tuple[str, Path]]:
+    """``(name, artifact)`` of each run: its name made unique, and ``NAME.jsonl`` in
+    ``save_dir``, every artifact checked before any run is scored.
 
     Raises:
         DestinationError (OutputError): a path that is an input, a folder, cannot be
@@ -190,7 +190,7 @@ def _targets(paths: list[Path], qrels: Path | None, save_dir: Path, overwrite: b
         first[target] = source
         require_writable(target, "--save-dir", target.name, inputs=[*paths, qrels],
                          overwrite=overwrite)
-    return targets
+    return list(zip(names, targets, strict=True))
 
 
 def _save(result: RunResult, target: Path, source: Path, failed: list[Path]) -> bool:
