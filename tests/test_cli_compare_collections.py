@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
 import subprocess
 import sys
@@ -223,3 +224,23 @@ def test_the_python_example_of_the_docs_prints_its_comments(
          namespace)
     shown = [ln.removeprefix("# ") for ln in code.splitlines() if ln.startswith("# ")]
     assert capsys.readouterr().out.splitlines() == shown
+
+
+def test_unreadable_qrels_name_their_collection(tmp_path: Path) -> None:
+    """qrels that cannot be read (a malformed file, an irds: id whose files are not on
+    the machine) are prefixed ``collection 'name':`` as every other collection error."""
+    run_file = VASWANI / "data" / "runs" / "run.vaswani.bm25.txt"
+    bad = tmp_path / "bad.qrels"
+    bad.write_text("1 0 d1 high\n", encoding="utf-8")
+    for qrels, said in ((bad, f"{bad}:1: the relevance label 'high'"),
+                        ("irds:vaswani", "irds:vaswani: ")):
+        path = tmp_path / "suite.yaml"
+        path.write_text(f"collections:\n  - {{name: vas, baseline: {run_file}, candidate: "
+                        f"{run_file}, qrels: '{qrels}'}}\n", encoding="utf-8")
+        proc = subprocess.run(
+            [sys.executable, "-c", "from evalkit.cli import main; main()", "compare",
+             "--collections", str(path), "-m", "ap"], capture_output=True, text=True,
+            timeout=120, env={**os.environ,
+                              "IR_DATASETS_HOME": str(tmp_path / "irds")})
+        assert proc.returncode == 2, proc.stdout
+        assert proc.stderr.startswith(f"error: collection 'vas': {said}"), proc.stderr

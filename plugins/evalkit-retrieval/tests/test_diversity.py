@@ -63,7 +63,7 @@ def test_ir_measures_spellings_name_the_canonical_measures() -> None:
 
 
 def test_subtopic_qrels_are_read_with_their_subtopics() -> None:
-    qrels = load_qrels(DATA / "edge.qrels")
+    qrels = load_qrels(DATA / "edge.qrels", subtopics=True)
     judged = qrels["105"]
     assert isinstance(judged, SubtopicJudgments)
     assert judged.subtopics == {"1": {"m": 1, "n": 1, "q": 1}, "2": {"m": 1, "o": 1},
@@ -71,27 +71,69 @@ def test_subtopic_qrels_are_read_with_their_subtopics() -> None:
     assert dict(judged) == {"m": 1, "n": 1, "o": 1, "p": 1, "q": 1}
     assert dict(qrels["102"]) == {"e": 1, "f": 1, "g": 2}  # a document's largest label
     # plain qrels (one value in the second column, 0 or Q0) stay plain
-    plain = parse_qrels(b"1 0 a 1\n1 Q0 b 0\n2 0 a 2\n")
+    plain = parse_qrels(b"1 0 a 1\n1 Q0 b 0\n2 0 a 2\n", subtopics=True)
     assert plain == {"1": {"a": 1, "b": 0}, "2": {"a": 2}}
     assert not isinstance(plain["1"], SubtopicJudgments)
     # subtopics each judging different documents (no document twice) are still subtopics
-    once = parse_qrels(b"1 1 a 1\n1 2 b 1\n")
+    once = parse_qrels(b"1 1 a 1\n1 2 b 1\n", subtopics=True)
     assert once["1"].subtopics == {"1": {"a": 1}, "2": {"b": 1}}  # type: ignore[attr-defined]
 
 
 def test_a_document_judged_twice_for_one_subtopic_is_refused() -> None:
     with pytest.raises(TrecFormatError, match=r"<q>:3: document 'a' is judged twice for "
                        r"query '1', subtopic '1' \(lines 1 and 3\)"):
-        parse_qrels(b"1 1 a 1\n1 2 a 1\n1 1 a 0\n", source="<q>")
+        parse_qrels(b"1 1 a 1\n1 2 a 1\n1 1 a 0\n", source="<q>", subtopics=True)
     with pytest.raises(TrecFormatError, match=r"<q>:2: expected 4 fields"):
-        parse_qrels(b"1 1 a 1\n1 2 a\n", source="<q>")
+        parse_qrels(b"1 1 a 1\n1 2 a\n", source="<q>", subtopics=True)
 
 
 def test_other_measures_see_a_documents_largest_label() -> None:
-    result = evaluate_run(DATA / "edge.run", DATA / "edge.qrels", ["num_rel", "P@5"])
+    """Beside a diversity measure (which makes the file subtopic qrels)."""
+    result = evaluate_run(DATA / "edge.run", DATA / "edge.qrels",
+                          ["num_rel", "P@5", "alpha_ndcg@5"])
     rows = {row.query_id: row for row in result.per_query}
     assert rows["105"].counts["num_rel"] == 5
     assert rows["101"].metrics["precision@5"] == pytest.approx(3 / 5)
+    assert result.header["notes"]["subtopic_qrels"] is True
+
+
+def test_subtopic_qrels_only_when_a_diversity_measure_asks() -> None:
+    """Without a diversity measure the second column is ignored, as trec_eval ignores
+    it: a document judged for two subtopics is a document judged twice for its query,
+    refused as trec_eval refuses it ('duplicate docs'), the message pointing to the
+    diversity measures; a second column that varies without a repeated document (run ids,
+    rounds such as TREC-COVID's 0.5 1 1.5) is read as ordinary qrels."""
+    with pytest.raises(TrecFormatError, match=r"edge.qrels:\d+: document 'm' is judged "
+                       r"again .* for query '105'.*duplicate docs.*second column differs.*"
+                       r"diversity measure"):
+        evaluate_run(DATA / "edge.run", DATA / "edge.qrels", ["num_rel", "P@5"])
+    with pytest.raises(TrecFormatError, match=r"<q>:2: document 'd1' is judged with another "
+                       r"label \(1 on line 1, 2 here\) for query 'q1'"):
+        parse_qrels(b"q1 0 d1 1\nq1 1 d1 2\nq1 1 d2 0\n", source="<q>")
+    rounds = b"1 0.5 a 1\n1 1 b 2\n1 1.5 c 0\n2 1 a 1\n"
+    plain = parse_qrels(rounds)
+    assert plain == {"1": {"a": 1, "b": 2, "c": 0}, "2": {"a": 1}}
+    assert not isinstance(plain["1"], SubtopicJudgments)
+    assert not isinstance(parse_qrels(rounds, lazy=True)["1"], SubtopicJudgments)
+
+
+def test_the_command_line_reads_qrels_as_trec_eval_does(tmp_path: Path) -> None:
+    """trec_eval 10.0 exits 4 ('duplicate docs CR93E-10279') on its own test file
+    qrels.123, whose second column varies: evalkit refuses it too, for every format; a
+    diversity measure reads it as subtopic qrels, and a note says so."""
+    qrels = tmp_path / "qrels.123"  # its lines 1 and 3682
+    qrels.write_text("301 1 CR93E-10279 0\n301 2 CR93E-10279 1\n", encoding="utf-8")
+    run = tmp_path / "results.test"
+    run.write_text("301 Q0 CR93E-10279 1 1.0 r\n", encoding="utf-8")
+    for fmt in ("trec", "table"):
+        result = CliRunner().invoke(app, ["eval", str(run), "--qrels", str(qrels),
+                                          "-m", "map,ndcg,num_rel", "-f", fmt])
+        assert result.exit_code == 2, result.stdout
+        assert "document 'CR93E-10279' is judged" in result.stderr
+    asked = CliRunner().invoke(app, ["eval", str(run), "--qrels", str(qrels),
+                                     "-m", "map,err_ia@20"])
+    assert asked.exit_code == 0, asked.stderr
+    assert "read as subtopic qrels" in asked.stderr
 
 
 def test_where_evalkit_differs_from_ndeval() -> None:

@@ -7,6 +7,7 @@ checked on both scoring paths: the per-case function and the vectorised batch.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -300,13 +301,52 @@ def test_c16_empty_run_file_is_a_clear_error(tmp_path: Path) -> None:
 
 
 def test_c16_run_sharing_no_query_with_the_qrels(tmp_path: Path) -> None:
-    result = evaluate_run(write(tmp_path, "run", ["q9 Q0 d1 1 1.0 sysA"]),
-                          write(tmp_path, "qrels", C16_QRELS), ["map", "mrr"])
+    qrels = write(tmp_path, "qrels", C16_QRELS)
+    with pytest.warns(UserWarning, match=r"^none of the run's topics appears in "
+                      rf"{re.escape(str(qrels))}; every query scores 0\. Are these the "
+                      r"right files\?$") as told:
+        result = evaluate_run(write(tmp_path, "run", ["q9 Q0 d1 1 1.0 sysA"]), qrels,
+                              ["map", "mrr"])
+    assert told[0].filename == __file__  # points at the caller, not inside evalkit
+    from evalkit.execute.run_evaluator import NoJudgedQueryWarning
+
+    assert told[0].category is NoJudgedQueryWarning
     assert result.mean("ap") == 0.0 and result.mean("rr") == 0.0
     notes = result.header["notes"]
     assert notes["num_queries"] == 2
     assert notes["unjudged_ignored"] == 1 and notes["unjudged_ignored_ids"] == ["q9"]
     assert notes["missing_scored_zero"] == 2 and notes["missing_ids"] == ["q1", "q2"]
+
+
+def test_c16_the_python_api_warns_as_the_command_line_does(tmp_path: Path) -> None:
+    """An empty run mapping, or one whose topics are not judged, warns with the sentence
+    `evalkit eval` prints (the file, or "the qrels" for a mapping); with
+    missing="skip" nothing is evaluated, and the warning says so. A run sharing a query
+    with the qrels warns nothing."""
+    import warnings
+
+    qrels = write(tmp_path, "qrels", C16_QRELS)
+    for given in ({}, {"zz": {"d1": 1.0}}):
+        with pytest.warns(UserWarning, match=rf"appears in {re.escape(str(qrels))}; every "
+                          "query scores 0"):
+            assert evaluate_run(given, qrels, ["ap"]).mean("ap") == 0.0
+    with pytest.warns(UserWarning, match="appears in the qrels; no query was evaluated"):
+        evaluate_run({"zz": {"d1": 1.0}}, {"q1": {"d1": 1}}, ["ap"], missing="skip")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        evaluate_run({"q1": {"d1": 1.0}}, qrels, ["ap"])
+    from typer.testing import CliRunner
+
+    from evalkit.cli.app import app
+
+    run_file = write(tmp_path, "run", ["q9 Q0 d1 1 1.0 sysA"])
+    for command in (["eval", run_file, "--qrels", qrels, "-m", "ap"],
+                    ["compare", run_file, run_file, "--qrels", qrels, "-m", "ap"]):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # the commands tell it in their own lines
+            out = CliRunner().invoke(app, [str(a) for a in command])
+        assert "Traceback" not in out.output and "UserWarning" not in out.stderr
+    assert out.exit_code in (0, 2)
 
 
 def test_c16_a_query_with_an_empty_result_list() -> None:

@@ -79,3 +79,35 @@ def test_seed_run_refuses_rel_above_one() -> None:
 def test_missing_refuse_stops_like_trec_eval_10() -> None:
     with pytest.raises(ValueError, match="'302'"):
         evaluate_run(DATA / "results.trunc", DATA / "qrels.test", ["ap"], missing="refuse")
+
+
+@pytest.mark.parametrize("asked", ["mrr,num_q,num_rel", "runid,map", "map,relstring.5"])
+def test_a_layout_line_beside_measures_is_shown_or_refused(asked: str) -> None:
+    """trec_eval's runid, num_q and relstring are lines of the trec format's layout: the
+    table and JSON refuse them by name (they used to drop them without a word, as they
+    refuse them named alone); --format trec prints them; compare refuses them."""
+    from typer.testing import CliRunner
+
+    from evalkit.cli.app import app
+
+    run_file, qrels = str(DATA / "results.test"), str(DATA / "qrels.test")
+    line = next(p for p in asked.split(",") if p in ("runid", "num_q")
+                or p.startswith("relstring"))
+    cli = CliRunner()
+    for fmt in ("table", "json"):
+        out = cli.invoke(app, ["eval", run_file, "--qrels", qrels, "-m", asked, "-f", fmt])
+        assert out.exit_code == 2, out.stdout
+        assert f"-m {line}: a line of the trec format's layout" in out.stderr
+        assert "--format trec" in out.stderr
+    both = cli.invoke(app, ["eval", run_file, run_file, "--qrels", qrels, "-m", asked])
+    assert both.exit_code == 2 and f"-m {line}: a line" in both.stderr
+    shown = cli.invoke(app, ["eval", run_file, "--qrels", qrels, "-m", asked, "-f", "trec",
+                             "-q"])  # relstring is a per-query line (trec_eval -q)
+    assert shown.exit_code == 0, shown.stderr
+    printed = {ln.split()[0] for ln in shown.stdout.splitlines()}
+    assert line.replace(".", "_") in printed, printed
+    compared = cli.invoke(app, ["compare", run_file, run_file, "--qrels", qrels, "-m", asked])
+    assert compared.exit_code == 2
+    assert f"-m {line}: a line of the trec format's layout" in compared.stderr
+    nickname = cli.invoke(app, ["eval", run_file, "--qrels", qrels, "-m", "official"])
+    assert nickname.exit_code == 0, nickname.stderr  # a nickname names no line itself

@@ -34,3 +34,22 @@ def test_err_and_exp_ndcg_equal_gdeval(name: str) -> None:
         row = rows[line["topic"]]
         assert f"{row.metrics[f'err@{k}']:.5f}" == line[f"err@{k}"], line["topic"]
         assert f"{row.metrics[f'ndcg(dcg=exp-log2)@{k}']:.5f}" == line[f"ndcg@{k}"]
+
+
+@pytest.mark.parametrize("grade", [1, 4, 60, 1023, 1024, 5000])
+def test_err_with_any_highest_grade_is_the_exact_value(grade: int) -> None:
+    """ERR(max=M) is Chapelle et al.'s sum with R = (2**label - 1) / 2**M, computed in
+    exact fractions here; gdeval's Perl would give NaN (inf / inf) from M = 1024 on, and
+    a grade that large once raised OverflowError. Labels 1 and M at ranks 1 and 2."""
+    from fractions import Fraction
+
+    def stop(label: int) -> Fraction:
+        return Fraction(2**label - 1, 2**grade)
+
+    first, second = stop(1), stop(grade)
+    exact = first + (1 - first) * second / 2
+    run = {"q": {"a": 2.0, "b": 1.0, "c": 0.5}}
+    qrels = {"q": {"a": 1, "b": grade, "c": 0}}
+    result = evaluate_run(run, qrels, [f"ERR(max={grade})@3"])
+    (value,) = result.per_query[0].metrics.values()  # err@3 for the default grade 4
+    assert value == pytest.approx(float(exact), rel=1e-12, abs=0.0)

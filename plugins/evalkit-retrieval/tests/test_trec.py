@@ -276,3 +276,43 @@ def test_the_parsed_table_is_freed_before_the_run_keys_are_made(
     run = load_run(path) if from_file else parse_run(text)
     assert run.meta["parser"] == "bulk" and tables and alive_at_keys == [False]
     assert {q: list(r) for q, r in run.rankings.items()} == {"q1": ["b", "a"], "q2": ["a"]}
+
+
+@pytest.mark.parametrize(("text", "what"), [
+    (b"q1 Q0 d1 1 " + b"9x" * 100_000 + b" r\n", "score"),
+    (b"q1 Q0 d1 1 " + b"9" * 100_000 + b"e9999 r\n", "score"),  # beyond a double
+    (b"q1 Q0 d1 1 1.0 r\nq1 Q0 d1 2 " + b"1" * 100_000 + b" r\n", "document"),
+])
+def test_a_run_error_echoes_a_field_cut(text: bytes, what: str) -> None:
+    """A 200 KB field is echoed by its start and its length, as ids are cut, whichever
+    error names it (a score that is not a number, not finite, a duplicate's score)."""
+    with pytest.raises(TrecFormatError) as err:
+        parse_run(text, source="<r>")
+    message = str(err.value)
+    assert len(message) < 1000, message[:300]
+    assert what in message
+
+
+@pytest.mark.parametrize("text", [
+    b"q1 0 d1 " + b"x" * 200_000 + b"\n",  # not an integer
+    b"q1 0 d1 " + b"9" * 200_000 + b"\n",  # beyond 64 bits (and int()'s 4300 digits)
+    b"q1 0 d1 " + b"9" * 30 + b"\n",
+    b"q1 1 d1 1\nq1 2 d1 " + b"x" * 200_000 + b"\n",  # subtopic qrels
+    b"q1 0 \xff" + b"\xfe" * 200_000 + b" 1\n",  # not UTF-8
+])
+def test_a_qrels_error_echoes_a_field_cut(text: bytes) -> None:
+    for subtopics in (False, True):
+        with pytest.raises(TrecFormatError, match=r"<q>:\d+: ") as err:
+            parse_qrels(text, source="<q>", subtopics=subtopics)
+        assert len(str(err.value)) < 1000, str(err.value)[:300]
+
+
+def test_a_too_long_field_is_told_in_its_own_words() -> None:
+    """The hint of an over-long field fits the field: ids are not run tags."""
+    long_doc = b"q1 Q0 " + b"d" * 2000 + b" 1 1.0 r\n"
+    with pytest.raises(TrecFormatError, match="document id is 2,000 bytes long") as err:
+        parse_run(long_doc)
+    assert "run tag" not in str(err.value)
+    assert "ids name queries and documents" in str(err.value)
+    with pytest.raises(TrecFormatError, match=r"run tag is 300 bytes long.*A run tag names"):
+        parse_run(b"q1 Q0 d1 1 1.0 " + b"t" * 300 + b"\n")

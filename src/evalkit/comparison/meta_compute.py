@@ -129,6 +129,8 @@ def _load(name: str, value: Sequence[Any], metrics: Sequence[str] | None,
         raise ComparisonError(f"collection {name!r}: {exc}") from None
     except InputError as exc:
         raise InputError(f"collection {name!r}: {exc}") from None
+    except ValueError as exc:  # a run or qrels that cannot be read (a file, irds:ID)
+        raise InputError(f"collection {name!r}: {exc}") from None
 
 
 def _require_files(collections: Mapping[str, Sequence[Any]]) -> None:
@@ -205,7 +207,8 @@ def meta_compare(
             ``collection 'name':``; collections that share no metric; a collection
             whose differences on a metric are all equal or fewer than two (the variance
             of its effect would be 0 or undefined).
-        InputError: a run or qrels path that cannot be read, prefixed likewise.
+        InputError: a run or qrels (a path, ``irds:ID``) that cannot be read, prefixed
+            likewise.
         TypeError: ``collections`` is not a mapping.
     """
     _check(collections, tau2=tau2, alpha=alpha, correction=correction,

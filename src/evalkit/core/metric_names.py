@@ -256,7 +256,8 @@ class MeasureRequest(NamedTuple):
         layout: what the run format ``format`` reads beside the names (for trec_eval's:
             ``labels``, the line name of a measure where it is not the usual one;
             ``relstring``, its length or ``None``; ``header``, the ``runid`` / ``num_q``
-            lines; ``counts``, whether the counts are printed). Empty by default.
+            lines; ``counts``, whether the counts are printed; ``lines``, the values that
+            name a line of the layout, which only ``format`` prints). Empty by default.
         format: the run format (``evalkit eval --format``) the values were written for;
             when they name no measure, only that format can print them.
         scored: what must be scored to print such a request (trec_eval's ``runid`` line
@@ -279,8 +280,18 @@ class MeasureRequest(NamedTuple):
         else ``default``; for :attr:`lines_only`, :attr:`scored`.
 
         Raises:
-            MetricNameError: :attr:`lines_only` with another format than :attr:`format`.
+            MetricNameError: lines of :attr:`format`'s layout named (``layout["lines"]``),
+                alone or beside measures, with another format than :attr:`format`.
         """
+        lines = list(self.layout.get("lines") or ())
+        if lines and self.format is not None and output != self.format and self.names:
+            one = len(lines) == 1
+            what, it = ("a line", "it") if one else ("lines", "them")
+            raise MetricNameError(
+                f"-m {', '.join(lines)}: {what} of the {self.format} format's layout, not "
+                f"{'a measure' if one else 'measures'}: add --format {self.format} to print "
+                f"{it}, or leave {it} out (the {output} output says how many queries were "
+                "evaluated)")
         if not self.lines_only:
             return self.names or list(default)
         if self.format is None or output != self.format:

@@ -362,9 +362,9 @@ class RunEvaluatorSpec(_Record):
     ``evaluate(run, qrels, metrics, relevance_level=1, missing="zero", *, depth=None,
     name=None)`` returns a :class:`~evalkit.data.results.RunResult` with one row per
     judged query, as :func:`evalkit.evaluate_run` documents it, and raises ``ValueError``
-    (one line naming the file, query or row) for what it cannot read. ``load_qrels(qrels)``
-    returns :class:`~evalkit.data.judgments.LoadedQrels` for a qrels path, mapping or
-    DataFrame (a mapping of judgments alone is read by the kernel:
+    (one line naming the file, query or row) for what it cannot read. ``load_qrels(qrels[,
+    metrics])`` (``metrics``: those the qrels are read for) returns ``LoadedQrels`` for a
+    qrels path, mapping or DataFrame (a mapping of judgments alone is read by the kernel:
     :func:`evalkit.data.judgments.graded_judgments`). ``default_metrics`` are the metrics
     ``evalkit compare`` and ``evalkit eval`` score a run file with when none is named.
     One evaluator is used; two are a conflict that names both.
@@ -372,7 +372,7 @@ class RunEvaluatorSpec(_Record):
 
     name: str
     evaluate: Callable[..., Any]
-    load_qrels: Callable[[Any], Any]
+    load_qrels: Callable[..., Any]
     description: str = ""
     default_metrics: tuple[str, ...] = ()
 

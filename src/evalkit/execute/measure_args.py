@@ -65,7 +65,7 @@ def comparable_names(values: Sequence[str] | None) -> tuple[list[str], list[str]
     """
     from evalkit.data.metric_info import canonical_metric, is_count
 
-    names = read_measure_args(values).names
+    names = _measures_only(read_measure_args(values))
     from_sets: set[str] = set()
     alone: set[str] = set()
     for piece in split_measure_args(values):
@@ -82,6 +82,26 @@ def measure_names(values: Sequence[str] | None) -> list[str]:
 
     Raises:
         MetricNameError: as :func:`read_measure_args` (``-m ""``, ``-m ,``, a bad
-            trec_eval parameter list).
+            trec_eval parameter list); a value that names a line of a run format's layout
+            (trec_eval's ``runid``, ``num_q``), which only ``evalkit eval --format``
+            prints.
     """
-    return read_measure_args(values).names
+    return _measures_only(read_measure_args(values))
+
+
+def _measures_only(request: MeasureRequest) -> list[str]:
+    """The measures of ``request``, for a command that prints no run format.
+
+    Raises:
+        MetricNameError: a value names a line of a run format's layout
+            (``layout["lines"]``), alone or beside measures: it would not be shown.
+    """
+    lines = list(request.layout.get("lines") or ())
+    if lines:
+        raise MetricNameError(
+            f"-m {', '.join(lines)}: {'a line' if len(lines) == 1 else 'lines'} of the "
+            f"{request.format} format's layout, not "
+            f"{'a measure' if len(lines) == 1 else 'measures'}; only `evalkit eval --format "
+            f"{request.format}` prints {'it' if len(lines) == 1 else 'them'}: leave "
+            f"{'it' if len(lines) == 1 else 'them'} out here")
+    return request.names

@@ -41,6 +41,12 @@ QrelsInput: TypeAlias = (
 TREC_LOADERS = "evalkit-retrieval"
 
 
+class NoJudgedQueryWarning(UserWarning):
+    """:func:`evaluate_run` evaluated no query that the run holds (an empty run, or one
+    whose topics the qrels do not judge): every query scores 0, or none is evaluated.
+    ``evalkit eval`` and ``evalkit compare`` say so in their own words."""
+
+
 def run_evaluator(what: str = "scoring a ranked run against qrels") -> RunEvaluatorSpec:
     """The run evaluator of the registry.
 
@@ -125,6 +131,11 @@ def evaluate_run(
             missing from the run; the message names the settings that score or skip it.
         RegistryError: an unknown metric name; no run evaluator is loaded (the message
             says which plugin provides one and how to enable or install it).
+
+    Warns:
+        NoJudgedQueryWarning: (a ``UserWarning``) no evaluated query is in the run (an
+            empty run, or one whose topics the qrels do not judge): ``none of the run's
+            topics appears in QRELS; every query scores 0. Are these the right files?``
         TrecFormatError (a ValueError, from the retrieval plugin): a malformed file.
         FrameFormatError (a ValueError, from the retrieval plugin): a DataFrame with a
             missing column, a duplicate (qid, docno), a NaN or infinite score, a label
@@ -137,10 +148,13 @@ def evaluate_run(
     return result
 
 
-def load_qrels_input(qrels: QrelsInput) -> LoadedQrels:
+def load_qrels_input(qrels: QrelsInput, metrics: Sequence[str] | None = None
+                     ) -> LoadedQrels:
     """Qrels from a mapping (read here, :func:`~evalkit.data.judgments.loaded_from_mapping`)
     or a path or DataFrame (read by the run evaluator); :class:`LoadedQrels` are returned
-    as given.
+    as given. ``metrics``, the measures the qrels are read for, go to the run evaluator's
+    ``load_qrels`` (the retrieval plugin reads a file as subtopic qrels for a diversity
+    measure only).
 
     Raises:
         FileNotFoundError: no such file. ValueError: a malformed file or frame, a label
@@ -154,7 +168,9 @@ def load_qrels_input(qrels: QrelsInput) -> LoadedQrels:
         return loaded_from_mapping(qrels)
     what = f"{qrels}: the TREC qrels loader that reads it" if isinstance(qrels, str | Path) \
         else "reading qrels"
-    loaded: LoadedQrels = run_evaluator(what).load_qrels(qrels)
+    spec = run_evaluator(what)
+    loaded: LoadedQrels = (spec.load_qrels(qrels) if metrics is None
+                           else spec.load_qrels(qrels, list(metrics)))
     return loaded
 
 

@@ -120,14 +120,21 @@ def load_or_evaluate(
                 raise InputError(wrong)
         require_metrics(metrics)  # a bad name is told before the qrels are read, as
         resolve_metrics(metrics)  # evaluate_run tells it
-        judgments = (loaded or {}).get(qrels_path) or load_qrels_input(qrels_path)
+        judgments = ((loaded or {}).get(qrels_path)
+                     or load_qrels_input(qrels_path, list(metrics)))
         if loaded is not None:
             loaded[qrels_path] = judgments
-    return evaluate_run(
-        p, judgments, list(metrics), relevance_level=relevance_level,
-        missing=missing,  # type: ignore[arg-type]
-        depth=depth, name=name,
-    )
+    import warnings
+
+    from evalkit.execute.run_evaluator import NoJudgedQueryWarning
+
+    with warnings.catch_warnings():  # the commands say it in their own words
+        warnings.simplefilter("ignore", NoJudgedQueryWarning)
+        return evaluate_run(
+            p, judgments, list(metrics), relevance_level=relevance_level,
+            missing=missing,  # type: ignore[arg-type]
+            depth=depth, name=name,
+        )
 
 
 def require_rows(result: RunResult, path: str | os.PathLike[str]) -> None:

@@ -117,7 +117,7 @@ def run(
     require_metrics(metrics)
     specs = resolve_metrics(metrics)
     _refuse_graded_levels(specs)
-    loaded = load_qrels_input(qrels)
+    loaded = load_qrels_input(qrels, list(metrics))
     qrels_by_text = loaded.judgments
     responses: list[TargetResponse] = []
     cases: list[GoldenCase] = []

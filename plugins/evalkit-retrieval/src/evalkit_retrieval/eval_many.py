@@ -3,7 +3,11 @@
 read once), saved with ``--save-dir``, and one table of every run's means.
 
 A file that cannot be scored is named with its error and skipped; the others still run,
-and the command then exits 2.
+and the command then exits 2. With ``--save-dir``, every artifact's path (named after its
+run: the run tag of a TREC file's last line, an artifact's name) is checked before any run
+is scored (an existing file without ``--overwrite``, an input, two runs on one file), and
+each artifact is written as soon as its run is scored: Ctrl-C keeps those written, and
+says which.
 """
 
 from __future__ import annotations
@@ -50,32 +54,49 @@ def eval_many(args: list[Path], qrels: Path | None, metric: list[str] | None, fm
         paths = expand_run_paths(args)
     except ValueError as exc:
         raise CliError(str(exc)) from None
+    targets: list[tuple[str, Path]] | None = None
     if save_dir is not None:
         save_dir.mkdir(parents=True, exist_ok=True)
+        targets = _targets(paths, qrels, save_dir, overwrite)
     request = read_measure_args(metric)
+    from evalkit_retrieval.plugin import DEFAULT_METRICS
+
+    request.to_score(DEFAULT_METRICS, fmt_out)  # a line of a format's layout: refused once
     loaded: dict[Path, LoadedQrels] = {}
     scored: list[tuple[Path, RunResult]] = []
     failed: list[Path] = []
-    for i, path in enumerate(paths, start=1):
-        try:
-            with progress(f"[{i}/{len(paths)}] evaluating {path.name}"):
-                result = score(path, qrels, request, fmt_out,
-                               relevance_level=relevance_level, missing=missing,
-                               depth=depth, name=None, loaded=loaded,
-                               allow_incomplete=allow_incomplete)
-            for line in check_scored(result, path, qrels):
-                note(f"{path}: {line}")
-        except _user_error_types() as exc:
-            note(f"error: {named(exc, path)}")
-            failed.append(path)
-            continue
-        note(f"[{i}/{len(paths)}] {path}: {len(result.per_query)} queries")
-        scored.append((path, result))
-    names = unique_names([r.name for _, r in scored], [p for p, _ in scored])
-    for (path, result), name in zip(scored, names, strict=True):
-        result.name = name
+    saved: list[Path] = []
+    try:
+        for i, path in enumerate(paths, start=1):
+            try:
+                with progress(f"[{i}/{len(paths)}] evaluating {path.name}"):
+                    result = score(path, qrels, request, fmt_out,
+                                   relevance_level=relevance_level, missing=missing,
+                                   depth=depth, name=None, loaded=loaded,
+                                   allow_incomplete=allow_incomplete)
+                for line in check_scored(result, path, qrels):
+                    note(f"{path}: {line}")
+            except _user_error_types() as exc:
+                note(f"error: {named(exc, path)}")
+                failed.append(path)
+                continue
+            note(f"[{i}/{len(paths)}] {path}: {len(result.per_query)} queries")
+            scored.append((path, result))
+            if targets is not None:
+                result.name, target = targets[i - 1]
+                if _save(result, target, path, failed):
+                    saved.append(target)
+    except KeyboardInterrupt:
         if save_dir is not None:
-            _save(result, save_dir / f"{_file_name(name)}.jsonl", path, overwrite, failed)
+            kept = ", ".join(p.name for p in saved) or "none"
+            note(f"interrupted after {len(scored)} of {len(paths)} runs: {len(saved)} saved "
+                 f"in {save_dir} ({kept}); run the command again with --overwrite, or on "
+                 "the runs not scored, to finish")
+        raise
+    if targets is None:
+        names = unique_names([r.name for _, r in scored], [p for p, _ in scored])
+        for (_, result), name in zip(scored, names, strict=True):
+            result.name = name
     _show(scored, request, fmt_out, run_scores)
     if failed:
         raise CliError(f"{len(failed)} of {len(paths)} runs failed: "
@@ -94,17 +115,93 @@ def _file_name(name: str) -> str:
     return safe.lstrip(".") or "run"
 
 
-def _save(result: RunResult, target: Path, source: Path, overwrite: bool,
-          failed: list[Path]) -> None:
-    from evalkit.io.outputs import require_writable
+def run_name(path: Path) -> str:
+    """The name ``evalkit eval`` gives the run of ``path``, read without scoring it: an
+    artifact's recorded name, else the run tag of a TREC file's last data line (as
+    trec_eval's ``runid``); the file's stem when neither can be read (the file then fails
+    when scored, and names no artifact)."""
+    from evalkit.execute.run_files import is_artifact
 
     try:
-        require_writable(target, "--save-dir", target.name, inputs=[source],
+        if is_artifact(path):
+            with path.open("r", encoding="utf-8-sig") as fh:
+                name = json.loads(fh.readline()).get("name")
+            return str(name) if isinstance(name, str) and name.strip() else path.stem
+        return _last_tag(path) or path.stem
+    except (OSError, ValueError, EOFError):
+        return path.stem
+
+
+def _last_tag(path: Path) -> str | None:
+    """Field 6 of the last line of ``path`` (plain or gzip) that is not blank or a
+    comment, or None."""
+    import gzip
+
+    from evalkit.io.gzip_data import is_gzip
+
+    with path.open("rb") as fh:
+        gzipped = is_gzip(fh.read(2))
+    last: bytes | None = None
+    if gzipped:
+        with gzip.open(path, "rb") as fh:
+            for line in fh:
+                if _data_line(line):
+                    last = line
+    else:
+        with path.open("rb") as fh:
+            size = fh.seek(0, 2)
+            take = 1 << 16
+            while last is None:
+                fh.seek(max(0, size - take))
+                lines = fh.read().split(b"\n")[1 if take < size else 0:]
+                last = next((ln for ln in reversed(lines) if _data_line(ln)), None)
+                if take >= size:
+                    break
+                take *= 4
+    fields = last.split() if last is not None else []
+    return fields[5].decode("utf-8") if len(fields) >= 6 else None
+
+
+def _data_line(line: bytes) -> bool:
+    fields = line.split(None, 1)
+    return bool(fields) and not fields[0].startswith(b"#")
+
+
+def _targets(paths: list[Path], qrels: Path | None, save_dir: Path, overwrite: bool
+             ) -> list[tuple[str, Path]]:
+    """``(name, artifact)`` of each run: its name made unique, and ``NAME.jsonl`` in
+    ``save_dir``, every artifact checked before any run is scored.
+
+    Raises:
+        DestinationError (OutputError): a path that is an input, a folder, cannot be
+            written, or exists (without ``overwrite``); CliError: two runs whose names
+            make one file name.
+    """
+    from evalkit.io.outputs import require_writable
+    from evalkit.io.run_paths import unique_names
+
+    names = unique_names([run_name(p) for p in paths], list(paths))
+    targets = [save_dir / f"{_file_name(n)}.jsonl" for n in names]
+    first: dict[Path, Path] = {}
+    for target, source in zip(targets, paths, strict=True):
+        if target in first:
+            raise CliError(f"--save-dir: the runs {first[target]} and {source} would both be "
+                           f"saved as {target}; rename one run's tag")
+        first[target] = source
+        require_writable(target, "--save-dir", target.name, inputs=[*paths, qrels],
                          overwrite=overwrite)
+    return list(zip(names, targets, strict=True))
+
+
+def _save(result: RunResult, target: Path, source: Path, failed: list[Path]) -> bool:
+    """Write the artifact (its path checked before the work); whether it was written."""
+    try:
         note(f"saved run artifact {result.save(target)}")
     except _user_error_types() as exc:
         note(f"error: {named(exc, source)}")
         failed.append(source)
+        return False
+    return True
 
 
 def _show(scored: list[tuple[Path, RunResult]], request: Any, fmt_out: str,

@@ -200,7 +200,8 @@ def rbp_residual(s: RankingState, p: float) -> Floats:
 def err(s: RankingState, k: int, max_grade: int) -> Floats:
     """ERR@k (gdeval.pl, TREC Web track), Chapelle et al.'s expected reciprocal rank:
     the sum over ranks i <= k of R_i / i * prod_{j<i} (1 - R_j), with R = (2**label - 1) /
-    2**max_grade (labels <= 0 give 0).
+    2**max_grade (labels <= 0 give 0), computed as 2**(label - max_grade) - 2**-max_grade
+    so that any ``max_grade`` gives a finite R (2**1024 alone is beyond a double).
 
     Raises:
         ValueError: a label above ``max_grade``.
@@ -210,7 +211,9 @@ def err(s: RankingState, k: int, max_grade: int) -> Floats:
     if len(label) and int(label.max()) > max_grade:
         raise ValueError(f"ERR: a label {int(label.max())} is above the highest grade "
                          f"{max_grade}; name it with ERR(max={int(label.max())})@{k}")
-    r = (np.exp2(label) - 1.0) / 2.0 ** max_grade
+    # (2**label - 1) / 2**max as 2**(label - max) - 2**-max: equal (both sides exact in
+    # binary for labels up to 53), and finite for any grade (2**1024 is beyond a double)
+    r = np.exp2(label - float(max_grade)) - np.exp2(-float(max_grade))
     decay = np.ones(len(r))
     count = np.bincount(case, minlength=s.n)
     start = np.cumsum(count) - count

@@ -22,7 +22,12 @@ from evalkit.data.provenance import metric_provenance, plugin_versions
 from evalkit.data.ranked_ids import RankedRun
 from evalkit.data.results import RunResult
 from evalkit.data.targets import TargetResponse
-from evalkit.execute.run_evaluator import QrelsInput, RunInput, refuse_unavailable
+from evalkit.execute.run_evaluator import (
+    NoJudgedQueryWarning,
+    QrelsInput,
+    RunInput,
+    refuse_unavailable,
+)
 from evalkit.execute.scoring import require_metrics, resolve_metrics, score_rankings
 from evalkit.io.input_files import InputError
 from evalkit.io.limits import check_name
@@ -31,9 +36,16 @@ from evalkit.plugins.default import default_registry
 from evalkit_retrieval.ranking import rank_run
 
 
-def load_qrels_input(qrels: QrelsInput) -> LoadedQrels:
+def load_qrels_input(qrels: QrelsInput, metrics: Sequence[str] | None = None
+                     ) -> LoadedQrels:
     """Qrels from a path (through the registered ``qrels`` loader) or a mapping
     (:class:`LoadedQrels` are returned as given).
+
+    A TREC qrels file is read as trec_eval reads it (the second column ignored, a
+    document judged twice for one query refused), unless ``metrics`` name a diversity
+    measure (``alpha_ndcg@k``, ``err_ia@k``: :func:`wants_subtopics`): the file is then
+    read as subtopic qrels (``qid subtopic docno label``,
+    :func:`evalkit_retrieval.trec.load_qrels` with ``subtopics=True``).
 
     A mapping may give ``{doc: label}`` (integer labels; numpy integers, integral floats
     and integer text are accepted) or a set or list of relevant ids (label 1 each). A
@@ -64,11 +76,36 @@ def load_qrels_input(qrels: QrelsInput) -> LoadedQrels:
             text = json.dumps({q: dict(j) for q, j in named.items()}, sort_keys=True)
             return LoadedQrels(judgments=named, path=str(qrels),
                                sha256=hashlib.sha256(text.encode()).hexdigest())
-        judg = loader.fn(Path(qrels))
+        if loader.name == "trec" and metrics and wants_subtopics(metrics):
+            from evalkit_retrieval import trec
+
+            judg = trec.load_qrels(Path(qrels), lazy=True, subtopics=True)
+        else:
+            judg = loader.fn(Path(qrels))
         with Path(qrels).open("rb") as fh:  # hashed in chunks: no copy of the file in memory
             digest = hashlib.file_digest(fh, "sha256").hexdigest()
         return LoadedQrels(judgments=judg, path=str(qrels), sha256=digest)
     return loaded_from_mapping(qrels)
+
+
+#: the measure families that read subtopic qrels (:mod:`evalkit_retrieval.diversity`)
+SUBTOPIC_FAMILIES = frozenset({"alpha_ndcg", "err_ia"})
+
+
+def wants_subtopics(metrics: Sequence[str]) -> bool:
+    """Whether ``metrics`` (spec strings) name a diversity measure, which reads qrels as
+    subtopic qrels; a name the registry does not know counts as none (it is refused
+    where the metrics are resolved).
+    """
+    reg = default_registry()
+    for name in metrics:
+        try:
+            family = getattr(reg.resolve(name), "family", None)
+        except (RegistryError, ValueError):
+            continue
+        if family in SUBTOPIC_FAMILIES:
+            return True
+    return False
 
 
 def load_run_input(run: RunInput, name: str | None = None) -> RankedRun:
@@ -158,6 +195,11 @@ def evaluate_run(
     errors: a malformed file raises :class:`~evalkit_retrieval.trec.TrecFormatError`, a
     DataFrame :class:`~evalkit_retrieval.frames.FrameFormatError`, both ValueErrors naming
     the line or row).
+
+    Warns:
+        NoJudgedQueryWarning (UserWarning): no evaluated query is in the run (an empty
+            run, or one whose topics the qrels do not judge): every query scores 0
+            (:func:`no_overlap_warning`), or none is evaluated (``missing="skip"``).
     """
     _check_settings(missing, depth, relevance_level)
     require_metrics(metrics)
@@ -165,7 +207,7 @@ def evaluate_run(
         check_name(name)  # as long as a TREC run tag may be (it names the run everywhere)
     specs = resolve_metrics(metrics)
     ranked = load_run_input(run, name)
-    q = load_qrels_input(qrels)
+    q = load_qrels_input(qrels, metrics)
     if not q.judgments:
         raise ValueError("the qrels hold no judged query; nothing can be evaluated")
     rankings = ranked.rankings
@@ -179,6 +221,16 @@ def evaluate_run(
     # each case is built when read; vectorised metrics read the judgments in bulk
     cases = JudgedQueries(qids, q.judgments, relevance_level)
     rows = score_rankings(responses, cases, specs)
+    if _has_subtopics(q.judgments):
+        notes["subtopic_qrels"] = True
+    if not any(qid in rankings for qid in qids):
+        import warnings
+
+        where = q.path or "the qrels"
+        warnings.warn(no_overlap_warning(where) if qids else (
+            f"none of the run's topics appears in {where}; no query was evaluated "
+            "(missing='skip' leaves out the judged queries the run lacks). Are these the "
+            "right files?"), NoJudgedQueryWarning, stacklevel=_outside_evalkit())
     header: dict[str, Any] = {
         "evalkit_version": __version__,
         "plugins": plugin_versions(),
@@ -193,6 +245,34 @@ def evaluate_run(
         "notes": {"num_queries": len(rows), **notes},
     }
     return RunResult(name=name or ranked.name, per_query=rows, header=header)
+
+
+def _outside_evalkit() -> int:
+    """The ``stacklevel`` that makes a warning issued by the caller point at the first
+    frame outside evalkit's packages (the user's call of :func:`evalkit.evaluate_run`,
+    however many of evalkit's frames lie between)."""
+    import sys
+
+    level, frame = 1, sys._getframe(1)
+    while frame.f_back is not None and str(frame.f_globals.get("__name__", "")).split(".")[
+            0] in ("evalkit", "evalkit_retrieval"):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def no_overlap_warning(qrels: object) -> str:
+    """The warning for a run none of whose topics is judged in ``qrels`` (named): every
+    query scores 0 (told by :func:`evaluate_run` with :func:`warnings.warn`, and by
+    ``evalkit eval``)."""
+    return (f"none of the run's topics appears in {qrels}; every query scores 0. Are these "
+            "the right files?")
+
+
+def _has_subtopics(judgments: Mapping[str, Any]) -> bool:
+    """Whether ``judgments`` were read as subtopic qrels (a query's judgments carry
+    ``subtopics``: :class:`~evalkit_retrieval.subtopics.SubtopicJudgments`)."""
+    first = next(iter(judgments.values()), None)
+    return isinstance(getattr(first, "subtopics", None), Mapping)
 
 
 def _check_settings(missing: object, depth: object, relevance_level: object) -> None:
@@ -269,8 +349,8 @@ def check_scored(result: RunResult, run: Path, qrels: Path | None) -> list[str]:
     """Refuse a scored run with no query, and say when no topic of the run is judged.
 
     Returns:
-        Warnings for the reader (none of the run's topics in the qrels: every query
-        scores 0).
+        Notes and warnings for the reader (the qrels read as subtopic qrels; none of the
+        run's topics in the qrels: every query scores 0).
 
     Raises:
         InputError: no query was evaluated (no topic judged, and ``missing=skip``).
@@ -280,8 +360,12 @@ def check_scored(result: RunResult, run: Path, qrels: Path | None) -> list[str]:
             f"{run}: no query was evaluated (none of the run's topics is judged in the qrels, "
             "and --missing skip drops the judged ones the run lacks)")
     notes = notes_of(result)
+    told: list[str] = []
+    if result.header.get("notes", {}).get("subtopic_qrels"):
+        told.append(f"note: {qrels} read as subtopic qrels (qid subtopic docno label), as a "
+                    "diversity measure was requested; every other measure sees each "
+                    "document with its largest label over the subtopics")
     judged_overlap = len(result.per_query) - (notes["missing_count"] or 0)
     if notes["missing"] == "zero" and judged_overlap == 0:
-        return [f"warning: none of the run's topics appears in {qrels}; every query scores 0. "
-                "Are these the right files?"]
-    return []
+        return [*told, f"warning: {no_overlap_warning(qrels)}"]
+    return told

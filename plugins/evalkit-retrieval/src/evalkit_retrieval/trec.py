@@ -5,11 +5,13 @@ Formats (fields separated by any run of ASCII whitespace):
 * run: ``qid iter docno rank score tag [anything else...]``: six fields or more; ``iter``
   (usually ``Q0``) and ``rank`` are ignored, fields after ``tag`` are ignored, and the
   ranking comes from the scores (:func:`evalkit_retrieval.ranking.rank_arrays`);
-* qrels: ``qid iter docno label``: exactly four fields; ``iter`` (``0`` or ``Q0``) is
-  ignored; ``label`` is an integer, labels <= 0 are judged non-relevant. When ``iter``
-  holds subtopics (two or more distinct values, ``Q0`` counted as ``0``), the file is
-  subtopic qrels (:mod:`evalkit_retrieval.subtopics`): a document may then be judged once
-  per (query, subtopic).
+* qrels: ``qid iter docno label``: exactly four fields; ``iter`` is ignored, whatever it
+  holds (``0``, ``Q0``, a round number), as trec_eval ignores it; ``label`` is an integer,
+  labels <= 0 are judged non-relevant. Only when asked (``subtopics=True``: evalkit asks
+  when a diversity measure is requested) is a file whose ``iter`` holds two or more
+  distinct values (``Q0`` counted as ``0``) read as subtopic qrels
+  (:mod:`evalkit_retrieval.subtopics`): a document may then be judged once per (query,
+  subtopic).
 
 Accepted as trec_eval accepts them: comment lines (first non-blank character ``#``; a
 ``#`` anywhere else belongs to the field, as in MS MARCO v2.1 segment ids), blank lines,
@@ -24,9 +26,11 @@ listed twice for one query, in a run or in qrels (trec_eval: ``duplicate docs``)
 with too few fields (or a qrels line with too many); a score that is not a number, or not
 a finite one (``nan``, ``inf``, ``-inf``, or beyond the range of a double, such as
 ``1e999``: trec_eval's ``atof`` would rank an infinite score above or below every other
-document); a label that is not an integer; text that is not UTF-8; NUL bytes; a file with
-no data lines; a query or document id longer than :data:`evalkit.io.limits.MAX_ID_CHARS`
-(1024) bytes, or a run tag longer than :data:`evalkit.io.limits.MAX_NAME_CHARS` (256).
+document); a label that is not an integer (or beyond 64 bits); text that is not UTF-8;
+NUL bytes; a file with no data lines; a query or document id longer than
+:data:`evalkit.io.limits.MAX_ID_CHARS` (1024) bytes, or a run tag longer than
+:data:`evalkit.io.limits.MAX_NAME_CHARS` (256).
+A message echoes at most :data:`_SHOWN_CHARS` characters of a field, saying its length.
 
 Speed: a well-formed file is parsed in bulk (:mod:`evalkit_retrieval.trec_bulk`:
 ``numpy.loadtxt`` into byte-string columns) and kept in arrays, ranked and grouped
@@ -67,6 +71,10 @@ _SCORE = re.compile(
 _LABEL = re.compile(rb"[+-]?\d+\Z")
 _RUN_FIELDS = "qid iter docno rank score tag"
 _QRELS_FIELDS = "qid iter docno label"
+#: trec_eval's ``Q0`` in the qrels' second column, counted as ``0`` when told apart
+_PLAIN_ITER = {b"Q0": b"0"}
+#: the most characters of a field a message echoes (a longer one is cut, its length said)
+_SHOWN_CHARS = 40
 
 
 #: what the qrels readers return: dicts, or (``lazy``) views
@@ -181,15 +189,16 @@ def load_run_scores(path: str | Path) -> RunScores:
 
 
 @overload
-def load_qrels(path: str | Path, *, lazy: Literal[False] = False
+def load_qrels(path: str | Path, *, lazy: Literal[False] = False, subtopics: bool = False
                ) -> dict[str, dict[str, int]]: ...
 
 
 @overload
-def load_qrels(path: str | Path, *, lazy: bool) -> dict[str, Mapping[str, int]]: ...
+def load_qrels(path: str | Path, *, lazy: bool, subtopics: bool = False
+               ) -> dict[str, Mapping[str, int]]: ...
 
 
-def load_qrels(path: str | Path, *, lazy: bool = False) -> _Qrels:
+def load_qrels(path: str | Path, *, lazy: bool = False, subtopics: bool = False) -> _Qrels:
     """Read a TREC qrels file (plain or gzip): ``{qid: {docno: label}}``.
 
     Queries and documents keep the file's order. Labels are kept as given (negative
@@ -199,6 +208,11 @@ def load_qrels(path: str | Path, *, lazy: bool = False) -> _Qrels:
         lazy: give each query a ``{docno: label}`` view of the parsed arrays, made into
             strings when read (:class:`~evalkit_retrieval.columns.ColumnJudged`, what
             evalkit's own evaluation uses), instead of a ``dict``.
+        subtopics: read a file whose second column holds two or more distinct values as
+            subtopic qrels (``qid subtopic docno label``,
+            :class:`~evalkit_retrieval.subtopics.SubtopicJudgments` per query, ``lazy``
+            not applying); by default the second column is ignored, as trec_eval ignores
+            it, and a document judged twice for one query is refused.
 
     ``irds:DATASET_ID`` reads the qrels of an ir_datasets dataset instead
     (:func:`evalkit_retrieval.irds.load_qrels`; ``lazy`` does not apply).
@@ -215,6 +229,8 @@ def load_qrels(path: str | Path, *, lazy: bool = False) -> _Qrels:
     p = Path(path)
     _require_regular(p, "qrels")
     with reading(p, "qrels"):  # out of memory: one line naming the file (evalkit.cli)
+        if subtopics:
+            return parse_qrels(p.read_bytes(), source=p, lazy=lazy, subtopics=True)
         out = _bulk_qrels(p)  # a plain file is read from disk, without a copy of its bytes
         if out is None:
             return parse_qrels(p.read_bytes(), source=p, lazy=lazy)
@@ -264,28 +280,31 @@ def _ranked(read: list[RunTable | None], source: str | Path, data: Callable[[], 
 
 
 @overload
-def parse_qrels(raw: bytes, *, source: str | Path = "<qrels>", lazy: Literal[False] = False
-                ) -> dict[str, dict[str, int]]: ...
+def parse_qrels(raw: bytes, *, source: str | Path = "<qrels>", lazy: Literal[False] = False,
+                subtopics: bool = False) -> dict[str, dict[str, int]]: ...
 
 
 @overload
-def parse_qrels(raw: bytes, *, source: str | Path = "<qrels>", lazy: bool
-                ) -> dict[str, Mapping[str, int]]: ...
+def parse_qrels(raw: bytes, *, source: str | Path = "<qrels>", lazy: bool,
+                subtopics: bool = False) -> dict[str, Mapping[str, int]]: ...
 
 
-def parse_qrels(raw: bytes, *, source: str | Path = "<qrels>", lazy: bool = False
-                ) -> _Qrels:
-    """Parse the bytes of a TREC qrels file (``source`` names it in errors); ``lazy`` as
-    for :func:`load_qrels`.
+def parse_qrels(raw: bytes, *, source: str | Path = "<qrels>", lazy: bool = False,
+                subtopics: bool = False) -> _Qrels:
+    """Parse the bytes of a TREC qrels file (``source`` names it in errors); ``lazy`` and
+    ``subtopics`` as for :func:`load_qrels`.
 
     Raises:
         TrecFormatError: see the module docstring.
     """
     data = _text_bytes(raw, source)
+    if subtopics:
+        found: _Qrels | None = _subtopic_qrels(data, source)  # qid subtopic docno label
+        if found is not None:
+            return found
     out = _bulk_qrels(data)
     if out is None:
-        subtopics: _Qrels | None = _subtopic_qrels(data, source)  # qid subtopic docno label
-        return subtopics if subtopics is not None else dict(_careful_qrels(data, source))
+        return dict(_careful_qrels(data, source))
     return out if lazy else {q: dict(judged) for q, judged in out.items()}
 
 
@@ -316,20 +335,43 @@ def _fields(line: bytes) -> list[bytes]:
     return line.split()  # bytes.split() splits on ASCII whitespace only, like isspace()
 
 
+def _shown(field: bytes | str) -> str:
+    """A field of the file as a message echoes it: quoted, and cut after
+    :data:`_SHOWN_CHARS` characters with its length said (a 200 KB field in one line of
+    a message says nothing more than its start)."""
+    text = field.decode("utf-8", "replace") if isinstance(field, bytes) else field
+    if len(text) <= _SHOWN_CHARS:
+        return repr(text)
+    unit = "bytes" if isinstance(field, bytes) else "characters"
+    return f"{text[:_SHOWN_CHARS]!r}... ({len(field):,} {unit})"
+
+
+#: the fix of a field longer than its limit, by what the field is
+_TOO_LONG_FIX = {
+    "run tag": "A run tag names the run in every report: shorten it (the tag of the "
+               "file's last line names the run; was a line without separators passed?)",
+    "subtopic": "A subtopic names one facet of a query: shorten it (was the wrong file, or "
+                "a line without separators, passed?)",
+}
+_ID_TOO_LONG_FIX = ("Query and document ids name queries and documents in every report: "
+                    "shorten it (was the wrong file, or a line without separators, passed?)")
+
+
 def _decode(field: bytes, source: str | Path, lineno: int, what: str,
             limit: int | None = MAX_ID_CHARS) -> str:
     if limit is not None and len(field) > limit:
         raise TrecFormatError(
-            source, lineno, f"the {what} is {len(field)} bytes long (starts "
+            source, lineno, f"the {what} is {len(field):,} bytes long (starts "
             f"{field[:20].decode('utf-8', 'replace')!r}); the limit is {limit}",
-            "A run tag names the run in every report and ids name queries and documents: "
-            "shorten it (was the wrong file, or a line without separators, passed?)",
+            _TOO_LONG_FIX.get(what, _ID_TOO_LONG_FIX),
         )
     try:
         return field.decode("utf-8")
     except UnicodeDecodeError:
+        shown = repr(field) if len(field) <= _SHOWN_CHARS else (
+            f"{field[:_SHOWN_CHARS]!r}... ({len(field):,} bytes)")
         raise TrecFormatError(
-            source, lineno, f"the {what} {field!r} is not valid UTF-8",
+            source, lineno, f"the {what} {shown} is not valid UTF-8",
             "Save the file as UTF-8",
         ) from None
 
@@ -387,11 +429,11 @@ def _careful_run(data: bytes, source: str | Path) -> RunTable:
         qid = _decode(fields[0], source, lineno, "query id")
         doc = _decode(fields[2], source, lineno, "document id")
         token = fields[4]
-        shown = token.decode("utf-8", "replace")
+        shown = _shown(token)
         is_nan = token.lower() in (b"nan", b"+nan", b"-nan")
         if not is_nan and not _SCORE.match(token):
             raise TrecFormatError(
-                source, lineno, f"the score {shown!r} is not a number",
+                source, lineno, f"the score {shown} is not a number",
                 "Field 5 of a run line is the score, a decimal number",
             )
         score = float(token)
@@ -400,7 +442,7 @@ def _careful_run(data: bytes, source: str | Path) -> RunTable:
                 "infinite" if token.lstrip(b"+-").isalpha() else "beyond the range of a double")
             raise TrecFormatError(
                 source, lineno,
-                f"the score {shown!r} of document {doc!r} is not a finite number ({what})",
+                f"the score {shown} of document {_shown(doc)} is not a finite number ({what})",
                 "Write a finite number in the score column (field 5): NaN has no place in a "
                 "ranking, and trec_eval, which reads scores with atof, would put an infinite "
                 "score above or below every other document; to keep this document first "
@@ -410,7 +452,8 @@ def _careful_run(data: bytes, source: str | Path) -> RunTable:
         if key in first_line:
             raise TrecFormatError(
                 source, lineno,
-                f"document {doc!r} is listed again for query {qid!r} (first on line "
+                f"document {_shown(doc)} is listed again for query {_shown(qid)} (first on "
+                f"line "
                 f"{first_line[key]})",
                 "A run may rank each document once per query; trec_eval stops on this "
                 "file with 'duplicate docs'. Keep one line per (query, document)",
@@ -455,17 +498,12 @@ def _subtopic_qrels(data: bytes, source: str | Path) -> dict[str, dict[str, int]
         qid = _decode(fields[0], source, lineno, "query id")
         sub = _decode(fields[1], source, lineno, "subtopic")
         doc = _decode(fields[2], source, lineno, "document id")
-        label = int(fields[3]) if _LABEL.match(fields[3]) else None
-        problem = "not an integer" if label is None else label_problem(label)
-        if label is None or problem is not None:
-            raise TrecFormatError(
-                source, lineno, f"the label {fields[3].decode('utf-8', 'replace')!r} is "
-                f"{problem}", "Labels are integers (0 = not relevant)")
+        label = _label(fields[3], source, lineno)
         key = (qid, sub, doc)
         if key in where:
             raise TrecFormatError(
-                source, lineno, f"document {doc!r} is judged twice for query {qid!r}, "
-                f"subtopic {sub!r} (lines {where[key]} and {lineno})",
+                source, lineno, f"document {_shown(doc)} is judged twice for query "
+                f"{_shown(qid)}, subtopic {_shown(sub)} (lines {where[key]} and {lineno})",
                 "Keep one line per (query, subtopic, document)")
         where[key] = lineno
         grouped.setdefault(qid, {}).setdefault(sub, {})[doc] = label
@@ -474,9 +512,30 @@ def _subtopic_qrels(data: bytes, source: str | Path) -> dict[str, dict[str, int]
     return out
 
 
+def _label(field: bytes, source: str | Path, lineno: int) -> int:
+    """The relevance label of a qrels line (field 4).
+
+    Raises:
+        TrecFormatError: not an integer, or outside the 64-bit range (echoed cut).
+    """
+    fix = "Field 4 of a qrels line is an integer label (0 = not relevant)"
+    if not _LABEL.match(field):
+        raise TrecFormatError(source, lineno,
+                              f"the relevance label {_shown(field)} is not an integer", fix)
+    if len(field.lstrip(b"+-").lstrip(b"0")) > 19:  # beyond 64 bits (int() stops at 4300)
+        raise TrecFormatError(source, lineno, f"the relevance label {_shown(field)} is "
+                              "outside the range of a 64-bit integer; labels are small "
+                              "grades such as 0-3", fix)
+    label = int(field)
+    problem = label_problem(label)
+    if problem is not None:
+        raise TrecFormatError(source, lineno, problem, fix)
+    return label
+
+
 def _careful_qrels(data: bytes, source: str | Path) -> dict[str, dict[str, int]]:
     out: dict[str, dict[str, int]] = {}
-    first_line: dict[tuple[str, str], tuple[int, int]] = {}
+    first_line: dict[tuple[str, str], tuple[int, int, bytes]] = {}
     for lineno, fields in _lines(data, source):
         if len(fields) != 4:
             run_like = len(fields) >= 6 and _SCORE.match(fields[4]) is not None
@@ -496,33 +555,27 @@ def _careful_qrels(data: bytes, source: str | Path) -> dict[str, dict[str, int]]
             )
         qid = _decode(fields[0], source, lineno, "query id")
         doc = _decode(fields[2], source, lineno, "document id")
-        if not _LABEL.match(fields[3]):
-            raise TrecFormatError(
-                source, lineno,
-                f"the relevance label {fields[3].decode('utf-8', 'replace')!r} is not an "
-                "integer",
-                "Field 4 of a qrels line is an integer label (0 = not relevant)",
-            )
-        label = int(fields[3])
-        problem = label_problem(label)
-        if problem is not None:
-            raise TrecFormatError(source, lineno, problem,
-                                  "Field 4 of a qrels line is an integer label (0 = not "
-                                  "relevant)")
+        label = _label(fields[3], source, lineno)
         key = (qid, doc)
         if key in first_line:
-            prev_line, prev_label = first_line[key]
+            prev_line, prev_label, prev_iter = first_line[key]
             detail = (
                 f"with another label ({prev_label} on line {prev_line}, {label} here)"
                 if prev_label != label else f"again (first on line {prev_line})"
             )
+            subtopic = (
+                "; the second column differs (subtopics?): it is ignored, as trec_eval "
+                "ignores it, unless a diversity measure (alpha_ndcg@k, err_ia@k) is "
+                "requested, which reads the file as subtopic qrels (qid subtopic docno "
+                "label)" if _PLAIN_ITER.get(prev_iter, prev_iter)
+                != _PLAIN_ITER.get(fields[1], fields[1]) else "")
             raise TrecFormatError(
                 source, lineno,
-                f"document {doc!r} is judged {detail} for query {qid!r}",
+                f"document {_shown(doc)} is judged {detail} for query {_shown(qid)}",
                 "Qrels may judge each document once per query; trec_eval stops on this "
-                "file with 'duplicate docs'. Keep one line per (query, document)",
+                "file with 'duplicate docs'. Keep one line per (query, document)" + subtopic,
             )
-        first_line[key] = (lineno, label)
+        first_line[key] = (lineno, label, fields[1])
         out.setdefault(qid, {})[doc] = label
     if not out:
         raise _empty(source, "qrels", _QRELS_FIELDS)

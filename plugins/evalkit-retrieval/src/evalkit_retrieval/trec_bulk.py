@@ -265,8 +265,8 @@ def bulk_qrels(source: Source) -> dict[str, Mapping[str, int]] | None:
         data, lambda wq, wd: [("q", f"S{wq}"), ("i", "S3"), ("d", f"S{wd}"), ("r", "i8")],
         None,
     )
-    if table is None or (table["i"] != table["i"][0]).any():
-        return None  # a second column that varies: perhaps subtopics (.subtopics)
+    if table is None:
+        return None  # the second column ("i") is ignored, as trec_eval ignores it
     columns = QrelsColumns(table["q"], table["d"], table["r"])
     if columns.duplicate:
         return None  # the careful reader names the two lines

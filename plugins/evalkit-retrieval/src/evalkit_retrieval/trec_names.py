@@ -208,7 +208,9 @@ def measure_request(pieces: Sequence[str]) -> MeasureRequest | None:
     of ``pieces`` read by :func:`expand` when any of them is trec_eval's
     (:func:`is_trec_piece`), for the ``trec`` run format; ``None`` otherwise (the
     registry then resolves the names as typed). ``layout`` holds :class:`TrecRequest`'s
-    ``labels``, ``relstring``, ``header`` and ``counts``.
+    ``labels``, ``relstring``, ``header`` and ``counts``, and ``lines``: the pieces that
+    name a line of the layout (``runid``, ``num_q``, ``relstring``), which only the
+    ``trec`` format prints.
 
     Raises:
         ValueError: as :func:`expand`.
@@ -216,8 +218,10 @@ def measure_request(pieces: Sequence[str]) -> MeasureRequest | None:
     if not any(is_trec_piece(p) for p in pieces):
         return None
     req = expand(pieces)
+    named_lines = [p for p in pieces
+                   if p in HEADER_LINES or p.partition(".")[0] == "relstring"]
     layout = {"labels": dict(req.labels), "relstring": req.relstring, "header": req.header,
-              "counts": req.counts}
+              "counts": req.counts, "lines": list(dict.fromkeys(named_lines))}
     return MeasureRequest(req.names, req.asked, layout, format="trec", scored=LINES_NEED)
 
 

@@ -1,0 +1,87 @@
+"""``evalkit eval RUN... --save-dir OUT`` (evalkit_retrieval.eval_many): every artifact
+path checked before any run is scored, each artifact written as soon as its run is
+scored, and Ctrl-C keeps (and names) those written."""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+from typing import Any
+
+import pytest
+from evalkit_retrieval import eval_cmd
+from evalkit_retrieval.eval_many import eval_many, run_name
+from typer.testing import CliRunner
+
+from evalkit.cli.app import app
+
+DATA = Path(__file__).parent / "data"
+
+
+@pytest.fixture()
+def runs(tmp_path: Path) -> Path:
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    for tag in ("one", "two", "three"):
+        (folder / f"{tag}.txt").write_text(
+            f"301 Q0 FBIS3-10082 1 2.0 x\n# comment\n301 Q0 FR940104-0-00001 2 1.0 {tag}\n\n"
+            "# a trailing comment\n", encoding="utf-8")
+    return folder
+
+
+def test_run_names_are_read_without_scoring(runs: Path, tmp_path: Path) -> None:
+    assert run_name(runs / "two.txt") == "two"  # the last data line's tag
+    packed = tmp_path / "p.txt.gz"
+    packed.write_bytes(gzip.compress((runs / "three.txt").read_bytes()))
+    assert run_name(packed) == "three"
+    (tmp_path / "junk.txt").write_bytes(b"\xff\xfe nothing")
+    assert run_name(tmp_path / "junk.txt") == "junk"
+
+
+def test_outputs_are_checked_before_any_run_is_scored(runs: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    first = CliRunner().invoke(app, ["eval", str(runs), "--qrels", str(DATA / "qrels.test"),
+                                     "-m", "ap", "--save-dir", str(out)])
+    assert first.exit_code == 0, first.stderr
+    assert sorted(p.name for p in out.iterdir()) == ["one.jsonl", "three.jsonl", "two.jsonl"]
+    again = CliRunner().invoke(app, ["eval", str(runs), "--qrels", str(DATA / "qrels.test"),
+                                     "-m", "ap", "--save-dir", str(out)])
+    assert again.exit_code == 2
+    assert "--overwrite" in again.stderr and "one.jsonl" in again.stderr
+    assert "queries" not in again.stderr and again.stdout == ""  # nothing was scored
+    forced = CliRunner().invoke(app, ["eval", str(runs), "--qrels", str(DATA / "qrels.test"),
+                                      "-m", "ap", "--save-dir", str(out), "--overwrite"])
+    assert forced.exit_code == 0, forced.stderr
+
+
+def test_an_interrupt_keeps_the_artifacts_written(runs: Path, tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """Ctrl-C during the second run: the first run's artifact is on disk, and the note
+    names it; the interrupt goes on (the command line exits 130 on it)."""
+    out = tmp_path / "out"
+    calls: list[Path] = []
+
+    def score(path: Path, *args: Any, **kwargs: Any) -> Any:
+        calls.append(path)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return eval_cmd._score(path, *args, **kwargs)
+
+    with pytest.raises(KeyboardInterrupt):
+        eval_many([runs], DATA / "qrels.test", ["ap"], "table", {}, relevance_level=None,
+                  missing=None, depth=None, save_dir=out, overwrite=False,
+                  allow_incomplete=False, score=score)
+    assert [p.name for p in out.iterdir()] == ["one.jsonl"]
+    err = capsys.readouterr().err
+    assert f"interrupted after 1 of 3 runs: 1 saved in {out} (one.jsonl)" in err
+
+
+def test_two_runs_on_one_file_are_refused_before_scoring(tmp_path: Path) -> None:
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    (folder / "a.txt").write_text("301 Q0 d 1 1.0 x/y\n", encoding="utf-8")
+    (folder / "b.txt").write_text("301 Q0 d 1 1.0 x_y\n", encoding="utf-8")
+    done = CliRunner().invoke(app, ["eval", str(folder), "--qrels", str(DATA / "qrels.test"),
+                                    "-m", "ap", "--save-dir", str(tmp_path / "out")])
+    assert done.exit_code == 2
+    assert "would both be saved as" in done.stderr and "queries" not in done.stderr
