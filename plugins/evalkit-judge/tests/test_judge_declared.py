@@ -349,3 +349,23 @@ def test_a_base_url_with_credentials_is_recorded_without_them(
         assert not any(secret in t for t in texts), secret
         for f in files:
             assert secret.encode() not in f.read_bytes(), (secret, f)
+
+
+@pytest.mark.parametrize(("edit", "key"), [
+    (("headers: {X-Org: ", "headers: {X-Api-Key: [sk-LITERAL-SECRET-1234567], X-Org: "),
+     "judges[0].headers.X-Api-Key"),
+    (("base_url: ${JUDGE_URL}",
+      "base_url: ['http://u:sk-URL-SECRET-55@h/v1?api-key=sk-QS-SECRET-66']"),
+     "judges[0].base_url"),
+])
+def test_a_bad_secret_setting_is_refused_without_echoing_it(
+        project: tuple[Path, ChatCompletionsServer, dict[str, str]],
+        edit: tuple[str, str], key: str) -> None:
+    root, server, env = project
+    config = root / "evalkit.yaml"
+    config.write_text(config.read_text().replace(*edit))
+    done = evalkit(root, env, "run", "--dry-run")
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert f"key {key!r}" in done.stderr and "evalkit.yaml:" in done.stderr, done.stderr
+    for secret in ("sk-LITERAL-SECRET-1234567", "sk-URL-SECRET-55", "sk-QS-SECRET-66"):
+        assert secret not in done.stdout + done.stderr
