@@ -361,7 +361,7 @@ def test_a_base_url_with_credentials_is_recorded_without_them(
 def test_a_bad_secret_setting_is_refused_without_echoing_it(
         project: tuple[Path, ChatCompletionsServer, dict[str, str]],
         edit: tuple[str, str], key: str) -> None:
-    root, server, env = project
+    root, _, env = project
     config = root / "evalkit.yaml"
     config.write_text(config.read_text().replace(*edit))
     done = evalkit(root, env, "run", "--dry-run")
