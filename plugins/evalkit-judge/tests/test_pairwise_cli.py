@@ -137,6 +137,20 @@ def test_user_errors_are_one_line_and_exit_2(
     assert f"0 verdict(s) cached, {VERDICTS} would be requested" in dry.stdout
 
 
+def test_an_output_over_an_input_is_refused_before_any_request(
+        project: tuple[Path, MessagesAPIServer, dict[str, str]]) -> None:
+    root, server, env = project
+    before = (root / "short.jsonl").read_bytes()
+    for option in (["-o", "short.jsonl"], ["--report", "html:short.jsonl"],
+                   ["--report", "html:cases.jsonl", "--goldens", "cases.jsonl"]):
+        out = evalkit(root, env, *option)
+        assert out.returncode == 2, out.stdout + out.stderr
+        assert "is also an input of this command" in out.stderr, out.stderr
+        assert "Traceback" not in out.stderr
+    assert (root / "short.jsonl").read_bytes() == before
+    assert server.requests == []
+
+
 DECLARED = """\
 goldens: cases.jsonl
 target: {factory: "nowhere:make"}
