@@ -183,6 +183,22 @@ def test_a_judge_declared_in_a_config_judges_runs_made_without_it(
     assert len(GradeCache(root / "judge.sqlite")) == 0  # not the plugin's judge
 
 
+@pytest.mark.parametrize("dry_run", [[], ["--dry-run"]])
+def test_a_judge_whose_url_variable_is_unset_is_one_line_and_exit_2(
+        project: tuple[Path, MessagesAPIServer, dict[str, str]], dry_run: list[str]) -> None:
+    root, server, env = project
+    (root / "judges.yaml").write_text(DECLARED)
+    unset = {k: v for k, v in env.items() if k != "JUDGE_URL"}
+    out = evalkit(root, unset, "--judge", "completeness", "--config", "judges.yaml", *dry_run)
+    assert out.returncode == 2, out.stdout + out.stderr
+    assert "Traceback" not in out.stderr and "RunAborted" not in out.stderr
+    # (the fixture's own plugin reads JUDGE_URL too: its warning comes first)
+    assert out.stderr.splitlines()[-1].startswith(
+        "error: judge 'claude-test': base_url refers to ${JUDGE_URL}, which is not set"), \
+        out.stderr
+    assert server.requests == []
+
+
 @pytest.mark.parametrize(("text", "message"), [
     (DECLARED.replace("    higher_is_better: true\n", ""),
      "judges.yaml:6: key 'judges[0].higher_is_better': missing (required)"),
