@@ -237,11 +237,12 @@ def redact_url(url: str) -> str:
         return url
     try:
         parts = urlsplit(url)
-        netloc = parts.netloc.rsplit("@", 1)[-1]
-        query = REDACTED if parts.query else ""
-        return urlunsplit((parts.scheme, netloc, parts.path, query, ""))
     except ValueError:
         return redact_urls(url)
+    netloc = parts.netloc.rsplit("@", 1)[-1]
+    query = f"?{REDACTED}" if parts.query else ""
+    # spelled out, not urlunsplit: sqlite:////abs/path keeps its four slashes
+    return f"{parts.scheme}://{netloc}{parts.path}{query}"
 
 
 def public_url(url: str) -> str:

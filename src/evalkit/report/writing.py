@@ -157,11 +157,25 @@ def check_report_targets(targets: Sequence[str], *, as_json: bool = False,
     return bool(to_stdout)
 
 
-def file_targets(targets: Sequence[str]) -> tuple[list[str], list[str]]:
-    """``(targets written to files, targets written to standard output)``: a command
-    writes its files first, so that a write failure is reported before any verdict."""
-    to_files = [t for t in targets if parse_report_target(t)[1] != "-"]
-    return to_files, [t for t in targets if t not in to_files]
+def file_targets(targets: Sequence[str], *, records_last: bool = True
+                 ) -> tuple[list[str], list[str]]:
+    """``(targets written to files, targets handled after the result is printed)``: a
+    command writes its files first, so that a write failure is reported before any
+    verdict; then, after its result, the reports on standard output and last the
+    recording reporters (a tracking server, a database: ``ReporterSpec.record``), so
+    that a server that cannot be reached never hides the result already computed. With
+    ``records_last=False`` the recording reporters are with the files (a gate: its
+    verdict line states the exit code, which a failed recording would contradict).
+
+    Raises:
+        ReportTargetError: a malformed target.
+        RegistryError: an unknown format.
+    """
+    parsed = [(t, *parse_report_target(t)) for t in targets]
+    recorders = [t for t, fmt, _ in parsed if records_last and is_recorder(fmt)]
+    to_files = [t for t, _, path in parsed if path != "-" and t not in recorders]
+    to_std = [t for t, _, path in parsed if path == "-" and t not in recorders]
+    return to_files, [*to_std, *recorders]
 
 
 def write_reports(obj: Any, targets: Sequence[str]) -> list[str]:
@@ -214,7 +228,8 @@ def show_result(result: Any, targets: Sequence[str], *, as_json: bool, table: An
     then the report that goes to standard output: files first, so that a report that
     cannot be written stops the command before any result is printed (nothing printed is
     contradicted by the exit code), and a report on standard output is the only thing
-    there (``json:-`` is parsed by scripts; ``console`` then writes to standard error).
+    there (``json:-`` is parsed by scripts; ``console`` then writes to standard error);
+    recording reporters last (:func:`file_targets`).
 
     Raises:
         As :func:`write_reports`.
