@@ -33,12 +33,13 @@ def get_reporter(name: str) -> ReporterSpec:
 
     Raises:
         RegistryError: no such reporter (the message lists the known ones and, for a
-            reporter of :data:`PLUGIN_REPORTERS`, names the distribution to install), or
-            two plugins provide it.
+            reporter of :data:`PLUGIN_REPORTERS`, names its plugin: what to install, or
+            the plugin selection that disables it and how to enable it), or two plugins
+            provide it.
     """
     from evalkit.core.registry import RegistryError
     from evalkit.plugins.default import default_registry
-    from evalkit.plugins.info import install_hint
+    from evalkit.plugins.loading import unavailable_plugin
 
     registry = default_registry()
     try:
@@ -49,10 +50,11 @@ def get_reporter(name: str) -> ReporterSpec:
                       for c in registry.conflicts())
         if dist is None or blocked:
             raise  # not a plugin's reporter, or a conflict: the registry's message
-        raise RegistryError(
-            f"{exc}. The {name!r} reporter comes from the {dist} plugin, which is not "
-            f"installed or not enabled: {install_hint(dist)}, and list it in [tool.evalkit] "
-            "plugins if the project selects its plugins") from None
+        # not installed (what to install), disabled by the plugin selection (which one,
+        # and how to enable it) or failed to load (why): as for a plugin's command
+        why = unavailable_plugin(registry, dist, f"the {name!r} reporter")
+        raise RegistryError(f"{exc}. {why[:1].upper()}{why[1:]}" if why else str(exc)
+                            ) from None
     assert isinstance(spec, ReporterSpec)
     return spec
 

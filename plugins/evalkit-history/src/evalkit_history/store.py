@@ -130,6 +130,14 @@ class History:
                                "history's file with --db")
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            from evalkit.io.outputs import reason_for
+
+            raise HistoryError(
+                f"{self.path}: the history database cannot be created: "
+                f"{reason_for(self.path, exc)}; name a file in a folder with --db (such as "
+                f"--db {self.path.name}), or move what is in the way") from None
+        try:
             self._con = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S,
                                         isolation_level=None)
             self._con.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
