@@ -346,6 +346,26 @@ def test_run_with_the_http_factory_keeps_tokens_out_of_the_artifact(
     assert header["config"]["target_kwargs"]["url"] == f"{url}search?<redacted>"
 
 
+@pytest.mark.parametrize("value", ["[sk-LITERAL-SECRET-1234567]",
+                                   "{token: sk-LITERAL-SECRET-1234567}"])
+def test_a_header_value_that_is_not_text_is_refused_without_showing_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, value: str
+) -> None:
+    project(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "evalkit.yaml").write_text(
+        "goldens: goldens.jsonl\noutput: runs/http.jsonl\nmetrics: [recall@1]\n"
+        "target:\n  factory: http\n  kwargs:\n    url: http://127.0.0.1:9/x\n"
+        f"    headers: {{X-Api-Key: {value}}}\n"
+    )
+    res = runner.invoke(app, ["run", "--no-progress"])
+    assert res.exit_code == 2, res.output
+    assert "evalkit.yaml:8:" in res.output and "header 'X-Api-Key'" in res.output
+    assert "must be text" in res.output
+    assert "sk-LITERAL-SECRET" not in res.output
+    assert not (tmp_path / "runs").exists()
+
+
 def test_resume_and_overwrite_together_are_refused(tmp_path: Path,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     module = project(tmp_path)

@@ -274,3 +274,42 @@ def test_a_deep_line_in_an_artifact_being_resumed_names_file_and_line(tmp_path: 
     with pytest.raises(ArtifactError, match=rf"^{path}:3: nested more than 105 levels"):
         evaluate(target, gs, aggregates=["latency_p50"], artifact=path, resume=True,
                  progress=False)
+
+
+def judged_runs(tmp_path: Path) -> tuple[Path, Path]:
+    from evalkit.data.rows import CaseResult
+    from evalkit.data.targets import TargetResponse
+
+    paths = []
+    for name, scores in (("a", (1.0, 2.0, 3.0)), ("b", (2.0, 2.0, 4.0))):
+        rows = [CaseResult(f"c{i}", TargetResponse(text="x"), {"correctness": s})
+                for i, s in enumerate(scores)]
+        RunResult(name, rows, {"kind": "target"}).save(tmp_path / f"{name}.jsonl")
+        paths.append(tmp_path / f"{name}.jsonl")
+    return paths[0], paths[1]
+
+
+@pytest.mark.parametrize("golden", [False, True])
+def test_a_deep_labels_file_names_file_and_line_in_every_command(
+        tmp_path: Path, golden: bool) -> None:
+    a, b = judged_runs(tmp_path)
+    labels = tmp_path / "labels.jsonl"
+    query = '"query": "q", ' if golden else ""
+    labels.write_text('{"id": "c0", ' + query + '"labels": {"correctness": '
+                      + "[" * 1000 + "]" * 1000 + "}}\n")
+    checks = tmp_path / "checks.yaml"
+    checks.write_text("checks:\n  - id: floor\n    metric: correctness\n    op: '>='\n"
+                      "    threshold: 0\n")
+    for args in (["agreement", str(b), "--labels", str(labels)],
+                 ["compare", str(a), str(b), "-m", "correctness", "--ppi",
+                  "--labels", str(labels), "--labels", str(labels)],
+                 ["gate", "--checks", str(checks), "--run", str(b), "--labels", str(labels)]):
+        line = one_error(runner.invoke(app, args))
+        assert f"{labels}:1: nested more than" in line, (args, line)
+
+
+def test_a_deep_first_line_is_sniffed_without_recursion(tmp_path: Path) -> None:
+    path = tmp_path / "deep.jsonl"
+    path.write_text("[" * DEEP + "]" * DEEP + "\n")
+    line = one_error(runner.invoke(app, ["eval", str(path)]))
+    assert str(path) in line

@@ -108,3 +108,13 @@ def test_settings_structures_are_redacted_and_their_secrets_registered() -> None
         assert value not in text
     assert "application/json" in text  # not a credential: not registered
     assert "k=10" in mask("k=10")
+
+
+def test_redact_url_drops_user_info_and_query_and_leaves_other_values() -> None:
+    from evalkit.io.redaction import redact_url
+
+    assert redact_url("http://user:sk-URL-SECRET-55@127.0.0.1:9/v1") == "http://127.0.0.1:9/v1"
+    assert redact_url("http://127.0.0.1:9/v1?api-key=sk-QS-SECRET-66#f") == \
+        "http://127.0.0.1:9/v1?<redacted>"
+    assert redact_url("postgresql://u:pw@db/x") == "postgresql://db/x"
+    assert redact_url("${JUDGE_URL}") == "${JUDGE_URL}"

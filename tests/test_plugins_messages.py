@@ -292,3 +292,26 @@ def test_a_trec_file_with_the_retrieval_plugin_disabled_says_how_to_enable_it(
         '[tool.evalkit]\nplugins = ["evalkit-retrieval"]\nlocal_plugins = ["hits_plugin"]\n')
     got = evalkit("eval", "run.trec", "--qrels", qrels, "--json")
     assert got.returncode == 0, got.stderr
+
+
+def test_a_disabled_reporters_plugin_is_named_with_how_to_enable_it(tmp_path: Path) -> None:
+    from evalkit.data.results import RunResult
+    from evalkit.data.rows import CaseResult
+    from evalkit.data.targets import TargetResponse
+
+    for name, score in (("a", 0.2), ("b", 0.8)):
+        rows = [CaseResult(f"c{i}", TargetResponse(text="x"), {"m": score + i / 10})
+                for i in range(3)]
+        RunResult(name, rows, {"kind": "target"}).save(tmp_path / f"{name}.jsonl")
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.evalkit]\nplugins = ["evalkit-retrieval"]\n')
+    env = {k: v for k, v in os.environ.items() if k != "EVALKIT_PLUGINS"}
+    got = subprocess.run([*EVALKIT_COMMAND, "compare", "a.jsonl", "b.jsonl", "--report",
+                          "latex:t.tex"], cwd=tmp_path, capture_output=True, text=True,
+                         timeout=120, env=env)
+    assert got.returncode == 2, got.stderr
+    assert ("The 'latex' reporter is provided by the 'evalkit-report-tables' plugin, which "
+            f"is installed but disabled by {tmp_path / 'pyproject.toml'} [tool.evalkit] "
+            'plugins; add "evalkit-report-tables" to that list (or remove the list to load '
+            "every plugin)") in got.stderr, got.stderr
+    assert "pip install" not in got.stderr and not (tmp_path / "t.tex").exists()

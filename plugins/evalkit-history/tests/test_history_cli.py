@@ -181,6 +181,17 @@ def test_reading_commands_refuse_a_missing_history_and_create_nothing(tmp_path: 
     assert not db.exists()
 
 
+def test_a_db_under_a_file_names_the_file_and_the_fix(tmp_path: Path,
+                                                      artifacts: tuple[Path, Path]) -> None:
+    (tmp_path / "afile").write_text("")
+    db = tmp_path / "afile" / "h.sqlite"
+    out = invoke("history", "add", str(artifacts[0]), "--db", str(db))
+    assert out.exit_code == 2, out.output
+    assert f"{db}: the history database cannot be created: {tmp_path / 'afile'} is a " \
+        "file, not a folder; name a file in a folder with --db" in out.output
+    assert "Errno" not in out.output and "Traceback" not in out.output
+
+
 def test_the_history_reporter_refuses_a_comparison(tmp_path: Path,
                                                     artifacts: tuple[Path, Path]) -> None:
     out = invoke("compare", str(artifacts[0]), str(artifacts[1]), "--report",

@@ -161,3 +161,19 @@ def test_plan_and_html_report(labelled: tuple[Path, dict[str, float],
     bad = evalkit("agreement", "run.jsonl", "--labels", "labels.jsonl", "--report",
                   "junit:x.xml", cwd=folder)
     assert bad.returncode == 2 and "html or json" in bad.stderr
+
+
+def test_a_report_over_an_input_is_refused_and_folders_are_created(
+        labelled: tuple[Path, dict[str, float], dict[str, float]]) -> None:
+    root, _, _ = labelled
+    labels = (root / "labels.jsonl").read_bytes()
+    for target in ("json:labels.jsonl", "json:run.jsonl"):
+        done = evalkit("agreement", "run.jsonl", "--labels", "labels.jsonl", "--report",
+                       target, cwd=root)
+        assert done.returncode == 2, done.stdout + done.stderr
+        assert "is also an input of this command" in done.stderr
+    assert (root / "labels.jsonl").read_bytes() == labels
+    made = evalkit("agreement", "run.jsonl", "--labels", "labels.jsonl", "--report",
+                   "json:new/folder/a.json", cwd=root)
+    assert made.returncode == 0, made.stderr
+    assert json.loads((root / "new" / "folder" / "a.json").read_text())

@@ -310,3 +310,62 @@ def test_a_provider_registered_through_an_entry_point_is_used_by_name(
     assert details is not None and details["cached"] is True
     # its cache key names the provider, so another provider never shares its grades
     assert judge.scope() == {"provider": "echo-cloud", "endpoint": None}
+
+
+URL_PASSWORD = "sk-URL-SECRET-55"
+URL_QUERY_KEY = "sk-QS-SECRET-66"
+
+
+def test_a_base_url_with_credentials_is_recorded_without_them(
+        project: tuple[Path, ChatCompletionsServer, dict[str, str]], tmp_path: Path) -> None:
+    root, server, env = project
+    literal = server.api_base.replace("http://", f"http://judge:{URL_PASSWORD}@") + \
+        f"?api-key={URL_QUERY_KEY}"
+    config = root / "evalkit.yaml"
+    config.write_text(config.read_text().replace("${JUDGE_URL}", literal))
+    done = evalkit(root, env, "run", "--no-progress")
+    # (the server does not serve the query string: the grades failed, the run is saved)
+    assert done.returncode in (0, 4), done.stderr
+    record = header(root / "runs" / "judged.jsonl")["details"]["unhelpfulness"]["judge"]
+    assert record["base_url"] == f"{server.api_base}?<redacted>"
+    # elsewhere, the header's judge is not the run's (its URL lost its secrets): it is
+    # not restored, so nothing is sent to a URL without them
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    shutil.copy(root / "runs" / "judged.jsonl", elsewhere / "a.jsonl")
+    shutil.copy(root / "runs" / "judged.jsonl", elsewhere / "b.jsonl")
+    sent = len(server.requests)
+    rescored = evalkit(elsewhere, env, "rescore", "a.jsonl", "-m", "unhelpfulness")
+    assert rescored.returncode == 2 and "Traceback" not in rescored.stderr
+    assert len(server.requests) == sent
+    paired = evalkit(root, env, "pairwise", str(elsewhere / "a.jsonl"),
+                     str(elsewhere / "b.jsonl"), "--judge", "unhelpfulness", "--config",
+                     "evalkit.yaml", "-o", str(elsewhere / "pairs.jsonl"))
+    texts = [p.stdout + p.stderr for p in (done, rescored, paired)]
+    files = [p for p in [*root.rglob("*"), *elsewhere.rglob("*")]
+             if p.is_file() and p.name != "evalkit.yaml"]
+    assert (elsewhere / "pairs.jsonl").is_file(), paired.stderr
+    for secret in (URL_PASSWORD, URL_QUERY_KEY):
+        assert not any(secret in t for t in texts), secret
+        for f in files:
+            assert secret.encode() not in f.read_bytes(), (secret, f)
+
+
+@pytest.mark.parametrize(("edit", "key"), [
+    (("headers: {X-Org: ", "headers: {X-Api-Key: [sk-LITERAL-SECRET-1234567], X-Org: "),
+     "judges[0].headers.X-Api-Key"),
+    (("base_url: ${JUDGE_URL}",
+      "base_url: ['http://u:sk-URL-SECRET-55@h/v1?api-key=sk-QS-SECRET-66']"),
+     "judges[0].base_url"),
+])
+def test_a_bad_secret_setting_is_refused_without_echoing_it(
+        project: tuple[Path, ChatCompletionsServer, dict[str, str]],
+        edit: tuple[str, str], key: str) -> None:
+    root, _, env = project
+    config = root / "evalkit.yaml"
+    config.write_text(config.read_text().replace(*edit))
+    done = evalkit(root, env, "run", "--dry-run")
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert f"key {key!r}" in done.stderr and "evalkit.yaml:" in done.stderr, done.stderr
+    for secret in ("sk-LITERAL-SECRET-1234567", "sk-URL-SECRET-55", "sk-QS-SECRET-66"):
+        assert secret not in done.stdout + done.stderr

@@ -137,6 +137,20 @@ def test_user_errors_are_one_line_and_exit_2(
     assert f"0 verdict(s) cached, {VERDICTS} would be requested" in dry.stdout
 
 
+def test_an_output_over_an_input_is_refused_before_any_request(
+        project: tuple[Path, MessagesAPIServer, dict[str, str]]) -> None:
+    root, server, env = project
+    before = (root / "short.jsonl").read_bytes()
+    for option in (["-o", "short.jsonl"], ["--report", "html:short.jsonl"],
+                   ["--report", "html:cases.jsonl", "--goldens", "cases.jsonl"]):
+        out = evalkit(root, env, *option)
+        assert out.returncode == 2, out.stdout + out.stderr
+        assert "is also an input of this command" in out.stderr, out.stderr
+        assert "Traceback" not in out.stderr
+    assert (root / "short.jsonl").read_bytes() == before
+    assert server.requests == []
+
+
 DECLARED = """\
 goldens: cases.jsonl
 target: {factory: "nowhere:make"}
@@ -167,6 +181,22 @@ def test_a_judge_declared_in_a_config_judges_runs_made_without_it(
     assert json.loads(out.stdout)["pairs"][0]["win_rate"] == 0.0  # short never wins
     assert len(GradeCache(root / "declared.sqlite")) == VERDICTS  # the config's cache
     assert len(GradeCache(root / "judge.sqlite")) == 0  # not the plugin's judge
+
+
+@pytest.mark.parametrize("dry_run", [[], ["--dry-run"]])
+def test_a_judge_whose_url_variable_is_unset_is_one_line_and_exit_2(
+        project: tuple[Path, MessagesAPIServer, dict[str, str]], dry_run: list[str]) -> None:
+    root, server, env = project
+    (root / "judges.yaml").write_text(DECLARED)
+    unset = {k: v for k, v in env.items() if k != "JUDGE_URL"}
+    out = evalkit(root, unset, "--judge", "completeness", "--config", "judges.yaml", *dry_run)
+    assert out.returncode == 2, out.stdout + out.stderr
+    assert "Traceback" not in out.stderr and "RunAborted" not in out.stderr
+    # (the fixture's own plugin reads JUDGE_URL too: its warning comes first)
+    assert out.stderr.splitlines()[-1].startswith(
+        "error: judge 'claude-test': base_url refers to ${JUDGE_URL}, which is not set"), \
+        out.stderr
+    assert server.requests == []
 
 
 @pytest.mark.parametrize(("text", "message"), [

@@ -127,3 +127,49 @@ def test_a_run_is_logged_and_an_unknown_object_refused(tmp_path: Path,
     assert logged.data.tags["evalkit.kind"] == "run"
     with pytest.raises(ValueError, match="mlflow: logs a run, a gate or a comparison, not a"):
         what_to_log(object())
+
+
+def refused_port() -> int:
+    """A port of 127.0.0.1 on which nothing listens (bound, then closed)."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+    return port
+
+
+def test_an_unreachable_server_is_one_line_after_the_comparison(tmp_path: Path) -> None:
+    a = scored(RANKS_A, "sys-a").save(tmp_path / "a.jsonl")
+    b = scored(RANKS_B, "sys-b").save(tmp_path / "b.jsonl")
+    port = refused_port()
+    out = runner.invoke(app, ["compare", str(a), str(b), "--report", "mlflow:comparisons"],
+                        env={"MLFLOW_TRACKING_URI":
+                             f"http://user:sk-ML-SECRET-77@127.0.0.1:{port}/"})
+    assert out.exit_code == 2, out.output
+    assert "rr" in out.stdout and "baseline" in out.stdout  # the comparison is printed
+    lines = out.stderr.strip().splitlines()
+    assert lines[-1].startswith(f"error: mlflow: the MLflow tracking store "
+                                f"http://127.0.0.1:{port}/ cannot be used"), out.stderr
+    assert "MLFLOW_TRACKING_URI" in lines[-1]
+    assert "Traceback" not in out.output and "sk-ML-SECRET-77" not in out.output
+
+
+def test_the_default_store_without_sqlalchemy_is_one_line(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    a = scored(RANKS_A, "sys-a").save(tmp_path / "a.jsonl")
+    b = scored(RANKS_B, "sys-b").save(tmp_path / "b.jsonl")
+    code = ("import sys; sys.modules['sqlalchemy'] = None\n"  # as mlflow-skinny alone
+            "from evalkit.cli import main; main()")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MLFLOW_")}
+    done = subprocess.run([sys.executable, "-c", code, "compare", str(a), str(b),
+                           "--report", "mlflow:comparisons"], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 2, done.stderr
+    assert "rr" in done.stdout
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("error: mlflow: the MLflow tracking store sqlite:///"), last
+    assert "MLFLOW_TRACKING_URI is not set" in last and "Traceback" not in done.stderr

@@ -171,3 +171,11 @@ def test_a_tsv_qrels_file_goes_by_its_first_line(tmp_path: Path) -> None:
         result = evaluate_run(run, qrels, ["ap"])
         # q1: the relevant document at rank 2 (AP 1/2); q2: at rank 1 (AP 1)
         assert result.mean("ap") == pytest.approx(0.75)
+
+
+def test_a_deep_queries_line_names_file_and_line(tmp_path: Path) -> None:
+    p = tmp_path / "queries.jsonl"
+    p.write_text('{"_id": "a", "text": "x"}\n{"_id": "b", "text": "y", "m": '
+                 + "[" * 1000 + "]" * 1000 + "}\n")
+    with pytest.raises(BeirError, match=r"queries.jsonl:2: nested more than 100 levels"):
+        load_queries(p)

@@ -82,6 +82,30 @@ def test_cli_writes_the_fused_run(tmp_path: Path) -> None:
     _assert_same_fusion(ours, REFERENCE["cases"]["wsum/zmuv"])
 
 
+def test_cli_refuses_an_input_or_existing_output_and_creates_folders(tmp_path: Path) -> None:
+    first, second = tmp_path / "a.txt", tmp_path / "b.txt"
+    first.write_bytes(RUNS[0].read_bytes())
+    second.write_bytes(RUNS[1].read_bytes())
+    before = first.read_bytes()
+    runs = [str(first), str(second), "--method", "rrf"]
+    over_input = CliRunner().invoke(app, ["fuse", *runs, "-o", str(first), "--overwrite"])
+    assert over_input.exit_code == 2, over_input.output
+    assert "is also an input of this command" in over_input.stderr
+    assert first.read_bytes() == before
+    out = tmp_path / "new" / "folder" / "fused.txt"
+    made = CliRunner().invoke(app, ["fuse", *runs, "-o", str(out)])
+    assert made.exit_code == 0, made.output
+    written = out.read_bytes()
+    out.write_text("kept\n")
+    again = CliRunner().invoke(app, ["fuse", *runs, "-o", str(out)])
+    assert again.exit_code == 2, again.output
+    assert f"-o {out}: already exists; pass --overwrite" in again.stderr
+    assert out.read_text() == "kept\n"
+    replaced = CliRunner().invoke(app, ["fuse", *runs, "-o", str(out), "--overwrite"])
+    assert replaced.exit_code == 0, replaced.output
+    assert out.read_bytes() == written
+
+
 A = {"q1": {"a": 3.0, "b": 2.0, "c": 1.0}, "q2": {"x": 1.0}}
 B = {"q1": {"b": 10.0, "d": 5.0}, "q2": {"x": 2.0, "y": 1.0}}
 

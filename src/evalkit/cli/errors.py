@@ -1,8 +1,10 @@
 """How the command line reports a user error: one line on stderr, no traceback, exit 2.
 
 Every command registered in :mod:`evalkit.cli.app` is wrapped with :func:`handle_errors`, so a
-command body simply lets library errors propagate. A command that finds a problem of its own
-raises :class:`CliError`. Set ``EVALKIT_DEBUG=1`` to get the traceback back.
+command body simply lets library errors propagate (a
+:class:`~evalkit.execute.scoring.RunAborted` too: its error is the line printed). A command
+that finds a problem of its own raises :class:`CliError`. Set ``EVALKIT_DEBUG=1`` to get
+the traceback back.
 
 Exit codes: 0 success; 1 is left to commands whose verdict is "no" (a failed gate, an
 incomplete run); :data:`USER_ERROR` (2, as for a bad option) for anything the user can
@@ -198,5 +200,27 @@ def handle_errors(fn: F) -> F:
             code = exc.exit_code if isinstance(exc, CliError) else USER_ERROR
             sys.stderr.flush()
             raise typer.Exit(code) from None
+        except BaseException as exc:
+            error = _aborted(exc)
+            if error is None or os.environ.get("EVALKIT_DEBUG"):
+                raise
+            from evalkit.io.redaction import scrub_exception
+
+            report(scrub_exception(error), _path_args([*args, *kwargs.values()]))
+            sys.stderr.flush()
+            raise typer.Exit(USER_ERROR) from None
 
     return wrapper  # type: ignore[return-value]
+
+
+def _aborted(exc: BaseException) -> Exception | None:
+    """The error a :class:`~evalkit.execute.scoring.RunAborted` carries (a judge without
+    credentials or whose URL names an unset variable, raised outside the scoring of a
+    run: ``evalkit pairwise``, a dry run), else ``None``. The scoring module is imported
+    only if it already is (then ``exc`` may be one)."""
+    scoring = sys.modules.get("evalkit.execute.scoring")
+    aborted = getattr(scoring, "RunAborted", None)
+    if aborted is None or not isinstance(exc, aborted):
+        return None
+    error = getattr(exc, "error", None)
+    return error if isinstance(error, Exception) else None

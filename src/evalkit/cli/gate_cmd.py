@@ -132,7 +132,8 @@ def command(
         raise CliError(f"the gate could not run: {type(exc).__name__}: {exc}") from exc
     # report files first: one that cannot be written ends the command (exit 2) before a
     # verdict line is printed, so no printed verdict is contradicted by the exit code
-    to_files, to_std = file_targets(targets)
+    # (recording reporters too: the verdict line states the exit code)
+    to_files, to_std = file_targets(targets, records_last=False)
     write_reports(gate, to_files)
     # a report on stdout must be the only thing there (json:- is parsed by scripts)
     for line in gate.lines():

@@ -22,7 +22,6 @@ per file. Every problem raises :class:`LabelError` naming the file and line.
 
 from __future__ import annotations
 
-import json
 import random
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -32,7 +31,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from evalkit.data.goldens_models import label_value_problem, selection_of
-from evalkit.io.limits import LimitError, check_id
+from evalkit.io.limits import LimitError, check_id, loads_json
 from evalkit.io.setting_names import SettingError
 
 Selection = Literal["random", "all"]
@@ -255,8 +254,8 @@ def _looks_golden(p: Path) -> bool:
     try:
         with p.open("rb") as fh:
             head = fh.readline(1 << 20)
-        first = json.loads(head.decode("utf-8-sig"))
-    except (OSError, ValueError):
+        first = loads_json(head.decode("utf-8-sig"))
+    except (OSError, ValueError):  # LimitError too: load_labels then names the line
         return False
     return isinstance(first, dict) and "query" in first
 

@@ -17,7 +17,6 @@ Schema 1 files (no trailer, no ``metric_errors``) are read too.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -34,7 +33,7 @@ from evalkit.data.artifact import (
     upgrade_schema1_rows,
 )
 from evalkit.data.rows import row_from_json
-from evalkit.io.limits import LimitError, check_id, check_name
+from evalkit.io.limits import MAX_ARTIFACT_DEPTH, LimitError, check_id, check_name, loads_json
 
 
 @dataclass(frozen=True)
@@ -163,8 +162,8 @@ def is_artifact(path: str | Path) -> bool:
     except (OSError, UnicodeDecodeError):
         return False
     try:
-        obj = json.loads(first)
-    except (ValueError, RecursionError):  # not JSON, or nested too deeply to be a header
+        obj = loads_json(first, MAX_ARTIFACT_DEPTH)
+    except ValueError:  # not JSON, or nested too deeply to be a header (LimitError)
         return False
     return isinstance(obj, dict) and obj.get("type") == "header"
 

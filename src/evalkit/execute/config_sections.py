@@ -21,7 +21,14 @@ from typing import Any
 
 from evalkit.core.import_strings import import_object
 from evalkit.core.specs import ConfigSectionSpec
-from evalkit.io.model_errors import Problem, did_you_mean, first_error, is_rule, rule_message
+from evalkit.io.model_errors import (
+    Problem,
+    did_you_mean,
+    first_error,
+    is_rule,
+    rule_message,
+    shown_value,
+)
 
 
 def declared_sections(registry: Any = None) -> tuple[dict[str, ConfigSectionSpec],
@@ -120,7 +127,7 @@ def validate_section(spec: ConfigSectionSpec, value: Any) -> Any:
     elif err["type"] == "missing":
         message = "missing (required)"
     else:
-        message = f"{err['msg']}, got {err['input']!r}"
+        message = f"{err['msg']}, got {shown_value(loc, err['input'])}"
     raise Problem(loc, f"key {key!r}: {message}")
 
 

@@ -35,6 +35,7 @@ from evalkit.io.model_errors import (
     is_rule,
     rule,
     rule_message,
+    shown_value,
     value_at,
 )
 
@@ -151,7 +152,7 @@ class EvalSettings(BaseModel):
         try:  # the pattern admits all:T; the threshold is checked as the runner reads it
             parse_reduce(self.reduce)
         except SampleError:
-            raise rule(_reduce_problem(self.reduce), key="reduce") from None
+            raise rule(_reduce_problem(repr(self.reduce)), key="reduce") from None
         return self
 
 
@@ -182,6 +183,10 @@ def _problem(err: ErrorDetails, path: str, data: Any, model: type[EvalSettings],
     key = str(loc[0])
     value = value_at(data, loc[:1] if key != "target" else loc[:2])
     kind = err["type"]
+
+    def shown(value: Any) -> str:
+        return shown_value(loc, value)
+
     if kind == "extra_forbidden" and key == "target":
         return "unknown key; target takes 'factory' and 'kwargs'"
     if key == "executor":
@@ -203,40 +208,40 @@ def _problem(err: ErrorDetails, path: str, data: Any, model: type[EvalSettings],
     if path == "target":
         return "must be a table with 'factory' (and optional 'kwargs')"
     if path == "target.factory" and kind == "string_pattern_mismatch" and ":" in value:
-        return f"{value!r} is not 'package.module:callable'"
+        return f"{shown(value)} is not 'package.module:callable'"
     if path == "target.kwargs":
         if isinstance(value, dict):
             return "its keys must be text"
         return f"must be a table, got {type(value).__name__}"
     if key in ("metrics", "aggregates"):
-        return f"must be a list of names, got {value!r}"
+        return f"must be a list of names, got {shown(value)}"
     if key == "max_concurrency":
-        return f"must be a positive integer, got {value!r}"
+        return f"must be a positive integer, got {shown(value)}"
     if key == "epochs":
         return (f"must be an integer from 1 to {MAX_EPOCHS} (samples per case), "
-                f"got {value!r}")
+                f"got {shown(value)}")
     if key == "reduce":
-        return _reduce_problem(value)
+        return _reduce_problem(shown(value))
     if key in ("requests_per_minute", "tokens_per_minute"):
         try:
             check_rate(key, value)
         except ValueError as exc:
             if kind == "greater_than_equal":
                 return str(exc).removeprefix(f"{key} ")
-        return f"must be a positive number, {rate_floor_text(key)}, got {value!r}"
+        return f"must be a positive number, {rate_floor_text(key)}, got {shown(value)}"
     if key == "reporters":
-        return f"must be a list of reports FORMAT:PATH (as --report), got {value!r}"
+        return f"must be a list of reports FORMAT:PATH (as --report), got {shown(value)}"
     if key == "name" and kind == "string_too_long":
         try:
             check_name(value)
         except LimitError as exc:
             return str(exc)
-    return f"must be a non-empty string, got {value!r}"
+    return f"must be a non-empty string, got {shown(value)}"
 
 
-def _reduce_problem(value: Any) -> str:
+def _reduce_problem(shown: str) -> str:
     return (f"must be mean, max, min, all or all:T (T a finite number, such as all:0.8), "
-            f"got {value!r}")
+            f"got {shown}")
 
 
 def _rank(err: ErrorDetails) -> tuple[int, ...]:

@@ -237,11 +237,11 @@ def _rescore_goldens(run: RunResult, source: Path | None,
 def recorded_goldens(run: Path) -> Path | None:
     """The golden file the header of the run artifact at ``run`` records (what
     :func:`rescore` reads when no ``goldens`` is given), or None."""
-    import json
+    from evalkit.io.limits import MAX_ARTIFACT_DEPTH, loads_json
 
     try:
         with run.open(encoding="utf-8-sig") as fh:
-            header = json.loads(fh.readline())
+            header = loads_json(fh.readline(), MAX_ARTIFACT_DEPTH)
         recorded = (header.get("goldens") or {}).get("path")
     except (OSError, ValueError, AttributeError):
         return None

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from evalkit.io.limits import MAX_ARTIFACT_DEPTH, LimitError, loads_json
 from evalkit.io.setting_names import SettingError
 
 #: bytes inspected (after gzip decompression, when the file is compressed)
@@ -136,7 +137,9 @@ def sniff(path: str | Path) -> Sniffed:
 
 def _sniff_json(line: str, lineno: int, *, last: bool) -> Sniffed:
     try:
-        obj = json.loads(line)
+        obj = loads_json(line, MAX_ARTIFACT_DEPTH)
+    except LimitError as exc:
+        return Sniffed("json", f"a JSON line {exc}", lineno)
     except json.JSONDecodeError as exc:
         if last and exc.pos >= len(line):  # the file ends inside the value: cut short
             return Sniffed("cut", "the line ends in the middle of a JSON value (the file "
@@ -272,8 +275,8 @@ def require_artifact_rows(path: Path, what: str) -> None:
 
 def _is_trailer(line: str) -> bool:
     try:
-        obj = json.loads(line)
-    except (ValueError, RecursionError):
+        obj = loads_json(line, MAX_ARTIFACT_DEPTH)
+    except ValueError:  # not JSON, or nested too deeply (LimitError)
         return False
     return isinstance(obj, dict) and obj.get("type") == "trailer"
 

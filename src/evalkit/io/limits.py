@@ -43,9 +43,12 @@ its own error naming the file and line; it never becomes a ``RecursionError``, a
 
 from __future__ import annotations
 
+import errno
 import json
+import os
+import stat
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 MAX_DEPTH = 100
 MAX_ARTIFACT_DEPTH = MAX_DEPTH + 5
@@ -162,6 +165,34 @@ def check_depth(value: Any, max_depth: int = MAX_DEPTH, text: str | bytes | None
         stack.extend((c, depth + 1) for c in children if isinstance(c, dict | list))
 
 
+class NotRegularError(OSError):
+    """The path is a pipe, socket or device (raised by :func:`open_regular`, with which
+    :mod:`evalkit.io.user_files` reads user files)."""
+
+
+def open_regular(path: str | Path) -> BinaryIO:
+    """``path`` opened for binary reading, without blocking on a named pipe.
+
+    Raises:
+        FileNotFoundError, PermissionError, OSError: as ``open``.
+        IsADirectoryError: a directory.
+        NotRegularError: a pipe, socket or device (checked on the open file).
+    """
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(errno.EISDIR, "Is a directory", str(path))
+        if not stat.S_ISREG(mode):
+            raise NotRegularError(errno.EINVAL, "is a pipe or device, not a regular file",
+                                  str(path))
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
 def read_capped(path: Path, max_bytes: int = MAX_METRIC_FILE_BYTES) -> bytes:
     """The bytes of the file ``path``, reading at most ``max_bytes + 1`` of them (a
     device or a pipe that never ends is refused too).
@@ -171,8 +202,6 @@ def read_capped(path: Path, max_bytes: int = MAX_METRIC_FILE_BYTES) -> bytes:
         LimitError: the file holds more than ``max_bytes`` bytes (the message gives the
             cap in MiB), or is a pipe or device (opened without blocking, then refused).
     """
-    from evalkit.io.user_files import NotRegularError, open_regular
-
     try:
         with open_regular(path) as fh:
             data = fh.read(max_bytes + 1)
@@ -280,12 +309,14 @@ __all__ = [
     "MAX_WAIT_S",
     "MAX_YAML_NODES",
     "LimitError",
+    "NotRegularError",
     "RepeatedKeyError",
     "check_depth",
     "check_id",
     "check_length",
     "check_name",
     "loads_json",
+    "open_regular",
     "read_capped",
     "text_problem",
 ]

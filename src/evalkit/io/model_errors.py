@@ -6,8 +6,9 @@ pydantic models (:mod:`evalkit.gate.checks_models`, :mod:`evalkit.execute.evalco
 into the message its docs promise, in words a user can act on, and its reader prefixes
 the file and the line (:meth:`evalkit.io.bounded_yaml.MarkedYaml.line` maps an error's
 ``loc`` back to its line). This module holds what they share: rule errors whose message
-is kept verbatim, the choice of the error to report, the raw value at a location and the
-did-you-mean of a typo'd key.
+is kept verbatim, the choice of the error to report, the raw value at a location, the
+value as a message may show it (:func:`shown_value`: never a secret) and the did-you-mean
+of a typo'd key.
 """
 
 from __future__ import annotations
@@ -94,6 +95,31 @@ def value_at(data: Any, loc: Sequence[int | str]) -> Any:
     return current
 
 
+def is_secret_location(loc: Sequence[int | str]) -> bool:
+    """Whether the value at ``loc`` is a secret: under a ``headers`` key, or under a
+    secret-looking key (:data:`evalkit.io.redaction.SECRET_KEY`: ``api_key``, ``token``,
+    ``password``...; not ``api_key_env``, which names a variable)."""
+    from evalkit.io.redaction import SECRET_KEY
+
+    return any(isinstance(part, str) and (part.lower() == "headers" or (
+        SECRET_KEY.search(part) is not None and not part.lower().endswith("_env")))
+        for part in loc)
+
+
+def shown_value(loc: Sequence[int | str], value: Any) -> str:
+    """``value`` (the input at ``loc``) as a validation message may quote it: its
+    ``repr``, but ``'<redacted>'`` for a secret (:func:`is_secret_location`), URLs
+    without user info and query string and header values hidden at any depth
+    (:func:`evalkit.io.redaction.redact_structure`), and registered secrets masked. Every
+    formatter of a declarative file quotes an input through it."""
+    from evalkit.io.redaction import REDACTED, mask, redact_structure
+
+    if is_secret_location(loc):
+        return repr(REDACTED)
+    last = next((p for p in reversed(loc) if isinstance(p, str)), "")
+    return mask(repr(redact_structure(value, last if last.lower() != "headers" else "")))
+
+
 def did_you_mean(key: str, known: Sequence[str], hints: Mapping[str, str] | None = None
                  ) -> str:
     """`` (hint)`` for a key with a known meaning elsewhere, else `` (did you mean 'x'?)``
@@ -135,9 +161,11 @@ __all__ = [
     "did_you_mean",
     "first_error",
     "is_rule",
+    "is_secret_location",
     "located",
     "rule",
     "rule_message",
+    "shown_value",
     "value_at",
     "where",
 ]

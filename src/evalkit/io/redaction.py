@@ -222,6 +222,29 @@ def redact_urls(text: str) -> str:
     return text
 
 
+#: the scheme of a URL (``https://``, ``postgresql://``) at the start of a value
+_URL_START = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
+
+
+def redact_url(url: str) -> str:
+    """``url`` as evalkit records it (run headers, artifacts, caches, reports, messages):
+    without its user info (``user:password@``) and fragment, its query string replaced
+    by ``?<redacted>``: ``http://u:pw@h:9/v1?api-key=k`` becomes
+    ``http://h:9/v1?<redacted>``. A value that is not a URL (no ``scheme://``, such as a
+    ``${NAME}`` reference) is returned unchanged, and so is one that cannot be parsed
+    (then only with its user info and query cut off in text, :func:`redact_urls`)."""
+    if not _URL_START.match(url):
+        return url
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return redact_urls(url)
+    netloc = parts.netloc.rsplit("@", 1)[-1]
+    query = f"?{REDACTED}" if parts.query else ""
+    # spelled out, not urlunsplit: sqlite:////abs/path keeps its four slashes
+    return f"{parts.scheme}://{netloc}{parts.path}{query}"
+
+
 def public_url(url: str) -> str:
     """``url`` without user info, query string and fragment."""
     parts = urlsplit(url)
@@ -232,7 +255,7 @@ def public_url(url: str) -> str:
 def redact_structure(value: Any, key: str = "") -> Any:
     """``value`` (settings: mappings, lists, text) with every header value, the value of
     every secret-looking key (:data:`SECRET_KEY`), URL query strings and URL user info
-    replaced by ``<redacted>``."""
+    replaced by ``<redacted>`` (URLs by :func:`redact_url`)."""
     if isinstance(value, Mapping):
         if key.lower() == "headers":
             return {str(k): REDACTED for k in value}
@@ -241,10 +264,8 @@ def redact_structure(value: Any, key: str = "") -> Any:
         return REDACTED
     if isinstance(value, list | tuple):
         return [redact_structure(v) for v in value]
-    if isinstance(value, str) and value.startswith(("http://", "https://")):
-        parts = urlsplit(value)
-        query = REDACTED if parts.query else ""
-        return urlunsplit((parts.scheme, parts.netloc.rsplit("@", 1)[-1], parts.path, query, ""))
+    if isinstance(value, str):
+        return redact_url(value)
     return value
 
 
@@ -341,6 +362,7 @@ __all__ = [
     "mask",
     "public_url",
     "redact_structure",
+    "redact_url",
     "redact_urls",
     "register_header_secrets",
     "register_secret",

@@ -14,7 +14,6 @@ wording ("is a pipe or device"). Only the standard library is imported.
 
 from __future__ import annotations
 
-import errno
 import os
 import stat
 from pathlib import Path
@@ -22,6 +21,7 @@ from typing import BinaryIO
 
 from evalkit.io.error_messages import reading
 from evalkit.io.input_files import InputError
+from evalkit.io.limits import NotRegularError, open_regular
 
 #: the largest golden set read (bytes): far above any hand-written set
 MAX_GOLDEN_BYTES = 1 << 30
@@ -46,31 +46,6 @@ def regular_file_problem(path: str | Path, what: str) -> str | None:
     return None
 
 
-class NotRegularError(OSError):
-    """The path is a pipe, socket or device (raised by :func:`open_regular`)."""
-
-
-def open_regular(path: str | Path) -> BinaryIO:
-    """``path`` opened for binary reading, without blocking on a named pipe.
-
-    Raises:
-        FileNotFoundError, PermissionError, OSError: as ``open``.
-        IsADirectoryError: a directory.
-        NotRegularError: a pipe, socket or device (checked on the open file).
-    """
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    try:
-        mode = os.fstat(fd).st_mode
-        if stat.S_ISDIR(mode):
-            raise IsADirectoryError(errno.EISDIR, "Is a directory", str(path))
-        if not stat.S_ISREG(mode):
-            raise NotRegularError(errno.EINVAL, "is a pipe or device, not a regular file",
-                                  str(path))
-        os.set_blocking(fd, True)
-        return os.fdopen(fd, "rb")
-    except BaseException:
-        os.close(fd)
-        raise
 
 
 def open_input(path: str | Path, what: str, error: type[Exception] = InputError) -> BinaryIO:

@@ -33,12 +33,13 @@ def get_reporter(name: str) -> ReporterSpec:
 
     Raises:
         RegistryError: no such reporter (the message lists the known ones and, for a
-            reporter of :data:`PLUGIN_REPORTERS`, names the distribution to install), or
-            two plugins provide it.
+            reporter of :data:`PLUGIN_REPORTERS`, names its plugin: what to install, or
+            the plugin selection that disables it and how to enable it), or two plugins
+            provide it.
     """
     from evalkit.core.registry import RegistryError
     from evalkit.plugins.default import default_registry
-    from evalkit.plugins.info import install_hint
+    from evalkit.plugins.loading import unavailable_plugin
 
     registry = default_registry()
     try:
@@ -49,10 +50,11 @@ def get_reporter(name: str) -> ReporterSpec:
                       for c in registry.conflicts())
         if dist is None or blocked:
             raise  # not a plugin's reporter, or a conflict: the registry's message
-        raise RegistryError(
-            f"{exc}. The {name!r} reporter comes from the {dist} plugin, which is not "
-            f"installed or not enabled: {install_hint(dist)}, and list it in [tool.evalkit] "
-            "plugins if the project selects its plugins") from None
+        # not installed (what to install), disabled by the plugin selection (which one,
+        # and how to enable it) or failed to load (why): as for a plugin's command
+        why = unavailable_plugin(registry, dist, f"the {name!r} reporter")
+        raise RegistryError(f"{exc}. {why[:1].upper()}{why[1:]}" if why else str(exc)
+                            ) from None
     assert isinstance(spec, ReporterSpec)
     return spec
 
@@ -157,11 +159,25 @@ def check_report_targets(targets: Sequence[str], *, as_json: bool = False,
     return bool(to_stdout)
 
 
-def file_targets(targets: Sequence[str]) -> tuple[list[str], list[str]]:
-    """``(targets written to files, targets written to standard output)``: a command
-    writes its files first, so that a write failure is reported before any verdict."""
-    to_files = [t for t in targets if parse_report_target(t)[1] != "-"]
-    return to_files, [t for t in targets if t not in to_files]
+def file_targets(targets: Sequence[str], *, records_last: bool = True
+                 ) -> tuple[list[str], list[str]]:
+    """``(targets written to files, targets handled after the result is printed)``: a
+    command writes its files first, so that a write failure is reported before any
+    verdict; then, after its result, the reports on standard output and last the
+    recording reporters (a tracking server, a database: ``ReporterSpec.record``), so
+    that a server that cannot be reached never hides the result already computed. With
+    ``records_last=False`` the recording reporters are with the files (a gate: its
+    verdict line states the exit code, which a failed recording would contradict).
+
+    Raises:
+        ReportTargetError: a malformed target.
+        RegistryError: an unknown format.
+    """
+    parsed = [(t, *parse_report_target(t)) for t in targets]
+    recorders = [t for t, fmt, _ in parsed if records_last and is_recorder(fmt)]
+    to_files = [t for t, _, path in parsed if path != "-" and t not in recorders]
+    to_std = [t for t, _, path in parsed if path == "-" and t not in recorders]
+    return to_files, [*to_std, *recorders]
 
 
 def write_reports(obj: Any, targets: Sequence[str]) -> list[str]:
@@ -214,7 +230,8 @@ def show_result(result: Any, targets: Sequence[str], *, as_json: bool, table: An
     then the report that goes to standard output: files first, so that a report that
     cannot be written stops the command before any result is printed (nothing printed is
     contradicted by the exit code), and a report on standard output is the only thing
-    there (``json:-`` is parsed by scripts; ``console`` then writes to standard error).
+    there (``json:-`` is parsed by scripts; ``console`` then writes to standard error);
+    recording reporters last (:func:`file_targets`).
 
     Raises:
         As :func:`write_reports`.

@@ -130,6 +130,14 @@ class History:
                                "history's file with --db")
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            from evalkit.io.outputs import reason_for
+
+            raise HistoryError(
+                f"{self.path}: the history database cannot be created: "
+                f"{reason_for(self.path, exc)}; name a file in a folder with --db (such as "
+                f"--db {self.path.name}), or move what is in the way") from None
+        try:
             self._con = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S,
                                         isolation_level=None)
             self._con.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
@@ -198,7 +206,7 @@ class History:
         previous = self.load_id(previous_id)
         fp_text = self._con.execute("SELECT fingerprint FROM runs WHERE id = ?",
                                     (previous_id,)).fetchone()[0]
-        previous_fp = Fingerprint.from_json(json.loads(fp_text), f"run #{previous_id}")
+        previous_fp = Fingerprint.from_json(self._json(fp_text), f"run #{previous_id}")
         return step_between(previous, previous_id, previous_fp, run, current_fp)
 
     def _insert(self, con: sqlite3.Connection, run: RunResult, label: str | None,
@@ -257,6 +265,22 @@ class History:
             previous = (run_id, run, fp)
 
     # -- reading ---------------------------------------------------------------
+    def _json(self, text: str) -> Any:
+        """A JSON value stored in the database, read with the bounded loader of run
+        artifacts (:func:`evalkit.io.limits.loads_json`).
+
+        Raises:
+            HistoryError: not JSON, or nested too deeply; naming the database.
+        """
+        from evalkit.io.limits import MAX_ARTIFACT_DEPTH, loads_json
+
+        try:
+            return loads_json(text, MAX_ARTIFACT_DEPTH)
+        except ValueError as exc:
+            raise HistoryError(f"{self.path}: a stored value cannot be read ({exc}); the "
+                               "database was altered: add the runs again to a new one"
+                               ) from None
+
     def load_id(self, run_id: int) -> RunResult:
         """The run stored as ``run_id``, rebuilt from its header and rows.
 
@@ -271,8 +295,8 @@ class History:
         if found is None:
             raise HistoryError(f"{self.path}: no run #{run_id}")
         name, header_text = found
-        header = json.loads(header_text)
-        rows = [row_from_json(json.loads(text)) for (text,) in self._con.execute(
+        header = self._json(header_text)
+        rows = [row_from_json(self._json(text)) for (text,) in self._con.execute(
             "SELECT row FROM rows WHERE run_id = ? ORDER BY seq", (run_id,))]
         samples: list[Any] = []
         if any(r.sample is not None for r in rows):
@@ -357,8 +381,8 @@ class History:
         return [StoredRun(
             id=h[0], name=h[1], label=h[2], commit=h[3], added=h[4], created=h[5],
             n_cases=h[6], means=means[h[0]]["metric"], aggregates=means[h[0]]["aggregate"],
-            step=Step(h[7], bool(h[8]), tuple(json.loads(h[9] or "[]")),
-                      tuple(steps[h[0]]), json.loads(h[10] or "{}")),
+            step=Step(h[7], bool(h[8]), tuple(self._json(h[9] or "[]")),
+                      tuple(steps[h[0]]), self._json(h[10] or "{}")),
         ) for h in heads]
 
 

@@ -52,6 +52,18 @@ def _expand_env(name: str, value: str) -> str:
     return ENV_REFERENCE.sub(sub, value)
 
 
+def _header_text(name: str, value: Any) -> str:
+    """A header value of the config as text: a string or a number; a list, a table or a
+    boolean is refused, naming the header and never the value (a secret)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return str(value)
+    raise Problem(("headers", name), f"header {name!r}: its value must be text, not "
+                  f"{type(value).__name__} (the value is not shown: header values are "
+                  "secrets); write it as one string")
+
+
 class UnknownOptionError(Problem, TypeError):
     """An option the ``http`` factory does not take (a ``TypeError``, as Python's own for
     an unexpected keyword argument, and a :class:`~evalkit.io.model_errors.Problem`
@@ -83,14 +95,15 @@ def make_http_target(*, url: str, name: str | None = None, asynchronous: bool = 
             header that cannot be sent (see :class:`HttpTarget`).
         UnknownOptionError: an unknown option (with a did-you-mean; a ``TypeError``).
         evalkit.io.model_errors.Problem: a header refers to an environment variable that
-            is unset or empty (the variable is named, never its value); ``loc`` is the
-            key under ``kwargs`` (a ``ValueError``).
+            is unset or empty (the variable is named, never its value), or its value is
+            not text (a list, a table); ``loc`` is the key under ``kwargs`` (a
+            ``ValueError``).
     """
     _check_names(options)
     for key in ("build_payload", "extract"):
         if isinstance(options.get(key), str):
             options[key] = _import_string(options[key], key)
-    options["headers"] = {str(k): _expand_env(str(k), str(v))
+    options["headers"] = {str(k): _expand_env(str(k), _header_text(str(k), v))
                           for k, v in (options.get("headers") or {}).items()}
     if not isinstance(asynchronous, bool):
         raise ValueError(f"asynchronous must be true or false, got {asynchronous!r}")

@@ -67,10 +67,13 @@ def command(
     from evalkit.data.labels import read_labels, run_golden_labels
     from evalkit.data.results import RunResult
     from evalkit.execute.run_files import require_artifact
+    from evalkit.io.outputs import require_writable
     from evalkit_judge.agreement import judge_agreement
     from evalkit_judge.agreement_text import agreement_lines
 
     targets = _report_targets(report or [])
+    for fmt, path in targets:  # before any work: not over an input, writable
+        require_writable(path, "--report", f"agreement.{fmt}", inputs=[run, labels])
     require_artifact(run, "run")
     result = RunResult.load(run)
     found = read_labels(labels) if labels is not None else run_golden_labels(result.header)

@@ -297,8 +297,10 @@ def restore_judges(header: Mapping[str, Any]) -> None:
     """Register the judges a run header records (``details[name]["judge"]``) whose names
     the registry does not know, so that a command reading the run without its config
     (``evalkit rescore``, ``gate``, ``compare``) finds them. A record that cannot be
-    rebuilt (an unknown provider, a malformed entry) is skipped: the command then
-    reports the name as unknown, as before."""
+    rebuilt (an unknown provider, a malformed entry) or rebuilds another judge than the
+    run's (its definition hash differs: a base URL whose user info or query string, a
+    secret, the header does not record) is skipped: the command then reports the name as
+    unknown, and ``--config`` registers it from the eval config."""
     from evalkit.core.registry import RegistryError
     from evalkit.plugins.default import default_registry
 
@@ -316,8 +318,13 @@ def restore_judges(header: Mapping[str, Any]) -> None:
         except RegistryError:
             pass
         try:
-            settings = _from_record(record)
-            _register(build_judge(settings), "", registry)
+            declared = build_judge(_from_record(record))
+        except (ValueError, LookupError, TypeError):
+            continue
+        if declared.judge.definition != record.get("definition"):
+            continue  # not the judge of the run: a base URL recorded without its secrets
+        try:
+            _register(declared, "", registry)
         except (ValueError, LookupError, TypeError):
             continue
 

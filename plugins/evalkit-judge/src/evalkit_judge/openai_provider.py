@@ -32,12 +32,12 @@ request.
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from evalkit.execute.scoring import RunAborted
+from evalkit.io.limits import LimitError, loads_json
 from evalkit.io.redaction import mask
 from evalkit.io.retry_waits import backoff_s, retry_after_s
 from evalkit_judge.budget import JudgeError, JudgeUnavailable, Usage
@@ -298,7 +298,9 @@ def chat_tool_input(reply: Mapping[str, Any], name: str, fields: tuple[str, ...]
     if not isinstance(raw, str):
         raise JudgeError(f"the {name} answer is not JSON text: {raw!r}")
     try:
-        data = json.loads(raw)
+        data = loads_json(raw)
+    except LimitError as exc:
+        raise JudgeError(f"the {name} answer is JSON {exc}") from None
     except ValueError:
         raise JudgeError(f"the {name} answer is not JSON (an answer is never read from "
                          f"prose): {raw[:QUOTED]!r}") from None

@@ -184,7 +184,7 @@ def build_header(loaded: Sequence[tuple[str, RunResult, str | None]], gset: Gold
                     for name, run, path in loaded],
         "goldens": {"path": None if gset.path is None else str(gset.path),
                     "n_cases": len(gset)},
-        "judge": {"provider": judge.provider.name, "base_url": judge.provider.endpoint,
+        "judge": {"provider": judge.provider.name, "base_url": _url(judge.provider.endpoint),
                   "grade_via": judge.provider.settings.grade_via,
                   "model": judge.model, "definition": prompt.definition_hash(),
                   "grading_definition": judge.definition, "max_tokens": judge.max_tokens,
@@ -236,3 +236,9 @@ def rescored(result: PairwiseResult, **options: Any) -> PairwiseResult:
     header.update(options=merged, pairs=[p.as_dict() for p in pairs], bradley_terry=strengths)
     return type(result)(header, list(result.rows))
 
+
+def _url(url: str | None) -> str | None:
+    """``url`` as an artifact records it (:func:`evalkit.io.redaction.redact_url`)."""
+    from evalkit.io.redaction import redact_url
+
+    return None if url is None else redact_url(url)

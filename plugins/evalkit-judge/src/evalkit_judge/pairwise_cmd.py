@@ -51,6 +51,23 @@ def _reports(values: list[str]) -> list[tuple[str, Path]]:
     return out
 
 
+def _check_outputs(output: Path | None, reports: list[tuple[str, Path]],
+                   inputs: list[Path | None]) -> None:
+    """Refuse, before any request, an ``-o`` or ``--report`` path that is one of the
+    command's inputs, a directory or a file that cannot be written (missing folders
+    are created when written).
+
+    Raises:
+        evalkit.io.outputs.DestinationError: naming the option and the path.
+    """
+    from evalkit.io.outputs import require_writable
+
+    if output is not None:
+        require_writable(output, "-o", "pairwise.jsonl", inputs=inputs)
+    for fmt, path in reports:
+        require_writable(path, "--report", f"pairwise.{fmt}", inputs=[*inputs, output])
+
+
 def command(
     runs: Annotated[list[Path], typer.Argument(
         metavar="RUN_A RUN_B [MORE...]", help="Two or more target-run artifacts (evalkit "
@@ -115,6 +132,7 @@ def command(
     if len(runs) < 2:
         raise typer.BadParameter("name at least two runs to compare", param_hint="RUN_A RUN_B")
     reports = _reports(report or [])
+    _check_outputs(output, reports, [*runs, goldens, config])
     if config is not None:
         from evalkit_judge.declared import apply_config_judges
 

@@ -30,7 +30,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from evalkit.execute.scoring import RunAborted
-from evalkit.io.redaction import ENV_REFERENCE, mask, register_secret
+from evalkit.io.redaction import (
+    ENV_REFERENCE,
+    mask,
+    redact_url,
+    register_secret,
+    register_url_secrets,
+)
 from evalkit_judge.budget import JudgeUnavailable, Usage
 
 if TYPE_CHECKING:
@@ -181,10 +187,12 @@ class JudgeProvider:
 
     def record(self) -> dict[str, Any]:
         """The provider's settings as a run header records them: no secret (a header
-        value is shown only when it is made of ``${NAME}`` references and plain text)."""
+        value is shown only when it is made of ``${NAME}`` references and plain text; the
+        base URL without user info and query string, :func:`~evalkit.io.redaction.redact_url`)."""
         s = self.settings
         return {
-            "provider": self.name, "base_url": s.base_url,
+            "provider": self.name,
+            "base_url": None if s.base_url is None else redact_url(s.base_url),
             "api_key_env": s.api_key_env, "headers": shown_headers(s.headers),
             "retries": s.retries, "timeout": s.timeout, "grade_via": s.grade_via,
             "max_tokens_field": s.max_tokens_field,
@@ -212,7 +220,8 @@ class JudgeProvider:
             with self._lock:
                 self._refused = (
                     f"judge {self.model!r}: the {self.name} API at "
-                    f"{self.resolved_base_url() or 'its default endpoint'} refused the "
+                    f"{redact_url(self.resolved_base_url() or 'its default endpoint')} "
+                    "refused the "
                     f"credentials (401: {exc}); check "
                     f"{self.settings.api_key_env or self.default_api_key_env or 'the key'}; "
                     "the run stops here, and no more requests are sent")
@@ -275,10 +284,14 @@ class JudgeProvider:
     # ------------------------------------------------------------------ helpers
     def resolved_base_url(self) -> str | None:
         """:attr:`endpoint` with its ``${NAME}`` references expanded (an unset variable
-        is refused: ``RunAborted``)."""
+        is refused: ``RunAborted``); its password and query values are registered as
+        secrets."""
         url = self.endpoint
-        return None if url is None else expand_env(url, f"judge {self.model!r}: base_url",
-                                                   secret=False)
+        if url is None:
+            return None
+        url = expand_env(url, f"judge {self.model!r}: base_url", secret=False)
+        register_url_secrets(url)  # its password and query values: masked when shown
+        return url
 
     def resolved_headers(self) -> dict[str, str]:
         """The extra headers with ``${NAME}`` references expanded; every value is

@@ -27,12 +27,16 @@ MLflow keys hold letters, digits, ``_ - . /`` and spaces: :func:`metric_key` wri
 from __future__ import annotations
 
 import math
+import os
 import re
+import socket
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 _NOT_A_KEY = re.compile(r"[^A-Za-z0-9_\-. /]")
 #: The most parameters, tags or metrics MLflow takes in one ``log_batch``.
@@ -193,17 +197,109 @@ def log_to_mlflow(obj: Any, experiment: str, tracking_uri: str | None = None) ->
     Returns:
         One line naming the experiment, the run's id and the tracking URI.
 
+    The tracking server of an ``http(s)`` URI must accept a connection within
+    :data:`CONNECT_TIMEOUT_S` (:func:`check_reachable`), and MLflow's HTTP requests are
+    bounded (:data:`HTTP_SETTINGS`, unless the environment sets them).
+
     Raises:
         ValueError: an object it does not log, or an empty experiment name.
-        mlflow.exceptions.MlflowException: the tracking server refused the run.
+        TrackingUnavailable: the tracking store cannot be reached or opened (refused
+            connection, a server that fails, MLflow's default ``sqlite:///mlflow.db``
+            without SQLAlchemy); one line naming the URI and the fix (a ``ValueError``).
     """
     if not experiment.strip():
         raise ValueError("--report mlflow:EXPERIMENT: name the experiment")
     logged = what_to_log(obj)
+    import mlflow
+    import requests
+    from mlflow.exceptions import MlflowException
+
+    uri = tracking_uri or mlflow.get_tracking_uri()
+    check_reachable(uri)
+    try:
+        with bounded_requests():
+            return _log(logged, experiment, uri)
+    except (MlflowException, ImportError, OSError, requests.RequestException) as exc:
+        raise TrackingUnavailable(unavailable_message(uri, exc, tracking_uri is None)
+                                  ) from None
+
+
+class TrackingUnavailable(ValueError):
+    """The tracking store cannot be reached or opened; the message names the URI (without
+    credentials) and what to do."""
+
+
+#: MLflow's HTTP settings (its environment variables) while evalkit logs, unless the
+#: user set them: a few seconds per request and two retries, instead of MLflow's
+#: 120 s and 7 retries with backoff (minutes before a dead server is reported).
+HTTP_SETTINGS = {"MLFLOW_HTTP_REQUEST_TIMEOUT": "15", "MLFLOW_HTTP_REQUEST_MAX_RETRIES": "2",
+                 "MLFLOW_HTTP_REQUEST_BACKOFF_FACTOR": "1"}
+#: The most characters of MLflow's error quoted in the message.
+MAX_WHY_CHARS = 160
+#: Seconds to wait for the tracking server to accept a connection.
+CONNECT_TIMEOUT_S = 5.0
+
+
+@contextmanager
+def bounded_requests() -> Iterator[None]:
+    """Apply :data:`HTTP_SETTINGS` (those the environment does not set) while the block
+    runs, then restore the environment."""
+    added = {k: v for k, v in HTTP_SETTINGS.items() if k not in os.environ}
+    os.environ.update(added)
+    try:
+        yield
+    finally:
+        for key in added:
+            os.environ.pop(key, None)
+
+
+def check_reachable(uri: str) -> None:
+    """Refuse, before anything is logged, an ``http(s)`` tracking URI whose server does
+    not accept a connection within :data:`CONNECT_TIMEOUT_S` (refused, no route, a
+    name that does not resolve). Other URIs (a file store, a database) are opened by
+    MLflow itself.
+
+    Raises:
+        TrackingUnavailable: naming the URI and the fix.
+    """
+    parts = urlsplit(uri)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return
+    try:
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+        with socket.create_connection((parts.hostname, port), timeout=CONNECT_TIMEOUT_S):
+            pass
+    except (OSError, ValueError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise TrackingUnavailable(unavailable_message(uri, why, False)) from None
+
+
+def unavailable_message(uri: str, why: BaseException | str, default: bool) -> str:
+    """One line: the tracking store ``uri`` (credentials removed) cannot be used, why
+    (the first line of the error), and the fix; ``default``: the URI is MLflow's default,
+    MLFLOW_TRACKING_URI being unset."""
+    from evalkit.io.redaction import mask, redact_url, redact_urls
+
+    if isinstance(why, BaseException):
+        text = str(why).strip().splitlines()[0] if str(why).strip() else ""
+        if len(text) > MAX_WHY_CHARS:
+            text = text[:MAX_WHY_CHARS].rstrip() + "..."
+        why = f"{type(why).__name__}: {text}" if text else type(why).__name__
+    where = f"the MLflow tracking store {redact_url(uri)}"
+    if default:
+        where += " (MLflow's default: MLFLOW_TRACKING_URI is not set)"
+    return (f"mlflow: {where} cannot be used ({mask(redact_urls(why))}); nothing was "
+            "logged. Set MLFLOW_TRACKING_URI to a running tracking server "
+            "(http://HOST:PORT) and try again, or leave out --report mlflow:...")
+
+
+def _log(logged: Logged, experiment: str, uri: str) -> str:
+    """Log ``logged`` as one finished run of ``experiment`` at ``uri``; the line
+    :func:`log_to_mlflow` returns."""
     from mlflow import MlflowClient
     from mlflow.entities import Metric, Param, RunTag
 
-    client = MlflowClient(tracking_uri)
+    client = MlflowClient(uri)
     found = client.get_experiment_by_name(experiment)
     experiment_id = (found.experiment_id if found is not None
                      else client.create_experiment(experiment))
@@ -225,9 +321,13 @@ def log_to_mlflow(obj: Any, experiment: str, tracking_uri: str | None = None) ->
         client.set_terminated(run_id, "FAILED")
         raise
     client.set_terminated(run_id)
+    from evalkit.io.redaction import redact_url
+
     return (f"mlflow: logged {logged.kind} {logged.name!r} to experiment {experiment!r} as "
-            f"run {run_id} ({client.tracking_uri})")
+            f"run {run_id} ({redact_url(str(client.tracking_uri))})")
 
 
-__all__ = ["BATCH", "Logged", "comparison_logged", "gate_logged", "log_to_mlflow",
-           "metric_key", "run_logged", "what_to_log"]
+__all__ = ["BATCH", "CONNECT_TIMEOUT_S", "HTTP_SETTINGS", "Logged", "TrackingUnavailable",
+           "bounded_requests", "check_reachable", "comparison_logged", "gate_logged",
+           "log_to_mlflow", "metric_key", "run_logged", "unavailable_message",
+           "what_to_log"]

@@ -20,7 +20,7 @@ from typing import Any
 
 from evalkit.data.cases import GoldenCase
 from evalkit.data.goldens import GoldenSet
-from evalkit.io.limits import LimitError, check_id, label_problem, text_problem
+from evalkit.io.limits import LimitError, check_id, label_problem, loads_json, text_problem
 
 QRELS_HEADER = ("query-id", "corpus-id", "score")
 
@@ -75,9 +75,11 @@ def _jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
             continue
         any_line = True
         try:
-            obj = json.loads(line)
+            obj = loads_json(line)
         except json.JSONDecodeError as exc:
             raise BeirError(f"{path}:{lineno}: not valid JSON ({exc.msg})") from None
+        except LimitError as exc:
+            raise BeirError(f"{path}:{lineno}: {exc}") from None
         if not isinstance(obj, dict):
             raise BeirError(f"{path}:{lineno}: expected a JSON object")
         yield lineno, obj

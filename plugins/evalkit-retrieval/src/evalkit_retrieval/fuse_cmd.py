@@ -52,11 +52,18 @@ def fuse(
     tag: Annotated[str | None, typer.Option(
         "--tag", help="The fused run's tag (default: the method's name).",
         show_default=False)] = None,
+    overwrite: Annotated[bool, typer.Option(
+        "--overwrite", help="Replace an existing file at -o (never one of the RUNs).")
+    ] = False,
 ) -> None:
     """Fuse TREC runs into one (docs/fusion.md): normalise each query's scores, combine
     them per document, write the fused ranking in trec_eval's order."""
+    from evalkit.io.outputs import require_writable
     from evalkit_retrieval.fusion import FusionError
     from evalkit_retrieval.fusion import fuse as fuse_runs
+
+    # before any work: not over an input, not over a file without --overwrite
+    require_writable(output, "-o", "fused.txt", inputs=list(runs), overwrite=overwrite)
 
     parsed: list[float] | None = None
     if weights is not None:

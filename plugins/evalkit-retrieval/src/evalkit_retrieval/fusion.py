@@ -101,14 +101,23 @@ class FusedRun:
         return "\n".join(lines) + "\n" if lines else ""
 
     def save(self, path: str | Path) -> Path:
-        """Write :meth:`to_trec` to ``path`` (a ``.gz`` name is gzip-compressed)."""
+        """Write :meth:`to_trec` to ``path`` (a ``.gz`` name is gzip-compressed),
+        replaced atomically, missing folders created
+        (:func:`evalkit.io.outputs.write_output`).
+
+        Raises:
+            evalkit.io.outputs.UnwritableError: ``path`` cannot be written (named, with
+                why).
+        """
+        from evalkit.io.outputs import write_output
+
         p = Path(path)
         data = self.to_trec().encode("utf-8")
         if p.suffix == ".gz":
             import gzip
 
             data = gzip.compress(data, mtime=0)
-        p.write_bytes(data)
+        write_output(p, data)
         return p
 
 
