@@ -15,7 +15,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from evalkit.stats._kernels import Backend
-from evalkit.stats.engine import Analysis, ColumnOutcome, FloatArray, analyse
+from evalkit.stats.engine import (
+    Analysis,
+    ColumnOutcome,
+    FloatArray,
+    analyse,
+    draw_signflips,
+    needs_of,
+)
 from evalkit.stats.histogram import Histogram
 from evalkit.stats.intervals import Alternative
 from evalkit.stats.methods import DEFAULT_CI, resolve_method
@@ -90,12 +97,15 @@ def analyse_family(
     t_obs = np.zeros(m)
     hists: list[Histogram | None] = [None] * m
     parts: list[tuple[list[int], Analysis]] = []
+    cis = {g: ci if ci is not None else DEFAULT_CI[g] for g in groups}
+    shared = _shared_flips(F, groups, cis, want_null, n_resamples, seed, backend)
     for g, cols in groups.items():
-        ci_g = ci if ci is not None else DEFAULT_CI[g]
+        ci_g = cis[g]
         an = analyse(D[:, cols], method=g, ci_method=ci_g, alpha=alpha,
                      alternative=alternative, n_resamples=n_resamples, seed=seed,
                      want_null=want_null, backend=backend, bins=bins,
-                     flip=None if flip is None else F[:, cols])
+                     flip=None if flip is None else F[:, cols],
+                     drawn_flips=shared.get(g))
         parts.append((cols, an))
         for k, j in enumerate(cols):
             outcomes[j] = an.outcomes[k]
@@ -113,6 +123,28 @@ def analyse_family(
                   tuple(None if h is None else h.scaled(sc)
                         for h, sc in zip(hists, scales.tolist(), strict=True))
                   if bins else ())
+
+
+def _shared_flips(F: FloatArray, groups: dict[str, list[int]], cis: dict[str, str],
+                  want_null: bool, n_resamples: int, seed: int, backend: Backend
+                  ) -> dict[str, tuple[FloatArray, FloatArray]]:
+    """Per group whose test needs sign flips, those of its columns of ``F`` (``(B, k)``
+    sums and the ``(B,)`` sign sums), drawn in one call when two or more groups need
+    them; else empty. Every group draws the same patterns from the same seed and a
+    column's sums depend on that column alone (:func:`evalkit.stats.engine.draw_signflips`),
+    so each group's columns of these are what it would have drawn itself."""
+    flipping = [g for g in groups if needs_of(g, cis[g], want_null, True).flips]
+    if len(flipping) < 2:
+        return {}
+    cols = [j for g in flipping for j in groups[g]]  # each group's columns side by side
+    drawn, signs = draw_signflips(F[:, cols], n_resamples=n_resamples, seed=seed,
+                                  backend=backend)
+    out: dict[str, tuple[FloatArray, FloatArray]] = {}
+    start = 0
+    for g in flipping:  # views, not copies
+        out[g] = (drawn[:, start:start + len(groups[g])], signs)
+        start += len(groups[g])
+    return out
 
 
 def _joined_null(parts: list[tuple[list[int], Analysis]], m: int
