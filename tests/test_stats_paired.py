@@ -321,7 +321,7 @@ def test_column_blocks_never_change_a_sum(block_columns: int,
     d = np.random.default_rng(8).normal(size=(200, 7))
     whole = _compiled.bootstrap_sums(d, 1500, 5, True), _compiled.signflip_sums(d, 1500, 5)
     monkeypatch.setattr(_blocks, "BLOCK_BYTES", 8 * 200 * block_columns)
-    assert len(_compiled.column_blocks(200, 7)) == -(-7 // block_columns)
+    assert len(_blocks.column_blocks(200, 7)) == -(-7 // block_columns)
     (s, q), (f, g) = _compiled.bootstrap_sums(d, 1500, 5, True), _compiled.signflip_sums(
         d, 1500, 5)
     assert q is not None and whole[0][1] is not None

@@ -25,7 +25,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import repeat
 from operator import add
@@ -317,7 +317,10 @@ def _read_whole(p: Path, data: bytes) -> _Read | None:
     return header, rows, trailer, digest, None
 
 
-_SCANNER = json.JSONDecoder().scan_once
+#: ``(value, end)`` of the JSON value starting at an index of a string (what
+#: ``json.loads`` calls once it has skipped the white space); StopIteration or
+#: ``json.JSONDecodeError`` when there is none.
+_SCANNER: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
 
 
 def _read_lines(p: Path, data: bytes) -> _Read:

@@ -138,7 +138,8 @@ def analyse_family(
 
 def _largest_magnitudes(D: FloatArray) -> FloatArray:
     """Each column's largest ``|value|`` (``max(max, -min)``: no copy of ``D``)."""
-    return np.maximum(D.max(axis=0), -D.min(axis=0))
+    peak: FloatArray = np.maximum(D.max(axis=0), -D.min(axis=0))
+    return peak
 
 
 def _group_draws(parts: list[tuple[list[int], Analysis]], resolved: list[str], m: int
