@@ -302,3 +302,74 @@ def test_the_example_baseline_is_schema_2_and_holds_what_schema_1_did() -> None:
             assert new_row["metrics"][name] == pytest.approx(value, abs=1e-12, rel=0)
     run = RunResult.load(example)
     assert run.coverage().complete and run.coverage().notes == ()
+
+
+_HEAD = '{"type": "header", "schema_version": 2, "name": "r"}\n'
+_ROW = '{"type": "row", "id": "q%d", "metrics": {"ap": 0.%d}, "retrieved": []}\n'
+
+
+def _finished(rows: list[str], head: str = _HEAD) -> str:
+    body = head + "".join(rows)
+    digest = hashlib.sha256(body.encode()).hexdigest()
+    return body + json.dumps({"type": "trailer", "rows": len(rows), "sha256": digest}) + "\n"
+
+
+@pytest.mark.parametrize("text", [
+    _finished([_ROW % (i, i) for i in range(3)]),
+    _finished([_ROW % (i, i) for i in range(3)]) + "\n  \n",  # blank lines after the trailer
+    _finished([_ROW % (0, 0), "\n", "  \t\n", _ROW % (1, 1)]),  # blank lines are hashed
+    _finished([(_ROW % (i, i)).replace("\n", "\r\n") for i in range(2)]),
+    _finished([" " + _ROW % (0, 0)]),  # white space around a line's object
+    "\ufeff" + _finished([_ROW % (0, 0)]),  # a byte order mark
+    _HEAD + _ROW % (0, 0),  # no trailer: unfinished
+    _HEAD + _ROW % (0, 0) + '{"type": "row", "id": "q1", "metr',  # cut mid-line
+    _finished([_ROW % (0, 0)]) + '{"type": "row"}\n',  # content after the trailer
+    _HEAD + '{"type": "row", "id": "a", "m": [1,\n2]}\n' + _ROW % (1, 1),  # spans lines
+    _HEAD + '{"type": "row", "id": "a"} {"type": "row", "id": "b"}\n',  # two on one line
+    _HEAD + '{"type": "row", "id": "a"},{"type": "row", "id": "b"}\n',
+    _HEAD + '{"type": "row", "id": "a", "x": ' + "[" * 80 + "]" * 80 + "}\n",  # too deep
+    _HEAD + '{"type": "row", "id": "a\\u0000"}\n\x1c\n',  # not blank to bytes.isspace
+    _finished([_ROW % (0, 0)]).replace('"schema_version": 2', '"schema_version": 9'),
+    '{"type": "row", "id": "a"}\n',  # no header
+    _HEAD + '[1]\n',
+    _finished([_ROW % (0, 0), '{"type": "trailer", "rows": 0}\n']),  # a second trailer
+])
+def test_reading_a_file_at_once_gives_what_reading_it_line_by_line_gives(
+        tmp_path: Path, text: str) -> None:
+    """The whole-file reader (one UTF-8 decode, the JSON scanner on each line) returns
+    exactly what the line reader returns, or hands the file to it (which names the
+    problem): a value spanning lines or two values on one line are never read as rows."""
+    from evalkit.data.artifact import _read_lines, _read_whole, read_artifact
+
+    data = text.encode("utf-8")
+    data = data[3:] if data.startswith(b"\xef\xbb\xbf") else data
+    p = tmp_path / "r.jsonl"
+    p.write_bytes(text.encode("utf-8"))
+    whole = _read_whole(p, data)
+    try:
+        by_line = _read_lines(p, data)
+    except ArtifactError as exc:
+        assert whole is None
+        with pytest.raises(ArtifactError) as err:
+            read_artifact(p)
+        assert str(err.value) == str(exc)
+        return
+    if text.endswith("}\n") and "trailer" in text.splitlines()[-1] and "\\u" not in text:
+        assert whole is not None  # a well-formed file is read at once
+    if whole is not None:
+        assert whole[:3] == by_line[:3] and whole[4] is None and by_line[4] is None
+        if whole[2] is not None:
+            assert whole[3] == by_line[3]
+
+
+def test_a_file_that_is_not_utf8_is_named_by_line(tmp_path: Path) -> None:
+    p = tmp_path / "r.jsonl"
+    p.write_bytes((_HEAD + _ROW % (0, 0)).encode() + b'{"type": "row", "id": "\xff"}\n')
+    with pytest.raises(ArtifactError, match=r"not UTF-8 text \(line 3, byte 0xff"):
+        read_artifact_of(p)
+
+
+def read_artifact_of(p: Path) -> object:
+    from evalkit.data.artifact import read_artifact
+
+    return read_artifact(p)

@@ -316,12 +316,12 @@ def test_column_blocks_never_change_a_sum(block_columns: int,
     # a wide matrix is resampled a block of columns at a time; every (resample, column)
     # sum must equal the one of the whole matrix at once, and the numpy backend's
     pytest.importorskip("numba")
-    from evalkit.stats import _compiled
+    from evalkit.stats import _blocks, _compiled
 
     d = np.random.default_rng(8).normal(size=(200, 7))
     whole = _compiled.bootstrap_sums(d, 1500, 5, True), _compiled.signflip_sums(d, 1500, 5)
-    monkeypatch.setattr(_compiled, "BLOCK_BYTES", 8 * 200 * block_columns)
-    assert len(_compiled.column_blocks(200, 7)) == -(-7 // block_columns)
+    monkeypatch.setattr(_blocks, "BLOCK_BYTES", 8 * 200 * block_columns)
+    assert len(_blocks.column_blocks(200, 7)) == -(-7 // block_columns)
     (s, q), (f, g) = _compiled.bootstrap_sums(d, 1500, 5, True), _compiled.signflip_sums(
         d, 1500, 5)
     assert q is not None and whole[0][1] is not None

@@ -24,6 +24,7 @@ from evalkit.comparison.options import check_request
 from evalkit.comparison.ppi_rows import RunLabelsArg
 from evalkit.comparison.records import (
     ComparisonError,
+    FloatColumn,
     MetricComparison,
     QueryDelta,
     RunInfo,
@@ -221,7 +222,7 @@ def compare(
     views = _RunViews(ids)
     for j, res in enumerate(family.results):
         cand, base = by_name[res.name_a], by_name[res.name_b]
-        diffs = tuple(family.differences[:, j].tolist())
+        diffs = FloatColumn(family.differences[:, j])
         results.append(_metric_comparison(
             res, base, cand, ids, diffs, texts, top=top, alpha=alpha,
             correction=correction, method=method,
@@ -349,7 +350,7 @@ class _RunViews:
         return self._details[key]
 
 
-def _movers(ids: tuple[str, ...], diffs: tuple[float, ...], b: Mapping[str, float],
+def _movers(ids: tuple[str, ...], diffs: Sequence[float], b: Mapping[str, float],
             c: Mapping[str, float], texts: Mapping[str, str],
             details: Mapping[str, Mapping[str, Any]], top: int
             ) -> tuple[tuple[QueryDelta, ...], tuple[QueryDelta, ...]]:
@@ -370,7 +371,7 @@ def _movers(ids: tuple[str, ...], diffs: tuple[float, ...], b: Mapping[str, floa
 
 def _metric_comparison(
     res: Any, base: RunResult, cand: RunResult, ids: tuple[str, ...],
-    diffs: tuple[float, ...], texts: Mapping[str, str], *, top: int, alpha: float,
+    diffs: Sequence[float], texts: Mapping[str, str], *, top: int, alpha: float,
     correction: str, method: str, input_notes: list[str], views: _RunViews,
 ) -> MetricComparison:
     metric = res.metric

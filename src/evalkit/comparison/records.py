@@ -10,9 +10,9 @@ model, so the package has no import circle.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 
 from evalkit.io.setting_names import SettingError
 from evalkit.report.model import QueryDelta
@@ -108,6 +108,69 @@ class Settings:
              if self.by is not None else {})
 
 
+class FloatColumn(Sequence[float]):
+    """A read-only sequence of floats kept as one float64 array (8 bytes a value, where a
+    tuple of floats takes 32): the :attr:`MetricComparison.differences` of a comparison
+    :func:`evalkit.compare` computed, a column of the family's matrix of differences.
+
+    It behaves as the tuple of its values: indexing gives a ``float`` (a slice, a
+    tuple); iteration, ``len``, ``in``, ``==`` (equal to the tuple of the same values or
+    another column of them), ``hash``, ``repr`` and pickling are the tuple's;
+    ``np.asarray`` reads the array without a copy.
+
+    Raises:
+        ValueError: ``values`` is not one-dimensional.
+    """
+
+    __slots__ = ("_values",)
+
+    def __init__(self, values: Any) -> None:
+        import numpy as np
+
+        arr = np.asarray(values, dtype=np.float64)
+        if arr.ndim != 1:
+            raise ValueError(f"a column of floats is one-dimensional, got shape {arr.shape}")
+        arr = arr.view()
+        arr.flags.writeable = False
+        self._values = arr
+
+    def __len__(self) -> int:
+        return int(self._values.shape[0])
+
+    @overload
+    def __getitem__(self, index: int) -> float: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> tuple[float, ...]: ...
+
+    def __getitem__(self, index: int | slice) -> float | tuple[float, ...]:
+        if isinstance(index, slice):
+            return tuple(self._values[index].tolist())
+        return float(self._values[index])
+
+    def __iter__(self) -> Iterator[float]:
+        return iter(self._values.tolist())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, FloatColumn):
+            return bool(self._values.tolist() == other._values.tolist())
+        if isinstance(other, tuple):
+            return tuple(self._values.tolist()) == other
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(tuple(self._values.tolist()))
+
+    def __repr__(self) -> str:
+        return repr(tuple(self._values.tolist()))
+
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> Any:
+        return self._values if dtype is None else self._values.astype(dtype)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (FloatColumn, (self._values.tolist(),))
+
+
 @dataclass(frozen=True, repr=False)
 class MetricComparison:
     """One candidate against its baseline on one metric.
@@ -140,7 +203,8 @@ class MetricComparison:
         method, ci_method: the test and the interval that ran.
         effect: the full :class:`evalkit.stats.EffectSizes` (sd, skewness...).
         query_ids, differences: every paired query id (sorted) and its difference
-            ``candidate - baseline``, as the test saw it.
+            ``candidate - baseline``, as the test saw it: a sequence of floats (from
+            :func:`evalkit.compare`, a :class:`FloatColumn`, which behaves as a tuple).
         baseline_values, candidate_values: each paired query's value in the two runs, in
             the order of ``query_ids``.
         distribution: the binned null (randomization) or resampling (bootstrap)
@@ -192,7 +256,7 @@ class MetricComparison:
     ci_method: str | None = None
     effect: EffectSizes | None = None
     query_ids: tuple[str, ...] = ()
-    differences: tuple[float, ...] = ()
+    differences: Sequence[float] = ()
     distribution: Histogram | None = None
     details: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     baseline_values: tuple[float, ...] = ()
@@ -272,5 +336,5 @@ class ComparisonRecord:
                        + (f" against {baseline!r}" if baseline is not None else ""))
 
 
-__all__ = ["ComparisonError", "ComparisonRecord", "MetricComparison", "QueryDelta", "RunInfo",
-           "Settings"]
+__all__ = ["ComparisonError", "ComparisonRecord", "FloatColumn", "MetricComparison",
+           "QueryDelta", "RunInfo", "Settings"]

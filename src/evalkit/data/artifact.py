@@ -23,9 +23,12 @@ Schema 1 files (no trailer) are read as before; what they cannot prove is listed
 from __future__ import annotations
 
 import hashlib
+import io
 import json
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import repeat
+from operator import add
 from pathlib import Path
 from typing import Any
 
@@ -215,13 +218,6 @@ def _parse(p: Path, raw: bytes, lineno: int) -> Any:
         raise ArtifactError(f"{p}:{lineno}: {exc}") from None
 
 
-def _lines(fh: Any) -> Iterator[tuple[int, bytes]]:
-    for lineno, raw in enumerate(fh, start=1):
-        if lineno == 1 and raw.startswith(_BOM):
-            raw = raw[len(_BOM):]
-        yield lineno, raw
-
-
 def read_artifact(path: str | Path) -> tuple[dict[str, Any], list[tuple[int, dict[str, Any]]],
                                              Integrity]:
     """The header, the row objects with their line numbers, and what the file proves.
@@ -236,41 +232,12 @@ def read_artifact(path: str | Path) -> tuple[dict[str, Any], list[tuple[int, dic
             not a row, or anything after the trailer.
     """
     p = Path(path)
-    header: dict[str, Any] | None = None
-    rows: list[tuple[int, dict[str, Any]]] = []
-    digest = hashlib.sha256()
-    trailer: dict[str, Any] | None = None
-    cut: tuple[int, ArtifactError] | None = None
     with _open(p) as fh, reading(p, "run artifact"):
-        for lineno, raw in _lines(fh):
-            if trailer is not None:
-                if raw and not raw.isspace():
-                    raise ArtifactError(f"{p}:{lineno}: content after the trailer line; "
-                                        "an artifact ends with its trailer")
-                continue
-            if not raw or raw.isspace():
-                digest.update(raw)
-                continue
-            try:
-                obj = _parse(p, raw, lineno)
-            except ArtifactError as exc:
-                if raw.endswith(b"\n") or header is None:
-                    raise
-                cut = (lineno, exc)  # the unterminated last line
-                continue
-            if not isinstance(obj, dict):
-                raise ArtifactError(f"{p}:{lineno}: expected a JSON object")
-            if header is None:
-                header = _check_header(p, lineno, obj)
-                digest.update(raw)
-                continue
-            if obj.get("type") == "trailer":
-                trailer = obj
-                continue
-            if obj.get("type") != "row" or "id" not in obj:
-                raise ArtifactError(f"{p}:{lineno}: expected a row object with an 'id'")
-            digest.update(raw)
-            rows.append((lineno, obj))
+        data = fh.read()
+        if data.startswith(_BOM):
+            data = data[len(_BOM):]
+        read = _read_whole(p, data)
+        header, rows, trailer, digest, cut = read if read is not None else _read_lines(p, data)
     if header is None:
         raise ArtifactError(f"{p}: empty file; not an evalkit run artifact")
     version = int(header["schema_version"])
@@ -283,11 +250,122 @@ def read_artifact(path: str | Path) -> tuple[dict[str, Any], list[tuple[int, dic
         if isinstance(count, bool) or not isinstance(count, int):
             raise ArtifactError(f"{p}: the trailer's 'rows' is {count!r}, not a count")
         trailer_rows = count
-        digest_ok = trailer.get("sha256") == digest.hexdigest()
+        digest_ok = trailer.get("sha256") == digest
     cut_line = None if cut is None else cut[0]
     info = Integrity(str(p), version, len(rows), trailer_rows, digest_ok, cut_line,
                      _problems(str(p), version, len(rows), trailer_rows, digest_ok, cut_line))
     return header, rows, info
+
+
+_Read = tuple[dict[str, Any] | None, list[tuple[int, dict[str, Any]]], dict[str, Any] | None,
+              str, tuple[int, ArtifactError] | None]
+_JSON_SPACE = " \t\n\r"  # what JSON skips around a value
+_ASCII_SPACE = " \t\n\r\x0b\x0c"  # bytes.isspace: a blank line of the line reader
+
+
+def _read_whole(p: Path, data: bytes) -> _Read | None:
+    """:func:`_read_lines`' result for a well-formed file, decoded at once: the whole file
+    as UTF-8 and each line's JSON value by the decoder's scanner (as ``json.loads`` of
+    the line, without its per-call work), the digest over the bytes before the trailer in
+    one call. ``None`` for anything else (not UTF-8, a line that is not one JSON object,
+    deeply nested, not a row, content after the trailer, an unterminated last line, a
+    bad header): :func:`_read_lines` then reads the file line by line and names the
+    problem."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    lines = text.split("\n")
+    if lines[-1]:
+        return None  # an unterminated last line: maybe a write cut short
+    numbered = [(i, line) for i, line in enumerate(lines, start=1) if line.strip(_ASCII_SPACE)]
+    if not numbered:
+        return None
+    texts = [line for _, line in numbered]
+    if max(map(add, map(str.count, texts, repeat("{")),
+                    map(str.count, texts, repeat("[")))) > MAX_ARTIFACT_DEPTH:
+        return None  # nested deeper than the limit, perhaps: checked line by line
+    scan = _SCANNER
+    objs: list[Any] = []
+    try:
+        for line in texts:
+            start = len(line) - len(line.lstrip(_JSON_SPACE))
+            obj, end = scan(line, start)
+            if end != len(line) and line[end:].strip(_JSON_SPACE):
+                return None
+            objs.append(obj)
+    except (StopIteration, ValueError, RecursionError):
+        return None
+    if not all(type(o) is dict for o in objs) or objs[0].get("type") != "header":
+        return None
+    trailer: dict[str, Any] | None = None
+    if objs[-1].get("type") == "trailer" and len(objs) > 1:
+        trailer = objs.pop()
+        numbered.pop()
+    body = objs[1:]
+    if not all(o.get("type") == "row" and "id" in o for o in body):
+        return None  # a second header or trailer, or a line that is not a row
+    try:
+        header = _check_header(p, numbered[0][0], objs[0])
+    except ArtifactError:
+        return None
+    digest = ""  # only a trailer records one
+    if trailer is not None:  # the bytes before the trailer's line: the last line not blank
+        kept = data.rstrip(_ASCII_SPACE.encode())
+        digest = hashlib.sha256(data[:kept.rfind(b"\n") + 1]).hexdigest()
+    rows = [(lineno, obj) for (lineno, _), obj in zip(numbered[1:], body, strict=True)]
+    return header, rows, trailer, digest, None
+
+
+#: ``(value, end)`` of the JSON value starting at an index of a string (what
+#: ``json.loads`` calls once it has skipped the white space); StopIteration or
+#: ``json.JSONDecodeError`` when there is none.
+_SCANNER: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
+
+
+def _read_lines(p: Path, data: bytes) -> _Read:
+    """The header, the rows with their line numbers, the trailer, the sha256 (hex) of the
+    bytes before the trailer and the unterminated last line dropped (its number and
+    error), reading ``data`` line by line.
+
+    Raises:
+        ArtifactError: as :func:`read_artifact`, naming the first bad line.
+    """
+    header: dict[str, Any] | None = None
+    rows: list[tuple[int, dict[str, Any]]] = []
+    digest = hashlib.sha256()
+    trailer: dict[str, Any] | None = None
+    cut: tuple[int, ArtifactError] | None = None
+    for lineno, raw in enumerate(io.BytesIO(data), start=1):
+        if trailer is not None:
+            if raw and not raw.isspace():
+                raise ArtifactError(f"{p}:{lineno}: content after the trailer line; "
+                                    "an artifact ends with its trailer")
+            continue
+        if not raw or raw.isspace():
+            digest.update(raw)
+            continue
+        try:
+            obj = _parse(p, raw, lineno)
+        except ArtifactError as exc:
+            if raw.endswith(b"\n") or header is None:
+                raise
+            cut = (lineno, exc)  # the unterminated last line
+            continue
+        if not isinstance(obj, dict):
+            raise ArtifactError(f"{p}:{lineno}: expected a JSON object")
+        if header is None:
+            header = _check_header(p, lineno, obj)
+            digest.update(raw)
+            continue
+        if obj.get("type") == "trailer":
+            trailer = obj
+            continue
+        if obj.get("type") != "row" or "id" not in obj:
+            raise ArtifactError(f"{p}:{lineno}: expected a row object with an 'id'")
+        digest.update(raw)
+        rows.append((lineno, obj))
+    return header, rows, trailer, digest.hexdigest(), cut
 
 
 def _check_header(p: Path, lineno: int, obj: Mapping[str, Any]) -> dict[str, Any]:

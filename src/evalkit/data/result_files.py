@@ -17,8 +17,10 @@ Schema 1 files (no trailer, no ``metric_errors``) are read too.
 
 from __future__ import annotations
 
+import gc
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -80,7 +82,27 @@ def read_run(path: str | Path) -> RunFile:
             file only the row of a case whose call or metric failed may be followed by
             another).
     """
-    p = Path(path)
+    with _collector_paused():
+        return _read_run(Path(path))
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector (if it runs) while the body runs. Reading a run
+    allocates a few objects per row and no reference cycle; with the collector running,
+    its generations are scanned again and again as they grow (reading 21 artifacts of
+    10,000 rows took about twice as long)."""
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
+def _read_run(p: Path) -> RunFile:
     header, lines, integrity = read_artifact(p)
     # an unfinished file (schema 2, no trailer) is a log in completion order: a case
     # a resume called or scored again (its first row failed) has two rows there, and the

@@ -338,13 +338,16 @@ def row_from_json(obj: Mapping[str, Any]) -> Any:
         metrics = dict(stored)
     else:
         metrics = {str(k): _value(v, "metric", k, float) for k, v in stored.items()}
-    return QueryResult(
-        query_id=str(obj["id"]),
-        retrieved=[str(x) for x in obj.get("retrieved", [])],
-        metrics=metrics,
-        counts={str(k): _count(v, k) for k, v in obj.get("counts", {}).items()},
-        metric_errors=metric_errors_of(obj),
-        sample=sample_of(obj),
+    retrieved = obj.get("retrieved", [])
+    counts = obj.get("counts", {})
+    return QueryResult(  # positional, and an empty list or object taken as it is: faster
+        str(obj["id"]),
+        [] if type(retrieved) is list and not retrieved else [str(x) for x in retrieved],
+        metrics,
+        {} if type(counts) is dict and not counts
+        else {str(k): _count(v, k) for k, v in counts.items()},
+        metric_errors_of(obj) if "metric_errors" in obj else {},
+        None if obj.get("sample") is None else sample_of(obj),
     )
 
 

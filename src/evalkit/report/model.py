@@ -17,7 +17,7 @@ imports neither and names none of their types.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -174,7 +174,7 @@ class ReportRow:
     top_gains: tuple[QueryDelta, ...] = ()
     top_losses: tuple[QueryDelta, ...] = ()
     query_ids: tuple[str, ...] = ()
-    differences: tuple[float, ...] = ()
+    differences: Sequence[float] = ()
     distribution: Histogram | None = None
     details: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     baseline_values: tuple[float, ...] = ()

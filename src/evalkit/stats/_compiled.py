@@ -16,6 +16,7 @@ import numba
 import numpy as np
 from numpy.typing import NDArray
 
+from evalkit.stats._blocks import column_blocks
 from evalkit.stats._rng import GAMMA, MASK64, MIX1, MIX2, SIGN_STREAM_OFFSET
 
 _GAMMA = np.uint64(GAMMA)
@@ -150,22 +151,6 @@ _sign_kernel_1d_serial = _serial(_sign_kernel_1d)
 #: Work (n * B * columns) from which the multi-threaded loops are used.
 PARALLEL_MIN_WORK = 1_000_000
 
-#: Bytes of the values the loops resample at once: the columns of a matrix are taken in
-#: blocks of at most this much (at least one column), each copied to a contiguous array,
-#: so every resample reads a block that stays in cache instead of streaming the whole
-#: matrix from memory once per resample (1,050 columns of 10,000 values are 84 MB).
-#: Narrower blocks draw the random numbers again for each block: at n = 10,000 and 400
-#: columns, blocks of 8 MiB took 0.6-0.7 of one block's time, blocks of 2 MiB 0.75-0.8.
-#: Each (resample, column) sum is accumulated in the same order whatever the blocks, so
-#: the block size never changes a value.
-BLOCK_BYTES = 8 << 20
-
-
-def column_blocks(n: int, m: int) -> list[tuple[int, int]]:
-    """``[(first, stop), ...]``: the column ranges of an ``(n, m)`` matrix resampled
-    together (:data:`BLOCK_BYTES`)."""
-    width = max(1, min(m, BLOCK_BYTES // (8 * max(n, 1))))
-    return [(j, min(m, j + width)) for j in range(0, m, width)]
 
 
 def bootstrap_sums(

@@ -174,11 +174,25 @@ def needs_of(method: str, ci_method: str, want_null: bool, live: bool) -> Needs:
     return Needs(boot or studentized or boot_null, studentized or boot_null, flips)
 
 
+def draw_signflips(D: FloatArray, *, n_resamples: int, seed: int, backend: Backend
+                   ) -> tuple[FloatArray, FloatArray]:
+    """The sign-flip sums of every column of ``D`` and the sums of the signs
+    (:func:`evalkit.stats._kernels.signflip_sums`; every pattern when
+    ``n <= EXACT_MAX_N``). Each column's sums depend on that column alone (the same
+    patterns, added in row order), so the columns of several tests may be drawn in one
+    call and split."""
+    if D.shape[0] <= EXACT_MAX_N:
+        return exact_signflip_sums(D)
+    return signflip_sums(D, n_resamples, seed, backend=backend)
+
+
 def draw_resamples(D: FloatArray, mo: Moments, needs: Needs, *, n_resamples: int,
-                   seed: int, backend: Backend, want_t: bool) -> Draws:
+                   seed: int, backend: Backend, want_t: bool,
+                   drawn_flips: tuple[FloatArray, FloatArray] | None = None) -> Draws:
     """Draw what ``needs`` asks for (the sign flips of ``D`` exactly when
-    ``n <= EXACT_MAX_N``; the bootstrap from ``mo.centred``), and the studentized
-    bootstrap statistics when ``want_t`` and the squares were drawn."""
+    ``n <= EXACT_MAX_N``, unless ``drawn_flips`` holds them, :func:`draw_signflips` of
+    ``D``; the bootstrap from ``mo.centred``), and the studentized bootstrap statistics
+    when ``want_t`` and the squares were drawn."""
     n = mo.n
     exact = n <= EXACT_MAX_N
     dev = sqdev = flips = signs = tstar = None
@@ -187,10 +201,8 @@ def draw_resamples(D: FloatArray, mo: Moments, needs: Needs, *, n_resamples: int
                                      want_squares=needs.squares, backend=backend)
         dev = sums / n
     if needs.flips:
-        if exact:
-            flips, signs = exact_signflip_sums(D)
-        else:
-            flips, signs = signflip_sums(D, n_resamples, seed, backend=backend)
+        flips, signs = drawn_flips if drawn_flips is not None else draw_signflips(
+            D, n_resamples=n_resamples, seed=seed, backend=backend)
     if want_t and dev is not None and sqdev is not None:
         tstar = np.empty_like(dev)
         for j in range(D.shape[1]):
@@ -301,6 +313,7 @@ def analyse(
     backend: Backend = "auto",
     bins: int = 0,
     flip: FloatArray | None = None,
+    drawn_flips: tuple[FloatArray, FloatArray] | None = None,
 ) -> Analysis:
     """Run ``method`` (with interval ``ci_method``) on every column of ``D``.
 
@@ -317,6 +330,8 @@ def analyse(
             when they are not ``D`` itself: clustered cases, where ``D`` holds the
             clusters' residual totals and ``flip`` their sums
             (:func:`evalkit.stats.clusters.cluster_columns`). None: ``D``.
+        drawn_flips: the sign flips of these columns, already drawn with this seed
+            (:func:`draw_signflips`; used when the test needs them), or None.
     """
     n, m = D.shape
     F = D if flip is None else flip
@@ -327,7 +342,7 @@ def analyse(
     live = not bool(np.all(mo.constant))
     needs = needs_of(method, ci_method, want_null, live)
     dr = draw_resamples(F, mo, needs, n_resamples=n_resamples, seed=seed, backend=backend,
-                        want_t=needs.squares)
+                        want_t=needs.squares, drawn_flips=drawn_flips)
     outcomes: list[ColumnOutcome] = []
     for j in range(m):
         mean = float(mo.means[j])

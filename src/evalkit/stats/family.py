@@ -207,6 +207,7 @@ def compare_runs(
             types.append(declared.get(metric))
             labels.append((pair.name_a, pair.name_b, metric))
     D = np.column_stack(columns)
+    del columns  # one copy of the differences while they are resampled
     n = D.shape[0]
     units, flip, n_clusters = clustered(
         D, ids_ref or (), clusters, tuple(clusters or ()) if allow_incomplete else ())

@@ -14,8 +14,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from evalkit.stats._blocks import chunk_width
 from evalkit.stats._kernels import Backend
-from evalkit.stats.engine import Analysis, ColumnOutcome, FloatArray, analyse
+from evalkit.stats.engine import (
+    Analysis,
+    ColumnOutcome,
+    FloatArray,
+    analyse,
+    draw_signflips,
+    needs_of,
+)
 from evalkit.stats.histogram import Histogram
 from evalkit.stats.intervals import Alternative
 from evalkit.stats.methods import DEFAULT_CI, resolve_method
@@ -73,38 +81,51 @@ def analyse_family(
     """
     m = D.shape[1]
     types = value_types if value_types is not None else [None] * m
-    peak = np.max(np.abs(D), axis=0)
+    peak = _largest_magnitudes(D)
     if flip is not None:
-        peak = np.maximum(peak, np.max(np.abs(flip), axis=0))
+        peak = np.maximum(peak, _largest_magnitudes(flip))
     scales = np.array([pow2_above(float(x)) for x in peak])
-    D = D / scales[None, :]
-    F = D if flip is None else flip / scales[None, :]
-    resolved = [resolve_method(method, F[:, j], types[j]) for j in range(m)]
+    F = D if flip is None else flip
+    resolved = [resolve_method(method, F[:, j] / scales[j], types[j]) for j in range(m)]
     groups: dict[str, list[int]] = {}
     for j, r in enumerate(resolved):
         groups.setdefault(r, []).append(j)
     outcomes: list[ColumnOutcome | None] = [None] * m
     ci_methods = [""] * m
-    reported = [0] * m
-    used = [False] * m
     t_obs = np.zeros(m)
     hists: list[Histogram | None] = [None] * m
     parts: list[tuple[list[int], Analysis]] = []
-    for g, cols in groups.items():
-        ci_g = ci if ci is not None else DEFAULT_CI[g]
-        an = analyse(D[:, cols], method=g, ci_method=ci_g, alpha=alpha,
-                     alternative=alternative, n_resamples=n_resamples, seed=seed,
-                     want_null=want_null, backend=backend, bins=bins,
-                     flip=None if flip is None else F[:, cols])
-        parts.append((cols, an))
-        for k, j in enumerate(cols):
-            outcomes[j] = an.outcomes[k]
-            ci_methods[j] = ci_g
-            reported[j] = an.n_resamples
-            used[j] = an.used_generator
-            t_obs[j] = an.t_obs[k]
-            if an.histograms:
-                hists[j] = an.histograms[k]
+    cis = {g: ci if ci is not None else DEFAULT_CI[g] for g in groups}
+    # the columns, each group's side by side, a chunk at a time (each column's values
+    # depend on that column alone): a wide family never holds all its resampled sums.
+    # max-T reads every column's null statistics together: one chunk
+    order = [j for cols in groups.values() for j in cols]
+    width = m if want_null else chunk_width(D.shape[0], n_resamples)
+    for c0 in range(0, m, width):
+        chunk = order[c0:c0 + width]
+        sc = scales[chunk][None, :]
+        Dc = D[:, chunk] / sc
+        Fc = Dc if flip is None else flip[:, chunk] / sc
+        at: dict[str, list[int]] = {}  # each group's positions in the chunk, in a run
+        for k, j in enumerate(chunk):
+            at.setdefault(resolved[j], []).append(k)
+        shared = _shared_flips(Fc, at, cis, want_null, n_resamples, seed, backend)
+        for g, pos in at.items():
+            lo, hi = pos[0], pos[-1] + 1
+            an = analyse(Dc[:, lo:hi], method=g, ci_method=cis[g], alpha=alpha,
+                         alternative=alternative, n_resamples=n_resamples, seed=seed,
+                         want_null=want_null, backend=backend, bins=bins,
+                         flip=None if flip is None else Fc[:, lo:hi],
+                         drawn_flips=shared.get(g))
+            cols = chunk[lo:hi]
+            parts.append((cols, an))
+            for k, j in enumerate(cols):
+                outcomes[j] = an.outcomes[k]
+                ci_methods[j] = cis[g]
+                t_obs[j] = an.t_obs[k]
+                if an.histograms:
+                    hists[j] = an.histograms[k]
+    reported, used = _group_draws(parts, resolved, m)
     null_t, null_exact = _joined_null(parts, m) if want_null else (None, False)
     final = [ColumnOutcome(o.observed * sc, o.ci_low * sc, o.ci_high * sc, o.p_value,
                            o.exact, o.degenerate)
@@ -113,6 +134,52 @@ def analyse_family(
                   tuple(None if h is None else h.scaled(sc)
                         for h, sc in zip(hists, scales.tolist(), strict=True))
                   if bins else ())
+
+
+def _largest_magnitudes(D: FloatArray) -> FloatArray:
+    """Each column's largest ``|value|`` (``max(max, -min)``: no copy of ``D``)."""
+    peak: FloatArray = np.maximum(D.max(axis=0), -D.min(axis=0))
+    return peak
+
+
+def _group_draws(parts: list[tuple[list[int], Analysis]], resolved: list[str], m: int
+                 ) -> tuple[list[int], list[bool]]:
+    """Per column, the resamples behind its p-value and whether the generator was used,
+    as its whole group reports them: a chunk of a group's columns that are all constant
+    draws nothing, but the group's other chunks do (the first chunk of the group with a
+    column that is not constant speaks for all; else the group's first chunk)."""
+    first: dict[str, Analysis] = {}
+    for cols, an in parts:
+        g = resolved[cols[0]]
+        live = any(o.degenerate != "constant" for o in an.outcomes)
+        if g not in first or (live and all(
+                o.degenerate == "constant" for o in first[g].outcomes)):
+            first[g] = an
+    reported = [first[resolved[j]].n_resamples for j in range(m)]
+    used = [first[resolved[j]].used_generator for j in range(m)]
+    return reported, used
+
+
+def _shared_flips(F: FloatArray, groups: dict[str, list[int]], cis: dict[str, str],
+                  want_null: bool, n_resamples: int, seed: int, backend: Backend
+                  ) -> dict[str, tuple[FloatArray, FloatArray]]:
+    """Per group whose test needs sign flips, those of its columns of ``F`` (``(B, k)``
+    sums and the ``(B,)`` sign sums), drawn in one call when two or more groups need
+    them; else empty. Every group draws the same patterns from the same seed and a
+    column's sums depend on that column alone (:func:`evalkit.stats.engine.draw_signflips`),
+    so each group's columns of these are what it would have drawn itself."""
+    flipping = [g for g in groups if needs_of(g, cis[g], want_null, True).flips]
+    if len(flipping) < 2:
+        return {}
+    cols = [j for g in flipping for j in groups[g]]  # each group's columns side by side
+    drawn, signs = draw_signflips(F[:, cols], n_resamples=n_resamples, seed=seed,
+                                  backend=backend)
+    out: dict[str, tuple[FloatArray, FloatArray]] = {}
+    start = 0
+    for g in flipping:  # views, not copies
+        out[g] = (drawn[:, start:start + len(groups[g])], signs)
+        start += len(groups[g])
+    return out
 
 
 def _joined_null(parts: list[tuple[list[int], Analysis]], m: int
