@@ -36,7 +36,7 @@ def test_a_trec_qrels_label_beyond_64_bits_names_the_line(tmp_path: Path) -> Non
     (tmp_path / "qrels").write_text(f"q2 0 d2 1\nq1 0 d1 {HUGE}\n")
     proc = cli("eval", "run.txt", "--qrels", "qrels", "-m", "ndcg@10", cwd=tmp_path)
     assert proc.returncode == 2 and proc.stdout == ""
-    assert proc.stderr.startswith(f"error: qrels:2: the relevance label {HUGE} is outside")
+    assert proc.stderr.startswith(f"error: qrels:2: the relevance label '{HUGE}' is outside")
     assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
 
 

@@ -228,7 +228,7 @@ def test_an_overlong_run_tag_is_refused(tmp_path: Path) -> None:
         load_run(run)
     message = str(info.value)
     assert "line 2" in message or f"{run}:2" in message
-    assert f"the run tag is 100000 bytes long (starts {'t' * 20!r}); the limit is " \
+    assert f"the run tag is 100,000 bytes long (starts {'t' * 20!r}); the limit is " \
         f"{MAX_NAME_CHARS}" in message
     assert len(message) < 1000
     run.write_text(f"q1 Q0 d1 1 2.5 {'t' * MAX_NAME_CHARS}\n")
@@ -240,7 +240,7 @@ def test_an_overlong_document_id_is_refused(tmp_path: Path) -> None:
 
     run = tmp_path / "run.txt"
     run.write_text(f"q1 Q0 d1 1 2.5 tag\nq1 Q0 {'d' * 5000} 2 1.5 tag\n")
-    with pytest.raises(TrecFormatError, match=f"the document id is 5000 bytes long .*the "
+    with pytest.raises(TrecFormatError, match=f"the document id is 5,000 bytes long .*the "
                        f"limit is {MAX_ID_CHARS}"):
         load_run(run)
 

@@ -252,8 +252,10 @@ def test_the_concurrency_falls_under_429s_and_recovers_when_they_stop() -> None:
     # from the first 429 to the end of the limit, and the last quarter of the calls
     limited = [n for when, n in counting.starts if refused[0] < when < free]
     end = [n for _, n in counting.starts[-len(counting.starts) // 4:]]
-    # calls in flight when a call started: all 16 at first, half or fewer for most of the
-    # time the 429s lowered the limit, and 16 again before the end
+    # calls in flight when a call started: all 16 at first; once a 429 halved the limit,
+    # 8 or fewer, and well under 16 for most of the limited time (successes between 429s
+    # raise the limit one call at a time, faster on a loaded machine, whose calls take
+    # longer); and 16 again before the end
     assert max(start) == 16
-    assert limited and statistics.median(limited) <= 8
+    assert limited and min(limited) <= 8 and statistics.median(limited) <= 12
     assert max(end) >= 15
