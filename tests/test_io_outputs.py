@@ -331,3 +331,24 @@ def test_every_writer_creates_missing_folders(tmp_path: Path) -> None:
     written.append(c.to_html(out / "html" / "r.html"))
     for path in written:
         assert Path(path).is_file() and Path(path).stat().st_size > 0, path
+
+
+def test_an_input_reached_through_a_folder_not_made_yet_is_refused(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch
+                                                                  ) -> None:
+    from evalkit.io.outputs import DestinationError, require_writable
+
+    monkeypatch.chdir(tmp_path)
+    run = tmp_path / "run.txt"
+    run.write_text("q1 Q0 d1 1 1.0 t\n")
+    sneaky = Path("new") / ".." / "run.txt"  # the writer would make new/ and replace run.txt
+    assert not sneaky.exists()
+    with pytest.raises(DestinationError, match="is also an input of this command"):
+        require_writable(sneaky, "-o", "x.txt", inputs=[run])
+    with pytest.raises(DestinationError, match="already exists; pass --overwrite"):
+        require_writable(sneaky, "-o", "x.txt", overwrite=False)
+    (tmp_path / "sub").mkdir()
+    with pytest.raises(DestinationError, match="is a directory"):
+        require_writable(Path("new") / ".." / "sub", "-o", "x.txt")
+    require_writable(Path("new") / ".." / "fresh.txt", "-o", "x.txt", overwrite=False)
+    assert run.read_text() == "q1 Q0 d1 1 1.0 t\n" and not Path("new").exists()

@@ -173,3 +173,33 @@ def test_the_default_store_without_sqlalchemy_is_one_line(tmp_path: Path) -> Non
     last = done.stderr.strip().splitlines()[-1]
     assert last.startswith("error: mlflow: the MLflow tracking store sqlite:///"), last
     assert "MLFLOW_TRACKING_URI is not set" in last and "Traceback" not in done.stderr
+
+
+def test_a_server_that_is_not_mlflow_is_named_as_the_uri_set(tmp_path: Path) -> None:
+    import http.server
+    import threading
+
+    class NotFound(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_error(404)
+
+        do_POST = do_GET
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    a = scored(RANKS_A, "sys-a").save(tmp_path / "a.jsonl")
+    b = scored(RANKS_B, "sys-b").save(tmp_path / "b.jsonl")
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), NotFound)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        uri = f"http://127.0.0.1:{server.server_address[1]}"
+        out = runner.invoke(app, ["compare", str(a), str(b), "--report", "mlflow:x"],
+                            env={"MLFLOW_TRACKING_URI": uri})
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert out.exit_code == 2, out.output
+    last = out.stderr.strip().splitlines()[-1]
+    assert last.startswith(f"error: mlflow: the MLflow tracking store {uri} cannot be used")
+    assert "is not set" not in last and "Traceback" not in out.output

@@ -85,3 +85,16 @@ def test_two_runs_on_one_file_are_refused_before_scoring(tmp_path: Path) -> None
                                     "-m", "ap", "--save-dir", str(tmp_path / "out")])
     assert done.exit_code == 2
     assert "would both be saved as" in done.stderr and "queries" not in done.stderr
+
+
+def test_a_save_dir_that_is_a_file_is_named_before_any_run_is_scored(runs: Path,
+                                                                     tmp_path: Path) -> None:
+    afile = tmp_path / "afile"
+    afile.write_text("keep")
+    for target, said in [(afile, "is a file; --save-dir names a folder"),
+                         (afile / "sub", "the folder cannot be made (Not a directory)")]:
+        out = CliRunner().invoke(app, ["eval", str(runs), "--qrels", str(DATA / "qrels.test"),
+                                       "-m", "ap", "--save-dir", str(target)])
+        assert out.exit_code == 2 and f"--save-dir {target}: {said}" in out.stderr
+        assert out.stdout == "" and "Traceback" not in out.output
+    assert afile.read_text() == "keep"

@@ -260,12 +260,12 @@ def check_rescore_paths(run: Path, output: Path | None, goldens: Path | None, *,
         DestinationError: the file to write cannot be written or is an input.
     """
     from evalkit.execute.run_files import require_artifact
-    from evalkit.io.outputs import DestinationError, require_writable
+    from evalkit.io.outputs import DestinationError, reached, require_writable
 
     require_artifact(run, "run", "rescore reads a target run written by `evalkit run` (a "
                      "TREC run is scored again with `evalkit eval`)", rows=False)
     if output is not None:
-        same = output.exists() and os.path.samefile(output, run)
+        same = reached(output).exists() and os.path.samefile(reached(output), run)
         require_writable(output, "--output", run.name,
                          inputs=[goldens, recorded_goldens(run)],
                          overwrite=overwrite or same)

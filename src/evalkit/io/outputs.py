@@ -257,8 +257,16 @@ class DestinationError(ValueError):
     (``--save out/: is a directory; ...``)."""
 
 
+def reached(path: Path) -> Path:
+    """The file a writer reaches through ``path`` once it has created the missing folders:
+    links followed and ``..`` applied where the folders do not exist yet (``new/../run.txt``
+    is ``run.txt``, which ``Path.exists`` does not see before ``new`` is made)."""
+    return Path(os.path.realpath(path))
+
+
 def _same_file(a: Path, b: Path) -> bool:
     try:
+        a, b = reached(a), reached(b)
         return a.exists() and b.exists() and os.path.samefile(a, b)
     except OSError:
         return False
@@ -289,7 +297,7 @@ def refuse_existing(path: Path, option: str, flag: str = "--overwrite") -> None:
         DestinationError: ``<option> <path>: already exists; pass <flag> to replace it,
             or choose another path``.
     """
-    if path.exists() and destination(path) == "file":
+    if reached(path).exists() and destination(reached(path)) == "file":
         raise DestinationError(f"{option} {path}: already exists; pass {flag} to replace "
                                "it, or choose another path")
 
@@ -307,7 +315,7 @@ def require_writable(path: Path, option: str, example: str, *, in_place: bool = 
         DestinationError: the message begins with ``option`` and ``path``.
     """
     refuse_overwriting_inputs(path, option, inputs)
-    if path.is_dir():
+    if reached(path).is_dir():
         raise DestinationError(
             f"{option} {path}: is a directory; name the file to write, e.g. "
             f"{option} {path / example}"
@@ -325,6 +333,7 @@ __all__ = [
     "UnwritableError",
     "check_writable",
     "destination",
+    "reached",
     "reason_for",
     "refuse_existing",
     "refuse_overwriting_inputs",

@@ -220,8 +220,8 @@ def log_to_mlflow(obj: Any, experiment: str, tracking_uri: str | None = None) ->
         with bounded_requests():
             return _log(logged, experiment, uri)
     except (MlflowException, ImportError, OSError, requests.RequestException) as exc:
-        raise TrackingUnavailable(unavailable_message(uri, exc, tracking_uri is None)
-                                  ) from None
+        default = tracking_uri is None and not os.environ.get("MLFLOW_TRACKING_URI")
+        raise TrackingUnavailable(unavailable_message(uri, exc, default)) from None
 
 
 class TrackingUnavailable(ValueError):

@@ -56,7 +56,14 @@ def eval_many(args: list[Path], qrels: Path | None, metric: list[str] | None, fm
         raise CliError(str(exc)) from None
     targets: list[tuple[str, Path]] | None = None
     if save_dir is not None:
-        save_dir.mkdir(parents=True, exist_ok=True)
+        if save_dir.exists() and not save_dir.is_dir():
+            raise CliError(f"--save-dir {save_dir}: is a file; --save-dir names a folder "
+                           "that holds one artifact per run (it is made when missing)")
+        try:
+            save_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise CliError(f"--save-dir {save_dir}: the folder cannot be made "
+                           f"({exc.strerror or exc}); name a folder you can write") from None
         targets = _targets(paths, qrels, save_dir, overwrite)
     request = read_measure_args(metric)
     from evalkit_retrieval.plugin import DEFAULT_METRICS
@@ -90,8 +97,9 @@ def eval_many(args: list[Path], qrels: Path | None, metric: list[str] | None, fm
         if save_dir is not None:
             kept = ", ".join(p.name for p in saved) or "none"
             note(f"interrupted after {len(scored)} of {len(paths)} runs: {len(saved)} saved "
-                 f"in {save_dir} ({kept}); run the command again with --overwrite, or on "
-                 "the runs not scored, to finish")
+                 f"in {save_dir} ({kept}); run the same command again with --overwrite "
+                 "to finish (the artifacts' names depend on the whole set of runs, so run "
+                 "it on the same runs)")
         raise
     if targets is None:
         names = unique_names([r.name for _, r in scored], [p for p, _ in scored])
