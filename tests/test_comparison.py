@@ -470,3 +470,21 @@ def test_the_python_examples_of_the_docs_run_and_print_what_they_show(
             shown = [ln.removeprefix("# ") for ln in code.splitlines() if ln.startswith("# ")]
             assert printed.splitlines()[0] == shown[0]
             assert (tmp_path / "compare.md").is_file() and (tmp_path / "compare.xml").is_file()
+
+
+def test_each_runs_scores_are_read_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The statistics and the rows share one read of each run's values of a metric."""
+    base = _judged_run("old", {f"c{i}": 0.1 * (i % 7) for i in range(25)})
+    cands = [_judged_run(f"new{k}", {f"c{i}": 0.1 * ((i + k) % 7) for i in range(25)})
+             for k in (1, 2)]
+    reads: list[tuple[str, str]] = []
+    scores = RunResult.scores
+
+    def counted(self: RunResult, metric: str) -> dict[str, float]:
+        reads.append((self.name, metric))
+        return scores(self, metric)
+
+    monkeypatch.setattr(RunResult, "scores", counted)
+    c = compare(base, *cands, metrics=["helpful"], n_resamples=200)
+    assert sorted(reads) == [("new1", "helpful"), ("new2", "helpful"), ("old", "helpful")]
+    assert [r.baseline_mean for r in c.results] == [base.mean("helpful")] * 2

@@ -313,3 +313,23 @@ def test_a_deep_first_line_is_sniffed_without_recursion(tmp_path: Path) -> None:
     path.write_text("[" * DEEP + "]" * DEEP + "\n")
     line = one_error(runner.invoke(app, ["eval", str(path)]))
     assert str(path) in line
+
+
+@pytest.mark.parametrize("ids", [
+    ["q1", "q2"], [], [""], ["a b"], ["x" * MAX_ID_CHARS], ["x" * (MAX_ID_CHARS + 1)],
+    ["q1", "q\x002"], ["q1", " q2"], ["q2 "], ["   "], ["q\u2028"], ["q\x7f"],
+    ["caf\u00e9", "\u00a0x"], ["a", "b\t"],
+])
+def test_ids_pass_never_accepts_what_check_id_refuses(ids: list[str]) -> None:
+    from evalkit.io.limits import LimitError, check_id, ids_pass
+
+    refused = []
+    for text in ids:
+        try:
+            check_id(text)
+        except LimitError:
+            refused.append(text)
+    if ids_pass(ids):
+        assert refused == []
+    if not refused and all(t.isprintable() and t.strip() == t for t in ids):
+        assert ids_pass(ids)  # the usual ids are passed at once

@@ -198,8 +198,10 @@ def compare(
         from evalkit.data.case_clusters import clusters_from_runs
 
         given_clusters = clusters_from_runs([r.header for r in runs])
+    views = _RunViews(())  # the statistics and the rows read each run's scores once
+    read_once = [_ReadOnce(r, views) for r in runs]
     family = compare_runs(
-        runs[0], list(runs[1:]), list(loaded.metrics), all_pairs=all_pairs, method=method,
+        read_once[0], list(read_once[1:]), list(loaded.metrics), all_pairs=all_pairs, method=method,
         alpha=alpha, alternative=alternative, ci=ci, correction=correction,
         n_resamples=n_resamples, seed=seed, distribution_bins=MAX_BINS,
         # the runs were checked above; a run a sequential rule stopped is paired on the
@@ -219,7 +221,7 @@ def compare(
     ids = tuple(family.query_ids)
     assert family.differences is not None
     results: list[MetricComparison] = []
-    views = _RunViews(ids)
+    views.ids = ids
     for j, res in enumerate(family.results):
         cand, base = by_name[res.name_a], by_name[res.name_b]
         diffs = FloatColumn(family.differences[:, j])
@@ -300,6 +302,23 @@ def _details(base: RunResult, cand: RunResult, metric: str, views: _RunViews
             out.setdefault(qid, {"baseline": None, "candidate": None})[side] = (
                 dict(found) if isinstance(found, Mapping) else found)
     return out
+
+
+class _ReadOnce:
+    """A run as :func:`evalkit.stats.compare_runs` sees it, its scores read through
+    the comparison's :class:`_RunViews` (read once, shared with the rows); every other
+    attribute is the run's own."""
+
+    def __init__(self, run: RunResult, views: _RunViews) -> None:
+        self._run = run
+        self._views = views
+        self.name = run.name
+
+    def scores(self, metric: str) -> dict[str, float]:
+        return self._views.scores(self._run, metric)
+
+    def __getattr__(self, attr: str) -> Any:
+        return getattr(self._run, attr)
 
 
 class _RunViews:

@@ -29,6 +29,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from evalkit.data.rows import QueryResult
+
 if TYPE_CHECKING:
     from evalkit.data.run_record import RunRecord
 
@@ -94,6 +96,9 @@ def show_ids(ids: Sequence[str], limit: int = SHOWN_IDS) -> str:
     return shown + (f" and {len(ids) - limit} more" if len(ids) > limit else "")
 
 
+_RANKING_ROWS = frozenset({QueryResult})
+
+
 def _row_id(row: Any) -> str:
     return str(getattr(row, "query_id", None) or getattr(row, "case_id", ""))
 
@@ -115,10 +120,14 @@ def coverage_of(run: RunRecord) -> Coverage:
     """
     header: Mapping[str, Any] = run.header or {}
     rows = list(run.per_query)
-    ids = [_row_id(r) for r in rows]
-    failed = tuple(i for i, r in zip(ids, rows, strict=True)
-                   if getattr(r, "error", None) is not None
-                   and getattr(r, "response", None) is None)
+    failed: tuple[str, ...] = ()
+    if set(map(type, rows)) <= _RANKING_ROWS:  # scored rankings: no call, none failed
+        ids = [str(r.query_id or "") for r in rows]
+    else:
+        ids = [_row_id(r) for r in rows]
+        failed = tuple(i for i, r in zip(ids, rows, strict=True)
+                       if getattr(r, "error", None) is not None
+                       and getattr(r, "response", None) is None)
     integrity = run.integrity
     problems: list[str] = []
     notes: list[str] = list(integrity.notes) if integrity is not None else []

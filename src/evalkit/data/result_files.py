@@ -35,7 +35,14 @@ from evalkit.data.artifact import (
     upgrade_schema1_rows,
 )
 from evalkit.data.rows import row_from_json
-from evalkit.io.limits import MAX_ARTIFACT_DEPTH, LimitError, check_id, check_name, loads_json
+from evalkit.io.limits import (
+    MAX_ARTIFACT_DEPTH,
+    LimitError,
+    check_id,
+    check_name,
+    ids_pass,
+    loads_json,
+)
 
 
 @dataclass(frozen=True)
@@ -111,8 +118,11 @@ def _read_run(p: Path) -> RunFile:
     by_key: dict[tuple[str, int | None], Any] = {}
     first_line: dict[tuple[str, int | None], int] = {}
     noun = "case" if header.get("kind") == "target" else "query"
-    for lineno, obj in lines:
-        rid = _bounded(p, lineno, check_id, str(obj["id"]), "row id")
+    rids = [str(obj["id"]) for _, obj in lines]
+    checked = ids_pass(rids)  # else each id is checked with its row, to name its line
+    for (lineno, obj), rid in zip(lines, rids, strict=True):
+        if not checked:
+            _bounded(p, lineno, check_id, rid, "row id")
         try:
             row = row_from_json(obj)
         except (ValueError, TypeError, AttributeError) as exc:

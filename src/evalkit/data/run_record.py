@@ -10,6 +10,8 @@ a run for those views (:mod:`.coverage`, :mod:`.provenance`, :mod:`.run_views`) 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import repeat
+from operator import attrgetter, eq, methodcaller
 from typing import Any
 
 from evalkit.data.artifact import Integrity
@@ -37,7 +39,11 @@ class RunRecord:
         """Metric names present on every row, in first-row order."""
         if not self.per_query:
             return []
-        names = list(self.per_query[0].metrics)
+        first = self.per_query[0].metrics
+        names = list(first)
+        if all(map(eq, repeat(first.keys()), map(methodcaller("keys"), map(
+                attrgetter("metrics"), self.per_query)))):  # the usual case, in one pass
+            return names
         everywhere = set(names)
         for r in self.per_query:
             if not everywhere <= r.metrics.keys():

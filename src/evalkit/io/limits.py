@@ -265,6 +265,15 @@ def check_id(text: str, what: str = "id") -> str:
     return text
 
 
+def ids_pass(texts: list[str]) -> bool:
+    """Whether :func:`check_id` accepts every one of ``texts``, tested at once (a file's
+    row ids): ``False`` when one may be refused, and the caller then checks each to name
+    it and its line."""
+    return (max(map(len, texts), default=0) <= MAX_ID_CHARS
+            and "".join(texts).isprintable()  # no control character nor separator
+            and [t.strip() for t in texts] == texts)
+
+
 def text_problem(text: str, what: str) -> str | None:
     """Why ``text`` (a query, an answer: free text) cannot be read, or None: it holds a
     NUL character (``\\u0000`` in JSON), refused in every format (docs/runner.md)."""

@@ -208,6 +208,7 @@ def compare_runs(
             labels.append((pair.name_a, pair.name_b, metric))
     D = np.column_stack(columns)
     del columns  # one copy of the differences while they are resampled
+    read.clear()  # nor the runs' values, read for the differences alone
     n = D.shape[0]
     units, flip, n_clusters = clustered(
         D, ids_ref or (), clusters, tuple(clusters or ()) if allow_incomplete else ())

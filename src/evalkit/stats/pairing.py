@@ -130,7 +130,8 @@ def _raw_scores(run: Any, metric: str, default_name: str) -> tuple[str, dict[str
         if rows is not None and len(rows) == 0:
             raise ValueError(f"run {name!r} is empty (no per-query rows); nothing to compare")
         try:
-            raw = dict(run.scores(metric))
+            got = run.scores(metric)
+            raw = got if type(got) is dict else dict(got)  # read, never written to
         except KeyError as exc:
             msg = exc.args[0] if exc.args else str(exc)
             if "errored" in str(msg):
