@@ -117,6 +117,9 @@ def test_queries_and_corpus_errors(tmp_path: Path) -> None:
     p.write_text('{"_id": "a", "text": "x"}\n{"_id": "a", "text": "y"}\n')
     with pytest.raises(BeirError, match=r"queries.jsonl:2: duplicate query id 'a'"):
         load_queries(p)
+    p.write_text('{"_id": "a", "text": "x", "text": "y"}\n')  # which text is meant?
+    with pytest.raises(BeirError, match=r"queries.jsonl:1: .*'text'"):
+        load_queries(p)
     t = tmp_path / "topics.tsv"
     t.write_text("query-id\ttext\n1\tone\nbroken line\n")
     with pytest.raises(BeirError, match=r"topics.tsv:3: expected '<query id><TAB><text>'"):

@@ -12,15 +12,14 @@ Nothing here looks next to the installed package: pass the directory or the file
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from evalkit.data.cases import GoldenCase
-from evalkit.data.goldens import GoldenSet
-from evalkit.io.limits import LimitError, check_id, label_problem, loads_json, text_problem
+from evalkit.data.goldens import GoldenSet, json_objects
+from evalkit.io.limits import LimitError, check_id, label_problem, text_problem
 
 QRELS_HEADER = ("query-id", "corpus-id", "score")
 
@@ -51,8 +50,8 @@ class BeirDataset:
         return goldens_from_qrels(self.queries, self.qrels, relevance_level=relevance_level)
 
 
-def _lines(path: Path) -> Iterator[tuple[int, str]]:
-    """``(line number, line without its end)`` of a text file, gzip or plain, BOM-free."""
+def _text(path: Path) -> str:
+    """The text of a BEIR file, gzip or plain, BOM-free (UTF-8, no NUL byte)."""
     from evalkit.io.user_files import MAX_GOLDEN_BYTES, gunzipped, read_input
 
     raw = read_input(path, "BEIR", max_bytes=MAX_GOLDEN_BYTES, error=BeirError)
@@ -65,26 +64,21 @@ def _lines(path: Path) -> Iterator[tuple[int, str]]:
     if nul >= 0:
         raise BeirError(f"{path}:{text.count(chr(10), 0, nul) + 1}: the line contains a NUL "
                         "byte; the file may be binary or UTF-16: save it as UTF-8 text")
-    yield from enumerate(text.splitlines(), start=1)
+    return text
+
+
+def _lines(path: Path) -> Iterator[tuple[int, str]]:
+    """``(line number, line without its end)`` of a text file, gzip or plain, BOM-free."""
+    yield from enumerate(_text(path).splitlines(), start=1)
 
 
 def _jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    any_line = False
-    for lineno, line in _lines(path):
-        if not line.strip():
-            continue
-        any_line = True
-        try:
-            obj = loads_json(line)
-        except json.JSONDecodeError as exc:
-            raise BeirError(f"{path}:{lineno}: not valid JSON ({exc.msg})") from None
-        except LimitError as exc:
-            raise BeirError(f"{path}:{lineno}: {exc}") from None
-        if not isinstance(obj, dict):
-            raise BeirError(f"{path}:{lineno}: expected a JSON object")
-        yield lineno, obj
-    if not any_line:
+    """``(line number, object)`` of a JSON Lines file, read as golden files are
+    (:func:`evalkit.data.goldens.json_objects`: bounded depth, a repeated key refused)."""
+    objects = list(json_objects(_text(path), path, BeirError))
+    if not objects:
         raise BeirError(f"{path}: empty file")
+    yield from objects
 
 
 def _doc_id(obj: Mapping[str, Any], path: Path, lineno: int) -> str:
