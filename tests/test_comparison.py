@@ -396,6 +396,13 @@ def test_json_reads_back(runs: Runs) -> None:
         Comparison.from_json({**doc, "schema_version": 99})
 
 
+@pytest.mark.parametrize("text", ["[" * 100_000 + "]" * 100_000,
+                                  '{"comparisons": ' + "[" * 150 + "]" * 150 + "}"])
+def test_json_text_nested_too_deeply_is_refused(text: str) -> None:
+    with pytest.raises(ValueError, match="nested"):
+        Comparison.from_json(text)
+
+
 def test_the_report_carries_every_field(runs: Runs) -> None:
     c = compare(runs.tfidf, runs.bm25, metrics=["ap"], top=1, n_resamples=300)
     report = c.to_report()

@@ -227,6 +227,17 @@ def test_metrics_are_adjusted_together_by_holm() -> None:
     assert all(r.p_adjusted is None for r in none)
 
 
+def test_the_json_document_reads_back_and_deep_text_is_refused() -> None:
+    case = next(c for c in REAL if c["name"] == "vaswani-ap-3")
+    result = meta_compare(vaswani(case), metrics=["ap"])
+    doc = json.dumps(result.to_json(), allow_nan=False)
+    back = MetaComparison.from_json(doc)
+    assert back.to_json() == json.loads(doc)
+    assert back.get("ap").estimate == result.get("ap").estimate
+    with pytest.raises(ValueError, match="nested"):
+        MetaComparison.from_json("[" * 100_000 + "]" * 100_000)
+
+
 def test_a_collection_without_variance_is_refused_by_name() -> None:
     same = {"q1": 0.5, "q2": 0.6, "q3": 0.7}
     shifted = {q: v + 0.1 for q, v in same.items()}

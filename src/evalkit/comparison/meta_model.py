@@ -163,9 +163,9 @@ class MetaComparison:
             ValueError: not a meta-comparison document, a version this evalkit cannot
                 read, or a malformed field (the message names it).
         """
-        import json
+        from evalkit.io.limits import loads_json
 
-        data: Any = json.loads(doc) if isinstance(doc, str) else doc
+        data: Any = loads_json(doc) if isinstance(doc, str) else doc
         if not isinstance(data, Mapping) or data.get("type") != DOCUMENT_TYPE:
             raise ValueError(f"not an evalkit {DOCUMENT_TYPE} document (its 'type' is "
                              f"{data.get('type') if isinstance(data, Mapping) else None!r})")

@@ -13,7 +13,6 @@ docs/comparison.md lists every field.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any, TypeVar
 
@@ -24,6 +23,7 @@ from evalkit.comparison.records import (
     RunInfo,
     Settings,
 )
+from evalkit.io.limits import loads_json
 from evalkit.report.slices import SliceEffect
 
 _C = TypeVar("_C", bound=ComparisonRecord)
@@ -172,7 +172,7 @@ def from_json(doc: Mapping[str, Any] | str, cls: type[_C]) -> _C:
     """
     from evalkit.comparison.text import describe
 
-    data: Any = json.loads(doc) if isinstance(doc, str) else doc
+    data: Any = loads_json(doc) if isinstance(doc, str) else doc
     if not isinstance(data, Mapping) or "comparisons" not in data:
         raise ValueError("not an evalkit comparison document (no 'comparisons' list)")
     version = data.get("schema_version", 0)
