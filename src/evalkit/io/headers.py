@@ -63,8 +63,11 @@ def check_headers(headers: Mapping[str, str], who: str = "HTTP") -> None:
             raise ValueError(f"{who} header name {name!r} is not a valid HTTP header "
                              "name (letters, digits and !#$%&'*+-.^_`|~ only)")
         if not isinstance(value, str):
+            hint = (": give several values as one text, joined by ', ' (HTTP's list form, "
+                    f"{name}: 'a, b')" if isinstance(value, list | tuple) else
+                    "; give it as text (quote it in YAML)")
             raise ValueError(f"{who} header {name!r}: its value must be text, not "
-                             f"{type(value).__name__}")
+                             f"{type(value).__name__}{hint}")
         problem = header_problem(value)
         if problem is not None:
             raise ValueError(f"{who} header {name!r}: {problem}")
