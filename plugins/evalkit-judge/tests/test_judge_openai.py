@@ -332,6 +332,14 @@ def test_base_url_and_headers_expand_environment_references(
     assert j.record()["base_url"] == "${JUDGE_URL}"
 
 
+def test_a_query_in_the_base_url_is_sent_after_the_path() -> None:
+    with ChatCompletionsServer() as server:
+        j = LLMJudge("r", model="m", provider="openai",
+                     base_url=server.api_base + "/?api-version=2024-06-01&x=a%20b")
+        assert j(RESPONSE, CASE) == 3.0
+    assert server.paths == ["/v1/chat/completions?api-version=2024-06-01&x=a+b"]
+
+
 # ---------------------------------------------------------------- both providers agree
 def scripted(case_id: str) -> int:
     return {"a": 5, "b": 1, "c": 3, "d": 4}[case_id]

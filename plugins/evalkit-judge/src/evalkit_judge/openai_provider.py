@@ -144,10 +144,14 @@ class OpenAIProvider(JudgeProvider):
                     raise RunAborted(JudgeUnavailable(
                         f"judge {self.model!r}: {what} cannot be sent: "
                         f"{problem.replace('its value', 'it')}; no request was sent"))
-            base = (self.resolved_base_url() or "").rstrip("/")
+            # a query in the base URL (Azure's ?api-version=...) goes with every request,
+            # after the path: httpx would otherwise append the path to the query
+            url = httpx.URL(self.resolved_base_url() or "")
+            base = str(url.copy_with(query=None, fragment=None)).rstrip("/")
             timeout = DEFAULT_TIMEOUT_S if self.settings.timeout is None \
                 else self.settings.timeout
-            self._http = httpx.Client(base_url=base, headers=headers, timeout=timeout)
+            self._http = httpx.Client(base_url=base, params=url.params, headers=headers,
+                                      timeout=timeout)
 
     def send(self, body: dict[str, Any]) -> Sent:
         """POST ``body`` to ``/chat/completions``, retrying as the module says.

@@ -170,6 +170,7 @@ class MessagesAPIServer:
         self.requests: list[dict[str, Any]] = []
         self.count_requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
+        self.paths: list[str] = []  # each request's path and query, as sent
         self._lock = threading.Lock()
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -227,6 +228,7 @@ class MessagesAPIServer:
                     request = {"_undecodable": raw.decode("utf-8", "replace")}
                 with owner._lock:
                     owner.headers.append({k.lower(): v for k, v in self.headers.items()})
+                    owner.paths.append(self.path)
                 path = self.path.split("?")[0]
                 status, body, headers = owner._route(path, request)
                 data = body if isinstance(body, bytes) else (
