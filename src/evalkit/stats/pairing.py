@@ -353,30 +353,39 @@ def code_point_sort(keys: Sequence[str]) -> IdSort | None:
 
 def _row_order(words: NDArray[np.uint64]) -> Positions:
     """Positions sorting the rows of ``words`` (shape ``(n, k)``, all different)
-    lexicographically."""
+    lexicographically: by the first word, then the rows that tie so far (only they) by
+    the next word, and so on."""
     n = words.shape[0]
     columns = [words[:, j] for j in range(words.shape[1])
                if not bool(np.all(words[:, j] == words[0, j]))]
     if not columns:  # one row
         return np.arange(n, dtype=np.intp)
-    if len(columns) == 1:
-        return _distinct_order(columns[0])
-    key = columns[0]
-    order: Positions = np.argsort(key)
+    order = _order(columns[0])
+    slots = np.arange(n)  # places in `order` whose rows may tie, in order
+    key = columns[0][order]  # the rows' sort key so far, ascending
     for column in columns[1:]:
-        rank, distinct = _dense_rank(key, order)
-        if distinct == n:
+        same = key[1:] == key[:-1]
+        if not same.any():
             break
-        column_rank, column_distinct = _dense_rank(column, np.argsort(column))
-        key = rank * np.uint64(column_distinct) + column_rank  # < n**2
-        order = np.argsort(key)
+        tied = np.zeros(key.size, dtype=bool)
+        tied[1:] = same
+        tied[:-1] |= same
+        group = np.cumsum(np.concatenate(([True], ~same)), dtype=np.uint64)[tied]
+        slots = slots[tied]
+        rows = order[slots]
+        values = column[rows]
+        rank, distinct = _dense_rank(values)
+        key = group * np.uint64(distinct) + rank  # < n**2; ascending groups keep their places
+        within = _order(key)
+        order[slots] = rows[within]
+        key = key[within]
     return order
 
 
-def _distinct_order(key: NDArray[np.uint64]) -> Positions:
-    """``np.argsort(key)`` of distinct values: when the bits that vary from value to
-    value leave room for a position, by sorting the values with their positions in the
-    low bits (a sort of numbers is faster than an argsort)."""
+def _order(key: NDArray[np.uint64]) -> Positions:
+    """``np.argsort(key)``, or, when the bits that vary from value to value leave room
+    for a position, the positions that sorting the values with their positions in the
+    low bits gives (a sort of numbers is faster than an argsort)."""
     n = key.size
     varying = int(np.bitwise_or.reduce(key ^ key[0]))
     low = (varying & -varying).bit_length() - 1
@@ -385,7 +394,7 @@ def _distinct_order(key: NDArray[np.uint64]) -> Positions:
     if span + index_bits > 64:
         order: Positions = np.argsort(key)
         return order
-    packed = key >> np.uint64(low)  # the bits above and below the span are constant
+    packed = key >> np.uint64(max(low, 0))  # the bits above and below the span are constant
     if span < 64:
         packed &= np.uint64((1 << span) - 1)
     packed <<= np.uint64(index_bits)
@@ -395,11 +404,11 @@ def _distinct_order(key: NDArray[np.uint64]) -> Positions:
     return packed.view(np.int64)
 
 
-def _dense_rank(key: NDArray[np.uint64],
-                order: Positions) -> tuple[NDArray[np.uint64], int]:
-    """Each value's rank among the distinct values of ``key`` (sorted by ``order``), and
-    how many distinct values there are."""
-    s = key[order]
+def _dense_rank(values: NDArray[np.uint64]) -> tuple[NDArray[np.uint64], int]:
+    """Each value's rank among the distinct ``values``, and how many distinct values
+    there are."""
+    order = _order(values)
+    s = values[order]
     new = np.empty(s.size, dtype=np.uint64)
     new[0] = 0
     np.not_equal(s[1:], s[:-1], out=new[1:], casting="unsafe")
