@@ -284,10 +284,8 @@ class IdSort:
 
     def ids(self, keys: Sequence[str]) -> tuple[str, ...]:
         """``keys`` (the sequence sorted) in sorted order: the same objects."""
-        if len(keys) < 2:
-            return tuple(keys)
-        got: tuple[str, ...] = operator.itemgetter(*self.positions.tolist())(keys)
-        return got
+        column = np.fromiter(keys, dtype=object, count=len(keys))
+        return tuple(column[self.positions].tolist())
 
     def same_ids(self, other: IdSort) -> bool:
         """Whether the two sorts are of the same ids."""
