@@ -210,7 +210,8 @@ def run_scores(run: RunLike, metric: str, default_name: str,
     :func:`pair_scores`.
 
     ``like``: another run's scores; when ``run`` holds the same ids, its ids are taken
-    from ``like`` (the same tuple, not sorted again).
+    from ``like`` (the same tuple), and when it lists them in the same order, so is their
+    sort (:func:`id_sort`).
 
     Raises:
         As :func:`scores_of`.
