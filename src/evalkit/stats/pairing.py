@@ -7,8 +7,9 @@ query ids both runs share; rows are matched by id, never by position.
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -190,6 +191,8 @@ class Scores:
         values: the values in ``ids`` order, shape ``(n,)``.
         raw: ``{id: value}`` as the run gave them (for messages).
         order: the ids in ``raw``'s order.
+        sort: how ``order`` was sorted into ``ids`` (:func:`id_sort`); None when
+            Python's ``sorted`` did it.
     """
 
     name: str
@@ -197,6 +200,7 @@ class Scores:
     values: NDArray[np.float64]
     raw: Mapping[str, Any]
     order: tuple[str, ...]
+    sort: IdSort | None = field(default=None, repr=False, compare=False)
 
 
 def run_scores(run: RunLike, metric: str, default_name: str,
@@ -206,7 +210,8 @@ def run_scores(run: RunLike, metric: str, default_name: str,
     :func:`pair_scores`.
 
     ``like``: another run's scores; when ``run`` holds the same ids, its ids are taken
-    from ``like`` (the same tuple, not sorted again).
+    from ``like`` (the same tuple), and when it lists them in the same order, so is their
+    sort (:func:`id_sort`).
 
     Raises:
         As :func:`scores_of`.
@@ -214,7 +219,28 @@ def run_scores(run: RunLike, metric: str, default_name: str,
     name, raw = _raw_scores(run, metric, default_name)
     checked = _checked_values(name, raw, metric)
     keys = tuple(raw)
-    if like is not None and (keys == like.order or raw.keys() == like.raw.keys()):
+    ids, values, sort = _in_id_order(keys, raw, checked, like)
+    return Scores(name, ids, values, raw, keys, sort)
+
+
+def _in_id_order(keys: tuple[str, ...], raw: Mapping[str, Any], checked: NDArray[np.float64],
+                 like: Scores | None
+                 ) -> tuple[tuple[str, ...], NDArray[np.float64], IdSort | None]:
+    """``(sorted ids, values in their order, the sort)`` of a run whose ids are ``keys``
+    (``raw``'s order) and values ``checked`` (in ``keys`` order); see :func:`run_scores`."""
+    same_order = like is not None and keys == like.order
+    # the same ids in the same order: one sort serves both
+    sort = like.sort if like is not None and same_order else id_sort(keys)
+    if sort is not None:
+        if like is not None and (same_order or (like.sort is not None
+                                                and sort.same_ids(like.sort))):
+            ids = like.ids
+        else:
+            ids = sort.ids(keys)
+            if like is not None and like.sort is None and ids == like.ids:
+                ids = like.ids
+        return ids, checked[sort.positions], sort
+    if like is not None and (same_order or raw.keys() == like.raw.keys()):
         ids = like.ids
     else:
         ids = tuple(sorted(keys))
@@ -222,7 +248,175 @@ def run_scores(run: RunLike, metric: str, default_name: str,
         values = checked
     else:  # read in id order (each value was checked above)
         values = np.fromiter(map(raw.__getitem__, ids), dtype=np.float64, count=len(ids))
-    return Scores(name, ids, values, raw, keys)
+    return ids, values, None
+
+
+#: :func:`id_sort` leaves to Python's ``sorted`` fewer ids than this (as fast for a
+#: few) ...
+ID_SORT_MIN = 1_000
+#: ... and ids whose every ``len // ID_SORT_SAMPLE``-th one is in order already (Python's
+#: sort is adaptive: ids in order, or nearly, cost it about one comparison each) ...
+ID_SORT_SAMPLE = 64
+#: ... and ids longer than this many bytes written as :func:`code_point_sort` writes them
+#: (40 ASCII or Latin-1 code points, 20 of the basic plane, 10 beyond): five words, where
+#: ids that tie on every word but the last (the slowest case) still sort as fast as
+#: Python's ``sorted`` (longer, up to twice as slow).
+ID_SORT_MAX_BYTES = 40
+
+#: Positions into a sequence, shape ``(n,)``.
+Positions = NDArray[np.integer[Any]]
+
+
+@dataclass(frozen=True)
+class IdSort:
+    """The order of a run's ids, found by :func:`code_point_sort`.
+
+    Attributes:
+        positions: shape ``(n,)``: ``[keys[i] for i in positions]`` is ``sorted(keys)``.
+        words: shape ``(n, k)``, uint64: the sorted ids' code points (NUL-padded),
+            packed big-endian into 64-bit words.
+        layout: bytes per code point and code points per id (padded) in ``words``;
+            two sorts of the same ids have the same layout and words.
+    """
+
+    positions: Positions
+    words: NDArray[np.uint64]
+    layout: tuple[int, int]
+
+    def ids(self, keys: Sequence[str]) -> tuple[str, ...]:
+        """``keys`` (the sequence sorted) in sorted order: the same objects."""
+        column = np.fromiter(keys, dtype=object, count=len(keys))
+        return tuple(column[self.positions].tolist())
+
+    def same_ids(self, other: IdSort) -> bool:
+        """Whether the two sorts are of the same ids."""
+        return self.layout == other.layout and np.array_equal(self.words, other.words)
+
+
+def id_sort(keys: Sequence[str]) -> IdSort | None:
+    """:func:`code_point_sort` of ``keys`` (distinct ``str``), or None where Python's
+    ``sorted`` is as fast: fewer than :data:`ID_SORT_MIN` ids, or ids sampled in order
+    (:data:`ID_SORT_SAMPLE`).
+    """
+    n = len(keys)
+    if n < ID_SORT_MIN:
+        return None
+    sample = keys[:: max(n // ID_SORT_SAMPLE, 1)]
+    if all(map(operator.le, sample, sample[1:])):
+        return None
+    return code_point_sort(keys)
+
+
+def code_point_sort(keys: Sequence[str]) -> IdSort | None:
+    """Sort distinct ids (``str``) as ``sorted(keys)`` does, with numpy; None when an id
+    is longer than :data:`ID_SORT_MAX_BYTES` or holds a NUL.
+
+    Python compares two strings code point by code point, a string before its
+    extensions. Here the ids are NUL-padded to one length (no id holds a NUL, so a
+    prefix still comes first), each code point written big-endian in 1, 2 or 4 bytes
+    (the fewest that hold the largest one) and each id read as a row of 64-bit words:
+    rows compare as the ids do. Words equal in all rows are left out; the rows are
+    sorted by their first word, then, while rows tie, by (rank so far, rank of the next
+    word). The ids differ, so do the rows: the order is unique.
+    """
+    n = len(keys)
+    if n == 0:
+        return IdSort(np.zeros(0, dtype=np.intp), np.zeros((0, 1), dtype=np.uint64), (1, 8))
+    text = "\0".join(keys) + "\0"
+    codes: NDArray[Any]
+    if text.isascii():
+        codes = np.frombuffer(text.encode("ascii"), dtype=np.uint8)
+    else:  # a lone surrogate is a code point too, compared by its value
+        codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    if codes.size - np.count_nonzero(codes) != n:  # an id holds a NUL
+        return None
+    width = len(keys[0])
+    lengths = None
+    if codes.size != n * (width + 1) or codes.reshape(n, width + 1)[:, width].any():
+        ends = np.flatnonzero(codes == 0)  # the ids differ in length
+        lengths = np.diff(ends, prepend=-1) - 1
+        width = int(lengths.max())
+    top = int(codes.max())
+    size = 1 if top < 1 << 8 else 2 if top < 1 << 16 else 4
+    if width * size > ID_SORT_MAX_BYTES:
+        return None
+    per_word = 8 // size
+    padded = -(-max(width, 1) // per_word) * per_word
+    rows = np.zeros((n, padded), dtype=f">u{size}")
+    if lengths is None:  # the text as it is, each id with its NUL where there is room
+        end = min(width + 1, padded)
+        rows[:, :end] = codes.reshape(n, width + 1)[:, :end]
+    else:
+        rows[np.arange(padded) < lengths[:, None]] = codes[codes != 0]
+    words = rows.view(">u8").astype(np.uint64)
+    positions = _row_order(words)
+    return IdSort(positions, words[positions], (size, padded))
+
+
+def _row_order(words: NDArray[np.uint64]) -> Positions:
+    """Positions sorting the rows of ``words`` (shape ``(n, k)``, all different)
+    lexicographically: by the first word, then the rows that tie so far (only they) by
+    the next word, and so on."""
+    n = words.shape[0]
+    columns = [words[:, j] for j in range(words.shape[1])
+               if not bool(np.all(words[:, j] == words[0, j]))]
+    if not columns:  # one row
+        return np.arange(n, dtype=np.intp)
+    order = _order(columns[0])
+    slots = np.arange(n)  # places in `order` whose rows may tie, in order
+    key = columns[0][order]  # the rows' sort key so far, ascending
+    for column in columns[1:]:
+        same = key[1:] == key[:-1]
+        if not same.any():
+            break
+        tied = np.zeros(key.size, dtype=bool)
+        tied[1:] = same
+        tied[:-1] |= same
+        group = np.cumsum(np.concatenate(([True], ~same)), dtype=np.uint64)[tied]
+        slots = slots[tied]
+        rows = order[slots]
+        values = column[rows]
+        rank, distinct = _dense_rank(values)
+        key = group * np.uint64(distinct) + rank  # < n**2; ascending groups keep their places
+        within = _order(key)
+        order[slots] = rows[within]
+        key = key[within]
+    return order
+
+
+def _order(key: NDArray[np.uint64]) -> Positions:
+    """``np.argsort(key)``, or, when the bits that vary from value to value leave room
+    for a position, the positions that sorting the values with their positions in the
+    low bits gives (a sort of numbers is faster than an argsort)."""
+    n = key.size
+    varying = int(np.bitwise_or.reduce(key ^ key[0]))
+    low = (varying & -varying).bit_length() - 1
+    span = varying.bit_length() - low
+    index_bits = max(n - 1, 1).bit_length()
+    if span + index_bits > 64:
+        order: Positions = np.argsort(key)
+        return order
+    packed = key >> np.uint64(max(low, 0))  # the bits above and below the span are constant
+    if span < 64:
+        packed &= np.uint64((1 << span) - 1)
+    packed <<= np.uint64(index_bits)
+    packed |= np.arange(n, dtype=np.uint64)
+    packed.sort()
+    packed &= np.uint64((1 << index_bits) - 1)
+    return packed.view(np.int64)
+
+
+def _dense_rank(values: NDArray[np.uint64]) -> tuple[NDArray[np.uint64], int]:
+    """Each value's rank among the distinct ``values``, and how many distinct values
+    there are."""
+    order = _order(values)
+    s = values[order]
+    new = np.empty(s.size, dtype=np.uint64)
+    new[0] = 0
+    np.not_equal(s[1:], s[:-1], out=new[1:], casting="unsafe")
+    rank = np.empty(s.size, dtype=np.uint64)
+    rank[order] = np.cumsum(new, dtype=np.uint64)
+    return rank, int(rank[order[-1]]) + 1
 
 
 def _id_list(ids: Sequence[str], limit: int = 5) -> str:
