@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import io
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -74,7 +75,7 @@ def test_a_comparison_without_rows(runs: list[RunResult]) -> None:
     assert json.loads(text_of(empty))["comparisons"] == []
 
 
-def test_compare_format_json_prints_it(tmp_path, runs: list[RunResult]) -> None:
+def test_compare_format_json_prints_it(tmp_path: Path, runs: list[RunResult]) -> None:
     paths = [r.save(tmp_path / f"{r.name}.jsonl") for r in runs]
     got = CliRunner().invoke(app, ["compare", *map(str, paths), "--format", "json",
                                    "--resamples", "200"])
