@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from os import PathLike
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, overload
+from typing import TYPE_CHECKING, Any, TextIO, overload
 
 from evalkit.comparison.records import (
     ComparisonError,
@@ -65,6 +65,21 @@ class Comparison(ComparisonRecord):
         from evalkit.comparison.serialize import to_json
 
         return to_json(self)
+
+    def write_json(self, file: TextIO) -> None:
+        """Write :meth:`to_json`'s document to ``file`` as ``evalkit compare --json``
+        prints it: the text of ``json.dumps(c.to_json(), indent=2)`` and a line break,
+        one comparison's row at a time (the whole document, every per-query value of
+        every row, is never held at once).
+
+        Raises:
+            OSError: ``file`` cannot be written.
+        """
+        from evalkit.comparison.serialize import json_text
+
+        for piece in json_text(self):
+            file.write(piece)
+        file.write("\n")
 
     @classmethod
     def from_json(cls, doc: Mapping[str, Any] | str) -> Comparison:

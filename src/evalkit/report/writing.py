@@ -226,7 +226,8 @@ def write_reports(obj: Any, targets: Sequence[str]) -> list[str]:
 def show_result(result: Any, targets: Sequence[str], *, as_json: bool, table: Any,
                 console: Any) -> None:
     """Write ``result``'s report (``result.to_report()``: a comparison's) to the
-    ``--report`` files, then print its JSON (``as_json``) or ``table(report, console)``,
+    ``--report`` files, then print its JSON (``as_json``: ``result.write_json`` when it
+    has one, a comparison's, written row by row) or ``table(report, console)``,
     then the report that goes to standard output: files first, so that a report that
     cannot be written stops the command before any result is printed (nothing printed is
     contradicted by the exit code), and a report on standard output is the only thing
@@ -242,7 +243,11 @@ def show_result(result: Any, targets: Sequence[str], *, as_json: bool, table: An
     to_files, to_std = file_targets(targets)
     write_reports(rendered, to_files)
     if as_json:
-        sys.stdout.write(json.dumps(result.to_json(), indent=2, allow_nan=False) + "\n")
+        write_json = getattr(result, "write_json", None)  # a comparison: row by row
+        if write_json is not None:
+            write_json(sys.stdout)
+        else:
+            sys.stdout.write(json.dumps(result.to_json(), indent=2, allow_nan=False) + "\n")
         sys.stdout.flush()
     else:
         table(rendered, console)

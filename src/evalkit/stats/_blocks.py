@@ -26,8 +26,10 @@ def column_blocks(n: int, m: int) -> list[tuple[int, int]]:
 #: Bytes of resampled sums (``B`` x columns, and as much again of differences) a family
 #: of tests holds at once: :func:`evalkit.stats.grouped.analyse_family` analyses its
 #: columns in chunks of :func:`chunk_width` columns, so that 1,050 comparisons at
-#: n = 10,000 and B = 10,000 hold 16 MiB of sign-flip sums at a time instead of 84 MB.
-CHUNK_BYTES = 16 << 20
+#: n = 10,000 and B = 10,000 hold 8 MiB of sign-flip sums at a time (one block of the
+#: compiled loops, which then add into those sums themselves) instead of 84 MB; a
+#: chunk of the bootstrap-t holds several such arrays (sums, squares, statistics).
+CHUNK_BYTES = 8 << 20
 
 
 def chunk_width(n: int, n_resamples: int) -> int:

@@ -160,9 +160,11 @@ def bootstrap_sums(
     n, m = mat.shape
     stride = np.uint64((n * GAMMA) & MASK64)
     base0 = np.uint64((seed + GAMMA) & MASK64)
-    sums = np.empty((n_resamples, m))
-    squares = np.empty((n_resamples, m)) if want_squares else None
-    for j0, j1 in column_blocks(n, m):
+    blocks = column_blocks(n, m)
+    whole = len(blocks) == 1 and m > 1  # one block: the kernel adds into the answer itself
+    sums = np.zeros((n_resamples, m))
+    squares = np.zeros((n_resamples, m)) if want_squares else None
+    for j0, j1 in blocks:
         width = j1 - j0
         parallel = n * n_resamples * width >= PARALLEL_MIN_WORK
         if width == 1:
@@ -175,13 +177,15 @@ def bootstrap_sums(
             if squares is not None:
                 squares[:, j0] = q1
             continue
-        s = np.zeros((n_resamples, width))
-        q = np.zeros((n_resamples, width) if want_squares else (1, 1))
+        s = sums if whole else np.zeros((n_resamples, width))
+        q = squares if whole and squares is not None else np.zeros(
+            (n_resamples, width) if want_squares else (1, 1))
         k = _boot_kernel if parallel else _boot_kernel_serial
         k(np.ascontiguousarray(mat[:, j0:j1]), n_resamples, base0, stride, want_squares, s, q)
-        sums[:, j0:j1] = s
-        if squares is not None:
-            squares[:, j0:j1] = q
+        if not whole:
+            sums[:, j0:j1] = s
+            if squares is not None:
+                squares[:, j0:j1] = q
     return sums, squares
 
 
@@ -191,11 +195,13 @@ def signflip_sums(
     """See :func:`evalkit.stats._kernels.signflip_sums`."""
     n, m = mat.shape
     words = (n + 63) // 64
-    sums = np.empty((n_resamples, m))
+    blocks = column_blocks(n, m)
+    whole = len(blocks) == 1 and m > 1  # one block: the kernel adds into the answer itself
+    sums = np.zeros((n_resamples, m))
     signs = np.zeros(n_resamples)
     stride = np.uint64((words * GAMMA) & MASK64)
     base0 = np.uint64((seed + SIGN_STREAM_OFFSET + GAMMA) & MASK64)
-    for j0, j1 in column_blocks(n, m):
+    for j0, j1 in blocks:
         width = j1 - j0
         parallel = n * n_resamples * width >= PARALLEL_MIN_WORK
         if width == 1:
@@ -204,8 +210,9 @@ def signflip_sums(
             k1(np.ascontiguousarray(mat[:, j0]), n_resamples, base0, stride, s1, signs)
             sums[:, j0] = s1
             continue
-        s = np.zeros((n_resamples, width))
+        s = sums if whole else np.zeros((n_resamples, width))
         k = _sign_kernel if parallel else _sign_kernel_serial
         k(np.ascontiguousarray(mat[:, j0:j1]), n_resamples, base0, stride, s, signs)
-        sums[:, j0:j1] = s
+        if not whole:
+            sums[:, j0:j1] = s
     return sums, signs

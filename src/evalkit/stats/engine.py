@@ -199,7 +199,7 @@ def draw_resamples(D: FloatArray, mo: Moments, needs: Needs, *, n_resamples: int
     if needs.boot or needs.squares:
         sums, sqdev = bootstrap_sums(mo.centred, n_resamples, seed,
                                      want_squares=needs.squares, backend=backend)
-        dev = sums / n
+        dev = np.divide(sums, n, out=sums)  # in place: one (B, m) array, not two
     if needs.flips:
         flips, signs = drawn_flips if drawn_flips is not None else draw_signflips(
             D, n_resamples=n_resamples, seed=seed, backend=backend)
