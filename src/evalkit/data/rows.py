@@ -37,6 +37,8 @@ import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from itertools import chain, repeat
+from operator import itemgetter
 from typing import Any
 
 from evalkit.data.artifact import metric_errors_of, sample_of
@@ -349,6 +351,50 @@ def row_from_json(obj: Mapping[str, Any]) -> Any:
         metric_errors_of(obj) if "metric_errors" in obj else {},
         None if obj.get("sample") is None else sample_of(obj),
     )
+
+
+#: The keys of a plain ranking row's line (:func:`plain_rows_from_json`); ``counts`` may
+#: be left out.
+_PLAIN_KEYS = frozenset({"type", "id", "metrics", "retrieved", "counts"})
+
+
+def plain_rows_from_json(objs: Sequence[dict[str, Any]]) -> list[QueryResult] | None:
+    """:func:`row_from_json` of every object at once, when each is a plain ranking row's
+    line (the usual artifact): only the keys ``type``, ``id`` (text), ``metrics`` (an
+    object of floats), ``retrieved`` (a list of text) and, when present, ``counts`` (an
+    object of integers). ``None`` when one is anything else; the caller then reads them
+    one by one, which refuses a bad line by name.
+
+    The rows hold the objects' own ``metrics``, ``retrieved`` and ``counts`` (as
+    :func:`row_from_json` holds the equal copies it makes): pass objects that nothing
+    else holds, such as those just decoded from a file."""
+    shapes = set(map(frozenset, map(dict.keys, objs)))  # a few key sets, usually one
+    if not all(_PLAIN_KEYS - {"counts"} <= keys <= _PLAIN_KEYS for keys in shapes):
+        return None
+    ids = list(map(itemgetter("id"), objs))
+    metrics = list(map(itemgetter("metrics"), objs))
+    retrieved = list(map(itemgetter("retrieved"), objs))
+    counts: list[Any] | None = list(map(dict.get, objs, repeat("counts"))) if any(
+        "counts" in keys for keys in shapes) else None
+    if not (set(map(type, ids)) <= _STR and set(map(type, metrics)) <= _DICT
+            and set(map(type, chain.from_iterable(map(dict.values, metrics)))) <= _FLOAT
+            and set(map(type, chain.from_iterable(metrics))) <= _STR
+            and set(map(type, retrieved)) <= _LIST
+            and set(map(type, chain.from_iterable(retrieved))) <= _STR):
+        return None
+    if counts is None:
+        counts = [{} for _ in objs]
+    elif not (set(map(type, counts)) <= _DICT
+              and set(map(type, chain.from_iterable(map(dict.values, counts)))) <= _INT
+              and set(map(type, chain.from_iterable(counts))) <= _STR):
+        return None  # a missing or non-integer count: read row by row
+    return list(map(QueryResult, ids, retrieved, metrics, counts,
+                    [{} for _ in objs], repeat(None)))
+
+
+_DICT = frozenset({dict})
+_LIST = frozenset({list})
+_INT = frozenset({int})
 
 
 def _value(value: Any, what: str, name: str, kind: type[float] | type[int]) -> Any:
