@@ -333,6 +333,7 @@ class _RunViews:
         self._means: dict[tuple[int, str], float] = {}
         self._values: dict[tuple[int, str], tuple[float, ...]] = {}
         self._details: dict[tuple[int, str], list[tuple[str, Any]]] = {}
+        self._held: dict[int, list[tuple[str, Any]]] = {}
 
     def scores(self, run: RunResult, metric: str) -> dict[str, float]:
         key = (id(run), metric)
@@ -361,9 +362,12 @@ class _RunViews:
     def details(self, run: RunResult, metric: str) -> list[tuple[str, Any]]:
         key = (id(run), metric)
         if key not in self._details:
-            rows = run.per_query
-            held = [(row.query_id, d) for row, d in zip(
-                rows, map(getattr, rows, repeat("details"), repeat(None)), strict=True) if d]
+            held = self._held.get(id(run))
+            if held is None:  # the rows that hold details, found once per run
+                rows = run.per_query
+                held = self._held[id(run)] = [(row.query_id, d) for row, d in zip(
+                    rows, map(getattr, rows, repeat("details"), repeat(None)), strict=True)
+                    if d]
             found = [(q, d.get(metric)) for q, d in held]
             self._details[key] = [(q, d) for q, d in found if d is not None]
         return self._details[key]
