@@ -232,3 +232,17 @@ def test_a_row_that_is_not_plain_is_left_to_the_row_reader(other: dict[str, Any]
     assert plain_rows_from_json([_PLAIN, {**_PLAIN, "id": "q2", **other}]) is None
     missing = {k: v for k, v in _PLAIN.items() if k != "retrieved"}
     assert plain_rows_from_json([_PLAIN, missing]) is None
+
+
+@pytest.mark.parametrize("held", [
+    [{"a": 1.0, "b": 2.0}, {"b": 0.0, "a": 1.0}],
+    [{"a": 1.0, "b": 2.0}, {"a": 1.0, "c": 2.0}],
+    [{"a": 1.0, "b": 2.0}, {"a": 1.0}],
+    [{"a": 1.0}, {"a": 1.0, "b": 2.0}],
+    [{"b": 1.0, "a": 2.0}, {"a": 1.0, "b": 0.5, "c": 2.0}, {"a": 0.0, "b": 0.0}],
+    [{}, {"a": 1.0}],
+])
+def test_metric_names_are_those_every_row_holds_in_first_row_order(
+        held: list[dict[str, float]]) -> None:
+    run = RunResult("r", [QueryResult(f"q{i}", [], m) for i, m in enumerate(held)])
+    assert run.metric_names() == [m for m in held[0] if all(m in h for h in held)]
