@@ -16,12 +16,11 @@ import math
 from collections.abc import Mapping, Sequence
 from itertools import repeat
 from os import PathLike
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from evalkit.comparison.inputs import Loaded, RunInput, load_inputs, query_texts
 from evalkit.comparison.model import Comparison
 from evalkit.comparison.options import check_request
-from evalkit.comparison.ppi_rows import RunLabelsArg
 from evalkit.comparison.records import (
     ComparisonError,
     FloatColumn,
@@ -34,13 +33,16 @@ from evalkit.comparison.slices import TagsArg
 from evalkit.comparison.spread import samples_warnings, spread_of
 from evalkit.data.case_clusters import ClustersArg
 from evalkit.data.coverage import sequential_stop
-from evalkit.data.labels import HumanLabels
 from evalkit.data.metric_info import higher_is_better, value_type
 from evalkit.data.results import RunResult
 from evalkit.execute.run_files import QrelsArg
 from evalkit.io.setting_names import Setting
 from evalkit.report.comparison_rows import verdict_of
 from evalkit.report.slices import SliceEffect
+
+if TYPE_CHECKING:  # the labels' models (pydantic) are imported only to read labels
+    from evalkit.comparison.ppi_rows import RunLabelsArg
+    from evalkit.data.labels import HumanLabels
 
 
 def compare(
