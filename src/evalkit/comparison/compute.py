@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from itertools import repeat
+from operator import itemgetter
 from os import PathLike
 from typing import TYPE_CHECKING, Any, cast
 
@@ -336,6 +337,8 @@ class _RunViews:
         self._values: dict[tuple[int, str], tuple[float, ...]] = {}
         self._details: dict[tuple[int, str], list[tuple[str, Any]]] = {}
         self._held: dict[int, list[tuple[str, Any]]] = {}
+        #: a mapping's values at ``ids`` as a tuple, in C (two ids or more)
+        self._in_order = itemgetter(*ids) if len(ids) > 1 else None
 
     def scores(self, run: RunResult, metric: str) -> dict[str, float]:
         key = (id(run), metric)
@@ -358,7 +361,8 @@ class _RunViews:
         key = (id(run), metric)
         if key not in self._values:
             scores = self.scores(run, metric)  # floats: RunResult.scores converts them
-            self._values[key] = tuple(map(scores.__getitem__, self.ids))
+            self._values[key] = (tuple(map(scores.__getitem__, self.ids))
+                                 if self._in_order is None else self._in_order(scores))
         return self._values[key]
 
     def details(self, run: RunResult, metric: str) -> list[tuple[str, Any]]:
