@@ -22,6 +22,7 @@ import math
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -111,11 +112,11 @@ def _collector_paused() -> Iterator[None]:
 
 def _read_run(p: Path) -> RunFile:
     header, lines, integrity = read_artifact(p)
-    rids = [str(obj["id"]) for _, obj in lines]
+    objs = list(map(itemgetter(1), lines))
+    rids = list(map(str, map(itemgetter("id"), objs)))
     checked = ids_pass(rids)  # else each id is checked with its row, to name its line
     # the usual file, plain rows of distinct ids, at once; else row by row, naming lines
-    rows = plain_rows_from_json([obj for _, obj in lines]) if checked and len(
-        set(rids)) == len(rids) else None
+    rows = plain_rows_from_json(objs) if checked and len(set(rids)) == len(rids) else None
     if rows is None:
         rows = _rows_by_line(p, lines, rids, checked, integrity,
                              "case" if header.get("kind") == "target" else "query")
