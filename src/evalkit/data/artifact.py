@@ -27,7 +27,6 @@ import io
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import repeat
 from pathlib import Path
 from typing import Any
 
@@ -284,15 +283,14 @@ def _read_whole(p: Path, data: bytes) -> _Read | None:
     if decoded is None:
         return None
     numbered, objs = decoded
-    if set(map(type, objs)) != {dict} or objs[0].get("type") != "header":
+    if not objs or not all(type(o) is dict for o in objs) or objs[0].get("type") != "header":
         return None
     trailer: dict[str, Any] | None = None
     if objs[-1].get("type") == "trailer" and len(objs) > 1:
         trailer = objs.pop()
         numbered.pop()
     body = objs[1:]
-    kinds = list(map(dict.get, body, repeat("type")))
-    if kinds.count("row") != len(body) or not all(map(dict.__contains__, body, repeat("id"))):
+    if not all(o.get("type") == "row" and "id" in o for o in body):
         return None  # a second header or trailer, or a line that is not a row
     try:
         header = _check_header(p, numbered[0], objs[0])

@@ -27,7 +27,6 @@ import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from operator import attrgetter
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from evalkit.data.rows import QueryResult
@@ -123,9 +122,7 @@ def coverage_of(run: RunRecord) -> Coverage:
     rows = list(run.per_query)
     failed: tuple[str, ...] = ()
     if set(map(type, rows)) <= _RANKING_ROWS:  # scored rankings: no call, none failed
-        ids = list(map(attrgetter("query_id"), rows))
-        if not set(map(type, ids)) <= {str}:  # text ids are taken as they are
-            ids = [str(i or "") for i in ids]
+        ids = [str(r.query_id or "") for r in rows]
     else:
         ids = [_row_id(r) for r in rows]
         failed = tuple(i for i, r in zip(ids, rows, strict=True)

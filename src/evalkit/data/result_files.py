@@ -22,7 +22,6 @@ import math
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -112,8 +111,8 @@ def _collector_paused() -> Iterator[None]:
 
 def _read_run(p: Path) -> RunFile:
     header, lines, integrity = read_artifact(p)
-    objs = list(map(itemgetter(1), lines))
-    rids = list(map(str, map(itemgetter("id"), objs)))
+    objs = [obj for _, obj in lines]
+    rids = [str(obj["id"]) for obj in objs]
     checked = ids_pass(rids)  # else each id is checked with its row, to name its line
     # the usual file, plain rows of distinct ids, at once; else row by row, naming lines
     rows = plain_rows_from_json(objs) if checked and len(set(rids)) == len(rids) else None

@@ -37,8 +37,6 @@ import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from itertools import chain, repeat
-from operator import itemgetter
 from typing import Any
 
 from evalkit.data.artifact import metric_errors_of, sample_of
@@ -368,28 +366,26 @@ def plain_rows_from_json(objs: Sequence[dict[str, Any]]) -> list[QueryResult] | 
     The rows hold the objects' own ``metrics``, ``retrieved`` and ``counts`` (as
     :func:`row_from_json` holds the equal copies it makes): pass objects that nothing
     else holds, such as those just decoded from a file."""
-    shapes = set(map(frozenset, map(dict.keys, objs)))  # a few key sets, usually one
-    if not all(_PLAIN_KEYS - {"counts"} <= keys <= _PLAIN_KEYS for keys in shapes):
+    shapes = {tuple(o) for o in objs}  # the keys of each, in order: usually one shape
+    if not all(_PLAIN_KEYS - {"counts"} <= set(keys) <= _PLAIN_KEYS for keys in shapes):
         return None
-    ids = list(map(itemgetter("id"), objs))
-    metrics = list(map(itemgetter("metrics"), objs))
-    retrieved = list(map(itemgetter("retrieved"), objs))
-    counts: list[Any] | None = list(map(dict.get, objs, repeat("counts"))) if any(
-        "counts" in keys for keys in shapes) else None
-    if not (set(map(type, ids)) <= _STR and set(map(type, metrics)) <= _DICT
-            and set(map(type, chain.from_iterable(map(dict.values, metrics)))) <= _FLOAT
-            and set(map(type, chain.from_iterable(metrics))) <= _STR
-            and set(map(type, retrieved)) <= _LIST
-            and set(map(type, chain.from_iterable(retrieved))) <= _STR):
+    if not ({type(o["id"]) for o in objs} <= _STR
+            and {type(o["metrics"]) for o in objs} <= _DICT
+            and {type(v) for o in objs for v in o["metrics"].values()} <= _FLOAT
+            and {type(k) for o in objs for k in o["metrics"]} <= _STR
+            and {type(o["retrieved"]) for o in objs} <= _LIST
+            and {type(x) for o in objs for x in o["retrieved"]} <= _STR):
         return None
-    if counts is None:
-        counts = [{} for _ in objs]
-    elif not (set(map(type, counts)) <= _DICT
-              and set(map(type, chain.from_iterable(map(dict.values, counts)))) <= _INT
-              and set(map(type, chain.from_iterable(counts))) <= _STR):
+    if not any("counts" in keys for keys in shapes):
+        return [QueryResult(o["id"], o["retrieved"], o["metrics"], {}, {}, None)
+                for o in objs]
+    counts: list[Any] = [o.get("counts") for o in objs]
+    if not ({type(c) for c in counts} <= _DICT
+            and {type(v) for c in counts for v in c.values()} <= _INT
+            and {type(k) for c in counts for k in c} <= _STR):
         return None  # a missing or non-integer count: read row by row
-    return list(map(QueryResult, ids, retrieved, metrics, counts,
-                    [{} for _ in objs], repeat(None)))
+    return [QueryResult(o["id"], o["retrieved"], o["metrics"], c, {}, None)
+            for o, c in zip(objs, counts, strict=True)]
 
 
 _DICT = frozenset({dict})

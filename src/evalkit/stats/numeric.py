@@ -15,8 +15,6 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Iterable, Sequence
-from itertools import repeat
-from operator import truediv
 from typing import Any
 
 __all__ = ["exact_mean", "json_ready", "numbers_of", "pow2_above", "pow2_scale", "real_number"]
@@ -33,7 +31,12 @@ def pow2_above(top: float) -> float:
 def pow2_scale(values: Sequence[float]) -> float:
     """The power of two ``s`` with ``max |v| / s`` in ``[1, 2)``; 1.0 when every value
     is 0 (or there are none). Non-finite values are ignored."""
-    return pow2_above(max(filter(math.isfinite, map(abs, values)), default=0.0))
+    top = 0.0
+    for v in values:
+        a = abs(v)
+        if a > top and math.isfinite(a):
+            top = a
+    return pow2_above(top)
 
 
 def real_number(value: Any, what: str) -> float:
@@ -70,7 +73,7 @@ def exact_mean(values: Sequence[float]) -> float:
     if n == 0:
         raise ValueError("the mean of no values is undefined")
     s = pow2_scale(values)
-    return math.fsum(map(truediv, values, repeat(s))) / n * s
+    return math.fsum(v / s for v in values) / n * s
 
 
 _FLOAT = frozenset({float})
