@@ -206,8 +206,8 @@ def test_plain_rows_are_read_at_once_as_row_by_row(objs: list[dict[str, Any]]) -
     from evalkit.data.rows import plain_rows_from_json, row_from_json
 
     rows = plain_rows_from_json(json.loads(json.dumps(objs)))
-    assert rows == [row_from_json(o) for o in objs]
-    assert all(type(r) is QueryResult for r in cast(list[QueryResult], rows))
+    assert rows is not None and rows == [row_from_json(o) for o in objs]
+    assert all(type(r) is QueryResult for r in rows)
 
 
 @pytest.mark.parametrize("other", [
