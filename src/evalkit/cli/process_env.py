@@ -52,10 +52,11 @@ def collector_held() -> Iterator[None]:
     then); otherwise started again as it was.
 
     A comparison's rows (a few objects per run and case, 21 runs of 10,000 cases: about
-    half a million) live to the end of the command; meanwhile each full collection
-    walked them all again (0.3-0.5 s of ``evalkit compare`` over those runs), to find no
-    cycle: the command makes none that outlives a call, and reference counting frees
-    the rest as before (peak memory unchanged).
+    half a million) live to the end of the command; meanwhile each collection of the
+    older generations walked them all again (0.5-0.7 s of ``evalkit compare`` over those
+    runs) to find no garbage among them. The command makes little cyclic garbage, and
+    reference counting frees the rest as before: its peak memory is the same within
+    1 MB (docs/performance.md).
     """
     was = gc.isenabled()
     gc.disable()
