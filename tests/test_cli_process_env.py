@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -44,3 +45,52 @@ def test_the_command_sets_it_before_running() -> None:
     result = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True,
                             timeout=60, env=env)
     assert json.loads(result.stderr.strip().splitlines()[-1]) == ["0", "1"]
+
+
+def test_the_collector_is_held_for_the_command_and_started_again_unless_the_process_ends(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import gc
+
+    from evalkit.cli import process_env
+
+    assert gc.isenabled()
+    with process_env.collector_held():
+        assert not gc.isenabled()
+    assert gc.isenabled()  # a command run in this process: the collector runs again
+    monkeypatch.setattr(process_env, "_ends_with_command", True)
+    try:
+        with process_env.collector_held():
+            assert not gc.isenabled()
+        assert not gc.isenabled()  # the console script: held to the exit
+    finally:
+        gc.enable()
+
+
+PROBE_COMPARE = """
+import gc, sys
+import evalkit.cli.compare_cmd as cmd
+from evalkit.cli import main
+seen = []
+real = cmd._compare_and_show
+def spy(*a, **k):
+    seen.append(gc.isenabled())
+    return real(*a, **k)
+cmd._compare_and_show = spy
+sys.argv = ["evalkit", "compare", *sys.argv[1:]]
+try:
+    main()
+finally:
+    print(seen, gc.isenabled(), file=sys.stderr)
+"""
+
+
+def test_evalkit_compare_runs_without_the_collector(tmp_path: Path) -> None:
+    from evalkit.data.results import QueryResult, RunResult
+
+    paths = [RunResult(name, [QueryResult(f"q{i}", [], {"ap": (i * k % 7) / 7})
+                              for i in range(30)]).save(tmp_path / f"{name}.jsonl")
+             for k, name in ((1, "a"), (3, "b"))]
+    result = subprocess.run([sys.executable, "-c", PROBE_COMPARE, *map(str, paths)],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.strip().splitlines()[-1] == "[False] False"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import shutil
 import subprocess
 import sys
@@ -333,13 +334,33 @@ def _finished(rows: list[str], head: str = _HEAD) -> str:
     '{"type": "row", "id": "a"}\n',  # no header
     _HEAD + '[1]\n',
     _finished([_ROW % (0, 0), '{"type": "trailer", "rows": 0}\n']),  # a second trailer
+    # what orjson refuses or reads otherwise than json: the file is read by json's scanner
+    _finished([_ROW.replace("0.%d", "NaN") % 0, _ROW.replace("0.%d", "-Infinity") % 1]),
+    _finished([_ROW.replace("0.%d", "1e400") % 0]),  # beyond the float range: inf
+    _finished([_ROW.replace("0.%d", "123456789012345678901234567890") % 0]),
+    _finished([_ROW.replace("0.%d", "-9223372036854775809") % 0]),  # an exact integer
+    _finished(['{"type": "row", "id": "q0", "sample": 18446744073709551616}\n']),
+    _finished(['{"type": "row", "id": "q0", "counts": {"n": 1234567890123456789012}}\n']),
+    _finished(['{"type": "row", "id": "q0", "x": 1.5e0000000000000000000001}\n']),
+    _finished(['{"type": "row", "id": "\\ud800"}\n']),  # a lone surrogate
+    _finished(['{"type": "row", "id": "q0", "id": "q1", "metrics": {"a": 1, "a": 2}}\n']),
+    # what both read alike: read at once
+    _finished([_ROW.replace("0.%d", "0.0012345678901234567890123") % 0]),
+    _finished(['{"type": "row", "id": "12345678901234567890123", "metrics": {}}\n']),
+    _finished([_ROW.replace("0.%d", "9223372036854775807") % 0]),
 ])
+@pytest.mark.parametrize("orjson", [True, False])
 def test_reading_a_file_at_once_gives_what_reading_it_line_by_line_gives(
-        tmp_path: Path, text: str) -> None:
-    """The whole-file reader (one UTF-8 decode, the JSON scanner on each line) returns
-    exactly what the line reader returns, or hands the file to it (which names the
-    problem): a value spanning lines or two values on one line are never read as rows."""
+        tmp_path: Path, text: str, orjson: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The whole-file reader (one UTF-8 decode, orjson or else the JSON scanner on each
+    line) returns exactly what the line reader returns, or hands the file to it (which
+    names the problem): a value spanning lines or two values on one line are never read
+    as rows, and what orjson reads otherwise than json is read by json."""
+    from evalkit.data import artifact
     from evalkit.data.artifact import _read_lines, _read_whole, read_artifact
+
+    if not orjson:
+        monkeypatch.setattr(artifact, "_orjson_loads", None)
 
     data = text.encode("utf-8")
     data = data[3:] if data.startswith(b"\xef\xbb\xbf") else data
@@ -373,3 +394,33 @@ def read_artifact_of(p: Path) -> object:
     from evalkit.data.artifact import read_artifact
 
     return read_artifact(p)
+
+
+def test_orjson_decodes_a_plain_file_and_json_what_orjson_refuses(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """orjson reads every line of a plain file; a file with a NaN score (which orjson
+    refuses) or a 20-digit integer (which orjson would read as a float) is read by json,
+    with the values json gives."""
+    from evalkit.data import artifact
+
+    calls: list[str] = []
+    real = artifact._orjson_loads
+    assert real is not None
+
+    def counted(line: str) -> object:
+        calls.append(line)
+        return real(line)
+
+    monkeypatch.setattr(artifact, "_orjson_loads", counted)
+    p = tmp_path / "r.jsonl"
+    p.write_text(_finished([_ROW % (i, i) for i in range(3)]))
+    _, rows, info = artifact.read_artifact(p)
+    assert len(calls) == 5 and [r["metrics"]["ap"] for _, r in rows] == [0.0, 0.1, 0.2]
+    assert info.ok
+    p.write_text(_finished([_ROW.replace("0.%d", "NaN") % 0]))
+    _, rows, info = artifact.read_artifact(p)
+    assert math.isnan(rows[0][1]["metrics"]["ap"]) and info.ok
+    calls.clear()
+    p.write_text(_finished([_ROW.replace("0.%d", "18446744073709551617") % 0]))
+    _, rows, _ = artifact.read_artifact(p)
+    assert calls == [] and rows[0][1]["metrics"]["ap"] == 18446744073709551617

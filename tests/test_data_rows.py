@@ -191,3 +191,58 @@ def test_a_single_metric_name_is_one_metric_and_an_empty_list_is_refused() -> No
     assert one.mean("ap") == pytest.approx(0.5)  # the relevant document at rank 2
     with pytest.raises(ValueError, match="no metric given"):
         evaluate_run(run, qrels, [])
+
+
+_PLAIN = {"type": "row", "id": "q1", "metrics": {"ap": 0.5, "rr": 1.0}, "retrieved": []}
+
+
+@pytest.mark.parametrize("objs", [
+    [_PLAIN, {**_PLAIN, "id": "q2", "retrieved": ["d1", "d2"]}],
+    [{**_PLAIN, "counts": {"num_ret": 3}}, {**_PLAIN, "id": "q2", "counts": {}}],
+    [{"type": "row", "id": "q1", "metrics": {}, "retrieved": []}],
+    [],
+])
+def test_plain_rows_are_read_at_once_as_row_by_row(objs: list[dict[str, Any]]) -> None:
+    from evalkit.data.rows import plain_rows_from_json, row_from_json
+
+    rows = plain_rows_from_json(json.loads(json.dumps(objs)))
+    assert rows is not None and rows == [row_from_json(o) for o in objs]
+    assert all(type(r) is QueryResult for r in rows)
+
+
+@pytest.mark.parametrize("other", [
+    {"metrics": {"ap": 1}},  # an integer value: converted row by row
+    {"metrics": {"ap": True}},
+    {"metrics": {"ap": "0.5"}},
+    {"metrics": None},
+    {"id": 7},
+    {"retrieved": ["d1", 2]},
+    {"retrieved": None},
+    {"counts": {"num_ret": 3.0}},
+    {"counts": {"rbp_resid": 0.25}},
+    {"counts": None},
+    {"sample": 0},
+    {"metric_errors": {"ap": "failed"}},
+    {"response": None, "error": "boom"},
+    {"extra": 1},
+])
+def test_a_row_that_is_not_plain_is_left_to_the_row_reader(other: dict[str, Any]) -> None:
+    from evalkit.data.rows import plain_rows_from_json
+
+    assert plain_rows_from_json([_PLAIN, {**_PLAIN, "id": "q2", **other}]) is None
+    missing = {k: v for k, v in _PLAIN.items() if k != "retrieved"}
+    assert plain_rows_from_json([_PLAIN, missing]) is None
+
+
+@pytest.mark.parametrize("held", [
+    [{"a": 1.0, "b": 2.0}, {"b": 0.0, "a": 1.0}],
+    [{"a": 1.0, "b": 2.0}, {"a": 1.0, "c": 2.0}],
+    [{"a": 1.0, "b": 2.0}, {"a": 1.0}],
+    [{"a": 1.0}, {"a": 1.0, "b": 2.0}],
+    [{"b": 1.0, "a": 2.0}, {"a": 1.0, "b": 0.5, "c": 2.0}, {"a": 0.0, "b": 0.0}],
+    [{}, {"a": 1.0}],
+])
+def test_metric_names_are_those_every_row_holds_in_first_row_order(
+        held: list[dict[str, float]]) -> None:
+    run = RunResult("r", [QueryResult(f"q{i}", [], m) for i, m in enumerate(held)])
+    assert run.metric_names() == [m for m in held[0] if all(m in h for h in held)]

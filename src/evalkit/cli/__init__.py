@@ -32,9 +32,10 @@ def main() -> None:
     output streams are flushed first; if the reader of standard output has gone away by
     then, the exit code is 141, as for every closed pipe (:mod:`evalkit.cli.errors`).
     """
-    from evalkit.cli.process_env import prepare_process
+    from evalkit.cli.process_env import command_ends_process, prepare_process
 
     prepare_process()  # before numpy is imported
+    command_ends_process()
     from evalkit.cli.stdout import guard_stdout
 
     guard_stdout()  # a failed write says it was standard output's

@@ -182,8 +182,10 @@ def command(
     each tag's cases, in a slice table. With --collections: the difference in each
     collection and pooled over them, with tau^2 and I^2.
     """
+    from evalkit.cli.process_env import collector_held
     from evalkit.comparison.meta_compute import check_collections_options
 
+    ctx.with_resource(collector_held())  # the runs' rows live to the end of the command
     as_json_flag = pick_format(as_json_flag, output and output.value) == "json"
     runs = runs or []
     check_collections_options(_given_options(ctx), collections is not None, len(runs))

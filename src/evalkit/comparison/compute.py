@@ -15,13 +15,13 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from itertools import repeat
+from operator import itemgetter
 from os import PathLike
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from evalkit.comparison.inputs import Loaded, RunInput, load_inputs, query_texts
 from evalkit.comparison.model import Comparison
 from evalkit.comparison.options import check_request
-from evalkit.comparison.ppi_rows import RunLabelsArg
 from evalkit.comparison.records import (
     ComparisonError,
     FloatColumn,
@@ -34,13 +34,16 @@ from evalkit.comparison.slices import TagsArg
 from evalkit.comparison.spread import samples_warnings, spread_of
 from evalkit.data.case_clusters import ClustersArg
 from evalkit.data.coverage import sequential_stop
-from evalkit.data.labels import HumanLabels
 from evalkit.data.metric_info import higher_is_better, value_type
 from evalkit.data.results import RunResult
 from evalkit.execute.run_files import QrelsArg
 from evalkit.io.setting_names import Setting
 from evalkit.report.comparison_rows import verdict_of
 from evalkit.report.slices import SliceEffect
+
+if TYPE_CHECKING:  # the labels' models (pydantic) are imported only to read labels
+    from evalkit.comparison.ppi_rows import RunLabelsArg
+    from evalkit.data.labels import HumanLabels
 
 
 def compare(
@@ -333,6 +336,9 @@ class _RunViews:
         self._means: dict[tuple[int, str], float] = {}
         self._values: dict[tuple[int, str], tuple[float, ...]] = {}
         self._details: dict[tuple[int, str], list[tuple[str, Any]]] = {}
+        self._held: dict[int, list[tuple[str, Any]]] = {}
+        #: a mapping's values at ``ids`` as a tuple, in C (two ids or more)
+        self._in_order = itemgetter(*ids) if len(ids) > 1 else None
 
     def scores(self, run: RunResult, metric: str) -> dict[str, float]:
         key = (id(run), metric)
@@ -355,15 +361,19 @@ class _RunViews:
         key = (id(run), metric)
         if key not in self._values:
             scores = self.scores(run, metric)  # floats: RunResult.scores converts them
-            self._values[key] = tuple(map(scores.__getitem__, self.ids))
+            self._values[key] = (tuple(map(scores.__getitem__, self.ids))
+                                 if self._in_order is None else self._in_order(scores))
         return self._values[key]
 
     def details(self, run: RunResult, metric: str) -> list[tuple[str, Any]]:
         key = (id(run), metric)
         if key not in self._details:
-            rows = run.per_query
-            held = [(row.query_id, d) for row, d in zip(
-                rows, map(getattr, rows, repeat("details"), repeat(None)), strict=True) if d]
+            held = self._held.get(id(run))
+            if held is None:  # the rows that hold details, found once per run
+                rows = run.per_query
+                held = self._held[id(run)] = [(row.query_id, d) for row, d in zip(
+                    rows, map(getattr, rows, repeat("details"), repeat(None)), strict=True)
+                    if d]
             found = [(q, d.get(metric)) for q, d in held]
             self._details[key] = [(q, d) for q, d in found if d is not None]
         return self._details[key]

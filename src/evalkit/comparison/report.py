@@ -76,10 +76,12 @@ def to_report(c: ComparisonRecord) -> Report:
                             for label, text in result_notes(c.results, c.warnings))]
     notes += [f"{row.name}: {r.spread.line()}" for row, r in zip(rows, c.results, strict=True)
               if r.spread is not None]
-    from evalkit.data.ppi_labels import ppi_sentence
+    with_ppi = [(row, r.ppi) for row, r in zip(rows, c.results, strict=True)
+                if r.ppi is not None]
+    if with_ppi:  # the labels' modules (pydantic models) only then
+        from evalkit.data.ppi_labels import ppi_sentence
 
-    notes += [f"{row.name}: {ppi_sentence(r.ppi)}"
-              for row, r in zip(rows, c.results, strict=True) if r.ppi is not None]
+        notes += [f"{row.name}: {ppi_sentence(ppi)}" for row, ppi in with_ppi]
     notes += [log_scale_note(row.name, r.metric, r.diff, r.ci_low, r.ci_high)
               for row, r in zip(rows, c.results, strict=True) if is_log_scale(r.metric)]
     return Report(

@@ -34,7 +34,7 @@ from evalkit.data.artifact import (
     read_artifact,
     upgrade_schema1_rows,
 )
-from evalkit.data.rows import row_from_json
+from evalkit.data.rows import plain_rows_from_json, row_from_json
 from evalkit.io.limits import (
     MAX_ARTIFACT_DEPTH,
     LimitError,
@@ -111,15 +111,44 @@ def _collector_paused() -> Iterator[None]:
 
 def _read_run(p: Path) -> RunFile:
     header, lines, integrity = read_artifact(p)
-    # an unfinished file (schema 2, no trailer) is a log in completion order: a case
-    # a resume called or scored again (its first row failed) has two rows there, and the
-    # later one counts; any other second row is refused, naming both lines
+    objs = [obj for _, obj in lines]
+    rids = [str(obj["id"]) for obj in objs]
+    checked = ids_pass(rids)  # else each id is checked with its row, to name its line
+    # the usual file, plain rows of distinct ids, at once; else row by row, naming lines
+    rows = plain_rows_from_json(objs) if checked and len(set(rids)) == len(rids) else None
+    if rows is None:
+        rows = _rows_by_line(p, lines, rids, checked, integrity,
+                             "case" if header.get("kind") == "target" else "query")
+    if integrity.schema_version < 2:
+        upgrade_schema1_rows(rows, header)
+    name = _bounded(p, 1, check_name, str(header.get("name") or p.stem), "run name")
+    samples: list[Any] = []
+    if any(r.sample is not None for r in rows):
+        from evalkit.data.samples import SampleError, split_samples
+
+        try:
+            rows, samples = split_samples(rows, header)
+        except SampleError as exc:
+            raise ArtifactError(f"{p}:1: header 'samples': {exc}") from None
+    return RunFile(name=name, per_query=rows, header=dict(header), integrity=integrity,
+                   samples=samples)
+
+
+def _rows_by_line(p: Path, lines: list[tuple[int, dict[str, Any]]], rids: list[str],
+                  checked: bool, integrity: Integrity, noun: str) -> list[Any]:
+    """The rows of ``lines`` (with their line numbers and ids), read one by one; each id
+    checked unless ``checked``.
+
+    An unfinished file (schema 2, no trailer) is a log in completion order: a case a
+    resume called or scored again (its first row failed) has two rows there, and the
+    later one counts; any other second row is refused, naming both lines.
+
+    Raises:
+        ArtifactError: a bad id or row, a second row (file and line named).
+    """
     unfinished = integrity.schema_version >= 2 and not integrity.has_trailer
     by_key: dict[tuple[str, int | None], Any] = {}
     first_line: dict[tuple[str, int | None], int] = {}
-    noun = "case" if header.get("kind") == "target" else "query"
-    rids = [str(obj["id"]) for _, obj in lines]
-    checked = ids_pass(rids)  # else each id is checked with its row, to name its line
     for (lineno, obj), rid in zip(lines, rids, strict=True):
         if not checked:
             _bounded(p, lineno, check_id, rid, "row id")
@@ -136,20 +165,7 @@ def _read_run(p: Path) -> RunFile:
         by_key.pop(key, None)
         by_key[key] = row
         first_line.setdefault(key, lineno)
-    rows = list(by_key.values())
-    if integrity.schema_version < 2:
-        upgrade_schema1_rows(rows, header)
-    name = _bounded(p, 1, check_name, str(header.get("name") or p.stem), "run name")
-    samples: list[Any] = []
-    if any(r.sample is not None for r in rows):
-        from evalkit.data.samples import SampleError, split_samples
-
-        try:
-            rows, samples = split_samples(rows, header)
-        except SampleError as exc:
-            raise ArtifactError(f"{p}:1: header 'samples': {exc}") from None
-    return RunFile(name=name, per_query=rows, header=dict(header), integrity=integrity,
-                   samples=samples)
+    return list(by_key.values())
 
 
 def finite_metrics(obj: dict[str, Any]) -> dict[str, Any]:

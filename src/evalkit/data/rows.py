@@ -351,6 +351,48 @@ def row_from_json(obj: Mapping[str, Any]) -> Any:
     )
 
 
+#: The keys of a plain ranking row's line (:func:`plain_rows_from_json`); ``counts`` may
+#: be left out.
+_PLAIN_KEYS = frozenset({"type", "id", "metrics", "retrieved", "counts"})
+
+
+def plain_rows_from_json(objs: Sequence[dict[str, Any]]) -> list[QueryResult] | None:
+    """:func:`row_from_json` of every object at once, when each is a plain ranking row's
+    line (the usual artifact): only the keys ``type``, ``id`` (text), ``metrics`` (an
+    object of floats), ``retrieved`` (a list of text) and, when present, ``counts`` (an
+    object of integers). ``None`` when one is anything else; the caller then reads them
+    one by one, which refuses a bad line by name.
+
+    The rows hold the objects' own ``metrics``, ``retrieved`` and ``counts`` (as
+    :func:`row_from_json` holds the equal copies it makes): pass objects that nothing
+    else holds, such as those just decoded from a file."""
+    shapes = {tuple(o) for o in objs}  # the keys of each, in order: usually one shape
+    if not all(_PLAIN_KEYS - {"counts"} <= set(keys) <= _PLAIN_KEYS for keys in shapes):
+        return None
+    if not ({type(o["id"]) for o in objs} <= _STR
+            and {type(o["metrics"]) for o in objs} <= _DICT
+            and {type(v) for o in objs for v in o["metrics"].values()} <= _FLOAT
+            and {type(k) for o in objs for k in o["metrics"]} <= _STR
+            and {type(o["retrieved"]) for o in objs} <= _LIST
+            and {type(x) for o in objs for x in o["retrieved"]} <= _STR):
+        return None
+    if not any("counts" in keys for keys in shapes):
+        return [QueryResult(o["id"], o["retrieved"], o["metrics"], {}, {}, None)
+                for o in objs]
+    counts: list[Any] = [o.get("counts") for o in objs]
+    if not ({type(c) for c in counts} <= _DICT
+            and {type(v) for c in counts for v in c.values()} <= _INT
+            and {type(k) for c in counts for k in c} <= _STR):
+        return None  # a missing or non-integer count: read row by row
+    return [QueryResult(o["id"], o["retrieved"], o["metrics"], c, {}, None)
+            for o, c in zip(objs, counts, strict=True)]
+
+
+_DICT = frozenset({dict})
+_LIST = frozenset({list})
+_INT = frozenset({int})
+
+
 def _value(value: Any, what: str, name: str, kind: type[float] | type[int]) -> Any:
     """A stored number; text or a structure is refused naming the metric."""
     if isinstance(value, bool) or not isinstance(value, int | float) or (

@@ -10,8 +10,8 @@ a run for those views (:mod:`.coverage`, :mod:`.provenance`, :mod:`.run_views`) 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from itertools import repeat
-from operator import attrgetter, eq, methodcaller
+from itertools import chain
+from operator import attrgetter
 from typing import Any
 
 from evalkit.data.artifact import Integrity
@@ -41,8 +41,11 @@ class RunRecord:
             return []
         first = self.per_query[0].metrics
         names = list(first)
-        if all(map(eq, repeat(first.keys()), map(methodcaller("keys"), map(
-                attrgetter("metrics"), self.per_query)))):  # the usual case, in one pass
+        held = list(map(attrgetter("metrics"), self.per_query))
+        # the usual case, in C: every row holds as many metrics as the first, and all of
+        # them together are no more than the first's, so each row holds the first's
+        if set(map(len, held)) == {len(first)} and len(
+                set(chain.from_iterable(held))) == len(first):
             return names
         everywhere = set(names)
         for r in self.per_query:
