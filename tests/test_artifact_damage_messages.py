@@ -41,9 +41,11 @@ def test_second_row_names_both_lines(tmp_path: Path, trailer: bool) -> None:
     assert res.exit_code == 2 and "query '1' has a second row (first on line 2)" in res.output
 
 
-def test_header_cut_short_is_named(tmp_path: Path) -> None:
+@pytest.mark.parametrize("cut", ['{"type": "header"', '{"type": "header", "name": "bm',
+                                 '{"type": "hea', '{"type": "header", "n'])
+def test_header_cut_short_is_named(tmp_path: Path, cut: str) -> None:
     t = tmp_path / "t.jsonl"
-    t.write_text('{"type": "header"')
+    t.write_text(cut)  # cut between values, inside a key or inside a string value
     res = invoke("eval", str(t))
     assert res.exit_code == 2
     assert res.output.startswith(f"error: {t}:1: the line ends in the middle of a JSON "
@@ -65,12 +67,16 @@ def test_non_finite_value_saved_as_an_error(tmp_path: Path) -> None:
     assert "warning: metric ap scored on 1 of 2" in " ".join(res.output.split())
 
 
-def test_eval_warns_on_a_stored_nan(tmp_path: Path) -> None:
+@pytest.mark.parametrize("token", ["NaN", "Infinity", "-Infinity", "1e400"])
+def test_a_stored_non_finite_value_is_read_as_a_failed_metric(tmp_path: Path,
+                                                             token: str) -> None:
     p = _saved(tmp_path, {"1": 0.5, "2": 0.25})
     lines = p.read_text().splitlines()
-    lines[2] = lines[2].replace('"ap": 0.25', '"ap": NaN')
+    lines[2] = lines[2].replace('"ap": 0.25', f'"ap": {token}')
     lines = lines[:-1]  # a hand-edited file: drop the trailer that no longer matches
     p.write_text("\n".join(lines) + "\n")
-    res = invoke("eval", str(p))
-    assert "warning: metric ap holds a non-finite value ('2') on 1 of 2 rows" in " ".join(
-        res.output.split())
+    row = next(r for r in RunResult.load(p).per_query if r.query_id == "2")
+    assert row.metrics == {} and "not a finite number (read as an error)" in \
+        row.metric_errors["ap"]
+    res = invoke("eval", str(p))  # as for a value saved as an error: no mean
+    assert "warning: metric ap scored on 1 of 2" in " ".join(res.output.split())

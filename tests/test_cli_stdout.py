@@ -64,3 +64,12 @@ def test_normal_output_is_unchanged(folder: Path) -> None:
     proc = subprocess.run([*EVALKIT, "eval", "a.jsonl"], cwd=folder, capture_output=True,
                           text=True, timeout=120)
     assert proc.returncode == 0 and proc.stdout.startswith("run STANDARD (a.jsonl)\n")
+
+
+def test_a_lone_surrogate_is_printed_as_its_escape() -> None:
+    code = ("from evalkit.cli.stdout import guard_stdout; guard_stdout(); "
+            "print('a\\ud800b \\u00e9')")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=60,
+                         env={"PYTHONIOENCODING": "utf-8", "PATH": "/usr/bin:/bin"})
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == "a\\ud800b \u00e9\n".encode()

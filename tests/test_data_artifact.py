@@ -424,3 +424,50 @@ def test_orjson_decodes_a_plain_file_and_json_what_orjson_refuses(
     p.write_text(_finished([_ROW.replace("0.%d", "18446744073709551617") % 0]))
     _, rows, _ = artifact.read_artifact(p)
     assert calls == [] and rows[0][1]["metrics"]["ap"] == 18446744073709551617
+
+
+def _edited(tmp_path: Path, old: str, new: str) -> Path:
+    """small_run()'s artifact with ``old`` replaced by ``new`` in its text, the trailer
+    recomputed (so only the edit can be refused)."""
+    path = small_run().save(tmp_path / "edited.jsonl")
+    lines = path.read_text().splitlines()[:-1]
+    body = "\n".join(lines).replace(old, new, 1) + "\n"
+    rows = sum(1 for line in body.splitlines() if '"type": "row"' in line)
+    trailer = {"type": "trailer", "rows": rows,
+               "sha256": hashlib.sha256(body.encode()).hexdigest()}
+    path.write_text(body + json.dumps(trailer) + "\n")
+    return path
+
+
+@pytest.mark.parametrize(("old", "new", "says"), [
+    ('"m": 0.25', '"m": 1' + "0" * 400, ":3: row 'q1': metric 'm' is an integer of 1329 bits, "
+                                        "beyond the float range"),
+    ('"id": "q1"', '"id": "q\\ud800"', ":3: row id 'q\\ud800' holds a lone surrogate "
+                                       "(U+D800 at position 1, \\ud800 in JSON)"),
+    ('"name": "small"', '"name": "sm\\udc00"', ":1: the run name 'sm\\udc00' holds a lone "
+                                                "surrogate (U+DC00 at position 2"),
+    ('"id": "q1"', '"id": null', ":3: row id null is not text"),
+    ('"id": "q1"', '"id": true', ":3: row id true is not text"),
+    ('"id": "q1"', '"id": 7', ':3: row id 7 is not text; an artifact\'s ids are JSON '
+                              'strings: write it in quotes ("7")'),
+    ('"metrics": {"m": 0.25}', '"metrics": [0.25]', ":3: row 'q1': 'metrics' is list, not "
+                                                    "an object"),
+])
+def test_what_a_row_cannot_hold_is_refused_naming_file_and_line(
+        tmp_path: Path, old: str, new: str, says: str) -> None:
+    path = _edited(tmp_path, old, new)
+    with pytest.raises(ArtifactError) as exc:
+        RunResult.load(path)
+    assert says in str(exc.value) and str(exc.value).startswith(str(path))
+
+
+@pytest.mark.parametrize("token", ["NaN", "-Infinity", "1e400"])
+def test_a_non_finite_metric_is_a_failed_metric_whatever_decoder_reads_it(
+        tmp_path: Path, token: str) -> None:
+    path = _edited(tmp_path, '"m": 0.25', f'"m": {token}')
+    run = RunResult.load(path)
+    assert run.integrity is not None and run.integrity.ok
+    row = next(r for r in run.per_query if r.query_id == "q1")
+    assert row.metrics == {} and "not a finite number (read as an error)" in \
+        row.metric_errors["m"]
+    assert list(run.metric_failures()) == ["m"] and list(run.metric_failures()["m"]) == ["q1"]

@@ -352,3 +352,10 @@ def test_an_input_reached_through_a_folder_not_made_yet_is_refused(tmp_path: Pat
         require_writable(Path("new") / ".." / "sub", "-o", "x.txt")
     require_writable(Path("new") / ".." / "fresh.txt", "-o", "x.txt", overwrite=False)
     assert run.read_text() == "q1 Q0 d1 1 1.0 t\n" and not Path("new").exists()
+
+
+def test_text_utf8_cannot_write_is_written_as_its_escape(tmp_path: Path) -> None:
+    from evalkit.io.outputs import write_output
+
+    path = write_output(tmp_path / "r.md", ["| a\ud800b |", " \u00e9\n"])
+    assert path.read_bytes() == "| a\\ud800b | \u00e9\n".encode()

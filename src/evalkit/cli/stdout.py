@@ -50,7 +50,8 @@ class _RawStdout(io.RawIOBase):
 
 def guard_stdout() -> None:
     """Replace ``sys.stdout`` by the same descriptor, encoding and buffering, whose write
-    errors are :class:`StdoutError` (nothing is done when standard output has no real
+    errors are :class:`StdoutError` and which prints a character its encoding cannot
+    write as its backslash escape (nothing is done when standard output has no real
     descriptor, as under a test runner)."""
     current = sys.stdout
     try:
@@ -61,6 +62,8 @@ def guard_stdout() -> None:
     except (AttributeError, OSError, ValueError):
         return
     buffered = io.BufferedWriter(_RawStdout(fd))
+    if errors == "strict":  # a character the encoding cannot write (a lone surrogate in
+        errors = "backslashreplace"  # UTF-8) is printed as its escape, not an error
     sys.stdout = io.TextIOWrapper(buffered, encoding=encoding, errors=errors,
                                   line_buffering=line, write_through=False)
 

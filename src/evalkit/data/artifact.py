@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from evalkit.io.error_messages import reading
-from evalkit.io.limits import MAX_ARTIFACT_DEPTH, LimitError, loads_json
+from evalkit.io.limits import MAX_ARTIFACT_DEPTH, LimitError, json_problem, loads_json
 from evalkit.io.redaction import mask
 
 #: The schema this evalkit writes.
@@ -210,8 +210,7 @@ def _parse(p: Path, raw: bytes, lineno: int) -> Any:
                 "fields, as a TREC run or qrels file does. A run artifact is the JSON Lines "
                 "file `evalkit run` writes (or `evalkit eval --save` for a TREC run)"
             ) from None
-        raise ArtifactError(f"{p}:{lineno}: not valid JSON ({exc.msg} at column "
-                            f"{exc.colno})") from None
+        raise ArtifactError(f"{p}:{lineno}: not valid JSON ({json_problem(exc)})") from None
     except LimitError as exc:
         raise ArtifactError(f"{p}:{lineno}: {exc}") from None
 

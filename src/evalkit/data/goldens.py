@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from evalkit.data.cases import GoldenCase
-from evalkit.io.limits import LimitError, loads_json
+from evalkit.io.limits import LimitError, json_problem, loads_json
 from evalkit.plugins.default import default_registry, scheme_loader
 
 
@@ -206,7 +206,7 @@ def json_objects(text: str, p: Path, error: type[ValueError] = GoldenError
         try:
             obj = loads_json(line, unique_keys=True)
         except json.JSONDecodeError as exc:
-            raise error(f"{where}: not valid JSON ({exc.msg})") from None
+            raise error(f"{where}: not valid JSON ({json_problem(exc)})") from None
         except LimitError as exc:
             raise error(f"{where}: {exc}") from None
         if not isinstance(obj, dict):
@@ -353,7 +353,8 @@ def _json_cell(text: str, where: str, column: str, kind: type) -> Any:
     try:
         value = loads_json(text, unique_keys=True)
     except json.JSONDecodeError as exc:
-        raise GoldenError(f"{where}: column {column!r} is not valid JSON ({exc.msg})") from None
+        raise GoldenError(f"{where}: column {column!r} is not valid JSON "
+                          f"({json_problem(exc)})") from None
     except LimitError as exc:
         raise GoldenError(f"{where}: column {column!r}: {exc}") from None
     if not isinstance(value, kind):

@@ -18,7 +18,7 @@ Schema 1 files (no trailer, no ``metric_errors``) are read too.
 from __future__ import annotations
 
 import gc
-import math
+import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -34,10 +34,9 @@ from evalkit.data.artifact import (
     read_artifact,
     upgrade_schema1_rows,
 )
-from evalkit.data.rows import plain_rows_from_json, row_from_json
+from evalkit.data.rows import non_finite_errors, plain_rows_from_json, row_from_json
 from evalkit.io.limits import (
     MAX_ARTIFACT_DEPTH,
-    LimitError,
     check_id,
     check_name,
     ids_pass,
@@ -112,7 +111,16 @@ def _collector_paused() -> Iterator[None]:
 def _read_run(p: Path) -> RunFile:
     header, lines, integrity = read_artifact(p)
     objs = [obj for _, obj in lines]
-    rids = [str(obj["id"]) for obj in objs]
+    rids = [obj["id"] for obj in objs]
+    if not set(map(type, rids)) <= {str}:  # an id is text; null, true or 7 is refused
+        lineno, obj = next((n, o) for n, o in lines if type(o["id"]) is not str)
+        value = json.dumps(obj["id"])[:40]
+        raise ArtifactError(f"{p}:{lineno}: row id {value} is not text; an artifact's ids "
+                            f"are JSON strings: write it in quotes (\"{value.strip(chr(34))}\")"
+                            if isinstance(obj["id"], int | float) and not isinstance(
+                                obj["id"], bool) else
+                            f"{p}:{lineno}: row id {value} is not text; an artifact's ids "
+                            "are JSON strings (the query or case id, in quotes)")
     checked = ids_pass(rids)  # else each id is checked with its row, to name its line
     # the usual file, plain rows of distinct ids, at once; else row by row, naming lines
     rows = plain_rows_from_json(objs) if checked and len(set(rids)) == len(rids) else None
@@ -171,17 +179,14 @@ def _rows_by_line(p: Path, lines: list[tuple[int, dict[str, Any]]], rids: list[s
 def finite_metrics(obj: dict[str, Any]) -> dict[str, Any]:
     """A row's artifact object with each non-finite metric value (NaN, infinity: only a
     hand-built row has one, scoring refuses them) moved to ``metric_errors``, so that the
-    line is standard JSON and every reader sees a failed metric, never a number."""
+    line is standard JSON and every reader sees a failed metric, never a number (a file
+    written by hand with such a value is read the same way: :func:`row_from_json`)."""
     metrics = obj.get("metrics") or {}
-    bad = {k: v for k, v in metrics.items()
-           if isinstance(v, float) and not math.isfinite(v)}
+    bad = non_finite_errors(metrics, "saved")
     if not bad:
         return obj
-    errors = dict(obj.get("metric_errors") or {})
-    for k, v in bad.items():
-        errors.setdefault(k, f"the value is {v!r}, not a finite number (saved as an error)")
     out = {**obj, "metrics": {k: v for k, v in metrics.items() if k not in bad}}
-    out["metric_errors"] = errors
+    out["metric_errors"] = {**bad, **(obj.get("metric_errors") or {})}
     return out
 
 
@@ -193,9 +198,11 @@ def _failed(row: Any) -> bool:
 
 def _bounded(p: Path, lineno: int, check: Callable[[str, str], str], text: str,
              what: str) -> str:
+    """``check(text, what)``; what it refuses (a ValueError: a control character, a blank
+    name, beyond a limit) as an :class:`ArtifactError` naming the file and line."""
     try:
         return check(text, what)
-    except LimitError as exc:
+    except ValueError as exc:
         raise ArtifactError(f"{p}:{lineno}: {exc}") from None
 
 

@@ -336,19 +336,38 @@ def row_from_json(obj: Mapping[str, Any]) -> Any:
     if type(stored) is dict and set(map(type, stored.values())) <= _FLOAT and set(
             map(type, stored)) <= _STR:  # as JSON gives them: nothing to convert or refuse
         metrics = dict(stored)
-    else:
+    elif isinstance(stored, Mapping):
         metrics = {str(k): _value(v, "metric", k, float) for k, v in stored.items()}
+    else:
+        raise ValueError(f"'metrics' is {type(stored).__name__}, not an object of "
+                         "{metric name: number}")
+    errors = metric_errors_of(obj) if "metric_errors" in obj else {}
+    if not math.isfinite(sum(metrics.values())):  # NaN or infinity (a sum overflowing too)
+        bad = non_finite_errors(metrics, "read")
+        metrics = {k: v for k, v in metrics.items() if k not in bad}
+        errors = {**bad, **errors}
     retrieved = obj.get("retrieved", [])
     counts = obj.get("counts", {})
+    if not isinstance(counts, Mapping):
+        raise ValueError(f"'counts' is {type(counts).__name__}, not an object of "
+                         "{measure name: count}")
     return QueryResult(  # positional, and an empty list or object taken as it is: faster
         str(obj["id"]),
         [] if type(retrieved) is list and not retrieved else [str(x) for x in retrieved],
         metrics,
         {} if type(counts) is dict and not counts
         else {str(k): _count(v, k) for k, v in counts.items()},
-        metric_errors_of(obj) if "metric_errors" in obj else {},
+        errors,
         None if obj.get("sample") is None else sample_of(obj),
     )
+
+
+def non_finite_errors(metrics: Mapping[str, Any], verb: str) -> dict[str, str]:
+    """``{metric: message}`` of the metrics whose value is a non-finite float (NaN,
+    infinity): a failed metric, never a number; ``verb`` says what was done (``"read"``,
+    ``"saved"``)."""
+    return {k: f"the value is {v!r}, not a finite number ({verb} as an error)"
+            for k, v in metrics.items() if isinstance(v, float) and not math.isfinite(v)}
 
 
 #: The keys of a plain ranking row's line (:func:`plain_rows_from_json`); ``counts`` may
@@ -370,8 +389,11 @@ def plain_rows_from_json(objs: Sequence[dict[str, Any]]) -> list[QueryResult] | 
     if not all(_PLAIN_KEYS - {"counts"} <= set(keys) <= _PLAIN_KEYS for keys in shapes):
         return None
     if not ({type(o["id"]) for o in objs} <= _STR
-            and {type(o["metrics"]) for o in objs} <= _DICT
-            and {type(v) for o in objs for v in o["metrics"].values()} <= _FLOAT
+            and {type(o["metrics"]) for o in objs} <= _DICT):
+        return None
+    values = [v for o in objs for v in o["metrics"].values()]
+    if not (set(map(type, values)) <= _FLOAT
+            and math.isfinite(sum(values))  # NaN or infinity: read as a failed metric
             and {type(k) for o in objs for k in o["metrics"]} <= _STR
             and {type(o["retrieved"]) for o in objs} <= _LIST
             and {type(x) for o in objs for x in o["retrieved"]} <= _STR):
@@ -399,7 +421,12 @@ def _value(value: Any, what: str, name: str, kind: type[float] | type[int]) -> A
             kind is int and isinstance(value, float) and not value.is_integer()):
         noun = "an integer" if kind is int else "a number"
         raise ValueError(f"{what} {name!r} is {value!r}, not {noun}")
-    return kind(value)
+    try:
+        return kind(value)
+    except OverflowError:  # an integer beyond the float range
+        raise ValueError(f"{what} {name!r} is an integer of {value.bit_length()} bits, "
+                         "beyond the float range (about 1.8e308): write a number within "
+                         "it") from None
 
 
 def _count(value: Any, name: str) -> float:

@@ -141,7 +141,8 @@ def _sniff_json(line: str, lineno: int, *, last: bool) -> Sniffed:
     except LimitError as exc:
         return Sniffed("json", f"a JSON line {exc}", lineno)
     except json.JSONDecodeError as exc:
-        if last and exc.pos >= len(line):  # the file ends inside the value: cut short
+        # the file ends inside the value (or inside a string of it): cut short
+        if last and (exc.pos >= len(line) or exc.msg.startswith("Unterminated string")):
             return Sniffed("cut", "the line ends in the middle of a JSON value (the file "
                            "was cut short?)", lineno)
         return Sniffed("json", "a JSON document (not JSON Lines)", lineno)

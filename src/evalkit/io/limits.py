@@ -116,6 +116,12 @@ def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
+def json_problem(exc: json.JSONDecodeError) -> str:
+    """What ``json`` could not read and where on the line: ``"Unterminated string
+    starting at column 12"`` (its message without a dangling "at", and the column)."""
+    return f"{exc.msg.removesuffix(' at')} at column {exc.colno}"
+
+
 def loads_json(text: str | bytes, max_depth: int = MAX_DEPTH, *,
                unique_keys: bool = False) -> Any:
     """``json.loads(text)``, refusing a document nested deeper than ``max_depth``; with
@@ -135,7 +141,8 @@ def loads_json(text: str | bytes, max_depth: int = MAX_DEPTH, *,
     except (json.JSONDecodeError, LimitError):
         raise
     except ValueError as exc:  # an integer of more digits than Python converts
-        raise LimitError(str(exc).split(";")[0]) from None
+        raise LimitError(f"{str(exc).split(';')[0]}: an integer this long is not read; "
+                         "write the number with an exponent (1.5e4300), or as text") from None
     check_depth(value, max_depth, text)
     return value
 
@@ -230,16 +237,26 @@ def check_length(text: str, what: str, limit: int) -> str:
 
 def control_at(text: str) -> int | None:
     """The position of the first control character of ``text`` (Unicode category Cc:
-    U+0000..U+001F, U+007F..U+009F, a NUL written ``\\u0000`` in JSON included) or line
-    or paragraph separator (U+2028, U+2029), or ``None``: characters that break a table
-    row or a terminal line."""
-    if text.isprintable():  # no character of category Cc, Zl or Zp (nor any other C, Z)
+    U+0000..U+001F, U+007F..U+009F, a NUL written ``\\u0000`` in JSON included), line
+    or paragraph separator (U+2028, U+2029) or lone surrogate (U+D800..U+DFFF, written
+    ``\\ud800`` in JSON: UTF-8 cannot write it), or ``None``: characters that break a
+    table row or a terminal line, or every output written as UTF-8."""
+    if text.isprintable():  # no character of category Cc, Zl, Zp or Cs (nor any other C, Z)
         return None
     import unicodedata
 
     return next((i for i, ch in enumerate(text)
                  if (ch < " " or ch >= "\x7f")
-                 and unicodedata.category(ch) in ("Cc", "Zl", "Zp")), None)
+                 and unicodedata.category(ch) in ("Cc", "Zl", "Zp", "Cs")), None)
+
+
+def _unprintable(text: str, at: int) -> str:
+    """How messages name the character :func:`control_at` found at ``at``."""
+    ch = text[at]
+    if "\ud800" <= ch <= "\udfff":
+        return (f"a lone surrogate (U+{ord(ch):04X} at position {at}, \\u{ord(ch):04x} in "
+                "JSON), which UTF-8 cannot write")
+    return f"a control character ({ch!r} at position {at})"
 
 
 def check_id(text: str, what: str = "id") -> str:
@@ -254,9 +271,8 @@ def check_id(text: str, what: str = "id") -> str:
     check_length(text, what, MAX_ID_CHARS)
     bad = control_at(text)
     if bad is not None:
-        raise LimitError(f"{what} {text[:40]!r} holds a control character "
-                         f"({text[bad]!r} at position {bad}); ids are printable text: "
-                         "remove it")
+        raise LimitError(f"{what} {text[:40]!r} holds {_unprintable(text, bad)}; ids are "
+                         "printable text: remove it")
     if text.strip() != text and text.strip():
         end = "start" if text[0].isspace() else "end"
         raise LimitError(f"{what} {text[:40]!r} has white space at its {end}, so it "
@@ -300,8 +316,8 @@ def check_name(text: str, what: str = "run name") -> str:
                          "character, or leave it out for the default")
     bad = control_at(text)
     if bad is not None:  # a terminal escape or a line break would be printed raw
-        raise ValueError(f"the {what} {text[:40]!r} holds a control character "
-                         f"({text[bad]!r} at position {bad}); names are printable text")
+        raise ValueError(f"the {what} {text[:40]!r} holds {_unprintable(text, bad)}; names "
+                         "are printable text")
     return check_length(text, what, MAX_NAME_CHARS)
 
 

@@ -175,7 +175,8 @@ def sync_folder(folder: str | os.PathLike[str]) -> None:
 
 def write_output(path: str | os.PathLike[str], text: str | bytes | Iterable[str]) -> Path:
     """Write ``text`` (one string, pieces written in order, or bytes such as a Parquet
-    file) to ``path`` as :func:`destination` says: a regular file is replaced atomically
+    file; text as UTF-8, a lone surrogate written as its ``\\udxxx`` escape) to ``path``
+    as :func:`destination` says: a regular file is replaced atomically
     (temporary file beside it, fsync, rename, folder fsync; missing folders are created);
     a character device or FIFO is written to directly.
 
@@ -191,7 +192,9 @@ def write_output(path: str | os.PathLike[str], text: str | bytes | Iterable[str]
     binary = isinstance(text, bytes)
 
     def open_for_writing(target: Path) -> IO[Any]:
-        return target.open("wb") if binary else target.open("w", encoding="utf-8")
+        # a lone surrogate (text UTF-8 cannot write) is written as its \\udxxx escape
+        return target.open("wb") if binary else target.open(
+            "w", encoding="utf-8", errors="backslashreplace")
 
     with writing(p):
         if destination(p) == "stream":
