@@ -424,9 +424,9 @@ def _value(value: Any, what: str, name: str, kind: type[float] | type[int]) -> A
     try:
         return kind(value)
     except OverflowError:  # an integer beyond the float range
-        raise ValueError(f"{what} {name!r} is an integer of {value.bit_length()} bits, "
-                         "beyond the float range (about 1.8e308): write a number within "
-                         "it") from None
+        size = f" of {value.bit_length()} bits" if isinstance(value, int) else ""
+        raise ValueError(f"{what} {name!r} is an integer{size}, beyond the float range "
+                         "(about 1.8e308): write a number within it") from None
 
 
 def _count(value: Any, name: str) -> float:
