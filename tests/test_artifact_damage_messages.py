@@ -80,3 +80,15 @@ def test_a_stored_non_finite_value_is_read_as_a_failed_metric(tmp_path: Path,
         row.metric_errors["ap"]
     res = invoke("eval", str(p))  # as for a value saved as an error: no mean
     assert "warning: metric ap scored on 1 of 2" in " ".join(res.output.split())
+
+
+def test_lines_ending_in_a_carriage_return_alone_are_named(tmp_path: Path) -> None:
+    p = _saved(tmp_path, {"1": 0.5, "2": 0.25})
+    cr = tmp_path / "cr.jsonl"
+    cr.write_bytes(p.read_bytes().replace(b"\n", b"\r"))
+    with pytest.raises(ArtifactError) as err:
+        RunResult.load(cr)
+    assert str(err.value).startswith(f"{cr}:1: not valid JSON (Extra data at column ")
+    assert "carriage return alone" in str(err.value)
+    res = invoke("eval", str(cr))
+    assert res.exit_code == 2 and "convert them to newlines" in res.output

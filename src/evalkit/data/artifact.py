@@ -210,7 +210,12 @@ def _parse(p: Path, raw: bytes, lineno: int) -> Any:
                 "fields, as a TREC run or qrels file does. A run artifact is the JSON Lines "
                 "file `evalkit run` writes (or `evalkit eval --save` for a TREC run)"
             ) from None
-        raise ArtifactError(f"{p}:{lineno}: not valid JSON ({json_problem(exc)})") from None
+        hint = ""
+        if b"\r" in raw.rstrip(b"\r\n"):  # lines that end with a carriage return alone
+            hint = ("; its lines end with a carriage return alone (classic Mac OS line "
+                    "endings), so the file reads as one line: convert them to newlines")
+        raise ArtifactError(f"{p}:{lineno}: not valid JSON ({json_problem(exc)}){hint}"
+                            ) from None
     except LimitError as exc:
         raise ArtifactError(f"{p}:{lineno}: {exc}") from None
 
