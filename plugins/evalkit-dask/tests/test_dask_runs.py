@@ -185,6 +185,14 @@ def test_the_service_never_sees_more_calls_at_once_than_the_drivers_bound(
     assert run.header["status"] == "complete" and len(run.per_query) == 120
 
 
+def _rows_written(artifact: Path) -> int:
+    """Rows the run has written to ``artifact`` so far (0 before it exists)."""
+    try:
+        return artifact.read_bytes().count(b'"type": "row"')
+    except FileNotFoundError:
+        return 0
+
+
 def test_a_worker_killed_with_an_item_in_flight_loses_nothing(cluster: Any,
                                                                tmp_path: Path) -> None:
     client, address = cluster
@@ -203,10 +211,13 @@ def test_a_worker_killed_with_an_item_in_flight_loses_nothing(cluster: Any,
         thread = threading.Thread(target=background)
         thread.start()
         svc.wait_for(held)
-        # every other case answered: the held item is the one task still processing
+        # every other case answered and its row written (so its result was gathered from
+        # the worker, which the kill cannot lose any more): the held item is the one task
+        # still processing
         deadline = time.monotonic() + 60
         while sum(svc.calls.values()) < len(cases) or \
-                sum(len(v) for v in client.processing().values()) != 1:
+                sum(len(v) for v in client.processing().values()) != 1 or \
+                _rows_written(tmp_path / "run.jsonl") < len(cases) - 1:
             assert time.monotonic() < deadline, (svc.calls, client.processing())
             time.sleep(0.05)
         (worker,) = [w for w, keys in client.processing().items() if keys]
