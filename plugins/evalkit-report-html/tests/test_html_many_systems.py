@@ -153,6 +153,8 @@ def visible_summary(page: Any) -> list[tuple[str, str]]:
 def filter_hides_the_others(page: Any, shots: Path) -> None:
     """Choosing a metric, then a candidate, leaves only their rows, sections and
     columns."""
+    from playwright.sync_api import expect
+
     assert page.locator("#filter").is_visible()
     page.select_option("#filter-metric", "ndcg@10")
     assert visible_summary(page) == [("ndcg@10", c) for c in CANDIDATES]
@@ -162,14 +164,16 @@ def filter_hides_the_others(page: Any, shots: Path) -> None:
     page.locator("#queries").scroll_into_view_if_needed()
     heads = page.locator("#query-table thead tr:nth-child(2) th:visible")
     assert set(heads.evaluate_all("hs => hs.map(h => h.dataset.metric)")) == {"ndcg@10"}
-    assert heads.all_inner_texts() == ["sys1", *(f"Δ {c}" for c in CANDIDATES)]
+    # laid out when the browser gets to it: waited for (up to 30 s), not read at once
+    expect(heads).to_have_text(["sys1", *(f"Δ {c}" for c in CANDIDATES)],
+                               use_inner_text=True, timeout=30_000)
     first = page.locator("#query-table tbody tr").first.locator("td:visible")
     assert first.count() == 2 + 1 + len(CANDIDATES)  # query, text, baseline, Δ each
     page.select_option("#filter-candidate", "sys3")
     assert visible_summary(page) == [("ndcg@10", "sys3")]
     assert page.locator("section.row:visible").count() == 1
     assert page.locator("#filter-count").inner_text() == "1 of 30 comparisons shown"
-    assert heads.all_inner_texts() == ["sys1", "Δ sys3"]
+    expect(heads).to_have_text(["sys1", "Δ sys3"], use_inner_text=True, timeout=30_000)
     page.screenshot(path=str(shots / "filtered.png"))
     page.select_option("#filter-metric", "")
     assert visible_summary(page) == [(m, "sys3") for m in METRICS]
