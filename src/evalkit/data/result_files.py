@@ -115,12 +115,11 @@ def _read_run(p: Path) -> RunFile:
     if not set(map(type, rids)) <= {str}:  # an id is text; null, true or 7 is refused
         lineno, obj = next((n, o) for n, o in lines if type(o["id"]) is not str)
         value = json.dumps(obj["id"])[:40]
+        number = isinstance(obj["id"], int | float) and not isinstance(obj["id"], bool)
+        fix = f'write it in quotes ("{value}")' if number else \
+            "the query or case id, in quotes"
         raise ArtifactError(f"{p}:{lineno}: row id {value} is not text; an artifact's ids "
-                            f"are JSON strings: write it in quotes (\"{value.strip(chr(34))}\")"
-                            if isinstance(obj["id"], int | float) and not isinstance(
-                                obj["id"], bool) else
-                            f"{p}:{lineno}: row id {value} is not text; an artifact's ids "
-                            "are JSON strings (the query or case id, in quotes)")
+                            f"are JSON strings: {fix}")
     checked = ids_pass(rids)  # else each id is checked with its row, to name its line
     # the usual file, plain rows of distinct ids, at once; else row by row, naming lines
     rows = plain_rows_from_json(objs) if checked and len(set(rids)) == len(rids) else None
