@@ -160,3 +160,17 @@ def test_random_streams_do_not_depend_on_insertion_order() -> None:
     t2 = paired_test(x, y, "m", n_resamples=200, seed=3)
     assert (t1.observed, t1.ci_low, t1.ci_high, t1.p_value) == (
         t2.observed, t2.ci_low, t2.ci_high, t2.p_value)
+
+
+@pytest.mark.parametrize("n", [3, ID_SORT_MIN + 1])
+def test_ids_that_are_not_str_are_paired_by_their_str(n: int) -> None:
+    a, b = runs(n, 5)
+    shuffled_ids = shuffled(list(a), 12)
+    # the same ids given as int keys on one side (mixed with str on the other)
+    numbered = {int(k[1:]): a[k] for k in shuffled_ids}
+    mixed = {(int(k[1:]) if i % 2 else k[1:]): b[k] for i, k in enumerate(shuffled_ids)}
+    p = align(numbered, mixed, "m")
+    ids = tuple(sorted(k[1:] for k in a))
+    assert p.ids == ids and all(type(i) is str for i in p.ids)
+    assert p.a.tolist() == [a["q" + i] for i in ids]
+    assert p.b.tolist() == [b["q" + i] for i in ids]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 import operator
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
@@ -112,20 +112,28 @@ def scores_of(run: Any, metric: str, default_name: str) -> tuple[str, dict[str, 
             message names the case id).
         TypeError: ``run`` is neither a run nor a mapping.
     """
-    name, raw = _raw_scores(run, metric, default_name)
+    name, raw, _, _ = _raw_scores(run, metric, default_name)
     values = _checked_values(name, raw, metric)
     return name, dict(zip(raw, values.tolist(), strict=True))
 
 
-def _raw_scores(run: Any, metric: str, default_name: str) -> tuple[str, dict[str, Any]]:
-    """``(name, {id: value as given})``; the errors of :func:`scores_of` but the values'."""
+def _raw_scores(run: Any, metric: str, default_name: str
+                ) -> tuple[str, dict[str, Any], tuple[str, ...], str | None]:
+    """``(name, {id: value as given}, its ids, joined ids)``; the errors of
+    :func:`scores_of` but the values'. ``joined ids``: a mapping's ids as
+    :func:`code_point_sort` reads them (:func:`joined_ids`), None for a run's scores."""
     name = run_name(run, default_name)
+    joined: str | None = None
     if isinstance(run, Mapping):
-        # the usual case, a dict keyed by str, is read as it is (never written to)
-        if set(map(type, run)) <= {str}:
-            raw = run if type(run) is dict else dict(run)
-        else:
+        # the usual case, a dict keyed by str, is read as it is (never written to); joining
+        # its ids checks that each is a str, as fast as any check, and the sort reuses it
+        keys = tuple(run)
+        try:
+            joined = joined_ids(keys)
+        except TypeError:
             raw = {str(k): v for k, v in run.items()}
+        else:
+            raw = run if type(run) is dict else dict(run)
     elif hasattr(run, "scores"):
         rows = getattr(run, "per_query", None)
         if rows is not None and len(rows) == 0:
@@ -149,7 +157,9 @@ def _raw_scores(run: Any, metric: str, default_name: str) -> tuple[str, dict[str
         )
     if not raw:
         raise ValueError(f"run {name!r} is empty (no per-query scores); nothing to compare")
-    return name, raw
+    if joined is None:
+        keys = tuple(raw)
+    return name, raw, keys, joined
 
 
 #: Value types whose ``float()`` is the value itself (or an exact conversion): a score
@@ -216,21 +226,21 @@ def run_scores(run: RunLike, metric: str, default_name: str,
     Raises:
         As :func:`scores_of`.
     """
-    name, raw = _raw_scores(run, metric, default_name)
+    name, raw, keys, joined = _raw_scores(run, metric, default_name)
     checked = _checked_values(name, raw, metric)
-    keys = tuple(raw)
-    ids, values, sort = _in_id_order(keys, raw, checked, like)
+    ids, values, sort = _in_id_order(keys, raw, checked, like, joined)
     return Scores(name, ids, values, raw, keys, sort)
 
 
 def _in_id_order(keys: tuple[str, ...], raw: Mapping[str, Any], checked: NDArray[np.float64],
-                 like: Scores | None
+                 like: Scores | None, joined: str | None = None
                  ) -> tuple[tuple[str, ...], NDArray[np.float64], IdSort | None]:
     """``(sorted ids, values in their order, the sort)`` of a run whose ids are ``keys``
-    (``raw``'s order) and values ``checked`` (in ``keys`` order); see :func:`run_scores`."""
+    (``raw``'s order; ``joined``: :func:`joined_ids` of them, if known) and values
+    ``checked`` (in ``keys`` order); see :func:`run_scores`."""
     same_order = like is not None and keys == like.order
     # the same ids in the same order: one sort serves both
-    sort = like.sort if like is not None and same_order else id_sort(keys)
+    sort = like.sort if like is not None and same_order else id_sort(keys, joined)
     if sort is not None:
         if like is not None and (same_order or (like.sort is not None
                                                 and sort.same_ids(like.sort))):
@@ -293,10 +303,10 @@ class IdSort:
         return self.layout == other.layout and np.array_equal(self.words, other.words)
 
 
-def id_sort(keys: Sequence[str]) -> IdSort | None:
-    """:func:`code_point_sort` of ``keys`` (distinct ``str``), or None where Python's
-    ``sorted`` is as fast: fewer than :data:`ID_SORT_MIN` ids, or ids sampled in order
-    (:data:`ID_SORT_SAMPLE`).
+def id_sort(keys: Sequence[str], joined: str | None = None) -> IdSort | None:
+    """:func:`code_point_sort` of ``keys`` (distinct ``str``; ``joined``: their
+    :func:`joined_ids`, if known), or None where Python's ``sorted`` is as fast: fewer
+    than :data:`ID_SORT_MIN` ids, or ids sampled in order (:data:`ID_SORT_SAMPLE`).
     """
     n = len(keys)
     if n < ID_SORT_MIN:
@@ -304,10 +314,19 @@ def id_sort(keys: Sequence[str]) -> IdSort | None:
     sample = keys[:: max(n // ID_SORT_SAMPLE, 1)]
     if all(map(operator.le, sample, sample[1:])):
         return None
-    return code_point_sort(keys)
+    return code_point_sort(keys, joined)
 
 
-def code_point_sort(keys: Sequence[str]) -> IdSort | None:
+def joined_ids(keys: Iterable[str]) -> str:
+    """The ids, each followed by a NUL: what :func:`code_point_sort` reads.
+
+    Raises:
+        TypeError: an id is not a ``str``.
+    """
+    return "\0".join(keys) + "\0"
+
+
+def code_point_sort(keys: Sequence[str], joined: str | None = None) -> IdSort | None:
     """Sort distinct ids (``str``) as ``sorted(keys)`` does, with numpy; None when an id
     is longer than :data:`ID_SORT_MAX_BYTES` or holds a NUL.
 
@@ -322,7 +341,7 @@ def code_point_sort(keys: Sequence[str]) -> IdSort | None:
     n = len(keys)
     if n == 0:
         return IdSort(np.zeros(0, dtype=np.intp), np.zeros((0, 1), dtype=np.uint64), (1, 8))
-    text = "\0".join(keys) + "\0"
+    text = joined_ids(keys) if joined is None else joined
     codes: NDArray[Any]
     if text.isascii():
         codes = np.frombuffer(text.encode("ascii"), dtype=np.uint8)
@@ -342,12 +361,16 @@ def code_point_sort(keys: Sequence[str]) -> IdSort | None:
         return None
     per_word = 8 // size
     padded = -(-max(width, 1) // per_word) * per_word
-    rows = np.zeros((n, padded), dtype=f">u{size}")
-    if lengths is None:  # the text as it is, each id with its NUL where there is room
-        end = min(width + 1, padded)
-        rows[:, :end] = codes.reshape(n, width + 1)[:, :end]
+    rows: NDArray[Any]
+    if lengths is None and size == 1 and width + 1 == padded:  # the text is the rows
+        rows = codes.reshape(n, padded)
     else:
-        rows[np.arange(padded) < lengths[:, None]] = codes[codes != 0]
+        rows = np.zeros((n, padded), dtype=f">u{size}")
+        if lengths is None:  # the text as it is, each id with its NUL where there is room
+            end = min(width + 1, padded)
+            rows[:, :end] = codes.reshape(n, width + 1)[:, :end]
+        else:
+            rows[np.arange(padded) < lengths[:, None]] = codes[codes != 0]
     words = rows.view(">u8").astype(np.uint64)
     positions = _row_order(words)
     return IdSort(positions, words[positions], (size, padded))
