@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -86,3 +87,63 @@ def test_query_ids_wider_than_the_first_width_are_read_whole(where: str) -> None
     parsed = parse_run("".join(lines).encode())
     assert parsed.meta["parser"] == "bulk"
     assert list(parsed.rankings["7" * 12]) == ["D1"] and len(parsed.rankings) == 2000
+
+
+class _CountingReads:
+    """Wraps ``Path.open`` of one path: the bytes read through it."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, path: Path) -> None:
+        self.read = 0
+        real_open = Path.open
+        counter = self
+
+        class Reader:
+            def __init__(self, fh: Any) -> None:
+                self.fh = fh
+
+            def __enter__(self) -> Reader:
+                return self
+
+            def __exit__(self, *exc: object) -> None:
+                self.fh.close()
+
+            def seek(self, *args: int) -> int:
+                return int(self.fh.seek(*args))
+
+            def read(self, n: int = -1) -> bytes:
+                data: bytes = self.fh.read(n)
+                counter.read += len(data)
+                return data
+
+        def open_(p: Path, *args: Any, **kwargs: Any) -> Any:
+            fh = real_open(p, *args, **kwargs)
+            return Reader(fh) if p == path else fh
+
+        monkeypatch.setattr(Path, "open", open_)
+
+
+@pytest.mark.parametrize("blank", [b" ", b"\t\r\n\x0b\x0c"])
+def test_whitespace_after_the_last_line_is_skipped_by_blocks_not_read_whole(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, blank: bytes) -> None:
+    tail = blank * (4_000_000 // len(blank))  # 4 MB of whitespace after the last line
+    text = b"q1 Q0 d1 1 2.0 first\nq1 Q0 d2 2 1.0 last-tag" + tail
+    path = tmp_path / "run.txt"
+    path.write_bytes(text)
+    counting = _CountingReads(monkeypatch, path)
+    assert trec_bulk._last_line(trec_bulk._tail(path)) == b"q1 Q0 d2 2 1.0 last-tag"
+    # each block of whitespace is read once: the file's size plus one block at most
+    assert counting.read <= len(text) + trec_bulk._SAMPLE
+    monkeypatch.undo()
+    assert trec_bulk._last_line(text) == b"q1 Q0 d2 2 1.0 last-tag"
+    run = load_run(path)
+    assert run.name == "last-tag" and list(run.rankings["q1"]) == ["d1", "d2"]
+    assert parse_run(text).name == "last-tag"
+
+
+def test_a_last_line_longer_than_a_block_is_read_whole(tmp_path: Path) -> None:
+    doc = "d" * (3 * trec_bulk._SAMPLE)
+    text = f"q1 Q0 d1 1 2.0 t\nq1 Q0 {doc} 2 1.0 tag\n\n  \n".encode()
+    path = tmp_path / "run.txt"
+    path.write_bytes(text)
+    assert trec_bulk._last_line(trec_bulk._tail(path)) == f"q1 Q0 {doc} 2 1.0 tag".encode()
+    assert trec_bulk._last_line(text) == f"q1 Q0 {doc} 2 1.0 tag".encode()

@@ -42,6 +42,8 @@ _COMMENT_LINE = re.compile(rb"^[ \t\r\x0b\x0c]*#[^\n]*(?:\n|\Z)", re.MULTILINE)
 _PLAIN_ASCII = bytes(b for b in range(128) if not (b <= 0x08 or 0x0E <= b <= 0x1F or b == 0x7F))
 #: bytes of the file inspected to size the fixed-width id columns of the bulk reader
 _SAMPLE = 1 << 16
+#: what ``bytes.split()`` splits on (ASCII whitespace)
+_WHITESPACE = b" \t\r\n\x0b\x0c"
 #: widest id column the bulk reader allocates (bytes per row); longer ids go the careful way
 _MAX_WIDTH = 512
 #: bytes scanned at a time by :func:`plain_file`
@@ -213,16 +215,26 @@ def _head(data: Source) -> bytes:
 
 
 def _tail(data: Source) -> bytes:
-    """The file's end, from the start of its last line that holds anything."""
+    """The file's end, from the start of its last line that holds anything (what
+    :func:`_last_line` reads). Whitespace after that line is skipped a block at a time, so
+    a file ending in a gigabyte of spaces costs a scan at C speed, not a read into memory."""
     if isinstance(data, bytes):
         return data
     with data.open("rb") as fh:
-        size = fh.seek(0, 2)
+        end = fh.seek(0, 2)
+        while end:  # the end of the last byte that is not whitespace
+            start = max(0, end - _SAMPLE)
+            fh.seek(start)
+            kept = len(fh.read(end - start).rstrip(_WHITESPACE))
+            end = start + kept
+            if kept:
+                break
         take = _SAMPLE
-        while True:
-            fh.seek(max(0, size - take))
-            tail = fh.read()
-            if take >= size or b"\n" in tail.rstrip():
+        while True:  # back to the newline before it (or the start of the file)
+            start = max(0, end - take)
+            fh.seek(start)
+            tail = fh.read(end - start)
+            if not start or b"\n" in tail:
                 return tail
             take *= 4
 
@@ -250,9 +262,15 @@ def bulk_run(source: Source) -> RunTable | None:
 
 
 def _last_line(data: bytes) -> bytes:
+    """The last line of ``data`` that holds anything, up to its last non-whitespace byte
+    (the whitespace after it skipped a block at a time)."""
     end = len(data)
-    while end and data[end - 1] in b" \t\r\n\x0b\x0c":
-        end -= 1
+    while end:
+        start = max(0, end - _SAMPLE)
+        kept = len(data[start:end].rstrip(_WHITESPACE))
+        end = start + kept
+        if kept:
+            break
     return data[data.rfind(b"\n", 0, end) + 1:end]
 
 
