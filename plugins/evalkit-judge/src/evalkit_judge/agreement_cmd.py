@@ -87,7 +87,9 @@ def command(
     for fmt, path in targets:
         _write(agreement, fmt, path)
     if as_json:
-        typer.echo(json.dumps(agreement.to_dict(), indent=2))
+        from evalkit.io.interrupts import stdout_document
+
+        stdout_document(json.dumps(agreement.to_dict(), indent=2))
         if agreement.warning:
             typer.echo(f"warning: {agreement.warning}", err=True)
         return
