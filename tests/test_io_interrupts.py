@@ -157,15 +157,13 @@ def test_a_document_interrupted_before_it_is_whole_writes_nothing() -> None:
 
 def test_a_first_ctrl_c_is_held_until_the_block_ends_and_a_second_is_not() -> None:
     reached = []
-    with pytest.raises(KeyboardInterrupt):
-        with held_interrupt():
-            os.kill(os.getpid(), signal.SIGINT)  # handled before the next line runs
-            reached.append("after the first")
+    with pytest.raises(KeyboardInterrupt), held_interrupt():
+        os.kill(os.getpid(), signal.SIGINT)  # handled before the next line runs
+        reached.append("after the first")
     assert reached == ["after the first"]
-    with pytest.raises(KeyboardInterrupt):
-        with held_interrupt():
-            os.kill(os.getpid(), signal.SIGINT)
-            os.kill(os.getpid(), signal.SIGINT)
-            reached.append("after the second")
+    with pytest.raises(KeyboardInterrupt), held_interrupt():
+        os.kill(os.getpid(), signal.SIGINT)
+        os.kill(os.getpid(), signal.SIGINT)
+        reached.append("after the second")
     assert reached == ["after the first"]
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
