@@ -27,7 +27,7 @@ from types import FrameType
 from typing import TextIO
 
 #: the text a spool holds in memory before it moves to a temporary file
-SPOOL_BYTES = 16 << 20
+SPOOL_BYTES = 1 << 20
 
 #: how :class:`Outputs` names a command's document on standard output
 STDOUT_DOCUMENT = "the JSON document on standard output"
@@ -157,7 +157,7 @@ def write_whole(stream: TextIO, document: str | Callable[[TextIO], object],
         try:
             with held_interrupt():
                 started = True
-                shutil.copyfileobj(spool, stream)  # type: ignore[misc]
+                shutil.copyfileobj(spool, stream)
                 stream.flush()
                 if outputs is not None:
                     outputs.done(name)
