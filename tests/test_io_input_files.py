@@ -83,3 +83,40 @@ def test_a_first_line_that_is_no_header_is_named_by_file_and_line(
         line = error_line(args)
         assert f"{path}:3: {phrase}, not " in line, (args, line)
         assert line.count("not an evalkit run artifact") <= 1, line
+
+
+def artifact_text(header: dict[str, object], rows: int = 1) -> str:
+    return json.dumps(header) + "\n" + "".join(
+        json.dumps({**ROW, "id": f"q{i}"}) + "\n" for i in range(rows))
+
+
+def test_a_header_after_blank_lines_is_read_and_its_fields_name_its_line(
+        tmp_path: Path) -> None:
+    good = tmp_path / "good.jsonl"
+    good.write_text("\n  \n" + artifact_text({**HEADER, "name": "ok"}))
+    res = runner.invoke(app, ["eval", str(good), "--allow-incomplete"])
+    assert res.exit_code == 0, res.output  # was: "is an evalkit run artifact. This
+    assert "1.0000" in res.stdout          # command takes ... a run artifact"
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("\n\n" + artifact_text({**HEADER, "name": "a\u0007b"}))
+    for args in commands(bad, tmp_path)[:4]:
+        line = error_line([*args, *(["--allow-incomplete"] if args[0] != "gate"
+                                    and args[0] != "baseline" else [])])
+        assert f"{bad}:3: the run name 'a\\x07b' holds a control character" in line, args
+
+
+def test_a_header_after_blank_lines_without_rows_is_refused_as_such(tmp_path: Path) -> None:
+    path = tmp_path / "no_rows.jsonl"
+    path.write_text("\n\n" + json.dumps(HEADER) + "\n")
+    for args in commands(path, tmp_path)[:4]:
+        assert "the run artifact has no rows" in error_line(args), args
+
+
+def test_comment_lines_before_a_header_are_named_with_the_headers_line(
+        tmp_path: Path) -> None:
+    path = tmp_path / "commented.jsonl"
+    path.write_text("# written by hand\n\n" + artifact_text(HEADER))
+    for args in commands(path, tmp_path)[:4]:
+        line = error_line(args)
+        assert f"{path}:3: a run artifact's header after comment lines" in line, args
+        assert "remove the lines before it" in line

@@ -205,6 +205,13 @@ def _refused(path: Path, found: Sniffed) -> str:
     return f"{_at(path, found)}: {found.looks_like}"
 
 
+def _late_header(path: Path, found: Sniffed) -> str:
+    """The message for a run header that comment lines precede (:func:`sniff` skips
+    them; the artifact reader does not)."""
+    return (f"{_at(path, found)}: a run artifact's header after comment lines; an artifact "
+            "begins with its header line: remove the lines before it")
+
+
 def not_a_run_message(path: Path, found: Sniffed, *, qrels_given: bool) -> str:
     """Why ``path`` cannot be scored as a run, and what to pass instead."""
     if found.kind == "damaged":
@@ -213,6 +220,8 @@ def not_a_run_message(path: Path, found: Sniffed, *, qrels_given: bool) -> str:
         return _cut(path, found)
     if found.kind == "refused":
         return _refused(path, found)
+    if found.kind == "artifact":
+        return _late_header(path, found)
     takes = (f"a TREC run file ({RUN_LINE}) with --qrels QRELS, or a run artifact (written "
              "by `evalkit eval --save` or `evalkit run`)")
     if found.kind == "run":
@@ -265,6 +274,8 @@ def not_artifact_message(path: Path, what: str, fix: str | None = None) -> str:
         return f"{what} {_cut(path, found)}"
     if found.kind == "refused":
         return f"{what} {_refused(path, found)}"
+    if found.kind == "artifact":
+        return f"{what} {_late_header(path, found)}"
     if found.kind == "run":
         return f"{what} {path} is a TREC run file, not an evalkit run artifact. {fix}"
     if found.kind == "qrels":
@@ -287,7 +298,9 @@ def require_artifact_rows(path: Path, what: str) -> None:
     """Refuse a run artifact that holds its header line and no row (read lazily: stops at
     the first row)."""
     with path.open("r", encoding="utf-8-sig", errors="replace") as fh:
-        fh.readline()
+        for line in fh:  # the header: the first line that is not blank
+            if line.strip():
+                break
         for line in fh:
             if line.strip():
                 if '"trailer"' in line and _is_trailer(line):
