@@ -223,7 +223,9 @@ def command(
         typer.echo(spending.describe(), err=True)
     resumed = resume_line(run) if resume else None
     if as_json:
-        typer.echo(summary_json(run, path, resumed=resume))
+        from evalkit.io.interrupts import stdout_document
+
+        stdout_document(summary_json(run, path, resumed=resume))
     else:
         from evalkit.report.escaping import terminal_text
 

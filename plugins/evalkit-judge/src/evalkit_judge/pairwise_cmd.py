@@ -161,6 +161,11 @@ def command(
         return
     for fmt, path in reports:
         write_output(path, RENDERERS[fmt](result))
-    typer.echo(RENDERERS["json" if as_json else "table"](result), nl=False)
+    if as_json:
+        from evalkit.io.interrupts import stdout_document
+
+        stdout_document(RENDERERS["json"](result))
+    else:
+        typer.echo(RENDERERS["table"](result), nl=False)
     if output is not None and not as_json:
         typer.echo(f"artifact: {output}")
