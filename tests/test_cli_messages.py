@@ -179,7 +179,7 @@ def test_run_prints_why_cases_errored(tmp_path: Path, monkeypatch: pytest.Monkey
          ["looks like a TREC qrels file", "Pass it as --qrels"]),
         ("goldens.jsonl", '{"id": "q1", "query": "hello", "relevant": ["d1"]}\n',
          ["looks like a golden set", "evalkit run"]),
-        ("list.json", "[1, 2, 3]\n", ["is JSON (a list), not an evalkit run artifact"]),
+        ("list.json", "[1, 2, 3]\n", [":1: JSON (a list), not a run"]),
         ("garbage.bin", GARBAGE, ["is a binary file, or text that is not UTF-8 (byte 0xd7"]),
         ("nul.bin", b"\x00\x01\x02", ["is a binary file (it contains NUL bytes)"]),
         ("empty.txt", "", ["is an empty file"]),

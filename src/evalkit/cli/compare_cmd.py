@@ -241,18 +241,24 @@ def _compare_and_show(work: Callable[[list[str] | None], Any], doing: str, *,
                       metric: list[str] | None, report: list[str] | None,
                       inputs: list[Path | None], as_json: bool, table: Any) -> None:
     """The ``--report`` targets checked (none over an input), then ``work(metrics)``
-    under a spinner, its warnings noted and its result shown (:func:`show_result`)."""
+    under a spinner, its warnings noted and its result shown (:func:`show_result`); a
+    Ctrl-C names the outputs written and those not (:class:`evalkit.io.interrupts.Outputs`)."""
     from evalkit.cli.output import show_result
+    from evalkit.io.interrupts import STDOUT_DOCUMENT, Outputs, report_label
     from evalkit.report.writing import check_report_targets
 
     targets = list(report or [])
     to_stdout = check_report_targets(targets, as_json=as_json, inputs=inputs)
     names = compared_metrics(metric)
-    with progress(doing):
-        result = work(names)
-    for w in result.warnings:
-        note(f"warning: {w}")
-    show_result(result, targets, as_json=as_json, to_stdout=to_stdout, table=table)
+    # a Ctrl-C names the outputs written and those not
+    with Outputs([*map(report_label, targets), *([STDOUT_DOCUMENT] if as_json else [])]
+                 ) as outputs:
+        with progress(doing):
+            result = work(names)
+        for w in result.warnings:
+            note(f"warning: {w}")
+        show_result(result, targets, as_json=as_json, to_stdout=to_stdout, table=table,
+                    outputs=outputs)
 
 
 def _given_options(ctx: typer.Context) -> list[str]:

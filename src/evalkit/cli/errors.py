@@ -172,8 +172,12 @@ def handle_errors(fn: F) -> F:
             return fn(*args, **kwargs)
         except (typer.Exit, typer.Abort):
             raise
-        except KeyboardInterrupt:
-            typer.echo("interrupted", err=True)
+        except KeyboardInterrupt as exc:
+            from evalkit.io.interrupts import OutputsInterrupted
+
+            # which outputs were written before the interrupt, and which were not
+            typer.echo(str(exc) if isinstance(exc, OutputsInterrupted) else "interrupted",
+                       err=True)
             raise typer.Exit(INTERRUPTED) from None
         except BrokenPipeError:
             quiet_closed_stdout()

@@ -99,6 +99,7 @@ def command(
     from evalkit.execute.gate_options import gate_options
     from evalkit.execute.run_files import require_artifact
     from evalkit.gate.evaluate import checks_source, gate_from_files
+    from evalkit.io.interrupts import STDOUT_DOCUMENT, Outputs, report_label
     from evalkit.report.escaping import terminal_text
     from evalkit.report.writing import check_report_targets, file_targets, write_reports
 
@@ -117,26 +118,30 @@ def command(
     require_artifact(run, "run")
     if baseline is not None:
         require_artifact(baseline, "baseline")
-    try:
-        gate = gate_from_files(
-            checks_file, run, baseline, n_resamples=resamples, seed=seed, case_tags=tags,
-            labels=None if labels is None else read_labels(labels), ppi=ppi,
-            baseline_labels=None if baseline_labels is None else read_labels(baseline_labels),
-            clusters=clusters_file if clusters_file is not None else (cluster or None))
-    except (ValueError, LookupError, OSError, ImportError):
-        raise  # user errors: reported by the CLI's handler, exit 2
-    except Exception as exc:
-        if os.environ.get("EVALKIT_DEBUG"):
-            raise
-        # anything else must not exit 1, which means "a check failed"
-        raise CliError(f"the gate could not run: {type(exc).__name__}: {exc}") from exc
-    # report files first: one that cannot be written ends the command (exit 2) before a
-    # verdict line is printed, so no printed verdict is contradicted by the exit code
-    # (recording reporters too: the verdict line states the exit code)
-    to_files, to_std = file_targets(targets, records_last=False)
-    write_reports(gate, to_files)
-    # a report on stdout must be the only thing there (json:- is parsed by scripts)
-    for line in gate.lines():
-        typer.echo(terminal_text(line), err=to_stdout)
-    write_reports(gate, to_std)
+    # a Ctrl-C names the outputs written and those not (--json is the report json:-)
+    with Outputs(map(report_label, targets),
+                 {report_label("json:-"): STDOUT_DOCUMENT} if as_json else None) as outputs:
+        try:
+            gate = gate_from_files(
+                checks_file, run, baseline, n_resamples=resamples, seed=seed, case_tags=tags,
+                labels=None if labels is None else read_labels(labels), ppi=ppi,
+                baseline_labels=None if baseline_labels is None
+                else read_labels(baseline_labels),
+                clusters=clusters_file if clusters_file is not None else (cluster or None))
+        except (ValueError, LookupError, OSError, ImportError):
+            raise  # user errors: reported by the CLI's handler, exit 2
+        except Exception as exc:
+            if os.environ.get("EVALKIT_DEBUG"):
+                raise
+            # anything else must not exit 1, which means "a check failed"
+            raise CliError(f"the gate could not run: {type(exc).__name__}: {exc}") from exc
+        # report files first: one that cannot be written ends the command (exit 2) before
+        # a verdict line is printed, so no printed verdict is contradicted by the exit
+        # code (recording reporters too: the verdict line states the exit code)
+        to_files, to_std = file_targets(targets, records_last=False)
+        write_reports(gate, to_files, outputs)
+        # a report on stdout must be the only thing there (json:- is parsed by scripts)
+        for line in gate.lines():
+            typer.echo(terminal_text(line), err=to_stdout)
+        write_reports(gate, to_std, outputs)
     raise typer.Exit(gate.exit_code)

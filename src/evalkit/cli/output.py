@@ -102,13 +102,14 @@ def finish_run(run: Any, *, allow_metric_errors: bool = False) -> None:
 
 
 def show_result(result: Any, targets: list[str], *, as_json: bool, to_stdout: bool,
-                table: Any) -> None:
+                table: Any, outputs: Any = None) -> None:
     """:func:`evalkit.report.writing.show_result` on this command's console (the table
-    on standard error when a report goes to standard output, ``to_stdout``)."""
+    on standard error when a report goes to standard output, ``to_stdout``), marking
+    what it writes in ``outputs`` (an :class:`evalkit.io.interrupts.Outputs`)."""
     from evalkit.report.writing import show_result as show
 
     show(result, targets, as_json=as_json, table=table,
-         console=output_console(highlight=False, stderr=to_stdout))
+         console=output_console(highlight=False, stderr=to_stdout), outputs=outputs)
 
 
 #: What ``--history`` adds to a command's ``--report`` targets: the run history of the

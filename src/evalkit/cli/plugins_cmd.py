@@ -70,7 +70,9 @@ def list_plugins(
     if as_json:
         import json
 
-        typer.echo(json.dumps(report.as_dict(), indent=2))
+        from evalkit.io.interrupts import stdout_document
+
+        stdout_document(json.dumps(report.as_dict(), indent=2))
     else:
         typer.echo(render_plugin_listing(report))
     if check and not report.ok:

@@ -122,7 +122,9 @@ def command(
     for w in result.warnings:
         note(f"warning: {w}")
     if as_json_flag:
-        typer.echo(json.dumps(result.to_json(), indent=2, allow_nan=False))
+        from evalkit.io.interrupts import stdout_document
+
+        stdout_document(json.dumps(result.to_json(), indent=2, allow_nan=False))
         return
     from evalkit.cli.output import output_console
     from evalkit.comparison.power_table import print_power_plans

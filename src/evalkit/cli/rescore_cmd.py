@@ -62,7 +62,9 @@ def command(
         # the input was altered after it was written: the output stays incomplete
         typer.echo(f"warning: run {run} is incomplete: {problem}", err=True)
     if as_json:
-        typer.echo(summary_json(result, path, rescored=True))
+        from evalkit.io.interrupts import stdout_document
+
+        stdout_document(summary_json(result, path, rescored=True))
     else:
         from evalkit.report.escaping import terminal_text
 

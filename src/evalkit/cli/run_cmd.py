@@ -212,13 +212,20 @@ def command(
         if callable(close):
             close()
     if dry_run:
-        typer.echo(json.dumps(spending.report(), indent=2) if as_json else spending.describe())
+        if as_json:
+            from evalkit.io.interrupts import stdout_document
+
+            stdout_document(json.dumps(spending.report(), indent=2))
+        else:
+            typer.echo(spending.describe())
         return
     if spending is not None:
         typer.echo(spending.describe(), err=True)
     resumed = resume_line(run) if resume else None
     if as_json:
-        typer.echo(summary_json(run, path, resumed=resume))
+        from evalkit.io.interrupts import stdout_document
+
+        stdout_document(summary_json(run, path, resumed=resume))
     else:
         from evalkit.report.escaping import terminal_text
 
@@ -238,9 +245,11 @@ def command(
         raise
     if report:
         from evalkit.data.results import RunResult
+        from evalkit.io.interrupts import Outputs, report_label
         from evalkit.report.writing import write_reports
 
-        write_reports(RunResult.load(path), report)  # the artifact as it is on disk
+        with Outputs(map(report_label, report)) as outputs:  # Ctrl-C: what was written
+            write_reports(RunResult.load(path), report, outputs)  # the artifact on disk
 
 
 def _until_decided(on: bool, baseline: Path | None, metric: str | None,

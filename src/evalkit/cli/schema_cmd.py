@@ -32,5 +32,6 @@ def command(
     import json
 
     from evalkit.file_schemas import json_schema
+    from evalkit.io.interrupts import stdout_document
 
-    typer.echo(json.dumps(json_schema(kind.value), indent=2, ensure_ascii=False))
+    stdout_document(json.dumps(json_schema(kind.value), indent=2, ensure_ascii=False))

@@ -60,6 +60,8 @@ class Integrity:
         cut_line: the line number of an unterminated, unreadable last line that was
             dropped (a write cut short; only tolerated in a schema 2 file without a
             trailer, which is incomplete anyway).
+        header_line: the line number of the header (1, unless blank lines come first),
+            which a message about a header field names.
     """
 
     path: str
@@ -69,6 +71,7 @@ class Integrity:
     digest_ok: bool | None = None
     cut_line: int | None = None
     problems: tuple[str, ...] = field(default=())
+    header_line: int = 1
 
     @property
     def has_trailer(self) -> bool:
@@ -255,8 +258,16 @@ def read_artifact(path: str | Path) -> tuple[dict[str, Any], list[tuple[int, dic
         digest_ok = trailer.get("sha256") == digest
     cut_line = None if cut is None else cut[0]
     info = Integrity(str(p), version, len(rows), trailer_rows, digest_ok, cut_line,
-                     _problems(str(p), version, len(rows), trailer_rows, digest_ok, cut_line))
+                     _problems(str(p), version, len(rows), trailer_rows, digest_ok, cut_line),
+                     header_line=first_line_number(data))
     return header, rows, info
+
+
+def first_line_number(data: bytes) -> int:
+    """The 1-based number of the first line of ``data`` that is not blank (white space
+    alone): where the artifact readers find the header."""
+    blank = len(data) - len(data.lstrip(_ASCII_SPACE.encode()))
+    return data.count(b"\n", 0, blank) + 1
 
 
 _Read = tuple[dict[str, Any] | None, list[tuple[int, dict[str, Any]]], dict[str, Any] | None,

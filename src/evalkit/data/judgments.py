@@ -1,10 +1,11 @@
 """Relevance judgments (qrels) given as a mapping, and qrels as a run evaluator loads them.
 
-:func:`graded_judgments` reads ``{qid: {doc: label}}`` or ``{qid: relevant ids}`` into
-graded judgments with text ids and integer labels, and :func:`loaded_from_mapping` makes
-them :class:`LoadedQrels` (what :func:`evalkit.run` and the run evaluator of a plugin,
-:class:`~evalkit.core.specs.RunEvaluatorSpec`, take from a mapping); :class:`LoadedQrels`
-is also what a run evaluator's ``load_qrels`` returns.
+:func:`graded_judgments` reads ``{qid: {doc: label}}``, ``{qid: relevant ids}`` or
+subtopic judgments (:class:`SubtopicJudgments`, or ``{qid: {subtopic: {doc: label}}}``)
+into graded judgments with text ids and integer labels, and :func:`loaded_from_mapping`
+makes them :class:`LoadedQrels` (what :func:`evalkit.run` and the run evaluator of a
+plugin, :class:`~evalkit.core.specs.RunEvaluatorSpec`, take from a mapping);
+:class:`LoadedQrels` is also what a run evaluator's ``load_qrels`` returns.
 """
 
 from __future__ import annotations
@@ -35,11 +36,49 @@ class LoadedQrels:
     sha256: str
 
 
+class SubtopicJudgments(dict[str, int]):
+    """One query's subtopic judgments (the TREC Web track's diversity qrels, ``qid
+    subtopic docno label``): ``{docno: largest label over the subtopics}`` (what every
+    measure but the diversity ones sees: a document relevant to any subtopic is relevant
+    to the query, ndeval's own rule for its MAP), with ``subtopics``: ``{subtopic:
+    {docno: label}}`` in the order given."""
+
+    subtopics: dict[str, dict[str, int]]
+
+    def __init__(self, subtopics: Mapping[str, Mapping[str, int]] | None = None) -> None:
+        super().__init__()
+        self.subtopics = {str(s): dict(j) for s, j in (subtopics or {}).items()}
+        for judged in self.subtopics.values():
+            for doc, label in judged.items():
+                self[doc] = max(self.get(doc, label), label)
+
+
+def subtopics_given(judged: object) -> Mapping[str, Mapping[str, object]] | None:
+    """The ``{subtopic: {doc: label}}`` of one query's judgments given in memory: a
+    :class:`SubtopicJudgments`' (or any mapping's ``subtopics`` attribute), or the
+    judgments themselves when they are a non-empty mapping whose every value is a
+    mapping; else None (``{doc: label}`` or relevant ids)."""
+    found = getattr(judged, "subtopics", None)
+    if isinstance(found, Mapping):
+        return found
+    if isinstance(judged, Mapping) and judged \
+            and all(isinstance(v, Mapping) for v in judged.values()):
+        return judged
+    return None
+
+
 def graded_judgments(qrels: Mapping[str, Mapping[str, object] | Collection[object]]
                      ) -> dict[str, dict[str, int]]:
     """``{qid: {doc: label}}`` with text ids from a mapping of ``{doc: label}`` (integer
     labels; numpy integers, integral floats and integer text are accepted) or of a set or
     list of relevant ids (label 1 each).
+
+    Subtopic judgments keep their subtopics, as a subtopic qrels file read for a
+    diversity measure does: a query given as a :class:`SubtopicJudgments` (what
+    ``evalkit_retrieval.trec.load_qrels(path, subtopics=True)`` returns per query) or
+    as ``{subtopic: {doc: label}}`` (every value a mapping) becomes a
+    :class:`SubtopicJudgments` with text subtopic and document ids: alpha-nDCG and
+    ERR-IA read each subtopic, every other measure a document's largest label.
 
     Raises:
         ValueError: a label that is not an integer or lies outside the 64-bit range
@@ -49,7 +88,12 @@ def graded_judgments(qrels: Mapping[str, Mapping[str, object] | Collection[objec
     graded: dict[str, dict[str, int]] = {}
     for q, j in qrels.items():
         qid = str(q)
-        if isinstance(j, Mapping):
+        subtopics = subtopics_given(j)
+        if subtopics is not None:
+            graded[qid] = SubtopicJudgments({
+                str(s): {str(d): _label(qid, d, g) for d, g in judged.items()}
+                for s, judged in subtopics.items()})
+        elif isinstance(j, Mapping):
             graded[qid] = {str(d): _label(qid, d, g) for d, g in j.items()}
         elif isinstance(j, str | bytes) or not isinstance(j, Collection):
             raise TypeError(
@@ -65,16 +109,25 @@ def graded_judgments(qrels: Mapping[str, Mapping[str, object] | Collection[objec
     return graded
 
 
+def judgments_sha256(judgments: Mapping[str, Mapping[str, int]]) -> str:
+    """Hex SHA-256 of graded judgments as canonical JSON (sorted keys): ``{qid: {doc:
+    label}}``, a query with subtopics written as ``{"subtopics": {subtopic: {doc:
+    label}}}`` (so qrels that differ only in their subtopics differ here too)."""
+    canon = json.dumps({q: {"subtopics": subs} if (subs := getattr(j, "subtopics", None))
+                        is not None else dict(j) for q, j in judgments.items()},
+                       sort_keys=True).encode()
+    return hashlib.sha256(canon).hexdigest()
+
+
 def loaded_from_mapping(qrels: Mapping[str, Mapping[str, object] | Collection[object]]
                         ) -> LoadedQrels:
-    """:func:`graded_judgments` of ``qrels``, hashed as canonical JSON (sorted keys).
+    """:func:`graded_judgments` of ``qrels``, hashed by :func:`judgments_sha256`.
 
     Raises:
         ValueError, TypeError: as :func:`graded_judgments`.
     """
     graded = graded_judgments(qrels)
-    canon = json.dumps(graded, sort_keys=True).encode()
-    return LoadedQrels(judgments=graded, path=None, sha256=hashlib.sha256(canon).hexdigest())
+    return LoadedQrels(judgments=graded, path=None, sha256=judgments_sha256(graded))
 
 
 def _label(qid: str, doc: object, value: object) -> int:

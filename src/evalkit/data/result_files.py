@@ -128,7 +128,8 @@ def _read_run(p: Path) -> RunFile:
                              "case" if header.get("kind") == "target" else "query")
     if integrity.schema_version < 2:
         upgrade_schema1_rows(rows, header)
-    name = _bounded(p, 1, check_name, str(header.get("name") or p.stem), "run name")
+    at = integrity.header_line  # a header field's problem names the header's line
+    name = _bounded(p, at, check_name, str(header.get("name") or p.stem), "run name")
     samples: list[Any] = []
     if any(r.sample is not None for r in rows):
         from evalkit.data.samples import SampleError, split_samples
@@ -136,7 +137,7 @@ def _read_run(p: Path) -> RunFile:
         try:
             rows, samples = split_samples(rows, header)
         except SampleError as exc:
-            raise ArtifactError(f"{p}:1: header 'samples': {exc}") from None
+            raise ArtifactError(f"{p}:{at}: header 'samples': {exc}") from None
     return RunFile(name=name, per_query=rows, header=dict(header), integrity=integrity,
                    samples=samples)
 
@@ -205,14 +206,23 @@ def _bounded(p: Path, lineno: int, check: Callable[[str, str], str], text: str,
         raise ArtifactError(f"{p}:{lineno}: {exc}") from None
 
 
+def _first_filled_line(fh: Any) -> str:
+    """The first line of the text file ``fh`` that is not blank ("" when none is), as
+    :func:`~evalkit.data.artifact.read_artifact` skips blank lines before the header."""
+    for line in fh:
+        if line.strip():
+            return str(line)
+    return ""
+
+
 def is_artifact(path: str | Path) -> bool:
-    """Whether ``path`` starts with an evalkit run header line (``False`` for a pipe or
-    device, which is not opened)."""
+    """Whether the first line of ``path`` that is not blank is an evalkit run header line
+    (``False`` for a pipe or device, which is not opened)."""
     if not Path(path).is_file():
         return False
     try:
         with Path(path).open("r", encoding="utf-8-sig") as fh:
-            first = fh.readline()
+            first = _first_filled_line(fh)
     except (OSError, UnicodeDecodeError):
         return False
     try:

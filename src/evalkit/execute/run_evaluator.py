@@ -98,9 +98,17 @@ def evaluate_run(
             (``qid, docno, score``; an optional ``name`` column names the run; ``rank``
             and other columns are ignored). Mappings and frames are ranked as trec_eval
             ranks a file: score descending, ties by doc id descending.
-        qrels: a TREC qrels path, ``{qid: {doc: label}}`` / ``{qid: set of relevant
-            ids}``, a ``pandas.DataFrame`` with ``qid, docno, label``, or
-            :class:`~evalkit.data.judgments.LoadedQrels`.
+        qrels: a TREC qrels path (or ``irds:DATASET_ID``), ``{qid: {doc: label}}`` /
+            ``{qid: set of relevant ids}``, a ``pandas.DataFrame`` with ``qid, docno,
+            label``, or :class:`~evalkit.data.judgments.LoadedQrels`. Subtopic qrels
+            (``qid subtopic docno label``, the diversity measures' ``alpha_ndcg@k`` and
+            ``err_ia@k``) keep their subtopics however they come: a file or an
+            ``irds:`` id (its ``iteration`` column) read as subtopic qrels when a
+            diversity measure is asked for and the column holds two or more values, a
+            mapping whose query gives a
+            :class:`~evalkit.data.judgments.SubtopicJudgments` or ``{subtopic: {doc:
+            label}}`` always (:func:`~evalkit.data.judgments.graded_judgments`); every
+            other measure sees a document's largest label over its subtopics.
         metrics: spec strings (``"ap"``, ``"ndcg@10"``, ``"P@10"``, ...), or one on its own;
             an empty list raises ValueError. Every registered
             count (``num_ret``, ``num_rel``, ``num_rel_ret``) is added to each row's

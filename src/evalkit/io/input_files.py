@@ -25,7 +25,7 @@ SNIFF_BYTES = 1 << 16
 
 Kind = Literal[
     "missing", "directory", "unreadable", "damaged", "empty", "binary", "artifact", "goldens",
-    "json", "cut", "qrels", "run", "text",
+    "json", "cut", "refused", "qrels", "run", "text",
 ]
 
 class InputError(SettingError):
@@ -45,7 +45,9 @@ class Sniffed:
     Attributes:
         kind: the classification.
         looks_like: a phrase for messages, e.g. ``"a TREC qrels file (4 fields per line:
-            qid 0 docno label)"``.
+            qid 0 docno label)"``; for ``"refused"`` (a first line a limit of
+            :mod:`evalkit.io.limits` refuses: nested too deeply, an integer too long),
+            the limit's message.
         line: the 1-based number of the first data line inspected, when there is one.
     """
 
@@ -139,7 +141,7 @@ def _sniff_json(line: str, lineno: int, *, last: bool) -> Sniffed:
     try:
         obj = loads_json(line, MAX_ARTIFACT_DEPTH)
     except LimitError as exc:
-        return Sniffed("json", f"a JSON line {exc}", lineno)
+        return Sniffed("refused", str(exc), lineno)
     except json.JSONDecodeError as exc:
         # the file ends inside the value (or inside a string of it): cut short
         if last and (exc.pos >= len(line) or exc.msg.startswith("Unterminated string")):
@@ -155,9 +157,8 @@ def _sniff_json(line: str, lineno: int, *, last: bool) -> Sniffed:
         if "query" in obj and "id" in obj:
             return Sniffed("goldens", "a golden set (JSON Lines of cases with id and query)",
                            lineno)
-        return Sniffed("json", "JSON that is not an evalkit run artifact", lineno)
-    return Sniffed("json", f"JSON (a {type(obj).__name__}), not an evalkit run artifact",
-                   lineno)
+        return Sniffed("json", "a JSON object that is not a run header", lineno)
+    return Sniffed("json", f"JSON (a {type(obj).__name__})", lineno)
 
 
 # ------------------------------------------------------------------ checks and messages
@@ -189,8 +190,26 @@ def _damaged(where: str, found: Sniffed) -> str:
 
 def _cut(path: Path, found: Sniffed) -> str:
     """The message for a file whose only JSON line ends mid-value."""
-    return (f"{path}:{found.line}: {found.looks_like}; write or copy the file again "
+    return (f"{_at(path, found)}: {found.looks_like}; write or copy the file again "
             "(a run artifact's first line is its whole header object)")
+
+
+def _at(path: Path, found: Sniffed) -> str:
+    """``path:line`` of the first data line :func:`sniff` read (``path`` without one):
+    where a message about that line (a run artifact's header) points."""
+    return str(path) if found.line is None else f"{path}:{found.line}"
+
+
+def _refused(path: Path, found: Sniffed) -> str:
+    """The message for a first line a limit refuses, as the artifact reader names it."""
+    return f"{_at(path, found)}: {found.looks_like}"
+
+
+def _late_header(path: Path, found: Sniffed) -> str:
+    """The message for a run header that comment lines precede (:func:`sniff` skips
+    them; the artifact reader does not)."""
+    return (f"{_at(path, found)}: a run artifact's header after comment lines; an artifact "
+            "begins with its header line: remove the lines before it")
 
 
 def not_a_run_message(path: Path, found: Sniffed, *, qrels_given: bool) -> str:
@@ -199,6 +218,10 @@ def not_a_run_message(path: Path, found: Sniffed, *, qrels_given: bool) -> str:
         return _damaged(str(path), found)
     if found.kind == "cut":
         return _cut(path, found)
+    if found.kind == "refused":
+        return _refused(path, found)
+    if found.kind == "artifact":
+        return _late_header(path, found)
     takes = (f"a TREC run file ({RUN_LINE}) with --qrels QRELS, or a run artifact (written "
              "by `evalkit eval --save` or `evalkit run`)")
     if found.kind == "run":
@@ -217,6 +240,8 @@ def not_a_run_message(path: Path, found: Sniffed, *, qrels_given: bool) -> str:
     if found.kind == "text":
         return (f"{path} is {found.looks_like}; a TREC run line has 6 ({RUN_LINE}). This "
                 f"command takes {takes}")
+    if found.kind == "json":
+        return f"{_at(path, found)}: {found.looks_like}, not a run. This command takes {takes}"
     return f"{path} is {found.looks_like}. This command takes {takes}"
 def not_qrels_message(path: Path, found: Sniffed) -> str | None:
     """Why ``path`` cannot be read as qrels, or None when it may be qrels."""
@@ -226,10 +251,13 @@ def not_qrels_message(path: Path, found: Sniffed) -> str | None:
         return _damaged(f"--qrels {path}", found)
     if found.kind == "cut":
         return f"--qrels {_cut(path, found)}"
+    if found.kind == "refused":
+        return f"--qrels {_refused(path, found)}"
     if found.kind == "run":
         return (f"--qrels {path} looks like {found.looks_like}, not qrels; were RUN and "
                 f"--qrels swapped? Qrels lines are `{QRELS_LINE}`")
-    return (f"--qrels {path} is {found.looks_like}, not TREC qrels. Pass a qrels file "
+    where = f"{_at(path, found)}:" if found.kind == "json" else f"{path} is"
+    return (f"--qrels {where} {found.looks_like}, not TREC qrels. Pass a qrels file "
             f"with lines `{QRELS_LINE}`")
 def not_artifact_message(path: Path, what: str, fix: str | None = None) -> str:
     """Why ``path`` (the ``what``: "run", "baseline") is not a run artifact, and ``fix``
@@ -244,6 +272,10 @@ def not_artifact_message(path: Path, what: str, fix: str | None = None) -> str:
         return _damaged(f"{what} {path}", found)
     if found.kind == "cut":
         return f"{what} {_cut(path, found)}"
+    if found.kind == "refused":
+        return f"{what} {_refused(path, found)}"
+    if found.kind == "artifact":
+        return f"{what} {_late_header(path, found)}"
     if found.kind == "run":
         return f"{what} {path} is a TREC run file, not an evalkit run artifact. {fix}"
     if found.kind == "qrels":
@@ -251,7 +283,8 @@ def not_artifact_message(path: Path, what: str, fix: str | None = None) -> str:
                 f"Score the run against them and save an artifact: evalkit eval RUN --qrels "
                 f"{path} --save run.jsonl")
     if found.kind in ("json", "goldens"):
-        return (f"{what} {path} is {found.looks_like}, not an evalkit run artifact (whose "
+        where = f"{_at(path, found)}:" if found.kind == "json" else f"{path} is"
+        return (f"{what} {where} {found.looks_like}, not an evalkit run artifact (whose "
                 f"first line is a header object with \"type\": \"header\"). {fix}")
     return f"{what} {path} is {found.looks_like}, not an evalkit run artifact. {fix}"
 def no_rows_message(path: Path, what: str = "") -> str:
@@ -265,7 +298,9 @@ def require_artifact_rows(path: Path, what: str) -> None:
     """Refuse a run artifact that holds its header line and no row (read lazily: stops at
     the first row)."""
     with path.open("r", encoding="utf-8-sig", errors="replace") as fh:
-        fh.readline()
+        for line in fh:  # the header: the first line that is not blank
+            if line.strip():
+                break
         for line in fh:
             if line.strip():
                 if '"trailer"' in line and _is_trailer(line):

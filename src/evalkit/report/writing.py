@@ -15,6 +15,12 @@ from pathlib import Path
 from typing import Any
 
 from evalkit.core.specs import ReporterSpec
+from evalkit.io.interrupts import (
+    STDOUT_DOCUMENT,
+    Outputs,
+    report_label,
+    write_whole,
+)
 
 
 class ReportTargetError(ValueError):
@@ -180,12 +186,17 @@ def file_targets(targets: Sequence[str], *, records_last: bool = True
     return to_files, [*to_std, *recorders]
 
 
-def write_reports(obj: Any, targets: Sequence[str]) -> list[str]:
+def write_reports(obj: Any, targets: Sequence[str], outputs: Outputs | None = None
+                  ) -> list[str]:
     """Render ``obj`` once per ``FORMAT:PATH`` target and write each (``-`` = stdout); a
     recording reporter (``ReporterSpec.record``) is handed ``obj`` itself and its target,
     and the line it returns is printed on standard error.
 
-    Every target is parsed and its reporter looked up before anything is written.
+    Every target is parsed and its reporter looked up before anything is written. A file
+    is replaced atomically, and a report on standard output is written whole or not at
+    all (:func:`evalkit.io.interrupts.write_whole`); each target written is marked done
+    in ``outputs`` (as :func:`evalkit.io.interrupts.report_label` names it), so that a
+    Ctrl-C names the reports written and those not.
 
     Returns:
         The paths written (``"-"`` for stdout).
@@ -209,22 +220,45 @@ def write_reports(obj: Any, targets: Sequence[str]) -> list[str]:
 
         report = as_report(obj)
     written: list[str] = []
-    for spec, path in plan:
+    for target, (spec, path) in zip(targets, plan, strict=True):
+        label = report_label(target)
         if spec.record is not None:  # a database, a tracking server: the object itself
-            sys.stderr.write(mask(spec.record(obj, path)).rstrip("\n") + "\n")
+            line = spec.record(obj, path)
+            if outputs is not None:
+                outputs.done(label)
+            sys.stderr.write(mask(line).rstrip("\n") + "\n")
             written.append(path)
             continue
         text = mask(spec.render(report))
         if path == "-":
-            sys.stdout.write(text if text.endswith("\n") else text + "\n")
+            write_whole(sys.stdout, text, label, outputs)
         else:
-            write_output(Path(path), text)
+            before = _identity(Path(path))
+            try:
+                write_output(Path(path), text)
+            except KeyboardInterrupt:
+                # the interrupt may come after the rename that put the new file in place
+                if outputs is not None and _identity(Path(path)) != before:
+                    outputs.done(label)
+                raise
+            if outputs is not None:
+                outputs.done(label)
         written.append(path)
     return written
 
 
+def _identity(path: Path) -> tuple[int, int, int] | None:
+    """``path``'s device, inode and change time, or None when it does not exist: a file
+    :func:`~evalkit.io.outputs.write_output` replaced is a new inode."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino, st.st_ctime_ns
+
+
 def show_result(result: Any, targets: Sequence[str], *, as_json: bool, table: Any,
-                console: Any) -> None:
+                console: Any, outputs: Outputs | None = None) -> None:
     """Write ``result``'s report (``result.to_report()``: a comparison's) to the
     ``--report`` files, then print its JSON (``as_json``: ``result.write_json`` when it
     has one, a comparison's, written row by row) or ``table(report, console)``,
@@ -232,7 +266,9 @@ def show_result(result: Any, targets: Sequence[str], *, as_json: bool, table: An
     cannot be written stops the command before any result is printed (nothing printed is
     contradicted by the exit code), and a report on standard output is the only thing
     there (``json:-`` is parsed by scripts; ``console`` then writes to standard error);
-    recording reporters last (:func:`file_targets`).
+    recording reporters last (:func:`file_targets`). The JSON document is written whole
+    or not at all (:func:`evalkit.io.interrupts.write_whole`); what is written is marked
+    done in ``outputs`` (the document as :data:`~evalkit.io.interrupts.STDOUT_DOCUMENT`).
 
     Raises:
         As :func:`write_reports`.
@@ -241,17 +277,15 @@ def show_result(result: Any, targets: Sequence[str], *, as_json: bool, table: An
 
     rendered = result.to_report()
     to_files, to_std = file_targets(targets)
-    write_reports(rendered, to_files)
+    write_reports(rendered, to_files, outputs)
     if as_json:
         write_json = getattr(result, "write_json", None)  # a comparison: row by row
-        if write_json is not None:
-            write_json(sys.stdout)
-        else:
-            sys.stdout.write(json.dumps(result.to_json(), indent=2, allow_nan=False) + "\n")
-        sys.stdout.flush()
+        write_whole(sys.stdout, write_json if write_json is not None else json.dumps(
+            result.to_json(), indent=2, allow_nan=False), STDOUT_DOCUMENT, outputs)
     else:
         table(rendered, console)
-    write_reports(rendered, to_std)
+    write_reports(rendered, to_std, outputs)
+
 
 
 def render_report(obj: Any, fmt: str) -> str:

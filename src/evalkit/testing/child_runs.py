@@ -85,7 +85,7 @@ def started_ids(folder: Path, log: str = "started.log") -> list[str]:
     return path.read_text().split() if path.exists() else []
 
 
-def wait_until(condition: Callable[[], object], proc: subprocess.Popen[str], what: str,
+def wait_until(condition: Callable[[], object], proc: subprocess.Popen[Any], what: str,
                limit: float = 20) -> None:
     """Poll ``condition()`` every 5 ms until it is true.
 

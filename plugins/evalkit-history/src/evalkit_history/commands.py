@@ -94,8 +94,10 @@ def show(
             item["step"]["metrics"] = {k: v for k, v in item["step"]["metrics"].items()
                                        if k in keep}
             out.append(item)
-        typer.echo(json.dumps({"database": str(db), "runs": out}, indent=2,
-                              allow_nan=False))
+        from evalkit.io.interrupts import stdout_document
+
+        stdout_document(json.dumps({"database": str(db), "runs": out}, indent=2,
+                                   allow_nan=False))
         return
     for line in history_lines(runs, names):
         _echo(line)
@@ -122,20 +124,25 @@ def diff(
     from rich.console import Console
 
     from evalkit.comparison import compare
+    from evalkit.io.interrupts import STDOUT_DOCUMENT, Outputs, report_label
     from evalkit.report.compare_table import print_compare_table
     from evalkit.report.writing import check_report_targets, show_result
     from evalkit_history.store import History, db_path
 
     targets = list(report or [])
     to_stdout = check_report_targets(targets, as_json=as_json, inputs=[db_path(db)])
-    with History(db, create=False) as history:
-        first, second = history.load_id(history.find(a)), history.load_id(history.find(b))
-    names = [n.strip() for m in metric or [] for n in m.split(",") if n.strip()] or None
-    result = compare(first, second, metrics=names)
-    for w in result.warnings:
-        typer.echo(f"warning: {w}", err=True)
-    show_result(result, targets, as_json=as_json, table=print_compare_table,
-                console=Console(highlight=False, stderr=to_stdout))
+    # a Ctrl-C names the outputs written and those not
+    with Outputs([*map(report_label, targets), *([STDOUT_DOCUMENT] if as_json else [])]
+                 ) as outputs:
+        with History(db, create=False) as history:
+            first = history.load_id(history.find(a))
+            second = history.load_id(history.find(b))
+        names = [n.strip() for m in metric or [] for n in m.split(",") if n.strip()] or None
+        result = compare(first, second, metrics=names)
+        for w in result.warnings:
+            typer.echo(f"warning: {w}", err=True)
+        show_result(result, targets, as_json=as_json, table=print_compare_table,
+                    console=Console(highlight=False, stderr=to_stdout), outputs=outputs)
 
 
 @app.command("report", short_help="Write the trend of each metric as a page.")

@@ -7,6 +7,7 @@ level. Exit status: 0 done; 2 a usage error or bad labels (one line, no tracebac
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -84,10 +85,18 @@ def command(
         kind, seed = _selection(selection)
         found = replace(found, selection=kind, seed=seed)  # type: ignore[arg-type]
     agreement = judge_agreement(result, found, metric or None, alpha=alpha, plan_width=plan)
-    for fmt, path in targets:
-        _write(agreement, fmt, path)
+    from evalkit.io.interrupts import STDOUT_DOCUMENT, Outputs, report_label, write_whole
+
+    labels_of = [report_label(f"{fmt}:{path}") for fmt, path in targets]
+    # a Ctrl-C names the outputs written and those not
+    with Outputs([*labels_of, *([STDOUT_DOCUMENT] if as_json else [])]) as outputs:
+        for (fmt, path), label in zip(targets, labels_of, strict=True):
+            _write(agreement, fmt, path)
+            outputs.done(label)
+        if as_json:
+            write_whole(sys.stdout, json.dumps(agreement.to_dict(), indent=2),
+                        STDOUT_DOCUMENT, outputs)
     if as_json:
-        typer.echo(json.dumps(agreement.to_dict(), indent=2))
         if agreement.warning:
             typer.echo(f"warning: {agreement.warning}", err=True)
         return

@@ -10,6 +10,7 @@ continues without paying for them twice.
 
 from __future__ import annotations
 
+import sys
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
@@ -159,8 +160,17 @@ def command(
     if dry_run and budget is not None:
         typer.echo(budget.describe().replace("grade(s)", "verdict(s)"))
         return
-    for fmt, path in reports:
-        write_output(path, RENDERERS[fmt](result))
-    typer.echo(RENDERERS["json" if as_json else "table"](result), nl=False)
+    from evalkit.io.interrupts import STDOUT_DOCUMENT, Outputs, report_label, write_whole
+
+    labels = [report_label(f"{fmt}:{path}") for fmt, path in reports]
+    # a Ctrl-C names the outputs written and those not
+    with Outputs([*labels, *([STDOUT_DOCUMENT] if as_json else [])]) as outputs:
+        for (fmt, path), label in zip(reports, labels, strict=True):
+            write_output(path, RENDERERS[fmt](result))
+            outputs.done(label)
+        if as_json:
+            write_whole(sys.stdout, RENDERERS["json"](result), STDOUT_DOCUMENT, outputs)
+        else:
+            typer.echo(RENDERERS["table"](result), nl=False)
     if output is not None and not as_json:
         typer.echo(f"artifact: {output}")

@@ -117,6 +117,7 @@ def command(
     """
     from evalkit.execute.measure_args import read_measure_args
     from evalkit.execute.run_files import is_artifact
+    from evalkit.io.interrupts import stdout_document
     from evalkit.io.run_paths import is_many
     from evalkit.report.run_formats import ScoredRun, run_format
     from evalkit_retrieval import run_scores
@@ -149,13 +150,13 @@ def command(
     if fmt_out == "json":
         from evalkit.stats.numeric import json_ready
 
-        typer.echo(json.dumps(json_ready(run_scores.as_json(result, metrics, per_query, run,
-                                                            counts)), indent=2, allow_nan=False))
+        stdout_document(json.dumps(json_ready(run_scores.as_json(
+            result, metrics, per_query, run, counts)), indent=2, allow_nan=False))
     elif formatter is not None:
         if (remark := run_scores.format_remark(result)) is not None:
             note(remark)  # stdout holds the format's output only
         judgments = None if qrels is None else judgments_of(qrels, loaded)
-        typer.echo(formatter.render(ScoredRun(
+        stdout_document(formatter.render(ScoredRun(
             result, request, metrics, counts, per_query, judgments,
             complete or missing is Missing.zero, run)))
     else:

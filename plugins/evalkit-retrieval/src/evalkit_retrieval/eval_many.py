@@ -17,8 +17,6 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import typer
-
 from evalkit.cli.errors import USER_ERROR, CliError, _user_error_types, message_of
 from evalkit.cli.output import note, progress
 
@@ -220,11 +218,12 @@ def _show(scored: list[tuple[Path, RunResult]], request: Any, fmt_out: str,
         metrics, _ = run_scores.select_measures(result, request, path)
         rows.append((path, result, metrics))
     if fmt_out == "json":
+        from evalkit.io.interrupts import stdout_document
         from evalkit.stats.numeric import json_ready
 
         out = [{"run": r.name, "source": str(p), "queries": len(r.per_query),
                 "means": {m: r.mean(m) for m in ms}} for p, r, ms in rows]
-        typer.echo(json.dumps(json_ready(out), indent=2, allow_nan=False))
+        stdout_document(json.dumps(json_ready(out), indent=2, allow_nan=False))
         return
     from evalkit.cli.output import output_console
     from evalkit.report.escaping import terminal_text

@@ -5,7 +5,8 @@
   scores, descending, ties broken by ``docno`` descending, :func:`evalkit_retrieval.ranking.
   rank_arrays`); an optional ``name`` column holding one value names the run;
 * qrels: columns ``qid``, ``docno`` and ``label`` (integers; labels <= 0 are judged
-  non-relevant).
+  non-relevant), and ``iteration``, the subtopic, read for a diversity measure
+  (:func:`qrels_from_frame`).
 
 Refused with :class:`FrameFormatError` (a ValueError naming the row by its index label and
 saying what to do), as the TREC loader refuses the same faults in a file: a missing
@@ -176,9 +177,17 @@ def _run_name(df: Any) -> str:
     return names[0]
 
 
-def qrels_from_frame(df: Any) -> dict[str, dict[str, int]]:
+def qrels_from_frame(df: Any, *, subtopics: bool = False
+                     ) -> dict[str, dict[str, int]] | dict[str, dict[str, dict[str, int]]]:
     """A qrels DataFrame (``qid``, ``docno``, ``label``) as ``{qid: {docno: label}}``, in
     the frame's order.
+
+    With ``subtopics`` (evalkit asks for them when a diversity measure is computed, as
+    for a qrels file), a frame whose ``iteration`` column (ir_measures' and PyTerrier's
+    name for TREC qrels' second column) holds two or more distinct values (``Q0``
+    counted as ``0``) is read as subtopic qrels: ``{qid: {subtopic: {docno: label}}}``,
+    a document judged once per (query, subtopic); otherwise that column is ignored, as
+    trec_eval ignores it.
 
     Raises:
         FrameFormatError: see the module docstring.
@@ -194,21 +203,32 @@ def qrels_from_frame(df: Any) -> dict[str, dict[str, int]]:
                 f"document {docs[pos]!r} for query {qids[pos]!r} is not an integer; labels "
                 "are integers (0 = not relevant)")
         labels.append(label)
-    out: dict[str, dict[str, int]] = {}
-    first: dict[tuple[str, str], int] = {}
-    for pos, (q, d, label) in enumerate(zip(qids, docs, labels, strict=True)):
-        if (q, d) in first:
-            prev = first[(q, d)]
+    subs = ["0"] * len(qids)
+    if subtopics and "iteration" in [str(c) for c in df.columns]:
+        subs = ["0" if str(v) == "Q0" else str(v) for v in df["iteration"].tolist()]
+    by_sub = len(set(subs)) >= 2
+    nested: dict[str, dict[str, dict[str, int]]] = {}
+    first: dict[tuple[str, str, str], int] = {}
+    for pos, (q, s, d, label) in enumerate(zip(qids, subs, docs, labels, strict=True)):
+        key = (q, s if by_sub else "0", d)
+        if key in first:
+            prev = first[key]
             detail = (f"with another label ({labels[prev]} in {_where(df, prev)}, {label} "
                       "here)" if labels[prev] != label else f"again (first in "
                       f"{_where(df, prev)})")
+            once = (f"for query {q!r}, subtopic {s!r}; subtopic qrels judge each document "
+                    "once per (query, subtopic): keep one row per (qid, iteration, docno)"
+                    if by_sub else f"for query {q!r}; qrels judge each document once per "
+                    "query (trec_eval stops with 'duplicate docs'): keep one row per (qid, "
+                    "docno)")
             raise FrameFormatError(
                 f"the qrels DataFrame's {_where(df, pos)}: document {d!r} is judged "
-                f"{detail} for query {q!r}; qrels judge each document once per query "
-                "(trec_eval stops with 'duplicate docs'): keep one row per (qid, docno)")
-        first[(q, d)] = pos
-        out.setdefault(q, {})[d] = label
-    return out
+                f"{detail} {once}")
+        first[key] = pos
+        nested.setdefault(q, {}).setdefault(key[1], {})[d] = label
+    if by_sub:
+        return nested
+    return {q: judged["0"] for q, judged in nested.items()}
 
 
 def _label(v: Any) -> int | None:

@@ -171,29 +171,58 @@ def _read(source: str | Path, what: str, read: Any) -> Any:
                         "there or register the dataset again") from None
 
 
-def load_qrels(source: str | Path) -> dict[str, dict[str, int]]:
+def load_qrels(source: str | Path, *, subtopics: bool = False) -> dict[str, dict[str, int]]:
     """``{qid: {doc id: label}}``: the qrels of ``irds:ID`` as ir_datasets reads them, in
     its order; ``iteration`` is ignored, as trec_eval does.
 
+    With ``subtopics`` (evalkit asks for them when a diversity measure is computed, as
+    for a qrels file: :func:`evalkit_retrieval.trec.load_qrels`), a dataset whose
+    subtopic column (``subtopic_id`` of ir_datasets' diversity qrels, else ``iteration``)
+    holds two or more distinct values (``Q0`` counted as ``0``) is read as subtopic
+    qrels: each query a :class:`~evalkit_retrieval.subtopics.SubtopicJudgments`, a
+    document judged once per (query, subtopic).
+
     Raises:
-        IrdsError: see the class; a document judged twice for one query (file-based
-            readers refuse it as well).
+        IrdsError: see the class; a document judged twice for one query (for one
+            subtopic of it, with ``subtopics``), as file-based readers refuse it.
     """
-    def read(dataset: Any) -> dict[str, dict[str, int]]:
-        out: dict[str, dict[str, int]] = {}
-        for row in dataset.qrels_iter():
-            judged = out.setdefault(str(row.query_id), {})
-            doc = str(row.doc_id)
+    def read(dataset: Any) -> list[tuple[str, str, str, int]]:
+        return [(str(row.query_id), _subtopic(row), str(row.doc_id), int(row.relevance))
+                for row in dataset.qrels_iter()]
+
+    rows: list[tuple[str, str, str, int]] = _read(source, "qrels", read)
+    if not rows:
+        raise IrdsError(f"{source}: the dataset's qrels are empty")
+    if subtopics and len({sub for _, sub, _, _ in rows}) >= 2:
+        from evalkit_retrieval.subtopics import SubtopicJudgments
+
+        by_query: dict[str, dict[str, dict[str, int]]] = {}
+        for qid, sub, doc, label in rows:
+            judged = by_query.setdefault(qid, {}).setdefault(sub, {})
             if doc in judged:
                 raise IrdsError(f"{source}: document {doc!r} is judged twice for query "
-                                f"{row.query_id!r}; qrels judge a document once per query")
-            judged[doc] = int(row.relevance)
-        return out
-
-    out: dict[str, dict[str, int]] = _read(source, "qrels", read)
-    if not out:
-        raise IrdsError(f"{source}: the dataset's qrels are empty")
+                                f"{qid!r}, subtopic {sub!r}; subtopic qrels judge a "
+                                "document once per (query, subtopic)")
+            judged[doc] = label
+        return {qid: SubtopicJudgments(subs) for qid, subs in by_query.items()}
+    out: dict[str, dict[str, int]] = {}
+    for qid, _, doc, label in rows:
+        judged = out.setdefault(qid, {})
+        if doc in judged:
+            raise IrdsError(f"{source}: document {doc!r} is judged twice for query "
+                            f"{qid!r}; qrels judge a document once per query")
+        judged[doc] = label
     return out
+
+
+def _subtopic(row: Any) -> str:
+    """The subtopic of an ir_datasets qrel: its ``subtopic_id`` (diversity qrels), else its
+    ``iteration`` (TREC qrels' second column), ``Q0`` and a missing one read as ``0``."""
+    value = getattr(row, "subtopic_id", None)
+    if value is None:
+        value = getattr(row, "iteration", None)
+    text = "0" if value is None else str(value)
+    return "0" if text == "Q0" else text
 
 
 def load_topics(source: str | Path, field: str = "title") -> dict[str, str]:

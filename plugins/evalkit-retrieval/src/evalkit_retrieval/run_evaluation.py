@@ -6,7 +6,6 @@ precomputed run (TREC file, ``{qid: {doc: score}}`` or a DataFrame in PyTerrier'
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -17,7 +16,7 @@ from evalkit.core.registry import RegistryError
 from evalkit.core.specs import LoaderSpec
 from evalkit.data.coverage import notes_of
 from evalkit.data.judged_queries import JudgedQueries
-from evalkit.data.judgments import LoadedQrels, loaded_from_mapping
+from evalkit.data.judgments import LoadedQrels, judgments_sha256, loaded_from_mapping
 from evalkit.data.provenance import metric_provenance, plugin_versions
 from evalkit.data.ranked_ids import RankedRun
 from evalkit.data.results import RunResult
@@ -45,16 +44,26 @@ def load_qrels_input(qrels: QrelsInput, metrics: Sequence[str] | None = None
     document judged twice for one query refused), unless ``metrics`` name a diversity
     measure (``alpha_ndcg@k``, ``err_ia@k``: :func:`wants_subtopics`): the file is then
     read as subtopic qrels (``qid subtopic docno label``,
-    :func:`evalkit_retrieval.trec.load_qrels` with ``subtopics=True``).
+    :func:`evalkit_retrieval.trec.load_qrels` with ``subtopics=True``). ``irds:ID``
+    qrels are read the same way, their ``iteration`` (or ``subtopic_id``) column as the
+    subtopic (:func:`evalkit_retrieval.irds.load_qrels`).
 
     A mapping may give ``{doc: label}`` (integer labels; numpy integers, integral floats
-    and integer text are accepted) or a set or list of relevant ids (label 1 each). A
-    ``pandas.DataFrame`` with ``qid, docno, label`` columns is read by
-    :func:`evalkit_retrieval.frames.qrels_from_frame` and hashed as the mapping it holds.
+    and integer text are accepted), a set or list of relevant ids (label 1 each), or a
+    query's subtopic judgments, kept as such whatever the metrics: a
+    :class:`~evalkit_retrieval.subtopics.SubtopicJudgments` (what
+    ``trec.load_qrels(path, subtopics=True)`` gives) or ``{subtopic: {doc: label}}``
+    (:func:`evalkit.data.judgments.graded_judgments`). A ``pandas.DataFrame`` with
+    ``qid, docno, label`` columns is read by
+    :func:`evalkit_retrieval.frames.qrels_from_frame` (its ``iteration`` column as the
+    subtopic when a diversity measure is asked for, as a file's second column) and hashed
+    as the mapping it holds.
 
     Returns:
-        ``judgments`` as ``{qid: {doc: label}}`` with text ids; ``sha256`` of the file's
-        bytes, or of the judgments as canonical JSON for a mapping.
+        ``judgments`` as ``{qid: {doc: label}}`` with text ids (a query with subtopics a
+        :class:`~evalkit_retrieval.subtopics.SubtopicJudgments`); ``sha256`` of the
+        file's bytes, or of the judgments as canonical JSON for a mapping or an
+        ``irds:`` id (:func:`evalkit.data.judgments.judgments_sha256`).
 
     Raises:
         FileNotFoundError: no such file. TrecFormatError (ValueError): a malformed file.
@@ -67,16 +76,22 @@ def load_qrels_input(qrels: QrelsInput, metrics: Sequence[str] | None = None
         return qrels
     from evalkit_retrieval.frames import is_dataframe, qrels_from_frame
 
+    subtopics = bool(metrics) and wants_subtopics(metrics or [])
     if is_dataframe(qrels):
-        qrels = qrels_from_frame(qrels)
+        qrels = qrels_from_frame(qrels, subtopics=subtopics)
     if isinstance(qrels, str | Path):
         loader = _loader("qrels", qrels)
         if loader.scheme:  # SCHEME:ID, not a file (LoaderSpec.scheme)
-            named = {str(q): j for q, j in loader.fn(str(qrels)).items()}
-            text = json.dumps({q: dict(j) for q, j in named.items()}, sort_keys=True)
+            if loader.name == "irds" and subtopics:
+                from evalkit_retrieval import irds
+
+                read = irds.load_qrels(str(qrels), subtopics=True)
+            else:
+                read = loader.fn(str(qrels))
+            named = {str(q): j for q, j in read.items()}
             return LoadedQrels(judgments=named, path=str(qrels),
-                               sha256=hashlib.sha256(text.encode()).hexdigest())
-        if loader.name == "trec" and metrics and wants_subtopics(metrics):
+                               sha256=judgments_sha256(named))
+        if loader.name == "trec" and subtopics:
             from evalkit_retrieval import trec
 
             judg = trec.load_qrels(Path(qrels), lazy=True, subtopics=True)
@@ -271,8 +286,7 @@ def no_overlap_warning(qrels: object) -> str:
 def _has_subtopics(judgments: Mapping[str, Any]) -> bool:
     """Whether ``judgments`` were read as subtopic qrels (a query's judgments carry
     ``subtopics``: :class:`~evalkit_retrieval.subtopics.SubtopicJudgments`)."""
-    first = next(iter(judgments.values()), None)
-    return isinstance(getattr(first, "subtopics", None), Mapping)
+    return any(isinstance(getattr(j, "subtopics", None), Mapping) for j in judgments.values())
 
 
 def _check_settings(missing: object, depth: object, relevance_level: object) -> None:

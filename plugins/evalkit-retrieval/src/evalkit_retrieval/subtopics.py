@@ -8,7 +8,8 @@ read as subtopic qrels when that column holds two or more distinct values (trec_
 ordinary qrels, and the diversity measures see each query as one subtopic (as ndeval and
 ir_measures do).
 
-Each query of subtopic qrels becomes a :class:`SubtopicJudgments`: a ``{docno: label}``
+Each query of subtopic qrels becomes a :class:`SubtopicJudgments` (the kernel's record,
+:class:`evalkit.data.judgments.SubtopicJudgments`): a ``{docno: label}``
 dict holding each document's largest label over its subtopics (what every other measure
 sees: a document relevant to any subtopic is relevant to the query, ndeval's own rule
 for its MAP), with the per-subtopic judgments in :attr:`SubtopicJudgments.subtopics` for
@@ -21,22 +22,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from evalkit.data.judgments import SubtopicJudgments
+
 #: trec_eval's usual values of the second column (not subtopics)
 _PLAIN = frozenset({b"0", b"Q0"})
-
-
-class SubtopicJudgments(dict[str, int]):
-    """``{docno: largest label over the subtopics}`` of one query, with
-    ``subtopics``: ``{subtopic: {docno: label}}`` in file order."""
-
-    subtopics: dict[str, dict[str, int]]
-
-    def __init__(self, subtopics: Mapping[str, Mapping[str, int]] | None = None) -> None:
-        super().__init__()
-        self.subtopics = {str(s): dict(j) for s, j in (subtopics or {}).items()}
-        for judged in self.subtopics.values():
-            for doc, label in judged.items():
-                self[doc] = max(self.get(doc, label), label)
 
 
 def subtopics_of(judgments: Mapping[str, int]) -> Mapping[str, Mapping[str, int]]:

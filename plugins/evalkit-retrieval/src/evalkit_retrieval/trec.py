@@ -215,7 +215,8 @@ def load_qrels(path: str | Path, *, lazy: bool = False, subtopics: bool = False)
             it, and a document judged twice for one query is refused.
 
     ``irds:DATASET_ID`` reads the qrels of an ir_datasets dataset instead
-    (:func:`evalkit_retrieval.irds.load_qrels`; ``lazy`` does not apply).
+    (:func:`evalkit_retrieval.irds.load_qrels`, ``subtopics`` as for a file; ``lazy``
+    does not apply).
 
     Raises:
         FileNotFoundError: no such file.
@@ -225,7 +226,7 @@ def load_qrels(path: str | Path, *, lazy: bool = False, subtopics: bool = False)
     if str(path).startswith("irds:"):
         from evalkit_retrieval import irds
 
-        return dict(irds.load_qrels(str(path)))
+        return dict(irds.load_qrels(str(path), subtopics=subtopics))
     p = Path(path)
     _require_regular(p, "qrels")
     with reading(p, "qrels"):  # out of memory: one line naming the file (evalkit.cli)

@@ -1,0 +1,122 @@
+"""``evalkit.io.input_files``: a file whose first data line (a run artifact's header) is
+refused names ``file:line`` in every command that reads a run, a baseline or qrels, as
+the artifact reader names a refused row; the line is counted here from what was written
+(blank lines before the header count)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from evalkit.cli.app import app
+from evalkit.data.results import ArtifactError
+from evalkit.io.limits import MAX_ARTIFACT_DEPTH
+
+runner = CliRunner()
+HEADER = {"type": "header", "schema_version": 2, "run": "a", "config": {"metrics": ["m"]}}
+ROW = {"type": "row", "id": "q1", "metrics": {"m": 1.0}}
+
+
+def nested(levels: int) -> dict[str, object]:
+    """An object ``levels`` objects deep, the outermost included."""
+    value: dict[str, object] = {"x": 1}
+    for _ in range(levels - 1):
+        value = {"d": value}
+    return value
+
+
+def commands(path: Path, tmp_path: Path) -> list[list[str]]:
+    """Every command line that reads ``path`` as a run, a baseline or qrels."""
+    checks = tmp_path / "checks.yaml"
+    checks.write_text("checks:\n  - id: floor\n    metric: m\n    op: '>='\n"
+                      "    threshold: 0\n")
+    trec = tmp_path / "run.txt"
+    trec.write_text("q1 Q0 d1 1 1.0 t\n")
+    return [["eval", str(path)], ["compare", str(path), str(path)],
+            ["gate", "--checks", str(checks), "--run", str(path)],
+            ["baseline", "promote", str(path)],
+            ["eval", str(trec), "--qrels", str(path)]]
+
+
+def error_line(args: list[str]) -> str:
+    res = runner.invoke(app, args)
+    assert res.exit_code == 2, (args, res.exit_code, res.output)
+    lines = res.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), res.stderr
+    assert "Traceback" not in res.output
+    return lines[0]
+
+
+@pytest.mark.parametrize("blank", [0, 2])
+def test_a_header_nested_too_deeply_is_named_by_file_and_line(tmp_path: Path,
+                                                              blank: int) -> None:
+    path = tmp_path / "deep.jsonl"
+    # the header's "extra" value one level deeper than the limit allows the whole line
+    header = {**HEADER, "extra": nested(MAX_ARTIFACT_DEPTH)}
+    path.write_text("\n" * blank + json.dumps(header) + "\n" + json.dumps(ROW) + "\n")
+    line = blank + 1
+    expected = (f"{path}:{line}: nested more than {MAX_ARTIFACT_DEPTH} levels deep (lists "
+                "and objects); evalkit refuses deeper JSON")
+    for args in commands(path, tmp_path):
+        assert expected in error_line(args), args
+    from evalkit.data.artifact import read_artifact
+
+    with pytest.raises(ArtifactError) as info:  # the reader's own words, the same place
+        read_artifact(path)
+    assert str(info.value) == expected
+
+
+@pytest.mark.parametrize(("content", "phrase"), [
+    ("[1, 2]", "JSON (a list)"),
+    ('{"a": 1}', "a JSON object that is not a run header"),
+    (json.dumps(ROW), "the rows of a run artifact without its header line"),
+    (json.dumps(HEADER)[:-1] + "}}", "a JSON document (not JSON Lines)"),
+])
+def test_a_first_line_that_is_no_header_is_named_by_file_and_line(
+        tmp_path: Path, content: str, phrase: str) -> None:
+    path = tmp_path / "wrong.jsonl"
+    path.write_text("# a comment\n\n" + content + "\n")
+    for args in commands(path, tmp_path):
+        line = error_line(args)
+        assert f"{path}:3: {phrase}, not " in line, (args, line)
+        assert line.count("not an evalkit run artifact") <= 1, line
+
+
+def artifact_text(header: dict[str, object], rows: int = 1) -> str:
+    return json.dumps(header) + "\n" + "".join(
+        json.dumps({**ROW, "id": f"q{i}"}) + "\n" for i in range(rows))
+
+
+def test_a_header_after_blank_lines_is_read_and_its_fields_name_its_line(
+        tmp_path: Path) -> None:
+    good = tmp_path / "good.jsonl"
+    good.write_text("\n  \n" + artifact_text({**HEADER, "name": "ok"}))
+    res = runner.invoke(app, ["eval", str(good), "--allow-incomplete"])
+    assert res.exit_code == 0, res.output  # was: "is an evalkit run artifact. This
+    assert "1.0000" in res.stdout          # command takes ... a run artifact"
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("\n\n" + artifact_text({**HEADER, "name": "a\u0007b"}))
+    for args in commands(bad, tmp_path)[:4]:
+        line = error_line([*args, *(["--allow-incomplete"] if args[0] != "gate"
+                                    and args[0] != "baseline" else [])])
+        assert f"{bad}:3: the run name 'a\\x07b' holds a control character" in line, args
+
+
+def test_a_header_after_blank_lines_without_rows_is_refused_as_such(tmp_path: Path) -> None:
+    path = tmp_path / "no_rows.jsonl"
+    path.write_text("\n\n" + json.dumps(HEADER) + "\n")
+    for args in commands(path, tmp_path)[:4]:
+        assert "the run artifact has no rows" in error_line(args), args
+
+
+def test_comment_lines_before_a_header_are_named_with_the_headers_line(
+        tmp_path: Path) -> None:
+    path = tmp_path / "commented.jsonl"
+    path.write_text("# written by hand\n\n" + artifact_text(HEADER))
+    for args in commands(path, tmp_path)[:4]:
+        line = error_line(args)
+        assert f"{path}:3: a run artifact's header after comment lines" in line, args
+        assert "remove the lines before it" in line
