@@ -1,10 +1,13 @@
 """``evalkit.io.input_files``: a file whose first data line (a run artifact's header) is
 refused names ``file:line`` in every command that reads a run, a baseline or qrels, as
 the artifact reader names a refused row; the line is counted here from what was written
-(blank lines before the header count)."""
+(blank lines before the header count). :func:`~evalkit.io.input_files.sniff` finds the
+first line of data after more blank or comment lines than its first block holds, and
+names that line."""
 
 from __future__ import annotations
 
+import gzip
 import json
 from pathlib import Path
 
@@ -13,6 +16,7 @@ from typer.testing import CliRunner
 
 from evalkit.cli.app import app
 from evalkit.data.results import ArtifactError
+from evalkit.io.input_files import SNIFF_BYTES, sniff
 from evalkit.io.limits import MAX_ARTIFACT_DEPTH
 
 runner = CliRunner()
@@ -120,3 +124,45 @@ def test_comment_lines_before_a_header_are_named_with_the_headers_line(
         line = error_line(args)
         assert f"{path}:3: a run artifact's header after comment lines" in line, args
         assert "remove the lines before it" in line
+
+
+def write(path: Path, text: str, compressed: bool) -> Path:
+    data = text.encode()
+    if compressed:
+        path = path.with_suffix(".gz")
+        data = gzip.compress(data)
+    path.write_bytes(data)
+    return path
+
+
+@pytest.mark.parametrize("compressed", [False, True])
+def test_an_artifact_after_a_long_blank_line_is_an_artifact_on_its_line(
+        tmp_path: Path, compressed: bool) -> None:
+    # line 1: 3 blocks of spaces; lines 2-3 empty; line 4 the header
+    text = " " * (3 * SNIFF_BYTES) + "\n\n\n" + json.dumps(HEADER) + "\n"
+    found = sniff(write(tmp_path / "a.jsonl", text, compressed))
+    assert (found.kind, found.line) == ("artifact", 4)
+
+
+@pytest.mark.parametrize("compressed", [False, True])
+def test_qrels_after_comment_lines_longer_than_a_block(tmp_path: Path, compressed: bool) -> None:
+    # line 1 a comment of 2.5 blocks, lines 2-1001 short comments, line 1002 blank,
+    # line 1003 the first qrels line
+    text = ("#" + "x" * (5 * SNIFF_BYTES // 2) + "\n" + "# note\n" * 1000 + "  \t\n"
+            + "q1 0 d1 1\nq1 0 d2 0\n")
+    found = sniff(write(tmp_path / "q.txt", text, compressed))
+    assert (found.kind, found.line) == ("qrels", 1003)
+
+
+def test_a_comment_line_split_across_blocks_is_skipped_to_its_end(tmp_path: Path) -> None:
+    # the comment's "#" is the last byte of the first block
+    text = " " * (SNIFF_BYTES - 1) + "#" + " q1 Q0 d1 1 2.0 t" * 10 + "\nq1 Q0 d1 1 2.0 tag\n"
+    found = sniff(write(tmp_path / "r.txt", text, False))
+    assert (found.kind, found.line) == ("run", 2)
+
+
+def test_a_file_of_only_blank_or_comment_lines_is_called_so(tmp_path: Path) -> None:
+    blank = sniff(write(tmp_path / "b.txt", " \n" * SNIFF_BYTES, False))
+    assert blank.kind == "empty" and "only white space" in blank.looks_like
+    comments = sniff(write(tmp_path / "c.txt", " " * SNIFF_BYTES + "\n# x\n" * 10, False))
+    assert comments.kind == "empty" and "blank or comment lines" in comments.looks_like

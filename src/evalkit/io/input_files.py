@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import codecs
 import json
+import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -56,22 +58,92 @@ class Sniffed:
     line: int | None = None
 
 
-def _head(path: Path) -> bytes:
-    """The first :data:`SNIFF_BYTES` bytes of ``path``, decompressed when it is gzip.
+def _head(path: Path) -> tuple[bytes, int]:
+    """Up to :data:`SNIFF_BYTES` bytes of ``path`` (decompressed when it is gzip) from its
+    first line of data, and the number of blank and comment lines before that line.
+
+    Blank and comment lines are skipped (:func:`_first_data_line`) up to the end of the
+    file, or of :data:`SKIP_BYTES` of it when it is gzip; a file with nothing else gives
+    what is left of its first block.
 
     Raises:
-        DamagedGzipError: gzip data damaged within those bytes, or cut short in a file
-            no longer than them.
+        DamagedGzipError: gzip data damaged within what is read, or cut short.
     """
     from evalkit.io.gzip_data import inflate, is_gzip
 
     with path.open("rb") as fh:
         raw = fh.read(SNIFF_BYTES + 1)
-    whole = len(raw) <= SNIFF_BYTES
-    raw = raw[:SNIFF_BYTES]
-    if is_gzip(raw):
-        return inflate(raw, SNIFF_BYTES, complete=whole)[:SNIFF_BYTES]
-    return raw
+        whole = len(raw) <= SNIFF_BYTES
+        head = raw[:SNIFF_BYTES]
+        gz = is_gzip(head)
+        if gz:
+            head = inflate(head, SNIFF_BYTES, complete=whole)[:SNIFF_BYTES]
+        found = _first_data_line(head)
+        if found is not None and found[0] == 0:  # the usual case: data from the first line
+            return head, 0
+        if len(head) < SNIFF_BYTES:  # the whole file
+            return (head, 0) if found is None else (head[found[0]:], found[1])
+        # blank or comment lines first: read on from the start, a block at a time
+        fh.seek(0)
+        blocks: Iterator[bytes]
+        if gz:
+            text = inflate(fh.read(), SKIP_BYTES)
+            blocks = (text[i:i + SNIFF_BYTES] for i in range(0, len(text), SNIFF_BYTES))
+        else:
+            blocks = iter(lambda: fh.read(SNIFF_BYTES), b"")
+        return _from_data_line(blocks)
+
+
+#: the most bytes of a gzip file :func:`sniff` decompresses looking for its first data line
+SKIP_BYTES = 1 << 30
+
+_NOT_BLANK = re.compile(rb"[^ \t\r\n\x0b\x0c]")
+
+
+def _first_data_line(block: bytes, start: int = 0) -> tuple[int, int] | None:
+    """``(offset, lines before)`` of the first line of ``block`` from ``start`` holding
+    something other than white space that is not a ``#`` comment, or None."""
+    pos, lines = start, 0
+    while True:
+        m = _NOT_BLANK.search(block, pos)
+        if m is None:
+            return None
+        at = m.start()
+        lines += block.count(b"\n", pos, at)
+        line_start = block.rfind(b"\n", pos, at) + 1 or pos
+        if block[at:at + 1] != b"#":
+            return max(line_start, pos), lines
+        end = block.find(b"\n", at)
+        if end < 0:
+            return None
+        pos, lines = end + 1, lines + 1
+
+
+def _from_data_line(blocks: Iterator[bytes]) -> tuple[bytes, int]:
+    """:func:`_head` over a file's ``blocks``: blank and comment lines skipped a block at a
+    time (a comment line is followed to its end, never held whole)."""
+    lines, in_comment, last = 0, False, b""
+    for block in blocks:
+        last, pos = block, 0
+        if in_comment:
+            end = block.find(b"\n")
+            if end < 0:
+                continue
+            pos, lines, in_comment = end + 1, lines + 1, False
+        found = _first_data_line(block, pos)
+        if found is None:
+            lines += block.count(b"\n", pos)
+            tail = block[block.rfind(b"\n", pos) + 1:] if b"\n" in block[pos:] else block[pos:]
+            in_comment = tail.lstrip().startswith(b"#")
+            continue
+        offset, before = found
+        head = block[offset:]
+        for more in blocks:
+            head += more
+            if len(head) >= SNIFF_BYTES:
+                break
+        return head[:SNIFF_BYTES], lines + before
+    return last, 0
 
 
 def _is_number(text: str) -> bool:
@@ -87,7 +159,8 @@ def _is_int(text: str) -> bool:
 
 
 def sniff(path: str | Path) -> Sniffed:
-    """Classify ``path`` from its first 64 KiB (never raises for a missing or odd file)."""
+    """Classify ``path`` from the first 64 KiB from its first line of data (blank and
+    comment lines before it skipped; never raises for a missing or odd file)."""
     p = Path(path)
     if not p.exists():
         return Sniffed("missing", "a path that does not exist")
@@ -96,7 +169,7 @@ def sniff(path: str | Path) -> Sniffed:
     from evalkit.io.gzip_data import DamagedGzipError
 
     try:
-        raw = _head(p)
+        raw, skipped = _head(p)
     except OSError as exc:
         return Sniffed("unreadable", f"a file that cannot be read ({exc.strerror or exc})")
     except DamagedGzipError as exc:
@@ -116,7 +189,7 @@ def sniff(path: str | Path) -> Sniffed:
     lines = text.splitlines()
     if len(raw) == SNIFF_BYTES and len(lines) > 1:
         lines = lines[:-1]  # the last line may be cut
-    data = [(i, s) for i, s in enumerate(lines, start=1) if s.strip()
+    data = [(i, s) for i, s in enumerate(lines, start=skipped + 1) if s.strip()
             and not s.lstrip().startswith("#")]
     if not data:
         return Sniffed("empty", "a file with only blank or comment lines")
