@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 import string
+from typing import Any
 
 import numpy as np
 import pytest
@@ -167,8 +168,9 @@ def test_ids_that_are_not_str_are_paired_by_their_str(n: int) -> None:
     a, b = runs(n, 5)
     shuffled_ids = shuffled(list(a), 12)
     # the same ids given as int keys on one side (mixed with str on the other)
-    numbered = {int(k[1:]): a[k] for k in shuffled_ids}
-    mixed = {(int(k[1:]) if i % 2 else k[1:]): b[k] for i, k in enumerate(shuffled_ids)}
+    numbered: dict[Any, float] = {int(k[1:]): a[k] for k in shuffled_ids}
+    mixed: dict[Any, float] = {(int(k[1:]) if i % 2 else k[1:]): b[k]
+                               for i, k in enumerate(shuffled_ids)}
     p = align(numbered, mixed, "m")
     ids = tuple(sorted(k[1:] for k in a))
     assert p.ids == ids and all(type(i) is str for i in p.ids)
