@@ -52,7 +52,8 @@ def command(
     metric: Annotated[list[str] | None, typer.Option(
         "--metric", "-m",
         help="Metric to compare, repeatable or comma-separated. Default: ap, ndcg@10, "
-        "precision@10, recall@100, rr; for artifacts, the metrics they all hold.",
+        "precision@10, recall@100, rr; for artifacts, the metrics they all hold on every "
+        "case (each other metric they hold is named in a warning, with the reason).",
         show_default=False,
     )] = None,
     as_json_flag: Annotated[bool, typer.Option(
