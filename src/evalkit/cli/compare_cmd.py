@@ -57,10 +57,15 @@ def command(
         show_default=False,
     )] = None,
     as_json_flag: Annotated[bool, typer.Option(
-        "--json", help="Print JSON for scripts (same as --format json).")] = False,
+        "--json", help="Print the comparison's own JSON document for scripts ('type': "
+        "'comparison', or 'meta_comparison' with --collections; what "
+        "Comparison.from_json reads back); the same as --format json. --report json:- "
+        "prints instead the report every command shares ('type': 'report', 'kind': "
+        "'compare': rows, counts, notes), which holds this document as 'data'.")] = False,
     output: Annotated[TableOrJson | None, typer.Option(
         "--format", "-f", show_default=False,
-        help="table (for people, the default) or json (Comparison.to_json).")] = None,
+        help="table (for people, the default) or json (Comparison.to_json, as --json)."
+    )] = None,
     top: Annotated[int, typer.Option(
         "--top", min=0, help="Also list the N queries that moved most up and down."
     )] = 0,
@@ -118,7 +123,9 @@ def command(
         "--report",
         help="Also write a report, FORMAT:PATH (console, json, markdown, junit, latex, and html "
         "from the evalkit-report-html plugin; PATH - is standard output, and then the "
-        "table goes to standard error). Repeatable.",
+        "table goes to standard error). Repeatable. The json report is the report "
+        "shape `gate` writes too ('type': 'report'); --json prints the comparison's own "
+        "document, which the report holds as 'data'.",
         show_default=False,
     )] = None,
     topics: Annotated[Path | None, typer.Option(
