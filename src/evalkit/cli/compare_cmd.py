@@ -88,8 +88,9 @@ def command(
     )] = 0.05,
     ci: Annotated[CIMethod | None, typer.Option(
         "--ci", help="Interval method (default: the test's own, which agrees with its p): "
-        "percentile, bca, bootstrap-t, t, or inversion (inverts the randomization test, so "
-        "only with --test randomization).",
+        "percentile, bca, bootstrap-t, t, inversion (inverts the randomization test, so "
+        "only with --test randomization), or inversion+bootstrap-t (the union of both, "
+        "only with --test randomization+bootstrap-t).",
         show_default=False,
     )] = None,
     alternative: Annotated[Alternative, typer.Option(
@@ -115,8 +116,9 @@ def command(
     )] = None,
     missing: Annotated[Missing | None, typer.Option(
         "--missing",
-        help="Judged queries a TREC run lacks: 'zero' or 'skip'. (default: zero, or the "
-        "artifacts' setting)",
+        help="Judged queries a TREC run lacks: 'zero' scores them 0 (trec_eval -c), 'skip' "
+        "leaves them out, 'refuse' stops with an error. (default: zero, or the artifacts' "
+        "setting)",
         show_default=False,
     )] = None,
     report: Annotated[list[str] | None, typer.Option(

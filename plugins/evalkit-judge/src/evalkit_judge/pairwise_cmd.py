@@ -92,10 +92,12 @@ def command(
         "repeatable.", show_default=False)] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")] = False,
     flips: Annotated[Flips, typer.Option(
-        "--flips", help="A verdict that changes when the answers swap places counts as a "
-        "tie (default), the average of both orders, or is dropped.")] = Flips.tie,
+        "--flips", help="A verdict that changes when the answers swap places: tie counts "
+        "it as a tie (the default), average takes the average of both orders, drop leaves "
+        "it out.")] = Flips.tie,
     ties: Annotated[Ties, typer.Option(
-        "--ties", help="A tie is half a win (default), or is dropped from the win rate."
+        "--ties", help="A tie: half counts it as half a win (the default), drop leaves it "
+        "out of the win rate."
     )] = Ties.half,
     alpha: Annotated[float, typer.Option(
         "--alpha", help="Significance level (after Holm's correction across pairs); the "
