@@ -136,7 +136,12 @@ def command(
     reports = _reports(report or [])
     _check_outputs(output, reports, [*runs, goldens, config])
     if config is not None:
+        from evalkit.core.pyproject_config import YAML_NAMES
+        from evalkit.io.input_files import refuse_directory
         from evalkit_judge.declared import apply_config_judges
+
+        refuse_directory(config, "config", label="--config",
+                         inside=(*YAML_NAMES, "pyproject.toml"))
 
         apply_config_judges(config)
     budget = Budget(max_calls=max_calls, max_cost=max_cost, dry_run=dry_run) \
