@@ -81,3 +81,20 @@ def test_format_json_is_json(folder: Path) -> None:
     assert table.returncode == 0 and table.stdout.startswith("baseline a (a.jsonl)")
     assert json.loads(cli("eval", "a.jsonl", "--format", "json", cwd=folder).stdout)[
         "run"] == "a"
+
+
+def test_compare_json_and_its_json_report_open_alike_and_nest(folder: Path) -> None:
+    """``--json`` prints the comparison's document; ``--report json:-`` the report every
+    command writes (as ``gate --json``), typed alike and holding that document whole."""
+    args = ["compare", "a.jsonl", "b.jsonl", "--allow-incomplete", "-B", "200"]
+    doc = json.loads(cli(*args, "--json", cwd=folder).stdout)
+    report = json.loads(cli(*args, "--report", "json:-", cwd=folder).stdout)
+    gate = json.loads(cli("gate", "-c", "checks.yaml", "-r", "a.jsonl", "--json",
+                          cwd=folder).stdout)
+    assert (doc["type"], doc["schema_version"]) == ("comparison", 1)
+    assert (report["type"], report["schema_version"], report["kind"]) == (
+        "report", 1, "compare")
+    assert (gate["type"], gate["schema_version"], gate["kind"]) == ("report", 1, "gate")
+    assert report["data"] == doc
+    help_text = cli("compare", "--help", cwd=folder).stdout
+    assert "'type': 'report'" in " ".join(help_text.split())

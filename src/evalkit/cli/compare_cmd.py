@@ -52,14 +52,20 @@ def command(
     metric: Annotated[list[str] | None, typer.Option(
         "--metric", "-m",
         help="Metric to compare, repeatable or comma-separated. Default: ap, ndcg@10, "
-        "precision@10, recall@100, rr; for artifacts, the metrics they all hold.",
+        "precision@10, recall@100, rr; for artifacts, the metrics they all hold on every "
+        "case (each other metric they hold is named in a warning, with the reason).",
         show_default=False,
     )] = None,
     as_json_flag: Annotated[bool, typer.Option(
-        "--json", help="Print JSON for scripts (same as --format json).")] = False,
+        "--json", help="Print the comparison's own JSON document for scripts ('type': "
+        "'comparison', or 'meta_comparison' with --collections; what "
+        "Comparison.from_json reads back); the same as --format json. --report json:- "
+        "prints instead the report every command shares ('type': 'report', 'kind': "
+        "'compare': rows, counts, notes), which holds this document as 'data'.")] = False,
     output: Annotated[TableOrJson | None, typer.Option(
         "--format", "-f", show_default=False,
-        help="table (for people, the default) or json (Comparison.to_json).")] = None,
+        help="table (for people, the default) or json (Comparison.to_json, as --json)."
+    )] = None,
     top: Annotated[int, typer.Option(
         "--top", min=0, help="Also list the N queries that moved most up and down."
     )] = 0,
@@ -82,8 +88,9 @@ def command(
     )] = 0.05,
     ci: Annotated[CIMethod | None, typer.Option(
         "--ci", help="Interval method (default: the test's own, which agrees with its p): "
-        "percentile, bca, bootstrap-t, t, or inversion (inverts the randomization test, so "
-        "only with --test randomization).",
+        "percentile, bca, bootstrap-t, t, inversion (inverts the randomization test, so "
+        "only with --test randomization), or inversion+bootstrap-t (the union of both, "
+        "only with --test randomization+bootstrap-t).",
         show_default=False,
     )] = None,
     alternative: Annotated[Alternative, typer.Option(
@@ -109,15 +116,18 @@ def command(
     )] = None,
     missing: Annotated[Missing | None, typer.Option(
         "--missing",
-        help="Judged queries a TREC run lacks: 'zero' or 'skip'. (default: zero, or the "
-        "artifacts' setting)",
+        help="Judged queries a TREC run lacks: 'zero' scores them 0 (trec_eval -c), 'skip' "
+        "leaves them out, 'refuse' stops with an error. (default: zero, or the artifacts' "
+        "setting)",
         show_default=False,
     )] = None,
     report: Annotated[list[str] | None, typer.Option(
         "--report",
         help="Also write a report, FORMAT:PATH (console, json, markdown, junit, latex, and html "
         "from the evalkit-report-html plugin; PATH - is standard output, and then the "
-        "table goes to standard error). Repeatable.",
+        "table goes to standard error). Repeatable. The json report is the report "
+        "shape `gate` writes too ('type': 'report'); --json prints the comparison's own "
+        "document, which the report holds as 'data'.",
         show_default=False,
     )] = None,
     topics: Annotated[Path | None, typer.Option(

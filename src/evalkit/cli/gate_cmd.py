@@ -46,7 +46,10 @@ def command(
         "missing).", show_default=False,
     )] = None,
     resamples: Annotated[int, typer.Option(
-        "--resamples", "-B", min=100, max=1_000_000, help="Resamples of the bootstrap tests."
+        "--resamples", "-B", min=100, max=1_000_000, help="Resamples of the baseline checks' "
+        "tests: the sign-flip randomization test of a per-case metric (and the bootstrap-t "
+        "joining it on skewed differences; the t-test of a 0/1 metric has none), the "
+        "bootstrap of an aggregate."
     )] = 10_000,
     seed: Annotated[int, typer.Option("--seed", min=0, help="Seed of the resampling.")] = 42,
     tags: Annotated[Path | None, typer.Option(

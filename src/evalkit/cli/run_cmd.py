@@ -163,6 +163,11 @@ def command(
         from evalkit.report.writing import check_report_targets
 
         check_report_targets(report, records_only="evalkit run")
+    from evalkit.core.pyproject_config import YAML_NAMES
+    from evalkit.io.input_files import refuse_directory
+
+    refuse_directory(config, "config", label="evalkit run", inside=(*YAML_NAMES,
+                     "pyproject.toml"), error=CliError)
     cfg = load_eval_config(config)
     sequential = _gate_metric(sequential, cfg)
     if cfg.notice:

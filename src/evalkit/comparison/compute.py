@@ -85,8 +85,11 @@ def compare(
             A name used twice is made distinct (the later run takes its file stem, or
             ``name#2``).
         metrics: metric names (ir_measures and trec_eval spellings resolve); None: every
-            metric the artifacts and runs share, or for TREC files only ``ap``,
-            ``ndcg@10``, ``precision@10``, ``recall@100`` and ``rr``.
+            metric every artifact and run holds on every case it answered (with
+            ``allow_incomplete``, on some case), or for TREC files only ``ap``,
+            ``ndcg@10``, ``precision@10``, ``recall@100`` and ``rr``; each other metric a
+            run holds is named in ``warnings`` with the reason (errored on k of n cases
+            in run X, absent from run Y).
         qrels: TREC qrels (a path, ``{qid: {doc: label}}`` or a ``qid, docno, label``
             DataFrame) to score TREC run files and run frames; with artifacts, a qrels
             path is checked against the hash they were scored with.
@@ -150,7 +153,8 @@ def compare(
     Raises:
         ComparisonError: fewer than two runs; ``alpha``, ``n_resamples``, ``ci`` or
             ``top`` out of range; a per-query count named as a metric; runs that share
-            no metric or lack a named one; an artifact scored otherwise than asked; runs
+            no metric held on every case (the reason given per metric) or lack a named
+            one; an artifact scored otherwise than asked; runs
             scored against other qrels or with other settings; runs over different
             queries; a run with no evaluated query. The messages are those ``evalkit
             compare`` prints.
@@ -262,7 +266,8 @@ def compare(
         results=tuple(results), metrics=tuple(loaded.metrics), settings=settings,
         description=describe(settings) + (_PPI_DESCRIPTION if read_labels is not None
                                           else ""),
-        warnings=tuple(w for ws in loaded.notes for w in ws) + tuple(text_notes)
+        warnings=tuple(loaded.left_out) + tuple(w for ws in loaded.notes for w in ws)
+        + tuple(text_notes)
         + tuple(samples_warnings(runs)) + floor_note + slice_notes + tuple(ppi_notes),
         query_ids=ids, queries={q: texts[q] for q in ids if q in texts},
         provenance={"evalkit_version": __version__, "generator": settings.generator},

@@ -17,7 +17,7 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeAlias, TypedDict
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeAlias, TypedDict
 
 from evalkit.comparison.records import ComparisonError
 from evalkit.data.coverage import IncompleteRunError, notes_of
@@ -48,13 +48,15 @@ class Loaded:
     """Runs ready to pair: ``runs[0]`` is the baseline; ``paths[i]`` is where run ``i``
     came from (None for a :class:`RunResult` or a DataFrame passed in); ``kinds[i]`` is
     ``"artifact"``, ``"trec"``, ``"frame"`` or ``"run"``; ``notes[i]`` the warnings about
-    run ``i``."""
+    run ``i``; ``left_out`` a warning per metric the runs hold that the default metric
+    list leaves out, with the reason."""
 
     runs: list[RunResult]
     paths: list[Path | None]
     kinds: list[str]
     metrics: list[str]
     notes: list[list[str]] = field(default_factory=list)
+    left_out: list[str] = field(default_factory=list)
 
     def label(self, i: int) -> str:
         """How messages name run ``i``: its path, else ``run 'name'``."""
@@ -100,7 +102,7 @@ def load_inputs(
             require_file(p, "run")
     stored = _stored_runs(inputs, paths)
     incomplete = _coverage_notes(stored, paths, allow_incomplete)
-    chosen = _chosen_metrics(metrics, stored)
+    chosen, left_out = _chosen_metrics(metrics, stored, paths, allow_incomplete)
     trec = _trec_settings(stored, relevance_level, missing, depth)
     runs: list[RunResult] = []
     kinds: list[str] = []
@@ -117,7 +119,8 @@ def load_inputs(
         else:
             runs.append(load_or_evaluate(p, qrels=qrels, metrics=chosen, **trec))
             kinds.append("trec")
-    loaded = Loaded(runs, paths, kinds, [canonical_metric(m) for m in chosen])
+    loaded = Loaded(runs, paths, kinds, [canonical_metric(m) for m in chosen],
+                    left_out=left_out)
     _require_metrics(loaded, allow_incomplete)
     _unique_names(loaded)
     _require_alike(loaded, allow_incomplete)
@@ -165,13 +168,18 @@ def _coverage_notes(stored: Mapping[int, RunResult], paths: Sequence[Path | None
     return incomplete
 
 
-def _chosen_metrics(metrics: Sequence[str] | None, stored: Mapping[int, RunResult]
-                    ) -> list[str]:
-    """The metrics to compare: those asked for, else those every stored run has, else
-    the registered run evaluator's ``default_metrics``; once each, in order.
+def _chosen_metrics(metrics: Sequence[str] | None, stored: Mapping[int, RunResult],
+                    paths: Sequence[Path | None], allow_incomplete: bool
+                    ) -> tuple[list[str], list[str]]:
+    """``(metrics to compare, warnings)``: those asked for, else those every stored run
+    holds on every case it answered (with ``allow_incomplete``, on some case), else the
+    registered run evaluator's ``default_metrics``; once each, in order. Each metric a
+    stored run holds that is left out of the default list gets a warning saying why
+    (:func:`_left_out`); per-query counts (``num_rel``) are never compared.
 
     Raises:
-        ComparisonError: a per-query count asked for, or stored runs sharing no metric.
+        ComparisonError: a per-query count asked for, or stored runs sharing no metric
+            they can all compare (the reason given per metric).
     """
     requested = [str(m) for m in ([metrics] if isinstance(metrics, str) else metrics or [])]
     counts = [m for m in requested if is_count(canonical_metric(m))]
@@ -181,19 +189,90 @@ def _chosen_metrics(metrics: Sequence[str] | None, stored: Mapping[int, RunResul
             "compared; compare a metric (ap, ndcg@10, ...)"
         )
     if requested:
-        chosen = [canonical_metric(m) for m in requested]
-    elif stored:
-        names = [set(a.metric_names()) for a in stored.values()]
-        first = next(iter(stored.values()))
-        chosen = [m for m in first.metric_names()
-                  if all(m in have for have in names) and not is_count(m)]
-        if not chosen:
-            raise ComparisonError("the run artifacts share no metric; name one with -m")
-    else:
+        return list(dict.fromkeys(canonical_metric(m) for m in requested)), []
+    if not stored:
         from evalkit.execute.run_evaluator import run_evaluator
 
-        chosen = list(run_evaluator("comparing run files").default_metrics)
-    return list(dict.fromkeys(chosen))
+        return list(dict.fromkeys(run_evaluator("comparing run files").default_metrics)), []
+    held = {i: _metric_holding(run) for i, run in stored.items()}
+    names = [m for h in held.values() for m in h if not is_count(m)]
+    chosen: list[str] = []
+    reasons: dict[str, list[_Reason]] = {}
+    for m in dict.fromkeys(names):
+        why = [r for r in (_why_not(m, stored[i], held[i], _run_label(stored[i], paths[i]),
+                                    allow_incomplete) for i in stored) if r is not None]
+        if why:
+            reasons[m] = why
+        else:
+            chosen.append(m)
+    if not chosen:
+        detail = "; ".join(f"{m}: {', '.join(r.text for r in why)}"
+                           for m, why in reasons.items())
+        raise ComparisonError(
+            "the runs share no metric that every run holds on every case"
+            + (f" ({detail})" if detail else " (they hold none)")
+            + ("; name one with -m" + _INCOMPLETE_HINT if any(
+                all(r.partial for r in why) for why in reasons.values())
+               else "; compare runs scored with a metric in common"))
+    return chosen, [_left_out(m, why) for m, why in reasons.items()]
+
+
+#: How a metric that failed on some case can still be compared, or made whole.
+_INCOMPLETE_HINT = (" (with --allow-incomplete to pair the cases where every run has it),"
+                    " or score the run again")
+
+
+def _run_label(run: RunResult, path: Path | None) -> str:
+    return f"{path}: run {run.name!r}" if path is not None else f"run {run.name!r}"
+
+
+def _metric_holding(run: RunResult) -> dict[str, int]:
+    """``{metric: number of answered cases that hold a value of it}``, for every metric
+    some case of ``run`` holds or failed on, in first-seen order (a case whose call
+    failed answered nothing; run coverage speaks of it)."""
+    held: dict[str, int] = {}
+    for row in run.per_query:
+        if row.error is not None:
+            continue
+        for m in row.metrics:
+            held[m] = held.get(m, 0) + 1
+    for m in run.metric_failures():
+        held.setdefault(m, 0)
+    return held
+
+
+class _Reason(NamedTuple):
+    """Why a metric is not compared: ``text`` names the run; ``partial`` when the run
+    holds it on some of its cases (``allow_incomplete`` would pair those)."""
+
+    text: str
+    partial: bool = False
+
+
+def _why_not(metric: str, run: RunResult, held: Mapping[str, int], label: str,
+             allow_incomplete: bool) -> _Reason | None:
+    """Why ``metric`` cannot be compared from ``run`` (None: it can): absent from it,
+    failed on every case, or held on only some cases (unless ``allow_incomplete``)."""
+    answered = sum(1 for row in run.per_query if row.error is None)
+    on = held.get(metric)
+    failed = run.metric_failures().get(metric, {})
+    if on is None:
+        return _Reason(f"absent from {label}")
+    if on == 0:
+        return _Reason(f"failed on every case ({len(failed)} of {answered}) in {label}")
+    if on == answered or allow_incomplete:
+        return None
+    example = next(iter(failed.items()), None)
+    if example is None:
+        return _Reason(f"held on only {on} of {answered} cases in {label}", partial=True)
+    return _Reason(f"errored on {len(failed)} of {answered} cases in {label} (first "
+                   f"{example[0]!r}: {example[1]})", partial=True)
+
+
+def _left_out(metric: str, why: Sequence[_Reason]) -> str:
+    """The warning that names a metric the runs hold but the comparison leaves out."""
+    hint = ("; name it with -m" + _INCOMPLETE_HINT) if all(r.partial for r in why) else ""
+    return f"{metric} is not compared: {'; '.join(r.text for r in why)}{hint}"
 
 
 class _TrecSettings(TypedDict):
@@ -223,9 +302,9 @@ def _require_metrics(loaded: Loaded, allow_incomplete: bool) -> None:
         ComparisonError: names the run, what it lacks and what it has.
     """
     for i, r in enumerate(loaded.runs):
-        have = r.metric_names()
-        if allow_incomplete:
-            have = [*have, *r.metric_failures()]
+        held = _metric_holding(r)  # on the cases it answered: coverage speaks of the rest
+        answered = sum(1 for row in r.per_query if row.error is None)
+        have = [m for m, on in held.items() if allow_incomplete or on == answered]
         lacking = [m for m in loaded.metrics if m not in have]
         if lacking:
             p = loaded.paths[i]

@@ -147,12 +147,23 @@ def _require_files(collections: Mapping[str, Sequence[Any]]) -> None:
                     raise InputError(f"collection {name!r}: {exc}") from None
 
 
-def _shared_metrics(loaded: Mapping[str, Loaded]) -> list[str]:
-    first = next(iter(loaded.values())).metrics
-    shared = [m for m in first if all(m in ld.metrics for ld in loaded.values())]
+def _shared_metrics(loaded: Mapping[str, Loaded]) -> tuple[list[str], list[str]]:
+    """``(the metrics every collection compares, a warning per metric some collection
+    compares and another does not, naming those without it)``.
+
+    Raises:
+        ComparisonError: the collections share no metric (each one's named).
+    """
+    every = list(dict.fromkeys(m for ld in loaded.values() for m in ld.metrics))
+    shared = [m for m in every if all(m in ld.metrics for ld in loaded.values())]
     if not shared:
-        raise ComparisonError("the collections share no metric; name one with -m")
-    return shared
+        held = "; ".join(f"{name!r} compares {', '.join(ld.metrics) or 'none'}"
+                         for name, ld in loaded.items())
+        raise ComparisonError(f"the collections share no metric ({held}); name one with -m")
+    left_out = [f"{m} is not pooled: collection(s) "
+                f"{', '.join(repr(n) for n, ld in loaded.items() if m not in ld.metrics)} "
+                "do not compare it" for m in every if m not in shared]
+    return shared, left_out
 
 
 def meta_compare(
@@ -183,8 +194,10 @@ def meta_compare(
             qrels)}``, in the order to report. Runs are what :func:`evalkit.compare`
             takes (run artifacts or TREC run files by path, :class:`~evalkit.RunResult`
             objects, run DataFrames); ``qrels`` scores a collection's TREC run files.
-        metrics: metric names; None: the metrics every collection's runs share (for
-            TREC run files ``ap``, ``ndcg@10``, ``precision@10``, ``recall@100``, ``rr``).
+        metrics: metric names; None: the metrics every collection compares (each
+            collection's as :func:`evalkit.compare` chooses them; for TREC run files
+            ``ap``, ``ndcg@10``, ``precision@10``, ``recall@100``, ``rr``); a metric left
+            out is named in ``warnings``, with the reason.
         tau2: ``"pm"`` (Paule-Mandel, the default) or ``"dl"`` (DerSimonian-Laird).
         hartung_knapp: the Hartung-Knapp-Sidik-Jonkman interval and p (Student's t on
             ``k - 1`` df) instead of the normal ones.
@@ -223,14 +236,15 @@ def meta_compare(
         empty = next(n for n, ld in loaded.items() if any(not r.per_query for r in ld.runs))
         raise ComparisonError(f"collection {empty!r}: a run has no evaluated query; "
                               "nothing to compare")
-    chosen = _shared_metrics(loaded)
+    chosen, left_out = _shared_metrics(loaded)
     settings = MetaSettings(tau2=tau2, hartung_knapp=hartung_knapp, alpha=float(alpha),
                             correction=correction, relevance_level=relevance_level,
                             missing=missing, depth=depth, allow_incomplete=allow_incomplete)
     results = _pool(loaded, chosen, settings)
     infos = tuple(_collection_info(name, ld, collections[name]) for name, ld in
                   loaded.items())
-    warnings = [f"collection {c.name!r}: {w}" for c in infos for w in c.warnings]
+    warnings = [*left_out, *(f"collection {c.name!r}: {w}" for c in infos
+                             for w in c.warnings)]
     if len(infos) == 1:
         warnings.append("one collection: the pooled effect is its effect; tau^2 cannot be "
                         "estimated (taken as 0) and the heterogeneity (I^2, Q) is undefined")
@@ -304,7 +318,7 @@ def _collection_info(name: str, ld: Loaded, value: Sequence[Any]) -> CollectionI
         name=name, baseline=_run_info(ld, 0), candidate=_run_info(ld, 1),
         qrels=str(qrels) if isinstance(qrels, str | PathLike) else None,
         n_queries=len(ld.runs[0].per_query),
-        warnings=tuple(w for ws in ld.notes for w in ws))
+        warnings=(*ld.left_out, *(w for ws in ld.notes for w in ws)))
 
 
 def describe(settings: MetaSettings, k: int, n_metrics: int) -> str:

@@ -381,7 +381,7 @@ def plan_power(
         plans = plans_from_pilot(base, cand, loaded.metrics, ns, wanted, alpha=alpha,
                                  power=power, alternative=alternative, simulate=simulate,
                                  trials=trials, seed=seed, ks=list(epochs), clusters=given)
-        notes = [w for ws in loaded.notes for w in ws]
+        notes = [*loaded.left_out, *(w for ws in loaded.notes for w in ws)]
         if given is not None:
             from evalkit.stats.clusters import few_clusters_note
 

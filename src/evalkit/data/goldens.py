@@ -391,14 +391,23 @@ def load_goldens(path: str | Path, loader: str | None = None, **options: Any) ->
 
     Raises:
         RegistryError: no loader of that name or suffix.
-        GoldenError: the file breaks a rule (file and line named) or has zero cases, or
-            ``path`` is ``-`` (standard input is refused).
+        GoldenError: the file breaks a rule (file and line named) or has zero cases,
+            ``path`` is ``-`` (standard input is refused), or a folder that no loader
+            reads.
     """
     if str(path) == "-":
         raise GoldenError("goldens -: standard input is not read here (a golden file's "
                           "suffix picks its loader, and the run header records its hash); "
                           "save it to a file and pass its path")
-    spec = default_registry().loader("goldens", name=loader, path=str(path))
+    from evalkit.core.registry import RegistryError
+
+    try:
+        spec = default_registry().loader("goldens", name=loader, path=str(path))
+    except RegistryError:  # a folder no loader takes is not a loader's matter
+        from evalkit.io.input_files import refuse_directory
+
+        refuse_directory(path, "golden", label="goldens", error=GoldenError)
+        raise
     result = spec.fn(Path(path), **options)
     if isinstance(result, GoldenSet):
         return result

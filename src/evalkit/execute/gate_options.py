@@ -44,6 +44,11 @@ def gate_options(checks: Path | None, run: Path | None, baseline: Path | None,
                 find_config()
             except ConfigError:
                 raise ConfigError(usage) from None
+        from evalkit.core.pyproject_config import YAML_NAMES
+        from evalkit.io.input_files import refuse_directory
+
+        refuse_directory(config, "config", label="--config",
+                         inside=(*YAML_NAMES, "pyproject.toml"), error=ConfigError)
         cfg = load_eval_config(config)
         if checks is None and cfg.checks is None:
             raise ConfigError(f"evalkit gate: missing option --checks/-c, and {cfg.source} "

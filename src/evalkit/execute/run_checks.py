@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from evalkit.data.goldens import GoldenSet, load_goldens
+from evalkit.data.goldens import GoldenError, GoldenSet, load_goldens
 from evalkit.execute.case_needs import require_case_fields
 from evalkit.execute.config_sections import apply_sections
 from evalkit.execute.evalconfig import ConfigError, EvalConfig, check_names
@@ -46,7 +46,12 @@ def prepare_run(cfg: EvalConfig, output: Path | None, *, resume: bool, dry_run: 
     """
     apply_config_sections(cfg)  # a plugin's section may register names the run uses
     check_names(cfg)
-    goldens = load_goldens(cfg.goldens, cfg.goldens_loader)
+    try:
+        goldens = load_goldens(cfg.goldens, cfg.goldens_loader)
+    except GoldenError as exc:
+        if not Path(cfg.goldens).is_dir():
+            raise
+        raise GoldenError(f"{exc}; the goldens are set in {cfg.source}") from None
     # before the target is built (building it may start work) and before any call
     require_case_fields(resolve_metrics(cfg.metrics), list(goldens))
     path = output.resolve() if output is not None else cfg.output

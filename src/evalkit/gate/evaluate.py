@@ -61,7 +61,7 @@ from evalkit.gate.observed import (
 from evalkit.gate.verdicts import GateReport
 from evalkit.plugins.default import default_registry
 
-#: Resamples of the baseline checks' bootstrap tests (``evalkit gate --resamples``).
+#: Resamples of the baseline checks' resampling tests (``evalkit gate --resamples``).
 DEFAULT_RESAMPLES = 10_000
 #: Seed of their resampling (``--seed``): fixed, so that a gate is reproducible.
 DEFAULT_SEED = 42
@@ -183,8 +183,10 @@ def evaluate_gate(
         baseline: a :class:`~evalkit.gate.baseline.Baseline` (from ``load_baseline``), or a
             plain run used as one (its fingerprint is computed from its header).
         registry: where metric names are resolved (default: the process registry).
-        n_resamples: resamples of the bootstrap tests.
-        seed: seed of the bootstrap tests (fixed by default, so a gate is reproducible).
+        n_resamples: resamples of the baseline checks' tests: the sign-flip
+            randomization test of a per-case metric (and the bootstrap-t joining it on
+            skewed differences), the bootstrap of an aggregate.
+        seed: seed of the resampling (fixed by default, so a gate is reproducible).
         case_tags: ``{case id: tags}`` of every case of the golden set, for checks scoped
             by tag (``scope: {tags: [...]}``); None: the tags of the golden sets the run
             and the baseline were made from (read when a check is scoped by tag). A tag

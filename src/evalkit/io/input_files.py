@@ -235,6 +235,27 @@ def _sniff_json(line: str, lineno: int, *, last: bool) -> Sniffed:
 
 
 # ------------------------------------------------------------------ checks and messages
+def directory_message(path: str | Path, what: str, label: str | None = None,
+                      inside: tuple[str, ...] = ()) -> str:
+    """The one refusal of a folder given where a file is read: ``"{label} {path}: is a
+    directory; pass the {what} file itself"``, ``label`` the option or key that named it
+    (default: ``what``), and ``, e.g. {label} {path}/{name}`` for the first of ``inside``
+    the folder holds."""
+    label = what if label is None else label
+    found = next((n for n in inside if (Path(path) / n).is_file()), None)
+    example = f", e.g. {label} {Path(path) / found}" if found is not None else ""
+    return f"{label} {path}: is a directory; pass the {what} file itself{example}"
+
+
+def refuse_directory(path: str | Path | None, what: str, *, label: str | None = None,
+                     inside: tuple[str, ...] = (),
+                     error: type[Exception] = InputError) -> None:
+    """Raise ``error`` with :func:`directory_message` when ``path`` is a folder (a
+    command-line option or config key that names one file; nothing when None)."""
+    if path is not None and Path(path).is_dir():
+        raise error(directory_message(path, what, label, inside))
+
+
 def require_file(path: Path, what: str) -> None:
     """Refuse a path that is missing, a directory, ``-`` or a pipe or device, naming what
     it should have been.
@@ -251,7 +272,7 @@ def require_file(path: Path, what: str) -> None:
     if not path.exists():
         raise InputError(f"{what} {path}: no such file")
     if path.is_dir():
-        raise InputError(f"{what} {path}: is a directory; pass the {what} file itself")
+        raise InputError(directory_message(path, what))
     if not path.is_file():
         raise InputError(f"{what} {path}: is a pipe or device, not a regular file: evalkit "
                          f"reads a {what} file more than once (to tell what it is, then to "

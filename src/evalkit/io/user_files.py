@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from evalkit.io.error_messages import reading
-from evalkit.io.input_files import InputError
+from evalkit.io.input_files import InputError, directory_message
 from evalkit.io.limits import NotRegularError, open_regular
 
 #: the largest golden set read (bytes): far above any hand-written set
@@ -39,7 +39,7 @@ def regular_file_problem(path: str | Path, what: str) -> str | None:
     except OSError as exc:
         return f"{path}: cannot read the {what} file ({exc.strerror or exc})"
     if stat.S_ISDIR(mode):
-        return f"{path}: is a directory; pass the {what} file itself"
+        return directory_message(path, what)
     if not stat.S_ISREG(mode):
         return (f"{path}: is a pipe or device, not a regular file; save the {what} data "
                 "to a file and pass its path")
@@ -60,7 +60,7 @@ def open_input(path: str | Path, what: str, error: type[Exception] = InputError)
     except FileNotFoundError:
         raise error(f"{path}: no such {what} file") from None
     except IsADirectoryError:
-        raise error(f"{path}: is a directory; pass the {what} file itself") from None
+        raise error(directory_message(path, what)) from None
     except NotRegularError:
         raise error(f"{path}: is a pipe or device, not a regular file; save the {what} "
                     "data to a file and pass its path") from None

@@ -20,7 +20,8 @@ def _finite(obj: Any) -> Any:
 
 
 def render_json(obj: Any) -> str:
-    """The report as indented JSON: ``kind``, ``title``, ``subject``, ``reference``,
+    """The report as indented JSON: ``type`` (``"report"``), ``schema_version``,
+    ``kind``, ``title``, ``subject``, ``reference``,
     ``status``, ``summary``, ``exit_code``, ``counts``, ``rows`` (one object per check or
     metric), ``notes`` and, for gates, ``data`` (the full gate result). NaN and infinities
     are written as ``null``, so the output is strict JSON."""

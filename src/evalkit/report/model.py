@@ -261,6 +261,10 @@ class ReportCase:
                 "details": dict(self.details)}
 
 
+#: The version of the JSON a :class:`Report` is written as (``Report.to_dict``).
+REPORT_SCHEMA_VERSION = 1
+
+
 @dataclass(frozen=True)
 class Report:
     """A gate result or a comparison, ready to render.
@@ -326,11 +330,14 @@ class Report:
         return out
 
     def to_dict(self) -> dict[str, Any]:
-        """The report as JSON-ready values, with ``counts``, ``pooled`` (when there are
+        """The report as JSON-ready values: ``type`` (``"report"``) and
+        ``schema_version`` (:data:`REPORT_SCHEMA_VERSION`), as every evalkit JSON
+        document opens, then ``kind``, with ``counts``, ``pooled`` (when there are
         pooled metrics), ``slices`` (when compared slice by slice) and the source's
-        ``data``."""
+        ``data`` (for a comparison, its own document: ``"type": "comparison"``)."""
         out: dict[str, Any] = {
-            "kind": self.kind, "title": self.title, "subject": self.subject,
+            "type": "report", "schema_version": REPORT_SCHEMA_VERSION, "kind": self.kind,
+            "title": self.title, "subject": self.subject,
             "reference": self.reference, "status": self.status, "summary": self.summary,
             "exit_code": self.exit_code, "counts": self.counts(),
             "rows": [r.to_dict() for r in self.rows], "notes": list(self.notes),
@@ -384,5 +391,5 @@ def report_from_gate(gate: Any) -> Report:
     return report
 
 
-__all__ = ["QueryDelta", "Report", "ReportCase", "ReportRow", "ReportRun", "as_report",
-           "report_from_gate"]
+__all__ = ["REPORT_SCHEMA_VERSION", "QueryDelta", "Report", "ReportCase", "ReportRow",
+           "ReportRun", "as_report", "report_from_gate"]

@@ -93,10 +93,12 @@ def command(
         "repeatable.", show_default=False)] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")] = False,
     flips: Annotated[Flips, typer.Option(
-        "--flips", help="A verdict that changes when the answers swap places counts as a "
-        "tie (default), the average of both orders, or is dropped.")] = Flips.tie,
+        "--flips", help="A verdict that changes when the answers swap places: tie counts "
+        "it as a tie (the default), average takes the average of both orders, drop leaves "
+        "it out.")] = Flips.tie,
     ties: Annotated[Ties, typer.Option(
-        "--ties", help="A tie is half a win (default), or is dropped from the win rate."
+        "--ties", help="A tie: half counts it as half a win (the default), drop leaves it "
+        "out of the win rate."
     )] = Ties.half,
     alpha: Annotated[float, typer.Option(
         "--alpha", help="Significance level (after Holm's correction across pairs); the "
@@ -135,7 +137,12 @@ def command(
     reports = _reports(report or [])
     _check_outputs(output, reports, [*runs, goldens, config])
     if config is not None:
+        from evalkit.core.pyproject_config import YAML_NAMES
+        from evalkit.io.input_files import refuse_directory
         from evalkit_judge.declared import apply_config_judges
+
+        refuse_directory(config, "config", label="--config",
+                         inside=(*YAML_NAMES, "pyproject.toml"))
 
         apply_config_judges(config)
     budget = Budget(max_calls=max_calls, max_cost=max_cost, dry_run=dry_run) \

@@ -62,7 +62,9 @@ def command(
     )] = None,
     relevance_level: Annotated[int | None, typer.Option(
         "--relevance-level", "-l", min=1,
-        help="Smallest label binary measures count as relevant (trec_eval -l). (default: 1)",
+        help="Smallest label binary measures count as relevant (trec_eval -l). (default: "
+        "1; a run artifact keeps the setting it was scored with, which a value given must "
+        "match)",
         show_default=False,
     )] = None,
     depth: Annotated[int | None, typer.Option(
@@ -74,7 +76,8 @@ def command(
         "--missing",
         help="A judged query absent from the run: 'zero' scores it 0 (trec_eval -c), "
         "'skip' leaves it out (trec_eval 9.0.8 without -c), 'refuse' stops with an error "
-        "(trec_eval 10.0 without -c). (default: zero)",
+        "(trec_eval 10.0 without -c). (default: zero; a run artifact keeps the setting it "
+        "was scored with, which a value given must match)",
         show_default=False,
     )] = None,
     complete: Annotated[bool, typer.Option(

@@ -37,8 +37,10 @@ def fuse(
         "-o", "--output", metavar="FUSED", help="The fused TREC run to write (.gz: "
         "compressed).", show_default=False)],
     norm: Annotated[Norm | None, typer.Option(
-        "--norm", help="Per-query normalisation before combining (ranx's names); default "
-        "min-max, and none for rrf.", case_sensitive=False, show_default=False)] = None,
+        "--norm", help="Per-query normalisation before combining (ranx's names): min-max, "
+        "max, sum, zmuv (zero mean, unit variance), rank, borda or none (docs/fusion.md). "
+        "Default: min-max, and none for rrf (which takes no other).", case_sensitive=False,
+        show_default=False)] = None,
     weights: Annotated[str | None, typer.Option(
         "--weights", metavar="W1,W2,...", help="wsum's weights, one per run, in order.",
         show_default=False)] = None,

@@ -51,6 +51,7 @@ from typing import Any, Literal, overload
 import numpy as np
 
 from evalkit.io.error_messages import reading
+from evalkit.io.input_files import directory_message
 from evalkit.io.limits import MAX_ID_CHARS, MAX_INFLATED_BYTES, MAX_NAME_CHARS, label_problem
 from evalkit.io.user_files import regular_file_problem
 from evalkit_retrieval.columns import ranked_columns
@@ -95,12 +96,22 @@ class TrecFormatError(ValueError):
         where = f"{path}:{line}" if line is not None else str(path)
         super().__init__(f"{where}: {problem}. {fix}")
 
+    @classmethod
+    def whole(cls, path: str | Path, message: str) -> TrecFormatError:
+        """The error of the file ``path`` with ``message`` as its whole text (one a
+        shared wording gives, such as :func:`evalkit.io.input_files.directory_message`)."""
+        exc = cls(path, None, "", "")
+        exc.args = (message,)
+        return exc
+
 
 def _require_regular(p: Path, what: str) -> None:
     """Refuse a pipe, device or directory before it is opened (a FIFO would block)."""
     if regular_file_problem(p, what) is not None:
-        raise TrecFormatError(p, None, "is a directory" if p.is_dir() else "is a pipe or "
-                              "device, not a regular file", f"Save the {what} to a file")
+        if p.is_dir():
+            raise TrecFormatError.whole(p, directory_message(p, what))
+        raise TrecFormatError(p, None, "is a pipe or device, not a regular file",
+                              f"Save the {what} to a file")
 
 
 # --------------------------------------------------------------------------- public API
