@@ -16,6 +16,7 @@ import json
 import os
 import signal
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -52,6 +53,22 @@ def spawn(args: list[str], cwd: Path) -> subprocess.Popen[bytes]:
                             stderr=subprocess.PIPE, bufsize=0)
 
 
+def blocked_on_fifo(proc: subprocess.Popen[bytes]) -> Callable[[], bool]:
+    """Whether the child waits in ``open`` of a FIFO (Linux names that wait
+    ``wait_for_partner``). A signal sent any earlier may land between Python's last
+    check of its signals and the blocking call, and then waits with it forever; sent
+    while the child is blocked, it interrupts the call."""
+
+    def waiting() -> bool:
+        try:
+            wchan = Path(f"/proc/{proc.pid}/wchan").read_text()
+        except OSError:
+            return False
+        return wchan == "wait_for_partner"
+
+    return waiting
+
+
 def command_lines(tmp_path: Path, runs: tuple[Path, Path]) -> dict[str, list[str]]:
     a, b = runs
     checks = tmp_path / "checks.yaml"
@@ -69,7 +86,8 @@ def test_an_interrupt_names_the_reports_written_and_those_not(
     os.mkfifo(held)  # opened for writing, it waits for a reader that never comes
     proc = spawn([*args, "--report", f"markdown:{done}", "--report", f"junit:{held}",
                   "--report", f"json:{later}"], tmp_path)
-    wait_until(done.exists, proc, "the first report was not written")
+    wait_until(done.exists, proc, "the first report was not written", limit=120)
+    wait_until(blocked_on_fifo(proc), proc, "the child did not open the FIFO", limit=120)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 130, err
@@ -90,7 +108,8 @@ def test_gate_json_is_named_as_the_document_on_standard_output(
     os.mkfifo(held)
     proc = spawn([*command_lines(tmp_path, runs)["gate"], "--json", "--report",
                   f"markdown:{done}", "--report", f"junit:{held}"], tmp_path)
-    wait_until(done.exists, proc, "the first report was not written")
+    wait_until(done.exists, proc, "the first report was not written", limit=120)
+    wait_until(blocked_on_fifo(proc), proc, "the child did not open the FIFO", limit=120)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=120)
     assert proc.returncode == 130 and out == b"", (out, err)
