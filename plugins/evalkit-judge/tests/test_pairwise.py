@@ -160,6 +160,18 @@ def test_holm_across_three_pairs_and_bradley_terry_against_choix(tmp_path: Path)
     holm = [min(1, 3 * raw[0]), min(1, max(3 * raw[0], 2 * raw[1])),
             min(1, max(3 * raw[0], 2 * raw[1], raw[2]))]
     assert adjusted == pytest.approx(holm)
+    # each interval is its pair's test's, at 95% before Holm: the report says so
+    for p in result.pairs:
+        assert (p["p_value"] < 0.05) == (not p["ci_low"] <= 0.5 <= p["ci_high"])
+    text = " ".join(render_table(result).split())
+    assert ("interval: the 95% interval of the same test (inversion), so it excludes 0.5 "
+            "exactly when p < 0.05; not adjusted for the other pairs: 'significant' reads "
+            "the Holm-adjusted p") in text
+    # an artifact written before the interval was the test's: said to be another method
+    for p in result.header["pairs"]:
+        del p["ci_method"]
+    assert "Wilson's score interval, a different method from the test: the two can " \
+        "disagree" in " ".join(render_table(result).split())
     data = json.loads((Path(__file__).parent / "data" / "choix_values.json").read_text())
     expected = next(d for d in data["datasets"] if d["name"] == "pairwise_scenario")
     bt = result.header["bradley_terry"]
