@@ -2,8 +2,8 @@
 folder, in a real subprocess (the fake model on 127.0.0.1, six `evalkit` commands), then
 every figure checked against what the fake model and the fake judge were told to do.
 
-Independently of evalkit: each case's three stored answers are the fake model's draws 0, 1
-and 2 of that question; the costs and tokens are the model's price table applied to
+Independently of evalkit: sample k of each case is the fake model's draw k of that
+question; the costs and tokens are the model's price table applied to
 those answers; exact match is recomputed with the normalisation written out here; the
 judge's spend is the sum, over the distinct grades of both runs, of input tokens x $1 +
 25 output tokens x $5 per million.
@@ -46,14 +46,50 @@ def squad_normal(text: str) -> str:
     return " ".join(re.sub(r"\b(a|an|the)\b", " ", text).split())
 
 
+def run_example(folder: Path) -> str:
+    proc = subprocess.run([sys.executable, str(folder / "run_offline.py")], capture_output=True,
+                          text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return proc.stdout
+
+
 @pytest.fixture(scope="module")
 def ran(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     folder = tmp_path_factory.mktemp("llm") / "llm_offline"
     shutil.copytree(EXAMPLE, folder, ignore=shutil.ignore_patterns("out", "__pycache__"))
-    proc = subprocess.run([sys.executable, str(folder / "run_offline.py")], capture_output=True,
-                          text=True, timeout=300)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    return folder, proc.stdout
+    return folder, run_example(folder)
+
+
+def test_a_second_run_prints_the_same_but_the_measured_latency(
+        ran: tuple[Path, str]) -> None:
+    """The example is deterministic: a second run in the same folder prints the same
+    text, but for the latency aggregate (wall-clock time measured on this machine, which
+    the README names as the one figure that varies)."""
+    folder, first = ran
+    second = run_example(folder)
+
+    def masked(text: str) -> str:
+        return re.sub(r"^latency_p95: .*$", "latency_p95: <measured>", text,
+                      flags=re.MULTILINE)
+
+    assert first.count("latency_p95: ") == 2
+    assert masked(second) == masked(first)
+    readme = " ".join((EXAMPLE / "README.md").read_text().split())
+    assert "What it prints is the same on every run: only `latency_p95` varies" in readme
+
+
+def test_the_fake_model_answers_a_sample_whatever_order_the_calls_arrive_in() -> None:
+    """The draw is fixed by the sample number the request carries, not by how many
+    calls came before: samples asked in reverse order get the draws of their numbers."""
+    model = fake_model()
+    question = "Which planet is known as the Red Planet?"
+    with model.FakeModel() as service:
+        got = [service.answer({"system": "v1", "question": question, "sample": k})["text"]
+               for k in reversed(range(EPOCHS))]
+        with pytest.raises(ValueError, match="sample must be an integer >= 0"):
+            service.answer({"system": "v1", "question": question, "sample": "2"})
+    assert got == [model.draw("v1", question, k) for k in reversed(range(EPOCHS))]
+    assert len(set(got)) > 1  # the three samples differ, so the order matters
 
 
 def test_the_answers_are_the_fake_models_draws_and_the_costs_its_prices(
@@ -70,9 +106,9 @@ def test_the_answers_are_the_fake_models_draws_and_the_costs_its_prices(
         for case in goldens:
             rows = [r for r in run.samples if r.case_id == case.id]
             assert sorted(r.sample for r in rows) == list(range(EPOCHS))
-            texts = sorted(r.response.text for r in rows if r.response and r.response.text)
+            texts = {r.sample: r.response.text for r in rows if r.response}
             drawn = [model.draw(version, case.query, k) for k in range(EPOCHS)]
-            assert texts == sorted(drawn), case.id
+            assert [texts[k] for k in range(EPOCHS)] == drawn, case.id  # sample k: draw k
             used = [model.usage(version, case.query, t) for t in drawn]
             cost += math.fsum(u["cost_usd"] for u in used)
             tokens_in += sum(u["tokens_in"] for u in used)
@@ -143,8 +179,9 @@ def test_the_pairwise_win_rate_follows_the_judges_grades(ran: tuple[Path, str]) 
     for case in goldens:
         texts = {v: {r.sample: r.response.text for r in run.samples if r.case_id == case.id
                      and r.response is not None} for v, run in runs.items()}
-        assert sorted(texts["v1"].values()) == sorted(  # the draws, in the order they came
-            model.draw("v1", case.query, k) for k in range(EPOCHS))
+        for v in ("v1", "v2"):
+            assert [texts[v][k] for k in range(EPOCHS)] == [
+                model.draw(v, case.query, k) for k in range(EPOCHS)]
         scores = []
         for k in range(EPOCHS):
             g1 = hand_grade(texts["v1"][k] or "", list(case.answers))
@@ -159,6 +196,10 @@ def test_the_pairwise_win_rate_follows_the_judges_grades(ran: tuple[Path, str]) 
     assert (pair["wins"], pair["ties"], pair["losses"]) == (wins, ties, losses)
     assert pair["flip_rate"] == 0.0  # the fake judge ignores the order
     assert f"{wins}/{ties}/{losses}" in out and "$ evalkit pairwise out/v1.jsonl" in out
+    # the interval printed is the test's own: it holds 1/2 exactly when p >= alpha
+    inside = pair["ci_low"] <= 0.5 <= pair["ci_high"]
+    assert pair["significant"] == (pair["p_value"] < 0.05) == (not inside)
+    assert "interval: the 95% interval of the same test (inversion)" in out
     assert 'class="matrix"' in (folder / "out" / "pairwise.html").read_text()
 
 

@@ -1,17 +1,19 @@
 """A small fake LLM behind a local HTTP service (127.0.0.1, a free port), for the offline
 example: deterministic answers with a controlled amount of noise per sample.
 
-``POST /v1/answer`` with ``{"system": "v1" | "v2", "question": "..."}`` answers
+``POST /v1/answer`` with ``{"system": "v1" | "v2", "question": "...", "sample": k}``
+answers
 ``{"text": ..., "tokens_in": n, "tokens_out": m, "cost_usd": c}``, the body an LLM
 gateway returns. The model knows the facts of :data:`FACTS`; each call draws how it
 answers from the system's :data:`PROFILES`: the answer as written, the same answer in
 another form (case, an article, punctuation: equal after SQuAD's normalisation), a
 partly right answer, a long hedged sentence around the right answer, or a wrong one.
 
-The draw is seeded by ``(system, question, k)``, ``k`` counting the calls of that
-question to that system since the service started. So a run that answers each case K
-times gets K different, reproducible samples of each case, and two services started
-afresh answer the same, whatever order the calls arrive in.
+The draw is seeded by ``(system, question, k)``, ``k`` the request's ``sample`` (the
+sample number the runner is answering, 0 when the request has none), as an LLM API's
+``seed`` parameter would fix it. So a run that answers each case K times gets K
+different samples of each case, and sample ``k`` of a case is the same on every run,
+whatever order concurrent calls arrive in.
 """
 
 from __future__ import annotations
@@ -137,10 +139,18 @@ class FakeModel:
         self._thread.join()
 
     def answer(self, request: dict[str, Any]) -> dict[str, Any]:
-        """The body answering ``request`` (the next sample of its question)."""
+        """The body answering ``request``: its ``sample``-th draw (``calls`` counts the
+        requests per system and question).
+
+        Raises:
+            KeyError: an unknown system or question; ValueError: a ``sample`` that is not
+            an integer >= 0.
+        """
         system, question = str(request["system"]), str(request["question"])
+        k = request.get("sample", 0)
+        if isinstance(k, bool) or not isinstance(k, int) or k < 0:
+            raise ValueError(f"sample must be an integer >= 0, got {k!r}")
         with self._lock:
-            k = self.calls[(system, question)]
             self.calls[(system, question)] += 1
         text = draw(system, question, k)
         return {"text": text, **usage(system, question, text)}

@@ -29,7 +29,7 @@ from evalkit_judge.pairwise import PairwiseError
 from evalkit_judge.pairwise_artifact import rescored
 from evalkit_judge.pairwise_prompt import parse_verdict
 from evalkit_judge.pairwise_report import render_html, render_json, render_markdown, render_table
-from evalkit_judge.pairwise_stats import resolve, wilson_interval
+from evalkit_judge.pairwise_stats import resolve
 from evalkit_judge.testing import FakeAnthropic, text_reply, tool_reply, verdict_reply
 from scipy.stats import binomtest
 
@@ -121,23 +121,15 @@ def test_a_judge_preferring_b_on_70_percent_of_cases_gives_0_70_and_the_binomial
     assert result.win_rate("b", "a") == pytest.approx(0.70, abs=1e-12)
     assert pair["flip_rate"] == 0.0
     assert (pair["wins"], pair["ties"], pair["losses"]) == (15, 0, 35)
-    low, high = binomtest(preferred, n).proportion_ci(0.95, method="wilson")
-    # a's interval is 1 minus b's, reflected
-    assert pair["ci_low"] == pytest.approx(1 - high, abs=1e-12)
-    assert pair["ci_high"] == pytest.approx(1 - low, abs=1e-12)
+    # the interval is the sign-flip test's inversion (tests/test_pairwise_stats.py
+    # checks it by enumeration): it excludes 1/2, as the test rejects it
+    assert pair["ci_method"] == "inversion"
+    assert pair["ci_low"] < pair["win_rate"] < pair["ci_high"] < 0.5
     # the sign-flip test of +-1 differences is the two-sided sign (binomial) test;
     # here a Monte Carlo one with 10,000 resamples (standard error about 0.001)
     assert pair["p_value"] == pytest.approx(binomtest(preferred, n, 0.5).pvalue, abs=0.004)
     assert pair["p_adjusted"] == pair["p_value"]  # one pair: Holm changes nothing
     assert pair["significant"] is True
-
-
-def test_wilson_interval_matches_scipy_for_every_count() -> None:
-    for n in (1, 7, 30):
-        for k in range(n + 1):
-            low, high = binomtest(k, n).proportion_ci(0.9, method="wilson")
-            assert wilson_interval(k / n, n, alpha=0.1) == pytest.approx((low, high),
-                                                                       abs=1e-12)
 
 
 def test_holm_across_three_pairs_and_bradley_terry_against_choix(tmp_path: Path) -> None:
@@ -168,6 +160,18 @@ def test_holm_across_three_pairs_and_bradley_terry_against_choix(tmp_path: Path)
     holm = [min(1, 3 * raw[0]), min(1, max(3 * raw[0], 2 * raw[1])),
             min(1, max(3 * raw[0], 2 * raw[1], raw[2]))]
     assert adjusted == pytest.approx(holm)
+    # each interval is its pair's test's, at 95% before Holm: the report says so
+    for p in result.pairs:
+        assert (p["p_value"] < 0.05) == (not p["ci_low"] <= 0.5 <= p["ci_high"])
+    text = " ".join(render_table(result).split())
+    assert ("interval: the 95% interval of the same test (inversion), so it excludes 0.5 "
+            "exactly when p < 0.05; not adjusted for the other pairs: 'significant' reads "
+            "the Holm-adjusted p") in text
+    # an artifact written before the interval was the test's: said to be another method
+    for p in result.header["pairs"]:
+        del p["ci_method"]
+    assert "Wilson's score interval, a different method from the test: the two can " \
+        "disagree" in " ".join(render_table(result).split())
     data = json.loads((Path(__file__).parent / "data" / "choix_values.json").read_text())
     expected = next(d for d in data["datasets"] if d["name"] == "pairwise_scenario")
     bt = result.header["bradley_terry"]
@@ -196,8 +200,9 @@ def test_sample_i_is_paired_with_sample_i_and_the_case_is_the_unit(tmp_path: Pat
     assert (pair["comparisons"], pair["wins"], pair["losses"]) == (12, 6, 6)
     assert pair["n_cases"] == 6 and set(pair["case_scores"].values()) == {0.5}
     assert pair["win_rate"] == 0.5
-    low, high = binomtest(3, 6).proportion_ci(0.95, method="wilson")  # p = 1/2, n = 6
-    assert (pair["ci_low"], pair["ci_high"]) == pytest.approx((low, high), abs=1e-12)
+    # every case score is 1/2: no difference at all, p = 1 and the interval {1/2}
+    assert pair["p_value"] == 1.0 and not pair["significant"]
+    assert (pair["ci_low"], pair["ci_high"]) == (0.5, 0.5)
 
 
 def test_different_sample_counts_are_refused(tmp_path: Path) -> None:

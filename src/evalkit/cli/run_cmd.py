@@ -312,22 +312,35 @@ def _gate_metric(sequential: Any, cfg: Any) -> Any:
 
 
 def sequential_line(record: Any) -> str:
-    """One line: what the sequential rule did (``header["sequential"]``)."""
+    """One line: what the sequential rule did (``header["sequential"]``): after how many
+    units it decided, how many more cases were called meanwhile (in flight, or allowed
+    to start, when it decided), and the interval over the prefix the run holds."""
     low, high = (record.get("interval") or [None, None])[:2]
     shown = "[" + ", ".join(f"{x:+.4f}" if isinstance(x, int | float) else "?"
                             for x in (low, high)) + "]"
-    used = (f"{record.get('used')} of {record.get('units')} clusters "
-            f"({record.get('cases_used')} cases)" if record.get("unit") == "cluster"
-            else f"{record.get('cases_used')} of {record.get('units')} cases")
+    clusters = record.get("unit") == "cluster"
+
+    def units(n: Any, cases: Any) -> str:
+        return (f"{n} of {record.get('units')} clusters ({cases} cases)" if clusters
+                else f"{cases} of {record.get('units')} cases")
+
+    used = units(record.get("used"), record.get("cases_used"))
+    at, cases_at = record.get("decided_at"), record.get("cases_at_decision")
+    decided = ""
+    if isinstance(at, int) and isinstance(cases_at, int):
+        more = int(record.get("cases_called") or 0) - cases_at
+        decided = (f"; it decided after {units(at, cases_at)}" + (
+            f", and {more} more case(s) in flight or already started then were called "
+            "and kept" if more > 0 else ""))
     if record.get("stopped_early"):
         what = {"differs": "the difference is decided (the interval excludes 0)",
                 "equivalent": f"no difference larger than {record.get('margin')} remains "
                               "(the interval lies inside the margin)"}.get(
             str(record.get("reason")), str(record.get("reason")))
-        return (f"stopped early by the sequential rule: {what}; {record.get('metric')} "
-                f"difference {shown} (anytime-valid) after {used}")
-    return (f"sequential rule on {record.get('metric')}: {record.get('decision')} after "
-            f"{used}; interval {shown} (anytime-valid)")
+        return (f"stopped early by the sequential rule: {what}{decided}; "
+                f"{record.get('metric')} difference {shown} (anytime-valid) after {used}")
+    return (f"sequential rule on {record.get('metric')}: {record.get('decision')}"
+            f"{decided}; interval {shown} (anytime-valid) after {used}")
 
 
 def executor_choice(cfg: Any, name: str | None, scheduler: str | None) -> Any:

@@ -185,11 +185,22 @@ def stopped_note(record: Mapping[str, Any], header: Mapping[str, Any]) -> str:
     why = {"differs": "its confidence sequence excluded 0",
            "equivalent": f"its confidence sequence lay inside +-{record.get('margin')}"
            }.get(str(record.get("reason")), str(record.get("reason")))
-    return (f"stopped by a sequential rule after {record.get('cases_used')} of {total} "
+    return (f"stopped by a sequential rule after {decided_after(record)} of {total} "
             f"cases in a random order (seed {record.get('seed')}): {why} for "
             f"{record.get('metric')}; the interval valid for this run is the sequence's, "
             f"[{_num(low)}, {_num(high)}] (anytime-valid at {level:.0%}), "
             "not a fixed-n test's")
+
+
+def decided_after(record: Mapping[str, Any]) -> str:
+    """The cases after which a sequential rule decided (``cases_at_decision``), and, when
+    the run holds more (calls in flight then, whose rows extend the sequence), how many:
+    ``"61 (decided; the run holds 63)"``; a record without ``cases_at_decision``: the
+    cases the sequence used."""
+    used, at = record.get("cases_used"), record.get("cases_at_decision")
+    if not isinstance(at, int) or at == used:
+        return str(used)
+    return f"{at} (decided; the run holds {used})"
 
 
 def _num(x: Any) -> str:

@@ -43,6 +43,7 @@ from evalkit.core.specs import MetricSpec
 from evalkit.data.cases import GoldenCase
 from evalkit.data.rows import CaseResult
 from evalkit.data.targets import AsyncTarget, Target
+from evalkit.execute.dispatch_window import DispatchWindow
 from evalkit.execute.executor import (
     _WORKER_DONE,
     Called,
@@ -88,8 +89,8 @@ class AsyncExecutor(Executor):
 
     def __init__(self, target: Target, target_name: str, jobs: Sequence[Job],
                  specs: Sequence[MetricSpec], max_concurrency: int,
-                 pacing: Pacing | None = None) -> None:
-        super().__init__(target, target_name, jobs, specs, max_concurrency, pacing)
+                 pacing: Pacing | None = None, window: DispatchWindow | None = None) -> None:
+        super().__init__(target, target_name, jobs, specs, max_concurrency, pacing, window)
         self._tasks_wanted = len(self._workers)
         self._workers = [threading.Thread(target=self._run_loop, name="evalkit-event-loop",
                                           daemon=True)] if self._tasks_wanted else []
@@ -161,6 +162,10 @@ class AsyncExecutor(Executor):
             job = next(self._todo, None)  # one thread takes jobs: no lock needed
             if job is None:
                 return
+            index, self._taken = self._taken, self._taken + 1
+            if self._window is not None and not await self._window.wait_async(
+                    index, self._stop.is_set):
+                return  # stopped while the window held it: the job is not run
             started = None
             if pacing is not None:
                 started = await pacing.admit_async(self._stop.is_set)
@@ -210,12 +215,14 @@ class AsyncExecutor(Executor):
 
 def make_executor(target: Target | AsyncTarget, target_name: str, jobs: Sequence[Job],
                   specs: Sequence[MetricSpec], max_concurrency: int,
-                  pacing: Pacing | None = None) -> Executor:
+                  pacing: Pacing | None = None, window: DispatchWindow | None = None
+                  ) -> Executor:
     """An :class:`AsyncExecutor` for an async target, else the threaded
-    :class:`~evalkit.execute.executor.Executor`."""
+    :class:`~evalkit.execute.executor.Executor`; both start item ``i`` of ``jobs`` only
+    once ``window`` allows it (:mod:`evalkit.execute.dispatch_window`)."""
     kind = AsyncExecutor if is_async_target(target) else Executor
     return kind(target, target_name, jobs, specs, max_concurrency,  # type: ignore[arg-type]
-                pacing)
+                pacing, window)
 
 
 __all__ = ["ON_LOOP_MAX_CHARS", "ON_LOOP_MAX_IDS", "AsyncExecutor", "is_async_target",

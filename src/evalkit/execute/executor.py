@@ -28,6 +28,7 @@ from evalkit.core.specs import MetricSpec
 from evalkit.data.cases import GoldenCase
 from evalkit.data.rows import DEFAULT_MAX_RAW_BYTES, CaseResult, bounded_response
 from evalkit.data.targets import Target, TargetError, TargetResponse
+from evalkit.execute.dispatch_window import DispatchWindow
 from evalkit.execute.pacing import Pacing, reported_tokens
 from evalkit.execute.samples import scoring_sample
 from evalkit.execute.scoring import score_case
@@ -134,7 +135,8 @@ class Interrupts:
 
 
 class Executor:
-    """Worker threads over ``jobs``; see the module docstring.
+    """Worker threads over ``jobs``; see the module docstring. With a ``window``
+    (:mod:`evalkit.execute.dispatch_window`), job ``i`` starts only once it allows it.
 
     A worker whose job raises a :class:`BaseException` that is not an ``Exception`` (an
     LLM judge's spending limit) or an unexpected error (a bug, or the error of a metric's
@@ -145,10 +147,12 @@ class Executor:
 
     def __init__(self, target: Target, target_name: str, jobs: Sequence[Job],
                  specs: Sequence[MetricSpec], max_concurrency: int,
-                 pacing: Pacing | None = None) -> None:
+                 pacing: Pacing | None = None, window: DispatchWindow | None = None) -> None:
         self._target, self._name, self._specs = target, target_name, specs
         self._pacing = pacing  # adaptive concurrency and rate limits (execute/pacing.py)
+        self._window = window  # which jobs may start (execute/dispatch_window.py)
         self._todo = iter(jobs)
+        self._taken = 0  # jobs taken from _todo: the next one's index in jobs
         self._todo_lock = threading.Lock()
         self._stop = threading.Event()
         self._done: queue.SimpleQueue[Any] = queue.SimpleQueue()
@@ -192,8 +196,11 @@ class Executor:
                 # and ends, instead of waiting for a request token no call will use
                 with self._todo_lock:
                     job = next(self._todo, None)
+                    index, self._taken = self._taken, self._taken + 1
                 if job is None:
                     return
+                if self._window is not None and not self._window.wait(index, self._stop):
+                    return  # stopped while the window held it: the job is not run
                 started = None if self._pacing is None else self._pacing.admit(self._stop)
                 if self._pacing is not None and started is None:
                     return  # stopped while waiting for a start: the job is not run

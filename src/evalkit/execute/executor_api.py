@@ -30,6 +30,7 @@ from evalkit.core.specs import MetricSpec
 if TYPE_CHECKING:
     from evalkit.data.rows import CaseResult
     from evalkit.data.targets import AsyncTarget, Target
+    from evalkit.execute.dispatch_window import DispatchWindow
     from evalkit.execute.executor import Interrupts, Job
     from evalkit.execute.pacing import Pacing
 
@@ -94,6 +95,10 @@ class Work:
         recipe: how to build the target elsewhere, or ``None``.
         pacing: the run's adaptive window and rate limits (:mod:`evalkit.execute.pacing`),
             shared by every call of the run wherever it is made, or ``None``.
+        window: which items of ``jobs`` may start now
+            (:class:`~evalkit.execute.dispatch_window.DispatchWindow`: a run that stops
+            on a rule checked as rows arrive), or ``None``: every item, as fast as the
+            in-flight bound lets them. An executor must honour it.
     """
 
     target: Target | AsyncTarget
@@ -103,6 +108,7 @@ class Work:
     max_concurrency: int
     recipe: TargetRecipe | None = None
     pacing: Pacing | None = None
+    window: DispatchWindow | None = None
 
 
 class RunningExecutor(Protocol):

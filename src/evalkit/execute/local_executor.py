@@ -30,8 +30,9 @@ class LocalExecutor:
 
     def open(self, work: Work) -> Executor:
         """The thread pool over ``work.jobs`` (not started); an async target's event loop
-        (:mod:`evalkit.execute.async_executor`). Both pass ``work.pacing``."""
+        (:mod:`evalkit.execute.async_executor`). Both pass ``work.pacing`` and honour
+        ``work.window``."""
         from evalkit.execute.async_executor import make_executor
 
         return make_executor(work.target, work.target_name, work.jobs, work.specs,
-                             work.max_concurrency, work.pacing)
+                             work.max_concurrency, work.pacing, work.window)

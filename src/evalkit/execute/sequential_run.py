@@ -9,9 +9,14 @@ that order whose units are all complete** (every sample of every case answered a
 scored by the metric), never whichever cases happened to finish first, and computes the
 PrPl-EB confidence sequence, without replacement from the golden set's ``N`` units, of
 the mean paired difference ``candidate - baseline`` (:mod:`evalkit.stats.sequential`).
-The run stops taking new cases when the interval excludes 0 (``"differs"``) or lies
-inside ``[-margin, margin]`` (``"equivalent"``); the calls in flight finish and are
-written. A case whose call or metric failed holds the prefix where it is: the run then
+The rule is checked as rows arrive, and the cases start no further ahead of it than
+the run's ``max_concurrency``: case ``i`` of the order starts only once the rows of
+every case before ``i - max_concurrency + 1`` are taken and checked
+(:mod:`evalkit.execute.dispatch_window`), so the cases called do not depend on the
+target's speed beyond those in flight. The run stops taking new cases when the
+interval excludes 0 (``"differs"``) or lies inside ``[-margin, margin]``
+(``"equivalent"``); the calls in flight finish and are written, and their rows extend
+the prefix. A case whose call or metric failed holds the prefix where it is: the run then
 goes on to the end of the order (a case never drops out of the sample because it failed).
 
 With repeated samples the unit is the case (its samples reduced as the run reduces
@@ -121,6 +126,9 @@ class SequentialMonitor:
         self._case_total = 0.0  # the sum of the used cases' differences
         self.cs: ConfidenceSequence | None = None
         self.decision: Decision = "undecided"
+        #: the units after which the rule decided (the first look whose interval
+        #: decides; the running intersection keeps it decided), ``None`` before
+        self.decided_at: int | None = None
         self.blocked: str | None = None
 
     def case_order(self) -> list[str]:
@@ -163,10 +171,16 @@ class SequentialMonitor:
         if len(self.differences) == len(self.order):
             self.blocked = None
         if grown:
+            before = self.cs.n if self.cs is not None else 0
             self.cs = paired_confidence_sequence(
                 self.differences, self.radius, alpha=self.settings.alpha,
                 population=len(self.order))
             self.decision = decide(self.cs.last, self.settings.margin)
+            if self.decided:  # the first look of this update at which the rule decided
+                self.decided_at = next(
+                    t for t in range(before + 1, self.cs.n + 1)
+                    if decide((self.cs.lower[t - 1], self.cs.upper[t - 1]),
+                              self.settings.margin) != "undecided")
         return self.decision
 
     def _why_blocked(self, case_id: str, results: Mapping[RowKey, CaseResult]
@@ -191,7 +205,11 @@ class SequentialMonitor:
         sequence decided before every case was called: ``called``, the cases with a
         row, is fewer than the golden set's), why (``reason``: ``"differs"``,
         ``"equivalent"``, or ``"exhausted"``: the order ran out undecided), the units
-        the sequence used (the decision rests on them) and its last interval."""
+        the sequence used and its last interval, and ``decided_at``, the units after
+        which it decided (``cases_at_decision`` cases; ``None`` while undecided): the
+        cases called beyond them were in flight, or allowed to start, when it decided
+        (at most ``max_concurrency`` - 1 of them:
+        :mod:`evalkit.execute.dispatch_window`), and their rows extend ``used``."""
         used = len(self.differences)
         low, high = self.cs.last if self.cs is not None else (-math.inf, math.inf)
         cases_used = sum(len(u.ids) for u in self.order[:used])
@@ -205,6 +223,9 @@ class SequentialMonitor:
             "used": used, "cases_used": cases_used,
             "cases_called": called if called is not None else cases_used,
             "stopped_early": stopped, "reason": reason, "decision": self.decision,
+            "decided_at": self.decided_at,
+            "cases_at_decision": None if self.decided_at is None else sum(
+                len(u.ids) for u in self.order[:self.decided_at]),
             "interval": [_finite(low), _finite(high)], "mean_difference": mean,
         }
         if self.blocked is not None:

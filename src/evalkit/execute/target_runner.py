@@ -51,6 +51,7 @@ from evalkit.data.rows import CaseResult
 from evalkit.data.targets import AsyncTarget, Target
 from evalkit.execute.artifact_writer import ArtifactWriter, read_partial
 from evalkit.execute.case_needs import require_case_fields
+from evalkit.execute.dispatch_window import DispatchWindow
 from evalkit.execute.executor import Interrupts, Job, RunInterrupted, default_grace_s
 from evalkit.execute.executor_api import (
     ExecutorChoice,
@@ -382,10 +383,11 @@ class _Plan:
         stopped: RunInterrupted | None = None
         writing = [False]
         executor: RunningExecutor | None = None
+        window = None if monitor is None else _Window(self.max_concurrency, jobs)
         try:
             executor = self.chosen.open(Work(self.target, self.target_name, jobs, self.specs,
                                              self.max_concurrency, self.chosen.choice.target,
-                                             self.pacing))
+                                             self.pacing, window))
             if begin is not None:
                 begin()
             with Interrupts() as interrupts, ProgressBar(
@@ -399,10 +401,10 @@ class _Plan:
                         writer.append_many(batch)
                         writing[0] = False
                     bar.advance(len(batch), sum(1 for r in batch if r.error is not None))
-                    self._monitor(results, running)
+                    self._monitor(results, running, window)
 
                 running = executor
-                self._monitor(results, running)  # a resumed run may be decided already
+                self._monitor(results, running, window)  # a resumed run may be decided
                 executor.start()
                 try:
                     for batch in executor.batches(interrupts):
@@ -454,14 +456,22 @@ class _Plan:
         by_id = {c.id: c for c in self.gset}
         return [by_id[cid] for cid in monitor.case_order()]
 
-    def _monitor(self, results: Mapping[RowKey, CaseResult],
-                 executor: RunningExecutor) -> None:
+    def _monitor(self, results: Mapping[RowKey, CaseResult], executor: RunningExecutor,
+                 window: _Window | None) -> None:
         """Update the sequence with the rows so far; once it is decided, no new case
-        starts (the calls in flight finish and are written)."""
+        starts (the calls in flight finish and are written); until then the ``window``
+        lets cases start up to ``max_concurrency`` past the settled ones, and every case
+        once a failed one holds the prefix (the rule can no longer decide)."""
         monitor = self.monitor
-        if monitor is not None and not monitor.decided and \
-                monitor.update(results) != "undecided":
+        if monitor is None or monitor.decided:
+            return
+        if monitor.update(results) != "undecided":
             executor.stop()
+        elif window is not None:
+            if monitor.blocked is not None:
+                window.release()
+            else:
+                window.settle(results)
 
     def _grace(self, executor: RunningExecutor, interrupts: Interrupts,
                take: Callable[[list[CaseResult]], None], bar: ProgressBar,
@@ -485,6 +495,22 @@ class _Plan:
         again = again or interrupts.count > 1
         return RunInterrupted(len(results), total, executor.in_flight, self.grace, again,
                               self.epochs)
+
+
+class _Window(DispatchWindow):
+    """The :class:`DispatchWindow` of a run's ``jobs``, advanced past the leading jobs
+    whose rows the runner has taken."""
+
+    def __init__(self, size: int, jobs: Sequence[Job]) -> None:
+        super().__init__(size)
+        self._keys = [(job.case.id, job.sample) for job in jobs]
+        self._settled = 0
+
+    def settle(self, results: Mapping[RowKey, CaseResult]) -> None:
+        """Advance past the leading jobs with a row in ``results``."""
+        while self._settled < len(self._keys) and self._keys[self._settled] in results:
+            self._settled += 1
+        self.advance(self._settled)
 
 
 def as_golden_set(goldens: GoldensInput) -> GoldenSet:

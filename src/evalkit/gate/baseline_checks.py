@@ -16,6 +16,7 @@ from typing import Any
 
 from evalkit.core.registry import Registry, RegistryError
 from evalkit.core.specs import AggregateSpec, MetricSpec
+from evalkit.data.coverage import decided_after
 from evalkit.data.labels import HumanLabels
 from evalkit.data.results import RunResult
 from evalkit.data.samples import sample_rows
@@ -228,7 +229,7 @@ def sequential_result(check: CheckSpec, run: RunResult, baseline: Baseline | Non
         return error_result(check, cov, str(exc))
     metric = str(record.get("metric"))
     stopped = (f"the run was stopped early by a sequential rule on {metric} after "
-               f"{record.get('cases_used')} cases")
+               f"{decided_after(record)} cases")
     if name != metric or check.scope is not None:
         what = f"metric {name}" if name != metric else "a scoped check"
         return error_result(check, cov, (

@@ -17,6 +17,8 @@ holds the lock and resumes as for a local run:
   :class:`Admission`;
 * items go out in batches of ``batch_size`` (several items per task amortise the
   scheduling cost), never more than the window has room for;
+* item ``i`` of ``work.jobs`` goes out only once ``work.window`` allows it (a run that
+  stops on a rule checked as rows arrive: :mod:`evalkit.execute.dispatch_window`);
 * an item lost with its worker is sent again, at most ``max_retries`` times (then its
   row is an error naming the worker losses), and :meth:`Dispatch.report` counts it:
   each retry may repeat a paid call the dead worker had made;
@@ -30,6 +32,7 @@ holds the lock and resumes as for a local run:
 
 from __future__ import annotations
 
+import math
 import queue
 import threading
 import time
@@ -288,6 +291,10 @@ class Dispatch:
             if callable(sync):  # an admission written before sync existed has none
                 sync(calls)
             room = self._admission.limit() - calls
+            window = getattr(self._work, "window", None)  # a run stopping on a rule
+            if window is not None and math.isfinite(limit := window.limit):
+                sent = len(self._work.jobs) - len(self._todo)  # _todo: never-sent items
+                room = min(room, int(limit) - sent)
             while room > 0 and self._todo and not self._stopped:
                 n = self._admission.take(min(room, self._batch, len(self._todo)))
                 if n == 0:

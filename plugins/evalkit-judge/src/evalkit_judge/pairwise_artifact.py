@@ -118,7 +118,7 @@ def statistics(systems: Sequence[str], rows: Sequence[Mapping[str, Any]],
     from itertools import combinations
 
     pairs = [pair_stats(a, b, pair_verdicts(rows, a, b), flips=options["flips"],
-                        ties=options["ties"], alpha=options["alpha"])
+                        ties=options["ties"])
              for a, b in combinations(systems, 2)]
     paired_tests(pairs, alpha=options["alpha"], method=options["method"],
                  n_resamples=options["n_resamples"], seed=options["seed"])

@@ -88,9 +88,30 @@ def _footer(result: PairwiseResult) -> list[str]:
     lines = [f"verdicts: {t['verdicts']} ({t['requested']} requested, {t['cached']} from the "
              f"cache, {t['errors']} errors); cost {cost}",
              f"a flipped verdict counts as: {opts['flips']}; a tie: {opts['ties']} "
-             f"(win rate = mean over cases; interval: Wilson; test: paired {opts['method']} over "
-             "cases, Holm across pairs)"]
+             f"(win rate = mean over cases; test: paired {opts['method']} over cases, "
+             "Holm across pairs)", _interval_line(result)]
     return lines + [f"note: {n}" for n in result.header.get("notes") or []]
+
+
+def _interval_line(result: PairwiseResult) -> str:
+    """What the interval column is, and whether it agrees with ``significant``."""
+    pairs = result.pairs
+    level = 1 - result.header["options"]["alpha"]
+    kinds = sorted({str(p.get("ci_method")) for p in pairs if p.get("p_value") is not None})
+    if any("ci_method" not in p for p in pairs):  # an artifact written before ci_method
+        return ("interval: Wilson's score interval, a different method from the test: "
+                "the two can disagree")
+    if not kinds:
+        return "interval: none (a pair's test and interval need two cases or more)"
+    if "percentile" in kinds:
+        return (f"interval: the percentile bootstrap's {level:.0%} interval, which is not "
+                "its test's inversion: the two can disagree")
+    agree = (f"interval: the {level:.0%} interval of the same test ({', '.join(kinds)}), "
+             f"so it excludes 0.5 exactly when p < {1 - level:g}")
+    if len(pairs) > 1:
+        agree += ("; not adjusted for the other pairs: 'significant' reads the Holm-"
+                  "adjusted p")
+    return agree
 
 
 def _aligned(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:

@@ -17,14 +17,22 @@ the win rate is over decisive comparisons only. The **case** is the unit: a case
 is the mean over its samples' kept comparisons (sample i of X paired with sample i of Y),
 the win rate is the mean of the case scores, and the interval and the test are over cases.
 
-* Interval: Wilson's score interval (Wilson, JASA 22, 1927) for the win rate over ``n``
-  cases. When every case score is 0 or 1 it is the binomial Wilson interval exactly
-  (``scipy.stats.binomtest(k, n).proportion_ci(method="wilson")``); with ties or several
-  samples the case scores lie in [0, 1], whose variance is at most ``p (1 - p)``, so the
-  same interval is conservative.
 * Test: the kernel's paired test (:func:`evalkit.stats.paired_test`, default "auto") of
-  X's case scores against Y's (``s`` against ``1 - s``), so H0 is a win rate of 1/2;
-  p-values are Holm-adjusted across the pairs (:func:`evalkit.stats.holm`).
+  X's case scores against Y's (``s`` against ``1 - s``: differences ``d = 2 s - 1``), so
+  H0 is a win rate of 1/2; p-values are Holm-adjusted across the pairs
+  (:func:`evalkit.stats.holm`).
+* Interval: **the same test's own interval**, the one that inverts it
+  (``PairedTestResult.ci_low/ci_high`` of the mean of ``d``: the inversion of the
+  sign-flip test, the Student t interval, the bootstrap-t...), mapped to the win rate by
+  ``w = (1 + d) / 2``; the sign-flip and t tests are invariant to that affine map, so it
+  is the set of win rates ``w0`` the test of ``s - w0`` does not reject. It therefore
+  excludes 1/2 exactly when ``p < alpha`` (before Holm's correction; the kernel's
+  documented exception is ``method="bootstrap"``, the percentile bootstrap, whose
+  interval is not its test's inversion). With the t-test it is
+  ``scipy.stats.ttest_1samp(s, 0.5).confidence_interval()``; with 0/1 case scores the
+  exact sign-flip test's p is the two-sided binomial (sign) test's,
+  ``scipy.stats.binomtest(k, n).pvalue`` (tests check both). No interval (NaN) when the
+  test is not run (fewer than two cases).
 """
 
 from __future__ import annotations
@@ -32,7 +40,6 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from statistics import NormalDist
 from typing import Any
 
 FLIP_RULES: tuple[str, ...] = ("tie", "average", "drop")
@@ -81,23 +88,6 @@ def check_rules(flips: str, ties: str) -> None:
         raise ValueError(f"ties must be one of {', '.join(TIE_RULES)}, got {ties!r}")
 
 
-def wilson_interval(p: float, n: int, alpha: float = 0.05) -> tuple[float, float]:
-    """Wilson's score interval of a proportion ``p`` observed over ``n`` trials, with
-    confidence ``1 - alpha`` (no continuity correction); ``(0, 1)`` when ``n`` is 0.
-
-    ``centre = (p + z^2 / 2n) / (1 + z^2 / n)``, ``half width = z / (1 + z^2 / n) *
-    sqrt(p (1 - p) / n + z^2 / 4n^2)``, ``z`` the normal ``1 - alpha/2`` quantile.
-    """
-    if n <= 0:
-        return 0.0, 1.0
-    z = NormalDist().inv_cdf(1.0 - alpha / 2.0)
-    z2 = z * z
-    denom = 1.0 + z2 / n
-    centre = (p + z2 / (2.0 * n)) / denom
-    half = z / denom * math.sqrt(max(p * (1.0 - p), 0.0) / n + z2 / (4.0 * n * n))
-    return max(0.0, centre - half), min(1.0, centre + half)
-
-
 @dataclass
 class PairStats:
     """The statistics of one pair of systems (``a`` against ``b``; "win" is ``a``'s).
@@ -111,11 +101,15 @@ class PairStats:
         flip_rate: ``flipped / comparisons`` (position bias; NaN without comparisons).
         n_cases: cases with at least one kept comparison (the unit of interval and test).
         win_rate: mean over those cases of ``a``'s case score (NaN without cases).
-        ci_low, ci_high: Wilson's interval of ``win_rate`` over ``n_cases``.
+        ci_low, ci_high: the paired test's own interval of ``win_rate`` (its
+            inversion, confidence ``1 - alpha``, not adjusted for the other pairs); NaN
+            when the test is not run.
         p_value: the paired test's two-sided p (H0: win rate 1/2); ``None`` when not run.
         p_adjusted: Holm-adjusted across the pairs.
         significant: ``p_adjusted < alpha``.
         method: the test the kernel ran.
+        ci_method: the kernel's name of its interval (``"inversion"``, ``"t"``,
+            ``"bootstrap-t"``, ...; :data:`evalkit.stats.CI_OF_METHOD`).
         case_scores: ``{case id: a's score}``.
     """
 
@@ -135,6 +129,7 @@ class PairStats:
     p_adjusted: float | None = None
     significant: bool = False
     method: str | None = None
+    ci_method: str | None = None
     case_scores: dict[str, float] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
@@ -149,16 +144,17 @@ class PairStats:
                 "ci_low": num(self.ci_low), "ci_high": num(self.ci_high),
                 "p_value": self.p_value, "p_adjusted": self.p_adjusted,
                 "significant": self.significant, "method": self.method,
-                "case_scores": dict(self.case_scores)}
+                "ci_method": self.ci_method, "case_scores": dict(self.case_scores)}
 
 
 def pair_stats(a: str, b: str, verdicts: Mapping[tuple[str, int | None], tuple[str, str]],
-               *, flips: str = "tie", ties: str = "half", alpha: float = 0.05) -> PairStats:
-    """The counts, win rate and interval of ``a`` against ``b`` (no test yet).
+               *, flips: str = "tie", ties: str = "half") -> PairStats:
+    """The counts and win rate of ``a`` against ``b`` (the test and its interval:
+    :func:`paired_tests`).
 
     Args:
         verdicts: ``{(case id, sample): (verdict with a first, verdict with b first)}``.
-        flips, ties: the rules (module docstring); alpha: the interval's level.
+        flips, ties: the rules (module docstring).
     """
     out = PairStats(a, b)
     per_case: dict[str, list[float]] = {}
@@ -182,14 +178,14 @@ def pair_stats(a: str, b: str, verdicts: Mapping[tuple[str, int | None], tuple[s
     out.n_cases = len(out.case_scores)
     if out.n_cases:
         out.win_rate = math.fsum(out.case_scores.values()) / out.n_cases
-        out.ci_low, out.ci_high = wilson_interval(out.win_rate, out.n_cases, alpha)
     return out
 
 
 def paired_tests(pairs: Sequence[PairStats], *, alpha: float = 0.05, method: str = "auto",
                n_resamples: int = 10_000, seed: int = 42) -> None:
-    """Run the paired test of every pair with at least two cases (in place) and adjust
-    the p-values with Holm's method across those pairs.
+    """Run the paired test of every pair with at least two cases (in place), take its
+    own interval of the win rate (module docstring), and adjust the p-values with Holm's
+    method across those pairs.
 
     Raises:
         ValueError: an unknown ``method`` (the kernel's message).
@@ -205,6 +201,10 @@ def paired_tests(pairs: Sequence[PairStats], *, alpha: float = 0.05, method: str
         result = paired_test(a, b, f"{pair.a} vs {pair.b}", method=method, alpha=alpha,
                              n_resamples=n_resamples, seed=seed)
         pair.p_value, pair.method = float(result.p_value), result.method
+        # the mean of d = 2 s - 1 is 2 w - 1: the interval of w is (1 + d) / 2
+        pair.ci_low = (1.0 + float(result.ci_low)) / 2.0
+        pair.ci_high = (1.0 + float(result.ci_high)) / 2.0
+        pair.ci_method = result.ci_method
         tested.append(pair)
     if tested:
         for pair, adjusted in zip(tested, holm([p.p_value or 1.0 for p in tested]),
