@@ -114,6 +114,8 @@ def _of_metric(spec: AggregateSpec, params: Mapping[str, Any], name: str) -> Agg
 
 
 def _remember(table: Table, name: str, spec: MetricSpec) -> MetricSpec:
+    if spec.name != name:  # nDCG@10 and ndcg_cut_10 are blocked when ndcg@10 is
+        table._raise_if_blocked(spec.name)
     table._family_cache[name] = spec
     return spec
 

@@ -127,6 +127,18 @@ def require_polarity(fn_name: str, name: str, value: object) -> None:
         )
 
 
+def _core_member(spec: AnySpec, family: AnySpec) -> bool:
+    """``spec`` is a member of ``family`` made by the family's own core function (a
+    ``prefix@k`` name registered for its own sake, which the family may cover)."""
+    core = getattr(getattr(spec, "fn", None), "__evalkit_core__", None)
+    return isinstance(family, MetricFamily) and family.core is not None \
+        and core is family.core
+
+
+def _kind(spec: AnySpec) -> str:
+    return "metric family" if isinstance(spec, MetricFamily) else "metric"
+
+
 def _as_tuple(value: Sequence[str]) -> Any:
     """``value`` as a tuple, but a bare string (``aliases="mrr"``) as it is, so that the
     record check refuses it by name (:func:`evalkit.core.specs.record_problem`) instead of
@@ -209,9 +221,16 @@ class Registry:
                     f"{ns} name {key!r} is already provided by {existing.provider}; "
                     f"a second registration from {provider} was refused. Pick another name."
                 )
-            if ns == "metric" and not from_plugin:
-                self._refuse_family_shadow(key, spec, provider)
             clashes = self._spelling_clashes(ns, key, spec)
+            if ns == "metric" and not any(spelling == key for spelling, _ in clashes):
+                covering = self._covering_entry(key, spec)
+                if covering is not None:
+                    entry = Entry(spec, provider)
+                    if not from_plugin:
+                        raise RegistryError(self._covered_message(key, covering, entry))
+                    self._conflicts[(ns, key)] = Conflict(ns, key, [covering, entry])
+                    self._family_cache.clear()
+                    return
             if clashes and not from_plugin:
                 spelling, other = clashes[0]
                 raise RegistryError(
@@ -230,24 +249,97 @@ class Registry:
             for spelling, other in clashes:
                 self._block_spelling(ns, spelling, other, entry)
             self._add_aliases(ns, key, spec, provider, from_plugin)
+            if ns == "metric":
+                self._block_covered_names(key, entry, from_plugin)
 
-    def _refuse_family_shadow(self, key: str, spec: AnySpec, provider: Provider) -> None:
-        """A client's exact ``prefix@k`` name may not hide another provider's family,
-        unless it is that family's own core function at that ``k``."""
-        m = FAMILY_RE.match(key)
-        if m is None or isinstance(spec, MetricFamily):
+    def _resolves_elsewhere(self, name: str) -> str | None:
+        """The key of the record that ``name`` resolves to when no record is named
+        ``name`` itself: a member of a family
+        (``nDCG@10``, ``P@10``, ``ndcg_cut_10``) or a parameterised measure
+        (``ap(rel=2)``); ``None`` when it resolves to nothing (or to a blocked name).
+        Called with the lock held."""
+        from evalkit.core.metric_lookup import LookupFailure, lookup
+
+        table = self._tables.get("metric", {})
+        own = table.pop(name, None)
+        self._lower = None
+        self._family_cache.clear()
+        try:
+            if self._canonical(name) is not None:
+                return None  # another record's alias (a clash of its own), or its name
+                # in other letter case (names differing only in case are distinct)
+            found = self._record_key(lookup(self, name))
+        except (LookupFailure, RegistryError):
+            return None
+        finally:
+            if own is not None:
+                table[name] = own
+            self._lower = None
+            self._family_cache.clear()
+        return found
+
+    def _covering_entry(self, key: str, spec: AnySpec) -> Entry | None:
+        """The record of another provider that ``key``, the name of ``spec`` being
+        added, already resolves to (:meth:`_resolves_elsewhere`), unless ``spec`` is that
+        family's own core function at that ``k``."""
+        if isinstance(spec, MetricFamily):
+            return None
+        other = self._resolves_elsewhere(key)
+        if other is None or other == key:
+            return None
+        entry = self._tables["metric"][other]
+        return None if _core_member(spec, entry.spec) else entry
+
+    def _block_covered_names(self, key: str, entry: Entry, from_plugin: bool) -> None:
+        """After ``entry`` was added under ``key``: the names of earlier records that now
+        resolve to it by another rule (a family added after a metric named ``ndcg@10``)
+        are blocked, naming both (a client's registration is refused instead). Called
+        with the lock held."""
+        from evalkit.core.metric_names import parse_name, trec_spelling
+
+        table = self._tables["metric"]
+        # only a family, a parameterised measure or aliases make new spellings resolve
+        spec = entry.spec
+        makes = isinstance(spec, MetricFamily) or bool(getattr(spec, "aliases", ())) \
+            or getattr(spec, "variant", None) is not None
+        if not makes:
             return
-        fkey = self._canonical(family_key(m["prefix"]))
-        entry = self._tables.get("metric", {}).get(fkey or "")
-        if entry is None or not isinstance(entry.spec, MetricFamily):
-            return
-        core = getattr(getattr(spec, "fn", None), "__evalkit_core__", None)
-        if entry.spec.core is not None and core is entry.spec.core:
-            return
-        raise RegistryError(
-            f"metric {key!r} would hide the {entry.spec.name}@k family provided by "
-            f"{entry.provider}; a registration from {provider} was refused. Pick another name."
-        )
+        covered: list[str] = []
+        for name, other in list(table.items()):
+            if name == key or isinstance(other.spec, MetricFamily):
+                continue
+            try:
+                parsed = parse_name(name)
+            except ValueError:
+                parsed = None
+            spelled = trec_spelling(name) is not None or (
+                parsed is not None and (parsed.cutoff is not None or bool(parsed.params)))
+            if spelled and self._resolves_elsewhere(name) == key \
+                    and not _core_member(other.spec, spec):
+                covered.append(name)
+        if covered and not from_plugin:
+            del table[key]
+            self._aliases = {a: k for a, k in self._aliases.items() if k != key}
+            self._lower = None
+            raise RegistryError(
+                f"{_kind(entry.spec)} {key!r} from {entry.provider} would take the name "
+                f"{covered[0]!r} from {table[covered[0]].provider}; its registration was "
+                "refused. Pick another name.")
+        for name in covered:
+            self._conflicts[("metric", name)] = Conflict("metric", name,
+                                                         [entry, table.pop(name)])
+            self._aliases = {a: k for a, k in self._aliases.items() if k != name}
+        if covered:
+            self._lower = None
+            self._family_cache.clear()
+
+    def _covered_message(self, name: str, covering: Entry, new: Entry) -> str:
+        what = (f"the {covering.spec.name}@k family" if isinstance(covering.spec, MetricFamily)
+                else repr(covering.spec.name))
+        return (f"metric {name!r} already resolves to {what} provided by "
+                f"{covering.provider}; a registration from {new.provider} "
+                f"{'of ' + repr(new.spec.name) + ' ' if new.spec.name != name else ''}"
+                "was refused. Pick another name.")
 
     def _spellings(self, spec: AnySpec) -> list[str]:
         aliases: tuple[str, ...] = getattr(spec, "aliases", ())
@@ -497,10 +589,19 @@ class Registry:
 
     def provider_of(self, name: str) -> Provider:
         """The provider of the metric, family or aggregate that ``name`` resolves to."""
+        key = self._record_key(self.resolve(name))
+        if key is None:
+            raise RegistryError(f"no provider recorded for {name!r}")
+        return self._tables["metric"][key].provider
+
+    def _record_key(self, spec: MetricSpec | AggregateSpec) -> str | None:
+        """The key of the record that made ``spec`` (a family's member, a variant of a
+        parameterised measure, or the record itself)."""
         from evalkit.core.metric_lookup import record_base
 
-        spec = self.resolve(name)
+        table = self._tables.get("metric", {})
         key = self._canonical(spec.name)
+        key = key if key in table else None
         if key is None and isinstance(spec, MetricSpec) and spec.family:
             key = self._canonical(family_key(spec.family))
         if key is None:
@@ -511,9 +612,7 @@ class Registry:
         if key is None:
             m = FAMILY_RE.match(spec.name)
             key = self._canonical(family_key(m["prefix"])) if m else None
-        if key is None:
-            raise RegistryError(f"no provider recorded for {name!r}")
-        return self._tables["metric"][key].provider
+        return key
 
     def polarity(self, name: str) -> bool:
         """``higher_is_better`` of a metric or aggregate.
