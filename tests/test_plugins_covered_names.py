@@ -46,7 +46,8 @@ SPELLINGS = ["gain@10", "Gain@10", "G@10", "gain_10", "gain.10"]
 @pytest.mark.parametrize("family_first", [True, False])
 def test_two_plugins_claiming_a_family_member_block_it(name: str, family_first: bool) -> None:
     reg = Registry()
-    records = [(_family(), FAMILY), (_plain(name), OTHER)]
+    records: list[tuple[MetricFamily | MetricSpec, Provider]] = [
+        (_family(), FAMILY), (_plain(name), OTHER)]
     for spec, provider in records if family_first else records[::-1]:
         reg.add(spec, provider, from_plugin=True)
     [conflict] = reg.conflicts()

@@ -17,6 +17,10 @@ Rules:
   no-op;
 * any other second registration from client code raises :class:`RegistryError` naming
   both providers;
+* a name that another record already resolves (``ndcg@10`` of an ``ndcg@k`` family,
+  ``nDCG@10``, ``P@10``, ``ndcg_cut_10``, ``ap(rel=2)``), or that a family or measure
+  registered later resolves, counts as the same name
+  (:mod:`evalkit.core.name_coverage`);
 * two plugins that provide one name do not stop discovery: the name is *blocked*, and
   resolving it raises :class:`RegistryError` naming both;
 * ``register_metric`` and ``register_aggregate`` require a polarity
@@ -127,18 +131,6 @@ def require_polarity(fn_name: str, name: str, value: object) -> None:
         )
 
 
-def _core_member(spec: AnySpec, family: AnySpec) -> bool:
-    """``spec`` is a member of ``family`` made by the family's own core function (a
-    ``prefix@k`` name registered for its own sake, which the family may cover)."""
-    core = getattr(getattr(spec, "fn", None), "__evalkit_core__", None)
-    return isinstance(family, MetricFamily) and family.core is not None \
-        and core is family.core
-
-
-def _kind(spec: AnySpec) -> str:
-    return "metric family" if isinstance(spec, MetricFamily) else "metric"
-
-
 def _as_tuple(value: Sequence[str]) -> Any:
     """``value`` as a tuple, but a bare string (``aliases="mrr"``) as it is, so that the
     record check refuses it by name (:func:`evalkit.core.specs.record_problem`) instead of
@@ -223,13 +215,9 @@ class Registry:
                 )
             clashes = self._spelling_clashes(ns, key, spec)
             if ns == "metric" and not any(spelling == key for spelling, _ in clashes):
-                covering = self._covering_entry(key, spec)
-                if covering is not None:
-                    entry = Entry(spec, provider)
-                    if not from_plugin:
-                        raise RegistryError(self._covered_message(key, covering, entry))
-                    self._conflicts[(ns, key)] = Conflict(ns, key, [covering, entry])
-                    self._family_cache.clear()
+                from evalkit.core.name_coverage import block_if_covered
+
+                if block_if_covered(self, key, Entry(spec, provider), from_plugin):
                     return
             if clashes and not from_plugin:
                 spelling, other = clashes[0]
@@ -250,96 +238,9 @@ class Registry:
                 self._block_spelling(ns, spelling, other, entry)
             self._add_aliases(ns, key, spec, provider, from_plugin)
             if ns == "metric":
-                self._block_covered_names(key, entry, from_plugin)
+                from evalkit.core.name_coverage import block_covered_names
 
-    def _resolves_elsewhere(self, name: str) -> str | None:
-        """The key of the record that ``name`` resolves to when no record is named
-        ``name`` itself: a member of a family
-        (``nDCG@10``, ``P@10``, ``ndcg_cut_10``) or a parameterised measure
-        (``ap(rel=2)``); ``None`` when it resolves to nothing (or to a blocked name).
-        Called with the lock held."""
-        from evalkit.core.metric_lookup import LookupFailure, lookup
-
-        table = self._tables.get("metric", {})
-        own = table.pop(name, None)
-        self._lower = None
-        self._family_cache.clear()
-        try:
-            if self._canonical(name) is not None:
-                return None  # another record's alias (a clash of its own), or its name
-                # in other letter case (names differing only in case are distinct)
-            found = self._record_key(lookup(self, name))
-        except (LookupFailure, RegistryError):
-            return None
-        finally:
-            if own is not None:
-                table[name] = own
-            self._lower = None
-            self._family_cache.clear()
-        return found
-
-    def _covering_entry(self, key: str, spec: AnySpec) -> Entry | None:
-        """The record of another provider that ``key``, the name of ``spec`` being
-        added, already resolves to (:meth:`_resolves_elsewhere`), unless ``spec`` is that
-        family's own core function at that ``k``."""
-        if isinstance(spec, MetricFamily):
-            return None
-        other = self._resolves_elsewhere(key)
-        if other is None or other == key:
-            return None
-        entry = self._tables["metric"][other]
-        return None if _core_member(spec, entry.spec) else entry
-
-    def _block_covered_names(self, key: str, entry: Entry, from_plugin: bool) -> None:
-        """After ``entry`` was added under ``key``: the names of earlier records that now
-        resolve to it by another rule (a family added after a metric named ``ndcg@10``)
-        are blocked, naming both (a client's registration is refused instead). Called
-        with the lock held."""
-        from evalkit.core.metric_names import parse_name, trec_spelling
-
-        table = self._tables["metric"]
-        # only a family, a parameterised measure or aliases make new spellings resolve
-        spec = entry.spec
-        makes = isinstance(spec, MetricFamily) or bool(getattr(spec, "aliases", ())) \
-            or getattr(spec, "variant", None) is not None
-        if not makes:
-            return
-        covered: list[str] = []
-        for name, other in list(table.items()):
-            if name == key or isinstance(other.spec, MetricFamily):
-                continue
-            try:
-                parsed = parse_name(name)
-            except ValueError:
-                parsed = None
-            spelled = trec_spelling(name) is not None or (
-                parsed is not None and (parsed.cutoff is not None or bool(parsed.params)))
-            if spelled and self._resolves_elsewhere(name) == key \
-                    and not _core_member(other.spec, spec):
-                covered.append(name)
-        if covered and not from_plugin:
-            del table[key]
-            self._aliases = {a: k for a, k in self._aliases.items() if k != key}
-            self._lower = None
-            raise RegistryError(
-                f"{_kind(entry.spec)} {key!r} from {entry.provider} would take the name "
-                f"{covered[0]!r} from {table[covered[0]].provider}; its registration was "
-                "refused. Pick another name.")
-        for name in covered:
-            self._conflicts[("metric", name)] = Conflict("metric", name,
-                                                         [entry, table.pop(name)])
-            self._aliases = {a: k for a, k in self._aliases.items() if k != name}
-        if covered:
-            self._lower = None
-            self._family_cache.clear()
-
-    def _covered_message(self, name: str, covering: Entry, new: Entry) -> str:
-        what = (f"the {covering.spec.name}@k family" if isinstance(covering.spec, MetricFamily)
-                else repr(covering.spec.name))
-        return (f"metric {name!r} already resolves to {what} provided by "
-                f"{covering.provider}; a registration from {new.provider} "
-                f"{'of ' + repr(new.spec.name) + ' ' if new.spec.name != name else ''}"
-                "was refused. Pick another name.")
+                block_covered_names(self, key, entry, from_plugin)
 
     def _spellings(self, spec: AnySpec) -> list[str]:
         aliases: tuple[str, ...] = getattr(spec, "aliases", ())
