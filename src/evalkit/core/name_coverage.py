@@ -15,6 +15,7 @@ through the small :class:`Names` interface.
 
 from __future__ import annotations
 
+import functools
 from typing import Protocol
 
 from evalkit.core.metric_lookup import LookupFailure, Table, lookup
@@ -47,7 +48,7 @@ def resolves_elsewhere(reg: Names, name: str) -> str | None:
     try:
         if reg._canonical(name) is not None:
             return None
-        return reg._record_key(lookup(reg, name))
+        return reg._record_key(lookup(reg, name, explain=False))
     except (LookupFailure, RegistryError):
         return None
     finally:
@@ -55,6 +56,27 @@ def resolves_elsewhere(reg: Names, name: str) -> str | None:
             table[name] = own
         reg._lower = None
         reg._family_cache.clear()
+
+
+@functools.lru_cache(maxsize=4096)
+def _spelled_bases(name: str) -> frozenset[str]:
+    """The lower-cased bases a family or a measure would have to have to resolve
+    ``name``: that of its cut-off (``x@10``), its parameters (``x(rel=2)``) or
+    trec_eval's one cut-off (``x_10``); empty for a plain name (``word_count``), which
+    resolves only by name, alias or letter case, so is never covered."""
+    if not ("@" in name or "(" in name or name.rstrip(".")[-1:].isdigit()):
+        return frozenset()  # the quick answer for most names
+    bases: set[str] = set()
+    try:
+        parsed = parse_name(name)
+    except MetricNameError:
+        parsed = None
+    if parsed is not None and (parsed.cutoff is not None or parsed.params):
+        bases.add(parsed.base.lower())
+    trec = trec_spelling(name)
+    if trec is not None:
+        bases.add(trec[0].lower())
+    return frozenset(bases)
 
 
 def _core_member(spec: AnySpec, family: AnySpec) -> bool:
@@ -68,7 +90,7 @@ def _core_member(spec: AnySpec, family: AnySpec) -> bool:
 def covering_entry(reg: Names, key: str, spec: AnySpec) -> Entry | None:
     """The record that ``key``, the name of ``spec`` about to be added, already resolves
     to (:func:`resolves_elsewhere`), or ``None``."""
-    if isinstance(spec, MetricFamily):
+    if isinstance(spec, MetricFamily) or not _spelled_bases(key):
         return None
     other = resolves_elsewhere(reg, key)
     if other is None or other == key:
@@ -81,21 +103,16 @@ def covered_names(reg: Names, key: str, entry: Entry) -> list[str]:
     """The names of earlier records that resolve to ``entry``, just added under ``key``,
     now that it is there (a family added after a metric named ``ndcg@10``)."""
     spec = entry.spec
-    # only a family, a parameterised measure or aliases make new spellings resolve
-    if not (isinstance(spec, MetricFamily) or bool(getattr(spec, "aliases", None))
-            or getattr(spec, "variant", None) is not None):
+    # only a family or a parameterised measure (under its name or aliases) makes
+    # spellings with a cut-off or parameters resolve
+    if not (isinstance(spec, MetricFamily) or getattr(spec, "variant", None) is not None):
         return []
+    bases = {b.lower() for b in (spec.name, *getattr(spec, "aliases", ()))}
     covered: list[str] = []
     for name, other in list(reg._tables["metric"].items()):
         if name == key or isinstance(other.spec, MetricFamily):
             continue
-        try:
-            parsed = parse_name(name)
-        except MetricNameError:
-            parsed = None
-        spelled = trec_spelling(name) is not None or (
-            parsed is not None and (parsed.cutoff is not None or bool(parsed.params)))
-        if spelled and resolves_elsewhere(reg, name) == key \
+        if _spelled_bases(name) & bases and resolves_elsewhere(reg, name) == key \
                 and not _core_member(other.spec, spec):
             covered.append(name)
     return covered
