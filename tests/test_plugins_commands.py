@@ -201,9 +201,10 @@ def test_a_command_whose_load_cannot_run_says_why(tmp_path: Path) -> None:
 
 def test_plugins_list_shows_a_plugins_commands(tmp_path: Path) -> None:
     folder = project(tmp_path, {"greet_plugin": GREET_RECORDS}, greet_cli=GREET_CLI)
-    done = evalkit(folder, "plugins", "list", "--json", "--check")
+    done = evalkit(folder, "plugins", "list", "--json")
     assert done.returncode == 0, done.stdout + done.stderr
     listing = json.loads(done.stdout)
+    assert listing["ok"] is True and listing["command_errors"] == []
     commands = {n["name"]: (n["description"], n["provider"]) for n in listing["names"]
                 if n["kind"] == "command" and n["distribution"] is None}
     assert commands == {
@@ -213,8 +214,33 @@ def test_plugins_list_shows_a_plugins_commands(tmp_path: Path) -> None:
     [plugin] = [p for p in listing["plugins"] if p["name"] == "greet_plugin"]
     assert plugin["hooks"] == ["evalkit_register_commands"]
     assert plugin["names"] == ["greet", "tools", "clicky"]
-    # the listing imported the plugin, not its commands
+    # the listing imported the plugin, not its commands; --check imports them too
     assert imported(folder) == ["greet_plugin"]
+    checked = evalkit(folder, "plugins", "list", "--check")
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert imported(folder) == ["greet_plugin", "greet_plugin", "greet_cli"]
+
+
+def test_plugins_list_check_imports_every_command(tmp_path: Path) -> None:
+    """A command whose ``load`` names a missing attribute, a missing module, or no
+    command: the plain listing passes (it imports no command), ``--check`` names each
+    with its plugin and import string and exits 1."""
+    records = ('CommandSpec("gone", "Gone.", "greet_cli:missing"), '
+               'CommandSpec("nomod", "No module.", "no_such_module_here:run"), '
+               'CommandSpec("greet", "Greet someone by name.", "greet_cli:greet")')
+    folder = project(tmp_path, {"half_plugin": records}, greet_cli=GREET_CLI)
+    assert evalkit(folder, "plugins", "list").returncode == 0
+    checked = evalkit(folder, "plugins", "list", "--check")
+    assert checked.returncode == 1, checked.stdout + checked.stderr
+    assert ("commands that cannot run:\n"
+            "  ! command 'gone' of module half_plugin: cannot import 'greet_cli:missing' "
+            "(module 'greet_cli' has no attribute 'missing')\n"
+            "  ! command 'nomod' of module half_plugin: cannot import "
+            "'no_such_module_here:run' (No module named 'no_such_module_here')\n"
+            ) in checked.stdout
+    assert ", 0 conflict(s), 2 command(s) that cannot run" in checked.stdout
+    as_json = json.loads(evalkit(folder, "plugins", "list", "--check", "--json").stdout)
+    assert as_json["ok"] is False and len(as_json["command_errors"]) == 2
 
 
 def test_a_command_named_like_the_kernels_is_a_conflict_naming_both(tmp_path: Path) -> None:

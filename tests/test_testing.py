@@ -275,6 +275,46 @@ def test_conformance_of_a_plugin_that_does_not_load_is_one_failing_check() -> No
         checks[0]()
 
 
+def _entropy(rows: Any) -> float:
+    if not rows:
+        raise ValueError("entropy: empty run")
+    return 0.0
+
+
+class EntropyPlugin:
+    """An aggregate named like one of the kernel's built-ins."""
+
+    @hookimpl
+    def evalkit_register_aggregates(self) -> list[AggregateSpec]:
+        return [AggregateSpec("entropy", _entropy, higher_is_better=True)]
+
+
+class NdcgPlugin:
+    """A metric named like a member of the retrieval plugin's ndcg@k family."""
+
+    @hookimpl
+    def evalkit_register_metrics(self) -> list[MetricSpec]:
+        return [MetricSpec("ndcg@10", _good, higher_is_better=True)]
+
+
+def test_conformance_loads_the_plugin_beside_the_kernel_and_installed_plugins() -> None:
+    """``plugin:loads`` fails with the message registered_plugin raises (and ``plugins
+    list --check`` prints), naming both providers."""
+    with pytest.raises(PluginLoadError) as raised, registered_plugin(EntropyPlugin()):
+        pass
+    failures = check_conformance(EntropyPlugin())
+    assert failures == [f"plugin:loads: {raised.value}"]
+    assert "metric name 'entropy' is already provided by paired-evalkit-core" in failures[0]
+
+
+def test_conformance_finds_a_name_an_installed_family_resolves() -> None:
+    pytest.importorskip("evalkit_retrieval")
+    [failure] = check_conformance(NdcgPlugin())
+    assert failure.startswith("plugin:loads: ")
+    assert ("metric 'ndcg@10' already resolves to the ndcg@k family provided by "
+            "evalkit-retrieval") in failure
+
+
 def test_sample_pairs_cover_no_relevant_and_graded_cases() -> None:
     cases = {case.id: case for _, case in sample_pairs()}
     assert cases["q2"].relevant == frozenset()

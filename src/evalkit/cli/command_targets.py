@@ -103,12 +103,20 @@ def plugin_command(name: str, markup: Any, usage_error: type[Exception]) -> Any:
     Raises:
         usage_error: two providers claim the name (naming both), or its ``load`` cannot
             be imported or is not a command.
+        evalkit.cli.errors.CliError: the plugins cannot be discovered (``[tool.evalkit]``
+            lists a plugin that is not installed, or at a version it refuses).
     """
+    from evalkit.cli.errors import CliError
+    from evalkit.core.pyproject_config import ConfigError
+    from evalkit.core.registry import RegistryError
     from evalkit.core.specs import CommandSpec
     from evalkit.plugins.default import default_registry
     from evalkit.plugins.loading import KERNEL_PLUGIN
 
-    registry = default_registry()
+    try:
+        registry = default_registry()
+    except (RegistryError, ConfigError) as exc:  # the plugin selection cannot be met
+        raise CliError(str(exc)) from None
     blocked = next((c for c in registry.conflicts()
                     if c.namespace == "command" and c.name == name), None)
     if blocked is not None:

@@ -25,8 +25,10 @@ from evalkit.cli.commands import COMMANDS, LazyCommand
 from evalkit.cli.errors import (
     PIPE_CLOSED,
     USER_ERROR,
+    CliError,
     plugin_warnings_as_lines,
     quiet_closed_stdout,
+    report,
 )
 from evalkit.cli.usage import usage_message
 
@@ -144,6 +146,10 @@ class EvalkitGroup(TyperGroup):
                     quiet_closed_stdout()
                     sys.exit(PIPE_CLOSED)
                 raise
+            except CliError as exc:  # raised while finding a command (plugin discovery)
+                sys.stdout.flush()
+                report(exc)
+                sys.exit(exc.exit_code)
             except _click_errors.ClickException as exc:
                 if type(exc).__name__ == "NoArgsIsHelpError":  # help, shown as typer does
                     self._show_as_typer(exc)
@@ -166,7 +172,7 @@ class EvalkitGroup(TyperGroup):
             try:
                 command = self.get_command(None, token) if group is self.commands else \
                     group.get(token)
-            except _click_errors.UsageError:  # a plugin's command that cannot run
+            except (_click_errors.UsageError, CliError):  # a plugin's command that cannot run
                 command = None
             if command is None:
                 break

@@ -34,7 +34,8 @@ def list_plugins(
     check: Annotated[
         bool,
         typer.Option(
-            "--check", help="Exit 1 when a plugin failed or a name or entry point conflicts."
+            "--check", help="Exit 1 when a plugin failed, a name or entry point conflicts, "
+            "or a command's import string cannot be imported (--check imports them)."
         ),
     ] = False,
     config: Annotated[
@@ -69,7 +70,8 @@ def list_plugins(
     if eval_config is not None and not eval_config.is_file():
         raise CliError(f"--eval-config {eval_config}: no such file; pass the eval config "
                        "(evalkit.yaml), or leave the option out")
-    report = plugin_report(config, configure=eval_config_sections(eval_config))
+    report = plugin_report(config, configure=eval_config_sections(eval_config),
+                           import_commands=check)
     if report.eval_config_error:
         typer.echo(f"warning: {report.eval_config_error}; the names its plugin sections "
                    "declare are not listed", err=True)

@@ -72,4 +72,20 @@ def command_target(load: str) -> Any:
     raise AttributeError(f"module {load!r} has neither 'app' nor 'command'")
 
 
-__all__ = ["IMPORT_STRING", "command_target", "import_object", "on_call"]
+def command_problem(load: str) -> str | None:
+    """Why the command ``load`` names cannot run, or ``None`` when it can: it is imported
+    now (:func:`command_target`) and must be callable (a function, a ``typer.Typer`` or a
+    click command). The message names ``load`` and the error; importing it may run any
+    code of the module, so every exception it raises is reported, none is raised."""
+    try:
+        target = command_target(load)
+    except (ImportError, AttributeError) as exc:
+        return f"cannot import {load!r} ({exc})"
+    except Exception as exc:
+        return f"cannot import {load!r} ({type(exc).__name__}: {exc})"
+    if not callable(target):
+        return f"{load!r} is {target!r}, not a function, a typer.Typer or a click command"
+    return None
+
+
+__all__ = ["IMPORT_STRING", "command_problem", "command_target", "import_object", "on_call"]

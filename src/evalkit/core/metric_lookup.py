@@ -45,8 +45,12 @@ class Table(Protocol):
     def _unknown_message(self, name: str) -> str: ...
 
 
-def lookup(table: Table, name: str) -> MetricSpec | AggregateSpec:
+def lookup(table: Table, name: str, *, explain: bool = True) -> MetricSpec | AggregateSpec:
     """The metric or aggregate ``name`` means (see the module docstring).
+
+    ``explain=False`` leaves the did-you-mean out of an unknown name's failure (it
+    compares the name with every known one: asked only whether ``name`` resolves, the
+    registry has no use for it).
 
     Raises:
         LookupFailure: unknown name, unknown or bad parameter, bad cut-off.
@@ -95,7 +99,7 @@ def lookup(table: Table, name: str) -> MetricSpec | AggregateSpec:
         family = _family(table, trec[0])
         if family is not None:
             return _remember(table, name, _member(family, trec[0], trec[1], {}, name))
-    raise LookupFailure(table._unknown_message(name))
+    raise LookupFailure(table._unknown_message(name) if explain else f"unknown {name!r}")
 
 
 #: ``base(metric)``: an aggregate of one metric named without ``metric=``
@@ -114,6 +118,8 @@ def _of_metric(spec: AggregateSpec, params: Mapping[str, Any], name: str) -> Agg
 
 
 def _remember(table: Table, name: str, spec: MetricSpec) -> MetricSpec:
+    if spec.name != name:  # nDCG@10 and ndcg_cut_10 are blocked when ndcg@10 is
+        table._raise_if_blocked(spec.name)
     table._family_cache[name] = spec
     return spec
 

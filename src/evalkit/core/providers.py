@@ -67,7 +67,9 @@ class Conflict(NamedTuple):
     entries: list[Entry]
 
     def message(self) -> str:
-        kinds = [_kind_of(e.spec) for e in self.entries]
+        kinds = [_kind_of(e.spec) if not isinstance(e.spec, MetricFamily)
+                 or self.name == f"{e.spec.name}@k" else f"member of the {e.spec.name}@k family"
+                 for e in self.entries]
         if len({e.provider for e in self.entries}) == 1:
             return (f"{self.entries[0].provider} registers {kinds[0]} name {self.name!r} "
                     "more than once; give each record its own name (the name is blocked "

@@ -17,6 +17,10 @@ Rules:
   no-op;
 * any other second registration from client code raises :class:`RegistryError` naming
   both providers;
+* a name that another record already resolves (``ndcg@10`` of an ``ndcg@k`` family,
+  ``nDCG@10``, ``P@10``, ``ndcg_cut_10``, ``ap(rel=2)``), or that a family or measure
+  registered later resolves, counts as the same name
+  (:mod:`evalkit.core.name_coverage`);
 * two plugins that provide one name do not stop discovery: the name is *blocked*, and
   resolving it raises :class:`RegistryError` naming both;
 * ``register_metric`` and ``register_aggregate`` require a polarity
@@ -209,9 +213,12 @@ class Registry:
                     f"{ns} name {key!r} is already provided by {existing.provider}; "
                     f"a second registration from {provider} was refused. Pick another name."
                 )
-            if ns == "metric" and not from_plugin:
-                self._refuse_family_shadow(key, spec, provider)
             clashes = self._spelling_clashes(ns, key, spec)
+            if ns == "metric" and not any(spelling == key for spelling, _ in clashes):
+                from evalkit.core.name_coverage import block_if_covered
+
+                if block_if_covered(self, key, Entry(spec, provider), from_plugin):
+                    return
             if clashes and not from_plugin:
                 spelling, other = clashes[0]
                 raise RegistryError(
@@ -230,24 +237,10 @@ class Registry:
             for spelling, other in clashes:
                 self._block_spelling(ns, spelling, other, entry)
             self._add_aliases(ns, key, spec, provider, from_plugin)
+            if ns == "metric":
+                from evalkit.core.name_coverage import block_covered_names
 
-    def _refuse_family_shadow(self, key: str, spec: AnySpec, provider: Provider) -> None:
-        """A client's exact ``prefix@k`` name may not hide another provider's family,
-        unless it is that family's own core function at that ``k``."""
-        m = FAMILY_RE.match(key)
-        if m is None or isinstance(spec, MetricFamily):
-            return
-        fkey = self._canonical(family_key(m["prefix"]))
-        entry = self._tables.get("metric", {}).get(fkey or "")
-        if entry is None or not isinstance(entry.spec, MetricFamily):
-            return
-        core = getattr(getattr(spec, "fn", None), "__evalkit_core__", None)
-        if entry.spec.core is not None and core is entry.spec.core:
-            return
-        raise RegistryError(
-            f"metric {key!r} would hide the {entry.spec.name}@k family provided by "
-            f"{entry.provider}; a registration from {provider} was refused. Pick another name."
-        )
+                block_covered_names(self, key, entry, from_plugin)
 
     def _spellings(self, spec: AnySpec) -> list[str]:
         aliases: tuple[str, ...] = getattr(spec, "aliases", ())
@@ -497,10 +490,19 @@ class Registry:
 
     def provider_of(self, name: str) -> Provider:
         """The provider of the metric, family or aggregate that ``name`` resolves to."""
+        key = self._record_key(self.resolve(name))
+        if key is None:
+            raise RegistryError(f"no provider recorded for {name!r}")
+        return self._tables["metric"][key].provider
+
+    def _record_key(self, spec: MetricSpec | AggregateSpec) -> str | None:
+        """The key of the record that made ``spec`` (a family's member, a variant of a
+        parameterised measure, or the record itself)."""
         from evalkit.core.metric_lookup import record_base
 
-        spec = self.resolve(name)
+        table = self._tables.get("metric", {})
         key = self._canonical(spec.name)
+        key = key if key in table else None
         if key is None and isinstance(spec, MetricSpec) and spec.family:
             key = self._canonical(family_key(spec.family))
         if key is None:
@@ -511,9 +513,7 @@ class Registry:
         if key is None:
             m = FAMILY_RE.match(spec.name)
             key = self._canonical(family_key(m["prefix"])) if m else None
-        if key is None:
-            raise RegistryError(f"no provider recorded for {name!r}")
-        return self._tables["metric"][key].provider
+        return key
 
     def polarity(self, name: str) -> bool:
         """``higher_is_better`` of a metric or aggregate.

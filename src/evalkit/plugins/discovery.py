@@ -138,7 +138,8 @@ def _selection_problem(
         if req.accepts(__version__):
             return None
         msg = (f"{selection.source} lists {req.text!r}, but {KERNEL_DISTRIBUTION} "
-               f"{__version__} is running")
+               f"{__version__} is running; change that requirement, or install a "
+               f"paired-evalkit it accepts")
         return PluginInfo(req.name, req.name, __version__, "", status="failed", error=msg,
                           origin="kernel"), msg
     matches = [c for c in candidates if c.distribution and canonical_name(c.distribution)
@@ -150,9 +151,11 @@ def _selection_problem(
             version = None
         if version is not None:
             detail = (f"{req.name} {version} is installed but declares no "
-                      f"{ENTRY_POINT_GROUP!r} entry point")
+                      f"{ENTRY_POINT_GROUP!r} entry point, so it is no evalkit plugin; "
+                      "take it out of that list")
         else:
-            detail = f"{req.name} is not installed ({_installed_summary(candidates)})"
+            detail = (f"{req.name} is not installed ({_installed_summary(candidates)}); "
+                      f"install it (`pip install '{req.text}'`) or take it out of that list")
         msg = f"{selection.source} lists {req.text!r}, but {detail}"
         return PluginInfo(req.name, req.name, version, "", status="failed", error=msg,
                           origin=origin_of(req.name)), msg
@@ -160,7 +163,8 @@ def _selection_problem(
     if req.accepts(cand.version):
         return None
     msg = (f"{selection.source} lists {req.text!r}, but {cand.distribution} {cand.version} "
-           f"is installed (at {cand.location})")
+           f"is installed (at {cand.location}); install a version it accepts "
+           f"(`pip install '{req.text}'`) or change that requirement")
     return cand.info(status="failed", error=msg), msg
 
 

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Mapping
 from importlib import metadata
 from typing import Any, NamedTuple
 
+from evalkit.core.import_strings import command_problem
 from evalkit.core.pyproject_config import (
     ToolConfig,
     plugin_selection,
@@ -131,6 +132,9 @@ class PluginReport(NamedTuple):
     eval_config: str | None = None
     #: why the eval config could not be read or applied (``None``: it was, or none given)
     eval_config_error: str | None = None
+    #: the plugins' commands whose ``load`` cannot run, one line each naming the command,
+    #: its provider and the import string (filled only with ``import_commands``)
+    command_errors: tuple[str, ...] = ()
 
     @property
     def failed(self) -> list[PluginInfo]:
@@ -138,10 +142,10 @@ class PluginReport(NamedTuple):
 
     @property
     def ok(self) -> bool:
-        """No failed plugin, no conflict and an eval config that was read (what
-        ``--check`` requires)."""
+        """No failed plugin, no conflict, an eval config that was read and (when they
+        were imported) commands that can run: what ``--check`` requires."""
         return not (self.failed or self.conflicts or self.entry_point_conflicts
-                    or self.eval_config_error)
+                    or self.eval_config_error or self.command_errors)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -164,6 +168,7 @@ class PluginReport(NamedTuple):
             "entry_point_conflicts": list(self.entry_point_conflicts),
             "eval_config": self.eval_config,
             "eval_config_error": self.eval_config_error,
+            "command_errors": list(self.command_errors),
             "ok": self.ok,
         }
 
@@ -194,6 +199,7 @@ def plugin_report(
     environ: Mapping[str, str] | None = None,
     entry_points: Iterable[metadata.EntryPoint] | None = None,
     configure: Configure | None = None,
+    import_commands: bool = False,
 ) -> PluginReport:
     """Discover plugins into a fresh registry and describe them (never raises for a
     broken or missing plugin: those are listed as failed).
@@ -211,6 +217,9 @@ def plugin_report(
             that another provider has is listed as a conflict. A ``ValueError`` or
             ``LookupError`` it raises is kept as :attr:`PluginReport.eval_config_error`
             (the listing is still made, and it is not :attr:`~PluginReport.ok`).
+        import_commands: import what every registered command's ``load`` names
+            (``--check``), keeping one line per command that cannot run in
+            :attr:`PluginReport.command_errors` (the plain listing imports no command).
 
     Raises:
         evalkit.core.pyproject_config.ConfigError: the config file is missing or malformed.
@@ -235,6 +244,7 @@ def plugin_report(
             with contextlib.suppress(metadata.PackageNotFoundError):
                 kernel = metadata.distribution(KERNEL_DISTRIBUTION)
                 info.location, info.editable = location_of(kernel)
+    command_errors = _command_errors(registry) if import_commands else []
     names = sorted(
         (describe_entry(ns, key, e.spec, e.provider) for ns, key, e in registry.entries()),
         key=_listing_order,
@@ -244,4 +254,18 @@ def plugin_report(
         names=names, conflicts=registry.conflicts(),
         entry_point_conflicts=list(registry.entry_point_conflicts),
         eval_config=eval_config, eval_config_error=eval_config_error,
+        command_errors=tuple(command_errors),
     )
+
+
+def _command_errors(registry: Registry) -> list[str]:
+    """One line per registered command whose ``load`` cannot run, naming the command,
+    its provider and the import string (:func:`evalkit.core.import_strings.command_problem`)."""
+    out: list[str] = []
+    for _, key, entry in registry.entries("command"):
+        spec = entry.spec
+        if isinstance(spec, CommandSpec):
+            problem = command_problem(spec.load)
+            if problem is not None:
+                out.append(f"command {key!r} of {entry.provider}: {problem}")
+    return out

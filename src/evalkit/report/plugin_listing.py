@@ -62,9 +62,13 @@ def render_plugin_listing(report: PluginReport) -> str:
     problems = [c.message() for c in report.conflicts] + report.entry_point_conflicts
     if problems:
         out += ["", "conflicts:"] + [f"  ! {m}" for m in problems]
+    if report.command_errors:
+        out += ["", "commands that cannot run:"] + [f"  ! {m}" for m in report.command_errors]
     failed = len(report.failed)
+    broken = (f", {len(report.command_errors)} command(s) that cannot run"
+              if report.command_errors else "")
     out += ["", f"{len(report.plugins)} plugin(s), {failed} failed, "
-            f"{len(report.names)} name(s), {len(problems)} conflict(s)"]
+            f"{len(report.names)} name(s), {len(problems)} conflict(s){broken}"]
     return "\n".join(out)
 
 

@@ -48,7 +48,7 @@ if TYPE_CHECKING:
 
 from evalkit.testing.executors import executor_runs
 from evalkit.testing.extension_checks import command_loads, section_model_works
-from evalkit.testing.registry import module_of
+from evalkit.testing.registry import load_beside_installed, module_of
 from evalkit.testing.samples import Pair, sample_pairs, sample_rows
 
 
@@ -285,8 +285,11 @@ def conformance_checks(
     to the local pool's; skipped by ``exclude``, for executors that need a cluster).
     Commands: ``command:<name>:loads``, the ``load`` string imports what a command runs.
     Config sections: ``config-section:<name>:model``, a pydantic model with a JSON Schema.
-    The first check, ``plugin:loads``, registers the plugin in a fresh registry (its
-    hooks run cleanly and it provides no name twice).
+    The first check, ``plugin:loads``, registers the plugin in a fresh registry beside
+    the kernel's built-ins and the plugins ``evalkit plugins list --check`` loads
+    (:func:`evalkit.testing.registry.load_beside_installed`): its hooks run cleanly and
+    it provides no name that another provides or resolves, with the message a
+    conflict has there.
 
     Args:
         plugin: a module or object with ``@hookimpl`` functions.
@@ -305,6 +308,7 @@ def conformance_checks(
         registry = Registry()
         provider = Provider(module=module_of(plugin))
         try:
+            load_beside_installed(registry, plugin)
             info = register_plugin_object(registry, plugin, provider, from_plugin=False)
         except Exception as exc:
             raise AssertionError(f"{provider}: {exc}") from exc

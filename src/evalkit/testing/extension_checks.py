@@ -8,7 +8,7 @@ its JSON Schema (what ``evalkit schema config`` prints).
 
 from __future__ import annotations
 
-from evalkit.core.import_strings import command_target
+from evalkit.core.import_strings import command_problem
 from evalkit.core.specs import CommandSpec, ConfigSectionSpec
 from evalkit.execute.config_sections import section_model
 from evalkit.io.model_errors import Problem
@@ -16,15 +16,11 @@ from evalkit.io.model_errors import Problem
 
 def command_loads(spec: CommandSpec) -> None:
     """Raise ``AssertionError`` unless ``spec.load`` imports and names what a command
-    runs."""
-    try:
-        target = command_target(spec.load)
-    except (ImportError, AttributeError) as exc:
-        raise AssertionError(f"command {spec.name!r}: cannot import {spec.load!r} "
-                             f"({exc})") from exc
-    if not callable(target):
-        raise AssertionError(f"command {spec.name!r}: {spec.load!r} is {target!r}, not a "
-                             "function, a typer.Typer or a click command")
+    runs (:func:`evalkit.core.import_strings.command_problem`, as ``evalkit plugins list
+    --check`` checks it)."""
+    problem = command_problem(spec.load)
+    if problem is not None:
+        raise AssertionError(f"command {spec.name!r}: {problem}")
 
 
 def section_model_works(spec: ConfigSectionSpec) -> None:

@@ -5,16 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from importlib import metadata
+from typing import Any
 
-from evalkit.core.pyproject_config import PluginSelection
+from evalkit.core.pyproject_config import PluginSelection, plugin_selection
 from evalkit.core.registry import Provider, Registry
 from evalkit.plugins.default import use_registry
+from evalkit.plugins.discovery import ENTRY_POINT_GROUP
 from evalkit.plugins.loading import load_builtins, load_plugins, register_plugin_object
-
-if TYPE_CHECKING:
-    pass
-
 
 
 class PluginLoadError(AssertionError):
@@ -67,6 +65,27 @@ def registered_plugin(
         raise PluginLoadError(f"{provider}: {info.error}")
     with use_registry(registry):
         yield registry
+
+
+def load_beside_installed(registry: Registry, plugin: object) -> None:
+    """Fill ``registry`` as ``evalkit plugins list --check`` does, but for ``plugin``:
+    the kernel's built-ins, the installed plugins that the project's selection enables
+    (``[tool.evalkit]`` of the nearest ``pyproject.toml``, or ``EVALKIT_PLUGINS``) and
+    its local plugins, leaving out ``plugin``'s own entry point or local module, so that
+    registering ``plugin`` next meets every name it would meet there.
+
+    Raises:
+        evalkit.core.pyproject_config.ConfigError: the project's ``[tool.evalkit]`` table
+            is malformed. A plugin that fails to load is recorded, never raised.
+    """
+    module = module_of(plugin)
+    selection = plugin_selection()
+    selection = selection._replace(
+        local_plugins=tuple(m for m in selection.local_plugins if m != module))
+    others = [ep for ep in metadata.entry_points(group=ENTRY_POINT_GROUP)
+              if ep.value.partition(":")[0].strip() != module]
+    load_plugins(registry, selection=selection, entry_points=others, strict=False,
+                 warn=False)
 
 
 def _make_fixture() -> Any:
