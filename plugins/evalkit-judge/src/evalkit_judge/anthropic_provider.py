@@ -7,8 +7,8 @@ the strict tool ``record_grade`` (``record_verdict``): ``tool_choice`` forces it
 honouring ``retry-after`` (the rule of :mod:`evalkit.io.retry_waits`), ``retries``
 times. ``timeout`` is the deadline of each whole attempt, the reply's body included,
 which is capped (:mod:`evalkit_judge.attempt_bounds`), on the client the judge builds;
-a client passed to it keeps its own timeouts. The client, its credentials and the token counting endpoint are
-:class:`~evalkit_judge.client.JudgeClient`'s.
+a client passed to it keeps its own timeouts. The client, its credentials and the token
+counting endpoint are :class:`~evalkit_judge.client.JudgeClient`'s.
 """
 
 from __future__ import annotations

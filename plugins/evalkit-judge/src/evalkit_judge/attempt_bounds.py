@@ -120,5 +120,5 @@ def _define_client_class() -> type:
     return BoundedClient
 
 
-__all__ = ["ACCEPT_ENCODING", "MAX_REPLY_BYTES", "UNREADABLE", "anthropic_http_client", "bind_http_client",
-           "send_within"]
+__all__ = ["ACCEPT_ENCODING", "MAX_REPLY_BYTES", "UNREADABLE", "anthropic_http_client",
+           "bind_http_client", "send_within"]

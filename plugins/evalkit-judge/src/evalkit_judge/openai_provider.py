@@ -26,7 +26,8 @@ transport failure, waiting what the server's ``retry-after-ms`` / ``Retry-After`
 (:mod:`evalkit.io.retry_waits`, the rule the official SDKs and evalkit's HTTP target
 use). ``timeout`` is the deadline of each whole attempt, the reply's body included, which
 is capped (:mod:`evalkit_judge.attempt_bounds`): an attempt past it is retried like any
-timeout, a body over the cap is refused unread and not retried. The API key is read from the environment variable ``api_key_env`` names (default
+timeout, a body over the cap is refused unread and not retried. The API key is read
+from the environment variable ``api_key_env`` names (default
 ``OPENAI_API_KEY``; a local server without keys needs none) and sent as ``Authorization:
 Bearer``; it and every extra header value are registered as secrets before the first
 request.
@@ -36,6 +37,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping
+from functools import partial
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from evalkit.execute.scoring import RunAborted
@@ -185,7 +187,7 @@ class OpenAIProvider(JudgeProvider):
         while True:
             request = http.build_request("POST", "/chat/completions", json=body)
             try:
-                answer = send_within(lambda: http.send(request, stream=True),
+                answer = send_within(partial(http.send, request, stream=True),
                                      self._attempt_s, httpx.ReadTimeout)
             except UNREADABLE as exc:  # the same body again: not retried
                 raise RequestFailed(f"{type(exc).__name__}: {exc}", retries=attempt) from None
