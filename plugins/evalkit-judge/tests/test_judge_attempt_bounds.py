@@ -28,9 +28,9 @@ CASE = GoldenCase("c1", "what is alpha")
 RESPONSE = TargetResponse(text="alpha is a letter")
 #: a guard against a hang: far beyond 3 attempts of 1 s, far below a dripped body (hours)
 HANG_S = 120.0
-DRIP = (200, Drip(declared=100_000, interval_s=0.2), {})
+DRIP: tuple[int, Any, dict[str, str]] = (200, Drip(declared=100_000, interval_s=0.2), {})
 #: a JSON body one byte over the cap
-HUGE = (200, json.dumps({"pad": " " * MAX_REPLY_BYTES}), {})
+HUGE: tuple[int, Any, dict[str, str]] = (200, json.dumps({"pad": " " * MAX_REPLY_BYTES}), {})
 
 
 @pytest.fixture(autouse=True)
