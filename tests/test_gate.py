@@ -417,3 +417,35 @@ def test_a_raising_aggregate_is_an_error_not_a_crash(reg: Registry) -> None:
     assert [r.verdict for r in report.results] == ["error", "error"]
     assert "ZeroDivisionError: oops" in report.results[0].message
     assert report.exit_code == 2
+
+
+def test_an_aggregate_resting_on_some_cases_says_how_many(reg: Registry) -> None:
+    """An aggregate with ``rests_on`` (an agreement statistic on the labelled cases)
+    words its coverage ``m <word> of k cases``, in threshold and baseline checks and in
+    the JSON; a plain aggregate keeps ``k/n cases``."""
+    from dataclasses import replace
+
+    from evalkit.core.registry import Provider
+    from evalkit.core.specs import AggregateSpec
+
+    def flagged(rows: Sequence[Any], metric: str | None) -> int:
+        return sum(1 for r in rows if int(r.case_id[1:]) % 3 == 0)
+
+    spec = AggregateSpec("p95_flagged", _p95, higher_is_better=False, rests_on=flagged,
+                         rests_on_word="flagged")
+    reg.add(spec, Provider("evalkit.report", "paired-evalkit-core", "test"),
+            from_plugin=True)
+    rows = [CaseResult(f"c{i}", TargetResponse(), {"ndcg@10": 1.0}, latency_ms=float(i))
+            for i in range(1, 21)]
+    run, base = RunResult("r", rows), RunResult("b", [replace(r) for r in rows])
+    checks = [CheckSpec("flag", "p95_flagged", op="<=", threshold=100),
+              noreg("p95_flagged", id="flag_noreg"), CheckSpec("plain", "p95_ms", op="<=",
+                                                               threshold=100)]
+    report = evaluate_gate(checks, run, base, n_resamples=B)
+    assert [r.verdict for r in report.results] == ["pass", "pass", "pass"]
+    assert [r.coverage for r in report.results] == [
+        "6 flagged of 20 cases", "6 flagged of 20 cases", "20/20 cases"]
+    assert report.results[0].line() == "flag: pass (6 flagged of 20 cases)"
+    coverage = report.results[0].to_dict()["coverage"]
+    assert (coverage["rests_on"], coverage["rests_on_word"]) == (6, "flagged")
+    assert "rests_on" not in report.results[2].to_dict()["coverage"]

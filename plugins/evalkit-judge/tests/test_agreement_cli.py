@@ -105,6 +105,28 @@ def test_gate_holds_the_judge_to_a_floor(labelled: tuple[Path, dict[str, float],
     assert proc.returncode == 2 and "no human labels" in proc.stdout
 
 
+def test_a_gate_says_how_many_labelled_cases_the_agreement_rests_on(
+        labelled: tuple[Path, dict[str, float], dict[str, float]]) -> None:
+    folder, _, human = labelled  # 15 of the run's 40 cases are labelled
+    assert len(human) == 15
+    (folder / "checks.yaml").write_text(
+        "checks:\n  - id: judge_agrees\n    metric: krippendorff_alpha(correctness)\n"
+        "    op: \">=\"\n    threshold: -1\n"
+        "  - id: mean_ok\n    metric: correctness\n    op: \">=\"\n    threshold: 1\n")
+    proc = evalkit("gate", "-c", "checks.yaml", "-r", "run.jsonl", "--labels",
+                   "labels.jsonl", "--report", "markdown:g.md", "--report", "junit:g.xml",
+                   "--report", "json:g.json", cwd=folder)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "judge_agrees: pass (15 labelled of 40 cases)" in proc.stdout
+    assert "mean_ok: pass (40/40 cases)" in proc.stdout  # a per-case metric: unchanged
+    assert "| 15 labelled of 40 cases |" in (folder / "g.md").read_text()
+    assert "judge_agrees: pass (15 labelled of 40 cases)" in (folder / "g.xml").read_text()
+    found = json.loads((folder / "g.json").read_text())
+    coverages = {c["name"]: c["coverage"] for c in found["rows"]}
+    assert coverages == {"judge_agrees": "15 labelled of 40 cases",
+                         "mean_ok": "40/40 cases"}
+
+
 def test_errors_name_the_file_and_line(labelled: tuple[Path, dict[str, float],
                                                       dict[str, float]]) -> None:
     folder, _, _ = labelled

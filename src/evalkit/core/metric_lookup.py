@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -113,8 +113,14 @@ def _of_metric(spec: AggregateSpec, params: Mapping[str, Any], name: str) -> Agg
     if set(params) != {"metric"} or not isinstance(metric, str) or not metric:
         raise LookupFailure(f"{name!r}: {spec.name} takes one parameter, the metric: write "
                             f"{spec.name}(correctness)")
+    counts = spec.rests_on
+
+    def rests_on(rows: Sequence[Any], _: str | None = None) -> int:
+        assert counts is not None
+        return counts(rows, metric)
+
     return replace(spec, name=f"{spec.name}(metric={metric})", fn=spec.of_metric(metric),
-                   of_metric=None)
+                   of_metric=None, rests_on=None if counts is None else rests_on)
 
 
 def _remember(table: Table, name: str, spec: MetricSpec) -> MetricSpec:

@@ -228,6 +228,12 @@ class AggregateSpec(_Record):
     An aggregate *of a metric* sets ``of_metric``: ``of_metric(metric)`` returns the
     ``fn`` of ``name(metric)`` (``krippendorff_alpha(correctness)``, canonically
     ``krippendorff_alpha(metric=correctness)``), and the bare ``name`` is refused.
+
+    An aggregate whose value rests on fewer cases than the rows it is given (an
+    agreement statistic: the cases a human labelled) sets ``rests_on``:
+    ``rests_on(rows, metric) -> int`` counts those cases (``metric`` is the argument of
+    an aggregate of a metric, else ``None``), and ``rests_on_word`` names them, so that
+    a gate's check says ``10 labelled of 20 cases``, not ``20/20 cases``.
     """
 
     name: str
@@ -237,6 +243,8 @@ class AggregateSpec(_Record):
     version: str = "1"
     aliases: tuple[str, ...] = ()
     of_metric: Callable[[str], Callable[[Sequence[Any]], float]] | None = None
+    rests_on: Callable[[Sequence[Any], str | None], int] | None = None
+    rests_on_word: str = ""
 
 
 @dataclass(frozen=True)

@@ -44,6 +44,7 @@ from evalkit.gate.observed import (
     mean_of,
     require_no_errors,
     resolve_check_metric,
+    rests_on,
 )
 from evalkit.report.formatting import signed
 
@@ -183,6 +184,7 @@ def baseline_result(
         if res.kind == "aggregate":
             assert isinstance(res.spec, AggregateSpec)
             observed = aggregate_value(res.spec, sample_rows(run, rows), f"run {run.name!r}")
+            basis = rests_on(res, sample_rows(run, rows))
             base_value = aggregate_value(res.spec, sample_rows(baseline.run, base_rows),
                                          f"baseline {baseline.name!r}")
             by_id = {row_id(r): r for r in base_rows}
@@ -191,6 +193,7 @@ def baseline_result(
                                 _part("baseline", baseline.run, aligned), alpha, n_resamples,
                                 seed)
         else:
+            basis = None
             cand = case_values(rows, res.name, f"run {run.name!r}")
             base = case_values(base_rows, res.name, f"baseline {baseline.name!r}")
             observed, base_value = mean_of(cand, res.name), mean_of(base, res.name)
@@ -209,7 +212,7 @@ def baseline_result(
         n_clusters=t.n_clusters, ppi=t.ppi,
     )
     # verdict decided after Holm; "pass" is a placeholder
-    return CheckResult(check, "pass", observed, cov[0], cov[1], "", kind, comp)
+    return CheckResult(check, "pass", observed, cov[0], cov[1], "", kind, comp, basis)
 
 
 def sequential_result(check: CheckSpec, run: RunResult, baseline: Baseline | None,

@@ -101,6 +101,9 @@ class CheckResult:
         message: one sentence saying why (the failure, or the error).
         metric_kind: ``"metric"`` (per-case, mean) or ``"aggregate"``, when resolved.
         comparison: the statistics of a baseline check that reached its test.
+        rests_on: for an aggregate whose value rests on fewer cases than it was given
+            (:attr:`evalkit.core.specs.AggregateSpec.rests_on`), ``(count, word)``:
+            ``(10, "labelled")``; else ``None``.
     """
 
     check: CheckSpec
@@ -111,11 +114,19 @@ class CheckResult:
     message: str = ""
     metric_kind: MetricKind | None = None
     comparison: BaselineComparison | None = None
+    rests_on: tuple[int, str] | None = None
 
     @property
     def coverage(self) -> str:
-        """``"k/n cases"``."""
-        return f"{self.evaluated}/{self.covered} cases"
+        """``"k/n cases"``; for an aggregate resting on some of them,
+        ``"m <word> of k cases"`` (``"10 labelled of 20 cases"``, ``k/n`` when a check
+        covers cases without a value)."""
+        cases = f"{self.evaluated}/{self.covered} cases"
+        if self.rests_on is None:
+            return cases
+        count, word = self.rests_on
+        of = f"{self.evaluated} cases" if self.evaluated == self.covered else cases
+        return f"{count} {word} of {of}"
 
     @property
     def blocking(self) -> bool:
@@ -179,7 +190,8 @@ class CheckResult:
             "threshold": self.check.threshold,
             "scope": None if self.check.scope is None else list(self.check.scope),
             "coverage": {"evaluated": self.evaluated, "covered": self.covered,
-                         "text": self.coverage},
+                         "text": self.coverage} | ({} if self.rests_on is None else {
+                             "rests_on": self.rests_on[0], "rests_on_word": self.rests_on[1]}),
             "metric_kind": self.metric_kind,
             "comparison": None if self.comparison is None else self.comparison.to_dict(),
             "message": self.message,

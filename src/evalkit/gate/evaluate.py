@@ -57,6 +57,7 @@ from evalkit.gate.observed import (
     observed_value,
     require_no_errors,
     resolve_check_metric,
+    rests_on,
 )
 from evalkit.gate.verdicts import GateReport
 from evalkit.plugins.default import default_registry
@@ -111,18 +112,21 @@ def _threshold_result(
         require_no_errors(run.per_query, f"run {run.name!r}")
         res = resolve_check_metric(check, reg, rows)
         # a whole-run aggregate sees every sample row (latency is per call)
-        observed = observed_value(res, sample_rows(run, rows) if res.kind == "aggregate"
-                                  else rows, f"run {run.name!r}")
+        used = sample_rows(run, rows) if res.kind == "aggregate" else rows
+        observed = observed_value(res, used, f"run {run.name!r}")
     except (CheckError, CheckFailure) as exc:
         return error_result(check, cov, str(exc))
+    basis = rests_on(res, used)
     if check.passes(observed):
-        return CheckResult(check, "pass", observed, cov[0], cov[1], "", res.kind)
+        return CheckResult(check, "pass", observed, cov[0], cov[1], "", res.kind,
+                           rests_on=basis)
     verdict: Verdict = "fail" if check.blocking else "warn"
     word = "mean " if res.kind == "metric" else ""
     broken = {">=": "<", "<=": ">", "==": "!="}[str(check.op)]
     msg = (f"{word}{check.metric} {fmt_value(observed)} {broken} {check.threshold:g} (required "
            f"{check.op} {check.threshold:g})")
-    return CheckResult(check, verdict, observed, cov[0], cov[1], msg, res.kind)
+    return CheckResult(check, verdict, observed, cov[0], cov[1], msg, res.kind,
+                       rests_on=basis)
 
 
 def _gate_clusters(clusters: ClustersArg | bool | None, run: RunResult,

@@ -182,6 +182,22 @@ def aggregate_value(spec: AggregateSpec, rows: Sequence[Any], run_name: str) -> 
     return value
 
 
+def rests_on(res: Resolved, rows: Sequence[Any]) -> tuple[int, str] | None:
+    """``(count, word)`` of the cases an aggregate's value rests on when it says
+    (:attr:`AggregateSpec.rests_on`: the labelled cases of an agreement aggregate), for
+    the check's coverage; ``None`` for anything else, or when counting fails (the value
+    itself was computed, so the count only words the coverage)."""
+    spec = res.spec
+    if res.kind != "aggregate" or not isinstance(spec, AggregateSpec) or \
+            spec.rests_on is None:
+        return None
+    try:
+        count = int(spec.rests_on(list(rows), None))
+    except Exception:
+        return None
+    return count, spec.rests_on_word or "of them"
+
+
 def observed_value(res: Resolved, rows: Sequence[Any], run_name: str) -> float:
     if not rows:
         raise CheckFailure(f"{run_name} has no case this check covers")

@@ -54,7 +54,7 @@ from evalkit_http.base import (
 )
 from evalkit_http.bounds import (
     attempt_deadline,
-    install_deadline,
+    install_client_deadline,
     read_body,
 )
 from evalkit_http.options import HttpOptionKeywords
@@ -102,12 +102,7 @@ class HttpTarget(HttpTargetBase):
         )
         # httpx builds its transports (and one per proxy from the environment, which a
         # transport passed to it would disable); each gets the deadline backend
-        built = transport if transport is not None else getattr(self._client, "_transport",
-                                                                None)
-        self.deadline_in_transport = built is not None and install_deadline(built)
-        for mounted in getattr(self._client, "_mounts", {}).values():
-            if mounted is not None:
-                install_deadline(mounted)
+        self.deadline_in_transport = install_client_deadline(self._client)
 
     # ------------------------------------------------------------------ lifecycle
     def __enter__(self) -> HttpTarget:

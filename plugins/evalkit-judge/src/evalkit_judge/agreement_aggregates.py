@@ -13,6 +13,9 @@ judge's per-case value (a case's mean over its samples) with the label
 * ``judge_abs_bias``: ``|mean(judge - human)|`` in the metric's unit, lower is better;
 * ``labelled_cases``: the number of labelled cases with a judge value, higher is better.
 
+Each says the cases it rests on (:attr:`evalkit.core.specs.AggregateSpec.rests_on`,
+:func:`labelled_cases`), so a gate's check shows ``10 labelled of 20 cases``.
+
 The labels are those in effect (:func:`evalkit.data.labels.labels_in_effect`): the gate
 sets them from the checks file's ``labels:`` (or ``evalkit gate --labels``), else from
 the golden file the run's header names when its cases carry ``labels``. Without labels,
@@ -82,6 +85,19 @@ def _pairs(rows: Sequence[Any], name: str, metric: str) -> tuple[list[float], li
     return [values[c] for c in ids], [own[c] for c in ids]
 
 
+def labelled_cases(rows: Sequence[Any], metric: str | None) -> int:
+    """The labelled cases of the run with a ``metric`` value: those every aggregate here
+    rests on (a gate's check says ``10 labelled of 20 cases``).
+
+    Raises:
+        AggregateError: as the aggregates do (no labels, no values, fewer than two).
+    """
+    if metric is None:
+        raise AggregateError("an agreement aggregate rests on the cases labelled for its "
+                             "metric: write it as NAME(METRIC)")
+    return len(_pairs(rows, f"labelled_cases(metric={metric})", metric)[0])
+
+
 def _bound(base: str, kind: str, arg: str | None
            ) -> Callable[[str], Callable[[Sequence[Any]], float]]:
     def of_metric(metric: str) -> Callable[[Sequence[Any]], float]:
@@ -113,8 +129,9 @@ def _unbound(base: str) -> Callable[[Sequence[Any]], float]:
 def agreement_aggregates() -> list[AggregateSpec]:
     """The records the kernel's built-in plugin registers (module docstring)."""
     return [AggregateSpec(name, _unbound(name), hib, f"{text}; write {name}(METRIC)",
-                          of_metric=_bound(name, kind, arg))
+                          of_metric=_bound(name, kind, arg), rests_on=labelled_cases,
+                          rests_on_word="labelled")
             for name, (kind, arg, hib, text) in _STATS.items()]
 
 
-__all__ = ["agreement_aggregates"]
+__all__ = ["agreement_aggregates", "labelled_cases"]

@@ -5,8 +5,10 @@ the strict tool ``record_grade`` (``record_verdict``): ``tool_choice`` forces it
 :func:`evalkit_judge.grades.forced_tool_input` reads it. The SDK retries 408, 409, 429,
 5xx (529 included) and connection failures with its jittered exponential backoff,
 honouring ``retry-after`` (the rule of :mod:`evalkit.io.retry_waits`), ``retries``
-times. The client, its credentials and the token counting endpoint are
-:class:`~evalkit_judge.client.JudgeClient`'s.
+times. ``timeout`` is the deadline of each whole attempt, the reply's body included,
+which is capped (:mod:`evalkit_judge.attempt_bounds`), on the client the judge builds;
+a client passed to it keeps its own timeouts. The client, its credentials and the token
+counting endpoint are :class:`~evalkit_judge.client.JudgeClient`'s.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from evalkit.execute.scoring import RunAborted
+from evalkit_judge.attempt_bounds import anthropic_http_client
 from evalkit_judge.client import JudgeClient
 from evalkit_judge.credentials import is_credentials_failure
 from evalkit_judge.grades import forced_tool_input, reply_dict
@@ -23,6 +26,8 @@ from evalkit_judge.providers import JudgeProvider, ProviderSettings, Sent
 if TYPE_CHECKING:
     from evalkit_judge.prompt import ForcedToolPrompt
 
+#: Seconds per attempt when the judge sets no timeout (the SDK's default).
+DEFAULT_TIMEOUT_S = 600.0
 #: The header the ``anthropic`` SDK sends with each request: the retries before it.
 RETRY_COUNT_HEADER = "x-stainless-retry-count"
 
@@ -34,7 +39,8 @@ class AnthropicProvider(JudgeProvider):
     with ``messages.create``); otherwise a client is built on first use with
     ``base_url``, ``timeout``, ``retries`` (the SDK's ``max_retries``), the key of
     ``api_key_env`` when named (else what the SDK finds: ``ANTHROPIC_API_KEY``,
-    ``ANTHROPIC_AUTH_TOKEN``, a profile) and the extra ``headers``.
+    ``ANTHROPIC_AUTH_TOKEN``, a profile), the extra ``headers`` and an HTTP client whose
+    every attempt ends by ``timeout`` (:func:`~evalkit_judge.attempt_bounds.anthropic_http_client`).
     """
 
     name: ClassVar[str] = "anthropic"
@@ -48,7 +54,10 @@ class AnthropicProvider(JudgeProvider):
                                   build_options=self._build_options)
 
     def _build_options(self) -> dict[str, Any]:
-        options: dict[str, Any] = {}
+        # each attempt within `timeout` as a whole, its reply capped (the SDK's own
+        # timeout bounds each read alone)
+        options: dict[str, Any] = {"http_client": anthropic_http_client(
+            DEFAULT_TIMEOUT_S if self.settings.timeout is None else self.settings.timeout)}
         if self.settings.api_key_env is not None:
             options["api_key"] = self.api_key()
         if self.settings.headers:
@@ -113,4 +122,4 @@ def _sent(client: Any, kwargs: dict[str, Any]) -> tuple[Any, int]:
     return raw.parse(), retries if isinstance(retries, int) and retries > 0 else 0
 
 
-__all__ = ["RETRY_COUNT_HEADER", "AnthropicProvider"]
+__all__ = ["DEFAULT_TIMEOUT_S", "RETRY_COUNT_HEADER", "AnthropicProvider"]

@@ -98,7 +98,8 @@ class JudgeEntry(BaseModel):
     retries: int | None = Field(None, ge=0, le=MAX_RETRIES, description="Retries of a "
                                 "408, 409, 429, 5xx or transport failure (default 4).")
     timeout: float | None = Field(None, gt=0, allow_inf_nan=False,
-                                  description="Seconds per HTTP attempt.")
+                                  description="The deadline in seconds of each whole HTTP "
+                                  "attempt (connecting, headers, the complete body).")
     temperature: float | None = Field(None, ge=0, allow_inf_nan=False)
     max_tokens: int = Field(1024, ge=1, description="The output token cap of a request.")
     max_tokens_field: Literal["max_tokens", "max_completion_tokens"] = Field(

@@ -162,7 +162,10 @@ class LLMJudge:
             judge builds (default 4) and, when given, to a passed SDK client through
             ``with_options``. The requests sent again are counted on the grade's details
             (``retries``) and in the run's totals (``retried``).
-        timeout: seconds per HTTP attempt for a client the judge builds.
+        timeout: the deadline in seconds of each whole HTTP attempt (connecting, headers
+            and the complete body, capped at
+            :data:`~evalkit_judge.attempt_bounds.MAX_REPLY_BYTES`) for a client the judge
+            builds.
         base_url: the API base URL for a client the judge builds.
         seed_grades: serve grades imported from a 0.2 JSON cache (matched on what 0.2
             hashed: case id, output, rubric, scale, model, system).

@@ -24,7 +24,10 @@ Requests are retried ``retries`` times (default 4) after a 408, 409, 429, 5xx or
 transport failure, waiting what the server's ``retry-after-ms`` / ``Retry-After`` asks
 (at most :data:`RETRY_AFTER_MAX_S`) or else a jittered exponential backoff from 0.5 s
 (:mod:`evalkit.io.retry_waits`, the rule the official SDKs and evalkit's HTTP target
-use). The API key is read from the environment variable ``api_key_env`` names (default
+use). ``timeout`` is the deadline of each whole attempt, the reply's body included, which
+is capped (:mod:`evalkit_judge.attempt_bounds`): an attempt past it is retried like any
+timeout, a body over the cap is refused unread and not retried. The API key is read
+from the environment variable ``api_key_env`` names (default
 ``OPENAI_API_KEY``; a local server without keys needs none) and sent as ``Authorization:
 Bearer``; it and every extra header value are registered as secrets before the first
 request.
@@ -34,12 +37,19 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping
+from functools import partial
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from evalkit.execute.scoring import RunAborted
 from evalkit.io.limits import LimitError, loads_json
 from evalkit.io.redaction import mask
 from evalkit.io.retry_waits import backoff_s, retry_after_s
+from evalkit_judge.attempt_bounds import (
+    ACCEPT_ENCODING,
+    UNREADABLE,
+    bind_http_client,
+    send_within,
+)
 from evalkit_judge.budget import JudgeError, JudgeUnavailable, Usage
 from evalkit_judge.grades import GRADE_FIELDS, TOOL_NAME, grade_fields, only_fields, plain
 from evalkit_judge.providers import (
@@ -61,7 +71,8 @@ RETRIED_STATUSES = frozenset({408, 409, 429})
 #: The longest server-asked wait honoured before a retry (seconds); a longer one is cut
 #: to this.
 RETRY_AFTER_MAX_S = 60.0
-#: Seconds per HTTP attempt when the judge sets no timeout (the official SDK's default).
+#: Seconds per HTTP attempt when the judge sets no timeout (the official SDK's default):
+#: the deadline of the whole attempt (:mod:`evalkit_judge.attempt_bounds`).
 DEFAULT_TIMEOUT_S = 600.0
 #: Characters of a non-conforming content quoted in a refusal.
 QUOTED = 120
@@ -86,6 +97,7 @@ class OpenAIProvider(JudgeProvider):
         self.retries = DEFAULT_RETRIES if settings.retries is None else settings.retries
         self.sleep: Callable[[float], None] = time.sleep
         self._http: httpx.Client | None = None
+        self._attempt_s = DEFAULT_TIMEOUT_S
 
     # ------------------------------------------------------------------ the request
     def request(self, prompt: ForcedToolPrompt, message: str) -> dict[str, Any]:
@@ -150,8 +162,13 @@ class OpenAIProvider(JudgeProvider):
             base = str(url.copy_with(query=None, fragment=None)).rstrip("/")
             timeout = DEFAULT_TIMEOUT_S if self.settings.timeout is None \
                 else self.settings.timeout
-            self._http = httpx.Client(base_url=base, params=url.params, headers=headers,
-                                      timeout=timeout)
+            import httpcore
+
+            headers["accept-encoding"] = ACCEPT_ENCODING  # what read_body decodes
+            self._attempt_s = timeout
+            self._http = bind_http_client(httpx.Client(
+                base_url=base, params=url.params, headers=headers, timeout=timeout),
+                httpcore)
 
     def send(self, body: dict[str, Any]) -> Sent:
         """POST ``body`` to ``/chat/completions``, retrying as the module says.
@@ -168,8 +185,12 @@ class OpenAIProvider(JudgeProvider):
         assert http is not None
         attempt = 0
         while True:
+            request = http.build_request("POST", "/chat/completions", json=body)
             try:
-                answer = http.post("/chat/completions", json=body)
+                answer = send_within(partial(http.send, request, stream=True),
+                                     self._attempt_s, httpx.ReadTimeout)
+            except UNREADABLE as exc:  # the same body again: not retried
+                raise RequestFailed(f"{type(exc).__name__}: {exc}", retries=attempt) from None
             except httpx.TransportError as exc:
                 problem = f"{type(exc).__name__}: {exc}"
                 status: int | None = None

@@ -72,7 +72,8 @@ class ProviderSettings:
             are expanded from the environment. Every value is a secret (masked).
         retries: retries of a 408, 409, 429, 5xx or a transport failure (``None``: the
             provider's default, 4).
-        timeout: seconds per HTTP attempt (``None``: the provider's default).
+        timeout: the deadline in seconds of each whole HTTP attempt, body included
+            (``None``: the provider's default).
         grade_via: ``"tool"`` or ``"json_schema"`` (:data:`GRADE_VIA`).
         max_tokens_field: the request's name of the output token cap (one of
             :data:`MAX_TOKENS_FIELDS`; ``"max_tokens"`` by default).

@@ -20,7 +20,9 @@ from __future__ import annotations
 import itertools
 import json
 import threading
+import time
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Self
 
@@ -35,6 +37,17 @@ HTTPAnswer = tuple[int, Any, Mapping[str, str]]
 DEFAULT_INPUT_TOKENS = 100
 
 _ids = itertools.count(1)
+
+
+@dataclass(frozen=True)
+class Drip:
+    """An answer of :class:`MessagesAPIServer` (and :class:`ChatCompletionsServer`) that
+    never completes: status 200, ``content-length: declared``, then one space every
+    ``interval_s`` seconds until the client hangs up or the server stops (a 100,000-byte
+    body at 0.2 s a byte takes hours)."""
+
+    declared: int = 100_000
+    interval_s: float = 0.2
 
 
 def tool_reply(score: Any, reason: Any = "graded by a test double", *, model: str = "fake",
@@ -231,6 +244,9 @@ class MessagesAPIServer:
                     owner.paths.append(self.path)
                 path = self.path.split("?")[0]
                 status, body, headers = owner._route(path, request)
+                if isinstance(body, Drip):
+                    self._drip(status, body)
+                    return
                 data = body if isinstance(body, bytes) else (
                     body.encode() if isinstance(body, str) else json.dumps(body).encode())
                 self.send_response(status)
@@ -240,6 +256,21 @@ class MessagesAPIServer:
                     self.send_header(name, value)
                 self.end_headers()
                 self.wfile.write(data)
+
+            def _drip(self, status: int, drip: Drip) -> None:
+                self.send_response(status)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(drip.declared))
+                self.end_headers()
+                try:
+                    for _ in range(drip.declared - 1):
+                        if owner._server is None:
+                            return
+                        self.wfile.write(b" ")
+                        self.wfile.flush()
+                        time.sleep(drip.interval_s)
+                except OSError:  # the client hung up
+                    return
 
         server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         server.daemon_threads = True
