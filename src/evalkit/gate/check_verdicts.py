@@ -101,6 +101,9 @@ class CheckResult:
         message: one sentence saying why (the failure, or the error).
         metric_kind: ``"metric"`` (per-case, mean) or ``"aggregate"``, when resolved.
         comparison: the statistics of a baseline check that reached its test.
+        not_judged: the gate's evidence (the run or the baseline) is incomplete, so the
+            check was not judged: its verdict is ``error`` and the gate exits 2 whatever
+            its level.
     """
 
     check: CheckSpec
@@ -111,6 +114,7 @@ class CheckResult:
     message: str = ""
     metric_kind: MetricKind | None = None
     comparison: BaselineComparison | None = None
+    not_judged: bool = False
 
     @property
     def coverage(self) -> str:
@@ -161,8 +165,11 @@ class CheckResult:
                 parts.append(ppi_sentence(c.ppi))
         elif self.message:
             parts.append(self.message)
-        if not self.blocking and self.verdict != "pass":
-            parts.append("warn level: does not affect the exit code")
+        if not self.blocking and self.not_judged:
+            parts.append("warn level, but incomplete evidence makes the gate exit 2 "
+                         "whatever the checks' levels")
+        elif not self.blocking and self.verdict != "pass":
+            parts.append("warn level: this check's verdict does not change the exit code")
         return "; ".join(parts)
 
     def to_dict(self) -> dict[str, Any]:

@@ -273,8 +273,8 @@ def evaluate_gate(
         notes.append(floor)
     if incomplete:  # no verdict rests on evidence the gate did not fully see
         which = " and ".join(lacking)
-        results = [r if r.verdict == "error" else replace(
-            r, verdict="error", observed=None, comparison=None,
+        results = [replace(r, not_judged=True) if r.verdict == "error" else replace(
+            r, verdict="error", observed=None, comparison=None, not_judged=True,
             message=f"not judged: {which} {'are' if len(lacking) > 1 else 'is'} "
                     "incomplete (see below)") for r in results]
     return GateReport(
