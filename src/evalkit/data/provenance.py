@@ -21,7 +21,9 @@ if TYPE_CHECKING:
 def metric_provenance(names: Sequence[str]) -> dict[str, dict[str, str]]:
     """``{canonical metric name: {"provider": ..., "version": ...}}``.
 
-    ``provider`` is the distribution (or client module) that registered the metric and
+    ``provider`` is the distribution that registered the metric (also when a module of
+    its package registered it at run time:
+    :meth:`~evalkit.core.registry.Registry.provider_name`), else the client module, and
     ``version`` its definition version, not the plugin's release number.
 
     Raises:
@@ -31,9 +33,8 @@ def metric_provenance(names: Sequence[str]) -> dict[str, dict[str, str]]:
     out: dict[str, dict[str, str]] = {}
     for n in names:
         spec = reg.resolve(n)
-        prov = reg.provider_of(n)
         out[spec.name] = {
-            "provider": prov.distribution or prov.module,
+            "provider": reg.provider_name(n),
             "version": getattr(spec, "version", "1"),
         }
     return out

@@ -169,10 +169,10 @@ def aggregate_definitions(
             spec = reg.resolve(name)
             if not isinstance(spec, AggregateSpec):
                 continue
-            prov = reg.provider_of(name)
+            provider = reg.provider_name(name)
         except RegistryError:
             continue
-        out[spec.name] = {"provider": prov.distribution or prov.module, "version": spec.version}
+        out[spec.name] = {"provider": provider, "version": spec.version}
     return out
 
 
