@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from evalkit.core.metric_lookup import unknown_message
-from evalkit.core.providers import Provider
+from evalkit.core.providers import Provider, recorded_provider
 from evalkit.core.registry import Registry
 from evalkit.io.error_messages import close_matches
 from evalkit.io.model_errors import did_you_mean
@@ -114,7 +114,7 @@ def test_a_metric_a_plugins_module_registers_is_recorded_under_its_distribution(
     reg.register_metric("at_least_4_words", higher_is_better=True)(
         _metric("evalkit_wordy.plugin"))
     assert reg.provider_of("at_least_4_words") == Provider(module="evalkit_wordy.plugin")
-    assert reg.provider_name("at_least_4_words") == "evalkit-wordy"
+    assert recorded_provider(reg.provider_of("at_least_4_words"), reg.plugins) == "evalkit-wordy"
     # a project's own module: no distribution known, the module is recorded
     reg.register_metric("longer", higher_is_better=True)(_metric("localmetrics"))
-    assert reg.provider_name("longer") == "localmetrics"
+    assert recorded_provider(reg.provider_of("longer"), reg.plugins) == "localmetrics"

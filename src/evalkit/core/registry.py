@@ -515,27 +515,6 @@ class Registry:
             raise RegistryError(f"no provider recorded for {name!r}")
         return self._tables["metric"][key].provider
 
-    def provider_name(self, name: str) -> str:
-        """Who provides ``name``, as a run header records it: the distribution of the
-        plugin that registered it; for a record registered at run time by a module (a
-        config section's ``apply``, client code), the distribution of the loaded plugin
-        whose package holds that module (``evalkit_wordy.plugin`` is ``evalkit-wordy``'s),
-        else the module.
-
-        Raises:
-            RegistryError: ``name`` is unknown or blocked, or has no provider recorded.
-        """
-        prov = self.provider_of(name)
-        if prov.distribution:
-            return prov.distribution
-        package = prov.module.partition(".")[0]
-        for info in self.plugins:
-            distribution = getattr(info, "distribution", None)
-            module = str(getattr(info, "module", "") or "")
-            if distribution and module.partition(".")[0] == package:
-                return str(distribution)
-        return prov.module
-
     def polarity(self, name: str) -> bool:
         """``higher_is_better`` of a metric or aggregate.
 

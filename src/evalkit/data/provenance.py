@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from evalkit.core.providers import recorded_provider
 from evalkit.plugins.default import default_registry
 from evalkit.plugins.info import same_definition
 
@@ -23,7 +24,7 @@ def metric_provenance(names: Sequence[str]) -> dict[str, dict[str, str]]:
 
     ``provider`` is the distribution that registered the metric (also when a module of
     its package registered it at run time:
-    :meth:`~evalkit.core.registry.Registry.provider_name`), else the client module, and
+    :func:`~evalkit.core.providers.recorded_provider`), else the client module, and
     ``version`` its definition version, not the plugin's release number.
 
     Raises:
@@ -34,7 +35,7 @@ def metric_provenance(names: Sequence[str]) -> dict[str, dict[str, str]]:
     for n in names:
         spec = reg.resolve(n)
         out[spec.name] = {
-            "provider": reg.provider_name(n),
+            "provider": recorded_provider(reg.provider_of(n), reg.plugins),
             "version": getattr(spec, "version", "1"),
         }
     return out
