@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 
@@ -50,7 +50,8 @@ LOST = {"notes": {"num_queries": 3}}  # the header records 3 queries; the run ho
 SKIPPED = {"missing": "skip", "notes": {"missing_skipped": 1, "missing_ids": ["c"]}}
 
 
-def floor(threshold: float, level: str = "block", metric: str = "ndcg@10") -> CheckSpec:
+def floor(threshold: float, level: Literal["block", "warn"] = "block",
+          metric: str = "ndcg@10") -> CheckSpec:
     return CheckSpec(f"{metric}_{level}", metric, op=">=", threshold=threshold, level=level)
 
 
