@@ -100,3 +100,15 @@ def test_a_target_runs_golden_cases_are_known(tmp_path: Path) -> None:
         f"not judged: run 't' ({path}) lacks case 'b' of the check's scope;")
     with pytest.raises(CheckError, match="not among the 3 known cases: z"):
         gate_from_files(checks(tmp_path, ["a", "z"], "score"), path)
+
+
+def test_a_golden_case_a_complete_run_has_no_row_for_is_no_typo(tmp_path: Path) -> None:
+    """A golden case the run's header lists without a row, where the header's case count
+    says no row is missing (as for a run a sequential rule stopped, which counts the
+    cases it evaluated), is the run's lack, not a typo of the scope."""
+    path = target_run(tmp_path, ["a", "c"], ["a", "b", "c"])
+    text = path.read_text(encoding="utf-8").replace('"n_cases": 3', '"n_cases": 2', 1)
+    path.write_text(text, encoding="utf-8")
+    gate = gate_from_files(checks(tmp_path, ["a", "b"], "score"), path)
+    assert gate.exit_code == 2
+    assert "lacks case 'b'" in gate.results[0].message
