@@ -282,9 +282,9 @@ def test_an_unknown_table_of_tool_evalkit_is_refused_once_plugins_are_loaded(
 
 
 # ------------------------------------------------------- the example, end to end
-def test_the_example_plugins_section_registers_metrics_for_the_run(tmp_path: Path) -> None:
-    """`evalkit run` with the example plugin's ``keyword_metrics`` section: the metric it
-    declares is registered before the names are checked, and scores the run."""
+def _example_project(tmp_path: Path) -> tuple[list[str], dict[str, str]]:
+    """A project using the example plugin's ``keyword_metrics`` section (as a local
+    plugin): ``(the evalkit command, its environment)``."""
     (tmp_path / "pyproject.toml").write_text(
         '[tool.evalkit]\nlocal_plugins = ["evalkit_example_plugin.plugin"]\n', encoding="utf-8")
     (tmp_path / "goldens.jsonl").write_text(
@@ -308,6 +308,13 @@ def test_the_example_plugins_section_registers_metrics_for_the_run(tmp_path: Pat
     env.update(PYTHONPATH=str(EXAMPLE_SRC), EVALKIT_CACHE_DIR="")
     command = [str(SCRIPT)] if SCRIPT.exists() else [sys.executable, "-c",
                                                      "from evalkit.cli import main; main()"]
+    return command, env
+
+
+def test_the_example_plugins_section_registers_metrics_for_the_run(tmp_path: Path) -> None:
+    """`evalkit run` with the example plugin's ``keyword_metrics`` section: the metric it
+    declares is registered before the names are checked, and scores the run."""
+    command, env = _example_project(tmp_path)
     done = subprocess.run([*command, "run"], cwd=tmp_path, env=env, capture_output=True,
                           text=True, timeout=120)
     assert done.returncode == 0, done.stderr
@@ -325,3 +332,30 @@ def test_the_example_plugins_section_registers_metrics_for_the_run(tmp_path: Pat
         f"error: {tmp_path.resolve() / 'evalkit.yaml'}:4: key 'keyword_metrics."
         "mentions_a_capital': List should have at least 1 item after validation, not 0, "
         "got []\n")
+
+
+def test_the_gate_applies_the_configs_sections(tmp_path: Path) -> None:
+    """`evalkit gate` reading the config applies its sections, so a baseline check can
+    name the metric the section registers; without the config it says why the metric is
+    unknown, and suggests no metric of the very name."""
+    command, env = _example_project(tmp_path)
+    done = subprocess.run([*command, "run"], cwd=tmp_path, env=env, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    (tmp_path / "c.yaml").write_text("checks:\n  - id: capitals\n    metric: "
+                                     "mentions_a_capital\n    vs_baseline: "
+                                     "no_significant_regression\n", encoding="utf-8")
+    gate = [*command, "gate", "--checks", "c.yaml", "--run", "runs/run.jsonl",
+            "--baseline", "runs/run.jsonl"]
+    judged = subprocess.run([*gate, "--config", "evalkit.yaml"], cwd=tmp_path, env=env,
+                            capture_output=True, text=True, timeout=120)
+    assert judged.returncode == 0, judged.stdout + judged.stderr
+    assert judged.stdout.startswith("capitals: pass (3/3 cases)")
+    refused = subprocess.run(gate, cwd=tmp_path, env=env, capture_output=True, text=True,
+                             timeout=120)
+    assert refused.returncode == 2
+    assert "capitals: error" in refused.stdout
+    assert ("metric 'mentions_a_capital' is on the run's rows but not registered in this "
+            "process") in refused.stdout
+    assert "--config" in refused.stdout
+    assert "did you mean 'mentions_a_capital'" not in refused.stdout

@@ -197,7 +197,7 @@ def test_warn_level_errors_do_not_change_the_exit_code(reg: Registry) -> None:
     report = evaluate_gate([floor("ndcg@10", 0.5), floor("recall@10", 0.5, level="warn")], run)
     assert [r.verdict for r in report.results] == ["pass", "error"]
     assert report.exit_code == 0
-    assert "does not affect the exit code" in report.results[1].detail()
+    assert "verdict does not change the exit code" in report.results[1].detail()
 
 
 def test_two_wins_over_one(reg: Registry) -> None:

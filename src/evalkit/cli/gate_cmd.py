@@ -41,9 +41,10 @@ def command(
     )] = None,
     config: Annotated[Path | None, typer.Option(
         "--config", help="The eval config whose gate settings (checks, output, baseline, "
-        "reporters) fill in the options left out (default: evalkit.yaml or "
-        "[tool.evalkit], found from the working directory; read only when an option is "
-        "missing).", show_default=False,
+        "reporters) fill in the options left out, and whose plugins' sections are "
+        "applied as evalkit run applies them (a metric a section registers can be "
+        "checked) (default: evalkit.yaml or [tool.evalkit], found from the working "
+        "directory; read only when an option is missing).", show_default=False,
     )] = None,
     resamples: Annotated[int, typer.Option(
         "--resamples", "-B", min=100, max=1_000_000, help="Resamples of the baseline checks' "

@@ -12,7 +12,6 @@ print one line and exit 2.
 
 from __future__ import annotations
 
-import difflib
 import importlib
 import sys
 from collections.abc import Sequence
@@ -31,6 +30,7 @@ from evalkit.cli.errors import (
     report,
 )
 from evalkit.cli.usage import usage_message
+from evalkit.io.error_messages import close_matches
 
 if TYPE_CHECKING:
     from evalkit.plugins.command_list import ListedCommand
@@ -115,8 +115,7 @@ class EvalkitGroup(TyperGroup):
             # only for a name that is no command: a command that cannot run says why itself
             if args and "Did you mean" not in exc.message and \
                     exc.message.startswith("No such command"):
-                matches = [m for m in difflib.get_close_matches(
-                    args[0], self.list_commands(ctx), cutoff=0.7) if m != args[0]]
+                matches = close_matches(args[0], self.list_commands(ctx), n=3, cutoff=0.7)
                 if matches:
                     listed = ", ".join(repr(m) for m in matches)
                     exc.message = f"{exc.message.rstrip('.')}. Did you mean {listed}?"

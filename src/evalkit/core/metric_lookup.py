@@ -210,7 +210,7 @@ def _needing(spec: MetricSpec, needs: tuple[str, ...]) -> MetricSpec:
 def unknown_message(spellings: set[str], name: str) -> str:
     """``unknown metric 'x'; did you mean ...?`` from the known ``spellings`` (names,
     aliases and ``prefix@k`` families)."""
-    import difflib
+    from evalkit.io.error_messages import close_matches
 
     probe = name
     cut = re.match(r"^(.+?)[_.](\d+)$", name)  # trec_eval's ndcg_cut_10 (-m ndcg_cut.10)
@@ -219,10 +219,11 @@ def unknown_message(spellings: set[str], name: str) -> str:
     m = re.match(r"^(?P<prefix>[^@]+)@(?P<k>[^@]+)$", probe)
     if m is not None:  # suggest "ndcg@10" for "ndgc@10", not the family "ndcg@k"
         spellings = {s[:-2] + "@" + m["k"] if s.endswith("@k") else s for s in spellings}
-    close = difflib.get_close_matches(probe, sorted(spellings), n=3, cutoff=0.6)
+    spellings = {s for s in spellings if s != name}  # never the name refused
+    close = close_matches(probe, sorted(spellings), n=3)
     if not close:
         low = {s.lower(): s for s in spellings}
-        close = [low[c] for c in difflib.get_close_matches(probe.lower(), sorted(low), n=3)]
+        close = [low[c] for c in close_matches(probe.lower(), sorted(low), n=3)]
     msg = f"unknown metric {name!r}"
     return msg + (f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ".")
 

@@ -10,7 +10,8 @@ registration is the first one again (a no-op).
 from __future__ import annotations
 
 import inspect
-from typing import NamedTuple
+from collections.abc import Iterable
+from typing import Any, NamedTuple
 
 from evalkit.core.specs import (
     AggregateSpec,
@@ -127,6 +128,23 @@ def client_provider(obj: object) -> Provider:
         if frame is not None and frame.f_back is not None and frame.f_back.f_back is not None:
             module = str(frame.f_back.f_back.f_globals.get("__name__", "<unknown>"))
     return Provider(module=str(module))
+
+
+def recorded_provider(provider: Provider, plugins: Iterable[Any] = ()) -> str:
+    """Who provides a record, as a run header records it: ``provider``'s distribution;
+    for a record registered at run time by a module (a config section's ``apply``,
+    client code), the distribution of the plugin of ``plugins`` (the registry's
+    :class:`~evalkit.plugins.info.PluginInfo` list) whose package holds that module
+    (``evalkit_wordy.plugin`` is ``evalkit-wordy``'s), else the module."""
+    if provider.distribution:
+        return provider.distribution
+    package = provider.module.partition(".")[0]
+    for info in plugins:
+        distribution = getattr(info, "distribution", None)
+        module = str(getattr(info, "module", "") or "")
+        if distribution and module.partition(".")[0] == package:
+            return str(distribution)
+    return provider.module
 
 
 def same_definition(a: AnySpec, b: AnySpec) -> bool:

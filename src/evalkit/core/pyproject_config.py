@@ -280,9 +280,9 @@ def refuse_unknown_keys(table: Mapping[str, Any], where: str,
     unknown = sorted(str(k) for k, v in table.items() if k not in known
                      and (sections is not None or not isinstance(v, Mapping)))
     if unknown:
-        import difflib
+        from evalkit.io.error_messages import close_matches
 
-        maybe = difflib.get_close_matches(unknown[0], sorted(known), n=1)
+        maybe = close_matches(unknown[0], sorted(known))
         hint = f"did you mean {maybe[0]!r}? " if maybe else ""
         plugins = (f", and the sections of the loaded plugins: {', '.join(sorted(sections))}"
                    if sections else "")

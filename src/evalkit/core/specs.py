@@ -210,9 +210,9 @@ def need_problem(need: str) -> str | None:
         key = need[len(CONTEXT_NEED):]
         return None if key.strip() and key == key.strip() else (
             f"{need!r} names no context key; write 'context:KEY' with the field's name")
-    import difflib
+    from evalkit.io.error_messages import close_matches
 
-    close = difflib.get_close_matches(need, ["relevance", "answers", "context:"], n=1)
+    close = close_matches(need, ["relevance", "answers", "context:"])
     hint = f" (did you mean {close[0]!r}?)" if close else ""
     return (f"{need!r} is not a case field a metric can need{hint}; needs are 'relevance', "
             "'answers' and 'context:KEY'")
@@ -426,6 +426,10 @@ class ConfigSectionSpec(_Record):
             validated section (an instance of ``model``) and the
             :class:`~evalkit.execute.evalconfig.EvalConfig`, before the run's metric
             names are checked, so that the plugin can register what the section declares;
+            ``evalkit gate`` calls it too when it reads the config (``--config``, or an
+            option left out), before the checks are judged, so that a baseline check can
+            name a metric the section registers (without the config, only ``restore``
+            can register it for the gate);
             a ``ValueError`` or ``LookupError`` it raises is reported as an error of the
             section. ``evalkit plugins list`` calls it too, with the default registry
             answering with the listing's registry, so that what it registers is

@@ -35,8 +35,8 @@ if TYPE_CHECKING:
     from evalkit.data.run_record import RunRecord
 
 __all__ = ["Coverage", "IncompleteRunError", "completeness_lines", "coverage_of",
-           "notes_of", "require_complete", "sequential_stop", "skipped_judged",
-           "stopped_note"]
+           "notes_of", "recorded_case_ids", "require_complete", "sequential_stop",
+           "skipped_judged", "stopped_note"]
 
 #: Case ids shown in a message before "and N more".
 SHOWN_IDS = 10
@@ -173,6 +173,43 @@ def coverage_of(run: RunRecord) -> Coverage:
         run=run.name, complete=not problems, expected=expected, rows=len(rows),
         missing=missing, failed=failed, problems=tuple(problems), notes=tuple(notes),
     )
+
+
+def recorded_case_ids(run: RunRecord) -> frozenset[str] | None:
+    """The ids of the cases ``run`` should hold, as its header records them, whether it
+    holds them or not: a target run's golden cases (``goldens.case_digests``); a scored
+    ranked run's judged queries (every one has a row, scored 0 when the ranking lacks
+    it), read from the qrels file its header names when that file is there unchanged
+    (same SHA-256), plus the judged queries it notes were missing. ``None`` when the
+    header lists none (a count alone, qrels gone or changed, a run built in memory).
+
+    Never raises: a qrels file that cannot be read gives ``None``."""
+    header: Mapping[str, Any] = run.header or {}
+    goldens = header.get("goldens")
+    digests = goldens.get("case_digests") if isinstance(goldens, Mapping) else None
+    if isinstance(digests, Mapping):
+        return frozenset(str(c) for c in digests)
+    qrels = header.get("qrels")
+    path = qrels.get("path") if isinstance(qrels, Mapping) else None
+    if not isinstance(path, str) or not path:
+        return None
+    from pathlib import Path
+
+    from evalkit.core.specs import RunEvaluatorSpec
+    from evalkit.plugins.default import default_registry
+
+    found = [e.spec for _, _, e in default_registry().entries("run_evaluator")
+             if isinstance(e.spec, RunEvaluatorSpec)]
+    if len(found) != 1 or not Path(path).is_file():
+        return None
+    try:
+        loaded = found[0].load_qrels(path)
+    except (OSError, ValueError, LookupError, TypeError):
+        return None
+    if getattr(loaded, "sha256", None) != qrels.get("sha256"):  # type: ignore[union-attr]
+        return None
+    noted = [str(x) for x in notes_of(run)["missing_ids"] or ()]
+    return frozenset([*map(str, loaded.judgments), *noted])
 
 
 def stopped_note(record: Mapping[str, Any], header: Mapping[str, Any]) -> str:

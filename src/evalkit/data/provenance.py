@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from evalkit.core.providers import recorded_provider
 from evalkit.plugins.default import default_registry
 from evalkit.plugins.info import same_definition
 
@@ -21,7 +22,9 @@ if TYPE_CHECKING:
 def metric_provenance(names: Sequence[str]) -> dict[str, dict[str, str]]:
     """``{canonical metric name: {"provider": ..., "version": ...}}``.
 
-    ``provider`` is the distribution (or client module) that registered the metric and
+    ``provider`` is the distribution that registered the metric (also when a module of
+    its package registered it at run time:
+    :func:`~evalkit.core.providers.recorded_provider`), else the client module, and
     ``version`` its definition version, not the plugin's release number.
 
     Raises:
@@ -31,9 +34,8 @@ def metric_provenance(names: Sequence[str]) -> dict[str, dict[str, str]]:
     out: dict[str, dict[str, str]] = {}
     for n in names:
         spec = reg.resolve(n)
-        prov = reg.provider_of(n)
         out[spec.name] = {
-            "provider": prov.distribution or prov.module,
+            "provider": recorded_provider(reg.provider_of(n), reg.plugins),
             "version": getattr(spec, "version", "1"),
         }
     return out

@@ -4,7 +4,9 @@
 the eval config (``checks``, ``output``, ``baseline``, ``reporters`` of ``evalkit.yaml``
 or ``[tool.evalkit]``), so ``evalkit run && evalkit gate`` gates the run just written.
 The config is read only when ``--checks`` or ``--run`` is missing, or ``--config`` names
-it; an option given always wins.
+it; an option given always wins. A config that is read has its plugins' sections applied
+(:func:`evalkit.execute.run_checks.apply_config_sections`), as ``evalkit run`` applies them,
+so that a metric a section registers (in its ``apply``) is known to the gate's checks.
 """
 
 from __future__ import annotations
@@ -13,28 +15,32 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from evalkit.execute.evalconfig import ConfigError, find_config, load_eval_config
+from evalkit.execute.evalconfig import ConfigError, EvalConfig, find_config, load_eval_config
 
 
 @dataclass(frozen=True)
 class GateOptions:
     """What ``evalkit gate`` reads and writes: the checks file, the run artifact, the
-    baseline (or None) and the ``FORMAT:PATH`` reports."""
+    baseline (or None) and the ``FORMAT:PATH`` reports; and the eval config, when it was
+    read (its sections applied), else None."""
 
     checks: Path
     run: Path
     baseline: Path | None
     reports: list[str]
+    config: EvalConfig | None = None
 
 
 def gate_options(checks: Path | None, run: Path | None, baseline: Path | None,
                  reports: Sequence[str], config: Path | None) -> GateOptions:
     """The options given, with those left out taken from the eval config (``config``, or
-    the one found from the working directory).
+    the one found from the working directory). A config that is read has its plugins'
+    sections applied (their ``apply``), as ``evalkit run`` does.
 
     Raises:
         ConfigError: ``--checks`` or ``--run`` is missing and no eval config is found, or
-            the config sets no checks; the config itself is unusable (file and key named).
+            the config sets no checks; the config itself is unusable (file and key named),
+            or a plugin's ``apply`` refused its section.
     """
     missing = "--checks/-c" if checks is None else "--run/-r" if run is None else None
     if missing is not None or config is not None:
@@ -57,7 +63,12 @@ def gate_options(checks: Path | None, run: Path | None, baseline: Path | None,
         run = run if run is not None else cfg.output
         baseline = baseline if baseline is not None else cfg.baseline
         reports = list(reports) if reports else list(cfg.reporters)
-    assert checks is not None and run is not None  # the config's output is required
+        from evalkit.execute.run_checks import apply_config_sections
+
+        apply_config_sections(cfg)  # a section may register a metric the checks name
+        assert checks is not None and run is not None  # the config's output is required
+        return GateOptions(checks, run, baseline, list(reports), cfg)
+    assert checks is not None and run is not None
     return GateOptions(checks, run, baseline, list(reports))
 
 

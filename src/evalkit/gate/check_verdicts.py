@@ -104,6 +104,9 @@ class CheckResult:
         rests_on: for an aggregate whose value rests on fewer cases than it was given
             (:attr:`evalkit.core.specs.AggregateSpec.rests_on`), ``(count, word)``:
             ``(10, "labelled")``; else ``None``.
+        not_judged: the gate's evidence (the run or the baseline) is incomplete, so the
+            check was not judged: its verdict is ``error`` and the gate exits 2 whatever
+            its level.
     """
 
     check: CheckSpec
@@ -115,6 +118,7 @@ class CheckResult:
     metric_kind: MetricKind | None = None
     comparison: BaselineComparison | None = None
     rests_on: tuple[int, str] | None = None
+    not_judged: bool = False
 
     @property
     def coverage(self) -> str:
@@ -172,8 +176,11 @@ class CheckResult:
                 parts.append(ppi_sentence(c.ppi))
         elif self.message:
             parts.append(self.message)
-        if not self.blocking and self.verdict != "pass":
-            parts.append("warn level: does not affect the exit code")
+        if not self.blocking and self.not_judged:
+            parts.append("warn level, but incomplete evidence makes the gate exit 2 "
+                         "whatever the checks' levels")
+        elif not self.blocking and self.verdict != "pass":
+            parts.append("warn level: this check's verdict does not change the exit code")
         return "; ".join(parts)
 
     def to_dict(self) -> dict[str, Any]:

@@ -277,15 +277,37 @@ def evaluate_gate(
         notes.append(floor)
     if incomplete:  # no verdict rests on evidence the gate did not fully see
         which = " and ".join(lacking)
-        results = [r if r.verdict == "error" else replace(
-            r, verdict="error", observed=None, comparison=None,
-            message=f"not judged: {which} {'are' if len(lacking) > 1 else 'is'} "
-                    "incomplete (see below)") for r in results]
+        why = f"{which} {'are' if len(lacking) > 1 else 'is'} incomplete (see below)"
+        results = [replace(r, not_judged=True) if r.verdict == "error"
+                   and not _lacked(r.check, run, base) else replace(
+            r, verdict="error", observed=None, comparison=None, not_judged=True,
+            message=f"not judged: {_lacked(r.check, run, base)}{why}") for r in results]
     return GateReport(
         results=tuple(results), run_name=run.name,
         baseline_name=None if base is None else base.name, notes=tuple(notes),
         incomplete=tuple(incomplete), run=run,
     )
+
+
+def _lacked(check: CheckSpec, run: RunResult, base: Baseline | None) -> str:
+    """``"run 'r' (file) lacks case '12' of the check's scope; "``: the scoped cases the
+    run (and the baseline, for a baseline check) holds no row for, or ``""``."""
+    if check.scope is None:
+        return ""
+    out = ""
+    for role, r in (("run", run), ("baseline", None if base is None or check.kind !=
+                                   "baseline" else base.run)):
+        if r is None:
+            continue
+        have = set(r.ids())
+        gone = [i for i in check.scope if i not in have]
+        if gone:
+            where = f" ({r.integrity.path})" if r.integrity is not None else ""
+            ids = ", ".join(repr(i) for i in gone[:10]) + (
+                f" and {len(gone) - 10} more" if len(gone) > 10 else "")
+            out += (f"{role} {r.name!r}{where} lacks case{'s' if len(gone) > 1 else ''} "
+                    f"{ids} of the check's scope; ")
+    return out
 
 
 def _ppi_labels(ppi: bool, labels: HumanLabels | None, baseline_labels: HumanLabels | None,
@@ -442,16 +464,43 @@ def checks_source(path: Path) -> Path:
     return path
 
 
+def _known_case_ids(run: RunResult, base: Baseline | None) -> set[str] | None:
+    """The case ids a checks file's ``scope`` may name: those of the run's and the
+    baseline's rows, and those their headers record they should hold
+    (:func:`~evalkit.data.coverage.recorded_case_ids`: a row lost from a run is a case
+    it lacks, reported as incomplete evidence, not a typo in the scope). None (no id is
+    refused at load) when a run lacks rows its header counts without listing their ids:
+    then an unknown id may be one of them, and the gate reports the run incomplete."""
+    from evalkit.data.coverage import recorded_case_ids
+
+    known: set[str] = set()
+    for r in [run] + ([base.run] if base is not None else []):
+        ids = r.ids()
+        known.update(ids)
+        expected = coverage_of(r).expected
+        short = expected is not None and expected > len(ids)
+        goldens = (r.header or {}).get("goldens")
+        # a target run's golden cases are in its header (one a sequential rule never
+        # reached included); a scored run's judged queries are read only when rows are lost
+        if short or (isinstance(goldens, Mapping) and "case_digests" in goldens):
+            recorded = recorded_case_ids(r)
+            if recorded is None and short:
+                return None
+            known.update(recorded or ())
+    return known
+
+
 def gate_from_files(
     checks_path: str | Path, run_path: str | Path, baseline_path: str | Path | None = None,
     **kwargs: Any,
 ) -> GateReport:
     """:func:`evaluate_gate` on files: a checks file, a run artifact and optionally a
-    baseline file. Scope ids are checked at load against the ids of the run and the
-    baseline (an id in neither is a typo). ``kwargs`` go to :func:`evaluate_gate`;
-    ``case_tags`` may be a tags file's path (``query id<TAB>tag`` lines). The labels the
-    checks file names (``labels``, ``baseline_labels``) are read when ``labels`` /
-    ``baseline_labels`` are not given.
+    baseline file. Scope ids are checked at load against the cases of the run and the
+    baseline, those they hold and those their headers record (an id in none is a typo;
+    one they lack is incomplete evidence, reported by the gate). ``kwargs`` go to
+    :func:`evaluate_gate`; ``case_tags`` may be a tags file's path (``query id<TAB>tag``
+    lines). The labels the checks file names (``labels``, ``baseline_labels``) are read
+    when ``labels`` / ``baseline_labels`` are not given.
 
     Raises:
         CheckError, ArtifactError, BaselineError, TagsError, LabelError: unusable input
@@ -463,8 +512,7 @@ def gate_from_files(
 
     run = RunResult.load(run_path)
     base = load_baseline(baseline_path) if baseline_path else None
-    known = set(run.ids()) | (set(base.run.ids()) if base is not None else set())
-    doc = load_checks_file(checks_path, known_case_ids=known)
+    doc = load_checks_file(checks_path, known_case_ids=_known_case_ids(run, base))
     tags = kwargs.pop("case_tags", None)
     if isinstance(tags, str | PathLike):
         from evalkit.data.case_tags import load_tags

@@ -155,6 +155,7 @@ def aggregate_definitions(
     process registry), for the given names (unknown ones skipped) or for every registered
     aggregate but the aggregates of a metric (``krippendorff_alpha``: recorded only when
     named, as ``krippendorff_alpha(metric=correctness)``)."""
+    from evalkit.core.providers import recorded_provider
     from evalkit.core.registry import RegistryError
     from evalkit.core.specs import AggregateSpec
     from evalkit.plugins.default import default_registry
@@ -169,10 +170,10 @@ def aggregate_definitions(
             spec = reg.resolve(name)
             if not isinstance(spec, AggregateSpec):
                 continue
-            prov = reg.provider_of(name)
+            provider = recorded_provider(reg.provider_of(name), reg.plugins)
         except RegistryError:
             continue
-        out[spec.name] = {"provider": prov.distribution or prov.module, "version": spec.version}
+        out[spec.name] = {"provider": provider, "version": spec.version}
     return out
 
 

@@ -54,6 +54,16 @@ def resolve_check_metric(check: CheckSpec, reg: Registry, rows: Sequence[Any]) -
         if check.kind == "threshold" and on_rows:
             # not registered in this process, but the run carries the values
             return Resolved(check.metric, "metric", None)
+        if on_rows:  # a baseline check needs the definition, not only the values
+            raise CheckFailure(
+                f"metric {check.metric!r} is on the run's rows but not registered in this "
+                "process, and a baseline check needs its polarity (which direction is "
+                "worse). A metric a plugin's config section registers (in its apply) is "
+                "registered for the gate when the gate reads that eval config: pass it "
+                "with --config (in Python: evalkit.execute.run_checks.apply_config_sections "
+                "before evaluate_gate), or give the "
+                "section a restore(header) that registers it again from the run's "
+                "header (docs/plugins.md)") from None
         hint = _did_you_mean(check.metric, rows)
         if hint:  # a misspelling of a metric the run holds (a project's own, say)
             raise CheckFailure(f"unknown metric {check.metric!r}{hint} The run's rows have: "

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import codecs
 import contextlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextvars import ContextVar
 from pathlib import Path
 
@@ -113,4 +113,15 @@ def message_of(exc: BaseException, paths: Sequence[Path] = ()) -> str:
     return text or type(exc).__name__
 
 
-__all__ = ["message_of", "out_of_memory", "reading"]
+def close_matches(word: str, known: Iterable[str], n: int = 1, cutoff: float = 0.6
+                  ) -> list[str]:
+    """The at most ``n`` spellings of ``known`` closest to ``word`` (:mod:`difflib`'s
+    ratio of at least ``cutoff``), best first, for a did-you-mean; never ``word`` itself,
+    which a message must not suggest for the name it refuses."""
+    import difflib
+
+    return difflib.get_close_matches(word, [k for k in known if k != word], n=n,
+                                     cutoff=cutoff)
+
+
+__all__ = ["close_matches", "message_of", "out_of_memory", "reading"]

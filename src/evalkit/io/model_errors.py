@@ -13,12 +13,13 @@ of a typo'd key.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from pydantic import ValidationError
 from pydantic_core import ErrorDetails, PydanticCustomError
+
+from evalkit.io.error_messages import close_matches
 
 #: the error type of :func:`rule` errors
 RULE = "evalkit_rule"
@@ -126,7 +127,7 @@ def did_you_mean(key: str, known: Sequence[str], hints: Mapping[str, str] | None
     for a close match among ``known``, else ``""``."""
     if hints and key in hints:
         return f" ({hints[key]})"
-    close = difflib.get_close_matches(key, list(known), n=1)
+    close = close_matches(key, known)
     return f" (did you mean {close[0]!r}?)" if close else ""
 
 

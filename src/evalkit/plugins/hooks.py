@@ -8,7 +8,6 @@ refuses a hook name evalkit does not define (``check_pending``) or an undecorate
 
 from __future__ import annotations
 
-import difflib
 import re
 import traceback
 from collections.abc import Iterable, Mapping
@@ -34,6 +33,7 @@ from evalkit.core.specs import (
     TargetSpec,
     record_problem,
 )
+from evalkit.io.error_messages import close_matches
 
 HOOKS: dict[str, tuple[type, ...]] = {
     "evalkit_register_metrics": (MetricSpec, MetricFamily),
@@ -74,7 +74,7 @@ def short_error(exc: BaseException) -> str:
         text = str(exc)
         hook = re.search(r"unknown hook '(\w+)'", text)
         if hook:  # a misspelt hook: name the plugin's function and the likely hook
-            maybe = difflib.get_close_matches(hook.group(1), list(HOOKS), n=1)
+            maybe = close_matches(hook.group(1), HOOKS)
             hint = f"; did you mean {maybe[0]}?" if maybe else f"; known hooks: {', '.join(HOOKS)}"
             return f"{hook.group(1)} is not an evalkit hook{hint}"
     else:

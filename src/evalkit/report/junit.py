@@ -3,7 +3,11 @@ results natively.
 
 Blocking checks that fail get ``<failure>``, blocking checks that could not be judged get
 ``<error>``; warn-level checks never fail the suite (their verdict and reason go to
-``<system-out>``, prefixed ``warning:``). Comparisons produce passing test cases whose
+``<system-out>``, prefixed ``warning:``). The counts always agree with the gate's exit
+code: a gate that exits 2 (or 1) although no check's testcase carries an ``<error>``
+(``<failure>``), as when incomplete evidence stops a gate of warn-level checks only, gets
+one more testcase, named ``gate``, that carries it with the reason (the ``incomplete:``
+paragraphs, else the summary). Comparisons produce passing test cases whose
 ``<system-out>`` holds the numbers.
 
 Text from the report goes through :func:`evalkit.report.escaping.xml_text` (the characters
@@ -62,14 +66,33 @@ def _case(suite: ET.Element, report: Report, row: ReportRow) -> None:
     ET.SubElement(tc, "system-out").text = _body(out)
 
 
+def _gate_case(report: Report, failures: int, errors: int) -> ReportRow | None:
+    """The gate-level testcase of a gate whose exit code no check's testcase carries
+    (exit 2 without an ``<error>``, exit 1 without a ``<failure>``), else None."""
+    code = report.exit_code
+    if report.kind != "gate" or code is None or (code == 2 and errors) or (
+            code == 1 and failures) or code not in (1, 2):
+        return None
+    incomplete = [n.removeprefix("incomplete: ") for n in report.notes
+                  if n.startswith("incomplete: ")]
+    return ReportRow(name="gate", status="error" if code == 2 else "fail", metric="", level="",
+                     detail="; ".join([report.summary, *incomplete]),
+                     failed=code == 1, errored=code == 2)
+
+
 def render_junit(obj: Any) -> str:
-    """The report as JUnit XML (``<testsuites>`` with one ``<testsuite>``)."""
+    """The report as JUnit XML (``<testsuites>`` with one ``<testsuite>``); a gate's
+    ``failures`` and ``errors`` counts agree with its exit code (see the module)."""
     report = as_report(obj)
     failures = sum(1 for r in report.rows if r.failed)
     errors = sum(1 for r in report.rows if r.errored)
+    extra = _gate_case(report, failures, errors)
+    rows = (*report.rows, *([extra] if extra is not None else []))
+    failures += int(extra is not None and extra.failed)
+    errors += int(extra is not None and extra.errored)
     name = f"{report.title}: {report.subject}" + (
         f" vs {report.reference}" if report.reference else "")
-    attrs = {"name": _text(name), "tests": str(len(report.rows)), "failures": str(failures),
+    attrs = {"name": _text(name), "tests": str(len(rows)), "failures": str(failures),
              "errors": str(errors), "skipped": "0", "time": "0"}
     root = ET.Element("testsuites", attrs)
     suite = ET.SubElement(root, "testsuite", attrs)
@@ -80,7 +103,7 @@ def render_junit(obj: Any) -> str:
     ET.SubElement(props, "property", name="summary", value=_text(report.summary))
     if report.description:  # how a comparison was tested
         ET.SubElement(props, "property", name="test", value=_text(report.description))
-    for row in report.rows:
+    for row in rows:
         _case(suite, report, row)
     if report.notes:
         ET.SubElement(suite, "system-out").text = _body("\n".join(report.notes))
