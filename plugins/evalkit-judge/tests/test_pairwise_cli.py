@@ -257,3 +257,30 @@ def test_a_signal_stops_it_and_a_rerun_pays_no_verdict_twice(
     header = json.loads((root / "p.jsonl").read_text().splitlines()[0])
     assert header["totals"]["cached"] == answered
     assert header["totals"]["requested"] == VERDICTS - answered
+
+
+class FailsOnOne(Text):
+    def invoke(self, case: GoldenCase) -> TargetResponse:
+        if case.id == "c3":
+            raise RuntimeError("the service was down")
+        return super().invoke(case)
+
+
+def test_a_case_one_run_did_not_answer_is_refused_unless_allowed(
+        project: tuple[Path, MessagesAPIServer, dict[str, str]]) -> None:
+    root, server, env = project
+    with use_registry(plugins=False):
+        evaluate(FailsOnOne("long", "longer answer"), load_goldens(root / "cases.jsonl"), [],
+                 progress=False, name="long", artifact=root / "long.jsonl", overwrite=True)
+    out = evalkit(root, env)
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    (error,) = [line for line in out.stderr.splitlines() if line.startswith("error:")]
+    assert "short vs long: 1 (case, sample) pair(s) lack a response" in error
+    assert "'c3'" in error and "--allow-incomplete" in error and "--resume" in error
+    assert server.requests == []  # refused before any verdict is paid for
+    allowed = evalkit(root, env, "--allow-incomplete", "--json")
+    assert allowed.returncode == 0, allowed.stderr
+    summary = json.loads(allowed.stdout)
+    assert len(server.requests) == VERDICTS - 2  # c3 left out, both orders
+    assert any("without a response from both, left out (case 'c3')" in n
+               for n in summary["notes"])

@@ -178,16 +178,18 @@ def _responses(run: RunResult) -> dict[tuple[str, int | None], TargetResponse]:
 
 
 def plan_tasks(systems: Sequence[tuple[str, RunResult]], gset: GoldenSet,
-               prompt: PairwisePrompt, judge: LLMJudge, *, resample_key: bool = False
-               ) -> tuple[list[Task], list[str]]:
+               prompt: PairwisePrompt, judge: LLMJudge, *, resample_key: bool = False,
+               allow_incomplete: bool = False) -> tuple[list[Task], list[str]]:
     """Every verdict to ask, case by case, and the notes on what could not be compared.
 
-    Sample ``i`` of one system is paired with sample ``i`` of the other; a (case, sample)
-    that either run lacks a response for is left out of that pair (noted).
+    Sample ``i`` of one system is paired with sample ``i`` of the other. A (case, sample)
+    that either run lacks a response for (an errored case, a run stopped before it) is
+    refused, or, with ``allow_incomplete``, left out of that pair and noted.
 
     Raises:
-        PairwiseError: the runs hold different numbers of samples per case, or a case
-            that the golden set lacks.
+        PairwiseError: the runs hold different numbers of samples per case, a case that
+            the golden set lacks, or (without ``allow_incomplete``) a (case, sample) one
+            run answered and another did not.
     """
     epochs = {name: run.epochs for name, run in systems}
     if len(set(epochs.values())) > 1:
@@ -210,6 +212,12 @@ def plan_tasks(systems: Sequence[tuple[str, RunResult]], gset: GoldenSet,
         missing = [s for s in slots if s not in answers[a] or s not in answers[b]]
         if missing:
             shown = ", ".join(repr(c) for c, _ in missing[:5])
+            if not allow_incomplete:
+                raise PairwiseError(
+                    f"{a} vs {b}: {len(missing)} (case, sample) pair(s) lack a response "
+                    f"from one run (case {shown}): a win rate over the rest would not be "
+                    "the systems'. Finish the runs (evalkit run CONFIG --resume), or pass "
+                    "--allow-incomplete to compare the cases both answered")
             notes.append(f"{a} vs {b}: {len(missing)} (case, sample) pair(s) without a "
                          f"response from both, left out (case {shown})")
     for case_id, sample in slots:
@@ -305,6 +313,7 @@ def pairwise(
     budget: Budget | None = None,
     output: str | Path | None = None,
     progress: Callable[[int, int], None] | None = None,
+    allow_incomplete: bool = False,
 ) -> PairwiseResult:
     """Compare the systems of ``runs`` pairwise with ``judge``, both orders per pair.
 
@@ -333,13 +342,17 @@ def pairwise(
             nothing and leaves unasked verdicts out.
         output: write the pairwise artifact here.
         progress: called with ``(verdicts done, verdicts in all)``.
+        allow_incomplete: compare the (case, sample) pairs both runs answered when one
+            run lacks a response somewhere (noted in the result); by default that is
+            refused.
 
     Returns:
         :class:`PairwiseResult`.
 
     Raises:
         PairwiseError: fewer than two runs, not target runs, samples per case that
-            differ, a case the golden set lacks, a duplicate name, a judge whose
+            differ, a case the golden set lacks, a case one run answered and another
+            did not (unless ``allow_incomplete``), a duplicate name, a judge whose
             provider reads no verdicts.
         ValueError: an unknown ``flips``, ``ties`` or ``method``.
         BudgetExhausted: a spending limit stopped the comparison (run it again with a
@@ -359,7 +372,8 @@ def pairwise(
     prompt = PairwisePrompt(judge.rubric, judge.model, judge.max_tokens, judge.temperature,
                             judge.system)
     tasks, notes = plan_tasks([(n, r) for n, r, _ in loaded], gset, prompt, judge,
-                              resample_key=judge.judge_resamples)
+                              resample_key=judge.judge_resamples,
+                              allow_incomplete=allow_incomplete)
     if budget is not None:
         with use_budget(budget):
             outcomes = ask_all(judge, tasks, max_concurrency=max_concurrency, budget=budget,

@@ -123,6 +123,9 @@ def command(
     dry_run: Annotated[bool, typer.Option(
         "--dry-run", help="Ask nothing: count the cached verdicts and estimate the cost of "
         "the others.")] = False,
+    allow_incomplete: Annotated[bool, typer.Option(
+        "--allow-incomplete", help="Compare the cases both runs answered when one lacks a "
+        "response (an errored case, a stopped run); by default that is refused.")] = False,
 ) -> None:
     """Ask a judge which of two systems' stored answers is better, for every case and
     every pair of runs, in both orders; print win rates, position flips, intervals, Holm-
@@ -152,7 +155,8 @@ def command(
                           ties=ties.value, alpha=alpha, method=test, n_resamples=resamples,
                           seed=seed, bt_resamples=bt_resamples,
                           max_concurrency=max_concurrency, budget=budget,
-                          output=None if dry_run else output)
+                          output=None if dry_run else output,
+                          allow_incomplete=allow_incomplete)
     except BudgetExhausted as exc:
         typer.echo(f"stopped: {exc}", err=True)
         if budget is not None:
