@@ -273,8 +273,11 @@ def evaluate_gate(
                 results.append(error_result(
                     check, cov, f"the check raised {type(exc).__name__}: {exc}"))
     results, floor = _decided(results, n_resamples)
-    if floor is not None:
+    if floor is not None:  # a check that could not fail whatever the data judged nothing
         notes.append(floor)
+        results = [replace(r, verdict="error", not_judged=True,
+                           message=f"not judged: this check cannot fail whatever the data "
+                                   f"({floor})") if _in_family(r) else r for r in results]
     if incomplete:  # no verdict rests on evidence the gate did not fully see
         which = " and ".join(lacking)
         why = f"{which} {'are' if len(lacking) > 1 else 'is'} incomplete (see below)"
@@ -411,14 +414,19 @@ def _coverage_notes(run: RunResult, run_cov: Coverage, base: Baseline | None
     return notes, incomplete, lacking
 
 
+def _in_family(r: CheckResult) -> bool:
+    """Whether ``r`` is in the family Holm's correction adjusts: a blocking baseline check
+    that reached its test (not a sequential one)."""
+    return (r.comparison is not None and r.blocking and r.verdict != "error"
+            and not r.comparison.method.startswith("sequential:"))
+
+
 def _decided(results: list[CheckResult], n_resamples: int
              ) -> tuple[list[CheckResult], str | None]:
     """Every baseline check's verdict, its p adjusted by Holm's method over the blocking
     baseline checks that were judged; and the note when ``n_resamples`` is too few for
     any of them to be significant after that adjustment (:func:`holm_floor`)."""
-    family = [i for i, r in enumerate(results)
-              if r.comparison is not None and r.blocking and r.verdict != "error"
-              and not r.comparison.method.startswith("sequential:")]
+    family = [i for i, r in enumerate(results) if _in_family(r)]
     adjusted = holm([results[i].comparison.p_value for i in family])  # type: ignore[union-attr]
     adj_by_index = dict(zip(family, adjusted, strict=True))
     floor = holm_floor(
