@@ -105,6 +105,9 @@ class GateReport:
         if warn_err:
             parts.append(f"{warn_err} {'error' if warn_err == 1 else 'errors'} on warn-level "
                          "checks")
+        unjudged = sum(1 for r in self.results if r.not_judged)
+        if unjudged:  # of those errors: the evidence is incomplete for them (exit 2)
+            parts.append(f"{unjudged} not judged (incomplete evidence)")
         return f"gate {self.status}: {', '.join(parts)} (exit {self.exit_code})"
 
     def lines(self) -> list[str]:
