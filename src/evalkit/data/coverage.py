@@ -11,6 +11,10 @@ A verdict rests on two levels of completeness (docs/artifacts.md):
   (``notes.num_queries``; for a baseline also the promoted fingerprint's case count and
   ids). A failed metric leaves coverage alone: only a missing row or a failed target call
   (no response) makes a run incomplete.
+  A target run a sequential rule stopped early (``evalkit run --until-decided``) is
+  complete for what it evaluated when every case of the prefix its decision rests on has
+  a row; it still counts the golden set its header records (``expected``), and
+  :attr:`Coverage.partial` says it is evidence for the rule's comparison only.
 * **validity**, per check: a metric that failed on a case in a check's scope makes that
   check an error (:mod:`evalkit.gate`), and :meth:`RunResult.mean` refuses it.
 
