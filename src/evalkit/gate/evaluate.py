@@ -12,7 +12,10 @@ Verdicts, per check:
   errored cases is incomplete), unknown metric, a baseline check with no
   baseline, a baseline over other cases or with a different fingerprint, a metric with no
   declared polarity, a run or baseline scored without some of its judged queries
-  (``--missing skip``: its means are not over the judged set). An error is never a pass.
+  (``--missing skip``: its means are not over the judged set), a baseline whose samples
+  are reduced otherwise than the run's, a run a sequential rule stopped early (every
+  check but the rule's own comparison), and any unscoped check of a run holding fewer
+  cases than its header records (:func:`held_to_header`). An error is never a pass.
 
 Exit code (:attr:`GateReport.exit_code`): 2 if any blocking check is ``error``, else 1 if
 any blocking check is ``fail``, else 0. Warn-level checks never change it.
