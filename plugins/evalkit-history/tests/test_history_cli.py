@@ -97,6 +97,34 @@ def test_an_incomplete_artifact_is_refused_with_the_fix(tmp_path: Path,
         assert history.runs() == []
 
 
+def test_a_run_a_sequential_rule_stopped_is_refused_as_partial(tmp_path: Path) -> None:
+    # its rows are the cases the rule drew (right there, wrong on the rest of the golden
+    # set): recorded, its means would read as the golden set's
+    from evalkit.data.cases import GoldenCase
+    from evalkit.data.goldens import GoldenSet
+    from evalkit.data.targets import CallableTarget
+    from evalkit.execute.sequential_run import UntilDecided
+    from evalkit.stats.sequential import random_order
+
+    n = 200
+    good = {f"c{i:03d}" for i in random_order(n, 0)[:40]}
+    cases = GoldenSet(GoldenCase(f"c{i:03d}", "q", relevant=frozenset({"d1"}))
+                      for i in range(n))
+    base = evalkit.evaluate(CallableTarget(lambda c: ["zz"], name="base"), cases,
+                            ["recall@1"], progress=False).save(tmp_path / "base.jsonl")
+    stopped = tmp_path / "stopped.jsonl"
+    evalkit.evaluate(CallableTarget(lambda c: ["d1"] if c.id in good else ["zz"],
+                                    name="cand"), cases, ["recall@1"], progress=False,
+                     artifact=stopped, until_decided=UntilDecided(base, "recall@1", seed=0))
+    out = invoke("history", "add", str(stopped), "--db", str(tmp_path / "h.sqlite"))
+    assert out.exit_code == 2, out.output
+    assert "stopped.jsonl) was stopped early by a sequential rule" in out.output
+    assert f"of its {n} cases" in out.output and "without --until-decided" in out.output
+    assert "Traceback" not in out.output
+    with History(tmp_path / "h.sqlite") as history:
+        assert history.runs() == []
+
+
 def test_diff_compares_two_stored_runs_without_their_files(
         tmp_path: Path, artifacts: tuple[Path, Path]) -> None:
     db = str(tmp_path / "h.sqlite")

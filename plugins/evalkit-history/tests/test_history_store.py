@@ -118,6 +118,31 @@ def test_runs_that_are_not_comparable_make_a_break_never_a_difference(tmp_path: 
     assert metric_gone.step.reasons == ("the two runs share no metric",)
 
 
+def test_runs_reduced_differently_make_a_break(tmp_path: Path) -> None:
+    # a flaky system right on its first sample only: its max of 3 is the steady one's
+    # mean of 3, a step of 0 that would read as "no change"
+    from evalkit.data.cases import GoldenCase
+    from evalkit.data.goldens import GoldenSet
+    from evalkit.data.targets import CallableTarget
+    from evalkit.execute.samples import current_sample
+
+    cases = GoldenSet(GoldenCase(f"q{i}", "q", relevant=frozenset({"d1"}))
+                      for i in range(12))
+
+    def run(flaky: bool, reduce: str) -> RunResult:
+        target = CallableTarget(lambda c: ["zz"] if flaky and (current_sample() or 0)
+                                else ["d1"], name=f"{flaky}-{reduce}")
+        return evalkit.evaluate(target, cases, ["recall@1"], epochs=3, reduce=reduce,
+                                progress=False)
+
+    with History(tmp_path / "h.sqlite") as history:
+        history.add(run(False, "mean"))
+        step = history.add(run(True, "max")).step
+    assert not step.comparable and not step.metrics
+    assert "reduced differently" in step.reasons[0]
+    assert "epochs: 3, reduce: mean vs epochs: 3, reduce: max" in step.reasons[0]
+
+
 def test_an_incomplete_run_is_refused_as_a_baseline_is(tmp_path: Path) -> None:
     path = scored(FIX.RANKS_A, "cut").save(tmp_path / "cut.jsonl")
     lines = path.read_text().splitlines(keepends=True)

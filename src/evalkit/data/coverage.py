@@ -11,6 +11,10 @@ A verdict rests on two levels of completeness (docs/artifacts.md):
   (``notes.num_queries``; for a baseline also the promoted fingerprint's case count and
   ids). A failed metric leaves coverage alone: only a missing row or a failed target call
   (no response) makes a run incomplete.
+  A target run a sequential rule stopped early (``evalkit run --until-decided``) is
+  complete for what it evaluated when every case of the prefix its decision rests on has
+  a row; it still counts the golden set its header records (``expected``), and
+  :attr:`Coverage.partial` says it is evidence for the rule's comparison only.
 * **validity**, per check: a metric that failed on a case in a check's scope makes that
   check an error (:mod:`evalkit.gate`), and :meth:`RunResult.mean` refuses it.
 
@@ -36,7 +40,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Coverage", "IncompleteRunError", "completeness_lines", "coverage_of",
            "notes_of", "recorded_case_ids", "require_complete", "sequential_stop",
-           "skipped_judged", "stopped_note"]
+           "skipped_judged", "stopped_note", "stopped_problem"]
 
 #: Case ids shown in a message before "and N more".
 SHOWN_IDS = 10
@@ -57,6 +61,11 @@ class Coverage:
         failed: ids of rows whose target call failed (no response).
         problems: one sentence per reason the run is incomplete.
         notes: what the file cannot prove (a schema 1 artifact has no trailer).
+        partial: for a run that is complete for what it evaluated but holds fewer cases
+            than its header records (a sequential rule stopped it early:
+            :func:`sequential_stop`), one sentence saying so and naming the fix; such a
+            run is evidence for the rule's own decision only, so ``evalkit gate`` judges
+            no other check on it and ``baseline promote`` refuses it. ``None`` otherwise.
     """
 
     run: str
@@ -67,6 +76,7 @@ class Coverage:
     failed: tuple[str, ...] = ()
     problems: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+    partial: str | None = None
 
     @property
     def present(self) -> int:
@@ -133,12 +143,15 @@ def coverage_of(run: RunRecord) -> Coverage:
     notes: list[str] = list(integrity.notes) if integrity is not None else []
     missing: tuple[str, ...] = ()
     expected: int | None = None
+    partial: str | None = None
     if header.get("kind") == "target":
         expected, missing, found = _target(header, ids)
         problems.extend(found)
         stopped = sequential_stop(header)
         if stopped is not None:
             notes.append(stopped_note(stopped, header))
+            if expected is not None and len(set(ids)) < expected:
+                partial = stopped_problem(stopped, expected)
         problems.extend(_samples(header, run.samples))
         unfinished = header.get("status") == "running"
     else:
@@ -172,6 +185,7 @@ def coverage_of(run: RunRecord) -> Coverage:
     return Coverage(
         run=run.name, complete=not problems, expected=expected, rows=len(rows),
         missing=missing, failed=failed, problems=tuple(problems), notes=tuple(notes),
+        partial=partial,
     )
 
 
@@ -229,6 +243,19 @@ def stopped_note(record: Mapping[str, Any], header: Mapping[str, Any]) -> str:
             "not a fixed-n test's")
 
 
+def stopped_problem(record: Mapping[str, Any], total: int) -> str:
+    """One sentence for :attr:`Coverage.partial`: after how many of the ``total`` cases
+    a sequential rule stopped the run, for which comparison its rows are evidence, and
+    the fix (``evalkit run`` does not finish a stopped run on ``--resume``: the resume
+    keeps the rule, which stays decided)."""
+    return (f"was stopped early by a sequential rule (evalkit run --until-decided) after "
+            f"{decided_after(record)} of its {total} cases: its rows are the cases the "
+            f"rule drew to decide {record.get('metric')} against its baseline, evidence "
+            "for that comparison only, not for any other check or as a baseline; run the "
+            "whole golden set (`evalkit run` without --until-decided, to another output "
+            "or with --overwrite)")
+
+
 def decided_after(record: Mapping[str, Any]) -> str:
     """The cases after which a sequential rule decided (``cases_at_decision``), and, when
     the run holds more (calls in flight then, whose rows extend the sequence), how many:
@@ -270,8 +297,9 @@ def _target(header: Mapping[str, Any], ids: Sequence[str]
         unused = _sequential_gaps(stopped, recorded, present)
         if unused:
             problems.append(unused)
-        else:  # complete for what it evaluated: the cases the rule left out are no gap
-            return len(ids), (), problems + _status_problems(header)
+        else:  # complete for what it evaluated: the cases the rule left out are no gap,
+            # but the run still covers the whole golden set (Coverage.partial)
+            return expected, (), problems + _status_problems(header)
     if missing:
         problems.append(f"{len(missing)} of {expected} cases have no row "
                         f"({show_ids(missing)})")

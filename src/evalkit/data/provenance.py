@@ -93,7 +93,9 @@ def base_header(
 
 def settings_differences(a: RunRecord, b: RunRecord) -> list[str]:
     """What differs between two runs' evaluation settings (qrels hash, relevance level,
-    missing-query policy, depth, metric definitions). Empty when comparable."""
+    missing-query policy, depth, metric definitions, the reduction of repeated samples
+    to per-case values: :func:`evalkit.data.samples.reduction_difference`). Empty when
+    comparable."""
     diffs: list[str] = []
     qa = (a.header.get("qrels") or {}).get("sha256")
     qb = (b.header.get("qrels") or {}).get("sha256")
@@ -119,4 +121,9 @@ def settings_differences(a: RunRecord, b: RunRecord) -> list[str]:
             same = da == db
         if not same:
             diffs.append(f"metric {name} defined differently ({ma[name]} vs {mb[name]})")
+    from evalkit.data.samples import reduction_difference
+
+    reduced = reduction_difference(a, b, "run", "run")
+    if reduced is not None:
+        diffs.append(reduced)
     return diffs

@@ -40,7 +40,10 @@ __all__ = [
     "group_samples",
     "missing_samples",
     "parse_reduce",
+    "per_case_reduction",
+    "recorded_reduce",
     "reduce_samples",
+    "reduction_difference",
     "sample_rows",
     "sample_scores",
     "samples_note",
@@ -230,6 +233,62 @@ def samples_note(run: Any, baseline: Any = None) -> list[str]:
         if r.epochs > 1 else "") for role, r in pairs]
     return ["samples per case: " + ", ".join(parts) + "; per-case checks use each case's "
             "reduced value (n is the number of cases), aggregates every sample row"]
+
+
+def per_case_reduction(run: Any) -> tuple[int, str]:
+    """``(K, reduction)`` of ``run``'s per-case values (a
+    :class:`~evalkit.data.results.RunResult` or any record with ``header`` and
+    ``samples``): K from the header's ``samples.epochs`` (else the sample rows), the
+    reduction's canonical spec from ``samples.reduce`` (``"mean"`` when none is
+    recorded; an unreadable one as written)."""
+    header: Mapping[str, Any] = getattr(run, "header", None) or {}
+    return epochs_of(header, getattr(run, "samples", None) or []), recorded_reduce(header)
+
+
+def recorded_reduce(header: Mapping[str, Any]) -> str:
+    """The canonical spec of the reduction a run header records (``samples.reduce``):
+    ``"mean"`` when it records none (a run without repeated samples, where the reduction
+    changes nothing); one that is not a reduction, as written."""
+    recorded = header.get("samples")
+    how = recorded.get("reduce") if isinstance(recorded, Mapping) else None
+    try:
+        return parse_reduce(how if isinstance(how, str) else None).spec
+    except SampleError:
+        return str(how)
+
+
+def _describe(k: int, spec: str) -> str:
+    return "one sample per case" if k == 1 else f"the {spec} of K = {k} samples per case"
+
+
+def reduction_difference(a: Any, b: Any, a_role: str = "baseline", b_role: str = "run"
+                         ) -> str | None:
+    """Why the per-case values of runs ``a`` and ``b`` do not measure the same thing, or
+    ``None`` when they do.
+
+    A per-case value is its samples reduced (``epochs`` K, ``reduce``). A mean over K
+    samples has the same expected value as one sample, so a run with one sample per case
+    and runs reduced by ``mean`` with any K are comparable (only their noise differs).
+    Every other reduction depends on K and on the reduction: the max of 3 samples is a
+    "best of 3", never comparable with a single sample, a mean, or the max of 5. Compared
+    anyway, a flaky system reduced by ``max`` would look as good as a steady one.
+
+    Returns:
+        One sentence naming both settings and the fix, or ``None``.
+    """
+    (ka, ra), (kb, rb) = per_case_reduction(a), per_case_reduction(b)
+
+    def meaning(k: int, spec: str) -> tuple[int, str]:
+        return (1, "mean") if k == 1 or spec == "mean" else (k, spec)
+
+    if meaning(ka, ra) == meaning(kb, rb):
+        return None
+    return (f"the per-case values are reduced differently: {a_role} "
+            f"{getattr(a, 'name', '?')!r} holds {_describe(ka, ra)}, {b_role} "
+            f"{getattr(b, 'name', '?')!r} {_describe(kb, rb)} (epochs: {ka}, reduce: {ra} "
+            f"vs epochs: {kb}, reduce: {rb}), so a case's value means something else in "
+            "each; make both runs with the same epochs and reduce (a mean over any K "
+            "compares with one sample)")
 
 
 def split_samples(rows: Sequence[Any], header: Mapping[str, Any]

@@ -171,6 +171,11 @@ def check_resumable(path: Path, old: Mapping[str, Any], new: Mapping[str, Any]) 
         a, b = before.get(key, "<absent>"), after.get(key, "<absent>")
         if a != b:
             changes.append(f"config {key}: {a!r} -> {b!r}")
+    from evalkit.data.samples import recorded_reduce
+
+    reduced = [recorded_reduce(h) for h in (old, new)]
+    if reduced[0] != reduced[1]:  # the stored per-case values are reduced as it says
+        changes.append(f"reduce: {reduced[0]!r} -> {reduced[1]!r}")
     old_defs = {**(old.get("metrics") or {}), **(old.get("aggregate_definitions") or {})}
     new_defs = {**new["metrics"], **new["aggregate_definitions"]}
     for metric in sorted(set(old_defs) & set(new_defs)):

@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from evalkit.data.coverage import completeness_lines, skipped_judged
+from evalkit.data.coverage import completeness_lines, coverage_of, skipped_judged
 from evalkit.data.results import QueryResult, RunResult
 from evalkit.gate.checks import row_error, row_id
 
@@ -97,7 +97,9 @@ def require_storable(run: RunResult, *, what: str = "a baseline",
     Raises:
         BaselineError: the run has no rows, has errored cases, fails coverage (cases
             without a row, a file cut short or never finished: :mod:`evalkit.data.coverage`),
-            has a metric that failed on some case, or has a non-finite metric value.
+            was stopped early by a sequential rule (its rows are the cases the rule drew:
+            :attr:`evalkit.data.coverage.Coverage.partial`), has a metric that failed on
+            some case, or has a non-finite metric value.
     """
     if not run.per_query:
         raise BaselineError(f"run {run.name!r} has no rows (an empty run, or a file cut "
@@ -109,6 +111,10 @@ def require_storable(run: RunResult, *, what: str = "a baseline",
             f"run {run.name!r} has {len(errored)} errored case(s) ({shown}); {what} must "
             f"have a result for every case. Fix or re-run them, then {then}"
         )
+    partial = coverage_of(run).partial
+    if partial is not None:  # complete for its sequential decision only
+        where = f" ({run.integrity.path})" if run.integrity is not None else ""
+        raise BaselineError(f"run {run.name!r}{where} {partial}, then {then}")
     gaps = [line.removeprefix("warning: ") for line in completeness_lines(run)
             if line.startswith("warning:")]  # incomplete, or a metric failed on a case
     skipped = skipped_judged(run)
@@ -148,6 +154,7 @@ def promote(
     Raises:
         BaselineError: the run has no rows, has errored cases, fails coverage (cases
             without a row, a file cut short or never finished: :mod:`evalkit.data.coverage`),
+            was stopped early by a sequential rule (``evalkit run --until-decided``),
             has a metric that failed on some case, was scored without some of its judged
             queries (``--missing skip``), or has a non-finite metric value; a
             baseline with holes would make every later comparison an error.

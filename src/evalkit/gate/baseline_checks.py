@@ -180,6 +180,8 @@ def baseline_result(
                 "the baseline is not comparable with this run: " + "; ".join(diffs)
                 + ". Promote a new baseline from a run made with the current definitions"
             )
+        if res.kind == "metric":  # an aggregate reads every sample row, not reduced ones
+            _require_same_reduction(baseline, run)
         alpha = float(check.alpha if check.alpha is not None else 0.05)
         if res.kind == "aggregate":
             assert isinstance(res.spec, AggregateSpec)
@@ -215,6 +217,18 @@ def baseline_result(
     return CheckResult(check, "pass", observed, cov[0], cov[1], "", kind, comp, basis)
 
 
+def _require_same_reduction(baseline: Baseline, run: RunResult) -> None:
+    """Raise :class:`CheckFailure` when the baseline's per-case values are its samples
+    reduced otherwise than the run's (:func:`evalkit.data.samples.reduction_difference`:
+    ``reduce: max`` against ``reduce: mean``, or the max of 3 samples against the max of
+    5): incomparable evidence, whatever the test would say."""
+    from evalkit.data.samples import reduction_difference
+
+    why = reduction_difference(baseline.run, run)
+    if why is not None:
+        raise CheckFailure(f"the baseline is not comparable with this run: {why}")
+
+
 def sequential_result(check: CheckSpec, run: RunResult, baseline: Baseline | None,
                       reg: Registry, cov: tuple[int, int], record: Mapping[str, Any]
                       ) -> CheckResult:
@@ -230,6 +244,10 @@ def sequential_result(check: CheckSpec, run: RunResult, baseline: Baseline | Non
         name = resolve_check_metric(check, reg, run.per_query).name
     except (CheckError, CheckFailure) as exc:
         return error_result(check, cov, str(exc))
+    try:
+        _require_same_reduction(baseline, run)
+    except CheckFailure as exc:
+        return error_result(check, cov, str(exc), kind="metric")
     metric = str(record.get("metric"))
     stopped = (f"the run was stopped early by a sequential rule on {metric} after "
                f"{decided_after(record)} cases")

@@ -12,7 +12,10 @@ Verdicts, per check:
   errored cases is incomplete), unknown metric, a baseline check with no
   baseline, a baseline over other cases or with a different fingerprint, a metric with no
   declared polarity, a run or baseline scored without some of its judged queries
-  (``--missing skip``: its means are not over the judged set). An error is never a pass.
+  (``--missing skip``: its means are not over the judged set), a baseline whose samples
+  are reduced otherwise than the run's, a run a sequential rule stopped early (every
+  check but the rule's own comparison), and any unscoped check of a run holding fewer
+  cases than its header records (:func:`held_to_header`). An error is never a pass.
 
 Exit code (:attr:`GateReport.exit_code`): 2 if any blocking check is ``error``, else 1 if
 any blocking check is ``fail``, else 0. Warn-level checks never change it.
@@ -48,7 +51,7 @@ from evalkit.gate.check_verdicts import (
     Verdict,
     fmt_value,
 )
-from evalkit.gate.checks import CheckError, CheckSpec
+from evalkit.gate.checks import CheckError, CheckSpec, row_id
 from evalkit.gate.fingerprint import Fingerprint, case_set_difference, fingerprint
 from evalkit.gate.observed import (
     CheckFailure,
@@ -272,6 +275,8 @@ def evaluate_gate(
             except Exception as exc:  # a bug or a plugin failure: cannot judge, never a pass
                 results.append(error_result(
                     check, cov, f"the check raised {type(exc).__name__}: {exc}"))
+    if not incomplete:  # an incomplete run: every check is not judged, below
+        results = [held_to_header(r, run, run_cov) for r in results]
     results, floor = _decided(results, n_resamples)
     if floor is not None:  # a check that could not fail whatever the data judged nothing
         notes.append(floor)
@@ -290,6 +295,42 @@ def evaluate_gate(
         baseline_name=None if base is None else base.name, notes=tuple(notes),
         incomplete=tuple(incomplete), run=run,
     )
+
+
+def held_to_header(result: CheckResult, run: RunResult, cov: Coverage) -> CheckResult:
+    """``result``, or an ``error`` (not judged: the gate exits 2 whatever its level) when
+    the run holds fewer cases than its header records and the check would rest on them.
+
+    This is where the gate holds every verdict to the cases the run should have: a run
+    whose header records more golden cases than it has rows, for whatever reason, never
+    gives an unscoped check a verdict (its coverage already counts the cases the header
+    records: ``107/240``). A run a sequential rule stopped early (:attr:`Coverage.partial`)
+    gives no check a verdict but the one the rule decided: the ``vs_baseline`` check of
+    the sequence's metric over every case, judged by the sequence's anytime-valid interval
+    (:func:`evalkit.gate.baseline_checks.sequential_result`); its rows are the cases the
+    rule drew for that one comparison.
+    """
+    comp = result.comparison
+    if comp is not None and comp.method.startswith("sequential:") \
+            and result.verdict != "error":
+        return result  # the rule's own decision, valid for the whole golden set
+    rows = len({row_id(r) for r in run.per_query})
+    if cov.partial is not None:
+        why = f"run {run.name!r}{_where(run)} {cov.partial}"
+    elif result.check.scope is None and result.covered > rows:
+        why = (f"run {run.name!r}{_where(run)} holds rows for {rows} of the "
+               f"{result.covered} cases its header records, and an unscoped check covers "
+               "them all; run the missing cases (`evalkit run --resume`)")
+    else:
+        return result
+    if result.verdict == "error":
+        return replace(result, not_judged=True)
+    return replace(result, verdict="error", observed=None, comparison=None, not_judged=True,
+                   rests_on=None, message=f"not judged: {why}")
+
+
+def _where(run: RunResult) -> str:
+    return f" ({run.integrity.path})" if run.integrity is not None else ""
 
 
 def _lacked(check: CheckSpec, run: RunResult, base: Baseline | None) -> str:
@@ -406,7 +447,8 @@ def _coverage_notes(run: RunResult, run_cov: Coverage, base: Baseline | None
         lacking.append("the run")
     if base is not None:
         base_cov = coverage_of(base.run)
-        if not base_cov.complete or skipped_judged(base.run) is not None:
+        if not base_cov.complete or skipped_judged(base.run) is not None \
+                or base_cov.partial is not None:
             incomplete.append(_incomplete(base.run, base_cov, "baseline"))
             lacking.append("the baseline")
         notes.extend(base_cov.notes)
@@ -440,7 +482,8 @@ def _decided(results: list[CheckResult], n_resamples: int
 def _incomplete(run: RunResult, cov: Coverage, role: str) -> str:
     where = f" ({run.integrity.path})" if run.integrity is not None else ""
     skipped = skipped_judged(run)
-    problems = [*cov.problems, *([] if skipped is None else [skipped.problem])]
+    problems = [*cov.problems, *([] if skipped is None else [skipped.problem]),
+                *([] if cov.partial is None else [f"it {cov.partial}"])]
     return f"{role} {run.name!r}{where} is incomplete: " + "; ".join(problems)
 
 

@@ -63,9 +63,10 @@ class GateReport:
 
     @property
     def exit_code(self) -> int:
-        """2 if the evidence is incomplete or a blocking check is an error, else 1 if one
-        failed, else 0."""
-        if self.incomplete:
+        """2 if the evidence is incomplete (for the whole gate, or for a check not judged
+        on it, whatever its level) or a blocking check is an error, else 1 if one failed,
+        else 0."""
+        if self.incomplete or any(r.not_judged for r in self.results):
             return 2
         blocking = [r for r in self.results if r.blocking]
         if any(r.verdict == "error" for r in blocking):
@@ -104,6 +105,9 @@ class GateReport:
         if warn_err:
             parts.append(f"{warn_err} {'error' if warn_err == 1 else 'errors'} on warn-level "
                          "checks")
+        unjudged = sum(1 for r in self.results if r.not_judged)
+        if unjudged:  # of those errors: the evidence is incomplete for them (exit 2)
+            parts.append(f"{unjudged} not judged (incomplete evidence)")
         return f"gate {self.status}: {', '.join(parts)} (exit {self.exit_code})"
 
     def lines(self) -> list[str]:
