@@ -41,7 +41,7 @@ def test_an_edited_artifact_is_refused(edited: Path, command: list[str]) -> None
     assert proc.returncode == 2 and proc.stdout == ""
     assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
     assert proc.stderr.startswith("error: ") and ALTERED in proc.stderr
-    assert "save it again so that the trailer covers it" in proc.stderr
+    assert "Saving the edited file again (RunResult.save) would not repair it" in proc.stderr
     assert proc.stderr.rstrip().endswith("Pass --allow-incomplete to read it anyway")
     # gate gives the same problem and advice
     gate = cli(["compare", str(edited), str(edited)], edited.parent)

@@ -131,7 +131,8 @@ def command(
                 labels=None if labels is None else read_labels(labels), ppi=ppi,
                 baseline_labels=None if baseline_labels is None
                 else read_labels(baseline_labels),
-                clusters=clusters_file if clusters_file is not None else (cluster or None))
+                clusters=clusters_file if clusters_file is not None else (cluster or None),
+                origin=options.origin)
         except (ValueError, LookupError, OSError, ImportError):
             raise  # user errors: reported by the CLI's handler, exit 2
         except Exception as exc:
