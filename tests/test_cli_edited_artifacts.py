@@ -1,6 +1,6 @@
 """A run artifact edited by hand after it was written (its trailer's sha256 no longer
 matches) is refused by `evalkit eval` and `evalkit baseline show` as by gate, compare and
-promote: exit 2, one line, the same message and advice to save it again; --allow-incomplete
+promote: exit 2, one line, the same message and advice to write it again; --allow-incomplete
 reads it anyway. Real subprocesses of the CLI on a file edited for real."""
 
 from __future__ import annotations

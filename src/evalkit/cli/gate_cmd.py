@@ -44,7 +44,10 @@ def command(
         "reporters) fill in the options left out, and whose plugins' sections are "
         "applied as evalkit run applies them (a metric a section registers can be "
         "checked) (default: evalkit.yaml or [tool.evalkit], found from the working "
-        "directory; read only when an option is missing).", show_default=False,
+        "directory; read only when an option is missing). A run gated as the config's "
+        "output, or with --config given, must have been made from the config as it is "
+        "now (target, golden set, metrics: the comparison --resume makes), else the "
+        "evidence is incomplete (exit 2).", show_default=False,
     )] = None,
     resamples: Annotated[int, typer.Option(
         "--resamples", "-B", min=100, max=1_000_000, help="Resamples of the baseline checks' "

@@ -122,9 +122,9 @@ def _problems(path: str, version: int, rows: int, trailer: int | None,
 
 #: What to do about an artifact whose trailer does not match its rows.
 _REWRITE = ("Write it again from its source (evalkit eval RUN --qrels QRELS --save FILE "
-            "--overwrite, evalkit run --overwrite, or a copy you trust). Saving the edited file again "
-            "(RunResult.save) would not repair it: it writes a new trailer over whatever "
-            "the file now holds, vouching for the edit as if the run had made it")
+            "--overwrite, evalkit run --overwrite, or a copy you trust). Saving the edited "
+            "file again (RunResult.save) would not repair it: it writes a new trailer over "
+            "whatever the file now holds, vouching for the edit as if the run had made it")
 
 
 def trailer_line(body: bytes, n_rows: int) -> str:
