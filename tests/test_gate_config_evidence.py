@@ -69,8 +69,8 @@ def test_a_leftover_output_from_another_golden_set_and_target_is_not_gated(
     big = config(project, "big.yaml", "goldens.jsonl", "{version: v2}")
     assert cli("run", str(small), "--no-progress", cwd=project).returncode == 0
     run = project / "out" / "run.jsonl"
-    changes = ("config target_kwargs: {} -> '<absent>'; config target_kwargs.version: "
-               "'<absent>' -> 'v2'; golden set: added 2 case(s) ('q3', 'q4')")
+    changes = ("config target_kwargs.version: '<absent>' -> 'v2'; golden set: added 2 "
+               "case(s) ('q3', 'q4')")
     expected = (f"incomplete: run 't1' ({run}) was not made from {big} as it is now: "
                 f"{changes}; make it again: evalkit run {big} --overwrite")
     # the run is the config's output, or the run is named and --config given
@@ -114,6 +114,13 @@ def test_a_case_added_to_the_golden_file_after_the_run(project: Path) -> None:
     assert (f"incomplete: run 't1' ({project / 'out' / 'run.jsonl'}) was not made from "
             f"{cfg} as it is now: golden set: added 1 case(s) ('q5'); make it again: "
             f"evalkit run {cfg} --overwrite") in gate.stdout.splitlines()
+    # with the golden set gone, the gate cannot tell: an error naming it and the config
+    (project / "goldens.jsonl").unlink()
+    gate = cli("gate", "--config", str(cfg), cwd=project)
+    assert (gate.returncode, gate.stdout) == (2, "")
+    assert gate.stderr == (f"error: {project / 'goldens.jsonl'}: no such golden file; the "
+                           f"gate reads the golden set {cfg} names to check that the run "
+                           "was made from it\n")
 
 
 def _rewrite(path: Path, edit_header: object, keep: set[str]) -> None:

@@ -137,6 +137,13 @@ def _flatten(value: Any, prefix: str = "") -> dict[str, Any]:
     return {prefix: value}
 
 
+def _filled(key: str, a: Any, b: Any, keys: Collection[str]) -> bool:
+    """Whether ``key`` is an empty mapping on one side that the other fills: its keys
+    are listed as changes of their own (``target_kwargs.version``)."""
+    return {} in (a, b) and "<absent>" in (a, b) and any(
+        k.startswith(f"{key}.") for k in keys)
+
+
 def header_changes(old: Mapping[str, Any], new: Mapping[str, Any], *,
                    config_keys: Collection[str] | None = None) -> list[str]:
     """What differs between a run's header ``old`` and the header ``new`` its settings and
@@ -162,9 +169,10 @@ def header_changes(old: Mapping[str, Any], new: Mapping[str, Any], *,
         old_config = {k: v for k, v in old_config.items() if k in config_keys}
         new_config = {k: v for k, v in new_config.items() if k in config_keys}
     before, after = _flatten(old_config), _flatten(new_config)
-    for key in sorted(set(before) | set(after)):
+    keys = set(before) | set(after)
+    for key in sorted(keys):
         a, b = before.get(key, "<absent>"), after.get(key, "<absent>")
-        if a != b:
+        if a != b and not _filled(key, a, b, keys):
             changes.append(f"config {key}: {a!r} -> {b!r}")
     old_defs = {**_mapping(old.get("metrics")), **_mapping(old.get("aggregate_definitions"))}
     new_defs = {**new["metrics"], **new["aggregate_definitions"]}

@@ -94,10 +94,10 @@ def run_origin(cfg: EvalConfig) -> RunOrigin:
     gate's check on it says it is unknown).
 
     Raises:
-        GoldenError: the golden set cannot be read (file named).
+        GoldenError: the golden set cannot be read (the file and the config named).
     """
     from evalkit.core.registry import RegistryError
-    from evalkit.data.goldens import load_goldens
+    from evalkit.data.goldens import GoldenError, load_goldens
     from evalkit.data.provenance import metric_provenance
     from evalkit.execute.run_header import goldens_record
 
@@ -115,12 +115,16 @@ def run_origin(cfg: EvalConfig) -> RunOrigin:
                 canonical.append(name)
         return canonical, definitions
 
+    try:
+        gset = load_goldens(cfg.goldens, cfg.goldens_loader)
+    except GoldenError as exc:
+        raise GoldenError(f"{exc}; the gate reads the golden set {cfg.source} names to "
+                          "check that the run was made from it") from None
     metrics, metric_defs = known(cfg.metrics)
     aggregates, aggregate_defs = known(cfg.aggregates)
     config = {**cfg.recorded(), "metrics": metrics, "aggregates": aggregates}
     header = {"config": config, "metrics": metric_defs,
-              "aggregate_definitions": aggregate_defs,
-              "goldens": goldens_record(load_goldens(cfg.goldens, cfg.goldens_loader))}
+              "aggregate_definitions": aggregate_defs, "goldens": goldens_record(gset)}
     return RunOrigin(cfg.source, header, tuple(config),
                      f"evalkit run {cfg.path} --overwrite")
 
