@@ -1,6 +1,6 @@
 """A run artifact edited by hand after it was written (its trailer's sha256 no longer
 matches) is refused by `evalkit eval` and `evalkit baseline show` as by gate, compare and
-promote: exit 2, one line, the same message and advice to save it again; --allow-incomplete
+promote: exit 2, one line, the same message and advice to write it again; --allow-incomplete
 reads it anyway. Real subprocesses of the CLI on a file edited for real."""
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ def test_an_edited_artifact_is_refused(edited: Path, command: list[str]) -> None
     assert proc.returncode == 2 and proc.stdout == ""
     assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
     assert proc.stderr.startswith("error: ") and ALTERED in proc.stderr
-    assert "save it again so that the trailer covers it" in proc.stderr
+    assert "Saving the edited file again (RunResult.save) would not repair it" in proc.stderr
     assert proc.stderr.rstrip().endswith("Pass --allow-incomplete to read it anyway")
     # gate gives the same problem and advice
     gate = cli(["compare", str(edited), str(edited)], edited.parent)

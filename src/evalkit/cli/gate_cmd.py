@@ -44,7 +44,10 @@ def command(
         "reporters) fill in the options left out, and whose plugins' sections are "
         "applied as evalkit run applies them (a metric a section registers can be "
         "checked) (default: evalkit.yaml or [tool.evalkit], found from the working "
-        "directory; read only when an option is missing).", show_default=False,
+        "directory; read only when an option is missing). A run gated as the config's "
+        "output, or with --config given, must have been made from the config as it is "
+        "now (target, golden set, metrics: the comparison --resume makes), else the "
+        "evidence is incomplete (exit 2).", show_default=False,
     )] = None,
     resamples: Annotated[int, typer.Option(
         "--resamples", "-B", min=100, max=1_000_000, help="Resamples of the baseline checks' "
@@ -131,7 +134,8 @@ def command(
                 labels=None if labels is None else read_labels(labels), ppi=ppi,
                 baseline_labels=None if baseline_labels is None
                 else read_labels(baseline_labels),
-                clusters=clusters_file if clusters_file is not None else (cluster or None))
+                clusters=clusters_file if clusters_file is not None else (cluster or None),
+                origin=options.origin)
         except (ValueError, LookupError, OSError, ImportError):
             raise  # user errors: reported by the CLI's handler, exit 2
         except Exception as exc:

@@ -12,7 +12,8 @@ rows, :mod:`.run_record`, and its columns, DataFrame and notebook view,
 :mod:`.run_views`; a ranked run and a ranking kept as a lazy view of arrays,
 :mod:`.ranked_ids`), the run artifact's format (:mod:`.artifact`) and its reading and
 writing (:mod:`.result_files`),
-whether a run is complete (:mod:`.coverage`) and how many cases each metric scored
+whether a run is complete (:mod:`.coverage`) and its recorded origin still holds
+(:mod:`.run_origin`), how many cases each metric scored
 (:mod:`.metric_counts`), what its header records about how its rows
 were made (:mod:`.provenance`), and what a stored measure name means (:mod:`.metric_info`,
 :mod:`.summaries`).

@@ -113,19 +113,18 @@ def _problems(path: str, version: int, rows: int, trailer: int | None,
             + (f" (line {cut} is cut mid-line and was dropped)" if cut is not None else ""))
     elif trailer != rows:
         out.append(f"{path}: the trailer records {trailer} row(s) but the file holds {rows}: "
-                   f"rows were lost or added after it was written. {_rewrite(path)}")
+                   f"rows were lost or added after it was written. {_REWRITE}")
     elif digest_ok is False:
         out.append(f"{path}: the content differs from what was written (the trailer's "
-                   f"sha256 does not match): the file was edited or damaged. {_rewrite(path)}")
+                   f"sha256 does not match): the file was edited or damaged. {_REWRITE}")
     return tuple(out)
 
 
-def _rewrite(path: str) -> str:
-    """What to do about an artifact whose trailer does not match its rows."""
-    return ("Write it again from its source (evalkit eval RUN --qrels QRELS --save, evalkit "
-            "run --overwrite, or a copy you trust); to keep an edit made on purpose, save "
-            "it again so that the trailer covers it: python -c \"from evalkit import "
-            f"RunResult as R; R.load({path!r}).save({path!r})\"")
+#: What to do about an artifact whose trailer does not match its rows.
+_REWRITE = ("Write it again from its source (evalkit eval RUN --qrels QRELS --save FILE "
+            "--overwrite, evalkit run --overwrite, or a copy you trust). Saving the edited "
+            "file again (RunResult.save) would not repair it: it writes a new trailer over "
+            "whatever the file now holds, vouching for the edit as if the run had made it")
 
 
 def trailer_line(body: bytes, n_rows: int) -> str:
@@ -440,4 +439,12 @@ def _check_header(p: Path, lineno: int, obj: Mapping[str, Any]) -> dict[str, Any
             f"{p}:{lineno}: schema_version {version!r} is not supported (this evalkit reads "
             f"{' and '.join(str(v) for v in READABLE_VERSIONS)})"
         )
+    from evalkit.data.run_origin import goldens_shape_problem
+
+    problem = goldens_shape_problem(obj.get("goldens"))
+    if problem is not None:  # which cases the run should hold would be unknown
+        raise ArtifactError(
+            f"{p}:{lineno}: the header's {problem}: the header was edited or damaged, so "
+            "the cases the run should hold are unknown; write the run again (evalkit run "
+            "--overwrite)")
     return dict(obj)

@@ -4,8 +4,10 @@ A verdict rests on two levels of completeness (docs/artifacts.md):
 
 * **coverage**, for the whole run (this module). A target run is complete when its
   status is ``complete``, it has a row with a response for every case of the golden set
-  its header records (``goldens.n_cases`` and ``goldens.case_digests``), and its file is
-  neither cut short nor still being written (:class:`evalkit.data.artifact.Integrity`);
+  its header records (``goldens.n_cases`` and ``goldens.case_digests``, which must hash
+  to its ``goldens.sha256``: :func:`evalkit.data.run_origin.goldens_record_problems`),
+  and its file is neither cut short nor still being written
+  (:class:`evalkit.data.artifact.Integrity`);
   with repeated samples (``epochs`` K >= 2) it counts (case, sample) pairs. A
   retrieval run is complete when its rows match the counts its header records
   (``notes.num_queries``; for a baseline also the promoted fingerprint's case count and
@@ -34,6 +36,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from evalkit.data.rows import QueryResult
+from evalkit.data.run_origin import goldens_record_problems
 
 if TYPE_CHECKING:
     from evalkit.data.run_record import RunRecord
@@ -147,6 +150,7 @@ def coverage_of(run: RunRecord) -> Coverage:
     if header.get("kind") == "target":
         expected, missing, found = _target(header, ids)
         problems.extend(found)
+        problems.extend(goldens_record_problems(header, ids))  # a header edited
         stopped = sequential_stop(header)
         if stopped is not None:
             notes.append(stopped_note(stopped, header))

@@ -96,12 +96,19 @@ class GoldenSet:
         return dict(self._digests)
 
     def digest(self) -> str:
-        """sha256 (hex) of every case's content, in order."""
-        h = hashlib.sha256()
-        for d in self.case_digests().values():
-            h.update(d.encode())
-            h.update(b"\n")
-        return h.hexdigest()
+        """sha256 (hex) of every case's content, in order (:func:`goldens_digest` of its
+        :meth:`case_digests`)."""
+        return goldens_digest(self.case_digests().values())
+
+
+def goldens_digest(case_digests: Iterable[str]) -> str:
+    """The sha256 (hex) of a golden set whose cases have ``case_digests``, in order: the
+    ``goldens.sha256`` a run header records beside its ``goldens.case_digests``."""
+    h = hashlib.sha256()
+    for d in case_digests:
+        h.update(d.encode())
+        h.update(b"\n")
+    return h.hexdigest()
 
 
 def case_digest(case: GoldenCase) -> str:

@@ -24,6 +24,7 @@ from evalkit.data.goldens import GoldenSet
 from evalkit.data.provenance import metric_provenance, plugin_versions
 from evalkit.data.results import ArtifactError
 from evalkit.data.rows import CaseResult
+from evalkit.data.run_origin import header_changes
 from evalkit.data.targets import Target
 
 #: Case ids listed in a header (``error_ids``, ``metric_error_ids``, ``missing_ids``).
@@ -151,57 +152,28 @@ def finish_header(
 
 
 # ------------------------------------------------------------------ resume
-def _flatten(value: Any, prefix: str = "") -> dict[str, Any]:
-    if isinstance(value, Mapping):
-        out: dict[str, Any] = {}
-        for k, v in value.items():
-            out.update(_flatten(v, f"{prefix}.{k}" if prefix else str(k)))
-        return out or {prefix: {}}
-    return {prefix: value}
-
-
 def check_resumable(path: Path, old: Mapping[str, Any], new: Mapping[str, Any]) -> None:
+    """Refuse to resume the run in ``path`` (header ``old``) as the run whose new header
+    is ``new`` when its config, a metric's definition or its golden set changed
+    (:func:`evalkit.data.run_origin.header_changes`).
+
+    Raises:
+        ArtifactError: ``old`` is not a target run's header.
+        ResumeError: something changed (every change listed).
+    """
     if old.get("schema_version") not in READABLE_VERSIONS or old.get("kind") != "target":
         raise ArtifactError(
             f"{path}: not a target run artifact written by evalkit run/evaluate; cannot resume"
         )
-    changes: list[str] = []
-    before, after = _flatten(old.get("config") or {}), _flatten(new["config"])
-    for key in sorted(set(before) | set(after)):
-        a, b = before.get(key, "<absent>"), after.get(key, "<absent>")
-        if a != b:
-            changes.append(f"config {key}: {a!r} -> {b!r}")
+    changes = header_changes(old, new)
     from evalkit.data.samples import recorded_reduce
 
     reduced = [recorded_reduce(h) for h in (old, new)]
     if reduced[0] != reduced[1]:  # the stored per-case values are reduced as it says
         changes.append(f"reduce: {reduced[0]!r} -> {reduced[1]!r}")
-    old_defs = {**(old.get("metrics") or {}), **(old.get("aggregate_definitions") or {})}
-    new_defs = {**new["metrics"], **new["aggregate_definitions"]}
-    for metric in sorted(set(old_defs) & set(new_defs)):
-        if old_defs[metric] != new_defs[metric]:
-            changes.append(f"definition of {metric}: {old_defs[metric]} -> {new_defs[metric]}")
-    old_g: Mapping[str, Any] = old.get("goldens") or {}
-    new_g: Mapping[str, Any] = new["goldens"]
-    if old_g.get("sha256") != new_g["sha256"]:
-        a_dig: Mapping[str, str] = old_g.get("case_digests") or {}
-        b_dig: Mapping[str, str] = new_g["case_digests"]
-        added = [c for c in b_dig if c not in a_dig]
-        removed = [c for c in a_dig if c not in b_dig]
-        edited = [c for c in b_dig if c in a_dig and a_dig[c] != b_dig[c]]
-        parts = [f"{label} {_ids(ids)}" for label, ids in
-                 (("added", added), ("removed", removed), ("changed", edited)) if ids]
-        changes.append("golden set: " + ("; ".join(parts) or "case order changed"))
     if changes:
         raise ResumeError(
             f"cannot resume {path}: the run changed since it began:\n  - "
             + "\n  - ".join(changes)
             + "\nstart a new run (another output, or --overwrite) instead"
         )
-
-
-def _ids(ids: Sequence[str]) -> str:
-    shown = ", ".join(repr(i) for i in ids[:5])
-    return f"{len(ids)} case(s) ({shown}{', ...' if len(ids) > 5 else ''})"
-
-

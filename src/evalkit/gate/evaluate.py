@@ -42,6 +42,7 @@ from evalkit.data.case_clusters import ClustersArg
 from evalkit.data.coverage import Coverage, coverage_of, sequential_stop, skipped_judged
 from evalkit.data.labels import HumanLabels
 from evalkit.data.results import RunResult
+from evalkit.data.run_origin import RunOrigin
 from evalkit.data.samples import sample_rows, samples_note
 from evalkit.gate.baseline import Baseline
 from evalkit.gate.baseline_checks import baseline_result, decide, sequential_result
@@ -181,6 +182,7 @@ def evaluate_gate(
     clusters: ClustersArg | bool | None = None,
     ppi: bool = False,
     baseline_labels: HumanLabels | None = None,
+    origin: RunOrigin | None = None,
 ) -> GateReport:
     """Judge every check on ``run`` (and ``baseline`` for baseline checks).
 
@@ -219,6 +221,10 @@ def evaluate_gate(
             cannot give an interval make the check ``error``.
         baseline_labels: the baseline's human labels for ``ppi``; by default those of
             the golden file the baseline's header names.
+        origin: what ``run`` must have been made from (an eval config's settings and
+            golden set as they are now: :func:`evalkit.execute.gate_options.run_origin`);
+            a run whose header differs (:meth:`RunOrigin.mismatch`, the comparison
+            ``evalkit run --resume`` makes) is incomplete evidence: no check is judged.
 
     Returns:
         A :class:`GateReport`; its ``exit_code`` is 0, 1 or 2.
@@ -240,6 +246,7 @@ def evaluate_gate(
     run_cov = coverage_of(run)
     stopped = sequential_stop(run.header or {})
     notes, incomplete, lacking = _coverage_notes(run, run_cov, base)
+    _not_made_from(origin, run, incomplete, lacking)
     case_clusters = _gate_clusters(clusters, run, base)
     if case_clusters is not None:
         notes.extend(_clusters_notes(case_clusters, run))
@@ -461,6 +468,18 @@ def _in_family(r: CheckResult) -> bool:
     that reached its test (not a sequential one)."""
     return (r.comparison is not None and r.blocking and r.verdict != "error"
             and not r.comparison.method.startswith("sequential:"))
+def _not_made_from(origin: RunOrigin | None, run: RunResult, incomplete: list[str],
+                   lacking: list[str]) -> None:
+    """Add to ``incomplete`` the line saying ``run`` was not made from ``origin`` as it is
+    now (another golden set, target or metrics), if it was not."""
+    if origin is None:
+        return
+    where = f" ({run.integrity.path})" if run.integrity is not None else ""
+    line = origin.mismatch(run.header or {}, f"run {run.name!r}{where}")
+    if line is not None:
+        incomplete.append(line)
+        if "the run" not in lacking:
+            lacking.append("the run")
 
 
 def _decided(results: list[CheckResult], n_resamples: int
