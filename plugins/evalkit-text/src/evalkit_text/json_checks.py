@@ -43,15 +43,13 @@ Scorer = Callable[["TargetResponse", "GoldenCase"], float]
 _MISSING = object()
 
 
-def _refuse_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
 def parse_json(text: str) -> Any:
     """The JSON value of ``text``, or a private marker when it is not exactly one JSON
     value (``NaN`` and ``Infinity`` refused)."""
+    from evalkit.io.limits import refuse_constant
+
     try:
-        return json.loads(text, parse_constant=_refuse_constant)
+        return json.loads(text, parse_constant=refuse_constant)
     except (ValueError, RecursionError):
         return _MISSING
 
