@@ -333,3 +333,16 @@ def test_ids_pass_never_accepts_what_check_id_refuses(ids: list[str]) -> None:
         assert refused == []
     if not refused and all(t.isprintable() and t.strip() == t for t in ids):
         assert ids_pass(ids)  # the usual ids are passed at once
+
+
+@pytest.mark.parametrize("literal", ["NaN", "Infinity", "-Infinity"])
+def test_loads_json_without_constants_refuses_what_json_does_not_have(literal: str) -> None:
+    from evalkit.io.limits import NotJsonError, loads_json
+
+    text = '{"score": ' + literal + "}"
+    assert str(loads_json(text)["score"]) in {"nan", "inf", "-inf"}  # json.loads' default
+    with pytest.raises(NotJsonError, match=f"^{literal} is not JSON \\(RFC 8259"):
+        loads_json(text, constants=False)
+    # a string that reads "NaN" is JSON
+    assert loads_json('{"score": "NaN"}', unique_keys=True, constants=False) == {
+        "score": "NaN"}

@@ -246,7 +246,8 @@ def test_conformance_finds_each_kind_of_fault() -> None:
         "metric:text_value:finite",
     ]
     text = "\n".join(failures)
-    assert "metric 'text_value' on case 'q1' returned '0.5' (str); expected a float" in text
+    assert ("metric 'text_value' on case 'q1': its value must be a number (int or float), "
+            "got '0.5' (a str)") in text
     assert "raised IndexError: no documents on an empty response" in text
     assert "returned nan; expected a finite float" in text
     assert "aggregate 'zero' returned 0.0 on an empty run; it must raise" in text

@@ -115,7 +115,7 @@ def test_json_schema_validates_with_the_schema_and_versions_it(
     assert value(spec.name, '{"answer": 3}') == 0.0
     assert value(spec.name, "not json") == 0.0
     first = spec.version
-    assert first.startswith("1+schema.")
+    assert first.startswith("2+schema.")
     # another schema under the same name is another definition: its version differs
     Path("answer.json").write_text(json.dumps({**schema, "required": []}))
     from evalkit.plugins.default import use_registry

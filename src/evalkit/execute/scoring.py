@@ -20,6 +20,7 @@ from evalkit.execute.case_needs import UnansweredCasesError as UnansweredCasesEr
 from evalkit.execute.case_needs import UnjudgedCasesError as UnjudgedCasesError
 from evalkit.execute.case_needs import require_case_fields
 from evalkit.plugins.default import default_registry
+from evalkit.stats.numeric import real_number
 
 if TYPE_CHECKING:
     from evalkit.data.cases import GoldenCase
@@ -235,12 +236,13 @@ def _call_fn(spec: MetricSpec, response: TargetResponse, case: GoldenCase) -> An
 
 
 def _check(spec: MetricSpec, case_id: str, value: Any) -> float:
+    """``value`` as the case's score: a real number (:func:`evalkit.stats.numeric.real_number`,
+    the rule the conformance suite applies: no ``str``, no ``bool``) that is finite; else
+    that case's :class:`MetricError` naming the metric, the case and the type."""
     try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise MetricError(
-            f"metric {spec.name!r} returned {value!r} for case {case_id!r}; expected a float"
-        ) from None
+        v = real_number(value, f"metric {spec.name!r} on case {case_id!r}: its value")
+    except ValueError as exc:
+        raise MetricError(str(exc)) from None
     if not math.isfinite(v):
         raise MetricError(f"metric {spec.name!r} returned {v} for case {case_id!r}")
     return v

@@ -116,6 +116,22 @@ def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
+class NotJsonError(LimitError):
+    """``NaN``, ``Infinity`` or ``-Infinity``: Python's :mod:`json` reads them, but RFC 8259
+    has no such literal, so a document that holds one is not JSON."""
+
+
+def refuse_constant(name: str) -> Any:
+    """The ``parse_constant`` hook of :func:`json.loads` that refuses ``NaN``,
+    ``Infinity`` and ``-Infinity``.
+
+    Raises:
+        NotJsonError: always, naming the literal.
+    """
+    raise NotJsonError(f"{name} is not JSON (RFC 8259 has no NaN or Infinity); send null "
+                       "or a string instead")
+
+
 def json_problem(exc: json.JSONDecodeError) -> str:
     """What ``json`` could not read and where on the line: ``"Unterminated string
     starting at column 12"`` (its message without a dangling "at", and the column)."""
@@ -123,19 +139,26 @@ def json_problem(exc: json.JSONDecodeError) -> str:
 
 
 def loads_json(text: str | bytes, max_depth: int = MAX_DEPTH, *,
-               unique_keys: bool = False) -> Any:
+               unique_keys: bool = False, constants: bool = True) -> Any:
     """``json.loads(text)``, refusing a document nested deeper than ``max_depth``; with
     ``unique_keys``, also an object that repeats a key (declarative files: goldens,
-    price tables, schemas; RFC 8259 section 4 leaves its meaning undefined).
+    price tables, schemas; an HTTP target's body; RFC 8259 section 4 leaves its meaning
+    undefined); with ``constants=False``, also ``NaN``, ``Infinity`` and ``-Infinity``,
+    which are not JSON (:func:`refuse_constant`).
 
     Raises:
         json.JSONDecodeError: not JSON (as ``json.loads``).
         UnicodeDecodeError: bytes that are not UTF-8.
-        LimitError: nested too deeply; :class:`RepeatedKeyError`, a repeated key.
+        LimitError: nested too deeply; :class:`RepeatedKeyError`, a repeated key;
+            :class:`NotJsonError`, a refused constant.
     """
+    hooks: dict[str, Any] = {}
+    if unique_keys:
+        hooks["object_pairs_hook"] = _unique_pairs
+    if not constants:
+        hooks["parse_constant"] = refuse_constant
     try:
-        value = json.loads(text, object_pairs_hook=_unique_pairs) if unique_keys \
-            else json.loads(text)
+        value = json.loads(text, **hooks)
     except RecursionError:
         raise _too_deep(max_depth) from None
     except (json.JSONDecodeError, LimitError):
@@ -334,6 +357,7 @@ __all__ = [
     "MAX_WAIT_S",
     "MAX_YAML_NODES",
     "LimitError",
+    "NotJsonError",
     "NotRegularError",
     "RepeatedKeyError",
     "check_depth",
@@ -343,5 +367,6 @@ __all__ = [
     "loads_json",
     "open_regular",
     "read_capped",
+    "refuse_constant",
     "text_problem",
 ]

@@ -18,7 +18,6 @@ with a JSON Schema (:mod:`.extension_checks`).
 from __future__ import annotations
 
 import math
-import numbers
 import tempfile
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
@@ -42,6 +41,7 @@ from evalkit.data.targets import TargetResponse
 from evalkit.execute.case_needs import lacks
 from evalkit.plugins.hooks import PluginError, collect_records
 from evalkit.plugins.loading import register_plugin_object
+from evalkit.stats.numeric import real_number
 
 if TYPE_CHECKING:
     pass
@@ -70,10 +70,12 @@ class ConformanceCheck:
 
 
 def _finite(value: Any, what: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise AssertionError(f"{what} returned {value!r} ({type(value).__name__}); "
-                             "expected a float")
-    v = float(value)
+    # the rule a run applies to every returned value (evalkit.execute.scoring): a real
+    # number, never a str or a bool, and finite
+    try:
+        v = real_number(value, f"{what}: its value")
+    except ValueError as exc:
+        raise AssertionError(str(exc)) from None
     if not math.isfinite(v):
         raise AssertionError(f"{what} returned {v}; expected a finite float")
     return v

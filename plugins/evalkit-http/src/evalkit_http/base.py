@@ -20,7 +20,7 @@ import httpx
 
 from evalkit.data.targets import TargetError, TargetResponse
 from evalkit.execute.pacing import Pacing
-from evalkit.io.limits import LimitError, loads_json
+from evalkit.io.limits import LimitError, NotJsonError, RepeatedKeyError, loads_json
 from evalkit.io.redaction import (
     install_log_redaction,
     mask,
@@ -228,12 +228,16 @@ class HttpTargetBase:
 
     def _decode(self, case: GoldenCase, content: bytes, attempts: int) -> dict[str, Any]:
         try:
-            decoded = loads_json(content)
+            # as strict as a golden file: no repeated key, no NaN/Infinity (not JSON)
+            decoded = loads_json(content, unique_keys=True, constants=False)
         except (json.JSONDecodeError, UnicodeDecodeError):
             snippet = content[:60].decode("utf-8", "replace")
             raise self._fail(
                 case, f"the response body is not JSON (starts {snippet!r})", attempts
             ) from None
+        except (RepeatedKeyError, NotJsonError) as exc:
+            raise self._fail(case, f"the response body is not strict JSON: {exc}",
+                             attempts) from None
         except LimitError as exc:
             raise self._fail(case, f"the response body is {exc}", attempts) from None
         if not isinstance(decoded, dict):

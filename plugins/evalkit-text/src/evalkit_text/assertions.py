@@ -9,20 +9,18 @@ match the whole text; ``ignore_case=True`` adds :data:`re.IGNORECASE`), as promp
 :mod:`evalkit.core.metric_names`; a pattern that does not compile is refused when the
 name is resolved, before any call.
 
-The pattern is compiled and searched with the ``regex`` package in its
-:mod:`re`-compatible mode (``VERSION0``), because :mod:`re` cannot be stopped: a pattern
-with nested repetition such as ``(a+)+$`` backtracks exponentially on a long response,
-and :func:`re.search` would hold the thread (and the GIL, so even SIGTERM) for hours.
-Each search gets at most :data:`SEARCH_TIMEOUT_S` seconds; past it the case's metric
-fails, naming the pattern, and every other metric of the case keeps its value.
+The pattern is compiled and searched by :mod:`evalkit_text.patterns` (the ``regex``
+package in its :mod:`re`-compatible mode, because :mod:`re` cannot be stopped): each
+search gets at most :data:`SEARCH_TIMEOUT_S` seconds; past it the case's metric fails,
+naming the pattern, and every other metric of the case keeps its value.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from evalkit_text.patterns import SEARCH_TIMEOUT_S, compile_pattern, search
 from evalkit_text.reading import flag_parameter, response_text, text_parameter, variant_name
 
 if TYPE_CHECKING:
@@ -31,8 +29,7 @@ if TYPE_CHECKING:
 
 Scorer = Callable[["TargetResponse", "GoldenCase"], float]
 
-#: the most seconds one ``regex(...)`` search may take on one response
-SEARCH_TIMEOUT_S = 1.0
+__all__ = ["SEARCH_TIMEOUT_S", "contains_scorer", "regex_scorer"]
 
 
 def contains_scorer(text: Any = None, ignore_case: Any = None) -> tuple[str, Scorer]:
@@ -63,27 +60,14 @@ def regex_scorer(pattern: Any = None, ignore_case: Any = None) -> tuple[str, Sco
             flag not True/False; from ``fn``, a search that took more than
             :data:`SEARCH_TIMEOUT_S` (that case's metric error).
     """
-    import regex  # the re-compatible engine whose searches can be stopped
-
     source = text_parameter("regex", "pattern", pattern, "regex(pattern=^[0-9]+$)")
     fold = flag_parameter("regex", "ignore_case", ignore_case)
-    try:
-        compiled = regex.compile(source, regex.VERSION0 | (regex.IGNORECASE if fold else 0))
-    except (regex.error, re.error) as exc:
-        raise ValueError(f"the pattern {source!r} of regex does not compile: {exc}") from None
+    compiled = compile_pattern(source, "regex", fold)
     name = variant_name("regex", {"pattern": source, "ignore_case": fold})
 
     def fn(response: TargetResponse, case: GoldenCase) -> float:
-        text = response_text(response, name)
-        try:
-            found = compiled.search(text, timeout=SEARCH_TIMEOUT_S)
-        except TimeoutError:
-            raise ValueError(
-                f"{name}: the search took more than {SEARCH_TIMEOUT_S:g} s on this "
-                f"response ({len(text)} characters) and was stopped: the pattern "
-                "backtracks too much (nested repetition such as (a+)+ is exponential); "
-                "write it without nested quantifiers") from None
-        return 1.0 if found else 0.0
+        return 1.0 if search(compiled, response_text(response, name), name,
+                             "this response") else 0.0
 
     fn.__name__ = fn.__qualname__ = "regex"
     fn.__doc__ = f"1 when re.search finds {source!r} in the response's text, else 0."

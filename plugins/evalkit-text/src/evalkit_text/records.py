@@ -1,7 +1,7 @@
 """The metric records of evalkit-text (what ``evalkit_register_metrics`` returns).
 
 Every metric reads the response's text, scores higher-is-better values in [0, 1], has
-definition version ``"1"`` (``json_schema``: ``"1+schema.<digest>"``) and needs no
+definition version ``"1"`` (``json_schema``: ``"2+schema.<digest>"``) and needs no
 relevance judgments. ``exact_match``, ``f1`` and ``rouge_l`` compare with the case's
 reference answers (``needs=("answers",)``: a case with no ``answers`` and no text ``expected``
 is refused before the run); ``contains``, ``regex`` and the JSON checks read only the
@@ -16,7 +16,8 @@ them on its event loop, and only rows whose input is small
 (:func:`evalkit.execute.async_executor.small_input`: 8,192 characters of response and
 answers), a larger row in a thread. ``regex`` (a search may take up to its 1 s
 timeout), ``rouge_l`` (an LCS table, quadratic in the token counts) and ``json_schema``
-(validation by a schema of any size, and ``$ref`` resolution) always score in threads.
+(validation by a schema of any size, ``$ref`` resolution within the schema file, pattern
+searches of up to 1 s each) always score in threads.
 
 The scoring modules are imported on first use, so that registering the records (every
 command's start-up) imports only this module.
