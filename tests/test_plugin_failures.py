@@ -11,6 +11,7 @@ import os
 import subprocess
 import sys
 import textwrap
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -77,7 +78,7 @@ def project(folder: Path, section: bool = False) -> None:
 
 
 @pytest.fixture
-def broken(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def broken(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     monkeypatch.chdir(tmp_path)
     project(tmp_path)
     with registered_plugin(BrokenPlugin(), name="broken", distribution="evalkit-broken",

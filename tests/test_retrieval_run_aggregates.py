@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import math
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -42,7 +43,7 @@ def normalised_entropy() -> float:
     return h / math.log(len(counts))
 
 
-def response_ids(rows: list[Any]) -> float:
+def response_ids(rows: Sequence[Any]) -> float:
     """A plugin's aggregate over what a target returned."""
     return sum(len(r.response.ranked_ids) for r in rows) / len(rows)
 
