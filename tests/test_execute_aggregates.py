@@ -121,5 +121,5 @@ def test_entropy_normalised_to_unit_interval() -> None:
     # counts a:3, b:1 -> H = -(.75 ln .75 + .25 ln .25) / ln 2 = 0.811278...
     value = ent(rows_with_ids([["a", "b"], ["a"], ["a"]]))
     assert value == pytest.approx(0.8112781244591328, abs=1e-12)
-    with pytest.raises(AggregateError, match="no response has ranked ids"):
+    with pytest.raises(AggregateError, match="no row has ranked ids"):
         ent(rows_with_ids([[], []]))

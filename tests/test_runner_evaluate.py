@@ -175,7 +175,7 @@ def test_undefined_aggregate_is_reported_not_zero() -> None:
                    aggregates=["entropy", "latency_p99"], progress=False)
     assert run.header["status"] == "complete"
     assert "entropy" not in run.header["aggregates"]
-    assert "no response has ranked ids" in run.header["aggregate_errors"]["entropy"]
+    assert "no row has ranked ids" in run.header["aggregate_errors"]["entropy"]
     assert run.header["aggregates"]["latency_p99"] >= 0.0
 
 

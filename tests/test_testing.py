@@ -71,7 +71,7 @@ def test_the_example_plugin_conforms() -> None:
         "metric:keyword_recall:deterministic", "metric:keyword_recall:empty-response",
         "aggregate:answered_share:polarity", "aggregate:answered_share:empty-run-raises",
         "aggregate:answered_share:finite", "aggregate:answered_share:deterministic",
-        "reporter:tsv-summary:callable", "command:keywords:loads",
+        "reporter:tsv-summary:renders", "command:keywords:loads",
         "config-section:keyword_metrics:model",
     ]
 

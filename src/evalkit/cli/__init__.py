@@ -20,6 +20,23 @@ import sys
 from typing import Any
 
 
+def _unexpected(exc: BaseException) -> int:
+    """Print the traceback of an exception no command turned into an ``error:`` line (a
+    bug, or any error with ``EVALKIT_DEBUG=1``), registered secrets masked, and return
+    the exit code: the error's own (``CliError.exit_code``) or 2, never 1, which means a
+    "no" verdict (a failed gate, an incomplete run)."""
+    import traceback
+
+    from evalkit.cli.errors import USER_ERROR
+    from evalkit.io.redaction import mask, scrub_exception
+
+    scrub_exception(exc)
+    with contextlib.suppress(OSError, ValueError):
+        sys.stderr.write(mask("".join(traceback.format_exception(exc))))
+    code = getattr(exc, "exit_code", USER_ERROR)
+    return code if isinstance(code, int) and code > 1 else USER_ERROR
+
+
 def main() -> None:
     """Run the command line, then leave without the interpreter's final garbage collection.
 
@@ -30,7 +47,8 @@ def main() -> None:
     counting as modules are torn down; only garbage held in reference cycles is left to
     the operating system. Commands close their files and databases themselves, and the
     output streams are flushed first; if the reader of standard output has gone away by
-    then, the exit code is 141, as for every closed pipe (:mod:`evalkit.cli.errors`).
+    then, the exit code is 141, as for every closed pipe (:mod:`evalkit.cli.errors`). An
+    exception no command reported (a bug) prints its traceback and exits 2, never 1.
     """
     from evalkit.cli.process_env import command_ends_process, prepare_process
 
@@ -57,9 +75,12 @@ def main() -> None:
     except OSError as exc:  # outside a command (typer printing --help or usage)
         failed = stdout_failure(exc)
         if failed is None:
-            raise
-        report_stdout_failure(failed)
-        code = USER_ERROR
+            code = _unexpected(exc)
+        else:
+            report_stdout_failure(failed)
+            code = USER_ERROR
+    except Exception as exc:
+        code = _unexpected(exc)
     finally:  # also before the traceback of an unexpected error
         try:
             sys.stdout.flush()

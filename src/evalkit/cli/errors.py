@@ -2,9 +2,11 @@
 
 Every command registered in :mod:`evalkit.cli.app` is wrapped with :func:`handle_errors`, so a
 command body simply lets library errors propagate (a
-:class:`~evalkit.execute.scoring.RunAborted` too: its error is the line printed). A command
-that finds a problem of its own raises :class:`CliError`. Set ``EVALKIT_DEBUG=1`` to get
-the traceback back.
+:class:`~evalkit.execute.scoring.RunAborted` too: its error is the line printed; a
+:class:`~evalkit.plugins.failures.PluginCallError` names the plugin whose code failed). A
+command that finds a problem of its own raises :class:`CliError`. Set ``EVALKIT_DEBUG=1``
+to get the traceback back; any other exception (a bug) prints its traceback, and
+:func:`evalkit.cli.main` exits 2 for it, never 1.
 
 Exit codes: 0 success; 1 is left to commands whose verdict is "no" (a failed gate, an
 incomplete run); :data:`USER_ERROR` (2, as for a bad option) for anything the user can
@@ -87,12 +89,15 @@ def _user_error_types() -> tuple[type[BaseException], ...]:
     # Imported here, not at module import: the registry module is light, but keeping the
     # CLI's import graph explicit makes `evalkit --help` cheap to audit.
     from evalkit.core.registry import RegistryError
+    from evalkit.plugins.failures import PluginCallError
 
-    # ArtifactError, MetricError, UnicodeDecodeError and json errors are ValueErrors;
+    # PluginCallError: a plugin's code failed where evalkit called it (it names the
+    # plugin); ArtifactError, MetricError, UnicodeDecodeError and json errors are ValueErrors;
     # KeyError covers a metric a run lacks; OSError a missing, unreadable or unwritable
     # file or a directory where a file belongs (message_of names the path);
     # ImportError a missing optional plugin (evalkit names what to install).
-    return (CliError, RegistryError, ValueError, KeyError, OSError, ImportError)
+    return (CliError, RegistryError, PluginCallError, ValueError, KeyError, OSError,
+            ImportError)
 
 
 def _path_args(values: Iterable[Any]) -> list[Path]:

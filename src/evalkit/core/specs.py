@@ -285,6 +285,11 @@ class TargetSpec(_Record):
 class ReporterSpec(_Record):
     """A reporter: ``render(report) -> str`` for a gate report or a comparison.
 
+    A ``render`` that raises, or returns anything but a ``str``, ends the command with one
+    ``error:`` line naming the reporter, its plugin and what happened (exit 2), before any
+    report of the command is written (the conformance suite's ``reporter:NAME:renders``
+    check renders sample reports to catch it first).
+
     ``suffix`` is the usual file suffix of its output (``".xml"`` for JUnit).
 
     A reporter with ``record`` stores what a command made instead of rendering text:
@@ -293,8 +298,9 @@ class ReporterSpec(_Record):
     ``RunResult`` of ``evalkit run``; the report model of ``evalkit compare``) and the
     text after the colon (a database path, an experiment name); it returns one line
     saying what it recorded, which the command prints on standard error, and raises
-    ``ValueError`` (one line) for an object it does not record. ``render`` is not called
-    and ``TARGET`` is not checked as a file. ``evalkit run --report`` takes only such
+    ``ValueError`` (one line) for an object it does not record; any other exception (an
+    ``OSError`` aside) is reported as a bug of the plugin, as for ``render``. ``render``
+    is not called and ``TARGET`` is not checked as a file. ``evalkit run --report`` takes only such
     reporters.
     """
 
@@ -431,7 +437,9 @@ class ConfigSectionSpec(_Record):
             name a metric the section registers (without the config, only ``restore``
             can register it for the gate);
             a ``ValueError`` or ``LookupError`` it raises is reported as an error of the
-            section. ``evalkit plugins list`` calls it too, with the default registry
+            section, and so is any other exception, as a bug of the plugin (the message
+            names the section, the plugin and the exception; exit 2, no traceback).
+            ``evalkit plugins list`` calls it too, with the default registry
             answering with the listing's registry, so that what it registers is
             listed; it must not start work. ``None``: the section is validated only.
         description: one line, for listings and the JSON Schema.

@@ -10,7 +10,9 @@ ranked ids at all for the diversity measures.
 * ``latency_mean`` (ms, lower is better): the arithmetic mean.
 * ``max_item_share`` and ``max_item_share@1``/``@3``/``@10`` (lower is better): the
   largest fraction of queries whose response (its first k ids) contains one item. Ids are
-  de-duplicated within a response, so a response repeating an id counts once.
+  de-duplicated within a response, so a response repeating an id counts once. The ids are
+  a target's ranked ids, or the ranking of a retrieval run scored from a run file
+  (:func:`ranked_ids_of`); ``entropy`` reads the same.
 * With repeated samples (``epochs`` K >= 2) every aggregate receives every sample row
   (K x n rows): latency is per call. ``max_item_share`` and ``entropy`` count a case
   once: an item counts for a case if any of its samples returned it.
@@ -30,6 +32,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from evalkit.core.specs import AggregateSpec
+from evalkit.data.rows import QueryResult
 
 
 class AggregateError(ValueError):
@@ -73,6 +76,10 @@ def checked_rows(rows: Sequence[Any], name: str) -> Sequence[Any]:
 def _latencies(rows: Sequence[Any], name: str) -> list[float]:
     out: list[float] = []
     for r in checked_rows(rows, name):
+        if isinstance(r, QueryResult):
+            raise AggregateError(
+                f"{name}: run rows scored from rankings (a TREC run file, `evalkit eval`) "
+                "have no latency; latency aggregates apply to runs made by `evalkit run`")
         value = getattr(r, "latency_ms", None)
         if value is None and getattr(r, "response", None) is not None:
             value = r.response.latency_ms
@@ -104,16 +111,28 @@ def latency_mean(rows: Sequence[Any]) -> float:
     return math.fsum(values) / len(values)
 
 
+def ranked_ids_of(row: Any) -> Sequence[Any]:
+    """The ranked ids of a row: its response's (a target's row,
+    :class:`~evalkit.data.rows.CaseResult`; none when the call failed), or its ranking (a
+    retrieval run scored from a run file, :class:`~evalkit.data.rows.QueryResult`)."""
+    if isinstance(row, QueryResult):
+        return row.retrieved
+    return () if row.response is None else row.response.ranked_ids
+
+
 def _item_sets(rows: Sequence[Any], name: str, k: int | None) -> list[set[str]]:
-    """One set of ids per case: with repeated samples, the union over its samples."""
+    """One set of ids per case (:func:`ranked_ids_of`): with repeated samples, the union
+    over its samples."""
     by_case: dict[str, set[str]] = {}
     for r in checked_rows(rows, name):
-        ids = [] if r.response is None else list(r.response.ranked_ids)
+        ids = list(ranked_ids_of(r))
         by_case.setdefault(str(r.query_id), set()).update(
             str(x) for x in (ids if k is None else ids[:k]))
     sets = list(by_case.values())
     if not any(sets):
-        raise AggregateError(f"{name}: no response has ranked ids")
+        raise AggregateError(
+            f"{name}: no row has ranked ids (a text-only run, or a baseline promoted with "
+            "--drop-rankings, which keeps metric values only); the aggregate is undefined")
     return sets
 
 

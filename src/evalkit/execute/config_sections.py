@@ -138,7 +138,9 @@ def apply_sections(sections: Mapping[str, Any], config: Any, registry: Any = Non
 
     Raises:
         Problem: an ``apply`` raised ``ValueError`` or ``LookupError`` (its message, at
-            the section's key); other exceptions propagate (a plugin's bug).
+            the section's key), or anything else (a bug of the plugin: the message names
+            the section, its plugin and the exception,
+            :func:`evalkit.plugins.failures.plugin_call_error`).
     """
     live, _ = declared_sections(registry)
     for key, value in sections.items():
@@ -151,6 +153,12 @@ def apply_sections(sections: Mapping[str, Any], config: Any, registry: Any = Non
             from evalkit.io.error_messages import message_of
 
             raise Problem((key,), f"key {key!r}: {message_of(exc)}") from exc
+        except Exception as exc:
+            from evalkit.plugins.failures import plugin_call_error
+
+            failure = plugin_call_error(spec, "config section", "apply(section, config)",
+                                        exc, registry)
+            raise Problem((key,), f"key {key!r}: {failure}") from exc
 
 
 def settings_schema(model: Any, sections: Mapping[str, ConfigSectionSpec]) -> dict[str, Any]:

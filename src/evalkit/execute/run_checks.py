@@ -27,7 +27,8 @@ def apply_config_sections(cfg: EvalConfig) -> None:
     try:
         apply_sections(cfg.sections, cfg)
     except Problem as exc:
-        raise ConfigError(located(cfg.source, exc, yaml_lines(cfg.path))) from None
+        # the plugin's own exception stays the cause (EVALKIT_DEBUG=1 shows its traceback)
+        raise ConfigError(located(cfg.source, exc, yaml_lines(cfg.path))) from exc.__cause__
 
 
 def prepare_run(cfg: EvalConfig, output: Path | None, *, resume: bool, dry_run: bool

@@ -180,8 +180,33 @@ def mean_of(values: Mapping[str, float], name: str) -> float:
 
 
 def aggregate_value(spec: AggregateSpec, rows: Sequence[Any], run_name: str) -> float:
+    """``spec.fn(rows)`` as a finite float.
+
+    Raises:
+        CheckFailure: the aggregate raised (its error, or for one that reads what a
+            retrieval run's rows lack, which aggregates apply to such a run) or is not
+            finite.
+    """
     try:
         value = float(spec.fn(list(rows)))
+    except AttributeError as exc:
+        from evalkit.data.rows import QueryResult
+
+        if not isinstance(exc.obj, QueryResult):
+            raise CheckFailure(f"aggregate {spec.name!r} could not be computed on "
+                               f"{run_name}: {type(exc).__name__}: {exc}") from None
+        from evalkit.plugins.failures import provider_text
+
+        raise CheckFailure(
+            f"aggregate {spec.name!r} (of {provider_text(spec, 'metric')}) cannot be "
+            f"computed on {run_name}: it reads `row.{exc.name}`, which only the rows of a "
+            "target's run have, and this is a retrieval run scored from rankings (a TREC "
+            "run file, `evalkit eval`), whose rows hold only their ranked ids and metric "
+            "values. On such a "
+            "run use per-query metrics or the aggregates over ranked ids "
+            "(max_item_share, max_item_share@k, entropy); aggregates over a target's "
+            "responses (latency, cost, tokens) apply to runs made by `evalkit run`"
+        ) from None
     except Exception as exc:
         raise CheckFailure(
             f"aggregate {spec.name!r} could not be computed on {run_name}: "

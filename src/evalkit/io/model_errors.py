@@ -98,12 +98,13 @@ def value_at(data: Any, loc: Sequence[int | str]) -> Any:
 
 def is_secret_location(loc: Sequence[int | str]) -> bool:
     """Whether the value at ``loc`` is a secret: under a ``headers`` key, or under a
-    secret-looking key (:data:`evalkit.io.redaction.SECRET_KEY`: ``api_key``, ``token``,
-    ``password``...; not ``api_key_env``, which names a variable)."""
-    from evalkit.io.redaction import SECRET_KEY
+    secret-looking key (:func:`evalkit.io.redaction.is_secret_key`: ``api_key``,
+    ``token``, ``password``, ``private_key``...; not ``api_key_env``, which names a
+    variable)."""
+    from evalkit.io.redaction import is_secret_key
 
     return any(isinstance(part, str) and (part.lower() == "headers" or (
-        SECRET_KEY.search(part) is not None and not part.lower().endswith("_env")))
+        is_secret_key(part) and not part.lower().endswith("_env")))
         for part in loc)
 
 

@@ -52,8 +52,88 @@ PLAIN_HEADERS = frozenset({
 #: Logger name prefixes whose records also get :func:`redact_urls`: the HTTP stacks of
 #: ``HttpTarget`` (httpx, httpcore) and of the ``anthropic`` SDK (httpx2, httpcore2).
 URL_LOGGERS: tuple[str, ...] = ("httpx", "httpcore")
-#: A settings key whose value is a secret (run headers replace its value).
-SECRET_KEY = re.compile(r"token|secret|passw|api[-_]?key|auth|credential|cookie", re.I)
+#: Text that makes a word of a settings key secret wherever it occurs in the word
+#: (``clientsecret``, ``apikey``, ``accesstoken``, ``oauth``).
+SECRET_FRAGMENTS: tuple[str, ...] = (
+    "secret", "passw", "passphrase", "passcode", "credential", "cookie", "bearer",
+    "apikey", "privatekey", "accesskey", "secretkey", "signingkey", "clientkey", "token",
+    "auth",
+)
+#: Words that make a settings key secret wherever they stand in it.
+SECRET_WORDS = frozenset({
+    "key", "pwd", "pw", "jwt", "dsn", "signature", "otp", "totp", "hmac", "salt", "sas",
+    "webhook", "cred", "creds", "connstr",
+})
+#: Words that make a settings key secret when they end it (``db_pass``, ``card_pin``,
+#: ``request_sig``, ``session``; not ``pass_threshold``).
+SECRET_LAST_WORDS = frozenset({"pass", "pin", "sig", "session", "sessionid"})
+#: Words before ``key`` that make it the name of a field, not a key (``sort_key``,
+#: ``id_key``, ``text_key``).
+FIELD_WORDS = frozenset({
+    "sort", "group", "id", "ids", "text", "field", "column", "label", "score", "doc",
+    "result", "results", "response", "json", "dict", "join", "partition", "shard",
+    "order", "primary", "foreign", "dedup", "cache", "lookup", "name", "tag", "query",
+})
+#: Words that make ``token``/``tokens`` a count of tokens (``max_tokens``,
+#: ``max_new_tokens``, ``num_tokens``, ``token_limit``, ``tokens_per_minute``).
+TOKEN_COUNT_WORDS = frozenset({
+    "max", "min", "num", "n", "total", "count", "limit", "budget", "per", "new",
+    "completion", "prompt", "input", "output", "context", "reasoning", "thinking",
+})
+#: Words of text, not of a secret, that contain a fragment (``tokenizer``, ``author``).
+_PLAIN_WORDS = re.compile(r"tokeni[sz]\w*|authors?|authored|authority")
+#: the words of a key: split at ``_``, ``-``, ``.``, spaces and camelCase boundaries
+_WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z0-9])|[A-Z]?[a-z0-9]+|[A-Z]+")
+
+
+def key_words(name: str) -> list[str]:
+    """The lowercase words of a settings key: ``"accessKey"`` -> ``["access", "key"]``,
+    ``"X-API-Key"`` -> ``["x", "api", "key"]``, ``"private_key"`` -> ``["private",
+    "key"]``, ``"APIToken"`` -> ``["api", "token"]``."""
+    return [w.lower() for w in _WORD.findall(name)]
+
+
+def is_secret_key(name: str) -> bool:
+    """Whether a settings key names a secret, so that a run header, a message or a report
+    shows ``<redacted>`` for its value. The rule (docs/runner.md, "Recorded in the
+    header"), on the key's words (:func:`key_words`):
+
+    * a word containing ``secret``, ``passw``, ``passphrase``, ``passcode``,
+      ``credential``, ``cookie``, ``bearer``, ``token``, ``auth`` (not ``tokenizer``,
+      ``author``, ``authority``), ``apikey``, ``accesskey``, ``privatekey``...
+      (:data:`SECRET_FRAGMENTS`: ``clientsecret``, ``accesstoken``, ``apikey``);
+    * or a word among :data:`SECRET_WORDS` (``key``, ``pwd``, ``pw``, ``jwt``, ``dsn``,
+      ``signature``, ``otp``, ``hmac``, ``salt``, ``sas``, ``webhook``, ``creds``...);
+    * or a last word among :data:`SECRET_LAST_WORDS` (``pass``, ``pin``, ``sig``,
+      ``session``), or ``session`` followed by ``id``;
+    * or ``connection``/``conn`` with ``string``/``str`` (a connection string).
+
+    Not secret: ``key`` right after a word of :data:`FIELD_WORDS` (``sort_key``,
+    ``id_key``: the name of a field), ``keys`` (a list of names: ``meta_keys``), and
+    ``token``/``tokens`` with a word of :data:`TOKEN_COUNT_WORDS` (``max_tokens``,
+    ``token_limit``: a count). A harmless value under a secret-looking name is redacted
+    rather than a secret shown.
+    """
+    words = key_words(name)
+    if not words:
+        return False
+    counts_tokens = any(w in TOKEN_COUNT_WORDS for w in words)
+    for i, word in enumerate(words):
+        if word == "key":
+            if i == 0 or words[i - 1] not in FIELD_WORDS:
+                return True
+            continue
+        if word in SECRET_WORDS:
+            return True
+        if word in ("token", "tokens") and counts_tokens:
+            continue
+        if not _PLAIN_WORDS.fullmatch(word) and any(f in word for f in SECRET_FRAGMENTS):
+            return True
+    if words[-1] in SECRET_LAST_WORDS or (
+            len(words) > 1 and words[-2] == "session" and words[-1] == "id"):
+        return True
+    return bool({"connection", "conn"} & set(words) and {"string", "str"} & set(words))
+
 
 _lock = threading.Lock()
 _values: set[str] = set()
@@ -108,7 +188,8 @@ def register_secrets(values: Iterable[str | bytes | None]) -> None:
 
 
 def register_url_secrets(url: str) -> None:
-    """Register the password (and ``user:password``) and every query value of ``url``."""
+    """Register the password (and ``user:password``), every query value and the
+    token-like path parts (:func:`path_tokens`) of ``url``."""
     try:
         parts = urlsplit(url)
         password = parts.password
@@ -120,6 +201,7 @@ def register_url_secrets(url: str) -> None:
         # httpx sends URL credentials as Basic authentication: base64 of the pair
         register_secrets([password, pair, base64.b64encode(pair.encode()).decode()])
     register_secrets(v for _, v in query)
+    register_secrets(path_tokens(parts.path))
 
 
 #: a reference to an environment variable in a header value of a config (``${NAME}``)
@@ -204,14 +286,17 @@ _HEADER_LIST_START = "[(b"
 
 
 def redact_urls(text: str) -> str:
-    """``text`` with every URL's user info and query string (and fragment) replaced by
-    ``<redacted>``, and every httpcore-style header list by ``[<headers redacted>]``."""
+    """``text`` with every URL's user info and query string (and fragment) and its
+    path's token-like parts (:func:`redact_path`) replaced by ``<redacted>``, and every
+    httpcore-style header list by ``[<headers redacted>]``."""
     if "://" in text:
         def sub(m: re.Match[str]) -> str:
             userinfo = f"{REDACTED}@" if m.group("userinfo") else ""
             query = f"?{REDACTED}" if m.group("query") else ""
             fragment = f"#{REDACTED}" if m.group("fragment") else ""
-            return f"{m.group('head')}{userinfo}{m.group('rest')}{query}{fragment}"
+            host, slash, path = m.group("rest").partition("/")
+            rest = f"{host}{slash}{redact_path(path)}"
+            return f"{m.group('head')}{userinfo}{rest}{query}{fragment}"
 
         text = _URL_IN_TEXT.sub(sub, text)
     start = text.find(_HEADER_LIST_START)
@@ -222,6 +307,38 @@ def redact_urls(text: str) -> str:
     return text
 
 
+#: a part of a URL path that may be a token: 20 or more letters, digits, ``-`` and ``_``
+_PATH_TOKEN = re.compile(r"[A-Za-z0-9_-]{20,}")
+_LETTER_AND_DIGIT = re.compile(r"[A-Za-z][0-9]|[0-9][A-Za-z]")
+
+
+def _is_path_token(part: str) -> bool:
+    return _PATH_TOKEN.fullmatch(part) is not None and any(
+        _LETTER_AND_DIGIT.search(piece) for piece in re.split(r"[-_]", part))
+
+
+def path_tokens(path: str) -> list[str]:
+    """The parts of a URL path that look like tokens (:func:`redact_path`)."""
+    return [part for segment in path.split("/") for part in segment.split(":")
+            if _is_path_token(part)]
+
+
+def redact_path(path: str) -> str:
+    """``path`` (a URL's path) with each part that looks like a token replaced by
+    ``<redacted>``. A part is a segment between ``/``, or a piece of one between ``:``
+    (``/bot123456:AAH...``); it looks like a token when it has 20 or more characters, all
+    letters, digits, ``-`` and ``_``, and a letter next to a digit (``xoxb7Hq2...``, a hex
+    digest, a UUID). Words and numbers joined by ``-`` or ``_`` are kept
+    (``claude-3-5-sonnet-20241022``, ``my-project-123456``), and so is a short segment,
+    whatever it holds: a credential belongs in a header, the query string or a
+    secret-named setting, all of which are redacted."""
+    if len(path) < 20:
+        return path
+    return "/".join(":".join(REDACTED if _is_path_token(part) else part
+                             for part in segment.split(":"))
+                    for segment in path.split("/"))
+
+
 #: the scheme of a URL (``https://``, ``postgresql://``) at the start of a value
 _URL_START = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 
@@ -230,7 +347,8 @@ def redact_url(url: str) -> str:
     """``url`` as evalkit records it (run headers, artifacts, caches, reports, messages):
     without its user info (``user:password@``) and fragment, its query string replaced
     by ``?<redacted>``: ``http://u:pw@h:9/v1?api-key=k`` becomes
-    ``http://h:9/v1?<redacted>``. A value that is not a URL (no ``scheme://``, such as a
+    ``http://h:9/v1?<redacted>``; the path's token-like parts are redacted too
+    (:func:`redact_path`). A value that is not a URL (no ``scheme://``, such as a
     ``${NAME}`` reference) is returned unchanged, and so is one that cannot be parsed
     (then only with its user info and query cut off in text, :func:`redact_urls`)."""
     if not _URL_START.match(url):
@@ -242,25 +360,26 @@ def redact_url(url: str) -> str:
     netloc = parts.netloc.rsplit("@", 1)[-1]
     query = f"?{REDACTED}" if parts.query else ""
     # spelled out, not urlunsplit: sqlite:////abs/path keeps its four slashes
-    return f"{parts.scheme}://{netloc}{parts.path}{query}"
+    return f"{parts.scheme}://{netloc}{redact_path(parts.path)}{query}"
 
 
 def public_url(url: str) -> str:
-    """``url`` without user info, query string and fragment."""
+    """``url`` without user info, query string and fragment, and with the path's
+    token-like parts redacted (:func:`redact_path`)."""
     parts = urlsplit(url)
     netloc = parts.netloc.rsplit("@", 1)[-1]
-    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+    return urlunsplit((parts.scheme, netloc, redact_path(parts.path), "", ""))
 
 
 def redact_structure(value: Any, key: str = "") -> Any:
     """``value`` (settings: mappings, lists, text) with every header value, the value of
-    every secret-looking key (:data:`SECRET_KEY`), URL query strings and URL user info
+    every secret-looking key (:func:`is_secret_key`), URL query strings and URL user info
     replaced by ``<redacted>`` (URLs by :func:`redact_url`)."""
     if isinstance(value, Mapping):
         if key.lower() == "headers":
             return {str(k): REDACTED for k in value}
         return {str(k): redact_structure(v, str(k)) for k, v in value.items()}
-    if key and SECRET_KEY.search(key):
+    if key and is_secret_key(key):
         return REDACTED
     if isinstance(value, list | tuple):
         return [redact_structure(v) for v in value]
@@ -284,7 +403,7 @@ def register_structure_secrets(value: Any, key: str = "") -> None:
             register_structure_secrets(v, key)
         return
     if isinstance(value, str):
-        if key and SECRET_KEY.search(key):
+        if key and is_secret_key(key):
             register_secret(value)
         if "://" in value:
             register_url_secrets(value)
@@ -359,8 +478,12 @@ __all__ = [
     "RedactingFilter",
     "error_text",
     "install_log_redaction",
+    "is_secret_key",
+    "key_words",
     "mask",
+    "path_tokens",
     "public_url",
+    "redact_path",
     "redact_structure",
     "redact_url",
     "redact_urls",

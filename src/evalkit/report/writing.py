@@ -192,8 +192,11 @@ def write_reports(obj: Any, targets: Sequence[str], outputs: Outputs | None = No
     recording reporter (``ReporterSpec.record``) is handed ``obj`` itself and its target,
     and the line it returns is printed on standard error.
 
-    Every target is parsed and its reporter looked up before anything is written. A file
-    is replaced atomically, and a report on standard output is written whole or not at
+    Every target is parsed, its reporter looked up and every text rendered before
+    anything is written; the recording reporters run next, and the texts are written
+    last, so that a reporter that fails (or a recording refused) leaves no report behind
+    whose outcome the command's exit code would contradict. A file is replaced
+    atomically, and a report on standard output is written whole or not at
     all (:func:`evalkit.io.interrupts.write_whole`); each target written is marked done
     in ``outputs`` (as :func:`evalkit.io.interrupts.report_label` names it), so that a
     Ctrl-C names the reports written and those not.
@@ -207,6 +210,8 @@ def write_reports(obj: Any, targets: Sequence[str], outputs: Outputs | None = No
         evalkit.io.outputs.UnwritableError: an :class:`OSError` naming the file that cannot
             be written and why.
         ValueError: a recording reporter refused ``obj`` or its target (its message).
+        evalkit.plugins.failures.PluginCallError: a reporter's ``render`` or ``record``
+            raised anything else, or returned something other than text.
     """
     from evalkit.io.outputs import write_output
     from evalkit.io.redaction import mask
@@ -219,17 +224,22 @@ def write_reports(obj: Any, targets: Sequence[str], outputs: Outputs | None = No
         from evalkit.report.model import as_report
 
         report = as_report(obj)
+    # every text is rendered before anything is written or recorded: a reporter that
+    # fails leaves no report behind whose outcome the exit code would contradict
+    texts = [None if spec.record is not None else rendered(spec, report)
+             for spec, _ in plan]
     written: list[str] = []
-    for target, (spec, path) in zip(targets, plan, strict=True):
+    order = sorted(range(len(plan)), key=lambda i: plan[i][0].record is None)
+    for i in order:  # the recording reporters first, then the texts
+        target, (spec, path), text = targets[i], plan[i], texts[i]
         label = report_label(target)
-        if spec.record is not None:  # a database, a tracking server: the object itself
-            line = spec.record(obj, path)
+        if text is None:  # a database, a tracking server: the object itself
+            line = recorded(spec, obj, path)
             if outputs is not None:
                 outputs.done(label)
             sys.stderr.write(mask(line).rstrip("\n") + "\n")
             written.append(path)
             continue
-        text = mask(spec.render(report))
         if path == "-":
             write_whole(sys.stdout, text, label, outputs)
         else:
@@ -245,6 +255,54 @@ def write_reports(obj: Any, targets: Sequence[str], outputs: Outputs | None = No
                 outputs.done(label)
         written.append(path)
     return written
+
+
+def _what(value: Any) -> str:
+    return "None" if value is None else f"a {type(value).__name__}"
+
+
+def rendered(spec: ReporterSpec, report: Any) -> str:
+    """``spec.render(report)`` with registered secrets masked.
+
+    Raises:
+        evalkit.plugins.failures.PluginCallError: ``render`` raised, or returned something
+            other than text (the message names the reporter and its plugin).
+    """
+    from evalkit.io.redaction import mask
+    from evalkit.plugins.failures import plugin_call_error
+
+    try:
+        text = spec.render(report)
+    except Exception as exc:
+        raise plugin_call_error(spec, "reporter", "render(report)", exc) from exc
+    if not isinstance(text, str):
+        raise plugin_call_error(spec, "reporter", "render(report)",
+                                f"returned {_what(text)}, not text (a str)")
+    return mask(text)
+
+
+def recorded(spec: ReporterSpec, obj: Any, target: str) -> str:
+    """``spec.record(obj, target)``: the line a recording reporter returns.
+
+    Raises:
+        ValueError: the reporter refused ``obj`` or ``target`` (its message, as the
+            record's contract says).
+        evalkit.plugins.failures.PluginCallError: ``record`` raised anything else, or
+            returned something other than text.
+    """
+    from evalkit.plugins.failures import plugin_call_error
+
+    assert spec.record is not None
+    try:
+        line = spec.record(obj, target)
+    except (ValueError, OSError):
+        raise  # a refusal, or a database or server that cannot be reached: its message
+    except Exception as exc:
+        raise plugin_call_error(spec, "reporter", "record(obj, target)", exc) from exc
+    if not isinstance(line, str):
+        raise plugin_call_error(spec, "reporter", "record(obj, target)",
+                                f"returned {_what(line)}, not text (a str)")
+    return line
 
 
 def _identity(path: Path) -> tuple[int, int, int] | None:
@@ -297,11 +355,12 @@ def render_report(obj: Any, fmt: str) -> str:
     Raises:
         RegistryError: no reporter ``fmt`` (for a plugin's reporter the message names the
             distribution to install).
+        evalkit.plugins.failures.PluginCallError: the reporter's ``render`` raised, or
+            returned something other than text.
     """
-    from evalkit.io.redaction import mask
     from evalkit.report.model import as_report
 
-    return mask(get_reporter(fmt).render(as_report(obj)))
+    return rendered(get_reporter(fmt), as_report(obj))
 
 
 def render_text(obj: Any, fmt: str, path: str | os.PathLike[str] | None = None) -> str:

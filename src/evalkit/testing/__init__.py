@@ -25,11 +25,12 @@ built-ins, made the default for one test. pytest is imported only when that fixt
 Holds the throwaway registry and the fixture (:mod:`.registry`), sample inputs
 (:mod:`.samples`), the conformance suite (:mod:`.conformance`), the executors' check
 (:mod:`.executors`: a small run whose rows must equal the local pool's), the checks of a
-command's ``load`` and a config section's model (:mod:`.extension_checks`), and ``evalkit
+command's ``load``, a config section's model and a reporter's rendering
+(:mod:`.extension_checks`), and ``evalkit
 run`` as a child process to interrupt and resume, with the waits guarded against a hang
 (:mod:`.child_runs`).
 
-May import: io, core, plugins, data, execute.
+May import: io, core, plugins, data, execute, report.
 """
 
 from __future__ import annotations

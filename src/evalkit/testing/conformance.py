@@ -7,8 +7,10 @@ each is tried on the sample cases that have every field its record needs
 scoring path refuses the others before scoring; a metric that needs a field no sample case
 has fails ``needs-met``. Families must build
 members at several cut-offs; aggregates must refuse an empty run (or return a number) and
-be deterministic; loaders must refuse an empty file clearly; targets and reporters must be
-callable; executors must run a few items and hand back every row once (:mod:`.executors`);
+be deterministic; loaders must refuse an empty file clearly; targets must be callable;
+reporters must render sample gate and comparison reports as text
+(:mod:`.extension_checks`); executors must run a few items and hand back every row once
+(:mod:`.executors`);
 a command's ``load`` must import, and a config section's model must be a pydantic model
 with a JSON Schema (:mod:`.extension_checks`).
 :func:`conformance_checks` lists them,
@@ -47,7 +49,11 @@ if TYPE_CHECKING:
     pass
 
 from evalkit.testing.executors import executor_runs
-from evalkit.testing.extension_checks import command_loads, section_model_works
+from evalkit.testing.extension_checks import (
+    command_loads,
+    reporter_renders,
+    section_model_works,
+)
 from evalkit.testing.registry import load_beside_installed, module_of
 from evalkit.testing.samples import Pair, sample_pairs, sample_rows
 
@@ -281,8 +287,10 @@ def conformance_checks(
     case has every field the record ``needs`` (``needs-met`` fails when none has).
     Aggregates: a declared polarity, an error on an empty run, a finite and repeatable
     value on sample rows. Loaders: an error naming the file on an empty file of each
-    suffix. Targets and
-    reporters: callables. Executors: a callable factory, and ``executor:<name>:runs``
+    suffix. Targets:
+    callables. Reporters: ``reporter:<name>:renders``, text for sample gate and
+    comparison reports (a recording reporter: a callable ``record``). Executors: a
+    callable factory, and ``executor:<name>:runs``
     (:func:`evalkit.testing.executors.executor_runs`: every row of a small run once, equal
     to the local pool's; skipped by ``exclude``, for executors that need a cluster).
     Commands: ``command:<name>:loads``, the ``load`` string imports what a command runs.
@@ -347,7 +355,9 @@ def conformance_checks(
         elif isinstance(rec, TargetSpec):
             checks.append(_callable_check("target", rec.name, rec.factory))
         elif isinstance(rec, ReporterSpec):
-            checks.append(_callable_check("reporter", rec.name, rec.render))
+            checks.append(ConformanceCheck(
+                f"reporter:{rec.name}:renders",
+                lambda rec=rec: reporter_renders(rec)))  # type: ignore[misc]
         elif isinstance(rec, CommandSpec):
             checks.append(ConformanceCheck(f"command:{rec.name}:loads",
                                            lambda rec=rec: command_loads(rec)))  # type: ignore[misc]
