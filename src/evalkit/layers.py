@@ -49,8 +49,8 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "evalkit.builtins": ("evalkit.core", "evalkit.data", "evalkit.execute", "evalkit.report"),
     # the JSON Schemas of the three declarative files, from the models on their floors
     "evalkit.file_schemas": ("evalkit.data", "evalkit.execute", "evalkit.gate"),
-    "evalkit.testing": ("evalkit.io", "evalkit.core", "evalkit.plugins", "evalkit.data",
-                        "evalkit.execute", "evalkit.report"),
+    "evalkit.testing": ("evalkit.io", "evalkit.stats", "evalkit.core", "evalkit.plugins",
+                        "evalkit.data", "evalkit.execute", "evalkit.report"),
     "evalkit.cli": ("evalkit.io", "evalkit.stats", "evalkit.core", "evalkit.plugins",
                     "evalkit.data", "evalkit.execute", "evalkit.report", "evalkit.comparison",
                     "evalkit.gate", "evalkit.file_schemas"),
