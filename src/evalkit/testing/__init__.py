@@ -30,7 +30,7 @@ command's ``load``, a config section's model and a reporter's rendering
 run`` as a child process to interrupt and resume, with the waits guarded against a hang
 (:mod:`.child_runs`).
 
-May import: io, core, plugins, data, execute, report.
+May import: io, stats, core, plugins, data, execute, report.
 """
 
 from __future__ import annotations
