@@ -336,7 +336,8 @@ def test_the_example_plugins_section_registers_metrics_for_the_run(tmp_path: Pat
 
 def test_the_gate_applies_the_configs_sections(tmp_path: Path) -> None:
     """`evalkit gate` reading the config applies its sections, so a baseline check can
-    name the metric the section registers; without the config it says why the metric is
+    name the metric the section registers (and reach its test: on 3 cases no test can
+    fail, so it is not judged); without the config it says why the metric is
     unknown, and suggests no metric of the very name."""
     command, env = _example_project(tmp_path)
     done = subprocess.run([*command, "run"], cwd=tmp_path, env=env, capture_output=True,
@@ -349,8 +350,9 @@ def test_the_gate_applies_the_configs_sections(tmp_path: Path) -> None:
             "--baseline", "runs/run.jsonl"]
     judged = subprocess.run([*gate, "--config", "evalkit.yaml"], cwd=tmp_path, env=env,
                             capture_output=True, text=True, timeout=120)
-    assert judged.returncode == 0, judged.stdout + judged.stderr
-    assert judged.stdout.startswith("capitals: pass (3/3 cases)")
+    assert judged.returncode == 2, judged.stdout + judged.stderr
+    assert judged.stdout.startswith("capitals: error (3/3 cases)")
+    assert "vs baseline" in judged.stdout and "cannot fail whatever the data" in judged.stdout
     refused = subprocess.run(gate, cwd=tmp_path, env=env, capture_output=True, text=True,
                              timeout=120)
     assert refused.returncode == 2

@@ -269,9 +269,10 @@ class FailsOnOne(Text):
 def test_a_case_one_run_did_not_answer_is_refused_unless_allowed(
         project: tuple[Path, MessagesAPIServer, dict[str, str]]) -> None:
     root, server, env = project
+    gset = load_goldens(root / "cases.jsonl")
     with use_registry(plugins=False):
-        evaluate(FailsOnOne("long", "longer answer"), load_goldens(root / "cases.jsonl"), [],
-                 progress=False, name="long", artifact=root / "long.jsonl", overwrite=True)
+        evaluate(FailsOnOne("long", "longer answer"), gset, [], progress=False, name="long",
+                 artifact=root / "long.jsonl", overwrite=True)
     out = evalkit(root, env)
     assert out.returncode == 2 and "Traceback" not in out.stderr
     (error,) = [line for line in out.stderr.splitlines() if line.startswith("error:")]

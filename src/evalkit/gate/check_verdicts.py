@@ -174,6 +174,8 @@ class CheckResult:
                 from evalkit.data.ppi_labels import ppi_sentence
 
                 parts.append(ppi_sentence(c.ppi))
+            if self.verdict == "error" and self.message:  # reached its test, not judged
+                parts.append(self.message)
         elif self.message:
             parts.append(self.message)
         if not self.blocking and self.not_judged:

@@ -288,8 +288,9 @@ def evaluate_gate(
     if floor is not None:  # a check that could not fail whatever the data judged nothing
         notes.append(floor)
         results = [replace(r, verdict="error", not_judged=True,
-                           message=f"not judged: this check cannot fail whatever the data "
-                                   f"({floor})") if _in_family(r) else r for r in results]
+                           message="not judged: this check cannot fail whatever the data "
+                                   "(the note says why, and what can)")
+                   if _in_family(r) else r for r in results]
     if incomplete:  # no verdict rests on evidence the gate did not fully see
         which = " and ".join(lacking)
         why = f"{which} {'are' if len(lacking) > 1 else 'is'} incomplete (see below)"
