@@ -124,7 +124,8 @@ class EffectSizes:
         sd_diff: sample standard deviation of ``d`` (``n - 1`` denominator; 0 for n = 1).
         standardized: ``mean_diff / sd_diff`` (Cohen's d_z); 0 when every difference is
             0, ``+-inf`` when the differences are equal and non-zero.
-        wins, ties, losses: queries with ``d > 0``, ``d == 0`` (within 1e-12), ``d < 0``.
+        wins, ties, losses: queries with ``d > 0``, ``d == 0``, ``d < 0``, on the
+            snapped differences (:func:`evalkit.stats.pairing.snap_differences`).
         skewness: adjusted Fisher-Pearson sample skewness G1 of ``d`` (Joanes and Gill,
             1998); 0 when ``sd_diff`` is 0 or n < 3.
         skewness_warning: why the skewness should not be trusted, or None.
