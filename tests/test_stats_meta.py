@@ -172,7 +172,7 @@ def test_tiny_differences_are_not_equal_and_extreme_variances_are_refused() -> N
         paired_effect([0.2, 0.7 - 0.5, 0.4 - 0.2])
     # s^2 / n of 1e-600 or 1e600 is no float64: refused, never inf or 0
     for scale in (1e-300, 1e300):
-        with pytest.raises(MetaAnalysisError, match="outside the float64 range.*rescale"):
+        with pytest.raises(MetaAnalysisError, match=r"outside the float64 range.*rescale"):
             paired_effect(np.array([1.0, 2.0, 4.0]) * scale)
 
 

@@ -446,6 +446,7 @@ def random_effects(
     )
 
 
-__all__ = ["DEFAULT_TAU2", "HARTUNG_KNAPP_DEGENERATE", "INTERVAL_LABELS", "PM_RTOL", "TAU2_LABELS", "TAU2_METHODS",
-           "MetaAnalysisError", "PairedEffect", "RandomEffects", "cochran_q",
+__all__ = ["DEFAULT_TAU2", "HARTUNG_KNAPP_DEGENERATE", "INTERVAL_LABELS", "PM_RTOL",
+           "TAU2_LABELS", "TAU2_METHODS", "MetaAnalysisError", "PairedEffect",
+           "RandomEffects", "cochran_q",
            "dersimonian_laird", "paired_effect", "paule_mandel", "random_effects"]
