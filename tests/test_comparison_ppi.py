@@ -167,6 +167,6 @@ def test_compare_ppi_on_fewer_than_ten_shared_labels_warns(
     _write_labels(tmp_path / "c4.jsonl", {c: ha[c] for c in few}, header)
     c = compare(folder / "base.jsonl", folder / "cand.jsonl", metrics=["correctness"],
                 ppi=True, labels=[tmp_path / "b4.jsonl", tmp_path / "c4.jsonl"])
-    assert c.get("correctness").ppi is not None
-    assert c.get("correctness").ppi["n_labels"] == 4
+    ppi = c.get("correctness").ppi
+    assert ppi is not None and ppi["n_labels"] == 4
     assert any("only 4 human labels" in w and "label more cases" in w for w in c.warnings)

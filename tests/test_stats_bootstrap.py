@@ -275,7 +275,7 @@ def _sign_flip_p(d: list[float]) -> float:
     total = abs(sum(d))
     hits = sum(abs(sum(s * x for s, x in zip(signs, d, strict=True))) >= total - 1e-12
                for signs in itertools.product((1, -1), repeat=len(d)))
-    return hits / 2 ** len(d)
+    return float(hits / 2 ** len(d))
 
 
 SMALL = [[0.3, 0.5], [0.01, 0.02], [0.1, 0.2, 0.15], [0.1, 0.12, 0.3, 0.2],

@@ -215,6 +215,7 @@ def test_differences_of_large_scores_keep_their_mean_and_do_not_depend_on_ids() 
     for method in ("t-test", "randomization"):
         x = paired_test(a, b, "m", method=method)
         y = paired_test(rev_a, rev_b, "m", method=method)
+        assert x.effect is not None and y.effect is not None
         assert (y.observed, y.effect.sd_diff) == (x.observed, x.effect.sd_diff)
     assert paired_test(rev_a, rev_b, "m", method="t-test").p_value == r.p_value
 
@@ -229,6 +230,7 @@ def test_one_query_with_huge_scores_leaves_the_others_differences_alone() -> Non
     r = paired_test(a, b, "m", method="t-test")  # was observed 0, p 1, 30 ties
     expected = true.copy()
     expected[0] = 0.0
+    assert r.effect is not None
     assert r.effect.ties == 1 and r.effect.wins + r.effect.losses == 29
     assert r.p_value == pytest.approx(stats.ttest_rel(expected, np.zeros(30)).pvalue,
                                       rel=1e-8)
@@ -257,13 +259,13 @@ def test_snapping_moves_no_difference_beyond_its_own_tolerance() -> None:
 
 
 def test_differences_equal_up_to_rounding_merge_and_rounding_of_zero_is_zero() -> None:
-    a = np.array([0.7, 0.4, 0.9, 0.3, 0.6, 0.5])
-    b = np.array([0.5, 0.2, 0.7, 0.1, 0.4, 0.5 + 2**-50])
+    a = np.array([0.7, 0.4, 0.9, 0.3, 0.6, 0.5], dtype=np.float64)
+    b = np.array([0.5, 0.2, 0.7, 0.1, 0.4, 0.5 + 2**-50], dtype=np.float64)
     snapped = snap_differences(a - b, a, b)
     assert len(set((a - b)[:5].tolist())) > 1
     assert len(set(snapped[:5].tolist())) == 1 and snapped[5] == 0.0
     assert abs(snapped[0] - 0.2) <= 2**-41
     # a chain of close differences spread beyond the tolerance is real: kept as it is
     step = 2.0**-40  # scores in (0.5, 1]
-    d = 0.5 + np.arange(5) * 0.3 * step  # neighbours 0.3 apart, the ends 1.2 steps
+    d = 0.5 + np.arange(5, dtype=np.float64) * (0.3 * step)  # gaps 0.3 step, ends 1.2
     assert np.array_equal(snap_differences(d, d + 0.25, np.full(5, 0.25)), d)

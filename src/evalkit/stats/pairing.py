@@ -74,7 +74,8 @@ def rounding_tolerance(a: NDArray[np.float64], b: NDArray[np.float64]) -> NDArra
     top = np.maximum(np.maximum(np.abs(a), np.abs(b)), 2.0**-1000)
     mantissa, exponent = np.frexp(top)  # top = mantissa * 2**exponent, mantissa in [0.5, 1)
     e = exponent - (mantissa == 0.5)  # an exact power of two is its own bound
-    return np.ldexp(1.0, e - SNAP_BITS)
+    tol: NDArray[np.float64] = np.ldexp(1.0, e - SNAP_BITS)
+    return tol
 
 
 def snap_differences(
