@@ -154,3 +154,19 @@ def test_cli_compare_ppi(two_runs: dict[str, object]) -> None:
         [*EVALKIT, "compare", "base.jsonl", "cand.jsonl", "--labels", "base-labels.jsonl"],
         cwd=folder, capture_output=True, text=True, timeout=120, check=False)
     assert bad.returncode == 2 and "--ppi" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_compare_ppi_on_fewer_than_ten_shared_labels_warns(
+        two_runs: dict[str, object], tmp_path: Path) -> None:
+    folder = two_runs["dir"]
+    ha, hb = two_runs["ha"], two_runs["hb"]
+    assert isinstance(folder, Path) and isinstance(ha, dict) and isinstance(hb, dict)
+    few = sorted(ha)[:4]
+    header = '{"selection": "random", "seed": 11}'
+    _write_labels(tmp_path / "b4.jsonl", {c: hb[c] for c in few}, header)
+    _write_labels(tmp_path / "c4.jsonl", {c: ha[c] for c in few}, header)
+    c = compare(folder / "base.jsonl", folder / "cand.jsonl", metrics=["correctness"],
+                ppi=True, labels=[tmp_path / "b4.jsonl", tmp_path / "c4.jsonl"])
+    ppi = c.get("correctness").ppi
+    assert ppi is not None and ppi["n_labels"] == 4
+    assert any("only 4 human labels" in w and "label more cases" in w for w in c.warnings)

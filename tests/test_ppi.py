@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from evalkit.stats.ppi import (
+    MIN_LABELS,
     PPIError,
     labels_needed,
     labels_only_interval,
@@ -77,8 +78,46 @@ def test_p_value_matches_ppi_py(seed: int) -> None:
     shifted = y - 3.0 + 0.05 * seed  # a mean near 0, so p is neither 0 nor 1
     ours = ppi_mean(shifted, f - 3.0, u - 3.0)
     theirs = ppi_py.ppi_mean_pval(shifted, f - 3.0, u - 3.0, null=0.0)
+    assert 0.0 < ours.lam < 1.0  # the agreement holds only there (next test)
     assert ours.p_value() == pytest.approx(float(np.ravel(theirs)[0]), abs=1e-9)
     assert 0.0 < ours.p_value() < 1.0
+
+
+@pytest.mark.parametrize("clipped", [0.0, 1.0])
+def test_p_value_with_a_clipped_lambda_is_the_intervals_own(clipped: float) -> None:
+    ppi_py = pytest.importorskip("ppi_py")
+    rng = np.random.default_rng(4)
+    y = rng.normal(0.1, 1.0, 12)
+    # a judge at half the labels' scale tunes lambda near 2 (clipped to 1); one that
+    # grades against them, below 0 (clipped to 0)
+    slope = 0.5 if clipped == 1.0 else -1.0
+    f = slope * y + rng.normal(0, 0.05, 12)
+    u = slope * rng.normal(0.1, 1.0, 400)
+    ours = ppi_mean(y, f, u)
+    assert ours.lam == clipped
+    # ppi_py's interval clips lambda too: the same interval ...
+    low, high = ppi_py.ppi_mean_ci(y, f, u, alpha=0.05)
+    assert (ours.ci_low, ours.ci_high) == pytest.approx(
+        (float(np.ravel(low)[0]), float(np.ravel(high)[0])), abs=1e-9)
+    # ... but its p-value tunes lambda without clipping: a different test
+    unclipped = float(np.ravel(ppi_py.ppi_mean_pval(y, f, u))[0])
+    assert abs(ours.p_value() - unclipped) > 1e-3
+    # with the lambda the estimate used, ppi_py's p is ours, and agrees with the interval
+    same = float(np.ravel(ppi_py.ppi_mean_pval(y, f, u, lam=ours.lam))[0])
+    assert ours.p_value() == pytest.approx(same, abs=1e-9)
+    assert (ours.p_value() < 0.05) == (ours.ci_low > 0 or ours.ci_high < 0)
+
+
+def test_fewer_than_ten_labels_carry_a_note() -> None:
+    y, f, u = _judge_data(2, n=3, big_n=3)
+    few = ppi_mean(y, f, u)
+    assert few.note is not None and "only 3 human labels" in few.note
+    assert ppi_mean(*_judge_data(2, n=MIN_LABELS, big_n=3)).note is None
+    # the n = 3 interval's coverage, by hand: with lambda 0 it is the labels' z interval
+    # with variance divisor n, P(|T_2| <= 1.96 sqrt(2/3)) = 0.749 for normal labels
+    from scipy import stats
+    cover = 1 - 2 * stats.t.sf(1.959963984540054 * math.sqrt(2 / 3), 2)
+    assert cover == pytest.approx(0.7493, abs=1e-4)
 
 
 def test_labels_only_is_lambda_zero_and_classical() -> None:

@@ -111,3 +111,25 @@ def test_evalkit_compare_prints_why(tmp_path: Path) -> None:
     assert "< 0.0001" not in result.output
     markdown = (tmp_path / "r.md").read_text(encoding="utf-8")
     assert "| n too small | n too small | no significant difference | 1 query |" in markdown
+
+
+def test_evalkit_compare_bootstrap_on_three_unequal_differences_says_n_too_small(
+        tmp_path: Path) -> None:
+    # differences 0.1, 0.2, 0.1: not all equal, but the exact sign-flip p is 0.25 at best
+    base = RunResult("base", [QueryResult(f"q{i}", [], {"ap": 0.5}) for i in range(3)])
+    cand = RunResult("cand", [QueryResult(f"q{i}", [], {"ap": 0.5 + x})
+                              for i, x in enumerate((0.125, 0.25, 0.125))])
+    paths = [base.save(tmp_path / "base.jsonl"), cand.save(tmp_path / "cand.jsonl")]
+    result = CliRunner().invoke(app, ["compare", *map(str, paths), "-m", "ap", "--test",
+                                      "bootstrap", "--correction", "none"])
+    assert result.exit_code == 0, result.output
+    line = next(x for x in result.output.splitlines() if x.startswith("ap "))
+    # was: [+0.1250, +0.2500]  < 0.0001  yes  3/0/0
+    assert "[+0.1250, +0.2500]" in line and "n too small" in line
+    assert line.split()[-2:] == ["no", "3/0/0"] and "< 0.0001" not in result.output
+    assert "with 3 queries no exact paired test can reach p < 0.05" in result.output
+    c = compare(base, cand, metrics=["ap"], method="bootstrap", n_resamples=B)
+    (r,) = c.results
+    assert r.p_note == "n too small" and not r.significant
+    (row,) = c.to_report().rows
+    assert "p not shown: n too small (too few queries" in row.detail

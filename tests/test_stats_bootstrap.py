@@ -267,3 +267,46 @@ def test_interval_bound_zero_up_to_rounding_is_not_significant() -> None:
     assert r.ci_low == 0.0
     assert r.p_value > 0.5
     assert r.significant is False
+
+
+# ------------------------------------------------- too few queries for any exact test
+def _sign_flip_p(d: list[float]) -> float:
+    """The exact two-sided sign-flip p, by enumeration of the 2**n sign patterns."""
+    total = abs(sum(d))
+    hits = sum(abs(sum(s * x for s, x in zip(signs, d, strict=True))) >= total - 1e-12
+               for signs in itertools.product((1, -1), repeat=len(d)))
+    return float(hits / 2 ** len(d))
+
+
+SMALL = [[0.3, 0.5], [0.01, 0.02], [0.1, 0.2, 0.15], [0.1, 0.12, 0.3, 0.2],
+         [0.05, -0.01, 0.2, 0.1, 0.07]]
+
+
+@pytest.mark.parametrize("d", SMALL, ids=lambda d: f"n={len(d)}")
+def test_too_few_queries_for_any_exact_test_are_never_significant(d: list[float]) -> None:
+    from evalkit.stats import paired_test
+
+    a = {f"q{i}": x for i, x in enumerate(d)}
+    b = {f"q{i}": 0.0 for i in range(len(d))}
+    # no exact paired test can reject: the sign-flip p is at least 2**(1-n) >= 0.0625
+    assert _sign_flip_p(d) >= 2.0 ** (1 - len(d)) >= 0.05
+    r = paired_bootstrap(a, b, "m")
+    # the interval stays what the resamples give; it no longer decides (was p 1/(B+1),
+    # significant, for every one of these)
+    assert r.ci_low > 0 and r.p_value < 0.05
+    assert not r.significant and r.degenerate == "small-n"
+    assert r.note is not None and f"with {len(d)} queries" in r.note
+    assert r.p_display() == "n too small"
+    t = paired_test(a, b, "m", method="bootstrap")
+    assert not t.significant and t.degenerate == "small-n" and t.note == r.note
+    for alternative in ("greater", "less"):  # one-sided: n <= 4 (2**-n >= 0.05)
+        one = paired_test(a, b, "m", method="bootstrap", alternative=alternative)
+        assert one.significant is False or len(d) == 5
+
+
+def test_from_six_queries_the_bootstrap_interval_decides_again() -> None:
+    d = [0.3, 0.5, 0.2, 0.4, 0.25, 0.35]
+    r = paired_bootstrap({f"q{i}": x for i, x in enumerate(d)},
+                         {f"q{i}": 0.0 for i in range(6)}, "m")
+    assert r.significant and r.degenerate is None and r.note is None
+    assert _sign_flip_p(d) == 2.0**-5 < 0.05

@@ -160,6 +160,68 @@ def test_paired_effect_is_the_mean_and_s2_over_n() -> None:
         paired_effect([0.1, 0.1, 0.1, 0.1])
 
 
+
+def test_tiny_differences_are_not_equal_and_extreme_variances_are_refused() -> None:
+    for scale in (1e-13, 2.0**-500, 1e-150):
+        eff = paired_effect([1 * scale, 2 * scale, 3 * scale])
+        # by hand: mean 2 s, sample variance s^2 (deviations -1, 0, 1), variance s^2 / 3
+        assert eff.effect == pytest.approx(2 * scale, rel=1e-15)
+        assert eff.variance == pytest.approx(scale * scale / 3, rel=1e-15)
+    # a rounding residue is still no variance (the paired tests' rule)
+    with pytest.raises(MetaAnalysisError, match="every one of the 3"):
+        paired_effect([0.2, 0.7 - 0.5, 0.4 - 0.2])
+    # s^2 / n of 1e-600 or 1e600 is no float64: refused, never inf or 0
+    for scale in (1e-300, 1e300):
+        with pytest.raises(MetaAnalysisError, match=r"outside the float64 range.*rescale"):
+            paired_effect(np.array([1.0, 2.0, 4.0]) * scale)
+
+
+@pytest.mark.parametrize(("method", "hk"), VARIANTS)
+def test_pooling_is_scale_free(method: str, hk: bool) -> None:
+    y = np.array([0.12, -0.03, 0.25, 0.07])
+    v = np.array([0.004, 0.002, 0.009, 0.001])
+    ref = random_effects(y, v, method=method, hartung_knapp=hk)
+    for k in (-500, 500):  # exact powers of two: the same figures, scaled
+        c = 2.0**k
+        r = random_effects(y * c, v * c * c, method=method, hartung_knapp=hk)
+        assert r.estimate == pytest.approx(ref.estimate * c, rel=1e-13)
+        assert r.std_error == pytest.approx(ref.std_error * c, rel=1e-13)
+        assert r.tau2 == pytest.approx(ref.tau2 * c * c, rel=1e-12)
+        assert (r.q, r.p_value, *r.weights) == pytest.approx(
+            (ref.q, ref.p_value, *ref.weights), rel=1e-12)
+
+
+def test_effects_beyond_the_float_range_of_their_variances_give_clear_answers() -> None:
+    # by hand: Q = sum (y - 2e-300)^2 / 1e-310 ~ 2e-290 < k - 1, so tau^2 = 0 and the
+    # pooled effect is the plain mean with SE sqrt(1e-310 / 3); was scipy's "xtol too small"
+    r = random_effects([1e-300, 3e-300, 2e-300], [1e-310] * 3)
+    assert r.tau2 == 0.0 and r.estimate == pytest.approx(2e-300, rel=1e-15)
+    assert r.std_error == pytest.approx(math.sqrt(1e-310 / 3), rel=1e-12)
+    assert r.p_value == 1.0
+    # 1e300 apart with standard errors of 1e-150: Q ~ 1e900, no float64; was scipy's
+    # "The function value at x=inf is NaN"
+    with pytest.raises(MetaAnalysisError, match="cannot be pooled"):
+        random_effects([1e300, -1e300], [1e-300, 1e-300])
+    for f in (paule_mandel, dersimonian_laird):
+        with pytest.raises(MetaAnalysisError, match="cannot be pooled"):
+            f([1e300, -1e300], [1e-300, 1e-300])
+    # tau^2 of about 1e600: refused with the fix
+    with pytest.raises(MetaAnalysisError, match=r"tau\^2 \(about 1e\+600\).*rescale"):
+        random_effects([1e300, -1e300], [1e299, 1e299])
+
+
+def test_hartung_knapp_on_effects_that_agree_exactly_says_it_is_degenerate() -> None:
+    with pytest.warns(RuntimeWarning, match="Hartung-Knapp variance estimate"):
+        r = random_effects([0.1, 0.1], [0.01, 0.02], hartung_knapp=True)
+    # SE_HK = sqrt(sum w (y - mu)^2 / ((k - 1) sum w)) = 0: width 0, p 0
+    assert r.std_error == 0.0 and r.p_value == 0.0 and r.ci_low == r.ci_high == 0.1
+    assert r.note is not None and "degenerate" in r.note
+    z = random_effects([0.1, 0.1], [0.01, 0.02])
+    # by hand: tau^2 0, SE = 1 / sqrt(100 + 50), p = 2 (1 - Phi(0.1 sqrt(150)))
+    assert z.note is None
+    assert z.p_value == pytest.approx(2 * stats.norm.sf(0.1 * math.sqrt(150)), rel=1e-12)
+
+
 # ---------------------------------------------------------------- meta_compare
 def run(name: str, values: dict[str, float], metric: str) -> RunResult:
     return RunResult(name=name, per_query=[QueryResult(q, [], {metric: v})
@@ -301,3 +363,16 @@ def test_without_metrics_the_collections_share_theirs() -> None:
     assert result.metrics == ("ap", "rr")
     with pytest.raises(ComparisonError, match="the collections share no metric"):
         meta_compare({"x": pair(["ap"]), "y": pair(["rr"])})
+
+
+def test_meta_compare_warns_of_a_degenerate_hartung_knapp_interval() -> None:
+    base = {"q1": 0.5, "q2": 0.25, "q3": 0.75}
+    cand = {"q1": 0.625, "q2": 0.5, "q3": 0.75}
+    collections = {name: (run("a", cand, "ap"), run("b", base, "ap"))
+                   for name in ("robust04", "trec-covid")}
+    with pytest.warns(RuntimeWarning):
+        got = meta_compare(collections, metrics=["ap"], hartung_knapp=True)
+    assert got.get("ap").std_error == 0.0
+    assert any(w.startswith("ap: the effects agree exactly") for w in got.warnings)
+    assert not any("agree exactly" in w for w in meta_compare(collections,
+                                                              metrics=["ap"]).warnings)

@@ -18,7 +18,9 @@ from evalkit.stats.pairing import (
     align,
     code_point_sort,
     id_sort,
+    rounding_tolerance,
     run_scores,
+    snap_differences,
 )
 
 ADVERSARIAL: dict[str, list[str]] = {
@@ -176,3 +178,94 @@ def test_ids_that_are_not_str_are_paired_by_their_str(n: int) -> None:
     assert p.ids == ids and all(type(i) is str for i in p.ids)
     assert p.a.tolist() == [a["q" + i] for i in ids]
     assert p.b.tolist() == [b["q" + i] for i in ids]
+
+
+# ------------------------------------------------------------ rounding (snap_differences)
+def _large_scores(base: float) -> tuple[np.ndarray, dict[str, float], dict[str, float]]:
+    """30 real differences of about 0.3 (3 decimals) on scores near ``base``."""
+    rng = np.random.default_rng(3)
+    d = np.round(rng.normal(0.3, 0.2, 30), 3)
+    a = {f"q{i:02d}": float(base + d[i]) for i in range(30)}
+    b = {f"q{i:02d}": float(base) for i in range(30)}
+    return np.array([a[k] - b[k] for k in a]), a, b
+
+
+def test_differences_of_large_scores_keep_their_mean_and_do_not_depend_on_ids() -> None:
+    from scipy import stats
+
+    true, a, b = _large_scores(1e11)  # float spacing 1.5e-5; tolerance 2**(37-40) = 0.125
+    r = paired_test(a, b, "m", method="t-test")
+    # only -0.211 and -0.104 (0.107 apart, isolated) lie within the tolerance: both take
+    # their midpoint; every other difference keeps its value
+    snapped = true.copy()
+    pair = np.isin(np.round(true, 3), [-0.211, -0.104])
+    assert pair.sum() == 2
+    snapped[pair] = 0.5 * true[pair].min() + 0.5 * true[pair].max()
+    ref = stats.ttest_rel(snapped, np.zeros(30))
+    assert r.observed == pytest.approx(true.mean(), rel=1e-12)  # was 0.6553 (true 0.3116)
+    assert r.p_value == pytest.approx(ref.pvalue, rel=1e-8)
+    assert r.p_value == pytest.approx(stats.ttest_rel(true, np.zeros(30)).pvalue, rel=0.05)
+    assert (r.ci_low, r.ci_high) == pytest.approx(
+        tuple(ref.confidence_interval(0.95)), rel=1e-8)
+    assert r.ci_low < true.mean() < r.ci_high
+    # the same data under reversed ids (and in reversed order): the same result
+    names = list(a)
+    rev_a = {names[29 - i]: a[names[i]] for i in range(30)}
+    rev_b = {names[29 - i]: b[names[i]] for i in range(30)}
+    for method in ("t-test", "randomization"):
+        x = paired_test(a, b, "m", method=method)
+        y = paired_test(rev_a, rev_b, "m", method=method)
+        assert x.effect is not None and y.effect is not None
+        assert (y.observed, y.effect.sd_diff) == (x.observed, x.effect.sd_diff)
+    assert paired_test(rev_a, rev_b, "m", method="t-test").p_value == r.p_value
+
+
+def test_one_query_with_huge_scores_leaves_the_others_differences_alone() -> None:
+    from scipy import stats
+
+    true, a, b = _large_scores(0.0)
+    # q00's difference of 1 at 1e13 is within its own rounding (tolerance 2**(44-40) = 16,
+    # half of it 8): a tie; the 29 others (scores below 1) keep theirs
+    a["q00"], b["q00"] = 1e13, 1e13 - 1
+    r = paired_test(a, b, "m", method="t-test")  # was observed 0, p 1, 30 ties
+    expected = true.copy()
+    expected[0] = 0.0
+    assert r.effect is not None
+    assert r.effect.ties == 1 and r.effect.wins + r.effect.losses == 29
+    assert r.p_value == pytest.approx(stats.ttest_rel(expected, np.zeros(30)).pvalue,
+                                      rel=1e-8)
+    assert r.observed == pytest.approx(expected.mean(), rel=1e-12)
+    # a difference beyond its query's rounding (64 > 8) is a difference like any other
+    b["q00"] = 1e13 - 64
+    r = paired_test(a, b, "m", method="t-test")
+    assert r.p_value == pytest.approx(stats.ttest_rel(list(a.values()),
+                                                      list(b.values())).pvalue, rel=1e-8)
+
+
+def test_snapping_moves_no_difference_beyond_its_own_tolerance() -> None:
+    rng = np.random.default_rng(11)
+    for _ in range(200):
+        n = int(rng.integers(2, 40))
+        base = 10.0 ** rng.uniform(-3, 13, n)
+        a = base + np.round(rng.normal(0, 0.2, n), int(rng.integers(1, 6)))
+        b = base.copy()
+        d = a - b
+        snapped = snap_differences(d, a, b)
+        tol = rounding_tolerance(a, b)
+        assert np.all(np.abs(snapped - d) <= tol)
+        perm = rng.permutation(n)
+        assert np.array_equal(snap_differences(d[perm], a[perm], b[perm]), snapped[perm])
+        assert np.array_equal(snap_differences(-d, b, a), -snapped)
+
+
+def test_differences_equal_up_to_rounding_merge_and_rounding_of_zero_is_zero() -> None:
+    a = np.array([0.7, 0.4, 0.9, 0.3, 0.6, 0.5], dtype=np.float64)
+    b = np.array([0.5, 0.2, 0.7, 0.1, 0.4, 0.5 + 2**-50], dtype=np.float64)
+    snapped = snap_differences(a - b, a, b)
+    assert len(set((a - b)[:5].tolist())) > 1
+    assert len(set(snapped[:5].tolist())) == 1 and snapped[5] == 0.0
+    assert abs(snapped[0] - 0.2) <= 2**-41
+    # a chain of close differences spread beyond the tolerance is real: kept as it is
+    step = 2.0**-40  # scores in (0.5, 1]
+    d = 0.5 + np.arange(5, dtype=np.float64) * (0.3 * step)  # gaps 0.3 step, ends 1.2
+    assert np.array_equal(snap_differences(d, d + 0.25, np.full(5, 0.25)), d)

@@ -388,14 +388,13 @@ def _movers(ids: tuple[str, ...], diffs: Sequence[float], b: Mapping[str, float]
             c: Mapping[str, float], texts: Mapping[str, str],
             details: Mapping[str, Mapping[str, Any]], top: int
             ) -> tuple[tuple[QueryDelta, ...], tuple[QueryDelta, ...]]:
-    """The ``top`` queries whose value rose most and fell most (ties by query id)."""
-    from evalkit.stats.effects import TIE_ATOL
-
+    """The ``top`` queries whose value rose most and fell most (ties by query id);
+    ``diffs`` are snapped (a difference within rounding of 0 is exactly 0)."""
     if top <= 0:
         return (), ()
     pairs = list(zip(ids, diffs, strict=True))
-    ups = sorted((p for p in pairs if p[1] > TIE_ATOL), key=lambda p: (-p[1], p[0]))[:top]
-    downs = sorted((p for p in pairs if p[1] < -TIE_ATOL), key=lambda p: (p[1], p[0]))[:top]
+    ups = sorted((p for p in pairs if p[1] > 0), key=lambda p: (-p[1], p[0]))[:top]
+    downs = sorted((p for p in pairs if p[1] < 0), key=lambda p: (p[1], p[0]))[:top]
 
     def delta(q: str, d: float) -> QueryDelta:
         return QueryDelta(q, b[q], c[q], d, texts.get(q), details.get(q))

@@ -245,6 +245,10 @@ def meta_compare(
                   loaded.items())
     warnings = [*left_out, *(f"collection {c.name!r}: {w}" for c in infos
                              for w in c.warnings)]
+    from evalkit.stats.meta import HARTUNG_KNAPP_DEGENERATE
+
+    warnings += [f"{r.metric}: {HARTUNG_KNAPP_DEGENERATE}" for r in results
+                 if r.interval == "hartung-knapp" and r.std_error == 0.0]
     if len(infos) == 1:
         warnings.append("one collection: the pooled effect is its effect; tau^2 cannot be "
                         "estimated (taken as 0) and the heterogeneity (I^2, Q) is undefined")

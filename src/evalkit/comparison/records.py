@@ -191,8 +191,8 @@ class MetricComparison:
         significant: the verdict: the adjusted p (or the raw p when nothing is adjusted)
             below alpha; ``"bootstrap"`` without correction decides by its interval.
         significant_unadjusted: the raw p below alpha.
-        wins, ties, losses: queries where the candidate is better, equal (|difference|
-            <= 1e-12, after rounding noise is removed), worse, by the metric's polarity.
+        wins, ties, losses: queries where the candidate is better, equal (a difference
+            of 0 after rounding noise is removed), worse, by the metric's polarity.
         higher_is_better: that polarity (True when the metric declares none).
         standardized_effect: Cohen's d_z, mean / sd of the differences (None: infinite).
         warnings: the inputs' notes on the two runs, then the statistics' notes.

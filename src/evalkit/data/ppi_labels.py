@@ -65,8 +65,9 @@ class PairedPPI:
             cases and the others (``n_labels`` human labels per run).
         judge_difference: the mean judge difference ``a - b`` over every paired case.
         labels: where each run's labels came from (``a`` first).
-        notes: the cases labelled in one run only (left out), and each labels' selection
-            warning (:meth:`HumanLabels.selection_warning`).
+        notes: too few labels for the interval (:attr:`PPIResult.note`), the cases
+            labelled in one run only (left out), and each labels' selection warning
+            (:meth:`HumanLabels.selection_warning`).
     """
 
     metric: str
@@ -174,6 +175,9 @@ def paired_ppi(values_a: Mapping[str, float], values_b: Mapping[str, float],
         [values_a[c] for c in shared], [values_b[c] for c in shared],
         [values_a[c] for c in rest], [values_b[c] for c in rest], alpha=alpha)
     notes: list[str] = []
+    few = result.note
+    if few:
+        notes.append(f"{metric}: {few}")
     alone = len(set_a ^ set_b)
     if alone:
         notes.append(f"{metric}: {alone} case(s) labelled in one run only are treated as "

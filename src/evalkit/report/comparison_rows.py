@@ -105,8 +105,8 @@ def comparison_row(
         detail += (f", p not shown: {p_note} (one pair: no paired test is possible; "
                    "docs/statistics.md, degenerate input)")
     elif p_note:
-        detail += (f", p not shown: {p_note} (every difference is equal; docs/statistics.md, "
-                   "degenerate input)")
+        detail += (f", p not shown: {p_note} (too few queries for any paired test to reach "
+                   f"p < {alpha:g}; docs/statistics.md, degenerate input)")
     else:
         detail += f", {p_phrase(p_value, n_resamples)}"
         if p_adjusted is not None:

@@ -121,8 +121,14 @@ def paired_bootstrap(
     p = (extreme + 1) / (B + 1)
     significant = bool(ci_low > 0.0 or ci_high < 0.0)
     note = None
+    degenerate = None
     if constant:  # [c, c] excludes 0 mechanically: the sign-flip rule decides instead
         significant, note = constant_verdict(observed * scale, n, B)
+        degenerate = "constant"
+    else:  # and so does any interval from too few queries
+        note = small_n_note(n, B)
+        if note is not None:
+            significant, degenerate = False, TOO_FEW
     return BootstrapResult(
         observed=observed * scale,
         ci_low=ci_low * scale,
@@ -136,9 +142,36 @@ def paired_bootstrap(
         n_resamples=B,
         seed=s,
         generator=GENERATOR_NAME,
-        degenerate="constant" if constant else None,
+        degenerate=degenerate,
         note=note,
     )
+
+
+#: ``degenerate`` of a bootstrap result on too few queries for any exact paired test to
+#: reject (:func:`small_n_note`).
+TOO_FEW = "small-n"
+
+
+def small_n_note(n: int, n_resamples: int, alpha: float = 0.05,
+                 alternative: str = "two-sided") -> str | None:
+    """Why the paired bootstrap on ``n`` (not all equal) differences is not significant
+    whatever its interval, or None when it may be: with ``n`` queries (clusters) no
+    exact paired test can reject at ``alpha`` (the sign-flip test's smallest p,
+    ``2**(1-n)`` two-sided, ``2**-n`` one-sided, is at least ``alpha``: n <= 5 two-sided,
+    n <= 4 one-sided, at alpha = 0.05), while the bootstrap's percentile interval, drawn
+    from only ``n**n`` resamples, excludes 0 as soon as the differences share a sign
+    (p = 1/(B+1) for two positive differences). The degenerate-input rule of equal
+    differences (:func:`constant_verdict`) extended to the class it stands for."""
+    two = alternative == "two-sided"
+    floor = constant_p_floor(n, n_resamples, two)
+    if floor < alpha:
+        return None
+    sided = "two-sided" if two else "one-sided"
+    queries = "query" if n == 1 else "queries"
+    return (f"with {n} {queries} no exact paired test can reach p < {alpha:g} (the "
+            f"sign-flip test's smallest {sided} p is {floor:.4g}), so the bootstrap, "
+            "whose interval from so few queries excludes 0 whenever they share a sign, is "
+            "not significant (docs/statistics.md, degenerate input)")
 
 
 def constant_verdict(c: float, n: int, n_resamples: int, alpha: float = 0.05,

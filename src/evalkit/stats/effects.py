@@ -11,8 +11,6 @@ from evalkit.stats.methods import sample_skewness
 from evalkit.stats.numeric import pow2_above
 from evalkit.stats.results import EffectSizes
 
-#: |d| at or below this counts as a tie in wins/ties/losses.
-TIE_ATOL = 1e-12
 #: Below this many differences the sample skewness is flagged as unreliable
 #: (its standard error under normality is about sqrt(6/n), 0.45 at n = 30).
 SKEW_MIN_N = 30
@@ -22,7 +20,9 @@ def effect_sizes(d: NDArray[np.float64]) -> EffectSizes:
     """Mean difference, Cohen's d_z, wins/ties/losses and skewness of ``d``.
 
     Args:
-        d: per-query differences ``a - b``, shape ``(n,)``, n >= 1.
+        d: per-query differences ``a - b``, shape ``(n,)``, n >= 1, snapped
+            (:func:`evalkit.stats.pairing.snap_differences`): a tie is a difference of
+            exactly 0, one within rounding of 0 at its query's magnitude.
 
     Returns:
         :class:`EffectSizes`; never NaN (see its attribute notes for the zero-variance
@@ -51,8 +51,8 @@ def effect_sizes(d: NDArray[np.float64]) -> EffectSizes:
         standardized = 0.0
     else:
         standardized = math.copysign(math.inf, mean)
-    wins = int(np.count_nonzero(raw > TIE_ATOL))
-    losses = int(np.count_nonzero(raw < -TIE_ATOL))
+    wins = int(np.count_nonzero(raw > 0))
+    losses = int(np.count_nonzero(raw < 0))
     ties = n - wins - losses
     skew = sample_skewness(d) if sd > 0 else 0.0
     warning = None

@@ -31,6 +31,7 @@ statsmodels produced, stored beside the test with the script that made them).
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -38,8 +39,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from evalkit.stats.effects import TIE_ATOL
-from evalkit.stats.numeric import json_ready, numbers_of
+from evalkit.stats.numeric import json_ready, numbers_of, pow2_above
+from evalkit.stats.pairing import snap_differences
 
 #: The estimators of the between-collection variance ``tau^2``: ``"pm"`` (Paule-Mandel)
 #: and ``"dl"`` (DerSimonian-Laird).
@@ -52,6 +53,12 @@ DEFAULT_TAU2 = "pm"
 TAU2_LABELS: dict[str, str] = {"pm": "Paule-Mandel", "dl": "DerSimonian-Laird"}
 INTERVAL_LABELS: dict[str, str] = {"z": "normal (z)",
                                    "hartung-knapp": "Hartung-Knapp-Sidik-Jonkman (t, k-1 df)"}
+#: The note (and warning) of a Hartung-Knapp interval whose effects agree exactly.
+HARTUNG_KNAPP_DEGENERATE = (
+    "the effects agree exactly, so the Hartung-Knapp variance estimate "
+    "sum w_i (y_i - mu)^2 / (k - 1) is 0: its interval has width 0 and its p is 0 (or 1 "
+    "for an effect of 0) whatever the collections' own variances; this interval is "
+    "degenerate, read the normal (z) interval instead")
 #: Relative tolerance of the Paule-Mandel root (of ``tau^2``, relative to its upper
 #: bound, the sample variance of the effects).
 PM_RTOL = 1e-14
@@ -104,9 +111,13 @@ def paired_effect(differences: Sequence[float] | FloatArray, alpha: float = 0.05
         :class:`PairedEffect`.
 
     Raises:
-        MetaAnalysisError: fewer than two differences, or every difference equal (within
-            1e-12): the variance is then 0 and the collection's weight infinite, so it
-            cannot be pooled with the others.
+        MetaAnalysisError: fewer than two differences; every difference equal up to
+            rounding (:func:`evalkit.stats.pairing.snap_differences`, the rule of the
+            paired tests, each difference its own magnitude): the variance is then 0
+            and the collection's weight infinite, so it cannot be pooled with the
+            others; or a variance of the mean outside the float64 range (differences
+            near 1e±154 and beyond, where ``s^2 / n`` overflows to inf or vanishes to
+            0): the message says to rescale the metric.
     """
     d = np.asarray(numbers_of(list(np.asarray(differences, dtype=np.float64).ravel()),
                               "difference"), dtype=np.float64)
@@ -117,17 +128,37 @@ def paired_effect(differences: Sequence[float] | FloatArray, alpha: float = 0.05
             "difference needs at least two")
     if not np.all(np.isfinite(d)):
         raise MetaAnalysisError("a per-query difference is not finite")
-    if float(np.max(d) - np.min(d)) <= TIE_ATOL:
+    snapped = snap_differences(d, d, np.zeros(n))
+    if bool(np.all(snapped == snapped[0])):
         raise MetaAnalysisError(
-            f"every one of the {n} per-query differences is {float(d[0]):+.4g}, so the "
-            "variance of the mean is 0 and the collection would take all the weight")
-    effect = math.fsum(d.tolist()) / n
-    e = d - effect
-    variance = math.fsum((e * e).tolist()) / (n - 1) / n
-    se = math.sqrt(variance)
+            f"every one of the {n} per-query differences is {float(snapped[0]):+.4g} (up "
+            "to rounding), so the variance of the mean is 0 and the collection would take "
+            "all the weight")
+    # on d / 2**k (exact): no sum overflows, no square vanishes; scaled back below
+    scale = pow2_above(float(np.max(np.abs(d))))
+    x = d / scale
+    mean = math.fsum(x.tolist()) / n
+    e = x - mean
+    scaled_variance = math.fsum((e * e).tolist()) / (n - 1) / n
+    variance = scaled_variance * scale * scale
+    if not 0.0 < variance < math.inf or variance < np.finfo(np.float64).tiny:
+        raise MetaAnalysisError(
+            f"the variance of the mean difference (about {_power_of_ten(scaled_variance, scale)}) "
+            "is outside the float64 range, so the collection's weight cannot be "
+            "computed; rescale the metric (multiply or divide both runs' scores by the same "
+            "power of ten) before pooling")
+    effect = mean * scale
+    se = math.sqrt(scaled_variance) * scale
     z = _z(alpha)
     return PairedEffect(n=n, effect=effect, variance=variance, std_error=se,
                         ci_low=effect - z * se, ci_high=effect + z * se)
+
+
+def _power_of_ten(scaled: float, scale: float) -> str:
+    """``scaled * scale**2`` written as ``1e+600`` (rounded to a power of ten), for a
+    value outside the float64 range."""
+    exponent = math.log10(scaled) + 2 * math.log10(scale)
+    return f"1e{round(exponent):+d}"
 
 
 def _arrays(effects: Sequence[float] | FloatArray, variances: Sequence[float] | FloatArray
@@ -149,6 +180,42 @@ def _arrays(effects: Sequence[float] | FloatArray, variances: Sequence[float] | 
     return y, v
 
 
+def _scaled(y: FloatArray, v: FloatArray) -> tuple[FloatArray, FloatArray, float]:
+    """``(y / c, v / c^2, c)``, ``c`` the power of two that brings the larger of
+    ``max |y_i|`` and ``sqrt(max v_i)`` into [1, 2) (exact): tau^2 scales with ``c^2``,
+    ``mu`` and its standard error with ``c``, and Q and the weights' shares not at all, so
+    effects of 1e-300 or 1e300 are pooled as the same effects near 1 are.
+
+    Raises:
+        MetaAnalysisError: a variance is so small beside the effects (by more than the
+            float64 range) that its weight, or Q, overflows.
+    """
+    c = pow2_above(max(float(np.max(np.abs(y))), math.sqrt(float(np.max(v)))))
+    ys = y / c
+    vs = v / c / c
+    small = np.flatnonzero(vs < np.finfo(np.float64).tiny)
+    if small.size:
+        i = int(small[0])
+        raise MetaAnalysisError(
+            f"variance {i + 1} (of {v.size}) is {float(v[i]):g}, more than the float64 "
+            f"range below the effects' scale squared ({c:g}^2): its weight overflows, so "
+            "these effects cannot be pooled; check that each variance is the squared "
+            "standard error of its effect, in the same units")
+    return ys, vs, c
+
+
+def _unscaled_tau2(tau2: float, c: float) -> float:
+    """``tau2 * c^2`` (:func:`_scaled`); refused when it leaves the float64 range."""
+    out = tau2 * c * c
+    if tau2 > 0 and not np.finfo(np.float64).tiny <= out < math.inf:
+        exponent = round(math.log10(tau2) + 2 * math.log10(c))
+        raise MetaAnalysisError(
+            f"tau^2 (about 1e{exponent:+d}) is outside the float64 range; rescale the "
+            "effects (multiply or divide them by the same power of ten, their variances by "
+            "its square) before pooling")
+    return out
+
+
 def cochran_q(effects: Sequence[float] | FloatArray, variances: Sequence[float] | FloatArray
               ) -> float:
     """Cochran's ``Q = sum w_i (y_i - y_FE)^2`` with ``w_i = 1 / v_i`` and ``y_FE`` the
@@ -157,10 +224,21 @@ def cochran_q(effects: Sequence[float] | FloatArray, variances: Sequence[float] 
     Raises:
         MetaAnalysisError: see :func:`random_effects`.
     """
-    y, v = _arrays(effects, variances)
+    y, v, _ = _scaled(*_arrays(effects, variances))
+    return _q(y, v)
+
+
+def _q(y: FloatArray, v: FloatArray) -> float:
+    """Cochran's Q of scaled effects (:func:`_scaled`)."""
     w = 1.0 / v
     mean = float(np.dot(w, y) / w.sum())
-    return float(np.dot(w, (y - mean) ** 2))
+    q = float(np.dot(w, (y - mean) ** 2))
+    if not math.isfinite(q):
+        raise MetaAnalysisError(
+            "the effects differ by more than 1e154 of their standard errors: Cochran's Q "
+            "overflows float64, so these effects cannot be pooled; check that each variance "
+            "is the squared standard error of its effect, in the same units")
+    return q
 
 
 def dersimonian_laird(effects: Sequence[float] | FloatArray,
@@ -172,13 +250,17 @@ def dersimonian_laird(effects: Sequence[float] | FloatArray,
     Raises:
         MetaAnalysisError: see :func:`random_effects`.
     """
-    y, v = _arrays(effects, variances)
+    y, v, c = _scaled(*_arrays(effects, variances))
+    return _unscaled_tau2(_dersimonian_laird(y, v), c)
+
+
+def _dersimonian_laird(y: FloatArray, v: FloatArray) -> float:
     k = y.size
     if k < 2:
         return 0.0
     w = 1.0 / v
     c = float(w.sum() - np.dot(w, w) / w.sum())
-    return max(0.0, (cochran_q(y, v) - (k - 1)) / c)
+    return max(0.0, (_q(y, v) - (k - 1)) / c)
 
 
 def _generalized_q(tau2: float, y: FloatArray, v: FloatArray) -> float:
@@ -201,11 +283,15 @@ def paule_mandel(effects: Sequence[float] | FloatArray,
     Raises:
         MetaAnalysisError: see :func:`random_effects`.
     """
+    y, v, c = _scaled(*_arrays(effects, variances))
+    return _unscaled_tau2(_paule_mandel(y, v), c)
+
+
+def _paule_mandel(y: FloatArray, v: FloatArray) -> float:
     from scipy import optimize
 
-    y, v = _arrays(effects, variances)
     k = y.size
-    if k < 2 or _generalized_q(0.0, y, v) <= k - 1:
+    if k < 2 or _q(y, v) <= k - 1:
         return 0.0
     upper = float(np.var(y, ddof=1))
 
@@ -214,7 +300,7 @@ def paule_mandel(effects: Sequence[float] | FloatArray,
 
     if f(upper) >= 0:  # only by rounding: the bound is strict in exact arithmetic
         return upper
-    root = optimize.brentq(f, 0.0, upper, xtol=PM_RTOL * upper, maxiter=500)
+    root = optimize.brentq(f, 0.0, upper, xtol=max(PM_RTOL * upper, 5e-324), maxiter=500)
     return float(root)
 
 
@@ -242,6 +328,7 @@ class RandomEffects:
         method: the ``tau^2`` estimator, ``"pm"`` or ``"dl"``.
         interval: ``"z"`` or ``"hartung-knapp"``.
         alpha: the interval has confidence ``1 - alpha``.
+        note: why the interval is degenerate (:data:`HARTUNG_KNAPP_DEGENERATE`), or None.
     """
 
     estimate: float
@@ -261,6 +348,7 @@ class RandomEffects:
     method: str
     interval: str
     alpha: float
+    note: str | None = None
 
     @property
     def tau(self) -> float:
@@ -293,16 +381,23 @@ def random_effects(
         alpha: the interval has confidence ``1 - alpha``, in (0, 1).
         hartung_knapp: the Hartung-Knapp-Sidik-Jonkman interval and p (t on ``k - 1``
             df, with the variance scaled by ``sum w_i (y_i - mu)^2 / (k - 1)``, not
-            truncated at 1) instead of the normal ones.
+            truncated at 1) instead of the normal ones. When the effects agree exactly
+            that variance is 0: the interval has width 0 and p is 0; the result's
+            ``note`` says so and a ``RuntimeWarning`` is issued.
 
     Returns:
         :class:`RandomEffects`. With one collection the estimate is its effect with its
         own standard error, ``tau^2 = 0`` (it cannot be estimated), Q = 0 on 0 df, and
-        ``i2`` and ``q_p_value`` are None.
+        ``i2`` and ``q_p_value`` are None. The computation runs on the effects divided
+        by a power of two (and the variances by its square), exactly, so 1e-300 and
+        1e300 are pooled as effects near 1 are.
 
     Raises:
         MetaAnalysisError: no effects, lengths that differ, a value that is not finite, a
-            variance that is not positive, or ``hartung_knapp`` with one collection.
+            variance that is not positive, or ``hartung_knapp`` with one collection; a
+            variance more than the float64 range below the effects' scale squared, or
+            effects so far apart in standard errors that Q overflows (not poolable in
+            float64); a tau^2 outside the float64 range (rescale the effects).
         ValueError: an unknown ``method``, or ``alpha`` outside (0, 1).
     """
     from scipy import stats
@@ -312,20 +407,25 @@ def random_effects(
                          f"{', '.join(TAU2_METHODS)}")
     if not 0.0 < alpha < 1.0:
         raise ValueError(f"alpha must be between 0 and 1, got {alpha!r}")
-    y, v = _arrays(effects, variances)
+    y, v, c = _scaled(*_arrays(effects, variances))
     k = int(y.size)
     if hartung_knapp and k < 2:
         raise MetaAnalysisError("the Hartung-Knapp interval needs at least two collections "
                                 "(its t has k - 1 degrees of freedom)")
-    tau2 = (paule_mandel if method == "pm" else dersimonian_laird)(y, v)
+    tau2 = (_paule_mandel if method == "pm" else _dersimonian_laird)(y, v)
     w = 1.0 / (v + tau2)
     total = float(w.sum())
     mu = float(np.dot(w, y) / total)
-    q = cochran_q(y, v) if k > 1 else 0.0
+    q = _q(y, v) if k > 1 else 0.0
+    note = None
     if hartung_knapp:
         df: int | None = k - 1
-        se = math.sqrt(float(np.dot(w, (y - mu) ** 2)) / ((k - 1) * total))
+        spread = float(np.dot(w, (y - mu) ** 2))
+        se = math.sqrt(spread / ((k - 1) * total))
         crit = float(stats.t.isf(alpha / 2, k - 1))
+        if spread == 0.0:
+            note = HARTUNG_KNAPP_DEGENERATE
+            warnings.warn(note, RuntimeWarning, stacklevel=2)
     else:
         df = None
         se = math.sqrt(1.0 / total)
@@ -336,15 +436,17 @@ def random_effects(
     else:
         p = float(2 * stats.t.sf(abs(statistic), df))
     i2 = max(0.0, (q - (k - 1)) / q) if k > 1 and q > 0 else None
+    mu, se = mu * c, se * c
     return RandomEffects(
         estimate=mu, std_error=se, ci_low=mu - crit * se, ci_high=mu + crit * se,
-        statistic=statistic, p_value=min(1.0, p), df=df, tau2=tau2, q=q, q_df=k - 1,
-        q_p_value=float(stats.chi2.sf(q, k - 1)) if k > 1 else None, i2=i2,
-        weights=tuple(float(x) for x in w / total), k=k, method=method,
-        interval="hartung-knapp" if hartung_knapp else "z", alpha=alpha,
+        statistic=statistic, p_value=min(1.0, p), df=df, tau2=_unscaled_tau2(tau2, c),
+        q=q, q_df=k - 1, q_p_value=float(stats.chi2.sf(q, k - 1)) if k > 1 else None,
+        i2=i2, weights=tuple(float(x) for x in w / total), k=k, method=method,
+        interval="hartung-knapp" if hartung_knapp else "z", alpha=alpha, note=note,
     )
 
 
-__all__ = ["DEFAULT_TAU2", "INTERVAL_LABELS", "PM_RTOL", "TAU2_LABELS", "TAU2_METHODS",
-           "MetaAnalysisError", "PairedEffect", "RandomEffects", "cochran_q",
+__all__ = ["DEFAULT_TAU2", "HARTUNG_KNAPP_DEGENERATE", "INTERVAL_LABELS", "PM_RTOL",
+           "TAU2_LABELS", "TAU2_METHODS", "MetaAnalysisError", "PairedEffect",
+           "RandomEffects", "cochran_q",
            "dersimonian_laird", "paired_effect", "paule_mandel", "random_effects"]

@@ -8,7 +8,7 @@ import numpy as np
 
 from evalkit.stats._kernels import Backend
 from evalkit.stats._rng import GENERATOR_NAME, check_seed
-from evalkit.stats.bootstrap import check_resamples, constant_verdict
+from evalkit.stats.bootstrap import TOO_FEW, check_resamples, constant_verdict, small_n_note
 from evalkit.stats.clusters import cluster_columns, cluster_index, few_clusters_note
 from evalkit.stats.effects import effect_sizes
 from evalkit.stats.engine import ColumnOutcome, FloatArray
@@ -112,11 +112,17 @@ def make_result(
     used = family.used_generator[j]
     significant = bool(outcome.p_value < alpha)
     note = None
+    degenerate = outcome.degenerate
     if outcome.degenerate == "constant" and method == "bootstrap":
         # the bootstrap's p (1/(B+1)) is mechanical here: the sign-flip rule decides, as for
         # every other method (and paired_bootstrap), on either alternative
         significant, note = constant_verdict(outcome.observed, n_clusters or n,
                                              family.n_resamples[j], alpha, alternative)
+    elif method == "bootstrap" and n >= 2:
+        # so is any interval from so few queries (clusters) that no exact test can reject
+        note = small_n_note(n_clusters or n, family.n_resamples[j], alpha, alternative)
+        if note is not None:
+            significant, degenerate = False, TOO_FEW
     return PairedTestResult(
         observed=outcome.observed,
         ci_low=outcome.ci_low,
@@ -137,7 +143,7 @@ def make_result(
         alpha=float(alpha),
         alternative=alternative,
         exact=outcome.exact,
-        degenerate=outcome.degenerate,
+        degenerate=degenerate,
         effect=effect,
         warnings=build_warnings(n, effect, outcome, method, requested, n_clusters,
                                 cluster_skewness),

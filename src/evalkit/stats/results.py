@@ -52,9 +52,11 @@ def p_note_for(degenerate: str | None, significant: bool, p_value: float, alpha:
                n: int | None = None) -> str | None:
     """:data:`N_TOO_SMALL` when fewer than 2 queries are paired (``n``: no paired test is
     possible), or when the degenerate-input rule (docs/statistics.md: every per-query
-    difference equal, ``degenerate="constant"``) made a test "not significant" although
-    its p is below ``alpha`` (the paired bootstrap gives ``1/(B+1)`` to one query, and to
-    five equal differences, which the sign-flip test cannot find significant); else None.
+    difference equal, ``degenerate="constant"``; or, for the bootstrap, too few queries
+    for any exact paired test to reject, ``degenerate="small-n"``) made a test "not
+    significant" although its p is below ``alpha`` (the paired bootstrap gives
+    ``1/(B+1)`` to one query, to five equal differences, and to two positive ones, which
+    the sign-flip test cannot find significant); else None.
     Reporters print the note instead of a p that reads as significant."""
     if n is not None and n < 2:
         return N_TOO_SMALL
@@ -75,13 +77,17 @@ class BootstrapResult:
         significant: whether the interval excludes 0; for degenerate input (every
             difference equal up to rounding, n = 1 included) the documented rule of
             :mod:`evalkit.stats.degenerate` instead: never for n <= 5 or c = 0, as
-            :func:`~evalkit.stats.paired_test` decides from n = 6 on.
+            :func:`~evalkit.stats.paired_test` decides from n = 6 on; and never for
+            n <= 5 whatever the differences (``degenerate="small-n"``): no exact paired
+            test can reject there.
         metric, name_a, name_b: what was compared.
         n_queries: number of paired queries.
         n_resamples: ``B``.
         seed: the generator's seed (the drawn one when None was passed).
         generator: the generator's name (see :mod:`evalkit.stats._rng`).
-        degenerate: which degenerate-input rule applied (``"constant"``), or None.
+        degenerate: which degenerate-input rule applied (``"constant"``; ``"small-n"``:
+            too few queries for any exact paired test to reject,
+            :func:`evalkit.stats.bootstrap.small_n_note`), or None.
         note: why ``significant`` is what it is, for degenerate input; else None.
     """
 
@@ -124,7 +130,8 @@ class EffectSizes:
         sd_diff: sample standard deviation of ``d`` (``n - 1`` denominator; 0 for n = 1).
         standardized: ``mean_diff / sd_diff`` (Cohen's d_z); 0 when every difference is
             0, ``+-inf`` when the differences are equal and non-zero.
-        wins, ties, losses: queries with ``d > 0``, ``d == 0`` (within 1e-12), ``d < 0``.
+        wins, ties, losses: queries with ``d > 0``, ``d == 0``, ``d < 0``, on the
+            snapped differences (:func:`evalkit.stats.pairing.snap_differences`).
         skewness: adjusted Fisher-Pearson sample skewness G1 of ``d`` (Joanes and Gill,
             1998); 0 when ``sd_diff`` is 0 or n < 3.
         skewness_warning: why the skewness should not be trusted, or None.
@@ -155,7 +162,8 @@ class PairedTestResult(BootstrapResult):
         alpha: significance level; the interval has confidence ``1 - alpha``.
         alternative: "two-sided", "greater" (a > b) or "less".
         exact: the p-value comes from complete enumeration (randomization, n <= 16).
-        degenerate: which degenerate-input rule applied ("constant", "n=1"), or None.
+        degenerate: which degenerate-input rule applied ("constant", "n=1"; "small-n"
+            for the bootstrap on too few queries, as :class:`BootstrapResult`), or None.
         effect: :class:`EffectSizes`.
         warnings: notes for the reader (small n, skewness, degenerate input).
         p_adjusted: multiplicity-adjusted p, or None.
