@@ -57,7 +57,8 @@ class PairedTestFamily:
             and, with Holm's correction, that no result can be significant when the
             tests' smallest attainable p times the family size is at least alpha
             (:func:`evalkit.stats.multiple.holm_floor_note`, naming the fewest resamples
-            with which one can).
+            with which one can); with Westfall-Young's, which results' adjusted p exceeds
+            Holm's (:func:`above_holm_note`).
     """
 
     results: tuple[PairedTestResult, ...]
@@ -114,7 +115,8 @@ def compare_runs(
         method, alpha, alternative, ci, n_resamples, seed, backend: as in
             :func:`evalkit.stats.paired_test`.
         correction: "holm" (default), "bh" (Benjamini-Hochberg), "westfall-young"
-            (step-down max-T on the shared resamples) or "none". With one hypothesis
+            (step-down min-P on the shared resamples, each test's own p; never below the
+            raw p) or "none". With one hypothesis
             the adjusted p equals the raw one.
         distribution_bins: give each result the binned distribution of its test's
             statistic in this many bins (at most 200; see
@@ -235,8 +237,9 @@ def compare_runs(
         adj = holm(raw)
     elif correction == "bh":
         adj = benjamini_hochberg(raw)
-    elif correction == "westfall-young" and analysis.null_t is not None:
-        wy = westfall_young(analysis.t_obs, analysis.null_t, alternative, analysis.null_exact)
+    elif correction == "westfall-young" and analysis.p_obs is not None and \
+            analysis.p_null is not None:
+        wy = westfall_young(analysis.p_obs, analysis.p_null, analysis.null_exact)
         adj = [max(w, p) for w, p in zip(wy, raw, strict=True)]
     else:
         adj = list(raw)
@@ -262,8 +265,33 @@ def compare_runs(
         )
         results.append(dataclasses.replace(r, p_adjusted=adj[j], correction=correction))
     floor = correction_floor_note(results, correction, float(alpha), B)
+    above = above_holm_note(results)
     return PairedTestFamily(tuple(results), correction, method, len(results),
-                            ids_ref or (), D, notes + ((floor,) if floor else ()))
+                            ids_ref or (), D, notes + tuple(x for x in (floor, above) if x))
+
+
+def above_holm_note(results: Sequence[PairedTestResult]) -> str | None:
+    """With Westfall-Young's correction, which results' adjusted p exceeds Holm's on the
+    same raw p-values; None when none does, or for another correction.
+
+    Min-P is at most Holm when every test's p is read off its own resamples (the share
+    of resamples at least as extreme is below ``c`` for at most a share ``c`` of them);
+    the t-test's p (auto on a binary metric) is the t distribution's, whose share of
+    sign-flipped samples below ``c`` can exceed ``c``, and then so can min-P's answer.
+    """
+    if not results or results[0].correction != "westfall-young":
+        return None
+    bound = holm([r.p_value for r in results])
+    over = [f"{r.metric} ({r.name_a} vs {r.name_b}: {r.p_adjusted:.4g} > {h:.4g})"
+            for r, h in zip(results, bound, strict=True)
+            if r.p_adjusted is not None and r.p_adjusted > h * (1 + 1e-12)]
+    if not over:
+        return None
+    shown = "; ".join(over[:5]) + (f"; and {len(over) - 5} more" if len(over) > 5 else "")
+    return ("Westfall-Young's adjusted p exceeds Holm's for "
+            f"{len(over)} test{'s' if len(over) != 1 else ''}: {shown}; the t-test's p "
+            "(auto on a binary metric) is not calibrated on the sign-flipped samples the "
+            "min-P step reads; correction 'holm' is valid here too")
 
 
 def correction_floor_note(results: Sequence[PairedTestResult], correction: str,

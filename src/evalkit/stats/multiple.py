@@ -4,10 +4,11 @@
   (1979): family-wise error control under any dependence (the default).
 * Benjamini and Hochberg, "Controlling the false discovery rate", JRSS B 57 (1995):
   false discovery rate, valid under independence or positive dependence.
-* Westfall and Young, *Resampling-Based Multiple Testing* (1993), Algorithm 2.8:
-  step-down max-T on resampled studentized statistics shared by all hypotheses; it
-  uses the correlation between metrics/systems, so it rejects at least as much as Holm
-  when tests are correlated while keeping family-wise control.
+* Westfall and Young, *Resampling-Based Multiple Testing* (1993), sec. 2.6, Algorithm
+  2.8 in its min-P form: step-down on the distribution of the smallest of the tests'
+  p-values over resamples shared by all hypotheses, each p computed from the statistic
+  its own test uses. It uses the correlation between metrics/systems, so where tests
+  are correlated it rejects more than Holm, while keeping family-wise control.
 """
 
 from __future__ import annotations
@@ -100,41 +101,41 @@ def benjamini_hochberg(p: Sequence[float]) -> list[float]:
 
 
 def westfall_young(
-    t_obs: NDArray[np.float64],
-    null_t: NDArray[np.float64],
-    alternative: str = "two-sided",
+    p_obs: NDArray[np.float64],
+    p_null: NDArray[np.float64],
     exact: bool = False,
 ) -> list[float]:
-    """Step-down max-T adjusted p-values.
+    """Step-down min-P adjusted p-values (Westfall and Young 1993, Algorithm 2.8 with
+    p-values in place of the statistics, eq. 2.10).
+
+    With the observed ``p_(1) <= ... <= p_(m)``, ``p_adj(i) = max_{k <= i} c_k / R'``,
+    ``c_k`` the rows whose smallest p over the hypotheses ``(k), ..., (m)`` is at most
+    ``p_(k)``. Monte Carlo rows (``exact`` false) are joined by the observed data as one
+    more row, which always counts: ``c_k = #{...} + 1`` and ``R' = R + 1``.
 
     Args:
-        t_obs: observed studentized statistics, shape ``(m,)``.
-        null_t: resampled statistics under H0, shape ``(R, m)``; row ``r`` is one
-            shared resample of every hypothesis.
-        alternative: "two-sided" uses ``|t|``; "greater" ``t``; "less" ``-t``.
-        exact: rows enumerate the whole null distribution (no ``+1`` rule).
+        p_obs: each hypothesis's p of the observed data, shape ``(m,)``.
+        p_null: the same p of each resample, shape ``(R, m)``; row ``r`` is one shared
+            resample of every hypothesis, column ``j`` computed as ``p_obs[j]`` was.
+        exact: the rows enumerate the whole null distribution, the observed data among
+            them (no ``+1`` rule).
 
     Returns:
-        Adjusted p-values, same order as ``t_obs``, monotone in the step-down order,
+        Adjusted p-values, same order as ``p_obs``, monotone in the step-down order,
         in ``(0, 1]``.
     """
-    if alternative == "two-sided":
-        obs, null = np.abs(t_obs), np.abs(null_t)
-    elif alternative == "greater":
-        obs, null = t_obs, null_t
-    else:
-        obs, null = -t_obs, -null_t
+    obs = np.asarray(p_obs, dtype=np.float64)
+    null = np.asarray(p_null, dtype=np.float64)
     m = obs.size
     R = null.shape[0]
-    order = np.argsort(-obs, kind="stable")  # most significant first
-    # successive maxima from the least significant hypothesis upwards
-    running = np.full(R, -np.inf)
+    order = np.argsort(obs, kind="stable")  # most significant first
+    # successive minima from the least significant hypothesis upwards
+    running = np.full(R, np.inf)
     counts = np.empty(m)
     for pos in range(m - 1, -1, -1):
         j = order[pos]
-        running = np.maximum(running, null[:, j])
-        tol = 1e-10 * max(1.0, abs(float(obs[j]))) if np.isfinite(obs[j]) else 0.0
-        counts[pos] = np.count_nonzero(running >= obs[j] - tol)
+        running = np.minimum(running, null[:, j])
+        counts[pos] = np.count_nonzero(running <= obs[j] * (1.0 + 1e-12))
     p_sorted = counts / R if exact else (counts + 1) / (R + 1)
     p_sorted = np.minimum(1.0, np.maximum.accumulate(p_sorted))
     adj = np.empty(m)
