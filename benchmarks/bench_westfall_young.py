@@ -5,15 +5,19 @@ Each trial draws the differences of ``m`` metrics of one pair on ``n`` queries: 
 factor with correlation ``rho`` between metrics plus each metric's own noise, either
 normal or skewed (a centred exponential, mirrored: a long tail of losses, as recall's
 differences often have), shifted by ``delta`` standard deviations in every metric (0:
-the null). The sign-flip randomization test runs on every metric with ``B`` shared sign
-patterns (``evalkit.stats.grouped.analyse_family``, the path of ``compare_runs``), and
+the null). The test (``--test``: ``auto``, the default, which adds the bootstrap-t to the
+sign-flip test on skewed differences, or ``randomization``) runs on every metric with
+``B`` shared resamples (``evalkit.stats.grouped.analyse_family``, the path of
+``compare_runs``), and
 the family is adjusted three ways on the same resamples: Holm, Westfall-Young min-P
-(the library's), and a studentized max-T (the statistic the min-P replaced, written
-here). The table gives, per cell, the share of trials rejecting at least one null (the
+(the library's, ``evalkit.stats.family.westfall_young_family``), and a step-down max-T
+of the studentized sign-flip mean (written here), each adjusted p at least the raw p.
+The table gives, per cell, the share of trials rejecting at least one null (the
 family-wise error when ``delta = 0``) and the mean number of rejections, with the ratio
 min-P / Holm.
 
     .venv/bin/python benchmarks/bench_westfall_young.py [--trials 400] [--resamples 999]
+        [-n 50] [-m 6] [--test auto|randomization]
 """
 
 from __future__ import annotations
@@ -24,8 +28,9 @@ import time
 import numpy as np
 
 from evalkit.stats.engine import draw_signflips
+from evalkit.stats.family import westfall_young_family
 from evalkit.stats.grouped import analyse_family
-from evalkit.stats.multiple import holm, westfall_young
+from evalkit.stats.multiple import holm
 
 
 def draw(rng: np.random.Generator, n: int, m: int, rho: float, delta: float,
@@ -72,10 +77,11 @@ def main() -> None:
     ap.add_argument("--resamples", type=int, default=999)
     ap.add_argument("-n", type=int, default=50)
     ap.add_argument("-m", type=int, default=6)
+    ap.add_argument("--test", default="auto", choices=("auto", "randomization"))
     args = ap.parse_args()
     n, m, B, alpha = args.n, args.m, args.resamples, 0.05
     print(f"n = {n} queries, m = {m} metrics, B = {B}, {args.trials} trials a cell, "
-          f"alpha = {alpha}")
+          f"alpha = {alpha}, --test {args.test}")
     print(f"{'noise':7} {'rho':>4} {'delta':>5} | {'any rejection: holm':>20} {'min-P':>6} "
           f"{'max-T':>6} | {'mean rejections: holm':>22} {'min-P':>6} {'max-T':>6} "
           f"{'min-P/holm':>10}")
@@ -88,14 +94,11 @@ def main() -> None:
                 count = np.zeros(3)
                 for trial in range(args.trials):
                     D = draw(rng, n, m, rho, delta, skewed)
-                    fam = analyse_family(D, method="randomization", ci=None, alpha=alpha,
+                    fam = analyse_family(D, method=args.test, ci=None, alpha=alpha,
                                          alternative="two-sided", n_resamples=B,
                                          seed=trial, want_null=True)
-                    assert fam.p_obs is not None and fam.p_null is not None
                     raw = [o.p_value for o in fam.outcomes]
-                    wy = westfall_young(fam.p_obs, fam.p_null, fam.null_exact)
-                    for k, adj in enumerate((holm(raw),
-                                             [max(w, p) for w, p in zip(wy, raw, strict=True)],
+                    for k, adj in enumerate((holm(raw), westfall_young_family(fam),
                                              [max(w, p) for w, p in zip(
                                                  max_t(D, B, trial), raw, strict=True)])):
                         r = sum(1 for p in adj if p < alpha)

@@ -71,51 +71,81 @@ def test_westfall_young_exact_min_p_matches_enumeration() -> None:
     assert [r.p_adjusted for r in fam.results] == pytest.approx(expected, abs=1e-12)
 
 
+def _two_tailed_share(values: list[float], x: float, tol: float) -> float:
+    upper = sum(1 for v in values if v >= x - tol)
+    lower = sum(1 for v in values if v <= x + tol)
+    return min(1.0, 2 * min(upper, lower) / len(values))
+
+
 def test_westfall_young_monte_carlo_min_p_with_auto_tests() -> None:
-    """auto: a plain column (randomization), a skewed one (randomization + bootstrap-t)
-    and a binary one (t-test), each read with its own p, on the shared sign flips."""
-    rng = np.random.default_rng(11)
+    """auto: a plain column (randomization), two skewed ones (randomization +
+    bootstrap-t) and a binary one (t-test), each read with its own p: the sign-flip
+    statistics on the shared sign flips, and for the skewed ones also the bootstrap-t
+    half on the shared bootstrap resamples (both halves must reject)."""
+    from evalkit.stats._kernels import bootstrap_sums
+
+    rng = np.random.default_rng(15)
     n, B, seed = 40, 199, 17
     base = rng.uniform(0.2, 0.6, size=n)
     shift = rng.normal(0.03, 0.08, size=n)
     skew = np.where(rng.uniform(size=n) < 0.1, -0.6, rng.uniform(0.0, 0.08, size=n))
+    skew2 = skew * 0.7 + np.where(rng.uniform(size=n) < 0.1, -0.3, 0.01)
     hit_b = (rng.uniform(size=n) < 0.4).astype(float)
     hit_c = np.where(rng.uniform(size=n) < 0.3, 1.0, hit_b)
     columns = {"ap": (base, base + shift), "recall": (base, np.clip(base + skew, 0, 2)),
-               "hit": (hit_b, hit_c)}
+               "recall2": (base, np.clip(base + skew2, 0, 2)), "hit": (hit_b, hit_c)}
     b, c = _runs(columns)
     fam = compare_runs(b, [c], list(columns), correction="westfall-young", n_resamples=B,
                        seed=seed, value_types={"hit": "binary"})
-    assert [r.method for r in fam.results] == [
-        "randomization", "randomization+bootstrap-t", "t-test"]
+    both = "randomization+bootstrap-t"
+    assert [r.method for r in fam.results] == ["randomization", both, both, "t-test"]
     assert fam.differences is not None
     D = fam.differences
+    m = D.shape[1]
     sums, _ = draw_signflips(D, n_resamples=B, seed=seed, backend="numpy")
+    tol = 1e-12
     p_obs: list[float] = []
     columns_p: list[list[float]] = []
+    t_obs = [1.0] * m  # the bootstrap-t half: p = 1 for the tests without one
+    t_cols = [[1.0] * B for _ in range(m)]
     for j, r in enumerate(fam.results):
         d = D[:, j]
+        mean = float(np.mean(d))
         if r.method == "t-test":  # the t distribution's p of each flipped sample
             sq = float(np.sum(d * d))
 
-            def t_p(mean: float, sq: float = sq) -> float:
-                sd = math.sqrt(max(sq - n * mean * mean, 0.0) / (n - 1))
-                return float(2 * stats.t.sf(abs(mean) / (sd / math.sqrt(n)), n - 1))
+            def t_p(mu: float, sq: float = sq) -> float:
+                sd = math.sqrt(max(sq - n * mu * mu, 0.0) / (n - 1))
+                return float(2 * stats.t.sf(abs(mu) / (sd / math.sqrt(n)), n - 1))
 
-            p_obs.append(t_p(float(np.mean(d))))
+            p_obs.append(t_p(mean))
             columns_p.append([t_p(float(s) / n) for s in sums[:, j]])
-        else:  # the sign-flip mean, the observed data one more of the B + 1 values
-            values = [abs(float(s)) / n for s in sums[:, j]] + [abs(float(np.mean(d)))]
-            tol = 1e-12
-            p_obs.append(_upper_share(values, values[-1], tol))
-            columns_p.append([_upper_share(values, v, tol) for v in values[:-1]])
-    p_null = [list(row) for row in zip(*columns_p, strict=True)]
-    min_p = _step_down(p_obs, p_null, plus_one=True)
+            continue
+        # the sign-flip mean, the observed data one more of the B + 1 values
+        values = [abs(float(s)) / n for s in sums[:, j]] + [abs(mean)]
+        p_obs.append(_upper_share(values, values[-1], tol))
+        columns_p.append([_upper_share(values, v, tol) for v in values[:-1]])
+        if r.method == both:  # studentized bootstrap means of the centred differences
+            e = d - mean
+            tot, sq_tot = bootstrap_sums(e.reshape(-1, 1), B, seed, want_squares=True,
+                                         backend="numpy")
+            assert sq_tot is not None
+            dev = tot[:, 0] / n
+            se_star = np.sqrt((sq_tot[:, 0] - n * dev * dev) / (n - 1) / n)
+            t_vals = [*(dev / se_star).tolist(), mean / (np.std(d, ddof=1) / math.sqrt(n))]
+            t_obs[j] = _two_tailed_share(t_vals, t_vals[-1], 1e-9)
+            t_cols[j] = [_two_tailed_share(t_vals, v, 1e-9) for v in t_vals[:-1]]
+    flip = _step_down(p_obs, [list(row) for row in zip(*columns_p, strict=True)], True)
+    boot = _step_down(t_obs, [list(row) for row in zip(*t_cols, strict=True)], True)
     raw = [r.p_value for r in fam.results]
     assert raw[0] == pytest.approx(p_obs[0], abs=1e-12)  # the test's own p
-    assert raw[1] >= p_obs[1] - 1e-12  # its sign-flip half
-    expected = [max(a, p) for a, p in zip(min_p, raw, strict=True)]
+    for j in (1, 2):  # the larger of its two halves
+        assert raw[j] == pytest.approx(max(p_obs[j], t_obs[j]), abs=1e-12)
+    expected = [max(flip[j], boot[j] if fam.results[j].method == both else 0.0, raw[j])
+                for j in range(m)]
     assert [r.p_adjusted for r in fam.results] == pytest.approx(expected, abs=1e-9)
+    # the bootstrap-t half decides a result here
+    assert any(boot[j] > max(flip[j], raw[j]) + 1e-9 for j in (1, 2))
 
 
 def test_westfall_young_keeps_what_holm_keeps_on_skewed_differences() -> None:

@@ -80,7 +80,7 @@ def command(
     correction: Annotated[Correction, typer.Option(
         "--correction",
         help="Adjust p over every metric and candidate tested: holm, bh "
-        "(Benjamini-Hochberg), westfall-young (max-T on the shared resamples) or none.",
+        "(Benjamini-Hochberg), westfall-young (min-P on the shared resamples) or none.",
     )] = Correction.holm,
     alpha: Annotated[float, typer.Option(
         "--alpha",

@@ -79,6 +79,8 @@ class Analysis:
             Young reads it (:func:`null_pvalues`), shape ``(m,)``, or None.
         p_null: the same p of every shared resample, ``(R, m)``, or None.
         null_exact: ``p_null``'s rows enumerate every sign pattern (no ``+1`` rule).
+        p_obs_t, p_null_t: for :data:`BOTH`, the same of its bootstrap-t half on the
+            shared bootstrap resamples (:func:`studentized_pvalues`); else None.
         n_resamples: resamples (or sign patterns) behind the p-values; 0 if none.
         used_generator: any random draw was made.
         histograms: per column, the binned distribution of the test's statistic
@@ -93,6 +95,8 @@ class Analysis:
     n_resamples: int
     used_generator: bool
     histograms: tuple[Histogram | None, ...] = ()
+    p_obs_t: FloatArray | None = None
+    p_null_t: FloatArray | None = None
 
 
 @dataclass(frozen=True)
@@ -316,6 +320,20 @@ def rank_pvalues(obs: FloatArray, null: FloatArray, tol: FloatArray, exact: bool
     return p_obs, p_null
 
 
+def studentized_pvalues(alternative: Alternative, mo: Moments, tstar: FloatArray
+                        ) -> tuple[FloatArray, FloatArray]:
+    """The bootstrap-t's p (:func:`evalkit.stats.intervals.studentized_p`) of the observed
+    t and of every resample's ``t*`` (``tstar``, ``(B, m)``), read off the ``B``
+    resampled statistics and the observed one (:func:`rank_pvalues`): ``(p_obs,
+    p_null)``."""
+    t_obs = mo.t_obs
+    tol = 1e-10 * np.maximum(1.0, np.abs(np.where(np.isfinite(t_obs), t_obs, 0.0)))
+    if alternative == "two-sided":
+        return rank_pvalues(t_obs, tstar, tol, False, two_tailed=True)
+    sign = 1.0 if alternative == "greater" else -1.0
+    return rank_pvalues(sign * t_obs, sign * tstar, tol, False)
+
+
 def null_pvalues(method: str, alternative: Alternative, D: FloatArray, mo: Moments,
                  dr: Draws, n_resamples: int) -> tuple[FloatArray, FloatArray, bool]:
     """What Westfall and Young's min-P needs (:func:`evalkit.stats.multiple.westfall_young`):
@@ -323,7 +341,8 @@ def null_pvalues(method: str, alternative: Alternative, D: FloatArray, mo: Momen
     every shared resample (``(R, m)``), computed from the statistic its test uses:
 
     * randomization and :data:`BOTH`: the sign-flip mean (:func:`rank_pvalues` on the
-      flipped means, the test's own p; for :data:`BOTH` this is its sign-flip half);
+      flipped means, the test's own p; for :data:`BOTH` this is its sign-flip half, the
+      bootstrap-t half is :func:`studentized_pvalues`);
     * t-test: the t distribution's p of the studentized sign-flip means (the same
       function of the data as the test's p, applied to each flipped sample);
     * bootstrap: the bootstrap mean deviations; bootstrap-t: the studentized bootstrap
@@ -343,11 +362,7 @@ def null_pvalues(method: str, alternative: Alternative, D: FloatArray, mo: Momen
         if method == "bootstrap" and dr.dev is not None:
             return (*rank_pvalues(oriented(mo.means), oriented(dr.dev), mo.tols, False), False)
         if method == "bootstrap-t" and dr.tstar is not None:
-            t_obs = mo.t_obs
-            tol = 1e-10 * np.maximum(1.0, np.abs(np.where(np.isfinite(t_obs), t_obs, 0.0)))
-            if sign is None:
-                return (*rank_pvalues(t_obs, dr.tstar, tol, False, two_tailed=True), False)
-            return (*rank_pvalues(sign * t_obs, sign * dr.tstar, tol, False), False)
+            return (*studentized_pvalues(alternative, mo, dr.tstar), False)
         return np.ones(m), np.ones((n_resamples, m)), False
     if dr.flips is None or dr.signs is None:
         return np.ones(m), np.ones((n_resamples, m)), False
@@ -430,8 +445,12 @@ def analyse(
     p_obs: FloatArray | None = None
     p_null: FloatArray | None = None
     null_exact = False
+    p_obs_t: FloatArray | None = None
+    p_null_t: FloatArray | None = None
     if want_null:
         p_obs, p_null, null_exact = null_pvalues(method, alternative, F, mo, dr, n_resamples)
+        if method == BOTH and dr.tstar is not None:
+            p_obs_t, p_null_t = studentized_pvalues(alternative, mo, dr.tstar)
     hists: tuple[Histogram | None, ...] = ()
     if bins:
         hists = tuple(
@@ -442,7 +461,7 @@ def analyse(
     used = needs.boot or needs.squares or (needs.flips and not dr.exact)
     return Analysis(outcomes, p_obs, p_null, null_exact,
                     _reported_resamples(method, needs, dr.exact, live, n, n_resamples),
-                    used, hists)
+                    used, hists, p_obs_t, p_null_t)
 
 
 def _reported_resamples(method: str, needs: Needs, exact: bool, live: bool, n: int,

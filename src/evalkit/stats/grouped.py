@@ -34,7 +34,10 @@ from evalkit.stats.numeric import pow2_above
 class Family:
     """:func:`analyse_family`'s answer: per column the outcome, the test and interval
     actually used and the resamples behind it, plus what min-P needs (each column's p
-    of the observed data, ``p_obs``, and of every shared resample, ``p_null``)."""
+    of the observed data, ``p_obs``, and of every shared resample, ``p_null``; and for
+    the columns whose test is :data:`evalkit.stats.methods.BOTH`, the same of its
+    bootstrap-t half, ``p_obs_t`` and ``p_null_t``, p = 1 in the other columns, or None
+    when no column is)."""
 
     outcomes: list[ColumnOutcome]
     methods: list[str]
@@ -45,6 +48,8 @@ class Family:
     p_null: FloatArray | None
     null_exact: bool
     histograms: tuple[Histogram | None, ...] = ()
+    p_obs_t: FloatArray | None = None
+    p_null_t: FloatArray | None = None
 
 
 def analyse_family(
@@ -94,6 +99,8 @@ def analyse_family(
     outcomes: list[ColumnOutcome | None] = [None] * m
     ci_methods = [""] * m
     p_obs = np.ones(m)
+    p_obs_t = np.ones(m)
+    p_null_t: FloatArray | None = None
     hists: list[Histogram | None] = [None] * m
     parts: list[tuple[list[int], Analysis]] = []
     cis = {g: ci if ci is not None else DEFAULT_CI[g] for g in groups}
@@ -125,6 +132,11 @@ def analyse_family(
                 ci_methods[j] = cis[g]
                 if an.p_obs is not None:
                     p_obs[j] = an.p_obs[k]
+                if an.p_obs_t is not None and an.p_null_t is not None:
+                    if p_null_t is None:
+                        p_null_t = np.ones((an.p_null_t.shape[0], m))
+                    p_obs_t[j] = an.p_obs_t[k]
+                    p_null_t[:, j] = an.p_null_t[:, k]
                 if an.histograms:
                     hists[j] = an.histograms[k]
     reported, used = _group_draws(parts, resolved, m)
@@ -136,7 +148,8 @@ def analyse_family(
                   p_obs if want_null else None, p_null, null_exact,
                   tuple(None if h is None else h.scaled(sc)
                         for h, sc in zip(hists, scales.tolist(), strict=True))
-                  if bins else ())
+                  if bins else (),
+                  p_obs_t if p_null_t is not None else None, p_null_t)
 
 
 def _largest_magnitudes(D: FloatArray) -> FloatArray:
