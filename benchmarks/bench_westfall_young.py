@@ -42,7 +42,8 @@ def draw(rng: np.random.Generator, n: int, m: int, rho: float, delta: float,
     else:
         shared = rng.normal(size=(n, 1))
         own = rng.normal(size=(n, m))
-    return delta + np.sqrt(rho) * shared + np.sqrt(1.0 - rho) * own
+    out: np.ndarray = delta + np.sqrt(rho) * shared + np.sqrt(1.0 - rho) * own
+    return out
 
 
 def max_t(D: np.ndarray, B: int, seed: int) -> list[float]:
@@ -54,7 +55,8 @@ def max_t(D: np.ndarray, B: int, seed: int) -> list[float]:
 
     def t_of(mean: np.ndarray) -> np.ndarray:
         var = np.maximum(sq - n * mean * mean, 1e-300) / (n - 1)
-        return np.abs(mean) / np.sqrt(var / n)
+        out: np.ndarray = np.abs(mean) / np.sqrt(var / n)
+        return out
 
     t_obs = t_of(D.mean(axis=0))
     null = t_of(sums / n)

@@ -381,7 +381,8 @@ def null_pvalues(method: str, alternative: Alternative, D: FloatArray, mo: Momen
 
     def t_p(t: FloatArray) -> FloatArray:
         if sign is None:
-            return np.minimum(1.0, 2.0 * stdtr(n - 1, -np.abs(t)))
+            return np.asarray(np.minimum(1.0, 2.0 * stdtr(n - 1, -np.abs(t))),
+                              dtype=np.float64)
         return np.asarray(stdtr(n - 1, -sign * t), dtype=np.float64)
 
     return t_p(mo.t_obs), t_p(null_t), dr.exact
