@@ -187,3 +187,24 @@ def test_westfall_young_says_when_it_exceeds_holm() -> None:
     note = above_holm_note(rows)
     assert note is not None and "for 1 test:" in note and "ap (cand vs base: 0.05 > 0.02)" in note
     assert above_holm_note([dataclasses.replace(r, correction="holm") for r in rows]) is None
+
+
+@pytest.mark.parametrize("method", ["randomization", "bootstrap", "bootstrap-t",
+                                    "randomization+bootstrap-t", "auto"])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_westfall_young_never_above_holm_with_resampling_tests(method: str, seed: int) -> None:
+    """Each p read off its own resamples is at most c for at most a share c of them, so
+    min-P's count at step j is at most (m - j + 1) p_(j): never above Holm's."""
+    rng = np.random.default_rng(seed)
+    n = 12 if seed == 0 else 40  # seed 0: the exact sign-flip enumeration
+    base = rng.uniform(0.2, 0.6, size=n)
+    shared = rng.normal(0.02, 0.06, size=n)
+    columns = {f"m{k}": (base, base + (0.3 + 0.2 * k) * shared + rng.normal(
+        0.01 * k, 0.05, size=n) + np.where(rng.uniform(size=n) < 0.08, -0.4, 0.0))
+        for k in range(5)}
+    b, c = _runs(columns)
+    fam = compare_runs(b, [c], list(columns), method=method, correction="westfall-young",
+                       n_resamples=499, seed=seed)
+    bound = holm([r.p_value for r in fam.results])
+    for r, h in zip(fam.results, bound, strict=True):
+        assert r.p_adjusted is not None and r.p_value <= r.p_adjusted <= h + 1e-12
