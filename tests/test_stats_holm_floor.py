@@ -163,3 +163,16 @@ def test_evalkit_compare_on_five_queries_says_the_queries_are_too_few(tmp_path: 
     assert res.exit_code == 0, res.output
     assert "the queries are too few: a test can reject with 6 queries or more" in res.output
     assert "'bh'" not in res.output
+
+
+def test_the_gate_on_five_cases_says_the_cases_are_too_few() -> None:
+    base, cand = _few(5, ["m0"])
+    with use_registry(plugins=False) as reg:
+        reg.register_metric("m0", higher_is_better=False)(lambda r, c: 0.0)
+        report = evaluate_gate(
+            [CheckSpec("c_m0", "m0", vs_baseline="no_significant_regression")], cand, base,
+            n_resamples=100)
+    assert report.exit_code == 2
+    (note,) = [n for n in report.notes if "significant" in n]
+    assert "with 5 cases is 0.0625" in note and "a test can reject with 6 cases or more" in note
+    assert "'bh'" not in note and "fewest that can reject" not in note
