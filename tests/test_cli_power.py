@@ -69,3 +69,45 @@ def test_shared_formatter_by_hand() -> None:
     assert signed(1e308) == "+1e+308" and signed(-3e6) == "-3e+06"
     assert figure(1e308) == "1e+308" and figure(2e-5) == "2e-05"
     assert decimal(math.inf) == "inf" and signed(math.nan) == "NaN"
+
+
+def _one_sided_mde(sd: float, n: int, alpha: float = 0.05, power: float = 0.8) -> float:
+    """"greater": the effect whose power is ``power`` (scipy's nct), a magnitude."""
+    df, crit = n - 1, stats.t.ppf(1 - alpha, n - 1)
+    return float(optimize.brentq(
+        lambda d: float(stats.nct.sf(crit, df, d * math.sqrt(n))) - power, 1e-6, 1.5)) * sd
+
+
+@pytest.mark.parametrize(("alternative", "sign"), [("less", -1.0), ("greater", 1.0)])
+def test_power_detectable_diff_is_signed_as_the_alternative(alternative: str,
+                                                            sign: float) -> None:
+    import json
+
+    want = sign * _one_sided_mde(0.1, 50)
+    assert round(want, 4) == sign * 0.0357
+    res = runner.invoke(app, ["power", "--sd", "0.1", "-n", "50", "--alternative", alternative])
+    assert res.exit_code == 0, res.output
+    row = next(ln for ln in res.output.splitlines() if ln.strip().startswith("50 "))
+    assert row.split()[-1] == f"{want:.4f}"
+    res = runner.invoke(app, ["power", "--sd", "0.1", "-n", "50", "--alternative", alternative,
+                              "--json"])
+    assert res.exit_code == 0, res.output
+    (d,) = json.loads(res.output)["plans"][0]["detectable"]
+    assert d["mde"] == pytest.approx(want, rel=1e-7)
+
+
+@pytest.mark.parametrize(("args", "named"), [
+    (["--simulate", "--trials", "5000"], "--simulate and --trials"),
+    (["--simulate"], "--simulate"),
+    (["--trials", "5000"], "--trials"),
+    (["--seed", "7"], "--seed"),
+])
+def test_power_simulation_options_without_a_pilot_are_refused(args: list[str],
+                                                              named: str) -> None:
+    res = runner.invoke(app, ["power", "--sd", "0.1", "-n", "100", *args])
+    assert res.exit_code == 2
+    lines = [ln for ln in res.output.splitlines() if ln.strip()]
+    assert len(lines) == 1 and "Traceback" not in res.output
+    assert lines[0].startswith(f"error: {named}: the simulation draws from a pilot pair")
+    ok = runner.invoke(app, ["power", "--sd", "0.1", "-n", "100", "--no-simulate"])
+    assert ok.exit_code == 0, ok.output

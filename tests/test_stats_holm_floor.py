@@ -109,3 +109,70 @@ def test_the_gate_notes_the_floor(checks: int, warned: bool) -> None:
         assert any("B = 120 is the fewest" in n for n in report.notes)
         assert all(r.verdict == "error" and "cannot fail whatever the data" in r.message
                    and "cannot fail whatever the data" in r.detail() for r in report.results)
+
+
+def _few(n: int, names: list[str]) -> tuple[RunResult, RunResult]:
+    base = RunResult("base", [QueryResult(f"q{i}", [], dict.fromkeys(names, 0.0))
+                              for i in range(n)])
+    cand = RunResult("cand", [QueryResult(f"q{i}", [], {m: 0.5 + 0.01 * i for m in names})
+                              for i in range(n)])
+    return base, cand
+
+
+def test_one_test_on_too_few_queries_names_the_queries_not_a_correction() -> None:
+    # n = 5: the exact two-sided floor 2/2**5 = 0.0625 >= 0.05 even uncorrected;
+    # n = 6 gives 2/64 = 0.031 < 0.05
+    base, cand = _few(5, ["rr"])
+    fam = compare_runs(base, [cand], ["rr"], method="randomization")
+    (note,) = [n for n in fam.notes if "significant" in n]
+    assert "whatever the correction" in note and "with 5 queries is 0.0625" in note
+    assert "a test can reject with 6 queries or more" in note
+    assert "'bh'" not in note and "fewer metrics" not in note and "1 tests" not in note
+    # five tests: Holm needs 5 * 2/2**n < 0.05, n = 8 (5 * 2/256 = 0.039)
+    names = ["a", "b", "c", "d", "e"]
+    base, cand = _few(5, names)
+    (note,) = [n for n in compare_runs(base, [cand], names, method="randomization").notes
+               if "significant" in n]
+    assert "6 queries or more (8 or more with Holm's correction over 5 tests)" in note
+
+
+def test_holm_floor_over_queries_that_one_test_could_reject_with() -> None:
+    # n = 7: 2/128 = 0.0156 < 0.05 alone; 4 tests: 4 * 0.0156 = 0.0625 >= 0.05; with
+    # n = 8, 4 * 2/256 = 0.031
+    names = ["a", "b", "c", "d"]
+    base, cand = _few(7, names)
+    (note,) = [n for n in compare_runs(base, [cand], names, method="randomization").notes
+               if "significant" in n]
+    assert "4 tests at alpha = 0.05 need a raw p below 0.0125" in note
+    assert "use correction 'bh'" in note and "use 8 queries or more" in note
+
+
+def test_one_test_is_one_test() -> None:
+    note = holm_floor_note(mc(1), 0.05, 10)  # 1/11 >= 0.05; 1/21 < 0.05: B = 20
+    assert note is not None and "Holm" not in note and "tests" not in note
+    assert "the smallest p this test can give with B = 10 resamples is 0.0909" in note
+    assert "B = 20 is the fewest" in note
+    note = holm_floor_note(mc(2), 0.05, 10)
+    assert note is not None and "2 tests at alpha" in note and "these tests" in note
+
+
+def test_evalkit_compare_on_five_queries_says_the_queries_are_too_few(tmp_path: Path) -> None:
+    base, cand = _few(5, ["rr"])
+    a, b = base.save(tmp_path / "base.jsonl"), cand.save(tmp_path / "cand.jsonl")
+    res = CliRunner().invoke(app, ["compare", str(a), str(b), "-m", "rr"])
+    assert res.exit_code == 0, res.output
+    assert "the queries are too few: a test can reject with 6 queries or more" in res.output
+    assert "'bh'" not in res.output
+
+
+def test_the_gate_on_five_cases_says_the_cases_are_too_few() -> None:
+    base, cand = _few(5, ["m0"])
+    with use_registry(plugins=False) as reg:
+        reg.register_metric("m0", higher_is_better=False)(lambda r, c: 0.0)
+        report = evaluate_gate(
+            [CheckSpec("c_m0", "m0", vs_baseline="no_significant_regression")], cand, base,
+            n_resamples=100)
+    assert report.exit_code == 2
+    (note,) = [n for n in report.notes if "significant" in n]
+    assert "with 5 cases is 0.0625" in note and "a test can reject with 6 cases or more" in note
+    assert "'bh'" not in note and "fewest that can reject" not in note

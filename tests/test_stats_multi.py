@@ -56,11 +56,12 @@ def test_holm_and_bh_hand_values() -> None:
 
 
 def test_westfall_young_hand_values() -> None:
-    t_obs = np.array([3.0, 1.0])
-    null = np.array([[0.5, 2.0], [3.5, 0.0], [1.0, 1.5]])
-    # step-down: h1 alone: #{2, 0, 1.5 >= 1} = 2 -> 3/4; h0 vs max over both:
-    # #{max(0.5,2), max(3.5,0), max(1,1.5) >= 3} = 1 -> 2/4
-    assert westfall_young(t_obs, null) == pytest.approx([0.5, 0.75])
+    p_obs = np.array([0.01, 0.04])
+    null = np.array([[0.5, 0.02], [0.005, 0.9], [0.3, 0.04]])
+    # step-down min-P: h1 alone: #{0.02, 0.9, 0.04 <= 0.04} = 2 -> (2+1)/4; h0 against
+    # the smaller of both: #{0.02, 0.005, 0.04 <= 0.01} = 1 -> (1+1)/4
+    assert westfall_young(p_obs, null) == pytest.approx([0.5, 0.75])
+    assert westfall_young(p_obs, null, exact=True) == pytest.approx([1 / 3, 2 / 3])
 
 
 # ---------------------------------------------------------------------------
@@ -94,7 +95,7 @@ def test_westfall_young_in_compare(method: str) -> None:
     for x, h in zip(cmp.results, holm_p, strict=True):
         assert x.p_adjusted is not None
         assert x.p_value <= x.p_adjusted <= 1.0
-        # max-T uses the correlation of ap and ndcg; it never needs more than Bonferroni
+        # min-P uses the correlation of ap and ndcg; it never needs more than Bonferroni
         assert x.p_adjusted <= min(1.0, 6 * x.p_value) + 0.02
         assert h >= x.p_value
 

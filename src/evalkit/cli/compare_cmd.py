@@ -17,6 +17,7 @@ from typing import Annotated, Any
 import typer
 
 from evalkit.cli.output import TableOrJson, compared_metrics, note, pick_format, progress
+from evalkit.cli.usage import given_options
 from evalkit.comparison.options import (
     DEFAULT_METHOD,
     Alternative,
@@ -80,7 +81,7 @@ def command(
     correction: Annotated[Correction, typer.Option(
         "--correction",
         help="Adjust p over every metric and candidate tested: holm, bh "
-        "(Benjamini-Hochberg), westfall-young (max-T on the shared resamples) or none.",
+        "(Benjamini-Hochberg), westfall-young (min-P on the shared resamples) or none.",
     )] = Correction.holm,
     alpha: Annotated[float, typer.Option(
         "--alpha",
@@ -198,7 +199,7 @@ def command(
     ctx.with_resource(collector_held())  # the runs' rows live to the end of the command
     as_json_flag = pick_format(as_json_flag, output and output.value) == "json"
     runs = runs or []
-    check_collections_options(_given_options(ctx), collections is not None, len(runs))
+    check_collections_options(given_options(ctx), collections is not None, len(runs))
     missing_value = missing.value if missing is not None else None
     if collections is not None:
         from evalkit.comparison.collections_file import load_collections
@@ -269,13 +270,3 @@ def _compare_and_show(work: Callable[[list[str] | None], Any], doing: str, *,
             note(f"warning: {w}")
         show_result(result, targets, as_json=as_json, to_stdout=to_stdout, table=table,
                     outputs=outputs)
-
-
-def _given_options(ctx: typer.Context) -> list[str]:
-    """The options of the command given on the command line (their first spelling)."""
-    def given(name: str) -> bool:  # by name: typer may carry its own click
-        source = ctx.get_parameter_source(name)
-        return getattr(source, "name", None) == "COMMANDLINE"
-
-    return [p.opts[0] for p in ctx.command.params
-            if p.name is not None and p.param_type_name == "option" and given(p.name)]

@@ -22,6 +22,7 @@ from evalkit.io.limits import MAX_EPOCHS
 
 
 def command(
+    ctx: typer.Context,
     runs: Annotated[list[Path] | None, typer.Argument(
         metavar="[BASELINE CANDIDATE]",
         help="A pilot pair of runs (TREC run files with --qrels, or run artifacts); the "
@@ -67,7 +68,8 @@ def command(
     )] = Alternative.two_sided,
     simulate: Annotated[bool, typer.Option(
         "--simulate/--no-simulate",
-        help="With a pilot, also simulate the power from its own differences.",
+        help="With a pilot, also simulate the power from its own differences (refused "
+        "with --sd: nothing to simulate from).",
     )] = True,
     trials: Annotated[int, typer.Option(
         "--trials", min=100, max=1_000_000,  # evalkit.stats.power.MAX_TRIALS
@@ -109,6 +111,8 @@ def command(
     from evalkit.comparison import plan_power
 
     pilot = list(runs or [])
+    if not pilot:
+        _refuse_simulation_options(ctx, simulate)
     names = compared_metrics(metric, of="plan")
     with progress("planning" + (" (simulating)" if simulate and pilot else "")):
         result = plan_power(
@@ -130,3 +134,20 @@ def command(
     from evalkit.comparison.power_table import print_power_plans
 
     print_power_plans(result, output_console(highlight=False))
+
+
+def _refuse_simulation_options(ctx: typer.Context, simulate: bool) -> None:
+    """Without a pilot nothing is simulated (the plan is the t-test's closed form), so
+    ``--simulate``, ``--trials`` and ``--seed`` given on the command line would be
+    ignored: a usage error (exit 2) naming them. ``--no-simulate`` asks for nothing."""
+    from evalkit.cli.errors import CliError
+    from evalkit.cli.usage import given_options
+
+    given = [o for o in given_options(ctx) if o in ("--trials", "--seed")
+             or (o == "--simulate" and simulate)]
+    if given:
+        them = "it" if len(given) == 1 else "them"
+        raise CliError(
+            f"{' and '.join(given)}: the simulation draws from a pilot pair of runs "
+            "(BASELINE CANDIDATE), and with --sd alone the plan is the paired t-test's "
+            f"closed form with nothing simulated; drop {them}, or give the pilot runs")

@@ -7,6 +7,18 @@ from collections.abc import Sequence
 from typing import Any
 
 
+def given_options(ctx: Any) -> list[str]:
+    """The options of the running command (``ctx``, a click or typer context) given on
+    the command line, by their first spelling (``--simulate`` for
+    ``--simulate/--no-simulate``)."""
+    def given(name: str) -> bool:  # by name: typer may carry its own click
+        source = ctx.get_parameter_source(name)
+        return getattr(source, "name", None) == "COMMANDLINE"
+
+    return [p.opts[0] for p in ctx.command.params
+            if p.name is not None and p.param_type_name == "option" and given(p.name)]
+
+
 # ------------------------------------------------------------- usage errors (click)
 def _option_names(param: Any) -> str:
     """``--queries/-n`` for an option, ``RUN`` for an argument."""

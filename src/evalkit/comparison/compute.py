@@ -218,10 +218,11 @@ def compare(
         value_types={m: value_type(m) for m in loaded.metrics},
         clusters=given_clusters,
     )
-    from evalkit.stats.family import correction_floor_note
+    from evalkit.stats.family import above_holm_note, correction_floor_note
 
     floor = correction_floor_note(family.results, correction, alpha, n_resamples)
-    floor_note = (floor,) if floor else ()
+    above = above_holm_note(family.results)
+    floor_note = tuple(x for x in (floor, above) if x)
     texts, text_notes = query_texts(runs, topics)
     by_name = {r.name: r for r in runs}
     notes_by = {r.name: loaded.notes[i] for i, r in enumerate(runs)}

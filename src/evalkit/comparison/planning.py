@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Hashable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from evalkit.comparison.inputs import RunInput, load_inputs
@@ -26,12 +26,20 @@ from evalkit.io.setting_names import Setting
 @dataclass
 class Detectable:
     """The minimum detectable effect at ``n`` queries (and, with a pilot, the simulated
-    power at that effect and its standard error)."""
+    power at that effect and its standard error). ``mde`` is signed as the alternative:
+    negative for "less", the direction the difference must take (:func:`signed_mde`)."""
 
     n: int
     mde: float
     simulated_power: float | None = None
     simulated_se: float | None = None
+
+
+def signed_mde(magnitude: float, alternative: str) -> float:
+    """A minimum detectable effect in the direction of ``alternative``: ``-magnitude``
+    for "less" (the candidate must be lower), else ``magnitude``
+    (:func:`evalkit.stats.minimum_detectable_effect` returns the magnitude)."""
+    return -magnitude if alternative == "less" else magnitude
 
 
 @dataclass
@@ -172,8 +180,8 @@ def plan_from_sd(sd: float, ns: Sequence[int], effects: Sequence[float], *, alph
 
     plan = Plan(metric=None, sd_diff=sd)
     for n in ns:
-        plan.detectable.append(Detectable(n, minimum_detectable_effect(
-            n, sd, alpha=alpha, power=power, alternative=alternative)))
+        plan.detectable.append(Detectable(n, signed_mde(minimum_detectable_effect(
+            n, sd, alpha=alpha, power=power, alternative=alternative), alternative)))
     for e in effects:
         plan.needed.append(_needed(e, sd, ns[0] if ns else None, alpha=alpha, power=power,
                                    alternative=alternative))
@@ -262,7 +270,8 @@ def plans_from_pilot(
                             n_clusters=len(diffs) if clusters is not None else None)
             sim = p.simulated
             plan.detectable.append(Detectable(
-                p.n, p.mde, sim.power if sim else None, sim.se if sim else None))
+                p.n, signed_mde(p.mde, alternative), sim.power if sim else None,
+                sim.se if sim else None))
         assert plan is not None
         n_at = ns[0] if ns else plan.n_pilot
         for e in effects:
@@ -302,7 +311,9 @@ def _samples_plan(baseline: Any, candidate: Any, metric: str, ids: Sequence[str]
         within_share=spread.within_share, between_var=spread.between_var,
         within_baseline=spread.within_baseline, within_candidate=spread.within_candidate,
         enough_k=enough_samples(spread), tolerance=ENOUGH_TOLERANCE,
-        detectable=samples_table(spread, ns, wanted, **targets))
+        detectable=[replace(d, mde=signed_mde(
+            d.mde, targets.get("alternative", "two-sided")))
+            for d in samples_table(spread, ns, wanted, **targets)])
 
 
 def plan_power(

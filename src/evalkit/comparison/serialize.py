@@ -7,7 +7,10 @@ per-query values (aligned with the top-level ``query_ids``), the binned distribu
 per-case details. Compared slice by slice (``by="tag"``) it adds ``by``,
 ``slice_family_size`` and ``slices``, one per (tag, metric, candidate)
 (:meth:`evalkit.report.slices.SliceEffect.to_dict`). Non-finite numbers (an open
-interval end) are ``null``.
+interval end) are ``null``; ``ci_unbounded`` lists the open ends (``"low"``,
+``"high"``), so a ``null`` end it does not list was not computed. A row where no test
+was possible (fewer than 2 queries paired; ``p_note`` says ``"n too small"``) has
+``p_value`` and ``p_adjusted`` ``null``.
 docs/comparison.md lists every field.
 """
 
@@ -25,7 +28,7 @@ from evalkit.comparison.records import (
     Settings,
 )
 from evalkit.io.limits import loads_json
-from evalkit.report.slices import SliceEffect
+from evalkit.report.slices import SliceEffect, open_ends
 
 _C = TypeVar("_C", bound=ComparisonRecord)
 
@@ -42,12 +45,15 @@ def _run(info: RunInfo) -> dict[str, Any]:
 
 def _row(c: MetricComparison) -> dict[str, Any]:
     e = c.effect
+    tested = c.n_queries >= 2  # else no test ran: no p, the ends not computed
     return {
         "metric": c.metric, "baseline": c.baseline, "candidate": c.candidate,
         "n_queries": c.n_queries, "n_clusters": c.n_clusters,
         "baseline_mean": c.baseline_mean,
         "candidate_mean": c.candidate_mean, "diff": c.diff, "ci_low": c.ci_low,
-        "ci_high": c.ci_high, "p_value": c.p_value, "p_adjusted": c.p_adjusted,
+        "ci_high": c.ci_high, "ci_unbounded": open_ends(c.n_queries, c.ci_low, c.ci_high),
+        "p_value": c.p_value if tested else None,
+        "p_adjusted": c.p_adjusted if tested else None,
         "p_note": c.p_note, "significant": c.significant,
         "significant_unadjusted": c.significant_unadjusted,
         "wins": c.wins, "ties": c.ties, "losses": c.losses,
@@ -145,8 +151,8 @@ def _effect(data: Mapping[str, Any] | None) -> Any:
         skewness_warning=data.get("skewness_warning"))
 
 
-def _row_from(d: Mapping[str, Any], ids: tuple[str, ...], texts: Mapping[str, str]
-              ) -> MetricComparison:
+def _row_from(d: Mapping[str, Any], ids: tuple[str, ...], texts: Mapping[str, str],
+              correction: str = "holm") -> MetricComparison:
     from evalkit.stats.histogram import Histogram
     from evalkit.stats.spread import WithinCaseSpread
 
@@ -178,7 +184,11 @@ def _row_from(d: Mapping[str, Any], ids: tuple[str, ...], texts: Mapping[str, st
         n_queries=int(d["n_queries"]), baseline_mean=float(d["baseline_mean"]),
         candidate_mean=float(d["candidate_mean"]), diff=float(d["diff"]),
         ci_low=_opt_float(d.get("ci_low")), ci_high=_opt_float(d.get("ci_high")),
-        p_value=float(d["p_value"]), p_adjusted=_opt_float(d.get("p_adjusted")),
+        # no test (fewer than 2 queries): p null in the document, 1 in the record
+        p_value=1.0 if d["p_value"] is None and int(d["n_queries"]) < 2 else float(
+            d["p_value"]),
+        p_adjusted=1.0 if d.get("p_adjusted") is None and int(d["n_queries"]) < 2 and
+        correction != "none" else _opt_float(d.get("p_adjusted")),
         significant=bool(d["significant"]),
         significant_unadjusted=bool(d.get("significant_unadjusted", d["significant"])),
         wins=int(d["wins"]), ties=int(d["ties"]), losses=int(d["losses"]),
@@ -231,13 +241,15 @@ def from_json(doc: Mapping[str, Any] | str, cls: type[_C]) -> _C:
         return cls(
             baseline=run(data["baseline"]),
             candidates=tuple(run(r) for r in data["candidates"]),
-            results=tuple(_row_from(r, ids, texts) for r in data["comparisons"]),
+            results=tuple(_row_from(r, ids, texts, settings.correction)
+                          for r in data["comparisons"]),
             metrics=tuple(data.get("metrics") or dict.fromkeys(
                 r["metric"] for r in data["comparisons"])),
             settings=settings, description=str(data.get("description") or describe(settings)),
             warnings=tuple(str(w) for w in data.get("warnings") or ()), query_ids=ids,
             queries=texts, provenance=dict(data.get("provenance") or {}),
-            slices=tuple(SliceEffect.from_dict(x) for x in data.get("slices") or ()),
+            slices=tuple(SliceEffect.from_dict(x, correction=settings.correction)
+                         for x in data.get("slices") or ()),
         )
     except (KeyError, TypeError) as exc:
         raise ValueError(f"malformed comparison document: {type(exc).__name__}: {exc}"

@@ -94,11 +94,18 @@ def holm_floor(comparisons: Sequence[BaselineComparison], n_resamples: int) -> s
     from evalkit.stats.methods import smallest_p
     from evalkit.stats.multiple import holm_floor_note
 
+    def floors(b: int, n: int | None = None) -> list[float]:
+        units = [n or c.n_clusters or c.n_cases for c in comparisons]
+        return [smallest_p(c.method, k, b, "two-sided",
+                           c.method == "randomization" and k <= EXACT_MAX_N)
+                for c, k in zip(comparisons, units, strict=True)]
+
+    sizes = {c.n_clusters or c.n_cases for c in comparisons}
     return holm_floor_note(
-        lambda b: [smallest_p(c.method, c.n_clusters or c.n_cases, b, "two-sided",
-                              c.method == "randomization"
-                              and (c.n_clusters or c.n_cases) <= EXACT_MAX_N)
-                   for c in comparisons], max(c.alpha for c in comparisons), n_resamples)
+        floors, max(c.alpha for c in comparisons), n_resamples,
+        floors_with_n=(lambda n: floors(n_resamples, n)) if len(sizes) == 1 else None,
+        n_units=next(iter(sizes)) if len(sizes) == 1 else None,
+        unit="clusters" if any(c.n_clusters for c in comparisons) else "cases")
 
 
 # --------------------------------------------------------------------- gate

@@ -133,7 +133,7 @@ METHOD_LABELS: dict[str, str] = {
 }
 #: The multiple-comparison corrections (``correction=``), as a column heading names them.
 CORRECTION_LABELS: dict[str, str] = {
-    "holm": "Holm", "bh": "Benjamini-Hochberg", "westfall-young": "Westfall-Young max-T",
+    "holm": "Holm", "bh": "Benjamini-Hochberg", "westfall-young": "Westfall-Young min-P",
     "none": "none",
 }
 #: The interval methods (``ci=``).

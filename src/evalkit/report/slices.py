@@ -25,6 +25,17 @@ def _opt(x: Any, open_end: float) -> float:
     return open_end if x is None else float(x)
 
 
+def open_ends(n_queries: int, ci_low: float | None, ci_high: float | None) -> list[str]:
+    """The ends of a comparison's interval that are unbounded, ``"low"`` and/or
+    ``"high"`` (the JSON's ``ci_unbounded``): those that are None or infinite when a test
+    ran (``n_queries >= 2``); none when no test was possible, whose ends were not
+    computed."""
+    if n_queries < 2:
+        return []
+    return [end for end, v in (("low", ci_low), ("high", ci_high))
+            if v is None or not math.isfinite(v)]
+
+
 @dataclass(frozen=True)
 class SliceEffect:
     """One (slice, metric, candidate) comparison: the runs restricted to the slice's cases.
@@ -83,23 +94,36 @@ class SliceEffect:
         out = {f.name: getattr(self, f.name) for f in fields(self)}
         for key in ("baseline_mean", "candidate_mean", "ci_low", "ci_high"):
             out[key] = _clean(out[key])
+        out["ci_unbounded"] = open_ends(self.n_queries, self.ci_low, self.ci_high)
+        if self.n_queries < 2:  # no test was possible: no p (p_note says so)
+            out["p_value"] = out["p_adjusted"] = None
         out["warnings"] = list(self.warnings)
         return out
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> SliceEffect:
-        """The inverse of :meth:`to_dict`."""
+    def from_dict(cls, data: Mapping[str, Any], correction: str = "holm") -> SliceEffect:
+        """The inverse of :meth:`to_dict` (``correction``: the document's, which says
+        whether a slice without a test had an adjusted p)."""
         hib = data.get("higher_is_better")
         res = data.get("n_resamples")
+        untested = int(data["n_queries"]) < 2
+        p_value = 1.0 if untested and data.get("p_value") is None else float(data["p_value"])
+        p_adj = data.get("p_adjusted")
+        if p_adj is None and untested and correction != "none":
+            p_adj = 1.0
+        # with ci_unbounded, a null end it does not list was not computed
+        unbounded = data.get("ci_unbounded")
+        low_open = -math.inf if unbounded is None or "low" in unbounded else math.nan
+        high_open = math.inf if unbounded is None or "high" in unbounded else math.nan
         return cls(
             slice=str(data["slice"]), metric=str(data["metric"]),
             baseline=str(data["baseline"]), candidate=str(data["candidate"]),
             n_queries=int(data["n_queries"]),
             baseline_mean=_opt(data.get("baseline_mean"), math.nan),
             candidate_mean=_opt(data.get("candidate_mean"), math.nan),
-            diff=float(data["diff"]), ci_low=_opt(data.get("ci_low"), -math.inf),
-            ci_high=_opt(data.get("ci_high"), math.inf), p_value=float(data["p_value"]),
-            p_adjusted=None if data.get("p_adjusted") is None else float(data["p_adjusted"]),
+            diff=float(data["diff"]), ci_low=_opt(data.get("ci_low"), low_open),
+            ci_high=_opt(data.get("ci_high"), high_open), p_value=p_value,
+            p_adjusted=None if p_adj is None else float(p_adj),
             significant=bool(data["significant"]), wins=int(data["wins"]),
             ties=int(data["ties"]), losses=int(data["losses"]), method=str(data["method"]),
             ci_method=None if data.get("ci_method") is None else str(data["ci_method"]),

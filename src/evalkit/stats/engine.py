@@ -3,14 +3,14 @@
 Column ``j`` of ``D`` (shape ``(n, m)``) holds one comparison's per-query differences
 (one metric of one run pair). Every column sees the same bootstrap index draws and the
 same sign patterns, because both are functions of ``(seed, resample, position)`` only;
-so all metrics and all systems of one comparison share resamples, and the resampled
-studentized statistics feed Westfall-Young's max-T.
+so all metrics and all systems of one comparison share resamples, and each test's p of
+every resample feeds Westfall-Young's min-P.
 
 :func:`analyse` runs in named steps: the columns' moments (:func:`column_moments`), what
 the method and interval need drawn (:func:`needs_of`), the draws
 (:func:`draw_resamples`), then per column the p-value (:func:`column_p`) and the
-interval (:func:`column_ci`), and the null statistics of max-T
-(:func:`null_statistics`). :mod:`evalkit.stats.grouped` resolves "auto" per column and
+interval (:func:`column_ci`), and each column's p of every resample for min-P
+(:func:`null_pvalues`). :mod:`evalkit.stats.grouped` resolves "auto" per column and
 runs each test on its columns.
 """
 
@@ -53,7 +53,7 @@ FloatArray = NDArray[np.float64]
 SNAPPED_CI: frozenset[str] = frozenset(
     {"inversion", "bootstrap-t", "percentile", "bca", "inversion+bootstrap-t"})
 
-#: Methods whose null statistics for max-T are bootstrap ones (the others: sign flips).
+#: Methods whose resamples for min-P are bootstrap ones (the others: sign flips).
 BOOTSTRAP_METHODS: frozenset[str] = frozenset({"bootstrap", "bootstrap-t"})
 
 
@@ -71,14 +71,16 @@ class ColumnOutcome:
 
 @dataclass(frozen=True)
 class Analysis:
-    """Outcomes per column, plus what max-T needs.
+    """Outcomes per column, plus what min-P needs.
 
     Attributes:
         outcomes: one per column.
-        t_obs: observed studentized statistics, shape ``(m,)`` (``+-inf`` / 0 for
-            constant columns).
-        null_t: resampled studentized statistics under H0, ``(R, m)``, or None.
-        null_exact: ``null_t`` enumerates every sign pattern (no ``+1`` rule).
+        p_obs: each column's p of the observed data as the min-P step of Westfall and
+            Young reads it (:func:`null_pvalues`), shape ``(m,)``, or None.
+        p_null: the same p of every shared resample, ``(R, m)``, or None.
+        null_exact: ``p_null``'s rows enumerate every sign pattern (no ``+1`` rule).
+        p_obs_t, p_null_t: for :data:`BOTH`, the same of its bootstrap-t half on the
+            shared bootstrap resamples (:func:`studentized_pvalues`); else None.
         n_resamples: resamples (or sign patterns) behind the p-values; 0 if none.
         used_generator: any random draw was made.
         histograms: per column, the binned distribution of the test's statistic
@@ -87,12 +89,14 @@ class Analysis:
     """
 
     outcomes: list[ColumnOutcome]
-    t_obs: FloatArray
-    null_t: FloatArray | None
+    p_obs: FloatArray | None
+    p_null: FloatArray | None
     null_exact: bool
     n_resamples: int
     used_generator: bool
     histograms: tuple[Histogram | None, ...] = ()
+    p_obs_t: FloatArray | None = None
+    p_null_t: FloatArray | None = None
 
 
 @dataclass(frozen=True)
@@ -159,7 +163,7 @@ def column_moments(D: FloatArray) -> Moments:
 
 
 def needs_of(method: str, ci_method: str, want_null: bool, live: bool) -> Needs:
-    """What ``method`` with interval ``ci_method`` (and max-T, when ``want_null``) must
+    """What ``method`` with interval ``ci_method`` (and min-P, when ``want_null``) must
     draw; nothing when no column is ``live`` (every column constant)."""
     if not live:
         return Needs(False, False, False)
@@ -277,27 +281,111 @@ def column_ci(ci_method: str, j: int, mo: Moments, dr: Draws, alpha: float,
     return (0.0 if abs(lo) <= tol else lo), (0.0 if abs(hi) <= tol else hi)
 
 
-def null_statistics(method: str, D: FloatArray, mo: Moments, dr: Draws,
-                    n_resamples: int) -> tuple[FloatArray, bool]:
-    """Resampled studentized statistics under H0 for max-T, ``(R, m)``, and whether they
-    enumerate every sign pattern: the bootstrap-t statistics for the bootstrap methods,
-    the studentized sign-flip means for the others, zeros when nothing was drawn."""
+def rank_pvalues(obs: FloatArray, null: FloatArray, tol: FloatArray, exact: bool,
+                 two_tailed: bool = False) -> tuple[FloatArray, FloatArray]:
+    """Each column's p-value of its observed statistic and of every resampled one, read
+    off the column's own resampled distribution, as its test reads its p.
+
+    Args:
+        obs: observed statistics, shape ``(m,)``; larger is more extreme.
+        null: resampled statistics, shape ``(R, m)``.
+        tol: tie tolerance per column, shape ``(m,)``: ``x`` counts as at least ``y``
+            when ``x >= y - tol``.
+        exact: the rows are the whole null distribution (every sign pattern, the
+            identity among them); else they are ``R`` Monte Carlo draws and the observed
+            statistic joins them (``R + 1`` values, the ``+1`` rule).
+        two_tailed: the p doubles the smaller tail, capped at 1 (the two-sided
+            bootstrap-t, :func:`evalkit.stats.intervals.studentized_p`); else the upper
+            tail.
+
+    Returns:
+        ``(p_obs, p_null)``, shapes ``(m,)`` and ``(R, m)``: the share of the reference
+        values (the rows, plus the observed value unless ``exact``) at least as extreme
+        as the observed value, and as each row's value. ``p_obs`` is the test's own p.
+    """
+    R, m = null.shape
+    p_obs = np.empty(m)
+    p_null = np.empty((R, m))
+    for j in range(m):
+        col = null[:, j]
+        ref = np.sort(col if exact else np.append(col, obs[j]))
+        size = ref.shape[0]
+        for target, x in ((p_null[:, j], col), (p_obs[j:j + 1], obs[j:j + 1])):
+            upper = size - np.searchsorted(ref, x - tol[j], side="left")
+            if two_tailed:
+                lower = np.searchsorted(ref, x + tol[j], side="right")
+                target[:] = np.minimum(1.0, 2.0 * np.minimum(upper, lower) / size)
+            else:
+                target[:] = upper / size
+    return p_obs, p_null
+
+
+def studentized_pvalues(alternative: Alternative, mo: Moments, tstar: FloatArray
+                        ) -> tuple[FloatArray, FloatArray]:
+    """The bootstrap-t's p (:func:`evalkit.stats.intervals.studentized_p`) of the observed
+    t and of every resample's ``t*`` (``tstar``, ``(B, m)``), read off the ``B``
+    resampled statistics and the observed one (:func:`rank_pvalues`): ``(p_obs,
+    p_null)``."""
+    t_obs = mo.t_obs
+    tol = 1e-10 * np.maximum(1.0, np.abs(np.where(np.isfinite(t_obs), t_obs, 0.0)))
+    if alternative == "two-sided":
+        return rank_pvalues(t_obs, tstar, tol, False, two_tailed=True)
+    sign = 1.0 if alternative == "greater" else -1.0
+    return rank_pvalues(sign * t_obs, sign * tstar, tol, False)
+
+
+def null_pvalues(method: str, alternative: Alternative, D: FloatArray, mo: Moments,
+                 dr: Draws, n_resamples: int) -> tuple[FloatArray, FloatArray, bool]:
+    """What Westfall and Young's min-P needs (:func:`evalkit.stats.multiple.westfall_young`):
+    ``(p_obs, p_null, exact)``, each column's p of the observed data (``(m,)``) and of
+    every shared resample (``(R, m)``), computed from the statistic its test uses:
+
+    * randomization and :data:`BOTH`: the sign-flip mean (:func:`rank_pvalues` on the
+      flipped means, the test's own p; for :data:`BOTH` this is its sign-flip half, the
+      bootstrap-t half is :func:`studentized_pvalues`);
+    * t-test: the t distribution's p of the studentized sign-flip means (the same
+      function of the data as the test's p, applied to each flipped sample);
+    * bootstrap: the bootstrap mean deviations; bootstrap-t: the studentized bootstrap
+      statistics (its two-sided p doubles the smaller tail).
+
+    ``exact``: the rows enumerate every sign pattern. Columns nothing was drawn for (every
+    column constant) get p 1 in every row.
+    """
     m = D.shape[1]
-    if method in BOOTSTRAP_METHODS:
-        return (dr.tstar if dr.tstar is not None else np.zeros((n_resamples, m))), False
-    if dr.flips is None or dr.signs is None:
-        return np.zeros((n_resamples, m)), False
     n = mo.n
+    sign = {"two-sided": None, "greater": 1.0, "less": -1.0}[alternative]
+
+    def oriented(x: FloatArray) -> FloatArray:
+        return np.abs(x) if sign is None else sign * x
+
+    if method in BOOTSTRAP_METHODS:
+        if method == "bootstrap" and dr.dev is not None:
+            return (*rank_pvalues(oriented(mo.means), oriented(dr.dev), mo.tols, False), False)
+        if method == "bootstrap-t" and dr.tstar is not None:
+            return (*studentized_pvalues(alternative, mo, dr.tstar), False)
+        return np.ones(m), np.ones((n_resamples, m)), False
+    if dr.flips is None or dr.signs is None:
+        return np.ones(m), np.ones((n_resamples, m)), False
     fm = dr.flips / n
-    if n <= 1:
-        return np.zeros_like(fm), dr.exact
+    if method != "t-test":
+        return (*rank_pvalues(oriented(mo.means), oriented(fm), mo.tols, dr.exact),
+                dr.exact)
+    from scipy.special import stdtr
+
     sumsq = _fsum_cols(D * D)
     v = (sumsq[None, :] - n * fm * fm) / (n - 1)
     v[v < 1e-14 * np.maximum(mo.var, 1e-300)[None, :]] = 0.0
     null_t = np.empty_like(fm)
     for j in range(m):
         null_t[:, j] = safe_ratio(fm[:, j], np.sqrt(v[:, j] / n), float(mo.tols[j]))
-    return null_t, dr.exact
+
+    def t_p(t: FloatArray) -> FloatArray:
+        if sign is None:
+            return np.asarray(np.minimum(1.0, 2.0 * stdtr(n - 1, -np.abs(t))),
+                              dtype=np.float64)
+        return np.asarray(stdtr(n - 1, -sign * t), dtype=np.float64)
+
+    return t_p(mo.t_obs), t_p(null_t), dr.exact
 
 
 def analyse(
@@ -323,7 +411,8 @@ def analyse(
             ("auto" resolved).
         n_resamples: ``B``.
         seed: generator seed.
-        want_null: also return resampled studentized statistics for max-T.
+        want_null: also return each column's p of the observed data and of every
+            resample, for Westfall and Young's min-P (:func:`null_pvalues`).
         backend: kernel backend.
         bins: also bin each column's resampled statistic into this many bins (0: no).
         flip: the values the sign-flip test flips, ``(n, m)`` with ``D``'s column means,
@@ -354,10 +443,15 @@ def analyse(
         p, exact = column_p(method, j, mo, dr, alpha, alternative)
         lo, hi = column_ci(ci_method, j, mo, dr, alpha, alternative)
         outcomes.append(ColumnOutcome(mean, lo, hi, p, exact, None))
-    null_t: FloatArray | None = None
+    p_obs: FloatArray | None = None
+    p_null: FloatArray | None = None
     null_exact = False
+    p_obs_t: FloatArray | None = None
+    p_null_t: FloatArray | None = None
     if want_null:
-        null_t, null_exact = null_statistics(method, F, mo, dr, n_resamples)
+        p_obs, p_null, null_exact = null_pvalues(method, alternative, F, mo, dr, n_resamples)
+        if method == BOTH and dr.tstar is not None:
+            p_obs_t, p_null_t = studentized_pvalues(alternative, mo, dr.tstar)
     hists: tuple[Histogram | None, ...] = ()
     if bins:
         hists = tuple(
@@ -366,9 +460,9 @@ def analyse(
                 dr.tstar, dr.exact, bins)
             for j in range(m))
     used = needs.boot or needs.squares or (needs.flips and not dr.exact)
-    return Analysis(outcomes, mo.t_obs, null_t, null_exact,
+    return Analysis(outcomes, p_obs, p_null, null_exact,
                     _reported_resamples(method, needs, dr.exact, live, n, n_resamples),
-                    used, hists)
+                    used, hists, p_obs_t, p_null_t)
 
 
 def _reported_resamples(method: str, needs: Needs, exact: bool, live: bool, n: int,

@@ -15,13 +15,19 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from evalkit.stats._kernels import Backend
+from evalkit.stats._kernels import EXACT_MAX_N, Backend
 from evalkit.stats._rng import check_seed
 from evalkit.stats.bootstrap import check_resamples
 from evalkit.stats.effects import effect_sizes
-from evalkit.stats.grouped import analyse_family
+from evalkit.stats.grouped import Family, analyse_family
 from evalkit.stats.histogram import MAX_BINS
-from evalkit.stats.methods import check_options, check_value_type, sample_skewness, smallest_p
+from evalkit.stats.methods import (
+    BOTH,
+    check_options,
+    check_value_type,
+    sample_skewness,
+    smallest_p,
+)
 from evalkit.stats.multiple import (
     CORRECTIONS,
     benjamini_hochberg,
@@ -57,7 +63,8 @@ class PairedTestFamily:
             and, with Holm's correction, that no result can be significant when the
             tests' smallest attainable p times the family size is at least alpha
             (:func:`evalkit.stats.multiple.holm_floor_note`, naming the fewest resamples
-            with which one can).
+            with which one can); with Westfall-Young's, which results' adjusted p exceeds
+            Holm's (:func:`above_holm_note`).
     """
 
     results: tuple[PairedTestResult, ...]
@@ -114,7 +121,8 @@ def compare_runs(
         method, alpha, alternative, ci, n_resamples, seed, backend: as in
             :func:`evalkit.stats.paired_test`.
         correction: "holm" (default), "bh" (Benjamini-Hochberg), "westfall-young"
-            (step-down max-T on the shared resamples) or "none". With one hypothesis
+            (step-down min-P on the shared resamples, each test's own p; never below the
+            raw p) or "none". With one hypothesis
             the adjusted p equals the raw one.
         distribution_bins: give each result the binned distribution of its test's
             statistic in this many bins (at most 200; see
@@ -235,9 +243,9 @@ def compare_runs(
         adj = holm(raw)
     elif correction == "bh":
         adj = benjamini_hochberg(raw)
-    elif correction == "westfall-young" and analysis.null_t is not None:
-        wy = westfall_young(analysis.t_obs, analysis.null_t, alternative, analysis.null_exact)
-        adj = [max(w, p) for w, p in zip(wy, raw, strict=True)]
+    elif correction == "westfall-young" and analysis.p_obs is not None and \
+            analysis.p_null is not None:
+        adj = westfall_young_family(analysis)
     else:
         adj = list(raw)
     results = []
@@ -262,23 +270,82 @@ def compare_runs(
         )
         results.append(dataclasses.replace(r, p_adjusted=adj[j], correction=correction))
     floor = correction_floor_note(results, correction, float(alpha), B)
+    above = above_holm_note(results)
     return PairedTestFamily(tuple(results), correction, method, len(results),
-                            ids_ref or (), D, notes + ((floor,) if floor else ()))
+                            ids_ref or (), D, notes + tuple(x for x in (floor, above) if x))
+
+
+def westfall_young_family(analysis: Family) -> list[float]:
+    """Westfall-Young min-P adjusted p-values of a family analysed with ``want_null``
+    (:func:`evalkit.stats.multiple.westfall_young` on each test's own p over the shared
+    resamples), each at least its raw p. A randomization+bootstrap-t test rejects when
+    both halves do, so each half is adjusted on its own resamples (the sign flips with
+    every test, the bootstrap with the other randomization+bootstrap-t tests) and the
+    larger counts.
+
+    Raises:
+        ValueError: ``analysis`` holds no resampled p-values.
+    """
+    if analysis.p_obs is None or analysis.p_null is None:
+        raise ValueError("the family was analysed without want_null")
+    raw = [o.p_value for o in analysis.outcomes]
+    wy = westfall_young(analysis.p_obs, analysis.p_null, analysis.null_exact)
+    if analysis.p_obs_t is not None and analysis.p_null_t is not None:
+        wy_t = westfall_young(analysis.p_obs_t, analysis.p_null_t, False)
+        wy = [max(a, b) if m == BOTH else a
+              for a, b, m in zip(wy, wy_t, analysis.methods, strict=True)]
+    return [max(w, p) for w, p in zip(wy, raw, strict=True)]
+
+
+def above_holm_note(results: Sequence[PairedTestResult]) -> str | None:
+    """With Westfall-Young's correction, which results' adjusted p exceeds Holm's on the
+    same raw p-values; None when none does, or for another correction.
+
+    Min-P is at most Holm when every test's p is read off its own resamples (the share
+    of resamples at least as extreme is below ``c`` for at most a share ``c`` of them);
+    the t-test's p (auto on a binary metric) is the t distribution's, whose share of
+    sign-flipped samples below ``c`` can exceed ``c``, and then so can min-P's answer.
+    """
+    if not results or results[0].correction != "westfall-young":
+        return None
+    bound = holm([r.p_value for r in results])
+    over = [f"{r.metric} ({r.name_a} vs {r.name_b}: {r.p_adjusted:.4g} > {h:.4g})"
+            for r, h in zip(results, bound, strict=True)
+            if r.p_adjusted is not None and r.p_adjusted > h * (1 + 1e-12)]
+    if not over:
+        return None
+    shown = "; ".join(over[:5]) + (f"; and {len(over) - 5} more" if len(over) > 5 else "")
+    return ("Westfall-Young's adjusted p exceeds Holm's for "
+            f"{len(over)} test{'s' if len(over) != 1 else ''}: {shown}; the t-test's p "
+            "(auto on a binary metric) is not calibrated on the sign-flipped samples the "
+            "min-P step reads; correction 'holm' is valid here too")
 
 
 def correction_floor_note(results: Sequence[PairedTestResult], correction: str,
                           alpha: float, n_resamples: int) -> str | None:
     """With Holm's correction, why none of ``results`` can be significant
     (:func:`evalkit.stats.multiple.holm_floor_note` on each test's smallest attainable p,
-    :func:`evalkit.stats.methods.smallest_p`); None when one can, or for another
-    correction (Benjamini-Hochberg's and Westfall-Young's smallest adjusted p do not grow
-    with the family), or when no result pairs 2 queries (each says no test is possible)."""
+    :func:`evalkit.stats.methods.smallest_p`, naming the fewest queries or clusters when
+    the tests share their number); None when one can, or for another correction
+    (Benjamini-Hochberg's and Westfall-Young's smallest adjusted p do not grow with the
+    family), or when no result pairs 2 queries (each says no test is possible)."""
     if correction != "holm" or not results or all(r.n_queries < 2 for r in results):
         return None
+    sizes = {r.n_clusters or r.n_queries for r in results}
+    clustered = any(r.n_clusters for r in results)
+
+    def with_n(n: int) -> list[float]:
+        return [smallest_p(r.method, n, n_resamples, r.alternative,
+                           r.method == "randomization" and n <= EXACT_MAX_N)
+                for r in results]
+
     return holm_floor_note(
         lambda b: [smallest_p(r.method, r.n_clusters or r.n_queries, b, r.alternative,
                               r.exact)
-                   for r in results], alpha, n_resamples)
+                   for r in results], alpha, n_resamples,
+        floors_with_n=with_n if len(sizes) == 1 else None,
+        n_units=next(iter(sizes)) if len(sizes) == 1 else None,
+        unit="clusters" if clustered else "queries")
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ Column ``j`` of ``D`` is one comparison's per-query differences; its test comes 
 :func:`evalkit.stats.methods.resolve_method` (the method asked for, or for "auto" the
 metric's declared value type and the column's skewness). All groups draw from the same
 generator streams, so sign patterns and bootstrap indices are shared across groups and
-the max-T null rows line up.
+the min-P null rows line up.
 """
 
 from __future__ import annotations
@@ -33,17 +33,23 @@ from evalkit.stats.numeric import pow2_above
 @dataclass(frozen=True)
 class Family:
     """:func:`analyse_family`'s answer: per column the outcome, the test and interval
-    actually used and the resamples behind it, plus what max-T needs."""
+    actually used and the resamples behind it, plus what min-P needs (each column's p
+    of the observed data, ``p_obs``, and of every shared resample, ``p_null``; and for
+    the columns whose test is :data:`evalkit.stats.methods.BOTH`, the same of its
+    bootstrap-t half, ``p_obs_t`` and ``p_null_t``, p = 1 in the other columns, or None
+    when no column is)."""
 
     outcomes: list[ColumnOutcome]
     methods: list[str]
     ci_methods: list[str]
     n_resamples: list[int]
     used_generator: list[bool]
-    t_obs: FloatArray
-    null_t: FloatArray | None
+    p_obs: FloatArray | None
+    p_null: FloatArray | None
     null_exact: bool
     histograms: tuple[Histogram | None, ...] = ()
+    p_obs_t: FloatArray | None = None
+    p_null_t: FloatArray | None = None
 
 
 def analyse_family(
@@ -67,7 +73,7 @@ def analyse_family(
 
     Columns resolved to the same test run together; all groups draw from the same
     generator streams, so the sign patterns (and bootstrap indices) are shared across
-    groups and the max-T null rows line up.
+    groups and the min-P null rows line up.
 
     Each column is divided by a power of two that brings its largest magnitude into
     ``[1, 2)`` (exact: :mod:`evalkit.stats.numeric`) and the means and intervals are scaled
@@ -92,13 +98,15 @@ def analyse_family(
         groups.setdefault(r, []).append(j)
     outcomes: list[ColumnOutcome | None] = [None] * m
     ci_methods = [""] * m
-    t_obs = np.zeros(m)
+    p_obs = np.ones(m)
+    p_obs_t = np.ones(m)
+    p_null_t: FloatArray | None = None
     hists: list[Histogram | None] = [None] * m
     parts: list[tuple[list[int], Analysis]] = []
     cis = {g: ci if ci is not None else DEFAULT_CI[g] for g in groups}
     # the columns, each group's side by side, a chunk at a time (each column's values
     # depend on that column alone): a wide family never holds all its resampled sums.
-    # max-T reads every column's null statistics together: one chunk
+    # min-P reads every column's resampled p-values together: one chunk
     order = [j for cols in groups.values() for j in cols]
     width = m if want_null else chunk_width(D.shape[0], n_resamples)
     for c0 in range(0, m, width):
@@ -122,18 +130,26 @@ def analyse_family(
             for k, j in enumerate(cols):
                 outcomes[j] = an.outcomes[k]
                 ci_methods[j] = cis[g]
-                t_obs[j] = an.t_obs[k]
+                if an.p_obs is not None:
+                    p_obs[j] = an.p_obs[k]
+                if an.p_obs_t is not None and an.p_null_t is not None:
+                    if p_null_t is None:
+                        p_null_t = np.ones((an.p_null_t.shape[0], m))
+                    p_obs_t[j] = an.p_obs_t[k]
+                    p_null_t[:, j] = an.p_null_t[:, k]
                 if an.histograms:
                     hists[j] = an.histograms[k]
     reported, used = _group_draws(parts, resolved, m)
-    null_t, null_exact = _joined_null(parts, m) if want_null else (None, False)
+    p_null, null_exact = _joined_null(parts, m) if want_null else (None, False)
     final = [ColumnOutcome(o.observed * sc, o.ci_low * sc, o.ci_high * sc, o.p_value,
                            o.exact, o.degenerate)
              for o, sc in zip(outcomes, scales.tolist(), strict=True) if o is not None]
-    return Family(final, resolved, ci_methods, reported, used, t_obs, null_t, null_exact,
+    return Family(final, resolved, ci_methods, reported, used,
+                  p_obs if want_null else None, p_null, null_exact,
                   tuple(None if h is None else h.scaled(sc)
                         for h, sc in zip(hists, scales.tolist(), strict=True))
-                  if bins else ())
+                  if bins else (),
+                  p_obs_t if p_null_t is not None else None, p_null_t)
 
 
 def _largest_magnitudes(D: FloatArray) -> FloatArray:
@@ -184,14 +200,14 @@ def _shared_flips(F: FloatArray, groups: dict[str, list[int]], cis: dict[str, st
 
 def _joined_null(parts: list[tuple[list[int], Analysis]], m: int
                  ) -> tuple[FloatArray, bool]:
-    """The groups' max-T null statistics side by side, ``(R, m)``: R is the longest
+    """The groups' resampled p-values for min-P side by side, ``(R, m)``: R is the longest
     group's (a group of another length, an exact enumeration beside Monte Carlo
-    patterns, contributes zeros)."""
-    rows = max(an.null_t.shape[0] for _, an in parts if an.null_t is not None)
-    null_t = np.zeros((rows, m))
+    patterns, contributes p = 1: it never takes the minimum)."""
+    rows = max(an.p_null.shape[0] for _, an in parts if an.p_null is not None)
+    p_null = np.ones((rows, m))
     null_exact = False
     for cols, an in parts:
-        if an.null_t is not None and an.null_t.shape[0] == rows:
-            null_t[:, cols] = an.null_t
+        if an.p_null is not None and an.p_null.shape[0] == rows:
+            p_null[:, cols] = an.p_null
             null_exact = null_exact or an.null_exact
-    return null_t, null_exact
+    return p_null, null_exact

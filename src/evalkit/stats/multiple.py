@@ -4,10 +4,11 @@
   (1979): family-wise error control under any dependence (the default).
 * Benjamini and Hochberg, "Controlling the false discovery rate", JRSS B 57 (1995):
   false discovery rate, valid under independence or positive dependence.
-* Westfall and Young, *Resampling-Based Multiple Testing* (1993), Algorithm 2.8:
-  step-down max-T on resampled studentized statistics shared by all hypotheses; it
-  uses the correlation between metrics/systems, so it rejects at least as much as Holm
-  when tests are correlated while keeping family-wise control.
+* Westfall and Young, *Resampling-Based Multiple Testing* (1993), ch. 2, Algorithm
+  2.8 in its min-P form: step-down on the distribution of the smallest of the tests'
+  p-values over resamples shared by all hypotheses, each p computed from the statistic
+  its own test uses. It uses the correlation between metrics/systems, so where tests
+  are correlated it rejects more than Holm, while keeping family-wise control.
 """
 
 from __future__ import annotations
@@ -40,45 +41,102 @@ def holm(p: Sequence[float]) -> list[float]:
 
 
 def holm_floor_note(floors_at: Callable[[int], Sequence[float]], alpha: float,
-                    n_resamples: int) -> str | None:
+                    n_resamples: int,
+                    floors_with_n: Callable[[int], Sequence[float]] | None = None,
+                    n_units: int | None = None, unit: str = "queries") -> str | None:
     """Why Holm over a family of tests can reject nothing, or None when it can.
 
     Holm's smallest adjusted p is ``m`` times the smallest raw p, and a resampling test's
     p never goes below its floor (:func:`evalkit.stats.methods.smallest_p`: ``1/(B+1)``,
     ``2/(B+1)`` for the two-sided bootstrap-t): when ``m * min(floor) >= alpha`` (with one
     Monte Carlo floor, ``B + 1 <= m / alpha``), no result can be significant whatever the
-    data. The note names the fewest resamples with which one can, or says that no number
-    up to :data:`evalkit.stats.bootstrap.MAX_RESAMPLES` can (an exact enumeration's floor,
-    ``2/2**n``, does not move with ``B``).
+    data. The note gives the cause and the fix that can help:
+
+    * the smallest floor is at least ``alpha`` whatever ``B`` (an exact enumeration's,
+      ``2/2**n``, does not move with ``B``): not even an uncorrected test can reject, so
+      the cause is too few queries (clusters), whatever the correction; the note names
+      the fewest with which one test could reject, and with Holm over ``m > 1`` tests;
+    * the floor times ``m`` is at least ``alpha`` whatever ``B``: fewer tests, correction
+      'bh' (its smallest adjusted p does not grow with ``m``) or more queries;
+    * else the fewest resamples with which one can (up to
+      :data:`evalkit.stats.bootstrap.MAX_RESAMPLES`).
 
     Args:
         floors_at: ``B -> each test's smallest attainable p with B resamples``, in the
             family's order (non-increasing in ``B``).
         alpha: the significance level.
         n_resamples: the ``B`` the family ran with.
+        floors_with_n: ``n -> each test's floor with B = n_resamples`` had it ``n``
+            queries (clusters), or None when the tests have different numbers (then no
+            count is named).
+        n_units: the tests' common number of queries (clusters), or None.
+        unit: what ``n_units`` counts, plural ("queries", "clusters", "cases").
     """
     from evalkit.stats.bootstrap import MAX_RESAMPLES
 
-    def rejects(b: int) -> bool:
-        floors = floors_at(b)
-        return bool(floors) and min(1.0, len(floors) * min(floors)) < alpha  # Holm's step 1
+    def rejects(floors: Sequence[float], m: int) -> bool:
+        return bool(floors) and min(1.0, m * min(floors)) < alpha  # Holm's step 1
 
-    if rejects(n_resamples):
+    now = floors_at(n_resamples)
+    m = len(now)
+    if rejects(now, m):
         return None
-    m = len(floors_at(n_resamples))
-    floor = min(floors_at(n_resamples))
-    head = (f"no test can be significant after Holm's correction: {m} tests at alpha = "
-            f"{alpha:g} need a raw p below {alpha / m:.3g}, and the smallest p these tests "
-            f"can give with B = {n_resamples:,} resamples is {floor:.3g}")
-    if not rejects(MAX_RESAMPLES):
+    floor = min(now)
+    tests = f"{m} test{'' if m == 1 else 's'}"
+    these = "this test" if m == 1 else "these tests"
+    with_n = f" with {n_units} {unit}" if n_units is not None else ""
+    at_most = floors_at(MAX_RESAMPLES)
+    if not rejects(at_most, 1):  # even one uncorrected test cannot reject
+        fewest = _fewest_units(floors_with_n, n_units, alpha, m)
+        text = (f"no test can be significant at alpha = {alpha:g} whatever the correction: "
+                f"the smallest p {these} can give{with_n} is {floor:.3g}, and more "
+                f"resamples do not change that (an exact enumeration's floor); the "
+                f"{unit} are too few")
+        if fewest is not None:
+            single, holm_n = fewest
+            text += f": a test can reject with {single} {unit} or more"
+            if m > 1 and holm_n:
+                text += f" ({holm_n} or more with Holm's correction over {tests})"
+        return text
+    head = (f"no test can be significant after Holm's correction: {tests} at alpha = "
+            f"{alpha:g} need a raw p below {alpha / m:.3g}, and the smallest p {these} "
+            f"can give with B = {n_resamples:,} resamples{with_n} is {floor:.3g}")
+    if m == 1:
+        head = (f"no test can be significant at alpha = {alpha:g}: the smallest p this "
+                f"test can give with B = {n_resamples:,} resamples{with_n} is {floor:.3g}")
+    if not rejects(at_most, m):
+        fewest = _fewest_units(floors_with_n, n_units, alpha, m)
+        more = (f", or use {fewest[1]} {unit} or more" if fewest is not None and fewest[1]
+                else f", or use more {unit}")
         return head + ("; more resamples do not change that (an exact enumeration's "
-                       "floor): test fewer metrics or pairs, or use correction 'bh'")
+                       "floor): test fewer metrics or pairs, use correction 'bh' (its "
+                       f"smallest adjusted p does not grow with the number of tests){more}")
     low, high = n_resamples, MAX_RESAMPLES  # rejects(high), not rejects(low)
     while high - low > 1:
         mid = (low + high) // 2
-        low, high = (low, mid) if rejects(mid) else (mid, high)
+        low, high = (low, mid) if rejects(floors_at(mid), m) else (mid, high)
     return (head + f"; B = {high:,} is the fewest that can reject (n_resamples={high}; "
             f"--resamples {high} on the command line)")
+
+
+def _fewest_units(floors_with_n: Callable[[int], Sequence[float]] | None,
+                  n_units: int | None, alpha: float, m: int = 1,
+                  limit: int = 1024) -> tuple[int, int | None] | None:
+    """``(fewest n with which one test can reject, fewest with which Holm over m
+    can)``, searching ``n`` above ``n_units`` up to ``limit`` (None for one not found);
+    None without ``floors_with_n``."""
+    if floors_with_n is None or n_units is None:
+        return None
+    single: int | None = None
+    for n in range(n_units + 1, limit + 1):
+        floors = floors_with_n(n)
+        if not floors:
+            return None
+        if single is None and min(floors) < alpha:
+            single = n
+        if min(1.0, m * min(floors)) < alpha:
+            return (single or n), n
+    return (single, None) if single is not None else None
 
 
 def benjamini_hochberg(p: Sequence[float]) -> list[float]:
@@ -100,41 +158,41 @@ def benjamini_hochberg(p: Sequence[float]) -> list[float]:
 
 
 def westfall_young(
-    t_obs: NDArray[np.float64],
-    null_t: NDArray[np.float64],
-    alternative: str = "two-sided",
+    p_obs: NDArray[np.float64],
+    p_null: NDArray[np.float64],
     exact: bool = False,
 ) -> list[float]:
-    """Step-down max-T adjusted p-values.
+    """Step-down min-P adjusted p-values (Westfall and Young 1993, Algorithm 2.8 with
+    p-values in place of the statistics).
+
+    With the observed ``p_(1) <= ... <= p_(m)``, ``p_adj(i) = max_{k <= i} c_k / R'``,
+    ``c_k`` the rows whose smallest p over the hypotheses ``(k), ..., (m)`` is at most
+    ``p_(k)``. Monte Carlo rows (``exact`` false) are joined by the observed data as one
+    more row, which always counts: ``c_k = #{...} + 1`` and ``R' = R + 1``.
 
     Args:
-        t_obs: observed studentized statistics, shape ``(m,)``.
-        null_t: resampled statistics under H0, shape ``(R, m)``; row ``r`` is one
-            shared resample of every hypothesis.
-        alternative: "two-sided" uses ``|t|``; "greater" ``t``; "less" ``-t``.
-        exact: rows enumerate the whole null distribution (no ``+1`` rule).
+        p_obs: each hypothesis's p of the observed data, shape ``(m,)``.
+        p_null: the same p of each resample, shape ``(R, m)``; row ``r`` is one shared
+            resample of every hypothesis, column ``j`` computed as ``p_obs[j]`` was.
+        exact: the rows enumerate the whole null distribution, the observed data among
+            them (no ``+1`` rule).
 
     Returns:
-        Adjusted p-values, same order as ``t_obs``, monotone in the step-down order,
+        Adjusted p-values, same order as ``p_obs``, monotone in the step-down order,
         in ``(0, 1]``.
     """
-    if alternative == "two-sided":
-        obs, null = np.abs(t_obs), np.abs(null_t)
-    elif alternative == "greater":
-        obs, null = t_obs, null_t
-    else:
-        obs, null = -t_obs, -null_t
+    obs = np.asarray(p_obs, dtype=np.float64)
+    null = np.asarray(p_null, dtype=np.float64)
     m = obs.size
     R = null.shape[0]
-    order = np.argsort(-obs, kind="stable")  # most significant first
-    # successive maxima from the least significant hypothesis upwards
-    running = np.full(R, -np.inf)
+    order = np.argsort(obs, kind="stable")  # most significant first
+    # successive minima from the least significant hypothesis upwards
+    running = np.full(R, np.inf)
     counts = np.empty(m)
     for pos in range(m - 1, -1, -1):
         j = order[pos]
-        running = np.maximum(running, null[:, j])
-        tol = 1e-10 * max(1.0, abs(float(obs[j]))) if np.isfinite(obs[j]) else 0.0
-        counts[pos] = np.count_nonzero(running >= obs[j] - tol)
+        running = np.minimum(running, null[:, j])
+        counts[pos] = np.count_nonzero(running <= obs[j] * (1.0 + 1e-12))
     p_sorted = counts / R if exact else (counts + 1) / (R + 1)
     p_sorted = np.minimum(1.0, np.maximum.accumulate(p_sorted))
     adj = np.empty(m)

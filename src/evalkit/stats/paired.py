@@ -42,8 +42,9 @@ def build_warnings(
     cluster_skewness: float = 0.0,
 ) -> tuple[str, ...]:
     """The notes a reader of one result needs: which test "auto" chose and why, degenerate
-    input, few queries or clusters, skewness (with clusters, the guard's is
-    ``cluster_skewness``, that of the values the sign-flip test flips)."""
+    input, few queries or clusters, skewness (with clusters, ``cluster_skewness``, that
+    of the clusters' sums, the values the tests take as their units and the skew guard
+    of "auto" reads). A note never suggests the method ``requested``."""
     notes: list[str] = []
     if n_clusters is not None:
         few = few_clusters_note(n_clusters)
@@ -77,13 +78,17 @@ def build_warnings(
         notes.append(f"only {n} {queries}: power is low and intervals are wide or unbounded")
     if effect.skewness_warning is not None and n >= 3:
         notes.append(effect.skewness_warning)
-    if abs(effect.skewness) > 1.0 and n < 100 and method in (
-            "t-test", "bootstrap", "randomization"):
+    # with clusters every test runs on one value per cluster: the skewness that matters
+    # (and the one the skew guard of "auto" read) is that of the clusters' sums
+    skew = cluster_skewness if n_clusters is not None else effect.skewness
+    units = n_clusters if n_clusters is not None else n
+    if abs(skew) > 1.0 and units < 100 and method in ("t-test", "bootstrap", "randomization"):
+        what = "clusters' sums are" if n_clusters is not None else "differences are"
         notes.append(
-            f"differences are skewed (G1 = {effect.skewness:.2f}); at this n the "
-            f"{method}'s error rate can drift from alpha"
-            + (" (method 'auto' would add the bootstrap-t)" if method == "randomization"
-               else "")
+            f"{what} skewed (G1 = {skew:.2f}); at this n the {method}'s error rate can "
+            "drift from alpha"
+            + (" (method 'auto' would add the bootstrap-t)"
+               if method == "randomization" and requested == "randomization" else "")
         )
     return tuple(notes)
 

@@ -5,8 +5,8 @@ A slice is a name and the case ids it holds (a tag of the golden cases, ``evalki
 cases alone, with the same method, seed and resamples, so a slice's result is exactly
 the comparison of the runs restricted to its cases; then it adjusts every raw p of every
 slice, metric and pair together (slices x metrics x pairs hypotheses: Holm by default,
-or Benjamini-Hochberg, or none). Westfall-Young's max-T is refused: it needs the
-hypotheses' resampled statistics on one shared set of cases, and slices are different
+or Benjamini-Hochberg, or none). Westfall-Young's min-P is refused: it needs the
+hypotheses' resampled p-values on one shared set of cases, and slices are different
 sets.
 
 A slice too small for any verdict is said so (:func:`small_slice_note`): by the
@@ -126,7 +126,7 @@ def compare_slices(
             shares a case with the runs; and everything :func:`compare_runs` raises.
     """
     if correction not in SLICE_CORRECTIONS:
-        why = (" (max-T needs every hypothesis on one shared set of cases, and slices are "
+        why = (" (min-P needs every hypothesis on one shared set of cases, and slices are "
                "different sets)" if correction == "westfall-young" else "")
         raise ValueError(f"correction {correction!r} cannot adjust slices{why}; choose one "
                          f"of {', '.join(SLICE_CORRECTIONS)}")
