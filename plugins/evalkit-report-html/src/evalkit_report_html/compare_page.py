@@ -156,8 +156,7 @@ def _query_table(rows: tuple[Any, ...], texts: Mapping[str, str]) -> dict[str, A
         else:
             up = r.higher_is_better is not False
             for q, d in zip(r.query_ids, r.differences, strict=True):
-                cls = "tie" if abs(d) <= charts.TIE_ATOL else ("win" if (d > 0) == up
-                                                               else "loss")
+                cls = "tie" if d == 0.0 else ("win" if (d > 0) == up else "loss")
                 col[q] = (num(d, True), cls)
         filled.append(col)
     empty = ("", "")
