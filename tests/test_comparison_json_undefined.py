@@ -92,3 +92,18 @@ def test_slice_rows_carry_the_same(tmp_path: Path) -> None:
     assert one["n_queries"] == 1 and one["p_value"] is None and one["p_adjusted"] is None
     assert one["ci_unbounded"] == []
     assert many["n_queries"] == 8 and isinstance(many["p_value"], float)
+
+
+def test_a_bootstrap_on_three_queries_prints_no_p_a_script_could_read_as_significant(
+        tmp_path: Path) -> None:
+    # rr differences +2/3, +1/2, +1/2: every bootstrap mean is positive, so the bootstrap's
+    # own p is 1/(B+1); with 3 queries no exact paired test can reach 0.05 (2/2**3 = 0.25)
+    (tmp_path / "qrels").write_text("".join(f"q{i} 0 rel 1\n" for i in range(3)))
+    (tmp_path / "base").write_text("".join(
+        "".join(f"q{i} Q0 o{r} {r} {9 - r}.0 b\n" for r in range(1, depth))
+        + f"q{i} Q0 rel {depth} 1.0 b\n" for i, depth in enumerate((3, 2, 2))))
+    (tmp_path / "cand").write_text("".join(f"q{i} Q0 rel 1 2.0 c\n" for i in range(3)))
+    row, _ = _row(tmp_path, "--test", "bootstrap", "--correction", "none")
+    assert row["n_queries"] == 3 and row["diff"] == pytest.approx((2 / 3 + 0.5 + 0.5) / 3)
+    assert row["p_note"] == "n too small" and row["significant"] is False
+    assert row["p_value"] is None and row["p_adjusted"] is None

@@ -9,8 +9,9 @@ per-case details. Compared slice by slice (``by="tag"``) it adds ``by``,
 (:meth:`evalkit.report.slices.SliceEffect.to_dict`). Non-finite numbers (an open
 interval end) are ``null``; ``ci_unbounded`` lists the open ends (``"low"``,
 ``"high"``), so a ``null`` end it does not list was not computed. A row where no test
-was possible (fewer than 2 queries paired; ``p_note`` says ``"n too small"``) has
-``p_value`` and ``p_adjusted`` ``null``.
+was possible or none could decide (fewer than 2 queries paired, or the degenerate-input
+rule: ``p_note`` says ``"n too small"``) has ``p_value`` and ``p_adjusted`` ``null``, so
+no script reads a p below alpha where the reports say "n too small".
 docs/comparison.md lists every field.
 """
 
@@ -29,6 +30,7 @@ from evalkit.comparison.records import (
 )
 from evalkit.io.limits import loads_json
 from evalkit.report.slices import SliceEffect, open_ends
+from evalkit.stats.results import N_TOO_SMALL
 
 _C = TypeVar("_C", bound=ComparisonRecord)
 
@@ -45,7 +47,9 @@ def _run(info: RunInfo) -> dict[str, Any]:
 
 def _row(c: MetricComparison) -> dict[str, Any]:
     e = c.effect
-    tested = c.n_queries >= 2  # else no test ran: no p, the ends not computed
+    # no test ran (one query), or the degenerate-input rule says no test could decide
+    # (p_note "n too small"): no p a script could read as significant
+    tested = c.n_queries >= 2 and c.p_note != N_TOO_SMALL
     return {
         "metric": c.metric, "baseline": c.baseline, "candidate": c.candidate,
         "n_queries": c.n_queries, "n_clusters": c.n_clusters,
@@ -179,15 +183,16 @@ def _row_from(d: Mapping[str, Any], ids: tuple[str, ...], texts: Mapping[str, st
                              f"{len(ids)} query ids")
     dist = d.get("distribution")
     p_res = d.get("p_resamples")
+    untested = int(d["n_queries"]) < 2 or d.get("p_note") == N_TOO_SMALL
     return MetricComparison(
         metric=str(d["metric"]), baseline=str(d["baseline"]), candidate=str(d["candidate"]),
         n_queries=int(d["n_queries"]), baseline_mean=float(d["baseline_mean"]),
         candidate_mean=float(d["candidate_mean"]), diff=float(d["diff"]),
         ci_low=_opt_float(d.get("ci_low")), ci_high=_opt_float(d.get("ci_high")),
-        # no test (fewer than 2 queries): p null in the document, 1 in the record
-        p_value=1.0 if d["p_value"] is None and int(d["n_queries"]) < 2 else float(
-            d["p_value"]),
-        p_adjusted=1.0 if d.get("p_adjusted") is None and int(d["n_queries"]) < 2 and
+        # no test (fewer than 2 queries, or "n too small"): p null in the document, 1 in
+        # the record read back (not significant, as every report prints it)
+        p_value=1.0 if d["p_value"] is None and untested else float(d["p_value"]),
+        p_adjusted=1.0 if d.get("p_adjusted") is None and untested and
         correction != "none" else _opt_float(d.get("p_adjusted")),
         significant=bool(d["significant"]),
         significant_unadjusted=bool(d.get("significant_unadjusted", d["significant"])),

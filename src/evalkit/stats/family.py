@@ -303,7 +303,8 @@ def above_holm_note(results: Sequence[PairedTestResult]) -> str | None:
 
     Min-P is at most Holm when every test's p is read off its own resamples (the share
     of resamples at least as extreme is below ``c`` for at most a share ``c`` of them);
-    the t-test's p (auto on a binary metric) is the t distribution's, whose share of
+    the t-test's p (``t-test``, or auto on a binary metric) is the t distribution's,
+    whose share of
     sign-flipped samples below ``c`` can exceed ``c``, and then so can min-P's answer.
     """
     if not results or results[0].correction != "westfall-young":
@@ -317,8 +318,9 @@ def above_holm_note(results: Sequence[PairedTestResult]) -> str | None:
     shown = "; ".join(over[:5]) + (f"; and {len(over) - 5} more" if len(over) > 5 else "")
     return ("Westfall-Young's adjusted p exceeds Holm's for "
             f"{len(over)} test{'s' if len(over) != 1 else ''}: {shown}; the t-test's p "
-            "(auto on a binary metric) is not calibrated on the sign-flipped samples the "
-            "min-P step reads; correction 'holm' is valid here too")
+            "(--test t-test, or auto on a binary metric) is not calibrated on the "
+            "sign-flipped samples the min-P step reads; correction 'holm' is valid here "
+            "too")
 
 
 def correction_floor_note(results: Sequence[PairedTestResult], correction: str,
