@@ -41,12 +41,14 @@ line-by-line reader here, which gives the same result or the precise error.
 
 from __future__ import annotations
 
+import io
 import math
 import re
-from collections.abc import Callable, Mapping, Sequence
+from array import array
+from collections.abc import Callable, Container, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, overload
+from typing import Any, BinaryIO, Literal, overload
 
 import numpy as np
 
@@ -56,16 +58,29 @@ from evalkit.io.limits import MAX_ID_CHARS, MAX_INFLATED_BYTES, MAX_NAME_CHARS, 
 from evalkit.io.user_files import regular_file_problem
 from evalkit_retrieval.columns import ranked_columns
 from evalkit_retrieval.ranking import DuplicateDocumentError, RankedRun, rank_arrays
-from evalkit_retrieval.trec_bulk import RunTable, bulk_qrels, bulk_run, sha256_meanwhile
+from evalkit_retrieval.trec_bulk import (
+    BOM,
+    RunTable,
+    Stream,
+    bulk_qrels,
+    bulk_run,
+    sha256_meanwhile,
+)
 
-__all__ = ["RunScores", "TrecFormatError", "load_qrels", "load_run", "load_run_scores",
+__all__ = ["DuplicateLineError", "RunScores", "TrecFormatError", "load_qrels", "load_run", "load_run_scores",
            "parse_qrels", "parse_run"]
 
 # the bulk readers (evalkit_retrieval.trec_bulk), tried first
 _bulk_run = bulk_run
 _bulk_qrels = bulk_qrels
 
-_BOM = b"\xef\xbb\xbf"
+#: bytes the careful reader's file objects read at a time
+_BUFFER = 1 << 20
+#: the longest line the careful reader reads (a longer one is refused unread)
+_MAX_LINE = 16 << 20
+#: bytes at the start of a file read carefully before the bulk reader reads it all, so
+#: that a mistake in the first lines is named at once (:func:`_probe`)
+_PROBE = 1 << 14
 _SCORE = re.compile(
     rb"[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf|infinity)\Z", re.IGNORECASE
 )
@@ -105,6 +120,19 @@ class TrecFormatError(ValueError):
         return exc
 
 
+class DuplicateLineError(TrecFormatError):
+    """A run file listing a document twice for one query (``qid``, ``docid``): both lines
+    named. Raised for a query the qrels judge, or for any query when the run is read
+    without its qrels (trec_eval stops on a duplicate in a judged query, and never reads
+    the rankings of the others)."""
+
+    def __init__(self, path: str | Path, line: int, problem: str, fix: str, qid: str,
+                 docid: str) -> None:
+        super().__init__(path, line, problem, fix)
+        self.qid = qid
+        self.docid = docid
+
+
 def _require_regular(p: Path, what: str) -> None:
     """Refuse a pipe, device or directory before it is opened (a FIFO would block)."""
     if regular_file_problem(p, what) is not None:
@@ -115,13 +143,18 @@ def _require_regular(p: Path, what: str) -> None:
 
 
 # --------------------------------------------------------------------------- public API
-def load_run(path: str | Path, *, name: str | None = None) -> RankedRun:
+def load_run(path: str | Path, *, name: str | None = None,
+             judged: Container[str] | None = None) -> RankedRun:
     """Read a TREC run file (plain or gzip) into a :class:`~evalkit.data.ranked_ids.RankedRun`.
 
     Args:
         path: the run file.
         name: the run's name; defaults to the tag of the file's last line (as trec_eval's
             ``runid``).
+        judged: the query ids the qrels judge, when known: a document listed twice for a
+            query outside them is read once (its first line kept), as trec_eval, which
+            never reads an unjudged query's ranking, accepts it. None: every duplicate
+            is refused.
 
     Returns:
         The rankings in trec_eval's order, with ``path`` and ``sha256`` (of the file's
@@ -129,19 +162,22 @@ def load_run(path: str | Path, *, name: str | None = None) -> RankedRun:
 
     Raises:
         FileNotFoundError: no such file.
+        DuplicateLineError (TrecFormatError): a duplicate (see ``judged``), both lines
+            named; the file is read up to the second of them, no further.
         TrecFormatError: see the module docstring; a pipe, device or directory.
     """
     p = Path(path)
     _require_regular(p, "run")
     digest = sha256_meanwhile(p)
     with reading(p, "run"):  # out of memory: one line naming the file (evalkit.cli)
-        # a plain file is read from disk, without a copy of its bytes; the list is the
-        # only reference to the parsed table, which _ranked frees once it is ranked
-        read = [_bulk_run(p)]
+        text = _file_text(p)
+        _probe(text, p, _careful_run, judged=judged)
+        # the list is the only reference to the parsed table, which _ranked frees once
+        # it is ranked
+        read = [_bulk_run(text)]
         if read[0] is None:
-            run = parse_run(p.read_bytes(), source=p)
-        else:
-            run = _ranked(read, p, lambda: _text_bytes(p.read_bytes(), p))
+            read = [_careful_run(text, p, judged)]
+        run = _ranked(read, p, text, judged)
     run.sha256 = digest()
     run.path = str(p)
     if name:
@@ -180,10 +216,9 @@ def load_run_scores(path: str | Path) -> RunScores:
 
     p = Path(path)
     _require_regular(p, "run")
-    cols = _bulk_run(p)
-    if cols is None:
-        data = _text_bytes(p.read_bytes(), p)
-        cols = _bulk_run(data) or _careful_run(data, p)
+    text = _file_text(p)
+    _probe(text, p, _careful_run)
+    cols = _bulk_run(text) or _careful_run(text, p)
     order = rank_order(cols.qids, cols.docids, cols.scores)
     docs = [d if isinstance(d, str) else d.decode("ascii")
             for d in order.ranked(np.asarray(cols.docids)).tolist()]
@@ -193,7 +228,7 @@ def load_run_scores(path: str | Path) -> RunScores:
                            strict=True):
         ranked = docs[st:en]
         if len(set(ranked)) != len(ranked):
-            _careful_run(_text_bytes(p.read_bytes(), p), p)  # names the two lines
+            _careful_run(text, p)  # names the two lines
             raise DuplicateDocumentError(qid, ranked[0])  # pragma: no cover
         queries[qid] = (ranked, scores[st:en])
     return RunScores(cols.tag, queries, str(p))
@@ -241,12 +276,7 @@ def load_qrels(path: str | Path, *, lazy: bool = False, subtopics: bool = False)
     p = Path(path)
     _require_regular(p, "qrels")
     with reading(p, "qrels"):  # out of memory: one line naming the file (evalkit.cli)
-        if subtopics:
-            return parse_qrels(p.read_bytes(), source=p, lazy=lazy, subtopics=True)
-        out = _bulk_qrels(p)  # a plain file is read from disk, without a copy of its bytes
-        if out is None:
-            return parse_qrels(p.read_bytes(), source=p, lazy=lazy)
-    return out if lazy else {q: dict(judged) for q, judged in out.items()}
+        return _qrels(_file_text(p), p, lazy, subtopics)
 
 
 def parse_run(raw: bytes, *, source: str | Path = "<run>") -> RankedRun:
@@ -258,36 +288,41 @@ def parse_run(raw: bytes, *, source: str | Path = "<run>") -> RankedRun:
     Raises:
         TrecFormatError: see the module docstring.
     """
-    data = _text_bytes(raw, source)
-    read: list[RunTable | None] = [_bulk_run(data)]
+    text = _text_bytes(raw, source)
+    _probe(text, source, _careful_run)
+    read: list[RunTable | None] = [_bulk_run(text)]
     if read[0] is None:
-        read = [_careful_run(data, source)]
-    return _ranked(read, source, lambda: data)
+        read = [_careful_run(text, source)]
+    return _ranked(read, source, text)
 
 
-def _ranked(read: list[RunTable | None], source: str | Path, data: Callable[[], bytes]
-            ) -> RankedRun:
-    """The run of what a reader read, ``[table]`` (``data``: the text, for the careful
-    reader to name a duplicate's lines). The list is emptied, so that the caller keeps no
-    reference to the parsed table: a bulk table (41 MB at 1,000,000 lines) is freed before
-    the run's keys are made."""
+def _ranked(read: list[RunTable | None], source: str | Path, text: _Text,
+            judged: Container[str] | None = None) -> RankedRun:
+    """The run of what a reader read, ``[table]`` (``text``: the file's text, for the
+    careful reader to name a duplicate's lines, or to read past duplicates outside
+    ``judged``). The list is emptied, so that the caller keeps no reference to the
+    parsed table: a bulk table (41 MB at 1,000,000 lines) is freed before the run's keys
+    are made, and before the careful reader reads the file again."""
     cols = read.pop()
     assert cols is not None and not read
     name, lines, parser = cols.tag, len(cols.scores), cols.path
-    rankings: dict[str, Sequence[str]]
-    try:
-        if parser == "bulk":
-            parsed: list[Any] = [cols.qids, cols.docids, cols.scores]
-            del cols  # the parsed table is freed once ranked
-            columns = ranked_columns(parsed)
-            if columns.duplicate:
-                raise DuplicateDocumentError("", "")
+    rankings: dict[str, Sequence[str]] | None = None
+    if parser == "bulk":
+        parsed: list[Any] = [cols.qids, cols.docids, cols.scores]
+        del cols  # the parsed table is freed once ranked
+        columns = ranked_columns(parsed)
+        if not columns.duplicate:
             rankings = dict(columns.views())
-        else:
+        del columns
+        if rankings is None:  # raises naming the two lines, or reads past them
+            cols = _careful_run(text, source, judged)
+            name, lines, parser = cols.tag, len(cols.scores), cols.path
+    if rankings is None:
+        try:
             rankings = dict(rank_arrays(cols.qids, cols.docids, cols.scores))
-    except DuplicateDocumentError:
-        _careful_run(data(), source)  # raises with the two line numbers
-        raise  # pragma: no cover - the careful reader always finds it
+        except DuplicateDocumentError:  # pragma: no cover - the careful reader refuses them
+            _careful_run(text, source)
+            raise
     return RankedRun(name=name, rankings=rankings, meta={"lines": lines, "parser": parser})
 
 
@@ -309,38 +344,101 @@ def parse_qrels(raw: bytes, *, source: str | Path = "<qrels>", lazy: bool = Fals
     Raises:
         TrecFormatError: see the module docstring.
     """
-    data = _text_bytes(raw, source)
+    return _qrels(_text_bytes(raw, source), source, lazy, subtopics)
+
+
+def _qrels(text: _Text, source: str | Path, lazy: bool, subtopics: bool) -> _Qrels:
+    """The qrels of ``text``: subtopic qrels when asked and found, else by the bulk
+    reader, else by the careful one."""
     if subtopics:
-        found: _Qrels | None = _subtopic_qrels(data, source)  # qid subtopic docno label
+        found: _Qrels | None = _subtopic_qrels(text, source)  # qid subtopic docno label
         if found is not None:
             return found
-    out = _bulk_qrels(data)
+    _probe(text, source, _careful_qrels)
+    out = _bulk_qrels(text)
     if out is None:
-        return dict(_careful_qrels(data, source))
+        return dict(_careful_qrels(text, source))
     return out if lazy else {q: dict(judged) for q, judged in out.items()}
 
 
 # --------------------------------------------------------------------------- shared
-def _text_bytes(raw: bytes, source: str | Path) -> bytes:
-    from evalkit.io.gzip_data import DamagedGzipError, inflate, is_gzip
+#: a TREC file's text as the readers take it: bytes (a file read into memory), a plain
+#: file on disk, or gzip data decompressed each time it is read (never whole)
+_Text = bytes | Path | Stream
 
-    data = raw
-    if is_gzip(data):
+
+def _file_text(p: Path) -> _Text:
+    """The text of the file ``p``: the file itself, or a :class:`Stream` of it when it is
+    gzip data (its magic bytes)."""
+    from evalkit.io.gzip_data import is_gzip
+
+    with p.open("rb") as fh:
+        head = fh.read(2)
+    return _gzip_text(p, p) if is_gzip(head) else p
+
+
+def _text_bytes(raw: bytes, source: str | Path) -> _Text:
+    """The text of a file's bytes ``raw``: themselves, or a :class:`Stream` of them when
+    they are gzip data."""
+    from evalkit.io.gzip_data import is_gzip
+
+    return _gzip_text(raw, source) if is_gzip(raw) else raw
+
+
+def _gzip_text(data: Path | bytes, source: str | Path) -> Stream:
+    """A :class:`Stream` of the gzip file or bytes ``data``: each read decompresses the
+    next piece, and a read past :data:`MAX_INFLATED_BYTES` or into damaged data raises
+    :class:`TrecFormatError` naming ``source``."""
+
+    def opened() -> BinaryIO:
+        fh = data.open("rb") if isinstance(data, Path) else io.BytesIO(data)
+        return io.BufferedReader(_Inflated(fh, source), _BUFFER)
+
+    return Stream(opened)
+
+
+class _Inflated(io.RawIOBase):
+    """:class:`evalkit.io.gzip_data.GzipReader` refusing, as :class:`TrecFormatError`,
+    damaged data and more than :data:`MAX_INFLATED_BYTES` (a decompression bomb stops
+    there, with what is held in memory one buffer's worth)."""
+
+    def __init__(self, fh: BinaryIO, source: str | Path) -> None:
+        from evalkit.io.gzip_data import GzipReader
+
+        super().__init__()
+        self._fh = fh
+        self._source = source
+        self._reader = GzipReader(fh, MAX_INFLATED_BYTES, refuse_more=True)
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        from evalkit.io.gzip_data import DamagedGzipError, InflateLimitError
+
         try:
-            data = inflate(data, MAX_INFLATED_BYTES)
+            return self._reader.readinto(buffer)
         except DamagedGzipError as exc:
-            raise TrecFormatError(source, None, str(exc),
+            raise TrecFormatError(self._source, None, str(exc),
                                   "Copy or download the file again") from None
-        if len(data) > MAX_INFLATED_BYTES:
-            cap = f"{MAX_INFLATED_BYTES / (1 << 20):,.0f} MiB"
+        except InflateLimitError as exc:
             raise TrecFormatError(
-                source, None, f"decompresses to more than {cap}, "
-                "the most evalkit decompresses of a gzip input (a decompression bomb stops "
-                "there)", "If the file really is that large, decompress it (gunzip -k) "
-                "and pass the plain file")
-    if data.startswith(_BOM):
-        data = data[len(_BOM):]
-    return data
+                self._source, None, f"{exc}, the most evalkit decompresses of a gzip input "
+                "(a decompression bomb stops there)", "If the file really is that large, "
+                "decompress it (gunzip -k) and pass the plain file") from None
+
+    def close(self) -> None:
+        self._fh.close()
+        super().close()
+
+
+def _open_text(text: _Text) -> BinaryIO:
+    """A binary file object reading ``text`` from its start."""
+    if isinstance(text, bytes):
+        return io.BytesIO(text)
+    if isinstance(text, Stream):
+        return text.open()
+    return text.open("rb", buffering=_BUFFER)
 
 
 def _fields(line: bytes) -> list[bytes]:
@@ -388,26 +486,56 @@ def _decode(field: bytes, source: str | Path, lineno: int, what: str,
         ) from None
 
 
-def _lines(data: bytes, source: str | Path) -> list[tuple[int, list[bytes]]]:
-    """``(line number, fields)`` of every data line (blank and comment lines skipped)."""
-    out: list[tuple[int, list[bytes]]] = []
-    for lineno, line in enumerate(data.split(b"\n"), start=1):
-        fields = _fields(line)
-        if not fields or fields[0].startswith(b"#"):
-            continue
-        if b"\x00" in line:
-            raise TrecFormatError(
-                source, lineno, "the line contains a NUL byte",
-                "The file may be binary or in UTF-16; save it as UTF-8 text",
-            )
-        if not out and fields[0][:1] in (b"{", b"["):
-            raise TrecFormatError(
-                source, lineno, "the file is JSON, not whitespace-separated TREC fields",
-                "A run artifact (JSON Lines written by `evalkit run`) is read by `evalkit "
-                "compare`, `gate` and `pairwise`; this command needs a TREC run or qrels file",
-            )
-        out.append((lineno, fields))
-    return out
+def _probe(text: _Text, source: str | Path, read: Callable[..., object], **kw: Any) -> None:
+    """Read the whole lines of the first :data:`_PROBE` bytes of ``text`` with the careful
+    reader ``read`` (``kw`` its options), so that their first mistake (a duplicate on line
+    2, a malformed line) is raised before the bulk reader reads the whole file: the
+    careful reader stops at a file's first mistake, so one found here is the one it names.
+
+    Raises:
+        TrecFormatError: the first mistake of those lines.
+    """
+    with _open_text(text) as fh:
+        head = fh.read(_PROBE)
+    if len(head) == _PROBE:
+        head = head[:head.rfind(b"\n") + 1]
+    if head:
+        read(head, source, head=True, **kw)
+
+
+def _lines(text: _Text, source: str | Path) -> Iterator[tuple[int, list[bytes]]]:
+    """``(line number, fields)`` of every data line (blank and comment lines skipped), read
+    from the file a buffer at a time: a caller that stops at a bad line has read the file
+    no further, and no line is kept once its fields are handed over."""
+    with _open_text(text) as fh:
+        data_seen = False
+        for lineno, line in enumerate(iter(lambda: fh.readline(_MAX_LINE), b""), start=1):
+            if len(line) == _MAX_LINE and not line.endswith(b"\n"):
+                raise TrecFormatError(
+                    source, lineno, f"the line is longer than {_MAX_LINE >> 20} MiB (starts "
+                    f"{line[:20].decode('utf-8', 'replace')!r})" + (
+                        ", and holds NUL bytes" if b"\x00" in line else ""),
+                    "A TREC line holds a few short fields: was a binary file, or a file "
+                    "without line breaks, passed?")
+            if lineno == 1 and line.startswith(BOM):
+                line = line[len(BOM):]
+            fields = _fields(line)
+            if not fields or fields[0].startswith(b"#"):
+                continue
+            if b"\x00" in line:
+                raise TrecFormatError(
+                    source, lineno, "the line contains a NUL byte",
+                    "The file may be binary or in UTF-16; save it as UTF-8 text",
+                )
+            if not data_seen and fields[0][:1] in (b"{", b"["):
+                raise TrecFormatError(
+                    source, lineno, "the file is JSON, not whitespace-separated TREC fields",
+                    "A run artifact (JSON Lines written by `evalkit run`) is read by `evalkit "
+                    "compare`, `gate` and `pairwise`; this command needs a TREC run or qrels "
+                    "file",
+                )
+            data_seen = True
+            yield lineno, fields
 
 
 def _empty(source: str | Path, kind: str, fields: str) -> TrecFormatError:
@@ -420,13 +548,28 @@ def _empty(source: str | Path, kind: str, fields: str) -> TrecFormatError:
 
 
 # --------------------------------------------------------------------------- runs
-def _careful_run(data: bytes, source: str | Path) -> RunTable:
+def _careful_run(text: _Text, source: str | Path, judged: Container[str] | None = None,
+                 *, head: bool = False) -> RunTable:
+    """The run ``text`` holds, read line by line, stopping at the first line that is wrong
+    (named with its problem and fix). A duplicate of a query outside ``judged`` (when
+    given) is skipped: see :func:`load_run`. ``head``: ``text`` is the first lines of a
+    file only (:func:`_probe`), so that no data line, or the last line's tag, say nothing.
+
+    Memory: each line read keeps its document id (a ``str``), its score (8 bytes), a
+    reference to its query's id (one ``str`` per query) and its line number in its
+    query's ``{doc: line}``.
+
+    Raises:
+        TrecFormatError: see the module docstring; DuplicateLineError for a duplicate.
+    """
     qids: list[str] = []
     docids: list[str] = []
-    scores: list[float] = []
-    first_line: dict[tuple[str, str], int] = {}
+    scores = array("d")
+    # by query id: that id (one str per query, which every line of the query refers to)
+    # and {doc: line}
+    first_line: dict[str, tuple[str, dict[str, int]]] = {}
     tag, tag_line = "", 0
-    for lineno, fields in _lines(data, source):
+    for lineno, fields in _lines(text, source):
         if len(fields) < 6:
             qrels_like = len(fields) == 4 and _LABEL.match(fields[3]) is not None
             raise TrecFormatError(
@@ -460,36 +603,45 @@ def _careful_run(data: bytes, source: str | Path) -> RunTable:
                 "score above or below every other document; to keep this document first "
                 "(or last), give it a finite score above (or below) the others of its query",
             )
-        key = (qid, doc)
-        if key in first_line:
-            raise TrecFormatError(
+        tag = _decode(fields[5], source, lineno, "run tag", None)
+        tag_line = lineno
+        known = first_line.get(qid)
+        if known is None:
+            known = first_line[qid] = (qid, {})
+        qid, lines_of = known
+        if doc in lines_of:
+            if judged is not None and qid not in judged:
+                continue  # trec_eval never reads the ranking of a query it does not judge
+            why = ("A run may rank each document once per query; trec_eval stops on this "
+                   "file with 'duplicate docs' too, as the qrels judge this query"
+                   if judged is not None else
+                   "A run may rank each document once per query (trec_eval stops with "
+                   "'duplicate docs' when the qrels judge the query)")
+            raise DuplicateLineError(
                 source, lineno,
                 f"document {_shown(doc)} is listed again for query {_shown(qid)} (first on "
-                f"line "
-                f"{first_line[key]})",
-                "A run may rank each document once per query; trec_eval stops on this "
-                "file with 'duplicate docs'. Keep one line per (query, document)",
-            )
-        first_line[key] = lineno
+                f"line {lines_of[doc]})", f"{why}. Keep one line per (query, document)",
+                qid, doc)
+        lines_of[doc] = lineno
         qids.append(qid)
         docids.append(doc)
         scores.append(score)
-        tag = _decode(fields[5], source, lineno, "run tag", None)
-        tag_line = lineno
-    if not qids:
+    if head or not qids:
+        if head:
+            return RunTable(qids=[], docids=[], scores=np.zeros(0), tag="", path="careful")
         raise _empty(source, "run", _RUN_FIELDS)
     # the last line's tag names the run (as in trec_eval); only that one is printed back
     _decode(tag.encode("utf-8"), source, tag_line, "run tag", MAX_NAME_CHARS)
     return RunTable(
-        qids=qids, docids=docids, scores=np.asarray(scores, dtype=np.float64), tag=tag,
-        path="careful",
+        qids=qids, docids=docids, scores=np.frombuffer(scores, dtype=np.float64).copy(),
+        tag=tag, path="careful",
     )
 
 
 # --------------------------------------------------------------------------- qrels
-def _subtopic_qrels(data: bytes, source: str | Path) -> dict[str, dict[str, int]] | None:
+def _subtopic_qrels(text: _Text, source: str | Path) -> dict[str, dict[str, int]] | None:
     """``{qid: SubtopicJudgments}`` (each a ``dict``) of subtopic qrels, or None when
-    ``data`` is ordinary qrels (:func:`~evalkit_retrieval.subtopics.is_subtopic_qrels`).
+    ``text`` is ordinary qrels (:func:`~evalkit_retrieval.subtopics.is_subtopic_qrels`).
 
     Raises:
         TrecFormatError: a line without four fields, a label that is not an integer, a
@@ -497,11 +649,12 @@ def _subtopic_qrels(data: bytes, source: str | Path) -> dict[str, dict[str, int]
     """
     from evalkit_retrieval.subtopics import SubtopicJudgments, is_subtopic_qrels
 
-    if not is_subtopic_qrels(data):
-        return None
+    with _open_text(text) as fh:
+        if not is_subtopic_qrels(fh):
+            return None
     grouped: dict[str, dict[str, dict[str, int]]] = {}
     where: dict[tuple[str, str, str], int] = {}
-    for lineno, fields in _lines(data, source):
+    for lineno, fields in _lines(text, source):
         if len(fields) != 4:
             raise TrecFormatError(
                 source, lineno, f"expected 4 fields (qid subtopic docno label), got "
@@ -545,10 +698,17 @@ def _label(field: bytes, source: str | Path, lineno: int) -> int:
     return label
 
 
-def _careful_qrels(data: bytes, source: str | Path) -> dict[str, dict[str, int]]:
+def _careful_qrels(text: _Text, source: str | Path, *, head: bool = False
+                   ) -> dict[str, dict[str, int]]:
+    """The qrels ``text`` holds, read line by line, stopping at the first line that is
+    wrong (named with its problem and fix); ``head`` as for :func:`_careful_run`.
+
+    Raises:
+        TrecFormatError: see the module docstring.
+    """
     out: dict[str, dict[str, int]] = {}
     first_line: dict[tuple[str, str], tuple[int, int, bytes]] = {}
-    for lineno, fields in _lines(data, source):
+    for lineno, fields in _lines(text, source):
         if len(fields) != 4:
             run_like = len(fields) >= 6 and _SCORE.match(fields[4]) is not None
             hint = (
@@ -589,6 +749,6 @@ def _careful_qrels(data: bytes, source: str | Path) -> dict[str, dict[str, int]]
             )
         first_line[key] = (lineno, label, fields[1])
         out.setdefault(qid, {})[doc] = label
-    if not out:
+    if not out and not head:
         raise _empty(source, "qrels", _QRELS_FIELDS)
     return out

@@ -1,0 +1,140 @@
+"""A TREC run or qrels file with a mistake is read no further than the mistake, and a
+gzip file is decompressed as it is read: what a bad file costs does not grow with what
+follows the bad line, nor with what a gzip file decompresses to.
+
+Measured on generated files: the bytes the careful (line-by-line) reader reads, counted
+on its file objects, and the peak of Python's and numpy's allocations (``tracemalloc``).
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import tracemalloc
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import evalkit_retrieval.trec as trec
+import pytest
+
+LINES = 200_000  # about 5 MB of run lines
+
+
+def run_lines(n: int, *, dup_at: int | None = None) -> bytes:
+    """``n`` lines of distinct documents (10 queries); line ``dup_at`` (1-based) repeats
+    line 1."""
+    out = [f"q{i % 10} Q0 doc{i:07d} {i} {1 / (i + 1):.6f} sys\n" for i in range(n)]
+    if dup_at is not None:
+        out[dup_at - 1] = out[0]
+    return "".join(out).encode()
+
+
+class Counted(io.RawIOBase):
+    """A file object that counts the bytes read through it."""
+
+    def __init__(self, inner: Any, tally: list[int]) -> None:
+        self.inner, self.tally = inner, tally
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b: Any) -> int:
+        n: int = self.inner.readinto(b)
+        self.tally[0] += n
+        return n
+
+    def close(self) -> None:
+        self.inner.close()
+        super().close()
+
+
+@pytest.fixture()
+def careful_bytes(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The bytes the careful reader (and its first-lines probe) reads, in ``[0]``."""
+    tally = [0]
+    opened: Callable[..., Any] = trec._open_text
+    monkeypatch.setattr(trec, "_open_text",
+                        lambda text: io.BufferedReader(Counted(opened(text), tally)))
+    return tally
+
+
+@contextmanager
+def peak() -> Iterator[list[int]]:
+    """The peak of traced allocations within the block, in bytes, in ``[0]``."""
+    out = [0]
+    tracemalloc.start()
+    try:
+        yield out
+    finally:
+        out[0] = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+
+
+@pytest.mark.parametrize("packed", [False, True], ids=["plain", "gzip"])
+def test_a_duplicate_on_line_2_is_named_having_read_the_first_lines_only(
+        tmp_path: Path, careful_bytes: list[int], monkeypatch: pytest.MonkeyPatch,
+        packed: bool) -> None:
+    data = run_lines(LINES, dup_at=2)
+    path = tmp_path / ("run.gz" if packed else "run")
+    path.write_bytes(gzip.compress(data, 1) if packed else data)
+    monkeypatch.setattr(trec, "_bulk_run", lambda *a: pytest.fail("the bulk reader ran"))
+    with peak() as most, pytest.raises(trec.DuplicateLineError, match=r"run(\.gz)?:2: "):
+        trec.load_run(path)
+    assert careful_bytes[0] <= 2 * trec._BUFFER < len(data) / 2
+    assert most[0] < len(data) / 2  # 5 MB file: no copy of it, no table of its lines
+
+
+def test_a_duplicate_past_the_first_lines_stops_the_careful_reader_there(
+        tmp_path: Path, careful_bytes: list[int]) -> None:
+    """The bulk reader reads the whole file, finds a duplicate and hands the file to the
+    careful reader, which stops at the duplicate's line (the 5,000th of 200,000)."""
+    data = run_lines(LINES, dup_at=5000)
+    (tmp_path / "run").write_bytes(data)
+    with pytest.raises(trec.DuplicateLineError, match=":5000: .*first on line 1"):
+        trec.load_run(tmp_path / "run")
+    line = len(data) // LINES
+    # the probe's first lines, then buffered reads up to line 5,000 (one buffer past it)
+    assert careful_bytes[0] <= trec._PROBE + 5000 * line + trec._BUFFER < len(data)
+
+
+def test_the_careful_reader_keeps_a_small_multiple_of_the_file(tmp_path: Path) -> None:
+    """A file only the careful reader reads (a non-ASCII id) with its mistake on the last
+    line: every line is read and kept until then, at a few times the file's size (about
+    100 bytes a line), with no copy of the file or list of its lines besides."""
+    data = run_lines(LINES, dup_at=LINES).replace(b"doc0000001", "dóc0000001".encode())
+    (tmp_path / "run").write_bytes(data)
+    with peak() as most, pytest.raises(trec.DuplicateLineError, match=f":{LINES}: "):
+        trec.load_run(tmp_path / "run")
+    assert most[0] < 6 * len(data), (most[0], len(data))
+
+
+@pytest.mark.parametrize("kind", ["run", "qrels"])
+def test_a_gzip_bomb_is_refused_in_memory_that_does_not_grow_with_the_cap(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str) -> None:
+    cap = 64 << 20
+    monkeypatch.setattr(trec, "MAX_INFLATED_BYTES", cap)
+    line = b"q1 Q0 d1 1 0.5 s\n" if kind == "run" else b"q1 0 d1 1\n"
+    head = run_lines(1000) if kind == "run" else b"".join(
+        f"q0 0 h{i} 1\n".encode() for i in range(2000))
+    assert len(head) > trec._PROBE  # valid first lines: the cap is met before the duplicate
+    bomb = tmp_path / f"bomb.{kind}.gz"
+    with gzip.open(bomb, "wb", compresslevel=1) as fh:
+        fh.write(head)
+        for _ in range(2 * cap // (len(line) << 16) + 1):
+            fh.write(line * (1 << 16))
+    load = trec.load_run if kind == "run" else trec.load_qrels
+    with peak() as most, pytest.raises(trec.TrecFormatError,
+                                       match="decompresses to more than 64 MiB"):
+        load(bomb)
+    assert most[0] < cap // 4, most[0]  # buffers of about a megabyte, never the text
+
+
+def test_a_line_without_end_is_refused_at_its_first_16_mib(tmp_path: Path) -> None:
+    path = tmp_path / "run.gz"
+    with gzip.open(path, "wb", compresslevel=1) as fh:
+        fh.write(b"q1 Q0 " + b"a" * (40 << 20))  # 40 MiB without a line break
+    with pytest.raises(trec.TrecFormatError,
+                       match=r"run.gz:1: the line is longer than 16 MiB \(starts 'q1 Q0 a"):
+        trec.load_run(path)
