@@ -92,7 +92,7 @@ def test_a_duplicate_past_the_first_lines_stops_the_careful_reader_there(
     careful reader, which stops at the duplicate's line (the 5,000th of 200,000)."""
     data = run_lines(LINES, dup_at=5000)
     (tmp_path / "run").write_bytes(data)
-    with pytest.raises(trec.DuplicateLineError, match=":5000: .*first on line 1"):
+    with pytest.raises(trec.DuplicateLineError, match=r":5000: .*first on line 1"):
         trec.load_run(tmp_path / "run")
     line = len(data) // LINES
     # the probe's first lines, then buffered reads up to line 5,000 (one buffer past it)

@@ -67,8 +67,8 @@ from evalkit_retrieval.trec_bulk import (
     sha256_meanwhile,
 )
 
-__all__ = ["DuplicateLineError", "RunScores", "TrecFormatError", "load_qrels", "load_run", "load_run_scores",
-           "parse_qrels", "parse_run"]
+__all__ = ["DuplicateLineError", "RunScores", "TrecFormatError", "load_qrels", "load_run",
+           "load_run_scores", "parse_qrels", "parse_run"]
 
 # the bulk readers (evalkit_retrieval.trec_bulk), tried first
 _bulk_run = bulk_run
