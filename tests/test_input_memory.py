@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import evalkit_retrieval.trec as trec
+import evalkit_retrieval.trec_text as trec_text
 import pytest
 from typer.testing import CliRunner
 
@@ -23,7 +24,7 @@ def invoke(*args: str) -> Any:
 
 
 #: distinct lines before a bomb's repeated one: more than the first lines the careful
-#: reader reads before the bulk reader (trec._PROBE bytes), so that the cap, not the
+#: reader reads before the bulk reader (trec_text.PROBE bytes), so that the cap, not the
 #: duplicate, is met first
 HEAD_LINES = 2000
 
@@ -33,7 +34,7 @@ def _bomb(path: Path, size: int) -> Path:
     line = b"q1 0 d1 1\n" if qrels else b"q1 Q0 d1 1 0.5 s\n"
     head = b"".join((f"q0 0 h{i} 1\n" if qrels else f"q0 Q0 h{i} 1 0.5 s\n").encode()
                     for i in range(HEAD_LINES))
-    assert len(head) > trec._PROBE
+    assert len(head) > trec_text.PROBE
     path.write_bytes(gzip.compress(head + line * (size // len(line) + 1), 1))
     return path
 

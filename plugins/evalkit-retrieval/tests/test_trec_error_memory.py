@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import evalkit_retrieval.trec as trec
+import evalkit_retrieval.trec_text as trec_text
 import pytest
 
 LINES = 200_000  # about 5 MB of run lines
@@ -54,8 +55,8 @@ class Counted(io.RawIOBase):
 def careful_bytes(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """The bytes the careful reader (and its first-lines probe) reads, in ``[0]``."""
     tally = [0]
-    opened: Callable[..., Any] = trec._open_text
-    monkeypatch.setattr(trec, "_open_text",
+    opened: Callable[..., Any] = trec_text.open_text
+    monkeypatch.setattr(trec_text, "open_text",
                         lambda text: io.BufferedReader(Counted(opened(text), tally)))
     return tally
 
@@ -82,7 +83,7 @@ def test_a_duplicate_on_line_2_is_named_having_read_the_first_lines_only(
     monkeypatch.setattr(trec, "_bulk_run", lambda *a: pytest.fail("the bulk reader ran"))
     with peak() as most, pytest.raises(trec.DuplicateLineError, match=r"run(\.gz)?:2: "):
         trec.load_run(path)
-    assert careful_bytes[0] <= 2 * trec._BUFFER < len(data) / 2
+    assert careful_bytes[0] <= 2 * trec_text.BUFFER < len(data) / 2
     assert most[0] < len(data) / 2  # 5 MB file: no copy of it, no table of its lines
 
 
@@ -96,7 +97,7 @@ def test_a_duplicate_past_the_first_lines_stops_the_careful_reader_there(
         trec.load_run(tmp_path / "run")
     line = len(data) // LINES
     # the probe's first lines, then buffered reads up to line 5,000 (one buffer past it)
-    assert careful_bytes[0] <= trec._PROBE + 5000 * line + trec._BUFFER < len(data)
+    assert careful_bytes[0] <= trec_text.PROBE + 5000 * line + trec_text.BUFFER < len(data)
 
 
 def test_the_careful_reader_keeps_a_small_multiple_of_the_file(tmp_path: Path) -> None:
@@ -118,7 +119,7 @@ def test_a_gzip_bomb_is_refused_in_memory_that_does_not_grow_with_the_cap(
     line = b"q1 Q0 d1 1 0.5 s\n" if kind == "run" else b"q1 0 d1 1\n"
     head = run_lines(1000) if kind == "run" else b"".join(
         f"q0 0 h{i} 1\n".encode() for i in range(2000))
-    assert len(head) > trec._PROBE  # valid first lines: the cap is met before the duplicate
+    assert len(head) > trec_text.PROBE  # valid first lines: the cap is met before the duplicate
     bomb = tmp_path / f"bomb.{kind}.gz"
     with gzip.open(bomb, "wb", compresslevel=1) as fh:
         fh.write(head)

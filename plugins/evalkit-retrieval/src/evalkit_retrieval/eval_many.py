@@ -141,16 +141,18 @@ def run_name(path: Path) -> str:
 def _last_tag(path: Path) -> str | None:
     """Field 6 of the last line of ``path`` (plain or gzip) that is not blank or a
     comment, or None."""
-    import gzip
+    import io
 
-    from evalkit.io.gzip_data import is_gzip
+    from evalkit.io.gzip_data import GzipReader, is_gzip
+    from evalkit.io.limits import MAX_INFLATED_BYTES
 
     with path.open("rb") as fh:
         gzipped = is_gzip(fh.read(2))
     last: bytes | None = None
-    if gzipped:
-        with gzip.open(path, "rb") as fh:
-            for line in fh:
+    if gzipped:  # decompressed a piece at a time, to the cap the run's reader applies
+        with path.open("rb") as raw:
+            text = io.BufferedReader(GzipReader(raw, MAX_INFLATED_BYTES), 1 << 20)
+            for line in iter(lambda: text.readline(1 << 20), b""):  # no line held whole
                 if _data_line(line):
                     last = line
     else:

@@ -239,8 +239,10 @@ def evaluate_run(
     specs = resolve_metrics(metrics)
     try:
         ranked = load_run_input(run, name)
-    except DuplicateLineError:
+    except DuplicateLineError as exc:
         q = load_qrels_input(qrels, metrics)
+        if exc.qid in q.judgments:
+            raise exc.in_judged_query() from None
         ranked = _judged_run(run, name, q.judgments)
     else:
         q = load_qrels_input(qrels, metrics)

@@ -16,13 +16,16 @@ Formats (fields separated by any run of ASCII whitespace):
 Accepted as trec_eval accepts them: comment lines (first non-blank character ``#``; a
 ``#`` anywhere else belongs to the field, as in MS MARCO v2.1 segment ids), blank lines,
 tabs and runs of spaces, CRLF line endings, a missing final newline, gzip compression
-(``.gz`` or gzip magic bytes; decompressed to at most
+(``.gz`` or gzip magic bytes; decompressed as it is read, never held whole, to at most
 :data:`evalkit.io.limits.MAX_INFLATED_BYTES`, 1 GiB, a larger stream is refused). Accepted
 beyond trec_eval: a UTF-8 byte-order mark (trec_eval would read it as part of the first
 query id).
 
 Refused with :class:`TrecFormatError` (file, line and fix in the message): a document
-listed twice for one query, in a run or in qrels (trec_eval: ``duplicate docs``); a line
+listed twice for one query, in a run (:class:`DuplicateLineError`; when the judged queries
+are known, only in one of them, as trec_eval, which reads no other query's ranking:
+:func:`load_run`'s ``judged``) or in qrels (trec_eval: ``duplicate docs``); a line
+longer than :data:`~evalkit_retrieval.trec_text.MAX_LINE` (16 MiB, refused unread); a line
 with too few fields (or a qrels line with too many); a score that is not a number, or not
 a finite one (``nan``, ``inf``, ``-inf``, or beyond the range of a double, such as
 ``1e999``: trec_eval's ``atof`` would rank an infinite score above or below every other
@@ -30,25 +33,29 @@ document); a label that is not an integer (or beyond 64 bits); text that is not 
 NUL bytes; a file with no data lines; a query or document id longer than
 :data:`evalkit.io.limits.MAX_ID_CHARS` (1024) bytes, or a run tag longer than
 :data:`evalkit.io.limits.MAX_NAME_CHARS` (256).
-A message echoes at most :data:`_SHOWN_CHARS` characters of a field, saying its length.
+A message echoes at most :data:`~evalkit_retrieval.trec_text.SHOWN_CHARS` characters of
+a field, saying its length.
 
 Speed: a well-formed file is parsed in bulk (:mod:`evalkit_retrieval.trec_bulk`:
 ``numpy.loadtxt`` into byte-string columns) and kept in arrays, ranked and grouped
 without a string per line (:mod:`evalkit_retrieval.columns`). Anything unusual (non-ASCII
 bytes, very long ids, a malformed line, a duplicate) sends the file through the careful
-line-by-line reader here, which gives the same result or the precise error.
+line-by-line reader here, which gives the same result or the precise error. The careful
+reader reads the file (or the gzip stream) a buffer at a time and stops at the first
+mistake; the first :data:`~evalkit_retrieval.trec_text.PROBE` bytes (16 KiB) of every
+file go through it before the bulk reader, so that a mistake in the first lines is named
+without a bulk read.
 """
 
 from __future__ import annotations
 
-import io
 import math
 import re
 from array import array
-from collections.abc import Callable, Container, Iterator, Mapping, Sequence
+from collections.abc import Container, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO, Literal, overload
+from typing import Any, Literal, overload
 
 import numpy as np
 
@@ -58,14 +65,19 @@ from evalkit.io.limits import MAX_ID_CHARS, MAX_INFLATED_BYTES, MAX_NAME_CHARS, 
 from evalkit.io.user_files import regular_file_problem
 from evalkit_retrieval.columns import ranked_columns
 from evalkit_retrieval.ranking import DuplicateDocumentError, RankedRun, rank_arrays
-from evalkit_retrieval.trec_bulk import (
-    BOM,
-    RunTable,
-    Stream,
-    bulk_qrels,
-    bulk_run,
-    sha256_meanwhile,
+from evalkit_retrieval.trec_bulk import RunTable, bulk_qrels, bulk_run, sha256_meanwhile
+from evalkit_retrieval.trec_text import SHOWN_CHARS as _SHOWN_CHARS
+from evalkit_retrieval.trec_text import (
+    DuplicateLineError,
+    TrecFormatError,
+    file_text,
+    text_bytes,
 )
+from evalkit_retrieval.trec_text import Text as _Text
+from evalkit_retrieval.trec_text import lines as _lines
+from evalkit_retrieval.trec_text import open_text as _open_text
+from evalkit_retrieval.trec_text import probe as _probe
+from evalkit_retrieval.trec_text import shown as _shown
 
 __all__ = ["DuplicateLineError", "RunScores", "TrecFormatError", "load_qrels", "load_run",
            "load_run_scores", "parse_qrels", "parse_run"]
@@ -74,13 +86,6 @@ __all__ = ["DuplicateLineError", "RunScores", "TrecFormatError", "load_qrels", "
 _bulk_run = bulk_run
 _bulk_qrels = bulk_qrels
 
-#: bytes the careful reader's file objects read at a time
-_BUFFER = 1 << 20
-#: the longest line the careful reader reads (a longer one is refused unread)
-_MAX_LINE = 16 << 20
-#: bytes at the start of a file read carefully before the bulk reader reads it all, so
-#: that a mistake in the first lines is named at once (:func:`_probe`)
-_PROBE = 1 << 14
 _SCORE = re.compile(
     rb"[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf|infinity)\Z", re.IGNORECASE
 )
@@ -89,48 +94,10 @@ _RUN_FIELDS = "qid iter docno rank score tag"
 _QRELS_FIELDS = "qid iter docno label"
 #: trec_eval's ``Q0`` in the qrels' second column, counted as ``0`` when told apart
 _PLAIN_ITER = {b"Q0": b"0"}
-#: the most characters of a field a message echoes (a longer one is cut, its length said)
-_SHOWN_CHARS = 40
 
 
 #: what the qrels readers return: dicts, or (``lazy``) views
 _Qrels = dict[str, dict[str, int]] | dict[str, Mapping[str, int]]
-
-
-class TrecFormatError(ValueError):
-    """A TREC run or qrels file that cannot be read as such.
-
-    Attributes:
-        path: the file.
-        line: the 1-based line number, or ``None`` for whole-file problems.
-    """
-
-    def __init__(self, path: str | Path, line: int | None, problem: str, fix: str) -> None:
-        self.path = str(path)
-        self.line = line
-        where = f"{path}:{line}" if line is not None else str(path)
-        super().__init__(f"{where}: {problem}. {fix}")
-
-    @classmethod
-    def whole(cls, path: str | Path, message: str) -> TrecFormatError:
-        """The error of the file ``path`` with ``message`` as its whole text (one a
-        shared wording gives, such as :func:`evalkit.io.input_files.directory_message`)."""
-        exc = cls(path, None, "", "")
-        exc.args = (message,)
-        return exc
-
-
-class DuplicateLineError(TrecFormatError):
-    """A run file listing a document twice for one query (``qid``, ``docid``): both lines
-    named. Raised for a query the qrels judge, or for any query when the run is read
-    without its qrels (trec_eval stops on a duplicate in a judged query, and never reads
-    the rankings of the others)."""
-
-    def __init__(self, path: str | Path, line: int, problem: str, fix: str, qid: str,
-                 docid: str) -> None:
-        super().__init__(path, line, problem, fix)
-        self.qid = qid
-        self.docid = docid
 
 
 def _require_regular(p: Path, what: str) -> None:
@@ -362,98 +329,16 @@ def _qrels(text: _Text, source: str | Path, lazy: bool, subtopics: bool) -> _Qre
 
 
 # --------------------------------------------------------------------------- shared
-#: a TREC file's text as the readers take it: bytes (a file read into memory), a plain
-#: file on disk, or gzip data decompressed each time it is read (never whole)
-_Text = bytes | Path | Stream
-
-
 def _file_text(p: Path) -> _Text:
-    """The text of the file ``p``: the file itself, or a :class:`Stream` of it when it is
-    gzip data (its magic bytes)."""
-    from evalkit.io.gzip_data import is_gzip
-
-    with p.open("rb") as fh:
-        head = fh.read(2)
-    return _gzip_text(p, p) if is_gzip(head) else p
+    """The text of the file ``p`` (:func:`~evalkit_retrieval.trec_text.file_text`), gzip
+    refused past :data:`MAX_INFLATED_BYTES`."""
+    return file_text(p, MAX_INFLATED_BYTES)
 
 
 def _text_bytes(raw: bytes, source: str | Path) -> _Text:
-    """The text of a file's bytes ``raw``: themselves, or a :class:`Stream` of them when
-    they are gzip data."""
-    from evalkit.io.gzip_data import is_gzip
-
-    return _gzip_text(raw, source) if is_gzip(raw) else raw
-
-
-def _gzip_text(data: Path | bytes, source: str | Path) -> Stream:
-    """A :class:`Stream` of the gzip file or bytes ``data``: each read decompresses the
-    next piece, and a read past :data:`MAX_INFLATED_BYTES` or into damaged data raises
-    :class:`TrecFormatError` naming ``source``."""
-
-    def opened() -> BinaryIO:
-        fh = data.open("rb") if isinstance(data, Path) else io.BytesIO(data)
-        return io.BufferedReader(_Inflated(fh, source), _BUFFER)
-
-    return Stream(opened)
-
-
-class _Inflated(io.RawIOBase):
-    """:class:`evalkit.io.gzip_data.GzipReader` refusing, as :class:`TrecFormatError`,
-    damaged data and more than :data:`MAX_INFLATED_BYTES` (a decompression bomb stops
-    there, with what is held in memory one buffer's worth)."""
-
-    def __init__(self, fh: BinaryIO, source: str | Path) -> None:
-        from evalkit.io.gzip_data import GzipReader
-
-        super().__init__()
-        self._fh = fh
-        self._source = source
-        self._reader = GzipReader(fh, MAX_INFLATED_BYTES, refuse_more=True)
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: Any) -> int:
-        from evalkit.io.gzip_data import DamagedGzipError, InflateLimitError
-
-        try:
-            return self._reader.readinto(buffer)
-        except DamagedGzipError as exc:
-            raise TrecFormatError(self._source, None, str(exc),
-                                  "Copy or download the file again") from None
-        except InflateLimitError as exc:
-            raise TrecFormatError(
-                self._source, None, f"{exc}, the most evalkit decompresses of a gzip input "
-                "(a decompression bomb stops there)", "If the file really is that large, "
-                "decompress it (gunzip -k) and pass the plain file") from None
-
-    def close(self) -> None:
-        self._fh.close()
-        super().close()
-
-
-def _open_text(text: _Text) -> BinaryIO:
-    """A binary file object reading ``text`` from its start."""
-    if isinstance(text, bytes):
-        return io.BytesIO(text)
-    if isinstance(text, Stream):
-        return text.open()
-    return text.open("rb", buffering=_BUFFER)
-
-
-def _fields(line: bytes) -> list[bytes]:
-    return line.split()  # bytes.split() splits on ASCII whitespace only, like isspace()
-
-
-def _shown(field: bytes | str) -> str:
-    """A field of the file as a message echoes it: quoted, and cut after
-    :data:`_SHOWN_CHARS` characters with its length said (a 200 KB field in one line of
-    a message says nothing more than its start)."""
-    text = field.decode("utf-8", "replace") if isinstance(field, bytes) else field
-    if len(text) <= _SHOWN_CHARS:
-        return repr(text)
-    unit = "bytes" if isinstance(field, bytes) else "characters"
-    return f"{text[:_SHOWN_CHARS]!r}... ({len(field):,} {unit})"
+    """The text of a file's bytes (:func:`~evalkit_retrieval.trec_text.text_bytes`), gzip
+    refused past :data:`MAX_INFLATED_BYTES`."""
+    return text_bytes(raw, source, MAX_INFLATED_BYTES)
 
 
 #: the fix of a field longer than its limit, by what the field is
@@ -484,58 +369,6 @@ def _decode(field: bytes, source: str | Path, lineno: int, what: str,
             source, lineno, f"the {what} {shown} is not valid UTF-8",
             "Save the file as UTF-8",
         ) from None
-
-
-def _probe(text: _Text, source: str | Path, read: Callable[..., object], **kw: Any) -> None:
-    """Read the whole lines of the first :data:`_PROBE` bytes of ``text`` with the careful
-    reader ``read`` (``kw`` its options), so that their first mistake (a duplicate on line
-    2, a malformed line) is raised before the bulk reader reads the whole file: the
-    careful reader stops at a file's first mistake, so one found here is the one it names.
-
-    Raises:
-        TrecFormatError: the first mistake of those lines.
-    """
-    with _open_text(text) as fh:
-        head = fh.read(_PROBE)
-    if len(head) == _PROBE:
-        head = head[:head.rfind(b"\n") + 1]
-    if head:
-        read(head, source, head=True, **kw)
-
-
-def _lines(text: _Text, source: str | Path) -> Iterator[tuple[int, list[bytes]]]:
-    """``(line number, fields)`` of every data line (blank and comment lines skipped), read
-    from the file a buffer at a time: a caller that stops at a bad line has read the file
-    no further, and no line is kept once its fields are handed over."""
-    with _open_text(text) as fh:
-        data_seen = False
-        for lineno, line in enumerate(iter(lambda: fh.readline(_MAX_LINE), b""), start=1):
-            if len(line) == _MAX_LINE and not line.endswith(b"\n"):
-                raise TrecFormatError(
-                    source, lineno, f"the line is longer than {_MAX_LINE >> 20} MiB (starts "
-                    f"{line[:20].decode('utf-8', 'replace')!r})" + (
-                        ", and holds NUL bytes" if b"\x00" in line else ""),
-                    "A TREC line holds a few short fields: was a binary file, or a file "
-                    "without line breaks, passed?")
-            if lineno == 1 and line.startswith(BOM):
-                line = line[len(BOM):]
-            fields = _fields(line)
-            if not fields or fields[0].startswith(b"#"):
-                continue
-            if b"\x00" in line:
-                raise TrecFormatError(
-                    source, lineno, "the line contains a NUL byte",
-                    "The file may be binary or in UTF-16; save it as UTF-8 text",
-                )
-            if not data_seen and fields[0][:1] in (b"{", b"["):
-                raise TrecFormatError(
-                    source, lineno, "the file is JSON, not whitespace-separated TREC fields",
-                    "A run artifact (JSON Lines written by `evalkit run`) is read by `evalkit "
-                    "compare`, `gate` and `pairwise`; this command needs a TREC run or qrels "
-                    "file",
-                )
-            data_seen = True
-            yield lineno, fields
 
 
 def _empty(source: str | Path, kind: str, fields: str) -> TrecFormatError:
@@ -612,16 +445,8 @@ def _careful_run(text: _Text, source: str | Path, judged: Container[str] | None 
         if doc in lines_of:
             if judged is not None and qid not in judged:
                 continue  # trec_eval never reads the ranking of a query it does not judge
-            why = ("A run may rank each document once per query; trec_eval stops on this "
-                   "file with 'duplicate docs' too, as the qrels judge this query"
-                   if judged is not None else
-                   "A run may rank each document once per query (trec_eval stops with "
-                   "'duplicate docs' when the qrels judge the query)")
-            raise DuplicateLineError(
-                source, lineno,
-                f"document {_shown(doc)} is listed again for query {_shown(qid)} (first on "
-                f"line {lines_of[doc]})", f"{why}. Keep one line per (query, document)",
-                qid, doc)
+            raise DuplicateLineError(source, lineno, lines_of[doc], qid, doc,
+                                     judged=judged is not None)
         lines_of[doc] = lineno
         qids.append(qid)
         docids.append(doc)

@@ -1,0 +1,234 @@
+"""The text of a TREC run or qrels file as the readers of :mod:`evalkit_retrieval.trec`
+read it: the bytes of a file read into memory, a plain file on disk, or gzip data
+decompressed as it is read (a :class:`~evalkit_retrieval.trec_bulk.Stream`, never held
+whole, refused past a cap); and its data lines read a buffer at a time
+(:func:`lines`), so that a reader that stops at a bad line has read no further.
+:class:`TrecFormatError` is the error of every reader.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from evalkit_retrieval.trec_bulk import BOM, Stream
+
+#: bytes the careful reader's file objects read at a time
+BUFFER = 1 << 20
+#: the longest line the careful reader reads (a longer one is refused unread)
+MAX_LINE = 16 << 20
+#: bytes at the start of a file read carefully before the bulk reader reads it all, so
+#: that a mistake in the first lines is named at once (:func:`probe`)
+PROBE = 1 << 14
+#: the most characters of a field a message echoes (a longer one is cut, its length said)
+SHOWN_CHARS = 40
+
+
+class TrecFormatError(ValueError):
+    """A TREC run or qrels file that cannot be read as such.
+
+    Attributes:
+        path: the file.
+        line: the 1-based line number, or ``None`` for whole-file problems.
+    """
+
+    def __init__(self, path: str | Path, line: int | None, problem: str, fix: str) -> None:
+        self.path = str(path)
+        self.line = line
+        where = f"{path}:{line}" if line is not None else str(path)
+        super().__init__(f"{where}: {problem}. {fix}")
+
+    @classmethod
+    def whole(cls, path: str | Path, message: str) -> TrecFormatError:
+        """The error of the file ``path`` with ``message`` as its whole text (one a
+        shared wording gives, such as :func:`evalkit.io.input_files.directory_message`)."""
+        exc = cls(path, None, "", "")
+        exc.args = (message,)
+        return exc
+
+
+class DuplicateLineError(TrecFormatError):
+    """A run file listing document ``docid`` twice for query ``qid`` (on lines ``first``
+    and ``line``). Raised for a query the qrels judge (``judged``), or for any query
+    when the run is read without its qrels (trec_eval stops on a duplicate in a judged
+    query, and never reads the rankings of the others)."""
+
+    def __init__(self, path: str | Path, line: int, first: int, qid: str, docid: str, *,
+                 judged: bool) -> None:
+        why = ("A run may rank each document once per query; trec_eval stops on this file "
+               "with 'duplicate docs' too, as the qrels judge this query" if judged else
+               "A run may rank each document once per query (trec_eval stops with "
+               "'duplicate docs' when the qrels judge the query)")
+        super().__init__(
+            path, line, f"document {shown(docid)} is listed again for query {shown(qid)} "
+            f"(first on line {first})", f"{why}. Keep one line per (query, document)")
+        self.first = first
+        self.qid = qid
+        self.docid = docid
+
+    def in_judged_query(self) -> DuplicateLineError:
+        """The same duplicate, told as one in a query the qrels judge."""
+        return DuplicateLineError(self.path, self.line or 0, self.first, self.qid,
+                                  self.docid, judged=True)
+
+
+def shown(field: bytes | str) -> str:
+    """A field of the file as a message echoes it: quoted, and cut after
+    :data:`SHOWN_CHARS` characters with its length said (a 200 KB field in one line of
+    a message says nothing more than its start)."""
+    text = field.decode("utf-8", "replace") if isinstance(field, bytes) else field
+    if len(text) <= SHOWN_CHARS:
+        return repr(text)
+    unit = "bytes" if isinstance(field, bytes) else "characters"
+    return f"{text[:SHOWN_CHARS]!r}... ({len(field):,} {unit})"
+
+
+#: a TREC file's text as the readers take it: bytes (a file read into memory), a plain
+#: file on disk, or gzip data decompressed each time it is read (never whole)
+Text = bytes | Path | Stream
+
+
+def file_text(p: Path, cap: int) -> Text:
+    """The text of the file ``p``: the file itself, or a :class:`Stream` of it when it is
+    gzip data (its magic bytes)."""
+    from evalkit.io.gzip_data import is_gzip
+
+    with p.open("rb") as fh:
+        head = fh.read(2)
+    return gzip_text(p, p, cap) if is_gzip(head) else p
+
+
+def text_bytes(raw: bytes, source: str | Path, cap: int) -> Text:
+    """The text of a file's bytes ``raw``: themselves, or a :class:`Stream` of them when
+    they are gzip data."""
+    from evalkit.io.gzip_data import is_gzip
+
+    return gzip_text(raw, source, cap) if is_gzip(raw) else raw
+
+
+def gzip_text(data: Path | bytes, source: str | Path, cap: int) -> Stream:
+    """A :class:`Stream` of the gzip file or bytes ``data``: each read decompresses the
+    next piece, and a read past ``cap`` bytes or into damaged data raises
+    :class:`TrecFormatError` naming ``source``."""
+
+    def opened() -> BinaryIO:
+        fh = data.open("rb") if isinstance(data, Path) else io.BytesIO(data)
+        return io.BufferedReader(_Inflated(fh, source, cap), BUFFER)
+
+    return Stream(opened)
+
+
+class _Inflated(io.RawIOBase):
+    """:class:`evalkit.io.gzip_data.GzipReader` refusing, as :class:`TrecFormatError`,
+    damaged data and more than ``cap`` bytes (a decompression bomb stops there, with what
+    is held in memory one buffer's worth)."""
+
+    def __init__(self, fh: BinaryIO, source: str | Path, cap: int) -> None:
+        from evalkit.io.gzip_data import GzipReader
+
+        super().__init__()
+        self._fh = fh
+        self._source = source
+        self._reader = GzipReader(fh, cap, refuse_more=True)
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        from evalkit.io.gzip_data import DamagedGzipError, InflateLimitError
+
+        try:
+            return self._reader.readinto(buffer)
+        except DamagedGzipError as exc:
+            raise TrecFormatError(self._source, None, str(exc),
+                                  "Copy or download the file again") from None
+        except InflateLimitError as exc:
+            raise TrecFormatError(
+                self._source, None, f"{exc}, the most evalkit decompresses of a gzip input "
+                "(a decompression bomb stops there)", "If the file really is that large, "
+                "decompress it (gunzip -k) and pass the plain file") from None
+
+    def close(self) -> None:
+        self._fh.close()
+        super().close()
+
+
+def open_text(text: Text) -> BinaryIO:
+    """A binary file object reading ``text`` from its start."""
+    if isinstance(text, bytes):
+        return io.BytesIO(text)
+    if isinstance(text, Stream):
+        return text.open()
+    return text.open("rb", buffering=BUFFER)
+
+
+def probe(text: Text, source: str | Path, read: Callable[..., object], **kw: Any) -> None:
+    """Read the whole lines of the first :data:`PROBE` bytes of ``text`` with the careful
+    reader ``read`` (``kw`` its options), so that their first mistake (a duplicate on line
+    2, a malformed line) is raised before the bulk reader reads the whole file: the
+    careful reader stops at a file's first mistake, so one found here is the one it names.
+
+    Raises:
+        TrecFormatError: the first mistake of those lines.
+    """
+    with open_text(text) as fh:
+        head = fh.read(PROBE)
+    if len(head) == PROBE:
+        head = head[:head.rfind(b"\n") + 1]
+    if head:
+        read(head, source, head=True, **kw)
+
+
+def lines(text: Text, source: str | Path) -> Iterator[tuple[int, list[bytes]]]:
+    """``(line number, fields)`` of every data line (blank and comment lines skipped), read
+    from the file a buffer at a time: a caller that stops at a bad line has read the file
+    no further, and no line is kept once its fields are handed over."""
+    with open_text(text) as fh:
+        data_seen = False
+        for lineno, line in enumerate(iter(lambda: fh.readline(MAX_LINE), b""), start=1):
+            if len(line) == MAX_LINE and not line.endswith(b"\n"):
+                raise TrecFormatError(
+                    source, lineno, f"the line is longer than {MAX_LINE >> 20} MiB (starts "
+                    f"{line[:20].decode('utf-8', 'replace')!r})" + (
+                        ", and holds NUL bytes" if b"\x00" in line else ""),
+                    "A TREC line holds a few short fields: was a binary file, or a file "
+                    "without line breaks, passed?")
+            if lineno == 1 and line.startswith(BOM):
+                line = line[len(BOM):]
+            fields = line.split()  # ASCII whitespace only, like isspace()
+            if not fields or fields[0].startswith(b"#"):
+                continue
+            if b"\x00" in line:
+                raise TrecFormatError(
+                    source, lineno, "the line contains a NUL byte",
+                    "The file may be binary or in UTF-16; save it as UTF-8 text",
+                )
+            if not data_seen and fields[0][:1] in (b"{", b"["):
+                raise TrecFormatError(
+                    source, lineno, "the file is JSON, not whitespace-separated TREC fields",
+                    "A run artifact (JSON Lines written by `evalkit run`) is read by `evalkit "
+                    "compare`, `gate` and `pairwise`; this command needs a TREC run or qrels "
+                    "file",
+                )
+            data_seen = True
+            yield lineno, fields
+
+
+__all__ = [
+    "BUFFER",
+    "MAX_LINE",
+    "PROBE",
+    "SHOWN_CHARS",
+    "DuplicateLineError",
+    "Text",
+    "TrecFormatError",
+    "file_text",
+    "gzip_text",
+    "lines",
+    "open_text",
+    "probe",
+    "shown",
+    "text_bytes",
+]
