@@ -30,7 +30,7 @@ import threading
 import warnings
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, BinaryIO, Literal, NamedTuple
+from typing import Any, Literal, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -63,7 +63,7 @@ class Stream(NamedTuple):
     its end (from the start of its last line that holds anything), filled in by the scan
     of :func:`bulk_run` and :func:`bulk_qrels`."""
 
-    open: Callable[[], BinaryIO]
+    open: Callable[[], io.BufferedIOBase]
     tail: bytes = b""
 
 
@@ -99,7 +99,7 @@ def plain_file(path: Path) -> bool:
 Kind = Literal["plain", "ready"] | None
 
 
-def scan(fh: BinaryIO, *, tail: bool = False) -> tuple[Kind, bytes]:
+def scan(fh: io.BufferedIOBase, *, tail: bool = False) -> tuple[Kind, bytes]:
     """What the bulk reader can do with the text ``fh`` reads (:data:`Kind`), read once
     in chunks of :data:`_CHUNK` bytes; with ``tail``, the text's end from the start of
     its last line that holds anything (what :func:`_last_line` reads; ``None`` when that
@@ -290,7 +290,7 @@ def _ready(source: Source) -> Source | None:
     return source._replace(tail=end) if isinstance(source, Stream) else source
 
 
-def _open(source: Path | Stream) -> BinaryIO:
+def _open(source: Path | Stream) -> io.BufferedIOBase:
     return source.open() if isinstance(source, Stream) else source.open("rb")
 
 

@@ -113,7 +113,7 @@ def gzip_text(data: Path | bytes, source: str | Path, cap: int) -> Stream:
     next piece, and a read past ``cap`` bytes or into damaged data raises
     :class:`TrecFormatError` naming ``source``."""
 
-    def opened() -> BinaryIO:
+    def opened() -> io.BufferedIOBase:
         fh = data.open("rb") if isinstance(data, Path) else io.BytesIO(data)
         return io.BufferedReader(_Inflated(fh, source, cap), BUFFER)
 
@@ -155,13 +155,13 @@ class _Inflated(io.RawIOBase):
         super().close()
 
 
-def open_text(text: Text) -> BinaryIO:
+def open_text(text: Text) -> io.BufferedIOBase:
     """A binary file object reading ``text`` from its start."""
     if isinstance(text, bytes):
         return io.BytesIO(text)
     if isinstance(text, Stream):
         return text.open()
-    return text.open("rb", buffering=BUFFER)
+    return io.BufferedReader(io.FileIO(text), BUFFER)
 
 
 def probe(text: Text, source: str | Path, read: Callable[..., object], **kw: Any) -> None:
