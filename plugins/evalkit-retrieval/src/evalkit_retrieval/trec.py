@@ -66,13 +66,14 @@ from evalkit.io.user_files import regular_file_problem
 from evalkit_retrieval.columns import ranked_columns
 from evalkit_retrieval.ranking import DuplicateDocumentError, RankedRun, rank_arrays
 from evalkit_retrieval.trec_bulk import RunTable, bulk_qrels, bulk_run, sha256_meanwhile
-from evalkit_retrieval.trec_text import SHOWN_CHARS as _SHOWN_CHARS
 from evalkit_retrieval.trec_text import (
+    MAX_LINE,
     DuplicateLineError,
     TrecFormatError,
     file_text,
     text_bytes,
 )
+from evalkit_retrieval.trec_text import SHOWN_CHARS as _SHOWN_CHARS
 from evalkit_retrieval.trec_text import Text as _Text
 from evalkit_retrieval.trec_text import lines as _lines
 from evalkit_retrieval.trec_text import open_text as _open_text
@@ -475,7 +476,9 @@ def _subtopic_qrels(text: _Text, source: str | Path) -> dict[str, dict[str, int]
     from evalkit_retrieval.subtopics import SubtopicJudgments, is_subtopic_qrels
 
     with _open_text(text) as fh:
-        if not is_subtopic_qrels(fh):
+        # lines of at most MAX_LINE bytes: one without end is not held whole (the careful
+        # reader refuses it)
+        if not is_subtopic_qrels(iter(lambda: fh.readline(MAX_LINE), b"")):
             return None
     grouped: dict[str, dict[str, dict[str, int]]] = {}
     where: dict[tuple[str, str, str], int] = {}
