@@ -418,11 +418,10 @@ def _careful_run(text: _Text, source: str | Path, judged: Container[str] | None 
         qid = _decode(fields[0], source, lineno, "query id")
         doc = _decode(fields[2], source, lineno, "document id")
         token = fields[4]
-        shown = _shown(token)
         is_nan = token.lower() in (b"nan", b"+nan", b"-nan")
         if not is_nan and not _SCORE.match(token):
             raise TrecFormatError(
-                source, lineno, f"the score {shown} is not a number",
+                source, lineno, f"the score {_shown(token)} is not a number",
                 "Field 5 of a run line is the score, a decimal number",
             )
         score = float(token)
@@ -431,7 +430,8 @@ def _careful_run(text: _Text, source: str | Path, judged: Container[str] | None 
                 "infinite" if token.lstrip(b"+-").isalpha() else "beyond the range of a double")
             raise TrecFormatError(
                 source, lineno,
-                f"the score {shown} of document {_shown(doc)} is not a finite number ({what})",
+                f"the score {_shown(token)} of document {_shown(doc)} is not a finite number "
+                f"({what})",
                 "Write a finite number in the score column (field 5): NaN has no place in a "
                 "ranking, and trec_eval, which reads scores with atof, would put an infinite "
                 "score above or below every other document; to keep this document first "
