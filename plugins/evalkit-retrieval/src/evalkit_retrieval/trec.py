@@ -283,6 +283,7 @@ def _ranked(read: list[RunTable | None], source: str | Path, text: _Text,
             rankings = dict(columns.views())
         del columns
         if rankings is None:  # raises naming the two lines, or reads past them
+            _first_duplicate(text, source, judged)
             cols = _careful_run(text, source, judged)
             name, lines, parser = cols.tag, len(cols.scores), cols.path
     if rankings is None:
@@ -292,6 +293,29 @@ def _ranked(read: list[RunTable | None], source: str | Path, text: _Text,
             _careful_run(text, source)
             raise
     return RankedRun(name=name, rankings=rankings, meta={"lines": lines, "parser": parser})
+
+
+def _first_duplicate(text: _Text, source: str | Path, judged: Container[str] | None
+                     ) -> None:
+    """Raise the first duplicate of a run the bulk reader read whole (so every line of it
+    is well formed, and the careful reader's first error would be this duplicate), in a
+    query of ``judged`` (any query when None): its lines found by the ids' bytes alone,
+    about three times faster a line than the careful reader.
+
+    Raises:
+        DuplicateLineError: the first such duplicate; returns when there is none.
+    """
+    seen: dict[bytes, dict[bytes, int]] = {}
+    for lineno, fields in _lines(text, source):
+        docs = seen.get(fields[0])
+        if docs is None:
+            docs = seen[fields[0]] = {}
+        first = docs.setdefault(fields[2], lineno)
+        if first != lineno:
+            qid = fields[0].decode("ascii")
+            if judged is None or qid in judged:
+                raise DuplicateLineError(source, lineno, first, qid,
+                                         fields[2].decode("ascii"), judged=judged is not None)
 
 
 @overload
