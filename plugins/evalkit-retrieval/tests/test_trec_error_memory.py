@@ -111,25 +111,31 @@ def test_the_careful_reader_keeps_a_small_multiple_of_the_file(tmp_path: Path) -
     assert most[0] < 6 * len(data), (most[0], len(data))
 
 
-@pytest.mark.parametrize("kind", ["run", "qrels"])
+@pytest.mark.parametrize(("kind", "body"), [("run", "distinct"), ("run", "blank"),
+                                            ("qrels", "blank")])
 def test_a_gzip_bomb_is_refused_in_memory_that_does_not_grow_with_the_cap(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str) -> None:
-    cap = 64 << 20
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str, body: str) -> None:
+    """Valid lines past the cap (distinct ones: the bulk reader's decompressing scan meets
+    the cap), or valid first lines and then line breaks past it (a text that repeats
+    itself: the careful reader meets it)."""
+    cap = 32 << 20
     monkeypatch.setattr(trec, "MAX_INFLATED_BYTES", cap)
-    line = b"q1 Q0 d1 1 0.5 s\n" if kind == "run" else b"q1 0 d1 1\n"
     head = run_lines(1000) if kind == "run" else b"".join(
         f"q0 0 h{i} 1\n".encode() for i in range(2000))
-    assert len(head) > trec_text.PROBE  # valid first lines: the cap is met before the duplicate
     bomb = tmp_path / f"bomb.{kind}.gz"
     with gzip.open(bomb, "wb", compresslevel=1) as fh:
         fh.write(head)
-        for _ in range(2 * cap // (len(line) << 16) + 1):
-            fh.write(line * (1 << 16))
+        if body == "distinct":
+            while fh.tell() <= cap:
+                fh.write(run_lines(100_000))
+        else:
+            for _ in range(2 * cap >> 20):
+                fh.write(b"\n" * (1 << 20))
     load = trec.load_run if kind == "run" else trec.load_qrels
     with peak() as most, pytest.raises(trec.TrecFormatError,
-                                       match="decompresses to more than 64 MiB"):
+                                       match="decompresses to more than 32 MiB"):
         load(bomb)
-    assert most[0] < cap // 4, most[0]  # buffers of about a megabyte, never the text
+    assert most[0] < cap // 3, most[0]  # buffers of about a megabyte, never the text
 
 
 def test_a_line_without_end_is_refused_at_its_first_16_mib(tmp_path: Path) -> None:
@@ -139,3 +145,48 @@ def test_a_line_without_end_is_refused_at_its_first_16_mib(tmp_path: Path) -> No
     with pytest.raises(trec.TrecFormatError,
                        match=r"run.gz:1: the line is longer than 16 MiB \(starts 'q1 Q0 a"):
         trec.load_run(path)
+
+
+@pytest.mark.parametrize("kind", ["run", "qrels"])
+def test_a_gzip_file_that_repeats_itself_is_read_carefully_first(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str) -> None:
+    """Valid first lines, then one line repeated to 48 MiB (2,000 times the compressed
+    size, past the first lines the probe reads): the careful reader reads it before any
+    bulk read, and stops at the duplicate, in memory that does not grow with the rest."""
+    line = b"q1 Q0 d1 1 0.5 s\n" if kind == "run" else b"q1 0 d1 1\n"
+    head = run_lines(1000) if kind == "run" else b"".join(
+        f"q0 0 h{i} 1\n".encode() for i in range(2000))
+    packed = tmp_path / f"{kind}.gz"
+    with gzip.open(packed, "wb", compresslevel=9) as fh:
+        fh.write(head)
+        for _ in range(48):
+            fh.write(line * ((1 << 20) // len(line)))
+    assert packed.stat().st_size * trec_text.REPETITIVE < 48 << 20
+    monkeypatch.setattr(trec, "_bulk_run", lambda *a: pytest.fail("the bulk reader ran"))
+    monkeypatch.setattr(trec, "_bulk_qrels", lambda *a: pytest.fail("the bulk reader ran"))
+    at = head.count(b"\n") + 2
+    load = trec.load_run if kind == "run" else trec.load_qrels
+    with peak() as most, pytest.raises(trec.TrecFormatError, match=f"{kind}.gz:{at}: "):
+        load(packed)
+    assert most[0] < 8 << 20, most[0]
+
+
+@pytest.mark.parametrize("buffer", [1, 2, 3, 7, 64])
+def test_lines_read_a_buffer_at_a_time_are_numbered_as_the_file_is(
+        monkeypatch: pytest.MonkeyPatch, buffer: int) -> None:
+    """Blank lines skipped a block at a time, lines cut across buffers: the same lines and
+    numbers as splitting the whole text."""
+    import random
+
+    rng = random.Random(buffer)
+    pieces = [b"", b" ", b"\t", b"\r", b"a b", b"# c", b"q1 Q0 d 1 2 t", b"  x  "]
+    for _ in range(50):
+        text = b"\n".join(rng.choice(pieces) for _ in range(rng.randint(0, 12)))
+        expected = [(i, ln.split()) for i, ln in enumerate(text.split(b"\n"), start=1)
+                    if ln.split() and not ln.split()[0].startswith(b"#")]
+        monkeypatch.setattr(trec_text, "BUFFER", buffer)
+        try:
+            got = list(trec_text.lines(text, "<t>"))
+        finally:
+            monkeypatch.undo()
+        assert got == expected, text

@@ -65,7 +65,7 @@ from evalkit.io.limits import MAX_ID_CHARS, MAX_INFLATED_BYTES, MAX_NAME_CHARS, 
 from evalkit.io.user_files import regular_file_problem
 from evalkit_retrieval.columns import ranked_columns
 from evalkit_retrieval.ranking import DuplicateDocumentError, RankedRun, rank_arrays
-from evalkit_retrieval.trec_bulk import RunTable, bulk_qrels, bulk_run, sha256_meanwhile
+from evalkit_retrieval.trec_bulk import RunTable, Stream, bulk_qrels, bulk_run, sha256_meanwhile
 from evalkit_retrieval.trec_text import (
     MAX_LINE,
     DuplicateLineError,
@@ -142,7 +142,7 @@ def load_run(path: str | Path, *, name: str | None = None,
         _probe(text, p, _careful_run, judged=judged)
         # the list is the only reference to the parsed table, which _ranked frees once
         # it is ranked
-        read = [_bulk_run(text)]
+        read = [None if _repetitive(text) else _bulk_run(text)]
         if read[0] is None:
             read = [_careful_run(text, p, judged)]
         run = _ranked(read, p, text, judged)
@@ -186,7 +186,7 @@ def load_run_scores(path: str | Path) -> RunScores:
     _require_regular(p, "run")
     text = _file_text(p)
     _probe(text, p, _careful_run)
-    cols = _bulk_run(text) or _careful_run(text, p)
+    cols = (None if _repetitive(text) else _bulk_run(text)) or _careful_run(text, p)
     order = rank_order(cols.qids, cols.docids, cols.scores)
     docs = [d if isinstance(d, str) else d.decode("ascii")
             for d in order.ranked(np.asarray(cols.docids)).tolist()]
@@ -258,7 +258,7 @@ def parse_run(raw: bytes, *, source: str | Path = "<run>") -> RankedRun:
     """
     text = _text_bytes(raw, source)
     _probe(text, source, _careful_run)
-    read: list[RunTable | None] = [_bulk_run(text)]
+    read: list[RunTable | None] = [None if _repetitive(text) else _bulk_run(text)]
     if read[0] is None:
         read = [_careful_run(text, source)]
     return _ranked(read, source, text)
@@ -347,7 +347,7 @@ def _qrels(text: _Text, source: str | Path, lazy: bool, subtopics: bool) -> _Qre
         if found is not None:
             return found
     _probe(text, source, _careful_qrels)
-    out = _bulk_qrels(text)
+    out = None if _repetitive(text) else _bulk_qrels(text)
     if out is None:
         return dict(_careful_qrels(text, source))
     return out if lazy else {q: dict(judged) for q, judged in out.items()}
@@ -358,6 +358,13 @@ def _file_text(p: Path) -> _Text:
     """The text of the file ``p`` (:func:`~evalkit_retrieval.trec_text.file_text`), gzip
     refused past :data:`MAX_INFLATED_BYTES`."""
     return file_text(p, MAX_INFLATED_BYTES)
+
+
+def _repetitive(text: _Text) -> bool:
+    """Whether ``text`` is gzip data that says it repeats itself
+    (:data:`~evalkit_retrieval.trec_text.REPETITIVE`): the careful reader reads it first,
+    in memory that grows with its distinct lines only, and stops at its first duplicate."""
+    return isinstance(text, Stream) and text.repetitive
 
 
 def _text_bytes(raw: bytes, source: str | Path) -> _Text:

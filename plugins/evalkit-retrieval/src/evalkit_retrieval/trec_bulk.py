@@ -61,10 +61,14 @@ class Stream(NamedTuple):
     """Text read by opening it afresh each time: a gzip file, decompressed as it is read
     (never held whole). ``open()`` gives a binary file object of the text; ``tail`` is
     its end (from the start of its last line that holds anything), filled in by the scan
-    of :func:`bulk_run` and :func:`bulk_qrels`."""
+    of :func:`bulk_run` and :func:`bulk_qrels`; ``repetitive``: the text says of itself
+    that it repeats (a gzip file whose trailer gives a size over
+    :data:`~evalkit_retrieval.trec_text.REPETITIVE` times its own: the same lines, most
+    likely, which TREC files refuse), for the careful reader to read first."""
 
     open: Callable[[], io.BufferedIOBase]
     tail: bytes = b""
+    repetitive: bool = False
 
 
 #: what the bulk reader reads: a file's bytes, the file itself, or a :class:`Stream`

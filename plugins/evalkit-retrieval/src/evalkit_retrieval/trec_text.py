@@ -9,6 +9,7 @@ whole, refused past a cap); and its data lines read a buffer at a time
 from __future__ import annotations
 
 import io
+import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -22,6 +23,11 @@ MAX_LINE = 16 << 20
 #: bytes at the start of a file read carefully before the bulk reader reads it all, so
 #: that a mistake in the first lines is named at once (:func:`probe`)
 PROBE = 1 << 14
+#: a gzip text that decompresses to more than this many times its compressed size (and
+#: to more than 16 MiB) repeats itself: valid TREC lines, whose ids differ, compress about
+#: 3-10 times; the careful reader reads it first, and stops at its first duplicate,
+#: instead of the bulk reader holding every line of it
+REPETITIVE = 100
 #: the most characters of a field a message echoes (a longer one is cut, its length said)
 SHOWN_CHARS = 40
 
@@ -117,7 +123,16 @@ def gzip_text(data: Path | bytes, source: str | Path, cap: int) -> Stream:
         fh = data.open("rb") if isinstance(data, Path) else io.BytesIO(data)
         return io.BufferedReader(_Inflated(fh, source, cap), BUFFER)
 
-    return Stream(opened)
+    if isinstance(data, Path):
+        with data.open("rb") as fh:
+            packed = fh.seek(0, 2)
+            fh.seek(max(0, packed - 4))
+            trailer = fh.read(4)
+    else:
+        packed, trailer = len(data), data[-4:]
+    # gzip's last 4 bytes: the size of the last member's data, modulo 2**32 (RFC 1952)
+    size = int.from_bytes(trailer, "little") if len(trailer) == 4 else 0
+    return Stream(opened, repetitive=size > max(REPETITIVE * packed, 16 << 20))
 
 
 class _Inflated(io.RawIOBase):
@@ -181,20 +196,64 @@ def probe(text: Text, source: str | Path, read: Callable[..., object], **kw: Any
         read(head, source, head=True, **kw)
 
 
+#: a byte that is not ASCII white space (what ``bytes.split()`` splits on)
+_NOT_BLANK = re.compile(rb"[^ \t\r\n\x0b\x0c]")
+
+
+def _too_long(source: str | Path, lineno: int, start: bytes) -> TrecFormatError:
+    return TrecFormatError(
+        source, lineno, f"the line is longer than {MAX_LINE >> 20} MiB (starts "
+        f"{start[:20].decode('utf-8', 'replace')!r})" + (
+            ", and holds NUL bytes" if b"\x00" in start else ""),
+        "A TREC line holds a few short fields: was a binary file, or a file without line "
+        "breaks, passed?")
+
+
+def _filled_lines(fh: io.BufferedIOBase, source: str | Path) -> Iterator[tuple[int, bytes]]:
+    """``(line number, line)`` of every line of ``fh`` that holds something but white
+    space, read :data:`BUFFER` bytes at a time: a run of blank lines is skipped at C speed
+    (a gigabyte of line breaks is not a billion Python steps).
+
+    Raises:
+        TrecFormatError: a line longer than :data:`MAX_LINE` (named when reached).
+    """
+    lineno, rest = 1, b""
+    while chunk := fh.read(BUFFER):
+        data = rest + chunk if rest else chunk
+        cut = data.rfind(b"\n") + 1
+        if not cut:  # the line goes on
+            if len(data) > MAX_LINE:
+                raise _too_long(source, lineno, data)
+            rest = data
+            continue
+        block, rest = data[:cut], data[cut:]
+        pos = 0
+        while found := _NOT_BLANK.search(block, pos):
+            start = max(pos, block.rfind(b"\n", pos, found.start()) + 1)  # pos: a line's start
+            end = block.index(b"\n", found.start()) + 1
+            lineno += block.count(b"\n", pos, start)
+            if end - start > MAX_LINE:
+                raise _too_long(source, lineno, block[start:end])
+            yield lineno, block[start:end]
+            lineno, pos = lineno + 1, end
+        lineno += block.count(b"\n", pos)
+        if len(rest) > MAX_LINE:
+            raise _too_long(source, lineno, rest)
+    if _NOT_BLANK.search(rest):
+        yield lineno, rest
+
+
 def lines(text: Text, source: str | Path) -> Iterator[tuple[int, list[bytes]]]:
     """``(line number, fields)`` of every data line (blank and comment lines skipped), read
     from the file a buffer at a time: a caller that stops at a bad line has read the file
-    no further, and no line is kept once its fields are handed over."""
+    no further, and no line is kept once its fields are handed over.
+
+    Raises:
+        TrecFormatError: a line longer than :data:`MAX_LINE`, a NUL byte, JSON.
+    """
     with open_text(text) as fh:
         data_seen = False
-        for lineno, line in enumerate(iter(lambda: fh.readline(MAX_LINE), b""), start=1):
-            if len(line) == MAX_LINE and not line.endswith(b"\n"):
-                raise TrecFormatError(
-                    source, lineno, f"the line is longer than {MAX_LINE >> 20} MiB (starts "
-                    f"{line[:20].decode('utf-8', 'replace')!r})" + (
-                        ", and holds NUL bytes" if b"\x00" in line else ""),
-                    "A TREC line holds a few short fields: was a binary file, or a file "
-                    "without line breaks, passed?")
+        for lineno, line in _filled_lines(fh, source):
             if lineno == 1 and line.startswith(BOM):
                 line = line[len(BOM):]
             fields = line.split()  # ASCII whitespace only, like isspace()
