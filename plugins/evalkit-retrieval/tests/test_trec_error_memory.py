@@ -168,7 +168,7 @@ def test_a_gzip_file_that_repeats_itself_is_read_carefully_first(
     load = trec.load_run if kind == "run" else trec.load_qrels
     with peak() as most, pytest.raises(trec.TrecFormatError, match=f"{kind}.gz:{at}: "):
         load(packed)
-    assert most[0] < 8 << 20, most[0]
+    assert most[0] < 16 << 20, most[0]  # a buffer and its lines; the text is 48 MiB
 
 
 @pytest.mark.parametrize("buffer", [1, 2, 3, 7, 64])
