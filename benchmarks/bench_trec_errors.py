@@ -13,8 +13,10 @@ Gzip runs, which trec_eval does not read (evalkit only; memory compared with the
 1,024 MiB decompression cap and the compressed size):
 
 * ``gz dup@2``: about 1.0 GB of one repeated line (under the cap), 2.4 MB compressed;
-* ``gz over cap``: 2,000 valid lines, then the repeated line to 1.1 GiB (the cap is met
-  before the duplicate);
+* ``gz dup@2002``: 2,000 valid lines, then the repeated line to 1.1 GiB (past the first
+  lines read before the bulk reader; a text that repeats itself is read by the careful
+  reader first, which stops at line 2,002);
+* ``gz over cap``: 2,000 valid lines, then line breaks to 1.1 GiB (refused at the cap);
 * ``gz blank``: 1.5 GiB of line breaks.
 
 Each process is timed ``--rounds`` times (tools alternating); the medians are printed,
@@ -56,18 +58,22 @@ def write_plain(directory: Path, lines: int) -> dict[str, Path]:
 
 
 def write_gzip(directory: Path) -> dict[str, Path]:
-    """The three gzip runs (written a block at a time)."""
+    """The gzip runs (written a block at a time)."""
     line = b"q1 Q0 d1 1 0.5 s\n"
     head = b"".join(f"q0 Q0 h{i} 1 0.5 s\n".encode() for i in range(2000))
-    out = {"gz dup@2": directory / "dup2.txt.gz", "gz over cap": directory / "cap.txt.gz",
-           "gz blank": directory / "blank.txt.gz"}
+    out = {"gz dup@2": directory / "dup2.txt.gz", "gz dup@2002": directory / "late.txt.gz",
+           "gz over cap": directory / "cap.txt.gz", "gz blank": directory / "blank.txt.gz"}
     with gzip.open(out["gz dup@2"], "wb", compresslevel=9) as fh:
         for _ in range(900):
+            fh.write(line * 65536)
+    with gzip.open(out["gz dup@2002"], "wb", compresslevel=9) as fh:
+        fh.write(head)
+        for _ in range(1100):
             fh.write(line * 65536)
     with gzip.open(out["gz over cap"], "wb", compresslevel=9) as fh:
         fh.write(head)
         for _ in range(1100):
-            fh.write(line * 65536)
+            fh.write(b"\n" * (1 << 20))
     with gzip.open(out["gz blank"], "wb", compresslevel=9) as fh:
         for _ in range(1500):
             fh.write(b"\n" * (1 << 20))
