@@ -44,7 +44,9 @@ line-by-line reader here, which gives the same result or the precise error. The 
 reader reads the file (or the gzip stream) a buffer at a time and stops at the first
 mistake; the first :data:`~evalkit_retrieval.trec_text.PROBE` bytes (16 KiB) of every
 file go through it before the bulk reader, so that a mistake in the first lines is named
-without a bulk read.
+without a bulk read; and a gzip file that says it repeats itself
+(:data:`~evalkit_retrieval.trec_text.REPETITIVE`) goes to it first. A duplicate the bulk
+reader finds is located by the ids' bytes alone (:func:`_first_duplicate`).
 """
 
 from __future__ import annotations
