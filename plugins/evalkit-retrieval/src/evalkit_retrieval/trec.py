@@ -46,7 +46,8 @@ mistake; the first :data:`~evalkit_retrieval.trec_text.PROBE` bytes (16 KiB) of 
 file go through it before the bulk reader, so that a mistake in the first lines is named
 without a bulk read; and a gzip file that says it repeats itself
 (:data:`~evalkit_retrieval.trec_text.REPETITIVE`) goes to it first. A duplicate the bulk
-reader finds is located by the ids' bytes alone (:func:`_first_duplicate`).
+reader finds is located by the ids' bytes alone
+(:func:`~evalkit_retrieval.trec_text.first_duplicate`).
 """
 
 from __future__ import annotations
@@ -77,6 +78,7 @@ from evalkit_retrieval.trec_text import (
 )
 from evalkit_retrieval.trec_text import SHOWN_CHARS as _SHOWN_CHARS
 from evalkit_retrieval.trec_text import Text as _Text
+from evalkit_retrieval.trec_text import first_duplicate as _first_duplicate
 from evalkit_retrieval.trec_text import lines as _lines
 from evalkit_retrieval.trec_text import open_text as _open_text
 from evalkit_retrieval.trec_text import probe as _probe
@@ -295,29 +297,6 @@ def _ranked(read: list[RunTable | None], source: str | Path, text: _Text,
             _careful_run(text, source)
             raise
     return RankedRun(name=name, rankings=rankings, meta={"lines": lines, "parser": parser})
-
-
-def _first_duplicate(text: _Text, source: str | Path, judged: Container[str] | None
-                     ) -> None:
-    """Raise the first duplicate of a run the bulk reader read whole (so every line of it
-    is well formed, and the careful reader's first error would be this duplicate), in a
-    query of ``judged`` (any query when None): its lines found by the ids' bytes alone,
-    about three times faster a line than the careful reader.
-
-    Raises:
-        DuplicateLineError: the first such duplicate; returns when there is none.
-    """
-    seen: dict[bytes, dict[bytes, int]] = {}
-    for lineno, fields in _lines(text, source):
-        docs = seen.get(fields[0])
-        if docs is None:
-            docs = seen[fields[0]] = {}
-        first = docs.setdefault(fields[2], lineno)
-        if first != lineno:
-            qid = fields[0].decode("ascii")
-            if judged is None or qid in judged:
-                raise DuplicateLineError(source, lineno, first, qid,
-                                         fields[2].decode("ascii"), judged=judged is not None)
 
 
 @overload

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import io
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Container, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -286,15 +286,40 @@ def lines(text: Text, source: str | Path) -> Iterator[tuple[int, list[bytes]]]:
             yield lineno, fields
 
 
+def first_duplicate(text: Text, source: str | Path, judged: Container[str] | None
+                    ) -> None:
+    """Raise the first duplicate of a run the bulk reader read whole (so every line of it
+    is well formed, and the careful reader's first error would be this duplicate), in a
+    query of ``judged`` (any query when None): its lines found by the ids' bytes alone,
+    about three times faster a line than the careful reader.
+
+    Raises:
+        DuplicateLineError: the first such duplicate; returns when there is none.
+    """
+    seen: dict[bytes, dict[bytes, int]] = {}
+    for lineno, fields in lines(text, source):
+        docs = seen.get(fields[0])
+        if docs is None:
+            docs = seen[fields[0]] = {}
+        first = docs.setdefault(fields[2], lineno)
+        if first != lineno:
+            qid = fields[0].decode("ascii")
+            if judged is None or qid in judged:
+                raise DuplicateLineError(source, lineno, first, qid,
+                                         fields[2].decode("ascii"), judged=judged is not None)
+
+
 __all__ = [
     "BUFFER",
     "MAX_LINE",
     "PROBE",
+    "REPETITIVE",
     "SHOWN_CHARS",
     "DuplicateLineError",
     "Text",
     "TrecFormatError",
     "file_text",
+    "first_duplicate",
     "gzip_text",
     "lines",
     "open_text",
