@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import evalkit_retrieval.trec as trec
+import evalkit_retrieval.trec_text as trec_text
 import pytest
 from typer.testing import CliRunner
 
@@ -22,9 +23,19 @@ def invoke(*args: str) -> Any:
     return CliRunner().invoke(app, list(args))
 
 
+#: distinct lines before a bomb's repeated one: more than the first lines the careful
+#: reader reads before the bulk reader (trec_text.PROBE bytes), so that the cap, not the
+#: duplicate, is met first
+HEAD_LINES = 2000
+
+
 def _bomb(path: Path, size: int) -> Path:
-    line = b"q1 0 d1 1\n" if path.name.startswith("bomb.qrels") else b"q1 Q0 d1 1 0.5 s\n"
-    path.write_bytes(gzip.compress(line * (size // len(line) + 1), 1))
+    qrels = path.name.startswith("bomb.qrels")
+    line = b"q1 0 d1 1\n" if qrels else b"q1 Q0 d1 1 0.5 s\n"
+    head = b"".join((f"q0 0 h{i} 1\n" if qrels else f"q0 Q0 h{i} 1 0.5 s\n").encode()
+                    for i in range(HEAD_LINES))
+    assert len(head) > trec_text.PROBE
+    path.write_bytes(gzip.compress(head + line * (size // len(line) + 1), 1))
     return path
 
 
@@ -47,7 +58,7 @@ def test_gzip_bomb_refused_at_the_cap(tmp_path: Path, monkeypatch: pytest.Monkey
     assert "gunzip -k" in text
     # under the cap, the same data reads (its duplicate document is then named by line)
     monkeypatch.setattr(trec, "MAX_INFLATED_BYTES", 8 * cap)
-    with pytest.raises(trec.TrecFormatError, match=":2: "):
+    with pytest.raises(trec.TrecFormatError, match=f":{HEAD_LINES + 2}: "):
         load(bomb)
 
 

@@ -98,3 +98,29 @@ def test_a_cut_short_topic_file_is_refused(tmp_path: Path) -> None:
     with pytest.raises(TopicsError, match=rf"topics {topics}: the gzip stream is cut "
                        r"short: the file ends at byte 20 before the stream does"):
         load_topics(topics)
+
+
+def test_the_reader_streams_what_inflate_returns(tmp_path: Path) -> None:
+    """:class:`GzipReader` reads a file a piece at a time: every member, zero padding,
+    the same damage at the same byte, and a limit refused at its first byte past."""
+    import io
+
+    from evalkit.io.gzip_data import GzipReader, InflateLimitError
+
+    members = gzip.compress(RUN[:500]) + gzip.compress(RUN[500:]) + b"\x00" * 8
+    path = tmp_path / "run.gz"
+    path.write_bytes(members)
+    with path.open("rb") as fh:
+        reader = io.BufferedReader(GzipReader(fh), 64)
+        assert list(reader) == RUN.splitlines(keepends=True)
+    with path.open("rb") as fh:
+        limited = GzipReader(fh, 100, refuse_more=True)
+        assert limited.read(100) == RUN[:100]
+        with pytest.raises(InflateLimitError, match="more than 100 bytes"):
+            limited.read(100)
+        assert limited.inflated == 101
+    path.write_bytes(damaged(RUN))
+    with path.open("rb") as fh, pytest.raises(DamagedGzipError) as err:
+        GzipReader(fh).readall()
+    assert str(err.value) == (f"the gzip stream is damaged at byte 10 of "
+                              f"{path.stat().st_size:,} (invalid block type)")

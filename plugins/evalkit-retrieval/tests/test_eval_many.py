@@ -5,6 +5,7 @@ scored, and Ctrl-C keeps (and names) those written."""
 from __future__ import annotations
 
 import gzip
+import json
 from pathlib import Path
 from typing import Any
 
@@ -98,3 +99,44 @@ def test_a_save_dir_that_is_a_file_is_named_before_any_run_is_scored(runs: Path,
         assert out.exit_code == 2 and f"--save-dir {target}: {said}" in out.stderr
         assert out.stdout == "" and "Traceback" not in out.output
     assert afile.read_text() == "keep"
+
+
+@pytest.fixture()
+def lacking(tmp_path: Path) -> Path:
+    """Qrels judging q1 and q2; ``full`` ranks both, ``part`` only q1 (and an unjudged q9)."""
+    (tmp_path / "qrels").write_text("q1 0 d1 1\nq2 0 d2 1\n")
+    (tmp_path / "full").write_text("q1 Q0 d1 1 1.0 full\nq2 Q0 d2 1 1.0 full\n")
+    (tmp_path / "part").write_text("q1 Q0 d1 1 1.0 part\nq9 Q0 x 1 1.0 part\n")
+    return tmp_path
+
+
+def test_several_runs_say_which_judged_queries_each_lacks(lacking: Path) -> None:
+    args = ["eval", str(lacking / "full"), str(lacking / "part"), "--qrels",
+            str(lacking / "qrels"), "-m", "ap"]
+    text = CliRunner().invoke(app, args)
+    assert text.exit_code == 0, text.stderr
+    told = [ln for ln in text.stdout.splitlines() if "missing from the run" in ln]
+    assert told == ["part: 2 queries evaluated; 1 run topic without judgments ignored; "
+                    "1 judged query missing from the run (scored 0)"]
+    as_json = CliRunner().invoke(app, [*args, "--json", "-m", "num_rel_ret"])
+    assert as_json.exit_code == 0, as_json.stderr
+    full, part = json.loads(as_json.stdout)
+    single = json.loads(CliRunner().invoke(
+        app, ["eval", str(lacking / "part"), "--qrels", str(lacking / "qrels"), "-m", "ap",
+              "-m", "num_rel_ret", "--json"]).stdout)
+    assert set(part) == {*single, "queries"}  # every field of the one-run document
+    assert (part["missing_count"], part["missing_ids"]) == (1, ["q2"])
+    assert (part["unjudged_ignored"], part["unjudged_ignored_ids"]) == (1, ["q9"])
+    assert (full["missing_count"], full["queries"]) == (0, 2)
+    assert part["counts"] == {"num_rel_ret": 1} == {
+        k: v for k, v in single["counts"].items()}
+
+
+def test_several_runs_refused_print_no_empty_table(lacking: Path) -> None:
+    (lacking / "part2").write_bytes((lacking / "part").read_bytes())
+    proc = CliRunner().invoke(app, ["eval", str(lacking / "part"), str(lacking / "part2"),
+                                    "--qrels", str(lacking / "qrels"), "-m", "ap",
+                                    "--missing", "refuse"])
+    assert proc.exit_code == 2
+    assert proc.stdout == ""  # no header of an empty table
+    assert proc.stderr.count("judged query is missing from the run ('q2')") == 2

@@ -12,6 +12,7 @@ the standard library (and :mod:`.setting_names`) is imported.
 from __future__ import annotations
 
 import codecs
+import io
 import json
 import re
 from collections.abc import Iterator
@@ -69,7 +70,7 @@ def _head(path: Path) -> tuple[bytes, int]:
     Raises:
         DamagedGzipError: gzip data damaged within what is read, or cut short.
     """
-    from evalkit.io.gzip_data import inflate, is_gzip
+    from evalkit.io.gzip_data import GzipReader, inflate, is_gzip
 
     with path.open("rb") as fh:
         raw = fh.read(SNIFF_BYTES + 1)
@@ -86,9 +87,9 @@ def _head(path: Path) -> tuple[bytes, int]:
         # blank or comment lines first: read on from the start, a block at a time
         fh.seek(0)
         blocks: Iterator[bytes]
-        if gz:
-            text = inflate(fh.read(), SKIP_BYTES)
-            blocks = (text[i:i + SNIFF_BYTES] for i in range(0, len(text), SNIFF_BYTES))
+        if gz:  # decompressed a block at a time: memory does not grow with SKIP_BYTES
+            text = io.BufferedReader(GzipReader(fh, SKIP_BYTES), SNIFF_BYTES)
+            blocks = iter(lambda: text.read(SNIFF_BYTES), b"")
         else:
             blocks = iter(lambda: fh.read(SNIFF_BYTES), b"")
         return _from_data_line(blocks)

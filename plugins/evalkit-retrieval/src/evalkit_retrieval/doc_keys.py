@@ -129,7 +129,13 @@ class PairKeys:
         same = np.flatnonzero((p[1:] ^ p[:-1]) <= self.low)
         if not len(same):
             return False
-        rows = np.unique(np.concatenate((self._rows(p[same]), self._rows(p[same + 1]))))
+        first, second = self._rows(p[same]), self._rows(p[same + 1])
+        if ((docs[first] == docs[second])
+                & (self.block_of(first) == self.block_of(second))).any():
+            return True  # a duplicate's rows next to each other (the usual case): found
+        rows = np.concatenate((first, second))
+        rows.sort()  # unique, by sorting (numpy's hash-based unique: 10 s on 10M rows)
+        rows = rows[np.concatenate(([True], rows[1:] != rows[:-1]))]
         by_id = rows[np.lexsort((docs[rows], self.block_of(rows)))]
         blocks = self.block_of(by_id)
         return bool(((docs[by_id[1:]] == docs[by_id[:-1]]) & (blocks[1:] == blocks[:-1])).any())

@@ -141,16 +141,18 @@ def run_name(path: Path) -> str:
 def _last_tag(path: Path) -> str | None:
     """Field 6 of the last line of ``path`` (plain or gzip) that is not blank or a
     comment, or None."""
-    import gzip
+    import io
 
-    from evalkit.io.gzip_data import is_gzip
+    from evalkit.io.gzip_data import GzipReader, is_gzip
+    from evalkit.io.limits import MAX_INFLATED_BYTES
 
     with path.open("rb") as fh:
         gzipped = is_gzip(fh.read(2))
     last: bytes | None = None
-    if gzipped:
-        with gzip.open(path, "rb") as fh:
-            for line in fh:
+    if gzipped:  # decompressed a piece at a time, to the cap the run's reader applies
+        with path.open("rb") as raw:
+            text = io.BufferedReader(GzipReader(raw, MAX_INFLATED_BYTES), 1 << 20)
+            for line in iter(lambda: text.readline(1 << 20), b""):  # no line held whole
                 if _data_line(line):
                     last = line
     else:
@@ -212,31 +214,41 @@ def _save(result: RunResult, target: Path, source: Path, failed: list[Path]) -> 
 
 def _show(scored: list[tuple[Path, RunResult]], request: Any, fmt_out: str,
           run_scores: Any) -> None:
-    """One row per run: its name, file, queries scored and the mean of each metric."""
+    """One row per run: its name, file, queries scored and the mean of each metric; then,
+    for each run with run topics left unjudged or judged queries it lacks, the sentence
+    ``evalkit eval`` prints for one run (:func:`~evalkit_retrieval.run_scores.summary_line`).
+    JSON: a list of the one-run JSON document (:func:`~evalkit_retrieval.run_scores.as_json`)
+    of every run, with ``queries`` (the number of queries scored). Nothing is printed when
+    no run was scored."""
+    if not scored:
+        return
     rows = []
     for path, result in scored:
-        metrics, _ = run_scores.select_measures(result, request, path)
-        rows.append((path, result, metrics))
+        metrics, counts = run_scores.select_measures(result, request, path)
+        rows.append((path, result, metrics, counts))
     if fmt_out == "json":
         from evalkit.io.interrupts import stdout_document
         from evalkit.stats.numeric import json_ready
 
-        out = [{"run": r.name, "source": str(p), "queries": len(r.per_query),
-                "means": {m: r.mean(m) for m in ms}} for p, r, ms in rows]
+        out = [{**run_scores.as_json(r, ms, False, p, cs), "queries": len(r.per_query)}
+               for p, r, ms, cs in rows]
         stdout_document(json.dumps(json_ready(out), indent=2, allow_nan=False))
         return
     from evalkit.cli.output import output_console
     from evalkit.report.escaping import terminal_text
     from evalkit.report.rich_tables import new_table
 
-    metrics = list(dict.fromkeys(m for _, _, ms in rows for m in ms))
-    table = new_table("run", "file", "queries", *metrics, box=None, pad_edge=False)
+    metrics = list(dict.fromkeys(m for _, _, ms, _ in rows for m in ms))
+    counts = list(dict.fromkeys(c for _, _, _, cs in rows for c in cs))
+    table = new_table("run", "file", "queries", *metrics, *counts, box=None, pad_edge=False)
     for col in table.columns[2:]:
         col.justify = "right"
-    for path, result, ms in rows:
+    for path, result, ms, cs in rows:
         table.add_row(terminal_text(result.name), terminal_text(path.name),
                       str(len(result.per_query)),
-                      *(run_scores.fmt(result.mean(m)) if m in ms else "-" for m in metrics))
+                      *(run_scores.fmt(result.mean(m)) if m in ms else "-" for m in metrics),
+                      *(run_scores.total_cell(result, c) if c in cs else "-"
+                        for c in counts))
     console = output_console(highlight=False)
     if not console.is_terminal:  # a file or a pipe: one line a run, however wide
         from rich.measure import Measurement
@@ -244,3 +256,7 @@ def _show(scored: list[tuple[Path, RunResult]], request: Any, fmt_out: str,
         wide = Measurement.get(console, console.options.update(width=10_000), table).maximum
         console = output_console(highlight=False, width=max(console.width, wide))
     console.print(table)
+    for _, result, _, _ in rows:
+        if run_scores.format_remark(result) is not None:
+            console.print(terminal_text(f"{result.name}: {run_scores.summary_line(result)}"),
+                          soft_wrap=True, markup=False)

@@ -140,8 +140,9 @@ def run_from_frame(df: Any, name: str | None = None) -> RankedRun:
         raise FrameFormatError(
             f"the run DataFrame's {_where(df, again)}: document {docs[again]!r} is listed "
             f"again for query {qids[again]!r} (first in {_where(df, first)}); a run ranks "
-            "each document once per query (trec_eval stops with 'duplicate docs'): keep one "
-            "row per (qid, docno), e.g. df.drop_duplicates(['qid', 'docno'])")
+            "each document once per query (trec_eval stops with 'duplicate docs' when the "
+            "qrels judge the query): keep one row per (qid, docno), e.g. "
+            "df.drop_duplicates(['qid', 'docno'])")
     run_name = name or _run_name(df)
     rankings = rank_arrays(np.asarray(qids, dtype=object), np.asarray(docs, dtype=object),
                            scores)

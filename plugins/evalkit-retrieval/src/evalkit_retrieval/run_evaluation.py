@@ -33,6 +33,7 @@ from evalkit.io.limits import check_name
 from evalkit.io.setting_names import Setting, SettingError
 from evalkit.plugins.default import default_registry
 from evalkit_retrieval.ranking import rank_run
+from evalkit_retrieval.trec import DuplicateLineError
 
 
 def load_qrels_input(qrels: QrelsInput, metrics: Sequence[str] | None = None
@@ -155,6 +156,21 @@ def load_run_input(run: RunInput, name: str | None = None) -> RankedRun:
     return rank_run(run, name=name or "run")
 
 
+def _judged_run(run: RunInput, name: str | None, judged: Mapping[str, Any]) -> RankedRun:
+    """The TREC run file ``run`` read again knowing the judged queries, after it listed a
+    document twice for one query: trec_eval never reads the ranking of a query the qrels
+    do not judge, so a duplicate there is read once (its first line kept), and one in a
+    judged query refused, as trec_eval refuses it (``duplicate docs``).
+
+    Raises:
+        DuplicateLineError (TrecFormatError): a duplicate in a judged query.
+    """
+    from evalkit_retrieval import trec
+
+    assert isinstance(run, str | Path)  # only a TREC file raises DuplicateLineError
+    return trec.load_run(Path(run), name=name or None, judged=judged)
+
+
 def _loader(kind: str, path: str | Path) -> LoaderSpec:
     """The loader of ``kind`` for ``path``: by scheme (``irds:ID``) or suffix, else the one
     named ``trec``.
@@ -221,8 +237,15 @@ def evaluate_run(
     if name is not None:
         check_name(name)  # as long as a TREC run tag may be (it names the run everywhere)
     specs = resolve_metrics(metrics)
-    ranked = load_run_input(run, name)
-    q = load_qrels_input(qrels, metrics)
+    try:
+        ranked = load_run_input(run, name)
+    except DuplicateLineError as exc:
+        q = load_qrels_input(qrels, metrics)
+        if exc.qid in q.judgments:
+            raise exc.in_judged_query() from None
+        ranked = _judged_run(run, name, q.judgments)
+    else:
+        q = load_qrels_input(qrels, metrics)
     if not q.judgments:
         raise ValueError("the qrels hold no judged query; nothing can be evaluated")
     rankings = ranked.rankings

@@ -136,9 +136,19 @@ def _summary(result: RunResult, name: str, *, count: bool = False) -> float:
     return summaries.summary_value(result, name, count=count)
 
 
-def _count_total(result: RunResult, name: str) -> str:
+def count_total(result: RunResult, name: str) -> int | float:
+    """The total of count ``name`` over the queries: an ``int`` when the count sums
+    (``num_rel``, ``num_ret``, ``num_rel_ret``: what the per-query rows hold), else its
+    summary (a float, such as a mean a count's record declares)."""
     total = _summary(result, name, count=True)
-    return str(int(total)) if summaries.summary_kind(name, count=True) == "sum" else fmt(total)
+    summed = summaries.summary_kind(name, count=True) == "sum" and total.is_integer()
+    return int(total) if summed else total
+
+
+def total_cell(result: RunResult, name: str) -> str:
+    """The total of count ``name`` as the table prints it (:func:`count_total`)."""
+    total = count_total(result, name)
+    return str(total) if isinstance(total, int) else fmt(total)
 
 
 def as_json(result: RunResult, metrics: Sequence[str], per_query: bool, source: Path,
@@ -150,7 +160,7 @@ def as_json(result: RunResult, metrics: Sequence[str], per_query: bool, source: 
         "source": str(source),
         "metrics": list(metrics),
         "means": {m: _summary(result, m) for m in metrics},
-        "counts": {c: _summary(result, c, count=True) for c in counts},
+        "counts": {c: count_total(result, c) for c in counts},
         "num_queries": len(result.per_query),
         **notes_of(result),
         "relevance_level": header.get("relevance_level"),
@@ -191,7 +201,7 @@ def print_table(console: Any, result: RunResult, metrics: Sequence[str], per_que
         table.add_section()
         label = "mean" if not counts else ("total" if not metrics else "mean / total")
         table.add_row(label, *(fmt(_summary(result, m)) for m in metrics),
-                      *(_count_total(result, c) for c in counts), style="bold")
+                      *(total_cell(result, c) for c in counts), style="bold")
         console.print(table)
         return
     if metrics:

@@ -20,7 +20,7 @@ twice is refused, as trec_eval refuses ``duplicate docs``
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 from evalkit.data.judgments import SubtopicJudgments
 
@@ -35,11 +35,12 @@ def subtopics_of(judgments: Mapping[str, int]) -> Mapping[str, Mapping[str, int]
     return found if isinstance(found, Mapping) else {"0": judgments}
 
 
-def is_subtopic_qrels(data: bytes) -> bool:
-    """Whether the qrels text ``data`` (decompressed) is subtopic qrels: its second
-    column holds two or more distinct values, ``Q0`` counted as ``0``."""
+def is_subtopic_qrels(data: bytes | Iterable[bytes]) -> bool:
+    """Whether the qrels text ``data`` (decompressed; or its lines, such as a binary file
+    object, read until the answer is known) is subtopic qrels: its second column holds
+    two or more distinct values, ``Q0`` counted as ``0``."""
     seen: set[bytes] = set()
-    for line in data.split(b"\n"):
+    for line in data.split(b"\n") if isinstance(data, bytes) else data:
         fields = line.split(None, 2)
         if len(fields) >= 2 and not fields[0].startswith(b"#"):
             seen.add(b"0" if fields[1] in _PLAIN else fields[1])

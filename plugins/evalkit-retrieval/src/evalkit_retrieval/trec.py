@@ -16,13 +16,16 @@ Formats (fields separated by any run of ASCII whitespace):
 Accepted as trec_eval accepts them: comment lines (first non-blank character ``#``; a
 ``#`` anywhere else belongs to the field, as in MS MARCO v2.1 segment ids), blank lines,
 tabs and runs of spaces, CRLF line endings, a missing final newline, gzip compression
-(``.gz`` or gzip magic bytes; decompressed to at most
+(``.gz`` or gzip magic bytes; decompressed as it is read, never held whole, to at most
 :data:`evalkit.io.limits.MAX_INFLATED_BYTES`, 1 GiB, a larger stream is refused). Accepted
 beyond trec_eval: a UTF-8 byte-order mark (trec_eval would read it as part of the first
 query id).
 
 Refused with :class:`TrecFormatError` (file, line and fix in the message): a document
-listed twice for one query, in a run or in qrels (trec_eval: ``duplicate docs``); a line
+listed twice for one query, in a run (:class:`DuplicateLineError`; when the judged queries
+are known, only in one of them, as trec_eval, which reads no other query's ranking:
+:func:`load_run`'s ``judged``) or in qrels (trec_eval: ``duplicate docs``); a line
+longer than :data:`~evalkit_retrieval.trec_text.MAX_LINE` (16 MiB, refused unread); a line
 with too few fields (or a qrels line with too many); a score that is not a number, or not
 a finite one (``nan``, ``inf``, ``-inf``, or beyond the range of a double, such as
 ``1e999``: trec_eval's ``atof`` would rank an infinite score above or below every other
@@ -30,20 +33,29 @@ document); a label that is not an integer (or beyond 64 bits); text that is not 
 NUL bytes; a file with no data lines; a query or document id longer than
 :data:`evalkit.io.limits.MAX_ID_CHARS` (1024) bytes, or a run tag longer than
 :data:`evalkit.io.limits.MAX_NAME_CHARS` (256).
-A message echoes at most :data:`_SHOWN_CHARS` characters of a field, saying its length.
+A message echoes at most :data:`~evalkit_retrieval.trec_text.SHOWN_CHARS` characters of
+a field, saying its length.
 
 Speed: a well-formed file is parsed in bulk (:mod:`evalkit_retrieval.trec_bulk`:
 ``numpy.loadtxt`` into byte-string columns) and kept in arrays, ranked and grouped
 without a string per line (:mod:`evalkit_retrieval.columns`). Anything unusual (non-ASCII
 bytes, very long ids, a malformed line, a duplicate) sends the file through the careful
-line-by-line reader here, which gives the same result or the precise error.
+line-by-line reader here, which gives the same result or the precise error. The careful
+reader reads the file (or the gzip stream) a buffer at a time and stops at the first
+mistake; the first :data:`~evalkit_retrieval.trec_text.PROBE` bytes (16 KiB) of every
+file go through it before the bulk reader, so that a mistake in the first lines is named
+without a bulk read; and a gzip file that says it repeats itself
+(:data:`~evalkit_retrieval.trec_text.REPETITIVE`) goes to it first. A duplicate the bulk
+reader finds is located by the ids' bytes alone
+(:func:`~evalkit_retrieval.trec_text.first_duplicate`).
 """
 
 from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Mapping, Sequence
+from array import array
+from collections.abc import Container, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, overload
@@ -56,16 +68,29 @@ from evalkit.io.limits import MAX_ID_CHARS, MAX_INFLATED_BYTES, MAX_NAME_CHARS, 
 from evalkit.io.user_files import regular_file_problem
 from evalkit_retrieval.columns import ranked_columns
 from evalkit_retrieval.ranking import DuplicateDocumentError, RankedRun, rank_arrays
-from evalkit_retrieval.trec_bulk import RunTable, bulk_qrels, bulk_run, sha256_meanwhile
+from evalkit_retrieval.trec_bulk import RunTable, Stream, bulk_qrels, bulk_run, sha256_meanwhile
+from evalkit_retrieval.trec_text import (
+    MAX_LINE,
+    DuplicateLineError,
+    TrecFormatError,
+    file_text,
+    text_bytes,
+)
+from evalkit_retrieval.trec_text import SHOWN_CHARS as _SHOWN_CHARS
+from evalkit_retrieval.trec_text import Text as _Text
+from evalkit_retrieval.trec_text import first_duplicate as _first_duplicate
+from evalkit_retrieval.trec_text import lines as _lines
+from evalkit_retrieval.trec_text import open_text as _open_text
+from evalkit_retrieval.trec_text import probe as _probe
+from evalkit_retrieval.trec_text import shown as _shown
 
-__all__ = ["RunScores", "TrecFormatError", "load_qrels", "load_run", "load_run_scores",
-           "parse_qrels", "parse_run"]
+__all__ = ["DuplicateLineError", "RunScores", "TrecFormatError", "load_qrels", "load_run",
+           "load_run_scores", "parse_qrels", "parse_run"]
 
 # the bulk readers (evalkit_retrieval.trec_bulk), tried first
 _bulk_run = bulk_run
 _bulk_qrels = bulk_qrels
 
-_BOM = b"\xef\xbb\xbf"
 _SCORE = re.compile(
     rb"[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf|infinity)\Z", re.IGNORECASE
 )
@@ -74,35 +99,10 @@ _RUN_FIELDS = "qid iter docno rank score tag"
 _QRELS_FIELDS = "qid iter docno label"
 #: trec_eval's ``Q0`` in the qrels' second column, counted as ``0`` when told apart
 _PLAIN_ITER = {b"Q0": b"0"}
-#: the most characters of a field a message echoes (a longer one is cut, its length said)
-_SHOWN_CHARS = 40
 
 
 #: what the qrels readers return: dicts, or (``lazy``) views
 _Qrels = dict[str, dict[str, int]] | dict[str, Mapping[str, int]]
-
-
-class TrecFormatError(ValueError):
-    """A TREC run or qrels file that cannot be read as such.
-
-    Attributes:
-        path: the file.
-        line: the 1-based line number, or ``None`` for whole-file problems.
-    """
-
-    def __init__(self, path: str | Path, line: int | None, problem: str, fix: str) -> None:
-        self.path = str(path)
-        self.line = line
-        where = f"{path}:{line}" if line is not None else str(path)
-        super().__init__(f"{where}: {problem}. {fix}")
-
-    @classmethod
-    def whole(cls, path: str | Path, message: str) -> TrecFormatError:
-        """The error of the file ``path`` with ``message`` as its whole text (one a
-        shared wording gives, such as :func:`evalkit.io.input_files.directory_message`)."""
-        exc = cls(path, None, "", "")
-        exc.args = (message,)
-        return exc
 
 
 def _require_regular(p: Path, what: str) -> None:
@@ -115,13 +115,18 @@ def _require_regular(p: Path, what: str) -> None:
 
 
 # --------------------------------------------------------------------------- public API
-def load_run(path: str | Path, *, name: str | None = None) -> RankedRun:
+def load_run(path: str | Path, *, name: str | None = None,
+             judged: Container[str] | None = None) -> RankedRun:
     """Read a TREC run file (plain or gzip) into a :class:`~evalkit.data.ranked_ids.RankedRun`.
 
     Args:
         path: the run file.
         name: the run's name; defaults to the tag of the file's last line (as trec_eval's
             ``runid``).
+        judged: the query ids the qrels judge, when known: a document listed twice for a
+            query outside them is read once (its first line kept), as trec_eval, which
+            never reads an unjudged query's ranking, accepts it. None: every duplicate
+            is refused.
 
     Returns:
         The rankings in trec_eval's order, with ``path`` and ``sha256`` (of the file's
@@ -129,19 +134,22 @@ def load_run(path: str | Path, *, name: str | None = None) -> RankedRun:
 
     Raises:
         FileNotFoundError: no such file.
+        DuplicateLineError (TrecFormatError): a duplicate (see ``judged``), both lines
+            named; the file is read up to the second of them, no further.
         TrecFormatError: see the module docstring; a pipe, device or directory.
     """
     p = Path(path)
     _require_regular(p, "run")
     digest = sha256_meanwhile(p)
     with reading(p, "run"):  # out of memory: one line naming the file (evalkit.cli)
-        # a plain file is read from disk, without a copy of its bytes; the list is the
-        # only reference to the parsed table, which _ranked frees once it is ranked
-        read = [_bulk_run(p)]
+        text = _file_text(p)
+        _probe(text, p, _careful_run, judged=judged)
+        # the list is the only reference to the parsed table, which _ranked frees once
+        # it is ranked
+        read = [None if _repetitive(text) else _bulk_run(text)]
         if read[0] is None:
-            run = parse_run(p.read_bytes(), source=p)
-        else:
-            run = _ranked(read, p, lambda: _text_bytes(p.read_bytes(), p))
+            read = [_careful_run(text, p, judged)]
+        run = _ranked(read, p, text, judged)
     run.sha256 = digest()
     run.path = str(p)
     if name:
@@ -180,10 +188,9 @@ def load_run_scores(path: str | Path) -> RunScores:
 
     p = Path(path)
     _require_regular(p, "run")
-    cols = _bulk_run(p)
-    if cols is None:
-        data = _text_bytes(p.read_bytes(), p)
-        cols = _bulk_run(data) or _careful_run(data, p)
+    text = _file_text(p)
+    _probe(text, p, _careful_run)
+    cols = (None if _repetitive(text) else _bulk_run(text)) or _careful_run(text, p)
     order = rank_order(cols.qids, cols.docids, cols.scores)
     docs = [d if isinstance(d, str) else d.decode("ascii")
             for d in order.ranked(np.asarray(cols.docids)).tolist()]
@@ -193,7 +200,7 @@ def load_run_scores(path: str | Path) -> RunScores:
                            strict=True):
         ranked = docs[st:en]
         if len(set(ranked)) != len(ranked):
-            _careful_run(_text_bytes(p.read_bytes(), p), p)  # names the two lines
+            _careful_run(text, p)  # names the two lines
             raise DuplicateDocumentError(qid, ranked[0])  # pragma: no cover
         queries[qid] = (ranked, scores[st:en])
     return RunScores(cols.tag, queries, str(p))
@@ -241,12 +248,7 @@ def load_qrels(path: str | Path, *, lazy: bool = False, subtopics: bool = False)
     p = Path(path)
     _require_regular(p, "qrels")
     with reading(p, "qrels"):  # out of memory: one line naming the file (evalkit.cli)
-        if subtopics:
-            return parse_qrels(p.read_bytes(), source=p, lazy=lazy, subtopics=True)
-        out = _bulk_qrels(p)  # a plain file is read from disk, without a copy of its bytes
-        if out is None:
-            return parse_qrels(p.read_bytes(), source=p, lazy=lazy)
-    return out if lazy else {q: dict(judged) for q, judged in out.items()}
+        return _qrels(_file_text(p), p, lazy, subtopics)
 
 
 def parse_run(raw: bytes, *, source: str | Path = "<run>") -> RankedRun:
@@ -258,36 +260,42 @@ def parse_run(raw: bytes, *, source: str | Path = "<run>") -> RankedRun:
     Raises:
         TrecFormatError: see the module docstring.
     """
-    data = _text_bytes(raw, source)
-    read: list[RunTable | None] = [_bulk_run(data)]
+    text = _text_bytes(raw, source)
+    _probe(text, source, _careful_run)
+    read: list[RunTable | None] = [None if _repetitive(text) else _bulk_run(text)]
     if read[0] is None:
-        read = [_careful_run(data, source)]
-    return _ranked(read, source, lambda: data)
+        read = [_careful_run(text, source)]
+    return _ranked(read, source, text)
 
 
-def _ranked(read: list[RunTable | None], source: str | Path, data: Callable[[], bytes]
-            ) -> RankedRun:
-    """The run of what a reader read, ``[table]`` (``data``: the text, for the careful
-    reader to name a duplicate's lines). The list is emptied, so that the caller keeps no
-    reference to the parsed table: a bulk table (41 MB at 1,000,000 lines) is freed before
-    the run's keys are made."""
+def _ranked(read: list[RunTable | None], source: str | Path, text: _Text,
+            judged: Container[str] | None = None) -> RankedRun:
+    """The run of what a reader read, ``[table]`` (``text``: the file's text, for the
+    careful reader to name a duplicate's lines, or to read past duplicates outside
+    ``judged``). The list is emptied, so that the caller keeps no reference to the
+    parsed table: a bulk table (41 MB at 1,000,000 lines) is freed before the run's keys
+    are made, and before the careful reader reads the file again."""
     cols = read.pop()
     assert cols is not None and not read
     name, lines, parser = cols.tag, len(cols.scores), cols.path
-    rankings: dict[str, Sequence[str]]
-    try:
-        if parser == "bulk":
-            parsed: list[Any] = [cols.qids, cols.docids, cols.scores]
-            del cols  # the parsed table is freed once ranked
-            columns = ranked_columns(parsed)
-            if columns.duplicate:
-                raise DuplicateDocumentError("", "")
+    rankings: dict[str, Sequence[str]] | None = None
+    if parser == "bulk":
+        parsed: list[Any] = [cols.qids, cols.docids, cols.scores]
+        del cols  # the parsed table is freed once ranked
+        columns = ranked_columns(parsed)
+        if not columns.duplicate:
             rankings = dict(columns.views())
-        else:
+        del columns
+        if rankings is None:  # raises naming the two lines, or reads past them
+            _first_duplicate(text, source, judged)
+            cols = _careful_run(text, source, judged)
+            name, lines, parser = cols.tag, len(cols.scores), cols.path
+    if rankings is None:
+        try:
             rankings = dict(rank_arrays(cols.qids, cols.docids, cols.scores))
-    except DuplicateDocumentError:
-        _careful_run(data(), source)  # raises with the two line numbers
-        raise  # pragma: no cover - the careful reader always finds it
+        except DuplicateDocumentError:  # pragma: no cover - the careful reader refuses them
+            _careful_run(text, source)
+            raise
     return RankedRun(name=name, rankings=rankings, meta={"lines": lines, "parser": parser})
 
 
@@ -309,53 +317,41 @@ def parse_qrels(raw: bytes, *, source: str | Path = "<qrels>", lazy: bool = Fals
     Raises:
         TrecFormatError: see the module docstring.
     """
-    data = _text_bytes(raw, source)
+    return _qrels(_text_bytes(raw, source), source, lazy, subtopics)
+
+
+def _qrels(text: _Text, source: str | Path, lazy: bool, subtopics: bool) -> _Qrels:
+    """The qrels of ``text``: subtopic qrels when asked and found, else by the bulk
+    reader, else by the careful one."""
     if subtopics:
-        found: _Qrels | None = _subtopic_qrels(data, source)  # qid subtopic docno label
+        found: _Qrels | None = _subtopic_qrels(text, source)  # qid subtopic docno label
         if found is not None:
             return found
-    out = _bulk_qrels(data)
+    _probe(text, source, _careful_qrels)
+    out = None if _repetitive(text) else _bulk_qrels(text)
     if out is None:
-        return dict(_careful_qrels(data, source))
+        return dict(_careful_qrels(text, source))
     return out if lazy else {q: dict(judged) for q, judged in out.items()}
 
 
 # --------------------------------------------------------------------------- shared
-def _text_bytes(raw: bytes, source: str | Path) -> bytes:
-    from evalkit.io.gzip_data import DamagedGzipError, inflate, is_gzip
-
-    data = raw
-    if is_gzip(data):
-        try:
-            data = inflate(data, MAX_INFLATED_BYTES)
-        except DamagedGzipError as exc:
-            raise TrecFormatError(source, None, str(exc),
-                                  "Copy or download the file again") from None
-        if len(data) > MAX_INFLATED_BYTES:
-            cap = f"{MAX_INFLATED_BYTES / (1 << 20):,.0f} MiB"
-            raise TrecFormatError(
-                source, None, f"decompresses to more than {cap}, "
-                "the most evalkit decompresses of a gzip input (a decompression bomb stops "
-                "there)", "If the file really is that large, decompress it (gunzip -k) "
-                "and pass the plain file")
-    if data.startswith(_BOM):
-        data = data[len(_BOM):]
-    return data
+def _file_text(p: Path) -> _Text:
+    """The text of the file ``p`` (:func:`~evalkit_retrieval.trec_text.file_text`), gzip
+    refused past :data:`MAX_INFLATED_BYTES`."""
+    return file_text(p, MAX_INFLATED_BYTES)
 
 
-def _fields(line: bytes) -> list[bytes]:
-    return line.split()  # bytes.split() splits on ASCII whitespace only, like isspace()
+def _repetitive(text: _Text) -> bool:
+    """Whether ``text`` is gzip data that says it repeats itself
+    (:data:`~evalkit_retrieval.trec_text.REPETITIVE`): the careful reader reads it first,
+    in memory that grows with its distinct lines only, and stops at its first duplicate."""
+    return isinstance(text, Stream) and text.repetitive
 
 
-def _shown(field: bytes | str) -> str:
-    """A field of the file as a message echoes it: quoted, and cut after
-    :data:`_SHOWN_CHARS` characters with its length said (a 200 KB field in one line of
-    a message says nothing more than its start)."""
-    text = field.decode("utf-8", "replace") if isinstance(field, bytes) else field
-    if len(text) <= _SHOWN_CHARS:
-        return repr(text)
-    unit = "bytes" if isinstance(field, bytes) else "characters"
-    return f"{text[:_SHOWN_CHARS]!r}... ({len(field):,} {unit})"
+def _text_bytes(raw: bytes, source: str | Path) -> _Text:
+    """The text of a file's bytes (:func:`~evalkit_retrieval.trec_text.text_bytes`), gzip
+    refused past :data:`MAX_INFLATED_BYTES`."""
+    return text_bytes(raw, source, MAX_INFLATED_BYTES)
 
 
 #: the fix of a field longer than its limit, by what the field is
@@ -388,28 +384,6 @@ def _decode(field: bytes, source: str | Path, lineno: int, what: str,
         ) from None
 
 
-def _lines(data: bytes, source: str | Path) -> list[tuple[int, list[bytes]]]:
-    """``(line number, fields)`` of every data line (blank and comment lines skipped)."""
-    out: list[tuple[int, list[bytes]]] = []
-    for lineno, line in enumerate(data.split(b"\n"), start=1):
-        fields = _fields(line)
-        if not fields or fields[0].startswith(b"#"):
-            continue
-        if b"\x00" in line:
-            raise TrecFormatError(
-                source, lineno, "the line contains a NUL byte",
-                "The file may be binary or in UTF-16; save it as UTF-8 text",
-            )
-        if not out and fields[0][:1] in (b"{", b"["):
-            raise TrecFormatError(
-                source, lineno, "the file is JSON, not whitespace-separated TREC fields",
-                "A run artifact (JSON Lines written by `evalkit run`) is read by `evalkit "
-                "compare`, `gate` and `pairwise`; this command needs a TREC run or qrels file",
-            )
-        out.append((lineno, fields))
-    return out
-
-
 def _empty(source: str | Path, kind: str, fields: str) -> TrecFormatError:
     return TrecFormatError(
         source, None,
@@ -420,13 +394,28 @@ def _empty(source: str | Path, kind: str, fields: str) -> TrecFormatError:
 
 
 # --------------------------------------------------------------------------- runs
-def _careful_run(data: bytes, source: str | Path) -> RunTable:
+def _careful_run(text: _Text, source: str | Path, judged: Container[str] | None = None,
+                 *, head: bool = False) -> RunTable:
+    """The run ``text`` holds, read line by line, stopping at the first line that is wrong
+    (named with its problem and fix). A duplicate of a query outside ``judged`` (when
+    given) is skipped: see :func:`load_run`. ``head``: ``text`` is the first lines of a
+    file only (:func:`_probe`), so that no data line, or the last line's tag, say nothing.
+
+    Memory: each line read keeps its document id (a ``str``), its score (8 bytes), a
+    reference to its query's id (one ``str`` per query) and its line number in its
+    query's ``{doc: line}``.
+
+    Raises:
+        TrecFormatError: see the module docstring; DuplicateLineError for a duplicate.
+    """
     qids: list[str] = []
     docids: list[str] = []
-    scores: list[float] = []
-    first_line: dict[tuple[str, str], int] = {}
+    scores = array("d")
+    # by query id: that id (one str per query, which every line of the query refers to)
+    # and {doc: line}
+    first_line: dict[str, tuple[str, dict[str, int]]] = {}
     tag, tag_line = "", 0
-    for lineno, fields in _lines(data, source):
+    for lineno, fields in _lines(text, source):
         if len(fields) < 6:
             qrels_like = len(fields) == 4 and _LABEL.match(fields[3]) is not None
             raise TrecFormatError(
@@ -441,11 +430,10 @@ def _careful_run(data: bytes, source: str | Path) -> RunTable:
         qid = _decode(fields[0], source, lineno, "query id")
         doc = _decode(fields[2], source, lineno, "document id")
         token = fields[4]
-        shown = _shown(token)
         is_nan = token.lower() in (b"nan", b"+nan", b"-nan")
         if not is_nan and not _SCORE.match(token):
             raise TrecFormatError(
-                source, lineno, f"the score {shown} is not a number",
+                source, lineno, f"the score {_shown(token)} is not a number",
                 "Field 5 of a run line is the score, a decimal number",
             )
         score = float(token)
@@ -454,42 +442,44 @@ def _careful_run(data: bytes, source: str | Path) -> RunTable:
                 "infinite" if token.lstrip(b"+-").isalpha() else "beyond the range of a double")
             raise TrecFormatError(
                 source, lineno,
-                f"the score {shown} of document {_shown(doc)} is not a finite number ({what})",
+                f"the score {_shown(token)} of document {_shown(doc)} is not a finite number "
+                f"({what})",
                 "Write a finite number in the score column (field 5): NaN has no place in a "
                 "ranking, and trec_eval, which reads scores with atof, would put an infinite "
                 "score above or below every other document; to keep this document first "
                 "(or last), give it a finite score above (or below) the others of its query",
             )
-        key = (qid, doc)
-        if key in first_line:
-            raise TrecFormatError(
-                source, lineno,
-                f"document {_shown(doc)} is listed again for query {_shown(qid)} (first on "
-                f"line "
-                f"{first_line[key]})",
-                "A run may rank each document once per query; trec_eval stops on this "
-                "file with 'duplicate docs'. Keep one line per (query, document)",
-            )
-        first_line[key] = lineno
+        tag = _decode(fields[5], source, lineno, "run tag", None)
+        tag_line = lineno
+        known = first_line.get(qid)
+        if known is None:
+            known = first_line[qid] = (qid, {})
+        qid, lines_of = known
+        if doc in lines_of:
+            if judged is not None and qid not in judged:
+                continue  # trec_eval never reads the ranking of a query it does not judge
+            raise DuplicateLineError(source, lineno, lines_of[doc], qid, doc,
+                                     judged=judged is not None)
+        lines_of[doc] = lineno
         qids.append(qid)
         docids.append(doc)
         scores.append(score)
-        tag = _decode(fields[5], source, lineno, "run tag", None)
-        tag_line = lineno
-    if not qids:
+    if head or not qids:
+        if head:
+            return RunTable(qids=[], docids=[], scores=np.zeros(0), tag="", path="careful")
         raise _empty(source, "run", _RUN_FIELDS)
     # the last line's tag names the run (as in trec_eval); only that one is printed back
     _decode(tag.encode("utf-8"), source, tag_line, "run tag", MAX_NAME_CHARS)
     return RunTable(
-        qids=qids, docids=docids, scores=np.asarray(scores, dtype=np.float64), tag=tag,
-        path="careful",
+        qids=qids, docids=docids, scores=np.frombuffer(scores, dtype=np.float64).copy(),
+        tag=tag, path="careful",
     )
 
 
 # --------------------------------------------------------------------------- qrels
-def _subtopic_qrels(data: bytes, source: str | Path) -> dict[str, dict[str, int]] | None:
+def _subtopic_qrels(text: _Text, source: str | Path) -> dict[str, dict[str, int]] | None:
     """``{qid: SubtopicJudgments}`` (each a ``dict``) of subtopic qrels, or None when
-    ``data`` is ordinary qrels (:func:`~evalkit_retrieval.subtopics.is_subtopic_qrels`).
+    ``text`` is ordinary qrels (:func:`~evalkit_retrieval.subtopics.is_subtopic_qrels`).
 
     Raises:
         TrecFormatError: a line without four fields, a label that is not an integer, a
@@ -497,11 +487,14 @@ def _subtopic_qrels(data: bytes, source: str | Path) -> dict[str, dict[str, int]
     """
     from evalkit_retrieval.subtopics import SubtopicJudgments, is_subtopic_qrels
 
-    if not is_subtopic_qrels(data):
-        return None
+    with _open_text(text) as fh:
+        # lines of at most MAX_LINE bytes: one without end is not held whole (the careful
+        # reader refuses it)
+        if not is_subtopic_qrels(iter(lambda: fh.readline(MAX_LINE), b"")):
+            return None
     grouped: dict[str, dict[str, dict[str, int]]] = {}
     where: dict[tuple[str, str, str], int] = {}
-    for lineno, fields in _lines(data, source):
+    for lineno, fields in _lines(text, source):
         if len(fields) != 4:
             raise TrecFormatError(
                 source, lineno, f"expected 4 fields (qid subtopic docno label), got "
@@ -545,10 +538,17 @@ def _label(field: bytes, source: str | Path, lineno: int) -> int:
     return label
 
 
-def _careful_qrels(data: bytes, source: str | Path) -> dict[str, dict[str, int]]:
+def _careful_qrels(text: _Text, source: str | Path, *, head: bool = False
+                   ) -> dict[str, dict[str, int]]:
+    """The qrels ``text`` holds, read line by line, stopping at the first line that is
+    wrong (named with its problem and fix); ``head`` as for :func:`_careful_run`.
+
+    Raises:
+        TrecFormatError: see the module docstring.
+    """
     out: dict[str, dict[str, int]] = {}
     first_line: dict[tuple[str, str], tuple[int, int, bytes]] = {}
-    for lineno, fields in _lines(data, source):
+    for lineno, fields in _lines(text, source):
         if len(fields) != 4:
             run_like = len(fields) >= 6 and _SCORE.match(fields[4]) is not None
             hint = (
@@ -589,6 +589,6 @@ def _careful_qrels(data: bytes, source: str | Path) -> dict[str, dict[str, int]]
             )
         first_line[key] = (lineno, label, fields[1])
         out.setdefault(qid, {})[doc] = label
-    if not out:
+    if not out and not head:
         raise _empty(source, "qrels", _QRELS_FIELDS)
     return out

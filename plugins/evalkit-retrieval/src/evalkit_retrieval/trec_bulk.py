@@ -11,9 +11,12 @@ result or the precise error. Comment lines (first non-blank character ``#``) are
 first; a ``#`` elsewhere stays part of its field.
 
 A plain file (ASCII text without CR or comment lines, the usual case) is handed to numpy
-as a file, so that its bytes are never all in memory at once; any other file is read
-into memory and made ready first (CRLF endings, comment lines). :func:`sha256_meanwhile`
-hashes a file from disk in a thread while it is parsed.
+as a file, so that its bytes are never all in memory at once; so is a gzip file whose text
+is plain (a :class:`Stream`, decompressed as numpy reads it, after one decompressing pass
+that checks it). Any other ASCII file is read into memory and made ready first (CRLF
+endings, comment lines, a byte-order mark); a file with other bytes is left to the
+careful reader without being read into memory. :func:`sha256_meanwhile` hashes a file
+from disk in a thread while it is parsed.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ import threading
 import warnings
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, Literal, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -48,8 +51,28 @@ _WHITESPACE = b" \t\r\n\x0b\x0c"
 _MAX_WIDTH = 512
 #: bytes scanned at a time by :func:`plain_file`
 _CHUNK = 1 << 20
-#: what the bulk reader reads: a file's bytes, or the file itself
-Source = bytes | Path
+#: a UTF-8 byte-order mark (accepted at the start of a file, beyond trec_eval)
+BOM = b"\xef\xbb\xbf"
+#: the longest last line a :class:`Stream`'s scan keeps to read the run tag from
+_MAX_LAST_LINE = 1 << 20
+
+
+class Stream(NamedTuple):
+    """Text read by opening it afresh each time: a gzip file, decompressed as it is read
+    (never held whole). ``open()`` gives a binary file object of the text; ``tail`` is
+    its end (from the start of its last line that holds anything), filled in by the scan
+    of :func:`bulk_run` and :func:`bulk_qrels`; ``repetitive``: the text says of itself
+    that it repeats (a gzip file whose trailer gives a size over
+    :data:`~evalkit_retrieval.trec_text.REPETITIVE` times its own: the same lines, most
+    likely, which TREC files refuse), for the careful reader to read first."""
+
+    open: Callable[[], io.BufferedIOBase]
+    tail: bytes = b""
+    repetitive: bool = False
+
+
+#: what the bulk reader reads: a file's bytes, the file itself, or a :class:`Stream`
+Source = bytes | Path | Stream
 #: suffixes ``numpy.loadtxt`` decompresses when given a path (numpy.lib._datasource)
 _NUMPY_OPENS = frozenset({".gz", ".bz2", ".xz", ".lzma"})
 
@@ -71,22 +94,72 @@ def plain_file(path: Path) -> bool:
     memory: plain ASCII text (no control character but whitespace), no CR, no comment
     line, not empty. (Gzip data and a byte-order mark are not ASCII.) The file is scanned
     in chunks of :data:`_CHUNK` bytes."""
+    with path.open("rb") as fh:
+        return scan(fh)[0] == "plain"
+
+
+#: what :func:`scan` finds: text numpy reads as it is, text to make ready in memory
+#: (:func:`bulk_ready`: CRLF endings, comment lines, a byte-order mark), or neither
+Kind = Literal["plain", "ready"] | None
+
+
+def scan(fh: io.BufferedIOBase, *, tail: bool = False) -> tuple[Kind, bytes]:
+    """What the bulk reader can do with the text ``fh`` reads (:data:`Kind`), read once
+    in chunks of :data:`_CHUNK` bytes; with ``tail``, the text's end from the start of
+    its last line that holds anything (what :func:`_last_line` reads; ``None`` when that
+    line is longer than :data:`_MAX_LAST_LINE`). Stops at the first byte that is neither
+    plain ASCII nor a CR. An empty text is ``None``."""
     buf = bytearray(_CHUNK)
     seen = 0
-    scratch = np.empty(_CHUNK, dtype=np.uint8)
-    outside, other = np.empty(_CHUNK, dtype=np.bool_), np.empty(_CHUNK, dtype=np.bool_)
-    with path.open("rb") as fh:
-        while size := fh.readinto(buf):
-            chunk = buf if size == _CHUNK else buf[:size]
-            if not _plain_bytes(np.frombuffer(chunk, dtype=np.uint8), scratch[:size],
-                                outside[:size], other[:size]):
-                return False
-            # a chunk may begin inside a line: taking its start for a line's only errs
-            # towards the bytes path
-            if b"#" in chunk and _COMMENT_LINE.search(chunk):
-                return False
-            seen += size
-    return seen > 0
+    kind: Kind = "plain"
+    _plain = _Plain()
+    end = b""  # the text's end: its last line holding anything, with what follows it
+    while size := fh.readinto(buf):
+        chunk: bytes | bytearray = buf if size == _CHUNK else buf[:size]
+        if not seen and chunk.startswith(BOM):
+            kind, chunk = "ready", chunk[len(BOM):]
+        if not _plain(chunk):
+            if b"\r" not in chunk or not _plain(bytes(chunk).replace(b"\r", b"")):
+                return None, b""
+            kind = "ready"  # CR: CRLF endings are made ready (bulk_ready), a lone CR refused
+        # a chunk may begin inside a line: taking its start for a line's only errs
+        # towards reading the text in memory
+        if kind == "plain" and b"#" in chunk and _COMMENT_LINE.search(chunk):
+            kind = "ready"
+        if tail:
+            end = _text_end(end, bytes(chunk))
+            if len(end) > _MAX_LAST_LINE + _SAMPLE:
+                return None, b""
+        seen += size
+    return (kind if seen else None), end
+
+
+class _Plain:
+    """:func:`_plain_bytes` of chunks of at most :data:`_CHUNK` bytes, in buffers made once
+    per scan."""
+
+    def __init__(self) -> None:
+        self.scratch = np.empty(_CHUNK, dtype=np.uint8)
+        self.outside = np.empty(_CHUNK, dtype=np.bool_)
+        self.other = np.empty(_CHUNK, dtype=np.bool_)
+
+    def __call__(self, chunk: bytes | bytearray) -> bool:
+        n = len(chunk)
+        return _plain_bytes(np.frombuffer(chunk, dtype=np.uint8), self.scratch[:n],
+                            self.outside[:n], self.other[:n])
+
+
+def _text_end(end: bytes, chunk: bytes) -> bytes:
+    """``end`` (the text read so far from the start of its last line holding anything,
+    after up to :data:`_SAMPLE` bytes of the lines before it) once ``chunk`` is read."""
+    last = len(chunk.rstrip(_WHITESPACE))
+    if not last:  # white space only: one byte of it keeps the line break, if any
+        return end + (b"\n" if b"\n" in chunk else b" ")
+    start = chunk.rfind(b"\n", 0, last) + 1
+    if not start:  # the chunk continues the last line
+        return end + chunk
+    before = end[-_SAMPLE:]
+    return (before + chunk)[max(0, len(before) + start - _SAMPLE):]
 
 
 def _plain_bytes(v: npt.NDArray[np.uint8], scratch: npt.NDArray[np.uint8],
@@ -104,7 +177,10 @@ def _plain_bytes(v: npt.NDArray[np.uint8], scratch: npt.NDArray[np.uint8],
 
 
 def bulk_ready(data: bytes) -> bytes | None:
-    """``data`` prepared for the bulk reader, or None when only the careful one will do."""
+    """``data`` prepared for the bulk reader (a byte-order mark dropped, CRLF endings and
+    comment lines made plain), or None when only the careful one will do."""
+    if data.startswith(BOM):
+        data = data[len(BOM):]
     if data.translate(None, _PLAIN_ASCII):  # one pass: nothing but plain ASCII is left
         return None
     if b"\r" in data:
@@ -176,6 +252,8 @@ def _loadtxt_source(data: Source, stack: contextlib.ExitStack) -> str | io.IOBas
     """
     if isinstance(data, bytes):
         return stack.enter_context(io.BytesIO(data))
+    if isinstance(data, Stream):
+        return stack.enter_context(data.open())
     if data.suffix.lower() in _NUMPY_OPENS:
         return stack.enter_context(data.open("rb"))
     return os.fspath(data)
@@ -201,16 +279,29 @@ def _bulk_table(
 
 
 def _ready(source: Source) -> Source | None:
-    """What the bulk reader reads: a plain file as it is, bytes made ready, or None."""
+    """What the bulk reader reads: a plain file or stream as it is (a stream with its
+    tail), bytes made ready (those of an ASCII file or stream that is not plain: read into
+    memory here), or None (the careful reader's, without reading it into memory)."""
     if isinstance(source, bytes):
         return bulk_ready(source)
-    return source if plain_file(source) else None
+    with _open(source) as fh:
+        kind, end = scan(fh, tail=isinstance(source, Stream))
+    if kind is None:
+        return None
+    if kind == "ready":
+        with _open(source) as fh:
+            return bulk_ready(fh.read())
+    return source._replace(tail=end) if isinstance(source, Stream) else source
+
+
+def _open(source: Path | Stream) -> io.BufferedIOBase:
+    return source.open() if isinstance(source, Stream) else source.open("rb")
 
 
 def _head(data: Source) -> bytes:
     if isinstance(data, bytes):
         return data[:_SAMPLE]
-    with data.open("rb") as fh:
+    with _open(data) as fh:
         return fh.read(_SAMPLE)
 
 
@@ -220,6 +311,8 @@ def _tail(data: Source) -> bytes:
     a file ending in a gigabyte of spaces costs a scan at C speed, not a read into memory."""
     if isinstance(data, bytes):
         return data
+    if isinstance(data, Stream):
+        return data.tail
     with data.open("rb") as fh:
         end = fh.seek(0, 2)
         while end:  # the end of the last byte that is not whitespace
