@@ -83,6 +83,23 @@ def holm(p_values: Sequence[float]) -> list[float]:
     return [float(x) for x in stats_holm(list(p_values))]
 
 
+def _floors_of(comparisons: Sequence[BaselineComparison]
+               ) -> Callable[[int, int | None, int | None], list[float]]:
+    """``(B, n, only) -> each comparison's smallest attainable p`` with ``B`` resamples
+    (:func:`evalkit.stats.methods.smallest_p`), every one (or only comparison ``only``)
+    had it ``n`` cases (clusters) when ``n`` is given."""
+    from evalkit.stats._kernels import EXACT_MAX_N
+    from evalkit.stats.methods import smallest_p
+
+    def floors(b: int, n: int | None = None, only: int | None = None) -> list[float]:
+        units = [(n if n and only in (None, i) else None) or c.n_clusters or c.n_cases
+                 for i, c in enumerate(comparisons)]
+        return [smallest_p(c.method, k, b, "two-sided",
+                           c.method == "randomization" and k <= EXACT_MAX_N)
+                for c, k in zip(comparisons, units, strict=True)]
+    return floors
+
+
 def holm_floor(comparisons: Sequence[BaselineComparison], n_resamples: int) -> str | None:
     """Why no blocking baseline check can fail, when Holm's correction over them makes
     that certain whatever the data (each test's smallest attainable p times their number
@@ -90,22 +107,38 @@ def holm_floor(comparisons: Sequence[BaselineComparison], n_resamples: int) -> s
     (:func:`evalkit.stats.multiple.holm_floor_note`); else None."""
     if not comparisons:
         return None
-    from evalkit.stats._kernels import EXACT_MAX_N
-    from evalkit.stats.methods import smallest_p
     from evalkit.stats.multiple import holm_floor_note
 
-    def floors(b: int, n: int | None = None) -> list[float]:
-        units = [n or c.n_clusters or c.n_cases for c in comparisons]
-        return [smallest_p(c.method, k, b, "two-sided",
-                           c.method == "randomization" and k <= EXACT_MAX_N)
-                for c, k in zip(comparisons, units, strict=True)]
-
+    floors = _floors_of(comparisons)
     sizes = {c.n_clusters or c.n_cases for c in comparisons}
     return holm_floor_note(
-        floors, max(c.alpha for c in comparisons), n_resamples,
-        floors_with_n=(lambda n: floors(n_resamples, n)) if len(sizes) == 1 else None,
+        lambda b: floors(b, None, None), max(c.alpha for c in comparisons), n_resamples,
+        floors_with_n=(lambda n: floors(n_resamples, n, None)) if len(sizes) == 1 else None,
         n_units=next(iter(sizes)) if len(sizes) == 1 else None,
         unit="clusters" if any(c.n_clusters for c in comparisons) else "cases")
+
+
+def holm_check_floors(comparisons: Sequence[BaselineComparison], n_resamples: int
+                      ) -> list[str | None]:
+    """For each blocking baseline check of the Holm family, why it cannot fail whatever
+    the data (its smallest attainable Holm-adjusted p, given every check's floor, is at
+    least its own alpha: :func:`evalkit.stats.multiple.holm_check_floor_note`), else
+    None; same order as ``comparisons``. A check scoped to 3 cases (exact floor 0.25)
+    cannot fail even alone; two checks on 6 cases (floor 0.031) cannot beside a third
+    whatever that one does (their best Holm-adjusted p is 2 x 0.031)."""
+    from evalkit.stats.multiple import holm_check_floor_note
+
+    floors = _floors_of(comparisons)
+    sizes = {c.n_clusters or c.n_cases for c in comparisons}
+    unit = "clusters" if any(c.n_clusters for c in comparisons) else "cases"
+    notes: list[str | None] = []
+    for i, c in enumerate(comparisons):
+        only = None if len(sizes) == 1 else i
+        notes.append(holm_check_floor_note(
+            lambda b: floors(b, None, None), i, c.alpha, n_resamples,
+            floors_with_n=lambda n, only=only: floors(n_resamples, n, only),  # type: ignore[misc]
+            n_units=c.n_clusters or c.n_cases, unit=unit))
+    return notes
 
 
 # --------------------------------------------------------------------- gate
@@ -291,13 +324,9 @@ def evaluate_gate(
                     check, cov, f"the check raised {type(exc).__name__}: {exc}"))
     if not incomplete:  # an incomplete run: every check is not judged, below
         results = [held_to_header(r, run, run_cov) for r in results]
-    results, floor = _decided(results, n_resamples)
-    if floor is not None:  # a check that could not fail whatever the data judged nothing
-        notes.append(floor)
-        results = [replace(r, verdict="error", not_judged=True,
-                           message="not judged: this check cannot fail whatever the data "
-                                   "(the note says why, and what can)")
-                   if _in_family(r) else r for r in results]
+    # a check that could not fail whatever the data judged nothing: an error
+    results, floors = _decided(results, n_resamples)
+    notes.extend(floors)
     if incomplete:  # no verdict rests on evidence the gate did not fully see
         which = " and ".join(lacking)
         why = f"{which} {'are' if len(lacking) > 1 else 'is'} incomplete (see below)"
@@ -491,19 +520,36 @@ def _not_made_from(origin: RunOrigin | None, run: RunResult, incomplete: list[st
 
 
 def _decided(results: list[CheckResult], n_resamples: int
-             ) -> tuple[list[CheckResult], str | None]:
+             ) -> tuple[list[CheckResult], list[str]]:
     """Every baseline check's verdict, its p adjusted by Holm's method over the blocking
-    baseline checks that were judged; and the note when ``n_resamples`` is too few for
-    any of them to be significant after that adjustment (:func:`holm_floor`)."""
+    baseline checks that were judged; each check of that family that cannot fail
+    whatever the data an ``error`` (not judged), and the notes saying why: one for the
+    family when none of them can (:func:`holm_floor`), else one per check that cannot
+    (:func:`holm_check_floors`)."""
     family = [i for i, r in enumerate(results) if _in_family(r)]
     adjusted = holm([results[i].comparison.p_value for i in family])  # type: ignore[union-attr]
     adj_by_index = dict(zip(family, adjusted, strict=True))
-    floor = holm_floor(
-        [c for c in (results[i].comparison for i in family) if c is not None], n_resamples)
-    return [decide(r, adj_by_index.get(i)) if i in adj_by_index or (
+    comparisons = [c for c in (results[i].comparison for i in family) if c is not None]
+    decided = [decide(r, adj_by_index.get(i)) if i in adj_by_index or (
         r.comparison is not None and r.verdict != "error"
         and not r.comparison.method.startswith("sequential:")) else r
-        for i, r in enumerate(results)], floor
+        for i, r in enumerate(results)]
+    per_check = holm_check_floors(comparisons, n_resamples)
+    cannot = {i for i, why in zip(family, per_check, strict=True) if why is not None}
+    if not cannot:
+        return decided, []
+    notes: list[str] = []
+    family_note = holm_floor(comparisons, n_resamples) if len(cannot) == len(family) \
+        else None
+    if family_note is not None:
+        notes.append(family_note)
+    else:
+        notes.extend(f"check {results[i].check.id!r} cannot fail whatever the data: {why}"
+                     for i, why in zip(family, per_check, strict=True) if why is not None)
+    return [replace(r, verdict="error", not_judged=True,
+                    message="not judged: this check cannot fail whatever the data "
+                            "(the note says why, and what can)")
+            if i in cannot else r for i, r in enumerate(decided)], notes
 
 
 def _incomplete(run: RunResult, cov: Coverage, role: str) -> str:
