@@ -54,6 +54,7 @@ from evalkit.gate.check_verdicts import (
 )
 from evalkit.gate.checks import CheckError, CheckSpec, row_id
 from evalkit.gate.fingerprint import Fingerprint, case_set_difference, fingerprint
+from evalkit.gate.holm_floors import holm_check_floors, holm_floor
 from evalkit.gate.observed import (
     CheckFailure,
     check_coverage,
@@ -81,64 +82,6 @@ def holm(p_values: Sequence[float]) -> list[float]:
     from evalkit.stats import holm as stats_holm
 
     return [float(x) for x in stats_holm(list(p_values))]
-
-
-def _floors_of(comparisons: Sequence[BaselineComparison]
-               ) -> Callable[[int, int | None, int | None], list[float]]:
-    """``(B, n, only) -> each comparison's smallest attainable p`` with ``B`` resamples
-    (:func:`evalkit.stats.methods.smallest_p`), every one (or only comparison ``only``)
-    had it ``n`` cases (clusters) when ``n`` is given."""
-    from evalkit.stats._kernels import EXACT_MAX_N
-    from evalkit.stats.methods import smallest_p
-
-    def floors(b: int, n: int | None = None, only: int | None = None) -> list[float]:
-        units = [(n if n and only in (None, i) else None) or c.n_clusters or c.n_cases
-                 for i, c in enumerate(comparisons)]
-        return [smallest_p(c.method, k, b, "two-sided",
-                           c.method == "randomization" and k <= EXACT_MAX_N)
-                for c, k in zip(comparisons, units, strict=True)]
-    return floors
-
-
-def holm_floor(comparisons: Sequence[BaselineComparison], n_resamples: int) -> str | None:
-    """Why no blocking baseline check can fail, when Holm's correction over them makes
-    that certain whatever the data (each test's smallest attainable p times their number
-    is at least every check's alpha), naming the fewest resamples with which one can
-    (:func:`evalkit.stats.multiple.holm_floor_note`); else None."""
-    if not comparisons:
-        return None
-    from evalkit.stats.multiple import holm_floor_note
-
-    floors = _floors_of(comparisons)
-    sizes = {c.n_clusters or c.n_cases for c in comparisons}
-    return holm_floor_note(
-        lambda b: floors(b, None, None), max(c.alpha for c in comparisons), n_resamples,
-        floors_with_n=(lambda n: floors(n_resamples, n, None)) if len(sizes) == 1 else None,
-        n_units=next(iter(sizes)) if len(sizes) == 1 else None,
-        unit="clusters" if any(c.n_clusters for c in comparisons) else "cases")
-
-
-def holm_check_floors(comparisons: Sequence[BaselineComparison], n_resamples: int
-                      ) -> list[str | None]:
-    """For each blocking baseline check of the Holm family, why it cannot fail whatever
-    the data (its smallest attainable Holm-adjusted p, given every check's floor, is at
-    least its own alpha: :func:`evalkit.stats.multiple.holm_check_floor_note`), else
-    None; same order as ``comparisons``. A check scoped to 3 cases (exact floor 0.25)
-    cannot fail even alone; two checks on 6 cases (floor 0.031) cannot beside a third
-    whatever that one does (their best Holm-adjusted p is 2 x 0.031)."""
-    from evalkit.stats.multiple import holm_check_floor_note
-
-    floors = _floors_of(comparisons)
-    sizes = {c.n_clusters or c.n_cases for c in comparisons}
-    unit = "clusters" if any(c.n_clusters for c in comparisons) else "cases"
-    notes: list[str | None] = []
-    for i, c in enumerate(comparisons):
-        only = None if len(sizes) == 1 else i
-        notes.append(holm_check_floor_note(
-            lambda b: floors(b, None, None), i, c.alpha, n_resamples,
-            floors_with_n=lambda n, only=only: floors(n_resamples, n, only),  # type: ignore[misc]
-            n_units=c.n_clusters or c.n_cases, unit=unit))
-    return notes
 
 
 # --------------------------------------------------------------------- gate
@@ -521,11 +464,10 @@ def _not_made_from(origin: RunOrigin | None, run: RunResult, incomplete: list[st
 
 def _decided(results: list[CheckResult], n_resamples: int
              ) -> tuple[list[CheckResult], list[str]]:
-    """Every baseline check's verdict, its p adjusted by Holm's method over the blocking
-    baseline checks that were judged; each check of that family that cannot fail
-    whatever the data an ``error`` (not judged), and the notes saying why: one for the
-    family when none of them can (:func:`holm_floor`), else one per check that cannot
-    (:func:`holm_check_floors`)."""
+    """Every baseline check's verdict, its p Holm-adjusted over the blocking baseline
+    checks that were judged; each of those that cannot fail whatever the data an
+    ``error`` (not judged), and the notes saying why (:mod:`evalkit.gate.holm_floors`):
+    one for the family when none of them can, else one per check that cannot."""
     family = [i for i, r in enumerate(results) if _in_family(r)]
     adjusted = holm([results[i].comparison.p_value for i in family])  # type: ignore[union-attr]
     adj_by_index = dict(zip(family, adjusted, strict=True))
@@ -539,10 +481,9 @@ def _decided(results: list[CheckResult], n_resamples: int
     if not cannot:
         return decided, []
     notes: list[str] = []
-    family_note = holm_floor(comparisons, n_resamples) if len(cannot) == len(family) \
-        else None
-    if family_note is not None:
-        notes.append(family_note)
+    whole = holm_floor(comparisons, n_resamples) if len(cannot) == len(family) else None
+    if whole is not None:
+        notes.append(whole)
     else:
         notes.extend(f"check {results[i].check.id!r} cannot fail whatever the data: {why}"
                      for i, why in zip(family, per_check, strict=True) if why is not None)
