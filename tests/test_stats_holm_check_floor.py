@@ -98,3 +98,23 @@ def test_the_gate_errs_on_a_check_that_cannot_fail_beside_one_that_can() -> None
     assert report.exit_code == 2
     (note,) = [n for n in report.notes if "'few'" in n]
     assert "with 3 cases is 0.25" in note and "'all'" not in note
+
+
+def test_the_gate_errs_on_checks_that_holm_alone_keeps_from_failing() -> None:
+    # two checks scoped to 6 cases each (floor 2/64 = 0.031, below alpha alone) beside one
+    # on 12 (floor 2/4096): each of the two reaches at best 2 x 0.031 = 0.0625 >= 0.05
+    base, cand = _runs(12)
+    six = tuple(f"q{i}" for i in range(6))
+    with use_registry(plugins=False) as reg:
+        reg.register_metric("m", higher_is_better=False)(lambda r, c: 0.0)
+        report = evaluate_gate(
+            [CheckSpec("all", "m", vs_baseline="no_significant_regression"),
+             CheckSpec("a6", "m", vs_baseline="no_significant_regression", scope=six),
+             CheckSpec("b6", "m", vs_baseline="no_significant_regression", scope=six)],
+            cand, base, n_resamples=1000)
+    assert [r.verdict for r in report.results] == ["fail", "error", "error"]
+    assert report.exit_code == 2
+    for check in ("a6", "b6"):
+        (note,) = [n for n in report.notes if f"'{check}'" in n]
+        assert "after Holm's correction over 3 tests" in note
+        assert "smallest Holm-adjusted p is 0.0625" in note
