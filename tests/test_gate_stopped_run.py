@@ -183,3 +183,54 @@ def test_an_unscoped_check_never_passes_on_fewer_rows_than_the_header_records() 
     assert held_to_header(whole, run, Coverage("r", True, 3, 3)) == whole
     scoped = replace(passed, check=CheckSpec("m", "m", ">=", 0.5, scope=("a",)), covered=1)
     assert held_to_header(scoped, run, Coverage("r", True, 5, 3)) == scoped
+
+
+def _perfect(runs: Path) -> Path:
+    path = runs / "perfect.jsonl"
+    if not path.exists():
+        evalkit.evaluate(_ranker({f"c{i:03d}" for i in range(N)}, "perfect"), _goldens(),
+                         ["recall@1", "ndcg@10"], progress=False).save(path)
+    return path
+
+
+def test_another_baseline_than_the_rules_is_not_judged(runs: Path) -> None:
+    # the candidate ties or loses against a perfect baseline on every case; the rule's
+    # interval (against base.jsonl, wrong everywhere) read "improved" and passed, and
+    # JSON said value = 1.0 + 1.0 (the difference added to the other baseline's mean)
+    _perfect(runs)
+    proc = _gate(runs, "-c", "decided.yaml", "-r", "cand.jsonl", "-b", "perfect.jsonl",
+                 "--report", "json:other.json")
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 2, out
+    assert "noreg: error" in out and "not the baseline given, 'perfect'" in out
+    assert "-b " + str(runs / "base.jsonl") in out  # the baseline the rule decided against
+    assert "improved" not in out
+    data = json.loads((runs / "other.json").read_text())["data"]
+    assert data["exit_code"] == 2 and data["checks"][0]["verdict"] == "error"
+
+
+def test_the_rules_baseline_is_known_by_its_values_not_its_path(runs: Path) -> None:
+    copy = runs / "copy"
+    copy.mkdir(exist_ok=True)
+    (copy / "base.jsonl").write_bytes((runs / "base.jsonl").read_bytes())
+    proc = _gate(runs, "-c", "decided.yaml", "-r", "cand.jsonl", "-b", "copy/base.jsonl",
+                 "--report", "json:same.json")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    row = json.loads((runs / "same.json").read_text())["rows"][0]
+    # the run's own mean over the cases it holds (right on each), not base + difference
+    assert row["value"] == 1.0 and row["reference_value"] == 0.0
+
+
+def test_a_record_without_a_digest_is_held_to_its_baseline_path(runs: Path) -> None:
+    run = RunResult.load(runs / "cand.jsonl")
+    record = dict(run.header["sequential"])
+    del record["baseline_sha256"]
+    run.header["sequential"] = record
+    perfect = RunResult.load(_perfect(runs))
+    checks = load_checks(runs / "decided.yaml")
+    from evalkit.gate.baseline import Baseline, load_baseline
+
+    other = evaluate_gate(checks, run, Baseline.from_run(perfect))
+    assert other.exit_code == 2 and "records no digest" in other.results[0].message
+    own = evaluate_gate(checks, run, load_baseline(runs / "base.jsonl"))
+    assert own.results[0].verdict == "pass", own.results[0].message

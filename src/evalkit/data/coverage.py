@@ -332,6 +332,26 @@ def sequential_stop(header: Mapping[str, Any]) -> Mapping[str, Any] | None:
     return None
 
 
+def sequential_baseline_values(rows: Sequence[Any], metric: str) -> dict[str, float]:
+    """The per-case values of ``metric`` a sequential rule compares against in the
+    baseline run whose rows are ``rows``: ``{case id: value}`` over the rows holding a
+    value and no error (a later row of a case replaces an earlier one)."""
+    values: dict[str, float] = {}
+    for row in rows:
+        value = row.metrics.get(metric)
+        if value is not None and getattr(row, "error", None) is None:
+            values[str(row.query_id)] = float(value)
+    return values
+
+
+def sequential_baseline_sha256(values: Mapping[str, float]) -> str:
+    """``header["sequential"]["baseline_sha256"]``: sha256 of the JSON list of
+    ``[case id, value]`` pairs sorted by id (:func:`sequential_baseline_values`), what
+    the rule decided against; the gate compares it with the baseline it is given."""
+    pairs = sorted((str(k), float(v)) for k, v in values.items())
+    return hashlib.sha256(json.dumps(pairs, allow_nan=True).encode()).hexdigest()
+
+
 def _sequential_gaps(record: Mapping[str, Any], recorded: Sequence[str],
                      present: set[str]) -> str | None:
     """Why a sequentially stopped run is not complete for what it evaluated: a case of

@@ -114,6 +114,7 @@ class SequentialMonitor:
                  n_cases: int, epochs: int, reduce: str) -> None:
         self.settings, self.metric, self.bounds = settings, metric, bounds
         self.baseline, self.baseline_name = baseline, baseline_name
+        self._baseline_sha256: str | None = None  # of ``baseline``, on the first record
         self.order = [units[i] for i in random_order(len(units), settings.seed)]
         self.n_cases, self.epochs = n_cases, epochs
         self._reduce = parse_reduce(reduce)
@@ -230,6 +231,11 @@ class SequentialMonitor:
         }
         if self.blocked is not None:
             record["blocked"] = self.blocked
+        if self._baseline_sha256 is None:
+            from evalkit.data.coverage import sequential_baseline_sha256
+
+            self._baseline_sha256 = sequential_baseline_sha256(self.baseline)
+        record["baseline_sha256"] = self._baseline_sha256
         header["sequential"] = record
         return record
 
@@ -328,11 +334,9 @@ def _baseline_values(baseline: RunResult | str | Path, metric: str, gset: Golden
         except (OSError, ArtifactError, ValueError) as exc:
             raise SequentialError(f"--baseline {baseline}: {exc}") from None
         where = str(baseline)
-    values: dict[str, float] = {}
-    for row in run.per_query:
-        value = row.metrics.get(metric)
-        if value is not None and getattr(row, "error", None) is None:
-            values[str(row.query_id)] = float(value)
+    from evalkit.data.coverage import sequential_baseline_values
+
+    values = sequential_baseline_values(run.per_query, metric)
     lacking = [c.id for c in gset if c.id not in values]
     if lacking:
         shown = ", ".join(repr(i) for i in lacking[:5])

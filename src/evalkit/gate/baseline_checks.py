@@ -12,11 +12,16 @@ from __future__ import annotations
 import math
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 from evalkit.core.registry import Registry, RegistryError
 from evalkit.core.specs import AggregateSpec, MetricSpec
-from evalkit.data.coverage import decided_after
+from evalkit.data.coverage import (
+    decided_after,
+    sequential_baseline_sha256,
+    sequential_baseline_values,
+)
 from evalkit.data.labels import HumanLabels
 from evalkit.data.results import RunResult
 from evalkit.data.samples import sample_rows
@@ -257,6 +262,9 @@ def sequential_result(check: CheckSpec, run: RunResult, baseline: Baseline | Non
             f"not judged: {stopped}, so its cases are incomplete evidence for {what} (the "
             f"rule chose where to stop for {metric} over every case only); run the other "
             "cases (`evalkit run` without --until-decided) to judge it"), kind="metric")
+    other = _other_baseline(record, baseline, metric, stopped)
+    if other is not None:
+        return error_result(check, cov, other)
     low, high = (float(x) for x in record["interval"])
     try:
         higher = reg.polarity(check.metric)
@@ -265,8 +273,12 @@ def sequential_result(check: CheckSpec, run: RunResult, baseline: Baseline | Non
     used = int(record.get("cases_used") or 0)
     diff = float(record.get("mean_difference") or 0.0)
     alpha = float(record.get("alpha") or 0.05)
-    base_value = mean_of({r.query_id: float(r.metrics[name]) for r in baseline.run.per_query
-                          if name in r.metrics}, name)
+    # the means over the cases the run holds (the ones the rule drew), each run's own
+    observed = {str(r.query_id): float(r.metrics[name]) for r in run.per_query
+                if name in r.metrics and getattr(r, "error", None) is None}
+    base_value = mean_of({str(r.query_id): float(r.metrics[name])
+                          for r in baseline.run.per_query
+                          if name in r.metrics and str(r.query_id) in observed}, name)
     reason = str(record.get("reason"))
     worse = (high < 0) if higher else (low > 0)
     outcome = ("regressed" if worse else "improved") if reason == "differs" else \
@@ -276,8 +288,8 @@ def sequential_result(check: CheckSpec, run: RunResult, baseline: Baseline | Non
         p_value=math.nan, alpha=alpha,  # no p-value: the sequence's interval decides
         method=f"sequential: {record.get('method')}", n_cases=used,
         higher_is_better=higher, outcome=outcome)
-    result = CheckResult(check, "pass", base_value + diff, cov[0], cov[1], "", "metric",
-                         comp)
+    result = CheckResult(check, "pass", mean_of(observed, name), cov[0], cov[1], "",
+                         "metric", comp)
     if not worse or reason != "differs":
         return result
     msg = (f"{metric} moved {signed(diff)} against the baseline: {stopped}, and its "
@@ -285,6 +297,34 @@ def sequential_result(check: CheckSpec, run: RunResult, baseline: Baseline | Non
            f"({'higher' if higher else 'lower'} is better)")
     verdict: Verdict = "fail" if result.blocking else "warn"
     return replace(result, verdict=verdict, message=msg)
+
+
+def _other_baseline(record: Mapping[str, Any], baseline: Baseline, metric: str,
+                    stopped: str) -> str | None:
+    """Why the sequence in ``record`` is no evidence against ``baseline``: it decided
+    against another baseline (its ``baseline_sha256``, the digest of the values it
+    compared with, differs from ``baseline``'s values of ``metric``; a record without
+    one names the baseline's path, which must then be ``baseline``'s); else None."""
+    recorded = str(record.get("baseline"))
+    given = f"{baseline.name!r}" + (f" ({baseline.path})" if baseline.path else "")
+    digest = record.get("baseline_sha256")
+    if isinstance(digest, str):
+        same = digest == sequential_baseline_sha256(
+            sequential_baseline_values(baseline.run.per_query, metric))
+        why = f"whose {metric} values differ from those the rule compared with"
+    else:
+        same = baseline.path is not None and (
+            str(baseline.path) == recorded
+            or Path(baseline.path).resolve() == Path(recorded).resolve())
+        why = ("and the run records no digest of its baseline's values, only its path, "
+               "which is not this baseline's")
+    if same:
+        return None
+    return (f"not judged: {stopped} against baseline {recorded}, not the baseline given, "
+            f"{given}, {why}; the rule's interval is evidence for that comparison only. "
+            f"Gate the run with -b {recorded} (the baseline it decided against), or run "
+            "every case (`evalkit run` without --until-decided) to compare it with "
+            "another baseline")
 
 
 def decide(result: CheckResult, p_adjusted: float | None) -> CheckResult:

@@ -54,6 +54,7 @@ from evalkit.gate.check_verdicts import (
 )
 from evalkit.gate.checks import CheckError, CheckSpec, row_id
 from evalkit.gate.fingerprint import Fingerprint, case_set_difference, fingerprint
+from evalkit.gate.holm_floors import holm_check_floors, holm_floor
 from evalkit.gate.observed import (
     CheckFailure,
     check_coverage,
@@ -81,31 +82,6 @@ def holm(p_values: Sequence[float]) -> list[float]:
     from evalkit.stats import holm as stats_holm
 
     return [float(x) for x in stats_holm(list(p_values))]
-
-
-def holm_floor(comparisons: Sequence[BaselineComparison], n_resamples: int) -> str | None:
-    """Why no blocking baseline check can fail, when Holm's correction over them makes
-    that certain whatever the data (each test's smallest attainable p times their number
-    is at least every check's alpha), naming the fewest resamples with which one can
-    (:func:`evalkit.stats.multiple.holm_floor_note`); else None."""
-    if not comparisons:
-        return None
-    from evalkit.stats._kernels import EXACT_MAX_N
-    from evalkit.stats.methods import smallest_p
-    from evalkit.stats.multiple import holm_floor_note
-
-    def floors(b: int, n: int | None = None) -> list[float]:
-        units = [n or c.n_clusters or c.n_cases for c in comparisons]
-        return [smallest_p(c.method, k, b, "two-sided",
-                           c.method == "randomization" and k <= EXACT_MAX_N)
-                for c, k in zip(comparisons, units, strict=True)]
-
-    sizes = {c.n_clusters or c.n_cases for c in comparisons}
-    return holm_floor_note(
-        floors, max(c.alpha for c in comparisons), n_resamples,
-        floors_with_n=(lambda n: floors(n_resamples, n)) if len(sizes) == 1 else None,
-        n_units=next(iter(sizes)) if len(sizes) == 1 else None,
-        unit="clusters" if any(c.n_clusters for c in comparisons) else "cases")
 
 
 # --------------------------------------------------------------------- gate
@@ -291,13 +267,9 @@ def evaluate_gate(
                     check, cov, f"the check raised {type(exc).__name__}: {exc}"))
     if not incomplete:  # an incomplete run: every check is not judged, below
         results = [held_to_header(r, run, run_cov) for r in results]
-    results, floor = _decided(results, n_resamples)
-    if floor is not None:  # a check that could not fail whatever the data judged nothing
-        notes.append(floor)
-        results = [replace(r, verdict="error", not_judged=True,
-                           message="not judged: this check cannot fail whatever the data "
-                                   "(the note says why, and what can)")
-                   if _in_family(r) else r for r in results]
+    # a check that could not fail whatever the data judged nothing: an error
+    results, floors = _decided(results, n_resamples)
+    notes.extend(floors)
     if incomplete:  # no verdict rests on evidence the gate did not fully see
         which = " and ".join(lacking)
         why = f"{which} {'are' if len(lacking) > 1 else 'is'} incomplete (see below)"
@@ -491,19 +463,34 @@ def _not_made_from(origin: RunOrigin | None, run: RunResult, incomplete: list[st
 
 
 def _decided(results: list[CheckResult], n_resamples: int
-             ) -> tuple[list[CheckResult], str | None]:
-    """Every baseline check's verdict, its p adjusted by Holm's method over the blocking
-    baseline checks that were judged; and the note when ``n_resamples`` is too few for
-    any of them to be significant after that adjustment (:func:`holm_floor`)."""
+             ) -> tuple[list[CheckResult], list[str]]:
+    """Every baseline check's verdict, its p Holm-adjusted over the blocking baseline
+    checks that were judged; each of those that cannot fail whatever the data an
+    ``error`` (not judged), and the notes saying why (:mod:`evalkit.gate.holm_floors`):
+    one for the family when none of them can, else one per check that cannot."""
     family = [i for i, r in enumerate(results) if _in_family(r)]
     adjusted = holm([results[i].comparison.p_value for i in family])  # type: ignore[union-attr]
     adj_by_index = dict(zip(family, adjusted, strict=True))
-    floor = holm_floor(
-        [c for c in (results[i].comparison for i in family) if c is not None], n_resamples)
-    return [decide(r, adj_by_index.get(i)) if i in adj_by_index or (
+    comparisons = [c for c in (results[i].comparison for i in family) if c is not None]
+    decided = [decide(r, adj_by_index.get(i)) if i in adj_by_index or (
         r.comparison is not None and r.verdict != "error"
         and not r.comparison.method.startswith("sequential:")) else r
-        for i, r in enumerate(results)], floor
+        for i, r in enumerate(results)]
+    per_check = holm_check_floors(comparisons, n_resamples)
+    cannot = {i for i, why in zip(family, per_check, strict=True) if why is not None}
+    if not cannot:
+        return decided, []
+    notes: list[str] = []
+    whole = holm_floor(comparisons, n_resamples) if len(cannot) == len(family) else None
+    if whole is not None:
+        notes.append(whole)
+    else:
+        notes.extend(f"check {results[i].check.id!r} cannot fail whatever the data: {why}"
+                     for i, why in zip(family, per_check, strict=True) if why is not None)
+    return [replace(r, verdict="error", not_judged=True,
+                    message="not judged: this check cannot fail whatever the data "
+                            "(the note says why, and what can)")
+            if i in cannot else r for i, r in enumerate(decided)], notes
 
 
 def _incomplete(run: RunResult, cov: Coverage, role: str) -> str:

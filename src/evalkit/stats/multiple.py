@@ -119,6 +119,114 @@ def holm_floor_note(floors_at: Callable[[int], Sequence[float]], alpha: float,
             f"--resamples {high} on the command line)")
 
 
+def holm_smallest_adjusted(floors: Sequence[float]) -> list[float]:
+    """Each test's smallest attainable Holm-adjusted p, given every test's floor (the
+    smallest raw p its test can give: :func:`evalkit.stats.methods.smallest_p`), same
+    order as ``floors``; each in ``[floors[i], 1]``.
+
+    Holm (1979) step-down: with the raw p sorted ascending ``p_(1) <= ... <= p_(m)``, the
+    test at rank ``k`` gets ``min(1, max_{j<=k} (m - j + 1) p_(j))``, which no raw p can
+    lower by rising. Test ``i`` at its floor ``f_i`` can stand at rank ``k`` only behind
+    ``k - 1`` other tests whose p is at most ``f_i``, so whose floors are; the best such
+    are the ``k - 1`` smallest other floors ``g_1 <= ... <= g_{k-1}`` (all ``<= f_i``), at
+    their floors. Hence::
+
+        min_adj_i = min over feasible k = 1..m of
+                    min(1, max(max_{j<k} (m - j + 1) g_j, (m - k + 1) f_i))
+
+    (``k = 1`` is always feasible: ``m f_i``). A test is able to reject at level alpha
+    only when ``min_adj_i < alpha``, whatever the other tests do.
+
+    Raises:
+        ValueError: a floor is not a number.
+    """
+    values = numbers_of(floors, "p floor")
+    m = len(values)
+    out: list[float] = []
+    for i, f in enumerate(values):
+        others = sorted(g for j, g in enumerate(values) if j != i and g <= f)
+        best = min(1.0, m * f)
+        ahead = 0.0  # max_{j<k} (m - j + 1) g_j
+        for j, g in enumerate(others, start=1):  # g at rank j; test i at rank k = j + 1
+            ahead = max(ahead, (m - j + 1) * g)
+            best = min(best, min(1.0, max(ahead, (m - j) * f)))
+        out.append(best)
+    return out
+
+
+def holm_check_floor_note(floors_at: Callable[[int], Sequence[float]], index: int,
+                          alpha: float, n_resamples: int,
+                          floors_with_n: Callable[[int], Sequence[float]] | None = None,
+                          n_units: int | None = None, unit: str = "cases") -> str | None:
+    """Why test ``index`` of a Holm family cannot be significant whatever the data (its
+    smallest attainable Holm-adjusted p, :func:`holm_smallest_adjusted`, is at least
+    ``alpha``), or None when it can. The note gives the cause and the fix that can
+    help, as :func:`holm_floor_note` does for the whole family: too few queries
+    (cases, clusters) for this test even uncorrected (naming the fewest with which it
+    could reject), a family too large for its floor whatever ``B``, or too few
+    resamples (naming the fewest with which it can).
+
+    Args:
+        floors_at: ``B -> each test's smallest attainable p with B resamples``.
+        index: the test judged, a position in what ``floors_at`` returns.
+        alpha: the test's significance level.
+        n_resamples: the ``B`` the family ran with.
+        floors_with_n: ``n -> each test's floor with B = n_resamples`` had it (or every
+            test, when they have the same number) ``n`` units, or None (no count named).
+        n_units: the test's number of units, or None.
+        unit: what ``n_units`` counts, plural.
+    """
+    from evalkit.stats.bootstrap import MAX_RESAMPLES
+
+    def can(floors: Sequence[float]) -> bool:
+        return bool(floors) and holm_smallest_adjusted(floors)[index] < alpha
+
+    now = floors_at(n_resamples)
+    if can(now):
+        return None
+    m = len(now)
+    floor, smallest = now[index], holm_smallest_adjusted(now)[index]
+    with_n = f" with {n_units} {unit}" if n_units is not None else ""
+    at_most = floors_at(MAX_RESAMPLES)
+
+    def fewest(test: Callable[[Sequence[float]], bool]) -> int | None:
+        if floors_with_n is None or n_units is None:
+            return None
+        return next((n for n in range(n_units + 1, 1025) if test(floors_with_n(n))), None)
+
+    if at_most[index] >= alpha:  # not even uncorrected, whatever B
+        text = (f"its test cannot be significant at alpha = {alpha:g} whatever the "
+                f"correction: the smallest p it can give{with_n} is {floor:.3g}, and more "
+                f"resamples do not change that (an exact enumeration's floor); its {unit} "
+                "are too few")
+        single = fewest(lambda f: f[index] < alpha)
+        if single is not None:
+            text += f": a test can reject with {single} {unit} or more"
+            holm_n = fewest(can) if m > 1 else None
+            if holm_n is not None and holm_n != single:
+                text += f" ({holm_n} or more with Holm's correction over {m} tests)"
+        return text
+    if m == 1:
+        head = (f"its test cannot be significant at alpha = {alpha:g}: the smallest p it "
+                f"can give with B = {n_resamples:,} resamples{with_n} is {floor:.3g}")
+    else:
+        head = (f"its test cannot be significant after Holm's correction over {m} tests "
+                f"at alpha = {alpha:g}: the smallest p it can give with B = "
+                f"{n_resamples:,} resamples{with_n} is {floor:.3g}, and with the other "
+                f"tests' floors its smallest Holm-adjusted p is {smallest:.3g}")
+    if not can(at_most):
+        more = fewest(can)
+        return head + ("; more resamples do not change that (an exact enumeration's "
+                       "floor): put fewer blocking baseline checks in the family, or use "
+                       + (f"{more} {unit} or more" if more is not None else f"more {unit}"))
+    low, high = n_resamples, MAX_RESAMPLES  # can(high), not can(low)
+    while high - low > 1:
+        mid = (low + high) // 2
+        low, high = (low, mid) if can(floors_at(mid)) else (mid, high)
+    return (head + f"; B = {high:,} is the fewest that can reject (n_resamples={high}; "
+            f"--resamples {high} on the command line)")
+
+
 def _fewest_units(floors_with_n: Callable[[int], Sequence[float]] | None,
                   n_units: int | None, alpha: float, m: int = 1,
                   limit: int = 1024) -> tuple[int, int | None] | None:
