@@ -32,7 +32,6 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from evalkit.core.specs import AggregateSpec
-from evalkit.data.rows import QueryResult
 
 
 class AggregateError(ValueError):
@@ -74,6 +73,8 @@ def checked_rows(rows: Sequence[Any], name: str) -> Sequence[Any]:
 
 
 def _latencies(rows: Sequence[Any], name: str) -> list[float]:
+    from evalkit.data.rows import QueryResult  # read when an aggregate runs, not at start-up
+
     out: list[float] = []
     for r in checked_rows(rows, name):
         if isinstance(r, QueryResult):
@@ -115,6 +116,8 @@ def ranked_ids_of(row: Any) -> Sequence[Any]:
     """The ranked ids of a row: its response's (a target's row,
     :class:`~evalkit.data.rows.CaseResult`; none when the call failed), or its ranking (a
     retrieval run scored from a run file, :class:`~evalkit.data.rows.QueryResult`)."""
+    from evalkit.data.rows import QueryResult  # read when an aggregate runs, not at start-up
+
     if isinstance(row, QueryResult):
         return row.retrieved
     return () if row.response is None else row.response.ranked_ids
