@@ -70,6 +70,8 @@ def test_plugins_list_imports_no_http_or_llm_client() -> None:
     assert "retrieval" in out
     assert top_level(modules) & {"anthropic", "httpx", "scipy", "pydantic", "pandas"} == set()
     assert {m for m in modules if m.endswith("_cmd")} == {"evalkit.cli.plugins_cmd"}
+    # registering the built-in aggregates reads no run rows or artifacts
+    assert {"evalkit.data.rows", "evalkit.data.artifact"} & modules == set()
 
 
 def test_plugins_list_shows_the_dask_executor_without_importing_dask() -> None:
