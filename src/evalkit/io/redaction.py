@@ -270,7 +270,10 @@ def _masked_arg(arg: Any) -> Any:
 
 
 def error_text(exc: BaseException) -> str:
-    """``"TypeName: message"`` of ``exc``, masked."""
+    """``"TypeName: message"`` of ``exc``, masked; ``SystemExit(0) (a sys.exit() call)``
+    for a ``SystemExit``, whose message is only its code."""
+    if isinstance(exc, SystemExit):
+        return mask(f"SystemExit({exc.code!r}) (a sys.exit() call)")
     return mask(f"{type(exc).__name__}: {exc}")
 
 
