@@ -287,8 +287,8 @@ class ReporterSpec(_Record):
 
     A ``render`` that raises (``sys.exit()`` too), or returns anything but a ``str``, ends
     the command with one ``error:`` line naming the reporter, its plugin and what happened
-    (exit 2), before any report of the command is written (the conformance suite's ``reporter:NAME:renders``
-    check renders sample reports to catch it first).
+    (exit 2), before any report of the command is written (the conformance suite's
+    ``reporter:NAME:renders`` check renders sample reports to catch it first).
 
     ``suffix`` is the usual file suffix of its output (``".xml"`` for JUnit).
 
