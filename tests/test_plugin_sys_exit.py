@@ -16,6 +16,10 @@ from pathlib import Path
 
 import pytest
 
+from evalkit import hookimpl
+from evalkit.core.specs import MetricSpec, ReporterSpec
+from evalkit.testing import check_conformance
+
 SCRIPT = Path(sys.executable).with_name("evalkit")
 
 LOCAL_PLUGIN = '''
@@ -212,3 +216,29 @@ def test_any_other_sys_exit_in_a_kernel_command_exits_2(project: Path) -> None:
     assert not (project / "out" / "factory.jsonl").exists()
     debug = evalkit(project, "run", "factory.yaml", "--no-progress", EVALKIT_DEBUG="1")
     assert debug.returncode == 2 and "Traceback" in debug.stderr
+
+
+class ExitingPlugin:
+    @hookimpl
+    def evalkit_register_reporters(self) -> list[ReporterSpec]:
+        return [ReporterSpec("exits", exiting_render)]
+
+    @hookimpl
+    def evalkit_register_metrics(self) -> list[MetricSpec]:
+        return [MetricSpec("exiting", exiting_metric, higher_is_better=True)]
+
+
+def exiting_render(report: object) -> str:
+    raise SystemExit(0)
+
+
+def exiting_metric(response: object, case: object) -> float:
+    raise SystemExit(0)
+
+
+def test_the_conformance_suite_reports_sys_exit_as_a_failed_check() -> None:
+    failures = check_conformance(ExitingPlugin())  # returns: the process goes on
+    assert any(f.startswith("reporter:exits:renders:") and "SystemExit" in f
+               for f in failures), failures
+    assert any(f.startswith("metric:exiting") and "SystemExit" in f for f in failures), \
+        failures
