@@ -178,7 +178,7 @@ def _family_checks(
         try:
             spec = family.factory(k)
         except PLUGIN_FAILURES as exc:
-            def broken(exc: Exception = exc, k: int = k) -> None:
+            def broken(exc: BaseException = exc, k: int = k) -> None:
                 raise AssertionError(f"family {family.name!r}: factory({k}) raised {exc!r}")
 
             checks.append(ConformanceCheck(f"family:{family.name}@{k}:factory", broken))
