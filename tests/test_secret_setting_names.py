@@ -38,13 +38,18 @@ SECRET_NAMES = [
     "APIToken", "auth", "oauth_token", "password", "db_pass", "card_pin", "signingKey",
     "signature", "sessionId", "session", "jwt", "connection_string", "AccountKey",
     "webhook_url", "hmac", "sas", "cookie", "secret_key", "clientKey", "api_key_env",
+    # lists of keys, joined *key words, phrases, tokens by their short names
+    "api_keys", "apiKeys", "api-keys", "ssh_keys", "privkey", "sslkey", "keyfile",
+    "pass_phrase", "seed_phrase", "mnemonic", "github_pat", "userpass", "pem", "jwk",
+    "jwks",
 ]
 PLAIN_NAMES = [
     "url", "base_url", "model", "name", "version", "max_tokens", "max_new_tokens",
     "num_tokens", "token_limit", "tokenizer", "author", "timeout_s", "retries",
     "temperature", "top_k", "k", "asynchronous", "build_payload", "extract", "meta_keys",
     "max_connections", "max_response_bytes", "retry_after_max_s", "index_path",
-    "sort_key", "id_key", "pass_threshold",
+    "sort_key", "id_key", "pass_threshold", "sortkey", "hotkey", "keys", "path",
+    "pattern", "patience", "phrase", "seed",
 ]
 
 
@@ -91,6 +96,43 @@ def test_token_like_url_path_parts_are_redacted(url: str, shown: str | None) -> 
     assert redact_path("/short") == "/short"
 
 
+def test_path_parameter_values_are_redacted_and_registered() -> None:
+    url = "https://h.example/app;jsessionid=zqS3KRT-sess-0001/x"
+    assert redact_url(url) == f"https://h.example/app;jsessionid={REDACTED}/x"
+    assert redact_urls(f"GET {url} failed") == \
+        f"GET https://h.example/app;jsessionid={REDACTED}/x failed"
+    assert redact_path("/a;b") == "/a;b"  # a parameter without a value
+    register_structure_secrets({"endpoint": url})
+    assert "zqS3KRT-sess-0001" not in mask("the session zqS3KRT-sess-0001 expired")
+
+
+@pytest.mark.parametrize(("text", "shown"), [
+    ("Server=h;Password=zqS3KRT-conn-0001;", f"Server=h;Password={REDACTED};"),
+    ("DefaultEndpointsProtocol=https;AccountName=a;AccountKey=zqS3KRT-conn-0002==;"
+     "EndpointSuffix=core.windows.net",
+     f"DefaultEndpointsProtocol=https;AccountName=a;AccountKey={REDACTED};"
+     "EndpointSuffix=core.windows.net"),
+    ("Endpoint=sb://ns.example/;SharedAccessKey=zqS3KRT-conn-0003",
+     f"Endpoint=sb://ns.example/;SharedAccessKey={REDACTED}"),
+    ("Data Source=h;User ID=u; pwd=zqS3KRT-conn-0004", f"Data Source=h;User ID=u; pwd={REDACTED}"),
+    ("jdbc:sqlserver://h;user=u;password=zqS3KRT-conn-0005",
+     f"jdbc:sqlserver://h;user=u;password={REDACTED}"),
+    ("a=b; c=d", "a=b; c=d"),
+])
+def test_secret_pairs_of_a_connection_string_are_redacted_under_any_key(
+        text: str, shown: str) -> None:
+    assert redact_structure({"conn": text}) == {"conn": shown}
+    register_structure_secrets({"conn": text})
+    secret = text.rpartition("=zqS3KRT")[2]
+    if secret != text:
+        assert f"zqS3KRT{secret}" not in mask(f"login failed with zqS3KRT{secret}")
+
+
+def test_a_list_of_keys_is_redacted_whole() -> None:
+    assert redact_structure({"api_keys": ["zqS3KRT-k1", "zqS3KRT-k2"], "meta_keys": ["a"]}) \
+        == {"api_keys": REDACTED, "meta_keys": ["a"]}
+
+
 def test_a_path_token_is_registered_and_masked_in_any_text() -> None:
     token = "Pq4Wz8Ty2Nm6Lk0Hg3Df5Sa"
     register_structure_secrets({"endpoint": f"https://hooks.example/x/{token}"})
@@ -111,6 +153,11 @@ KWARGS = {
     "x-api-key": "zqS3KRT-gggg-7777", "pwd": "zqS3KRT-hhhh-8888",
     "passphrase": "zqS3KRT-iiii-9999", "dsn": "postgres://u:zqS3KRT-jjjj-0000@h/db",
     "url": f"http://h.example/{TOKEN}zqS3KRTkkkk/x?a=zqS3KRT-llll-1212",
+    "api_keys": "zqS3KRT-mmmm-1313", "privkey": "zqS3KRT-nnnn-1414",
+    "pass_phrase": "zqS3KRT-oooo-1515", "github_pat": "zqS3KRT-pppp-1616",
+    "sslkey": "zqS3KRT-qqqq-1717", "mnemonic": "zqS3KRT-rrrr-1818",
+    "conn": "Server=h;Password=zqS3KRT-ssss-1919;",
+    "session_url": "https://h.example/x;jsessionid=zqS3KRT-tttt-2020",
 }
 PLAIN = {"model": "gpt-test-mini", "max_tokens": 256, "base_url": "http://127.0.0.1:9/v1"}
 

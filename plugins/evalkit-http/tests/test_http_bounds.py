@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import sys
 import tracemalloc
 import zlib
 from pathlib import Path
@@ -243,8 +244,18 @@ def test_json_nested_deeper_than_the_bound_is_a_one_line_case_error() -> None:
     deep = Reply(200, b'{"a": ' + b"[" * 100_000 + b"]" * 100_000 + b"}")
     with ScriptedServer([deep]) as server, target(server) as t:
         _, message = timed_failure(t)
-    assert "the response body is nested more than 100 levels deep" in message
+    assert "the response body is refused: nested more than 100 levels deep" in message
     assert "\n" not in message and "RecursionError" not in message
+
+
+def test_an_integer_too_long_to_read_is_a_one_line_case_error() -> None:
+    huge = Reply(200, b'{"ranked_ids": ["d1"], "n": ' + b"7" * 100_000 + b"}")
+    with ScriptedServer([huge]) as server, target(server) as t:
+        _, message = timed_failure(t)
+    digits = sys.get_int_max_str_digits()
+    assert (f"the response body is refused: an integer of more than {digits} digits is "
+            "not read (Python's limit for converting integer text)") in message
+    assert "\n" not in message and "Exceeds the limit" not in message
 
 
 # ------------------------------------------------------------------ settings that cannot work

@@ -42,15 +42,15 @@ def import_target(load: str) -> Any:
         raise TargetError(f"cannot import {load!r} ({exc})") from None
 
 
-def _wrap_callbacks(group: typer.Typer) -> None:
+def _wrap_callbacks(group: typer.Typer, kernel: bool) -> None:
     """Wrap the callbacks of ``group``'s commands, and of its subgroups', once."""
     for info in group.registered_commands:
         if info.callback is not None and not getattr(info.callback, "_evalkit_wrapped", False):
-            info.callback = handle_errors(info.callback)
+            info.callback = handle_errors(info.callback, kernel=kernel)
             info.callback._evalkit_wrapped = True  # type: ignore[attr-defined]
     for sub in group.registered_groups:
         if sub.typer_instance is not None:
-            _wrap_callbacks(sub.typer_instance)
+            _wrap_callbacks(sub.typer_instance, kernel)
 
 
 def _is_click_command(target: Any) -> bool:
@@ -58,22 +58,24 @@ def _is_click_command(target: Any) -> bool:
         callable(getattr(target, "make_context", None))
 
 
-def click_command(target: Any, name: str, summary: str, markup: Any) -> Any:
+def click_command(target: Any, name: str, summary: str, markup: Any,
+                  kernel: bool = False) -> Any:
     """The click command named ``name`` that runs ``target``, listed with ``summary``;
-    ``markup`` is the help layout of the ``evalkit`` group (typer's ``rich_markup_mode``).
+    ``markup`` is the help layout of the ``evalkit`` group (typer's ``rich_markup_mode``);
+    ``kernel``: one of evalkit's own commands (:func:`handle_errors`).
 
     Raises:
         TargetError: ``target`` is none of a function, a typer group, a click command.
     """
     if isinstance(target, typer.Typer):
-        _wrap_callbacks(target)
+        _wrap_callbacks(target, kernel)
         target.rich_markup_mode = markup
         command: Any = typer.main.get_group(target)
     elif _is_click_command(target):
         command = _passthrough(target, name, markup)
     elif callable(target):
         single = typer.Typer(add_completion=False, rich_markup_mode=markup)
-        single.command(name)(handle_errors(target))
+        single.command(name)(handle_errors(target, kernel=kernel))
         command = typer.main.get_command(single)
     else:
         raise TargetError(f"{target!r} is not a function, a typer.Typer or a click command")

@@ -168,8 +168,14 @@ def plugin_warnings_as_lines() -> Iterator[None]:
 _PLUGINS_MODULE = "evalkit.plugins.loading"
 
 
-def handle_errors(fn: F) -> F:
-    """Wrap a command so user errors print one clear message and exit non-zero."""
+def handle_errors(fn: F, *, kernel: bool = False) -> F:
+    """Wrap a command so user errors print one clear message and exit non-zero.
+
+    For a ``kernel`` command (evalkit's own) a ``SystemExit`` that reaches the wrapper
+    can only come from plugin or target code it called (the kernel's commands end with
+    ``typer.Exit``), which never chooses the command's exit status: one ``error:`` line
+    and exit 2. A plugin's own command may end itself with ``sys.exit()``.
+    """
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -177,6 +183,22 @@ def handle_errors(fn: F) -> F:
             return fn(*args, **kwargs)
         except (typer.Exit, typer.Abort):
             raise
+        except SystemExit as exc:
+            if not kernel:
+                raise
+            from evalkit.io.redaction import error_text
+
+            if os.environ.get("EVALKIT_DEBUG"):
+                import traceback
+
+                traceback.print_exc()
+
+            typer.echo(f"error: code evalkit called (a plugin's, a target's) raised "
+                       f"{error_text(exc)} while the command ran, so the command did not "
+                       "finish; this is a bug of that code, not of your files or options "
+                       "(EVALKIT_DEBUG=1 shows the traceback)", err=True)
+            sys.stderr.flush()
+            raise typer.Exit(USER_ERROR) from None
         except KeyboardInterrupt as exc:
             from evalkit.io.interrupts import OutputsInterrupted
 

@@ -84,7 +84,7 @@ class EvalkitGroup(TyperGroup):
         from evalkit.cli.command_targets import click_command, import_target
 
         return click_command(import_target(entry.module), entry.name, entry.summary,
-                             self.rich_markup_mode)
+                             self.rich_markup_mode, kernel=True)
 
     def format_commands(self, ctx: Any, formatter: Any) -> None:
         """The command lists of ``evalkit --help``: the kernel's from :data:`COMMANDS`,

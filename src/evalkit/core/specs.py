@@ -285,10 +285,10 @@ class TargetSpec(_Record):
 class ReporterSpec(_Record):
     """A reporter: ``render(report) -> str`` for a gate report or a comparison.
 
-    A ``render`` that raises, or returns anything but a ``str``, ends the command with one
-    ``error:`` line naming the reporter, its plugin and what happened (exit 2), before any
-    report of the command is written (the conformance suite's ``reporter:NAME:renders``
-    check renders sample reports to catch it first).
+    A ``render`` that raises (``sys.exit()`` too), or returns anything but a ``str``, ends
+    the command with one ``error:`` line naming the reporter, its plugin and what happened
+    (exit 2), before any report of the command is written (the conformance suite's
+    ``reporter:NAME:renders`` check renders sample reports to catch it first).
 
     ``suffix`` is the usual file suffix of its output (``".xml"`` for JUnit).
 
@@ -437,8 +437,9 @@ class ConfigSectionSpec(_Record):
             name a metric the section registers (without the config, only ``restore``
             can register it for the gate);
             a ``ValueError`` or ``LookupError`` it raises is reported as an error of the
-            section, and so is any other exception, as a bug of the plugin (the message
-            names the section, the plugin and the exception; exit 2, no traceback).
+            section, and so is any other exception (``sys.exit()`` too), as a bug of the
+            plugin (the message names the section, the plugin and the exception; exit 2,
+            no traceback).
             ``evalkit plugins list`` calls it too, with the default registry
             answering with the listing's registry, so that what it registers is
             listed; it must not start work. ``None``: the section is validated only.

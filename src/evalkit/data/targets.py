@@ -8,8 +8,18 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
+from evalkit.io.redaction import error_text
+from evalkit.plugins.failures import PLUGIN_FAILURES
+
 if TYPE_CHECKING:
     from evalkit.data.cases import GoldenCase
+
+
+def _failure(exc: BaseException) -> str:
+    """What a wrapped function's exception says: its message; for a ``sys.exit()`` call,
+    which says only its code, ``SystemExit(0) (a sys.exit() call)``."""
+    return error_text(exc) if isinstance(exc, SystemExit) else str(exc)
+
 
 #: The ``meta`` key of one call's cost in US dollars (a number >= 0).
 COST_KEY = "cost_usd"
@@ -130,8 +140,9 @@ class CallableTarget:
                 out = _run_to_end(out, self.name, case)
         except TargetError:
             raise
-        except Exception as exc:
-            raise TargetError(f"target {self.name!r} failed on case {case.id!r}: {exc}") from exc
+        except PLUGIN_FAILURES as exc:
+            raise TargetError(f"target {self.name!r} failed on case {case.id!r}: "
+                              f"{_failure(exc)}") from exc
         return self._response(case, out, start)
 
     async def _ainvoke(self, case: GoldenCase) -> TargetResponse:
@@ -140,8 +151,9 @@ class CallableTarget:
         start = time.perf_counter()
         try:
             out = await self.fn(case)
-        except Exception as exc:
-            raise TargetError(f"target {self.name!r} failed on case {case.id!r}: {exc}") from exc
+        except PLUGIN_FAILURES as exc:
+            raise TargetError(f"target {self.name!r} failed on case {case.id!r}: "
+                              f"{_failure(exc)}") from exc
         return self._response(case, out, start)
 
     def _response(self, case: GoldenCase, out: Any, start: float) -> TargetResponse:

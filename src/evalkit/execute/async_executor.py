@@ -58,6 +58,7 @@ from evalkit.execute.executor import (
 )
 from evalkit.execute.pacing import Pacing
 from evalkit.execute.samples import scoring_sample
+from evalkit.plugins.failures import PLUGIN_FAILURES
 
 #: The most characters (response text plus reference answers) a row scored on the loop
 #: may hold: nonblocking metrics are linear in them (docs/runner.md).
@@ -203,7 +204,7 @@ class AsyncExecutor(Executor):
         try:
             with scoring_sample(job.sample):  # this worker task's own context
                 response: Any = await self._target.ainvoke(job.case)  # type: ignore[attr-defined]
-        except Exception as exc:
+        except PLUGIN_FAILURES as exc:
             called = failed_call(exc, self._name, job.case, start)
         else:
             called = checked_call(response, self._name, job.case, start)

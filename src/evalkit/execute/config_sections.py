@@ -142,6 +142,8 @@ def apply_sections(sections: Mapping[str, Any], config: Any, registry: Any = Non
             the section, its plugin and the exception,
             :func:`evalkit.plugins.failures.plugin_call_error`).
     """
+    from evalkit.plugins.failures import PLUGIN_FAILURES
+
     live, _ = declared_sections(registry)
     for key, value in sections.items():
         spec = live.get(key)
@@ -153,7 +155,7 @@ def apply_sections(sections: Mapping[str, Any], config: Any, registry: Any = Non
             from evalkit.io.error_messages import message_of
 
             raise Problem((key,), f"key {key!r}: {message_of(exc)}") from exc
-        except Exception as exc:
+        except PLUGIN_FAILURES as exc:
             from evalkit.plugins.failures import plugin_call_error
 
             failure = plugin_call_error(spec, "config section", "apply(section, config)",

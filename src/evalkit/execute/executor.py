@@ -33,6 +33,7 @@ from evalkit.execute.pacing import Pacing, reported_tokens
 from evalkit.execute.samples import scoring_sample
 from evalkit.execute.scoring import score_case
 from evalkit.io.redaction import error_text, mask, scrub_exception
+from evalkit.plugins.failures import PLUGIN_FAILURES
 
 #: The longest the grace period lasts unless told otherwise (seconds).
 MAX_DEFAULT_GRACE_S = 10.0
@@ -308,12 +309,12 @@ def call(target: Target, target_name: str, case: GoldenCase) -> Called:
     start = time.perf_counter()
     try:
         response = target.invoke(case)
-    except Exception as exc:
+    except PLUGIN_FAILURES as exc:  # a sys.exit() in the target fails its case too
         return failed_call(exc, target_name, case, start)
     return checked_call(response, target_name, case, start)
 
 
-def failed_call(exc: Exception, target_name: str, case: GoldenCase, start: float
+def failed_call(exc: BaseException, target_name: str, case: GoldenCase, start: float
                 ) -> Called:
     """What :func:`call` returns for a call (started at ``start``, ``perf_counter``)
     that raised ``exc``."""

@@ -26,6 +26,7 @@ from evalkit.data.results import ArtifactError
 from evalkit.data.rows import CaseResult
 from evalkit.data.run_origin import header_changes
 from evalkit.data.targets import Target
+from evalkit.plugins.failures import PLUGIN_FAILURES
 
 #: Case ids listed in a header (``error_ids``, ``metric_error_ids``, ``missing_ids``).
 HEADER_IDS = 50
@@ -145,7 +146,7 @@ def finish_header(
         for spec in agg_specs:
             try:
                 values[spec.name] = float(spec.fn(rows))
-            except Exception as exc:
+            except PLUGIN_FAILURES as exc:
                 problems[spec.name] = f"{type(exc).__name__}: {exc}"
     header["aggregates"] = values
     header["aggregate_errors"] = problems

@@ -215,12 +215,17 @@ def score_case(
                         except MetricError as exc:
                             broken[key] = errors[spec.name] = str(exc)
                             continue
+                        except SystemExit as exc:  # a sys.exit(): that case's failure
+                            broken[key] = errors[spec.name] = _failed(spec, case, exc)
+                            continue
                     value = spec.batch(prepared[key])[0]
                 else:
                     value = _call_fn(spec, response, case)
                 values[spec.name] = _check(spec, case.id, value)
             except MetricError as exc:
                 errors[spec.name] = str(exc)
+            except SystemExit as exc:  # a sys.exit() in a vectorised metric
+                errors[spec.name] = _failed(spec, case, exc)
     except RunAborted as exc:
         raise exc.error from exc
     return values, errors
@@ -231,8 +236,17 @@ def _call_fn(spec: MetricSpec, response: TargetResponse, case: GoldenCase) -> An
     (a :class:`RunAborted`, a ``BaseException``, passes through)."""
     try:
         return spec.fn(response, case)
+    except SystemExit as exc:  # a sys.exit() in a metric fails its case too
+        raise MetricError(_failed(spec, case, exc)) from exc
     except Exception as exc:
         raise MetricError(f"metric {spec.name!r} failed on case {case.id!r}: {exc}") from exc
+
+
+def _failed(spec: MetricSpec, case: GoldenCase, exc: SystemExit) -> str:
+    """The case's metric error for a metric that called ``sys.exit()``."""
+    from evalkit.io.redaction import error_text
+
+    return f"metric {spec.name!r} failed on case {case.id!r}: {error_text(exc)}"
 
 
 def _check(spec: MetricSpec, case_id: str, value: Any) -> float:

@@ -20,6 +20,7 @@ from evalkit.gate.check_verdicts import (
     MetricKind,
 )
 from evalkit.gate.checks import CheckSpec, row_error, row_id
+from evalkit.plugins.failures import PLUGIN_FAILURES
 
 
 @dataclass(frozen=True)
@@ -137,13 +138,13 @@ def check_coverage(check: CheckSpec, rows: Sequence[Any], reg: Registry,
     usable = [r for r in covered if row_error(r) is None]
     try:
         res = resolve_check_metric(check, reg, usable)
-    except Exception:  # unknown, a count, a failing plugin: the check says why
+    except PLUGIN_FAILURES:  # unknown, a count, a failing plugin: the check says why
         res = Resolved(check.metric, "metric", None)
     if isinstance(res.spec, AggregateSpec):
         try:
             return (len(usable) if usable and math.isfinite(float(res.spec.fn(usable)))
                     else 0), n
-        except Exception:
+        except PLUGIN_FAILURES:
             return 0, n
     k = 0
     for r in usable:
@@ -207,7 +208,7 @@ def aggregate_value(spec: AggregateSpec, rows: Sequence[Any], run_name: str) -> 
             "(max_item_share, max_item_share@k, entropy); aggregates over a target's "
             "responses (latency, cost, tokens) apply to runs made by `evalkit run`"
         ) from None
-    except Exception as exc:
+    except PLUGIN_FAILURES as exc:
         raise CheckFailure(
             f"aggregate {spec.name!r} could not be computed on {run_name}: "
             f"{type(exc).__name__}: {exc}"
@@ -228,7 +229,7 @@ def rests_on(res: Resolved, rows: Sequence[Any]) -> tuple[int, str] | None:
         return None
     try:
         count = int(spec.rests_on(list(rows), None))
-    except Exception:
+    except PLUGIN_FAILURES:
         return None
     return count, spec.rests_on_word or "of them"
 

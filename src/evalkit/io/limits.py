@@ -47,6 +47,7 @@ import errno
 import json
 import os
 import stat
+import sys
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -163,9 +164,11 @@ def loads_json(text: str | bytes, max_depth: int = MAX_DEPTH, *,
         raise _too_deep(max_depth) from None
     except (json.JSONDecodeError, LimitError):
         raise
-    except ValueError as exc:  # an integer of more digits than Python converts
-        raise LimitError(f"{str(exc).split(';')[0]}: an integer this long is not read; "
-                         "write the number with an exponent (1.5e4300), or as text") from None
+    except ValueError:  # an integer of more digits than Python converts
+        raise LimitError(
+            f"an integer of more than {sys.get_int_max_str_digits()} digits is not read "
+            "(Python's limit for converting integer text); write the number with an "
+            "exponent (1.5e4300), or as text") from None
     check_depth(value, max_depth, text)
     return value
 

@@ -57,13 +57,23 @@ URL_LOGGERS: tuple[str, ...] = ("httpx", "httpcore")
 SECRET_FRAGMENTS: tuple[str, ...] = (
     "secret", "passw", "passphrase", "passcode", "credential", "cookie", "bearer",
     "apikey", "privatekey", "accesskey", "secretkey", "signingkey", "clientkey", "token",
-    "auth",
+    "auth", "seedphrase", "userpass",
 )
 #: Words that make a settings key secret wherever they stand in it.
 SECRET_WORDS = frozenset({
     "key", "pwd", "pw", "jwt", "dsn", "signature", "otp", "totp", "hmac", "salt", "sas",
-    "webhook", "cred", "creds", "connstr",
+    "webhook", "cred", "creds", "connstr", "pat", "pem", "jwk", "jwks", "mnemonic",
+    "keyfile", "keypair", "keystore", "keyring",
 })
+#: Words before ``keys`` that make it a list of keys, not of names (``api_keys``,
+#: ``ssh_keys``; not ``meta_keys``).
+KEY_OWNER_WORDS = frozenset({
+    "api", "private", "priv", "ssh", "access", "secret", "signing", "client", "encryption",
+    "master", "ssl", "tls", "gpg", "pgp", "auth", "service", "account", "license",
+})
+#: Words ending in ``key`` that are not a key (``hotkey``, ``monkey``).
+_PLAIN_KEY_WORDS = frozenset({"hotkey", "monkey", "turkey", "donkey", "jockey", "hockey",
+                              "whiskey"})
 #: Words that make a settings key secret when they end it (``db_pass``, ``card_pin``,
 #: ``request_sig``, ``session``; not ``pass_threshold``).
 SECRET_LAST_WORDS = frozenset({"pass", "pin", "sig", "session", "sessionid"})
@@ -80,6 +90,8 @@ TOKEN_COUNT_WORDS = frozenset({
     "max", "min", "num", "n", "total", "count", "limit", "budget", "per", "new",
     "completion", "prompt", "input", "output", "context", "reasoning", "thinking",
 })
+#: Fragments looked for in two neighbouring words joined (``pass_phrase``, ``seed_phrase``).
+_JOINED_FRAGMENTS: tuple[str, ...] = ("passphrase", "passcode", "seedphrase", "userpass")
 #: Words of text, not of a secret, that contain a fragment (``tokenizer``, ``author``).
 _PLAIN_WORDS = re.compile(r"tokeni[sz]\w*|authors?|authored|authority")
 #: the words of a key: split at ``_``, ``-``, ``.``, spaces and camelCase boundaries
@@ -103,13 +115,20 @@ def is_secret_key(name: str) -> bool:
       ``author``, ``authority``), ``apikey``, ``accesskey``, ``privatekey``...
       (:data:`SECRET_FRAGMENTS`: ``clientsecret``, ``accesstoken``, ``apikey``);
     * or a word among :data:`SECRET_WORDS` (``key``, ``pwd``, ``pw``, ``jwt``, ``dsn``,
-      ``signature``, ``otp``, ``hmac``, ``salt``, ``sas``, ``webhook``, ``creds``...);
+      ``signature``, ``otp``, ``hmac``, ``salt``, ``sas``, ``webhook``, ``creds``,
+      ``pat``, ``pem``, ``jwk``, ``mnemonic``, ``keyfile``...);
+    * or a word ending in ``key`` (``privkey``, ``sslkey``), unless what comes before it
+      names a field (:data:`FIELD_WORDS`: ``sortkey``) or it is a word such as ``hotkey``;
+    * or ``keys`` after a word of :data:`KEY_OWNER_WORDS` (``api_keys``, ``apiKeys``,
+      ``ssh_keys``);
+    * or two neighbouring words that, joined, contain ``passphrase``, ``passcode``,
+      ``seedphrase`` or ``userpass`` (``pass_phrase``, ``seed_phrase``);
     * or a last word among :data:`SECRET_LAST_WORDS` (``pass``, ``pin``, ``sig``,
       ``session``), or ``session`` followed by ``id``;
     * or ``connection``/``conn`` with ``string``/``str`` (a connection string).
 
     Not secret: ``key`` right after a word of :data:`FIELD_WORDS` (``sort_key``,
-    ``id_key``: the name of a field), ``keys`` (a list of names: ``meta_keys``), and
+    ``id_key``: the name of a field), other ``keys`` (a list of names: ``meta_keys``), and
     ``token``/``tokens`` with a word of :data:`TOKEN_COUNT_WORDS` (``max_tokens``,
     ``token_limit``: a count). A harmless value under a secret-looking name is redacted
     rather than a secret shown.
@@ -124,6 +143,13 @@ def is_secret_key(name: str) -> bool:
                 return True
             continue
         if word in SECRET_WORDS:
+            return True
+        if word == "keys" and i > 0 and words[i - 1] in KEY_OWNER_WORDS:
+            return True
+        if word.endswith("key") and len(word) > 3 and word[:-3] not in FIELD_WORDS \
+                and word not in _PLAIN_KEY_WORDS:
+            return True
+        if i > 0 and any(f in words[i - 1] + word for f in _JOINED_FRAGMENTS):
             return True
         if word in ("token", "tokens") and counts_tokens:
             continue
@@ -270,7 +296,10 @@ def _masked_arg(arg: Any) -> Any:
 
 
 def error_text(exc: BaseException) -> str:
-    """``"TypeName: message"`` of ``exc``, masked."""
+    """``"TypeName: message"`` of ``exc``, masked; ``SystemExit(0) (a sys.exit() call)``
+    for a ``SystemExit``, whose message is only its code."""
+    if isinstance(exc, SystemExit):
+        return mask(f"SystemExit({exc.code!r}) (a sys.exit() call)")
     return mask(f"{type(exc).__name__}: {exc}")
 
 
@@ -318,9 +347,24 @@ def _is_path_token(part: str) -> bool:
 
 
 def path_tokens(path: str) -> list[str]:
-    """The parts of a URL path that look like tokens (:func:`redact_path`)."""
-    return [part for segment in path.split("/") for part in segment.split(":")
-            if _is_path_token(part)]
+    """The parts of a URL path that :func:`redact_path` hides: those that look like tokens
+    and the values of path parameters (``;jsessionid=...``)."""
+    tokens: list[str] = []
+    for segment in path.split("/"):
+        head, *params = segment.split(";")
+        tokens += [part for part in head.split(":") if _is_path_token(part)]
+        tokens += [value for _, eq, value in (p.partition("=") for p in params)
+                   if eq and value]
+    return tokens
+
+
+def _redact_segment(segment: str) -> str:
+    head, *params = segment.split(";")
+    shown = [":".join(REDACTED if _is_path_token(part) else part for part in head.split(":"))]
+    for param in params:
+        name, eq, value = param.partition("=")
+        shown.append(f"{name}={REDACTED}" if eq and value else param)
+    return ";".join(shown)
 
 
 def redact_path(path: str) -> str:
@@ -331,12 +375,12 @@ def redact_path(path: str) -> str:
     digest, a UUID). Words and numbers joined by ``-`` or ``_`` are kept
     (``claude-3-5-sonnet-20241022``, ``my-project-123456``), and so is a short segment,
     whatever it holds: a credential belongs in a header, the query string or a
-    secret-named setting, all of which are redacted."""
-    if len(path) < 20:
+    secret-named setting, all of which are redacted. The value of every path parameter
+    (``/x;jsessionid=ABC`` becomes ``/x;jsessionid=<redacted>``) is hidden too: a session
+    id travels there."""
+    if len(path) < 20 and ";" not in path:
         return path
-    return "/".join(":".join(REDACTED if _is_path_token(part) else part
-                             for part in segment.split(":"))
-                    for segment in path.split("/"))
+    return "/".join(_redact_segment(segment) for segment in path.split("/"))
 
 
 #: the scheme of a URL (``https://``, ``postgresql://``) at the start of a value
@@ -374,7 +418,9 @@ def public_url(url: str) -> str:
 def redact_structure(value: Any, key: str = "") -> Any:
     """``value`` (settings: mappings, lists, text) with every header value, the value of
     every secret-looking key (:func:`is_secret_key`), URL query strings and URL user info
-    replaced by ``<redacted>`` (URLs by :func:`redact_url`)."""
+    and the secret-looking pairs of connection strings in any text
+    (:func:`redact_connection_pairs`) replaced by ``<redacted>`` (URLs by
+    :func:`redact_url`)."""
     if isinstance(value, Mapping):
         if key.lower() == "headers":
             return {str(k): REDACTED for k in value}
@@ -384,13 +430,45 @@ def redact_structure(value: Any, key: str = "") -> Any:
     if isinstance(value, list | tuple):
         return [redact_structure(v) for v in value]
     if isinstance(value, str):
-        return redact_url(value)
+        return redact_connection_pairs(redact_url(value))
     return value
+
+
+#: a ``name=value`` pair of a connection string (``Server=h;Password=p;``): ``name`` after
+#: the start or a ``;``, ``value`` up to the next ``;``
+_CONNECTION_PAIR = re.compile(r"(?P<lead>(?:^|;)\s*)(?P<name>[A-Za-z][A-Za-z0-9 _.-]*?)"
+                              r"(?P<eq>\s*=)(?P<value>[^;]*)")
+
+
+def connection_secrets(text: str) -> list[str]:
+    """The values of the secret-looking ``name=value;`` pairs in ``text`` (a connection
+    string, ``Server=h;Password=p;``, wherever it stands): those whose name
+    :func:`is_secret_key` calls secret (``Password``, ``pwd``, ``AccountKey``,
+    ``SharedAccessKey``)."""
+    if ";" not in text or "=" not in text:
+        return []
+    return [m.group("value") for m in _CONNECTION_PAIR.finditer(text)
+            if m.group("value").strip() and is_secret_key(m.group("name"))]
+
+
+def redact_connection_pairs(text: str) -> str:
+    """``text`` with the value of each secret-looking ``name=value;`` pair
+    (:func:`connection_secrets`) replaced by ``<redacted>``."""
+    if ";" not in text or "=" not in text:
+        return text
+
+    def sub(m: re.Match[str]) -> str:
+        if not m.group("value").strip() or not is_secret_key(m.group("name")):
+            return m.group(0)
+        return f"{m.group('lead')}{m.group('name')}{m.group('eq')}{REDACTED}"
+
+    return _CONNECTION_PAIR.sub(sub, text)
 
 
 def register_structure_secrets(value: Any, key: str = "") -> None:
     """Register the secrets of a settings structure: what :func:`redact_structure` hides
-    (header values, secret-looking keys' values, URL credentials and query values)."""
+    (header values, secret-looking keys' values, URL credentials, query values and path
+    parameters, the secret-looking pairs of connection strings)."""
     if isinstance(value, Mapping):
         if key.lower() == "headers":
             register_header_secrets({str(k): str(v) for k, v in value.items()})
@@ -407,6 +485,7 @@ def register_structure_secrets(value: Any, key: str = "") -> None:
             register_secret(value)
         if "://" in value:
             register_url_secrets(value)
+        register_secrets(connection_secrets(value))
 
 
 # ------------------------------------------------------------------ logging

@@ -15,6 +15,14 @@ from typing import Any
 
 from evalkit.io.redaction import error_text
 
+#: What the kernel catches around a call of plugin or target code (a reporter's ``render``,
+#: a config section's ``apply``, a target's ``invoke``, a metric or an aggregate): every
+#: ``Exception`` and ``SystemExit``, so that a ``sys.exit()`` in that code (or in a library
+#: it calls) is that code's failure like any other and never chooses the command's exit
+#: status. ``KeyboardInterrupt`` (Ctrl-C), ``GeneratorExit`` and the kernel's own stop
+#: signals (``RunAborted``, ``SpendingLimitReached``, also ``BaseException``) pass through.
+PLUGIN_FAILURES: tuple[type[BaseException], ...] = (Exception, SystemExit)
+
 
 class PluginCallError(Exception):
     """A plugin's code raised, or broke its record's contract, while evalkit called it (a
@@ -50,4 +58,4 @@ def plugin_call_error(spec: Any, namespace: str, call: str, what: BaseException 
         "report it to the plugin's authors (EVALKIT_DEBUG=1 shows the traceback)")
 
 
-__all__ = ["PluginCallError", "plugin_call_error", "provider_text"]
+__all__ = ["PLUGIN_FAILURES", "PluginCallError", "plugin_call_error", "provider_text"]

@@ -116,7 +116,7 @@ def collect_records(plugin: object, name: str = "plugin") -> dict[str, list[AnyS
         for impl in impls:
             try:
                 result = impl.function()
-            except Exception as exc:
+            except (Exception, SystemExit) as exc:  # as failures.PLUGIN_FAILURES
                 raise PluginError(f"{hook_name}: {short_error(exc)}") from exc
             if result is None:
                 raise PluginError(

@@ -269,11 +269,11 @@ def rendered(spec: ReporterSpec, report: Any) -> str:
             other than text (the message names the reporter and its plugin).
     """
     from evalkit.io.redaction import mask
-    from evalkit.plugins.failures import plugin_call_error
+    from evalkit.plugins.failures import PLUGIN_FAILURES, plugin_call_error
 
     try:
         text = spec.render(report)
-    except Exception as exc:
+    except PLUGIN_FAILURES as exc:
         raise plugin_call_error(spec, "reporter", "render(report)", exc) from exc
     if not isinstance(text, str):
         raise plugin_call_error(spec, "reporter", "render(report)",
@@ -290,14 +290,14 @@ def recorded(spec: ReporterSpec, obj: Any, target: str) -> str:
         evalkit.plugins.failures.PluginCallError: ``record`` raised anything else, or
             returned something other than text.
     """
-    from evalkit.plugins.failures import plugin_call_error
+    from evalkit.plugins.failures import PLUGIN_FAILURES, plugin_call_error
 
     assert spec.record is not None
     try:
         line = spec.record(obj, target)
     except (ValueError, OSError):
         raise  # a refusal, or a database or server that cannot be reached: its message
-    except Exception as exc:
+    except PLUGIN_FAILURES as exc:
         raise plugin_call_error(spec, "reporter", "record(obj, target)", exc) from exc
     if not isinstance(line, str):
         raise plugin_call_error(spec, "reporter", "record(obj, target)",

@@ -41,6 +41,7 @@ from evalkit.core.specs import (
 )
 from evalkit.data.targets import TargetResponse
 from evalkit.execute.case_needs import lacks
+from evalkit.plugins.failures import PLUGIN_FAILURES
 from evalkit.plugins.hooks import PluginError, collect_records
 from evalkit.plugins.loading import register_plugin_object
 from evalkit.stats.numeric import real_number
@@ -123,7 +124,7 @@ def _metric_checks(spec: MetricSpec, pairs: Sequence[Pair], kind: str) -> list[C
             for _, case in pairs:
                 try:
                     value = spec.fn(empty, case)
-                except Exception as exc:
+                except PLUGIN_FAILURES as exc:
                     raise AssertionError(
                         f"{label} raised {type(exc).__name__}: {exc} on an empty response "
                         f"(case {case.id!r}); score it instead (usually 0)"
@@ -176,8 +177,8 @@ def _family_checks(
         checks.append(ConformanceCheck(f"family:{family.name}@{k}:name", named))
         try:
             spec = family.factory(k)
-        except Exception as exc:
-            def broken(exc: Exception = exc, k: int = k) -> None:
+        except PLUGIN_FAILURES as exc:
+            def broken(exc: BaseException = exc, k: int = k) -> None:
                 raise AssertionError(f"family {family.name!r}: factory({k}) raised {exc!r}")
 
             checks.append(ConformanceCheck(f"family:{family.name}@{k}:factory", broken))
@@ -198,7 +199,7 @@ def _aggregate_checks(spec: AggregateSpec, rows: Sequence[Any]) -> list[Conforma
         def bare_name_raises() -> None:
             try:
                 value = spec.fn(rows)
-            except Exception:
+            except PLUGIN_FAILURES:
                 return
             raise AssertionError(f"{label} without a metric returned {value!r}; it must "
                                  f"raise, naming the {spec.name}(METRIC) spelling")
@@ -216,7 +217,7 @@ def _aggregate_checks(spec: AggregateSpec, rows: Sequence[Any]) -> list[Conforma
     def empty_run() -> None:
         try:
             value = spec.fn([])
-        except Exception:
+        except PLUGIN_FAILURES:
             return
         raise AssertionError(f"{label} returned {value!r} on an empty run; it must raise")
 
@@ -243,7 +244,7 @@ def _loader_checks(spec: LoaderSpec) -> list[ConformanceCheck]:
             path.write_bytes(b"")
             try:
                 result = spec.fn(path)
-            except Exception as exc:
+            except PLUGIN_FAILURES as exc:
                 if path.name not in str(exc):
                     raise AssertionError(
                         f"{spec.kind} loader {spec.name!r} raised on an empty file, but its "
@@ -320,7 +321,7 @@ def conformance_checks(
         try:
             load_beside_installed(registry, plugin)
             info = register_plugin_object(registry, plugin, provider, from_plugin=False)
-        except Exception as exc:
+        except PLUGIN_FAILURES as exc:
             raise AssertionError(f"{provider}: {exc}") from exc
         if info.status != "loaded":
             raise AssertionError(f"{provider}: {info.error}")
@@ -385,7 +386,7 @@ def check_conformance(plugin: object, **options: Any) -> list[str]:
             check()
         except AssertionError as exc:
             failures.append(f"{check.id}: {exc}")
-        except Exception as exc:
+        except PLUGIN_FAILURES as exc:
             failures.append(f"{check.id}: raised {type(exc).__name__}: {exc}")
     return failures
 

@@ -15,6 +15,7 @@ from evalkit.core.import_strings import command_problem
 from evalkit.core.specs import CommandSpec, ConfigSectionSpec, ReporterSpec
 from evalkit.execute.config_sections import section_model
 from evalkit.io.model_errors import Problem
+from evalkit.plugins.failures import PLUGIN_FAILURES
 from evalkit.report.model import Report, ReportCase, ReportRow, ReportRun
 
 
@@ -95,7 +96,7 @@ def reporter_renders(spec: ReporterSpec) -> None:
     for report in sample_reports():
         try:
             text = spec.render(report)
-        except Exception as exc:
+        except PLUGIN_FAILURES as exc:
             raise AssertionError(f"reporter {spec.name!r}: render raised "
                                  f"{type(exc).__name__}: {exc} on a sample {report.kind} "
                                  "report") from exc

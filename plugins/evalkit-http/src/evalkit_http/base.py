@@ -239,7 +239,8 @@ class HttpTargetBase:
             raise self._fail(case, f"the response body is not strict JSON: {exc}",
                              attempts) from None
         except LimitError as exc:
-            raise self._fail(case, f"the response body is {exc}", attempts) from None
+            raise self._fail(case, f"the response body is refused: {exc}",
+                             attempts) from None
         if not isinstance(decoded, dict):
             kind = "array" if isinstance(decoded, list) else type(decoded).__name__
             raise self._fail(case, f"the response body is a JSON {kind}, not an object",
