@@ -176,3 +176,20 @@ def test_the_gate_on_five_cases_says_the_cases_are_too_few() -> None:
     (note,) = [n for n in report.notes if "significant" in n]
     assert "with 5 cases is 0.0625" in note and "a test can reject with 6 cases or more" in note
     assert "'bh'" not in note and "fewest that can reject" not in note
+
+
+def test_the_gate_never_suggests_a_correction_it_does_not_have() -> None:
+    # 6 cases: one exact test can reach 2/2**6 = 0.031 < 0.05, two under Holm cannot
+    # (0.0625) whatever B: the gate, which corrects by Holm only, says to check fewer
+    names = ["m0", "m1"]
+    base, cand = _few(6, names)
+    with use_registry(plugins=False) as reg:
+        for m in names:
+            reg.register_metric(m, higher_is_better=False)(lambda r, c: 0.0)
+        report = evaluate_gate(
+            [CheckSpec(f"c_{m}", m, vs_baseline="no_significant_regression") for m in names],
+            cand, base)
+    assert report.exit_code == 2
+    (note,) = [n for n in report.notes if "significant" in n]
+    assert "put fewer blocking baseline checks in the family" in note
+    assert "'bh'" not in note and "metrics or pairs" not in note

@@ -44,7 +44,8 @@ def holm_floor(comparisons: Sequence[BaselineComparison], n_resamples: int) -> s
         lambda b: floors(b, None, None), max(c.alpha for c in comparisons), n_resamples,
         floors_with_n=(lambda n: floors(n_resamples, n, None)) if len(sizes) == 1 else None,
         n_units=next(iter(sizes)) if len(sizes) == 1 else None,
-        unit="clusters" if any(c.n_clusters for c in comparisons) else "cases")
+        unit="clusters" if any(c.n_clusters for c in comparisons) else "cases",
+        fewer_tests="put fewer blocking baseline checks in the family")
 
 
 def holm_check_floors(comparisons: Sequence[BaselineComparison], n_resamples: int

@@ -43,7 +43,10 @@ def holm(p: Sequence[float]) -> list[float]:
 def holm_floor_note(floors_at: Callable[[int], Sequence[float]], alpha: float,
                     n_resamples: int,
                     floors_with_n: Callable[[int], Sequence[float]] | None = None,
-                    n_units: int | None = None, unit: str = "queries") -> str | None:
+                    n_units: int | None = None, unit: str = "queries",
+                    fewer_tests: str = "test fewer metrics or pairs, use correction 'bh' "
+                    "(its smallest adjusted p does not grow with the number of tests)"
+                    ) -> str | None:
     """Why Holm over a family of tests can reject nothing, or None when it can.
 
     Holm's smallest adjusted p is ``m`` times the smallest raw p, and a resampling test's
@@ -71,6 +74,8 @@ def holm_floor_note(floors_at: Callable[[int], Sequence[float]], alpha: float,
             count is named).
         n_units: the tests' common number of queries (clusters), or None.
         unit: what ``n_units`` counts, plural ("queries", "clusters", "cases").
+        fewer_tests: the advice when the family is too large whatever ``B`` (a gate,
+            which corrects by Holm only, says to put fewer checks in it).
     """
     from evalkit.stats.bootstrap import MAX_RESAMPLES
 
@@ -109,8 +114,7 @@ def holm_floor_note(floors_at: Callable[[int], Sequence[float]], alpha: float,
         more = (f", or use {fewest[1]} {unit} or more" if fewest is not None and fewest[1]
                 else f", or use more {unit}")
         return head + ("; more resamples do not change that (an exact enumeration's "
-                       "floor): test fewer metrics or pairs, use correction 'bh' (its "
-                       f"smallest adjusted p does not grow with the number of tests){more}")
+                       f"floor): {fewer_tests}{more}")
     low, high = n_resamples, MAX_RESAMPLES  # rejects(high), not rejects(low)
     while high - low > 1:
         mid = (low + high) // 2
