@@ -12,7 +12,7 @@ ranked ids at all for the diversity measures.
   largest fraction of queries whose response (its first k ids) contains one item. Ids are
   de-duplicated within a response, so a response repeating an id counts once. The ids are
   a target's ranked ids, or the ranking of a retrieval run scored from a run file
-  (:func:`ranked_ids_of`); ``entropy`` reads the same.
+  (:class:`~evalkit.data.rows.QueryResult`); ``entropy`` reads the same.
 * With repeated samples (``epochs`` K >= 2) every aggregate receives every sample row
   (K x n rows): latency is per call. ``max_item_share`` and ``entropy`` count a case
   once: an item counts for a case if any of its samples returned it.
@@ -112,23 +112,17 @@ def latency_mean(rows: Sequence[Any]) -> float:
     return math.fsum(values) / len(values)
 
 
-def ranked_ids_of(row: Any) -> Sequence[Any]:
-    """The ranked ids of a row: its response's (a target's row,
-    :class:`~evalkit.data.rows.CaseResult`; none when the call failed), or its ranking (a
-    retrieval run scored from a run file, :class:`~evalkit.data.rows.QueryResult`)."""
+def _item_sets(rows: Sequence[Any], name: str, k: int | None) -> list[set[str]]:
+    """One set of ids per case: with repeated samples, the union over its samples. A row's
+    ids are its response's ranked ids (a target's row, :class:`~evalkit.data.rows.CaseResult`;
+    none when the call failed), or its ranking (a retrieval run scored from a run file,
+    :class:`~evalkit.data.rows.QueryResult`)."""
     from evalkit.data.rows import QueryResult  # read when an aggregate runs, not at start-up
 
-    if isinstance(row, QueryResult):
-        return row.retrieved
-    return () if row.response is None else row.response.ranked_ids
-
-
-def _item_sets(rows: Sequence[Any], name: str, k: int | None) -> list[set[str]]:
-    """One set of ids per case (:func:`ranked_ids_of`): with repeated samples, the union
-    over its samples."""
     by_case: dict[str, set[str]] = {}
     for r in checked_rows(rows, name):
-        ids = list(ranked_ids_of(r))
+        ids = list(r.retrieved) if isinstance(r, QueryResult) else (
+            [] if r.response is None else list(r.response.ranked_ids))
         by_case.setdefault(str(r.query_id), set()).update(
             str(x) for x in (ids if k is None else ids[:k]))
     sets = list(by_case.values())
