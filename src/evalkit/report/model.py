@@ -111,7 +111,7 @@ class ReportRow:
             ``1/(B+1)``, printed as ``< 0.0001`` for B = 10,000), or None.
         p_note: why the p-values are shown as words instead of numbers, or None: with
             every per-query difference equal and too few queries
-            (:data:`evalkit.report.comparison_rows.N_TOO_SMALL`, ``"n too small"``), the
+            (:data:`evalkit.stats.results.N_TOO_SMALL`, ``"n too small"``), the
             degenerate-input rule of docs/statistics.md decides "not significant" while
             the test's p (``1/(B+1)``) would read as significant. Every reporter prints
             it in the p cells (:meth:`p_display`).
