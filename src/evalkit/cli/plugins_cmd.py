@@ -59,14 +59,16 @@ def list_plugins(
     registered name (kind, polarity, provider, definition version), with conflicts."""
     from evalkit.cli.errors import CliError
     from evalkit.core.pyproject_config import YAML_NAMES
-    from evalkit.io.input_files import refuse_directory
     from evalkit.plugins.listing import plugin_report
     from evalkit.report.plugin_listing import render_plugin_listing
 
-    refuse_directory(config, "pyproject.toml", label="--config", inside=("pyproject.toml",),
-                     error=CliError)
-    refuse_directory(eval_config, "eval config", label="--eval-config", inside=YAML_NAMES,
-                     error=CliError)
+    if config is not None or eval_config is not None:
+        from evalkit.io.input_files import refuse_directory
+
+        refuse_directory(config, "pyproject.toml", label="--config",
+                         inside=("pyproject.toml",), error=CliError)
+        refuse_directory(eval_config, "eval config", label="--eval-config",
+                         inside=YAML_NAMES, error=CliError)
     if eval_config is not None and not eval_config.is_file():
         raise CliError(f"--eval-config {eval_config}: no such file; pass the eval config "
                        "(evalkit.yaml), or leave the option out")

@@ -12,7 +12,7 @@ were named tuples). A hook returns a *list* of records, never a bare record.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any, Literal, Self
 
@@ -52,12 +52,31 @@ VALUE_TYPES: tuple[ValueType, ...] = ("binary", "discrete", "continuous")
 
 @dataclass(frozen=True)
 class _Record:
+    # Every record shares this one value equality, hash and repr (the records below are
+    # declared ``eq=False, repr=False``): generated per class they would cost each
+    # command's start-up about 2 ms, as every command registers every record type.
+    def _values(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, f.name) for f in fields(self))
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        assert isinstance(other, _Record)
+        return self._values() == other._values()
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{f.name}={getattr(self, f.name)!r}" for f in fields(self) if f.repr)
+        return f"{type(self).__qualname__}({shown})"
+
     def _replace(self, **changes: Any) -> Self:
         """A copy with ``changes`` (:func:`dataclasses.replace`)."""
         return replace(self, **changes)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class MetricSpec(_Record):
     """A per-case metric: ``fn(response, case) -> float``.
 
@@ -151,7 +170,7 @@ class MetricSpec(_Record):
             object.__setattr__(self, "needs_answers", "answers" in merged)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class MetricFamily(_Record):
     """A parametric family of metrics, ``name@k``.
 
@@ -218,7 +237,7 @@ def need_problem(need: str) -> str | None:
             "'answers' and 'context:KEY'")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class AggregateSpec(_Record):
     """A whole-run aggregate: ``fn(rows) -> float`` over ``Sequence[CaseResult]``.
 
@@ -247,7 +266,7 @@ class AggregateSpec(_Record):
     rests_on_word: str = ""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class LoaderSpec(_Record):
     """A loader of one ``kind`` (goldens, run, qrels, queries, corpus).
 
@@ -272,7 +291,7 @@ class LoaderSpec(_Record):
     scheme: str = ""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class TargetSpec(_Record):
     """A named target factory: ``factory(**kwargs) -> Target``."""
 
@@ -281,7 +300,7 @@ class TargetSpec(_Record):
     description: str = ""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class ReporterSpec(_Record):
     """A reporter: ``render(report) -> str`` for a gate report or a comparison.
 
@@ -312,7 +331,7 @@ class ReporterSpec(_Record):
     record: Callable[[Any, str], str] | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class ExecutorSpec(_Record):
     """A named executor: ``factory(**options)`` returns an object whose
     ``open(work: evalkit.execute.executor_api.Work)`` runs a target's calls somewhere
@@ -324,7 +343,7 @@ class ExecutorSpec(_Record):
     description: str = ""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class MeasureSyntaxSpec(_Record):
     """A way of writing measures on the command line (``-m`` of ``evalkit eval``,
     ``compare``, ``power``, ``rescore``): trec_eval's ``P.5,10`` and ``official``, say.
@@ -348,7 +367,7 @@ class MeasureSyntaxSpec(_Record):
 OWN_RUN_FORMATS: tuple[str, ...] = ("table", "json")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class RunFormatSpec(_Record):
     """An output of ``evalkit eval --format NAME`` besides ``table`` and ``json``.
 
@@ -366,7 +385,7 @@ class RunFormatSpec(_Record):
     default_measures: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class RunEvaluatorSpec(_Record):
     """What scores ranked runs against relevance judgments (qrels): the engine behind
     :func:`evalkit.evaluate_run` and the run files and qrels of ``evalkit compare``,
@@ -391,7 +410,7 @@ class RunEvaluatorSpec(_Record):
     default_metrics: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class CommandSpec(_Record):
     """A subcommand of ``evalkit`` that a plugin adds: ``evalkit NAME ...``.
 
@@ -415,7 +434,7 @@ class CommandSpec(_Record):
     load: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class ConfigSectionSpec(_Record):
     """A section of the eval config that a plugin declares and validates: the key ``name``
     of ``evalkit.yaml`` (the table ``[tool.evalkit.NAME]`` of ``pyproject.toml``).

@@ -4,7 +4,8 @@ Holds golden cases and sets and their loaders (:mod:`.cases`, :mod:`.goldens`, t
 reader :mod:`.goldens_yaml`, a golden row's pydantic model :mod:`.goldens_models`), the
 cases of judged queries made on demand (:mod:`.judged_queries`) and qrels given as a
 mapping (:mod:`.judgments`), what a
-target returns (:mod:`.targets`), the rows of a run (:mod:`.rows`: a ranking run's
+target returns (:mod:`.targets`; the keys of its usage, :mod:`.usage_keys`), the rows
+of a run (:mod:`.rows`: a ranking run's
 :class:`~evalkit.data.rows.QueryResult`, a target run's
 :class:`~evalkit.data.rows.CaseResult`; :mod:`.results`:
 :class:`~evalkit.data.results.RunResult`, its fields and what is read straight off its

@@ -8,7 +8,6 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from evalkit.io.redaction import error_text
 from evalkit.plugins.failures import PLUGIN_FAILURES
 
 if TYPE_CHECKING:
@@ -18,15 +17,9 @@ if TYPE_CHECKING:
 def _failure(exc: BaseException) -> str:
     """What a wrapped function's exception says: its message; for a ``sys.exit()`` call,
     which says only its code, ``SystemExit(0) (a sys.exit() call)``."""
+    from evalkit.io.redaction import error_text  # logging and traceback: on failures only
+
     return error_text(exc) if isinstance(exc, SystemExit) else str(exc)
-
-
-#: The ``meta`` key of one call's cost in US dollars (a number >= 0).
-COST_KEY = "cost_usd"
-#: The ``meta`` keys of one call's prompt and completion tokens (integers >= 0), which
-#: ``tokens_per_minute`` (:func:`evalkit.execute.pacing.reported_tokens`) and the cost
-#: aggregates read.
-TOKENS_IN_KEY, TOKENS_OUT_KEY = "tokens_in", "tokens_out"
 
 
 @dataclass(frozen=True)
@@ -39,7 +32,8 @@ class TargetResponse:
         latency_ms: wall time of the call in milliseconds, retries included.
         raw: the decoded raw body, kept for rescoring (rows keep it up to a size: see
             :func:`evalkit.data.rows.bounded_response`).
-        meta: selected extra fields (cost_usd, tokens, ...).
+        meta: selected extra fields; what a call cost and the tokens it used go under
+            the keys of :mod:`evalkit.data.usage_keys`.
         raw_cut: ``None`` while ``raw`` is whole; on a row whose raw body was too large
             to keep, the size in bytes of its JSON (0 when it could not be measured), and
             ``raw`` is ``None``.

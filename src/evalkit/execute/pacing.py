@@ -27,7 +27,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from evalkit.data.targets import TOKENS_IN_KEY, TOKENS_OUT_KEY
+from evalkit.data.usage_keys import TOKENS_IN_KEY, TOKENS_OUT_KEY
 
 if TYPE_CHECKING:
     import asyncio
@@ -75,7 +75,7 @@ def check_rate(key: str, value: object) -> float | None:
 def reported_tokens(meta: Mapping[str, Any]) -> int:
     """The tokens a response reports in its ``meta``, the first of: ``tokens`` (a
     number); ``tokens_in + tokens_out`` (the keys a target reports a call's tokens
-    under, :data:`evalkit.data.targets.TOKENS_IN_KEY`, as ``HttpTarget(meta_keys=...)``
+    under, :data:`evalkit.data.usage_keys.TOKENS_IN_KEY`, as ``HttpTarget(meta_keys=...)``
     copies them in docs/text.md); ``usage`` holding ``total_tokens`` (OpenAI) or ``input_tokens +
     output_tokens`` (Anthropic; ``prompt_tokens + completion_tokens`` too); 0 when none
     is reported (a value that is not a finite number > 0 counts as 0)."""

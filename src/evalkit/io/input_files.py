@@ -278,6 +278,8 @@ def require_file(path: Path, what: str) -> None:
         raise InputError(f"{what} {path}: is a pipe or device, not a regular file: evalkit "
                          f"reads a {what} file more than once (to tell what it is, then to "
                          "parse and hash it); save it to a file and pass its path")
+
+
 def _damaged(where: str, found: Sniffed) -> str:
     """The message for a damaged gzip file: what is wrong and where, and the fix."""
     return f"{where}: {found.looks_like}; copy or download the file again"

@@ -13,8 +13,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from evalkit.io.redaction import error_text
-
 #: What the kernel catches around a call of plugin or target code (a reporter's ``render``,
 #: a config section's ``apply``, a target's ``invoke``, a metric or an aggregate): every
 #: ``Exception`` and ``SystemExit``, so that a ``sys.exit()`` in that code (or in a library
@@ -50,6 +48,8 @@ def plugin_call_error(spec: Any, namespace: str, call: str, what: BaseException 
     (registered in ``namespace``) that raised ``what`` (an exception, shown as
     ``Type: message`` with registered secrets masked) or did ``what`` (a text such as
     ``"returned None, not text"``)."""
+    from evalkit.io.redaction import error_text  # logging and traceback: on failures only
+
     did = f"raised {error_text(what)}" if isinstance(what, BaseException) else what
     name = getattr(spec, "name", "?")
     return PluginCallError(

@@ -34,7 +34,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from evalkit.core.specs import AggregateSpec
-from evalkit.data.targets import COST_KEY, TOKENS_IN_KEY, TOKENS_OUT_KEY
+from evalkit.data.usage_keys import COST_KEY, TOKENS_IN_KEY, TOKENS_OUT_KEY
 from evalkit.execute.aggregates import AggregateError, checked_rows
 
 
