@@ -156,7 +156,7 @@ def apply_sections(sections: Mapping[str, Any], config: Any, registry: Any = Non
 
             raise Problem((key,), f"key {key!r}: {message_of(exc)}") from exc
         except PLUGIN_FAILURES as exc:
-            from evalkit.plugins.failures import plugin_call_error
+            from evalkit.plugins.call_errors import plugin_call_error
 
             failure = plugin_call_error(spec, "config section", "apply(section, config)",
                                         exc, registry)

@@ -196,7 +196,7 @@ def aggregate_value(spec: AggregateSpec, rows: Sequence[Any], run_name: str) -> 
         if not isinstance(exc.obj, QueryResult):
             raise CheckFailure(f"aggregate {spec.name!r} could not be computed on "
                                f"{run_name}: {type(exc).__name__}: {exc}") from None
-        from evalkit.plugins.failures import provider_text
+        from evalkit.plugins.call_errors import provider_text
 
         raise CheckFailure(
             f"aggregate {spec.name!r} (of {provider_text(spec, 'metric')}) cannot be "

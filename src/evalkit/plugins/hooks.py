@@ -34,6 +34,7 @@ from evalkit.core.specs import (
     record_problem,
 )
 from evalkit.io.error_messages import close_matches
+from evalkit.plugins.failures import PLUGIN_FAILURES
 
 HOOKS: dict[str, tuple[type, ...]] = {
     "evalkit_register_metrics": (MetricSpec, MetricFamily),
@@ -67,6 +68,8 @@ def new_plugin_manager() -> pluggy.PluginManager:
 def short_error(exc: BaseException) -> str:
     """One line for ``exc``: ``ValueError: ...``; a syntax error names its file and line
     (``/proj/myplug.py:3: invalid syntax``), which its last line alone would lose."""
+    if isinstance(exc, SystemExit):  # its message would be its code alone
+        return f"SystemExit({exc.code!r}) (a sys.exit() call)"
     if isinstance(exc, SyntaxError) and exc.filename:
         where = f"{exc.filename}:{exc.lineno}" if exc.lineno else exc.filename
         return f"{where}: {exc.msg}"
@@ -116,7 +119,7 @@ def collect_records(plugin: object, name: str = "plugin") -> dict[str, list[AnyS
         for impl in impls:
             try:
                 result = impl.function()
-            except (Exception, SystemExit) as exc:  # as failures.PLUGIN_FAILURES
+            except PLUGIN_FAILURES as exc:
                 raise PluginError(f"{hook_name}: {short_error(exc)}") from exc
             if result is None:
                 raise PluginError(

@@ -16,6 +16,7 @@ import importlib
 import sys
 import warnings
 from collections.abc import Callable, Iterable
+from contextlib import redirect_stdout
 from functools import partial
 from importlib import metadata
 from typing import Any
@@ -39,6 +40,7 @@ from evalkit.plugins.discovery import (
     discover,
     selection_problems,
 )
+from evalkit.plugins.failures import PLUGIN_FAILURES
 from evalkit.plugins.filling import filling, import_plugin
 from evalkit.plugins.hooks import PluginError, collect_records, short_error
 from evalkit.plugins.info import KERNEL_DISTRIBUTION, PluginInfo, install_hint, origin_of
@@ -161,7 +163,10 @@ def load_plugins(
     if problems and strict:
         raise PluginSelectionError("; ".join(msg for _, msg in problems))
 
-    with filling(registry):  # the default registry's API works on `registry` meanwhile
+    # the default registry's API works on `registry` meanwhile; what a plugin prints while
+    # it is imported or its hooks run goes to stderr, so that it never corrupts a command's
+    # output on stdout (a --json object)
+    with filling(registry), redirect_stdout(sys.stderr):
         _load_all(registry, selection, candidates, problems, enabled)
     if warn:
         for info in registry.plugins:
@@ -203,7 +208,7 @@ def _load_all(
         try:
             plugin, info.names = import_plugin(registry, cand.value.partition(":")[0],
                                                cand.entry_point.load)
-        except Exception as exc:  # one broken plugin must not break the others
+        except PLUGIN_FAILURES as exc:  # one broken plugin must not break the others
             info.status, info.error = "failed", short_error(exc)
             registry.plugins.append(info)
             continue
@@ -262,7 +267,7 @@ def _load_local_plugins(registry: Registry, selection: PluginSelection) -> None:
         try:
             module, info.names = import_plugin(
                 registry, module_name, partial(importlib.import_module, module_name))
-        except Exception as exc:
+        except PLUGIN_FAILURES as exc:  # a sys.exit() at its top level too
             info.status, info.error = "failed", short_error(exc)
             registry.plugins.append(info)
             continue

@@ -269,7 +269,8 @@ def rendered(spec: ReporterSpec, report: Any) -> str:
             other than text (the message names the reporter and its plugin).
     """
     from evalkit.io.redaction import mask
-    from evalkit.plugins.failures import PLUGIN_FAILURES, plugin_call_error
+    from evalkit.plugins.call_errors import plugin_call_error
+    from evalkit.plugins.failures import PLUGIN_FAILURES
 
     try:
         text = spec.render(report)
@@ -290,7 +291,8 @@ def recorded(spec: ReporterSpec, obj: Any, target: str) -> str:
         evalkit.plugins.failures.PluginCallError: ``record`` raised anything else, or
             returned something other than text.
     """
-    from evalkit.plugins.failures import PLUGIN_FAILURES, plugin_call_error
+    from evalkit.plugins.call_errors import plugin_call_error
+    from evalkit.plugins.failures import PLUGIN_FAILURES
 
     assert spec.record is not None
     try:
