@@ -74,6 +74,8 @@ def list_plugins(
                        "(evalkit.yaml), or leave the option out")
     report = plugin_report(config, configure=eval_config_sections(eval_config),
                            import_commands=check)
+    for problem in report.config_errors:
+        typer.echo(f"warning: {problem}", err=True)
     if report.eval_config_error:
         typer.echo(f"warning: {report.eval_config_error}; the names its plugin sections "
                    "declare are not listed", err=True)

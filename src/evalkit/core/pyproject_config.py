@@ -267,30 +267,64 @@ def _string_list(table: Mapping[str, Any], key: str, where: str) -> list[str] | 
 
 
 def refuse_unknown_keys(table: Mapping[str, Any], where: str,
-                        sections: Collection[str] | None = None) -> None:
+                        sections: Collection[str] | None = None, *,
+                        path: Path | None = None, not_loaded: str = "") -> None:
     """Refuse a key of ``[tool.evalkit]`` that is neither evalkit's nor, in ``sections``,
     a loaded plugin's config section. With ``sections=None`` (the plugins are not loaded
     yet) a key whose value is a table may be a plugin's section, and is left for the
-    check after discovery (:func:`evalkit.plugins.loading.load_plugins`).
+    check after discovery (:func:`evalkit.plugins.loading.load_plugins`), which passes
+    ``not_loaded`` (the plugins installed but not loaded, one of which may declare it)
+    and the ``path`` of the file, whose line holding the key is then named.
 
     Raises:
-        ConfigError: naming the key, a close match, and the keys there are.
+        ConfigError: naming the file (and line), the key, a close match, and the keys
+            there are.
     """
     known = RUN_KEYS | OTHER_KEYS | set(sections or ())
     unknown = sorted(str(k) for k, v in table.items() if k not in known
                      and (sections is not None or not isinstance(v, Mapping)))
-    if unknown:
-        from evalkit.io.error_messages import close_matches
+    if not unknown:
+        return
+    from evalkit.io.error_messages import close_matches
 
-        maybe = close_matches(unknown[0], sorted(known))
-        hint = f"did you mean {maybe[0]!r}? " if maybe else ""
-        plugins = (f", and the sections of the loaded plugins: {', '.join(sorted(sections))}"
-                   if sections else "")
-        table_hint = ("; a plugin's section is a key only while the plugin is loaded (see "
-                      "`evalkit plugins list`)" if isinstance(table[unknown[0]], Mapping)
-                      else "")
-        raise ConfigError(f"{where}: unknown key {unknown[0]!r}; {hint}(the keys are "
-                          f"{', '.join(sorted(RUN_KEYS | OTHER_KEYS))}{plugins}){table_hint}")
+    key = unknown[0]
+    line = key_line(path, key) if path is not None else None
+    if line is not None:
+        where = f"{path}:{line}: {where.removeprefix(f'{path} ')}"
+    maybe = close_matches(key, sorted(known))
+    hint = f"; did you mean {maybe[0]!r}?" if maybe else ""
+    plugins = (f", and the sections of the loaded plugins: {', '.join(sorted(sections))}"
+               if sections else "")
+    message = (f"{where}: unknown key {key!r}{hint} (the keys are "
+               f"{', '.join(sorted(RUN_KEYS | OTHER_KEYS))}{plugins})")
+    if isinstance(table[key], Mapping):
+        message += ("; a plugin's section is a key only while the plugin is loaded"
+                    + (f". {not_loaded}" if not_loaded else
+                       " (see `evalkit plugins list`)"))
+    raise ConfigError(message)
+
+
+def key_line(path: Path, key: str) -> int | None:
+    """The line (from 1) of ``path`` (a ``pyproject.toml``) that opens the key ``key`` of
+    ``[tool.evalkit]``: its table header ``[tool.evalkit.key]`` (or a subtable's), or
+    ``key = ...`` inside ``[tool.evalkit]``; ``None`` when no line reads so (TOML allows
+    spellings this search does not follow, such as quoted keys)."""
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError):
+        return None
+    header = re.compile(r"^\s*\[\s*tool\s*\.\s*evalkit\s*\.\s*" + re.escape(key)
+                        + r"\s*[\].]")
+    assignment = re.compile(r"^\s*" + re.escape(key) + r"\s*[=.]")
+    in_table = False
+    for number, line in enumerate(text.splitlines(), 1):
+        if header.match(line):
+            return number
+        if line.lstrip().startswith("["):
+            in_table = re.match(r"^\s*\[\s*tool\s*\.\s*evalkit\s*\]", line) is not None
+        elif in_table and assignment.match(line):
+            return number
+    return None
 
 
 def plugin_selection(

@@ -167,6 +167,9 @@ class Registry:
         #: filled by :func:`evalkit.plugins.load_plugins`
         self.plugins: list[Any] = []
         self.entry_point_conflicts: list[str] = []
+        #: why ``[tool.evalkit]`` has a key nobody declares, when discovery was asked not
+        #: to raise (the listing of ``evalkit plugins list`` shows it)
+        self.config_problems: list[str] = []
         #: where the plugin selection came from (``"pyproject.toml [tool.evalkit]
         #: plugins"``, ``"EVALKIT_PLUGINS='...'"``), set by ``load_plugins``
         self.selection_source = ""
@@ -474,19 +477,28 @@ class Registry:
 
         msg = unknown_message(set(self._tables.get("metric", {})) | set(self._aliases), name)
         msg += f" Known: {', '.join(self.registered()) or 'none'}."
-        missing = [p for p in self.plugins if getattr(p, "status", "loaded") != "loaded"]
-        if missing:
-            source = self.selection_source
-            why = (f"; the disabled ones are left out by {source}"
-                   if source and any(p.status == "disabled" for p in missing) else "")
-            msg += " Not loaded: " + ", ".join(
-                f"{p.distribution or p.name} ({p.status})" for p in missing
-            ) + f" (see `evalkit plugins list`{why})."
+        not_loaded = self.not_loaded()
+        if not_loaded:
+            msg += f" {not_loaded}"
         msg += (
             " A metric comes from a plugin (e.g. evalkit-retrieval) or from "
             "register_metric(name, higher_is_better=...) in Python."
         )
         return msg
+
+    def not_loaded(self) -> str:
+        """``Not loaded: evalkit-mine (disabled), ... (see `evalkit plugins list`; the
+        disabled ones are left out by <selection>).``: the plugins discovery found but did
+        not load, one of which may provide a name nobody provides; ``""`` when none."""
+        missing = [p for p in self.plugins if getattr(p, "status", "loaded") != "loaded"]
+        if not missing:
+            return ""
+        source = self.selection_source
+        why = (f"; the disabled ones are left out by {source}"
+               if source and any(p.status == "disabled" for p in missing) else "")
+        return "Not loaded: " + ", ".join(
+            f"{p.distribution or p.name} ({p.status})" for p in missing
+        ) + f" (see `evalkit plugins list`{why})."
 
     def provider_of(self, name: str) -> Provider:
         """The provider of the metric, family or aggregate that ``name`` resolves to."""

@@ -135,6 +135,9 @@ class PluginReport(NamedTuple):
     #: the plugins' commands whose ``load`` cannot run, one line each naming the command,
     #: its provider and the import string (filled only with ``import_commands``)
     command_errors: tuple[str, ...] = ()
+    #: why a key of ``[tool.evalkit]`` is no loaded plugin's config section (its plugin is
+    #: disabled, failed or not installed): the listing is still made
+    config_errors: tuple[str, ...] = ()
 
     @property
     def failed(self) -> list[PluginInfo]:
@@ -142,10 +145,11 @@ class PluginReport(NamedTuple):
 
     @property
     def ok(self) -> bool:
-        """No failed plugin, no conflict, an eval config that was read and (when they
-        were imported) commands that can run: what ``--check`` requires."""
+        """No failed plugin, no conflict, an eval config that was read, no key of
+        ``[tool.evalkit]`` that no loaded plugin declares and (when they were imported)
+        commands that can run: what ``--check`` requires."""
         return not (self.failed or self.conflicts or self.entry_point_conflicts
-                    or self.eval_config_error or self.command_errors)
+                    or self.eval_config_error or self.command_errors or self.config_errors)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -169,6 +173,7 @@ class PluginReport(NamedTuple):
             "eval_config": self.eval_config,
             "eval_config_error": self.eval_config_error,
             "command_errors": list(self.command_errors),
+            "config_errors": list(self.config_errors),
             "ok": self.ok,
         }
 
@@ -254,7 +259,7 @@ def plugin_report(
         names=names, conflicts=registry.conflicts(),
         entry_point_conflicts=list(registry.entry_point_conflicts),
         eval_config=eval_config, eval_config_error=eval_config_error,
-        command_errors=tuple(command_errors),
+        command_errors=tuple(command_errors), config_errors=tuple(registry.config_problems),
     )
 
 

@@ -24,6 +24,7 @@ from typing import Any
 from evalkit._version import __version__
 from evalkit.core.pyproject_config import (
     ENV_PLUGINS,
+    ConfigError,
     PluginSelection,
     canonical_name,
     plugin_selection,
@@ -141,8 +142,9 @@ def load_plugins(
         entry_points: override discovery (tests).
         selection: which plugins to load; by default read from ``[tool.evalkit]`` and
             ``EVALKIT_PLUGINS`` (see :func:`evalkit.core.pyproject_config.plugin_selection`).
-        strict: raise on a listed plugin that is missing or at the wrong version;
-            otherwise record it as a failed plugin (the listing does this).
+        strict: raise on a listed plugin that is missing or at the wrong version, and on
+            an unknown key of ``[tool.evalkit]``; otherwise record the plugin as a failed
+            one and the key's error in ``registry.config_problems`` (the listing does this).
         warn: issue a :class:`PluginLoadWarning` per failed plugin (the listing, which
             shows them, passes False).
 
@@ -153,8 +155,9 @@ def load_plugins(
         PluginSelectionError: with ``strict``, a listed plugin is missing or at a version
             its specifiers refuse. Nothing has been imported or registered.
         evalkit.core.pyproject_config.ConfigError: a malformed ``[tool.evalkit]`` table,
-            or a key of it that is neither evalkit's nor a loaded plugin's config section
-            (raised after the plugins are loaded).
+            or (with ``strict``) a key of it that is neither evalkit's nor a loaded
+            plugin's config section (raised after the plugins are loaded; the message
+            names the plugins installed but not loaded, one of which may declare it).
     """
     if selection is None:
         selection = plugin_selection()
@@ -175,8 +178,15 @@ def load_plugins(
                 # command line recognises it without importing this module (and pluggy)
                 warnings.warn(failure_message(info), PluginLoadWarning, stacklevel=1)
     if selection.config.table:  # its tables may be plugins' config sections: known now
-        refuse_unknown_keys(selection.config.table, f"{selection.config.path} [tool.evalkit]",
-                            sections=section_names(registry))
+        try:
+            refuse_unknown_keys(selection.config.table,
+                                f"{selection.config.path} [tool.evalkit]",
+                                sections=section_names(registry), path=selection.config.path,
+                                not_loaded=registry.not_loaded())
+        except ConfigError as exc:
+            if strict:
+                raise
+            registry.config_problems.append(str(exc))  # the listing shows it
     return list(registry.plugins)
 
 

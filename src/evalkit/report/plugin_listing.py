@@ -64,6 +64,9 @@ def render_plugin_listing(report: PluginReport) -> str:
         out += ["", "conflicts:"] + [f"  ! {m}" for m in problems]
     if report.command_errors:
         out += ["", "commands that cannot run:"] + [f"  ! {m}" for m in report.command_errors]
+    if report.config_errors:
+        out += ["", "config keys no loaded plugin declares:"] + [
+            f"  ! {m}" for m in report.config_errors]
     failed = len(report.failed)
     broken = (f", {len(report.command_errors)} command(s) that cannot run"
               if report.command_errors else "")

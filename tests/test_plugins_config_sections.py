@@ -1,0 +1,128 @@
+"""Plugins' config sections seen from the command line: a ``[tool.evalkit.<section>]``
+table whose plugin is not loaded (disabled, failed, not installed), a section whose model
+cannot be imported, and the names a section's ``apply`` registers, each through the real
+``evalkit`` script in a subprocess.
+
+The plugin is a fake distribution (``fake-sections``: a ``<name>-<version>.dist-info``
+folder beside its module) in a temporary folder put on ``PYTHONPATH``."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SCRIPT = Path(sys.executable).with_name("evalkit")
+
+PLUGIN = '''
+import os
+
+from pydantic import BaseModel
+
+import evalkit
+from evalkit import hookimpl
+from evalkit.core.specs import ConfigSectionSpec
+
+if os.environ.get("FAKE_FAULT") == "import_raise":
+    raise RuntimeError("boom at import")
+
+
+class Limits(BaseModel):
+    max_words: int = 1
+    metric_name: str = "too_long"
+
+
+def apply(section, config):
+    def too_long(response, case):
+        return float(len((response.text or "").split()) > section.max_words)
+
+    evalkit.register_metric(section.metric_name, higher_is_better=False)(too_long)
+
+
+@hookimpl
+def evalkit_register_config_sections():
+    model = "fake_sections_plugin:Nope" if os.environ.get("FAKE_FAULT") == "badmodel" \\
+        else "fake_sections_plugin:Limits"
+    return [ConfigSectionSpec("fake_limits", model, apply=apply)]
+'''
+
+PYPROJECT = '''[project]
+name = "p"
+
+[tool.evalkit]
+plugins = {plugins}
+
+[tool.evalkit.fake_limits]
+max_words = 3
+'''
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("sections")
+    info = root / "fake_sections-0.7.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: fake-sections\nVersion: 0.7\n")
+    (info / "entry_points.txt").write_text("[evalkit.plugins]\nsections = fake_sections_plugin\n")
+    (root / "fake_sections_plugin.py").write_text(PLUGIN)
+    return root
+
+
+def project(folder: Path, plugins: str, yaml: str | None = None) -> Path:
+    folder.mkdir(exist_ok=True)
+    (folder / "pyproject.toml").write_text(PYPROJECT.format(plugins=plugins))
+    (folder / "run.txt").write_text("q1 Q0 d1 1 2.0 r\nq1 Q0 d2 2 1.0 r\n")
+    (folder / "qrels.txt").write_text("q1 0 d1 1\n")
+    if yaml is not None:
+        (folder / "evalkit.yaml").write_text(yaml)
+    return folder
+
+
+def evalkit(site: Path, folder: Path, *args: str,
+            **env: str) -> subprocess.CompletedProcess[str]:
+    full = {**os.environ, "PYTHONPATH": str(site), "EVALKIT_CACHE_DIR": "", **env}
+    for name in ("EVALKIT_DEBUG", "EVALKIT_PLUGINS"):
+        full.pop(name, None)
+    return subprocess.run([str(SCRIPT), *args], cwd=folder, env=full, capture_output=True,
+                          text=True, timeout=120, check=False)
+
+
+@pytest.mark.parametrize(("plugins", "env", "status"), [
+    ('["evalkit-retrieval"]', {}, "disabled"),
+    ('["evalkit-retrieval", "fake-sections"]', {"FAKE_FAULT": "import_raise"}, "failed"),
+])
+def test_a_section_table_whose_plugin_is_not_loaded_leaves_the_listing_working(
+        site: Path, tmp_path: Path, plugins: str, env: dict[str, str], status: str) -> None:
+    folder = project(tmp_path / "p", plugins)
+    listing = evalkit(site, folder, "plugins", "list", "--json", **env)
+    assert listing.returncode == 0, listing.stderr
+    report = json.loads(listing.stdout)
+    assert report["ok"] is False
+    [problem] = report["config_errors"]
+    assert f"warning: {problem}" in listing.stderr
+    plugins_listed = {p["name"]: p["status"] for p in report["plugins"]}
+    assert plugins_listed["sections"] == status  # the listing shows why
+    assert evalkit(site, folder, "plugins", "list", "--check", **env).returncode == 1
+    scored = evalkit(site, folder, "eval", "run.txt", "--qrels", "qrels.txt", "-m", "AP", **env)
+    assert scored.returncode == 2
+    error = scored.stderr.splitlines()[-1]
+    assert error.startswith(f"error: {folder / 'pyproject.toml'}:7: [tool.evalkit]: unknown "
+                            "key 'fake_limits' (the keys are aggregates, ")
+    assert "; (" not in error
+    assert f"fake-sections ({status})" in error.partition("Not loaded: ")[2]
+    assert "see `evalkit plugins list`" in error
+
+
+def test_a_section_whose_plugin_is_not_installed_names_the_file_and_line(
+        site: Path, tmp_path: Path) -> None:
+    folder = project(tmp_path / "p", '["evalkit-retrieval"]')
+    res = subprocess.run([str(SCRIPT), "plugins", "list", "--check"], cwd=folder,
+                         env={**os.environ, "EVALKIT_CACHE_DIR": ""}, capture_output=True,
+                         text=True, timeout=120, check=False)
+    assert res.returncode == 1, res.stderr
+    assert f"{folder / 'pyproject.toml'}:7: [tool.evalkit]: unknown key 'fake_limits'" in \
+        res.stderr
