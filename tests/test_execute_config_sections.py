@@ -231,7 +231,9 @@ def test_a_model_named_by_import_string_is_imported_when_a_config_is_read(
             load_eval_config(path)
     assert str(caught.value) == (
         f"{path.resolve()}:5: key 'broken': the section's model 'no_such_module_here:Model' "
-        "cannot be imported (No module named 'no_such_module_here')")
+        "cannot be imported (No module named 'no_such_module_here'). This is a bug of "
+        f"module {__name__}, which declares the section, not of your files or options: "
+        "report it to the plugin's authors")
 
 
 # ------------------------------------------------------------ [tool.evalkit] tables

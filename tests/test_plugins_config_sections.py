@@ -50,6 +50,13 @@ def evalkit_register_config_sections():
     return [ConfigSectionSpec("fake_limits", model, apply=apply)]
 '''
 
+CONFIG = """\
+goldens: goldens.jsonl
+target: {factory: "target:make"}
+metrics: [AP]
+output: runs/run.jsonl
+"""
+
 PYPROJECT = '''[project]
 name = "p"
 
@@ -126,3 +133,46 @@ def test_a_section_whose_plugin_is_not_installed_names_the_file_and_line(
     assert res.returncode == 1, res.stderr
     assert f"{folder / 'pyproject.toml'}:7: [tool.evalkit]: unknown key 'fake_limits'" in \
         res.stderr
+
+
+def test_a_section_model_that_cannot_be_imported_is_the_plugin_s_fault(
+        site: Path, tmp_path: Path) -> None:
+    folder = project(tmp_path / "p", '["evalkit-retrieval", "fake-sections"]')
+    fault = {"FAKE_FAULT": "badmodel"}
+    assert evalkit(site, folder, "plugins", "list", **fault).returncode == 0
+    check = evalkit(site, folder, "plugins", "list", "--check", "--json", **fault)
+    assert check.returncode == 1, check.stderr
+    [error] = json.loads(check.stdout)["section_errors"]
+    assert error == (
+        "config section 'fake_limits': the section's model 'fake_sections_plugin:Nope' "
+        "cannot be imported (module 'fake_sections_plugin' has no attribute 'Nope'). This "
+        "is a bug of plugin fake-sections 0.7 (fake_sections_plugin), which declares the "
+        "section, not of your files or options: report it to the plugin's authors")
+    schema = evalkit(site, folder, "schema", "config", **fault)
+    assert schema.returncode == 0, schema.stderr
+    assert "fake_limits" not in json.loads(schema.stdout)["properties"]
+    assert ("warning: config section 'fake_limits' left out of the schema: the section's "
+            "model 'fake_sections_plugin:Nope' cannot be imported") in schema.stderr
+    assert "plugin fake-sections 0.7" in schema.stderr
+    whole = evalkit(site, folder, "schema", "config")
+    assert "fake_limits" in json.loads(whole.stdout)["properties"]
+    (folder / "evalkit.yaml").write_text(CONFIG + "fake_limits:\n  max_words: 2\n")
+    read = evalkit(site, folder, "plugins", "list", **fault)  # reads the eval config
+    assert (f"warning: {folder / 'evalkit.yaml'}:5: key 'fake_limits': the section's model "
+            "'fake_sections_plugin:Nope' cannot be imported") in read.stderr
+    assert "This is a bug of plugin fake-sections 0.7" in read.stderr
+
+
+def test_names_a_section_registers_are_listed_with_its_plugin(
+        site: Path, tmp_path: Path) -> None:
+    folder = project(tmp_path / "p", '["evalkit-retrieval", "fake-sections"]',
+                     yaml=CONFIG + "fake_limits:\n  max_words: 2\n")
+    listing = evalkit(site, folder, "plugins", "list", "--json")
+    assert listing.returncode == 0, listing.stderr
+    names = {n["name"]: n for n in json.loads(listing.stdout)["names"]}
+    assert names["too_long"]["distribution"] == "fake-sections"
+    assert names["too_long"]["version"] == "0.7"
+    assert names["too_long"]["provider"] == "fake-sections 0.7 (fake_sections_plugin)"
+    text = evalkit(site, folder, "plugins", "list").stdout
+    [row] = [line for line in text.splitlines() if line.strip().startswith("too_long")]
+    assert row.split()[-3:] == ["fake-sections", "0.7", "(fake_sections_plugin)"]

@@ -24,12 +24,14 @@ KINDS: dict[str, str] = {
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
 
-def json_schema(kind: str) -> dict[str, Any]:
-    """The JSON Schema (draft 2020-12) of one file kind of :data:`KINDS`.
+def json_schema(kind: str, left_out: list[str] | None = None) -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of one file kind of :data:`KINDS`. With a list
+    ``left_out``, a plugin's config section whose model cannot be imported is left out
+    of the eval config's, and a message naming it and its plugin appended there.
 
     Raises:
-        ValueError: an unknown kind (the message lists the kinds), or a plugin's config
-            section whose model cannot be imported.
+        ValueError: an unknown kind (the message lists the kinds), or (``left_out`` is
+            ``None``) a plugin's config section whose model cannot be imported.
     """
     from pydantic import TypeAdapter
 
@@ -41,7 +43,7 @@ def json_schema(kind: str) -> dict[str, Any]:
         from evalkit.execute.config_sections import declared_sections, settings_schema
         from evalkit.execute.evalconfig_models import EvalSettings
 
-        schema = settings_schema(EvalSettings, declared_sections()[0])
+        schema = settings_schema(EvalSettings, declared_sections()[0], left_out)
     elif kind == "goldens":
         from evalkit.data.goldens_models import GoldenCases, GoldenRow
 

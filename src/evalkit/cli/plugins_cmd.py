@@ -35,7 +35,8 @@ def list_plugins(
         bool,
         typer.Option(
             "--check", help="Exit 1 when a plugin failed, a name or entry point conflicts, "
-            "or a command's import string cannot be imported (--check imports them)."
+            "a [tool.evalkit] table is no loaded plugin's section, or a command's or config "
+            "section's import string cannot be imported (--check imports them)."
         ),
     ] = False,
     config: Annotated[

@@ -130,21 +130,29 @@ def client_provider(obj: object) -> Provider:
     return Provider(module=str(module))
 
 
-def recorded_provider(provider: Provider, plugins: Iterable[Any] = ()) -> str:
-    """Who provides a record, as a run header records it: ``provider``'s distribution;
-    for a record registered at run time by a module (a config section's ``apply``,
-    client code), the distribution of the plugin of ``plugins`` (the registry's
+def plugin_provider(provider: Provider, plugins: Iterable[Any] = ()) -> Provider:
+    """``provider``; for a record registered by a module (a config section's ``apply``
+    calling ``evalkit.register_metric``, client code), the provider with the distribution,
+    version and entry point of the plugin of ``plugins`` (the registry's
     :class:`~evalkit.plugins.info.PluginInfo` list) whose package holds that module
-    (``evalkit_wordy.plugin`` is ``evalkit-wordy``'s), else the module."""
+    (``evalkit_wordy.plugin`` is ``evalkit-wordy``'s), when there is one."""
     if provider.distribution:
-        return provider.distribution
+        return provider
     package = provider.module.partition(".")[0]
     for info in plugins:
         distribution = getattr(info, "distribution", None)
         module = str(getattr(info, "module", "") or "")
         if distribution and module.partition(".")[0] == package:
-            return str(distribution)
-    return provider.module
+            return Provider(provider.module, str(distribution), getattr(info, "version", None),
+                            getattr(info, "name", None))
+    return provider
+
+
+def recorded_provider(provider: Provider, plugins: Iterable[Any] = ()) -> str:
+    """Who provides a record, as a run header records it: the distribution of
+    :func:`plugin_provider`, else the module."""
+    owner = plugin_provider(provider, plugins)
+    return owner.distribution or owner.module
 
 
 def same_definition(a: AnySpec, b: AnySpec) -> bool:

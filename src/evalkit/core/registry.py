@@ -42,7 +42,7 @@ from evalkit.core.providers import Conflict as Conflict
 from evalkit.core.providers import Entry as Entry
 from evalkit.core.providers import Provider as Provider
 from evalkit.core.providers import RegistryError as RegistryError
-from evalkit.core.providers import client_provider, same_definition
+from evalkit.core.providers import client_provider, plugin_provider, same_definition
 from evalkit.core.specs import (
     LOADER_KINDS,
     SPEC_TYPES,
@@ -192,6 +192,11 @@ class Registry:
         if not spec.name or spec.name != spec.name.strip():
             raise RegistryError(f"invalid name {spec.name!r}")
         ns, key = namespace_of(spec)
+        if provider.distribution is None:
+            # a module of a plugin's package (its config section's ``apply``) registers
+            # for that plugin (the kernel's facades stay client code)
+            provider = plugin_provider(provider, [
+                p for p in self.plugins if getattr(p, "origin", None) != "kernel"])
         with self._lock:
             self._lower = None
             table = self._tables.setdefault(ns, {})

@@ -64,26 +64,46 @@ def split_sections(table: Any, sections: Mapping[str, ConfigSectionSpec],
     return own, {k: v for k, v in table.items() if k in sections}
 
 
-def section_model(spec: ConfigSectionSpec) -> Any:
-    """The pydantic model of ``spec``, imported when it is given as
-    ``"package.module:Model"``.
-
-    Raises:
-        Problem: the import string names nothing, or not a pydantic model (the plugin's
-            fault, reported at the section's key).
-    """
+def model_problem(spec: ConfigSectionSpec) -> tuple[Any, str | None]:
+    """``(model, None)``: the pydantic model of ``spec``, imported when it is given as
+    ``"package.module:Model"``; or ``(None, why)`` when the import string names nothing,
+    or not a pydantic model (``"the section's model 'x:Nope' cannot be imported (...)"``)."""
     model = spec.model
     if isinstance(model, str):
         try:
             model = import_object(model)
         except (ImportError, AttributeError) as exc:
-            raise Problem((spec.name,), f"key {spec.name!r}: the section's model "
-                          f"{spec.model!r} cannot be imported ({exc})") from None
+            return None, f"the section's model {spec.model!r} cannot be imported ({exc})"
     from pydantic import BaseModel
 
     if not (isinstance(model, type) and issubclass(model, BaseModel)):
-        raise Problem((spec.name,), f"key {spec.name!r}: the section's model {spec.model!r} "
-                      "is not a pydantic model")
+        return None, f"the section's model {spec.model!r} is not a pydantic model"
+    return model, None
+
+
+def plugin_bug(spec: ConfigSectionSpec, why: str, registry: Any = None) -> str:
+    """``why`` (a fault of the section ``spec`` itself, such as its model), followed by the
+    plugin that declares it (in ``registry``, default: the process-wide one) and that
+    this is a bug of that plugin."""
+    from evalkit.plugins.call_errors import provider_text
+
+    who = provider_text(spec, "config section", registry)
+    plugin = "" if who == "an unknown provider" else f"{who}, which declares the section"
+    return (f"{why}. This is a bug of {plugin or 'the plugin that declares the section'}, "
+            "not of your files or options: report it to the plugin's authors")
+
+
+def section_model(spec: ConfigSectionSpec, registry: Any = None) -> Any:
+    """The pydantic model of ``spec`` (:func:`model_problem`).
+
+    Raises:
+        Problem: the import string names nothing, or not a pydantic model (the plugin's
+            fault, reported at the section's key, naming the plugin that declares it in
+            ``registry``, default: the process-wide one).
+    """
+    model, why = model_problem(spec)
+    if why is not None:
+        raise Problem((spec.name,), f"key {spec.name!r}: {plugin_bug(spec, why, registry)}")
     return model
 
 
@@ -163,22 +183,37 @@ def apply_sections(sections: Mapping[str, Any], config: Any, registry: Any = Non
             raise Problem((key,), f"key {key!r}: {failure}") from exc
 
 
-def settings_schema(model: Any, sections: Mapping[str, ConfigSectionSpec]) -> dict[str, Any]:
+def settings_schema(model: Any, sections: Mapping[str, ConfigSectionSpec],
+                    left_out: list[str] | None = None) -> dict[str, Any]:
     """The JSON Schema of ``model`` (the eval config's) with one optional property per
-    section, the section's model's schema.
+    section, the section's model's schema. A section whose model cannot be imported or
+    is not a pydantic model is left out, its message (naming the section and its plugin)
+    appended to ``left_out``; with ``left_out=None`` it is raised.
 
     Raises:
-        Problem: a section's model cannot be imported or is not a pydantic model.
+        Problem: with ``left_out=None``, a section's model cannot be imported or is not a
+            pydantic model.
     """
-    if not sections:
+    models: dict[str, Any] = {}
+    for name, spec in sorted(sections.items()):
+        if left_out is None:
+            models[name] = section_model(spec)
+            continue
+        found, why = model_problem(spec)
+        if why is None:
+            models[name] = found
+        else:
+            left_out.append(f"config section {name!r} left out of the schema: "
+                            + plugin_bug(spec, why))
+    if not models:
         schema: dict[str, Any] = model.model_json_schema()
         return schema
     from pydantic import Field, create_model
 
     fields: dict[str, Any] = {
-        f"section_{i}": (section_model(spec), Field(
-            None, alias=name, description=spec.description or None))
-        for i, (name, spec) in enumerate(sorted(sections.items()))
+        f"section_{i}": (section, Field(
+            None, alias=name, description=sections[name].description or None))
+        for i, (name, section) in enumerate(models.items())
     }
     combined = create_model(model.__name__, __base__=model, **fields)
     schema = combined.model_json_schema(by_alias=True)
@@ -188,6 +223,8 @@ def settings_schema(model: Any, sections: Mapping[str, ConfigSectionSpec]) -> di
 __all__ = [
     "apply_sections",
     "declared_sections",
+    "model_problem",
+    "plugin_bug",
     "section_model",
     "settings_schema",
     "split_sections",

@@ -138,6 +138,10 @@ class PluginReport(NamedTuple):
     #: why a key of ``[tool.evalkit]`` is no loaded plugin's config section (its plugin is
     #: disabled, failed or not installed): the listing is still made
     config_errors: tuple[str, ...] = ()
+    #: the plugins' config sections whose model cannot be imported or is no pydantic
+    #: model, one line each naming the section and its plugin (filled with
+    #: ``import_commands``, which imports the models too)
+    section_errors: tuple[str, ...] = ()
 
     @property
     def failed(self) -> list[PluginInfo]:
@@ -147,9 +151,11 @@ class PluginReport(NamedTuple):
     def ok(self) -> bool:
         """No failed plugin, no conflict, an eval config that was read, no key of
         ``[tool.evalkit]`` that no loaded plugin declares and (when they were imported)
-        commands that can run: what ``--check`` requires."""
+        commands that can run and config sections whose models import: what ``--check``
+        requires."""
         return not (self.failed or self.conflicts or self.entry_point_conflicts
-                    or self.eval_config_error or self.command_errors or self.config_errors)
+                    or self.eval_config_error or self.command_errors or self.config_errors
+                    or self.section_errors)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -174,6 +180,7 @@ class PluginReport(NamedTuple):
             "eval_config_error": self.eval_config_error,
             "command_errors": list(self.command_errors),
             "config_errors": list(self.config_errors),
+            "section_errors": list(self.section_errors),
             "ok": self.ok,
         }
 
@@ -222,9 +229,11 @@ def plugin_report(
             that another provider has is listed as a conflict. A ``ValueError`` or
             ``LookupError`` it raises is kept as :attr:`PluginReport.eval_config_error`
             (the listing is still made, and it is not :attr:`~PluginReport.ok`).
-        import_commands: import what every registered command's ``load`` names
-            (``--check``), keeping one line per command that cannot run in
-            :attr:`PluginReport.command_errors` (the plain listing imports no command).
+        import_commands: import what every registered command's ``load`` names and every
+            config section's model (``--check``), keeping one line per command that
+            cannot run in :attr:`PluginReport.command_errors` and per section whose model
+            cannot be imported in :attr:`PluginReport.section_errors` (the plain listing
+            imports neither).
 
     Raises:
         evalkit.core.pyproject_config.ConfigError: the config file is missing or malformed.
@@ -250,6 +259,7 @@ def plugin_report(
                 kernel = metadata.distribution(KERNEL_DISTRIBUTION)
                 info.location, info.editable = location_of(kernel)
     command_errors = _command_errors(registry) if import_commands else []
+    section_errors = _section_errors(registry) if import_commands else []
     names = sorted(
         (describe_entry(ns, key, e.spec, e.provider) for ns, key, e in registry.entries()),
         key=_listing_order,
@@ -260,6 +270,7 @@ def plugin_report(
         entry_point_conflicts=list(registry.entry_point_conflicts),
         eval_config=eval_config, eval_config_error=eval_config_error,
         command_errors=tuple(command_errors), config_errors=tuple(registry.config_problems),
+        section_errors=tuple(section_errors),
     )
 
 
@@ -273,4 +284,20 @@ def _command_errors(registry: Registry) -> list[str]:
             problem = command_problem(spec.load)
             if problem is not None:
                 out.append(f"command {key!r} of {entry.provider}: {problem}")
+    return out
+
+
+def _section_errors(registry: Registry) -> list[str]:
+    """One line per registered config section whose model cannot be imported or is no
+    pydantic model, naming the section and its plugin
+    (:func:`evalkit.execute.config_sections.model_problem`)."""
+    from evalkit.execute.config_sections import model_problem, plugin_bug
+
+    out: list[str] = []
+    for _, key, entry in registry.entries("config section"):
+        spec = entry.spec
+        if isinstance(spec, ConfigSectionSpec):
+            why = model_problem(spec)[1]
+            if why is not None:
+                out.append(f"config section {key!r}: {plugin_bug(spec, why, registry)}")
     return out

@@ -64,6 +64,9 @@ def render_plugin_listing(report: PluginReport) -> str:
         out += ["", "conflicts:"] + [f"  ! {m}" for m in problems]
     if report.command_errors:
         out += ["", "commands that cannot run:"] + [f"  ! {m}" for m in report.command_errors]
+    if report.section_errors:
+        out += ["", "config sections that cannot be read:"] + [
+            f"  ! {m}" for m in report.section_errors]
     if report.config_errors:
         out += ["", "config keys no loaded plugin declares:"] + [
             f"  ! {m}" for m in report.config_errors]

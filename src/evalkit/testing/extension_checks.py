@@ -13,8 +13,7 @@ from __future__ import annotations
 
 from evalkit.core.import_strings import command_problem
 from evalkit.core.specs import CommandSpec, ConfigSectionSpec, ReporterSpec
-from evalkit.execute.config_sections import section_model
-from evalkit.io.model_errors import Problem
+from evalkit.execute.config_sections import model_problem
 from evalkit.plugins.failures import PLUGIN_FAILURES
 from evalkit.report.model import Report, ReportCase, ReportRow, ReportRun
 
@@ -31,11 +30,9 @@ def command_loads(spec: CommandSpec) -> None:
 def section_model_works(spec: ConfigSectionSpec) -> None:
     """Raise ``AssertionError`` unless the section's model imports, is a pydantic model
     and makes its JSON Schema."""
-    try:
-        model = section_model(spec)
-    except Problem as exc:
-        why = exc.message.removeprefix(f"key {spec.name!r}: ")
-        raise AssertionError(f"config section {spec.name!r}: {why}") from exc
+    model, why = model_problem(spec)
+    if why is not None:
+        raise AssertionError(f"config section {spec.name!r}: {why}")
     try:
         model.model_json_schema()
     except Exception as exc:
