@@ -217,8 +217,6 @@ class BadPlugin:
             MetricSpec("flaky", _flaky, higher_is_better=True),
             MetricFamily("nanfam", lambda k: MetricSpec(f"nanfam@{k}", _nan_fn, True),
                          higher_is_better=True),
-            MetricFamily("misnamed", lambda k: MetricSpec("misnamed", _nan_fn, True),
-                         higher_is_better=True),
         ]
 
     @hookimpl
@@ -235,11 +233,8 @@ def test_conformance_finds_each_kind_of_fault() -> None:
     failed = sorted(f.split(": ", 1)[0] for f in failures)
     assert failed == [
         "aggregate:zero:empty-run-raises",
-        "family:misnamed@5:name",
         "loader:run:lenient:empty-file.run",
         "metric:flaky:deterministic",
-        "metric:misnamed:empty-response",
-        "metric:misnamed:finite",
         "metric:nanfam@5:empty-response",
         "metric:nanfam@5:finite",
         "metric:text_value:empty-response",
@@ -252,8 +247,25 @@ def test_conformance_finds_each_kind_of_fault() -> None:
     assert "returned nan; expected a finite float" in text
     assert "aggregate 'zero' returned 0.0 on an empty run; it must raise" in text
     assert "returned list for an empty .run file; it must raise, naming the file" in text
-    assert ("factory(5) returned 'misnamed'; expected a MetricSpec named 'misnamed@5'"
-            in text)
+
+
+@pytest.mark.parametrize(("member", "message"), [
+    (lambda k: MetricSpec("misnamed", _nan_fn, True),
+     "the misnamed@k family's factory(10) returned a metric named 'misnamed'; expected a "
+     "MetricSpec named 'misnamed@10'"),
+    (lambda k: MetricSpec(f"misnamed@{k}", _nan_fn, False),
+     "the misnamed@k family declares higher_is_better=True, but its member 'misnamed@10' "
+     "declares False (gates would use the member's)"),
+])
+def test_conformance_of_a_family_whose_members_are_not_its_own_fails_loading(
+        member: Any, message: str) -> None:
+    class Misnamed:
+        @hookimpl
+        def evalkit_register_metrics(self) -> list[MetricFamily]:
+            return [MetricFamily("misnamed", member, higher_is_better=True)]
+
+    [failure] = check_conformance(Misnamed(), ks=(5,))
+    assert failure.startswith("plugin:loads: ") and message in failure, failure
 
 
 def test_conformance_exclude_keeps_the_polarity_check() -> None:

@@ -35,6 +35,7 @@ class Table(Protocol):
     """What :func:`lookup` reads of a registry."""
 
     _family_cache: dict[str, MetricSpec]
+    _tables: dict[str, dict[str, Any]]
 
     def _canonical(self, name: str) -> str | None: ...
 
@@ -79,8 +80,8 @@ def lookup(table: Table, name: str, *, explain: bool = True) -> MetricSpec | Agg
         if parsed.cutoff is not None:
             family = _family(table, parsed.base)
             if family is not None:
-                return _remember(table, name, _member(family, parsed.base, parsed.cutoff,
-                                                      parsed.params, name))
+                return _remember(table, name, _member(
+                    table, family, parsed.base, parsed.cutoff, parsed.params, name))
         else:
             skey = table._canonical(parsed.base)
             if skey is not None:
@@ -98,7 +99,7 @@ def lookup(table: Table, name: str, *, explain: bool = True) -> MetricSpec | Agg
     if trec is not None:
         family = _family(table, trec[0])
         if family is not None:
-            return _remember(table, name, _member(family, trec[0], trec[1], {}, name))
+            return _remember(table, name, _member(table, family, trec[0], trec[1], {}, name))
     raise LookupFailure(table._unknown_message(name) if explain else f"unknown {name!r}")
 
 
@@ -151,8 +152,42 @@ def _check_params(accepted: tuple[str, ...], params: Mapping[str, Any], what: st
         )
 
 
-def _member(family: MetricFamily, base: str, cutoff: str, params: Mapping[str, Any],
-            name: str) -> MetricSpec:
+def member_problem(family: MetricFamily, k: float, spec: object, *,
+                   params: bool = False) -> str | None:
+    """Why ``spec``, what ``family.factory(k)`` returned, is no member of ``family``
+    (``None`` when it is): it is not a :class:`MetricSpec`, is not named
+    ``f"{family.name}@{k}"`` (with ``params``: ``family.name`` and its parameters, then
+    ``@k``), or declares another polarity than the family's (gates use the member's,
+    listings the family's)."""
+    expected = f"{family.name}@{k}"
+    if not isinstance(spec, MetricSpec):
+        return (f"the {family.name}@k family's factory({k}) returned "
+                f"{type(spec).__name__}; expected a MetricSpec named {expected!r}")
+    named = spec.name == expected or (params and spec.name.startswith(f"{family.name}(")
+                                      and spec.name.endswith(f")@{k}"))
+    if not named:
+        return (f"the {family.name}@k family's factory({k}) returned a metric named "
+                f"{spec.name!r}; expected a MetricSpec named {expected!r} (a member is "
+                "named by its family's name and its cut-off)")
+    if spec.higher_is_better != family.higher_is_better:
+        return (f"the {family.name}@k family declares higher_is_better="
+                f"{family.higher_is_better!r}, but its member {spec.name!r} declares "
+                f"{spec.higher_is_better!r} (gates would use the member's); declare one "
+                "polarity for the family and its members")
+    return None
+
+
+def _plugin_bug(table: Table, family: MetricFamily) -> str:
+    """`` (family of <provider>; a bug of it ...)``: who to tell about a broken family."""
+    entry = table._tables.get("metric", {}).get(f"{family.name}@k")
+    if entry is None:
+        return ""
+    return (f". This is a bug of {entry.provider}, which provides the family, not of your "
+            "files or options: report it to its authors")
+
+
+def _member(table: Table, family: MetricFamily, base: str, cutoff: str,
+            params: Mapping[str, Any], name: str) -> MetricSpec:
     merged = {**(family.presets or {}).get(base, {}), **params}
     _check_params(family.params, merged, f"the {family.name}@k family", name)
     k: int | float
@@ -172,6 +207,9 @@ def _member(family: MetricFamily, base: str, cutoff: str, params: Mapping[str, A
                         family.needs)
     except (ValueError, TypeError) as exc:
         raise LookupFailure(f"{name!r}: {exc}") from None
+    problem = member_problem(family, k, spec, params=bool(merged))
+    if problem is not None:
+        raise LookupFailure(f"{name!r}: {problem}{_plugin_bug(table, family)}")
     if family.value_type is not None and isinstance(spec, MetricSpec) and \
             spec.value_type is None:  # the family's declaration holds for its members
         spec = replace(spec, value_type=family.value_type)

@@ -149,6 +149,31 @@ def collect_records(plugin: object, name: str = "plugin") -> dict[str, list[AnyS
                         f"{hook_name}: {rec.name!r} declares no polarity "
                         f"(higher_is_better={rec.higher_is_better!r}); set True or False"
                     )
+                if isinstance(rec, MetricFamily):
+                    member = _member_problem(rec)
+                    if member is not None:
+                        raise PluginError(f"{hook_name}: {member}")
                 records.append(cast(AnySpec, rec))
         out[hook_name] = records
     return out
+
+
+#: the cut-off a family's factory is tried with when it is registered
+_PROBE = {"int": 10, "float": 0.5}
+
+
+def _member_problem(family: MetricFamily) -> str | None:
+    """Why the member ``family`` makes for one cut-off (:data:`_PROBE`) is no member of it
+    (:func:`evalkit.core.metric_lookup.member_problem`: misnamed, or another polarity);
+    ``None`` when it is, or when the factory refuses that cut-off (``ValueError``,
+    ``TypeError``: it is asked for others)."""
+    from evalkit.core.metric_lookup import member_problem
+
+    k = _PROBE.get(family.cutoff, 10)
+    try:
+        spec = family.factory(k)
+    except (ValueError, TypeError):
+        return None
+    except PLUGIN_FAILURES as exc:
+        return f"the {family.name}@k family's factory({k}) raised {short_error(exc)}"
+    return member_problem(family, k, spec)

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from evalkit.core.metric_lookup import member_problem
 from evalkit.core.registry import Provider, Registry
 from evalkit.core.specs import (
     AggregateSpec,
@@ -164,15 +165,9 @@ def _family_checks(
                                lambda: _polarity_check("metric family", family))]
     for k in ks:
         def named(k: int = k) -> None:
-            spec = family.factory(k)
-            expected = f"{family.name}@{k}"
-            if not isinstance(spec, MetricSpec) or spec.name != expected:
-                raise AssertionError(
-                    f"family {family.name!r}: factory({k}) returned "
-                    f"{getattr(spec, 'name', spec)!r}; expected a MetricSpec named {expected!r}"
-                )
-            if spec.higher_is_better != family.higher_is_better:
-                raise AssertionError(f"{expected}: polarity differs from its family's")
+            problem = member_problem(family, k, family.factory(k))
+            if problem is not None:
+                raise AssertionError(problem)
 
         checks.append(ConformanceCheck(f"family:{family.name}@{k}:name", named))
         try:
