@@ -41,7 +41,10 @@ def test_a_metric_a_plugins_module_registers_is_recorded_under_its_distribution(
     # registered at run time from the plugin's config section's apply
     reg.register_metric("at_least_4_words", higher_is_better=True)(
         _metric("evalkit_wordy.plugin"))
-    assert reg.provider_of("at_least_4_words") == Provider(module="evalkit_wordy.plugin")
+    # ... for that plugin, whose distribution it is listed with
+    assert reg.provider_of("at_least_4_words") == Provider(
+        module="evalkit_wordy.plugin", distribution="evalkit-wordy", version="0.1.0",
+        plugin="wordy")
     assert recorded_provider(reg.provider_of("at_least_4_words"), reg.plugins) == "evalkit-wordy"
     # a project's own module: no distribution known, the module is recorded
     reg.register_metric("longer", higher_is_better=True)(_metric("localmetrics"))

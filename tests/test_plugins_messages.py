@@ -143,17 +143,17 @@ def test_a_local_plugin_listed_twice_is_refused(tmp_path: Path, listed: list[str
 
 
 # ------------------------------------------------------------------ clashes with built-ins
-def test_an_aggregate_clashing_with_a_builtin_must_be_renamed(
+def test_an_aggregate_clashing_with_a_builtin_is_refused_and_the_builtin_kept(
     tmp_path: Path, isolated: pytest.MonkeyPatch
 ) -> None:
     reg = load(project(tmp_path, {"evalkit_msg_entropy_agg": ENTROPY_AGGREGATE}))
-    with pytest.raises(RegistryError) as err:
-        reg.resolve("entropy")
-    assert str(err.value) == (
+    assert reg.provider_of("entropy").distribution == BUILTINS.split()[0]
+    (conflict,) = [c for c in reg.conflicts() if c.name == "entropy"]
+    assert conflict.message() == (
         f"aggregate name 'entropy' is provided by {BUILTINS} and module "
-        "evalkit_msg_entropy_agg; the kernel's built-ins cannot be disabled, so module "
-        "evalkit_msg_entropy_agg must rename its aggregate (the name is blocked until then; "
-        "see `evalkit plugins list`)")
+        "evalkit_msg_entropy_agg; the kernel's built-in keeps the name, and the aggregate of "
+        "module evalkit_msg_entropy_agg is not used until its plugin renames it (see "
+        "`evalkit plugins list`)")
 
 
 def test_a_metric_clashing_with_a_builtin_aggregate_says_which_is_which(
@@ -163,9 +163,9 @@ def test_a_metric_clashing_with_a_builtin_aggregate_says_which_is_which(
     (conflict,) = [c for c in reg.conflicts() if c.name == "entropy"]
     assert conflict.message() == (
         f"name 'entropy' is provided by {BUILTINS} (as an aggregate) and module "
-        "evalkit_msg_entropy_metric (as a metric); the kernel's built-ins cannot be "
-        "disabled, so module evalkit_msg_entropy_metric must rename its metric (the name is "
-        "blocked until then; see `evalkit plugins list`)")
+        "evalkit_msg_entropy_metric (as a metric); the kernel's built-in keeps the name, and "
+        "the metric of module evalkit_msg_entropy_metric is not used until its plugin "
+        "renames it (see `evalkit plugins list`)")
 
 
 def test_a_clash_between_two_plugins_can_be_solved_by_disabling_one(

@@ -61,11 +61,13 @@ class Entry(NamedTuple):
 
 
 class Conflict(NamedTuple):
-    """Two or more providers of one name; the name is blocked."""
+    """Two or more providers of one name; the name is blocked, or (``kernel_keeps``) the
+    kernel's built-in keeps it and the others' records are refused."""
 
     namespace: str
     name: str
     entries: list[Entry]
+    kernel_keeps: bool = False
 
     def message(self) -> str:
         kinds = [_kind_of(e.spec) if not isinstance(e.spec, MetricFamily)
@@ -92,6 +94,10 @@ class Conflict(NamedTuple):
             return (f"{what}; it is blocked until one of them {fix} "
                     "(see `evalkit plugins list`)")
         # the kernel's built-ins cannot be disabled: the other provider must rename its record
+        if self.kernel_keeps:
+            refused = " and ".join(f"the {_kind_of(e.spec)} of {e.provider}" for e in others)
+            return (f"{what}; the kernel's built-in keeps the name, and {refused} is not "
+                    f"used until its plugin renames it (see `evalkit plugins list`)")
         who = " and ".join(f"{e.provider} must rename its {_kind_of(e.spec)}" for e in others)
         return (f"{what}; the kernel's built-ins cannot be disabled, so {who} (the name is "
                 "blocked until then; see `evalkit plugins list`)")
@@ -99,6 +105,11 @@ class Conflict(NamedTuple):
 
 #: The module of the kernel's built-in plugin, which cannot be disabled.
 _KERNEL_BUILTINS = "evalkit.builtins"
+
+
+def is_kernel(provider: Provider) -> bool:
+    """Whether ``provider`` is the kernel's built-in plugin (:mod:`evalkit.builtins`)."""
+    return provider.module == _KERNEL_BUILTINS
 
 
 def _kind_of(spec: AnySpec) -> str:

@@ -42,7 +42,12 @@ from evalkit.core.providers import Conflict as Conflict
 from evalkit.core.providers import Entry as Entry
 from evalkit.core.providers import Provider as Provider
 from evalkit.core.providers import RegistryError as RegistryError
-from evalkit.core.providers import client_provider, plugin_provider, same_definition
+from evalkit.core.providers import (
+    client_provider,
+    is_kernel,
+    plugin_provider,
+    same_definition,
+)
 from evalkit.core.specs import (
     LOADER_KINDS,
     SPEC_TYPES,
@@ -159,6 +164,8 @@ class Registry:
         self._tables: dict[str, dict[str, Entry]] = {}
         self._aliases: dict[str, str] = {}
         self._conflicts: dict[tuple[str, str], Conflict] = {}
+        # (namespace, key) -> a kernel's name a plugin's record claimed: the kernel keeps it
+        self._refused: dict[tuple[str, str], Conflict] = {}
         self._family_cache: dict[str, MetricSpec] = {}
         # (namespace, key) -> the record that replace() put another in place of
         self._replaced: dict[tuple[str, str], Entry] = {}
@@ -207,9 +214,19 @@ class Registry:
                 if not from_plugin:
                     raise RegistryError(conflict.message())
                 return
+            refused = self._refused.get((ns, key))
+            if refused is not None and from_plugin:  # a third claim of a kernel's name
+                if not any(same_definition(e.spec, spec) for e in refused.entries):
+                    refused.entries.append(Entry(spec, provider))
+                return
             existing = table.get(key)
             if existing is not None:
                 if same_definition(existing.spec, spec):
+                    return
+                if from_plugin and is_kernel(existing.provider) and not is_kernel(provider):
+                    # the kernel's built-ins cannot be disabled: they keep their names
+                    self._refused[(ns, key)] = Conflict(
+                        ns, key, [existing, Entry(spec, provider)], kernel_keeps=True)
                     return
                 if from_plugin:
                     del table[key]
@@ -222,6 +239,12 @@ class Registry:
                     f"a second registration from {provider} was refused. Pick another name."
                 )
             clashes = self._spelling_clashes(ns, key, spec)
+            kernel = [other for _, other in clashes if is_kernel(table[other].provider)]
+            if kernel and from_plugin and not is_kernel(provider):
+                # an alias (or name) that a kernel's built-in answers to: the kernel keeps it
+                self._refused[(ns, key)] = Conflict(
+                    ns, key, [table[kernel[0]], Entry(spec, provider)], kernel_keeps=True)
+                return
             if ns == "metric" and not any(spelling == key for spelling, _ in clashes):
                 from evalkit.core.name_coverage import block_if_covered
 
@@ -566,8 +589,9 @@ class Registry:
         yield from found
 
     def conflicts(self) -> list[Conflict]:
-        """Every blocked name with its providers."""
-        return list(self._conflicts.values())
+        """Every blocked name with its providers, and every record refused because it
+        claims a name of the kernel's built-ins (``kernel_keeps``: the name still works)."""
+        return list(self._conflicts.values()) + list(self._refused.values())
 
     def family(self, prefix: str) -> MetricFamily:
         """The ``prefix@k`` family (aliases accepted)."""
