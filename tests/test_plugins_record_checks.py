@@ -1,19 +1,25 @@
 """What a plugin's records are checked for when it is registered: a metric family whose
 members are not its own (another name, another polarity), and what a lookup says when a
 member made later is not; a record named like one of the kernel's built-ins, of every
-kind the kernel registers (the kernel keeps the name). Each plugin is registered into
+kind the kernel registers (the kernel keeps the name); loaders of one kind that claim one
+file suffix (a conflict; the kernel's loader keeps its suffixes). Each plugin is registered into
 its own ``Registry`` with the kernel's built-ins."""
 
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+import evalkit
 from evalkit import hookimpl
 from evalkit.core.registry import Provider, Registry, RegistryError
-from evalkit.core.specs import MetricFamily, MetricSpec
+from evalkit.core.specs import LoaderSpec, MetricFamily, MetricSpec
+from evalkit.data.goldens import load_goldens
+from evalkit.execute.run_header import goldens_record
+from evalkit.plugins.default import use_registry
 from evalkit.plugins.hooks import HOOKS
 from evalkit.plugins.info import PluginInfo
 from evalkit.plugins.loading import load_builtins, register_plugin_object
@@ -150,4 +156,76 @@ def test_a_plugin_alias_that_is_a_kernel_name_refuses_the_plugin_s_metric() -> N
     assert registry.provider_of(aggregate).module == "evalkit.builtins"
     assert "fake_metric" not in registry.registered()
     [conflict] = [c for c in registry.conflicts() if c.name == "fake_metric"]
+    assert conflict.kernel_keeps
+
+
+# ------------------------------------------------- loaders claiming one suffix
+def _read(path: Any, **options: Any) -> list[dict[str, str]]:
+    return [{"id": "only", "query": "q"}]
+
+
+def loader_plugin(*loaders: LoaderSpec) -> object:
+    class Plugin:
+        @hookimpl
+        def evalkit_register_loaders(self) -> list[LoaderSpec]:
+            return list(loaders)
+
+    return Plugin()
+
+
+def test_a_plugin_loader_claiming_a_kernel_suffix_is_a_conflict_the_kernel_wins(
+        tmp_path: Path) -> None:
+    registry, info = registered(loader_plugin(
+        LoaderSpec("otherjsonl", "goldens", _read, (".jsonl", ".ojl"))))
+    assert info.status == "loaded"
+    [conflict] = [c for c in registry.conflicts() if c.suffix]
+    assert (conflict.namespace, conflict.name, conflict.kernel_keeps) == (
+        "loader:goldens", ".jsonl", True)
+    assert conflict.message() == (
+        "the goldens loaders 'jsonl' of paired-evalkit-core "
+        f"{evalkit.__version__} (evalkit.builtins) and 'otherjsonl' of fake-plugin 0.2 "
+        "(fake_plugin.plugin) both claim the suffix '.jsonl', and no accepts(path) tells "
+        "their files apart; the kernel's built-in 'jsonl' keeps reading them, and "
+        "'otherjsonl' reads such a file only when named (goldens_loader: NAME in the eval "
+        "config, loader=NAME in Python), until the plugin drops that suffix or gives its "
+        "loader an accepts (see `evalkit plugins list`)")
+    assert registry.loader("goldens", path="g.JSONL").name == "jsonl"
+    assert registry.loader("goldens", path="g.ojl").name == "otherjsonl"  # its own suffix
+    assert registry.loader("goldens", name="otherjsonl").name == "otherjsonl"
+    # the golden set records which loader read it, and the run header with it
+    (tmp_path / "g.jsonl").write_text('{"id": "a", "query": "x"}\n{"id": "b", "query": "y"}\n')
+    with use_registry(registry):
+        gset = load_goldens(tmp_path / "g.jsonl")
+        assert (len(gset), gset.loader) == (2, "jsonl")
+        assert goldens_record(gset)["loader"] == "jsonl"
+        assert load_goldens(tmp_path / "g.jsonl", "otherjsonl").loader == "otherjsonl"
+
+
+def test_two_plugin_loaders_claiming_one_suffix_read_it_only_when_named() -> None:
+    registry, _ = registered(loader_plugin(LoaderSpec("one", "run", _read, (".fmt",)),
+                                           LoaderSpec("two", "run", _read, (".fmt",))))
+    [conflict] = [c for c in registry.conflicts() if c.suffix]
+    assert not conflict.kernel_keeps
+    with pytest.raises(RegistryError) as caught:
+        registry.loader("run", path="r.fmt")
+    assert str(caught.value).startswith("no run loader for the suffix of r.fmt; known run "
+                                        "loaders: ")
+    assert "; the run loaders 'one' of fake-plugin 0.2 (fake_plugin.plugin) and 'two' of " \
+        "fake-plugin 0.2 (fake_plugin.plugin) both claim the suffix '.fmt'" in str(caught.value)
+    assert "neither reads such a file unless named ('one' and 'two')" in str(caught.value)
+    assert registry.loader("run", name="two").name == "two"
+
+
+def test_a_loader_with_accepts_shares_a_suffix_without_conflict() -> None:
+    registry, _ = registered(loader_plugin(
+        LoaderSpec("dialect", "goldens", _read, (".jsonl",), accepts=lambda path: False)))
+    assert not [c for c in registry.conflicts() if c.suffix]
+    assert registry.loader("goldens", path="g.jsonl").name == "jsonl"
+
+
+def test_a_plugin_loader_named_like_the_kernel_s_leaves_the_kernel_s_reading(
+        tmp_path: Path) -> None:
+    registry, _ = registered(loader_plugin(LoaderSpec("jsonl", "goldens", _read, (".jsonl",))))
+    assert registry.loader("goldens", path="g.jsonl").fn is not _read
+    [conflict] = [c for c in registry.conflicts() if c.name == "jsonl"]
     assert conflict.kernel_keeps

@@ -68,8 +68,18 @@ class Conflict(NamedTuple):
     name: str
     entries: list[Entry]
     kernel_keeps: bool = False
+    #: ``name`` is a file suffix that loaders of one kind (``namespace``) claim, none with
+    #: an ``accepts`` that tells its files apart
+    suffix: bool = False
+
+    def losers(self) -> list[Entry]:
+        """The records that do not get the name (or suffix): all of them, or those other
+        than the kernel's built-in when it keeps it."""
+        return [e for e in self.entries if not (self.kernel_keeps and is_kernel(e.provider))]
 
     def message(self) -> str:
+        if self.suffix:
+            return self._suffix_message()
         kinds = [_kind_of(e.spec) if not isinstance(e.spec, MetricFamily)
                  or self.name == f"{e.spec.name}@k" else f"member of the {e.spec.name}@k family"
                  for e in self.entries]
@@ -101,6 +111,23 @@ class Conflict(NamedTuple):
         who = " and ".join(f"{e.provider} must rename its {_kind_of(e.spec)}" for e in others)
         return (f"{what}; the kernel's built-ins cannot be disabled, so {who} (the name is "
                 "blocked until then; see `evalkit plugins list`)")
+
+
+    def _suffix_message(self) -> str:
+        kind = self.namespace.partition(":")[2] or self.namespace
+        who = " and ".join(f"{e.spec.name!r} of {e.provider}" for e in self.entries)
+        losers = " and ".join(repr(e.spec.name) for e in self.losers())
+        if self.kernel_keeps:
+            kept = next(e.spec.name for e in self.entries if is_kernel(e.provider))
+            outcome = (f"the kernel's built-in {kept!r} keeps reading them, and {losers} "
+                       "reads such a file only when named")
+        else:
+            outcome = f"neither reads such a file unless named ({losers})"
+        named = "goldens_loader: NAME in the eval config, " if kind == "goldens" else ""
+        return (f"the {kind} loaders {who} both claim the suffix {self.name!r}, and no "
+                f"accepts(path) tells their files apart; {outcome} ({named}loader=NAME in "
+                "Python), until the plugin drops that suffix or gives its loader an "
+                "accepts (see `evalkit plugins list`)")
 
 
 #: The module of the kernel's built-in plugin, which cannot be disabled.

@@ -36,6 +36,7 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import replace
 from typing import Any, TypeVar
 
 from evalkit.core.providers import Conflict as Conflict
@@ -166,6 +167,8 @@ class Registry:
         self._conflicts: dict[tuple[str, str], Conflict] = {}
         # (namespace, key) -> a kernel's name a plugin's record claimed: the kernel keeps it
         self._refused: dict[tuple[str, str], Conflict] = {}
+        # (loader namespace, lower-cased suffix) -> loaders of one kind that claim it
+        self._suffix_conflicts: dict[tuple[str, str], Conflict] = {}
         self._family_cache: dict[str, MetricSpec] = {}
         # (namespace, key) -> the record that replace() put another in place of
         self._replaced: dict[tuple[str, str], Entry] = {}
@@ -260,6 +263,8 @@ class Registry:
             entry = Entry(spec, provider)
             self._family_cache.clear()
             self._lower = None
+            if isinstance(spec, LoaderSpec) and from_plugin:
+                self._claim_suffixes(ns, table, entry)
             if any(spelling == key for spelling, _ in clashes):
                 # the new name is another record's alias: block that spelling
                 self._block_spelling(ns, key, dict(clashes)[key], entry)
@@ -272,6 +277,29 @@ class Registry:
                 from evalkit.core.name_coverage import block_covered_names
 
                 block_covered_names(self, key, entry, from_plugin)
+
+    def _claim_suffixes(self, ns: str, table: dict[str, Entry], entry: Entry) -> None:
+        """A plugin's loader ``entry`` claims a suffix that another loader of its kind
+        claims, neither with an ``accepts`` that tells their files apart: a conflict over
+        that suffix. The kernel's built-in keeps it; between plugins, neither reads such
+        a file unless named (:meth:`loader`)."""
+        spec = entry.spec
+        assert isinstance(spec, LoaderSpec)
+        if spec.accepts is not None:
+            return
+        for suffix in {s.lower() for s in spec.suffixes}:
+            conflict = self._suffix_conflicts.get((ns, suffix))
+            if conflict is not None:
+                conflict.entries.append(entry)
+                continue
+            others = [e for e in table.values() if isinstance(e.spec, LoaderSpec)
+                      and e.spec.accepts is None
+                      and suffix in {s.lower() for s in e.spec.suffixes}]
+            if others:
+                self._suffix_conflicts[(ns, suffix)] = Conflict(
+                    ns, suffix, [*others, entry], suffix=True,
+                    kernel_keeps=any(is_kernel(e.provider) for e in others)
+                    and not is_kernel(entry.provider))
 
     def _spellings(self, spec: AnySpec) -> list[str]:
         aliases: tuple[str, ...] = getattr(spec, "aliases", ())
@@ -589,9 +617,11 @@ class Registry:
         yield from found
 
     def conflicts(self) -> list[Conflict]:
-        """Every blocked name with its providers, and every record refused because it
-        claims a name of the kernel's built-ins (``kernel_keeps``: the name still works)."""
-        return list(self._conflicts.values()) + list(self._refused.values())
+        """Every blocked name with its providers, every record refused because it claims
+        a name of the kernel's built-ins (``kernel_keeps``: the name still works), and
+        every file suffix that loaders of one kind claim (``suffix``)."""
+        return [*self._conflicts.values(), *self._refused.values(),
+                *self._suffix_conflicts.values()]
 
     def family(self, prefix: str) -> MetricFamily:
         """The ``prefix@k`` family (aliases accepted)."""
@@ -621,13 +651,29 @@ class Registry:
                 assert isinstance(spec, LoaderSpec)
                 return spec
         elif path is not None:
-            chosen = loader_for_path({key: entry.spec for key, entry in table.items()
-                                      if isinstance(entry.spec, LoaderSpec)}, path)
+            chosen = loader_for_path(self._by_suffix(ns, table), path)
             if chosen is not None:
                 return chosen
         known = ", ".join(sorted(table)) or "none"
         what = name if name is not None else f"the suffix of {path}"
-        raise RegistryError(f"no {kind} loader for {what}; known {kind} loaders: {known}")
+        why = "".join(f"; {c.message()}" for (cns, sfx), c in self._suffix_conflicts.items()
+                      if cns == ns and path is not None and str(path).lower().endswith(sfx))
+        raise RegistryError(f"no {kind} loader for {what}; known {kind} loaders: {known}{why}")
+
+    def _by_suffix(self, ns: str, table: dict[str, Entry]) -> dict[str, LoaderSpec]:
+        """The loaders of ``ns`` as a path chooses among them: without the suffixes that
+        a conflict takes from them (:meth:`_claim_suffixes`)."""
+        out = {key: entry.spec for key, entry in table.items()
+               if isinstance(entry.spec, LoaderSpec)}
+        for (cns, suffix), conflict in self._suffix_conflicts.items():
+            if cns != ns:
+                continue
+            for lost in conflict.losers():
+                spec = out.get(lost.spec.name)
+                if spec is lost.spec:
+                    out[spec.name] = replace(spec, suffixes=tuple(
+                        s for s in spec.suffixes if s.lower() != suffix))
+        return out
 
     def get(self, namespace: str, name: str) -> AnySpec:
         """A target, reporter or executor (or any record) by namespace and name."""

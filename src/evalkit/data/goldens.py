@@ -42,6 +42,9 @@ class GoldenSet:
         #: how the labelled cases were chosen, ``(selection, seed)``, when the file
         #: declares it (a YAML file's ``labels_selection``), else None
         self.labels_selection: tuple[str, int | None] | None = None
+        #: the name of the ``goldens`` loader that read the file (:func:`load_goldens`
+        #: sets it; a run header records it), else None
+        self.loader: str | None = None
         self._cases: list[GoldenCase] = []
         self._index: dict[str, GoldenCase] = {}
         self._digests: dict[str, str] | None = None
@@ -417,6 +420,7 @@ def load_goldens(path: str | Path, loader: str | None = None, **options: Any) ->
         raise
     result = spec.fn(Path(path), **options)
     if isinstance(result, GoldenSet):
+        result.loader = spec.name
         return result
     if isinstance(result, Iterable) and not isinstance(result, str | bytes | Mapping):
         cases = []
@@ -425,7 +429,9 @@ def load_goldens(path: str | Path, loader: str | None = None, **options: Any) ->
                 cases.append(item)
             else:
                 cases.append(case_from_record(item, f"{path} (record {i})"))
-        return GoldenSet(cases, path=path)
+        gset = GoldenSet(cases, path=path)
+        gset.loader = spec.name
+        return gset
     raise GoldenError(
         f"goldens loader {spec.name!r} returned {type(result).__name__} for {path}; "
         "it must return a GoldenSet or an iterable of cases"

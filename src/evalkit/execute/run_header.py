@@ -66,6 +66,7 @@ def goldens_record(gset: GoldenSet) -> dict[str, Any]:
         path = str(Path(path).resolve())  # a file; irds:ID (LoaderSpec.scheme) as given
     return {
         "path": path,
+        **({"loader": gset.loader} if gset.loader else {}),  # which loader read it
         "sha256": gset.digest(),
         "n_cases": len(gset),
         "case_digests": gset.case_digests(),

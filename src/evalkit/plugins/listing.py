@@ -167,6 +167,7 @@ class PluginReport(NamedTuple):
             "conflicts": [
                 {
                     "namespace": c.namespace, "name": c.name, "message": c.message(),
+                    "suffix": c.suffix, "kernel_keeps": c.kernel_keeps,
                     "providers": [
                         {"distribution": e.provider.distribution,
                          "version": e.provider.version, "module": e.provider.module}
