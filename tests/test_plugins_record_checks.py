@@ -229,3 +229,74 @@ def test_a_plugin_loader_named_like_the_kernel_s_leaves_the_kernel_s_reading(
     assert registry.loader("goldens", path="g.jsonl").fn is not _read
     [conflict] = [c for c in registry.conflicts() if c.name == "jsonl"]
     assert conflict.kernel_keeps
+
+
+# ------------------------------------------------------------- names and lists
+def metrics_plugin(*records: Any) -> object:
+    class Plugin:
+        @hookimpl
+        def evalkit_register_metrics(self) -> list[Any]:
+            return list(records)
+
+    return Plugin()
+
+
+@pytest.mark.parametrize(("record", "message"), [
+    (MetricSpec("a,b", hit, higher_is_better=True),
+     "MetricSpec 'a,b': name 'a,b' holds a comma, at which lists of names (-m a,b) are "
+     "split, so it could never be asked for; write 'a_b'"),
+    (MetricSpec("a b", hit, higher_is_better=True),
+     "MetricSpec 'a b': name 'a b' holds whitespace; a name is one word (write 'a_b')"),
+    (MetricSpec("a\nb", hit, higher_is_better=True),
+     "MetricSpec 'a\\nb': name 'a\\nb' holds whitespace"),
+    (MetricSpec("a\x1bb", hit, higher_is_better=True),
+     "MetricSpec 'a\\x1bb': name 'a\\x1bb' holds a control character; remove it"),
+    (MetricSpec("x@k", hit, higher_is_better=True),
+     "MetricSpec 'x@k': name 'x@k' holds '@' where the syntax allows none: a metric's name "
+     "may end in @CUTOFF, a number (as max_item_share@10); a family (name@k) is registered "
+     "as a MetricFamily"),
+    (MetricSpec("good", hit, higher_is_better=True, aliases=("g@o@d",)),
+     "MetricSpec 'good': alias 'g@o@d' holds '@'"),
+    (MetricFamily("fam@x", lambda k: MetricSpec(f"fam@x@{k}", hit, True),
+                  higher_is_better=True),
+     "MetricFamily 'fam@x': name 'fam@x' holds '@' where the syntax allows none: '@' "
+     "separates a metric family's name from its cut-off, and this name is not a metric's"),
+    (MetricSpec("fine", hit, higher_is_better=True), None),
+    (MetricSpec("fine@10", hit, higher_is_better=True), None),
+    (MetricSpec("fine@0.5", hit, higher_is_better=True), None),
+])
+def test_a_name_that_cannot_be_asked_for_fails_the_plugin(record: Any,
+                                                         message: str | None) -> None:
+    registry, info = registered(metrics_plugin(record))
+    if message is None:
+        assert info.status == "loaded" and record.name in registry.registered()
+        return
+    assert info.status == "failed"
+    assert info.error is not None and info.error.startswith(
+        f"evalkit_register_metrics: {message}"), info.error
+    with pytest.raises(RegistryError, match="holds"):  # client code: the same rule
+        Registry().register_metric(record.name, higher_is_better=True)(hit) \
+            if isinstance(record, MetricSpec) and not record.aliases else \
+            Registry().add(record, Provider("client"))
+
+
+def test_a_reporter_name_is_checked_as_well() -> None:
+    from evalkit.core.specs import ReporterSpec
+
+    class Plugin:
+        @hookimpl
+        def evalkit_register_reporters(self) -> list[ReporterSpec]:
+            return [ReporterSpec("my rep", lambda report: "")]
+
+    _, info = registered(Plugin())
+    assert info.error == ("evalkit_register_reporters: ReporterSpec 'my rep': name 'my rep' "
+                          "holds whitespace; a name is one word (write 'my_rep')")
+
+
+def test_a_list_with_a_none_says_which_item() -> None:
+    _, info = registered(metrics_plugin(MetricSpec("fine", hit, higher_is_better=True), None))
+    assert info.error == ("evalkit_register_metrics: item 2 of the list it returned is None; "
+                          "expected MetricSpec or MetricFamily")
+    _, info = registered(metrics_plugin(3))
+    assert info.error == ("evalkit_register_metrics: item 1 of the list it returned is an "
+                          "int; expected MetricSpec or MetricFamily")

@@ -3,6 +3,7 @@ to read more (``--resamples 5: expected an integer >= 100``)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -169,4 +170,6 @@ def usage_message(exc: BaseException, argv: Sequence[str] = (), command: str = "
             return f"{shown}: expected {expected}"
         return f"{shown}: {_sentence(message)} ({see})"
     text = exc.format_message() if hasattr(exc, "format_message") else str(exc)
+    if re.search(r"\(see `[^`]+`[^()]*\)\.?$", text):  # it says where to look already
+        return _sentence(text)
     return f"{_sentence(text)} ({see})"

@@ -36,9 +36,11 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import replace
 from typing import Any, TypeVar
 
+from evalkit.core.loader_suffixes import claim_suffixes, loaders_by_suffix, suffix_conflicts_of
+from evalkit.core.metric_aliases import add_aliases, block_spelling, spelling_clashes
+from evalkit.core.metric_aliases import family_key as family_key
 from evalkit.core.providers import Conflict as Conflict
 from evalkit.core.providers import Entry as Entry
 from evalkit.core.providers import Provider as Provider
@@ -75,11 +77,6 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 #: ``prefix@k``: a name with one cut-off (``recall@10``), or a family's key (``recall@k``).
 FAMILY_RE = re.compile(r"^(?P<prefix>[^@]+)@(?P<k>[^@]+)$")
-
-
-def family_key(prefix: str) -> str:
-    """The key of the ``prefix`` family in the ``"metric"`` namespace: ``prefix@k``."""
-    return f"{prefix}@k"
 
 
 def name_order(name: str) -> tuple[str, int, str]:
@@ -241,7 +238,7 @@ class Registry:
                     f"{ns} name {key!r} is already provided by {existing.provider}; "
                     f"a second registration from {provider} was refused. Pick another name."
                 )
-            clashes = self._spelling_clashes(ns, key, spec)
+            clashes = spelling_clashes(self, ns, key, spec)
             kernel = [other for _, other in clashes if is_kernel(table[other].provider)]
             if kernel and from_plugin and not is_kernel(provider):
                 # an alias (or name) that a kernel's built-in answers to: the kernel keeps it
@@ -264,95 +261,19 @@ class Registry:
             self._family_cache.clear()
             self._lower = None
             if isinstance(spec, LoaderSpec) and from_plugin:
-                self._claim_suffixes(ns, table, entry)
+                claim_suffixes(self._suffix_conflicts, ns, table, entry)
             if any(spelling == key for spelling, _ in clashes):
                 # the new name is another record's alias: block that spelling
-                self._block_spelling(ns, key, dict(clashes)[key], entry)
+                block_spelling(self, ns, key, dict(clashes)[key], entry)
                 return
             table[key] = entry
             for spelling, other in clashes:
-                self._block_spelling(ns, spelling, other, entry)
-            self._add_aliases(ns, key, spec, provider, from_plugin)
+                block_spelling(self, ns, spelling, other, entry)
+            add_aliases(self, ns, key, spec, from_plugin)
             if ns == "metric":
                 from evalkit.core.name_coverage import block_covered_names
 
                 block_covered_names(self, key, entry, from_plugin)
-
-    def _claim_suffixes(self, ns: str, table: dict[str, Entry], entry: Entry) -> None:
-        """A plugin's loader ``entry`` claims a suffix that another loader of its kind
-        claims, neither with an ``accepts`` that tells their files apart: a conflict over
-        that suffix. The kernel's built-in keeps it; between plugins, neither reads such
-        a file unless named (:meth:`loader`)."""
-        spec = entry.spec
-        assert isinstance(spec, LoaderSpec)
-        if spec.accepts is not None:
-            return
-        for suffix in {s.lower() for s in spec.suffixes}:
-            conflict = self._suffix_conflicts.get((ns, suffix))
-            if conflict is not None:
-                conflict.entries.append(entry)
-                continue
-            others = [e for e in table.values() if isinstance(e.spec, LoaderSpec)
-                      and e.spec.accepts is None
-                      and suffix in {s.lower() for s in e.spec.suffixes}]
-            if others:
-                self._suffix_conflicts[(ns, suffix)] = Conflict(
-                    ns, suffix, [*others, entry], suffix=True,
-                    kernel_keeps=any(is_kernel(e.provider) for e in others)
-                    and not is_kernel(entry.provider))
-
-    def _spellings(self, spec: AnySpec) -> list[str]:
-        aliases: tuple[str, ...] = getattr(spec, "aliases", ())
-        if isinstance(spec, MetricFamily):
-            return [family_key(a) for a in aliases]
-        return list(aliases)
-
-    def _spelling_clashes(self, ns: str, key: str, spec: AnySpec) -> list[tuple[str, str]]:
-        """``(spelling, other key)`` where the new name or an alias of ``spec`` already
-        names a different record (as its name or as an alias)."""
-        if ns != "metric":
-            return []
-        table = self._tables.get(ns, {})
-        out: list[tuple[str, str]] = []
-        other = self._aliases.get(key)
-        if other is not None and other != key and other in table:
-            out.append((key, other))
-        for spelling in self._spellings(spec):
-            if spelling == key or (ns, spelling) in self._conflicts:
-                continue
-            if spelling in table:
-                out.append((spelling, spelling))
-            elif self._aliases.get(spelling, key) != key and self._aliases[spelling] in table:
-                out.append((spelling, self._aliases[spelling]))
-        return out
-
-    def _block_spelling(self, ns: str, spelling: str, other_key: str, entry: Entry) -> None:
-        """Two providers claim ``spelling`` (a name or an alias): block it, naming both."""
-        table = self._tables.setdefault(ns, {})
-        other = table.get(other_key)
-        entries = [other, entry] if other is not None else [entry]
-        self._conflicts[(ns, spelling)] = Conflict(ns, spelling, entries)
-        self._aliases.pop(spelling, None)
-        if spelling == other_key:
-            del table[spelling]
-
-    def _add_aliases(
-        self, ns: str, key: str, spec: AnySpec, provider: Provider, from_plugin: bool
-    ) -> None:
-        if ns != "metric":
-            return
-        aliases: tuple[str, ...] = getattr(spec, "aliases", ())
-        for alias in aliases:
-            akey = family_key(alias) if isinstance(spec, MetricFamily) else alias
-            if akey == key:
-                continue
-            current = self._aliases.get(akey)
-            if current is not None and current != key:
-                msg = f"alias {alias!r} of {key!r} already names {current!r}; alias ignored"
-                if not from_plugin:
-                    raise RegistryError(msg)
-                continue
-            self._aliases[akey] = key
 
     def replace(self, spec: AnySpec, provider: Provider) -> Entry | None:
         """Put ``spec`` in the place of its name's record, keeping the aliases that name
@@ -651,29 +572,15 @@ class Registry:
                 assert isinstance(spec, LoaderSpec)
                 return spec
         elif path is not None:
-            chosen = loader_for_path(self._by_suffix(ns, table), path)
+            chosen = loader_for_path(loaders_by_suffix(self._suffix_conflicts, ns, table),
+                                     path)
             if chosen is not None:
                 return chosen
         known = ", ".join(sorted(table)) or "none"
         what = name if name is not None else f"the suffix of {path}"
-        why = "".join(f"; {c.message()}" for (cns, sfx), c in self._suffix_conflicts.items()
-                      if cns == ns and path is not None and str(path).lower().endswith(sfx))
+        why = "".join(f"; {c.message()}" for c in suffix_conflicts_of(
+            self._suffix_conflicts, ns, path))
         raise RegistryError(f"no {kind} loader for {what}; known {kind} loaders: {known}{why}")
-
-    def _by_suffix(self, ns: str, table: dict[str, Entry]) -> dict[str, LoaderSpec]:
-        """The loaders of ``ns`` as a path chooses among them: without the suffixes that
-        a conflict takes from them (:meth:`_claim_suffixes`)."""
-        out = {key: entry.spec for key, entry in table.items()
-               if isinstance(entry.spec, LoaderSpec)}
-        for (cns, suffix), conflict in self._suffix_conflicts.items():
-            if cns != ns:
-                continue
-            for lost in conflict.losers():
-                spec = out.get(lost.spec.name)
-                if spec is lost.spec:
-                    out[spec.name] = replace(spec, suffixes=tuple(
-                        s for s in spec.suffixes if s.lower() != suffix))
-        return out
 
     def get(self, namespace: str, name: str) -> AnySpec:
         """A target, reporter or executor (or any record) by namespace and name."""

@@ -516,6 +516,11 @@ def record_problem(rec: Any) -> str | None:
     what = f"{cls.__name__} {rec.name!r}" if isinstance(rec.name, str) else cls.__name__
     if not isinstance(rec.name, str) or not rec.name.strip():
         return f"{what}: name must be a non-empty string, got {rec.name!r}"
+    from evalkit.core.record_names import names_problem
+
+    problem = names_problem(rec, cls.__name__, isinstance(rec, MetricSpec | AggregateSpec))
+    if problem is not None:
+        return problem
     if cls is RunFormatSpec and rec.name in OWN_RUN_FORMATS:
         return (f"{what}: {' and '.join(OWN_RUN_FORMATS)} are evalkit eval's own formats; "
                 "give the run format another name")

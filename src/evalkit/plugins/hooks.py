@@ -131,11 +131,14 @@ def collect_records(plugin: object, name: str = "plugin") -> dict[str, list[AnyS
                     f"{hook_name} returned {type(result).__name__}; expected a list of "
                     + " or ".join(t.__name__ for t in allowed)
                 )
-            for rec in result:
+            for number, rec in enumerate(result, 1):
                 if not isinstance(rec, allowed):
+                    kind = type(rec).__name__
+                    what = "None" if rec is None else \
+                        f"{'an' if kind[:1].lower() in 'aeiou' else 'a'} {kind}"
                     raise PluginError(
-                        f"{hook_name} returned {type(rec).__name__}; expected "
-                        + " or ".join(t.__name__ for t in allowed)
+                        f"{hook_name}: item {number} of the list it returned is {what}; "
+                        "expected " + " or ".join(t.__name__ for t in allowed)
                     )
                 problem = record_problem(rec)
                 if problem is not None:
