@@ -157,14 +157,19 @@ def member_problem(family: MetricFamily, k: float, spec: object, *,
     """Why ``spec``, what ``family.factory(k)`` returned, is no member of ``family``
     (``None`` when it is): it is not a :class:`MetricSpec`, is not named
     ``f"{family.name}@{k}"`` (with ``params``: ``family.name`` and its parameters, then
-    ``@k``), or declares another polarity than the family's (gates use the member's,
+    ``@k``; a cut-off written as any number equal to ``k``), or declares another polarity than the family's (gates use the member's,
     listings the family's)."""
     expected = f"{family.name}@{k}"
     if not isinstance(spec, MetricSpec):
         return (f"the {family.name}@k family's factory({k}) returned "
                 f"{type(spec).__name__}; expected a MetricSpec named {expected!r}")
-    named = spec.name == expected or (params and spec.name.startswith(f"{family.name}(")
-                                      and spec.name.endswith(f")@{k}"))
+    base, at, cut = spec.name.rpartition("@")
+    try:  # a float cut-off is named as the family writes it (iprec@0 for 0.0)
+        same_cut = bool(at) and float(cut) == k
+    except ValueError:
+        same_cut = False
+    named = same_cut and (base == family.name or (
+        params and base.startswith(f"{family.name}(") and base.endswith(")")))
     if not named:
         return (f"the {family.name}@k family's factory({k}) returned a metric named "
                 f"{spec.name!r}; expected a MetricSpec named {expected!r} (a member is "

@@ -16,6 +16,8 @@ from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any, Literal, Self
 
+from evalkit.core.record_names import names_problem
+
 #: ``(response, case) -> float``: the shape of every per-case metric, called with an
 #: :class:`evalkit.data.targets.TargetResponse` and an :class:`evalkit.data.cases.GoldenCase`
 #: (named in words only: the records sit below the floor that defines them).
@@ -174,7 +176,9 @@ class MetricSpec(_Record):
 class MetricFamily(_Record):
     """A parametric family of metrics, ``name@k``.
 
-    ``factory(k)`` returns the :class:`MetricSpec` named ``f"{name}@{k}"``, ``k`` a
+    ``factory(k)`` returns the :class:`MetricSpec` named ``f"{name}@{k}"``, with the
+    family's ``higher_is_better`` (checked when the family is registered and when a
+    member is looked up), ``k`` a
     positive integer (``cutoff="int"``, the default) or a number (``cutoff="float"``, as
     ``iprec@0.5``). A family that declares ``params`` also takes them as keywords:
     ``"precision(rel=2)@5"`` calls ``factory(5, rel=2)``, which names the spec canonically
@@ -276,7 +280,9 @@ class LoaderSpec(_Record):
     for loaders whose suffix other formats share: a loader it rejects is passed over for
     the next one matching the suffix (a ``.tsv`` qrels file without the BEIR header goes
     to the TREC loader). It should not raise; an error counts as accepting, so that the
-    loader itself reports it.
+    loader itself reports it. Two loaders of one kind that claim one suffix, neither
+    with ``accepts``, are a conflict over it: the kernel's built-in keeps the suffix,
+    and between plugins neither reads such a file unless named.
     ``scheme`` (``"irds"``): the loader reads sources named ``SCHEME:ID``, not files; where
     a file of the kind is taken, such a name goes to it as text, suffixes aside (a run
     records the SHA-256 of what ``fn`` returned, for qrels as canonical JSON).
@@ -516,8 +522,6 @@ def record_problem(rec: Any) -> str | None:
     what = f"{cls.__name__} {rec.name!r}" if isinstance(rec.name, str) else cls.__name__
     if not isinstance(rec.name, str) or not rec.name.strip():
         return f"{what}: name must be a non-empty string, got {rec.name!r}"
-    from evalkit.core.record_names import names_problem
-
     problem = names_problem(rec, cls.__name__, isinstance(rec, MetricSpec | AggregateSpec))
     if problem is not None:
         return problem
