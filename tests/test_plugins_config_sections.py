@@ -176,3 +176,19 @@ def test_names_a_section_registers_are_listed_with_its_plugin(
     text = evalkit(site, folder, "plugins", "list").stdout
     [row] = [line for line in text.splitlines() if line.strip().startswith("too_long")]
     assert row.split()[-3:] == ["fake-sections", "0.7", "(fake_sections_plugin)"]
+
+
+def test_an_eval_config_section_whose_plugin_is_disabled_names_the_plugins_not_loaded(
+        site: Path, tmp_path: Path) -> None:
+    folder = tmp_path / "p"
+    folder.mkdir()
+    (folder / "pyproject.toml").write_text('[tool.evalkit]\nplugins = ["evalkit-retrieval"]\n')
+    (folder / "evalkit.yaml").write_text(CONFIG + "fake_limits:\n  max_words: 2\n")
+    listing = evalkit(site, folder, "plugins", "list")
+    assert listing.returncode == 0, listing.stderr
+    [warning] = [line for line in listing.stderr.splitlines() if line.startswith("warning:")]
+    assert warning.startswith(f"warning: {folder / 'evalkit.yaml'}:5: key 'fake_limits': "
+                              "unknown key; the keys are ")
+    assert "a plugin's section is a key only while the plugin is loaded. Not loaded: " in \
+        warning
+    assert "fake-sections (disabled)" in warning.partition("Not loaded: ")[2]

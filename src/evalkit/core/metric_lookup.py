@@ -157,8 +157,8 @@ def member_problem(family: MetricFamily, k: float, spec: object, *,
     """Why ``spec``, what ``family.factory(k)`` returned, is no member of ``family``
     (``None`` when it is): it is not a :class:`MetricSpec`, is not named
     ``f"{family.name}@{k}"`` (with ``params``: ``family.name`` and its parameters, then
-    ``@k``; a cut-off written as any number equal to ``k``), or declares another polarity than the family's (gates use the member's,
-    listings the family's)."""
+    ``@k``; a cut-off written as any number equal to ``k``), or declares another
+    polarity than the family's (gates use the member's, listings the family's)."""
     expected = f"{family.name}@{k}"
     if not isinstance(spec, MetricSpec):
         return (f"the {family.name}@k family's factory({k}) returned "
