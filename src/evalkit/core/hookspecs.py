@@ -193,9 +193,10 @@ def evalkit_register_commands() -> list[CommandSpec]:  # type: ignore[empty-body
         ``evalkit plugins list`` shows them.
 
     Errors:
-        A name of the kernel's commands, or of another plugin's, is blocked: the
-        kernel's command keeps running, the plugins' cannot run, and the message (of
-        ``evalkit NAME`` and ``evalkit plugins list``) names both providers. A disabled
+        A name of the kernel's commands is the kernel's: the plugin's command is
+        refused, and ``evalkit plugins list`` shows the conflict naming both providers.
+        A name two plugins give their commands is blocked: neither runs, and the message
+        (of ``evalkit NAME`` and ``evalkit plugins list``) names both. A disabled
         plugin's commands do not exist.
     """
 
