@@ -588,9 +588,14 @@ def bounds_problem(what: str, bounds: Any) -> str | None:
 
     if bounds is None:
         return None
+    def finite(b: Any) -> bool:  # an int beyond the float range is not (OverflowError)
+        try:
+            return isinstance(b, int | float) and not isinstance(b, bool) and math.isfinite(b)
+        except OverflowError:
+            return False
+
     if not isinstance(bounds, tuple | list) or len(bounds) != 2 or not all(
-            isinstance(b, int | float) and not isinstance(b, bool) and math.isfinite(b)
-            for b in bounds) or not bounds[0] < bounds[1]:
+            finite(b) for b in bounds) or not bounds[0] < bounds[1]:
         return (f"{what}: bounds must be (lo, hi), two finite numbers with lo < hi, or "
                 f"None, got {bounds!r}")
     return None
