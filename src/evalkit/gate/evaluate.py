@@ -45,7 +45,12 @@ from evalkit.data.results import RunResult
 from evalkit.data.run_origin import RunOrigin
 from evalkit.data.samples import sample_rows, samples_note
 from evalkit.gate.baseline import Baseline
-from evalkit.gate.baseline_checks import baseline_result, decide, sequential_result
+from evalkit.gate.baseline_checks import (
+    baseline_result,
+    decide,
+    recorded_polarity,
+    sequential_result,
+)
 from evalkit.gate.check_verdicts import (
     BaselineComparison,
     CheckResult,
@@ -254,6 +259,9 @@ def evaluate_gate(
                 results.append(error_result(check, (0, 0), str(exc)))
                 continue
             cov = check_coverage(check, run.per_query, reg, expected)
+            if check.kind == "baseline" and base is not None:
+                notes.extend(n for n in _polarity_notes(check, run, base, reg)
+                             if n not in notes)
             try:
                 if check.kind == "threshold":
                     results.append(_threshold_result(check, run, reg, cov))
@@ -282,6 +290,17 @@ def evaluate_gate(
         baseline_name=None if base is None else base.name, notes=tuple(notes),
         incomplete=tuple(incomplete), run=run,
     )
+
+
+def _polarity_notes(check: CheckSpec, run: RunResult, base: Baseline, reg: Registry
+                   ) -> list[str]:
+    """The note that the definition registered now of a baseline check's metric is not
+    the one that scored the run or the baseline (the polarity agreeing: a disagreement is
+    the check's error, :func:`evalkit.gate.baseline_checks.recorded_polarity`)."""
+    try:
+        return recorded_polarity(reg.resolve(check.metric).name, run, base, reg)
+    except Exception:  # the check itself says what is wrong
+        return []
 
 
 def held_to_header(result: CheckResult, run: RunResult, cov: Coverage) -> CheckResult:
