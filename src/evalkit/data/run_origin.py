@@ -176,7 +176,7 @@ def header_changes(old: Mapping[str, Any], new: Mapping[str, Any], *,
             changes.append(f"config {key}: {a!r} -> {b!r}")
     old_defs = {**_mapping(old.get("metrics")), **_mapping(old.get("aggregate_definitions"))}
     new_defs = {**new["metrics"], **new["aggregate_definitions"]}
-    from evalkit.data.provenance import same_recorded_definition
+    from evalkit.data.definitions import same_recorded_definition
 
     for metric in sorted(set(old_defs) & set(new_defs)):
         a_def, b_def = old_defs[metric], new_defs[metric]

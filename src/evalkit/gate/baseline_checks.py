@@ -244,6 +244,23 @@ def recorded_polarity(name: str, run: RunResult, baseline: Baseline, reg: Regist
         raise CheckFailure(str(exc)) from None
 
 
+def polarity_notes(checks: Sequence[CheckSpec], run: RunResult, baseline: Baseline,
+                   reg: Registry) -> list[str]:
+    """The gate's notes that the definition registered now of a baseline check's metric
+    is not the one that scored the run or the baseline, the polarity agreeing (once per
+    metric; a disagreement is that check's error: :func:`recorded_polarity`)."""
+    notes: list[str] = []
+    for check in checks:
+        if check.kind != "baseline":
+            continue
+        try:
+            found = recorded_polarity(reg.resolve(check.metric).name, run, baseline, reg)
+        except Exception:  # the check itself says what is wrong
+            continue
+        notes.extend(n for n in found if n not in notes)
+    return notes
+
+
 def _require_same_reduction(baseline: Baseline, run: RunResult) -> None:
     """Raise :class:`CheckFailure` when the baseline's per-case values are its samples
     reduced otherwise than the run's (:func:`evalkit.data.samples.reduction_difference`:
