@@ -109,14 +109,14 @@ def comparison_polarity(
                 f"{definition_text(first)}, {label} by {definition_text(entry)}; runs "
                 f"scored by definitions that disagree on which direction is better cannot "
                 f"be compared: {fix}")
-    now = None if current is None else current.get(POLARITY_KEY)
-    if now is None:
+    if current is None or not isinstance(current.get(POLARITY_KEY), bool):
         return (polar[0][1][POLARITY_KEY] if polar else None), []
+    now: bool = current[POLARITY_KEY]
     if polar and polar[0][1][POLARITY_KEY] != now:
         label, entry = polar[0]
         raise PolarityMismatch(
             f"{canonical}: {label} was scored by {definition_text(entry)}, but the "
-            f"definition registered now is {definition_text(current or {})}; comparing by "
+            f"definition registered now is {definition_text(current)}; comparing by "
             "it would read every improvement as a regression. Load the plugin that scored "
             f"the runs ({entry.get('provider')}) in place of {current.get('provider')} "
             f"(see `evalkit plugins list`), or {fix}")

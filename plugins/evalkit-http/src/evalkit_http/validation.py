@@ -55,10 +55,10 @@ def _seconds(name: str, value: object, *, zero_ok: bool) -> float:
                                                                   and not zero_ok):
         bound = "a finite number >= 0" if zero_ok else "a finite number > 0"
         raise ValueError(f"HttpTarget {name} must be {bound} (seconds), got {value!r}")
-    if float(value) > MAX_WAIT_S:
+    if seconds > MAX_WAIT_S:
         raise ValueError(f"HttpTarget {name} must be at most {MAX_WAIT_S:g} seconds (one "
                          f"hour), got {value!r}")
-    return float(value)
+    return seconds
 
 
 def _count(name: str, value: object, *, least: int) -> int:
