@@ -210,7 +210,13 @@ def settings_differences(a: RunRecord, b: RunRecord) -> list[str]:
         else:
             same = da == db
         if not same:
-            diffs.append(f"metric {name} defined differently ({_shown(da)} vs {_shown(db)})")
+            flipped = isinstance(da, Mapping) and isinstance(db, Mapping) and isinstance(
+                da.get(POLARITY_KEY), bool) and isinstance(db.get(POLARITY_KEY), bool) \
+                and da[POLARITY_KEY] != db[POLARITY_KEY]
+            diffs.append(f"metric {name} defined differently ({_shown(da)} vs {_shown(db)})"
+                         + ("; the two disagree on which direction is better: score both "
+                            f"runs with one definition (`evalkit rescore RUN -m {name}`)"
+                            if flipped else ""))
     from evalkit.data.samples import reduction_difference
 
     reduced = reduction_difference(a, b, "run", "run")
