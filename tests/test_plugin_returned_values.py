@@ -245,3 +245,23 @@ def test_checks_and_config_numbers_beyond_the_float_range_are_refused(
     with pytest.raises(ConfigError, match=r"e\.yaml:5: key 'requests_per_minute': must be "
                                           r"a positive number"):
         load_eval_config(config)
+
+
+def test_run_in_python_refuses_a_metric_beyond_the_float_range(tmp_path: Path) -> None:
+    code = textwrap.dedent('''
+        import evalkit
+        from evalkit.data.cases import GoldenCase
+        from evalkit.execute.scoring import MetricError
+
+        evalkit.register_metric("big@3", higher_is_better=True)(lambda r, c: 10**400)
+        case = GoldenCase("1", "q", relevant=frozenset({"d1"}))
+        try:
+            evalkit.run("x", lambda q: ["d1"], [case], {"1": {"d1": 1}}, ["big@3"])
+        except MetricError as exc:
+            print(exc)
+        ''')
+    res = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
+                         text=True, timeout=120, check=False)
+    assert res.stdout.strip() == (
+        "metric 'big@3' on case '1': its value is beyond the float range (magnitude above "
+        "about 1.8e308): got an integer of 401 digits"), res.stderr
