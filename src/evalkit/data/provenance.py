@@ -122,10 +122,12 @@ def comparison_polarity(
             f"(see `evalkit plugins list`), or {fix}")
     warnings = [
         f"{canonical}: {label} was scored by {definition_text(entry)}, but the definition "
-        f"registered now is {definition_text(current)}"
-        + ("" if POLARITY_KEY in entry else
-           " (the run records no polarity, so the direction is the current definition's)")
-        + "; the comparison reads the direction from the current definition"
+        f"registered now is {definition_text(current)}; "
+        + ("the polarity agrees, and the comparison reads it from the current definition"
+           if POLARITY_KEY in entry else
+           "the run records no polarity (written before headers did), so the comparison "
+           "reads the direction from the current definition: make sure it is the one that "
+           f"scored the runs, or {fix}")
         for label, entry in recorded
         if not same_recorded_definition(entry, current)]
     return now, warnings[:1]
