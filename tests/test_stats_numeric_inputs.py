@@ -67,7 +67,7 @@ def test_an_aggregate_returning_a_string_is_refused() -> None:
         def __init__(self, name: str) -> None:
             self.name, self.per_query = name, [Row("q1"), Row("q2")]
 
-    with pytest.raises(ValueError, match=r"aggregate 'agg' returned must be a number"):
+    with pytest.raises(ValueError, match=r"aggregate 'agg': its value must be a number"):
         aggregate_bootstrap(Run("a"), Run("b"), lambda rows: "0.5",  # type: ignore[arg-type,return-value]
                             name="agg",
                             n_resamples=10)

@@ -118,6 +118,23 @@ def test_runs_that_are_not_comparable_make_a_break_never_a_difference(tmp_path: 
     assert metric_gone.step.reasons == ("the two runs share no metric",)
 
 
+def test_runs_scored_with_opposite_polarities_make_a_break(tmp_path: Path) -> None:
+    # the later run's header says rr was scored lower-is-better (another definition):
+    # its step would read the same rise as a fall
+    later = scored(FIX.RANKS_A, "a")
+    later.header["metrics"]["rr"]["higher_is_better"] = False
+    with History(tmp_path / "h.sqlite") as history:
+        history.add(scored(FIX.RANKS_B, "b"))
+        step = history.add(later).step
+    assert not step.comparable and not step.metrics
+    assert step.reasons == (
+        "the comparison refused them: run 'b' and run 'a' were not evaluated alike: metric "
+        "rr defined differently (evalkit-retrieval definition v1, higher is better vs "
+        "evalkit-retrieval definition v1, lower is better); the two disagree on which "
+        "direction is better: score both runs with one definition (`evalkit rescore RUN -m "
+        "rr`). Compare runs scored against the same qrels with the same settings",)
+
+
 def test_runs_reduced_differently_make_a_break(tmp_path: Path) -> None:
     # a flaky system right on its first sample only: its max of 3 is the steady one's
     # mean of 3, a step of 0 that would read as "no change"

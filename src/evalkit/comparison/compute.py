@@ -34,7 +34,7 @@ from evalkit.comparison.slices import TagsArg
 from evalkit.comparison.spread import samples_warnings, spread_of
 from evalkit.data.case_clusters import ClustersArg
 from evalkit.data.coverage import sequential_stop
-from evalkit.data.metric_info import higher_is_better, value_type
+from evalkit.data.metric_info import value_type
 from evalkit.data.results import RunResult
 from evalkit.execute.run_files import QrelsArg
 from evalkit.io.setting_names import Setting
@@ -197,6 +197,7 @@ def compare(
                          allow_incomplete=allow_incomplete)
     if any(not r.per_query for r in loaded.runs):
         raise ComparisonError("a run has no evaluated query; nothing to compare")
+    polarity, polarity_notes = loaded.polarities()
     from evalkit.stats import compare_runs
     from evalkit.stats.histogram import MAX_BINS
 
@@ -234,7 +235,7 @@ def compare(
         cand, base = by_name[res.name_a], by_name[res.name_b]
         diffs = FloatColumn(family.differences[:, j])
         results.append(_metric_comparison(
-            res, base, cand, ids, diffs, texts, top=top, alpha=alpha,
+            res, base, cand, ids, diffs, texts, polarity[res.metric], top=top, alpha=alpha,
             correction=correction, method=method,
             input_notes=notes_by[base.name] + notes_by[cand.name], views=views))
     ppi_notes: list[str] = []
@@ -248,7 +249,8 @@ def compare(
         from evalkit.comparison.slices import case_tags_for, compare_by_tag
 
         slices, slice_notes = compare_by_tag(
-            runs, loaded.metrics, case_tags_for(given_tags, runs), correction=correction,
+            runs, loaded.metrics, case_tags_for(given_tags, runs), polarity,
+            correction=correction,
             method=method, alpha=alpha, alternative=alternative, n_resamples=n_resamples,
             ci=ci, seed=seed, all_pairs=all_pairs,
             value_types={m: value_type(m) for m in loaded.metrics})
@@ -267,7 +269,8 @@ def compare(
         results=tuple(results), metrics=tuple(loaded.metrics), settings=settings,
         description=describe(settings) + (_PPI_DESCRIPTION if read_labels is not None
                                           else ""),
-        warnings=tuple(loaded.left_out) + tuple(w for ws in loaded.notes for w in ws)
+        warnings=tuple(polarity_notes) + tuple(loaded.left_out)
+        + tuple(w for ws in loaded.notes for w in ws)
         + tuple(text_notes)
         + tuple(samples_warnings(runs)) + floor_note + slice_notes + tuple(ppi_notes),
         query_ids=ids, queries={q: texts[q] for q in ids if q in texts},
@@ -405,11 +408,10 @@ def _movers(ids: tuple[str, ...], diffs: Sequence[float], b: Mapping[str, float]
 
 def _metric_comparison(
     res: Any, base: RunResult, cand: RunResult, ids: tuple[str, ...],
-    diffs: Sequence[float], texts: Mapping[str, str], *, top: int, alpha: float,
+    diffs: Sequence[float], texts: Mapping[str, str], hib: bool, *, top: int, alpha: float,
     correction: str, method: str, input_notes: list[str], views: _RunViews,
 ) -> MetricComparison:
     metric = res.metric
-    hib = higher_is_better(metric)
     effect = res.effect
     assert effect is not None
     # the test's own counts (rounding noise removed), read by the metric's polarity

@@ -63,6 +63,38 @@ class Loaded:
         p = self.paths[i]
         return str(p) if p is not None else f"run {self.runs[i].name!r}"
 
+    def polarities(self) -> tuple[dict[str, bool], list[str]]:
+        """:func:`polarities_of` this comparison's metrics over its runs."""
+        return polarities_of(self.metrics, [(self.label(i), r.header or {})
+                                            for i, r in enumerate(self.runs)])
+
+
+def polarities_of(metrics: Sequence[str], runs: Sequence[tuple[str, Mapping[str, Any]]]
+                  ) -> tuple[dict[str, bool], list[str]]:
+    """``({metric: higher_is_better}, warnings)`` for comparing the runs of ``runs``
+    (``(label, header)`` pairs): each metric's polarity as registered now, checked against
+    the one the runs recorded when they were scored
+    (:func:`evalkit.data.provenance.comparison_polarity`; higher is better when neither
+    says), and a warning per metric whose provider or version differs from the one that
+    scored a run.
+
+    Raises:
+        ComparisonError: the runs recorded opposite polarities, or the definition
+            registered now has the opposite of theirs (both named, with the fix).
+    """
+    from evalkit.data.provenance import PolarityMismatch, comparison_polarity
+
+    out: dict[str, bool] = {}
+    warnings: list[str] = []
+    for metric in metrics:
+        try:
+            higher, warned = comparison_polarity(metric, runs)
+        except PolarityMismatch as exc:
+            raise ComparisonError(str(exc)) from None
+        out[metric] = True if higher is None else higher
+        warnings.extend(warned)
+    return out, warnings
+
 
 def _path_of(x: Any) -> Path | None:
     if isinstance(x, RunResult) or is_dataframe(x):
@@ -509,4 +541,5 @@ def query_texts(runs: Sequence[RunResult], topics: Mapping[str, str] | None
     return texts, notes
 
 
-__all__ = ["Loaded", "RunInput", "input_warnings", "load_inputs", "query_texts"]
+__all__ = ["Loaded", "RunInput", "input_warnings", "load_inputs", "polarities_of",
+           "query_texts"]

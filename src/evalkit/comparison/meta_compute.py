@@ -240,10 +240,11 @@ def meta_compare(
     settings = MetaSettings(tau2=tau2, hartung_knapp=hartung_knapp, alpha=float(alpha),
                             correction=correction, relevance_level=relevance_level,
                             missing=missing, depth=depth, allow_incomplete=allow_incomplete)
-    results = _pool(loaded, chosen, settings)
+    polarity, polarity_notes = _polarities(loaded, chosen)
+    results = _pool(loaded, chosen, settings, polarity)
     infos = tuple(_collection_info(name, ld, collections[name]) for name, ld in
                   loaded.items())
-    warnings = [*left_out, *(f"collection {c.name!r}: {w}" for c in infos
+    warnings = [*polarity_notes, *left_out, *(f"collection {c.name!r}: {w}" for c in infos
                              for w in c.warnings)]
     from evalkit.stats.meta import HARTUNG_KNAPP_DEGENERATE
 
@@ -261,9 +262,18 @@ def meta_compare(
     )
 
 
-def _pool(loaded: Mapping[str, Loaded], metrics: Sequence[str], settings: MetaSettings
-          ) -> tuple[PooledEffect, ...]:
-    from evalkit.data.metric_info import higher_is_better
+def _polarities(loaded: Mapping[str, Loaded], metrics: Sequence[str]
+                ) -> tuple[dict[str, bool], list[str]]:
+    """:func:`evalkit.comparison.inputs.polarities_of` over every collection's runs."""
+    from evalkit.comparison.inputs import polarities_of
+
+    return polarities_of(metrics, [(f"collection {name!r}: {ld.label(i)}", r.header or {})
+                                   for name, ld in loaded.items()
+                                   for i, r in enumerate(ld.runs)])
+
+
+def _pool(loaded: Mapping[str, Loaded], metrics: Sequence[str], settings: MetaSettings,
+          polarity: Mapping[str, bool]) -> tuple[PooledEffect, ...]:
     from evalkit.stats.meta import MetaAnalysisError, paired_effect, random_effects
     from evalkit.stats.multiple import benjamini_hochberg, holm
     from evalkit.stats.pairing import align
@@ -301,7 +311,7 @@ def _pool(loaded: Mapping[str, Loaded], metrics: Sequence[str], settings: MetaSe
             significant=(p_adj if p_adj is not None else res.p_value) < settings.alpha,
             tau2=res.tau2, q=res.q, q_df=res.q_df, q_p_value=res.q_p_value, i2=res.i2,
             k=res.k, df=res.df, method=res.method, interval=res.interval,
-            alpha=settings.alpha, higher_is_better=higher_is_better(metric),
+            alpha=settings.alpha, higher_is_better=polarity[metric],
             collections=tuple(
                 CollectionEffect(
                     collection=name, metric=metric, baseline=base.name,

@@ -9,10 +9,10 @@ command line offers them. Only the standard library is imported.
 
 from __future__ import annotations
 
-import math
 from enum import StrEnum
 
 from evalkit.comparison.records import ComparisonError
+from evalkit.stats.numeric import finite_real, value_text
 
 
 class Method(StrEnum):
@@ -91,10 +91,10 @@ def check_alpha(alpha: float) -> None:
     Raises:
         ComparisonError: ``--alpha 2: expected a number between 0 and 1 (exclusive)``.
     """
-    ok = isinstance(alpha, int | float) and not isinstance(alpha, bool) and math.isfinite(
-        alpha) and 0.0 < alpha < 1.0
-    if not ok:
-        shown = f"{alpha:g}" if isinstance(alpha, int | float) else repr(alpha)
+    a = finite_real(alpha)
+    if a is None or not 0.0 < a < 1.0:
+        shown = (f"{alpha:g}" if isinstance(alpha, float) or a is not None
+                 else value_text(alpha))
         raise ComparisonError(f"--alpha {shown}: expected a number between 0 and 1 "
                               "(exclusive)")
 

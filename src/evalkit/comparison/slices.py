@@ -22,7 +22,6 @@ from evalkit.data.case_tags import (
     slices_of,
     tags_from_runs,
 )
-from evalkit.data.metric_info import higher_is_better
 from evalkit.data.results import RunResult
 from evalkit.io.setting_names import Setting
 from evalkit.report.comparison_rows import verdict_of
@@ -76,13 +75,15 @@ def case_tags_for(given: CaseTags | None, runs: Sequence[RunResult]) -> CaseTags
     return tags
 
 
-def compare_by_tag(runs: Sequence[RunResult], metrics: Sequence[str], tags: CaseTags, *,
-                   correction: str, method: str, alpha: float, alternative: str,
-                   n_resamples: int, **options: Any) -> tuple[tuple[SliceEffect, ...],
-                                                               tuple[str, ...]]:
+def compare_by_tag(runs: Sequence[RunResult], metrics: Sequence[str], tags: CaseTags,
+                   polarity: Mapping[str, bool], *, correction: str, method: str,
+                   alpha: float, alternative: str, n_resamples: int, **options: Any
+                   ) -> tuple[tuple[SliceEffect, ...], tuple[str, ...]]:
     """``(slice rows, notes)``: every comparison of the paired ``runs`` on each tag's
     cases (slices in order of first appearance), adjusted over slices x metrics x
-    candidates (:func:`evalkit.stats.compare_slices`); ``options`` go to it."""
+    candidates (:func:`evalkit.stats.compare_slices`); ``options`` go to it. Wins and
+    losses are read by ``polarity`` (``{metric: higher_is_better}``, as checked against
+    the runs: :meth:`evalkit.comparison.inputs.Loaded.polarities`)."""
     from evalkit.data.summaries import mean_value
     from evalkit.stats.slices import compare_slices
 
@@ -99,7 +100,7 @@ def compare_by_tag(runs: Sequence[RunResult], metrics: Sequence[str], tags: Case
     for name, fam in family.slices.items():
         for res in fam.results:
             cand, base = by_name[res.name_a], by_name[res.name_b]
-            hib = higher_is_better(res.metric)
+            hib = polarity[res.metric]
             effect = res.effect
             assert effect is not None
             wins, losses = (effect.wins, effect.losses) if hib else (

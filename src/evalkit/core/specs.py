@@ -592,14 +592,14 @@ def record_problem(rec: Any) -> str | None:
 
 def bounds_problem(what: str, bounds: Any) -> str | None:
     """Why ``bounds`` is not ``None`` or ``(lo, hi)``, two finite numbers with
-    ``lo < hi`` (:attr:`MetricSpec.bounds`), or ``None`` when it is fine."""
-    import math
+    ``lo < hi`` (:attr:`MetricSpec.bounds`, each held by a float), or ``None`` if fine."""
+    import sys
 
     if bounds is None:
         return None
     if not isinstance(bounds, tuple | list) or len(bounds) != 2 or not all(
-            isinstance(b, int | float) and not isinstance(b, bool) and math.isfinite(b)
-            for b in bounds) or not bounds[0] < bounds[1]:
+            isinstance(b, int | float) and not isinstance(b, bool)
+            and abs(b) <= sys.float_info.max for b in bounds) or not bounds[0] < bounds[1]:
         return (f"{what}: bounds must be (lo, hi), two finite numbers with lo < hi, or "
                 f"None, got {bounds!r}")
     return None

@@ -25,6 +25,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -135,9 +136,34 @@ def trailer_line(body: bytes, n_rows: int) -> str:
 
 
 def artifact_line(obj: Mapping[str, Any]) -> str:
-    """One artifact line: ``obj`` as JSON, registered secrets masked
-    (:func:`evalkit.io.redaction.mask`), and a newline."""
-    return mask(json.dumps(obj)) + "\n"
+    """One artifact line: ``obj`` as standard JSON, registered secrets masked
+    (:func:`evalkit.io.redaction.mask`), and a newline.
+
+    Raises:
+        ValueError: ``obj`` holds a NaN or an infinity (JSON has no token for them; the
+            values a run computes are checked where they are made, so this is a hand-built
+            row or header), the message naming where (``aggregates.cost``).
+    """
+    try:
+        return mask(json.dumps(obj, allow_nan=False)) + "\n"
+    except ValueError:
+        where = _non_finite_at(obj) or "a value"
+        raise ValueError(f"cannot write an artifact line holding a non-finite number at "
+                         f"{where}: JSON has no token for NaN or an infinity; store a "
+                         "finite value, or record the failure instead") from None
+
+
+def _non_finite_at(value: Any, at: str = "") -> str | None:
+    """The dotted path of the first NaN or infinity in ``value`` (dicts, lists), or None."""
+    if isinstance(value, float):
+        return None if math.isfinite(value) else (at or "the value")
+    items: Any = (value.items() if isinstance(value, Mapping) else
+                  enumerate(value) if isinstance(value, list | tuple) else ())
+    for key, item in items:
+        found = _non_finite_at(item, f"{at}.{key}" if at else str(key))
+        if found is not None:
+            return found
+    return None
 
 
 def header_line(name: str, header: Mapping[str, Any]) -> str:

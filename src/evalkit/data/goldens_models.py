@@ -18,7 +18,6 @@ docs/runner.md; the reader adds the file and line.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from typing import Annotated, Any
 
@@ -45,6 +44,7 @@ from evalkit.io.model_errors import (
     rule_message,
     value_at,
 )
+from evalkit.stats.numeric import finite_real, value_text
 
 KNOWN_FIELDS = ("id", "query", "expected", "relevant", "relevance", "answers", "tags",
                 "labels", "cluster")
@@ -120,8 +120,8 @@ def label_value_problem(value: Any) -> str | None:
         return f"{value!r} is a boolean; write 1 or 0"
     if not isinstance(value, int | float):
         return f"{value!r} is a {type(value).__name__}; a label is a number"
-    if isinstance(value, float) and not math.isfinite(value):
-        return f"{value!r} is not a finite number"
+    if finite_real(value) is None:  # NaN, an infinity, an int beyond the float range
+        return f"{value_text(value)} is not a finite number a float holds"
     return None
 
 

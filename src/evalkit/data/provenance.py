@@ -12,33 +12,125 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from evalkit.core.providers import recorded_provider
+from evalkit.data.definitions import (
+    POLARITY_KEY,
+    definition_text,
+    recorded_definition,
+    same_recorded_definition,
+)
 from evalkit.plugins.default import default_registry
-from evalkit.plugins.info import same_definition
 
 if TYPE_CHECKING:
+    from evalkit.core.registry import Registry
     from evalkit.data.run_record import RunRecord
 
 
-def metric_provenance(names: Sequence[str]) -> dict[str, dict[str, str]]:
-    """``{canonical metric name: {"provider": ..., "version": ...}}``.
+def metric_provenance(names: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """``{canonical metric name: {"provider": ..., "version": ..., "higher_is_better":
+    ...}}`` (metrics and aggregates alike).
 
     ``provider`` is the distribution that registered the metric (also when a module of
     its package registered it at run time:
-    :func:`~evalkit.core.providers.recorded_provider`), else the client module, and
-    ``version`` its definition version, not the plugin's release number.
+    :func:`~evalkit.core.providers.recorded_provider`), else the client module,
+    ``version`` its definition version, not the plugin's release number, and
+    ``higher_is_better`` its polarity (left out for a legacy ``METRICS[...] = fn`` entry,
+    which declares none): a comparison of runs reads the direction from it
+    (:func:`comparison_polarity`).
 
     Raises:
         RegistryError: an unknown or blocked name.
     """
     reg = default_registry()
-    out: dict[str, dict[str, str]] = {}
+    out: dict[str, dict[str, Any]] = {}
     for n in names:
         spec = reg.resolve(n)
         out[spec.name] = {
             "provider": recorded_provider(reg.provider_of(n), reg.plugins),
             "version": getattr(spec, "version", "1"),
         }
+        polarity = getattr(spec, "higher_is_better", None)
+        if isinstance(polarity, bool):
+            out[spec.name][POLARITY_KEY] = polarity
     return out
+
+
+class PolarityMismatch(ValueError):
+    """Runs compared by a polarity other than the one they were scored with (the message
+    names both definitions and the fix)."""
+
+
+def comparison_polarity(
+    name: str, runs: Sequence[tuple[str, Mapping[str, Any]]], registry: Registry | None = None
+) -> tuple[bool | None, list[str]]:
+    """The polarity of ``name`` for a comparison of ``runs`` (``(label, header)`` pairs:
+    ``"baseline 'a'"``), and warnings.
+
+    The definition registered now (``registry``, default the process registry) decides,
+    as long as it agrees with what the runs recorded when they were scored
+    (:func:`metric_provenance`: ``higher_is_better`` next to provider and version); a run
+    that records no polarity (written before headers recorded it) agrees with anything.
+    When nothing is registered under ``name`` now, the recorded polarity is used (None:
+    neither says).
+
+    Returns:
+        ``(higher_is_better, warnings)``: one warning when the provider or version
+        registered now differs from the one that scored a run but the polarity agrees.
+
+    Raises:
+        PolarityMismatch: two runs recorded opposite polarities, or the definition
+            registered now has the opposite of the recorded one (its direction would
+            read improvements as regressions).
+    """
+    from evalkit.core.registry import RegistryError
+
+    reg = registry or default_registry()
+    current: dict[str, Any] | None = None
+    canonical = name
+    try:
+        spec = reg.resolve(name)
+        canonical = spec.name
+        current = {"provider": recorded_provider(reg.provider_of(name), reg.plugins),
+                   "version": getattr(spec, "version", "1")}
+        if isinstance(getattr(spec, "higher_is_better", None), bool):
+            current[POLARITY_KEY] = spec.higher_is_better
+    except RegistryError:
+        pass
+    recorded = [(label, entry) for label, header in runs
+                if (entry := recorded_definition(header, canonical)
+                    or recorded_definition(header, name)) is not None]
+    polar = [(label, e) for label, e in recorded if isinstance(e.get(POLARITY_KEY), bool)]
+    fix = ("score them again with one definition (`evalkit rescore RUN -m "
+           f"{canonical}`, or `evalkit run`)")
+    for label, entry in polar[1:]:
+        first_label, first = polar[0]
+        if entry[POLARITY_KEY] != first[POLARITY_KEY]:
+            raise PolarityMismatch(
+                f"{canonical} was scored with opposite polarities: {first_label} by "
+                f"{definition_text(first)}, {label} by {definition_text(entry)}; runs "
+                f"scored by definitions that disagree on which direction is better cannot "
+                f"be compared: {fix}")
+    if current is None or not isinstance(current.get(POLARITY_KEY), bool):
+        return (polar[0][1][POLARITY_KEY] if polar else None), []
+    now: bool = current[POLARITY_KEY]
+    if polar and polar[0][1][POLARITY_KEY] != now:
+        label, entry = polar[0]
+        raise PolarityMismatch(
+            f"{canonical}: {label} was scored by {definition_text(entry)}, but the "
+            f"definition registered now is {definition_text(current)}; comparing by "
+            "it would read every improvement as a regression. Load the plugin that scored "
+            f"the runs ({entry.get('provider')}) in place of {current.get('provider')} "
+            f"(see `evalkit plugins list`), or {fix}")
+    warnings = [
+        f"{canonical}: {label} was scored by {definition_text(entry)}, but the definition "
+        f"registered now is {definition_text(current)}; "
+        + ("the polarity agrees, and the comparison reads it from the current definition"
+           if POLARITY_KEY in entry else
+           "the run records no polarity (written before headers did), so the comparison "
+           "reads the direction from the current definition: make sure it is the one that "
+           f"scored the runs, or {fix}")
+        for label, entry in recorded
+        if not same_recorded_definition(entry, current)]
+    return now, warnings[:1]
 
 
 def restore_recorded(header: Mapping[str, Any]) -> None:
@@ -116,14 +208,24 @@ def settings_differences(a: RunRecord, b: RunRecord) -> list[str]:
     for name in sorted(set(ma) & set(mb)):
         da, db = ma[name], mb[name]
         if isinstance(da, Mapping) and isinstance(db, Mapping):
-            same = same_definition(da, db)
+            same = same_recorded_definition(da, db)
         else:
             same = da == db
         if not same:
-            diffs.append(f"metric {name} defined differently ({ma[name]} vs {mb[name]})")
+            flipped = isinstance(da, Mapping) and isinstance(db, Mapping) and isinstance(
+                da.get(POLARITY_KEY), bool) and isinstance(db.get(POLARITY_KEY), bool) \
+                and da[POLARITY_KEY] != db[POLARITY_KEY]
+            diffs.append(f"metric {name} defined differently ({_shown(da)} vs {_shown(db)})"
+                         + ("; the two disagree on which direction is better: score both "
+                            f"runs with one definition (`evalkit rescore RUN -m {name}`)"
+                            if flipped else ""))
     from evalkit.data.samples import reduction_difference
 
     reduced = reduction_difference(a, b, "run", "run")
     if reduced is not None:
         diffs.append(reduced)
     return diffs
+
+
+def _shown(entry: Any) -> str:
+    return definition_text(entry) if isinstance(entry, Mapping) else repr(entry)

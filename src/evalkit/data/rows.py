@@ -209,7 +209,7 @@ def response_from_json(obj: Mapping[str, Any]) -> TargetResponse:
     return TargetResponse(
         ranked_ids=[str(x) for x in obj.get("ranked_ids") or []],
         text=None if text is None else str(text),
-        latency_ms=float(obj.get("latency_ms") or 0.0),
+        latency_ms=_latency(obj.get("latency_ms") or 0.0),
         raw=obj.get("raw"),
         meta=dict(obj.get("meta") or {}),
         raw_cut=cut,
@@ -279,14 +279,21 @@ def case_result_from_json(obj: Mapping[str, Any]) -> CaseResult:
     details = obj.get("details") or {}
     if not isinstance(details, Mapping):
         raise ValueError("'details' must be an object")
+    metrics = {str(k): _value(v, "metric", k, float)
+               for k, v in (obj.get("metrics") or {}).items()}
+    errors = metric_errors_of(obj)
+    bad = non_finite_errors(metrics, "read")  # 1e999 in JSON is read as infinity
+    if bad:
+        metrics = {k: v for k, v in metrics.items() if k not in bad}
+        errors = {**bad, **errors}
     return CaseResult(
         case_id=str(obj["id"]),
         response=None if resp is None else response_from_json(resp),
-        metrics={str(k): float(v) for k, v in (obj.get("metrics") or {}).items()},
+        metrics=metrics,
         error=None if error is None else str(error),
-        latency_ms=None if latency is None else float(latency),
+        latency_ms=None if latency is None else _latency(latency),
         details={str(k): v for k, v in details.items()},
-        metric_errors=metric_errors_of(obj),
+        metric_errors=errors,
         sample=sample_of(obj),
         requests=_count_of(obj, "requests"),
         rate_limited=_count_of(obj, "rate_limited") or 0,
@@ -427,6 +434,19 @@ def _value(value: Any, what: str, name: str, kind: type[float] | type[int]) -> A
         size = f" of {value.bit_length()} bits" if isinstance(value, int) else ""
         raise ValueError(f"{what} {name!r} is an integer{size}, beyond the float range "
                          "(about 1.8e308): write a number within it") from None
+
+
+def _latency(value: Any) -> float:
+    """A stored ``latency_ms``: a finite number of milliseconds, at least 0.
+
+    Raises:
+        ValueError: text, a bool, NaN, an infinity (``1e999``), an int beyond the float
+            range, or a negative number.
+    """
+    v: float = _value(value, "the field", "latency_ms", float)
+    if not math.isfinite(v) or v < 0:
+        raise ValueError(f"'latency_ms' is {v!r}, not a finite number of milliseconds >= 0")
+    return v
 
 
 def _count(value: Any, name: str) -> float:

@@ -176,8 +176,12 @@ def header_changes(old: Mapping[str, Any], new: Mapping[str, Any], *,
             changes.append(f"config {key}: {a!r} -> {b!r}")
     old_defs = {**_mapping(old.get("metrics")), **_mapping(old.get("aggregate_definitions"))}
     new_defs = {**new["metrics"], **new["aggregate_definitions"]}
+    from evalkit.data.definitions import same_recorded_definition
+
     for metric in sorted(set(old_defs) & set(new_defs)):
-        if old_defs[metric] != new_defs[metric]:
+        a_def, b_def = old_defs[metric], new_defs[metric]
+        if not (same_recorded_definition(a_def, b_def) if isinstance(a_def, Mapping)
+                and isinstance(b_def, Mapping) else a_def == b_def):
             changes.append(f"definition of {metric}: {old_defs[metric]} -> {new_defs[metric]}")
     old_g = _mapping(old.get("goldens"))
     new_g: Mapping[str, Any] = new["goldens"]

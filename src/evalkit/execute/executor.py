@@ -15,7 +15,6 @@ that.
 
 from __future__ import annotations
 
-import math
 import queue
 import signal
 import threading
@@ -34,6 +33,7 @@ from evalkit.execute.samples import scoring_sample
 from evalkit.execute.scoring import score_case
 from evalkit.io.redaction import error_text, mask, scrub_exception
 from evalkit.plugins.failures import PLUGIN_FAILURES
+from evalkit.stats.numeric import finite_real, value_text
 
 #: The longest the grace period lasts unless told otherwise (seconds).
 MAX_DEFAULT_GRACE_S = 10.0
@@ -98,9 +98,9 @@ def default_grace_s(target: Any) -> float:
     ``timeout_s``, when it has one) and :data:`MAX_DEFAULT_GRACE_S`."""
     for attr in ("attempt_bound_s", "timeout_s"):
         value = getattr(target, attr, None)
-        if isinstance(value, int | float) and not isinstance(value, bool) \
-                and math.isfinite(value) and value > 0:
-            return min(float(value), MAX_DEFAULT_GRACE_S)
+        seconds = finite_real(value)
+        if seconds is not None and seconds > 0:
+            return min(seconds, MAX_DEFAULT_GRACE_S)
     return MAX_DEFAULT_GRACE_S
 
 
@@ -337,8 +337,16 @@ def checked_call(response: Any, target_name: str, case: GoldenCase, start: float
             f"target {target_name!r} returned {type(response).__name__} for case "
             f"{case.id!r}; invoke() must return a TargetResponse"
         ), elapsed, (None, 0)
-    latency = response.latency_ms if response.latency_ms > 0 else elapsed
+    given = finite_real(response.latency_ms)
+    if given is None or given < 0:
+        return None, (
+            f"target {target_name!r} returned a latency_ms of {value_text(response.latency_ms)} "
+            f"for case {case.id!r}; it must be a finite number of milliseconds >= 0 (0: "
+            "the runner measures the call)"), elapsed, (response.requests,
+                                                         response.rate_limited)
+    latency = given if given > 0 else elapsed
     return response, None, latency, (response.requests, response.rate_limited)
+
 
 
 def pacing_report(row: CaseResult) -> tuple[int, int]:

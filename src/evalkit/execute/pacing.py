@@ -28,6 +28,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from evalkit.data.usage_keys import TOKENS_IN_KEY, TOKENS_OUT_KEY
+from evalkit.stats.numeric import finite_real
 
 if TYPE_CHECKING:
     import asyncio
@@ -61,15 +62,15 @@ def check_rate(key: str, value: object) -> float | None:
     """
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, int | float) \
-            or not math.isfinite(value) or value <= 0:
+    rate = finite_real(value)
+    if rate is None or rate <= 0:
         raise ValueError(f"{key} must be a positive number, {rate_floor_text(key)}, "
                          f"got {value!r}")
-    if value < RATE_FLOORS[key]:
+    if rate < RATE_FLOORS[key]:
         raise ValueError(f"{key} {value!r} is below the floor: it must be "
                          f"{rate_floor_text(key)}, or left out for no limit; a lower "
                          "limit would keep the run waiting for hours between calls")
-    return float(value)
+    return rate
 
 
 def reported_tokens(meta: Mapping[str, Any]) -> int:
@@ -80,9 +81,8 @@ def reported_tokens(meta: Mapping[str, Any]) -> int:
     output_tokens`` (Anthropic; ``prompt_tokens + completion_tokens`` too); 0 when none
     is reported (a value that is not a finite number > 0 counts as 0)."""
     def number(value: Any) -> int:
-        ok = isinstance(value, int | float) and not isinstance(value, bool) \
-            and math.isfinite(value) and value > 0
-        return int(value) if ok else 0
+        v = finite_real(value)
+        return int(v) if v is not None and v > 0 else 0
 
     if "tokens" in meta:
         return number(meta["tokens"])

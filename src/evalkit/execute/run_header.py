@@ -27,6 +27,7 @@ from evalkit.data.rows import CaseResult
 from evalkit.data.run_origin import header_changes
 from evalkit.data.targets import Target
 from evalkit.plugins.failures import PLUGIN_FAILURES
+from evalkit.stats.numeric import finite_number
 
 #: Case ids listed in a header (``error_ids``, ``metric_error_ids``, ``missing_ids``).
 HEADER_IDS = 50
@@ -115,7 +116,10 @@ def finish_header(
     ``status`` is ``"incomplete"`` when a call failed (no response), a case has no row
     (``missing``, from rescoring a partial run) or the rows come from a damaged file;
     a failed metric leaves it ``"complete"``. Aggregates are computed whenever every row
-    has a response.
+    has a response; one that raises or returns no finite real number (NaN, an infinity,
+    a str, a bool, an int beyond the float range:
+    :func:`evalkit.stats.numeric.finite_number`) is recorded in ``aggregate_errors`` as
+    not computed.
     """
     totals: dict[str, Any] = {}
     for metric in specs:  # a metric with summarize_details (an LLM judge): its usage totals
@@ -146,9 +150,14 @@ def finish_header(
     if not errored and not missing:
         for spec in agg_specs:
             try:
-                values[spec.name] = float(spec.fn(rows))
+                value = spec.fn(rows)
             except PLUGIN_FAILURES as exc:
                 problems[spec.name] = f"{type(exc).__name__}: {exc}"
+                continue
+            try:  # the conformance suite's rule: a real number, finite
+                values[spec.name] = finite_number(value, f"aggregate {spec.name!r}")
+            except ValueError as exc:
+                problems[spec.name] = str(exc)
     header["aggregates"] = values
     header["aggregate_errors"] = problems
 

@@ -46,6 +46,7 @@ from evalkit.data.results import RunResult
 from evalkit.data.rows import CaseResult
 from evalkit.data.samples import parse_reduce
 from evalkit.execute.samples import RowKey, sample_numbers
+from evalkit.stats.numeric import finite_real
 from evalkit.stats.sequential import (
     ConfidenceSequence,
     Decision,
@@ -254,8 +255,7 @@ def sequential_monitor(settings: UntilDecided, gset: GoldenSet, specs: Sequence[
             cluster, ``margin`` or ``alpha`` out of range.
     """
     if settings.margin is not None and (
-            isinstance(settings.margin, bool) or not isinstance(settings.margin, int | float)
-            or not math.isfinite(settings.margin) or settings.margin <= 0):
+            (margin := finite_real(settings.margin)) is None or margin <= 0):
         raise SequentialError(f"margin must be a positive number, got {settings.margin!r}")
     if isinstance(settings.alpha, bool) or not 0 < settings.alpha < 1:
         raise SequentialError(f"alpha must be between 0 and 1, got {settings.alpha!r}")

@@ -26,12 +26,13 @@ third-party one.
 
 from __future__ import annotations
 
-import math
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar, cast
+
+from evalkit.stats.numeric import finite_real
 
 
 @dataclass(frozen=True)
@@ -57,8 +58,7 @@ class SpendingLimits:
         if calls is not None and (isinstance(calls, bool) or not isinstance(calls, int)
                                   or calls < 0):
             raise ValueError(f"max_calls must be an integer >= 0, got {calls!r}")
-        if cost is not None and (isinstance(cost, bool) or not isinstance(cost, int | float)
-                                 or not math.isfinite(cost) or cost < 0):
+        if cost is not None and ((c := finite_real(cost)) is None or c < 0):
             raise ValueError(f"max_cost must be a finite number >= 0, got {cost!r}")
 
 

@@ -88,6 +88,7 @@ from evalkit.execute.sequential_run import SequentialMonitor, UntilDecided
 from evalkit.io.limits import MAX_GRACE_S, check_name
 from evalkit.io.runlock import run_lock
 from evalkit.io.setting_names import Setting
+from evalkit.stats.numeric import finite_real
 
 __all__ = ["DEFAULT_MAX_CONCURRENCY", "ResumeError", "RunInterrupted", "as_golden_set",
            "describe_target", "evaluate", "resolve_aggregates"]
@@ -344,8 +345,7 @@ def _ppi_labels(ppi: bool, labels: HumanLabels | str | Path | None, gset: Golden
 
 
 def _check_grace(grace_s: float) -> float:
-    if isinstance(grace_s, bool) or not isinstance(grace_s, int | float) \
-            or not math.isfinite(grace_s) or not 0 <= grace_s <= MAX_GRACE_S:
+    if (seconds := finite_real(grace_s)) is None or not 0 <= seconds <= MAX_GRACE_S:
         raise ValueError(f"grace_s must be a number of seconds from 0 to {MAX_GRACE_S:g} "
                          f"(one hour), got {grace_s!r}")
     return float(grace_s)

@@ -168,6 +168,7 @@ def baseline_result(
             higher = reg.polarity(check.metric)
         except RegistryError as exc:
             raise CheckFailure(str(exc)) from None
+        recorded_polarity(res.name, run, baseline, reg)
         ids = [row_id(r) for r in rows]
         base_ids = [row_id(r) for r in base_rows]
         if set(ids) != set(base_ids):
@@ -222,6 +223,44 @@ def baseline_result(
     return CheckResult(check, "pass", observed, cov[0], cov[1], "", kind, comp, basis)
 
 
+def recorded_polarity(name: str, run: RunResult, baseline: Baseline, reg: Registry
+                      ) -> list[str]:
+    """The warnings of :func:`evalkit.data.provenance.comparison_polarity` for the check
+    of ``name`` (canonical) on ``run`` against ``baseline``: the provider or version
+    registered now differs from the one that scored a run, the polarity agreeing.
+
+    Raises:
+        CheckFailure: the run and the baseline recorded opposite polarities, or the
+            definition registered now has the opposite of theirs: a verdict read in the
+            current direction would call a regression an improvement.
+    """
+    from evalkit.data.provenance import PolarityMismatch, comparison_polarity
+
+    runs = [(f"run {run.name!r}", run.header or {}),
+            (f"baseline {baseline.name!r}", baseline.run.header or {})]
+    try:
+        return comparison_polarity(name, runs, reg)[1]
+    except PolarityMismatch as exc:
+        raise CheckFailure(str(exc)) from None
+
+
+def polarity_notes(checks: Sequence[CheckSpec], run: RunResult, baseline: Baseline,
+                   reg: Registry) -> list[str]:
+    """The gate's notes that the definition registered now of a baseline check's metric
+    is not the one that scored the run or the baseline, the polarity agreeing (once per
+    metric; a disagreement is that check's error: :func:`recorded_polarity`)."""
+    notes: list[str] = []
+    for check in checks:
+        if check.kind != "baseline":
+            continue
+        try:
+            found = recorded_polarity(reg.resolve(check.metric).name, run, baseline, reg)
+        except Exception:  # the check itself says what is wrong
+            continue
+        notes.extend(n for n in found if n not in notes)
+    return notes
+
+
 def _require_same_reduction(baseline: Baseline, run: RunResult) -> None:
     """Raise :class:`CheckFailure` when the baseline's per-case values are its samples
     reduced otherwise than the run's (:func:`evalkit.data.samples.reduction_difference`:
@@ -268,8 +307,11 @@ def sequential_result(check: CheckSpec, run: RunResult, baseline: Baseline | Non
     low, high = (float(x) for x in record["interval"])
     try:
         higher = reg.polarity(check.metric)
+        recorded_polarity(name, run, baseline, reg)
     except RegistryError as exc:
         return error_result(check, cov, str(exc))
+    except CheckFailure as exc:
+        return error_result(check, cov, str(exc), kind="metric")
     used = int(record.get("cases_used") or 0)
     diff = float(record.get("mean_difference") or 0.0)
     alpha = float(record.get("alpha") or 0.05)

@@ -247,7 +247,11 @@ def _field_problem(err: ErrorDetails, key: str, value: Any, check: Any) -> str:
     if key == "level":
         return f"'level' is {value!r}; use 'block' or 'warn'"
     if key in ("threshold", "alpha") and kind == "float_type":
-        return f"{key!r} must be a number, got {value!r}"
+        from evalkit.stats.numeric import value_text
+
+        if isinstance(value, int) and not isinstance(value, bool):  # beyond the float range
+            return f"{key!r} must be a number a float holds, got {value_text(value)}"
+        return f"{key!r} must be a number, got {value_text(value)}"
     if key == "threshold":
         return f"'threshold' must be finite, got {value!r}"
     if key == "alpha":

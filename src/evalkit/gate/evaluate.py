@@ -7,15 +7,16 @@ Verdicts, per check:
 * ``fail``: a blocking check whose threshold does not hold, or whose metric moved
   significantly in the worse direction (its polarity decides which direction is worse);
 * ``warn``: what would be ``fail`` on a check with ``level: warn``;
-* ``error``: the check could not be judged: NaN value, metric missing on some case,
-  a scoped case without a row, any errored case in the run (covered or not: a run with
-  errored cases is incomplete), unknown metric, a baseline check with no
-  baseline, a baseline over other cases or with a different fingerprint, a metric with no
-  declared polarity, a run or baseline scored without some of its judged queries
-  (``--missing skip``: its means are not over the judged set), a baseline whose samples
-  are reduced otherwise than the run's, a run a sequential rule stopped early (every
-  check but the rule's own comparison), and any unscoped check of a run holding fewer
-  cases than its header records (:func:`held_to_header`). An error is never a pass.
+* ``error``: the check could not be judged: NaN value, metric missing on some case, a
+  scoped case without a row, any errored case in the run (covered or not: a run with
+  errored cases is incomplete), unknown metric, a baseline check with no baseline, a
+  baseline over other cases or with a different fingerprint, a metric with no declared
+  polarity or one opposite to the one its runs were scored with (their headers record it),
+  a run or baseline scored without some of its judged queries (``--missing skip``: its
+  means are not over the judged set), a baseline whose samples are reduced otherwise than
+  the run's, a run a sequential rule stopped early (every check but the rule's own
+  comparison), and any unscoped check of a run holding fewer cases than its header records
+  (:func:`held_to_header`). An error is never a pass.
 
 Exit code (:attr:`GateReport.exit_code`): 2 if any blocking check is ``error``, else 1 if
 any blocking check is ``fail``, else 0. Warn-level checks never change it.
@@ -45,7 +46,7 @@ from evalkit.data.results import RunResult
 from evalkit.data.run_origin import RunOrigin
 from evalkit.data.samples import sample_rows, samples_note
 from evalkit.gate.baseline import Baseline
-from evalkit.gate.baseline_checks import baseline_result, decide, sequential_result
+from evalkit.gate.baseline_checks import baseline_result, decide, polarity_notes, sequential_result
 from evalkit.gate.check_verdicts import (
     BaselineComparison,
     CheckResult,
@@ -120,11 +121,7 @@ def _gate_clusters(clusters: ClustersArg | bool | None, run: RunResult,
                    base: Baseline | None) -> Mapping[str, Hashable] | None:
     """``clusters`` as ``{case id: cluster}`` (None: not clustered), its ids checked
     against the run's and the baseline's. Raises ClustersError."""
-    from evalkit.data.case_clusters import (
-        ClustersError,
-        as_case_clusters,
-        clusters_from_runs,
-    )
+    from evalkit.data.case_clusters import ClustersError, as_case_clusters, clusters_from_runs
 
     if clusters is None or clusters is False:
         return None
@@ -238,6 +235,7 @@ def evaluate_gate(
     run_fp: Fingerprint | None = None
     if base is not None and any(c.kind == "baseline" for c in checks):
         run_fp = fingerprint(run, aggregates=False)
+        notes.extend(polarity_notes(checks, run, base, reg))
         if run_fp.ids_sha256 != base.fingerprint.ids_sha256:
             notes.append(case_set_difference(base.run.ids(), run.ids()))
     results: list[CheckResult] = []

@@ -21,6 +21,7 @@ from evalkit.gate.check_verdicts import (
 )
 from evalkit.gate.checks import CheckSpec, row_error, row_id
 from evalkit.plugins.failures import PLUGIN_FAILURES
+from evalkit.stats.numeric import finite_number, finite_real
 
 
 @dataclass(frozen=True)
@@ -149,8 +150,7 @@ def check_coverage(check: CheckSpec, rows: Sequence[Any], reg: Registry,
     k = 0
     for r in usable:
         value = getattr(r, "metrics", {}).get(res.name)
-        if isinstance(value, int | float) and not isinstance(value, bool) \
-                and math.isfinite(value):
+        if finite_real(value) is not None:
             k += 1
     return k, n
 
@@ -189,7 +189,7 @@ def aggregate_value(spec: AggregateSpec, rows: Sequence[Any], run_name: str) -> 
             finite.
     """
     try:
-        value = float(spec.fn(list(rows)))
+        returned = spec.fn(list(rows))
     except AttributeError as exc:
         from evalkit.data.rows import QueryResult
 
@@ -213,9 +213,10 @@ def aggregate_value(spec: AggregateSpec, rows: Sequence[Any], run_name: str) -> 
             f"aggregate {spec.name!r} could not be computed on {run_name}: "
             f"{type(exc).__name__}: {exc}"
         ) from None
-    if not math.isfinite(value):
-        raise CheckFailure(f"aggregate {spec.name!r} is {value} on {run_name}")
-    return value
+    try:
+        return finite_number(returned, f"aggregate {spec.name!r} on {run_name}")
+    except ValueError as exc:
+        raise CheckFailure(str(exc)) from None
 
 
 def rests_on(res: Resolved, rows: Sequence[Any]) -> tuple[int, str] | None:

@@ -277,7 +277,9 @@ def summary_json(run: RunResult, path: Path | None, *, resumed: bool = False,
         out["rescored"] = rescore_counts(run)
     if isinstance(run.header.get("executor"), dict):
         out["executor"] = run.header["executor"]
-    return json.dumps(out, indent=2)
+    from evalkit.stats.numeric import json_ready  # standard JSON: no NaN token, ever
+
+    return json.dumps(json_ready(out), indent=2, allow_nan=False)
 
 
 def status_line(run: RunResult) -> str:

@@ -13,7 +13,6 @@ sec. 3.8), so the aggregate sees per-call rows and K samples never count as K ca
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from typing import Any
 
@@ -21,7 +20,7 @@ import numpy as np
 
 from evalkit.stats._rng import GENERATOR_NAME, bootstrap_indices, check_seed
 from evalkit.stats.bootstrap import check_resamples
-from evalkit.stats.numeric import real_number
+from evalkit.stats.numeric import finite_number
 from evalkit.stats.pairing import check_same_ids, run_name
 from evalkit.stats.results import PairedTestResult
 
@@ -45,10 +44,7 @@ def _rows_by_id(run: Any, name: str) -> dict[str, list[Any]]:
 
 
 def _value(fn: Aggregate, rows: list[Any], label: str) -> float:
-    v = real_number(fn(rows), f"aggregate {label!r} returned")
-    if not math.isfinite(v):
-        raise ValueError(f"aggregate {label!r} returned a non-finite value ({v})")
-    return v
+    return finite_number(fn(rows), f"aggregate {label!r}")
 
 
 def aggregate_bootstrap(

@@ -17,7 +17,8 @@ import numbers
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-__all__ = ["exact_mean", "json_ready", "numbers_of", "pow2_above", "pow2_scale", "real_number"]
+__all__ = ["exact_mean", "finite_number", "finite_real", "json_ready", "numbers_of", "pow2_above",
+           "pow2_scale", "real_number", "value_text"]
 
 
 def pow2_above(top: float) -> float:
@@ -45,14 +46,69 @@ def real_number(value: Any, what: str) -> float:
 
     Raises:
         ValueError: ``value`` is a ``str`` or ``bytes`` (``"0.5"``), a ``bool`` (or
-            ``numpy.bool_``), ``None`` or any other non-real object; the message starts
-            with ``what`` (``"run 'a': case 'q1': the 'ap' score"``).
+            ``numpy.bool_``), ``None`` or any other non-real object, or a number beyond
+            the float range (an ``int`` such as ``10**400``, which ``float()`` refuses
+            with ``OverflowError``); the message starts with ``what`` (``"run 'a': case
+            'q1': the 'ap' score"``).
     """
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         kind = type(value).__name__
         raise ValueError(f"{what} must be a number (int or float), got {value!r} (a {kind}); "
                          "parse strings first, give booleans as 0/1")
-    return float(value)
+    try:
+        return float(value)
+    except OverflowError:
+        raise ValueError(f"{what} is beyond the float range (magnitude above about 1.8e308): "
+                         f"got {value_text(value)}") from None
+
+
+def value_text(value: Any) -> str:
+    """``repr(value)`` for a message, at most 60 characters: an integer too long for that
+    is named by its size (``"an integer of 401 digits"``; Python refuses to print one of
+    more than ``sys.get_int_max_str_digits()`` digits), anything else cut."""
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        n = int(value)
+        if n.bit_length() > 190:  # over about 57 digits
+            return (f"an integer of {len(str(abs(n)))} digits" if n.bit_length() < 10_000
+                    else f"an integer of {n.bit_length()} bits")
+    try:
+        text = repr(value)
+    except ValueError:  # a Fraction of integers too long to print
+        return f"a {type(value).__name__} too long to print"
+    return text if len(text) <= 60 else f"{text[:40]}... (a {type(value).__name__})"
+
+
+def finite_number(value: Any, what: str) -> float:
+    """``value`` as a finite float: the rule a run, a gate and the conformance suite apply
+    to what a plugin's metric or aggregate returned (:func:`real_number`, then finite).
+
+    Args:
+        value: what the code returned.
+        what: names the code (``"aggregate 'cost_total'"``); every message starts with it.
+
+    Raises:
+        ValueError: ``"<what>: its value must be a number ..."`` (a str, a bool, None, an
+            int beyond the float range: :func:`real_number`), or ``"<what> returned nan;
+            expected a finite float"`` (NaN or an infinity).
+    """
+    v = real_number(value, f"{what}: its value")
+    if not math.isfinite(v):
+        raise ValueError(f"{what} returned {v}; expected a finite float")
+    return v
+
+
+def finite_real(value: Any) -> float | None:
+    """``float(value)`` when ``value`` is a real number (not a bool) that a float holds
+    finitely; else None (a str, a bool, None, NaN, an infinity, an int beyond the float
+    range such as ``10**400``, on which ``math.isfinite`` itself raises
+    ``OverflowError``). For checks that refuse such a value in their own words."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        return None
+    try:
+        v = float(value)
+    except (OverflowError, ValueError, TypeError):
+        return None
+    return v if math.isfinite(v) else None
 
 
 def numbers_of(values: Iterable[Any], what: str) -> list[float]:

@@ -71,6 +71,8 @@ from typing import Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from evalkit.stats.numeric import finite_real
+
 FloatArray = NDArray[np.float64]
 VarianceCentre = Literal["regularized", "running"]
 #: What the sequence says about the mean difference at the last look: ``"differs"`` (the
@@ -232,8 +234,7 @@ def paired_confidence_sequence(
             and that the metric's declared range is wrong), ``radius`` not a positive
             finite number, or what :func:`eb_confidence_sequence` raises.
     """
-    if isinstance(radius, bool) or not isinstance(radius, int | float) \
-            or not math.isfinite(radius) or radius <= 0:
+    if (r := finite_real(radius)) is None or r <= 0:
         raise ValueError(f"radius must be a positive finite number, got {radius!r}")
     d = np.asarray(differences, dtype=np.float64).ravel()
     if d.size and not np.all(np.isfinite(d)):

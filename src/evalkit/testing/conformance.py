@@ -45,7 +45,7 @@ from evalkit.execute.case_needs import lacks
 from evalkit.plugins.failures import PLUGIN_FAILURES
 from evalkit.plugins.hooks import PluginError, collect_records
 from evalkit.plugins.loading import register_plugin_object
-from evalkit.stats.numeric import real_number
+from evalkit.stats.numeric import finite_number
 
 if TYPE_CHECKING:
     pass
@@ -78,15 +78,12 @@ class ConformanceCheck:
 
 
 def _finite(value: Any, what: str) -> float:
-    # the rule a run applies to every returned value (evalkit.execute.scoring): a real
-    # number, never a str or a bool, and finite
+    # the rule a run applies to every returned value (evalkit.execute.scoring,
+    # evalkit.execute.run_header): a real number, never a str or a bool, and finite
     try:
-        v = real_number(value, f"{what}: its value")
+        return finite_number(value, what)
     except ValueError as exc:
         raise AssertionError(str(exc)) from None
-    if not math.isfinite(v):
-        raise AssertionError(f"{what} returned {v}; expected a finite float")
-    return v
 
 
 def _polarity_check(kind: str, spec: MetricSpec | MetricFamily | AggregateSpec) -> None:
@@ -149,7 +146,8 @@ def _metric_checks(spec: MetricSpec, pairs: Sequence[Pair], kind: str) -> list[C
             values = list(batch(prepare(responses, cases)))
             expected = [spec.fn(r, c) for r, c in pairs]
             if len(values) != len(expected) or any(
-                not math.isclose(float(v), float(e), rel_tol=1e-9, abs_tol=1e-12)
+                not math.isclose(_finite(v, f"{label}'s batch"), _finite(e, label),
+                                 rel_tol=1e-9, abs_tol=1e-12)
                 for v, e in zip(values, expected, strict=False)
             ):
                 raise AssertionError(f"{label}: batch gives {values}, fn gives {expected}")

@@ -24,6 +24,7 @@ from typing import Any
 
 from evalkit.execute.executor_api import UnsendableError, Work
 from evalkit.io.limits import MAX_WAIT_S
+from evalkit.stats.numeric import finite_real
 from evalkit_dask.address import RefusedError, check_address, refused_fast
 from evalkit_dask.dispatch import DEFAULT_MAX_RETRIES, Dispatch
 from evalkit_dask.remote_work import on_driver_only, split_metrics
@@ -74,8 +75,7 @@ def _answers(address: str, timeout_s: float) -> None:
 
 
 def _seconds(name: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) \
-            or not math.isfinite(value) or not 0 < value <= MAX_WAIT_S:
+    if (seconds := finite_real(value)) is None or not 0 < seconds <= MAX_WAIT_S:
         raise ValueError(f"dask executor: {name} must be a number of seconds above 0 and at "
                          f"most {MAX_WAIT_S:g} (one hour), got {value!r}")
     return float(value)

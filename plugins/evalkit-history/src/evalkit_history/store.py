@@ -217,7 +217,8 @@ class History:
         cur = con.execute(
             "INSERT INTO runs (name, label, commit_sha, added, header, fingerprint) "
             "VALUES (?, ?, ?, ?, ?, ?)",
-            (run.name, label, commit, added, artifact_line(run.header), json.dumps(fp)))
+            (run.name, label, commit, added, artifact_line(run.header),
+             json.dumps(fp, allow_nan=False)))
         run_id = cur.lastrowid
         assert run_id is not None
         rows = run.samples or run.per_query
@@ -239,8 +240,9 @@ class History:
         con.execute(
             "INSERT INTO steps (run_id, previous_id, comparable, reasons, settings) "
             "VALUES (?, ?, ?, ?, ?)",
-            (run_id, step.previous_id, int(step.comparable), json.dumps(list(step.reasons)),
-             json.dumps(dict(step.settings))))
+            (run_id, step.previous_id, int(step.comparable),
+             json.dumps(list(step.reasons), allow_nan=False),
+             json.dumps(dict(step.settings), allow_nan=False)))
         con.executemany(
             "INSERT INTO step_metrics (run_id, metric, n, diff, ci_low, ci_high, p_value, "
             "p_adjusted, significant, method, higher_is_better) "
@@ -258,7 +260,7 @@ class History:
             run = self.load_id(run_id)
             fp = fingerprint(run, aggregates=False)
             con.execute("UPDATE runs SET fingerprint = ? WHERE id = ?",
-                        (json.dumps(fp.to_json()), run_id))
+                        (json.dumps(fp.to_json(), allow_nan=False), run_id))
             step = (step_between(previous[1], previous[0], previous[2], run, fp)
                     if previous else step_between(None, None, None, run, fp))
             self._insert_step(con, run_id, step)

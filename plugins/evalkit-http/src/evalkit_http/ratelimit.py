@@ -23,7 +23,6 @@ when the next request could not start within ``rate_limit_total_s`` of the case'
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -32,6 +31,7 @@ from evalkit.io.retry_waits import INITIAL_BACKOFF_S as INITIAL_BACKOFF_S
 from evalkit.io.retry_waits import MAX_BACKOFF_S as MAX_BACKOFF_S
 from evalkit.io.retry_waits import backoff_s as backoff_s
 from evalkit.io.retry_waits import retry_after_s as retry_after_s
+from evalkit.stats.numeric import finite_real
 
 #: The statuses a rate-limit retry applies to.
 RATE_LIMIT_STATUSES = frozenset({429, 529})
@@ -59,8 +59,7 @@ class RateLimitPolicy:
             raise ValueError(f"rate_limit_retries must be an integer >= 0, got {self.retries!r}")
         for key, value in (("rate_limit_total_s", self.total_s),
                            ("retry_after_max_s", self.retry_after_max_s)):
-            if isinstance(value, bool) or not isinstance(value, int | float) \
-                    or not math.isfinite(value) or not 0 < value <= MAX_WAIT_S:
+            if (seconds := finite_real(value)) is None or not 0 < seconds <= MAX_WAIT_S:
                 raise ValueError(f"{key} must be a positive number of seconds, at most "
                                  f"{MAX_WAIT_S:g} (one hour), got {value!r}")
 

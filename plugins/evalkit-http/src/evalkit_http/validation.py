@@ -10,13 +10,12 @@ surface on the first call (or never bound a call at all).
 
 from __future__ import annotations
 
-import math
 import re
-from numbers import Real
 from urllib.parse import urlsplit
 
 from evalkit.io.limits import MAX_RETRIES, MAX_WAIT_S
 from evalkit.io.redaction import public_url
+from evalkit.stats.numeric import finite_real
 
 _HOST = re.compile(r"[A-Za-z0-9._~-]+|\[[0-9A-Fa-f:.]+\]")
 
@@ -52,14 +51,14 @@ __all__ = ["check_options", "check_url"]
 
 
 def _seconds(name: str, value: object, *, zero_ok: bool) -> float:
-    if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(value) \
-            or value < 0 or (value == 0 and not zero_ok):
+    if (seconds := finite_real(value)) is None or seconds < 0 or (seconds == 0
+                                                                  and not zero_ok):
         bound = "a finite number >= 0" if zero_ok else "a finite number > 0"
         raise ValueError(f"HttpTarget {name} must be {bound} (seconds), got {value!r}")
-    if float(value) > MAX_WAIT_S:
+    if seconds > MAX_WAIT_S:
         raise ValueError(f"HttpTarget {name} must be at most {MAX_WAIT_S:g} seconds (one "
                          f"hour), got {value!r}")
-    return float(value)
+    return seconds
 
 
 def _count(name: str, value: object, *, least: int) -> int:

@@ -36,6 +36,7 @@ from typing import Any
 from evalkit.core.specs import AggregateSpec
 from evalkit.data.usage_keys import COST_KEY, TOKENS_IN_KEY, TOKENS_OUT_KEY
 from evalkit.execute.aggregates import AggregateError, checked_rows
+from evalkit.stats.numeric import finite_real, value_text
 
 
 def _meta_value(row: Any, key: str, name: str, *, integer: bool) -> float:
@@ -48,15 +49,13 @@ def _meta_value(row: Any, key: str, name: str, *, integer: bool) -> float:
             f"from the body, a Python target returns TargetResponse(meta={{{key!r}: ...}}))"
         )
     value = meta[key]
-    ok = isinstance(value, int | float) and not isinstance(value, bool) \
-        and math.isfinite(value) and value >= 0
-    if ok and integer and not float(value).is_integer():
-        ok = False
-    if not ok:
+    v = finite_real(value)  # None for a str, a bool, NaN, an int beyond the float range
+    if v is None or v < 0 or (integer and not v.is_integer()):
         kind = "an integer" if integer else "a number"
-        raise AggregateError(f"{name}: case {row.query_id!r} reports {key}={value!r}; it must "
-                             f"be {kind} >= 0")
-    return float(value)
+        raise AggregateError(f"{name}: case {row.query_id!r} reports {key}={value_text(value)}; "
+                             f"it must be {kind} >= 0 that a float holds")
+    return v
+
 
 
 def _meta_sum(rows: Sequence[Any], key: str, name: str, *, integer: bool) -> float:
@@ -104,13 +103,13 @@ def judge_cost_total(rows: Sequence[Any]) -> float:
             seen = True
             if detail.get("cached") is True:
                 continue
-            cost = detail[COST_KEY]
-            if isinstance(cost, bool) or not isinstance(cost, int | float) \
-                    or not math.isfinite(cost) or cost < 0:
+            cost = finite_real(detail[COST_KEY])
+            if cost is None or cost < 0:
                 raise AggregateError(
                     f"{name}: the {metric} grade of case {r.query_id!r} has no price "
-                    f"(cost_usd={cost!r}); give the judge prices= for its model")
-            costs.append(float(cost))
+                    f"(cost_usd={value_text(detail[COST_KEY])}); give the judge prices= for "
+                    "its model")
+            costs.append(cost)
     if not seen:
         raise AggregateError(f"{name}: no metric of this run records a cost (an LLM judge "
                              "records cost_usd in each case's details)")

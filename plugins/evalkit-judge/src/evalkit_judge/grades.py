@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, cast
 
+from evalkit.stats.numeric import finite_real
 from evalkit_judge.budget import JudgeError, Usage
 
 #: The name of the tool the model is forced to call to record its grade.
@@ -173,9 +174,9 @@ def summarize(rows: Iterable[Mapping[str, Any] | None]) -> dict[str, Any]:
             value = row.get(name)
             if isinstance(value, int) and not isinstance(value, bool):
                 out[total] += value
-        cost = row.get("cost_usd")
-        if isinstance(cost, int | float) and not isinstance(cost, bool):
-            out["cost_usd"] += float(cost)
+        cost = finite_real(row.get("cost_usd"))
+        if cost is not None:
+            out["cost_usd"] += cost
         else:
             out["unpriced"] += 1
         if isinstance(row.get("model"), str):

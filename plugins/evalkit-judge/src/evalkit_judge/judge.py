@@ -13,7 +13,6 @@ client :mod:`evalkit_judge.client`'s and its credentials :mod:`evalkit_judge.cre
 
 from __future__ import annotations
 
-import math
 import sys
 import threading
 from collections.abc import Callable, Iterable, Mapping
@@ -23,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from evalkit.execute.samples import current_sample
 from evalkit.io.limits import MAX_RETRIES
+from evalkit.stats.numeric import finite_real
 from evalkit_judge.budget import (
     Budget,
     CostPlan,
@@ -218,8 +218,7 @@ class LLMJudge:
         if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
             raise ValueError(f"max_tokens must be an integer >= 1, got {max_tokens!r}")
         if temperature is not None and (
-            isinstance(temperature, bool) or not isinstance(temperature, int | float)
-            or not math.isfinite(temperature) or temperature < 0
+            (t := finite_real(temperature)) is None or t < 0
         ):
             raise ValueError(f"temperature must be a finite number >= 0 or None, "
                              f"got {temperature!r}")
@@ -233,8 +232,7 @@ class LLMJudge:
             raise ValueError(f"{option} must be an integer from 0 to {MAX_RETRIES}, got "
                              f"{retries!r}")
         max_retries = retries
-        if timeout is not None and (isinstance(timeout, bool) or not isinstance(
-                timeout, int | float) or not math.isfinite(timeout) or timeout <= 0):
+        if timeout is not None and ((s := finite_real(timeout)) is None or s <= 0):
             raise ValueError(f"timeout must be a finite number of seconds > 0 or None, "
                              f"got {timeout!r}")
         if system is not None and not isinstance(system, str):

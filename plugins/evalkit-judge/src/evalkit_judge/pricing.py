@@ -3,11 +3,12 @@ is given (``{model: (input, output)}`` in US dollars per million tokens, or a JS
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from evalkit.stats.numeric import finite_real
 
 
 @dataclass(frozen=True)
@@ -58,8 +59,7 @@ class ModelPrice:
             value = getattr(self, name)
             if value is None and name.startswith("cache"):
                 continue
-            if isinstance(value, bool) or not isinstance(value, int | float) \
-                    or not math.isfinite(value) or value < 0:
+            if (price := finite_real(value)) is None or price < 0:
                 raise ValueError(f"price {name} must be a finite number >= 0, got {value!r}")
 
     def cost(self, usage: Usage) -> float:

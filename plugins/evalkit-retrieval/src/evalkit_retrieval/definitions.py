@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from evalkit.core.metric_names import canonical
 from evalkit.core.specs import MetricFamily, MetricKind, MetricSpec, SummaryKind, ValueType
+from evalkit.stats.numeric import finite_real
 
 if TYPE_CHECKING:
     from evalkit.data.cases import GoldenCase
@@ -178,8 +179,8 @@ def check_number(name: str, low: float | None = None, high: float | None = None,
                  *, open_low: bool = False, open_high: bool = False) -> Callable[[Any], float]:
     """A finite number, optionally within ``[low, high]`` (ends open when asked)."""
     def check(value: Any) -> float:
-        ok = not isinstance(value, bool) and isinstance(value, int | float)
-        number = float(value) if ok else math.nan
+        found = finite_real(value)  # None: not a number, or beyond the float range
+        number = math.nan if found is None else found
         if not math.isfinite(number) or (low is not None and (
                 number < low or (open_low and number == low))) or (high is not None and (
                 number > high or (open_high and number == high))):
