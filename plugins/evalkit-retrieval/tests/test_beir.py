@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import csv
 import gzip
+import json
 from pathlib import Path
 
 import pytest
@@ -92,6 +94,31 @@ def test_full_layout_with_corpus_bom_crlf(tmp_path: Path) -> None:
     assert gs.ids() == ["007", "7"]
     assert gs.get("7").relevant == frozenset()
     assert gs.get("007").relevant == frozenset({"d1"})
+
+
+def test_u2028_u2029_and_nel_stay_inside_jsonl_strings_and_tsv_texts(tmp_path: Path) -> None:
+    seps = ["\u2028", "\u2029", "\x85"]
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_bytes("\r\n".join(json.dumps({"_id": f"d{i}", "text": f"a{c}b"},
+                                               ensure_ascii=False) for i, c in enumerate(seps))
+                       .encode() + b"\n")
+    by_json = [json.loads(line) for line in corpus.read_bytes().split(b"\n") if line.strip()]
+    assert load_corpus(corpus) == {r.pop("_id"): r for r in by_json}
+    queries = tmp_path / "queries.jsonl"
+    queries.write_bytes(corpus.read_bytes())
+    assert load_queries(queries) == {f"d{i}": f"a{c}b" for i, c in enumerate(seps)}
+    tsv = tmp_path / "topics.tsv"
+    tsv.write_bytes("query-id\ttext\n".encode() + "".join(
+        f"{i}\tx{c}y\r\n" for i, c in enumerate([*seps, "\x0b", "\x0c", "\x1c"])).encode())
+    with tsv.open(newline="", encoding="utf-8") as fh:
+        rows = list(csv.reader(fh, delimiter="\t", quoting=csv.QUOTE_NONE))
+    assert load_queries(tsv) == dict(rows[1:])
+    qrels = tmp_path / "test.tsv"
+    qrels.write_bytes("query-id\tcorpus-id\tscore\nq1\td\u20281\t1\n".encode())
+    with qrels.open(newline="", encoding="utf-8") as fh:
+        assert len(list(csv.reader(fh, delimiter="\t"))[1]) == 3
+    with pytest.raises(BeirError, match=r"test\.tsv:2: corpus-id 'd\\u20281' holds"):
+        load_qrels(qrels)  # the id is refused, not the line's field count
 
 
 @pytest.mark.parametrize(
