@@ -75,14 +75,14 @@ def test_a_csv_row_is_named_by_the_line_it_starts_on(tmp_path: Path) -> None:
     p.write_bytes('id,query,answers\nq1,"one\ntwo\nthree",x\nq2,a\u2028b,y\nq3,z\n'.encode())
     with pytest.raises(GoldenError, match=r"g\.csv:6: 2 cells but the header has 3 columns"):
         load_goldens(p)
-    p.write_bytes('id,query,answers\nq1,x,y\nq2,"a\nb\nc"\n'.encode())
+    p.write_bytes(b'id,query,answers\nq1,x,y\nq2,"a\nb\nc"\n')
     with pytest.raises(GoldenError, match=r"g\.csv:3: 2 cells but the header has 3"):
         load_goldens(p)
-    p.write_bytes('id,query,answers\nq1,"a\nb",x\nq1,c,d\n'.encode())
+    p.write_bytes(b'id,query,answers\nq1,"a\nb",x\nq1,c,d\n')
     with pytest.raises(GoldenError, match=r"g\.csv:4: duplicate case id 'q1' \(first on "
                                           r"line 2\)"):
         load_goldens(p)
-    p.write_bytes('id,query,answers\nq1,x,y\nq2,"never closed\nmore\n'.encode())
+    p.write_bytes(b'id,query,answers\nq1,x,y\nq2,"never closed\nmore\n')
     with pytest.raises(csv.Error):
         csv_rows(p)
     with pytest.raises(GoldenError, match=r"g\.csv:3: malformed CSV \(.*\) \(the row runs "
@@ -110,8 +110,7 @@ def test_jsonl_strings_keep_u2028_u2029_and_nel(tmp_path: Path) -> None:
 
 def test_a_labels_file_is_read_by_its_newline_separated_lines(tmp_path: Path) -> None:
     p = tmp_path / "labels.jsonl"
-    p.write_bytes('{"id": "q1", "labels": {"m": 1}}\r\n{"id": "q2", "labels": {"m": 2}}\n'
-                  .encode())
+    p.write_bytes(b'{"id": "q1", "labels": {"m": 1}}\r\n{"id": "q2", "labels": {"m": 2}}\n')
     assert load_labels(p).labels == {r["id"]: r["labels"] for r in json_records(p)}
     p.write_bytes('{"id": "q1", "labels": {"m": 1}}\n{"id": "a\u2028b", "labels": {"m": 2}}\n'
                   .encode())

@@ -108,7 +108,7 @@ def test_u2028_u2029_and_nel_stay_inside_jsonl_strings_and_tsv_texts(tmp_path: P
     queries.write_bytes(corpus.read_bytes())
     assert load_queries(queries) == {f"d{i}": f"a{c}b" for i, c in enumerate(seps)}
     tsv = tmp_path / "topics.tsv"
-    tsv.write_bytes("query-id\ttext\n".encode() + "".join(
+    tsv.write_bytes(b"query-id\ttext\n" + "".join(
         f"{i}\tx{c}y\r\n" for i, c in enumerate([*seps, "\x0b", "\x0c", "\x1c"])).encode())
     with tsv.open(newline="", encoding="utf-8") as fh:
         rows = list(csv.reader(fh, delimiter="\t", quoting=csv.QUOTE_NONE))

@@ -370,7 +370,8 @@ def _log(logged: Logged, experiment: str, uri: str) -> str:
             f"run {run_id} ({redact_url(str(client.tracking_uri))})")
 
 
-__all__ = ["BATCH", "CONNECT_TIMEOUT_S", "DIGEST_CHARS", "HTTP_SETTINGS", "Logged", "TrackingUnavailable",
+__all__ = ["BATCH", "CONNECT_TIMEOUT_S", "DIGEST_CHARS", "HTTP_SETTINGS", "Logged",
+           "TrackingUnavailable",
            "bounded_requests", "check_reachable", "comparison_logged", "gate_logged",
            "log_to_mlflow", "metric_key", "run_logged", "unavailable_message",
            "what_to_log"]
