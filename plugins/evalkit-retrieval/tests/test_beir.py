@@ -16,6 +16,7 @@ from evalkit_retrieval.beir import (
     load_qrels,
     load_queries,
 )
+from evalkit_retrieval.topics import load_topics
 
 from evalkit.plugins.default import default_registry
 
@@ -112,7 +113,7 @@ def test_u2028_u2029_and_nel_stay_inside_jsonl_strings_and_tsv_texts(tmp_path: P
         f"{i}\tx{c}y\r\n" for i, c in enumerate([*seps, "\x0b", "\x0c", "\x1c"])).encode())
     with tsv.open(newline="", encoding="utf-8") as fh:
         rows = list(csv.reader(fh, delimiter="\t", quoting=csv.QUOTE_NONE))
-    assert load_queries(tsv) == dict(rows[1:])
+    assert load_queries(tsv) == dict(rows[1:]) == load_topics(tsv)  # topics read it alike
     qrels = tmp_path / "test.tsv"
     qrels.write_bytes("query-id\tcorpus-id\tscore\nq1\td\u20281\t1\n".encode())
     with qrels.open(newline="", encoding="utf-8") as fh:
