@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -30,7 +31,7 @@ def csv_rows(path: Path) -> list[list[str]]:
         return list(csv.reader(fh, strict=True))
 
 
-def json_records(path: Path) -> list[object]:
+def json_records(path: Path) -> list[Any]:
     """The JSON value of each non-blank ``\\n``-separated line of ``path``'s bytes."""
     return [json.loads(line) for line in path.read_bytes().split(b"\n") if line.strip()]
 
