@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from evalkit.data.case_clusters import ClustersError, load_clusters
 from evalkit.data.case_tags import load_tags
@@ -144,3 +145,22 @@ def test_is_artifact_reads_the_header_to_its_newline(tmp_path: Path) -> None:
     p.write_bytes(b'{"type":\r"header", "name": "x"}\n')
     assert json_records(p)[0]["type"] == "header"
     assert is_artifact(p)
+
+
+def test_yaml_goldens_parse_as_pyyaml_and_name_an_editors_lines(tmp_path: Path) -> None:
+    p = tmp_path / "g.yaml"
+    head = "- id: q1\n  query: \"a\u2028b\x85c\"\n  answers: ['x\u2029y']\n"
+    p.write_bytes(head.encode())
+    data = yaml.safe_load(p.read_text(encoding="utf-8"))  # YAML 1.1: U+0085 folds
+    assert [(c.id, c.query, c.answers) for c in load_goldens(p)] == [
+        (r["id"], r["query"], tuple(r["answers"])) for r in data]
+    raw = (head + "- id: q1\n  query: z\n").encode()
+    p.write_bytes(raw)
+    line = raw[:raw.rindex(b"- id: q1")].count(b"\n") + 1  # 4; pyyaml counts 7
+    with pytest.raises(GoldenError, match=rf"g\.yaml:{line}: duplicate case id 'q1' "
+                                          r"\(first on line 1\)"):
+        load_goldens(p)
+    raw = (head + "- id: q2\n  query: |\n    l1\n    l2\u2028l3\n").encode()
+    p.write_bytes(raw)
+    with pytest.raises(GoldenError, match=r"(?s)g\.yaml:8: invalid YAML .* line 7, column 8"):
+        load_goldens(p)  # 'l3' (line 7, after 'l2' and U+2028) is a key without ':'
