@@ -75,15 +75,25 @@ def test_metric_names_become_mlflow_keys() -> None:
         "ndcg_at_10", f"ndcg_at_10_{digest('ndcg_at_10')}", "ndcg_at_10"]
 
 
+def gate_of_sys_a(tmp_path: Path, uri: str, floors: dict[str, float], experiment: str
+                  ) -> tuple[Path, Any]:
+    """``evalkit gate --report mlflow:EXPERIMENT`` of run sys-a (rr 0.6458) with one check
+    ``rr >= floor`` per ``{id: floor}``: the artifact and the command's result."""
+    artifact = scored(RANKS_A, "sys-a").save(tmp_path / "a.jsonl")
+    checks = tmp_path / "checks.yaml"
+    checks.write_text("checks:\n" + "".join(
+        f"  - id: '{cid}'\n    metric: rr\n    op: '>='\n    threshold: {floor}\n"
+        for cid, floor in floors.items()))
+    out = runner.invoke(app, ["gate", "--checks", str(checks), "--run", str(artifact),
+                              "--report", f"mlflow:{experiment}"],
+                        env={"MLFLOW_TRACKING_URI": uri})
+    return artifact, out
+
+
 def test_a_gate_is_logged_with_its_run_checks_settings_and_files(
         tmp_path: Path, store: tuple[str, Any]) -> None:
     uri, client = store
-    artifact = scored(RANKS_A, "sys-a").save(tmp_path / "a.jsonl")
-    checks = tmp_path / "checks.yaml"
-    checks.write_text("checks:\n  - id: rr_floor\n    metric: rr\n    op: '>='\n"
-                      "    threshold: 0.9\n")
-    out = runner.invoke(app, ["gate", "--checks", str(checks), "--run", str(artifact),
-                              "--report", "mlflow:gates"], env={"MLFLOW_TRACKING_URI": uri})
+    artifact, out = gate_of_sys_a(tmp_path, uri, {"rr_floor": 0.9}, "gates")
     assert out.exit_code == 1, out.output  # rr 0.6458 < 0.9: the gate fails, and is logged
     assert "mlflow: logged gate 'sys-a' to experiment 'gates' as run " in out.output
     run = logged_run(client, "gates")
@@ -111,13 +121,7 @@ def test_a_gate_is_logged_with_its_run_checks_settings_and_files(
 def test_checks_whose_ids_sanitise_alike_keep_their_own_verdicts(
         tmp_path: Path, store: tuple[str, Any]) -> None:
     uri, client = store
-    artifact = scored(RANKS_A, "sys-a").save(tmp_path / "a.jsonl")
-    checks = tmp_path / "checks.yaml"
-    checks.write_text("checks:\n"
-                      "  - id: 'rr?floor'\n    metric: rr\n    op: '>='\n    threshold: 0.9\n"
-                      "  - id: 'rr!floor'\n    metric: rr\n    op: '>='\n    threshold: 0.1\n")
-    out = runner.invoke(app, ["gate", "--checks", str(checks), "--run", str(artifact),
-                              "--report", "mlflow:alike"], env={"MLFLOW_TRACKING_URI": uri})
+    artifact, out = gate_of_sys_a(tmp_path, uri, {"rr?floor": 0.9, "rr!floor": 0.1}, "alike")
     assert out.exit_code == 1, out.output  # rr 0.6458: below 0.9, above 0.1
     run = logged_run(client, "alike")
     fail, ok = (f"rr_floor_{digest('rr?floor')}", f"rr_floor_{digest('rr!floor')}")
