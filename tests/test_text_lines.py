@@ -20,7 +20,7 @@ from evalkit.data.goldens import GoldenError, load_goldens
 from evalkit.data.labels import LabelError, load_labels
 from evalkit.data.result_files import is_artifact
 from evalkit.io.input_files import sniff
-from evalkit.io.text_lines import csv_lines, text_lines
+from evalkit.io.text_lines import csv_lines, text_lines, universal_lines
 
 #: characters str.splitlines() breaks at, none of which ends a record of these formats
 BREAKERS = ["\u2028", "\u2029", "\x85", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e"]
@@ -47,6 +47,8 @@ def test_text_lines_end_at_newline_alone() -> None:
     text = "a\u2028b\r\nc\x0cd\re\n\nf"
     assert list(text_lines(text)) == [(1, "a\u2028b"), (2, "c\x0cd\re"), (3, ""), (4, "f")]
     assert list(text_lines("x\n")) == [(1, "x")] and list(text_lines("")) == []
+    assert list(universal_lines(text)) == [(1, "a\u2028b"), (2, "c\x0cd"), (3, "e"), (4, ""),
+                                           (5, "f")]
 
 
 def test_csv_lines_are_those_of_a_file_opened_without_newline_translation(
@@ -125,9 +127,11 @@ def test_a_labels_file_is_read_by_its_newline_separated_lines(tmp_path: Path) ->
 @pytest.mark.parametrize("char", BREAKERS)
 def test_clusters_and_tags_lines_end_at_newline_alone(tmp_path: Path, char: str) -> None:
     p = tmp_path / "c.tsv"
-    p.write_bytes(f"# note{char}still the comment\n1\tA\r\n2\tB\n".encode())
-    assert load_clusters(p) == {"1": "A", "2": "B"}
-    assert load_tags(p) == {"1": ("A",), "2": ("B",)}
+    p.write_bytes(f"# note{char}still the comment\n1\tA\r\n2\tB\r3\tC\n".encode())
+    with p.open(encoding="utf-8") as fh:  # Python's text mode: lines end at \n, \r\n, \r
+        pairs = [line.rstrip("\n").split("\t") for line in fh if not line.startswith("#")]
+    assert load_clusters(p) == dict(pairs) == {"1": "A", "2": "B", "3": "C"}
+    assert load_tags(p) == {q: (t,) for q, t in pairs}
     p.write_bytes(f"# note{char}x\n1\tA\n2\tB{char}C\n".encode())
     with pytest.raises(ClustersError, match=r"c\.tsv:3: cluster 'B.*' holds"):
         load_clusters(p)
@@ -164,3 +168,17 @@ def test_yaml_goldens_parse_as_pyyaml_and_name_an_editors_lines(tmp_path: Path) 
     p.write_bytes(raw)
     with pytest.raises(GoldenError, match=r"(?s)g\.yaml:8: invalid YAML .* line 7, column 8"):
         load_goldens(p)  # 'l3' (line 7, after 'l2' and U+2028) is a key without ':'
+
+
+def test_first_line_readers_of_an_artifact_read_to_its_newline(tmp_path: Path) -> None:
+    from evalkit.execute.rescore import recorded_goldens
+    from evalkit.io.input_files import InputError, require_artifact_rows
+
+    p = tmp_path / "a.jsonl"
+    p.write_bytes(b'{"type":\r"header", "name": "x", "goldens": {"path": "g.jsonl"}}\n')
+    header = json_records(p)[0]
+    assert recorded_goldens(p) == Path(header["goldens"]["path"])
+    with pytest.raises(InputError, match="no rows"):
+        require_artifact_rows(p, "run")
+    p.write_bytes(p.read_bytes() + b'{"type":\r"row", "id": "q1"}\n')
+    require_artifact_rows(p, "run")  # a row follows: accepted

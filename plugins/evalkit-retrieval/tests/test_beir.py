@@ -110,9 +110,11 @@ def test_u2028_u2029_and_nel_stay_inside_jsonl_strings_and_tsv_texts(tmp_path: P
     assert load_queries(queries) == {f"d{i}": f"a{c}b" for i, c in enumerate(seps)}
     tsv = tmp_path / "topics.tsv"
     tsv.write_bytes(b"query-id\ttext\n" + "".join(
-        f"{i}\tx{c}y\r\n" for i, c in enumerate([*seps, "\x0b", "\x0c", "\x1c"])).encode())
-    with tsv.open(newline="", encoding="utf-8") as fh:
+        f"{i}\tx{c}y{end}" for i, (c, end) in enumerate(zip(
+            [*seps, "\x0b", "\x0c", "\x1c"], ["\r\n", "\n", "\r"] * 2, strict=True))).encode())
+    with tsv.open(newline="", encoding="utf-8") as fh:  # lines end at \n, \r\n, \r
         rows = list(csv.reader(fh, delimiter="\t", quoting=csv.QUOTE_NONE))
+    assert len(rows) == 7
     assert load_queries(tsv) == dict(rows[1:]) == load_topics(tsv)  # topics read it alike
     qrels = tmp_path / "test.tsv"
     qrels.write_bytes("query-id\tcorpus-id\tscore\nq1\td\u20281\t1\n".encode())

@@ -8,17 +8,17 @@ from os import PathLike
 from pathlib import Path
 
 from evalkit.io.limits import LimitError, check_id
-from evalkit.io.text_lines import text_lines
+from evalkit.io.text_lines import universal_lines
 from evalkit.io.user_files import read_input
 
 
 def id_value_lines(path: str | PathLike[str], what: str, value: str, error: type[ValueError], *,
                    hint: str = "") -> Iterator[tuple[str, int, str, str]]:
     """``(where, line number, query id, value)`` of each line of a ``query id<TAB>value``
-    file (a clusters or tags file): UTF-8 text of lines ending at ``\\n`` or ``\\r\\n``
-    (:func:`evalkit.io.text_lines.text_lines`: a U+2028 or a form feed is a character of
-    its line), blank lines and lines starting with ``#`` skipped, ids and values checked
-    as golden ids are (:func:`evalkit.io.limits.check_id`).
+    file (a clusters or tags file): UTF-8 text of lines ending at ``\\n``, ``\\r\\n`` or
+    ``\\r`` (:func:`evalkit.io.text_lines.universal_lines`: a U+2028 or a form feed is a
+    character of its line), blank lines and lines starting with ``#`` skipped, ids and
+    values checked as golden ids are (:func:`evalkit.io.limits.check_id`).
     ``what`` names the file's kind (``"clusters"``) and ``value`` its second column
     (``"cluster"``); ``hint`` is added to the message of a line with other than one tab.
 
@@ -36,7 +36,7 @@ def id_value_lines(path: str | PathLike[str], what: str, value: str, error: type
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise error(f"{p}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    for lineno, line in text_lines(text):
+    for lineno, line in universal_lines(text):
         if not line.strip() or line.startswith("#"):
             continue
         where = f"{p}:{lineno}"

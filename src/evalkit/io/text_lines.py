@@ -1,13 +1,15 @@
 """The lines of a user's text file, as its format defines them.
 
-JSON Lines and tab-separated files (golden sets, labels, BEIR files, ``query id<TAB>value``
-files) are split at ``\\n`` alone, a ``\\r`` before it dropped (:func:`text_lines`): the
-other characters :meth:`str.splitlines` breaks at (U+2028, U+2029, U+0085, ``\\x0b``,
-``\\x0c``, ``\\x1c``-``\\x1e``, a lone ``\\r``) are legal inside a JSON string or a cell,
-and stay in the record. CSV is read as :func:`csv.reader` reads a file opened with
-``newline=""`` (:func:`csv_lines`): lines end at ``\\n``, ``\\r\\n`` or ``\\r``, kept on
-the line, so that a quoted cell keeps its line breaks exactly. Only the standard library
-is imported.
+JSON Lines files (golden sets, labels, BEIR ``corpus.jsonl`` and ``queries.jsonl``) are
+split at ``\\n`` alone, a ``\\r`` before it dropped (:func:`text_lines`): the other
+characters :meth:`str.splitlines` breaks at (U+2028, U+2029, U+0085, ``\\x0b``,
+``\\x0c``, ``\\x1c``-``\\x1e``, a lone ``\\r``) are legal inside a JSON string (a lone
+``\\r`` between its tokens), and stay in the record. Tab-separated files (BEIR queries and
+qrels, ``query id<TAB>value`` files) end lines at ``\\n``, ``\\r\\n`` or ``\\r``, as
+Python's ``open(path)`` reads them and BEIR's own reader does (:func:`universal_lines`).
+CSV is read as :func:`csv.reader` reads a file opened with ``newline=""``
+(:func:`csv_lines`): lines end at ``\\n``, ``\\r\\n`` or ``\\r``, kept on the line, so
+that a quoted cell keeps its line breaks exactly. Only the standard library is imported.
 """
 
 from __future__ import annotations
@@ -35,6 +37,14 @@ def text_lines(text: str) -> Iterator[tuple[int, str]]:
         yield lineno, line[:-1] if line.endswith("\r") else line
 
 
+def universal_lines(text: str) -> Iterator[tuple[int, str]]:
+    """``(1-based line number, line)`` of ``text`` split at ``\\n``, ``\\r\\n`` or a lone
+    ``\\r`` (as a file opened with ``open(path)`` is read), each line without its end;
+    U+2028, U+0085, form feeds and the like are characters of their line."""
+    for lineno, line in enumerate(csv_lines(text), start=1):
+        yield lineno, line.rstrip("\r\n")
+
+
 def csv_lines(text: str) -> Iterator[str]:
     """The lines of ``text`` with their ends, as a file opened with ``newline=""`` gives
     them (ends ``\\r\\n``, ``\\r`` or ``\\n``): what :func:`csv.reader` reads a file from,
@@ -51,4 +61,4 @@ def is_blank(line: str) -> bool:
     return not line.strip(ASCII_SPACE)
 
 
-__all__ = ["ASCII_SPACE", "csv_lines", "is_blank", "text_lines"]
+__all__ = ["ASCII_SPACE", "csv_lines", "is_blank", "text_lines", "universal_lines"]

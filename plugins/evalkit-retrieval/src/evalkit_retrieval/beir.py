@@ -5,9 +5,10 @@ line), ``queries.jsonl`` (``{"_id", "text", ...}``) and ``qrels/<split>.tsv`` (a
 ``query-id<TAB>corpus-id<TAB>score`` then one judgment per line). Query files may also be
 ``<id><TAB><text>`` TSV (as Anserini's topic files). Every reader accepts gzip (``.gz``),
 a UTF-8 byte order mark and CRLF line ends, keeps ids as text, and raises
-:class:`BeirError` naming the file and line on malformed input or an empty file. Lines
-end at ``\\n`` (or ``\\r\\n``) alone: a U+2028, U+2029 or U+0085 in a JSON string or a
-query's text is a character of it, as JSON and BEIR's own readers take it.
+:class:`BeirError` naming the file and line on malformed input or an empty file. A JSON
+Lines record ends at ``\\n`` (or ``\\r\\n``) alone, a TSV line at ``\\n``, ``\\r\\n`` or
+``\\r``: a U+2028, U+2029 or U+0085 in a JSON string or a query's text is a character of
+it, as JSON and BEIR's own readers take it.
 
 Nothing here looks next to the installed package: pass the directory or the files.
 """
@@ -23,7 +24,7 @@ from typing import Any
 from evalkit.data.cases import GoldenCase
 from evalkit.data.goldens import GoldenSet, json_objects
 from evalkit.io.limits import LimitError, check_id, label_problem, text_problem
-from evalkit.io.text_lines import ASCII_SPACE, text_lines
+from evalkit.io.text_lines import ASCII_SPACE, universal_lines
 
 QRELS_HEADER = ("query-id", "corpus-id", "score")
 #: what separates the fields of a qrels line: tabs, or runs of ASCII white space (as a
@@ -75,10 +76,11 @@ def _text(path: Path) -> str:
 
 
 def _lines(path: Path) -> Iterator[tuple[int, str]]:
-    """``(line number, line without its end)`` of a text file, gzip or plain, BOM-free:
-    lines end at ``\\n`` or ``\\r\\n`` (:func:`evalkit.io.text_lines.text_lines`), so a
-    U+2028 or a form feed in a query's text stays in it."""
-    yield from text_lines(_text(path))
+    """``(line number, line without its end)`` of a TSV file, gzip or plain, BOM-free:
+    lines end at ``\\n``, ``\\r\\n`` or ``\\r``
+    (:func:`evalkit.io.text_lines.universal_lines`), so a U+2028 or a form feed in a
+    query's text stays in it."""
+    yield from universal_lines(_text(path))
 
 
 def _jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:

@@ -70,7 +70,7 @@ def _beir_qrels_header(path: Path) -> bool:
     import gzip
 
     opener: Any = gzip.open if str(path).lower().endswith(".gz") else open
-    with opener(path, "rt", encoding="utf-8-sig", errors="replace", newline="\n") as fh:
+    with opener(path, "rt", encoding="utf-8-sig", errors="replace") as fh:
         for line in fh:
             if line.strip():
                 return bool(line.lstrip().lower().startswith("query-id"))
