@@ -4,13 +4,14 @@ folder; MLflow 3 refuses ``file:`` stores): what ``evalkit gate``, ``evalkit com
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from evalkit_mlflow.tracking import log_to_mlflow, metric_key, what_to_log
+from evalkit_mlflow.tracking import Logged, log_to_mlflow, metric_key, what_to_log
 from typer.testing import CliRunner
 
 import evalkit
@@ -41,7 +42,7 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Any]]
     folder = tmp_path_factory.mktemp("mlflow")
     uri = f"sqlite:///{folder / 'mlflow.db'}"
     client = mlflow.MlflowClient(uri)
-    for name in ("gates", "comparisons", "runs"):
+    for name in ("gates", "comparisons", "runs", "alike"):
         client.create_experiment(name, artifact_location=(folder / name).as_uri())
     yield uri, client
 
@@ -59,22 +60,40 @@ def file_mean(path: Path, metric: str) -> float:
     return sum(values) / len(values)
 
 
+def digest(name: str) -> str:
+    return hashlib.sha256(name.encode()).hexdigest()[:8]
+
+
 def test_metric_names_become_mlflow_keys() -> None:
     assert metric_key("ndcg@10") == "ndcg_at_10"
-    assert metric_key("krippendorff_alpha(metric=correctness)") == (
-        "krippendorff_alpha_metric_correctness_")
+    name = "krippendorff_alpha(metric=correctness)"
+    assert metric_key(name) == f"krippendorff_alpha_metric_correctness__{digest(name)}"
     assert metric_key("check.no ndcg/regression-1.value") == "check.no ndcg/regression-1.value"
+    assert metric_key("f1?floor") != metric_key("f1!floor")  # both f1_floor, sanitised
+    logged = Logged("run", "r")  # the key a name of the run already holds is not reused
+    assert [logged.key(n) for n in ("ndcg@10", "ndcg_at_10", "ndcg@10")] == [
+        "ndcg_at_10", f"ndcg_at_10_{digest('ndcg_at_10')}", "ndcg_at_10"]
+
+
+def gate_of_sys_a(tmp_path: Path, uri: str, floors: dict[str, float], experiment: str
+                  ) -> tuple[Path, Any]:
+    """``evalkit gate --report mlflow:EXPERIMENT`` of run sys-a (rr 0.6458) with one check
+    ``rr >= floor`` per ``{id: floor}``: the artifact and the command's result."""
+    artifact = scored(RANKS_A, "sys-a").save(tmp_path / "a.jsonl")
+    checks = tmp_path / "checks.yaml"
+    checks.write_text("checks:\n" + "".join(
+        f"  - id: '{cid}'\n    metric: rr\n    op: '>='\n    threshold: {floor}\n"
+        for cid, floor in floors.items()))
+    out = runner.invoke(app, ["gate", "--checks", str(checks), "--run", str(artifact),
+                              "--report", f"mlflow:{experiment}"],
+                        env={"MLFLOW_TRACKING_URI": uri})
+    return artifact, out
 
 
 def test_a_gate_is_logged_with_its_run_checks_settings_and_files(
         tmp_path: Path, store: tuple[str, Any]) -> None:
     uri, client = store
-    artifact = scored(RANKS_A, "sys-a").save(tmp_path / "a.jsonl")
-    checks = tmp_path / "checks.yaml"
-    checks.write_text("checks:\n  - id: rr_floor\n    metric: rr\n    op: '>='\n"
-                      "    threshold: 0.9\n")
-    out = runner.invoke(app, ["gate", "--checks", str(checks), "--run", str(artifact),
-                              "--report", "mlflow:gates"], env={"MLFLOW_TRACKING_URI": uri})
+    artifact, out = gate_of_sys_a(tmp_path, uri, {"rr_floor": 0.9}, "gates")
     assert out.exit_code == 1, out.output  # rr 0.6458 < 0.9: the gate fails, and is logged
     assert "mlflow: logged gate 'sys-a' to experiment 'gates' as run " in out.output
     run = logged_run(client, "gates")
@@ -97,6 +116,21 @@ def test_a_gate_is_logged_with_its_run_checks_settings_and_files(
     table = (local / "per_query.csv").read_text().splitlines()
     assert len(table) == 1 + len(QIDS) and table[0].startswith("qid,")
     assert json.loads((local / "gate.json").read_text())["exit_code"] == 1
+
+
+def test_checks_whose_ids_sanitise_alike_keep_their_own_verdicts(
+        tmp_path: Path, store: tuple[str, Any]) -> None:
+    uri, client = store
+    artifact, out = gate_of_sys_a(tmp_path, uri, {"rr?floor": 0.9, "rr!floor": 0.1}, "alike")
+    assert out.exit_code == 1, out.output  # rr 0.6458: below 0.9, above 0.1
+    run = logged_run(client, "alike")
+    fail, ok = (f"rr_floor_{digest('rr?floor')}", f"rr_floor_{digest('rr!floor')}")
+    checks_logged = {k: v for k, v in run.data.tags.items() if k.startswith("evalkit.check.")}
+    assert checks_logged == {f"evalkit.check.{fail}": "fail", f"evalkit.check.{ok}": "pass"}
+    rr = file_mean(artifact, "rr")
+    assert {k: v for k, v in run.data.metrics.items() if k.startswith("check.")} == (
+        pytest.approx({f"check.{fail}.value": rr, f"check.{ok}.value": rr}))
+    assert run.data.tags["evalkit.gate.status"] == "failed"
 
 
 def test_a_comparison_is_logged_metric_by_metric(tmp_path: Path,

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import csv
 import gzip
+import json
 from pathlib import Path
 
 import pytest
@@ -14,6 +16,7 @@ from evalkit_retrieval.beir import (
     load_qrels,
     load_queries,
 )
+from evalkit_retrieval.topics import load_topics
 
 from evalkit.plugins.default import default_registry
 
@@ -92,6 +95,33 @@ def test_full_layout_with_corpus_bom_crlf(tmp_path: Path) -> None:
     assert gs.ids() == ["007", "7"]
     assert gs.get("7").relevant == frozenset()
     assert gs.get("007").relevant == frozenset({"d1"})
+
+
+def test_u2028_u2029_and_nel_stay_inside_jsonl_strings_and_tsv_texts(tmp_path: Path) -> None:
+    seps = ["\u2028", "\u2029", "\x85"]
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_bytes("\r\n".join(json.dumps({"_id": f"d{i}", "text": f"a{c}b"},
+                                               ensure_ascii=False) for i, c in enumerate(seps))
+                       .encode() + b"\n")
+    by_json = [json.loads(line) for line in corpus.read_bytes().split(b"\n") if line.strip()]
+    assert load_corpus(corpus) == {r.pop("_id"): r for r in by_json}
+    queries = tmp_path / "queries.jsonl"
+    queries.write_bytes(corpus.read_bytes())
+    assert load_queries(queries) == {f"d{i}": f"a{c}b" for i, c in enumerate(seps)}
+    tsv = tmp_path / "topics.tsv"
+    tsv.write_bytes(b"query-id\ttext\n" + "".join(
+        f"{i}\tx{c}y{end}" for i, (c, end) in enumerate(zip(
+            [*seps, "\x0b", "\x0c", "\x1c"], ["\r\n", "\n", "\r"] * 2, strict=True))).encode())
+    with tsv.open(newline="", encoding="utf-8") as fh:  # lines end at \n, \r\n, \r
+        rows = list(csv.reader(fh, delimiter="\t", quoting=csv.QUOTE_NONE))
+    assert len(rows) == 7
+    assert load_queries(tsv) == dict(rows[1:]) == load_topics(tsv)  # topics read it alike
+    qrels = tmp_path / "test.tsv"
+    qrels.write_bytes("query-id\tcorpus-id\tscore\nq1\td\u20281\t1\n".encode())
+    with qrels.open(newline="", encoding="utf-8") as fh:
+        assert len(list(csv.reader(fh, delimiter="\t"))[1]) == 3
+    with pytest.raises(BeirError, match=r"test\.tsv:2: corpus-id 'd\\u20281' holds"):
+        load_qrels(qrels)  # the id is refused, not the line's field count
 
 
 @pytest.mark.parametrize(

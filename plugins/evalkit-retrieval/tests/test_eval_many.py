@@ -140,3 +140,9 @@ def test_several_runs_refused_print_no_empty_table(lacking: Path) -> None:
     assert proc.exit_code == 2
     assert proc.stdout == ""  # no header of an empty table
     assert proc.stderr.count("judged query is missing from the run ('q2')") == 2
+
+
+def test_the_run_name_of_an_artifact_is_read_to_its_newline(tmp_path: Path) -> None:
+    p = tmp_path / "a.jsonl"
+    p.write_bytes(b'{"type":\r"header", "name": "sys\xe2\x80\xa8a"}\n')  # CR: JSON space
+    assert run_name(p) == json.loads(p.read_bytes().split(b"\n")[0])["name"] == "sys\u2028a"

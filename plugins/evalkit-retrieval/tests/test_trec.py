@@ -123,6 +123,17 @@ def test_lone_carriage_return_is_whitespace_as_in_trec_eval() -> None:
     assert parsed.meta["parser"] == "careful"
 
 
+def test_line_and_field_breaks_are_trec_evals() -> None:
+    # trec_eval (get_trec_results.c, get_qrels.c) ends a line at '\n' and a field at C
+    # isspace() in the C locale: ' \t\n\v\f\r'. U+2028, U+0085 (bytes e2 80 a8, c2 85)
+    # and \x1c are neither: they stay inside an id; \x0b and \x0c separate fields.
+    run = parse_run("q1 Q0 a\u2028b 1 0.5 t\nq1 Q0 c\x85d 2 0.4 t\nq1\x0bQ0\x0ce\x1cf 3 0.3 t\n"
+                    .encode())
+    assert run.rankings == {"q1": ["a\u2028b", "c\x85d", "e\x1cf"]}
+    qrels = parse_qrels("q1 0 a\u2028b 1\nq1\x0c0\x0bc\x85d 2\n".encode())
+    assert {q: dict(j) for q, j in qrels.items()} == {"q1": {"a\u2028b": 1, "c\x85d": 2}}
+
+
 def test_ids_longer_than_the_sampled_ones(tmp_path: Path) -> None:
     lines = [f"q1 Q0 d{i} {i} {1000 - i} t\n" for i in range(3000)]
     long_id = "L" * 500

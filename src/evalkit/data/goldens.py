@@ -21,6 +21,7 @@ from typing import Any
 
 from evalkit.data.cases import GoldenCase
 from evalkit.io.limits import LimitError, json_problem, loads_json
+from evalkit.io.text_lines import csv_lines, is_blank, text_lines
 from evalkit.plugins.default import default_registry, scheme_loader
 
 
@@ -203,14 +204,17 @@ def read_text(path: Path, what: str = "golden",
 
 def json_objects(text: str, p: Path, error: type[ValueError] = GoldenError
                  ) -> Iterator[tuple[int, dict[str, Any]]]:
-    """``(line number, object)`` of each non-blank line of JSON Lines ``text``.
+    """``(line number, object)`` of each non-blank line of JSON Lines ``text``: lines end
+    at ``\\n`` (or ``\\r\\n``) alone (:func:`evalkit.io.text_lines.text_lines`), so a raw
+    U+2028, U+2029 or U+0085 inside a string, legal in JSON, stays in it; a line of ASCII
+    white space alone is blank.
 
     Raises:
         error: invalid JSON, a bound of :mod:`evalkit.io.limits` exceeded, or a line
             that is not an object (file and line named).
     """
-    for lineno, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
+    for lineno, line in text_lines(text):
+        if is_blank(line):
             continue
         where = f"{p}:{lineno}"
         try:
@@ -245,25 +249,32 @@ def load_jsonl(path: str | Path) -> GoldenSet:
 def load_csv(path: str | Path) -> GoldenSet:
     """Read a CSV golden file with a header row (``id`` and ``query`` columns required).
 
+    The cells are those :func:`csv.reader` reads from the file opened with ``newline=""``
+    (``strict=True``): a quoted cell keeps its line breaks (``\\n``, ``\\r\\n``, ``\\r``)
+    exactly, and U+2028, U+2029, U+0085, form feeds and the like are ordinary characters
+    of a cell. A message names the line a row starts on.
+
     Raises:
         GoldenError: a missing/duplicate/empty column name, a row with more or fewer cells
-            than the header, a rule of this module broken, or zero cases.
+            than the header, malformed CSV (an unclosed quote named by the line its row
+            starts on), a rule of this module broken, or zero cases.
     """
     p = Path(path)
     text = read_text(p)
-    reader = csv.reader(text.splitlines(), strict=True)
+    reader = csv.reader(csv_lines(text), strict=True)
     header: list[str] | None = None
     cases: list[GoldenCase] = []
     lines_of: dict[str, int] = {}
+    lineno = 1  # the line the next row starts on
     try:
         for cells in reader:
-            lineno = reader.line_num
+            start, lineno = lineno, reader.line_num + 1
             if not cells or (all(not c.strip() for c in cells) and len(cells) <= 1):
                 continue
             if header is None:
-                header = _csv_header(cells, p, lineno)
+                header = _csv_header(cells, p, start)
                 continue
-            where = f"{p}:{lineno}"
+            where = f"{p}:{start}"
             if len(cells) != len(header):
                 more = "more" if len(cells) > len(header) else "fewer"
                 raise GoldenError(
@@ -272,10 +283,12 @@ def load_csv(path: str | Path) -> GoldenSet:
                 )
             record = _csv_record(dict(zip(header, cells, strict=True)), where)
             case = case_from_record(record, where)
-            check_unique(case.id, lineno, lines_of, p)
+            check_unique(case.id, start, lines_of, p)
             cases.append(case)
     except csv.Error as exc:
-        raise GoldenError(f"{p}:{reader.line_num}: malformed CSV ({exc})") from None
+        end = reader.line_num
+        span = f" (the row runs to line {end})" if end > lineno else ""
+        raise GoldenError(f"{p}:{lineno}: malformed CSV ({exc}){span}") from None
     if header is None:
         raise GoldenError(f"{p}: empty file; zero cases")
     return GoldenSet(cases, path=p)

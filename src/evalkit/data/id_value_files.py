@@ -8,14 +8,17 @@ from os import PathLike
 from pathlib import Path
 
 from evalkit.io.limits import LimitError, check_id
+from evalkit.io.text_lines import universal_lines
 from evalkit.io.user_files import read_input
 
 
 def id_value_lines(path: str | PathLike[str], what: str, value: str, error: type[ValueError], *,
                    hint: str = "") -> Iterator[tuple[str, int, str, str]]:
     """``(where, line number, query id, value)`` of each line of a ``query id<TAB>value``
-    file (a clusters or tags file): UTF-8 text, blank lines and lines starting with ``#``
-    skipped, ids and values checked as golden ids are (:func:`evalkit.io.limits.check_id`).
+    file (a clusters or tags file): UTF-8 text of lines ending at ``\\n``, ``\\r\\n`` or
+    ``\\r`` (:func:`evalkit.io.text_lines.universal_lines`: a U+2028 or a form feed is a
+    character of its line), blank lines and lines starting with ``#`` skipped, ids and
+    values checked as golden ids are (:func:`evalkit.io.limits.check_id`).
     ``what`` names the file's kind (``"clusters"``) and ``value`` its second column
     (``"cluster"``); ``hint`` is added to the message of a line with other than one tab.
 
@@ -33,7 +36,7 @@ def id_value_lines(path: str | PathLike[str], what: str, value: str, error: type
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise error(f"{p}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    for lineno, line in enumerate(text.splitlines(), start=1):
+    for lineno, line in universal_lines(text):
         if not line.strip() or line.startswith("#"):
             continue
         where = f"{p}:{lineno}"
@@ -41,7 +44,7 @@ def id_value_lines(path: str | PathLike[str], what: str, value: str, error: type
         if len(fields) != 2:
             raise error(f"{where}: expected 'query id<TAB>{value}' (one tab), got "
                         f"{len(fields) - 1} tabs{hint}")
-        qid, given = fields[0], fields[1].rstrip("\r")
+        qid, given = fields
         if not qid.strip() or not given.strip():
             raise error(f"{where}: the {'query id' if not qid.strip() else value} is "
                         f"empty; write 'query id<TAB>{value}'")

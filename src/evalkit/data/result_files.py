@@ -221,7 +221,7 @@ def is_artifact(path: str | Path) -> bool:
     if not Path(path).is_file():
         return False
     try:
-        with Path(path).open("r", encoding="utf-8-sig") as fh:
+        with Path(path).open("r", encoding="utf-8-sig", newline="\n") as fh:
             first = _first_filled_line(fh)
     except (OSError, UnicodeDecodeError):
         return False

@@ -240,7 +240,7 @@ def recorded_goldens(run: Path) -> Path | None:
     from evalkit.io.limits import MAX_ARTIFACT_DEPTH, loads_json
 
     try:
-        with run.open(encoding="utf-8-sig") as fh:
+        with run.open(encoding="utf-8-sig", newline="\n") as fh:
             header = loads_json(fh.readline(), MAX_ARTIFACT_DEPTH)
         recorded = (header.get("goldens") or {}).get("path")
     except (OSError, ValueError, AttributeError):

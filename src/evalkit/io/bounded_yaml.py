@@ -21,14 +21,22 @@ check would silently drop the first; no file evalkit reads means that.
 Parsing and construction are pyyaml's own; only composition is watched.
 :func:`load_marked` also keeps the composed node tree, whose marks give the line of any
 location in the data (the line pydantic's error locations are reported at).
+
+The line of a mark (of a node, or of the error :mod:`yaml` raises) is the line an editor
+shows: lines end at ``\\n``, ``\\r\\n`` or ``\\r``. YAML 1.1, which pyyaml reads, also
+breaks lines at U+0085, U+2028 and U+2029; the parse is pyyaml's, but those characters
+do not shift the line numbers of messages.
 """
 
 from __future__ import annotations
 
+import re
+from bisect import bisect_right
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 import yaml
+from yaml.error import Mark
 from yaml.nodes import Node
 
 from evalkit.io.limits import (
@@ -40,6 +48,18 @@ from evalkit.io.limits import (
 )
 
 _COLLECTION_START = (yaml.SequenceStartEvent, yaml.MappingStartEvent)
+#: the line breaks of YAML 1.1 that end no line in an editor
+_YAML_ONLY_BREAKS = re.compile("[\x85\u2028\u2029]")
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
+def _line_starts(text: str) -> list[int] | None:
+    """The offset of each line's start in ``text`` (lines ending at ``\\n``, ``\\r\\n``,
+    ``\\r``), or None when pyyaml counts the lines of ``text`` alike (no U+0085, U+2028,
+    U+2029)."""
+    if not _YAML_ONLY_BREAKS.search(text):
+        return None
+    return [0, *(m.end() for m in _LINE_END.finditer(text))]
 
 
 def _key_text(node: Node) -> str | None:
@@ -59,11 +79,20 @@ class BoundedSafeLoader(yaml.SafeLoader):
     max_alias_nodes = MAX_ALIAS_NODES
 
     def __init__(self, stream: Any) -> None:
-        super().__init__(stream)
+        self._starts = _line_starts(stream) if isinstance(stream, str) else None  # marks
+        super().__init__(stream)  # takes its first mark
         self._depth = 0
         self._nodes = 0
         self._alias_nodes = 0
         self._sizes: dict[int, int] = {}
+
+    def get_mark(self) -> Mark:
+        """pyyaml's mark, its line and column those of an editor (the module docstring)."""
+        mark = super().get_mark()
+        if self._starts is not None:
+            line = bisect_right(self._starts, mark.index) - 1
+            mark.line, mark.column = line, mark.index - self._starts[line]
+        return mark
 
     def _line(self) -> int | None:
         mark = getattr(self.peek_event(), "start_mark", None)  # type: ignore[no-untyped-call]

@@ -22,6 +22,7 @@ from typing import Literal
 
 from evalkit.io.limits import MAX_ARTIFACT_DEPTH, LimitError, loads_json
 from evalkit.io.setting_names import SettingError
+from evalkit.io.text_lines import text_lines
 
 #: bytes inspected (after gzip decompression, when the file is compressed)
 SNIFF_BYTES = 1 << 16
@@ -187,7 +188,7 @@ def sniff(path: str | Path) -> Sniffed:
             "binary", f"a binary file, or text that is not UTF-8 (byte 0x{raw[exc.start]:02x} "
             f"at offset {exc.start})",
         )
-    lines = text.splitlines()
+    lines = [line for _, line in text_lines(text)]  # a U+2028 in a JSON string ends no line
     if len(raw) == SNIFF_BYTES and len(lines) > 1:
         lines = lines[:-1]  # the last line may be cut
     data = [(i, s) for i, s in enumerate(lines, start=skipped + 1) if s.strip()
@@ -394,7 +395,7 @@ def no_rows_message(path: Path, what: str = "") -> str:
 def require_artifact_rows(path: Path, what: str) -> None:
     """Refuse a run artifact that holds its header line and no row (read lazily: stops at
     the first row)."""
-    with path.open("r", encoding="utf-8-sig", errors="replace") as fh:
+    with path.open("r", encoding="utf-8-sig", errors="replace", newline="\n") as fh:
         for line in fh:  # the header: the first line that is not blank
             if line.strip():
                 break

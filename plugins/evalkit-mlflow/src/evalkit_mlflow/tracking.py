@@ -21,11 +21,18 @@ MLflow's client (:class:`mlflow.MlflowClient`, no global active run):
   comparison's settings as parameters, and ``evalkit/comparison.json`` (and ``.html``).
 
 MLflow keys hold letters, digits, ``_ - . /`` and spaces: :func:`metric_key` writes
-``@`` as ``_at_`` and any other character as ``_`` (``ndcg@10`` is ``ndcg_at_10``).
+``@`` as ``_at_`` (``ndcg@10`` is ``ndcg_at_10``) and any other character as ``_``, a name
+that needed such a ``_`` then ending in ``_`` and the first 8 hex digits of its SHA-256
+(``f1?floor`` is ``f1_floor_37c9c637``), so that two names never share a key (``f1?floor``
+and ``f1!floor`` would both be ``f1_floor``) and a name keeps its key from run to run. A
+name whose key another name of the same run already holds (``ndcg_at_10`` after
+``ndcg@10``) ends in its digest too (:meth:`Logged.key`): nothing logged overwrites
+another name's value.
 """
 
 from __future__ import annotations
 
+import hashlib
 import math
 import os
 import re
@@ -43,9 +50,22 @@ _NOT_A_KEY = re.compile(r"[^A-Za-z0-9_\-. /]")
 BATCH = 100
 
 
+#: hex digits of a name's SHA-256 that end the key of a name that sanitising changed
+DIGEST_CHARS = 8
+
+
+def _digest(name: str) -> str:
+    return hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:DIGEST_CHARS]
+
+
 def metric_key(name: str) -> str:
-    """``name`` as an MLflow key: ``@`` as ``_at_``, any character MLflow refuses as ``_``."""
-    return _NOT_A_KEY.sub("_", name.replace("@", "_at_"))
+    """``name`` as an MLflow key: ``@`` as ``_at_``; any other character MLflow refuses as
+    ``_``, and then ``_`` and the first :data:`DIGEST_CHARS` hex digits of the name's
+    SHA-256 after it (the same name always has the same key; two names that differ in
+    such characters have two keys)."""
+    key = name.replace("@", "_at_")
+    sanitised = _NOT_A_KEY.sub("_", key)
+    return sanitised if sanitised == key else f"{sanitised}_{_digest(name)}"
 
 
 @dataclass
@@ -67,11 +87,30 @@ class Logged:
     params: dict[str, str] = field(default_factory=dict)
     tags: dict[str, str] = field(default_factory=dict)
     files: dict[str, str] = field(default_factory=dict)
+    #: ``{(kind of key, key): the name it stands for}``: :meth:`key`'s keys
+    owners: dict[tuple[str, str], str] = field(default_factory=dict)
 
-    def metric(self, key: str, value: float | int | bool | None) -> None:
-        """Add a metric, unless ``value`` is None or not finite."""
+    def key(self, name: str, kind: str = "metric") -> str:
+        """The key of ``name`` among this run's keys of ``kind`` (``"metric"``,
+        ``"param"``, ``"check"``...): :func:`metric_key`, or, when another name of the
+        same kind holds that key already, the key ending in ``_`` and the name's digest.
+
+        Raises:
+            ValueError: that key is taken too (two digests alike: never seen).
+        """
+        key = metric_key(name)
+        if self.owners.setdefault((kind, key), name) != name:
+            key = f"{_NOT_A_KEY.sub('_', name.replace('@', '_at_'))}_{_digest(name)}"
+            owner = self.owners.setdefault((kind, key), name)
+            if owner != name:
+                raise ValueError(f"mlflow: {name!r} and {owner!r} both have the key {key!r}")
+        return key
+
+    def metric(self, name: str, value: float | int | bool | None) -> None:
+        """Add the metric ``name`` (under :meth:`key`), unless ``value`` is None or not
+        finite."""
         if value is not None and math.isfinite(float(value)):
-            self.metrics[metric_key(key)] = float(value)
+            self.metrics[self.key(name)] = float(value)
 
 
 def run_logged(run: Any, kind: str = "run") -> Logged:
@@ -101,9 +140,10 @@ def run_logged(run: Any, kind: str = "run") -> Logged:
     }
     for name, definition in (header.get("metrics") or {}).items():
         if isinstance(definition, Mapping):
-            params[f"metric.{name}"] = (f"{definition.get('provider')} "
-                                        f"v{definition.get('version')}")
-    out.params.update({metric_key(k): str(v) for k, v in params.items() if v is not None})
+            params[f"metric.{out.key(str(name), 'definition')}"] = (
+                f"{definition.get('provider')} v{definition.get('version')}")
+    out.params.update({out.key(k, "param"): str(v) for k, v in params.items()
+                       if v is not None})
     out.tags.update({"evalkit.kind": kind, "evalkit.run": run.name,
                      "evalkit.created": str(header.get("created") or "")})
     with tempfile.TemporaryDirectory() as folder:  # the artifact exactly as saved
@@ -139,8 +179,9 @@ def gate_logged(gate: Any) -> Logged:
     if gate.baseline_name:
         out.tags["evalkit.baseline"] = gate.baseline_name
     for row in report.rows:
-        out.tags[metric_key(f"evalkit.check.{row.name}")] = row.status
-        out.metric(f"check.{row.name}.value", row.value)
+        check = out.key(row.name, "check")
+        out.tags[f"evalkit.check.{check}"] = row.status
+        out.metric(f"check.{check}.value", row.value)
     _reports(gate, "gate", out)
     return out
 
@@ -152,7 +193,8 @@ def comparison_logged(report: Any) -> Logged:
     out = Logged("comparison", " vs ".join(names) or report.subject)
     several = len({r.candidate for r in report.rows}) > 1
     for row in report.rows:
-        key = f"{row.candidate}/{row.metric}" if several else row.metric
+        metric = out.key(row.metric, "compared metric")
+        key = f"{out.key(row.candidate, 'candidate')}/{metric}" if several else metric
         out.metric(f"{key}.baseline", row.reference_value)
         out.metric(f"{key}.candidate", row.value)
         out.metric(f"{key}.diff", row.difference)
@@ -162,7 +204,8 @@ def comparison_logged(report: Any) -> Logged:
         out.metric(f"{key}.p_adjusted", row.p_adjusted)
         if row.significant is not None:
             out.metric(f"{key}.significant", row.significant)
-    out.params.update({metric_key(str(k)): str(v) for k, v in (report.settings or {}).items()
+    out.params.update({out.key(str(k), "param"): str(v)
+                       for k, v in (report.settings or {}).items()
                        if v is not None and not isinstance(v, list | dict)})
     out.tags.update({"evalkit.kind": "comparison", "evalkit.runs": ", ".join(names)})
     _reports(report, "comparison", out)
@@ -327,7 +370,8 @@ def _log(logged: Logged, experiment: str, uri: str) -> str:
             f"run {run_id} ({redact_url(str(client.tracking_uri))})")
 
 
-__all__ = ["BATCH", "CONNECT_TIMEOUT_S", "HTTP_SETTINGS", "Logged", "TrackingUnavailable",
+__all__ = ["BATCH", "CONNECT_TIMEOUT_S", "DIGEST_CHARS", "HTTP_SETTINGS", "Logged",
+           "TrackingUnavailable",
            "bounded_requests", "check_reachable", "comparison_logged", "gate_logged",
            "log_to_mlflow", "metric_key", "run_logged", "unavailable_message",
            "what_to_log"]

@@ -5,13 +5,17 @@ line), ``queries.jsonl`` (``{"_id", "text", ...}``) and ``qrels/<split>.tsv`` (a
 ``query-id<TAB>corpus-id<TAB>score`` then one judgment per line). Query files may also be
 ``<id><TAB><text>`` TSV (as Anserini's topic files). Every reader accepts gzip (``.gz``),
 a UTF-8 byte order mark and CRLF line ends, keeps ids as text, and raises
-:class:`BeirError` naming the file and line on malformed input or an empty file.
+:class:`BeirError` naming the file and line on malformed input or an empty file. A JSON
+Lines record ends at ``\\n`` (or ``\\r\\n``) alone, a TSV line at ``\\n``, ``\\r\\n`` or
+``\\r``: a U+2028, U+2029 or U+0085 in a JSON string or a query's text is a character of
+it, as JSON and BEIR's own readers take it.
 
 Nothing here looks next to the installed package: pass the directory or the files.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,8 +24,12 @@ from typing import Any
 from evalkit.data.cases import GoldenCase
 from evalkit.data.goldens import GoldenSet, json_objects
 from evalkit.io.limits import LimitError, check_id, label_problem, text_problem
+from evalkit.io.text_lines import ASCII_SPACE, universal_lines
 
 QRELS_HEADER = ("query-id", "corpus-id", "score")
+#: what separates the fields of a qrels line: tabs, or runs of ASCII white space (as a
+#: TREC file's fields are separated), never a U+00A0 or U+2028 inside an id
+_FIELD_BREAK = re.compile(f"[{re.escape(ASCII_SPACE)}]+")
 
 
 class BeirError(ValueError):
@@ -68,8 +76,11 @@ def _text(path: Path) -> str:
 
 
 def _lines(path: Path) -> Iterator[tuple[int, str]]:
-    """``(line number, line without its end)`` of a text file, gzip or plain, BOM-free."""
-    yield from enumerate(_text(path).splitlines(), start=1)
+    """``(line number, line without its end)`` of a TSV file, gzip or plain, BOM-free:
+    lines end at ``\\n``, ``\\r\\n`` or ``\\r``
+    (:func:`evalkit.io.text_lines.universal_lines`), so a U+2028 or a form feed in a
+    query's text stays in it."""
+    yield from universal_lines(_text(path))
 
 
 def _jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -198,7 +209,7 @@ def load_queries(path: str | Path) -> dict[str, str]:
 def load_qrels(path: str | Path) -> dict[str, dict[str, int]]:
     """``{query id: {doc id: label}}`` from a BEIR qrels TSV with its header line.
 
-    Columns are separated by tabs (runs of spaces are accepted too). The header
+    Columns are separated by tabs (runs of spaces are accepted too: ASCII white space). The header
     ``query-id corpus-id score`` is required, so a TREC qrels file given by mistake is
     refused instead of misread.
 
@@ -212,7 +223,7 @@ def load_qrels(path: str | Path) -> dict[str, dict[str, int]]:
     for lineno, line in _lines(p):
         if not line.strip():
             continue
-        fields = line.split()
+        fields = _FIELD_BREAK.split(line.strip(ASCII_SPACE))
         if not header_seen:
             if tuple(f.lower() for f in fields) != QRELS_HEADER:
                 raise BeirError(

@@ -130,7 +130,7 @@ def run_name(path: Path) -> str:
 
     try:
         if is_artifact(path):
-            with path.open("r", encoding="utf-8-sig") as fh:
+            with path.open("r", encoding="utf-8-sig", newline="\n") as fh:
                 name = json.loads(fh.readline()).get("name")
             return str(name) if isinstance(name, str) and name.strip() else path.stem
         return _last_tag(path) or path.stem
