@@ -19,7 +19,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from evalkit.core.import_strings import import_object
 from evalkit.core.specs import ConfigSectionSpec
 from evalkit.io.model_errors import (
     Problem,
@@ -29,6 +28,7 @@ from evalkit.io.model_errors import (
     rule_message,
     shown_value,
 )
+from evalkit.plugins.section_models import model_problem, plugin_bug
 
 
 def declared_sections(registry: Any = None) -> tuple[dict[str, ConfigSectionSpec],
@@ -62,35 +62,6 @@ def split_sections(table: Any, sections: Mapping[str, ConfigSectionSpec],
             raise Problem((key,), f"key {key!r}: {blocked[key]}")
     own = {k: v for k, v in table.items() if k not in sections}
     return own, {k: v for k, v in table.items() if k in sections}
-
-
-def model_problem(spec: ConfigSectionSpec) -> tuple[Any, str | None]:
-    """``(model, None)``: the pydantic model of ``spec``, imported when it is given as
-    ``"package.module:Model"``; or ``(None, why)`` when the import string names nothing,
-    or not a pydantic model (``"the section's model 'x:Nope' cannot be imported (...)"``)."""
-    model = spec.model
-    if isinstance(model, str):
-        try:
-            model = import_object(model)
-        except (ImportError, AttributeError) as exc:
-            return None, f"the section's model {spec.model!r} cannot be imported ({exc})"
-    from pydantic import BaseModel
-
-    if not (isinstance(model, type) and issubclass(model, BaseModel)):
-        return None, f"the section's model {spec.model!r} is not a pydantic model"
-    return model, None
-
-
-def plugin_bug(spec: ConfigSectionSpec, why: str, registry: Any = None) -> str:
-    """``why`` (a fault of the section ``spec`` itself, such as its model), followed by the
-    plugin that declares it (in ``registry``, default: the process-wide one) and that
-    this is a bug of that plugin."""
-    from evalkit.plugins.call_errors import provider_text
-
-    who = provider_text(spec, "config section", registry)
-    plugin = "" if who == "an unknown provider" else f"{who}, which declares the section"
-    return (f"{why}. This is a bug of {plugin or 'the plugin that declares the section'}, "
-            "not of your files or options: report it to the plugin's authors")
 
 
 def section_model(spec: ConfigSectionSpec, registry: Any = None) -> Any:

@@ -7,8 +7,10 @@ loading of the kernel's built-ins, the enabled entry points and the project's
 while it is imported (:mod:`.filling`), the process-wide default registry that discovery
 fills on first use, with ``register_metric`` / ``polarity`` / ``registered`` working on it
 (:mod:`.default`), the ``evalkit plugins list`` report (:mod:`.listing`), the plugins'
-commands as ``evalkit --help`` lists them, kept between runs (:mod:`.command_list`), and
-the hook reference of docs/plugins.md (:mod:`.hookdocs`; ``python -m evalkit.plugins``
+commands as ``evalkit --help`` lists them, kept between runs (:mod:`.command_list`), what
+counts as a plugin's failure and the error that names it (:mod:`.failures`,
+:mod:`.call_errors`), what can be wrong with a config section's model
+(:mod:`.section_models`), and the hook reference of docs/plugins.md (:mod:`.hookdocs`; ``python -m evalkit.plugins``
 writes it).
 
 May import: io, core. The kernel's built-in plugin (:mod:`evalkit.builtins`) sits above

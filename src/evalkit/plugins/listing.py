@@ -291,8 +291,8 @@ def _command_errors(registry: Registry) -> list[str]:
 def _section_errors(registry: Registry) -> list[str]:
     """One line per registered config section whose model cannot be imported or is no
     pydantic model, naming the section and its plugin
-    (:func:`evalkit.execute.config_sections.model_problem`)."""
-    from evalkit.execute.config_sections import model_problem, plugin_bug
+    (:func:`evalkit.plugins.section_models.model_problem`)."""
+    from evalkit.plugins.section_models import model_problem, plugin_bug
 
     out: list[str] = []
     for _, key, entry in registry.entries("config section"):

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from evalkit.core.import_strings import command_problem
 from evalkit.core.specs import CommandSpec, ConfigSectionSpec, ReporterSpec
-from evalkit.execute.config_sections import model_problem
 from evalkit.plugins.failures import PLUGIN_FAILURES
+from evalkit.plugins.section_models import model_problem
 from evalkit.report.model import Report, ReportCase, ReportRow, ReportRun
 
 
