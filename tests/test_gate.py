@@ -335,8 +335,9 @@ def test_holm_across_blocking_baseline_checks_only(
 
     monkeypatch.setattr(gate_mod, "_per_case_test", fake_test)
     metrics = ["ndcg@10", "recall@10", "recall@100", "ndcg@3"]
-    base = qrun("base", {q: dict.fromkeys(metrics, 0.5) for q in IDS[:5]})
-    cand = qrun("cand", {q: dict.fromkeys(metrics, 0.4) for q in IDS[:5]})
+    # 8 cases: each test's p on equal differences, 2/2**8, lets Holm over 3 reject
+    base = qrun("base", {q: dict.fromkeys(metrics, 0.5) for q in IDS[:8]})
+    cand = qrun("cand", {q: dict.fromkeys(metrics, 0.4) for q in IDS[:8]})
     checks = [noreg("ndcg@10"), noreg("recall@10"), noreg("recall@100"),
               noreg("ndcg@3", level="warn")]
     report = evaluate_gate(checks, cand, base)

@@ -477,7 +477,7 @@ def _decided(results: list[CheckResult], n_resamples: int
         and not r.comparison.method.startswith("sequential:")) else r
         for i, r in enumerate(results)]
     per_check = holm_check_floors(comparisons, n_resamples)
-    cannot = {i for i, why in zip(family, per_check, strict=True) if why is not None}
+    cannot = {i: why for i, why in zip(family, per_check, strict=True) if why is not None}
     if not cannot:
         return decided, []
     notes: list[str] = []
@@ -485,10 +485,10 @@ def _decided(results: list[CheckResult], n_resamples: int
     if whole is not None:
         notes.append(whole)
     else:
-        notes.extend(f"check {results[i].check.id!r} cannot fail whatever the data: {why}"
-                     for i, why in zip(family, per_check, strict=True) if why is not None)
+        notes.extend(f"check {results[i].check.id!r} {why.lead}: {why.why}"
+                     for i, why in cannot.items())
     return [replace(r, verdict="error", not_judged=True,
-                    message="not judged: this check cannot fail whatever the data "
+                    message=f"not judged: this check {cannot[i].lead} "
                             "(the note says why, and what can)")
             if i in cannot else r for i, r in enumerate(decided)], notes
 
