@@ -384,7 +384,8 @@ def test_legacy_metric_without_polarity_is_refused_with_how_to_declare(
 
     METRICS["hits"] = lambda retrieved, relevant, k: 0.0
     base = qrun("base", {q: {"hits@3": 1.0} for q in IDS[:4]})
-    report = evaluate_gate([noreg("hits@3")], base, base, n_resamples=B)
+    cand = qrun("cand", {q: {"hits@3": 1.0} for q in IDS[:4]})
+    report = evaluate_gate([noreg("hits@3")], cand, base, n_resamples=B)
     r = report.results[0]
     assert r.verdict == "error"
     assert "no declared polarity" in r.message and "higher_is_better" in r.message
@@ -415,7 +416,8 @@ def test_a_raising_aggregate_is_an_error_not_a_crash(reg: Registry) -> None:
     reg.register_aggregate("broken_agg", higher_is_better=True)(broken)
     run = qrun("r", {"a": {"ndcg@10": 1.0}})
     report = evaluate_gate([CheckSpec("b", "broken_agg", op=">=", threshold=0.0),
-                            noreg("broken_agg")], run, run, n_resamples=B)
+                            noreg("broken_agg")], run, qrun("b", {"a": {"ndcg@10": 1.0}}),
+                           n_resamples=B)
     assert [r.verdict for r in report.results] == ["error", "error"]
     assert "ZeroDivisionError: oops" in report.results[0].message
     assert report.exit_code == 2

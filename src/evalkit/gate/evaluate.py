@@ -44,7 +44,7 @@ from evalkit.data.labels import HumanLabels
 from evalkit.data.results import RunResult
 from evalkit.data.run_origin import RunOrigin
 from evalkit.data.samples import sample_rows, samples_note
-from evalkit.gate.baseline import Baseline
+from evalkit.gate.baseline import Baseline, refuse_the_run_itself
 from evalkit.gate.baseline_checks import baseline_result, decide, sequential_result
 from evalkit.gate.check_verdicts import (
     BaselineComparison,
@@ -215,6 +215,8 @@ def evaluate_gate(
     Raises:
         CheckError: ``checks`` is empty or has duplicate ids.
         TypeError: ``run`` is not a RunResult.
+        BaselineError: with a baseline check, a baseline that is ``run`` itself (the same
+            object or file, or a copy: :func:`evalkit.gate.baseline.refuse_the_run_itself`).
         ClustersError: a clusters file that cannot be read, ids the run and baseline do
             not have, or (True) a run made from no golden set, or one gone or changed.
     """
@@ -226,6 +228,8 @@ def evaluate_gate(
         base = baseline
     else:
         base = Baseline.from_run(_as_run(baseline))
+    if base is not None and any(c.kind == "baseline" for c in checks):
+        refuse_the_run_itself(run, base)
     run_cov = coverage_of(run)
     stopped = sequential_stop(run.header or {})
     notes, incomplete, lacking = _coverage_notes(run, run_cov, base)
