@@ -28,7 +28,8 @@ def evalkit(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 
 
 def _write(folder: Path, failed: set[str]) -> tuple[dict[str, float], dict[str, float]]:
-    """40 cases, 14 labelled (c00, c03, ..., c39); the judge failed on ``failed``. ``(judge, human)``."""
+    """40 cases, 14 labelled (c00, c03, ..., c39); the judge failed on ``failed``.
+    Returns ``(judge, human)``."""
     rng = np.random.default_rng(11)
     ids = [f"c{i:02d}" for i in range(40)]
     human_all = rng.integers(1, 6, size=40)

@@ -19,8 +19,9 @@ Each says the cases it rests on (:attr:`evalkit.core.specs.AggregateSpec.rests_o
 The labels are those in effect (:func:`evalkit.data.labels.labels_in_effect`): the gate
 sets them from the checks file's ``labels:`` (or ``evalkit gate --labels``), else from
 the golden file the run's header names when its cases carry ``labels``. Without labels,
-with the metric failed on a labelled case of the rows (:func:`evalkit_judge.agreement.failed_cases`: they are
-named; the statistic over the others would leave out the cases where the judge failed),
+with the metric failed on a labelled case of the rows
+(:func:`evalkit_judge.agreement.failed_cases`: they are named; the statistic over the
+others would leave out the cases where the judge failed),
 fewer than two labelled cases, or a statistic that is undefined (NaN: no variation),
 the aggregate raises :class:`~evalkit.execute.aggregates.AggregateError`, which a gate
 reports as an error, never a pass.
