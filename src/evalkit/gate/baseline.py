@@ -237,15 +237,18 @@ def _identity(run: RunResult) -> tuple[Any, ...] | None:
     return (header.get("name"), header.get("created"), header.get("finished"), rows)
 
 
-def refuse_the_run_itself(run: RunResult, baseline: Baseline) -> None:
-    """Refuse a baseline that is the gated run itself: the same object, the same file
-    (path, link or inode), or a copy of it (byte copy, or a baseline promoted from it:
-    the same header name, start and end times and the same rows); a regression check
-    against it can never fail.
+def refuse_the_run_itself(run: RunResult, baseline: Baseline | None,
+                          compared: bool = True) -> None:
+    """Refuse a baseline that is the gated run itself, when a check compares against it
+    (``compared``): the same object, the same file (path, link or inode), or a copy of it
+    (byte copy, or a baseline promoted from it: the same header name, start and end times
+    and the same rows); a regression check against it can never fail.
 
     Raises:
         BaselineError: naming both files and the fix.
     """
+    if baseline is None or not compared:
+        return
     run_path = run.integrity.path if run.integrity is not None else None
     base_path = baseline.path or (baseline.run.integrity.path
                                   if baseline.run.integrity is not None else None)

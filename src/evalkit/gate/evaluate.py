@@ -215,8 +215,7 @@ def evaluate_gate(
     Raises:
         CheckError: ``checks`` is empty or has duplicate ids.
         TypeError: ``run`` is not a RunResult.
-        BaselineError: with a baseline check, a baseline that is ``run`` itself (the same
-            object or file, or a copy: :func:`evalkit.gate.baseline.refuse_the_run_itself`).
+        BaselineError: a baseline that is ``run`` itself (:func:`refuse_the_run_itself`).
         ClustersError: a clusters file that cannot be read, ids the run and baseline do
             not have, or (True) a run made from no golden set, or one gone or changed.
     """
@@ -228,8 +227,7 @@ def evaluate_gate(
         base = baseline
     else:
         base = Baseline.from_run(_as_run(baseline))
-    if base is not None and any(c.kind == "baseline" for c in checks):
-        refuse_the_run_itself(run, base)
+    refuse_the_run_itself(run, base, any(c.kind == "baseline" for c in checks))
     run_cov = coverage_of(run)
     stopped = sequential_stop(run.header or {})
     notes, incomplete, lacking = _coverage_notes(run, run_cov, base)
@@ -484,13 +482,9 @@ def _decided(results: list[CheckResult], n_resamples: int
     cannot = {i: why for i, why in zip(family, per_check, strict=True) if why is not None}
     if not cannot:
         return decided, []
-    notes: list[str] = []
     whole = holm_floor(comparisons, n_resamples) if len(cannot) == len(family) else None
-    if whole is not None:
-        notes.append(whole)
-    else:
-        notes.extend(f"check {results[i].check.id!r} {why.lead}: {why.why}"
-                     for i, why in cannot.items())
+    notes = [whole] if whole is not None else [
+        f"check {results[i].check.id!r} {why.lead}: {why.why}" for i, why in cannot.items()]
     return [replace(r, verdict="error", not_judged=True,
                     message=f"not judged: this check {cannot[i].lead} "
                             "(the note says why, and what can)")
