@@ -152,3 +152,20 @@ def test_the_summary_counts_each_check_once() -> None:
     assert [r.not_judged for r in report.results] == [True, True, False]
     assert report.summary() == ("gate error: 0 passed, 0 failed, 0 warned, 3 errors "
                                 "(2 of them not judged) (exit 2)")
+
+
+def test_an_aggregate_check_on_few_cases_keeps_the_bootstraps_floor() -> None:
+    # the bootstrap over case ids of an aggregate: 3 cases all shifted alike give
+    # p = 1/(B+1) (every resample shifts alike), so the check can fail and does
+    base = RunResult("base", [QueryResult(f"c{i}", [], {"em": 1.0}) for i in range(3)])
+    cand = RunResult("cand", [QueryResult(f"c{i}", [], {"em": 0.0}) for i in range(3)])
+    with use_registry(plugins=False) as reg:
+        reg.register_aggregate("em_mean", higher_is_better=True)(
+            lambda rows: sum(r.metrics["em"] for r in rows) / len(rows))
+        report = evaluate_gate([CheckSpec("agg", "em_mean",
+                                          vs_baseline="no_significant_regression")],
+                               cand, base, n_resamples=999)
+    (r,) = report.results
+    assert r.comparison is not None and r.comparison.method == "bootstrap over case ids"
+    assert r.comparison.p_value == pytest.approx(1 / 1000)
+    assert r.verdict == "fail" and report.exit_code == 1

@@ -47,16 +47,18 @@ def _floor(c: BaselineComparison, n: int, b: int, strongest: bool) -> float:
     any data (:func:`evalkit.stats.methods.smallest_p`), or with ``strongest`` on equal
     differences too (:func:`evalkit.stats.methods.strongest_evidence_p`); the larger
     over the tests "auto" may run on the metric (the sign-flip test, also with the
-    bootstrap-t). A PPI++ p is a normal p (no floor)."""
-    from evalkit.gate.baseline_checks import PPI_METHOD
+    bootstrap-t). A PPI++ p is a normal p (no floor); an aggregate's bootstrap over case
+    ids (:data:`evalkit.gate.baseline_checks.AGGREGATE_METHOD`) has the bootstrap's,
+    ``1/(B+1)``, equal shifts included."""
+    from evalkit.gate.baseline_checks import AGGREGATE_METHOD, PPI_METHOD
     from evalkit.stats._kernels import EXACT_MAX_N
     from evalkit.stats.methods import BOTH, smallest_p, strongest_evidence_p
 
     if c.method == PPI_METHOD:
         return 0.0
     floor_of = strongest_evidence_p if strongest else smallest_p
-    methods = (c.method,) if c.method not in ("randomization", BOTH) else (
-        "randomization", BOTH)
+    methods = ("bootstrap",) if c.method == AGGREGATE_METHOD else (
+        (c.method,) if c.method not in ("randomization", BOTH) else ("randomization", BOTH))
     return max(floor_of(m, n, b, "two-sided", m == "randomization" and n <= EXACT_MAX_N)
                for m in methods)
 
