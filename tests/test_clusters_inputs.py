@@ -21,6 +21,7 @@ from evalkit.data.case_clusters import (
     load_clusters,
 )
 from evalkit.data.goldens import GoldenError, load_goldens
+from evalkit.data.results import RunResult
 
 REPO = Path(__file__).resolve().parents[1]
 QRELS = REPO / "examples" / "vaswani" / "data" / "qrels"
@@ -172,8 +173,10 @@ def test_gate_takes_clusters(pilot: tuple[Path, Path], tmp_path: Path) -> None:
     _, cl_file = pilot
     gate_dir = REPO / "examples" / "gate"
     out = tmp_path / "gate.json"
+    cand = RunResult.load(gate_dir / "baseline.jsonl")  # the same values, another run
+    cand.name = "cand"
     res = runner.invoke(app, ["gate", "--checks", str(gate_dir / "checks.yaml"),
-                              "--run", str(gate_dir / "baseline.jsonl"),
+                              "--run", str(cand.save(tmp_path / "cand.jsonl")),
                               "--baseline", str(gate_dir / "baseline.jsonl"),
                               "--clusters", str(cl_file), "--report", f"json:{out}"])
     assert res.exit_code == 0, res.output

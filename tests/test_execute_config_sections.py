@@ -345,11 +345,14 @@ def test_the_gate_applies_the_configs_sections(tmp_path: Path) -> None:
     done = subprocess.run([*command, "run"], cwd=tmp_path, env=env, capture_output=True,
                           text=True, timeout=120)
     assert done.returncode == 0, done.stderr
+    again = subprocess.run([*command, "run", "-o", "runs/base.jsonl"], cwd=tmp_path,
+                           env=env, capture_output=True, text=True, timeout=120)
+    assert again.returncode == 0, again.stderr
     (tmp_path / "c.yaml").write_text("checks:\n  - id: capitals\n    metric: "
                                      "mentions_a_capital\n    vs_baseline: "
                                      "no_significant_regression\n", encoding="utf-8")
     gate = [*command, "gate", "--checks", "c.yaml", "--run", "runs/run.jsonl",
-            "--baseline", "runs/run.jsonl"]
+            "--baseline", "runs/base.jsonl"]
     judged = subprocess.run([*gate, "--config", "evalkit.yaml"], cwd=tmp_path, env=env,
                             capture_output=True, text=True, timeout=120)
     assert judged.returncode == 2, judged.stdout + judged.stderr

@@ -335,8 +335,9 @@ def test_holm_across_blocking_baseline_checks_only(
 
     monkeypatch.setattr(gate_mod, "_per_case_test", fake_test)
     metrics = ["ndcg@10", "recall@10", "recall@100", "ndcg@3"]
-    base = qrun("base", {q: dict.fromkeys(metrics, 0.5) for q in IDS[:5]})
-    cand = qrun("cand", {q: dict.fromkeys(metrics, 0.4) for q in IDS[:5]})
+    # 8 cases: each test's p on equal differences, 2/2**8, lets Holm over 3 reject
+    base = qrun("base", {q: dict.fromkeys(metrics, 0.5) for q in IDS[:8]})
+    cand = qrun("cand", {q: dict.fromkeys(metrics, 0.4) for q in IDS[:8]})
     checks = [noreg("ndcg@10"), noreg("recall@10"), noreg("recall@100"),
               noreg("ndcg@3", level="warn")]
     report = evaluate_gate(checks, cand, base)
@@ -383,7 +384,8 @@ def test_legacy_metric_without_polarity_is_refused_with_how_to_declare(
 
     METRICS["hits"] = lambda retrieved, relevant, k: 0.0
     base = qrun("base", {q: {"hits@3": 1.0} for q in IDS[:4]})
-    report = evaluate_gate([noreg("hits@3")], base, base, n_resamples=B)
+    cand = qrun("cand", {q: {"hits@3": 1.0} for q in IDS[:4]})
+    report = evaluate_gate([noreg("hits@3")], cand, base, n_resamples=B)
     r = report.results[0]
     assert r.verdict == "error"
     assert "no declared polarity" in r.message and "higher_is_better" in r.message
@@ -414,7 +416,8 @@ def test_a_raising_aggregate_is_an_error_not_a_crash(reg: Registry) -> None:
     reg.register_aggregate("broken_agg", higher_is_better=True)(broken)
     run = qrun("r", {"a": {"ndcg@10": 1.0}})
     report = evaluate_gate([CheckSpec("b", "broken_agg", op=">=", threshold=0.0),
-                            noreg("broken_agg")], run, run, n_resamples=B)
+                            noreg("broken_agg")], run, qrun("b", {"a": {"ndcg@10": 1.0}}),
+                           n_resamples=B)
     assert [r.verdict for r in report.results] == ["error", "error"]
     assert "ZeroDivisionError: oops" in report.results[0].message
     assert report.exit_code == 2

@@ -150,6 +150,9 @@ def test_the_rules_own_comparison_is_still_decided(runs: Path) -> None:
                            RunResult.load(runs / "base.jsonl"))
     assert [r.verdict for r in report.results] == ["pass", "error"]
     assert report.results[1].not_judged and report.exit_code == 2
+    # each check counted once: the error not judged is one of the errors
+    assert report.summary() == ("gate error: 1 passed, 0 failed, 0 warned, 1 error "
+                                "(not judged) (exit 2)")
 
 
 def test_a_stopped_run_as_the_baseline_makes_the_gate_incomplete(runs: Path) -> None:

@@ -93,20 +93,22 @@ def test_evalkit_compare_warns(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(("checks", "warned"), [(5, False), (6, True)])
 def test_the_gate_notes_the_floor(checks: int, warned: bool) -> None:
-    # B = 100: 5 checks can fail (5/101 < 0.05), 6 cannot (6/101 = 0.0594)
+    # B = 200: the gate's "auto" test of a metric not declared binary may be the
+    # sign-flip test with the bootstrap-t (on skewed differences), whose floor is
+    # 2/(B+1): 5 checks can fail (10/201 < 0.05), 6 cannot (12/201 = 0.0597)
     base, cand, names = _runs(checks)
     with use_registry(plugins=False) as reg:
         for m in names:
             reg.register_metric(m, higher_is_better=False)(lambda r, c: 0.0)
         report = evaluate_gate(
             [CheckSpec(f"c_{m}", m, vs_baseline="no_significant_regression") for m in names],
-            cand, base, n_resamples=100)
+            cand, base, n_resamples=200)
     assert any("Holm" in n for n in report.notes) == warned
     # 5 checks find the regression; 6 could not fail whatever the data, so none of them
     # passes: each is an error and the gate exits 2, never 0 on a check that judged nothing
     assert report.exit_code == (2 if warned else 1)
     if warned:
-        assert any("B = 120 is the fewest" in n for n in report.notes)
+        assert any("B = 240 is the fewest" in n for n in report.notes)  # 12/241 < 0.05
         assert all(r.verdict == "error" and "cannot fail whatever the data" in r.message
                    and "cannot fail whatever the data" in r.detail() for r in report.results)
 

@@ -15,6 +15,7 @@ from evalkit_history.trend import NO_STEP, trend_points, trend_spec
 from typer.testing import CliRunner
 
 from evalkit.cli.app import app
+from evalkit.data.results import RunResult
 
 ROOT = Path(__file__).resolve().parents[3]
 EXAMPLE = ROOT / "examples" / "gate"
@@ -53,10 +54,15 @@ def _mean_of_file(path: Path, metric: str) -> float:
 def test_the_examples_gate_records_its_run_and_a_null_step(tmp_path: Path) -> None:
     db = tmp_path / "history.sqlite"
     runner = CliRunner()
-    for _ in range(2):  # the stored baseline gated against itself, twice
+    # a run with the stored baseline's values (another run: the gate refuses the
+    # baseline itself) gated against it, twice
+    run = RunResult.load(EXAMPLE / "baseline.jsonl")
+    run.name = "again"
+    again = run.save(tmp_path / "again.jsonl")
+    for _ in range(2):
         out = runner.invoke(app, [
             "gate", "--checks", str(EXAMPLE / "checks.yaml"),
-            "--run", str(EXAMPLE / "baseline.jsonl"),
+            "--run", str(again),
             "--baseline", str(EXAMPLE / "baseline.jsonl"), "--report", f"history:{db}"])
         assert out.exit_code == 0, out.output
     with History(db) as history:

@@ -20,6 +20,7 @@ from evalkit_judge import LLMJudge
 from evalkit_judge.testing import ChatCompletionsServer, chat_tool_reply
 
 from evalkit.data.cases import GoldenCase
+from evalkit.data.results import RunResult
 from evalkit.data.targets import TargetResponse
 
 KEY = "sk-declared-judge-key-7f3a91"
@@ -121,7 +122,9 @@ def test_a_declared_judge_runs_and_its_definition_travels_with_the_run(
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     shutil.copy(artifact, elsewhere / "a.jsonl")
-    shutil.copy(artifact, elsewhere / "b.jsonl")
+    other = RunResult.load(artifact)  # as another run of the same values (a copy of the
+    other.name = "b"                  # run gated is refused as its baseline)
+    other.save(elsewhere / "b.jsonl")
     rescored = evalkit(elsewhere, env, "rescore", "a.jsonl", "-m", "unhelpfulness")
     assert rescored.returncode == 0, rescored.stderr
     assert "unhelpfulness    3.6667" in rescored.stdout

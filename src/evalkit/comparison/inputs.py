@@ -379,8 +379,8 @@ def _require_alike(loaded: Loaded, allow_incomplete: bool) -> None:
         if diffs:
             raise ComparisonError(
                 f"{loaded.label(0)} and {loaded.label(i)} were not evaluated alike: "
-                f"{'; '.join(diffs)}. Compare runs scored against the same qrels with the "
-                "same settings"
+                f"{'; '.join(diffs)}. Compare runs scored against the same qrels (target "
+                "runs: made from the same golden set) with the same settings"
             )
         if not allow_incomplete:
             _check_same_queries(loaded, i)

@@ -13,7 +13,7 @@ too.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Container, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,17 +37,19 @@ class LabelledValues:
     unlabelled: list[float]
 
 
-def metric_labels(values: Mapping[str, float], labels: HumanLabels, metric: str
-                  ) -> LabelledValues:
-    """Pair ``values`` (``{case id: judge value}``) with the labels of ``metric``.
+def metric_labels(values: Mapping[str, float], labels: HumanLabels, metric: str,
+                  left_out: Container[str] = ()) -> LabelledValues:
+    """Pair ``values`` (``{case id: judge value}``) with the labels of ``metric``;
+    ``left_out``: cases of the run that ``values`` lacks on purpose (the metric failed
+    on them), whose labels are not paired.
 
     Raises:
-        LabelError: a label of ``metric`` on a case ``values`` does not hold (the file
-            and line named).
+        LabelError: a label of ``metric`` on a case ``values`` does not hold and
+            ``left_out`` does not name (the file and line named).
     """
     own = labels.for_metric(metric)
     for cid in own:
-        if cid not in values:
+        if cid not in values and cid not in left_out:
             raise LabelError(f"{labels.where(cid)}: case {cid!r} is labelled for {metric!r} "
                              "but the run has no such case")
     ids = [cid for cid in values if cid in own]

@@ -7,6 +7,8 @@ fields, so two runs scored differently can be refused by name of the difference
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -183,11 +185,65 @@ def base_header(
     }
 
 
+def expected_values(run: RunRecord) -> tuple[str | None, str | None]:
+    """``(source, sha256)`` of what ``run``'s metrics were scored against: ``"qrels"``
+    and the header's qrels hash; ``"goldens"`` and the golden set's hash its header
+    records (``goldens.expected_sha256``, else ``goldens.sha256``); ``"rows"`` and the
+    sha256 of the rows' own ``expected`` values (``{case id: expected}`` as sorted,
+    compact JSON); ``(None, None)`` when none is known. The gate's baseline fingerprint
+    stores the pair (:func:`evalkit.gate.fingerprint.fingerprint`)."""
+    qrels = run.header.get("qrels")
+    if isinstance(qrels, Mapping) and qrels.get("sha256"):
+        return "qrels", str(qrels["sha256"])
+    for key in ("goldens", "golden_set", "golden"):
+        goldens = run.header.get(key)
+        if isinstance(goldens, Mapping):
+            for hkey in ("expected_sha256", "sha256"):
+                if goldens.get(hkey):
+                    return "goldens", str(goldens[hkey])
+    expected: dict[str, Any] = {}
+    for row in run.per_query:
+        value = getattr(row, "expected", None)
+        if value is None:
+            value = getattr(getattr(row, "case", None), "expected", None)
+        if value is not None:
+            ident = next((getattr(row, a) for a in ("case_id", "query_id", "id")
+                          if getattr(row, a, None) is not None), row)
+            expected[str(ident)] = value
+    if expected:
+        text = json.dumps(expected, sort_keys=True, separators=(",", ":"), default=str)
+        return "rows", hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return None, None
+
+
+def expected_difference(a: tuple[str | None, str | None], b: tuple[str | None, str | None],
+                        in_a: str = "in the baseline", in_b: str = "in the run"
+                        ) -> str | None:
+    """The sentence saying that two runs' expected values (:func:`expected_values` of
+    each: ``(source, sha256)``) differ, or None when they are the same; ``in_a`` and
+    ``in_b`` name the runs ("in the baseline", "in 'bm25'"). The one wording of the
+    gate, the history and ``evalkit compare``."""
+    if a[1] == b[1]:
+        return None
+    if a[0] == b[0]:
+        what = {"qrels": "the qrels", "goldens": "the golden file",
+                "rows": "the expected values"}.get(str(a[0]), "the expected values")
+        return (f"the golden set's expected values changed: {what} hash {_short(a[1])} "
+                f"{in_a}, {_short(b[1])} {in_b}")
+    return (f"the expected values come from {a[0] or 'nothing'} (hash {_short(a[1])}) "
+            f"{in_a} but from {b[0] or 'nothing'} (hash {_short(b[1])}) {in_b}")
+
+
+def _short(digest: str | None) -> str:
+    return digest[:12] if digest else "none"
+
+
 def settings_differences(a: RunRecord, b: RunRecord) -> list[str]:
     """What differs between two runs' evaluation settings (qrels hash, relevance level,
-    missing-query policy, depth, metric definitions, the reduction of repeated samples
-    to per-case values: :func:`evalkit.data.samples.reduction_difference`). Empty when
-    comparable."""
+    missing-query policy, depth, the golden set's expected values when both runs record
+    theirs otherwise than by qrels (:func:`expected_difference`, as the gate words it),
+    metric definitions, the reduction of repeated samples to per-case values:
+    :func:`evalkit.data.samples.reduction_difference`). Empty when comparable."""
     diffs: list[str] = []
     qa = (a.header.get("qrels") or {}).get("sha256")
     qb = (b.header.get("qrels") or {}).get("sha256")
@@ -200,6 +256,12 @@ def settings_differences(a: RunRecord, b: RunRecord) -> list[str]:
             f"run {which!r} records the qrels it was scored against but {other!r} does not; "
             "re-score both with the same qrels"
         )
+    else:
+        ea, eb = expected_values(a), expected_values(b)
+        if ea[0] is not None and eb[0] is not None:  # qrels: compared above
+            line = expected_difference(ea, eb, f"in {a.name!r}", f"in {b.name!r}")
+            if line is not None:
+                diffs.append(line)
     for key in ("relevance_level", "missing", "depth"):
         if key in a.header and key in b.header and a.header[key] != b.header[key]:
             diffs.append(f"{key} differs ({a.header[key]!r} vs {b.header[key]!r})")

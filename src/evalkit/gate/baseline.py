@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from evalkit.data.coverage import completeness_lines, coverage_of, skipped_judged
 from evalkit.data.results import QueryResult, RunResult
@@ -212,6 +212,61 @@ def promoted_fingerprint(run_path: Path, path: Path) -> tuple[str, Fingerprint]:
     return stored.name, stored.fingerprint
 
 
+def _same_file(a: str | Path | None, b: str | Path | None) -> bool:
+    """Whether paths ``a`` and ``b`` name one file (a relative path, a link, a hard link:
+    by device and inode)."""
+    import os
+
+    if a is None or b is None:
+        return False
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def _identity(run: RunResult) -> tuple[Any, ...] | None:
+    """What makes ``run`` one run: its header's name and start and end times with every
+    row's id, metric values and latency (a copy, or a baseline promoted from it, has the
+    same); None without a recorded start."""
+    header = run.header or {}
+    if not header.get("created"):
+        return None
+    rows = tuple((row_id(r), tuple(sorted(r.metrics.items())), getattr(r, "latency_ms", None))
+                 for r in run.per_query)
+    return (header.get("name"), header.get("created"), header.get("finished"), rows)
+
+
+def refuse_the_run_itself(run: RunResult, baseline: Baseline | None,
+                          compared: bool = True) -> None:
+    """Refuse a baseline that is the gated run itself, when a check compares against it
+    (``compared``): the same object, the same file (path, link or inode), or a copy of it
+    (byte copy, or a baseline promoted from it: the same header name, start and end times
+    and the same rows); a regression check against it can never fail.
+
+    Raises:
+        BaselineError: naming both files and the fix.
+    """
+    if baseline is None or not compared:
+        return
+    run_path = run.integrity.path if run.integrity is not None else None
+    base_path = baseline.path or (baseline.run.integrity.path
+                                  if baseline.run.integrity is not None else None)
+    same = baseline.run is run or _same_file(run_path, base_path)
+    mine = None if same else _identity(run)
+    if not same and (mine is None or mine != _identity(baseline.run)):
+        return
+    where = f" {base_path}" if base_path is not None else ""
+    of = f" {run_path}" if run_path is not None else ""
+    how = (f"is the gated run{of} itself" if same else
+           f"is a copy of the gated run{of} (the same header name, start and end times and "
+           "rows)")
+    raise BaselineError(
+        f"the baseline{where} {how}: a gate comparing a run with itself can never "
+        "fail. Pass the baseline of an earlier run (--baseline, or the eval config's "
+        "'baseline:'; evalkit baseline promote stores one), not the run being gated")
+
+
 __all__ = [
     "DEFAULT_BASELINE_PATH",
     "Baseline",
@@ -220,5 +275,6 @@ __all__ = [
     "promote",
     "promoted_fingerprint",
     "refuse_replacing",
+    "refuse_the_run_itself",
     "require_storable",
 ]

@@ -94,6 +94,8 @@ def _ppi_test(cand: Mapping[str, float], base: Mapping[str, float], metric: str,
 
 #: ``BaselineComparison.method`` of a check decided by a PPI++ interval.
 PPI_METHOD = "ppi++"
+#: ``BaselineComparison.method`` of a check of a whole-run aggregate.
+AGGREGATE_METHOD = "bootstrap over case ids"
 
 
 def _per_case_test(
@@ -135,7 +137,7 @@ def _aggregate_test(
         name=spec.name, alpha=alpha, n_resamples=n_resamples, seed=seed,
     )
     return _TestOutcome(float(r.observed), float(r.ci_low), float(r.ci_high),
-                        float(r.p_value), "bootstrap over case ids", r.n_resamples)
+                        float(r.p_value), AGGREGATE_METHOD, r.n_resamples)
 
 
 def baseline_result(

@@ -45,7 +45,7 @@ from evalkit.data.labels import HumanLabels
 from evalkit.data.results import RunResult
 from evalkit.data.run_origin import RunOrigin
 from evalkit.data.samples import sample_rows, samples_note
-from evalkit.gate.baseline import Baseline
+from evalkit.gate.baseline import Baseline, refuse_the_run_itself
 from evalkit.gate.baseline_checks import baseline_result, decide, polarity_notes, sequential_result
 from evalkit.gate.check_verdicts import (
     BaselineComparison,
@@ -212,6 +212,7 @@ def evaluate_gate(
     Raises:
         CheckError: ``checks`` is empty or has duplicate ids.
         TypeError: ``run`` is not a RunResult.
+        BaselineError: a baseline that is ``run`` itself (:func:`refuse_the_run_itself`).
         ClustersError: a clusters file that cannot be read, ids the run and baseline do
             not have, or (True) a run made from no golden set, or one gone or changed.
     """
@@ -223,6 +224,7 @@ def evaluate_gate(
         base = baseline
     else:
         base = Baseline.from_run(_as_run(baseline))
+    refuse_the_run_itself(run, base, any(c.kind == "baseline" for c in checks))
     run_cov = coverage_of(run)
     stopped = sequential_stop(run.header or {})
     notes, incomplete, lacking = _coverage_notes(run, run_cov, base)
@@ -475,18 +477,14 @@ def _decided(results: list[CheckResult], n_resamples: int
         and not r.comparison.method.startswith("sequential:")) else r
         for i, r in enumerate(results)]
     per_check = holm_check_floors(comparisons, n_resamples)
-    cannot = {i for i, why in zip(family, per_check, strict=True) if why is not None}
+    cannot = {i: why for i, why in zip(family, per_check, strict=True) if why is not None}
     if not cannot:
         return decided, []
-    notes: list[str] = []
     whole = holm_floor(comparisons, n_resamples) if len(cannot) == len(family) else None
-    if whole is not None:
-        notes.append(whole)
-    else:
-        notes.extend(f"check {results[i].check.id!r} cannot fail whatever the data: {why}"
-                     for i, why in zip(family, per_check, strict=True) if why is not None)
+    notes = [whole] if whole is not None else [
+        f"check {results[i].check.id!r} {why.lead}: {why.why}" for i, why in cannot.items()]
     return [replace(r, verdict="error", not_judged=True,
-                    message="not judged: this check cannot fail whatever the data "
+                    message=f"not judged: this check {cannot[i].lead} "
                             "(the note says why, and what can)")
             if i in cannot else r for i, r in enumerate(decided)], notes
 

@@ -23,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from evalkit.data.provenance import expected_difference, expected_values
 from evalkit.data.results import RunResult
 from evalkit.gate.checks import row_id
 from evalkit.plugins.info import same_definition
@@ -125,29 +126,6 @@ class Fingerprint:
             raise BaselineError(f"{where}: malformed baseline fingerprint ({exc})") from None
 
 
-def _expected_of(run: RunResult) -> tuple[str | None, str | None]:
-    qrels = run.header.get("qrels")
-    if isinstance(qrels, Mapping) and qrels.get("sha256"):
-        return "qrels", str(qrels["sha256"])
-    for key in ("goldens", "golden_set", "golden"):
-        goldens = run.header.get(key)
-        if isinstance(goldens, Mapping):
-            for hkey in ("expected_sha256", "sha256"):
-                if goldens.get(hkey):
-                    return "goldens", str(goldens[hkey])
-    expected: dict[str, Any] = {}
-    for row in run.per_query:
-        value = getattr(row, "expected", None)
-        if value is None:
-            case = getattr(row, "case", None)
-            value = getattr(case, "expected", None)
-        if value is not None:
-            expected[row_id(row)] = value
-    if expected:
-        return "rows", _sha256(expected)
-    return None, None
-
-
 def aggregate_definitions(
     names: Sequence[str] | None = None, registry: Registry | None = None
 ) -> dict[str, dict[str, str]]:
@@ -183,7 +161,7 @@ def fingerprint(run: RunResult, *, aggregates: bool = True) -> Fingerprint:
     ``aggregates=True`` records every aggregate registered in the default registry now.
     """
     ids = sorted(row_id(r) for r in run.per_query)
-    source, digest = _expected_of(run)
+    source, digest = expected_values(run)
     settings = {k: run.header[k] for k in _SETTINGS if k in run.header}
     metrics_raw = run.header.get("metrics") or {}
     metrics = {
@@ -195,10 +173,6 @@ def fingerprint(run: RunResult, *, aggregates: bool = True) -> Fingerprint:
         expected_sha256=digest, settings=settings, metrics=metrics,
         aggregates=aggregate_definitions() if aggregates else {},
     )
-
-
-def _short(digest: str | None) -> str:
-    return digest[:12] if digest else "none"
 
 
 def _definition(entry: Mapping[str, str] | None) -> str:
@@ -237,21 +211,10 @@ def fingerprint_differences(
         else:
             out.append(f"the case ids changed ({baseline.n_cases} case(s) in the baseline, "
                        f"{current.n_cases} in the run)")
-    if baseline.expected_sha256 != current.expected_sha256:
-        if baseline.expected_source == current.expected_source:
-            what = {"qrels": "the qrels", "goldens": "the golden file",
-                    "rows": "the expected values"}.get(str(baseline.expected_source),
-                                                       "the expected values")
-            out.append(f"the golden set's expected values changed: {what} hash "
-                       f"{_short(baseline.expected_sha256)} in the baseline, "
-                       f"{_short(current.expected_sha256)} in the run")
-        else:
-            out.append(
-                f"the expected values come from {baseline.expected_source or 'nothing'} "
-                f"(hash {_short(baseline.expected_sha256)}) in the baseline but from "
-                f"{current.expected_source or 'nothing'} (hash "
-                f"{_short(current.expected_sha256)}) in the run"
-            )
+    expected = expected_difference((baseline.expected_source, baseline.expected_sha256),
+                                   (current.expected_source, current.expected_sha256))
+    if expected is not None:
+        out.append(expected)
     for key in _SETTINGS:
         if key in baseline.settings and key in current.settings and (
             baseline.settings[key] != current.settings[key]

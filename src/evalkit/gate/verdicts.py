@@ -93,21 +93,29 @@ class GateReport:
         return out
 
     def summary(self) -> str:
-        """One sentence: the outcome, the counts and the exit code."""
+        """One sentence: the outcome, the counts and the exit code. Each check is counted
+        once: passed, failed, warned, errors (of blocking checks), errors on warn-level
+        checks; the errors not judged (their evidence was incomplete, or they cannot
+        fail) are said among the errors, e.g. ``1 error (not judged)``."""
         if self.incomplete:
             return (f"gate error: the evidence is incomplete, so none of the "
                     f"{len(self.results)} check(s) was judged (exit {self.exit_code})")
         c = self.counts()
-        blocking_err = sum(1 for r in self.results if r.blocking and r.verdict == "error")
-        warn_err = c["error"] - blocking_err
+
+        def errors(blocking: bool) -> tuple[int, str]:
+            mine = [r for r in self.results if r.blocking == blocking and r.verdict == "error"]
+            unjudged = sum(1 for r in mine if r.not_judged)  # each is an error (exit 2)
+            text = f"{len(mine)} {'error' if len(mine) == 1 else 'errors'}"
+            if unjudged:
+                text += (" (not judged)" if unjudged == len(mine)
+                         else f" ({unjudged} of them not judged)")
+            return len(mine), text
+
         parts = [f"{c['pass']} passed", f"{c['fail']} failed", f"{c['warn']} warned",
-                 f"{blocking_err} {'error' if blocking_err == 1 else 'errors'}"]
+                 errors(True)[1]]
+        warn_err, warn_text = errors(False)
         if warn_err:
-            parts.append(f"{warn_err} {'error' if warn_err == 1 else 'errors'} on warn-level "
-                         "checks")
-        unjudged = sum(1 for r in self.results if r.not_judged)
-        if unjudged:  # of those errors: the evidence is incomplete for them (exit 2)
-            parts.append(f"{unjudged} not judged (incomplete evidence)")
+            parts.append(warn_text + " on warn-level checks")
         return f"gate {self.status}: {', '.join(parts)} (exit {self.exit_code})"
 
     def lines(self) -> list[str]:

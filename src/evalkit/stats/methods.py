@@ -4,18 +4,22 @@
 accept; :data:`DEFAULT_CI` is each test's own interval (with it the interval excludes 0
 exactly when ``p < alpha``); :func:`check_options` refuses a combination no test runs;
 :func:`resolve_method` is the choice of "auto" (docs/statistics.md, "Which method when");
-:func:`smallest_p` the floor under each test's p-values.
+:func:`smallest_p` the floor under each test's p-values, :func:`strongest_evidence_p` the
+p each test gives on its strongest evidence (every difference equal).
 """
 
 from __future__ import annotations
 
 import math
-from typing import Literal
+from typing import TYPE_CHECKING, Literal, cast
 
 import numpy as np
 from numpy.typing import NDArray
 
 from evalkit.stats._kernels import EXACT_MAX_N
+
+if TYPE_CHECKING:
+    from evalkit.stats.intervals import Alternative
 
 FloatArray = NDArray[np.float64]
 
@@ -167,3 +171,27 @@ def smallest_p(method: str, n_queries: int, n_resamples: int, alternative: str,
                 else 1.0 / (n_resamples + 1))
         return max(flip, min(1.0, two / (n_resamples + 1)))
     return 1.0 / (n_resamples + 1)
+
+
+def strongest_evidence_p(method: str, n_queries: int, n_resamples: int, alternative: str,
+                         exact: bool) -> float:
+    """The p ``method`` gives on ``n`` equal non-zero differences in the alternative's
+    direction (two-sided: either), or its floor (:func:`smallest_p`) when that is larger:
+    the smallest p it can give on its strongest evidence, in ``(0, 1]``.
+
+    Equal differences have no variance, so every test but the bootstrap answers them by
+    the exact sign-flip test (the degenerate-input rule,
+    :func:`evalkit.stats.degenerate.constant_outcome`): ``2**(1-n)`` two-sided
+    (``2**-n`` one-sided), floored at ``1/(B+1)`` above 16 queries; the bootstrap gives
+    ``1/(B+1)``. The t-test, whose p has no floor on varied differences, thus gives
+    0.0625 when all of 5 cases regressed alike and 0.0161 when 4 of them did
+    (``scipy.stats.ttest_1samp([-1, -1, -1, -1, 0], 0)``): a decision at a level this
+    value does not reach is not monotone in the evidence (more regressions can turn a
+    fail into a pass). ``n_queries`` counts the test's units (clusters when clustered).
+    """
+    from evalkit.stats.degenerate import constant_outcome
+
+    c = -1.0 if alternative == "less" else 1.0
+    equal, _, _ = constant_outcome(c, n_queries, n_resamples, method, 0.5,
+                                   cast("Alternative", alternative))
+    return max(equal, smallest_p(method, n_queries, n_resamples, alternative, exact))

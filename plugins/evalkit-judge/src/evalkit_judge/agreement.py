@@ -13,7 +13,7 @@ pair with the labels.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Container, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, ClassVar
 
@@ -34,6 +34,31 @@ def case_means(rows: Sequence[Any], metric: str) -> dict[str, float]:
     return {cid: math.fsum(v) / len(v) for cid, v in sums.items()}
 
 
+def failed_cases(rows: Sequence[Any], metric: str, among: Container[str]
+                 ) -> dict[str, str]:
+    """``{case id: why}`` of the cases in ``among`` (the labelled ones) with a row of
+    ``rows`` that holds no ``metric`` value (with repeated samples, any sample's): the
+    metric's error on that case (``metric_errors``), the target's failed call, or
+    "no value"; in row order."""
+    out: dict[str, str] = {}
+    for r in rows:
+        cid = str(r.query_id)
+        if cid in among and cid not in out and getattr(r, "metrics", {}).get(metric) is None:
+            why = (getattr(r, "metric_errors", None) or {}).get(metric) or getattr(
+                r, "error", None) or "no value"
+            out[cid] = str(why)
+    return out
+
+
+def failed_text(failed: dict[str, str], limit: int = 10) -> str:
+    """``q00, q06 and 4 more (the first: why)`` of :func:`failed_cases`' answer."""
+    ids = list(failed)
+    more = len(ids) - limit
+    first = next(iter(failed.values()), "")
+    return (", ".join(ids[:limit]) + (f" and {more} more" if more > 0 else "")
+            + (f" (the first: {first})" if first else ""))
+
+
 @dataclass(frozen=True)
 class MetricAgreement:
     """Agreement and the PPI++ mean of one labelled metric.
@@ -46,19 +71,45 @@ class MetricAgreement:
         plan: with ``judge_agreement(..., plan_width=W)``, how many human labels a
             PPI++ interval of width ``W`` needs, these labels as the pilot
             (:func:`evalkit.stats.ppi.labels_needed`); else ``None``.
+        failed: the labelled cases the metric failed on (:func:`failed_cases`), left out
+            of the table, the PPI++ mean and the plan, in row order.
+        failed_unlabelled: the unlabelled cases it failed on, left out of the PPI++ mean.
     """
 
     table: AgreementTable
     ppi: PPIResult | None
     ppi_note: str | None = None
     plan: LabelPlan | None = None
+    failed: tuple[str, ...] = ()
+    failed_unlabelled: int = 0
+    failed_why: str = ""
+
+    @property
+    def warning(self) -> str | None:
+        """What the metric's failures leave out, naming the labelled cases; None
+        without failures."""
+        if not self.failed and not self.failed_unlabelled:
+            return None
+        t = self.table
+        parts = []
+        if self.failed:
+            parts.append(f"metric {t.metric!r} failed on {len(self.failed)} labelled "
+                         f"case(s): {self.failed_why}; the agreement is over the {t.n} "
+                         "labelled cases it scored, without those where the judge failed "
+                         "(a gate's agreement check on this run is an error)")
+        if self.failed_unlabelled:
+            parts.append(f"metric {t.metric!r} failed on {self.failed_unlabelled} "
+                         "unlabelled case(s), left out of the PPI++ mean")
+        return "; ".join(parts) + ". Rescore the run once the judge is fixed (evalkit rescore)"
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict: the table's fields, ``ppi``, ``ppi_note`` and, when planned,
-        ``plan`` (:class:`~evalkit.stats.ppi.LabelPlan`'s fields)."""
+        """A JSON-ready dict: the table's fields, ``ppi``, ``ppi_note``, ``failed`` (the
+        labelled cases the metric failed on), ``failed_unlabelled``, ``warning`` and,
+        when planned, ``plan`` (:class:`~evalkit.stats.ppi.LabelPlan`'s fields)."""
         return {**self.table.to_dict(),
                 "ppi": None if self.ppi is None else self.ppi.to_dict(),
-                "ppi_note": self.ppi_note} | (
+                "ppi_note": self.ppi_note, "failed": list(self.failed),
+                "failed_unlabelled": self.failed_unlabelled, "warning": self.warning} | (
             {"plan": asdict(self.plan)} if self.plan is not None else {})
 
 
@@ -106,10 +157,14 @@ def judge_agreement(run: Any, labels: HumanLabels, metrics: Sequence[str] | None
             this width needs (metric units; :func:`evalkit.stats.ppi.labels_needed` with
             these labels as the pilot and the judge's values on every case).
 
+    A case the metric failed on (a judge's rejected grade) is left out, and the
+    metric's :attr:`MetricAgreement.warning` names the labelled ones: the agreement is
+    reported on the labelled cases the metric scored, where a gate's agreement check on
+    the same run is an error.
+
     Raises:
-        LabelError: a label of a case the run does not hold, a metric the run lacks, or
-            a requested metric without labels.
-        KeyError: the metric failed on a case (:meth:`RunResult.scores`).
+        LabelError: a label of a case the run does not hold, a metric the run lacks (no
+            case has a value or an error of it), or a requested metric without labels.
         PPIError: ``plan_width`` not positive, or fewer than 2 labelled cases to plan
             from.
     """
@@ -120,11 +175,15 @@ def judge_agreement(run: Any, labels: HumanLabels, metrics: Sequence[str] | None
         if metric not in labels.metrics():
             raise LabelError(f"{labels.source or 'labels'}: no case is labelled for "
                              f"{metric!r}; labelled: {', '.join(labels.metrics())}")
-        if metric not in run.metric_names():
+        failed = failed_cases(run.per_query, metric, set(run.ids()))
+        if metric not in run.metric_names() and len(failed) == len(run.ids()) and not any(
+                metric in (getattr(r, "metric_errors", None) or {}) for r in run.per_query):
             raise LabelError(f"{labels.source or 'labels'}: metric {metric!r} is labelled "
                              f"but run {run.name!r} has no such metric (it has: "
                              f"{', '.join(run.metric_names())})")
-        pairs = metric_labels(run.scores(metric), labels, metric)
+        values = run.scores(metric) if not failed else case_means(run.per_query, metric)
+        own = labels.for_metric(metric)
+        pairs = metric_labels(values, labels, metric, left_out=failed)
         table = agreement_table(metric, pairs.judge, pairs.human, alpha)
         ppi: PPIResult | None = None
         note: str | None = None
@@ -137,11 +196,14 @@ def judge_agreement(run: Any, labels: HumanLabels, metrics: Sequence[str] | None
         plan = None if plan_width is None else labels_needed(
             pairs.human, pairs.judge, [*pairs.judge, *pairs.unlabelled], plan_width,
             alpha=alpha)
-        out.append(MetricAgreement(table, ppi, note, plan))
+        mine = {c: why for c, why in failed.items() if c in own}
+        out.append(MetricAgreement(table, ppi, note, plan, tuple(mine),
+                                   len(failed) - len(mine), failed_text(mine)))
     return AgreementReport(
         run=run.name, n_cases=len(run.ids()), labels_source=labels.source,
         selection=labels.selection, seed=labels.seed,
         warning=labels.selection_warning(len(run.ids())), metrics=out)
 
 
-__all__ = ["AgreementReport", "MetricAgreement", "case_means", "judge_agreement"]
+__all__ = ["AgreementReport", "MetricAgreement", "case_means", "failed_cases", "failed_text",
+           "judge_agreement"]

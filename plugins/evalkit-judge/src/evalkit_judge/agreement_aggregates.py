@@ -19,6 +19,9 @@ Each says the cases it rests on (:attr:`evalkit.core.specs.AggregateSpec.rests_o
 The labels are those in effect (:func:`evalkit.data.labels.labels_in_effect`): the gate
 sets them from the checks file's ``labels:`` (or ``evalkit gate --labels``), else from
 the golden file the run's header names when its cases carry ``labels``. Without labels,
+with the metric failed on a labelled case of the rows
+(:func:`evalkit_judge.agreement.failed_cases`: they are named; the statistic over the
+others would leave out the cases where the judge failed),
 fewer than two labelled cases, or a statistic that is undefined (NaN: no variation),
 the aggregate raises :class:`~evalkit.execute.aggregates.AggregateError`, which a gate
 reports as an error, never a pass.
@@ -67,7 +70,7 @@ def _statistic(kind: str, arg: str | None, judge: list[float], human: list[float
 
 def _pairs(rows: Sequence[Any], name: str, metric: str) -> tuple[list[float], list[float]]:
     from evalkit.data.labels import active_labels
-    from evalkit_judge.agreement import case_means
+    from evalkit_judge.agreement import case_means, failed_cases, failed_text
 
     labels = active_labels()
     if labels is None:
@@ -75,9 +78,16 @@ def _pairs(rows: Sequence[Any], name: str, metric: str) -> tuple[list[float], li
             f"{name}: no human labels: name a labels file in the checks (labels: FILE), "
             "pass evalkit gate --labels FILE, or give the golden cases labels:")
     values = case_means(checked_rows(rows, name), metric)
+    own = labels.for_metric(metric)
+    failed = failed_cases(rows, metric, own)
+    if failed:
+        raise AggregateError(
+            f"{name}: metric {metric!r} failed on {len(failed)} labelled case(s): "
+            f"{failed_text(failed)}; the agreement is not computed without them (they are the "
+            "cases where the judge failed). Rescore the run once the judge is fixed "
+            "(evalkit rescore)")
     if not values:
         raise AggregateError(f"{name}: the run has no {metric!r} values")
-    own = labels.for_metric(metric)
     ids = [c for c in values if c in own]
     if len(ids) < 2:
         raise AggregateError(f"{name}: {len(ids)} case(s) of the run are labelled for "

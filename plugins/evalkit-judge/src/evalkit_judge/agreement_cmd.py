@@ -97,6 +97,9 @@ def command(
             write_whole(sys.stdout, json.dumps(agreement.to_dict(), indent=2),
                         STDOUT_DOCUMENT, outputs)
     if as_json:
+        for m in agreement.metrics:
+            if m.warning:
+                typer.echo(f"warning: {m.warning}", err=True)
         if agreement.warning:
             typer.echo(f"warning: {agreement.warning}", err=True)
         return

@@ -73,6 +73,7 @@ def agreement_lines(report: AgreementReport) -> list[str]:
              f"(selection: {sel})"]
     for m in report.metrics:
         lines.extend(_metric_lines(m))
+    lines.extend(f"warning: {m.warning}" for m in report.metrics if m.warning)
     if report.warning:
         lines.append(f"warning: {report.warning}")
     return lines
