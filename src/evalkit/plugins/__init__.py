@@ -10,8 +10,8 @@ fills on first use, with ``register_metric`` / ``polarity`` / ``registered`` wor
 commands as ``evalkit --help`` lists them, kept between runs (:mod:`.command_list`), what
 counts as a plugin's failure and the error that names it (:mod:`.failures`,
 :mod:`.call_errors`), what can be wrong with a config section's model
-(:mod:`.section_models`), and the hook reference of docs/plugins.md (:mod:`.hookdocs`; ``python -m evalkit.plugins``
-writes it).
+(:mod:`.section_models`), and the hook reference of docs/plugins.md (:mod:`.hookdocs`;
+``python -m evalkit.plugins`` writes it).
 
 May import: io, core. The kernel's built-in plugin (:mod:`evalkit.builtins`) sits above
 every floor whose records it registers, so it is loaded by name, as an entry point is.
