@@ -58,7 +58,8 @@ BASELINE = ('base <img id="pwned-base" src=x onerror="window.pwned=1"> '
             "[bold]loud[/bold] |cell| 1. ~~s~~ *em*")
 CANDIDATE = ('cand`<img id="pwned-tick" src=x onerror="window.pwned=2">`' + BIDI
              + r" \input{/etc/passwd} 100% $x$ #1 _u_")
-METRIC = ('=SUM(1)+<script id="pwned-metric">window.pwned=3</script>'
+#: (one word, as a registered name must be: HTML reads the ``/`` as a space)
+METRIC = ('=SUM(1)+<script/id="pwned-metric">window.pwned=3</script>'
           r"`[link=http://e]m[/link]`|\def\x{}")
 QUERY_IDS = (
     "=HYPERLINK(\"http://evil\",\"x\")", "+1+2", "-3+cmd", "@SUM(A1)",

@@ -132,7 +132,8 @@ def test_runs_scored_with_opposite_polarities_make_a_break(tmp_path: Path) -> No
         "rr defined differently (evalkit-retrieval definition v1, higher is better vs "
         "evalkit-retrieval definition v1, lower is better); the two disagree on which "
         "direction is better: score both runs with one definition (`evalkit rescore RUN -m "
-        "rr`). Compare runs scored against the same qrels with the same settings",)
+        "rr`). Compare runs scored against the same qrels (target runs: made from the same "
+        "golden set) with the same settings",)
 
 
 def test_runs_reduced_differently_make_a_break(tmp_path: Path) -> None:

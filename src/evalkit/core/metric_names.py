@@ -107,7 +107,7 @@ def _top_level_at(text: str) -> int | None:
     return None
 
 
-def _split_top(text: str, sep: str = ",") -> list[str]:
+def split_outside_brackets(text: str, sep: str = ",") -> list[str]:
     """``text`` split at ``sep`` outside brackets and quotes."""
     parts: list[str] = []
     depth = 0
@@ -133,7 +133,7 @@ def _parse_params(inside: str, text: str) -> dict[str, Any]:
     out: dict[str, Any] = {}
     if not inside.strip():
         return out
-    for piece in _split_top(inside):
+    for piece in split_outside_brackets(inside):
         key, eq, raw = piece.partition("=")
         key = key.strip()
         if not eq or not key.isidentifier():
@@ -217,7 +217,7 @@ def split_measure_args(values: Sequence[str] | None) -> list[str]:
     out: list[str] = []
     for value in values or ():
         names: list[str] = []
-        for raw in _split_top(value):
+        for raw in split_outside_brackets(value):
             piece = raw.strip()
             if not piece:
                 continue

@@ -2,7 +2,8 @@
 can be asked for where names are written.
 
 A name is one word: no whitespace, no control character (it would break the one-line
-listings and messages) and no comma (``-m a,b`` and ``metrics:`` lists split at commas).
+listings and messages) and no comma outside brackets (``-m a,b`` and ``metrics:`` lists
+split at those commas; ``contains(text=a,ignore_case=True)`` is one name).
 ``@`` separates a family's name from its cut-off: a metric or aggregate may be named
 ``name@CUTOFF`` with a numeric cut-off (``max_item_share@10``, a member written out), a
 family's name and aliases hold none (its members are ``name@k``), and no other kind of
@@ -13,6 +14,8 @@ from __future__ import annotations
 
 import re
 from typing import Any
+
+from evalkit.core.metric_names import split_outside_brackets
 
 #: ``name@CUTOFF``: the one form with ``@`` a metric's or aggregate's name may have
 _CUT = re.compile(r"^[^@]+@\d+(?:\.\d+)?$")
@@ -28,8 +31,8 @@ def name_problem(name: str, what: str, *, cutoff_allowed: bool) -> str | None:
                 f"{'_'.join(name.split())!r})")
     if any(ord(c) < 32 or 127 <= ord(c) < 160 for c in name):
         return f"{what} {name!r} holds a control character; remove it"
-    if "," in name:
-        return (f"{what} {name!r} holds a comma, at which lists of names (-m a,b) are "
+    if len(split_outside_brackets(name)) > 1:
+        return (f"{what} {name!r} holds a comma outside brackets, at which lists of names (-m a,b) are "
                 f"split, so it could never be asked for; write {name.replace(',', '_')!r}")
     if "@" in name and not (cutoff_allowed and _CUT.match(name)):
         where = ("a metric's name may end in @CUTOFF, a number (as max_item_share@10); "

@@ -222,6 +222,10 @@ def _sniff_json(line: str, lineno: int, *, last: bool) -> Sniffed:
         if last and (exc.pos >= len(line) or exc.msg.startswith("Unterminated string")):
             return Sniffed("cut", "the line ends in the middle of a JSON value (the file "
                            "was cut short?)", lineno)
+        if "\r" in line:  # lines that end with a carriage return alone read as one
+            return Sniffed("json", "JSON Lines whose lines end with a carriage return alone "
+                           "(classic Mac OS line endings), so the file reads as one line: "
+                           "convert them to newlines", lineno)
         return Sniffed("json", "a JSON document (not JSON Lines)", lineno)
     if isinstance(obj, dict):
         if obj.get("type") == "header":

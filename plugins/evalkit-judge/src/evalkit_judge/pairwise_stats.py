@@ -133,9 +133,10 @@ class PairStats:
     case_scores: dict[str, float] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
-        """JSON-ready (NaN written as ``None``)."""
+        """JSON-ready: NaN and an infinity (an interval unbounded on that side) are written
+        as ``None``."""
         def num(x: float | None) -> float | None:
-            return None if x is None or (isinstance(x, float) and math.isnan(x)) else x
+            return None if x is None or (isinstance(x, float) and not math.isfinite(x)) else x
 
         return {"a": self.a, "b": self.b, "comparisons": self.comparisons,
                 "wins": self.wins, "losses": self.losses, "ties": self.ties,
