@@ -89,8 +89,8 @@ def test_format_trec_c_equals_trec_eval_on_missing_queries(
     theirs = (DATA / expected).read_text().splitlines()
     assert _cli("-c", "-q", *args, "--qrels", str(QRELS), str(RUN)) == theirs
     saved = tmp_path / "run.jsonl"
-    res = CliRunner().invoke(app, ["eval", "--format", "trec", "-c", *args, "--qrels", str(QRELS), str(RUN),
-                                   "--save", str(saved)])
+    res = CliRunner().invoke(app, ["eval", "--format", "trec", "-c", *args, "--qrels",
+                                   str(QRELS), str(RUN), "--save", str(saved)])
     assert res.exit_code == 0, res.output
     # an artifact: with its qrels, and without them (R from its num_rel count)
     assert _cli("-c", "-q", *args, "--qrels", str(QRELS), str(saved)) == theirs

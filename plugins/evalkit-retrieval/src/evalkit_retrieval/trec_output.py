@@ -21,8 +21,8 @@ reproduced here:
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
