@@ -404,6 +404,16 @@ def not_artifact_message(path: Path, what: str, fix: str | None = None) -> str:
         return (f"{what} {where} {found.looks_like}, not an evalkit run artifact (whose "
                 f"first line is a header object with \"type\": \"header\"). {fix}")
     return f"{what} {path} is {found.looks_like}, not an evalkit run artifact. {fix}"
+def no_query_message(path: str | Path, hint: str | None = None) -> str:
+    """What to say when a TREC run scored with ``--missing skip`` (``missing="skip"``)
+    leaves no query to evaluate: none of its topics is judged (``evalkit eval`` and
+    ``evalkit compare`` alike); ``hint``, a sentence on ids that look alike, is added."""
+    return (f"{path}: no query was evaluated (none of the run's topics is judged in the "
+            "qrels, and --missing skip drops the judged ones the run lacks)"
+            + (f"; {hint}" if hint else "; check that the run and the qrels are of the "
+               "same topics, or score with --missing zero"))
+
+
 def no_rows_message(path: Path, what: str = "") -> str:
     """What to say about a run artifact that holds its header line and no row."""
     return (
