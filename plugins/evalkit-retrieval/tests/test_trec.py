@@ -373,3 +373,35 @@ def test_a_too_long_field_is_told_in_its_own_words() -> None:
     assert "ids name queries and documents" in str(err.value)
     with pytest.raises(TrecFormatError, match=r"run tag is 300 bytes long.*A run tag names"):
         parse_run(b"q1 Q0 d1 1 1.0 " + b"t" * 300 + b"\n")
+
+
+@pytest.mark.parametrize(("lines", "flagged"), [
+    (b"1 Q0 a 1 1 t\n1 Q0 c 2 1 t\n2 Q0 b 1 5 t\n2 Q0 d 2 5 t\n", True),
+    (b"1 Q0 a 1 1 t\n2 Q0 b 1 5 t\n1 Q0 c 2 1 t\n", True),  # a query in two blocks
+    (b"1 Q0 a 1 1 t\n1 Q0 c 2 0.5 t\n", False),  # the scores order them
+    (b"1 Q0 a 0 1 t\n1 Q0 c 0 1 t\n", False),  # the ranks are tied too
+    (b"1 Q0 a 1 1 t\n2 Q0 c 1 1 t\n", False),  # one document per query
+    (b"1 Q0 a 1 1 t\n2 Q0 b 1 2 t\n1 Q0 c 2 3 t\n", False),  # split query, two scores
+])
+def test_rank_column_ignored_when_every_score_is_tied(tmp_path: Path, lines: bytes,
+                                                      flagged: bool) -> None:
+    path = tmp_path / "run.txt"
+    path.write_bytes(lines)
+    run = load_run(path)
+    assert bool(run.meta.get("rank_column_ignored")) is flagged
+    if flagged:  # ranked by document id, descending, as trec_eval ranks ties
+        assert list(run.rankings["1"]) == ["c", "a"]
+
+
+def test_eval_warns_once_that_the_rank_column_is_ignored(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from evalkit.cli.app import app
+
+    run, qrels = tmp_path / "run.txt", tmp_path / "qrels.txt"
+    run.write_text("1 Q0 a 1 1 t\n1 Q0 c 2 1 t\n2 Q0 b 1 1 t\n2 Q0 d 2 1 t\n")
+    qrels.write_text("1 0 a 1\n2 0 b 1\n")
+    res = CliRunner().invoke(app, ["eval", "--qrels", str(qrels), str(run), "-m", "rr"])
+    assert res.exit_code == 0
+    assert res.output.count("the rank column is ignored, as trec_eval ignores it") == 1
+    assert res.output.split()[-1] == "0.5000"  # rr: a and b ranked second, by document id

@@ -438,7 +438,12 @@ def input_warnings(r: RunResult, label: str) -> list[str]:
     """What a run's evaluation notes say about queries the comparison does not see as the
     file has them: judged queries the run lacks (scored 0 or skipped) and run topics
     without judgments (ignored), as ``evalkit eval`` reports them."""
-    from evalkit.data.coverage import near_ids_warning, sequential_stop, stopped_note
+    from evalkit.data.coverage import (
+        near_ids_warning,
+        rank_column_warning,
+        sequential_stop,
+        stopped_note,
+    )
 
     out: list[str] = []
     stopped = sequential_stop(r.header or {})
@@ -467,6 +472,8 @@ def input_warnings(r: RunResult, label: str) -> list[str]:
         )
     if n["near_ids"]:
         out.append(f"{label}: {near_ids_warning(n['near_ids'])}")
+    if n["rank_column_ignored"]:
+        out.append(rank_column_warning(label))
     return out
 
 

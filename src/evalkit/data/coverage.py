@@ -597,12 +597,23 @@ def near_ids_warning(pairs: Sequence[Sequence[str]]) -> str:
             "equal in the run or the qrels")
 
 
+def rank_column_warning(path: object) -> str:
+    """What ``evalkit eval`` and ``evalkit compare`` say when every query's scores in the
+    TREC run ``path`` are tied while its rank column orders them (the header's
+    ``notes.rank_column_ignored``): the ranking is by document id, as trec_eval's."""
+    return (f"{path}: every query's documents share one score, while the rank column "
+            "orders them; the rank column is ignored, as trec_eval ignores it, so each "
+            "query is ranked by document id (descending). Write the scores the system gave "
+            "(or, to keep the rank order, a score that falls with the rank, such as -rank)")
+
+
 def notes_of(result: RunRecord) -> dict[str, Any]:
     """The evaluation notes of a run header: ``unjudged_ignored`` (run topics without
     judgments, ignored) and their ids, ``missing`` (the policy), ``missing_count``
     (judged queries the run lacks, scored 0 or skipped) and their ids, ``empty_rankings``
     (judged queries given an empty ranking, scored 0; 0 when none) and their ids,
-    ``near_ids`` (:func:`near_ids`' pairs; empty when none). Counts are None
+    ``near_ids`` (:func:`near_ids`' pairs; empty when none), ``rank_column_ignored``
+    (:func:`rank_column_warning`). Counts are None
     when the header does not record them (a run scored elsewhere)."""
     notes: dict[str, Any] = dict(result.header.get("notes") or {})
     missing_policy = result.header.get("missing")
@@ -619,4 +630,5 @@ def notes_of(result: RunRecord) -> dict[str, Any]:
         "empty_rankings": notes.get("empty_rankings", 0),
         "empty_ranking_ids": notes.get("empty_ranking_ids", []),
         "near_ids": notes.get("near_ids", []),
+        "rank_column_ignored": bool(notes.get("rank_column_ignored")),
     }

@@ -14,7 +14,7 @@ from typing import Any, Literal
 from evalkit._version import __version__
 from evalkit.core.registry import RegistryError
 from evalkit.core.specs import LoaderSpec
-from evalkit.data.coverage import near_ids, near_ids_warning, notes_of
+from evalkit.data.coverage import near_ids, near_ids_warning, notes_of, rank_column_warning
 from evalkit.data.judged_queries import JudgedQueries
 from evalkit.data.judgments import LoadedQrels, judgments_sha256, loaded_from_mapping
 from evalkit.data.provenance import metric_provenance, plugin_versions
@@ -261,6 +261,8 @@ def evaluate_run(
     rows = score_rankings(responses, cases, specs)
     if _has_subtopics(q.judgments):
         notes["subtopic_qrels"] = True
+    if ranked.meta.get("rank_column_ignored"):  # every score tied, the ranks in order
+        notes["rank_column_ignored"] = True
     if not any(qid in rankings for qid in qids):
         import warnings
 
@@ -402,6 +404,8 @@ def check_scored(result: RunResult, run: Path, qrels: Path | None) -> list[str]:
     told: list[str] = []
     if notes["near_ids"]:
         told.append(f"warning: {near_ids_warning(notes['near_ids'])}")
+    if notes["rank_column_ignored"]:
+        told.append(f"warning: {rank_column_warning(run)}")
     if result.header.get("notes", {}).get("subtopic_qrels"):
         told.append(f"note: {qrels} read as subtopic qrels (qid subtopic docno label), as a "
                     "diversity measure was requested; every other measure sees each "
