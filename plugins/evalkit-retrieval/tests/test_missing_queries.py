@@ -7,6 +7,7 @@ output stored in ``data/missing`` (commands in its README, no binary needed)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from evalkit_retrieval.trec import load_qrels
@@ -37,7 +38,7 @@ def _cli(*args: str) -> list[str]:
     return [line for line in res.stdout.splitlines() if "\t" in line]
 
 
-def _api_lines(pieces: list[str], run: object) -> list[str]:
+def _api_lines(pieces: list[str], run: Any) -> list[str]:
     """The Python API's per-query values (missing="zero"), in trec_eval's layout."""
     req = expand(split_measure_args(pieces))
     result = evaluate_run(run, QRELS, req.names, missing="zero")

@@ -1,6 +1,6 @@
 """Run topics and judged queries whose ids differ only by leading zeros, white space or
 invisible characters: named in a warning by ``evalkit eval`` and ``evalkit compare``
-(:func:`evalkit.data.coverage.near_ids`), values unchanged (trec_eval compares ids as
+(:func:`evalkit.data.query_ids.near_ids`), values unchanged (trec_eval compares ids as
 text); ``--missing skip`` with no query left says so in one message for both commands."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from evalkit import evaluate_run
 from evalkit.cli.app import app
-from evalkit.data.coverage import near_ids
+from evalkit.data.query_ids import near_ids
 
 
 def test_near_ids_pairs_ids_that_look_alike() -> None:

@@ -438,12 +438,8 @@ def input_warnings(r: RunResult, label: str) -> list[str]:
     """What a run's evaluation notes say about queries the comparison does not see as the
     file has them: judged queries the run lacks (scored 0 or skipped) and run topics
     without judgments (ignored), as ``evalkit eval`` reports them."""
-    from evalkit.data.coverage import (
-        near_ids_warning,
-        rank_column_warning,
-        sequential_stop,
-        stopped_note,
-    )
+    from evalkit.data.coverage import sequential_stop, stopped_note
+    from evalkit.data.query_ids import near_ids_warning, rank_column_warning
 
     out: list[str] = []
     stopped = sequential_stop(r.header or {})

@@ -137,7 +137,7 @@ def load_or_evaluate(
             depth=depth, name=name,
         )
     if not result.per_query:
-        from evalkit.data.coverage import near_ids_warning
+        from evalkit.data.query_ids import near_ids_warning
 
         near = notes_of(result)["near_ids"]
         raise InputError(no_query_message(p, near_ids_warning(near) if near else None))

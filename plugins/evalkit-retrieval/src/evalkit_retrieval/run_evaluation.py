@@ -14,10 +14,11 @@ from typing import Any, Literal
 from evalkit._version import __version__
 from evalkit.core.registry import RegistryError
 from evalkit.core.specs import LoaderSpec
-from evalkit.data.coverage import near_ids, near_ids_warning, notes_of, rank_column_warning
+from evalkit.data.coverage import notes_of
 from evalkit.data.judged_queries import JudgedQueries
 from evalkit.data.judgments import LoadedQrels, judgments_sha256, loaded_from_mapping
 from evalkit.data.provenance import metric_provenance, plugin_versions
+from evalkit.data.query_ids import near_ids, near_ids_warning, rank_column_warning
 from evalkit.data.ranked_ids import RankedRun
 from evalkit.data.results import RunResult
 from evalkit.data.targets import TargetResponse
@@ -336,7 +337,7 @@ def _evaluated_queries(rankings: Mapping[str, Any], judgments: Mapping[str, Any]
     (``"zero"``) or left out (``"skip"``), and judged queries given an empty ranking
     counted; ``near_ids`` pairs a few ignored run topics with missing judged queries whose
     ids differ only by leading zeros, white space or invisible characters
-    (:func:`evalkit.data.coverage.near_ids`).
+    (:func:`evalkit.data.query_ids.near_ids`).
 
     Raises:
         SettingError: ``missing="refuse"`` and a judged query is missing from the run.

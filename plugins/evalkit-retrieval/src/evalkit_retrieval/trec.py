@@ -73,6 +73,7 @@ from evalkit_retrieval.ranking import (
     non_finite_fix,
     rank_arrays,
 )
+from evalkit_retrieval.tied_scores import all_tied, ranks_strict
 from evalkit_retrieval.trec_bulk import RunTable, Stream, bulk_qrels, bulk_run, sha256_meanwhile
 from evalkit_retrieval.trec_text import (
     MAX_LINE,
@@ -283,7 +284,7 @@ def _ranked(read: list[RunTable | None], source: str | Path, text: _Text,
     cols = read.pop()
     assert cols is not None and not read
     name, lines, parser = cols.tag, len(cols.scores), cols.path
-    ignored = _all_tied(cols.qids, cols.scores) and _ranks_strict(text, source)
+    ignored = all_tied(cols.qids, cols.scores) and ranks_strict(text, source)
     rankings: dict[str, Sequence[str]] | None = None
     if parser == "bulk":
         parsed: list[Any] = [cols.qids, cols.docids, cols.scores]
@@ -306,38 +307,6 @@ def _ranked(read: list[RunTable | None], source: str | Path, text: _Text,
     if ignored:
         meta["rank_column_ignored"] = True
     return RankedRun(name=name, rankings=rankings, meta=meta)
-
-
-def _all_tied(qids: Any, scores: Any) -> bool:
-    """Whether every query's documents share one score (and some query has two or more):
-    the ranking is then by document id alone. Lines of one query usually follow each
-    other, so a different score on the next line of the same query answers at once."""
-    q, sc = np.asarray(qids), np.asarray(scores, dtype=np.float64)
-    if len(sc) < 2:
-        return False
-    same_query = q[1:] == q[:-1]
-    if (same_query & (sc[1:] != sc[:-1])).any():
-        return False
-    first: dict[Any, float] = {}
-    for qid, score in zip(q.tolist(), sc.tolist(), strict=True):  # queries split in blocks
-        if first.setdefault(qid, score) != score:
-            return False
-    return True
-
-
-def _ranks_strict(text: _Text, source: str | Path) -> bool:
-    """Whether the rank column (field 4) of the run ``text`` gives each query's documents
-    distinct integer ranks (read only when every score is tied, a rare file)."""
-    seen: dict[bytes, set[bytes]] = {}
-    for _, fields in _lines(text, source):
-        ranks = seen.setdefault(fields[0], set())
-        if not _INT_RANK.fullmatch(fields[3]) or fields[3] in ranks:
-            return False
-        ranks.add(fields[3])
-    return any(len(r) > 1 for r in seen.values())
-
-
-_INT_RANK = re.compile(rb"[+]?[0-9]+")
 
 
 @overload
