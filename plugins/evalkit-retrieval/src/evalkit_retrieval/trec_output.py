@@ -220,8 +220,8 @@ def _on_dummy_ranking(row: Any, trec_names: Mapping[str, str],
     from evalkit.execute.scoring import resolve_metrics, score_rankings
 
     qid = str(row.query_id)
-    if judgments is not None:
-        judged: Mapping[str, int] = judgments.get(qid, {})
+    if judgments is not None and judgments.get(qid):
+        judged: Mapping[str, int] = judgments[qid]
     elif "num_rel" in row.counts:  # only R matters: the one document is not judged
         judged = {"\0": 0, **{f"\0{i}": level for i in range(int(row.counts["num_rel"]))}}
     else:
