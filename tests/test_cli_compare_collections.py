@@ -215,6 +215,13 @@ def _py_example(doc: str) -> str:
                     if "meta_compare(" in b))
 
 
+def test_the_docs_say_what_to_run_before_the_python_example() -> None:
+    doc = (REPO / "docs" / "comparison.md").read_text(encoding="utf-8")
+    before = doc.split(_py_example(doc), 1)[0].rsplit("\n\n", 3)[-3:]
+    said = " ".join(before)
+    assert "examples/vaswani/main.py" in said and "split_collections.py" in said
+
+
 def test_the_python_example_of_the_docs_prints_its_comments(
         suite: Path, capsys: pytest.CaptureFixture[str]) -> None:
     doc = (REPO / "docs" / "comparison.md").read_text(encoding="utf-8")

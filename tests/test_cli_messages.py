@@ -180,7 +180,8 @@ def test_run_prints_why_cases_errored(tmp_path: Path, monkeypatch: pytest.Monkey
         ("goldens.jsonl", '{"id": "q1", "query": "hello", "relevant": ["d1"]}\n',
          ["looks like a golden set", "evalkit run"]),
         ("list.json", "[1, 2, 3]\n", [":1: JSON (a list), not a run"]),
-        ("garbage.bin", GARBAGE, ["is a binary file, or text that is not UTF-8 (byte 0xd7"]),
+        ("garbage.bin", GARBAGE, [":1: a binary file, or text that is not UTF-8 (byte 0xd7 on "
+                                  "line 1)", "iconv -f latin1 -t utf-8"]),
         ("nul.bin", b"\x00\x01\x02", ["is a binary file (it contains NUL bytes)"]),
         ("empty.txt", "", ["is an empty file"]),
     ],

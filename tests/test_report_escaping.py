@@ -407,3 +407,12 @@ def test_the_notebook_tables_escape_every_name(reports: dict[str, Any], kind: st
     shown = "".join(parsed.text)
     for name in ([BASELINE, CANDIDATE, METRIC] if kind == "compare" else CHECK_IDS):
         assert name in shown, name
+
+
+def test_invisible_characters_are_written_as_escapes() -> None:
+    from evalkit.report.escaping import INVISIBLE, visible
+
+    assert visible("\ufeff3") == "\\ufeff3"
+    assert visible("a\u200bb\u00ad") == "a\\u200bb\\xad"
+    assert all(visible(c).startswith("\\") for c in INVISIBLE)
+    assert visible("caf\u00e9 \u4e2d") == "caf\u00e9 \u4e2d"  # visible text unchanged

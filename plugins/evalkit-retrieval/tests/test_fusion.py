@@ -194,3 +194,38 @@ def test_plugins_list_names_the_provider_of_fuse_and_ranx_measures() -> None:
                 ("hits@k", "metric")]:
         assert names[key]["distribution"] == "evalkit-retrieval", key
     assert "dcg_burges@k" in names[("dcg@k", "metric")]["aliases"]
+
+
+def test_the_docs_snippets_run_as_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                                          ) -> None:
+    """docs/fusion.md's commands and Python, on two runs where the README's main job
+    writes them (examples/vaswani/out/ stands for ``tmp_path``)."""
+    import re
+    import shlex
+
+    from typer.testing import CliRunner
+
+    from evalkit.cli.app import app
+
+    repo = Path(__file__).resolve().parents[3]
+    doc = (repo / "docs" / "fusion.md").read_text(encoding="utf-8")
+    out = tmp_path / "examples" / "vaswani" / "out"
+    out.mkdir(parents=True)
+    bm25 = (repo / "examples" / "vaswani" / "data" / "runs" / "run.vaswani.bm25.txt")
+    lines = bm25.read_text().splitlines()
+    (out / "run.bm25.txt").write_text("\n".join(lines) + "\n")
+    other = [f"{q} Q0 {d} {r} {1 / float(r):.6f} tfidf" for q, _, d, r, *_ in
+             (ln.split() for ln in lines)]  # another order of the same documents
+    (out / "run.tfidf.txt").write_text("\n".join(other) + "\n")
+    bash = re.findall(r"```bash\n(.*?)```", doc, re.S)[0].splitlines()
+    monkeypatch.chdir(tmp_path)
+    assert bash[0] == "cd examples/vaswani/out"
+    monkeypatch.chdir(out)
+    for command in bash[1:]:
+        res = CliRunner().invoke(app, shlex.split(command)[1:])
+        assert res.exit_code == 0, (command, res.output)
+        assert (out / shlex.split(command)[-1]).stat().st_size > 0
+    monkeypatch.chdir(tmp_path)
+    code = next(b for b in re.findall(r"```python\n(.*?)```", doc, re.S) if "fuse(" in b)
+    exec(compile(code, "docs/fusion.md", "exec"), {})
+    assert (out / "run.combsum.txt").stat().st_size > 0

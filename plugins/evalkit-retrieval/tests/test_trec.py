@@ -199,6 +199,7 @@ def test_run_score_that_is_not_finite(tmp_path: Path, token: bytes, kind: str,
     assert f":{lineno}: the score {token.decode()!r} of document 'b' is not a finite " \
         f"number ({kind})" in message
     assert "finite number in the score column (field 5)" in message
+    assert ("NaN has no place" in message) == (kind == "NaN")  # inf is not called NaN
     if not first_line:
         assert trec._bulk_run(text) is None  # the bulk reader declines, never ranks it
 
@@ -211,6 +212,62 @@ def test_run_duplicate_across_separate_blocks(tmp_path: Path) -> None:
 def test_run_not_utf8_and_nul(tmp_path: Path) -> None:
     assert "not valid UTF-8" in refusal(tmp_path, b"q1 Q0 \xff\xfe 1 0.5 t\n")
     assert "NUL byte" in refusal(tmp_path, b"q1 Q0 a\x00 1 0.5 t\n")
+
+
+@pytest.mark.parametrize("gz", [False, True], ids=["text", "gz"])
+@pytest.mark.parametrize(("loader", "good", "bad"), [
+    (load_run, b"1 Q0 d%d 1 0.5 t\n", b"1 Q0 caf\xe9 1 0.5 t\n"),
+    (load_qrels, b"1 0 d%d 1\n", b"1 0 caf\xe9 1\n"),
+], ids=["run", "qrels"])
+def test_latin1_text_names_the_line_and_the_iconv_fix(
+        tmp_path: Path, loader: object, good: bytes, bad: bytes, gz: bool) -> None:
+    # a Latin-1 document id on line 3001, past what the command-line sniffer reads
+    data = b"".join(good % i for i in range(3000)) + bad
+    path = tmp_path / ("input.txt.gz" if gz else "input.txt")
+    path.write_bytes(gzip.compress(data) if gz else data)
+    with pytest.raises(TrecFormatError) as err:
+        loader(path)  # type: ignore[operator]
+    message = str(err.value)
+    assert f"{path}:3001: the document id b'caf\\xe9' is not valid UTF-8" in message
+    fix = (f"gunzip -c {path} | iconv -f latin1 -t utf-8 > input.txt.utf8" if gz else
+           f"iconv -f latin1 -t utf-8 {path} > input.txt.utf8")
+    assert fix in message
+
+
+@pytest.mark.parametrize("gz", [False, True], ids=["text", "gz"])
+@pytest.mark.parametrize(("kind", "text"), [
+    ("run", b"1 Q0 d1 1 0.5 t\n1 Q0 caf\xe9 2 0.4 t\n"), ("qrels", b"1 0 d1 1\n1 0 caf\xe9 1\n"),
+])
+def test_eval_refuses_latin1_input_naming_line_and_fix(
+        tmp_path: Path, kind: str, text: bytes, gz: bool) -> None:
+    from typer.testing import CliRunner
+
+    from evalkit.cli.app import app
+
+    bad = tmp_path / ("bad.txt.gz" if gz else "bad.txt")
+    bad.write_bytes(gzip.compress(text) if gz else text)
+    ok_run, ok_qrels = tmp_path / "run.txt", tmp_path / "qrels.txt"
+    ok_run.write_text("1 Q0 d1 1 0.5 t\n")
+    ok_qrels.write_text("1 0 d1 1\n")
+    args = ["--qrels", str(ok_qrels), str(bad)] if kind == "run" else [
+        "--qrels", str(bad), str(ok_run)]
+    res = CliRunner().invoke(app, ["eval", *args])
+    assert res.exit_code != 0
+    assert f"{bad}:2: a binary file, or text that is not UTF-8 (byte 0xe9 on line 2)" \
+        in res.output
+    assert "iconv -f latin1 -t utf-8" in res.output and "Traceback" not in res.output
+
+
+@pytest.mark.parametrize("gz", [False, True], ids=["text", "gz"])
+def test_latin1_topics_name_the_line_and_the_fix(tmp_path: Path, gz: bool) -> None:
+    from evalkit_retrieval.topics import TopicsError, load_topics
+
+    data = b"<top>\n<num> Number: 1\n<title> caf\xe9\n</top>\n"
+    path = tmp_path / ("topics.txt.gz" if gz else "topics.txt")
+    path.write_bytes(gzip.compress(data) if gz else data)
+    with pytest.raises(TopicsError, match=r"topics\.txt(\.gz)?:3: not UTF-8 text \(byte "
+                       r"0xe9 on line 3\)\. .*iconv -f latin1 -t utf-8"):
+        load_topics(path)
 
 
 def test_empty_files(tmp_path: Path) -> None:
@@ -327,3 +384,35 @@ def test_a_too_long_field_is_told_in_its_own_words() -> None:
     assert "ids name queries and documents" in str(err.value)
     with pytest.raises(TrecFormatError, match=r"run tag is 300 bytes long.*A run tag names"):
         parse_run(b"q1 Q0 d1 1 1.0 " + b"t" * 300 + b"\n")
+
+
+@pytest.mark.parametrize(("lines", "flagged"), [
+    (b"1 Q0 a 1 1 t\n1 Q0 c 2 1 t\n2 Q0 b 1 5 t\n2 Q0 d 2 5 t\n", True),
+    (b"1 Q0 a 1 1 t\n2 Q0 b 1 5 t\n1 Q0 c 2 1 t\n", True),  # a query in two blocks
+    (b"1 Q0 a 1 1 t\n1 Q0 c 2 0.5 t\n", False),  # the scores order them
+    (b"1 Q0 a 0 1 t\n1 Q0 c 0 1 t\n", False),  # the ranks are tied too
+    (b"1 Q0 a 1 1 t\n2 Q0 c 1 1 t\n", False),  # one document per query
+    (b"1 Q0 a 1 1 t\n2 Q0 b 1 2 t\n1 Q0 c 2 3 t\n", False),  # split query, two scores
+])
+def test_rank_column_ignored_when_every_score_is_tied(tmp_path: Path, lines: bytes,
+                                                      flagged: bool) -> None:
+    path = tmp_path / "run.txt"
+    path.write_bytes(lines)
+    run = load_run(path)
+    assert bool(run.meta.get("rank_column_ignored")) is flagged
+    if flagged:  # ranked by document id, descending, as trec_eval ranks ties
+        assert list(run.rankings["1"]) == ["c", "a"]
+
+
+def test_eval_warns_once_that_the_rank_column_is_ignored(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from evalkit.cli.app import app
+
+    run, qrels = tmp_path / "run.txt", tmp_path / "qrels.txt"
+    run.write_text("1 Q0 a 1 1 t\n1 Q0 c 2 1 t\n2 Q0 b 1 1 t\n2 Q0 d 2 1 t\n")
+    qrels.write_text("1 0 a 1\n2 0 b 1\n")
+    res = CliRunner().invoke(app, ["eval", "--qrels", str(qrels), str(run), "-m", "rr"])
+    assert res.exit_code == 0
+    assert res.output.count("the rank column is ignored, as trec_eval ignores it") == 1
+    assert res.output.split()[-1] == "0.5000"  # rr: a and b ranked second, by document id

@@ -471,6 +471,7 @@ def input_warnings(r: RunResult, label: str) -> list[str]:
     file has them: judged queries the run lacks (scored 0 or skipped) and run topics
     without judgments (ignored), as ``evalkit eval`` reports them."""
     from evalkit.data.coverage import sequential_stop, stopped_note
+    from evalkit.data.query_ids import near_ids_warning, rank_column_warning
 
     out: list[str] = []
     stopped = sequential_stop(r.header or {})
@@ -497,6 +498,10 @@ def input_warnings(r: RunResult, label: str) -> list[str]:
             f"{label}: {unjudged} topic(s) of run {r.name!r} have no judgments in the qrels "
             f"({ids}{more}) and are ignored"
         )
+    if n["near_ids"]:
+        out.append(f"{label}: {near_ids_warning(n['near_ids'])}")
+    if n["rank_column_ignored"]:
+        out.append(rank_column_warning(label))
     return out
 
 

@@ -32,8 +32,9 @@ def name_problem(name: str, what: str, *, cutoff_allowed: bool) -> str | None:
     if any(ord(c) < 32 or 127 <= ord(c) < 160 for c in name):
         return f"{what} {name!r} holds a control character; remove it"
     if len(split_outside_brackets(name)) > 1:
-        return (f"{what} {name!r} holds a comma outside brackets, at which lists of names (-m a,b) are "
-                f"split, so it could never be asked for; write {name.replace(',', '_')!r}")
+        return (f"{what} {name!r} holds a comma outside brackets, at which lists of names "
+                "(-m a,b) are split, so it could never be asked for; write "
+                f"{name.replace(',', '_')!r}")
     if "@" in name and not (cutoff_allowed and _CUT.match(name)):
         where = ("a metric's name may end in @CUTOFF, a number (as max_item_share@10); "
                  "a family (name@k) is registered as a MetricFamily" if cutoff_allowed

@@ -554,7 +554,10 @@ def notes_of(result: RunRecord) -> dict[str, Any]:
     """The evaluation notes of a run header: ``unjudged_ignored`` (run topics without
     judgments, ignored) and their ids, ``missing`` (the policy), ``missing_count``
     (judged queries the run lacks, scored 0 or skipped) and their ids, ``empty_rankings``
-    (judged queries given an empty ranking, scored 0; 0 when none) and their ids. Counts are None
+    (judged queries given an empty ranking, scored 0; 0 when none) and their ids,
+    ``near_ids`` (:func:`evalkit.data.query_ids.near_ids`' pairs; empty when none),
+    ``rank_column_ignored`` (:func:`evalkit.data.query_ids.rank_column_warning`). Counts
+    are None
     when the header does not record them (a run scored elsewhere)."""
     notes: dict[str, Any] = dict(result.header.get("notes") or {})
     missing_policy = result.header.get("missing")
@@ -570,4 +573,6 @@ def notes_of(result: RunRecord) -> dict[str, Any]:
         "missing_ids": notes.get("missing_ids", []),
         "empty_rankings": notes.get("empty_rankings", 0),
         "empty_ranking_ids": notes.get("empty_ranking_ids", []),
+        "near_ids": notes.get("near_ids", []),
+        "rank_column_ignored": bool(notes.get("rank_column_ignored")),
     }

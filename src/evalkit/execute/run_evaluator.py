@@ -87,8 +87,9 @@ def evaluate_run(
 
     Queries are those of the qrels (as trec_eval evaluates them): run topics without
     judgments are ignored, and judged topics missing from the run are scored as an empty
-    ranking (``missing="zero"``, trec_eval ``-c``), left out (``"skip"``, as trec_eval
-    9.0.8 did without ``-c``) or refused (``"refuse"``: ValueError naming them, as
+    ranking (``missing="zero"``, trec_eval ``-c``: each measure's value with nothing
+    retrieved, 0 for all but utility, whose value is p3·R − p4·R), left out (``"skip"``,
+    as trec_eval 9.0.8 did without ``-c``) or refused (``"refuse"``: ValueError naming them, as
     trec_eval 10.0 exits with an error without ``-c``). A judged query with no relevant
     document stays in and scores 0.
 

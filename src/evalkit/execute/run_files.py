@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, TypeAlias
 from evalkit.data.coverage import notes_of as notes_of
 from evalkit.io.input_files import (
     InputError,
+    no_query_message,
     no_rows_message,
     not_a_run_message,
     not_artifact_message,
@@ -130,11 +131,17 @@ def load_or_evaluate(
 
     with warnings.catch_warnings():  # the commands say it in their own words
         warnings.simplefilter("ignore", NoJudgedQueryWarning)
-        return evaluate_run(
+        result = evaluate_run(
             p, judgments, list(metrics), relevance_level=relevance_level,
             missing=missing,  # type: ignore[arg-type]
             depth=depth, name=name,
         )
+    if not result.per_query:
+        from evalkit.data.query_ids import near_ids_warning
+
+        near = notes_of(result)["near_ids"]
+        raise InputError(no_query_message(p, near_ids_warning(near) if near else None))
+    return result
 
 
 def require_rows(result: RunResult, path: str | os.PathLike[str]) -> None:

@@ -29,7 +29,7 @@ SNIFF_BYTES = 1 << 16
 
 Kind = Literal[
     "missing", "directory", "unreadable", "damaged", "empty", "binary", "artifact", "goldens",
-    "json", "cut", "refused", "qrels", "run", "text",
+    "json", "cut", "refused", "qrels", "run", "text", "not_utf8",
 ]
 
 class InputError(SettingError):
@@ -184,10 +184,10 @@ def sniff(path: str | Path) -> Sniffed:
     try:
         text = codecs.getincrementaldecoder("utf-8-sig")().decode(raw, final=False)
     except UnicodeDecodeError as exc:
+        line = skipped + raw.count(b"\n", 0, exc.start) + 1
         return Sniffed(
-            "binary", f"a binary file, or text that is not UTF-8 (byte 0x{raw[exc.start]:02x} "
-            f"at offset {exc.start})",
-        )
+            "not_utf8", f"a binary file, or text that is not UTF-8 (byte "
+            f"0x{raw[exc.start]:02x} on line {line})", line)
     lines = [line for _, line in text_lines(text)]  # a U+2028 in a JSON string ends no line
     if len(raw) == SNIFF_BYTES and len(lines) > 1:
         lines = lines[:-1]  # the last line may be cut
@@ -314,8 +314,26 @@ def _late_header(path: Path, found: Sniffed) -> str:
             "begins with its header line: remove the lines before it")
 
 
+def utf8_fix(path: str | Path) -> str:
+    """How to convert ``path`` to UTF-8 when it is Latin-1 text (the encoding of old TREC
+    collections): an ``iconv`` command, through ``gunzip -c`` for a ``.gz`` file."""
+    p = Path(path)
+    if p.suffix.lower() == ".gz":
+        out = p.with_suffix("").name + ".utf8"
+        return (f"Save it as UTF-8; if it is Latin-1 text: gunzip -c {p} | iconv -f latin1 "
+                f"-t utf-8 > {out}, and pass {out}")
+    return (f"Save it as UTF-8; if it is Latin-1 text: iconv -f latin1 -t utf-8 {p} > "
+            f"{p.name}.utf8, and pass {p.name}.utf8")
+
+
+def _not_utf8(what: str, path: Path, found: Sniffed) -> str:
+    return f"{what}{path}:{found.line}: {found.looks_like}. {utf8_fix(path)}"
+
+
 def not_a_run_message(path: Path, found: Sniffed, *, qrels_given: bool) -> str:
     """Why ``path`` cannot be scored as a run, and what to pass instead."""
+    if found.kind == "not_utf8":
+        return _not_utf8("", path, found)
     if found.kind == "damaged":
         return _damaged(str(path), found)
     if found.kind == "cut":
@@ -347,6 +365,8 @@ def not_a_run_message(path: Path, found: Sniffed, *, qrels_given: bool) -> str:
     return f"{path} is {found.looks_like}. This command takes {takes}"
 def not_qrels_message(path: Path, found: Sniffed) -> str | None:
     """Why ``path`` cannot be read as qrels, or None when it may be qrels."""
+    if found.kind == "not_utf8":
+        return _not_utf8("--qrels ", path, found)
     if found.kind in ("qrels", "text", "missing", "directory", "unreadable"):
         return None  # the loader (or require_file) has the precise message
     if found.kind == "damaged":
@@ -389,6 +409,16 @@ def not_artifact_message(path: Path, what: str, fix: str | None = None) -> str:
         return (f"{what} {where} {found.looks_like}, not an evalkit run artifact (whose "
                 f"first line is a header object with \"type\": \"header\"). {fix}")
     return f"{what} {path} is {found.looks_like}, not an evalkit run artifact. {fix}"
+def no_query_message(path: str | Path, hint: str | None = None) -> str:
+    """What to say when a TREC run scored with ``--missing skip`` (``missing="skip"``)
+    leaves no query to evaluate: none of its topics is judged (``evalkit eval`` and
+    ``evalkit compare`` alike); ``hint``, a sentence on ids that look alike, is added."""
+    return (f"{path}: no query was evaluated (none of the run's topics is judged in the "
+            "qrels, and --missing skip drops the judged ones the run lacks)"
+            + (f"; {hint}" if hint else "; check that the run and the qrels are of the "
+               "same topics, or score with --missing zero"))
+
+
 def no_rows_message(path: Path, what: str = "") -> str:
     """What to say about a run artifact that holds its header line and no row."""
     return (

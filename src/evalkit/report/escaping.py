@@ -5,8 +5,9 @@ is shown as the characters it is and never acts as markup, a formula or a comman
 Every function here starts from :func:`visible`: line breaks and tabs become one space, and
 the characters a reader cannot see but a program obeys (control characters such as the
 terminal escape ``ESC``, and the bidirectional formatting characters that reorder what
-follows them, such as U+202E RIGHT-TO-LEFT OVERRIDE) are written as the escapes Python
-prints for them (``\\x1b``, ``\\u202e``). Then:
+follows them, such as U+202E RIGHT-TO-LEFT OVERRIDE), and those that print nothing (such
+as U+FEFF) are written as the escapes Python prints for them (``\\x1b``, ``\\u202e``,
+``\\ufeff``). Then:
 
 * :func:`terminal_text`: for a console (rich, plain ``print``); :func:`rich_markup` is the
   same text with rich's markup (``[bold]``, ``[link=...]``) escaped, for a string that
@@ -47,11 +48,17 @@ from typing import Any
 BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e"
                           "\u2066\u2067\u2068\u2069")
 
+#: Characters that print nothing: the soft hyphen, the zero-width space, joiners and
+#: word joiner, invisible operators, the Mongolian vowel separator and U+FEFF (a
+#: byte-order mark left inside a file by ``cat``).
+INVISIBLE = frozenset("\u00ad\u180e\u200b\u200c\u200d\u2060\u2061\u2062\u2063\u2064"
+                      "\ufeff")
+
 #: Line breaks (and the tab), written as one space.
 _BREAKS = re.compile("\r\n|[\t\n\v\f\r\x1c\x1d\x1e\x85\u2028\u2029]")
 #: Control characters but tab, line feed and carriage return, and the bidi controls.
 _HIDDEN = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f"
-                     + "".join(sorted(BIDI_CONTROLS)) + "]")
+                     + "".join(sorted(BIDI_CONTROLS | INVISIBLE)) + "]")
 
 
 def _escape_char(m: re.Match[str]) -> str:
@@ -62,8 +69,9 @@ def _escape_char(m: re.Match[str]) -> str:
 def visible(text: object, *, breaks: str | None = " ") -> str:
     """``text`` (``str()`` of it) with line breaks and tabs as ``breaks`` (one space;
     None keeps them), and every other control character (Unicode category Cc:
-    U+0000..U+001F, U+007F..U+009F) and bidirectional formatting character
-    (:data:`BIDI_CONTROLS`) written as its Python escape (``\\x1b``, ``\\u202e``).
+    U+0000..U+001F, U+007F..U+009F), bidirectional formatting character
+    (:data:`BIDI_CONTROLS`) and invisible character (:data:`INVISIBLE`) written as its
+    Python escape (``\\x1b``, ``\\u202e``, ``\\ufeff``).
     Other text is unchanged."""
     s = str(text)
     if breaks is not None:

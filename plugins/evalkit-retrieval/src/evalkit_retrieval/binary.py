@@ -198,14 +198,13 @@ def set_f(s: RankingState, level: Level, beta: float) -> Floats:
 def utility(s: RankingState, level: Level, coefficients: tuple[float, ...]) -> Floats:
     """utility (m_utility.c): p1 * relevant retrieved + p2 * non-relevant retrieved +
     p3 * relevant not retrieved + p4 * (non-relevant not retrieved - N), N (trec_eval
-    ``-N``) being 0. An empty ranking scores 0, as trec_eval scores a missing query."""
+    ``-N``) being 0. An empty ranking (a judged query the run lacks, scored under
+    ``missing="zero"``) follows the same formula: p3 * R - p4 * R."""
     p1, p2, p3, p4 = coefficients
     a = s.hits(level)
     ret = s.num_ret.astype(np.float64)
     rel = s.num_rel_at(level).astype(np.float64)
-    out = p1 * a + p2 * (ret - a) + p3 * (rel - a) + p4 * (0 + a - ret - rel)
-    out[s.num_ret == 0] = 0.0
-    return out
+    return p1 * a + p2 * (ret - a) + p3 * (rel - a) + p4 * (0 + a - ret - rel)
 
 
 # ------------------------------------------------------------------ counts

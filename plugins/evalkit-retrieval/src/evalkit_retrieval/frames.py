@@ -111,7 +111,7 @@ def run_from_frame(df: Any, name: str | None = None) -> RankedRun:
     """
     import numpy as np
 
-    from evalkit_retrieval.ranking import rank_arrays
+    from evalkit_retrieval.ranking import non_finite_fix, rank_arrays
 
     _require_columns(df, RUN_COLUMNS, "run")
     qids, docs = _ids(df, "qid", "run"), _ids(df, "docno", "run")
@@ -131,9 +131,8 @@ def run_from_frame(df: Any, name: str | None = None) -> RankedRun:
         what = "NaN" if math.isnan(value) else "infinite"
         raise FrameFormatError(
             f"the run DataFrame's {_where(df, pos)}: the score {value!r} of document "
-            f"{docs[pos]!r} for query {qids[pos]!r} is not a finite number ({what}); give it "
-            "a finite score that puts it where it belongs (NaN has no place in a ranking, "
-            "and trec_eval would put an infinite score above or below every other document)")
+            f"{docs[pos]!r} for query {qids[pos]!r} is not a finite number ({what}); "
+            f"{non_finite_fix(math.isnan(value))}")
     dup = _first_duplicate(df, qids, docs)
     if dup is not None:
         first, again = dup

@@ -348,13 +348,20 @@ def _shown(value: float) -> str:
     return "NaN" if math.isnan(value) else repr(value)
 
 
+def non_finite_fix(nan: bool) -> str:
+    """What to do with a score that is not a finite number (``nan``: NaN, else infinite or
+    beyond the range of a double), for every reader of runs (files, mappings, frames)."""
+    if nan:
+        return ("give the document a finite score that puts it where it belongs: NaN has no "
+                "place in a ranking (it is neither above nor below any other score)")
+    return ("give the document a finite score above (or below) the others of its query to "
+            "keep it first (or last): trec_eval, which reads scores with atof, would put an "
+            "infinite score above or below every other document")
+
+
 def _not_finite(qid: str, doc: str, shown: str) -> str:
-    return (
-        f"query {qid!r}, document {doc!r}: the score {shown} is not a finite number; give "
-        "the document a finite score that puts it where it belongs (NaN has no place in a "
-        "ranking, and trec_eval would put an infinite score above or below every other "
-        "document)"
-    )
+    return (f"query {qid!r}, document {doc!r}: the score {shown} is not a finite number; "
+            f"{non_finite_fix(shown == 'NaN')}")
 
 
 def _score(qid: str, doc: str, value: object) -> float:

@@ -18,6 +18,7 @@ from evalkit.data.coverage import notes_of
 from evalkit.data.judged_queries import JudgedQueries
 from evalkit.data.judgments import LoadedQrels, judgments_sha256, loaded_from_mapping
 from evalkit.data.provenance import metric_provenance, plugin_versions
+from evalkit.data.query_ids import near_ids, near_ids_warning, rank_column_warning
 from evalkit.data.ranked_ids import RankedRun
 from evalkit.data.results import RunResult
 from evalkit.data.targets import TargetResponse
@@ -28,7 +29,7 @@ from evalkit.execute.run_evaluator import (
     refuse_unavailable,
 )
 from evalkit.execute.scoring import require_metrics, resolve_metrics, score_rankings
-from evalkit.io.input_files import InputError
+from evalkit.io.input_files import InputError, no_query_message
 from evalkit.io.limits import check_name
 from evalkit.io.setting_names import Setting, SettingError
 from evalkit.plugins.default import default_registry
@@ -261,6 +262,8 @@ def evaluate_run(
     rows = score_rankings(responses, cases, specs)
     if _has_subtopics(q.judgments):
         notes["subtopic_qrels"] = True
+    if ranked.meta.get("rank_column_ignored"):  # every score tied, the ranks in order
+        notes["rank_column_ignored"] = True
     if not any(qid in rankings for qid in qids):
         import warnings
 
@@ -332,7 +335,9 @@ def _evaluated_queries(rankings: Mapping[str, Any], judgments: Mapping[str, Any]
     """``(query ids evaluated, in text order; the header's notes on the others)``: run
     topics without judgments are ignored, judged topics missing from the run scored
     (``"zero"``) or left out (``"skip"``), and judged queries given an empty ranking
-    counted.
+    counted; ``near_ids`` pairs a few ignored run topics with missing judged queries whose
+    ids differ only by leading zeros, white space or invisible characters
+    (:func:`evalkit.data.query_ids.near_ids`).
 
     Raises:
         SettingError: ``missing="refuse"`` and a judged query is missing from the run.
@@ -354,7 +359,9 @@ def _evaluated_queries(rankings: Mapping[str, Any], judgments: Mapping[str, Any]
             Setting("missing", "skip"), ", as trec_eval 9.0.8 did)")
     if missing == "skip":
         qids = [x for x in qids if x in rankings]
+    near = near_ids(unjudged, missing_ids)
     return qids, {
+        **({"near_ids": near} if near else {}),
         "unjudged_ignored": len(unjudged),
         "unjudged_ignored_ids": unjudged[:20],
         ("missing_scored_zero" if missing == "zero" else "missing_skipped"): len(missing_ids),
@@ -393,11 +400,13 @@ def check_scored(result: RunResult, run: Path, qrels: Path | None) -> list[str]:
         InputError: no query was evaluated (no topic judged, and ``missing=skip``).
     """
     if not result.per_query:
-        raise InputError(
-            f"{run}: no query was evaluated (none of the run's topics is judged in the qrels, "
-            "and --missing skip drops the judged ones the run lacks)")
+        raise InputError(no_query_message(run))
     notes = notes_of(result)
     told: list[str] = []
+    if notes["near_ids"]:
+        told.append(f"warning: {near_ids_warning(notes['near_ids'])}")
+    if notes["rank_column_ignored"]:
+        told.append(f"warning: {rank_column_warning(run)}")
     if result.header.get("notes", {}).get("subtopic_qrels"):
         told.append(f"note: {qrels} read as subtopic qrels (qid subtopic docno label), as a "
                     "diversity measure was requested; every other measure sees each "

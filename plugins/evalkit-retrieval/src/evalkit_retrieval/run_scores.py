@@ -151,9 +151,24 @@ def total_cell(result: RunResult, name: str) -> str:
     return str(total) if isinstance(total, int) else fmt(total)
 
 
+def ln_label(name: str) -> str:
+    """The per-query column name of metric ``name``: ``gm_map (ln)`` for a measure whose
+    per-query values are natural logarithms and whose summary is ``exp`` of their mean
+    (gm_map, gm_bpref: :func:`evalkit.data.summaries.is_log_scale`), else ``name``."""
+    return f"{name} (ln)" if summaries.is_log_scale(name) else name
+
+
+#: printed under a per-query table that has a ``(ln)`` column
+LN_NOTE = ("(ln): each query's value is the natural log of the measure, floored at "
+           "ln 0.00001 as trec_eval does; the mean line is exp of their mean, the "
+           "geometric mean")
+
+
 def as_json(result: RunResult, metrics: Sequence[str], per_query: bool, source: Path,
             counts: Sequence[str] = ()) -> dict[str, Any]:
-    """The machine-readable form of an evaluation (``counts``: totals over queries)."""
+    """The machine-readable form of an evaluation (``counts``: totals over queries).
+    With ``per_query``, ``per_query_ln`` lists the metrics whose per-query values are
+    natural logarithms (:func:`ln_label`), when there are any."""
     header = result.header
     out: dict[str, Any] = {
         "run": result.name,
@@ -168,6 +183,9 @@ def as_json(result: RunResult, metrics: Sequence[str], per_query: bool, source: 
         "qrels": header.get("qrels"),
     }
     if per_query:
+        logs = [m for m in metrics if summaries.is_log_scale(m)]
+        if logs:  # per-query values on the log scale; their means above are exp(mean)
+            out["per_query_ln"] = logs
         out["per_query"] = [
             {"id": r.query_id, "metrics": {m: float(r.metrics[m]) for m in metrics},
              "counts": dict(getattr(r, "counts", {}) or {})}
@@ -188,7 +206,8 @@ def print_table(console: Any, result: RunResult, metrics: Sequence[str], per_que
     console.print(f"run [bold]{rich_markup(result.name)}[/bold] ({rich_markup(source)})")
     console.print(terminal_text(summary_line(result)), soft_wrap=True, markup=False)
     if per_query:
-        table = Table(result.row_nouns[0], *metrics, *counts, box=None, pad_edge=False)
+        table = Table(result.row_nouns[0], *map(ln_label, metrics), *counts, box=None,
+                      pad_edge=False)
         for col in table.columns[1:]:
             col.justify = "right"
         from evalkit.tables.columns import row_order
@@ -203,6 +222,8 @@ def print_table(console: Any, result: RunResult, metrics: Sequence[str], per_que
         table.add_row(label, *(fmt(_summary(result, m)) for m in metrics),
                       *(total_cell(result, c) for c in counts), style="bold")
         console.print(table)
+        if any(summaries.is_log_scale(m) for m in metrics):
+            console.print(LN_NOTE, soft_wrap=True, markup=False)
         return
     if metrics:
         table = Table("metric", "mean", box=None, pad_edge=False)

@@ -3,8 +3,10 @@
 The table is :func:`evalkit.data.run_views.run_columns` of the scored run, restricted to the
 metrics and counts the command shows: ``qid``, one column per metric, one per count, then
 ``error`` and ``latency_ms`` (empty for a TREC run), the columns of
-``RunResult.to_pandas()``. CSV is written by the standard library; Parquet needs the
-``paired-evalkit[pandas]`` extra (pandas and pyarrow), checked before any work.
+``RunResult.to_pandas()``, except that a measure whose per-query values are natural
+logarithms (gm_map, gm_bpref) is headed ``gm_map (ln)``. CSV is written by the standard
+library; Parquet needs the ``paired-evalkit[pandas]`` extra (pandas and pyarrow), checked
+before any work.
 """
 
 from __future__ import annotations
@@ -49,14 +51,20 @@ def write_table_outputs(result: RunRecord, metrics: Sequence[str], counts: Seque
     Returns:
         The paths written.
     """
-    from evalkit.data.run_views import run_columns, write_parquet
+    from evalkit.data.run_views import run_columns, run_frame
     from evalkit.report.tables import write_csv
+    from evalkit_retrieval.run_scores import ln_label
 
+    names = {m: ln_label(m) for m in metrics if ln_label(m) != m}
     written: list[Path] = []
     if csv is not None:
-        written.append(write_csv(run_columns(result, metrics, counts), csv))
+        columns = run_columns(result, metrics, counts)
+        written.append(write_csv({names.get(k, k): v for k, v in columns.items()}, csv))
     if parquet is not None:
-        written.append(write_parquet(result, parquet, metrics=metrics, counts=counts))
+        from evalkit.tables.frames import write_parquet_frame
+
+        frame = run_frame(result, metrics, counts).rename(columns=names)
+        written.append(write_parquet_frame(frame, parquet))
     return written
 
 

@@ -72,8 +72,12 @@ def _read_text(path: Path) -> str:
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise TopicsError(f"topics {path}: not UTF-8 text ({exc.reason} at byte "
-                          f"{exc.start})") from None
+        from evalkit.io.input_files import utf8_fix
+
+        line = raw.count(b"\n", 0, exc.start) + 1
+        raise TopicsError(f"topics {path}:{line}: not UTF-8 text (byte "
+                          f"0x{raw[exc.start]:02x} on line {line}). {utf8_fix(path)}"
+                          ) from None
 
 
 def _clean(field: str, text: str) -> str:

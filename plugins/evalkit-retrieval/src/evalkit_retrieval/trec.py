@@ -63,11 +63,17 @@ from typing import Any, Literal, overload
 import numpy as np
 
 from evalkit.io.error_messages import reading
-from evalkit.io.input_files import directory_message
+from evalkit.io.input_files import directory_message, utf8_fix
 from evalkit.io.limits import MAX_ID_CHARS, MAX_INFLATED_BYTES, MAX_NAME_CHARS, label_problem
 from evalkit.io.user_files import regular_file_problem
 from evalkit_retrieval.columns import ranked_columns
-from evalkit_retrieval.ranking import DuplicateDocumentError, RankedRun, rank_arrays
+from evalkit_retrieval.ranking import (
+    DuplicateDocumentError,
+    RankedRun,
+    non_finite_fix,
+    rank_arrays,
+)
+from evalkit_retrieval.tied_scores import all_tied, ranks_strict
 from evalkit_retrieval.trec_bulk import RunTable, Stream, bulk_qrels, bulk_run, sha256_meanwhile
 from evalkit_retrieval.trec_text import (
     MAX_LINE,
@@ -278,6 +284,7 @@ def _ranked(read: list[RunTable | None], source: str | Path, text: _Text,
     cols = read.pop()
     assert cols is not None and not read
     name, lines, parser = cols.tag, len(cols.scores), cols.path
+    ignored = all_tied(cols.qids, cols.scores) and ranks_strict(text, source)
     rankings: dict[str, Sequence[str]] | None = None
     if parser == "bulk":
         parsed: list[Any] = [cols.qids, cols.docids, cols.scores]
@@ -296,7 +303,10 @@ def _ranked(read: list[RunTable | None], source: str | Path, text: _Text,
         except DuplicateDocumentError:  # pragma: no cover - the careful reader refuses them
             _careful_run(text, source)
             raise
-    return RankedRun(name=name, rankings=rankings, meta={"lines": lines, "parser": parser})
+    meta: dict[str, Any] = {"lines": lines, "parser": parser}
+    if ignored:
+        meta["rank_column_ignored"] = True
+    return RankedRun(name=name, rankings=rankings, meta=meta)
 
 
 @overload
@@ -379,8 +389,7 @@ def _decode(field: bytes, source: str | Path, lineno: int, what: str,
         shown = repr(field) if len(field) <= _SHOWN_CHARS else (
             f"{field[:_SHOWN_CHARS]!r}... ({len(field):,} bytes)")
         raise TrecFormatError(
-            source, lineno, f"the {what} {shown} is not valid UTF-8",
-            "Save the file as UTF-8",
+            source, lineno, f"the {what} {shown} is not valid UTF-8", utf8_fix(source),
         ) from None
 
 
@@ -444,10 +453,7 @@ def _careful_run(text: _Text, source: str | Path, judged: Container[str] | None 
                 source, lineno,
                 f"the score {_shown(token)} of document {_shown(doc)} is not a finite number "
                 f"({what})",
-                "Write a finite number in the score column (field 5): NaN has no place in a "
-                "ranking, and trec_eval, which reads scores with atof, would put an infinite "
-                "score above or below every other document; to keep this document first "
-                "(or last), give it a finite score above (or below) the others of its query",
+                f"Write a finite number in the score column (field 5): {non_finite_fix(is_nan)}",
             )
         tag = _decode(fields[5], source, lineno, "run tag", None)
         tag_line = lineno

@@ -114,7 +114,8 @@ class TrecRequest:
     Attributes:
         names: measure names in the order asked (canonical for trec_eval's syntax).
         labels: canonical name -> the line name trec_eval prints, where it is not
-            :func:`trec_label`'s (a parameter list as typed: ``utility_2,-1,0,0``).
+            :func:`trec_label`'s (a parameter list as typed: ``utility_2,-1,0,0``;
+            ``relstring_10`` under the key ``relstring`` for ``relstring.10``).
         relstring: how many relevance characters ``relstring`` prints (``None``: not
             asked for).
         header: the ``all`` lines before the measures that are printed (``runid``,
@@ -177,6 +178,8 @@ def expand(pieces: Sequence[str]) -> TrecRequest:
         for spelled, label in _expand_one(slot, marked[slot]):
             if spelled == "relstring":
                 out.relstring = int(label)
+                if marked[slot] is not None:  # trec_eval prints the list as typed
+                    out.labels["relstring"] = f"relstring_{marked[slot]}"
                 continue
             name = default_registry().resolve(spelled).name
             if name not in out.names:

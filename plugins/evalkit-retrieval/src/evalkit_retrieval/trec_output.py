@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
@@ -131,7 +132,8 @@ def trec_lines(
     entries: list[tuple[tuple[int, float], str, str]] = [
         (order_key(label), label, name) for name, label in shown.items()]
     if relstring_len is not None:
-        label = "relstring" if relstring_len == 10 else f"relstring_{relstring_len}"
+        label = (labels or {}).get("relstring") or (
+            "relstring" if relstring_len == 10 else f"relstring_{relstring_len}")
         entries.append((order_key("relstring"), label, ""))
     entries.sort(key=lambda e: e[0])
     summary: dict[str, str | None] = {}
@@ -143,13 +145,22 @@ def trec_lines(
         kind = getattr(spec, "kind", "metric")
         summary[name] = getattr(spec, "summary", None) or ("sum" if kind == "count" else "mean")
     rows = sorted(result.per_query, key=lambda r: str(r.query_id).encode())
+    if complete:
+        trec_names = {name: label for _, label, name in entries
+                      if name and (label != name or trec_label(name) is not None)}
+        rows = [_on_dummy_ranking(row, trec_names, judgments,
+                                  int(result.header.get("relevance_level") or 1))
+                if _num_ret(row) == 0 else row for row in rows]
     lines: list[str] = []
     if per_query:
         for row in rows:
             for _, label, name in entries:
                 if not name:
                     judged = (judgments or {}).get(str(row.query_id), {})
-                    text = relstring(row.retrieved, judged, relstring_len or 10)
+                    ranked = row.retrieved
+                    if complete and _num_ret(row) == 0 and label != "relstring":
+                        ranked = [DUMMY_DOCNO]  # trec_eval clears only "relstring"
+                    text = relstring(ranked, judged, relstring_len or 10)
                     lines.append(f"{label:<22}\t{row.query_id}\t'{text}'")
                 elif summary[name] == "sum":
                     lines.append(f"{label:<22}\t{row.query_id}\t{int(_value(row, name))}")
@@ -177,6 +188,57 @@ def trec_lines(
             mean = math.exp(mean)
         lines.append(f"{label:<22}\tall\t{mean:6.4f}")
     return lines
+
+
+#: the document of trec_eval's one-document ranking for a query missing under ``-c``
+#: (trec_eval.c ``bogus_result``, score 1.0)
+DUMMY_DOCNO = "ceci_nest_pas_un_docno"
+#: the values trec_eval resets to 0 after scoring that ranking: these exact line names,
+#: and every line whose name starts with ``unj`` (``relstring`` is printed as ``''``)
+RESET_LINES = frozenset({"num_ret", "utility", "rbp_resid"})
+
+
+def _num_ret(row: Any) -> int:
+    """Documents ranked for ``row``'s query (its ``num_ret`` count, else its ranking's
+    length: an artifact stored without rankings keeps the count)."""
+    return int(row.counts.get("num_ret", len(row.retrieved)))
+
+
+def _on_dummy_ranking(row: Any, trec_names: Mapping[str, str],
+                      judgments: Mapping[str, Mapping[str, int]] | None, level: int) -> Any:
+    """``row`` (a query with no ranked document, missing from the run) as trec_eval
+    ``-c`` scores it: each line named in ``trec_names`` (canonical name -> trec_eval's
+    line name) on a ranking of the one document :data:`DUMMY_DOCNO`, then the lines in
+    :data:`RESET_LINES` and those starting with ``unj`` set to 0 (trec_eval.c, the
+    ``bogus_ranking`` of ``-c``). So ``utility_1,-1,-1,0`` adds p2 - p4 to the empty
+    ranking's value and ``rbp_resid_p=0.5`` is 1, while ``utility`` and ``rbp_resid``
+    stay 0. The query's judgments come from ``judgments``, else (an artifact read without
+    ``--qrels``) from its ``num_rel`` count; without either the row is returned as it is.
+    """
+    from evalkit.data.judged_queries import JudgedQueries
+    from evalkit.data.targets import TargetResponse
+    from evalkit.execute.scoring import resolve_metrics, score_rankings
+
+    qid = str(row.query_id)
+    if judgments is not None and judgments.get(qid):
+        judged: Mapping[str, int] = judgments[qid]
+    elif "num_rel" in row.counts:  # only R matters: the one document is not judged
+        judged = {"\0": 0, **{f"\0{i}": level for i in range(int(row.counts["num_rel"]))}}
+    else:
+        return row
+    reset = {n for n, label in trec_names.items()
+             if label in RESET_LINES or label.startswith("unj")}
+    rescored = [n for n in trec_names if n not in reset]
+    values: dict[str, float] = dict.fromkeys(reset, 0.0)
+    if rescored:
+        scored = score_rankings([TargetResponse(ranked_ids=[DUMMY_DOCNO])],
+                                JudgedQueries([qid], {qid: judged}, level),
+                                resolve_metrics(rescored))[0]
+        values.update({n: float(scored.metrics[n] if n in scored.metrics
+                                else scored.counts[n]) for n in rescored})
+    metrics = {k: values.get(k, v) for k, v in row.metrics.items()}
+    counts = {k: values.get(k, v) for k, v in row.counts.items()}
+    return replace(row, metrics=metrics, counts=counts)
 
 
 def _column(rows: Sequence[Any], name: str) -> list[float]:
