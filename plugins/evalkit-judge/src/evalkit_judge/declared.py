@@ -266,6 +266,48 @@ def apply_judges(section: Judges, config: Any) -> None:
         _register(declared, entry.description, registry)
 
 
+def check_environment(section: Judges, config: Any = None) -> None:
+    """Refuse, before anything is called, a judge whose environment variables are not
+    set: the one ``api_key_env`` names, and each ``${NAME}`` of ``base_url`` and
+    ``headers`` (the section's ``preflight``: ``evalkit run`` unless ``--dry-run``, and
+    ``evalkit pairwise --config``). A judge without ``api_key_env`` is not checked for
+    its provider's default variable (the SDK may find other credentials).
+
+    Raises:
+        Problem: located at the judge's key (``judges[0].api_key_env``), naming the
+            variable, never a value.
+    """
+    import os
+
+    from evalkit.io.model_errors import Problem
+    from evalkit.io.redaction import ENV_REFERENCE
+
+    def state(var: str) -> str | None:
+        value = os.environ.get(var)
+        if value is None:
+            return "not set"
+        return "empty" if not value.strip() else None
+
+    for i, entry in enumerate(section.root):
+        if entry.api_key_env is not None:
+            why = state(entry.api_key_env)
+            if why is not None:
+                raise Problem((i, "api_key_env"), f"judge {entry.name!r}: api_key_env names "
+                              f"{entry.api_key_env}, which is {why}; export it (a --dry-run "
+                              "needs no key); nothing was called")
+        places: list[tuple[tuple[int | str, ...], str]] = []
+        if entry.base_url is not None:
+            places.append(((i, "base_url"), entry.base_url))
+        places.extend(((i, "headers", name), value) for name, value in entry.headers.items())
+        for loc, value in places:
+            for var in ENV_REFERENCE.findall(value):
+                why = state(var)
+                if why is not None:
+                    raise Problem(loc, f"judge {entry.name!r}: refers to ${{{var}}}, which "
+                                  f"is {why}; export {var} before the run; nothing was "
+                                  "called")
+
+
 def apply_config_judges(path: str | Path) -> list[str]:
     """Register the judges of the eval config ``path``'s ``judges:`` section (its other
     plugin sections are validated, not applied), as ``evalkit run`` would: what
@@ -283,14 +325,16 @@ def apply_config_judges(path: str | Path) -> list[str]:
     from dataclasses import replace
 
     from evalkit.execute.evalconfig import ConfigError, load_eval_config
-    from evalkit.execute.run_checks import apply_config_sections
+    from evalkit.execute.run_checks import apply_config_sections, preflight_config_sections
 
     cfg = load_eval_config(path)
     section = cfg.sections.get("judges")
     if not isinstance(section, Judges):
         raise ConfigError(f"{cfg.source}: no judges: section; declare the judge there "
                           "(docs/judge.md, Judges in the eval config)")
-    apply_config_sections(replace(cfg, sections={"judges": section}))
+    judges_only = replace(cfg, sections={"judges": section})
+    apply_config_sections(judges_only)
+    preflight_config_sections(judges_only)
     return [entry.name for entry in section.root]
 
 
@@ -355,4 +399,4 @@ def _from_record(record: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 __all__ = ["DeclaredJudge", "JudgeEntry", "Judges", "apply_config_judges", "apply_judges",
-           "build_judge", "restore_judges"]
+           "build_judge", "check_environment", "restore_judges"]
