@@ -203,8 +203,8 @@ def settings_schema(model: Any, sections: Mapping[str, ConfigSectionSpec]) -> di
 
 __all__ = [
     "apply_sections",
-    "preflight_sections",
     "declared_sections",
+    "preflight_sections",
     "section_model",
     "settings_schema",
     "split_sections",
