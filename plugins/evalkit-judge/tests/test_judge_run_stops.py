@@ -230,3 +230,43 @@ def test_judge_cost_total_counts_every_billed_reply_once(
     assert totals["cached_cost_usd"] == pytest.approx(20 * COST)
     assert f"judge: {now} request(s) sent (0 failed), 20 grade(s) from the cache, " \
         f"${now * COST:.4f} spent" in again.stderr
+
+
+def test_rescore_takes_the_spending_options_of_run(
+        project: tuple[Path, ChatCompletionsServer, Judge, dict[str, str]]) -> None:
+    root, server, judge, env = project
+    judge.off_scale = {f"c{i:02d}" for i in range(10)}  # 10 grades rejected, not cached
+    out = evalkit(root, env, "run", "--no-progress", "--allow-metric-errors")
+    assert out.returncode == 0, out.stderr
+    sent = len(server.requests)
+    assert f"judge: {sent} request(s) sent (0 failed), 0 grade(s) from the cache, " \
+        f"${sent * COST:.4f} spent" in out.stderr  # printed without limits too
+    judge.off_scale = set()
+    run = root / "out" / "run.jsonl"
+    before = run.read_bytes()
+    dry = evalkit(root, env, "rescore", str(run), "-m", "correctness", "--dry-run", "--json")
+    assert dry.returncode == 0, dry.stderr
+    report = json.loads(dry.stdout)
+    assert (report["cached"], report["would_request"]) == (20, 10)
+    assert len(server.requests) == sent and run.read_bytes() == before
+    stopped = evalkit(root, env, "rescore", str(run), "-m", "correctness",
+                      "--max-calls", "4", "-o", str(root / "rs.jsonl"))
+    assert stopped.returncode == 3, stopped.stderr
+    assert len(server.requests) == sent + 4
+    assert "judge: 4 request(s) sent (0 failed)" in stopped.stderr
+    assert "stopped: --max-calls 4 reached" in stopped.stderr
+    assert not (root / "rs.jsonl").exists() and run.read_bytes() == before
+    cost = evalkit(root, env, "rescore", str(run), "-m", "correctness",
+                   "--max-cost", str(3 * COST), "-o", str(root / "rs.jsonl"))
+    assert cost.returncode == 3, cost.stderr
+    assert "--max-cost" in cost.stderr and len(server.requests) == sent + 4 + 3
+    done = evalkit(root, env, "rescore", str(run), "-m", "correctness",
+                   "-o", str(root / "rs.jsonl"))
+    assert done.returncode == 0, done.stderr
+    assert len(server.requests) == sent + 10  # the 7 graded before were cached
+    assert "judge: 3 request(s) sent (0 failed), 27 grade(s) from the cache, " \
+        f"${3 * COST:.4f} spent" in done.stderr
+    totals = header(root / "rs.jsonl")["details"]["correctness"]
+    assert (totals["requested"], totals["cached"]) == (3, 27)
+    assert header(root / "rs.jsonl")["aggregates"]["judge_cost_total"] == \
+        pytest.approx(3 * COST)
