@@ -270,3 +270,46 @@ def test_rescore_takes_the_spending_options_of_run(
     assert (totals["requested"], totals["cached"]) == (3, 27)
     assert header(root / "rs.jsonl")["aggregates"]["judge_cost_total"] == \
         pytest.approx(3 * COST)
+
+
+@pytest.mark.parametrize(("cache", "args", "what"), [
+    ("cases.jsonl", [], "the golden file"),
+    ("evalkit.yaml", [], "the eval config"),
+    ("out/run.jsonl", ["--resume"], "the run's output artifact"),
+    ("other.jsonl", ["-o", "other.jsonl"], "the run's output artifact"),
+])
+def test_a_judge_cache_that_is_a_file_of_the_run_is_refused_before_it_is_opened(
+        project: tuple[Path, ChatCompletionsServer, Judge, dict[str, str]],
+        cache: str, args: list[str], what: str) -> None:
+    root, _, _, env = project
+    first = evalkit(root, env, "run", "--no-progress")
+    assert first.returncode == 0, first.stderr
+    (root / "other.jsonl").write_bytes((root / "out" / "run.jsonl").read_bytes())
+    config = (root / "evalkit.yaml").read_text().replace("cache: cache.sqlite",
+                                                         f"cache: {cache}")
+    (root / "evalkit.yaml").write_text(config)
+    before = {p.name: p.read_bytes() for p in root.rglob("*") if p.is_file()}
+    calls = len(target_calls(root))
+    out = evalkit(root, env, "run", "--no-progress", *args)
+    assert out.returncode == 2, out.stderr
+    line = line_of(config, "cache:")
+    assert out.stderr.startswith(f"error: {root / 'evalkit.yaml'}:{line}: key "
+                                 f"'judges[0].cache': judge 'correctness': the cache "
+                                 f"{cache} is {what}"), out.stderr
+    after = {p.name: p.read_bytes() for p in root.rglob("*") if p.is_file()}
+    assert after == before  # nothing renamed, created or rewritten
+    assert len(target_calls(root)) == calls
+
+
+def test_a_cache_file_set_aside_is_reported_once_on_one_line(
+        project: tuple[Path, ChatCompletionsServer, Judge, dict[str, str]]) -> None:
+    root, _, _, env = project
+    (root / "notes.txt").write_text("not a cache\n")
+    config = (root / "evalkit.yaml").read_text().replace("cache: cache.sqlite",
+                                                         "cache: notes.txt")
+    (root / "evalkit.yaml").write_text(config)
+    out = evalkit(root, env, "run", "--no-progress")
+    assert out.returncode == 0, out.stderr
+    told = [x for x in out.stderr.splitlines() if "notes.txt" in x]
+    assert len(told) == 1 and told[0].startswith("warning: judge cache "), out.stderr
+    assert "renamed to" in told[0] and "JudgeCacheWarning" not in out.stderr

@@ -172,7 +172,8 @@ def command(
     if cfg.notice:
         typer.echo(cfg.notice, err=True)
     choice = executor_choice(cfg, executor, scheduler)
-    goldens, path = prepare_run(cfg, output, resume=resume, dry_run=dry_run)
+    goldens, path = prepare_run(cfg, output, resume=resume, dry_run=dry_run,
+                                baseline=baseline)
     target = cfg.build_target()  # after the checks: building it may start work
     from evalkit.execute.spending import Spending, SpendingLimits, use_spending
 

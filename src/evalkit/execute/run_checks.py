@@ -45,11 +45,13 @@ def preflight_config_sections(cfg: EvalConfig) -> None:
         raise ConfigError(located(cfg.source, exc, yaml_lines(cfg.path))) from exc.__cause__
 
 
-def prepare_run(cfg: EvalConfig, output: Path | None, *, resume: bool, dry_run: bool
-                ) -> tuple[GoldenSet, Path]:
+def prepare_run(cfg: EvalConfig, output: Path | None, *, resume: bool, dry_run: bool,
+                baseline: Path | None = None) -> tuple[GoldenSet, Path]:
     """``(golden set, artifact path)`` of the run ``cfg`` describes, its plugins' config
     sections applied (:func:`apply_config_sections`) and every check passed; ``output``
-    (``--output``) replaces the config's output.
+    (``--output``) replaces the config's output, and ``baseline`` (``--baseline``) its
+    baseline, in the config the sections are handed (so that a section can refuse to
+    use the command's own files).
 
     Raises:
         ConfigError: a plugin refused its config section.
@@ -59,6 +61,11 @@ def prepare_run(cfg: EvalConfig, output: Path | None, *, resume: bool, dry_run: 
         DestinationError: the artifact cannot be written (a dry run writes none); when
             the config sets it, the message says where.
     """
+    from dataclasses import replace
+
+    # the files of this command, as the sections see them
+    cfg = replace(cfg, output=output.resolve() if output is not None else cfg.output,
+                  baseline=baseline.resolve() if baseline is not None else cfg.baseline)
     apply_config_sections(cfg)  # a plugin's section may register names the run uses
     if not dry_run:  # what a section declares must work before the target is called
         preflight_config_sections(cfg)

@@ -254,6 +254,8 @@ def apply_judges(section: Judges, config: Any) -> None:
 
     Raises:
         ValueError: a rubric file that cannot be read, a setting the judge refuses.
+        Problem: a ``cache`` that is one of the command's files
+            (:func:`check_cache_paths`), before any cache is opened.
         RegistryError: a judge named like another metric (a ``LookupError``: reported
             at the section's line, naming both providers).
     """
@@ -261,9 +263,63 @@ def apply_judges(section: Judges, config: Any) -> None:
 
     base = Path(getattr(config, "path", Path("evalkit.yaml"))).resolve().parent
     registry = default_registry()
+    check_cache_paths(section, config, base)  # before any cache is opened
     for entry in section.root:
         declared = build_judge(_resolved(entry, base))
         _register(declared, entry.description, registry)
+
+
+#: The files of an eval config (its attributes) a judge cache must not be, and their names.
+_CONFIG_FILES = (("path", "the eval config"), ("goldens", "the golden file (goldens)"),
+                 ("output", "the run's output artifact (output, or --output)"),
+                 ("checks", "the checks file (checks)"),
+                 ("baseline", "the baseline run (baseline, or --baseline)"))
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    if a == b:
+        return True
+    try:
+        return a.exists() and b.exists() and a.samefile(b)
+    except OSError:
+        return False
+
+
+def check_cache_paths(section: Judges, config: Any, base: Path) -> None:
+    """Refuse a judge ``cache`` that is one of the command's files, before any cache is
+    opened (a cache that is not a judge cache is renamed aside when it is opened): the
+    eval config, its goldens, output, checks and baseline (``config``'s attributes, the
+    command's ``--output``/``--baseline`` when it gave them), the judge's rubric or price
+    file, and another entry of the same list under another key.
+
+    Raises:
+        Problem: located at ``judges[i].cache``, naming the file it is.
+    """
+    from evalkit.io.model_errors import Problem
+
+    files: list[tuple[Path, str]] = []
+    for attribute, what in _CONFIG_FILES:
+        value = getattr(config, attribute, None)
+        if isinstance(value, str | Path) and str(value):
+            files.append(((base / Path(value)).resolve(), what))
+    for entry in section.root:
+        if isinstance(entry.rubric, RubricFile):
+            files.append(((base / entry.rubric.file).resolve(),
+                          f"the rubric file of judge {entry.name!r}"))
+        if isinstance(entry.prices, str):
+            files.append(((base / entry.prices).resolve(),
+                          f"the price file of judge {entry.name!r}"))
+    for i, entry in enumerate(section.root):
+        if entry.cache is None:
+            continue
+        cache = (base / entry.cache).resolve()
+        for path, what in files:
+            if _same_file(cache, path):
+                raise Problem((i, "cache"), f"judge {entry.name!r}: the cache {entry.cache} "
+                              f"is {what}; the judge cache is an SQLite file evalkit "
+                              "creates and rewrites (a file that is not one is renamed "
+                              "aside): name a file of its own, e.g. "
+                              ".evalkit/judge-cache.sqlite; nothing was opened")
 
 
 def check_environment(section: Judges, config: Any = None) -> None:
@@ -399,4 +455,4 @@ def _from_record(record: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 __all__ = ["DeclaredJudge", "JudgeEntry", "Judges", "apply_config_judges", "apply_judges",
-           "build_judge", "check_environment", "restore_judges"]
+           "build_judge", "check_cache_paths", "check_environment", "restore_judges"]
