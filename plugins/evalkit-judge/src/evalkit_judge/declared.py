@@ -364,11 +364,12 @@ def check_environment(section: Judges, config: Any = None) -> None:
                                   "called")
 
 
-def apply_config_judges(path: str | Path) -> list[str]:
+def apply_config_judges(path: str | Path, *, preflight: bool = True) -> list[str]:
     """Register the judges of the eval config ``path``'s ``judges:`` section (its other
     plugin sections are validated, not applied), as ``evalkit run`` would: what
     ``evalkit pairwise --config PATH`` does, so that a judge declared there judges runs
-    made without it.
+    made without it; with ``preflight`` (not under ``--dry-run``) the judges' environment
+    variables are checked too (:func:`check_environment`).
 
     Returns:
         The names of the judges registered, in the order of the file.
@@ -390,7 +391,8 @@ def apply_config_judges(path: str | Path) -> list[str]:
                           "(docs/judge.md, Judges in the eval config)")
     judges_only = replace(cfg, sections={"judges": section})
     apply_config_sections(judges_only)
-    preflight_config_sections(judges_only)
+    if preflight:  # a dry run sends nothing: no key needed
+        preflight_config_sections(judges_only)
     return [entry.name for entry in section.root]
 
 

@@ -23,7 +23,7 @@ from evalkit_judge.bradley_terry import BT_ALPHA
 from evalkit_judge.budget import Budget, GradeNotRequested, JudgeError, use_budget
 from evalkit_judge.judge import LLMJudge, SingleFlight
 from evalkit_judge.pairwise_artifact import PairwiseResult
-from evalkit_judge.pairwise_ask import Answer, Task, ask_verdict
+from evalkit_judge.pairwise_ask import Answer, RejectedVerdict, Task, ask_verdict
 from evalkit_judge.pairwise_prompt import PairwisePrompt
 from evalkit_judge.pairwise_stats import check_rules
 
@@ -233,15 +233,17 @@ def plan_tasks(systems: Sequence[tuple[str, RunResult]], gset: GoldenSet,
     return tasks, notes
 
 
-Outcome = Answer | str  # a verdict, or the message of why there is none
+#: a verdict, a billed reply that held none, or the message of why there is none
+Outcome = Answer | RejectedVerdict | str
 
 
 def ask_all(judge: LLMJudge, tasks: Sequence[Task], *, max_concurrency: int = DEFAULT_CONCURRENCY,
             budget: Budget | None = None,
             progress: Callable[[int, int], None] | None = None) -> list[Outcome | None]:
     """The verdict of every task, ``max_concurrency`` requests at a time (in task order);
-    a task whose verdict could not be had holds its error message, one left unasked in a
-    dry run ``None``.
+    a task whose verdict could not be had holds its error message (a billed reply that
+    held no verdict, its :class:`~evalkit_judge.pairwise_ask.RejectedVerdict`), one left
+    unasked in a dry run ``None``.
 
     Raises:
         BudgetExhausted: a spending limit stopped the comparison (verdicts already
@@ -266,6 +268,8 @@ def ask_all(judge: LLMJudge, tasks: Sequence[Task], *, max_concurrency: int = DE
                                inflight=inflight, budget=budget)
         except GradeNotRequested:
             return None
+        except RejectedVerdict as exc:  # billed: its row keeps what it cost
+            return exc
         except JudgeError as exc:
             return str(exc)
 
