@@ -202,3 +202,4 @@ def test_the_public_register_metric_takes_bounds_for_until_decided(tmp_path: Pat
     record = cand.header["sequential"]
     assert record["bounds"] == [1.0, 5.0] and record["radius"] == 4.0
     assert record["decision"] == "differs" and record["stopped_early"] is True
+
