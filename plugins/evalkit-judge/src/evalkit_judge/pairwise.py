@@ -146,11 +146,27 @@ def _load_runs(runs: Sequence[str | Path | RunResult]) -> list[tuple[str, RunRes
                                 "run or evaluate); pairwise compares stored responses")
     names = [run.name for run, _ in loaded]
     if len(set(names)) < len(names):
-        names = [Path(path).stem if path else run.name for run, path in loaded]
-    if len(set(names)) < len(names):
-        raise PairwiseError(f"two runs have the same name ({', '.join(names)}); give each "
-                            "run a distinct name (the config's name:)")
+        stems = [Path(path).stem if path else run.name for run, path in loaded]
+        if len(set(stems)) < len(stems):
+            raise PairwiseError(_clash(loaded, names, stems))
+        names = stems
     return [(name, run, path) for name, (run, path) in zip(names, loaded, strict=True)]
+
+
+def _clash(loaded: Sequence[tuple[Any, str | None]], names: Sequence[str],
+           stems: Sequence[str]) -> str:
+    """Why the runs cannot be named apart: their header names clash, and so do their file
+    name stems, which name them otherwise."""
+    from collections import Counter
+
+    twice = [n for n, k in Counter(names).items() if k > 1]
+    which = [path or "(a loaded run)" for (_, path), n in zip(loaded, names, strict=True)
+             if n in twice]
+    stems_twice = [n for n, k in Counter(stems).items() if k > 1]
+    return (f"runs {', '.join(which)} have the same name in their headers "
+            f"({', '.join(map(repr, twice))}), and their file names, which would name them "
+            f"otherwise, clash too ({', '.join(map(repr, stems_twice))}); give each run a "
+            "distinct name (the config's name:) or file name")
 
 
 def _goldens(run: RunResult, path: str | None, goldens: GoldensInput | None) -> GoldenSet:
