@@ -200,19 +200,20 @@ def summarize(rows: Iterable[Mapping[str, Any] | None]) -> dict[str, Any]:
             out["grades"] += 1
         out["cached" if cached else "requested"] += 1
         out["rejected"] += rejected
-        cost = row.get("cost_usd")
-        priced = isinstance(cost, int | float) and not isinstance(cost, bool)
+        found = row.get("cost_usd")
+        cost = float(found) if isinstance(found, int | float) \
+            and not isinstance(found, bool) else None
         if cached:
-            if priced:
-                out["cached_cost_usd"] += float(cost)
+            if cost is not None:
+                out["cached_cost_usd"] += cost
         else:
             for name, total in (("input_tokens", "input_tokens"),
                                 ("output_tokens", "output_tokens"), ("retries", "retried")):
                 value = row.get(name)
                 if isinstance(value, int) and not isinstance(value, bool):
                     out[total] += value
-            if priced:
-                out["cost_usd"] += float(cost)
+            if cost is not None:
+                out["cost_usd"] += cost
             else:
                 out["unpriced"] += 1
         if isinstance(row.get("model"), str):
