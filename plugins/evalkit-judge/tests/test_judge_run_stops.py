@@ -313,3 +313,39 @@ def test_a_cache_file_set_aside_is_reported_once_on_one_line(
     told = [x for x in out.stderr.splitlines() if "notes.txt" in x]
     assert len(told) == 1 and told[0].startswith("warning: judge cache "), out.stderr
     assert "renamed to" in told[0] and "JudgeCacheWarning" not in out.stderr
+
+
+def test_grades_shared_in_flight_are_counted_once(tmp_path: Path) -> None:
+    import time
+
+    from evalkit_judge import LLMJudge
+    from evalkit_judge.cost_aggregates import judge_cost_total
+
+    from evalkit.data.cases import GoldenCase
+    from evalkit.data.targets import CallableTarget
+    from evalkit.execute.target_runner import evaluate
+    from evalkit.plugins.default import use_registry
+
+    def slow(request: dict[str, Any]) -> Any:
+        time.sleep(0.3)  # the other cases ask while this one is in flight
+        return reply(4)
+
+    cases = [GoldenCase(id=f"c{i:02d}", query="the same question") for i in range(12)]
+    with ChatCompletionsServer(slow) as server:
+        judge = LLMJudge("Is it right?", model="judge-x", provider="openai",
+                         base_url=server.api_base, cache_path=tmp_path / "cache.sqlite",
+                         prices={"judge-x": (1.0, 5.0)}, retries=0)
+        with use_registry(plugins=False) as reg:
+            reg.register_metric("correctness", higher_is_better=True)(judge)
+            reg.register_aggregate("judge_cost_total", higher_is_better=False)(
+                judge_cost_total)
+            run = evaluate(CallableTarget(lambda case: "the same answer", name="same"),
+                           cases, ["correctness"], ["judge_cost_total"], max_concurrency=6,
+                           progress=False, artifact=tmp_path / "run.jsonl")
+        assert len(server.requests) == 1
+    totals = run.header["details"]["correctness"]
+    assert (totals["requested"], totals["cached"], totals["grades"]) == (1, 11, 12)
+    assert totals["cost_usd"] == pytest.approx(COST)
+    assert (totals["input_tokens"], totals["output_tokens"]) == (1000, 100)
+    assert totals["cached_cost_usd"] == pytest.approx(11 * COST)
+    assert run.header["aggregates"]["judge_cost_total"] == pytest.approx(COST)
