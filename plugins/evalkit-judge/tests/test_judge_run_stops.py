@@ -275,8 +275,8 @@ def test_rescore_takes_the_spending_options_of_run(
 @pytest.mark.parametrize(("cache", "args", "what"), [
     ("cases.jsonl", [], "the golden file"),
     ("evalkit.yaml", [], "the eval config"),
-    ("out/run.jsonl", ["--resume"], "the run's output artifact"),
-    ("other.jsonl", ["-o", "other.jsonl"], "the run's output artifact"),
+    ("out/run.jsonl", ["--resume"], "the run artifact"),
+    ("other.jsonl", ["-o", "other.jsonl"], "the run artifact"),
 ])
 def test_a_judge_cache_that_is_a_file_of_the_run_is_refused_before_it_is_opened(
         project: tuple[Path, ChatCompletionsServer, Judge, dict[str, str]],
@@ -299,6 +299,16 @@ def test_a_judge_cache_that_is_a_file_of_the_run_is_refused_before_it_is_opened(
     after = {p.name: p.read_bytes() for p in root.rglob("*") if p.is_file()}
     assert after == before  # nothing renamed, created or rewritten
     assert len(target_calls(root)) == calls
+    if cache == "other.jsonl":  # the gate's --run too
+        (root / "checks.yaml").write_text("checks:\n  - {id: n, metric: correctness, "
+                                          "op: '>=', threshold: 1}\n")
+        gate = evalkit(root, env, "gate", "-c", "checks.yaml", "-r", "other.jsonl",
+                       "--config", "evalkit.yaml")
+        assert gate.returncode == 2, gate.stderr
+        assert "key 'judges[0].cache': judge 'correctness': the cache other.jsonl is the " \
+            "run artifact" in gate.stderr
+        assert {p.name: p.read_bytes() for p in root.rglob("*") if p.is_file()
+                if p.name != "checks.yaml"} == before
 
 
 def test_a_cache_file_set_aside_is_reported_once_on_one_line(

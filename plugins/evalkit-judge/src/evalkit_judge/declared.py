@@ -271,9 +271,9 @@ def apply_judges(section: Judges, config: Any) -> None:
 
 #: The files of an eval config (its attributes) a judge cache must not be, and their names.
 _CONFIG_FILES = (("path", "the eval config"), ("goldens", "the golden file (goldens)"),
-                 ("output", "the run's output artifact (output, or --output)"),
+                 ("output", "the run artifact (output, run's --output, gate's --run)"),
                  ("checks", "the checks file (checks)"),
-                 ("baseline", "the baseline run (baseline, or --baseline)"))
+                 ("baseline", "the baseline run (baseline, --baseline, gate's -b)"))
 
 
 def _same_file(a: Path, b: Path) -> bool:
@@ -288,9 +288,9 @@ def _same_file(a: Path, b: Path) -> bool:
 def check_cache_paths(section: Judges, config: Any, base: Path) -> None:
     """Refuse a judge ``cache`` that is one of the command's files, before any cache is
     opened (a cache that is not a judge cache is renamed aside when it is opened): the
-    eval config, its goldens, output, checks and baseline (``config``'s attributes, the
-    command's ``--output``/``--baseline`` when it gave them), the judge's rubric or price
-    file, and another entry of the same list under another key.
+    eval config, its goldens, output, checks and baseline (``config``'s attributes, which
+    the command sets to its own files: ``evalkit run --output/--baseline``, ``evalkit gate
+    --run/--baseline/--checks``), the judge's rubric or price file.
 
     Raises:
         Problem: located at ``judges[i].cache``, naming the file it is.
