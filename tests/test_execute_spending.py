@@ -101,8 +101,8 @@ def test_max_calls_stops_a_third_party_paid_metric_and_keeps_its_rows(tmp_path: 
     assert out.stderr.splitlines() == [
         "meter: 3 request(s), $0.75 spent",
         "stopped: --max-calls 3 reached: 3 metered request(s) sent",
-        f"the rows completed so far are kept in {artifact}; continue with "
-        "--resume"]
+        f"the rows completed so far are kept in {artifact} (a case answered but not "
+        "graded too); continue with --resume, which calls no answered case again"]
     rows = [json.loads(x) for x in artifact.read_text().splitlines()
             if json.loads(x)["type"] == "row"]
     # the fourth case's target had answered: its row is kept, not scored, for --resume

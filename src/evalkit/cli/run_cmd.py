@@ -208,8 +208,9 @@ def command(
         if record is not None:  # both rules could stop it: say which came first
             typer.echo(f"the spending limit came first: the sequential rule had not "
                        f"decided ({sequential_line(record)})", err=True)
-        typer.echo(f"the rows completed so far are kept in {path}; continue with --resume",
-                   err=True)
+        typer.echo(f"the rows completed so far are kept in {path} (a case answered but not "
+                   "graded too); continue with --resume, which calls no answered case "
+                   "again", err=True)
         raise typer.Exit(STOPPED) from None
     finally:
         close = getattr(target, "close", None)
