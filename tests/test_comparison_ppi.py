@@ -142,6 +142,9 @@ def test_cli_compare_ppi(two_runs: dict[str, object]) -> None:
     _, low, high = _reference(two_runs)
     assert row["ci_method"] == "ppi++"
     assert (row["ci_low"], row["ci_high"]) == pytest.approx((low, high), abs=1e-9)
+    # listed as the command line takes them: the baseline's first
+    assert [Path(p).name for p in row["ppi"]["labels"]] == ["base-labels.jsonl",
+                                                           "cand-labels.jsonl"]
     assert f"PPI++ on {K} human labels" in (folder / "report.md").read_text()
     table = subprocess.run(
         [*EVALKIT, "compare", "base.jsonl", "cand.jsonl", "-m", "correctness", "--ppi",

@@ -101,11 +101,17 @@ def test_max_calls_stops_a_third_party_paid_metric_and_keeps_its_rows(tmp_path: 
     assert out.stderr.splitlines() == [
         "meter: 3 request(s), $0.75 spent",
         "stopped: --max-calls 3 reached: 3 metered request(s) sent",
-        f"the rows completed so far are kept in {artifact}; continue with "
-        "--resume"]
+        f"the rows completed so far are kept in {artifact} (a case answered but not "
+        "graded too); continue with --resume, which calls no answered case again"]
     rows = [json.loads(x) for x in artifact.read_text().splitlines()
             if json.loads(x)["type"] == "row"]
-    assert [r["metrics"] for r in rows] == [{"metered": 1.0}] * 3
+    # the fourth case's target had answered: its row is kept, not scored, for --resume
+    assert [r["metrics"] for r in rows] == [{"metered": 1.0}] * 3 + [{}]
+    assert "not graded on case" in rows[3]["metric_errors"]["metered"]
+    resumed = evalkit_run(tmp_path, "--resume")
+    assert resumed.returncode == 0, resumed.stderr
+    assert "resume: 4 row(s) kept from the earlier run, 1 case(s) called now" \
+        in resumed.stdout
 
 
 def test_max_cost_reaches_the_metric_and_a_completed_run_describes_the_account(

@@ -179,3 +179,27 @@ def test_register_metric_takes_bounds_and_a_binary_metric_is_in_0_1() -> None:
         with pytest.raises(RegistryError, match=r"bounds must be \(lo, hi\)"):
             reg.register_metric("upside_down", higher_is_better=True,
                                 bounds=(1.0, 0.0))(_never)
+
+
+def test_the_public_register_metric_takes_bounds_for_until_decided(tmp_path: Path) -> None:
+    from evalkit.data.cases import GoldenCase
+    from evalkit.data.targets import CallableTarget
+    from evalkit.execute.sequential_run import UntilDecided
+    from evalkit.execute.target_runner import evaluate
+
+    cases = [GoldenCase(id=f"c{i:02d}", query=f"q{i}") for i in range(40)]
+    with use_registry(plugins=False):
+        evalkit.register_metric("stars", higher_is_better=True, bounds=(1, 5))(
+            lambda response, case: float(response.text))
+        assert declared_bounds("stars") == (1.0, 5.0)
+        base = evaluate(CallableTarget(lambda case: "1", name="base"), cases, ["stars"],
+                        artifact=tmp_path / "base.jsonl", progress=False)
+        cand = evaluate(CallableTarget(lambda case: "5", name="cand"), cases, ["stars"],
+                        progress=False, until_decided=UntilDecided(base))
+        with pytest.raises(RegistryError, match=r"bounds must be \(lo, hi\)"):
+            evalkit.register_metric("upside_down", higher_is_better=True,
+                                    bounds=(5, 1))(_never)
+    record = cand.header["sequential"]
+    assert record["bounds"] == [1.0, 5.0] and record["radius"] == 4.0
+    assert record["decision"] == "differs" and record["stopped_early"] is True
+

@@ -128,7 +128,11 @@ def test_a_run_aborted_by_a_metric_raises_its_error_once_and_stays_resumable(
                      max_concurrency=1, artifact=art, progress=False)
         assert isinstance(info.value.__cause__, RunAborted)
         assert calls == ["c0"]
-        assert art.read_text().splitlines()[1:] == []  # no errored row was written
+        # the answered case is kept (not an errored row), its metric not scored, so a
+        # resume scores it without calling the target again
+        (row,) = [json.loads(x) for x in art.read_text().splitlines()[1:]]
+        assert (row["id"], row["error"], row["metrics"]) == ("c0", None, {})
+        assert "not graded on case 'c0'" in row["metric_errors"]["m"]
         # score_cases, the path of every runner, raises the error too, not a MetricError
         with pytest.raises(NoCredentials):
             score_cases([TargetResponse(ranked_ids=["a"])], [cases(1).get("c0")],

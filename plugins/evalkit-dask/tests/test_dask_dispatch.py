@@ -5,10 +5,13 @@ sends to the workers. The backend is scripted in this process: no Dask is starte
 
 from __future__ import annotations
 
+import json
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import pytest
 from evalkit_dask.dispatch import Dispatch, Outcome
 from evalkit_dask.remote_work import run_item, split_metrics
 
@@ -21,7 +24,9 @@ from evalkit.data.targets import CallableTarget
 from evalkit.execute.executor import Job
 from evalkit.execute.executor_api import ExecutorChoice, Work, item_key
 from evalkit.execute.scoring import resolve_metrics
+from evalkit.execute.spending import SpendingLimitReached
 from evalkit.execute.target_runner import evaluate
+from evalkit.plugins.default import default_registry
 from evalkit.testing import registered_plugin
 from evalkit.testing.executors import without_timing
 
@@ -170,3 +175,46 @@ def test_a_judge_is_scored_on_the_driver_unless_told_and_a_plugins_metric_on_wor
     # a metric of the client's own code (no distribution) stays on the driver
     with registered_plugin(_Metrics()):
         assert split_metrics(resolve_metrics(["plain"]))[0] == {}
+
+
+
+def test_a_spending_stop_on_the_driver_writes_the_answered_cases_for_resume(
+        tmp_path: Path) -> None:
+    lock = threading.Lock()
+    paid: list[str] = []
+    limit = [3]  # a paid metric allowed 3 requests, then (on resume) as many as needed
+
+    def metered(response: Any, case: GoldenCase) -> float:
+        with lock:
+            if len(paid) >= limit[0]:
+                raise SpendingLimitReached(f"--max-calls {limit[0]} reached")
+            paid.append(case.id)
+        return 1.0
+
+    gset = cases(9)
+    calls: list[str] = []
+
+    def answer(case: GoldenCase) -> list[str]:
+        calls.append(case.id)
+        return [case.id]
+
+    path = tmp_path / "run.jsonl"
+    scripted = ExecutorChoice("scripted", {})
+    with registered_plugin(ScriptedPlugin(), installed=True):
+        default_registry().register_metric("metered", higher_is_better=True)(metered)
+        with pytest.raises(SpendingLimitReached):
+            evaluate(CallableTarget(answer, name="rank"), gset, ["metered"],
+                     max_concurrency=4, progress=False, artifact=path, executor=scripted)
+        rows = [json.loads(x) for x in path.read_text().splitlines()[1:]]
+        # every case the target answered has its row: 3 graded, the others not graded
+        assert sorted(r["id"] for r in rows) == sorted(calls) and len(rows) > 3
+        assert sum(r["metrics"] == {"metered": 1.0} for r in rows) == 3
+        assert all("not graded" in r["metric_errors"]["metered"]
+                   for r in rows if not r["metrics"])
+        limit[0] = 100
+        run = evaluate(CallableTarget(answer, name="rank"), gset, ["metered"],
+                       max_concurrency=4, progress=False, artifact=path, resume=True,
+                       executor=scripted)
+    assert run.header["status"] == "complete"
+    assert sorted(calls) == sorted(c.id for c in gset)  # no case called twice
+    assert len(paid) == len(gset)  # and none graded twice

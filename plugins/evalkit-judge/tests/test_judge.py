@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import re
 from pathlib import Path
 from typing import Any
 
@@ -176,7 +177,10 @@ def test_bad_replies_are_errors_naming_the_case_and_never_cached(
     assert fake.call_count == 2  # nothing was cached, so both were requested
     assert judge.cache is not None
     assert judge.cache.counts() == {"grades": 0, "rejected": 2, "seed_grades": 0}
-    assert judge.details("c7") is None
+    rejected = judge.details("c7")  # the reply was billed: the row keeps what it cost
+    assert rejected is not None and "score" not in rejected
+    assert re.search(message.split(".*")[1], rejected["rejected"])
+    assert rejected["cached"] is False and rejected["source"] == "api"
 
 
 def test_failed_call_is_an_error_naming_the_case_and_not_cached(tmp_path: Path) -> None:
@@ -235,20 +239,27 @@ def test_details_and_summary_carry_usage_and_cost(tmp_path: Path) -> None:
     assert fake.call_count == 1
     total = summarize([first, second, None])
     assert total["grades"] == 2 and total["requested"] == 1 and total["cached"] == 1
-    assert total["input_tokens"] == 2000 and total["output_tokens"] == 400
-    assert total["cost_usd"] == pytest.approx(0.012)
+    # what was spent: the one request; the cached grade's original cost apart
+    assert total["input_tokens"] == 1000 and total["output_tokens"] == 200
+    assert total["cost_usd"] == pytest.approx(0.006)
+    assert total["cached_cost_usd"] == pytest.approx(0.006)
     assert total["unpriced"] == 0 and total["models"] == ["m"]
     assert LLMJudge.summarize_details([first]) == summarize([first])
 
 
-def test_details_are_cleared_when_a_later_grade_of_the_case_fails() -> None:
-    outcomes: list[Any] = [tool_reply(3), tool_reply(99)]
-    judge = LLMJudge("r", model="m", client=FakeAnthropic(lambda req: outcomes.pop(0)))
+def test_details_are_replaced_when_a_later_grade_of_the_case_fails() -> None:
+    outcomes: list[Any] = [tool_reply(3), tool_reply(99), ConnectionError("down")]
+    judge = LLMJudge("r", model="m",
+                     client=FakeAnthropic(lambda req: outcomes.pop(0)))
     judge(answer(), case("a"))
     assert judge.details("a") is not None
     with pytest.raises(JudgeError):
         judge(answer("other"), case("a"))
-    assert judge.details("a") is None
+    found = judge.details("a")  # a rejected reply: what it cost, no score
+    assert found is not None and "score" not in found and "99" in found["rejected"]
+    with pytest.raises(JudgeError):
+        judge(answer("third"), case("a"))
+    assert judge.details("a") is None  # no reply at all
 
 
 def test_sdk_message_objects_are_read(tmp_path: Path) -> None:

@@ -94,9 +94,13 @@ def test_dry_run_limits_and_resume_through_evalkit_run(
     assert "--max-calls 4 reached" in stopped.stderr and "--resume" in stopped.stderr
     assert len(server.requests) == 4
     assert len(GradeCache(root / "judge.sqlite")) == 4  # every grade received is kept
-    kept = artifact.read_text().splitlines()[1:]  # and so is every row graded before the stop
-    assert len(kept) == 4 and all(json.loads(x)["metrics"] == {"helpfulness": 3.0}
-                                  for x in kept)
+    # every row graded before the stop is kept, and so is every case whose target had
+    # answered (up to max_concurrency), its grade failed "not graded" for --resume
+    kept = [json.loads(x) for x in artifact.read_text().splitlines()[1:]]
+    graded = [x for x in kept if x["metrics"] == {"helpfulness": 3.0}]
+    assert len(graded) == 4 and 4 <= len(kept) <= 4 + 3
+    assert all("not graded" in x["metric_errors"]["helpfulness"]
+               for x in kept if x not in graded)
 
     resumed = evalkit(root, env, "--resume", "--no-progress")
     assert resumed.returncode == 0, resumed.stderr

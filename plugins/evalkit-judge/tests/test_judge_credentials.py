@@ -118,7 +118,10 @@ def test_evaluate_without_credentials_raises_once_instead_of_erroring_every_case
                      max_concurrency=1, artifact=tmp_path / "run.jsonl", progress=False)
     assert invoked == ["q0"]  # the run stopped at the first case
     assert server.requests == []
-    assert (tmp_path / "run.jsonl").read_text().splitlines()[1:] == []  # no errored rows
+    # the answered case is kept for --resume (not a call error), its grade not made
+    (row,) = [json.loads(x) for x in (tmp_path / "run.jsonl").read_text().splitlines()[1:]]
+    assert (row["id"], row["error"], row["metrics"]) == ("q0", None, {})
+    assert "not graded on case 'q0'" in row["metric_errors"]["correct"]
 
 
 @pytest.mark.usefixtures("no_credentials")

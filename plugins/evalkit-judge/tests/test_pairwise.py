@@ -385,3 +385,22 @@ def test_reports_escape_names_for_every_reader(tmp_path: Path) -> None:
     markdown = render_markdown(result)
     assert "\\|pipe" in markdown and "&lt;script" in markdown
     assert json.loads(render_json(result))["pairs"][0]["a"] == evil[0]
+
+
+def test_runs_whose_names_and_file_stems_clash_are_refused_naming_the_names(
+        tmp_path: Path) -> None:
+    golden = cases(2)
+    paths = []
+    with use_registry(plugins=False):
+        for folder in ("v1", "v2"):
+            path = tmp_path / folder / "run.jsonl"
+            evaluate(Named(folder), golden, [], progress=False, artifact=path,
+                     name="127.0.0.1/api")
+            paths.append(path)
+    judge, fake = judge_with(tmp_path, lambda req: verdict_reply("tie"))
+    with pytest.raises(PairwiseError) as caught:
+        pairwise(paths, judge, goldens=golden)
+    message = str(caught.value)
+    assert f"runs {paths[0]}, {paths[1]} have the same name in their headers " \
+        "('127.0.0.1/api')" in message
+    assert "clash too ('run')" in message and fake.call_count == 0

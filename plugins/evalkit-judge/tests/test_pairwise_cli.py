@@ -192,10 +192,17 @@ def test_a_judge_whose_url_variable_is_unset_is_one_line_and_exit_2(
     out = evalkit(root, unset, "--judge", "completeness", "--config", "judges.yaml", *dry_run)
     assert out.returncode == 2, out.stdout + out.stderr
     assert "Traceback" not in out.stderr and "RunAborted" not in out.stderr
-    # (the fixture's own plugin reads JUDGE_URL too: its warning comes first)
-    assert out.stderr.splitlines()[-1].startswith(
-        "error: judge 'claude-test': base_url refers to ${JUDGE_URL}, which is not set"), \
-        out.stderr
+    # (the fixture's own plugin reads JUDGE_URL too: its warning comes first); found
+    # when the config is read, at its line, unless a dry run (which needs no key) finds
+    # it when the first verdict's key is made
+    last = out.stderr.splitlines()[-1]
+    if dry_run:
+        assert last.startswith("error: judge 'claude-test': base_url refers to "
+                               "${JUDGE_URL}, which is not set"), out.stderr
+    else:
+        assert last.startswith(f"error: {root / 'judges.yaml'}:"), out.stderr
+        assert "key 'judges[0].base_url': judge 'completeness': refers to ${JUDGE_URL}, " \
+            "which is not set" in last
     assert server.requests == []
 
 
@@ -285,3 +292,32 @@ def test_a_case_one_run_did_not_answer_is_refused_unless_allowed(
     assert len(server.requests) == VERDICTS - 2  # c3 left out, both orders
     assert any("without a response from both, left out (case 'c3')" in n
                for n in summary["notes"])
+
+
+def test_the_totals_charge_the_requests_of_this_invocation_once(
+        project: tuple[Path, MessagesAPIServer, dict[str, str]]) -> None:
+    root, server, env = project
+    cost = (1000 * 1.0 + 20 * 5.0) / 1e6  # each reply: 1000 in, 20 out at $1 / $5 per M
+
+    def answer(request: dict[str, Any]) -> dict[str, Any]:
+        content = request["messages"][0]["content"]
+        verdict = "B" if "<answer_b>\nlonger" in content else "A"
+        if "question 4" in content and verdict == "B":  # a billed reply with no verdict
+            verdict = "maybe"
+        return verdict_reply(verdict, model="claude-test", input_tokens=1000)
+
+    server.answer = answer
+    first = evalkit(root, env, "--max-calls", "4")
+    assert first.returncode == 3, first.stderr
+    assert len(server.requests) == 4
+    assert first.stderr.count("--max-calls 4 reached") == 1, first.stderr
+    second = evalkit(root, env, "--json")
+    assert second.returncode == 0, second.stderr
+    now = len(server.requests) - 4
+    assert now == VERDICTS - 4
+    totals = json.loads(second.stdout)["totals"]
+    assert (totals["requested"], totals["cached"], totals["errors"]) == (now, 4, 1)
+    assert totals["verdicts"] == VERDICTS - 1
+    assert totals["cost_usd"] == pytest.approx(now * cost)
+    assert totals["cached_cost_usd"] == pytest.approx(4 * cost)
+    assert (totals["input_tokens"], totals["output_tokens"]) == (now * 1000, now * 20)

@@ -147,16 +147,18 @@ def report(exc: BaseException, paths: Sequence[Path] = ()) -> None:
 @contextlib.contextmanager
 def plugin_warnings_as_lines() -> Iterator[None]:
     """Print each :class:`evalkit.plugins.PluginLoadWarning` raised in the block as one
-    ``warning: ...`` line on stderr (every time, not once per process); other warnings are
-    shown as Python shows them. The warnings are recognised by the module that issues
-    them, so this imports nothing."""
+    ``warning: ...`` line on stderr (every time, not once per process), and each
+    :class:`evalkit.io.user_warnings.UserNotice` (a plugin's subclass too) as one such
+    line; other warnings are shown as Python shows them. The warnings are recognised by
+    the module that defines their class, so this imports nothing."""
     with warnings.catch_warnings():
         warnings.filterwarnings("always", module=_PLUGINS_MODULE.replace(".", r"\.") + "$")
         previous = warnings.showwarning
 
         def show(message: Warning | str, category: type[Warning], filename: str,
                  lineno: int, file: TextIO | None = None, line: str | None = None) -> None:
-            if category.__module__ == _PLUGINS_MODULE:
+            if category.__module__ == _PLUGINS_MODULE or any(
+                    c.__module__ == _NOTICES_MODULE for c in category.__mro__):
                 typer.echo(f"warning: {message}", err=True)
             else:
                 previous(message, category, filename, lineno, file, line)
@@ -166,6 +168,7 @@ def plugin_warnings_as_lines() -> Iterator[None]:
 
 
 _PLUGINS_MODULE = "evalkit.plugins.loading"
+_NOTICES_MODULE = "evalkit.io.user_warnings"
 
 
 def handle_errors(fn: F, *, kernel: bool = False) -> F:

@@ -2,10 +2,14 @@
 
 The target is not called. The golden set is the file the run header records, or
 ``--goldens``. The artifact is replaced atomically unless ``--output`` names another file.
+A paid metric (an LLM judge) sends the requests its cache cannot answer, within the
+spending options ``evalkit run`` has (``--max-calls``, ``--max-cost``, ``--dry-run``,
+:mod:`evalkit.execute.spending`); what it sent and spent is printed as ``run`` prints it.
 Exit status: 0 complete, 1 incomplete (rows whose call failed stay errored; cases without
-a row stay missing: a partial run is never marked complete), 2 usage error, 4 a metric
-failed on some case (as ``evalkit run``; ``--allow-metric-errors`` accepts a metric that
-scored some cases).
+a row stay missing: a partial run is never marked complete), 2 usage error, 3 a spending
+limit stopped the rescoring (nothing is written; the grades received stay in the judge's
+cache), 4 a metric failed on some case (as ``evalkit run``; ``--allow-metric-errors``
+accepts a metric that scored some cases).
 """
 
 from __future__ import annotations
@@ -44,6 +48,21 @@ def command(
         "--allow-metric-errors", help="Exit 0, not 4, when a metric failed on some cases "
         "but scored others (a metric that scored no case still exits 4).",
     )] = False,
+    dry_run: Annotated[bool, typer.Option(
+        "--dry-run", help="Send no paid request (an LLM judge's) and write nothing; report "
+        "how many grades are cached and how many would be requested (with their estimated "
+        "cost when the judge has prices).",
+    )] = False,
+    max_calls: Annotated[int | None, typer.Option(
+        "--max-calls", min=0, help="Stop before the paid metrics (an LLM judge) send more "
+        "than N requests (exit 3, nothing written; the grades received stay cached).",
+        show_default=False,
+    )] = None,
+    max_cost: Annotated[float | None, typer.Option(
+        "--max-cost", min=0.0, help="Stop once the next paid request (an LLM judge's) would "
+        "not fit this many US dollars (the judge needs prices; exit 3, nothing written).",
+        show_default=False,
+    )] = None,
 ) -> None:
     """Recompute metrics and aggregates of RUN from its stored responses."""
     from evalkit.cli.output import finish_run
@@ -56,7 +75,39 @@ def command(
     if not names:
         raise typer.BadParameter("name at least one metric", param_hint="--metrics")
     agg = None if aggregates is None else measure_names(aggregates)
-    result = rescore(run, names, agg, goldens=goldens, output=output)
+    from evalkit.cli.errors import STOPPED
+    from evalkit.execute.spending import (
+        Spending,
+        SpendingLimitReached,
+        SpendingLimits,
+        use_spending,
+    )
+
+    spending = Spending(SpendingLimits(max_calls, max_cost, dry_run))
+    try:
+        with use_spending(spending):
+            result = rescore(run, names, agg, goldens=goldens, output=output,
+                             write=not dry_run)
+    except SpendingLimitReached as exc:
+        described = spending.describe()
+        typer.echo(described, err=True)
+        if exc.reason not in described:  # a metric with limits of its own stopped
+            typer.echo(f"stopped: {exc.reason}", err=True)
+        typer.echo(f"nothing was written; the grades received are kept in the judge's "
+                   f"cache, so rescoring {run} again does not pay for them twice", err=True)
+        raise typer.Exit(STOPPED) from None
+    if dry_run:
+        if as_json:
+            import json
+
+            from evalkit.io.interrupts import stdout_document
+
+            stdout_document(json.dumps(spending.report(), indent=2))
+        else:
+            typer.echo(spending.describe())
+        return
+    if spending.accounts:  # a paid metric was called: what it sent and spent
+        typer.echo(spending.describe(), err=True)
     path = output if output is not None else run
     for problem in (result.header.get("rescored") or {}).get("input_problems") or []:
         # the input was altered after it was written: the output stays incomplete

@@ -17,7 +17,6 @@ options reach the paid metrics through :mod:`evalkit.execute.spending`.
 from __future__ import annotations
 
 import json
-from contextlib import nullcontext
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -173,15 +172,15 @@ def command(
     if cfg.notice:
         typer.echo(cfg.notice, err=True)
     choice = executor_choice(cfg, executor, scheduler)
-    goldens, path = prepare_run(cfg, output, resume=resume, dry_run=dry_run)
+    goldens, path = prepare_run(cfg, output, resume=resume, dry_run=dry_run,
+                                baseline=baseline)
     target = cfg.build_target()  # after the checks: building it may start work
-    spending: Any = None
-    if dry_run or max_calls is not None or max_cost is not None:
-        from evalkit.execute.spending import Spending, SpendingLimits, use_spending
+    from evalkit.execute.spending import Spending, SpendingLimits, use_spending
 
-        spending = Spending(SpendingLimits(max_calls, max_cost, dry_run))
+    # installed even without limits: what the paid metrics sent and spent is printed
+    spending = Spending(SpendingLimits(max_calls, max_cost, dry_run))
     try:
-        with use_spending(spending) if spending is not None else nullcontext():
+        with use_spending(spending):
             run = evaluate(
                 target, goldens, cfg.metrics, cfg.aggregates,
                 max_concurrency=max_concurrency or cfg.max_concurrency,
@@ -199,7 +198,7 @@ def command(
     except BaseException as exc:
         from evalkit.execute.spending import SpendingLimitReached
 
-        if spending is None or not isinstance(exc, SpendingLimitReached):
+        if not isinstance(exc, SpendingLimitReached):
             raise
         described = spending.describe()
         typer.echo(described, err=True)
@@ -209,8 +208,9 @@ def command(
         if record is not None:  # both rules could stop it: say which came first
             typer.echo(f"the spending limit came first: the sequential rule had not "
                        f"decided ({sequential_line(record)})", err=True)
-        typer.echo(f"the rows completed so far are kept in {path}; continue with --resume",
-                   err=True)
+        typer.echo(f"the rows completed so far are kept in {path} (a case answered but not "
+                   "graded too); continue with --resume, which calls no answered case "
+                   "again", err=True)
         raise typer.Exit(STOPPED) from None
     finally:
         close = getattr(target, "close", None)
@@ -224,7 +224,7 @@ def command(
         else:
             typer.echo(spending.describe())
         return
-    if spending is not None:
+    if spending.accounts or max_calls is not None or max_cost is not None:
         typer.echo(spending.describe(), err=True)
     resumed = resume_line(run) if resume else None
     if as_json:

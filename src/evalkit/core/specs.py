@@ -476,6 +476,14 @@ class ConfigSectionSpec(_Record):
             for that run from what its metrics recorded there (their ``details``),
             without the config. It must skip what it cannot rebuild and what the
             registry already has. ``None``: nothing is restored.
+        preflight: ``preflight(section, config) -> None``, called after ``apply`` by the
+            commands that will use what the section declares (``evalkit run`` unless
+            ``--dry-run``, before the target is built or called; ``evalkit pairwise
+            --config``), never by ``gate`` or ``plugins list``: it checks that what the
+            section declares can work now (an environment variable it names is set). A
+            ``ValueError`` or ``LookupError`` is reported as ``apply``'s are; a
+            :class:`~evalkit.io.model_errors.Problem` whose ``loc`` is relative to the
+            section is reported at that key's line. ``None``: nothing is checked.
     """
 
     name: str
@@ -483,6 +491,7 @@ class ConfigSectionSpec(_Record):
     apply: Callable[[Any, Any], None] | None = None
     description: str = ""
     restore: Callable[[Any], None] | None = None
+    preflight: Callable[[Any, Any], None] | None = None
 
 
 AnySpec = (MetricSpec | MetricFamily | AggregateSpec | LoaderSpec | TargetSpec | ReporterSpec

@@ -66,7 +66,8 @@ class PairedPPI:
         result: :func:`evalkit.stats.ppi.ppi_paired_difference` of the shared labelled
             cases and the others (``n_labels`` human labels per run).
         judge_difference: the mean judge difference ``a - b`` over every paired case.
-        labels: where each run's labels came from (``a`` first).
+        labels: where each run's labels came from, ``b``'s (the baseline's) first, in the
+            order the command line takes them (``--labels BASELINE --labels CANDIDATE``).
         notes: too few labels for the interval (:attr:`PPIResult.note`), the cases
             labelled in one run only (left out), and each labels' selection warning
             (:meth:`HumanLabels.selection_warning`).
@@ -189,7 +190,7 @@ def paired_ppi(values_a: Mapping[str, float], values_b: Mapping[str, float],
         if warning:
             notes.append(warning)
     diff = math.fsum(values_a[c] - values_b[c] for c in ids) / len(ids)
-    return PairedPPI(metric, result, diff, (labels_a.source, labels_b.source),
+    return PairedPPI(metric, result, diff, (labels_b.source, labels_a.source),
                      tuple(dict.fromkeys(notes)))
 
 

@@ -50,6 +50,7 @@ from evalkit.execute.executor import (
     Executor,
     Interrupts,
     Job,
+    RowThenStop,
     checked_call,
     failed_call,
     pacing_report,
@@ -178,6 +179,12 @@ class AsyncExecutor(Executor):
                 row = await self._run(job, pool)
             except asyncio.CancelledError:
                 return  # abandoned: the caller stopped waiting
+            except RowThenStop as exc:  # the case's row, then the run stops
+                self._stop.set()
+                self._outbox.append(exc.row)
+                self._hand_over()
+                self._done.put(exc.stop)
+                return
             except BaseException as exc:  # a stop signal, or a bug: the run stops
                 self._stop.set()
                 self._hand_over()

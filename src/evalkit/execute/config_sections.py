@@ -129,19 +129,35 @@ def apply_sections(sections: Mapping[str, Any], config: Any, registry: Any = Non
 
     Raises:
         Problem: an ``apply`` raised ``ValueError`` or ``LookupError`` (its message, at
-            the section's key), or anything else (a bug of the plugin: the message names
-            the section, its plugin and the exception,
-            :func:`evalkit.plugins.failures.plugin_call_error`).
+            the section's key, or at the key under it a :class:`Problem` locates), or
+            anything else (a bug of the plugin: the message names the section, its plugin
+            and the exception, :func:`evalkit.plugins.failures.plugin_call_error`).
     """
+    _hand_over(sections, config, registry, "apply")
+
+
+def preflight_sections(sections: Mapping[str, Any], config: Any, registry: Any = None
+                       ) -> None:
+    """Call each section's ``preflight`` (the check that what it declares can work now,
+    :class:`~evalkit.core.specs.ConfigSectionSpec`), as :func:`apply_sections` calls
+    ``apply``, with the same errors."""
+    _hand_over(sections, config, registry, "preflight")
+
+
+def _hand_over(sections: Mapping[str, Any], config: Any, registry: Any, what: str) -> None:
     from evalkit.plugins.failures import PLUGIN_FAILURES
 
     live, _ = declared_sections(registry)
     for key, value in sections.items():
         spec = live.get(key)
-        if spec is None or spec.apply is None:
+        call = None if spec is None else getattr(spec, what)
+        if spec is None or call is None:
             continue
         try:
-            spec.apply(value, config)
+            call(value, config)
+        except Problem as exc:  # located by the plugin under its section
+            loc = (key, *(exc.loc or ()))
+            raise Problem(loc, f"key {_path(loc)!r}: {exc.message}") from exc
         except (ValueError, LookupError) as exc:
             from evalkit.io.error_messages import message_of
 
@@ -149,7 +165,7 @@ def apply_sections(sections: Mapping[str, Any], config: Any, registry: Any = Non
         except PLUGIN_FAILURES as exc:
             from evalkit.plugins.call_errors import plugin_call_error
 
-            failure = plugin_call_error(spec, "config section", "apply(section, config)",
+            failure = plugin_call_error(spec, "config section", f"{what}(section, config)",
                                         exc, registry)
             raise Problem((key,), f"key {key!r}: {failure}") from exc
 
@@ -194,8 +210,7 @@ def settings_schema(model: Any, sections: Mapping[str, ConfigSectionSpec],
 __all__ = [
     "apply_sections",
     "declared_sections",
-    "model_problem",
-    "plugin_bug",
+    "preflight_sections",
     "section_model",
     "settings_schema",
     "split_sections",

@@ -30,7 +30,7 @@ from evalkit.data.targets import Target, TargetError, TargetResponse
 from evalkit.execute.dispatch_window import DispatchWindow
 from evalkit.execute.pacing import Pacing, reported_tokens
 from evalkit.execute.samples import scoring_sample
-from evalkit.execute.scoring import score_case
+from evalkit.execute.scoring import score_case_until_stop
 from evalkit.io.redaction import error_text, mask, scrub_exception
 from evalkit.plugins.failures import PLUGIN_FAILURES
 from evalkit.stats.numeric import finite_real, value_text
@@ -209,6 +209,11 @@ class Executor:
                     self._busy += 1
                 try:
                     row = run_job(self._target, self._name, job, self._specs)
+                except RowThenStop as exc:  # the case's row, then the run stops
+                    self._stop.set()
+                    self._done.put(exc.row)
+                    self._done.put(exc.stop)
+                    return
                 except BaseException as exc:  # a stop signal, or a bug: the run stops
                     self._stop.set()
                     self._done.put(exc)
@@ -279,9 +284,15 @@ def run_job(target: Target, target_name: str, job: Job,
 def rescored(job: Job, specs: Sequence[MetricSpec]) -> CaseResult:
     """The row of a job whose stored response is scored again (no call)."""
     assert job.stored is not None and job.stored.response is not None
+    stop: RowThenStop | None = None
     with scoring_sample(job.sample):
-        row = scored(job.case, job.stored.response, job.stored.latency_ms, specs)
+        try:
+            row = scored(job.case, job.stored.response, job.stored.latency_ms, specs)
+        except RowThenStop as exc:
+            row, stop = exc.row, exc
     row.sample = job.sample
+    if stop is not None:
+        raise stop
     return row
 
 
@@ -290,16 +301,22 @@ def row_of(target: Target, job: Job, called: Called, specs: Sequence[MetricSpec]
     """The scored row of one call's outcome (what :func:`call` returned), keyed by the
     job's sample; metrics see the sample through :func:`scoring_sample`."""
     response, error, latency, (requests, limited) = called
+    stop: RowThenStop | None = None
     if response is None:
         row = CaseResult(job.case.id, None, {}, error, latency, requests=requests,
                          rate_limited=limited)
     else:
         with scoring_sample(job.sample):
-            row = scored(job.case, response, latency, specs)  # metrics see the whole raw body
+            try:  # metrics see the whole raw body
+                row = scored(job.case, response, latency, specs)
+            except RowThenStop as exc:  # the row is written, then the run stops
+                row, stop = exc.row, exc
         row.response = bounded_response(
             response, getattr(target, "max_raw_bytes", DEFAULT_MAX_RAW_BYTES))
         row.requests, row.rate_limited = response.requests, response.rate_limited
     row.sample = job.sample
+    if stop is not None:
+        raise stop
     return row
 
 
@@ -356,13 +373,36 @@ def pacing_report(row: CaseResult) -> tuple[int, int]:
 
 
 
+class RowThenStop(BaseException):
+    """A metric stopped the whole run (a judge's spending limit, or its credentials
+    refused) while scoring a case whose response is at hand: :attr:`row` is that case's
+    row (the stopped metrics as its errors) to write before the run stops with
+    :attr:`stop`. A ``BaseException``, so per-case handlers let it through.
+
+    Attributes:
+        row: the case's row.
+        stop: what stops the run (re-raised once the row is written).
+    """
+
+    def __init__(self, row: CaseResult, stop: BaseException) -> None:
+        super().__init__(str(stop))
+        self.row, self.stop = row, stop
+
+
 def scored(case: GoldenCase, response: TargetResponse, latency: float | None,
            specs: Sequence[MetricSpec]) -> CaseResult:
     """The row of ``response``: every metric that could be computed, and the message of
-    each that failed (:func:`evalkit.execute.scoring.score_case`)."""
-    values, errors = score_case(response, case, specs)
-    return CaseResult(case.id, response, values, None, latency, details(case, specs),
-                      metric_errors={m: mask(e) for m, e in errors.items()})
+    each that failed (:func:`evalkit.execute.scoring.score_case_until_stop`).
+
+    Raises:
+        RowThenStop: a metric stopped the run; the row is in it.
+    """
+    values, errors, stop = score_case_until_stop(response, case, specs)
+    row = CaseResult(case.id, response, values, None, latency, details(case, specs),
+                     metric_errors={m: mask(e) for m, e in errors.items()})
+    if stop is not None:
+        raise RowThenStop(row, stop)
+    return row
 
 
 def details(case: GoldenCase, specs: Sequence[MetricSpec]) -> dict[str, Any]:

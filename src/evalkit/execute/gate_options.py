@@ -75,9 +75,12 @@ def gate_options(checks: Path | None, run: Path | None, baseline: Path | None,
         run = run if run is not None else cfg.output
         baseline = baseline if baseline is not None else cfg.baseline
         reports = list(reports) if reports else list(cfg.reporters)
+        from dataclasses import replace
+
         from evalkit.execute.run_checks import apply_config_sections
 
-        apply_config_sections(cfg)  # a section may register a metric the checks name
+        # a section may register a metric the checks name; it sees this command's files
+        apply_config_sections(replace(cfg, output=run, baseline=baseline, checks=checks))
         assert checks is not None and run is not None  # the config's output is required
         return GateOptions(checks, run, baseline, list(reports), cfg,
                            run_origin(cfg) if made_by_config else None)

@@ -27,9 +27,7 @@ from evalkit.data.samples import reduce_samples
 from evalkit.data.targets import TargetResponse
 from evalkit.execute.artifact_writer import save_finished
 from evalkit.execute.case_needs import require_case_fields
-from evalkit.execute.executor import (
-    scored,
-)
+from evalkit.execute.executor import RowThenStop, scored
 from evalkit.execute.run_header import (
     finish_header,
     goldens_record,
@@ -59,6 +57,7 @@ def rescore(
     *,
     goldens: GoldensInput | None = None,
     output: str | Path | None = None,
+    write: bool = True,
 ) -> RunResult:
     """Recompute metrics and aggregates of a target run from its stored responses.
 
@@ -77,6 +76,7 @@ def rescore(
         output: where to write the rescored artifact (default: ``run`` itself, replaced
             atomically, when it is a path; nothing is written for a loaded run). The
             file written is locked while it is replaced, as :func:`evaluate` locks it.
+        write: ``False``: write nothing (``evalkit rescore --dry-run``).
 
     Raises:
         ArtifactError: not a target run, or a row's case is missing from the goldens;
@@ -86,6 +86,13 @@ def rescore(
         MissingCaseFieldsError: a case lacks a field a metric needs (``MetricSpec.needs``;
             :mod:`evalkit.execute.case_needs`), before anything is written.
         ArtifactBusyError: a run is writing the file to be replaced.
+        SpendingLimitReached: a paid metric's spending limit
+            (:mod:`evalkit.execute.spending`: ``--max-calls``, ``--max-cost``) stopped the
+            rescoring; nothing is written (a judge keeps the grades it received in its
+            cache, so rescoring again does not pay for them twice).
+        Exception: the error of a metric's
+            :class:`~evalkit.execute.scoring.RunAborted` (a judge whose credentials the
+            API refused); nothing is written.
     """
     run, source = _target_run(run)
     label = source or run.name
@@ -104,14 +111,17 @@ def rescore(
             rows.append(CaseResult(old.case_id, None, {}, old.error, old.latency_ms))
         else:
             with scoring_sample(old.sample):
-                rows.append(_rescored(case, old.response, old.latency_ms, specs, label))
+                try:
+                    rows.append(_rescored(case, old.response, old.latency_ms, specs, label))
+                except RowThenStop as exc:  # nothing is written: the input stays as it was
+                    raise exc.stop from exc.stop.__cause__
         rows[-1].sample = old.sample
     header = _rescored_header(run, gset, rows, specs, agg_specs)
     per_query, samples = (reduce_samples(rows, (header.get("samples") or {}).get("reduce")),
                           rows) if run.samples else (rows, [])
     out = RunResult(name=run.name, per_query=per_query, header=header, samples=samples)
     target_path = Path(output) if output is not None else source
-    if target_path is not None:
+    if target_path is not None and write:
         with nullcontext(target_path) if destination(target_path) == "stream" \
                 else run_lock(target_path):
             save_finished(out, target_path)

@@ -1,7 +1,7 @@
 """What ``evalkit run`` refuses before the target is built or called (after handing the
-plugins their config sections): names the registry does not know, a golden set that
-cannot be read, cases without a field a metric needs, and an output artifact that cannot
-be written."""
+plugins their config sections): a section whose ``preflight`` fails (a judge's variable
+not set), names the registry does not know, a golden set that cannot be read, cases
+without a field a metric needs, and an output artifact that cannot be written."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 from evalkit.data.goldens import GoldenError, GoldenSet, load_goldens
 from evalkit.execute.case_needs import require_case_fields
-from evalkit.execute.config_sections import apply_sections
+from evalkit.execute.config_sections import apply_sections, preflight_sections
 from evalkit.execute.evalconfig import ConfigError, EvalConfig, check_names
 from evalkit.execute.factory_errors import yaml_lines
 from evalkit.execute.scoring import resolve_metrics
@@ -31,11 +31,27 @@ def apply_config_sections(cfg: EvalConfig) -> None:
         raise ConfigError(located(cfg.source, exc, yaml_lines(cfg.path))) from exc.__cause__
 
 
-def prepare_run(cfg: EvalConfig, output: Path | None, *, resume: bool, dry_run: bool
-                ) -> tuple[GoldenSet, Path]:
+def preflight_config_sections(cfg: EvalConfig) -> None:
+    """Call each plugin section's ``preflight`` (after :func:`apply_config_sections`):
+    what the section declares is checked to work now (a judge's environment variables
+    set), before the target is built or called.
+
+    Raises:
+        ConfigError: a ``preflight`` refused its section (the file, line and key named).
+    """
+    try:
+        preflight_sections(cfg.sections, cfg)
+    except Problem as exc:
+        raise ConfigError(located(cfg.source, exc, yaml_lines(cfg.path))) from exc.__cause__
+
+
+def prepare_run(cfg: EvalConfig, output: Path | None, *, resume: bool, dry_run: bool,
+                baseline: Path | None = None) -> tuple[GoldenSet, Path]:
     """``(golden set, artifact path)`` of the run ``cfg`` describes, its plugins' config
     sections applied (:func:`apply_config_sections`) and every check passed; ``output``
-    (``--output``) replaces the config's output.
+    (``--output``) replaces the config's output, and ``baseline`` (``--baseline``) its
+    baseline, in the config the sections are handed (so that a section can refuse to
+    use the command's own files).
 
     Raises:
         ConfigError: a plugin refused its config section.
@@ -45,7 +61,14 @@ def prepare_run(cfg: EvalConfig, output: Path | None, *, resume: bool, dry_run: 
         DestinationError: the artifact cannot be written (a dry run writes none); when
             the config sets it, the message says where.
     """
+    from dataclasses import replace
+
+    # the files of this command, as the sections see them
+    cfg = replace(cfg, output=output.resolve() if output is not None else cfg.output,
+                  baseline=baseline.resolve() if baseline is not None else cfg.baseline)
     apply_config_sections(cfg)  # a plugin's section may register names the run uses
+    if not dry_run:  # what a section declares must work before the target is called
+        preflight_config_sections(cfg)
     check_names(cfg)
     try:
         goldens = load_goldens(cfg.goldens, cfg.goldens_loader)

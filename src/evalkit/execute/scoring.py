@@ -19,6 +19,7 @@ from evalkit.execute.case_needs import MissingCaseFieldsError as MissingCaseFiel
 from evalkit.execute.case_needs import UnansweredCasesError as UnansweredCasesError
 from evalkit.execute.case_needs import UnjudgedCasesError as UnjudgedCasesError
 from evalkit.execute.case_needs import require_case_fields
+from evalkit.execute.spending import SpendingLimitReached
 from evalkit.plugins.default import default_registry
 from evalkit.stats.numeric import real_number
 
@@ -196,39 +197,65 @@ def score_case(
     Raises:
         Exception: the :attr:`RunAborted.error` of a metric that raised
             :class:`RunAborted`, or an unexpected error of a vectorised metric (a bug).
+        SpendingLimitReached: a paid metric's spending limit (the run stops).
+    """
+    values, errors, stop = score_case_until_stop(response, case, specs)
+    if stop is not None:
+        raise stop
+    return values, errors
+
+
+def score_case_until_stop(
+    response: TargetResponse, case: GoldenCase, specs: Sequence[MetricSpec]
+) -> tuple[dict[str, float], dict[str, str], BaseException | None]:
+    """As :func:`score_case`, but a stop of the whole run raised by a metric (its
+    :class:`RunAborted`, whose :attr:`~RunAborted.error` is returned, or a
+    :class:`~evalkit.execute.spending.SpendingLimitReached`) is returned as the third
+    item instead of raised, after every metric was tried: the metrics it stopped are
+    that case's errors ("not graded: ..."), the others keep their values, so that the
+    row of a target call already made can be written before the run stops (and a
+    resume scores it again without calling the target).
+
+    Raises:
+        Exception: an unexpected error of a vectorised metric (a bug).
     """
     values: dict[str, float] = {}
     errors: dict[str, str] = {}
     prepared: dict[int, Any] = {}
     broken: dict[int, str] = {}
-    try:
-        for spec in specs:
-            try:
-                if spec.prepare is not None and spec.batch is not None:
-                    key = id(spec.prepare)
-                    if key in broken:
-                        errors[spec.name] = broken[key]
+    stop: BaseException | None = None
+    for spec in specs:
+        try:
+            if spec.prepare is not None and spec.batch is not None:
+                key = id(spec.prepare)
+                if key in broken:
+                    errors[spec.name] = broken[key]
+                    continue
+                if key not in prepared:
+                    try:
+                        prepared[key] = spec.prepare([response], [case])
+                    except MetricError as exc:
+                        broken[key] = errors[spec.name] = str(exc)
                         continue
-                    if key not in prepared:
-                        try:
-                            prepared[key] = spec.prepare([response], [case])
-                        except MetricError as exc:
-                            broken[key] = errors[spec.name] = str(exc)
-                            continue
-                        except SystemExit as exc:  # a sys.exit(): that case's failure
-                            broken[key] = errors[spec.name] = _failed(spec, case, exc)
-                            continue
-                    value = spec.batch(prepared[key])[0]
-                else:
-                    value = _call_fn(spec, response, case)
-                values[spec.name] = _check(spec, case.id, value)
-            except MetricError as exc:
-                errors[spec.name] = str(exc)
-            except SystemExit as exc:  # a sys.exit() in a vectorised metric
-                errors[spec.name] = _failed(spec, case, exc)
-    except RunAborted as exc:
-        raise exc.error from exc
-    return values, errors
+                    except SystemExit as exc:  # a sys.exit(): that case's failure
+                        broken[key] = errors[spec.name] = _failed(spec, case, exc)
+                        continue
+                value = spec.batch(prepared[key])[0]
+            else:
+                value = _call_fn(spec, response, case)
+            values[spec.name] = _check(spec, case.id, value)
+        except MetricError as exc:
+            errors[spec.name] = str(exc)
+        except SystemExit as exc:  # a sys.exit() in a vectorised metric
+            errors[spec.name] = _failed(spec, case, exc)
+        except (RunAborted, SpendingLimitReached) as exc:
+            found: BaseException = exc.error if isinstance(exc, RunAborted) else exc
+            if isinstance(exc, RunAborted) and found.__cause__ is None:
+                found.__cause__ = exc
+            stop = stop or found
+            errors[spec.name] = (f"metric {spec.name!r} not graded on case {case.id!r}: the "
+                                 f"run stopped ({exc}); --resume grades it again")
+    return values, errors, stop
 
 
 def _call_fn(spec: MetricSpec, response: TargetResponse, case: GoldenCase) -> Any:

@@ -316,6 +316,7 @@ def _earlier_rows(path: Path, writer: ArtifactWriter, header: dict[str, Any],
     header["created"] = old_header.get("created", header["created"])
     header["resumed"] = int(old_header.get("resumed", 0)) + 1
     kept, redo, header["resume"] = resume_rows(gset, epochs, old_rows)
+    header["resume"]["planned"] = header["resume"]["called"]
     return kept, redo, ordered(gset, epochs, {**kept, **redo})
 
 
@@ -433,6 +434,13 @@ class _Plan:
             if writer is not None:
                 writer.close()
             raise stopped
+        record = self.header.get("resume")
+        if isinstance(record, dict):  # what was done, not what was planned (a sequential
+            # run stops before calling every case)
+            record["called"] = sum(1 for k in results if k not in kept and k not in redo)
+            record["rescored"] = sum(1 for k in results if k in redo)
+            if record.pop("planned", record["called"]) != record["called"]:
+                record.pop("retried", None)  # which of them had errored is not known
         rows, samples = finish_rows(self.gset, self.epochs, self.reduce, results)
         finish_header(self.header, samples or rows, self.agg_specs, self.specs)
         if monitor is not None:

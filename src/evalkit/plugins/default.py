@@ -128,16 +128,21 @@ def register_metric(
     aliases: Sequence[str] = (), needs_judgments: bool = False, needs_answers: bool = False,
     needs: Sequence[str] = (),
     value_type: ValueType | None = None,
+    bounds: tuple[float, float] | None = None,
 ) -> Callable[[F], F]:
     """Register a per-case metric ``fn(response, case) -> float`` in the default registry.
 
-    See :meth:`Registry.register_metric` (``needs``: the case fields it reads).
+    See :meth:`Registry.register_metric` (``needs``: the case fields it reads;
+    ``bounds=(lo, hi)``: the range of every case's value, which ``evalkit run
+    --until-decided`` needs; refused, ``RegistryError``, unless two finite numbers
+    with ``lo < hi``).
     """
     return default_registry().register_metric(
         name, higher_is_better=higher_is_better, description=description, version=version,
         aliases=aliases, needs_judgments=needs_judgments, needs_answers=needs_answers,
         needs=needs,
         value_type=value_type,
+        bounds=bounds,
     )
 
 

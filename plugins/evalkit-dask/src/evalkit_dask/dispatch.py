@@ -42,7 +42,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from evalkit.data.rows import DEFAULT_MAX_RAW_BYTES, CaseResult
-from evalkit.execute.executor import POLL_S, Interrupts, Job
+from evalkit.execute.executor import POLL_S, Interrupts, Job, RowThenStop
 from evalkit.execute.executor_api import Work, item_key
 from evalkit.execute.pacing import reported_tokens
 from evalkit_dask.remote_work import finish_row
@@ -365,6 +365,9 @@ class Dispatch:
         def finish() -> None:
             try:
                 self._finishing.put((job, finish_row(row, job, self._work.specs, self._raw)))
+            except RowThenStop as exc:  # the answered case's row, then the run stops
+                self._finishing.put((job, exc.row))
+                self._finishing.put((job, exc.stop))
             except BaseException as exc:  # a judge's spending limit, a bug: the run stops
                 self._finishing.put((job, exc))
 

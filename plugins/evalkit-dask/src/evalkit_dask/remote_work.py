@@ -21,9 +21,9 @@ from typing import TYPE_CHECKING, Any
 
 from evalkit.core.specs import MetricSpec
 from evalkit.data.rows import DEFAULT_MAX_RAW_BYTES, CaseResult, bounded_response
-from evalkit.execute.executor import Job, details, run_job
+from evalkit.execute.executor import Job, RowThenStop, details, run_job
 from evalkit.execute.samples import scoring_sample
-from evalkit.execute.scoring import score_case
+from evalkit.execute.scoring import score_case_until_stop
 from evalkit.io.redaction import mask
 
 if TYPE_CHECKING:
@@ -134,22 +134,27 @@ def run_item(target: Target, target_name: str, job: Job, specs: Sequence[MetricS
 def finish_row(row: CaseResult, job: Job, specs: Sequence[MetricSpec],
                max_raw_bytes: int = DEFAULT_MAX_RAW_BYTES) -> CaseResult:
     """``row`` with every metric of ``specs`` the worker did not score scored here, the
-    metrics in the run's order, and the raw body bounded. Raises what a metric's
-    :class:`~evalkit.execute.scoring.RunAborted` carries, as the local pool would."""
+    metrics in the run's order, and the raw body bounded. A metric that stops the run (a
+    spending limit, a :class:`~evalkit.execute.scoring.RunAborted`) raises
+    :class:`~evalkit.execute.executor.RowThenStop` holding the row, as the local pool
+    does."""
     if row.response is None:
         return row
     missing = [s for s in specs if s.name not in row.metrics and s.name not in row.metric_errors]
     if not missing:  # the worker scored everything, and bounded the raw body itself
         return row
     with scoring_sample(getattr(job, "sample", None)):  # as the local pool scores it
-        got, failed = score_case(row.response, job.case, missing)
+        got, failed, stop = score_case_until_stop(row.response, job.case, missing)
     values = {**row.metrics, **got}
     errors = {**row.metric_errors, **{m: mask(e) for m, e in failed.items()}}
     more = {**row.details, **details(job.case, missing)}
     order = [s.name for s in specs]
-    return replace(
+    done = replace(
         row, response=bounded_response(row.response, max_raw_bytes),
         metrics={n: values[n] for n in order if n in values},
         metric_errors={n: errors[n] for n in order if n in errors},
         details={n: more[n] for n in order if n in more},
     )
+    if stop is not None:  # the row is written, then the run stops (as the local pool)
+        raise RowThenStop(done, stop)
+    return done

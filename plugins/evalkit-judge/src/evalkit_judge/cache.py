@@ -18,7 +18,7 @@ grade is durable once :meth:`GradeCache.put` returns. Opening a cache checks it 
 lock file (``<path>.lock``): a missing file starts a new cache; an empty, corrupted or
 foreign file is renamed aside (``<name>.corrupt-<time>``), never deleted, and a new cache
 is started; a 0.2 JSON cache is renamed aside (``<name>.seed-<time>.json``) and its grades
-imported. Each event is appended to :attr:`GradeCache.notices`, logged, and warned about
+imported. Each event is appended to :attr:`GradeCache.notices`, logged (INFO), and warned about
 with :class:`JudgeCacheWarning` (a new cache in place of a missing file is logged only).
 """
 
@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from evalkit.io.redaction import mask
+from evalkit.io.user_warnings import UserNotice
 from evalkit_judge.budget import Usage
 from evalkit_judge.cache_format import (
     FORMAT,
@@ -56,8 +57,9 @@ except ImportError:  # pragma: no cover - Windows
 log = logging.getLogger("evalkit_judge")
 
 
-class JudgeCacheWarning(UserWarning):
-    """A cache file was set aside (renamed) or imported when the cache was opened."""
+class JudgeCacheWarning(UserNotice):
+    """A cache file was set aside (renamed) or imported when the cache was opened (the
+    command line prints it as one ``warning:`` line)."""
 
 
 #: How often opening a cache looks again at a lock file another process holds (seconds).
@@ -145,7 +147,7 @@ class GradeCache:
 
     def _notice(self, message: str, *, warn: bool = True) -> None:
         self.notices.append(message)
-        log.warning(message) if warn else log.info(message)
+        log.info(message)  # warned about once, not logged at WARNING as well
         if warn:
             warnings.warn(message, JudgeCacheWarning, stacklevel=4)
 

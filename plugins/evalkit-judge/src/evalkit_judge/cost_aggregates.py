@@ -16,8 +16,13 @@ lower-is-better:
   the mean over its samples (its only row without samples);
 * ``tokens_in_total``, ``tokens_out_total`` (tokens): sums over every row;
 * ``judge_cost_total`` (USD): what the metrics that grade with a paid model (the LLM
-  judge) spent in this run: the sum of ``cost_usd`` in the rows' per-case ``details``,
-  leaving out grades served from the cache (``cached: true``), which cost nothing now.
+  judge) spent for the run's rows: the sum of ``cost_usd`` in the rows' per-case
+  ``details``, where every reply the API billed is on the row that requested it, a
+  rejected one (no grade, a score off the scale: the metric failed on that case)
+  included; grades served from the cache (``cached: true``), shared with another case
+  that asked for the same grade at the same time included, were paid for where they
+  were requested and are left out. A resumed run's kept rows keep what their replies
+  cost. It equals the header's ``details[metric]["cost_usd"]`` summed over the judges.
   It is kept apart from the target's cost so a gate can bound each.
 
 Each raises :class:`~evalkit.execute.aggregates.AggregateError`, never returns 0, when
@@ -90,8 +95,9 @@ def tokens_out_total(rows: Sequence[Any]) -> float:
 
 
 def judge_cost_total(rows: Sequence[Any]) -> float:
-    """What graders (the LLM judge) spent in this run in US dollars: ``cost_usd`` of the
-    rows' per-case ``details``, grades served from the cache left out."""
+    """What graders (the LLM judge) spent for the run's rows in US dollars: ``cost_usd``
+    of the rows' per-case ``details``, rejected replies included (they were billed),
+    grades served from the cache (or shared in flight) left out."""
     name = "judge_cost_total"
     costs: list[float] = []
     seen = False
@@ -128,6 +134,6 @@ def cost_aggregates() -> list[AggregateSpec]:
         AggregateSpec("tokens_out_total", tokens_out_total, False,
                       "sum of the target's meta tokens_out over every row and sample"),
         AggregateSpec("judge_cost_total", judge_cost_total, False,
-                      "cost_usd of the judge's grades requested in this run (cached ones "
-                      "cost 0), in USD"),
+                      "cost_usd of every judge reply requested for the run's rows, rejected "
+                      "ones included (cached grades cost 0), in USD"),
     ]

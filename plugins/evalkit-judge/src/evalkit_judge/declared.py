@@ -254,6 +254,8 @@ def apply_judges(section: Judges, config: Any) -> None:
 
     Raises:
         ValueError: a rubric file that cannot be read, a setting the judge refuses.
+        Problem: a ``cache`` that is one of the command's files
+            (:func:`check_cache_paths`), before any cache is opened.
         RegistryError: a judge named like another metric (a ``LookupError``: reported
             at the section's line, naming both providers).
     """
@@ -261,16 +263,113 @@ def apply_judges(section: Judges, config: Any) -> None:
 
     base = Path(getattr(config, "path", Path("evalkit.yaml"))).resolve().parent
     registry = default_registry()
+    check_cache_paths(section, config, base)  # before any cache is opened
     for entry in section.root:
         declared = build_judge(_resolved(entry, base))
         _register(declared, entry.description, registry)
 
 
-def apply_config_judges(path: str | Path) -> list[str]:
+#: The files of an eval config (its attributes) a judge cache must not be, and their names.
+_CONFIG_FILES = (("path", "the eval config"), ("goldens", "the golden file (goldens)"),
+                 ("output", "the run artifact (output, run's --output, gate's --run)"),
+                 ("checks", "the checks file (checks)"),
+                 ("baseline", "the baseline run (baseline, --baseline, gate's -b)"))
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    if a == b:
+        return True
+    try:
+        return a.exists() and b.exists() and a.samefile(b)
+    except OSError:
+        return False
+
+
+def check_cache_paths(section: Judges, config: Any, base: Path) -> None:
+    """Refuse a judge ``cache`` that is one of the command's files, before any cache is
+    opened (a cache that is not a judge cache is renamed aside when it is opened): the
+    eval config, its goldens, output, checks and baseline (``config``'s attributes, which
+    the command sets to its own files: ``evalkit run --output/--baseline``, ``evalkit gate
+    --run/--baseline/--checks``), the judge's rubric or price file.
+
+    Raises:
+        Problem: located at ``judges[i].cache``, naming the file it is.
+    """
+    from evalkit.io.model_errors import Problem
+
+    files: list[tuple[Path, str]] = []
+    for attribute, what in _CONFIG_FILES:
+        value = getattr(config, attribute, None)
+        if isinstance(value, str | Path) and str(value):
+            files.append(((base / Path(value)).resolve(), what))
+    for entry in section.root:
+        if isinstance(entry.rubric, RubricFile):
+            files.append(((base / entry.rubric.file).resolve(),
+                          f"the rubric file of judge {entry.name!r}"))
+        if isinstance(entry.prices, str):
+            files.append(((base / entry.prices).resolve(),
+                          f"the price file of judge {entry.name!r}"))
+    for i, entry in enumerate(section.root):
+        if entry.cache is None:
+            continue
+        cache = (base / entry.cache).resolve()
+        for path, what in files:
+            if _same_file(cache, path):
+                raise Problem((i, "cache"), f"judge {entry.name!r}: the cache {entry.cache} "
+                              f"is {what}; the judge cache is an SQLite file evalkit "
+                              "creates and rewrites (a file that is not one is renamed "
+                              "aside): name a file of its own, e.g. "
+                              ".evalkit/judge-cache.sqlite; nothing was opened")
+
+
+def check_environment(section: Judges, config: Any = None) -> None:
+    """Refuse, before anything is called, a judge whose environment variables are not
+    set: the one ``api_key_env`` names, and each ``${NAME}`` of ``base_url`` and
+    ``headers`` (the section's ``preflight``: ``evalkit run`` unless ``--dry-run``, and
+    ``evalkit pairwise --config``). A judge without ``api_key_env`` is not checked for
+    its provider's default variable (the SDK may find other credentials).
+
+    Raises:
+        Problem: located at the judge's key (``judges[0].api_key_env``), naming the
+            variable, never a value.
+    """
+    import os
+
+    from evalkit.io.model_errors import Problem
+    from evalkit.io.redaction import ENV_REFERENCE
+
+    def state(var: str) -> str | None:
+        value = os.environ.get(var)
+        if value is None:
+            return "not set"
+        return "empty" if not value.strip() else None
+
+    for i, entry in enumerate(section.root):
+        if entry.api_key_env is not None:
+            why = state(entry.api_key_env)
+            if why is not None:
+                raise Problem((i, "api_key_env"), f"judge {entry.name!r}: api_key_env names "
+                              f"{entry.api_key_env}, which is {why}; export it (a --dry-run "
+                              "needs no key); nothing was called")
+        places: list[tuple[tuple[int | str, ...], str]] = []
+        if entry.base_url is not None:
+            places.append(((i, "base_url"), entry.base_url))
+        places.extend(((i, "headers", name), value) for name, value in entry.headers.items())
+        for loc, value in places:
+            for var in ENV_REFERENCE.findall(value):
+                why = state(var)
+                if why is not None:
+                    raise Problem(loc, f"judge {entry.name!r}: refers to ${{{var}}}, which "
+                                  f"is {why}; export {var} before the run; nothing was "
+                                  "called")
+
+
+def apply_config_judges(path: str | Path, *, preflight: bool = True) -> list[str]:
     """Register the judges of the eval config ``path``'s ``judges:`` section (its other
     plugin sections are validated, not applied), as ``evalkit run`` would: what
     ``evalkit pairwise --config PATH`` does, so that a judge declared there judges runs
-    made without it.
+    made without it; with ``preflight`` (not under ``--dry-run``) the judges' environment
+    variables are checked too (:func:`check_environment`).
 
     Returns:
         The names of the judges registered, in the order of the file.
@@ -283,14 +382,17 @@ def apply_config_judges(path: str | Path) -> list[str]:
     from dataclasses import replace
 
     from evalkit.execute.evalconfig import ConfigError, load_eval_config
-    from evalkit.execute.run_checks import apply_config_sections
+    from evalkit.execute.run_checks import apply_config_sections, preflight_config_sections
 
     cfg = load_eval_config(path)
     section = cfg.sections.get("judges")
     if not isinstance(section, Judges):
         raise ConfigError(f"{cfg.source}: no judges: section; declare the judge there "
                           "(docs/judge.md, Judges in the eval config)")
-    apply_config_sections(replace(cfg, sections={"judges": section}))
+    judges_only = replace(cfg, sections={"judges": section})
+    apply_config_sections(judges_only)
+    if preflight:  # a dry run sends nothing: no key needed
+        preflight_config_sections(judges_only)
     return [entry.name for entry in section.root]
 
 
@@ -355,4 +457,4 @@ def _from_record(record: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 __all__ = ["DeclaredJudge", "JudgeEntry", "Judges", "apply_config_judges", "apply_judges",
-           "build_judge", "restore_judges"]
+           "build_judge", "check_cache_paths", "check_environment", "restore_judges"]

@@ -145,40 +145,76 @@ def reply_dict(message: Any) -> dict[str, Any]:
     }
 
 
+def rejected_details(*, model: str, key: str, definition: str, error: str,
+                     usage: Usage, served_model: str | None, cost_usd: float | None,
+                     retries: int = 0) -> dict[str, Any]:
+    """The JSON-ready details a run row keeps for a reply the API delivered (and billed)
+    but the judge rejected (no grade in it, a score off the scale): no ``score``,
+    ``rejected`` holding why, and the reply's tokens and cost, so that what was spent on
+    it is counted (:func:`summarize`, ``judge_cost_total``)."""
+    out: dict[str, Any] = {
+        "rejected": error, "model": model, "served_model": served_model, "cached": False,
+        "source": "api", "input_tokens": usage.input_tokens,
+        "output_tokens": usage.output_tokens,
+        "cache_creation_input_tokens": usage.cache_creation_input_tokens,
+        "cache_read_input_tokens": usage.cache_read_input_tokens,
+        "cost_usd": cost_usd, "key": key, "definition": definition,
+    }
+    if retries:
+        out["retries"] = retries
+    return out
+
+
 def summarize(rows: Iterable[Mapping[str, Any] | None]) -> dict[str, Any]:
     """Totals of the grade details of a run's rows (``None`` rows are skipped).
 
+    Every reply the API billed is on exactly one row: the row of the case whose grade
+    requested it, graded or rejected (:func:`rejected_details`). A grade served from the
+    cache, or shared with another case asking for the same grade at the same time, was
+    paid for once, where it was requested (in this run or an earlier one), and is
+    counted as ``cached`` only.
+
     Returns:
-        ``{"grades", "requested", "cached", "retried", "input_tokens", "output_tokens",
-        "cost_usd", "unpriced", "models", "definitions"}``: ``requested`` and ``cached``
-        count the rows whose grade was requested, or served from the cache, when the row
-        was written; ``retried`` the requests the SDK sent again for them; token counts
-        and ``cost_usd`` (US dollars) cover every grade on the rows, at what it cost when
-        it was requested; ``unpriced`` counts grades with no cost (no
-        price configured, or imported from 0.2). What one session actually spent is
-        reported by its :class:`~evalkit_judge.budget.Budget`.
+        ``{"grades", "requested", "rejected", "cached", "retried", "input_tokens",
+        "output_tokens", "cost_usd", "unpriced", "cached_cost_usd", "models",
+        "definitions"}``: ``grades`` counts the rows with a grade; ``requested`` the
+        replies requested (and billed) for the rows, ``rejected`` those of them that held
+        no usable grade; ``cached`` the grades served from the cache; ``retried`` the
+        requests the SDK sent again for the requested ones; ``input_tokens``,
+        ``output_tokens`` and ``cost_usd`` (US dollars) what the requested replies cost,
+        the money spent for these rows (the same sum as the ``judge_cost_total``
+        aggregate); ``unpriced`` counts requested replies with no cost (no price
+        configured); ``cached_cost_usd`` what the cached grades cost when they were
+        first requested (not spent again; 0.2 imports have no cost).
     """
-    out: dict[str, Any] = {"grades": 0, "requested": 0, "cached": 0, "retried": 0,
-                           "input_tokens": 0, "output_tokens": 0, "cost_usd": 0.0,
-                           "unpriced": 0}
+    out: dict[str, Any] = {"grades": 0, "requested": 0, "rejected": 0, "cached": 0,
+                           "retried": 0, "input_tokens": 0, "output_tokens": 0,
+                           "cost_usd": 0.0, "unpriced": 0, "cached_cost_usd": 0.0}
     models: set[str] = set()
     definitions: set[str] = set()
     for row in rows:
         if not row:
             continue
-        out["grades"] += 1
-        cached = bool(row.get("cached"))
+        rejected = "rejected" in row
+        cached = bool(row.get("cached")) and not rejected
+        if not rejected:
+            out["grades"] += 1
         out["cached" if cached else "requested"] += 1
-        for name, total in (("input_tokens", "input_tokens"),
-                            ("output_tokens", "output_tokens"), ("retries", "retried")):
-            value = row.get(name)
-            if isinstance(value, int) and not isinstance(value, bool):
-                out[total] += value
+        out["rejected"] += rejected
         cost = finite_real(row.get("cost_usd"))
-        if cost is not None:
-            out["cost_usd"] += cost
+        if cached:
+            if cost is not None:
+                out["cached_cost_usd"] += cost
         else:
-            out["unpriced"] += 1
+            for name, total in (("input_tokens", "input_tokens"),
+                                ("output_tokens", "output_tokens"), ("retries", "retried")):
+                value = row.get(name)
+                if isinstance(value, int) and not isinstance(value, bool):
+                    out[total] += value
+            if cost is not None:
+                out["cost_usd"] += cost
+            else:
+                out["unpriced"] += 1
         if isinstance(row.get("model"), str):
             models.add(row["model"])
         if isinstance(row.get("definition"), str):

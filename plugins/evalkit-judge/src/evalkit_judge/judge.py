@@ -40,7 +40,13 @@ from evalkit_judge.client import DEFAULT_MAX_RETRIES as DEFAULT_MAX_RETRIES
 from evalkit_judge.client import AnthropicLike as AnthropicLike
 from evalkit_judge.costs import CostModel
 from evalkit_judge.credentials import is_refusal
-from evalkit_judge.grades import Grade, canonical_json, sha256_hex, summarize
+from evalkit_judge.grades import (
+    Grade,
+    canonical_json,
+    rejected_details,
+    sha256_hex,
+    summarize,
+)
 from evalkit_judge.prompt import GradingPrompt
 from evalkit_judge.providers import JudgeProvider, ProviderSettings, make_provider
 
@@ -384,8 +390,9 @@ class LLMJudge:
     def details(self, case_id: str) -> dict[str, Any] | None:
         """The details of the last grade this judge produced for ``case_id`` (and the
         sample being scored, in a run with repeated samples) in this process (see
-        :meth:`Grade.as_dict`), or ``None`` when the last attempt failed or there was
-        none."""
+        :meth:`Grade.as_dict`); for a reply the API delivered but the judge rejected,
+        what it cost (:func:`~evalkit_judge.grades.rejected_details`); ``None`` when the
+        last attempt got no reply or there was none."""
         with self._lock:
             found = self._details.get((str(case_id), current_sample()))
             return None if found is None else dict(found)
@@ -535,6 +542,11 @@ class LLMJudge:
         try:
             score, reason = self.provider.parse(reply, self.scale)
         except JudgeError as exc:
+            # billed all the same: the case's row keeps what it cost
+            with self._lock:
+                self._details[(str(case.id), current_sample())] = rejected_details(
+                    model=self.model, key=key, definition=self.definition, error=str(exc),
+                    usage=usage, served_model=served, cost_usd=cost, retries=retries)
             message_text = f"{self._what(case)}: {exc}"
             if self.cache is not None:
                 try:

@@ -23,7 +23,7 @@ from evalkit_judge.bradley_terry import BT_ALPHA
 from evalkit_judge.budget import Budget, GradeNotRequested, JudgeError, use_budget
 from evalkit_judge.judge import LLMJudge, SingleFlight
 from evalkit_judge.pairwise_artifact import PairwiseResult
-from evalkit_judge.pairwise_ask import Answer, Task, ask_verdict
+from evalkit_judge.pairwise_ask import Answer, RejectedVerdict, Task, ask_verdict
 from evalkit_judge.pairwise_prompt import PairwisePrompt
 from evalkit_judge.pairwise_stats import check_rules
 
@@ -146,11 +146,27 @@ def _load_runs(runs: Sequence[str | Path | RunResult]) -> list[tuple[str, RunRes
                                 "run or evaluate); pairwise compares stored responses")
     names = [run.name for run, _ in loaded]
     if len(set(names)) < len(names):
-        names = [Path(path).stem if path else run.name for run, path in loaded]
-    if len(set(names)) < len(names):
-        raise PairwiseError(f"two runs have the same name ({', '.join(names)}); give each "
-                            "run a distinct name (the config's name:)")
+        stems = [Path(path).stem if path else run.name for run, path in loaded]
+        if len(set(stems)) < len(stems):
+            raise PairwiseError(_clash(loaded, names, stems))
+        names = stems
     return [(name, run, path) for name, (run, path) in zip(names, loaded, strict=True)]
+
+
+def _clash(loaded: Sequence[tuple[Any, str | None]], names: Sequence[str],
+           stems: Sequence[str]) -> str:
+    """Why the runs cannot be named apart: their header names clash, and so do their file
+    name stems, which name them otherwise."""
+    from collections import Counter
+
+    twice = [n for n, k in Counter(names).items() if k > 1]
+    which = [path or "(a loaded run)" for (_, path), n in zip(loaded, names, strict=True)
+             if n in twice]
+    stems_twice = [n for n, k in Counter(stems).items() if k > 1]
+    return (f"runs {', '.join(which)} have the same name in their headers "
+            f"({', '.join(map(repr, twice))}), and their file names, which would name them "
+            f"otherwise, clash too ({', '.join(map(repr, stems_twice))}); give each run a "
+            "distinct name (the config's name:) or file name")
 
 
 def _goldens(run: RunResult, path: str | None, goldens: GoldensInput | None) -> GoldenSet:
@@ -233,15 +249,17 @@ def plan_tasks(systems: Sequence[tuple[str, RunResult]], gset: GoldenSet,
     return tasks, notes
 
 
-Outcome = Answer | str  # a verdict, or the message of why there is none
+#: a verdict, a billed reply that held none, or the message of why there is none
+Outcome = Answer | RejectedVerdict | str
 
 
 def ask_all(judge: LLMJudge, tasks: Sequence[Task], *, max_concurrency: int = DEFAULT_CONCURRENCY,
             budget: Budget | None = None,
             progress: Callable[[int, int], None] | None = None) -> list[Outcome | None]:
     """The verdict of every task, ``max_concurrency`` requests at a time (in task order);
-    a task whose verdict could not be had holds its error message, one left unasked in a
-    dry run ``None``.
+    a task whose verdict could not be had holds its error message (a billed reply that
+    held no verdict, its :class:`~evalkit_judge.pairwise_ask.RejectedVerdict`), one left
+    unasked in a dry run ``None``.
 
     Raises:
         BudgetExhausted: a spending limit stopped the comparison (verdicts already
@@ -266,6 +284,8 @@ def ask_all(judge: LLMJudge, tasks: Sequence[Task], *, max_concurrency: int = DE
                                inflight=inflight, budget=budget)
         except GradeNotRequested:
             return None
+        except RejectedVerdict as exc:  # billed: its row keeps what it cost
+            return exc
         except JudgeError as exc:
             return str(exc)
 

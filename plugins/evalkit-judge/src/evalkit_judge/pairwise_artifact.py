@@ -13,13 +13,14 @@ artifact's is.
 from __future__ import annotations
 
 import hashlib
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from evalkit_judge.pairwise_ask import Answer, Task
+from evalkit_judge.pairwise_ask import Answer, RejectedVerdict, Task
 from evalkit_judge.pairwise_stats import PairStats, case_win_matrix, pair_stats, paired_tests
 
 if TYPE_CHECKING:
@@ -75,14 +76,20 @@ class PairwiseResult:
         return save(self, path)
 
 
-def verdict_row(task: Task, outcome: Answer | str) -> dict[str, Any]:
-    """The artifact row of one verdict (or of the error that left it out)."""
+def verdict_row(task: Task, outcome: Answer | RejectedVerdict | str) -> dict[str, Any]:
+    """The artifact row of one verdict (or of the error that left it out: a reply that
+    held no verdict keeps what it cost)."""
     row: dict[str, Any] = {"type": "row", "id": task.case}
     if task.sample is not None:
         row["sample"] = task.sample
     row.update({"first": task.first, "second": task.second, "key": task.key})
     if isinstance(outcome, str):
         row["error"] = outcome
+        return row
+    if isinstance(outcome, RejectedVerdict):
+        row.update({"error": str(outcome), "cached": False, "cost_usd": outcome.cost_usd,
+                    "input_tokens": outcome.usage.input_tokens,
+                    "output_tokens": outcome.usage.output_tokens})
         return row
     winner = {"A": task.first, "B": task.second}.get(outcome.verdict)
     row.update({"verdict": outcome.verdict, "winner": winner, "reason": outcome.reason,
@@ -140,16 +147,26 @@ def statistics(systems: Sequence[str], rows: Sequence[Mapping[str, Any]],
 
 
 def totals(rows: Sequence[Mapping[str, Any]], unasked: int) -> dict[str, Any]:
-    """Counts and cost of the verdicts: asked now, served from the cache, errors, left
-    unasked (dry run), tokens and US dollars of the verdicts on the rows."""
+    """Counts and cost of the verdicts: ``requested`` the replies requested in this
+    invocation (billed: a reply that held no verdict included, also counted in
+    ``errors``), ``cached`` the verdicts served from the cache (or shared with an
+    identical request of the same invocation), ``errors``, ``unasked`` (dry run);
+    ``input_tokens``, ``output_tokens`` and ``cost_usd`` (US dollars) what the requested
+    replies cost, the money spent now; ``cached_cost_usd`` what the cached verdicts cost
+    when they were first requested (not spent again); ``unpriced`` requested replies
+    without a price."""
     ok = [r for r in rows if "verdict" in r]
-    costs = [r["cost_usd"] for r in ok if isinstance(r.get("cost_usd"), int | float)]
-    return {"verdicts": len(ok), "requested": sum(not r["cached"] for r in ok),
+    billed = [r for r in rows if "cost_usd" in r and not r.get("cached")]
+    costs = [r["cost_usd"] for r in billed if isinstance(r.get("cost_usd"), int | float)]
+    cached = [r["cost_usd"] for r in ok if r.get("cached")
+              and isinstance(r.get("cost_usd"), int | float)]
+    return {"verdicts": len(ok), "requested": len(billed),
             "cached": sum(bool(r["cached"]) for r in ok),
             "errors": sum("error" in r for r in rows), "unasked": unasked,
-            "input_tokens": sum(int(r.get("input_tokens") or 0) for r in ok),
-            "output_tokens": sum(int(r.get("output_tokens") or 0) for r in ok),
-            "cost_usd": sum(costs), "unpriced": len(ok) - len(costs)}
+            "input_tokens": sum(int(r.get("input_tokens") or 0) for r in billed),
+            "output_tokens": sum(int(r.get("output_tokens") or 0) for r in billed),
+            "cost_usd": math.fsum(costs), "cached_cost_usd": math.fsum(cached),
+            "unpriced": len(billed) - len(costs)}
 
 
 def _sha256(path: str | None) -> str | None:

@@ -94,8 +94,9 @@ def ask_verdict(judge: LLMJudge, body: dict[str, Any], key: str, *, case_id: str
         GradeNotRequested: dry run and the verdict is not cached.
         BudgetExhausted: a spending limit would be passed (stops the comparison).
         RunAborted: the judge has no usable credentials.
-        JudgeError: the request failed, or the reply held no valid verdict (kept in the
-            cache's ``rejected`` table, never served), or the cache failed.
+        JudgeError: the request failed, or the cache failed.
+        RejectedVerdict: (a ``JudgeError``) the reply held no valid verdict (kept in the
+            cache's ``rejected`` table, never served); it says what the reply cost.
     """
     budget = budget or judge.budget or active_budget()
     found = _stored(judge, key)
@@ -107,6 +108,19 @@ def ask_verdict(judge: LLMJudge, body: dict[str, Any], key: str, *, case_id: str
     if found.cached and budget is not None:
         budget.note_cached()
     return found
+
+
+class RejectedVerdict(JudgeError):
+    """A reply the API delivered (and billed) that held no valid verdict.
+
+    Attributes:
+        usage: its token counts.
+        cost_usd: what it cost in US dollars, ``None`` without a price.
+    """
+
+    def __init__(self, message: str, usage: Usage, cost_usd: float | None) -> None:
+        super().__init__(message)
+        self.usage, self.cost_usd = usage, cost_usd
 
 
 def _requested(judge: LLMJudge, body: dict[str, Any], key: str, *, case_id: str,
@@ -122,7 +136,7 @@ def _requested(judge: LLMJudge, body: dict[str, Any], key: str, *, case_id: str,
                                    reply=sent.reply)
             except CacheError as cache_exc:
                 message += f" (and the reply could not be kept: {cache_exc})"
-        raise JudgeError(message) from None
+        raise RejectedVerdict(message, sent.usage, sent.cost_usd) from None
     if judge.cache is not None:
         try:
             judge.cache.put(key, case_id=case_id, model=judge.model,

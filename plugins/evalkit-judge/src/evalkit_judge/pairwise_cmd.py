@@ -147,7 +147,7 @@ def command(
         refuse_directory(config, "config", label="--config",
                          inside=(*YAML_NAMES, "pyproject.toml"))
 
-        apply_config_judges(config)
+        apply_config_judges(config, preflight=not dry_run)
     budget = Budget(max_calls=max_calls, max_cost=max_cost, dry_run=dry_run) \
         if (max_calls is not None or max_cost is not None or dry_run) else None
     try:
@@ -158,9 +158,12 @@ def command(
                           output=None if dry_run else output,
                           allow_incomplete=allow_incomplete)
     except BudgetExhausted as exc:
-        typer.echo(f"stopped: {exc}", err=True)
-        if budget is not None:
-            typer.echo(budget.describe(), err=True)
+        described = "" if budget is None \
+            else budget.describe().replace("grade(s)", "verdict(s)")
+        if described:
+            typer.echo(described, err=True)
+        if exc.reason not in described:  # one line saying why, not two
+            typer.echo(f"stopped: {exc.reason}", err=True)
         typer.echo("the verdicts received are in the judge's cache: run the same command "
                    "again (with a larger limit) to continue; none is paid twice", err=True)
         raise typer.Exit(STOPPED) from None

@@ -85,8 +85,11 @@ def _footer(result: PairwiseResult) -> list[str]:
     t = result.header["totals"]
     opts = result.header["options"]
     cost = f"${t['cost_usd']:.6g}" + (f" ({t['unpriced']} unpriced)" if t["unpriced"] else "")
+    earlier = t.get("cached_cost_usd")
+    before = (f"; the cached verdicts cost ${earlier:.6g} when first requested"
+              if isinstance(earlier, int | float) and earlier else "")
     lines = [f"verdicts: {t['verdicts']} ({t['requested']} requested, {t['cached']} from the "
-             f"cache, {t['errors']} errors); cost {cost}",
+             f"cache, {t['errors']} errors); spent now {cost}{before}",
              f"a flipped verdict counts as: {opts['flips']}; a tie: {opts['ties']} "
              f"(win rate = mean over cases; test: paired {opts['method']} over cases, "
              "Holm across pairs)", _interval_line(result)]

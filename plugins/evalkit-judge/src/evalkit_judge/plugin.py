@@ -33,6 +33,12 @@ def _apply(section: Any, config: Any) -> None:
     apply_judges(section, config)
 
 
+def _preflight(section: Any, config: Any) -> None:
+    from evalkit_judge.declared import check_environment
+
+    check_environment(section, config)
+
+
 def _restore(header: Any) -> None:
     from evalkit_judge.declared import restore_judges
 
@@ -44,6 +50,7 @@ def evalkit_register_config_sections() -> list[ConfigSectionSpec]:
     """``judges``: LLM judges declared in the eval config, each a metric."""
     return [ConfigSectionSpec(
         "judges", "evalkit_judge.declared:Judges", apply=_apply, restore=_restore,
+        preflight=_preflight,
         description="LLM judges, each a metric: name, provider, model, rubric, scale, "
         "higher_is_better, cache, prices (docs/judge.md).")]
 
