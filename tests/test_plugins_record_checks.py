@@ -243,7 +243,8 @@ def metrics_plugin(*records: Any) -> object:
 
 @pytest.mark.parametrize(("record", "message"), [
     (MetricSpec("a,b", hit, higher_is_better=True),
-     "MetricSpec 'a,b': name 'a,b' holds a comma, at which lists of names (-m a,b) are "
+     "MetricSpec 'a,b': name 'a,b' holds a comma outside brackets, at which lists of "
+     "names (-m a,b) are "
      "split, so it could never be asked for; write 'a_b'"),
     (MetricSpec("a b", hit, higher_is_better=True),
      "MetricSpec 'a b': name 'a b' holds whitespace; a name is one word (write 'a_b')"),
@@ -264,6 +265,8 @@ def metrics_plugin(*records: Any) -> object:
     (MetricSpec("fine", hit, higher_is_better=True), None),
     (MetricSpec("fine@10", hit, higher_is_better=True), None),
     (MetricSpec("fine@0.5", hit, higher_is_better=True), None),
+    # -m splits only at commas outside brackets: this is one name
+    (MetricSpec("contains(text=a,ignore_case=True)", hit, higher_is_better=True), None),
 ])
 def test_a_name_that_cannot_be_asked_for_fails_the_plugin(record: Any,
                                                          message: str | None) -> None:
