@@ -25,7 +25,7 @@ from evalkit.data.goldens import GoldenError, load_goldens
 from evalkit.data.results import QueryResult, RunResult
 from evalkit.gate.checks import CheckError, parse_checks
 from evalkit.gate.evaluate import evaluate_gate
-from evalkit.stats import paired_test
+from evalkit.stats import compare_slices, paired_test
 
 runner = CliRunner()
 N = 60
@@ -346,3 +346,53 @@ def test_cli_gate_with_a_tags_file(tmp_path: Path, runs: tuple[RunResult, ...]) 
                               "--tags", str(tmp_path / "tags.tsv")])
     assert res.exit_code == 2, res.output
     assert "med: pass" in res.output and "law: error" in res.output
+
+
+def test_a_slice_without_a_test_is_not_counted_in_the_family() -> None:
+    # slices of 12, 12, 2 and 1 cases: the 1-case slice has no test (p 1), so Holm and BH
+    # adjust the 3 p-values that exist, as statsmodels does over them:
+    # multipletests(raw, method="holm")[1] and multipletests(raw, method="fdr_bh")[1]
+    # (statsmodels 0.15.0) on the raw p of s1, s2, two give the stored values below
+    rng = np.random.default_rng(7)
+    cand = {f"q{i}": round(float(0.7 + rng.normal(0, 0.1)), 4) for i in range(40)}
+    base = {f"q{i}": 0.5 for i in range(40)}
+    sl = {"s1": [f"q{i}" for i in range(12)], "s2": [f"q{i}" for i in range(12, 24)],
+          "one": ["q30"], "two": ["q31", "q32"]}
+    raw = [7.807116912241593e-07, 0.0002552484221503051, 0.12383544689529208]
+    expected = {"holm": [2.3421350736724777e-06, 0.0005104968443006102, 0.12383544689529208],
+                "bh": [2.342135073672478e-06, 0.0003828726332254576, 0.12383544689529208]}
+    for corr, want in expected.items():
+        fam = compare_slices(base, [cand], ["m"], sl, method="t-test", correction=corr)
+        assert fam.family_size == 3
+        got = {k: f.results[0] for k, f in fam.slices.items()}
+        for name, p in zip(("s1", "s2", "two"), raw, strict=True):
+            alone = paired_test({q: cand[q] for q in sl[name]},
+                                {q: base[q] for q in sl[name]}, "m", method="t-test")
+            assert got[name].p_value == pytest.approx(alone.p_value, rel=1e-12)
+            assert got[name].p_value == pytest.approx(p, rel=1e-9)
+        assert [got[k].p_adjusted for k in ("s1", "s2", "two")] == pytest.approx(want,
+                                                                              rel=1e-12)
+        assert got["one"].p_value == got["one"].p_adjusted == 1.0
+        assert all(f.family_size == 3 for f in fam.slices.values())
+
+
+def test_the_slice_table_names_the_test_each_slice_ran() -> None:
+    from evalkit.report.slices import slice_cells, slice_family_size
+
+    rng = np.random.default_rng(3)
+    ids = [f"q{i:02d}" for i in range(40)]
+    base = rng.uniform(0.3, 0.6, 40)
+    diffs = rng.normal(0.05, 0.05, 40)
+    diffs[:8] = [-0.6, 0.02, 0.03, 0.01, 0.02, 0.04, 0.03, 0.02]  # slice 'skewed'
+    tags = {q: ["skewed" if i < 8 else "plain"] + (["single"] if i == 39 else [])
+            for i, q in enumerate(ids)}
+    c = evalkit.compare(run("b", base, base, ids), run("c", base + diffs, base + diffs, ids),
+                        metrics=["ap"], by="tag", tags=tags, n_resamples=999)
+    methods = {s.slice: s.method for s in c.slices}
+    assert methods["skewed"] == "randomization+bootstrap-t"
+    assert methods["plain"] == "randomization"
+    headers, cells = slice_cells(c.slices, "holm")
+    assert headers[-1] == "test"
+    assert [line[-1] for line in cells] == [s.method for s in c.slices]
+    # the one-case slice has no test: the family is the other two
+    assert slice_family_size(c.slices) == 2 == c.settings.slice_family_size

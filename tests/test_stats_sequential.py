@@ -9,6 +9,7 @@ import json
 import math
 import random
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -121,6 +122,24 @@ def test_decide() -> None:
     assert decide((0.0, 0.2)) == "undecided"
     assert decide((-0.02, 0.03), margin=0.05) == "equivalent"
     assert decide((-0.02, 0.06), margin=0.05) == "undecided"
+    assert decide((-math.inf, math.inf)) == "undecided"
+    assert decide((0.1, 0.1)) == "differs"
+
+
+@pytest.mark.parametrize(("interval", "margin", "message"), [
+    ((0.3, 0.1), None, r"interval \(0.3, 0.1\) is inverted \(low > high\)"),
+    ((math.nan, 0.1), None, "has a NaN end"),
+    ((0.1, math.nan), None, "has a NaN end"),
+    ((0.1,), None, "must be two numbers"),
+    (("0.1", 0.2), None, "interval low must be a number"),
+    ((-0.1, 0.1), 0.0, "margin must be a finite number > 0, got 0.0"),
+    ((-0.1, 0.1), math.nan, "margin must be a finite number > 0, got nan"),
+    ((-0.1, 0.1), -0.2, "margin must be a finite number > 0"),
+])
+def test_decide_refuses_what_is_no_interval(interval: tuple[Any, ...], margin: float | None,
+                                            message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        decide(interval, margin)
 
 
 def test_matches_confseq() -> None:

@@ -62,6 +62,9 @@ def test_slice_table_and_forest_plot(tmp_path: Path) -> None:
                     cells = rows.nth(i).locator("td").all_inner_texts()
                     assert cells[:3] == [s["slice"], s["metric"], str(s["n_queries"])]
                     assert cells[5] == f"{s['diff']:+.4f}"
+                    assert cells[-1] == s["method"]  # the test that ran on this slice
+                headers = page.locator("#slice-table thead th").all_inner_texts()
+                assert headers[-1] == "test"
                 figure = page.locator("#by-tag figure.chart[data-kind=forest]")
                 assert figure.is_visible()
                 svg = figure.locator("svg")

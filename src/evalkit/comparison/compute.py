@@ -39,7 +39,7 @@ from evalkit.data.results import RunResult
 from evalkit.execute.run_files import QrelsArg
 from evalkit.io.setting_names import Setting
 from evalkit.report.comparison_rows import verdict_of
-from evalkit.report.slices import SliceEffect
+from evalkit.report.slices import SliceEffect, slice_family_size
 
 if TYPE_CHECKING:  # the labels' models (pydantic) are imported only to read labels
     from evalkit.comparison.ppi_rows import RunLabelsArg
@@ -259,7 +259,7 @@ def compare(
                          n_resamples=n_resamples, seed=seed, all_pairs=all_pairs, top=top,
                          relevance_level=relevance_level, missing=missing, depth=depth,
                          allow_incomplete=allow_incomplete, by=by,
-                         slice_family_size=len(slices))
+                         slice_family_size=slice_family_size(slices))
     from evalkit._version import __version__
     from evalkit.comparison.text import describe
 

@@ -110,17 +110,21 @@ def print_slice_table(report: Report, console: Any) -> None:
     what the family adjusted over."""
     from evalkit.report.escaping import terminal_text
     from evalkit.report.rich_tables import new_table as Table
-    from evalkit.report.slices import slice_cells
+    from evalkit.report.slices import slice_cells, slice_family_size
 
     headers, cells = slice_cells(report.slices, report.correction)
-    size = (report.settings or {}).get("slice_family_size") or len(report.slices)
-    how = (f"adjusted ({report.correction}) over {size} slice x metric x candidate tests"
-           if any(x.p_adjusted is not None for x in report.slices) else "not adjusted")
+    size = (report.settings or {}).get("slice_family_size",
+                                       slice_family_size(report.slices))
+    untested = " (a slice of one case has no test and is not counted)" if any(
+        x.n_queries < 2 for x in report.slices) else ""
+    how = (f"adjusted ({report.correction}) over {size} slice x metric x candidate "
+           f"tests{untested}" if any(x.p_adjusted is not None for x in report.slices)
+           else "not adjusted")
     console.print(terminal_text(f"by tag: the comparison on each tag's cases, p {how}"),
                   soft_wrap=True, markup=False)
     table = Table(*headers)
     for col, header in zip(table.columns, headers, strict=True):
-        col.justify = "left" if header in ("slice", "metric", "candidate", "verdict") \
+        col.justify = "left" if header in ("slice", "metric", "candidate", "verdict", "test") \
             else "right"
     for x, line in zip(report.slices, cells, strict=True):
         table.add_row(*(terminal_text(c) for c in line),

@@ -156,7 +156,9 @@ def slice_cells(slices: Sequence[SliceEffect], correction: str | None
     """``(headers, cells)`` of the slice table: a line per slice, metric and candidate
     (the candidate column only when there are several) with the slice's cases, both
     means, the difference, its interval, p (and adjusted p, headed by ``correction``),
-    wins/ties/losses and the verdict."""
+    wins/ties/losses, the verdict and the test that ran on the slice (``method``: with
+    ``auto`` a skewed slice runs ``randomization+bootstrap-t``, whatever the overall
+    rows ran)."""
     alpha = slices[0].alpha if slices else 0.05
     several = len({(s.candidate, s.baseline) for s in slices}) > 1
     adjusted = any(s.p_adjusted is not None for s in slices)
@@ -165,7 +167,7 @@ def slice_cells(slices: Sequence[SliceEffect], correction: str | None
         f"{100 * (1 - alpha):g}% CI", "p"]
     if adjusted:
         headers.append(f"p ({correction or 'adjusted'})")
-    headers += ["W/T/L", "verdict"]
+    headers += ["W/T/L", "verdict", "test"]
     cells: list[list[str]] = []
     for s in slices:
         line = [s.slice, s.metric] + ([s.candidate] if several else []) + [
@@ -173,9 +175,16 @@ def slice_cells(slices: Sequence[SliceEffect], correction: str | None
             signed(s.diff), interval(s.ci_low, s.ci_high), s.p_display()]
         if adjusted:
             line.append(s.p_display(adjusted=True))
-        line += [f"{s.wins}/{s.ties}/{s.losses}", s.verdict]
+        line += [f"{s.wins}/{s.ties}/{s.losses}", s.verdict, s.method]
         cells.append(line)
     return headers, cells
+
+
+def slice_family_size(slices: Sequence[SliceEffect]) -> int:
+    """The hypotheses a slice table's p-values were adjusted over: its rows on at least 2
+    cases (a slice of one case has no test, so it is not one of Holm's or BH's ``m``:
+    :func:`evalkit.stats.compare_slices`)."""
+    return sum(1 for s in slices if s.n_queries >= 2)
 
 
 def slice_sizes(slices: Sequence[SliceEffect]) -> dict[str, int]:
@@ -183,4 +192,4 @@ def slice_sizes(slices: Sequence[SliceEffect]) -> dict[str, int]:
     return {s.slice: s.n_queries for s in slices}
 
 
-__all__ = ["SliceEffect", "slice_cells", "slice_sizes"]
+__all__ = ["SliceEffect", "slice_cells", "slice_family_size", "slice_sizes"]

@@ -23,13 +23,34 @@ from evalkit.stats.numeric import numbers_of
 CORRECTIONS: tuple[str, ...] = ("holm", "bh", "westfall-young", "none")
 
 
+def p_values_of(p: Sequence[float] | NDArray[np.float64], what: str = "p-value"
+                ) -> NDArray[np.float64]:
+    """``p`` as a float array after checking each value is a probability: a real number
+    (:func:`evalkit.stats.numeric.numbers_of`) in ``[0, 1]``, not NaN.
+
+    Raises:
+        ValueError: a value is not a number (a string, a bool, None), NaN (often an
+            upstream test that failed), or outside ``[0, 1]``; the message names its
+            position and value (``"p-value 1 (of 2) must be in [0, 1], got nan"``).
+    """
+    values = numbers_of(p, what)
+    for i, v in enumerate(values):
+        if not 0.0 <= v <= 1.0:  # also False for NaN
+            why = (" (a NaN p usually means the test that produced it failed)"
+                   if v != v else "")
+            raise ValueError(f"{what} {i} (of {len(values)}) must be in [0, 1], got "
+                             f"{v!r}{why}")
+    return np.asarray(values, dtype=np.float64)
+
+
 def holm(p: Sequence[float]) -> list[float]:
     """Holm step-down adjusted p-values, same order as ``p``; each in ``[p_i, 1]``.
 
     Raises:
-        ValueError: a p-value is not a number (a string, a bool).
+        ValueError: a p-value is not a number (a string, a bool), is NaN, or is outside
+            ``[0, 1]``; the message names its position and value (:func:`p_values_of`).
     """
-    arr = np.asarray(numbers_of(p, "p-value"), dtype=np.float64)
+    arr = p_values_of(p)
     m = arr.size
     order = np.argsort(arr, kind="stable")
     adj = np.empty(m)
@@ -142,9 +163,9 @@ def holm_smallest_adjusted(floors: Sequence[float]) -> list[float]:
     only when ``min_adj_i < alpha``, whatever the other tests do.
 
     Raises:
-        ValueError: a floor is not a number.
+        ValueError: a floor is not a number, is NaN or is outside ``[0, 1]``.
     """
-    values = numbers_of(floors, "p floor")
+    values = p_values_of(floors, "p floor").tolist()
     m = len(values)
     out: list[float] = []
     for i, f in enumerate(values):
@@ -252,12 +273,14 @@ def _fewest_units(floors_with_n: Callable[[int], Sequence[float]] | None,
 
 
 def benjamini_hochberg(p: Sequence[float]) -> list[float]:
-    """Benjamini-Hochberg adjusted p-values (q-values), same order as ``p``.
+    """Benjamini-Hochberg adjusted p-values (q-values), same order as ``p``; each in
+    ``[p_i, 1]``.
 
     Raises:
-        ValueError: a p-value is not a number (a string, a bool).
+        ValueError: a p-value is not a number (a string, a bool), is NaN, or is outside
+            ``[0, 1]``; the message names its position and value (:func:`p_values_of`).
     """
-    arr = np.asarray(numbers_of(p, "p-value"), dtype=np.float64)
+    arr = p_values_of(p)
     m = arr.size
     order = np.argsort(arr, kind="stable")
     adj = np.empty(m)
@@ -292,10 +315,23 @@ def westfall_young(
     Returns:
         Adjusted p-values, same order as ``p_obs``, monotone in the step-down order,
         in ``(0, 1]``.
+
+    Raises:
+        ValueError: a p-value of ``p_obs`` or ``p_null`` is not a number, is NaN or is
+            outside ``[0, 1]`` (its position named); ``p_null`` is not of shape
+            ``(R, m)`` with ``R >= 1``.
     """
-    obs = np.asarray(p_obs, dtype=np.float64)
-    null = np.asarray(p_null, dtype=np.float64)
+    obs = p_values_of(np.ravel(np.asarray(p_obs, dtype=object)).tolist(), "observed p-value")
     m = obs.size
+    null = np.asarray(p_null, dtype=np.float64)
+    if null.ndim != 2 or null.shape[1] != m or null.shape[0] < 1:
+        raise ValueError(f"p_null must have shape (R, {m}) with R >= 1 (one row per "
+                         f"resample, one column per hypothesis), got {null.shape}")
+    bad = ~((null >= 0.0) & (null <= 1.0))
+    if bad.any():
+        r, j = (int(x) for x in np.argwhere(bad)[0])
+        raise ValueError(f"resampled p-value (row {r}, hypothesis {j}) must be in [0, 1], "
+                         f"got {float(null[r, j])!r}")
     R = null.shape[0]
     order = np.argsort(obs, kind="stable")  # most significant first
     # successive minima from the least significant hypothesis upwards

@@ -256,8 +256,35 @@ def paired_confidence_sequence(
 def decide(interval: Sequence[float], margin: float | None = None) -> Decision:
     """What an interval of the mean difference settles: ``"differs"`` when it excludes
     0, ``"equivalent"`` when it lies inside ``[-margin, margin]`` (``margin`` > 0), else
-    ``"undecided"``. An interval touching 0 does not exclude it."""
-    low, high = float(interval[0]), float(interval[1])
+    ``"undecided"``. An interval touching 0 does not exclude it.
+
+    Args:
+        interval: ``(low, high)``, ``low <= high``; either end may be infinite.
+        margin: the equivalence margin, a finite number > 0, or None (no equivalence).
+
+    Raises:
+        ValueError: ``interval`` is not two numbers, an end is NaN, ``low > high`` (an
+            inverted interval: swapped ends, or an interval of another quantity), or
+            ``margin`` is not a finite number > 0.
+    """
+    from evalkit.stats.numeric import real_number
+
+    items = list(interval)
+    if len(items) != 2:
+        raise ValueError(f"interval must be two numbers (low, high), got {len(items)} values")
+    low = real_number(items[0], "interval low")
+    high = real_number(items[1], "interval high")
+    if math.isnan(low) or math.isnan(high):
+        raise ValueError(f"interval ({low!r}, {high!r}) has a NaN end; an interval that "
+                         "failed to compute decides nothing")
+    if low > high:
+        raise ValueError(f"interval ({low!r}, {high!r}) is inverted (low > high); give "
+                         "(low, high) with low <= high")
+    if margin is not None:
+        m = real_number(margin, "margin")
+        if not (math.isfinite(m) and m > 0):
+            raise ValueError(f"margin must be a finite number > 0, got {m!r}")
+        margin = m
     if low > 0 or high < 0:
         return "differs"
     if margin is not None and -margin <= low and high <= margin:

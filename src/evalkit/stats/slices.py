@@ -5,9 +5,10 @@ A slice is a name and the case ids it holds (a tag of the golden cases, ``evalki
 cases alone, with the same method, seed and resamples, so a slice's result is exactly
 the comparison of the runs restricted to its cases; then it adjusts every raw p of every
 slice, metric and pair together (slices x metrics x pairs hypotheses: Holm by default,
-or Benjamini-Hochberg, or none). Westfall-Young's min-P is refused: it needs the
-hypotheses' resampled p-values on one shared set of cases, and slices are different
-sets.
+or Benjamini-Hochberg, or none). A slice of one case has no test (p 1): it cannot be
+rejected, so its hypotheses are left out of the family's size ``m``. Westfall-Young's
+min-P is refused: it needs the hypotheses' resampled p-values on one shared set of
+cases, and slices are different sets.
 
 A slice too small for any verdict is said so (:func:`small_slice_note`): by the
 degenerate-input rule (docs/statistics.md), ``n`` equal differences are significant only
@@ -41,7 +42,9 @@ class SliceFamily:
             ``correction`` names how. A slice none of whose cases the runs hold is left
             out (``notes`` says so).
         correction: ``"holm"``, ``"bh"`` or ``"none"``.
-        family_size: the hypotheses adjusted together: slices x metrics x pairs.
+        family_size: the hypotheses adjusted together: slices x metrics x pairs, less
+            those on a slice of fewer than 2 cases (no test is possible there: their p
+            and adjusted p are 1, and they are not counted in Holm's or BH's ``m``).
         notes: slices left out, slices too small for any verdict, tagged cases the runs
             lack, and Holm's floor (:func:`evalkit.stats.family.correction_floor_note`).
     """
@@ -158,8 +161,15 @@ def compare_slices(
     if not families:
         raise ValueError("no slice shares a case with the runs; nothing to compare")
     raw = [r.p_value for f in families.values() for r in f.results]
-    adjusted = (holm(raw) if correction == "holm" else benjamini_hochberg(raw)
-                if correction == "bh" else list(raw))
+    # a hypothesis on fewer than 2 cases has no test (its p is 1 by convention): it cannot
+    # be rejected, so it is not one of the family's m (as multipletests over the p-values
+    # that exist); its adjusted p stays 1
+    testable = [r.n_queries >= 2 for f in families.values() for r in f.results]
+    tested = [p for p, ok in zip(raw, testable, strict=True) if ok]
+    adjusted_tested = iter(holm(tested) if correction == "holm" else
+                           benjamini_hochberg(tested) if correction == "bh" else tested)
+    adjusted = [next(adjusted_tested) if ok else p
+                for p, ok in zip(raw, testable, strict=True)]
     out: dict[str, PairedTestFamily] = {}
     at = 0
     for name, fam in families.items():
@@ -168,12 +178,12 @@ def compare_slices(
                         for j, r in enumerate(fam.results))
         at += len(results)
         out[name] = dataclasses.replace(fam, results=results, correction=correction,
-                                        family_size=len(raw))
-    every = [r for f in out.values() for r in f.results]
+                                        family_size=len(tested))
+    every = [r for f in out.values() for r in f.results if r.n_queries >= 2]
     floor = correction_floor_note(every, correction, alpha, n_resamples)
     if floor:
         notes.append(f"slices: {floor}")
-    return SliceFamily(out, correction, len(raw), tuple(notes))
+    return SliceFamily(out, correction, len(tested), tuple(notes))
 
 
 __all__ = ["SLICE_CORRECTIONS", "SliceFamily", "compare_slices", "small_slice_note"]

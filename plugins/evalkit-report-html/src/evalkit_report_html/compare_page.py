@@ -243,7 +243,7 @@ def slice_context(report: Any, page: Charts) -> dict[str, Any] | None:
     ``{"table": [...], "headers": [...], "forest": chart id, "size": tests adjusted
     together}``; None without slices. The forest plot has a panel per metric (or a row
     per metric and slice on one scale) and a row per slice (and candidate)."""
-    from evalkit.report.slices import slice_cells
+    from evalkit.report.slices import slice_cells, slice_family_size
 
     slices = report.slices
     if not slices:
@@ -260,12 +260,13 @@ def slice_context(report: Any, page: Charts) -> dict[str, Any] | None:
     forest = page.add("forest", charts.forest(
         items, f"By tag: differences (candidate − baseline) on each tag's cases, "
         f"{conf:.0%} intervals"))
-    size = (report.settings or {}).get("slice_family_size") or len(slices)
+    size = (report.settings or {}).get("slice_family_size", slice_family_size(slices))
     return {"headers": headers,
             "table": [{"cells": line, "significant": x.significant, "metric": x.metric,
                        "candidate": x.candidate} for x, line in zip(slices, cells,
                                                                    strict=True)],
             "forest": forest, "size": size,
+            "untested": any(x.n_queries < 2 for x in slices),
             "adjusted": any(x.p_adjusted is not None for x in slices)}
 
 
