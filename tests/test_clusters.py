@@ -115,6 +115,22 @@ def test_singleton_clusters_are_the_independent_tests() -> None:
         assert r.method == r0.method and r.n_clusters == 40
 
 
+def test_cluster_labels_are_compared_as_text() -> None:
+    # a Python mapping's labels are read as a clusters file's are: int 0 and "0" are one
+    # cluster, so the test is the one with the labels all given as strings
+    rng = np.random.default_rng(5)
+    d = rng.normal(0.1, 0.3, 12).tolist()
+    mixed: list[Any] = [0, "0", 1, "1", 2, "2", 0, "1", 2, 0, "1", 2]
+    a, b, _ = _runs(d, ["x"] * 12)
+    labels = dict(zip(a, mixed, strict=True))
+    text = {q: str(c) for q, c in labels.items()}
+    r_mixed = paired_test(a, b, "x", method="t-test", clusters=labels)
+    r_text = paired_test(a, b, "x", method="t-test", clusters=text)
+    assert r_mixed.n_clusters == r_text.n_clusters == 3
+    assert (r_mixed.p_value, r_mixed.ci_low, r_mixed.ci_high) == (
+        r_text.p_value, r_text.ci_low, r_text.ci_high)
+
+
 def test_cluster_bootstrap_resamples_whole_clusters() -> None:
     # each value copied into a cluster of 3: resampling clusters is resampling the 12
     # values, so every method equals the independent test on the 12 values

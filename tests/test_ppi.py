@@ -163,3 +163,6 @@ def test_errors() -> None:
         ppi_mean([1.0, 2.0], [1.0, 2.0], [])
     with pytest.raises(PPIError, match="finite"):
         ppi_mean([1.0, math.nan], [1.0, 2.0], [1.0])
+    for lam in (math.nan, math.inf, "0.5", True):
+        with pytest.raises(PPIError, match="lam must be a finite number"):
+            ppi_mean([1.0, 0.0, 1.0], [1.0, 0.0, 1.0], [1.0, 0.0], lam=lam)  # type: ignore[arg-type]

@@ -60,3 +60,12 @@ def test_westfall_young_refuses_bad_observed_and_resampled_p() -> None:
     # columns 0.2, 0.1 -> rows <= 0.05: none -> (0 + 1) / 3; over col 1: 0.2, 0.9 -> <= 0.1:
     # none -> 1/3, running max 1/3
     assert westfall_young(np.array([0.05, 0.1]), null) == pytest.approx([1 / 3, 1 / 3])
+
+
+@pytest.mark.parametrize("bad", [math.nan, -0.1, 1.5])
+def test_format_p_value_refuses_what_is_no_p_value(bad: float) -> None:
+    from evalkit.stats import format_p_value
+
+    with pytest.raises(ValueError, match=r"p-value must be in \[0, 1\]"):
+        format_p_value(bad)
+    assert format_p_value(1.0) == "p = 1.0000" and format_p_value(0.0) == "p < 0.0001"

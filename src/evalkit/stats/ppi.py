@@ -35,6 +35,7 @@ May import: nothing of evalkit (numpy and scipy).
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -199,12 +200,16 @@ def ppi_mean(
 
     Raises:
         PPIError: lengths differ, fewer than 2 labels, no unlabelled case, a value not
-            finite, or ``alpha`` outside (0, 1).
+            finite, ``alpha`` outside (0, 1), or ``lam`` not a finite number.
     """
     from scipy.special import ndtri
 
     if not 0.0 < alpha < 1.0:
         raise PPIError(f"alpha must lie in (0, 1), got {alpha!r}")
+    if lam is not None and (isinstance(lam, bool) or not isinstance(lam, numbers.Real)
+                            or not math.isfinite(lam)):
+        raise PPIError(f"lam must be a finite number (1: classic PPI, 0: labels only) or "
+                       f"None (tuned), got {lam!r}")
     y, f, u = _checked(labels, judge_labelled, judge_unlabelled)
     if lam is None:
         lam = power_tuning_lambda(y, f, u)

@@ -26,7 +26,12 @@ def format_p_value(p: float, n_resamples: int | None = None, digits: int = 4) ->
         n_resamples: ``B`` of a resampling test (its smallest reportable p is
             ``1 / (B + 1)``), or None.
         digits: decimals shown.
+
+    Raises:
+        ValueError: ``p`` is NaN or outside ``[0, 1]`` (no p-value to show).
     """
+    if not 0.0 <= p <= 1.0:  # also False for NaN
+        raise ValueError(f"p-value must be in [0, 1], got {p!r}")
     floor = 1.0 / (n_resamples + 1) if n_resamples else 0.0
     shown = 10.0**-digits
     if n_resamples and p <= floor * (1 + 1e-9):
