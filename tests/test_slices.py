@@ -396,3 +396,27 @@ def test_the_slice_table_names_the_test_each_slice_ran() -> None:
     assert [line[-1] for line in cells] == [s.method for s in c.slices]
     # the one-case slice has no test: the family is the other two
     assert slice_family_size(c.slices) == 2 == c.settings.slice_family_size
+
+
+def test_a_gate_check_on_one_case_is_not_counted_in_holm() -> None:
+    # a check scoped to a tag of one case has no test: it is not judged (an error), and
+    # the other blocking check's Holm family is itself alone (m = 1: adjusted p = raw p,
+    # as multipletests([p], method="holm") gives)
+    rng = np.random.default_rng(1)
+    b = rng.uniform(0, 1, 40)
+    c = np.clip(b - 0.1 + rng.normal(0, 0.05, 40), 0, 1)
+    ids = [f"q{i:02d}" for i in range(40)]
+    tags = {q: ["one"] if i == 0 else ["rest"] for i, q in enumerate(ids)}
+    checks = parse_checks({"checks": [
+        {"id": "all", "metric": "ap", "vs_baseline": "no_significant_regression"},
+        {"id": "single", "metric": "ap", "vs_baseline": "no_significant_regression",
+         "scope": {"tags": ["one"]}}]})
+    gate = evaluate_gate(checks, run("c", c, c, ids), run("b", b, b, ids), case_tags=tags)
+    by_id = {r.check.id: r for r in gate.results}
+    whole, single = by_id["all"].comparison, by_id["single"].comparison
+    assert whole is not None and single is not None
+    assert whole.p_adjusted == whole.p_value
+    assert by_id["all"].verdict == "fail"
+    assert single.n_cases == 1 and single.p_adjusted == 1.0
+    assert by_id["single"].verdict == "error" and gate.exit_code == 2
+    assert any("'single'" in n and "too few" in n for n in gate.notes)
