@@ -49,7 +49,8 @@ class Comparison(ComparisonRecord):
         provenance: ``evalkit_version`` and the statistics' ``generator``.
         slices: with ``by="tag"``, one :class:`~evalkit.report.slices.SliceEffect` per
             (tag, metric, candidate): the comparison on that tag's cases alone, its p
-            adjusted over slices x metrics x candidates; empty otherwise.
+            adjusted over slices x metrics x candidates (a slice of one case has no
+            test and is not counted); empty otherwise.
     """
 
     def notes(self) -> list[tuple[str, str]]:

@@ -62,7 +62,8 @@ class Settings:
     nothing was drawn), ``methods_used`` / ``ci_methods_used`` (with ``method="auto"``
     each metric gets its own test). ``by``: ``"tag"`` when the comparison was also made
     slice by slice (``evalkit compare --by tag``), else None; ``slice_family_size``: the
-    hypotheses the slices' p-values were adjusted over (slices x metrics x candidates).
+    hypotheses the slices' p-values were adjusted over (slices x metrics x candidates,
+    less those on a slice of one case, which has no test).
     ``clusters``: the number of clusters the tests took as their unit, None when the
     cases were not clustered.
     """
