@@ -55,7 +55,7 @@ from evalkit.gate.check_verdicts import (
 )
 from evalkit.gate.checks import CheckError, CheckSpec, row_id
 from evalkit.gate.fingerprint import Fingerprint, case_set_difference, fingerprint
-from evalkit.gate.holm_floors import holm_check_floors, holm_floor
+from evalkit.gate.holm_floors import family_floors, holm_floor
 from evalkit.gate.observed import (
     CheckFailure,
     check_coverage,
@@ -467,28 +467,16 @@ def _decided(results: list[CheckResult], n_resamples: int
     """Every baseline check's verdict, its p Holm-adjusted over the blocking baseline
     checks that were judged; each of those that cannot fail whatever the data an
     ``error`` (not judged), and the notes saying why (:mod:`evalkit.gate.holm_floors`):
-    one for the family when none of them can, else one per check that cannot.
-
-    A check on fewer than 2 cases has no test (p 1): it cannot be rejected, so it is not
-    counted in Holm's ``m`` (its adjusted p is 1, as :func:`evalkit.stats.compare_slices`
-    does for such a slice); it is still not judged (an ``error``)."""
+    one for the family when none of them can, else one per check that cannot; a check
+    on one case is outside Holm's ``m`` (:func:`evalkit.gate.holm_floors.family_floors`)."""
     family = [i for i, r in enumerate(results) if _in_family(r)]
-    comparison_of = {i: c for i in family if (c := results[i].comparison) is not None}
-    tested = [i for i in family if comparison_of[i].n_cases >= 2]
-    adjusted = holm([comparison_of[i].p_value for i in tested])
-    adj_by_index = dict(zip(tested, adjusted, strict=True)) | {
-        i: 1.0 for i in family if i not in tested}
-    comparisons = [comparison_of[i] for i in family]
+    comparisons = [c for c in (results[i].comparison for i in family) if c is not None]
+    adjusted, per_check = family_floors(comparisons, n_resamples)
+    adj_by_index = dict(zip(family, adjusted, strict=True))
     decided = [decide(r, adj_by_index.get(i)) if i in adj_by_index or (
         r.comparison is not None and r.verdict != "error"
         and not r.comparison.method.startswith("sequential:")) else r
         for i, r in enumerate(results)]
-    # each tested check's floor within the tested family; an untested one's alone
-    floors_of = dict(zip(tested, holm_check_floors([comparison_of[i] for i in tested],
-                                                   n_resamples), strict=True))
-    floors_of |= {i: holm_check_floors([comparison_of[i]], n_resamples)[0]
-                  for i in family if i not in tested}
-    per_check = [floors_of[i] for i in family]
     cannot = {i: why for i, why in zip(family, per_check, strict=True) if why is not None}
     if not cannot:
         return decided, []

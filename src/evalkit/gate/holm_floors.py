@@ -115,6 +115,27 @@ def holm_floor(comparisons: Sequence[BaselineComparison], n_resamples: int) -> s
     return _alike(comparisons, n_resamples, range(len(comparisons))) + note
 
 
+def family_floors(comparisons: Sequence[BaselineComparison], n_resamples: int
+                  ) -> tuple[list[float], list[CheckFloor | None]]:
+    """Each blocking baseline check's Holm-adjusted p and why it cannot fail
+    (:func:`holm_check_floors`), same order as ``comparisons``. A check on fewer than 2
+    cases has no test (p 1): it cannot be rejected, so it is not counted in Holm's ``m``
+    (its adjusted p is 1, as :func:`evalkit.stats.compare_slices` does for such a slice),
+    and its floor is judged alone (it cannot fail: the gate does not judge it)."""
+    from evalkit.stats.multiple import holm
+
+    tested = [i for i, c in enumerate(comparisons) if c.n_cases >= 2]
+    adjusted = [1.0] * len(comparisons)
+    for i, p in zip(tested, holm([comparisons[i].p_value for i in tested]), strict=True):
+        adjusted[i] = float(p)
+    floors = [None if i in tested else holm_check_floors([c], n_resamples)[0]
+              for i, c in enumerate(comparisons)]
+    for i, why in zip(tested, holm_check_floors([comparisons[i] for i in tested],
+                                                n_resamples), strict=True):
+        floors[i] = why
+    return adjusted, floors
+
+
 def holm_check_floors(comparisons: Sequence[BaselineComparison], n_resamples: int
                       ) -> list[CheckFloor | None]:
     """For each blocking baseline check of the Holm family, why it cannot fail (its
