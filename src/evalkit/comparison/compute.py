@@ -356,14 +356,13 @@ class _RunViews:
         return self._scores[key]
 
     def mean(self, run: RunResult, metric: str) -> float:
+        """The run's mean of ``metric`` over the paired ids (``ids``) only, not over
+        every case it holds (a run a sequential rule stopped is paired on its prefix)."""
         key = (id(run), metric)
         if key not in self._means:
-            from evalkit.data.summaries import mean_value
+            from evalkit.data.summaries import paired_mean
 
-            if not run.per_query:
-                return run.mean(metric)  # raises its error
-            # RunResult.mean, on the scores read once
-            self._means[key] = mean_value(list(self.scores(run, metric).values()), metric)
+            self._means[key] = paired_mean(self.scores(run, metric), self.ids, metric)
         return self._means[key]
 
     def values(self, run: RunResult, metric: str) -> tuple[float, ...]:

@@ -5,9 +5,11 @@ files or run DataFrames scored with ``qrels``, :class:`~evalkit.RunResult` objec
 runs over the same
 queries with the same metrics, and refuses, with the message the command line prints,
 everything a paired comparison cannot answer: per-query counts, runs that share no
-metric or lack one, artifacts scored otherwise than asked, runs not evaluated alike, and
-runs over different queries (unless ``allow_incomplete``). :func:`input_warnings` says
-what the scoring noted (judged queries a run lacks, topics without judgments).
+metric or lack one, artifacts scored otherwise than asked, runs not evaluated alike, a
+run whose query ids match none of the judged queries
+(:func:`evalkit.data.coverage.no_judged_match`) and runs over different queries (unless
+``allow_incomplete``). :func:`input_warnings` says what the scoring noted (judged
+queries a run lacks, topics without judgments).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeAlias, TypedDict
 
 from evalkit.comparison.records import ComparisonError
-from evalkit.data.coverage import IncompleteRunError, notes_of
+from evalkit.data.coverage import IncompleteRunError, no_judged_match, notes_of
 from evalkit.data.metric_info import canonical_metric, is_count
 from evalkit.data.provenance import settings_differences
 from evalkit.data.results import RunResult
@@ -153,6 +155,12 @@ def load_inputs(
             kinds.append("trec")
     loaded = Loaded(runs, paths, kinds, [canonical_metric(m) for m in chosen],
                     left_out=left_out)
+    for i, r in enumerate(runs):  # scored 0 on every judged query: the ids, not the system
+        mismatch = no_judged_match(r)
+        if mismatch is not None:
+            raise ComparisonError(f"{loaded.label(i)}"
+                                  + ("" if paths[i] is None else f": run {r.name!r}")
+                                  + f": {mismatch}")
     _require_metrics(loaded, allow_incomplete)
     _unique_names(loaded)
     _require_alike(loaded, allow_incomplete)

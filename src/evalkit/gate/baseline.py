@@ -18,7 +18,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from evalkit.data.coverage import completeness_lines, coverage_of, skipped_judged
+from evalkit.data.coverage import (
+    completeness_lines,
+    coverage_of,
+    no_judged_match,
+    skipped_judged,
+)
 from evalkit.data.results import QueryResult, RunResult
 from evalkit.gate.checks import row_error, row_id
 
@@ -120,6 +125,9 @@ def require_storable(run: RunResult, *, what: str = "a baseline",
     skipped = skipped_judged(run)
     if skipped is not None:
         gaps.append(f"run {run.name!r}: {skipped.problem}")
+    mismatch = no_judged_match(run)
+    if mismatch is not None:
+        gaps.append(f"run {run.name!r}: {mismatch}")
     if gaps:
         raise BaselineError("; ".join(gaps) + f". {what[:1].upper()}{what[1:]} must hold "
                             "every metric on every case: resume or re-run the run (or "

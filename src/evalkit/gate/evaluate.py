@@ -40,7 +40,13 @@ from typing import Any
 
 from evalkit.core.registry import Registry
 from evalkit.data.case_clusters import ClustersArg
-from evalkit.data.coverage import Coverage, coverage_of, sequential_stop, skipped_judged
+from evalkit.data.coverage import (
+    Coverage,
+    coverage_of,
+    no_judged_match,
+    sequential_stop,
+    skipped_judged,
+)
 from evalkit.data.labels import HumanLabels
 from evalkit.data.results import RunResult
 from evalkit.data.run_origin import RunOrigin
@@ -429,13 +435,14 @@ def _coverage_notes(run: RunResult, run_cov: Coverage, base: Baseline | None
     notes: list[str] = list(run_cov.notes)
     incomplete: list[str] = []
     lacking: list[str] = []
-    if not run_cov.complete or skipped_judged(run) is not None:
+    if not run_cov.complete or skipped_judged(run) is not None \
+            or no_judged_match(run) is not None:
         incomplete.append(_incomplete(run, run_cov, "run"))
         lacking.append("the run")
     if base is not None:
         base_cov = coverage_of(base.run)
         if not base_cov.complete or skipped_judged(base.run) is not None \
-                or base_cov.partial is not None:
+                or no_judged_match(base.run) is not None or base_cov.partial is not None:
             incomplete.append(_incomplete(base.run, base_cov, "baseline"))
             lacking.append("the baseline")
         notes.extend(base_cov.notes)
@@ -492,7 +499,9 @@ def _decided(results: list[CheckResult], n_resamples: int
 def _incomplete(run: RunResult, cov: Coverage, role: str) -> str:
     where = f" ({run.integrity.path})" if run.integrity is not None else ""
     skipped = skipped_judged(run)
+    mismatch = no_judged_match(run)
     problems = [*cov.problems, *([] if skipped is None else [skipped.problem]),
+                *([] if mismatch is None else [mismatch]),
                 *([] if cov.partial is None else [f"it {cov.partial}"])]
     return f"{role} {run.name!r}{where} is incomplete: " + "; ".join(problems)
 
