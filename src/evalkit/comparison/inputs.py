@@ -169,6 +169,8 @@ def load_inputs(
         loaded.notes[i].insert(0, message)
     if allow_incomplete:
         _pair_common_queries(loaded)
+    else:
+        _pair_stopped_runs(loaded)
     return loaded
 
 
@@ -443,6 +445,18 @@ def _check_same_queries(loaded: Loaded, i: int) -> None:
         f"the runs cover different queries: {'; '.join(parts)}. A paired comparison needs "
         "the same queries in both (score TREC runs with --missing zero)"
     )
+
+
+def _pair_stopped_runs(loaded: Loaded) -> None:
+    """Keep, in every run, only the cases a run a sequential rule stopped holds (the
+    others were checked to hold them, :func:`_check_same_queries`): every mean, slice
+    and test of the comparison is then over the paired cases; the stopped run's own
+    warning says where it stopped."""
+    common = set(loaded.runs[0].ids()).intersection(*(r.ids() for r in loaded.runs[1:]))
+    for i, r in enumerate(loaded.runs):
+        if len(r.per_query) != len(common):
+            loaded.runs[i] = dataclasses.replace(
+                r, per_query=[row for row in r.per_query if row.query_id in common])
 
 
 def _pair_common_queries(loaded: Loaded) -> None:
