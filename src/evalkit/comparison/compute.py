@@ -74,8 +74,9 @@ def compare(
     """Compare each candidate with the baseline on the same queries, metric by metric.
 
     Every comparison is ``candidate - baseline`` over the queries both runs hold, paired
-    by id; all metrics and candidates share the resamples, and the p-values are adjusted
-    over the whole family (Holm by default). ``evalkit compare`` is this function.
+    by id, and both means shown are over those queries only; all metrics and candidates
+    share the resamples, and the p-values are adjusted over the whole family (Holm by
+    default). ``evalkit compare`` is this function.
 
     Args:
         baseline, candidates: :class:`~evalkit.RunResult` objects, paths of run
@@ -156,8 +157,10 @@ def compare(
             no metric held on every case (the reason given per metric) or lack a named
             one; an artifact scored otherwise than asked; runs
             scored against other qrels or with other settings; runs over different
-            queries; a run with no evaluated query. The messages are those ``evalkit
-            compare`` prints.
+            queries; a run with no evaluated query; a run scored against qrels whose
+            query ids match none of the judged queries (ids read as numbers, leading
+            zeros stripped; :func:`evalkit.data.coverage.no_judged_match`). The messages
+            are those ``evalkit compare`` prints.
         InputError: a path that is missing, a directory, or not a run (the message
             says what it looks like); a TREC run without ``qrels``.
         TopicsError: a ``topics`` file that cannot be read (file and line named).

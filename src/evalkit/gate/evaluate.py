@@ -13,8 +13,9 @@ Verdicts, per check:
   baseline over other cases or with a different fingerprint, a metric with no declared
   polarity or one opposite to the one its runs were scored with (their headers record it),
   a run or baseline scored without some of its judged queries (``--missing skip``: its
-  means are not over the judged set), a baseline whose samples are reduced otherwise than
-  the run's, a run a sequential rule stopped early (every check but the rule's own
+  means are not over the judged set) or whose query ids match none of them
+  (:func:`evalkit.data.coverage.no_judged_match`), a baseline whose samples are reduced
+  otherwise than the run's, a run a sequential rule stopped early (every check but the rule's own
   comparison), and any unscoped check of a run holding fewer cases than its header records
   (:func:`held_to_header`). An error is never a pass.
 
