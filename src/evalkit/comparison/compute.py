@@ -159,7 +159,7 @@ def compare(
             scored against other qrels or with other settings; runs over different
             queries; a run with no evaluated query; a run scored against qrels whose
             query ids match none of the judged queries (ids read as numbers, leading
-            zeros stripped; :func:`evalkit.data.coverage.no_judged_match`). The messages
+            zeros stripped; :func:`evalkit.data.judged_match.no_judged_match`). The messages
             are those ``evalkit compare`` prints.
         InputError: a path that is missing, a directory, or not a run (the message
             says what it looks like); a TREC run without ``qrels``.

@@ -7,7 +7,7 @@ queries with the same metrics, and refuses, with the message the command line pr
 everything a paired comparison cannot answer: per-query counts, runs that share no
 metric or lack one, artifacts scored otherwise than asked, runs not evaluated alike, a
 run whose query ids match none of the judged queries
-(:func:`evalkit.data.coverage.no_judged_match`) and runs over different queries (unless
+(:func:`evalkit.data.judged_match.no_judged_match`) and runs over different queries (unless
 ``allow_incomplete``). :func:`input_warnings` says what the scoring noted (judged
 queries a run lacks, topics without judgments).
 """
@@ -22,7 +22,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeAlias, TypedDict
 
 from evalkit.comparison.records import ComparisonError
-from evalkit.data.coverage import IncompleteRunError, no_judged_match, notes_of
+from evalkit.data.coverage import IncompleteRunError, notes_of
+from evalkit.data.judged_match import no_judged_match
 from evalkit.data.metric_info import canonical_metric, is_count
 from evalkit.data.provenance import settings_differences
 from evalkit.data.results import RunResult

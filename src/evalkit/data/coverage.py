@@ -42,8 +42,8 @@ if TYPE_CHECKING:
     from evalkit.data.run_record import RunRecord
 
 __all__ = ["Coverage", "IncompleteRunError", "completeness_lines", "coverage_of",
-           "no_judged_match", "notes_of", "recorded_case_ids", "require_complete",
-           "sequential_stop", "skipped_judged", "stopped_note", "stopped_problem"]
+           "notes_of", "recorded_case_ids", "require_complete", "sequential_stop",
+           "skipped_judged", "stopped_note", "stopped_problem"]
 
 #: Case ids shown in a message before "and N more".
 SHOWN_IDS = 10
@@ -548,40 +548,6 @@ def skipped_judged(run: RunRecord) -> SkippedJudged | None:
         f"missing='skip' in Python: {shown}), so its means are over {len(run.per_query)} "
         f"quer{'y' if len(run.per_query) == 1 else 'ies'}, not the judged set; score the "
         "run again with --missing zero (judged queries it lacks score 0, as trec_eval -c)"))
-
-
-def no_judged_match(run: RunRecord) -> str | None:
-    """One sentence when ``run``'s query ids match none of the judged queries of the
-    qrels it was scored against (every judged query scored 0 or skipped), naming the
-    fix; ``None`` when at least one matches, or the header records no evaluation notes
-    (a run not scored from qrels).
-
-    Such a run was read with other ids than the qrels (leading zeros stripped, ids read
-    as numbers by ``pd.read_csv`` without ``dtype=str``, another collection), so a
-    comparison with it measures the mismatch, not the system: ``evalkit compare`` and
-    ``evalkit gate`` refuse it; ``evalkit eval`` scores it 0 with warnings."""
-    n = notes_of(run)
-    count = n["missing_count"]
-    if not isinstance(count, int) or count <= 0:
-        return None
-    held = len(run.per_query)
-    matched = held - count if n["missing"] == "zero" else held
-    if matched > 0:
-        return None
-    judged = held if n["missing"] == "zero" else count
-    unjudged = n["unjudged_ignored"] or 0
-    from evalkit.data.query_ids import near_ids_warning
-
-    near = (f"; {near_ids_warning(n['near_ids'])}" if n["near_ids"] else "")
-    ids = ", ".join(repr(str(x)) for x in n["missing_ids"][:3])
-    topics = ", ".join(repr(str(x)) for x in n["unjudged_ignored_ids"][:3])
-    theirs = (f" while its {unjudged} topic(s) ({topics}{', ...' if unjudged > 3 else ''}) "
-              "have no judgments" if unjudged else "")
-    return (f"its query ids match none of the {judged} judged queries of the qrels "
-            f"({ids}{', ...' if judged > 3 else ''}){theirs}, so every judged query would "
-            f"score 0{near}. Read the ids as text, as the qrels have them (a CSV read by "
-            "pandas: pd.read_csv(..., dtype=str); a TREC run: keep its leading zeros), or "
-            "score the run against its own collection's qrels")
 
 
 def notes_of(result: RunRecord) -> dict[str, Any]:
