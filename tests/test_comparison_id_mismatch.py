@@ -2,8 +2,9 @@
 read as numbers by ``pd.read_csv``) scores 0 on every judged query: ``evalkit compare``
 (and :func:`evalkit.compare`) refuse it, naming the fix, instead of calling the other
 run a significant win; ``evalkit gate`` errors its checks and ``baseline promote``
-refuses it; ``evalkit eval`` still scores it 0 with warnings. A run that matches some
-judged queries is compared, with the warning."""
+refuses it; ``evalkit eval`` still scores it 0 with warnings. So is one that matches some
+judged queries and has look-alike ids for others; a run that merely lacks some judged
+queries is compared, with the warning."""
 
 from __future__ import annotations
 
@@ -82,20 +83,32 @@ def test_python_compare_refuses_int_ids_from_read_csv(files: Path) -> None:
     assert not row.significant
 
 
-def test_a_run_matching_some_judged_queries_is_compared_with_the_warning(files: Path
-                                                                         ) -> None:
-    # 000 and 001 match; "2" and "3" lost their zeros and score 0
+def test_a_run_with_look_alike_ids_for_some_judged_queries_is_refused(files: Path
+                                                                      ) -> None:
+    # 000 and 001 match; "2" and "3" lost their zeros: 002 and 003 would score 0
     ids = ["000", "001", "2", "3"]
     (files / "P.run").write_text(_run("P", ids, dict(zip(ids, ["d0", "d1", "d2", "d3"],
+                                                         strict=True))))
+    with pytest.raises(ComparisonError, match=r"run 'P': 2 of the 4 judged queries are "
+                       r"missing from the run and would score 0 .*run '2' ~ qrels '002'"):
+        evalkit.compare(files / "P.run", files / "B.run", qrels=files / "q.qrels",
+                        metrics=["ap"])
+
+
+def test_a_run_lacking_some_judged_queries_is_compared_with_the_warning(files: Path
+                                                                        ) -> None:
+    # 000 and 001 match; 002 and 003 are absent, and no topic looks like them
+    ids = ["000", "001", "q9"]
+    (files / "P.run").write_text(_run("P", ids, dict(zip(ids, ["d0", "d1", "d9"],
                                                          strict=True))))
     comp = evalkit.compare(files / "P.run", files / "B.run", qrels=files / "q.qrels",
                            metrics=["ap"])
     (row,) = comp.results
-    # P: AP 1, 1, 0, 0 over the 4 judged queries; B: 1 on each
+    # P: AP 1, 1, 0, 0 over the 4 judged queries (002, 003 scored 0); B: 1 on each
     assert (row.baseline_mean, row.candidate_mean, row.diff) == (0.5, 1.0, 0.5)
     text = " ".join(comp.warnings)
-    assert "lacks 2 of the 4 judged queries" in text
-    assert "run '2' ~ qrels '002'" in text
+    assert "lacks 2 of the 4 judged queries (002, 003)" in text
+    assert "1 topic(s) of run 'P' have no judgments in the qrels (q9)" in text
 
 
 def test_eval_scores_it_0_and_the_gate_and_promote_refuse_it(files: Path) -> None:

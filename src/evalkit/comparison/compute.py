@@ -158,8 +158,9 @@ def compare(
             one; an artifact scored otherwise than asked; runs
             scored against other qrels or with other settings; runs over different
             queries; a run with no evaluated query; a run scored against qrels whose
-            query ids match none of the judged queries (ids read as numbers, leading
-            zeros stripped; :func:`evalkit.data.judged_match.no_judged_match`). The messages
+            query ids match none of the judged queries, or that has topics looking like
+            judged queries it lacks (ids read as numbers, leading zeros stripped;
+            :func:`evalkit.data.judged_match.judged_id_mismatch`). The messages
             are those ``evalkit compare`` prints.
         InputError: a path that is missing, a directory, or not a run (the message
             says what it looks like); a TREC run without ``qrels``.

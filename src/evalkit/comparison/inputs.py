@@ -6,8 +6,8 @@ runs over the same
 queries with the same metrics, and refuses, with the message the command line prints,
 everything a paired comparison cannot answer: per-query counts, runs that share no
 metric or lack one, artifacts scored otherwise than asked, runs not evaluated alike, a
-run whose query ids match none of the judged queries
-(:func:`evalkit.data.judged_match.no_judged_match`) and runs over different queries (unless
+run whose query ids do not match the judged queries as meant
+(:func:`evalkit.data.judged_match.judged_id_mismatch`) and runs over different queries (unless
 ``allow_incomplete``). :func:`input_warnings` says what the scoring noted (judged
 queries a run lacks, topics without judgments).
 """
@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, TypeAlias, TypedDict
 
 from evalkit.comparison.records import ComparisonError
 from evalkit.data.coverage import IncompleteRunError, notes_of
-from evalkit.data.judged_match import no_judged_match
+from evalkit.data.judged_match import judged_id_mismatch
 from evalkit.data.metric_info import canonical_metric, is_count
 from evalkit.data.provenance import settings_differences
 from evalkit.data.results import RunResult
@@ -156,8 +156,8 @@ def load_inputs(
             kinds.append("trec")
     loaded = Loaded(runs, paths, kinds, [canonical_metric(m) for m in chosen],
                     left_out=left_out)
-    for i, r in enumerate(runs):  # scored 0 on every judged query: the ids, not the system
-        mismatch = no_judged_match(r)
+    for i, r in enumerate(runs):  # judged queries scored 0 for the ids, not the system
+        mismatch = judged_id_mismatch(r)
         if mismatch is not None:
             raise ComparisonError(f"{loaded.label(i)}"
                                   + ("" if paths[i] is None else f": run {r.name!r}")
