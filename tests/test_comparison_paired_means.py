@@ -2,7 +2,8 @@
 holds: a candidate a sequential rule stopped after 26 of 200 cases is compared with the
 full baseline on those 26, and the baseline's mean, the candidate's and the difference
 agree (``candidate_mean - baseline_mean == diff``) in the rows, ``to_pandas``, the JSON,
-Markdown and HTML reports, the command line, each tag's slice and a clustered test."""
+Markdown and HTML reports, the command line, each tag's slice, a clustered test and each
+collection of a meta-analysis."""
 
 from __future__ import annotations
 
@@ -110,3 +111,22 @@ def test_each_slice_and_a_clustered_test_show_paired_means(stopped: tuple[Path, 
     clusters = {f"c{i:03d}": str(i % 5) for i in range(N)}
     (row,) = evalkit.compare(base, cand, metrics=["recall@1"], clusters=clusters).results
     assert row.baseline_mean == pytest.approx(10 / 26, abs=1e-15)
+
+
+def test_each_collection_of_a_meta_analysis_shows_paired_means(
+        stopped: tuple[Path, Path]) -> None:
+    from evalkit.comparison.meta_compute import meta_compare
+
+    base, cand = stopped
+    full = evalkit.evaluate(_finds(2), _goldens(), ["recall@1"], progress=False)
+    # collection "stopped": 10 of the 26 held cases found by the baseline, all by the
+    # candidate; collection "full": every third against every second case of all 200
+    meta = meta_compare({"stopped": (base, cand),
+                         "full": (RunResult.load(base), full)}, metrics=["recall@1"])
+    (pooled,) = meta.results
+    by_name = {c.collection: c for c in pooled.collections}
+    assert by_name["stopped"].n_queries == 26
+    assert by_name["stopped"].baseline_mean == pytest.approx(10 / 26, abs=1e-15)
+    assert by_name["stopped"].candidate_mean == 1.0
+    assert by_name["full"].baseline_mean == pytest.approx(67 / 200, abs=1e-15)
+    assert by_name["full"].candidate_mean == pytest.approx(100 / 200, abs=1e-15)
