@@ -1,7 +1,8 @@
 """Run topics and judged queries whose ids differ only by leading zeros, white space or
 invisible characters: named in a warning by ``evalkit eval`` and ``evalkit compare``
 (:func:`evalkit.data.query_ids.near_ids`), values unchanged (trec_eval compares ids as
-text); ``--missing skip`` with no query left says so in one message for both commands."""
+text), and refused by ``evalkit compare``;
+``--missing skip`` with no query left says so in one message for both commands."""
 
 from __future__ import annotations
 
@@ -44,9 +45,17 @@ def test_eval_and_compare_name_ids_that_differ_by_leading_zeros(tmp_path: Path) 
     assert res.exit_code == 0
     assert "differing only by leading zeros" in res.output and "run '51' ~ qrels '051'" \
         in res.output
-    res = runner.invoke(app, ["compare", "--qrels", str(qrels), str(partial), str(off),
+    # `off` matches none of the judged queries: compare refuses it, naming the pairs
+    res = runner.invoke(app, ["compare", "--qrels", str(qrels), str(off), str(partial),
                               "-m", "ap"])
+    assert res.exit_code == 2
+    assert "its query ids match none of the 2 judged queries" in " ".join(res.stderr.split())
     assert "run '52' ~ qrels '052'" in res.output
+    # `partial` matches one of the two, and '51' looks like 051 it lacks: refused too
+    res = runner.invoke(app, ["compare", "--qrels", str(qrels), str(partial), str(partial),
+                              "-m", "ap"])
+    assert res.exit_code == 2 and "run '51' ~ qrels '051'" in res.output
+    assert "1 of the 2 judged queries are missing" in " ".join(res.stderr.split())
 
 
 def test_mid_file_bom_is_named_and_escaped_in_the_table(tmp_path: Path) -> None:

@@ -74,8 +74,9 @@ def compare(
     """Compare each candidate with the baseline on the same queries, metric by metric.
 
     Every comparison is ``candidate - baseline`` over the queries both runs hold, paired
-    by id; all metrics and candidates share the resamples, and the p-values are adjusted
-    over the whole family (Holm by default). ``evalkit compare`` is this function.
+    by id, and both means shown are over those queries only; all metrics and candidates
+    share the resamples, and the p-values are adjusted over the whole family (Holm by
+    default). ``evalkit compare`` is this function.
 
     Args:
         baseline, candidates: :class:`~evalkit.RunResult` objects, paths of run
@@ -156,8 +157,11 @@ def compare(
             no metric held on every case (the reason given per metric) or lack a named
             one; an artifact scored otherwise than asked; runs
             scored against other qrels or with other settings; runs over different
-            queries; a run with no evaluated query. The messages are those ``evalkit
-            compare`` prints.
+            queries; a run with no evaluated query; a run scored against qrels whose
+            query ids match none of the judged queries, or that has topics looking like
+            judged queries it lacks (ids read as numbers, leading zeros stripped;
+            :func:`evalkit.data.judged_match.judged_id_mismatch`). The messages
+            are those ``evalkit compare`` prints.
         InputError: a path that is missing, a directory, or not a run (the message
             says what it looks like); a TREC run without ``qrels``.
         TopicsError: a ``topics`` file that cannot be read (file and line named).
@@ -356,14 +360,13 @@ class _RunViews:
         return self._scores[key]
 
     def mean(self, run: RunResult, metric: str) -> float:
+        """The run's mean of ``metric`` over the paired ids (``ids``) only, not over
+        every case it holds (a run a sequential rule stopped is paired on its prefix)."""
         key = (id(run), metric)
         if key not in self._means:
-            from evalkit.data.summaries import mean_value
+            from evalkit.data.summaries import paired_mean
 
-            if not run.per_query:
-                return run.mean(metric)  # raises its error
-            # RunResult.mean, on the scores read once
-            self._means[key] = mean_value(list(self.scores(run, metric).values()), metric)
+            self._means[key] = paired_mean(self.scores(run, metric), self.ids, metric)
         return self._means[key]
 
     def values(self, run: RunResult, metric: str) -> tuple[float, ...]:

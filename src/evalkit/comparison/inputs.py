@@ -5,9 +5,11 @@ files or run DataFrames scored with ``qrels``, :class:`~evalkit.RunResult` objec
 runs over the same
 queries with the same metrics, and refuses, with the message the command line prints,
 everything a paired comparison cannot answer: per-query counts, runs that share no
-metric or lack one, artifacts scored otherwise than asked, runs not evaluated alike, and
-runs over different queries (unless ``allow_incomplete``). :func:`input_warnings` says
-what the scoring noted (judged queries a run lacks, topics without judgments).
+metric or lack one, artifacts scored otherwise than asked, runs not evaluated alike, a
+run whose query ids do not match the judged queries as meant
+(:func:`evalkit.data.judged_match.judged_id_mismatch`) and runs over different queries (unless
+``allow_incomplete``). :func:`input_warnings` says what the scoring noted (judged
+queries a run lacks, topics without judgments).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, TypeAlias, TypedDict
 
 from evalkit.comparison.records import ComparisonError
 from evalkit.data.coverage import IncompleteRunError, notes_of
+from evalkit.data.judged_match import judged_id_mismatch
 from evalkit.data.metric_info import canonical_metric, is_count
 from evalkit.data.provenance import settings_differences
 from evalkit.data.results import RunResult
@@ -153,6 +156,12 @@ def load_inputs(
             kinds.append("trec")
     loaded = Loaded(runs, paths, kinds, [canonical_metric(m) for m in chosen],
                     left_out=left_out)
+    for i, r in enumerate(runs):  # judged queries scored 0 for the ids, not the system
+        mismatch = judged_id_mismatch(r)
+        if mismatch is not None:
+            raise ComparisonError(f"{loaded.label(i)}"
+                                  + ("" if paths[i] is None else f": run {r.name!r}")
+                                  + f": {mismatch}")
     _require_metrics(loaded, allow_incomplete)
     _unique_names(loaded)
     _require_alike(loaded, allow_incomplete)
@@ -161,6 +170,8 @@ def load_inputs(
         loaded.notes[i].insert(0, message)
     if allow_incomplete:
         _pair_common_queries(loaded)
+    else:
+        _pair_stopped_runs(loaded)
     return loaded
 
 
@@ -435,6 +446,18 @@ def _check_same_queries(loaded: Loaded, i: int) -> None:
         f"the runs cover different queries: {'; '.join(parts)}. A paired comparison needs "
         "the same queries in both (score TREC runs with --missing zero)"
     )
+
+
+def _pair_stopped_runs(loaded: Loaded) -> None:
+    """Keep, in every run, only the cases a run a sequential rule stopped holds (the
+    others were checked to hold them, :func:`_check_same_queries`): every mean, slice
+    and test of the comparison is then over the paired cases; the stopped run's own
+    warning says where it stopped."""
+    common = set(loaded.runs[0].ids()).intersection(*(r.ids() for r in loaded.runs[1:]))
+    for i, r in enumerate(loaded.runs):
+        if len(r.per_query) != len(common):
+            loaded.runs[i] = dataclasses.replace(
+                r, per_query=[row for row in r.per_query if row.query_id in common])
 
 
 def _pair_common_queries(loaded: Loaded) -> None:

@@ -274,11 +274,12 @@ def _polarities(loaded: Mapping[str, Loaded], metrics: Sequence[str]
 
 def _pool(loaded: Mapping[str, Loaded], metrics: Sequence[str], settings: MetaSettings,
           polarity: Mapping[str, bool]) -> tuple[PooledEffect, ...]:
+    from evalkit.data.summaries import paired_mean
     from evalkit.stats.meta import MetaAnalysisError, paired_effect, random_effects
     from evalkit.stats.multiple import benjamini_hochberg, holm
     from evalkit.stats.pairing import align
 
-    pooled: list[tuple[str, list[tuple[str, Any, Any, Any]], Any]] = []
+    pooled: list[tuple[str, list[tuple[str, Any, Any, Any, float, float]], Any]] = []
     for metric in metrics:
         rows = []
         for name, ld in loaded.items():
@@ -290,7 +291,10 @@ def _pool(loaded: Mapping[str, Loaded], metrics: Sequence[str], settings: MetaSe
                 raise ComparisonError(
                     f"collection {name!r}, {metric}: {exc}; leave the collection out, or "
                     "compare it on its own with `evalkit compare`") from None
-            rows.append((name, base, cand, eff))
+            # each collection's means over the queries it pairs
+            rows.append((name, base, cand, eff,
+                         paired_mean(base.scores(metric), paired.ids, metric),
+                         paired_mean(cand.scores(metric), paired.ids, metric)))
         res = random_effects([r[3].effect for r in rows], [r[3].variance for r in rows],
                              method=settings.tau2, alpha=settings.alpha,
                              hartung_knapp=settings.hartung_knapp)
@@ -315,11 +319,12 @@ def _pool(loaded: Mapping[str, Loaded], metrics: Sequence[str], settings: MetaSe
             collections=tuple(
                 CollectionEffect(
                     collection=name, metric=metric, baseline=base.name,
-                    candidate=cand.name, n_queries=eff.n, baseline_mean=base.mean(metric),
-                    candidate_mean=cand.mean(metric), effect=eff.effect,
+                    candidate=cand.name, n_queries=eff.n, baseline_mean=base_mean,
+                    candidate_mean=cand_mean, effect=eff.effect,
                     std_error=eff.std_error, ci_low=eff.ci_low, ci_high=eff.ci_high,
                     weight=w)
-                for (name, base, cand, eff), w in zip(rows, res.weights, strict=True)),
+                for (name, base, cand, eff, base_mean, cand_mean), w
+                in zip(rows, res.weights, strict=True)),
         ))
     return tuple(out)
 

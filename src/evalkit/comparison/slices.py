@@ -84,7 +84,7 @@ def compare_by_tag(runs: Sequence[RunResult], metrics: Sequence[str], tags: Case
     candidates (:func:`evalkit.stats.compare_slices`); ``options`` go to it. Wins and
     losses are read by ``polarity`` (``{metric: higher_is_better}``, as checked against
     the runs: :meth:`evalkit.comparison.inputs.Loaded.polarities`)."""
-    from evalkit.data.summaries import mean_value
+    from evalkit.data.summaries import paired_mean
     from evalkit.stats.slices import compare_slices
 
     family = compare_slices(runs[0], list(runs[1:]), list(metrics), slices_of(tags),
@@ -93,8 +93,7 @@ def compare_by_tag(runs: Sequence[RunResult], metrics: Sequence[str], tags: Case
     by_name = {r.name: r for r in runs}
 
     def mean(run: RunResult, metric: str, ids: Sequence[str]) -> float:
-        values = run.scores(metric)
-        return mean_value([values[q] for q in ids], metric)
+        return paired_mean(run.scores(metric), ids, metric)
 
     out: list[SliceEffect] = []
     for name, fam in family.slices.items():

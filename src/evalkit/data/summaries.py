@@ -14,7 +14,7 @@ logs, ``exp`` of which is the ratio of the geometric means (docs/metrics.md).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 
@@ -64,6 +64,18 @@ def is_log_scale(name: str) -> bool:
     """Whether ``name``'s per-query values are logarithms whose summary is ``exp`` of
     their mean (gm_map, gm_bpref): its paired differences are differences of mean logs."""
     return summary_kind(name, count=False) == "exp_mean"
+
+
+def paired_mean(scores: Mapping[str, float], ids: Sequence[str], name: str) -> float:
+    """The summary (:func:`mean_value`) of metric ``name``'s ``scores`` at the query
+    ids ``ids`` only: each mean a comparison shows is over the queries it pairs, whatever
+    else the run holds (a run a sequential rule stopped, the cases of one tag).
+
+    Raises:
+        KeyError: an id of ``ids`` has no score.
+        ValueError: ``ids`` is empty.
+    """
+    return mean_value([scores[q] for q in ids], name)
 
 
 def mean_value(values: Sequence[float], name: str) -> float:

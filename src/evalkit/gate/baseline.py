@@ -18,7 +18,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from evalkit.data.coverage import completeness_lines, coverage_of, skipped_judged
+from evalkit.data.coverage import completeness_lines, coverage_of
+from evalkit.data.judged_match import judged_problems
 from evalkit.data.results import QueryResult, RunResult
 from evalkit.gate.checks import row_error, row_id
 
@@ -117,9 +118,7 @@ def require_storable(run: RunResult, *, what: str = "a baseline",
         raise BaselineError(f"run {run.name!r}{where} {partial}, then {then}")
     gaps = [line.removeprefix("warning: ") for line in completeness_lines(run)
             if line.startswith("warning:")]  # incomplete, or a metric failed on a case
-    skipped = skipped_judged(run)
-    if skipped is not None:
-        gaps.append(f"run {run.name!r}: {skipped.problem}")
+    gaps.extend(f"run {run.name!r}: {problem}" for problem in judged_problems(run))
     if gaps:
         raise BaselineError("; ".join(gaps) + f". {what[:1].upper()}{what[1:]} must hold "
                             "every metric on every case: resume or re-run the run (or "

@@ -13,10 +13,10 @@ Verdicts, per check:
   baseline over other cases or with a different fingerprint, a metric with no declared
   polarity or one opposite to the one its runs were scored with (their headers record it),
   a run or baseline scored without some of its judged queries (``--missing skip``: its
-  means are not over the judged set), a baseline whose samples are reduced otherwise than
-  the run's, a run a sequential rule stopped early (every check but the rule's own
-  comparison), and any unscoped check of a run holding fewer cases than its header records
-  (:func:`held_to_header`). An error is never a pass.
+  means are not over the judged set) or whose ids match none of them, a baseline whose
+  samples are reduced otherwise than the run's, a run a sequential rule stopped early
+  (every check but the rule's own comparison), and any unscoped check of a run holding
+  fewer cases than its header records (:func:`held_to_header`). An error is never a pass.
 
 Exit code (:attr:`GateReport.exit_code`): 2 if any blocking check is ``error``, else 1 if
 any blocking check is ``fail``, else 0. Warn-level checks never change it.
@@ -41,6 +41,7 @@ from typing import Any
 from evalkit.core.registry import Registry
 from evalkit.data.case_clusters import ClustersArg
 from evalkit.data.coverage import Coverage, coverage_of, sequential_stop, skipped_judged
+from evalkit.data.judged_match import judged_problems
 from evalkit.data.labels import HumanLabels
 from evalkit.data.results import RunResult
 from evalkit.data.run_origin import RunOrigin
@@ -429,12 +430,12 @@ def _coverage_notes(run: RunResult, run_cov: Coverage, base: Baseline | None
     notes: list[str] = list(run_cov.notes)
     incomplete: list[str] = []
     lacking: list[str] = []
-    if not run_cov.complete or skipped_judged(run) is not None:
+    if not run_cov.complete or judged_problems(run):
         incomplete.append(_incomplete(run, run_cov, "run"))
         lacking.append("the run")
     if base is not None:
         base_cov = coverage_of(base.run)
-        if not base_cov.complete or skipped_judged(base.run) is not None \
+        if not base_cov.complete or judged_problems(base.run) \
                 or base_cov.partial is not None:
             incomplete.append(_incomplete(base.run, base_cov, "baseline"))
             lacking.append("the baseline")
@@ -491,9 +492,8 @@ def _decided(results: list[CheckResult], n_resamples: int
 
 def _incomplete(run: RunResult, cov: Coverage, role: str) -> str:
     where = f" ({run.integrity.path})" if run.integrity is not None else ""
-    skipped = skipped_judged(run)
-    problems = [*cov.problems, *([] if skipped is None else [skipped.problem]),
-                *([] if cov.partial is None else [f"it {cov.partial}"])]
+    partial = [] if cov.partial is None else [f"it {cov.partial}"]
+    problems = [*cov.problems, *judged_problems(run), *partial]
     return f"{role} {run.name!r}{where} is incomplete: " + "; ".join(problems)
 
 
