@@ -23,6 +23,9 @@ from typing import Any
 import pytest
 import yaml
 
+#: one of the suite's longest modules: handed to a worker first (tests/conftest.py)
+pytestmark = pytest.mark.schedule_first
+
 REPO = Path(__file__).resolve().parents[1]
 API = REPO / "docs" / "api"
 SOURCES = [REPO / "src", *sorted((REPO / "plugins").glob("*/src"))]

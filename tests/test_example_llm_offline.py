@@ -27,6 +27,9 @@ import pytest
 from evalkit.data.goldens import load_goldens
 from evalkit.data.results import RunResult
 
+#: one of the suite's longest modules: handed to a worker first (tests/conftest.py)
+pytestmark = pytest.mark.schedule_first
+
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "llm_offline"
 EPOCHS = 3
 

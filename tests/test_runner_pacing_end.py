@@ -29,6 +29,9 @@ from evalkit.execute.pacing import MIN_REQUESTS_PER_MINUTE, Pacing, reported_tok
 from evalkit.execute.target_runner import evaluate
 from evalkit.report.target_run import summary_lines
 
+#: one of the suite's longest modules: handed to a worker first (tests/conftest.py)
+pytestmark = pytest.mark.schedule_first
+
 
 class Grants:
     """Counts what :class:`Pacing` answers every worker that asks to start a call."""

@@ -36,6 +36,9 @@ from evalkit.testing import check_conformance, registered_plugin
 from evalkit.testing.child_runs import EVALKIT_COMMAND, wait_until, written_rows
 from evalkit.testing.executors import executor_runs, without_timing
 
+#: one of the suite's longest modules: handed to a worker first (tests/conftest.py)
+pytestmark = pytest.mark.schedule_first
+
 
 class Service:
     """``POST {"id", "query"}`` -> ``{"ranked_ids": [id, "other"]}`` after ``delay_s``;

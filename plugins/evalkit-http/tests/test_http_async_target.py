@@ -31,6 +31,9 @@ from evalkit.execute.pacing import Pacing
 from evalkit.execute.target_runner import evaluate
 from evalkit.testing import returns_within
 
+#: one of the suite's longest modules: handed to a worker first (tests/conftest.py)
+pytestmark = pytest.mark.schedule_first
+
 CASE = GoldenCase("q1", "what is alpha")
 OK = Reply(200, {"ranked_ids": ["d1", "d2"], "cost_usd": 0.25})
 #: a guard against a hang: far beyond every deadline below, far below every drip

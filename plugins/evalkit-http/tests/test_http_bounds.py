@@ -34,6 +34,9 @@ from evalkit.data.targets import TargetError
 from evalkit.execute.target_runner import evaluate
 from evalkit.testing import returns_within
 
+#: one of the suite's longest modules: handed to a worker first (tests/conftest.py)
+pytestmark = pytest.mark.schedule_first
+
 CASE = GoldenCase("q1", "what is alpha")
 OK_BODY = {"ranked_ids": ["d1", "d2"]}
 #: a guard against a hang: far beyond every bound below, far below every server's drip

@@ -27,6 +27,9 @@ from evalkit.data.targets import TargetError, TargetResponse
 from evalkit.execute.pacing import Pacing
 from evalkit.execute.target_runner import evaluate
 
+#: one of the suite's longest modules: handed to a worker first (tests/conftest.py)
+pytestmark = pytest.mark.schedule_first
+
 CASE = GoldenCase("q1", "what is alpha")
 OK = Reply(200, {"ranked_ids": ["d1"]})
 

@@ -24,6 +24,9 @@ from evalkit.data.cases import GoldenCase
 from evalkit.data.targets import TargetResponse
 from evalkit.testing import returns_within
 
+#: one of the suite's longest modules: handed to a worker first (tests/conftest.py)
+pytestmark = pytest.mark.schedule_first
+
 CASE = GoldenCase("c1", "what is alpha")
 RESPONSE = TargetResponse(text="alpha is a letter")
 #: a guard against a hang: far beyond 3 attempts of 1 s, far below a dripped body (hours)
@@ -59,14 +62,14 @@ def failure(j: LLMJudge) -> str:
 
 def test_openai_a_dripping_body_is_cut_at_the_deadline_of_each_attempt() -> None:
     with ChatCompletionsServer(lambda req: DRIP) as server:
-        message = failure(openai_judge(server, timeout=1.0, retries=2))
+        message = failure(openai_judge(server, timeout=0.5, retries=2))
     assert len(server.requests) == 3  # the first attempt and both retries
     assert "after 2 retries" in message and "Timeout" in message
 
 
 def test_anthropic_a_dripping_body_is_cut_at_the_deadline_of_each_attempt() -> None:
     with MessagesAPIServer(lambda req: DRIP) as server:
-        message = failure(anthropic_judge(server, timeout=1.0, max_retries=2))
+        message = failure(anthropic_judge(server, timeout=0.5, max_retries=2))
     assert len(server.requests) == 3
     assert "APITimeoutError" in message
 

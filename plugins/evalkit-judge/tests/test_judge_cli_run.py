@@ -19,6 +19,9 @@ import pytest
 from evalkit_judge import GradeCache
 from evalkit_judge.testing import MessagesAPIServer, error_body, text_reply, tool_reply
 
+#: one of the suite's longest modules: handed to a worker first (tests/conftest.py)
+pytestmark = pytest.mark.schedule_first
+
 N_CASES = 6
 # each reply: 100 input and 20 output tokens at $1 / $5 per million = $0.0002
 COST_PER_GRADE = (100 * 1.0 + 20 * 5.0) / 1e6

@@ -23,6 +23,9 @@ from typing import Any
 import pytest
 from evalkit_judge.testing import ChatCompletionsServer, chat_tool_reply, openai_error_body
 
+#: one of the suite's longest modules: handed to a worker first (tests/conftest.py)
+pytestmark = pytest.mark.schedule_first
+
 N_CASES = 30
 # every reply: 1000 input and 100 output tokens at $1 / $5 per million tokens
 COST = (1000 * 1.0 + 100 * 5.0) / 1e6

@@ -27,6 +27,9 @@ from evalkit.data.targets import TargetResponse
 from evalkit.execute.target_runner import evaluate
 from evalkit.plugins.default import use_registry
 
+#: one of the suite's longest modules: handed to a worker first (tests/conftest.py)
+pytestmark = pytest.mark.schedule_first
+
 N_CASES = 5
 VERDICTS = N_CASES * 2  # two systems: one pair, two orders
 

@@ -14,6 +14,9 @@ import pytest
 from evalkit_judge.pairwise_stats import PairStats, pair_stats, paired_tests
 from scipy.stats import binomtest, ttest_1samp
 
+#: one of the suite's longest modules: handed to a worker first (tests/conftest.py)
+pytestmark = pytest.mark.schedule_first
+
 # a's score on one sample: its verdicts in the two orders (a shown first, b shown first)
 VERDICTS = {1.0: ("A", "B"), 0.0: ("B", "A"), 0.5: ("tie", "tie")}
 

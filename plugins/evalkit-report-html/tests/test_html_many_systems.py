@@ -30,8 +30,10 @@ WIDTH = 1400
 #: The size the report of this comparison stays under.
 MOST_BYTES = 2_500_000
 
-pytestmark = pytest.mark.skipif(unavailable() is not None,
-                                reason=f"browser test skipped: {unavailable()}")
+#: (one of the suite's longest modules: handed to a worker first, tests/conftest.py)
+pytestmark = [pytest.mark.skipif(unavailable() is not None,
+                                 reason=f"browser test skipped: {unavailable()}"),
+              pytest.mark.schedule_first]
 
 
 @pytest.fixture(scope="module")
