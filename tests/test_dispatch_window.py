@@ -114,7 +114,9 @@ def test_with_four_in_flight_at_most_three_more_cases_are_called(project: Path) 
         called, record, stdout = candidate(project, delay, 4, seed)
         assert len(called) == len(set(called))
         assert t <= len(called) <= t + 3
-        assert set(called) == set(order[:len(called)])  # started in the seeded order
+        # the decided prefix, then at most three more of the seeded order (which of those
+        # reach the target first is the threads' affair, not the window's)
+        assert set(order[:t]) <= set(called) <= set(order[:t + 3])
         assert record["decided_at"] == t and record["cases_called"] == len(called)
         more = len(called) - t
         assert f"it decided after {t} of {N} cases" in stdout
