@@ -5,7 +5,9 @@ without a field a metric needs, and an output artifact that cannot be written.""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any
 
 from evalkit.data.goldens import GoldenError, GoldenSet, load_goldens
 from evalkit.execute.case_needs import require_case_fields
@@ -24,11 +26,7 @@ def apply_config_sections(cfg: EvalConfig) -> None:
     Raises:
         ConfigError: an ``apply`` refused its section (the file, line and key named).
     """
-    try:
-        apply_sections(cfg.sections, cfg)
-    except Problem as exc:
-        # the plugin's own exception stays the cause (EVALKIT_DEBUG=1 shows its traceback)
-        raise ConfigError(located(cfg.source, exc, yaml_lines(cfg.path))) from exc.__cause__
+    _located(cfg, apply_sections)
 
 
 def preflight_config_sections(cfg: EvalConfig) -> None:
@@ -39,9 +37,16 @@ def preflight_config_sections(cfg: EvalConfig) -> None:
     Raises:
         ConfigError: a ``preflight`` refused its section (the file, line and key named).
     """
+    _located(cfg, preflight_sections)
+
+
+def _located(cfg: EvalConfig, step: Callable[[Mapping[str, Any], EvalConfig], None]) -> None:
+    """Run ``step`` over ``cfg``'s sections, a section's refusal as a ``ConfigError`` at
+    its file, line and key."""
     try:
-        preflight_sections(cfg.sections, cfg)
+        step(cfg.sections, cfg)
     except Problem as exc:
+        # the plugin's own exception stays the cause (EVALKIT_DEBUG=1 shows its traceback)
         raise ConfigError(located(cfg.source, exc, yaml_lines(cfg.path))) from exc.__cause__
 
 
