@@ -1,7 +1,8 @@
 """A plugin's hooks called and checked: what each hook may return, and the records it did.
 
-:func:`collect_records` registers a plugin object with a fresh :mod:`pluggy` manager,
-refuses a hook name evalkit does not define (``check_pending``) or an undecorated
+:func:`collect_records` registers a plugin object with this module's :mod:`pluggy`
+manager for the time of the call (the hookspecs are parsed once per process), refuses a
+hook name evalkit does not define (``check_pending``) or an undecorated
 ``evalkit_register_*`` function, calls every hook and checks each record
 (:func:`evalkit.core.specs.record_problem`). Nothing is registered here.
 """
@@ -9,6 +10,7 @@ refuses a hook name evalkit does not define (``check_pending``) or an undecorate
 from __future__ import annotations
 
 import re
+import threading
 import traceback
 from collections.abc import Iterable, Mapping
 from typing import cast
@@ -60,9 +62,23 @@ class PluginError(Exception):
 
 
 def new_plugin_manager() -> pluggy.PluginManager:
+    """A :mod:`pluggy` manager of evalkit's hookspecs (:mod:`evalkit.core.hookspecs`)."""
     pm = pluggy.PluginManager(hookspecs.PROJECT)
     pm.add_hookspecs(hookspecs)
     return pm
+
+
+#: the manager :func:`collect_records` checks plugins with, one at a time (each is
+#: unregistered before the call returns), made on first use; a hook that loads plugins
+#: itself re-enters the lock
+_CHECKING: list[pluggy.PluginManager] = []
+_CHECKING_LOCK = threading.RLock()
+
+
+def _checking_manager() -> pluggy.PluginManager:
+    if not _CHECKING:
+        _CHECKING.append(new_plugin_manager())
+    return _CHECKING[0]
 
 
 def short_error(exc: BaseException) -> str:
@@ -95,9 +111,22 @@ def collect_records(plugin: object, name: str = "plugin") -> dict[str, list[AnyS
     function without ``@hookimpl``, or a hook raises or returns something other than a
     list of the hook's records.
     """
-    pm = new_plugin_manager()
+    with _CHECKING_LOCK:
+        pm = _checking_manager()
+        try:
+            registered = pm.register(plugin, name=name)
+        except Exception as exc:
+            raise PluginError(short_error(exc)) from exc
+        try:
+            return _called_hooks(pm, plugin)
+        finally:
+            if registered is not None:
+                pm.unregister(plugin)
+
+
+def _called_hooks(pm: pluggy.PluginManager, plugin: object) -> dict[str, list[AnySpec]]:
+    """:func:`collect_records` once ``plugin`` is registered with ``pm``."""
     try:
-        pm.register(plugin, name=name)
         pm.check_pending()
     except Exception as exc:
         raise PluginError(short_error(exc)) from exc
@@ -112,7 +141,8 @@ def collect_records(plugin: object, name: str = "plugin") -> dict[str, list[AnyS
             )
     out: dict[str, list[AnySpec]] = {}
     for hook_name, allowed in HOOKS.items():
-        impls = getattr(pm.hook, hook_name).get_hookimpls()
+        impls = [impl for impl in getattr(pm.hook, hook_name).get_hookimpls()
+                 if impl.plugin is plugin]
         if not impls:
             continue
         records: list[AnySpec] = []
