@@ -48,8 +48,13 @@ def load_yaml(path: str | Path) -> GoldenSet:
 
     from evalkit.io.bounded_yaml import BoundedSafeLoader
 
+    from evalkit.io.input_files import not_yaml_message
+
     p = Path(path)
     text = read_text(p)
+    other = not_yaml_message(p, "goldens", "goldens: in evalkit.yaml")
+    if other is not None:
+        raise GoldenError(other)
     loader = BoundedSafeLoader(text)
     records: list[tuple[int, dict[str, Any]]] = []
     try:
