@@ -34,8 +34,24 @@ if TYPE_CHECKING:
 #: Row types whose ``error`` is always None (a scored ranking made no call that can fail).
 _NO_CALL_ROWS = frozenset({QueryResult})
 
-__all__ = ["SCHEMA_VERSION", "ArtifactError", "Integrity", "MetricFailedError", "QueryResult",
-           "RunResult", "artifact_line", "is_artifact", "settings_differences"]
+__all__ = ["SCHEMA_VERSION", "ArtifactError", "CountNotMetricError", "Integrity",
+           "MetricFailedError", "QueryResult", "RunResult", "artifact_line", "is_artifact",
+           "settings_differences"]
+
+
+class CountNotMetricError(KeyError):
+    """A per-query count (``num_rel``, ``num_ret``, ``num_rel_ret``...: kept in each row's
+    ``counts``, not its ``metrics``) asked for as a metric (:meth:`RunResult.scores`,
+    :meth:`RunResult.mean`), or a metric asked for as a count (:meth:`RunResult.total`).
+    The message names the run and the name, and says how to read it (for a count: its
+    total, :meth:`RunResult.total`, or each row's ``counts``)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
 
 
 class MetricFailedError(KeyError):
@@ -87,6 +103,8 @@ class RunResult(RunRecord):
             MetricFailedError: (a ``KeyError``) the metric failed on some case, or a
                 case's target call failed; the message names the run, the metric and
                 every such case.
+            CountNotMetricError: (a ``KeyError``) ``metric`` is a per-query count
+                (``num_rel``...), kept in the rows' ``counts``: see :meth:`total`.
             KeyError: some row lacks the metric (the message names the run and a row).
         """
         metric = self._stored_name(metric)
@@ -113,6 +131,8 @@ class RunResult(RunRecord):
         out: dict[str, float] = {}
         for r in self.per_query:
             if metric not in r.metrics:
+                if metric in (getattr(r, "counts", None) or {}):
+                    raise CountNotMetricError(self._count_message(metric))
                 have = ", ".join(sorted(r.metrics)) or "none"
                 raise KeyError(
                     f"run {self.name!r} has no metric {metric!r} on query {r.query_id!r} "
@@ -120,6 +140,42 @@ class RunResult(RunRecord):
                 )
             out[r.query_id] = float(r.metrics[metric])
         return out
+
+    def _count_message(self, name: str) -> str:
+        """Why the count ``name`` has no mean or metric values, and how to read it."""
+        try:
+            total = f" (total here: {self.total(name):g})"
+        except KeyError:  # some row lacks the count
+            total = ""
+        return (f"run {self.name!r}: {name!r} is a per-query count, not a metric: its summary "
+                f"is the total over the queries, as trec_eval prints it{total}. Read it with "
+                f"run.total({name!r}), each query's with run.per_query[i].counts[{name!r}] "
+                f"(or the {name!r} column of run.to_pandas())")
+
+    def total(self, count: str) -> float:
+        """The summary of a per-query count (``num_rel``, ``num_ret``, ``num_rel_ret``...
+        kept in each row's ``counts``): the sum over the rows, as trec_eval's ``all``
+        line gives it (:func:`evalkit.data.summaries.summary_value`; a count that
+        declares another summary is summarised so).
+
+        Raises:
+            ValueError: the run has no rows.
+            CountNotMetricError: (a ``KeyError``) ``count`` is a metric (see :meth:`mean`).
+            KeyError: a row lacks the count (the message names the run, the row and the
+                counts it has).
+        """
+        from evalkit.data.summaries import summary_value
+
+        for r in self.per_query:
+            held = getattr(r, "counts", None) or {}
+            if count not in held and count in r.metrics:
+                raise CountNotMetricError(
+                    f"run {self.name!r}: {count!r} is a metric, not a per-query count: "
+                    f"its summary is run.mean({count!r})")
+            if count not in held:
+                raise KeyError(f"run {self.name!r} has no count {count!r} on query "
+                               f"{r.query_id!r} (it has: {', '.join(sorted(held)) or 'none'})")
+        return summary_value(self, count, count=True)
 
     def _failures(self, metric: str) -> dict[str, str]:
         """``{case id: why}`` of the cases where ``metric`` has no value because the
@@ -171,10 +227,15 @@ class RunResult(RunRecord):
         ``exp`` of their mean, trec_eval's geometric mean
         (:func:`evalkit.data.summaries.mean_value`).
 
+        A per-query count (``num_rel``...) has no mean here: its summary is its total,
+        :meth:`total`.
+
         Raises:
             ValueError: the run has no rows.
             MetricFailedError: (a ``KeyError``) the metric failed on some case; the
                 message names the run, the metric and the cases.
+            CountNotMetricError: (a ``KeyError``) ``metric`` is a per-query count; the
+                message gives its total and how to read it.
             KeyError: a row lacks the metric.
         """
         if not self.per_query:
