@@ -165,14 +165,14 @@ def load_collections(path: str | PathLike[str]
     import yaml
 
     from evalkit.io.bounded_yaml import load_marked
-    from evalkit.io.input_files import not_yaml_message
+    from evalkit.io.input_files import swapped_input_message
     from evalkit.io.limits import LimitError
     from evalkit.io.user_files import read_input
 
     file = Path(path)
     try:
         data = read_input(file, "collections", error=CollectionsFileError)
-        other = not_yaml_message(file, "collections", "--collections")
+        other = swapped_input_message(file, "collections", "--collections")
         if other is not None:
             raise CollectionsFileError(other)
         doc = load_marked(data.decode("utf-8-sig"))

@@ -47,12 +47,11 @@ def load_yaml(path: str | Path) -> GoldenSet:
     import yaml
 
     from evalkit.io.bounded_yaml import BoundedSafeLoader
-
-    from evalkit.io.input_files import not_yaml_message
+    from evalkit.io.input_files import swapped_input_message
 
     p = Path(path)
     text = read_text(p)
-    other = not_yaml_message(p, "goldens", "goldens: in evalkit.yaml")
+    other = swapped_input_message(p, "goldens", "goldens: in evalkit.yaml")
     if other is not None:
         raise GoldenError(other)
     loader = BoundedSafeLoader(text)

@@ -328,11 +328,11 @@ def _read_yaml(file: Path) -> MarkedYaml:
     from evalkit.io.limits import LimitError
 
     try:
-        from evalkit.io.input_files import not_yaml_message
+        from evalkit.io.input_files import swapped_input_message
         from evalkit.io.user_files import read_input
 
         data = read_input(file, "config", error=ConfigError)
-        other = not_yaml_message(file, "config", "`evalkit run CONFIG` (and --config)")
+        other = swapped_input_message(file, "config", "`evalkit run CONFIG` (and --config)")
         if other is not None:
             raise ConfigError(other)
         return load_marked(data.decode("utf-8-sig"))

@@ -379,11 +379,11 @@ def load_checks_file(
             ``known_case_ids``); ``labels`` or ``baseline_labels`` not a path. The
             message starts with the file and the check.
     """
-    from evalkit.io.input_files import not_yaml_message
+    from evalkit.io.input_files import swapped_input_message
 
     p = Path(path)
     data = _checks_bytes(p)
-    other = not_yaml_message(p, "checks", "--checks")
+    other = swapped_input_message(p, "checks", "--checks")
     if other is not None:
         raise CheckError(other)
     try:

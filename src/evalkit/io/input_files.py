@@ -75,13 +75,22 @@ YAML_ROLES: dict[str, tuple[str, str]] = {
                 "name it as goldens: in evalkit.yaml and run it with `evalkit run`"),
 }
 
-#: an example of each YAML file, for a message refusing another kind of file in its place
-YAML_EXAMPLES: dict[str, str] = {
-    "checks": "checks: [{metric: ndcg@10, op: '>=', threshold: 0.5}]",
-    "config": "an evalkit.yaml with the keys goldens, target and output",
-    "collections": "collections: [{name: dl19, baseline: a.run, candidate: b.run}]",
-    "goldens": "cases: [{id: c1, query: ...}]",
+#: each file a reader refuses others in the place of (:func:`swapped_input_message`):
+#: ``role: (what it is, an example)``; the YAML ones are :data:`YAML_ROLES`' too
+TAKES: dict[str, tuple[str, str]] = {
+    "checks": (YAML_ROLES["checks"][0], "checks: [{metric: ndcg@10, op: '>=', threshold: 0.5}]"),
+    "config": (YAML_ROLES["config"][0],
+               "an evalkit.yaml with the keys goldens, target and output"),
+    "collections": (YAML_ROLES["collections"][0],
+                    "collections: [{name: dl19, baseline: a.run, candidate: b.run}]"),
+    "goldens": (YAML_ROLES["goldens"][0], "cases: [{id: c1, query: ...}]"),
+    "labels": ("a labels file (JSON Lines) or a golden file with labels",
+               '{"id": "q1", "labels": {"correctness": 4}}'),
 }
+
+#: the kinds of :func:`sniff` (``yaml:ROLE`` for an evalkit YAML file) a role's reader
+#: takes besides its own
+_ALSO_TAKES: dict[str, frozenset[str]] = {"labels": frozenset({"goldens", "yaml:goldens"})}
 
 #: where each kind of input :func:`sniff` tells apart is passed, for a message refusing it
 #: as another (``"artifact"``, ``"run"``, ``"qrels"``, ``"goldens"``)
@@ -424,21 +433,25 @@ def _yaml_use(found: Sniffed) -> str:
     return f"; {YAML_ROLES[found.role][1]}" if found.kind == "yaml" and found.role else ""
 
 
-def not_yaml_message(path: str | Path, role: str, label: str) -> str | None:
-    """Why ``path``, given as ``label`` (``"--checks"``, ``"the eval config"``), is not
-    the YAML file of ``role`` (a key of :data:`YAML_ROLES`) but another kind of input
-    :func:`sniff` recognises (a run artifact, a TREC run or qrels file, a golden set in
-    JSON Lines, the rows of an artifact, another evalkit YAML file), with where that file
-    is passed and what ``label`` takes; None when it may be the file (the YAML reader has
-    the precise message) or is not a regular file (standard input is not read twice)."""
+def swapped_input_message(path: str | Path, role: str, label: str) -> str | None:
+    """Why ``path``, given as ``label`` (``"--checks"``, ``"--labels"``), is not the file
+    of ``role`` (a key of :data:`TAKES`: a checks file, an eval config, a collections
+    file, a YAML golden set, a labels file) but another kind of input :func:`sniff`
+    recognises (a run artifact, a TREC run or qrels file, a golden set in JSON Lines, the
+    rows of an artifact, an evalkit YAML file of another role), with where that file is
+    passed and what ``label`` takes; None when it may be the file (its reader has the
+    precise message) or is not a regular file (standard input is not read twice)."""
     p = Path(path)
     if str(path) in ("-", "/dev/stdin") or not p.is_file():
         return None
     found = sniff(p)
-    what = YAML_ROLES[role][0]
-    takes = f"{label} takes {what}, e.g. {YAML_EXAMPLES[role]}"
+    also = _ALSO_TAKES.get(role, frozenset())
+    if found.kind in also:
+        return None
+    what, example = TAKES[role]
+    takes = f"{label} takes {what}, e.g. {example}"
     if found.kind == "yaml":
-        if not found.role or found.role == role:
+        if not found.role or found.role == role or f"yaml:{found.role}" in also:
             return None
         return f"{p} is {found.looks_like}, not {what}{_yaml_use(found)}. {takes}"
     if found.kind == "json" and found.looks_like.startswith("the rows of a run artifact"):

@@ -2,7 +2,7 @@
 run or qrels file, a golden set or another evalkit YAML file given where a checks file,
 an eval config, a collections file or a YAML golden set is read is named as what it is,
 with where it goes and what the option takes (:func:`~evalkit.io.input_files.
-not_yaml_message`); and an evalkit YAML file given as a run, a baseline or qrels is named
+swapped_input_message`); and an evalkit YAML file given as a run, a baseline or qrels is named
 the same way (:func:`~evalkit.io.input_files.sniff`'s ``"yaml"`` kind)."""
 
 from __future__ import annotations
@@ -17,9 +17,10 @@ from evalkit.cli.app import app
 from evalkit.comparison.collections_file import CollectionsFileError, load_collections
 from evalkit.data.goldens import GoldenError
 from evalkit.data.goldens_yaml import load_yaml
+from evalkit.data.labels import LabelError, read_labels
 from evalkit.execute.evalconfig import ConfigError, load_eval_config
 from evalkit.gate.checks import CheckError, load_checks
-from evalkit.io.input_files import not_yaml_message, sniff
+from evalkit.io.input_files import sniff, swapped_input_message
 
 runner = CliRunner()
 
@@ -83,7 +84,7 @@ def test_an_artifact_as_the_checks_file_is_named_with_the_fix(
     ("goldens", "a golden set (JSON Lines of cases with id and query), not {what}: name it "
                 "as goldens: in evalkit.yaml"),
 ])
-def test_every_yaml_reader_names_a_swapped_input(files: dict[str, Path], kind: str,
+def test_every_reader_names_a_swapped_input(files: dict[str, Path], kind: str,
                                                  where: str) -> None:
     path = files[kind]
     readers = [
@@ -94,7 +95,11 @@ def test_every_yaml_reader_names_a_swapped_input(files: dict[str, Path], kind: s
          "a collections file (YAML)", "--collections"),
         (lambda: load_yaml(path), GoldenError, "a golden set (YAML, a 'cases' list)",
          "goldens: in evalkit.yaml"),
+        (lambda: read_labels(path), LabelError,
+         "a labels file (JSON Lines) or a golden file with labels", "--labels"),
     ]
+    if kind == "goldens":  # a golden file with labels is a labels file
+        readers.pop()
     for read, error, what, label in readers:
         with pytest.raises(error) as info:
             read()
@@ -103,7 +108,8 @@ def test_every_yaml_reader_names_a_swapped_input(files: dict[str, Path], kind: s
         assert f"{label} takes {what}, e.g. " in text, text
 
 
-def test_another_evalkit_yaml_file_is_named_as_what_it_is(files: dict[str, Path]) -> None:
+def test_another_evalkit_yaml_file_is_named_as_what_it_is(files: dict[str, Path],
+                                                          tmp_path: Path) -> None:
     with pytest.raises(CheckError, match=r"evalkit.yaml is an eval config \(evalkit.yaml\), "
                        r"not a gate checks file \(YAML\); pass it as `evalkit run CONFIG`"):
         load_checks(files["config"])
@@ -114,16 +120,23 @@ def test_another_evalkit_yaml_file_is_named_as_what_it_is(files: dict[str, Path]
     with pytest.raises(ConfigError, match=r"collections.yaml is a collections file \(YAML\), "
                        r"not an eval config .*`evalkit compare --collections FILE`"):
         load_eval_config(files["collections"])
+    with pytest.raises(LabelError, match=r"checks.yaml is a gate checks file \(YAML\), not "
+                       r"a labels file .*; pass it as `evalkit gate --checks FILE`. --labels "
+                       r"takes "):
+        read_labels(files["checks"])
+    golden = tmp_path / "labelled.yaml"  # a golden set with labels is a labels file too
+    golden.write_text("cases:\n  - id: c1\n    query: a\n    labels: {correctness: 3}\n")
+    assert read_labels(golden).labels == {"c1": {"correctness": 3.0}}
 
 
 def test_a_file_of_its_own_kind_or_unknown_is_left_to_the_reader(
         files: dict[str, Path], tmp_path: Path) -> None:
-    assert not_yaml_message(files["checks"], "checks", "--checks") is None
-    assert not_yaml_message(files["config"], "config", "CONFIG") is None
-    assert not_yaml_message("-", "checks", "--checks") is None  # standard input: read once
+    assert swapped_input_message(files["checks"], "checks", "--checks") is None
+    assert swapped_input_message(files["config"], "config", "CONFIG") is None
+    assert swapped_input_message("-", "checks", "--checks") is None  # standard input: read once
     other = tmp_path / "other.jsonl"
     other.write_text('{"a": 1}\n{"b": 2}\n')
-    assert not_yaml_message(other, "checks", "--checks") is None
+    assert swapped_input_message(other, "checks", "--checks") is None
     with pytest.raises(CheckError, match=r"other.jsonl:2: not valid YAML"):
         load_checks(other)
 
