@@ -42,9 +42,9 @@ __all__ = ["SCHEMA_VERSION", "ArtifactError", "CountNotMetricError", "Integrity"
 class CountNotMetricError(KeyError):
     """A per-query count (``num_rel``, ``num_ret``, ``num_rel_ret``...: kept in each row's
     ``counts``, not its ``metrics``) asked for as a metric (:meth:`RunResult.scores`,
-    :meth:`RunResult.mean`), or a metric asked for as a count (:meth:`RunResult.total`).
-    The message names the run and the name, and says how to read it (for a count: its
-    total, :meth:`RunResult.total`, or each row's ``counts``)."""
+    :meth:`RunResult.mean`). The message names the run and the count, gives its summary
+    (trec_eval's: the total over the queries) and says how to read it:
+    :meth:`RunResult.summary`, or each row's ``counts``."""
 
     def __init__(self, message: str) -> None:
         super().__init__(message)
@@ -104,7 +104,7 @@ class RunResult(RunRecord):
                 case's target call failed; the message names the run, the metric and
                 every such case.
             CountNotMetricError: (a ``KeyError``) ``metric`` is a per-query count
-                (``num_rel``...), kept in the rows' ``counts``: see :meth:`total`.
+                (``num_rel``...), kept in the rows' ``counts``: see :meth:`summary`.
             KeyError: some row lacks the metric (the message names the run and a row).
         """
         metric = self._stored_name(metric)
@@ -143,39 +143,47 @@ class RunResult(RunRecord):
 
     def _count_message(self, name: str) -> str:
         """Why the count ``name`` has no mean or metric values, and how to read it."""
-        try:
-            total = f" (total here: {self.total(name):g})"
-        except KeyError:  # some row lacks the count
-            total = ""
-        return (f"run {self.name!r}: {name!r} is a per-query count, not a metric: its summary "
-                f"is the total over the queries, as trec_eval prints it{total}. Read it with "
-                f"run.total({name!r}), each query's with run.per_query[i].counts[{name!r}] "
-                f"(or the {name!r} column of run.to_pandas())")
+        from evalkit.data.summaries import summary_kind
 
-    def total(self, count: str) -> float:
-        """The summary of a per-query count (``num_rel``, ``num_ret``, ``num_rel_ret``...
-        kept in each row's ``counts``): the sum over the rows, as trec_eval's ``all``
-        line gives it (:func:`evalkit.data.summaries.summary_value`; a count that
-        declares another summary is summarised so).
+        kind = summary_kind(name, count=True)
+        what = {"sum": "the total", "mean": "the mean"}.get(kind, kind)
+        try:
+            value = f" ({self.summary(name):g} here)"
+        except KeyError:  # some row lacks the count
+            value = ""
+        return (f"run {self.name!r}: {name!r} is a per-query count, not a metric: its summary "
+                f"is {what} over the queries, as trec_eval's 'all' line gives it{value}. "
+                f"Read it with run.summary({name!r}), each query's with "
+                f"run.per_query[i].counts[{name!r}] (or the {name!r} column of "
+                "run.to_pandas())")
+
+    def summary(self, name: str) -> float:
+        """The summary of a metric or a per-query count over the rows, as trec_eval's
+        ``all`` line gives it (:mod:`evalkit.data.summaries`): for a metric its
+        :meth:`mean`; for a count (``num_rel``, ``num_ret``, ``num_rel_ret``..., kept in
+        each row's ``counts``) the sum over the rows, or the summary its record declares
+        (``rbp_resid``: the mean).
 
         Raises:
             ValueError: the run has no rows.
-            CountNotMetricError: (a ``KeyError``) ``count`` is a metric (see :meth:`mean`).
-            KeyError: a row lacks the count (the message names the run, the row and the
-                counts it has).
+            MetricFailedError: (a ``KeyError``) as :meth:`mean`, for a metric.
+            KeyError: ``name`` is neither a metric nor a count of every row (the message
+                names the run, a row and what it has).
         """
         from evalkit.data.summaries import summary_value
 
+        if not self.per_query:
+            raise ValueError(f"run {self.name!r} has no rows; its summary is undefined")
+        first = self.per_query[0]
+        if self._stored_name(name) in first.metrics:
+            return self.mean(name)
         for r in self.per_query:
             held = getattr(r, "counts", None) or {}
-            if count not in held and count in r.metrics:
-                raise CountNotMetricError(
-                    f"run {self.name!r}: {count!r} is a metric, not a per-query count: "
-                    f"its summary is run.mean({count!r})")
-            if count not in held:
-                raise KeyError(f"run {self.name!r} has no count {count!r} on query "
-                               f"{r.query_id!r} (it has: {', '.join(sorted(held)) or 'none'})")
-        return summary_value(self, count, count=True)
+            if name not in held:
+                have = sorted(r.metrics) + sorted(held)
+                raise KeyError(f"run {self.name!r} has no metric or count {name!r} on query "
+                               f"{r.query_id!r} (it has: {', '.join(have) or 'none'})")
+        return summary_value(self, name, count=True)
 
     def _failures(self, metric: str) -> dict[str, str]:
         """``{case id: why}`` of the cases where ``metric`` has no value because the
@@ -227,15 +235,15 @@ class RunResult(RunRecord):
         ``exp`` of their mean, trec_eval's geometric mean
         (:func:`evalkit.data.summaries.mean_value`).
 
-        A per-query count (``num_rel``...) has no mean here: its summary is its total,
-        :meth:`total`.
+        A per-query count (``num_rel``...) has no mean here: its summary (trec_eval's, the
+        total over the queries) is :meth:`summary`'s.
 
         Raises:
             ValueError: the run has no rows.
             MetricFailedError: (a ``KeyError``) the metric failed on some case; the
                 message names the run, the metric and the cases.
             CountNotMetricError: (a ``KeyError``) ``metric`` is a per-query count; the
-                message gives its total and how to read it.
+                message gives its summary and how to read it.
             KeyError: a row lacks the metric.
         """
         if not self.per_query:
