@@ -8,6 +8,7 @@ the same way (:func:`~evalkit.io.input_files.sniff`'s ``"yaml"`` kind)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -85,9 +86,9 @@ def test_an_artifact_as_the_checks_file_is_named_with_the_fix(
                 "as goldens: in evalkit.yaml"),
 ])
 def test_every_reader_names_a_swapped_input(files: dict[str, Path], kind: str,
-                                                 where: str) -> None:
+                                            where: str) -> None:
     path = files[kind]
-    readers = [
+    readers: list[tuple[Callable[[], object], type[Exception], str, str]] = [
         (lambda: load_checks(path), CheckError, "a gate checks file (YAML)", "--checks"),
         (lambda: load_eval_config(path), ConfigError, "an eval config (evalkit.yaml)",
          "`evalkit run CONFIG` (and --config)"),
