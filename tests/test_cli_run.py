@@ -249,8 +249,12 @@ def test_more_config_errors(tmp_path: Path) -> None:
         with pytest.raises(ConfigError) as info:
             load_eval_config(cfg)
         assert str(cfg) in str(info.value) and needle in str(info.value)
-    with pytest.raises(ConfigError, match=r"goldens.jsonl:2: not valid YAML"):
-        load_eval_config(tmp_path / "goldens.jsonl")  # any other file is read as YAML
+    with pytest.raises(ConfigError, match=r"goldens.jsonl:1: a golden set .*, not an eval "
+                       r"config .*name it as goldens: in evalkit.yaml"):
+        load_eval_config(tmp_path / "goldens.jsonl")  # a golden set is told as one
+    (tmp_path / "other.jsonl").write_text('{"a": 1}\n{"b": 2}\n')
+    with pytest.raises(ConfigError, match=r"other.jsonl:2: not valid YAML"):
+        load_eval_config(tmp_path / "other.jsonl")  # any other file is read as YAML
     empty = tmp_path / "empty"
     empty.mkdir()
     (empty / "pyproject.toml").write_text("[tool.evalkit]\nplugins = []\n")

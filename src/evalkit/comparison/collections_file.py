@@ -165,14 +165,17 @@ def load_collections(path: str | PathLike[str]
     import yaml
 
     from evalkit.io.bounded_yaml import load_marked
+    from evalkit.io.input_files import swapped_input_message
     from evalkit.io.limits import LimitError
     from evalkit.io.user_files import read_input
 
     file = Path(path)
     try:
-        text = read_input(file, "collections", error=CollectionsFileError).decode(
-            "utf-8-sig")
-        doc = load_marked(text)
+        data = read_input(file, "collections", error=CollectionsFileError)
+        other = swapped_input_message(file, "collections", "--collections")
+        if other is not None:
+            raise CollectionsFileError(other)
+        doc = load_marked(data.decode("utf-8-sig"))
     except UnicodeDecodeError as exc:
         raise CollectionsFileError(
             f"{file}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset "

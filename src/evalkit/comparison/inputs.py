@@ -355,8 +355,12 @@ def _require_metrics(loaded: Loaded, allow_incomplete: bool) -> None:
             partial = _partial_metric(r, lacking)
             if partial:
                 raise ComparisonError(f"{what} {partial}")
+            from evalkit.core.metric_lookup import suggestion
+
+            hint = "".join(suggestion(m, have) for m in lacking)
             raise ComparisonError(
-                f"{what} has no {', '.join(lacking)} (it has: {', '.join(have) or 'none'})")
+                f"{what} has no {', '.join(lacking)}{hint} (it has: "
+                f"{', '.join(have) or 'none'})")
 
 
 def _partial_metric(run: RunResult, lacking: Sequence[str]) -> str | None:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -252,9 +252,38 @@ def _needing(spec: MetricSpec, needs: tuple[str, ...]) -> MetricSpec:
 
 def unknown_message(spellings: set[str], name: str) -> str:
     """``unknown metric 'x'; did you mean ...?`` from the known ``spellings`` (names,
-    aliases and ``prefix@k`` families)."""
+    aliases and ``prefix@k`` families): :func:`suggestion`, ``.`` when none is close."""
+    return f"unknown metric {name!r}" + (suggestion(name, spellings) or ".")
+
+
+#: the names a message listing the known metrics shows before ``... and N more``
+SHOWN_NAMES = 12
+
+
+def known_list(names: Sequence[str]) -> str:
+    """``a, b, c and N more (`evalkit plugins list` shows all)``: the first
+    :data:`SHOWN_NAMES` of ``names`` (in their order), for a message that cannot show a
+    whole registry on one line (``SHOWN_NAMES`` of ``names`` and their count, never an
+    ellipsis, whose dots would run into the sentence's); ``none`` for no name."""
+    if not names:
+        return "none"
+    shown = ", ".join(names[:SHOWN_NAMES])
+    more = len(names) - SHOWN_NAMES
+    return shown if more <= 0 else (
+        f"{shown} and {more} more (`evalkit plugins list` shows all)")
+
+
+def suggestion(name: str, spellings: Iterable[str]) -> str:
+    """``"; did you mean 'a' or 'b'?"`` naming the at most three of ``spellings`` (metric
+    names, aliases, ``prefix@k`` families) ``name`` looks like a misspelling of, else
+    ``""``: the one did-you-mean of every place a metric name is given (the registry,
+    the gate's checks, the metrics a compared artifact holds). A family is offered at
+    the cut-off asked (``ndgc@10`` -> ``ndcg@10``); trec_eval's ``base_k`` is read as
+    ``base@k``; case is ignored when nothing matches as written; ``name`` itself is
+    never offered."""
     from evalkit.io.error_messages import close_matches
 
+    spellings = set(spellings)
     probe = name
     cut = re.match(r"^(.+?)[_.](\d+)$", name)  # trec_eval's ndcg_cut_10 (-m ndcg_cut.10)
     if cut is not None and "@" not in name:
@@ -266,9 +295,9 @@ def unknown_message(spellings: set[str], name: str) -> str:
     close = close_matches(probe, sorted(spellings), n=3)
     if not close:
         low = {s.lower(): s for s in spellings}
-        close = [low[c] for c in close_matches(probe.lower(), sorted(low), n=3)]
-    msg = f"unknown metric {name!r}"
-    return msg + (f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ".")
+        close = [low[probe.lower()]] if probe.lower() in low else [
+            low[c] for c in close_matches(probe.lower(), sorted(low), n=3)]
+    return f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
 
 
 def record_base(name: str) -> str | None:

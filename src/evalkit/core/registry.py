@@ -450,10 +450,10 @@ class Registry:
                 raise RegistryError(str(exc)) from None
 
     def _unknown_message(self, name: str) -> str:
-        from evalkit.core.metric_lookup import unknown_message
+        from evalkit.core.metric_lookup import known_list, unknown_message
 
         msg = unknown_message(set(self._tables.get("metric", {})) | set(self._aliases), name)
-        msg += f" Known: {', '.join(self.registered()) or 'none'}."
+        msg += f" Known: {known_list(self.registered())}."
         not_loaded = self.not_loaded()
         if not_loaded:
             msg += f" {not_loaded}"

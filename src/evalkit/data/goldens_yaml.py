@@ -47,9 +47,13 @@ def load_yaml(path: str | Path) -> GoldenSet:
     import yaml
 
     from evalkit.io.bounded_yaml import BoundedSafeLoader
+    from evalkit.io.input_files import swapped_input_message
 
     p = Path(path)
     text = read_text(p)
+    other = swapped_input_message(p, "goldens", "goldens: in evalkit.yaml")
+    if other is not None:
+        raise GoldenError(other)
     loader = BoundedSafeLoader(text)
     records: list[tuple[int, dict[str, Any]]] = []
     try:

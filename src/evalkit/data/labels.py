@@ -175,9 +175,13 @@ def load_labels(path: str | Path) -> HumanLabels:
             is not a finite number, or no labels at all (file and line named).
     """
     from evalkit.data.goldens import json_objects, read_text
+    from evalkit.io.input_files import swapped_input_message
 
     p = Path(path)
     text = read_text(p, "labels", LabelError)
+    other = swapped_input_message(p, "labels", "--labels")
+    if other is not None:
+        raise LabelError(other)
     labels: dict[str, dict[str, float]] = {}
     lines: dict[str, int] = {}
     selection: Selection | None = None
@@ -235,9 +239,13 @@ def read_labels(path: str | Path) -> HumanLabels:
             no labels.
     """
     from evalkit.data.goldens import GoldenError, load_goldens
+    from evalkit.io.input_files import swapped_input_message
 
     p = Path(path)
     if p.suffix.lower() in (".yaml", ".yml", ".csv") or _looks_golden(p):
+        other = swapped_input_message(p, "labels", "--labels")
+        if other is not None:
+            raise LabelError(other)
         try:
             gset = load_goldens(p)
         except GoldenError as exc:

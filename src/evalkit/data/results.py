@@ -34,8 +34,24 @@ if TYPE_CHECKING:
 #: Row types whose ``error`` is always None (a scored ranking made no call that can fail).
 _NO_CALL_ROWS = frozenset({QueryResult})
 
-__all__ = ["SCHEMA_VERSION", "ArtifactError", "Integrity", "MetricFailedError", "QueryResult",
-           "RunResult", "artifact_line", "is_artifact", "settings_differences"]
+__all__ = ["SCHEMA_VERSION", "ArtifactError", "CountNotMetricError", "Integrity",
+           "MetricFailedError", "QueryResult", "RunResult", "artifact_line", "is_artifact",
+           "settings_differences"]
+
+
+class CountNotMetricError(KeyError):
+    """A per-query count (``num_rel``, ``num_ret``, ``num_rel_ret``...: kept in each row's
+    ``counts``, not its ``metrics``) asked for as a metric (:meth:`RunResult.scores`,
+    :meth:`RunResult.mean`). The message names the run and the count, gives its summary
+    (trec_eval's: the total over the queries) and says how to read it:
+    :meth:`RunResult.summary`, or each row's ``counts``."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
 
 
 class MetricFailedError(KeyError):
@@ -87,6 +103,8 @@ class RunResult(RunRecord):
             MetricFailedError: (a ``KeyError``) the metric failed on some case, or a
                 case's target call failed; the message names the run, the metric and
                 every such case.
+            CountNotMetricError: (a ``KeyError``) ``metric`` is a per-query count
+                (``num_rel``...), kept in the rows' ``counts``: see :meth:`summary`.
             KeyError: some row lacks the metric (the message names the run and a row).
         """
         metric = self._stored_name(metric)
@@ -113,6 +131,8 @@ class RunResult(RunRecord):
         out: dict[str, float] = {}
         for r in self.per_query:
             if metric not in r.metrics:
+                if metric in (getattr(r, "counts", None) or {}):
+                    raise CountNotMetricError(self._count_message(metric))
                 have = ", ".join(sorted(r.metrics)) or "none"
                 raise KeyError(
                     f"run {self.name!r} has no metric {metric!r} on query {r.query_id!r} "
@@ -120,6 +140,50 @@ class RunResult(RunRecord):
                 )
             out[r.query_id] = float(r.metrics[metric])
         return out
+
+    def _count_message(self, name: str) -> str:
+        """Why the count ``name`` has no mean or metric values, and how to read it."""
+        from evalkit.data.summaries import summary_kind
+
+        kind = summary_kind(name, count=True)
+        what = {"sum": "the total", "mean": "the mean"}.get(kind, kind)
+        try:
+            value = f" ({self.summary(name):g} here)"
+        except KeyError:  # some row lacks the count
+            value = ""
+        return (f"run {self.name!r}: {name!r} is a per-query count, not a metric: its summary "
+                f"is {what} over the queries, as trec_eval's 'all' line gives it{value}. "
+                f"Read it with run.summary({name!r}), each query's with "
+                f"run.per_query[i].counts[{name!r}] (or the {name!r} column of "
+                "run.to_pandas())")
+
+    def summary(self, name: str) -> float:
+        """The summary of a metric or a per-query count over the rows, as trec_eval's
+        ``all`` line gives it (:mod:`evalkit.data.summaries`): for a metric its
+        :meth:`mean`; for a count (``num_rel``, ``num_ret``, ``num_rel_ret``..., kept in
+        each row's ``counts``) the sum over the rows, or the summary its record declares
+        (``rbp_resid``: the mean).
+
+        Raises:
+            ValueError: the run has no rows.
+            MetricFailedError: (a ``KeyError``) as :meth:`mean`, for a metric.
+            KeyError: ``name`` is neither a metric nor a count of every row (the message
+                names the run, a row and what it has).
+        """
+        from evalkit.data.summaries import summary_value
+
+        if not self.per_query:
+            raise ValueError(f"run {self.name!r} has no rows; its summary is undefined")
+        first = self.per_query[0]
+        if self._stored_name(name) in first.metrics:
+            return self.mean(name)
+        for r in self.per_query:
+            held = getattr(r, "counts", None) or {}
+            if name not in held:
+                have = sorted(r.metrics) + sorted(held)
+                raise KeyError(f"run {self.name!r} has no metric or count {name!r} on query "
+                               f"{r.query_id!r} (it has: {', '.join(have) or 'none'})")
+        return summary_value(self, name, count=True)
 
     def _failures(self, metric: str) -> dict[str, str]:
         """``{case id: why}`` of the cases where ``metric`` has no value because the
@@ -171,10 +235,15 @@ class RunResult(RunRecord):
         ``exp`` of their mean, trec_eval's geometric mean
         (:func:`evalkit.data.summaries.mean_value`).
 
+        A per-query count (``num_rel``...) has no mean here: its summary (trec_eval's, the
+        total over the queries) is :meth:`summary`'s.
+
         Raises:
             ValueError: the run has no rows.
             MetricFailedError: (a ``KeyError``) the metric failed on some case; the
                 message names the run, the metric and the cases.
+            CountNotMetricError: (a ``KeyError``) ``metric`` is a per-query count; the
+                message gives its summary and how to read it.
             KeyError: a row lacks the metric.
         """
         if not self.per_query:

@@ -64,8 +64,9 @@ def run_columns(run: RunRecord, metrics: Sequence[str] | None = None,
     metric and count of the rows), as ``evalkit eval -m`` does.
 
     Raises:
-        ValueError: a metric and a count share a name, or a metric is named like one of
-            the id or error columns.
+        ValueError: a metric and a count share a name, a metric is named like one of the
+            id or error columns, or a count of the rows is named in ``metrics`` (or a
+            metric in ``counts``).
     """
     rows = list(run.per_query)
     rows = [rows[i] for i in row_order([str(r.query_id) for r in rows])]
@@ -76,6 +77,12 @@ def run_columns(run: RunRecord, metrics: Sequence[str] | None = None,
         set(metrics) & set(counts))
     if clash:
         raise ValueError(f"run {run.name!r}: {', '.join(clash)} would name two columns")
+    for names, other, is_, held in ((metrics, all_counts, "a per-query count", "counts"),
+                                    (counts, all_metrics, "a metric", "metrics")):
+        swapped = [n for n in names if n in other]
+        if swapped:
+            raise ValueError(f"run {run.name!r}: {', '.join(map(repr, swapped))} is {is_}; "
+                             f"name it in {held}=")
     out: Columns = {"qid": [str(r.query_id) for r in rows]}
     if any(getattr(r, "sample", None) is not None for r in rows):
         out["sample"] = [getattr(r, "sample", None) for r in rows]

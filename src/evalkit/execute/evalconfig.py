@@ -328,10 +328,14 @@ def _read_yaml(file: Path) -> MarkedYaml:
     from evalkit.io.limits import LimitError
 
     try:
+        from evalkit.io.input_files import swapped_input_message
         from evalkit.io.user_files import read_input
 
-        return load_marked(read_input(file, "config", error=ConfigError
-                                      ).decode("utf-8-sig"))
+        data = read_input(file, "config", error=ConfigError)
+        other = swapped_input_message(file, "config", "`evalkit run CONFIG` (and --config)")
+        if other is not None:
+            raise ConfigError(other)
+        return load_marked(data.decode("utf-8-sig"))
     except LimitError as exc:
         line = "" if exc.line is None else f":{exc.line}"
         raise ConfigError(f"{file}{line}: {exc}") from None

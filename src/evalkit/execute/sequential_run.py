@@ -283,8 +283,11 @@ def _metric(settings: UntilDecided, specs: Sequence[MetricSpec]) -> MetricSpec:
     if name is not None:
         spec = _find(name, per_case)
         if spec is None:
-            raise SequentialError(f"--metric {name}: not a metric of this run (it has "
-                                  f"{have}); add it to the run's metrics")
+            from evalkit.core.metric_lookup import suggestion
+
+            hint = suggestion(name, [s.name for s in per_case])
+            raise SequentialError(f"--metric {name}: not a metric of this run{hint} (it "
+                                  f"has {have}); add it to the run's metrics")
         return spec
     if len(per_case) == 1:
         return per_case[0]

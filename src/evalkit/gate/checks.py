@@ -379,9 +379,15 @@ def load_checks_file(
             ``known_case_ids``); ``labels`` or ``baseline_labels`` not a path. The
             message starts with the file and the check.
     """
+    from evalkit.io.input_files import swapped_input_message
+
     p = Path(path)
+    data = _checks_bytes(p)
+    other = swapped_input_message(p, "checks", "--checks")
+    if other is not None:
+        raise CheckError(other)
     try:
-        text = _checks_bytes(p).decode("utf-8-sig")
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise CheckError(
             f"{p}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset {exc.start}); "

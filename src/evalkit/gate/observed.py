@@ -41,11 +41,10 @@ def _row_metrics(rows: Sequence[Any]) -> list[str]:
 
 def _did_you_mean(name: str, rows: Sequence[Any]) -> str:
     """``"; did you mean 'x'?"`` naming the metrics of ``rows`` that ``name`` looks like a
-    misspelling of (:func:`evalkit.core.metric_lookup.unknown_message`), or ``""``."""
-    from evalkit.core.metric_lookup import unknown_message
+    misspelling of (:func:`evalkit.core.metric_lookup.suggestion`), or ``""``."""
+    from evalkit.core.metric_lookup import suggestion
 
-    found = unknown_message(set(_row_metrics(rows)), name)
-    return found[found.index(";"):] if "; did you mean" in found else ""
+    return suggestion(name, _row_metrics(rows))
 
 
 def resolve_check_metric(check: CheckSpec, reg: Registry, rows: Sequence[Any]) -> Resolved:

@@ -29,7 +29,7 @@ SNIFF_BYTES = 1 << 16
 
 Kind = Literal[
     "missing", "directory", "unreadable", "damaged", "empty", "binary", "artifact", "goldens",
-    "json", "cut", "refused", "qrels", "run", "text", "not_utf8",
+    "json", "cut", "refused", "qrels", "run", "text", "not_utf8", "yaml",
 ]
 
 class InputError(SettingError):
@@ -53,11 +53,67 @@ class Sniffed:
             :mod:`evalkit.io.limits` refuses: nested too deeply, an integer too long),
             the limit's message.
         line: the 1-based number of the first data line inspected, when there is one.
+        role: for ``"yaml"``, which evalkit file its top-level keys make it (a key of
+            :data:`YAML_ROLES`: ``"checks"``, ``"config"``, ``"collections"``,
+            ``"goldens"``), else ``""``.
     """
 
     kind: Kind
     looks_like: str
     line: int | None = None
+    role: str = ""
+
+
+#: the YAML files evalkit reads: ``role: (what it is, where it is passed)``
+YAML_ROLES: dict[str, tuple[str, str]] = {
+    "checks": ("a gate checks file (YAML)", "pass it as `evalkit gate --checks FILE`"),
+    "config": ("an eval config (evalkit.yaml)",
+               "pass it as `evalkit run CONFIG` or `evalkit gate --config CONFIG`"),
+    "collections": ("a collections file (YAML)",
+                    "pass it as `evalkit compare --collections FILE`"),
+    "goldens": ("a golden set (YAML, a 'cases' list)",
+                "name it as goldens: in evalkit.yaml and run it with `evalkit run`"),
+}
+
+#: each file a reader refuses others in the place of (:func:`swapped_input_message`):
+#: ``role: (what it is, an example)``; the YAML ones are :data:`YAML_ROLES`' too
+TAKES: dict[str, tuple[str, str]] = {
+    "checks": (YAML_ROLES["checks"][0], "checks: [{metric: ndcg@10, op: '>=', threshold: 0.5}]"),
+    "config": (YAML_ROLES["config"][0],
+               "an evalkit.yaml with the keys goldens, target and output"),
+    "collections": (YAML_ROLES["collections"][0],
+                    "collections: [{name: dl19, baseline: a.run, candidate: b.run}]"),
+    "goldens": (YAML_ROLES["goldens"][0], "cases: [{id: c1, query: ...}]"),
+    "labels": ("a labels file (JSON Lines) or a golden file with labels",
+               '{"id": "q1", "labels": {"correctness": 4}}'),
+}
+
+#: the kinds of :func:`sniff` (``yaml:ROLE`` for an evalkit YAML file) a role's reader
+#: takes besides its own
+_ALSO_TAKES: dict[str, frozenset[str]] = {"labels": frozenset({"goldens", "yaml:goldens"})}
+
+#: where each kind of input :func:`sniff` tells apart is passed, for a message refusing it
+#: as another (``"artifact"``, ``"run"``, ``"qrels"``, ``"goldens"``)
+PASSED_AS: dict[str, str] = {
+    "artifact": "pass it as --run (or --baseline) to `evalkit gate`, or as a run to "
+                "`evalkit compare` or `evalkit eval`",
+    "run": "score it with `evalkit eval RUN --qrels QRELS`",
+    "qrels": "pass it as --qrels",
+    "goldens": "name it as goldens: in evalkit.yaml and run it with `evalkit run`",
+}
+
+_YAML_KEY = re.compile(r"^([A-Za-z_][\w-]*)[ \t]*:(?:[ \t]|$)")
+_CONFIG_KEYS = frozenset({"target", "goldens", "output", "goldens_loader"})
+
+
+def _yaml_role(keys: set[str]) -> str:
+    """The evalkit YAML file whose top-level ``keys`` these are, or ``""``."""
+    if keys & _CONFIG_KEYS:
+        return "config"
+    for role in ("checks", "collections"):
+        if role in keys:
+            return role
+    return "goldens" if "cases" in keys else ""
 
 
 def _head(path: Path) -> tuple[bytes, int]:
@@ -199,6 +255,12 @@ def sniff(path: str | Path) -> Sniffed:
     stripped = first.strip()
     if stripped[0] in "{[":
         return _sniff_json(stripped, lineno, last=len(data) == 1)
+    if stripped == "---" or _YAML_KEY.match(first) or (
+            p.suffix.lower() in (".yaml", ".yml") and stripped.startswith("- ")):
+        keys = {m[1] for _, s in data if (m := _YAML_KEY.match(s))}
+        role = _yaml_role(keys)
+        what = YAML_ROLES[role][0] if role else "a YAML file"
+        return Sniffed("yaml", what, lineno, role)
     fields = stripped.split()
     if len(fields) == 4 and _is_int(fields[3]):
         return Sniffed("qrels", f"a TREC qrels file (4 fields per line: {QRELS_LINE})", lineno)
@@ -362,7 +424,44 @@ def not_a_run_message(path: Path, found: Sniffed, *, qrels_given: bool) -> str:
                 f"command takes {takes}")
     if found.kind == "json":
         return f"{_at(path, found)}: {found.looks_like}, not a run. This command takes {takes}"
+    if found.kind == "yaml":
+        return (f"{path} is {found.looks_like}, not a run{_yaml_use(found)}. This command "
+                f"takes {takes}")
     return f"{path} is {found.looks_like}. This command takes {takes}"
+def _yaml_use(found: Sniffed) -> str:
+    """``"; pass it as ..."`` for an evalkit YAML file :func:`sniff` named, else ``""``."""
+    return f"; {YAML_ROLES[found.role][1]}" if found.kind == "yaml" and found.role else ""
+
+
+def swapped_input_message(path: str | Path, role: str, label: str) -> str | None:
+    """Why ``path``, given as ``label`` (``"--checks"``, ``"--labels"``), is not the file
+    of ``role`` (a key of :data:`TAKES`: a checks file, an eval config, a collections
+    file, a YAML golden set, a labels file) but another kind of input :func:`sniff`
+    recognises (a run artifact, a TREC run or qrels file, a golden set in JSON Lines, the
+    rows of an artifact, an evalkit YAML file of another role), with where that file is
+    passed and what ``label`` takes; None when it may be the file (its reader has the
+    precise message) or is not a regular file (standard input is not read twice)."""
+    p = Path(path)
+    if str(path) in ("-", "/dev/stdin") or not p.is_file():
+        return None
+    found = sniff(p)
+    also = _ALSO_TAKES.get(role, frozenset())
+    if found.kind in also:
+        return None
+    what, example = TAKES[role]
+    takes = f"{label} takes {what}, e.g. {example}"
+    if found.kind == "yaml":
+        if not found.role or found.role == role or f"yaml:{found.role}" in also:
+            return None
+        return f"{p} is {found.looks_like}, not {what}{_yaml_use(found)}. {takes}"
+    if found.kind == "json" and found.looks_like.startswith("the rows of a run artifact"):
+        return (f"{_at(p, found)}: {found.looks_like}, not {what}; a run artifact begins "
+                f"with its header line. {takes}")
+    if found.kind not in PASSED_AS:
+        return None
+    return f"{_at(p, found)}: {found.looks_like}, not {what}: {PASSED_AS[found.kind]}. {takes}"
+
+
 def not_qrels_message(path: Path, found: Sniffed) -> str | None:
     """Why ``path`` cannot be read as qrels, or None when it may be qrels."""
     if found.kind == "not_utf8":
@@ -379,8 +478,8 @@ def not_qrels_message(path: Path, found: Sniffed) -> str | None:
         return (f"--qrels {path} looks like {found.looks_like}, not qrels; were RUN and "
                 f"--qrels swapped? Qrels lines are `{QRELS_LINE}`")
     where = f"{_at(path, found)}:" if found.kind == "json" else f"{path} is"
-    return (f"--qrels {where} {found.looks_like}, not TREC qrels. Pass a qrels file "
-            f"with lines `{QRELS_LINE}`")
+    return (f"--qrels {where} {found.looks_like}, not TREC qrels{_yaml_use(found)}. Pass a "
+            f"qrels file with lines `{QRELS_LINE}`")
 def not_artifact_message(path: Path, what: str, fix: str | None = None) -> str:
     """Why ``path`` (the ``what``: "run", "baseline") is not a run artifact, and ``fix``
     (default: how to make one from a TREC run)."""
@@ -408,7 +507,8 @@ def not_artifact_message(path: Path, what: str, fix: str | None = None) -> str:
         where = f"{_at(path, found)}:" if found.kind == "json" else f"{path} is"
         return (f"{what} {where} {found.looks_like}, not an evalkit run artifact (whose "
                 f"first line is a header object with \"type\": \"header\"). {fix}")
-    return f"{what} {path} is {found.looks_like}, not an evalkit run artifact. {fix}"
+    return (f"{what} {path} is {found.looks_like}, not an evalkit run artifact"
+            f"{_yaml_use(found)}. {fix}")
 def no_query_message(path: str | Path, hint: str | None = None) -> str:
     """What to say when a TREC run scored with ``--missing skip`` (``missing="skip"``)
     leaves no query to evaluate: none of its topics is judged (``evalkit eval`` and

@@ -36,11 +36,13 @@ def chosen_metrics(runs: Sequence[StoredRun], wanted: Sequence[str]) -> list[str
     """
     have = available_metrics(runs)
     names = [n.strip() for w in wanted for n in w.split(",") if n.strip()]
+    from evalkit.core.metric_lookup import suggestion
+
     for name in names:
         if name not in have:
             raise UnknownMetricError(
-                f"-m {name}: no run of the history holds it (they hold: "
-                f"{', '.join(have) or 'nothing'})")
+                f"-m {name}: no run of the history holds it{suggestion(name, have)} (they "
+                f"hold: {', '.join(have) or 'nothing'})")
     return names or have
 
 

@@ -171,15 +171,19 @@ def judge_agreement(run: Any, labels: HumanLabels, metrics: Sequence[str] | None
     labels.check_ids(run.ids(), f"run {run.name!r}")
     wanted = list(metrics) if metrics else labels.metrics()
     out: list[MetricAgreement] = []
+    from evalkit.core.metric_lookup import suggestion
+
     for metric in wanted:
         if metric not in labels.metrics():
             raise LabelError(f"{labels.source or 'labels'}: no case is labelled for "
-                             f"{metric!r}; labelled: {', '.join(labels.metrics())}")
+                             f"{metric!r}{suggestion(metric, labels.metrics())}; labelled: "
+                             f"{', '.join(labels.metrics())}")
         failed = failed_cases(run.per_query, metric, set(run.ids()))
         if metric not in run.metric_names() and len(failed) == len(run.ids()) and not any(
                 metric in (getattr(r, "metric_errors", None) or {}) for r in run.per_query):
             raise LabelError(f"{labels.source or 'labels'}: metric {metric!r} is labelled "
-                             f"but run {run.name!r} has no such metric (it has: "
+                             f"but run {run.name!r} has no such metric"
+                             f"{suggestion(metric, run.metric_names())} (it has: "
                              f"{', '.join(run.metric_names())})")
         values = run.scores(metric) if not failed else case_means(run.per_query, metric)
         own = labels.for_metric(metric)

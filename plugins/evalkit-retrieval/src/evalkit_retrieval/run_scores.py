@@ -81,9 +81,12 @@ def select_measures(
             continue
         if canon in result.metric_failures():
             result.mean(canon)  # MetricFailedError: names the run, the metric, the cases
+        from evalkit.core.metric_lookup import suggestion
+
         known = have + counts_have
         raise MeasureSelectionError(
-            f"{path}: no metric {name!r} in this run (it has: {', '.join(known) or 'none'})")
+            f"{path}: no metric {name!r} in this run{suggestion(name, known)} (it has: "
+            f"{', '.join(known) or 'none'})")
     return metrics, counts
 
 
