@@ -181,7 +181,7 @@ def test_gate_takes_clusters(pilot: tuple[Path, Path], tmp_path: Path) -> None:
                               "--clusters", str(cl_file), "--report", f"json:{out}"])
     assert res.exit_code == 0, res.output
     assert "clustered: the baseline checks' tests take the cluster as their unit (31 " \
-        "clusters over the run's 93 cases)" in res.output
+        "clusters over the run's 93 cases, effective number G* = 31.0)" in res.output
     text = out.read_text()
     assert '"n_clusters": 31' in text
 
