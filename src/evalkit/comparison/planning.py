@@ -394,14 +394,11 @@ def plan_power(
                                  trials=trials, seed=seed, ks=list(epochs), clusters=given)
         notes = [*loaded.left_out, *(w for ws in loaded.notes for w in ws)]
         if given is not None:
-            from collections import Counter
-
-            from evalkit.stats.clusters import effective_clusters, few_clusters_note
+            from evalkit.stats.clusters import count_clusters, few_clusters_note
 
             g = plans[0].n_clusters or 0
-            sizes = Counter(str(given[i]) for i in base.ids() if i in given)
-            eff = effective_clusters(list(sizes.values())) if sizes else None
-            star = f", effective number G* = {eff:.1f}" if eff is not None else ""
+            eff = count_clusters(given[i] for i in base.ids() if i in given)[1]
+            star = "" if eff is None else f", effective number G* = {eff:.1f}"
             notes.append(f"clustered: every n counts clusters (the pilot has {g} clusters "
                          f"of {len(base.ids()) / g:.3g} cases on average{star}); sd is "
                          "that of one cluster-level difference")

@@ -33,10 +33,11 @@ def describe(settings: Settings) -> str:
         parts.append(" and ".join(CI_LABELS.get(c, c) for c in cis) + " CI" + (
             " (with the bootstrap-t interval's ends where those are wider)" if united else ""))
     if settings.clusters is not None:
-        star = ("" if settings.effective_clusters is None else
-                f", effective number G* = {settings.effective_clusters:.1f}")
-        parts.append(f"clustered: the unit is the cluster ({settings.clusters} clusters"
-                     f"{star}; CR1 standard error, whole-cluster sign flips and bootstrap)")
+        from evalkit.stats.clusters import clusters_phrase
+
+        parts.append("clustered: the unit is the cluster ("
+                     f"{clusters_phrase(settings.clusters, settings.effective_clusters)}; "
+                     "CR1 standard error, whole-cluster sign flips and bootstrap)")
     if settings.alternative != "two-sided":
         parts.append(f"one-sided ({settings.alternative})")
     if any(m != "t-test" for m in methods) or any(c != "t" for c in cis):

@@ -143,14 +143,10 @@ def _clusters_notes(clusters: Mapping[str, Hashable], run: RunResult) -> list[st
     tests) and their effective number ``G*``
     (:func:`evalkit.stats.clusters.effective_clusters`), and the warning when either is
     below :data:`evalkit.stats.clusters.FEW_CLUSTERS`."""
-    from collections import Counter
+    from evalkit.stats.clusters import count_clusters, few_clusters_note
 
-    from evalkit.stats.clusters import effective_clusters, few_clusters_note
-
-    sizes = Counter(str(clusters[i]) for i in run.ids() if i in clusters)
-    g = len(sizes)
-    eff = effective_clusters(list(sizes.values())) if sizes else None
-    star = f", effective number G* = {eff:.1f}" if eff is not None else ""
+    g, eff = count_clusters(clusters[i] for i in run.ids() if i in clusters)
+    star = "" if eff is None else f", effective number G* = {eff:.1f}"
     notes = [f"clustered: the baseline checks' tests take the cluster as their unit "
              f"({g} clusters over the run's {len(run.ids())} cases{star})"]
     few = few_clusters_note(g, eff)

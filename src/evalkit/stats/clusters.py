@@ -46,7 +46,8 @@ Clustered cases). :func:`effective_clusters` gives the effective number of clust
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Mapping, Sequence
+from collections import Counter
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -243,6 +244,20 @@ def cr1_se(d: FloatArray, index: ClusterIndex) -> float:
     return math.sqrt(math.fsum(((r - mean) ** 2).tolist()) / (G - 1) / G)
 
 
+def count_clusters(names: Iterable[Hashable]) -> tuple[int, float | None]:
+    """``(G, G*)`` of cases whose clusters are ``names`` (one per case, compared as text):
+    how many clusters and their effective number (:func:`effective_clusters`); ``(0,
+    None)`` for no cases."""
+    sizes = Counter(str(c) for c in names)
+    return len(sizes), (effective_clusters(list(sizes.values())) if sizes else None)
+
+
+def clusters_phrase(g: int, effective: float | None) -> str:
+    """``"30 clusters, effective number G* = 3.1"`` (without ``G*`` when None)."""
+    star = "" if effective is None else f", effective number G* = {effective:.1f}"
+    return f"{g} clusters{star}"
+
+
 #: The tests whose error rate the effective number of clusters governs: the CR1 t-test
 #: and the cluster bootstraps (not the sign-flip test, which holds on unequal sizes).
 SIZE_SENSITIVE: frozenset[str] = frozenset({"t-test", "bootstrap-t", "bootstrap"})
@@ -277,5 +292,5 @@ def few_clusters_note(n_clusters: int, effective: float | None = None,
 
 
 __all__ = ["EFFECTIVE_RHO", "FEW_CLUSTERS", "SIZE_SENSITIVE", "ClusterIndex",
-           "cluster_columns", "cluster_index", "cluster_sums", "cr1_se",
-           "effective_clusters", "few_clusters_note"]
+           "cluster_columns", "cluster_index", "cluster_sums", "clusters_phrase",
+           "count_clusters", "cr1_se", "effective_clusters", "few_clusters_note"]
