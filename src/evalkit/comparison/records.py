@@ -66,7 +66,8 @@ class Settings:
     less those on a slice of one case, which has no test).
     ``clusters``: the number of clusters the tests took as their unit, None when the
     cases were not clustered; ``effective_clusters``: their effective number ``G*``
-    (:func:`evalkit.stats.clusters.effective_clusters`), None likewise.
+    (:func:`evalkit.stats.clusters.effective_clusters`), None likewise (and left out
+    of the JSON).
     """
 
     method: str = "auto"
@@ -107,9 +108,10 @@ class Settings:
             "allow_incomplete": self.allow_incomplete, "family_size": self.family_size,
             "generator": self.generator, "methods_used": list(self.methods_used),
             "ci_methods_used": list(self.ci_methods_used), "clusters": self.clusters,
-            "effective_clusters": self.effective_clusters,
         } | ({"by": self.by, "slice_family_size": self.slice_family_size}
-             if self.by is not None else {})
+             if self.by is not None else {}) | (
+            {"effective_clusters": self.effective_clusters}
+            if self.clusters is not None else {})
 
 
 class FloatColumn(Sequence[float]):
