@@ -7,6 +7,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,8 @@ import numpy as np
 import pytest
 
 from evalkit.stats import compare_runs, paired_test
-from evalkit.stats.clusters import FEW_CLUSTERS, cluster_index, cr1_se
+from evalkit.stats.clusters import FEW_CLUSTERS, cluster_index, cr1_se, effective_clusters
+from evalkit.stats.methods import BOTH, resolve_method
 
 REFERENCE = json.loads((Path(__file__).parent / "data" / "clusters" /
                         "statsmodels_reference.json").read_text())
@@ -51,7 +53,10 @@ def test_clustered_t_test_matches_statsmodels(case: dict[str, Any]) -> None:
     assert r.ci_low == pytest.approx(case["ci_low"], rel=1e-10)
     assert r.ci_high == pytest.approx(case["ci_high"], rel=1e-10)
     assert r.n_clusters is not None
-    assert (r.n_clusters < FEW_CLUSTERS) == any(
+    sizes = np.array(list(Counter(case["clusters"]).values()), dtype=float)
+    g_star = np.sum(sizes**2) ** 2 / np.sum(sizes**4)  # rho = 1, by hand
+    assert r.effective_clusters == pytest.approx(g_star, rel=1e-12)
+    assert (r.n_clusters < FEW_CLUSTERS or g_star < FEW_CLUSTERS) == any(
         w.startswith("the inference rests on") for w in r.warnings)
 
 
@@ -176,3 +181,98 @@ def test_family_counts_clusters_and_warns_below_twenty() -> None:
     fam = compare_runs(base, [cand], ["m"], clusters=many)
     assert fam.results[0].n_clusters == 30
     assert not any("clusters" in w for w in fam.results[0].warnings)
+
+
+# ------------------------------------------- unequal sizes: G*, and what "auto" runs
+#: 25 single cases and clusters of 10, 20, 30, 40 and 50 (N = 175): the design where the
+#: CR1 t-test rejected 16% of true nulls at alpha 0.05 (docs/statistics.md).
+UNEQUAL = [1] * 25 + [10, 20, 30, 40, 50]
+
+
+def test_effective_clusters_by_hand() -> None:
+    # Carter, Schnepel and Steigerwald: G* = G / (1 + Gamma), Gamma the squared
+    # coefficient of variation (divisor G) of gamma_g ~ n_g (1 + rho (n_g - 1)).
+    # sizes 1, 2, 3; rho = 1: gamma = 1, 4, 9, mean 14/3, variance 98/3 - 196/9 = 98/9,
+    # Gamma = (98/9) / (196/9) = 1/2, G* = 3 / 1.5 = 2
+    assert effective_clusters([1, 2, 3]) == pytest.approx(2.0, rel=1e-15)
+    # rho = 0: gamma = 1, 2, 3, Gamma = (2/3) / 4 = 1/6, G* = 3 / (7/6) = 18/7 = 36/14
+    assert effective_clusters([1, 2, 3], rho=0.0) == pytest.approx(18 / 7, rel=1e-15)
+    # rho = 0.5: gamma = 1, 3, 6, mean 10/3, variance 46/3 - 100/9 = 38/9, Gamma = 0.38
+    assert effective_clusters([1, 2, 3], rho=0.5) == pytest.approx(3 / 1.38, rel=1e-14)
+    # equal sizes: G* = G whatever rho
+    for rho in (0.0, 0.3, 1.0):
+        assert effective_clusters([5] * 10, rho=rho) == pytest.approx(10.0, rel=1e-15)
+    # the unequal design: sum n^2 = 5525, sum n^4 = 25 + 979 * 10^4 = 9790025
+    assert effective_clusters(UNEQUAL) == pytest.approx(5525**2 / 9_790_025, rel=1e-14)
+    assert effective_clusters(UNEQUAL, rho=0.0) == pytest.approx(175**2 / 5525, rel=1e-14)
+    # scale-free: no overflow from n**4 of a huge cluster
+    assert effective_clusters([1e80, 1e80]) == pytest.approx(2.0, rel=1e-12)
+    assert cluster_index([f"q{i}" for i in range(6)],
+                         {"q0": "a", "q1": "b", "q2": "b", "q3": "c", "q4": "c",
+                          "q5": "c"}).effective == pytest.approx(2.0, rel=1e-15)
+
+
+def test_effective_clusters_refuses_bad_input() -> None:
+    for sizes in ([], [0, 3], [2, float("nan")], [-1, 2]):
+        with pytest.raises(ValueError, match="sizes must be"):
+            effective_clusters(sizes)
+    with pytest.raises(ValueError, match="rho must be in"):
+        effective_clusters([1, 2], rho=1.5)
+
+
+def _unequal_runs(binary: bool) -> tuple[dict[str, float], dict[str, float], dict[str, str]]:
+    g = np.repeat(np.arange(len(UNEQUAL)), UNEQUAL)
+    rng = np.random.default_rng(5)
+    if binary:
+        a, b = (rng.random(g.size) < 0.5).astype(float), (rng.random(g.size) < 0.5)
+    else:
+        a, b = rng.normal(0.5, 0.1, g.size), np.full(g.size, 0.5)
+    ids = [f"q{i:03d}" for i in range(g.size)]
+    return ({q: float(x) for q, x in zip(ids, a, strict=True)},
+            {q: float(x) for q, x in zip(ids, b, strict=True)},
+            {q: f"c{k:02d}" for q, k in zip(ids, g, strict=True)})
+
+
+def test_auto_with_clusters_runs_the_sign_flip_test_on_a_binary_metric() -> None:
+    a, b, cl = _unequal_runs(binary=True)
+    # without clusters a binary metric gets the t-test, as before
+    assert paired_test(a, b, "em", value_type="binary").method == "t-test"
+    r = paired_test(a, b, "em", value_type="binary", clusters=cl, n_resamples=999)
+    assert r.method in ("randomization", BOTH)
+    assert not any("metric is binary" in w for w in r.warnings)
+    fam = compare_runs(b, [a], ["em"], value_types={"em": "binary"}, clusters=cl,
+                       n_resamples=999)
+    assert fam.results[0].method in ("randomization", BOTH)
+    assert fam.results[0].effective_clusters == pytest.approx(5525**2 / 9_790_025)
+    # the choice, on values whose skewness is below the guard
+    tenths = np.array([1.0, -1.0, 1.0, 0.0, 1.0, -1.0, -1.0, 1.0, 0.0, -1.0])
+    assert resolve_method("auto", tenths, "binary", clustered=True) == "randomization"
+    assert resolve_method("auto", tenths, "binary") == "t-test"
+    assert resolve_method("t-test", tenths, "binary", clustered=True) == "t-test"
+    # the CR1 t-test is still there when asked for
+    assert paired_test(a, b, "em", method="t-test", clusters=cl).method == "t-test"
+
+
+def test_thirty_unequal_clusters_warn_with_g_and_g_star() -> None:
+    a, b, cl = _unequal_runs(binary=False)
+    forced = paired_test(a, b, "x", method="t-test", clusters=cl)
+    assert forced.n_clusters == 30
+    note = ("the inference rests on 30 clusters of unequal sizes, whose effective number "
+            "G* = 3.1 is below 20 (Carter, Schnepel and Steigerwald 2017): the CR1 t-test "
+            "and the cluster bootstrap reject true nulls too often when a few large "
+            "clusters carry the mean; the cluster sign-flip test (method 'randomization', "
+            "the default 'auto' with clusters) holds there")
+    assert note in forced.warnings
+    boot = paired_test(a, b, "x", method="bootstrap-t", clusters=cl, n_resamples=999)
+    assert note in boot.warnings
+    flip = paired_test(a, b, "x", method="randomization", clusters=cl, n_resamples=999)
+    assert [w for w in flip.warnings if w.startswith("the inference rests on")] == [
+        note.split("; the cluster sign-flip")[0] + "; the sign-flip test, which ran here, "
+        "held its level on such designs (docs/statistics.md, Clustered cases)"]
+    # 30 clusters of 2: G* = G = 30, no warning
+    pairs = {q: f"c{i // 2}" for i, q in enumerate(sorted(a)[:60])}
+    a60 = {q: a[q] for q in pairs}
+    b60 = {q: b[q] for q in pairs}
+    even = paired_test(a60, b60, "x", method="t-test", clusters=pairs)
+    assert even.effective_clusters == pytest.approx(30.0)
+    assert not any("clusters" in w for w in even.warnings)

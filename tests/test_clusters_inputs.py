@@ -181,7 +181,7 @@ def test_gate_takes_clusters(pilot: tuple[Path, Path], tmp_path: Path) -> None:
                               "--clusters", str(cl_file), "--report", f"json:{out}"])
     assert res.exit_code == 0, res.output
     assert "clustered: the baseline checks' tests take the cluster as their unit (31 " \
-        "clusters over the run's 93 cases)" in res.output
+        "clusters over the run's 93 cases, effective number G* = 31.0)" in res.output
     text = out.read_text()
     assert '"n_clusters": 31' in text
 
@@ -207,3 +207,37 @@ def test_few_clusters_warn_in_every_report(tmp_path: Path) -> None:
     from evalkit.comparison.report import to_report
 
     assert any("rests on 6 clusters" in n for n in to_report(c).notes)
+
+
+def test_unequal_clusters_report_g_star_and_warn(pilot: tuple[Path, Path],
+                                                 tmp_path: Path) -> None:
+    cand, cl_file = pilot
+    qids = [line.split("\t")[0] for line in cl_file.read_text().splitlines()]
+    # 25 cases alone, then clusters of 10, 14, 20 and 24 cases: G = 29
+    names = [f"s{i}" for i in range(25)]
+    for k, size in enumerate((10, 14, 20, 24)):
+        names += [f"big{k}"] * size
+    assert len(names) == len(qids) == 93
+    unequal = tmp_path / "unequal.tsv"
+    unequal.write_text("".join(f"{q}\t{c}\n" for q, c in zip(qids, names, strict=True)))
+    # G* by hand (rho = 1): (sum n^2)^2 / sum n^4
+    sq = 25 + 10**2 + 14**2 + 20**2 + 24**2
+    g_star = sq**2 / (25 + 10**4 + 14**4 + 20**4 + 24**4)
+    res = runner.invoke(app, ["compare", str(BM25), str(cand), "--qrels", str(QRELS),
+                              "-m", "ap", "--clusters", str(unequal), "--json"])
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.stdout)
+    assert doc["clusters"] == 29
+    assert doc["effective_clusters"] == pytest.approx(g_star, rel=1e-12)
+    assert doc["comparisons"][0]["method"] in ("randomization", "randomization+bootstrap-t")
+    table = runner.invoke(app, ["compare", str(BM25), str(cand), "--qrels", str(QRELS),
+                                "-m", "ap", "--clusters", str(unequal)])
+    assert f"(29 clusters, effective number G* = {g_star:.1f};" in table.output
+    assert f"29 clusters of unequal sizes, whose effective number G* = {g_star:.1f} is " \
+        "below 20" in " ".join(table.output.split())
+    plan = runner.invoke(app, ["power", str(BM25), str(cand), "--qrels", str(QRELS),
+                               "-m", "ap", "--clusters", str(unequal), "--no-simulate"])
+    assert plan.exit_code == 0, plan.output
+    flat = " ".join(plan.output.split())
+    assert f"effective number G* = {g_star:.1f}" in flat
+    assert f"whose effective number G* = {g_star:.1f} is below 20" in flat

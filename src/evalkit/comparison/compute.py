@@ -460,6 +460,7 @@ def _settings(results: Sequence[Any], family_size: int, **asked: Any) -> Setting
         family_size=family_size, generator=generator, methods_used=methods,
         ci_methods_used=cis, by=asked["by"], slice_family_size=asked["slice_family_size"],
         clusters=next((r.n_clusters for r in results), None),
+        effective_clusters=next((r.effective_clusters for r in results), None),
     )
 
 

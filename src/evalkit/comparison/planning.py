@@ -394,13 +394,15 @@ def plan_power(
                                  trials=trials, seed=seed, ks=list(epochs), clusters=given)
         notes = [*loaded.left_out, *(w for ws in loaded.notes for w in ws)]
         if given is not None:
-            from evalkit.stats.clusters import few_clusters_note
+            from evalkit.stats.clusters import count_clusters, few_clusters_note
 
             g = plans[0].n_clusters or 0
+            eff = count_clusters(given[i] for i in base.ids() if i in given)[1]
+            star = "" if eff is None else f", effective number G* = {eff:.1f}"
             notes.append(f"clustered: every n counts clusters (the pilot has {g} clusters "
-                         f"of {len(base.ids()) / g:.3g} cases on average); sd is that of "
-                         "one cluster-level difference")
-            few = few_clusters_note(g)
+                         f"of {len(base.ids()) / g:.3g} cases on average{star}); sd is "
+                         "that of one cluster-level difference")
+            few = few_clusters_note(g, eff)
             notes.extend([few] if few else [])
         if epochs and not any(p.samples for p in plans):
             notes.append("--epochs plans samples per case only from a pilot whose runs "

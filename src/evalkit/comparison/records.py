@@ -65,7 +65,9 @@ class Settings:
     hypotheses the slices' p-values were adjusted over (slices x metrics x candidates,
     less those on a slice of one case, which has no test).
     ``clusters``: the number of clusters the tests took as their unit, None when the
-    cases were not clustered.
+    cases were not clustered; ``effective_clusters``: their effective number ``G*``
+    (:func:`evalkit.stats.clusters.effective_clusters`), None likewise (and left out
+    of the JSON).
     """
 
     method: str = "auto"
@@ -88,6 +90,7 @@ class Settings:
     by: str | None = None
     slice_family_size: int = 0
     clusters: int | None = None
+    effective_clusters: float | None = None
 
     @property
     def adjusted(self) -> bool:
@@ -106,7 +109,9 @@ class Settings:
             "generator": self.generator, "methods_used": list(self.methods_used),
             "ci_methods_used": list(self.ci_methods_used), "clusters": self.clusters,
         } | ({"by": self.by, "slice_family_size": self.slice_family_size}
-             if self.by is not None else {})
+             if self.by is not None else {}) | (
+            {"effective_clusters": self.effective_clusters}
+            if self.clusters is not None else {})
 
 
 class FloatColumn(Sequence[float]):

@@ -33,7 +33,10 @@ def describe(settings: Settings) -> str:
         parts.append(" and ".join(CI_LABELS.get(c, c) for c in cis) + " CI" + (
             " (with the bootstrap-t interval's ends where those are wider)" if united else ""))
     if settings.clusters is not None:
-        parts.append(f"clustered: the unit is the cluster ({settings.clusters} clusters; "
+        from evalkit.stats.clusters import clusters_phrase
+
+        parts.append("clustered: the unit is the cluster ("
+                     f"{clusters_phrase(settings.clusters, settings.effective_clusters)}; "
                      "CR1 standard error, whole-cluster sign flips and bootstrap)")
     if settings.alternative != "two-sided":
         parts.append(f"one-sided ({settings.alternative})")

@@ -140,13 +140,16 @@ def _gate_clusters(clusters: ClustersArg | bool | None, run: RunResult,
 
 def _clusters_notes(clusters: Mapping[str, Hashable], run: RunResult) -> list[str]:
     """How many clusters the run's cases fall in (the unit of the baseline checks'
-    tests), and the warning below :data:`evalkit.stats.clusters.FEW_CLUSTERS`."""
-    from evalkit.stats.clusters import few_clusters_note
+    tests) and their effective number ``G*``
+    (:func:`evalkit.stats.clusters.effective_clusters`), and the warning when either is
+    below :data:`evalkit.stats.clusters.FEW_CLUSTERS`."""
+    from evalkit.stats.clusters import count_clusters, few_clusters_note
 
-    g = len({str(clusters[i]) for i in run.ids() if i in clusters})
+    g, eff = count_clusters(clusters[i] for i in run.ids() if i in clusters)
+    star = "" if eff is None else f", effective number G* = {eff:.1f}"
     notes = [f"clustered: the baseline checks' tests take the cluster as their unit "
-             f"({g} clusters over the run's {len(run.ids())} cases)"]
-    few = few_clusters_note(g)
+             f"({g} clusters over the run's {len(run.ids())} cases{star})"]
+    few = few_clusters_note(g, eff)
     return notes + ([few] if few else [])
 
 
@@ -191,7 +194,8 @@ def evaluate_gate(
             ``cluster``, or True for the clusters of the golden set the run was made
             from. The test of every baseline check on a per-case metric then takes the
             cluster as its unit (:mod:`evalkit.stats.clusters`; its comparison's
-            ``n_clusters``); a note says how many clusters, and warns below 20. A
+            ``n_clusters``); a note says how many clusters and their effective number
+            ``G*``, and warns when either is below 20. A
             whole-run aggregate's bootstrap still resamples cases.
         ppi: decide each baseline check on a per-case metric that has human labels in
             the run and in the baseline by the PPI++ interval of the human difference on

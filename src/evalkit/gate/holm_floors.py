@@ -8,8 +8,9 @@ one, and the gate makes it an error (:func:`evalkit.gate.evaluate.evaluate_gate`
 
 The floor counted for a check is the largest of those of every test it may end up using:
 the gate's per-case test is "auto" (:func:`evalkit.stats.methods.resolve_method`), which
-on a metric not declared binary runs the sign-flip test or, on skewed differences, the
-sign-flip test with the bootstrap-t (:data:`evalkit.stats.methods.BOTH`); every test but
+on a metric not declared binary, and with clusters on every metric, runs the sign-flip
+test or, on skewed differences, the sign-flip test with the bootstrap-t
+(:data:`evalkit.stats.methods.BOTH`); every test but
 the bootstrap answers equal differences by the exact sign-flip p (``2/2**n``), so the
 t-test of a 0/1 metric, whose p has no floor on varied differences, counts that one.
 """

@@ -34,12 +34,20 @@ clusters, cluster ``g`` holding ``n_g`` cases whose differences sum to ``S_g``, 
 
 With equal cluster sizes ``f_g = r_g = mean of cluster g``. With one case per cluster
 both are the differences themselves and every test is the independent one.
+
+When cluster sizes are unequal the mean is carried by the large clusters, and the CR1
+t-test on ``G - 1`` degrees of freedom (and the cluster bootstrap) reject far more often
+than alpha, even with 30 clusters; the cluster sign-flip test holds (docs/statistics.md,
+Clustered cases). :func:`effective_clusters` gives the effective number of clusters
+``G*`` of Carter, Schnepel and Steigerwald, which reads the sizes, and
+:func:`few_clusters_note` warns when ``G`` or ``G*`` is below :data:`FEW_CLUSTERS`.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Mapping, Sequence
+from collections import Counter
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -51,6 +59,13 @@ FloatArray = NDArray[np.float64]
 #: down and their t reference too liberal with few clusters (Cameron and Miller 2015,
 #: section VI, who discuss "few" as below 20 to 50).
 FEW_CLUSTERS = 20
+
+#: The within-cluster correlation :func:`effective_clusters` assumes by default: 1, the
+#: cautious end of the range Carter, Schnepel and Steigerwald (2017) consider when the
+#: correlation is unknown (the R package effClust defaults to 0.999). For given sizes it
+#: gives a smaller ``G*`` than ``rho = 0`` (``(sum n**2)**2 / sum n**4 <= N**2 / sum
+#: n**2``, by the log-convexity of moments), so the warning errs toward firing.
+EFFECTIVE_RHO = 1.0
 
 
 @dataclass(frozen=True)
@@ -72,6 +87,55 @@ class ClusterIndex:
     def n_clusters(self) -> int:
         """``G``, the number of clusters the inference rests on."""
         return len(self.labels)
+
+    @property
+    def effective(self) -> float:
+        """``G*``, the effective number of clusters of these sizes
+        (:func:`effective_clusters` with the default ``rho``)."""
+        return effective_clusters(self.sizes)
+
+
+def effective_clusters(sizes: Sequence[float] | FloatArray, rho: float = EFFECTIVE_RHO
+                       ) -> float:
+    """The effective number of clusters ``G*`` of the mean of cases in clusters of
+    ``sizes``, each case weighted equally.
+
+    Carter, Schnepel and Steigerwald, "Asymptotic Behavior of a t-Test Robust to Cluster
+    Heterogeneity", Review of Economics and Statistics 99(4), 2017, define
+    ``G* = G / (1 + Gamma)`` with ``Gamma = (1/G) sum_g (gamma_g - gamma_bar)**2 /
+    gamma_bar**2`` (the squared coefficient of variation, divisor ``G``, of the
+    ``gamma_g``) and ``gamma_g = e' (X'X)^-1 X_g' Omega_g X_g (X'X)^-1 e``, where
+    ``Omega_g`` is cluster ``g``'s error correlation, taken as equicorrelated with
+    ``rho``. For the mean (``X`` a column of ones, ``X'X = N``) ``X_g' Omega_g X_g =
+    n_g + rho n_g (n_g - 1)``, so ``gamma_g`` is proportional to
+    ``w_g = n_g (1 + rho (n_g - 1))`` and, as ``1 + Gamma = mean(w**2) / mean(w)**2``,
+
+        ``G* = (sum_g w_g)**2 / sum_g w_g**2``:
+
+    with ``rho = 1`` (the default) ``(sum n_g**2)**2 / sum n_g**4``; with ``rho = 0``
+    ``N**2 / sum n_g**2``. Equal sizes give ``G* = G`` whatever ``rho``; otherwise
+    ``G* < G``. Sizes 1, 2, 3 give 2.0 (``rho = 1``) and 36/14 = 2.571 (``rho = 0``).
+
+    Args:
+        sizes: cases per cluster, shape ``(G,)``, each positive.
+        rho: the within-cluster correlation assumed, in ``[0, 1]``.
+
+    Returns:
+        ``G*``, in ``[1, G]``.
+
+    Raises:
+        ValueError: no sizes, a size that is not positive and finite, or ``rho``
+            outside ``[0, 1]``.
+    """
+    n = np.asarray(sizes, dtype=np.float64)
+    if n.ndim != 1 or n.size == 0 or not bool(np.all(np.isfinite(n) & (n > 0))):
+        raise ValueError(f"effective_clusters: sizes must be one or more positive "
+                         f"numbers, got {sizes!r}")
+    if not (isinstance(rho, float | int) and 0.0 <= float(rho) <= 1.0):
+        raise ValueError(f"effective_clusters: rho must be in [0, 1], got {rho!r}")
+    w = n * (1.0 + float(rho) * (n - 1.0))
+    w = w / float(w.max())  # scale-free; keeps n**4 of big clusters far from overflow
+    return float(math.fsum(w.tolist()) ** 2 / math.fsum((w * w).tolist()))
 
 
 def _shown(items: Sequence[str], limit: int = 10) -> str:
@@ -180,14 +244,53 @@ def cr1_se(d: FloatArray, index: ClusterIndex) -> float:
     return math.sqrt(math.fsum(((r - mean) ** 2).tolist()) / (G - 1) / G)
 
 
-def few_clusters_note(n_clusters: int) -> str | None:
-    """The warning for fewer than :data:`FEW_CLUSTERS` clusters, else None."""
-    if n_clusters >= FEW_CLUSTERS:
+def count_clusters(names: Iterable[Hashable]) -> tuple[int, float | None]:
+    """``(G, G*)`` of cases whose clusters are ``names`` (one per case, compared as text):
+    how many clusters and their effective number (:func:`effective_clusters`); ``(0,
+    None)`` for no cases."""
+    sizes = Counter(str(c) for c in names)
+    return len(sizes), (effective_clusters(list(sizes.values())) if sizes else None)
+
+
+def clusters_phrase(g: int, effective: float | None) -> str:
+    """``"30 clusters, effective number G* = 3.1"`` (without ``G*`` when None)."""
+    star = "" if effective is None else f", effective number G* = {effective:.1f}"
+    return f"{g} clusters{star}"
+
+
+#: The tests whose error rate the effective number of clusters governs: the CR1 t-test
+#: and the cluster bootstraps (not the sign-flip test, which holds on unequal sizes).
+SIZE_SENSITIVE: frozenset[str] = frozenset({"t-test", "bootstrap-t", "bootstrap"})
+
+
+def few_clusters_note(n_clusters: int, effective: float | None = None,
+                      method: str | None = None) -> str | None:
+    """The warning when the inference rests on fewer than :data:`FEW_CLUSTERS`
+    clusters, or on fewer than that effectively (``effective``, ``G*`` of
+    :func:`effective_clusters`, below :data:`FEW_CLUSTERS` while ``G`` is not); None
+    otherwise. When ``method`` (the test that ran) is one of :data:`SIZE_SENSITIVE`,
+    the note recommends the cluster sign-flip test (``method="randomization"``)."""
+    small_g = n_clusters < FEW_CLUSTERS
+    small_eff = effective is not None and effective < FEW_CLUSTERS
+    if not (small_g or small_eff):
         return None
-    return (f"the inference rests on {n_clusters} clusters (fewer than {FEW_CLUSTERS}): "
-            "cluster-robust tests are unreliable with few clusters (Cameron and Miller "
-            "2015); treat p-values and intervals as rough")
+    advice = ("; the cluster sign-flip test (method 'randomization', the default 'auto' "
+              "with clusters) holds there" if method in SIZE_SENSITIVE else "")
+    if small_g:
+        eff = (f", effective number G* = {effective:.1f}" if effective is not None
+               and effective < n_clusters - 0.05 else "")
+        return (f"the inference rests on {n_clusters} clusters{eff} (fewer than "
+                f"{FEW_CLUSTERS}): cluster-robust tests are unreliable with few clusters "
+                "(Cameron and Miller 2015); treat p-values and intervals as rough"
+                + advice)
+    return (f"the inference rests on {n_clusters} clusters of unequal sizes, whose "
+            f"effective number G* = {effective:.1f} is below {FEW_CLUSTERS} (Carter, "
+            "Schnepel and Steigerwald 2017): the CR1 t-test and the cluster bootstrap "
+            "reject true nulls too often when a few large clusters carry the mean"
+            + (advice or "; the sign-flip test, which ran here, held its level on such "
+               "designs (docs/statistics.md, Clustered cases)"))
 
 
-__all__ = ["FEW_CLUSTERS", "ClusterIndex", "cluster_columns", "cluster_index",
-           "cluster_sums", "cr1_se", "few_clusters_note"]
+__all__ = ["EFFECTIVE_RHO", "FEW_CLUSTERS", "SIZE_SENSITIVE", "ClusterIndex",
+           "cluster_columns", "cluster_index", "cluster_sums", "clusters_phrase",
+           "count_clusters", "cr1_se", "effective_clusters", "few_clusters_note"]

@@ -133,13 +133,15 @@ def compare_runs(
             Without it such a run is refused.
         value_types: ``{metric: value type}``, what one case's value of each metric can
             be ("binary", "discrete", "continuous"; ``MetricSpec.value_type``); "auto"
-            runs the t-test on a "binary" one. A metric left out is undeclared.
+            runs the t-test on a "binary" one when the cases are not clustered. A
+            metric left out is undeclared.
             ``evalkit.compare`` passes the registered metrics'.
         clusters: ``{case id: cluster}``: every test of the family takes the cluster as
             its unit, as in :func:`evalkit.stats.paired_test` (each result's
-            ``n_clusters`` is ``G``). Every paired case needs a cluster; an id that no
-            paired case has is refused, unless ``allow_incomplete`` (it may be a case
-            left out).
+            ``n_clusters`` is ``G``, ``effective_clusters`` ``G*``; "auto" runs the
+            cluster sign-flip test on every metric). Every paired case needs a cluster;
+            an id that no paired case has is refused, unless ``allow_incomplete`` (it
+            may be a case left out).
 
     Returns:
         :class:`PairedTestFamily`.
@@ -222,7 +224,7 @@ def compare_runs(
     assert D is not None  # at least one metric and one pair
     read.clear()  # the runs' values, read for the differences alone
     n = D.shape[0]
-    units, flip, n_clusters = clustered(
+    units, flip, index = clustered(
         D, ids_ref or (), clusters, tuple(clusters or ()) if allow_incomplete else ())
     analysis = analyse_family(
         units,
@@ -265,8 +267,9 @@ def compare_runs(
             alpha=float(alpha),
             alternative=alternative,
             seed=s,
-            n_clusters=n_clusters,
+            n_clusters=None if index is None else index.n_clusters,
             cluster_skewness=0.0 if flip is None else sample_skewness(flip[:, j]),
+            effective_clusters=None if index is None else index.effective,
         )
         results.append(dataclasses.replace(r, p_adjusted=adj[j], correction=correction))
     floor = correction_floor_note(results, correction, float(alpha), B)

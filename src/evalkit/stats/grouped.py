@@ -82,8 +82,9 @@ def analyse_family(
 
     ``flip`` (the same shape as ``D``): clustered cases, where ``D`` holds the clusters'
     residual totals and ``flip`` the values the sign-flip test flips
-    (:func:`evalkit.stats.clusters.cluster_columns`); the skew guard of "auto" then
-    reads the skewness of ``flip``, the values whose sign-flip distribution it guards.
+    (:func:`evalkit.stats.clusters.cluster_columns`); "auto" then runs the cluster
+    sign-flip test on every column, binary metrics included, and its skew guard reads
+    the skewness of ``flip``, the values whose sign-flip distribution it guards.
     """
     m = D.shape[1]
     types = value_types if value_types is not None else [None] * m
@@ -92,7 +93,8 @@ def analyse_family(
         peak = np.maximum(peak, _largest_magnitudes(flip))
     scales = np.array([pow2_above(float(x)) for x in peak])
     F = D if flip is None else flip
-    resolved = [resolve_method(method, F[:, j] / scales[j], types[j]) for j in range(m)]
+    resolved = [resolve_method(method, F[:, j] / scales[j], types[j], flip is not None)
+                for j in range(m)]
     groups: dict[str, list[int]] = {}
     for j, r in enumerate(resolved):
         groups.setdefault(r, []).append(j)

@@ -9,7 +9,12 @@ import numpy as np
 from evalkit.stats._kernels import Backend
 from evalkit.stats._rng import GENERATOR_NAME, check_seed
 from evalkit.stats.bootstrap import TOO_FEW, check_resamples, constant_verdict, small_n_note
-from evalkit.stats.clusters import cluster_columns, cluster_index, few_clusters_note
+from evalkit.stats.clusters import (
+    ClusterIndex,
+    cluster_columns,
+    cluster_index,
+    few_clusters_note,
+)
 from evalkit.stats.effects import effect_sizes
 from evalkit.stats.engine import ColumnOutcome, FloatArray
 from evalkit.stats.grouped import Family, analyse_family
@@ -40,14 +45,16 @@ def build_warnings(
     n: int, effect: EffectSizes, outcome: ColumnOutcome, method: str, requested: str,
     n_clusters: int | None = None,
     cluster_skewness: float = 0.0,
+    effective_clusters: float | None = None,
 ) -> tuple[str, ...]:
     """The notes a reader of one result needs: which test "auto" chose and why, degenerate
-    input, few queries or clusters, skewness (with clusters, ``cluster_skewness``, that
-    of the clusters' sums, the values the tests take as their units and the skew guard
-    of "auto" reads). A note never suggests the method ``requested``."""
+    input, few queries or clusters (``G`` or its effective number ``effective_clusters``
+    below 20), skewness (with clusters, ``cluster_skewness``, that of the clusters' sums,
+    the values the tests take as their units and the skew guard of "auto" reads). A note
+    never suggests the method ``requested``."""
     notes: list[str] = []
     if n_clusters is not None:
-        few = few_clusters_note(n_clusters)
+        few = few_clusters_note(n_clusters, effective_clusters, method)
         if few is not None:
             notes.append(few)
     if requested == "auto" and method == "t-test":
@@ -109,10 +116,12 @@ def make_result(
     seed: int,
     n_clusters: int | None = None,
     cluster_skewness: float = 0.0,
+    effective_clusters: float | None = None,
 ) -> PairedTestResult:
     """Column ``j`` of ``family`` as a :class:`PairedTestResult` over ``n`` cases (in
     ``n_clusters`` clusters when clustered: the unit of the degenerate-input rule; their
-    sums' skewness ``cluster_skewness``, which the skew guard read)."""
+    sums' skewness ``cluster_skewness``, which the skew guard read; their effective
+    number ``effective_clusters``, :func:`evalkit.stats.clusters.effective_clusters`)."""
     method = family.methods[j]
     used = family.used_generator[j]
     significant = bool(outcome.p_value < alpha)
@@ -140,6 +149,7 @@ def make_result(
         name_b=name_b,
         n_queries=n,
         n_clusters=n_clusters,
+        effective_clusters=effective_clusters,
         n_resamples=family.n_resamples[j],
         seed=seed if used else None,
         generator=GENERATOR_NAME if used else None,
@@ -151,7 +161,7 @@ def make_result(
         degenerate=degenerate,
         effect=effect,
         warnings=build_warnings(n, effect, outcome, method, requested, n_clusters,
-                                cluster_skewness),
+                                cluster_skewness, effective_clusters),
         distribution=family.histograms[j] if family.histograms else None,
     )
 
@@ -177,7 +187,8 @@ def paired_test(
         a, b: runs (:class:`evalkit.RunResult`) or ``{query id: score}`` mappings over
             the same ids. Differences are always ``a - b``.
         metric: metric name.
-        method: "auto" (the default: "t-test" when ``value_type`` is "binary";
+        method: "auto" (the default: "t-test" when ``value_type`` is "binary" and
+            the cases are not clustered;
             otherwise "randomization", or "randomization+bootstrap-t" when the
             differences' sample skewness ``|G1|`` is at least 1:
             :func:`evalkit.stats.methods.resolve_method`), "randomization" (the
@@ -211,8 +222,12 @@ def paired_test(
             the sign-flip test flips whole clusters' sums, the t-test uses the CR1
             cluster-robust standard error on ``G - 1`` degrees of freedom, the bootstrap
             resamples whole clusters, and the skew guard reads the skewness of the
-            cluster-level values. ``n_clusters`` of the result is ``G``; fewer than 20
-            add a warning. None: every case is its own cluster.
+            cluster-level values. With clusters "auto" runs the cluster sign-flip test
+            on every metric, binary included (the CR1 t-test rejects true nulls too
+            often when cluster sizes are unequal). ``n_clusters`` of the result is
+            ``G``, ``effective_clusters`` the effective number ``G*``
+            (:func:`evalkit.stats.clusters.effective_clusters`); either below 20 adds
+            a warning. None: every case is its own cluster.
 
     Returns:
         :class:`PairedTestResult`; one-sided alternatives give one-sided intervals
@@ -238,7 +253,7 @@ def paired_test(
     pair = align(a, b, metric)
     d = pair.diffs
     n = d.shape[0]
-    D, flip, n_clusters = clustered(d[:, None], pair.ids, clusters)
+    D, flip, index = clustered(d[:, None], pair.ids, clusters)
     family = analyse_family(
         D,
         method=method,
@@ -264,20 +279,22 @@ def paired_test(
         alpha=float(alpha),
         alternative=alternative,
         seed=s,
-        n_clusters=n_clusters,
+        n_clusters=None if index is None else index.n_clusters,
         cluster_skewness=0.0 if flip is None else sample_skewness(flip[:, 0]),
+        effective_clusters=None if index is None else index.effective,
     )
 
 
 def clustered(D: FloatArray, ids: Sequence[str], clusters: Mapping[str, Hashable] | None,
               unpaired_ok: Sequence[str] = ()
-              ) -> tuple[FloatArray, FloatArray | None, int | None]:
+              ) -> tuple[FloatArray, FloatArray | None, ClusterIndex | None]:
     """``(D, None, None)`` without clusters; with them the cluster-level values
-    ``(robust, flip, G)`` of :func:`evalkit.stats.clusters.cluster_columns` for the
-    cases ``ids`` (the rows of ``D``, ``(N, m)``). Raises ValueError as
+    ``(robust, flip)`` of :func:`evalkit.stats.clusters.cluster_columns` for the
+    cases ``ids`` (the rows of ``D``, ``(N, m)``) and their :class:`ClusterIndex`
+    (``G``, sizes, ``G*``). Raises ValueError as
     :func:`evalkit.stats.clusters.cluster_index`."""
     if clusters is None:
         return D, None, None
     index = cluster_index(ids, clusters, unpaired_ok=unpaired_ok)
     robust, flip = cluster_columns(D, index)
-    return robust, flip, index.n_clusters
+    return robust, flip, index

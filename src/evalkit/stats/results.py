@@ -179,6 +179,9 @@ class PairedTestResult(BootstrapResult):
             None otherwise and for the t-test.
         n_clusters: the number of clusters ``G`` the inference rests on when the cases
             were clustered (``paired_test(..., clusters=...)``), else None.
+        effective_clusters: their effective number ``G*`` (Carter, Schnepel and
+            Steigerwald 2017; :func:`evalkit.stats.clusters.effective_clusters`), ``G``
+            for equal sizes and less for unequal ones; None when not clustered.
     """
 
     method: str
@@ -192,6 +195,7 @@ class PairedTestResult(BootstrapResult):
     correction: str | None = None
     distribution: Histogram | None = None
     n_clusters: int | None = None
+    effective_clusters: float | None = None
 
     @property
     def significant_adjusted(self) -> bool:
