@@ -104,7 +104,7 @@ def with_ppi(results: Sequence[MetricComparison], labels: Mapping[str, HumanLabe
 
     out: list[MetricComparison] = []
     notes: list[str] = []
-    refused: list[str] = []
+    refused: list[tuple[str, str]] = []
     for r in results:
         la, lb = labels.get(r.candidate), labels.get(r.baseline)
         if la is None or lb is None or not (has_labels(la, r.metric)
@@ -116,8 +116,7 @@ def with_ppi(results: Sequence[MetricComparison], labels: Mapping[str, HumanLabe
                                dict(zip(r.query_ids, r.baseline_values, strict=True)),
                                la, lb, r.metric, alpha=alpha)
         except DegenerateLabelsError as exc:  # no interval: the row keeps its own
-            refused.append(f"no PPI interval: {exc}; the interval shown is the paired "
-                           "test's on the judge's values")
+            refused.append((r.metric, str(exc)))
             out.append(r)
             continue
         notes.extend(found.notes)
@@ -126,7 +125,7 @@ def with_ppi(results: Sequence[MetricComparison], labels: Mapping[str, HumanLabe
                            ci_method=PPI_INTERVAL, ppi=found.to_dict()))
     if all(r.ppi is None for r in out):
         if refused:
-            raise DegenerateLabelsError(refused[0])
+            raise DegenerateLabelsError(refused[0][1])
         have = {name: lab.metrics() for name, lab in labels.items()}
         raise ComparisonError(
             Setting("ppi", True), ", but no compared metric has human labels in both runs of a "
@@ -134,7 +133,9 @@ def with_ppi(results: Sequence[MetricComparison], labels: Mapping[str, HumanLabe
                                                   have.items()) or "no run") + "); pass "
             "one labels file per run (--labels, baseline first) or label the runs' golden "
             "files")
-    return out, list(dict.fromkeys([*refused, *notes]))
+    said = [f"{metric}: no PPI interval, the interval shown is the paired test's on the "
+            f"judge's values: {why}" for metric, why in refused]
+    return out, list(dict.fromkeys([*said, *notes]))
 
 
 __all__ = ["PPI_INTERVAL", "LabelsArg", "RunLabelsArg", "read_run_labels", "run_labels",
