@@ -44,6 +44,7 @@ import math
 import numpy as np
 
 from evalkit.stats.ppi import (
+    PPIResult,
     labels_only_interval,
     power_tuning_lambda,
     ppi_mean,
@@ -102,31 +103,45 @@ def judged(rng: np.random.Generator, y: np.ndarray) -> np.ndarray:
     return np.where(rng.random(y.size) < 0.85, y, 1.0 - y)
 
 
+class Tally:
+    """Coverage and width of the plain and the adjusted interval over one design's trials,
+    with how often the plain one had width 0 and the result a note."""
+
+    def __init__(self) -> None:
+        self.got = np.zeros(2)
+        self.width = np.zeros(2)
+        self.zero = self.notes = self.trials = 0
+
+    def add(self, truth: float, plain_ci: tuple[float, float], r: PPIResult) -> None:
+        for i, (a, b) in enumerate((plain_ci, (r.ci_low, r.ci_high))):
+            self.got[i] += a <= truth <= b
+            self.width[i] += b - a
+        self.zero += plain_ci[1] - plain_ci[0] == 0.0
+        self.notes += r.note is not None
+        self.trials += 1
+
+    def cells(self) -> str:
+        t = self.trials
+        return (f"{cell(int(self.got[0]), t, self.width[0])} | "
+                f"{cell(int(self.got[1]), t, self.width[1])} | {100 * self.zero / t:.1f}% | "
+                f"{100 * self.notes / t:.1f}% |")
+
+
 def binary_table(rng: np.random.Generator, trials: int, cases: int) -> None:
     print(f"\npass/fail labels, mean: {cases} cases, judge agrees on 85%, {trials} trials; "
           "coverage % [95% Wilson] / mean width")
     print("| labels | P(fail) | plain PPI++ | adjusted | plain width 0 | note |")
     print("|---|---|---|---|---|---|")
     for n, p_fail in BINARY:
-        got = np.zeros(2)
-        width = np.zeros(2)
-        zero = notes = 0
+        tally = Tally()
         for _ in range(trials):
             y = (rng.random(cases) >= p_fail).astype(float)
             f = judged(rng, y)
             idx = rng.permutation(cases)
             lab, rest = idx[:n], idx[n:]
-            truth = y.mean()
-            lo, hi = plain(y[lab], f[lab], f[rest])
-            r = ppi_mean(y[lab], f[lab], f[rest])
-            for i, (a, b) in enumerate(((lo, hi), (r.ci_low, r.ci_high))):
-                got[i] += a <= truth <= b
-                width[i] += b - a
-            zero += hi - lo == 0.0
-            notes += r.note is not None
-        print(f"| {n} | {p_fail} | {cell(int(got[0]), trials, width[0])} | "
-              f"{cell(int(got[1]), trials, width[1])} | {100 * zero / trials:.1f}% | "
-              f"{100 * notes / trials:.1f}% |")
+            tally.add(float(y.mean()), plain(y[lab], f[lab], f[rest]),
+                      ppi_mean(y[lab], f[lab], f[rest]))
+        print(f"| {n} | {p_fail} | {tally.cells()}")
 
 
 def paired_table(rng: np.random.Generator, trials: int, cases: int) -> None:
@@ -136,9 +151,7 @@ def paired_table(rng: np.random.Generator, trials: int, cases: int) -> None:
           "| note |")
     print("|---|---|---|---|---|---|---|---|")
     for n, pa, pb, rho in PAIRED:
-        got = np.zeros(2)
-        width = np.zeros(2)
-        zero = notes = 0
+        tally = Tally()
         for _ in range(trials):
             shock = rng.random(cases) < rho
             common = rng.random(cases)
@@ -147,17 +160,11 @@ def paired_table(rng: np.random.Generator, trials: int, cases: int) -> None:
             fa, fb = judged(rng, ya), judged(rng, yb)
             idx = rng.permutation(cases)
             lab, rest = idx[:n], idx[n:]
-            truth = (ya - yb).mean()
-            lo, hi = plain(ya[lab] - yb[lab], fa[lab] - fb[lab], fa[rest] - fb[rest])
-            r = ppi_paired_difference(ya[lab], yb[lab], fa[lab], fb[lab], fa[rest], fb[rest])
-            for i, (a, b) in enumerate(((lo, hi), (r.ci_low, r.ci_high))):
-                got[i] += a <= truth <= b
-                width[i] += b - a
-            zero += hi - lo == 0.0
-            notes += r.note is not None
-        print(f"| {n} | {pa} | {pb} | {rho} | {cell(int(got[0]), trials, width[0])} | "
-              f"{cell(int(got[1]), trials, width[1])} | {100 * zero / trials:.1f}% | "
-              f"{100 * notes / trials:.1f}% |")
+            tally.add(float((ya - yb).mean()),
+                      plain(ya[lab] - yb[lab], fa[lab] - fb[lab], fa[rest] - fb[rest]),
+                      ppi_paired_difference(ya[lab], yb[lab], fa[lab], fb[lab], fa[rest],
+                                            fb[rest]))
+        print(f"| {n} | {pa} | {pb} | {rho} | {tally.cells()}")
 
 
 def main() -> None:
