@@ -301,6 +301,7 @@ def _interval(y: FloatArray, f: FloatArray, u: FloatArray, alpha: float, lam: fl
         se = math.sqrt(judged + float(np.var(rect)) / n)
         center, low, high = estimate, estimate - z * se, estimate + z * se
     else:
+        pseudo: tuple[tuple[float, float], ...]  # (pseudo-label, weight)
         if adjustment == AGRESTI_COULL:
             pseudo, bounds = ((0.0, z * z / 2), (1.0, z * z / 2)), (0.0, 1.0)
         else:
