@@ -173,3 +173,31 @@ def test_compare_ppi_on_fewer_than_ten_shared_labels_warns(
     ppi = c.get("correctness").ppi
     assert ppi is not None and ppi["n_labels"] == 4
     assert any("only 4 human labels" in w and "label more cases" in w for w in c.warnings)
+
+
+def test_compare_ppi_labels_that_do_not_vary(two_runs: dict[str, object]) -> None:
+    # people grade every shared case 3 in both runs: no PPI interval for the row, which
+    # keeps its paired test's interval and says why
+    folder = two_runs["dir"]
+    assert isinstance(folder, Path)
+    chosen = two_runs["chosen"]
+    assert isinstance(chosen, list)
+    _write_labels(folder / "flat.jsonl", dict.fromkeys(chosen, 3.0),
+                  '{"selection": "random", "seed": 11}')
+    flat = [folder / "flat.jsonl", folder / "flat.jsonl"]
+    runs = (folder / "base.jsonl", folder / "cand.jsonl")
+    with pytest.raises(ValueError, match="labelled differences a - b are all 0: the PPI"):
+        compare(*runs, metrics=["correctness"], ppi=True, labels=flat)
+    for name, first in (("mixed-b.jsonl", 1.0), ("mixed-a.jsonl", 2.0)):
+        # length labels 1, 2, 1, ... against 2, 1, 2, ...: differences that vary
+        (folder / name).write_text('{"selection": "random", "seed": 11}\n' + "".join(
+            json.dumps({"id": cid, "labels": {"correctness": 3.0,
+                                              "length": first if i % 2 else 3 - first}})
+            + "\n" for i, cid in enumerate(chosen)))
+    c = compare(*runs, metrics=["correctness", "length"], ppi=True,
+                labels=[folder / "mixed-b.jsonl", folder / "mixed-a.jsonl"])
+    row = c.get("correctness")
+    assert row.ppi is None and row.ci_method != "ppi++"
+    assert any("correctness: no PPI interval" in w and "paired test's" in w
+               for w in c.warnings)
+    assert c.get("length").ci_method == "ppi++"

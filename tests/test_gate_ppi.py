@@ -194,3 +194,51 @@ def test_cli_gate_ppi_from_the_checks_file(judged: dict[str, object]) -> None:
          "--baseline", "base.jsonl"],
         cwd=folder, capture_output=True, text=True, timeout=120, check=False)
     assert plain.returncode == 0, plain.stdout + plain.stderr
+
+
+def _constant_labels(folder: Path, value_a: float, value_b: float, judge_binary: bool
+                     ) -> tuple[RunResult, RunResult, Path, Path]:
+    ids = [f"c{i:03d}" for i in range(N)]
+    rng = np.random.default_rng(8)
+    if judge_binary:
+        jb = {c: float(rng.random() < 0.85) for c in ids}
+        ja = {c: float(rng.random() < 0.95) for c in ids}
+    else:
+        jb = {c: float(v) for c, v in zip(ids, rng.normal(3.0, 1.0, N), strict=True)}
+        ja = {c: v + 0.01 for c, v in jb.items()}
+    _run(folder / "b.jsonl", "base", jb)
+    _run(folder / "a.jsonl", "cand", ja)
+    _labels(folder / "la.jsonl", dict.fromkeys(ids[:K], value_a))
+    _labels(folder / "lb.jsonl", dict.fromkeys(ids[:K], value_b))
+    return (RunResult.load(folder / "a.jsonl"), RunResult.load(folder / "b.jsonl"),
+            folder / "la.jsonl", folder / "lb.jsonl")
+
+
+def test_labels_that_do_not_vary_make_the_check_an_error(tmp_path: Path, reg: Registry
+                                                         ) -> None:
+    # people grade every labelled case 3 in both runs: the differences do not vary, so
+    # the interval cannot be estimated; the check is an error, never a certain pass
+    (tmp_path / "checks.yaml").write_text(CHECKS)
+    run, base, la, lb = _constant_labels(tmp_path, 3.0, 3.0, judge_binary=False)
+    gated = evaluate_gate(load_checks(tmp_path / "checks.yaml"), run, base, ppi=True,
+                          labels=load_labels(la), baseline_labels=load_labels(lb))
+    [r] = gated.results
+    assert r.verdict == "error" and gated.exit_code != 0
+    assert "the PPI interval (--ppi) failed" in r.message
+    assert "labelled differences a - b are all 0" in r.message
+
+
+def test_all_pass_labels_give_an_adjusted_interval(tmp_path: Path, reg: Registry) -> None:
+    # pass/fail labels, every labelled case passed in both runs: the Agresti-Min interval
+    # (half a pseudo-case per cell, 22 in all), not [0, 0]
+    (tmp_path / "checks.yaml").write_text(CHECKS)
+    run, base, la, lb = _constant_labels(tmp_path, 1.0, 1.0, judge_binary=True)
+    gated = evaluate_gate(load_checks(tmp_path / "checks.yaml"), run, base, ppi=True,
+                          labels=load_labels(la), baseline_labels=load_labels(lb))
+    [r] = gated.results
+    c = r.comparison
+    assert c is not None and c.ppi is not None
+    assert c.ppi["adjustment"] == "agresti-min" and c.ppi["events"] == 0
+    assert c.ci_high - c.ci_low > 0.1
+    assert any(f"only 0 of the {K} labelled cases" in n for n in c.ppi["notes"])
+    assert "Agresti-Min-adjusted for pass/fail labels" in r.detail()

@@ -141,6 +141,9 @@ def test_errors_name_the_file_and_line(labelled: tuple[Path, dict[str, float],
     proc = evalkit("agreement", "run.jsonl", "--labels", "few.jsonl", cwd=folder)
     assert proc.returncode == 0
     assert "not declared a random sample" in proc.stdout
+    # two labels, both 3: no variance to estimate, so no interval (not a zero-width one)
+    assert "human mean (PPI++)   none: the 2 human labels are all 3: the PPI++ interval's " \
+        "variance cannot be estimated" in proc.stdout
 
 
 def _planned_width(y: np.ndarray, f: np.ndarray, every: np.ndarray, n: int) -> float:

@@ -96,25 +96,36 @@ def with_ppi(results: Sequence[MetricComparison], labels: Mapping[str, HumanLabe
         ComparisonError: no row has labels in both runs.
         LabelError: a row's labels that cannot give an interval (fewer than 2 shared
             labelled cases, every case labelled, a label of a case the run lacks).
+        DegenerateLabelsError: every labelled row's labels are refused as not varying
+            (a row refused among others keeps its own interval, with a note).
     """
     from evalkit.data.ppi_labels import has_labels, paired_ppi
+    from evalkit.stats.ppi import DegenerateLabelsError
 
     out: list[MetricComparison] = []
     notes: list[str] = []
+    refused: list[tuple[str, str]] = []
     for r in results:
         la, lb = labels.get(r.candidate), labels.get(r.baseline)
         if la is None or lb is None or not (has_labels(la, r.metric)
                                             and has_labels(lb, r.metric)):
             out.append(r)
             continue
-        found = paired_ppi(dict(zip(r.query_ids, r.candidate_values, strict=True)),
-                           dict(zip(r.query_ids, r.baseline_values, strict=True)),
-                           la, lb, r.metric, alpha=alpha)
+        try:
+            found = paired_ppi(dict(zip(r.query_ids, r.candidate_values, strict=True)),
+                               dict(zip(r.query_ids, r.baseline_values, strict=True)),
+                               la, lb, r.metric, alpha=alpha)
+        except DegenerateLabelsError as exc:  # no interval: the row keeps its own
+            refused.append((r.metric, str(exc)))
+            out.append(r)
+            continue
         notes.extend(found.notes)
         res = found.result
         out.append(replace(r, ci_low=res.ci_low, ci_high=res.ci_high,
                            ci_method=PPI_INTERVAL, ppi=found.to_dict()))
     if all(r.ppi is None for r in out):
+        if refused:
+            raise DegenerateLabelsError(refused[0][1])
         have = {name: lab.metrics() for name, lab in labels.items()}
         raise ComparisonError(
             Setting("ppi", True), ", but no compared metric has human labels in both runs of a "
@@ -122,7 +133,9 @@ def with_ppi(results: Sequence[MetricComparison], labels: Mapping[str, HumanLabe
                                                   have.items()) or "no run") + "); pass "
             "one labels file per run (--labels, baseline first) or label the runs' golden "
             "files")
-    return out, list(dict.fromkeys(notes))
+    said = [f"{metric}: no PPI interval, the interval shown is the paired test's on the "
+            f"judge's values: {why}" for metric, why in refused]
+    return out, list(dict.fromkeys([*said, *notes]))
 
 
 __all__ = ["PPI_INTERVAL", "LabelsArg", "RunLabelsArg", "read_run_labels", "run_labels",

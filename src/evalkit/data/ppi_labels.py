@@ -18,7 +18,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from evalkit.data.labels import HumanLabels, LabelError
-from evalkit.stats.ppi import PPIResult, ppi_mean, ppi_paired_difference
+from evalkit.stats.ppi import (
+    DegenerateLabelsError,
+    PPIResult,
+    adjustment_text,
+    ppi_mean,
+    ppi_paired_difference,
+)
 
 
 @dataclass(frozen=True)
@@ -90,8 +96,10 @@ class PairedPPI:
 def ppi_means(run: Any, labels: HumanLabels, *, alpha: float = 0.05) -> dict[str, Any]:
     """The PPI++ mean of every labelled metric the run has, as a run's header records it
     (``evaluate(..., ppi=True)``): ``{"labels", "selection", "seed", "warning",
-    "metrics": {metric: PPIResult.to_dict() | {"note": why none}}}``; the judge's values
-    are the run's per-case values (a case's mean over its samples).
+    "metrics": {metric: PPIResult.to_dict() | {"note": why approximate} or {"note":
+    why none}}}`` (none: the metric failed on a case, every case labelled, fewer than 2
+    labels, or labels that do not vary, :class:`evalkit.stats.ppi.DegenerateLabelsError`);
+    the judge's values are the run's per-case values (a case's mean over its samples).
 
     Raises:
         LabelError: a label of a case the run does not hold (file and line named).
@@ -112,22 +120,28 @@ def ppi_means(run: Any, labels: HumanLabels, *, alpha: float = 0.05) -> dict[str
         elif len(pairs.human) < 2:
             out[metric] = {"note": "fewer than 2 labelled cases"}
         else:
-            out[metric] = ppi_mean(pairs.human, pairs.judge, pairs.unlabelled,
-                                   alpha=alpha).to_dict()
+            try:
+                found = ppi_mean(pairs.human, pairs.judge, pairs.unlabelled, alpha=alpha)
+            except DegenerateLabelsError as exc:
+                out[metric] = {"note": str(exc)}
+                continue
+            out[metric] = found.to_dict() | ({"note": found.note} if found.note else {})
     return {"labels": labels.source, "selection": labels.selection, "seed": labels.seed,
             "warning": labels.selection_warning(len(run.ids())), "metrics": out}
 
 
 def ppi_mean_line(metric: str, found: Mapping[str, Any]) -> str:
     """``correctness: human mean (PPI++) 3.4100 [3.1200, 3.7000] (95%) on 12 human labels
-    and 28 judge-only cases, judge mean 3.9000`` (or why there is none)."""
+    and 28 judge-only cases, judge mean 3.9000`` (or why there is none), with the
+    adjustment for pass/fail labels and the note when there is one."""
     if "estimate" not in found:
         return f"{metric}: human mean (PPI++) none: {found.get('note')}"
     return (f"{metric}: human mean (PPI++) {found['estimate']:.4f} "
             f"[{found['ci_low']:.4f}, {found['ci_high']:.4f}] "
             f"({round(float(found['confidence']) * 100):d}%) on {found['n_labels']} human "
             f"labels and {found['n_unlabelled']} judge-only cases, judge mean "
-            f"{found['judge_mean']:.4f}")
+            f"{found['judge_mean']:.4f}{adjustment_text(found.get('adjustment'))}"
+            + (f"; {found['note']}" if found.get("note") else ""))
 
 
 def ppi_sentence(ppi: Mapping[str, Any]) -> str:
@@ -137,7 +151,8 @@ def ppi_sentence(ppi: Mapping[str, Any]) -> str:
             f"{ppi['n_unlabelled']} judge-only cases: human difference "
             f"{ppi['estimate']:+.4f} [{ppi['ci_low']:+.4f}, {ppi['ci_high']:+.4f}] "
             f"({round(float(ppi['confidence']) * 100):d}%), judge difference "
-            f"{ppi['judge_difference']:+.4f}, lambda {ppi['lambda']:.3f}")
+            f"{ppi['judge_difference']:+.4f}, lambda {ppi['lambda']:.3f}"
+            f"{adjustment_text(ppi.get('adjustment'))}")
 
 
 def has_labels(labels: HumanLabels, metric: str) -> bool:
@@ -157,6 +172,9 @@ def paired_ppi(values_a: Mapping[str, float], values_b: Mapping[str, float],
     Raises:
         LabelError: a label of a case a run does not hold (file and line named), fewer
             than 2 shared labelled cases, or every case labelled (no judge-only case).
+        DegenerateLabelsError: labels not pass/fail whose labelled differences do not
+            vary (:func:`evalkit.stats.ppi.ppi_paired_difference`); the message names the
+            labels and the metric.
     """
     ids = [cid for cid in values_a if cid in values_b]
     own_a = metric_labels(values_a, labels_a, metric)
@@ -173,10 +191,13 @@ def paired_ppi(values_a: Mapping[str, float], values_b: Mapping[str, float],
                          "the labels' own difference needs no PPI (leave --ppi out)")
     rest = [cid for cid in ids if cid not in set(shared)]
     ha, hb = labels_a.for_metric(metric), labels_b.for_metric(metric)
-    result = ppi_paired_difference(
-        [ha[c] for c in shared], [hb[c] for c in shared],
-        [values_a[c] for c in shared], [values_b[c] for c in shared],
-        [values_a[c] for c in rest], [values_b[c] for c in rest], alpha=alpha)
+    try:
+        result = ppi_paired_difference(
+            [ha[c] for c in shared], [hb[c] for c in shared],
+            [values_a[c] for c in shared], [values_b[c] for c in shared],
+            [values_a[c] for c in rest], [values_b[c] for c in rest], alpha=alpha)
+    except DegenerateLabelsError as exc:
+        raise DegenerateLabelsError(f"{where}: {metric}: {exc}") from None
     notes: list[str] = []
     few = result.note
     if few:

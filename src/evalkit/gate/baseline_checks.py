@@ -76,7 +76,9 @@ def _ppi_test(cand: Mapping[str, float], base: Mapping[str, float], metric: str,
 
     Raises:
         CheckFailure: labels that cannot give an interval (fewer than 2 shared labelled
-            cases, every case labelled, a label of a case the run lacks).
+            cases, every case labelled, a label of a case the run lacks, labels not
+            pass/fail whose differences do not vary): the check is an error, never a
+            pass on a zero-width interval.
     """
     from evalkit.data.labels import LabelError
     from evalkit.data.ppi_labels import has_labels, paired_ppi

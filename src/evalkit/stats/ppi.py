@@ -29,6 +29,31 @@ predictions ``f_a - f_b`` (:func:`ppi_paired_difference`).
 :func:`labels_needed` plans how many human labels a target interval width needs, given a
 pilot (the analogue of :func:`evalkit.stats.plan_from_pilot`).
 
+**Pass/fail labels.** When every human label is 0 or 1 and every judge grade lies in
+[0, 1] (or ``binary=True``), the normal interval above fails at small label counts: with
+no fail among the labels, ``cov_n(Y, f) = 0``, so ``lambda = 0`` and the labels' variance
+is 0, and the interval has width 0 (a 95% interval covered 63% of the time with 20 labels
+and P(fail) = 0.05). The interval (not the estimate) is then computed with pseudo-labels
+added to the labelled part, each graded by the judge's mean on the labelled cases (so they
+add label variance and no judge-label covariance), with weights:
+
+* a mean of 0/1 labels: ``z^2/2`` pseudo-labels of 0 and ``z^2/2`` of 1 (Agresti & Coull,
+  "Approximate is better than 'exact' for interval estimation of binomial proportions",
+  The American Statistician 52, 1998), ``z = z_{1-alpha/2}``;
+* a difference of 0/1 labels (values -1, 0, 1): half a pseudo-case in each cell of the
+  paired 2 x 2 table, i.e. 1/2 of +1, 1/2 of -1 and 1 of 0 (Agresti & Min, "Simple
+  improved confidence intervals for comparing matched proportions", Statistics in
+  Medicine 24, 2005).
+
+With ``W`` the pseudo-labels' total weight, ``rbar`` and ``var_w`` the weighted mean and
+variance (divisor ``n + W``) of the rectifier ``Y - lambda * f`` over the labelled and
+pseudo cases, the interval is ``c -+ z * sqrt(var0(lambda * f~) / N + var_w / (n + W))``
+with centre ``c = lambda * mean(f~) + rbar``, clipped to the labels' range ([0, 1], or
+[-1, 1] for a difference); ``lambda`` is tuned on the real labels as above. With
+``lambda = 0`` this is exactly the Agresti-Coull interval of the labels. Other labels
+whose rectifier does not vary (every label equal, with ``lambda = 0``) have no variance to
+estimate: :class:`DegenerateLabelsError` refuses them instead of a zero-width interval.
+
 May import: nothing of evalkit (numpy and scipy).
 """
 
@@ -49,22 +74,57 @@ class PPIError(ValueError):
     """Inputs a prediction-powered interval cannot be computed from."""
 
 
+class DegenerateLabelsError(PPIError):
+    """Labels that are not pass/fail and whose rectifier ``Y - lambda * f`` does not vary
+    (every label equal, or every labelled difference equal): the interval's variance
+    cannot be estimated from them, and a zero-width interval would claim certainty."""
+
+
 #: Below this many human labels the normal interval is far too narrow: its variances
 #: divide by ``n`` and its quantile is the normal one, so with the judge unused (lambda
 #: 0) and normal labels a 95% interval covers 90% of the time at 10 labels, 85% at 5, 75%
-#: at 3 and 60% at 2 (``P(|T_{n-1}| <= 1.96 sqrt((n - 1) / n))``).
+#: at 3 and 60% at 2 (``P(|T_{n-1}| <= 1.96 sqrt((n - 1) / n))``). For pass/fail labels
+#: the same bound applies to the events: the rarer of pass and fail among the labels (a
+#: mean), or the labelled cases where the two systems' labels differ (a difference).
 MIN_LABELS = 10
 
+#: :attr:`PPIResult.adjustment` of a mean of pass/fail labels.
+AGRESTI_COULL = "agresti-coull"
+#: :attr:`PPIResult.adjustment` of a difference of pass/fail labels.
+AGRESTI_MIN = "agresti-min"
 
-def few_labels_note(n_labels: int, confidence: float = 0.95) -> str | None:
+
+def adjustment_text(adjustment: str | None) -> str:
+    """How a report names an adjusted interval: ``", Agresti-Coull-adjusted for pass/fail
+    labels"`` (or ``Agresti-Min``), or ``""`` when not adjusted."""
+    if adjustment is None:
+        return ""
+    name = "Agresti-Min" if adjustment == AGRESTI_MIN else "Agresti-Coull"
+    return f", {name}-adjusted for pass/fail labels"
+
+
+def few_labels_note(n_labels: int, confidence: float = 0.95, events: int | None = None,
+                    adjustment: str | None = None) -> str | None:
     """Why an interval on ``n_labels`` human labels is not to be trusted, or None from
-    :data:`MIN_LABELS` on."""
-    if n_labels >= MIN_LABELS:
+    :data:`MIN_LABELS` labels on and, for pass/fail labels (``events`` given: the rarer
+    of pass and fail among them, or the labelled cases where two systems' labels differ),
+    from :data:`MIN_LABELS` events on."""
+    pct = round(confidence * 100)
+    if n_labels < MIN_LABELS:
+        return (f"only {n_labels} human labels: the PPI++ interval is a large-sample "
+                f"(normal) interval, far narrower than its {pct:d}% claims with "
+                f"fewer than {MIN_LABELS} labels (and its p-value far too small); label more "
+                "cases")
+    if events is None or events >= MIN_LABELS:
         return None
-    return (f"only {n_labels} human labels: the PPI++ interval is a large-sample (normal) "
-            f"interval, far narrower than its {round(confidence * 100):d}% claims with "
-            f"fewer than {MIN_LABELS} labels (and its p-value far too small); label more "
-            "cases")
+    if adjustment == AGRESTI_MIN:
+        what = (f"only {events} of the {n_labels} labelled cases have the two systems' "
+                "pass/fail labels differing")
+    else:
+        what = (f"only {events} of the {n_labels} pass/fail human labels are the rarer "
+                "outcome")
+    return (f"{what}: with fewer than {MIN_LABELS} such cases the PPI++ interval (adjusted "
+            f"for pass/fail labels) is approximate, not exactly {pct:d}%; label more cases")
 
 
 @dataclass(frozen=True)
@@ -81,6 +141,12 @@ class PPIResult:
         confidence: ``1 - alpha``.
         judge_mean: the judge's mean over all ``n + N`` cases (for comparison).
         labels_mean: the mean of the ``n`` human labels.
+        adjustment: how the interval of pass/fail labels was adjusted
+            (:data:`AGRESTI_COULL`, :data:`AGRESTI_MIN`; module docstring), or None.
+        events: for pass/fail labels, the rarer of pass and fail among the labels (a
+            mean) or the labelled cases whose two labels differ (a difference); else None.
+        center: the interval's centre before clipping (``estimate`` unless adjusted); the
+            p-value tests against it.
     """
 
     estimate: float
@@ -93,6 +159,9 @@ class PPIResult:
     confidence: float
     judge_mean: float
     labels_mean: float
+    adjustment: str | None = None
+    events: int | None = None
+    center: float | None = None
 
     @property
     def width(self) -> float:
@@ -102,8 +171,9 @@ class PPIResult:
     @property
     def note(self) -> str | None:
         """Why the interval is not to be trusted (:func:`few_labels_note`: fewer than
-        :data:`MIN_LABELS` labels), or None."""
-        return few_labels_note(self.n_labels, self.confidence)
+        :data:`MIN_LABELS` labels, or pass/fail labels with fewer than :data:`MIN_LABELS`
+        events), or None."""
+        return few_labels_note(self.n_labels, self.confidence, self.events, self.adjustment)
 
     def p_value(self, null: float = 0.0) -> float:
         """The two-sided normal p-value of ``estimate = null``:
@@ -111,17 +181,25 @@ class PPIResult:
         ``lambda`` the estimate used (power-tuned and clipped to [0, 1]). ppi_py's
         ``ppi_mean_pval`` is the same test with ``lambda`` tuned but not clipped, so the
         two agree when the tuned ``lambda`` lies in (0, 1), and ``ppi_mean_pval(...,
-        lam=result.lam)`` is this p always; ``0`` or ``1`` when ``se`` is 0."""
+        lam=result.lam)`` is this p always; ``0`` or ``1`` when ``se`` is 0. An adjusted
+        interval (pass/fail labels) tests against its own centre :attr:`center`, so the
+        p is below ``alpha`` exactly when the interval excludes ``null``."""
         from scipy.special import ndtr
 
-        gap = abs(self.estimate - null)
+        gap = abs((self.estimate if self.center is None else self.center) - null)
         if self.se == 0.0:
             return 1.0 if gap == 0.0 else 0.0
         return float(2.0 * ndtr(-gap / self.se))
 
     def to_dict(self) -> dict[str, float | int | str]:
-        """A JSON-ready dict, naming the interval (``"interval": "ppi++"``)."""
-        return {
+        """A JSON-ready dict, naming the interval (``"interval": "ppi++"``); an adjusted
+        interval adds ``adjustment``, ``events`` and ``center``."""
+        extra: dict[str, float | int | str] = {}
+        if self.adjustment is not None:
+            extra = {"adjustment": self.adjustment, "events": int(self.events or 0),
+                     "center": float(self.estimate if self.center is None
+                                     else self.center)}
+        return extra | {
             "interval": "ppi++", "estimate": self.estimate, "ci_low": self.ci_low,
             "ci_high": self.ci_high, "se": self.se, "lambda": self.lam,
             "n_labels": self.n_labels, "n_unlabelled": self.n_unlabelled,
@@ -181,6 +259,71 @@ def power_tuning_lambda(
     return float(min(1.0, max(0.0, cov / ((1.0 + n / big_n) * var))))
 
 
+def _is_pass_fail(labels: FloatArray, *grades: FloatArray) -> bool:
+    """Every label 0 or 1 and every judge grade in [0, 1]."""
+    return bool(np.isin(labels, (0.0, 1.0)).all()) and all(
+        bool(((g >= 0.0) & (g <= 1.0)).all()) for g in grades)
+
+
+def _check_alpha_lam(alpha: float, lam: float | None) -> None:
+    if not 0.0 < alpha < 1.0:
+        raise PPIError(f"alpha must lie in (0, 1), got {alpha!r}")
+    if lam is not None and (isinstance(lam, bool) or not isinstance(lam, numbers.Real)
+                            or not math.isfinite(lam)):
+        raise PPIError(f"lam must be a finite number (1: classic PPI, 0: labels only) or "
+                       f"None (tuned), got {lam!r}")
+
+
+def _interval(y: FloatArray, f: FloatArray, u: FloatArray, alpha: float, lam: float | None,
+              adjustment: str | None, events: int | None, what: str) -> PPIResult:
+    """The PPI++ result of checked inputs (module docstring); ``adjustment``: the
+    pseudo-labels of pass/fail labels, or None (the plain PPI++ interval, refused when
+    the rectifier does not vary)."""
+    from scipy.special import ndtri
+
+    if lam is None:
+        lam = power_tuning_lambda(y, f, u)
+    n, big_n = y.size, u.size
+    z = float(ndtri(1 - alpha / 2))
+    rect = y - lam * f
+    estimate = float(lam * u.mean() + rect.mean())
+    judged = float(lam * lam * np.var(u)) / big_n
+    if adjustment is None:
+        scale = float(np.abs(rect).max())
+        if float(np.ptp(rect)) <= 1e-12 * scale:
+            same = (f"the {n} {what} are all {float(y[0]):g}" if float(np.ptp(y)) == 0.0
+                    else f"the {n} {what} minus lambda ({lam:g}) times the judge's grades "
+                    f"are all {float(rect[0]):g}")
+            raise DegenerateLabelsError(
+                f"{same}: the PPI++ interval's variance cannot be estimated from them (it "
+                "would have width 0, a false certainty); label more cases, until the labels "
+                "vary")
+        se = math.sqrt(judged + float(np.var(rect)) / n)
+        center, low, high = estimate, estimate - z * se, estimate + z * se
+    else:
+        pseudo: tuple[tuple[float, float], ...]  # (pseudo-label, weight)
+        if adjustment == AGRESTI_COULL:
+            pseudo, bounds = ((0.0, z * z / 2), (1.0, z * z / 2)), (0.0, 1.0)
+        else:
+            pseudo, bounds = ((1.0, 0.5), (-1.0, 0.5), (0.0, 1.0)), (-1.0, 1.0)
+        values = np.array([v for v, _ in pseudo]) - lam * float(f.mean())
+        weights = np.array([w for _, w in pseudo])
+        total = n + float(weights.sum())
+        rbar = (float(rect.sum()) + float((weights * values).sum())) / total
+        var_w = (float(((rect - rbar) ** 2).sum())
+                 + float((weights * (values - rbar) ** 2).sum())) / total
+        se = math.sqrt(judged + var_w / total)
+        center = float(lam * u.mean() + rbar)
+        low, high = max(bounds[0], center - z * se), min(bounds[1], center + z * se)
+    return PPIResult(
+        estimate=estimate, ci_low=low, ci_high=high, se=se,
+        lam=float(lam), n_labels=n, n_unlabelled=big_n, confidence=1 - alpha,
+        judge_mean=float(np.concatenate([f, u]).mean()), labels_mean=float(y.mean()),
+        adjustment=adjustment, events=events,
+        center=None if adjustment is None else center,
+    )
+
+
 def ppi_mean(
     labels: Sequence[float] | FloatArray,
     judge_labelled: Sequence[float] | FloatArray,
@@ -188,6 +331,7 @@ def ppi_mean(
     *,
     alpha: float = 0.05,
     lam: float | None = None,
+    binary: bool | None = None,
 ) -> PPIResult:
     """The PPI++ estimate and interval of the human mean (module docstring).
 
@@ -197,32 +341,28 @@ def ppi_mean(
         judge_unlabelled: the judge's grades of the ``N`` cases without a label.
         alpha: 1 - confidence of the two-sided interval.
         lam: a fixed ``lambda`` (1: classic PPI, 0: labels only); ``None`` tunes it.
+        binary: whether the labels are pass/fail (0/1), whose interval is the
+            Agresti-Coull-adjusted one (module docstring); ``None``: when every label is
+            0 or 1 and every judge grade lies in [0, 1].
 
     Raises:
         PPIError: lengths differ, fewer than 2 labels, no unlabelled case, a value not
-            finite, ``alpha`` outside (0, 1), or ``lam`` not a finite number.
+            finite, ``alpha`` outside (0, 1), ``lam`` not a finite number, or
+            ``binary=True`` with a label other than 0 and 1.
+        DegenerateLabelsError: labels not pass/fail whose rectifier does not vary (every
+            label equal): no interval can be estimated.
     """
-    from scipy.special import ndtri
-
-    if not 0.0 < alpha < 1.0:
-        raise PPIError(f"alpha must lie in (0, 1), got {alpha!r}")
-    if lam is not None and (isinstance(lam, bool) or not isinstance(lam, numbers.Real)
-                            or not math.isfinite(lam)):
-        raise PPIError(f"lam must be a finite number (1: classic PPI, 0: labels only) or "
-                       f"None (tuned), got {lam!r}")
+    _check_alpha_lam(alpha, lam)
     y, f, u = _checked(labels, judge_labelled, judge_unlabelled)
-    if lam is None:
-        lam = power_tuning_lambda(y, f, u)
-    n, big_n = y.size, u.size
-    rect = y - lam * f
-    estimate = float(lam * u.mean() + rect.mean())
-    se = math.sqrt(float(np.var(lam * u)) / big_n + float(np.var(rect)) / n)
-    half = float(ndtri(1 - alpha / 2)) * se
-    return PPIResult(
-        estimate=estimate, ci_low=estimate - half, ci_high=estimate + half, se=se,
-        lam=float(lam), n_labels=n, n_unlabelled=big_n, confidence=1 - alpha,
-        judge_mean=float(np.concatenate([f, u]).mean()), labels_mean=float(y.mean()),
-    )
+    if binary is None:
+        binary = _is_pass_fail(y, f, u)
+    elif binary and not bool(np.isin(y, (0.0, 1.0)).all()):
+        raise PPIError("binary=True but a human label is neither 0 nor 1")
+    if not binary:
+        return _interval(y, f, u, alpha, lam, None, None, "human labels")
+    passes = int(y.sum())
+    return _interval(y, f, u, alpha, lam, AGRESTI_COULL, min(passes, y.size - passes),
+                     "human labels")
 
 
 def ppi_paired_difference(
@@ -235,26 +375,39 @@ def ppi_paired_difference(
     *,
     alpha: float = 0.05,
     lam: float | None = None,
+    binary: bool | None = None,
 ) -> PPIResult:
     """The PPI++ interval of the mean human difference ``a - b`` between two systems
     graded by one judge on the same cases, with the labelled subset shared: the PPI
     mean of ``Y_a - Y_b`` with predictions ``f_a - f_b`` (each argument in one case
-    order).
+    order). Pass/fail labels (``binary``; ``None``: both systems' labels 0 or 1 and every
+    judge grade in [0, 1]) get the Agresti-Min-adjusted interval (module docstring).
 
     Raises:
         PPIError: as :func:`ppi_mean`, or the two systems' sequences differ in length.
+        DegenerateLabelsError: labels not pass/fail whose labelled differences minus
+            ``lambda`` times the judge's all agree (every labelled difference equal).
     """
+    _check_alpha_lam(alpha, lam)
     pairs = ((labels_a, labels_b, "human labels"),
              (judge_labelled_a, judge_labelled_b, "judge grades of the labelled cases"),
              (judge_unlabelled_a, judge_unlabelled_b, "judge grades of the unlabelled cases"))
-    diffs: list[FloatArray] = []
+    sides: list[tuple[FloatArray, FloatArray]] = []
     for a, b, what in pairs:
         va, vb = _vector(a, what), _vector(b, what)
         if va.shape != vb.shape:
             raise PPIError(f"{what}: {va.size} for system a but {vb.size} for system b; the "
                            "difference pairs the same cases")
-        diffs.append(va - vb)
-    return ppi_mean(diffs[0], diffs[1], diffs[2], alpha=alpha, lam=lam)
+        sides.append((va, vb))
+    y, f, u = _checked(*(va - vb for va, vb in sides))
+    if binary is None:
+        binary = all(_is_pass_fail(sides[0][i], sides[1][i], sides[2][i]) for i in (0, 1))
+    elif binary and not all(bool(np.isin(x, (0.0, 1.0)).all()) for x in sides[0]):
+        raise PPIError("binary=True but a human label is neither 0 nor 1")
+    what = "labelled differences a - b"
+    if not binary:
+        return _interval(y, f, u, alpha, lam, None, None, what)
+    return _interval(y, f, u, alpha, lam, AGRESTI_MIN, int(np.count_nonzero(y)), what)
 
 
 def labels_only_interval(
@@ -357,10 +510,14 @@ def labels_needed(
 
 
 __all__ = [
+    "AGRESTI_COULL",
+    "AGRESTI_MIN",
     "MIN_LABELS",
+    "DegenerateLabelsError",
     "LabelPlan",
     "PPIError",
     "PPIResult",
+    "adjustment_text",
     "few_labels_note",
     "labels_needed",
     "labels_only_interval",

@@ -19,7 +19,13 @@ from typing import Any, ClassVar
 
 from evalkit.data.labels import HumanLabels, LabelError
 from evalkit.data.ppi_labels import metric_labels
-from evalkit.stats.ppi import LabelPlan, PPIResult, labels_needed, ppi_mean
+from evalkit.stats.ppi import (
+    DegenerateLabelsError,
+    LabelPlan,
+    PPIResult,
+    labels_needed,
+    ppi_mean,
+)
 from evalkit_judge.agreement_stats import AgreementTable, agreement_table
 
 
@@ -67,7 +73,8 @@ class MetricAgreement:
         table: the agreement statistics (:class:`~evalkit_judge.agreement_stats.AgreementTable`).
         ppi: the PPI++ estimate of the human mean, or ``None`` (see ``ppi_note``).
         ppi_note: why there is no PPI interval (every case labelled, fewer than 2
-            labels), else ``None``.
+            labels, labels that do not vary), or why the interval is approximate
+            (:attr:`~evalkit.stats.ppi.PPIResult.note`), else ``None``.
         plan: with ``judge_agreement(..., plan_width=W)``, how many human labels a
             PPI++ interval of width ``W`` needs, these labels as the pilot
             (:func:`evalkit.stats.ppi.labels_needed`); else ``None``.
@@ -196,7 +203,11 @@ def judge_agreement(run: Any, labels: HumanLabels, metrics: Sequence[str] | None
         elif len(pairs.human) < 2:
             note = "fewer than 2 labelled cases"
         else:
-            ppi = ppi_mean(pairs.human, pairs.judge, pairs.unlabelled, alpha=alpha)
+            try:
+                ppi = ppi_mean(pairs.human, pairs.judge, pairs.unlabelled, alpha=alpha)
+                note = ppi.note
+            except DegenerateLabelsError as exc:
+                note = str(exc)
         plan = None if plan_width is None else labels_needed(
             pairs.human, pairs.judge, [*pairs.judge, *pairs.unlabelled], plan_width,
             alpha=alpha)

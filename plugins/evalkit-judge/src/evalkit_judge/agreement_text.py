@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 
+from evalkit.stats.ppi import adjustment_text
 from evalkit_judge.agreement import AgreementReport, MetricAgreement
 
 
@@ -31,7 +32,10 @@ def _metric_lines(m: MetricAgreement) -> list[str]:
             f"  human mean (PPI++)   {p.estimate:.4f}  {round(p.confidence * 100):d}% CI "
             f"[{p.ci_low:.4f}, {p.ci_high:.4f}]  on {p.n_labels} human labels and "
             f"{p.n_unlabelled} judge-only cases (lambda {p.lam:.3f}; judge mean "
-            f"{p.judge_mean:.4f}, labels mean {p.labels_mean:.4f})")
+            f"{p.judge_mean:.4f}, labels mean {p.labels_mean:.4f}"
+            f"{adjustment_text(p.adjustment)})")
+        if m.ppi_note:
+            lines.append(f"  note                 {m.ppi_note}")
     else:
         lines.append(f"  human mean (PPI++)   none: {m.ppi_note}")
     if m.plan is not None:

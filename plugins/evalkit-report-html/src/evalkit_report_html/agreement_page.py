@@ -29,7 +29,10 @@ def _ppi_line(m: Mapping[str, Any]) -> str:
     return (f"{num(p['estimate'])}, {_percent(p['confidence'])} CI "
             f"[{num(p['ci_low'])}, {num(p['ci_high'])}] on {p['n_labels']} human labels "
             f"and {p['n_unlabelled']} judge-only cases (lambda {float(p['lambda']):.3f}; "
-            f"judge mean {num(p['judge_mean'])}, labels mean {num(p['labels_mean'])})")
+            f"judge mean {num(p['judge_mean'])}, labels mean {num(p['labels_mean'])}"
+            + (f", {p['adjustment']} interval for pass/fail labels" if p.get("adjustment")
+               else "") + ")"
+            + (f"; note: {m['ppi_note']}" if m.get("ppi_note") else ""))
 
 
 def _plan_line(m: Mapping[str, Any]) -> str:
