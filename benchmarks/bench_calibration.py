@@ -259,13 +259,14 @@ def decide(d: np.ndarray, seed: int, full: bool, B: int, value_type: str | None
     sums, sq = bootstrap_sums(centred, B, seed, want_squares=True, backend="numba")
     assert sq is not None
     dev = sums[:, 0] / n
-    extreme = int(np.count_nonzero(np.abs(dev) >= abs(mean) - tol))
+    btol = tie_tolerance(centred, resampled=True)
+    extreme = int(np.count_nonzero(np.abs(dev) >= abs(mean) - btol))
     out["bootstrap (p)"] = (extreme + 1) / (B + 1) < ALPHA
     lo, hi = percentile_ci(mean, dev, ALPHA, "two-sided")
     out["bootstrap (CI)"] = bool(lo > 0 or hi < 0)
-    lo, hi = bca_ci(mean, dev, centred, ALPHA, "two-sided", tol)
+    lo, hi = bca_ci(mean, dev, centred, ALPHA, "two-sided", btol)
     out["BCa CI"] = bool(lo > 0 or hi < 0)
-    tstar = studentized_stats(dev, sq[:, 0], n, var, tol)
+    tstar = studentized_stats(dev, sq[:, 0], n, var, btol)
     t_obs = mean / se
     out["bootstrap-t"] = studentized_p(t_obs, tstar, "two-sided",
                                        1e-10 * max(1.0, abs(t_obs))) < ALPHA

@@ -104,7 +104,9 @@ class Moments:
     """Each column's mean, spread and observed t, shape ``(m,)`` each.
 
     ``centred`` (``(n, m)``) is ``D - mean`` with exact zeros in constant columns;
-    ``tols`` the tie tolerances of :func:`evalkit.stats.bootstrap.tie_tolerance`.
+    ``tols`` the tie tolerances of :func:`evalkit.stats.bootstrap.tie_tolerance` of the
+    sign-flip means, ``btols`` those of the bootstrap means (terms drawn with
+    replacement from ``centred``).
     """
 
     n: int
@@ -115,6 +117,7 @@ class Moments:
     se: FloatArray
     t_obs: FloatArray
     tols: FloatArray
+    btols: FloatArray
 
 
 @dataclass(frozen=True)
@@ -159,7 +162,8 @@ def column_moments(D: FloatArray) -> Moments:
     se = np.sqrt(var / n)
     t_obs = safe_ratio(means, se, 0.0)
     tols = np.array([tie_tolerance(D[:, j]) for j in range(m)])
-    return Moments(n, constant, means, centred, var, se, t_obs, tols)
+    btols = np.array([tie_tolerance(centred[:, j], resampled=True) for j in range(m)])
+    return Moments(n, constant, means, centred, var, se, t_obs, tols, btols)
 
 
 def needs_of(method: str, ci_method: str, want_null: bool, live: bool) -> Needs:
@@ -211,7 +215,7 @@ def draw_resamples(D: FloatArray, mo: Moments, needs: Needs, *, n_resamples: int
         tstar = np.empty_like(dev)
         for j in range(D.shape[1]):
             tstar[:, j] = studentized_stats(dev[:, j], sqdev[:, j], n, float(mo.var[j]),
-                                            float(mo.tols[j]))
+                                            float(mo.btols[j]))
     return Draws(dev, sqdev, flips, signs, tstar, exact)
 
 
@@ -227,6 +231,7 @@ def column_p(method: str, j: int, mo: Moments, dr: Draws, alpha: float,
     if method == "bootstrap":
         assert dr.dev is not None
         dj = dr.dev[:, j]
+        tol = float(mo.btols[j])
         if alternative == "two-sided":
             count = np.count_nonzero(np.abs(dj) >= abs(mean) - tol)
         elif alternative == "greater":
@@ -255,6 +260,7 @@ def column_ci(ci_method: str, j: int, mo: Moments, dr: Draws, alpha: float,
     the inversion and the bootstrap-t intervals: the means that either test does not
     reject, so it excludes 0 exactly when both tests reject."""
     mean, tol, sej = float(mo.means[j]), float(mo.tols[j]), float(mo.se[j])
+    btol = float(mo.btols[j])
     n = mo.n
     if ci_method == "t":
         _, lo, hi = t_test(mean, sej, n, alpha, alternative)
@@ -264,7 +270,7 @@ def column_ci(ci_method: str, j: int, mo: Moments, dr: Draws, alpha: float,
         lo, hi = percentile_ci(mean, dr.dev[:, j], alpha, alternative)
     elif ci_method == "bca":
         assert dr.dev is not None
-        lo, hi = bca_ci(mean, dr.dev[:, j], mo.centred[:, j], alpha, alternative, tol)
+        lo, hi = bca_ci(mean, dr.dev[:, j], mo.centred[:, j], alpha, alternative, btol)
     elif ci_method == "bootstrap-t":
         assert dr.tstar is not None
         lo, hi = studentized_ci(mean, sej, dr.tstar[:, j], alpha, alternative)
@@ -277,7 +283,10 @@ def column_ci(ci_method: str, j: int, mo: Moments, dr: Draws, alpha: float,
             lo_t, hi_t = studentized_ci(mean, sej, dr.tstar[:, j], alpha, alternative)
             lo, hi = min(lo, lo_t), max(hi, hi_t)
     # an end within rounding of 0 is 0, so the interval agrees with the test's own p,
-    # which counts ties within the same tolerance
+    # which counts ties within the same tolerance (the larger one when the interval is
+    # read off bootstrap means)
+    if ci_method in ("percentile", "bca", "bootstrap-t", "inversion+bootstrap-t"):
+        tol = max(tol, btol)
     return (0.0 if abs(lo) <= tol else lo), (0.0 if abs(hi) <= tol else hi)
 
 
@@ -360,7 +369,8 @@ def null_pvalues(method: str, alternative: Alternative, D: FloatArray, mo: Momen
 
     if method in BOOTSTRAP_METHODS:
         if method == "bootstrap" and dr.dev is not None:
-            return (*rank_pvalues(oriented(mo.means), oriented(dr.dev), mo.tols, False), False)
+            return (*rank_pvalues(oriented(mo.means), oriented(dr.dev), mo.btols, False),
+                    False)
         if method == "bootstrap-t" and dr.tstar is not None:
             return (*studentized_pvalues(alternative, mo, dr.tstar), False)
         return np.ones(m), np.ones((n_resamples, m)), False
