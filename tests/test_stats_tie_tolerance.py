@@ -26,7 +26,7 @@ def runs(d: list[float]) -> tuple[dict[str, float], dict[str, float]]:
             {f"q{i:02d}": 0.0 for i in range(len(d))})
 
 
-@pytest.mark.parametrize("big", [1e8, 1e9, 1e10, 1e12, 1e13])
+@pytest.mark.parametrize("big", [1e8, 1e9, 1e10, 1e12, 1e13, 1e15, 1e18])
 @pytest.mark.parametrize("alt", ["two-sided", "greater"])
 def test_one_huge_difference_leaves_the_sign_flip_p_at_its_floor(big: float, alt: str
                                                                   ) -> None:
@@ -44,16 +44,16 @@ def decimal_count(d: list[float], alt: str) -> float:
     """The exact sign-flip p of ``d`` read as the decimals they print as (so 0.1 + 0.2
     ties 0.3), by enumerating every pattern in rational arithmetic."""
     exact = [Fraction(repr(float(v))) for v in d]
-    obs = sum(exact)
+    obs = sum(exact, Fraction(0))
     count = 0
     for signs in itertools.product((1, -1), repeat=len(d)):
-        s = sum(si * v for si, v in zip(signs, exact, strict=True))
-        count += (abs(s) >= abs(obs) if alt == "two-sided"
-                  else s >= obs if alt == "greater" else s <= obs)
-    return count / 2 ** len(d)
+        s = sum((si * v for si, v in zip(signs, exact, strict=True)), Fraction(0))
+        count += bool(abs(s) >= abs(obs) if alt == "two-sided"
+                      else s >= obs if alt == "greater" else s <= obs)
+    return float(count) / float(2 ** len(d))
 
 
-@pytest.mark.parametrize("big", [1e9, 1e10, 1e12])
+@pytest.mark.parametrize("big", [1e9, 1e10, 1e12, 1e15])
 @pytest.mark.parametrize("alt", ["two-sided", "greater", "less"])
 def test_exact_enumeration_with_a_huge_difference_is_exact(big: float, alt: str) -> None:
     rng = np.random.default_rng(7)
@@ -97,7 +97,7 @@ def test_the_tolerance_bounds_the_rounding_of_every_sign_flip_mean() -> None:
         n = len(d)
         worst = Fraction(0)
         for p in range(1 << n):
-            s = sum((v if (p >> i) & 1 else -v) for i, v in enumerate(exact))
+            s = sum(((v if (p >> i) & 1 else -v) for i, v in enumerate(exact)), Fraction(0))
             worst = max(worst, abs(Fraction(float(sums[p, 0])) / n - s / n))
         assert worst <= Fraction(tol) / 2
 
@@ -110,3 +110,34 @@ def test_the_tolerance_is_far_below_the_former_global_one() -> None:
     eps = float(np.finfo(np.float64).eps)
     assert tie_tolerance(d) == pytest.approx(2 * eps * (1e10 + 2.9), rel=1e-12)
     assert tie_tolerance(d, resampled=True) == pytest.approx(2 * eps * 30 * 1e10, rel=1e-12)
+
+
+@pytest.mark.parametrize("big", [1e15, 1e18])
+def test_with_sums_too_coarse_the_interval_still_agrees_with_the_p(big: float) -> None:
+    # past ~1e14 times the other differences the drawn sums drop them (1e15 + 0.1 is
+    # 1e15); the sign-flip p and the inversion interval then read the patterns' exact
+    # gaps, so the interval excludes 0 exactly when p < alpha, as everywhere else
+    a = {f"q{i:02d}": 0.5 for i in range(30)}
+    b = {f"q{i:02d}": 0.4 for i in range(30)}
+    a["q00"] = big
+    r = paired_test(a, b, "m", method="randomization", n_resamples=B)
+    assert r.p_value == 1 / (B + 1) and r.significant
+    assert r.ci_low > 0
+    b["q05"] = 0.6  # one loss of 0.1 among 28 wins: still at the floor
+    r = paired_test(a, b, "m", method="randomization", n_resamples=B)
+    assert r.p_value == 1 / (B + 1) and r.ci_low > 0
+
+
+def test_split_exact_parts_add_up_and_their_signed_sums_are_exact() -> None:
+    from evalkit.stats.randomization import split_exact
+
+    rng = np.random.default_rng(1)
+    d = rng.normal(0, 1, 40) * 10.0 ** rng.integers(-20, 16, 40)
+    hi, lo = split_exact(d)
+    assert np.array_equal(hi + lo, d)
+    signs = np.where(rng.random((50, 40)) < 0.5, -1.0, 1.0)
+    for s in signs:
+        total = 0.0
+        for x in s * hi:  # sequential, as the kernels add
+            total += x
+        assert Fraction(total) == sum((Fraction(float(x)) for x in s * hi), Fraction(0))

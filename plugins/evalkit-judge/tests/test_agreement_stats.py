@@ -139,7 +139,8 @@ def test_grades_equal_up_to_rounding_are_one_category() -> None:
     j = [0.1 + 0.2, 0.6, 0.9, 0.3, 0.6]
     h = [0.3, 0.6, 0.9, 0.1 + 0.2, 0.6]
     assert cohen_kappa(j, h) == 1.0  # the former 0.444
-    assert krippendorff_alpha([j, h, [None, 0.6, 0.9, 0.3, None]], level="nominal") == 1.0
+    table: list[list[float | None]] = [list(j), list(h), [None, 0.6, 0.9, 0.3, None]]
+    assert krippendorff_alpha(table, level="nominal") == 1.0
 
 
 def test_snapped_grades_give_the_references_values_on_the_decimals() -> None:
