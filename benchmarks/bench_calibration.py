@@ -41,6 +41,12 @@ three queries carry (AP BM25 - BM25(0.6, 0.3)): with probability ``(90/93)^n`` n
 three is drawn, and then the sample is i.i.d. from the other 90 values, a real
 alternative, so a test's type I error is at least that probability times its power there.
 
+Part ``shapes``, not run unless named: nulls shaped like IR differences, kept apart so
+the default parts' figures stay comparable: 60% exact ties and otherwise a centred
+exponential (zero-inflated skewed), ``+-0.5`` plus normal(0, 0.05) noise (symmetric
+bimodal, where the sample skewness is a function of the win/loss imbalance), and two P@10
+runs with the same per-query precision (symmetric, discrete).
+
 Three more parts, not run unless named: ``methods``, every method and interval of
 ``paired_test`` (bootstrap-t, the percentile bootstrap's p and interval, BCa) beside the
 default on five nulls (``--method-trials`` every method, ``--default-trials`` the
@@ -51,7 +57,7 @@ given the number of queries the systems disagree on (enumerated, no simulation);
 
     .venv/bin/python benchmarks/bench_calibration.py [--trials 4000] [--resamples 10000]
         [--part skewed symmetric binary power power-skewed ties limit methods binary-exact
-                samples]
+                samples shapes]
         [--json results.json]
 """
 
@@ -177,6 +183,25 @@ SYNTHETIC_SYMMETRIC: dict[str, Sampler] = {
 }
 
 
+def _p10_binomial(r: np.random.Generator, n: int, m: int) -> np.ndarray:
+    """Two P@10 runs with the same per-query precision p ~ Beta(1, 3): many double zeros,
+    differences in steps of 0.1, symmetric."""
+    p = r.beta(1.0, 3.0, (m, n))
+    return (r.binomial(10, p) - r.binomial(10, p)) / 10.0
+
+
+#: Nulls shaped like IR differences, part ``shapes``: zero-inflated skewed (60% exact
+#: ties, else a centred exponential), symmetric bimodal (two points plus a little noise)
+#: and symmetric discrete (P@10-like).
+SYNTHETIC_SHAPES: dict[str, Sampler] = {
+    "60% ties, else 0.2 (exponential(1) - 1)": lambda r, n, m: np.where(
+        r.random((m, n)) < 0.6, 0.0, 0.2 * (r.exponential(1.0, (m, n)) - 1.0)),
+    "+-0.5 + normal(0, 0.05)": lambda r, n, m: (
+        np.where(r.random((m, n)) < 0.5, -0.5, 0.5) + r.normal(0.0, 0.05, (m, n))),
+    "P@10, p ~ Beta(1, 3) (binomial(10, p) - binomial(10, p)) / 10": _p10_binomial,
+}
+
+
 def load_pools() -> list[tuple[str, str, np.ndarray]]:
     """``(pair, measure, differences)`` for every pool in the data file."""
     doc = json.loads(POOLS.read_text(encoding="utf-8"))
@@ -234,13 +259,14 @@ def decide(d: np.ndarray, seed: int, full: bool, B: int, value_type: str | None
     sums, sq = bootstrap_sums(centred, B, seed, want_squares=True, backend="numba")
     assert sq is not None
     dev = sums[:, 0] / n
-    extreme = int(np.count_nonzero(np.abs(dev) >= abs(mean) - tol))
+    btol = tie_tolerance(centred, resampled=True)
+    extreme = int(np.count_nonzero(np.abs(dev) >= abs(mean) - btol))
     out["bootstrap (p)"] = (extreme + 1) / (B + 1) < ALPHA
     lo, hi = percentile_ci(mean, dev, ALPHA, "two-sided")
     out["bootstrap (CI)"] = bool(lo > 0 or hi < 0)
-    lo, hi = bca_ci(mean, dev, centred, ALPHA, "two-sided", tol)
+    lo, hi = bca_ci(mean, dev, centred, ALPHA, "two-sided", btol)
     out["BCa CI"] = bool(lo > 0 or hi < 0)
-    tstar = studentized_stats(dev, sq[:, 0], n, var, tol)
+    tstar = studentized_stats(dev, sq[:, 0], n, var, btol)
     t_obs = mean / se
     out["bootstrap-t"] = studentized_p(t_obs, tstar, "two-sided",
                                        1e-10 * max(1.0, abs(t_obs))) < ALPHA
@@ -484,7 +510,7 @@ def main() -> int:
                         default=["skewed", "symmetric", "binary", "power", "power-skewed"],
                         choices=["skewed", "symmetric", "binary", "power", "power-skewed",
                                  "methods", "limit", "ties",
-                                 "binary-exact", "samples"])
+                                 "binary-exact", "samples", "shapes"])
     parser.add_argument("--method-trials", type=int, default=2000,
                         help="trials per cell of the every-method table (--part methods)")
     parser.add_argument("--default-trials", type=int, default=10_000,
@@ -569,6 +595,10 @@ def main() -> int:
                       from_pool(tie_preserving(x), signs=False), "continuous")
                      for pair, meas, x in graded if np.mean(x == 0) >= TIE_HEAVY],
                     (25, 50, 100)))
+    if "shapes" in args.part:
+        table("Type I error (%), IR-shaped synthetic nulls (zero-inflated skewed, "
+              "symmetric bimodal, symmetric discrete)", cells(
+                  [(k, v, None) for k, v in SYNTHETIC_SHAPES.items()], (25, 50, 100)))
     if "limit" in args.part:
         pool = next(x for pair, meas, x in pools if (pair, meas) == CARRIED[:2])
         carried_mean_limit(pool, CARRIED[2], T, B)

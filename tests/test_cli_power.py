@@ -111,3 +111,20 @@ def test_power_simulation_options_without_a_pilot_are_refused(args: list[str],
     assert lines[0].startswith(f"error: {named}: the simulation draws from a pilot pair")
     ok = runner.invoke(app, ["power", "--sd", "0.1", "-n", "100", "--no-simulate"])
     assert ok.exit_code == 0, ok.output
+
+
+@pytest.mark.parametrize("sd", [1e-300, 1e-150])
+def test_tiny_sd_plans_in_units_of_sd(sd: float) -> None:
+    # the MDE is solved in units of sd and scaled back: sd times the MDE at sd = 1 at any
+    # magnitude (a tolerance of 1e-12 sd in metric units underflowed at subnormal sd)
+    res = runner.invoke(app, ["power", "--sd", repr(sd), "-n", "20"])
+    assert res.exit_code == 0, res.output
+    assert f"{_mde(1.0, 20) * sd:.4g}" in res.output
+
+
+@pytest.mark.parametrize("args", [["-n", "20", "-e", "nan"], ["-n", "20.5"],
+                                  ["-n", "1"], ["-n", "20", "--power", "nan"]])
+def test_bad_power_arguments_are_refused_without_traceback(args: list[str]) -> None:
+    res = runner.invoke(app, ["power", "--sd", "0.1", *args])
+    assert res.exit_code == 2
+    assert "Traceback" not in res.output

@@ -97,6 +97,16 @@ def test_without_replacement_ends_on_the_population_mean() -> None:
     assert upper[-1] - lower[-1] < with_replacement[1][-1] - with_replacement[0][-1]
 
 
+def test_without_replacement_does_not_reach_a_point_at_t_equal_n() -> None:
+    # the docstring's and docs/statistics.md's example: after all N = 10 cases the
+    # interval is about [-0.53, 0.55] (an outside statistician's run gave the same), not
+    # the population mean 0 alone
+    cs = paired_confidence_sequence([1, -1, 0, 0, 1, -1, 0, 0, 0, 0.0], 1.0, population=10)
+    lo, hi = cs.last
+    assert lo == pytest.approx(-0.53, abs=0.005) and hi == pytest.approx(0.55, abs=0.005)
+    assert hi - lo > 1.0
+
+
 def test_paired_sequence_maps_differences_to_the_unit_interval() -> None:
     d = [0.3, -0.1, 0.25, 0.4, 0.0, 0.35, 0.2, 0.3]
     cs = paired_confidence_sequence(d, 1.0, population=20)

@@ -202,3 +202,25 @@ def test_a_report_over_an_input_is_refused_and_folders_are_created(
                    "json:new/folder/a.json", cwd=root)
     assert made.returncode == 0, made.stderr
     assert json.loads((root / "new" / "folder" / "a.json").read_text())
+
+
+def test_agreement_treats_a_judge_mean_over_epochs_as_the_label_it_rounds_to(
+        tmp_path: Path) -> None:
+    # a judge with epochs 3 grading 0.1 three times has the case mean 0.10000000000000002;
+    # against human labels 0.1 on every such case the agreement is perfect (by hand: 1)
+    epoch_mean = sum([0.1] * 3) / 3
+    judge = {"a": epoch_mean, "b": epoch_mean, "c": 0.5, "d": 0.9, "e": epoch_mean,
+             "f": 0.5}
+    human = {"a": 0.1, "b": 0.1, "c": 0.5, "d": 0.9, "e": 0.1, "f": 0.5}
+    rows = [CaseResult(c, TargetResponse(text="x"), {"correctness": v})
+            for c, v in judge.items()]
+    RunResult("sys", rows, {"kind": "target"}).save(tmp_path / "run.jsonl")
+    (tmp_path / "labels.jsonl").write_text("".join(
+        json.dumps({"id": c, "labels": {"correctness": v}}) + "\n" for c, v in human.items()))
+    proc = evalkit("agreement", "run.jsonl", "--labels", "labels.jsonl", "--json",
+                   cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    [m] = json.loads(proc.stdout)["metrics"]
+    assert m["cohen_kappa"]["none"] == 1.0
+    assert m["krippendorff_alpha"]["nominal"] == 1.0
+    assert m["krippendorff_alpha"]["ordinal"] == pytest.approx(1.0, abs=1e-12)

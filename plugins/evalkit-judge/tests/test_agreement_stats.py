@@ -117,3 +117,54 @@ def test_degenerate_inputs() -> None:
         krippendorff_alpha([[1, nan], [nan, 2]], "nominal")
     with pytest.raises(AgreementError, match="weights"):
         cohen_kappa([1], [1], "cubic")  # type: ignore[arg-type]
+
+
+# a judge run with epochs 3 that grades 0.1 three times has the case mean below, and
+# 0.1 + 0.2 is 0.30000000000000004: grades equal up to rounding are one category
+EPOCH_MEAN = sum([0.1] * 3) / 3
+
+
+def test_grades_equal_up_to_rounding_are_one_category() -> None:
+    assert EPOCH_MEAN != 0.1 and 0.1 + 0.2 != 0.3  # the premise
+    judge = [EPOCH_MEAN] * 3 + [0.5, 0.9, 0.5]
+    human = [0.1] * 3 + [0.5, 0.9, 0.5]
+    # perfect agreement by hand: kappa, alpha and rho are 1 (the former 0.769, 0.784)
+    for w in ("none", "linear", "quadratic"):
+        assert cohen_kappa(judge, human, weights=w) == 1.0
+    for level in ("nominal", "ordinal", "interval", "ratio"):
+        assert krippendorff_alpha([judge, human], level=level) == pytest.approx(1.0, abs=1e-12)
+    assert spearman_rho(judge, human) == pytest.approx(1.0, abs=1e-12)
+    values, counts = confusion_matrix(judge, human)
+    assert len(values) == 3 and counts == [[3, 0, 0], [0, 2, 0], [0, 0, 1]]
+    j = [0.1 + 0.2, 0.6, 0.9, 0.3, 0.6]
+    h = [0.3, 0.6, 0.9, 0.1 + 0.2, 0.6]
+    assert cohen_kappa(j, h) == 1.0  # the former 0.444
+    table: list[list[float | None]] = [list(j), list(h), [None, 0.6, 0.9, 0.3, None]]
+    assert krippendorff_alpha(table, level="nominal") == 1.0
+
+
+def test_snapped_grades_give_the_references_values_on_the_decimals() -> None:
+    # with some disagreement, the statistics on rounded grades equal scikit-learn's and
+    # the krippendorff package's on the decimals the grades stand for
+    sk = pytest.importorskip("sklearn.metrics")
+    krippendorff = pytest.importorskip("krippendorff")
+    judge = [EPOCH_MEAN, 0.1 + 0.2, 0.3, 0.7, EPOCH_MEAN, 0.5, 0.7, 0.3]
+    decimals = [0.1, 0.3, 0.3, 0.7, 0.1, 0.5, 0.7, 0.3]
+    human = [0.1, 0.3, 0.5, 0.7, 0.3, 0.5, 0.5, 0.1]
+    tenths_j = [round(10 * v) for v in decimals]  # scikit-learn wants class labels
+    tenths_h = [round(10 * v) for v in human]
+    for w in ("none", "linear", "quadratic"):
+        assert cohen_kappa(judge, human, weights=w) == pytest.approx(
+            sk.cohen_kappa_score(tenths_j, tenths_h, weights=None if w == "none" else w),
+            abs=1e-12)
+    for level in ("nominal", "ordinal", "interval"):
+        assert krippendorff_alpha([judge, human], level=level) == pytest.approx(
+            krippendorff.alpha(reliability_data=[decimals, human],
+                               level_of_measurement=level), abs=1e-9)
+
+
+def test_values_apart_by_more_than_rounding_stay_apart() -> None:
+    a = [0.1, 0.1 + 1e-9, 0.2, 0.3]
+    b = [0.1, 0.1 + 1e-9, 0.2, 0.3]
+    values, _ = confusion_matrix(a, b)
+    assert len(values) == 4

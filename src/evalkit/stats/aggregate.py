@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from evalkit.stats._rng import GENERATOR_NAME, bootstrap_indices, check_seed
-from evalkit.stats.bootstrap import check_resamples
+from evalkit.stats.bootstrap import TIE_ULPS, check_resamples
 from evalkit.stats.numeric import finite_number
 from evalkit.stats.pairing import check_same_ids, run_name
 from evalkit.stats.results import PairedTestResult
@@ -91,8 +91,9 @@ def aggregate_bootstrap(
         return [r for i in row for r in groups[i]]
 
     everyone = list(range(n))
-    observed = _value(aggregate, flat(ra, everyone), label) - _value(
-        aggregate, flat(rb, everyone), label)
+    value_a = _value(aggregate, flat(ra, everyone), label)
+    value_b = _value(aggregate, flat(rb, everyone), label)
+    observed = value_a - value_b
     diffs = np.empty(B)
     chunk = max(1, 1_000_000 // n)
     for c0 in range(0, B, chunk):
@@ -103,7 +104,11 @@ def aggregate_bootstrap(
             )
     lo, hi = np.quantile(diffs, [alpha / 2, 1 - alpha / 2])
     dev = diffs - observed
-    tol = 1e-10 * max(float(np.max(np.abs(diffs))), abs(observed), 1e-300)
+    # ties up to rounding: an aggregate over n cases is a sum of n terms at most, and
+    # their size is not known; so the bound of tie_tolerance (a sum of n terms of the
+    # magnitude of the values compared) at the size of the aggregates themselves
+    tol = TIE_ULPS * float(np.finfo(np.float64).eps) * n * max(
+        float(np.max(np.abs(diffs))), abs(value_a), abs(value_b), 1e-300)
     p = (int(np.count_nonzero(np.abs(dev) >= abs(observed) - tol)) + 1) / (B + 1)
     if abs(observed) <= tol and np.all(np.abs(dev) <= tol):
         p = 1.0

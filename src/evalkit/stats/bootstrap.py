@@ -24,9 +24,10 @@ from evalkit.stats.results import BootstrapResult
 
 __all__ = ["BootstrapResult", "paired_bootstrap"]
 
-#: Resampled statistics closer than this (relative to the data's scale) to the
-#: observed one count as ties, so rounding in a sum never decides a p-value.
-TIE_RTOL = 1e-10
+#: Resampled means within this many machine epsilons times the rounding scale of their
+#: sums (:func:`tie_tolerance`) of the observed mean count as ties, so rounding in a sum
+#: never decides a p-value: twice the bound of the error actually made.
+TIE_ULPS = 2.0
 
 
 #: the most resamples a test draws: its p floor is then 1e-6, and the resampled sums of
@@ -59,9 +60,26 @@ def mean_and_centred(d: NDArray[np.float64]) -> tuple[float, NDArray[np.float64]
     return mean, d - mean, False
 
 
-def tie_tolerance(d: NDArray[np.float64]) -> float:
-    """Absolute tolerance for comparing means of ``d`` (see :data:`TIE_RTOL`)."""
-    return TIE_RTOL * max(float(np.max(np.abs(d))), 1e-300)
+def tie_tolerance(d: NDArray[np.float64], *, resampled: bool = False) -> float:
+    """Absolute tolerance, in the units of the mean, for comparing a resampled mean of
+    ``d`` (shape ``(n,)``) with the observed one: ``TIE_ULPS * eps * sum|x_k|``, where
+    ``x_k`` are the ``n`` terms the resampled sum adds and ``eps = 2**-52``.
+
+    Derivation (Higham, *Accuracy and Stability of Numerical Algorithms*, 2nd ed.,
+    sec. 4.2): a sum of ``n`` floats added one after another is off by at most
+    ``gamma_(n-1) sum|x_k| ~ (n - 1) u sum|x_k|`` (``u = eps / 2``) whatever the order,
+    so a mean (the sum over ``n``) by at most ``u sum|x_k|``; the observed mean
+    (``math.fsum`` over ``n``) by at most ``2u |mean|``. Two means equal in exact
+    arithmetic thus differ by less than ``2u sum|x_k| = eps sum|x_k|``, and twice that
+    is the tolerance. ``sum|x_k|`` is ``sum|d_i|`` for a sign flip (its terms are
+    ``+-d_i``) and at most ``n max|d_i|`` for a bootstrap resample (``resampled``:
+    any term may repeat). Values farther apart than this are never ties, so one query
+    with a huge difference no longer makes every sign pattern "as extreme" (the former
+    ``1e-10 max|d|`` did from ``max|d| ~ 1e9`` times the other queries' spread).
+    """
+    a = np.abs(d)
+    total = float(a.shape[0]) * float(np.max(a)) if resampled else math.fsum(a.tolist())
+    return TIE_ULPS * float(np.finfo(np.float64).eps) * max(total, 1e-300)
 
 
 def paired_bootstrap(
@@ -112,7 +130,7 @@ def paired_bootstrap(
     means = observed + dev
     lo, hi = np.quantile(means, [0.025, 0.975])
     ci_low, ci_high = (observed, observed) if constant else (float(lo), float(hi))
-    tol = 0.0 if constant else tie_tolerance(d)
+    tol = 0.0 if constant else tie_tolerance(centred, resampled=True)
     # A bound that is zero up to rounding (resampled means are sums of n floats) is zero:
     # otherwise a 1e-17 lower bound would make "the interval excludes 0" true by accident.
     ci_low = 0.0 if abs(ci_low) <= tol else ci_low

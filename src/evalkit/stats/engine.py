@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from numpy.typing import NDArray
@@ -43,7 +43,14 @@ from evalkit.stats.intervals import (
     studentized_stats,
 )
 from evalkit.stats.methods import BOTH
-from evalkit.stats.randomization import inversion_ci, signflip_p
+from evalkit.stats.randomization import (
+    Gaps,
+    gap_tolerance,
+    inversion_ci,
+    precise_gaps,
+    signflip_p,
+    split_exact,
+)
 from evalkit.stats.ttest import t_test
 
 FloatArray = NDArray[np.float64]
@@ -104,7 +111,9 @@ class Moments:
     """Each column's mean, spread and observed t, shape ``(m,)`` each.
 
     ``centred`` (``(n, m)``) is ``D - mean`` with exact zeros in constant columns;
-    ``tols`` the tie tolerances of :func:`evalkit.stats.bootstrap.tie_tolerance`.
+    ``tols`` the tie tolerances of :func:`evalkit.stats.bootstrap.tie_tolerance` of the
+    sign-flip means, ``btols`` those of the bootstrap means (terms drawn with
+    replacement from ``centred``).
     """
 
     n: int
@@ -115,6 +124,7 @@ class Moments:
     se: FloatArray
     t_obs: FloatArray
     tols: FloatArray
+    btols: FloatArray
 
 
 @dataclass(frozen=True)
@@ -132,7 +142,10 @@ class Draws:
     """The resampled quantities every column shares: bootstrap deviations of the mean
     ``dev`` and sums of squares ``sqdev`` (``(B, m)``), sign-flip sums ``flips``
     (``(B, m)``) and their sign sums ``signs`` (``(B,)``), studentized bootstrap statistics
-    ``tstar``; None where not drawn. ``exact``: the sign patterns are all ``2**n``."""
+    ``tstar``; None where not drawn. ``exact``: the sign patterns are all ``2**n``.
+    ``gaps``: per column whose sign-flip sums round too coarsely for its differences
+    (:func:`precise_flip_gaps`), the patterns' exact gaps to the observed sum and their
+    tie tolerance."""
 
     dev: FloatArray | None
     sqdev: FloatArray | None
@@ -140,6 +153,7 @@ class Draws:
     signs: FloatArray | None
     tstar: FloatArray | None
     exact: bool
+    gaps: dict[int, tuple[Gaps, float]] = field(default_factory=dict)
 
 
 def _fsum_cols(x: FloatArray) -> FloatArray:
@@ -159,7 +173,8 @@ def column_moments(D: FloatArray) -> Moments:
     se = np.sqrt(var / n)
     t_obs = safe_ratio(means, se, 0.0)
     tols = np.array([tie_tolerance(D[:, j]) for j in range(m)])
-    return Moments(n, constant, means, centred, var, se, t_obs, tols)
+    btols = np.array([tie_tolerance(centred[:, j], resampled=True) for j in range(m)])
+    return Moments(n, constant, means, centred, var, se, t_obs, tols, btols)
 
 
 def needs_of(method: str, ci_method: str, want_null: bool, live: bool) -> Needs:
@@ -190,13 +205,49 @@ def draw_signflips(D: FloatArray, *, n_resamples: int, seed: int, backend: Backe
     return signflip_sums(D, n_resamples, seed, backend=backend)
 
 
+#: A column's sign-flip sums are recomputed from exact parts (:func:`precise_flip_gaps`)
+#: when their tie tolerance exceeds this share of the smallest change one query's sign
+#: makes to the mean (``2 min|d_i| / n``, ``d_i != 0``).
+PRECISE_SHARE = 1.0 / 1024
+
+
+def precise_flip_gaps(D: FloatArray, *, n_resamples: int, seed: int, backend: Backend
+                      ) -> dict[int, tuple[Gaps, float]]:
+    """For each column of ``D`` whose sign-flip means round by more than
+    :data:`PRECISE_SHARE` of a single query's weight (a difference of 1e15 among
+    differences of 0.1: ``1e15 + 0.1`` is ``1e15`` in floats), the patterns' gaps to the
+    observed sum computed from :func:`evalkit.stats.randomization.split_exact`'s parts
+    (the same sign patterns: each column's sums depend on that column alone), with their
+    tie tolerance (:func:`evalkit.stats.randomization.gap_tolerance`). Other columns are
+    left out: their sums are precise enough as drawn."""
+    n, m = D.shape
+    picked: list[int] = []
+    for j in range(m):
+        col = D[:, j]
+        live = np.abs(col[col != 0.0])
+        if live.size == 0 or bool(np.all(col == col[0])):
+            continue
+        if tie_tolerance(col) > PRECISE_SHARE * 2.0 * float(live.min()) / n:
+            picked.append(j)
+    if not picked:
+        return {}
+    parts = [split_exact(np.ascontiguousarray(D[:, j])) for j in picked]
+    P = np.column_stack([x for hi_lo in parts for x in hi_lo])
+    sums, _ = draw_signflips(P, n_resamples=n_resamples, seed=seed, backend=backend)
+    return {j: (precise_gaps(sums[:, 2 * k], sums[:, 2 * k + 1], *parts[k]),
+                gap_tolerance(parts[k][1]))
+            for k, j in enumerate(picked)}
+
+
 def draw_resamples(D: FloatArray, mo: Moments, needs: Needs, *, n_resamples: int,
                    seed: int, backend: Backend, want_t: bool,
-                   drawn_flips: tuple[FloatArray, FloatArray] | None = None) -> Draws:
+                   drawn_flips: tuple[FloatArray, FloatArray] | None = None,
+                   precise: bool = True) -> Draws:
     """Draw what ``needs`` asks for (the sign flips of ``D`` exactly when
     ``n <= EXACT_MAX_N``, unless ``drawn_flips`` holds them, :func:`draw_signflips` of
     ``D``; the bootstrap from ``mo.centred``), and the studentized bootstrap statistics
-    when ``want_t`` and the squares were drawn."""
+    when ``want_t`` and the squares were drawn; with ``precise``, the exact gaps of the
+    columns whose sign-flip sums round too coarsely (:func:`precise_flip_gaps`)."""
     n = mo.n
     exact = n <= EXACT_MAX_N
     dev = sqdev = flips = signs = tstar = None
@@ -204,15 +255,18 @@ def draw_resamples(D: FloatArray, mo: Moments, needs: Needs, *, n_resamples: int
         sums, sqdev = bootstrap_sums(mo.centred, n_resamples, seed,
                                      want_squares=needs.squares, backend=backend)
         dev = np.divide(sums, n, out=sums)  # in place: one (B, m) array, not two
+    gaps: dict[int, tuple[Gaps, float]] = {}
     if needs.flips:
         flips, signs = drawn_flips if drawn_flips is not None else draw_signflips(
             D, n_resamples=n_resamples, seed=seed, backend=backend)
+        if precise:
+            gaps = precise_flip_gaps(D, n_resamples=n_resamples, seed=seed, backend=backend)
     if want_t and dev is not None and sqdev is not None:
         tstar = np.empty_like(dev)
         for j in range(D.shape[1]):
             tstar[:, j] = studentized_stats(dev[:, j], sqdev[:, j], n, float(mo.var[j]),
-                                            float(mo.tols[j]))
-    return Draws(dev, sqdev, flips, signs, tstar, exact)
+                                            float(mo.btols[j]))
+    return Draws(dev, sqdev, flips, signs, tstar, exact, gaps)
 
 
 def column_p(method: str, j: int, mo: Moments, dr: Draws, alpha: float,
@@ -227,6 +281,7 @@ def column_p(method: str, j: int, mo: Moments, dr: Draws, alpha: float,
     if method == "bootstrap":
         assert dr.dev is not None
         dj = dr.dev[:, j]
+        tol = float(mo.btols[j])
         if alternative == "two-sided":
             count = np.count_nonzero(np.abs(dj) >= abs(mean) - tol)
         elif alternative == "greater":
@@ -242,7 +297,9 @@ def column_p(method: str, j: int, mo: Moments, dr: Draws, alpha: float,
         if method == "bootstrap-t":
             return p_t, False
     assert dr.flips is not None and dr.signs is not None
-    p_f = signflip_p(dr.flips[:, j], dr.signs, n, mean, 0.0, alternative, dr.exact, tol)
+    gap = dr.gaps.get(j)
+    p_f = signflip_p(dr.flips[:, j], dr.signs, n, mean, 0.0, alternative, dr.exact,
+                     tol if gap is None else gap[1], None if gap is None else gap[0])
     if method == BOTH:
         return max(p_f, p_t), False
     return p_f, dr.exact
@@ -255,6 +312,7 @@ def column_ci(ci_method: str, j: int, mo: Moments, dr: Draws, alpha: float,
     the inversion and the bootstrap-t intervals: the means that either test does not
     reject, so it excludes 0 exactly when both tests reject."""
     mean, tol, sej = float(mo.means[j]), float(mo.tols[j]), float(mo.se[j])
+    btol = float(mo.btols[j])
     n = mo.n
     if ci_method == "t":
         _, lo, hi = t_test(mean, sej, n, alpha, alternative)
@@ -264,20 +322,27 @@ def column_ci(ci_method: str, j: int, mo: Moments, dr: Draws, alpha: float,
         lo, hi = percentile_ci(mean, dr.dev[:, j], alpha, alternative)
     elif ci_method == "bca":
         assert dr.dev is not None
-        lo, hi = bca_ci(mean, dr.dev[:, j], mo.centred[:, j], alpha, alternative, tol)
+        lo, hi = bca_ci(mean, dr.dev[:, j], mo.centred[:, j], alpha, alternative, btol)
     elif ci_method == "bootstrap-t":
         assert dr.tstar is not None
         lo, hi = studentized_ci(mean, sej, dr.tstar[:, j], alpha, alternative)
     else:
         assert dr.flips is not None and dr.signs is not None
+        gap = dr.gaps.get(j)
+        if gap is not None:  # the sums' own rounding is too coarse here: their exact gaps
+            tol = gap[1]
         lo, hi = inversion_ci(dr.flips[:, j], dr.signs, n, mean, max(sej, tol, 1e-300),
-                              alpha, alternative, dr.exact, tol)
+                              alpha, alternative, dr.exact, tol,
+                              None if gap is None else gap[0])
         if ci_method == "inversion+bootstrap-t":
             assert dr.tstar is not None
             lo_t, hi_t = studentized_ci(mean, sej, dr.tstar[:, j], alpha, alternative)
             lo, hi = min(lo, lo_t), max(hi, hi_t)
     # an end within rounding of 0 is 0, so the interval agrees with the test's own p,
-    # which counts ties within the same tolerance
+    # which counts ties within the same tolerance (the larger one when the interval is
+    # read off bootstrap means)
+    if ci_method in ("percentile", "bca", "bootstrap-t", "inversion+bootstrap-t"):
+        tol = max(tol, btol)
     return (0.0 if abs(lo) <= tol else lo), (0.0 if abs(hi) <= tol else hi)
 
 
@@ -360,7 +425,8 @@ def null_pvalues(method: str, alternative: Alternative, D: FloatArray, mo: Momen
 
     if method in BOOTSTRAP_METHODS:
         if method == "bootstrap" and dr.dev is not None:
-            return (*rank_pvalues(oriented(mo.means), oriented(dr.dev), mo.tols, False), False)
+            return (*rank_pvalues(oriented(mo.means), oriented(dr.dev), mo.btols, False),
+                    False)
         if method == "bootstrap-t" and dr.tstar is not None:
             return (*studentized_pvalues(alternative, mo, dr.tstar), False)
         return np.ones(m), np.ones((n_resamples, m)), False
@@ -368,8 +434,11 @@ def null_pvalues(method: str, alternative: Alternative, D: FloatArray, mo: Momen
         return np.ones(m), np.ones((n_resamples, m)), False
     fm = dr.flips / n
     if method != "t-test":
-        return (*rank_pvalues(oriented(mo.means), oriented(fm), mo.tols, dr.exact),
-                dr.exact)
+        p_obs, p_null = rank_pvalues(oriented(mo.means), oriented(fm), mo.tols, dr.exact)
+        for j, (gap, tol) in dr.gaps.items():  # the test's own p (see column_p)
+            p_obs[j] = signflip_p(dr.flips[:, j], dr.signs, n, float(mo.means[j]), 0.0,
+                                  alternative, dr.exact, tol, gap)
+        return p_obs, p_null, dr.exact
     from scipy.special import stdtr
 
     sumsq = _fsum_cols(D * D)
@@ -430,8 +499,11 @@ def analyse(
             [tie_tolerance(F[:, j]) for j in range(m)])))
     live = not bool(np.all(mo.constant))
     needs = needs_of(method, ci_method, want_null, live)
+    # cluster values carry their own rounding (sums of cases): their ties need the
+    # tolerance of their magnitude, so their sign-flip sums are read as drawn
     dr = draw_resamples(F, mo, needs, n_resamples=n_resamples, seed=seed, backend=backend,
-                        want_t=needs.squares, drawn_flips=drawn_flips)
+                        want_t=needs.squares, drawn_flips=drawn_flips,
+                        precise=flip is None)
     outcomes: list[ColumnOutcome] = []
     for j in range(m):
         mean = float(mo.means[j])

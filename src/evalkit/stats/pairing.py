@@ -78,6 +78,16 @@ def rounding_tolerance(a: NDArray[np.float64], b: NDArray[np.float64]) -> NDArra
     return tol
 
 
+def snap_values(x: NDArray[np.float64]) -> NDArray[np.float64]:
+    """``x`` (shape ``(n,)``, finite) with values equal up to floating-point rounding
+    merged into one: :func:`snap_differences` of ``x - 0``, so each value's tolerance
+    comes from its own magnitude (``2**(e - SNAP_BITS)``, :func:`rounding_tolerance`).
+    Used where values are categories (agreement statistics: a judge's mean over epochs,
+    ``0.10000000000000002``, is the human's ``0.1``). Returns ``x`` itself when nothing
+    merges."""
+    return snap_differences(x, x, np.zeros_like(x))
+
+
 def snap_differences(
     d: NDArray[np.float64], a: NDArray[np.float64], b: NDArray[np.float64]
 ) -> NDArray[np.float64]:

@@ -16,6 +16,7 @@ shifted by the effect, at the planned n and counts rejections of the chosen test
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass
 
 import numpy as np
@@ -28,11 +29,61 @@ from evalkit.stats.numeric import numbers_of, pow2_above
 from evalkit.stats.pairing import SNAP_BITS, RunLike, align, snap_differences
 
 
+def _real(value: object, name: str) -> float:
+    """``value`` as a float when it is a real number (not a bool, str or None)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ValueError(f"{name} must be a number, got {value!r}")
+    return float(value)
+
+
 def _check(alpha: float, alternative: str) -> None:
-    if not 0.0 < alpha < 1.0:
+    a = _real(alpha, "alpha")
+    if not 0.0 < a < 1.0:  # NaN fails too
         raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
     if alternative not in ("two-sided", "greater", "less"):
         raise ValueError(f"unknown alternative {alternative!r}")
+
+
+def check_effect(effect: float, name: str = "effect") -> float:
+    """``effect`` as a finite float. Raises ValueError for NaN, an infinity or a
+    non-number (a NaN effect would otherwise give power 1 and 2 queries)."""
+    e = _real(effect, name)
+    if not math.isfinite(e):
+        raise ValueError(f"{name} must be a finite difference in metric units, got {effect!r}")
+    return e
+
+
+def check_sd(sd: float) -> float:
+    """``sd`` as a positive finite float, else ValueError."""
+    v = _real(sd, "sd")
+    if not (v > 0 and math.isfinite(v)):
+        raise ValueError(f"sd must be positive and finite, got {sd!r}")
+    return v
+
+
+def check_n(n: int, name: str = "n", least: int = 2) -> int:
+    """``n`` as an int: an integer (``int``, a numpy integer, or a float with an integral
+    value such as ``20.0``) of at least ``least``. Raises ValueError for a fractional,
+    non-finite or smaller ``n`` and for a bool."""
+    if isinstance(n, bool) or not isinstance(n, numbers.Real):
+        raise ValueError(f"{name} must be an integer >= {least}, got {n!r}")
+    if not isinstance(n, numbers.Integral):
+        f = float(n)
+        if not (math.isfinite(f) and f == math.floor(f)):
+            raise ValueError(f"{name} must be an integer >= {least}, got {n!r}")
+    k = int(n)
+    if k < least:
+        raise ValueError(f"{name} must be >= {least}, got {n!r}")
+    return k
+
+
+def check_power(power: float, alpha: float) -> float:
+    """``power`` as a float in ``(alpha, 1)``, else ValueError (a target power at or
+    below ``alpha`` is met by a test that never looks at the data)."""
+    pw = _real(power, "power")
+    if not alpha < pw < 1.0:  # NaN fails too
+        raise ValueError(f"power must be in (alpha, 1) = ({alpha:g}, 1), got {power!r}")
+    return pw
 
 
 def _nct_cdf(df: int, nc: float, x: float) -> float:
@@ -62,15 +113,15 @@ def t_power(
         alpha, alternative: the test's.
 
     Raises:
-        ValueError: ``sd <= 0``, ``n < 2``, bad ``alpha``/``alternative``.
+        ValueError: ``effect`` not finite, ``sd`` not positive and finite, ``n`` not an
+            integer >= 2, ``alpha`` outside ``(0, 1)``, an unknown ``alternative``.
     """
     from scipy.special import stdtrit
 
     _check(alpha, alternative)
-    if sd <= 0 or not math.isfinite(sd):
-        raise ValueError(f"sd must be positive and finite, got {sd!r}")
-    if n < 2:
-        raise ValueError(f"n must be >= 2, got {n}")
+    effect = check_effect(effect)
+    sd = check_sd(sd)
+    n = check_n(n)
     df = n - 1
     nc = effect / sd * math.sqrt(n)
     if alternative == "two-sided":
@@ -90,22 +141,28 @@ def minimum_detectable_effect(
     its magnitude is returned.
 
     Raises:
-        ValueError: bad arguments, or ``power <= alpha`` (nothing to solve).
+        ValueError: ``n`` not an integer >= 2, ``sd`` not positive and finite,
+            ``alpha`` outside ``(0, 1)``, ``power`` outside ``(alpha, 1)`` (nothing to
+            solve), an unknown ``alternative``.
+
+    The effect is proportional to ``sd`` (power depends on ``effect / sd`` only), so it
+    is solved in units of ``sd`` and scaled back: any positive finite ``sd`` works.
     """
     from scipy.optimize import brentq
 
-    if not alpha < power < 1.0:
-        raise ValueError(f"power must be in (alpha, 1), got {power!r}")
+    _check(alpha, alternative)
+    power = check_power(power, alpha)
+    sd = check_sd(sd)
+    n = check_n(n)
     sign = -1.0 if alternative == "less" else 1.0
-    t_power(sd, sd, max(n, 2), alpha, alternative)  # validates the arguments
 
     def gap(e: float) -> float:
-        return t_power(sign * e, sd, n, alpha, alternative) - power
+        return t_power(sign * e, 1.0, n, alpha, alternative) - power
 
-    hi = sd
+    hi = 1.0
     while gap(hi) < 0:
         hi *= 2.0
-    return float(brentq(gap, 0.0, hi, xtol=1e-12 * sd, rtol=1e-12))
+    return sd * float(brentq(gap, 0.0, hi, xtol=1e-12, rtol=1e-12))
 
 
 def required_n(
@@ -119,12 +176,16 @@ def required_n(
     """Smallest n at which the paired t-test reaches ``power`` for ``effect``.
 
     Raises:
-        ValueError: bad arguments, ``effect`` pointing against a one-sided
-            alternative or 0, or more than ``n_max`` queries needed.
+        ValueError: ``effect`` not finite, 0 or pointing against a one-sided
+            alternative; ``sd`` not positive and finite; ``alpha`` outside ``(0, 1)``;
+            ``power`` outside ``(alpha, 1)``; ``n_max`` not an integer >= 2; more than
+            ``n_max`` queries needed.
     """
-    if not alpha < power < 1.0:
-        raise ValueError(f"power must be in (alpha, 1), got {power!r}")
-    t_power(effect, sd, 2, alpha, alternative)
+    _check(alpha, alternative)
+    power = check_power(power, alpha)
+    effect = check_effect(effect)
+    sd = check_sd(sd)
+    n_max = check_n(n_max, "n_max")
     if effect == 0 or (alternative == "greater" and effect < 0) or (
         alternative == "less" and effect > 0
     ):
@@ -188,10 +249,14 @@ def simulate_power(
     decides it, by the degenerate rule (docs/statistics.md), never as ``t = inf``.
 
     Raises:
-        ValueError: fewer than 2 pilot differences, ``n < 2``, more than
+        ValueError: fewer than 2 pilot differences, ``effect`` not finite, ``n`` not an
+            integer >= 2, ``n_trials`` not an integer >= 1, more than
             :data:`MAX_TRIALS` trials or :data:`MAX_SIMULATED_N` queries, bad options.
     """
     _check(alpha, alternative)
+    effect = check_effect(effect)
+    n = check_n(n)
+    n_trials = check_n(n_trials, "n_trials", least=1)
     if not (isinstance(pilot_diffs, np.ndarray) and pilot_diffs.dtype.kind in "iuf"):
         pilot_diffs = numbers_of(np.asarray(pilot_diffs, dtype=object).ravel().tolist()
                                  if isinstance(pilot_diffs, np.ndarray) else pilot_diffs,
@@ -358,9 +423,16 @@ def plan_from_pilot(
         n_trials, seed: of the simulation.
 
     Raises:
-        ValueError: the pilot's differences have no spread (sd = 0), or as
+        ValueError: the pilot's differences have no spread (sd = 0), ``n`` not an
+            integer >= 2, ``effect`` not finite, ``power`` outside ``(alpha, 1)``, or as
             :func:`paired_test` for the runs.
     """
+    _check(alpha, alternative)
+    check_power(power, alpha)
+    if n is not None:
+        n = check_n(n)
+    if effect is not None:
+        effect = check_effect(effect)
     pair = align(a, b, metric)
     d = pair.diffs
     eff = effect_sizes(d)

@@ -26,7 +26,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from evalkit.stats.power import minimum_detectable_effect
+from evalkit.stats.power import check_n, minimum_detectable_effect
 from evalkit.stats.spread import WithinCaseSpread
 
 __all__ = ["DEFAULT_PLAN_SAMPLES", "ENOUGH_TOLERANCE", "SamplesDetectable",
@@ -54,10 +54,11 @@ def samples_mde(spread: WithinCaseSpread, n: int, k: int, alpha: float = 0.05,
     """The paired t-test's minimum detectable effect at ``n`` cases x ``k`` samples.
 
     Raises:
-        ValueError: ``k < 1``, ``n < 2``, a projected sd of 0 (the pilot's differences
-            have no spread), or bad ``alpha``/``power``/``alternative``.
+        ValueError: ``k`` not an integer >= 1, ``n`` not an integer >= 2, a projected sd
+            of 0 (the pilot's differences have no spread), or bad
+            ``alpha``/``power``/``alternative``.
     """
-    sd = math.sqrt(spread.var_at(k))
+    sd = math.sqrt(spread.var_at(check_n(k, "k", least=1)))
     if sd <= 0:
         raise ValueError("the pilot's per-case differences have no spread; nothing to plan")
     return minimum_detectable_effect(n, sd, alpha, power, alternative)

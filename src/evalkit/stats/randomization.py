@@ -41,6 +41,7 @@ def signflip_p(
     alternative: Alternative,
     exact: bool,
     tol: float,
+    gaps: Gaps | None = None,
 ) -> float:
     """p of the sign-flip test of ``H0: mean(d) = theta``.
 
@@ -52,8 +53,16 @@ def signflip_p(
         theta: the null value.
         alternative: "two-sided", "greater" or "less".
         exact: the patterns are all ``2**n`` (no ``+1``).
-        tol: tie tolerance, in the units of the mean.
+        tol: tie tolerance, in the units of the mean (with ``gaps``: theirs).
+        gaps: ``(A_b - T, A_b + T)`` (``T = sum d_i``), each ``(B,)``, computed without
+            the rounding of ``A_b`` itself (:func:`precise_gaps`), or None. With them,
+            ``stat - obs`` and ``stat + obs`` are read off these differences, so a pattern
+            whose mean differs from the observed one by less than the rounding of a sum
+            of huge values (one difference of 1e15 among differences of 0.1) is still
+            told apart.
     """
+    if gaps is not None:
+        return _gap_p(gaps, sign_sums, n, mean, theta, alternative, exact, tol)
     stat = (flipped_sums - theta * sign_sums) / n
     obs = mean - theta
     if alternative == "two-sided":
@@ -66,6 +75,69 @@ def signflip_p(
     return count / B if exact else (count + 1) / (B + 1)
 
 
+#: ``(A_b - T, A_b + T)`` of every sign pattern (:func:`precise_gaps`).
+Gaps = tuple[FloatArray, FloatArray]
+
+
+def _gap_p(gaps: Gaps, sign_sums: FloatArray, n: int, mean: float, theta: float,
+           alternative: Alternative, exact: bool, tol: float) -> float:
+    """:func:`signflip_p` from the patterns' gaps to the observed sum: ``stat - obs =
+    (A_b - T - theta (S_b - n)) / n`` and ``stat + obs = (A_b + T - theta (S_b + n)) / n``;
+    two-sided, ``|stat| - |obs|`` is the one of the two smaller in magnitude, signed by
+    the other (``(stat - obs)(stat + obs) = (|stat| - |obs|)(|stat| + |obs|)``)."""
+    below, above = gaps
+    minus = (below - theta * (sign_sums - n)) / n
+    if alternative == "greater":
+        count = int(np.count_nonzero(minus >= -tol))
+    elif alternative == "less":
+        count = int(np.count_nonzero(minus <= tol))
+    else:
+        plus = (above - theta * (sign_sums + n)) / n
+        diff = np.where(np.abs(minus) <= np.abs(plus), minus * np.sign(plus),
+                        plus * np.sign(minus))
+        count = int(np.count_nonzero(diff >= -tol))
+    B = int(sign_sums.shape[0])
+    return count / B if exact else (count + 1) / (B + 1)
+
+
+def split_exact(d: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """``(hi, lo)`` with ``d = hi + lo`` exactly: ``hi`` is ``d`` rounded to the grid
+    ``g = 2**(E + ceil(log2 n) + 2 - 53)`` (``2**E > max|d|``), so every signed sum of the
+    ``hi`` (and the difference of two such sums) is a multiple of ``g`` below
+    ``2**52 g``: exact in float64, whatever the order; ``|lo| <= g / 2``."""
+    n = d.shape[0]
+    top = float(np.max(np.abs(d)))
+    if top == 0.0:
+        return d.copy(), np.zeros_like(d)
+    e = math.frexp(top)[1]  # 2**(e-1) <= top < 2**e
+    g = math.ldexp(1.0, e + max(1, n - 1).bit_length() + 2 - 53)
+    hi = np.round(d / g) * g
+    return hi, d - hi
+
+
+def precise_gaps(hi_sums: FloatArray, lo_sums: FloatArray, hi: FloatArray,
+                 lo: FloatArray) -> Gaps:
+    """``(A_b - T, A_b + T)`` from the sign-flip sums of the two parts of
+    :func:`split_exact` (``hi_sums``, ``lo_sums``, shape ``(B,)``): the ``hi`` parts
+    subtract exactly, so the only rounding is that of the ``lo`` sums, at most
+    ``(n - 1) u sum|lo|`` (:func:`gap_tolerance`)."""
+    h_t = float(np.sum(hi))  # exact: a multiple of the grid below 2**52 of it
+    l_t = math.fsum(lo.tolist())
+    return (hi_sums - h_t) + (lo_sums - l_t), (hi_sums + h_t) + (lo_sums + l_t)
+
+
+def gap_tolerance(lo: FloatArray) -> float:
+    """Tie tolerance (units of the mean) of :func:`precise_gaps`: twice the rounding of
+    the ``lo`` parts' sums over ``n`` and of the two final additions' small terms,
+    ``TIE_ULPS eps (sum|lo| + max|lo|)``, at least the smallest normal double."""
+    from evalkit.stats.bootstrap import TIE_ULPS
+
+    a = np.abs(lo)
+    eps = float(np.finfo(np.float64).eps)
+    return max(TIE_ULPS * eps * (math.fsum(a.tolist()) + float(np.max(a, initial=0.0))),
+               float(np.finfo(np.float64).tiny))
+
+
 def inversion_ci(
     flipped_sums: FloatArray,
     sign_sums: FloatArray,
@@ -76,8 +148,10 @@ def inversion_ci(
     alternative: Alternative,
     exact: bool,
     tol: float,
+    gaps: Gaps | None = None,
 ) -> tuple[float, float]:
-    """Interval ``{theta : p(theta) >= alpha}`` by bisection from the observed mean.
+    """Interval ``{theta : p(theta) >= alpha}`` by bisection from the observed mean
+    (``gaps``: as in :func:`signflip_p`).
 
     Each side is unbounded when even ``theta -> +-inf`` is not rejected (small n: only
     the two constant patterns can match, so ``p(+-inf)`` is ``2/2**n`` or
@@ -88,7 +162,8 @@ def inversion_ci(
     """
 
     def accepted(theta: float) -> bool:
-        p = signflip_p(flipped_sums, sign_sums, n, mean, theta, alternative, exact, tol)
+        p = signflip_p(flipped_sums, sign_sums, n, mean, theta, alternative, exact, tol,
+                       gaps)
         return p >= alpha
 
     def edge(direction: float) -> float:
@@ -114,7 +189,8 @@ def inversion_ci(
                 outside = mid
         return inside
 
-    closed = _closed_form_ci(flipped_sums, sign_sums, n, mean, alpha, alternative, exact)
+    closed = _closed_form_ci(flipped_sums, sign_sums, n, mean, alpha, alternative, exact,
+                             gaps)
     if closed is not None:
         return closed
     lo = -math.inf if alternative == "less" else edge(-1.0)
@@ -130,6 +206,7 @@ def _closed_form_ci(
     alpha: float,
     alternative: Alternative,
     exact: bool,
+    gaps: Gaps | None = None,
 ) -> tuple[float, float] | None:
     """The inversion interval in one pass over the patterns (no bisection).
 
@@ -154,13 +231,14 @@ def _closed_form_ci(
     if k > B:
         return None
     T = n * mean
+    t_minus_a, a_plus_t = (T - A, A + T) if gaps is None else (-gaps[0], gaps[1])
     identity = n - 0.5 < S
     with np.errstate(divide="ignore", invalid="ignore"):
-        root = np.where(identity, 0.0, (T - A) / (n - S))  # one-sided boundary, S_b < n
+        root = np.where(identity, 0.0, t_minus_a / (n - S))  # one-sided boundary, S_b < n
     if alternative == "two-sided":
         free = np.abs(S) > n - 0.5  # the identity and the all-flipped pattern
         with np.errstate(divide="ignore", invalid="ignore"):
-            other = np.where(free, 0.0, (A + T) / (S + n))
+            other = np.where(free, 0.0, a_plus_t / (S + n))
         lower = np.where(free, -math.inf, np.minimum(root, other))
         upper = np.where(free, math.inf, np.maximum(root, other))
     elif alternative == "greater":  # holds for theta >= (T - A_b) / (n - S_b)

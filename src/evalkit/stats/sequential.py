@@ -223,7 +223,11 @@ def paired_confidence_sequence(
             ``hi - lo``.
         alpha: the miscoverage level.
         population: ``N`` units the order draws from without replacement (the golden
-            set): the sequence then covers their mean, and shrinks to it at ``t = N``.
+            set): the sequence then covers their mean and narrows towards it as ``t``
+            approaches ``N``, but does not reach a point at ``t = N``: the interval
+            after all ``N`` units still has a width (differences ``[1, -1, 0, 0, 1, -1,
+            0, 0, 0, 0]`` in ``[-1, 1]``, ``N = 10``: about ``[-0.53, 0.55]``), and the
+            mean of all ``N``, then known exactly, is read off an ordinary paired test.
         truncation: ``c``, the largest bet.
 
     Returns:

@@ -22,6 +22,13 @@ Pure functions over paired values (the judge's grade and the human label of one 
 * :func:`confusion_matrix` — counts of (judge value, human value) pairs.
 * :func:`agreement_table` — all of them for one metric (an :class:`AgreementTable`).
 
+Values equal up to floating-point rounding are one value in every statistic here: all
+the values compared (both raters', every coder's) are first snapped together by
+:func:`evalkit.stats.pairing.snap_values`, the rule the paired tests apply to
+differences, so a judge's mean over three epochs of 0.1 (``0.10000000000000002``) is the
+same category as the human label 0.1. Values apart by more than rounding are unchanged,
+so the statistics equal scikit-learn's and the ``krippendorff`` package's on them.
+
 May import: nothing of evalkit but :mod:`evalkit.stats` (numpy and scipy).
 """
 
@@ -34,6 +41,8 @@ from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
+
+from evalkit.stats.pairing import snap_values
 
 KappaWeights = Literal["none", "linear", "quadratic"]
 AlphaLevel = Literal["nominal", "ordinal", "interval", "ratio"]
@@ -58,7 +67,8 @@ def _pairs(judge: Sequence[float], human: Sequence[float]) -> tuple[FloatArray, 
         raise AgreementError("judge and human values must be finite numbers")
     if a.size == 0:
         raise AgreementError("no labelled cases: agreement needs at least one pair")
-    return a, b
+    both = snap_values(np.concatenate([a, b]))  # equal up to rounding: one category
+    return both[:a.size], both[a.size:]
 
 
 def confusion_matrix(
@@ -186,6 +196,10 @@ def krippendorff_alpha(
         raise AgreementError("reliability data must be a table: one row per coder")
     if np.isinf(data).any():
         raise AgreementError("reliability data must be finite numbers or missing")
+    present = ~np.isnan(data)
+    if present.any():  # equal up to rounding: one category (module docstring)
+        data = data.copy()
+        data[present] = snap_values(data[present])
     values, o = _coincidences(data)
     n_c = o.sum(axis=1)
     n = float(n_c.sum())
