@@ -293,18 +293,20 @@ def _pooled_table(report: Report) -> str:
     pooled = report.pooled
     first = pooled[0]
     confidence = f"{100 * (1 - first.alpha):g}\\% CI"
-    head = ["Collection", "$n$"]
+    scored = any(c.scoring for c in first.collections)  # the level each row was scored at
+    head = ["Collection", *(["Scored"] if scored else []), "$n$"]
     for p in pooled:
         head += [paper_name(p.metric), confidence]
     lines = [" & ".join(head) + r" \\"]
     for i, c in enumerate(first.collections):
-        line = [escape(c.collection), f"{c.n_queries:,}"]
+        line = [escape(c.collection), *([escape(c.scoring)] if scored else []),
+                f"{c.n_queries:,}"]
         for p in pooled:
             row = p.collections[i]
             line += [_signed(row.effect), f"[{_signed(row.ci_low)}, {_signed(row.ci_high)}]"]
         lines.append(" & ".join(line) + r" \\")
     lines.append(r"\midrule")
-    line = ["Pooled", f"{first.n_queries:,}"]
+    line = ["Pooled", *([""] if scored else []), f"{first.n_queries:,}"]
     for p in pooled:
         better = (p.estimate > 0) == (p.higher_is_better is not False)
         mark = "" if not p.significant else BETTER if better else WORSE
@@ -329,7 +331,10 @@ def _pooled_table(report: Report) -> str:
         f"$\\tau^2$, {how}). {BETTER} marks a pooled difference significantly in the "
         f"candidate's favour, {WORSE} one significantly against it, at "
         f"$\\alpha = {first.alpha:g}$ ({verdict}). Heterogeneity: {hetero}.")
-    spec = "lr" + "rr" * len(pooled)
+    if scored:
+        caption += (" Scored: the settings each collection's runs were scored with "
+                    "(relevance level, depth limit).")
+    spec = "l" + ("l" if scored else "") + "r" + "rr" * len(pooled)
     return _table(report, caption, "tab:evalkit-collections", spec, lines)
 
 
