@@ -153,8 +153,31 @@ def test_auto_names_each_metrics_test() -> None:
     b = RunResult("b", [QueryResult(q, [], {"ap": x, "success@1": h})
                         for q, x, h in zip(QIDS, AP_B, hits_b, strict=True)], {})
     tex = evalkit.compare(a, b, metrics=["ap", "success@1"]).to_latex()
-    assert ("two-sided tests (sign-flip randomization test for AP, paired t-test for "
-            "Success@1); 10,000 resamples, seed 42") in tex
+    assert ("two-sided tests (AP: sign-flip randomization test; Success@1: paired "
+            "t-test); 10,000 resamples, seed 42") in tex
+
+
+def test_all_pairs_says_the_test_varies_by_pair_and_lists_no_metric_twice() -> None:
+    """With ``auto`` the sign-flip test is joined by the bootstrap-t on a pair whose
+    differences are skewed (|G1| >= 1, scipy's adjusted Fisher-Pearson skewness): the
+    caption says so per pair, instead of listing AP under both tests."""
+    skewed = [0.01, 0.0, 0.02, 0.01, 0.0, 0.01, 0.02, 0.0, 0.01, 0.6]
+    even = [0.05, -0.04, 0.03, -0.02, 0.06, -0.05, 0.04, -0.03, 0.02, -0.01]
+    runs = [RunResult(name, [QueryResult(q, [], {"ap": a + d})
+                             for q, a, d in zip(QIDS, AP_A, diffs, strict=True)], {})
+            for name, diffs in (("a", [0.0] * 10), ("b", skewed), ("c", even))]
+    comp = evalkit.compare(*runs, metrics=["ap"], all_pairs=True, n_resamples=1000)
+    methods = set()
+    for c in comp:  # which pairs are skewed, by scipy
+        g1 = stats.skew(c.differences, bias=False)
+        assert (abs(g1) >= 1) == (c.method == "randomization+bootstrap-t"), (c, g1)
+        methods.add(c.method)
+    assert methods == {"randomization", "randomization+bootstrap-t"}
+    tex = comp.to_latex()
+    assert ("Paired by query: sign-flip randomization test, joined per pair by the "
+            "bootstrap-t (both must reject) where that pair's differences are skewed "
+            "($|G_1| \\geq 1$), two-sided; 1,000 resamples") in tex
+    assert "bootstrap-t for AP" not in tex and "test for AP" not in tex
 
 
 def test_to_latex_writes_the_file_and_compare_report_latex_writes_the_same(

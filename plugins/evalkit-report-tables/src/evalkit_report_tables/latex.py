@@ -117,18 +117,40 @@ def _bold(cells: Mapping[str, str], higher: bool) -> set[str]:
     return {s for s, v in values.items() if v == best}
 
 
+#: ``auto``'s two procedures: the sign-flip test alone, and joined by the bootstrap-t
+#: where the differences are skewed (:data:`evalkit.stats.methods.SKEW_GUARD`)
+_AUTO_PAIR = frozenset({"randomization", "randomization+bootstrap-t"})
+
+
 def _methods(report: Report, metrics: Sequence[str]) -> tuple[str, bool]:
-    """The tests in words, and whether there are several: then each is followed by its
-    metrics (``auto`` runs the t-test on 0/1 metrics)."""
-    by: dict[str, list[str]] = {}
+    """The tests in words, and whether there are several: then each is followed by the
+    metrics it backs. A metric whose comparisons ran different tests (``auto``: the
+    sign-flip test, joined by the bootstrap-t on a pair with skewed differences) is
+    described as such, per pair (or per candidate), so that no metric is listed under
+    two tests (``auto`` runs the t-test on 0/1 metrics)."""
+    used: dict[str, list[str]] = {}
     for row in sorted(report.rows, key=lambda r: metrics.index(r.metric)):
-        label = METHOD_LABELS.get(row.method or "", row.method or "paired test")
-        names = by.setdefault(label.split(" (")[0], [])
-        if paper_name(row.metric) not in names:
-            names.append(paper_name(row.metric))
+        methods = used.setdefault(paper_name(row.metric), [])
+        if (row.method or "") not in methods:
+            methods.append(row.method or "")
+    each = "pair" if report.settings.get("all_pairs") else "candidate"
+    by: dict[str, list[str]] = {}
+    for metric, methods in used.items():
+        if len(methods) == 1:
+            label = METHOD_LABELS.get(methods[0], methods[0] or "paired test").split(" (")[0]
+            phrase = escape(label)
+        elif set(methods) == _AUTO_PAIR:
+            phrase = ("sign-flip randomization test, joined per " + each + " by the "
+                      "bootstrap-t (both must reject) where that " + each + "'s "
+                      "differences are skewed ($|G_1| \\geq 1$)")
+        else:
+            phrase = " or ".join(
+                escape(METHOD_LABELS.get(m, m or "paired test").split(" (")[0])
+                for m in methods) + f", by {each}"
+        by.setdefault(phrase, []).append(metric)
     if len(by) == 1:
-        return escape(next(iter(by))), False
-    return ", ".join(f"{escape(label)} for {', '.join(ms)}" for label, ms in by.items()), True
+        return next(iter(by)), False
+    return "; ".join(f"{', '.join(ms)}: {phrase}" for phrase, ms in by.items()), True
 
 
 def _count(n: int, one: str, many: str | None = None) -> str:
