@@ -20,6 +20,7 @@ from evalkit.comparison.inputs import Loaded, RunInput, load_inputs
 from evalkit.comparison.meta_model import CollectionInfo, MetaComparison, MetaSettings
 from evalkit.comparison.records import ComparisonError
 from evalkit.execute.run_files import QrelsArg
+from evalkit.io.error_messages import quoted
 from evalkit.report.pooled import CollectionEffect, PooledEffect
 
 #: One collection: ``(baseline, candidate)`` (artifacts, :class:`~evalkit.RunResult`
@@ -94,14 +95,14 @@ def _check(collections: Any, *, tau2: str, alpha: float, correction: str,
 
     for name, value in collections.items():
         if not isinstance(name, str) or not name.strip():
-            raise ComparisonError(f"collection name {name!r}: expected a non-empty text")
+            raise ComparisonError(f"collection name {quoted(name)}: expected a non-empty text")
         try:
             check_name(name, "collection name")
         except ValueError as exc:
             raise ComparisonError(str(exc)) from None
         if not isinstance(value, tuple | list) or len(value) not in (2, 3):
             raise ComparisonError(
-                f"collection {name!r}: expected (baseline, candidate) or (baseline, "
+                f"collection {quoted(name)}: expected (baseline, candidate) or (baseline, "
                 f"candidate, qrels), got {type(value).__name__}"
                 + (f" of {len(value)}" if isinstance(value, tuple | list) else ""))
     check_alpha(alpha)
@@ -126,11 +127,11 @@ def _load(name: str, value: Sequence[Any], metrics: Sequence[str] | None,
     try:
         return load_inputs([value[0], value[1]], qrels=qrels, metrics=metrics, **scoring)
     except ComparisonError as exc:
-        raise ComparisonError(f"collection {name!r}: {exc}") from None
+        raise ComparisonError(f"collection {quoted(name)}: {exc}") from None
     except InputError as exc:
-        raise InputError(f"collection {name!r}: {exc}") from None
+        raise InputError(f"collection {quoted(name)}: {exc}") from None
     except ValueError as exc:  # a run or qrels that cannot be read (a file, irds:ID)
-        raise InputError(f"collection {name!r}: {exc}") from None
+        raise InputError(f"collection {quoted(name)}: {exc}") from None
 
 
 def _require_files(collections: Mapping[str, Sequence[Any]]) -> None:
@@ -144,7 +145,7 @@ def _require_files(collections: Mapping[str, Sequence[Any]]) -> None:
                 try:
                     require_file(Path(item), what)
                 except InputError as exc:
-                    raise InputError(f"collection {name!r}: {exc}") from None
+                    raise InputError(f"collection {quoted(name)}: {exc}") from None
 
 
 def _shared_metrics(loaded: Mapping[str, Loaded]) -> tuple[list[str], list[str]]:
@@ -157,11 +158,11 @@ def _shared_metrics(loaded: Mapping[str, Loaded]) -> tuple[list[str], list[str]]
     every = list(dict.fromkeys(m for ld in loaded.values() for m in ld.metrics))
     shared = [m for m in every if all(m in ld.metrics for ld in loaded.values())]
     if not shared:
-        held = "; ".join(f"{name!r} compares {', '.join(ld.metrics) or 'none'}"
+        held = "; ".join(f"{quoted(name)} compares {', '.join(ld.metrics) or 'none'}"
                          for name, ld in loaded.items())
         raise ComparisonError(f"the collections share no metric ({held}); name one with -m")
     left_out = [f"{m} is not pooled: collection(s) "
-                f"{', '.join(repr(n) for n, ld in loaded.items() if m not in ld.metrics)} "
+                f"{', '.join(quoted(n) for n, ld in loaded.items() if m not in ld.metrics)} "
                 "do not compare it" for m in every if m not in shared]
     return shared, left_out
 
@@ -245,7 +246,7 @@ def meta_compare(
               for name, value in collections.items()}
     if any(not r.per_query for ld in loaded.values() for r in ld.runs):
         empty = next(n for n, ld in loaded.items() if any(not r.per_query for r in ld.runs))
-        raise ComparisonError(f"collection {empty!r}: a run has no evaluated query; "
+        raise ComparisonError(f"collection {quoted(empty)}: a run has no evaluated query; "
                               "nothing to compare")
     chosen, left_out = _shared_metrics(loaded)
     settings = MetaSettings(tau2=tau2, hartung_knapp=hartung_knapp, alpha=float(alpha),
@@ -256,7 +257,7 @@ def meta_compare(
     infos = tuple(_collection_info(name, ld, collections[name]) for name, ld in
                   loaded.items())
     warnings = [*polarity_notes, *left_out, *_scored_otherwise(infos),
-                *(f"collection {c.name!r}: {w}" for c in infos for w in c.warnings)]
+                *(f"collection {quoted(c.name)}: {w}" for c in infos for w in c.warnings)]
     from evalkit.stats.meta import HARTUNG_KNAPP_DEGENERATE
 
     warnings += [f"{r.metric}: {HARTUNG_KNAPP_DEGENERATE}" for r in results
@@ -291,11 +292,11 @@ def _own_scoring(collections: Mapping[str, Any],
     out: dict[str, dict[str, Any]] = {}
     for name, keys in scoring.items():
         if name not in collections:
-            raise ComparisonError(f"scoring names collection {name!r}, which is not among "
-                                  f"the collections ({', '.join(map(repr, collections))})")
+            raise ComparisonError(f"scoring names collection {quoted(name)}, which is not among "
+                                  f"the collections ({', '.join(map(quoted, collections))})")
         unknown = [k for k in keys if k not in SCORING_KEYS]
         if unknown:
-            raise ComparisonError(f"collection {name!r}: scoring setting {unknown[0]!r} is "
+            raise ComparisonError(f"collection {quoted(name)}: scoring setting {unknown[0]!r} is "
                                   f"not one of {', '.join(SCORING_KEYS)}")
         out[name] = {k: v for k, v in keys.items() if v is not None}
     return out
@@ -337,7 +338,7 @@ def _scored_otherwise(infos: Sequence[CollectionInfo]) -> list[str]:
         return []
     by_label: dict[str, list[str]] = {}
     for name, label in labels.items():
-        by_label.setdefault(label or "no scoring settings recorded", []).append(repr(name))
+        by_label.setdefault(label or "no scoring settings recorded", []).append(quoted(name))
     groups = "; ".join(f"{label}: {', '.join(names)}" for label, names in by_label.items())
     return [f"the collections were scored with different settings ({groups}); a metric "
             "means something different in each, and the pooled difference mixes them"]
@@ -348,7 +349,7 @@ def _polarities(loaded: Mapping[str, Loaded], metrics: Sequence[str]
     """:func:`evalkit.comparison.inputs.polarities_of` over every collection's runs."""
     from evalkit.comparison.inputs import polarities_of
 
-    return polarities_of(metrics, [(f"collection {name!r}: {ld.label(i)}", r.header or {})
+    return polarities_of(metrics, [(f"collection {quoted(name)}: {ld.label(i)}", r.header or {})
                                    for name, ld in loaded.items()
                                    for i, r in enumerate(ld.runs)])
 
@@ -370,7 +371,7 @@ def _pool(loaded: Mapping[str, Loaded], metrics: Sequence[str], settings: MetaSe
                 eff = paired_effect(paired.diffs, settings.alpha)
             except MetaAnalysisError as exc:
                 raise ComparisonError(
-                    f"collection {name!r}, {metric}: {exc}; leave the collection out, or "
+                    f"collection {quoted(name)}, {metric}: {exc}; leave the collection out, or "
                     "compare it on its own with `evalkit compare`") from None
             # each collection's means over the queries it pairs
             rows.append((name, base, cand, eff, scoring_label(scoring_of(base.header or {})),
