@@ -19,6 +19,10 @@ which is :func:`evalkit.report.escaping.latex_text`);
 known metrics get the names papers print (:func:`paper_name`: ``AP``, ``nDCG@10``,
 ``P@10``, ``R@100``, ``RR``).
 
+A comparison by tag (``by="tag"``) is followed by a second table, its slices
+(``tab:evalkit-slices``): a row per slice, metric and candidate with the slice's cases,
+both means, the difference marked by its verdict, its interval and adjusted p.
+
 The table needs ``\\usepackage{booktabs}`` and nothing else; it compiles with pdflatex
 (the suite compiles it where pdflatex is installed). A gate becomes a table of its
 checks. Rendering is plain string work: nothing is imported beyond the report model.
