@@ -97,7 +97,8 @@ class StoredRun:
             "added": self.added, "created": self.created, "n_cases": self.n_cases,
             "means": dict(self.means), "aggregates": dict(self.aggregates),
             "step": {
-                "previous": self.step.previous_id, "comparable": self.step.comparable,
+                "previous": self.step.previous_id, "after": self.step.after,
+                "break": self.step.is_break, "comparable": self.step.comparable,
                 "reasons": list(self.step.reasons), "settings": dict(self.step.settings),
                 "metrics": {m.metric: {
                     "n": m.n, "diff": m.diff, "ci_low": m.ci_low, "ci_high": m.ci_high,
