@@ -26,6 +26,7 @@ from typer.testing import CliRunner, Result
 
 import evalkit
 from evalkit.cli.app import app
+from evalkit.comparison.records import ComparisonError
 
 REPO = Path(__file__).resolve().parents[1]
 VASWANI = REPO / "examples" / "vaswani"
@@ -125,10 +126,10 @@ def test_the_reports_carry_the_pooled_rows(suite: Path, tmp_path: Path) -> None:
         row = next(r for r in report["rows"] if r["metric"] == p["metric"])
         assert row["difference"] == p["estimate"] and row["ci_low"] == p["ci_low"]
     md = (tmp_path / "r.md").read_text()
-    assert "| q32-62 | 31 |" in md and "**`ndcg@10` by collection**" in md
+    assert "| q32-62 | level 1 | 31 |" in md and "**`ndcg@10` by collection**" in md
     tex = (tmp_path / "r.tex").read_text()
     assert r"\label{tab:evalkit-collections}" in tex and "Hartung-Knapp" in tex
-    assert tex.count(r"\\") == 5 and "q1-31 & 31 &" in tex
+    assert tex.count(r"\\") == 5 and "q1-31 & level 1 & 31 &" in tex
     assert 'tests="2"' in (tmp_path / "r.xml").read_text()
     # the HTML report (evalkit-report-html) shows the pooled rows as a comparison's
     assert "bm25 better" in (tmp_path / "r.html").read_text(encoding="utf-8")
@@ -155,6 +156,16 @@ def test_the_reports_carry_the_pooled_rows(suite: Path, tmp_path: Path) -> None:
     ("collections:\n  - name: a\n    baseline: [x\n", ":4: not valid YAML"),
     ('{"collections": [{"name": "a", "baseline": 3, "candidate": "y"}]}',
      ":1: collection 1 ('a'): key 'baseline' must be a non-empty text (a path), got 3"),
+    ("collections:\n  - {name: a, baseline: x, candidate: y, relevance_level: 0}\n",
+     ":2: collection 1 ('a'): key 'relevance_level' must be a whole number of at least 1 "
+     "(trec_eval -l), got 0"),
+    ("collections:\n  - {name: a, baseline: x, candidate: y, depth: '10'}\n",
+     ":2: collection 1 ('a'): key 'depth' must be a whole number of at least 1 "
+     "(trec_eval -M), got '10'"),
+    ("collections:\n  - {name: a, baseline: x, candidate: y, missing: drop}\n",
+     ":2: collection 1 ('a'): key 'missing' must be one of zero, skip, refuse, got 'drop'"),
+    ("collections:\n  - {name: a, baseline: x, candidate: y, relevance: 2}\n",
+     ":2: collection 1 ('a'): unknown key 'relevance' (did you mean 'relevance_level'?)"),
 ])
 def test_a_bad_collections_file_is_one_line_naming_file_and_line(
         tmp_path: Path, text: str, message: str) -> None:
@@ -251,3 +262,112 @@ def test_unreadable_qrels_name_their_collection(tmp_path: Path) -> None:
                               "IR_DATASETS_HOME": str(tmp_path / "irds")})
         assert proc.returncode == 2, proc.stdout
         assert proc.stderr.startswith(f"error: collection 'vas': {said}"), proc.stderr
+
+
+TREC_DATA = REPO / "plugins" / "evalkit-retrieval" / "tests" / "data"
+
+
+def _trec_eval_map(name: str) -> dict[str, float]:
+    """trec_eval 10.0's per-query and ``all`` map of a stored output (README there)."""
+    out: dict[str, float] = {}
+    for line in (TREC_DATA / name).read_text(encoding="utf-8").splitlines():
+        measure, qid, value = line.split()
+        if measure == "map":
+            out[qid] = float(value)
+    return out
+
+
+def test_each_collection_scores_at_its_own_settings_and_the_table_says_which(
+        tmp_path: Path) -> None:
+    """A collection's relevance_level and depth keys score its runs as trec_eval's -l and
+    -M do: the means and per-query differences are trec_eval 10.0's stored values."""
+    suite = tmp_path / "suite.yaml"
+    suite.write_text(
+        "collections:\n"
+        f"  - {{name: l1, baseline: {TREC_DATA / 'results.test'}, "
+        f"candidate: {TREC_DATA / 'results.trunc'}, qrels: {TREC_DATA / 'qrels.test'}}}\n"
+        f"  - {{name: l2, baseline: {TREC_DATA / 'results.test'}, "
+        f"candidate: {TREC_DATA / 'results.trunc'}, qrels: {TREC_DATA / 'qrels.rel_level'},"
+        " relevance_level: 2}\n"
+        f"  - {{name: m100, baseline: {TREC_DATA / 'results.trunc'}, "
+        f"candidate: {TREC_DATA / 'results.trunc'}, qrels: {TREC_DATA / 'qrels.test'}, "
+        "depth: 100}\n", encoding="utf-8")
+    # m100's runs are one file: its effect is 0 with no variance, refused; it is checked
+    # on its own below, and l1/l2 are pooled
+    res = invoke("compare", "--collections", suite, "-m", "ap", "--json")
+    assert res.exit_code == 2 and "collection 'm100', ap:" in res.stderr, res.output
+    text = suite.read_text(encoding="utf-8").splitlines()
+    suite.write_text("\n".join(text[:3]) + "\n", encoding="utf-8")
+    res = invoke("compare", "--collections", suite, "-m", "ap", "--json")
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.stdout)
+    refs = {"l1": (_trec_eval_map("out.test.aq"), _trec_eval_map("out.test.aqc")),
+            "l2": (_trec_eval_map("out.test.aql"), _trec_eval_map("out.test.aqcl2"))}
+    rows = {r["collection"]: r for r in doc["results"][0]["collections"]}
+    for name, (base, cand) in refs.items():
+        row = rows[name]
+        assert row["baseline_mean"] == pytest.approx(base["all"], abs=5e-5)
+        assert row["candidate_mean"] == pytest.approx(cand["all"], abs=5e-5)
+        diffs = [cand[q] - base[q] for q in ("301", "302", "303")]
+        assert row["effect"] == pytest.approx(float(np.mean(diffs)), abs=1e-4)
+        assert row["std_error"] == pytest.approx(
+            float(np.std(diffs, ddof=1) / math.sqrt(3)), abs=1e-4)
+    assert rows["l1"]["scoring"] == "level 1" and rows["l2"]["scoring"] == "level 2"
+    infos = {c["name"]: c["scoring"] for c in doc["collections"]}
+    assert infos == {"l1": {"relevance_level": 1, "depth": None, "missing": "zero"},
+                     "l2": {"relevance_level": 2, "depth": None, "missing": "zero"}}
+    assert ("the collections were scored with different settings (level 1: 'l1'; "
+            "level 2: 'l2')") in doc["warnings"][0]
+    # the tables say which level each row used
+    res = invoke("compare", "--collections", suite, "-m", "ap",
+                 "--report", f"markdown:{tmp_path / 'r.md'}",
+                 "--report", f"latex:{tmp_path / 'r.tex'}")
+    assert res.exit_code == 0, res.output
+    assert re.search(r"^l2\s+level 2\s+3\s", res.stdout, re.M), res.stdout
+    assert "collection l2: baseline STANDARD, candidate results, 3 queries, scored at " \
+        "level 2" in res.stdout
+    assert "warning: the collections were scored with different settings" in res.stderr
+    assert "| l1 | level 1 | 3 |" in (tmp_path / "r.md").read_text(encoding="utf-8")
+    tex = (tmp_path / "r.tex").read_text(encoding="utf-8")
+    assert "Collection & Scored & $n$ & AP" in tex and "l2 & level 2 & 3 &" in tex
+    # depth: the candidate scored at -M 100 is trec_eval -M100's
+    m = evalkit.meta_compare(
+        {"m100": (TREC_DATA / "results.test", TREC_DATA / "results.trunc",
+                  TREC_DATA / "qrels.test")}, metrics=["ap"], scoring={"m100": {"depth": 100}})
+    row = m.get("ap").collections[0]
+    assert row.candidate_mean == pytest.approx(_trec_eval_map("out.test.aqcM")["all"],
+                                               abs=5e-5)
+    assert row.scoring == "level 1, depth 100"
+    assert dict(m.collections[0].scoring) == {"relevance_level": 1, "depth": 100,
+                                              "missing": "zero"}
+
+
+def test_a_collections_key_replaces_the_option_for_its_collection_only(
+        tmp_path: Path) -> None:
+    suite = tmp_path / "suite.yaml"
+    suite.write_text(
+        "collections:\n"
+        f"  - {{name: a, baseline: {TREC_DATA / 'results.test'}, "
+        f"candidate: {TREC_DATA / 'results.trunc'}, qrels: {TREC_DATA / 'qrels.rel_level'},"
+        " relevance_level: 1}\n"
+        f"  - {{name: b, baseline: {TREC_DATA / 'results.test'}, "
+        f"candidate: {TREC_DATA / 'results.trunc'}, qrels: {TREC_DATA / 'qrels.rel_level'}}}\n",
+        encoding="utf-8")
+    doc = json.loads(invoke("compare", "--collections", suite, "-m", "ap", "-l", "2",
+                            "--json").stdout)
+    assert [c["scoring"]["relevance_level"] for c in doc["collections"]] == [1, 2]
+    b = doc["results"][0]["collections"][1]
+    assert b["baseline_mean"] == pytest.approx(_trec_eval_map("out.test.aql")["all"],
+                                               abs=5e-5)
+
+
+@pytest.mark.parametrize(("scoring", "message"), [
+    ({"zz": {"depth": 3}}, "scoring names collection 'zz', which is not among"),
+    ({"a": {"alpha": 3}}, "collection 'a': scoring setting 'alpha' is not one of "
+     "relevance_level, depth, missing"),
+])
+def test_meta_compare_refuses_scoring_it_cannot_apply(
+        scoring: dict[str, Any], message: str) -> None:
+    pair = (TREC_DATA / "results.test", TREC_DATA / "results.trunc", TREC_DATA / "qrels.test")
+    with pytest.raises(ComparisonError, match=re.escape(message)):
+        evalkit.meta_compare({"a": pair}, metrics=["ap"], scoring=scoring)

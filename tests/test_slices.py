@@ -284,6 +284,37 @@ def test_cli_compare_by_tag_with_a_tags_file(tmp_path: Path) -> None:
         assert message in bad.output and "Traceback" not in bad.output
 
 
+def test_a_slice_name_reads_the_same_in_its_notes_as_in_its_cell(tmp_path: Path) -> None:
+    """A tag holding a backslash and quotes: the console warning, the Markdown note and
+    the JSON note name it as the table cell prints it (no repr-style doubled backslash);
+    the Markdown cell and note escape it alike."""
+    qrels, a, b, tags = write_trec(tmp_path)
+    name = 'w,"q"&_%$\\'
+    with tags.open("a") as f:
+        f.write("".join(f"{q}\t{name}\n" for q in range(1, 5)))
+    res = runner.invoke(app, ["compare", str(a), str(b), "--qrels", str(qrels), "-m", "ap",
+                              "--by", "tag", "--tags", str(tags),
+                              "--report", f"markdown:{tmp_path / 'r.md'}",
+                              "--report", f"json:{tmp_path / 'r.json'}"])
+    assert res.exit_code == 0, res.output
+    assert f"warning: slice '{name}' has 4 cases, fewer than 6" in res.stderr
+    assert f"{name} " in res.stdout  # the table cell, as given
+    md = (tmp_path / "r.md").read_text(encoding="utf-8")
+    cell = 'w,"q"&\\_%\\$\\\\'  # the Markdown escapes: _ $ and the backslash
+    assert f"| {cell} | ap |" in md and f"> slice '{cell}' has 4 cases" in md
+    notes = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))["notes"]
+    assert any(n.startswith(f"slice '{name}' has 4 cases") for n in notes)
+
+
+def test_quoted_names_as_a_cell_prints_them() -> None:
+    from evalkit.io.error_messages import quoted
+
+    assert quoted("a\\b") == "'a\\b'" and repr("a\\b") == "'a\\\\b'"
+    assert quoted("it's") == '"it\'s"' and quoted("plain") == "'plain'"
+    assert quoted("a\x1b[2Jb") == "'a\\x1b[2Jb'"  # a control character stays escaped
+    assert quoted(3) == "3"
+
+
 # --------------------------------------------------------------------------- gate
 CHECKS = {"checks": [
     {"id": "med", "metric": "ap", "op": ">=", "threshold": 0.1, "scope": {"tags": ["med"]}},

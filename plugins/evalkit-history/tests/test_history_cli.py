@@ -136,10 +136,17 @@ def test_diff_compares_two_stored_runs_without_their_files(
     assert out.exit_code == 0, out.output
     data = json.loads(out.output)
     (row,) = data["comparisons"]
-    assert row["metric"] == "rr" and row["candidate"] == "sys-b"
+    assert row["metric"] == "rr" and row["candidate"] == "#2 sys-b"
     assert row["diff"] == pytest.approx((RR_B - RR_A).mean())
     table = invoke("history", "diff", "1", "2", "--db", db)
-    assert table.exit_code == 0 and "baseline sys-a" in table.output
+    assert table.exit_code == 0 and "baseline #1 sys-a" in table.output
+    # runs named as `history show` lists them: number and name, in messages too
+    other = evalkit.evaluate_run(FIX.ranked(FIX.RANKS_B), FIX.QRELS_C, ["rr"], name="sys-b")
+    assert invoke("history", "add", str(other.save(tmp_path / "c.jsonl")), "--db",
+                  db).exit_code == 0
+    unlike = invoke("history", "diff", "2", "3", "--db", db)
+    assert unlike.exit_code == 2
+    assert "run '#2 sys-b' and run '#3 sys-b' were not evaluated alike" in unlike.output
     missing = invoke("history", "diff", "1", "v9", "--db", db)
     assert missing.exit_code == 2 and "no run has the label, name or commit 'v9'" in (
         missing.output)

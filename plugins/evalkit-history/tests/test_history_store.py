@@ -118,6 +118,36 @@ def test_runs_that_are_not_comparable_make_a_break_never_a_difference(tmp_path: 
     assert metric_gone.step.reasons == ("the two runs share no metric",)
 
 
+def test_after_a_break_the_step_is_against_the_latest_run_evaluated_alike(
+        tmp_path: Path) -> None:
+    """#1 A, #2 B on the qrels, #3 B on other qrels (a break, nothing earlier is alike),
+    #4 A on the qrels: a break from #3, and a step against #2 whose difference and p are
+    the hand calculation's (mean of A - B per query, the exact sign-flip p)."""
+    with History(tmp_path / "h.sqlite") as history:
+        history.add(scored(FIX.RANKS_A, "a"))
+        history.add(scored(FIX.RANKS_B, "b"))
+        other = history.add(scored(FIX.RANKS_B, "b", FIX.QRELS_C))
+        back = history.add(scored(FIX.RANKS_A, "a"))
+        shown = history.runs()
+    assert not other.step.comparable and other.step.is_break and other.step.previous_id == 2
+    assert back.step.comparable and back.step.is_break and back.step.skips
+    assert back.step.previous_id == 2 and back.step.after == 3
+    assert "qrels hash" in back.step.reasons[0]
+    (rr,) = [m for m in back.step.metrics if m.metric == "rr"]
+    assert rr.diff == pytest.approx((RR_A - RR_B).mean())
+    assert rr.p_value == pytest.approx(exact_sign_flip_p(RR_A - RR_B))
+    assert shown[3].step == back.step  # as read back
+    from evalkit_history.table import history_lines, step_line
+
+    lines = history_lines(shown, ["rr"])
+    assert (f"-- break before #4: {back.step.reasons[0]}; steps against #2, the latest run "
+            "evaluated alike") in lines
+    star = "*" if rr.significant else ""
+    assert f"{RR_A.mean():.4f} ({(RR_A - RR_B).mean():+.4f}{star} vs #2)" in lines[-2]
+    assert "steps against #2, the latest run evaluated alike: precision@1 " in step_line(back)
+    assert "no earlier run was evaluated alike, so no step" in step_line(other)
+
+
 def test_runs_scored_with_opposite_polarities_make_a_break(tmp_path: Path) -> None:
     # the later run's header says rr was scored lower-is-better (another definition):
     # its step would read the same rise as a fall

@@ -14,6 +14,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import numpy as np
 import pytest
 from evalkit_report_tables.latex import escape, paper_name
 from scipy import stats
@@ -153,8 +154,31 @@ def test_auto_names_each_metrics_test() -> None:
     b = RunResult("b", [QueryResult(q, [], {"ap": x, "success@1": h})
                         for q, x, h in zip(QIDS, AP_B, hits_b, strict=True)], {})
     tex = evalkit.compare(a, b, metrics=["ap", "success@1"]).to_latex()
-    assert ("two-sided tests (sign-flip randomization test for AP, paired t-test for "
-            "Success@1); 10,000 resamples, seed 42") in tex
+    assert ("two-sided tests (AP: sign-flip randomization test; Success@1: paired "
+            "t-test); 10,000 resamples, seed 42") in tex
+
+
+def test_all_pairs_says_the_test_varies_by_pair_and_lists_no_metric_twice() -> None:
+    """With ``auto`` the sign-flip test is joined by the bootstrap-t on a pair whose
+    differences are skewed (|G1| >= 1, scipy's adjusted Fisher-Pearson skewness): the
+    caption says so per pair, instead of listing AP under both tests."""
+    skewed = [0.01, 0.0, 0.02, 0.01, 0.0, 0.01, 0.02, 0.0, 0.01, 0.6]
+    even = [0.05, -0.04, 0.03, -0.02, 0.06, -0.05, 0.04, -0.03, 0.02, -0.01]
+    runs = [RunResult(name, [QueryResult(q, [], {"ap": a + d})
+                             for q, a, d in zip(QIDS, AP_A, diffs, strict=True)], {})
+            for name, diffs in (("a", [0.0] * 10), ("b", skewed), ("c", even))]
+    comp = evalkit.compare(*runs, metrics=["ap"], all_pairs=True, n_resamples=1000)
+    methods = set()
+    for c in comp:  # which pairs are skewed, by scipy
+        g1 = stats.skew(c.differences, bias=False)
+        assert (abs(g1) >= 1) == (c.method == "randomization+bootstrap-t"), (c, g1)
+        methods.add(c.method)
+    assert methods == {"randomization", "randomization+bootstrap-t"}
+    tex = comp.to_latex()
+    assert ("Paired by query: sign-flip randomization test, joined per pair by the "
+            "bootstrap-t (both must reject) where that pair's differences are skewed "
+            "($|G_1| \\geq 1$), two-sided; 1,000 resamples") in tex
+    assert "bootstrap-t for AP" not in tex and "test for AP" not in tex
 
 
 def test_to_latex_writes_the_file_and_compare_report_latex_writes_the_same(
@@ -259,3 +283,36 @@ def test_collections_become_one_forest_table_that_compiles(tmp_path: Path) -> No
     assert r"$^{\nabla}$" in lines[3] and lines[2] == r"\midrule"
     assert r"A\_base" in tex and r"B\&co" in tex and "Paule-Mandel" in tex
     compile_tables([tex], tmp_path)
+
+
+def test_the_slices_of_a_comparison_by_tag_are_a_second_table() -> None:
+    """``by="tag"``: a table per slice, metric and candidate after the main one; the means
+    are numpy's over the tag's cases, the adjusted p Holm's over the slice family, names
+    escaped as in the main table."""
+    a, b, _ = systems()
+    tags = {q: (["odd"] if i % 2 else ["even"]) + (["A_b\\c"] if i < 5 else [])
+            for i, q in enumerate(QIDS)}
+    comp = evalkit.compare(a, b, metrics=["ap"], by="tag", tags=tags, n_resamples=1000)
+    tex = comp.to_latex()
+    main, slices = tex.split(r"\end{table}", 1)
+    assert r"\label{tab:evalkit-compare}" in main and r"\label{tab:evalkit-slices}" in slices
+    assert "Tag & Metric & $n$ & Baseline & Candidate & Difference & 95\\% CI & p (Holm)" \
+        in slices
+    raw = {}
+    for tag in ("odd", "even", "A_b\\c"):
+        ids = [i for i, q in enumerate(QIDS) if tag in tags[q]]
+        base = np.mean([AP_A[i] for i in ids])
+        cand = np.mean([AP_B[i] for i in ids])
+        line = next(ln for ln in slices.splitlines() if ln.strip().startswith(escape(tag)))
+        assert f" & {len(ids)} & {base:.4f} & {cand:.4f} & $+${cand - base:.4f}" in line
+        raw[tag] = next(s.p_value for s in comp.slices if s.slice == tag)
+    assert r"A\_b\textbackslash{}c & AP" in slices
+    # Holm over the three slice tests, by hand
+    order = sorted(raw, key=raw.__getitem__)
+    adjusted, running = {}, 0.0
+    for j, tag in enumerate(order):
+        running = max(running, min(1.0, (3 - j) * raw[tag]))
+        adjusted[tag] = running
+    assert [s.p_adjusted for s in comp.slices] == pytest.approx(
+        [adjusted[s.slice] for s in comp.slices], rel=1e-12)
+    assert "p adjusted by Holm over 3 slice tests" in slices

@@ -175,7 +175,8 @@ def command(
     collections: Annotated[Path | None, typer.Option(
         "--collections", show_default=False,
         help="Instead of runs: a YAML or JSON file listing collections (name, baseline, "
-        "candidate, qrels); the differences of each are pooled by a random-effects model "
+        "candidate, qrels, and optionally the collection's own relevance_level, depth, "
+        "missing); the differences of each are pooled by a random-effects model "
         "(docs/comparison.md#several-collections).")] = None,
     tau2: Annotated[Tau2, typer.Option(
         "--tau2", help="With --collections: the estimator of the between-collection "
@@ -202,16 +203,17 @@ def command(
     check_collections_options(given_options(ctx), collections is not None, len(runs))
     missing_value = missing.value if missing is not None else None
     if collections is not None:
-        from evalkit.comparison.collections_file import load_collections
+        from evalkit.comparison.collections_file import load_collections_file
         from evalkit.comparison.meta_compute import meta_compare
         from evalkit.report.pooled_table import print_pooled_table
 
-        sets = load_collections(collections)
+        sets, own_scoring = load_collections_file(collections)
         return _compare_and_show(
             lambda names: meta_compare(
                 sets, metrics=names, tau2=tau2.value, hartung_knapp=hartung_knapp,
                 alpha=alpha, correction=correction.value, relevance_level=relevance_level,
-                missing=missing_value, depth=depth, allow_incomplete=allow_incomplete),
+                missing=missing_value, depth=depth, allow_incomplete=allow_incomplete,
+                scoring=own_scoring),
             f"comparing {len(sets)} collections", metric=metric, report=report,
             inputs=[collections, *(Path(str(p)) for entry in sets.values() for p in entry)],
             as_json=as_json_flag, table=print_pooled_table)

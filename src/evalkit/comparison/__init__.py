@@ -42,6 +42,7 @@ _LAZY: dict[str, str] = {
     "CollectionEffect": "evalkit.report.pooled",
     "CollectionsFileError": "evalkit.comparison.collections_file",
     "load_collections": "evalkit.comparison.collections_file",
+    "load_collections_file": "evalkit.comparison.collections_file",
 }
 
 __all__ = sorted(_LAZY)
@@ -62,6 +63,9 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:
     from evalkit.comparison.collections_file import CollectionsFileError as CollectionsFileError
     from evalkit.comparison.collections_file import load_collections as load_collections
+    from evalkit.comparison.collections_file import (
+        load_collections_file as load_collections_file,
+    )
     from evalkit.comparison.compute import compare as compare
     from evalkit.comparison.meta_compute import meta_compare as meta_compare
     from evalkit.comparison.meta_model import CollectionInfo as CollectionInfo

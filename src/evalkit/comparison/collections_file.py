@@ -6,11 +6,15 @@ YAML reads) listing each collection's baseline, candidate and qrels::
         baseline: runs/bm25.trec-covid.txt       # a TREC run file or a run artifact
         candidate: runs/splade.trec-covid.txt
         qrels: qrels/trec-covid.txt               # needed for TREC run files
+        relevance_level: 2                         # optional: this collection's -l
       - name: nfcorpus
         baseline: runs/bm25.nfcorpus.jsonl       # artifacts carry their scores
         candidate: runs/splade.nfcorpus.jsonl
 
-Relative paths are relative to the file's folder. The file is read within bounds (at
+A collection may set its own scoring settings, ``relevance_level`` (trec_eval ``-l``),
+``depth`` (``-M``) and ``missing`` (``zero``, ``skip`` or ``refuse``); a key given replaces
+the command line's option for that collection (:data:`SCORING_KEYS`). Relative paths are
+relative to the file's folder. The file is read within bounds (at
 most 16 MiB, :mod:`evalkit.io.bounded_yaml`) and validated by the pydantic models below;
 a problem is one line naming the file and line (``suite.yaml:7: collection 2
 ('nfcorpus'): key 'candidate' is missing``).
@@ -20,7 +24,7 @@ from __future__ import annotations
 
 from os import PathLike
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic_core import ErrorDetails
@@ -58,6 +62,19 @@ class CollectionEntry(BaseModel):
                              "artifact.")
     qrels: _Text | None = Field(None, description="The collection's TREC qrels (needed "
                                 "to score TREC run files).")
+    relevance_level: Annotated[int, Field(ge=1)] | None = Field(
+        None, description="This collection's relevance level (trec_eval -l): the lowest "
+        "label counted as relevant. Default: the command line's -l.")
+    depth: Annotated[int, Field(ge=1)] | None = Field(
+        None, description="This collection's depth limit (trec_eval -M). Default: the "
+        "command line's -M.")
+    missing: Literal["zero", "skip", "refuse"] | None = Field(
+        None, description="A judged query absent from this collection's run: zero, skip "
+        "or refuse. Default: the command line's --missing.")
+
+    def scoring(self) -> dict[str, Any]:
+        """The scoring settings this collection gives (:data:`SCORING_KEYS`), by name."""
+        return {k: getattr(self, k) for k in SCORING_KEYS if getattr(self, k) is not None}
 
     @field_validator("name")
     @classmethod
@@ -70,6 +87,10 @@ class CollectionEntry(BaseModel):
 
 #: the keys of a collection
 ENTRY_KEYS: tuple[str, ...] = tuple(CollectionEntry.model_fields)
+#: the keys of a collection that score its TREC run files, as the options of ``evalkit
+#: compare`` do (``-l``, ``-M``, ``--missing``); also :func:`evalkit.meta_compare`'s
+#: ``scoring`` keys
+SCORING_KEYS: tuple[str, ...] = ("relevance_level", "depth", "missing")
 
 
 class CollectionsFile(BaseModel):
@@ -129,6 +150,13 @@ def _problem(err: ErrorDetails, data: Any) -> Problem:
         return Problem(loc[:2], f"{label}: key {key!r} is missing")
     if key == "name" and kind == "string_too_long":
         return Problem(loc, f"{label}: the name is longer than {MAX_NAME_CHARS} characters")
+    if key in ("relevance_level", "depth"):
+        return Problem(loc, f"{label}: key {key!r} must be a whole number of at least 1 "
+                       f"({'trec_eval -l' if key == 'relevance_level' else 'trec_eval -M'}), "
+                       f"got {value!r}")
+    if key == "missing":
+        return Problem(loc, f"{label}: key 'missing' must be one of zero, skip, refuse, "
+                       f"got {value!r}")
     what = "a name" if key == "name" else "a path"
     return Problem(loc, f"{label}: key {key!r} must be a non-empty text ({what}), "
                    f"got {value!r}")
@@ -150,17 +178,34 @@ def validate_collections(data: Any) -> list[CollectionEntry]:
         raise _problem(first_error(exc, _rank), data) from None
 
 
-def load_collections(path: str | PathLike[str]
-                     ) -> dict[str, tuple[Path, Path] | tuple[Path, Path, Path]]:
+CollectionPaths = dict[str, tuple[Path, Path] | tuple[Path, Path, Path]]
+
+
+def load_collections(path: str | PathLike[str]) -> CollectionPaths:
     """Read a collections file as the mapping :func:`evalkit.meta_compare` takes:
     ``{name: (baseline, candidate)}`` or ``{name: (baseline, candidate, qrels)}``, paths
-    resolved against the file's folder, in file order.
+    resolved against the file's folder, in file order. The collections' own scoring
+    settings are :func:`load_collections_file`'s.
+
+    Raises:
+        CollectionsFileError: as :func:`load_collections_file`.
+    """
+    return load_collections_file(path)[0]
+
+
+def load_collections_file(path: str | PathLike[str]
+                          ) -> tuple[CollectionPaths, dict[str, dict[str, Any]]]:
+    """Read a collections file as :func:`evalkit.meta_compare`'s ``collections`` and
+    ``scoring`` arguments: ``({name: (baseline, candidate[, qrels])}, {name: {key:
+    value}})``, the second holding each collection's scoring settings
+    (:data:`SCORING_KEYS`) that the file gives (a collection without any is absent).
 
     Raises:
         CollectionsFileError: the file is missing, a directory, a pipe or device, larger
             than 16 MiB, not UTF-8, not YAML, beyond the YAML bounds, empty; a collection
             without name, baseline or candidate, with an unknown key or a value that is
-            not a text, or a name used twice. One line: the file, the line, the problem.
+            not a text, a scoring setting out of range, or a name used twice. One line:
+            the file, the line, the problem.
     """
     import yaml
 
@@ -195,14 +240,18 @@ def load_collections(path: str | PathLike[str]
     from evalkit.plugins.default import scheme_loader
 
     base = file.parent
-    out: dict[str, tuple[Path, Path] | tuple[Path, Path, Path]] = {}
+    out: CollectionPaths = {}
+    scoring: dict[str, dict[str, Any]] = {}
     for e in entries:
+        if e.scoring():
+            scoring[e.name] = e.scoring()
         runs = (base / e.baseline, base / e.candidate)
         qrels = None if e.qrels is None else (  # irds:ID (LoaderSpec.scheme) as given
             Path(e.qrels) if scheme_loader("qrels", e.qrels) else base / e.qrels)
         out[e.name] = runs if qrels is None else (*runs, qrels)
-    return out
+    return out, scoring
 
 
-__all__ = ["ENTRY_KEYS", "CollectionEntry", "CollectionsFile", "CollectionsFileError",
-           "load_collections", "validate_collections"]
+__all__ = ["ENTRY_KEYS", "SCORING_KEYS", "CollectionEntry", "CollectionPaths",
+           "CollectionsFile", "CollectionsFileError", "load_collections",
+           "load_collections_file", "validate_collections"]

@@ -35,6 +35,7 @@ from evalkit.execute.run_files import (
     require_rows,
 )
 from evalkit.io.dataframes import is_dataframe
+from evalkit.io.error_messages import quoted
 from evalkit.io.input_files import require_file
 from evalkit.io.setting_names import Setting
 
@@ -64,7 +65,7 @@ class Loaded:
     def label(self, i: int) -> str:
         """How messages name run ``i``: its path, else ``run 'name'``."""
         p = self.paths[i]
-        return str(p) if p is not None else f"run {self.runs[i].name!r}"
+        return str(p) if p is not None else f"run {quoted(self.runs[i].name)}"
 
     def polarities(self) -> tuple[dict[str, bool], list[str]]:
         """:func:`polarities_of` this comparison's metrics over its runs."""
@@ -143,7 +144,7 @@ def load_inputs(
     kinds: list[str] = []
     for i, p in enumerate(paths):
         if i in stored:  # checked against the settings given, not those it lends
-            check_artifact(stored[i], p if p is not None else f"run {stored[i].name!r}",
+            check_artifact(stored[i], p if p is not None else f"run {quoted(stored[i].name)}",
                            qrels=qrels, relevance_level=relevance_level, missing=missing,
                            depth=depth)
             runs.append(stored[i])
@@ -160,7 +161,7 @@ def load_inputs(
         mismatch = judged_id_mismatch(r)
         if mismatch is not None:
             raise ComparisonError(f"{loaded.label(i)}"
-                                  + ("" if paths[i] is None else f": run {r.name!r}")
+                                  + ("" if paths[i] is None else f": run {quoted(r.name)}")
                                   + f": {mismatch}")
     _require_metrics(loaded, allow_incomplete)
     _unique_names(loaded)
@@ -266,7 +267,7 @@ _INCOMPLETE_HINT = (" (with --allow-incomplete to pair the cases where every run
 
 
 def _run_label(run: RunResult, path: Path | None) -> str:
-    return f"{path}: run {run.name!r}" if path is not None else f"run {run.name!r}"
+    return f"{path}: run {quoted(run.name)}" if path is not None else f"run {quoted(run.name)}"
 
 
 def _metric_holding(run: RunResult) -> dict[str, int]:
@@ -351,7 +352,7 @@ def _require_metrics(loaded: Loaded, allow_incomplete: bool) -> None:
         lacking = [m for m in loaded.metrics if m not in have]
         if lacking:
             p = loaded.paths[i]
-            what = f"{p}: run {r.name!r}" if p is not None else f"run {r.name!r}"
+            what = f"{p}: run {quoted(r.name)}" if p is not None else f"run {quoted(r.name)}"
             partial = _partial_metric(r, lacking)
             if partial:
                 raise ComparisonError(f"{what} {partial}")
@@ -486,7 +487,7 @@ def _pair_common_queries(loaded: Loaded) -> None:
             continue
         shown = ", ".join(dropped[:5]) + (", ..." if len(dropped) > 5 else "")
         loaded.notes[i].append(
-            f"{loaded.label(i)}: run {r.name!r} has {len(dropped)} queries that another run "
+            f"{loaded.label(i)}: run {quoted(r.name)} has {len(dropped)} queries that another run "
             f"lacks, or on which a compared metric failed ({shown}); left out "
             f"(incomplete runs allowed), so {len(common)} queries are paired")
         loaded.runs[i] = dataclasses.replace(
@@ -503,7 +504,7 @@ def input_warnings(r: RunResult, label: str) -> list[str]:
     out: list[str] = []
     stopped = sequential_stop(r.header or {})
     if stopped is not None:  # which interval is valid for it, not the fixed-n test's
-        out.append(f"{label}: run {r.name!r} was {stopped_note(stopped, r.header)}")
+        out.append(f"{label}: run {quoted(r.name)} was {stopped_note(stopped, r.header)}")
     n = notes_of(r)
     missing_count = n["missing_count"] or 0
     if missing_count:
@@ -514,7 +515,7 @@ def input_warnings(r: RunResult, label: str) -> list[str]:
         judged = len(r.per_query) if n["missing"] == "zero" else (
             len(r.per_query) + missing_count)
         out.append(
-            f"{label}: run {r.name!r} lacks {missing_count} of the {judged} judged "
+            f"{label}: run {quoted(r.name)} lacks {missing_count} of the {judged} judged "
             f"queries ({ids}{more}); they are {how}"
         )
     unjudged = n["unjudged_ignored"] or 0
@@ -522,7 +523,7 @@ def input_warnings(r: RunResult, label: str) -> list[str]:
         ids = ", ".join(str(x) for x in n["unjudged_ignored_ids"][:5])
         more = ", ..." if unjudged > len(n["unjudged_ignored_ids"][:5]) else ""
         out.append(
-            f"{label}: {unjudged} topic(s) of run {r.name!r} have no judgments in the qrels "
+            f"{label}: {unjudged} topic(s) of run {quoted(r.name)} have no judgments in the qrels "
             f"({ids}{more}) and are ignored"
         )
     if n["near_ids"]:
@@ -566,7 +567,7 @@ def query_texts(runs: Sequence[RunResult], topics: Mapping[str, str] | None
             notes.append(f"query text: the golden set {path} could not be read ({exc})")
             continue
         if record.get("sha256") and gset.digest() != record["sha256"]:
-            notes.append(f"query text: the golden set {path} changed since run {r.name!r} "
+            notes.append(f"query text: the golden set {path} changed since run {quoted(r.name)} "
                          "was made; its text is left out")
             continue
         texts.update({c.id: c.query for c in gset if c.query})

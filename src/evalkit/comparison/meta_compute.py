@@ -20,6 +20,7 @@ from evalkit.comparison.inputs import Loaded, RunInput, load_inputs
 from evalkit.comparison.meta_model import CollectionInfo, MetaComparison, MetaSettings
 from evalkit.comparison.records import ComparisonError
 from evalkit.execute.run_files import QrelsArg
+from evalkit.io.error_messages import quoted
 from evalkit.report.pooled import CollectionEffect, PooledEffect
 
 #: One collection: ``(baseline, candidate)`` (artifacts, :class:`~evalkit.RunResult`
@@ -94,14 +95,14 @@ def _check(collections: Any, *, tau2: str, alpha: float, correction: str,
 
     for name, value in collections.items():
         if not isinstance(name, str) or not name.strip():
-            raise ComparisonError(f"collection name {name!r}: expected a non-empty text")
+            raise ComparisonError(f"collection name {quoted(name)}: expected a non-empty text")
         try:
             check_name(name, "collection name")
         except ValueError as exc:
             raise ComparisonError(str(exc)) from None
         if not isinstance(value, tuple | list) or len(value) not in (2, 3):
             raise ComparisonError(
-                f"collection {name!r}: expected (baseline, candidate) or (baseline, "
+                f"collection {quoted(name)}: expected (baseline, candidate) or (baseline, "
                 f"candidate, qrels), got {type(value).__name__}"
                 + (f" of {len(value)}" if isinstance(value, tuple | list) else ""))
     check_alpha(alpha)
@@ -126,11 +127,11 @@ def _load(name: str, value: Sequence[Any], metrics: Sequence[str] | None,
     try:
         return load_inputs([value[0], value[1]], qrels=qrels, metrics=metrics, **scoring)
     except ComparisonError as exc:
-        raise ComparisonError(f"collection {name!r}: {exc}") from None
+        raise ComparisonError(f"collection {quoted(name)}: {exc}") from None
     except InputError as exc:
-        raise InputError(f"collection {name!r}: {exc}") from None
+        raise InputError(f"collection {quoted(name)}: {exc}") from None
     except ValueError as exc:  # a run or qrels that cannot be read (a file, irds:ID)
-        raise InputError(f"collection {name!r}: {exc}") from None
+        raise InputError(f"collection {quoted(name)}: {exc}") from None
 
 
 def _require_files(collections: Mapping[str, Sequence[Any]]) -> None:
@@ -144,7 +145,7 @@ def _require_files(collections: Mapping[str, Sequence[Any]]) -> None:
                 try:
                     require_file(Path(item), what)
                 except InputError as exc:
-                    raise InputError(f"collection {name!r}: {exc}") from None
+                    raise InputError(f"collection {quoted(name)}: {exc}") from None
 
 
 def _shared_metrics(loaded: Mapping[str, Loaded]) -> tuple[list[str], list[str]]:
@@ -157,11 +158,11 @@ def _shared_metrics(loaded: Mapping[str, Loaded]) -> tuple[list[str], list[str]]
     every = list(dict.fromkeys(m for ld in loaded.values() for m in ld.metrics))
     shared = [m for m in every if all(m in ld.metrics for ld in loaded.values())]
     if not shared:
-        held = "; ".join(f"{name!r} compares {', '.join(ld.metrics) or 'none'}"
+        held = "; ".join(f"{quoted(name)} compares {', '.join(ld.metrics) or 'none'}"
                          for name, ld in loaded.items())
         raise ComparisonError(f"the collections share no metric ({held}); name one with -m")
     left_out = [f"{m} is not pooled: collection(s) "
-                f"{', '.join(repr(n) for n, ld in loaded.items() if m not in ld.metrics)} "
+                f"{', '.join(quoted(n) for n, ld in loaded.items() if m not in ld.metrics)} "
                 "do not compare it" for m in every if m not in shared]
     return shared, left_out
 
@@ -178,6 +179,7 @@ def meta_compare(
     missing: str | None = None,
     depth: int | None = None,
     allow_incomplete: bool = False,
+    scoring: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> MetaComparison:
     """Compare a candidate with a baseline over several collections and pool each metric's
     effects with a random-effects model (docs/statistics.md#several-collections).
@@ -206,6 +208,13 @@ def meta_compare(
             adjusted over the metrics.
         relevance_level, missing, depth, allow_incomplete: as :func:`evalkit.compare`,
             for every collection.
+        scoring: ``{name: {key: value}}``, a collection's own ``relevance_level``,
+            ``depth`` or ``missing``, which replace the arguments above for that
+            collection (what a collections file's keys give,
+            :func:`~evalkit.comparison.collections_file.load_collections_file`).
+            Each collection's settings, as its runs were scored, are in
+            ``collections[i].scoring`` and in its rows; collections scored otherwise than
+            each other get a warning.
 
     Returns:
         :class:`~evalkit.comparison.MetaComparison`. With one collection the pooled
@@ -213,7 +222,9 @@ def meta_compare(
         ``q_p_value``) is undefined (None); the warnings say so.
 
     Raises:
-        ComparisonError: no collections; a malformed entry; ``alpha``, ``tau2`` or
+        ComparisonError: no collections; a malformed entry; ``scoring`` naming a
+            collection not in ``collections`` or a key other than ``relevance_level``,
+            ``depth``, ``missing``; ``alpha``, ``tau2`` or
             ``correction`` out of range; ``hartung_knapp`` with one collection; any
             refusal of :func:`evalkit.compare` for a collection's pair (runs over
             different queries, scored otherwise, lacking a metric...), prefixed with
@@ -226,15 +237,16 @@ def meta_compare(
     """
     _check(collections, tau2=tau2, alpha=alpha, correction=correction,
            hartung_knapp=hartung_knapp)
+    own = _own_scoring(collections, scoring)
     wanted = [metrics] if isinstance(metrics, str) else (list(metrics) if metrics else None)
-    scoring = {"relevance_level": relevance_level, "missing": missing, "depth": depth,
-               "allow_incomplete": allow_incomplete}
+    given = {"relevance_level": relevance_level, "missing": missing, "depth": depth,
+             "allow_incomplete": allow_incomplete}
     _require_files(collections)  # a typo in the last collection stops before any scoring
-    loaded = {name: _load(name, value, wanted, **scoring)
+    loaded = {name: _load(name, value, wanted, **{**given, **own.get(name, {})})
               for name, value in collections.items()}
     if any(not r.per_query for ld in loaded.values() for r in ld.runs):
         empty = next(n for n, ld in loaded.items() if any(not r.per_query for r in ld.runs))
-        raise ComparisonError(f"collection {empty!r}: a run has no evaluated query; "
+        raise ComparisonError(f"collection {quoted(empty)}: a run has no evaluated query; "
                               "nothing to compare")
     chosen, left_out = _shared_metrics(loaded)
     settings = MetaSettings(tau2=tau2, hartung_knapp=hartung_knapp, alpha=float(alpha),
@@ -244,8 +256,8 @@ def meta_compare(
     results = _pool(loaded, chosen, settings, polarity)
     infos = tuple(_collection_info(name, ld, collections[name]) for name, ld in
                   loaded.items())
-    warnings = [*polarity_notes, *left_out, *(f"collection {c.name!r}: {w}" for c in infos
-                             for w in c.warnings)]
+    warnings = [*polarity_notes, *left_out, *_scored_otherwise(infos),
+                *(f"collection {quoted(c.name)}: {w}" for c in infos for w in c.warnings)]
     from evalkit.stats.meta import HARTUNG_KNAPP_DEGENERATE
 
     warnings += [f"{r.metric}: {HARTUNG_KNAPP_DEGENERATE}" for r in results
@@ -262,12 +274,82 @@ def meta_compare(
     )
 
 
+def _own_scoring(collections: Mapping[str, Any],
+                 scoring: Mapping[str, Mapping[str, Any]] | None
+                 ) -> dict[str, dict[str, Any]]:
+    """``scoring`` checked: every name a collection, every key a scoring setting.
+
+    Raises:
+        ComparisonError: an unknown collection or key (named).
+    """
+    from evalkit.comparison.collections_file import SCORING_KEYS
+
+    if not scoring:
+        return {}
+    if not isinstance(scoring, Mapping):
+        raise TypeError(f"scoring takes a mapping {{collection name: {{setting: value}}}}, "
+                        f"not {type(scoring).__name__}")
+    out: dict[str, dict[str, Any]] = {}
+    for name, keys in scoring.items():
+        if name not in collections:
+            raise ComparisonError(f"scoring names collection {quoted(name)}, which is not among "
+                                  f"the collections ({', '.join(map(quoted, collections))})")
+        unknown = [k for k in keys if k not in SCORING_KEYS]
+        if unknown:
+            raise ComparisonError(f"collection {quoted(name)}: scoring setting {unknown[0]!r} is "
+                                  f"not one of {', '.join(SCORING_KEYS)}")
+        out[name] = {k: v for k, v in keys.items() if v is not None}
+    return out
+
+
+#: The settings a collection's runs were scored with, as their headers record them (the
+#: :data:`~evalkit.comparison.collections_file.SCORING_KEYS`).
+_SCORED_WITH = ("relevance_level", "depth", "missing")
+
+
+def scoring_of(header: Mapping[str, Any]) -> dict[str, Any]:
+    """The settings a run was scored with, from its header: ``relevance_level``,
+    ``depth`` (None: no limit) and ``missing``; empty for a run that records none (a
+    target's run, scored without qrels)."""
+    if not any(k in header for k in _SCORED_WITH):
+        return {}
+    return {k: header.get(k) for k in _SCORED_WITH}
+
+
+def scoring_label(scoring: Mapping[str, Any]) -> str:
+    """:func:`scoring_of`'s settings in a few words, as the per-collection tables show
+    them: ``"level 2"``, ``"level 1, depth 100"``, ``"level 1, missing skip"`` (the
+    depth when limited, ``missing`` when not ``zero``); empty without settings."""
+    if not scoring:
+        return ""
+    parts = [f"level {scoring.get('relevance_level') or 1}"]
+    if scoring.get("depth") is not None:
+        parts.append(f"depth {scoring['depth']}")
+    if scoring.get("missing") not in (None, "zero"):
+        parts.append(f"missing {scoring['missing']}")
+    return ", ".join(parts)
+
+
+def _scored_otherwise(infos: Sequence[CollectionInfo]) -> list[str]:
+    """A warning when the collections' runs were scored with different settings: a metric
+    then measures something else in each collection (AP at level 1 and at level 2)."""
+    labels = {c.name: scoring_label(c.scoring) for c in infos}
+    if len(set(labels.values())) < 2:
+        return []
+    by_label: dict[str, list[str]] = {}
+    for name, label in labels.items():
+        by_label.setdefault(label or "no scoring settings recorded", []).append(quoted(name))
+    groups = "; ".join(f"{label}: {', '.join(names)}" for label, names in by_label.items())
+    return [f"the collections were scored with different settings ({groups}); a metric "
+            "means something different in each, and the pooled difference mixes them"]
+
+
 def _polarities(loaded: Mapping[str, Loaded], metrics: Sequence[str]
                 ) -> tuple[dict[str, bool], list[str]]:
     """:func:`evalkit.comparison.inputs.polarities_of` over every collection's runs."""
     from evalkit.comparison.inputs import polarities_of
 
-    return polarities_of(metrics, [(f"collection {name!r}: {ld.label(i)}", r.header or {})
+    return polarities_of(metrics, [(f"collection {quoted(name)}: {ld.label(i)}", r.header or {})
                                    for name, ld in loaded.items()
                                    for i, r in enumerate(ld.runs)])
 
@@ -279,7 +361,7 @@ def _pool(loaded: Mapping[str, Loaded], metrics: Sequence[str], settings: MetaSe
     from evalkit.stats.multiple import benjamini_hochberg, holm
     from evalkit.stats.pairing import align
 
-    pooled: list[tuple[str, list[tuple[str, Any, Any, Any, float, float]], Any]] = []
+    pooled: list[tuple[str, list[tuple[str, Any, Any, Any, str, float, float]], Any]] = []
     for metric in metrics:
         rows = []
         for name, ld in loaded.items():
@@ -289,10 +371,10 @@ def _pool(loaded: Mapping[str, Loaded], metrics: Sequence[str], settings: MetaSe
                 eff = paired_effect(paired.diffs, settings.alpha)
             except MetaAnalysisError as exc:
                 raise ComparisonError(
-                    f"collection {name!r}, {metric}: {exc}; leave the collection out, or "
+                    f"collection {quoted(name)}, {metric}: {exc}; leave the collection out, or "
                     "compare it on its own with `evalkit compare`") from None
             # each collection's means over the queries it pairs
-            rows.append((name, base, cand, eff,
+            rows.append((name, base, cand, eff, scoring_label(scoring_of(base.header or {})),
                          paired_mean(base.scores(metric), paired.ids, metric),
                          paired_mean(cand.scores(metric), paired.ids, metric)))
         res = random_effects([r[3].effect for r in rows], [r[3].variance for r in rows],
@@ -322,8 +404,8 @@ def _pool(loaded: Mapping[str, Loaded], metrics: Sequence[str], settings: MetaSe
                     candidate=cand.name, n_queries=eff.n, baseline_mean=base_mean,
                     candidate_mean=cand_mean, effect=eff.effect,
                     std_error=eff.std_error, ci_low=eff.ci_low, ci_high=eff.ci_high,
-                    weight=w)
-                for (name, base, cand, eff, base_mean, cand_mean), w
+                    weight=w, scoring=label)
+                for (name, base, cand, eff, label, base_mean, cand_mean), w
                 in zip(rows, res.weights, strict=True)),
         ))
     return tuple(out)
@@ -336,7 +418,7 @@ def _collection_info(name: str, ld: Loaded, value: Sequence[Any]) -> CollectionI
     return CollectionInfo(
         name=name, baseline=_run_info(ld, 0), candidate=_run_info(ld, 1),
         qrels=str(qrels) if isinstance(qrels, str | PathLike) else None,
-        n_queries=len(ld.runs[0].per_query),
+        n_queries=len(ld.runs[0].per_query), scoring=scoring_of(ld.runs[0].header or {}),
         warnings=(*ld.left_out, *(w for ws in ld.notes for w in ws)))
 
 
@@ -359,4 +441,5 @@ def describe(settings: MetaSettings, k: int, n_metrics: int) -> str:
 
 
 __all__ = ["META_CORRECTIONS", "NOT_WITH_COLLECTIONS", "ONLY_WITH_COLLECTIONS",
-           "CollectionInput", "check_collections_options", "describe", "meta_compare"]
+           "CollectionInput", "check_collections_options", "describe", "meta_compare",
+           "scoring_label", "scoring_of"]

@@ -44,6 +44,9 @@ class CollectionInfo:
             the path read, how it was scored).
         qrels: the qrels path the runs were scored with, or None (artifacts, runs).
         n_queries: the queries paired by id.
+        scoring: the settings its runs were scored with, as the baseline's header records
+            them (``relevance_level``, ``depth``, ``missing``); empty for runs that record
+            none.
         warnings: notes on its inputs (judged queries a run lacks, topics without
             judgments, queries left out by ``allow_incomplete``).
     """
@@ -54,6 +57,7 @@ class CollectionInfo:
     qrels: str | None
     n_queries: int
     warnings: tuple[str, ...] = ()
+    scoring: Mapping[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """The collection as JSON-ready values."""
@@ -62,7 +66,8 @@ class CollectionInfo:
 
         return {"name": self.name, "baseline": run(self.baseline),
                 "candidate": run(self.candidate), "qrels": self.qrels,
-                "n_queries": self.n_queries, "warnings": list(self.warnings)}
+                "n_queries": self.n_queries, "scoring": dict(self.scoring),
+                "warnings": list(self.warnings)}
 
 
 @dataclass(frozen=True)
@@ -183,7 +188,7 @@ class MetaComparison:
                 collections=tuple(CollectionInfo(
                     name=str(c["name"]), baseline=run(c["baseline"]),
                     candidate=run(c["candidate"]), qrels=c.get("qrels"),
-                    n_queries=int(c["n_queries"]),
+                    n_queries=int(c["n_queries"]), scoring=dict(c.get("scoring") or {}),
                     warnings=tuple(str(w) for w in c.get("warnings") or ()))
                     for c in data["collections"]),
                 metrics=tuple(str(m) for m in data["metrics"]),

@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from evalkit.data.rows import QueryResult
 from evalkit.data.run_origin import goldens_record_problems
+from evalkit.io.error_messages import quoted
 
 if TYPE_CHECKING:
     from evalkit.data.run_record import RunRecord
@@ -89,8 +90,8 @@ class Coverage:
     def message(self, role: str = "run") -> str:
         """One paragraph: ``"<role> '<name>' is incomplete: ..."`` (or complete)."""
         if self.complete:
-            return f"{role} {self.run!r} is complete ({self.rows} rows)"
-        return f"{role} {self.run!r} is incomplete: " + "; ".join(self.problems)
+            return f"{role} {quoted(self.run)} is complete ({self.rows} rows)"
+        return f"{role} {quoted(self.run)} is incomplete: " + "; ".join(self.problems)
 
 
 class IncompleteRunError(ValueError):
@@ -433,7 +434,7 @@ def require_complete(run: RunRecord, role: str = "run", *,
         return cov
     where = f" ({run.integrity.path})" if run.integrity is not None else ""
     raise IncompleteRunError(
-        f"{role} {run.name!r}{where} is incomplete: " + "; ".join(cov.problems)
+        f"{role} {quoted(run.name)}{where} is incomplete: " + "; ".join(cov.problems)
         + ". No verdict rests on evidence it did not fully see", cov)
 
 

@@ -124,4 +124,16 @@ def close_matches(word: str, known: Iterable[str], n: int = 1, cutoff: float = 0
                                      cutoff=cutoff)
 
 
-__all__ = ["close_matches", "message_of", "out_of_memory", "reading"]
+def quoted(name: object) -> str:
+    """A name (a run, a slice, a collection) in quotes as messages and notes show it: the
+    name as a table cell prints it, ``'weird\\tag'`` for the name ``weird\\tag`` (where
+    ``repr`` would double the backslash), in double quotes when it holds a ``'`` and no
+    ``"``. A name holding a control character or line separator is shown as ``repr``
+    shows it (escaped), so that a message never moves the terminal; so is a value that
+    is not a text."""
+    if not isinstance(name, str) or not name.isprintable():
+        return repr(name)
+    return f'"{name}"' if "'" in name and '"' not in name else f"'{name}'"
+
+
+__all__ = ["close_matches", "message_of", "out_of_memory", "quoted", "reading"]

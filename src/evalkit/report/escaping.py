@@ -174,13 +174,14 @@ FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 _NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
 
 
-def csv_cell(value: object) -> str:
+def csv_cell(value: object, raw: bool = False) -> str:
     """``value`` as the text of a CSV cell (the :mod:`csv` writer quotes it): empty for
     None and NaN; a float as its ``repr`` (which reads back as the same float; ``inf``,
     ``-inf``); an int or a bool as ``str``; text as is, except that text starting with one
     of :data:`FORMULA_START` gets a leading ``'``, which Excel and LibreOffice show as
     text rather than evaluate (OWASP, "CSV Injection"). Text that is a plain decimal
-    number (``-1``, ``+2.5e3``) is not a formula and is left as it is."""
+    number (``-1``, ``+2.5e3``) is not a formula and is left as it is. With ``raw``, text
+    is always as is (``evalkit eval --csv-raw``: for programs that join on the ids)."""
     if value is None:
         return ""
     if isinstance(value, float):
@@ -188,7 +189,7 @@ def csv_cell(value: object) -> str:
     if isinstance(value, int):  # bool included: True, False
         return str(value)
     s = str(value)
-    if s.startswith(FORMULA_START) and not _NUMBER.fullmatch(s):
+    if not raw and s.startswith(FORMULA_START) and not _NUMBER.fullmatch(s):
         return "'" + s
     return s
 

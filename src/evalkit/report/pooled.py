@@ -40,6 +40,8 @@ class CollectionEffect:
         ci_low, ci_high: ``effect -+ z_{1-alpha/2} * std_error``.
         weight: the collection's share of the pooled estimate's weight,
             ``w_i / sum w_j`` with ``w_i = 1 / (std_error_i^2 + tau^2)`` (sums to 1).
+        scoring: the settings the collection's runs were scored with, in words
+            (``"level 2"``, ``"level 1, depth 100"``); empty when they record none.
     """
 
     collection: str
@@ -54,6 +56,7 @@ class CollectionEffect:
     ci_low: float
     ci_high: float
     weight: float
+    scoring: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         """Every field as JSON-ready values (:meth:`from_dict` reads them back)."""
@@ -62,7 +65,7 @@ class CollectionEffect:
                 "n_queries": self.n_queries, "baseline_mean": _clean(self.baseline_mean),
                 "candidate_mean": _clean(self.candidate_mean), "effect": self.effect,
                 "std_error": self.std_error, "ci_low": self.ci_low, "ci_high": self.ci_high,
-                "weight": self.weight}
+                "weight": self.weight, "scoring": self.scoring}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> CollectionEffect:
@@ -76,7 +79,7 @@ class CollectionEffect:
                                         is not None else math.nan),
                    effect=float(data["effect"]), std_error=float(data["std_error"]),
                    ci_low=float(data["ci_low"]), ci_high=float(data["ci_high"]),
-                   weight=float(data["weight"]))
+                   weight=float(data["weight"]), scoring=str(data.get("scoring") or ""))
 
 
 @dataclass(frozen=True)
@@ -183,15 +186,20 @@ def heterogeneity(p: PooledEffect) -> str:
 def collection_cells(p: PooledEffect) -> tuple[list[str], list[list[str]]]:
     """``(headers, cells)`` of one metric's forest table: a line per collection (its
     queries, both means, the effect, its interval and standard error, its weight) and a
-    last line, ``pooled``, with the pooled estimate, interval and standard error."""
+    last line, ``pooled``, with the pooled estimate, interval and standard error. When the
+    collections record how they were scored, a ``scored`` column after ``collection``
+    says it (``level 2``), so that rows scored at different levels are seen as such."""
     confidence = f"{100 * (1 - p.alpha):g}% CI"
-    headers = ["collection", "queries", "baseline", "candidate", "effect", confidence,
-               "SE", "weight"]
-    cells = [[c.collection, str(c.n_queries), decimal(c.baseline_mean),
-              decimal(c.candidate_mean), signed(c.effect), interval(c.ci_low, c.ci_high),
-              figure(c.std_error), f"{100 * c.weight:.1f}%"] for c in p.collections]
-    cells.append(["pooled", str(p.n_queries), "", "", signed(p.estimate),
-                  interval(p.ci_low, p.ci_high), figure(p.std_error), "100.0%"])
+    scored = any(c.scoring for c in p.collections)
+    headers = ["collection", *(["scored"] if scored else []), "queries", "baseline",
+               "candidate", "effect", confidence, "SE", "weight"]
+    cells = [[c.collection, *([c.scoring] if scored else []), str(c.n_queries),
+              decimal(c.baseline_mean), decimal(c.candidate_mean), signed(c.effect),
+              interval(c.ci_low, c.ci_high), figure(c.std_error), f"{100 * c.weight:.1f}%"]
+             for c in p.collections]
+    cells.append(["pooled", *([""] if scored else []), str(p.n_queries), "", "",
+                  signed(p.estimate), interval(p.ci_low, p.ci_high), figure(p.std_error),
+                  "100.0%"])
     return headers, cells
 
 

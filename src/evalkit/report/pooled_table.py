@@ -17,7 +17,7 @@ from evalkit.report.model import Report
 from evalkit.report.pooled import collection_cells, heterogeneity, pooled_cells
 
 #: columns of the tables printed left-aligned (the others are numbers)
-_LEFT = {"metric", "collection", "significant"}
+_LEFT = {"metric", "collection", "scored", "significant"}
 
 
 def _table(headers: list[str], cells: list[list[str]], bold: list[bool]) -> Any:
@@ -42,8 +42,9 @@ def print_pooled_table(report: Report, console: Any) -> None:
     if first is not None:
         for c in first.collections:
             console.print(f"collection {c.collection}: baseline {c.baseline}, candidate "
-                          f"{c.candidate}, {c.n_queries} queries", soft_wrap=True,
-                          markup=False)
+                          f"{c.candidate}, {c.n_queries} queries"
+                          + (f", scored at {c.scoring}" if c.scoring else ""),
+                          soft_wrap=True, markup=False)
     console.print("diff = candidate - baseline, queries paired by id within each "
                   "collection", soft_wrap=True)
     if report.description:

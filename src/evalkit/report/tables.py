@@ -18,28 +18,30 @@ if TYPE_CHECKING:
     from evalkit.tables.columns import Columns
 
 
-def csv_text(columns: Columns) -> str:
+def csv_text(columns: Columns, raw: bool = False) -> str:
     """The columns as CSV text (a header line, then one line per row; RFC 4180 quoting).
 
     Each cell, the header's included, is :func:`evalkit.report.escaping.csv_cell`: empty
     for None and NaN, floats as their ``repr`` (they read back exactly), and text that a
     spreadsheet would run as a formula (``=``, ``+``, ``-``, ``@``, tab or carriage return
-    first) with a leading ``'``, so that Excel and LibreOffice show it as text."""
+    first) with a leading ``'``, so that Excel and LibreOffice show it as text; with
+    ``raw``, text as it is (``evalkit eval --csv-raw``)."""
     from evalkit.report.escaping import csv_cell
 
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     names = list(columns)
-    writer.writerow([csv_cell(name) for name in names])
+    writer.writerow([csv_cell(name, raw) for name in names])
     n = len(columns[names[0]]) if names else 0
     for i in range(n):
-        writer.writerow([csv_cell(columns[name][i]) for name in names])
+        writer.writerow([csv_cell(columns[name][i], raw) for name in names])
     return buf.getvalue()
 
 
-def write_csv(columns: Columns, path: str | Path) -> Path:
-    """Write :func:`csv_text` of ``columns`` to ``path``, atomically and with registered
-    secrets masked (:func:`evalkit.io.outputs.write_output`).
+def write_csv(columns: Columns, path: str | Path, raw: bool = False) -> Path:
+    """Write :func:`csv_text` of ``columns`` (``raw``: text cells without the formula
+    guard) to ``path``, atomically and with registered secrets masked
+    (:func:`evalkit.io.outputs.write_output`).
 
     Raises:
         evalkit.io.outputs.UnwritableError: the file cannot be written.
@@ -47,7 +49,7 @@ def write_csv(columns: Columns, path: str | Path) -> Path:
     from evalkit.io.outputs import write_output
     from evalkit.io.redaction import mask
 
-    return write_output(Path(path), mask(csv_text(columns)))
+    return write_output(Path(path), mask(csv_text(columns, raw)))
 
 
 __all__ = ["csv_text", "write_csv"]

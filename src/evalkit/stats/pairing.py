@@ -15,6 +15,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 from numpy.typing import NDArray
 
+from evalkit.io.error_messages import quoted
 from evalkit.stats.numeric import real_number
 
 
@@ -189,18 +190,19 @@ def _raw_scores(run: Any, metric: str, default_name: str
     elif hasattr(run, "scores"):
         rows = getattr(run, "per_query", None)
         if rows is not None and len(rows) == 0:
-            raise ValueError(f"run {name!r} is empty (no per-query rows); nothing to compare")
+            raise ValueError(f"run {quoted(name)} is empty (no per-query rows); nothing to compare")
         try:
             got = run.scores(metric)
             raw = got if type(got) is dict else dict(got)  # read, never written to
         except KeyError as exc:
             msg = exc.args[0] if exc.args else str(exc)
             if "errored" in str(msg):
-                raise ValueError(f"run {name!r} cannot be compared on {metric!r}: {msg}") from None
-            raise ValueError(f"run {name!r} lacks metric {metric!r}: {msg}") from None
+                raise ValueError(f"run {quoted(name)} cannot be compared on {metric!r}: "
+                                 f"{msg}") from None
+            raise ValueError(f"run {quoted(name)} lacks metric {metric!r}: {msg}") from None
         if rows is not None and len(raw) != len(rows):
             raise ValueError(
-                f"run {name!r} holds {len(rows)} rows but {len(raw)} distinct ids; "
+                f"run {quoted(name)} holds {len(rows)} rows but {len(raw)} distinct ids; "
                 "duplicate row ids cannot be paired"
             )
     else:
@@ -208,7 +210,7 @@ def _raw_scores(run: Any, metric: str, default_name: str
             f"expected a RunResult or a mapping of query id to score, got {type(run).__name__}"
         )
     if not raw:
-        raise ValueError(f"run {name!r} is empty (no per-query scores); nothing to compare")
+        raise ValueError(f"run {quoted(name)} is empty (no per-query scores); nothing to compare")
     if joined is None:
         keys = tuple(raw)
     return name, raw, keys, joined
@@ -228,9 +230,9 @@ def _checked_values(name: str, raw: dict[str, Any], metric: str) -> NDArray[np.f
     else:  # something to refuse, or a number of another type: check each in turn
         values = []
         for qid, v in raw.items():
-            f = real_number(v, f"run {name!r}: case {qid!r}: the {metric!r} score")
+            f = real_number(v, f"run {quoted(name)}: case {qid!r}: the {metric!r} score")
             if not math.isfinite(f):
-                raise ValueError(f"run {name!r}: query {qid!r} has a non-finite {metric!r} "
+                raise ValueError(f"run {quoted(name)}: query {qid!r} has a non-finite {metric!r} "
                                  f"({f})")
             values.append(f)
         out = np.array(values, dtype=np.float64)
@@ -238,7 +240,7 @@ def _checked_values(name: str, raw: dict[str, Any], metric: str) -> NDArray[np.f
     if not finite.all():
         k = int(np.argmin(finite))
         qid = list(raw)[k]
-        raise ValueError(f"run {name!r}: query {qid!r} has a non-finite {metric!r} "
+        raise ValueError(f"run {quoted(name)}: query {qid!r} has a non-finite {metric!r} "
                          f"({float(out[k])})")
     return out
 
@@ -508,11 +510,11 @@ def check_same_ids(name_a: str, ids_a: set[str], name_b: str, ids_b: set[str]) -
     only_b = sorted(ids_b - ids_a)
     parts = []
     if only_a:
-        parts.append(f"{len(only_a)} only in {name_a!r} ({_id_list(only_a)})")
+        parts.append(f"{len(only_a)} only in {quoted(name_a)} ({_id_list(only_a)})")
     if only_b:
-        parts.append(f"{len(only_b)} only in {name_b!r} ({_id_list(only_b)})")
+        parts.append(f"{len(only_b)} only in {quoted(name_b)} ({_id_list(only_b)})")
     raise ValueError(
-        f"runs {name_a!r} and {name_b!r} cover different query ids: "
+        f"runs {quoted(name_a)} and {quoted(name_b)} cover different query ids: "
         + "; ".join(parts)
         + ". Evaluate both on the same queries (or filter them) before comparing"
     )
@@ -553,7 +555,8 @@ def pair_scores(sa: Scores, sb: Scores, metric: str) -> Paired:
         bad = [i for i, o in zip(ids, over.tolist(), strict=True) if o]
         first = bad[0]
         raise ValueError(
-            f"{metric}: the difference {sa.name!r} - {sb.name!r} exceeds the float64 range "
+            f"{metric}: the difference {quoted(sa.name)} - {quoted(sb.name)} exceeds the "
+            "float64 range "
             f"on {len(bad)} quer{'y' if len(bad) == 1 else 'ies'} ({_id_list(bad)}; "
             f"{float(sa.raw[first])!r} - {float(sb.raw[first])!r}); rescale the scores "
             "(divide both runs by the same power of ten) before comparing them"

@@ -23,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from evalkit.io.error_messages import quoted
 from evalkit.stats.degenerate import constant_p_floor
 from evalkit.stats.family import PairedTestFamily, compare_runs, correction_floor_note
 from evalkit.stats.multiple import benjamini_hochberg, holm
@@ -88,7 +89,7 @@ def small_slice_note(name: str, n: int, alpha: float, n_resamples: int,
         return None
     need = next(k for k in range(n + 1, 64)
                 if constant_p_floor(k, n_resamples, two_sided) < alpha)
-    return (f"slice {name!r} has {n} case{'s' if n != 1 else ''}, fewer than {need}: even "
+    return (f"slice {quoted(name)} has {n} case{'s' if n != 1 else ''}, fewer than {need}: even "
             f"{'its' if n != 1 else 'one'} difference{'s' if n != 1 else ''} all equal "
             f"could not be significant at alpha = {alpha:g} (the degenerate-input rule of "
             "docs/statistics.md), so read its rows as description, not as a test")
@@ -145,10 +146,10 @@ def compare_slices(
         keep = {str(i) for i in ids} & held
         lacking = len({str(i) for i in ids} - held)
         if lacking:
-            notes.append(f"slice {name!r}: {lacking} tagged case(s) are not in the runs "
+            notes.append(f"slice {quoted(name)}: {lacking} tagged case(s) are not in the runs "
                          "and are left out")
         if not keep:
-            notes.append(f"slice {name!r}: none of its cases is in the runs; not compared")
+            notes.append(f"slice {quoted(name)}: none of its cases is in the runs; not compared")
             continue
         restricted = [_Restricted(r, n, keep) for r, n in zip(runs, names, strict=True)]
         families[name] = compare_runs(

@@ -53,7 +53,8 @@ def add(
     """Record RUN (its header, its rows, each metric's mean) as the newest run of the
     history, with the paired difference and significance of each metric against the run
     before it when the two are comparable (same cases, golden set or qrels, settings and
-    metric definitions), or a break saying why not. An incomplete run is refused, as a
+    metric definitions), or a break saying why not; after a break the step is against
+    the latest earlier run evaluated alike, when there is one. An incomplete run is refused, as a
     baseline is."""
     from evalkit.data.results import RunResult
     from evalkit.execute.run_files import require_artifact
@@ -135,8 +136,11 @@ def diff(
     with Outputs([*map(report_label, targets), *([STDOUT_DOCUMENT] if as_json else [])]
                  ) as outputs:
         with History(db, create=False) as history:
-            first = history.load_id(history.find(a))
-            second = history.load_id(history.find(b))
+            ids = history.find(a), history.find(b)
+            first, second = (history.load_id(i) for i in ids)
+        # named as `history show` lists them, so that a message names runs it shows
+        first.name, second.name = (f"#{i} {r.name}" for i, r in zip(ids, (first, second),
+                                                                    strict=True))
         names = [n.strip() for m in metric or [] for n in m.split(",") if n.strip()] or None
         result = compare(first, second, metrics=names)
         for w in result.warnings:

@@ -1,6 +1,6 @@
-"""A step of a history: a run against the run recorded just before it.
+"""A step of a history: a run against the latest earlier run evaluated alike.
 
-Two consecutive runs are comparable when their fingerprints agree
+Two runs are comparable when their fingerprints agree
 (:func:`evalkit.gate.fingerprint.fingerprint_differences`: the same case ids, the same
 expected values, that is the same golden set or qrels hash, the same evaluation
 settings, the same definition of every metric they share). The step between two
@@ -9,7 +9,10 @@ comparable runs is :func:`evalkit.compare` of the earlier (baseline) and the lat
 per metric, Holm's adjustment over the metrics, alpha 0.05, 10,000 resamples, seed 42;
 docs/statistics.md): the same numbers ``evalkit compare EARLIER LATER`` prints. It is
 computed once, when the later run is added, and stored. Runs that are not comparable
-make a *break*, whose reasons are stored instead; they are never differenced.
+make a *break*, whose reasons are stored instead; they are never differenced. After a
+break from the run recorded just before, the step is against the latest earlier run that
+is comparable (a history alternating two configurations steps within each), or there is
+none (:meth:`evalkit_history.store.History.add` searches).
 """
 
 from __future__ import annotations
@@ -67,14 +70,19 @@ class MetricStep:
 
 @dataclass(frozen=True)
 class Step:
-    """A run against the one recorded before it.
+    """A run against the latest earlier run evaluated alike.
 
     Attributes:
-        previous_id: the earlier run's id in the history (None for the first run).
-        comparable: whether the two runs were compared.
-        reasons: why they are not comparable (empty when they are).
+        previous_id: the id of the run it was compared with: the run recorded just
+            before it, or after a break the latest earlier run evaluated alike; when no
+            run is comparable, the run recorded just before it (None for the first run).
+        comparable: whether a step was computed (against ``previous_id``).
+        reasons: why the run recorded just before is not comparable (a break; empty when
+            it is).
         metrics: the metrics' changes, when comparable.
         settings: the comparison's settings (:data:`STEP_SETTINGS`), when comparable.
+        before_id: the run recorded just before (None: ``previous_id``'s, or the first
+            run).
     """
 
     previous_id: int | None
@@ -82,6 +90,22 @@ class Step:
     reasons: tuple[str, ...] = ()
     metrics: tuple[MetricStep, ...] = ()
     settings: Mapping[str, Any] = field(default_factory=dict)
+    before_id: int | None = None
+
+    @property
+    def after(self) -> int | None:
+        """The id of the run recorded just before (None for the first run)."""
+        return self.before_id if self.before_id is not None else self.previous_id
+
+    @property
+    def is_break(self) -> bool:
+        """Whether the run recorded just before is not comparable with this one."""
+        return self.after is not None and bool(self.reasons)
+
+    @property
+    def skips(self) -> bool:
+        """Whether the step is against an earlier run than the one just before it."""
+        return self.comparable and self.previous_id != self.after
 
 
 def _as_previous(text: str) -> str:

@@ -97,7 +97,8 @@ class StoredRun:
             "added": self.added, "created": self.created, "n_cases": self.n_cases,
             "means": dict(self.means), "aggregates": dict(self.aggregates),
             "step": {
-                "previous": self.step.previous_id, "comparable": self.step.comparable,
+                "previous": self.step.previous_id, "after": self.step.after,
+                "break": self.step.is_break, "comparable": self.step.comparable,
                 "reasons": list(self.step.reasons), "settings": dict(self.step.settings),
                 "metrics": {m.metric: {
                     "n": m.n, "diff": m.diff, "ci_low": m.ci_low, "ci_high": m.ci_high,
@@ -173,7 +174,8 @@ class History:
     # -- adding ----------------------------------------------------------------
     def add(self, run: RunResult, *, label: str | None = None,
             commit: str | None = None) -> StoredRun:
-        """Add ``run`` as the history's newest run, with its step from the run before.
+        """Add ``run`` as the history's newest run, with its step from the run before, or,
+        when that one is not comparable (a break), from the latest earlier run that is.
 
         Returns:
             The run as stored.
@@ -198,16 +200,41 @@ class History:
         return self.stored(run_id)
 
     def _step_to(self, previous_id: int | None, run: RunResult, current_fp: Any) -> Step:
-        from evalkit.gate.fingerprint import Fingerprint
-        from evalkit_history.steps import step_between
+        """The step of ``run``: against ``previous_id`` (the run recorded just before it)
+        when comparable, else against the latest earlier run evaluated alike (its
+        fingerprint agrees and the comparison accepts them), the break's reasons kept;
+        else the break alone."""
+        from evalkit.gate.fingerprint import fingerprint_differences
+        from evalkit_history.steps import Step, step_between
 
         if previous_id is None:
             return step_between(None, None, None, run, current_fp)
-        previous = self.load_id(previous_id)
+        just_before = step_between(self.load_id(previous_id), previous_id,
+                                   self._fingerprint(previous_id), run, current_fp)
+        if just_before.comparable:
+            return just_before
+        names = set(run.metric_names())
+        for (earlier_id,) in self._con.execute(
+                "SELECT id FROM runs WHERE id < ? ORDER BY id DESC", (previous_id,)
+                ).fetchall():
+            fp = self._fingerprint(earlier_id)
+            shared = [m for (m,) in self._con.execute(
+                "SELECT metric FROM means WHERE run_id = ? AND kind = 'metric'",
+                (earlier_id,)) if m in names]
+            if not shared or fingerprint_differences(fp, current_fp, metrics=shared):
+                continue  # cheap: the run is loaded only when its fingerprint agrees
+            step = step_between(self.load_id(earlier_id), earlier_id, fp, run, current_fp)
+            if step.comparable:
+                return Step(earlier_id, True, just_before.reasons, step.metrics,
+                            step.settings, before_id=previous_id)
+        return just_before
+
+    def _fingerprint(self, run_id: int) -> Any:
+        from evalkit.gate.fingerprint import Fingerprint
+
         fp_text = self._con.execute("SELECT fingerprint FROM runs WHERE id = ?",
-                                    (previous_id,)).fetchone()[0]
-        previous_fp = Fingerprint.from_json(self._json(fp_text), f"run #{previous_id}")
-        return step_between(previous, previous_id, previous_fp, run, current_fp)
+                                    (run_id,)).fetchone()[0]
+        return Fingerprint.from_json(self._json(fp_text), f"run #{run_id}")
 
     def _insert(self, con: sqlite3.Connection, run: RunResult, label: str | None,
                 commit: str | None, fp: Mapping[str, Any]) -> int:
@@ -251,20 +278,18 @@ class History:
               int(m.significant), m.method, int(m.higher_is_better)) for m in step.metrics])
 
     def _fill_steps(self, con: sqlite3.Connection) -> None:
-        """Migration 1 -> 2: the fingerprint and the step of every run already stored."""
+        """Migration 1 -> 2: the fingerprint and the step of every run already stored
+        (each as :meth:`add` computes it, in the order added)."""
         from evalkit.gate.fingerprint import fingerprint
-        from evalkit_history.steps import step_between
 
-        previous: tuple[int, Any, Any] | None = None
+        previous_id: int | None = None
         for (run_id,) in con.execute("SELECT id FROM runs ORDER BY id").fetchall():
             run = self.load_id(run_id)
             fp = fingerprint(run, aggregates=False)
             con.execute("UPDATE runs SET fingerprint = ? WHERE id = ?",
                         (json.dumps(fp.to_json(), allow_nan=False), run_id))
-            step = (step_between(previous[1], previous[0], previous[2], run, fp)
-                    if previous else step_between(None, None, None, run, fp))
-            self._insert_step(con, run_id, step)
-            previous = (run_id, run, fp)
+            self._insert_step(con, run_id, self._step_to(previous_id, run, fp))
+            previous_id = run_id
 
     # -- reading ---------------------------------------------------------------
     def _json(self, text: str) -> Any:
@@ -360,7 +385,8 @@ class History:
             "SELECT r.id, r.name, r.label, r.commit_sha, r.added, "
             "json_extract(r.header, '$.created'), "
             "(SELECT COUNT(DISTINCT case_id) FROM rows WHERE run_id = r.id), "
-            "s.previous_id, s.comparable, s.reasons, s.settings "
+            "s.previous_id, s.comparable, s.reasons, s.settings, "
+            "(SELECT MAX(id) FROM runs WHERE id < r.id) "
             f"FROM runs r LEFT JOIN steps s ON s.run_id = r.id {where} ORDER BY r.id",
             tuple(args)).fetchall()
         ids = [h[0] for h in heads]
@@ -384,7 +410,7 @@ class History:
             id=h[0], name=h[1], label=h[2], commit=h[3], added=h[4], created=h[5],
             n_cases=h[6], means=means[h[0]]["metric"], aggregates=means[h[0]]["aggregate"],
             step=Step(h[7], bool(h[8]), tuple(self._json(h[9] or "[]")),
-                      tuple(steps[h[0]]), self._json(h[10] or "{}")),
+                      tuple(steps[h[0]]), self._json(h[10] or "{}"), before_id=h[11]),
         ) for h in heads]
 
 

@@ -3,7 +3,9 @@ was added.
 
 A metric's cell is its mean and, when the run is comparable with the one before, the
 paired difference from it, ``*`` marking a significant step. A run that is not
-comparable with the one before is preceded by a ``break`` line naming why.
+comparable with the one before is preceded by a ``break`` line naming why; its cell
+then shows the difference from the latest earlier run evaluated alike (``vs #2``), if
+any.
 """
 
 from __future__ import annotations
@@ -53,7 +55,16 @@ def _cell(run: StoredRun, metric: str, steps: dict[str, MetricStep]) -> str:
     step = steps.get(metric)
     if step is None:
         return f"{value:.4f}"
-    return f"{value:.4f} ({step.diff:+.4f}{'*' if step.significant else ''})"
+    against = f" vs #{run.step.previous_id}" if run.step.skips else ""
+    return f"{value:.4f} ({step.diff:+.4f}{'*' if step.significant else ''}{against})"
+
+
+def _break(run: StoredRun) -> str:
+    """The break before ``run``, and the run its step is against when not the one before."""
+    text = f"break from #{run.step.after}: " + "; ".join(run.step.reasons)
+    if run.step.skips:
+        text += f"; steps against #{run.step.previous_id}, the latest run evaluated alike"
+    return text
 
 
 def _who(run: StoredRun) -> tuple[str, str]:
@@ -68,8 +79,10 @@ def history_lines(runs: Sequence[StoredRun], metrics: Sequence[str]) -> list[str
     head = ["#", "added", "label", "commit", "run", "cases", *metrics]
     body: list[list[str] | str] = []
     for i, run in enumerate(runs):
-        if i > 0 and not run.step.comparable:
-            body.append(f"-- break before #{run.id}: " + "; ".join(run.step.reasons))
+        if i > 0 and run.step.is_break:
+            body.append(f"-- break before #{run.id}: " + "; ".join(run.step.reasons)
+                        + (f"; steps against #{run.step.previous_id}, the latest run "
+                           "evaluated alike" if run.step.skips else ""))
         steps = {m.metric: m for m in run.step.metrics}
         label, commit = _who(run)
         body.append([str(run.id), run.added[:10], label, commit, run.name,
@@ -82,13 +95,15 @@ def history_lines(runs: Sequence[StoredRun], metrics: Sequence[str]) -> list[str
 
     out = [line(head)]
     out += [b if isinstance(b, str) else line(b) for b in body]
-    out.append("(+d): the paired difference from the run before; *: significant "
-               "(Holm-adjusted p < 0.05 over the step's metrics); aggregates show no step")
+    out.append("(+d): the paired difference from the run before (vs #k: after a break, "
+               "from the latest run evaluated alike); *: significant (Holm-adjusted p < "
+               "0.05 over the step's metrics); aggregates show no step")
     return out
 
 
 def step_line(run: StoredRun) -> str:
-    """One line: the run added, its number, and its step from the run before."""
+    """One line: the run added, its number, and its step from the run before (after a
+    break, from the latest run evaluated alike)."""
     label, commit = _who(run)
     extra = ", ".join(x for x in (f"label {label}" if label else "",
                                   f"commit {commit}" if commit else "") if x)
@@ -97,11 +112,14 @@ def step_line(run: StoredRun) -> str:
     if step.previous_id is None:
         return head + "; the first run of the history"
     if not step.comparable:
-        return head + f"; a break from #{step.previous_id}: " + "; ".join(step.reasons)
+        return (head + f"; a {_break(run)}; no earlier run was evaluated alike, so no "
+                "step")
     changes = ", ".join(
         f"{m.metric} {m.diff:+.4f}" + (f" ({m.direction}, significant)" if m.significant
                                        else "")
         for m in step.metrics)
+    if step.skips:
+        return head + f"; a {_break(run)}: {changes}"
     return head + f"; against #{step.previous_id}: {changes}"
 
 

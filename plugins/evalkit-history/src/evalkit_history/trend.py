@@ -10,7 +10,8 @@ a script. On each chart:
   another golden set, qrels, setting or metric definition) is a gap in the line and a
   dashed vertical rule;
 * the error bar at a run is the interval of its step, the paired difference from the
-  run before, placed at the earlier run's mean: ``[previous mean + ci_low, previous mean
+  run before (after a break, from the latest earlier run evaluated alike), placed at
+  that earlier run's mean: ``[previous mean + ci_low, previous mean
   + ci_high]``. It holds the run's own mean, and for the tests whose interval agrees with
   their p-value (every test but the percentile bootstrap) it misses the earlier mean
   exactly when the step is significant;
@@ -49,31 +50,32 @@ def trend_points(runs: Sequence[StoredRun], metric: str) -> list[dict[str, Any]]
     significant step, else ``"no significant step"``) and ``label``."""
     points: list[dict[str, Any]] = []
     segment = 0
-    previous_mean: float | None = None
+    mean_of: dict[int, float] = {}
     for i, run in enumerate(runs):
         value = run.means.get(metric, run.aggregates.get(metric))
-        if i > 0 and not run.step.comparable:
+        if i > 0 and run.step.is_break:
             segment += 1
         if value is None:
-            previous_mean = None
             continue
+        mean_of[run.id] = value
         step = next((m for m in run.step.metrics if m.metric == metric), None)
         lo = hi = None
         kind = (step.direction if step is not None else "") or NO_STEP
+        previous_mean = (None if run.step.previous_id is None
+                         else mean_of.get(run.step.previous_id))
         if step is not None and previous_mean is not None:
             lo = None if step.ci_low is None else previous_mean + step.ci_low
             hi = None if step.ci_high is None else previous_mean + step.ci_high
         points.append({"id": run.id, "mean": value, "segment": segment, "lo": lo, "hi": hi,
                        "step": kind, "label": run.label or run.name,
                        "commit": (run.commit or "")[:10]})
-        previous_mean = value
     return points
 
 
 def trend_spec(runs: Sequence[StoredRun], metric: str) -> dict[str, Any]:
     """The Vega-Lite specification of ``metric``'s chart (see the module docstring)."""
     points = trend_points(runs, metric)
-    breaks = [{"x": r.id - 0.5} for i, r in enumerate(runs) if i > 0 and not r.step.comparable]
+    breaks = [{"x": r.id - 0.5} for i, r in enumerate(runs) if i > 0 and r.step.is_break]
     ids = [r.id for r in runs]
     axis: dict[str, Any] = {"tickMinStep": 1, "format": "d"}
     if len(ids) <= 30:
@@ -136,9 +138,11 @@ def _steps_table(runs: Sequence[StoredRun], metrics: Sequence[str]) -> str:
                     f"<td>{html.escape(m.metric)}</td><td>{m.diff:+.4f}</td>"
                     f"<td>{m.direction}</td><td>{p:.3g}"
                     "</td></tr>")
-        if not run.step.comparable and run.step.previous_id is not None:
+        if run.step.is_break:
+            against = (f"; steps against #{run.step.previous_id}, the latest run evaluated "
+                       "alike" if run.step.skips else "")
             rows.append(f"<tr class='break'><td>#{run.id}</td><td colspan='5'>break: "
-                        f"{html.escape('; '.join(run.step.reasons))}</td></tr>")
+                        f"{html.escape('; '.join(run.step.reasons))}{against}</td></tr>")
     if not rows:
         return "<p>No significant step and no break.</p>"
     return ("<table><thead><tr><th>run</th><th>label</th><th>metric</th><th>difference</th>"

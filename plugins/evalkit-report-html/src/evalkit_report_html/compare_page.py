@@ -280,7 +280,8 @@ def collections_forest(report: Any, page: Charts) -> str | None:
             items.append({"group": p.metric, "label": c.collection, "diff": c.effect,
                           "lo": c.ci_low, "hi": c.ci_high,
                           "significant": c.ci_low > 0 or c.ci_high < 0,
-                          "p": f"weight {100 * c.weight:.1f}%"})
+                          "p": f"weight {100 * c.weight:.1f}%"
+                          + (f", scored at {c.scoring}" if c.scoring else "")})
         items.append({"group": p.metric, "label": charts.POOLED, "diff": p.estimate,
                       "lo": p.ci_low, "hi": p.ci_high, "significant": p.significant,
                       "p": p_text(p.p_adjusted if p.p_adjusted is not None else p.p_value,

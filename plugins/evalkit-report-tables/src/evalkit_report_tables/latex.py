@@ -19,6 +19,10 @@ which is :func:`evalkit.report.escaping.latex_text`);
 known metrics get the names papers print (:func:`paper_name`: ``AP``, ``nDCG@10``,
 ``P@10``, ``R@100``, ``RR``).
 
+A comparison by tag (``by="tag"``) is followed by a second table, its slices
+(``tab:evalkit-slices``): a row per slice, metric and candidate with the slice's cases,
+both means, the difference marked by its verdict, its interval and adjusted p.
+
 The table needs ``\\usepackage{booktabs}`` and nothing else; it compiles with pdflatex
 (the suite compiles it where pdflatex is installed). A gate becomes a table of its
 checks. Rendering is plain string work: nothing is imported beyond the report model.
@@ -117,18 +121,47 @@ def _bold(cells: Mapping[str, str], higher: bool) -> set[str]:
     return {s for s, v in values.items() if v == best}
 
 
+#: ``auto``'s two procedures: the sign-flip test alone, and joined by the bootstrap-t
+#: where the differences are skewed (:data:`evalkit.stats.methods.SKEW_GUARD`)
+_AUTO_PAIR = frozenset({"randomization", "randomization+bootstrap-t"})
+
+
 def _methods(report: Report, metrics: Sequence[str]) -> tuple[str, bool]:
-    """The tests in words, and whether there are several: then each is followed by its
-    metrics (``auto`` runs the t-test on 0/1 metrics)."""
+    """The tests in words, and whether there are several: then each is preceded by the
+    metrics it backs. A metric whose comparisons ran different tests (``auto``: the
+    sign-flip test, joined by the bootstrap-t on a pair with skewed differences) is
+    described as such, per pair (or per candidate), so that no metric is listed under
+    two tests (``auto`` runs the t-test on 0/1 metrics)."""
+    each = "pair" if report.settings.get("all_pairs") else "candidate"
+    return _tests_used([(r.metric, r.method) for r in report.rows], metrics, each)
+
+
+def _tests_used(tests: Sequence[tuple[str, str | None]], metrics: Sequence[str], each: str
+                ) -> tuple[str, bool]:
+    """:func:`_methods` of ``(metric, method)`` pairs, ``each`` naming what a test ran on
+    (``"pair"``, ``"candidate"``, ``"slice"``)."""
+    used: dict[str, list[str]] = {}
+    for metric, method in sorted(tests, key=lambda t: metrics.index(t[0])):
+        methods = used.setdefault(paper_name(metric), [])
+        if (method or "") not in methods:
+            methods.append(method or "")
     by: dict[str, list[str]] = {}
-    for row in sorted(report.rows, key=lambda r: metrics.index(r.metric)):
-        label = METHOD_LABELS.get(row.method or "", row.method or "paired test")
-        names = by.setdefault(label.split(" (")[0], [])
-        if paper_name(row.metric) not in names:
-            names.append(paper_name(row.metric))
+    for metric, methods in used.items():
+        if len(methods) == 1:
+            label = METHOD_LABELS.get(methods[0], methods[0] or "paired test").split(" (")[0]
+            phrase = escape(label)
+        elif set(methods) == _AUTO_PAIR:
+            phrase = ("sign-flip randomization test, joined per " + each + " by the "
+                      "bootstrap-t (both must reject) where that " + each + "'s "
+                      "differences are skewed ($|G_1| \\geq 1$)")
+        else:
+            phrase = " or ".join(
+                escape(METHOD_LABELS.get(m, m or "paired test").split(" (")[0])
+                for m in methods) + f", by {each}"
+        by.setdefault(phrase, []).append(metric)
     if len(by) == 1:
-        return escape(next(iter(by))), False
-    return ", ".join(f"{escape(label)} for {', '.join(ms)}" for label, ms in by.items()), True
+        return next(iter(by)), False
+    return "; ".join(f"{', '.join(ms)}: {phrase}" for phrase, ms in by.items()), True
 
 
 def _count(n: int, one: str, many: str | None = None) -> str:
@@ -232,7 +265,59 @@ def _compare_table(report: Report) -> str:
                     f"({escape(baseline)}), {WORSE} one significantly worse.")
     caption += f" Paired by query: {_how(report, metrics)}."
     spec = ("c" if pairwise else "") + "l" + "r" * len(metrics)
-    return _table(report, caption, "tab:evalkit-compare", spec, lines)
+    table = _table(report, caption, "tab:evalkit-compare", spec, lines)
+    return table + ("\n" + _slice_table(report) if report.slices else "")
+
+
+def _slice_table(report: Report) -> str:
+    """The comparison on each tag's cases (``--by tag``): a row per slice, metric (and
+    candidate, when there are several) with the slice's cases, both means, the difference
+    marked by its verdict, its interval and the adjusted p; the caption says how the
+    slices were tested and adjusted."""
+    from evalkit.report.slices import slice_family_size
+
+    slices = report.slices
+    metrics = list(dict.fromkeys(s.metric for s in slices))
+    several = len({(s.candidate, s.baseline) for s in slices}) > 1
+    adjusted = any(s.p_adjusted is not None for s in slices)
+    correction = escape(report.correction or "Holm")
+    head = ["Tag", "Metric", *(["Candidate"] if several else []), "$n$", "Baseline",
+            "Candidate" + (" mean" if several else ""), "Difference",
+            f"{100 * (1 - slices[0].alpha):g}\\% CI",
+            f"p ({correction})" if adjusted else "p"]
+    lines = [" & ".join(head) + r" \\"]
+    for s in slices:
+        mark = ""
+        if s.significant:
+            better = (s.diff > 0) == (s.higher_is_better is not False)
+            mark = BETTER if better else WORSE
+        p = s.p_display(adjusted=adjusted)
+        line = [escape(s.slice), paper_name(s.metric), *([escape(s.candidate)] if several
+                                                          else []),
+                f"{s.n_queries:,}", _number(s.baseline_mean), _number(s.candidate_mean),
+                _signed(s.diff) + mark,
+                f"[{_end(s.ci_low)}, {_end(s.ci_high)}]" if s.n_queries >= 2 else "--",
+                escape(p).replace("<", "$<$")]
+        lines.append(" & ".join(line) + r" \\")
+    tests, _ = _tests_used([(s.metric, s.method) for s in slices], metrics, "slice")
+    family = slice_family_size(slices)
+    verdict = (f"p adjusted by {correction} over {_count(family, 'slice test')}, a slice of "
+               "one case having no test" if adjusted else "p not adjusted for multiplicity")
+    cand = escape(slices[0].candidate) if not several else "each candidate"
+    caption = (
+        f"Difference {cand} minus {escape(slices[0].baseline)} on each tag's cases "
+        f"(a case with several tags is in each of their rows). Paired by query: {tests}. "
+        f"{BETTER} marks a difference significantly in the candidate's favour, {WORSE} one "
+        f"significantly against it, at $\\alpha = {slices[0].alpha:g}$ ({verdict}).")
+    spec = "ll" + ("l" if several else "") + "rrrrrr"
+    return _table(report, caption, "tab:evalkit-slices", spec, lines)
+
+
+def _end(x: float) -> str:
+    """An interval end: signed, or $\\pm\\infty$ when open."""
+    if math.isinf(x):
+        return r"$\infty$" if x > 0 else r"$-\infty$"
+    return _signed(x)
 
 
 def _table(report: Report, caption: str, label: str, spec: str, lines: list[str]) -> str:
@@ -293,18 +378,20 @@ def _pooled_table(report: Report) -> str:
     pooled = report.pooled
     first = pooled[0]
     confidence = f"{100 * (1 - first.alpha):g}\\% CI"
-    head = ["Collection", "$n$"]
+    scored = any(c.scoring for c in first.collections)  # the level each row was scored at
+    head = ["Collection", *(["Scored"] if scored else []), "$n$"]
     for p in pooled:
         head += [paper_name(p.metric), confidence]
     lines = [" & ".join(head) + r" \\"]
     for i, c in enumerate(first.collections):
-        line = [escape(c.collection), f"{c.n_queries:,}"]
+        line = [escape(c.collection), *([escape(c.scoring)] if scored else []),
+                f"{c.n_queries:,}"]
         for p in pooled:
             row = p.collections[i]
             line += [_signed(row.effect), f"[{_signed(row.ci_low)}, {_signed(row.ci_high)}]"]
         lines.append(" & ".join(line) + r" \\")
     lines.append(r"\midrule")
-    line = ["Pooled", f"{first.n_queries:,}"]
+    line = ["Pooled", *([""] if scored else []), f"{first.n_queries:,}"]
     for p in pooled:
         better = (p.estimate > 0) == (p.higher_is_better is not False)
         mark = "" if not p.significant else BETTER if better else WORSE
@@ -329,7 +416,10 @@ def _pooled_table(report: Report) -> str:
         f"$\\tau^2$, {how}). {BETTER} marks a pooled difference significantly in the "
         f"candidate's favour, {WORSE} one significantly against it, at "
         f"$\\alpha = {first.alpha:g}$ ({verdict}). Heterogeneity: {hetero}.")
-    spec = "lr" + "rr" * len(pooled)
+    if scored:
+        caption += (" Scored: the settings each collection's runs were scored with "
+                    "(relevance level, depth limit).")
+    spec = "l" + ("l" if scored else "") + "r" + "rr" * len(pooled)
     return _table(report, caption, "tab:evalkit-collections", spec, lines)
 
 

@@ -100,8 +100,14 @@ def command(
     )] = None,
     csv: Annotated[Path | None, typer.Option(
         "--csv", help="Write the per-query table (qid, each metric and count shown, error, "
-        "latency_ms) to this CSV file.", show_default=False,
+        "latency_ms) to this CSV file. A text cell a spreadsheet would run as a formula "
+        "(starting with =, +, -, @; not a number) gets a leading ' (see --csv-raw).",
+        show_default=False,
     )] = None,
+    csv_raw: Annotated[bool, typer.Option(
+        "--csv-raw", help="With --csv: write text cells as they are, without the "
+        "leading ' of the formula guard (for programs joining the CSV on query ids).",
+    )] = False,
     parquet: Annotated[Path | None, typer.Option(
         "--parquet", help="Write the per-query table to this Parquet file (needs "
         "paired-evalkit[pandas]).", show_default=False,
@@ -127,11 +133,14 @@ def command(
     from evalkit_retrieval.run_evaluation import judgments_of
 
     fmt_out = pick_format(as_json_flag, output)
+    if csv_raw and csv is None:
+        raise CliError("--csv-raw goes with --csv PATH (it writes that file's text cells "
+                       "without the formula guard)")
     if len(runs) > 1 or is_many(runs[0]) or save_dir is not None:
         from evalkit_retrieval.eval_many import eval_many
 
-        given = {"--save": save, "--csv": csv, "--parquet": parquet, "--name": name,
-                 "--per-query": per_query or None}
+        given = {"--save": save, "--csv": csv, "--csv-raw": csv_raw or None,
+                 "--parquet": parquet, "--name": name, "--per-query": per_query or None}
         return eval_many(runs, qrels, metric, fmt_out, given, relevance_level=relevance_level,
                          missing=_missing_of(missing, complete), depth=depth,
                          save_dir=save_dir, overwrite=overwrite,
@@ -149,7 +158,7 @@ def command(
                     relevance_level=relevance_level, missing=missing_value, depth=depth,
                     name=name, loaded=loaded, allow_incomplete=allow_incomplete)
     metrics, counts = _write_outputs(result, run, qrels, request, save=save, csv=csv,
-                                     parquet=parquet)
+                                     parquet=parquet, csv_raw=csv_raw)
     if fmt_out == "json":
         from evalkit.stats.numeric import json_ready
 
@@ -236,8 +245,8 @@ def _score(run: Path, qrels: Path | None, request: Any, fmt_out: str, *,
 
 
 def _write_outputs(result: RunResult, run: Path, qrels: Path | None, request: Any, *,
-                   save: Path | None, csv: Path | None, parquet: Path | None
-                   ) -> tuple[list[str], list[str]]:
+                   save: Path | None, csv: Path | None, parquet: Path | None,
+                   csv_raw: bool = False) -> tuple[list[str], list[str]]:
     """``(metrics, counts)`` to show, after the warnings on the scoring are noted and the
     artifact (``--save``) and per-query tables (``--csv``, ``--parquet``) are written."""
     from evalkit_retrieval import run_scores
@@ -250,6 +259,6 @@ def _write_outputs(result: RunResult, run: Path, qrels: Path | None, request: An
         note(line)
     if save is not None:
         note(f"saved run artifact {result.save(save)}")
-    for table in write_table_outputs(result, metrics, counts, csv, parquet):
+    for table in write_table_outputs(result, metrics, counts, csv, parquet, csv_raw):
         note(f"wrote the per-query table {table}")
     return metrics, counts

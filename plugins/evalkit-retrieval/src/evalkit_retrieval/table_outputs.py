@@ -45,8 +45,11 @@ def check_table_outputs(csv: Path | None, parquet: Path | None,
 
 
 def write_table_outputs(result: RunRecord, metrics: Sequence[str], counts: Sequence[str],
-                        csv: Path | None, parquet: Path | None) -> list[Path]:
-    """Write the per-query table of ``result`` to ``csv`` and ``parquet`` (those given).
+                        csv: Path | None, parquet: Path | None, csv_raw: bool = False
+                        ) -> list[Path]:
+    """Write the per-query table of ``result`` to ``csv`` and ``parquet`` (those given);
+    ``csv_raw``: the CSV's text cells as they are, without the formula guard
+    (:func:`evalkit.report.escaping.csv_cell`).
 
     Returns:
         The paths written.
@@ -59,7 +62,8 @@ def write_table_outputs(result: RunRecord, metrics: Sequence[str], counts: Seque
     written: list[Path] = []
     if csv is not None:
         columns = run_columns(result, metrics, counts)
-        written.append(write_csv({names.get(k, k): v for k, v in columns.items()}, csv))
+        written.append(write_csv({names.get(k, k): v for k, v in columns.items()}, csv,
+                                 raw=csv_raw))
     if parquet is not None:
         from evalkit.tables.frames import write_parquet_frame
 
