@@ -27,7 +27,8 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "evalkit._lazy": (),
     "evalkit.layers": (),
     "evalkit.io": (),
-    "evalkit.stats": (),
+    # names in messages quoted as the tables print them (io.error_messages)
+    "evalkit.stats": ("evalkit.io",),
     # tables as columns, DataFrames and notebook HTML, for every floor that has a table
     "evalkit.tables": ("evalkit.io",),
     "evalkit.core": ("evalkit.io",),

@@ -28,8 +28,9 @@ Also the exact sums and means of :mod:`.numeric`, and the intervals, kernels and
 streams the tests share. Submodules are imported on first use, so ``import evalkit.stats``
 stays cheap.
 
-May import: nothing of evalkit (numpy, scipy and numba only): pure functions over arrays
-of per-query values, usable on their own.
+May import: io (its message helpers: a run's name quoted as the tables print it); and
+numpy, scipy and numba. Pure functions over arrays of per-query values, usable on their
+own.
 """
 
 from __future__ import annotations
