@@ -168,3 +168,20 @@ def test_values_apart_by_more_than_rounding_stay_apart() -> None:
     b = [0.1, 0.1 + 1e-9, 0.2, 0.3]
     values, _ = confusion_matrix(a, b)
     assert len(values) == 4
+
+
+def test_rank_weights_noted_when_categories_are_not_equally_spaced() -> None:
+    from evalkit_judge.agreement_stats import agreement_table, rank_weight_note
+
+    # a judge's mean over three samples: 3, 4, 13/3, 14/3, 5
+    judge = [3.0, 4.0, 13 / 3, 14 / 3, 5.0, 4.0]
+    human = [3.0, 4.0, 4.0, 5.0, 5.0, 4.0]
+    table = agreement_table("correctness", judge, human)
+    assert len(table.notes) == 1
+    assert "not equally spaced" in table.notes[0] and "4.33333" in table.notes[0]
+    assert table.to_dict()["notes"] == table.notes
+    # the weights stay scikit-learn's (by rank): 4 against 13/3 weighs as 3 against 4
+    assert rank_weight_note([1.0, 2.0, 3.0, 4.0, 5.0]) is None
+    assert rank_weight_note([0.0, 0.5]) is None
+    assert rank_weight_note([0.1, 0.2, 0.30000000000000004]) is None
+    assert rank_weight_note([1.0, 2.0, 4.0]) is not None

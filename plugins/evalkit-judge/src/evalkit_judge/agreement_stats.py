@@ -296,6 +296,8 @@ class AgreementTable:
     bias: Bias
     values: list[float] = field(default_factory=list)
     confusion: list[list[int]] = field(default_factory=list)
+    #: cautions on reading the statistics (:func:`rank_weight_note`)
+    notes: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (NaN as ``None``)."""
@@ -311,7 +313,29 @@ class AgreementTable:
             "bias": {"mean": num(self.bias.mean), "ci_low": num(self.bias.ci_low),
                      "ci_high": num(self.bias.ci_high), "confidence": self.bias.confidence},
             "confusion": {"values": self.values, "counts": self.confusion},
+            "notes": list(self.notes),
         }
+
+
+def rank_weight_note(values: Sequence[float]) -> str | None:
+    """A caution when the categories ``values`` (sorted, distinct) are not equally spaced.
+
+    Linear and quadratic kappa weigh a disagreement by how many categories apart the two
+    values are (their ranks in ``values``, as scikit-learn's ``cohen_kappa_score`` does),
+    not by how far apart they are: with the categories 3, 4, 4.333, 4.667, 5 (a judge's
+    mean over three samples) 4 against 4.333 weighs as much as 3 against 4. Krippendorff's
+    interval alpha weighs by the values' distance. ``None`` when the gaps are equal up to
+    rounding (1e-9 of the range), or there are fewer than three categories.
+    """
+    if len(values) < 3:
+        return None
+    gaps = np.diff(np.asarray(values, dtype=np.float64))
+    if float(gaps.max() - gaps.min()) <= 1e-9 * float(values[-1] - values[0]):
+        return None
+    shown = ", ".join(f"{v:g}" for v in values[:8]) + (", ..." if len(values) > 8 else "")
+    return (f"the categories ({shown}) are not equally spaced: linear and quadratic kappa "
+            "weigh a disagreement by how many categories apart the values are, as "
+            "scikit-learn does; the interval alpha weighs it by their distance")
 
 
 def agreement_table(
@@ -333,6 +357,7 @@ def agreement_table(
         spearman=spearman_rho(a.tolist(), b.tolist()),
         bias=mean_bias(a.tolist(), b.tolist(), alpha),
         values=values, confusion=counts,
+        notes=[note for note in (rank_weight_note(values),) if note is not None],
     )
 
 
@@ -347,5 +372,6 @@ __all__ = [
     "confusion_matrix",
     "krippendorff_alpha",
     "mean_bias",
+    "rank_weight_note",
     "spearman_rho",
 ]

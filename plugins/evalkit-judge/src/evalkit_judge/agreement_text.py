@@ -26,6 +26,7 @@ def _metric_lines(m: MetricAgreement) -> list[str]:
         f"  spearman_rho         {_num(t.spearman)}",
         f"  bias (judge - human) {b.mean:+.4f}  {pct} CI [{_num(b.ci_low)}, {_num(b.ci_high)}]",
     ]
+    lines.extend(f"  note                 {note}" for note in t.notes)
     if m.ppi is not None:
         p = m.ppi
         lines.append(

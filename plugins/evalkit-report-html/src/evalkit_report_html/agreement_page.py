@@ -75,7 +75,10 @@ def agreement_context(report: Any) -> dict[str, Any]:
         "reference": None, "n_cases": data.get("n_cases"),
         "labels": str(data.get("labels") or ""), "selection": selection,
         "metrics": [_metric(m) for m in data.get("metrics") or ()],
-        "notes": [str(data["warning"])] if data.get("warning") else [], "charts": [],
+        "notes": ([str(data["warning"])] if data.get("warning") else [])
+        + [f"{m.get('metric', '')}: {note}" for m in data.get("metrics") or ()
+           for note in m.get("notes") or ()],
+        "charts": [],
     }
 
 
