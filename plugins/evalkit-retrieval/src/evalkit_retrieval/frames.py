@@ -13,7 +13,8 @@ saying what to do), as the TREC loader refuses the same faults in a file: a miss
 column; an empty frame; a document listed twice for one query; a score that is not a
 finite number (NaN, inf, text); a label that is not an integer (NaN, 1.5, ``"high"``;
 integer text such as ``"2"`` is read as a TREC file's text is); a missing or non-text id
-(None, NaN, a float column, whose ``1.0`` would never match a qrels ``1``);
+(None, NaN, a float column, whose ``1.0`` would never match a qrels ``1``); a column
+holding two values that are one id as text (``1`` and ``"1"``, ``IdCollisionError``);
 an id longer than :data:`evalkit.io.limits.MAX_ID_CHARS`; a ``name`` column with several
 runs in it. Nothing here imports pandas: a frame is recognised by its type's module.
 """
@@ -25,6 +26,7 @@ import re
 from typing import Any
 
 from evalkit.data.ranked_ids import RankedRun
+from evalkit.data.text_ids import text_ids
 from evalkit.io.dataframes import is_dataframe as is_dataframe
 from evalkit.io.limits import MAX_ID_CHARS, MAX_NAME_CHARS
 
@@ -76,7 +78,7 @@ def _ids(df: Any, column: str, kind: str) -> list[str]:
     values = col.tolist()
     if col.dtype.kind in "iu":
         return [str(int(v)) for v in values]
-    out = [v if isinstance(v, str) else str(v) for v in values]
+    out = text_ids(values, f"the {kind} DataFrame's {column!r} column")
     for pos, v in enumerate(out):
         if len(v) > MAX_ID_CHARS:
             raise FrameFormatError(

@@ -23,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from evalkit.data.ranked_ids import RankedIds, RankedRun
+from evalkit.data.text_ids import text_ids
 
 if TYPE_CHECKING:  # numpy is imported on first use: `import evalkit` stays light
     import numpy as np
@@ -75,25 +76,27 @@ def rank_run(run: Mapping[str, Mapping[str, float]], name: str = "run") -> Ranke
     """Rank every query of ``{qid: {doc: score}}`` (a query with ``{}`` keeps ``[]``).
 
     Raises:
-        ValueError: a score is not a finite number (NaN, inf, -inf) or not a number, or a
-            query's value is not a mapping.
+        ValueError: a score is not a finite number (NaN, inf, -inf), not a number, or a
+            bool, or a query's value is not a mapping.
+        IdCollisionError: (a ``ValueError``) two query ids, or two document ids of one
+            query, become one id as text (``1`` and ``"1"``); the message names both.
     """
     qids: list[str] = []
     docids: list[str] = []
     scores: list[float] = []
     order: list[str] = []
-    for q, docs in run.items():
-        qid = str(q)
+    for qid, docs in zip(text_ids(run.keys(), "run (query ids)"), run.values(), strict=True):
         if not isinstance(docs, Mapping):
             raise ValueError(
                 f"run query {qid!r}: expected a mapping {{doc id: score}}, got "
                 f"{type(docs).__name__}"
             )
         order.append(qid)
-        for d, s in docs.items():
+        for d, s in zip(text_ids(docs.keys(), f"run query {qid!r}"), docs.values(),
+                        strict=True):
             qids.append(qid)
-            docids.append(str(d))
-            scores.append(_score(qid, str(d), s))
+            docids.append(d)
+            scores.append(_score(qid, d, s))
     ranked = rank_arrays(qids, docids, scores)
     rankings: dict[str, Sequence[str]] = {q: ranked.get(q, []) for q in order}
     return RankedRun(name=name, rankings=rankings)
@@ -365,6 +368,11 @@ def _not_finite(qid: str, doc: str, shown: str) -> str:
 
 
 def _score(qid: str, doc: str, value: object) -> float:
+    if isinstance(value, bool) or getattr(getattr(value, "dtype", None), "kind", "") == "b":
+        raise ValueError(
+            f"query {qid!r}, document {doc!r}: score {value!r} is a bool, not a number "
+            "(a bool label is refused too); give scores as numbers, e.g. float(x) for a "
+            "true/false signal")
     try:
         s = float(value)  # type: ignore[arg-type]
     except OverflowError:  # an integer beyond the range of a float
