@@ -186,3 +186,34 @@ def test_control_characters_are_escaped_on_a_terminal(tmp_path: Path,
     assert "runid                 \tall\t\\x1b]0;pwned\\x07\\x1b[31mRED\n" in shown
     assert "map                   \tq\\x1b[2J\t1.0000\n" in shown
     assert shown.count("\n") == TREC_EVAL_ANSI.count("\n")
+
+
+def test_infinite_scores_and_integral_decimal_labels_as_trec_eval(tmp_path: Path) -> None:
+    """trec_eval 10.0 reads scores with atof (inf, -inf; 1e400 is inf) and labels with
+    atol (1.0 is 1): its output for these files, `trec_eval -c -m map -m recip_rank -m
+    P.1,2 -m ndcg_cut.3 -m num_rel`, byte for byte. By hand: the ranking is c, b, d, e, a
+    (equal infinities by document id descending), relevant a, c, e: AP = (1/1 + 2/4 +
+    3/5) / 3 = 0.7."""
+    qrels, run = tmp_path / "q.txt", tmp_path / "r.txt"
+    qrels.write_text("q 0 a 1\nq 0 b 0\nq 0 c 1\nq 0 d 0\nq 0 e 1.0\n")
+    run.write_text("q Q0 a 1 -inf r\nq Q0 b 1 inf r\nq Q0 c 1 1e400 r\nq Q0 d 1 0.5 r\n"
+                   "q Q0 e 1 -1e400 r\n")
+    code, out, _ = evalkit("-f", "trec", "-c", "--qrels", str(qrels), str(run), "-m", "map",
+                           "-m", "recip_rank", "-m", "P.1,2", "-m", "ndcg_cut.3",
+                           "-m", "num_rel")
+    assert code == 0
+    assert out == ("num_rel               \tall\t3\n"
+                   "map                   \tall\t0.7000\n"
+                   "recip_rank            \tall\t1.0000\n"
+                   "P_1                   \tall\t1.0000\n"
+                   "P_2                   \tall\t0.5000\n"
+                   "ndcg_cut_3            \tall\t0.4693\n")
+
+
+def test_a_non_integral_label_is_refused_saying_why(tmp_path: Path) -> None:
+    qrels, run = tmp_path / "q.txt", tmp_path / "r.txt"
+    qrels.write_text("q 0 a 2.5\nq 0 b -1.00\n")
+    run.write_text("q Q0 a 1 1 r\n")
+    code, _, err = evalkit("--qrels", str(qrels), str(run), "-m", "ap")
+    assert code != 0
+    assert "q.txt:1: the relevance label '2.5' is not an integer" in err

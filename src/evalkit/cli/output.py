@@ -58,6 +58,16 @@ def note(message: str) -> None:
     typer.echo(for_stream(message, sys.stderr), err=True)
 
 
+def case_notes(names: list[str]) -> None:
+    """A note for each requested measure name matched only ignoring case where spellings
+    differing in case are different measures (:func:`evalkit.execute.measure_args.
+    case_notes`: ``Rbp`` is ``rbp``, p=0.9, not ``RBP``, p=0.8)."""
+    from evalkit.execute.measure_args import case_notes as notes
+
+    for line in notes(names):
+        note(line)
+
+
 def compared_metrics(metric: list[str] | None, *, of: str = "comparison") -> list[str] | None:
     """The ``-m`` values a comparison (or a power plan, ``of="plan"``) takes, None for
     its default, after a note naming the per-query counts left out (``-m all_trec``: a
@@ -65,6 +75,7 @@ def compared_metrics(metric: list[str] | None, *, of: str = "comparison") -> lis
     from evalkit.execute.measure_args import comparable_names
 
     names, left_out = comparable_names(metric)
+    case_notes(names)
     if left_out:
         note(f"note: left out of the {of}, as counts are reported (evalkit eval), not "
              f"compared: {', '.join(left_out)}")

@@ -346,7 +346,7 @@ def bulk_run(source: Source) -> RunTable | None:
         return None
     scores = np.ascontiguousarray(table["s"])  # read once from the table, then compact
     tag = _last_line(_tail(data)).split()[5]
-    if not np.isfinite(scores).all() or len(tag) > MAX_NAME_CHARS:
+    if np.isnan(scores).any() or len(tag) > MAX_NAME_CHARS:
         return None  # the careful reader names the line
     return RunTable(
         qids=table["q"], docids=table["d"], scores=scores, tag=tag.decode("ascii"),
