@@ -292,6 +292,17 @@ def _needing(spec: MetricSpec, needs: tuple[str, ...]) -> MetricSpec:
     return replace(spec, needs=(*spec.needs, *extra))
 
 
+def case_twins(spellings: set[str], name: str) -> list[str]:
+    """The exact ``spellings`` (metric names and aliases) that ``name`` matches only when
+    case is ignored, when there are two or more of them (``Rbp``: ``rbp``, trec_eval's
+    p=0.9, and ``RBP``, ir_measures' p=0.8), sorted; else ``[]`` (``name`` is exact, or
+    its case-insensitive match is the only spelling of its kind)."""
+    if name in spellings:
+        return []
+    twins = sorted(s for s in spellings if s.lower() == name.lower())
+    return twins if len(twins) > 1 else []
+
+
 def unknown_message(spellings: set[str], name: str) -> str:
     """``unknown metric 'x'; did you mean ...?`` from the known ``spellings`` (names,
     aliases and ``prefix@k`` families): :func:`suggestion`, ``.`` when none is close."""

@@ -424,17 +424,10 @@ class Registry:
         return found.pop() if found else None
 
     def case_twins(self, name: str) -> list[str]:
-        """The exact spellings (metric names and aliases) that ``name`` matches only when
-        case is ignored, when there are two or more of them (``Rbp``: ``rbp``, trec_eval's
-        p=0.9, and ``RBP``, ir_measures' p=0.8), sorted; else ``[]`` (``name`` is exact,
-        or its case-insensitive match is the only spelling of its kind)."""
-        table = self._tables.get("metric", {})
-        if name in table or name in self._aliases:
-            return []
-        low = name.lower()
-        twins = {k for k in table if k.lower() == low}
-        twins |= {a for a in self._aliases if a.lower() == low}
-        return sorted(twins) if len(twins) > 1 else []
+        """:func:`evalkit.core.metric_lookup.case_twins` among the names and aliases."""
+        from evalkit.core.metric_lookup import case_twins
+
+        return case_twins(set(self._tables.get("metric", {})) | set(self._aliases), name)
 
     def _raise_if_blocked(self, key: str) -> None:
         conflict = self._conflicts.get(("metric", key))

@@ -101,8 +101,7 @@ _bulk_qrels = bulk_qrels
 _SCORE = re.compile(
     rb"[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf|infinity)\Z", re.IGNORECASE
 )
-#: an integer label, or an integral decimal (``1.0``, ``-1.00``: pandas' and ir_datasets'
-#: exports), which trec_eval's ``atol`` reads as its integer part
+#: an integer label, or an integral decimal (``1.0``), read as trec_eval's ``atol`` reads it
 _LABEL = re.compile(rb"[+-]?\d+(?:\.0*)?\Z")
 _RUN_FIELDS = "qid iter docno rank score tag"
 _QRELS_FIELDS = "qid iter docno label"
@@ -524,12 +523,10 @@ def _subtopic_qrels(text: _Text, source: str | Path) -> dict[str, dict[str, int]
 
 
 def _label(field: bytes, source: str | Path, lineno: int) -> int:
-    """The relevance label of a qrels line (field 4): an integer, or an integral decimal
-    (``1.0``) read as its integer, as trec_eval's ``atol`` reads it.
+    """The relevance label of a qrels line (field 4); ``1.0`` is 1, as ``atol`` reads it.
 
     Raises:
-        TrecFormatError: not an integer (``2.5``, ``1e0``), or outside the 64-bit range
-            (echoed cut).
+        TrecFormatError: not an integer (``2.5``), or outside the 64-bit range (echoed cut).
     """
     fix = "Field 4 of a qrels line is an integer label (0 = not relevant)"
     if not _LABEL.match(field):
