@@ -50,11 +50,11 @@ def test_colliding_document_ids_in_qrels_are_refused(judged: Any) -> None:
 
 def test_colliding_ids_in_a_run_mapping_are_refused_not_merged() -> None:
     with pytest.raises(IdCollisionError, match=r"run \(query ids\): 1 \(int\) and '1'"):
-        evalkit.evaluate_run({1: {"a": 2.0}, "1": {"b": 5.0}}, {"1": {"a": 1}}, ["rr"])
+        evalkit.evaluate_run({1: {"a": 2.0}, "1": {"b": 5.0}}, {"1": {"a": 1}}, ["rr"])  # type: ignore[dict-item]
     with pytest.raises(IdCollisionError, match=r"run query 'q': '7' \(str\) and 7 \(int\)"):
-        evalkit.evaluate_run({"q": {"7": 2.0, 7: 1.0}}, {"q": {"7": 1}}, ["rr"])
+        evalkit.evaluate_run({"q": {"7": 2.0, 7: 1.0}}, {"q": {"7": 1}}, ["rr"])  # type: ignore[dict-item]
     # one type throughout is fine: int keys are their digits (b ranks above a: RR = 1/2)
-    assert evalkit.evaluate_run({1: {"a": 2.0, "b": 5.0}}, {1: {"a": 1}},
+    assert evalkit.evaluate_run({1: {"a": 2.0, "b": 5.0}}, {1: {"a": 1}},  # type: ignore[dict-item]
                                 ["rr"]).means() == {"rr": 0.5}
 
 
@@ -83,10 +83,10 @@ def test_graded_judgments_and_golden_cases_refuse_colliding_ids() -> None:
     with pytest.raises(IdCollisionError):
         graded_judgments({"q": {7: 1, "7": 0}})
     with pytest.raises(IdCollisionError, match=r"case 'c': judgments: 7 \(int\) and '7'"):
-        GoldenCase.from_judgments("c", {7: 1, "7": 0})
+        GoldenCase.from_judgments("c", {7: 1, "7": 0})  # type: ignore[dict-item]
     with pytest.raises(IdCollisionError):
         GoldenCase.from_judgments("c", {7, "7"})  # type: ignore[arg-type]
     for field, value in (("relevance", {7: 1, "7": 0}), ("relevant", [7, "7"])):
         with pytest.raises(GoldenError, match=r"here: case 'q'.*7 and '7' are both the id"):
             case_from_record({"id": "q", "query": "x", field: value}, "here")
-    assert GoldenCase.from_judgments("c", {7: 1, "8": 0}).relevance == {"7": 1, "8": 0}
+    assert GoldenCase.from_judgments("c", {7: 1, "8": 0}).relevance == {"7": 1, "8": 0}  # type: ignore[dict-item]

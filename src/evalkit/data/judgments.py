@@ -16,6 +16,7 @@ import math
 import operator
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from evalkit.data.text_ids import text_ids
 from evalkit.io.limits import label_problem
@@ -116,7 +117,7 @@ def graded_judgments(qrels: Mapping[str, Mapping[str, object] | Collection[objec
     return graded
 
 
-def _graded(qid: str, judged: Mapping[object, object], what: str) -> dict[str, int]:
+def _graded(qid: str, judged: Mapping[Any, object], what: str) -> dict[str, int]:
     """``{doc: label}`` with text ids (:func:`~evalkit.data.text_ids.text_ids`) and
     integer labels."""
     return {d: _label(qid, doc, g) for d, doc, g in zip(
