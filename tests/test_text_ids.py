@@ -90,3 +90,13 @@ def test_graded_judgments_and_golden_cases_refuse_colliding_ids() -> None:
         with pytest.raises(GoldenError, match=r"here: case 'q'.*7 and '7' are both the id"):
             case_from_record({"id": "q", "query": "x", field: value}, "here")
     assert GoldenCase.from_judgments("c", {7: 1, "8": 0}).relevance == {"7": 1, "8": 0}  # type: ignore[dict-item]
+
+
+def test_a_ranked_run_built_in_python_has_text_ids() -> None:
+    # int ids match the qrels' text ids (the ranking a, 7 with 7 relevant: RR = 1/2) ...
+    run = evalkit.RankedRun(name="x", rankings={1: ["a", 7]})  # type: ignore[dict-item,list-item]
+    assert evalkit.evaluate_run(run, {"1": {"7": 1}}, ["rr"]).means() == {"rr": 0.5}
+    # ... and two keys of one id are refused, not scored apart
+    both = evalkit.RankedRun(name="x", rankings={1: ["a"], "1": ["b"]})  # type: ignore[dict-item]
+    with pytest.raises(IdCollisionError, match=r"run \(query ids\): 1 \(int\) and '1'"):
+        evalkit.evaluate_run(both, {"1": {"a": 1}}, ["rr"])
