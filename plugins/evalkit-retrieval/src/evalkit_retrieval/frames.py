@@ -113,7 +113,7 @@ def run_from_frame(df: Any, name: str | None = None) -> RankedRun:
     """
     import numpy as np
 
-    from evalkit_retrieval.ranking import non_finite_fix, rank_arrays
+    from evalkit_retrieval.ranking import NAN_FIX, rank_arrays
 
     _require_columns(df, RUN_COLUMNS, "run")
     qids, docs = _ids(df, "qid", "run"), _ids(df, "docno", "run")
@@ -132,7 +132,7 @@ def run_from_frame(df: Any, name: str | None = None) -> RankedRun:
         raise FrameFormatError(
             f"the run DataFrame's {_where(df, pos)}: the score of document "
             f"{docs[pos]!r} for query {qids[pos]!r} is NaN (or missing); "
-            f"{non_finite_fix(True)}")
+            f"{NAN_FIX}")
     dup = _first_duplicate(df, qids, docs)
     if dup is not None:
         first, again = dup

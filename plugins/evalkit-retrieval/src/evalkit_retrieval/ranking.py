@@ -351,22 +351,14 @@ def _shown(value: float) -> str:
     return "NaN" if math.isnan(value) else repr(value)
 
 
-def non_finite_fix(nan: bool) -> str:
-    """What to do with a score that is not a finite number (``nan``: NaN, which no reader
-    of runs takes; else infinite or beyond the range of a double, which only fusion
-    refuses), for every reader of runs (files, mappings, frames)."""
-    if nan:
-        return ("give the document a number that puts it where it belongs: NaN has no "
-                "place in a ranking (it is neither above nor below any other score)")
-    return ("fusion normalises and adds scores, which an infinite score leaves without a "
-            "value (inf - inf is NaN): give the document a finite score above (or below) "
-            "the others of its query, or fuse with --method rrf --norm none, which reads "
-            "ranks only")
+#: What to do with a NaN score, for every reader of runs (files, mappings, frames).
+NAN_FIX = ("give the document a number that puts it where it belongs: NaN has no place in "
+           "a ranking (it is neither above nor below any other score)")
 
 
 def _not_finite(qid: str, doc: str, shown: str) -> str:
     return (f"query {qid!r}, document {doc!r}: the score {shown} is not a number; "
-            f"{non_finite_fix(shown == 'NaN')}")
+            f"{NAN_FIX}")
 
 
 def score_of(qid: str, doc: str, value: object) -> float:

@@ -69,9 +69,9 @@ from evalkit.io.limits import MAX_ID_CHARS, MAX_INFLATED_BYTES, MAX_NAME_CHARS, 
 from evalkit.io.user_files import regular_file_problem
 from evalkit_retrieval.columns import ranked_columns
 from evalkit_retrieval.ranking import (
+    NAN_FIX,
     DuplicateDocumentError,
     RankedRun,
-    non_finite_fix,
     rank_arrays,
 )
 from evalkit_retrieval.tied_scores import all_tied, ranks_strict
@@ -452,7 +452,7 @@ def _careful_run(text: _Text, source: str | Path, judged: Container[str] | None 
             raise TrecFormatError(
                 source, lineno,
                 f"the score {_shown(token)} of document {_shown(doc)} is not a number (NaN)",
-                f"Write a number in the score column (field 5): {non_finite_fix(True)}",
+                f"Write a number in the score column (field 5): {NAN_FIX}",
             )
         tag = _decode(fields[5], source, lineno, "run tag", None)
         tag_line = lineno
