@@ -45,7 +45,7 @@ def text_ids(values: Iterable[object], what: str) -> list[str]:
     """
     given = values if isinstance(values, list) else list(values)
     out = [v if type(v) is str else str(v) for v in given]
-    if all(type(v) is str for v in given):
+    if out == given:  # text only (compared by identity first): nothing can collide
         return out
     seen: dict[str, object] = {}
     for text, value in zip(out, given, strict=True):

@@ -94,11 +94,11 @@ def rank_run(run: Mapping[str, Mapping[str, float]], name: str = "run") -> Ranke
                 f"{type(docs).__name__}"
             )
         order.append(qid)
-        for d, s in zip(text_ids(docs.keys(), f"run query {qid!r}"), docs.values(),
-                        strict=True):
-            qids.append(qid)
-            docids.append(d)
-            scores.append(score_of(qid, d, s))
+        ids = text_ids(docs.keys(), f"run query {qid!r}")
+        qids.extend([qid] * len(ids))
+        docids.extend(ids)
+        scores.extend([v if type(v) is float and v == v else score_of(qid, d, v)
+                       for d, v in zip(ids, docs.values(), strict=True)])
     ranked = rank_arrays(qids, docids, scores)
     rankings: dict[str, Sequence[str]] = {q: ranked.get(q, []) for q in order}
     return RankedRun(name=name, rankings=rankings)
