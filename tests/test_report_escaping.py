@@ -416,3 +416,19 @@ def test_invisible_characters_are_written_as_escapes() -> None:
     assert visible("a\u200bb\u00ad") == "a\\u200bb\\xad"
     assert all(visible(c).startswith("\\") for c in INVISIBLE)
     assert visible("caf\u00e9 \u4e2d") == "caf\u00e9 \u4e2d"  # visible text unchanged
+
+
+def test_for_stream_escapes_for_a_terminal_only_and_keeps_the_layout() -> None:
+    import io
+
+    from evalkit.report.escaping import for_stream, terminal_lines
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    text = "runid\tall\t\x1b]0;t\x07\nmap\tq\r1\t0.5\u202e\n"
+    assert terminal_lines(text) == "runid\tall\t\\x1b]0;t\\x07\nmap\tq 1\t0.5\\u202e\n"
+    assert for_stream(text, Terminal()) == terminal_lines(text)
+    assert for_stream(text, io.StringIO()) == text  # a file or a pipe: unchanged
+    assert for_stream(text, None) == text

@@ -139,3 +139,81 @@ def test_relstring_of_a_baseline_without_rankings_is_refused() -> None:
                              str(root / "examples" / "vaswani" / "data" / "qrels"),
                              "--format", "trec", "-q", "-m", "relstring")
     assert code == 2 and out == "" and "--drop-rankings" in err
+
+
+# trec_eval 10.0's bytes for `trec_eval -q -m runid -m map -m P.1 ansi.qrels ansi.run`
+# (written below; the query id holds ESC [2J, the run tag a title escape and a colour)
+ANSI_QID, ANSI_TAG = "q\x1b[2J", "\x1b]0;pwned\x07\x1b[31mRED"
+TREC_EVAL_ANSI = (
+    f"map                   \t{ANSI_QID}\t1.0000\n"
+    f"P_1                   \t{ANSI_QID}\t1.0000\n"
+    f"runid                 \tall\t{ANSI_TAG}\n"
+    "map                   \tall\t1.0000\n"
+    "P_1                   \tall\t1.0000\n")
+
+
+def _ansi_files(tmp_path: Path) -> tuple[Path, Path]:
+    qrels, run = tmp_path / "ansi.qrels", tmp_path / "ansi.run"
+    qrels.write_text(f"{ANSI_QID} 0 a 1\n{ANSI_QID} 0 b 0\n")
+    run.write_text(f"{ANSI_QID} Q0 a 1 1 {ANSI_TAG}\n{ANSI_QID} Q0 b 2 0.5 {ANSI_TAG}\n")
+    return qrels, run
+
+
+def test_control_characters_reach_a_pipe_as_trec_eval_writes_them(tmp_path: Path) -> None:
+    qrels, run = _ansi_files(tmp_path)
+    code, out, _ = evalkit("-f", "trec", "-q", "--qrels", str(qrels), str(run),
+                           "-m", "runid", "-m", "map", "-m", "P.1")
+    assert code == 0
+    assert out == TREC_EVAL_ANSI
+
+
+def test_control_characters_are_escaped_on_a_terminal(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+    import sys
+
+    from evalkit.io.interrupts import stdout_document
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    screen = Terminal()
+    monkeypatch.setattr(sys, "stdout", screen)
+    stdout_document(TREC_EVAL_ANSI)
+    shown = screen.getvalue()
+    assert "\x1b" not in shown and "\x07" not in shown
+    assert "runid                 \tall\t\\x1b]0;pwned\\x07\\x1b[31mRED\n" in shown
+    assert "map                   \tq\\x1b[2J\t1.0000\n" in shown
+    assert shown.count("\n") == TREC_EVAL_ANSI.count("\n")
+
+
+def test_infinite_scores_and_integral_decimal_labels_as_trec_eval(tmp_path: Path) -> None:
+    """trec_eval 10.0 reads scores with atof (inf, -inf; 1e400 is inf) and labels with
+    atol (1.0 is 1): its output for these files, `trec_eval -c -m map -m recip_rank -m
+    P.1,2 -m ndcg_cut.3 -m num_rel`, byte for byte. By hand: the ranking is c, b, d, e, a
+    (equal infinities by document id descending), relevant a, c, e: AP = (1/1 + 2/4 +
+    3/5) / 3 = 0.7."""
+    qrels, run = tmp_path / "q.txt", tmp_path / "r.txt"
+    qrels.write_text("q 0 a 1\nq 0 b 0\nq 0 c 1\nq 0 d 0\nq 0 e 1.0\n")
+    run.write_text("q Q0 a 1 -inf r\nq Q0 b 1 inf r\nq Q0 c 1 1e400 r\nq Q0 d 1 0.5 r\n"
+                   "q Q0 e 1 -1e400 r\n")
+    code, out, _ = evalkit("-f", "trec", "-c", "--qrels", str(qrels), str(run), "-m", "map",
+                           "-m", "recip_rank", "-m", "P.1,2", "-m", "ndcg_cut.3",
+                           "-m", "num_rel")
+    assert code == 0
+    assert out == ("num_rel               \tall\t3\n"
+                   "map                   \tall\t0.7000\n"
+                   "recip_rank            \tall\t1.0000\n"
+                   "P_1                   \tall\t1.0000\n"
+                   "P_2                   \tall\t0.5000\n"
+                   "ndcg_cut_3            \tall\t0.4693\n")
+
+
+def test_a_non_integral_label_is_refused_saying_why(tmp_path: Path) -> None:
+    qrels, run = tmp_path / "q.txt", tmp_path / "r.txt"
+    qrels.write_text("q 0 a 2.5\nq 0 b -1.00\n")
+    run.write_text("q Q0 a 1 1 r\n")
+    code, _, err = evalkit("--qrels", str(qrels), str(run), "-m", "ap")
+    assert code != 0
+    assert "q.txt:1: the relevance label '2.5' is not an integer" in err

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from evalkit_retrieval.frames import FrameFormatError
+from evalkit_retrieval.frames import FrameFormatError, run_from_frame
 
 import evalkit
 from evalkit.data.results import RunResult
@@ -131,12 +131,12 @@ def test_frames_are_refused_where_trec_files_are(tmp_path: Path) -> None:
     assert "row 11" in message and "'a' is listed again for query '1'" in message
     assert "first in row 10" in message and "duplicate docs" in message
     assert "listed again" in trec_refusal(tmp_path, "1 Q0 a 1 3 t\n1 Q0 a 2 2 t\n")
-    # a score that is NaN, or infinite
+    # a score that is NaN (an infinite one ranks, as in trec_eval: see test_ranking.py)
     message = refusal(pd.DataFrame({**base, "score": [3.0, float("nan"), 1.0]}))
-    assert "row 1" in message and "not a finite number (NaN)" in message
-    assert "not a finite number" in trec_refusal(tmp_path, "1 Q0 a 1 nan t\n")
-    message = refusal(pd.DataFrame({**base, "score": [float("inf"), 2.0, 1.0]}))
-    assert "not a finite number (infinite)" in message
+    assert "row 1" in message and "is NaN (or missing)" in message
+    assert "not a number (NaN)" in trec_refusal(tmp_path, "1 Q0 a 1 nan t\n")
+    ranked = run_from_frame(pd.DataFrame({**base, "score": [-float("inf"), 2.0, 1.0]}))
+    assert list(ranked.rankings["1"]) == ["b", "a"]
     message = refusal(pd.DataFrame({**base, "score": [3.0, "x", 1.0]}))
     assert "score column holds object values, not numbers ('x' in row 1)" in message
     # missing columns (a TREC line with too few fields)

@@ -229,3 +229,20 @@ def test_the_docs_snippets_run_as_written(tmp_path: Path, monkeypatch: pytest.Mo
     code = next(b for b in re.findall(r"```python\n(.*?)```", doc, re.S) if "fuse(" in b)
     exec(compile(code, "docs/fusion.md", "exec"), {})
     assert (out / "run.combsum.txt").stat().st_size > 0
+
+
+def test_an_infinite_score_is_refused_where_scores_are_combined_and_ranked_otherwise() -> None:
+    """An infinite score ranks (``evalkit eval`` takes it, as trec_eval does) but has no
+    min-max value; rrf and the rank norm read only its rank. By hand, rrf with k = 60:
+    run 1 ranks b (inf), a; run 2 ranks a, b: each document 1/61 + 1/62, tied, so ids
+    descending: b, a."""
+    one = {"q": {"a": 1.0, "b": float("inf")}}
+    two = {"q": {"a": 2.0, "b": 1.0}}
+    with pytest.raises(FusionError, match=r"run 1: query 'q', document 'b' has the score "
+                                          r"inf, which ranks .* no value under combsum"):
+        fuse([one, two], method="combsum")
+    fused = fuse([one, two], method="rrf").rankings["q"]
+    assert [d for d, _ in fused] == ["b", "a"]
+    assert fused[0][1] == pytest.approx(1 / 61 + 1 / 62)
+    assert [d for d, _ in fuse([one, two], method="combsum", norm="rank").rankings["q"]] \
+        == ["b", "a"]

@@ -3,6 +3,7 @@ through artifacts; rel= overrides the run's level; run() refuses rel= above 1.""
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import pytest
@@ -111,3 +112,50 @@ def test_a_layout_line_beside_measures_is_shown_or_refused(asked: str) -> None:
     assert f"-m {line}: a line of the trec format's layout" in compared.stderr
     nickname = cli.invoke(app, ["eval", run_file, "--qrels", qrels, "-m", "official"])
     assert nickname.exit_code == 0, nickname.stderr  # a nickname names no line itself
+
+
+# ranx 0.3.21's spellings. The values below are by hand (and equal ranx 0.3.21's
+# evaluate() on the same qrels and run): qrels q: a=2, b=1, c=0, d=3; the run ranks
+# b, c, a, d.
+RANX_QRELS = {"q": {"a": 2, "b": 1, "c": 0, "d": 3}}
+RANX_RUN = {"q": {"b": 4.0, "c": 3.0, "a": 2.0, "d": 1.0}}
+_L2 = math.log2
+RANX_VALUES = {
+    "precision@2-l2": ("precision(rel=2)@2", 0.0),  # b, c: none labelled >= 2
+    "precision@4-l2": ("precision(rel=2)@4", 0.5),  # a, d
+    "mrr@10-l2": ("rr(rel=2)@10", 1 / 3),  # a, at rank 3
+    "map-l2": ("ap(rel=2)", (1 / 3 + 2 / 4) / 2),
+    # labels below 2 gain nothing: DCG = 2/log2(4) + 3/log2(5); ideal d, a
+    "ndcg@4-l2": ("ndcg(gains={1:0})@4", (2 / _L2(4) + 3 / _L2(5)) / (3 + 2 / _L2(3))),
+    "ndcg@4-l1": ("ndcg@4", (1 + 2 / _L2(4) + 3 / _L2(5))
+                  / (3 + 2 / _L2(3) + 1 / _L2(4))),
+    # gain 2**label - 1: b 1, a 3, d 7; ideal d, a, b
+    "ndcg_burges@4": ("ndcg(dcg=exp-log2)@4", (1 + 3 / 2 + 7 / _L2(5))
+                      / (7 + 3 / _L2(3) + 1 / 2)),
+    "ndcg_burges": ("ndcg(dcg=exp-log2)", (1 + 3 / 2 + 7 / _L2(5))
+                    / (7 + 3 / _L2(3) + 1 / 2)),
+    "r-precision": ("r_precision", 2 / 3),  # R = 3 (a, b, d); b, c, a: 2 relevant
+}
+
+
+@pytest.mark.parametrize("spelling", sorted(RANX_VALUES))
+def test_ranx_spellings_name_our_measures_with_ranx_values(spelling: str) -> None:
+    canonical, value = RANX_VALUES[spelling]
+    assert resolve(spelling).name == canonical
+    got = evaluate_run(RANX_RUN, RANX_QRELS, [spelling]).means()
+    assert got[canonical] == pytest.approx(value, abs=1e-12)
+
+
+def test_ranx_level_suffix_on_exponential_gains_is_refused_saying_why() -> None:
+    with pytest.raises(RegistryError, match=r"-l2 counts labels below 2 as not relevant"):
+        resolve("ndcg_burges@10-l2")
+
+
+def test_a_spelling_matched_only_ignoring_case_is_noted_when_its_twins_differ() -> None:
+    from evalkit.execute.measure_args import case_notes
+
+    notes = case_notes(["rbp", "RBP", "Rbp"])
+    assert len(notes) == 1
+    assert notes[0].startswith("note: 'Rbp' is no spelling of its own; matched ignoring "
+                               "case it is rbp, while 'RBP' is rbp(p=0.8), 'rbp' is rbp")
+    assert case_notes(["rbp", "RBP", "map", "MAP", "mAp", "ndcg@10"]) == []

@@ -69,20 +69,38 @@ def test_rank_arrays_refusals() -> None:
     assert rank_mapping({}) == []
 
 
-@pytest.mark.parametrize(("value", "shown"), [
-    (float("inf"), "inf"), (float("-inf"), "-inf"), (float("nan"), "NaN"),
-    ("1e999", "'1e999'"), (10**400, "1" + "0" * 400),
+def test_a_nan_score_is_refused() -> None:
+    expected = ("query 'q1', document 'c': the score NaN is not a number; give the document "
+                "a number that puts it where it belongs")
+    with pytest.raises(ValueError, match=re.escape(expected)):
+        rank_run({"q1": {"a": 1.0, "c": float("nan")}})
+    with pytest.raises(ValueError, match=re.escape(expected)):
+        evaluate_run({"q1": {"a": 1.0, "c": float("nan")}}, {"q1": {"a": 1}}, ["ndcg"])
+    with pytest.raises(ValueError, match=re.escape(expected)):
+        rank_arrays(["q1", "q1"], ["a", "c"], [1.0, float("nan")])
+
+
+@pytest.mark.parametrize(("value", "first"), [
+    (float("inf"), True), ("1e999", True), (10**400, True),
+    (float("-inf"), False), (-(10**400), False),
 ])
-def test_scores_that_are_not_finite_are_refused(value: Any, shown: str) -> None:
-    expected = (f"query 'q1', document 'c': the score {shown} is not a finite number; give "
-                "the document a finite score")
-    with pytest.raises(ValueError, match=re.escape(expected)):
-        rank_run({"q1": {"a": 1.0, "c": value}})
-    with pytest.raises(ValueError, match=re.escape(expected)):
-        evaluate_run({"q1": {"a": 1.0, "c": value}}, {"q1": {"a": 1}}, ["ndcg"])
-    if isinstance(value, float):
-        with pytest.raises(ValueError, match=re.escape(expected)):
-            rank_arrays(["q1", "q1"], ["a", "c"], [1.0, value])
+def test_infinite_scores_rank_as_trec_eval_ranks_them(value: Any, first: bool) -> None:
+    # trec_eval reads scores with atof: inf (and beyond a double's range) above every
+    # finite score, -inf below
+    assert list(rank_run({"q1": {"a": 1.0, "c": value}}).rankings["q1"]) == (
+        ["c", "a"] if first else ["a", "c"])
+
+
+def test_equal_infinite_scores_tie_by_document_id_descending() -> None:
+    # trec_eval 10.0 on qrels q: a 1, b 0, c 1, d 0, e 1 (e written 1.0) and the run
+    # a -inf, b inf, c 1e400, d 0.5, e -1e400 prints map 0.7000, recip_rank 1.0000:
+    # the ranking c, b, d, e, a; AP = (1/1 + 2/4 + 3/5) / 3 = 0.7
+    run = {"q": {"a": float("-inf"), "b": float("inf"), "c": 10**400, "d": 0.5,
+                 "e": -(10**400)}}
+    assert list(rank_run(run).rankings["q"]) == ["c", "b", "d", "e", "a"]
+    qrels = {"q": {"a": 1, "b": 0, "c": 1, "d": 0, "e": 1.0}}
+    assert evaluate_run(run, qrels, ["ap", "rr"]).means() == pytest.approx(
+        {"ap": 0.7, "rr": 1.0}, abs=1e-12)
 
 
 # --------------------------------------------------------------------------- evaluate

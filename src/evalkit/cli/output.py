@@ -3,6 +3,7 @@ console its tables go to, and how ``evalkit run`` and ``rescore`` end (:func:`fi
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from enum import StrEnum
@@ -35,7 +36,6 @@ def pick_format(as_json: bool, given: str | None) -> str:
 @contextmanager
 def progress(message: str) -> Iterator[None]:
     """A spinner on stderr while long work runs (only when stderr is a terminal)."""
-    import sys
 
     if not sys.stderr.isatty():  # rich is not even imported
         yield
@@ -51,8 +51,21 @@ def progress(message: str) -> Iterator[None]:
 
 
 def note(message: str) -> None:
-    """A remark for the reader on stderr (keeps stdout clean for machine formats)."""
-    typer.echo(message, err=True)
+    """A remark for the reader on stderr (keeps stdout clean for machine formats), its
+    control characters escaped on a terminal (:func:`evalkit.report.escaping.for_stream`)."""
+    from evalkit.report.escaping import for_stream
+
+    typer.echo(for_stream(message, sys.stderr), err=True)
+
+
+def case_notes(names: list[str]) -> None:
+    """A note for each requested measure name matched only ignoring case where spellings
+    differing in case are different measures (:func:`evalkit.execute.measure_args.
+    case_notes`: ``Rbp`` is ``rbp``, p=0.9, not ``RBP``, p=0.8)."""
+    from evalkit.execute.measure_args import case_notes as notes
+
+    for line in notes(names):
+        note(line)
 
 
 def compared_metrics(metric: list[str] | None, *, of: str = "comparison") -> list[str] | None:
@@ -62,6 +75,7 @@ def compared_metrics(metric: list[str] | None, *, of: str = "comparison") -> lis
     from evalkit.execute.measure_args import comparable_names
 
     names, left_out = comparable_names(metric)
+    case_notes(names)
     if left_out:
         note(f"note: left out of the {of}, as counts are reported (evalkit eval), not "
              f"compared: {', '.join(left_out)}")

@@ -11,6 +11,7 @@ module level.
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -61,6 +62,7 @@ def list_plugins(
     from evalkit.cli.errors import CliError
     from evalkit.core.pyproject_config import YAML_NAMES
     from evalkit.plugins.listing import plugin_report
+    from evalkit.report.escaping import for_stream
     from evalkit.report.plugin_listing import render_plugin_listing
 
     if config is not None or eval_config is not None:
@@ -87,7 +89,7 @@ def list_plugins(
 
         stdout_document(json.dumps(report.as_dict(), indent=2))
     else:
-        typer.echo(render_plugin_listing(report))
+        typer.echo(for_stream(render_plugin_listing(report), sys.stdout))
     if check and not report.ok:
         raise typer.Exit(1)
 

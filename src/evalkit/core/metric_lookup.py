@@ -4,8 +4,9 @@ In order: an exact name or alias (matched case-insensitively when nothing matche
 exactly), with the parameters the alias implies (``RBP`` is ``rbp(p=0.8)``); then
 ir_measures' syntax, ``Base(params)@cutoff``, against a family (with a cut-off) or a
 measure that takes parameters (without one); then trec_eval's one-cut-off spellings
-``P_10``, ``P.10``, ``ndcg_cut_10``, ``iprec_at_recall_0.50``. Anything else gets a
-did-you-mean (:func:`unknown_message`).
+``P_10``, ``P.10``, ``ndcg_cut_10``, ``iprec_at_recall_0.50``; ranx's relevance-level
+suffix, ``precision@10-l2`` (``precision(rel=2)@10``). Anything else gets a did-you-mean
+(:func:`unknown_message`).
 
 The registry calls :func:`lookup` with itself; this module only reads it, through the
 small :class:`Table` interface, and raises :class:`LookupFailure`, which the registry turns
@@ -69,6 +70,9 @@ def lookup(table: Table, name: str, *, explain: bool = True) -> MetricSpec | Agg
         if isinstance(spec, MetricSpec):
             preset = (spec.presets or {}).get(name)
             return _remember(table, name, _variant(spec, dict(preset), name) if preset else spec)
+    ranx = _RANX_LEVEL.match(name)
+    if ranx is not None:
+        return _remember(table, name, _ranx_level(table, ranx, name))
     positional = _OF_METRIC.match(name)
     if positional is not None:  # krippendorff_alpha(correctness): the metric= form
         name = f"{positional['base']}(metric={positional['metric'].strip()})"
@@ -101,6 +105,44 @@ def lookup(table: Table, name: str, *, explain: bool = True) -> MetricSpec | Agg
         if family is not None:
             return _remember(table, name, _member(table, family, trec[0], trec[1], {}, name))
     raise LookupFailure(table._unknown_message(name) if explain else f"unknown {name!r}")
+
+
+#: ranx's relevance level after a measure: ``precision@10-l2``, ``map-l2``
+_RANX_LEVEL = re.compile(r"^(?P<base>[A-Za-z_][A-Za-z0-9_]*)(?:@(?P<k>[^@()\-]+))?"
+                         r"-l(?P<level>\d+)$")
+
+
+def _ranx_level(table: Table, found: re.Match[str], name: str) -> MetricSpec:
+    """ranx's ``name@k-lN`` (its relevance level ``N``, ranx's ``rel_lvl``: judgments below
+    ``N`` count as not relevant) as the measure it is here: ``name(rel=N)@k`` for a measure
+    that takes ``rel``; for a graded one (nDCG, DCG), whose labels below ``N`` ranx drops,
+    the linear gain map that gives them 0 (``ndcg(gains={1: 0})@10`` for ``-l2``); the
+    measure itself at level 1 (labels <= 0 gain nothing here too)."""
+    base, k, level = found["base"], found["k"], int(found["level"])
+    at = "" if k is None else f"@{k}"
+    key = table._canonical(f"{base}@k") if k is not None else table._canonical(base)
+    record = None if key is None else table._metric_record(key)
+    params: tuple[str, ...] = (record.params if isinstance(record, MetricFamily) else
+                               tuple(getattr(record, "params", ()) or ()))
+    presets = (getattr(record, "presets", None) or {}).get(base, {})
+    if record is None:
+        meant = name
+    elif "rel" in params:
+        meant = f"{base}(rel={level}){at}"
+    elif level <= 1:
+        meant = f"{base}{at}"
+    elif "gains" in params and not presets:
+        zeros = ", ".join(f"{g}: 0" for g in range(1, level))
+        meant = f"{base}(gains={{{zeros}}}){at}"
+    else:
+        raise LookupFailure(
+            f"{name!r}: ranx's level suffix -l{level} counts labels below {level} as not "
+            f"relevant, and {base}{at} has no such setting here (exponential gains take no "
+            f"gain map): use the run's relevance level (-l {level}) with a binary measure, "
+            "or a linear-gain measure such as ndcg(gains={1: 0})@10")
+    if meant == name:
+        raise LookupFailure(table._unknown_message(name))
+    return lookup(table, meant)  # type: ignore[return-value]
 
 
 #: ``base(metric)``: an aggregate of one metric named without ``metric=``
@@ -248,6 +290,17 @@ def _needing(spec: MetricSpec, needs: tuple[str, ...]) -> MetricSpec:
     if not extra:
         return spec
     return replace(spec, needs=(*spec.needs, *extra))
+
+
+def case_twins(spellings: set[str], name: str) -> list[str]:
+    """The exact ``spellings`` (metric names and aliases) that ``name`` matches only when
+    case is ignored, when there are two or more of them (``Rbp``: ``rbp``, trec_eval's
+    p=0.9, and ``RBP``, ir_measures' p=0.8), sorted; else ``[]`` (``name`` is exact, or
+    its case-insensitive match is the only spelling of its kind)."""
+    if name in spellings:
+        return []
+    twins = sorted(s for s in spellings if s.lower() == name.lower())
+    return twins if len(twins) > 1 else []
 
 
 def unknown_message(spellings: set[str], name: str) -> str:

@@ -423,6 +423,12 @@ class Registry:
             )
         return found.pop() if found else None
 
+    def case_twins(self, name: str) -> list[str]:
+        """:func:`evalkit.core.metric_lookup.case_twins` among the names and aliases."""
+        from evalkit.core.metric_lookup import case_twins
+
+        return case_twins(set(self._tables.get("metric", {})) | set(self._aliases), name)
+
     def _raise_if_blocked(self, key: str) -> None:
         conflict = self._conflicts.get(("metric", key))
         if conflict is not None:

@@ -11,6 +11,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from evalkit.data.text_ids import text_ids
+
 
 class _NotGiven(frozenset[str]):
     """Marks ``GoldenCase.relevant`` as not given (derived from ``relevance``)."""
@@ -116,11 +118,17 @@ class GoldenCase:
         treated as label 1). ``relevance_level`` is trec_eval's ``-l``: the smallest label
         that binary measures count as relevant (values below 1 are raised to 1, since a
         label <= 0 never counts as relevant).
+
+        Raises:
+            IdCollisionError: (a ``ValueError``) two ids become one as text (``7`` and
+                ``"7"``); the message names both.
         """
+        what = f"case {case_id!r}: judgments"
         if isinstance(judgments, set | frozenset):
-            graded: dict[str, int] = {str(d): 1 for d in judgments}
+            graded: dict[str, int] = dict.fromkeys(text_ids(judgments, what), 1)
         else:
-            graded = {str(d): int(g) for d, g in judgments.items()}
+            graded = {d: int(g) for d, g in zip(text_ids(judgments.keys(), what),
+                                                judgments.values(), strict=True)}
         level = max(1, int(relevance_level))
         relevant = frozenset(d for d, g in graded.items() if g >= level)
         return cls(id=str(case_id), query=query, relevance=graded, relevant=relevant)

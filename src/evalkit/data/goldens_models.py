@@ -34,6 +34,7 @@ from pydantic import (
 )
 from pydantic_core import ErrorDetails
 
+from evalkit.data.text_ids import IdCollisionError, text_ids
 from evalkit.io.limits import MAX_ID_CHARS, LimitError, check_id, label_problem, text_problem
 from evalkit.io.model_errors import (
     MISSING,
@@ -98,8 +99,22 @@ CaseId = Annotated[
 #: free text (a query, a reference text): anything but a NUL character
 Text = Annotated[str, AfterValidator(_no_nul)]
 def _tuple_as_list(value: Any) -> Any:
-    """A custom loader's tuple of ids as a list (files only ever hold lists)."""
-    return list(value) if isinstance(value, tuple) else value
+    """A custom loader's tuple of ids as a list (files only ever hold lists), whose ids
+    may not be two values that are one id as text (``1`` and ``"1"``)."""
+    value = list(value) if isinstance(value, tuple) else value
+    return _one_text_each(value)
+
+
+def _one_text_each(value: Any) -> Any:
+    """``value`` (a list of ids, or a mapping keyed by ids) unchanged, unless two of its
+    ids are one id as text (:func:`~evalkit.data.text_ids.text_ids`)."""
+    if isinstance(value, list | Mapping):
+        try:
+            text_ids(value.keys() if isinstance(value, Mapping) else value, "ids")
+        except IdCollisionError as exc:
+            raise rule(f"{exc.first!r} and {exc.second!r} are both the id {exc.text!r} "
+                       "(ids are text): give each id once, as text") from None
+    return value
 
 
 IdList = Annotated[list[CaseId], BeforeValidator(_tuple_as_list), AfterValidator(_each_once)]
@@ -166,7 +181,7 @@ class GoldenRow(BaseModel):
         "a reference text, or null.")
     relevant: IdList | None = Field(
         None, description="The relevant ids, when they differ from expected.")
-    relevance: dict[CaseId, Label] | None = Field(
+    relevance: Annotated[dict[CaseId, Label], BeforeValidator(_one_text_each)] | None = Field(
         None, description="Graded judgments {id: integer label}, as in TREC qrels.")
     answers: AnswerList | AnswerText | None = Field(
         None, description="Acceptable reference answers (a text or a list of texts) that "

@@ -16,7 +16,9 @@ import math
 import operator
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
+from typing import Any
 
+from evalkit.data.text_ids import text_ids
 from evalkit.io.limits import label_problem
 
 
@@ -83,30 +85,43 @@ def graded_judgments(qrels: Mapping[str, Mapping[str, object] | Collection[objec
     Raises:
         ValueError: a label that is not an integer or lies outside the 64-bit range
             (:func:`evalkit.io.limits.label_problem`), a relevant id listed twice.
+        IdCollisionError: (a ``ValueError``) two keys of the same level (query ids, a
+            query's document ids or subtopics) become one id as text, such as ``1`` and
+            ``"1"`` (:func:`~evalkit.data.text_ids.text_ids`); the message names both.
         TypeError: a query's judgments are neither a mapping nor a collection of ids.
     """
     graded: dict[str, dict[str, int]] = {}
-    for q, j in qrels.items():
-        qid = str(q)
+    for qid, j in zip(text_ids(qrels.keys(), "qrels (query ids)"), qrels.values(),
+                      strict=True):
         subtopics = subtopics_given(j)
         if subtopics is not None:
             graded[qid] = SubtopicJudgments({
-                str(s): {str(d): _label(qid, d, g) for d, g in judged.items()}
-                for s, judged in subtopics.items()})
+                s: _graded(qid, judged, f"qrels of query {qid!r}, subtopic {s!r}")
+                for s, judged in zip(text_ids(subtopics.keys(),
+                                              f"qrels of query {qid!r} (subtopics)"),
+                                     subtopics.values(), strict=True)})
         elif isinstance(j, Mapping):
-            graded[qid] = {str(d): _label(qid, d, g) for d, g in j.items()}
+            graded[qid] = _graded(qid, j, f"qrels of query {qid!r}")
         elif isinstance(j, str | bytes) or not isinstance(j, Collection):
             raise TypeError(
                 f"qrels of query {qid!r}: expected {{doc id: label}} or a set of relevant "
                 f"ids, got {type(j).__name__}"
             )
         else:
-            ids = [str(d) for d in j]
+            given = list(j)
+            ids = text_ids(given, f"qrels of query {qid!r}")
             if len(set(ids)) != len(ids):
                 dup = next(d for i, d in enumerate(ids) if d in ids[:i])
                 raise ValueError(f"qrels of query {qid!r} list document {dup!r} twice")
             graded[qid] = dict.fromkeys(ids, 1)
     return graded
+
+
+def _graded(qid: str, judged: Mapping[Any, object], what: str) -> dict[str, int]:
+    """``{doc: label}`` with text ids (:func:`~evalkit.data.text_ids.text_ids`) and
+    integer labels."""
+    return {d: _label(qid, doc, g) for d, doc, g in zip(
+        text_ids(judged.keys(), what), judged.keys(), judged.values(), strict=True)}
 
 
 def judgments_sha256(judgments: Mapping[str, Mapping[str, int]]) -> str:

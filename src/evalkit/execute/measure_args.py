@@ -53,6 +53,27 @@ def read_measure_args(values: Sequence[str] | None) -> MeasureRequest:
     return claimed[0][2] if claimed else MeasureRequest(pieces, bool(pieces))
 
 
+def case_notes(names: Sequence[str]) -> list[str]:
+    """A note for each requested name matched only ignoring case where spellings that
+    differ only in case are different measures (``Rbp`` is read as ``rbp``, trec_eval's
+    p=0.9, while ``RBP`` is ir_measures' p=0.8): what ``evalkit eval`` and ``evalkit
+    compare`` print, so that a row that merged with another, or a measure other than
+    the one meant, is said."""
+    from evalkit.plugins.default import default_registry
+
+    registry = default_registry()
+    out: list[str] = []
+    for name in dict.fromkeys(names):
+        twins = {t: registry.resolve(t).name for t in registry.case_twins(name)}
+        if len(set(twins.values())) < 2:  # mAp: map and MAP are one measure
+            continue
+        meant = registry.resolve(name).name
+        others = ", ".join(f"{t!r} is {m}" for t, m in twins.items())
+        out.append(f"note: {name!r} is no spelling of its own; matched ignoring case it is "
+                   f"{meant}, while {others}: write the exact spelling of the one you mean")
+    return out
+
+
 def comparable_names(values: Sequence[str] | None) -> tuple[list[str], list[str]]:
     """``(names, left_out)``: :func:`measure_names` of ``values`` for a command that
     compares or plans (``evalkit compare``, ``evalkit power``), with the counts that a

@@ -135,7 +135,7 @@ def evaluate_run(
 
     Raises:
         ValueError: a bad ``missing``, ``depth`` or ``relevance_level``; qrels with no
-            query; a ranking that lists a document twice.
+            query; a ranking that lists a document twice; a score that is NaN or a bool.
         SettingError: (a ``ValueError``) ``missing="refuse"`` and a judged query is
             missing from the run; the message names the settings that score or skip it.
         RegistryError: an unknown metric name; no run evaluator is loaded (the message
@@ -147,8 +147,11 @@ def evaluate_run(
             topics appears in QRELS; every query scores 0. Are these the right files?``
         TrecFormatError (a ValueError, from the retrieval plugin): a malformed file.
         FrameFormatError (a ValueError, from the retrieval plugin): a DataFrame with a
-            missing column, a duplicate (qid, docno), a NaN or infinite score, a label
-            that is not an integer, or a missing id; the message names the row.
+            missing column, a duplicate (qid, docno), a NaN score (an infinite one ranks
+            above or below every finite one, as in trec_eval), a label that is not an
+            integer, or a missing id; the message names the row.
+        IdCollisionError: (a ``ValueError``) two keys of a mapping, or two cells of a
+            frame's id column, that are one id as text (``1`` and ``"1"``), naming both.
     """
     what = f"{run}: the TREC run loader that reads it" if isinstance(run, str | Path) \
         else "scoring a ranked run against qrels"

@@ -9,7 +9,10 @@ follows them, such as U+202E RIGHT-TO-LEFT OVERRIDE), and those that print nothi
 as U+FEFF) are written as the escapes Python prints for them (``\\x1b``, ``\\u202e``,
 ``\\ufeff``). Then:
 
-* :func:`terminal_text`: for a console (rich, plain ``print``); :func:`rich_markup` is the
+* :func:`terminal_text`: for a console (rich, plain ``print``), :func:`terminal_lines` for
+  text of several lines (tabs and line feeds kept) and :func:`for_stream` for plain text a
+  command writes to a stream, escaped only when that stream is a terminal (a file or a
+  pipe gets the bytes the format says); :func:`rich_markup` is the
   same text with rich's markup (``[bold]``, ``[link=...]``) escaped, for a string that
   also carries our own markup, and :func:`rich_cell` a ``rich.text.Text`` that is never
   read as markup, for a table cell or header;
@@ -85,6 +88,27 @@ def terminal_text(text: object) -> str:
     cleared screen, a rewritten title, a hyperlink) and no bidirectional override reaches
     the terminal. Print it with rich's ``markup=False``, or use :func:`rich_markup`."""
     return visible(text)
+
+
+def terminal_lines(text: object) -> str:
+    """``text`` of several lines for a terminal, its layout kept: line feeds and tabs stay,
+    and each piece between them is :func:`terminal_text` (a carriage return, which would
+    let a line overwrite the one shown, becomes a space; ``ESC`` is written ``\\x1b``)."""
+    return "\n".join("\t".join(terminal_text(piece) for piece in line.split("\t"))
+                     for line in str(text).split("\n"))
+
+
+def for_stream(text: str, stream: Any) -> str:
+    """``text`` as a command writes it to ``stream`` (standard output or error):
+    :func:`terminal_lines` when the stream is a terminal (``isatty()``), so that no escape
+    sequence held by a run tag, a query id or a plugin's name acts on the terminal;
+    unchanged when it is a file or a pipe, so that what is written there is byte for byte
+    what the format says (``evalkit eval -f trec``: trec_eval's output)."""
+    try:
+        tty = bool(stream.isatty())
+    except (AttributeError, OSError, ValueError):  # no stream, or a closed one
+        tty = False
+    return terminal_lines(text) if tty else text
 
 
 def rich_markup(text: object) -> str:
@@ -240,6 +264,6 @@ def xml_data(value: Any) -> Any:
     return value
 
 
-__all__ = ["BIDI_CONTROLS", "FORMULA_START", "csv_cell", "latex_text", "markdown_code",
-           "markdown_text", "rich_cell", "rich_markup", "terminal_text", "visible",
-           "xml_data", "xml_text"]
+__all__ = ["BIDI_CONTROLS", "FORMULA_START", "csv_cell", "for_stream", "latex_text",
+           "markdown_code", "markdown_text", "rich_cell", "rich_markup", "terminal_lines",
+           "terminal_text", "visible", "xml_data", "xml_text"]

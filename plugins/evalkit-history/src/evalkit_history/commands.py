@@ -8,11 +8,13 @@ plugin's :class:`~evalkit.core.specs.CommandSpec`).
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
+from evalkit.report.escaping import for_stream
 from evalkit_history.store import DEFAULT_DB
 
 app = typer.Typer(
@@ -144,7 +146,7 @@ def diff(
         names = [n.strip() for m in metric or [] for n in m.split(",") if n.strip()] or None
         result = compare(first, second, metrics=names)
         for w in result.warnings:
-            typer.echo(f"warning: {w}", err=True)
+            typer.echo(for_stream(f"warning: {w}", sys.stderr), err=True)
         show_result(result, targets, as_json=as_json, table=print_compare_table,
                     console=Console(highlight=False, stderr=to_stdout), outputs=outputs)
 
@@ -180,7 +182,7 @@ def report(
     for fmt, path in plan:
         text = render_trend(runs, names, fmt, title=f"Run history: {db}")
         if path == "-":
-            typer.echo(text)
+            typer.echo(for_stream(text, sys.stdout))
         else:
             write_output(Path(path), text)
             typer.echo(f"wrote {path}", err=True)

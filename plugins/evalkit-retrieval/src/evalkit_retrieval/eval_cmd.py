@@ -124,6 +124,7 @@ def command(
     glob patterns): each scored in turn, a file that fails named and skipped (the exit
     status is then 2), and one table of every run's means.
     """
+    from evalkit.cli.output import case_notes
     from evalkit.execute.measure_args import read_measure_args
     from evalkit.execute.run_files import is_artifact
     from evalkit.io.interrupts import stdout_document
@@ -153,6 +154,7 @@ def command(
     if not metric and formatter is not None and not is_artifact(run):
         metric = list(formatter.default_measures) or None  # trec_eval's: "official"
     request = read_measure_args(metric)
+    case_notes(request.names)
     loaded: dict[Path, LoadedQrels] = {}  # qrels read once, for --format trec too
     result = _score(run, qrels, request, fmt_out,
                     relevance_level=relevance_level, missing=missing_value, depth=depth,

@@ -36,6 +36,7 @@ def eval_many(args: list[Path], qrels: Path | None, metric: list[str] | None, fm
         CliError: an option of one run only, a format other than table and json, a
             folder or pattern with no file; exit 2 (after the summary) when a run failed.
     """
+    from evalkit.cli.output import case_notes
     from evalkit.execute.measure_args import read_measure_args
     from evalkit.io.run_paths import expand_run_paths, unique_names
     from evalkit_retrieval import run_scores
@@ -64,6 +65,7 @@ def eval_many(args: list[Path], qrels: Path | None, metric: list[str] | None, fm
                            f"({exc.strerror or exc}); name a folder you can write") from None
         targets = _targets(paths, qrels, save_dir, overwrite)
     request = read_measure_args(metric)
+    case_notes(request.names)
     from evalkit_retrieval.plugin import DEFAULT_METRICS
 
     request.to_score(DEFAULT_METRICS, fmt_out)  # a line of a format's layout: refused once

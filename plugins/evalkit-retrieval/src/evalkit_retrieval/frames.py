@@ -11,20 +11,22 @@
 Refused with :class:`FrameFormatError` (a ValueError naming the row by its index label and
 saying what to do), as the TREC loader refuses the same faults in a file: a missing
 column; an empty frame; a document listed twice for one query; a score that is not a
-finite number (NaN, inf, text); a label that is not an integer (NaN, 1.5, ``"high"``;
-integer text such as ``"2"`` is read as a TREC file's text is); a missing or non-text id
-(None, NaN, a float column, whose ``1.0`` would never match a qrels ``1``);
+number (NaN, a missing value, text; ``inf`` and ``-inf`` rank above or below every finite
+score, as in trec_eval); a label that is not an integer (NaN, 1.5, ``"high"``;
+integer text such as ``"2"`` or ``"2.0"`` is read as a TREC file's text is); a missing
+or non-text id (None, NaN, a float column, whose ``1.0`` would never match a qrels ``1``); a column
+holding two values that are one id as text (``1`` and ``"1"``, ``IdCollisionError``);
 an id longer than :data:`evalkit.io.limits.MAX_ID_CHARS`; a ``name`` column with several
 runs in it. Nothing here imports pandas: a frame is recognised by its type's module.
 """
 
 from __future__ import annotations
 
-import math
 import re
 from typing import Any
 
 from evalkit.data.ranked_ids import RankedRun
+from evalkit.data.text_ids import text_ids
 from evalkit.io.dataframes import is_dataframe as is_dataframe
 from evalkit.io.limits import MAX_ID_CHARS, MAX_NAME_CHARS
 
@@ -32,7 +34,7 @@ from evalkit.io.limits import MAX_ID_CHARS, MAX_NAME_CHARS
 RUN_COLUMNS = ("qid", "docno", "score")
 #: The columns a qrels DataFrame needs (PyTerrier's names).
 QRELS_COLUMNS = ("qid", "docno", "label")
-_INTEGER = re.compile(r"[+-]?\d+")
+_INTEGER = re.compile(r"[+-]?\d+(?:\.0*)?")
 
 
 class FrameFormatError(ValueError):
@@ -76,7 +78,7 @@ def _ids(df: Any, column: str, kind: str) -> list[str]:
     values = col.tolist()
     if col.dtype.kind in "iu":
         return [str(int(v)) for v in values]
-    out = [v if isinstance(v, str) else str(v) for v in values]
+    out = text_ids(values, f"the {kind} DataFrame's {column!r} column")
     for pos, v in enumerate(out):
         if len(v) > MAX_ID_CHARS:
             raise FrameFormatError(
@@ -111,7 +113,7 @@ def run_from_frame(df: Any, name: str | None = None) -> RankedRun:
     """
     import numpy as np
 
-    from evalkit_retrieval.ranking import non_finite_fix, rank_arrays
+    from evalkit_retrieval.ranking import NAN_FIX, rank_arrays
 
     _require_columns(df, RUN_COLUMNS, "run")
     qids, docs = _ids(df, "qid", "run"), _ids(df, "docno", "run")
@@ -124,15 +126,13 @@ def run_from_frame(df: Any, name: str | None = None) -> RankedRun:
             f"({values[bad]!r} in {_where(df, bad)}); convert it: df['score'] = "
             "pd.to_numeric(df['score'])")
     scores = col.to_numpy(dtype="float64", na_value=np.nan)
-    bad_pos = np.flatnonzero(~np.isfinite(scores))
+    bad_pos = np.flatnonzero(np.isnan(scores))  # inf and -inf rank, as trec_eval's
     if len(bad_pos):
         pos = int(bad_pos[0])
-        value = float(scores[pos])
-        what = "NaN" if math.isnan(value) else "infinite"
         raise FrameFormatError(
-            f"the run DataFrame's {_where(df, pos)}: the score {value!r} of document "
-            f"{docs[pos]!r} for query {qids[pos]!r} is not a finite number ({what}); "
-            f"{non_finite_fix(math.isnan(value))}")
+            f"the run DataFrame's {_where(df, pos)}: the score of document "
+            f"{docs[pos]!r} for query {qids[pos]!r} is NaN (or missing); "
+            f"{NAN_FIX}")
     dup = _first_duplicate(df, qids, docs)
     if dup is not None:
         first, again = dup
@@ -238,7 +238,7 @@ def _label(v: Any) -> int | None:
     if isinstance(v, int):
         return v
     if isinstance(v, str):
-        return int(v) if _INTEGER.fullmatch(v.strip()) else None
+        return int(v.strip().split(".")[0]) if _INTEGER.fullmatch(v.strip()) else None
     try:
         number = float(v)
     except (TypeError, ValueError):

@@ -154,11 +154,14 @@ def fuse(
     Raises:
         FusionError: fewer than two runs, an unknown method or norm, weights missing,
             misplaced or of the wrong count, a query missing from a run (with
-            ``missing="refuse"``).
+            ``missing="refuse"``), an infinite score under a method and norm that read
+            scores (every one but rrf and the rank and borda norms).
         TrecFormatError: a run file that cannot be read (file and line named).
     """
     chosen = _check_options(len(runs), method, norm, weights, rrf_k, depth, missing)
     loaded = [_read(run, i) for i, run in enumerate(runs)]
+    if method != "rrf" and chosen not in ("rank", "borda"):
+        _refuse_infinite(loaded, method, chosen)
     qids = _query_ids(loaded, missing)
     combine = _COMBINE[method]
     rankings: dict[str, list[tuple[str, float]]] = {}
@@ -218,6 +221,23 @@ def _check_options(n_runs: int, method: str, norm: str | None,
     return norm or "min-max"
 
 
+def _refuse_infinite(loaded: Sequence[tuple[str, dict[str, Ranking]]], method: str,
+                     norm: str) -> None:
+    """Refuse an infinite score (a run's ``-inf`` log-probability), which ranks but has
+    no normalised value: min-max, sum and z-score give NaN, and a sum of ``inf`` and
+    ``-inf`` is NaN too."""
+    for what, queries in loaded:
+        for qid, (docs, scores) in queries.items():
+            bad = next((i for i, v in enumerate(scores) if not math.isfinite(v)), None)
+            if bad is not None:
+                raise FusionError(
+                    f"{what}: query {qid!r}, document {docs[bad]!r} has the score "
+                    f"{scores[bad]!r}, which ranks (evalkit eval takes it, as trec_eval "
+                    f"does) but has no value under {method} with --norm {norm}: give it a "
+                    "finite score above (or below) the others of its query, or fuse ranks "
+                    "only (--method rrf, or --norm rank or borda)")
+
+
 def _read(run: RunInput, index: int) -> tuple[str, dict[str, Ranking]]:
     """``(what names the run in messages, its rankings)``."""
     if isinstance(run, str | Path):
@@ -225,11 +245,13 @@ def _read(run: RunInput, index: int) -> tuple[str, dict[str, Ranking]]:
 
         scored = load_run_scores(run)
         return str(run), scored.queries
-    from evalkit_retrieval.ranking import rank_run
+    from evalkit_retrieval.ranking import rank_run, score_of
 
-    ranked = rank_run(run, name=f"run {index + 1}")
+    ranked = rank_run(run, name=f"run {index + 1}")  # ids as text, each once
+    given = {(str(q), str(d)): score_of(str(q), str(d), v)
+             for q, docs in run.items() for d, v in docs.items()}
     return f"run {index + 1}", {
-        q: (list(docs), [float(run[q][d]) for d in docs])
+        q: (list(docs), [given[q, d] for d in docs])
         for q, docs in ranked.rankings.items()}
 
 

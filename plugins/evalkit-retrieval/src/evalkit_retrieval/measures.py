@@ -223,8 +223,9 @@ def _measures() -> list[Measure]:
                 fns=_cut_fn(core.recall_at_k)),
         Measure("ndcg", g("ndcg"), "nDCG@{k}: " + dcg_text + ", ideal ranking cut at {k} "
                 "(trec_eval ndcg_cut_{k}, -m ndcg_cut.{k}; m_ndcg_cut.c); dcg=exp-log2: "
-                "gain 2**label - 1 (gdeval, ranx)", (DCG, GAINS),
-                aliases=("nDCG", "NDCG", "ndcg_cut"), cutoff="int", core=core.ndcg_at_k,
+                "gain 2**label - 1 (gdeval, ranx ndcg_burges@{k})", (DCG, GAINS),
+                aliases=("nDCG", "NDCG", "ndcg_cut", "ndcg_burges"), cutoff="int",
+                presets={"ndcg_burges": {"dcg": "exp-log2"}}, core=core.ndcg_at_k,
                 fns=_cut_fn(core.ndcg_at_k, gains=True)),
         Measure("rr", b("reciprocal_rank"), "RR@{k}: 1/rank of the first relevant "
                 "document if within the top {k}, else 0 (trec_eval recip_rank with -M{k})",
@@ -251,8 +252,10 @@ def _measures() -> list[Measure]:
                 "(ranx hits@{k})", (REL,), aliases=("Hits",), cutoff="int",
                 value_type=_hits_value),
         Measure("ndcg", g("ndcg"), "nDCG over the whole ranking: " + dcg_text +
-                " (trec_eval ndcg, -m ndcg; m_ndcg.c; gains= is -m ndcg.1=3,2=9)",
-                (DCG, GAINS), aliases=("nDCG", "NDCG"),
+                " (trec_eval ndcg, -m ndcg; m_ndcg.c; gains= is -m ndcg.1=3,2=9); "
+                "dcg=exp-log2: gain 2**label - 1 (ranx ndcg_burges)",
+                (DCG, GAINS), aliases=("nDCG", "NDCG", "ndcg_burges"),
+                presets={"ndcg_burges": {"dcg": "exp-log2"}},
                 fns=_fixed_fn(lambda r, c: core.ndcg(_ids(r), case_gains(c)))),
         Measure("rr", b("reciprocal_rank"), "Reciprocal rank of the first relevant "
                 "document (trec_eval recip_rank; m_recip_rank.c); its mean is MRR", (REL,),
@@ -263,7 +266,7 @@ def _measures() -> list[Measure]:
                 fns=_fixed_fn(lambda r, c: core.average_precision(_ids(r), c.relevant))),
         Measure("r_precision", b("r_precision"), "R-precision: precision at rank R = "
                 "number of relevant documents (trec_eval Rprec; m_Rprec.c)", (REL,),
-                aliases=("Rprec", "RPrec"),
+                aliases=("Rprec", "RPrec", "r-precision"),
                 fns=_fixed_fn(lambda r, c: core.r_precision(_ids(r), c.relevant))),
         Measure("num_ret", _counts("num_ret"), "Documents ranked for the query, after any "
                 "depth cut (trec_eval num_ret; m_num_ret.c)", (REL,), kind="count",

@@ -6,10 +6,12 @@ trec_eval's ``form_res_rels.c`` (for UTF-8 text that is the same as comparing co
 points, which is what Python's ``str`` comparison does). The rank column of a TREC run file
 and the order of its lines play no part.
 
-Every score must be a finite number. NaN has no place in the order, and trec_eval (which
-reads scores with ``atof``) would put an infinite score above, or below, every finite one:
-a ranking that says "first whatever the model scored" belongs in a finite score, so
-``inf``, ``-inf`` and ``nan`` are refused alike, naming the query, document and value.
+Every score must be a number other than NaN, which has no place in the order (refused,
+naming the query, document and value). An infinite score ranks as in trec_eval, which
+reads scores with ``atof``: ``inf`` above every finite score, ``-inf`` (a log-probability
+of 0) below, equal infinite scores by document id like any tie; a value beyond the range
+of a double (``1e400``, an integer too large for a float) is that infinity, as ``atof``
+reads it.
 
 :func:`rank_arrays` is the single implementation of that order. :func:`rank_mapping` and
 :func:`rank_run` (``{qid: {doc: score}}`` input) and the TREC run loader of the
@@ -23,6 +25,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from evalkit.data.ranked_ids import RankedIds, RankedRun
+from evalkit.data.text_ids import text_ids
 
 if TYPE_CHECKING:  # numpy is imported on first use: `import evalkit` stays light
     import numpy as np
@@ -66,7 +69,7 @@ def rank_mapping(scores: Mapping[str, float]) -> list[str]:
     """Doc ids of one query, ordered by score descending, ties by doc id descending.
 
     Raises:
-        ValueError: a score is not a finite number (NaN, inf, -inf) or not a number.
+        ValueError: a score is NaN or not a number.
     """
     return list(rank_run({"": scores}).rankings[""])
 
@@ -75,25 +78,27 @@ def rank_run(run: Mapping[str, Mapping[str, float]], name: str = "run") -> Ranke
     """Rank every query of ``{qid: {doc: score}}`` (a query with ``{}`` keeps ``[]``).
 
     Raises:
-        ValueError: a score is not a finite number (NaN, inf, -inf) or not a number, or a
-            query's value is not a mapping.
+        ValueError: a score is NaN, not a number, or a bool, or a query's value is not a
+            mapping.
+        IdCollisionError: (a ``ValueError``) two query ids, or two document ids of one
+            query, become one id as text (``1`` and ``"1"``); the message names both.
     """
     qids: list[str] = []
     docids: list[str] = []
     scores: list[float] = []
     order: list[str] = []
-    for q, docs in run.items():
-        qid = str(q)
+    for qid, docs in zip(text_ids(run.keys(), "run (query ids)"), run.values(), strict=True):
         if not isinstance(docs, Mapping):
             raise ValueError(
                 f"run query {qid!r}: expected a mapping {{doc id: score}}, got "
                 f"{type(docs).__name__}"
             )
         order.append(qid)
-        for d, s in docs.items():
-            qids.append(qid)
-            docids.append(str(d))
-            scores.append(_score(qid, str(d), s))
+        ids = text_ids(docs.keys(), f"run query {qid!r}")
+        qids.extend([qid] * len(ids))
+        docids.extend(ids)
+        scores.extend([v if type(v) is float and v == v else score_of(qid, d, v)
+                       for d, v in zip(ids, docs.values(), strict=True)])
     ranked = rank_arrays(qids, docids, scores)
     rankings: dict[str, Sequence[str]] = {q: ranked.get(q, []) for q in order}
     return RankedRun(name=name, rankings=rankings)
@@ -116,8 +121,7 @@ def rank_arrays(
         ``{query id: [doc id, ...]}`` best first, queries in order of first appearance.
 
     Raises:
-        ValueError: the arrays differ in length, or a score is not finite (NaN, inf,
-            -inf).
+        ValueError: the arrays differ in length, or a score is NaN.
         DuplicateDocumentError: a query lists one document twice.
     """
     d = _text_array(docids)
@@ -180,8 +184,7 @@ def rank_order(
     for here.
 
     Raises:
-        ValueError: the arrays differ in length, or a score is not finite (NaN, inf,
-            -inf).
+        ValueError: the arrays differ in length, or a score is NaN.
     """
     import numpy as np
 
@@ -196,9 +199,9 @@ def rank_order(
     empty = np.zeros(0, dtype=np.int64)
     if n == 0:
         return RankOrder([], empty, empty, None)
-    finite = np.isfinite(s)
-    if not finite.all():
-        i = int(np.flatnonzero(~finite)[0])
+    nan = np.isnan(s)
+    if nan.any():
+        i = int(np.flatnonzero(nan)[0])
         raise ValueError(_not_finite(_text(q[i]), _text(d[i]), _shown(float(s[i]))))
 
     grouped = group_queries(q)
@@ -348,32 +351,33 @@ def _shown(value: float) -> str:
     return "NaN" if math.isnan(value) else repr(value)
 
 
-def non_finite_fix(nan: bool) -> str:
-    """What to do with a score that is not a finite number (``nan``: NaN, else infinite or
-    beyond the range of a double), for every reader of runs (files, mappings, frames)."""
-    if nan:
-        return ("give the document a finite score that puts it where it belongs: NaN has no "
-                "place in a ranking (it is neither above nor below any other score)")
-    return ("give the document a finite score above (or below) the others of its query to "
-            "keep it first (or last): trec_eval, which reads scores with atof, would put an "
-            "infinite score above or below every other document")
+#: What to do with a NaN score, for every reader of runs (files, mappings, frames).
+NAN_FIX = ("give the document a number that puts it where it belongs: NaN has no place in "
+           "a ranking (it is neither above nor below any other score)")
 
 
 def _not_finite(qid: str, doc: str, shown: str) -> str:
-    return (f"query {qid!r}, document {doc!r}: the score {shown} is not a finite number; "
-            f"{non_finite_fix(shown == 'NaN')}")
+    return (f"query {qid!r}, document {doc!r}: the score {shown} is not a number; "
+            f"{NAN_FIX}")
 
 
-def _score(qid: str, doc: str, value: object) -> float:
+def score_of(qid: str, doc: str, value: object) -> float:
+    """A score given in memory as a float: NaN, text and bools refused (ValueError naming
+    the query and document), an integer beyond a float's range as ``inf`` or ``-inf``."""
+    if isinstance(value, bool) or getattr(getattr(value, "dtype", None), "kind", "") == "b":
+        raise ValueError(
+            f"query {qid!r}, document {doc!r}: score {value!r} is a bool, not a number "
+            "(a bool label is refused too); give scores as numbers, e.g. float(x) for a "
+            "true/false signal")
     try:
         s = float(value)  # type: ignore[arg-type]
-    except OverflowError:  # an integer beyond the range of a float
-        raise ValueError(_not_finite(qid, doc, repr(value))) from None
+    except OverflowError:  # an integer beyond the range of a float: atof's infinity
+        return math.inf if value > 0 else -math.inf  # type: ignore[operator]
     except (TypeError, ValueError):
         raise ValueError(
             f"query {qid!r}, document {doc!r}: score {value!r} is not a number"
         ) from None
-    if not math.isfinite(s):
+    if math.isnan(s):
         shown = _shown(s) if isinstance(value, float) else repr(value)
         raise ValueError(_not_finite(qid, doc, shown))
     return s

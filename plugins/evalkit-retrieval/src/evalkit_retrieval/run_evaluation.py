@@ -22,6 +22,7 @@ from evalkit.data.query_ids import near_ids, near_ids_warning, rank_column_warni
 from evalkit.data.ranked_ids import RankedRun
 from evalkit.data.results import RunResult
 from evalkit.data.targets import TargetResponse
+from evalkit.data.text_ids import text_ids
 from evalkit.execute.run_evaluator import (
     NoJudgedQueryWarning,
     QrelsInput,
@@ -135,15 +136,18 @@ def load_run_input(run: RunInput, name: str | None = None) -> RankedRun:
 
     Raises:
         FileNotFoundError: no such file. TrecFormatError (ValueError): a malformed file.
-        ValueError: a score that is not a finite number (NaN, inf, -inf) or not a number.
+        ValueError: a score that is NaN or not a number.
+        IdCollisionError (ValueError): two query ids of a mapping, or of a
+            :class:`RankedRun` built in Python, or two document ids of one of its rankings
+            that are one id as text (``1`` and ``"1"``).
         RegistryError: no run loader is installed.
         FrameFormatError (ValueError): a DataFrame that is not a run (a missing column, a
-            duplicate, a score that is not finite; the row named).
+            duplicate, a score that is NaN; the row named).
     """
     from evalkit_retrieval.frames import is_dataframe, run_from_frame
 
     if isinstance(run, RankedRun):
-        return run
+        return _text_keyed(run)
     if is_dataframe(run):
         return run_from_frame(run, name)
     if isinstance(run, str | Path):
@@ -155,6 +159,23 @@ def load_run_input(run: RunInput, name: str | None = None) -> RankedRun:
             loaded.name = name
         return loaded
     return rank_run(run, name=name or "run")
+
+
+def _text_keyed(run: RankedRun) -> RankedRun:
+    """``run`` with text ids: a :class:`RankedRun` built in Python may key a ranking by
+    ``1`` or list ``7``, which would never match the qrels' ``"1"`` and ``"7"``
+    (:func:`~evalkit.data.text_ids.text_ids`; a loader's views are left as they are)."""
+    import dataclasses
+
+    keys = list(run.rankings)
+    lists = {k for k in keys if type(run.rankings[k]) is list
+             and not all(type(d) is str for d in run.rankings[k])}
+    if all(type(k) is str for k in keys) and not lists:
+        return run
+    rankings = {q: (text_ids(run.rankings[k], f"run query {q!r}") if k in lists
+                    else run.rankings[k])
+                for q, k in zip(text_ids(keys, "run (query ids)"), keys, strict=True)}
+    return dataclasses.replace(run, rankings=rankings)
 
 
 def _judged_run(run: RunInput, name: str | None, judged: Mapping[str, Any]) -> RankedRun:

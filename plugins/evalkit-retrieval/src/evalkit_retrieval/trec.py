@@ -26,10 +26,12 @@ listed twice for one query, in a run (:class:`DuplicateLineError`; when the judg
 are known, only in one of them, as trec_eval, which reads no other query's ranking:
 :func:`load_run`'s ``judged``) or in qrels (trec_eval: ``duplicate docs``); a line
 longer than :data:`~evalkit_retrieval.trec_text.MAX_LINE` (16 MiB, refused unread); a line
-with too few fields (or a qrels line with too many); a score that is not a number, or not
-a finite one (``nan``, ``inf``, ``-inf``, or beyond the range of a double, such as
-``1e999``: trec_eval's ``atof`` would rank an infinite score above or below every other
-document); a label that is not an integer (or beyond 64 bits); text that is not UTF-8;
+with too few fields (or a qrels line with too many); a score that is not a number, or NaN
+(``inf``, ``-inf`` and values beyond the range of a double, such as ``1e999``, are read
+as infinities and ranked above or below every finite score, as trec_eval's ``atof``
+reads them); a label that is not an integer (an integral decimal such as ``1.0`` or
+``-1.00``, what pandas and ir_datasets exports write, is that integer, as trec_eval's
+``atol`` reads it; ``2.5`` is refused) or beyond 64 bits; text that is not UTF-8;
 NUL bytes; a file with no data lines; a query or document id longer than
 :data:`evalkit.io.limits.MAX_ID_CHARS` (1024) bytes, or a run tag longer than
 :data:`evalkit.io.limits.MAX_NAME_CHARS` (256).
@@ -52,7 +54,6 @@ reader finds is located by the ids' bytes alone
 
 from __future__ import annotations
 
-import math
 import re
 from array import array
 from collections.abc import Container, Mapping, Sequence
@@ -68,9 +69,9 @@ from evalkit.io.limits import MAX_ID_CHARS, MAX_INFLATED_BYTES, MAX_NAME_CHARS, 
 from evalkit.io.user_files import regular_file_problem
 from evalkit_retrieval.columns import ranked_columns
 from evalkit_retrieval.ranking import (
+    NAN_FIX,
     DuplicateDocumentError,
     RankedRun,
-    non_finite_fix,
     rank_arrays,
 )
 from evalkit_retrieval.tied_scores import all_tied, ranks_strict
@@ -100,7 +101,8 @@ _bulk_qrels = bulk_qrels
 _SCORE = re.compile(
     rb"[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf|infinity)\Z", re.IGNORECASE
 )
-_LABEL = re.compile(rb"[+-]?\d+\Z")
+#: an integer label, or an integral decimal (``1.0``), read as trec_eval's ``atol`` reads it
+_LABEL = re.compile(rb"[+-]?\d+(?:\.0*)?\Z")
 _RUN_FIELDS = "qid iter docno rank score tag"
 _QRELS_FIELDS = "qid iter docno label"
 #: trec_eval's ``Q0`` in the qrels' second column, counted as ``0`` when told apart
@@ -445,15 +447,12 @@ def _careful_run(text: _Text, source: str | Path, judged: Container[str] | None 
                 source, lineno, f"the score {_shown(token)} is not a number",
                 "Field 5 of a run line is the score, a decimal number",
             )
-        score = float(token)
-        if not math.isfinite(score):
-            what = "NaN" if is_nan else (
-                "infinite" if token.lstrip(b"+-").isalpha() else "beyond the range of a double")
+        score = float(token)  # inf, -inf, and beyond a double's range inf, as atof
+        if is_nan:
             raise TrecFormatError(
                 source, lineno,
-                f"the score {_shown(token)} of document {_shown(doc)} is not a finite number "
-                f"({what})",
-                f"Write a finite number in the score column (field 5): {non_finite_fix(is_nan)}",
+                f"the score {_shown(token)} of document {_shown(doc)} is not a number (NaN)",
+                f"Write a number in the score column (field 5): {NAN_FIX}",
             )
         tag = _decode(fields[5], source, lineno, "run tag", None)
         tag_line = lineno
@@ -524,15 +523,16 @@ def _subtopic_qrels(text: _Text, source: str | Path) -> dict[str, dict[str, int]
 
 
 def _label(field: bytes, source: str | Path, lineno: int) -> int:
-    """The relevance label of a qrels line (field 4).
+    """The relevance label of a qrels line (field 4); ``1.0`` is 1, as ``atol`` reads it.
 
     Raises:
-        TrecFormatError: not an integer, or outside the 64-bit range (echoed cut).
+        TrecFormatError: not an integer (``2.5``), or outside the 64-bit range (echoed cut).
     """
     fix = "Field 4 of a qrels line is an integer label (0 = not relevant)"
     if not _LABEL.match(field):
         raise TrecFormatError(source, lineno,
                               f"the relevance label {_shown(field)} is not an integer", fix)
+    field = field.split(b".")[0]  # 2.00 is 2
     if len(field.lstrip(b"+-").lstrip(b"0")) > 19:  # beyond 64 bits (int() stops at 4300)
         raise TrecFormatError(source, lineno, f"the relevance label {_shown(field)} is "
                               "outside the range of a 64-bit integer; labels are small "

@@ -2,10 +2,12 @@
 
 A well-formed ASCII file (the usual case) is read by ``numpy.loadtxt`` into fixed-width
 byte-string columns for the ids, a float column for run scores or an integer column for
-qrels labels; the run is then ranked and the qrels grouped as arrays
+qrels labels (labels written ``1.0`` are read as text and checked to be integral); the run
+is then ranked and the qrels grouped as arrays
 (:mod:`evalkit_retrieval.columns`). The reader declines (returns ``None``) on anything it
 is unsure about: bytes outside ASCII, control characters, a lone CR, an id longer than
-the widths it tried, a malformed line, a non-finite score, a duplicate. The careful
+the widths it tried, a malformed line, a NaN score, a label that is not an integer, a
+duplicate. The careful
 line-by-line reader of :mod:`evalkit_retrieval.trec` then reads the file, with the same
 result or the precise error. Comment lines (first non-blank character ``#``) are removed
 first; a ``#`` elsewhere stays part of its field.
@@ -346,7 +348,7 @@ def bulk_run(source: Source) -> RunTable | None:
         return None
     scores = np.ascontiguousarray(table["s"])  # read once from the table, then compact
     tag = _last_line(_tail(data)).split()[5]
-    if not np.isfinite(scores).all() or len(tag) > MAX_NAME_CHARS:
+    if np.isnan(scores).any() or len(tag) > MAX_NAME_CHARS:
         return None  # the careful reader names the line
     return RunTable(
         qids=table["q"], docids=table["d"], scores=scores, tag=tag.decode("ascii"),
@@ -376,12 +378,32 @@ def bulk_qrels(source: Source) -> dict[str, Mapping[str, int]] | None:
         data, lambda wq, wd: [("q", f"S{wq}"), ("i", "S3"), ("d", f"S{wd}"), ("r", "i8")],
         None,
     )
-    if table is None:
+    labels = None if table is None else table["r"]
+    if table is None:  # labels such as 1.0 (pandas' exports): read as text, then checked
+        table = _bulk_table(
+            data, lambda wq, wd: [("q", f"S{wq}"), ("i", "S3"), ("d", f"S{wd}"),
+                                  ("r", "S24")], None)
+        labels = None if table is None else _integral_labels(table["r"])
+    if table is None or labels is None:
         return None  # the second column ("i") is ignored, as trec_eval ignores it
-    columns = QrelsColumns(table["q"], table["d"], table["r"])
+    columns = QrelsColumns(table["q"], table["d"], labels)
     if columns.duplicate:
         return None  # the careful reader names the two lines
     return columns.views()
+
+
+def _integral_labels(text: npt.NDArray[np.bytes_]) -> npt.NDArray[np.int64] | None:
+    """Labels written as integers or integral decimals (``1``, ``-1.0``, ``2.00``) as
+    integers, as the careful reader reads them; None when any is another spelling (the
+    careful reader names it)."""
+    head, _, frac = (np.char.partition(text, b".")[:, i] for i in range(3))
+    body = np.char.lstrip(head, b"+-")
+    ok = (np.char.isdigit(body) & (np.char.str_len(head) - np.char.str_len(body) <= 1)
+          & (np.char.str_len(body) <= 18) & (np.char.strip(frac, b"0") == b""))
+    if not ok.all():
+        return None
+    out: npt.NDArray[np.int64] = head.astype(np.int64)
+    return out
 
 
 def sha256_meanwhile(path: Path) -> Callable[[], str]:
