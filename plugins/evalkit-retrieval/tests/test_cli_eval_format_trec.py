@@ -172,7 +172,7 @@ def test_control_characters_are_escaped_on_a_terminal(tmp_path: Path,
     import io
     import sys
 
-    from evalkit.io.interrupts import stdout_document
+    from evalkit.cli.output import stdout_document
 
     class Terminal(io.StringIO):
         def isatty(self) -> bool:

@@ -19,6 +19,18 @@ class TableOrJson(StrEnum):
     json = "json"
 
 
+def stdout_document(text: str) -> None:
+    """``print(text)`` on standard output, whole or not at all
+    (:func:`evalkit.io.interrupts.write_whole`): a command's JSON document, or its text in a
+    format (``evalkit eval -f trec``). On a terminal a control character it holds (a run
+    tag's ``ESC``) is written as its escape (:func:`evalkit.report.escaping.for_stream`); a
+    file or a pipe gets ``text`` as it is."""
+    from evalkit.io.interrupts import write_whole
+    from evalkit.report.escaping import for_stream
+
+    write_whole(sys.stdout, for_stream(text, sys.stdout))
+
+
 def pick_format(as_json: bool, given: str | None) -> str:
     """The format ``--json`` and ``--format`` ask for (``--json`` is ``--format json``;
     default ``table``).

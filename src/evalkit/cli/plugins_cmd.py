@@ -85,7 +85,7 @@ def list_plugins(
     if as_json:
         import json
 
-        from evalkit.io.interrupts import stdout_document
+        from evalkit.cli.output import stdout_document
 
         stdout_document(json.dumps(report.as_dict(), indent=2))
     else:

@@ -126,7 +126,7 @@ def command(
     for w in result.warnings:
         note(f"warning: {w}")
     if as_json_flag:
-        from evalkit.io.interrupts import stdout_document
+        from evalkit.cli.output import stdout_document
 
         stdout_document(json.dumps(result.to_json(), indent=2, allow_nan=False))
         return

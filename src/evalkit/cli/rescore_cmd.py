@@ -100,7 +100,7 @@ def command(
         if as_json:
             import json
 
-            from evalkit.io.interrupts import stdout_document
+            from evalkit.cli.output import stdout_document
 
             stdout_document(json.dumps(spending.report(), indent=2))
         else:
@@ -113,7 +113,7 @@ def command(
         # the input was altered after it was written: the output stays incomplete
         typer.echo(f"warning: run {run} is incomplete: {problem}", err=True)
     if as_json:
-        from evalkit.io.interrupts import stdout_document
+        from evalkit.cli.output import stdout_document
 
         stdout_document(summary_json(result, path, rescored=True))
     else:

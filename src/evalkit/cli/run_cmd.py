@@ -218,7 +218,7 @@ def command(
             close()
     if dry_run:
         if as_json:
-            from evalkit.io.interrupts import stdout_document
+            from evalkit.cli.output import stdout_document
 
             stdout_document(json.dumps(spending.report(), indent=2))
         else:
@@ -228,7 +228,7 @@ def command(
         typer.echo(spending.describe(), err=True)
     resumed = resume_line(run) if resume else None
     if as_json:
-        from evalkit.io.interrupts import stdout_document
+        from evalkit.cli.output import stdout_document
 
         stdout_document(summary_json(run, path, resumed=resume))
     else:

@@ -31,8 +31,8 @@ def command(
     """
     import json
 
+    from evalkit.cli.output import stdout_document
     from evalkit.file_schemas import json_schema
-    from evalkit.io.interrupts import stdout_document
 
     left_out: list[str] = []  # a plugin's section whose model cannot be imported
     schema = json_schema(kind.value, left_out)

@@ -167,17 +167,5 @@ def write_whole(stream: TextIO, document: str | Callable[[TextIO], object],
             raise
 
 
-def stdout_document(text: str) -> None:
-    """``print(text)`` on standard output, whole or not at all (:func:`write_whole`): a
-    command's JSON document, or its text in a format (``evalkit eval -f trec``). On a
-    terminal a control character it holds (a run tag's ``ESC``) is written as its escape
-    (:func:`evalkit.report.escaping.for_stream`); a file or a pipe gets ``text`` as it is."""
-    import sys
-
-    from evalkit.report.escaping import for_stream
-
-    write_whole(sys.stdout, for_stream(text, sys.stdout))
-
-
 __all__ = ["STDOUT_DOCUMENT", "Outputs", "OutputsInterrupted", "held_interrupt",
-           "report_label", "stdout_document", "write_whole"]
+           "report_label", "write_whole"]

@@ -97,7 +97,7 @@ def show(
             item["step"]["metrics"] = {k: v for k, v in item["step"]["metrics"].items()
                                        if k in keep}
             out.append(item)
-        from evalkit.io.interrupts import stdout_document
+        from evalkit.cli.output import stdout_document
 
         stdout_document(json.dumps({"database": str(db), "runs": out}, indent=2,
                                    allow_nan=False))

@@ -124,10 +124,9 @@ def command(
     glob patterns): each scored in turn, a file that fails named and skipped (the exit
     status is then 2), and one table of every run's means.
     """
-    from evalkit.cli.output import case_notes
+    from evalkit.cli.output import case_notes, stdout_document
     from evalkit.execute.measure_args import read_measure_args
     from evalkit.execute.run_files import is_artifact
-    from evalkit.io.interrupts import stdout_document
     from evalkit.io.run_paths import is_many
     from evalkit.report.run_formats import ScoredRun, run_format
     from evalkit_retrieval import run_scores

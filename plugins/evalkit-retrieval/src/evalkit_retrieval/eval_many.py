@@ -229,7 +229,7 @@ def _show(scored: list[tuple[Path, RunResult]], request: Any, fmt_out: str,
         metrics, counts = run_scores.select_measures(result, request, path)
         rows.append((path, result, metrics, counts))
     if fmt_out == "json":
-        from evalkit.io.interrupts import stdout_document
+        from evalkit.cli.output import stdout_document
         from evalkit.stats.numeric import json_ready
 
         out = [{**run_scores.as_json(r, ms, False, p, cs), "queries": len(r.per_query)}
