@@ -525,6 +525,9 @@ def checks_source(path: Path) -> Path:
             f"checks {path}: is a directory{hint}; pass the checks file itself, e.g. "
             f"-c {path / (found[0] if found else 'checks.yaml')}")
     if not path.exists():
+        from evalkit.io.input_files import refuse_symlink_loop
+
+        refuse_symlink_loop(path, "checks")
         raise InputError(f"checks {path}: no such file")
     return path
 

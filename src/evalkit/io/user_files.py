@@ -14,13 +14,14 @@ wording ("is a pipe or device"). Only the standard library is imported.
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from pathlib import Path
 from typing import BinaryIO
 
 from evalkit.io.error_messages import reading
-from evalkit.io.input_files import InputError, directory_message
+from evalkit.io.input_files import InputError, directory_message, symlink_loop_message
 from evalkit.io.limits import NotRegularError, open_regular
 
 #: the largest golden set read (bytes): far above any hand-written set
@@ -37,6 +38,8 @@ def regular_file_problem(path: str | Path, what: str) -> str | None:
     except FileNotFoundError:
         return None
     except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return symlink_loop_message(path, what)
         return f"{path}: cannot read the {what} file ({exc.strerror or exc})"
     if stat.S_ISDIR(mode):
         return directory_message(path, what)
@@ -64,6 +67,10 @@ def open_input(path: str | Path, what: str, error: type[Exception] = InputError)
     except NotRegularError:
         raise error(f"{path}: is a pipe or device, not a regular file; save the {what} "
                     "data to a file and pass its path") from None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise error(symlink_loop_message(path, what)) from None
+        raise
 
 
 def read_input(path: str | Path, what: str, *, max_bytes: int = MAX_CONFIG_BYTES,
