@@ -346,3 +346,34 @@ def test_loads_json_without_constants_refuses_what_json_does_not_have(literal: s
     # a string that reads "NaN" is JSON
     assert loads_json('{"score": "NaN"}', unique_keys=True, constants=False) == {
         "score": "NaN"}
+
+
+def test_repeated_and_first_repeated_are_linear_scans() -> None:
+    from evalkit.io.limits import first_repeated, repeated
+
+    assert repeated(["a", "b", "a", "c", "b", "a"]) == ["a", "b"]
+    assert first_repeated(["a", "b", "b", "a"]) == "b"
+    assert first_repeated(range(10)) is None
+
+    class Counted(str):
+        compared = 0
+
+        def __eq__(self, other: object) -> bool:
+            Counted.compared += 1
+            return str.__eq__(self, other)
+
+        __hash__ = str.__hash__
+
+    names = [Counted(f"c{i}") for i in range(5000)]
+    assert repeated(names) == [] and first_repeated(names) is None
+    # a set lookup compares only on a hash collision: far fewer than n*(n-1)/2 comparisons
+    assert Counted.compared < 100
+
+
+def test_shown_cuts_a_long_value_and_names_its_length() -> None:
+    from evalkit.io.limits import MAX_SHOWN_CHARS, shown
+
+    text = shown("x" * 10_000_000)
+    assert len(text) < MAX_SHOWN_CHARS + 40 and "(10,000,000 characters)" in text
+    assert shown("abc") == "'abc'"
+    assert len(shown(list(range(1_000_000)))) < 100

@@ -357,12 +357,14 @@ def plugin_selection(
     refuse_unknown_keys(table, where)
     plugins = _string_list(table, "plugins", where)
     local = _string_list(table, "local_plugins", where) or []
-    for i, module in enumerate(local):
+    seen: set[str] = set()
+    for module in local:
         if not re.match(_MODULE, module):
             raise ConfigError(f"{where}: local_plugins entry {module!r} is not a module name")
-        if module in local[:i]:
+        if module in seen:
             raise ConfigError(f"{where} local_plugins: {module!r} is listed twice; list each "
                               "module once")
+        seen.add(module)
     if ENV_PLUGINS in env:
         raw = split_env_list(env[ENV_PLUGINS])
         chosen_local = tuple(m for m in local if m in raw)

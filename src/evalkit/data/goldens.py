@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from evalkit.data.cases import GoldenCase
-from evalkit.io.limits import LimitError, json_problem, loads_json
+from evalkit.io.limits import LimitError, json_problem, loads_json, shown
 from evalkit.io.text_lines import csv_lines, is_blank, text_lines
 from evalkit.plugins.default import default_registry, scheme_loader
 
@@ -295,13 +295,18 @@ def load_csv(path: str | Path) -> GoldenSet:
 
 
 def _csv_header(cells: list[str], p: Path, lineno: int) -> list[str]:
+    from evalkit.io.limits import MAX_CSV_COLUMNS, first_repeated
+
+    if len(cells) > MAX_CSV_COLUMNS:
+        raise GoldenError(f"{p}:{lineno}: the header has {len(cells):,} columns; a golden "
+                          f"set has at most {MAX_CSV_COLUMNS:,} (is this the right file?)")
     names = [c.strip() for c in cells]
     for i, n in enumerate(names, start=1):
         if not n:
             raise GoldenError(f"{p}:{lineno}: column {i} of the header has no name")
-    dup = next((n for i, n in enumerate(names) if n in names[:i]), None)
+    dup = first_repeated(names)
     if dup is not None:
-        raise GoldenError(f"{p}:{lineno}: column {dup!r} appears twice in the header")
+        raise GoldenError(f"{p}:{lineno}: column {shown(dup)} appears twice in the header")
     for required in ("id", "query"):
         if required not in names:
             raise GoldenError(f"{p}:{lineno}: the header has no {required!r} column")

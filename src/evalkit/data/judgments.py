@@ -17,7 +17,7 @@ import operator
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
-from evalkit.io.limits import label_problem
+from evalkit.io.limits import first_repeated, label_problem
 
 
 @dataclass(frozen=True)
@@ -102,8 +102,8 @@ def graded_judgments(qrels: Mapping[str, Mapping[str, object] | Collection[objec
             )
         else:
             ids = [str(d) for d in j]
-            if len(set(ids)) != len(ids):
-                dup = next(d for i, d in enumerate(ids) if d in ids[:i])
+            dup = first_repeated(ids)
+            if dup is not None:
                 raise ValueError(f"qrels of query {qid!r} list document {dup!r} twice")
             graded[qid] = dict.fromkeys(ids, 1)
     return graded

@@ -30,6 +30,7 @@ from pydantic_core import ErrorDetails, PydanticCustomError
 
 from evalkit.gate.check_ops import BASELINE_RULES, OPS, BaselineRule, Level, Op
 from evalkit.io.limits import MAX_ID_CHARS, LimitError, check_id
+from evalkit.io.limits import repeated as repeats
 from evalkit.io.model_errors import (
     Loc,
     Problem,
@@ -98,7 +99,7 @@ class TagScope(BaseModel):
                 check_id(tag, "'scope' tag")
             except LimitError as exc:
                 raise rule(str(exc)) from None
-        repeated = list(dict.fromkeys(x for i, x in enumerate(tags) if x in tags[:i]))
+        repeated = repeats(tags)
         if repeated:
             raise rule(f"'scope' names the tag {', '.join(repeated)} more than once")
         return tags
@@ -151,7 +152,7 @@ class CheckModel(BaseModel):
                 check_id(case_id, "'scope' case id")
             except LimitError as exc:
                 raise rule(str(exc)) from None
-        repeated = list(dict.fromkeys(x for i, x in enumerate(scope) if x in scope[:i]))
+        repeated = repeats(scope)
         if repeated:
             raise rule(f"'scope' names {', '.join(repeated)} more than once; each case "
                        "would count twice in the mean")
