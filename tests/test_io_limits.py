@@ -377,3 +377,11 @@ def test_shown_cuts_a_long_value_and_names_its_length() -> None:
     assert len(text) < MAX_SHOWN_CHARS + 40 and "(10,000,000 characters)" in text
     assert shown("abc") == "'abc'"
     assert len(shown(list(range(1_000_000)))) < 100
+
+
+def test_loads_json_lets_bytes_that_are_not_utf8_through_as_such() -> None:
+    # UnicodeDecodeError is a ValueError: it is not reported as an integer too long
+    from evalkit.io.limits import loads_json
+
+    with pytest.raises(UnicodeDecodeError):
+        loads_json(b'{"text": "\xff\xfe bad"}')

@@ -168,8 +168,8 @@ def loads_json(text: str | bytes, max_depth: int = MAX_DEPTH, *,
         value = json.loads(text, **hooks)
     except RecursionError:
         raise _too_deep(max_depth) from None
-    except (json.JSONDecodeError, LimitError):
-        raise
+    except (json.JSONDecodeError, LimitError, UnicodeDecodeError):
+        raise  # UnicodeDecodeError is a ValueError too: bytes that are not UTF-8
     except ValueError:  # an integer of more digits than Python converts
         raise LimitError(
             f"an integer of more than {sys.get_int_max_str_digits()} digits is not read "
