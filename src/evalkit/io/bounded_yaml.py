@@ -18,6 +18,12 @@ It also refuses a mapping key written twice in one mapping
 pyyaml keeps the last value, so two ``checks:`` lists or two ``threshold:`` lines in one
 check would silently drop the first; no file evalkit reads means that.
 
+Numbers in exponent form are read as YAML 1.2 reads them: ``1e-3``, ``1E5``, ``.5e2``,
+``-1e308`` and ``1e400`` are floats (YAML 1.1, which pyyaml implements, needs a dot and
+a signed exponent, ``1.0e-3``, and reads the others as text, so ``threshold: 1e-3`` would
+be refused as not a number). ``1e400`` becomes infinity, refused as not finite by every
+numeric setting. Ids, answers and other fields read "as written" keep their text.
+
 Parsing and construction are pyyaml's own; only composition is watched.
 :func:`load_marked` also keeps the composed node tree, whose marks give the line of any
 location in the data (the line pydantic's error locations are reported at).
@@ -68,6 +74,11 @@ def _key_text(node: Node) -> str | None:
     if not isinstance(node, yaml.ScalarNode) or node.tag == "tag:yaml.org,2002:merge":
         return None
     return str(node.value)
+
+
+#: a YAML 1.2 float in exponent form that YAML 1.1 reads as text (no dot, or no sign in
+#: the exponent): ``1e-3``, ``1E5``, ``.5e2``, ``5.e2``
+_YAML12_EXPONENT = re.compile(r"^[-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)[eE][-+]?[0-9]+$")
 
 
 class BoundedSafeLoader(yaml.SafeLoader):
@@ -139,6 +150,10 @@ class BoundedSafeLoader(yaml.SafeLoader):
             raise LimitError(f"more than {self.max_nodes} YAML nodes; evalkit refuses "
                              "larger YAML", line)
         return node
+
+
+BoundedSafeLoader.add_implicit_resolver(  # type: ignore[no-untyped-call]
+    "tag:yaml.org,2002:float", _YAML12_EXPONENT, list("-+0123456789."))
 
 
 def _refuse_repeated_keys(node: yaml.MappingNode) -> None:
