@@ -18,7 +18,11 @@ its own error naming the file and line; it never becomes a ``RecursionError``, a
   the longest run name or TREC run tag. Longer ones are refused (not printed back).
 * :data:`MAX_INFLATED_BYTES`: the most a gzip TREC run or qrels file is decompressed to
   (1 GiB); a larger one is refused, naming the file and the cap (decompress it and pass
-  the plain file, if it really is that large). Topic and BEIR files have their own caps
+  the plain file, if it really is that large). :data:`MAX_INFLATE_RATIO`: past 16 MiB,
+  such a file may decompress to at most 100 times the compressed bytes read (TREC text
+  compresses 4 to 10 times; a file of one line repeated, 400 times or more), so that the
+  time spent reading stays in proportion to the file's size: a 3 MB file is refused after
+  16 MiB, not read for minutes up to the 1 GiB cap. Topic and BEIR files have their own caps
   (:func:`evalkit.io.user_files.gunzipped`).
 * :data:`MAX_EPOCHS`: the most samples per case (``epochs: K``); the (case, sample) work
   items are planned before the first call, so ``epochs: 1000000000`` is refused at once
@@ -66,6 +70,9 @@ MAX_EPOCHS = 10_000
 #: the most bytes a gzip input (a TREC run or qrels file) is decompressed to: a
 #: "decompression bomb" of 19 MB that inflates to gigabytes is refused there
 MAX_INFLATED_BYTES = 1 << 30
+#: the most times its compressed size a gzip TREC run or qrels file may decompress to,
+#: once past 16 MiB (:class:`evalkit.io.gzip_data.InflateRatioError`)
+MAX_INFLATE_RATIO = 100
 #: the largest file a metric reads for its definition (bytes)
 MAX_METRIC_FILE_BYTES = 16 << 20
 #: the longest wait one option may ask for (seconds)
@@ -413,6 +420,7 @@ __all__ = [
     "MAX_GRACE_S",
     "MAX_ID_CHARS",
     "MAX_INFLATED_BYTES",
+    "MAX_INFLATE_RATIO",
     "MAX_METRIC_FILE_BYTES",
     "MAX_NAME_CHARS",
     "MAX_RETRIES",
