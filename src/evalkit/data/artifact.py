@@ -258,7 +258,8 @@ def read_artifact(path: str | Path) -> tuple[dict[str, Any], list[tuple[int, dic
 
     Raises:
         ArtifactError: no such file, not UTF-8, empty, no header first, a schema this
-            evalkit does not read, a malformed line (file and line named), a line that is
+            evalkit does not read, a malformed line (file and line named), a line longer
+            than :data:`evalkit.io.text_lines.MAX_ARTIFACT_LINE_BYTES`, a line that is
             not a row, or anything after the trailer.
     """
     p = Path(path)
@@ -266,6 +267,7 @@ def read_artifact(path: str | Path) -> tuple[dict[str, Any], list[tuple[int, dic
         data = fh.read()
         if data.startswith(_BOM):
             data = data[len(_BOM):]
+        refuse_long_line(p, data)
         read = _read_whole(p, data)
         header, rows, trailer, digest, cut = read if read is not None else _read_lines(p, data)
     if header is None:
@@ -286,6 +288,21 @@ def read_artifact(path: str | Path) -> tuple[dict[str, Any], list[tuple[int, dic
                      _problems(str(p), version, len(rows), trailer_rows, digest_ok, cut_line),
                      header_line=first_line_number(data))
     return header, rows, info
+
+
+def refuse_long_line(p: Path, data: bytes) -> None:
+    """Refuse ``data`` when a line is longer than
+    :data:`evalkit.io.text_lines.MAX_ARTIFACT_LINE_BYTES`, before it is decoded (a
+    400 MB row would take gigabytes)."""
+    from evalkit.io.text_lines import MAX_ARTIFACT_LINE_BYTES, long_line
+
+    found = long_line(data, MAX_ARTIFACT_LINE_BYTES)
+    if found is not None:
+        raise ArtifactError(
+            f"{p}:{found[0]}: the line is {found[1]:,} bytes long, more than the "
+            f"{MAX_ARTIFACT_LINE_BYTES >> 20} MiB evalkit reads of one line of a run "
+            "artifact (a row holds one response); the file was altered or is not an "
+            "artifact")
 
 
 def first_line_number(data: bytes) -> int:

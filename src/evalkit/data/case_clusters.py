@@ -16,6 +16,8 @@ from os import PathLike
 from pathlib import Path
 from typing import Any
 
+from evalkit.io.limits import shown
+
 #: ``{case id: cluster}``.
 CaseClusters = dict[str, str]
 
@@ -48,7 +50,7 @@ def load_clusters(path: str | PathLike[str]) -> CaseClusters:
     for where, lineno, qid, cluster in id_value_lines(path, "clusters", "cluster",
                                                       ClustersError):
         if qid in first:
-            raise ClustersError(f"{where}: query {qid!r} is given a cluster again (first on "
+            raise ClustersError(f"{where}: query {shown(qid)} is given a cluster again (first on "
                                 f"line {first[qid]}); a query belongs to one cluster")
         first[qid] = lineno
         out[qid] = cluster
@@ -128,8 +130,8 @@ def clusters_from_runs(headers: Sequence[Mapping[str, Any]]) -> CaseClusters:
     for path, gset in sets:
         for case, cluster in goldens_clusters(gset, f"the golden set {path}").items():
             if out.setdefault(case, cluster) != cluster:
-                raise ClustersError(f"case {case!r} is in cluster {out[case]!r} in one golden "
-                                    f"set and {cluster!r} in {path}; {fix}")
+                raise ClustersError(f"case {shown(case)} is in cluster {shown(out[case])} "
+                                    f"in one golden set and {shown(cluster)} in {path}; {fix}")
     return out
 
 
