@@ -251,3 +251,30 @@ def test_unreadable_qrels_name_their_collection(tmp_path: Path) -> None:
                               "IR_DATASETS_HOME": str(tmp_path / "irds")})
         assert proc.returncode == 2, proc.stdout
         assert proc.stderr.startswith(f"error: collection 'vas': {said}"), proc.stderr
+
+
+def test_entries_naming_the_same_files_are_read_once(
+        suite: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from evalkit.comparison import meta_compute
+
+    calls: list[object] = []
+    real = meta_compute.load_inputs
+
+    def counted(*args: Any, **kw: Any) -> Any:
+        calls.append(args)
+        return real(*args, **kw)
+
+    monkeypatch.setattr(meta_compute, "load_inputs", counted)
+    part = suite.parent / "collections" / "q1-31"
+    other = suite.parent / "collections" / "q32-62"
+    entry = (f"{{baseline: {part / 'run.tfidf.txt'}, candidate: {part / 'run.bm25.txt'}, "
+             f"qrels: {part / 'qrels'}}}")
+    entries = [f"  - {{name: c{i}, {entry[1:]}" for i in range(5)]
+    entries.append(f"  - {{name: o, baseline: {other / 'run.tfidf.txt'}, candidate: "
+                   f"{other / 'run.bm25.txt'}, qrels: {other / 'qrels'}}}")
+    path = tmp_path / "many.yaml"
+    path.write_text("collections:\n" + "\n".join(entries) + "\n")
+    res = invoke("compare", "--collections", path, "-m", "ap", "--json")
+    assert res.exit_code == 0, res.output
+    assert len(json.loads(res.stdout)["collections"]) == 6
+    assert len(calls) == 2  # five entries of one pair of files, one of another
