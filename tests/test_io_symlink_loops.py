@@ -38,18 +38,14 @@ def refused(proc: subprocess.CompletedProcess[str], *says: str) -> None:
 
 
 def test_helpers_name_the_path_and_what_it_was_given_as(tmp_path: Path) -> None:
-    from evalkit.io.input_files import (
-        InputError,
-        is_symlink_loop,
-        require_file,
-        resolve_input,
-    )
+    from evalkit.io.input_files import InputError, require_file
+    from evalkit.io.symlink_loops import is_symlink_loop, resolve_input
     from evalkit.io.user_files import read_input, regular_file_problem
 
     bad = loop(tmp_path)
     assert is_symlink_loop(bad) and not is_symlink_loop(tmp_path / "missing")
     with pytest.raises(InputError, match=f"labels .*l1: {LOOP}.*the labels file"):
-        resolve_input(bad, "labels")
+        resolve_input(bad, "labels", error=InputError)
     with pytest.raises(InputError, match=f"run .*l1: {LOOP}"):
         require_file(bad, "run")
     with pytest.raises(InputError, match=f"l1: {LOOP}.*the checks file"):

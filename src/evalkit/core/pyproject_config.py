@@ -82,7 +82,7 @@ def find_pyproject(start: str | os.PathLike[str] | None = None) -> Path | None:
     """The nearest ``pyproject.toml`` at or above ``start`` (default: the working directory);
     one that is a symbolic link loop is found too (reading it is refused, naming it,
     rather than its settings being ignored without a word)."""
-    from evalkit.io.input_files import is_symlink_loop
+    from evalkit.io.symlink_loops import is_symlink_loop
 
     here = Path(start if start is not None else os.getcwd()).resolve()
     for folder in (here, *here.parents):
@@ -112,7 +112,7 @@ def read_tool_config(
         if path.is_dir():
             path = path / PYPROJECT
         if not path.exists():
-            from evalkit.io.input_files import refuse_symlink_loop
+            from evalkit.io.symlink_loops import refuse_symlink_loop
 
             refuse_symlink_loop(path, "config", label="--config", error=ConfigError)
             raise ConfigError(f"config file {path.absolute()} does not exist")

@@ -93,7 +93,11 @@ def load_case_clusters(path: str | PathLike[str]) -> CaseClusters:
     if p.suffix.lower() not in (".jsonl", ".yaml", ".yml", ".csv"):
         return load_clusters(p)
     from evalkit.data.goldens import load_goldens
+    from evalkit.io.user_files import regular_file_problem
 
+    problem = regular_file_problem(p, "clusters")  # a pipe is the clusters data, not golden
+    if problem is not None:
+        raise ClustersError(f"clusters {problem}")
     try:
         gset = load_goldens(p)
     except (OSError, ValueError, LookupError) as exc:

@@ -248,7 +248,7 @@ def find_config(start: str | Path | None = None) -> tuple[Path, str, str]:
         ConfigError: that folder has neither ``evalkit.yaml`` nor run settings in
             ``pyproject.toml`` (or no such folder exists).
     """
-    from evalkit.io.input_files import refuse_symlink_loop
+    from evalkit.io.symlink_loops import refuse_symlink_loop
 
     here = (Path(start) if start is not None else Path.cwd()).resolve()
     for folder in (here, *here.parents):
@@ -307,7 +307,7 @@ def load_eval_config(path: str | Path | None = None) -> EvalConfig:
     else:
         file = Path(path)
         if not file.is_file():
-            from evalkit.io.input_files import refuse_symlink_loop
+            from evalkit.io.symlink_loops import refuse_symlink_loop
 
             refuse_symlink_loop(file, "config", label="", error=ConfigError)
             raise ConfigError(f"{file}: " + ("no such config file" if not file.exists() else
@@ -382,8 +382,8 @@ def _validate(table: Any, file: Path, source: str,
     except Problem as exc:
         raise ConfigError(located(source, exc, line_of)) from None
     base = file.parent
-    from evalkit.io.input_files import resolve_input
     from evalkit.io.model_errors import where
+    from evalkit.io.symlink_loops import resolve_input
 
     def resolved(key: str, value: str) -> Path:
         at = where(source, None if line_of is None else line_of((key,)))

@@ -101,7 +101,7 @@ def message_of(exc: BaseException, paths: Sequence[Path] = ()) -> str:
         if isinstance(exc, FileNotFoundError):
             return f"{name}: no such file"
         if exc.errno == errno.ELOOP:
-            from evalkit.io.input_files import symlink_loop_message
+            from evalkit.io.symlink_loops import symlink_loop_message
 
             return symlink_loop_message(name, "intended", label="")
         if isinstance(exc, IsADirectoryError):

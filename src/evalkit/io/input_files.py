@@ -12,10 +12,8 @@ the standard library (and :mod:`.setting_names`) is imported.
 from __future__ import annotations
 
 import codecs
-import errno
 import io
 import json
-import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -24,6 +22,7 @@ from typing import Literal
 
 from evalkit.io.limits import MAX_ARTIFACT_DEPTH, LimitError, loads_json
 from evalkit.io.setting_names import SettingError
+from evalkit.io.symlink_loops import refuse_symlink_loop
 from evalkit.io.text_lines import ASCII_SPACE, text_lines
 
 #: bytes inspected (after gzip decompression, when the file is compressed)
@@ -317,56 +316,6 @@ def directory_message(path: str | Path, what: str, label: str | None = None,
     return f"{label} {path}: is a directory; pass the {what} file itself{example}"
 
 
-def symlink_loop_message(path: str | Path, what: str, label: str | None = None) -> str:
-    """The one refusal of a path whose symbolic links lead back to themselves (``ln -s a
-    b; ln -s b a``): ``"{label} {path}: is a symbolic link loop ..."``, ``label`` the
-    option or key that named it (default: ``what``; ``""``: the path alone). Every
-    reader of a user's path says this rather than "no such file" or a traceback."""
-    label = what if label is None else label
-    return (f"{label + ' ' if label else ''}{path}: is a symbolic link loop (following its "
-            "links leads back to a link already followed); point the link at the "
-            f"{what} file, or pass the file itself")
-
-
-def is_symlink_loop(path: str | Path) -> bool:
-    """Whether resolving ``path`` meets a symbolic link loop (``ELOOP``); never raises."""
-    try:
-        os.stat(path)
-    except OSError as exc:
-        return exc.errno == errno.ELOOP
-    except ValueError:  # a NUL in the path
-        return False
-    return False
-
-
-def refuse_symlink_loop(path: str | Path | None, what: str, *, label: str | None = None,
-                        error: type[Exception] = InputError) -> None:
-    """Raise ``error`` with :func:`symlink_loop_message` when ``path`` is a symbolic link
-    loop (nothing when None or when it is not)."""
-    if path is not None and is_symlink_loop(path):
-        raise error(symlink_loop_message(path, what, label))
-
-
-def resolve_input(path: str | Path, what: str, *, label: str | None = None,
-                  error: type[Exception] = InputError) -> Path:
-    """``Path(path).resolve()`` (absolute, links followed as far as they exist), the
-    ``what`` file named in messages.
-
-    Raises:
-        error: a symbolic link loop (:func:`symlink_loop_message`), which
-            :meth:`pathlib.Path.resolve` reports as ``RuntimeError`` or ``OSError``
-            (``ELOOP``).
-    """
-    try:
-        return Path(path).resolve()
-    except RuntimeError:
-        raise error(symlink_loop_message(path, what, label)) from None
-    except OSError as exc:
-        if exc.errno == errno.ELOOP:
-            raise error(symlink_loop_message(path, what, label)) from None
-        raise
-
-
 def refuse_directory(path: str | Path | None, what: str, *, label: str | None = None,
                      inside: tuple[str, ...] = (),
                      error: type[Exception] = InputError) -> None:
@@ -390,7 +339,7 @@ def require_file(path: Path, what: str) -> None:
                          f"{what} file more than once (to tell what it is, then to parse and "
                          "hash it); save it to a file and pass its path")
     if not path.exists():
-        refuse_symlink_loop(path, what)
+        refuse_symlink_loop(path, what, error=InputError)
         raise InputError(f"{what} {path}: no such file")
     if path.is_dir():
         raise InputError(directory_message(path, what))

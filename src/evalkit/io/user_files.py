@@ -21,8 +21,9 @@ from pathlib import Path
 from typing import BinaryIO
 
 from evalkit.io.error_messages import reading
-from evalkit.io.input_files import InputError, directory_message, symlink_loop_message
+from evalkit.io.input_files import InputError, directory_message
 from evalkit.io.limits import NotRegularError, open_regular
+from evalkit.io.symlink_loops import symlink_loop_message
 
 #: the largest golden set read (bytes): far above any hand-written set
 MAX_GOLDEN_BYTES = 1 << 30
