@@ -143,7 +143,7 @@ def test_deep_yaml_golden_names_file_and_line(tmp_path: Path) -> None:
     calls, exc = quickly(load_goldens, path)
     assert calls < MOST_CALLS and isinstance(exc, GoldenError)  # unbounded: a RecursionError
     assert str(exc) == (f"{path}:5: lists and mappings nested more than {MAX_DEPTH} levels "
-                        "deep; evalkit refuses deeper YAML")
+                        "deep; evalkit refuses deeper nesting")
 
 
 def test_deep_csv_cell_names_file_and_line(tmp_path: Path) -> None:
@@ -385,3 +385,13 @@ def test_loads_json_lets_bytes_that_are_not_utf8_through_as_such() -> None:
 
     with pytest.raises(UnicodeDecodeError):
         loads_json(b'{"text": "\xff\xfe bad"}')
+
+
+def test_a_deep_json_collections_file_is_not_called_yaml(tmp_path: Path) -> None:
+    from evalkit.comparison.collections_file import CollectionsFileError, load_collections
+
+    path = tmp_path / "col.json"
+    path.write_text('{"collections": ' + "[" * (MAX_DEPTH + 5) + "]" * (MAX_DEPTH + 5) + "}")
+    with pytest.raises(CollectionsFileError) as info:
+        load_collections(path)
+    assert "YAML" not in str(info.value) and "deeper nesting" in str(info.value)

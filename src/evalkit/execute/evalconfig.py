@@ -426,13 +426,25 @@ def check_names(cfg: EvalConfig) -> None:
     from evalkit.execute.target_runner import resolve_aggregates
 
     for key, resolver in (("metrics", resolve_metrics), ("aggregates", resolve_aggregates)):
-        for n in getattr(cfg, key):
+        for i, n in enumerate(getattr(cfg, key)):
             try:
                 resolver([n])
             except RegistryError as exc:
                 hint = _factory_registers_hint(cfg) if "unknown" in str(exc) else ""
-                text = f"{cfg.source}: key {key!r}: {exc}"
+                text = f"{_at_line(cfg, (key, i))}: key {key!r}: {exc}"
                 raise ConfigError(text.rstrip(".") + hint if hint else text) from None
+
+
+def _at_line(cfg: EvalConfig, loc: tuple[str, int]) -> str:
+    """``source:line`` of ``loc`` in an evalkit.yaml (read again: the file is small), or
+    ``source`` (a pyproject.toml, or a file that changed since)."""
+    if cfg.source != str(cfg.path):
+        return cfg.source
+    try:
+        line = _read_yaml(cfg.path).line(loc)
+    except ConfigError:
+        return cfg.source
+    return cfg.source if line is None else f"{cfg.source}:{line}"
 
 
 def _factory_registers_hint(cfg: EvalConfig) -> str:

@@ -118,7 +118,7 @@ class BoundedSafeLoader(yaml.SafeLoader):
         try:
             if self._depth > self.max_depth:
                 raise LimitError(f"lists and mappings nested more than {self.max_depth} "
-                                 "levels deep; evalkit refuses deeper YAML", line)
+                                 "levels deep; evalkit refuses deeper nesting", line)
             node: Node | None = super().compose_node(parent, index)
         finally:
             if nested:
@@ -224,20 +224,38 @@ class MarkedYaml(NamedTuple):
 
 
 def load_marked(text: str) -> MarkedYaml:
-    """:func:`load_yaml`, keeping the node tree for :meth:`MarkedYaml.line`.
+    """``text`` read as YAML by :class:`BoundedSafeLoader`, keeping the node tree for
+    :meth:`MarkedYaml.line`.
 
     Raises:
         yaml.YAMLError: not YAML.
-        evalkit.io.limits.LimitError: beyond a bound, or a repeated mapping key
-            (:class:`RepeatedKeyError`); its ``line`` set.
+        evalkit.io.limits.LimitError: beyond a bound, a repeated mapping key
+            (:class:`RepeatedKeyError`), or a character YAML does not allow (a NUL); its
+            ``line`` set.
     """
-    loader = BoundedSafeLoader(text)
+    try:
+        loader = BoundedSafeLoader(text)
+    except yaml.reader.ReaderError as exc:
+        raise _unreadable_character(text, exc) from None
     try:
         root = loader.get_single_node()
         data = None if root is None else loader.construct_document(root)
         return MarkedYaml(data, root)
+    except yaml.reader.ReaderError as exc:
+        raise _unreadable_character(text, exc) from None
     finally:
         loader.dispose()
 
 
-__all__ = ["BoundedSafeLoader", "MarkedYaml", "load_marked", "load_yaml"]
+def _unreadable_character(text: str, exc: yaml.reader.ReaderError) -> LimitError:
+    """A character YAML does not allow (pyyaml says "position 17"), with its line."""
+    at = int(exc.position)
+    ch = text[at] if 0 <= at < len(text) else ""
+    line = len(_LINE_END.findall(text, 0, at)) + 1
+    what = "a NUL byte" if ch == "\x00" else f"the character U+{ord(ch or chr(0)):04X}"
+    hint = (" (is this a binary or UTF-16 file?)" if ch == "\x00" else "")
+    return LimitError(f"{what} is not allowed in YAML text{hint}; remove it, or save the "
+                      "file as UTF-8 text", line)
+
+
+__all__ = ["BoundedSafeLoader", "MarkedYaml", "load_marked"]

@@ -1,6 +1,7 @@
 """Every YAML file evalkit reads (checks, evalkit.yaml, golden sets, collections) goes
 through evalkit.io.bounded_yaml, which reads YAML 1.2 exponent floats (``1e-3``, ``1E5``,
-``.5e2``) as numbers, where YAML 1.1 reads them as text; ids stay as written."""
+``.5e2``) as numbers, where YAML 1.1 reads them as text (ids stay as written), and names
+the line of a character YAML does not allow (pyyaml gives a position)."""
 
 from __future__ import annotations
 
@@ -54,3 +55,16 @@ def test_yaml_golden_ids_stay_as_written(tmp_path: Path) -> None:
     path = tmp_path / "g.yaml"
     path.write_text("cases:\n  - {id: 1e3, query: q}\n")
     assert [c.id for c in load_goldens(path)] == ["1e3"]
+
+
+def test_a_nul_byte_names_its_line(tmp_path: Path) -> None:
+    from evalkit.gate.checks import CheckError, load_checks
+    from evalkit.io.limits import LimitError
+
+    with pytest.raises(LimitError, match="a NUL byte is not allowed in YAML") as info:
+        load_marked("a: 1\r\nb: x\x00\n")
+    assert info.value.line == 2
+    path = tmp_path / "checks.yaml"
+    path.write_bytes(b"checks:\n  - id: a\x00\n")
+    with pytest.raises(CheckError, match=r"checks.yaml:2: a NUL byte is not allowed"):
+        load_checks(path)
