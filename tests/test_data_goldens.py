@@ -361,3 +361,10 @@ def test_csv_header_column_cap_and_repeated_column(tmp_path: Path) -> None:
     twice.write_text(",".join(f"c{i}" for i in range(5000)) + ",c7,id,query\n")
     with pytest.raises(GoldenError, match=r"twice.csv:1: column 'c7' appears twice"):
         load_goldens(twice)
+
+
+def test_jsonl_files_joined_with_cat_keep_their_byte_order_marks(tmp_path: Path) -> None:
+    path = tmp_path / "ab.jsonl"
+    path.write_bytes(b'\xef\xbb\xbf{"id": "a", "query": "q"}\n'
+                     b'\xef\xbb\xbf{"id": "b", "query": "q"}\n')
+    assert [c.id for c in load_goldens(path)] == ["a", "b"]

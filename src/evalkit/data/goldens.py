@@ -218,13 +218,15 @@ def json_objects(text: str, p: Path, error: type[ValueError] = GoldenError
     """``(line number, object)`` of each non-blank line of JSON Lines ``text``: lines end
     at ``\\n`` (or ``\\r\\n``) alone (:func:`evalkit.io.text_lines.text_lines`), so a raw
     U+2028, U+2029 or U+0085 inside a string, legal in JSON, stays in it; a line of ASCII
-    white space alone is blank.
+    white space alone is blank; a byte order mark that starts a line is dropped (JSON
+    Lines files joined with ``cat``, each with its own).
 
     Raises:
         error: invalid JSON, a bound of :mod:`evalkit.io.limits` exceeded, or a line
             that is not an object (file and line named).
     """
     for lineno, line in text_lines(text):
+        line = line.removeprefix("\ufeff")  # files joined with cat: each one's BOM
         if is_blank(line):
             continue
         where = f"{p}:{lineno}"
