@@ -255,10 +255,10 @@ def test_unreadable_qrels_name_their_collection(tmp_path: Path) -> None:
 
 def test_entries_naming_the_same_files_are_read_once(
         suite: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from evalkit.comparison import meta_compute
+    from evalkit.comparison import inputs, meta_compute
 
     calls: list[object] = []
-    real = meta_compute.load_inputs
+    real = inputs.load_inputs
 
     def counted(*args: Any, **kw: Any) -> Any:
         calls.append(args)

@@ -167,7 +167,9 @@ def test_a_repeated_line_of_an_unjudged_query_is_refused_by_its_ratio(
             fh.write(b"q1 Q0 d1 1 1.0 r\n" * (1 << 16))
     with pytest.raises(trec.TrecFormatError, match="more than 100 times") as info:
         trec.load_run(bomb, judged={"q2"})
-    read = int(re.search(r"\(([\d,]+) bytes", str(info.value))[1].replace(",", ""))
+    found = re.search(r"\(([\d,]+) bytes", str(info.value))
+    assert found is not None
+    read = int(found[1].replace(",", ""))
     assert read <= RATIO_FLOOR + (2 << 20)
 
 

@@ -197,7 +197,7 @@ def read_text(path: Path, what: str = "golden",
 
     data = read_input(path, what, max_bytes=MAX_GOLDEN_BYTES, error=error)
     found = None if max_line is None else long_line(data, max_line)
-    if found is not None:
+    if found is not None and max_line is not None:
         raise error(f"{path}:{found[0]}: the line is {found[1]:,} bytes long, more than the "
                     f"{max_line >> 20} MiB evalkit reads of one line of a {what} file; one "
                     "record per line: is this the right file?")

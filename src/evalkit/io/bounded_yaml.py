@@ -152,7 +152,7 @@ class BoundedSafeLoader(yaml.SafeLoader):
         return node
 
 
-BoundedSafeLoader.add_implicit_resolver(  # type: ignore[no-untyped-call]
+BoundedSafeLoader.add_implicit_resolver(
     "tag:yaml.org,2002:float", _YAML12_EXPONENT, list("-+0123456789."))
 
 
