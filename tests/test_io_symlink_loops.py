@@ -96,3 +96,17 @@ def test_cli_commands_refuse_a_loop(tmp_path: Path) -> None:
     refused(cli(["eval", "a", "--qrels", "a"], tmp_path), "run a:")
     refused(cli(["gate", "--checks", "a", "--run", "a"], tmp_path), "checks a:")
     refused(cli(["compare", "--collections", "a"], tmp_path), "collections a:")
+    (tmp_path / "g.jsonl").write_text('{"id": "q1", "query": "x"}\n')
+    (tmp_path / "ok.yaml").write_text(
+        "goldens: g.jsonl\ntarget: {factory: http, kwargs: {url: 'http://127.0.0.1:1/'}}\n"
+        "metrics: [recall@10]\noutput: out.jsonl\n")
+    refused(cli(["run", "ok.yaml", "--output", "a", "--no-progress"], tmp_path),
+            "--output a:")
+
+
+def test_judge_paths_name_the_judge_and_key(tmp_path: Path) -> None:
+    from evalkit_judge.declared import _absolute
+
+    loop(tmp_path)
+    with pytest.raises(ValueError, match=f"judge 'j': cache .*l1: {LOOP}"):
+        _absolute(tmp_path / "l1", "j", "cache")
