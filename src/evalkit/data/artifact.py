@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from evalkit.io.error_messages import reading
-from evalkit.io.limits import MAX_ARTIFACT_DEPTH, LimitError, json_problem, loads_json
+from evalkit.io.limits import MAX_ARTIFACT_DEPTH, LimitError, json_problem, loads_json, shown
 from evalkit.io.redaction import mask
 
 #: The schema this evalkit writes.
@@ -198,7 +198,7 @@ def sample_of(obj: Mapping[str, Any]) -> int | None:
     if sample is None:
         return None
     if isinstance(sample, bool) or not isinstance(sample, int) or sample < 0:
-        raise ValueError(f"'sample' is {sample!r}, not a sample number (an integer >= 0)")
+        raise ValueError(f"'sample' is {shown(sample)}, not a sample number (an integer >= 0)")
     return sample
 
 
@@ -280,7 +280,7 @@ def read_artifact(path: str | Path) -> tuple[dict[str, Any], list[tuple[int, dic
     if trailer is not None:
         count = trailer.get("rows")
         if isinstance(count, bool) or not isinstance(count, int):
-            raise ArtifactError(f"{p}: the trailer's 'rows' is {count!r}, not a count")
+            raise ArtifactError(f"{p}: the trailer's 'rows' is {shown(count)}, not a count")
         trailer_rows = count
         digest_ok = trailer.get("sha256") == digest
     cut_line = None if cut is None else cut[0]
@@ -479,7 +479,7 @@ def _check_header(p: Path, lineno: int, obj: Mapping[str, Any]) -> dict[str, Any
     version = obj.get("schema_version")
     if isinstance(version, bool) or version not in READABLE_VERSIONS:
         raise ArtifactError(
-            f"{p}:{lineno}: schema_version {version!r} is not supported (this evalkit reads "
+            f"{p}:{lineno}: schema_version {shown(version)} is not supported (this evalkit reads "
             f"{' and '.join(str(v) for v in READABLE_VERSIONS)})"
         )
     from evalkit.data.run_origin import goldens_shape_problem

@@ -73,9 +73,9 @@ def goldens_clusters(cases: Iterable[Any], where: str = "the golden set") -> Cas
         raise ClustersError(f"no case of {where} names a cluster; give the cases "
                             "'cluster', or pass a clusters file (query id<TAB>cluster)")
     if lacking:
-        shown = ", ".join(repr(x) for x in lacking[:10]) + (
+        listed = ", ".join(shown(x) for x in lacking[:10]) + (
             f" and {len(lacking) - 10} more" if len(lacking) > 10 else "")
-        raise ClustersError(f"{len(lacking)} case(s) of {where} name no cluster ({shown}); "
+        raise ClustersError(f"{len(lacking)} case(s) of {where} name no cluster ({listed}); "
                             "give every case a 'cluster' (a case alone is its own cluster)")
     return {i: str(c) for i, c in given.items()}
 
