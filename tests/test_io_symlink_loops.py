@@ -110,3 +110,15 @@ def test_judge_paths_name_the_judge_and_key(tmp_path: Path) -> None:
     loop(tmp_path)
     with pytest.raises(ValueError, match=f"judge 'j': cache .*l1: {LOOP}"):
         _absolute(tmp_path / "l1", "j", "cache")
+
+
+def test_trec_and_topic_readers(tmp_path: Path) -> None:
+    from evalkit_retrieval import topics, trec
+
+    bad = loop(tmp_path)
+    with pytest.raises(trec.TrecFormatError, match=f"run .*l1: {LOOP}"):
+        trec.load_run(bad)
+    with pytest.raises(trec.TrecFormatError, match=f"qrels .*l1: {LOOP}"):
+        trec.load_qrels(bad)
+    with pytest.raises(topics.TopicsError, match=f"topics .*l1: {LOOP}"):
+        topics.load_topics(bad)

@@ -112,10 +112,15 @@ _Qrels = dict[str, dict[str, int]] | dict[str, Mapping[str, int]]
 
 
 def _require_regular(p: Path, what: str) -> None:
-    """Refuse a pipe, device or directory before it is opened (a FIFO would block)."""
+    """Refuse a pipe, device, directory or symbolic link loop before it is opened (a
+    FIFO would block)."""
     if regular_file_problem(p, what) is not None:
         if p.is_dir():
             raise TrecFormatError.whole(p, directory_message(p, what))
+        from evalkit.io.symlink_loops import is_symlink_loop, symlink_loop_message
+
+        if is_symlink_loop(p):
+            raise TrecFormatError.whole(p, symlink_loop_message(p, what))
         raise TrecFormatError(p, None, "is a pipe or device, not a regular file",
                               f"Save the {what} to a file")
 
