@@ -34,10 +34,9 @@ def runs_to_compare(baseline: Path | None, args: list[Path]) -> tuple[list[Path]
         return expanded, True
     from evalkit.io.symlink_loops import resolve_input
 
-    def absolute(p: Path) -> Path:
-        return resolve_input(p, "run", error=CliError)
-
-    candidates = [p for p in expanded if absolute(p) != absolute(baseline)]
+    first = resolve_input(baseline, "baseline", label="--baseline", error=CliError)
+    candidates = [p for p in expanded
+                  if resolve_input(p, "run", error=CliError) != first]
     if not candidates:
         raise CliError(f"--baseline {baseline}: no candidate to compare it with; pass run "
                        "files, folders of them or glob patterns")
