@@ -26,10 +26,12 @@ def test_long_line_finds_the_first_long_line() -> None:
 def test_golden_and_labels_jsonl_line_cap(tmp_path: Path,
                                           monkeypatch: pytest.MonkeyPatch) -> None:
     from evalkit import load_goldens
+    from evalkit.data import goldens as goldens_module
     from evalkit.data.goldens import GoldenError
     from evalkit.data.labels import LabelError, load_labels
 
     monkeypatch.setattr(text_lines, "MAX_JSONL_LINE_BYTES", 1 << 20)
+    monkeypatch.setattr(goldens_module, "MAX_JSONL_LINE_BYTES", 1 << 20)
     goldens = tmp_path / "g.jsonl"
     goldens.write_text('{"id": "a", "query": "q"}\n'
                        + json.dumps({"id": "b", "query": "x" * (2 << 20)}) + "\n")
@@ -65,3 +67,14 @@ def test_artifact_line_cap(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
         read_artifact(path)
     with pytest.raises(ArtifactError, match=r"run.jsonl:2: the line is"):
         read_partial(path)
+
+
+def test_every_json_lines_reader_caps_its_lines(tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    from evalkit.data import goldens as goldens_module
+    from evalkit.data.goldens import GoldenError, json_objects
+
+    monkeypatch.setattr(goldens_module, "MAX_JSONL_LINE_BYTES", 100)
+    text = '{"id": "a"}\n' + json.dumps({"id": "b", "text": "x" * 200}) + "\n"
+    with pytest.raises(GoldenError, match=r"c.jsonl:2: the line is 2\d\d bytes long"):
+        list(json_objects(text, tmp_path / "c.jsonl"))

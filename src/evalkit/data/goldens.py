@@ -21,7 +21,7 @@ from typing import Any
 
 from evalkit.data.cases import GoldenCase
 from evalkit.io.limits import LimitError, json_problem, loads_json, shown
-from evalkit.io.text_lines import csv_lines, is_blank, text_lines
+from evalkit.io.text_lines import MAX_JSONL_LINE_BYTES, csv_lines, is_blank, text_lines
 from evalkit.plugins.default import default_registry, scheme_loader
 
 
@@ -198,9 +198,7 @@ def read_text(path: Path, what: str = "golden",
     data = read_input(path, what, max_bytes=MAX_GOLDEN_BYTES, error=error)
     found = None if max_line is None else long_line(data, max_line)
     if found is not None and max_line is not None:
-        raise error(f"{path}:{found[0]}: the line is {found[1]:,} bytes long, more than the "
-                    f"{max_line >> 20} MiB evalkit reads of one line of a {what} file; one "
-                    "record per line: is this the right file?")
+        raise error(_long_line(f"{path}:{found[0]}", found[1], max_line, what))
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -213,6 +211,12 @@ def read_text(path: Path, what: str = "golden",
     return text
 
 
+def _long_line(where: str, length: int, max_line: int, what: str) -> str:
+    return (f"{where}: the line is {length:,} bytes long, more than the {max_line >> 20} "
+            f"MiB evalkit reads of one line of a {what} file; one record per line: is this "
+            "the right file?")
+
+
 def json_objects(text: str, p: Path, error: type[ValueError] = GoldenError
                  ) -> Iterator[tuple[int, dict[str, Any]]]:
     """``(line number, object)`` of each non-blank line of JSON Lines ``text``: lines end
@@ -222,14 +226,18 @@ def json_objects(text: str, p: Path, error: type[ValueError] = GoldenError
     Lines files joined with ``cat``, each with its own).
 
     Raises:
-        error: invalid JSON, a bound of :mod:`evalkit.io.limits` exceeded, or a line
-            that is not an object (file and line named).
+        error: invalid JSON, a bound of :mod:`evalkit.io.limits` exceeded, a line longer
+            than :data:`evalkit.io.text_lines.MAX_JSONL_LINE_BYTES`, or a line that is not
+            an object (file and line named).
     """
     for lineno, line in text_lines(text):
         line = line.removeprefix("\ufeff")  # files joined with cat: each one's BOM
         if is_blank(line):
             continue
         where = f"{p}:{lineno}"
+        if len(line) > MAX_JSONL_LINE_BYTES:  # characters: at most its bytes
+            raise error(_long_line(where, len(line.encode()), MAX_JSONL_LINE_BYTES,
+                                   "JSON Lines"))
         try:
             obj = loads_json(line, unique_keys=True)
         except json.JSONDecodeError as exc:
@@ -248,8 +256,6 @@ def load_jsonl(path: str | Path) -> GoldenSet:
         GoldenError: invalid JSON, a non-object line, a rule of this module broken, or
             zero cases (file and line named).
     """
-    from evalkit.io.text_lines import MAX_JSONL_LINE_BYTES
-
     p = Path(path)
     text = read_text(p, max_line=MAX_JSONL_LINE_BYTES)
     cases: list[GoldenCase] = []
