@@ -371,3 +371,30 @@ def test_meta_compare_refuses_scoring_it_cannot_apply(
     pair = (TREC_DATA / "results.test", TREC_DATA / "results.trunc", TREC_DATA / "qrels.test")
     with pytest.raises(ComparisonError, match=re.escape(message)):
         evalkit.meta_compare({"a": pair}, metrics=["ap"], scoring=scoring)
+
+
+def test_entries_naming_the_same_files_are_read_once(
+        suite: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from evalkit.comparison import inputs, meta_compute
+
+    calls: list[object] = []
+    real = inputs.load_inputs
+
+    def counted(*args: Any, **kw: Any) -> Any:
+        calls.append(args)
+        return real(*args, **kw)
+
+    monkeypatch.setattr(meta_compute, "load_inputs", counted)
+    part = suite.parent / "collections" / "q1-31"
+    other = suite.parent / "collections" / "q32-62"
+    entry = (f"{{baseline: {part / 'run.tfidf.txt'}, candidate: {part / 'run.bm25.txt'}, "
+             f"qrels: {part / 'qrels'}}}")
+    entries = [f"  - {{name: c{i}, {entry[1:]}" for i in range(5)]
+    entries.append(f"  - {{name: o, baseline: {other / 'run.tfidf.txt'}, candidate: "
+                   f"{other / 'run.bm25.txt'}, qrels: {other / 'qrels'}}}")
+    path = tmp_path / "many.yaml"
+    path.write_text("collections:\n" + "\n".join(entries) + "\n")
+    res = invoke("compare", "--collections", path, "-m", "ap", "--json")
+    assert res.exit_code == 0, res.output
+    assert len(json.loads(res.stdout)["collections"]) == 6
+    assert len(calls) == 2  # five entries of one pair of files, one of another

@@ -347,3 +347,24 @@ def test_a_blank_text_expected_is_no_reference_answer() -> None:
     assert GoldenCase("a", expected=" Rome ").reference_answers() == (" Rome ",)
     with pytest.raises(ValueError, match="answers must not be empty or only white space"):
         GoldenCase("a", answers=["Rome", "  "])
+
+
+def test_csv_header_column_cap_and_repeated_column(tmp_path: Path) -> None:
+    from evalkit.data.goldens import GoldenError
+    from evalkit.io.limits import MAX_CSV_COLUMNS
+
+    wide = tmp_path / "wide.csv"
+    wide.write_text(",".join(f"c{i}" for i in range(MAX_CSV_COLUMNS)) + ",id,query\n")
+    with pytest.raises(GoldenError, match=r"wide.csv:1: the header has 10,002 columns"):
+        load_goldens(wide)
+    twice = tmp_path / "twice.csv"
+    twice.write_text(",".join(f"c{i}" for i in range(5000)) + ",c7,id,query\n")
+    with pytest.raises(GoldenError, match=r"twice.csv:1: column 'c7' appears twice"):
+        load_goldens(twice)
+
+
+def test_jsonl_files_joined_with_cat_keep_their_byte_order_marks(tmp_path: Path) -> None:
+    path = tmp_path / "ab.jsonl"
+    path.write_bytes(b'\xef\xbb\xbf{"id": "a", "query": "q"}\n'
+                     b'\xef\xbb\xbf{"id": "b", "query": "q"}\n')
+    assert [c.id for c in load_goldens(path)] == ["a", "b"]

@@ -69,3 +69,17 @@ def test_a_bad_value_is_located_at_its_key(tmp_path: Path) -> None:
     assert err == (f"error: {cfg}:9: target.kwargs.headers.Authorization: HttpTarget header "
                    "'Authorization': its value holds a space at its end, which HTTP forbids; "
                    "remove it\n")
+
+
+def test_an_unknown_metric_names_its_line(tmp_path: Path) -> None:
+    import pytest
+
+    from evalkit.execute.evalconfig import ConfigError, check_names, load_eval_config
+
+    cfg = tmp_path / "evalkit.yaml"
+    cfg.write_text("goldens: g.jsonl\nmetrics:\n  - recall@10\n  - latency_ms\n"
+                   "target: {factory: http, kwargs: {url: 'http://127.0.0.1:1/'}}\n"
+                   "output: out.jsonl\n")
+    with pytest.raises(ConfigError, match=r"evalkit.yaml:4: key 'metrics': unknown metric "
+                                          "'latency_ms'"):
+        check_names(load_eval_config(cfg))

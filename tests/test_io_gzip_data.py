@@ -124,3 +124,21 @@ def test_the_reader_streams_what_inflate_returns(tmp_path: Path) -> None:
         GzipReader(fh).readall()
     assert str(err.value) == (f"the gzip stream is damaged at byte 10 of "
                               f"{path.stat().st_size:,} (invalid block type)")
+
+
+def test_max_ratio_refuses_past_the_floor_only() -> None:
+    import gzip
+    import io
+
+    import pytest
+
+    from evalkit.io.gzip_data import RATIO_FLOOR, GzipReader, InflateRatioError
+
+    small = gzip.compress(b"\n" * (RATIO_FLOOR // 2))  # ratio near 1000, under the floor
+    assert len(GzipReader(io.BytesIO(small), max_ratio=100).readall()) == RATIO_FLOOR // 2
+    bomb = gzip.compress(b"\n" * (3 * RATIO_FLOOR))
+    reader = GzipReader(io.BytesIO(bomb), max_ratio=100)
+    with pytest.raises(InflateRatioError, match="more than 100 times its compressed size"):
+        reader.readall()
+    assert RATIO_FLOOR < reader.inflated < 2 * RATIO_FLOOR
+    assert len(GzipReader(io.BytesIO(bomb)).readall()) == 3 * RATIO_FLOOR  # no ratio: read

@@ -143,7 +143,7 @@ def test_deep_yaml_golden_names_file_and_line(tmp_path: Path) -> None:
     calls, exc = quickly(load_goldens, path)
     assert calls < MOST_CALLS and isinstance(exc, GoldenError)  # unbounded: a RecursionError
     assert str(exc) == (f"{path}:5: lists and mappings nested more than {MAX_DEPTH} levels "
-                        "deep; evalkit refuses deeper YAML")
+                        "deep; evalkit refuses deeper nesting")
 
 
 def test_deep_csv_cell_names_file_and_line(tmp_path: Path) -> None:
@@ -346,3 +346,52 @@ def test_loads_json_without_constants_refuses_what_json_does_not_have(literal: s
     # a string that reads "NaN" is JSON
     assert loads_json('{"score": "NaN"}', unique_keys=True, constants=False) == {
         "score": "NaN"}
+
+
+def test_repeated_and_first_repeated_are_linear_scans() -> None:
+    from evalkit.io.limits import first_repeated, repeated
+
+    assert repeated(["a", "b", "a", "c", "b", "a"]) == ["a", "b"]
+    assert first_repeated(["a", "b", "b", "a"]) == "b"
+    assert first_repeated(range(10)) is None
+
+    class Counted(str):
+        compared = 0
+
+        def __eq__(self, other: object) -> bool:
+            Counted.compared += 1
+            return str.__eq__(self, other)
+
+        __hash__ = str.__hash__
+
+    names = [Counted(f"c{i}") for i in range(5000)]
+    assert repeated(names) == [] and first_repeated(names) is None
+    # a set lookup compares only on a hash collision: far fewer than n*(n-1)/2 comparisons
+    assert Counted.compared < 100
+
+
+def test_shown_cuts_a_long_value_and_names_its_length() -> None:
+    from evalkit.io.limits import MAX_SHOWN_CHARS, shown
+
+    text = shown("x" * 10_000_000)
+    assert len(text) < MAX_SHOWN_CHARS + 40 and "(10,000,000 characters)" in text
+    assert shown("abc") == "'abc'"
+    assert len(shown(list(range(1_000_000)))) < 100
+
+
+def test_loads_json_lets_bytes_that_are_not_utf8_through_as_such() -> None:
+    # UnicodeDecodeError is a ValueError: it is not reported as an integer too long
+    from evalkit.io.limits import loads_json
+
+    with pytest.raises(UnicodeDecodeError):
+        loads_json(b'{"text": "\xff\xfe bad"}')
+
+
+def test_a_deep_json_collections_file_is_not_called_yaml(tmp_path: Path) -> None:
+    from evalkit.comparison.collections_file import CollectionsFileError, load_collections
+
+    path = tmp_path / "col.json"
+    path.write_text('{"collections": ' + "[" * (MAX_DEPTH + 5) + "]" * (MAX_DEPTH + 5) + "}")
+    with pytest.raises(CollectionsFileError) as info:
+        load_collections(path)
+    assert "YAML" not in str(info.value) and "deeper nesting" in str(info.value)

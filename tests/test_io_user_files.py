@@ -166,3 +166,12 @@ def test_python_readers_of_runs_qrels_and_artifacts(tmp_path: Path) -> None:
     assert is_artifact(path) is False
     with pytest.raises(TrecFormatError, match="is a directory"):
         load_run(tmp_path)
+
+
+def test_clusters_fifo_named_like_a_golden_set_says_clusters(tmp_path: Path) -> None:
+    from evalkit.data.case_clusters import ClustersError, load_case_clusters
+
+    path = fifo(tmp_path, "clusters.jsonl")
+    with pytest.raises(ClustersError, match=f"clusters .*clusters.jsonl: {PIPE}; save the "
+                                            "clusters data"):
+        load_case_clusters(path)

@@ -28,6 +28,8 @@ REFUSED = [
      "the response body is not strict JSON: -Infinity is not JSON"),
     (b'{"ranked_ids": ["d1"], "meta": {"a": 1, "a": 2}}',
      "key 'a' appears twice in one JSON object"),
+    (b'{"text":"\xff\xfe bad"}',
+     "the response body is not UTF-8 text (byte 0xff at offset 9)"),
 ]
 
 

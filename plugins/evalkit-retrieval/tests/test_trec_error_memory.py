@@ -132,19 +132,45 @@ def test_a_gzip_bomb_is_refused_in_memory_that_does_not_grow_with_the_cap(
             for _ in range(2 * cap >> 20):
                 fh.write(b"\n" * (1 << 20))
     load = trec.load_run if kind == "run" else trec.load_qrels
-    with peak() as most, pytest.raises(trec.TrecFormatError,
-                                       match="decompresses to more than 32 MiB"):
+    said = ("decompresses to more than 32 MiB" if body == "distinct" else
+            "decompresses to more than 100 times its compressed size")
+    with peak() as most, pytest.raises(trec.TrecFormatError, match=said):
         load(bomb)
     assert most[0] < cap // 3, most[0]  # buffers of about a megabyte, never the text
 
 
 def test_a_line_without_end_is_refused_at_its_first_16_mib(tmp_path: Path) -> None:
     path = tmp_path / "run.gz"
-    with gzip.open(path, "wb", compresslevel=1) as fh:
-        fh.write(b"q1 Q0 " + b"a" * (40 << 20))  # 40 MiB without a line break
+    import base64
+    import random
+
+    with gzip.open(path, "wb", compresslevel=1) as fh:  # 40 MiB without a line break
+        fh.write(b"q1 Q0 a" + base64.b64encode(random.Random(0).randbytes(30 << 20)))
     with pytest.raises(trec.TrecFormatError,
                        match=r"run.gz:1: the line is longer than 16 MiB \(starts 'q1 Q0 a"):
         trec.load_run(path)
+
+
+def test_a_repeated_line_of_an_unjudged_query_is_refused_by_its_ratio(
+        tmp_path: Path) -> None:
+    """trec_eval accepts a document listed twice for a query the qrels do not judge, and so
+    does evalkit; a gzip file of one such line repeated (400 times smaller than its text)
+    is refused once 16 MiB are decompressed, in proportion to its size, not at the 1 GiB
+    cap."""
+    import re
+
+    from evalkit.io.gzip_data import RATIO_FLOOR
+
+    bomb = tmp_path / "bomb.run.gz"
+    with gzip.open(bomb, "wb") as fh:
+        for _ in range(48):
+            fh.write(b"q1 Q0 d1 1 1.0 r\n" * (1 << 16))
+    with pytest.raises(trec.TrecFormatError, match="more than 100 times") as info:
+        trec.load_run(bomb, judged={"q2"})
+    found = re.search(r"\(([\d,]+) bytes", str(info.value))
+    assert found is not None
+    read = int(found[1].replace(",", ""))
+    assert read <= RATIO_FLOOR + (2 << 20)
 
 
 @pytest.mark.parametrize("kind", ["run", "qrels"])

@@ -73,6 +73,10 @@ def list_plugins(
         refuse_directory(eval_config, "eval config", label="--eval-config",
                          inside=YAML_NAMES, error=CliError)
     if eval_config is not None and not eval_config.is_file():
+        from evalkit.io.symlink_loops import refuse_symlink_loop
+
+        refuse_symlink_loop(eval_config, "eval config", label="--eval-config",
+                            error=CliError)
         raise CliError(f"--eval-config {eval_config}: no such file; pass the eval config "
                        "(evalkit.yaml), or leave the option out")
     report = plugin_report(config, configure=eval_config_sections(eval_config),

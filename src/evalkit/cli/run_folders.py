@@ -32,7 +32,11 @@ def runs_to_compare(baseline: Path | None, args: list[Path]) -> tuple[list[Path]
         raise CliError(str(exc)) from None
     if baseline is None:
         return expanded, True
-    candidates = [p for p in expanded if p.resolve() != baseline.resolve()]
+    from evalkit.io.symlink_loops import resolve_input
+
+    first = resolve_input(baseline, "baseline", label="--baseline", error=CliError)
+    candidates = [p for p in expanded
+                  if resolve_input(p, "run", error=CliError) != first]
     if not candidates:
         raise CliError(f"--baseline {baseline}: no candidate to compare it with; pass run "
                        "files, folders of them or glob patterns")

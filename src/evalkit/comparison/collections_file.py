@@ -30,7 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from pydantic_core import ErrorDetails
 
 from evalkit.comparison.records import ComparisonError
-from evalkit.io.limits import MAX_NAME_CHARS, check_name
+from evalkit.io.limits import MAX_NAME_CHARS, check_name, shown
 from evalkit.io.model_errors import (
     MISSING,
     Problem,
@@ -108,7 +108,7 @@ class CollectionsFile(BaseModel):
         first: dict[str, int] = {}
         for i, e in enumerate(entries):
             if e.name in first:
-                raise rule(f"collection {i + 1}: the name {e.name!r} is used twice (also "
+                raise rule(f"collection {i + 1}: the name {shown(e.name)} is used twice (also "
                            f"collection {first[e.name] + 1}); give each its own name",
                            index=i, first=first[e.name])
             first[e.name] = i
@@ -131,7 +131,7 @@ def _problem(err: ErrorDetails, data: Any) -> Problem:
     if len(loc) < 3 or not isinstance(loc[1], int):  # the top level, or the list itself
         if kind == "extra_forbidden":
             hint = did_you_mean(str(loc[-1]), ["collections"])
-            return Problem(loc, f"unknown key {loc[-1]!r}{hint}; the file holds one key, "
+            return Problem(loc, f"unknown key {shown(loc[-1])}{hint}; the file holds one key, "
                            "'collections'")
         if kind == "too_short":
             return Problem(loc, "'collections' is empty; list at least one collection")
@@ -139,15 +139,15 @@ def _problem(err: ErrorDetails, data: Any) -> Problem:
                        "baseline, candidate and (for TREC run files) qrels")
     i, key = int(loc[1]), str(loc[2])
     name = value_at(data, ("collections", i, "name"))
-    label = f"collection {i + 1}" + (f" ({name!r})" if isinstance(name, str) else "")
+    label = f"collection {i + 1}" + (f" ({shown(name)})" if isinstance(name, str) else "")
     if kind == "model_type" or kind == "dict_type":
         return Problem(loc[:2], f"{label}: must be a mapping with name, baseline, "
-                       f"candidate and qrels, got {value!r}")
+                       f"candidate and qrels, got {shown(value)}")
     if kind == "extra_forbidden":
-        return Problem(loc, f"{label}: unknown key {key!r}"
+        return Problem(loc, f"{label}: unknown key {shown(key)}"
                        f"{did_you_mean(key, ENTRY_KEYS)}; known keys: {', '.join(ENTRY_KEYS)}")
     if kind == "missing" or value is MISSING:
-        return Problem(loc[:2], f"{label}: key {key!r} is missing")
+        return Problem(loc[:2], f"{label}: key {shown(key)} is missing")
     if key == "name" and kind == "string_too_long":
         return Problem(loc, f"{label}: the name is longer than {MAX_NAME_CHARS} characters")
     if key in ("relevance_level", "depth"):
@@ -158,8 +158,8 @@ def _problem(err: ErrorDetails, data: Any) -> Problem:
         return Problem(loc, f"{label}: key 'missing' must be one of zero, skip, refuse, "
                        f"got {value!r}")
     what = "a name" if key == "name" else "a path"
-    return Problem(loc, f"{label}: key {key!r} must be a non-empty text ({what}), "
-                   f"got {value!r}")
+    return Problem(loc, f"{label}: key {shown(key)} must be a non-empty text ({what}), "
+                   f"got {shown(value)}")
 
 
 def validate_collections(data: Any) -> list[CollectionEntry]:

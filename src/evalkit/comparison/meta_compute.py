@@ -134,6 +134,24 @@ def _load(name: str, value: Sequence[Any], metrics: Sequence[str] | None,
         raise InputError(f"collection {quoted(name)}: {exc}") from None
 
 
+def _files_key(value: Sequence[Any]) -> tuple[str, ...] | None:
+    """The files (absolute, links followed) or ``irds:`` ids a collection entry names, as
+    a key that is equal for entries that read the same inputs; None when an item is not
+    a path or text (a frame, a result object passed from Python)."""
+    key: list[str] = []
+    for item in value:
+        if isinstance(item, str) and ":" in item and not Path(item).exists():
+            key.append(item)  # irds:ID
+        elif isinstance(item, str | PathLike):
+            try:
+                key.append(str(Path(item).resolve()))
+            except (OSError, RuntimeError):
+                return None
+        else:
+            return None
+    return tuple(key)
+
+
 def _require_files(collections: Mapping[str, Sequence[Any]]) -> None:
     from evalkit.io.input_files import InputError, require_file
     from evalkit.plugins.default import scheme_loader
@@ -242,8 +260,19 @@ def meta_compare(
     given = {"relevance_level": relevance_level, "missing": missing, "depth": depth,
              "allow_incomplete": allow_incomplete}
     _require_files(collections)  # a typo in the last collection stops before any scoring
-    loaded = {name: _load(name, value, wanted, **{**given, **own.get(name, {})})
-              for name, value in collections.items()}
+    # entries naming the same files, scored alike, are read once and share what was read
+    by_files: dict[tuple[str, ...], Loaded] = {}
+    loaded: dict[str, Loaded] = {}
+    for name, value in collections.items():
+        options = {**given, **own.get(name, {})}
+        files = _files_key(value)
+        key = None if files is None else (*files, repr(sorted(options.items())))
+        if key is None or key not in by_files:
+            loaded[name] = _load(name, value, wanted, **options)
+            if key is not None:
+                by_files[key] = loaded[name]
+        else:
+            loaded[name] = by_files[key]
     if any(not r.per_query for ld in loaded.values() for r in ld.runs):
         empty = next(n for n, ld in loaded.items() if any(not r.per_query for r in ld.runs))
         raise ComparisonError(f"collection {quoted(empty)}: a run has no evaluated query; "

@@ -79,11 +79,15 @@ class ToolConfig(NamedTuple):
 
 
 def find_pyproject(start: str | os.PathLike[str] | None = None) -> Path | None:
-    """The nearest ``pyproject.toml`` at or above ``start`` (default: the working directory)."""
+    """The nearest ``pyproject.toml`` at or above ``start`` (default: the working directory);
+    one that is a symbolic link loop is found too (reading it is refused, naming it,
+    rather than its settings being ignored without a word)."""
+    from evalkit.io.symlink_loops import is_symlink_loop
+
     here = Path(start if start is not None else os.getcwd()).resolve()
     for folder in (here, *here.parents):
         candidate = folder / PYPROJECT
-        if candidate.is_file():
+        if candidate.is_file() or is_symlink_loop(candidate):
             return candidate
     return None
 
@@ -108,6 +112,9 @@ def read_tool_config(
         if path.is_dir():
             path = path / PYPROJECT
         if not path.exists():
+            from evalkit.io.symlink_loops import refuse_symlink_loop
+
+            refuse_symlink_loop(path, "config", label="--config", error=ConfigError)
             raise ConfigError(f"config file {path.absolute()} does not exist")
     else:
         found = find_pyproject(start)
@@ -350,12 +357,14 @@ def plugin_selection(
     refuse_unknown_keys(table, where)
     plugins = _string_list(table, "plugins", where)
     local = _string_list(table, "local_plugins", where) or []
-    for i, module in enumerate(local):
+    seen: set[str] = set()
+    for module in local:
         if not re.match(_MODULE, module):
             raise ConfigError(f"{where}: local_plugins entry {module!r} is not a module name")
-        if module in local[:i]:
+        if module in seen:
             raise ConfigError(f"{where} local_plugins: {module!r} is listed twice; list each "
                               "module once")
+        seen.add(module)
     if ENV_PLUGINS in env:
         raw = split_env_list(env[ENV_PLUGINS])
         chosen_local = tuple(m for m in local if m in raw)

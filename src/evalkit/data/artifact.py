@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from evalkit.io.error_messages import reading
-from evalkit.io.limits import MAX_ARTIFACT_DEPTH, LimitError, json_problem, loads_json
+from evalkit.io.limits import MAX_ARTIFACT_DEPTH, LimitError, json_problem, loads_json, shown
 from evalkit.io.redaction import mask
 
 #: The schema this evalkit writes.
@@ -198,7 +198,7 @@ def sample_of(obj: Mapping[str, Any]) -> int | None:
     if sample is None:
         return None
     if isinstance(sample, bool) or not isinstance(sample, int) or sample < 0:
-        raise ValueError(f"'sample' is {sample!r}, not a sample number (an integer >= 0)")
+        raise ValueError(f"'sample' is {shown(sample)}, not a sample number (an integer >= 0)")
     return sample
 
 
@@ -258,7 +258,8 @@ def read_artifact(path: str | Path) -> tuple[dict[str, Any], list[tuple[int, dic
 
     Raises:
         ArtifactError: no such file, not UTF-8, empty, no header first, a schema this
-            evalkit does not read, a malformed line (file and line named), a line that is
+            evalkit does not read, a malformed line (file and line named), a line longer
+            than :data:`evalkit.io.text_lines.MAX_ARTIFACT_LINE_BYTES`, a line that is
             not a row, or anything after the trailer.
     """
     p = Path(path)
@@ -266,6 +267,7 @@ def read_artifact(path: str | Path) -> tuple[dict[str, Any], list[tuple[int, dic
         data = fh.read()
         if data.startswith(_BOM):
             data = data[len(_BOM):]
+        refuse_long_line(p, data)
         read = _read_whole(p, data)
         header, rows, trailer, digest, cut = read if read is not None else _read_lines(p, data)
     if header is None:
@@ -278,7 +280,7 @@ def read_artifact(path: str | Path) -> tuple[dict[str, Any], list[tuple[int, dic
     if trailer is not None:
         count = trailer.get("rows")
         if isinstance(count, bool) or not isinstance(count, int):
-            raise ArtifactError(f"{p}: the trailer's 'rows' is {count!r}, not a count")
+            raise ArtifactError(f"{p}: the trailer's 'rows' is {shown(count)}, not a count")
         trailer_rows = count
         digest_ok = trailer.get("sha256") == digest
     cut_line = None if cut is None else cut[0]
@@ -286,6 +288,21 @@ def read_artifact(path: str | Path) -> tuple[dict[str, Any], list[tuple[int, dic
                      _problems(str(p), version, len(rows), trailer_rows, digest_ok, cut_line),
                      header_line=first_line_number(data))
     return header, rows, info
+
+
+def refuse_long_line(p: Path, data: bytes) -> None:
+    """Refuse ``data`` when a line is longer than
+    :data:`evalkit.io.text_lines.MAX_ARTIFACT_LINE_BYTES`, before it is decoded (a
+    400 MB row would take gigabytes)."""
+    from evalkit.io.text_lines import MAX_ARTIFACT_LINE_BYTES, long_line
+
+    found = long_line(data, MAX_ARTIFACT_LINE_BYTES)
+    if found is not None:
+        raise ArtifactError(
+            f"{p}:{found[0]}: the line is {found[1]:,} bytes long, more than the "
+            f"{MAX_ARTIFACT_LINE_BYTES >> 20} MiB evalkit reads of one line of a run "
+            "artifact (a row holds one response); the file was altered or is not an "
+            "artifact")
 
 
 def first_line_number(data: bytes) -> int:
@@ -462,7 +479,7 @@ def _check_header(p: Path, lineno: int, obj: Mapping[str, Any]) -> dict[str, Any
     version = obj.get("schema_version")
     if isinstance(version, bool) or version not in READABLE_VERSIONS:
         raise ArtifactError(
-            f"{p}:{lineno}: schema_version {version!r} is not supported (this evalkit reads "
+            f"{p}:{lineno}: schema_version {shown(version)} is not supported (this evalkit reads "
             f"{' and '.join(str(v) for v in READABLE_VERSIONS)})"
         )
     from evalkit.data.run_origin import goldens_shape_problem

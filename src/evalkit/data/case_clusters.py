@@ -16,6 +16,8 @@ from os import PathLike
 from pathlib import Path
 from typing import Any
 
+from evalkit.io.limits import shown
+
 #: ``{case id: cluster}``.
 CaseClusters = dict[str, str]
 
@@ -48,7 +50,7 @@ def load_clusters(path: str | PathLike[str]) -> CaseClusters:
     for where, lineno, qid, cluster in id_value_lines(path, "clusters", "cluster",
                                                       ClustersError):
         if qid in first:
-            raise ClustersError(f"{where}: query {qid!r} is given a cluster again (first on "
+            raise ClustersError(f"{where}: query {shown(qid)} is given a cluster again (first on "
                                 f"line {first[qid]}); a query belongs to one cluster")
         first[qid] = lineno
         out[qid] = cluster
@@ -71,9 +73,9 @@ def goldens_clusters(cases: Iterable[Any], where: str = "the golden set") -> Cas
         raise ClustersError(f"no case of {where} names a cluster; give the cases "
                             "'cluster', or pass a clusters file (query id<TAB>cluster)")
     if lacking:
-        shown = ", ".join(repr(x) for x in lacking[:10]) + (
+        listed = ", ".join(shown(x) for x in lacking[:10]) + (
             f" and {len(lacking) - 10} more" if len(lacking) > 10 else "")
-        raise ClustersError(f"{len(lacking)} case(s) of {where} name no cluster ({shown}); "
+        raise ClustersError(f"{len(lacking)} case(s) of {where} name no cluster ({listed}); "
                             "give every case a 'cluster' (a case alone is its own cluster)")
     return {i: str(c) for i, c in given.items()}
 
@@ -91,7 +93,11 @@ def load_case_clusters(path: str | PathLike[str]) -> CaseClusters:
     if p.suffix.lower() not in (".jsonl", ".yaml", ".yml", ".csv"):
         return load_clusters(p)
     from evalkit.data.goldens import load_goldens
+    from evalkit.io.user_files import regular_file_problem
 
+    problem = regular_file_problem(p, "clusters")  # a pipe is the clusters data, not golden
+    if problem is not None:
+        raise ClustersError(f"clusters {problem}")
     try:
         gset = load_goldens(p)
     except (OSError, ValueError, LookupError) as exc:
@@ -128,8 +134,8 @@ def clusters_from_runs(headers: Sequence[Mapping[str, Any]]) -> CaseClusters:
     for path, gset in sets:
         for case, cluster in goldens_clusters(gset, f"the golden set {path}").items():
             if out.setdefault(case, cluster) != cluster:
-                raise ClustersError(f"case {case!r} is in cluster {out[case]!r} in one golden "
-                                    f"set and {cluster!r} in {path}; {fix}")
+                raise ClustersError(f"case {shown(case)} is in cluster {shown(out[case])} "
+                                    f"in one golden set and {shown(cluster)} in {path}; {fix}")
     return out
 
 

@@ -15,6 +15,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from os import PathLike
 from typing import Any
 
+from evalkit.io.limits import shown
+
 #: ``{case id: its tags in order}``.
 CaseTags = dict[str, tuple[str, ...]]
 
@@ -45,11 +47,11 @@ def load_tags(path: str | PathLike[str]) -> CaseTags:
             path, "tags", "tag", TagsError,
             hint="; write one tag per line, a query with several tags on several lines"):
         if ";" in tag:
-            raise TagsError(f"{where}: tag {tag!r} holds ';', which separates tags in a "
+            raise TagsError(f"{where}: tag {shown(tag)} holds ';', which separates tags in a "
                             "golden CSV cell; write it without")
         if (qid, tag) in first:
-            raise TagsError(f"{where}: query {qid!r} is given tag {tag!r} twice (first on "
-                            f"line {first[(qid, tag)]})")
+            raise TagsError(f"{where}: query {shown(qid)} is given tag {shown(tag)} twice "
+                            f"(first on line {first[(qid, tag)]})")
         first[(qid, tag)] = lineno
         out.setdefault(qid, []).append(tag)
     if not out:
@@ -78,7 +80,8 @@ def as_case_tags(tags: Mapping[str, Sequence[str] | str] | str | PathLike[str]
         values = (given,) if isinstance(given, str) else tuple(given)
         bad = [t for t in values if not isinstance(t, str) or not t.strip()]
         if bad:
-            raise TagsError(f"case {case!r}: tags must be non-empty texts, got {bad[0]!r}")
+            raise TagsError(f"case {shown(case)}: tags must be non-empty texts, got "
+                            f"{shown(bad[0])}")
         out[str(case)] = tuple(dict.fromkeys(values))
     return out
 

@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from evalkit.data.cases import GoldenCase
-from evalkit.io.limits import LimitError, json_problem, loads_json
-from evalkit.io.text_lines import csv_lines, is_blank, text_lines
+from evalkit.io.limits import LimitError, json_problem, loads_json, shown
+from evalkit.io.text_lines import MAX_JSONL_LINE_BYTES, csv_lines, is_blank, text_lines
 from evalkit.plugins.default import default_registry, scheme_loader
 
 
@@ -52,11 +52,11 @@ class GoldenSet:
         where = self.path or "golden set"
         for case in cases:
             if not isinstance(case, GoldenCase):
-                raise GoldenError(f"{where}: {case!r} is not a GoldenCase")
+                raise GoldenError(f"{where}: {shown(case)} is not a GoldenCase")
             if not isinstance(case.id, str) or case.id == "":
-                raise GoldenError(f"{where}: case id {case.id!r} must be non-empty text")
+                raise GoldenError(f"{where}: case id {shown(case.id)} must be non-empty text")
             if case.id in self._index:
-                raise GoldenError(f"{where}: duplicate case id {case.id!r}")
+                raise GoldenError(f"{where}: duplicate case id {shown(case.id)}")
             self._index[case.id] = case
             self._cases.append(case)
         if not self._cases:
@@ -78,7 +78,7 @@ class GoldenSet:
             return self._index[str(case_id)]
         except KeyError:
             raise KeyError(
-                f"{self.path or 'golden set'} has no case {str(case_id)!r}"
+                f"{self.path or 'golden set'} has no case {shown(str(case_id))}"
             ) from None
 
     def __iter__(self) -> Iterator[GoldenCase]:
@@ -91,7 +91,7 @@ class GoldenSet:
         return str(case_id) in self._index
 
     def __repr__(self) -> str:
-        return f"GoldenSet({len(self)} cases, path={self.path!r})"
+        return f"GoldenSet({len(self)} cases, path={shown(self.path)})"
 
     def case_digests(self) -> dict[str, str]:
         """``{case id: 16 hex digits}``: a digest of each case's content (for resume)."""
@@ -179,17 +179,26 @@ def case_from_record(record: Mapping[str, Any], where: str) -> GoldenCase:
 
 # ----------------------------------------------------------------------- readers
 def read_text(path: Path, what: str = "golden",
-              error: type[ValueError] = GoldenError) -> str:
+              error: type[ValueError] = GoldenError, *, max_line: int | None = None) -> str:
     """The text of a golden (or other ``what``) file (UTF-8, a byte order mark dropped).
+
+    Args:
+        max_line: the longest line accepted (bytes), checked before the file is decoded
+            (:func:`evalkit.io.text_lines.long_line`); None for no such bound.
 
     Raises:
         error: missing, a directory, a pipe or device, larger than
-            :data:`evalkit.io.user_files.MAX_GOLDEN_BYTES`, not UTF-8, or holding a NUL
-            byte (file and line named); :class:`GoldenError` unless told.
+            :data:`evalkit.io.user_files.MAX_GOLDEN_BYTES`, a line longer than
+            ``max_line``, not UTF-8, or holding a NUL byte (file and line named);
+            :class:`GoldenError` unless told.
     """
+    from evalkit.io.text_lines import long_line
     from evalkit.io.user_files import MAX_GOLDEN_BYTES, read_input
 
     data = read_input(path, what, max_bytes=MAX_GOLDEN_BYTES, error=error)
+    found = None if max_line is None else long_line(data, max_line)
+    if found is not None and max_line is not None:
+        raise error(_long_line(f"{path}:{found[0]}", found[1], max_line, what))
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -202,21 +211,33 @@ def read_text(path: Path, what: str = "golden",
     return text
 
 
+def _long_line(where: str, length: int, max_line: int, what: str) -> str:
+    return (f"{where}: the line is {length:,} bytes long, more than the {max_line >> 20} "
+            f"MiB evalkit reads of one line of a {what} file; one record per line: is this "
+            "the right file?")
+
+
 def json_objects(text: str, p: Path, error: type[ValueError] = GoldenError
                  ) -> Iterator[tuple[int, dict[str, Any]]]:
     """``(line number, object)`` of each non-blank line of JSON Lines ``text``: lines end
     at ``\\n`` (or ``\\r\\n``) alone (:func:`evalkit.io.text_lines.text_lines`), so a raw
     U+2028, U+2029 or U+0085 inside a string, legal in JSON, stays in it; a line of ASCII
-    white space alone is blank.
+    white space alone is blank; a byte order mark that starts a line is dropped (JSON
+    Lines files joined with ``cat``, each with its own).
 
     Raises:
-        error: invalid JSON, a bound of :mod:`evalkit.io.limits` exceeded, or a line
-            that is not an object (file and line named).
+        error: invalid JSON, a bound of :mod:`evalkit.io.limits` exceeded, a line longer
+            than :data:`evalkit.io.text_lines.MAX_JSONL_LINE_BYTES`, or a line that is not
+            an object (file and line named).
     """
     for lineno, line in text_lines(text):
+        line = line.removeprefix("\ufeff")  # files joined with cat: each one's BOM
         if is_blank(line):
             continue
         where = f"{p}:{lineno}"
+        if len(line) > MAX_JSONL_LINE_BYTES:  # characters: at most its bytes
+            raise error(_long_line(where, len(line.encode()), MAX_JSONL_LINE_BYTES,
+                                   "JSON Lines"))
         try:
             obj = loads_json(line, unique_keys=True)
         except json.JSONDecodeError as exc:
@@ -236,7 +257,7 @@ def load_jsonl(path: str | Path) -> GoldenSet:
             zero cases (file and line named).
     """
     p = Path(path)
-    text = read_text(p)
+    text = read_text(p, max_line=MAX_JSONL_LINE_BYTES)
     cases: list[GoldenCase] = []
     lines_of: dict[str, int] = {}
     for lineno, obj in json_objects(text, p):
@@ -295,16 +316,21 @@ def load_csv(path: str | Path) -> GoldenSet:
 
 
 def _csv_header(cells: list[str], p: Path, lineno: int) -> list[str]:
+    from evalkit.io.limits import MAX_CSV_COLUMNS, first_repeated
+
+    if len(cells) > MAX_CSV_COLUMNS:
+        raise GoldenError(f"{p}:{lineno}: the header has {len(cells):,} columns; a golden "
+                          f"set has at most {MAX_CSV_COLUMNS:,} (is this the right file?)")
     names = [c.strip() for c in cells]
     for i, n in enumerate(names, start=1):
         if not n:
             raise GoldenError(f"{p}:{lineno}: column {i} of the header has no name")
-    dup = next((n for i, n in enumerate(names) if n in names[:i]), None)
+    dup = first_repeated(names)
     if dup is not None:
-        raise GoldenError(f"{p}:{lineno}: column {dup!r} appears twice in the header")
+        raise GoldenError(f"{p}:{lineno}: column {shown(dup)} appears twice in the header")
     for required in ("id", "query"):
         if required not in names:
-            raise GoldenError(f"{p}:{lineno}: the header has no {required!r} column")
+            raise GoldenError(f"{p}:{lineno}: the header has no {shown(required)} column")
     return names
 
 
@@ -359,15 +385,16 @@ def _csv_labels(row: dict[str, str], where: str) -> dict[str, float]:
             continue
         metric = column[len(LABEL_COLUMN):].strip()
         if not metric:
-            raise GoldenError(f"{where}: column {column!r} names no metric; write "
+            raise GoldenError(f"{where}: column {shown(column)} names no metric; write "
                               "label:<metric> (label:correctness)")
         try:
             value = float(cell)
         except ValueError:
-            raise GoldenError(f"{where}: column {column!r}: {cell!r} is not a number; a "
+            raise GoldenError(f"{where}: column {shown(column)}: {shown(cell)} is not a number; a "
                               "label is a number, or an empty cell for no label") from None
         if not math.isfinite(value):
-            raise GoldenError(f"{where}: column {column!r}: {cell!r} is not a finite number")
+            raise GoldenError(f"{where}: column {shown(column)}: {shown(cell)} is not a finite "
+                              "number")
         out[metric] = value
     return out
 
@@ -376,12 +403,12 @@ def _json_cell(text: str, where: str, column: str, kind: type) -> Any:
     try:
         value = loads_json(text, unique_keys=True)
     except json.JSONDecodeError as exc:
-        raise GoldenError(f"{where}: column {column!r} is not valid JSON "
+        raise GoldenError(f"{where}: column {shown(column)} is not valid JSON "
                           f"({json_problem(exc)})") from None
     except LimitError as exc:
-        raise GoldenError(f"{where}: column {column!r}: {exc}") from None
+        raise GoldenError(f"{where}: column {shown(column)}: {exc}") from None
     if not isinstance(value, kind):
-        raise GoldenError(f"{where}: column {column!r} must be a JSON {kind.__name__}")
+        raise GoldenError(f"{where}: column {shown(column)} must be a JSON {kind.__name__}")
     return value
 
 
@@ -393,7 +420,7 @@ def check_unique(case_id: str, lineno: int, lines_of: dict[str, int], p: Path) -
     """
     if case_id in lines_of:
         raise GoldenError(
-            f"{p}:{lineno}: duplicate case id {case_id!r} (first on line {lines_of[case_id]})"
+            f"{p}:{lineno}: duplicate case id {shown(case_id)} (first on line {lines_of[case_id]})"
         )
     lines_of[case_id] = lineno
 
@@ -446,7 +473,7 @@ def load_goldens(path: str | Path, loader: str | None = None, **options: Any) ->
         gset.loader = spec.name
         return gset
     raise GoldenError(
-        f"goldens loader {spec.name!r} returned {type(result).__name__} for {path}; "
+        f"goldens loader {shown(spec.name)} returned {type(result).__name__} for {path}; "
         "it must return a GoldenSet or an iterable of cases"
     )
 

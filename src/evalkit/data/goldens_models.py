@@ -35,7 +35,14 @@ from pydantic import (
 from pydantic_core import ErrorDetails
 
 from evalkit.data.text_ids import IdCollisionError, text_ids
-from evalkit.io.limits import MAX_ID_CHARS, LimitError, check_id, label_problem, text_problem
+from evalkit.io.limits import (
+    MAX_ID_CHARS,
+    LimitError,
+    check_id,
+    label_problem,
+    shown,
+    text_problem,
+)
 from evalkit.io.model_errors import (
     MISSING,
     Problem,
@@ -70,7 +77,7 @@ def _each_once(ids: list[str], info: ValidationInfo) -> list[str]:
     seen: set[str] = set()
     for text in ids:
         if text in seen:
-            raise rule(f"{info.field_name!r} lists {text!r} twice")
+            raise rule(f"{shown(info.field_name)} lists {shown(text)} twice")
         seen.add(text)
     return ids
 
@@ -132,9 +139,9 @@ TagList = Annotated[list[TagText], BeforeValidator(_tuple_as_list), AfterValidat
 def label_value_problem(value: Any) -> str | None:
     """What is wrong with ``value`` as a human label, or ``None`` (a finite number)."""
     if isinstance(value, bool):
-        return f"{value!r} is a boolean; write 1 or 0"
+        return f"{shown(value)} is a boolean; write 1 or 0"
     if not isinstance(value, int | float):
-        return f"{value!r} is a {type(value).__name__}; a label is a number"
+        return f"{shown(value)} is a {type(value).__name__}; a label is a number"
     if finite_real(value) is None:  # NaN, an infinity, an int beyond the float range
         return f"{value_text(value)} is not a finite number a float holds"
     return None
@@ -151,11 +158,11 @@ def selection_of(obj: Mapping[str, Any]) -> tuple[str, int | None]:
     """
     unknown = sorted(set(obj) - {"selection", "seed"})
     if unknown:
-        raise ValueError(f"unknown key {unknown[0]!r} in the selection; it holds "
+        raise ValueError(f"unknown key {shown(unknown[0])} in the selection; it holds "
                          "'selection' and, for a random one, 'seed'")
     sel = obj.get("selection")
     if sel not in ("random", "all"):
-        raise ValueError(f"'selection' must be \"random\" or \"all\", got {sel!r}")
+        raise ValueError(f"'selection' must be \"random\" or \"all\", got {shown(sel)}")
     seed = obj.get("seed")
     if sel == "random" and (isinstance(seed, bool) or not isinstance(seed, int)):
         raise ValueError("a random selection records its integer 'seed' "
@@ -207,7 +214,7 @@ class GoldenRow(BaseModel):
                 raise rule("a metric name in 'labels' must be non-empty text")
             problem = label_value_problem(label)
             if problem is not None:
-                raise rule(f"label of {metric!r}: {problem}")
+                raise rule(f"label of {shown(metric)}: {problem}")
         return value
 
     def context(self) -> dict[str, Any]:
@@ -241,20 +248,20 @@ class GoldenCases(BaseModel):
 def id_problem(value: Any, what: str) -> str:
     """What is wrong with ``value`` as an id (``what`` names it in the message)."""
     if isinstance(value, bool) or value is None:
-        return f"{what} {value!r} is not an id; write ids as text"
+        return f"{what} {shown(value)} is not an id; write ids as text"
     if not isinstance(value, str):
-        return (f"{what} {value!r} is a {type(value).__name__}; ids must be text "
+        return (f"{what} {shown(value)} is a {type(value).__name__}; ids must be text "
                 f"(quote it: \"{value}\")")
     if value == "":
         return f"empty {what}"
     if not value.strip():
-        return (f"{what} {value!r} is blank (only white space); write the id, or leave "
+        return (f"{what} {shown(value)} is blank (only white space); write the id, or leave "
                 "the entry out")
     try:
         check_id(value, what)
     except LimitError as exc:
         return str(exc)
-    return f"{what} {value!r} is not an id"  # pragma: no cover - every failure is named above
+    return f"{what} {shown(value)} is not an id"  # pragma: no cover - every failure is named above
 
 
 def _rank(err: ErrorDetails) -> tuple[Any, ...]:
@@ -284,12 +291,12 @@ def _explain(err: ErrorDetails, record: Mapping[str, Any]) -> str:
     index = next((p for p in loc[1:] if isinstance(p, int)), None)
     if key in ("expected", "relevant") and index is not None and \
             value_at(value, (index,)) is not MISSING:
-        return id_problem(value[index], f"{case}: {key!r} item")
+        return id_problem(value[index], f"{case}: {shown(key)} item")
     if key == "expected":
         if isinstance(value, str) and text_problem(value, "") is not None:
             return f"{case}: {text_problem(value, repr('expected'))}"
         return (f"{case}: 'expected' must be a list of ids, a text or null; got "
-                f"{type(value).__name__} {value!r}")
+                f"{type(value).__name__} {shown(value)}")
     if key == "relevant":
         return f"{case}: 'relevant' must be a list of ids"
     if key == "answers":
@@ -298,7 +305,7 @@ def _explain(err: ErrorDetails, record: Mapping[str, Any]) -> str:
         return _tags_problem(case, value)
     if key == "labels":
         return (f"{case}: 'labels' must map metric names to numbers (labels: "
-                f"{{correctness: 4}}), got {type(value).__name__} {value!r}")
+                f"{{correctness: 4}}), got {type(value).__name__} {shown(value)}")
     if key == "cluster":
         if value == "":
             return f"{case}: 'cluster' is empty; name the cluster, or leave the field out"
@@ -306,8 +313,8 @@ def _explain(err: ErrorDetails, record: Mapping[str, Any]) -> str:
     if len(loc) == 3:  # a key of relevance
         return id_problem(loc[1], f"{case}: 'relevance' key")
     if len(loc) == 2:
-        return (f"{case}: relevance label of {_int_as_text(loc[1])!r} must be an integer, "
-                f"got {value[loc[1]]!r}")
+        return (f"{case}: relevance label of {shown(_int_as_text(loc[1]))} must be an integer, "
+                f"got {shown(value[loc[1]])}")
     return f"{case}: 'relevance' must map ids to integer labels"
 
 
@@ -324,19 +331,19 @@ def _answers_problem(case: str, value: Any) -> str:
         if bad == "":
             return f"{case}: an item of 'answers' is an empty text; {fix}"
         if isinstance(bad, str):
-            return (f"{case}: an item of 'answers' is blank ({bad!r}, only white space); "
+            return (f"{case}: an item of 'answers' is blank ({shown(bad)}, only white space); "
                     f"remove it or {fix}")
         value, what = bad, "an item of 'answers'"
     else:
         if value == "":
             return f"{case}: 'answers' is an empty text; {fix}, or leave the field out"
         if isinstance(value, str):
-            return (f"{case}: 'answers' is blank ({value!r}, only white space); {fix}, or "
+            return (f"{case}: 'answers' is blank ({shown(value)}, only white space); {fix}, or "
                     "leave the field out")
         what = "'answers'"
     quote = (f" (quote it: \"{value}\")" if isinstance(value, int | float)
              and not isinstance(value, bool) else "")
-    return f"{case}: {what} must be text, got {type(value).__name__} {value!r}{quote}; {fix}"
+    return f"{case}: {what} must be text, got {type(value).__name__} {shown(value)}{quote}; {fix}"
 
 
 def _tags_problem(case: str, value: Any) -> str:
@@ -344,12 +351,12 @@ def _tags_problem(case: str, value: Any) -> str:
     texts = value if isinstance(value, list | tuple) else [value]
     for t in texts:
         if not isinstance(t, str):
-            return f"{case}: a tag must be text, got {type(t).__name__} {t!r}; {fix}"
+            return f"{case}: a tag must be text, got {type(t).__name__} {shown(t)}; {fix}"
         if ";" in t:
-            return (f"{case}: tag {t!r} holds ';', which separates tags in a CSV cell; "
+            return (f"{case}: tag {shown(t)} holds ';', which separates tags in a CSV cell; "
                     "write it without")
         if not t.strip():
-            return f"{case}: tag {t!r} is empty or blank; remove it or {fix}"
+            return f"{case}: tag {shown(t)} is empty or blank; remove it or {fix}"
         try:
             check_id(t, "tag")
         except LimitError as exc:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from evalkit.data.text_ids import text_ids
-from evalkit.io.limits import label_problem
+from evalkit.io.limits import first_repeated, label_problem
 
 
 @dataclass(frozen=True)
@@ -110,8 +110,8 @@ def graded_judgments(qrels: Mapping[str, Mapping[str, object] | Collection[objec
         else:
             given = list(j)
             ids = text_ids(given, f"qrels of query {qid!r}")
-            if len(set(ids)) != len(ids):
-                dup = next(d for i, d in enumerate(ids) if d in ids[:i])
+            dup = first_repeated(ids)
+            if dup is not None:
                 raise ValueError(f"qrels of query {qid!r} list document {dup!r} twice")
             graded[qid] = dict.fromkeys(ids, 1)
     return graded

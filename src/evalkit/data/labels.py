@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from evalkit.data.goldens_models import label_value_problem, selection_of
-from evalkit.io.limits import LimitError, check_id, loads_json
+from evalkit.io.limits import LimitError, check_id, loads_json, shown
 from evalkit.io.setting_names import SettingError
 
 Selection = Literal["random", "all"]
@@ -58,10 +58,10 @@ def checked_labels(value: Any, where: str) -> dict[str, float]:
     for metric, label in value.items():
         if not isinstance(metric, str) or not metric.strip():
             raise LabelError(f"{where}: a metric name in 'labels' must be non-empty text, "
-                             f"got {metric!r}")
+                             f"got {shown(metric)}")
         problem = label_value_problem(label)
         if problem is not None:
-            raise LabelError(f"{where}: label of {metric!r}: {problem}")
+            raise LabelError(f"{where}: label of {shown(metric)}: {problem}")
         out[metric] = float(label)
     return out
 
@@ -111,7 +111,7 @@ class HumanLabels:
         for cid in self.labels:
             if cid not in known:
                 raise LabelError(
-                    f"{self.where(cid)}: case {cid!r} is not a case of {what}; label the "
+                    f"{self.where(cid)}: case {shown(cid)} is not a case of {what}; label the "
                     "run's own case ids (for a TREC run, its query ids)")
 
     def selection_warning(self, n_cases: int) -> str | None:
@@ -159,7 +159,7 @@ def _case_id(value: Any, where: str) -> str:
     if isinstance(value, int) and not isinstance(value, bool):
         value = str(value)
     if not isinstance(value, str):
-        raise LabelError(f"{where}: 'id' must be text, got {type(value).__name__} {value!r}")
+        raise LabelError(f"{where}: 'id' must be text, got {type(value).__name__} {shown(value)}")
     try:
         return check_id(value)
     except LimitError as exc:
@@ -176,9 +176,10 @@ def load_labels(path: str | Path) -> HumanLabels:
     """
     from evalkit.data.goldens import json_objects, read_text
     from evalkit.io.input_files import swapped_input_message
+    from evalkit.io.text_lines import MAX_JSONL_LINE_BYTES
 
     p = Path(path)
-    text = read_text(p, "labels", LabelError)
+    text = read_text(p, "labels", LabelError, max_line=MAX_JSONL_LINE_BYTES)
     other = swapped_input_message(p, "labels", "--labels")
     if other is not None:
         raise LabelError(other)
@@ -201,15 +202,15 @@ def load_labels(path: str | Path) -> HumanLabels:
                              "({\"id\": \"q1\", \"labels\": {\"correctness\": 4}})")
         unknown = sorted(set(obj) - {"id", "labels"})
         if unknown:
-            raise LabelError(f"{where}: unknown key {unknown[0]!r}; a label line holds "
+            raise LabelError(f"{where}: unknown key {shown(unknown[0])}; a label line holds "
                              "'id' and 'labels'")
         cid = _case_id(obj["id"], where)
         if cid in lines:
-            raise LabelError(f"{where}: case {cid!r} is labelled twice (first on line "
+            raise LabelError(f"{where}: case {shown(cid)} is labelled twice (first on line "
                              f"{lines[cid]})")
         if "labels" not in obj:
-            raise LabelError(f"{where}: case {cid!r} has no 'labels'")
-        labels[cid] = checked_labels(obj["labels"], f"{where}: case {cid!r}")
+            raise LabelError(f"{where}: case {shown(cid)} has no 'labels'")
+        labels[cid] = checked_labels(obj["labels"], f"{where}: case {shown(cid)}")
         lines[cid] = lineno
     if not labels:
         raise LabelError(f"{p}: no labels; write one line per labelled case "

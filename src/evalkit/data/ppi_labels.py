@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from evalkit.data.labels import HumanLabels, LabelError
+from evalkit.io.limits import shown
 from evalkit.stats.ppi import (
     DegenerateLabelsError,
     PPIResult,
@@ -56,8 +57,8 @@ def metric_labels(values: Mapping[str, float], labels: HumanLabels, metric: str,
     own = labels.for_metric(metric)
     for cid in own:
         if cid not in values and cid not in left_out:
-            raise LabelError(f"{labels.where(cid)}: case {cid!r} is labelled for {metric!r} "
-                             "but the run has no such case")
+            raise LabelError(f"{labels.where(cid)}: case {shown(cid)} is labelled for "
+                             f"{shown(metric)} but the run has no such case")
     ids = [cid for cid in values if cid in own]
     return LabelledValues(ids, [own[c] for c in ids], [values[c] for c in ids],
                           [v for c, v in values.items() if c not in own])
@@ -104,7 +105,7 @@ def ppi_means(run: Any, labels: HumanLabels, *, alpha: float = 0.05) -> dict[str
     Raises:
         LabelError: a label of a case the run does not hold (file and line named).
     """
-    labels.check_ids(run.ids(), f"run {run.name!r}")
+    labels.check_ids(run.ids(), f"run {shown(run.name)}")
     out: dict[str, Any] = {}
     for metric in labels.metrics():
         if metric not in run.metric_names():
@@ -183,11 +184,11 @@ def paired_ppi(values_a: Mapping[str, float], values_b: Mapping[str, float],
     shared = [cid for cid in ids if cid in set_a and cid in set_b]
     where = f"{labels_a.source or 'labels'} and {labels_b.source or 'labels'}"
     if len(shared) < 2:
-        raise LabelError(f"{where}: {len(shared)} case(s) labelled for {metric!r} in both "
+        raise LabelError(f"{where}: {len(shared)} case(s) labelled for {shown(metric)} in both "
                          "runs; a PPI interval of the difference needs at least 2 shared "
                          "labelled cases (label the same cases of both runs)")
     if len(shared) == len(ids):
-        raise LabelError(f"{where}: every case is labelled for {metric!r} in both runs; "
+        raise LabelError(f"{where}: every case is labelled for {shown(metric)} in both runs; "
                          "the labels' own difference needs no PPI (leave --ppi out)")
     rest = [cid for cid in ids if cid not in set(shared)]
     ha, hb = labels_a.for_metric(metric), labels_b.for_metric(metric)

@@ -41,6 +41,7 @@ from typing import Any
 
 from evalkit.data.artifact import metric_errors_of, sample_of
 from evalkit.data.targets import TargetResponse
+from evalkit.io.limits import shown
 
 #: How much of a response's raw body (bytes of its JSON) a row keeps by default.
 DEFAULT_MAX_RAW_BYTES = 64 * 1024
@@ -205,7 +206,7 @@ def response_from_json(obj: Mapping[str, Any]) -> TargetResponse:
     text = obj.get("text")
     cut = obj.get("raw_cut")
     if cut is not None and (isinstance(cut, bool) or not isinstance(cut, int)):
-        raise ValueError(f"'raw_cut' must be a number of bytes, got {cut!r}")
+        raise ValueError(f"'raw_cut' must be a number of bytes, got {shown(cut)}")
     return TargetResponse(
         ranked_ids=[str(x) for x in obj.get("ranked_ids") or []],
         text=None if text is None else str(text),
@@ -250,7 +251,7 @@ class CutRaw:
 
     def _refuse(self, *_: Any, **__: Any) -> Any:
         size = f" ({self._size} bytes)" if self._size else ""
-        raise RawCutError(f"the raw body of case {self._case_id!r}{size} was not kept in "
+        raise RawCutError(f"the raw body of case {shown(self._case_id)}{size} was not kept in "
                           "the run (max_raw_bytes)")
 
     __getitem__ = __iter__ = __len__ = __bool__ = __contains__ = _refuse
@@ -262,7 +263,7 @@ class CutRaw:
         return self._refuse()
 
     def __repr__(self) -> str:
-        return f"CutRaw(case {self._case_id!r}, {self._size} bytes)"
+        return f"CutRaw(case {shown(self._case_id)}, {self._size} bytes)"
 
 
 def case_result_from_json(obj: Mapping[str, Any]) -> CaseResult:
@@ -304,7 +305,7 @@ def _count_of(obj: Mapping[str, Any], key: str) -> int | None:
     value = obj.get(key)
     if value is not None and (isinstance(value, bool) or not isinstance(value, int)
                               or value < 0):
-        raise ValueError(f"{key!r} must be a number of requests, got {value!r}")
+        raise ValueError(f"{shown(key)} must be a number of requests, got {shown(value)}")
     return value
 
 
@@ -373,7 +374,7 @@ def non_finite_errors(metrics: Mapping[str, Any], verb: str) -> dict[str, str]:
     """``{metric: message}`` of the metrics whose value is a non-finite float (NaN,
     infinity): a failed metric, never a number; ``verb`` says what was done (``"read"``,
     ``"saved"``)."""
-    return {k: f"the value is {v!r}, not a finite number ({verb} as an error)"
+    return {k: f"the value is {shown(v)}, not a finite number ({verb} as an error)"
             for k, v in metrics.items() if isinstance(v, float) and not math.isfinite(v)}
 
 
@@ -427,12 +428,12 @@ def _value(value: Any, what: str, name: str, kind: type[float] | type[int]) -> A
     if isinstance(value, bool) or not isinstance(value, int | float) or (
             kind is int and isinstance(value, float) and not value.is_integer()):
         noun = "an integer" if kind is int else "a number"
-        raise ValueError(f"{what} {name!r} is {value!r}, not {noun}")
+        raise ValueError(f"{what} {shown(name)} is {shown(value)}, not {noun}")
     try:
         return kind(value)
     except OverflowError:  # an integer beyond the float range
         size = f" of {value.bit_length()} bits" if isinstance(value, int) else ""
-        raise ValueError(f"{what} {name!r} is an integer{size}, beyond the float range "
+        raise ValueError(f"{what} {shown(name)} is an integer{size}, beyond the float range "
                          "(about 1.8e308): write a number within it") from None
 
 
@@ -445,7 +446,7 @@ def _latency(value: Any) -> float:
     """
     v: float = _value(value, "the field", "latency_ms", float)
     if not math.isfinite(v) or v < 0:
-        raise ValueError(f"'latency_ms' is {v!r}, not a finite number of milliseconds >= 0")
+        raise ValueError(f"'latency_ms' is {shown(v)}, not a finite number of milliseconds >= 0")
     return v
 
 

@@ -140,11 +140,15 @@ def read_partial(path: Path) -> tuple[dict[str, Any], list[CaseResult]] | None:
     finished it is a log of rows in completion order.
 
     Raises:
-        ArtifactError: a malformed line anywhere else, or a line that is not a row.
+        ArtifactError: a malformed line anywhere else, a line that is not a row, or
+            one longer than :data:`evalkit.io.text_lines.MAX_ARTIFACT_LINE_BYTES`.
     """
+    from evalkit.data.artifact import refuse_long_line
+
     data = path.read_bytes()
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
+    refuse_long_line(path, data)
     lines = data.split(b"\n")
     lines.pop()  # after the last "\n": empty, or a truncated line
     header: dict[str, Any] | None = None

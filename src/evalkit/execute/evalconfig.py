@@ -248,8 +248,12 @@ def find_config(start: str | Path | None = None) -> tuple[Path, str, str]:
         ConfigError: that folder has neither ``evalkit.yaml`` nor run settings in
             ``pyproject.toml`` (or no such folder exists).
     """
+    from evalkit.io.symlink_loops import refuse_symlink_loop
+
     here = (Path(start) if start is not None else Path.cwd()).resolve()
     for folder in (here, *here.parents):
+        for name in (*YAML_NAMES, "pyproject.toml"):
+            refuse_symlink_loop(folder / name, "config", label="", error=ConfigError)
         yaml_file = next((folder / n for n in YAML_NAMES if (folder / n).is_file()), None)
         pyproject = folder / "pyproject.toml"
         if yaml_file is None and not pyproject.is_file():
@@ -303,6 +307,9 @@ def load_eval_config(path: str | Path | None = None) -> EvalConfig:
     else:
         file = Path(path)
         if not file.is_file():
+            from evalkit.io.symlink_loops import refuse_symlink_loop
+
+            refuse_symlink_loop(file, "config", label="", error=ConfigError)
             raise ConfigError(f"{file}: " + ("no such config file" if not file.exists() else
                               "is a pipe or device, not a regular file; pass the config file"))
         kind = "pyproject" if file.name == "pyproject.toml" or file.suffix == ".toml" \
@@ -375,25 +382,33 @@ def _validate(table: Any, file: Path, source: str,
     except Problem as exc:
         raise ConfigError(located(source, exc, line_of)) from None
     base = file.parent
+    from evalkit.io.model_errors import where
+    from evalkit.io.symlink_loops import resolve_input
 
-    def path(value: str | None) -> Path | None:
-        return None if value is None else (base / value).resolve()
+    def resolved(key: str, value: str) -> Path:
+        at = where(source, None if line_of is None else line_of((key,)))
+        return resolve_input(base / value, key, label=f"{at}: key {key!r}:",
+                             error=ConfigError)
+
+    def path(value: str | None, key: str = "output") -> Path | None:
+        return None if value is None else resolved(key, value)
 
     def report(target: str) -> str:
         fmt, _, dest = target.partition(":")
         return target if dest == "-" else f"{fmt}:{path(dest)}"
 
     return EvalConfig(
-        path=file, source=source, goldens=_goldens_path(base, settings.goldens),
+        path=file, source=source,
+        goldens=_goldens_path(base, settings.goldens, lambda g: resolved("goldens", g)),
         goldens_loader=settings.goldens_loader, target_factory=settings.target.factory,
         target_kwargs=dict(settings.target.kwargs), metrics=tuple(settings.metrics),
-        aggregates=tuple(settings.aggregates), output=(base / settings.output).resolve(),
+        aggregates=tuple(settings.aggregates), output=resolved("output", settings.output),
         max_concurrency=settings.max_concurrency, epochs=settings.epochs,
         reduce=settings.reduce, name=settings.name,
         requests_per_minute=settings.requests_per_minute,
         tokens_per_minute=settings.tokens_per_minute,
         executor=settings.executor.name, executor_options=settings.executor.factory_options(),
-        checks=path(settings.checks), baseline=path(settings.baseline),
+        checks=path(settings.checks, "checks"), baseline=path(settings.baseline, "baseline"),
         reporters=tuple(report(r) for r in settings.reporters), sections=sections,
         notice=notice,
     )
@@ -411,13 +426,25 @@ def check_names(cfg: EvalConfig) -> None:
     from evalkit.execute.target_runner import resolve_aggregates
 
     for key, resolver in (("metrics", resolve_metrics), ("aggregates", resolve_aggregates)):
-        for n in getattr(cfg, key):
+        for i, n in enumerate(getattr(cfg, key)):
             try:
                 resolver([n])
             except RegistryError as exc:
                 hint = _factory_registers_hint(cfg) if "unknown" in str(exc) else ""
-                text = f"{cfg.source}: key {key!r}: {exc}"
+                text = f"{_at_line(cfg, (key, i))}: key {key!r}: {exc}"
                 raise ConfigError(text.rstrip(".") + hint if hint else text) from None
+
+
+def _at_line(cfg: EvalConfig, loc: tuple[str, int]) -> str:
+    """``source:line`` of ``loc`` in an evalkit.yaml (read again: the file is small), or
+    ``source`` (a pyproject.toml, or a file that changed since)."""
+    if cfg.source != str(cfg.path):
+        return cfg.source
+    try:
+        line = _read_yaml(cfg.path).line(loc)
+    except ConfigError:
+        return cfg.source
+    return cfg.source if line is None else f"{cfg.source}:{line}"
 
 
 def _factory_registers_hint(cfg: EvalConfig) -> str:
@@ -445,11 +472,12 @@ def _factory_registers_hint(cfg: EvalConfig) -> str:
             "pyproject.toml (docs/plugins.md)")
 
 
-def _goldens_path(base: Path, goldens: str) -> Path:
-    """The golden file relative to the config's folder, absolute; a source a goldens
-    loader names by its scheme (``irds:vaswani``, :attr:`LoaderSpec.scheme`) as given."""
+def _goldens_path(base: Path, goldens: str, resolve: Callable[[str], Path]) -> Path:
+    """The golden file relative to the config's folder, made absolute by ``resolve``; a
+    source a goldens loader names by its scheme (``irds:vaswani``,
+    :attr:`LoaderSpec.scheme`) as given."""
     from evalkit.plugins.default import scheme_loader
 
     if scheme_loader("goldens", goldens) is not None:
         return Path(goldens)
-    return (base / goldens).resolve()
+    return resolve(goldens)

@@ -69,8 +69,15 @@ def prepare_run(cfg: EvalConfig, output: Path | None, *, resume: bool, dry_run: 
     from dataclasses import replace
 
     # the files of this command, as the sections see them
-    cfg = replace(cfg, output=output.resolve() if output is not None else cfg.output,
-                  baseline=baseline.resolve() if baseline is not None else cfg.baseline)
+    from evalkit.io.input_files import InputError
+    from evalkit.io.symlink_loops import resolve_input
+
+    if output is not None:
+        output = resolve_input(output, "output", label="--output", error=InputError)
+    if baseline is not None:
+        baseline = resolve_input(baseline, "baseline", label="--baseline", error=InputError)
+    cfg = replace(cfg, output=output if output is not None else cfg.output,
+                  baseline=baseline if baseline is not None else cfg.baseline)
     apply_config_sections(cfg)  # a plugin's section may register names the run uses
     if not dry_run:  # what a section declares must work before the target is called
         preflight_config_sections(cfg)
@@ -83,7 +90,7 @@ def prepare_run(cfg: EvalConfig, output: Path | None, *, resume: bool, dry_run: 
         raise GoldenError(f"{exc}; the goldens are set in {cfg.source}") from None
     # before the target is built (building it may start work) and before any call
     require_case_fields(resolve_metrics(cfg.metrics), list(goldens))
-    path = output.resolve() if output is not None else cfg.output
+    path = output if output is not None else cfg.output
     if not dry_run:
         try:  # a resumed artifact is replaced (rewritten beside it); a new one written into
             require_writable(path, "--output" if output is not None else "output",

@@ -21,6 +21,7 @@ from evalkit.data.provenance import base_header
 from evalkit.data.results import RunResult
 from evalkit.data.targets import TargetResponse
 from evalkit.execute.scoring import require_metrics, resolve_metrics, score_rankings
+from evalkit.io.limits import first_repeated
 from evalkit.plugins.default import default_registry
 
 Qrels = Mapping[str, set[str]] | Mapping[str, Mapping[str, int]]
@@ -133,7 +134,7 @@ def run(
                 "(add its judgments or drop it from the queries)"
             )
         retrieved = _ids_from(retriever(query), name, qid)
-        dup = _first_duplicate(retrieved)
+        dup = first_repeated(retrieved)
         if dup is not None:
             raise ValueError(
                 f"run {name!r}: the retriever returned doc {dup!r} twice for query {qid!r}"
@@ -191,10 +192,3 @@ def _ids_from(out: Any, name: str, qid: str) -> list[str]:
     return ids
 
 
-def _first_duplicate(ids: Sequence[str]) -> str | None:
-    seen: set[str] = set()
-    for d in ids:
-        if d in seen:
-            return d
-        seen.add(d)
-    return None

@@ -43,6 +43,7 @@ from evalkit.gate.check_ops import (
     Op,
     compare_threshold,
 )
+from evalkit.io.limits import shown
 
 #: a line whose ``op`` value starts unquoted with ``>`` or ``|`` (YAML block scalars)
 _UNQUOTED_OP = re.compile(r"^\s*(?:-\s+)?op\s*:\s*[>|]")
@@ -62,7 +63,7 @@ def row_id(row: Any) -> str:
         value = getattr(row, attr, None)
         if value is not None:
             return str(value)
-    raise CheckError(f"row {row!r} has no case id (expected a case_id or query_id attribute)")
+    raise CheckError(f"row {shown(row)} has no case id (expected a case_id or query_id attribute)")
 
 
 def row_error(row: Any) -> str | None:
@@ -125,7 +126,7 @@ class CheckSpec:
             validate_check(fields)
         except Problem as exc:
             where = f"{self.source}: " if self.source else ""
-            raise CheckError(f"{where}check {self.id!r}: {exc.message}") from None
+            raise CheckError(f"{where}check {shown(self.id)}: {exc.message}") from None
 
     def with_case_tags(self, case_tags: Mapping[str, Sequence[str]]) -> CheckSpec:
         """A check scoped by tag made an id scope: ``scope`` becomes the cases of
@@ -144,7 +145,7 @@ class CheckSpec:
         if not ids:
             known = sorted({t for tags in case_tags.values() for t in tags})
             raise CheckError(
-                f"check {self.id!r}: no case carries the tag(s) "
+                f"check {shown(self.id)}: no case carries the tag(s) "
                 f"{', '.join(self.scope_tags)}, so the check would gate nothing; the "
                 f"tags known are {', '.join(known) or 'none'}")
         return replace(self, scope=ids)
@@ -171,7 +172,7 @@ class CheckSpec:
         """Whether ``observed`` satisfies this threshold check (see
         :func:`compare_threshold`). Raises CheckError on a baseline check."""
         if self.op is None or self.threshold is None:
-            raise CheckError(f"check {self.id!r} is a baseline check; it has no threshold")
+            raise CheckError(f"check {shown(self.id)} is a baseline check; it has no threshold")
         return compare_threshold(observed, self.op, self.threshold)
 
     # ------------------------------------------------------------- row access
@@ -205,15 +206,15 @@ class CheckSpec:
         if missing:
             parts.append(f"no row for {len(missing)}: {', '.join(missing)}")
         if errored:
-            shown = "; ".join(f"{i} ({e})" for i, e in errored[:10])
+            listed = "; ".join(f"{i} ({e})" for i, e in errored[:10])
             more = f"; and {len(errored) - 10} more" if len(errored) > 10 else ""
-            parts.append(f"{len(errored)} errored: {shown}{more}")
+            parts.append(f"{len(errored)} errored: {listed}{more}")
         what = f"scoped to {total} case(s)" if self.scope is not None else (
             f"covering all {total} case(s) of the run"
         )
         lacking = len(missing) + len(errored)
         raise CheckError(
-            f"check {self.id!r}: {what}, but {lacking} {'has' if lacking == 1 else 'have'} "
+            f"check {shown(self.id)}: {what}, but {lacking} {'has' if lacking == 1 else 'have'} "
             "no result "
             f"({'; '.join(parts)}). The check is not evaluated on a subset: a result "
             "that skips the cases that fell over would look like a full pass."
@@ -306,7 +307,7 @@ def _parse_document(
             unknown = [c for c in spec.scope or () if c not in known]
             if unknown:
                 raise error(Problem(("checks", i, "scope"), (
-                    f"check {spec.id!r}: 'scope' names {len(unknown)} case id(s) "
+                    f"check {shown(spec.id)}: 'scope' names {len(unknown)} case id(s) "
                     f"that are not among the {len(known)} known cases: {', '.join(unknown)}")))
     folder = Path(".") if source in ("-", "/dev/stdin", "<checks>") else Path(source).parent
 

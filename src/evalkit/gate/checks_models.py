@@ -29,7 +29,8 @@ from pydantic.json_schema import SkipJsonSchema
 from pydantic_core import ErrorDetails, PydanticCustomError
 
 from evalkit.gate.check_ops import BASELINE_RULES, OPS, BaselineRule, Level, Op
-from evalkit.io.limits import MAX_ID_CHARS, LimitError, check_id
+from evalkit.io.limits import MAX_ID_CHARS, LimitError, check_id, shown
+from evalkit.io.limits import repeated as repeats
 from evalkit.io.model_errors import (
     Loc,
     Problem,
@@ -98,7 +99,7 @@ class TagScope(BaseModel):
                 check_id(tag, "'scope' tag")
             except LimitError as exc:
                 raise rule(str(exc)) from None
-        repeated = list(dict.fromkeys(x for i, x in enumerate(tags) if x in tags[:i]))
+        repeated = repeats(tags)
         if repeated:
             raise rule(f"'scope' names the tag {', '.join(repeated)} more than once")
         return tags
@@ -144,14 +145,14 @@ class CheckModel(BaseModel):
             return scope
         blank = next((x for x in scope if not x.strip()), None)
         if blank is not None:
-            raise rule(f"'scope' lists a blank case id ({blank!r}); write the case ids, or "
+            raise rule(f"'scope' lists a blank case id ({shown(blank)}); write the case ids, or "
                        "leave the entry out")
         for case_id in scope:
             try:
                 check_id(case_id, "'scope' case id")
             except LimitError as exc:
                 raise rule(str(exc)) from None
-        repeated = list(dict.fromkeys(x for i, x in enumerate(scope) if x in scope[:i]))
+        repeated = repeats(scope)
         if repeated:
             raise rule(f"'scope' names {', '.join(repeated)} more than once; each case "
                        "would count twice in the mean")
@@ -200,7 +201,7 @@ class ChecksFile(BaseModel):
         first: dict[str, int] = {}
         for i, check in enumerate(checks):
             if check.id in first:
-                raise rule(f"duplicate id {check.id!r} (also check #{first[check.id] + 1}); "
+                raise rule(f"duplicate id {shown(check.id)} (also check #{first[check.id] + 1}); "
                            "ids must be unique so each verdict names one check",
                            index=i, first=first[check.id])
             first[check.id] = i
@@ -213,14 +214,14 @@ def op_problem(op: object) -> str:
     write it."""
     if isinstance(op, str) and (not op.strip() or "\n" in op):
         # `op: >` is a YAML folded scalar: its (empty) text becomes the value
-        return f"'op' is {op!r}, which is what YAML makes of an unquoted >; {QUOTE_OP}"
+        return f"'op' is {shown(op)}, which is what YAML makes of an unquoted >; {QUOTE_OP}"
     if isinstance(op, str) and op.strip() in OPS:
-        return f"'op' is {op!r}; remove the spaces around the operator"
+        return f"'op' is {shown(op)}; remove the spaces around the operator"
     known = ", ".join(repr(o) for o in OPS)
     if isinstance(op, str) and op.strip() in ("<", ">", "=", "=>", "=<"):
-        return (f"'op' is {op!r}; use one of {known} (strict < and > are not supported, "
+        return (f"'op' is {shown(op)}; use one of {known} (strict < and > are not supported, "
                 "and >= is written in that order)")
-    return f"'op' is {op!r}; use one of {known}"
+    return f"'op' is {shown(op)}; use one of {known}"
 
 
 def _field_problem(err: ErrorDetails, key: str, value: Any, check: Any) -> str:
@@ -229,38 +230,38 @@ def _field_problem(err: ErrorDetails, key: str, value: Any, check: Any) -> str:
     if key == "scope" and isinstance(value, Mapping):
         return _tag_scope_problem(value)
     if kind == "extra_forbidden":
-        return (f"unknown key {key!r}{did_you_mean(key, CHECK_KEYS, HINTS)}; known keys: "
+        return (f"unknown key {shown(key)}{did_you_mean(key, CHECK_KEYS, HINTS)}; known keys: "
                 f"{', '.join(CHECK_KEYS)}")
     if kind == "missing":
-        return f"missing required key {key!r}"
+        return f"missing required key {shown(key)}"
     if key in ("id", "metric"):
-        return f"{key!r} must be a non-empty string, got {value!r}"
+        return f"{shown(key)} must be a non-empty string, got {shown(value)}"
     if kind == "null_value":
         what = {"threshold": "a number", "alpha": "a number", "scope": "a list of case ids"}
-        return f"{key!r} must be {what.get(key, 'a string')}, got None"
+        return f"{shown(key)} must be {what.get(key, 'a string')}, got None"
     if key in ("op", "vs_baseline", "level") and not isinstance(value, str):
-        return f"{key!r} must be a string, got {value!r}"
+        return f"{shown(key)} must be a string, got {shown(value)}"
     if key == "op":
         return op_problem(value)
     if key == "vs_baseline":
-        return f"'vs_baseline' is {value!r}; the only rule is {BASELINE_RULES[0]!r}"
+        return f"'vs_baseline' is {shown(value)}; the only rule is {shown(BASELINE_RULES[0])}"
     if key == "level":
-        return f"'level' is {value!r}; use 'block' or 'warn'"
+        return f"'level' is {shown(value)}; use 'block' or 'warn'"
     if key in ("threshold", "alpha") and kind == "float_type":
         from evalkit.stats.numeric import value_text
 
         if isinstance(value, int) and not isinstance(value, bool):  # beyond the float range
-            return f"{key!r} must be a number a float holds, got {value_text(value)}"
-        return f"{key!r} must be a number, got {value_text(value)}"
+            return f"{shown(key)} must be a number a float holds, got {value_text(value)}"
+        return f"{shown(key)} must be a number, got {value_text(value)}"
     if key == "threshold":
-        return f"'threshold' must be finite, got {value!r}"
+        return f"'threshold' must be finite, got {shown(value)}"
     if key == "alpha":
-        return f"'alpha' must be a number strictly between 0 and 1, got {value!r}"
+        return f"'alpha' must be a number strictly between 0 and 1, got {shown(value)}"
     scope = check.get("scope") if isinstance(check, Mapping) else None
     if isinstance(scope, Mapping):
         return _tag_scope_problem(scope)
     if kind in ("list_type", "model_type") and not isinstance(value, list):
-        return f"'scope' must be a list of case ids, got {value!r}"
+        return f"'scope' must be a list of case ids, got {shown(value)}"
     if kind == "too_short":
         return ("'scope' is empty; a check scoped to no case gates nothing. Remove 'scope' "
                 "to cover every case, or name the cases")
@@ -273,13 +274,13 @@ def _tag_scope_problem(scope: Mapping[Any, Any]) -> str:
     """What is wrong with a ``scope`` written as a mapping (``{tags: [...]}``)."""
     unknown = [str(k) for k in scope if k != "tags"]
     if unknown:
-        return (f"'scope' has the key {unknown[0]!r}; a scope is a list of case ids or "
+        return (f"'scope' has the key {shown(unknown[0])}; a scope is a list of case ids or "
                 "{tags: [...]}")
     tags = scope.get("tags")
     if "tags" not in scope or tags is None:
         return "'scope' needs 'tags': a list of tags (scope: {tags: [medical]})"
     if not isinstance(tags, list):
-        return f"'scope' tags must be a list of tags, got {tags!r}"
+        return f"'scope' tags must be a list of tags, got {shown(tags)}"
     if not tags:
         return ("'scope' tags is empty; a check scoped to no case gates nothing. Remove "
                 "'scope' to cover every case, or name the tags")
@@ -290,7 +291,7 @@ def _tag_scope_problem(scope: Mapping[Any, Any]) -> str:
         TagScope._tags_once(tags)
     except PydanticCustomError as exc:
         return exc.message()
-    return f"'scope' is not a list of case ids nor {{tags: [...]}}: {scope!r}"
+    return f"'scope' is not a list of case ids nor {{tags: [...]}}: {shown(scope)}"
 
 
 def _rank(err: ErrorDetails) -> tuple[Any, ...]:
@@ -303,7 +304,7 @@ def _label(check: Any, index: int) -> str:
     cid = check.get("id") if isinstance(check, Mapping) else None
     if isinstance(cid, str) and len(cid) > MAX_ID_CHARS:  # never printed back whole
         return f"check #{index + 1}"
-    return f"check {cid!r}" if isinstance(cid, str) and cid.strip() else f"check #{index + 1}"
+    return f"check {shown(cid)}" if isinstance(cid, str) and cid.strip() else f"check #{index + 1}"
 
 
 
@@ -333,13 +334,13 @@ def _explain(err: ErrorDetails, data: Any) -> tuple[Loc | None, str | None, str]
                            f"{type(data).__name__}")
     if err["type"] == "extra_forbidden":
         key = str(loc[0])
-        return loc, None, (f"unknown top-level key {key!r}"
+        return loc, None, (f"unknown top-level key {shown(key)}"
                            f"{did_you_mean(key, TOP_LEVEL_KEYS, HINTS)}; the file holds "
                            "'checks' and optionally 'labels' and 'baseline_labels'")
     value = value_at(data, loc)
     if loc[0] in ("labels", "baseline_labels"):
         return loc[:1], None, (f"'{loc[0]}' must be the path of a labels file (relative to "
-                               f"the checks file), got {value_at(data, loc[:1])!r}")
+                               f"the checks file), got {shown(value_at(data, loc[:1]))}")
     if err["type"] == "list_type" and value is not None:
         return loc, None, f"'checks' must be a list, got {type(value).__name__}"
     return None, None, "'checks' is missing or empty; the file defines no checks"

@@ -510,7 +510,7 @@ def checks_source(path: Path) -> Path:
         InputError: a directory (the message names the checks files it holds), a missing
             file, or ``-`` on a system without ``/dev/stdin``.
     """
-    from evalkit.io.input_files import InputError
+    from evalkit.io.input_files import InputError, require_file
 
     if str(path) == "-":
         stdin = Path("/dev/stdin")
@@ -525,7 +525,7 @@ def checks_source(path: Path) -> Path:
             f"checks {path}: is a directory{hint}; pass the checks file itself, e.g. "
             f"-c {path / (found[0] if found else 'checks.yaml')}")
     if not path.exists():
-        raise InputError(f"checks {path}: no such file")
+        require_file(path, "checks")  # a symbolic link loop, else "no such file"
     return path
 
 

@@ -18,6 +18,12 @@ It also refuses a mapping key written twice in one mapping
 pyyaml keeps the last value, so two ``checks:`` lists or two ``threshold:`` lines in one
 check would silently drop the first; no file evalkit reads means that.
 
+Numbers in exponent form are read as YAML 1.2 reads them: ``1e-3``, ``1E5``, ``.5e2``,
+``-1e308`` and ``1e400`` are floats (YAML 1.1, which pyyaml implements, needs a dot and
+a signed exponent, ``1.0e-3``, and reads the others as text, so ``threshold: 1e-3`` would
+be refused as not a number). ``1e400`` becomes infinity, refused as not finite by every
+numeric setting. Ids, answers and other fields read "as written" keep their text.
+
 Parsing and construction are pyyaml's own; only composition is watched.
 :func:`load_marked` also keeps the composed node tree, whose marks give the line of any
 location in the data (the line pydantic's error locations are reported at).
@@ -70,6 +76,11 @@ def _key_text(node: Node) -> str | None:
     return str(node.value)
 
 
+#: a YAML 1.2 float in exponent form that YAML 1.1 reads as text (no dot, or no sign in
+#: the exponent): ``1e-3``, ``1E5``, ``.5e2``, ``5.e2``
+_YAML12_EXPONENT = re.compile(r"^[-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)[eE][-+]?[0-9]+$")
+
+
 class BoundedSafeLoader(yaml.SafeLoader):
     """``yaml.SafeLoader`` within the bounds of this module (class attributes
     ``max_depth``, ``max_nodes`` and ``max_alias_nodes``)."""
@@ -107,7 +118,7 @@ class BoundedSafeLoader(yaml.SafeLoader):
         try:
             if self._depth > self.max_depth:
                 raise LimitError(f"lists and mappings nested more than {self.max_depth} "
-                                 "levels deep; evalkit refuses deeper YAML", line)
+                                 "levels deep; evalkit refuses deeper nesting", line)
             node: Node | None = super().compose_node(parent, index)
         finally:
             if nested:
@@ -139,6 +150,10 @@ class BoundedSafeLoader(yaml.SafeLoader):
             raise LimitError(f"more than {self.max_nodes} YAML nodes; evalkit refuses "
                              "larger YAML", line)
         return node
+
+
+BoundedSafeLoader.add_implicit_resolver(
+    "tag:yaml.org,2002:float", _YAML12_EXPONENT, list("-+0123456789."))
 
 
 def _refuse_repeated_keys(node: yaml.MappingNode) -> None:
@@ -209,20 +224,38 @@ class MarkedYaml(NamedTuple):
 
 
 def load_marked(text: str) -> MarkedYaml:
-    """:func:`load_yaml`, keeping the node tree for :meth:`MarkedYaml.line`.
+    """``text`` read as YAML by :class:`BoundedSafeLoader`, keeping the node tree for
+    :meth:`MarkedYaml.line`.
 
     Raises:
         yaml.YAMLError: not YAML.
-        evalkit.io.limits.LimitError: beyond a bound, or a repeated mapping key
-            (:class:`RepeatedKeyError`); its ``line`` set.
+        evalkit.io.limits.LimitError: beyond a bound, a repeated mapping key
+            (:class:`RepeatedKeyError`), or a character YAML does not allow (a NUL); its
+            ``line`` set.
     """
-    loader = BoundedSafeLoader(text)
+    try:
+        loader = BoundedSafeLoader(text)
+    except yaml.reader.ReaderError as exc:
+        raise _unreadable_character(text, exc) from None
     try:
         root = loader.get_single_node()
         data = None if root is None else loader.construct_document(root)
         return MarkedYaml(data, root)
+    except yaml.reader.ReaderError as exc:
+        raise _unreadable_character(text, exc) from None
     finally:
         loader.dispose()
 
 
-__all__ = ["BoundedSafeLoader", "MarkedYaml", "load_marked", "load_yaml"]
+def _unreadable_character(text: str, exc: yaml.reader.ReaderError) -> LimitError:
+    """A character YAML does not allow (pyyaml says "position 17"), with its line."""
+    at = int(exc.position)
+    ch = text[at] if 0 <= at < len(text) else ""
+    line = len(_LINE_END.findall(text, 0, at)) + 1
+    what = "a NUL byte" if ch == "\x00" else f"the character U+{ord(ch or chr(0)):04X}"
+    hint = (" (is this a binary or UTF-16 file?)" if ch == "\x00" else "")
+    return LimitError(f"{what} is not allowed in YAML text{hint}; remove it, or save the "
+                      "file as UTF-8 text", line)
+
+
+__all__ = ["BoundedSafeLoader", "MarkedYaml", "load_marked"]

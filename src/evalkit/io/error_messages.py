@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import codecs
 import contextlib
+import errno
 from collections.abc import Iterable, Iterator, Sequence
 from contextvars import ContextVar
 from pathlib import Path
@@ -99,6 +100,10 @@ def message_of(exc: BaseException, paths: Sequence[Path] = ()) -> str:
         name = exc.filename
         if isinstance(exc, FileNotFoundError):
             return f"{name}: no such file"
+        if exc.errno == errno.ELOOP:
+            from evalkit.io.symlink_loops import symlink_loop_message
+
+            return symlink_loop_message(name, "intended", label="")
         if isinstance(exc, IsADirectoryError):
             return f"{name}: is a directory; give the path of a file (for example {name}/NAME)"
         if isinstance(exc, NotADirectoryError):

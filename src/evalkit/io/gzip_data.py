@@ -85,6 +85,24 @@ class InflateLimitError(ValueError):
         super().__init__(f"decompresses to more than {size}")
 
 
+class InflateRatioError(InflateLimitError):
+    """Gzip data that decompresses to more than ``max_ratio`` times the compressed bytes
+    read so far, once past :data:`RATIO_FLOOR` (a decompression bomb: text that really is
+    text compresses some 3 to 20 times); raised as soon as it is seen, so that reading
+    stays in proportion to the file's size."""
+
+    def __init__(self, max_ratio: int, inflated: int, packed: int) -> None:
+        ValueError.__init__(
+            self, f"decompresses to more than {max_ratio} times its compressed size "
+            f"({inflated:,} bytes from the first {packed:,})")
+        self.max_bytes = inflated
+        self.max_ratio = max_ratio
+
+
+#: the decompressed bytes before :class:`GzipReader`'s ``max_ratio`` applies
+RATIO_FLOOR = 16 << 20
+
+
 class GzipReader(io.RawIOBase):
     """The decompressed bytes of the gzip data in the binary file ``fh`` (every member), read
     a piece at a time: memory does not grow with the decompressed size. Wrap it in
@@ -98,13 +116,17 @@ class GzipReader(io.RawIOBase):
             ``refuse_more``, raises :class:`InflateLimitError` at byte ``max_bytes + 1``.
         complete: ``fh`` holds the whole file; False for its first bytes only (then the
             data ending early is not an error).
+        max_ratio: past :data:`RATIO_FLOOR` decompressed bytes, refuse data that has
+            decompressed to more than this many times the compressed bytes consumed
+            (:class:`InflateRatioError`); None for no such bound.
 
     Raises (from ``read``/``readinto``):
         DamagedGzipError: as :func:`inflate`. InflateLimitError: see ``refuse_more``.
+        InflateRatioError: see ``max_ratio``.
     """
 
     def __init__(self, fh: BinaryIO, max_bytes: int | None = None, *, complete: bool = True,
-                 refuse_more: bool = False) -> None:
+                 refuse_more: bool = False, max_ratio: int | None = None) -> None:
         super().__init__()
         self._fh = fh
         self._base = fh.tell()
@@ -113,6 +135,7 @@ class GzipReader(io.RawIOBase):
         self._max = max_bytes
         self._complete = complete
         self._refuse = refuse_more
+        self._ratio = max_ratio
         self.inflated = 0
         self.over_limit = False
         self._d = zlib.decompressobj(16 + zlib.MAX_WBITS)
@@ -163,6 +186,9 @@ class GzipReader(io.RawIOBase):
                     self.over_limit = True
                     if self._refuse:
                         raise InflateLimitError(self._max)
+                if (self._ratio is not None and self.inflated > RATIO_FLOOR
+                        and self.inflated > self._ratio * max(self._at, 1)):
+                    raise InflateRatioError(self._ratio, self.inflated, self._at)
                 return len(piece)
         return 0
 
@@ -235,5 +261,5 @@ def inflate(raw: bytes, max_bytes: int | None = None, *, complete: bool = True) 
     return GzipReader(io.BytesIO(raw), max_bytes, complete=complete).readall()
 
 
-__all__ = ["MAGIC", "DamagedGzipError", "GzipReader", "InflateLimitError", "inflate",
-           "is_gzip"]
+__all__ = ["MAGIC", "RATIO_FLOOR", "DamagedGzipError", "GzipReader", "InflateLimitError",
+           "InflateRatioError", "inflate", "is_gzip"]

@@ -22,7 +22,8 @@ from typing import Literal
 
 from evalkit.io.limits import MAX_ARTIFACT_DEPTH, LimitError, loads_json
 from evalkit.io.setting_names import SettingError
-from evalkit.io.text_lines import text_lines
+from evalkit.io.symlink_loops import refuse_symlink_loop
+from evalkit.io.text_lines import ASCII_SPACE, text_lines
 
 #: bytes inspected (after gzip decompression, when the file is compressed)
 SNIFF_BYTES = 1 << 16
@@ -338,6 +339,7 @@ def require_file(path: Path, what: str) -> None:
                          f"{what} file more than once (to tell what it is, then to parse and "
                          "hash it); save it to a file and pass its path")
     if not path.exists():
+        refuse_symlink_loop(path, what, error=InputError)
         raise InputError(f"{what} {path}: no such file")
     if path.is_dir():
         raise InputError(directory_message(path, what))
@@ -529,13 +531,20 @@ def no_rows_message(path: Path, what: str = "") -> str:
 def require_artifact_rows(path: Path, what: str) -> None:
     """Refuse a run artifact that holds its header line and no row (read lazily: stops at
     the first row)."""
-    with path.open("r", encoding="utf-8-sig", errors="replace", newline="\n") as fh:
-        for line in fh:  # the header: the first line that is not blank
-            if line.strip():
-                break
-        for line in fh:
-            if line.strip():
-                if '"trailer"' in line and _is_trailer(line):
+    with path.open("rb") as fh:
+        # lines read a piece at a time (a 400 MB row is never held): a piece without its
+        # end is the start of a longer line
+        pieces = iter(lambda: fh.readline(SNIFF_BYTES), b"")
+        in_header = False
+        for piece in pieces:  # the header: the first line that is not blank
+            if in_header or piece.strip(b"\xef\xbb\xbf" + ASCII_SPACE.encode()):
+                in_header = not piece.endswith(b"\n")
+                if not in_header:
+                    break
+        for piece in pieces:
+            if piece.strip():
+                if (piece.endswith(b"\n") and b'"trailer"' in piece
+                        and _is_trailer(piece.decode("utf-8", "replace"))):
                     break  # a finished file of no row: header and trailer only
                 return
     raise InputError(no_rows_message(path, what))

@@ -18,7 +18,11 @@ its own error naming the file and line; it never becomes a ``RecursionError``, a
   the longest run name or TREC run tag. Longer ones are refused (not printed back).
 * :data:`MAX_INFLATED_BYTES`: the most a gzip TREC run or qrels file is decompressed to
   (1 GiB); a larger one is refused, naming the file and the cap (decompress it and pass
-  the plain file, if it really is that large). Topic and BEIR files have their own caps
+  the plain file, if it really is that large). :data:`MAX_INFLATE_RATIO`: past 16 MiB,
+  such a file may decompress to at most 100 times the compressed bytes read (TREC text
+  compresses 4 to 10 times; a file of one line repeated, 400 times or more), so that the
+  time spent reading stays in proportion to the file's size: a 3 MB file is refused after
+  16 MiB, not read for minutes up to the 1 GiB cap. Topic and BEIR files have their own caps
   (:func:`evalkit.io.user_files.gunzipped`).
 * :data:`MAX_EPOCHS`: the most samples per case (``epochs: K``); the (case, sample) work
   items are planned before the first call, so ``epochs: 1000000000`` is refused at once
@@ -36,6 +40,9 @@ its own error naming the file and line; it never becomes a ``RecursionError``, a
   :func:`read_capped`, which never reads more than the cap plus one byte, so
   ``schema=/dev/zero`` or a multi-gigabyte file is refused at once instead of filling
   memory while every metric name is resolved.
+* :data:`MAX_CSV_COLUMNS`: the most columns a CSV golden set's header names (10,000; a
+  golden set has tens); repeated names are found in one pass (:func:`repeated`), never by
+  comparing each name with those before it, which takes minutes on 100,000 columns.
 * :data:`MIN_LABEL` .. :data:`MAX_LABEL`: a relevance label is a 64-bit signed integer,
   trec_eval's ``long`` (:func:`label_problem`); ``10**30`` in a qrels file is refused with
   its line instead of overflowing where the labels become arrays.
@@ -48,8 +55,9 @@ import json
 import os
 import stat
 import sys
+from collections.abc import Hashable, Iterable
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, TypeVar
 
 MAX_DEPTH = 100
 MAX_ARTIFACT_DEPTH = MAX_DEPTH + 5
@@ -62,6 +70,9 @@ MAX_EPOCHS = 10_000
 #: the most bytes a gzip input (a TREC run or qrels file) is decompressed to: a
 #: "decompression bomb" of 19 MB that inflates to gigabytes is refused there
 MAX_INFLATED_BYTES = 1 << 30
+#: the most times its compressed size a gzip TREC run or qrels file may decompress to,
+#: once past 16 MiB (:class:`evalkit.io.gzip_data.InflateRatioError`)
+MAX_INFLATE_RATIO = 100
 #: the largest file a metric reads for its definition (bytes)
 MAX_METRIC_FILE_BYTES = 16 << 20
 #: the longest wait one option may ask for (seconds)
@@ -70,6 +81,8 @@ MAX_WAIT_S = 3600.0
 MAX_GRACE_S = MAX_WAIT_S
 #: the most retries of one failed request (a 5xx, a transport failure)
 MAX_RETRIES = 10
+#: the most columns a CSV header (a golden set's) may name
+MAX_CSV_COLUMNS = 10_000
 MIN_LABEL = -(2**63)
 MAX_LABEL = 2**63 - 1
 
@@ -162,8 +175,8 @@ def loads_json(text: str | bytes, max_depth: int = MAX_DEPTH, *,
         value = json.loads(text, **hooks)
     except RecursionError:
         raise _too_deep(max_depth) from None
-    except (json.JSONDecodeError, LimitError):
-        raise
+    except (json.JSONDecodeError, LimitError, UnicodeDecodeError):
+        raise  # UnicodeDecodeError is a ValueError too: bytes that are not UTF-8
     except ValueError:  # an integer of more digits than Python converts
         raise LimitError(
             f"an integer of more than {sys.get_int_max_str_digits()} digits is not read "
@@ -245,6 +258,58 @@ def read_capped(path: Path, max_bytes: int = MAX_METRIC_FILE_BYTES) -> bytes:
         raise LimitError(f"larger than {max_bytes / (1 << 20):g} MiB; evalkit reads at "
                          "most that much of a file that defines a metric")
     return data
+
+
+# ------------------------------------------------------------------ repeats
+_H = TypeVar("_H", bound=Hashable)
+
+
+def repeated(items: Iterable[_H]) -> list[_H]:
+    """The items of ``items`` that appear more than once, each once, in the order of their
+    second appearance; one pass with a set (linear time), for every "listed twice" check
+    of a header, a list of ids or of names."""
+    seen: set[_H] = set()
+    out: dict[_H, None] = {}
+    for item in items:
+        if item in seen:
+            out[item] = None
+        else:
+            seen.add(item)
+    return list(out)
+
+
+def first_repeated(items: Iterable[_H]) -> _H | None:
+    """The first item of ``items`` equal to one before it, or ``None`` (linear time; stops
+    there)."""
+    seen: set[_H] = set()
+    for item in items:
+        if item in seen:
+            return item
+        seen.add(item)
+    return None
+
+
+# ------------------------------------------------------------------ values in messages
+#: the most characters of one user value a message quotes (:func:`shown`)
+MAX_SHOWN_CHARS = 60
+
+
+def shown(value: Any, limit: int = MAX_SHOWN_CHARS) -> str:
+    """``value`` as a message quotes it: its ``repr``, cut to about ``limit`` characters
+    with ``...`` and, for a long string, its length (``'aaaa...' (209,715,200
+    characters)``). Built by :mod:`reprlib`, so a 200 MB string or a list of a million
+    items is never copied whole into the message; every message that echoes a value read
+    from a user's file goes through it."""
+    import reprlib
+
+    r = reprlib.Repr()
+    r.maxstring = r.maxother = limit
+    r.maxlist = r.maxtuple = r.maxdict = r.maxset = r.maxfrozenset = r.maxdeque = 6
+    r.maxlevel = 3
+    text = r.repr(value)
+    if isinstance(value, str) and len(value) > limit:
+        text += f" ({len(value):,} characters)"
+    return text
 
 
 # ------------------------------------------------------------------ ids and names
@@ -350,13 +415,16 @@ def check_name(text: str, what: str = "run name") -> str:
 __all__ = [
     "MAX_ALIAS_NODES",
     "MAX_ARTIFACT_DEPTH",
+    "MAX_CSV_COLUMNS",
     "MAX_DEPTH",
     "MAX_GRACE_S",
     "MAX_ID_CHARS",
     "MAX_INFLATED_BYTES",
+    "MAX_INFLATE_RATIO",
     "MAX_METRIC_FILE_BYTES",
     "MAX_NAME_CHARS",
     "MAX_RETRIES",
+    "MAX_SHOWN_CHARS",
     "MAX_WAIT_S",
     "MAX_YAML_NODES",
     "LimitError",
@@ -367,9 +435,12 @@ __all__ = [
     "check_id",
     "check_length",
     "check_name",
+    "first_repeated",
     "loads_json",
     "open_regular",
     "read_capped",
     "refuse_constant",
+    "repeated",
+    "shown",
     "text_problem",
 ]

@@ -20,6 +20,7 @@ from pydantic import ValidationError
 from pydantic_core import ErrorDetails, PydanticCustomError
 
 from evalkit.io.error_messages import close_matches
+from evalkit.io.limits import shown
 
 #: the error type of :func:`rule` errors
 RULE = "evalkit_rule"
@@ -112,14 +113,15 @@ def shown_value(loc: Sequence[int | str], value: Any) -> str:
     """``value`` (the input at ``loc``) as a validation message may quote it: its
     ``repr``, but ``'<redacted>'`` for a secret (:func:`is_secret_location`), URLs
     without user info and query string and header values hidden at any depth
-    (:func:`evalkit.io.redaction.redact_structure`), and registered secrets masked. Every
-    formatter of a declarative file quotes an input through it."""
+    (:func:`evalkit.io.redaction.redact_structure`), registered secrets masked, and cut to
+    about 60 characters (:func:`evalkit.io.limits.shown`). Every formatter of a
+    declarative file quotes an input through it."""
     from evalkit.io.redaction import REDACTED, mask, redact_structure
 
     if is_secret_location(loc):
         return repr(REDACTED)
     last = next((p for p in reversed(loc) if isinstance(p, str)), "")
-    return mask(repr(redact_structure(value, last if last.lower() != "headers" else "")))
+    return mask(shown(redact_structure(value, last if last.lower() != "headers" else "")))
 
 
 def did_you_mean(key: str, known: Sequence[str], hints: Mapping[str, str] | None = None

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from typing import Any
 
 #: what a blank line of a JSON Lines or tab-separated file holds (ASCII white space, as
 #: :meth:`bytes.isspace`; the artifact reader's blank line too)
@@ -54,6 +55,43 @@ def csv_lines(text: str) -> Iterator[str]:
         yield m.group()
 
 
+#: the longest line of a JSON Lines golden set or labels file (bytes), as of a TREC file,
+#: a checks file or a clusters file: a case or a label is never near it
+MAX_JSONL_LINE_BYTES = 16 << 20
+#: the longest line of a run artifact (bytes): a row holds a response's text and ranked
+#: ids (an HTTP target reads at most 10 MB of a response by default) and its raw body cut
+#: to 64 KiB; 256 MiB is 25 times that, and refuses a line that would take gigabytes to
+#: decode
+MAX_ARTIFACT_LINE_BYTES = 256 << 20
+
+
+def long_line(data: bytes | str, max_len: int) -> tuple[int, int] | None:
+    """``(1-based line number, length)`` of the first line of ``data`` (lines end at
+    ``\n``; the length without it) longer than ``max_len``, or None.
+
+    Linear in ``len(data)`` and quick: windows of ``max_len // 2`` are searched for a line
+    break (every line longer than ``max_len`` holds one without); only a window without
+    one has its line measured. Nothing is copied.
+    """
+    nl: Any = b"\n" if isinstance(data, bytes) else "\n"
+    if len(data) <= max_len:
+        return None
+    step = max(1, max_len // 2)
+    pos = 0
+    while pos < len(data):
+        end = min(pos + step, len(data))
+        if data.find(nl, pos, end) < 0 and end - pos == step:
+            start = data.rfind(nl, 0, pos) + 1
+            stop = data.find(nl, end)
+            stop = len(data) if stop < 0 else stop
+            if stop - start > max_len:
+                return data.count(nl, 0, start) + 1, stop - start
+            pos = stop + 1
+            continue
+        pos = end
+    return None
+
+
 def is_blank(line: str) -> bool:
     """Whether ``line`` holds ASCII white space alone (:data:`ASCII_SPACE`): a line the
     JSON Lines readers skip. Other white space (U+00A0, U+2028) is not blank: JSON does
@@ -61,4 +99,5 @@ def is_blank(line: str) -> bool:
     return not line.strip(ASCII_SPACE)
 
 
-__all__ = ["ASCII_SPACE", "csv_lines", "is_blank", "text_lines", "universal_lines"]
+__all__ = ["ASCII_SPACE", "MAX_ARTIFACT_LINE_BYTES", "MAX_JSONL_LINE_BYTES", "csv_lines",
+           "is_blank", "long_line", "text_lines", "universal_lines"]

@@ -14,6 +14,7 @@ wording ("is a pipe or device"). Only the standard library is imported.
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from pathlib import Path
@@ -22,6 +23,7 @@ from typing import BinaryIO
 from evalkit.io.error_messages import reading
 from evalkit.io.input_files import InputError, directory_message
 from evalkit.io.limits import NotRegularError, open_regular
+from evalkit.io.symlink_loops import symlink_loop_message
 
 #: the largest golden set read (bytes): far above any hand-written set
 MAX_GOLDEN_BYTES = 1 << 30
@@ -37,6 +39,8 @@ def regular_file_problem(path: str | Path, what: str) -> str | None:
     except FileNotFoundError:
         return None
     except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return symlink_loop_message(path, what)
         return f"{path}: cannot read the {what} file ({exc.strerror or exc})"
     if stat.S_ISDIR(mode):
         return directory_message(path, what)
@@ -64,6 +68,10 @@ def open_input(path: str | Path, what: str, error: type[Exception] = InputError)
     except NotRegularError:
         raise error(f"{path}: is a pipe or device, not a regular file; save the {what} "
                     "data to a file and pass its path") from None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise error(symlink_loop_message(path, what)) from None
+        raise
 
 
 def read_input(path: str | Path, what: str, *, max_bytes: int = MAX_CONFIG_BYTES,

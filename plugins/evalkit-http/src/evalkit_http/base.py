@@ -230,7 +230,12 @@ class HttpTargetBase:
         try:
             # as strict as a golden file: no repeated key, no NaN/Infinity (not JSON)
             decoded = loads_json(content, unique_keys=True, constants=False)
-        except (json.JSONDecodeError, UnicodeDecodeError):
+        except UnicodeDecodeError as exc:
+            raise self._fail(
+                case, f"the response body is not UTF-8 text (byte 0x{content[exc.start]:02x} "
+                f"at offset {exc.start}), so it is not JSON; the server must send UTF-8",
+                attempts) from None
+        except json.JSONDecodeError:
             snippet = content[:60].decode("utf-8", "replace")
             raise self._fail(
                 case, f"the response body is not JSON (starts {snippet!r})", attempts

@@ -183,9 +183,9 @@ def _resolved(entry: JudgeEntry, base: Path) -> dict[str, Any]:
             raise ValueError(f"judge {entry.name!r}: rubric file {path} is empty")
         out["rubric"] = text
     if entry.cache is not None:
-        out["cache"] = str((base / entry.cache).resolve())
+        out["cache"] = str(_absolute(base / entry.cache, entry.name, "cache"))
     if isinstance(entry.prices, str):
-        out["prices"] = str((base / entry.prices).resolve())
+        out["prices"] = str(_absolute(base / entry.prices, entry.name, "prices"))
     elif entry.prices is not None:
         out["prices"] = {m: (list(p) if isinstance(p, tuple) else p.model_dump())
                          for m, p in entry.prices.items()}
@@ -276,6 +276,18 @@ _CONFIG_FILES = (("path", "the eval config"), ("goldens", "the golden file (gold
                  ("baseline", "the baseline run (baseline, --baseline, gate's -b)"))
 
 
+def _absolute(path: Path, judge: str, key: str) -> Path:
+    """``path`` made absolute, links followed.
+
+    Raises:
+        ValueError: a symbolic link loop, naming the judge and the key.
+    """
+    from evalkit.io.symlink_loops import resolve_input
+
+    return resolve_input(path, f"judge {key}", label=f"judge {judge!r}: {key}",
+                         error=ValueError)
+
+
 def _same_file(a: Path, b: Path) -> bool:
     if a == b:
         return True
@@ -294,6 +306,7 @@ def check_cache_paths(section: Judges, config: Any, base: Path) -> None:
 
     Raises:
         Problem: located at ``judges[i].cache``, naming the file it is.
+        ValueError: a cache, rubric or price path that is a symbolic link loop.
     """
     from evalkit.io.model_errors import Problem
 
@@ -304,15 +317,15 @@ def check_cache_paths(section: Judges, config: Any, base: Path) -> None:
             files.append(((base / Path(value)).resolve(), what))
     for entry in section.root:
         if isinstance(entry.rubric, RubricFile):
-            files.append(((base / entry.rubric.file).resolve(),
+            files.append((_absolute(base / entry.rubric.file, entry.name, "rubric"),
                           f"the rubric file of judge {entry.name!r}"))
         if isinstance(entry.prices, str):
-            files.append(((base / entry.prices).resolve(),
+            files.append((_absolute(base / entry.prices, entry.name, "prices"),
                           f"the price file of judge {entry.name!r}"))
     for i, entry in enumerate(section.root):
         if entry.cache is None:
             continue
-        cache = (base / entry.cache).resolve()
+        cache = _absolute(base / entry.cache, entry.name, "cache")
         for path, what in files:
             if _same_file(cache, path):
                 raise Problem((i, "cache"), f"judge {entry.name!r}: the cache {entry.cache} "

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from evalkit.data.ranked_ids import RankedIds, RankedRun
 from evalkit.data.text_ids import text_ids
+from evalkit.io.limits import first_repeated
 
 if TYPE_CHECKING:  # numpy is imported on first use: `import evalkit` stays light
     import numpy as np
@@ -132,7 +133,7 @@ def rank_arrays(
                            strict=True):
         ranked = docs[st:en]
         if len(set(ranked)) != len(ranked):
-            raise DuplicateDocumentError(qid, _first_repeat(ranked))
+            raise DuplicateDocumentError(qid, str(first_repeated(ranked)))
         out[qid] = ranked
     return out
 
@@ -338,13 +339,6 @@ def _differs_from_previous(q: npt.NDArray[Any]) -> npt.NDArray[np.bool_]:
     return change
 
 
-def _first_repeat(ids: Sequence[str]) -> str:
-    seen: set[str] = set()
-    for x in ids:
-        if x in seen:
-            return x
-        seen.add(x)
-    raise AssertionError("no repeated id")  # pragma: no cover - callers checked
 
 
 def _shown(value: float) -> str:

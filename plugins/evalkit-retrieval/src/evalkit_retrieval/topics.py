@@ -54,6 +54,9 @@ def _read_text(path: Path) -> str:
     if str(path) == "-":
         raise TopicsError("topics -: standard input is not read here; save the topics to a "
                           "file and pass its path")
+    from evalkit.io.symlink_loops import refuse_symlink_loop
+
+    refuse_symlink_loop(path, "topics", error=TopicsError)
     if path.exists() and not path.is_file() and not path.is_dir():
         raise TopicsError(f"topics {path}: is a pipe or device, not a regular file; save "
                           "the topics to a file and pass its path")

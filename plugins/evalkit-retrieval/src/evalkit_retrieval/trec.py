@@ -114,10 +114,10 @@ _Qrels = dict[str, dict[str, int]] | dict[str, Mapping[str, int]]
 
 
 def _require_regular(p: Path, what: str) -> None:
-    """Refuse a pipe, device or directory before it is opened (a FIFO would block)."""
-    if regular_file_problem(p, what) is not None:
-        if p.is_dir():
-            raise TrecFormatError.whole(p, directory_message(p, what))
+    """Refuse a pipe, device, directory or link loop before it is opened (FIFOs block)."""
+    if (problem := regular_file_problem(p, what)) is not None:
+        if p.is_dir() or not p.exists():  # not existing: a symbolic link loop (or unreadable)
+            raise TrecFormatError.whole(p, directory_message(p, what) if p.is_dir() else problem)
         raise TrecFormatError(p, None, "is a pipe or device, not a regular file",
                               f"Save the {what} to a file")
 

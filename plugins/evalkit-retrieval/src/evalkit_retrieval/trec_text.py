@@ -14,6 +14,7 @@ from collections.abc import Callable, Container, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from evalkit.io.limits import MAX_INFLATE_RATIO
 from evalkit_retrieval.trec_bulk import BOM, Stream
 
 #: bytes the careful reader's file objects read at a time
@@ -137,8 +138,9 @@ def gzip_text(data: Path | bytes, source: str | Path, cap: int) -> Stream:
 
 class _Inflated(io.RawIOBase):
     """:class:`evalkit.io.gzip_data.GzipReader` refusing, as :class:`TrecFormatError`,
-    damaged data and more than ``cap`` bytes (a decompression bomb stops there, with what
-    is held in memory one buffer's worth)."""
+    damaged data, more than ``cap`` bytes, and data past 16 MiB that decompresses to more
+    than :data:`~evalkit.io.limits.MAX_INFLATE_RATIO` times its compressed size (a
+    decompression bomb stops there, with what is held in memory one buffer's worth)."""
 
     def __init__(self, fh: BinaryIO, source: str | Path, cap: int) -> None:
         from evalkit.io.gzip_data import GzipReader
@@ -146,19 +148,24 @@ class _Inflated(io.RawIOBase):
         super().__init__()
         self._fh = fh
         self._source = source
-        self._reader = GzipReader(fh, cap, refuse_more=True)
+        self._reader = GzipReader(fh, cap, refuse_more=True, max_ratio=MAX_INFLATE_RATIO)
 
     def readable(self) -> bool:
         return True
 
     def readinto(self, buffer: Any) -> int:
-        from evalkit.io.gzip_data import DamagedGzipError, InflateLimitError
+        from evalkit.io.gzip_data import DamagedGzipError, InflateLimitError, InflateRatioError
 
         try:
             return self._reader.readinto(buffer)
         except DamagedGzipError as exc:
             raise TrecFormatError(self._source, None, str(exc),
                                   "Copy or download the file again") from None
+        except InflateRatioError as exc:
+            raise TrecFormatError(
+                self._source, None, f"{exc}: a decompression bomb (TREC text compresses 4 "
+                "to 10 times), refused before it is read whole", "If the file really is "
+                "such text, decompress it (gunzip -k) and pass the plain file") from None
         except InflateLimitError as exc:
             raise TrecFormatError(
                 self._source, None, f"{exc}, the most evalkit decompresses of a gzip input "
