@@ -24,6 +24,10 @@ fragment of every URL in a text, and the header lists that ``httpcore`` traces; 
 to the records of the HTTP loggers (:data:`URL_LOGGERS`) whether or not a secret is
 registered. :func:`redact_structure` replaces the secret-looking values of a settings
 mapping (headers, tokens, passwords, URL query strings) for run headers.
+
+Secrets of a well-known form (API keys and tokens by their prefix, PEM private keys,
+JSON web tokens, ``Bearer`` credentials: :func:`redact_secret_values`) are masked by
+:func:`mask` and :func:`redact_structure` whether or not anything registered them.
 """
 
 from __future__ import annotations
@@ -244,24 +248,87 @@ def register_header_secrets(headers: Mapping[str, str]) -> None:
             register_secrets(ENV_REFERENCE.split(v)[::2] if ENV_REFERENCE.search(v) else [v])
 
 
-def mask(text: str) -> str:
-    """``text`` with every registered secret (in each of its shown forms) replaced by
-    :data:`REDACTED`. Costs one substring search per form; nothing when none is
-    registered."""
-    forms = _forms
-    if not forms or not text:
+#: Secrets recognised by their form, wherever they stand (as gitleaks and detect-secrets
+#: find them): Anthropic (``sk-ant-``) and OpenAI (``sk-``, ``sk-proj-``) keys, GitHub
+#: tokens (``ghp_``, ``gho_``, ``ghu_``, ``ghs_``, ``ghr_``, ``github_pat_``), Slack tokens
+#: (``xoxb-``, ``xoxp-``...), AWS access key ids (``AKIA``/``ASIA`` and 16 capitals or
+#: digits), Google API keys (``AIza`` and 35 characters), PEM private keys (from
+#: ``-----BEGIN ... PRIVATE KEY-----`` to its ``END`` line, or to the end of its base64
+#: text), JSON web tokens (``eyJ...``.``eyJ...``.) and the credential after ``Bearer`` or
+#: ``Basic``. Group ``secret`` is what is replaced.
+_SECRET_FORMATS = re.compile(
+    r"(?P<pem>-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----"
+    r"(?:[\s\S]*?-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=\s\\]*))"
+    r"|(?P<jwt>(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*)"
+    r"|(?<![A-Za-z0-9_-])(?P<token>"
+    r"sk-ant-[A-Za-z0-9_-]{16,}"
+    r"|sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}"
+    r"|gh[pousr]_[A-Za-z0-9]{20,}"
+    r"|github_pat_[A-Za-z0-9_]{20,}"
+    r"|xox[abprs]-[A-Za-z0-9-]{10,}"
+    r"|A(?:KIA|SIA)[A-Z0-9]{16}(?![A-Za-z0-9])"
+    r"|AIza[0-9A-Za-z_-]{35}(?![A-Za-z0-9_-])"
+    r")"
+    r"|(?<![A-Za-z0-9_])(?P<scheme>[Bb]earer|Basic)(?P<space>\s+)"
+    r"(?P<credential>[A-Za-z0-9._~+/-]{8,}=*)"
+)
+#: text one of :data:`_SECRET_FORMATS` starts with: a text holding none is not scanned
+#: (substring searches are much faster than the scan)
+_SECRET_HINTS: tuple[str, ...] = (
+    "sk-", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "xox", "AKIA", "ASIA",
+    "AIza", "eyJ", "PRIVATE KEY", "earer", "Basic",
+)
+_LETTER = re.compile(r"[A-Za-z]")
+_DIGIT = re.compile(r"[0-9]")
+
+
+def _random_looking(text: str) -> bool:
+    """Whether ``text`` holds both a letter and a digit, as every generated key does
+    (``sk-learn-compatible-wrapper`` and ``Bearer authentication`` do not)."""
+    return _LETTER.search(text) is not None and _DIGIT.search(text) is not None
+
+
+def _secret_format_sub(m: re.Match[str]) -> str:
+    if m.group("pem") or m.group("jwt"):
+        return REDACTED
+    token = m.group("token")
+    if token is not None:
+        body = token.split("-", 2)[-1] if token.startswith("sk-") else token[4:]
+        return REDACTED if _random_looking(body) else token
+    credential = m.group("credential")
+    if not _random_looking(credential):
+        return m.group(0)
+    return f"{m.group('scheme')}{m.group('space')}{REDACTED}"
+
+
+def redact_secret_values(text: str) -> str:
+    """``text`` with every secret of a well-known form (:data:`_SECRET_FORMATS`: API keys
+    and tokens by their prefix, PEM private keys, JSON web tokens, ``Bearer``
+    credentials) replaced by :data:`REDACTED`, whatever names it: the rule that catches a
+    key under a harmless-looking setting (``llm: sk-ant-...``) or in a message. A token
+    must hold a letter and a digit (generated keys do), so that words, ids, paths and
+    model names (``sk-learn-wrapper``, ``claude-3-5-sonnet-20241022``) are kept."""
+    if not text or not any(hint in text for hint in _SECRET_HINTS):
         return text
-    for form in forms:
+    return _SECRET_FORMATS.sub(_secret_format_sub, text)
+
+
+def mask(text: str) -> str:
+    """``text`` with every registered secret (in each of its shown forms) and every
+    secret of a well-known form (:func:`redact_secret_values`) replaced by
+    :data:`REDACTED`. Costs one regular-expression scan and one substring search per
+    registered form."""
+    if not text:
+        return text
+    for form in _forms:
         if form in text:
             text = text.replace(form, REDACTED)
-    return text
+    return redact_secret_values(text)
 
 
 def scrub_exception(exc: BaseException) -> BaseException:
     """Mask the secrets in ``exc`` and every exception of its chain (causes, contexts),
     in place: their string arguments and notes. Returns ``exc``."""
-    if not _forms:
-        return exc
     seen: set[int] = set()
     todo: list[BaseException | None] = [exc]
     while todo:
@@ -430,7 +497,7 @@ def redact_structure(value: Any, key: str = "") -> Any:
     if isinstance(value, list | tuple):
         return [redact_structure(v) for v in value]
     if isinstance(value, str):
-        return redact_connection_pairs(redact_url(value))
+        return redact_secret_values(redact_connection_pairs(redact_url(value)))
     return value
 
 
@@ -468,7 +535,10 @@ def redact_connection_pairs(text: str) -> str:
 def register_structure_secrets(value: Any, key: str = "") -> None:
     """Register the secrets of a settings structure: what :func:`redact_structure` hides
     (header values, secret-looking keys' values, URL credentials, query values and path
-    parameters, the secret-looking pairs of connection strings)."""
+    parameters, the secret-looking pairs of connection strings), and make every log
+    record masked (:func:`install_log_redaction`: secrets of a well-known form are
+    masked there whether or not anything is registered)."""
+    install_log_redaction()
     if isinstance(value, Mapping):
         if key.lower() == "headers":
             register_header_secrets({str(k): str(v) for k, v in value.items()})
@@ -494,8 +564,6 @@ def scrub_record(record: logging.LogRecord) -> None:
     text (the traceback is formatted, masked and kept as ``exc_text``) and its stack
     text; records of :data:`URL_LOGGERS` also get :func:`redact_urls`."""
     urls = record.name.startswith(URL_LOGGERS)
-    if not _forms and not urls:
-        return
     try:
         message = record.getMessage()
     except Exception:  # a broken record: let logging report it as it would
@@ -563,6 +631,7 @@ __all__ = [
     "path_tokens",
     "public_url",
     "redact_path",
+    "redact_secret_values",
     "redact_structure",
     "redact_url",
     "redact_urls",
