@@ -44,7 +44,7 @@ def fuse(
     weights: Annotated[str | None, typer.Option(
         "--weights", metavar="W1,W2,...", help="wsum's weights, one per run, in order.",
         show_default=False)] = None,
-    rrf_k: Annotated[float, typer.Option("--rrf-k", help="RRF's k.")] = RRF_K,
+    rrf_k: Annotated[float, typer.Option("--rrf-k", help="RRF's k (rrf only).")] = RRF_K,
     depth: Annotated[int | None, typer.Option(
         "--depth", help="Keep the best N documents of each query (default: all).",
         show_default=False)] = None,
