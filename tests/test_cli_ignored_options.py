@@ -79,3 +79,18 @@ def test_fuse_refuses_rrf_k_with_another_method(runs: tuple[Path, Path, Path],
     base = ["fuse", str(a), str(b), "--method", "combsum", "-o", str(tmp_path / "f.txt")]
     assert "rrf's k applies to rrf only" in error_line([*base, "--rrf-k", "5"])
     assert runner.invoke(app, [*base, "--rrf-k", "60"]).exit_code == 0  # the default
+
+
+def test_fuse_json_says_what_was_fused(runs: tuple[Path, Path, Path],
+                                       tmp_path: Path) -> None:
+    import json
+
+    _, a, b = runs
+    out = tmp_path / "f.txt"
+    res = runner.invoke(app, ["fuse", str(a), str(b), "--method", "rrf", "-o", str(out),
+                              "--json"])
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.stdout)
+    assert doc["method"] == "rrf" and doc["rrf_k"] == 60.0 and doc["queries"] == 30
+    assert doc["lines"] == len(out.read_text().splitlines()) == 300
+    assert doc["runs"] == [str(a), str(b)] and doc["output"] == str(out)

@@ -57,6 +57,10 @@ def fuse(
     overwrite: Annotated[bool, typer.Option(
         "--overwrite", help="Replace an existing file at -o (never one of the RUNs).")
     ] = False,
+    as_json: Annotated[bool, typer.Option(
+        "--json", help="Also print what was fused as JSON on standard output: runs, "
+        "method, norm, weights, rrf_k (rrf only), tag, queries, lines, output.")
+    ] = False,
 ) -> None:
     """Fuse TREC runs into one (docs/fusion.md): normalise each query's scores, combine
     them per document, write the fused ranking in trec_eval's order."""
@@ -81,3 +85,13 @@ def fuse(
     n_docs = sum(len(r) for r in fused.rankings.values())
     typer.echo(f"fused {len(runs)} runs ({fused.method}, norm {fused.norm}): "
                f"{len(fused.rankings)} queries, {n_docs:,} lines -> {output}", err=True)
+    if as_json:
+        import json
+
+        from evalkit.io.interrupts import stdout_document
+
+        stdout_document(json.dumps({
+            "runs": [str(r) for r in runs], "method": fused.method, "norm": fused.norm,
+            "weights": parsed, "rrf_k": rrf_k if fused.method == "rrf" else None,
+            "tag": fused.name, "queries": len(fused.rankings), "lines": n_docs,
+            "output": str(output)}, indent=2, allow_nan=False))
