@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from evalkit.io.redaction import REDACTED, mask, redact_secret_values, redact_structure
+from evalkit.io.redaction import REDACTED, mask, redact_structure
+from evalkit.io.secret_formats import redact_secret_values
 
 SECRETS = {
     "anthropic": "sk-ant-api03-Q7vR2xLm9PzT4kWb8NcY3dHf6JsA1uE5gO0iKp",
