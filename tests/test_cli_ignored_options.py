@@ -5,6 +5,7 @@ exit 2, one line; left at its default (not given), it is not refused:
   no resample: ``-B``/``--seed`` are refused (a bootstrap ``--ci`` or Westfall-Young
   takes them);
 * ``evalkit power BASE CAND --no-simulate``: ``--trials``/``--seed`` are refused;
+* ``evalkit eval --overwrite`` without ``--save`` or ``--save-dir``: nothing to replace;
 * ``evalkit fuse --method combsum --rrf-k 5``: rrf's k is refused as ``--norm`` with rrf
   and ``--weights`` without wsum are.
 """
@@ -94,3 +95,10 @@ def test_fuse_json_says_what_was_fused(runs: tuple[Path, Path, Path],
     assert doc["method"] == "rrf" and doc["rrf_k"] == 60.0 and doc["queries"] == 30
     assert doc["lines"] == len(out.read_text().splitlines()) == 300
     assert doc["runs"] == [str(a), str(b)] and doc["output"] == str(out)
+
+
+def test_eval_refuses_overwrite_without_an_artifact_to_write(
+        runs: tuple[Path, Path, Path]) -> None:
+    qrels, a, _ = runs
+    line = error_line(["eval", str(a), "--qrels", str(qrels), "-m", "ap", "--overwrite"])
+    assert line.startswith("error: --overwrite does not apply")

@@ -97,7 +97,8 @@ def command(
         "after it was written (its trailer does not match), with a warning.",
     )] = False,
     overwrite: Annotated[bool, typer.Option(
-        "--overwrite", help="Replace an existing artifact at --save.",
+        "--overwrite", help="Replace an existing artifact at --save (or in --save-dir); "
+        "refused without either.",
     )] = False,
     name: Annotated[str | None, typer.Option(
         "--name", help="Name of the run (default: the run tag of the file).",
@@ -132,6 +133,10 @@ def command(
     from evalkit_retrieval.run_evaluation import judgments_of
 
     fmt_out = pick_format(as_json_flag, output)
+    if overwrite and save is None and save_dir is None:
+        raise CliError("--overwrite does not apply: it replaces an existing artifact at "
+                       "--save or in --save-dir, and neither is given; leave it out, or "
+                       "add --save ARTIFACT")
     if len(runs) > 1 or is_many(runs[0]) or save_dir is not None:
         from evalkit_retrieval.eval_many import eval_many
 
