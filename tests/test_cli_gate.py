@@ -160,6 +160,17 @@ def test_promote_then_gate_with_several_reports(reg: Registry, tmp_path: Path) -
     assert stored.exists() and "cases: 10" in result.output
     result = invoke("baseline", "show", str(stored))
     assert result.exit_code == 0 and "run 'base', promoted" in result.output
+    shown = invoke("baseline", "show", str(stored), "--json")
+    doc = json.loads(shown.stdout)  # the JSON document alone on stdout
+    assert shown.exit_code == 0 and doc["run"] == "base" and doc["promoted"] is True
+    assert doc["path"] == str(stored) and doc["promoted_at"]
+    assert doc["fingerprint"]["cases"]["count"] == 10
+    again = invoke("baseline", "promote", str(base), "--to", str(stored), "--force",
+                   "--json")
+    assert again.exit_code == 0, again.output
+    promoted = json.loads(again.stdout)
+    assert promoted["source"] == str(base)
+    assert promoted["fingerprint"] == doc["fingerprint"]
     checks = tmp_path / "c.yaml"
     checks.write_text("""\
 checks:

@@ -137,6 +137,9 @@ def test_gate_report_on_stdout_is_the_only_thing_there(runs: Runs, tmp_path: Pat
     both = invoke("gate", "-c", checks, "-r", runs.tfidf, "--report", "json:-",
                   "--report", "markdown:-")
     assert "both write to standard output" in error_of(both)
+    # --json is named as itself, as compare names it, not as a second json:-
+    clash = invoke("gate", "-c", checks, "-r", runs.tfidf, "--json", "--report", "json:-")
+    assert "--json and --report json:- both write to standard output" in error_of(clash)
 
 
 # ------------------------------------------------------------ 3. why cases errored

@@ -46,12 +46,21 @@ def test_eval_scores_every_run_of_a_folder_and_names_the_bad_one(runs: Path,
     assert f"error: {runs / 'broken.txt'}:1:" in done.stderr
     assert done.stderr.strip().endswith(f"1 of 3 runs failed: {runs / 'broken.txt'}")
     summary = json.loads(done.stdout)
+    # the failed file is in the list too, in its place, with its error (sorted paths)
+    assert [r.get("run") for r in summary] == ["bm25", None, "copy.txt"]
+    failed = summary.pop(1)
+    assert set(failed) == {"source", "error"}
+    assert failed["source"] == str(runs / "broken.txt")
+    assert failed["error"].startswith(f"{runs / 'broken.txt'}:1: ")
     assert [r["run"] for r in summary] == ["bm25", "copy.txt"]  # the tag, then unique
     for row in summary:
         assert row["queries"] == 93
         assert round(row["means"]["ap"], 4) == 0.2132
         assert round(row["means"]["precision@10"], 4) == 0.2817
     assert sorted(p.name for p in out.iterdir()) == ["bm25.jsonl", "copy.txt.jsonl"]
+    table = evalkit("eval", runs, "--qrels", QRELS, "-m", "ap", cwd=tmp_path)
+    assert table.returncode == 2
+    assert f"not scored: {runs / 'broken.txt'}:1: " in table.stdout  # the table names it
     again = evalkit("eval", str(out / "*.jsonl"), cwd=tmp_path)
     assert again.returncode == 0, again.stderr
     assert "bm25" in again.stdout and "0.2132" in again.stdout

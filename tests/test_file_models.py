@@ -65,7 +65,7 @@ def test_marked_yaml_maps_locations_to_lines() -> None:
       "    vs_baseline: no_significant_regression\n    op: '<='"), "vs_baseline", "both"),
     (("    threshold: 0.5", "    threshold: 0.5\n    alpha: 0.05"), "alpha: 0.05",
      "'alpha' is set on a threshold check"),
-    (("    metric: ndcg@10", "    metric: ndcg@10\n    scope: [a, 010]"), "scope", "quote 8"),
+    (("    metric: ndcg@10", "    metric: ndcg@10\n    scope: [a, 010]"), "scope", 'quote "010"'),
 ])
 def test_a_check_problem_names_the_line_of_its_key(tmp_path: Path, edit: tuple[str, str],
                                                    needle: str, words: str) -> None:

@@ -188,7 +188,7 @@ checks:
     op: ">="
     threshold: 1
     scope: [010, b]
-""", ["'numeric_scope'", "quote", "8"]),
+""", ["'numeric_scope'", 'quote "010"']),
         ("""  - id: scope_not_list
     metric: m
     op: ">="

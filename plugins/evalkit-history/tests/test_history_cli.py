@@ -69,6 +69,19 @@ def test_add_then_show_prints_the_means_and_the_significant_step(
     assert lines[3].startswith("(+d): the paired difference from the run before")
 
 
+def test_add_json_prints_the_run_as_show_json_lists_it(
+        tmp_path: Path, artifacts: tuple[Path, Path]) -> None:
+    db = str(tmp_path / "h.sqlite")
+    assert invoke("history", "add", str(artifacts[0]), "--db", db).exit_code == 0
+    added = invoke("history", "add", str(artifacts[1]), "--db", db, "--label", "v2", "--json")
+    assert added.exit_code == 0, added.output
+    doc = json.loads(added.stdout)
+    assert doc["database"] == db and doc["run"]["id"] == 2
+    assert doc["run"]["means"]["rr"] == pytest.approx(RR_B.mean())
+    shown = json.loads(invoke("history", "show", "--db", db, "--json").stdout)
+    assert shown["runs"][1] == doc["run"]
+
+
 def test_show_json_and_last_and_a_metric_no_run_holds(
         tmp_path: Path, artifacts: tuple[Path, Path]) -> None:
     db = str(tmp_path / "h.sqlite")

@@ -219,6 +219,28 @@ def test_runs_are_found_by_number_label_commit_and_name(tmp_path: Path) -> None:
         assert [r.id for r in history.runs(last=1)] == [2]
 
 
+def test_a_commit_prefix_of_digits_is_found_when_no_run_has_that_number(
+        tmp_path: Path) -> None:
+    """About 4% of 7-character git prefixes are all digits: ``1111111`` is a run number
+    only when a run has it, else the commit prefix; when both match, the number wins and
+    a notice names the other run."""
+    from evalkit.io.user_warnings import UserNotice
+
+    with History(tmp_path / "h.sqlite") as history:
+        history.add(scored(FIX.RANKS_A, "a"), commit="aaaaaaa1111")
+        history.add(scored(FIX.RANKS_B, "b"), commit="1111111bbbb")
+        assert history.find("1111111") == 2
+        assert history.find("1111111bbbb") == 2
+        with pytest.raises(HistoryError, match="no run 2222222"):
+            history.find("2222222")
+        with pytest.raises(HistoryError, match="no run #1111111"):
+            history.find("#1111111")  # '#N' is always a number
+        history.add(scored(FIX.RANKS_A, "c"), commit="2000000cccc")
+        with pytest.warns(UserNotice, match=r"2 names run #2, and also .* #4; run #2 is used"):
+            history.add(scored(FIX.RANKS_B, "d"), label="2")  # a label, not the number
+            assert history.find("2") == 2
+
+
 def test_the_database_is_a_path_or_a_sqlite_url(tmp_path: Path) -> None:
     assert db_path("sqlite:///rel/h.sqlite") == Path("rel/h.sqlite")
     assert db_path("sqlite:////abs/h.sqlite") == Path("/abs/h.sqlite")

@@ -56,6 +56,25 @@ def test_relstring_alone_prints_only_the_relstring_lines() -> None:
     assert out.splitlines()[0] == "relstring             \t301\t'0000011000'"
 
 
+def test_relstring_alone_without_q_prints_nothing() -> None:
+    """relstring is a per-query line only: ``trec_eval -c -m relstring.20`` without ``-q``
+    prints 0 bytes (trec_eval 10.0 on this run), so evalkit prints no line, not a blank
+    one."""
+    code, out, _ = evalkit(str(RUN), "--qrels", str(QRELS), "--format", "trec", "-c",
+                           "-m", "relstring.20")
+    assert code == 0 and out == ""
+
+
+def test_help_says_only_c_makes_the_recount() -> None:
+    """``-c`` and the default score missing queries alike, but only ``-c`` recounts the
+    ``all`` line's num_rel (test_num_rel_is_recounted_only_as_under_c): the help says so
+    and does not call ``-c`` the default."""
+    result = CliRunner().invoke(app, ["eval", "--help"], env={"COLUMNS": "400"})
+    text = " ".join(result.stdout.split())
+    assert "Same as --missing zero (trec_eval -c), the default" not in text
+    assert "only with -c" in text and "recount" in text
+
+
 def test_a_measure_and_runid_print_no_counts() -> None:
     code, out, _ = evalkit(str(RUN), "--qrels", str(QRELS), "--format", "trec",
                            "-m", "P.5", "-m", "runid")

@@ -158,6 +158,7 @@ def test_missing_query_refused_as_ranx_or_fused_as_empty() -> None:
     ({"method": "wsum", "weights": [1.0]}, "1 weights for 2 runs"),
     ({"method": "combsum", "weights": [1.0, 2.0]}, "weights apply to wsum only"),
     ({"method": "rrf", "rrf_k": 0}, "positive"),
+    ({"method": "combsum", "rrf_k": 5}, "rrf's k applies to rrf only"),
     ({"method": "wsum", "weights": [1.0, -0.5]}, "weights must be finite numbers >= 0"),
     ({"method": "wsum", "weights": [0.0, 0.0]}, "not all 0"),
     ({"method": "wsum", "weights": [1.0, math.nan]}, "weights must be finite"),

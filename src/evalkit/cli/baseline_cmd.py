@@ -34,6 +34,10 @@ def promote(
         "--force", "--overwrite", help="Replace an existing baseline at --to "
         "(--overwrite is the same flag, named as in `evalkit run`, `eval`, `rescore`).",
     )] = False,
+    as_json: Annotated[bool, typer.Option(
+        "--json", help="Print the stored baseline as JSON (as baseline show --json) "
+        "instead of lines, with the run it was promoted from as \"source\".",
+    )] = False,
 ) -> None:
     """Store RUN as a baseline, with a fingerprint of its golden set and metric definitions.
 
@@ -50,6 +54,11 @@ def promote(
     require_writable(to, "--to", "baseline.jsonl", inputs=[run])
     refuse_replacing(to, force=force)
     path = do_promote(run, to, drop_rankings=drop_rankings)
+    if as_json:
+        from evalkit.gate.baseline import load_baseline
+
+        _print_json({**load_baseline(path).to_json(), "source": str(run)})
+        return
     name, fp = promoted_fingerprint(run, path)
     typer.echo(f"promoted {run} (run {name!r}) to {path}")
     for line in fp.lines():
@@ -65,6 +74,10 @@ def show(
         "--allow-incomplete", help="Show the fingerprint of a baseline edited or damaged "
         "after it was written (its trailer does not match).",
     )] = False,
+    as_json: Annotated[bool, typer.Option(
+        "--json", help="Print the baseline as JSON: path, run, promoted, promoted_at and "
+        "the fingerprint as the baseline stores it.",
+    )] = False,
 ) -> None:
     """Print a baseline's fingerprint: cases, expected values, settings, metric definitions."""
     from evalkit.execute.run_files import refuse_altered, require_artifact
@@ -74,7 +87,19 @@ def show(
                      rows=False)
     stored = load_baseline(path)
     refuse_altered(stored.run, "baseline", allow=allow_incomplete)
+    if as_json:
+        _print_json(stored.to_json())
+        return
     state = f"promoted {stored.promoted_at}" if stored.promoted else "a plain run, not promoted"
     typer.echo(f"{path}: run {stored.name!r}, {state}")
     for line in stored.fingerprint.lines():
         typer.echo(f"  {line}")
+
+
+def _print_json(document: dict[str, object]) -> None:
+    """A command's JSON document on standard output, whole or not at all."""
+    import json
+
+    from evalkit.cli.output import stdout_document
+
+    stdout_document(json.dumps(document, indent=2, allow_nan=False))

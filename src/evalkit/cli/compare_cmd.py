@@ -17,7 +17,7 @@ from typing import Annotated, Any
 import typer
 
 from evalkit.cli.output import TableOrJson, compared_metrics, note, pick_format, progress
-from evalkit.cli.usage import given_options
+from evalkit.cli.usage import given_options, refuse_ignored
 from evalkit.comparison.options import (
     DEFAULT_METHOD,
     Alternative,
@@ -102,7 +102,9 @@ def command(
     )] = False,
     resamples: Annotated[int, typer.Option(
         "--resamples", "-B", min=100, max=1_000_000,  # MIN_RESAMPLES, MAX_RESAMPLES
-        help="Resamples of the randomization or bootstrap test (at least 100).",
+        help="Resamples of the randomization or bootstrap test, bootstrap interval or "
+        "westfall-young (at least 100; refused with --seed where nothing is resampled: "
+        "--test t-test with its own interval).",
     )] = 10_000,
     seed: Annotated[int, typer.Option("--seed", min=0, help="Seed of the resampling.")] = 42,
     relevance_level: Annotated[int | None, typer.Option(
@@ -219,7 +221,7 @@ def command(
             as_json=as_json_flag, table=print_pooled_table)
     from evalkit.cli.run_folders import finish, leaving_out_bad, runs_to_compare
     from evalkit.comparison import compare
-    from evalkit.comparison.options import check_request
+    from evalkit.comparison.options import check_request, resamples_used
     from evalkit.report.compare_table import print_compare_table
 
     runs, many = runs_to_compare(baseline, runs)
@@ -227,6 +229,11 @@ def command(
     # the options first, then the report targets, then the work
     check_request(len(runs), alpha=alpha, method=test.value, ci=ci_method,
                   n_resamples=resamples, top=top)
+    if not resamples_used(test.value, ci_method, correction.value):
+        refuse_ignored(ctx, ("--resamples", "--seed"), f"--test {test.value} with its own "
+                       f"interval and --correction {correction.value} draw no resample "
+                       "(analytic p and interval); leave them out, or choose a resampling "
+                       "test, a bootstrap --ci or --correction westfall-young")
     def compare_runs(some: list[Path], names: list[str] | None) -> Any:
         return compare(
             *some, metrics=names, qrels=qrels, method=test.value,

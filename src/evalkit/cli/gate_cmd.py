@@ -118,9 +118,11 @@ def command(
     run, baseline = options.run, options.baseline
     targets = [*options.reports, *(["json:-"] if as_json else [])]
     # refuse a malformed, unknown or unwritable --report before any work
+    # (--json checked as such, so that a clash names it as compare does)
     to_stdout = check_report_targets(
-        targets, inputs=[run, checks_source(options.checks), baseline, tags, clusters_file,
-                         labels, baseline_labels])
+        options.reports, as_json=as_json,
+        inputs=[run, checks_source(options.checks), baseline, tags, clusters_file, labels,
+                baseline_labels]) or as_json
     checks_file = checks_source(options.checks)
     require_artifact(run, "run")
     if baseline is not None:

@@ -113,6 +113,11 @@ def command(
     pilot = list(runs or [])
     if not pilot:
         _refuse_simulation_options(ctx, simulate)
+    elif not simulate:
+        from evalkit.cli.usage import refuse_ignored
+
+        refuse_ignored(ctx, ("--trials", "--seed"), "with --no-simulate nothing is "
+                       "simulated; leave them out, or leave out --no-simulate")
     names = compared_metrics(metric, of="plan")
     with progress("planning" + (" (simulating)" if simulate and pilot else "")):
         result = plan_power(

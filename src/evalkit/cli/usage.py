@@ -20,6 +20,22 @@ def given_options(ctx: Any) -> list[str]:
             if p.name is not None and p.param_type_name == "option" and given(p.name)]
 
 
+def refuse_ignored(ctx: Any, options: Sequence[str], why: str) -> None:
+    """Refuse those of ``options`` (first spellings, ``--trials``) given on the command
+    line, which the command would ignore: a usage error (exit 2), ``--trials and --seed
+    do not apply: WHY``. An option left at its default is not given, so not refused.
+
+    Raises:
+        evalkit.cli.errors.CliError: one of ``options`` was given.
+    """
+    given = [o for o in given_options(ctx) if o in options]
+    if given:
+        from evalkit.cli.errors import CliError
+
+        verb = "does" if len(given) == 1 else "do"
+        raise CliError(f"{' and '.join(given)} {verb} not apply: {why}")
+
+
 # ------------------------------------------------------------- usage errors (click)
 def _option_names(param: Any) -> str:
     """``--queries/-n`` for an option, ``RUN`` for an argument."""

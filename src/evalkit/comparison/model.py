@@ -154,7 +154,7 @@ class Comparison(ComparisonRecord):
         column per metric, the best value per column in bold, significance marks at the
         corrected p, a caption naming the test, correction, alpha, queries and
         resamples), rendered by the ``latex`` reporter looked up in the registry; the
-        text of ``evalkit compare --report latex:PATH`` (docs/comparison.md#latex).
+        text of ``evalkit compare --report latex:PATH`` (docs/tables.md#latex-tables-for-papers).
 
         Args:
             path: also write the table to this file (its folder is made when missing).

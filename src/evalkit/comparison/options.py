@@ -123,6 +123,14 @@ def check_test_options(method: str, ci: str | None, resamples: int) -> None:
         )
 
 
+def resamples_used(method: str, ci: str | None, correction: str) -> bool:
+    """Whether a comparison draws resamples (so that ``n_resamples`` and ``seed`` apply):
+    every test but the paired t-test does, and so does a bootstrap interval
+    (``percentile``, ``bca``, ``bootstrap-t``) and the Westfall-Young correction; the
+    t-test with its own interval (``t``) and Holm, BH or no correction draws none."""
+    return method != "t-test" or ci not in (None, "t") or correction == "westfall-young"
+
+
 def check_top(top: int) -> None:
     """Refuse a ``top`` that is not a count of queries.
 
@@ -151,4 +159,4 @@ def check_request(n_runs: int, *, alpha: float, method: str, ci: str | None,
 
 
 __all__ = ["CI_OF_TEST", "MIN_RESAMPLES", "check_alpha", "check_request",
-           "check_test_options", "check_top"]
+           "check_test_options", "check_top", "resamples_used"]

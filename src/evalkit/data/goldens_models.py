@@ -247,11 +247,13 @@ class GoldenCases(BaseModel):
 # ------------------------------------------------------------------ messages
 def id_problem(value: Any, what: str) -> str:
     """What is wrong with ``value`` as an id (``what`` names it in the message)."""
+    from evalkit.io.bounded_yaml import as_written
+
     if isinstance(value, bool) or value is None:
         return f"{what} {shown(value)} is not an id; write ids as text"
     if not isinstance(value, str):
         return (f"{what} {shown(value)} is a {type(value).__name__}; ids must be text "
-                f"(quote it: \"{value}\")")
+                f"(quote it: \"{as_written(value)}\")")
     if value == "":
         return f"empty {what}"
     if not value.strip():
@@ -341,7 +343,9 @@ def _answers_problem(case: str, value: Any) -> str:
             return (f"{case}: 'answers' is blank ({shown(value)}, only white space); {fix}, or "
                     "leave the field out")
         what = "'answers'"
-    quote = (f" (quote it: \"{value}\")" if isinstance(value, int | float)
+    from evalkit.io.bounded_yaml import as_written
+
+    quote = (f" (quote it: \"{as_written(value)}\")" if isinstance(value, int | float)
              and not isinstance(value, bool) else "")
     return f"{case}: {what} must be text, got {type(value).__name__} {shown(value)}{quote}; {fix}"
 

@@ -31,7 +31,7 @@ from evalkit.execute.dispatch_window import DispatchWindow
 from evalkit.execute.pacing import Pacing, reported_tokens
 from evalkit.execute.samples import scoring_sample
 from evalkit.execute.scoring import score_case_until_stop
-from evalkit.io.redaction import error_text, mask, scrub_exception
+from evalkit.io.redaction import error_text, install_log_redaction, mask, scrub_exception
 from evalkit.plugins.failures import PLUGIN_FAILURES
 from evalkit.stats.numeric import finite_real, value_text
 
@@ -172,6 +172,7 @@ class Executor:
             return self._busy
 
     def start(self) -> Executor:
+        install_log_redaction()  # well-known secret forms are masked in every log record
         for thread in self._workers:
             thread.start()
         self._running = len(self._workers)

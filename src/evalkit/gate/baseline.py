@@ -54,6 +54,15 @@ class Baseline:
         """The baseline run's name."""
         return self.run.name
 
+    def to_json(self) -> dict[str, Any]:
+        """What ``evalkit baseline show --json`` prints: ``{"path", "run", "promoted",
+        "promoted_at", "fingerprint"}``, the fingerprint as a promoted baseline's header
+        stores it (:meth:`Fingerprint.to_json`); ``path`` and ``promoted_at`` may be
+        ``None``."""
+        return {"path": None if self.path is None else str(self.path), "run": self.name,
+                "promoted": self.promoted, "promoted_at": self.promoted_at,
+                "fingerprint": self.fingerprint.to_json()}
+
     @classmethod
     def from_run(cls, run: RunResult, where: str | None = None) -> Baseline:
         """A run as a baseline: the fingerprint stored in its header by :func:`promote`,

@@ -266,8 +266,15 @@ def _field_problem(err: ErrorDetails, key: str, value: Any, check: Any) -> str:
         return ("'scope' is empty; a check scoped to no case gates nothing. Remove 'scope' "
                 "to cover every case, or name the cases")
     not_text = [x for x in scope or [] if not isinstance(x, str)]
-    return (f"'scope' ids must be strings; quote {', '.join(repr(x) for x in not_text)} "
+    return (f"'scope' ids must be strings; quote {_quoted(not_text)} "
             "(YAML reads 010 as a number, and case ids are text)")
+
+
+def _quoted(values: list[Any]) -> str:
+    """``values`` as the file wrote them, each quoted as it should be (``"010", "2"``)."""
+    from evalkit.io.bounded_yaml import as_written
+
+    return ", ".join(f'"{as_written(x)}"' for x in values)
 
 
 def _tag_scope_problem(scope: Mapping[Any, Any]) -> str:
@@ -286,7 +293,7 @@ def _tag_scope_problem(scope: Mapping[Any, Any]) -> str:
                 "'scope' to cover every case, or name the tags")
     not_text = [x for x in tags if not isinstance(x, str)]
     if not_text:
-        return f"'scope' tags must be strings; quote {', '.join(repr(x) for x in not_text)}"
+        return f"'scope' tags must be strings; quote {_quoted(not_text)}"
     try:
         TagScope._tags_once(tags)
     except PydanticCustomError as exc:

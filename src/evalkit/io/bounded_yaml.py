@@ -81,6 +81,38 @@ def _key_text(node: Node) -> str | None:
 _YAML12_EXPONENT = re.compile(r"^[-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)[eE][-+]?[0-9]+$")
 
 
+class SpelledInt(int):
+    """An integer YAML read from text that spells it otherwise (``010`` is 8, ``0x1F``,
+    ``1_000``, ``+3``): ``source`` is that text, which a message asking to quote the
+    value echoes (:func:`as_written`). Equal to, and used as, the plain ``int``."""
+
+    source: str
+
+
+class SpelledFloat(float):
+    """A float YAML read from text that spells it otherwise (``1e3``, ``.5``, ``1_0.5``):
+    ``source`` is that text (:class:`SpelledInt`)."""
+
+    source: str
+
+
+def as_written(value: Any) -> str:
+    """``value`` as the YAML file spelled it: the source text of a number read from other
+    text (``010``, not ``8``), else ``str(value)``. For messages such as ``quote "010"``."""
+    source = getattr(value, "source", None)
+    return source if isinstance(source, str) else str(value)
+
+
+def _spelled(number: Any, text: str) -> Any:
+    if isinstance(number, bool) or not isinstance(number, int | float) \
+            or str(number) == text:
+        return number
+    out: SpelledInt | SpelledFloat = (SpelledInt(number) if isinstance(number, int)
+                                      else SpelledFloat(number))
+    out.source = text
+    return out
+
+
 class BoundedSafeLoader(yaml.SafeLoader):
     """``yaml.SafeLoader`` within the bounds of this module (class attributes
     ``max_depth``, ``max_nodes`` and ``max_alias_nodes``)."""
@@ -96,6 +128,16 @@ class BoundedSafeLoader(yaml.SafeLoader):
         self._nodes = 0
         self._alias_nodes = 0
         self._sizes: dict[int, int] = {}
+
+    def construct_yaml_int(self, node: Any) -> Any:
+        """pyyaml's integer, keeping its text when it spells it otherwise
+        (:class:`SpelledInt`)."""
+        return _spelled(super().construct_yaml_int(node), str(node.value))
+
+    def construct_yaml_float(self, node: Any) -> Any:
+        """pyyaml's float, keeping its text when it spells it otherwise
+        (:class:`SpelledFloat`)."""
+        return _spelled(super().construct_yaml_float(node), str(node.value))
 
     def get_mark(self) -> Mark:
         """pyyaml's mark, its line and column those of an editor (the module docstring)."""
@@ -169,6 +211,12 @@ def _refuse_repeated_keys(node: yaml.MappingNode) -> None:
                 f"{first[ident]}); YAML keeps only the last value, so evalkit refuses "
                 "it: remove or merge one of them", line)
         first[ident] = line
+
+
+BoundedSafeLoader.add_constructor("tag:yaml.org,2002:int",
+                                  BoundedSafeLoader.construct_yaml_int)
+BoundedSafeLoader.add_constructor("tag:yaml.org,2002:float",
+                                  BoundedSafeLoader.construct_yaml_float)
 
 
 def load_yaml(text: str) -> Any:
@@ -258,4 +306,5 @@ def _unreadable_character(text: str, exc: yaml.reader.ReaderError) -> LimitError
                       "file as UTF-8 text", line)
 
 
-__all__ = ["BoundedSafeLoader", "MarkedYaml", "load_marked"]
+__all__ = ["BoundedSafeLoader", "MarkedYaml", "SpelledFloat", "SpelledInt", "as_written",
+           "load_marked", "load_yaml"]

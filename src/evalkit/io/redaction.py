@@ -24,6 +24,10 @@ fragment of every URL in a text, and the header lists that ``httpcore`` traces; 
 to the records of the HTTP loggers (:data:`URL_LOGGERS`) whether or not a secret is
 registered. :func:`redact_structure` replaces the secret-looking values of a settings
 mapping (headers, tokens, passwords, URL query strings) for run headers.
+
+Secrets of a well-known form (API keys and tokens by their prefix, PEM private keys,
+JSON web tokens, ``Bearer`` credentials: :func:`redact_secret_values`) are masked by
+:func:`mask` and :func:`redact_structure` whether or not anything registered them.
 """
 
 from __future__ import annotations
@@ -39,8 +43,8 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 from urllib.parse import parse_qsl, quote, quote_plus, urlsplit, urlunsplit
 
-#: What a masked value is replaced by.
-REDACTED = "<redacted>"
+from evalkit.io.secret_formats import REDACTED, redact_secret_values
+
 #: Values (and printable runs of values) shorter than this are not registered.
 MIN_SECRET_CHARS = 8
 #: Header names whose values are not credentials, so not registered as secrets (they
@@ -245,23 +249,21 @@ def register_header_secrets(headers: Mapping[str, str]) -> None:
 
 
 def mask(text: str) -> str:
-    """``text`` with every registered secret (in each of its shown forms) replaced by
-    :data:`REDACTED`. Costs one substring search per form; nothing when none is
-    registered."""
-    forms = _forms
-    if not forms or not text:
+    """``text`` with every registered secret (in each of its shown forms) and every
+    secret of a well-known form (:func:`redact_secret_values`) replaced by
+    :data:`REDACTED`. Costs one regular-expression scan and one substring search per
+    registered form."""
+    if not text:
         return text
-    for form in forms:
+    for form in _forms:
         if form in text:
             text = text.replace(form, REDACTED)
-    return text
+    return redact_secret_values(text)
 
 
 def scrub_exception(exc: BaseException) -> BaseException:
     """Mask the secrets in ``exc`` and every exception of its chain (causes, contexts),
     in place: their string arguments and notes. Returns ``exc``."""
-    if not _forms:
-        return exc
     seen: set[int] = set()
     todo: list[BaseException | None] = [exc]
     while todo:
@@ -430,7 +432,7 @@ def redact_structure(value: Any, key: str = "") -> Any:
     if isinstance(value, list | tuple):
         return [redact_structure(v) for v in value]
     if isinstance(value, str):
-        return redact_connection_pairs(redact_url(value))
+        return redact_secret_values(redact_connection_pairs(redact_url(value)))
     return value
 
 
@@ -468,7 +470,10 @@ def redact_connection_pairs(text: str) -> str:
 def register_structure_secrets(value: Any, key: str = "") -> None:
     """Register the secrets of a settings structure: what :func:`redact_structure` hides
     (header values, secret-looking keys' values, URL credentials, query values and path
-    parameters, the secret-looking pairs of connection strings)."""
+    parameters, the secret-looking pairs of connection strings), and make every log
+    record masked (:func:`install_log_redaction`: secrets of a well-known form are
+    masked there whether or not anything is registered)."""
+    install_log_redaction()
     if isinstance(value, Mapping):
         if key.lower() == "headers":
             register_header_secrets({str(k): str(v) for k, v in value.items()})
@@ -494,8 +499,6 @@ def scrub_record(record: logging.LogRecord) -> None:
     text (the traceback is formatted, masked and kept as ``exc_text``) and its stack
     text; records of :data:`URL_LOGGERS` also get :func:`redact_urls`."""
     urls = record.name.startswith(URL_LOGGERS)
-    if not _forms and not urls:
-        return
     try:
         message = record.getMessage()
     except Exception:  # a broken record: let logging report it as it would
@@ -563,6 +566,7 @@ __all__ = [
     "path_tokens",
     "public_url",
     "redact_path",
+    "redact_secret_values",
     "redact_structure",
     "redact_url",
     "redact_urls",

@@ -51,6 +51,9 @@ def add(
         "--commit", metavar="SHA", help="The commit the run was made from.",
         show_default=False)] = None,
     db: Db = DEFAULT_DB,
+    as_json: Annotated[bool, typer.Option(
+        "--json", help="Print the run as recorded as JSON (an entry of history show "
+        "--json).")] = False,
 ) -> None:
     """Record RUN (its header, its rows, each metric's mean) as the newest run of the
     history, with the paired difference and significance of each metric against the run
@@ -67,6 +70,12 @@ def add(
     loaded = RunResult.load(run)
     with History(db) as history:
         stored = history.add(loaded, label=label, commit=commit)
+    if as_json:
+        from evalkit.cli.output import stdout_document
+
+        stdout_document(json.dumps({"database": str(db), "run": stored.to_json()},
+                                   indent=2, allow_nan=False))
+        return
     _echo(step_line(stored))
 
 

@@ -336,7 +336,11 @@ class History:
         """The id of the run ``ref`` names: its number (``3`` or ``#3``), ``latest`` for
         the newest and ``latest~1`` for the one before it (or ``-1``, ``-2``), or its
         label, its commit (or a prefix of at least 7 characters) or its name, when
-        exactly one run has it.
+        exactly one run has it. Digits alone (``1111111``) are a run number when a run
+        has that number, else a label, name or commit prefix; when both a run number and
+        another run match, the number is used and a
+        :class:`~evalkit.io.user_warnings.UserNotice` says so (``#N`` is always the
+        number).
 
         Raises:
             HistoryError: no run, or several, match (the message lists them).
@@ -349,14 +353,23 @@ class History:
             ids = [r[0] for r in self._con.execute("SELECT id FROM runs ORDER BY id")]
             if number < 0 and -number <= len(ids):
                 return int(ids[number])
+            named = [] if ref.startswith("#") or number < 0 else self._named(ref)
             if number > 0 and number in ids:
+                if [i for i in named if i != number]:
+                    import warnings
+
+                    from evalkit.io.user_warnings import UserNotice
+
+                    warnings.warn(UserNotice(
+                        f"{ref} names run #{number}, and also the label, name or commit "
+                        f"of run(s) {', '.join(f'#{i}' for i in named)}; run #{number} "
+                        "is used (name the other by its number, or by more of its commit)"),
+                        stacklevel=2)
                 return number
-            raise HistoryError(f"{self.path}: no run {ref} (the history holds "
-                               f"{len(ids)} run(s){', numbered from 1' if ids else ''})")
-        matches = [int(r[0]) for r in self._con.execute(
-            "SELECT id FROM runs WHERE label = ? OR name = ? OR commit_sha = ? "
-            "OR (length(?) >= 7 AND commit_sha LIKE ? || '%') ORDER BY id",
-            (ref, ref, ref, ref, ref))]
+            if not named:
+                raise HistoryError(f"{self.path}: no run {ref} (the history holds "
+                                   f"{len(ids)} run(s){', numbered from 1' if ids else ''})")
+        matches = self._named(ref)
         if len(matches) == 1:
             return matches[0]
         if not matches:
@@ -365,6 +378,14 @@ class History:
         shown = ", ".join(f"#{i}" for i in matches[:10])
         raise HistoryError(f"{self.path}: {len(matches)} runs match {ref!r} ({shown}); "
                            "name one by its number")
+
+    def _named(self, ref: str) -> list[int]:
+        """The ids of the runs whose label, name or commit is ``ref``, or whose commit
+        starts with it (7 characters or more)."""
+        return [int(r[0]) for r in self._con.execute(
+            "SELECT id FROM runs WHERE label = ? OR name = ? OR commit_sha = ? "
+            "OR (length(?) >= 7 AND commit_sha LIKE ? || '%') ORDER BY id",
+            (ref, ref, ref, ref, ref))]
 
     def stored(self, run_id: int) -> StoredRun:
         """The run ``run_id`` as listed (:meth:`runs`)."""

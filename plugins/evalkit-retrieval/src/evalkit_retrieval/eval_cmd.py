@@ -76,12 +76,17 @@ def command(
         "--missing",
         help="A judged query absent from the run: 'zero' scores it 0 (trec_eval -c), "
         "'skip' leaves it out (trec_eval 9.0.8 without -c), 'refuse' stops with an error "
-        "(trec_eval 10.0 without -c). (default: zero; a run artifact keeps the setting it "
-        "was scored with, which a value given must match)",
+        "(trec_eval 10.0 without -c). (default: zero, except that only -c or --missing "
+        "zero given makes -f trec recount num_rel on the 'all' line as trec_eval -c does; "
+        "a run artifact keeps the setting it was scored with, which a value given must "
+        "match)",
         show_default=False,
     )] = None,
     complete: Annotated[bool, typer.Option(
-        "-c", help="Same as --missing zero (trec_eval -c), the default.",
+        "-c", help="Same as --missing zero (trec_eval -c). The default scores missing "
+        "queries 0 too, but -f trec recounts num_rel on the 'all' line from every qrels "
+        "line as trec_eval -c does only with -c (without it, the sum of the queries' "
+        "num_rel, as trec_eval without -c prints; they differ under -l 2 or more).",
     )] = False,
     save: Annotated[Path | None, typer.Option(
         "--save", help="Write the per-query rows to this run artifact (JSON Lines).",
@@ -92,7 +97,8 @@ def command(
         "after it was written (its trailer does not match), with a warning.",
     )] = False,
     overwrite: Annotated[bool, typer.Option(
-        "--overwrite", help="Replace an existing artifact at --save.",
+        "--overwrite", help="Replace an existing artifact at --save (or in --save-dir); "
+        "refused without either.",
     )] = False,
     name: Annotated[str | None, typer.Option(
         "--name", help="Name of the run (default: the run tag of the file).",
@@ -136,6 +142,10 @@ def command(
     if csv_raw and csv is None:
         raise CliError("--csv-raw goes with --csv PATH (it writes that file's text cells "
                        "without the formula guard)")
+    if overwrite and save is None and save_dir is None:
+        raise CliError("--overwrite does not apply: it replaces an existing artifact at "
+                       "--save or in --save-dir, and neither is given; leave it out, or "
+                       "add --save ARTIFACT")
     if len(runs) > 1 or is_many(runs[0]) or save_dir is not None:
         from evalkit_retrieval.eval_many import eval_many
 
@@ -169,9 +179,11 @@ def command(
         if (remark := run_scores.format_remark(result)) is not None:
             note(remark)  # stdout holds the format's output only
         judgments = None if qrels is None else judgments_of(qrels, loaded)
-        stdout_document(formatter.render(ScoredRun(
+        text = formatter.render(ScoredRun(
             result, request, metrics, counts, per_query, judgments,
-            complete or missing is Missing.zero, run)))
+            complete or missing is Missing.zero, run))
+        if text:  # no line at all (relstring without -q) prints nothing, as trec_eval
+            stdout_document(text)
     else:
         from evalkit.cli.output import output_console
 

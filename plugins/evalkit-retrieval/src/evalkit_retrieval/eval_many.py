@@ -3,11 +3,12 @@
 read once), saved with ``--save-dir``, and one table of every run's means.
 
 A file that cannot be scored is named with its error and skipped; the others still run,
-and the command then exits 2. With ``--save-dir``, every artifact's path (named after its
-run: the run tag of a TREC file's last line, an artifact's name) is checked before any run
-is scored (an existing file without ``--overwrite``, an input, two runs on one file), and
-each artifact is written as soon as its run is scored: Ctrl-C keeps those written, and
-says which.
+and the command then exits 2. The summary names it too, in its place among the runs: a
+``{"source": FILE, "error": MESSAGE}`` entry of the JSON list, a line after the table.
+With ``--save-dir``, every artifact's path (named after its run: the run tag of a TREC
+file's last line, an artifact's name) is checked before any run is scored (an existing
+file without ``--overwrite``, an input, two runs on one file), and each artifact is
+written as soon as its run is scored: Ctrl-C keeps those written, and says which.
 """
 
 from __future__ import annotations
@@ -72,6 +73,7 @@ def eval_many(args: list[Path], qrels: Path | None, metric: list[str] | None, fm
     loaded: dict[Path, LoadedQrels] = {}
     scored: list[tuple[Path, RunResult]] = []
     failed: list[Path] = []
+    errors: dict[Path, str] = {}  # why each failed file failed, for the summary
     saved: list[Path] = []
     try:
         for i, path in enumerate(paths, start=1):
@@ -84,14 +86,15 @@ def eval_many(args: list[Path], qrels: Path | None, metric: list[str] | None, fm
                 for line in check_scored(result, path, qrels):
                     note(f"{path}: {line}")
             except _user_error_types() as exc:
-                note(f"error: {named(exc, path)}")
+                errors[path] = named(exc, path)
+                note(f"error: {errors[path]}")
                 failed.append(path)
                 continue
             note(f"[{i}/{len(paths)}] {path}: {len(result.per_query)} queries")
             scored.append((path, result))
             if targets is not None:
                 result.name, target = targets[i - 1]
-                if _save(result, target, path, failed):
+                if _save(result, target, path, failed, errors):
                     saved.append(target)
     except KeyboardInterrupt:
         if save_dir is not None:
@@ -105,7 +108,7 @@ def eval_many(args: list[Path], qrels: Path | None, metric: list[str] | None, fm
         names = unique_names([r.name for _, r in scored], [p for p, _ in scored])
         for (_, result), name in zip(scored, names, strict=True):
             result.name = name
-    _show(scored, request, fmt_out, run_scores)
+    _show(scored, request, fmt_out, run_scores, paths, errors)
     if failed:
         raise CliError(f"{len(failed)} of {len(paths)} runs failed: "
                        f"{', '.join(str(p) for p in failed)}", USER_ERROR)
@@ -203,26 +206,32 @@ def _targets(paths: list[Path], qrels: Path | None, save_dir: Path, overwrite: b
     return list(zip(names, targets, strict=True))
 
 
-def _save(result: RunResult, target: Path, source: Path, failed: list[Path]) -> bool:
+def _save(result: RunResult, target: Path, source: Path, failed: list[Path],
+          errors: dict[Path, str]) -> bool:
     """Write the artifact (its path checked before the work); whether it was written."""
     try:
         note(f"saved run artifact {result.save(target)}")
     except _user_error_types() as exc:
-        note(f"error: {named(exc, source)}")
+        errors[source] = named(exc, source)
+        note(f"error: {errors[source]}")
         failed.append(source)
         return False
     return True
 
 
 def _show(scored: list[tuple[Path, RunResult]], request: Any, fmt_out: str,
-          run_scores: Any) -> None:
+          run_scores: Any, paths: list[Path], errors: Mapping[Path, str]) -> None:
     """One row per run: its name, file, queries scored and the mean of each metric; then,
     for each run with run topics left unjudged or judged queries it lacks, the sentence
-    ``evalkit eval`` prints for one run (:func:`~evalkit_retrieval.run_scores.summary_line`).
-    JSON: a list of the one-run JSON document (:func:`~evalkit_retrieval.run_scores.as_json`)
-    of every run, with ``queries`` (the number of queries scored). Nothing is printed when
-    no run was scored."""
-    if not scored:
+    ``evalkit eval`` prints for one run (:func:`~evalkit_retrieval.run_scores.summary_line`),
+    and for each file that failed (``errors``), ``not scored: FILE...: MESSAGE``.
+    JSON: a list, in the order of ``paths``, of the one-run JSON document
+    (:func:`~evalkit_retrieval.run_scores.as_json`) of every run, with ``queries`` (the
+    number of queries scored), and ``{"source": FILE, "error": MESSAGE}`` for a file that
+    was not scored (a run scored but not saved keeps its document, with ``error``).
+    When no run was scored the table is not printed (standard error names every file
+    and its error), and the JSON list holds the errors only."""
+    if not scored and (fmt_out != "json" or not errors):
         return
     rows = []
     for path, result in scored:
@@ -232,8 +241,16 @@ def _show(scored: list[tuple[Path, RunResult]], request: Any, fmt_out: str,
         from evalkit.cli.output import stdout_document
         from evalkit.stats.numeric import json_ready
 
-        out = [{**run_scores.as_json(r, ms, False, p, cs), "queries": len(r.per_query)}
-               for p, r, ms, cs in rows]
+        documents: dict[Path, dict[str, Any]] = {
+            p: {**run_scores.as_json(r, ms, False, p, cs), "queries": len(r.per_query)}
+            for p, r, ms, cs in rows}
+        out = []
+        for path in paths:
+            if path in documents:
+                out.append({**documents[path], **({"error": errors[path]}
+                                                  if path in errors else {})})
+            elif path in errors:
+                out.append({"source": str(path), "error": errors[path]})
         stdout_document(json.dumps(json_ready(out), indent=2, allow_nan=False))
         return
     from evalkit.cli.output import output_console
@@ -261,4 +278,8 @@ def _show(scored: list[tuple[Path, RunResult]], request: Any, fmt_out: str,
     for _, result, _, _ in rows:
         if run_scores.format_remark(result) is not None:
             console.print(terminal_text(f"{result.name}: {run_scores.summary_line(result)}"),
+                          soft_wrap=True, markup=False)
+    for path in paths:
+        if path in errors and path not in dict(scored):
+            console.print(terminal_text(f"not scored: {errors[path]}"),
                           soft_wrap=True, markup=False)

@@ -44,7 +44,7 @@ def fuse(
     weights: Annotated[str | None, typer.Option(
         "--weights", metavar="W1,W2,...", help="wsum's weights, one per run, in order.",
         show_default=False)] = None,
-    rrf_k: Annotated[float, typer.Option("--rrf-k", help="RRF's k.")] = RRF_K,
+    rrf_k: Annotated[float, typer.Option("--rrf-k", help="RRF's k (rrf only).")] = RRF_K,
     depth: Annotated[int | None, typer.Option(
         "--depth", help="Keep the best N documents of each query (default: all).",
         show_default=False)] = None,
@@ -56,6 +56,10 @@ def fuse(
         show_default=False)] = None,
     overwrite: Annotated[bool, typer.Option(
         "--overwrite", help="Replace an existing file at -o (never one of the RUNs).")
+    ] = False,
+    as_json: Annotated[bool, typer.Option(
+        "--json", help="Also print what was fused as JSON on standard output: runs, "
+        "method, norm, weights, rrf_k (rrf only), tag, queries, lines, output.")
     ] = False,
 ) -> None:
     """Fuse TREC runs into one (docs/fusion.md): normalise each query's scores, combine
@@ -81,3 +85,13 @@ def fuse(
     n_docs = sum(len(r) for r in fused.rankings.values())
     typer.echo(f"fused {len(runs)} runs ({fused.method}, norm {fused.norm}): "
                f"{len(fused.rankings)} queries, {n_docs:,} lines -> {output}", err=True)
+    if as_json:
+        import json
+
+        from evalkit.cli.output import stdout_document
+
+        stdout_document(json.dumps({
+            "runs": [str(r) for r in runs], "method": fused.method, "norm": fused.norm,
+            "weights": parsed, "rrf_k": rrf_k if fused.method == "rrf" else None,
+            "tag": fused.name, "queries": len(fused.rankings), "lines": n_docs,
+            "output": str(output)}, indent=2, allow_nan=False))

@@ -141,7 +141,8 @@ def fuse(
             the score methods and ``none`` for ``rrf``, which refuses any other.
         weights: one finite weight >= 0 per run, not all 0, for ``wsum`` only (required
             there).
-        rrf_k: RRF's ``k`` (> 0).
+        rrf_k: RRF's ``k`` (> 0); another method refuses a value other than the
+            default :data:`RRF_K`.
         depth: keep the best ``depth`` documents of each fused query (all by default).
         missing: ``"refuse"`` (ranx's rule) runs whose query ids differ, or fuse each
             query from the runs that have it (``"empty"``).
@@ -153,9 +154,10 @@ def fuse(
 
     Raises:
         FusionError: fewer than two runs, an unknown method or norm, weights missing,
-            misplaced or of the wrong count, a query missing from a run (with
-            ``missing="refuse"``), an infinite score under a method and norm that read
-            scores (every one but rrf and the rank and borda norms).
+            misplaced or of the wrong count, ``rrf_k`` set for another method, a query
+            missing from a run (with ``missing="refuse"``), an infinite score under a
+            method and norm that read scores (every one but rrf and the rank and borda
+            norms).
         TrecFormatError: a run file that cannot be read (file and line named).
     """
     chosen = _check_options(len(runs), method, norm, weights, rrf_k, depth, missing)
@@ -212,6 +214,9 @@ def _check_options(n_runs: int, method: str, norm: str | None,
                           "or choose wsum")
     if not (math.isfinite(rrf_k) and rrf_k > 0):
         raise FusionError(f"rrf's k must be a positive number, got {rrf_k}")
+    if method != "rrf" and rrf_k != RRF_K:
+        raise FusionError(f"rrf's k applies to rrf only: with {method} it does not apply; "
+                          "leave it out or choose rrf")
     if depth is not None and depth < 1:
         raise FusionError(f"depth must be 1 or more, got {depth}")
     if missing not in ("refuse", "empty"):
