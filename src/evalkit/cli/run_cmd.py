@@ -230,7 +230,10 @@ def command(
     if as_json:
         from evalkit.io.interrupts import stdout_document
 
-        stdout_document(summary_json(run, path, resumed=resume))
+        from evalkit.cli.output import exit_status
+
+        code, _ = exit_status(run, allow_metric_errors=allow_metric_errors)
+        stdout_document(summary_json(run, path, resumed=resume, exit_status=code))
     else:
         from evalkit.report.escaping import terminal_text
 
