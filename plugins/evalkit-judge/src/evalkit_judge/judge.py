@@ -500,7 +500,9 @@ class LLMJudge:
         Raises:
             GradeNotRequested: dry run.
             BudgetExhausted: the budget's limits leave no room for the request.
-            RunAborted: the client has no usable credentials, or the API refused them.
+            RunAborted: the client has no usable credentials, the API refused them, or
+                requests failed the same way often enough to mean the judge cannot work
+                (:mod:`evalkit_judge.systemic`; then no request is sent after it).
             JudgeError: the request failed after the SDK's retries (``what`` names the
                 model and the case).
         """
