@@ -228,9 +228,8 @@ def command(
         typer.echo(spending.describe(), err=True)
     resumed = resume_line(run) if resume else None
     if as_json:
-        from evalkit.io.interrupts import stdout_document
-
         from evalkit.cli.output import exit_status
+        from evalkit.io.interrupts import stdout_document
 
         code, _ = exit_status(run, allow_metric_errors=allow_metric_errors)
         stdout_document(summary_json(run, path, resumed=resume, exit_status=code))
