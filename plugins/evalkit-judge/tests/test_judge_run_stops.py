@@ -454,8 +454,11 @@ def test_rescore_of_other_metrics_keeps_the_paid_grades(
     config = (root / "evalkit.yaml").read_text()
     (root / "evalkit.yaml").write_text(config.replace("name: correctness",
                                                       "name: correctness2"))
-    renamed = evalkit(root, env, "rescore", str(run), "-m", regex, "-o", "rs2.jsonl")
+    renamed = evalkit(root, env, "rescore", str(run), "-m", regex, "-o", "rs2.jsonl",
+                      "--progress")
     assert renamed.returncode == 0, renamed.stderr
+    bar = renamed.stderr.split()  # the progress bar, asked for outside a terminal
+    assert bar[0] == "rescore" and f"{N_CASES}/{N_CASES}" in bar
     assert {r["id"]: r["metrics"]["correctness"] for r in rows(root / "rs2.jsonl")} == \
         {k: v[0] for k, v in graded.items()}
     assert len(server.requests) == sent

@@ -67,6 +67,10 @@ def command(
         "not fit this many US dollars (the judge needs prices; exit 3, nothing written).",
         show_default=False,
     )] = None,
+    progress: Annotated[bool | None, typer.Option(
+        "--progress/--no-progress", help="Progress bar of the rows scored on stderr "
+        "(default: on a terminal only).", show_default=False,
+    )] = None,
 ) -> None:
     """Recompute metrics and aggregates of RUN from its stored responses."""
     from evalkit.cli.output import exit_status, finish_run
@@ -88,10 +92,15 @@ def command(
     )
 
     spending = Spending(SpendingLimits(max_calls, max_cost, dry_run))
+    import sys
+
+    from evalkit.execute.progress import ProgressBar
+
+    show = sys.stderr.isatty() if progress is None else progress
     try:
-        with use_spending(spending):
+        with use_spending(spending), ProgressBar("rescore", 0, 0, show, unit="rows") as bar:
             result = rescore(run, names, agg, goldens=goldens, output=output,
-                             write=not dry_run)
+                             write=not dry_run, progress=bar.count)
     except SpendingLimitReached as exc:
         described = spending.describe()
         typer.echo(described, err=True)

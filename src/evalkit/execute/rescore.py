@@ -11,7 +11,7 @@ since the run are listed in the header (``rescored.goldens_changed``).
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import nullcontext
 from dataclasses import replace
 from pathlib import Path
@@ -58,6 +58,7 @@ def rescore(
     goldens: GoldensInput | None = None,
     output: str | Path | None = None,
     write: bool = True,
+    progress: Callable[[int, int], None] | None = None,
 ) -> RunResult:
     """Recompute metrics and aggregates of a target run from its stored responses.
 
@@ -80,6 +81,8 @@ def rescore(
             atomically, when it is a path; nothing is written for a loaded run). The
             file written is locked while it is replaced, as :func:`evaluate` locks it.
         write: ``False``: write nothing (``evalkit rescore --dry-run``).
+        progress: called with ``(rows done, rows in all)`` after each row (``evalkit
+            rescore``'s progress bar).
 
     Raises:
         ArtifactError: not a target run, or a row's case is missing from the goldens;
@@ -124,6 +127,8 @@ def rescore(
                 except RowThenStop as exc:  # nothing is written: the input stays as it was
                     raise exc.stop from exc.stop.__cause__
         rows[-1].sample = old.sample
+        if progress is not None:
+            progress(len(rows), len(old_rows))
     header = _rescored_header(run, gset, rows, specs, agg_specs, kept, order)
     per_query, samples = (reduce_samples(rows, (header.get("samples") or {}).get("reduce")),
                           rows) if run.samples else (rows, [])
