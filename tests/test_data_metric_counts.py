@@ -101,7 +101,9 @@ def test_a_metric_that_failed_on_some_cases_exits_4(tmp_path: Path) -> None:
     (tmp_path / "refuse.txt").write_text("")
     fixed = evalkit(tmp_path, "rescore", "run.jsonl", "-m", "graded")
     assert fixed.returncode == 0, fixed.stderr
-    assert "graded    3.0000" in fixed.stdout.splitlines()
+    assert ["graded", "3.0000"] in [line.split() for line in fixed.stdout.splitlines()]
+    # the metric not named keeps its values
+    assert ["exact_match", "1.0000"] in [line.split() for line in fixed.stdout.splitlines()]
 
 
 def test_a_metric_that_scored_no_case_exits_4_even_when_errors_are_allowed(

@@ -3,7 +3,7 @@ float holds: anything else (an ``int`` beyond the float range such as ``10**400`
 an infinity, a ``str``, a ``bool``, ``None``) is that code's failure, recorded where the
 run records failures, with the conformance suite's message, and never a traceback or a
 non-standard JSON token in the artifact. A metric: that case's metric error (exit 4); an
-aggregate: not computed (exit 1, docs/runner.md); a target: that case's error (exit 1).
+aggregate: not computed (exit 4, docs/runner.md); a target: that case's error (exit 1).
 Each run goes through the real ``evalkit`` script in a subprocess."""
 
 from __future__ import annotations
@@ -165,7 +165,7 @@ def test_an_aggregate_that_returns_no_finite_number_is_not_computed(
         project: Path, value: str, message: str) -> None:
     res = evalkit(project, "run", "aggregate.yaml", "--no-progress", "--overwrite",
                   AGG_VALUE=value)
-    assert res.returncode == 1, (res.stdout, res.stderr)  # an aggregate not computed
+    assert res.returncode == 4, (res.stdout, res.stderr)  # an aggregate not computed
     header = strict_lines(project / "out" / "aggregate.jsonl")[0]
     assert header["aggregates"] == {}
     assert header["aggregate_errors"] == {"odd_total": message}

@@ -204,7 +204,7 @@ def test_a_metric_calling_sys_exit_is_that_case_s_metric_error(project: Path) ->
 
 def test_an_aggregate_calling_sys_exit_is_not_computed(project: Path) -> None:
     res = evalkit(project, "run", "aggregate.yaml", "--no-progress")
-    assert res.returncode == 1, (res.stdout, res.stderr)  # an aggregate not computed
+    assert res.returncode == 4, (res.stdout, res.stderr)  # an aggregate not computed
     header = json.loads((project / "out" / "aggregate.jsonl").read_text().splitlines()[0])
     assert "SystemExit" in header["aggregate_errors"]["exiting_total"]
 

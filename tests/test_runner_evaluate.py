@@ -323,9 +323,15 @@ def test_rescore_recomputes_from_stored_responses(tmp_path: Path) -> None:
     assert rows["q2"].metrics["recall@1"] == 0.0
     assert rows["q4"].error is not None and rows["q4"].response is None
     assert run.header["status"] == "incomplete"
-    assert run.header["config"]["metrics"] == ["recall@1", "ndcg@10"]
+    # the metric not named keeps its stored values
+    assert run.header["config"]["metrics"] == ["recall@2", "recall@1", "ndcg@10"]
     assert run.header["rescored"]["previous_metrics"] == ["recall@2"]
-    assert RunResult.load(out).header["metrics"].keys() == {"recall@1", "ndcg@10"}
+    assert run.header["rescored"]["kept_metrics"] == ["recall@2"]
+    stored = {r.query_id: r.metrics for r in RunResult.load(art).per_query}
+    assert {q: rows[q].metrics.get("recall@2") for q in stored} == \
+        {q: m.get("recall@2") for q, m in stored.items()}
+    assert rows["q1"].metrics["recall@2"] is not None
+    assert RunResult.load(out).header["metrics"].keys() == {"recall@2", "recall@1", "ndcg@10"}
     assert json.loads(art.read_text().splitlines()[0])["config"]["metrics"] == ["recall@2"]
 
 

@@ -1,7 +1,8 @@
 """A judge metric that failed on labelled cases: the gate's agreement aggregates
 (krippendorff_alpha(correctness), cohen_kappa(...), every aggregate over the labelled
 cases) are errors naming those cases, as a per-case check is; `evalkit agreement`
-reports on the labelled cases the judge scored with a warning naming the failed ones.
+reports on the labelled cases the judge scored with a warning naming the failed ones, and
+exits 4 unless --allow-metric-errors.
 Reference values: sklearn, krippendorff, ppi_py."""
 
 from __future__ import annotations
@@ -110,7 +111,9 @@ def test_agreement_reports_on_the_scored_labelled_cases_and_warns(tmp_path: Path
     judge, human = _write(tmp_path, {"c00", "c06", "c01", "c02", "c04"})
     proc = evalkit("agreement", "run.jsonl", "--labels", "labels.jsonl", "--json",
                    cwd=tmp_path)
-    assert proc.returncode == 0, proc.stderr
+    assert proc.returncode == 4, proc.stderr  # the judge did not grade every case
+    assert "error: metric correctness has no grade on 2 labelled and 3 unlabelled " \
+        "case(s)" in proc.stderr
     [m] = json.loads(proc.stdout)["metrics"]
     scored = [c for c in human if c in judge]
     assert len(scored) == 12 and m["n"] == 12
@@ -128,7 +131,8 @@ def test_agreement_reports_on_the_scored_labelled_cases_and_warns(tmp_path: Path
     assert "the agreement is over the 12 labelled cases it scored" in proc.stderr
     assert "3 unlabelled case(s), left out of the PPI++ mean" in proc.stderr
     assert m["warning"] in proc.stderr
-    text = evalkit("agreement", "run.jsonl", "--labels", "labels.jsonl", cwd=tmp_path)
+    text = evalkit("agreement", "run.jsonl", "--labels", "labels.jsonl",
+                   "--allow-metric-errors", cwd=tmp_path)
     assert text.returncode == 0, text.stderr
     assert "correctness: 12 labelled cases" in text.stdout
     assert "warning: metric 'correctness' failed on 2 labelled case(s): c00, c06" in text.stdout

@@ -82,6 +82,8 @@ class Judge:
         self.refuse_after: int | None = None
         self.refused = 0
         self.off_scale: set[str] = set()
+        self.fail_status: int | None = None  # every request answered with it
+        self.bad_request: set[str] = set()  # the cases whose request gets a 400
 
     def __call__(self, request: dict[str, Any]) -> Any:
         with self.lock:
@@ -90,7 +92,11 @@ class Judge:
             if self.refuse_after is not None and n > self.refuse_after:
                 self.refused += 1
                 return 401, openai_error_body("bad key", "invalid_api_key"), {}
+            if self.fail_status is not None:
+                return self.fail_status, openai_error_body("no such model", "not_found"), {}
         text = request["messages"][-1]["content"]
+        if any(f"answer {c}" in text for c in self.bad_request):
+            return 400, openai_error_body("bad request", "invalid_request_error"), {}
         off = any(f"answer {c}" in text for c in self.off_scale)
         return reply(9 if off else 3)
 
@@ -362,3 +368,97 @@ def test_grades_shared_in_flight_are_counted_once(tmp_path: Path) -> None:
     assert (totals["input_tokens"], totals["output_tokens"]) == (1000, 100)
     assert totals["cached_cost_usd"] == pytest.approx(11 * COST)
     assert run.header["aggregates"]["judge_cost_total"] == pytest.approx(COST)
+
+
+# ------------------------------------------------------------------ systemic failures
+def test_a_judge_failing_every_request_the_same_way_stops_the_run_after_three(
+        project: tuple[Path, ChatCompletionsServer, Judge, dict[str, str]]) -> None:
+    root, server, judge, env = project
+    judge.fail_status = 404
+    out = evalkit(root, env, "run", "--no-progress")
+    assert out.returncode == 2, out.stderr
+    assert "the first 3 requests failed the same way" in out.stderr
+    assert "HTTP 404: no such model" in out.stderr
+    assert "no more requests are sent" in out.stderr and "Traceback" not in out.stderr
+    # the two failed before, and the third with the five in flight beside it
+    # (max_concurrency 6); none is sent after the stop
+    assert 3 <= len(server.requests) <= 2 + 6
+    called = len(target_calls(root))
+    assert called < N_CASES
+    judge.fail_status = None
+    resumed = evalkit(root, env, "run", "--no-progress", "--resume")
+    assert resumed.returncode == 0, resumed.stderr
+    assert sorted(target_calls(root)) == [f"c{i:02d}" for i in range(N_CASES)]
+    assert all("correctness" in r["metrics"] for r in rows(root / "out" / "run.jsonl"))
+
+
+def test_a_judge_that_cannot_be_reached_stops_at_once(
+        project: tuple[Path, ChatCompletionsServer, Judge, dict[str, str]]) -> None:
+    import socket
+
+    root, _, _, env = project
+    with socket.socket() as sock:  # a port nothing listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    out = evalkit(root, {**env, "JUDGE_URL": f"http://127.0.0.1:{port}/v1"},
+                  "run", "--no-progress")
+    assert out.returncode == 2, out.stderr
+    assert "ConnectError" in out.stderr and "no more requests are sent" in out.stderr
+    assert len(target_calls(root)) < N_CASES
+
+
+def test_one_case_failing_does_not_stop_the_judge(
+        project: tuple[Path, ChatCompletionsServer, Judge, dict[str, str]]) -> None:
+    root, server, judge, env = project
+    judge.bad_request = {"c27", "c28", "c29"}  # three in a row, after grades: not systemic
+    out = evalkit(root, env, "run", "--no-progress", "--json")
+    assert out.returncode == 4, out.stderr
+    assert len(server.requests) == N_CASES  # every grade was asked
+    summary = json.loads(out.stdout)
+    assert summary["status"] == "complete" and summary["exit_status"] == 4
+    assert summary["metric_counts"]["correctness"]["errored"] == 3
+
+
+# ------------------------------------------------------------------ rescore keeps grades
+def test_rescore_of_other_metrics_keeps_the_paid_grades(
+        project: tuple[Path, ChatCompletionsServer, Judge, dict[str, str]]) -> None:
+    root, server, _, env = project
+    first = evalkit(root, env, "run", "--no-progress")
+    assert first.returncode == 0, first.stderr
+    run = root / "out" / "run.jsonl"
+    graded = {r["id"]: (r["metrics"]["correctness"], r["details"]["correctness"])
+              for r in rows(run)}
+    before = header(run)
+    sent = len(server.requests)
+    regex = "regex(pattern=^answer)"
+    elsewhere = evalkit(root, env, "rescore", str(run), "-m", regex, "-o", "rs.jsonl",
+                        "--json")
+    assert elsewhere.returncode == 0, elsewhere.stderr
+    summary = json.loads(elsewhere.stdout)
+    assert (summary["status"], summary["exit_status"]) == ("complete", 0)
+    inplace = evalkit(root, env, "rescore", str(run), "-m", regex)
+    assert inplace.returncode == 0, inplace.stderr
+    assert len(server.requests) == sent  # no grade asked again
+    for path in (root / "rs.jsonl", run):
+        after = rows(path)
+        assert {r["id"]: (r["metrics"]["correctness"], r["details"]["correctness"])
+                for r in after} == graded
+        assert all(r["metrics"][regex] == 1.0 for r in after)
+        head = header(path)
+        assert head["config"]["metrics"] == ["correctness", regex]
+        assert head["metrics"]["correctness"] == before["metrics"]["correctness"]
+        assert head["details"]["correctness"] == before["details"]["correctness"]
+        assert head["aggregates"]["judge_cost_total"] == pytest.approx(N_CASES * COST)
+        assert head["rescored"]["kept_metrics"] == ["correctness"]
+    # the judge renamed in the config: its grades are kept as recorded, not dropped
+    config = (root / "evalkit.yaml").read_text()
+    (root / "evalkit.yaml").write_text(config.replace("name: correctness",
+                                                      "name: correctness2"))
+    renamed = evalkit(root, env, "rescore", str(run), "-m", regex, "-o", "rs2.jsonl",
+                      "--progress")
+    assert renamed.returncode == 0, renamed.stderr
+    bar = renamed.stderr.split()  # the progress bar, asked for outside a terminal
+    assert bar[0] == "rescore" and f"{N_CASES}/{N_CASES}" in bar
+    assert {r["id"]: r["metrics"]["correctness"] for r in rows(root / "rs2.jsonl")} == \
+        {k: v[0] for k, v in graded.items()}
+    assert len(server.requests) == sent

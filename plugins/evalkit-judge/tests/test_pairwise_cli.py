@@ -315,12 +315,67 @@ def test_the_totals_charge_the_requests_of_this_invocation_once(
     assert len(server.requests) == 4
     assert first.stderr.count("--max-calls 4 reached") == 1, first.stderr
     second = evalkit(root, env, "--json")
-    assert second.returncode == 0, second.stderr
+    assert second.returncode == 4, second.stderr  # a reply without a verdict
     now = len(server.requests) - 4
     assert now == VERDICTS - 4
+    assert json.loads(second.stdout)["status"] == "incomplete"
     totals = json.loads(second.stdout)["totals"]
     assert (totals["requested"], totals["cached"], totals["errors"]) == (now, 4, 1)
     assert totals["verdicts"] == VERDICTS - 1
     assert totals["cost_usd"] == pytest.approx(now * cost)
     assert totals["cached_cost_usd"] == pytest.approx(4 * cost)
     assert (totals["input_tokens"], totals["output_tokens"]) == (now * 1000, now * 20)
+
+
+def test_a_judge_failing_every_request_the_same_way_stops_after_three(
+        project: tuple[Path, MessagesAPIServer, dict[str, str]]) -> None:
+    root, server, env = project
+    server.answer = lambda request: (404, {"type": "error", "error": {
+        "type": "not_found_error", "message": "model: claude-test"}}, {})
+    out = evalkit(root, env, "--json", "-o", "out/pairwise.jsonl")
+    assert out.returncode == 2, out.stderr
+    assert len(server.requests) == 3  # one in flight at a time: none after the third
+    assert "the first 3 requests failed the same way" in out.stderr
+    assert "no more requests are sent" in out.stderr and "Traceback" not in out.stderr
+    assert out.stdout == "" and not (root / "out" / "pairwise.jsonl").exists()
+
+
+def test_verdicts_that_could_not_be_had_exit_4(
+        project: tuple[Path, MessagesAPIServer, dict[str, str]]) -> None:
+    root, server, env = project
+
+    def answer(request: dict[str, Any]) -> Any:
+        if "question 4" in request["messages"][0]["content"]:  # the last case: both orders
+            return 400, {"type": "error", "error": {"type": "invalid_request_error",
+                                                    "message": "bad request"}}, {}
+        return prefer_long(request)
+
+    server.answer = answer
+    out = evalkit(root, env, "--json", "-o", "out/pairwise.jsonl")
+    assert out.returncode == 4, out.stderr
+    assert len(server.requests) == VERDICTS  # every verdict was asked
+    summary = json.loads(out.stdout)
+    assert summary["status"] == "incomplete"
+    assert (summary["totals"]["verdicts"], summary["totals"]["errors"]) == (VERDICTS - 2, 2)
+    assert f"error: 2 of {VERDICTS} verdict(s) could not be had" in out.stderr
+    artifact = [json.loads(line) for line in
+                (root / "out" / "pairwise.jsonl").read_text().splitlines()]
+    assert artifact[0]["status"] == "incomplete"
+    assert sum("error" in row for row in artifact[1:] if row.get("type") == "row") == 2
+    # once the judge answers, the same command asks only the two missing verdicts
+    server.answer = prefer_long
+    again = evalkit(root, env, "--json")
+    assert again.returncode == 0, again.stderr
+    assert json.loads(again.stdout)["status"] == "complete"
+    assert len(server.requests) == VERDICTS + 2
+
+
+def test_progress_goes_to_stderr_when_asked(
+        project: tuple[Path, MessagesAPIServer, dict[str, str]]) -> None:
+    root, _, env = project
+    out = evalkit(root, env, "--progress")
+    assert out.returncode == 0, out.stderr
+    bar = out.stderr.split()
+    assert bar[0] == "verdicts" and f"{VERDICTS}/{VERDICTS}" in bar
+    quiet = evalkit(root, env, "--no-progress")  # not a terminal: no bar either way
+    assert quiet.returncode == 0 and quiet.stderr == ""

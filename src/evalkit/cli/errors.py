@@ -12,7 +12,9 @@ Exit codes: 0 success; 1 is left to commands whose verdict is "no" (a failed gat
 incomplete run); :data:`USER_ERROR` (2, as for a bad option) for anything the user can
 fix; 3 when a spending limit (an LLM judge's) stopped ``evalkit run``;
 :data:`METRIC_ERRORS` (4) when ``evalkit run`` or ``evalkit rescore`` finished a complete
-run on which a metric failed (:func:`evalkit.cli.output.finish_run`); 130 on Ctrl-C;
+run on which a metric failed or an aggregate was not computed
+(:func:`evalkit.cli.output.finish_run`), and ``evalkit pairwise`` when a verdict could
+not be had; 130 on Ctrl-C;
 running out of memory is one ``error:`` line naming the file being read (exit 2);
 :data:`PIPE_CLOSED` (141, what a shell reports for ``yes | head``) when the reader of the
 output went away early (``evalkit ... | head``): the command stops without a message, so

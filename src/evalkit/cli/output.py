@@ -107,24 +107,35 @@ def output_console(**kwargs: Any) -> Any:
     return _OutputConsole(**kwargs)
 
 
-def finish_run(run: Any, *, allow_metric_errors: bool = False) -> None:
-    """End ``evalkit run`` or ``evalkit rescore`` with the run's exit status, once its
-    summary is printed: :data:`~evalkit.cli.errors.INCOMPLETE` when a call failed, a case
-    has no row or an aggregate was not computed; else
-    :data:`~evalkit.cli.errors.METRIC_ERRORS`, after one ``error:`` line per metric that
-    did not measure the run (a metric that failed on some case, unless
-    ``allow_metric_errors``; one that scored no case, whatever it is:
-    :func:`evalkit.report.target_run.unmeasured_lines`); else nothing (exit 0)."""
+def exit_status(run: Any, *, allow_metric_errors: bool = False, command: str = "run"
+                ) -> tuple[int, list[str]]:
+    """The exit status of ``evalkit run`` or ``evalkit rescore`` (``command``) for
+    ``run``, and the ``error:`` lines that explain a 4: :data:`~evalkit.cli.errors.INCOMPLETE`
+    when a call failed or a case has no row (status ``incomplete``); else
+    :data:`~evalkit.cli.errors.METRIC_ERRORS` when a metric did not measure the run (it
+    failed on some case, unless ``allow_metric_errors``; it scored no case, whatever it
+    is) or an aggregate was not computed
+    (:func:`evalkit.report.target_run.unmeasured_lines`); else 0."""
     from evalkit.cli.errors import INCOMPLETE, METRIC_ERRORS
     from evalkit.report.target_run import unmeasured_lines
 
-    if run.header.get("status") != "complete" or run.header.get("aggregate_errors"):
-        raise typer.Exit(INCOMPLETE)
-    problems = unmeasured_lines(run, allow_errors=allow_metric_errors)
+    if run.header.get("status") != "complete":
+        return INCOMPLETE, []
+    problems = unmeasured_lines(run, allow_errors=allow_metric_errors, command=command)
+    return (METRIC_ERRORS if problems else 0), problems
+
+
+def finish_run(run: Any, *, allow_metric_errors: bool = False, command: str = "run"
+               ) -> None:
+    """End ``evalkit run`` or ``evalkit rescore`` (``command``) with the run's exit
+    status (:func:`exit_status`), once its summary is printed, after its ``error:``
+    lines."""
+    status, problems = exit_status(run, allow_metric_errors=allow_metric_errors,
+                                   command=command)
     for line in problems:
         typer.echo(f"error: {line}", err=True)
-    if problems:
-        raise typer.Exit(METRIC_ERRORS)
+    if status:
+        raise typer.Exit(status)
 
 
 def show_result(result: Any, targets: list[str], *, as_json: bool, to_stdout: bool,

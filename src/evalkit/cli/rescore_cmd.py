@@ -5,11 +5,15 @@ The target is not called. The golden set is the file the run header records, or
 A paid metric (an LLM judge) sends the requests its cache cannot answer, within the
 spending options ``evalkit run`` has (``--max-calls``, ``--max-cost``, ``--dry-run``,
 :mod:`evalkit.execute.spending`); what it sent and spent is printed as ``run`` prints it.
+The metrics not named keep their stored values, errors and details on every row (a
+judge's paid grades are never dropped).
 Exit status: 0 complete, 1 incomplete (rows whose call failed stay errored; cases without
-a row stay missing: a partial run is never marked complete), 2 usage error, 3 a spending
-limit stopped the rescoring (nothing is written; the grades received stay in the judge's
-cache), 4 a metric failed on some case (as ``evalkit run``; ``--allow-metric-errors``
-accepts a metric that scored some cases).
+a row stay missing: a partial run is never marked complete), 2 usage error, or a judge
+that stopped (credentials, requests failing the same way; nothing is written), 3 a
+spending limit stopped the rescoring (nothing is written; the grades received stay in
+the judge's cache), 4 a metric failed on some case or an aggregate was not computed (as
+``evalkit run``; ``--allow-metric-errors`` accepts a metric that scored some cases);
+``--json`` has ``exit_status``.
 """
 
 from __future__ import annotations
@@ -63,9 +67,13 @@ def command(
         "not fit this many US dollars (the judge needs prices; exit 3, nothing written).",
         show_default=False,
     )] = None,
+    progress: Annotated[bool | None, typer.Option(
+        "--progress/--no-progress", help="Progress bar of the rows scored on stderr "
+        "(default: on a terminal only).", show_default=False,
+    )] = None,
 ) -> None:
     """Recompute metrics and aggregates of RUN from its stored responses."""
-    from evalkit.cli.output import finish_run
+    from evalkit.cli.output import exit_status, finish_run
     from evalkit.execute.measure_args import measure_names
     from evalkit.execute.rescore import check_rescore_paths, rescore
     from evalkit.report.target_run import rescore_line, summary_json, summary_lines
@@ -84,10 +92,15 @@ def command(
     )
 
     spending = Spending(SpendingLimits(max_calls, max_cost, dry_run))
+    import sys
+
+    from evalkit.execute.progress import ProgressBar
+
+    show = sys.stderr.isatty() if progress is None else progress
     try:
-        with use_spending(spending):
+        with use_spending(spending), ProgressBar("rescore", 0, 0, show, unit="rows") as bar:
             result = rescore(run, names, agg, goldens=goldens, output=output,
-                             write=not dry_run)
+                             write=not dry_run, progress=bar.count)
     except SpendingLimitReached as exc:
         described = spending.describe()
         typer.echo(described, err=True)
@@ -115,11 +128,13 @@ def command(
     if as_json:
         from evalkit.cli.output import stdout_document
 
-        stdout_document(summary_json(result, path, rescored=True))
+        code, _ = exit_status(result, allow_metric_errors=allow_metric_errors,
+                              command="rescore")
+        stdout_document(summary_json(result, path, rescored=True, exit_status=code))
     else:
         from evalkit.report.escaping import terminal_text
 
         for line in (rescore_line(result), *summary_lines(result)):
             typer.echo(terminal_text(line))
         typer.echo(f"artifact: {path}")
-    finish_run(result, allow_metric_errors=allow_metric_errors)
+    finish_run(result, allow_metric_errors=allow_metric_errors, command="rescore")

@@ -228,9 +228,10 @@ def command(
         typer.echo(spending.describe(), err=True)
     resumed = resume_line(run) if resume else None
     if as_json:
-        from evalkit.cli.output import stdout_document
+        from evalkit.cli.output import exit_status, stdout_document
 
-        stdout_document(summary_json(run, path, resumed=resume))
+        code, _ = exit_status(run, allow_metric_errors=allow_metric_errors)
+        stdout_document(summary_json(run, path, resumed=resume, exit_status=code))
     else:
         from evalkit.report.escaping import terminal_text
 

@@ -1,4 +1,5 @@
-"""The target runner's progress bar on stderr: cases done, rate, elapsed, ETA, errors."""
+"""The progress bar on stderr of the target runner (cases done, rate, elapsed, ETA,
+errors) and of ``evalkit pairwise`` (verdicts)."""
 
 from __future__ import annotations
 
@@ -17,8 +18,9 @@ PROGRESS_INTERVAL_S = 0.1
 class ProgressBar:
     """A rich progress bar on stderr (cases done, rate, ETA, errors), or nothing."""
 
-    def __init__(self, name: str, total: int, done: int, enabled: bool) -> None:
-        self.enabled = enabled
+    def __init__(self, name: str, total: int, done: int, enabled: bool, *,
+                 unit: str = "cases") -> None:
+        self.enabled, self.unit = enabled, unit
         self.errors = 0
         self._pending = 0  # cases counted but not yet shown
         self._last_update = 0.0
@@ -72,6 +74,18 @@ class ProgressBar:
         if now - self._last_update >= PROGRESS_INTERVAL_S:
             self._flush(now)
 
+    def count(self, done: int, total: int) -> None:
+        """Show ``done`` of ``total`` (a caller that counts for itself: ``evalkit
+        pairwise``'s verdicts); updated at most every :data:`PROGRESS_INTERVAL_S`, and
+        when ``done`` reaches ``total``."""
+        if self._progress is None or self._task is None:
+            return
+        now = time.monotonic()
+        if done < total and now - self._last_update < PROGRESS_INTERVAL_S:
+            return
+        self._last_update = now
+        self._progress.update(self._task, total=total, completed=done)
+
     def note(self, text: str) -> None:
         """Print one line on stderr (above the bar when it is shown)."""
         if self._progress is not None:
@@ -90,6 +104,6 @@ class ProgressBar:
         speed = self._progress.tasks[self._task].speed
         self._progress.update(
             self._task,
-            rate=f"{speed:.1f} cases/s" if speed else "",
+            rate=f"{speed:.1f} {self.unit}/s" if speed else "",
             errors=f"[red]{self.errors} errored" if self.errors else "",
         )

@@ -11,7 +11,7 @@ since the run are listed in the header (``rescored.goldens_changed``).
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import nullcontext
 from dataclasses import replace
 from pathlib import Path
@@ -58,6 +58,7 @@ def rescore(
     goldens: GoldensInput | None = None,
     output: str | Path | None = None,
     write: bool = True,
+    progress: Callable[[int, int], None] | None = None,
 ) -> RunResult:
     """Recompute metrics and aggregates of a target run from its stored responses.
 
@@ -69,7 +70,10 @@ def rescore(
 
     Args:
         run: a run artifact path (written by :func:`evaluate`) or a loaded run.
-        metrics: the per-case metrics to compute (they replace the stored ones).
+        metrics: the per-case metrics to compute again. The run's other metrics keep
+            their stored values, errors and details on every row (a judge's paid grades
+            are never dropped), unresolved: a metric no longer registered is kept as
+            recorded. A name the run did not record is added.
         aggregates: the aggregates to compute (default: those the run recorded).
         goldens: the golden set (default: the file recorded in the header). Cases whose
             content changed since the run are listed in ``header["rescored"]``.
@@ -77,6 +81,8 @@ def rescore(
             atomically, when it is a path; nothing is written for a loaded run). The
             file written is locked while it is replaced, as :func:`evaluate` locks it.
         write: ``False``: write nothing (``evalkit rescore --dry-run``).
+        progress: called with ``(rows done, rows in all)`` after each row (``evalkit
+            rescore``'s progress bar).
 
     Raises:
         ArtifactError: not a target run, or a row's case is missing from the goldens;
@@ -100,6 +106,10 @@ def rescore(
     if aggregates is None:
         aggregates = list(old_config.get("aggregates") or [])
     specs = resolve_metrics(metrics)
+    named = {s.name for s in specs}
+    recorded = _recorded_metrics(run)
+    kept = [m for m in recorded if m not in named]
+    order = [*recorded, *(s.name for s in specs if s.name not in recorded)]
     agg_specs = resolve_aggregates(aggregates)
     gset = _rescore_goldens(run, source, goldens)
     old_rows = run.samples or run.per_query  # every sample of a run with repeated samples
@@ -112,11 +122,14 @@ def rescore(
         else:
             with scoring_sample(old.sample):
                 try:
-                    rows.append(_rescored(case, old.response, old.latency_ms, specs, label))
+                    rows.append(_keep(old, _rescored(case, old.response, old.latency_ms,
+                                                     specs, label), kept, order))
                 except RowThenStop as exc:  # nothing is written: the input stays as it was
                     raise exc.stop from exc.stop.__cause__
         rows[-1].sample = old.sample
-    header = _rescored_header(run, gset, rows, specs, agg_specs)
+        if progress is not None:
+            progress(len(rows), len(old_rows))
+    header = _rescored_header(run, gset, rows, specs, agg_specs, kept, order)
     per_query, samples = (reduce_samples(rows, (header.get("samples") or {}).get("reduce")),
                           rows) if run.samples else (rows, [])
     out = RunResult(name=run.name, per_query=per_query, header=header, samples=samples)
@@ -126,6 +139,33 @@ def rescore(
                 else run_lock(target_path):
             save_finished(out, target_path)
     return out
+
+
+def _recorded_metrics(run: RunResult) -> list[str]:
+    """The per-case metrics the run recorded, in its order (the config's list, else the
+    header's provenance)."""
+    config = run.header.get("config") or {}
+    names = list(config.get("metrics") or run.header.get("metrics") or [])
+    return [str(n) for n in names]
+
+
+def _keep(old: CaseResult, new: CaseResult, kept: Sequence[str], order: Sequence[str]
+          ) -> CaseResult:
+    """``new`` (the named metrics scored again) with the ``kept`` metrics' values,
+    errors and details of ``old``, as stored, each mapping in ``order``."""
+    for name in kept:
+        if name in old.metrics:
+            new.metrics[name] = old.metrics[name]
+        if name in old.metric_errors:
+            new.metric_errors[name] = old.metric_errors[name]
+        if name in old.details:
+            new.details[name] = old.details[name]
+    rank = {name: i for i, name in enumerate(order)}
+    for mapping in (new.metrics, new.metric_errors, new.details):
+        ordered = sorted(mapping.items(), key=lambda kv: rank.get(kv[0], len(rank)))
+        mapping.clear()
+        mapping.update(ordered)
+    return new
 
 
 def _target_run(run: RunResult | str | Path) -> tuple[RunResult, Path | None]:
@@ -167,11 +207,13 @@ def _cases_of(rows: Sequence[Any], gset: GoldenSet, name: str, label: object
 
 
 def _rescored_header(run: RunResult, gset: GoldenSet, rows: Sequence[CaseResult],
-                     specs: Sequence[MetricSpec], agg_specs: Sequence[AggregateSpec]
+                     specs: Sequence[MetricSpec], agg_specs: Sequence[AggregateSpec],
+                     kept: Sequence[str] = (), order: Sequence[str] = ()
                      ) -> dict[str, Any]:
-    """The input's header with the new metrics, aggregates and golden set, what the
-    rescoring changed (``rescored``), and the coverage kept: cases without a row stay
-    missing, and the problems of a file altered after it was finished stay recorded."""
+    """The input's header with the metrics scored again, aggregates and golden set, what
+    the rescoring changed (``rescored``), and the coverage kept: cases without a row stay
+    missing, and the problems of a file altered after it was finished stay recorded. The
+    ``kept`` metrics keep their recorded provenance and details totals."""
     header = dict(run.header)
     old_config = dict(header.get("config") or {})
     old_digests: Mapping[str, str] = (header.get("goldens") or {}).get("case_digests") or {}
@@ -184,17 +226,26 @@ def _rescored_header(run: RunResult, gset: GoldenSet, rows: Sequence[CaseResult]
         and run.integrity.has_trailer else []
     changed = sorted(c for c in new_digests if c in old_digests
                      and old_digests[c] != new_digests[c])
-    header["metrics"] = metric_provenance([s.name for s in specs])
+    old_provenance: Mapping[str, Any] = header.get("metrics") or {}
+    old_totals: Mapping[str, Any] = header.get("details") or {}
+    fresh = metric_provenance([s.name for s in specs])
+    header["metrics"] = {m: fresh[m] if m in fresh else old_provenance[m]
+                         for m in order if m in fresh or m in old_provenance}
     header["aggregate_definitions"] = metric_provenance([s.name for s in agg_specs])
-    header["config"] = {**old_config, "metrics": [s.name for s in specs],
+    header["config"] = {**old_config, "metrics": list(order or (s.name for s in specs)),
                         "aggregates": [s.name for s in agg_specs]}
     header["goldens"] = {**(header.get("goldens") or {}), **goldens_record(gset)}
     header["rescored"] = {
         "at": now(), "previous_metrics": list(old_config.get("metrics") or []),
+        "metrics": [s.name for s in specs], "kept_metrics": list(kept),
         "goldens_changed": changed, "input_status": run.header.get("status"),
         "input_problems": damaged,
     }
+    header.pop("details", None)
     finish_header(header, rows, agg_specs, specs, missing=missing, damaged=damaged)
+    totals = {m: old_totals[m] for m in kept if m in old_totals}
+    if totals or "details" in header:
+        header["details"] = {**totals, **(header.get("details") or {})}
     return header
 
 

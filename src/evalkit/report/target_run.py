@@ -80,10 +80,14 @@ def metric_error_lines(run: RunResult) -> list[str]:
     return lines
 
 
-def unmeasured_lines(run: RunResult, *, allow_errors: bool = False) -> list[str]:
-    """Why ``evalkit run`` (or ``rescore``) exits 4, one line per metric that did not
-    measure the run (:func:`evalkit.data.metric_counts.unmeasured`); empty when none."""
+def unmeasured_lines(run: RunResult, *, allow_errors: bool = False, command: str = "run"
+                     ) -> list[str]:
+    """Why ``evalkit run`` (or ``rescore``, ``command="rescore"``) exits 4, one line per
+    metric that did not measure the run (:func:`evalkit.data.metric_counts.unmeasured`)
+    and per aggregate not computed; empty when none."""
     lines: list[str] = []
+    again = ("`evalkit rescore RUN -m {m}` scores them again" if command == "rescore"
+             else "`evalkit run --resume` scores them again from the stored responses")
     for c in unmeasured(run.metric_counts().values(), allow_errors=allow_errors):
         if c.scored == 0:
             lines.append(f"metric {c.metric} scored no case: it failed on all "
@@ -91,9 +95,13 @@ def unmeasured_lines(run: RunResult, *, allow_errors: bool = False) -> list[str]
                          "4 even with --allow-metric-errors")
         else:
             lines.append(f"metric {c.metric} failed on {c.errored} of {c.cases} cases, so "
-                         "the run did not measure every case (exit 4); `evalkit run "
-                         "--resume` scores them again from the stored responses, and "
+                         "the run did not measure every case (exit 4); "
+                         f"{again.format(m=c.metric)}, and "
                          "--allow-metric-errors accepts a metric that scored some cases")
+    for name, why in (run.header.get("aggregate_errors") or {}).items():
+        lines.append(f"aggregate {name} was not computed ({why}), so the run did not "
+                     "measure everything (exit 4); fix what the message names, or "
+                     "`evalkit rescore RUN --aggregates ...` with the aggregates that apply")
     return lines
 
 
@@ -243,12 +251,14 @@ def resume_line(run: RunResult) -> str:
 
 
 def summary_json(run: RunResult, path: Path | None, *, resumed: bool = False,
-                 rescored: bool = False) -> str:
+                 rescored: bool = False, exit_status: int | None = None) -> str:
     """The same summary as JSON (means only when the run is complete; ``retried_requests``
     is :func:`retried_requests`); with ``resumed``
     (``evalkit run --resume``), also ``resume``: ``{"kept", "called", "retried"}``, or
     null when there was no earlier run; with ``rescored`` (``evalkit rescore``), also
-    ``rescored``: :func:`rescore_counts`."""
+    ``rescored``: :func:`rescore_counts`; with ``exit_status``, also ``exit_status``
+    (the command's, :func:`evalkit.cli.output.exit_status`: ``status`` is the rows'
+    coverage, ``"complete"`` also when a metric or an aggregate failed, exit 4)."""
     complete = run.header.get("status") == "complete"
     names = list((run.header.get("config") or {}).get("metrics") or [])
     failed = run.metric_failures()
@@ -275,6 +285,8 @@ def summary_json(run: RunResult, path: Path | None, *, resumed: bool = False,
         out["resume"] = run.header.get("resume")
     if rescored:
         out["rescored"] = rescore_counts(run)
+    if exit_status is not None:
+        out["exit_status"] = exit_status
     if isinstance(run.header.get("executor"), dict):
         out["executor"] = run.header["executor"]
     from evalkit.stats.numeric import json_ready  # standard JSON: no NaN token, ever

@@ -2,7 +2,9 @@
 with human labels, and the human mean a prediction-powered interval gives
 (:func:`evalkit_judge.agreement.judge_agreement`, printed by
 :func:`evalkit_judge.agreement_text.agreement_lines`). Only typer is imported at module
-level. Exit status: 0 done; 2 a usage error or bad labels (one line, no traceback)."""
+level. Exit status: 0 done; 2 a usage error or bad labels (one line, no traceback); 4 the
+judge metric failed on some case (the report, over the cases it scored, is printed and
+written first), unless ``--allow-metric-errors``."""
 
 from __future__ import annotations
 
@@ -56,6 +58,9 @@ def command(
         "and PPI line; the evalkit-report-html plugin) or json. Repeatable.",
         show_default=False)] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+    allow_metric_errors: Annotated[bool, typer.Option(
+        "--allow-metric-errors", help="Exit 0, not 4, when the judge failed on some cases "
+        "(the agreement is then over the cases it scored).")] = False,
 ) -> None:
     """Agreement of a run's judge with human labels: per labelled metric the number of
     labelled cases, Cohen's kappa (unweighted, linear, quadratic), Krippendorff's alpha
@@ -102,9 +107,21 @@ def command(
                 typer.echo(f"warning: {m.warning}", err=True)
         if agreement.warning:
             typer.echo(f"warning: {agreement.warning}", err=True)
-        return
-    for line in agreement_lines(agreement):
-        typer.echo(line)
+    else:
+        for line in agreement_lines(agreement):
+            typer.echo(line)
+    from evalkit.cli.errors import METRIC_ERRORS
+
+    ungraded = [m for m in agreement.metrics if m.failed or m.failed_unlabelled]
+    if ungraded and not allow_metric_errors:
+        for m in ungraded:
+            name = m.table.metric
+            typer.echo(f"error: metric {name} has no grade on {len(m.failed)} labelled and "
+                       f"{m.failed_unlabelled} unlabelled case(s), so the agreement is not "
+                       f"the judge's on every case (exit {METRIC_ERRORS}); `evalkit rescore "
+                       f"{run} -m {name}` grades them again, and --allow-metric-errors "
+                       "accepts the cases scored", err=True)
+        raise typer.Exit(METRIC_ERRORS)
 
 
 #: The ``--report`` formats of ``evalkit agreement``.

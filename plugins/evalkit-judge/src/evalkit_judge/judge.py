@@ -49,6 +49,7 @@ from evalkit_judge.grades import (
 )
 from evalkit_judge.prompt import GradingPrompt
 from evalkit_judge.providers import JudgeProvider, ProviderSettings, make_provider
+from evalkit_judge.systemic import FailureStreak
 
 if TYPE_CHECKING:
     from evalkit.data.cases import GoldenCase
@@ -265,6 +266,8 @@ class LLMJudge:
         self._details: dict[tuple[str, int | None], dict[str, Any]] = {}  # (case, sample)
         self._inflight: SingleFlight[Grade] = SingleFlight()
         self._lock = threading.Lock()
+        # requests failing the same way stop the judge (evalkit_judge.systemic)
+        self._failures = FailureStreak(model)
         self.costs = CostModel(self.prices, model, max_tokens)
         self.prompt = GradingPrompt(rubric, model, scale, max_tokens, self.temperature,
                                     system)
@@ -497,7 +500,9 @@ class LLMJudge:
         Raises:
             GradeNotRequested: dry run.
             BudgetExhausted: the budget's limits leave no room for the request.
-            RunAborted: the client has no usable credentials, or the API refused them.
+            RunAborted: the client has no usable credentials, the API refused them, or
+                requests failed the same way often enough to mean the judge cannot work
+                (:mod:`evalkit_judge.systemic`; then no request is sent after it).
             JudgeError: the request failed after the SDK's retries (``what`` names the
                 model and the case).
         """
@@ -507,7 +512,7 @@ class LLMJudge:
             raise GradeNotRequested(f"{what}: dry run, grade not cached and not requested")
         # before the budget counts a request: a provider that cannot send one stops the run
         provider = self.provider
-        stop = provider.refused()
+        stop = provider.refused() or self._failures.stopped()
         if stop is not None:
             raise stop
         provider.prepare()
@@ -525,8 +530,12 @@ class LLMJudge:
                 raise stop from exc
             retried = provider.retries_before(exc)
             after = f" after {retried} retr{'y' if retried == 1 else 'ies'}" if retried else ""
-            raise JudgeError(f"{what}: the request failed{after} "
-                             f"({type(exc).__name__}: {exc})") from exc
+            message = f"{what}: the request failed{after} ({type(exc).__name__}: {exc})"
+            stop = self._failures.failure(exc, message)
+            if stop is not None:
+                raise stop from exc
+            raise JudgeError(message) from exc
+        self._failures.success()
         reply, retries = sent.reply, sent.retries
         usage = provider.usage(reply)
         self.costs.calibrate(body, usage)

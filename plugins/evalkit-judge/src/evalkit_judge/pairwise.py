@@ -264,7 +264,8 @@ def ask_all(judge: LLMJudge, tasks: Sequence[Task], *, max_concurrency: int = DE
     Raises:
         BudgetExhausted: a spending limit stopped the comparison (verdicts already
             received stay in the cache); KeyboardInterrupt: Ctrl-C (likewise).
-        JudgeUnavailable: the judge has no usable credentials.
+        JudgeUnavailable: the judge has no usable credentials, or its requests fail the
+            same way (:mod:`evalkit_judge.systemic`).
     """
     from evalkit.execute.scoring import RunAborted
 
@@ -377,7 +378,8 @@ def pairwise(
         ValueError: an unknown ``flips``, ``ties`` or ``method``.
         BudgetExhausted: a spending limit stopped the comparison (run it again with a
             larger limit: the verdicts received are in the cache).
-        JudgeUnavailable: the judge has no usable credentials.
+        JudgeUnavailable: the judge has no usable credentials, or its requests fail the
+            same way (:mod:`evalkit_judge.systemic`).
     """
     from evalkit_judge.pairwise_artifact import build_header, verdict_row
 

@@ -189,11 +189,13 @@ def build_header(loaded: Sequence[tuple[str, RunResult, str | None]], gset: Gold
     errors = [r for r in rows if "error" in r]
     if errors:
         all_notes.append(f"{len(errors)} verdict(s) could not be had (first: "
-                         f"{errors[0]['error']}); their comparisons are left out")
+                         f"{errors[0]['error']}); their comparisons are left out, so "
+                         "the win rates are not the systems' (status incomplete)")
     if unasked:
         all_notes.append(f"dry run: {unasked} verdict(s) not in the cache were not asked")
     return {
         "type": "header", "name": " vs ".join(systems), "kind": KIND,
+        "status": "incomplete" if errors else "complete",
         "pairwise_format": PAIRWISE_FORMAT, "evalkit_version": __version__,
         "created": datetime.now(UTC).isoformat(timespec="seconds"),
         "systems": [{"name": name, "path": path, "sha256": _sha256(path),

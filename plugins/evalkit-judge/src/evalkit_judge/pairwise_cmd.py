@@ -2,10 +2,14 @@
 adds (:func:`evalkit_judge.plugin.evalkit_register_commands`).
 
 It parses its options, calls :func:`evalkit_judge.pairwise.pairwise` and prints
-(:mod:`evalkit_judge.pairwise_report`). Exit status: 0 done; 2 a usage error (one line,
-no traceback); 3 a spending limit (``--max-calls``/``--max-cost``) stopped it; 130 Ctrl-C.
-After 3 or 130 the verdicts received are in the judge's cache: the same command again
-continues without paying for them twice.
+(:mod:`evalkit_judge.pairwise_report`), with a progress bar of the verdicts on stderr
+(on a terminal, unless ``--no-progress``). Exit status: 0 every verdict was had; 2 a
+usage error, or the judge stopped (no usable credentials, a refused key, requests failing
+the same way: :mod:`evalkit_judge.systemic`), one line, no traceback; 3 a spending limit
+(``--max-calls``/``--max-cost``) stopped it; 4 some verdict could not be had (the result,
+status ``incomplete``, is printed and written, its win rates over the comparisons left);
+130 Ctrl-C. After 2, 3, 4 or 130 the verdicts received are in the judge's cache: the same
+command again continues without paying for them twice.
 """
 
 from __future__ import annotations
@@ -21,6 +25,9 @@ import typer
 STOPPED = 3
 #: The exit status after Ctrl-C (128 + SIGINT, as every evalkit command's).
 INTERRUPTED = 130
+#: The exit status when some verdict could not be had (as ``evalkit run``'s for a metric
+#: that failed on some case).
+VERDICT_ERRORS = 4
 
 
 class Flips(StrEnum):
@@ -123,6 +130,9 @@ def command(
     dry_run: Annotated[bool, typer.Option(
         "--dry-run", help="Ask nothing: count the cached verdicts and estimate the cost of "
         "the others.")] = False,
+    progress: Annotated[bool | None, typer.Option(
+        "--progress/--no-progress", help="Progress bar of the verdicts on stderr "
+        "(default: on a terminal only).", show_default=False)] = None,
     allow_incomplete: Annotated[bool, typer.Option(
         "--allow-incomplete", help="Compare the cases both runs answered when one lacks a "
         "response (an errored case, a stopped run); by default that is refused.")] = False,
@@ -150,13 +160,18 @@ def command(
         apply_config_judges(config, preflight=not dry_run)
     budget = Budget(max_calls=max_calls, max_cost=max_cost, dry_run=dry_run) \
         if (max_calls is not None or max_cost is not None or dry_run) else None
+    from evalkit.execute.progress import ProgressBar
+
+    show = sys.stderr.isatty() if progress is None else progress
     try:
-        result = pairwise(runs, judge, goldens=goldens, flips=flips.value,
-                          ties=ties.value, alpha=alpha, method=test, n_resamples=resamples,
-                          seed=seed, bt_resamples=bt_resamples,
-                          max_concurrency=max_concurrency, budget=budget,
-                          output=None if dry_run else output,
-                          allow_incomplete=allow_incomplete)
+        with ProgressBar("verdicts", 0, 0, show and not dry_run,
+                         unit="verdicts") as bar:
+            result = pairwise(runs, judge, goldens=goldens, flips=flips.value,
+                              ties=ties.value, alpha=alpha, method=test,
+                              n_resamples=resamples, seed=seed, bt_resamples=bt_resamples,
+                              max_concurrency=max_concurrency, budget=budget,
+                              output=None if dry_run else output,
+                              progress=bar.count, allow_incomplete=allow_incomplete)
     except BudgetExhausted as exc:
         described = "" if budget is None \
             else budget.describe().replace("grade(s)", "verdict(s)")
@@ -188,3 +203,12 @@ def command(
             typer.echo(RENDERERS["table"](result), nl=False)
     if output is not None and not as_json:
         typer.echo(f"artifact: {output}")
+    totals = result.header["totals"]
+    if totals["errors"]:
+        asked = totals["errors"] + totals["verdicts"]
+        typer.echo(f"error: {totals['errors']} of {asked} verdict(s) could not be had, so "
+                   "the win rates are over the comparisons left, not the systems' (exit "
+                   f"{VERDICT_ERRORS}); the note above names the first failure: fix it and "
+                   "run the same command again (the verdicts received come from the "
+                   "judge's cache, none is paid twice)", err=True)
+        raise typer.Exit(VERDICT_ERRORS)

@@ -158,9 +158,11 @@ def render_markdown(result: PairwiseResult) -> str:
 
 
 def render_json(result: PairwiseResult) -> str:
-    """The header's summary as JSON (systems, judge, options, pairs, Bradley-Terry,
-    totals, notes); the verdicts are the artifact's rows."""
-    keep = ("name", "kind", "systems", "goldens", "judge", "options", "pairs",
+    """The header's summary as JSON (status, systems, judge, options, pairs,
+    Bradley-Terry, totals, notes); the verdicts are the artifact's rows. ``status`` is
+    ``"incomplete"`` when a verdict could not be had (``evalkit pairwise`` exits 4), else
+    ``"complete"``."""
+    keep = ("name", "kind", "status", "systems", "goldens", "judge", "options", "pairs",
             "bradley_terry", "totals", "notes")
     return json.dumps({k: result.header.get(k) for k in keep}, indent=2) + "\n"
 
