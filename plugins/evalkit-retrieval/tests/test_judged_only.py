@@ -86,7 +86,7 @@ def test_artifact_scored_without_J_is_refused_with_J(tmp_path: Path) -> None:
     art = tmp_path / "run.jsonl"
     assert evalkit_eval(str(J / "dl.run"), "--qrels", str(J / "dl.qrels"), "-m", "ap",
                         "--save", str(art))[0] == 0
-    code, out, err = evalkit_eval(str(art), "-J", "-m", "ap")
+    code, _, err = evalkit_eval(str(art), "-J", "-m", "ap")
     assert code != 0 and "-J" in err and "Traceback" not in err
     judged = tmp_path / "judged.jsonl"
     assert evalkit_eval(str(J / "dl.run"), "--qrels", str(J / "dl.qrels"), "-J", "-m",
@@ -158,6 +158,6 @@ def test_judged_only_in_the_cli_measure_name() -> None:
 @pytest.mark.parametrize("spec", ["bpref(judged_only=True)", "SetR(judged_only=True)",
                                   "AP(judged_only=1)"])
 def test_judged_only_where_ir_measures_has_none_is_refused(spec: str) -> None:
-    code, out, err = evalkit_eval(str(J / "dl.run"), "--qrels", str(J / "dl.qrels"),
+    code, _, err = evalkit_eval(str(J / "dl.run"), "--qrels", str(J / "dl.qrels"),
                                   "-m", spec)
     assert code == 2 and "judged_only" in err and "Traceback" not in err
