@@ -25,7 +25,8 @@ def read_qrels(path: Path) -> dict[str, dict[str, int]]:
     return out
 
 
-def subset(qrels: dict[str, dict[str, int]], n: int, seed: int, path: Path) -> dict:
+def subset(qrels: dict[str, dict[str, int]], n: int, seed: int, path: Path
+           ) -> dict[str, dict[str, int]]:
     r = random.Random(seed)
     qids = sorted(r.sample(sorted(qrels), n))
     path.write_text("".join(f"{q} 0 {d} {lab}\n" for q in qids for d, lab in qrels[q].items()))
@@ -57,7 +58,7 @@ def main() -> None:
                 here / "sf.qrels")
     run(sf, 4, here / "sf.run", "sfrun")
     te = shared / "trec_eval_test"
-    cases = {
+    cases: dict[str, list[str | Path]] = {
         "te.dl.txt": [here / "dl.qrels", here / "dl.run"],
         "te.dl.l2.M20.txt": ["-l2", "-M20", here / "dl.qrels", here / "dl.run"],
         "te.sf.txt": [here / "sf.qrels", here / "sf.run"],
@@ -66,7 +67,7 @@ def main() -> None:
         "te.trunc.c.M100.txt": ["-c", "-M100", te / "qrels.test", te / "results.trunc"],
     }
     for out, args in cases.items():
-        done = subprocess.run([trec_eval, "-J", "-m", "all_trec", "-q", *map(str, args)],
+        done = subprocess.run([trec_eval, "-J", "-m", "all_trec", "-q", *[str(a) for a in args]],
                               check=True, capture_output=True)
         (here / out).write_bytes(done.stdout)
 
