@@ -399,7 +399,8 @@ class RunEvaluatorSpec(_Record):
     ``trec``: TREC run and qrels files, ``{qid: {doc: score}}`` and DataFrames).
 
     ``evaluate(run, qrels, metrics, relevance_level=1, missing="zero", *, depth=None,
-    name=None)`` returns a :class:`~evalkit.data.results.RunResult` with one row per
+    name=None)`` (and ``judged_only=True``, passed only when asked: trec_eval ``-J``)
+    returns a :class:`~evalkit.data.results.RunResult` with one row per
     judged query, as :func:`evalkit.evaluate_run` documents it, and raises ``ValueError``
     (one line naming the file, query or row) for what it cannot read. ``load_qrels(qrels[,
     metrics])`` (``metrics``: those the qrels are read for) returns ``LoadedQrels`` for a

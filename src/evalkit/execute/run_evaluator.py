@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, TypeAlias
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 from evalkit.core.registry import RegistryError
 from evalkit.core.specs import LoaderSpec, RunEvaluatorSpec
@@ -82,6 +82,7 @@ def evaluate_run(
     *,
     depth: int | None = None,
     name: str | None = None,
+    judged_only: bool = False,
 ) -> RunResult:
     """Score a precomputed run against qrels: one row per evaluated query.
 
@@ -123,6 +124,8 @@ def evaluate_run(
         depth: trec_eval ``-M``: only the first ``depth`` documents of each ranking (after
             ranking by score) are evaluated.
         name: the run's name (defaults to the run tag).
+        judged_only: trec_eval ``-J``: every measure over each ranking without its
+            unjudged documents (taken out after the ``depth`` cut); the header records it.
 
     Returns:
         A :class:`~evalkit.data.results.RunResult` with rows in query-id order (text
@@ -155,8 +158,9 @@ def evaluate_run(
     """
     what = f"{run}: the TREC run loader that reads it" if isinstance(run, str | Path) \
         else "scoring a ranked run against qrels"
+    options: dict[str, Any] = {"judged_only": True} if judged_only else {}
     result: RunResult = run_evaluator(what).evaluate(
-        run, qrels, metrics, relevance_level, missing, depth=depth, name=name)
+        run, qrels, metrics, relevance_level, missing, depth=depth, name=name, **options)
     return result
 
 

@@ -79,8 +79,10 @@ def load_or_evaluate(
     depth: int | None,
     name: str | None = None,
     loaded: dict[Path, LoadedQrels] | None = None,
+    judged_only: bool = False,
 ) -> RunResult:
-    """A run artifact as saved, or a TREC run file scored against ``qrels``.
+    """A run artifact as saved, or a TREC run file scored against ``qrels``
+    (``judged_only``: trec_eval ``-J``, :func:`evalkit.evaluate_run`).
 
     ``loaded`` keeps qrels files once read (``{path: qrels}``) for a caller that needs
     them again (``--format trec``); qrels found there are not read a second time.
@@ -134,7 +136,7 @@ def load_or_evaluate(
         result = evaluate_run(
             p, judgments, list(metrics), relevance_level=relevance_level,
             missing=missing,  # type: ignore[arg-type]
-            depth=depth, name=name,
+            depth=depth, name=name, judged_only=judged_only,
         )
     if not result.per_query:
         from evalkit.data.query_ids import near_ids_warning

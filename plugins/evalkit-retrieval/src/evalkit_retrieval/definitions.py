@@ -121,7 +121,11 @@ class Measure(NamedTuple):
         name = canonical(self.base, shown, k)
         compute = self.compute
 
+        judged_only = bool(values.get("judged_only"))
+
         def batch(state: Any) -> Sequence[float]:
+            if judged_only:
+                state = state.judged_only()
             out: list[float] = compute(state, k, values).tolist()
             return out
 
@@ -242,3 +246,6 @@ def check_recalls(value: Any) -> tuple[float, ...]:
 
 
 REL = Param("rel", None, check_level)
+#: ir_measures' ``judged_only=True``: the measure over the ranking without its unjudged
+#: documents (:meth:`~.state.RankingState.judged_only`; trec_eval's ``-J``)
+JUDGED_ONLY = Param("judged_only", False, check_bool("judged_only"))

@@ -72,6 +72,11 @@ def command(
         help="Score only the first DEPTH documents of each ranking (trec_eval -M).",
         show_default=False,
     )] = None,
+    judged_only: Annotated[bool, typer.Option(
+        "--judged-only", "-J", help="Score every measure over each ranking without its "
+        "unjudged documents (not in the qrels, or labelled < 0), taken out after --depth "
+        "(trec_eval -J; condensed lists).",
+    )] = False,
     missing: Annotated[Missing | None, typer.Option(
         "--missing",
         help="A judged query absent from the run: 'zero' scores it 0 (trec_eval -c), "
@@ -153,7 +158,7 @@ def command(
                  "--parquet": parquet, "--name": name, "--per-query": per_query or None}
         return eval_many(runs, qrels, metric, fmt_out, given, relevance_level=relevance_level,
                          missing=_missing_of(missing, complete), depth=depth,
-                         save_dir=save_dir, overwrite=overwrite,
+                         judged_only=judged_only, save_dir=save_dir, overwrite=overwrite,
                          allow_incomplete=allow_incomplete, score=_score)
     run = runs[0]
     formatter = None if fmt_out in ("table", "json") else run_format(fmt_out)
@@ -167,7 +172,8 @@ def command(
     loaded: dict[Path, LoadedQrels] = {}  # qrels read once, for --format trec too
     result = _score(run, qrels, request, fmt_out,
                     relevance_level=relevance_level, missing=missing_value, depth=depth,
-                    name=name, loaded=loaded, allow_incomplete=allow_incomplete)
+                    name=name, loaded=loaded, allow_incomplete=allow_incomplete,
+                    judged_only=judged_only)
     metrics, counts = _write_outputs(result, run, qrels, request, save=save, csv=csv,
                                      parquet=parquet, csv_raw=csv_raw)
     if fmt_out == "json":
@@ -229,11 +235,11 @@ def _check_outputs(run: Path, qrels: Path | None, *, name: str | None, save: Pat
 
 def _score(run: Path, qrels: Path | None, request: Any, fmt_out: str, *,
            relevance_level: int | None, missing: str | None, depth: int | None,
-           name: str | None, loaded: dict[Path, LoadedQrels], allow_incomplete: bool
-           ) -> RunResult:
+           name: str | None, loaded: dict[Path, LoadedQrels], allow_incomplete: bool,
+           judged_only: bool = False) -> RunResult:
     """The run scored (a TREC run file) or read and checked against the settings given
-    (a run artifact: refused when altered unless ``allow_incomplete``; its completeness
-    noted)."""
+    (a run artifact: refused when altered unless ``allow_incomplete``, or when ``-J`` is
+    given for an artifact scored without it; its completeness noted)."""
     from evalkit.data.coverage import completeness_lines
     from evalkit.execute.run_files import (
         check_artifact,
@@ -247,9 +253,13 @@ def _score(run: Path, qrels: Path | None, request: Any, fmt_out: str, *,
         result = load_or_evaluate(
             run, qrels=qrels, metrics=request.to_score(DEFAULT_METRICS, fmt_out),
             relevance_level=relevance_level or 1, missing=missing or "zero",
-            depth=depth, name=name, loaded=loaded)
+            depth=depth, name=name, loaded=loaded, judged_only=judged_only)
     if is_artifact(run):
         refuse_altered(result, allow=allow_incomplete)
+        if judged_only and not result.header.get("judged_only"):
+            raise CliError(f"{run}: this run artifact was scored with every ranked "
+                           "document; -J needs the run file scored again with -J (or "
+                           "drop -J)")
         check_artifact(result, run, qrels=qrels, relevance_level=relevance_level,
                        missing=missing, depth=depth, alone=True)
         for line in completeness_lines(result):

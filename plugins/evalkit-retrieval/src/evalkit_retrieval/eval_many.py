@@ -29,8 +29,8 @@ if TYPE_CHECKING:
 def eval_many(args: list[Path], qrels: Path | None, metric: list[str] | None, fmt_out: str,
               given: Mapping[str, object], *, relevance_level: int | None,
               missing: str | None, depth: int | None, save_dir: Path | None,
-              overwrite: bool, allow_incomplete: bool, score: Callable[..., RunResult]
-              ) -> None:
+              overwrite: bool, allow_incomplete: bool, score: Callable[..., RunResult],
+              judged_only: bool = False) -> None:
     """Score every run the arguments name and print the summary (a table, or JSON).
 
     Raises:
@@ -82,7 +82,8 @@ def eval_many(args: list[Path], qrels: Path | None, metric: list[str] | None, fm
                     result = score(path, qrels, request, fmt_out,
                                    relevance_level=relevance_level, missing=missing,
                                    depth=depth, name=None, loaded=loaded,
-                                   allow_incomplete=allow_incomplete)
+                                   allow_incomplete=allow_incomplete,
+                                   judged_only=judged_only)
                 for line in check_scored(result, path, qrels):
                     note(f"{path}: {line}")
             except _user_error_types() as exc:

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from evalkit.core.specs import MetricFamily, MetricSpec, ValueType
 from evalkit_retrieval import core
 from evalkit_retrieval.definitions import (
+    JUDGED_ONLY,
     REL,
     VERSION,
     CaseFn,
@@ -189,7 +190,8 @@ def _set_p_redirect(values: Mapping[str, Any]) -> MetricSpec | None:
     """ir_measures' ``SetP(relative=True)`` is trec_eval's set_relative_P."""
     if not values.get("relative"):
         return None
-    return _by_base["set_relative_p"].spec(None, {"rel": values["rel"]})
+    return _by_base["set_relative_p"].spec(
+        None, {"rel": values["rel"], "judged_only": values["judged_only"]})
 
 
 def _steps_of_one_over_k(k: Any) -> ValueType:
@@ -214,31 +216,31 @@ def _measures() -> list[Measure]:
     return [
         # ---- today's measures (names and per-case functions unchanged)
         Measure("precision", b("precision"), "Precision@{k}: relevant documents in the "
-                "top {k} / {k} (trec_eval P_{k}, -m P.{k}; m_P.c)", (REL,),
+                "top {k} / {k} (trec_eval P_{k}, -m P.{k}; m_P.c)", (REL, JUDGED_ONLY),
                 aliases=("P", "Precision"), cutoff="int", core=core.precision_at_k,
                 fns=_cut_fn(core.precision_at_k), value_type=_steps_of_one_over_k),
         Measure("recall", b("recall"), "Recall@{k}: relevant documents in the top {k} / "
                 "all relevant documents (trec_eval recall_{k}, -m recall.{k}; m_recall.c)",
-                (REL,), aliases=("R", "Recall"), cutoff="int", core=core.recall_at_k,
+                (REL, JUDGED_ONLY), aliases=("R", "Recall"), cutoff="int", core=core.recall_at_k,
                 fns=_cut_fn(core.recall_at_k)),
         Measure("ndcg", g("ndcg"), "nDCG@{k}: " + dcg_text + ", ideal ranking cut at {k} "
                 "(trec_eval ndcg_cut_{k}, -m ndcg_cut.{k}; m_ndcg_cut.c); dcg=exp-log2: "
-                "gain 2**label - 1 (gdeval, ranx ndcg_burges@{k})", (DCG, GAINS),
+                "gain 2**label - 1 (gdeval, ranx ndcg_burges@{k})", (DCG, GAINS, JUDGED_ONLY),
                 aliases=("nDCG", "NDCG", "ndcg_cut", "ndcg_burges"), cutoff="int",
                 presets={"ndcg_burges": {"dcg": "exp-log2"}}, core=core.ndcg_at_k,
                 fns=_cut_fn(core.ndcg_at_k, gains=True)),
         Measure("rr", b("reciprocal_rank"), "RR@{k}: 1/rank of the first relevant "
                 "document if within the top {k}, else 0 (trec_eval recip_rank with -M{k})",
-                (REL,), aliases=("RR", "mrr", "MRR"), cutoff="int", core=core.rr_at_k,
+                (REL, JUDGED_ONLY), aliases=("RR", "mrr", "MRR"), cutoff="int", core=core.rr_at_k,
                 fns=_cut_fn(core.rr_at_k), value_type=_binary_at_one),
         Measure("ap", b("average_precision"), "AP@{k}: precision at each relevant "
                 "document in the top {k}, summed, / all relevant documents (trec_eval "
-                "map_cut_{k}, -m map_cut.{k}; m_map_cut.c)", (REL,),
+                "map_cut_{k}, -m map_cut.{k}; m_map_cut.c)", (REL, JUDGED_ONLY),
                 aliases=("AP", "map", "map_cut", "MAP"), cutoff="int", core=core.ap_at_k,
                 fns=_cut_fn(core.ap_at_k)),
         Measure("success", b("success"), "Success@{k}: 1 if a relevant document is in the "
                 "top {k}, else 0 (trec_eval success_{k}, -m success.{k}; m_success.c)",
-                (REL,), aliases=("hit_rate", "Success"), cutoff="int",
+                (REL, JUDGED_ONLY), aliases=("hit_rate", "Success"), cutoff="int",
                 core=core.success_at_k, fns=_cut_fn(core.success_at_k),
                 value_type="binary"),
         # ---- ranx's measures trec_eval lacks
@@ -254,18 +256,20 @@ def _measures() -> list[Measure]:
         Measure("ndcg", g("ndcg"), "nDCG over the whole ranking: " + dcg_text +
                 " (trec_eval ndcg, -m ndcg; m_ndcg.c; gains= is -m ndcg.1=3,2=9); "
                 "dcg=exp-log2: gain 2**label - 1 (ranx ndcg_burges)",
-                (DCG, GAINS), aliases=("nDCG", "NDCG", "ndcg_burges"),
+                (DCG, GAINS, JUDGED_ONLY), aliases=("nDCG", "NDCG", "ndcg_burges"),
                 presets={"ndcg_burges": {"dcg": "exp-log2"}},
                 fns=_fixed_fn(lambda r, c: core.ndcg(_ids(r), case_gains(c)))),
         Measure("rr", b("reciprocal_rank"), "Reciprocal rank of the first relevant "
-                "document (trec_eval recip_rank; m_recip_rank.c); its mean is MRR", (REL,),
+                "document (trec_eval recip_rank; m_recip_rank.c); its mean is MRR",
+                (REL, JUDGED_ONLY),
                 aliases=("RR", "mrr", "MRR", "recip_rank"),
                 fns=_fixed_fn(lambda r, c: core.reciprocal_rank(_ids(r), c.relevant))),
         Measure("ap", b("average_precision"), "Average precision (trec_eval map; "
-                "m_map.c); its mean is MAP", (REL,), aliases=("AP", "map", "MAP"),
+                "m_map.c); its mean is MAP", (REL, JUDGED_ONLY), aliases=("AP", "map", "MAP"),
                 fns=_fixed_fn(lambda r, c: core.average_precision(_ids(r), c.relevant))),
         Measure("r_precision", b("r_precision"), "R-precision: precision at rank R = "
-                "number of relevant documents (trec_eval Rprec; m_Rprec.c)", (REL,),
+                "number of relevant documents (trec_eval Rprec; m_Rprec.c)",
+                (REL, JUDGED_ONLY),
                 aliases=("Rprec", "RPrec", "r-precision"),
                 fns=_fixed_fn(lambda r, c: core.r_precision(_ids(r), c.relevant))),
         Measure("num_ret", _counts("num_ret"), "Documents ranked for the query, after any "
@@ -288,7 +292,7 @@ def _measures() -> list[Measure]:
                 "one, unjudged ones skipped", (REL,), aliases=("Bpref", "BPref")),
         Measure("iprec", b("iprec_at_recall"), "Interpolated precision at recall {k} "
                 "(trec_eval iprec_at_recall_{k}; m_iprec_at_recall.c, 10.0's lround)",
-                (REL,), aliases=("IPrec", "iprec_at_recall"), cutoff="float"),
+                (REL, JUDGED_ONLY), aliases=("IPrec", "iprec_at_recall"), cutoff="float"),
         Measure("infap", b("infap"), "Inferred AP (trec_eval infAP; m_infap.c; Yilmaz "
                 "and Aslam 2006): documents labelled < 0 are in the pool but unjudged",
                 (REL,), aliases=("infAP", "InfAP"), bounds=None),
@@ -321,19 +325,19 @@ def _measures() -> list[Measure]:
                 value_type=_steps_of_one_over_k),
         Measure("set_p", b("set_precision"), "Set precision: relevant retrieved / "
                 "retrieved (trec_eval set_P; m_set_P.c)",
-                (REL, Param("relative", False, check_bool("relative"))),
+                (REL, Param("relative", False, check_bool("relative")), JUDGED_ONLY),
                 aliases=("set_P", "SetP"), redirect=_set_p_redirect),
         Measure("set_relative_p", b("set_relative_precision"), "Relative set precision: "
                 "relevant retrieved / min(retrieved, R) (trec_eval set_relative_P; "
-                "m_set_rel_P.c)", (REL,), aliases=("set_relative_P", "SetRelP")),
+                "m_set_rel_P.c)", (REL, JUDGED_ONLY), aliases=("set_relative_P", "SetRelP")),
         Measure("set_recall", b("set_recall"), "Set recall: relevant retrieved / R "
                 "(trec_eval set_recall; m_set_recall.c)", (REL,), aliases=("SetR",)),
         Measure("set_ap", b("set_ap"), "Set AP: relevant retrieved squared / (retrieved "
-                "* R) (trec_eval set_map; m_set_map.c)", (REL,),
+                "* R) (trec_eval set_map; m_set_map.c)", (REL, JUDGED_ONLY),
                 aliases=("set_map", "SetAP")),
         Measure("set_f", b("set_f", "beta"), "Set F: (beta+1) P R / (beta P + R) "
                 "(trec_eval set_F; m_set_F.c)",
-                (REL, Param("beta", 1.0, check_number("beta", 0.0))),
+                (REL, Param("beta", 1.0, check_number("beta", 0.0)), JUDGED_ONLY),
                 aliases=("set_F", "SetF")),
         Measure("num_nonrel_judged_ret", _counts("num_nonrel_judged_ret"), "Judged "
                 "non-relevant documents ranked (trec_eval num_nonrel_judged_ret; "

@@ -240,6 +240,7 @@ def evaluate_run(
     *,
     depth: int | None = None,
     name: str | None = None,
+    judged_only: bool = False,
 ) -> RunResult:
     """The ``trec`` run evaluator's ``evaluate``: a TREC run file, a
     :class:`~evalkit.data.ranked_ids.RankedRun`, ``{qid: {doc: score}}`` or a run
@@ -249,12 +250,19 @@ def evaluate_run(
     DataFrame :class:`~evalkit_retrieval.frames.FrameFormatError`, both ValueErrors naming
     the line or row).
 
+    ``judged_only`` (trec_eval ``-J``): every measure is computed over each ranking
+    without its unjudged documents (not in the query's qrels, or labelled < 0), taken
+    out after the ``depth`` cut, as trec_eval does (form_res_rels.c); ``num_ret`` then
+    counts the judged documents ranked. The header records ``"judged_only": true``.
+
     Warns:
         NoJudgedQueryWarning (UserWarning): no evaluated query is in the run (an empty
             run, or one whose topics the qrels do not judge): every query scores 0
             (:func:`no_overlap_warning`), or none is evaluated (``missing="skip"``).
     """
     _check_settings(missing, depth, relevance_level)
+    if not isinstance(judged_only, bool):
+        raise ValueError(f"judged_only must be True or False, got {judged_only!r}")
     require_metrics(metrics)
     if name is not None:
         check_name(name)  # as long as a TREC run tag may be (it names the run everywhere)
@@ -277,6 +285,8 @@ def evaluate_run(
         docs = rankings.get(qid, [])
         if depth is not None and len(docs) > depth:
             docs = docs[:depth]
+        if judged_only:
+            docs = _judged_docs(docs, q.judgments.get(qid, {}))
         responses.append(TargetResponse(ranked_ids=docs))
     # each case is built when read; vectorised metrics read the judgments in bulk
     cases = JudgedQueries(qids, q.judgments, relevance_level)
@@ -303,10 +313,17 @@ def evaluate_run(
         "relevance_level": relevance_level,
         "missing": missing,
         "depth": depth,
+        **({"judged_only": True} if judged_only else {}),
         "created": datetime.now(UTC).isoformat(timespec="seconds"),
         "notes": {"num_queries": len(rows), **notes},
     }
     return RunResult(name=name or ranked.name, per_query=rows, header=header)
+
+
+def _judged_docs(docs: Sequence[str], labels: Mapping[str, int]) -> list[str]:
+    """``docs`` in order, without those ``labels`` do not judge (absent, or a label < 0:
+    trec_eval's "not in pool" and "in the pool but unjudged")."""
+    return [d for d in docs if labels.get(d, -1) >= 0]
 
 
 def _outside_evalkit() -> int:

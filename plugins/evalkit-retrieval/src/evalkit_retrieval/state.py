@@ -157,6 +157,22 @@ class RankingState:
             return rel.count.astype(np.float64)
         return self.per_case(rel.case[rel.rank <= k])
 
+    def judged_only(self) -> RankingState:
+        """This state with every retrieved document that is not judged (no label, or a
+        label < 0) taken out of each ranking, the rest moved up in order: trec_eval's
+        ``-J`` (form_res_rels.c, applied after the ``-M`` depth cut) and ir_measures'
+        ``judged_only=True``, the condensed lists of Sakai (SIGIR 2007). ``num_ret``
+        becomes the number of judged documents ranked; the judgments are unchanged."""
+        def make() -> RankingState:
+            keep = self.j_label >= 0
+            hits = self.select(keep)
+            return RankingState(
+                n=self.n, num_ret=hits.count, num_rel=self.num_rel, j_case=hits.case,
+                j_rank=hits.nth, j_label=self.j_label[keep], j_rel=self.j_rel[keep],
+                q_case=self.q_case, q_label=self.q_label, q_rel=self.q_rel)
+
+        return self.cached("judged_only", make)  # type: ignore[no-any-return]
+
     def judged_within(self, k: int, *, pool_only: bool) -> Floats:
         """Retrieved judged documents within the top ``k`` per case; ``pool_only``
         counts only those with a label >= 0 (trec_eval's judged), else every document
