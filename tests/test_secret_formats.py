@@ -47,6 +47,17 @@ ORDINARY = [
 ]
 
 
+@pytest.fixture(autouse=True)
+def _no_registered_secrets(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Values other tests of this process registered (``register_secret`` holds them for
+    the process's life, e.g. a made-up key ``...1234567890...``) would be masked by
+    :func:`mask` too; these tests check the forms alone."""
+    from evalkit.io import redaction
+
+    monkeypatch.setattr(redaction, "_values", set())
+    monkeypatch.setattr(redaction, "_forms", ())
+
+
 @pytest.mark.parametrize("name", sorted(SECRETS))
 def test_each_format_is_masked_in_text(name: str) -> None:
     text = f"calling with {SECRETS[name]}, then stopping"
