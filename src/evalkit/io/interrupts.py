@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import shutil
 import signal
+import sys
 import tempfile
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -159,12 +160,24 @@ def write_whole(stream: TextIO, document: str | Callable[[TextIO], object],
                 started = True
                 shutil.copyfileobj(spool, stream)
                 stream.flush()
+                if stream is sys.stdout:
+                    _written[0] += 1
                 if outputs is not None:
                     outputs.done(name)
         except KeyboardInterrupt:
             if started and outputs is not None and name not in outputs.written:
                 outputs.cut.append(name)
             raise
+
+
+_written = [0]  # the documents written whole to standard output by this process
+
+
+def stdout_documents() -> int:
+    """How many documents :func:`write_whole` has written whole to standard output in
+    this process (a command with ``--json`` that exits without one gets a status
+    document: :func:`evalkit.cli.errors.handle_errors`)."""
+    return _written[0]
 
 
 def stdout_document(text: str) -> None:
@@ -176,4 +189,4 @@ def stdout_document(text: str) -> None:
 
 
 __all__ = ["STDOUT_DOCUMENT", "Outputs", "OutputsInterrupted", "held_interrupt",
-           "report_label", "stdout_document", "write_whole"]
+           "report_label", "stdout_document", "stdout_documents", "write_whole"]

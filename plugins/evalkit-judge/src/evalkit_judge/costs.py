@@ -67,6 +67,15 @@ class CostModel:
         worst = price.cost(Usage(tokens_in, self.max_tokens))
         return typical, worst
 
+    def fallback_usage(self, body: Mapping[str, Any]) -> Usage:
+        """The usage charged for a reply whose token counts cannot be trusted
+        (:class:`~evalkit_judge.pricing.UsageUnknown`): the request's worst case, input
+        estimated conservatively (:data:`CHARS_PER_TOKEN`, :data:`TOOL_OVERHEAD_TOKENS`)
+        and ``max_tokens`` of output, so no reply lowers what is recorded as spent."""
+        tokens_in = math.ceil(len(canonical_json(body)) / CHARS_PER_TOKEN) \
+            + TOOL_OVERHEAD_TOKENS
+        return Usage(tokens_in, self.max_tokens)
+
     def plan(self, body: Mapping[str, Any], budget: Budget,
              count_tokens: Callable[[Mapping[str, Any]], int | None]) -> CostPlan:
         """``() -> (expected, worst)`` cost in US dollars of sending ``body`` now, from
