@@ -13,7 +13,6 @@ client :mod:`evalkit_judge.client`'s and its credentials :mod:`evalkit_judge.cre
 
 from __future__ import annotations
 
-import logging
 import sys
 import threading
 from collections.abc import Callable, Iterable, Mapping
@@ -49,7 +48,6 @@ from evalkit_judge.grades import (
     sha256_hex,
     summarize,
 )
-from evalkit_judge.pricing import UsageUnknown
 from evalkit_judge.prompt import GradingPrompt
 from evalkit_judge.providers import (
     JudgeProvider,
@@ -57,8 +55,6 @@ from evalkit_judge.providers import (
     attempt_gate,
     make_provider,
 )
-
-log = logging.getLogger("evalkit_judge")
 
 if TYPE_CHECKING:
     from evalkit.data.cases import GoldenCase
@@ -560,13 +556,7 @@ class LLMJudge:
         retries = max(sent.retries, gate.attempts - 1)
         if budget is not None:
             budget.count_retries(retries - max(0, gate.attempts - 1))
-        try:
-            usage = provider.usage(reply)
-            self.costs.calibrate(body, usage)
-        except UsageUnknown as exc:  # charged the worst case: a reply cannot lower it
-            usage = self.costs.fallback_usage(body)
-            log.warning("%s: %s; charged the request's worst-case estimate (%d input, %d "
-                        "output tokens)", what, exc, usage.input_tokens, usage.output_tokens)
+        usage = self.costs.reply_usage(provider.usage, body, reply, what)
         served = provider.served_model(reply)
         cost = self.cost(usage, served)
         if budget is not None and reservation is not None:
