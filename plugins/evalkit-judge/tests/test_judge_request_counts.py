@@ -156,3 +156,24 @@ def test_run_json_that_fails_prints_a_status_document(tmp_path: Path) -> None:
     document = json.loads(bad.stdout)
     assert (document["status"], document["exit_code"]) == ("error", 2)
     assert any(line.startswith("error:") for line in document["messages"]), document
+
+
+def test_the_anthropic_sdk_retries_are_counted_and_stopped_at_the_limit(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from evalkit_judge import Budget, BudgetExhausted, LLMJudge, use_budget
+    from evalkit_judge.testing import MessagesAPIServer, error_body
+
+    from evalkit.data.cases import GoldenCase
+    from evalkit.data.targets import TargetResponse
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+    failure = (500, error_body("api_error", "internal error"), {"retry-after-ms": "10"})
+    with MessagesAPIServer(lambda req: failure) as server, \
+            use_budget(Budget(max_calls=2)) as budget:
+        the_judge = LLMJudge("Is it right?", model="claude-test", base_url=server.base_url,
+                             client=None, timeout=5.0, max_retries=4)
+        with pytest.raises(BudgetExhausted, match="--max-calls 2 reached"):
+            the_judge(TargetResponse(text="x"), GoldenCase("c1", "q"))
+        received = len(server.requests)
+    assert received == 2  # the SDK's third attempt was not sent
+    assert (budget.calls, budget.failed_calls, budget.in_flight) == (2, 2, 0)

@@ -240,7 +240,7 @@ def handle_errors(fn: F, *, kernel: bool = False) -> F:
         tail = _Tail(sys.stderr)
         code: int | None = None
         try:
-            with contextlib.redirect_stderr(tail):  # type: ignore[type-var]
+            with contextlib.redirect_stderr(tail):
                 return guarded(*args, **kwargs)
         except typer.Exit as exc:
             from evalkit.io.interrupts import OutputsInterrupted
