@@ -311,6 +311,21 @@ def off_scale(labels: HumanLabels, details: Mapping[str, Any]) -> dict[str, str]
     return out
 
 
+def noting_off_scale(labels: HumanLabels | None, header: Mapping[str, Any],
+                     notes: list[str]) -> Callable[[], HumanLabels | None]:
+    """For :func:`labels_in_effect`: ``labels``, or else the labels of the golden file
+    ``header`` names (:func:`run_golden_labels`), read when first asked; their
+    :func:`off_scale` notes (against ``header["details"]``) are added to ``notes``."""
+
+    def found() -> HumanLabels | None:
+        out = labels if labels is not None else run_golden_labels(header)
+        if out is not None:
+            notes.extend(off_scale(out, header.get("details") or {}).values())
+        return out
+
+    return found
+
+
 # ------------------------------------------------------- labels a gate's aggregates read
 _ACTIVE: ContextVar[HumanLabels | Callable[[], HumanLabels | None] | None] = ContextVar(
     "evalkit_human_labels", default=None)
@@ -349,6 +364,7 @@ __all__ = [
     "labels_from_goldens",
     "labels_in_effect",
     "load_labels",
+    "noting_off_scale",
     "off_scale",
     "random_subset",
     "read_labels",
