@@ -259,7 +259,9 @@ def test_details_are_replaced_when_a_later_grade_of_the_case_fails() -> None:
     assert found is not None and "score" not in found and "99" in found["rejected"]
     with pytest.raises(JudgeError):
         judge(answer("third"), case("a"))
-    assert judge.details("a") is None  # no reply at all
+    failed = judge.details("a")  # no reply at all: the request counted, nothing billed
+    assert failed is not None and failed["requests"] == 1 and "down" in failed["failed"]
+    assert "score" not in failed and "cost_usd" not in failed
 
 
 def test_sdk_message_objects_are_read(tmp_path: Path) -> None:

@@ -337,7 +337,10 @@ def test_a_judge_failing_every_request_the_same_way_stops_after_three(
     assert len(server.requests) == 3  # one in flight at a time: none after the third
     assert "the first 3 requests failed the same way" in out.stderr
     assert "no more requests are sent" in out.stderr and "Traceback" not in out.stderr
-    assert out.stdout == "" and not (root / "out" / "pairwise.jsonl").exists()
+    assert not (root / "out" / "pairwise.jsonl").exists()
+    status = json.loads(out.stdout)  # --json: a status document on every exit
+    assert (status["status"], status["exit_code"]) == ("error", 2)
+    assert "the first 3 requests failed the same way" in status["messages"][-1]
 
 
 def test_verdicts_that_could_not_be_had_exit_4(

@@ -173,6 +173,46 @@ _PLUGINS_MODULE = "evalkit.plugins.loading"
 _NOTICES_MODULE = "evalkit.io.user_warnings"
 
 
+#: The ``status`` of the document a ``--json`` command prints when it exits with this
+#: code without a document of its own (:func:`handle_errors`).
+EXIT_STATUS = {INCOMPLETE: "incomplete", USER_ERROR: "error", STOPPED: "stopped",
+               METRIC_ERRORS: "metric_errors", INTERRUPTED: "interrupted"}
+#: The lines of standard error kept for that document's ``messages``.
+KEPT_MESSAGES = 20
+
+
+class _Tail:
+    """Standard error as it is, keeping its last :data:`KEPT_MESSAGES` lines."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+        self._text = ""
+
+    def write(self, text: str) -> int:
+        self._text = (self._text + text)[-65536:]
+        return self._stream.write(text)
+
+    def lines(self) -> list[str]:
+        return [line.strip() for line in self._text.replace("\r", "\n").splitlines()
+                if line.strip()][-KEPT_MESSAGES:]
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+def status_document(exit_code: int, messages: list[str]) -> str:
+    """The JSON document of a ``--json`` command that exits with ``exit_code`` without
+    one of its own: ``{"status": "stopped", "exit_code": 3, "messages": [...]}``, the
+    messages being the last lines it printed on standard error (secrets masked)."""
+    import json
+
+    from evalkit.io.redaction import mask
+
+    return json.dumps({"status": EXIT_STATUS.get(exit_code, "error"),
+                       "exit_code": exit_code,
+                       "messages": [mask(m) for m in messages]}, indent=2)
+
+
 def handle_errors(fn: F, *, kernel: bool = False) -> F:
     """Wrap a command so user errors print one clear message and exit non-zero.
 
@@ -180,7 +220,50 @@ def handle_errors(fn: F, *, kernel: bool = False) -> F:
     can only come from plugin or target code it called (the kernel's commands end with
     ``typer.Exit``), which never chooses the command's exit status: one ``error:`` line
     and exit 2. A plugin's own command may end itself with ``sys.exit()``.
+
+    A command called with ``--json`` (its ``as_json`` parameter) prints a JSON document
+    on standard output on every exit path: when it exits non-zero without having written
+    one (an error, a spending limit, Ctrl-C), :func:`status_document` says the status
+    and why (the lines it printed on standard error). Not when ``--json`` contradicts
+    another ``--format`` (refused with stdout left empty), nor after Ctrl-C while the
+    outputs were being written (its line names the outputs not written), nor when the
+    reader of standard output went away.
     """
+    guarded = _guarded(fn, kernel=kernel)
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        given = getattr(kwargs.get("output"), "value", kwargs.get("output"))
+        if kwargs.get("as_json") is not True or (isinstance(given, str) and given != "json"):
+            return guarded(*args, **kwargs)  # --json with --format table: refused as such
+        from evalkit.io.interrupts import stdout_documents, write_whole
+
+        before = stdout_documents()
+        tail = _Tail(sys.stderr)
+        code: int | None = None
+        try:
+            with contextlib.redirect_stderr(tail):
+                return guarded(*args, **kwargs)
+        except typer.Exit as exc:
+            from evalkit.io.interrupts import OutputsInterrupted
+
+            # Ctrl-C while the outputs were written: its line says which were not
+            code = None if isinstance(exc.__context__, OutputsInterrupted) else exc.exit_code
+            raise
+        except BaseException:
+            code = USER_ERROR
+            raise
+        finally:
+            if code not in (None, 0, PIPE_CLOSED) and stdout_documents() == before:
+                with contextlib.suppress(OSError, ValueError, KeyboardInterrupt):
+                    write_whole(sys.stdout,
+                                status_document(int(code or USER_ERROR), tail.lines()))
+
+    return wrapper  # type: ignore[return-value]
+
+
+def _guarded(fn: F, *, kernel: bool) -> F:
+    """:func:`handle_errors` without its ``--json`` document."""
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:

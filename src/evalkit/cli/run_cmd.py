@@ -211,6 +211,13 @@ def command(
         typer.echo(f"the rows completed so far are kept in {path} (a case answered but not "
                    "graded too); continue with --resume, which calls no answered case "
                    "again", err=True)
+        if as_json:  # the status, why, and what was sent and spent
+            from evalkit.cli.output import stdout_document
+
+            stdout_document(json.dumps({
+                "status": "stopped", "exit_code": STOPPED, "reason": exc.reason,
+                "spending": spending.report(), "artifact": None if dry_run else str(path)},
+                indent=2, default=str))
         raise typer.Exit(STOPPED) from None
     finally:
         close = getattr(target, "close", None)

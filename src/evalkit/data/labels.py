@@ -289,6 +289,44 @@ def run_golden_labels(header: Mapping[str, Any]) -> HumanLabels | None:
     return found if found.labels else None
 
 
+def off_scale(labels: HumanLabels, details: Mapping[str, Any]) -> dict[str, str]:
+    """``{metric: note}`` for each labelled metric whose labels fall outside the grade scale the run
+    declares for it (a run header's ``details[metric]["judge"]["scale"]``, an LLM
+    judge's: whole grades from 1 to ``scale``): a 0-4 labelling compared with a 1-5 judge
+    would otherwise go unnoticed. Metrics without a declared scale are not checked."""
+    out: dict[str, str] = {}
+    for metric in labels.metrics():
+        entry = details.get(metric)
+        judge = entry.get("judge") if isinstance(entry, Mapping) else None
+        scale = judge.get("scale") if isinstance(judge, Mapping) else None
+        if isinstance(scale, bool) or not isinstance(scale, int):
+            continue
+        bad = [(case, v) for case, v in labels.for_metric(metric).items()
+               if not (1 <= v <= scale and v == int(v))]
+        if bad:
+            case, value = bad[0]
+            out[metric] = (f"{labels.source or 'labels'}: {len(bad)} label(s) of {metric!r} "
+                           f"are not grades on the judge's scale 1..{scale} (case "
+                           f"{case[:20]!r}: {value:g}); the agreement compares them as they "
+                           "are: check that the labels use the judge's scale")
+    return out
+
+
+def noting_off_scale(labels: HumanLabels | None, header: Mapping[str, Any],
+                     notes: list[str]) -> Callable[[], HumanLabels | None]:
+    """For :func:`labels_in_effect`: ``labels``, or else the labels of the golden file
+    ``header`` names (:func:`run_golden_labels`), read when first asked; their
+    :func:`off_scale` notes (against ``header["details"]``) are added to ``notes``."""
+
+    def found() -> HumanLabels | None:
+        out = labels if labels is not None else run_golden_labels(header)
+        if out is not None:
+            notes.extend(off_scale(out, header.get("details") or {}).values())
+        return out
+
+    return found
+
+
 # ------------------------------------------------------- labels a gate's aggregates read
 _ACTIVE: ContextVar[HumanLabels | Callable[[], HumanLabels | None] | None] = ContextVar(
     "evalkit_human_labels", default=None)
@@ -327,6 +365,8 @@ __all__ = [
     "labels_from_goldens",
     "labels_in_effect",
     "load_labels",
+    "noting_off_scale",
+    "off_scale",
     "random_subset",
     "read_labels",
     "run_golden_labels",

@@ -246,12 +246,12 @@ def evaluate_gate(
         if run_fp.ids_sha256 != base.fingerprint.ids_sha256:
             notes.append(case_set_difference(base.run.ids(), run.ids()))
     results: list[CheckResult] = []
-    from evalkit.data.labels import labels_in_effect, run_golden_labels
+    from evalkit.data.labels import labels_in_effect, noting_off_scale
 
     resolve = _tag_scopes(checks, run, base, case_tags)
     ppi_labels = _ppi_labels(ppi, labels, baseline_labels, run, base, checks, notes)
-    with labels_in_effect(labels if labels is not None
-                          else (lambda: run_golden_labels(run.header))):
+
+    with labels_in_effect(noting_off_scale(labels, run.header, notes)):
         for check in checks:
             try:
                 check = resolve(check)

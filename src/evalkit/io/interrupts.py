@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import shutil
 import signal
+import sys
 import tempfile
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -159,6 +160,8 @@ def write_whole(stream: TextIO, document: str | Callable[[TextIO], object],
                 started = True
                 shutil.copyfileobj(spool, stream)
                 stream.flush()
+                if stream is sys.stdout:
+                    _written[0] += 1
                 if outputs is not None:
                     outputs.done(name)
         except KeyboardInterrupt:
@@ -167,5 +170,15 @@ def write_whole(stream: TextIO, document: str | Callable[[TextIO], object],
             raise
 
 
+_written = [0]  # the documents written whole to standard output by this process
+
+
+def stdout_documents() -> int:
+    """How many documents :func:`write_whole` has written whole to standard output in
+    this process (a command with ``--json`` that exits without one gets a status
+    document: :func:`evalkit.cli.errors.handle_errors`)."""
+    return _written[0]
+
+
 __all__ = ["STDOUT_DOCUMENT", "Outputs", "OutputsInterrupted", "held_interrupt",
-           "report_label", "write_whole"]
+           "report_label", "stdout_documents", "write_whole"]

@@ -17,7 +17,7 @@ from collections.abc import Container, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, ClassVar
 
-from evalkit.data.labels import HumanLabels, LabelError
+from evalkit.data.labels import HumanLabels, LabelError, off_scale
 from evalkit.data.ppi_labels import metric_labels
 from evalkit.stats.ppi import (
     DegenerateLabelsError,
@@ -90,15 +90,16 @@ class MetricAgreement:
     failed: tuple[str, ...] = ()
     failed_unlabelled: int = 0
     failed_why: str = ""
+    scale_note: str | None = None
 
     @property
     def warning(self) -> str | None:
-        """What the metric's failures leave out, naming the labelled cases; None
-        without failures."""
+        """What the metric's failures leave out, naming the labelled cases, and labels
+        off the judge's declared scale (:attr:`scale_note`); None without either."""
         if not self.failed and not self.failed_unlabelled:
-            return None
+            return self.scale_note
         t = self.table
-        parts = []
+        parts = [self.scale_note] if self.scale_note else []
         if self.failed:
             parts.append(f"metric {t.metric!r} failed on {len(self.failed)} labelled "
                          f"case(s): {self.failed_why}; the agreement is over the {t.n} "
@@ -180,6 +181,9 @@ def judge_agreement(run: Any, labels: HumanLabels, metrics: Sequence[str] | None
     out: list[MetricAgreement] = []
     from evalkit.core.metric_lookup import suggestion
 
+    # labels off the judge's declared scale (a 0-4 labelling of a 1-5 judge): a warning
+    scale_notes = off_scale(labels, (getattr(run, "header", None) or {}).get("details") or {})
+
     for metric in wanted:
         if metric not in labels.metrics():
             raise LabelError(f"{labels.source or 'labels'}: no case is labelled for "
@@ -213,7 +217,8 @@ def judge_agreement(run: Any, labels: HumanLabels, metrics: Sequence[str] | None
             alpha=alpha)
         mine = {c: why for c, why in failed.items() if c in own}
         out.append(MetricAgreement(table, ppi, note, plan, tuple(mine),
-                                   len(failed) - len(mine), failed_text(mine)))
+                                   len(failed) - len(mine), failed_text(mine),
+                                   scale_notes.get(metric)))
     return AgreementReport(
         run=run.name, n_cases=len(run.ids()), labels_source=labels.source,
         selection=labels.selection, seed=labels.seed,

@@ -68,6 +68,19 @@ def _statistic(kind: str, arg: str | None, judge: list[float], human: list[float
     return float(len(judge))
 
 
+def undefined_cause(judge: Sequence[float], human: Sequence[float]) -> str:
+    """Why an agreement statistic of these values is undefined (NaN): which side has
+    one value only."""
+    same_judge, same_human = len(set(judge)) <= 1, len(set(human)) <= 1
+    if same_judge and same_human:
+        return "no variation: the judge's values and the labels are all one value"
+    if same_judge:
+        return "no variation: the judge gave every labelled case the same value"
+    if same_human:
+        return "no variation: every label is the same value"
+    return "no variation between the categories the statistic compares"
+
+
 def _pairs(rows: Sequence[Any], name: str, metric: str) -> tuple[list[float], list[float]]:
     from evalkit.data.labels import active_labels
     from evalkit_judge.agreement import case_means, failed_cases, failed_text
@@ -114,11 +127,16 @@ def _bound(base: str, kind: str, arg: str | None
         name = f"{base}(metric={metric})"
 
         def fn(rows: Sequence[Any]) -> float:
+            from evalkit_judge.agreement_stats import AgreementError
+
             judge, human = _pairs(rows, name, metric)
-            value = float(_statistic(kind, arg, judge, human))
+            try:
+                value = float(_statistic(kind, arg, judge, human))
+            except AgreementError as exc:
+                raise AggregateError(f"{name}: {exc}") from None
             if math.isnan(value):
-                raise AggregateError(f"{name}: undefined on these labels (no variation: "
-                                     "every value the same)")
+                raise AggregateError(f"{name}: undefined on these labels "
+                                     f"({undefined_cause(judge, human)})")
             return value
 
         fn.__name__ = base

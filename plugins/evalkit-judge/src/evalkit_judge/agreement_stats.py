@@ -56,6 +56,22 @@ class AgreementError(ValueError):
     """Agreement that cannot be computed (too few pairs, a wrong length, no variation)."""
 
 
+#: The largest magnitude of a value these statistics compute with: squared differences
+#: and their sums stay finite in float64 (a label of 1e300 is refused, not overflowed).
+MAX_MAGNITUDE = 1e150
+
+
+def _refuse_huge(values: FloatArray) -> None:
+    """Raise :class:`AgreementError` for a value over :data:`MAX_MAGNITUDE` (NaN, the
+    missing value of a reliability table, is let through)."""
+    finite = values[np.isfinite(values)]
+    if finite.size and float(np.abs(finite).max()) > MAX_MAGNITUDE:
+        worst = float(finite[np.argmax(np.abs(finite))])
+        raise AgreementError(f"a value of {worst:g} is too large to compute agreement with "
+                             f"(at most {MAX_MAGNITUDE:g} in magnitude); labels are grades "
+                             "on the judge's scale")
+
+
 def _pairs(judge: Sequence[float], human: Sequence[float]) -> tuple[FloatArray, FloatArray]:
     a = np.asarray(judge, dtype=np.float64)
     b = np.asarray(human, dtype=np.float64)
@@ -67,6 +83,7 @@ def _pairs(judge: Sequence[float], human: Sequence[float]) -> tuple[FloatArray, 
         raise AgreementError("judge and human values must be finite numbers")
     if a.size == 0:
         raise AgreementError("no labelled cases: agreement needs at least one pair")
+    _refuse_huge(np.concatenate([a, b]))
     both = snap_values(np.concatenate([a, b]))  # equal up to rounding: one category
     return both[:a.size], both[a.size:]
 
@@ -196,6 +213,7 @@ def krippendorff_alpha(
         raise AgreementError("reliability data must be a table: one row per coder")
     if np.isinf(data).any():
         raise AgreementError("reliability data must be finite numbers or missing")
+    _refuse_huge(data)
     present = ~np.isnan(data)
     if present.any():  # equal up to rounding: one category (module docstring)
         data = data.copy()

@@ -20,7 +20,7 @@ from evalkit.execute.scoring import RunAborted
 from evalkit_judge.attempt_bounds import anthropic_http_client
 from evalkit_judge.client import JudgeClient
 from evalkit_judge.credentials import is_credentials_failure
-from evalkit_judge.grades import forced_tool_input, reply_dict
+from evalkit_judge.grades import MALFORMED, forced_tool_input, reply_dict, reply_json
 from evalkit_judge.providers import JudgeProvider, ProviderSettings, Sent
 
 if TYPE_CHECKING:
@@ -85,7 +85,9 @@ class AnthropicProvider(JudgeProvider):
         temperature = kwargs.pop("temperature", None)
         if temperature is not None:  # the SDK's types lack it: sent in the body as is
             kwargs["extra_body"] = {"temperature": temperature}
-        message, retries = _sent(self.client.resolve(), kwargs)
+        message, retries, strict = _sent(self.client.resolve(), kwargs)
+        if strict is not None and MALFORMED in strict:  # a repeated key: refused
+            return Sent(strict, retries)
         return Sent(reply_dict(message), retries)
 
     def stop_for(self, exc: Exception) -> RunAborted | None:
@@ -111,15 +113,19 @@ class AnthropicProvider(JudgeProvider):
         return forced_tool_input(reply, name, fields)
 
 
-def _sent(client: Any, kwargs: dict[str, Any]) -> tuple[Any, int]:
-    """The reply to ``client.messages.create(**kwargs)`` and the requests the client sent
-    again on the way (the SDK's ``retries_taken``; 0 for a client that does not say)."""
+def _sent(client: Any, kwargs: dict[str, Any]) -> tuple[Any, int, dict[str, Any] | None]:
+    """The reply to ``client.messages.create(**kwargs)``, the requests the client sent
+    again on the way (the SDK's ``retries_taken``; 0 for a client that does not say), and
+    the reply body read strictly (:func:`~evalkit_judge.grades.reply_json`: the SDK's
+    parser keeps the last of a repeated key), ``None`` when the client does not give it."""
     raw_api = getattr(client.messages, "with_raw_response", None)
     if raw_api is None:
-        return client.messages.create(**kwargs), 0
+        return client.messages.create(**kwargs), 0, None
     raw = raw_api.create(**kwargs)
     retries = getattr(raw, "retries_taken", 0)
-    return raw.parse(), retries if isinstance(retries, int) and retries > 0 else 0
+    content = getattr(getattr(raw, "http_response", None), "content", None)
+    strict = reply_json(content) if isinstance(content, bytes) else None
+    return raw.parse(), retries if isinstance(retries, int) and retries > 0 else 0, strict
 
 
 __all__ = ["DEFAULT_TIMEOUT_S", "RETRY_COUNT_HEADER", "AnthropicProvider"]

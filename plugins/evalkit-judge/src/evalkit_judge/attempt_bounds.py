@@ -33,6 +33,7 @@ from evalkit.io.http_bounds import (
     install_client_deadline,
     read_body,
 )
+from evalkit_judge.providers import before_attempt
 
 #: The largest reply body a judge reads (decoded bytes): a grade or a verdict is a few
 #: hundred bytes; a server sending more than this is refused, not read.
@@ -107,6 +108,7 @@ def _define_client_class() -> type:
             bind_http_client(self, httpcore2)
 
         def send(self, request: Any, *, stream: bool = False, **kwargs: Any) -> Any:
+            before_attempt()  # each SDK attempt counted; a retry past the limits not sent
             parent = super().send
             if stream:  # an event stream: its headers within the deadline
                 with attempt_deadline(self.attempt_s):

@@ -53,7 +53,13 @@ class JudgeError(RuntimeError):
     """A grade could not be produced; the message names the case (and the model).
 
     The runner records it as the case's error: a failed grade is never a score.
+
+    Attributes:
+        requests: for a request that failed, the HTTP attempts sent for it (retries
+            included; 0 when none left this machine).
     """
+
+    requests: int = 0
 
 
 class GradeNotRequested(JudgeError):
@@ -90,18 +96,22 @@ _EPSILON_USD = 1e-12
 
 @dataclass
 class Reservation:
-    """The part of a budget held for one request in flight (its worst case)."""
+    """The part of a budget held for one request in flight (its worst case), through
+    every HTTP attempt of it (:meth:`Budget.retry`)."""
 
     worst_usd: float
+    expected_usd: float = 0.0
+    closed: bool = False
 
 
 class Budget:
     """Spend limits and counters shared by the judge calls of one run (thread-safe).
 
     Args:
-        max_calls: the most API requests the run may send (``None``: no limit). A request
-            counts when it is sent, whatever its outcome, except one the API refused for
-            its credentials (401), which the API did no work for (the run stops then).
+        max_calls: the most API requests the run may send (``None``: no limit). Every
+            HTTP attempt counts when it is sent, whatever its outcome, a retry of a failed
+            attempt included (:meth:`retry`), except one the API refused for its
+            credentials (401), which the API did no work for (the run stops then).
         max_cost: the most the run may spend, in US dollars (``None``: no limit). A request
             is sent only if the money already spent, plus the worst case of the requests
             in flight, plus this request's expected cost stays within it (when only the
@@ -194,7 +204,41 @@ class Budget:
             self.calls += 1
             self.in_flight += 1
             self.reserved_usd += held
-            return Reservation(held)
+            return Reservation(held, held if expected_usd is None
+                               else min(expected_usd, held))
+
+    def retry(self, reservation: Reservation) -> None:
+        """Count one more HTTP attempt of the request holding ``reservation``, whose last
+        attempt failed (counted as a failed request); called before the retry is sent.
+
+        Raises:
+            BudgetExhausted: the retry would pass ``max_calls``, or under ``max_cost`` the
+                money spent plus the request's expected cost no longer fits: the retry is
+                not sent, and the reservation is dropped.
+        """
+        with self._settled:
+            self.failed_calls += 1
+            if self.stopped is None and self.max_calls is not None \
+                    and self.calls >= self.max_calls:
+                self.stopped = (f"--max-calls {self.max_calls} reached: {self.calls} judge "
+                                "request(s) sent (retries included); the run stops here")
+            if self.stopped is None and self.max_cost is not None and \
+                    self.spent_usd + reservation.expected_usd > self.max_cost + _EPSILON_USD:
+                self.stopped = (f"--max-cost ${self.max_cost:.6f} reached: "
+                                f"${self.spent_usd:.6f} spent, the next retry is expected to "
+                                f"cost ${reservation.expected_usd:.6f}; the run stops here")
+            if self.stopped is not None:
+                self._close(reservation)
+                raise BudgetExhausted(self.stopped)
+            self.calls += 1
+
+    def count_retries(self, n: int) -> None:
+        """Count ``n`` failed attempts the client retried without asking :meth:`retry`
+        (a client passed to the judge, whose retries are known only afterwards)."""
+        if n > 0:
+            with self._lock:
+                self.calls += n
+                self.failed_calls += n
 
     def headroom(self) -> float | None:
         """What ``max_cost`` leaves after the money spent and the worst cases held for the
@@ -210,6 +254,12 @@ class Budget:
         self._settled.notify_all()
         raise BudgetExhausted(reason)
 
+    def _close(self, reservation: Reservation) -> None:
+        """Drop ``reservation`` once (lock held)."""
+        if not reservation.closed:
+            reservation.closed = True
+            self._unhold(reservation)
+
     def _unhold(self, reservation: Reservation) -> None:
         self.in_flight = max(0, self.in_flight - 1)
         self.reserved_usd = 0.0 if self.in_flight == 0 \
@@ -223,7 +273,7 @@ class Budget:
                 self.unpriced_calls += 1
             else:
                 self.spent_usd += cost_usd
-            self._unhold(reservation)
+            self._close(reservation)
 
     def release(self, reservation: Reservation, *, sent: bool = True,
                 refused: bool = False) -> None:
@@ -235,13 +285,15 @@ class Budget:
         against ``max_calls``.
         """
         with self._settled:
+            if reservation.closed:  # dropped by retry(): its attempts are counted
+                return
             if not sent or refused:
                 self.calls = max(0, self.calls - 1)
             if refused and sent:
                 self.refused_calls += 1
             elif sent:
                 self.failed_calls += 1
-            self._unhold(reservation)
+            self._close(reservation)
 
     # ------------------------------------------------------------------ counting
     def note_cached(self) -> None:

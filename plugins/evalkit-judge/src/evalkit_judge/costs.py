@@ -9,6 +9,7 @@ docs/judge.md "How --max-cost decides"), learning from each reply (:meth:`CostMo
 
 from __future__ import annotations
 
+import logging
 import math
 import threading
 from collections.abc import Callable, Mapping
@@ -16,6 +17,9 @@ from typing import Any
 
 from evalkit_judge.budget import Budget, CostPlan, ModelPrice, Usage
 from evalkit_judge.grades import canonical_json
+from evalkit_judge.pricing import UsageUnknown
+
+log = logging.getLogger("evalkit_judge")
 
 #: Characters per token assumed when nothing better is known: dry-run estimates, and the
 #: first request of a judge whose client cannot count tokens (conservative for English).
@@ -66,6 +70,31 @@ class CostModel:
         typical = price.cost(Usage(tokens_in, min(self.max_tokens, TYPICAL_OUTPUT_TOKENS)))
         worst = price.cost(Usage(tokens_in, self.max_tokens))
         return typical, worst
+
+    def reply_usage(self, read: Callable[[Mapping[str, Any]], Usage],
+                    body: Mapping[str, Any], reply: Mapping[str, Any], what: str) -> Usage:
+        """The usage of ``reply`` (to the request ``body``) as ``read`` (a provider's
+        ``usage``) gives it, learnt from (:meth:`calibrate`); when ``read`` raises
+        :class:`~evalkit_judge.pricing.UsageUnknown`, :meth:`fallback_usage`, logged as
+        a warning naming ``what`` (the model and the case)."""
+        try:
+            usage = read(reply)
+        except UsageUnknown as exc:  # charged the worst case: a reply cannot lower it
+            usage = self.fallback_usage(body)
+            log.warning("%s: %s; charged the request's worst-case estimate (%d input, %d "
+                        "output tokens)", what, exc, usage.input_tokens, usage.output_tokens)
+            return usage
+        self.calibrate(body, usage)
+        return usage
+
+    def fallback_usage(self, body: Mapping[str, Any]) -> Usage:
+        """The usage charged for a reply whose token counts cannot be trusted
+        (:class:`~evalkit_judge.pricing.UsageUnknown`): the request's worst case, input
+        estimated conservatively (:data:`CHARS_PER_TOKEN`, :data:`TOOL_OVERHEAD_TOKENS`)
+        and ``max_tokens`` of output, so no reply lowers what is recorded as spent."""
+        tokens_in = math.ceil(len(canonical_json(body)) / CHARS_PER_TOKEN) \
+            + TOOL_OVERHEAD_TOKENS
+        return Usage(tokens_in, self.max_tokens)
 
     def plan(self, body: Mapping[str, Any], budget: Budget,
              count_tokens: Callable[[Mapping[str, Any]], int | None]) -> CostPlan:

@@ -126,7 +126,9 @@ def reply_dict(message: Any) -> dict[str, Any]:
     dump = getattr(message, "model_dump", None)
     if callable(dump):
         try:
-            return cast(dict[str, Any], plain(dump(mode="json")))
+            # a field off its type (a count of -1e308) is kept as sent, unwarned: the judge
+            # refuses it when it reads the usage
+            return cast(dict[str, Any], plain(dump(mode="json", warnings=False)))
         except Exception:  # fall back to reading attributes
             pass
     blocks = []
@@ -165,6 +167,18 @@ def rejected_details(*, model: str, key: str, definition: str, error: str,
     return out
 
 
+def failed_details(*, model: str, key: str, definition: str, error: str,
+                   requests: int) -> dict[str, Any]:
+    """The details of a grade whose request got no reply after ``requests`` HTTP
+    attempts (retries included): nothing billed is known, so no cost; the attempts count
+    in the run header's ``requests`` and ``retried``."""
+    out: dict[str, Any] = {"failed": error, "model": model, "cached": False, "key": key,
+                           "definition": definition, "requests": requests}
+    if requests > 1:
+        out["retries"] = requests - 1
+    return out
+
+
 def summarize(rows: Iterable[Mapping[str, Any] | None]) -> dict[str, Any]:
     """Totals of the grade details of a run's rows (``None`` rows are skipped).
 
@@ -175,12 +189,15 @@ def summarize(rows: Iterable[Mapping[str, Any] | None]) -> dict[str, Any]:
     counted as ``cached`` only.
 
     Returns:
-        ``{"grades", "requested", "rejected", "cached", "retried", "input_tokens",
-        "output_tokens", "cost_usd", "unpriced", "cached_cost_usd", "models",
-        "definitions"}``: ``grades`` counts the rows with a grade; ``requested`` the
-        replies requested (and billed) for the rows, ``rejected`` those of them that held
-        no usable grade; ``cached`` the grades served from the cache; ``retried`` the
-        requests the SDK sent again for the requested ones; ``input_tokens``,
+        ``{"grades", "requested", "rejected", "cached", "failed", "requests", "retried",
+        "input_tokens", "output_tokens", "cost_usd", "unpriced", "cached_cost_usd",
+        "models", "definitions"}``: ``grades`` counts the rows with a grade; ``requested``
+        the replies requested (and billed) for the rows, ``rejected`` those of them that
+        held no usable grade; ``cached`` the grades served from the cache; ``failed`` the
+        grades whose request got no reply after its retries (:func:`failed_details`);
+        ``requests`` every HTTP request sent for the rows (each reply's and each failed
+        grade's attempts, retries included: what the server received); ``retried`` the
+        requests sent again after a failed attempt, failed grades' included; ``input_tokens``,
         ``output_tokens`` and ``cost_usd`` (US dollars) what the requested replies cost,
         the money spent for these rows (the same sum as the ``judge_cost_total``
         aggregate); ``unpriced`` counts requested replies with no cost (no price
@@ -188,12 +205,23 @@ def summarize(rows: Iterable[Mapping[str, Any] | None]) -> dict[str, Any]:
         first requested (not spent again; 0.2 imports have no cost).
     """
     out: dict[str, Any] = {"grades": 0, "requested": 0, "rejected": 0, "cached": 0,
-                           "retried": 0, "input_tokens": 0, "output_tokens": 0,
-                           "cost_usd": 0.0, "unpriced": 0, "cached_cost_usd": 0.0}
+                           "failed": 0, "requests": 0, "retried": 0, "input_tokens": 0,
+                           "output_tokens": 0, "cost_usd": 0.0, "unpriced": 0,
+                           "cached_cost_usd": 0.0}
     models: set[str] = set()
     definitions: set[str] = set()
     for row in rows:
         if not row:
+            continue
+        retries = row.get("retries")
+        retries = retries if isinstance(retries, int) and not isinstance(retries, bool) \
+            and retries > 0 else 0
+        if "failed" in row:
+            requests = row.get("requests")
+            if isinstance(requests, int) and not isinstance(requests, bool) and requests > 0:
+                out["failed"] += 1
+                out["requests"] += requests
+                out["retried"] += requests - 1
             continue
         rejected = "rejected" in row
         cached = bool(row.get("cached")) and not rejected
@@ -206,8 +234,10 @@ def summarize(rows: Iterable[Mapping[str, Any] | None]) -> dict[str, Any]:
             if cost is not None:
                 out["cached_cost_usd"] += cost
         else:
+            out["requests"] += 1 + retries
+            out["retried"] += retries
             for name, total in (("input_tokens", "input_tokens"),
-                                ("output_tokens", "output_tokens"), ("retries", "retried")):
+                                ("output_tokens", "output_tokens")):
                 value = row.get(name)
                 if isinstance(value, int) and not isinstance(value, bool):
                     out[total] += value
@@ -240,6 +270,61 @@ def only_fields(data: Mapping[str, Any], name: str, fields: tuple[str, ...]
     return data
 
 
+#: The key of a reply dict standing for a reply body refused as malformed
+#: (:func:`reply_json`): its message.
+MALFORMED = "malformed"
+
+
+def reply_json(content: bytes | str) -> dict[str, Any]:
+    """The JSON object of a reply body, read as strictly as a golden file
+    (:func:`evalkit.io.limits.loads_json` with ``unique_keys``): a body whose objects
+    repeat a key (``{"score": 1, "score": 5}``: JSON leaves its meaning undefined) is
+    ``{"malformed": why}``, a body that is not a JSON object ``{"unreadable": text}``;
+    both are refused as a grade (:func:`refuse_malformed`) and their usage is not read
+    (the judge then charges the request's estimate)."""
+    from evalkit.io.limits import RepeatedKeyError, loads_json
+
+    try:
+        data = loads_json(content, unique_keys=True)
+    except RepeatedKeyError as exc:
+        return {MALFORMED: f"the reply is malformed: {exc}"}
+    except ValueError:  # not JSON, not UTF-8, too deep
+        text = content.decode("utf-8", "replace") if isinstance(content, bytes) else content
+        return {"unreadable": text[:2000]}
+    return dict(plain(data)) if isinstance(data, Mapping) else {"unreadable": data}
+
+
+def refuse_malformed(reply: Mapping[str, Any]) -> None:
+    """Raise :class:`~evalkit_judge.budget.JudgeError` for a reply :func:`reply_json`
+    refused (a repeated key); nothing for any other."""
+    why = reply.get(MALFORMED)
+    if isinstance(why, str):
+        raise JudgeError(why)
+
+
+def strict_object(raw: str, name: str, quoted: int = 120) -> Mapping[str, Any]:
+    """The JSON object of a tool's arguments or a JSON answer ``raw`` (the ``name``
+    answer), read strictly: a repeated key, an object nested too deep or prose refused.
+
+    Raises:
+        JudgeError: ``raw`` is not one JSON object, or repeats a key.
+    """
+    from evalkit.io.limits import LimitError, RepeatedKeyError, loads_json
+
+    try:
+        data = loads_json(raw, unique_keys=True)
+    except RepeatedKeyError as exc:
+        raise JudgeError(f"the {name} answer is malformed: {exc}") from None
+    except LimitError as exc:
+        raise JudgeError(f"the {name} answer is JSON {exc}") from None
+    except ValueError:
+        raise JudgeError(f"the {name} answer is not JSON (an answer is never read from "
+                         f"prose): {raw[:quoted]!r}") from None
+    if not isinstance(data, Mapping):
+        raise JudgeError(f"the {name} answer is not a JSON object: {raw[:quoted]!r}")
+    return data
+
+
 def forced_tool_input(reply: Mapping[str, Any], name: str, fields: tuple[str, ...]
                       ) -> Mapping[str, Any]:
     """The input of the one completed call of the tool ``name`` in the Messages API
@@ -249,8 +334,9 @@ def forced_tool_input(reply: Mapping[str, Any], name: str, fields: tuple[str, ..
     Raises:
         JudgeError: no call, another tool, two calls, a reply that stopped before the call
             completed (``max_tokens``), an input that is not an object, or a key outside
-            ``fields``.
+            ``fields``; a body refused as malformed (:func:`reply_json`).
     """
+    refuse_malformed(reply)
     content = reply.get("content")
     blocks = [b for b in content if isinstance(b, Mapping)] \
         if isinstance(content, list) else []

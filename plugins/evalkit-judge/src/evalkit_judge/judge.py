@@ -43,12 +43,18 @@ from evalkit_judge.credentials import is_refusal
 from evalkit_judge.grades import (
     Grade,
     canonical_json,
+    failed_details,
     rejected_details,
     sha256_hex,
     summarize,
 )
 from evalkit_judge.prompt import GradingPrompt
-from evalkit_judge.providers import JudgeProvider, ProviderSettings, make_provider
+from evalkit_judge.providers import (
+    JudgeProvider,
+    ProviderSettings,
+    attempt_gate,
+    make_provider,
+)
 from evalkit_judge.systemic import FailureStreak
 
 if TYPE_CHECKING:
@@ -394,8 +400,9 @@ class LLMJudge:
         """The details of the last grade this judge produced for ``case_id`` (and the
         sample being scored, in a run with repeated samples) in this process (see
         :meth:`Grade.as_dict`); for a reply the API delivered but the judge rejected,
-        what it cost (:func:`~evalkit_judge.grades.rejected_details`); ``None`` when the
-        last attempt got no reply or there was none."""
+        what it cost (:func:`~evalkit_judge.grades.rejected_details`); for a request that
+        got no reply after its retries, the HTTP attempts sent
+        (:func:`~evalkit_judge.grades.failed_details`); ``None`` when there was none."""
         with self._lock:
             found = self._details.get((str(case_id), current_sample()))
             return None if found is None else dict(found)
@@ -483,7 +490,16 @@ class LLMJudge:
         """Send ``body`` (the request of ``case``, cached under ``key``); its grade, kept
         in the cache (or the reply that held none kept as rejected). The errors are
         :meth:`send`'s and :meth:`_graded`'s."""
-        sent = self.send(key, body, self._what(case), budget)
+        try:
+            sent = self.send(key, body, self._what(case), budget)
+        except JudgeError as exc:
+            requests = getattr(exc, "requests", 0)
+            if requests:  # sent and failed: the row counts what the server received
+                with self._lock:
+                    self._details[(str(case.id), current_sample())] = failed_details(
+                        model=self.model, key=key, definition=self.definition,
+                        error=str(exc), requests=requests)
+            raise
         return self._graded(key, case, sent.reply, sent.usage, sent.served_model,
                             sent.cost_usd, sent.retries)
 
@@ -517,28 +533,39 @@ class LLMJudge:
             raise stop
         provider.prepare()
         reservation: Reservation | None = None
+        admit: Callable[[], None] | None = None
         if budget is not None:
             reservation = budget.reserve(None, model=self.model, plan=self._plan(body, budget))
-        try:
-            sent = provider.send(body)
-        except Exception as exc:
-            if budget is not None and reservation is not None:
-                budget.release(reservation, sent=provider.sent_anything(exc),
-                               refused=is_refusal(exc))
-            stop = provider.stop_for(exc)
-            if stop is not None:
-                raise stop from exc
-            retried = provider.retries_before(exc)
-            after = f" after {retried} retr{'y' if retried == 1 else 'ies'}" if retried else ""
-            message = f"{what}: the request failed{after} ({type(exc).__name__}: {exc})"
-            stop = self._failures.failure(exc, message)
-            if stop is not None:
-                raise stop from exc
-            raise JudgeError(message) from exc
+            held = reservation
+            admit = lambda: budget.retry(held)  # noqa: E731 - before each retry
+        with attempt_gate(admit) as gate:
+            try:
+                sent = provider.send(body)
+            except Exception as exc:
+                retried = max(provider.retries_before(exc), gate.attempts - 1)
+                if budget is not None and reservation is not None:
+                    # retries the provider made without asking (a client passed in)
+                    budget.count_retries(retried - max(0, gate.attempts - 1))
+                    budget.release(reservation, sent=provider.sent_anything(exc),
+                                   refused=is_refusal(exc))
+                stop = provider.stop_for(exc)
+                if stop is not None:
+                    raise stop from exc
+                after = f" after {retried} retr{'y' if retried == 1 else 'ies'}" \
+                    if retried else ""
+                message = f"{what}: the request failed{after} ({type(exc).__name__}: {exc})"
+                stop = self._failures.failure(exc, message)
+                if stop is not None:
+                    raise stop from exc
+                failed = JudgeError(message)
+                failed.requests = (1 + retried) if provider.sent_anything(exc) else 0
+                raise failed from exc
         self._failures.success()
-        reply, retries = sent.reply, sent.retries
-        usage = provider.usage(reply)
-        self.costs.calibrate(body, usage)
+        reply = sent.reply
+        retries = max(sent.retries, gate.attempts - 1)
+        if budget is not None:
+            budget.count_retries(retries - max(0, gate.attempts - 1))
+        usage = self.costs.reply_usage(provider.usage, body, reply, what)
         served = provider.served_model(reply)
         cost = self.cost(usage, served)
         if budget is not None and reservation is not None:

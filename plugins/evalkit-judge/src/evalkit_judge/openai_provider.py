@@ -41,7 +41,6 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from evalkit.execute.scoring import RunAborted
-from evalkit.io.limits import LimitError, loads_json
 from evalkit.io.redaction import mask
 from evalkit.io.retry_waits import backoff_s, retry_after_s
 from evalkit_judge.attempt_bounds import (
@@ -51,7 +50,17 @@ from evalkit_judge.attempt_bounds import (
     send_within,
 )
 from evalkit_judge.budget import JudgeError, JudgeUnavailable, Usage
-from evalkit_judge.grades import GRADE_FIELDS, TOOL_NAME, grade_fields, only_fields, plain
+from evalkit_judge.grades import (
+    GRADE_FIELDS,
+    MALFORMED,
+    TOOL_NAME,
+    grade_fields,
+    only_fields,
+    refuse_malformed,
+    reply_json,
+    strict_object,
+)
+from evalkit_judge.pricing import UsageUnknown, token_count
 from evalkit_judge.providers import (
     DEFAULT_RETRIES,
     MAX_TOKENS_FIELDS,
@@ -59,6 +68,7 @@ from evalkit_judge.providers import (
     ProviderSettings,
     RequestFailed,
     Sent,
+    before_attempt,
 )
 
 if TYPE_CHECKING:
@@ -186,6 +196,7 @@ class OpenAIProvider(JudgeProvider):
         attempt = 0
         while True:
             request = http.build_request("POST", "/chat/completions", json=body)
+            before_attempt()  # counted; a retry past the run's limits is not sent
             try:
                 answer = send_within(partial(http.send, request, stream=True),
                                      self._attempt_s, httpx.ReadTimeout)
@@ -223,32 +234,32 @@ class OpenAIProvider(JudgeProvider):
 
     def usage(self, reply: Mapping[str, Any]) -> Usage:
         """``prompt_tokens`` (less its ``cached_tokens``, counted as cache reads) and
-        ``completion_tokens`` of the reply's ``usage``."""
+        ``completion_tokens`` of the reply's ``usage``.
+
+        Raises:
+            UsageUnknown: a count that is not a token count, or a reply refused as
+                malformed (:meth:`~evalkit_judge.providers.JudgeProvider.usage`).
+        """
+        if MALFORMED in reply:
+            raise UsageUnknown(str(reply[MALFORMED]))
         usage = reply.get("usage")
         if not isinstance(usage, Mapping):
             return Usage()
         details = usage.get("prompt_tokens_details")
-        cached = _count(details.get("cached_tokens")) if isinstance(details, Mapping) else 0
-        prompt = _count(usage.get("prompt_tokens"))
+        cached = token_count(details.get("cached_tokens"), "cached_tokens") \
+            if isinstance(details, Mapping) else 0
+        prompt = token_count(usage.get("prompt_tokens"), "prompt_tokens")
         return Usage(input_tokens=max(0, prompt - cached),
-                     output_tokens=_count(usage.get("completion_tokens")),
+                     output_tokens=token_count(usage.get("completion_tokens"),
+                                               "completion_tokens"),
                      cache_read_input_tokens=min(cached, prompt))
 
 
-def _count(value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return 0
-    return max(0, int(value))
-
-
 def _reply_json(answer: httpx.Response) -> dict[str, Any]:
-    """The JSON object of a 200 reply, or ``{"unreadable": text}`` (refused by
+    """The JSON object of a 200 reply (:func:`~evalkit_judge.grades.reply_json`: a
+    repeated key is refused), or ``{"unreadable": text}`` (refused by
     :func:`parse_chat_reply`)."""
-    try:
-        data = answer.json()
-    except ValueError:
-        return {"unreadable": answer.text[:2000]}
-    return dict(plain(data)) if isinstance(data, Mapping) else {"unreadable": data}
+    return reply_json(answer.content)
 
 
 def _error_message(answer: httpx.Response) -> str:
@@ -289,6 +300,7 @@ def chat_tool_input(reply: Mapping[str, Any], name: str, fields: tuple[str, ...]
             that is not a completed answer), another function, two calls, content or
             arguments that are not a JSON object, keys outside the schema.
     """
+    refuse_malformed(reply)
     if "unreadable" in reply:
         raise JudgeError(f"the reply is not a JSON chat completion: "
                          f"{str(reply['unreadable'])[:QUOTED]!r}")
@@ -322,15 +334,7 @@ def chat_tool_input(reply: Mapping[str, Any], name: str, fields: tuple[str, ...]
         raw = message.get("content")
     if not isinstance(raw, str):
         raise JudgeError(f"the {name} answer is not JSON text: {raw!r}")
-    try:
-        data = loads_json(raw)
-    except LimitError as exc:
-        raise JudgeError(f"the {name} answer is JSON {exc}") from None
-    except ValueError:
-        raise JudgeError(f"the {name} answer is not JSON (an answer is never read from "
-                         f"prose): {raw[:QUOTED]!r}") from None
-    if not isinstance(data, Mapping):
-        raise JudgeError(f"the {name} answer is not a JSON object: {raw[:QUOTED]!r}")
+    data = strict_object(raw, name, QUOTED)
     return only_fields(data, name, fields)
 
 

@@ -11,6 +11,29 @@ from typing import Any
 from evalkit.stats.numeric import finite_real
 
 
+class UsageUnknown(ValueError):
+    """A reply whose token counts cannot be trusted (a count that is negative, not
+    finite, not a whole number or not a number; or a body refused as malformed): the
+    judge charges the request's worst-case estimate instead (docs/judge.md, "Spending"),
+    so that no reply can lower what a run records as spent."""
+
+
+def token_count(value: Any, name: str) -> int:
+    """A token count of a reply's usage: ``None`` (absent) is 0; a whole number >= 0 (an
+    integer, or a float such as ``100.0``) is itself.
+
+    Raises:
+        UsageUnknown: anything else (``-1``, ``-1e308``, ``NaN``, ``12.5``, ``true``,
+            ``"100"``), naming the field.
+    """
+    if value is None:
+        return 0
+    number = finite_real(value)
+    if isinstance(value, bool) or number is None or number < 0 or number != int(number):
+        raise UsageUnknown(f"the reply's usage has {name}={value!r}, not a token count")
+    return int(number)
+
+
 @dataclass(frozen=True)
 class Usage:
     """Token counts of one Messages API reply (the API's ``usage`` object)."""
@@ -22,15 +45,16 @@ class Usage:
 
     @classmethod
     def from_reply(cls, usage: Any) -> Usage:
-        """Read the ``usage`` object of a reply (a dict, or ``None`` for no usage)."""
+        """Read the ``usage`` object of a reply (a dict, or ``None`` for no usage).
+
+        Raises:
+            UsageUnknown: a count that is not a token count (:func:`token_count`).
+        """
         if not isinstance(usage, Mapping):
             return cls()
 
         def count(name: str) -> int:
-            value = usage.get(name)
-            if isinstance(value, bool) or not isinstance(value, int | float):
-                return 0
-            return max(0, int(value))
+            return token_count(usage.get(name), name)
 
         return cls(
             input_tokens=count("input_tokens"),

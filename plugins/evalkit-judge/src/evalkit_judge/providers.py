@@ -25,7 +25,9 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -38,9 +40,54 @@ from evalkit.io.redaction import (
     register_url_secrets,
 )
 from evalkit_judge.budget import JudgeUnavailable, Usage
+from evalkit_judge.pricing import UsageUnknown
 
 if TYPE_CHECKING:
     from evalkit_judge.prompt import ForcedToolPrompt
+
+class AttemptGate:
+    """The HTTP attempts of one judge request (:func:`attempt_gate`): ``admit`` (a
+    budget's :meth:`~evalkit_judge.budget.Budget.retry`, or nothing) is asked before
+    every attempt after the first, and may stop it by raising.
+
+    Attributes:
+        attempts: the attempts admitted so far (the first included).
+    """
+
+    def __init__(self, admit: Callable[[], None] | None) -> None:
+        self.admit = admit
+        self.attempts = 0
+
+
+_GATE: ContextVar[AttemptGate | None] = ContextVar("evalkit_judge_attempt_gate",
+                                                   default=None)
+
+
+@contextmanager
+def attempt_gate(admit: Callable[[], None] | None) -> Iterator[AttemptGate]:
+    """Count the HTTP attempts a provider's :meth:`JudgeProvider.send` makes in this
+    thread (each one calls :func:`before_attempt`), asking ``admit`` before each retry."""
+    gate = AttemptGate(admit)
+    token = _GATE.set(gate)
+    try:
+        yield gate
+    finally:
+        _GATE.reset(token)
+
+
+def before_attempt() -> None:
+    """Called by a provider just before each HTTP attempt of a request (the first and
+    every retry): counts it, and before a retry asks the judge's budget, which raises
+    :class:`~evalkit_judge.budget.BudgetExhausted` when the retry would pass
+    ``--max-calls`` or ``--max-cost`` (the retry is then not sent). Nothing outside a
+    judge's request."""
+    gate = _GATE.get()
+    if gate is None:
+        return
+    if gate.attempts and gate.admit is not None:
+        gate.admit()
+    gate.attempts += 1
+
 
 #: The entry-point group through which a package registers a provider class.
 ENTRY_POINT_GROUP = "evalkit_judge.providers"
@@ -206,7 +253,10 @@ class JudgeProvider:
         to check."""
 
     def send(self, body: dict[str, Any]) -> Sent:
-        """Send ``body``; the reply (any HTTP 200 body) and the retries it took.
+        """Send ``body``; the reply (any HTTP 200 body) and the retries it took. A
+        provider calls :func:`before_attempt` just before each HTTP attempt, so that every
+        attempt counts against the run's limits and a retry past them is not sent (one
+        that does not is counted afterwards, from the retries it reports).
 
         Raises:
             RequestFailed: no reply after the retries (or a status that is not retried).
@@ -274,7 +324,18 @@ class JudgeProvider:
         return grade_fields(self.tool_input(reply, TOOL_NAME, GRADE_FIELDS), scale)
 
     def usage(self, reply: Mapping[str, Any]) -> Usage:
-        """The tokens the reply reports (Messages API ``usage`` fields by default)."""
+        """The tokens the reply reports (Messages API ``usage`` fields by default).
+
+        Raises:
+            UsageUnknown: a count that is not a token count
+                (:func:`~evalkit_judge.pricing.token_count`), or a reply refused as
+                malformed (:func:`~evalkit_judge.grades.reply_json`); the judge then
+                charges the request's worst-case estimate.
+        """
+        from evalkit_judge.grades import MALFORMED
+
+        if MALFORMED in reply:
+            raise UsageUnknown(str(reply[MALFORMED]))
         return Usage.from_reply(reply.get("usage"))
 
     def served_model(self, reply: Mapping[str, Any]) -> str | None:

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import itertools
 import json
+import socket
+import struct
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
@@ -48,6 +50,12 @@ class Drip:
 
     declared: int = 100_000
     interval_s: float = 0.2
+
+
+class Reset:
+    """An answer of :class:`MessagesAPIServer` (and :class:`ChatCompletionsServer`) that
+    resets the connection (``SO_LINGER`` 0, then close) after reading the request: the
+    request was received, no reply comes back."""
 
 
 def tool_reply(score: Any, reason: Any = "graded by a test double", *, model: str = "fake",
@@ -244,6 +252,12 @@ class MessagesAPIServer:
                     owner.paths.append(self.path)
                 path = self.path.split("?")[0]
                 status, body, headers = owner._route(path, request)
+                if isinstance(body, Reset):
+                    self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER,
+                                               struct.pack("ii", 1, 0))
+                    self.connection.close()
+                    self.close_connection = True
+                    return
                 if isinstance(body, Drip):
                     self._drip(status, body)
                     return

@@ -1,0 +1,135 @@
+"""Replies a judge refuses as malformed, whatever the provider: a repeated key anywhere
+in the reply (the grade's tool arguments, a JSON answer, the body itself; JSON keeps the
+last value, so the grade would be ambiguous), and token counts that are not counts
+(negative, non-finite, fractions, text), which would lower what a run records as spent:
+such a reply is charged the request's worst-case estimate instead.
+
+Both providers run against real servers on 127.0.0.1 (the ``openai`` provider's own
+client, and the ``anthropic`` SDK), which count the requests they receive.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from evalkit_judge import Budget, JudgeError, LLMJudge, use_budget
+from evalkit_judge.testing import (
+    ChatCompletionsServer,
+    MessagesAPIServer,
+    chat_content_reply,
+    chat_tool_reply,
+    tool_reply,
+)
+
+from evalkit.data.cases import GoldenCase
+from evalkit.data.targets import TargetResponse
+
+CASE = GoldenCase("c1", "what is alpha", expected="the first letter")
+RESPONSE = TargetResponse(text="alpha is the first letter")
+PRICES = {"judge-test": (1.0, 5.0)}
+MAX_TOKENS = 100
+
+
+@pytest.fixture(autouse=True)
+def api_keys(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+
+
+def openai_judge(server: ChatCompletionsServer, **kw: Any) -> LLMJudge:
+    return LLMJudge("Is it right?", model="judge-test", provider="openai",
+                    base_url=server.api_base, timeout=5.0, retries=0, prices=PRICES,
+                    max_tokens=MAX_TOKENS, **kw)
+
+
+def anthropic_judge(server: MessagesAPIServer) -> LLMJudge:
+    return LLMJudge("Is it right?", model="judge-test", base_url=server.base_url,
+                    client=None, timeout=5.0, max_retries=0, prices=PRICES,
+                    max_tokens=MAX_TOKENS)
+
+
+# ---------------------------------------------------------------- repeated keys
+def test_openai_tool_arguments_that_repeat_the_score_are_refused() -> None:
+    reply = chat_tool_reply(None, arguments='{"score": 1, "score": 5, "reason": "r"}')
+    with ChatCompletionsServer(script=[reply]) as server:
+        the_judge = openai_judge(server)
+        with pytest.raises(JudgeError, match="malformed: key 'score' appears twice"):
+            the_judge(RESPONSE, CASE)
+    assert len(server.requests) == 1
+    details = the_judge.details("c1")
+    assert details is not None and "score" not in details and "appears twice" in \
+        details["rejected"]
+
+
+def test_openai_json_answer_that_repeats_a_key_is_refused() -> None:
+    reply = chat_content_reply('{"score": 4, "reason": "a", "reason": "b"}')
+    with ChatCompletionsServer(script=[reply]) as server, \
+            pytest.raises(JudgeError, match="key 'reason' appears twice"):
+        openai_judge(server, grade_via="json_schema")(RESPONSE, CASE)
+
+
+def test_openai_body_that_repeats_a_key_is_refused_and_charged_the_estimate() -> None:
+    good = json.dumps(chat_tool_reply(4))
+    body = good[:-1] + ', "usage": {"prompt_tokens": 0, "completion_tokens": 0}}'
+    with ChatCompletionsServer(script=[(200, body, {})]) as server:
+        the_judge = openai_judge(server)
+        with pytest.raises(JudgeError, match="key 'usage' appears twice"):
+            the_judge(RESPONSE, CASE)
+    details = the_judge.details("c1")
+    assert details is not None and details["output_tokens"] == MAX_TOKENS
+    assert details["cost_usd"] > 0
+
+
+def test_anthropic_tool_input_that_repeats_the_score_is_refused() -> None:
+    good = json.dumps(tool_reply(4, model="judge-test"))
+    assert '"score": 4' in good
+    body = good.replace('"score": 4', '"score": 1, "score": 5')
+    with MessagesAPIServer(script=[(200, body, {})]) as server:
+        the_judge = anthropic_judge(server)
+        with pytest.raises(JudgeError, match="key 'score' appears twice"):
+            the_judge(RESPONSE, CASE)
+    assert len(server.requests) == 1
+
+
+# ---------------------------------------------------------------- token counts
+def honest_cost(tokens_in: int = 100, tokens_out: int = 20) -> float:
+    return (tokens_in * 1.0 + tokens_out * 5.0) / 1e6
+
+
+@pytest.mark.parametrize("bad", ["-1e308", "-1", "12.5", "NaN", "Infinity", '"100"',
+                                 "true"])
+def test_openai_token_counts_that_are_not_counts_charge_the_estimate(bad: str) -> None:
+    body = json.dumps(chat_tool_reply(4)).replace('"prompt_tokens": 100', f'"prompt_tokens": {bad}')
+    with ChatCompletionsServer(script=[(200, body, {})]) as server, \
+            use_budget(Budget()) as budget:
+        the_judge = openai_judge(server)
+        assert the_judge(RESPONSE, CASE) == 4.0  # the grade stands; its cost is estimated
+    details = the_judge.details("c1")
+    assert details is not None
+    assert details["output_tokens"] == MAX_TOKENS and details["input_tokens"] > 100
+    assert details["cost_usd"] > honest_cost()
+    assert budget.spent_usd == pytest.approx(details["cost_usd"])
+
+
+@pytest.mark.parametrize("bad", ["-5", "-1e308", "1.5"])
+def test_anthropic_token_counts_that_are_not_counts_charge_the_estimate(bad: str) -> None:
+    body = json.dumps(tool_reply(4, model="judge-test")).replace(
+        '"input_tokens": 100', f'"input_tokens": {bad}')
+    with MessagesAPIServer(script=[(200, body, {})]) as server, \
+            use_budget(Budget()) as budget:
+        the_judge = anthropic_judge(server)
+        assert the_judge(RESPONSE, CASE) == 4.0
+    details = the_judge.details("c1")
+    assert details is not None and details["output_tokens"] == MAX_TOKENS
+    assert details["cost_usd"] > honest_cost()
+    assert budget.spent_usd == pytest.approx(details["cost_usd"])
+
+
+def test_honest_counts_are_charged_as_reported() -> None:
+    with ChatCompletionsServer(script=[chat_tool_reply(4)]) as server:
+        the_judge = openai_judge(server)
+        the_judge(RESPONSE, CASE)
+    details = the_judge.details("c1")
+    assert details is not None and details["cost_usd"] == pytest.approx(honest_cost())
