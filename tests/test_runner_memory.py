@@ -24,7 +24,7 @@ def _target(bodies: list[weakref.ref[Any]]) -> CallableTarget:
         ids = Body([f"{case.id}-d{i}" for i in range(50)] + ["d1"])
         bodies.append(weakref.ref(ids))
         return TargetResponse(ranked_ids=ids, text="answer " + case.id,
-                              raw={"ids": list(ids)}, latency_ms=1.0 + len(bodies))
+                              raw={"ids": list(ids)}, latency_ms=1.0 + int(case.id[1:]))
     return CallableTarget(answer, name="big")
 
 
@@ -69,3 +69,22 @@ def test_kept_by_default_and_results_equal(tmp_path: Path) -> None:
                                                "entropy"}
     assert [r.metrics for r in light.per_query] == [r.metrics for r in full.per_query]
     assert _comparable(light_path) == _comparable(full_path)
+
+
+def test_samples_and_resume_equal(tmp_path: Path) -> None:
+    gset = GoldenSet([GoldenCase(id=f"q{i}", query="x", expected=["d1"]) for i in range(6)])
+    outs = {}
+    for keep in (True, False):
+        out = tmp_path / f"s{keep}.jsonl"
+        run = evaluate(_target([]), gset, ["recall@10"], ["max_item_share@10", "entropy"],
+                       max_concurrency=2, artifact=out, keep_responses=keep, epochs=2,
+                       progress=False)
+        again = evaluate(_target([]), gset, ["recall@10"], ["max_item_share@10", "entropy"],
+                         max_concurrency=2, artifact=out, keep_responses=keep, epochs=2,
+                         resume=True, progress=False)
+        assert again.header["aggregates"] == run.header["aggregates"]
+        outs[keep] = (run, _comparable(out))
+    assert outs[True][0].header["aggregates"] == outs[False][0].header["aggregates"]
+    assert [r.metrics for r in outs[True][0].per_query] == \
+        [r.metrics for r in outs[False][0].per_query]
+    assert outs[True][1] == outs[False][1]
