@@ -191,6 +191,7 @@ def command(
                 tokens_per_minute=cfg.tokens_per_minute, executor=choice,
                 ppi=ppi, labels=labels,
                 until_decided=sequential,
+                keep_responses=False,  # the artifact has them; memory stays bounded
             )
     except RunInterrupted as exc:  # the rows that arrived are written; say so in a line
         typer.echo(exc.line(None if dry_run else path), err=True)

@@ -26,7 +26,7 @@ import hashlib
 import io
 import json
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -131,7 +131,10 @@ _REWRITE = ("Write it again from its source (evalkit eval RUN --qrels QRELS --sa
 def trailer_line(body: bytes, n_rows: int) -> str:
     """The trailer line (with its newline) for ``body``, the bytes of the header and row
     lines before it."""
-    digest = hashlib.sha256(body).hexdigest()
+    return _trailer(hashlib.sha256(body).hexdigest(), n_rows)
+
+
+def _trailer(digest: str, n_rows: int) -> str:
     return json.dumps({"type": "trailer", "rows": n_rows, "sha256": digest}) + "\n"
 
 
@@ -178,8 +181,21 @@ def finished_lines(head: str, row_lines: Sequence[str]) -> list[str]:
     """A finished artifact's lines: the header line, the row lines (each ending in a
     newline) and the trailer over their UTF-8 bytes. The one encoding every writer of a
     finished file uses (:func:`evalkit.io.outputs.write_output` writes them)."""
-    body = (head + "".join(row_lines)).encode("utf-8")
-    return [head, *row_lines, trailer_line(body, len(row_lines))]
+    return list(streamed_lines(head, row_lines))
+
+
+def streamed_lines(head: str, row_lines: Iterable[str]) -> Iterator[str]:
+    """The lines of :func:`finished_lines`, yielded one at a time as ``row_lines`` yields
+    them (the trailer's hash is updated line by line), so the rows need not all be in
+    memory at once."""
+    digest = hashlib.sha256(head.encode("utf-8"))
+    yield head
+    n_rows = 0
+    for line in row_lines:
+        digest.update(line.encode("utf-8"))
+        n_rows += 1
+        yield line
+    yield _trailer(digest.hexdigest(), n_rows)
 
 
 def metric_errors_of(obj: Mapping[str, Any]) -> dict[str, str]:

@@ -10,6 +10,11 @@ the folder) by the finished artifact: final header, rows in golden-set order, tr
 the bytes :meth:`evalkit.data.results.RunResult.save` writes. Registered secrets are masked
 in every line (:func:`evalkit.data.artifact.artifact_line`).
 
+The writer keeps where each row's line lies in the file (byte offset and length), not the
+line: the final rewrite copies the lines from the file one at a time, and
+:meth:`ArtifactWriter.written_rows` reads rows back from it, so a run's memory does not
+grow with its responses (a device or a pipe, which cannot be read back, keeps the lines).
+
 A character device or FIFO (``/dev/null``, a named pipe) cannot be rewritten, so nothing
 is written to it until the end, when the finished artifact is written to it once
 (:func:`evalkit.io.outputs.write_output`); resuming one is refused.
@@ -21,11 +26,11 @@ import json
 import os
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
 
-from evalkit.data.artifact import ArtifactError, artifact_line, finished_lines, header_line
+from evalkit.data.artifact import ArtifactError, artifact_line, header_line, streamed_lines
 from evalkit.data.results import RunResult
 from evalkit.data.rows import CaseResult, case_result_from_json
 from evalkit.io.limits import MAX_ARTIFACT_DEPTH, LimitError, loads_json
@@ -34,7 +39,8 @@ from evalkit.io.outputs import destination, write_output, writing
 
 class ArtifactWriter:
     """Appends rows, one write and one flush per batch, with an fsync at most every
-    ``interval`` s; keeps each row's JSON line for the final :meth:`rewrite`."""
+    ``interval`` s; keeps where each row's JSON line lies in the file (a stream: the
+    line) for the final :meth:`rewrite`."""
 
     def __init__(self, path: Path, interval: float) -> None:
         self.path = path
@@ -44,7 +50,11 @@ class ArtifactWriter:
         # held for one write (and its fsync): unbounded only for a pipe, whose write waits
         # for its reader, at the reader's pace
         self._lock = threading.Lock()
-        self._lines: dict[tuple[str, int | None], str] = {}  # by (case id, sample)
+        # by (case id, sample): a row's (byte offset, byte length) in the file; a
+        # stream's lines themselves
+        self._spans: dict[tuple[str, int | None], tuple[int, int]] = {}
+        self._lines: dict[tuple[str, int | None], str] = {}
+        self._end = 0  # the file's length in bytes
         with writing(path):  # a socket or a block device is refused before any call
             self.stream = destination(path) == "stream"
 
@@ -60,6 +70,7 @@ class ArtifactWriter:
         if self.stream:
             return
         head = artifact_line(header)
+        self._end = len(head.encode("utf-8"))
         if rows:
             write_output(self.path, [head, *(self._encode(r) for r in rows)])
         with writing(self.path):
@@ -72,7 +83,12 @@ class ArtifactWriter:
 
     def _encode(self, row: CaseResult) -> str:
         line = artifact_line(row.to_json())
-        self._lines[(row.case_id, row.sample)] = line
+        if self.stream:
+            self._lines[(row.case_id, row.sample)] = line
+        else:
+            size = len(line.encode("utf-8"))
+            self._spans[(row.case_id, row.sample)] = (self._end, size)
+            self._end += size
         return line
 
     def append_many(self, rows: Sequence[CaseResult]) -> None:
@@ -117,11 +133,83 @@ class ArtifactWriter:
         of :meth:`RunResult.save`; temporary file, fsync, rename, folder fsync). If that
         fails (a full disk), the appended file is left as it was, so ``--resume``
         continues it."""
-        lines = []
-        for row in run.samples or run.per_query:
-            line = self._lines.get((row.query_id, row.sample))
-            lines.append(line if line is not None else artifact_line(row.to_json()))
-        write_output(self.path, finished_lines(header_line(run.name, run.header), lines))
+        write_output(self.path, streamed_lines(header_line(run.name, run.header),
+                                               self._row_lines(run.samples or run.per_query)))
+
+    def _row_lines(self, rows: Sequence[CaseResult]) -> Iterator[str]:
+        """The lines of ``rows``: as written (read from the file one at a time), or
+        encoded now for a row that was not."""
+        with _Reader(self.path) as read:
+            for row in rows:
+                key = (row.query_id, row.sample)
+                span = self._spans.get(key)
+                line = read(span).decode("utf-8") if span is not None else self._lines.get(key)
+                yield line if line is not None else artifact_line(row.to_json())
+
+    def holds(self, rows: Iterable[CaseResult]) -> bool:
+        """Whether every row of ``rows`` (by case id and sample) was written to the file,
+        so that :meth:`written_rows` can read it back (never for a stream)."""
+        return not self.stream and all((r.query_id, r.sample) in self._spans for r in rows)
+
+    def written_rows(self, rows: Sequence[CaseResult]) -> Sequence[CaseResult]:
+        """The rows of ``rows`` as written to the file, read back (each time one is
+        asked for, never all at once): what ``rows`` are when their large fields were
+        dropped after writing (:meth:`holds` them all).
+
+        Raises:
+            KeyError: a row that was not written.
+        """
+        return WrittenRows(self.path, [self._spans[(r.query_id, r.sample)] for r in rows])
+
+
+class _Reader:
+    """Reads byte spans of a file through one handle, opened on first use."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._fh: IO[bytes] | None = None
+
+    def __enter__(self) -> Callable[[tuple[int, int]], bytes]:
+        return self.read
+
+    def read(self, span: tuple[int, int]) -> bytes:
+        if self._fh is None:
+            with writing(self.path):
+                self._fh = self.path.open("rb")
+        self._fh.seek(span[0])
+        return self._fh.read(span[1])
+
+    def __exit__(self, *exc: object) -> None:
+        if self._fh is not None:
+            self._fh.close()
+            self._fh = None
+
+
+class WrittenRows(Sequence[CaseResult]):
+    """Rows read back from an artifact being written, one at a time, from their byte
+    spans ``(offset, length)``: a sequence whose items are parsed when asked for and not
+    kept (an aggregate iterating it holds one row at a time)."""
+
+    def __init__(self, path: Path, spans: Sequence[tuple[int, int]]) -> None:
+        self._path, self._spans = path, list(spans)
+
+    def __len__(self) -> int:
+        return len(self._spans)
+
+    def _row(self, read: Callable[[tuple[int, int]], bytes], span: tuple[int, int]
+             ) -> CaseResult:
+        return case_result_from_json(loads_json(read(span), MAX_ARTIFACT_DEPTH))
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return WrittenRows(self._path, self._spans[index])
+        with _Reader(self._path) as read:
+            return self._row(read, self._spans[index])
+
+    def __iter__(self) -> Iterator[CaseResult]:
+        with _Reader(self._path) as read:
+            for span in self._spans:
+                yield self._row(read, span)
 
 
 def save_finished(run: RunResult, path: Path) -> None:

@@ -109,7 +109,7 @@ def new_header(
 def finish_header(
     header: dict[str, Any], rows: Sequence[CaseResult], agg_specs: Sequence[AggregateSpec],
     specs: Sequence[MetricSpec] = (), *, missing: Sequence[str] = (),
-    damaged: Sequence[str] = (),
+    damaged: Sequence[str] = (), aggregate_rows: Sequence[Any] | None = None,
 ) -> None:
     """The final header fields: status, the failed calls and metrics, aggregates.
 
@@ -119,7 +119,9 @@ def finish_header(
     has a response; one that raises or returns no finite real number (NaN, an infinity,
     a str, a bool, an int beyond the float range:
     :func:`evalkit.stats.numeric.finite_number`) is recorded in ``aggregate_errors`` as
-    not computed.
+    not computed. ``aggregate_rows``: the rows the aggregates read, when not ``rows``
+    (the same rows whole, read back from the artifact, when ``rows`` dropped their
+    responses once written).
     """
     totals: dict[str, Any] = {}
     for metric in specs:  # a metric with summarize_details (an LLM judge): its usage totals
@@ -150,7 +152,7 @@ def finish_header(
     if not errored and not missing:
         for spec in agg_specs:
             try:
-                value = spec.fn(rows)
+                value = spec.fn(rows if aggregate_rows is None else aggregate_rows)
             except PLUGIN_FAILURES as exc:
                 problems[spec.name] = f"{type(exc).__name__}: {exc}"
                 continue

@@ -39,6 +39,7 @@ import sys
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import nullcontext
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -121,6 +122,7 @@ def evaluate(
     ppi: bool = False,
     labels: HumanLabels | str | Path | None = None,
     until_decided: UntilDecided | None = None,
+    keep_responses: bool = True,
 ) -> RunResult:
     """Run ``target`` on every golden case and score the responses.
 
@@ -179,6 +181,16 @@ def evaluate(
             excludes 0 or lies inside the margin. ``header["sequential"]`` records why
             and where it stopped (:mod:`evalkit.execute.sequential_run`); the artifact
             is complete for the cases it holds.
+        keep_responses: ``False`` (what ``evalkit run`` passes): once a row is written
+            to ``artifact`` (a regular file), its response's large parts are dropped
+            from memory (``raw``; ``ranked_ids`` and ``text`` are cut to their first id
+            and character: :func:`without_response_body`), so the run holds memory
+            for the calls in flight and each case's small fields (metric values,
+            latency, errors, details, ``meta``), not for every response; the
+            aggregates read the rows back from the artifact, one at a time, and give
+            the same values. The returned rows then have those fields cut (the
+            artifact has them whole: ``RunResult.load``). ``True`` (the default), or no
+            artifact, or a device or pipe: every row keeps its whole response.
 
     Calls in flight adapt to rate limits (:mod:`evalkit.execute.pacing`): a call that
     met a 429/529 halves the limit, successes raise it again, never above
@@ -186,7 +198,8 @@ def evaluate(
     event loop (:mod:`evalkit.execute.async_executor`) with the same rules.
 
     Returns:
-        A :class:`RunResult` of :class:`CaseResult` rows in golden-set order (with
+        A :class:`RunResult` of :class:`CaseResult` rows in golden-set order, each
+        with its whole response unless ``keep_responses=False`` (with
         K >= 2: the reduced rows, and every sample row in ``RunResult.samples``; the
         header's ``errors`` and ``aggregates`` are over the sample rows). Its header
         has ``status`` (``"complete"``/``"incomplete"``), ``errors`` (failed calls),
@@ -253,6 +266,7 @@ def evaluate(
     plan.pacing = pacing
     plan.ppi_labels = _ppi_labels(ppi, labels, gset)
     plan.monitor = monitor
+    plan.keep_responses = keep_responses
     if artifact is None:
         return plan.run(None, {}, {})
     path = Path(artifact)
@@ -366,6 +380,7 @@ class _Plan:
         self.pacing: Pacing | None = None
         self.ppi_labels: HumanLabels | None = None
         self.monitor: SequentialMonitor | None = None
+        self.keep_responses = True
 
     epochs, reduce = 1, "mean"
 
@@ -385,6 +400,7 @@ class _Plan:
         writing = [False]
         executor: RunningExecutor | None = None
         window = None if monitor is None else _Window(self.max_concurrency, jobs)
+        drop = writer is not None and not writer.stream and not self.keep_responses
         try:
             executor = self.chosen.open(Work(self.target, self.target_name, jobs, self.specs,
                                              self.max_concurrency, self.chosen.choice.target,
@@ -401,6 +417,9 @@ class _Plan:
                         writing[0] = True
                         writer.append_many(batch)
                         writing[0] = False
+                    if drop:  # written: the artifact holds the large parts now
+                        for row in batch:
+                            results[row_key(row)] = without_response_body(row)
                     bar.advance(len(batch), sum(1 for r in batch if r.error is not None))
                     self._monitor(results, running, window)
 
@@ -442,7 +461,10 @@ class _Plan:
             if record.pop("planned", record["called"]) != record["called"]:
                 record.pop("retried", None)  # which of them had errored is not known
         rows, samples = finish_rows(self.gset, self.epochs, self.reduce, results)
-        finish_header(self.header, samples or rows, self.agg_specs, self.specs)
+        scored = samples or rows
+        finish_header(self.header, scored, self.agg_specs, self.specs,
+                      aggregate_rows=writer.written_rows(scored)
+                      if drop and writer is not None and writer.holds(scored) else None)
         if monitor is not None:
             monitor.record(self.header, called=len(rows))
         note = None if self.pacing is None else self.pacing.token_limit_note()
@@ -519,6 +541,19 @@ class _Window(DispatchWindow):
         while self._settled < len(self._keys) and self._keys[self._settled] in results:
             self._settled += 1
         self.advance(self._settled)
+
+
+def without_response_body(row: CaseResult) -> CaseResult:
+    """``row`` with its response's ``raw`` and ``raw_cut`` dropped, ``ranked_ids`` cut to
+    its first id and ``text`` to its first character (whether the case answered anything
+    stays known: :func:`evalkit.data.coverage.empty_answers`); a new row, ``row`` is not
+    changed; every other field is kept."""
+    resp = row.response
+    if resp is None:
+        return row
+    return replace(row, response=replace(resp, ranked_ids=tuple(resp.ranked_ids[:1]),
+                                         text=resp.text[:1] if resp.text else resp.text,
+                                         raw=None, raw_cut=None))
 
 
 def as_golden_set(goldens: GoldensInput) -> GoldenSet:
