@@ -80,7 +80,10 @@ def test_a_429_is_retried_after_its_retry_after() -> None:
         elapsed = time.monotonic() - start
     assert list(response.ranked_ids) == ["d1"]
     assert response.requests == 3 and response.rate_limited == 2
-    assert response.meta["wait_ms"] >= 600.0  # 0.4 s + 0.2 s, as the headers asked
+    # 0.4 s + 0.2 s, as the headers asked: the wait is counted from when the case starts
+    # waiting, a moment after the reply that set the deadline (up to ~1 ms short); that no
+    # request started early is the `elapsed` check below
+    assert response.meta["wait_ms"] >= 600.0 - 5.0
     assert response.latency_ms >= response.meta["wait_ms"]  # latency spans the waits
     assert elapsed >= 0.6
 
