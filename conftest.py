@@ -8,21 +8,39 @@ local server, a pacing or retry delay, a child process starting), and the extra 
 computes meanwhile. On the 2-core machine, 3 workers take 225 s where 2 take 242 s.
 ``PYTEST_XDIST_AUTO_NUM_WORKERS`` or an explicit ``-n N`` still decide when given.
 
-Many tests run ``evalkit`` as a user does, in a child process. Where
-``PYTHONDONTWRITEBYTECODE`` is set, each of those children would compile every evalkit
-module again from source; for the session the children instead keep their bytecode under
-the session's temporary folder (``PYTHONPYCACHEPREFIX``), so nothing is written to the
-source tree and each module is compiled once. Whoever runs the tests with
-``PYTHONPYCACHEPREFIX`` already set keeps their choice; the test processes themselves are
-left as they are.
+Where ``PYTHONDONTWRITEBYTECODE`` is set, every test process would compile again from
+source each test module (pytest rewrites their asserts: about 10 s a worker for the
+suite) and every evalkit module it imports, and so would each of the child processes
+many tests start to run ``evalkit`` as a user does. Instead, the test processes and their
+children keep their bytecode in one folder of the system's temporary directory
+(:func:`bytecode_folder`, as ``PYTHONPYCACHEPREFIX`` would), so nothing is written to
+the source tree and each module is compiled once. Whoever runs the tests with
+``PYTHONPYCACHEPREFIX`` already set keeps their choice.
 """
 
 from __future__ import annotations
 
 import os
+import sys
+import tempfile
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
+
+
+def bytecode_folder() -> Path:
+    """Where the tests keep bytecode when ``PYTHONDONTWRITEBYTECODE`` is set (one folder a
+    user, outside the source tree; Python checks each file against its source)."""
+    user = getattr(os, "getuid", lambda: "user")()
+    return Path(tempfile.gettempdir()) / f"evalkit-tests-pycache-{user}"
+
+
+_KEEP_BYTECODE = bool(os.environ.get("PYTHONDONTWRITEBYTECODE")) \
+    and "PYTHONPYCACHEPREFIX" not in os.environ and sys.pycache_prefix is None
+if _KEEP_BYTECODE:  # before pytest imports (and rewrites) the test modules
+    sys.pycache_prefix = str(bytecode_folder())
+    sys.dont_write_bytecode = False
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
@@ -33,11 +51,11 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
 
 
 @pytest.fixture(autouse=True, scope="session")
-def _children_keep_their_bytecode(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
-    if not os.environ.get("PYTHONDONTWRITEBYTECODE") or "PYTHONPYCACHEPREFIX" in os.environ:
+def _children_keep_their_bytecode() -> Iterator[None]:
+    if not _KEEP_BYTECODE:
         yield
         return
     with pytest.MonkeyPatch.context() as patch:
         patch.delenv("PYTHONDONTWRITEBYTECODE")
-        patch.setenv("PYTHONPYCACHEPREFIX", str(tmp_path_factory.getbasetemp() / "pycache"))
+        patch.setenv("PYTHONPYCACHEPREFIX", str(bytecode_folder()))
         yield
