@@ -76,6 +76,32 @@ def reference(paths: Sequence[Path], all_pairs: bool) -> list[list[Any]]:
             for r in fam.results]
 
 
+#: how far an inversion interval's end may move from the stored one, as a share of the
+#: interval's width: the root search ends where the resampled sums' tie tolerance says,
+#: and that tolerance (twice the rounding error of the sums, evalkit.stats.bootstrap
+#: tie_tolerance) moved the ends by a few units in the last place when it replaced
+#: 1e-10 x max|d|; observed differences and p-values stay equal bit for bit
+END_TOLERANCE = 1e-12
+
+
+def same_values(have: Sequence[Any], want: Sequence[Any]) -> tuple[bool, bool]:
+    """(equal bit for bit, equal with the interval ends within :data:`END_TOLERANCE` of
+    the width) of two rows ``[..., method, observed, ci_low, ci_high, p, p_adjusted]``."""
+    if list(have) == list(want):
+        return True, True
+    head_h, head_w = list(have[:4]), list(want[:4])
+    obs_h, lo_h, hi_h, p_h, pa_h = (float(x) for x in have[4:])
+    obs_w, lo_w, hi_w, p_w, pa_w = (float(x) for x in want[4:])
+    if head_h != head_w or [repr(obs_h), repr(p_h), repr(pa_h)] != \
+            [repr(obs_w), repr(p_w), repr(pa_w)]:
+        return False, False
+    width = abs(hi_w - lo_w) if math.isfinite(hi_w - lo_w) else 1.0
+    close = all((math.isnan(a) and math.isnan(b)) or a == b
+                or abs(a - b) <= END_TOLERANCE * max(width, 1e-300)
+                for a, b in ((lo_h, lo_w), (hi_h, hi_w)))
+    return False, close
+
+
 def write_reference() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         paths = write_runs(Path(tmp))

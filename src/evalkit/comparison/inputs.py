@@ -239,11 +239,11 @@ def _chosen_metrics(metrics: Sequence[str] | None, stored: Mapping[int, RunResul
 
         return list(dict.fromkeys(run_evaluator("comparing run files").default_metrics)), []
     held = {i: _metric_holding(run) for i, run in stored.items()}
-    names = [m for h in held.values() for m in h if not is_count(m)]
+    names = [m for h in held.values() for m in h.held if not is_count(m)]
     chosen: list[str] = []
     reasons: dict[str, list[_Reason]] = {}
     for m in dict.fromkeys(names):
-        why = [r for r in (_why_not(m, stored[i], held[i], _run_label(stored[i], paths[i]),
+        why = [r for r in (_why_not(m, held[i], _run_label(stored[i], paths[i]),
                                     allow_incomplete) for i in stored) if r is not None]
         if why:
             reasons[m] = why
@@ -270,19 +270,33 @@ def _run_label(run: RunResult, path: Path | None) -> str:
     return f"{path}: run {quoted(run.name)}" if path is not None else f"run {quoted(run.name)}"
 
 
-def _metric_holding(run: RunResult) -> dict[str, int]:
-    """``{metric: number of answered cases that hold a value of it}``, for every metric
-    some case of ``run`` holds or failed on, in first-seen order (a case whose call
-    failed answered nothing; run coverage speaks of it)."""
+class _Holding(NamedTuple):
+    """What a run holds (:func:`_metric_holding`), read in one pass over its rows."""
+
+    #: ``{metric: answered cases that hold a value of it}``, in first-seen order
+    held: dict[str, int]
+    #: the cases whose call did not fail
+    answered: int
+    #: :meth:`~evalkit.data.results.RunResult.metric_failures`
+    failures: dict[str, dict[str, str]]
+
+
+def _metric_holding(run: RunResult) -> _Holding:
+    """For every metric some case of ``run`` holds or failed on, the number of answered
+    cases that hold a value of it (a case whose call failed answered nothing; run
+    coverage speaks of it), with the number of answered cases and the metric failures."""
     held: dict[str, int] = {}
+    answered = 0
     for row in run.per_query:
         if row.error is not None:
             continue
+        answered += 1
         for m in row.metrics:
             held[m] = held.get(m, 0) + 1
-    for m in run.metric_failures():
+    failures = run.metric_failures()
+    for m in failures:
         held.setdefault(m, 0)
-    return held
+    return _Holding(held, answered, failures)
 
 
 class _Reason(NamedTuple):
@@ -293,13 +307,13 @@ class _Reason(NamedTuple):
     partial: bool = False
 
 
-def _why_not(metric: str, run: RunResult, held: Mapping[str, int], label: str,
+def _why_not(metric: str, holding: _Holding, label: str,
              allow_incomplete: bool) -> _Reason | None:
-    """Why ``metric`` cannot be compared from ``run`` (None: it can): absent from it,
+    """Why ``metric`` cannot be compared from a run (None: it can): absent from it,
     failed on every case, or held on only some cases (unless ``allow_incomplete``)."""
-    answered = sum(1 for row in run.per_query if row.error is None)
-    on = held.get(metric)
-    failed = run.metric_failures().get(metric, {})
+    answered = holding.answered
+    on = holding.held.get(metric)
+    failed = holding.failures.get(metric, {})
     if on is None:
         return _Reason(f"absent from {label}")
     if on == 0:
@@ -346,9 +360,9 @@ def _require_metrics(loaded: Loaded, allow_incomplete: bool) -> None:
         ComparisonError: names the run, what it lacks and what it has.
     """
     for i, r in enumerate(loaded.runs):
-        held = _metric_holding(r)  # on the cases it answered: coverage speaks of the rest
-        answered = sum(1 for row in r.per_query if row.error is None)
-        have = [m for m, on in held.items() if allow_incomplete or on == answered]
+        holding = _metric_holding(r)  # on the cases it answered: coverage speaks of the rest
+        have = [m for m, on in holding.held.items()
+                if allow_incomplete or on == holding.answered]
         lacking = [m for m in loaded.metrics if m not in have]
         if lacking:
             p = loaded.paths[i]
