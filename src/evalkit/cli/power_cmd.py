@@ -69,7 +69,9 @@ def command(
     simulate: Annotated[bool, typer.Option(
         "--simulate/--no-simulate",
         help="With a pilot, also simulate the power from its own differences (refused "
-        "with --sd: nothing to simulate from).",
+        "with --sd: nothing to simulate from). Clustered, it simulates the test compare "
+        "runs by default, the cluster sign-flip test with its skew guard, over whole "
+        "clusters of the pilot: the primary power figure.",
     )] = True,
     trials: Annotated[int, typer.Option(
         "--trials", min=100, max=1_000_000,  # evalkit.stats.power.MAX_TRIALS
@@ -94,7 +96,10 @@ def command(
     cluster: Annotated[bool, typer.Option(
         "--cluster", help="Clustered cases: plan in clusters (each golden case's "
         "'cluster', of the golden sets the pilot runs were made from): every n counts "
-        "clusters (docs/statistics.md#clustered-cases).")] = False,
+        "clusters; the power is simulated for the cluster sign-flip test compare runs, "
+        "the smallest detectable diffs and clusters needed are CR1 t-test "
+        "approximations; fewer than 20 clusters warn (docs/statistics.md#clustered-cases)."
+    )] = False,
     clusters_file: Annotated[Path | None, typer.Option(
         "--clusters", show_default=False,
         help="Clustered cases from a file: 'query id<TAB>cluster' lines, or a golden set "

@@ -86,8 +86,12 @@ class SamplesPlan:
 class Plan:
     """Planning figures for one metric of a pilot (or for a given sd: ``metric`` None);
     ``samples`` with a pilot of K >= 2 samples per case in both runs. With clusters
-    (``n_clusters``, the pilot's), every n counts clusters and ``sd_diff`` is the sd of
-    the cluster-level values (:func:`cluster_level_pilot`)."""
+    (``n_clusters`` and ``effective_clusters``, the pilot's ``G`` and ``G*``), every n
+    counts clusters, ``sd_diff`` is the sd of the clusters' values ``r_g`` and
+    ``skewness`` that of the values the sign-flip test flips
+    (:mod:`evalkit.stats.clusters`). ``test`` is the test the simulated power is for
+    (``"t-test"``; clustered ``"auto"``, the cluster sign-flip test with its skew
+    guard), ``pilot_test`` the test it runs on the pilot itself."""
 
     metric: str | None
     sd_diff: float
@@ -99,6 +103,9 @@ class Plan:
     needed: list[Needed] = field(default_factory=list)
     samples: SamplesPlan | None = None
     n_clusters: int | None = None
+    effective_clusters: float | None = None
+    test: str = "t-test"
+    pilot_test: str | None = None
 
 
 @dataclass
@@ -107,7 +114,12 @@ class PowerPlan:
 
     Attributes:
         plans: one :class:`Plan` per metric (one without a metric for ``sd=``).
-        alpha, power, alternative: the planning's settings; the test is the paired t.
+        alpha, power, alternative: the planning's settings.
+        clustered: the unit is the cluster: the simulated power (the primary figure) is
+            that of the cluster sign-flip test with its skew guard, the analytic figures
+            the CR1 t-test's, an approximation (:func:`described_test`).
+        n_resamples: the resamples of each simulated clustered comparison (None when
+            nothing resamples).
         pilot: where the pilot runs came from (paths, or names of runs passed in), or
             None for ``sd=``.
         seed: the simulation's seed (None without a pilot).
@@ -123,15 +135,50 @@ class PowerPlan:
     seed: int | None
     header: str
     warnings: list[str] = field(default_factory=list)
+    clustered: bool = False
+    n_resamples: int | None = None
+
+    @property
+    def simulated(self) -> bool:
+        """Whether any figure was simulated."""
+        return any(d.simulated_se is not None for p in self.plans for d in p.detectable) \
+            or any(x.simulated_se is not None for p in self.plans for x in p.needed)
 
     def to_json(self) -> dict[str, Any]:
-        """The document ``evalkit power --json`` prints (non-finite numbers as None)."""
+        """The document ``evalkit power --json`` prints (non-finite numbers as None):
+        the settings, ``test`` (the method the simulated power is for, as ``compare``
+        names it), ``test_description``, ``analytic`` (what the minimum detectable
+        effects and the n needed are computed for), ``primary`` ("simulated" or
+        "analytic": which power figure describes the test that will run),
+        ``clustered``, ``n_resamples`` and the plans (with ``n_clusters`` and
+        ``effective_clusters`` when clustered)."""
         from evalkit.stats.numeric import json_ready
 
+        test, described, analytic, primary = described_test(self.clustered,
+                                                               self.simulated)
         doc = {"alpha": self.alpha, "power": self.power, "alternative": self.alternative,
-               "test": "t-test", "pilot": self.pilot, "seed": self.seed,
-               "plans": [asdict(p) for p in self.plans]}
+               "test": test, "test_description": described, "analytic": analytic,
+               "primary": primary, "clustered": self.clustered,
+               "n_resamples": self.n_resamples, "pilot": self.pilot, "seed": self.seed,
+               "warnings": self.warnings, "plans": [asdict(p) for p in self.plans]}
         return json_ready(doc)  # type: ignore[no-any-return]
+
+
+def described_test(clustered: bool, simulated: bool) -> tuple[str, str, str, str]:
+    """``(test, description, analytic, primary)`` of a plan: the method whose power is
+    simulated (as ``--test`` names it), what it is, what the analytic figures are for,
+    and which power figure describes the test ``compare`` runs ("simulated" only for a
+    clustered plan that simulated; else "analytic")."""
+    if not clustered:
+        return ("t-test", "the paired t-test",
+                "the paired t-test (noncentral t; Cohen 1988)", "analytic")
+    return ("auto",
+            "the cluster sign-flip randomization test over whole clusters, joined by the "
+            "cluster bootstrap-t when the clusters' values are skewed (|G1| >= 1): what "
+            "compare, paired_test and the gate run by default with clusters",
+            "the CR1 cluster-robust t-test on n - 1 df (noncentral t): a t-based "
+            "approximation to the cluster sign-flip test",
+            "simulated" if simulated else "analytic")
 
 
 def check_effects(effects: Sequence[float], alternative: str) -> None:
@@ -212,28 +259,6 @@ def check_simulation(simulate: bool, trials: int, ns: Sequence[int]) -> None:
             Setting("simulate", False), "): the t-test's analytic power needs none")
 
 
-def cluster_level_pilot(baseline: Any, candidate: Any, metric: str,
-                        clusters: Mapping[str, Hashable]) -> dict[str, float]:
-    """``{cluster: r_g}``, the pilot's cluster-level values of ``candidate - baseline``
-    on ``metric``: ``r_g = (G / N) (S_g - n_g mean) + mean``
-    (:func:`evalkit.stats.clusters.cluster_columns`), whose mean is the mean difference
-    and whose ``sd / sqrt(G)`` is its CR1 standard error; so the t-test's planning
-    formulas and the simulation read them as one difference per cluster.
-
-    Raises:
-        ValueError: as :func:`evalkit.stats.clusters.cluster_index`.
-    """
-    import numpy as np
-
-    from evalkit.stats.clusters import cluster_columns, cluster_index
-    from evalkit.stats.pairing import align
-
-    pair = align(candidate, baseline, metric)
-    index = cluster_index(pair.ids, clusters)
-    robust, _ = cluster_columns(np.asarray(pair.diffs)[:, None], index)
-    return {c: float(v) for c, v in zip(index.labels, robust[:, 0].tolist(), strict=True)}
-
-
 def plans_from_pilot(
     baseline: Any, candidate: Any, metrics: Sequence[str], ns: Sequence[int],
     effects: Sequence[float], *, alpha: float, power: float, alternative: str,
@@ -242,37 +267,41 @@ def plans_from_pilot(
 ) -> list[Plan]:
     """One plan per metric from a pilot pair of runs (``candidate - baseline``); with
     K >= 2 samples per case in both, also the n x K plan at ``ks`` (default 1, 2, 5,
-    10, 20 and the pilot's K). With ``clusters`` the unit is the cluster: the plan is
-    made from the cluster-level values (:func:`cluster_level_pilot`) and every n counts
-    clusters (no n x K plan)."""
+    10, 20 and the pilot's K). With ``clusters`` the unit is the cluster and every n
+    counts clusters (no n x K plan): the analytic figures are the CR1 t-test's on the
+    clusters' values, an approximation, and the simulated power, the primary figure, is
+    that of the cluster sign-flip test with its skew guard, which ``compare`` runs by
+    default with clusters (:func:`evalkit.stats.plan_from_pilot`)."""
     from evalkit.stats import plan_from_pilot, simulate_power
-    from evalkit.stats.power import simulated_effect
+    from evalkit.stats.pairing import align
+    from evalkit.stats.power import CLUSTERED_RESAMPLES, simulated_effect
 
     plans: list[Plan] = []
     for metric in metrics:
-        if clusters is not None:  # one value per cluster, against 0
-            cand_m: Any = cluster_level_pilot(baseline, candidate, metric, clusters)
-            base_m: Any = dict.fromkeys(cand_m, 0.0)
-            base, cand = base_m, cand_m
-        else:
-            cand_m, base_m = candidate, baseline
+        labels: list[Hashable] | None = None
+        if clusters is None:
             base, cand = baseline.scores(metric), candidate.scores(metric)
-        diffs = [cand[q] - base[q] for q in base]
+            diffs: Any = [cand[q] - base[q] for q in base]
+        else:  # the cases as plan_from_pilot pairs them, each with its cluster
+            pair = align(candidate, baseline, metric)
+            diffs, labels = pair.diffs, [clusters[i] for i in pair.ids]
         plan: Plan | None = None
-        for n in ns or [len(diffs)]:
-            p = plan_from_pilot(cand_m, base_m, metric, n=n, alpha=alpha, power=power,
+        p = None
+        for n in ns or [None]:
+            p = plan_from_pilot(candidate, baseline, metric, n=n, alpha=alpha, power=power,
                                 alternative=alternative, simulate=simulate, n_trials=trials,
-                                seed=seed)
+                                seed=seed, clusters=clusters)
             if plan is None:
                 plan = Plan(metric=metric, sd_diff=p.sd_diff, n_pilot=p.n_pilot,
                             mean_diff=p.mean_diff, skewness=p.skewness,
                             skewness_warning=p.skewness_warning,
-                            n_clusters=len(diffs) if clusters is not None else None)
+                            n_clusters=p.n_clusters, effective_clusters=p.effective_clusters,
+                            test=p.method, pilot_test=p.pilot_method)
             sim = p.simulated
             plan.detectable.append(Detectable(
                 p.n, signed_mde(p.mde, alternative), sim.power if sim else None,
                 sim.se if sim else None))
-        assert plan is not None
+        assert plan is not None and p is not None
         n_at = ns[0] if ns else plan.n_pilot
         for e in effects:
             need = _needed(e, plan.sd_diff, n_at, alpha=alpha, power=power,
@@ -280,7 +309,9 @@ def plans_from_pilot(
             if simulate and n_at is not None and n_at >= 2:
                 shift = simulated_effect(e, plan.mean_diff or 0.0, alternative)
                 sim = simulate_power(diffs, shift, n_at, alpha=alpha, alternative=alternative,
-                                     n_trials=trials, seed=seed)
+                                     n_trials=trials, seed=seed, **({} if labels is None else {
+                                         "method": p.method, "clusters": labels,
+                                         "n_resamples": CLUSTERED_RESAMPLES}))
                 need.simulated_power, need.simulated_se = sim.power, sim.se
             plan.needed.append(need)
         if clusters is None:
@@ -348,7 +379,7 @@ def plan_power(
         effects: true differences to plan for: each gets the queries it needs and the
             power at the first planned n (or the pilot's).
         metrics, qrels, relevance_level, missing, depth: as for :func:`evalkit.compare`.
-        alpha, power, alternative: the paired t-test's settings.
+        alpha, power, alternative: the test's settings.
         simulate, trials, seed: with a pilot, also simulate the power from its own
             differences (``trials`` comparisons per figure).
         epochs: planned samples per case K; with a pilot of K >= 2 samples per case in
@@ -356,10 +387,15 @@ def plan_power(
             beyond which K more samples stop helping (``Plan.samples``).
         clusters: with a pilot, clustered cases (``{case id: cluster}``, the path of a
             clusters file or golden set, or True for the golden sets the runs were made
-            from, as for :func:`evalkit.compare`): the plan is made from one
-            cluster-level value per cluster (:func:`cluster_level_pilot`), so ``n`` and
-            every figure count clusters of the pilot's mean size, planned for the CR1
-            t-test on ``G - 1`` degrees of freedom.
+            from, as for :func:`evalkit.compare`): ``n`` and every figure count
+            clusters (of the pilot's sizes). The simulated power, the primary figure, is
+            that of the test ``compare`` runs by default with clusters, the cluster
+            sign-flip test with its skew guard, over whole clusters of the pilot drawn
+            with replacement (:func:`evalkit.stats.simulate_power`); the minimum
+            detectable effects and the clusters needed are the CR1 t-test's on
+            ``G - 1`` degrees of freedom (one cluster-level value per cluster), a
+            t-based approximation. Fewer than 20 clusters (pilot or planned) add the
+            warning ``compare`` gives.
         allow_incomplete: as for :func:`evalkit.compare`: plan from the queries both
             pilot runs have instead of refusing an incomplete run.
 
@@ -394,27 +430,23 @@ def plan_power(
                                  trials=trials, seed=seed, ks=list(epochs), clusters=given)
         notes = [*loaded.left_out, *(w for ws in loaded.notes for w in ws)]
         if given is not None:
-            from evalkit.stats.clusters import count_clusters, few_clusters_note
-
-            g = plans[0].n_clusters or 0
-            eff = count_clusters(given[i] for i in base.ids() if i in given)[1]
-            star = "" if eff is None else f", effective number G* = {eff:.1f}"
-            notes.append(f"clustered: every n counts clusters (the pilot has {g} clusters "
-                         f"of {len(base.ids()) / g:.3g} cases on average{star}); sd is "
-                         "that of one cluster-level difference")
-            few = few_clusters_note(g, eff)
-            notes.extend([few] if few else [])
+            notes.extend(cluster_notes(plans[0], len(base.ids()), ns, alpha=alpha,
+                                       alternative=alternative, simulate=simulate))
         if epochs and not any(p.samples for p in plans):
             notes.append("--epochs plans samples per case only from a pilot whose runs "
                          "both have K >= 2 samples per case (evalkit run --epochs 2 or "
                          "more), reduced by the mean")
         where = [loaded.paths[i] for i in (1, 0)]
         names = f" ({where[0]} vs {where[1]})" if all(where) else ""
+        from evalkit.stats.power import CLUSTERED_RESAMPLES
+
         return PowerPlan(
             plans, alpha, power, alternative,
             [str(p) if p is not None else r.name for p, r in zip(loaded.paths, loaded.runs,
                                                                   strict=True)],
-            seed, f"pilot: {cand.name} - {base.name}{names}, paired by query id", notes)
+            seed, f"pilot: {cand.name} - {base.name}{names}, paired by query id", notes,
+            clustered=given is not None,
+            n_resamples=CLUSTERED_RESAMPLES if given is not None and simulate else None)
     if sd is None:
         raise ComparisonError("give a pilot pair of runs (BASELINE CANDIDATE) or --sd")
     if clusters is not None and clusters is not False:
@@ -433,6 +465,50 @@ def plan_power(
     plan = plan_from_sd(sd, ns, wanted, alpha=alpha, power=power, alternative=alternative)
     return PowerPlan([plan], alpha, power, alternative, None, None,
                      f"sd of the per-query differences: {sd:g}")
+
+
+def cluster_notes(plan: Plan, n_cases: int, ns: Sequence[int], *, alpha: float,
+                  alternative: str, simulate: bool) -> list[str]:
+    """The notes of a clustered plan (``plan`` the first metric's, ``n_cases`` the
+    pilot's cases): which test its figures are for, the pilot's ``G`` and ``G*``; the
+    warning ``compare`` gives below 20 clusters (or ``G*`` below 20), for the pilot and
+    for a planned n of fewer than 20 clusters; and each planned n at which the cluster
+    sign-flip test cannot reach ``p < alpha`` at all (its smallest p,
+    :func:`evalkit.stats.methods.smallest_p`), whatever the t approximation says."""
+    from evalkit.stats._kernels import EXACT_MAX_N
+    from evalkit.stats.clusters import FEW_CLUSTERS, few_clusters_note
+    from evalkit.stats.methods import smallest_p
+    from evalkit.stats.power import CLUSTERED_RESAMPLES
+
+    g = plan.n_clusters or 0
+    eff = plan.effective_clusters
+    star = "" if eff is None else f", effective number G* = {eff:.1f}"
+    power_of = ("the simulated power is that of the cluster sign-flip test with its skew "
+                "guard (what compare runs by default with clusters), drawing whole "
+                "clusters of the pilot" if simulate else "nothing is simulated: every "
+                "figure is the t approximation; leave out --no-simulate for the power of "
+                "the cluster sign-flip test compare runs")
+    notes = [f"clustered: every n counts clusters (the pilot has {g} clusters of "
+             f"{n_cases / g:.3g} cases on average{star}); {power_of}; the smallest "
+             "detectable diffs and the clusters needed are the CR1 t-test's (noncentral "
+             "t on G - 1 df, sd of one cluster-level difference), a t-based "
+             "approximation"]
+    few = few_clusters_note(g, eff)
+    notes.extend([few] if few else [])
+    small = sorted(k for k in ns if k < FEW_CLUSTERS and k != g)
+    if small:
+        notes.append(f"planned n of {', '.join(map(str, small))} clusters: fewer than "
+                     f"{FEW_CLUSTERS}, where compare warns that cluster-robust tests are "
+                     "unreliable (Cameron and Miller 2015); treat p-values and intervals "
+                     "as rough")
+    for k in sorted({*ns, g}):
+        floor = smallest_p("randomization", k, CLUSTERED_RESAMPLES, alternative,
+                           k <= EXACT_MAX_N)
+        if floor >= alpha:
+            notes.append(f"with {k} clusters the cluster sign-flip test cannot reach "
+                         f"p < {alpha:g} (its smallest p is {floor:.4g}): its power there "
+                         "is 0, whatever the t approximation says")
+    return notes
 
 
 def _pilot_clusters(clusters: ClustersArg | bool | None, runs: Sequence[Any]

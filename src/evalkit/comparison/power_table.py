@@ -28,11 +28,24 @@ def print_power_plans(result: PowerPlan, console: Any) -> None:
     if not console.is_terminal:
         console.width = max(console.width, 140)
     console.print(terminal_text(result.header), soft_wrap=True, markup=False)
-    simulated = any(d.simulated_se is not None for p in plans for d in p.detectable) or any(
-        x.simulated_se is not None for p in plans for x in p.needed)
-    console.print(f"paired t-test, alpha {result.alpha:g}, {result.alternative}, target power "
-                  f"{100 * result.power:g}%" + ("; ± is the simulation's standard error"
-                                                if simulated else ""), soft_wrap=True)
+    simulated = result.simulated
+    settings = (f"alpha {result.alpha:g}, {result.alternative}, target power "
+                f"{100 * result.power:g}%" + ("; ± is the simulation's standard error"
+                                              if simulated else ""))
+    if result.clustered:
+        g = next((p.n_clusters for p in plans if p.n_clusters), None)
+        star = next((p.effective_clusters for p in plans if p.effective_clusters), None)
+        console.print(
+            f"clustered ({g} clusters in the pilot"
+            + (f", effective number G* = {star:.1f}" if star is not None else "")
+            + "): power of the cluster sign-flip test with its skew guard, what compare "
+            + ("runs by default with clusters (simulated over whole clusters, "
+               f"B = {result.n_resamples}); " if simulated else
+               "runs by default with clusters, is not simulated (--no-simulate); ")
+            + "smallest detectable diffs and clusters needed: CR1 t-test approximation; "
+            + settings, soft_wrap=True)
+    else:
+        console.print(f"paired t-test, {settings}", soft_wrap=True)
     with_metric = any(p.metric for p in plans)
     pilot = any(p.n_pilot for p in plans)
     if pilot:
@@ -68,8 +81,10 @@ def _detectable_table(plans: Sequence[Plan], with_metric: bool, pilot: bool, con
     with a pilot); nothing when no n was planned and there is no pilot."""
     from evalkit.report.rich_tables import new_table as Table
 
-    t = Table(*(["metric"] if with_metric else []), _unit(plans), "smallest detectable diff",
-              *(["simulated power at it"] if pilot else []),
+    clustered = _unit(plans) == "clusters"
+    t = Table(*(["metric"] if with_metric else []), _unit(plans),
+              "smallest detectable diff" + (" (t approx.)" if clustered else ""),
+              *([_simulated_head(clustered, "simulated power at it")] if pilot else []),
               title="minimum detectable effect", title_justify="default")
     for p in plans:
         for d in p.detectable:
@@ -87,11 +102,13 @@ def _needed_table(plans: Sequence[Plan], with_metric: bool, pilot: bool, console
     from evalkit.report.rich_tables import new_table as Table
 
     unit = _unit(plans)
-    n_label = next((f"power at {x.n} {unit}" for p in plans for x in p.needed if x.n),
-                   None)
-    t = Table(*(["metric"] if with_metric else []), "diff", f"{unit} needed",
+    clustered = unit == "clusters"
+    approx = " (t approx.)" if clustered else ""
+    n_label = next((f"power at {x.n} {unit}{approx}" for p in plans for x in p.needed
+                    if x.n), None)
+    t = Table(*(["metric"] if with_metric else []), "diff", f"{unit} needed{approx}",
               *([n_label] if n_label else []),
-              *(["simulated"] if pilot else []),
+              *([_simulated_head(clustered, "simulated")] if pilot else []),
               title=f"{unit} needed", title_justify="default")
     for p in plans:
         for x in p.needed:
@@ -105,6 +122,11 @@ def _needed_table(plans: Sequence[Plan], with_metric: bool, pilot: bool, console
             t.add_row(*cells)
     _right(t, 1 if with_metric else 0)
     console.print(t)
+
+
+def _simulated_head(clustered: bool, plain: str) -> str:
+    """The heading of the simulated power's column: a clustered plan's names the test."""
+    return "power, cluster sign-flip test (simulated)" if clustered else plain
 
 
 def _notes(plans: Sequence[Plan], console: Any) -> None:

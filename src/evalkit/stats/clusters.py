@@ -223,11 +223,27 @@ def cluster_columns(D: FloatArray, index: ClusterIndex) -> tuple[FloatArray, Flo
         the sign-flip test flips these (module docstring). Both have column means equal
         to the per-case means.
     """
-    N = D.shape[0]
-    G = index.n_clusters
-    S = cluster_sums(D, index)
+    return columns_from_sums(cluster_sums(D, index), index.sizes[:, None])
+
+
+def columns_from_sums(S: FloatArray, sizes: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """``(robust, flip)`` of :func:`cluster_columns` from the clusters' sums.
+
+    Args:
+        S: each cluster's sum of differences, ``(G, m)``: column ``j`` is one set of
+            ``G`` clusters.
+        sizes: the clusters' numbers of cases, ``(G, 1)`` (the same clusters in every
+            column) or ``(G, m)`` (each column its own clusters, e.g. clusters drawn
+            with replacement); column ``j`` has ``N_j = sum_g sizes[g, j]`` cases.
+
+    Returns:
+        ``r_g = (G / N_j) (S_g - n_g mean_j) + mean_j`` and ``f_g = (G / N_j) S_g``, each
+        ``(G, m)``, with ``mean_j = sum_g S_g / N_j`` (summed exactly, ``math.fsum``).
+    """
+    G = S.shape[0]
+    N = sizes.sum(axis=0)
     means = np.array([math.fsum(S[:, j].tolist()) for j in range(S.shape[1])]) / N
-    resid = S - index.sizes[:, None] * means[None, :]
+    resid = S - sizes * means[None, :]
     return resid * (G / N) + means[None, :], S * (G / N)
 
 
@@ -293,4 +309,5 @@ def few_clusters_note(n_clusters: int, effective: float | None = None,
 
 __all__ = ["EFFECTIVE_RHO", "FEW_CLUSTERS", "SIZE_SENSITIVE", "ClusterIndex",
            "cluster_columns", "cluster_index", "cluster_sums", "clusters_phrase",
-           "count_clusters", "cr1_se", "effective_clusters", "few_clusters_note"]
+           "columns_from_sums", "count_clusters", "cr1_se", "effective_clusters",
+           "few_clusters_note"]

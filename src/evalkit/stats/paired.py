@@ -100,6 +100,31 @@ def build_warnings(
     return tuple(notes)
 
 
+def decide(outcome: ColumnOutcome, method: str, n_units: int, n_resamples: int,
+           alpha: float, alternative: str) -> tuple[bool, str | None, str | None]:
+    """``(significant, note, degenerate)`` of ``method``'s ``outcome`` on ``n_units``
+    queries (clusters when clustered): ``p < alpha``, except for the bootstrap on
+    constant differences (the sign-flip test's rule decides,
+    :func:`~evalkit.stats.bootstrap.constant_verdict`) and on so few units that no
+    exact test can reject (never significant,
+    :func:`~evalkit.stats.bootstrap.small_n_note`). What :func:`paired_test` and
+    :func:`evalkit.stats.simulate_power` decide by."""
+    significant = bool(outcome.p_value < alpha)
+    note = None
+    degenerate = outcome.degenerate
+    if outcome.degenerate == "constant" and method == "bootstrap":
+        # the bootstrap's p (1/(B+1)) is mechanical here: the sign-flip rule decides, as for
+        # every other method (and paired_bootstrap), on either alternative
+        significant, note = constant_verdict(outcome.observed, n_units, n_resamples, alpha,
+                                             alternative)
+    elif method == "bootstrap" and n_units >= 2:
+        # so is any interval from so few queries (clusters) that no exact test can reject
+        note = small_n_note(n_units, n_resamples, alpha, alternative)
+        if note is not None:
+            significant, degenerate = False, TOO_FEW
+    return significant, note, degenerate
+
+
 def make_result(
     outcome: ColumnOutcome,
     family: Family,
@@ -124,19 +149,8 @@ def make_result(
     number ``effective_clusters``, :func:`evalkit.stats.clusters.effective_clusters`)."""
     method = family.methods[j]
     used = family.used_generator[j]
-    significant = bool(outcome.p_value < alpha)
-    note = None
-    degenerate = outcome.degenerate
-    if outcome.degenerate == "constant" and method == "bootstrap":
-        # the bootstrap's p (1/(B+1)) is mechanical here: the sign-flip rule decides, as for
-        # every other method (and paired_bootstrap), on either alternative
-        significant, note = constant_verdict(outcome.observed, n_clusters or n,
-                                             family.n_resamples[j], alpha, alternative)
-    elif method == "bootstrap" and n >= 2:
-        # so is any interval from so few queries (clusters) that no exact test can reject
-        note = small_n_note(n_clusters or n, family.n_resamples[j], alpha, alternative)
-        if note is not None:
-            significant, degenerate = False, TOO_FEW
+    significant, note, degenerate = decide(outcome, method, n_clusters or n,
+                                           family.n_resamples[j], alpha, alternative)
     return PairedTestResult(
         observed=outcome.observed,
         ci_low=outcome.ci_low,

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -238,6 +239,7 @@ def simulate_power(
     n_trials: int = 2000,
     n_resamples: int = 1000,
     seed: int | None = 42,
+    clusters: Sequence[Hashable] | None = None,
 ) -> SimulatedPower:
     """Power at ``n`` when the true differences look like the pilot's, shifted to mean
     ``effect``.
@@ -248,10 +250,22 @@ def simulate_power(
     whose differences are all equal (up to rounding) is decided as ``paired_test``
     decides it, by the degenerate rule (docs/statistics.md), never as ``t = inf``.
 
+    With ``clusters`` (the cluster of each pilot difference, shape ``(N,)``) the unit is
+    the cluster and ``n`` counts clusters: each trial draws ``n`` of the pilot's clusters
+    with replacement, each whole (all its cases' differences, centred and shifted as
+    above, so a trial's number of cases varies with the clusters drawn), and runs
+    ``method`` on them as ``paired_test(..., clusters=...)`` runs it: on the clusters'
+    values of :func:`evalkit.stats.clusters.cluster_columns` (through the same
+    :func:`~evalkit.stats.grouped.analyse_family` and decision rule), so "auto" is the
+    cluster sign-flip test with its skew guard read per trial, as ``compare`` runs it
+    by default with clusters. The trials run side by side with one seed, like
+    ``paired_test`` calls with ``seed + 1``.
+
     Raises:
         ValueError: fewer than 2 pilot differences, ``effect`` not finite, ``n`` not an
             integer >= 2, ``n_trials`` not an integer >= 1, more than
-            :data:`MAX_TRIALS` trials or :data:`MAX_SIMULATED_N` queries, bad options.
+            :data:`MAX_TRIALS` trials or :data:`MAX_SIMULATED_N` queries (clusters), bad
+            options; ``clusters`` not one per pilot difference, or fewer than 2 of them.
     """
     _check(alpha, alternative)
     effect = check_effect(effect)
@@ -276,6 +290,13 @@ def simulate_power(
     s = check_seed(seed)
     sc = pow2_above(max(float(np.max(np.abs(pilot))), abs(float(effect))))
     pop = (pilot / sc - (pilot / sc).mean() + effect / sc) * sc
+    if clusters is not None:
+        rejections = _cluster_rejections(pop, clusters, n, n_trials, s, method=method,
+                                         alpha=alpha, alternative=alternative,
+                                         n_resamples=n_resamples)
+        pw = rejections / n_trials
+        return SimulatedPower(pw, math.sqrt(pw * (1 - pw) / n_trials), n_trials, n, effect,
+                              method)
     rejections = 0
     chunk = max(1, 2_000_000 // n)
     for c0 in range(0, n_trials, chunk):
@@ -301,6 +322,48 @@ def simulate_power(
                 rejections += int(r.significant)
     pw = rejections / n_trials
     return SimulatedPower(pw, math.sqrt(pw * (1 - pw) / n_trials), n_trials, n, effect, method)
+
+
+def _cluster_rejections(pop: NDArray[np.float64], clusters: Sequence[Hashable], n: int,
+                        n_trials: int, seed: int, *, method: str, alpha: float,
+                        alternative: str, n_resamples: int) -> int:
+    """Rejections of ``method`` over ``n_trials`` trials of ``n`` clusters drawn with
+    replacement from the clusters of ``pop`` (the centred, shifted pilot differences,
+    shape ``(N,)``; ``clusters`` names each one's cluster): the trials' cluster sums
+    and sizes go through :func:`~evalkit.stats.clusters.columns_from_sums` and
+    :func:`~evalkit.stats.grouped.analyse_family` as ``paired_test``'s clusters do, and
+    each is decided by :func:`~evalkit.stats.paired.decide`."""
+    from evalkit.stats.bootstrap import check_resamples
+    from evalkit.stats.clusters import cluster_index, cluster_sums, columns_from_sums
+    from evalkit.stats.grouped import analyse_family
+    from evalkit.stats.methods import check_options
+    from evalkit.stats.paired import decide
+
+    labels = list(clusters)
+    if len(labels) != pop.size:
+        raise ValueError(f"clusters: expected one cluster per pilot difference "
+                         f"({pop.size}), got {len(labels)}")
+    check_options(method, None, alpha, alternative)
+    B = check_resamples(n_resamples)
+    ids = [str(i) for i in range(pop.size)]
+    index = cluster_index(ids, dict(zip(ids, labels, strict=True)))
+    sums = cluster_sums(pop[:, None], index)[:, 0]
+    positions = np.arange(index.n_clusters, dtype=np.float64)
+    rejections = 0
+    chunk = max(1, 200_000 // n)
+    for c0 in range(0, n_trials, chunk):
+        c1 = min(n_trials, c0 + chunk)
+        drawn = _draw(positions, n, seed, c0, c1).astype(np.intp).T  # (n, trials)
+        robust, flip = columns_from_sums(sums[drawn], index.sizes[drawn])
+        family = analyse_family(robust, method=method, ci=None, alpha=alpha,
+                                alternative=alternative,  # type: ignore[arg-type]
+                                n_resamples=B, seed=seed + 1,
+                                value_types=[None] * robust.shape[1], flip=flip)
+        for j, outcome in enumerate(family.outcomes):
+            significant, _, _ = decide(outcome, family.methods[j], n,
+                                       family.n_resamples[j], alpha, alternative)
+            rejections += int(significant)
+    return rejections
 
 
 def simulated_effect(effect: float, pilot_mean: float, alternative: str) -> float:
@@ -367,18 +430,40 @@ def _t_rejections(x: NDArray[np.float64], alpha: float, alternative: str,
     return rejected + int(np.count_nonzero(p < alpha))
 
 
+#: The method a clustered plan simulates: what ``compare``, ``paired_test`` and the gate
+#: run by default with clusters, the cluster sign-flip test with its skew guard
+#: (:func:`evalkit.stats.methods.resolve_method`).
+CLUSTERED_METHOD = "auto"
+
+#: The resamples per simulated clustered comparison: ``paired_test``'s and ``compare``'s
+#: default (an exact enumeration replaces them at 16 clusters or fewer).
+CLUSTERED_RESAMPLES = 10_000
+
+
 @dataclass(frozen=True)
 class PowerPlan:
     """Planning figures from a pilot run pair (see :func:`plan_from_pilot`).
 
     Attributes:
-        metric, n_pilot: what the pilot measured.
-        mean_diff, sd_diff, skewness: of the pilot's per-query differences.
-        n: planned number of queries; alpha, power: targets.
-        mde: minimum detectable effect at ``n`` (noncentral t).
-        effect: effect asked about (or None); n_required: queries needed for it.
-        simulated: simulated power at (``n``, ``effect`` or ``mde``) from the pilot.
+        metric, n_pilot: what the pilot measured (``n_pilot`` counts clusters when
+            clustered).
+        mean_diff, sd_diff, skewness: of the pilot's per-query differences; clustered,
+            the mean and sd of the clusters' values ``r_g`` (``sd / sqrt(G)`` is the CR1
+            standard error) and the skewness of the values the sign-flip test flips,
+            ``f_g``, which its skew guard reads (:mod:`evalkit.stats.clusters`).
+        n: planned number of queries (clusters); alpha, power: targets.
+        mde: minimum detectable effect at ``n`` (noncentral t; clustered, the CR1 t-test's
+            on ``n - 1`` df, an approximation to the cluster sign-flip test).
+        effect: effect asked about (or None); n_required: queries (clusters, by the same
+            t approximation) needed for it.
+        simulated: simulated power at (``n``, ``effect`` or ``mde``) from the pilot: of the
+            paired t-test, or clustered of :data:`CLUSTERED_METHOD` over whole clusters.
         skewness_warning: note when the pilot is small for a skewness estimate.
+        n_clusters, effective_clusters: clustered, the pilot's ``G`` and ``G*``
+            (:func:`evalkit.stats.clusters.effective_clusters`); None otherwise.
+        method: the test the simulated power is for ("t-test", or clustered "auto").
+        pilot_method: the test that method runs on the pilot itself (clustered:
+            "randomization", or "randomization+bootstrap-t" when the guard fires).
     """
 
     metric: str
@@ -394,6 +479,10 @@ class PowerPlan:
     n_required: int | None
     simulated: SimulatedPower | None
     skewness_warning: str | None
+    n_clusters: int | None = None
+    effective_clusters: float | None = None
+    method: str = "t-test"
+    pilot_method: str = "t-test"
 
 
 def plan_from_pilot(
@@ -409,24 +498,36 @@ def plan_from_pilot(
     simulate: bool = True,
     n_trials: int = 2000,
     seed: int | None = 42,
+    clusters: Mapping[str, Hashable] | None = None,
+    n_resamples: int = CLUSTERED_RESAMPLES,
 ) -> PowerPlan:
     """Plan a comparison from a pilot pair of runs (what ``evalkit power`` prints).
 
     Args:
         a, b: pilot runs paired by query id (differences ``a - b``).
         metric: metric to plan for.
-        n: planned queries (default: the pilot's n).
+        n: planned queries (clusters with ``clusters``; default: the pilot's n).
         effect: a true difference of interest; gives ``n_required`` (default: none).
         alpha, power, alternative: targets.
         simulate: also simulate the power at ``(n, effect or mde)`` from the pilot's
             differences (recommended when they are skewed).
         n_trials, seed: of the simulation.
+        clusters: ``{case id: cluster}``: the unit is the cluster. The analytic figures
+            are the CR1 t-test's (the noncentral t on the clusters' values ``r_g``,
+            ``n - 1`` df), an approximation; the simulated power is that of the test
+            ``paired_test`` runs by default with clusters (:data:`CLUSTERED_METHOD`:
+            the cluster sign-flip test with its skew guard), over whole clusters of the
+            pilot drawn with replacement (:func:`simulate_power`).
+        n_resamples: ``B`` of each simulated clustered comparison.
 
     Raises:
         ValueError: the pilot's differences have no spread (sd = 0), ``n`` not an
             integer >= 2, ``effect`` not finite, ``power`` outside ``(alpha, 1)``, or as
-            :func:`paired_test` for the runs.
+            :func:`paired_test` for the runs (and its ``clusters``).
     """
+    from evalkit.stats.clusters import cluster_columns, cluster_index
+    from evalkit.stats.methods import resolve_method, sample_skewness
+
     _check(alpha, alternative)
     check_power(power, alpha)
     if n is not None:
@@ -435,13 +536,27 @@ def plan_from_pilot(
         effect = check_effect(effect)
     pair = align(a, b, metric)
     d = pair.diffs
-    eff = effect_sizes(d)
+    labels: list[str] | None = None
+    if clusters is None:
+        eff = effect_sizes(d)
+        skew, g, g_star, method, pilot_method = eff.skewness, None, None, "t-test", "t-test"
+        units = d
+    else:
+        index = cluster_index(pair.ids, clusters)
+        robust, flip = cluster_columns(np.asarray(d)[:, None], index)
+        units = robust[:, 0]
+        eff = effect_sizes(units)
+        skew = sample_skewness(flip[:, 0])
+        g, g_star = index.n_clusters, index.effective
+        method = CLUSTERED_METHOD
+        pilot_method = resolve_method(method, flip[:, 0], None, clustered=True)
+        labels = [index.labels[c] for c in index.codes.tolist()]
     if eff.sd_diff <= 0:
         raise ValueError(
             "the pilot's per-query differences have no spread (sd = 0); power cannot be "
             "planned from it. Use a pilot with more queries or give sd directly"
         )
-    n_plan = int(n) if n is not None else d.size
+    n_plan = int(n) if n is not None else units.size
     mde = minimum_detectable_effect(n_plan, eff.sd_diff, alpha, power, alternative)
     n_req = (
         required_n(effect, eff.sd_diff, alpha, power, alternative) if effect is not None else None
@@ -451,14 +566,16 @@ def plan_from_pilot(
         target = effect if effect is not None else (-mde if alternative == "less" else mde)
         target = simulated_effect(target, eff.mean_diff, alternative)
         sim = simulate_power(
-            d, target, n_plan, alpha=alpha, alternative=alternative, n_trials=n_trials, seed=seed
+            d, target, n_plan, alpha=alpha, alternative=alternative, n_trials=n_trials,
+            seed=seed, **({} if labels is None else {
+                "method": method, "n_resamples": n_resamples, "clusters": labels}),
         )
     return PowerPlan(
         metric=metric,
-        n_pilot=int(d.size),
+        n_pilot=int(units.size),
         mean_diff=eff.mean_diff,
         sd_diff=eff.sd_diff,
-        skewness=eff.skewness,
+        skewness=skew,
         n=n_plan,
         alpha=alpha,
         power=power,
@@ -467,4 +584,8 @@ def plan_from_pilot(
         n_required=n_req,
         simulated=sim,
         skewness_warning=eff.skewness_warning,
+        n_clusters=g,
+        effective_clusters=g_star,
+        method=method,
+        pilot_method=pilot_method,
     )
