@@ -274,7 +274,11 @@ def plans_from_pilot(
     default with clusters (:func:`evalkit.stats.plan_from_pilot`)."""
     from evalkit.stats import plan_from_pilot, simulate_power
     from evalkit.stats.pairing import align
-    from evalkit.stats.power import CLUSTERED_RESAMPLES, simulated_effect
+    from evalkit.stats.power import (
+        CLUSTERED_RESAMPLES,
+        SIMULATED_RESAMPLES,
+        simulated_effect,
+    )
 
     plans: list[Plan] = []
     for metric in metrics:
@@ -287,7 +291,8 @@ def plans_from_pilot(
             diffs, labels = pair.diffs, [clusters[i] for i in pair.ids]
         plan: Plan | None = None
         p = None
-        for n in ns or [None]:
+        planned: list[int | None] = [*ns] or [None]
+        for n in planned:
             p = plan_from_pilot(candidate, baseline, metric, n=n, alpha=alpha, power=power,
                                 alternative=alternative, simulate=simulate, n_trials=trials,
                                 seed=seed, clusters=clusters)
@@ -309,9 +314,9 @@ def plans_from_pilot(
             if simulate and n_at is not None and n_at >= 2:
                 shift = simulated_effect(e, plan.mean_diff or 0.0, alternative)
                 sim = simulate_power(diffs, shift, n_at, alpha=alpha, alternative=alternative,
-                                     n_trials=trials, seed=seed, **({} if labels is None else {
-                                         "method": p.method, "clusters": labels,
-                                         "n_resamples": CLUSTERED_RESAMPLES}))
+                                     n_trials=trials, seed=seed, method=p.method,
+                                     clusters=labels, n_resamples=SIMULATED_RESAMPLES
+                                     if labels is None else CLUSTERED_RESAMPLES)
                 need.simulated_power, need.simulated_se = sim.power, sim.se
             plan.needed.append(need)
         if clusters is None:

@@ -227,6 +227,9 @@ class SimulatedPower:
 MAX_TRIALS = 1_000_000
 MAX_SIMULATED_N = 10_000_000
 
+#: :func:`simulate_power`'s resamples per simulated comparison of a resampling test.
+SIMULATED_RESAMPLES = 1000
+
 
 def simulate_power(
     pilot_diffs: NDArray[np.float64] | list[float],
@@ -237,7 +240,7 @@ def simulate_power(
     alternative: str = "two-sided",
     method: str = "t-test",
     n_trials: int = 2000,
-    n_resamples: int = 1000,
+    n_resamples: int = SIMULATED_RESAMPLES,
     seed: int | None = 42,
     clusters: Sequence[Hashable] | None = None,
 ) -> SimulatedPower:
@@ -567,8 +570,8 @@ def plan_from_pilot(
         target = simulated_effect(target, eff.mean_diff, alternative)
         sim = simulate_power(
             d, target, n_plan, alpha=alpha, alternative=alternative, n_trials=n_trials,
-            seed=seed, **({} if labels is None else {
-                "method": method, "n_resamples": n_resamples, "clusters": labels}),
+            seed=seed, method=method, clusters=labels,
+            n_resamples=SIMULATED_RESAMPLES if labels is None else n_resamples,
         )
     return PowerPlan(
         metric=metric,
