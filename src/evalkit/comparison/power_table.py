@@ -50,11 +50,12 @@ def print_power_plans(result: PowerPlan, console: Any) -> None:
     pilot = any(p.n_pilot for p in plans)
     if pilot:
         _pilot_table(plans, console)
-    _detectable_table(plans, with_metric, pilot, console)
+    # the simulated power's column only when something was simulated (not --no-simulate)
+    _detectable_table(plans, with_metric, pilot and simulated, console)
     _samples_tables(plans, with_metric, console)
     if any(p.needed for p in plans):
-        _needed_table(plans, with_metric, pilot, console)
-    _notes(plans, console)
+        _needed_table(plans, with_metric, pilot and simulated, console)
+    _notes(plans, simulated, console)
 
 
 def _unit(plans: Sequence[Plan]) -> str:
@@ -129,7 +130,7 @@ def _simulated_head(clustered: bool, plain: str) -> str:
     return "power, cluster sign-flip test (simulated)" if clustered else plain
 
 
-def _notes(plans: Sequence[Plan], console: Any) -> None:
+def _notes(plans: Sequence[Plan], simulated: bool, console: Any) -> None:
     """Each note once, labelled with the metric(s) it is about when there is a pilot,
     then which metrics' differences are skewed."""
     from evalkit.report.escaping import terminal_text
@@ -147,8 +148,10 @@ def _notes(plans: Sequence[Plan], console: Any) -> None:
     skewed = [p.metric for p in plans if p.skewness is not None and abs(p.skewness) > 1]
     if skewed:
         console.print(terminal_text(f"note: the differences of {', '.join(map(str, skewed))} "
-                                    "are skewed; trust the simulated power over the "
-                                    "analytic figures"), soft_wrap=True, markup=False)
+                                    "are skewed; " + ("trust the simulated power over the "
+                                    "analytic figures" if simulated else "simulate the power "
+                                    "(leave out --no-simulate) rather than trust the analytic "
+                                    "figures")), soft_wrap=True, markup=False)
 
 
 def _samples_tables(plans: Sequence[Plan], with_metric: bool, console: Any) -> None:
