@@ -227,10 +227,12 @@ def test_a_labels_file_is_named_wherever_it_is_given_in_the_wrong_place(
     labels = tmp_path / "labels.jsonl"
     labels.write_text(LABELS)
     what = "a labels file (JSON Lines of case ids and their labels)"
-    for read, error in [(lambda: load_checks(labels), CheckError),
-                        (lambda: load_eval_config(labels), ConfigError),
-                        (lambda: load_collections(labels), CollectionsFileError),
-                        (lambda: load_goldens(labels), GoldenError)]:
+    readers: list[tuple[Callable[[], object], type[Exception]]] = [
+        (lambda: load_checks(labels), CheckError),
+        (lambda: load_eval_config(labels), ConfigError),
+        (lambda: load_collections(labels), CollectionsFileError),
+        (lambda: load_goldens(labels), GoldenError)]
+    for read, error in readers:
         with pytest.raises(error) as info:
             read()
         assert f"labels.jsonl:1: {what}, not " in str(info.value)
