@@ -1,7 +1,10 @@
 """``--json`` and ``--format`` agree across commands: ``evalkit gate --json`` prints the
 verdict as JSON (the json report) on standard output with the verdict lines on standard
 error, whatever the exit code; ``evalkit compare`` and ``evalkit eval`` take ``--format
-json`` as ``--json``, and ``--json`` with another ``--format`` is a one-line error."""
+json`` as ``--json``, and ``--json`` with another ``--format`` is a one-line error (with
+its error document on standard output). A failing command with ``--json`` prints
+``{"status": "error", ...}`` carrying its ``error:`` line (every command:
+tests/test_cli_json_exit.py)."""
 
 from __future__ import annotations
 
@@ -64,9 +67,32 @@ def test_gate_json_of_an_incomplete_run_is_json_too(folder: Path) -> None:
 ])
 def test_json_with_another_format_is_refused(folder: Path, args: list[str]) -> None:
     proc = cli(*args, cwd=folder)
-    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.returncode == 2
     assert "--json is --format json; it contradicts --format" in proc.stderr
     assert proc.stderr.count("\n") == 1
+    assert json.loads(proc.stdout) == {"status": "error", "exit_code": 2,
+                                       "messages": [proc.stderr.strip()]}
+
+
+@pytest.mark.parametrize("args,says", [
+    (["eval", "nofile", "--qrels", str(DATA / "qrels.test")], "run nofile: no such file"),
+    (["eval", "nan.run", "--qrels", str(DATA / "qrels.test")], "is not a number (NaN)"),
+    (["eval", str(DATA / "results.test"), "--qrels", str(DATA / "qrels.test"),
+      "-m", "nosuch"], "unknown metric 'nosuch'"),
+    (["compare", "a.jsonl", "nofile.jsonl"], "run nofile.jsonl: no such file"),
+    (["compare", "a.jsonl", "b.jsonl", "-m", "nosuchmetric"], "has no nosuchmetric"),
+    (["fuse", str(DATA / "results.test"), "nofile", "--method", "rrf"],
+     "missing option -o/--output"),
+    (["pairwise", "a.jsonl", "--judge", "correctness"], "name at least two runs"),
+])
+def test_a_failing_json_command_prints_its_error_as_json(
+        folder: Path, args: list[str], says: str) -> None:
+    (folder / "nan.run").write_text("q1 Q0 d1 1 nan tag\n")
+    proc = cli(*args, "--json", cwd=folder)
+    assert proc.returncode == 2
+    document = json.loads(proc.stdout)
+    assert document["status"] == "error" and document["exit_code"] == 2
+    assert says in document["messages"][0] and document["messages"][0] in proc.stderr
 
 
 def test_format_json_is_json(folder: Path) -> None:

@@ -1,6 +1,7 @@
 """``evalkit.io.input_files``' swapped inputs around the YAML files: a run artifact, a TREC
-run or qrels file, a golden set or another evalkit YAML file given where a checks file,
-an eval config, a collections file or a YAML golden set is read is named as what it is,
+run or qrels file, a golden set (JSON Lines, YAML or CSV), a labels file or another evalkit
+YAML file given where a checks file, an eval config, a collections file, a golden set or
+labels are read is named as what it is,
 with where it goes and what the option takes (:func:`~evalkit.io.input_files.
 swapped_input_message`); and an evalkit YAML file given as a run, a baseline or qrels is named
 the same way (:func:`~evalkit.io.input_files.sniff`'s ``"yaml"`` kind)."""
@@ -16,7 +17,7 @@ from typer.testing import CliRunner
 
 from evalkit.cli.app import app
 from evalkit.comparison.collections_file import CollectionsFileError, load_collections
-from evalkit.data.goldens import GoldenError
+from evalkit.data.goldens import GoldenError, load_goldens
 from evalkit.data.goldens_yaml import load_yaml
 from evalkit.data.labels import LabelError, read_labels
 from evalkit.execute.evalconfig import ConfigError, load_eval_config
@@ -94,13 +95,14 @@ def test_every_reader_names_a_swapped_input(files: dict[str, Path], kind: str,
          "`evalkit run CONFIG` (and --config)"),
         (lambda: load_collections(path), CollectionsFileError,
          "a collections file (YAML)", "--collections"),
-        (lambda: load_yaml(path), GoldenError, "a golden set (YAML, a 'cases' list)",
+        (lambda: load_yaml(path), GoldenError,
+         "a golden set (JSON Lines, YAML or CSV cases with id and query)",
          "goldens: in evalkit.yaml"),
         (lambda: read_labels(path), LabelError,
          "a labels file (JSON Lines) or a golden file with labels", "--labels"),
     ]
-    if kind == "goldens":  # a golden file with labels is a labels file
-        readers.pop()
+    if kind == "goldens":  # a golden file with labels is a labels file; the golden reader
+        del readers[-2:]  # says what is wrong with a golden set's format
     for read, error, what, label in readers:
         with pytest.raises(error) as info:
             read()
@@ -161,3 +163,97 @@ def test_an_evalkit_yaml_file_as_a_run_baseline_or_qrels(files: dict[str, Path])
         f"error: --qrels {config} is an eval config (evalkit.yaml), not TREC qrels; pass "
         "it as `evalkit run CONFIG` or `evalkit gate --config CONFIG`. Pass a qrels file "
         "with lines `qid 0 docno label`\n")
+
+
+LABELS = ('{"selection": "random", "seed": 7}\n'
+          '{"id": "c1", "labels": {"correctness": 4}}\n')
+LABELS_USE = ("pass it as --labels (`evalkit agreement`, `evalkit gate`, `evalkit compare`, "
+              "`evalkit run --ppi`)")
+GOLDENS_USE = ("name it as goldens: in evalkit.yaml and run it with `evalkit run` (a golden "
+               "set with labels is also read by --labels)")
+
+
+@pytest.mark.parametrize(("name", "text", "kind", "looks_like"), [
+    ("goldens.yaml", "# cases\n- {id: c1, query: \"a?\", answers: [b]}\n", "yaml",
+     "a golden set (YAML cases with id and query)"),
+    ("goldens.yml", "- id: c1\n  query: a\n- id: c2\n  query: b\n", "yaml",
+     "a golden set (YAML cases with id and query)"),
+    ("goldens.csv", "id,query,answers\nc1,a,b\n", "goldens",
+     "a golden set (CSV with id and query columns)"),
+    ("goldens.txt", '"query", id\na,c1\n', "goldens",
+     "a golden set (CSV with id and query columns)"),
+    ("labels.jsonl", LABELS, "labels", "a labels file (JSON Lines of case ids and their labels)"),
+    ("labels.txt", LABELS.splitlines(keepends=True)[1], "labels",
+     "a labels file (JSON Lines of case ids and their labels)"),
+])
+def test_sniff_names_goldens_and_labels_in_every_format(
+        tmp_path: Path, name: str, text: str, kind: str, looks_like: str) -> None:
+    path = tmp_path / name
+    path.write_text(text)
+    found = sniff(path)
+    assert (found.kind, found.looks_like) == (kind, looks_like)
+    assert found.role == ("goldens" if kind == "yaml" else "")
+
+
+def test_a_yaml_list_without_queries_and_a_csv_without_them_are_not_goldens(
+        tmp_path: Path) -> None:
+    listed = tmp_path / "list.yaml"
+    listed.write_text("- a\n- {name: b}\n")
+    assert (sniff(listed).kind, sniff(listed).role) == ("yaml", "")
+    table = tmp_path / "t.csv"
+    table.write_text("id,text\nc1,a\n")
+    assert sniff(table).kind == "text"
+
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "llm_offline"
+
+
+@pytest.mark.parametrize(("path", "says"), [
+    (EXAMPLES / "goldens.yaml", f"{EXAMPLES / 'goldens.yaml'} is a golden set (YAML cases "
+     f"with id and query), not a gate checks file (YAML); {GOLDENS_USE}. --checks takes "),
+    (EXAMPLES / "labels.jsonl", f"{EXAMPLES / 'labels.jsonl'}:1: a labels file (JSON Lines "
+     f"of case ids and their labels), not a gate checks file (YAML): {LABELS_USE}. --checks "
+     "takes "),
+])
+def test_goldens_and_labels_as_the_checks_file_are_named_with_the_fix(
+        files: dict[str, Path], path: Path, says: str) -> None:
+    res = runner.invoke(app, ["gate", "--checks", str(path), "--run", str(files["artifact"])])
+    assert res.exit_code == 2, res.output
+    assert res.stderr.startswith(f"error: {says}"), res.stderr
+
+
+def test_a_labels_file_is_named_wherever_it_is_given_in_the_wrong_place(
+        files: dict[str, Path], tmp_path: Path) -> None:
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text(LABELS)
+    what = "a labels file (JSON Lines of case ids and their labels)"
+    readers: list[tuple[Callable[[], object], type[Exception]]] = [
+        (lambda: load_checks(labels), CheckError),
+        (lambda: load_eval_config(labels), ConfigError),
+        (lambda: load_collections(labels), CollectionsFileError),
+        (lambda: load_goldens(labels), GoldenError)]
+    for read, error in readers:
+        with pytest.raises(error) as info:
+            read()
+        assert f"labels.jsonl:1: {what}, not " in str(info.value)
+        assert LABELS_USE in str(info.value)
+    res = runner.invoke(app, ["eval", str(labels), "--qrels", str(files["qrels"])])
+    assert res.stderr.startswith(f"error: {labels} is {what}, not a run; {LABELS_USE}. ")
+    res = runner.invoke(app, ["eval", str(files["run"]), "--qrels", str(labels)])
+    assert res.stderr.startswith(f"error: --qrels {labels} is {what}, not TREC qrels; "
+                                 f"{LABELS_USE}. ")
+    assert read_labels(labels).labels == {"c1": {"correctness": 4.0}}  # where it belongs
+
+
+def test_every_golden_reader_names_a_checks_or_labels_file(files: dict[str, Path],
+                                                           tmp_path: Path) -> None:
+    for suffix in (".jsonl", ".csv", ".yaml"):
+        checks = tmp_path / f"checks{suffix}"
+        checks.write_text(files["checks"].read_text())
+        with pytest.raises(GoldenError, match=r"is a gate checks file \(YAML\), not a "
+                           r"golden set .*; pass it as `evalkit gate --checks FILE`"):
+            load_goldens(checks)
+    for name, good in (("g.csv", "id,query\nc1,a\n"), ("g.yaml", "- {id: c1, query: a}\n")):
+        golden = tmp_path / name
+        golden.write_text(good)
+        assert [c.id for c in load_goldens(golden)] == ["c1"]

@@ -430,13 +430,15 @@ def test_eval_warns_once_that_the_rank_column_is_ignored(tmp_path: Path) -> None
                          ids=["bulk", "careful"])
 def test_integral_decimal_labels_are_their_integers(tmp_path: Path, first_line: bytes) -> None:
     # trec_eval reads labels with atol: 1.0 is 1, -1.00 is -1, +2. is 2 (pandas' and
-    # ir_datasets' exports write 1.0); 2.5, 1e0 and .0 stay refused, by either reader
+    # ir_datasets' exports write 1.0), 1e0 is 1 (tests/test_trec_labels.py); 2.5, 1.5e0,
+    # .0 stay refused, by either reader
     path = tmp_path / "qrels.txt"
+    path.write_bytes(first_line + b"q 0 a 1.0\nq 0 b -1.00\nq 0 c +2.\nq 0 d 3\nq 0 e 1e0\n")
+    assert dict(load_qrels(path)["q"]) == {"a": 1, "b": -1, "c": 2, "d": 3, "e": 1}
     path.write_bytes(first_line + b"q 0 a 1.0\nq 0 b -1.00\nq 0 c +2.\nq 0 d 3\n")
-    assert dict(load_qrels(path)["q"]) == {"a": 1, "b": -1, "c": 2, "d": 3}
     if not first_line:
         bulk = trec._bulk_qrels(path.read_bytes())
         assert bulk is not None and dict(bulk["q"]) == {"a": 1, "b": -1, "c": 2, "d": 3}
-    for label in (b"2.5", b"1e0", b".0", b"+-1.0"):
+    for label in (b"2.5", b"1.5e0", b".0", b"+-1.0"):
         message = refusal(tmp_path, first_line + b"q 0 a " + label + b"\n", load_qrels)
         assert f"the relevance label {label.decode()!r} is not an integer" in message

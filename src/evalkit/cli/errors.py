@@ -20,6 +20,10 @@ running out of memory is one ``error:`` line naming the file being read (exit 2)
 output went away early (``evalkit ... | head``): the command stops without a message, so
 that a gate piped into ``head`` is never read as passed, failed or broken.
 docs/runner.md tabulates ``evalkit run``'s.
+
+With ``--json`` among the arguments, every non-zero exit without a document of the
+command's own prints :func:`status_document` on standard output
+(:func:`json_document_on_exit`, around the whole invocation: usage errors included).
 """
 
 from __future__ import annotations
@@ -111,14 +115,19 @@ def _path_args(values: Iterable[Any]) -> list[Path]:
     return out
 
 
-def command_options() -> dict[str, tuple[str, str | None]]:
-    """The options of the running command by Python name: ``{"missing": ("--missing",
-    None), "progress": ("--progress", "--no-progress")}`` (empty outside a command)."""
+def _current_context() -> Any:
+    """The click context of the running command (typer's click), or ``None``."""
     import importlib
 
     # the click that typer runs (typer ships its own copy): its context stack
     click = typer.BadParameter.__module__.rsplit(".", 1)[0]
-    ctx = importlib.import_module(f"{click}.globals").get_current_context(silent=True)
+    return importlib.import_module(f"{click}.globals").get_current_context(silent=True)
+
+
+def command_options() -> dict[str, tuple[str, str | None]]:
+    """The options of the running command by Python name: ``{"missing": ("--missing",
+    None), "progress": ("--progress", "--no-progress")}`` (empty outside a command)."""
+    ctx = _current_context()
     out: dict[str, tuple[str, str | None]] = {}
     for param in ctx.command.params if ctx is not None else ():
         if getattr(param, "param_type_name", "") == "option" and param.name:
@@ -174,7 +183,7 @@ _NOTICES_MODULE = "evalkit.io.user_warnings"
 
 
 #: The ``status`` of the document a ``--json`` command prints when it exits with this
-#: code without a document of its own (:func:`handle_errors`).
+#: code without a document of its own (:func:`json_document_on_exit`).
 EXIT_STATUS = {INCOMPLETE: "incomplete", USER_ERROR: "error", STOPPED: "stopped",
                METRIC_ERRORS: "metric_errors", INTERRUPTED: "interrupted"}
 #: The lines of standard error kept for that document's ``messages``.
@@ -213,6 +222,84 @@ def status_document(exit_code: int, messages: list[str]) -> str:
                        "messages": [mask(m) for m in messages]}, indent=2)
 
 
+class _JsonExit:
+    """What the running command said about its ``--json`` document (read by
+    :func:`json_document_on_exit`): ``requested`` is the value of its ``--json`` option
+    once the command runs (``None`` before: the arguments decide); ``withheld`` when
+    Ctrl-C came while its outputs were written (its line names those not written)."""
+
+    requested: bool | None = None
+    withheld = False
+
+
+def _json_option_value() -> bool:
+    """Whether the running command's ``--json`` option (whatever its Python name) is
+    on; ``False`` for a command without one."""
+    ctx = _current_context()
+    for param in ctx.command.params if ctx is not None else ():
+        if "--json" in getattr(param, "opts", ()) and param.name:
+            return bool(ctx.params.get(param.name))
+    return False
+
+
+def json_asked(argv: Sequence[str]) -> bool:
+    """Whether ``--json`` is among the arguments ``argv`` (before a ``--``)."""
+    args = list(argv)
+    return "--json" in (args[:args.index("--")] if "--" in args else args)
+
+
+def _exit_code(code: object) -> int:
+    """The process exit code of ``SystemExit(code)``."""
+    if code is None:
+        return 0
+    return code if isinstance(code, int) else 1
+
+
+@contextlib.contextmanager
+def json_document_on_exit(argv: Sequence[str]) -> Iterator[None]:
+    """Around a whole ``evalkit`` invocation (:class:`evalkit.cli.group.EvalkitGroup`):
+    when ``--json`` is among ``argv`` and the invocation exits non-zero without having
+    written a document on standard output (:func:`evalkit.io.interrupts.stdout_documents`),
+    print :func:`status_document` for its exit code, whatever ended it: an error of the
+    command, a usage error (an unknown or missing option, a bad value), Ctrl-C, a
+    spending limit, a bug. Once the command runs, its own ``--json`` option decides
+    (``--note --json`` is a note, not a request). Not after Ctrl-C while the outputs were
+    being written (its line names the outputs not written), nor when the reader of
+    standard output went away (141).
+    """
+    _JsonExit.requested, _JsonExit.withheld = None, False
+    if not json_asked(argv):
+        yield
+        return
+    from evalkit.io.interrupts import stdout_documents, write_whole
+
+    before = stdout_documents()
+    tail = _Tail(sys.stderr)
+    code = 0
+    why: list[str] = []
+    try:
+        with contextlib.redirect_stderr(tail):
+            yield
+    except SystemExit as exc:
+        code = _exit_code(exc.code)
+        raise
+    except KeyboardInterrupt:
+        code = INTERRUPTED
+        why = ["interrupted"]
+        raise
+    except BaseException as exc:  # a bug: its traceback follows
+        from evalkit.io.redaction import error_text
+
+        code = USER_ERROR
+        why = [error_text(exc)]
+        raise
+    finally:
+        if code not in (0, PIPE_CLOSED) and _JsonExit.requested is not False \
+                and not _JsonExit.withheld and stdout_documents() == before:
+            with contextlib.suppress(OSError, ValueError, KeyboardInterrupt):
+                write_whole(sys.stdout, status_document(code, tail.lines() or why))
+
+
 def handle_errors(fn: F, *, kernel: bool = False) -> F:
     """Wrap a command so user errors print one clear message and exit non-zero.
 
@@ -221,43 +308,22 @@ def handle_errors(fn: F, *, kernel: bool = False) -> F:
     ``typer.Exit``), which never chooses the command's exit status: one ``error:`` line
     and exit 2. A plugin's own command may end itself with ``sys.exit()``.
 
-    A command called with ``--json`` (its ``as_json`` parameter) prints a JSON document
-    on standard output on every exit path: when it exits non-zero without having written
-    one (an error, a spending limit, Ctrl-C), :func:`status_document` says the status
-    and why (the lines it printed on standard error). Not when ``--json`` contradicts
-    another ``--format`` (refused with stdout left empty), nor after Ctrl-C while the
-    outputs were being written (its line names the outputs not written), nor when the
-    reader of standard output went away.
+    It also records, for :func:`json_document_on_exit`, whether the command runs with
+    ``--json`` and whether Ctrl-C came while its outputs were written.
     """
     guarded = _guarded(fn, kernel=kernel)
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        given = getattr(kwargs.get("output"), "value", kwargs.get("output"))
-        if kwargs.get("as_json") is not True or (isinstance(given, str) and given != "json"):
-            return guarded(*args, **kwargs)  # --json with --format table: refused as such
-        from evalkit.io.interrupts import stdout_documents, write_whole
-
-        before = stdout_documents()
-        tail = _Tail(sys.stderr)
-        code: int | None = None
+        _JsonExit.requested = _json_option_value()
         try:
-            with contextlib.redirect_stderr(tail):
-                return guarded(*args, **kwargs)
+            return guarded(*args, **kwargs)
         except typer.Exit as exc:
             from evalkit.io.interrupts import OutputsInterrupted
 
             # Ctrl-C while the outputs were written: its line says which were not
-            code = None if isinstance(exc.__context__, OutputsInterrupted) else exc.exit_code
+            _JsonExit.withheld = isinstance(exc.__context__, OutputsInterrupted)
             raise
-        except BaseException:
-            code = USER_ERROR
-            raise
-        finally:
-            if code not in (None, 0, PIPE_CLOSED) and stdout_documents() == before:
-                with contextlib.suppress(OSError, ValueError, KeyboardInterrupt):
-                    write_whole(sys.stdout,
-                                status_document(int(code or USER_ERROR), tail.lines()))
 
     return wrapper  # type: ignore[return-value]
 

@@ -7,7 +7,8 @@ plugins' commands it lists come from the list the last discovery kept
 (:mod:`evalkit.plugins.command_list`), so it imports no plugin either while that is
 current.
 Every command is wrapped with :func:`evalkit.cli.errors.handle_errors`, so user errors
-print one line and exit 2.
+print one line and exit 2; with ``--json`` every exit prints a JSON document
+(:func:`evalkit.cli.errors.json_document_on_exit`).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from evalkit.cli.errors import (
     PIPE_CLOSED,
     USER_ERROR,
     CliError,
+    json_document_on_exit,
     plugin_warnings_as_lines,
     quiet_closed_stdout,
     report,
@@ -131,10 +133,11 @@ class EvalkitGroup(TyperGroup):
         **extra: Any,
     ) -> Any:
         argv = list(sys.argv[1:] if args is None else args)
-        with plugin_warnings_as_lines():
-            if not standalone_mode:  # the caller handles click's exceptions
+        if not standalone_mode:  # the caller handles click's exceptions
+            with plugin_warnings_as_lines():
                 return super().main(args, prog_name, complete_var, False, windows_expand_args,
                                     **extra)
+        with json_document_on_exit(argv), plugin_warnings_as_lines():
             try:
                 rv = super().main(args, prog_name, complete_var, False, windows_expand_args,
                                   **extra)
@@ -161,8 +164,8 @@ class EvalkitGroup(TyperGroup):
             except typer.Abort:
                 typer.echo("Aborted!", err=True)
                 sys.exit(1)
-        # without standalone mode click returns the exit code of a typer.Exit
-        sys.exit(rv if isinstance(rv, int) else 0)
+            # without standalone mode click returns the exit code of a typer.Exit
+            sys.exit(rv if isinstance(rv, int) else 0)
 
     def _command_path(self, argv: Sequence[str], prog: str) -> str:
         """``evalkit baseline promote``: the (sub)command that ``argv`` runs."""

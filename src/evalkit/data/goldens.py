@@ -249,6 +249,21 @@ def json_objects(text: str, p: Path, error: type[ValueError] = GoldenError
         yield lineno, obj
 
 
+def refuse_other_input(path: Path) -> None:
+    """Refuse a file of another kind given as a golden set (a checks file, a labels file,
+    a run: :func:`evalkit.io.input_files.swapped_input_message`), naming what it is and
+    where it goes.
+
+    Raises:
+        GoldenError: ``path`` is recognisably another evalkit input.
+    """
+    from evalkit.io.input_files import swapped_input_message
+
+    other = swapped_input_message(path, "goldens", "goldens: in evalkit.yaml")
+    if other is not None:
+        raise GoldenError(other)
+
+
 def load_jsonl(path: str | Path) -> GoldenSet:
     """Read a JSON Lines golden file: one JSON object per non-blank line.
 
@@ -258,6 +273,7 @@ def load_jsonl(path: str | Path) -> GoldenSet:
     """
     p = Path(path)
     text = read_text(p, max_line=MAX_JSONL_LINE_BYTES)
+    refuse_other_input(p)
     cases: list[GoldenCase] = []
     lines_of: dict[str, int] = {}
     for lineno, obj in json_objects(text, p):
@@ -282,6 +298,7 @@ def load_csv(path: str | Path) -> GoldenSet:
     """
     p = Path(path)
     text = read_text(p)
+    refuse_other_input(p)
     reader = csv.reader(csv_lines(text), strict=True)
     header: list[str] | None = None
     cases: list[GoldenCase] = []

@@ -14,7 +14,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from evalkit.data.cases import GoldenCase
-from evalkit.data.goldens import GoldenError, GoldenSet, case_from_record, check_unique, read_text
+from evalkit.data.goldens import (
+    GoldenError,
+    GoldenSet,
+    case_from_record,
+    check_unique,
+    read_text,
+    refuse_other_input,
+)
 from evalkit.data.goldens_models import selection_of
 from evalkit.io.limits import LimitError, check_id
 
@@ -47,13 +54,9 @@ def load_yaml(path: str | Path) -> GoldenSet:
     import yaml
 
     from evalkit.io.bounded_yaml import BoundedSafeLoader
-    from evalkit.io.input_files import swapped_input_message
-
     p = Path(path)
     text = read_text(p)
-    other = swapped_input_message(p, "goldens", "goldens: in evalkit.yaml")
-    if other is not None:
-        raise GoldenError(other)
+    refuse_other_input(p)
     loader = BoundedSafeLoader(text)
     records: list[tuple[int, dict[str, Any]]] = []
     try:

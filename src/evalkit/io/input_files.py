@@ -1,7 +1,8 @@
 """What an input file is, so that a refusal can say what to pass instead.
 
 :func:`sniff` reads the first bytes of a file and classifies them: a run artifact, a TREC
-run or qrels file, a golden set, other JSON, binary data, an empty file, a directory.
+run or qrels file, a golden set (JSON Lines, YAML or CSV), a labels file, an evalkit YAML
+file, other JSON, binary data, an empty file, a directory.
 :func:`evalkit.compare` and the commands use it when an input is not what they expect, to
 name what it looks like and what they need instead (``evalkit eval qrels.txt`` says "looks
 like a TREC qrels file" rather than "is a TREC run file"). The messages name the command
@@ -30,7 +31,7 @@ SNIFF_BYTES = 1 << 16
 
 Kind = Literal[
     "missing", "directory", "unreadable", "damaged", "empty", "binary", "artifact", "goldens",
-    "json", "cut", "refused", "qrels", "run", "text", "not_utf8", "yaml",
+    "labels", "json", "cut", "refused", "qrels", "run", "text", "not_utf8", "yaml",
 ]
 
 class InputError(SettingError):
@@ -72,8 +73,9 @@ YAML_ROLES: dict[str, tuple[str, str]] = {
                "pass it as `evalkit run CONFIG` or `evalkit gate --config CONFIG`"),
     "collections": ("a collections file (YAML)",
                     "pass it as `evalkit compare --collections FILE`"),
-    "goldens": ("a golden set (YAML, a 'cases' list)",
-                "name it as goldens: in evalkit.yaml and run it with `evalkit run`"),
+    "goldens": ("a golden set (YAML cases with id and query)",
+                "name it as goldens: in evalkit.yaml and run it with `evalkit run` (a golden "
+                "set with labels is also read by --labels)"),
 }
 
 #: each file a reader refuses others in the place of (:func:`swapped_input_message`):
@@ -84,14 +86,19 @@ TAKES: dict[str, tuple[str, str]] = {
                "an evalkit.yaml with the keys goldens, target and output"),
     "collections": (YAML_ROLES["collections"][0],
                     "collections: [{name: dl19, baseline: a.run, candidate: b.run}]"),
-    "goldens": (YAML_ROLES["goldens"][0], "cases: [{id: c1, query: ...}]"),
+    "goldens": ("a golden set (JSON Lines, YAML or CSV cases with id and query)",
+                '{"id": "c1", "query": "..."} per line, or cases: [{id: c1, query: ...}]'),
     "labels": ("a labels file (JSON Lines) or a golden file with labels",
                '{"id": "q1", "labels": {"correctness": 4}}'),
 }
 
 #: the kinds of :func:`sniff` (``yaml:ROLE`` for an evalkit YAML file) a role's reader
-#: takes besides its own
-_ALSO_TAKES: dict[str, frozenset[str]] = {"labels": frozenset({"goldens", "yaml:goldens"})}
+#: takes besides its own YAML: a golden set in any of its formats is left to the golden
+#: reader (the suffix picks the format), and labels come from a labels file or a golden set
+_ALSO_TAKES: dict[str, frozenset[str]] = {
+    "goldens": frozenset({"goldens"}),
+    "labels": frozenset({"labels", "goldens", "yaml:goldens"}),
+}
 
 #: where each kind of input :func:`sniff` tells apart is passed, for a message refusing it
 #: as another (``"artifact"``, ``"run"``, ``"qrels"``, ``"goldens"``)
@@ -100,15 +107,24 @@ PASSED_AS: dict[str, str] = {
                 "`evalkit compare` or `evalkit eval`",
     "run": "score it with `evalkit eval RUN --qrels QRELS`",
     "qrels": "pass it as --qrels",
-    "goldens": "name it as goldens: in evalkit.yaml and run it with `evalkit run`",
+    "goldens": YAML_ROLES["goldens"][1],
+    "labels": "pass it as --labels (`evalkit agreement`, `evalkit gate`, `evalkit compare`, "
+              "`evalkit run --ppi`)",
 }
 
 _YAML_KEY = re.compile(r"^([A-Za-z_][\w-]*)[ \t]*:(?:[ \t]|$)")
+#: a ``query`` key of a case in a YAML list (``- query: ...``, ``  query: ...``,
+#: ``- {id: c1, query: ...}``)
+_YAML_CASE_QUERY = re.compile(r"(?:^[- \t]*|[{,][ \t]*)[\"']?query[\"']?[ \t]*:(?:[ \t]|$)")
 _CONFIG_KEYS = frozenset({"target", "goldens", "output", "goldens_loader"})
 
 
-def _yaml_role(keys: set[str]) -> str:
-    """The evalkit YAML file whose top-level ``keys`` these are, or ``""``."""
+def _yaml_role(keys: set[str], lines: list[str]) -> str:
+    """The evalkit YAML file whose top-level ``keys`` these are, or ``""``; a top-level
+    list (``lines``, the data lines, start with ``-``) whose items have a ``query`` is a
+    golden set."""
+    if lines[0].startswith("-"):
+        return "goldens" if any(_YAML_CASE_QUERY.search(s) for s in lines) else ""
     if keys & _CONFIG_KEYS:
         return "config"
     for role in ("checks", "collections"):
@@ -259,9 +275,11 @@ def sniff(path: str | Path) -> Sniffed:
     if stripped == "---" or _YAML_KEY.match(first) or (
             p.suffix.lower() in (".yaml", ".yml") and stripped.startswith("- ")):
         keys = {m[1] for _, s in data if (m := _YAML_KEY.match(s))}
-        role = _yaml_role(keys)
+        role = _yaml_role(keys, [s for _, s in data])
         what = YAML_ROLES[role][0] if role else "a YAML file"
         return Sniffed("yaml", what, lineno, role)
+    if _is_golden_csv_header(stripped):
+        return Sniffed("goldens", "a golden set (CSV with id and query columns)", lineno)
     fields = stripped.split()
     if len(fields) == 4 and _is_int(fields[3]):
         return Sniffed("qrels", f"a TREC qrels file (4 fields per line: {QRELS_LINE})", lineno)
@@ -273,6 +291,20 @@ def sniff(path: str | Path) -> Sniffed:
         f"field{'' if len(fields) == 1 else 's'}",
         lineno,
     )
+
+
+def _is_golden_csv_header(line: str) -> bool:
+    """Whether ``line`` is the header row of a CSV golden set (``id`` and ``query``
+    among its comma-separated cells)."""
+    if "," not in line:
+        return False
+    import csv
+
+    try:
+        cells = {c.strip() for c in next(csv.reader([line]))}
+    except csv.Error:
+        return False
+    return {"id", "query"} <= cells
 
 
 def _sniff_json(line: str, lineno: int, *, last: bool) -> Sniffed:
@@ -299,6 +331,9 @@ def _sniff_json(line: str, lineno: int, *, last: bool) -> Sniffed:
         if "query" in obj and "id" in obj:
             return Sniffed("goldens", "a golden set (JSON Lines of cases with id and query)",
                            lineno)
+        if {"id", "labels"} <= set(obj) or set(obj) in ({"selection"}, {"selection", "seed"}):
+            return Sniffed("labels", "a labels file (JSON Lines of case ids and their "
+                           "labels)", lineno)
         return Sniffed("json", "a JSON object that is not a run header", lineno)
     return Sniffed("json", f"JSON (a {type(obj).__name__})", lineno)
 
@@ -426,12 +461,17 @@ def not_a_run_message(path: Path, found: Sniffed, *, qrels_given: bool) -> str:
                 f"command takes {takes}")
     if found.kind == "json":
         return f"{_at(path, found)}: {found.looks_like}, not a run. This command takes {takes}"
-    if found.kind == "yaml":
+    if found.kind in ("yaml", "labels"):
         return (f"{path} is {found.looks_like}, not a run{_yaml_use(found)}. This command "
                 f"takes {takes}")
     return f"{path} is {found.looks_like}. This command takes {takes}"
+
+
 def _yaml_use(found: Sniffed) -> str:
-    """``"; pass it as ..."`` for an evalkit YAML file :func:`sniff` named, else ``""``."""
+    """``"; pass it as ..."`` for an evalkit YAML file or a labels file :func:`sniff`
+    named, else ``""``."""
+    if found.kind == "labels":
+        return f"; {PASSED_AS['labels']}"
     return f"; {YAML_ROLES[found.role][1]}" if found.kind == "yaml" and found.role else ""
 
 

@@ -176,7 +176,7 @@ _written = [0]  # the documents written whole to standard output by this process
 def stdout_documents() -> int:
     """How many documents :func:`write_whole` has written whole to standard output in
     this process (a command with ``--json`` that exits without one gets a status
-    document: :func:`evalkit.cli.errors.handle_errors`)."""
+    document: :func:`evalkit.cli.errors.json_document_on_exit`)."""
     return _written[0]
 
 

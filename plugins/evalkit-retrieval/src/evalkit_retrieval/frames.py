@@ -13,7 +13,7 @@ saying what to do), as the TREC loader refuses the same faults in a file: a miss
 column; an empty frame; a document listed twice for one query; a score that is not a
 number (NaN, a missing value, text; ``inf`` and ``-inf`` rank above or below every finite
 score, as in trec_eval); a label that is not an integer (NaN, 1.5, ``"high"``;
-integer text such as ``"2"`` or ``"2.0"`` is read as a TREC file's text is); a missing
+integer text such as ``"2"``, ``"2.0"`` or ``"2e0"`` is read as a TREC file's text is); a missing
 or non-text id (None, NaN, a float column, whose ``1.0`` would never match a qrels ``1``); a column
 holding two values that are one id as text (``1`` and ``"1"``, ``IdCollisionError``);
 an id longer than :data:`evalkit.io.limits.MAX_ID_CHARS`; a ``name`` column with several
@@ -22,7 +22,6 @@ runs in it. Nothing here imports pandas: a frame is recognised by its type's mod
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from evalkit.data.ranked_ids import RankedRun
@@ -34,7 +33,6 @@ from evalkit.io.limits import MAX_ID_CHARS, MAX_NAME_CHARS
 RUN_COLUMNS = ("qid", "docno", "score")
 #: The columns a qrels DataFrame needs (PyTerrier's names).
 QRELS_COLUMNS = ("qid", "docno", "label")
-_INTEGER = re.compile(r"[+-]?\d+(?:\.0*)?")
 
 
 class FrameFormatError(ValueError):
@@ -237,8 +235,11 @@ def _label(v: Any) -> int | None:
         return None
     if isinstance(v, int):
         return v
-    if isinstance(v, str):
-        return int(v.strip().split(".")[0]) if _INTEGER.fullmatch(v.strip()) else None
+    if isinstance(v, str):  # as a qrels file's field 4 (2.0 and 2e0 are 2; 2e1 is refused)
+        from evalkit_retrieval.trec_text import label_of_text
+
+        label = label_of_text(v.strip().encode("utf-8", "surrogatepass"))
+        return label if isinstance(label, int) else None
     try:
         number = float(v)
     except (TypeError, ValueError):

@@ -29,9 +29,11 @@ longer than :data:`~evalkit_retrieval.trec_text.MAX_LINE` (16 MiB, refused unrea
 with too few fields (or a qrels line with too many); a score that is not a number, or NaN
 (``inf``, ``-inf`` and values beyond the range of a double, such as ``1e999``, are read
 as infinities and ranked above or below every finite score, as trec_eval's ``atof``
-reads them); a label that is not an integer (an integral decimal such as ``1.0`` or
-``-1.00``, what pandas and ir_datasets exports write, is that integer, as trec_eval's
-``atol`` reads it; ``2.5`` is refused) or beyond 64 bits; text that is not UTF-8;
+reads them); a label that is not an integer or that trec_eval's ``atol`` would read as
+another integer (an integral decimal such as ``1.0`` or ``-1.00``, what pandas and
+ir_datasets exports write, and ``1e0`` are that integer; ``2.5``, ``1.5e0`` and ``1e3``,
+which ``atol`` reads as 1, are refused:
+:func:`~evalkit_retrieval.trec_text.label_of_text`) or beyond 64 bits; text that is not UTF-8;
 NUL bytes; a file with no data lines; a query or document id longer than
 :data:`evalkit.io.limits.MAX_ID_CHARS` (1024) bytes, or a run tag longer than
 :data:`evalkit.io.limits.MAX_NAME_CHARS` (256).
@@ -77,10 +79,12 @@ from evalkit_retrieval.ranking import (
 from evalkit_retrieval.tied_scores import all_tied, ranks_strict
 from evalkit_retrieval.trec_bulk import RunTable, Stream, bulk_qrels, bulk_run, sha256_meanwhile
 from evalkit_retrieval.trec_text import (
+    LABEL_TEXT,
     MAX_LINE,
     DuplicateLineError,
     TrecFormatError,
     file_text,
+    label_of_text,
     text_bytes,
 )
 from evalkit_retrieval.trec_text import SHOWN_CHARS as _SHOWN_CHARS
@@ -101,8 +105,6 @@ _bulk_qrels = bulk_qrels
 _SCORE = re.compile(
     rb"[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf|infinity)\Z", re.IGNORECASE
 )
-#: an integer label, or an integral decimal (``1.0``), read as trec_eval's ``atol`` reads it
-_LABEL = re.compile(rb"[+-]?\d+(?:\.0*)?\Z")
 _RUN_FIELDS = "qid iter docno rank score tag"
 _QRELS_FIELDS = "qid iter docno label"
 #: trec_eval's ``Q0`` in the qrels' second column, counted as ``0`` when told apart
@@ -428,7 +430,7 @@ def _careful_run(text: _Text, source: str | Path, judged: Container[str] | None 
     tag, tag_line = "", 0
     for lineno, fields in _lines(text, source):
         if len(fields) < 6:
-            qrels_like = len(fields) == 4 and _LABEL.match(fields[3]) is not None
+            qrels_like = len(fields) == 4 and LABEL_TEXT.match(fields[3]) is not None
             raise TrecFormatError(
                 source, lineno,
                 f"expected at least 6 fields `{_RUN_FIELDS}`, found {len(fields)}",
@@ -523,21 +525,18 @@ def _subtopic_qrels(text: _Text, source: str | Path) -> dict[str, dict[str, int]
 
 
 def _label(field: bytes, source: str | Path, lineno: int) -> int:
-    """The relevance label of a qrels line (field 4); ``1.0`` is 1, as ``atol`` reads it.
+    """The relevance label of a qrels line (field 4), as
+    :func:`~evalkit_retrieval.trec_text.label_of_text` reads it (``1.0`` and ``1e0`` are 1,
+    as trec_eval's ``atol`` reads them).
 
     Raises:
-        TrecFormatError: not an integer (``2.5``), or outside the 64-bit range (echoed cut).
+        TrecFormatError: not an integer (``2.5``, ``1.5e0``), an integer trec_eval would
+            read as another (``1e3``), or outside the 64-bit range (echoed cut).
     """
     fix = "Field 4 of a qrels line is an integer label (0 = not relevant)"
-    if not _LABEL.match(field):
-        raise TrecFormatError(source, lineno,
-                              f"the relevance label {_shown(field)} is not an integer", fix)
-    field = field.split(b".")[0]  # 2.00 is 2
-    if len(field.lstrip(b"+-").lstrip(b"0")) > 19:  # beyond 64 bits (int() stops at 4300)
-        raise TrecFormatError(source, lineno, f"the relevance label {_shown(field)} is "
-                              "outside the range of a 64-bit integer; labels are small "
-                              "grades such as 0-3", fix)
-    label = int(field)
+    label = label_of_text(field)
+    if isinstance(label, str):
+        raise TrecFormatError(source, lineno, label, fix)
     problem = label_problem(label)
     if problem is not None:
         raise TrecFormatError(source, lineno, problem, fix)

@@ -92,6 +92,63 @@ def shown(field: bytes | str) -> str:
     return f"{text[:SHOWN_CHARS]!r}... ({len(field):,} {unit})"
 
 
+#: a relevance label as written: digits, then an optional fraction and exponent
+#: (``1``, ``-1.0``, ``+2.``, ``2.5``, ``1e3``)
+LABEL_TEXT = re.compile(rb"([+-]?\d+)(?:\.(\d*))?(?:[eE]([+-]?\d+))?\Z")
+#: the digits of a 64-bit integer
+_LABEL_DIGITS = 19
+
+
+def label_of_text(field: bytes) -> int | str:
+    """The relevance label ``field`` writes (a qrels line's field 4), or why it is not one.
+
+    trec_eval 10.0 reads the label with ``atol`` (get_qrels.c): the sign and digits before
+    anything else, so ``1.0`` is 1 and ``1.5`` is 1, ``1e3`` is 1 and ``2.0e1`` is 2.
+    A label is taken when the number it writes is an integer and ``atol`` reads that
+    integer: ``1``, ``1.0``, ``-1.00``, ``+2.``, ``1e0``, ``1.0E+0``, ``0e5``; a spelling
+    trec_eval would silently read as another number is refused: not an integer (``2.5``,
+    ``1.5e0``, ``.5``, ``1e-3``), or an integer written with an exponent that ``atol``
+    cuts (``1e3`` is 1000, read as 1: write ``1000``). The value is computed exactly
+    (digits and exponent, never a float).
+
+    Returns:
+        The label (an ``int`` within 64 bits), or the problem (a ``str`` to print).
+    """
+    m = LABEL_TEXT.match(field)
+    if m is None:
+        return f"the relevance label {shown(field)} is not an integer"
+    whole, frac, exp = m.group(1), m.group(2) or b"", m.group(3)
+    if len(whole.lstrip(b"+-").lstrip(b"0")) > _LABEL_DIGITS:  # int() stops at 4300
+        return (f"the relevance label {shown(whole)} is outside the range of a 64-bit "
+                "integer; labels are small grades such as 0-3")
+    atol = int(whole)
+    if exp is None:
+        return atol if not frac.strip(b"0") else \
+            f"the relevance label {shown(field)} is not an integer"
+    digits = whole.lstrip(b"+-") + frac
+    core = digits.rstrip(b"0")
+    if len(exp.lstrip(b"+-")) <= 6:
+        places = int(exp)
+    else:  # beyond any label either way
+        places = -10**7 if exp.startswith(b"-") else 10**7
+    places += len(digits) - len(core) - len(frac)  # the power of 10 after core
+    core = core.lstrip(b"0")
+    if not core:
+        value = 0
+    elif places < 0:
+        return f"the relevance label {shown(field)} is not an integer"
+    elif len(core) + places > _LABEL_DIGITS:
+        return (f"the relevance label {shown(field)} is outside the range of a 64-bit "
+                "integer; labels are small grades such as 0-3")
+    else:
+        value = int(core) * 10**places * (-1 if whole.startswith(b"-") else 1)
+    if value != atol:
+        return (f"the relevance label {shown(field)} is {value} written with an exponent, "
+                f"which trec_eval reads as {atol} (it reads the digits before the "
+                f"'{'.' if b'.' in field else 'e'}'): write {value}")
+    return value
+
+
 #: a TREC file's text as the readers take it: bytes (a file read into memory), a plain
 #: file on disk, or gzip data decompressed each time it is read (never whole)
 Text = bytes | Path | Stream
@@ -318,6 +375,7 @@ def first_duplicate(text: Text, source: str | Path, judged: Container[str] | Non
 
 __all__ = [
     "BUFFER",
+    "LABEL_TEXT",
     "MAX_LINE",
     "PROBE",
     "REPETITIVE",
@@ -328,6 +386,7 @@ __all__ = [
     "file_text",
     "first_duplicate",
     "gzip_text",
+    "label_of_text",
     "lines",
     "open_text",
     "probe",
