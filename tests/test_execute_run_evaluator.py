@@ -71,7 +71,7 @@ def test_two_evaluators_are_refused_naming_both() -> None:
 
 
 def test_a_record_whose_functions_are_not_callable_is_refused() -> None:
-    from evalkit.core.specs import record_problem
+    from evalkit.core.record_checks import record_problem
 
     bad = RunEvaluatorSpec("bad", "module:evaluate", _load_qrels)  # type: ignore[arg-type]
     problem = record_problem(bad)

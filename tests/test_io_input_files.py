@@ -3,20 +3,25 @@ refused names ``file:line`` in every command that reads a run, a baseline or qre
 the artifact reader names a refused row; the line is counted here from what was written
 (blank lines before the header count). :func:`~evalkit.io.input_files.sniff` finds the
 first line of data after more blank or comment lines than its first block holds, and
-names that line."""
+names that line; it reads no more than ``SKIP_BYTES`` of them, plain or gzip (counted
+by wrappers around the file and the gzip reader)."""
 
 from __future__ import annotations
 
 import gzip
+import io
 import json
+import zlib
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
 
 from evalkit.cli.app import app
 from evalkit.data.results import ArtifactError
-from evalkit.io.input_files import SNIFF_BYTES, sniff
+from evalkit.io import gzip_data
+from evalkit.io.input_files import SKIP_BYTES, SNIFF_BYTES, sniff
 from evalkit.io.limits import MAX_ARTIFACT_DEPTH
 
 runner = CliRunner()
@@ -166,3 +171,100 @@ def test_a_file_of_only_blank_or_comment_lines_is_called_so(tmp_path: Path) -> N
     assert blank.kind == "empty" and "only white space" in blank.looks_like
     comments = sniff(write(tmp_path / "c.txt", " " * SNIFF_BYTES + "\n# x\n" * 10, False))
     assert comments.kind == "empty" and "blank or comment lines" in comments.looks_like
+
+
+RUN = "q1 Q0 d1 1 2.0 t\nq1 Q0 d2 2 1.0 t\n"
+
+
+def gzip_of_newlines(mib: int, then: str) -> bytes:
+    """Gzip data of ``mib`` MiB of line breaks, then ``then``: one member of 1 MiB of line
+    breaks (about 1 KB) repeated, and a member of ``then`` (``cat a.gz b.gz`` is gzip)."""
+    member = gzip.compress(b"\n" * (1 << 20))
+    return member * mib + gzip.compress(then.encode())
+
+
+class Counted:
+    """Bytes read from every file and every gzip reader opened while it is installed."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.from_disk = 0
+        self.inflated = 0
+        counted = self
+        real_open = Path.open
+
+        class File(io.BufferedReader):
+            def read(self, n: int | None = -1) -> bytes:
+                data = super().read(n)
+                counted.from_disk += len(data)
+                return data
+
+        def open_counted(path: Path, mode: str = "r", *args: Any, **kw: Any) -> Any:
+            if mode != "rb":
+                return real_open(path, mode, *args, **kw)
+            return File(io.FileIO(path, "rb"))
+
+        class Reader(gzip_data.GzipReader):
+            def readinto(self, buffer: Any) -> int:
+                n = super().readinto(buffer)
+                counted.inflated += n
+                return n
+
+        monkeypatch.setattr(Path, "open", open_counted)
+        monkeypatch.setattr(gzip_data, "GzipReader", Reader)
+
+
+def test_a_gzip_file_of_blank_lines_is_read_only_to_the_bound(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # 200 MiB of line breaks (about 200 KB on disk), then a run: read 200 MiB before
+    path = tmp_path / "r.gz"
+    path.write_bytes(gzip_of_newlines(200, RUN))
+    assert path.stat().st_size < 300_000
+    counted = Counted(monkeypatch)
+    found = sniff(path)
+    assert found.kind == "text" and found.line is None
+    assert found.looks_like == "a text file whose first 4 MiB hold only blank or comment lines"
+    # the bound, the first block and the block that ends the head, decompressed
+    assert counted.inflated <= SKIP_BYTES + 2 * SNIFF_BYTES + 1
+    # the first block, then the 4 MiB's 4 KB in one read of the gzip reader (the whole
+    # 200 KB before)
+    assert counted.from_disk <= 2 * SNIFF_BYTES + 1
+
+
+def test_a_plain_file_of_blank_lines_is_read_only_to_the_bound(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = write(tmp_path / "r.txt", "\n" * (3 * SKIP_BYTES) + RUN, False)
+    counted = Counted(monkeypatch)
+    found = sniff(path)
+    assert (found.kind, found.line) == ("text", None)
+    assert "first 4 MiB hold only blank or comment lines" in found.looks_like
+    assert counted.from_disk <= SKIP_BYTES + 2 * SNIFF_BYTES + 1
+
+
+@pytest.mark.parametrize("compressed", [False, True])
+def test_data_within_the_bound_is_found_on_its_line(tmp_path: Path, compressed: bool) -> None:
+    # the run's first line starts in the last block of the bound, after blank lines and
+    # comment lines
+    blank = SKIP_BYTES - SNIFF_BYTES // 2 - 4000
+    text = "\n" * blank + "# x\n" * 1000 + RUN
+    found = sniff(write(tmp_path / "r.txt", text, compressed))
+    assert (found.kind, found.line) == ("run", blank + 1001)
+
+
+def test_a_gzip_run_after_the_bound_is_scored_as_without_its_blank_lines(
+        tmp_path: Path) -> None:
+    qrels = tmp_path / "q.txt"
+    qrels.write_text("q1 0 d1 1\nq1 0 d2 0\nq2 0 d1 1\n")
+    plain = tmp_path / "plain.gz"
+    plain.write_bytes(gzip.compress(RUN.encode()))
+    padded = tmp_path / "padded.gz"
+    padded.write_bytes(gzip_of_newlines(SKIP_BYTES // (1 << 20) + 1, RUN))
+    assert zlib.decompress(padded.read_bytes(), 31)[:SKIP_BYTES].strip() == b""
+    out = []
+    for path in (plain, padded):
+        res = runner.invoke(app, ["eval", str(path), "--qrels", str(qrels), "-m", "ndcg@10",
+                                  "--json"])
+        assert res.exit_code == 0, res.output
+        out.append(json.loads(res.stdout))
+    for doc in out:  # the same scores, but for the file's name
+        doc.pop("source")
+    assert out[0] == out[1]

@@ -4,15 +4,19 @@ run header, the rows, the logs and ``--json`` output of a real ``evalkit run``; 
 values (ids, paths, model names, hashes, words) are kept.
 
 The formats are those gitleaks and detect-secrets flag (Anthropic, OpenAI, GitHub, Slack,
-AWS, Google keys, PEM private keys, JSON web tokens, ``Bearer`` credentials). The values
-below are made up in those forms.
+AWS, Google keys, PEM private keys, JSON web tokens, ``Bearer`` credentials), and HTTP
+Basic credentials (base64 of ``user:password``, RFC 7617) after ``Basic`` or alone. The
+values below are made up in those forms; the base64 ones are encoded here.
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 import subprocess
 import sys
+import uuid
 from pathlib import Path
 
 import pytest
@@ -91,6 +95,70 @@ def test_a_settings_structure_masks_a_secret_under_a_harmless_key() -> None:
                 "model": "claude-3-5-sonnet-20241022"}
     assert redact_structure(settings) == {"llm": REDACTED, "nested": [{"x": REDACTED}],
                                           "model": "claude-3-5-sonnet-20241022"}
+
+
+def b64(text: str, padded: bool = True) -> str:
+    encoded = base64.b64encode(text.encode()).decode()
+    return encoded if padded else encoded.rstrip("=")
+
+
+#: HTTP Basic credentials (``user:password``, base64) standing alone
+BASIC_ALONE = [b64("user:password"), b64("admin:hunter2"), b64("svc-reader:Xy9!q_w"),
+               b64("alice:correcthorse"), b64("user:password", padded=False),
+               b64("me@example.org:pa$$w0rd")]
+#: base64 values that decode to something else than ``user:password``, and ordinary
+#: values of base64's alphabet (hex digests, UUIDs, words, numbers, paths)
+NOT_BASIC = [
+    b64("no colon in this text"), b64("passwordonly123"), b64("user: password"),
+    b64(":password123"), b64("username12:"), b64("a:b:c:d:e:f"), b64("ab:cd"),
+    b64("tab\there:pass"), b64("caf\u00e9:cr\u00e8me"),
+    hashlib.md5(b"x").hexdigest(), hashlib.sha1(b"x").hexdigest(),
+    hashlib.sha256(b"x").hexdigest(), str(uuid.UUID(int=12345678901234567890)),
+    uuid.UUID(int=98765432109876543210).hex, "representations", "construction",
+    "internationalization", "ThisIsAnOrdinaryCamelCaseIdentifier", "12345678901234567890",
+    "/data/runs/run.vaswani.bm25.txt", "runs/2024/dl19/bm25+rm3/run.txt",
+    "msmarco_passage_00001234_9876", "Basic settings are fine", "Basic authentication",
+    "Basic usage", "dGVzdA==",
+]
+
+
+@pytest.mark.parametrize("credential", BASIC_ALONE)
+def test_a_basic_credential_is_masked_alone_and_after_basic(credential: str) -> None:
+    assert redact_secret_values(credential) == REDACTED
+    assert redact_secret_values(f"auth: {credential} sent") == f"auth: {REDACTED} sent"
+    assert redact_secret_values(f"?auth={credential}&x=1") == f"?auth={REDACTED}&x=1"
+    assert mask(json.dumps({"v": credential})) == json.dumps({"v": REDACTED})
+    assert (redact_secret_values(f"Authorization: Basic {credential}")
+            == f"Authorization: Basic {REDACTED}")
+
+
+def test_after_basic_any_credential_is_masked_even_short_or_without_digits() -> None:
+    # alone, these are too short (under 8 bytes) or not ``user:password``
+    for text in ("a:b", "user:", ":secret", "us er:pass word", "caf\u00e9:cr\u00e8me"):
+        assert redact_secret_values(f"Basic {b64(text)}") == f"Basic {REDACTED}", text
+    assert redact_secret_values(b64("a:b")) == b64("a:b")
+
+
+@pytest.mark.parametrize("value", NOT_BASIC)
+def test_values_that_are_no_basic_credential_are_kept(value: str) -> None:
+    assert redact_secret_values(value) == value
+    assert mask(f"value {value} kept") == f"value {value} kept"
+
+
+def test_a_base64_credential_within_a_longer_token_is_kept() -> None:
+    # part of an id or a path: not a value standing alone
+    for text in (f"id_{b64('user:password')}", f"{b64('user:password')}-2",
+                 f"x{b64('user:password')}"):
+        assert redact_secret_values(text) == text
+
+
+def test_generated_ids_and_digests_are_kept() -> None:
+    values = [f(str(i).encode()).hexdigest() for i in range(2000)
+              for f in (hashlib.md5, hashlib.sha1, hashlib.sha256)]
+    values += [str(uuid.UUID(int=i * 7919 ** 9)) for i in range(2000)]
+    values += [base64.b64encode(hashlib.sha256(str(i).encode()).digest()).decode()
+               for i in range(2000)]
+    assert [v for v in values if redact_secret_values(v) != v] == []
 
 
 FACTORY = '''

@@ -51,6 +51,7 @@ from evalkit.core.providers import (
     plugin_provider,
     same_definition,
 )
+from evalkit.core.record_checks import record_problem
 from evalkit.core.specs import (
     LOADER_KINDS,
     SPEC_TYPES,
@@ -70,7 +71,6 @@ from evalkit.core.specs import (
     TargetSpec,
     ValueType,
     loader_for_path,
-    record_problem,
 )
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -136,7 +136,7 @@ def require_polarity(fn_name: str, name: str, value: object) -> None:
 
 def _as_tuple(value: Sequence[str]) -> Any:
     """``value`` as a tuple, but a bare string (``aliases="mrr"``) as it is, so that the
-    record check refuses it by name (:func:`evalkit.core.specs.record_problem`) instead of
+    record check refuses it by name (:func:`evalkit.core.record_checks.record_problem`) instead of
     registering each letter."""
     return value if isinstance(value, str) else tuple(value)
 

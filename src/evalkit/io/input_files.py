@@ -16,10 +16,9 @@ import codecs
 import io
 import json
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import BinaryIO, Literal
 
 from evalkit.io.limits import MAX_ARTIFACT_DEPTH, LimitError, loads_json
 from evalkit.io.setting_names import SettingError
@@ -133,13 +132,14 @@ def _yaml_role(keys: set[str], lines: list[str]) -> str:
     return "goldens" if "cases" in keys else ""
 
 
-def _head(path: Path) -> tuple[bytes, int]:
+def _head(path: Path) -> tuple[bytes, int] | None:
     """Up to :data:`SNIFF_BYTES` bytes of ``path`` (decompressed when it is gzip) from its
-    first line of data, and the number of blank and comment lines before that line.
+    first line of data, and the number of blank and comment lines before that line; None
+    when the first :data:`SKIP_BYTES` bytes (decompressed) hold only blank or comment lines.
 
-    Blank and comment lines are skipped (:func:`_first_data_line`) up to the end of the
-    file, or of :data:`SKIP_BYTES` of it when it is gzip; a file with nothing else gives
-    what is left of its first block.
+    Blank and comment lines are skipped (:func:`_first_data_line`) a block at a time, the
+    same way in a plain file and in gzip data; a file with nothing else gives what is
+    left of its last block.
 
     Raises:
         DamagedGzipError: gzip data damaged within what is read, or cut short.
@@ -160,17 +160,16 @@ def _head(path: Path) -> tuple[bytes, int]:
             return (head, 0) if found is None else (head[found[0]:], found[1])
         # blank or comment lines first: read on from the start, a block at a time
         fh.seek(0)
-        blocks: Iterator[bytes]
-        if gz:  # decompressed a block at a time: memory does not grow with SKIP_BYTES
-            text = io.BufferedReader(GzipReader(fh, SKIP_BYTES), SNIFF_BYTES)
-            blocks = iter(lambda: text.read(SNIFF_BYTES), b"")
-        else:
-            blocks = iter(lambda: fh.read(SNIFF_BYTES), b"")
-        return _from_data_line(blocks)
+        if gz:  # decompressed a block at a time, no further than the blocks read
+            text: BinaryIO = io.BufferedReader(
+                GzipReader(fh, SKIP_BYTES + SNIFF_BYTES), SNIFF_BYTES)
+            return _from_data_line(text)
+        return _from_data_line(fh)
 
 
-#: the most bytes of a gzip file :func:`sniff` decompresses looking for its first data line
-SKIP_BYTES = 1 << 30
+#: the most bytes of a file (decompressed, when it is gzip) :func:`sniff` reads looking
+#: for its first data line: past them, the file's own reader says what it holds
+SKIP_BYTES = 4 << 20
 
 _NOT_BLANK = re.compile(rb"[^ \t\r\n\x0b\x0c]")
 
@@ -194,12 +193,16 @@ def _first_data_line(block: bytes, start: int = 0) -> tuple[int, int] | None:
         pos, lines = end + 1, lines + 1
 
 
-def _from_data_line(blocks: Iterator[bytes]) -> tuple[bytes, int]:
-    """:func:`_head` over a file's ``blocks``: blank and comment lines skipped a block at a
-    time (a comment line is followed to its end, never held whole)."""
-    lines, in_comment, last = 0, False, b""
-    for block in blocks:
-        last, pos = block, 0
+def _from_data_line(fh: BinaryIO) -> tuple[bytes, int] | None:
+    """:func:`_head` over the text read from ``fh``, :data:`SNIFF_BYTES` at a time: blank
+    and comment lines skipped a block at a time (a comment line is followed to its end,
+    never held whole) through at most :data:`SKIP_BYTES` bytes (then None)."""
+    lines, in_comment, last, seen = 0, False, b"", 0
+    while seen < SKIP_BYTES:
+        block = fh.read(SNIFF_BYTES)
+        if not block:
+            return last, 0
+        last, pos, seen = block, 0, seen + len(block)
         if in_comment:
             end = block.find(b"\n")
             if end < 0:
@@ -213,12 +216,10 @@ def _from_data_line(blocks: Iterator[bytes]) -> tuple[bytes, int]:
             continue
         offset, before = found
         head = block[offset:]
-        for more in blocks:
+        while len(head) < SNIFF_BYTES and (more := fh.read(SNIFF_BYTES - len(head))):
             head += more
-            if len(head) >= SNIFF_BYTES:
-                break
-        return head[:SNIFF_BYTES], lines + before
-    return last, 0
+        return head, lines + before
+    return None
 
 
 def _is_number(text: str) -> bool:
@@ -235,7 +236,9 @@ def _is_int(text: str) -> bool:
 
 def sniff(path: str | Path) -> Sniffed:
     """Classify ``path`` from the first 64 KiB from its first line of data (blank and
-    comment lines before it skipped; never raises for a missing or odd file)."""
+    comment lines before it skipped, through the first :data:`SKIP_BYTES` of the file,
+    decompressed when it is gzip: a file with only those lines there is ``"text"``);
+    never raises for a missing or odd file."""
     p = Path(path)
     if not p.exists():
         return Sniffed("missing", "a path that does not exist")
@@ -244,11 +247,15 @@ def sniff(path: str | Path) -> Sniffed:
     from evalkit.io.gzip_data import DamagedGzipError
 
     try:
-        raw, skipped = _head(p)
+        head = _head(p)
     except OSError as exc:
         return Sniffed("unreadable", f"a file that cannot be read ({exc.strerror or exc})")
     except DamagedGzipError as exc:
         return Sniffed("damaged", str(exc))
+    if head is None:  # "text": what a reader takes on to say precisely what is there
+        return Sniffed("text", f"a text file whose first {SKIP_BYTES >> 20} MiB hold only "
+                       "blank or comment lines")
+    raw, skipped = head
     if not raw.strip():
         return Sniffed("empty", "an empty file" if not raw else
                        "a file of only white space (no line of data)")

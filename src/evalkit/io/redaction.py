@@ -26,7 +26,8 @@ registered. :func:`redact_structure` replaces the secret-looking values of a set
 mapping (headers, tokens, passwords, URL query strings) for run headers.
 
 Secrets of a well-known form (API keys and tokens by their prefix, PEM private keys,
-JSON web tokens, ``Bearer`` credentials: :func:`redact_secret_values`) are masked by
+JSON web tokens, ``Bearer`` and ``Basic`` credentials, base64 ``user:password`` alone:
+:func:`redact_secret_values`) are masked by
 :func:`mask` and :func:`redact_structure` whether or not anything registered them.
 """
 

@@ -4,7 +4,7 @@
 manager for the time of the call (the hookspecs are parsed once per process), refuses a
 hook name evalkit does not define (``check_pending``) or an undecorated
 ``evalkit_register_*`` function, calls every hook and checks each record
-(:func:`evalkit.core.specs.record_problem`). Nothing is registered here.
+(:func:`evalkit.core.record_checks.record_problem`). Nothing is registered here.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from typing import cast
 import pluggy
 
 from evalkit.core import hookspecs
+from evalkit.core.record_checks import record_problem
 from evalkit.core.specs import (
     SPEC_TYPES,
     AggregateSpec,
@@ -33,7 +34,6 @@ from evalkit.core.specs import (
     RunEvaluatorSpec,
     RunFormatSpec,
     TargetSpec,
-    record_problem,
 )
 from evalkit.io.error_messages import close_matches
 from evalkit.plugins.failures import PLUGIN_FAILURES

@@ -21,6 +21,7 @@ from evalkit.core.pyproject_config import (
     ToolConfig,
     plugin_selection,
 )
+from evalkit.core.record_checks import record_problem
 from evalkit.core.registry import Conflict, Provider, Registry, RegistryError
 from evalkit.core.specs import (
     SPEC_TYPES,
@@ -31,7 +32,6 @@ from evalkit.core.specs import (
     LoaderSpec,
     MetricFamily,
     MetricSpec,
-    record_problem,
 )
 from evalkit.plugins.discovery import location_of
 from evalkit.plugins.filling import filling

@@ -3,10 +3,11 @@
 A grade is served from the cache when its request was sent before (or imported from a 0.2
 JSON cache), requested once per key however many threads ask for it (:class:`SingleFlight`:
 a thread asking for a grade another thread is requesting waits for it and reads what it
-stored), and sent only when the budget allows: under a dry run the request's typical and
-worst cost are noted instead; otherwise the budget reserves the worst case first and
-settles the real cost after, and the grade (or the reply that held none) is kept in the
-cache. The request itself is :mod:`evalkit_judge.prompt`'s, its cost
+stored), and sent only when the budget allows (:mod:`evalkit_judge.sending`): under a
+dry run the request's typical and worst cost are noted instead; otherwise the budget
+reserves the worst case first and settles the real cost after, and the grade (or the reply
+that held none) is kept in the cache. The request itself is
+:mod:`evalkit_judge.prompt`'s, its cost
 :mod:`evalkit_judge.costs`'s, the reply's parsing :mod:`evalkit_judge.grades`', the
 client :mod:`evalkit_judge.client`'s and its credentials :mod:`evalkit_judge.credentials`'.
 """
@@ -16,7 +17,6 @@ from __future__ import annotations
 import sys
 import threading
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
@@ -26,11 +26,9 @@ from evalkit.stats.numeric import finite_real
 from evalkit_judge.budget import (
     Budget,
     CostPlan,
-    GradeNotRequested,
     JudgeError,
     ModelPrice,
     PricesLike,
-    Reservation,
     Usage,
     active_budget,
     price_table,
@@ -39,7 +37,6 @@ from evalkit_judge.cache import CacheError, GradeCache
 from evalkit_judge.client import DEFAULT_MAX_RETRIES as DEFAULT_MAX_RETRIES
 from evalkit_judge.client import AnthropicLike as AnthropicLike
 from evalkit_judge.costs import CostModel
-from evalkit_judge.credentials import is_refusal
 from evalkit_judge.grades import (
     Grade,
     canonical_json,
@@ -49,12 +46,8 @@ from evalkit_judge.grades import (
     summarize,
 )
 from evalkit_judge.prompt import GradingPrompt
-from evalkit_judge.providers import (
-    JudgeProvider,
-    ProviderSettings,
-    attempt_gate,
-    make_provider,
-)
+from evalkit_judge.providers import JudgeProvider, ProviderSettings, make_provider
+from evalkit_judge.sending import SentReply, send_request
 from evalkit_judge.systemic import FailureStreak
 
 if TYPE_CHECKING:
@@ -96,25 +89,6 @@ class SingleFlight(Generic[T]):
             found = reread()
             if found is not None:
                 return found, True
-
-
-@dataclass(frozen=True)
-class SentReply:
-    """A reply the API delivered for one request (:meth:`LLMJudge.send`), not yet parsed.
-
-    Attributes:
-        reply: the reply as a JSON-ready dict (:func:`~evalkit_judge.grades.reply_dict`).
-        usage: its token counts.
-        served_model: the model id the API reported, or ``None``.
-        cost_usd: what it cost in US dollars, ``None`` without a price.
-        retries: the requests the SDK sent again on the way.
-    """
-
-    reply: dict[str, Any]
-    usage: Usage
-    served_model: str | None
-    cost_usd: float | None
-    retries: int
 
 
 class LLMJudge:
@@ -506,8 +480,9 @@ class LLMJudge:
     def send(self, key: str, body: dict[str, Any], what: str, budget: Budget | None
              ) -> SentReply:
         """Send one request ``body`` (cache key ``key``) through this judge's client,
-        within ``budget``; the reply, not parsed and not cached (the caller parses it and
-        keeps it in the cache). Grades and pairwise verdicts both go through here.
+        within ``budget`` (:func:`evalkit_judge.sending.send_request`); the reply, not
+        parsed and not cached (the caller parses it and keeps it in the cache). Grades and
+        pairwise verdicts both go through here.
 
         Under a dry run nothing is sent: the request's typical and worst cost are noted on
         the budget. Otherwise the budget reserves the worst case first and settles the real
@@ -522,55 +497,8 @@ class LLMJudge:
             JudgeError: the request failed after the SDK's retries (``what`` names the
                 model and the case).
         """
-        if budget is not None and budget.dry_run:
-            typical, most = self.estimate(body)
-            budget.note_planned(key, typical, most)
-            raise GradeNotRequested(f"{what}: dry run, grade not cached and not requested")
-        # before the budget counts a request: a provider that cannot send one stops the run
-        provider = self.provider
-        stop = provider.refused() or self._failures.stopped()
-        if stop is not None:
-            raise stop
-        provider.prepare()
-        reservation: Reservation | None = None
-        admit: Callable[[], None] | None = None
-        if budget is not None:
-            reservation = budget.reserve(None, model=self.model, plan=self._plan(body, budget))
-            held = reservation
-            admit = lambda: budget.retry(held)  # noqa: E731 - before each retry
-        with attempt_gate(admit) as gate:
-            try:
-                sent = provider.send(body)
-            except Exception as exc:
-                retried = max(provider.retries_before(exc), gate.attempts - 1)
-                if budget is not None and reservation is not None:
-                    # retries the provider made without asking (a client passed in)
-                    budget.count_retries(retried - max(0, gate.attempts - 1))
-                    budget.release(reservation, sent=provider.sent_anything(exc),
-                                   refused=is_refusal(exc))
-                stop = provider.stop_for(exc)
-                if stop is not None:
-                    raise stop from exc
-                after = f" after {retried} retr{'y' if retried == 1 else 'ies'}" \
-                    if retried else ""
-                message = f"{what}: the request failed{after} ({type(exc).__name__}: {exc})"
-                stop = self._failures.failure(exc, message)
-                if stop is not None:
-                    raise stop from exc
-                failed = JudgeError(message)
-                failed.requests = (1 + retried) if provider.sent_anything(exc) else 0
-                raise failed from exc
-        self._failures.success()
-        reply = sent.reply
-        retries = max(sent.retries, gate.attempts - 1)
-        if budget is not None:
-            budget.count_retries(retries - max(0, gate.attempts - 1))
-        usage = self.costs.reply_usage(provider.usage, body, reply, what)
-        served = provider.served_model(reply)
-        cost = self.cost(usage, served)
-        if budget is not None and reservation is not None:
-            budget.settle(reservation, cost)
-        return SentReply(reply, usage, served, cost, retries)
+        return send_request(self.provider, self.costs, self._failures, key, body, what,
+                            budget)
 
     def _graded(self, key: str, case: GoldenCase, reply: dict[str, Any], usage: Usage,
                 served: str | None, cost: float | None, retries: int = 0) -> Grade:
