@@ -1,5 +1,6 @@
 """Ctrl-C and SIGTERM of the commands that call a judge (``evalkit pairwise``, ``evalkit
-rescore``) while its requests hang: real ``evalkit`` subprocesses, real signals, and a
+rescore``, ``evalkit run`` of an async target, whose grades are asked from threads) while
+its requests hang: real ``evalkit`` subprocesses, real signals, and a
 judge on 127.0.0.1 that answers the first requests and then holds every later one
 without answering (for longer than the test: the judge's ``timeout`` is 600 s). The
 command must exit 130 with its ``--json`` document, and the grades or verdicts received
@@ -22,7 +23,7 @@ from typing import Any
 
 import pytest
 from evalkit_judge import GradeCache
-from evalkit_judge.testing import MessagesAPIServer, tool_reply, verdict_reply
+from evalkit_judge.testing import MessagesAPIServer, Reset, tool_reply, verdict_reply
 
 from evalkit.data.cases import GoldenCase
 from evalkit.data.goldens import load_goldens
@@ -54,19 +55,40 @@ judge = LLMJudge(
 @hookimpl
 def evalkit_register_metrics():
     return [MetricSpec("preference", judge, higher_is_better=True)]
+
+
+def make_async():
+    from evalkit.data.targets import CallableTarget, TargetResponse
+
+    async def answer(case):
+        return TargetResponse(text=f"an answer to {case.query}")
+    return CallableTarget(answer, name="async-answers")
 '''
+
+CONFIG = """\
+name: async-run
+goldens: cases.jsonl
+target: {factory: "judged_project:make_async"}
+metrics: [preference]
+output: run.jsonl
+max_concurrency: 2
+"""
 
 EVALKIT = [sys.executable, "-c", "from evalkit.cli import main; main()"]
 PAIRWISE = ["pairwise", "short.jsonl", "long.jsonl", "--judge", "preference",
             "--max-concurrency", "2", "--json"]
 RESCORE = ["rescore", "short.jsonl", "-m", "preference", "-o", "rescored.jsonl", "--json"]
-#: command -> (its requests in all, its requests in flight when the judge hangs)
-REQUESTS = {"pairwise": (N_CASES * 2, 2), "rescore": (N_CASES, 1)}
+RUN = ["run", "evalkit.yaml", "--no-progress", "--json"]
+#: command -> (its first arguments, those of the rerun, its requests in all, its requests
+#: in flight when the judge hangs)
+COMMANDS = {"pairwise": (PAIRWISE, PAIRWISE, N_CASES * 2, 2),
+            "rescore": (RESCORE, RESCORE, N_CASES, 1),
+            "run": (RUN, [*RUN, "--resume"], N_CASES, 2)}
 
 
 class Text:
-    def __init__(self, text: str) -> None:
-        self.text = text
+    def __init__(self, name: str, text: str) -> None:
+        self.name, self.text = name, text
 
     def invoke(self, case: GoldenCase) -> TargetResponse:
         return TargetResponse(text=f"{self.text} ({case.query})")
@@ -89,9 +111,10 @@ class Judge:
         self.hanging = True
         self.server = MessagesAPIServer(self._answer)
 
-    def _answer(self, request: dict[str, Any]) -> dict[str, Any]:
+    def _answer(self, request: dict[str, Any]) -> Any:
         if self.hanging and len(self.server.requests) > ANSWERED:
             self.released.wait(600)  # accepted, never answered
+            return 200, Reset(), {}  # the client is gone: hang up
         return answer(request)
 
     def recover(self) -> None:
@@ -101,6 +124,7 @@ class Judge:
 @pytest.fixture
 def project(tmp_path: Path) -> Iterator[tuple[Path, Judge, dict[str, str]]]:
     (tmp_path / "judged_project.py").write_text(textwrap.dedent(PLUGIN))
+    (tmp_path / "evalkit.yaml").write_text(CONFIG)
     (tmp_path / "pyproject.toml").write_text('[tool.evalkit]\nlocal_plugins = '
                                              '["judged_project"]\n')
     goldens = tmp_path / "cases.jsonl"
@@ -109,7 +133,7 @@ def project(tmp_path: Path) -> Iterator[tuple[Path, Judge, dict[str, str]]]:
     gset = load_goldens(goldens)
     with use_registry(plugins=False):
         for name, text in (("short", "short"), ("long", "longer answer")):
-            evaluate(Text(text), gset, [], progress=False, name=name,
+            evaluate(Text(name, text), gset, [], progress=False, name=name,
                      artifact=tmp_path / f"{name}.jsonl")
     judge = Judge()
     with judge.server as server:
@@ -129,14 +153,15 @@ def project(tmp_path: Path) -> Iterator[tuple[Path, Judge, dict[str, str]]]:
     ("pairwise", [signal.SIGTERM]),
     ("rescore", [signal.SIGINT]),
     ("rescore", [signal.SIGTERM]),
+    ("run", [signal.SIGINT]),
+    ("run", [signal.SIGTERM]),
 ], ids=["pairwise-SIGINT", "pairwise-SIGINT-twice", "pairwise-SIGTERM", "rescore-SIGINT",
-        "rescore-SIGTERM"])
+        "rescore-SIGTERM", "run-async-SIGINT", "run-async-SIGTERM"])
 def test_a_signal_stops_the_command_while_the_judge_hangs_and_keeps_what_it_received(
         project: tuple[Path, Judge, dict[str, str]], command: str,
         signals: list[int]) -> None:
     root, judge, env = project
-    args = PAIRWISE if command == "pairwise" else RESCORE
-    total, in_flight = REQUESTS[command]
+    args, rerun, total, in_flight = COMMANDS[command]
     proc = subprocess.Popen([*EVALKIT, *args], cwd=root, env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True,
                             # as a shell starts it: SIGINT raises KeyboardInterrupt
@@ -159,17 +184,18 @@ def test_a_signal_stops_the_command_while_the_judge_hangs_and_keeps_what_it_rece
     assert proc.returncode == 130, stderr
     document = json.loads(stdout)
     assert document["status"] == "interrupted" and document["exit_code"] == 130
-    assert f"{in_flight} call(s) still running were abandoned" in stderr
+    if command != "run":  # (the run's line counts its cases, not its judge's requests)
+        assert f"{in_flight} call(s) still running were abandoned" in stderr
     if len(signals) == 2:
         assert "interrupted again:" in stderr
-    assert "again" in document["messages"][-1]  # how to continue
+    assert "again" in document["messages"][-1] or "--resume" in document["messages"][-1]
     assert not (root / "rescored.jsonl").exists()
     assert len(GradeCache(root / "judge.sqlite")) == ANSWERED
 
     paid = {json.dumps(r, sort_keys=True) for r in judge.server.requests[:ANSWERED]}
     before = len(judge.server.requests)
     judge.recover()
-    done = subprocess.run([*EVALKIT, *args], cwd=root, env=env, capture_output=True,
+    done = subprocess.run([*EVALKIT, *rerun], cwd=root, env=env, capture_output=True,
                           text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     again = [json.dumps(r, sort_keys=True) for r in judge.server.requests[before:]]
