@@ -533,11 +533,17 @@ class LLMJudge:
             raise stop
         provider.prepare()
         reservation: Reservation | None = None
-        admit: Callable[[], None] | None = None
         if budget is not None:
             reservation = budget.reserve(None, model=self.model, plan=self._plan(body, budget))
-            held = reservation
-            admit = lambda: budget.retry(held)  # noqa: E731 - before each retry
+
+        def admit() -> None:  # before each retry: none once the judge is stopped (other
+            # requests decided it cannot work) or past the budget's limits
+            stop = self._failures.stopped()
+            if stop is not None:
+                raise stop
+            if budget is not None and reservation is not None:
+                budget.retry(reservation)
+
         with attempt_gate(admit) as gate:
             try:
                 sent = provider.send(body)
