@@ -134,3 +134,28 @@ def test_evalkit_run_reports_the_requests_the_judge_sent_again(tmp_path: Path) -
     assert header["details"]["helpfulness"]["retried"] == 3
     assert sorted(r["details"]["helpfulness"].get("retries", 0) for r in rows
                   if r["type"] == "row") == [0, 0, 1, 2]
+
+
+def test_a_request_sends_no_retry_once_other_requests_stopped_the_judge() -> None:
+    """Other requests failing the same way stop the judge (:mod:`evalkit_judge.systemic`)
+    while this one waits to retry: it sends no retry and ends with the stop, instead of
+    retrying ``max_retries`` times (a command stopping on a closed port waited for it)."""
+    from evalkit_judge.budget import JudgeUnavailable
+    from evalkit_judge.systemic import SYSTEMIC_FAILURES
+
+    from evalkit.execute.scoring import RunAborted
+
+    judges: list[LLMJudge] = []
+
+    def answer(request: dict[str, Any]) -> Any:
+        for _ in range(SYSTEMIC_FAILURES):  # what three other requests would report
+            judges[0]._failures.failure(ConnectionRefusedError("ConnectError: refused"),
+                                        "another request failed")
+        return FAILURE
+
+    with MessagesAPIServer(answer) as server:
+        judges.append(judge(server, max_retries=4))
+        with pytest.raises(RunAborted) as stopped:
+            judges[0](RESPONSE, CASE)
+        assert len(server.requests) == 1
+        assert isinstance(stopped.value.error, JudgeUnavailable)

@@ -12,8 +12,10 @@ a row stay missing: a partial run is never marked complete), 2 usage error, or a
 that stopped (credentials, requests failing the same way; nothing is written), 3 a
 spending limit stopped the rescoring (nothing is written; the grades received stay in
 the judge's cache), 4 a metric failed on some case or an aggregate was not computed (as
-``evalkit run``; ``--allow-metric-errors`` accepts a metric that scored some cases);
-``--json`` has ``exit_status``.
+``evalkit run``; ``--allow-metric-errors`` accepts a metric that scored some cases),
+130 Ctrl-C or SIGTERM (nothing is written; the first one scores no new row and waits
+up to 10 s for the one in flight, a second one stops at once); ``--json`` has
+``exit_status``.
 """
 
 from __future__ import annotations
@@ -94,13 +96,14 @@ def command(
     spending = Spending(SpendingLimits(max_calls, max_cost, dry_run))
     import sys
 
+    from evalkit.execute.calls import CallsInterrupted
     from evalkit.execute.progress import ProgressBar
 
     show = sys.stderr.isatty() if progress is None else progress
     try:
         with use_spending(spending), ProgressBar("rescore", 0, 0, show, unit="rows") as bar:
             result = rescore(run, names, agg, goldens=goldens, output=output,
-                             write=not dry_run, progress=bar.count)
+                             write=not dry_run, progress=bar.count, note=bar.note)
     except SpendingLimitReached as exc:
         described = spending.describe()
         typer.echo(described, err=True)
@@ -109,6 +112,13 @@ def command(
         typer.echo(f"nothing was written; the grades received are kept in the judge's "
                    f"cache, so rescoring {run} again does not pay for them twice", err=True)
         raise typer.Exit(STOPPED) from None
+    except CallsInterrupted as exc:
+        from evalkit.cli.errors import INTERRUPTED
+
+        typer.echo(exc.line("rows scored", f"nothing was written; the grades received are "
+                            f"kept in the judge's cache, so rescoring {run} again does not "
+                            "pay for them twice"), err=True)
+        raise typer.Exit(INTERRUPTED) from None
     if dry_run:
         if as_json:
             import json

@@ -10,20 +10,20 @@ caller in completion order, no new case after :meth:`stop`, the calls in flight 
 handed over within the grace period.
 
 The event loop runs in one daemon thread, so the caller's thread keeps collecting and
-writing rows and handling Ctrl-C exactly as for threads. Metrics (an LLM judge
-included) stay synchronous and run in a pool of at most ``max_concurrency`` threads,
-created as needed, so a slow grade never blocks the loop; only when every metric of
-the run is :attr:`~evalkit.core.specs.MetricSpec.nonblocking` (the built-in retrieval
-measures, exact_match, f1, contains and json_valid: work linear in the input) and the
-row's input is small (:func:`small_input`: at most :data:`ON_LOOP_MAX_CHARS` characters
-of response text and reference answers, at most :data:`ON_LOOP_MAX_IDS` ranked and
-judged ids) is a row scored on the loop itself, which saves two thread hand-overs a
-case (most of the runner's own cost at 256 calls in flight; docs/runner.md, "Async
-targets and rate limits"). A larger row is scored in a thread like any other, so that
-one long response never holds the loop. The rows finished in one turn of
-the loop are queued for the caller together, when the turn ends, so the collecting
-thread wakes once for them. When the caller stops
-waiting (the grace period is over, or a second Ctrl-C), the calls still in flight are
+writing rows and handling Ctrl-C exactly as for threads. Metrics (an LLM judge included)
+stay synchronous and run in a pool of at most ``max_concurrency`` daemon threads
+(:class:`~evalkit.execute.calls.DaemonPool`: a grade that never returns cannot hold the
+process after Ctrl-C), created as needed, so a slow grade never blocks the loop; only when
+every metric of the run is :attr:`~evalkit.core.specs.MetricSpec.nonblocking` (the built-in
+retrieval measures, exact_match, f1, contains and json_valid: work linear in the input) and
+the row's input is small (:func:`small_input`: at most :data:`ON_LOOP_MAX_CHARS` characters
+of response text and reference answers, at most :data:`ON_LOOP_MAX_IDS` ranked and judged
+ids) is a row scored on the loop itself, which saves two thread hand-overs a case (most of
+the runner's own cost at 256 calls in flight; docs/runner.md, "Async targets and rate
+limits"). A larger row is scored in a thread like any other, so that one long response never
+holds the loop. The rows finished in one turn of the loop are queued for the caller
+together, when the turn ends, so the collecting thread wakes once for them. When the caller
+stops waiting (the grace period is over, or a second Ctrl-C), the calls still in flight are
 cancelled. At the end the loop awaits the target's ``aclose()`` when it has one (an
 ``httpx.AsyncClient`` belongs to the loop that opened it).
 """
@@ -36,13 +36,13 @@ import inspect
 import threading
 import time
 from collections.abc import Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from evalkit.core.specs import MetricSpec
 from evalkit.data.cases import GoldenCase
 from evalkit.data.rows import CaseResult
 from evalkit.data.targets import AsyncTarget, Target
+from evalkit.execute.calls import DaemonPool
 from evalkit.execute.dispatch_window import DispatchWindow
 from evalkit.execute.executor import (
     _WORKER_DONE,
@@ -142,8 +142,7 @@ class AsyncExecutor(Executor):
 
     async def _main(self) -> None:
         self._loop = asyncio.get_running_loop()
-        pool = ThreadPoolExecutor(max_workers=self._tasks_wanted,
-                                  thread_name_prefix="evalkit-score")
+        pool = DaemonPool(self._tasks_wanted, thread_name_prefix="evalkit-score")
         try:
             self._tasks = [asyncio.create_task(self._task(pool))
                            for _ in range(self._tasks_wanted)]
@@ -157,7 +156,7 @@ class AsyncExecutor(Executor):
                 with contextlib.suppress(Exception):  # it must not hide the run's outcome
                     await close()
 
-    async def _task(self, pool: ThreadPoolExecutor) -> None:
+    async def _task(self, pool: DaemonPool) -> None:
         pacing = self._pacing
         while not self._stop.is_set():
             # the job first, then the start (as in Executor._work): an idle task ends
@@ -199,7 +198,7 @@ class AsyncExecutor(Executor):
             if self._on_loop:  # maybe scored here: let the other tasks and the hand-over run
                 await asyncio.sleep(0)
 
-    async def _run(self, job: Job, pool: ThreadPoolExecutor) -> CaseResult:
+    async def _run(self, job: Job, pool: DaemonPool) -> CaseResult:
         loop = asyncio.get_running_loop()
         stored = job.stored
         if stored is not None and stored.response is not None:

@@ -26,8 +26,9 @@ from evalkit.data.rows import CaseResult, CutRaw, RawCutError
 from evalkit.data.samples import reduce_samples
 from evalkit.data.targets import TargetResponse
 from evalkit.execute.artifact_writer import save_finished
+from evalkit.execute.calls import call_all
 from evalkit.execute.case_needs import require_case_fields
-from evalkit.execute.executor import RowThenStop, scored
+from evalkit.execute.executor import MAX_DEFAULT_GRACE_S, RowThenStop, scored
 from evalkit.execute.run_header import (
     finish_header,
     goldens_record,
@@ -59,6 +60,7 @@ def rescore(
     output: str | Path | None = None,
     write: bool = True,
     progress: Callable[[int, int], None] | None = None,
+    note: Callable[[str], None] | None = None,
 ) -> RunResult:
     """Recompute metrics and aggregates of a target run from its stored responses.
 
@@ -83,6 +85,7 @@ def rescore(
         write: ``False``: write nothing (``evalkit rescore --dry-run``).
         progress: called with ``(rows done, rows in all)`` after each row (``evalkit
             rescore``'s progress bar).
+        note: called with the line printed after a first Ctrl-C or SIGTERM.
 
     Raises:
         ArtifactError: not a target run, or a row's case is missing from the goldens;
@@ -92,6 +95,11 @@ def rescore(
         MissingCaseFieldsError: a case lacks a field a metric needs (``MetricSpec.needs``;
             :mod:`evalkit.execute.case_needs`), before anything is written.
         ArtifactBusyError: a run is writing the file to be replaced.
+        CallsInterrupted: (a ``KeyboardInterrupt``) Ctrl-C or SIGTERM: the rows are
+            scored one at a time in a daemon thread
+            (:func:`evalkit.execute.calls.call_all`); the first one scores no new row and
+            waits up to 10 s for the one in flight, a second one stops at once. Nothing
+            is written (a judge's grades received are in its cache).
         SpendingLimitReached: a paid metric's spending limit
             (:mod:`evalkit.execute.spending`: ``--max-calls``, ``--max-cost``) stopped the
             rescoring; nothing is written (a judge keeps the grades it received in its
@@ -115,20 +123,34 @@ def rescore(
     old_rows = run.samples or run.per_query  # every sample of a run with repeated samples
     cases = _cases_of(old_rows, gset, run.name, label)
     require_case_fields(specs, cases)
-    rows: list[CaseResult] = []
-    for old, case in zip(old_rows, cases, strict=True):
+
+    def score(i: int) -> CaseResult:
+        old, case = old_rows[i], cases[i]
         if old.response is None:
-            rows.append(CaseResult(old.case_id, None, {}, old.error, old.latency_ms))
+            row = CaseResult(old.case_id, None, {}, old.error, old.latency_ms)
         else:
             with scoring_sample(old.sample):
                 try:
-                    rows.append(_keep(old, _rescored(case, old.response, old.latency_ms,
-                                                     specs, label), kept, order))
+                    row = _keep(old, _rescored(case, old.response, old.latency_ms, specs,
+                                               label), kept, order)
                 except RowThenStop as exc:  # nothing is written: the input stays as it was
                     raise exc.stop from exc.stop.__cause__
-        rows[-1].sample = old.sample
+        row.sample = old.sample
+        return row
+
+    done = 0
+
+    def take(i: int, row: CaseResult) -> None:
+        nonlocal done
+        done += 1
         if progress is not None:
-            progress(len(rows), len(old_rows))
+            progress(done, len(old_rows))
+
+    # one row at a time, in a daemon thread: Ctrl-C and SIGTERM stop it as they stop
+    # evalkit pairwise's verdicts (a judge's request that never ends cannot hold it)
+    rows = [row for row in call_all(score, len(old_rows), max_concurrency=1,
+                                    grace_s=MAX_DEFAULT_GRACE_S, take=take, note=note)
+            if row is not None]
     header = _rescored_header(run, gset, rows, specs, agg_specs, kept, order)
     per_query, samples = (reduce_samples(rows, (header.get("samples") or {}).get("reduce")),
                           rows) if run.samples else (rows, [])

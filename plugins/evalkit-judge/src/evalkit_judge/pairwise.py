@@ -13,7 +13,6 @@ and :mod:`evalkit_judge.bradley_terry`'s; the artifact :mod:`evalkit_judge.pairw
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from itertools import combinations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -255,25 +254,32 @@ Outcome = Answer | RejectedVerdict | str
 
 def ask_all(judge: LLMJudge, tasks: Sequence[Task], *, max_concurrency: int = DEFAULT_CONCURRENCY,
             budget: Budget | None = None,
-            progress: Callable[[int, int], None] | None = None) -> list[Outcome | None]:
+            progress: Callable[[int, int], None] | None = None,
+            note: Callable[[str], None] | None = None) -> list[Outcome | None]:
     """The verdict of every task, ``max_concurrency`` requests at a time (in task order);
     a task whose verdict could not be had holds its error message (a billed reply that
     held no verdict, its :class:`~evalkit_judge.pairwise_ask.RejectedVerdict`), one left
-    unasked in a dry run ``None``.
+    unasked in a dry run ``None``. The requests run in daemon threads
+    (:func:`evalkit.execute.calls.call_all`): the first Ctrl-C or SIGTERM starts no new one
+    and waits for those in flight up to 10 s
+    (:data:`~evalkit.execute.executor.MAX_DEFAULT_GRACE_S`; ``note`` gets the line saying
+    so), a second one stops waiting at once.
 
     Raises:
         BudgetExhausted: a spending limit stopped the comparison (verdicts already
-            received stay in the cache); KeyboardInterrupt: Ctrl-C (likewise).
+            received stay in the cache); CallsInterrupted (a ``KeyboardInterrupt``):
+            Ctrl-C or SIGTERM (likewise).
         JudgeUnavailable: the judge has no usable credentials, or its requests fail the
             same way (:mod:`evalkit_judge.systemic`).
     """
+    from evalkit.execute.calls import call_all
+    from evalkit.execute.executor import MAX_DEFAULT_GRACE_S
     from evalkit.execute.scoring import RunAborted
 
     if isinstance(max_concurrency, bool) or not isinstance(max_concurrency, int) \
             or max_concurrency < 1:
         raise ValueError(f"max_concurrency must be an integer >= 1, got {max_concurrency!r}")
     inflight: SingleFlight[Answer] = SingleFlight()
-    out: list[Outcome | None] = [None] * len(tasks)
 
     def one(i: int) -> Outcome | None:
         task = tasks[i]
@@ -290,31 +296,19 @@ def ask_all(judge: LLMJudge, tasks: Sequence[Task], *, max_concurrency: int = DE
         except JudgeError as exc:
             return str(exc)
 
-    pool = ThreadPoolExecutor(max_workers=max_concurrency)
-    pending: dict[Future[Outcome | None], int] = {}
     done = 0
+
+    def take(i: int, outcome: Outcome | None) -> None:
+        nonlocal done
+        done += 1
+        if progress is not None:
+            progress(done, len(tasks))
+
     try:
-        queue = iter(range(len(tasks)))
-        for i in queue:
-            pending[pool.submit(one, i)] = i
-            if len(pending) < 2 * max_concurrency:
-                continue
-            finished, _ = wait(pending, return_when=FIRST_COMPLETED)
-            for fut in finished:
-                out[pending.pop(fut)] = fut.result()
-                done += 1
-                if progress is not None:
-                    progress(done, len(tasks))
-        for fut in list(pending):
-            out[pending.pop(fut)] = fut.result()
-            done += 1
-            if progress is not None:
-                progress(done, len(tasks))
+        return call_all(one, len(tasks), max_concurrency=max_concurrency,
+                        grace_s=MAX_DEFAULT_GRACE_S, take=take, note=note)
     except RunAborted as exc:
         raise exc.error from None
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)
-    return out
 
 
 def pairwise(
@@ -335,6 +329,7 @@ def pairwise(
     output: str | Path | None = None,
     progress: Callable[[int, int], None] | None = None,
     allow_incomplete: bool = False,
+    note: Callable[[str], None] | None = None,
 ) -> PairwiseResult:
     """Compare the systems of ``runs`` pairwise with ``judge``, both orders per pair.
 
@@ -363,6 +358,7 @@ def pairwise(
             nothing and leaves unasked verdicts out.
         output: write the pairwise artifact here.
         progress: called with ``(verdicts done, verdicts in all)``.
+        note: called with the line printed after a first Ctrl-C (:func:`ask_all`).
         allow_incomplete: compare the (case, sample) pairs both runs answered when one
             run lacks a response somewhere (noted in the result); by default that is
             refused.
@@ -399,9 +395,10 @@ def pairwise(
     if budget is not None:
         with use_budget(budget):
             outcomes = ask_all(judge, tasks, max_concurrency=max_concurrency, budget=budget,
-                               progress=progress)
+                               progress=progress, note=note)
     else:
-        outcomes = ask_all(judge, tasks, max_concurrency=max_concurrency, progress=progress)
+        outcomes = ask_all(judge, tasks, max_concurrency=max_concurrency, progress=progress,
+                           note=note)
     rows = [verdict_row(t, o) for t, o in zip(tasks, outcomes, strict=True) if o is not None]
     header = build_header(loaded, gset, judge, prompt, rows, notes,
                           options={"flips": flips, "ties": ties, "alpha": alpha,

@@ -3,13 +3,14 @@ adds (:func:`evalkit_judge.plugin.evalkit_register_commands`).
 
 It parses its options, calls :func:`evalkit_judge.pairwise.pairwise` and prints
 (:mod:`evalkit_judge.pairwise_report`), with a progress bar of the verdicts on stderr
-(on a terminal, unless ``--no-progress``). Exit status: 0 every verdict was had; 2 a
-usage error, or the judge stopped (no usable credentials, a refused key, requests failing
-the same way: :mod:`evalkit_judge.systemic`), one line, no traceback; 3 a spending limit
-(``--max-calls``/``--max-cost``) stopped it; 4 some verdict could not be had (the result,
-status ``incomplete``, is printed and written, its win rates over the comparisons left);
-130 Ctrl-C. After 2, 3, 4 or 130 the verdicts received are in the judge's cache: the same
-command again continues without paying for them twice.
+(on a terminal, unless ``--no-progress``). Exit status: 0 every verdict was had; 2 a usage
+error, or the judge stopped (no usable credentials, a refused key, requests failing the same
+way: :mod:`evalkit_judge.systemic`), one line, no traceback; 3 a spending limit (``--max-calls``/
+``--max-cost``) stopped it; 4 some verdict could not be had (the result, status
+``incomplete``, is printed and written, its win rates over the comparisons left); 130 Ctrl-C
+or SIGTERM (the first one starts no new request and waits up to 10 s for those in flight, a
+second one stops at once). After 2, 3, 4 or 130 the verdicts received are in the judge's
+cache: the same command again continues without paying for them twice.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import typer
 
 #: The exit status when a spending limit stopped the comparison (as ``evalkit run``'s).
 STOPPED = 3
-#: The exit status after Ctrl-C (128 + SIGINT, as every evalkit command's).
+#: The exit status after Ctrl-C or SIGTERM (128 + SIGINT, as every evalkit command's).
 INTERRUPTED = 130
 #: The exit status when some verdict could not be had (as ``evalkit run``'s for a metric
 #: that failed on some case).
@@ -171,7 +172,8 @@ def command(
                               n_resamples=resamples, seed=seed, bt_resamples=bt_resamples,
                               max_concurrency=max_concurrency, budget=budget,
                               output=None if dry_run else output,
-                              progress=bar.count, allow_incomplete=allow_incomplete)
+                              progress=bar.count, allow_incomplete=allow_incomplete,
+                              note=bar.note)
     except BudgetExhausted as exc:
         described = "" if budget is None \
             else budget.describe().replace("grade(s)", "verdict(s)")
@@ -182,9 +184,13 @@ def command(
         typer.echo("the verdicts received are in the judge's cache: run the same command "
                    "again (with a larger limit) to continue; none is paid twice", err=True)
         raise typer.Exit(STOPPED) from None
-    except KeyboardInterrupt:
-        typer.echo("interrupted: the verdicts received are in the judge's cache; run the "
-                   "same command again to continue (none is paid twice)", err=True)
+    except KeyboardInterrupt as exc:
+        from evalkit.execute.calls import CallsInterrupted
+
+        kept = ("the verdicts received are in the judge's cache; run the same command "
+                "again to continue (none is paid twice)")
+        typer.echo(exc.line("verdicts received", kept) if isinstance(exc, CallsInterrupted)
+                   else f"interrupted: {kept}", err=True)
         raise typer.Exit(INTERRUPTED) from None
     if dry_run and budget is not None:
         typer.echo(budget.describe().replace("grade(s)", "verdict(s)"))

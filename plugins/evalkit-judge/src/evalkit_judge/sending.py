@@ -9,7 +9,6 @@ returned as delivered (:class:`SentReply`); parsing it and caching it are the ca
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -57,13 +56,19 @@ def send_request(provider: JudgeProvider, costs: CostModel, failures: FailureStr
         raise stop
     provider.prepare()
     reservation: Reservation | None = None
-    admit: Callable[[], None] | None = None
     if budget is not None:
         # input tokens counted by the API when the budget may not fit the worst case
         plan = costs.plan(body, budget, provider.count_input_tokens)
         reservation = budget.reserve(None, model=costs.model, plan=plan)
-        held = reservation
-        admit = lambda: budget.retry(held)  # noqa: E731 - before each retry
+
+    def admit() -> None:  # before each retry: none once the judge is stopped (other
+        # requests decided it cannot work) or past the budget's limits
+        stopped = failures.stopped()
+        if stopped is not None:
+            raise stopped
+        if budget is not None and reservation is not None:
+            budget.retry(reservation)
+
     with attempt_gate(admit) as gate:
         try:
             sent = provider.send(body)

@@ -5,7 +5,7 @@ request carries), not one case's trouble.
 :class:`FailureStreak` watches the requests a judge sends (grades and pairwise verdicts
 alike: :meth:`LLMJudge.send <evalkit_judge.judge.LLMJudge.send>`). It stops the judge,
 as a refused API key stops it (``RunAborted(JudgeUnavailable(...))``, checked before
-every later request), when
+every later request and every retry), when
 
 - the first :data:`SYSTEMIC_FAILURES` requests that ended all failed the same way
   (same exception type, same HTTP status or transport failure) and none succeeded, or
