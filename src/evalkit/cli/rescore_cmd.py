@@ -100,7 +100,8 @@ def command(
     try:
         with use_spending(spending), ProgressBar("rescore", 0, 0, show, unit="rows") as bar:
             result = rescore(run, names, agg, goldens=goldens, output=output,
-                             write=not dry_run, progress=bar.count)
+                             write=not dry_run, progress=bar.count,
+                             keep_responses=False)  # the artifact has them; memory bounded
     except SpendingLimitReached as exc:
         described = spending.describe()
         typer.echo(described, err=True)

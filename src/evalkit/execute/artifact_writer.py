@@ -162,6 +162,14 @@ class ArtifactWriter:
         return WrittenRows(self.path, [self._spans[(r.query_id, r.sample)] for r in rows])
 
 
+def span_lines(path: Path, spans: Iterable[tuple[int, int]]) -> Iterator[str]:
+    """The lines of ``path`` at ``spans`` (byte offset and length), read one at a time
+    through one handle, decoded as UTF-8."""
+    with _Reader(path) as read:
+        for span in spans:
+            yield read(span).decode("utf-8")
+
+
 class _Reader:
     """Reads byte spans of a file through one handle, opened on first use."""
 
