@@ -19,15 +19,15 @@ from pathlib import Path
 from typing import IO, Any
 
 from evalkit.core.specs import AggregateSpec, MetricSpec
-from evalkit.data.cases import GoldenCase
-from evalkit.data.goldens import GoldenSet, load_goldens
-from evalkit.data.provenance import metric_provenance
 from evalkit.data.artifact import (
     SCHEMA_VERSION,
     header_line,
     streamed_lines,
     upgrade_schema1_rows,
 )
+from evalkit.data.cases import GoldenCase
+from evalkit.data.goldens import GoldenSet, load_goldens
+from evalkit.data.provenance import metric_provenance
 from evalkit.data.result_files import row_line
 from evalkit.data.results import ArtifactError, RunResult
 from evalkit.data.rows import CaseResult, CutRaw, RawCutError
@@ -201,7 +201,7 @@ def _scratch(beside: Path | None) -> Iterator[tuple[Path, IO[bytes]]]:
         folder.mkdir(parents=True, exist_ok=True)
     name = beside.name if beside is not None else "rescore"
     with writing(beside or Path(tempfile.gettempdir())):
-        fh = tempfile.NamedTemporaryFile("w+b", dir=folder, prefix=f".{name}.",
+        fh = tempfile.NamedTemporaryFile("w+b", dir=folder, prefix=f".{name}.",  # noqa: SIM115
                                          suffix=".rescore.tmp")
     with fh:
         yield Path(fh.name), fh
