@@ -29,7 +29,7 @@ import math
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from evalkit.io.error_messages import reading
 from evalkit.io.limits import MAX_ARTIFACT_DEPTH, LimitError, json_problem, loads_json, shown
@@ -307,20 +307,13 @@ def read_artifact_rows(path: str | Path, light: Callable[[dict[str, Any]], dict[
     Raises:
         ArtifactError: as :func:`read_artifact`.
     """
-    from evalkit.io.text_lines import MAX_ARTIFACT_LINE_BYTES, LongLineError, bounded_lines
+    from evalkit.io.text_lines import MAX_ARTIFACT_LINE_BYTES, bounded_lines
 
     p = Path(path)
     spans: list[tuple[int, int]] = []
     at: list[int] = []
     with _open(p) as fh, reading(p, "run artifact"):
-        start = len(_BOM) if fh.read(len(_BOM)) == _BOM else 0
-        fh.seek(start)
-        try:
-            for _ in bounded_lines(fh, MAX_ARTIFACT_LINE_BYTES, start):
-                pass
-        except LongLineError as exc:
-            raise ArtifactError(_long_line_message(p, exc.lineno, exc.length)) from None
-        fh.seek(start)
+        start = refuse_long_lines(p, fh)
         header, rows, trailer, digest, cut = _read_from(
             p, bounded_lines(fh, MAX_ARTIFACT_LINE_BYTES, start), light, spans, at)
     info = _integrity(p, header, rows, trailer, digest, cut, lambda: at[0])
@@ -366,6 +359,23 @@ def refuse_long_line(p: Path, data: bytes) -> None:
     found = long_line(data, MAX_ARTIFACT_LINE_BYTES)
     if found is not None:
         raise ArtifactError(_long_line_message(p, *found))
+
+
+def refuse_long_lines(p: Path, fh: IO[bytes]) -> int:
+    """:func:`refuse_long_line` of the binary file ``fh`` (at its start), read one line
+    at a time (:func:`evalkit.io.text_lines.bounded_lines`); leaves ``fh`` after its
+    UTF-8 byte order mark, if any, and returns that position (0 or 3)."""
+    from evalkit.io.text_lines import MAX_ARTIFACT_LINE_BYTES, LongLineError, bounded_lines
+
+    start = len(_BOM) if fh.read(len(_BOM)) == _BOM else 0
+    fh.seek(start)
+    try:
+        for _ in bounded_lines(fh, MAX_ARTIFACT_LINE_BYTES, start):
+            pass
+    except LongLineError as exc:
+        raise ArtifactError(_long_line_message(p, exc.lineno, exc.length)) from None
+    fh.seek(start)
+    return start
 
 
 def _long_line_message(p: Path, lineno: int, length: int) -> str:
