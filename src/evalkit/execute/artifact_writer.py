@@ -223,12 +223,6 @@ class WrittenRows(Sequence[CaseResult]):
                 yield self._row(read, span)
 
 
-def save_finished(run: RunResult, path: Path) -> None:
-    """Write ``run`` over ``path`` (:meth:`RunResult.save`: a temporary file, fsync,
-    rename and folder fsync for a regular file; directly to a device or pipe)."""
-    run.save(path)
-
-
 def read_partial(path: Path, *, light: bool = False
                  ) -> tuple[dict[str, Any], list[CaseResult],
                             dict[tuple[str, int | None], tuple[int, int]]] | None:
