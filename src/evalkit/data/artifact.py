@@ -286,8 +286,8 @@ def read_artifact(path: str | Path) -> tuple[dict[str, Any], list[tuple[int, dic
         refuse_long_line(p, data)
         read = _read_whole(p, data)
         header, rows, trailer, digest, cut = read if read is not None else _read_lines(p, data)
-    return header, rows, _integrity(p, header, rows, trailer, digest, cut,
-                                    lambda: first_line_number(data))  # type: ignore[arg-type]
+    return _integrity(p, header, rows, trailer, digest, cut,
+                      lambda: first_line_number(data))
 
 
 def read_artifact_rows(path: str | Path, light: Callable[[dict[str, Any]], dict[str, Any]]
@@ -316,16 +316,17 @@ def read_artifact_rows(path: str | Path, light: Callable[[dict[str, Any]], dict[
         start = refuse_long_lines(p, fh)
         header, rows, trailer, digest, cut = _read_from(
             p, bounded_lines(fh, MAX_ARTIFACT_LINE_BYTES, start), light, spans, at)
-    info = _integrity(p, header, rows, trailer, digest, cut, lambda: at[0])
-    return header, rows, info, spans  # type: ignore[return-value]
+    header, rows, info = _integrity(p, header, rows, trailer, digest, cut, lambda: at[0])
+    return header, rows, info, spans
 
 
-def _integrity(p: Path, header: dict[str, Any] | None, rows: Sequence[Any],
-               trailer: dict[str, Any] | None, digest: str,
-               cut: tuple[int, ArtifactError] | None, header_at: Callable[[], int]
-               ) -> Integrity:
-    """What a file read by :func:`_read_from` proves (``header_at()``: the header's line
-    number).
+def _integrity(p: Path, header: dict[str, Any] | None,
+               rows: list[tuple[int, dict[str, Any]]], trailer: dict[str, Any] | None,
+               digest: str, cut: tuple[int, ArtifactError] | None,
+               header_at: Callable[[], int]
+               ) -> tuple[dict[str, Any], list[tuple[int, dict[str, Any]]], Integrity]:
+    """``(header, rows, what the file proves)`` of a file read by :func:`_read_from`
+    (``header_at()``: the header's line number).
 
     Raises:
         ArtifactError: no header, an unreadable last line of a schema 1 file, a
@@ -345,9 +346,10 @@ def _integrity(p: Path, header: dict[str, Any] | None, rows: Sequence[Any],
         trailer_rows = count
         digest_ok = trailer.get("sha256") == digest
     cut_line = None if cut is None else cut[0]
-    return Integrity(str(p), version, len(rows), trailer_rows, digest_ok, cut_line,
-                     _problems(str(p), version, len(rows), trailer_rows, digest_ok, cut_line),
-                     header_line=header_at())
+    return header, rows, Integrity(
+        str(p), version, len(rows), trailer_rows, digest_ok, cut_line,
+        _problems(str(p), version, len(rows), trailer_rows, digest_ok, cut_line),
+        header_line=header_at())
 
 
 def refuse_long_line(p: Path, data: bytes) -> None:

@@ -103,7 +103,7 @@ def _make_input(name: str, out: Path) -> None:
 def apply(name: str, folder: Path, source: Path, *, keep: bool = True) -> Path:
     """Rescore or resume ``source`` as scenario ``name`` says (``keep``: the rows returned
     keep their responses); the path written."""
-    light = {} if keep else {"keep_responses": False}  # rescore's own option
+    light: dict[str, Any] = {} if keep else {"keep_responses": False}  # rescore's own option
     with contextlib.chdir(folder), _registry():
         if name.startswith("resume"):
             _evaluate(Path(source.name), set(),
