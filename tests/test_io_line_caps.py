@@ -67,6 +67,13 @@ def test_artifact_line_cap(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
         read_artifact(path)
     with pytest.raises(ArtifactError, match=r"run.jsonl:2: the line is"):
         read_partial(path)
+    from evalkit.data.artifact import read_artifact_rows
+
+    with pytest.raises(ArtifactError) as whole:
+        read_artifact(path)
+    with pytest.raises(ArtifactError) as by_line:  # line by line: the same message
+        read_artifact_rows(path, dict)
+    assert str(by_line.value) == str(whole.value)
 
 
 def test_every_json_lines_reader_caps_its_lines(tmp_path: Path,

@@ -88,3 +88,24 @@ def test_samples_and_resume_equal(tmp_path: Path) -> None:
     assert [r.metrics for r in outs[True][0].per_query] == \
         [r.metrics for r in outs[False][0].per_query]
     assert outs[True][1] == outs[False][1]
+
+
+def test_resume_and_rescore_return_rows_without_bodies(tmp_path: Path) -> None:
+    from evalkit.execute.rescore import rescore
+
+    goldens = tmp_path / "cases.jsonl"
+    goldens.write_text("".join(json.dumps({"id": f"q{i}", "query": "x", "expected": ["d1"]})
+                               + "\n" for i in range(6)))
+    out = tmp_path / "run.jsonl"
+    evaluate(_target([]), goldens, ["recall@10"], ["entropy"], artifact=out, progress=False)
+    whole = out.read_bytes()
+    lines = whole.splitlines(keepends=True)
+    out.write_bytes(b"".join(lines[:4]))  # three rows kept, no trailer
+    resumed = evaluate(_target([]), goldens, ["recall@10"], ["entropy"], artifact=out,
+                       resume=True, keep_responses=False, progress=False)
+    rescored = rescore(out, ["recall@10"], keep_responses=False)
+    for run in (resumed, rescored):
+        assert all(len(r.response.ranked_ids) == 1 and len(r.response.text) == 1
+                   and r.response.raw is None for r in run.per_query)
+    assert rescored.header["aggregates"] == resumed.header["aggregates"]
+    assert _comparable(out)[1:-1] == [json.loads(x) for x in whole.splitlines()[1:-1]]

@@ -182,3 +182,22 @@ def test_first_line_readers_of_an_artifact_read_to_its_newline(tmp_path: Path) -
         require_artifact_rows(p, "run")
     p.write_bytes(p.read_bytes() + b'{"type":\r"row", "id": "q1"}\n')
     require_artifact_rows(p, "run")  # a row follows: accepted
+
+
+@pytest.mark.parametrize("data", [b"", b"a\n", b"ab\ncd", b"\n\n", b"abcdef\nx\n",
+                                  b"ab\r\ncd\r\n", b"x\nabcdefgh", b"abcde\n"])
+def test_bounded_lines_are_those_of_bytesio_with_offsets(data: bytes) -> None:
+    import io
+
+    from evalkit.io.text_lines import LongLineError, bounded_lines, long_line
+
+    found = long_line(data, 5)
+    if found is not None:  # the line long_line names, measured the same
+        with pytest.raises(LongLineError) as caught:
+            list(bounded_lines(io.BytesIO(data), 5))
+        assert (caught.value.lineno, caught.value.length) == found
+        return
+    read = list(bounded_lines(io.BytesIO(data), 5, 10))  # offsets from byte 10
+    assert [line for _, _, line in read] == list(io.BytesIO(data))
+    assert [n for n, _, _ in read] == list(range(1, len(read) + 1))
+    assert all(data[offset - 10:offset - 10 + len(line)] == line for _, offset, line in read)

@@ -103,7 +103,8 @@ def command(
     try:
         with use_spending(spending), ProgressBar("rescore", 0, 0, show, unit="rows") as bar:
             result = rescore(run, names, agg, goldens=goldens, output=output,
-                             write=not dry_run, progress=bar.count, note=bar.note)
+                             write=not dry_run, progress=bar.count, note=bar.note,
+                             keep_responses=False)  # the artifact has them; memory bounded
     except SpendingLimitReached as exc:
         described = spending.describe()
         typer.echo(described, err=True)

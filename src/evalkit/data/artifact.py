@@ -29,7 +29,7 @@ import math
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from evalkit.io.error_messages import reading
 from evalkit.io.limits import MAX_ARTIFACT_DEPTH, LimitError, json_problem, loads_json, shown
@@ -286,6 +286,52 @@ def read_artifact(path: str | Path) -> tuple[dict[str, Any], list[tuple[int, dic
         refuse_long_line(p, data)
         read = _read_whole(p, data)
         header, rows, trailer, digest, cut = read if read is not None else _read_lines(p, data)
+    return _integrity(p, header, rows, trailer, digest, cut,
+                      lambda: first_line_number(data))
+
+
+def read_artifact_rows(path: str | Path, light: Callable[[dict[str, Any]], dict[str, Any]]
+                       ) -> tuple[dict[str, Any], list[tuple[int, dict[str, Any]]],
+                                  Integrity, list[tuple[int, int]]]:
+    """:func:`read_artifact` holding one line of the file at a time: the header, each
+    row object passed through ``light`` (which drops what the caller need not keep, such
+    as a response's body) with its line number, what the file proves, and where each
+    row's line lies in the file (byte offset and length, newline included), in the order
+    of the rows, so that the whole row can be read again from there.
+
+    The file is read twice, line by line (:func:`evalkit.io.text_lines.bounded_lines`):
+    first for a line longer than :data:`evalkit.io.text_lines.MAX_ARTIFACT_LINE_BYTES`,
+    then for the rows; the values, the integrity and the errors are those of
+    :func:`read_artifact`.
+
+    Raises:
+        ArtifactError: as :func:`read_artifact`.
+    """
+    from evalkit.io.text_lines import MAX_ARTIFACT_LINE_BYTES, bounded_lines
+
+    p = Path(path)
+    spans: list[tuple[int, int]] = []
+    at: list[int] = []
+    with _open(p) as fh, reading(p, "run artifact"):
+        start = refuse_long_lines(p, fh)
+        header, rows, trailer, digest, cut = _read_from(
+            p, bounded_lines(fh, MAX_ARTIFACT_LINE_BYTES, start), light, spans, at)
+    header, rows, info = _integrity(p, header, rows, trailer, digest, cut, lambda: at[0])
+    return header, rows, info, spans
+
+
+def _integrity(p: Path, header: dict[str, Any] | None,
+               rows: list[tuple[int, dict[str, Any]]], trailer: dict[str, Any] | None,
+               digest: str, cut: tuple[int, ArtifactError] | None,
+               header_at: Callable[[], int]
+               ) -> tuple[dict[str, Any], list[tuple[int, dict[str, Any]]], Integrity]:
+    """``(header, rows, what the file proves)`` of a file read by :func:`_read_from`
+    (``header_at()``: the header's line number).
+
+    Raises:
+        ArtifactError: no header, an unreadable last line of a schema 1 file, a
+            trailer's row count that is not a count.
+    """
     if header is None:
         raise ArtifactError(f"{p}: empty file; not an evalkit run artifact")
     version = int(header["schema_version"])
@@ -300,10 +346,10 @@ def read_artifact(path: str | Path) -> tuple[dict[str, Any], list[tuple[int, dic
         trailer_rows = count
         digest_ok = trailer.get("sha256") == digest
     cut_line = None if cut is None else cut[0]
-    info = Integrity(str(p), version, len(rows), trailer_rows, digest_ok, cut_line,
-                     _problems(str(p), version, len(rows), trailer_rows, digest_ok, cut_line),
-                     header_line=first_line_number(data))
-    return header, rows, info
+    return header, rows, Integrity(
+        str(p), version, len(rows), trailer_rows, digest_ok, cut_line,
+        _problems(str(p), version, len(rows), trailer_rows, digest_ok, cut_line),
+        header_line=header_at())
 
 
 def refuse_long_line(p: Path, data: bytes) -> None:
@@ -314,8 +360,30 @@ def refuse_long_line(p: Path, data: bytes) -> None:
 
     found = long_line(data, MAX_ARTIFACT_LINE_BYTES)
     if found is not None:
-        raise ArtifactError(
-            f"{p}:{found[0]}: the line is {found[1]:,} bytes long, more than the "
+        raise ArtifactError(_long_line_message(p, *found))
+
+
+def refuse_long_lines(p: Path, fh: IO[bytes]) -> int:
+    """:func:`refuse_long_line` of the binary file ``fh`` (at its start), read one line
+    at a time (:func:`evalkit.io.text_lines.bounded_lines`); leaves ``fh`` after its
+    UTF-8 byte order mark, if any, and returns that position (0 or 3)."""
+    from evalkit.io.text_lines import MAX_ARTIFACT_LINE_BYTES, LongLineError, bounded_lines
+
+    start = len(_BOM) if fh.read(len(_BOM)) == _BOM else 0
+    fh.seek(start)
+    try:
+        for _ in bounded_lines(fh, MAX_ARTIFACT_LINE_BYTES, start):
+            pass
+    except LongLineError as exc:
+        raise ArtifactError(_long_line_message(p, exc.lineno, exc.length)) from None
+    fh.seek(start)
+    return start
+
+
+def _long_line_message(p: Path, lineno: int, length: int) -> str:
+    from evalkit.io.text_lines import MAX_ARTIFACT_LINE_BYTES
+
+    return (f"{p}:{lineno}: the line is {length:,} bytes long, more than the "
             f"{MAX_ARTIFACT_LINE_BYTES >> 20} MiB evalkit reads of one line of a run "
             "artifact (a row holds one response); the file was altered or is not an "
             "artifact")
@@ -449,12 +517,27 @@ def _read_lines(p: Path, data: bytes) -> _Read:
     Raises:
         ArtifactError: as :func:`read_artifact`, naming the first bad line.
     """
+    return _read_from(p, ((n, 0, raw) for n, raw in enumerate(io.BytesIO(data), start=1)))
+
+
+def _read_from(p: Path, lines: Iterable[tuple[int, int, bytes]],
+               light: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+               spans: list[tuple[int, int]] | None = None, at: list[int] | None = None
+               ) -> _Read:
+    """:func:`_read_lines` of ``lines`` (``(line number, byte offset, line)``, each line
+    with its newline): each row object passed through ``light`` when given, each row's
+    ``(offset, length)`` appended to ``spans`` and the header's line number to ``at``
+    when given.
+
+    Raises:
+        ArtifactError: as :func:`read_artifact`, naming the first bad line.
+    """
     header: dict[str, Any] | None = None
     rows: list[tuple[int, dict[str, Any]]] = []
     digest = hashlib.sha256()
     trailer: dict[str, Any] | None = None
     cut: tuple[int, ArtifactError] | None = None
-    for lineno, raw in enumerate(io.BytesIO(data), start=1):
+    for lineno, offset, raw in lines:
         if trailer is not None:
             if raw and not raw.isspace():
                 raise ArtifactError(f"{p}:{lineno}: content after the trailer line; "
@@ -475,6 +558,8 @@ def _read_lines(p: Path, data: bytes) -> _Read:
         if header is None:
             header = _check_header(p, lineno, obj)
             digest.update(raw)
+            if at is not None:
+                at.append(lineno)
             continue
         if obj.get("type") == "trailer":
             trailer = obj
@@ -482,7 +567,9 @@ def _read_lines(p: Path, data: bytes) -> _Read:
         if obj.get("type") != "row" or "id" not in obj:
             raise ArtifactError(f"{p}:{lineno}: expected a row object with an 'id'")
         digest.update(raw)
-        rows.append((lineno, obj))
+        rows.append((lineno, obj if light is None else light(obj)))
+        if spans is not None:
+            spans.append((offset, len(raw)))
     return header, rows, trailer, digest.hexdigest(), cut
 
 

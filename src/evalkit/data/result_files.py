@@ -32,9 +32,16 @@ from evalkit.data.artifact import (
     finished_lines,
     header_line,
     read_artifact,
+    read_artifact_rows,
+    sample_of,
     upgrade_schema1_rows,
 )
-from evalkit.data.rows import non_finite_errors, plain_rows_from_json, row_from_json
+from evalkit.data.rows import (
+    non_finite_errors,
+    plain_rows_from_json,
+    row_from_json,
+    without_response_body_json,
+)
 from evalkit.io.limits import (
     MAX_ARTIFACT_DEPTH,
     check_id,
@@ -74,9 +81,15 @@ def write_run(path: str | Path, name: str, header: Mapping[str, Any],
     from evalkit.io.outputs import write_output
 
     p = Path(path)
-    lines = [artifact_line(finite_metrics(row.to_json())) for row in rows]
-    write_output(p, finished_lines(header_line(name, dict(header)), lines))
+    write_output(p, finished_lines(header_line(name, dict(header)), list(map(row_line, rows))))
     return p
+
+
+def row_line(row: Any) -> str:
+    """The artifact line of ``row`` as :meth:`~evalkit.data.results.RunResult.save`
+    writes it (a non-finite metric value written as that metric's error:
+    :func:`finite_metrics`)."""
+    return artifact_line(finite_metrics(row.to_json()))
 
 
 def read_run(path: str | Path) -> RunFile:
@@ -108,8 +121,37 @@ def _collector_paused() -> Iterator[None]:
         gc.enable()
 
 
+def read_run_rows(path: str | Path) -> tuple[RunFile, dict[tuple[str, int | None],
+                                                               tuple[int, int]]]:
+    """:func:`read_run` of a target run holding one line of the file at a time, its
+    rows without their responses' bodies
+    (:func:`~evalkit.data.rows.without_response_body_json`), and where the line of
+    each row lies in the file, by ``(case id, sample)``: ``(byte offset, length)``, from
+    which the whole row is read again. The checks, values (but the bodies) and errors
+    are those of :func:`read_run`.
+
+    Raises:
+        ArtifactError: as :func:`read_run`.
+    """
+    p = Path(path)
+    with _collector_paused():
+        header, lines, integrity, spans = read_artifact_rows(p, without_response_body_json)
+        run = _run_file(p, header, lines, integrity)
+    where: dict[tuple[str, int | None], tuple[int, int]] = {}
+    for (_, obj), span in zip(lines, spans, strict=True):  # the later row of a case wins,
+        key = (obj["id"], sample_of(obj))  # as in the rows read
+        where.pop(key, None)
+        where[key] = span
+    return run, where
+
+
 def _read_run(p: Path) -> RunFile:
     header, lines, integrity = read_artifact(p)
+    return _run_file(p, header, lines, integrity)
+
+
+def _run_file(p: Path, header: dict[str, Any], lines: list[tuple[int, dict[str, Any]]],
+              integrity: Integrity) -> RunFile:
     objs = [obj for _, obj in lines]
     rids = [obj["id"] for obj in objs]
     if not set(map(type, rids)) <= {str}:  # an id is text; null, true or 7 is refused

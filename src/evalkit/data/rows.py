@@ -301,6 +301,26 @@ def case_result_from_json(obj: Mapping[str, Any]) -> CaseResult:
     )
 
 
+def without_response_body_json(obj: dict[str, Any]) -> dict[str, Any]:
+    """A target row's artifact object without its response's body: ``raw`` dropped,
+    ``ranked_ids`` cut to its first id and ``text`` to its first character (when they
+    are a list and a string), the row's ``retrieved`` copy of the ids dropped; every
+    other field kept, so that :func:`case_result_from_json` refuses what it refuses in
+    the whole object. Another row's object (no ``response`` object) is ``obj`` itself."""
+    resp = obj.get("response")
+    if not isinstance(resp, dict):
+        return obj
+    light = dict(resp)
+    light.pop("raw", None)
+    if isinstance(ids := resp.get("ranked_ids"), list):
+        light["ranked_ids"] = ids[:1]
+    if isinstance(text := resp.get("text"), str):
+        light["text"] = text[:1]
+    out = {k: v for k, v in obj.items() if k != "retrieved"}
+    out["response"] = light
+    return out
+
+
 def _count_of(obj: Mapping[str, Any], key: str) -> int | None:
     value = obj.get(key)
     if value is not None and (isinstance(value, bool) or not isinstance(value, int)

@@ -22,6 +22,7 @@ is written to it until the end, when the finished artifact is written to it once
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import threading
@@ -62,7 +63,9 @@ class ArtifactWriter:
         """Write the header and the kept ``rows``, then open for appending.
 
         Kept rows (a resume) are rewritten atomically (temporary file, fsync, rename), so
-        a crash never loses them; a new run just writes its header line.
+        a crash never loses them; they are iterated once, as they are written (a
+        :class:`WrittenRows` reads each from the earlier file then). A new run just
+        writes its header line.
 
         Raises:
             evalkit.io.outputs.UnwritableError: the artifact cannot be written (names it).
@@ -71,8 +74,8 @@ class ArtifactWriter:
             return
         head = artifact_line(header)
         self._end = len(head.encode("utf-8"))
-        if rows:
-            write_output(self.path, [head, *(self._encode(r) for r in rows)])
+        if rows:  # each row encoded as it is written (``rows`` may read them one by one)
+            write_output(self.path, itertools.chain([head], map(self._encode, rows)))
         with writing(self.path):
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._fh = self.path.open("a" if rows else "w", encoding="utf-8")
@@ -162,6 +165,14 @@ class ArtifactWriter:
         return WrittenRows(self.path, [self._spans[(r.query_id, r.sample)] for r in rows])
 
 
+def span_lines(path: Path, spans: Iterable[tuple[int, int]]) -> Iterator[str]:
+    """The lines of ``path`` at ``spans`` (byte offset and length), read one at a time
+    through one handle, decoded as UTF-8."""
+    with _Reader(path) as read:
+        for span in spans:
+            yield read(span).decode("utf-8")
+
+
 class _Reader:
     """Reads byte spans of a file through one handle, opened on first use."""
 
@@ -212,15 +223,15 @@ class WrittenRows(Sequence[CaseResult]):
                 yield self._row(read, span)
 
 
-def save_finished(run: RunResult, path: Path) -> None:
-    """Write ``run`` over ``path`` (:meth:`RunResult.save`: a temporary file, fsync,
-    rename and folder fsync for a regular file; directly to a device or pipe)."""
-    run.save(path)
-
-
-def read_partial(path: Path) -> tuple[dict[str, Any], list[CaseResult]] | None:
-    """The header and rows of an artifact being resumed; ``None`` if it holds no
-    complete line yet.
+def read_partial(path: Path, *, light: bool = False
+                 ) -> tuple[dict[str, Any], list[CaseResult],
+                            dict[tuple[str, int | None], tuple[int, int]]] | None:
+    """The header and rows of an artifact being resumed, and where each row's line lies
+    in the file by ``(case id, sample)`` (byte offset and length, newline included);
+    ``None`` if it holds no complete line yet. Read one line at a time
+    (:func:`evalkit.io.text_lines.bounded_lines`); ``light``: the rows without their
+    responses' bodies (:func:`~evalkit.data.rows.without_response_body_json`), read
+    whole again from their lines when needed (:class:`WrittenRows`).
 
     An unterminated last line is a write cut short and is dropped; a trailer line (a
     finished run resumed to retry its failures) is skipped. When a case has two rows (a
@@ -231,45 +242,51 @@ def read_partial(path: Path) -> tuple[dict[str, Any], list[CaseResult]] | None:
         ArtifactError: a malformed line anywhere else, a line that is not a row, or
             one longer than :data:`evalkit.io.text_lines.MAX_ARTIFACT_LINE_BYTES`.
     """
-    from evalkit.data.artifact import refuse_long_line
+    from evalkit.data.artifact import refuse_long_lines
+    from evalkit.data.rows import without_response_body_json
+    from evalkit.io.text_lines import MAX_ARTIFACT_LINE_BYTES, bounded_lines
 
-    data = path.read_bytes()
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
-    refuse_long_line(path, data)
-    lines = data.split(b"\n")
-    lines.pop()  # after the last "\n": empty, or a truncated line
     header: dict[str, Any] | None = None
     rows: dict[tuple[str, int | None], CaseResult] = {}  # by (case id, sample)
-    for lineno, raw in enumerate(lines, start=1):
-        if not raw.strip():
-            continue
-        try:
-            obj = loads_json(raw, MAX_ARTIFACT_DEPTH)
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise ArtifactError(
-                f"{path}:{lineno}: not valid JSON ({exc}); only a truncated last line is "
-                "tolerated on resume"
-            ) from None
-        except LimitError as exc:
-            raise ArtifactError(f"{path}:{lineno}: {exc}") from None
-        if not isinstance(obj, dict):
-            raise ArtifactError(f"{path}:{lineno}: expected a JSON object")
-        if header is None:
-            if obj.get("type") != "header":
-                raise ArtifactError(f"{path}:{lineno}: the first line is not a run header")
-            header = obj
-            continue
-        if obj.get("type") == "trailer":
-            continue
-        if obj.get("type") != "row" or "id" not in obj:
-            raise ArtifactError(f"{path}:{lineno}: expected a row object with an 'id'")
-        try:
-            row = case_result_from_json(obj)
-        except (TypeError, ValueError) as exc:
-            raise ArtifactError(f"{path}:{lineno}: malformed row ({exc})") from None
-        rows.pop((row.case_id, row.sample), None)
-        rows[(row.case_id, row.sample)] = row
+    spans: dict[tuple[str, int | None], tuple[int, int]] = {}
+    with path.open("rb") as fh:
+        start = refuse_long_lines(path, fh)
+        for lineno, offset, raw in bounded_lines(fh, MAX_ARTIFACT_LINE_BYTES, start):
+            if not raw.endswith(b"\n"):
+                break  # after the last "\n": a truncated line
+            if not raw.strip():
+                continue
+            try:
+                obj = loads_json(raw[:-1], MAX_ARTIFACT_DEPTH)
+            except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+                raise ArtifactError(
+                    f"{path}:{lineno}: not valid JSON ({exc}); only a truncated last line "
+                    "is tolerated on resume"
+                ) from None
+            except LimitError as exc:
+                raise ArtifactError(f"{path}:{lineno}: {exc}") from None
+            if not isinstance(obj, dict):
+                raise ArtifactError(f"{path}:{lineno}: expected a JSON object")
+            if header is None:
+                if obj.get("type") != "header":
+                    raise ArtifactError(f"{path}:{lineno}: the first line is not a run "
+                                        "header")
+                header = obj
+                continue
+            if obj.get("type") == "trailer":
+                continue
+            if obj.get("type") != "row" or "id" not in obj:
+                raise ArtifactError(f"{path}:{lineno}: expected a row object with an 'id'")
+            try:
+                row = case_result_from_json(without_response_body_json(obj) if light
+                                            else obj)
+            except (TypeError, ValueError) as exc:
+                raise ArtifactError(f"{path}:{lineno}: malformed row ({exc})") from None
+            key = (row.case_id, row.sample)
+            rows.pop(key, None)
+            rows[key] = row
+            spans.pop(key, None)
+            spans[key] = (offset, len(raw))
     if header is None:
         return None
-    return header, list(rows.values())
+    return header, list(rows.values()), spans

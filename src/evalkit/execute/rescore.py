@@ -11,21 +11,29 @@ since the run are listed in the header (``rescored.goldens_changed``).
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping, Sequence
-from contextlib import nullcontext
+import tempfile
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager, nullcontext
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from evalkit.core.specs import AggregateSpec, MetricSpec
+from evalkit.data.artifact import (
+    SCHEMA_VERSION,
+    header_line,
+    streamed_lines,
+    upgrade_schema1_rows,
+)
 from evalkit.data.cases import GoldenCase
 from evalkit.data.goldens import GoldenSet, load_goldens
 from evalkit.data.provenance import metric_provenance
+from evalkit.data.result_files import row_line
 from evalkit.data.results import ArtifactError, RunResult
 from evalkit.data.rows import CaseResult, CutRaw, RawCutError
 from evalkit.data.samples import reduce_samples
 from evalkit.data.targets import TargetResponse
-from evalkit.execute.artifact_writer import save_finished
+from evalkit.execute.artifact_writer import WrittenRows, span_lines
 from evalkit.execute.calls import call_all
 from evalkit.execute.case_needs import require_case_fields
 from evalkit.execute.executor import MAX_DEFAULT_GRACE_S, RowThenStop, scored
@@ -34,15 +42,15 @@ from evalkit.execute.run_header import (
     goldens_record,
     now,
 )
-from evalkit.execute.samples import scoring_sample
+from evalkit.execute.samples import RowKey, row_key, scoring_sample
 from evalkit.execute.scoring import (
     MetricError,
     resolve_aggregates,
     resolve_metrics,
     score_cases,
 )
-from evalkit.execute.target_runner import GoldensInput, as_golden_set
-from evalkit.io.outputs import destination
+from evalkit.execute.target_runner import GoldensInput, as_golden_set, without_response_body
+from evalkit.io.outputs import destination, write_output, writing
 from evalkit.io.runlock import run_lock
 from evalkit.io.setting_names import Setting, SettingError
 
@@ -61,6 +69,7 @@ def rescore(
     write: bool = True,
     progress: Callable[[int, int], None] | None = None,
     note: Callable[[str], None] | None = None,
+    keep_responses: bool = True,
 ) -> RunResult:
     """Recompute metrics and aggregates of a target run from its stored responses.
 
@@ -86,6 +95,22 @@ def rescore(
         progress: called with ``(rows done, rows in all)`` after each row (``evalkit
             rescore``'s progress bar).
         note: called with the line printed after a first Ctrl-C or SIGTERM.
+        keep_responses: ``False`` (what ``evalkit rescore`` passes): the returned rows
+            have their responses' large parts cut, as :func:`evaluate` cuts them
+            (:func:`~evalkit.execute.target_runner.without_response_body`; the artifact
+            has them whole). ``True`` (the default): every returned row keeps its whole
+            response.
+
+    Memory: an artifact named by path is read one row at a time
+    (:func:`~evalkit.data.result_files.read_run_rows`: the rows without their
+    responses' bodies and where each line lies), each stored row is read again whole
+    when it is scored, its new line written to a temporary file beside the output,
+    and the aggregates read the new rows back from that file one at a time
+    (:class:`~evalkit.execute.artifact_writer.WrittenRows`, as ``evaluate`` does); the
+    artifact is then written from it through another temporary file renamed over the
+    output, so until that rename the file replaced stays as it was (a crash, Ctrl-C or a
+    metric stopping the rescoring leaves it intact). The bytes written are those of
+    :meth:`RunResult.save` of the rescored run.
 
     Raises:
         ArtifactError: not a target run, or a row's case is missing from the goldens;
@@ -108,7 +133,7 @@ def rescore(
             :class:`~evalkit.execute.scoring.RunAborted` (a judge whose credentials the
             API refused); nothing is written.
     """
-    run, source = _target_run(run)
+    run, source, where = _target_run(run)
     label = source or run.name
     old_config = dict(run.header.get("config") or {})
     if aggregates is None:
@@ -123,44 +148,85 @@ def rescore(
     old_rows = run.samples or run.per_query  # every sample of a run with repeated samples
     cases = _cases_of(old_rows, gset, run.name, label)
     require_case_fields(specs, cases)
-
-    def score(i: int) -> CaseResult:
-        old, case = old_rows[i], cases[i]
-        if old.response is None:
-            row = CaseResult(old.case_id, None, {}, old.error, old.latency_ms)
-        else:
-            with scoring_sample(old.sample):
-                try:
-                    row = _keep(old, _rescored(case, old.response, old.latency_ms, specs,
-                                               label), kept, order)
-                except RowThenStop as exc:  # nothing is written: the input stays as it was
-                    raise exc.stop from exc.stop.__cause__
-        row.sample = old.sample
-        return row
-
-    done = 0
-
-    def take(i: int, row: CaseResult) -> None:
-        nonlocal done
-        done += 1
-        if progress is not None:
-            progress(done, len(old_rows))
-
-    # one row at a time, in a daemon thread: Ctrl-C and SIGTERM stop it as they stop
-    # evalkit pairwise's verdicts (a judge's request that never ends cannot hold it)
-    rows = [row for row in call_all(score, len(old_rows), max_concurrency=1,
-                                    grace_s=MAX_DEFAULT_GRACE_S, take=take, note=note)
-            if row is not None]
-    header = _rescored_header(run, gset, rows, specs, agg_specs, kept, order)
-    per_query, samples = (reduce_samples(rows, (header.get("samples") or {}).get("reduce")),
-                          rows) if run.samples else (rows, [])
-    out = RunResult(name=run.name, per_query=per_query, header=header, samples=samples)
+    stored: Iterable[CaseResult] = old_rows if where is None or source is None else \
+        _stored_rows(source, [where[row_key(r)] for r in old_rows], run.header)
     target_path = Path(output) if output is not None else source
-    if target_path is not None and write:
-        with nullcontext(target_path) if destination(target_path) == "stream" \
-                else run_lock(target_path):
-            save_finished(out, target_path)
+    writes = target_path is not None and write
+    with _scratch(target_path if writes else None) as (scratch, fh):
+        rows: list[CaseResult] = []
+        spans: list[tuple[int, int]] = []  # each new row's line in the scratch file
+        olds = iter(stored)
+
+        def score(i: int) -> CaseResult:
+            # called for i = 0, 1, ... in turn (one call at a time): the stored rows are
+            # read in order, and each new row's line is written before the next is scored
+            old, case = next(olds), cases[i]
+            if old.response is None:
+                row = CaseResult(old.case_id, None, {}, old.error, old.latency_ms)
+            else:
+                with scoring_sample(old.sample):
+                    try:
+                        row = _keep(old, _rescored(case, old.response, old.latency_ms,
+                                                   specs, label), kept, order)
+                    except RowThenStop as exc:  # nothing is written: the input stays as is
+                        raise exc.stop from exc.stop.__cause__
+            row.sample = old.sample
+            line = row_line(row).encode("utf-8", "backslashreplace")
+            spans.append((fh.tell(), len(line)))
+            with writing(target_path or scratch):  # a full disk names the file written
+                fh.write(line)
+            return row if keep_responses else without_response_body(row)
+
+        def take(i: int, row: CaseResult) -> None:
+            rows.append(row)
+            if progress is not None:
+                progress(len(rows), len(old_rows))
+
+        # one row at a time, in a daemon thread: Ctrl-C and SIGTERM stop it as they stop
+        # evalkit pairwise's verdicts (a judge's request that never ends cannot hold it);
+        # the rows kept are those take() collected (call_all's own list is dropped)
+        call_all(score, len(old_rows), max_concurrency=1, grace_s=MAX_DEFAULT_GRACE_S,
+                 take=take, note=note)
+        fh.flush()
+        header = _rescored_header(run, gset, rows, specs, agg_specs, kept, order,
+                                  aggregate_rows=WrittenRows(scratch, spans))
+        per_query, samples = (reduce_samples(rows, (header.get("samples") or {}).get(
+            "reduce")), rows) if run.samples else (rows, [])
+        out = RunResult(name=run.name, per_query=per_query, header=header, samples=samples)
+        if writes and target_path is not None:
+            with nullcontext(target_path) if destination(target_path) == "stream" \
+                    else run_lock(target_path):
+                write_output(target_path, streamed_lines(header_line(out.name, header),
+                                                         span_lines(scratch, spans)))
     return out
+
+
+def _stored_rows(source: Path, spans: Sequence[tuple[int, int]], header: Mapping[str, Any]
+                 ) -> Iterator[CaseResult]:
+    """The whole rows of ``source`` whose lines lie at ``spans``, read one at a time (a
+    schema 1 row upgraded as :meth:`RunResult.load` upgrades it)."""
+    old_schema = int(header.get("schema_version") or SCHEMA_VERSION) < 2
+    for row in WrittenRows(source, spans):
+        if old_schema:
+            upgrade_schema1_rows([row], header)
+        yield row
+
+
+@contextmanager
+def _scratch(beside: Path | None) -> Iterator[tuple[Path, IO[bytes]]]:
+    """A temporary file for the rescored rows' lines (its path and a handle open for
+    writing), in the folder of ``beside`` when it is a regular file to be written (else
+    the system's temporary folder); removed at the end, whatever happens."""
+    folder = None
+    if beside is not None and destination(beside) != "stream":
+        folder = Path(os.path.realpath(beside)).parent
+        folder.mkdir(parents=True, exist_ok=True)
+    name = beside.name if beside is not None else "rescore"
+    with writing(beside or Path(tempfile.gettempdir())):
+        opened = tempfile.NamedTemporaryFile  # created here, closed (and removed) below
+        fh = opened("w+b", dir=folder, prefix=f".{name}.", suffix=".rescore.tmp")
+    with fh:
+        yield Path(fh.name), fh
 
 
 def _recorded_metrics(run: RunResult) -> list[str]:
@@ -190,22 +256,32 @@ def _keep(old: CaseResult, new: CaseResult, kept: Sequence[str], order: Sequence
     return new
 
 
-def _target_run(run: RunResult | str | Path) -> tuple[RunResult, Path | None]:
-    """``(run, path it was read from)``.
+def _target_run(run: RunResult | str | Path
+                ) -> tuple[RunResult, Path | None, Mapping[RowKey, tuple[int, int]] | None]:
+    """``(run, path it was read from, where each row's line lies in it)``: a run read
+    from a path holds its rows without their responses' bodies
+    (:func:`~evalkit.data.result_files.read_run_rows`).
 
     Raises:
         ArtifactError: not a target run.
     """
     source = None
+    where = None
     if isinstance(run, str | Path):
+        from evalkit.data.provenance import restore_recorded
+        from evalkit.data.result_files import read_run_rows
+
         source = Path(run)
-        run = RunResult.load(source)
+        read, where = read_run_rows(source)
+        restore_recorded(read.header)  # as RunResult.load: metrics the run defined
+        run = RunResult(name=read.name, per_query=read.per_query, header=read.header,
+                        integrity=read.integrity, samples=read.samples)
     if run.header.get("kind") != "target":
         raise ArtifactError(
             f"{source or run.name}: not a target run (written by evalkit run/evaluate); "
             "precomputed runs are rescored with `evalkit eval`"
         )
-    return run, source
+    return run, source, where
 
 
 def _cases_of(rows: Sequence[Any], gset: GoldenSet, name: str, label: object
@@ -230,12 +306,15 @@ def _cases_of(rows: Sequence[Any], gset: GoldenSet, name: str, label: object
 
 def _rescored_header(run: RunResult, gset: GoldenSet, rows: Sequence[CaseResult],
                      specs: Sequence[MetricSpec], agg_specs: Sequence[AggregateSpec],
-                     kept: Sequence[str] = (), order: Sequence[str] = ()
+                     kept: Sequence[str] = (), order: Sequence[str] = (), *,
+                     aggregate_rows: Sequence[CaseResult] | None = None
                      ) -> dict[str, Any]:
     """The input's header with the metrics scored again, aggregates and golden set, what
     the rescoring changed (``rescored``), and the coverage kept: cases without a row stay
     missing, and the problems of a file altered after it was finished stay recorded. The
-    ``kept`` metrics keep their recorded provenance and details totals."""
+    ``kept`` metrics keep their recorded provenance and details totals;
+    ``aggregate_rows``: the whole rows the aggregates read, when ``rows`` have their
+    responses cut (:func:`finish_header`)."""
     header = dict(run.header)
     old_config = dict(header.get("config") or {})
     old_digests: Mapping[str, str] = (header.get("goldens") or {}).get("case_digests") or {}
@@ -264,7 +343,8 @@ def _rescored_header(run: RunResult, gset: GoldenSet, rows: Sequence[CaseResult]
         "input_problems": damaged,
     }
     header.pop("details", None)
-    finish_header(header, rows, agg_specs, specs, missing=missing, damaged=damaged)
+    finish_header(header, rows, agg_specs, specs, missing=missing, damaged=damaged,
+                  aggregate_rows=aggregate_rows)
     totals = {m: old_totals[m] for m in kept if m in old_totals}
     if totals or "details" in header:
         header["details"] = {**totals, **(header.get("details") or {})}

@@ -50,7 +50,7 @@ from evalkit.data.labels import HumanLabels
 from evalkit.data.results import ArtifactError, RunResult
 from evalkit.data.rows import CaseResult
 from evalkit.data.targets import AsyncTarget, Target
-from evalkit.execute.artifact_writer import ArtifactWriter, read_partial
+from evalkit.execute.artifact_writer import ArtifactWriter, WrittenRows, read_partial
 from evalkit.execute.case_needs import require_case_fields
 from evalkit.execute.dispatch_window import DispatchWindow
 from evalkit.execute.executor import Interrupts, Job, RunInterrupted, default_grace_s
@@ -274,7 +274,7 @@ def evaluate(
     # a device or a pipe is written once, at the end: there is no file to replace or lock
     with nullcontext(path) if writer.stream else run_lock(path):
         kept, redo, first = _earlier_rows(path, writer, header, gset, epochs, resume=resume,
-                                          overwrite=overwrite)
+                                          overwrite=overwrite, light=not keep_responses)
         # the artifact is (re)written only once the executor is open: a scheduler that
         # does not answer, workers that cannot build the target... leave it as it was
         return plan.run(writer, kept, redo, lambda: writer.start(header, first))
@@ -302,12 +302,19 @@ def _check_settings(target: object, max_concurrency: int, name: str | None,
 
 
 def _earlier_rows(path: Path, writer: ArtifactWriter, header: dict[str, Any],
-                  gset: GoldenSet, epochs: int, *, resume: bool, overwrite: bool
+                  gset: GoldenSet, epochs: int, *, resume: bool, overwrite: bool,
+                  light: bool = False
                   ) -> tuple[dict[RowKey, CaseResult], dict[RowKey, CaseResult],
-                             list[CaseResult]]:
+                             Sequence[CaseResult]]:
     """``(kept, redo, first)``: the rows of the run in ``path`` that are kept, those whose
     case is called again or scored again, and the rows the artifact starts with; none
     unless ``resume``. A resumed run's ``header`` records it.
+
+    ``light`` (``keep_responses=False``): the file is read one row at a time, the kept
+    rows hold no response body (:func:`without_response_body`'s cut), and ``first``
+    reads each row whole from the earlier file as the new one is written
+    (:class:`~evalkit.execute.artifact_writer.WrittenRows`); the rows scored again
+    (``redo``, those whose metric failed) are read whole.
 
     Raises:
         ArtifactError: ``resume`` on a device or a pipe, or an unreadable artifact.
@@ -317,7 +324,7 @@ def _earlier_rows(path: Path, writer: ArtifactWriter, header: dict[str, Any],
     if resume and writer.stream:
         raise ArtifactError(f"{path}: not a regular file (a device or a pipe), so there "
                             "is no earlier run to resume; drop --resume")
-    previous = read_partial(path) if resume and path.exists() else None
+    previous = read_partial(path, light=light) if resume and path.exists() else None
     if previous is None:
         if path.exists() and not writer.stream and not resume and not overwrite:
             raise FileExistsError(
@@ -325,13 +332,17 @@ def _earlier_rows(path: Path, writer: ArtifactWriter, header: dict[str, Any],
                 "(--overwrite) or choose another output"
             )
         return {}, {}, []
-    old_header, old_rows = previous
+    old_header, old_rows, spans = previous
     check_resumable(path, old_header, header)
     header["created"] = old_header.get("created", header["created"])
     header["resumed"] = int(old_header.get("resumed", 0)) + 1
     kept, redo, header["resume"] = resume_rows(gset, epochs, old_rows)
     header["resume"]["planned"] = header["resume"]["called"]
-    return kept, redo, ordered(gset, epochs, {**kept, **redo})
+    first = ordered(gset, epochs, {**kept, **redo})
+    if not light:
+        return kept, redo, first
+    redo = dict(zip(redo, WrittenRows(path, [spans[k] for k in redo]), strict=True))
+    return kept, redo, WrittenRows(path, [spans[row_key(r)] for r in first])
 
 
 def _ppi_labels(ppi: bool, labels: HumanLabels | str | Path | None, gset: GoldenSet

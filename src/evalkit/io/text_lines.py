@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from typing import Any
+from typing import IO, Any
 
 #: what a blank line of a JSON Lines or tab-separated file holds (ASCII white space, as
 #: :meth:`bytes.isspace`; the artifact reader's blank line too)
@@ -92,6 +92,45 @@ def long_line(data: bytes | str, max_len: int) -> tuple[int, int] | None:
     return None
 
 
+class LongLineError(ValueError):
+    """A line longer than the cap of :func:`bounded_lines`: ``lineno`` (1-based) and
+    ``length`` (bytes, without its newline)."""
+
+    def __init__(self, lineno: int, length: int) -> None:
+        super().__init__(f"line {lineno} is {length:,} bytes long")
+        self.lineno, self.length = lineno, length
+
+
+def bounded_lines(fh: IO[bytes], max_len: int, offset: int = 0
+                  ) -> Iterator[tuple[int, int, bytes]]:
+    """``(1-based line number, byte offset, line)`` of the binary file ``fh`` read from
+    its position (at byte ``offset`` of the file) one line at a time, each line with its
+    ``\n`` (the last one without, when the file does not end with one): what
+    ``io.BytesIO(data)`` yields, holding one line at a time.
+
+    Raises:
+        LongLineError: a line longer than ``max_len`` bytes without its newline (as
+            :func:`long_line` finds it), measured without being kept: at most
+            ``max_len + 1`` bytes of it are read at once.
+    """
+    lineno = 0
+    while True:
+        line = fh.readline(max_len + 1)
+        if not line:
+            return
+        lineno += 1
+        if len(line) > max_len and not line.endswith(b"\n"):  # longer than the cap
+            length = len(line)
+            while not line.endswith(b"\n"):
+                line = fh.readline(max_len + 1)
+                if not line:
+                    break
+                length += len(line)
+            raise LongLineError(lineno, length - line.endswith(b"\n"))
+        yield lineno, offset, line
+        offset += len(line)
+
+
 def is_blank(line: str) -> bool:
     """Whether ``line`` holds ASCII white space alone (:data:`ASCII_SPACE`): a line the
     JSON Lines readers skip. Other white space (U+00A0, U+2028) is not blank: JSON does
@@ -99,5 +138,5 @@ def is_blank(line: str) -> bool:
     return not line.strip(ASCII_SPACE)
 
 
-__all__ = ["ASCII_SPACE", "MAX_ARTIFACT_LINE_BYTES", "MAX_JSONL_LINE_BYTES", "csv_lines",
-           "is_blank", "long_line", "text_lines", "universal_lines"]
+__all__ = ["ASCII_SPACE", "MAX_ARTIFACT_LINE_BYTES", "MAX_JSONL_LINE_BYTES", "LongLineError",
+           "bounded_lines", "csv_lines", "is_blank", "long_line", "text_lines", "universal_lines"]
