@@ -63,7 +63,7 @@ def build_warnings(
             "t-test was used; the exact sign-flip test is very conservative there"
         )
     if requested == "auto" and method == BOTH:
-        what = "clusters' sums" if n_clusters is not None else "differences"
+        what = "clusters' sums" if n_clusters is not None else "non-zero differences"
         notes.append(
             f"method 'auto': the {what} are skewed (sample skewness |G1| >= "
             f"{SKEW_GUARD:g}), where the sign-flip test alone rejects too often, so "
