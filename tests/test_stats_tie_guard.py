@@ -10,6 +10,7 @@ on the non-zero values alone, never from evalkit.
 from __future__ import annotations
 
 import itertools
+import warnings
 from collections.abc import Callable
 
 import numpy as np
@@ -152,3 +153,15 @@ def test_a_family_gives_each_metric_its_own_ties() -> None:
         w = wy.get("c", "b", m)
         assert w.p_value == got.p_value
         assert w.p_adjusted is not None and got.p_value <= w.p_adjusted <= 1.0
+
+
+def test_one_non_zero_difference_leaves_the_answer_to_the_sign_flip_test() -> None:
+    d = np.zeros(30)
+    d[7] = 0.4
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        r = paired_test(*pair(d), "m", method=BOTH, n_resamples=500)
+        flip = paired_test(*pair(d), "m", method="randomization", n_resamples=500)
+    assert r.p_value == flip.p_value == 1.0
+    assert np.isfinite(r.ci_low) and np.isfinite(r.ci_high)
+    assert (r.ci_low, r.ci_high) == (min(flip.ci_low, d.mean()), max(flip.ci_high, d.mean()))

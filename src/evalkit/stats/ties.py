@@ -29,7 +29,9 @@ class NonZeroT:
     ``means`` and ``se`` their mean and standard error, ``share`` ``k / n`` (the mean of
     all ``n`` differences is ``share * means``); ``tstar`` ``(B, m)`` the studentized
     statistics of their bootstrap resamples (each drawn among the ``k`` non-zero values
-    only). A column with no non-zero value (constant 0) gets 0 throughout.
+    only). A column with no non-zero value (constant 0) gets 0 throughout; one with a
+    single non-zero value ``t_obs = +-inf`` and ``tstar`` 0 (no spread to studentize by:
+    the bootstrap-t's p is then its floor and the sign-flip test's p decides).
     """
 
     t_obs: FloatArray
@@ -74,6 +76,8 @@ def nonzero_studentized(D: FloatArray, *, n_resamples: int, seed: int, backend: 
         mo = column_moments(np.ascontiguousarray(sub))
         t_obs[cols], means[cols], se[cols] = mo.t_obs, mo.means, mo.se
         share[cols] = k / n
+        if k < 2:  # one value has no spread: t = +-inf, t* = 0, the sign-flip p stands
+            continue
         sums, sq = bootstrap_sums(mo.centred, B, seed, want_squares=True, backend=backend)
         assert sq is not None
         dev = np.divide(sums, k, out=sums)
