@@ -16,7 +16,14 @@ bench_skew_rules.py: the two-sided p of the sign-flip test of the mean (B random
 patterns, ``(count + 1)/(B + 1)``), of the equal-tailed bootstrap-t over all n values and
 over the non-zero ones (twice the smaller tail, as the library's ``studentized_p``), and
 G1 over all and over the non-zero values. Both rules reject only where the sign-flip test
-does, so the bootstraps are drawn only on those trials. Cells:
+does, so the bootstraps are drawn only on those trials. The rules (columns): the sign-flip
+test alone; the guard over all n (the default before); the guard and the bootstrap-t over
+the non-zero values; the two tests together on every trial, the bootstrap-t over all n and
+over the non-zero values; the guard over all n with the bootstrap-t over the non-zero
+values ("hybrid"); and the library's rule now, the non-zero one with the guard off when
+every non-zero value has one magnitude (``+-c``: G1 is then a function of the wins and
+losses). About 13 minutes on one core for every part (docs/statistics.md, "Ties").
+Cells:
 
 * ``shapes``: the IR-shaped nulls of bench_calibration ``--part shapes`` (zero-inflated
   skewed, symmetric bimodal, P@10-like), n = 10, 25, 50, 100;
@@ -71,7 +78,7 @@ def _skew(d: np.ndarray) -> float:
     if m2 <= 0.0:
         return 0.0
     m3 = (e * e * e).sum() / n
-    return m3 / m2 ** 1.5 * math.sqrt(n * (n - 1)) / (n - 2)
+    return float(m3 / m2 ** 1.5 * math.sqrt(n * (n - 1)) / (n - 2))
 
 
 @numba.njit(cache=True)
@@ -95,11 +102,11 @@ def _boot_t(d: np.ndarray, B: int) -> float:
         idx = np.random.randint(0, n, size=n)
         s1 = 0.0
         for i in range(n):
-            s1 += e[idx[i]]
+            s1 += e[idx[i]]  # type: ignore[index]
         mb = s1 / n
         s2 = 0.0
         for i in range(n):
-            v = e[idx[i]] - mb
+            v = e[idx[i]] - mb  # type: ignore[index]
             s2 += v * v
         vb = s2 / (n - 1)
         if vb <= 1e-14 * var:
@@ -176,13 +183,13 @@ def rules(o: np.ndarray) -> dict[str, np.ndarray]:
     }
 
 
-def cell(label: str, sampler: Sampler, n: int, T: int, B: int) -> dict[str, int]:
+def cell(label: str, sampler: Sampler, n: int, T: int, B: int) -> dict[str, float]:
     base = zlib.crc32(f"{label}|{n}".encode())
     rng = np.random.default_rng(base)
     D = np.ascontiguousarray(sampler(rng, n, T))
     o = sim(D, B, base % 100_000, ALPHA)
     dec = rules(o)
-    res = {k: int(v.sum()) for k, v in dec.items()}
+    res: dict[str, float] = {k: int(v.sum()) for k, v in dec.items()}
     res["guard all"] = int((np.abs(o[:, 3]) >= 1).sum())
     res["guard nz"] = int((np.abs(o[:, 4]) >= 1).sum())
     res["mean k"] = float(o[:, 5].mean())

@@ -34,7 +34,7 @@ def exact_signflip_p(d: np.ndarray) -> float:
     obs = abs(d.sum())
     count = sum(abs(float(np.dot(s, d))) >= obs - 1e-12
                 for s in itertools.product((-1.0, 1.0), repeat=d.size))
-    return count / 2**d.size
+    return float(count / 2**d.size)
 
 
 # skewed non-zero values (G1 about 1.6) and the same with five ties among them (n = 15)
