@@ -165,3 +165,19 @@ def test_one_non_zero_difference_leaves_the_answer_to_the_sign_flip_test() -> No
     assert r.p_value == flip.p_value == 1.0
     assert np.isfinite(r.ci_low) and np.isfinite(r.ci_high)
     assert (r.ci_low, r.ci_high) == (min(flip.ci_low, d.mean()), max(flip.ci_high, d.mean()))
+
+
+def test_the_skew_note_suggests_auto_only_when_its_guard_would_fire() -> None:
+    # skewed over all 41 values (the ties), symmetric over the 11 non-zero ones: "auto"
+    # would run the sign-flip test alone, so the note does not suggest it
+    live = np.array([-0.4, -0.3, -0.2, -0.1, 0.1, 0.2, 0.3, 0.4, 0.35, -0.35, 0.05])
+    d = np.concatenate([live, np.zeros(30)])
+    d[0] = -0.7  # a longer loss: skewed over all values, not over the non-zero ones
+    assert abs(stats.skew(d, bias=False)) > 1.0 > abs(stats.skew(d[d != 0], bias=False))
+    r = paired_test(*pair(d), "m", method="randomization")
+    notes = [w for w in r.warnings if "skewed (G1" in w]
+    assert len(notes) == 1 and "would add" not in notes[0]
+    assert resolve_method("auto", d, None) == "randomization"
+    # skewed non-zero values: the note does suggest it
+    r = paired_test(*pair(TIED), "m", method="randomization")
+    assert any("(method 'auto' would add the bootstrap-t)" in w for w in r.warnings)
