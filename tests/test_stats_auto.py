@@ -2,8 +2,8 @@
 
 "auto" is chosen from what the metric is (its declared value type), never from the values
 one comparison happened to observe; on a metric that is not binary it is the sign-flip
-test, joined by the equal-tailed bootstrap-t when the differences' sample skewness
-``|G1|`` is at least 1. Expected values come from scipy (skewness, t-test), an exact
+test, joined by the equal-tailed bootstrap-t when the non-zero differences' sample
+skewness ``|G1|`` is at least 1. Expected values come from scipy (skewness, t-test), an exact
 enumeration of the sign patterns and the bootstrap-t of tests/conftest.py, written out on
 the documented generator, never from evalkit.
 """
@@ -77,9 +77,10 @@ def test_auto_chooses_by_the_declared_value_type_not_by_the_values() -> None:
 
 
 def test_the_skew_guard_looks_at_g1() -> None:
-    # G1 (scipy.stats.skew, bias=False) on either side of 1
-    below = np.array([0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 1.3])
-    above = np.array([0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 1.4])
+    # G1 (scipy.stats.skew, bias=False) on either side of 1 (no zeros: the guard reads
+    # the non-zero values, tests/test_stats_tie_guard.py)
+    below = np.array([0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 1.3]) + 1.0
+    above = np.array([0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 1.4]) + 1.0
     assert stats.skew(below, bias=False) < 1.0 <= stats.skew(above, bias=False)
     assert resolve_method("auto", below, "continuous") == "randomization"
     assert resolve_method("auto", above, "continuous") == BOTH

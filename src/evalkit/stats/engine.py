@@ -8,16 +8,16 @@ every resample feeds Westfall-Young's min-P.
 
 :func:`analyse` runs in named steps: the columns' moments (:func:`column_moments`), what
 the method and interval need drawn (:func:`needs_of`), the draws
-(:func:`draw_resamples`), then per column the p-value (:func:`column_p`) and the
-interval (:func:`column_ci`), and each column's p of every resample for min-P
-(:func:`null_pvalues`). :mod:`evalkit.stats.grouped` resolves "auto" per column and
-runs each test on its columns.
+(:func:`draw_resamples`; for :data:`BOTH` its bootstrap-t half over each column's
+non-zero differences, :func:`evalkit.stats.ties.nonzero_studentized`), then per column the p-value
+(:func:`column_p`) and the interval (:func:`column_ci`), and each column's p of every
+resample for min-P (:func:`null_pvalues`). :mod:`evalkit.stats.grouped` resolves "auto"
+per column and runs each test on its columns.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -43,6 +43,7 @@ from evalkit.stats.intervals import (
     studentized_stats,
 )
 from evalkit.stats.methods import BOTH
+from evalkit.stats.moments import Moments, column_moments, fsum_cols
 from evalkit.stats.randomization import (
     Gaps,
     gap_tolerance,
@@ -51,6 +52,7 @@ from evalkit.stats.randomization import (
     signflip_p,
     split_exact,
 )
+from evalkit.stats.ties import NonZeroT, nonzero_studentized
 from evalkit.stats.ttest import t_test
 
 FloatArray = NDArray[np.float64]
@@ -107,27 +109,6 @@ class Analysis:
 
 
 @dataclass(frozen=True)
-class Moments:
-    """Each column's mean, spread and observed t, shape ``(m,)`` each.
-
-    ``centred`` (``(n, m)``) is ``D - mean`` with exact zeros in constant columns;
-    ``tols`` the tie tolerances of :func:`evalkit.stats.bootstrap.tie_tolerance` of the
-    sign-flip means, ``btols`` those of the bootstrap means (terms drawn with
-    replacement from ``centred``).
-    """
-
-    n: int
-    constant: NDArray[np.bool_]
-    means: FloatArray
-    centred: FloatArray
-    var: FloatArray
-    se: FloatArray
-    t_obs: FloatArray
-    tols: FloatArray
-    btols: FloatArray
-
-
-@dataclass(frozen=True)
 class Needs:
     """Which resamples a method and interval need: bootstrap sums, their squares, sign
     flips."""
@@ -143,6 +124,8 @@ class Draws:
     ``dev`` and sums of squares ``sqdev`` (``(B, m)``), sign-flip sums ``flips``
     (``(B, m)``) and their sign sums ``signs`` (``(B,)``), studentized bootstrap statistics
     ``tstar``; None where not drawn. ``exact``: the sign patterns are all ``2**n``.
+    ``nonzero``: :data:`BOTH`'s bootstrap-t half over each column's non-zero differences
+    (:func:`evalkit.stats.ties.nonzero_studentized`), or None.
     ``gaps``: per column whose sign-flip sums round too coarsely for its differences
     (:func:`precise_flip_gaps`), the patterns' exact gaps to the observed sum and their
     tie tolerance."""
@@ -154,39 +137,26 @@ class Draws:
     tstar: FloatArray | None
     exact: bool
     gaps: dict[int, tuple[Gaps, float]] = field(default_factory=dict)
+    nonzero: NonZeroT | None = None
 
 
-def _fsum_cols(x: FloatArray) -> FloatArray:
-    return np.array([math.fsum(x[:, j].tolist()) for j in range(x.shape[1])])
-
-
-def column_moments(D: FloatArray) -> Moments:
-    """Means (exact sums), variances (``n - 1`` divisor), standard errors and observed
-    t statistics of the columns of ``D`` (``(n, m)``); constant columns get variance 0."""
-    n, m = D.shape
-    constant = np.all(D[0:1, :] == D, axis=0)
-    means = np.where(constant, D[0, :], _fsum_cols(D) / n)
-    centred = np.where(constant[None, :], 0.0, D - means[None, :])
-    sq = _fsum_cols(centred * centred)
-    var = sq / (n - 1) if n > 1 else np.zeros(m)
-    var = np.where(constant, 0.0, var)
-    se = np.sqrt(var / n)
-    t_obs = safe_ratio(means, se, 0.0)
-    tols = np.array([tie_tolerance(D[:, j]) for j in range(m)])
-    btols = np.array([tie_tolerance(centred[:, j], resampled=True) for j in range(m)])
-    return Moments(n, constant, means, centred, var, se, t_obs, tols, btols)
-
-
-def needs_of(method: str, ci_method: str, want_null: bool, live: bool) -> Needs:
+def needs_of(method: str, ci_method: str, want_null: bool, live: bool,
+             nonzero: bool = False) -> Needs:
     """What ``method`` with interval ``ci_method`` (and min-P, when ``want_null``) must
-    draw; nothing when no column is ``live`` (every column constant)."""
+    draw over all ``n`` differences; nothing when no column is ``live`` (every column
+    constant). With ``nonzero``, :data:`BOTH`'s bootstrap-t half and the
+    ``inversion+bootstrap-t`` interval are drawn apart, over the non-zero differences
+    (:func:`evalkit.stats.ties.nonzero_studentized`), so they need nothing here."""
     if not live:
         return Needs(False, False, False)
     boot_null = want_null and method in BOOTSTRAP_METHODS
-    studentized = method in ("bootstrap-t", BOTH) or ci_method in (
-        "bootstrap-t", "inversion+bootstrap-t")
-    boot = (method in BOOTSTRAP_METHODS or method == BOTH
-            or ci_method in ("percentile", "bca", "bootstrap-t", "inversion+bootstrap-t"))
+    both_t = not nonzero
+    studentized = (method == "bootstrap-t" or (method == BOTH and both_t)
+                   or ci_method == "bootstrap-t"
+                   or (ci_method == "inversion+bootstrap-t" and both_t))
+    boot = (method in BOOTSTRAP_METHODS or (method == BOTH and both_t)
+            or ci_method in ("percentile", "bca", "bootstrap-t")
+            or (ci_method == "inversion+bootstrap-t" and both_t))
     flips = (method in ("randomization", BOTH)
              or ci_method in ("inversion", "inversion+bootstrap-t")
              or (want_null and not boot_null))
@@ -272,8 +242,9 @@ def draw_resamples(D: FloatArray, mo: Moments, needs: Needs, *, n_resamples: int
 def column_p(method: str, j: int, mo: Moments, dr: Draws, alpha: float,
              alternative: Alternative) -> tuple[float, bool]:
     """``(p, exact)`` of ``method`` on live column ``j``; :data:`BOTH`'s p is the larger
-    of the sign-flip test's and the bootstrap-t's, so it is below ``alpha`` only when
-    both are."""
+    of the sign-flip test's and the bootstrap-t's (over the non-zero differences when
+    ``dr.nonzero`` holds them, :func:`evalkit.stats.ties.nonzero_studentized`), so it
+    is below ``alpha`` only when both are."""
     mean, tol, sej = float(mo.means[j]), float(mo.tols[j]), float(mo.se[j])
     n = mo.n
     if method == "t-test":
@@ -290,7 +261,11 @@ def column_p(method: str, j: int, mo: Moments, dr: Draws, alpha: float,
             count = np.count_nonzero(dj <= mean + tol)
         return (int(count) + 1) / (dr.dev.shape[0] + 1), False
     p_t = 0.0
-    if method in ("bootstrap-t", BOTH):
+    if method == BOTH and dr.nonzero is not None:
+        t_j = float(dr.nonzero.t_obs[j])
+        p_t = studentized_p(t_j, dr.nonzero.tstar[:, j], alternative,
+                            1e-10 * max(1.0, abs(t_j)))
+    elif method in ("bootstrap-t", BOTH):
         assert dr.tstar is not None
         t_j = float(mo.t_obs[j])
         p_t = studentized_p(t_j, dr.tstar[:, j], alternative, 1e-10 * max(1.0, abs(t_j)))
@@ -310,7 +285,12 @@ def column_ci(ci_method: str, j: int, mo: Moments, dr: Draws, alpha: float,
     """The ``ci_method`` interval of live column ``j``, ends within rounding of 0 set to 0
     (:data:`SNAPPED_CI`). ``inversion+bootstrap-t`` is the smallest interval holding both
     the inversion and the bootstrap-t intervals: the means that either test does not
-    reject, so it excludes 0 exactly when both tests reject."""
+    reject, so it excludes 0 exactly when both tests reject. With ``dr.nonzero`` its
+    bootstrap-t part is the non-zero mean's bootstrap-t interval times ``k / n``
+    (:func:`evalkit.stats.ties.nonzero_studentized`): the means of all ``n``
+    differences, with the ties held at 0, whose non-zero part that bootstrap-t does not
+    reject (a positive factor, so it excludes 0 exactly when that test's p is below
+    ``alpha``)."""
     mean, tol, sej = float(mo.means[j]), float(mo.tols[j]), float(mo.se[j])
     btol = float(mo.btols[j])
     n = mo.n
@@ -335,8 +315,14 @@ def column_ci(ci_method: str, j: int, mo: Moments, dr: Draws, alpha: float,
                               alpha, alternative, dr.exact, tol,
                               None if gap is None else gap[0])
         if ci_method == "inversion+bootstrap-t":
-            assert dr.tstar is not None
-            lo_t, hi_t = studentized_ci(mean, sej, dr.tstar[:, j], alpha, alternative)
+            if dr.nonzero is not None:
+                nz = dr.nonzero
+                lo_t, hi_t = studentized_ci(float(nz.means[j]), float(nz.se[j]),
+                                            nz.tstar[:, j], alpha, alternative)
+                lo_t, hi_t = lo_t * float(nz.share[j]), hi_t * float(nz.share[j])
+            else:
+                assert dr.tstar is not None
+                lo_t, hi_t = studentized_ci(mean, sej, dr.tstar[:, j], alpha, alternative)
             lo, hi = min(lo, lo_t), max(hi, hi_t)
     # an end within rounding of 0 is 0, so the interval agrees with the test's own p,
     # which counts ties within the same tolerance (the larger one when the interval is
@@ -385,13 +371,12 @@ def rank_pvalues(obs: FloatArray, null: FloatArray, tol: FloatArray, exact: bool
     return p_obs, p_null
 
 
-def studentized_pvalues(alternative: Alternative, mo: Moments, tstar: FloatArray
+def studentized_pvalues(alternative: Alternative, t_obs: FloatArray, tstar: FloatArray
                         ) -> tuple[FloatArray, FloatArray]:
     """The bootstrap-t's p (:func:`evalkit.stats.intervals.studentized_p`) of the observed
-    t and of every resample's ``t*`` (``tstar``, ``(B, m)``), read off the ``B``
-    resampled statistics and the observed one (:func:`rank_pvalues`): ``(p_obs,
-    p_null)``."""
-    t_obs = mo.t_obs
+    t (``t_obs``, ``(m,)``) and of every resample's ``t*`` (``tstar``, ``(B, m)``), read
+    off the ``B`` resampled statistics and the observed one (:func:`rank_pvalues`):
+    ``(p_obs, p_null)``."""
     tol = 1e-10 * np.maximum(1.0, np.abs(np.where(np.isfinite(t_obs), t_obs, 0.0)))
     if alternative == "two-sided":
         return rank_pvalues(t_obs, tstar, tol, False, two_tailed=True)
@@ -428,7 +413,7 @@ def null_pvalues(method: str, alternative: Alternative, D: FloatArray, mo: Momen
             return (*rank_pvalues(oriented(mo.means), oriented(dr.dev), mo.btols, False),
                     False)
         if method == "bootstrap-t" and dr.tstar is not None:
-            return (*studentized_pvalues(alternative, mo, dr.tstar), False)
+            return (*studentized_pvalues(alternative, mo.t_obs, dr.tstar), False)
         return np.ones(m), np.ones((n_resamples, m)), False
     if dr.flips is None or dr.signs is None:
         return np.ones(m), np.ones((n_resamples, m)), False
@@ -441,7 +426,7 @@ def null_pvalues(method: str, alternative: Alternative, D: FloatArray, mo: Momen
         return p_obs, p_null, dr.exact
     from scipy.special import stdtr
 
-    sumsq = _fsum_cols(D * D)
+    sumsq = fsum_cols(D * D)
     v = (sumsq[None, :] - n * fm * fm) / (n - 1)
     v[v < 1e-14 * np.maximum(mo.var, 1e-300)[None, :]] = 0.0
     null_t = np.empty_like(fm)
@@ -487,7 +472,10 @@ def analyse(
         flip: the values the sign-flip test flips, ``(n, m)`` with ``D``'s column means,
             when they are not ``D`` itself: clustered cases, where ``D`` holds the
             clusters' residual totals and ``flip`` their sums
-            (:func:`evalkit.stats.clusters.cluster_columns`). None: ``D``.
+            (:func:`evalkit.stats.clusters.cluster_columns`). None: ``D``; then
+            :data:`BOTH`'s bootstrap-t half runs over each column's non-zero
+            differences (:func:`evalkit.stats.ties.nonzero_studentized`); with
+            clusters, over all of ``D``.
         drawn_flips: the sign flips of these columns, already drawn with this seed
             (:func:`draw_signflips`; used when the test needs them), or None.
     """
@@ -498,12 +486,17 @@ def analyse(
         mo = dataclasses.replace(mo, tols=np.maximum(mo.tols, np.array(
             [tie_tolerance(F[:, j]) for j in range(m)])))
     live = not bool(np.all(mo.constant))
-    needs = needs_of(method, ci_method, want_null, live)
+    nonzero = flip is None and live and (method == BOTH
+                                         or ci_method == "inversion+bootstrap-t")
+    needs = needs_of(method, ci_method, want_null, live, nonzero)
     # cluster values carry their own rounding (sums of cases): their ties need the
     # tolerance of their magnitude, so their sign-flip sums are read as drawn
     dr = draw_resamples(F, mo, needs, n_resamples=n_resamples, seed=seed, backend=backend,
                         want_t=needs.squares, drawn_flips=drawn_flips,
                         precise=flip is None)
+    if nonzero:
+        dr = dataclasses.replace(dr, nonzero=nonzero_studentized(
+            D, n_resamples=n_resamples, seed=seed, backend=backend))
     outcomes: list[ColumnOutcome] = []
     for j in range(m):
         mean = float(mo.means[j])
@@ -522,8 +515,11 @@ def analyse(
     p_null_t: FloatArray | None = None
     if want_null:
         p_obs, p_null, null_exact = null_pvalues(method, alternative, F, mo, dr, n_resamples)
-        if method == BOTH and dr.tstar is not None:
-            p_obs_t, p_null_t = studentized_pvalues(alternative, mo, dr.tstar)
+        if method == BOTH and dr.nonzero is not None:
+            p_obs_t, p_null_t = studentized_pvalues(alternative, dr.nonzero.t_obs,
+                                                    dr.nonzero.tstar)
+        elif method == BOTH and dr.tstar is not None:
+            p_obs_t, p_null_t = studentized_pvalues(alternative, mo.t_obs, dr.tstar)
     hists: tuple[Histogram | None, ...] = ()
     if bins:
         hists = tuple(
@@ -531,7 +527,7 @@ def analyse(
                 method, j, n, float(mo.means[j]), float(mo.t_obs[j]), dr.flips, dr.dev,
                 dr.tstar, dr.exact, bins)
             for j in range(m))
-    used = needs.boot or needs.squares or (needs.flips and not dr.exact)
+    used = needs.boot or needs.squares or (needs.flips and not dr.exact) or nonzero
     return Analysis(outcomes, p_obs, p_null, null_exact,
                     _reported_resamples(method, needs, dr.exact, live, n, n_resamples),
                     used, hists, p_obs_t, p_null_t)

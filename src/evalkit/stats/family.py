@@ -25,6 +25,7 @@ from evalkit.stats.methods import (
     BOTH,
     check_options,
     check_value_type,
+    guard_skewness,
     sample_skewness,
     smallest_p,
 )
@@ -270,6 +271,7 @@ def compare_runs(
             n_clusters=None if index is None else index.n_clusters,
             cluster_skewness=0.0 if flip is None else sample_skewness(flip[:, j]),
             effective_clusters=None if index is None else index.effective,
+            guard_skew=guard_skewness(D[:, j]) if flip is None else None,
         )
         results.append(dataclasses.replace(r, p_adjusted=adj[j], correction=correction))
     floor = correction_floor_note(results, correction, float(alpha), B)

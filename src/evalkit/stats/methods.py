@@ -17,6 +17,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from evalkit.stats._kernels import EXACT_MAX_N
+from evalkit.stats.numeric import pow2_above
 
 if TYPE_CHECKING:
     from evalkit.stats.intervals import Alternative
@@ -33,6 +34,9 @@ CIMethod = Literal["percentile", "bca", "bootstrap-t", "inversion", "t",
 
 #: The sign-flip test and the equal-tailed bootstrap-t together: significant only when
 #: both are (p is the larger of their two p-values). "auto" runs it on skewed differences.
+#: Both condition on the ties: the sign-flip test because a zero has no sign, the
+#: bootstrap-t because it runs over the non-zero differences only
+#: (:func:`evalkit.stats.ties.nonzero_studentized`; with clusters, over all of them).
 BOTH = "randomization+bootstrap-t"
 
 #: The paired tests ``method=`` accepts (``auto`` picks one per metric).
@@ -49,8 +53,9 @@ CI_METHODS: tuple[str, ...] = ("percentile", "bca", "bootstrap-t", "inversion", 
 #: t-test on a "binary" metric.
 VALUE_TYPES: tuple[str, ...] = ("binary", "discrete", "continuous")
 
-#: "auto" adds the bootstrap-t to the sign-flip test when the differences' sample skewness
-#: ``|G1|`` (:func:`sample_skewness`) is at least this ("highly skewed" by the usual rule
+#: "auto" adds the bootstrap-t to the sign-flip test when the non-zero differences'
+#: sample skewness ``|G1|`` (:func:`sample_skewness`, :func:`guard_skewness`) is at least
+#: this ("highly skewed" by the usual rule
 #: of thumb, Bulmer, *Principles of Statistics*, 1979); the calibration of the
 #: whole procedure is in docs/statistics.md.
 SKEW_GUARD = 1.0
@@ -133,6 +138,24 @@ def sample_skewness(d: FloatArray) -> float:
     return float(m3 / m2**1.5 * math.sqrt(n * (n - 1)) / (n - 2))
 
 
+def guard_skewness(d: FloatArray, clustered: bool = False) -> float:
+    """The skewness the skew guard of "auto" reads on differences ``d`` (shape ``(n,)``):
+    :func:`sample_skewness` of the non-zero values, the ones the sign-flip test flips (a
+    zero has no sign); 0 when they are all of one magnitude (``+-c``: a 0/1 metric, or
+    differences one step up or down), where a null with mean 0 is symmetric, so the
+    sign-flip test is the exact sign test and needs no guard, and where ``G1`` is a
+    function of the wins and losses, the test's own statistic. With ``clustered``,
+    ``d`` holds the clusters' flipped values and every one counts."""
+    if clustered:
+        return sample_skewness(d)
+    live = d[d != 0.0]
+    if live.size == 0 or bool(np.all(np.abs(live) == abs(float(live[0])))):
+        return 0.0
+    # G1 does not depend on the scale: divided by a power of two (exact), no moment of
+    # differences near 1e300 overflows
+    return sample_skewness(live / pow2_above(float(np.max(np.abs(live)))))
+
+
 def resolve_method(method: str, d: FloatArray, value_type: str | None = None,
                    clustered: bool = False) -> str:
     """The test ``method`` runs on differences ``d`` of a metric of ``value_type``.
@@ -145,9 +168,11 @@ def resolve_method(method: str, d: FloatArray, value_type: str | None = None,
     - unclustered, every other metric and an undeclared one, and with clusters
       (``clustered``, ``d`` then the clusters' flipped values) **every** metric,
       binary included: the sign-flip randomization test with a skew guard: when
-      ``|G1| >=`` :data:`SKEW_GUARD` (:func:`sample_skewness` of ``d``), the sign-flip
-      test together with the equal-tailed bootstrap-t (:data:`BOTH`), since under skew
-      the sign-flip test's error rate exceeds alpha (docs/statistics.md, Calibration).
+      ``|G1| >=`` :data:`SKEW_GUARD` (:func:`guard_skewness`: the sample skewness of the
+      non-zero values of ``d``, the ones whose signs the test flips; with clusters, of
+      every cluster's value), the sign-flip test together with the equal-tailed
+      bootstrap-t (:data:`BOTH`), since under skew the sign-flip test's error rate
+      exceeds alpha (docs/statistics.md, Calibration).
       With clusters of unequal sizes the CR1 t-test rejects true nulls far too often
       (9-23% at alpha 0.05, also with 30 clusters and on binary metrics) while the
       cluster sign-flip test holds (docs/statistics.md, Clustered cases).
@@ -158,7 +183,7 @@ def resolve_method(method: str, d: FloatArray, value_type: str | None = None,
         return method
     if value_type == "binary" and not clustered:
         return "t-test"
-    return BOTH if abs(sample_skewness(d)) >= SKEW_GUARD else "randomization"
+    return BOTH if abs(guard_skewness(d, clustered)) >= SKEW_GUARD else "randomization"
 
 
 def smallest_p(method: str, n_queries: int, n_resamples: int, alternative: str,

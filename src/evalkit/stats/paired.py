@@ -23,6 +23,7 @@ from evalkit.stats.methods import (
     SKEW_GUARD,
     check_options,
     check_value_type,
+    guard_skewness,
     sample_skewness,
 )
 from evalkit.stats.pairing import RunLike, align
@@ -46,12 +47,15 @@ def build_warnings(
     n_clusters: int | None = None,
     cluster_skewness: float = 0.0,
     effective_clusters: float | None = None,
+    guard_skew: float | None = None,
 ) -> tuple[str, ...]:
     """The notes a reader of one result needs: which test "auto" chose and why, degenerate
     input, few queries or clusters (``G`` or its effective number ``effective_clusters``
     below 20), skewness (with clusters, ``cluster_skewness``, that of the clusters' sums,
-    the values the tests take as their units and the skew guard of "auto" reads). A note
-    never suggests the method ``requested``."""
+    the values the tests take as their units and the skew guard of "auto" reads; without
+    clusters the guard reads ``guard_skew``,
+    :func:`evalkit.stats.methods.guard_skewness`, ``effect.skewness`` when None). A
+    note never suggests the method ``requested``."""
     notes: list[str] = []
     if n_clusters is not None:
         few = few_clusters_note(n_clusters, effective_clusters, method)
@@ -63,7 +67,7 @@ def build_warnings(
             "t-test was used; the exact sign-flip test is very conservative there"
         )
     if requested == "auto" and method == BOTH:
-        what = "clusters' sums" if n_clusters is not None else "differences"
+        what = "clusters' sums" if n_clusters is not None else "non-zero differences"
         notes.append(
             f"method 'auto': the {what} are skewed (sample skewness |G1| >= "
             f"{SKEW_GUARD:g}), where the sign-flip test alone rejects too often, so "
@@ -88,6 +92,7 @@ def build_warnings(
     # with clusters every test runs on one value per cluster: the skewness that matters
     # (and the one the skew guard of "auto" read) is that of the clusters' sums
     skew = cluster_skewness if n_clusters is not None else effect.skewness
+    guard = skew if n_clusters is not None or guard_skew is None else guard_skew
     units = n_clusters if n_clusters is not None else n
     if abs(skew) > 1.0 and units < 100 and method in ("t-test", "bootstrap", "randomization"):
         what = "clusters' sums are" if n_clusters is not None else "differences are"
@@ -95,7 +100,8 @@ def build_warnings(
             f"{what} skewed (G1 = {skew:.2f}); at this n the {method}'s error rate can "
             "drift from alpha"
             + (" (method 'auto' would add the bootstrap-t)"
-               if method == "randomization" and requested == "randomization" else "")
+               if method == "randomization" and requested == "randomization"
+               and abs(guard) >= SKEW_GUARD else "")
         )
     return tuple(notes)
 
@@ -142,11 +148,14 @@ def make_result(
     n_clusters: int | None = None,
     cluster_skewness: float = 0.0,
     effective_clusters: float | None = None,
+    guard_skew: float | None = None,
 ) -> PairedTestResult:
     """Column ``j`` of ``family`` as a :class:`PairedTestResult` over ``n`` cases (in
     ``n_clusters`` clusters when clustered: the unit of the degenerate-input rule; their
     sums' skewness ``cluster_skewness``, which the skew guard read; their effective
-    number ``effective_clusters``, :func:`evalkit.stats.clusters.effective_clusters`)."""
+    number ``effective_clusters``, :func:`evalkit.stats.clusters.effective_clusters`;
+    without clusters, ``guard_skew``, the skewness the skew guard of "auto" reads,
+    :func:`evalkit.stats.methods.guard_skewness`)."""
     method = family.methods[j]
     used = family.used_generator[j]
     significant, note, degenerate = decide(outcome, method, n_clusters or n,
@@ -175,7 +184,7 @@ def make_result(
         degenerate=degenerate,
         effect=effect,
         warnings=build_warnings(n, effect, outcome, method, requested, n_clusters,
-                                cluster_skewness, effective_clusters),
+                                cluster_skewness, effective_clusters, guard_skew),
         distribution=family.histograms[j] if family.histograms else None,
     )
 
@@ -296,6 +305,7 @@ def paired_test(
         n_clusters=None if index is None else index.n_clusters,
         cluster_skewness=0.0 if flip is None else sample_skewness(flip[:, 0]),
         effective_clusters=None if index is None else index.effective,
+        guard_skew=guard_skewness(np.asarray(d)) if flip is None else None,
     )
 
 
