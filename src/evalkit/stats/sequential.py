@@ -247,7 +247,7 @@ def paired_confidence_sequence(
     if outside.size:
         i = int(outside[0])
         raise ValueError(
-            f"paired difference {d[i]!r} (unit {i + 1}) lies outside [-{radius:g}, "
+            f"paired difference {float(d[i])!r} (unit {i + 1}) lies outside [-{radius:g}, "
             f"{radius:g}], the range the metric declares; the declared range is wrong, "
             "and a range read from the data would void the sequence's guarantee")
     lower, upper = eb_confidence_sequence((d + radius) / (2.0 * radius), alpha=alpha,
