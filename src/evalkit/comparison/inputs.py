@@ -69,8 +69,13 @@ class Loaded:
 
     def polarities(self) -> tuple[dict[str, bool], list[str]]:
         """:func:`polarities_of` this comparison's metrics over its runs."""
-        return polarities_of(self.metrics, [(self.label(i), r.header or {})
-                                            for i, r in enumerate(self.runs)])
+        polarity, _, warnings = self.definitions()
+        return polarity, warnings
+
+    def definitions(self) -> tuple[dict[str, bool], dict[str, str | None], list[str]]:
+        """:func:`definitions_of` this comparison's metrics over its runs."""
+        return definitions_of(self.metrics, [(self.label(i), r.header or {})
+                                             for i, r in enumerate(self.runs)])
 
 
 def polarities_of(metrics: Sequence[str], runs: Sequence[tuple[str, Mapping[str, Any]]]
@@ -86,18 +91,35 @@ def polarities_of(metrics: Sequence[str], runs: Sequence[tuple[str, Mapping[str,
         ComparisonError: the runs recorded opposite polarities, or the definition
             registered now has the opposite of theirs (both named, with the fix).
     """
-    from evalkit.data.provenance import PolarityMismatch, comparison_polarity
+    polarity, _, warnings = definitions_of(metrics, runs)
+    return polarity, warnings
+
+
+def definitions_of(metrics: Sequence[str], runs: Sequence[tuple[str, Mapping[str, Any]]]
+                   ) -> tuple[dict[str, bool], dict[str, str | None], list[str]]:
+    """``({metric: higher_is_better}, {metric: value type}, warnings)``: as
+    :func:`polarities_of`, with each metric's value type, the one the runs recorded
+    (else the one registered now; None when neither says), from which the default test
+    is chosen (:func:`evalkit.data.provenance.comparison_definition`).
+
+    Raises:
+        ComparisonError: as :func:`polarities_of`, or the runs recorded different value
+            types or bounds, or the definition registered now declares others.
+    """
+    from evalkit.data.provenance import PolarityMismatch, comparison_definition
 
     out: dict[str, bool] = {}
+    types: dict[str, str | None] = {}
     warnings: list[str] = []
     for metric in metrics:
         try:
-            higher, warned = comparison_polarity(metric, runs)
+            found = comparison_definition(metric, runs)
         except PolarityMismatch as exc:
             raise ComparisonError(str(exc)) from None
-        out[metric] = True if higher is None else higher
-        warnings.extend(warned)
-    return out, warnings
+        out[metric] = True if found.higher_is_better is None else found.higher_is_better
+        types[metric] = found.value_type
+        warnings.extend(found.warnings)
+    return out, types, warnings
 
 
 def _path_of(x: Any) -> Path | None:
@@ -588,5 +610,5 @@ def query_texts(runs: Sequence[RunResult], topics: Mapping[str, str] | None
     return texts, notes
 
 
-__all__ = ["Loaded", "RunInput", "input_warnings", "load_inputs", "polarities_of",
-           "query_texts"]
+__all__ = ["Loaded", "RunInput", "definitions_of", "input_warnings", "load_inputs",
+           "polarities_of", "query_texts"]
