@@ -193,6 +193,43 @@ def comparison_definition(
     return ComparedDefinition(now, value_type, warnings[:1])
 
 
+def unregistered_metric(name: str, headers: Sequence[Mapping[str, Any]],
+                        registry: Registry | None = None) -> str | None:
+    """Why the metric ``name`` that a run's header records (``headers``: the runs', in
+    order) is not registered now, naming who scored it (the provider and its release,
+    from the header) and what is wrong with that plugin now: blocked by a conflict
+    (naming both plugins), installed but disabled, failed to load, or not installed (the
+    ``pip install``); None when no header records ``name``."""
+    from evalkit.plugins.info import install_hint
+
+    found = next(((h, e) for h in headers if (e := recorded_definition(h, name)) is not None),
+                 None)
+    if found is None:
+        return None
+    header, entry = found
+    reg = registry or default_registry()
+    dist = str(entry.get("provider"))
+    release = (header.get("plugins") or {}).get(dist)
+    who = f"{dist} {release}" if release else dist
+    said = f"metric {name!r} was scored by {who} (the run's header records it)"
+    blocked = [c for c in reg.conflicts()
+               if c.name == name and not c.kernel_keeps and not c.suffix]
+    if blocked:
+        return f"{said}, and is blocked now: {blocked[0].message()}"
+    info = next((p for p in reg.plugins if dist in (p.distribution, p.name)), None)
+    if info is None:
+        return (f"{said}, which is not installed now: {install_hint(dist)}; or, when "
+                f"{dist} is a module of yours, import it so that it registers the metric")
+    if info.status == "disabled":
+        by = f" (left out by {reg.selection_source})" if reg.selection_source else ""
+        return f"{said}, which is installed but not enabled now{by}: enable it"
+    if info.status == "failed":
+        return f"{said}, which failed to load now: {info.error}"
+    return (f"{said}, which is loaded but registers no metric {name!r} now (a metric a "
+            "config section registers in its apply is registered when the command reads "
+            "that eval config: pass it with --config)")
+
+
 def restore_recorded(header: Mapping[str, Any]) -> None:
     """Let the plugins register again the metrics a run's header records the definition
     of: each config section's ``restore(header)``
