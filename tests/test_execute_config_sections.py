@@ -372,7 +372,8 @@ def test_the_gate_applies_the_configs_sections(tmp_path: Path) -> None:
                              timeout=120)
     assert refused.returncode == 2
     assert "capitals: error" in refused.stdout
-    assert ("metric 'mentions_a_capital' is on the run's rows but not registered in this "
-            "process") in refused.stdout
+    assert ("metric 'mentions_a_capital' was scored by evalkit_example_plugin.plugin (the "
+            "run's header records it), which is loaded but registers no metric "
+            "'mentions_a_capital' now") in " ".join(refused.stdout.split())
     assert "--config" in refused.stdout
     assert "did you mean 'mentions_a_capital'" not in refused.stdout

@@ -67,44 +67,25 @@ class Loaded:
         p = self.paths[i]
         return str(p) if p is not None else f"run {quoted(self.runs[i].name)}"
 
-    def polarities(self) -> tuple[dict[str, bool], list[str]]:
-        """:func:`polarities_of` this comparison's metrics over its runs."""
-        polarity, _, warnings = self.definitions()
-        return polarity, warnings
-
     def definitions(self) -> tuple[dict[str, bool], dict[str, str | None], list[str]]:
         """:func:`definitions_of` this comparison's metrics over its runs."""
         return definitions_of(self.metrics, [(self.label(i), r.header or {})
                                              for i, r in enumerate(self.runs)])
 
 
-def polarities_of(metrics: Sequence[str], runs: Sequence[tuple[str, Mapping[str, Any]]]
-                  ) -> tuple[dict[str, bool], list[str]]:
-    """``({metric: higher_is_better}, warnings)`` for comparing the runs of ``runs``
-    (``(label, header)`` pairs): each metric's polarity as registered now, checked against
-    the one the runs recorded when they were scored
-    (:func:`evalkit.data.provenance.comparison_polarity`; higher is better when neither
-    says), and a warning per metric whose provider or version differs from the one that
-    scored a run.
-
-    Raises:
-        ComparisonError: the runs recorded opposite polarities, or the definition
-            registered now has the opposite of theirs (both named, with the fix).
-    """
-    polarity, _, warnings = definitions_of(metrics, runs)
-    return polarity, warnings
-
-
 def definitions_of(metrics: Sequence[str], runs: Sequence[tuple[str, Mapping[str, Any]]]
                    ) -> tuple[dict[str, bool], dict[str, str | None], list[str]]:
-    """``({metric: higher_is_better}, {metric: value type}, warnings)``: as
-    :func:`polarities_of`, with each metric's value type, the one the runs recorded
-    (else the one registered now; None when neither says), from which the default test
-    is chosen (:func:`evalkit.data.provenance.comparison_definition`).
+    """``({metric: higher_is_better}, {metric: value type}, warnings)`` for comparing the
+    runs of ``runs`` (``(label, header)`` pairs): each metric's polarity and value type
+    as registered now, checked against the ones the runs recorded when they were scored,
+    else the recorded ones (:func:`evalkit.data.provenance.comparison_definition`; higher
+    is better when neither says; the value type chooses the default test), and a warning
+    per metric whose provider or version differs from the one that scored a run.
 
     Raises:
-        ComparisonError: as :func:`polarities_of`, or the runs recorded different value
-            types or bounds, or the definition registered now declares others.
+        ComparisonError: the runs recorded opposite polarities or different value types
+            or bounds, or the definition registered now declares others (both named, with
+            the fix).
     """
     from evalkit.data.provenance import PolarityMismatch, comparison_definition
 
@@ -611,4 +592,4 @@ def query_texts(runs: Sequence[RunResult], topics: Mapping[str, str] | None
 
 
 __all__ = ["Loaded", "RunInput", "definitions_of", "input_warnings", "load_inputs",
-           "polarities_of", "query_texts"]
+           "query_texts"]
