@@ -34,7 +34,7 @@ CAND = [1.0 if i < 13 or 20 <= i < 26 else 0.0 for i in range(N)]
 BASE = [1.0 if i < 20 else 0.0 for i in range(N)]
 
 
-def _registry(value_type: str | None = "binary", bounds: Any = None,
+def _registry(value_type: Any = "binary", bounds: Any = None,
               declared: bool = True) -> Registry:
     reg = Registry()
     load_builtins(reg)

@@ -51,12 +51,19 @@ def _registry(status: str | None = "loaded", rival: bool = False) -> Registry:
     return reg
 
 
+def _ranker(k: int) -> Any:
+    """Ranks each case's own id first on the cases before ``c{k}``."""
+    def rank(case: GoldenCase) -> list[str]:
+        return [case.id if int(case.id[1:]) < k else "x"]
+
+    return rank
+
+
 def _stored(tmp_path: Path) -> tuple[RunResult, RunResult]:
     gset = GoldenSet(GoldenCase(f"c{i}", "q") for i in range(6))
     with use_registry(_registry()):
-        runs = [evalkit.evaluate(CallableTarget(lambda c, k=k: [c.id if int(c.id[1:]) < k
-                                                                 else "x"], name=f"r{k}"),
-                                 gset, ["first_hit"], progress=False) for k in (4, 3)]
+        runs = [evalkit.evaluate(CallableTarget(_ranker(k), name=f"r{k}"), gset,
+                                 ["first_hit"], progress=False) for k in (4, 3)]
     for run in runs:
         run.save(tmp_path / f"{run.name}.jsonl")
     return RunResult.load(tmp_path / "r4.jsonl"), RunResult.load(tmp_path / "r3.jsonl")

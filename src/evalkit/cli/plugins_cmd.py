@@ -103,14 +103,14 @@ def list_plugins(
 def eval_config_sections(path: Path | None) -> Configure | None:
     """What :func:`~evalkit.plugins.plugin_report` calls with its registry: read the eval
     config ``path`` (default: the one ``evalkit run`` reads,
-    :func:`evalkit.execute.evalconfig.find_config`: ``evalkit.yaml`` or the
+    :func:`evalkit.execute.config_location.find_config`: ``evalkit.yaml`` or the
     ``[tool.evalkit]`` of ``pyproject.toml``, found from the working directory; ``None``
     when there is none) and apply its plugin sections there
     (:func:`evalkit.execute.run_checks.apply_config_sections`). The callback raises
     ``ConfigError`` (a ``ValueError``: file, line and key named) when the config cannot
     be read, validated or applied."""
     if path is None:
-        from evalkit.execute.evalconfig import ConfigError, find_config
+        from evalkit.execute.config_location import ConfigError, find_config
 
         try:
             path = find_config()[0]
