@@ -200,7 +200,7 @@ def unregistered_metric(name: str, headers: Sequence[Mapping[str, Any]],
     from the header) and what is wrong with that plugin now: blocked by a conflict
     (naming both plugins), installed but disabled, failed to load, or not installed (the
     ``pip install``); None when no header records ``name``."""
-    from evalkit.plugins.info import install_hint
+    from evalkit.plugins.info import install_hint, origin_of
 
     found = next(((h, e) for h in headers if (e := recorded_definition(h, name)) is not None),
                  None)
@@ -218,8 +218,12 @@ def unregistered_metric(name: str, headers: Sequence[Mapping[str, Any]],
         return f"{said}, and is blocked now: {blocked[0].message()}"
     info = next((p for p in reg.plugins if dist in (p.distribution, p.name)), None)
     if info is None:
-        return (f"{said}, which is not installed now: {install_hint(dist)}; or, when "
-                f"{dist} is a module of yours, import it so that it registers the metric")
+        if "." in dist or dist == "__main__":  # a client module, not a distribution
+            return (f"{said}, which is not imported now: import {dist} (or run what "
+                    "registers the metric) before this")
+        hint = install_hint(dist) if origin_of(dist) == "in-repo" else \
+            f"install it with `pip install {dist}`"
+        return f"{said}, which is not installed now: {hint}"
     if info.status == "disabled":
         by = f" (left out by {reg.selection_source})" if reg.selection_source else ""
         return f"{said}, which is installed but not enabled now{by}: enable it"
