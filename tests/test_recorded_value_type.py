@@ -126,3 +126,17 @@ def test_the_gate_refuses_a_registered_value_type_other_than_the_recorded_one(
     assert other.verdict == "error"
     assert "(value type binary, no bounds)" in other.message
     assert "(value type continuous, no bounds)" in other.message
+
+
+def test_old_runs_with_no_definition_registered_now_say_so(tmp_path: Path) -> None:
+    base, cand = _stored(tmp_path)
+    runs = [RunResult.load(p) for p in (base, cand)]
+    for run in runs:  # as written before headers recorded them
+        for key in ("value_type", "bounds"):
+            del run.header["metrics"]["first_hit"][key]
+    with use_registry(_registry(declared=False)):
+        result = compare(runs[0], runs[1], metrics=["first_hit"])
+    [row] = result.results
+    assert row.method != "t-test"
+    assert any("the runs record no value type" in n and "evalkit-fresh scored them" in n
+               for n in result.warnings), result.warnings

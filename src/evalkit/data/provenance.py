@@ -169,8 +169,13 @@ def comparison_definition(
     if current is not None and not typed:  # runs written before headers recorded it
         value_type = current.get(VALUE_TYPE_KEY)
     if current is None or not isinstance(current.get(POLARITY_KEY), bool):
+        unknown = [] if current is not None or typed or not recorded else [
+            f"{canonical}: the runs record no value type (written before headers did) and "
+            f"nothing registered now declares one ({recorded[0][1].get('provider')} scored "
+            "them), so the default test is the one for a metric of unknown value type; "
+            f"load that plugin for the test its declaration chooses, or {fix}"]
         return ComparedDefinition((polar[0][1][POLARITY_KEY] if polar else None),
-                                  value_type, [])
+                                  value_type, unknown)
     now: bool = current[POLARITY_KEY]
     if polar and polar[0][1][POLARITY_KEY] != now:
         label, entry = polar[0]
