@@ -15,7 +15,6 @@ import pytest
 
 import evalkit
 from evalkit import hookimpl
-from evalkit.core.declared_values import declared_range, value_problem
 from evalkit.core.registry import Provider, Registry
 from evalkit.core.specs import MetricSpec
 from evalkit.data.cases import GoldenCase
@@ -23,6 +22,7 @@ from evalkit.data.goldens import GoldenSet
 from evalkit.data.targets import CallableTarget
 from evalkit.plugins.default import use_registry
 from evalkit.plugins.loading import load_builtins
+from evalkit.stats.declared_values import declared_range, value_problem
 from evalkit.stats.numeric import value_text
 from evalkit.stats.sequential import paired_confidence_sequence
 from evalkit.testing import check_conformance
@@ -140,3 +140,11 @@ def test_until_decided_names_the_metric_the_case_and_the_run() -> None:
     assert str(caught.value).startswith(
         "metric penalty: the baseline 'base' has 5.0 for case 'q1', outside [0, 1], the "
         "range the metric declares")
+
+
+def test_rounding_a_hair_past_a_bound_is_no_error() -> None:
+    """An nDCG of 1.0000000000000002 is rounding, not a broken metric."""
+    spec = MetricSpec("m", _by_case({}), higher_is_better=True, bounds=(0.0, 1.0))
+    assert value_problem(spec, 1.0000000000000002) is None
+    assert value_problem(spec, -1e-12) is None
+    assert value_problem(spec, 1.000001) is not None

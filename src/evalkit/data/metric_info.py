@@ -64,7 +64,7 @@ def declared_bounds(metric: str) -> tuple[float, float] | None:
         return None
     if not isinstance(spec, MetricSpec):
         return None
-    from evalkit.core.declared_values import declared_range
+    from evalkit.stats.declared_values import declared_range
 
     return declared_range(spec)
 

@@ -10,7 +10,6 @@ import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from evalkit.core.declared_values import declared_range, value_problem
 from evalkit.core.registry import Registry, RegistryError
 from evalkit.core.specs import AggregateSpec, MetricSpec
 from evalkit.data.judged_queries import case_ids
@@ -22,6 +21,7 @@ from evalkit.execute.case_needs import UnjudgedCasesError as UnjudgedCasesError
 from evalkit.execute.case_needs import require_case_fields
 from evalkit.execute.spending import SpendingLimitReached
 from evalkit.plugins.default import default_registry
+from evalkit.stats.declared_values import declared_range, value_problem
 from evalkit.stats.numeric import real_number
 
 if TYPE_CHECKING:
@@ -180,6 +180,7 @@ def _score(
                     or (span is not None and not all(span[0] <= v <= span[1] for v in values)) \
                     or (spec.value_type == "binary" and not all(v in (0.0, 1.0)
                                                                 for v in values)):
+                # each value checked on its own (value_problem allows rounding's slack)
                 values = [_check(spec, qid, v) for qid, v in zip(case_ids(cases), values,
                                                                   strict=True)]
             columns[spec.name] = values
@@ -284,7 +285,7 @@ def _failed(spec: MetricSpec, case: GoldenCase, exc: SystemExit) -> str:
 def _check(spec: MetricSpec, case_id: str, value: Any) -> float:
     """``value`` as the case's score: a real number (:func:`evalkit.stats.numeric.real_number`,
     the rule the conformance suite applies: no ``str``, no ``bool``) that is finite and
-    what the metric declares (:func:`evalkit.core.declared_values.value_problem`: inside
+    what the metric declares (:func:`evalkit.stats.declared_values.value_problem`: inside
     its ``bounds``, 0 or 1 for ``"binary"``); else that case's :class:`MetricError`
     naming the metric, its provider, the case and the value."""
     try:

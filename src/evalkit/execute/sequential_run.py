@@ -40,13 +40,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from evalkit.core.declared_values import declared_range
 from evalkit.core.specs import MetricSpec
 from evalkit.data.goldens import GoldenSet
 from evalkit.data.results import RunResult
 from evalkit.data.rows import CaseResult
 from evalkit.data.samples import parse_reduce
 from evalkit.execute.samples import RowKey, sample_numbers
+from evalkit.stats.declared_values import declared_range
 from evalkit.stats.numeric import finite_real
 from evalkit.stats.sequential import (
     ConfidenceSequence,

@@ -26,7 +26,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from evalkit.core.declared_values import declared_range, value_problem
 from evalkit.core.metric_lookup import member_problem
 from evalkit.core.registry import Provider, Registry
 from evalkit.core.specs import (
@@ -46,6 +45,7 @@ from evalkit.execute.case_needs import lacks
 from evalkit.plugins.failures import PLUGIN_FAILURES
 from evalkit.plugins.hooks import PluginError, collect_records
 from evalkit.plugins.loading import register_plugin_object
+from evalkit.stats.declared_values import declared_range, value_problem
 from evalkit.stats.numeric import finite_number, value_text
 
 if TYPE_CHECKING:
@@ -292,7 +292,7 @@ def conformance_checks(
     a finite float on every sample pair, inside its declared ``bounds`` and 0 or 1 when
     it declares ``value_type="binary"`` (``declared-values``, for a metric that declares
     either: the rule a run applies,
-    :func:`evalkit.core.declared_values.value_problem`), the same value twice, a finite
+    :func:`evalkit.stats.declared_values.value_problem`), the same value twice, a finite
     float on an empty response, and agreement of ``batch`` with ``fn`` when given; the
     pairs are those whose case has every field the record ``needs`` (``needs-met`` fails
     when none has).

@@ -1,7 +1,7 @@
 """What a metric declares of its values, and the one rule that checks a value against it.
 
 A metric may declare ``bounds=(lo, hi)`` (every case's value lies in ``[lo, hi]``) and
-``value_type`` (``"binary"``: every value is 0 or 1; :class:`~evalkit.core.specs.MetricSpec`).
+``value_type`` (``"binary"``: every value is 0 or 1), as ``MetricSpec`` records them.
 The statistics rely on both (the paired test a binary metric gets, the range
 ``evalkit run --until-decided`` bounds its sequence with), so a value that breaks them is
 that case's metric error, as a raising metric is: scoring (:mod:`evalkit.execute.scoring`)
@@ -12,6 +12,10 @@ and the conformance suite (:mod:`evalkit.testing.conformance`) both apply
 from __future__ import annotations
 
 from typing import Any
+
+#: Slack for a value a hair outside its declared range (floating-point rounding: an nDCG
+#: of 1.0000000000000002), as a fraction of the range's width.
+RANGE_SLACK = 1e-9
 
 
 def declared_range(spec: Any) -> tuple[float, float] | None:
@@ -28,11 +32,12 @@ def value_problem(spec: Any, value: float) -> str | None:
     """Why the finite ``value`` cannot be a case's value of ``spec``, as words to follow
     "returned 5.0 for case 'q1': ", or None when it can.
 
-    The bounds are inclusive (``[0, 1]`` holds 0 and 1); a ``"binary"`` metric's value
-    must be exactly 0 or 1.
+    The bounds are inclusive (``[0, 1]`` holds 0 and 1), with :data:`RANGE_SLACK` of
+    their width for rounding; a ``"binary"`` metric's value must be exactly 0 or 1.
     """
     span = declared_range(spec)
-    if span is not None and not span[0] <= value <= span[1]:
+    slack = 0.0 if span is None else RANGE_SLACK * (span[1] - span[0])
+    if span is not None and not span[0] - slack <= value <= span[1] + slack:
         what = "bounds" if getattr(spec, "bounds", None) is not None else \
             "value_type 'binary' (0 or 1)"
         return f"outside [{span[0]:g}, {span[1]:g}], the range its declared {what} allows"
@@ -41,4 +46,4 @@ def value_problem(spec: Any, value: float) -> str | None:
     return None
 
 
-__all__ = ["declared_range", "value_problem"]
+__all__ = ["RANGE_SLACK", "declared_range", "value_problem"]
