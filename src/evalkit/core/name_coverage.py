@@ -5,8 +5,10 @@ take the name from the family's member (an exact name is found first,
 :mod:`evalkit.core.metric_lookup`), and so would ``nDCG@10``, ``P@10`` (through the
 family's alias ``P``), trec_eval's ``ndcg_cut_10`` and ``ap(rel=2)`` of a parameterised
 measure. The registry treats such a name as a duplicate: :func:`covering_entry` finds the
-record a new name already resolves to, and :func:`covered_names` the earlier names that a
-new family or measure now resolves (registration in the other order). Names that differ
+record a new name already resolves to, :func:`covered_aliases` does the same for each of
+the new record's aliases (an alias is a spelling like a name), and :func:`covered_names`
+the earlier names and aliases that a new family or measure now resolves (registration in
+the other order). Names that differ
 only in letter case stay distinct records, as elsewhere in the registry.
 
 The registry calls these functions with itself, holding its lock; this module reads it

@@ -17,9 +17,9 @@ Rules:
   no-op;
 * any other second registration from client code raises :class:`RegistryError` naming
   both providers;
-* a name that another record already resolves (``ndcg@10`` of an ``ndcg@k`` family,
-  ``nDCG@10``, ``P@10``, ``ndcg_cut_10``, ``ap(rel=2)``), or that a family or measure
-  registered later resolves, counts as the same name
+* a name or an alias that another record already resolves (``ndcg@10`` of an ``ndcg@k``
+  family, ``nDCG@10``, ``P@10``, ``ndcg_cut_10``, ``ap(rel=2)``), or that a family or
+  measure registered later resolves, counts as the same name
   (:mod:`evalkit.core.name_coverage`);
 * two plugins that provide one name do not stop discovery: the name is *blocked*, and
   resolving it raises :class:`RegistryError` naming both;
@@ -170,7 +170,8 @@ class Registry:
         self._family_cache: dict[str, MetricSpec] = {}
         # (namespace, key) -> the record that replace() put another in place of
         self._replaced: dict[tuple[str, str], Entry] = {}
-        # lower-cased keys and aliases -> canonical keys; rebuilt after any change
+        # lower-cased keys -> keys and lower-cased aliases -> aliases, extended record by
+        # record (_index); a spelling removed since is skipped when read (_canonical)
         self._lower: tuple[dict[str, set[str]], dict[str, set[str]]] | None = None
         #: filled by :func:`evalkit.plugins.load_plugins`
         self.plugins: list[Any] = []
