@@ -61,6 +61,15 @@ def _stored(tmp_path: Path) -> tuple[Path, Path]:
     return paths[0], paths[1]
 
 
+def _without_value_fields(*paths: Path) -> list[RunResult]:
+    """The stored runs as written before headers recorded value type and bounds."""
+    runs = [RunResult.load(p) for p in paths]
+    for run in runs:
+        for key in ("value_type", "bounds"):
+            del run.header["metrics"]["first_hit"][key]
+    return runs
+
+
 def test_the_header_records_value_type_and_bounds(tmp_path: Path) -> None:
     base, _ = _stored(tmp_path)
     assert RunResult.load(base).header["metrics"]["first_hit"] == {
@@ -97,11 +106,7 @@ def test_another_registered_value_type_is_refused(tmp_path: Path, value_type: st
 
 
 def test_runs_without_the_field_use_the_registered_value_type(tmp_path: Path) -> None:
-    base, cand = _stored(tmp_path)
-    runs = [RunResult.load(p) for p in (base, cand)]
-    for run in runs:  # as written before headers recorded them
-        for key in ("value_type", "bounds"):
-            del run.header["metrics"]["first_hit"][key]
+    runs = _without_value_fields(*_stored(tmp_path))
     with use_registry(_registry("continuous")):
         [row] = compare(runs[0], runs[1], metrics=["first_hit"]).results
     assert row.method != "t-test"
@@ -129,11 +134,7 @@ def test_the_gate_refuses_a_registered_value_type_other_than_the_recorded_one(
 
 
 def test_old_runs_with_no_definition_registered_now_say_so(tmp_path: Path) -> None:
-    base, cand = _stored(tmp_path)
-    runs = [RunResult.load(p) for p in (base, cand)]
-    for run in runs:  # as written before headers recorded them
-        for key in ("value_type", "bounds"):
-            del run.header["metrics"]["first_hit"][key]
+    runs = _without_value_fields(*_stored(tmp_path))
     with use_registry(_registry(declared=False)):
         result = compare(runs[0], runs[1], metrics=["first_hit"])
     [row] = result.results
