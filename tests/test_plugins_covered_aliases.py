@@ -195,3 +195,13 @@ def test_plugins_list_check_names_an_alias_the_retrieval_family_resolves(
             and "(as a member of the ndcg@k family) and module alias_plugin (as an alias "
                 "of metric 'myndcg')" in text), text
     assert "1 conflict(s)" in text
+
+
+def test_the_conformance_suite_fails_an_alias_of_the_retrieval_family() -> None:
+    pytest.importorskip("evalkit_retrieval")
+    from evalkit.testing import check_conformance
+
+    failures = check_conformance(_alias_plugin("ndcg@10"))
+    assert [f.partition(": ")[0] for f in failures] == ["plugin:loads"]
+    assert "metric 'ndcg@10' already resolves to the ndcg@k family provided by " \
+           "evalkit-retrieval" in failures[0]
