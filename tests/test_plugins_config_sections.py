@@ -37,6 +37,9 @@ class Limits(BaseModel):
 
 
 def apply(section, config):
+    if os.environ.get("FAKE_FAULT") == "apply_raises":
+        raise RuntimeError("apply exploded")
+
     def too_long(response, case):
         return float(len((response.text or "").split()) > section.max_words)
 
@@ -62,6 +65,21 @@ name = "p"
 
 [tool.evalkit]
 plugins = {plugins}
+
+[tool.evalkit.fake_limits]
+max_words = 3
+'''
+
+
+PYPROJECT_RUN = '''[project]
+name = "p"
+
+[tool.evalkit]
+plugins = {plugins}
+goldens = "goldens.jsonl"
+target = {{factory = "target:make"}}
+metrics = ["AP"]
+output = "runs/run.jsonl"
 
 [tool.evalkit.fake_limits]
 max_words = 3
@@ -114,14 +132,24 @@ def test_a_section_table_whose_plugin_is_not_loaded_leaves_the_listing_working(
     plugins_listed = {p["name"]: p["status"] for p in report["plugins"]}
     assert plugins_listed["sections"] == status  # the listing shows why
     assert evalkit(site, folder, "plugins", "list", "--check", **env).returncode == 1
+    # scoring a run file reads no eval config: the table is a warning there
     scored = evalkit(site, folder, "eval", "run.txt", "--qrels", "qrels.txt", "-m", "AP", **env)
-    assert scored.returncode == 2
-    error = scored.stderr.splitlines()[-1]
-    assert error.startswith(f"error: {folder / 'pyproject.toml'}:7: [tool.evalkit]: unknown "
-                            "key 'fake_limits' (the keys are aggregates, ")
-    assert "; (" not in error
+    assert scored.returncode == 0, scored.stderr
+    [warning] = [line for line in scored.stderr.splitlines() if "fake_limits" in line]
+    assert warning.startswith(f"warning: {folder / 'pyproject.toml'}:7: [tool.evalkit]: "
+                              "unknown key 'fake_limits' (the keys are aggregates, ")
+    assert "no loaded plugin declares 'fake_limits'" in warning
+    assert f"fake-sections ({status})" in warning.partition("Not loaded: ")[2]
+    assert "see `evalkit plugins list`" in warning
+    # a command that reads the eval config refuses it, naming the section
+    (folder / "pyproject.toml").write_text(PYPROJECT_RUN.format(plugins=plugins))
+    run = evalkit(site, folder, "run", "--no-progress", **env)
+    assert run.returncode == 2
+    error = run.stderr.splitlines()[-1]
+    assert error.startswith(f"error: {folder / 'pyproject.toml'} [tool.evalkit]: key "
+                            "'fake_limits': unknown key; the keys are "), error
+    assert "no loaded plugin declares 'fake_limits'" in error
     assert f"fake-sections ({status})" in error.partition("Not loaded: ")[2]
-    assert "see `evalkit plugins list`" in error
 
 
 def test_a_section_whose_plugin_is_not_installed_names_the_file_and_line(
@@ -189,6 +217,31 @@ def test_an_eval_config_section_whose_plugin_is_disabled_names_the_plugins_not_l
     [warning] = [line for line in listing.stderr.splitlines() if line.startswith("warning:")]
     assert warning.startswith(f"warning: {folder / 'evalkit.yaml'}:5: key 'fake_limits': "
                               "unknown key; the keys are ")
-    assert "a plugin's section is a key only while the plugin is loaded. Not loaded: " in \
-        warning
+    assert ("a plugin's section is a key only while the plugin is loaded, and no loaded "
+            "plugin declares 'fake_limits': install the plugin that declares it") in warning
+    assert "Not loaded: " in warning
     assert "fake-sections (disabled)" in warning.partition("Not loaded: ")[2]
+
+
+def test_plugins_list_reads_the_eval_config_evalkit_run_reads_from_pyproject(
+        site: Path, tmp_path: Path) -> None:
+    """No evalkit.yaml: the run settings and the section in [tool.evalkit] are the eval
+    config of both `evalkit run` and `evalkit plugins list`; a section whose apply raises
+    fails both, at the section's line."""
+    folder = project(tmp_path / "p", "[]")
+    (folder / "pyproject.toml").write_text(PYPROJECT_RUN.format(
+        plugins='["evalkit-retrieval", "fake-sections"]'))
+    listing = evalkit(site, folder, "plugins", "list", "--json")
+    assert listing.returncode == 0, listing.stderr
+    report = json.loads(listing.stdout)
+    assert report["eval_config"] == str((folder / "pyproject.toml").resolve())
+    assert "too_long" in {n["name"] for n in report["names"]}
+    fault = {"FAKE_FAULT": "apply_raises"}
+    check = evalkit(site, folder, "plugins", "list", "--check", **fault)
+    assert check.returncode == 1, check.stderr
+    where = f"{(folder / 'pyproject.toml').resolve()}:11: [tool.evalkit]: key 'fake_limits': "
+    assert f"warning: {where}" in check.stderr
+    assert "apply exploded" in check.stderr
+    run = evalkit(site, folder, "run", "--no-progress", **fault)
+    assert run.returncode == 2
+    assert run.stderr.splitlines()[-1].startswith(f"error: {where}"), run.stderr

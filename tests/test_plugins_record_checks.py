@@ -298,8 +298,8 @@ def test_a_reporter_name_is_checked_as_well() -> None:
 
 def test_a_list_with_a_none_says_which_item() -> None:
     _, info = registered(metrics_plugin(MetricSpec("fine", hit, higher_is_better=True), None))
-    assert info.error == ("evalkit_register_metrics: item 2 of the list it returned is None; "
+    assert info.error == ("evalkit_register_metrics: item 2 of what it returned is None; "
                           "expected MetricSpec or MetricFamily")
     _, info = registered(metrics_plugin(3))
-    assert info.error == ("evalkit_register_metrics: item 1 of the list it returned is an "
+    assert info.error == ("evalkit_register_metrics: item 1 of what it returned is an "
                           "int; expected MetricSpec or MetricFamily")

@@ -152,9 +152,10 @@ def test_eval_of_a_trec_run_imports_what_scoring_needs() -> None:
                           "evalkit_report_html.plugin"}
         assert {"rich.console", "rich.table", "concurrent.futures"} & modules == set()
         assert {m for m in modules if m.endswith("_cmd")} == {"evalkit_retrieval.eval_cmd"}
-        # of evalkit.stats only the exact sums the rows' means use (no test, no engine)
+        # of evalkit.stats only the exact sums the rows' means use and the rule a value
+        # keeps to its declared bounds (no test, no engine)
         assert {m for m in modules if m.startswith("evalkit.stats")} <= {
-            "evalkit.stats", "evalkit.stats.numeric"}
+            "evalkit.stats", "evalkit.stats.numeric", "evalkit.stats.declared_values"}
     # the default table, the per-query values, a folder of runs: no compiler either
     for args in ((run,), (run, "-q"), (str(data / "runs"),)):
         code, modules, out = imported_by("eval", *args, "--qrels", str(data / "qrels"),

@@ -53,7 +53,8 @@ def list_plugins(
         typer.Option(
             "--eval-config",
             help="The eval config whose plugin sections (judges:...) register names to "
-            "list (default: evalkit.yaml in the working directory, when there is one).",
+            "list (default: the one `evalkit run` reads, evalkit.yaml or [tool.evalkit] of "
+            "pyproject.toml, when there is one).",
         ),
     ] = None,
 ) -> None:
@@ -101,16 +102,19 @@ def list_plugins(
 
 def eval_config_sections(path: Path | None) -> Configure | None:
     """What :func:`~evalkit.plugins.plugin_report` calls with its registry: read the eval
-    config ``path`` (default: ``evalkit.yaml`` or ``evalkit.yml`` in the working
-    directory; ``None`` when there is none) and apply its plugin sections there
+    config ``path`` (default: the one ``evalkit run`` reads,
+    :func:`evalkit.execute.config_location.find_config`: ``evalkit.yaml`` or the
+    ``[tool.evalkit]`` of ``pyproject.toml``, found from the working directory; ``None``
+    when there is none) and apply its plugin sections there
     (:func:`evalkit.execute.run_checks.apply_config_sections`). The callback raises
     ``ConfigError`` (a ``ValueError``: file, line and key named) when the config cannot
     be read, validated or applied."""
-    from evalkit.core.pyproject_config import YAML_NAMES
-
     if path is None:
-        path = next((Path(n) for n in YAML_NAMES if Path(n).is_file()), None)
-        if path is None:
+        from evalkit.execute.config_location import ConfigError, find_config
+
+        try:
+            path = find_config()[0]
+        except ConfigError:  # no eval config here: nothing to apply
             return None
     found = path
 

@@ -34,7 +34,6 @@ from evalkit.comparison.slices import TagsArg
 from evalkit.comparison.spread import samples_warnings, spread_of
 from evalkit.data.case_clusters import ClustersArg
 from evalkit.data.coverage import sequential_stop
-from evalkit.data.metric_info import value_type
 from evalkit.data.results import RunResult
 from evalkit.execute.run_files import QrelsArg
 from evalkit.io.setting_names import Setting
@@ -201,7 +200,7 @@ def compare(
                          allow_incomplete=allow_incomplete)
     if any(not r.per_query for r in loaded.runs):
         raise ComparisonError("a run has no evaluated query; nothing to compare")
-    polarity, polarity_notes = loaded.polarities()
+    polarity, value_types, polarity_notes = loaded.definitions()
     from evalkit.stats import compare_runs
     from evalkit.stats.histogram import MAX_BINS
 
@@ -220,7 +219,7 @@ def compare(
         # cases it holds (load_inputs accepted it as a subset of the others)
         allow_incomplete=allow_incomplete or any(
             sequential_stop(r.header or {}) is not None for r in runs),
-        value_types={m: value_type(m) for m in loaded.metrics},
+        value_types=value_types,
         clusters=given_clusters,
     )
     from evalkit.stats.family import above_holm_note, correction_floor_note
@@ -257,7 +256,7 @@ def compare(
             correction=correction,
             method=method, alpha=alpha, alternative=alternative, n_resamples=n_resamples,
             ci=ci, seed=seed, all_pairs=all_pairs,
-            value_types={m: value_type(m) for m in loaded.metrics})
+            value_types=value_types)
     settings = _settings(family.results, family.family_size, method=method, ci=ci,
                          alpha=alpha, alternative=alternative, correction=correction,
                          n_resamples=n_resamples, seed=seed, all_pairs=all_pairs, top=top,

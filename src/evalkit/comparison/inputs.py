@@ -67,37 +67,40 @@ class Loaded:
         p = self.paths[i]
         return str(p) if p is not None else f"run {quoted(self.runs[i].name)}"
 
-    def polarities(self) -> tuple[dict[str, bool], list[str]]:
-        """:func:`polarities_of` this comparison's metrics over its runs."""
-        return polarities_of(self.metrics, [(self.label(i), r.header or {})
-                                            for i, r in enumerate(self.runs)])
+    def definitions(self) -> tuple[dict[str, bool], dict[str, str | None], list[str]]:
+        """:func:`definitions_of` this comparison's metrics over its runs."""
+        return definitions_of(self.metrics, [(self.label(i), r.header or {})
+                                             for i, r in enumerate(self.runs)])
 
 
-def polarities_of(metrics: Sequence[str], runs: Sequence[tuple[str, Mapping[str, Any]]]
-                  ) -> tuple[dict[str, bool], list[str]]:
-    """``({metric: higher_is_better}, warnings)`` for comparing the runs of ``runs``
-    (``(label, header)`` pairs): each metric's polarity as registered now, checked against
-    the one the runs recorded when they were scored
-    (:func:`evalkit.data.provenance.comparison_polarity`; higher is better when neither
-    says), and a warning per metric whose provider or version differs from the one that
-    scored a run.
+def definitions_of(metrics: Sequence[str], runs: Sequence[tuple[str, Mapping[str, Any]]]
+                   ) -> tuple[dict[str, bool], dict[str, str | None], list[str]]:
+    """``({metric: higher_is_better}, {metric: value type}, warnings)`` for comparing the
+    runs of ``runs`` (``(label, header)`` pairs): each metric's polarity and value type
+    as registered now, checked against the ones the runs recorded when they were scored,
+    else the recorded ones (:func:`evalkit.data.provenance.comparison_definition`; higher
+    is better when neither says; the value type chooses the default test), and a warning
+    per metric whose provider or version differs from the one that scored a run.
 
     Raises:
-        ComparisonError: the runs recorded opposite polarities, or the definition
-            registered now has the opposite of theirs (both named, with the fix).
+        ComparisonError: the runs recorded opposite polarities or different value types
+            or bounds, or the definition registered now declares others (both named, with
+            the fix).
     """
-    from evalkit.data.provenance import PolarityMismatch, comparison_polarity
+    from evalkit.data.provenance import PolarityMismatch, comparison_definition
 
     out: dict[str, bool] = {}
+    types: dict[str, str | None] = {}
     warnings: list[str] = []
     for metric in metrics:
         try:
-            higher, warned = comparison_polarity(metric, runs)
+            found = comparison_definition(metric, runs)
         except PolarityMismatch as exc:
             raise ComparisonError(str(exc)) from None
-        out[metric] = True if higher is None else higher
-        warnings.extend(warned)
-    return out, warnings
+        out[metric] = True if found.higher_is_better is None else found.higher_is_better
+        types[metric] = found.value_type
+        warnings.extend(found.warnings)
+    return out, types, warnings
 
 
 def _path_of(x: Any) -> Path | None:
@@ -588,5 +591,5 @@ def query_texts(runs: Sequence[RunResult], topics: Mapping[str, str] | None
     return texts, notes
 
 
-__all__ = ["Loaded", "RunInput", "input_warnings", "load_inputs", "polarities_of",
+__all__ = ["Loaded", "RunInput", "definitions_of", "input_warnings", "load_inputs",
            "query_texts"]

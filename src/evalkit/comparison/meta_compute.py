@@ -375,12 +375,14 @@ def _scored_otherwise(infos: Sequence[CollectionInfo]) -> list[str]:
 
 def _polarities(loaded: Mapping[str, Loaded], metrics: Sequence[str]
                 ) -> tuple[dict[str, bool], list[str]]:
-    """:func:`evalkit.comparison.inputs.polarities_of` over every collection's runs."""
-    from evalkit.comparison.inputs import polarities_of
+    """The polarities and warnings of :func:`evalkit.comparison.inputs.definitions_of`
+    over every collection's runs."""
+    from evalkit.comparison.inputs import definitions_of
 
-    return polarities_of(metrics, [(f"collection {quoted(name)}: {ld.label(i)}", r.header or {})
-                                   for name, ld in loaded.items()
-                                   for i, r in enumerate(ld.runs)])
+    polarity, _, warnings = definitions_of(
+        metrics, [(f"collection {quoted(name)}: {ld.label(i)}", r.header or {})
+                  for name, ld in loaded.items() for i, r in enumerate(ld.runs)])
+    return polarity, warnings
 
 
 def _pool(loaded: Mapping[str, Loaded], metrics: Sequence[str], settings: MetaSettings,

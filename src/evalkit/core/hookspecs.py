@@ -2,8 +2,9 @@
 
 A plugin is a module or object with functions decorated by :data:`hookimpl` whose names
 are among the hookspecs below. Each hook takes no arguments and returns a list of records
-from :mod:`evalkit.core.specs`. Returning a record of the wrong type, or a hook name not listed
-here, is refused when the plugin is loaded (``check_pending``).
+from :mod:`evalkit.core.specs` (any iterable of them is read: a tuple, a generator).
+Returning a bare record, a record of the wrong type, or a hook name not listed here, is
+refused when the plugin is loaded (``check_pending``).
 """
 
 from __future__ import annotations

@@ -69,7 +69,7 @@ def add_aliases(reg: Any, ns: str, key: str, spec: AnySpec, from_plugin: bool) -
     aliases: tuple[str, ...] = getattr(spec, "aliases", ())
     for alias in aliases:
         akey = family_key(alias) if isinstance(spec, MetricFamily) else alias
-        if akey == key:
+        if akey == key or (ns, akey) in reg._conflicts:  # blocked: stays blocked
             continue
         current = reg._aliases.get(akey)
         if current is not None and current != key:

@@ -5,8 +5,10 @@ take the name from the family's member (an exact name is found first,
 :mod:`evalkit.core.metric_lookup`), and so would ``nDCG@10``, ``P@10`` (through the
 family's alias ``P``), trec_eval's ``ndcg_cut_10`` and ``ap(rel=2)`` of a parameterised
 measure. The registry treats such a name as a duplicate: :func:`covering_entry` finds the
-record a new name already resolves to, and :func:`covered_names` the earlier names that a
-new family or measure now resolves (registration in the other order). Names that differ
+record a new name already resolves to, :func:`covered_aliases` does the same for each of
+the new record's aliases (an alias is a spelling like a name), and :func:`covered_names`
+the earlier names and aliases that a new family or measure now resolves (registration in
+the other order). Names that differ
 only in letter case stay distinct records, as elsewhere in the registry.
 
 The registry calls these functions with itself, holding its lock; this module reads it
@@ -37,14 +39,18 @@ class Names(Table, Protocol):
 
 def resolves_elsewhere(reg: Names, name: str) -> str | None:
     """The key of the record that ``name`` resolves to when no record is named ``name``
-    itself: a family (``nDCG@10``, ``P@10``, ``ndcg_cut_10``) or a parameterised measure
-    (``ap(rel=2)``); ``None`` when it resolves to nothing, to a blocked name, or only as
-    another record's alias or name in other letter case (checked elsewhere, or
-    distinct)."""
+    itself and no record has it as an alias: a family (``nDCG@10``, ``P@10``,
+    ``ndcg_cut_10``) or a parameterised measure (``ap(rel=2)``); ``None`` when it resolves
+    to nothing, to a blocked name, or only as another record's name in other letter case
+    (checked elsewhere, or distinct).
+
+    The name (or alias) is set aside while it is looked up, and its cached lookup
+    forgotten; the registry's lower-case index skips a spelling set aside, so nothing is
+    rebuilt (registering N records stays O(N))."""
     table = reg._tables.get("metric", {})
     own = table.pop(name, None)
-    reg._lower = None
-    reg._family_cache.clear()
+    owner = reg._aliases.pop(name, None)
+    reg._family_cache.pop(name, None)
     try:
         if reg._canonical(name) is not None:
             return None
@@ -54,8 +60,9 @@ def resolves_elsewhere(reg: Names, name: str) -> str | None:
     finally:
         if own is not None:
             table[name] = own
-        reg._lower = None
-        reg._family_cache.clear()
+        if owner is not None:
+            reg._aliases[name] = owner
+        reg._family_cache.pop(name, None)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -99,6 +106,27 @@ def covering_entry(reg: Names, key: str, spec: AnySpec) -> Entry | None:
     return None if _core_member(spec, entry.spec) else entry
 
 
+def covered_aliases(reg: Names, key: str, spec: AnySpec, skip: set[str]
+                    ) -> list[tuple[str, str]]:
+    """``(alias, key of the record that resolves it)`` for each alias of ``spec`` (about
+    to be added under ``key``) that another record's family or measure already resolves
+    (``ndcg@10`` of ``ndcg@k``, ``P@10``, ``ap(rel=2)``): the rule
+    :func:`covering_entry` applies to names, applied to every other spelling the record
+    answers to. Aliases in ``skip`` (clashes found otherwise) are left out."""
+    if isinstance(spec, MetricFamily):
+        return []
+    out: list[tuple[str, str]] = []
+    for alias in getattr(spec, "aliases", ()):
+        if alias == key or alias in skip or ("metric", alias) in reg._conflicts \
+                or not _spelled_bases(alias):
+            continue
+        other = resolves_elsewhere(reg, alias)
+        if other is not None and other != key and \
+                not _core_member(spec, reg._tables["metric"][other].spec):
+            out.append((alias, other))
+    return out
+
+
 def covered_names(reg: Names, key: str, entry: Entry) -> list[str]:
     """The names of earlier records that resolve to ``entry``, just added under ``key``,
     now that it is there (a family added after a metric named ``ndcg@10``)."""
@@ -115,6 +143,11 @@ def covered_names(reg: Names, key: str, entry: Entry) -> list[str]:
         if _spelled_bases(name) & bases and resolves_elsewhere(reg, name) == key \
                 and not _core_member(other.spec, spec):
             covered.append(name)
+    for alias, owner in list(reg._aliases.items()):
+        if owner != key and _spelled_bases(alias) & bases and owner in reg._tables["metric"] \
+                and resolves_elsewhere(reg, alias) == key \
+                and not _core_member(reg._tables["metric"][owner].spec, spec):
+            covered.append(alias)
     return covered
 
 
@@ -150,11 +183,17 @@ def block_covered_names(reg: Names, key: str, entry: Entry, from_plugin: bool) -
     table = reg._tables["metric"]
     covered = covered_names(reg, key, entry)
     if covered and not from_plugin:
+        name = covered[0]
+        other = table[reg._aliases.get(name, name)]
         del table[key]
         reg._aliases = {a: k for a, k in reg._aliases.items() if k != key}
         reg._lower = None
-        raise RegistryError(taking_message(key, entry, covered[0], table[covered[0]]))
+        raise RegistryError(taking_message(key, entry, name, other))
     for name in covered:
+        if name in reg._aliases:  # another record's alias: that spelling is blocked
+            owner = table[reg._aliases.pop(name)]
+            reg._conflicts[("metric", name)] = Conflict("metric", name, [entry, owner])
+            continue
         reg._conflicts[("metric", name)] = Conflict("metric", name, [entry, table.pop(name)])
         reg._aliases = {a: k for a, k in reg._aliases.items() if k != name}
     if covered:
@@ -179,5 +218,6 @@ def taking_message(key: str, new: Entry, name: str, other: Entry) -> str:
             f"{other.provider}; its registration was refused. Pick another name.")
 
 
-__all__ = ["Names", "block_covered_names", "block_if_covered", "covered_message",
+__all__ = ["Names", "block_covered_names", "block_if_covered", "covered_aliases",
+           "covered_message",
            "covered_names", "covering_entry", "resolves_elsewhere", "taking_message"]

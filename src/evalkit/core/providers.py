@@ -80,9 +80,7 @@ class Conflict(NamedTuple):
     def message(self) -> str:
         if self.suffix:
             return self._suffix_message()
-        kinds = [_kind_of(e.spec) if not isinstance(e.spec, MetricFamily)
-                 or self.name == f"{e.spec.name}@k" else f"member of the {e.spec.name}@k family"
-                 for e in self.entries]
+        kinds = [_role(e.spec, self.name) for e in self.entries]
         if len({e.provider for e in self.entries}) == 1:
             return (f"{self.entries[0].provider} registers {kinds[0]} name {self.name!r} "
                     "more than once; give each record its own name (the name is blocked "
@@ -137,6 +135,17 @@ _KERNEL_BUILTINS = "evalkit.builtins"
 def is_kernel(provider: Provider) -> bool:
     """Whether ``provider`` is the kernel's built-in plugin (:mod:`evalkit.builtins`)."""
     return provider.module == _KERNEL_BUILTINS
+
+
+def _role(spec: AnySpec, name: str) -> str:
+    """What ``name`` is of ``spec``, in words: its kind (``metric``), ``member of the
+    ndcg@k family``, or ``alias of metric 'myndcg'`` (an alias that another record's
+    family resolves is blocked like a name)."""
+    if isinstance(spec, MetricFamily) and name != f"{spec.name}@k":
+        return f"member of the {spec.name}@k family"
+    if name != spec.name and name in getattr(spec, "aliases", ()):
+        return f"alias of {_kind_of(spec)} {spec.name!r}"
+    return _kind_of(spec)
 
 
 def _kind_of(spec: AnySpec) -> str:

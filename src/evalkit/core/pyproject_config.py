@@ -305,10 +305,20 @@ def refuse_unknown_keys(table: Mapping[str, Any], where: str,
     message = (f"{where}: unknown key {key!r}{hint} (the keys are "
                f"{', '.join(sorted(RUN_KEYS | OTHER_KEYS))}{plugins})")
     if isinstance(table[key], Mapping):
-        message += ("; a plugin's section is a key only while the plugin is loaded"
-                    + (f". {not_loaded}" if not_loaded else
-                       " (see `evalkit plugins list`)"))
+        message += undeclared_section(key, not_loaded)
     raise ConfigError(message)
+
+
+def undeclared_section(key: str, not_loaded: str) -> str:
+    """The end of the message for a table ``key`` of the eval config that no loaded
+    plugin declares as its section: the plugin that declares it may be uninstalled or
+    disabled; ``not_loaded`` (:meth:`evalkit.core.registry.Registry.not_loaded`) names
+    the plugins installed but not loaded, ``""`` when there are none."""
+    return ("; a plugin's section is a key only while the plugin is loaded, and no loaded "
+            f"plugin declares {key!r}: install the plugin that declares it (`pip install "
+            "...`) or enable it, or remove the table"
+            + (f". {not_loaded}" if not_loaded else
+               "; no plugin is installed but not loaded (see `evalkit plugins list`)"))
 
 
 def key_line(path: Path, key: str) -> int | None:

@@ -17,9 +17,9 @@ Rules:
   no-op;
 * any other second registration from client code raises :class:`RegistryError` naming
   both providers;
-* a name that another record already resolves (``ndcg@10`` of an ``ndcg@k`` family,
-  ``nDCG@10``, ``P@10``, ``ndcg_cut_10``, ``ap(rel=2)``), or that a family or measure
-  registered later resolves, counts as the same name
+* a name or an alias that another record already resolves (``ndcg@10`` of an ``ndcg@k``
+  family, ``nDCG@10``, ``P@10``, ``ndcg_cut_10``, ``ap(rel=2)``), or that a family or
+  measure registered later resolves, counts as the same name
   (:mod:`evalkit.core.name_coverage`);
 * two plugins that provide one name do not stop discovery: the name is *blocked*, and
   resolving it raises :class:`RegistryError` naming both;
@@ -33,6 +33,7 @@ discovery fills is :mod:`evalkit.plugins.default`.
 
 from __future__ import annotations
 
+import itertools
 import re
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -169,7 +170,8 @@ class Registry:
         self._family_cache: dict[str, MetricSpec] = {}
         # (namespace, key) -> the record that replace() put another in place of
         self._replaced: dict[tuple[str, str], Entry] = {}
-        # lower-cased keys and aliases -> canonical keys; rebuilt after any change
+        # lower-cased keys -> keys and lower-cased aliases -> aliases, extended record by
+        # record (_index); a spelling removed since is skipped when read (_canonical)
         self._lower: tuple[dict[str, set[str]], dict[str, set[str]]] | None = None
         #: filled by :func:`evalkit.plugins.load_plugins`
         self.plugins: list[Any] = []
@@ -205,75 +207,115 @@ class Registry:
             provider = plugin_provider(provider, [
                 p for p in self.plugins if getattr(p, "origin", None) != "kernel"])
         with self._lock:
-            self._lower = None
-            table = self._tables.setdefault(ns, {})
-            conflict = self._conflicts.get((ns, key))
-            if conflict is not None:
-                if not any(same_definition(e.spec, spec) for e in conflict.entries):
-                    conflict.entries.append(Entry(spec, provider))
-                if not from_plugin:
-                    raise RegistryError(conflict.message())
+            before = len(self._conflicts)
+            try:
+                self._add(spec, provider, ns, key, from_plugin, before)
+            finally:
+                self._index(ns, key, spec, len(self._conflicts) - before)
+
+    def _add(self, spec: AnySpec, provider: Provider, ns: str, key: str,
+             from_plugin: bool, before: int) -> None:
+        """:meth:`add` itself, holding the lock (the lower-case index is brought up to
+        date after it, and before the names the new record covers are looked up;
+        ``before``: how many names were blocked when it began)."""
+        table = self._tables.setdefault(ns, {})
+        conflict = self._conflicts.get((ns, key))
+        if conflict is not None:
+            if not any(same_definition(e.spec, spec) for e in conflict.entries):
+                conflict.entries.append(Entry(spec, provider))
+            if not from_plugin:
+                raise RegistryError(conflict.message())
+            return
+        refused = self._refused.get((ns, key))
+        if refused is not None and from_plugin:  # a third claim of a kernel's name
+            if not any(same_definition(e.spec, spec) for e in refused.entries):
+                refused.entries.append(Entry(spec, provider))
+            return
+        existing = table.get(key)
+        if existing is not None:
+            if same_definition(existing.spec, spec):
                 return
-            refused = self._refused.get((ns, key))
-            if refused is not None and from_plugin:  # a third claim of a kernel's name
-                if not any(same_definition(e.spec, spec) for e in refused.entries):
-                    refused.entries.append(Entry(spec, provider))
-                return
-            existing = table.get(key)
-            if existing is not None:
-                if same_definition(existing.spec, spec):
-                    return
-                if from_plugin and is_kernel(existing.provider) and not is_kernel(provider):
-                    # the kernel's built-ins cannot be disabled: they keep their names
-                    self._refused[(ns, key)] = Conflict(
-                        ns, key, [existing, Entry(spec, provider)], kernel_keeps=True)
-                    return
-                if from_plugin:
-                    del table[key]
-                    self._conflicts[(ns, key)] = Conflict(
-                        ns, key, [existing, Entry(spec, provider)]
-                    )
-                    return
-                raise RegistryError(
-                    f"{ns} name {key!r} is already provided by {existing.provider}; "
-                    f"a second registration from {provider} was refused. Pick another name."
-                )
-            clashes = spelling_clashes(self, ns, key, spec)
-            kernel = [other for _, other in clashes if is_kernel(table[other].provider)]
-            if kernel and from_plugin and not is_kernel(provider):
-                # an alias (or name) that a kernel's built-in answers to: the kernel keeps it
+            if from_plugin and is_kernel(existing.provider) and not is_kernel(provider):
+                # the kernel's built-ins cannot be disabled: they keep their names
                 self._refused[(ns, key)] = Conflict(
-                    ns, key, [table[kernel[0]], Entry(spec, provider)], kernel_keeps=True)
+                    ns, key, [existing, Entry(spec, provider)], kernel_keeps=True)
                 return
-            if ns == "metric" and not any(spelling == key for spelling, _ in clashes):
-                from evalkit.core.name_coverage import block_if_covered
-
-                if block_if_covered(self, key, Entry(spec, provider), from_plugin):
-                    return
-            if clashes and not from_plugin:
-                spelling, other = clashes[0]
-                raise RegistryError(
-                    f"{ns} name {spelling!r} already names {other!r} (provided by "
-                    f"{table[other].provider}); a second registration from {provider} "
-                    "was refused. Pick another name or alias."
+            if from_plugin:
+                del table[key]
+                self._conflicts[(ns, key)] = Conflict(
+                    ns, key, [existing, Entry(spec, provider)]
                 )
-            entry = Entry(spec, provider)
-            self._family_cache.clear()
-            self._lower = None
-            if isinstance(spec, LoaderSpec) and from_plugin:
-                claim_suffixes(self._suffix_conflicts, ns, table, entry)
-            if any(spelling == key for spelling, _ in clashes):
-                # the new name is another record's alias: block that spelling
-                block_spelling(self, ns, key, dict(clashes)[key], entry)
                 return
-            table[key] = entry
-            for spelling, other in clashes:
-                block_spelling(self, ns, spelling, other, entry)
-            add_aliases(self, ns, key, spec, from_plugin)
-            if ns == "metric":
-                from evalkit.core.name_coverage import block_covered_names
+            raise RegistryError(
+                f"{ns} name {key!r} is already provided by {existing.provider}; "
+                f"a second registration from {provider} was refused. Pick another name."
+            )
+        clashes = spelling_clashes(self, ns, key, spec)
+        if ns == "metric":
+            from evalkit.core.name_coverage import covered_aliases
 
-                block_covered_names(self, key, entry, from_plugin)
+            # an alias that another record's family or measure resolves (``ndcg@10``
+            # of ``ndcg@k``): the same conflict as that spelling used as a name
+            covered = covered_aliases(self, key, spec, {s for s, _ in clashes})
+            if covered and not from_plugin:
+                from evalkit.core.name_coverage import covered_message
+
+                alias, other = covered[0]
+                raise RegistryError(covered_message(
+                    alias, table[other], Entry(spec, provider)))
+            clashes += covered
+        kernel = [other for _, other in clashes if is_kernel(table[other].provider)]
+        if kernel and from_plugin and not is_kernel(provider):
+            # an alias (or name) that a kernel's built-in answers to: the kernel keeps it
+            self._refused[(ns, key)] = Conflict(
+                ns, key, [table[kernel[0]], Entry(spec, provider)], kernel_keeps=True)
+            return
+        if ns == "metric" and not any(spelling == key for spelling, _ in clashes):
+            from evalkit.core.name_coverage import block_if_covered
+
+            if block_if_covered(self, key, Entry(spec, provider), from_plugin):
+                return
+        if clashes and not from_plugin:
+            spelling, other = clashes[0]
+            raise RegistryError(
+                f"{ns} name {spelling!r} already names {other!r} (provided by "
+                f"{table[other].provider}); a second registration from {provider} "
+                "was refused. Pick another name or alias."
+            )
+        entry = Entry(spec, provider)
+        self._family_cache.clear()
+        if isinstance(spec, LoaderSpec) and from_plugin:
+            claim_suffixes(self._suffix_conflicts, ns, table, entry)
+        if any(spelling == key for spelling, _ in clashes):
+            # the new name is another record's alias: block that spelling
+            block_spelling(self, ns, key, dict(clashes)[key], entry)
+            return
+        table[key] = entry
+        for spelling, other in clashes:
+            block_spelling(self, ns, spelling, other, entry)
+        add_aliases(self, ns, key, spec, from_plugin)
+        if ns == "metric":
+            from evalkit.core.name_coverage import block_covered_names
+
+            self._index(ns, key, spec, len(self._conflicts) - before)
+            block_covered_names(self, key, entry, from_plugin)
+
+    def _index(self, ns: str, key: str, spec: AnySpec, new_conflicts: int) -> None:
+        """Add to the lower-case index (:meth:`_canonical`) what one :meth:`add` made:
+        ``key``, the aliases of ``spec`` and the ``new_conflicts`` last blocked names, so
+        that registering N metrics costs O(N), not a rebuild of the index per record.
+        Spellings removed since stay in the index; :meth:`_canonical` skips them."""
+        if ns != "metric" or self._lower is None:
+            return
+        keys, aliases = self._lower
+        keys.setdefault(key.lower(), set()).add(key)
+        for alias in getattr(spec, "aliases", ()):
+            akey = family_key(alias) if isinstance(spec, MetricFamily) else alias
+            aliases.setdefault(akey.lower(), set()).add(akey)
+        if new_conflicts > 0:
+            for cns, ckey in itertools.islice(reversed(self._conflicts), new_conflicts):
+                if cns == "metric":
+                    keys.setdefault(ckey.lower(), set()).add(ckey)
 
     def replace(self, spec: AnySpec, provider: Provider) -> Entry | None:
         """Put ``spec`` in the place of its name's record, keeping the aliases that name
@@ -411,11 +453,14 @@ class Registry:
             aliases: dict[str, set[str]] = {}
             for key in list(table) + [k for (ns, k) in self._conflicts if ns == "metric"]:
                 keys.setdefault(key.lower(), set()).add(key)
-            for alias, key in self._aliases.items():
-                aliases.setdefault(alias.lower(), set()).add(key)
+            for alias in self._aliases:
+                aliases.setdefault(alias.lower(), set()).add(alias)
             self._lower = (keys, aliases)
         low = name.lower()
-        found = set(self._lower[0].get(low, ())) or set(self._lower[1].get(low, ()))
+        # the index may hold spellings removed since it was built (:meth:`_index`)
+        found = {k for k in self._lower[0].get(low, ())
+                 if k in table or ("metric", k) in self._conflicts} or \
+            {self._aliases[a] for a in self._lower[1].get(low, ()) if a in self._aliases}
         if len(found) > 1:
             raise RegistryError(
                 f"{name!r} matches {', '.join(repr(k) for k in sorted(found))}, which differ "

@@ -1,6 +1,7 @@
 """A metric's or aggregate's definition as a run header records it (``header["metrics"]``
 and ``header["aggregate_definitions"]``: ``{"provider": ..., "version": ...,
-"higher_is_better": ...}``, :func:`evalkit.data.provenance.metric_provenance`), compared
+"higher_is_better": ..., "value_type": ..., "bounds": ...}``,
+:func:`evalkit.data.provenance.metric_provenance`), compared
 and put in words in one place.
 """
 
@@ -13,16 +14,31 @@ from evalkit.plugins.info import same_definition
 
 #: The key of a recorded definition (``header["metrics"][name]``) holding its polarity.
 POLARITY_KEY = "higher_is_better"
+#: The keys holding what a per-case metric declares of its values: its value type
+#: (``"binary"``, ``"discrete"``, ``"continuous"`` or None: undeclared) and its bounds
+#: (``[lo, hi]`` or None); a run written before headers recorded them has neither key.
+VALUE_TYPE_KEY = "value_type"
+BOUNDS_KEY = "bounds"
+#: Keys compared only when both definitions record them.
+_LATER_KEYS = (POLARITY_KEY, VALUE_TYPE_KEY, BOUNDS_KEY)
 
 
 def same_recorded_definition(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
     """Whether two recorded definitions of a metric or aggregate are the same
-    (:func:`evalkit.plugins.info.same_definition`); the polarity is compared only when
-    both record it (a run written before headers recorded it has none)."""
-    if POLARITY_KEY in a and POLARITY_KEY in b and a[POLARITY_KEY] != b[POLARITY_KEY]:
+    (:func:`evalkit.plugins.info.same_definition`); the polarity, the value type and the
+    bounds are compared only when both record them (a run written before headers
+    recorded them has none)."""
+    if any(k in a and k in b and _norm(a[k]) != _norm(b[k]) for k in _LATER_KEYS):
         return False
-    return same_definition({k: v for k, v in a.items() if k != POLARITY_KEY},
-                           {k: v for k, v in b.items() if k != POLARITY_KEY})
+    return same_definition({k: v for k, v in a.items() if k not in _LATER_KEYS},
+                           {k: v for k, v in b.items() if k not in _LATER_KEYS})
+
+
+def _norm(value: Any) -> Any:
+    """Bounds as a tuple of floats whether read from JSON (a list) or from a record."""
+    if isinstance(value, list | tuple):
+        return tuple(float(v) for v in value)
+    return value
 
 
 def recorded_definition(header: Mapping[str, Any], name: str) -> Mapping[str, Any] | None:
@@ -45,5 +61,15 @@ def definition_text(entry: Mapping[str, Any]) -> str:
     return text
 
 
-__all__ = ["POLARITY_KEY", "definition_text", "recorded_definition",
-           "same_recorded_definition"]
+def values_text(entry: Mapping[str, Any]) -> str:
+    """``"value type binary, bounds [0, 1]"``: what a recorded definition declares of a
+    case's values (``"no value type, no bounds"`` when it declares neither)."""
+    bounds = entry.get(BOUNDS_KEY)
+    shown = (f"bounds [{float(bounds[0]):g}, {float(bounds[1]):g}]"
+             if isinstance(bounds, list | tuple) and len(bounds) == 2 else "no bounds")
+    kind = entry.get(VALUE_TYPE_KEY)
+    return f"{'value type ' + str(kind) if kind else 'no value type'}, {shown}"
+
+
+__all__ = ["BOUNDS_KEY", "POLARITY_KEY", "VALUE_TYPE_KEY", "definition_text",
+           "recorded_definition", "same_recorded_definition", "values_text"]

@@ -64,9 +64,9 @@ def declared_bounds(metric: str) -> tuple[float, float] | None:
         return None
     if not isinstance(spec, MetricSpec):
         return None
-    if spec.bounds is not None:
-        return (float(spec.bounds[0]), float(spec.bounds[1]))
-    return (0.0, 1.0) if spec.value_type == "binary" else None
+    from evalkit.stats.declared_values import declared_range
+
+    return declared_range(spec)
 
 
 def is_count(name: str) -> bool:

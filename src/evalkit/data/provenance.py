@@ -11,14 +11,17 @@ import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from evalkit.core.providers import recorded_provider
 from evalkit.data.definitions import (
+    BOUNDS_KEY,
     POLARITY_KEY,
+    VALUE_TYPE_KEY,
     definition_text,
     recorded_definition,
     same_recorded_definition,
+    values_text,
 )
 from evalkit.plugins.default import default_registry
 
@@ -37,7 +40,8 @@ def metric_provenance(names: Sequence[str]) -> dict[str, dict[str, Any]]:
     ``version`` its definition version, not the plugin's release number, and
     ``higher_is_better`` its polarity (left out for a legacy ``METRICS[...] = fn`` entry,
     which declares none): a comparison of runs reads the direction from it
-    (:func:`comparison_polarity`).
+    (:func:`comparison_polarity`); for a per-case metric, ``value_type`` and ``bounds``
+    (:func:`declared_values`), from which a comparison chooses its default test.
 
     Raises:
         RegistryError: an unknown or blocked name.
@@ -53,35 +57,65 @@ def metric_provenance(names: Sequence[str]) -> dict[str, dict[str, Any]]:
         polarity = getattr(spec, "higher_is_better", None)
         if isinstance(polarity, bool):
             out[spec.name][POLARITY_KEY] = polarity
+        out[spec.name].update(declared_values(spec))
     return out
 
 
+def declared_values(spec: object) -> dict[str, Any]:
+    """``{"value_type": ..., "bounds": [lo, hi] or None}`` of a per-case metric (each
+    None when it declares none); ``{}`` for an aggregate, which declares neither."""
+    from evalkit.core.specs import MetricSpec
+
+    if not isinstance(spec, MetricSpec):
+        return {}
+    bounds = None if spec.bounds is None else [float(spec.bounds[0]), float(spec.bounds[1])]
+    return {VALUE_TYPE_KEY: spec.value_type, BOUNDS_KEY: bounds}
+
+
 class PolarityMismatch(ValueError):
-    """Runs compared by a polarity other than the one they were scored with (the message
-    names both definitions and the fix)."""
+    """Runs compared by a polarity, a value type or bounds other than the ones they were
+    scored with (the message names both definitions and the fix)."""
+
+
+class ComparedDefinition(NamedTuple):
+    """What a comparison of runs reads of one metric (:func:`comparison_definition`)."""
+
+    higher_is_better: bool | None
+    value_type: str | None
+    warnings: list[str]
 
 
 def comparison_polarity(
     name: str, runs: Sequence[tuple[str, Mapping[str, Any]]], registry: Registry | None = None
 ) -> tuple[bool | None, list[str]]:
-    """The polarity of ``name`` for a comparison of ``runs`` (``(label, header)`` pairs:
-    ``"baseline 'a'"``), and warnings.
+    """``(higher_is_better, warnings)`` of :func:`comparison_definition`."""
+    found = comparison_definition(name, runs, registry)
+    return found.higher_is_better, found.warnings
+
+
+def comparison_definition(
+    name: str, runs: Sequence[tuple[str, Mapping[str, Any]]], registry: Registry | None = None
+) -> ComparedDefinition:
+    """The polarity and value type of ``name`` for a comparison of ``runs`` (``(label,
+    header)`` pairs: ``"baseline 'a'"``), and warnings.
 
     The definition registered now (``registry``, default the process registry) decides,
     as long as it agrees with what the runs recorded when they were scored
-    (:func:`metric_provenance`: ``higher_is_better`` next to provider and version); a run
-    that records no polarity (written before headers recorded it) agrees with anything.
-    When nothing is registered under ``name`` now, the recorded polarity is used (None:
-    neither says).
+    (:func:`metric_provenance`: ``higher_is_better``, ``value_type`` and ``bounds`` next
+    to provider and version); a run that records none of these (written before headers
+    recorded them) agrees with anything. When nothing is registered under ``name`` now,
+    the recorded ones are used (None: neither says), so a stored comparison chooses the
+    same test whichever plugins are loaded.
 
     Returns:
-        ``(higher_is_better, warnings)``: one warning when the provider or version
-        registered now differs from the one that scored a run but the polarity agrees.
+        A :class:`ComparedDefinition`: one warning when the provider or version
+        registered now differs from the one that scored a run but the definition agrees.
 
     Raises:
-        PolarityMismatch: two runs recorded opposite polarities, or the definition
-            registered now has the opposite of the recorded one (its direction would
-            read improvements as regressions).
+        PolarityMismatch: two runs recorded opposite polarities or different value
+            types or bounds, or the definition registered now has the opposite polarity
+            of the recorded one (its direction would read improvements as regressions)
+            or another value type or bounds (the default test would differ).
     """
     from evalkit.core.registry import RegistryError
 
@@ -95,12 +129,14 @@ def comparison_polarity(
                    "version": getattr(spec, "version", "1")}
         if isinstance(getattr(spec, "higher_is_better", None), bool):
             current[POLARITY_KEY] = spec.higher_is_better
+        current.update(declared_values(spec))
     except RegistryError:
         pass
     recorded = [(label, entry) for label, header in runs
                 if (entry := recorded_definition(header, canonical)
                     or recorded_definition(header, name)) is not None]
     polar = [(label, e) for label, e in recorded if isinstance(e.get(POLARITY_KEY), bool)]
+    typed = [(label, e) for label, e in recorded if VALUE_TYPE_KEY in e]
     fix = ("score them again with one definition (`evalkit rescore RUN -m "
            f"{canonical}`, or `evalkit run`)")
     for label, entry in polar[1:]:
@@ -111,8 +147,35 @@ def comparison_polarity(
                 f"{definition_text(first)}, {label} by {definition_text(entry)}; runs "
                 f"scored by definitions that disagree on which direction is better cannot "
                 f"be compared: {fix}")
+    for label, entry in typed[1:]:
+        first_label, first = typed[0]
+        if values_text(entry) != values_text(first):
+            raise PolarityMismatch(
+                f"{canonical} was scored by definitions that declare different values: "
+                f"{first_label} by {definition_text(first)} ({values_text(first)}), "
+                f"{label} by {definition_text(entry)} ({values_text(entry)}); the "
+                f"comparison's default test depends on them: {fix}")
+    value_type = typed[0][1][VALUE_TYPE_KEY] if typed else None
+    if current is not None and typed and VALUE_TYPE_KEY in current \
+            and values_text(current) != values_text(typed[0][1]):
+        label, entry = typed[0]
+        raise PolarityMismatch(
+            f"{canonical}: {label} was scored by {definition_text(entry)} "
+            f"({values_text(entry)}), but the definition registered now is "
+            f"{definition_text(current)} ({values_text(current)}); the comparison's "
+            "default test depends on the value type, so it would differ with the "
+            f"plugins loaded. Load the plugin that scored the runs ({entry.get('provider')}) "
+            f"in place of {current.get('provider')} (see `evalkit plugins list`), or {fix}")
+    if current is not None and not typed:  # runs written before headers recorded it
+        value_type = current.get(VALUE_TYPE_KEY)
     if current is None or not isinstance(current.get(POLARITY_KEY), bool):
-        return (polar[0][1][POLARITY_KEY] if polar else None), []
+        unknown = [] if current is not None or typed or not recorded else [
+            f"{canonical}: the runs record no value type (written before headers did) and "
+            f"nothing registered now declares one ({recorded[0][1].get('provider')} scored "
+            "them), so the default test is the one for a metric of unknown value type; "
+            f"load that plugin for the test its declaration chooses, or {fix}"]
+        return ComparedDefinition((polar[0][1][POLARITY_KEY] if polar else None),
+                                  value_type, unknown)
     now: bool = current[POLARITY_KEY]
     if polar and polar[0][1][POLARITY_KEY] != now:
         label, entry = polar[0]
@@ -132,7 +195,48 @@ def comparison_polarity(
            f"scored the runs, or {fix}")
         for label, entry in recorded
         if not same_recorded_definition(entry, current)]
-    return now, warnings[:1]
+    return ComparedDefinition(now, value_type, warnings[:1])
+
+
+def unregistered_metric(name: str, headers: Sequence[Mapping[str, Any]],
+                        registry: Registry | None = None) -> str | None:
+    """Why the metric ``name`` that a run's header records (``headers``: the runs', in
+    order) is not registered now, naming who scored it (the provider and its release,
+    from the header) and what is wrong with that plugin now: blocked by a conflict
+    (naming both plugins), installed but disabled, failed to load, or not installed (the
+    ``pip install``); None when no header records ``name``."""
+    from evalkit.plugins.info import install_hint, origin_of
+
+    found = next(((h, e) for h in headers if (e := recorded_definition(h, name)) is not None),
+                 None)
+    if found is None:
+        return None
+    header, entry = found
+    reg = registry or default_registry()
+    dist = str(entry.get("provider"))
+    release = (header.get("plugins") or {}).get(dist)
+    who = f"{dist} {release}" if release else dist
+    said = f"metric {name!r} was scored by {who} (the run's header records it)"
+    blocked = [c for c in reg.conflicts()
+               if c.name == name and not c.kernel_keeps and not c.suffix]
+    if blocked:
+        return f"{said}, and is blocked now: {blocked[0].message()}"
+    info = next((p for p in reg.plugins if dist in (p.distribution, p.name)), None)
+    if info is None:
+        if "." in dist or dist == "__main__":  # a client module, not a distribution
+            return (f"{said}, which is not imported now: import {dist} (or run what "
+                    "registers the metric) before this")
+        hint = install_hint(dist) if origin_of(dist) == "in-repo" else \
+            f"install it with `pip install {dist}`"
+        return f"{said}, which is not installed now: {hint}"
+    if info.status == "disabled":
+        by = f" (left out by {reg.selection_source})" if reg.selection_source else ""
+        return f"{said}, which is installed but not enabled now{by}: enable it"
+    if info.status == "failed":
+        return f"{said}, which failed to load now: {info.error}"
+    return (f"{said}, which is loaded but registers no metric {name!r} now (a metric a "
+            "config section registers in its apply is registered when the command reads "
+            "that eval config: pass it with --config)")
 
 
 def restore_recorded(header: Mapping[str, Any]) -> None:

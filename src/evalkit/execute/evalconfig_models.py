@@ -175,17 +175,17 @@ def known_keys(model: type[BaseModel]) -> tuple[str, ...]:
 
 
 # ------------------------------------------------------------------ messages
-def _not_loaded() -> str:
-    """``. Not loaded: evalkit-mine (disabled) (see ...).``: the plugins installed but not
-    loaded, one of which may declare a section the config uses, or `` (see `evalkit
-    plugins list`)`` when every plugin is loaded."""
+def _not_loaded(key: str) -> str:
+    """:func:`evalkit.core.pyproject_config.undeclared_section` of ``key`` with the
+    plugins installed but not loaded, one of which may declare it."""
+    from evalkit.core.pyproject_config import undeclared_section
     from evalkit.plugins.default import default_registry
 
     try:
         text = default_registry().not_loaded()
     except (LookupError, ValueError):  # the plugins cannot be discovered: said elsewhere
         text = ""
-    return f". {text}" if text else " (see `evalkit plugins list`)"
+    return undeclared_section(key, text)
 
 
 def _problem(err: ErrorDetails, path: str, data: Any, model: type[EvalSettings],
@@ -211,8 +211,7 @@ def _problem(err: ErrorDetails, path: str, data: Any, model: type[EvalSettings],
     if kind == "extra_forbidden":
         plugins = (f", and the sections of the loaded plugins: {', '.join(sorted(sections))}"
                    if sections else "")
-        table = ("; a plugin's section is a key only while the plugin is loaded"
-                 + _not_loaded() if isinstance(value, dict) else "")
+        table = _not_loaded(key) if isinstance(value, dict) else ""
         return (f"unknown key{did_you_mean(key, [*known_keys(model), *sections], HINTS)}; "
                 f"the keys are {', '.join(known_keys(model))}{plugins}{table}")
     if kind == "missing":

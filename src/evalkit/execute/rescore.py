@@ -18,6 +18,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import IO, Any
 
+from evalkit.core.registry import RegistryError
 from evalkit.core.specs import AggregateSpec, MetricSpec
 from evalkit.data.artifact import (
     SCHEMA_VERSION,
@@ -27,7 +28,7 @@ from evalkit.data.artifact import (
 )
 from evalkit.data.cases import GoldenCase
 from evalkit.data.goldens import GoldenSet, load_goldens
-from evalkit.data.provenance import metric_provenance
+from evalkit.data.provenance import metric_provenance, unregistered_metric
 from evalkit.data.result_files import row_line
 from evalkit.data.results import ArtifactError, RunResult
 from evalkit.data.rows import CaseResult, CutRaw, RawCutError
@@ -45,6 +46,7 @@ from evalkit.execute.run_header import (
 from evalkit.execute.samples import RowKey, row_key, scoring_sample
 from evalkit.execute.scoring import (
     MetricError,
+    name_list,
     resolve_aggregates,
     resolve_metrics,
     score_cases,
@@ -138,7 +140,10 @@ def rescore(
     old_config = dict(run.header.get("config") or {})
     if aggregates is None:
         aggregates = list(old_config.get("aggregates") or [])
-    specs = resolve_metrics(metrics)
+    try:
+        specs = resolve_metrics(metrics)
+    except RegistryError as exc:  # who scored a metric the run records, when it is known
+        raise RegistryError(_unregistered(metrics, run) or str(exc)) from None
     named = {s.name for s in specs}
     recorded = _recorded_metrics(run)
     kept = [m for m in recorded if m not in named]
@@ -254,6 +259,18 @@ def _keep(old: CaseResult, new: CaseResult, kept: Sequence[str], order: Sequence
         mapping.clear()
         mapping.update(ordered)
     return new
+
+
+def _unregistered(metrics: Sequence[str], run: RunResult) -> str | None:
+    """For the first of ``metrics`` not registered now that ``run``'s header records:
+    who scored it and why it is missing now
+    (:func:`evalkit.data.provenance.unregistered_metric`)."""
+    for name in name_list(metrics):
+        try:
+            resolve_metrics([name])
+        except RegistryError:
+            return unregistered_metric(name, [run.header or {}])
+    return None
 
 
 def _target_run(run: RunResult | str | Path

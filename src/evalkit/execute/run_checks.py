@@ -46,8 +46,17 @@ def _located(cfg: EvalConfig, step: Callable[[Mapping[str, Any], EvalConfig], No
     try:
         step(cfg.sections, cfg)
     except Problem as exc:
+        line_of = yaml_lines(cfg.path)
+        source = cfg.source
+        if line_of is None and cfg.path.suffix == ".toml" and exc.loc:
+            # a pyproject.toml: the line of the section's table ([tool.evalkit.KEY])
+            from evalkit.core.pyproject_config import key_line
+
+            line = key_line(cfg.path, str(exc.loc[0]))
+            if line is not None:
+                source = f"{cfg.path}:{line}: [tool.evalkit]"
         # the plugin's own exception stays the cause (EVALKIT_DEBUG=1 shows its traceback)
-        raise ConfigError(located(cfg.source, exc, yaml_lines(cfg.path))) from exc.__cause__
+        raise ConfigError(located(source, exc, line_of)) from exc.__cause__
 
 
 def prepare_run(cfg: EvalConfig, output: Path | None, *, resume: bool, dry_run: bool,

@@ -21,6 +21,7 @@ from evalkit.execute.case_needs import UnjudgedCasesError as UnjudgedCasesError
 from evalkit.execute.case_needs import require_case_fields
 from evalkit.execute.spending import SpendingLimitReached
 from evalkit.plugins.default import default_registry
+from evalkit.stats.declared_values import declared_range, value_problem
 from evalkit.stats.numeric import real_number
 
 if TYPE_CHECKING:
@@ -174,7 +175,12 @@ def _score(
                 raise MetricError(f"metric {spec.name!r} returned {len(values)} values for "
                                   f"{len(cases)} cases")
             # checked in bulk; a case is built only to report its error
-            if set(map(type, values)) - {float} or not all(map(math.isfinite, values)):
+            span = declared_range(spec)
+            if set(map(type, values)) - {float} or not all(map(math.isfinite, values)) \
+                    or (span is not None and not all(span[0] <= v <= span[1] for v in values)) \
+                    or (spec.value_type == "binary" and not all(v in (0.0, 1.0)
+                                                                for v in values)):
+                # each value checked on its own (value_problem allows rounding's slack)
                 values = [_check(spec, qid, v) for qid, v in zip(case_ids(cases), values,
                                                                   strict=True)]
             columns[spec.name] = values
@@ -278,15 +284,31 @@ def _failed(spec: MetricSpec, case: GoldenCase, exc: SystemExit) -> str:
 
 def _check(spec: MetricSpec, case_id: str, value: Any) -> float:
     """``value`` as the case's score: a real number (:func:`evalkit.stats.numeric.real_number`,
-    the rule the conformance suite applies: no ``str``, no ``bool``) that is finite; else
-    that case's :class:`MetricError` naming the metric, the case and the type."""
+    the rule the conformance suite applies: no ``str``, no ``bool``) that is finite and
+    what the metric declares (:func:`evalkit.stats.declared_values.value_problem`: inside
+    its ``bounds``, 0 or 1 for ``"binary"``); else that case's :class:`MetricError`
+    naming the metric, its provider, the case and the value."""
     try:
         v = real_number(value, f"metric {spec.name!r} on case {case_id!r}: its value")
     except ValueError as exc:
         raise MetricError(str(exc)) from None
     if not math.isfinite(v):
         raise MetricError(f"metric {spec.name!r} returned {v} for case {case_id!r}")
+    problem = value_problem(spec, v)
+    if problem is not None:
+        raise MetricError(
+            f"metric {spec.name!r}{_provided_by(spec)} returned {v!r} for case {case_id!r}: "
+            f"{problem}; fix the metric, or its declaration")
     return v
+
+
+def _provided_by(spec: MetricSpec) -> str:
+    """`` (provided by evalkit-mine 0.1.0)``, the plugin or module that registered
+    ``spec`` in the default registry, or ``""`` when it is not registered there."""
+    try:
+        return f" (provided by {default_registry().provider_of(spec.name)})"
+    except RegistryError:
+        return ""
 
 
 def registered_counts(registry: Registry | None = None) -> list[MetricSpec]:

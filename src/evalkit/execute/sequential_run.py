@@ -46,6 +46,7 @@ from evalkit.data.results import RunResult
 from evalkit.data.rows import CaseResult
 from evalkit.data.samples import parse_reduce
 from evalkit.execute.samples import RowKey, sample_numbers
+from evalkit.stats.declared_values import declared_range
 from evalkit.stats.numeric import finite_real
 from evalkit.stats.sequential import (
     ConfidenceSequence,
@@ -163,6 +164,8 @@ class SequentialMonitor:
             if missing is not None:
                 self.blocked = self._why_blocked(missing, results)
                 break
+            for cid, v in zip(unit.ids, values, strict=True):
+                self._require_in_range(cid, v)
             total = sum(v - self.baseline[cid] for cid, v in zip(unit.ids, values,
                                                                   strict=True)
                         if v is not None)
@@ -184,6 +187,21 @@ class SequentialMonitor:
                     if decide((self.cs.lower[t - 1], self.cs.upper[t - 1]),
                               self.settings.margin) != "undecided")
         return self.decision
+
+    def _require_in_range(self, case_id: str, value: float | None) -> None:
+        """Raise :class:`SequentialError` naming the metric, the case and the run (this
+        one or the baseline) when a value lies outside the declared range (a run's own
+        values are checked when scored; a baseline's may come from another definition)."""
+        lo, hi = self.bounds
+        for whose, v in (("this run", value),
+                         (f"the baseline {self.baseline_name!r}", self.baseline.get(case_id))):
+            if v is not None and not lo <= v <= hi:
+                raise SequentialError(
+                    f"metric {self.metric}: {whose} has {float(v)!r} for case {case_id!r}, "
+                    f"outside [{lo:g}, {hi:g}], the range the metric declares; the "
+                    "declared range is wrong or the runs were scored by another "
+                    "definition, and a range read from the data would void the sequence's "
+                    "guarantee")
 
     def _why_blocked(self, case_id: str, results: Mapping[RowKey, CaseResult]
                      ) -> str | None:
@@ -260,8 +278,7 @@ def sequential_monitor(settings: UntilDecided, gset: GoldenSet, specs: Sequence[
     if isinstance(settings.alpha, bool) or not 0 < settings.alpha < 1:
         raise SequentialError(f"alpha must be between 0 and 1, got {settings.alpha!r}")
     spec = _metric(settings, specs)
-    bounds = spec.bounds if spec.bounds is not None else (
-        (0.0, 1.0) if spec.value_type == "binary" else None)
+    bounds = declared_range(spec)
     if bounds is None:
         raise SequentialError(
             f"metric {spec.name} declares no range (MetricSpec.bounds), and the sequence "

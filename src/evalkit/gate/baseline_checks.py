@@ -166,7 +166,8 @@ def baseline_result(
             raise CheckFailure(f"in the baseline: {exc}") from None
         require_no_errors(run.per_query, f"run {run.name!r}")
         require_no_errors(baseline.run.per_query, f"baseline {baseline.name!r}")
-        res = resolve_check_metric(check, reg, rows)
+        res = resolve_check_metric(check, reg, rows,
+                                   (run.header or {}, baseline.run.header or {}))
         kind = res.kind
         try:
             higher = reg.polarity(check.metric)
@@ -289,7 +290,8 @@ def sequential_result(check: CheckSpec, run: RunResult, baseline: Baseline | Non
     if baseline is None:
         return baseline_result(check, run, baseline, reg, cov, 0, 0, None)
     try:
-        name = resolve_check_metric(check, reg, run.per_query).name
+        name = resolve_check_metric(check, reg, run.per_query,
+                                    (run.header or {}, baseline.run.header or {})).name
     except (CheckError, CheckFailure) as exc:
         return error_result(check, cov, str(exc))
     try:

@@ -47,7 +47,15 @@ def _did_you_mean(name: str, rows: Sequence[Any]) -> str:
     return suggestion(name, _row_metrics(rows))
 
 
-def resolve_check_metric(check: CheckSpec, reg: Registry, rows: Sequence[Any]) -> Resolved:
+def resolve_check_metric(check: CheckSpec, reg: Registry, rows: Sequence[Any],
+                         headers: Sequence[Mapping[str, Any]] = ()) -> Resolved:
+    """The metric or aggregate of ``check``; ``headers`` (the run's, the baseline's) name
+    who scored a metric that is not registered now
+    (:func:`evalkit.data.provenance.unregistered_metric`).
+
+    Raises:
+        CheckFailure: the check cannot be judged (the message says why).
+    """
     try:
         spec = reg.resolve(check.metric)
     except RegistryError as exc:
@@ -55,6 +63,12 @@ def resolve_check_metric(check: CheckSpec, reg: Registry, rows: Sequence[Any]) -
         if check.kind == "threshold" and on_rows:
             # not registered in this process, but the run carries the values
             return Resolved(check.metric, "metric", None)
+        from evalkit.data.provenance import unregistered_metric
+
+        why = unregistered_metric(check.metric, headers, reg) if on_rows else None
+        if why is not None:
+            raise CheckFailure(f"{why}; a baseline check needs its polarity (which "
+                               "direction is worse)") from None
         if on_rows:  # a baseline check needs the definition, not only the values
             raise CheckFailure(
                 f"metric {check.metric!r} is on the run's rows but not registered in this "

@@ -161,13 +161,17 @@ def _called_hooks(pm: pluggy.PluginManager, plugin: object) -> dict[str, list[An
                     f"{hook_name} returned {type(result).__name__}; expected a list of "
                     + " or ".join(t.__name__ for t in allowed)
                 )
-            for number, rec in enumerate(result, 1):
+            try:  # a generator runs the plugin's code while it is read
+                items = list(result)
+            except PLUGIN_FAILURES as exc:
+                raise PluginError(f"{hook_name}: {short_error(exc)}") from exc
+            for number, rec in enumerate(items, 1):
                 if not isinstance(rec, allowed):
                     kind = type(rec).__name__
                     what = "None" if rec is None else \
                         f"{'an' if kind[:1].lower() in 'aeiou' else 'a'} {kind}"
                     raise PluginError(
-                        f"{hook_name}: item {number} of the list it returned is {what}; "
+                        f"{hook_name}: item {number} of what it returned is {what}; "
                         "expected " + " or ".join(t.__name__ for t in allowed)
                     )
                 problem = record_problem(rec)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import importlib
 import sys
 import warnings
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from contextlib import redirect_stdout
 from functools import partial
 from importlib import metadata
@@ -155,9 +155,10 @@ def load_plugins(
         PluginSelectionError: with ``strict``, a listed plugin is missing or at a version
             its specifiers refuse. Nothing has been imported or registered.
         evalkit.core.pyproject_config.ConfigError: a malformed ``[tool.evalkit]`` table,
-            or (with ``strict``) a key of it that is neither evalkit's nor a loaded
-            plugin's config section (raised after the plugins are loaded; the message
-            names the plugins installed but not loaded, one of which may declare it).
+            or (with ``strict``) a key of it that is neither evalkit's nor a table (a
+            table no loaded plugin declares as its section, its plugin uninstalled or
+            disabled, is a :class:`PluginLoadWarning` naming the plugins installed but
+            not loaded: only the commands that read the eval config refuse it).
     """
     if selection is None:
         selection = plugin_selection()
@@ -177,16 +178,27 @@ def load_plugins(
                 # stacklevel 1: the warning is issued by this module, which is how the
                 # command line recognises it without importing this module (and pluggy)
                 warnings.warn(failure_message(info), PluginLoadWarning, stacklevel=1)
-    if selection.config.table:  # its tables may be plugins' config sections: known now
+    table = selection.config.table
+    if table:  # its tables may be plugins' config sections: known now
+        where = f"{selection.config.path} [tool.evalkit]"
+        sections = section_names(registry)
+        plain = {k: v for k, v in table.items() if not isinstance(v, Mapping)}
+        tables = {k: v for k, v in table.items() if isinstance(v, Mapping)}
         try:
-            refuse_unknown_keys(selection.config.table,
-                                f"{selection.config.path} [tool.evalkit]",
-                                sections=section_names(registry), path=selection.config.path,
-                                not_loaded=registry.not_loaded())
+            refuse_unknown_keys(plain, where, sections=sections, path=selection.config.path)
         except ConfigError as exc:
             if strict:
                 raise
             registry.config_problems.append(str(exc))  # the listing shows it
+        try:
+            refuse_unknown_keys(tables, where, sections=sections, path=selection.config.path,
+                                not_loaded=registry.not_loaded())
+        except ConfigError as exc:
+            # a table no loaded plugin declares (its plugin uninstalled or disabled) stops
+            # only the commands that read the eval config, which refuse it themselves
+            registry.config_problems.append(str(exc))
+            if strict and warn:
+                warnings.warn(str(exc), PluginLoadWarning, stacklevel=1)
     return list(registry.plugins)
 
 

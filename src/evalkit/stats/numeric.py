@@ -65,7 +65,10 @@ def real_number(value: Any, what: str) -> float:
 def value_text(value: Any) -> str:
     """``repr(value)`` for a message, at most 60 characters: an integer too long for that
     is named by its size (``"an integer of 401 digits"``; Python refuses to print one of
-    more than ``sys.get_int_max_str_digits()`` digits), anything else cut."""
+    more than ``sys.get_int_max_str_digits()`` digits), a numpy scalar as the Python
+    number it holds (``5.0``, never ``np.float64(5.0)``), anything else cut."""
+    if isinstance(value, numbers.Number) and type(value).__module__ == "numpy":
+        value = value.item()  # type: ignore[attr-defined]
     if isinstance(value, numbers.Integral) and not isinstance(value, bool):
         n = int(value)
         if n.bit_length() > 190:  # over about 57 digits

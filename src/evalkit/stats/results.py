@@ -11,7 +11,7 @@ import math
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from evalkit.stats.numeric import json_ready
+from evalkit.stats.numeric import json_ready, value_text
 
 if TYPE_CHECKING:
     from evalkit.stats.histogram import Histogram
@@ -31,7 +31,7 @@ def format_p_value(p: float, n_resamples: int | None = None, digits: int = 4) ->
         ValueError: ``p`` is NaN or outside ``[0, 1]`` (no p-value to show).
     """
     if not 0.0 <= p <= 1.0:  # also False for NaN
-        raise ValueError(f"p-value must be in [0, 1], got {p!r}")
+        raise ValueError(f"p-value must be in [0, 1], got {value_text(p)}")
     floor = 1.0 / (n_resamples + 1) if n_resamples else 0.0
     shown = 10.0**-digits
     if n_resamples and p <= floor * (1 + 1e-9):

@@ -71,6 +71,7 @@ from typing import Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from evalkit.stats.declared_values import RANGE_SLACK as RANGE_SLACK
 from evalkit.stats.numeric import finite_real
 
 FloatArray = NDArray[np.float64]
@@ -82,8 +83,6 @@ Decision = Literal["differs", "equivalent", "undecided"]
 
 #: Truncation of the bets (``c``): Waudby-Smith and Ramdas suggest 1/2 or 3/4.
 DEFAULT_TRUNCATION = 0.5
-#: Slack for a value a hair outside its declared range (floating-point rounding).
-RANGE_SLACK = 1e-9
 
 __all__ = ["DEFAULT_TRUNCATION", "ConfidenceSequence", "Decision", "decide",
            "eb_confidence_sequence", "paired_confidence_sequence", "random_order"]
@@ -247,7 +246,7 @@ def paired_confidence_sequence(
     if outside.size:
         i = int(outside[0])
         raise ValueError(
-            f"paired difference {d[i]!r} (unit {i + 1}) lies outside [-{radius:g}, "
+            f"paired difference {float(d[i])!r} (unit {i + 1}) lies outside [-{radius:g}, "
             f"{radius:g}], the range the metric declares; the declared range is wrong, "
             "and a range read from the data would void the sequence's guarantee")
     lower, upper = eb_confidence_sequence((d + radius) / (2.0 * radius), alpha=alpha,

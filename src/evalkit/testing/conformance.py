@@ -45,7 +45,8 @@ from evalkit.execute.case_needs import lacks
 from evalkit.plugins.failures import PLUGIN_FAILURES
 from evalkit.plugins.hooks import PluginError, collect_records
 from evalkit.plugins.loading import register_plugin_object
-from evalkit.stats.numeric import finite_number
+from evalkit.stats.declared_values import declared_range, value_problem
+from evalkit.stats.numeric import finite_number, value_text
 
 if TYPE_CHECKING:
     pass
@@ -111,11 +112,20 @@ def _metric_checks(spec: MetricSpec, pairs: Sequence[Pair], kind: str) -> list[C
         for resp, case in pairs:
             _finite(spec.fn(resp, case), f"{label} on case {case.id!r}")
 
+    def declared_values() -> None:
+        for resp, case in pairs:
+            value = _finite(spec.fn(resp, case), f"{label} on case {case.id!r}")
+            problem = value_problem(spec, value)
+            if problem is not None:
+                raise AssertionError(f"{label} returned {value!r} on case {case.id!r}: "
+                                     f"{problem}; fix the metric, or its declaration")
+
     def deterministic() -> None:
         for resp, case in pairs:
             a, b = spec.fn(resp, case), spec.fn(resp, case)
             if not (a == b or (a != a and b != b)):
-                raise AssertionError(f"{label} on case {case.id!r} gave {a!r} then {b!r}")
+                raise AssertionError(f"{label} on case {case.id!r} gave {value_text(a)} "
+                                     f"then {value_text(b)}")
 
     def empty_response() -> None:
         for empty in (TargetResponse(), TargetResponse(ranked_ids=(), text="")):
@@ -135,6 +145,8 @@ def _metric_checks(spec: MetricSpec, pairs: Sequence[Pair], kind: str) -> list[C
         ConformanceCheck(f"metric:{spec.name}:deterministic", deterministic),
         ConformanceCheck(f"metric:{spec.name}:empty-response", empty_response),
     ]
+    if declared_range(spec) is not None:
+        checks.append(ConformanceCheck(f"metric:{spec.name}:declared-values", declared_values))
     if spec.needs:
         checks.append(ConformanceCheck(f"metric:{spec.name}:needs-met", needs_met))
     if spec.prepare is not None and spec.batch is not None:
@@ -194,7 +206,7 @@ def _aggregate_checks(spec: AggregateSpec, rows: Sequence[Any]) -> list[Conforma
                 value = spec.fn(rows)
             except PLUGIN_FAILURES:
                 return
-            raise AssertionError(f"{label} without a metric returned {value!r}; it must "
+            raise AssertionError(f"{label} without a metric returned {value_text(value)}; it must "
                                  f"raise, naming the {spec.name}(METRIC) spelling")
 
         def makes_an_aggregate() -> None:
@@ -212,7 +224,7 @@ def _aggregate_checks(spec: AggregateSpec, rows: Sequence[Any]) -> list[Conforma
             value = spec.fn([])
         except PLUGIN_FAILURES:
             return
-        raise AssertionError(f"{label} returned {value!r} on an empty run; it must raise")
+        raise AssertionError(f"{label} returned {value_text(value)} on an empty run; it must raise")
 
     def finite() -> None:
         _finite(spec.fn(rows), label)
@@ -220,7 +232,8 @@ def _aggregate_checks(spec: AggregateSpec, rows: Sequence[Any]) -> list[Conforma
     def deterministic() -> None:
         a, b = spec.fn(rows), spec.fn(rows)
         if a != b:
-            raise AssertionError(f"{label} gave {a!r} then {b!r} on the same rows")
+            raise AssertionError(f"{label} gave {value_text(a)} then {value_text(b)} on "
+                                 "the same rows")
 
     return [
         polarity,
@@ -276,9 +289,13 @@ def conformance_checks(
     """The conformance checks for every record ``plugin``'s hooks return.
 
     Metrics (and each ``name@k`` of a family, for ``k`` in ``ks``): a declared polarity,
-    a finite float on every sample pair, the same value twice, a finite float on an empty
-    response, and agreement of ``batch`` with ``fn`` when given; the pairs are those whose
-    case has every field the record ``needs`` (``needs-met`` fails when none has).
+    a finite float on every sample pair, inside its declared ``bounds`` and 0 or 1 when
+    it declares ``value_type="binary"`` (``declared-values``, for a metric that declares
+    either: the rule a run applies,
+    :func:`evalkit.stats.declared_values.value_problem`), the same value twice, a finite
+    float on an empty response, and agreement of ``batch`` with ``fn`` when given; the
+    pairs are those whose case has every field the record ``needs`` (``needs-met`` fails
+    when none has).
     Aggregates: a declared polarity, an error on an empty run, a finite and repeatable
     value on sample rows. Loaders: an error naming the file on an empty file of each
     suffix. Targets:

@@ -47,15 +47,19 @@ def registered_plugin(
         The registry; on exit the previous default registry is restored.
 
     Raises:
-        PluginLoadError: the plugin fails to load, or one of its names is already provided
-            (the message names both providers).
+        PluginLoadError: the plugin fails to load, or one of its names or aliases is
+            already provided or resolved by another record (the message names both
+            providers).
     """
     registry = Registry()
-    if installed:
-        load_plugins(registry, selection=PluginSelection.everything())
+    module = module_of(plugin)
+    if installed:  # every installed plugin but this one's own entry point
+        others = [ep for ep in metadata.entry_points(group=ENTRY_POINT_GROUP)
+                  if ep.value.partition(":")[0].strip() != module]
+        load_plugins(registry, selection=PluginSelection.everything(), entry_points=others)
     else:
         load_builtins(registry)
-    provider = Provider(module=module_of(plugin), distribution=distribution, version=version,
+    provider = Provider(module=module, distribution=distribution, version=version,
                         plugin=name)
     try:
         info = register_plugin_object(registry, plugin, provider, name=name, from_plugin=False)
@@ -63,6 +67,11 @@ def registered_plugin(
         raise PluginLoadError(f"{provider}: {exc}") from exc
     if info.status != "loaded":
         raise PluginLoadError(f"{provider}: {info.error}")
+    # a clash that the registry records rather than raises (a kernel's name kept by it)
+    mine = [c for c in registry.conflicts()
+            if any(e.provider.module == module for e in c.entries)]
+    if mine:
+        raise PluginLoadError(f"{provider}: " + "; ".join(c.message() for c in mine))
     with use_registry(registry):
         yield registry
 

@@ -249,10 +249,10 @@ def _measures() -> list[Measure]:
         Measure("dcg", g("dcg"), "DCG@{k}, not normalised: " + dcg_text + " (ranx "
                 "dcg@{k}); dcg=exp-log2: gain 2**label - 1 (ranx dcg_burges@{k})",
                 (DCG, GAINS), aliases=("DCG", "dcg_burges"), cutoff="int",
-                presets={"dcg_burges": {"dcg": "exp-log2"}}),
+                presets={"dcg_burges": {"dcg": "exp-log2"}}, bounds=None),
         Measure("hits", b("hits"), "Hits@{k}: relevant documents in the top {k}, a count "
                 "(ranx hits@{k})", (REL,), aliases=("Hits",), cutoff="int",
-                value_type=_hits_value),
+                value_type=_hits_value, bounds=None),
         Measure("ndcg", g("ndcg"), "nDCG over the whole ranking: " + dcg_text +
                 " (trec_eval ndcg, -m ndcg; m_ndcg.c; gains= is -m ndcg.1=3,2=9); "
                 "dcg=exp-log2: gain 2**label - 1 (ranx ndcg_burges)",
