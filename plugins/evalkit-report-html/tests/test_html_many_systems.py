@@ -125,7 +125,7 @@ def warnings_once(page: Any, printed: list[str]) -> None:
     assert items[0] == f"{printed[0]} (every metric and candidate)"
     assert items[1] == f"{printed[1]} (sys7: every metric)"
     # the skew guard's note is one item whatever each pair's skewness, with its pairs
-    assert items[2].startswith("method 'auto': the differences are skewed")
+    assert items[2].startswith("method 'auto': the non-zero differences are skewed")
     assert items[2].endswith("(" + "; ".join(f"{c}: recall@100" for c in CANDIDATES[:5])
                              + ")")
 

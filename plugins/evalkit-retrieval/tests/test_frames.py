@@ -184,7 +184,7 @@ def test_compare_takes_frames_and_gives_the_trec_files_numbers(runs: Path) -> No
             b.baseline_mean, b.candidate_mean, b.diff, b.p_value, b.p_adjusted)
         assert a.differences == b.differences
     ap = from_frames.get("ap")
-    # README: ap 0.1587 0.2177 +0.0590 [+0.0434, +0.0776] 0.0002 0.0002 yes 80/1/12
+    # README: ap 0.1587 0.2177 +0.0590 [+0.0434, +0.0774] 0.0002 0.0002 yes 80/1/12
     assert (f"{ap.baseline_mean:.4f}", f"{ap.candidate_mean:.4f}", f"{ap.diff:+.4f}") == (
         "0.1587", "0.2177", "+0.0590")
     assert (ap.wins, ap.ties, ap.losses) == (80, 1, 12)
