@@ -302,6 +302,36 @@ def refuse_malformed(reply: Mapping[str, Any]) -> None:
         raise JudgeError(why)
 
 
+def untrusted_reply(reply: Mapping[str, Any]) -> str | None:
+    """Why the token counts of ``reply`` (:func:`reply_json`'s dict) cannot be trusted,
+    or ``None``: a body that is not a JSON object, a body refused for a repeated key, or
+    JSON text inside it (a tool call's ``arguments``, a JSON answer) that repeats a key.
+    Such a reply is charged the request's worst-case estimate
+    (:meth:`~evalkit_judge.costs.CostModel.reply_usage`)."""
+    from evalkit.io.limits import RepeatedKeyError, loads_json
+
+    why = reply.get(MALFORMED)
+    if isinstance(why, str):
+        return why
+    if "unreadable" in reply:
+        return "the reply is not a JSON object"
+    pending: list[Any] = [reply]
+    while pending:
+        value = pending.pop()
+        if isinstance(value, Mapping):
+            pending.extend(value.values())
+        elif isinstance(value, list):
+            pending.extend(value)
+        elif isinstance(value, str) and value.lstrip()[:1] in ("{", "["):
+            try:
+                loads_json(value, unique_keys=True)
+            except RepeatedKeyError as exc:
+                return f"JSON text in the reply is malformed: {exc}"
+            except ValueError:  # not JSON: refused, if at all, as the grade is read
+                continue
+    return None
+
+
 def strict_object(raw: str, name: str, quoted: int = 120) -> Mapping[str, Any]:
     """The JSON object of a tool's arguments or a JSON answer ``raw`` (the ``name``
     answer), read strictly: a repeated key, an object nested too deep or prose refused.
