@@ -249,11 +249,71 @@ def register_header_secrets(headers: Mapping[str, str]) -> None:
             register_secrets(ENV_REFERENCE.split(v)[::2] if ENV_REFERENCE.search(v) else [v])
 
 
+#: Words of an environment variable's name that make its value a secret
+#: (:func:`is_secret_variable`).
+SECRET_VARIABLE_FRAGMENTS: tuple[str, ...] = ("token", "secret", "passw", "passphrase")
+#: Words of an environment variable's name that hold the user of a password variable
+#: beside it (``MLFLOW_TRACKING_USERNAME`` for ``MLFLOW_TRACKING_PASSWORD``).
+_USER_WORDS = ("USERNAME", "USER")
+_PASSWORD_WORDS = ("PASSWORD", "PASSWD", "PASS", "PWD")
+
+
+def is_secret_variable(name: str) -> bool:
+    """Whether the environment variable ``name`` holds a secret: a word of its name
+    (split at ``_``, ``-`` and ``.``) contains ``token`` (not ``tokenizer``), ``secret``,
+    ``passw`` or ``passphrase``, is ``pwd``/``pass``, or is or ends in ``key``
+    (``API_KEY``, ``APIKEY``; not ``hotkey``): ``MLFLOW_TRACKING_TOKEN``,
+    ``MLFLOW_TRACKING_PASSWORD``, ``OPENAI_API_KEY``, ``AWS_SECRET_ACCESS_KEY``."""
+    for word in re.split(r"[_.\-]+", name.lower()):
+        if word.startswith("tokeniz"):
+            continue
+        if any(f in word for f in SECRET_VARIABLE_FRAGMENTS) or word in ("pwd", "pass"):
+            return True
+        if word.endswith("key") and word not in _PLAIN_KEY_WORDS:
+            return True
+    return False
+
+
+def register_environment_secrets(environ: Mapping[str, str] | None = None) -> None:
+    """Register the value of every variable of ``environ`` (default ``os.environ``) whose
+    name says it is a secret (:func:`is_secret_variable`); for a password variable with
+    a user variable beside it (``X_PASSWORD`` and ``X_USERNAME`` or ``X_USER``), also
+    ``user:password`` and its base64 (the credential of HTTP Basic authentication), so
+    that a server that echoes a credential it was sent is masked in every form.
+    :func:`mask` calls this once, before it first masks anything."""
+    import os
+
+    env = os.environ if environ is None else environ
+    for name, value in list(env.items()):
+        if not value or not is_secret_variable(name):
+            continue
+        register_secret(value)
+        upper = name.upper()
+        for word in _PASSWORD_WORDS:
+            if not re.search(rf"(^|_){word}$", upper):
+                continue
+            stem = upper[:len(upper) - len(word)]
+            for user_word in _USER_WORDS:
+                user = env.get(stem + user_word)
+                if user:
+                    pair = f"{user}:{value}"
+                    register_secrets([pair, base64.b64encode(pair.encode()).decode()])
+            break
+
+
+_environment_registered = False
+
+
 def mask(text: str) -> str:
-    """``text`` with every registered secret (in each of its shown forms) and every
-    secret of a well-known form (:func:`redact_secret_values`) replaced by
-    :data:`REDACTED`. Costs one regular-expression scan and one substring search per
-    registered form."""
+    """``text`` with every registered secret (in each of its shown forms), every secret
+    of the process's environment (:func:`register_environment_secrets`, registered at
+    the first call) and every secret of a well-known form
+    (:func:`redact_secret_values`) replaced by :data:`REDACTED`. Costs one
+    regular-expression scan and one substring search per registered form."""
+    global _environment_registered
+    if not _environment_registered:
+        _environment_registered = True
+        register_environment_secrets()
     if not text:
         return text
     for form in _forms:
@@ -562,6 +622,7 @@ __all__ = [
     "error_text",
     "install_log_redaction",
     "is_secret_key",
+    "is_secret_variable",
     "key_words",
     "mask",
     "path_tokens",
@@ -571,6 +632,7 @@ __all__ = [
     "redact_structure",
     "redact_url",
     "redact_urls",
+    "register_environment_secrets",
     "register_header_secrets",
     "register_secret",
     "register_secrets",
