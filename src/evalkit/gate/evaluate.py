@@ -126,8 +126,10 @@ def _gate_clusters(clusters: ClustersArg | bool | None, run: RunResult,
 
     if clusters is None or clusters is False:
         return None
+    from evalkit.data.case_clusters import agreed_clusters
+
     given = clusters_from_runs([run.header]) if clusters is True else \
-        as_case_clusters(clusters)
+        agreed_clusters(as_case_clusters(clusters), [run.header])
     known = set(run.ids()) | (set(base.run.ids()) if base is not None else set())
     extra = sorted(i for i in given if i not in known)
     if extra:
@@ -385,8 +387,14 @@ def _tag_scopes(checks: Sequence[CheckSpec], run: RunResult, base: Baseline | No
     found: list[Mapping[str, Sequence[str]]] = []
 
     def tags() -> Mapping[str, Sequence[str]]:
-        if case_tags is not None:
-            return case_tags
+        if not found and case_tags is not None:
+            from evalkit.data.case_tags import TagsError, agreed_tags
+
+            headers = [run.header] + ([base.run.header] if base is not None else [])
+            try:  # never silently instead of the golden set's own tags
+                found.append(agreed_tags(case_tags, headers))
+            except TagsError as exc:
+                raise CheckError(f"scoped by tag, but {exc}") from None
         if not found:
             from evalkit.data.case_tags import TagsError, tags_from_runs
 
