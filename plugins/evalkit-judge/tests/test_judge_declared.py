@@ -416,3 +416,4 @@ def test_a_rubric_of_16_mib_is_read(
     rubric.write_text(text + " " * ((16 << 20) - len(text)))
     done = evalkit(root, env, "run", "--dry-run")
     assert done.returncode == 0, done.stderr
+    assert server.requests == []  # a dry run sends nothing
