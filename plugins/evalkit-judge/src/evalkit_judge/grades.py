@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, cast
@@ -109,6 +110,27 @@ def plain(value: Any) -> Any:
 def text_block(value: Any) -> str:
     value = plain(value)
     return value if isinstance(value, str) else canonical_json(value)
+
+
+#: The tags that delimit the blocks of a judge's user message
+#: (:meth:`evalkit_judge.prompt.GradingPrompt.render`,
+#: :meth:`evalkit_judge.pairwise_prompt.PairwisePrompt.render`).
+PROMPT_TAGS: tuple[str, ...] = (
+    "rubric", "scale", "query", "expected", "answers", "relevance", "context", "response",
+    "ranked_ids", "reference", "answer_a", "answer_b",
+)
+_PROMPT_TAG = re.compile(r"<(\s*/?\s*)(" + "|".join(PROMPT_TAGS) + r")\b", re.IGNORECASE)
+
+
+def block(name: str, text: str) -> str:
+    """``<name>``, ``text`` and ``</name>`` on their own lines, with every opening or
+    closing tag of the prompt's own blocks inside ``text`` (:data:`PROMPT_TAGS`, any
+    case, spaces allowed: ``</response>``, ``< /Answers >``) written with ``&lt;``
+    instead of ``<``: text from a system under test or a golden set cannot close its
+    block nor open another, so it cannot forge the prompt's structure. Text without
+    such a tag is shown as it is (its requests, and cache keys, are unchanged)."""
+    inner = _PROMPT_TAG.sub(r"&lt;\1\2", text)
+    return f"<{name}>\n{inner}\n</{name}>"
 
 
 def seed_sha(*parts: str) -> str:
