@@ -417,3 +417,19 @@ def test_a_rubric_of_16_mib_is_read(
     done = evalkit(root, env, "run", "--dry-run")
     assert done.returncode == 0, done.stderr
     assert server.requests == []  # a dry run sends nothing
+
+
+def test_a_declared_judge_can_decide_a_run_until_decided(
+        project: tuple[Path, ChatCompletionsServer, dict[str, str]]) -> None:
+    root, server, env = project
+    first = evalkit(root, env, "run", "--no-progress", "-o", "runs/base.jsonl")
+    assert first.returncode == 0, first.stderr
+    done = evalkit(root, env, "run", "--no-progress", "--until-decided", "--baseline",
+                   "runs/base.jsonl", "-o", "runs/seq.jsonl", "--json")
+    assert done.returncode == 0, done.stderr
+    record = header(root / "runs" / "seq.jsonl")["sequential"]
+    assert record["metric"] == "unhelpfulness"
+    assert record["bounds"] == [1.0, 5.0]  # the judge's scale, 1..5
+    assert record["units"] == len(SCORES)
+    assert json.loads(done.stdout)["cases_planned"] == len(SCORES)
+    assert len(server.requests) == len(SCORES)  # the same grades: from the judge's cache

@@ -249,8 +249,11 @@ def _register(declared: DeclaredJudge, description: str, registry: Any) -> None:
     assert isinstance(judge, LLMJudge)
     what = description or (f"LLM judge {judge.provider.name}:{judge.model}, "
                            f"scale 1-{judge.scale}")
+    # a grade (or the mean of a case's sampled grades) lies in 1..scale: the declared
+    # range an anytime-valid comparison (evalkit run --until-decided) needs
     spec = MetricSpec(declared.name, declared, declared.higher_is_better, description=what,
-                      version=f"judge-{judge.definition}", value_type="discrete")
+                      version=f"judge-{judge.definition}", value_type="discrete",
+                      bounds=(1.0, float(judge.scale)))
     registry.add(spec, Provider(module=PROVIDER_MODULE, distribution="evalkit-judge",
                                 version=__version__, plugin="judge"))
 
