@@ -130,7 +130,7 @@ def test_redact_url_drops_user_info_and_query_and_leaves_other_values() -> None:
     ("KEYBOARD_LAYOUT", False), ("HOTKEY", False),
 ])
 def test_environment_variables_named_as_secrets(name: str, secret: bool) -> None:
-    from evalkit.io.redaction import is_secret_variable
+    from evalkit.io.environment_secrets import is_secret_variable
 
     assert is_secret_variable(name) is secret
 

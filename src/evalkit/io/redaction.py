@@ -44,6 +44,8 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 from urllib.parse import parse_qsl, quote, quote_plus, urlsplit, urlunsplit
 
+from evalkit.io.environment_secrets import PLAIN_KEY_WORDS as _PLAIN_KEY_WORDS
+from evalkit.io.environment_secrets import environment_secrets
 from evalkit.io.secret_formats import REDACTED, redact_secret_values
 
 #: Values (and printable runs of values) shorter than this are not registered.
@@ -77,8 +79,6 @@ KEY_OWNER_WORDS = frozenset({
     "master", "ssl", "tls", "gpg", "pgp", "auth", "service", "account", "license",
 })
 #: Words ending in ``key`` that are not a key (``hotkey``, ``monkey``).
-_PLAIN_KEY_WORDS = frozenset({"hotkey", "monkey", "turkey", "donkey", "jockey", "hockey",
-                              "whiskey"})
 #: Words that make a settings key secret when they end it (``db_pass``, ``card_pin``,
 #: ``request_sig``, ``session``; not ``pass_threshold``).
 SECRET_LAST_WORDS = frozenset({"pass", "pin", "sig", "session", "sessionid"})
@@ -249,56 +249,11 @@ def register_header_secrets(headers: Mapping[str, str]) -> None:
             register_secrets(ENV_REFERENCE.split(v)[::2] if ENV_REFERENCE.search(v) else [v])
 
 
-#: Words of an environment variable's name that make its value a secret
-#: (:func:`is_secret_variable`).
-SECRET_VARIABLE_FRAGMENTS: tuple[str, ...] = ("token", "secret", "passw", "passphrase")
-#: Words of an environment variable's name that hold the user of a password variable
-#: beside it (``MLFLOW_TRACKING_USERNAME`` for ``MLFLOW_TRACKING_PASSWORD``).
-_USER_WORDS = ("USERNAME", "USER")
-_PASSWORD_WORDS = ("PASSWORD", "PASSWD", "PASS", "PWD")
-
-
-def is_secret_variable(name: str) -> bool:
-    """Whether the environment variable ``name`` holds a secret: a word of its name
-    (split at ``_``, ``-`` and ``.``) contains ``token`` (not ``tokenizer``), ``secret``,
-    ``passw`` or ``passphrase``, is ``pwd``/``pass``, or is or ends in ``key``
-    (``API_KEY``, ``APIKEY``; not ``hotkey``): ``MLFLOW_TRACKING_TOKEN``,
-    ``MLFLOW_TRACKING_PASSWORD``, ``OPENAI_API_KEY``, ``AWS_SECRET_ACCESS_KEY``."""
-    for word in re.split(r"[_.\-]+", name.lower()):
-        if word.startswith("tokeniz"):
-            continue
-        if any(f in word for f in SECRET_VARIABLE_FRAGMENTS) or word in ("pwd", "pass"):
-            return True
-        if word.endswith("key") and word not in _PLAIN_KEY_WORDS:
-            return True
-    return False
-
-
 def register_environment_secrets(environ: Mapping[str, str] | None = None) -> None:
-    """Register the value of every variable of ``environ`` (default ``os.environ``) whose
-    name says it is a secret (:func:`is_secret_variable`); for a password variable with
-    a user variable beside it (``X_PASSWORD`` and ``X_USERNAME`` or ``X_USER``), also
-    ``user:password`` and its base64 (the credential of HTTP Basic authentication), so
-    that a server that echoes a credential it was sent is masked in every form.
-    :func:`mask` calls this once, before it first masks anything."""
-    import os
-
-    env = os.environ if environ is None else environ
-    for name, value in list(env.items()):
-        if not value or not is_secret_variable(name):
-            continue
-        register_secret(value)
-        upper = name.upper()
-        for word in _PASSWORD_WORDS:
-            if not re.search(rf"(^|_){word}$", upper):
-                continue
-            stem = upper[:len(upper) - len(word)]
-            for user_word in _USER_WORDS:
-                user = env.get(stem + user_word)
-                if user:
-                    pair = f"{user}:{value}"
-                    register_secrets([pair, base64.b64encode(pair.encode()).decode()])
-            break
+    """Register the secrets of ``environ`` (default ``os.environ``):
+    :func:`evalkit.io.environment_secrets.environment_secrets`. :func:`mask` calls this
+    once, before it first masks anything."""
+    register_secrets(environment_secrets(environ))
 
 
 _environment_registered = False
@@ -622,7 +577,6 @@ __all__ = [
     "error_text",
     "install_log_redaction",
     "is_secret_key",
-    "is_secret_variable",
     "key_words",
     "mask",
     "path_tokens",
