@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -26,7 +27,7 @@ CHECKS = ('checks:\n  - id: hard_floor\n    metric: correctness\n    op: ">="\n'
           "    threshold: 4\n    scope: {tags: [hard]}\n")
 
 
-def project(tmp_path: Path, clusters: bool = False) -> tuple[Path, dict[str, object]]:
+def project(tmp_path: Path, clusters: bool = False) -> tuple[Path, dict[str, Any]]:
     goldens = tmp_path / "goldens.jsonl"
     goldens.write_text("".join(json.dumps(
         {"id": q, "query": f"question {q}", "tags": ["hard" if q in HARD else "easy"],
@@ -36,7 +37,7 @@ def project(tmp_path: Path, clusters: bool = False) -> tuple[Path, dict[str, obj
     return goldens, header
 
 
-def saved(tmp_path: Path, name: str, header: dict[str, object], shift: float = 0.0) -> Path:
+def saved(tmp_path: Path, name: str, header: dict[str, Any], shift: float = 0.0) -> Path:
     run = RunResult(name=name, per_query=[
         QueryResult(query_id=q, retrieved=[], metrics={"correctness": SCORES[q] + shift})
         for q in IDS])

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from os import PathLike
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from evalkit.io.limits import shown
 
@@ -139,8 +139,11 @@ def clusters_from_runs(headers: Sequence[Mapping[str, Any]]) -> CaseClusters:
     return out
 
 
-def agreed_clusters(given: Mapping[str, Hashable], headers: Sequence[Mapping[str, Any]],
-                    option: str = "--clusters") -> Mapping[str, Hashable]:
+_Clusters = TypeVar("_Clusters", bound=Mapping[str, Hashable])
+
+
+def agreed_clusters(given: _Clusters, headers: Sequence[Mapping[str, Any]],
+                    option: str = "--clusters") -> _Clusters:
     """``given`` (clusters from a file or a mapping), checked against the ``cluster`` of
     the golden set's cases the runs' ``headers`` record (:func:`clusters_from_runs`):
     when they name clusters, ``given`` must group every case of the set as the golden set

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from os import PathLike
-from typing import Any
+from typing import Any, TypeVar
 
 from evalkit.io.limits import shown
 
@@ -127,8 +127,11 @@ def disagreement(what: str, option: str, differ: Sequence[tuple[str, str, str]],
             "file agree with the golden set")
 
 
-def agreed_tags(given: Mapping[str, Sequence[str]], headers: Sequence[Mapping[str, Any]],
-                option: str = "--tags") -> Mapping[str, Sequence[str]]:
+_Tags = TypeVar("_Tags", bound=Mapping[str, Sequence[str]])
+
+
+def agreed_tags(given: _Tags, headers: Sequence[Mapping[str, Any]],
+                option: str = "--tags") -> _Tags:
     """``given`` (tags from a file or a mapping), checked against the tags of the golden
     sets the runs' ``headers`` record (:func:`tags_from_runs`): when those cases carry
     any tag, every case of the set must have the same tags in ``given`` (a case
