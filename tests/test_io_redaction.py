@@ -127,7 +127,9 @@ def test_redact_url_drops_user_info_and_query_and_leaves_other_values() -> None:
     ("OPENAI_API_KEY", True), ("AWS_SECRET_ACCESS_KEY", True), ("HF_TOKEN", True),
     ("DB_PWD", True), ("MYAPIKEY", True), ("TOKENIZERS_PARALLELISM", False),
     ("MLFLOW_TRACKING_USERNAME", False), ("HOME", False), ("PATH", False),
-    ("KEYBOARD_LAYOUT", False), ("HOTKEY", False),
+    ("KEYBOARD_LAYOUT", False), ("HOTKEY", False), ("PWD", False), ("OLDPWD", False),
+    ("SSL_KEY_FILE", False), ("GOOGLE_APPLICATION_CREDENTIALS", False),
+    ("TOKEN_PATH", False), ("SECRETS_DIR", False),
 ])
 def test_environment_variables_named_as_secrets(name: str, secret: bool) -> None:
     from evalkit.io.environment_secrets import is_secret_variable
@@ -148,3 +150,12 @@ def test_environment_secrets_are_masked_with_their_basic_form() -> None:
             f"pair alice:pw-env-QWERTY98765 host {env['SVC_HOST']}")
     assert mask(text) == ("token <redacted> pass <redacted> basic <redacted> "
                           "pair <redacted> host db.internal.example")
+
+
+def test_the_working_directory_and_key_file_paths_are_not_masked() -> None:
+    from evalkit.io.redaction import register_environment_secrets
+
+    register_environment_secrets({"PWD": "/home/ci/project-dir", "OLDPWD": "/home/ci/old-dir",
+                                  "SSL_KEY_FILE": "/etc/ssl/private/site.pem"})
+    text = "/home/ci/project-dir/out/run.jsonl, /home/ci/old-dir, /etc/ssl/private/site.pem"
+    assert mask(text) == text

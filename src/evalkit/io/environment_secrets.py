@@ -24,6 +24,9 @@ PLAIN_KEY_WORDS = frozenset({"hotkey", "monkey", "turkey", "donkey", "jockey", "
 #: (``MLFLOW_TRACKING_USERNAME`` for ``MLFLOW_TRACKING_PASSWORD``).
 _USER_WORDS = ("USERNAME", "USER")
 _PASSWORD_WORDS = ("PASSWORD", "PASSWD", "PASS", "PWD")
+#: Last words of a variable that names where a secret is, not the secret
+#: (``SSL_KEY_FILE``, ``TOKEN_PATH``).
+_LOCATION_WORDS = frozenset({"file", "path", "dir", "directory", "home"})
 
 
 def is_secret_variable(name: str) -> bool:
@@ -31,8 +34,13 @@ def is_secret_variable(name: str) -> bool:
     (split at ``_``, ``-`` and ``.``) contains ``token`` (not ``tokenizer``), ``secret``,
     ``passw`` or ``passphrase``, is ``pwd``/``pass``, or is or ends in ``key``
     (``API_KEY``, ``APIKEY``; not ``hotkey``): ``MLFLOW_TRACKING_TOKEN``,
-    ``MLFLOW_TRACKING_PASSWORD``, ``OPENAI_API_KEY``, ``AWS_SECRET_ACCESS_KEY``."""
-    for word in re.split(r"[_.\-]+", name.lower()):
+    ``MLFLOW_TRACKING_PASSWORD``, ``OPENAI_API_KEY``, ``AWS_SECRET_ACCESS_KEY``. Not
+    ``PWD`` (the working directory), nor a name ending in ``FILE``, ``PATH``, ``DIR``,
+    ``DIRECTORY`` or ``HOME`` (where a secret is kept, not the secret)."""
+    words = re.split(r"[_.\-]+", name.lower())
+    if name.upper() == "PWD" or words[-1] in _LOCATION_WORDS:
+        return False  # the working directory; a path to a key file, not the key
+    for word in words:
         if word.startswith("tokeniz"):
             continue
         if any(f in word for f in SECRET_VARIABLE_FRAGMENTS) or word in ("pwd", "pass"):
