@@ -155,6 +155,23 @@ def test_the_rules_own_comparison_is_still_decided(runs: Path) -> None:
                                 "(not judged) (exit 2)")
 
 
+@pytest.mark.parametrize("alpha", ["0.001", "0.2"])
+def test_a_check_whose_alpha_is_not_the_rules_is_not_judged(runs: Path, alpha: str) -> None:
+    recorded = RunResult.load(runs / "cand.jsonl").header["sequential"]["alpha"]
+    assert recorded == 0.05  # the rule's default level
+    (runs / f"alpha{alpha}.yaml").write_text(DECIDED + f"    alpha: {alpha}\n")
+    proc = _gate(runs, "-c", f"alpha{alpha}.yaml", "-r", "cand.jsonl", "-b", "base.jsonl")
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 2, out  # neither stricter nor looser is judged at 0.05
+    assert "noreg: error" in out
+    assert f"at alpha 0.05, whose anytime-valid interval answers at that level only, and " \
+        f"this check asks for alpha {alpha}; set the check's alpha to 0.05" in out
+    # the rule's own level, written out, is judged as the default is
+    (runs / "alpha05.yaml").write_text(DECIDED + "    alpha: 0.05\n")
+    same = _gate(runs, "-c", "alpha05.yaml", "-r", "cand.jsonl", "-b", "base.jsonl")
+    assert same.returncode == 0, same.stdout + same.stderr
+
+
 def test_a_stopped_run_as_the_baseline_makes_the_gate_incomplete(runs: Path) -> None:
     proc = _gate(runs, "-c", "decided.yaml", "-r", "full.jsonl", "-b", "cand.jsonl")
     assert proc.returncode == 2, proc.stdout + proc.stderr

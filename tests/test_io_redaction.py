@@ -12,6 +12,8 @@ import json
 import logging
 import traceback
 
+import pytest
+
 from evalkit.io.redaction import (
     MIN_SECRET_CHARS,
     REDACTED,
@@ -118,3 +120,42 @@ def test_redact_url_drops_user_info_and_query_and_leaves_other_values() -> None:
         "http://127.0.0.1:9/v1?<redacted>"
     assert redact_url("postgresql://u:pw@db/x") == "postgresql://db/x"
     assert redact_url("${JUDGE_URL}") == "${JUDGE_URL}"
+
+
+@pytest.mark.parametrize(("name", "secret"), [
+    ("MLFLOW_TRACKING_TOKEN", True), ("MLFLOW_TRACKING_PASSWORD", True),
+    ("OPENAI_API_KEY", True), ("AWS_SECRET_ACCESS_KEY", True), ("HF_TOKEN", True),
+    ("DB_PWD", True), ("MYAPIKEY", True), ("TOKENIZERS_PARALLELISM", False),
+    ("MLFLOW_TRACKING_USERNAME", False), ("HOME", False), ("PATH", False),
+    ("KEYBOARD_LAYOUT", False), ("HOTKEY", False), ("PWD", False), ("OLDPWD", False),
+    ("SSL_KEY_FILE", False), ("GOOGLE_APPLICATION_CREDENTIALS", False),
+    ("TOKEN_PATH", False), ("SECRETS_DIR", False),
+])
+def test_environment_variables_named_as_secrets(name: str, secret: bool) -> None:
+    from evalkit.io.environment_secrets import is_secret_variable
+
+    assert is_secret_variable(name) is secret
+
+
+def test_environment_secrets_are_masked_with_their_basic_form() -> None:
+    import base64
+
+    from evalkit.io.redaction import register_environment_secrets
+
+    env = {"SVC_TOKEN": "tok-env-ABCDEF123456", "SVC_USERNAME": "alice",
+           "SVC_PASSWORD": "pw-env-QWERTY98765", "SVC_HOST": "db.internal.example"}
+    register_environment_secrets(env)
+    basic = base64.b64encode(b"alice:pw-env-QWERTY98765").decode()
+    text = (f"token {env['SVC_TOKEN']} pass {env['SVC_PASSWORD']} basic {basic} "
+            f"pair alice:pw-env-QWERTY98765 host {env['SVC_HOST']}")
+    assert mask(text) == ("token <redacted> pass <redacted> basic <redacted> "
+                          "pair <redacted> host db.internal.example")
+
+
+def test_the_working_directory_and_key_file_paths_are_not_masked() -> None:
+    from evalkit.io.redaction import register_environment_secrets
+
+    register_environment_secrets({"PWD": "/home/ci/project-dir", "OLDPWD": "/home/ci/old-dir",
+                                  "SSL_KEY_FILE": "/etc/ssl/private/site.pem"})
+    text = "/home/ci/project-dir/out/run.jsonl, /home/ci/old-dir, /etc/ssl/private/site.pem"
+    assert mask(text) == text

@@ -198,6 +198,25 @@ def test_cli_until_decided_exits_0_and_says_so(tmp_path: Path) -> None:
     assert result.exit_code == 2 and "--until-decided needs --baseline" in result.output
 
 
+def test_cli_json_says_the_run_stopped_early_and_of_how_many_cases(tmp_path: Path) -> None:
+    base = project(tmp_path, CONFIG)
+    result = CliRunner().invoke(app, ["run", str(tmp_path / "evalkit.yaml"),
+                                      "--until-decided", "--baseline", str(base),
+                                      "--seed", "3", "--json"])
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.stdout)
+    rows = (tmp_path / "cand.jsonl").read_text().splitlines()
+    header = json.loads(rows[0])
+    assert summary["stopped_early"] is True and summary["stop_reason"] == "differs"
+    assert summary["cases_planned"] == N and summary["cases"] < N
+    assert summary["cases"] == header["sequential"]["cases_called"]
+    assert summary["sequential"] == header["sequential"]
+    assert summary["exit_code"] == 0 == summary["exit_status"]
+    # the console's line, on standard error beside the document
+    assert "stopped early by the sequential rule: the difference is decided" in \
+        result.stderr
+
+
 GATED = """
 checks:
   - id: floor

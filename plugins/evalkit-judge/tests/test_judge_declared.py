@@ -376,3 +376,60 @@ def test_a_bad_secret_setting_is_refused_without_echoing_it(
     assert f"key {key!r}" in done.stderr and "evalkit.yaml:" in done.stderr, done.stderr
     for secret in ("sk-LITERAL-SECRET-1234567", "sk-URL-SECRET-55", "sk-QS-SECRET-66"):
         assert secret not in done.stdout + done.stderr
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device", "large", "directory"])
+def test_a_rubric_file_that_is_not_a_small_regular_file_is_refused_at_once(
+        project: tuple[Path, ChatCompletionsServer, dict[str, str]], kind: str) -> None:
+    root, server, env = project
+    rubric = root / "rubrics" / "hostile.md"
+    if kind == "fifo":
+        os.mkfifo(rubric)  # no writer: reading it would block for ever
+        expected = "is a pipe or device, not a regular file"
+    elif kind == "device":
+        rubric = Path("/dev/zero")  # reading it whole would fill memory
+        expected = "is a pipe or device, not a regular file"
+    elif kind == "large":
+        with rubric.open("wb") as fh:  # sparse: 16 MiB + 1 byte, nothing written
+            fh.truncate((16 << 20) + 1)
+        expected = "larger than 16 MiB"
+    else:
+        rubric.mkdir()
+        expected = "is a directory"
+    config = root / "evalkit.yaml"
+    config.write_text(config.read_text().replace("rubrics/unhelpful.md", str(rubric)))
+    line = 1 + config.read_text().splitlines().index("judges:")
+    for args in (("run", "--no-progress"), ("run", "--dry-run")):
+        done = evalkit(root, env, *args)
+        assert done.returncode == 2, done.stdout + done.stderr
+        assert f"evalkit.yaml:{line}: key 'judges': judge 'unhelpfulness': rubric file " \
+            f"{rubric}" in done.stderr, done.stderr
+        assert expected in done.stderr and "Traceback" not in done.stderr, done.stderr
+    assert server.requests == []
+
+
+def test_a_rubric_of_16_mib_is_read(
+        project: tuple[Path, ChatCompletionsServer, dict[str, str]]) -> None:
+    root, server, env = project
+    rubric = root / "rubrics" / "unhelpful.md"
+    text = "5: unhelpful. 1: it answers.\n"
+    rubric.write_text(text + " " * ((16 << 20) - len(text)))
+    done = evalkit(root, env, "run", "--dry-run")
+    assert done.returncode == 0, done.stderr
+    assert server.requests == []  # a dry run sends nothing
+
+
+def test_a_declared_judge_can_decide_a_run_until_decided(
+        project: tuple[Path, ChatCompletionsServer, dict[str, str]]) -> None:
+    root, server, env = project
+    first = evalkit(root, env, "run", "--no-progress", "-o", "runs/base.jsonl")
+    assert first.returncode == 0, first.stderr
+    done = evalkit(root, env, "run", "--no-progress", "--until-decided", "--baseline",
+                   "runs/base.jsonl", "-o", "runs/seq.jsonl", "--json")
+    assert done.returncode == 0, done.stderr
+    record = header(root / "runs" / "seq.jsonl")["sequential"]
+    assert record["metric"] == "unhelpfulness"
+    assert record["bounds"] == [1.0, 5.0]  # the judge's scale, 1..5
+    assert record["units"] == len(SCORES)
+    assert json.loads(done.stdout)["cases_planned"] == len(SCORES)
+    assert len(server.requests) == len(SCORES)  # the same grades: from the judge's cache

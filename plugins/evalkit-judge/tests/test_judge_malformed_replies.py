@@ -133,3 +133,95 @@ def test_honest_counts_are_charged_as_reported() -> None:
         the_judge(RESPONSE, CASE)
     details = the_judge.details("c1")
     assert details is not None and details["cost_usd"] == pytest.approx(honest_cost())
+
+
+# ---------------------------------------------------------------- usage that cannot be read
+def worst_case_usd(request: dict[str, Any]) -> float:
+    """The documented worst case of ``request``, computed here from the body the server
+    received: its canonical JSON at 3 characters per token plus 500 tokens of tool
+    overhead, at $1/Mtok, and ``max_tokens`` of output at $5/Mtok (docs/judge.md)."""
+    text = json.dumps(request, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    tokens_in = -(-len(text) // 3) + 500
+    return (tokens_in * 1.0 + MAX_TOKENS * 5.0) / 1e6
+
+
+def without_usage(reply: dict[str, Any], usage: Any) -> str:
+    out = {k: v for k, v in reply.items() if k != "usage"}
+    if usage != "absent":
+        out["usage"] = usage
+    return json.dumps(out)
+
+
+@pytest.mark.parametrize("usage", ["absent", None, {}, {"prompt_tokens": 100},
+                                   {"completion_tokens": 20}, [100, 20], "100"])
+def test_openai_reply_without_readable_usage_is_charged_the_worst_case(usage: Any) -> None:
+    body = without_usage(chat_tool_reply(4), usage)
+    with ChatCompletionsServer(script=[(200, body, {})]) as server, \
+            use_budget(Budget()) as budget:
+        the_judge = openai_judge(server)
+        assert the_judge(RESPONSE, CASE) == 4.0  # the grade stands; its cost is the worst
+    expected = worst_case_usd(server.requests[0])
+    details = the_judge.details("c1")
+    assert details is not None and details["output_tokens"] == MAX_TOKENS
+    assert details["cost_usd"] == pytest.approx(expected)
+    assert budget.spent_usd == pytest.approx(expected)
+
+
+@pytest.mark.parametrize("usage", ["absent", None, {}, {"input_tokens": 100}])
+def test_anthropic_reply_without_readable_usage_is_charged_the_worst_case(usage: Any) -> None:
+    body = without_usage(tool_reply(4, model="judge-test"), usage)
+    with MessagesAPIServer(script=[(200, body, {})]) as server, \
+            use_budget(Budget()) as budget:
+        the_judge = anthropic_judge(server)
+        assert the_judge(RESPONSE, CASE) == 4.0
+    details = the_judge.details("c1")
+    assert details is not None and details["output_tokens"] == MAX_TOKENS
+    assert details["cost_usd"] == pytest.approx(worst_case_usd(server.requests[0]))
+    assert budget.spent_usd == pytest.approx(details["cost_usd"])
+
+
+@pytest.mark.parametrize("body", ['{"id": "x", "choices": [', "<html>bad gateway</html>",
+                                  "[1, 2]", '"text"'])
+def test_openai_200_reply_that_is_not_json_is_refused_and_charged_the_worst_case(
+        body: str) -> None:
+    with ChatCompletionsServer(script=[(200, body, {})]) as server, \
+            use_budget(Budget()) as budget:
+        the_judge = openai_judge(server)
+        with pytest.raises(JudgeError, match="not a JSON chat completion"):
+            the_judge(RESPONSE, CASE)
+    expected = worst_case_usd(server.requests[0])
+    details = the_judge.details("c1")
+    assert details is not None and details["cost_usd"] == pytest.approx(expected)
+    assert budget.spent_usd == pytest.approx(expected)
+
+
+def test_openai_tool_arguments_that_repeat_a_key_are_charged_the_worst_case() -> None:
+    reply = chat_tool_reply(None, arguments='{"score": 1, "score": 5, "reason": "r"}')
+    with ChatCompletionsServer(script=[reply]) as server, use_budget(Budget()) as budget:
+        the_judge = openai_judge(server)
+        with pytest.raises(JudgeError, match="appears twice"):
+            the_judge(RESPONSE, CASE)
+    expected = worst_case_usd(server.requests[0])
+    assert expected > honest_cost()  # the reply's own usage (100 in, 20 out) is not used
+    details = the_judge.details("c1")
+    assert details is not None and details["cost_usd"] == pytest.approx(expected)
+    assert budget.spent_usd == pytest.approx(expected)
+
+
+def test_max_cost_holds_against_a_server_that_never_reports_usage() -> None:
+    from evalkit_judge import BudgetExhausted
+
+    body = without_usage(chat_tool_reply(4), "absent")
+    with ChatCompletionsServer(answer=lambda request: (200, body, {})) as server:
+        the_judge = openai_judge(server)
+        the_judge(RESPONSE, CASE)  # the worst case of one request, as charged
+        first = worst_case_usd(server.requests[0])
+        budget = Budget(max_cost=1.5 * first)  # room for one such request, not two
+        cases = [GoldenCase(f"c{i}", "what is alpha", expected="the first letter")
+                 for i in range(2, 12)]
+        with use_budget(budget), pytest.raises(BudgetExhausted, match="--max-cost"):
+            for case in cases:
+                the_judge(RESPONSE, case)
+    assert len(server.requests) == 2  # the unbudgeted one, then exactly one more
+    assert budget.spent_usd == pytest.approx(worst_case_usd(server.requests[1]))
+    assert budget.spent_usd <= 1.5 * first

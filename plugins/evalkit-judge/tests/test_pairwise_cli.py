@@ -382,3 +382,26 @@ def test_progress_goes_to_stderr_when_asked(
     assert bar[0] == "verdicts" and f"{VERDICTS}/{VERDICTS}" in bar
     quiet = evalkit(root, env, "--no-progress")  # not a terminal: no bar either way
     assert quiet.returncode == 0 and quiet.stderr == ""
+
+
+def test_flips_drop_that_drops_every_comparison_is_no_evidence_and_exit_4(
+        project: tuple[Path, MessagesAPIServer, dict[str, str]]) -> None:
+    root, server, env = project
+    # a fully position-biased judge: A whatever is shown first, so every verdict flips
+    server.answer = lambda request: verdict_reply("A", model="claude-test")
+    out = evalkit(root, env, "--flips", "drop", "--json")
+    assert out.returncode == 4, out.stderr
+    summary = json.loads(out.stdout)
+    assert summary["status"] == "incomplete"
+    assert summary["no_evidence"] == ["short vs long"]
+    pair = summary["pairs"][0]
+    assert (pair["comparisons"], pair["flipped"], pair["n_cases"]) == (N_CASES, N_CASES, 0)
+    assert pair["win_rate"] is None and pair["significant"] is False
+    assert any(f"all {N_CASES} comparison(s) were dropped by --flips drop" in note
+               for note in summary["notes"])
+    assert "error: short vs long: every comparison was dropped" in out.stderr
+    # counted as ties instead, the same verdicts (from the cache) are evidence: exit 0
+    tie = evalkit(root, env, "--flips", "tie", "--json")
+    assert tie.returncode == 0, tie.stderr
+    assert json.loads(tie.stdout)["pairs"][0]["win_rate"] == 0.5
+    assert len(server.requests) == VERDICTS

@@ -239,6 +239,8 @@ def command(
         from evalkit.cli.output import exit_status, stdout_document
 
         code, _ = exit_status(run, allow_metric_errors=allow_metric_errors)
+        if "sequential" in run.header:  # as without --json: the early stop is said
+            typer.echo(sequential_line(run.header["sequential"]), err=True)
         stdout_document(summary_json(run, path, resumed=resume, exit_status=code))
     else:
         from evalkit.report.escaping import terminal_text

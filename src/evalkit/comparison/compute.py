@@ -209,6 +209,11 @@ def compare(
         from evalkit.data.case_clusters import clusters_from_runs
 
         given_clusters = clusters_from_runs([r.header for r in runs])
+    elif given_clusters is not None:  # never silently instead of the golden set's own
+        from evalkit.data.case_clusters import agreed_clusters
+
+        given_clusters = agreed_clusters(given_clusters, [r.header for r in runs],
+                                         "--clusters")
     views = _RunViews(())  # the statistics and the rows read each run's scores once
     read_once = [_ReadOnce(r, views) for r in runs]
     family = compare_runs(

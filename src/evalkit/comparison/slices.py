@@ -18,6 +18,7 @@ from evalkit.comparison.records import ComparisonError
 from evalkit.data.case_tags import (
     CaseTags,
     TagsError,
+    agreed_tags,
     as_case_tags,
     slices_of,
     tags_from_runs,
@@ -57,13 +58,15 @@ def check_by(by: str | None, tags: TagsArg | None, correction: str) -> CaseTags 
 
 
 def case_tags_for(given: CaseTags | None, runs: Sequence[RunResult]) -> CaseTags:
-    """The tags to slice by: ``given``, else those of the golden sets the runs record.
+    """The tags to slice by: ``given`` (when it agrees with the golden sets the runs
+    record: :func:`~evalkit.data.case_tags.agreed_tags`), else those of the golden sets.
 
     Raises:
         ComparisonError: no tags known, or no case has a tag.
-        TagsError: a recorded golden set is gone or changed.
+        TagsError: a recorded golden set is gone or changed; ``given`` disagrees with it.
     """
-    tags = given if given is not None else tags_from_runs([r.header for r in runs])
+    headers = [r.header for r in runs]
+    tags = tags_from_runs(headers) if given is None else agreed_tags(given, headers)
     if tags is None:
         raise ComparisonError(
             "slicing by tag needs the cases' tags, and these runs were not made from a "

@@ -326,9 +326,11 @@ def key_line(path: Path, key: str) -> int | None:
     ``[tool.evalkit]``: its table header ``[tool.evalkit.key]`` (or a subtable's), or
     ``key = ...`` inside ``[tool.evalkit]``; ``None`` when no line reads so (TOML allows
     spellings this search does not follow, such as quoted keys)."""
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError):
+    from evalkit.io.user_files import read_input
+
+    try:  # a regular file of at most 16 MiB, as the config itself was read
+        text = read_input(path, "pyproject.toml", error=ValueError).decode("utf-8-sig")
+    except ValueError:  # UnicodeDecodeError too
         return None
     header = re.compile(r"^\s*\[\s*tool\s*\.\s*evalkit\s*\.\s*" + re.escape(key)
                         + r"\s*[\].]")

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from os import PathLike
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from evalkit.io.limits import shown
 
@@ -139,5 +139,45 @@ def clusters_from_runs(headers: Sequence[Mapping[str, Any]]) -> CaseClusters:
     return out
 
 
-__all__ = ["CaseClusters", "ClustersArg", "ClustersError", "as_case_clusters",
+_Clusters = TypeVar("_Clusters", bound=Mapping[str, Hashable])
+
+
+def agreed_clusters(given: _Clusters, headers: Sequence[Mapping[str, Any]],
+                    option: str = "--clusters") -> _Clusters:
+    """``given`` (clusters from a file or a mapping), checked against the ``cluster`` of
+    the golden set's cases the runs' ``headers`` record (:func:`clusters_from_runs`):
+    when they name clusters, ``given`` must group every case of the set as the golden set
+    does (the cluster names may differ, the grouping may not). Runs without a readable
+    golden set, or one whose cases name no cluster: ``given`` is used as it is.
+
+    Raises:
+        ClustersError: ``given`` disagrees with the golden set (counted, first cases
+            named).
+    """
+    from evalkit.data.case_tags import disagreement
+
+    try:
+        recorded = clusters_from_runs(headers)
+    except ClustersError:  # no golden set, no cluster field, or gone: the file is used
+        return given
+    def groups(labels: Mapping[str, Hashable]) -> dict[str, frozenset[str]]:
+        members: dict[Hashable, set[str]] = {}
+        for case in recorded:
+            if case in labels:
+                members.setdefault(labels[case], set()).add(case)
+        return {case: frozenset(members[labels[case]]) for case in recorded
+                if case in labels}
+
+    theirs, mine = groups(recorded), groups(given)
+    # a case disagrees when the file groups it with other cases than the golden set does
+    differ = [(case, "none" if case not in given else f"cluster {shown(str(given[case]))}",
+               f"cluster {shown(cluster)}")
+              for case, cluster in recorded.items() if mine.get(case) != theirs[case]]
+    if differ:
+        raise ClustersError(disagreement("clusters", option, differ, len(recorded)))
+    return given
+
+
+__all__ = ["CaseClusters", "ClustersArg", "ClustersError", "agreed_clusters",
+           "as_case_clusters",
            "clusters_from_runs", "goldens_clusters", "load_case_clusters", "load_clusters"]

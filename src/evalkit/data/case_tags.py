@@ -7,13 +7,18 @@ per line, a query with several tags on several lines (:func:`load_tags`). Both g
 what ``evalkit compare --by tag`` compares slice by slice and what a gate check's
 ``scope: {tags: [...]}`` covers. :func:`tags_from_runs` reads the tags of the golden sets
 run artifacts record (when the file is still there and unchanged).
+
+A tags file never silently replaces the golden set's own tags: when the runs record a
+golden set whose cases carry tags, the file must give every case of that set the same
+tags (:func:`agreed_tags`), or it is refused; the same rule holds for a clusters file and
+the golden cases' ``cluster`` (:func:`evalkit.data.case_clusters.agreed_clusters`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from os import PathLike
-from typing import Any
+from typing import Any, TypeVar
 
 from evalkit.io.limits import shown
 
@@ -107,6 +112,51 @@ def tags_from_runs(headers: Sequence[Mapping[str, Any]]) -> CaseTags | None:
     return None if not sets else {q: tuple(t) for q, t in out.items()}
 
 
+def disagreement(what: str, option: str, differ: Sequence[tuple[str, str, str]],
+                 total: int) -> str:
+    """The message refusing a ``what`` file (``"tags"``) given with ``option``
+    (``"--tags"``) that disagrees with the golden set the runs were made from on the
+    cases ``differ`` (``(case, the file's value, the golden set's value)``) of ``total``
+    cases."""
+    examples = "; ".join(f"case {shown(c)}: {mine} in the file, {theirs} in the golden set"
+                         for c, mine, theirs in differ[:3])
+    more = " ..." if len(differ) > 3 else ""
+    return (f"{option}: the {what} file disagrees with the golden set the runs were made "
+            f"from on {len(differ)} of its {total} cases ({examples}{more}); without "
+            f"{option} the golden set's own {what} are used: drop {option}, or make the "
+            "file agree with the golden set")
+
+
+_Tags = TypeVar("_Tags", bound=Mapping[str, Sequence[str]])
+
+
+def agreed_tags(given: _Tags, headers: Sequence[Mapping[str, Any]],
+                option: str = "--tags") -> _Tags:
+    """``given`` (tags from a file or a mapping), checked against the tags of the golden
+    sets the runs' ``headers`` record (:func:`tags_from_runs`): when those cases carry
+    any tag, every case of the set must have the same tags in ``given`` (a case
+    ``given`` lacks has none), so a stale or partial file cannot shrink or move a
+    slice. Runs without a readable golden set, or a golden set without tags: ``given``
+    is used as it is.
+
+    Raises:
+        TagsError: ``given`` disagrees with the golden set (counted, first cases named).
+    """
+    try:
+        recorded = tags_from_runs(headers)
+    except TagsError:  # the golden set is gone or changed: the file is what is known
+        return given
+    if recorded is None or not any(recorded.values()):
+        return given
+    differ = [(case, "[" + ", ".join(given.get(case, ())) + "]",
+               "[" + ", ".join(tags) + "]")
+              for case, tags in recorded.items()
+              if set(given.get(case, ())) != set(tags)]
+    if differ:
+        raise TagsError(disagreement("tags", option, differ, len(recorded)))
+    return given
+
+
 def slices_of(tags: Mapping[str, Sequence[str]],
               only: Sequence[str] | None = None) -> dict[str, tuple[str, ...]]:
     """``{tag: case ids}`` of ``tags`` (``{case id: tags}``), tags in order of first
@@ -121,5 +171,5 @@ def slices_of(tags: Mapping[str, Sequence[str]],
     return {t: tuple(ids) for t, ids in out.items()}
 
 
-__all__ = ["CaseTags", "TagsError", "as_case_tags", "goldens_tags", "load_tags",
-           "slices_of", "tags_from_runs"]
+__all__ = ["CaseTags", "TagsError", "agreed_tags", "as_case_tags", "disagreement",
+           "goldens_tags", "load_tags", "slices_of", "tags_from_runs"]

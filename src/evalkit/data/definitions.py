@@ -51,10 +51,23 @@ def recorded_definition(header: Mapping[str, Any], name: str) -> Mapping[str, An
     return None
 
 
+def version_label(version: Any) -> str:
+    """A definition version as text: ``v1`` for a version that begins with a digit
+    (``1``, ``2.0``), else the version as it is (``judge-b694...``, never
+    ``vjudge-b694...``)."""
+    text = str(version)
+    return f"v{text}" if text[:1].isdigit() else text
+
+
+def definition_label(entry: Mapping[str, Any]) -> str:
+    """``"evalkit-mine definition v1"``: a recorded definition's provider and version."""
+    return f"{entry.get('provider')} definition {version_label(entry.get('version'))}"
+
+
 def definition_text(entry: Mapping[str, Any]) -> str:
     """``"evalkit-mine definition v1, lower is better"``: a recorded definition in words
     (the polarity when it is recorded)."""
-    text = f"{entry.get('provider')} definition v{entry.get('version')}"
+    text = definition_label(entry)
     polarity = entry.get(POLARITY_KEY)
     if isinstance(polarity, bool):
         text += f", {'higher' if polarity else 'lower'} is better"
@@ -71,5 +84,6 @@ def values_text(entry: Mapping[str, Any]) -> str:
     return f"{'value type ' + str(kind) if kind else 'no value type'}, {shown}"
 
 
-__all__ = ["BOUNDS_KEY", "POLARITY_KEY", "VALUE_TYPE_KEY", "definition_text",
-           "recorded_definition", "same_recorded_definition", "values_text"]
+__all__ = ["BOUNDS_KEY", "POLARITY_KEY", "VALUE_TYPE_KEY", "definition_label",
+           "definition_text", "recorded_definition", "same_recorded_definition",
+           "values_text", "version_label"]

@@ -397,11 +397,14 @@ def _factory_registers_hint(cfg: EvalConfig) -> str:
         return ""
     import importlib.util
 
+    from evalkit.io.user_files import read_input
+
     try:
         with _on_path(cfg.path.parent):
             spec = importlib.util.find_spec(module)
         origin = None if spec is None else spec.origin
-        text = Path(origin).read_text("utf-8", errors="replace") if origin else ""
+        text = "" if not origin else read_input(  # never a pipe, a device, a huge file
+            origin, "target factory module", error=ValueError).decode("utf-8", "replace")
     except (ImportError, ValueError, OSError):
         return ""
     if "register_metric" not in text and "register_aggregate" not in text:

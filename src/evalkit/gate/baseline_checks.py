@@ -286,7 +286,8 @@ def sequential_result(check: CheckSpec, run: RunResult, baseline: Baseline | Non
     sequence's own metric over every case is decided by the sequence (its last
     interval, anytime-valid, excludes 0: regressed or improved; lies inside the margin:
     no change larger than it); any other baseline check is an error, since the cases
-    the run holds are the prefix the rule chose for that one metric."""
+    the run holds are the prefix the rule chose for that one metric, and so is a check
+    whose ``alpha`` is not the rule's (the interval answers at the rule's level only)."""
     if baseline is None:
         return baseline_result(check, run, baseline, reg, cov, 0, 0, None)
     try:
@@ -310,6 +311,15 @@ def sequential_result(check: CheckSpec, run: RunResult, baseline: Baseline | Non
     other = _other_baseline(record, baseline, metric, stopped)
     if other is not None:
         return error_result(check, cov, other)
+    alpha = float(record.get("alpha") or 0.05)
+    if check.alpha is not None and not math.isclose(check.alpha, alpha, rel_tol=1e-9):
+        # the sequence's interval answers at its own level only: never silently another
+        return error_result(check, cov, (
+            f"not judged: {stopped} at alpha {alpha:g}, whose anytime-valid interval "
+            f"answers at that level only, and this check asks for alpha {check.alpha:g}; "
+            f"set the check's alpha to {alpha:g}, stop the run at the check's level "
+            "(`UntilDecided(alpha=...)`), or run every case (`evalkit run` without "
+            "--until-decided)"), kind="metric")
     low, high = (float(x) for x in record["interval"])
     try:
         higher = reg.polarity(check.metric)
@@ -320,7 +330,6 @@ def sequential_result(check: CheckSpec, run: RunResult, baseline: Baseline | Non
         return error_result(check, cov, str(exc), kind="metric")
     used = int(record.get("cases_used") or 0)
     diff = float(record.get("mean_difference") or 0.0)
-    alpha = float(record.get("alpha") or 0.05)
     # the means over the cases the run holds (the ones the rule drew), each run's own
     observed = {str(r.query_id): float(r.metrics[name]) for r in run.per_query
                 if name in r.metrics and getattr(r, "error", None) is None}

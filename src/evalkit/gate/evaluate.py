@@ -122,19 +122,20 @@ def _gate_clusters(clusters: ClustersArg | bool | None, run: RunResult,
                    base: Baseline | None) -> Mapping[str, Hashable] | None:
     """``clusters`` as ``{case id: cluster}`` (None: not clustered), its ids checked
     against the run's and the baseline's. Raises ClustersError."""
-    from evalkit.data.case_clusters import ClustersError, as_case_clusters, clusters_from_runs
+    from evalkit.data import case_clusters as cc
 
     if clusters is None or clusters is False:
         return None
-    given = clusters_from_runs([run.header]) if clusters is True else \
-        as_case_clusters(clusters)
+    given = cc.clusters_from_runs([run.header]) if clusters is True else \
+        cc.agreed_clusters(cc.as_case_clusters(clusters), [run.header])
     known = set(run.ids()) | (set(base.run.ids()) if base is not None else set())
     extra = sorted(i for i in given if i not in known)
     if extra:
         shown = ", ".join(repr(i) for i in extra[:10])
-        raise ClustersError(f"clusters: {len(extra)} id(s) are not cases of the run or the "
-                            f"baseline ({shown}{' ...' if len(extra) > 10 else ''}); check "
-                            "that the clusters belong to this run")
+        raise cc.ClustersError(
+            f"clusters: {len(extra)} id(s) are not cases of the run or the baseline "
+            f"({shown}{' ...' if len(extra) > 10 else ''}); check that the clusters belong "
+            "to this run")
     return given
 
 
@@ -385,14 +386,13 @@ def _tag_scopes(checks: Sequence[CheckSpec], run: RunResult, base: Baseline | No
     found: list[Mapping[str, Sequence[str]]] = []
 
     def tags() -> Mapping[str, Sequence[str]]:
-        if case_tags is not None:
-            return case_tags
         if not found:
-            from evalkit.data.case_tags import TagsError, tags_from_runs
+            from evalkit.data.case_tags import TagsError, agreed_tags, tags_from_runs
 
             headers = [run.header] + ([base.run.header] if base is not None else [])
-            try:
-                known = tags_from_runs(headers)
+            try:  # a tags file never silently instead of the golden set's own tags
+                known = tags_from_runs(headers) if case_tags is None \
+                    else agreed_tags(case_tags, headers)
             except TagsError as exc:
                 raise CheckError(f"scoped by tag, but {exc}") from None
             if known is None:

@@ -23,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from evalkit.data.definitions import definition_label, version_label
 from evalkit.data.provenance import expected_difference, expected_values
 from evalkit.data.results import RunResult
 from evalkit.gate.checks import row_id
@@ -92,10 +93,10 @@ class Fingerprint:
         if self.settings:
             lines.append("settings: " + ", ".join(f"{k}={v!r}" for k, v in self.settings.items()))
         for name, d in sorted(self.metrics.items()):
-            lines.append(f"metric {name}: {d.get('provider')} definition v{d.get('version')}")
+            lines.append(f"metric {name}: {definition_label(d)}")
         if self.aggregates:
             lines.append("aggregates: " + ", ".join(
-                f"{n} ({d.get('provider')} v{d.get('version')})" for n, d in sorted(
+                f"{n} ({d.get('provider')} {version_label(d.get('version'))})" for n, d in sorted(
                     self.aggregates.items())))
         return lines
 
@@ -178,7 +179,7 @@ def fingerprint(run: RunResult, *, aggregates: bool = True) -> Fingerprint:
 def _definition(entry: Mapping[str, str] | None) -> str:
     if entry is None:
         return "not recorded"
-    return f"{entry.get('provider')} definition v{entry.get('version')}"
+    return definition_label(entry)
 
 
 def fingerprint_differences(

@@ -44,6 +44,8 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 from urllib.parse import parse_qsl, quote, quote_plus, urlsplit, urlunsplit
 
+from evalkit.io.environment_secrets import PLAIN_KEY_WORDS as _PLAIN_KEY_WORDS
+from evalkit.io.environment_secrets import environment_secrets
 from evalkit.io.secret_formats import REDACTED, redact_secret_values
 
 #: Values (and printable runs of values) shorter than this are not registered.
@@ -77,8 +79,6 @@ KEY_OWNER_WORDS = frozenset({
     "master", "ssl", "tls", "gpg", "pgp", "auth", "service", "account", "license",
 })
 #: Words ending in ``key`` that are not a key (``hotkey``, ``monkey``).
-_PLAIN_KEY_WORDS = frozenset({"hotkey", "monkey", "turkey", "donkey", "jockey", "hockey",
-                              "whiskey"})
 #: Words that make a settings key secret when they end it (``db_pass``, ``card_pin``,
 #: ``request_sig``, ``session``; not ``pass_threshold``).
 SECRET_LAST_WORDS = frozenset({"pass", "pin", "sig", "session", "sessionid"})
@@ -249,11 +249,26 @@ def register_header_secrets(headers: Mapping[str, str]) -> None:
             register_secrets(ENV_REFERENCE.split(v)[::2] if ENV_REFERENCE.search(v) else [v])
 
 
+def register_environment_secrets(environ: Mapping[str, str] | None = None) -> None:
+    """Register the secrets of ``environ`` (default ``os.environ``):
+    :func:`evalkit.io.environment_secrets.environment_secrets`. :func:`mask` calls this
+    once, before it first masks anything."""
+    register_secrets(environment_secrets(environ))
+
+
+_environment_registered = False
+
+
 def mask(text: str) -> str:
-    """``text`` with every registered secret (in each of its shown forms) and every
-    secret of a well-known form (:func:`redact_secret_values`) replaced by
-    :data:`REDACTED`. Costs one regular-expression scan and one substring search per
-    registered form."""
+    """``text`` with every registered secret (in each of its shown forms), every secret
+    of the process's environment (:func:`register_environment_secrets`, registered at
+    the first call) and every secret of a well-known form
+    (:func:`redact_secret_values`) replaced by :data:`REDACTED`. Costs one
+    regular-expression scan and one substring search per registered form."""
+    global _environment_registered
+    if not _environment_registered:
+        _environment_registered = True
+        register_environment_secrets()
     if not text:
         return text
     for form in _forms:
@@ -571,6 +586,7 @@ __all__ = [
     "redact_structure",
     "redact_url",
     "redact_urls",
+    "register_environment_secrets",
     "register_header_secrets",
     "register_secret",
     "register_secrets",

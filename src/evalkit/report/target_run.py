@@ -256,9 +256,14 @@ def summary_json(run: RunResult, path: Path | None, *, resumed: bool = False,
     is :func:`retried_requests`); with ``resumed``
     (``evalkit run --resume``), also ``resume``: ``{"kept", "called", "retried"}``, or
     null when there was no earlier run; with ``rescored`` (``evalkit rescore``), also
-    ``rescored``: :func:`rescore_counts`; with ``exit_status``, also ``exit_status``
-    (the command's, :func:`evalkit.cli.output.exit_status`: ``status`` is the rows'
-    coverage, ``"complete"`` also when a metric or an aggregate failed, exit 4)."""
+    ``rescored``: :func:`rescore_counts`; with ``exit_status``, also ``exit_code`` (the
+    command's, :func:`evalkit.cli.output.exit_status`: ``status`` is the rows' coverage,
+    ``"complete"`` also when a metric or an aggregate failed, exit 4) and its deprecated
+    duplicate ``exit_status``. A run made with ``--until-decided`` also has
+    ``stopped_early``, ``stop_reason`` (``"differs"``, ``"equivalent"`` or null),
+    ``cases_planned`` (the golden set's cases; null for a rule on clusters) and
+    ``sequential`` (the header's record): a run the rule stopped holds ``cases`` of
+    ``cases_planned``, and its means are over those cases only."""
     complete = run.header.get("status") == "complete"
     names = list((run.header.get("config") or {}).get("metrics") or [])
     failed = run.metric_failures()
@@ -285,8 +290,16 @@ def summary_json(run: RunResult, path: Path | None, *, resumed: bool = False,
         out["resume"] = run.header.get("resume")
     if rescored:
         out["rescored"] = rescore_counts(run)
-    if exit_status is not None:
+    if exit_status is not None:  # exit_code as every command's document; exit_status
+        out["exit_code"] = exit_status  # is the same value, kept for earlier scripts
         out["exit_status"] = exit_status
+    record = run.header.get("sequential")
+    if isinstance(record, dict):  # a run --until-decided: whether the rule stopped it
+        out["stopped_early"] = bool(record.get("stopped_early"))
+        out["stop_reason"] = record.get("reason") if record.get("stopped_early") else None
+        out["cases_planned"] = (record.get("units") if record.get("unit") == "case"
+                                else None)
+        out["sequential"] = record
     if isinstance(run.header.get("executor"), dict):
         out["executor"] = run.header["executor"]
     from evalkit.stats.numeric import json_ready  # standard JSON: no NaN token, ever

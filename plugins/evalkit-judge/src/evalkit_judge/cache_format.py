@@ -56,7 +56,15 @@ CREATE TABLE IF NOT EXISTS seed_grades (
 
 
 def read_head(path: Path) -> bytes:
-    with open(path, "rb") as fh:
+    """The first 64 bytes of the cache file ``path``.
+
+    Raises:
+        ValueError: ``path`` is a directory, a pipe or a device (opened without blocking,
+            :func:`evalkit.io.user_files.open_input`), naming it.
+    """
+    from evalkit.io.user_files import open_input
+
+    with open_input(path, "judge cache", error=ValueError) as fh:
         return fh.read(64)
 
 

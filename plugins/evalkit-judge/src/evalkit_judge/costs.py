@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from evalkit_judge.budget import Budget, CostPlan, ModelPrice, Usage
-from evalkit_judge.grades import canonical_json
+from evalkit_judge.grades import canonical_json, untrusted_reply
 from evalkit_judge.pricing import UsageUnknown
 
 log = logging.getLogger("evalkit_judge")
@@ -74,12 +74,22 @@ class CostModel:
     def reply_usage(self, read: Callable[[Mapping[str, Any]], Usage],
                     body: Mapping[str, Any], reply: Mapping[str, Any], what: str) -> Usage:
         """The usage of ``reply`` (to the request ``body``) as ``read`` (a provider's
-        ``usage``) gives it, learnt from (:meth:`calibrate`); when ``read`` raises
-        :class:`~evalkit_judge.pricing.UsageUnknown`, :meth:`fallback_usage`, logged as
-        a warning naming ``what`` (the model and the case)."""
+        ``usage``) gives it, learnt from (:meth:`calibrate`).
+
+        The one place a reply's cost is decided: when the reply cannot be trusted
+        (:func:`~evalkit_judge.grades.untrusted_reply`: not JSON, a repeated key in the
+        body or in JSON text inside it) or ``read`` cannot read its counts
+        (:class:`~evalkit_judge.pricing.UsageUnknown`: no usage, a missing count, a count
+        that is not a count; or any other failure of ``read`` on a reply of an unexpected
+        shape), :meth:`fallback_usage`, logged as a warning naming ``what`` (the model
+        and the case)."""
         try:
+            why = untrusted_reply(reply)
+            if why is not None:
+                raise UsageUnknown(why)
             usage = read(reply)
-        except UsageUnknown as exc:  # charged the worst case: a reply cannot lower it
+        except (UsageUnknown, LookupError, TypeError, AttributeError, ValueError) as exc:
+            # charged the worst case: a reply cannot lower it
             usage = self.fallback_usage(body)
             log.warning("%s: %s; charged the request's worst-case estimate (%d input, %d "
                         "output tokens)", what, exc, usage.input_tokens, usage.output_tokens)

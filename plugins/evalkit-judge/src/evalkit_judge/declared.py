@@ -174,11 +174,18 @@ def _resolved(entry: JudgeEntry, base: Path) -> dict[str, Any]:
     out = entry.model_dump()
     if isinstance(entry.rubric, RubricFile):
         path = base / entry.rubric.file
-        try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeError) as exc:
+        from evalkit.io.user_files import MAX_CONFIG_BYTES, read_input
+
+        try:  # a regular file of at most 16 MiB: never a pipe, a device or a huge file
+            text = read_input(path, "rubric", max_bytes=MAX_CONFIG_BYTES,
+                              error=ValueError).decode("utf-8")
+        except UnicodeError as exc:
             raise ValueError(f"judge {entry.name!r}: rubric file {path} cannot be read "
                              f"({type(exc).__name__}: {exc})") from None
+        except ValueError as exc:
+            # "PATH: why", or "rubric PATH: is a directory; ..."
+            raise ValueError(f"judge {entry.name!r}: rubric file "
+                             f"{str(exc).removeprefix('rubric ')}") from None
         if not text.strip():
             raise ValueError(f"judge {entry.name!r}: rubric file {path} is empty")
         out["rubric"] = text
@@ -242,8 +249,11 @@ def _register(declared: DeclaredJudge, description: str, registry: Any) -> None:
     assert isinstance(judge, LLMJudge)
     what = description or (f"LLM judge {judge.provider.name}:{judge.model}, "
                            f"scale 1-{judge.scale}")
+    # a grade (or the mean of a case's sampled grades) lies in 1..scale: the declared
+    # range an anytime-valid comparison (evalkit run --until-decided) needs
     spec = MetricSpec(declared.name, declared, declared.higher_is_better, description=what,
-                      version=f"judge-{judge.definition}", value_type="discrete")
+                      version=f"judge-{judge.definition}", value_type="discrete",
+                      bounds=(1.0, float(judge.scale)))
     registry.add(spec, Provider(module=PROVIDER_MODULE, distribution="evalkit-judge",
                                 version=__version__, plugin="judge"))
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, cast
@@ -109,6 +110,27 @@ def plain(value: Any) -> Any:
 def text_block(value: Any) -> str:
     value = plain(value)
     return value if isinstance(value, str) else canonical_json(value)
+
+
+#: The tags that delimit the blocks of a judge's user message
+#: (:meth:`evalkit_judge.prompt.GradingPrompt.render`,
+#: :meth:`evalkit_judge.pairwise_prompt.PairwisePrompt.render`).
+PROMPT_TAGS: tuple[str, ...] = (
+    "rubric", "scale", "query", "expected", "answers", "relevance", "context", "response",
+    "ranked_ids", "reference", "answer_a", "answer_b",
+)
+_PROMPT_TAG = re.compile(r"<(\s*/?\s*)(" + "|".join(PROMPT_TAGS) + r")\b", re.IGNORECASE)
+
+
+def block(name: str, text: str) -> str:
+    """``<name>``, ``text`` and ``</name>`` on their own lines, with every opening or
+    closing tag of the prompt's own blocks inside ``text`` (:data:`PROMPT_TAGS`, any
+    case, spaces allowed: ``</response>``, ``< /Answers >``) written with ``&lt;``
+    instead of ``<``: text from a system under test or a golden set cannot close its
+    block nor open another, so it cannot forge the prompt's structure. Text without
+    such a tag is shown as it is (its requests, and cache keys, are unchanged)."""
+    inner = _PROMPT_TAG.sub(r"&lt;\1\2", text)
+    return f"<{name}>\n{inner}\n</{name}>"
 
 
 def seed_sha(*parts: str) -> str:
@@ -300,6 +322,36 @@ def refuse_malformed(reply: Mapping[str, Any]) -> None:
     why = reply.get(MALFORMED)
     if isinstance(why, str):
         raise JudgeError(why)
+
+
+def untrusted_reply(reply: Mapping[str, Any]) -> str | None:
+    """Why the token counts of ``reply`` (:func:`reply_json`'s dict) cannot be trusted,
+    or ``None``: a body that is not a JSON object, a body refused for a repeated key, or
+    JSON text inside it (a tool call's ``arguments``, a JSON answer) that repeats a key.
+    Such a reply is charged the request's worst-case estimate
+    (:meth:`~evalkit_judge.costs.CostModel.reply_usage`)."""
+    from evalkit.io.limits import RepeatedKeyError, loads_json
+
+    why = reply.get(MALFORMED)
+    if isinstance(why, str):
+        return why
+    if "unreadable" in reply:
+        return "the reply is not a JSON object"
+    pending: list[Any] = [reply]
+    while pending:
+        value = pending.pop()
+        if isinstance(value, Mapping):
+            pending.extend(value.values())
+        elif isinstance(value, list):
+            pending.extend(value)
+        elif isinstance(value, str) and value.lstrip()[:1] in ("{", "["):
+            try:
+                loads_json(value, unique_keys=True)
+            except RepeatedKeyError as exc:
+                return f"JSON text in the reply is malformed: {exc}"
+            except ValueError:  # not JSON: refused, if at all, as the grade is read
+                continue
+    return None
 
 
 def strict_object(raw: str, name: str, quoted: int = 120) -> Mapping[str, Any]:

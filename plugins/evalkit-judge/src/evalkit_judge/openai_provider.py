@@ -52,7 +52,6 @@ from evalkit_judge.attempt_bounds import (
 from evalkit_judge.budget import JudgeError, JudgeUnavailable, Usage
 from evalkit_judge.grades import (
     GRADE_FIELDS,
-    MALFORMED,
     TOOL_NAME,
     grade_fields,
     only_fields,
@@ -60,7 +59,7 @@ from evalkit_judge.grades import (
     reply_json,
     strict_object,
 )
-from evalkit_judge.pricing import UsageUnknown, token_count
+from evalkit_judge.pricing import reported_usage, token_count
 from evalkit_judge.providers import (
     DEFAULT_RETRIES,
     MAX_TOKENS_FIELDS,
@@ -237,14 +236,11 @@ class OpenAIProvider(JudgeProvider):
         ``completion_tokens`` of the reply's ``usage``.
 
         Raises:
-            UsageUnknown: a count that is not a token count, or a reply refused as
-                malformed (:meth:`~evalkit_judge.providers.JudgeProvider.usage`).
+            UsageUnknown: no usage, no ``prompt_tokens`` / ``completion_tokens``, or a
+                count that is not a token count
+                (:func:`~evalkit_judge.pricing.reported_usage`).
         """
-        if MALFORMED in reply:
-            raise UsageUnknown(str(reply[MALFORMED]))
-        usage = reply.get("usage")
-        if not isinstance(usage, Mapping):
-            return Usage()
+        usage = reported_usage(reply, "prompt_tokens", "completion_tokens")
         details = usage.get("prompt_tokens_details")
         cached = token_count(details.get("cached_tokens"), "cached_tokens") \
             if isinstance(details, Mapping) else 0

@@ -176,6 +176,19 @@ def _sha256(path: str | None) -> str | None:
         return hashlib.file_digest(fh, "sha256").hexdigest()
 
 
+def no_evidence(pairs: Sequence[PairStats], options: Mapping[str, Any]) -> dict[str, str]:
+    """``{"A vs B": note}`` of the pairs whose every comparison the ``flips``/``ties``
+    rules dropped: such a pair has no evidence (no win rate, no test), which must not
+    read as "no difference", so the result's status is ``incomplete`` (exit 4)."""
+    rules = " and ".join(f"--{name} drop" for name in ("flips", "ties")
+                         if options.get(name) == "drop")
+    return {f"{p.a} vs {p.b}": (
+        f"{p.a} vs {p.b}: all {p.comparisons} comparison(s) were dropped by {rules} "
+        f"({p.flipped} flipped with the order); the pair has no evidence, which is not "
+        "'no difference' (status incomplete)")
+        for p in pairs if p.comparisons and not p.n_cases}
+
+
 def build_header(loaded: Sequence[tuple[str, RunResult, str | None]], gset: GoldenSet,
                  judge: LLMJudge, prompt: PairwisePrompt, rows: Sequence[Mapping[str, Any]],
                  notes: Sequence[str], *, options: Mapping[str, Any], unasked: int
@@ -193,9 +206,12 @@ def build_header(loaded: Sequence[tuple[str, RunResult, str | None]], gset: Gold
                          "the win rates are not the systems' (status incomplete)")
     if unasked:
         all_notes.append(f"dry run: {unasked} verdict(s) not in the cache were not asked")
+    empty = no_evidence(pairs, options)
+    all_notes.extend(empty.values())
     return {
         "type": "header", "name": " vs ".join(systems), "kind": KIND,
-        "status": "incomplete" if errors else "complete",
+        "status": "incomplete" if errors or empty else "complete",
+        "no_evidence": list(empty),
         "pairwise_format": PAIRWISE_FORMAT, "evalkit_version": __version__,
         "created": datetime.now(UTC).isoformat(timespec="seconds"),
         "systems": [{"name": name, "path": path, "sha256": _sha256(path),
@@ -253,6 +269,12 @@ def rescored(result: PairwiseResult, **options: Any) -> PairwiseResult:
     merged = {**header["options"], **options}
     pairs, strengths = statistics([s["name"] for s in header["systems"]], result.rows, merged)
     header.update(options=merged, pairs=[p.as_dict() for p in pairs], bradley_terry=strengths)
+    empty = no_evidence(pairs, merged)
+    header["no_evidence"] = list(empty)
+    header["notes"] = [n for n in header.get("notes", []) if "has no evidence" not in n] \
+        + list(empty.values())
+    if empty:
+        header["status"] = "incomplete"
     return type(result)(header, list(result.rows))
 
 

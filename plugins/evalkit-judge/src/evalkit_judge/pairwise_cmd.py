@@ -7,7 +7,8 @@ It parses its options, calls :func:`evalkit_judge.pairwise.pairwise` and prints
 error, or the judge stopped (no usable credentials, a refused key, requests failing the same
 way: :mod:`evalkit_judge.systemic`), one line, no traceback; 3 a spending limit (``--max-calls``/
 ``--max-cost``) stopped it; 4 some verdict could not be had (the result, status
-``incomplete``, is printed and written, its win rates over the comparisons left); 130 Ctrl-C
+``incomplete``, is printed and written, its win rates over the comparisons left), or the
+``--flips``/``--ties`` rules dropped every comparison of a pair (no evidence); 130 Ctrl-C
 or SIGTERM (the first one starts no new request and waits up to 10 s for those in flight, a
 second one stops at once). After 2, 3, 4 or 130 the verdicts received are in the judge's
 cache: the same command again continues without paying for them twice.
@@ -217,4 +218,11 @@ def command(
                    f"{VERDICT_ERRORS}); the note above names the first failure: fix it and "
                    "run the same command again (the verdicts received come from the "
                    "judge's cache, none is paid twice)", err=True)
+        raise typer.Exit(VERDICT_ERRORS)
+    empty = result.header.get("no_evidence") or []
+    if empty:
+        typer.echo(f"error: {', '.join(empty)}: every comparison was dropped by the "
+                   f"--flips/--ties rules, so there is no evidence to compare (not 'no "
+                   f"difference'; exit {VERDICT_ERRORS}); count them with --flips tie or average "
+                   "(and --ties half)", err=True)
         raise typer.Exit(VERDICT_ERRORS)

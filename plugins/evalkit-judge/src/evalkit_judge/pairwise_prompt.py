@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from evalkit_judge.budget import JudgeError
-from evalkit_judge.grades import canonical_json, sha256_hex, text_block
+from evalkit_judge.grades import block, canonical_json, sha256_hex, text_block
 from evalkit_judge.prompt import ForcedToolPrompt, strict_tool
 
 if TYPE_CHECKING:
@@ -98,13 +98,13 @@ class PairwisePrompt(ForcedToolPrompt):
             "Two answers to the same query follow. Judge which one is better according to "
             "the rubric. The order in which they are shown must not matter.",
             f"<rubric>\n{self.rubric}\n</rubric>",
-            f"<query>\n{case.query}\n</query>",
+            block("query", case.query),
         ]
         reference = case.reference_answers()
         if reference:
-            parts.append(f"<reference>\n{text_block(list(reference))}\n</reference>")
-        parts.append(f"<answer_a>\n{answer_text(first)}\n</answer_a>")
-        parts.append(f"<answer_b>\n{answer_text(second)}\n</answer_b>")
+            parts.append(block("reference", text_block(list(reference))))
+        parts.append(block("answer_a", answer_text(first)))
+        parts.append(block("answer_b", answer_text(second)))
         parts.append(f"Call {VERDICT_TOOL} once: verdict A, B or tie, and the reason.")
         return "\n\n".join(parts)
 

@@ -159,11 +159,12 @@ def render_markdown(result: PairwiseResult) -> str:
 
 def render_json(result: PairwiseResult) -> str:
     """The header's summary as JSON (status, systems, judge, options, pairs,
-    Bradley-Terry, totals, notes); the verdicts are the artifact's rows. ``status`` is
-    ``"incomplete"`` when a verdict could not be had (``evalkit pairwise`` exits 4), else
-    ``"complete"``."""
+    Bradley-Terry, totals, no_evidence, notes); the verdicts are the artifact's rows.
+    ``status`` is ``"incomplete"`` when a verdict could not be had or a pair has no
+    evidence (every comparison dropped: ``no_evidence`` names it), and ``evalkit
+    pairwise`` exits 4; else ``"complete"``."""
     keep = ("name", "kind", "status", "systems", "goldens", "judge", "options", "pairs",
-            "bradley_terry", "totals", "notes")
+            "bradley_terry", "totals", "no_evidence", "notes")
     return json.dumps({k: result.header.get(k) for k in keep}, indent=2) + "\n"
 
 

@@ -12,8 +12,9 @@ from evalkit.stats.numeric import finite_real
 
 
 class UsageUnknown(ValueError):
-    """A reply whose token counts cannot be trusted (a count that is negative, not
-    finite, not a whole number or not a number; or a body refused as malformed): the
+    """A reply whose token counts cannot be trusted (no ``usage`` object, a count that is
+    missing, negative, not finite, not a whole number or not a number; or a body that is
+    not JSON or is refused as malformed): the
     judge charges the request's worst-case estimate instead (docs/judge.md, "Spending"),
     so that no reply can lower what a run records as spent."""
 
@@ -34,6 +35,22 @@ def token_count(value: Any, name: str) -> int:
     return int(number)
 
 
+def reported_usage(reply: Mapping[str, Any], *required: str) -> Mapping[str, Any]:
+    """The ``usage`` object of ``reply``, which must report each of ``required``.
+
+    Raises:
+        UsageUnknown: no ``usage`` object (absent, ``null``, not an object), or one
+            without a ``required`` count (``{}``): what the request cost cannot be read.
+    """
+    usage = reply.get("usage")
+    if not isinstance(usage, Mapping):
+        raise UsageUnknown(f"the reply reports no usage (usage={usage!r})")
+    missing = [name for name in required if usage.get(name) is None]
+    if missing:
+        raise UsageUnknown(f"the reply's usage has no {' or '.join(missing)}")
+    return usage
+
+
 @dataclass(frozen=True)
 class Usage:
     """Token counts of one Messages API reply (the API's ``usage`` object)."""
@@ -44,14 +61,15 @@ class Usage:
     cache_read_input_tokens: int = 0
 
     @classmethod
-    def from_reply(cls, usage: Any) -> Usage:
-        """Read the ``usage`` object of a reply (a dict, or ``None`` for no usage).
+    def from_reply(cls, reply: Mapping[str, Any]) -> Usage:
+        """Read the Messages API ``usage`` object of ``reply``.
 
         Raises:
-            UsageUnknown: a count that is not a token count (:func:`token_count`).
+            UsageUnknown: no usage, or no ``input_tokens`` / ``output_tokens``
+                (:func:`reported_usage`); a count that is not a token count
+                (:func:`token_count`).
         """
-        if not isinstance(usage, Mapping):
-            return cls()
+        usage = reported_usage(reply, "input_tokens", "output_tokens")
 
         def count(name: str) -> int:
             return token_count(usage.get(name), name)

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from evalkit_judge.grades import (
     KEY_VERSION,
     TOOL_NAME,
+    block,
     canonical_json,
     seed_sha,
     sha256_hex,
@@ -145,22 +146,21 @@ class GradingPrompt(ForcedToolPrompt):
             "Grade the response below against the rubric.",
             f"<rubric>\n{self.rubric}\n</rubric>",
             f"<scale>integers from 1 (worst) to {self.scale} (best)</scale>",
-            f"<query>\n{case.query}\n</query>",
+            block("query", case.query),
         ]
         if case.expected is not None:
-            parts.append(f"<expected>\n{text_block(case.expected)}\n</expected>")
+            parts.append(block("expected", text_block(case.expected)))
         if case.answers:  # only when given: the keys of cases without answers are unchanged
-            parts.append(f"<answers>\n{text_block(list(case.answers))}\n</answers>")
+            parts.append(block("answers", text_block(list(case.answers))))
         if case.relevance:
-            parts.append(f"<relevance>\n{text_block(dict(case.relevance))}\n</relevance>")
+            parts.append(block("relevance", text_block(dict(case.relevance))))
         if case.context:
-            parts.append(f"<context>\n{text_block(dict(case.context))}\n</context>")
+            parts.append(block("context", text_block(dict(case.context))))
         if response.text is not None:
-            parts.append(f"<response>\n{response.text}\n</response>")
+            parts.append(block("response", response.text))
         if response.ranked_ids:
             parts.append(
-                f"<ranked_ids>\n{text_block([str(x) for x in response.ranked_ids])}\n"
-                "</ranked_ids>"
+                block("ranked_ids", text_block([str(x) for x in response.ranked_ids]))
             )
         if response.text is None and not response.ranked_ids:
             parts.append("<response>\n\n</response>")

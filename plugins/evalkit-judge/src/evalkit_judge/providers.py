@@ -40,7 +40,6 @@ from evalkit.io.redaction import (
     register_url_secrets,
 )
 from evalkit_judge.budget import JudgeUnavailable, Usage
-from evalkit_judge.pricing import UsageUnknown
 
 if TYPE_CHECKING:
     from evalkit_judge.prompt import ForcedToolPrompt
@@ -327,16 +326,12 @@ class JudgeProvider:
         """The tokens the reply reports (Messages API ``usage`` fields by default).
 
         Raises:
-            UsageUnknown: a count that is not a token count
-                (:func:`~evalkit_judge.pricing.token_count`), or a reply refused as
-                malformed (:func:`~evalkit_judge.grades.reply_json`); the judge then
-                charges the request's worst-case estimate.
+            UsageUnknown: no usage or a count that is not a token count
+                (:meth:`~evalkit_judge.pricing.Usage.from_reply`); the judge then
+                charges the request's worst-case estimate
+                (:meth:`~evalkit_judge.costs.CostModel.reply_usage`).
         """
-        from evalkit_judge.grades import MALFORMED
-
-        if MALFORMED in reply:
-            raise UsageUnknown(str(reply[MALFORMED]))
-        return Usage.from_reply(reply.get("usage"))
+        return Usage.from_reply(reply)
 
     def served_model(self, reply: Mapping[str, Any]) -> str | None:
         """The model id the API says answered, or ``None``."""

@@ -115,6 +115,7 @@ class Logged:
 
 def run_logged(run: Any, kind: str = "run") -> Logged:
     """What a run (:class:`~evalkit.data.results.RunResult`) logs (the module docstring)."""
+    from evalkit.data.definitions import version_label
     from evalkit.data.result_files import write_run
     from evalkit.data.run_views import run_columns
     from evalkit.report.tables import csv_text
@@ -141,7 +142,7 @@ def run_logged(run: Any, kind: str = "run") -> Logged:
     for name, definition in (header.get("metrics") or {}).items():
         if isinstance(definition, Mapping):
             params[f"metric.{out.key(str(name), 'definition')}"] = (
-                f"{definition.get('provider')} v{definition.get('version')}")
+                f"{definition.get('provider')} {version_label(definition.get('version'))}")
     out.params.update({out.key(k, "param"): str(v) for k, v in params.items()
                        if v is not None})
     out.tags.update({"evalkit.kind": kind, "evalkit.run": run.name,
