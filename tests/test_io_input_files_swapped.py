@@ -1,8 +1,8 @@
-"""``evalkit.io.input_files``' swapped inputs around the YAML files: a run artifact, a TREC
+"""``evalkit.io.input_messages``' swapped inputs around the YAML files: a run artifact, a TREC
 run or qrels file, a golden set (JSON Lines, YAML or CSV), a labels file or another evalkit
 YAML file given where a checks file, an eval config, a collections file, a golden set or
 labels are read is named as what it is,
-with where it goes and what the option takes (:func:`~evalkit.io.input_files.
+with where it goes and what the option takes (:func:`~evalkit.io.input_messages.
 swapped_input_message`); and an evalkit YAML file given as a run, a baseline or qrels is named
 the same way (:func:`~evalkit.io.input_files.sniff`'s ``"yaml"`` kind)."""
 
@@ -22,7 +22,8 @@ from evalkit.data.goldens_yaml import load_yaml
 from evalkit.data.labels import LabelError, read_labels
 from evalkit.execute.evalconfig import ConfigError, load_eval_config
 from evalkit.gate.checks import CheckError, load_checks
-from evalkit.io.input_files import sniff, swapped_input_message
+from evalkit.io.input_files import sniff
+from evalkit.io.input_messages import swapped_input_message
 
 runner = CliRunner()
 

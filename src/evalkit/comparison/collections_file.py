@@ -210,7 +210,7 @@ def load_collections_file(path: str | PathLike[str]
     import yaml
 
     from evalkit.io.bounded_yaml import load_marked
-    from evalkit.io.input_files import swapped_input_message
+    from evalkit.io.input_messages import swapped_input_message
     from evalkit.io.limits import LimitError
     from evalkit.io.user_files import read_input
 

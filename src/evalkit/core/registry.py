@@ -1,15 +1,7 @@
 """One registry for every extension kind, with provenance and conflict rules.
 
-A record lives in one namespace under one key (:func:`namespace_of`):
-
-* per-case metrics and whole-run aggregates under their name, and a metric family under
-  ``prefix@k``, all in ``"metric"``;
-* a loader under its name in ``"loader:<kind>"`` (goldens, run, qrels, queries, corpus);
-* targets, reporters, executors, measure syntaxes, run formats and run evaluators under
-  their names in ``"target"``, ``"reporter"``, ``"executor"``, ``"measure_syntax"``,
-  ``"run_format"`` and ``"run_evaluator"``;
-* ``evalkit`` subcommands under their names in ``"command"``, and sections of the eval
-  config under their keys in ``"config section"``.
+A record lives in one namespace under one key: ``"metric"``, ``"loader:<kind>"``,
+``"target"`` ... (:mod:`evalkit.core.namespaces` lists them).
 
 Rules:
 
@@ -42,6 +34,7 @@ from typing import Any, TypeVar
 from evalkit.core.loader_suffixes import claim_suffixes, loaders_by_suffix, suffix_conflicts_of
 from evalkit.core.metric_aliases import add_aliases, block_spelling, spelling_clashes
 from evalkit.core.metric_aliases import family_key as family_key
+from evalkit.core.namespaces import namespace_of
 from evalkit.core.providers import Conflict as Conflict
 from evalkit.core.providers import Entry as Entry
 from evalkit.core.providers import Provider as Provider
@@ -58,20 +51,18 @@ from evalkit.core.specs import (
     SPEC_TYPES,
     AggregateSpec,
     AnySpec,
-    CommandSpec,
-    ConfigSectionSpec,
-    ExecutorSpec,
     LoaderKind,
     LoaderSpec,
-    MeasureSyntaxSpec,
     MetricFamily,
     MetricSpec,
-    ReporterSpec,
-    RunEvaluatorSpec,
-    RunFormatSpec,
-    TargetSpec,
     ValueType,
     loader_for_path,
+)
+from evalkit.core.spelling_index import (
+    LowerIndex,
+    build_index,
+    extend_index,
+    match_case,
 )
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -84,42 +75,6 @@ def name_order(name: str) -> tuple[str, int, str]:
     """Sort key: ``prefix@k`` by prefix, then ``k`` as a number (``@k`` itself first)."""
     prefix, at, k = name.partition("@")
     return (prefix, int(k) if k.isdigit() else -1, k) if at else (prefix, -2, "")
-
-
-def namespace_of(spec: AnySpec) -> tuple[str, str]:
-    """``(namespace, key)`` of a record (the module docstring lists them).
-
-    Raises:
-        RegistryError: a loader of an unknown kind, or an object that is not one of the
-            :mod:`evalkit.core.specs` records.
-    """
-    if isinstance(spec, MetricFamily):
-        return "metric", family_key(spec.name)
-    if isinstance(spec, MetricSpec | AggregateSpec):
-        return "metric", spec.name
-    if isinstance(spec, LoaderSpec):
-        if spec.kind not in LOADER_KINDS:
-            raise RegistryError(
-                f"loader {spec.name!r} has kind {spec.kind!r}; use one of {LOADER_KINDS}"
-            )
-        return f"loader:{spec.kind}", spec.name
-    if isinstance(spec, TargetSpec):
-        return "target", spec.name
-    if isinstance(spec, ReporterSpec):
-        return "reporter", spec.name
-    if isinstance(spec, ExecutorSpec):
-        return "executor", spec.name
-    if isinstance(spec, MeasureSyntaxSpec):
-        return "measure_syntax", spec.name
-    if isinstance(spec, RunFormatSpec):
-        return "run_format", spec.name
-    if isinstance(spec, RunEvaluatorSpec):
-        return "run_evaluator", spec.name
-    if isinstance(spec, CommandSpec):
-        return "command", spec.name
-    if isinstance(spec, ConfigSectionSpec):
-        return "config section", spec.name
-    raise RegistryError(f"cannot register {spec!r}: not an evalkit.core.specs record")
 
 
 def require_polarity(fn_name: str, name: str, value: object) -> None:
@@ -170,9 +125,9 @@ class Registry:
         self._family_cache: dict[str, MetricSpec] = {}
         # (namespace, key) -> the record that replace() put another in place of
         self._replaced: dict[tuple[str, str], Entry] = {}
-        # lower-cased keys -> keys and lower-cased aliases -> aliases, extended record by
-        # record (_index); a spelling removed since is skipped when read (_canonical)
-        self._lower: tuple[dict[str, set[str]], dict[str, set[str]]] | None = None
+        # the lower-case index (evalkit.core.spelling_index), extended record by record
+        # (_index); None: rebuilt by the next lookup (_canonical)
+        self._lower: LowerIndex | None = None
         #: filled by :func:`evalkit.plugins.load_plugins`
         self.plugins: list[Any] = []
         self.entry_point_conflicts: list[str] = []
@@ -301,21 +256,13 @@ class Registry:
             block_covered_names(self, key, entry, from_plugin)
 
     def _index(self, ns: str, key: str, spec: AnySpec, new_conflicts: int) -> None:
-        """Add to the lower-case index (:meth:`_canonical`) what one :meth:`add` made:
-        ``key``, the aliases of ``spec`` and the ``new_conflicts`` last blocked names, so
-        that registering N metrics costs O(N), not a rebuild of the index per record.
-        Spellings removed since stay in the index; :meth:`_canonical` skips them."""
+        """Extend the lower-case index (:mod:`evalkit.core.spelling_index`) by what one
+        :meth:`add` made: ``key``, the aliases of ``spec`` and the ``new_conflicts`` last
+        blocked names."""
         if ns != "metric" or self._lower is None:
             return
-        keys, aliases = self._lower
-        keys.setdefault(key.lower(), set()).add(key)
-        for alias in getattr(spec, "aliases", ()):
-            akey = family_key(alias) if isinstance(spec, MetricFamily) else alias
-            aliases.setdefault(akey.lower(), set()).add(akey)
-        if new_conflicts > 0:
-            for cns, ckey in itertools.islice(reversed(self._conflicts), new_conflicts):
-                if cns == "metric":
-                    keys.setdefault(ckey.lower(), set()).add(ckey)
+        recent = itertools.islice(reversed(self._conflicts), max(new_conflicts, 0))
+        extend_index(self._lower, key, spec, [k for cns, k in recent if cns == "metric"])
 
     def replace(self, spec: AnySpec, provider: Provider) -> Entry | None:
         """Put ``spec`` in the place of its name's record, keeping the aliases that name
@@ -449,24 +396,11 @@ class Registry:
         if name in self._aliases:
             return self._aliases[name]
         if self._lower is None:
-            keys: dict[str, set[str]] = {}
-            aliases: dict[str, set[str]] = {}
-            for key in list(table) + [k for (ns, k) in self._conflicts if ns == "metric"]:
-                keys.setdefault(key.lower(), set()).add(key)
-            for alias in self._aliases:
-                aliases.setdefault(alias.lower(), set()).add(alias)
-            self._lower = (keys, aliases)
-        low = name.lower()
-        # the index may hold spellings removed since it was built (:meth:`_index`)
-        found = {k for k in self._lower[0].get(low, ())
-                 if k in table or ("metric", k) in self._conflicts} or \
-            {self._aliases[a] for a in self._lower[1].get(low, ()) if a in self._aliases}
-        if len(found) > 1:
-            raise RegistryError(
-                f"{name!r} matches {', '.join(repr(k) for k in sorted(found))}, which differ "
-                "only in case; use the exact spelling"
-            )
-        return found.pop() if found else None
+            self._lower = build_index(
+                [*table, *(k for (ns, k) in self._conflicts if ns == "metric")], self._aliases)
+        return match_case(self._lower, name,
+                          lambda k: k in table or ("metric", k) in self._conflicts,
+                          self._aliases)
 
     def case_twins(self, name: str) -> list[str]:
         """:func:`evalkit.core.metric_lookup.case_twins` among the names and aliases."""

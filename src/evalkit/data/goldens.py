@@ -251,13 +251,13 @@ def json_objects(text: str, p: Path, error: type[ValueError] = GoldenError
 
 def refuse_other_input(path: Path) -> None:
     """Refuse a file of another kind given as a golden set (a checks file, a labels file,
-    a run: :func:`evalkit.io.input_files.swapped_input_message`), naming what it is and
+    a run: :func:`evalkit.io.input_messages.swapped_input_message`), naming what it is and
     where it goes.
 
     Raises:
         GoldenError: ``path`` is recognisably another evalkit input.
     """
-    from evalkit.io.input_files import swapped_input_message
+    from evalkit.io.input_messages import swapped_input_message
 
     other = swapped_input_message(path, "goldens", "goldens: in evalkit.yaml")
     if other is not None:

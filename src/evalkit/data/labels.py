@@ -175,7 +175,7 @@ def load_labels(path: str | Path) -> HumanLabels:
             is not a finite number, or no labels at all (file and line named).
     """
     from evalkit.data.goldens import json_objects, read_text
-    from evalkit.io.input_files import swapped_input_message
+    from evalkit.io.input_messages import swapped_input_message
     from evalkit.io.text_lines import MAX_JSONL_LINE_BYTES
 
     p = Path(path)
@@ -240,7 +240,7 @@ def read_labels(path: str | Path) -> HumanLabels:
             no labels.
     """
     from evalkit.data.goldens import GoldenError, load_goldens
-    from evalkit.io.input_files import swapped_input_message
+    from evalkit.io.input_messages import swapped_input_message
 
     p = Path(path)
     if p.suffix.lower() in (".yaml", ".yml", ".csv") or _looks_golden(p):

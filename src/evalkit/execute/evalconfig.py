@@ -275,7 +275,7 @@ def _read_yaml(file: Path) -> MarkedYaml:
     from evalkit.io.limits import LimitError
 
     try:
-        from evalkit.io.input_files import swapped_input_message
+        from evalkit.io.input_messages import swapped_input_message
         from evalkit.io.user_files import read_input
 
         data = read_input(file, "config", error=ConfigError)

@@ -23,13 +23,11 @@ from evalkit.io.input_files import (
     InputError,
     no_query_message,
     no_rows_message,
-    not_a_run_message,
-    not_artifact_message,
-    not_qrels_message,
     require_artifact_rows,
     require_file,
     sniff,
 )
+from evalkit.io.input_messages import not_a_run_message, not_artifact_message, not_qrels_message
 from evalkit.io.setting_names import Setting
 
 if TYPE_CHECKING:

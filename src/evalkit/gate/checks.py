@@ -380,7 +380,7 @@ def load_checks_file(
             ``known_case_ids``); ``labels`` or ``baseline_labels`` not a path. The
             message starts with the file and the check.
     """
-    from evalkit.io.input_files import swapped_input_message
+    from evalkit.io.input_messages import swapped_input_message
 
     p = Path(path)
     data = _checks_bytes(p)
