@@ -90,8 +90,10 @@ class Plan:
     counts clusters, ``sd_diff`` is the sd of the clusters' values ``r_g`` and
     ``skewness`` that of the values the sign-flip test flips
     (:mod:`evalkit.stats.clusters`). ``test`` is the test the simulated power is for
-    (``"t-test"``; clustered ``"auto"``, the cluster sign-flip test with its skew
-    guard), ``pilot_test`` the test it runs on the pilot itself."""
+    (``"auto"``: unclustered, the sign-flip test with its skew guard, or the paired
+    t-test for a binary metric; clustered, the cluster sign-flip test with its skew
+    guard; ``"t-test"`` for a plan from an sd), ``pilot_test`` the test it runs on the
+    pilot itself."""
 
     metric: str | None
     sd_diff: float
@@ -118,8 +120,8 @@ class PowerPlan:
         clustered: the unit is the cluster: the simulated power (the primary figure) is
             that of the cluster sign-flip test with its skew guard, the analytic figures
             the CR1 t-test's, an approximation (:func:`described_test`).
-        n_resamples: the resamples of each simulated clustered comparison (None when
-            nothing resamples).
+        n_resamples: the resamples of each simulated comparison that resamples (None
+            when nothing resamples).
         pilot: where the pilot runs came from (paths, or names of runs passed in), or
             None for ``sd=``.
         seed: the simulation's seed (None without a pilot).
@@ -154,8 +156,8 @@ class PowerPlan:
         ``effective_clusters`` when clustered)."""
         from evalkit.stats.numeric import json_ready
 
-        test, described, analytic, primary = described_test(self.clustered,
-                                                               self.simulated)
+        test, described, analytic, primary = described_test(
+            self.clustered, self.simulated, self.pilot is not None)
         doc = {"alpha": self.alpha, "power": self.power, "alternative": self.alternative,
                "test": test, "test_description": described, "analytic": analytic,
                "primary": primary, "clustered": self.clustered,
@@ -164,14 +166,24 @@ class PowerPlan:
         return json_ready(doc)  # type: ignore[no-any-return]
 
 
-def described_test(clustered: bool, simulated: bool) -> tuple[str, str, str, str]:
+def described_test(clustered: bool, simulated: bool, pilot: bool = True
+                   ) -> tuple[str, str, str, str]:
     """``(test, description, analytic, primary)`` of a plan: the method whose power is
     simulated (as ``--test`` names it), what it is, what the analytic figures are for,
     and which power figure describes the test ``compare`` runs ("simulated" only for a
-    clustered plan that simulated; else "analytic")."""
-    if not clustered:
+    plan from a pilot that simulated; else "analytic"). A plan from an sd (no ``pilot``)
+    is the paired t-test's."""
+    if not pilot:
         return ("t-test", "the paired t-test",
                 "the paired t-test (noncentral t; Cohen 1988)", "analytic")
+    if not clustered:
+        return ("auto",
+                "the sign-flip randomization test, joined by the bootstrap-t when the "
+                "differences are skewed (|G1| >= 1), or the paired t-test for a metric "
+                "declared binary: what compare, paired_test and the gate run by default",
+                "the paired t-test (noncentral t; Cohen 1988): a t-based approximation to "
+                "the sign-flip test",
+                "simulated" if simulated else "analytic")
     return ("auto",
             "the cluster sign-flip randomization test over whole clusters, joined by the "
             "cluster bootstrap-t when the clusters' values are skewed (|G1| >= 1): what "
@@ -264,6 +276,7 @@ def plans_from_pilot(
     effects: Sequence[float], *, alpha: float, power: float, alternative: str,
     simulate: bool, trials: int, seed: int, ks: Sequence[int] = (),
     clusters: Mapping[str, Hashable] | None = None,
+    value_types: Mapping[str, str | None] | None = None,
 ) -> list[Plan]:
     """One plan per metric from a pilot pair of runs (``candidate - baseline``); with
     K >= 2 samples per case in both, also the n x K plan at ``ks`` (default 1, 2, 5,
@@ -274,14 +287,11 @@ def plans_from_pilot(
     default with clusters (:func:`evalkit.stats.plan_from_pilot`)."""
     from evalkit.stats import plan_from_pilot, simulate_power
     from evalkit.stats.pairing import align
-    from evalkit.stats.power import (
-        CLUSTERED_RESAMPLES,
-        SIMULATED_RESAMPLES,
-        simulated_effect,
-    )
+    from evalkit.stats.power import CLUSTERED_RESAMPLES, simulated_effect
 
     plans: list[Plan] = []
     for metric in metrics:
+        value_type = (value_types or {}).get(metric)
         labels: list[Hashable] | None = None
         if clusters is None:
             base, cand = baseline.scores(metric), candidate.scores(metric)
@@ -295,7 +305,7 @@ def plans_from_pilot(
         for n in planned:
             p = plan_from_pilot(candidate, baseline, metric, n=n, alpha=alpha, power=power,
                                 alternative=alternative, simulate=simulate, n_trials=trials,
-                                seed=seed, clusters=clusters)
+                                seed=seed, clusters=clusters, value_type=value_type)
             if plan is None:
                 plan = Plan(metric=metric, sd_diff=p.sd_diff, n_pilot=p.n_pilot,
                             mean_diff=p.mean_diff, skewness=p.skewness,
@@ -315,8 +325,8 @@ def plans_from_pilot(
                 shift = simulated_effect(e, plan.mean_diff or 0.0, alternative)
                 sim = simulate_power(diffs, shift, n_at, alpha=alpha, alternative=alternative,
                                      n_trials=trials, seed=seed, method=p.method,
-                                     clusters=labels, n_resamples=SIMULATED_RESAMPLES
-                                     if labels is None else CLUSTERED_RESAMPLES)
+                                     clusters=labels, n_resamples=CLUSTERED_RESAMPLES,
+                                     value_type=value_type)
                 need.simulated_power, need.simulated_se = sim.power, sim.se
             plan.needed.append(need)
         if clusters is None:
@@ -430,10 +440,13 @@ def plan_power(
                              allow_incomplete=allow_incomplete)
         base, cand = loaded.runs
         given = _pilot_clusters(clusters, loaded.runs)
+        _, value_types, definition_notes = loaded.definitions()
         plans = plans_from_pilot(base, cand, loaded.metrics, ns, wanted, alpha=alpha,
                                  power=power, alternative=alternative, simulate=simulate,
-                                 trials=trials, seed=seed, ks=list(epochs), clusters=given)
-        notes = [*loaded.left_out, *(w for ws in loaded.notes for w in ws)]
+                                 trials=trials, seed=seed, ks=list(epochs), clusters=given,
+                                 value_types=value_types)
+        notes = [*loaded.left_out, *(w for ws in loaded.notes for w in ws),
+                 *definition_notes]
         if given is not None:
             notes.extend(cluster_notes(plans[0], len(base.ids()), ns, alpha=alpha,
                                        alternative=alternative, simulate=simulate))
@@ -451,7 +464,9 @@ def plan_power(
                                                                   strict=True)],
             seed, f"pilot: {cand.name} - {base.name}{names}, paired by query id", notes,
             clustered=given is not None,
-            n_resamples=CLUSTERED_RESAMPLES if given is not None and simulate else None)
+            n_resamples=CLUSTERED_RESAMPLES if simulate and (
+                given is not None
+                or any(value_types.get(m) != "binary" for m in loaded.metrics)) else None)
     if sd is None:
         raise ComparisonError("give a pilot pair of runs (BASELINE CANDIDATE) or --sd")
     if clusters is not None and clusters is not False:

@@ -44,6 +44,16 @@ def print_power_plans(result: PowerPlan, console: Any) -> None:
                "runs by default with clusters, is not simulated (--no-simulate); ")
             + "smallest detectable diffs and clusters needed: CR1 t-test approximation; "
             + settings, soft_wrap=True)
+    elif any(p.n_pilot for p in plans):
+        name = _test_name(plans)
+        console.print(
+            f"power of {'the ' if name != _MIXED else ''}{name}, what compare runs by "
+            "default" + (f" (simulated, B = {result.n_resamples}); " if simulated
+                         and result.n_resamples else " (simulated); " if simulated
+                         else ", is not simulated (--no-simulate); ")
+            + "smallest detectable diffs and queries needed: paired t-test"
+            + (" approximation; " if name != "paired t-test" else "; ") + settings,
+            soft_wrap=True)
     else:
         console.print(f"paired t-test, {settings}", soft_wrap=True)
     with_metric = any(p.metric for p in plans)
@@ -82,10 +92,9 @@ def _detectable_table(plans: Sequence[Plan], with_metric: bool, pilot: bool, con
     with a pilot); nothing when no n was planned and there is no pilot."""
     from evalkit.report.rich_tables import new_table as Table
 
-    clustered = _unit(plans) == "clusters"
     t = Table(*(["metric"] if with_metric else []), _unit(plans),
-              "smallest detectable diff" + (" (t approx.)" if clustered else ""),
-              *([_simulated_head(clustered, "simulated power at it")] if pilot else []),
+              "smallest detectable diff" + _approx(plans),
+              *([_simulated_head(plans)] if pilot else []),
               title="minimum detectable effect", title_justify="default")
     for p in plans:
         for d in p.detectable:
@@ -103,13 +112,12 @@ def _needed_table(plans: Sequence[Plan], with_metric: bool, pilot: bool, console
     from evalkit.report.rich_tables import new_table as Table
 
     unit = _unit(plans)
-    clustered = unit == "clusters"
-    approx = " (t approx.)" if clustered else ""
+    approx = _approx(plans)
     n_label = next((f"power at {x.n} {unit}{approx}" for p in plans for x in p.needed
                     if x.n), None)
     t = Table(*(["metric"] if with_metric else []), "diff", f"{unit} needed{approx}",
               *([n_label] if n_label else []),
-              *([_simulated_head(clustered, "simulated")] if pilot else []),
+              *([_simulated_head(plans)] if pilot else []),
               title=f"{unit} needed", title_justify="default")
     for p in plans:
         for x in p.needed:
@@ -125,9 +133,38 @@ def _needed_table(plans: Sequence[Plan], with_metric: bool, pilot: bool, console
     console.print(t)
 
 
-def _simulated_head(clustered: bool, plain: str) -> str:
-    """The heading of the simulated power's column: a clustered plan's names the test."""
-    return "power, cluster sign-flip test (simulated)" if clustered else plain
+#: :func:`_test_name` of plans whose metrics run different tests.
+_MIXED = ("the test compare runs for each metric (the paired t-test for a binary one, "
+          "else the sign-flip test with its skew guard)")
+
+
+def _test_name(plans: Sequence[Plan]) -> str:
+    """The test a pilot's plans simulate, as the table names it: what ``compare`` runs
+    (``pilot_test`` is "t-test" only for an unclustered metric declared binary)."""
+    if _unit(plans) == "clusters":
+        return "cluster sign-flip test"
+    binary = {p.pilot_test == "t-test" for p in plans if p.n_pilot}
+    if binary == {True}:
+        return "paired t-test"
+    return "sign-flip test with its skew guard" if binary == {False} else _MIXED
+
+
+def _approx(plans: Sequence[Plan]) -> str:
+    """" (t approx.)" after the analytic figures' headings, unless the test run is the
+    paired t-test (a plan from an sd, or a pilot's binary metrics)."""
+    if not any(p.n_pilot for p in plans):
+        return ""
+    return "" if _test_name(plans) == "paired t-test" else " (t approx.)"
+
+
+def _simulated_head(plans: Sequence[Plan]) -> str:
+    """The heading of the simulated power's column, naming the test simulated."""
+    name = _test_name(plans)
+    if name == _MIXED:
+        name = "compare's test"
+    elif name == "sign-flip test with its skew guard":
+        name = "sign-flip test"
+    return f"power, {name} (simulated)"
 
 
 def _notes(plans: Sequence[Plan], simulated: bool, console: Any) -> None:

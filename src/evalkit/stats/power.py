@@ -243,6 +243,7 @@ def simulate_power(
     n_resamples: int = SIMULATED_RESAMPLES,
     seed: int | None = 42,
     clusters: Sequence[Hashable] | None = None,
+    value_type: str | None = None,
 ) -> SimulatedPower:
     """Power at ``n`` when the true differences look like the pilot's, shifted to mean
     ``effect``.
@@ -293,10 +294,10 @@ def simulate_power(
     s = check_seed(seed)
     sc = pow2_above(max(float(np.max(np.abs(pilot))), abs(float(effect))))
     pop = (pilot / sc - (pilot / sc).mean() + effect / sc) * sc
-    if clusters is not None:
-        rejections = _cluster_rejections(pop, clusters, n, n_trials, s, method=method,
-                                         alpha=alpha, alternative=alternative,
-                                         n_resamples=n_resamples)
+    if clusters is not None or method != "t-test":
+        rejections = _family_rejections(pop, clusters, n, n_trials, s, method=method,
+                                        alpha=alpha, alternative=alternative,
+                                        n_resamples=n_resamples, value_type=value_type)
         pw = rejections / n_trials
         return SimulatedPower(pw, math.sqrt(pw * (1 - pw) / n_trials), n_trials, n, effect,
                               method)
@@ -304,64 +305,61 @@ def simulate_power(
     chunk = max(1, 2_000_000 // n)
     for c0 in range(0, n_trials, chunk):
         c1 = min(n_trials, c0 + chunk)
-        x = _draw(pop, n, s, c0, c1)
-        if method == "t-test":
-            rejections += _t_rejections(x, alpha, alternative, n_resamples)
-        else:
-            from evalkit.stats.paired import paired_test
-
-            for row in x:
-                keys = [str(i) for i in range(n)]
-                r = paired_test(
-                    dict(zip(keys, row.tolist(), strict=True)),
-                    dict.fromkeys(keys, 0.0),
-                    "diff",
-                    method=method,
-                    alpha=alpha,
-                    alternative=alternative,
-                    n_resamples=n_resamples,
-                    seed=s + 1,
-                )
-                rejections += int(r.significant)
+        rejections += _t_rejections(_draw(pop, n, s, c0, c1), alpha, alternative,
+                                    n_resamples)
     pw = rejections / n_trials
     return SimulatedPower(pw, math.sqrt(pw * (1 - pw) / n_trials), n_trials, n, effect, method)
 
 
-def _cluster_rejections(pop: NDArray[np.float64], clusters: Sequence[Hashable], n: int,
-                        n_trials: int, seed: int, *, method: str, alpha: float,
-                        alternative: str, n_resamples: int) -> int:
-    """Rejections of ``method`` over ``n_trials`` trials of ``n`` clusters drawn with
-    replacement from the clusters of ``pop`` (the centred, shifted pilot differences,
-    shape ``(N,)``; ``clusters`` names each one's cluster): the trials' cluster sums
-    and sizes go through :func:`~evalkit.stats.clusters.columns_from_sums` and
-    :func:`~evalkit.stats.grouped.analyse_family` as ``paired_test``'s clusters do, and
-    each is decided by :func:`~evalkit.stats.paired.decide`."""
+def _family_rejections(pop: NDArray[np.float64], clusters: Sequence[Hashable] | None,
+                       n: int, n_trials: int, seed: int, *, method: str, alpha: float,
+                       alternative: str, n_resamples: int,
+                       value_type: str | None = None) -> int:
+    """Rejections of ``method`` over ``n_trials`` trials of ``n`` units drawn with
+    replacement from ``pop`` (the centred, shifted pilot differences, shape ``(N,)``).
+    Unclustered, a trial's differences are one column of
+    :func:`~evalkit.stats.grouped.analyse_family` with ``value_type``, as
+    ``paired_test`` runs them; with ``clusters`` (each difference's cluster) the units
+    are whole clusters, whose sums and sizes go through
+    :func:`~evalkit.stats.clusters.columns_from_sums` as ``paired_test``'s clusters do.
+    Each trial is decided by :func:`~evalkit.stats.paired.decide`."""
     from evalkit.stats.bootstrap import check_resamples
     from evalkit.stats.clusters import cluster_index, cluster_sums, columns_from_sums
     from evalkit.stats.grouped import analyse_family
     from evalkit.stats.methods import check_options
     from evalkit.stats.paired import decide
 
-    labels = list(clusters)
-    if len(labels) != pop.size:
-        raise ValueError(f"clusters: expected one cluster per pilot difference "
-                         f"({pop.size}), got {len(labels)}")
     check_options(method, None, alpha, alternative)
     B = check_resamples(n_resamples)
-    ids = [str(i) for i in range(pop.size)]
-    index = cluster_index(ids, dict(zip(ids, labels, strict=True)))
-    sums = cluster_sums(pop[:, None], index)[:, 0]
-    positions = np.arange(index.n_clusters, dtype=np.float64)
+    if clusters is None:
+        positions = np.arange(pop.size, dtype=np.float64)
+        sums = pop
+        sizes = None
+    else:
+        labels = list(clusters)
+        if len(labels) != pop.size:
+            raise ValueError(f"clusters: expected one cluster per pilot difference "
+                             f"({pop.size}), got {len(labels)}")
+        ids = [str(i) for i in range(pop.size)]
+        index = cluster_index(ids, dict(zip(ids, labels, strict=True)))
+        sums = cluster_sums(pop[:, None], index)[:, 0]
+        sizes = index.sizes
+        positions = np.arange(index.n_clusters, dtype=np.float64)
     rejections = 0
     chunk = max(1, 200_000 // n)
     for c0 in range(0, n_trials, chunk):
         c1 = min(n_trials, c0 + chunk)
         drawn = _draw(positions, n, seed, c0, c1).astype(np.intp).T  # (n, trials)
-        robust, flip = columns_from_sums(sums[drawn], index.sizes[drawn])
+        if sizes is None:
+            robust, flip = np.ascontiguousarray(sums[drawn]), None
+            types: list[str | None] = [value_type] * robust.shape[1]
+        else:
+            robust, flip = columns_from_sums(sums[drawn], sizes[drawn])
+            types = [None] * robust.shape[1]
         family = analyse_family(robust, method=method, ci=None, alpha=alpha,
                                 alternative=alternative,  # type: ignore[arg-type]
                                 n_resamples=B, seed=seed + 1,
-                                value_types=[None] * robust.shape[1], flip=flip)
+                                value_types=types, flip=flip)
         for j, outcome in enumerate(family.outcomes):
             significant, _, _ = decide(outcome, family.methods[j], n,
                                        family.n_resamples[j], alpha, alternative)
@@ -433,6 +431,12 @@ def _t_rejections(x: NDArray[np.float64], alpha: float, alternative: str,
     return rejected + int(np.count_nonzero(p < alpha))
 
 
+#: The method a plan simulates: what ``compare``, ``paired_test`` and the gate run by
+#: default (:func:`evalkit.stats.methods.resolve_method`): unclustered, the paired t-test
+#: for a binary metric and the sign-flip randomization test with its skew guard for
+#: every other one.
+PLANNED_METHOD = "auto"
+
 #: The method a clustered plan simulates: what ``compare``, ``paired_test`` and the gate
 #: run by default with clusters, the cluster sign-flip test with its skew guard
 #: (:func:`evalkit.stats.methods.resolve_method`).
@@ -503,6 +507,7 @@ def plan_from_pilot(
     seed: int | None = 42,
     clusters: Mapping[str, Hashable] | None = None,
     n_resamples: int = CLUSTERED_RESAMPLES,
+    value_type: str | None = None,
 ) -> PowerPlan:
     """Plan a comparison from a pilot pair of runs (what ``evalkit power`` prints).
 
@@ -521,7 +526,11 @@ def plan_from_pilot(
             ``paired_test`` runs by default with clusters (:data:`CLUSTERED_METHOD`:
             the cluster sign-flip test with its skew guard), over whole clusters of the
             pilot drawn with replacement (:func:`simulate_power`).
-        n_resamples: ``B`` of each simulated clustered comparison.
+        n_resamples: ``B`` of each simulated comparison that resamples.
+        value_type: the metric's declared value type ("binary", "discrete",
+            "continuous" or None): unclustered, the simulated power is that of the test
+            ``paired_test(method="auto", value_type=...)`` runs, the paired t-test for a
+            binary metric, else the sign-flip randomization test with its skew guard.
 
     Raises:
         ValueError: the pilot's differences have no spread (sd = 0), ``n`` not an
@@ -529,9 +538,10 @@ def plan_from_pilot(
             :func:`paired_test` for the runs (and its ``clusters``).
     """
     from evalkit.stats.clusters import cluster_columns, cluster_index
-    from evalkit.stats.methods import resolve_method, sample_skewness
+    from evalkit.stats.methods import check_value_type, resolve_method, sample_skewness
 
     _check(alpha, alternative)
+    check_value_type(value_type)
     check_power(power, alpha)
     if n is not None:
         n = check_n(n)
@@ -542,7 +552,8 @@ def plan_from_pilot(
     labels: list[str] | None = None
     if clusters is None:
         eff = effect_sizes(d)
-        skew, g, g_star, method, pilot_method = eff.skewness, None, None, "t-test", "t-test"
+        skew, g, g_star, method = eff.skewness, None, None, PLANNED_METHOD
+        pilot_method = resolve_method(method, np.asarray(d, dtype=np.float64), value_type)
         units = d
     else:
         index = cluster_index(pair.ids, clusters)
@@ -570,8 +581,8 @@ def plan_from_pilot(
         target = simulated_effect(target, eff.mean_diff, alternative)
         sim = simulate_power(
             d, target, n_plan, alpha=alpha, alternative=alternative, n_trials=n_trials,
-            seed=seed, method=method, clusters=labels,
-            n_resamples=SIMULATED_RESAMPLES if labels is None else n_resamples,
+            seed=seed, method=method, clusters=labels, n_resamples=n_resamples,
+            value_type=value_type,
         )
     return PowerPlan(
         metric=metric,
