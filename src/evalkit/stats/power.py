@@ -282,8 +282,6 @@ def simulate_power(
     pilot = np.asarray(pilot_diffs, dtype=np.float64)
     if pilot.ndim != 1 or pilot.size < 2:
         raise ValueError("need at least 2 pilot differences")
-    if n < 2 or n_trials < 1:
-        raise ValueError("need n >= 2 and n_trials >= 1")
     if n_trials > MAX_TRIALS or n > MAX_SIMULATED_N:
         raise ValueError(
             f"simulate_power draws at most {MAX_TRIALS:,} trials of at most "
@@ -350,16 +348,13 @@ def _family_rejections(pop: NDArray[np.float64], clusters: Sequence[Hashable] | 
     for c0 in range(0, n_trials, chunk):
         c1 = min(n_trials, c0 + chunk)
         drawn = _draw(positions, n, seed, c0, c1).astype(np.intp).T  # (n, trials)
-        if sizes is None:
-            robust, flip = np.ascontiguousarray(sums[drawn]), None
-            types: list[str | None] = [value_type] * robust.shape[1]
-        else:
-            robust, flip = columns_from_sums(sums[drawn], sizes[drawn])
-            types = [None] * robust.shape[1]
+        robust, flip = ((np.ascontiguousarray(sums[drawn]), None) if sizes is None
+                        else columns_from_sums(sums[drawn], sizes[drawn]))
         family = analyse_family(robust, method=method, ci=None, alpha=alpha,
                                 alternative=alternative,  # type: ignore[arg-type]
-                                n_resamples=B, seed=seed + 1,
-                                value_types=types, flip=flip)
+                                n_resamples=B, seed=seed + 1, flip=flip,
+                                value_types=[value_type if sizes is None else None]
+                                * robust.shape[1])
         for j, outcome in enumerate(family.outcomes):
             significant, _, _ = decide(outcome, family.methods[j], n,
                                        family.n_resamples[j], alpha, alternative)
@@ -431,10 +426,8 @@ def _t_rejections(x: NDArray[np.float64], alpha: float, alternative: str,
     return rejected + int(np.count_nonzero(p < alpha))
 
 
-#: The method a plan simulates: what ``compare``, ``paired_test`` and the gate run by
-#: default (:func:`evalkit.stats.methods.resolve_method`): unclustered, the paired t-test
-#: for a binary metric and the sign-flip randomization test with its skew guard for
-#: every other one.
+#: The method an unclustered plan simulates, ``compare``'s default (:func:`resolve_method`:
+#: the t-test for a binary metric, else the sign-flip test with its skew guard).
 PLANNED_METHOD = "auto"
 
 #: The method a clustered plan simulates: what ``compare``, ``paired_test`` and the gate
