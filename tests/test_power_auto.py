@@ -30,7 +30,7 @@ def _skewed(n: int, seed: int) -> np.ndarray:
     """Right-skewed differences (a lognormal, shifted to mean about 0)."""
     rng = np.random.default_rng(seed)
     x = rng.lognormal(0.0, 1.0, n)
-    return x - x.mean()
+    return np.asarray(x - x.mean(), dtype=np.float64)
 
 
 @pytest.mark.parametrize("skew", [False, True])
