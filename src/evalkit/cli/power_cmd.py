@@ -69,9 +69,10 @@ def command(
     simulate: Annotated[bool, typer.Option(
         "--simulate/--no-simulate",
         help="With a pilot, also simulate the power from its own differences (refused "
-        "with --sd: nothing to simulate from). Clustered, it simulates the test compare "
-        "runs by default, the cluster sign-flip test with its skew guard, over whole "
-        "clusters of the pilot: the primary power figure.",
+        "with --sd: nothing to simulate from): of the test compare runs by default, the "
+        "sign-flip test with its skew guard (the t-test for a binary metric; clustered, "
+        "the cluster sign-flip test over whole clusters of the pilot): the primary power "
+        "figure.",
     )] = True,
     trials: Annotated[int, typer.Option(
         "--trials", min=100, max=1_000_000,  # evalkit.stats.power.MAX_TRIALS
