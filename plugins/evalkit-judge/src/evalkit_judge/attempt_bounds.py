@@ -110,7 +110,10 @@ def _define_client_class() -> type:
         def send(self, request: Any, *, stream: bool = False, **kwargs: Any) -> Any:
             before_attempt()  # each SDK attempt counted; a retry past the limits not sent
             parent = super().send
-            if stream:  # an event stream: its headers within the deadline
+            # the SDK asks for stream=True on every request (it reads the body itself),
+            # so an event stream is told by the request: the SDK's raw-stream header, an
+            # event-stream accept, or "stream": true in its JSON body
+            if stream and _is_event_stream(request):  # its headers within the deadline
                 with attempt_deadline(self.attempt_s):
                     return parent(request, stream=True, **kwargs)
             try:
@@ -120,6 +123,22 @@ def _define_client_class() -> type:
                 raise ReplyRefused(str(exc)) from None
 
     return BoundedClient
+
+
+def _is_event_stream(request: Any) -> bool:
+    """Whether ``request`` (an ``httpx2.Request`` the SDK built) asks for a server-sent
+    event stream rather than one JSON reply."""
+    headers = request.headers
+    if headers.get("x-stainless-raw-response") == "stream" \
+            or "text/event-stream" in headers.get("accept", ""):
+        return True
+    import json
+
+    try:
+        body = json.loads(request.content or b"{}")
+    except (ValueError, UnicodeDecodeError):
+        return False
+    return isinstance(body, dict) and body.get("stream") is True
 
 
 __all__ = ["ACCEPT_ENCODING", "MAX_REPLY_BYTES", "UNREADABLE", "anthropic_http_client",
