@@ -83,8 +83,6 @@ def test_a_full_disk_while_the_output_is_written_leaves_no_temporary_file(
 
 def test_a_full_disk_while_rows_are_written_leaves_no_scratch_file(
         artifact: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import evalkit.execute.rescore as module
-
     real_fdopen = os.fdopen
 
     class Full:  # a scratch file whose writes find the disk full
@@ -101,7 +99,7 @@ def test_a_full_disk_while_rows_are_written_leaves_no_scratch_file(
         fh = real_fdopen(fd, mode, *args, **kwargs)  # type: ignore[call-overload]
         return Full(fh) if mode == "w+b" else fh  # only the scratch file is opened so
 
-    monkeypatch.setattr(module.os, "fdopen", fdopen)
+    monkeypatch.setattr("evalkit.execute.rescore.os.fdopen", fdopen)
     out = artifact.parent / "rs.jsonl"
     with pytest.raises(UnwritableError) as raised:
         rescore(artifact, ["recall@1"], output=out)

@@ -353,16 +353,14 @@ def test_the_added_time_is_recorded_in_utc(tmp_path: Path) -> None:
 def _database_of_pages(monkeypatch: pytest.MonkeyPatch, pages: int) -> None:
     """Databases opened from now on hold at most ``pages`` pages: past them, SQLite says
     "database or disk is full" (``SQLITE_FULL``), as on a full disk."""
-    import evalkit_history.store as store
-
     real = sqlite3.connect
 
     def connect(*args: Any, **kwargs: Any) -> sqlite3.Connection:
-        con = real(*args, **kwargs)
+        con: sqlite3.Connection = real(*args, **kwargs)
         con.execute(f"PRAGMA max_page_count = {pages}")
         return con
 
-    monkeypatch.setattr(store.sqlite3, "connect", connect)
+    monkeypatch.setattr("evalkit_history.store.sqlite3.connect", connect)
 
 
 def test_a_full_disk_when_the_database_is_made_names_it_and_leaves_no_file(
