@@ -348,3 +348,47 @@ def test_the_added_time_is_recorded_in_utc(tmp_path: Path) -> None:
     assert stored.added[:10] >= before and stored.added.endswith("+00:00")
     assert json.loads(json.dumps(stored.to_json()))["means"]["rr"] == pytest.approx(
         RR_A.mean())
+
+
+def _database_of_pages(monkeypatch: pytest.MonkeyPatch, pages: int) -> None:
+    """Databases opened from now on hold at most ``pages`` pages: past them, SQLite says
+    "database or disk is full" (``SQLITE_FULL``), as on a full disk."""
+    real = sqlite3.connect
+
+    def connect(*args: Any, **kwargs: Any) -> sqlite3.Connection:
+        con: sqlite3.Connection = real(*args, **kwargs)
+        con.execute(f"PRAGMA max_page_count = {pages}")
+        return con
+
+    monkeypatch.setattr("evalkit_history.store.sqlite3.connect", connect)
+
+
+def test_a_full_disk_when_the_database_is_made_names_it_and_leaves_no_file(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _database_of_pages(monkeypatch, 3)
+    db = tmp_path / "h.sqlite"
+    with pytest.raises(HistoryError) as raised:
+        History(db)
+    message = str(raised.value)
+    assert message.startswith(f"{db}: cannot be written: no space left on the device")
+    assert "database or disk is full" in message and "--db" in message
+    assert "no transaction is active" not in message
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+def test_a_full_disk_while_a_run_is_added_keeps_none_of_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    db = tmp_path / "h.sqlite"
+    History(db).close()
+    with sqlite3.connect(db) as con:
+        pages = con.execute("PRAGMA page_count").fetchone()[0]
+    _database_of_pages(monkeypatch, pages)  # the empty history fills the disk
+    with History(db) as history, pytest.raises(HistoryError) as raised:
+        history.add(scored(FIX.RANKS_A, "sys-a"), label="x" * 50_000)  # new pages needed
+    message = str(raised.value)
+    assert message.startswith(f"{db}: cannot be written: no space left on the device")
+    assert "nothing was added" in message and "no transaction is active" not in message
+    monkeypatch.undo()
+    with History(db) as history:
+        assert history.runs() == []
+        assert history.add(scored(FIX.RANKS_A, "sys-a")).id == 1

@@ -76,3 +76,15 @@ def test_evalkit_run_exits_2_on_a_bad_option(tmp_path: Path, yaml_value: str,
     assert "Traceback" not in proc.stderr
     assert not (tmp_path / "out").exists()
 
+
+
+@pytest.mark.parametrize("name", ["Authorization", "authorization"])
+def test_url_credentials_and_an_authorization_header_are_refused_together(name: str) -> None:
+    with pytest.raises(ValueError) as raised:
+        HttpTarget("http://alice:S3cr3tPW@127.0.0.1:9/search", headers={name: "Bearer t0k"})
+    message = str(raised.value)
+    assert "user:password@" in message and "Authorization" in message
+    assert "S3cr3tPW" not in message and "alice" not in message and "t0k" not in message
+    # either one alone is accepted
+    HttpTarget("http://alice:S3cr3tPW@127.0.0.1:9/search").close()
+    HttpTarget("http://127.0.0.1:9/search", headers={name: "Bearer t0k"}).close()

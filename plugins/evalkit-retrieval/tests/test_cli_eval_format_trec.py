@@ -236,3 +236,32 @@ def test_a_non_integral_label_is_refused_saying_why(tmp_path: Path) -> None:
     code, _, err = evalkit("--qrels", str(qrels), str(run), "-m", "ap")
     assert code != 0
     assert "q.txt:1: the relevance label '2.5' is not an integer" in err
+
+
+def test_per_query_lines_are_escaped_when_the_command_writes_to_a_terminal(
+        tmp_path: Path) -> None:
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    qrels, run = _ansi_files(tmp_path)
+    screen, terminal = pty.openpty()
+    args = [sys.executable, "-c", "from evalkit.cli import main; main()", "eval", "-f", "trec",
+            "-q", "--qrels", str(qrels), str(run), "-m", "runid", "-m", "map"]
+    done = subprocess.run(args, stdout=terminal, stderr=subprocess.PIPE, check=False)
+    os.close(terminal)
+    shown = b""
+    while True:
+        try:
+            piece = os.read(screen, 65536)
+        except OSError:  # the terminal's other end is closed: all was read
+            break
+        if not piece:
+            break
+        shown += piece
+    os.close(screen)
+    assert done.returncode == 0
+    text = shown.decode()
+    assert "\x1b" not in text and "\x07" not in text
+    assert "map                   \tq\\x1b[2J\t1.0000" in text

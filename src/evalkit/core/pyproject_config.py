@@ -23,6 +23,8 @@ from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from evalkit.io.error_messages import not_utf8_at
+
 PYPROJECT = "pyproject.toml"
 #: The eval config's file names, looked for in the working directory in this order.
 YAML_NAMES = ("evalkit.yaml", "evalkit.yml")
@@ -135,8 +137,8 @@ def read_tool_config(
                           "such TOML") from None
     except UnicodeDecodeError as exc:
         raise ConfigError(
-            f"{path}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset "
-            f"{exc.start}); --config takes a pyproject.toml. Is this the right file?"
+            f"{not_utf8_at(path, exc)}; --config takes a pyproject.toml. Is this the "
+            "right file?"
         ) from None
     except OSError as exc:
         raise ConfigError(f"{path}: cannot be read: {exc}") from None

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from evalkit.data.cases import GoldenCase
+from evalkit.io.error_messages import not_utf8_at
 from evalkit.io.limits import LimitError, json_problem, loads_json, shown
 from evalkit.io.text_lines import MAX_JSONL_LINE_BYTES, csv_lines, is_blank, text_lines
 from evalkit.plugins.default import default_registry, scheme_loader
@@ -202,7 +203,8 @@ def read_text(path: Path, what: str = "golden",
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise error(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+        raise error(f"{not_utf8_at(path, exc)}; save it as UTF-8 (from Latin-1: "
+                    "iconv -f latin1 -t utf-8)") from None
     nul = text.find("\x00")
     if nul >= 0:  # JSON and YAML refuse it too; a CSV reader would keep it in a cell
         raise error(

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from os import PathLike
 from pathlib import Path
 
+from evalkit.io.error_messages import not_utf8_at
 from evalkit.io.limits import LimitError, check_id
 from evalkit.io.text_lines import universal_lines
 from evalkit.io.user_files import read_input
@@ -35,7 +36,8 @@ def id_value_lines(path: str | PathLike[str], what: str, value: str, error: type
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise error(f"{p}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+        raise error(f"{not_utf8_at(p, exc)}; save it as UTF-8 (from Latin-1: "
+                    "iconv -f latin1 -t utf-8)") from None
     for lineno, line in universal_lines(text):
         if not line.strip() or line.startswith("#"):
             continue

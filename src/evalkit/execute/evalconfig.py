@@ -56,6 +56,7 @@ from evalkit.execute.config_location import ConfigError as ConfigError
 from evalkit.execute.config_location import _pyproject_table
 from evalkit.execute.config_location import find_config as find_config
 from evalkit.execute.target_runner import DEFAULT_MAX_CONCURRENCY
+from evalkit.io.error_messages import not_utf8_at
 from evalkit.io.redaction import (
     redact_structure,
     register_structure_secrets,
@@ -293,9 +294,8 @@ def _read_yaml(file: Path) -> MarkedYaml:
         raise ConfigError(f"{file}{where}: not valid YAML ({problem})") from None
     except UnicodeDecodeError as exc:
         raise ConfigError(
-            f"{file}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset "
-            f"{exc.start}); an eval config is evalkit.yaml or pyproject.toml. Is this the "
-            "right file?"
+            f"{not_utf8_at(file, exc)}; an eval config is evalkit.yaml or pyproject.toml. "
+            "Is this the right file?"
         ) from None
     except OSError as exc:
         raise ConfigError(f"{file}: cannot be read ({exc.strerror or exc})") from None

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager, nullcontext, suppress
 from dataclasses import replace
 from pathlib import Path
 from typing import IO, Any
@@ -192,7 +192,8 @@ def rescore(
         # the rows kept are those take() collected (call_all's own list is dropped)
         call_all(score, len(old_rows), max_concurrency=1, grace_s=MAX_DEFAULT_GRACE_S,
                  take=take, note=note)
-        fh.flush()
+        with writing(target_path or scratch):
+            fh.flush()
         header = _rescored_header(run, gset, rows, specs, agg_specs, kept, order,
                                   aggregate_rows=WrittenRows(scratch, spans))
         per_query, samples = (reduce_samples(rows, (header.get("samples") or {}).get(
@@ -227,11 +228,27 @@ def _scratch(beside: Path | None) -> Iterator[tuple[Path, IO[bytes]]]:
         folder = Path(os.path.realpath(beside)).parent
         folder.mkdir(parents=True, exist_ok=True)
     name = beside.name if beside is not None else "rescore"
-    with writing(beside or Path(tempfile.gettempdir())):
-        opened = tempfile.NamedTemporaryFile  # created here, closed (and removed) below
-        fh = opened("w+b", dir=folder, prefix=f".{name}.", suffix=".rescore.tmp")
-    with fh:
-        yield Path(fh.name), fh
+    named = beside or Path(tempfile.gettempdir())  # what a write error names
+    with writing(named):
+        fd, made = tempfile.mkstemp(dir=folder, prefix=f".{name}.", suffix=".rescore.tmp")
+    scratch = Path(made)
+    try:
+        fh = os.fdopen(fd, "w+b")
+    except BaseException:
+        os.close(fd)
+        scratch.unlink(missing_ok=True)
+        raise
+    try:
+        yield scratch, fh
+        with writing(named):  # lines still buffered are written (a full disk says so)
+            fh.flush()
+    finally:
+        # closed and removed whatever happens: a close that fails (its buffered lines
+        # find the disk full) must neither hide the error raised nor keep the file
+        with suppress(OSError):
+            fh.close()
+        with suppress(OSError):
+            scratch.unlink(missing_ok=True)
 
 
 def _recorded_metrics(run: RunResult) -> list[str]:

@@ -43,6 +43,7 @@ from evalkit.gate.check_ops import (
     Op,
     compare_threshold,
 )
+from evalkit.io.error_messages import not_utf8_at
 from evalkit.io.limits import shown
 
 #: a line whose ``op`` value starts unquoted with ``>`` or ``|`` (YAML block scalars)
@@ -391,8 +392,7 @@ def load_checks_file(
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise CheckError(
-            f"{p}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset {exc.start}); "
-            "a checks file is YAML text. Is this the right file?"
+            f"{not_utf8_at(p, exc)}; a checks file is YAML text. Is this the right file?"
         ) from None
     import yaml
 

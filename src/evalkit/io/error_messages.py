@@ -83,6 +83,17 @@ def _undecodable(exc: UnicodeDecodeError, paths: Sequence[Path]) -> str:
     return (f"{where}is not UTF-8 text ({what} cannot be decoded); is it a binary file or "
             "the wrong file? evalkit reads text files as UTF-8: pass the intended file, or "
             "convert it to UTF-8")
+def not_utf8_at(path: str | Path, exc: UnicodeDecodeError) -> str:
+    """``"PATH:LINE: not UTF-8 text (byte 0xe9 in column 5: invalid continuation byte)"``:
+    where in ``path`` the bytes ``exc`` was raised on (its ``object``, the file's whole
+    bytes) stop being UTF-8, as a line and a column counted in bytes from 1."""
+    raw = exc.object if isinstance(exc.object, bytes) else bytes(exc.object)
+    line = raw.count(b"\n", 0, exc.start) + 1
+    column = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
+    what = f"byte 0x{raw[exc.start]:02x}" if exc.start < len(raw) else "the last bytes"
+    return f"{path}:{line}: not UTF-8 text ({what} in column {column}: {exc.reason})"
+
+
 def message_of(exc: BaseException, paths: Sequence[Path] = ()) -> str:
     """The text to show for ``exc`` (a KeyError's repr quotes are removed).
 
@@ -141,4 +152,5 @@ def quoted(name: object) -> str:
     return f'"{name}"' if "'" in name and '"' not in name else f"'{name}'"
 
 
-__all__ = ["close_matches", "message_of", "out_of_memory", "quoted", "reading"]
+__all__ = ["close_matches", "message_of", "not_utf8_at", "out_of_memory", "quoted",
+           "reading"]

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable
+from contextlib import suppress
 from datetime import UTC, datetime
 
 #: The schema this evalkit-history writes.
@@ -140,9 +141,18 @@ def migrate(con: sqlite3.Connection, step_2: Callable[[sqlite3.Connection], None
             con.execute("INSERT INTO schema_migrations VALUES (2, ?)", (_now(),))
         con.execute("COMMIT")
     except BaseException:
-        con.execute("ROLLBACK")
+        rollback(con)
         raise
     return before
+
+
+def rollback(con: sqlite3.Connection) -> None:
+    """Undo the open transaction, if SQLite has not undone it already (it does after an
+    error such as a full disk, and a second ``ROLLBACK`` would raise "no transaction is
+    active" in place of the error being raised)."""
+    if con.in_transaction:
+        with suppress(sqlite3.Error):
+            con.execute("ROLLBACK")
 
 
 def _run_script(con: sqlite3.Connection, script: str) -> None:
@@ -154,4 +164,4 @@ def _run_script(con: sqlite3.Connection, script: str) -> None:
 
 
 __all__ = ["SCHEMA_1", "SCHEMA_2", "SCHEMA_VERSION", "HistorySchemaError", "current_version",
-           "migrate"]
+           "migrate", "rollback"]

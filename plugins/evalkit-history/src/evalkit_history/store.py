@@ -18,16 +18,17 @@ stored runs can be compared with every test of the library.
 
 from __future__ import annotations
 
+import errno
 import json
 import sqlite3
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from evalkit_history.schema import HistorySchemaError, migrate
+from evalkit_history.schema import HistorySchemaError, migrate, rollback
 from evalkit_history.steps import MetricStep, Step
 
 if TYPE_CHECKING:
@@ -37,6 +38,16 @@ if TYPE_CHECKING:
 DEFAULT_DB = ".evalkit/history.sqlite"
 #: How long a writer waits for another to finish its transaction, in seconds.
 BUSY_TIMEOUT_S = 60.0
+
+
+def _disk_full(exc: BaseException) -> bool:
+    """Whether ``exc`` says the disk is full (SQLite's ``SQLITE_FULL``, "database or disk
+    is full", or an ``OSError`` ``ENOSPC``/``EFBIG``)."""
+    if isinstance(exc, OSError):
+        return exc.errno in (errno.ENOSPC, errno.EFBIG)
+    return isinstance(exc, sqlite3.Error) and (
+        getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL
+        or "database or disk is full" in str(exc))
 
 
 class HistoryError(ValueError):
@@ -138,18 +149,40 @@ class History:
                 f"{self.path}: the history database cannot be created: "
                 f"{reason_for(self.path, exc)}; name a file in a folder with --db (such as "
                 f"--db {self.path.name}), or move what is in the way") from None
+        existed = self.path.exists()
+        con: sqlite3.Connection | None = None
         try:
-            self._con = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S,
-                                        isolation_level=None)
-            self._con.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
-            self._con.execute("PRAGMA journal_mode = WAL")
-            self._con.execute("PRAGMA foreign_keys = ON")
-            migrate(self._con, self._fill_steps)
-        except HistorySchemaError as exc:
-            raise HistoryError(f"{self.path}: {exc}") from None
-        except (sqlite3.Error, OSError) as exc:
-            raise HistoryError(f"{self.path}: cannot be opened as a history database: "
-                               f"{exc}") from None
+            con = self._con = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S,
+                                              isolation_level=None)
+            con.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
+            con.execute("PRAGMA journal_mode = WAL")
+            con.execute("PRAGMA foreign_keys = ON")
+            migrate(con, self._fill_steps)
+        except BaseException as exc:
+            if con is not None:
+                con.close()
+            if isinstance(exc, HistorySchemaError):
+                raise HistoryError(f"{self.path}: {exc}") from None
+            if not isinstance(exc, sqlite3.Error | OSError):
+                raise
+            if not existed and _disk_full(exc):  # the database this call began is removed
+                for leftover in ("", "-wal", "-shm", "-journal"):
+                    with suppress(OSError):
+                        Path(f"{self.path}{leftover}").unlink(missing_ok=True)
+            raise self._failure(exc, "cannot be opened as a history database") from None
+
+    def _failure(self, exc: sqlite3.Error | OSError, what: str) -> HistoryError:
+        """The error for ``exc`` raised by SQLite on this database: a full disk (SQLite's
+        "database or disk is full", or ``ENOSPC``) is named as such, with the fix."""
+        if _disk_full(exc):
+            from evalkit.io.outputs import reason_for
+
+            return HistoryError(
+                f"{self.path}: cannot be written: "
+                f"{reason_for(self.path, OSError(errno.ENOSPC, ''))} (SQLite: {exc}); "
+                "nothing was added; free space there, or name a database on another disk "
+                "with --db")
+        return HistoryError(f"{self.path}: {what}: {exc}")
 
     def close(self) -> None:
         """Close the connection."""
@@ -163,13 +196,16 @@ class History:
 
     @contextmanager
     def _writing(self) -> Iterator[sqlite3.Connection]:
-        self._con.execute("BEGIN IMMEDIATE")  # waits up to the busy timeout for a writer
         try:
-            yield self._con
-            self._con.execute("COMMIT")
-        except BaseException:
-            self._con.execute("ROLLBACK")
-            raise
+            self._con.execute("BEGIN IMMEDIATE")  # waits up to the busy timeout for a writer
+            try:
+                yield self._con
+                self._con.execute("COMMIT")
+            except BaseException:
+                rollback(self._con)  # nothing of the run is kept
+                raise
+        except sqlite3.Error as exc:
+            raise self._failure(exc, "cannot be written") from None
 
     # -- adding ----------------------------------------------------------------
     def add(self, run: RunResult, *, label: str | None = None,

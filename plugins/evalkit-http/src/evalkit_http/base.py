@@ -35,7 +35,7 @@ from evalkit_http.options import DEFAULT_MAX_RESPONSE_BYTES as DEFAULT_MAX_RESPO
 from evalkit_http.options import ExtractFn as ExtractFn
 from evalkit_http.options import HttpOptionKeywords, HttpOptions
 from evalkit_http.options import PayloadFn as PayloadFn
-from evalkit_http.validation import check_url
+from evalkit_http.validation import check_credentials, check_url
 
 if TYPE_CHECKING:
     from evalkit.data.cases import GoldenCase
@@ -70,6 +70,7 @@ class HttpTargetBase:
         register_url_secrets(str(url))
         check_url(url)
         opts = HttpOptions.of(type(self).__name__, options)
+        check_credentials(url, opts.headers, type(self).__name__)
         #: what a pickle of the target holds (:meth:`__reduce__`): the arguments, not
         #: the connection pool, its locks or the pause gate
         self._given = (url, name, dict(options))

@@ -54,7 +54,9 @@ class HttpOptions:
     headers: Mapping[str, str] | None = field(default=None, repr=False)
     """Sent with every request (e.g. ``Authorization``); values are never stored in a
     run, shown or logged (they are registered with :mod:`evalkit.io.redaction`).
-    ``Content-Type`` and ``Accept-Encoding`` are the target's own."""
+    ``Content-Type`` and ``Accept-Encoding`` are the target's own. An ``Authorization``
+    header with a URL carrying ``user:password@`` is refused (``ValueError``): the URL's
+    Basic authentication would be sent in its place."""
     timeout_s: float = 30.0
     """The deadline of each whole attempt in seconds: connecting, waiting for a pooled
     connection, sending, the headers and the complete body."""

@@ -11,6 +11,7 @@ surface on the first call (or never bound a call at all).
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from urllib.parse import urlsplit
 
 from evalkit.io.limits import MAX_RETRIES, MAX_WAIT_S
@@ -47,7 +48,26 @@ def check_url(url: str) -> None:
         raise ValueError(f"HttpTarget url {shown!r}: port 0 cannot be called")
 
 
-__all__ = ["check_options", "check_url"]
+def check_credentials(url: str, headers: Mapping[str, str] | None, who: str) -> None:
+    """Refuse a URL carrying ``user:password@`` together with an ``Authorization``
+    header: the client would send the URL's Basic authentication in place of the header,
+    so every call would be made as another user (or refused).
+
+    Raises:
+        ValueError: names both and the fix, showing the URL without its user info.
+    """
+    parts = urlsplit(url)
+    if "@" not in parts.netloc or not any(str(k).lower() == "authorization"
+                                          for k in (headers or {})):
+        return
+    raise ValueError(
+        f"{who} url {public_url(url)!r} carries a user name and password (user:password@) "
+        "and headers set 'Authorization': the URL's credentials would be sent in place of "
+        "the header; keep one of them (remove user:password@ from the url, or the "
+        "Authorization header)")
+
+
+__all__ = ["check_credentials", "check_options", "check_url"]
 
 
 def _seconds(name: str, value: object, *, zero_ok: bool) -> float:
