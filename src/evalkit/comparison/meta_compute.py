@@ -157,8 +157,8 @@ _ROLES = ("baseline", "candidate")
 
 def _refuse_shared_files(collections: Mapping[str, Sequence[Any]]) -> None:
     """Refuse two collections whose runs are one object (passed from Python), one file (a
-    path, a link, a hard link) or byte copies of each other (:mod:`evalkit.gate.same_run`, as the gate refuses a
-    baseline that is the gated run).
+    path, a link, a hard link) or byte copies of each other
+    (:mod:`evalkit.gate.same_run`, as the gate refuses a baseline that is the gated run).
 
     Raises:
         SameEvidenceError: naming both collections and the files.
@@ -313,6 +313,12 @@ def meta_compare(
             ``collection 'name':``; collections that share no metric; a collection
             whose differences on a metric are all equal or fewer than two (the variance
             of its effect would be 0 or undefined).
+        SameEvidenceError: two collections that are the same evidence (a ComparisonError
+            naming both): a run of one is a run of the other (one object, one file by
+            path, link or hard link, a byte-identical file, or one recorded run:
+            :mod:`evalkit.gate.same_run`), or they pair the same query ids with the same
+            per-query differences on a metric; pooled, they would count one collection
+            twice and shrink the pooled standard error by sqrt(2).
         InputError: a run or qrels (a path, ``irds:ID``) that cannot be read, prefixed
             likewise.
         TypeError: ``collections`` is not a mapping.
@@ -533,5 +539,5 @@ def describe(settings: MetaSettings, k: int, n_metrics: int) -> str:
 
 
 __all__ = ["META_CORRECTIONS", "NOT_WITH_COLLECTIONS", "ONLY_WITH_COLLECTIONS",
-           "CollectionInput", "SameEvidenceError", "check_collections_options", "describe", "meta_compare",
-           "scoring_label", "scoring_of"]
+           "CollectionInput", "SameEvidenceError", "check_collections_options", "describe",
+           "meta_compare", "scoring_label", "scoring_of"]
