@@ -435,7 +435,7 @@ def test_a_collection_listed_twice_is_refused_as_the_same_evidence(
     assert "Traceback" not in res.output and not res.stdout
     with pytest.raises(ComparisonError, match=r"^collections 'one' and 'one-again' are the "
                        r"same evidence: .*" + re.escape(HOWS[how])):
-        evalkit.meta_compare(dict(rows), metrics=["ap"])
+        evalkit.meta_compare({n: (b, c, q) for n, (b, c, q) in rows}, metrics=["ap"])
     # without the copy, the two genuinely different collections are pooled
     path.write_text("collections:\n" + "".join(
         f"  - {{name: {n}, baseline: {b}, candidate: {c}, qrels: {q}}}\n"
