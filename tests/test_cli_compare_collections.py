@@ -277,20 +277,34 @@ def _trec_eval_map(name: str) -> dict[str, float]:
     return out
 
 
+def _rotated(src: Path, folder: Path, k: int) -> Path:
+    """A TREC run file of its own holding ``src``'s lines rotated by ``k`` (the same
+    ranking, other bytes): one file, or a byte copy, in two collections is refused as the
+    same evidence, and these tests score one pair of runs at several settings."""
+    lines = src.read_text(encoding="utf-8").splitlines(keepends=True)
+    out = folder / f"rotated{k}" / src.name  # the same name: the run is named after it
+    out.parent.mkdir(exist_ok=True)
+    out.write_text("".join(lines[k:] + lines[:k]), encoding="utf-8")
+    return out
+
+
 def test_each_collection_scores_at_its_own_settings_and_the_table_says_which(
         tmp_path: Path) -> None:
     """A collection's relevance_level and depth keys score its runs as trec_eval's -l and
     -M do: the means and per-query differences are trec_eval 10.0's stored values."""
     suite = tmp_path / "suite.yaml"
+    test2, trunc2 = (_rotated(TREC_DATA / n, tmp_path, 1) for n in ("results.test",
+                                                                    "results.trunc"))
+    trunc3 = _rotated(TREC_DATA / "results.trunc", tmp_path, 2)
     suite.write_text(
         "collections:\n"
         f"  - {{name: l1, baseline: {TREC_DATA / 'results.test'}, "
         f"candidate: {TREC_DATA / 'results.trunc'}, qrels: {TREC_DATA / 'qrels.test'}}}\n"
-        f"  - {{name: l2, baseline: {TREC_DATA / 'results.test'}, "
-        f"candidate: {TREC_DATA / 'results.trunc'}, qrels: {TREC_DATA / 'qrels.rel_level'},"
+        f"  - {{name: l2, baseline: {test2}, "
+        f"candidate: {trunc2}, qrels: {TREC_DATA / 'qrels.rel_level'},"
         " relevance_level: 2}\n"
-        f"  - {{name: m100, baseline: {TREC_DATA / 'results.trunc'}, "
-        f"candidate: {TREC_DATA / 'results.trunc'}, qrels: {TREC_DATA / 'qrels.test'}, "
+        f"  - {{name: m100, baseline: {trunc3}, "
+        f"candidate: {trunc3}, qrels: {TREC_DATA / 'qrels.test'}, "
         "depth: 100}\n", encoding="utf-8")
     # m100's runs are one file: its effect is 0 with no variance, refused; it is checked
     # on its own below, and l1/l2 are pooled
@@ -348,10 +362,11 @@ def test_a_collections_key_replaces_the_option_for_its_collection_only(
     suite.write_text(
         "collections:\n"
         f"  - {{name: a, baseline: {TREC_DATA / 'results.test'}, "
-        f"candidate: {TREC_DATA / 'results.trunc'}, qrels: {TREC_DATA / 'qrels.rel_level'},"
+        f"candidate: {TREC_DATA / 'results.trunc'}, qrels: {TREC_DATA / 'qrels.test'},"
         " relevance_level: 1}\n"
-        f"  - {{name: b, baseline: {TREC_DATA / 'results.test'}, "
-        f"candidate: {TREC_DATA / 'results.trunc'}, qrels: {TREC_DATA / 'qrels.rel_level'}}}\n",
+        f"  - {{name: b, baseline: {_rotated(TREC_DATA / 'results.test', tmp_path, 1)}, "
+        f"candidate: {_rotated(TREC_DATA / 'results.trunc', tmp_path, 1)}, "
+        f"qrels: {TREC_DATA / 'qrels.rel_level'}}}\n",
         encoding="utf-8")
     doc = json.loads(invoke("compare", "--collections", suite, "-m", "ap", "-l", "2",
                             "--json").stdout)
@@ -373,28 +388,70 @@ def test_meta_compare_refuses_scoring_it_cannot_apply(
         evalkit.meta_compare({"a": pair}, metrics=["ap"], scoring=scoring)
 
 
-def test_entries_naming_the_same_files_are_read_once(
-        suite: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from evalkit.comparison import inputs, meta_compute
+def _same_evidence(part: Path, folder: Path, how: str) -> tuple[Path, ...]:
+    """A second collection that is ``part`` (baseline, candidate, qrels) again: the same
+    paths, links to them, byte copies, or runs written otherwise (rotated lines) that
+    score as the same rows."""
+    files = tuple(part / n for n in ("run.tfidf.txt", "run.bm25.txt", "qrels"))
+    if how == "same path":
+        return files
+    out = folder / how.replace(" ", "-")
+    out.mkdir()
+    for f in files:
+        if how == "symlink":
+            (out / f.name).symlink_to(f)
+        elif how == "byte copy":
+            (out / f.name).write_bytes(f.read_bytes())
+        else:  # "rewritten"
+            (out / f.name).write_bytes(f.read_bytes()) if f.name == "qrels" else \
+                _rotated(f, out, 1).rename(out / f.name)
+    return tuple(out / f.name for f in files)
 
-    calls: list[object] = []
-    real = inputs.load_inputs
 
-    def counted(*args: Any, **kw: Any) -> Any:
-        calls.append(args)
-        return real(*args, **kw)
+HOWS = {"same path": "are the same file", "symlink": "are the same file",
+        "byte copy": "are byte-identical copies",
+        "rewritten": "are one run ('tfidf': the same header name, start and "
+                     "end times and rows)"}
 
-    monkeypatch.setattr(meta_compute, "load_inputs", counted)
+
+@pytest.mark.parametrize("how", list(HOWS))
+def test_a_collection_listed_twice_is_refused_as_the_same_evidence(
+        suite: Path, tmp_path: Path, how: str) -> None:
     part = suite.parent / "collections" / "q1-31"
     other = suite.parent / "collections" / "q32-62"
-    entry = (f"{{baseline: {part / 'run.tfidf.txt'}, candidate: {part / 'run.bm25.txt'}, "
-             f"qrels: {part / 'qrels'}}}")
-    entries = [f"  - {{name: c{i}, {entry[1:]}" for i in range(5)]
-    entries.append(f"  - {{name: o, baseline: {other / 'run.tfidf.txt'}, candidate: "
-                   f"{other / 'run.bm25.txt'}, qrels: {other / 'qrels'}}}")
-    path = tmp_path / "many.yaml"
-    path.write_text("collections:\n" + "\n".join(entries) + "\n")
+    again = _same_evidence(part, tmp_path, how)
+    rows = [("one", tuple(part / n for n in ("run.tfidf.txt", "run.bm25.txt", "qrels"))),
+            ("other", tuple(other / n for n in ("run.tfidf.txt", "run.bm25.txt", "qrels"))),
+            ("one-again", again)]
+    path = tmp_path / "dup.yaml"
+    path.write_text("collections:\n" + "".join(
+        f"  - {{name: {n}, baseline: {b}, candidate: {c}, qrels: {q}}}\n"
+        for n, (b, c, q) in rows), encoding="utf-8")
+    res = invoke("compare", "--collections", path, "-m", "ap")
+    assert res.exit_code == 2, res.output
+    assert res.stderr.startswith(f"error: {path}:4: collections 'one' and 'one-again' are "
+                                 "the same evidence: "), res.stderr
+    assert HOWS[how] in res.stderr and "(also line 2)" in res.stderr
+    assert "Traceback" not in res.output and not res.stdout
+    with pytest.raises(ComparisonError, match=r"^collections 'one' and 'one-again' are the "
+                       r"same evidence: .*" + re.escape(HOWS[how])):
+        evalkit.meta_compare({n: (b, c, q) for n, (b, c, q) in rows}, metrics=["ap"])
+    # without the copy, the two genuinely different collections are pooled
+    path.write_text("collections:\n" + "".join(
+        f"  - {{name: {n}, baseline: {b}, candidate: {c}, qrels: {q}}}\n"
+        for n, (b, c, q) in rows[:2]), encoding="utf-8")
     res = invoke("compare", "--collections", path, "-m", "ap", "--json")
     assert res.exit_code == 0, res.output
-    assert len(json.loads(res.stdout)["collections"]) == 6
-    assert len(calls) == 2  # five entries of one pair of files, one of another
+    assert json.loads(res.stdout)["results"][0]["k"] == 2
+
+
+def test_one_baseline_file_in_two_collections_is_refused(suite: Path) -> None:
+    parts = suite.parent / "collections"
+    base = parts / "q1-31" / "run.tfidf.txt"
+    with pytest.raises(ComparisonError, match="'a' and 'b' are the same evidence"):
+        evalkit.meta_compare({"a": (base, parts / "q1-31" / "run.bm25.txt", parts / "q1-31"
+                                    / "qrels"),
+                              "b": (base, parts / "q32-62" / "run.bm25.txt", parts / "q32-62"
+                                    / "qrels")}, metrics=["ap"])
+
+

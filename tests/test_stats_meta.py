@@ -352,24 +352,46 @@ def test_bad_requests_are_refused_before_reading(collections: dict[str, Any],
 
 
 def test_without_metrics_the_collections_share_theirs() -> None:
-    def pair(metrics: list[str]) -> tuple[RunResult, RunResult]:
-        values = {"q1": 0.1, "q2": 0.5, "q3": 0.2}
+    def pair(metrics: list[str], shift: float = 0.0) -> tuple[RunResult, RunResult]:
+        values = {"q1": 0.1 + shift, "q2": 0.5, "q3": 0.2}
         return (RunResult("a", [QueryResult(q, [], dict.fromkeys(metrics, v))
                                 for q, v in values.items()]),
                 RunResult("b", [QueryResult(q, [], dict.fromkeys(metrics, v * v + 0.1))
                                 for q, v in values.items()]))
 
-    result = meta_compare({"x": pair(["ap", "rr", "ndcg@10"]), "y": pair(["rr", "ap"])})
+    result = meta_compare({"x": pair(["ap", "rr", "ndcg@10"]),
+                           "y": pair(["rr", "ap"], 0.25)})
     assert result.metrics == ("ap", "rr")
     with pytest.raises(ComparisonError, match="the collections share no metric"):
         meta_compare({"x": pair(["ap"]), "y": pair(["rr"])})
 
 
+def test_collections_pairing_the_same_queries_with_the_same_differences_are_refused(
+        ) -> None:
+    base = {"q1": 0.5, "q2": 0.25, "q3": 0.75}
+    cand = {"q1": 0.625, "q2": 0.5, "q3": 0.5}
+    one = (run("a", cand, "ap"), run("b", base, "ap"))
+    again = (run("a", cand, "ap"), run("b", base, "ap"))  # other objects, no recorded start
+    with pytest.raises(ComparisonError, match=re.escape(
+            "collections 'x' and 'y' are the same evidence: on ap they pair the same 3 "
+            "query ids with the same per-query differences")):
+        meta_compare({"x": one, "y": again}, metrics=["ap"])
+    with pytest.raises(ComparisonError, match=re.escape(
+            "collections 'x' and 'y' are the same evidence: the baseline of 'x' and the "
+            "baseline of 'y' are one object")):
+        meta_compare({"x": one, "y": (one[0], again[1])}, metrics=["ap"])
+    # the same differences on other queries are another collection's evidence
+    moved = (run("a", {f"m{q}": v for q, v in cand.items()}, "ap"),
+             run("b", {f"m{q}": v for q, v in base.items()}, "ap"))
+    assert meta_compare({"x": one, "y": moved}, metrics=["ap"]).get("ap").k == 2
+
+
 def test_meta_compare_warns_of_a_degenerate_hartung_knapp_interval() -> None:
     base = {"q1": 0.5, "q2": 0.25, "q3": 0.75}
     cand = {"q1": 0.625, "q2": 0.5, "q3": 0.75}
-    collections = {name: (run("a", cand, "ap"), run("b", base, "ap"))
-                   for name in ("robust04", "trec-covid")}
+    collections = {name: (run("a", {f"{name}-{q}": v for q, v in cand.items()}, "ap"),
+                          run("b", {f"{name}-{q}": v for q, v in base.items()}, "ap"))
+                   for name in ("robust04", "trec-covid")}  # equal effects, own queries
     with pytest.warns(RuntimeWarning):
         got = meta_compare(collections, metrics=["ap"], hartung_knapp=True)
     assert got.get("ap").std_error == 0.0

@@ -211,11 +211,11 @@ def command(
 
         sets, own_scoring = load_collections_file(collections)
         return _compare_and_show(
-            lambda names: meta_compare(
+            lambda names: _located(collections, lambda: meta_compare(
                 sets, metrics=names, tau2=tau2.value, hartung_knapp=hartung_knapp,
                 alpha=alpha, correction=correction.value, relevance_level=relevance_level,
                 missing=missing_value, depth=depth, allow_incomplete=allow_incomplete,
-                scoring=own_scoring),
+                scoring=own_scoring)),
             f"comparing {len(sets)} collections", metric=metric, report=report,
             inputs=[collections, *(Path(str(p)) for entry in sets.values() for p in entry)],
             as_json=as_json_flag, table=print_pooled_table)
@@ -255,6 +255,23 @@ def command(
         as_json=as_json_flag,
         table=print_compare_table)
     return finish(left_out, len(runs) - 1)
+
+
+def _located(file: Path, work: Callable[[], Any]) -> Any:
+    """``work()``, a refusal of two collections that are the same evidence prefixed with
+    the collections file and the line of the second (``suite.yaml:3: collections 'a' and
+    'b' ... (also line 2)``)."""
+    from evalkit.comparison.collections_file import collection_lines
+    from evalkit.comparison.meta_compute import SameEvidenceError
+
+    try:
+        return work()
+    except SameEvidenceError as exc:
+        lines = collection_lines(file)
+        second, first = lines.get(exc.second), lines.get(exc.first)
+        where = f"{file}" + ("" if second is None else f":{second}")
+        also = "" if first is None else f" (also line {first})"
+        raise SameEvidenceError(f"{where}: {exc}{also}", exc.first, exc.second) from None
 
 
 def _compare_and_show(work: Callable[[list[str] | None], Any], doing: str, *,

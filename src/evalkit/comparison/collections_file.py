@@ -193,19 +193,11 @@ def load_collections(path: str | PathLike[str]) -> CollectionPaths:
     return load_collections_file(path)[0]
 
 
-def load_collections_file(path: str | PathLike[str]
-                          ) -> tuple[CollectionPaths, dict[str, dict[str, Any]]]:
-    """Read a collections file as :func:`evalkit.meta_compare`'s ``collections`` and
-    ``scoring`` arguments: ``({name: (baseline, candidate[, qrels])}, {name: {key:
-    value}})``, the second holding each collection's scoring settings
-    (:data:`SCORING_KEYS`) that the file gives (a collection without any is absent).
+def _parse(file: Path) -> tuple[list[CollectionEntry], Any]:
+    """The file's collections and its marked document (lines by location).
 
     Raises:
-        CollectionsFileError: the file is missing, a directory, a pipe or device, larger
-            than 16 MiB, not UTF-8, not YAML, beyond the YAML bounds, empty; a collection
-            without name, baseline or candidate, with an unknown key or a value that is
-            not a text, a scoring setting out of range, or a name used twice. One line:
-            the file, the line, the problem.
+        CollectionsFileError: as :func:`load_collections_file`.
     """
     import yaml
 
@@ -214,7 +206,6 @@ def load_collections_file(path: str | PathLike[str]
     from evalkit.io.limits import LimitError
     from evalkit.io.user_files import read_input
 
-    file = Path(path)
     try:
         data = read_input(file, "collections", error=CollectionsFileError)
         other = swapped_input_message(file, "collections", "--collections")
@@ -237,6 +228,25 @@ def load_collections_file(path: str | PathLike[str]
         entries = validate_collections(doc.data)
     except Problem as exc:
         raise CollectionsFileError(located(str(file), exc, doc.line)) from None
+    return entries, doc
+
+
+def load_collections_file(path: str | PathLike[str]
+                          ) -> tuple[CollectionPaths, dict[str, dict[str, Any]]]:
+    """Read a collections file as :func:`evalkit.meta_compare`'s ``collections`` and
+    ``scoring`` arguments: ``({name: (baseline, candidate[, qrels])}, {name: {key:
+    value}})``, the second holding each collection's scoring settings
+    (:data:`SCORING_KEYS`) that the file gives (a collection without any is absent).
+
+    Raises:
+        CollectionsFileError: the file is missing, a directory, a pipe or device, larger
+            than 16 MiB, not UTF-8, not YAML, beyond the YAML bounds, empty; a collection
+            without name, baseline or candidate, with an unknown key or a value that is
+            not a text, a scoring setting out of range, or a name used twice. One line:
+            the file, the line, the problem.
+    """
+    file = Path(path)
+    entries, _ = _parse(file)
     from evalkit.plugins.default import scheme_loader
 
     base = file.parent
@@ -252,6 +262,19 @@ def load_collections_file(path: str | PathLike[str]
     return out, scoring
 
 
+def collection_lines(path: str | PathLike[str]) -> dict[str, int]:
+    """The line of each collection of a collections file, by name (for messages that name
+    a collection after the file was read, such as :class:`~evalkit.comparison.meta_compute.
+    SameEvidenceError`).
+
+    Raises:
+        CollectionsFileError: as :func:`load_collections_file`.
+    """
+    entries, doc = _parse(Path(path))
+    lines = {e.name: doc.line(("collections", i)) for i, e in enumerate(entries)}
+    return {name: line for name, line in lines.items() if line is not None}
+
+
 __all__ = ["ENTRY_KEYS", "SCORING_KEYS", "CollectionEntry", "CollectionPaths",
-           "CollectionsFile", "CollectionsFileError", "load_collections",
+           "CollectionsFile", "CollectionsFileError", "collection_lines", "load_collections",
            "load_collections_file", "validate_collections"]

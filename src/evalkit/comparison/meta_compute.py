@@ -134,22 +134,86 @@ def _load(name: str, value: Sequence[Any], metrics: Sequence[str] | None,
         raise InputError(f"collection {quoted(name)}: {exc}") from None
 
 
-def _files_key(value: Sequence[Any]) -> tuple[str, ...] | None:
-    """The files (absolute, links followed) or ``irds:`` ids a collection entry names, as
-    a key that is equal for entries that read the same inputs; None when an item is not
-    a path or text (a frame, a result object passed from Python)."""
-    key: list[str] = []
-    for item in value:
-        if isinstance(item, str) and ":" in item and not Path(item).exists():
-            key.append(item)  # irds:ID
-        elif isinstance(item, str | PathLike):
-            try:
-                key.append(str(Path(item).resolve()))
-            except (OSError, RuntimeError):
-                return None
-        else:
-            return None
-    return tuple(key)
+class SameEvidenceError(ComparisonError):
+    """Two collections that are one piece of evidence (:func:`meta_compare`): ``first``
+    and ``second`` name them, in the order given."""
+
+    def __init__(self, message: str, first: str, second: str) -> None:
+        super().__init__(message)
+        self.first = first
+        self.second = second
+
+
+def _same_evidence(first: str, second: str, why: str) -> SameEvidenceError:
+    return SameEvidenceError(
+        f"collections {quoted(first)} and {quoted(second)} are the same evidence: {why}. "
+        "Pooling them would count the same queries twice as independent collections and "
+        "shrink the pooled standard error (a false significance); list each collection "
+        "once, with its own runs", first, second)
+
+
+_ROLES = ("baseline", "candidate")
+
+
+def _refuse_shared_files(collections: Mapping[str, Sequence[Any]]) -> None:
+    """Refuse two collections whose runs are one object (passed from Python), one file (a
+    path, a link, a hard link) or byte copies of each other
+    (:mod:`evalkit.gate.same_run`, as the gate refuses a baseline that is the gated run).
+
+    Raises:
+        SameEvidenceError: naming both collections and the files.
+    """
+    from evalkit.gate.same_run import content_digest, file_key
+
+    by_file: dict[tuple[int, int], tuple[str, str, Any]] = {}
+    by_bytes: dict[str, tuple[str, str, Any]] = {}
+    by_object: dict[int, tuple[str, str]] = {}
+    for name, value in collections.items():
+        for role, item in zip(_ROLES, value[:2], strict=True):
+            if not isinstance(item, str | PathLike):  # a run object or frame passed in
+                first = by_object.setdefault(id(item), (name, role))
+                if first[0] != name:
+                    raise _same_evidence(first[0], name, f"the {first[1]} of "
+                                         f"{quoted(first[0])} and the {role} of "
+                                         f"{quoted(name)} are one object")
+                continue
+            key = file_key(item)
+            if key is not None:
+                seen = by_file.setdefault(key, (name, role, item))
+                if seen[0] != name:
+                    raise _same_evidence(seen[0], name, f"the {seen[1]} {seen[2]} of "
+                                         f"{quoted(seen[0])} and the {role} {item} of "
+                                         f"{quoted(name)} are the same file")
+            digest = content_digest(item)
+            if digest is not None:
+                seen = by_bytes.setdefault(digest, (name, role, item))
+                if seen[0] != name:
+                    raise _same_evidence(seen[0], name, f"the {seen[1]} {seen[2]} of "
+                                         f"{quoted(seen[0])} and the {role} {item} of "
+                                         f"{quoted(name)} are byte-identical copies")
+
+
+def _refuse_copied_runs(loaded: Mapping[str, Loaded]) -> None:
+    """Refuse two collections holding one recorded run (a copy of an artifact written
+    otherwise: :func:`evalkit.gate.same_run.run_identity`).
+
+    Raises:
+        SameEvidenceError: naming both collections and the run.
+    """
+    from evalkit.gate.same_run import run_identity
+
+    seen: dict[Any, tuple[str, str]] = {}
+    for name, ld in loaded.items():
+        for role, run in zip(_ROLES, ld.runs, strict=True):
+            ident = run_identity(run)
+            if ident is None:
+                continue
+            first = seen.setdefault(ident, (name, role))
+            if first[0] != name:
+                raise _same_evidence(first[0], name, f"the {first[1]} of {quoted(first[0])} "
+                                     f"and the {role} of {quoted(name)} are one run "
+                                     f"({quoted(run.name)}: the same header name, start "
+                                     "and end times and rows)")
 
 
 def _require_files(collections: Mapping[str, Sequence[Any]]) -> None:
@@ -249,6 +313,12 @@ def meta_compare(
             ``collection 'name':``; collections that share no metric; a collection
             whose differences on a metric are all equal or fewer than two (the variance
             of its effect would be 0 or undefined).
+        SameEvidenceError: two collections that are the same evidence (a ComparisonError
+            naming both): a run of one is a run of the other (one object, one file by
+            path, link or hard link, a byte-identical file, or one recorded run:
+            :mod:`evalkit.gate.same_run`), or they pair the same query ids with the same
+            per-query differences on a metric; pooled, they would count one collection
+            twice and shrink the pooled standard error by sqrt(2).
         InputError: a run or qrels (a path, ``irds:ID``) that cannot be read, prefixed
             likewise.
         TypeError: ``collections`` is not a mapping.
@@ -260,19 +330,10 @@ def meta_compare(
     given = {"relevance_level": relevance_level, "missing": missing, "depth": depth,
              "allow_incomplete": allow_incomplete}
     _require_files(collections)  # a typo in the last collection stops before any scoring
-    # entries naming the same files, scored alike, are read once and share what was read
-    by_files: dict[tuple[str, ...], Loaded] = {}
-    loaded: dict[str, Loaded] = {}
-    for name, value in collections.items():
-        options = {**given, **own.get(name, {})}
-        files = _files_key(value)
-        key = None if files is None else (*files, repr(sorted(options.items())))
-        if key is None or key not in by_files:
-            loaded[name] = _load(name, value, wanted, **options)
-            if key is not None:
-                by_files[key] = loaded[name]
-        else:
-            loaded[name] = by_files[key]
+    _refuse_shared_files(collections)  # before any scoring
+    loaded = {name: _load(name, value, wanted, **{**given, **own.get(name, {})})
+              for name, value in collections.items()}
+    _refuse_copied_runs(loaded)
     if any(not r.per_query for ld in loaded.values() for r in ld.runs):
         empty = next(n for n, ld in loaded.items() if any(not r.per_query for r in ld.runs))
         raise ComparisonError(f"collection {quoted(empty)}: a run has no evaluated query; "
@@ -395,9 +456,15 @@ def _pool(loaded: Mapping[str, Loaded], metrics: Sequence[str], settings: MetaSe
     pooled: list[tuple[str, list[tuple[str, Any, Any, Any, str, float, float]], Any]] = []
     for metric in metrics:
         rows = []
+        pairings: dict[tuple[Any, ...], str] = {}
         for name, ld in loaded.items():
             base, cand = ld.runs
             paired = align(cand, base, metric, (cand.name, base.name))
+            first = pairings.setdefault((tuple(paired.ids), tuple(paired.diffs)), name)
+            if first != name:
+                raise _same_evidence(first, name, f"on {metric} they pair the same "
+                                     f"{len(paired.ids)} query ids with the same per-query "
+                                     "differences")
             try:
                 eff = paired_effect(paired.diffs, settings.alpha)
             except MetaAnalysisError as exc:
@@ -472,5 +539,5 @@ def describe(settings: MetaSettings, k: int, n_metrics: int) -> str:
 
 
 __all__ = ["META_CORRECTIONS", "NOT_WITH_COLLECTIONS", "ONLY_WITH_COLLECTIONS",
-           "CollectionInput", "check_collections_options", "describe", "meta_compare",
-           "scoring_label", "scoring_of"]
+           "CollectionInput", "SameEvidenceError", "check_collections_options", "describe",
+           "meta_compare", "scoring_label", "scoring_of"]

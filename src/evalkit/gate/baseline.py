@@ -29,6 +29,7 @@ from evalkit.gate.fingerprint import (
     BaselineError as BaselineError,
 )
 from evalkit.gate.fingerprint import Fingerprint, fingerprint
+from evalkit.gate.same_run import run_identity, same_file
 from evalkit.io.outputs import destination
 
 #: Where ``evalkit baseline promote`` stores the baseline when no path is given.
@@ -220,31 +221,6 @@ def promoted_fingerprint(run_path: Path, path: Path) -> tuple[str, Fingerprint]:
     return stored.name, stored.fingerprint
 
 
-def _same_file(a: str | Path | None, b: str | Path | None) -> bool:
-    """Whether paths ``a`` and ``b`` name one file (a relative path, a link, a hard link:
-    by device and inode)."""
-    import os
-
-    if a is None or b is None:
-        return False
-    try:
-        return os.path.samefile(a, b)
-    except OSError:
-        return False
-
-
-def _identity(run: RunResult) -> tuple[Any, ...] | None:
-    """What makes ``run`` one run: its header's name and start and end times with every
-    row's id, metric values and latency (a copy, or a baseline promoted from it, has the
-    same); None without a recorded start."""
-    header = run.header or {}
-    if not header.get("created"):
-        return None
-    rows = tuple((row_id(r), tuple(sorted(r.metrics.items())), getattr(r, "latency_ms", None))
-                 for r in run.per_query)
-    return (header.get("name"), header.get("created"), header.get("finished"), rows)
-
-
 def refuse_the_run_itself(run: RunResult, baseline: Baseline | None,
                           compared: bool = True) -> None:
     """Refuse a baseline that is the gated run itself, when a check compares against it
@@ -260,9 +236,9 @@ def refuse_the_run_itself(run: RunResult, baseline: Baseline | None,
     run_path = run.integrity.path if run.integrity is not None else None
     base_path = baseline.path or (baseline.run.integrity.path
                                   if baseline.run.integrity is not None else None)
-    same = baseline.run is run or _same_file(run_path, base_path)
-    mine = None if same else _identity(run)
-    if not same and (mine is None or mine != _identity(baseline.run)):
+    same = baseline.run is run or same_file(run_path, base_path)
+    mine = None if same else run_identity(run)
+    if not same and (mine is None or mine != run_identity(baseline.run)):
         return
     where = f" {base_path}" if base_path is not None else ""
     of = f" {run_path}" if run_path is not None else ""
