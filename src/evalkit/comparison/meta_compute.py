@@ -158,12 +158,12 @@ _ROLES = ("baseline", "candidate")
 def _refuse_shared_files(collections: Mapping[str, Sequence[Any]]) -> None:
     """Refuse two collections whose runs are one object (passed from Python), one file (a
     path, a link, a hard link) or byte copies of each other
-    (:mod:`evalkit.gate.same_run`, as the gate refuses a baseline that is the gated run).
+    (:mod:`evalkit.data.same_run`, as the gate refuses a baseline that is the gated run).
 
     Raises:
         SameEvidenceError: naming both collections and the files.
     """
-    from evalkit.gate.same_run import content_digest, file_key
+    from evalkit.data.same_run import content_digest, file_key
 
     by_file: dict[tuple[int, int], tuple[str, str, Any]] = {}
     by_bytes: dict[str, tuple[str, str, Any]] = {}
@@ -195,12 +195,12 @@ def _refuse_shared_files(collections: Mapping[str, Sequence[Any]]) -> None:
 
 def _refuse_copied_runs(loaded: Mapping[str, Loaded]) -> None:
     """Refuse two collections holding one recorded run (a copy of an artifact written
-    otherwise: :func:`evalkit.gate.same_run.run_identity`).
+    otherwise: :func:`evalkit.data.same_run.run_identity`).
 
     Raises:
         SameEvidenceError: naming both collections and the run.
     """
-    from evalkit.gate.same_run import run_identity
+    from evalkit.data.same_run import run_identity
 
     seen: dict[Any, tuple[str, str]] = {}
     for name, ld in loaded.items():
@@ -316,7 +316,7 @@ def meta_compare(
         SameEvidenceError: two collections that are the same evidence (a ComparisonError
             naming both): a run of one is a run of the other (one object, one file by
             path, link or hard link, a byte-identical file, or one recorded run:
-            :mod:`evalkit.gate.same_run`), or they pair the same query ids with the same
+            :mod:`evalkit.data.same_run`), or they pair the same query ids with the same
             per-query differences on a metric; pooled, they would count one collection
             twice and shrink the pooled standard error by sqrt(2).
         InputError: a run or qrels (a path, ``irds:ID``) that cannot be read, prefixed

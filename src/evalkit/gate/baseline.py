@@ -16,20 +16,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from evalkit.data.coverage import completeness_lines, coverage_of
 from evalkit.data.judged_match import judged_problems
 from evalkit.data.results import QueryResult, RunResult
+from evalkit.data.same_run import run_identity, same_file
 from evalkit.gate.checks import row_error, row_id
-
-if TYPE_CHECKING:
-    pass
 from evalkit.gate.fingerprint import (
     BaselineError as BaselineError,
 )
 from evalkit.gate.fingerprint import Fingerprint, fingerprint
-from evalkit.gate.same_run import run_identity, same_file
 from evalkit.io.outputs import destination
 
 #: Where ``evalkit baseline promote`` stores the baseline when no path is given.

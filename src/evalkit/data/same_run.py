@@ -11,8 +11,6 @@ import os
 from pathlib import Path
 from typing import Any
 
-from evalkit.gate.checks import row_id
-
 #: bytes read at a time when hashing a file
 _CHUNK = 1 << 20
 
@@ -62,9 +60,21 @@ def run_identity(run: Any) -> tuple[Any, ...] | None:
     header = run.header or {}
     if not header.get("created"):
         return None
-    rows = tuple((row_id(r), tuple(sorted(r.metrics.items())), getattr(r, "latency_ms", None))
+    rows = tuple((_row_id(r), tuple(sorted(r.metrics.items())), getattr(r, "latency_ms", None))
                  for r in run.per_query)
     return (header.get("name"), header.get("created"), header.get("finished"), rows)
+
+
+
+
+def _row_id(row: Any) -> str:
+    """The case id of a row: ``case_id`` (target runs), ``query_id`` (retrieval runs) or
+    ``id``; ``""`` for a row without one (it then matches only another without one)."""
+    for attr in ("case_id", "query_id", "id"):
+        value = getattr(row, attr, None)
+        if value is not None:
+            return str(value)
+    return ""
 
 
 __all__ = ["content_digest", "file_key", "run_identity", "same_file"]
