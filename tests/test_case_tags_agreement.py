@@ -125,3 +125,87 @@ def test_gate_refuses_a_clusters_file_that_disagrees(tmp_path: Path) -> None:
                               "-b", str(base), "--clusters", str(tmp_path / "clusters.tsv")])
     assert out.exit_code == 2, out.output
     assert "the clusters file disagrees with the golden set" in out.output, out.output
+
+
+# ---------------------------------------------------------------- what the run recorded
+def _target_runs(tmp_path: Path, tags: bool = True) -> tuple[Path, Path]:
+    """A golden set (q00..q09 ``hard``, the rest ``easy``) and a run answering every
+    hard case wrong (exact_match 0 on the hard slice)."""
+    from evalkit import CallableTarget
+    from evalkit.execute.target_runner import evaluate
+
+    goldens = tmp_path / "goldens.jsonl"
+    goldens.write_text("".join(json.dumps(
+        {"id": f"q{i:02d}", "query": f"question {i}", "expected": f"ans{i}",
+         **({"tags": ["hard" if i < 10 else "easy"], "cluster": f"doc{i // 4}"}
+            if tags else {})}) + "\n" for i in range(20)))
+
+    def v2(case: Any) -> str:
+        i = int(case.id[1:])
+        return "wrong" if i < 10 else f"ans{i}"
+
+    run = tmp_path / "v2.jsonl"
+    evaluate(CallableTarget(v2, name="v2"), load_goldens(goldens), metrics=["exact_match"],
+             artifact=str(run))
+    return goldens, run
+
+
+def _gate(tmp_path: Path, run: Path, tags: Path) -> Any:
+    (tmp_path / "checks.yaml").write_text(
+        "checks:\n  - id: hard_ok\n    metric: exact_match\n    op: \">=\"\n"
+        "    threshold: 0.9\n    scope: {tags: [hard]}\n")
+    return runner.invoke(app, ["gate", "-c", str(tmp_path / "checks.yaml"), "-r", str(run),
+                               "--tags", str(tags)])
+
+
+def test_a_stale_tags_file_is_refused_after_the_golden_set_is_edited_or_moved(
+        tmp_path: Path) -> None:
+    goldens, run = _target_runs(tmp_path)
+    recorded = json.loads(run.read_text().splitlines()[0])["goldens"]
+    assert recorded["case_tags"]["q00"] == ["hard"] and recorded["case_tags"]["q19"] == ["easy"]
+    assert recorded["case_clusters"]["q05"] == "doc1"
+    stale = tmp_path / "stale.tsv"  # q15..q19 called hard, the 10 hard cases untagged
+    stale.write_text("".join(f"q{i}\thard\n" for i in range(15, 20)))
+    good = tmp_path / "good.tsv"
+    good.write_text("".join(f"q{i:02d}\t{'hard' if i < 10 else 'easy'}\n" for i in range(20)))
+    # one case's query edited after the run, then the file moved away
+    goldens.write_text(goldens.read_text().replace('"question 0"', '"question zero"'))
+    for _ in ("edited", "moved"):
+        out = _gate(tmp_path, run, stale)
+        assert out.exit_code == 2, out.output
+        assert "the tags file disagrees with the golden set the runs were made from on 20 " \
+            "of its 20 cases" in out.output, out.output
+        assert "hard_ok: pass" not in out.output
+        agreeing = _gate(tmp_path, run, good)  # a file that agrees is used as before
+        assert agreeing.exit_code == 1 and "hard_ok: fail (10/10 cases)" in agreeing.output, \
+            agreeing.output
+        if goldens.exists():
+            goldens.rename(tmp_path / "elsewhere.jsonl")
+    header = json.loads(run.read_text().splitlines()[0])
+    with pytest.raises(ClustersError, match="on 20 of its 20 cases"):
+        agreed_clusters({f"q{i:02d}": "one" for i in range(20)}, [header])
+    mates = {f"q{i:02d}": f"c{i // 4}" for i in range(20)}
+    assert agreed_clusters(mates, [header]) == mates
+
+
+def test_a_run_without_tags_records_none(tmp_path: Path) -> None:
+    _, run = _target_runs(tmp_path, tags=False)
+    recorded = json.loads(run.read_text().splitlines()[0])["goldens"]
+    assert sorted(recorded) == ["case_digests", "loader", "n_cases", "path", "sha256"]
+
+
+def test_runs_that_record_no_tags_refuse_a_file_once_the_golden_set_changed(
+        tmp_path: Path) -> None:
+    goldens, header = project(tmp_path, clusters=True)  # a header as older runs wrote it
+    golden = {q: ("hard" if q in HARD else "easy",) for q in IDS}
+    mates = {q: f"doc{i // 4}" for i, q in enumerate(IDS)}
+    assert agreed_tags(golden, [header]) == golden  # the file is still there: checked
+    goldens.write_text(goldens.read_text().replace('"question q00"', '"question zero"'))
+    for _ in ("changed", "gone"):
+        with pytest.raises(TagsError, match=r"--tags: the golden set .* (changed since|is "
+                           r"not there).*run the target again .* these runs record no tags"):
+            agreed_tags(golden, [header])
+        with pytest.raises(ClustersError, match=r"--clusters: the golden set .*these runs "
+                           r"record no clusters"):
+            agreed_clusters(mates, [header])
+        goldens.unlink(missing_ok=True)

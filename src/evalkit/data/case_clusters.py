@@ -114,28 +114,62 @@ def as_case_clusters(clusters: ClustersArg) -> Mapping[str, Hashable]:
     return {str(k): v for k, v in clusters.items()}
 
 
-def clusters_from_runs(headers: Sequence[Mapping[str, Any]]) -> CaseClusters:
-    """The clusters of the golden sets the runs' headers record (``goldens``: path,
+class _GoldensUnknown(ClustersError):
+    """A recorded golden set is gone, unreadable or changed, and the run records no
+    clusters of its own."""
+
+
+def clusters_from_runs(headers: Sequence[Mapping[str, Any]],
+                       fix: str = "pass the clusters with --clusters FILE "
+                                  "(query id<TAB>cluster lines)") -> CaseClusters:
+    """The clusters the runs' cases had when the runs were made: a header's
+    ``goldens.case_clusters`` (``{case id: cluster}``, recorded when the golden set's cases
+    name clusters), else the clusters of the golden set it records (``goldens``: path,
     loader, sha256), each set read once.
 
     Raises:
         ClustersError: no header records a golden set (TREC runs: pass a clusters file);
-            a recorded set is gone, cannot be read, changed since the run was made, names
-            no cluster for some case, or puts one case in two clusters.
+            a header without ``case_clusters`` records a set that is gone, cannot be read
+            or changed since the run was made (``fix`` says how to proceed); a set names
+            no cluster for some case, or one case is in two clusters.
     """
     from evalkit.data.goldens import recorded_golden_sets
 
-    fix = "pass the clusters with --clusters FILE (query id<TAB>cluster lines)"
-    sets = recorded_golden_sets(headers, "clusters", fix, ClustersError)
-    if not sets:
+    out: CaseClusters = {}
+
+    def merge(case: str, cluster: str, where: str) -> None:
+        if out.setdefault(case, cluster) != cluster:
+            raise ClustersError(f"case {shown(case)} is in cluster {shown(out[case])} "
+                                f"in one golden set and {shown(cluster)} in {where}; {fix}")
+
+    found = False
+    unrecorded: list[Mapping[str, Any]] = []
+    for header in headers:
+        record = header.get("goldens")
+        given = record.get("case_clusters") if isinstance(record, Mapping) else None
+        if given is None:
+            unrecorded.append(header)
+            continue
+        assert isinstance(record, Mapping)
+        where = f"the run's record of {record.get('path') or 'its golden set'}"
+        if not isinstance(given, Mapping) or not all(
+                isinstance(c, str) for c in given.values()):
+            raise ClustersError(f"the run header's goldens.case_clusters is not a mapping "
+                                f"of case id to cluster; {fix}")
+        missing = [c for c in record.get("case_digests") or {} if c not in given]
+        if missing:
+            raise ClustersError(f"case {shown(missing[0])} names no cluster in {where} "
+                                f"({len(missing)} such cases); {fix}")
+        found = True
+        for case, cluster in given.items():
+            merge(str(case), cluster, where)
+    sets = recorded_golden_sets(unrecorded, "clusters", fix, _GoldensUnknown)
+    if not (sets or found):
         raise ClustersError(f"these runs were not made from a golden set, so their clusters "
                             f"are unknown; {fix}")
-    out: CaseClusters = {}
     for path, gset in sets:
         for case, cluster in goldens_clusters(gset, f"the golden set {path}").items():
-            if out.setdefault(case, cluster) != cluster:
-                raise ClustersError(f"case {shown(case)} is in cluster {shown(out[case])} "
-                                    f"in one golden set and {shown(cluster)} in {path}; {fix}")
+            merge(case, str(cluster), str(path))
     return out
 
 
@@ -147,18 +181,23 @@ def agreed_clusters(given: _Clusters, headers: Sequence[Mapping[str, Any]],
     """``given`` (clusters from a file or a mapping), checked against the ``cluster`` of
     the golden set's cases the runs' ``headers`` record (:func:`clusters_from_runs`):
     when they name clusters, ``given`` must group every case of the set as the golden set
-    does (the cluster names may differ, the grouping may not). Runs without a readable
-    golden set, or one whose cases name no cluster: ``given`` is used as it is.
+    does (the cluster names may differ, the grouping may not). The runs' recorded
+    clusters are used when their headers hold them, so the golden file need not be
+    there. Runs made from no golden set, or from one whose cases name no cluster:
+    ``given`` is used as it is.
 
     Raises:
         ClustersError: ``given`` disagrees with the golden set (counted, first cases
-            named).
+            named); a header records no clusters and its golden set is gone, unreadable
+            or changed, so ``given`` cannot be checked (the message says how).
     """
-    from evalkit.data.case_tags import disagreement
+    from evalkit.data.case_tags import disagreement, unchecked_fix
 
     try:
-        recorded = clusters_from_runs(headers)
-    except ClustersError:  # no golden set, no cluster field, or gone: the file is used
+        recorded = clusters_from_runs(headers, unchecked_fix("clusters", option))
+    except _GoldensUnknown as exc:  # nothing recorded, the golden set gone or changed
+        raise ClustersError(f"{option}: {exc}") from None
+    except ClustersError:  # no golden set, or its cases name no cluster: the file is used
         return given
     def groups(labels: Mapping[str, Hashable]) -> dict[str, frozenset[str]]:
         members: dict[Hashable, set[str]] = {}

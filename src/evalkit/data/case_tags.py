@@ -91,25 +91,62 @@ def as_case_tags(tags: Mapping[str, Sequence[str] | str] | str | PathLike[str]
     return out
 
 
-def tags_from_runs(headers: Sequence[Mapping[str, Any]]) -> CaseTags | None:
-    """The tags of the golden sets the runs' headers record (``goldens``: path, loader,
-    sha256), each read once, merged per case; None when no header records a golden set.
+def tags_from_runs(headers: Sequence[Mapping[str, Any]],
+                   fix: str = "pass the tags with --tags FILE (query id<TAB>tag lines)"
+                   ) -> CaseTags | None:
+    """The tags the runs' cases had when the runs were made, merged per case: a header's
+    ``goldens.case_tags`` (``{case id: [tag, ...]}``, recorded when the golden set carried
+    tags; its other cases, ``goldens.case_digests``, have none), else the tags of the
+    golden set it records (``goldens``: path, loader, sha256), read once. None when no
+    header records a golden set.
 
     Raises:
-        TagsError: a recorded golden set is gone, cannot be read, or changed since the
-            run was made (its tags might not be the run's).
+        TagsError: a header without ``case_tags`` records a golden set that is gone,
+            cannot be read, or changed since the run was made (its tags might not be the
+            run's; ``fix`` says how to proceed); a recorded ``case_tags`` that is not a
+            mapping of case id to a list of texts.
     """
     from evalkit.data.goldens import recorded_golden_sets
 
-    sets = recorded_golden_sets(headers, "tags",
-                                "pass the tags with --tags FILE (query id<TAB>tag lines)",
-                                TagsError)
     out: dict[str, list[str]] = {}
+
+    def merge(case: str, tags: Iterable[str]) -> None:
+        have = out.setdefault(case, [])
+        have.extend(t for t in tags if t not in have)
+
+    found = False
+    unrecorded: list[Mapping[str, Any]] = []
+    for header in headers:
+        record = header.get("goldens")
+        given = record.get("case_tags") if isinstance(record, Mapping) else None
+        if given is None:
+            unrecorded.append(header)
+            continue
+        if not isinstance(given, Mapping) or not all(
+                isinstance(t, list) and all(isinstance(x, str) for x in t)
+                for t in given.values()):
+            raise TagsError(f"the run header's goldens.case_tags is not a mapping of case "
+                            f"id to a list of tags; {fix}")
+        found = True
+        assert isinstance(record, Mapping)
+        for case in record.get("case_digests") or {}:
+            merge(str(case), ())
+        for case, tags in given.items():
+            merge(str(case), tags)
+    sets = recorded_golden_sets(unrecorded, "tags", fix, TagsError)
     for _, gset in sets:
         for case, tags in goldens_tags(gset).items():
-            have = out.setdefault(case, [])
-            have.extend(t for t in tags if t not in have)
-    return None if not sets else {q: tuple(t) for q, t in out.items()}
+            merge(case, tags)
+    return None if not (sets or found) else {q: tuple(t) for q, t in out.items()}
+
+
+def unchecked_fix(what: str, option: str) -> str:
+    """How to proceed when a ``what`` file given with ``option`` cannot be checked: the
+    runs do not record their cases' ``what`` and their golden set is gone or changed."""
+    return (f"run the target again (a new run records its cases' {what}, so a {what} "
+            f"file is checked without the golden set), then pass {option} again: these "
+            f"runs record no {what}, and an unchecked {what} file could silently move or "
+            f"shrink a slice")
 
 
 def disagreement(what: str, option: str, differ: Sequence[tuple[str, str, str]],
@@ -136,16 +173,19 @@ def agreed_tags(given: _Tags, headers: Sequence[Mapping[str, Any]],
     sets the runs' ``headers`` record (:func:`tags_from_runs`): when those cases carry
     any tag, every case of the set must have the same tags in ``given`` (a case
     ``given`` lacks has none), so a stale or partial file cannot shrink or move a
-    slice. Runs without a readable golden set, or a golden set without tags: ``given``
-    is used as it is.
+    slice. The runs' recorded tags are used when their headers hold them, so the golden
+    file need not be there. Runs made from no golden set (TREC runs), or from one
+    without tags: ``given`` is used as it is.
 
     Raises:
-        TagsError: ``given`` disagrees with the golden set (counted, first cases named).
+        TagsError: ``given`` disagrees with the golden set (counted, first cases named);
+            a header records no tags and its golden set is gone, unreadable or changed,
+            so ``given`` cannot be checked (the message says how to proceed).
     """
     try:
-        recorded = tags_from_runs(headers)
-    except TagsError:  # the golden set is gone or changed: the file is what is known
-        return given
+        recorded = tags_from_runs(headers, unchecked_fix("tags", option))
+    except TagsError as exc:  # nothing recorded, the golden set gone or changed
+        raise TagsError(f"{option}: {exc}") from None
     if recorded is None or not any(recorded.values()):
         return given
     differ = [(case, "[" + ", ".join(given.get(case, ())) + "]",
@@ -172,4 +212,4 @@ def slices_of(tags: Mapping[str, Sequence[str]],
 
 
 __all__ = ["CaseTags", "TagsError", "agreed_tags", "as_case_tags", "disagreement",
-           "goldens_tags", "load_tags", "slices_of", "tags_from_runs"]
+           "goldens_tags", "load_tags", "slices_of", "tags_from_runs", "unchecked_fix"]

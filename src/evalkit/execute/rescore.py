@@ -369,7 +369,9 @@ def _rescored_header(run: RunResult, gset: GoldenSet, rows: Sequence[CaseResult]
     header["aggregate_definitions"] = metric_provenance([s.name for s in agg_specs])
     header["config"] = {**old_config, "metrics": list(order or (s.name for s in specs)),
                         "aggregates": [s.name for s in agg_specs]}
-    header["goldens"] = {**(header.get("goldens") or {}), **goldens_record(gset)}
+    prior = {k: v for k, v in (header.get("goldens") or {}).items()
+             if k not in ("case_tags", "case_clusters")}  # the new set's, or none
+    header["goldens"] = {**prior, **goldens_record(gset)}
     header["rescored"] = {
         "at": now(), "previous_metrics": list(old_config.get("metrics") or []),
         "metrics": [s.name for s in specs], "kept_metrics": list(kept),

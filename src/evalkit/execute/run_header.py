@@ -71,7 +71,24 @@ def goldens_record(gset: GoldenSet) -> dict[str, Any]:
         "sha256": gset.digest(),
         "n_cases": len(gset),
         "case_digests": gset.case_digests(),
+        **recorded_case_labels(gset),
     }
+
+
+def recorded_case_labels(gset: GoldenSet) -> dict[str, Any]:
+    """What a run header records of its cases' slices, so ``--tags``/``--clusters`` files
+    can be checked against the run without the golden file: ``case_tags`` (``{case id:
+    [tag, ...]}``, the cases with a tag) when any case carries a tag, ``case_clusters``
+    (``{case id: cluster}``) when any case names a cluster; ``{}`` when neither (the
+    header of a run without tags or clusters is unchanged)."""
+    out: dict[str, Any] = {}
+    tags = {str(c.id): list(c.tags) for c in gset if c.tags}
+    if tags:
+        out["case_tags"] = tags
+    clusters = {str(c.id): c.cluster for c in gset if c.cluster is not None}
+    if clusters:
+        out["case_clusters"] = clusters
+    return out
 
 
 def new_header(
