@@ -255,3 +255,20 @@ def test_the_first_example_of_the_judge_docs_runs_as_a_local_plugin(tmp_path: Pa
             if json.loads(x)["type"] == "row"]
     assert [r["metrics"] for r in rows] == [{"correctness": 4.0}] * 3
     assert len(server.requests) == 3 and (tmp_path / ".evalkit" / "judge-cache.sqlite").exists()
+
+
+def test_max_cost_holds_against_a_judge_reporting_zero_usage(
+        project: tuple[Path, MessagesAPIServer, dict[str, str]]) -> None:
+    root, _, env = project
+    (root / "pyproject.toml").write_text(
+        textwrap.dedent(PYPROJECT).replace("max_concurrency = 3", "max_concurrency = 1"))
+    # every reply reports 0 input and 0 output tokens: not a cost, so each is charged its
+    # worst case (over $0.0005 of output alone); the first request's counted worst case
+    # (100 input and 100 output tokens, $0.0006) fits $0.0009, a second cannot
+    zero = tool_reply(3, model="claude-test", input_tokens=0, output_tokens=0)
+    with MessagesAPIServer(lambda req: zero) as server:
+        out = evalkit(root, {**env, "JUDGE_URL": server.base_url},
+                      "--max-cost", "0.0009", "--no-progress")
+    assert out.returncode == 3, out.stderr
+    assert "--max-cost $0.000900 reached" in out.stderr
+    assert len(server.requests) == 1

@@ -189,6 +189,10 @@ def test_the_config_schema_includes_judges(
     (("name: unhelpfulness", "name: exact_match"), "metric name 'exact_match' is already "
      "provided by evalkit-text"),
     (("rubrics/unhelpful.md", "rubrics/missing.md"), "rubric file"),
+    (("{file: rubrics/unhelpful.md}", '{file: ""}'), "evalkit.yaml:{rubric}: key "
+     "'judges[0].rubric': the rubric file name is empty; give the rubric file's path, "
+     "relative to the config (rubric: {file: rubrics/correctness.md}), or the rubric "
+     "text itself"),
 ])
 def test_a_bad_judge_entry_is_refused_with_its_file_and_line(
         project: tuple[Path, ChatCompletionsServer, dict[str, str]],
@@ -196,6 +200,9 @@ def test_a_bad_judge_entry_is_refused_with_its_file_and_line(
     root, server, env = project
     config = root / "evalkit.yaml"
     config.write_text(config.read_text().replace(*edit))
+    rubric = 1 + next(i for i, line in enumerate(config.read_text().splitlines())
+                      if "rubric:" in line)
+    message = message.replace("{rubric}", str(rubric))
     done = evalkit(root, env, "run", "--no-progress")
     assert done.returncode == 2, done.stdout + done.stderr
     assert message in done.stderr and "evalkit.yaml:" in done.stderr, done.stderr

@@ -225,3 +225,77 @@ def test_max_cost_holds_against_a_server_that_never_reports_usage() -> None:
     assert len(server.requests) == 2  # the unbudgeted one, then exactly one more
     assert budget.spent_usd == pytest.approx(worst_case_usd(server.requests[1]))
     assert budget.spent_usd <= 1.5 * first
+
+
+# ---------------------------------------------------------------- usage that cannot be true
+def chat_usage_reply(prompt: int, completion: int, cached: int | None = None) -> str:
+    reply = chat_tool_reply(4)
+    usage: dict[str, Any] = {"prompt_tokens": prompt, "completion_tokens": completion,
+                             "total_tokens": prompt + completion}
+    if cached is not None:
+        usage["prompt_tokens_details"] = {"cached_tokens": cached}
+    return without_usage(reply, usage)
+
+
+@pytest.mark.parametrize(("prompt", "completion"), [(0, 0), (0, 20), (1, 20), (100, 0)])
+def test_openai_usage_that_cannot_be_true_is_charged_the_worst_case(
+        prompt: int, completion: int) -> None:
+    # 0 input tokens (every request has input), 1 (below the prompt text's floor: the
+    # request holds several hundred characters), or 0 output tokens for a tool call
+    with ChatCompletionsServer(script=[(200, chat_usage_reply(prompt, completion), {})]) \
+            as server, use_budget(Budget()) as budget:
+        the_judge = openai_judge(server)
+        assert the_judge(RESPONSE, CASE) == 4.0
+    expected = worst_case_usd(server.requests[0])
+    details = the_judge.details("c1")
+    assert details is not None and details["output_tokens"] == MAX_TOKENS
+    assert details["cost_usd"] == pytest.approx(expected)
+    assert budget.spent_usd == pytest.approx(expected)
+
+
+@pytest.mark.parametrize(("tokens_in", "tokens_out"), [(0, 0), (0, 20), (2, 20), (100, 0)])
+def test_anthropic_usage_that_cannot_be_true_is_charged_the_worst_case(
+        tokens_in: int, tokens_out: int) -> None:
+    reply = tool_reply(4, model="judge-test", input_tokens=tokens_in, output_tokens=tokens_out)
+    with MessagesAPIServer(script=[reply]) as server, use_budget(Budget()) as budget:
+        the_judge = anthropic_judge(server)
+        assert the_judge(RESPONSE, CASE) == 4.0
+    details = the_judge.details("c1")
+    assert details is not None and details["output_tokens"] == MAX_TOKENS
+    assert details["cost_usd"] == pytest.approx(worst_case_usd(server.requests[0]))
+    assert budget.spent_usd == pytest.approx(details["cost_usd"])
+
+
+@pytest.mark.parametrize(("prompt", "completion", "cached"),
+                         [(60, 1, None), (60, 3, 59), (100, 20, 100)])
+def test_plausible_small_usage_is_charged_as_reported(
+        prompt: int, completion: int, cached: int | None) -> None:
+    # at $1 / $5 per million tokens; cached input is priced as input (no cache price)
+    expected = (prompt * 1.0 + completion * 5.0) / 1e6
+    body = chat_usage_reply(prompt, completion, cached)
+    with ChatCompletionsServer(script=[(200, body, {})]) as server, \
+            use_budget(Budget()) as budget:
+        the_judge = openai_judge(server)
+        assert the_judge(RESPONSE, CASE) == 4.0
+    details = the_judge.details("c1")
+    assert details is not None and details["output_tokens"] == completion
+    assert details["cost_usd"] == pytest.approx(expected)
+    assert budget.spent_usd == pytest.approx(expected)
+
+
+def test_max_cost_holds_against_a_server_that_reports_zero_usage() -> None:
+    from evalkit_judge import BudgetExhausted
+
+    body = chat_usage_reply(0, 0)
+    with ChatCompletionsServer(answer=lambda request: (200, body, {})) as server:
+        the_judge = openai_judge(server)
+        the_judge(RESPONSE, CASE)  # the worst case of one request, as charged
+        first = worst_case_usd(server.requests[0])
+        budget = Budget(max_cost=1.5 * first)  # room for one such request, not two
+        cases = [GoldenCase(f"c{i}", "what is alpha", expected="the first letter")
+                 for i in range(2, 12)]
+        with use_budget(budget), pytest.raises(BudgetExhausted, match="--max-cost"):
+            for case in cases:
+                the_judge(RESPONSE, case)
+    assert len(server.requests) == 2  # the unbudgeted one, then exactly one more
+    assert budget.spent_usd == pytest.approx(worst_case_usd(server.requests[1]))

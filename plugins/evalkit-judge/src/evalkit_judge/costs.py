@@ -17,7 +17,7 @@ from typing import Any
 
 from evalkit_judge.budget import Budget, CostPlan, ModelPrice, Usage
 from evalkit_judge.grades import canonical_json, untrusted_reply
-from evalkit_judge.pricing import UsageUnknown
+from evalkit_judge.pricing import UsageUnknown, implausible_usage
 
 log = logging.getLogger("evalkit_judge")
 
@@ -81,13 +81,19 @@ class CostModel:
         body or in JSON text inside it) or ``read`` cannot read its counts
         (:class:`~evalkit_judge.pricing.UsageUnknown`: no usage, a missing count, a count
         that is not a count; or any other failure of ``read`` on a reply of an unexpected
-        shape), :meth:`fallback_usage`, logged as a warning naming ``what`` (the model
+        shape), or the counts cannot be true of ``body``
+        (:func:`~evalkit_judge.pricing.implausible_usage`: 0 input tokens, fewer than the
+        prompt's text can be, or 0 output tokens for a reply holding an answer):
+        :meth:`fallback_usage`, logged as a warning naming ``what`` (the model
         and the case)."""
         try:
             why = untrusted_reply(reply)
             if why is not None:
                 raise UsageUnknown(why)
             usage = read(reply)
+            why = implausible_usage(body, reply, usage)
+            if why is not None:
+                raise UsageUnknown(why)
         except (UsageUnknown, LookupError, TypeError, AttributeError, ValueError) as exc:
             # charged the worst case: a reply cannot lower it
             usage = self.fallback_usage(body)

@@ -110,6 +110,19 @@ class JudgeEntry(BaseModel):
                                   "by its own request.")
     description: str = ""
 
+    @field_validator("rubric", mode="before")
+    @classmethod
+    def _rubric_file_named(cls, value: Any) -> Any:
+        """Refuse ``{file: ""}`` in words (pydantic would report the union's ``str`` member)."""
+        from evalkit.io.model_errors import rule
+
+        if isinstance(value, Mapping) and isinstance(value.get("file"), str) \
+                and not value["file"].strip():
+            raise rule("the rubric file name is empty; give the rubric file's path, "
+                       "relative to the config (rubric: {file: rubrics/correctness.md}), "
+                       "or the rubric text itself (rubric: \"Is the answer correct?\")")
+        return value
+
     @field_validator("provider")
     @classmethod
     def _known_provider(cls, value: str) -> str:

@@ -13,8 +13,9 @@ from evalkit.stats.numeric import finite_real
 
 class UsageUnknown(ValueError):
     """A reply whose token counts cannot be trusted (no ``usage`` object, a count that is
-    missing, negative, not finite, not a whole number or not a number; or a body that is
-    not JSON or is refused as malformed): the
+    missing, negative, not finite, not a whole number or not a number; counts that cannot
+    be true of the request sent (:func:`implausible_usage`); or a body that is not JSON or
+    is refused as malformed): the
     judge charges the request's worst-case estimate instead (docs/judge.md, "Spending"),
     so that no reply can lower what a run records as spent."""
 
@@ -80,6 +81,82 @@ class Usage:
             cache_creation_input_tokens=count("cache_creation_input_tokens"),
             cache_read_input_tokens=count("cache_read_input_tokens"),
         )
+
+
+#: The most characters of prompt text one token stands for, on average over a whole
+#: prompt, that any tokenizer is assumed to reach (:func:`implausible_usage`), once each run
+#: of one repeated character is counted as one character (a run of spaces or of ``=`` can
+#: be a single token). The byte-pair and SentencePiece vocabularies of the judge models
+#: (cl100k_base, o200k_base, Claude's, Llama 3's, Gemma's) average about 3 to 5 characters
+#: per token on natural text of any language and on code; with whitespace splitting their
+#: longest tokens other than such runs are single long words or identifiers. 16 leaves a
+#: margin of more than 3 times, and the floor counts neither the tool definition nor the
+#: tokens that mark the messages, which the API also charges as input.
+PROMPT_CHARS_PER_TOKEN_MAX = 16
+
+
+def _prompt_text(body: Mapping[str, Any]) -> list[str]:
+    """The text of a request ``body``'s system prompt and messages (Messages API and
+    Chat Completions forms: a string, or a list of blocks with ``text``)."""
+    parts: list[Any] = [body.get("system")]
+    messages = body.get("messages")
+    if isinstance(messages, list):
+        parts.extend(m.get("content") for m in messages if isinstance(m, Mapping))
+    texts: list[str] = []
+    for part in parts:
+        if isinstance(part, str):
+            texts.append(part)
+        elif isinstance(part, list):
+            texts.extend(block["text"] for block in part
+                         if isinstance(block, Mapping) and isinstance(block.get("text"), str))
+    return texts
+
+
+def input_token_floor(body: Mapping[str, Any]) -> int:
+    """The fewest input tokens a request ``body`` can cost: 1 (a request always has
+    input), or its prompt text's characters over :data:`PROMPT_CHARS_PER_TOKEN_MAX`,
+    each run of one repeated character counted once."""
+    import re
+
+    chars = sum(len(re.sub(r"(.)\1+", r"\1", text, flags=re.DOTALL))
+                for text in _prompt_text(body))
+    return max(1, chars // PROMPT_CHARS_PER_TOKEN_MAX)
+
+
+def carries_output(reply: Mapping[str, Any]) -> bool:
+    """Whether ``reply`` holds anything the model wrote: a tool call or non-empty text
+    (a Messages API ``content`` block; a Chat Completions choice's ``tool_calls``,
+    ``function_call`` or ``content``)."""
+    blocks = reply.get("content")
+    if isinstance(blocks, list) and any(
+            isinstance(block, Mapping) and (block.get("type") == "tool_use" or block.get("text"))
+            for block in blocks):
+        return True
+    choices = reply.get("choices")
+    if isinstance(choices, list):
+        for choice in choices:
+            message = choice.get("message") if isinstance(choice, Mapping) else None
+            if isinstance(message, Mapping) and any(
+                    message.get(name) for name in ("tool_calls", "function_call", "content")):
+                return True
+    return False
+
+
+def implausible_usage(body: Mapping[str, Any], reply: Mapping[str, Any],
+                      usage: Usage) -> str | None:
+    """Why ``usage``, read from ``reply``, cannot be true of the request ``body`` sent,
+    or ``None``: fewer input tokens (cache reads and writes included) than
+    :func:`input_token_floor` (0 included: every request has input), or no output token
+    for a reply holding a grade, a tool call or an answer (:func:`carries_output`)."""
+    tokens_in = (usage.input_tokens + usage.cache_creation_input_tokens
+                 + usage.cache_read_input_tokens)
+    floor = input_token_floor(body)
+    if tokens_in < floor:
+        return (f"the reply's usage reports {tokens_in} input tokens, fewer than the "
+                f"request can cost (at least {floor})")
+    if usage.output_tokens == 0 and carries_output(reply):
+        return "the reply's usage reports 0 output tokens for a reply that holds an answer"
+    return None
 
 
 @dataclass(frozen=True)
