@@ -42,7 +42,8 @@ def slow_fake(delay: float) -> tuple[FakeAnthropic, list[int]]:
         time.sleep(delay)
         with lock:
             active[0] -= 1
-        return tool_reply(4, input_tokens=10, output_tokens=2)
+        # usage a real prompt can cost (the judge charges the worst case below a floor)
+        return tool_reply(4, input_tokens=1000, output_tokens=20)
 
     return FakeAnthropic(answer), active
 
@@ -59,10 +60,10 @@ def test_grades_run_with_the_runner_concurrency(tmp_path: Path) -> None:
     back = RunResult.load(tmp_path / "run.jsonl")
     for row in back.per_query:
         assert row.details["judged"]["score"] == 4
-        assert row.details["judged"]["cost_usd"] == pytest.approx((10 + 2 * 5) / 1e6)
+        assert row.details["judged"]["cost_usd"] == pytest.approx((1000 + 20 * 5) / 1e6)
     totals = back.header["details"]["judged"]
-    assert (totals["grades"], totals["requested"], totals["input_tokens"]) == (8, 8, 80)
-    assert totals["cost_usd"] == pytest.approx(8 * 20 / 1e6)
+    assert (totals["grades"], totals["requested"], totals["input_tokens"]) == (8, 8, 8000)
+    assert totals["cost_usd"] == pytest.approx(8 * 1100 / 1e6)
 
 
 def test_a_spending_limit_stops_evaluate_and_keeps_finished_rows(tmp_path: Path) -> None:

@@ -230,11 +230,21 @@ def test_the_eval_config_takes_irds_goldens(ir_datasets: Any, tmp_path: Path,
 
 def test_a_collections_file_takes_irds_qrels(ir_datasets: Any, tmp_path: Path) -> None:
     runs = f"baseline: {FUSION / 'bm25.run'}\n    candidate: {FUSION / 'tfidf.run'}"
+    # collection b: the same systems' runs without their first query's lines (one
+    # collection listed twice is refused as the same evidence)
+    cut = {}
+    for name in ("bm25.run", "tfidf.run"):
+        lines = (FUSION / name).read_text(encoding="utf-8").splitlines(keepends=True)
+        first = lines[0].split()[0]
+        cut[name] = tmp_path / name
+        cut[name].write_text("".join(x for x in lines if x.split()[0] != first),
+                             encoding="utf-8")
+    other = f"baseline: {cut['bm25.run']}\n    candidate: {cut['tfidf.run']}"
     outs: list[str] = []
     for qrels in (f"irds:{ID}", str(QRELS)):
         suite = tmp_path / f"suite{len(outs)}.yaml"
         suite.write_text(f"collections:\n  - name: a\n    {runs}\n    qrels: {qrels}\n"
-                         f"  - name: b\n    {runs}\n    qrels: {qrels}\n", encoding="utf-8")
+                         f"  - name: b\n    {other}\n    qrels: {qrels}\n", encoding="utf-8")
         code, out, err = _cli("compare", "--collections", str(suite), "-m", "ndcg_cut.10")
         assert code == 0, err
         outs.append(_without_paths(out).replace(str(suite), "SUITE"))
